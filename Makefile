@@ -1,0 +1,80 @@
+# sluice - one plain GNU Makefile.
+#
+#   make            build build/sluice and build/libsluice.a
+#   make demo       install deps, build, run the hourly-revenue example
+#   make test       install deps, build, run every test; last line "N passed, N failed"
+#   make bench      benchmarks (not timed tests)
+#   make fuzz       build the libFuzzer targets (clang) and run each for FUZZ_SECONDS
+#   make asan       build and run the tests under AddressSanitizer/UBSan
+#
+# Every .c file under src/ goes into libsluice.a except src/cli/ (the
+# binary).  Unit tests are tests/unit/test_*.c, one cmocka program each.
+
+CC      ?= cc
+BUILD   ?= build
+OPT     ?= -O2 -g
+CFLAGS  ?= $(OPT)
+WARN    := -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wshadow=local -Wvla -Wno-format-truncation
+CPPFLAGS_ALL := -Iinclude -Isrc -D_GNU_SOURCE
+CFLAGS_ALL   := -std=gnu11 $(WARN) -fvisibility=hidden -fno-strict-aliasing $(CFLAGS)
+PCRE_CFLAGS  := $(shell pkg-config --cflags libpcre2-8 2>/dev/null)
+PCRE_LIBS    := $(shell pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8)
+LIBS    := $(PCRE_LIBS) -lm -lpthread
+
+LIB_SRC  := $(shell find src -name '*.c' ! -path 'src/cli/*' | sort)
+CLI_SRC  := $(shell find src/cli -name '*.c' | sort)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
+
+.PHONY: all deps demo test unit slt integration bench fuzz asan clean examples
+
+all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN)
+
+deps:
+	@sh scripts/install-deps.sh
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PCRE_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libsluice.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/sluice: $(CLI_OBJ) $(BUILD)/libsluice.a
+	$(CC) $(CFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libsluice.a $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libsluice.a -lcmocka $(LIBS)
+
+$(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libsluice.a $(LIBS)
+
+demo: deps all
+	@sh examples/demo.sh
+
+test: deps all $(UNIT_BIN)
+	@sh tests/run_all.sh $(BUILD)
+
+bench: deps all
+	@sh bench/run.sh $(BUILD)
+
+FUZZ_SECONDS ?= 60
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+fuzz: deps
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+asan:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
+		LIBS="$(LIBS) -fsanitize=address,undefined" test
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

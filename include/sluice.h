@@ -1,0 +1,117 @@
+/*
+ * sluice.h - the one public header of libsluice, a streaming SQL engine.
+ *
+ * An engine (sl_engine) holds a catalog of tables and views, session
+ * options (SET) and the jobs started from INSERT INTO / SELECT statements.
+ * The CLI (`sluice run`), the test runner and embedding programs are all
+ * clients of this API:
+ *
+ *     sl_engine *e;
+ *     sl_engine_open(&e);
+ *     sl_exec(e, "CREATE TABLE t (...) WITH ('connector' = 'push'); ...");
+ *     sl_push_json(e, "t", "{\"a\": 1}", 8);   // rows into a push table
+ *     sl_poll(e, callback, ctx);                // results of a push sink
+ *     sl_engine_close(e);
+ *
+ * Handles are opaque and owned by the caller who opened them.  Fallible
+ * functions return 0 on success or a negative SL_E* code; the message of the
+ * last failure is sl_errmsg(engine), valid until the next call on it.
+ * An engine is not thread-safe: one thread at a time.
+ */
+#ifndef SLUICE_H
+#define SLUICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define SL_API __attribute__((visibility("default")))
+#else
+#define SL_API
+#endif
+
+/* Return codes: 0 is success, errors are negative. */
+#define SL_OK 0
+#define SL_ENOMEM (-1)   /* out of memory */
+#define SL_ESYNTAX (-2)  /* SQL syntax error */
+#define SL_EPLAN (-3)    /* planning error: names, types, semantics */
+#define SL_EINPUT (-4)   /* bad input data (parse error, NULL rowtime, ...) */
+#define SL_EIO (-5)      /* file or network I/O */
+#define SL_ERUNTIME (-6) /* evaluation error (overflow, bad cast, ...) */
+#define SL_EINVAL (-7)   /* bad argument to an API call or bad option */
+#define SL_ENOTSUP (-8)  /* feature not supported */
+#define SL_EEOF (-9)     /* end of input (internal signalling) */
+#define SL_ESTATE (-10)  /* checkpoint/state damaged or incompatible */
+
+typedef struct sl_engine sl_engine;
+
+/* Change kinds of a changelog row (Flink's RowKind). */
+typedef enum sl_rowkind {
+	SL_INSERT = 0,        /* +I */
+	SL_UPDATE_BEFORE = 1, /* -U */
+	SL_UPDATE_AFTER = 2,  /* +U */
+	SL_DELETE = 3         /* -D */
+} sl_rowkind;
+
+/* Opens an engine with default options.  *out is set on success; close it
+ * with sl_engine_close.  Returns 0 or SL_ENOMEM. */
+SL_API int sl_engine_open(sl_engine **out);
+
+/* Frees the engine, stopping its jobs without a final watermark.  Safe on
+ * NULL. */
+SL_API void sl_engine_close(sl_engine *e);
+
+/* Message of the last failed call (never NULL; "" when none). */
+SL_API const char *sl_errmsg(const sl_engine *e);
+
+/*
+ * Executes a script of ';'-separated statements.  DDL and SET take effect
+ * at once.  INSERT INTO / SELECT statements build a job; a script's
+ * statements that write are started together as one job (sharing their
+ * sources) when sl_exec returns, and run as the caller drives them:
+ * sl_run() runs jobs whose sources are all bounded or external until they
+ * end; push sources are driven by sl_push_* and sl_advance.
+ */
+SL_API int sl_exec(sl_engine *e, const char *sql);
+
+/* Sets an option as SET 'key' = 'value' would. */
+SL_API int sl_set(sl_engine *e, const char *key, const char *value);
+
+/* Runs the started jobs until every source has ended (or forever for
+ * unbounded sources).  Returns 0 when all finished cleanly. */
+SL_API int sl_run(sl_engine *e);
+
+/*
+ * Pushes one JSON object (a row in the table's schema) into table `table`
+ * declared WITH ('connector' = 'push').  The row is processed before the
+ * call returns.  Returns SL_EINPUT for a row that does not decode (message
+ * says which field and why).
+ */
+SL_API int sl_push_json(sl_engine *e, const char *table, const char *json, size_t len);
+
+/* Ends the input of push table `table` (a final watermark of +infinity
+ * once every input of the job has ended). */
+SL_API int sl_push_end(sl_engine *e, const char *table);
+
+/*
+ * Result rows of tables declared WITH ('connector' = 'push') used as sinks,
+ * and of bare SELECTs, are queued.  sl_poll calls cb for each queued row
+ * in order, with the sink's table name, the row kind and the row as JSON
+ * text (valid during the call), then empties the queue.  Returns the
+ * number of rows delivered, or a negative error code.
+ */
+typedef void (*sl_row_cb)(void *ctx, const char *table, sl_rowkind kind,
+                          const char *json, size_t len);
+SL_API int sl_poll(sl_engine *e, sl_row_cb cb, void *ctx);
+
+/* Library version string, "major.minor.patch". */
+SL_API const char *sl_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

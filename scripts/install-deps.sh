@@ -1,0 +1,25 @@
+#!/bin/sh
+# install-deps.sh - installs the Debian 12 packages sluice needs (DESIGN.md §6).
+#
+# Checks which packages are missing with dpkg-query; installs them through
+# apt-get when run as root, otherwise prints the exact apt-get line and fails.
+# Called by `make deps` (and so by `make demo` and `make test`).
+set -eu
+PKGS="build-essential pkg-config libcmocka-dev libpcre2-dev librdkafka-dev kcat \
+libpq-dev postgresql librocksdb-dev sqlite3 clang libclang-rt-14-dev jq"
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+line="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" != 0 ]; then
+	echo "sluice needs these Debian packages:$missing" >&2
+	echo "run as root:  apt-get update && $line" >&2
+	exit 1
+fi
+echo "installing:$missing" >&2
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $line >/dev/null

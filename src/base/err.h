@@ -1,0 +1,47 @@
+/*
+ * err.h - error messages with a place.
+ *
+ * Fallible internal functions return 0 or a negative SL_E* code (sluice.h)
+ * and, on failure, write a message into an sl_err that the caller passed
+ * down.  The message says where (SQL line and column; file, line and field;
+ * topic, partition and offset) and what.  The first error written wins:
+ * sl_err_set on an sl_err that already holds a message is ignored, so the
+ * innermost, most precise message survives as the call stack unwinds;
+ * callers that add context use sl_err_prefix.
+ */
+#ifndef SL_ERR_H
+#define SL_ERR_H
+
+#include <stddef.h>
+
+#define SL_ERR_MAX 1024
+
+typedef struct sl_err {
+	int code;            /* negative SL_E* code, 0 when clear */
+	char msg[SL_ERR_MAX];
+	/* Optional caret support for SQL errors: the 1-based line and column of
+	 * the error in sql_text, 0 when not a SQL text error. */
+	int line, col;
+} sl_err;
+
+/* Clears the error. */
+void sl_err_clear(sl_err *e);
+
+/* Records code and a printf-style message unless an error is already set.
+ * Returns code, so `return sl_err_set(e, SL_EPLAN, ...)` reads naturally.
+ * e may be NULL (then only the code is returned). */
+int sl_err_set(sl_err *e, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Like sl_err_set for SQL text errors: also records line and column. */
+int sl_err_set_at(sl_err *e, int code, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* Prepends "prefix: " to an existing message (no-op if none). */
+void sl_err_prefix(sl_err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Name of a return code ("syntax error", "planning error", ...). */
+const char *sl_err_name(int code);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * timeutil.h - calendar arithmetic and the text forms of DATE, TIME and
+ * TIMESTAMP values.
+ *
+ * Values are integers (types.h): DATE = days since 1970-01-01, TIME =
+ * micros of the day, TIMESTAMP = micros since the epoch (proleptic
+ * Gregorian, no leap seconds).  TIMESTAMP_LTZ values are instants; they are
+ * shown in the session time zone ('table.local-time-zone', UTC by default;
+ * fixed offsets like "+08:00" and "UTC" are supported, named zones through
+ * the system tz database).
+ *
+ * Text forms follow Flink: "2026-08-01 09:00:05.123" (fraction without
+ * trailing zeros, none when zero), "2026-08-01", "09:00:05".  Parsing
+ * accepts Flink's SQL form and ISO-8601 ("2026-08-01T09:00:05.123Z",
+ * "+02:00" offsets converted to UTC).
+ */
+#ifndef SL_TIMEUTIL_H
+#define SL_TIMEUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SL_US_PER_SEC 1000000LL
+#define SL_US_PER_DAY 86400000000LL
+
+/* Civil date <-> days since epoch. */
+int64_t sl_days_from_civil(int64_t y, unsigned m, unsigned d);
+void sl_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
+
+/* floor division / modulo for negative values. */
+static inline int64_t sl_floordiv(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int64_t sl_floormod(int64_t a, int64_t b) { return a - sl_floordiv(a, b) * b; }
+
+/*
+ * Parses a timestamp in SQL form ("2026-08-01 09:00:05.123", date only,
+ * fraction 0-9 digits) or ISO-8601 ("2026-08-01T09:00:05Z", "+hh:mm"
+ * offset).  Returns 0 and micros, -1 when malformed.
+ */
+int sl_ts_parse(const char *s, size_t len, int64_t *out_us);
+int sl_date_parse(const char *s, size_t len, int64_t *out_days);
+int sl_time_parse(const char *s, size_t len, int64_t *out_us);
+
+/* Formats micros as "YYYY-MM-DD HH:MM:SS[.fff]" with at most `precision`
+ * fraction digits, trailing zeros dropped (Flink's cast-to-string).  iso=1
+ * writes ISO-8601 ("T" separator, "Z" suffix when ltz).  buf >= 40 bytes.
+ * Returns the length. */
+int sl_ts_format(int64_t us, int precision, int iso, int ltz, char *buf);
+int sl_date_format(int64_t days, char *buf);
+int sl_time_format(int64_t us, int precision, char *buf);
+
+/* Java DateTimeFormatter/SimpleDateFormat-style patterns ("yyyy-MM-dd
+ * HH:mm:ss.SSS"): compiled once, applied per value. */
+typedef struct sl_datefmt sl_datefmt;
+sl_datefmt *sl_datefmt_compile(const char *pattern, char *errbuf, size_t errcap);
+void sl_datefmt_free(sl_datefmt *f);
+int sl_datefmt_format(const sl_datefmt *f, int64_t us, char *buf, size_t cap); /* length */
+int sl_datefmt_parse(const sl_datefmt *f, const char *s, size_t len, int64_t *out_us); /* 0/-1 */
+
+/* Time-zone offset in micros of zone `tz` at instant `utc_us` (0 for UTC or
+ * NULL).  Returns 0, or -1 for an unknown zone. */
+int sl_tz_offset(const char *tz, int64_t utc_us, int64_t *off_us);
+
+#endif

@@ -1,0 +1,114 @@
+/*
+ * types.h - SQL logical types and their physical representation.
+ *
+ * Every value that travels through sluice has a logical SQL type (sl_type)
+ * and one of a handful of physical representations (sl_phys).  Column
+ * vectors (src/exec/batch.h) store values by physical kind only, so kernels
+ * are written once per physical kind:
+ *
+ *   SL_PHYS_I64   BOOLEAN (0/1), TINYINT..BIGINT, DATE (days since epoch),
+ *                 TIME (micros of day), TIMESTAMP(p) and TIMESTAMP_LTZ(p)
+ *                 (microseconds since 1970-01-01 00:00:00 UTC; for TIMESTAMP
+ *                 without zone the "wall clock" read as if it were UTC),
+ *                 INTERVAL DAY TO SECOND (microseconds),
+ *                 INTERVAL YEAR TO MONTH (months), NULL type.
+ *   SL_PHYS_F64   FLOAT (rounded to float precision on write), DOUBLE.
+ *   SL_PHYS_I128  DECIMAL(p,s): the unscaled integer, value = v / 10^s.
+ *   SL_PHYS_STR   CHAR, VARCHAR, STRING, BYTES: (pointer, length) pairs.
+ *   SL_PHYS_ROW   ROW<...>: child column vectors, one per field.
+ *
+ * Types are plain values (copied freely).  A ROW type points at an
+ * sl_row_type that lives in an arena at least as long as the plan that uses
+ * it; the pointer is never owned by the sl_type.
+ */
+#ifndef SL_TYPES_H
+#define SL_TYPES_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+typedef __int128 sl_i128;
+
+typedef enum sl_type_id {
+	SL_T_NULL = 0,
+	SL_T_BOOLEAN,
+	SL_T_TINYINT,
+	SL_T_SMALLINT,
+	SL_T_INT,
+	SL_T_BIGINT,
+	SL_T_FLOAT,
+	SL_T_DOUBLE,
+	SL_T_DECIMAL,
+	SL_T_CHAR,
+	SL_T_VARCHAR,   /* STRING is VARCHAR with length SL_STRING_LEN */
+	SL_T_BINARY,
+	SL_T_VARBINARY, /* BYTES is VARBINARY with length SL_STRING_LEN */
+	SL_T_DATE,
+	SL_T_TIME,
+	SL_T_TIMESTAMP,
+	SL_T_TIMESTAMP_LTZ,
+	SL_T_INTERVAL_DT, /* INTERVAL DAY TO SECOND family, micros */
+	SL_T_INTERVAL_YM, /* INTERVAL YEAR TO MONTH family, months */
+	SL_T_ROW,
+	SL_T__COUNT
+} sl_type_id;
+
+typedef enum sl_phys {
+	SL_PHYS_I64 = 0,
+	SL_PHYS_F64,
+	SL_PHYS_I128,
+	SL_PHYS_STR,
+	SL_PHYS_ROW
+} sl_phys;
+
+#define SL_STRING_LEN 2147483647 /* length of STRING / BYTES */
+
+struct sl_row_type;
+
+typedef struct sl_type {
+	uint8_t id;        /* sl_type_id */
+	uint8_t precision; /* DECIMAL precision 1..38; TIMESTAMP/TIME precision 0..9 */
+	uint8_t scale;     /* DECIMAL scale */
+	uint8_t notnull;   /* 1 when declared NOT NULL */
+	int32_t length;    /* CHAR/VARCHAR/BINARY length; SL_STRING_LEN for STRING */
+	const struct sl_row_type *row; /* SL_T_ROW only; not owned */
+} sl_type;
+
+typedef struct sl_field {
+	const char *name;
+	sl_type type;
+} sl_field;
+
+typedef struct sl_row_type {
+	int nfields;
+	sl_field *fields;
+} sl_row_type;
+
+/* Constructors for common types (nullable). */
+sl_type sl_type_make(sl_type_id id);
+sl_type sl_type_decimal(int precision, int scale);
+sl_type sl_type_varchar(int32_t length); /* SL_STRING_LEN for STRING */
+sl_type sl_type_timestamp(sl_type_id id, int precision); /* TIMESTAMP or _LTZ */
+
+/* Physical representation of a logical type. */
+sl_phys sl_type_phys(sl_type t);
+
+/* Type predicates. */
+int sl_type_is_integer(sl_type t);   /* TINYINT..BIGINT */
+int sl_type_is_numeric(sl_type t);   /* integer, FLOAT, DOUBLE, DECIMAL */
+int sl_type_is_string(sl_type t);    /* CHAR, VARCHAR */
+int sl_type_is_binary(sl_type t);    /* BINARY, VARBINARY */
+int sl_type_is_timestamp(sl_type t); /* TIMESTAMP, TIMESTAMP_LTZ */
+int sl_type_equal(sl_type a, sl_type b); /* same id/precision/scale/length/fields, ignoring notnull */
+
+/*
+ * Writes Flink's spelling of the type ("DECIMAL(10, 2)", "STRING",
+ * "TIMESTAMP(3)", "TIMESTAMP_LTZ(3)", "ROW<`a` INT, `b` STRING>") into buf
+ * (NUL-terminated, truncated to cap).  Returns buf.
+ */
+char *sl_type_format(sl_type t, char *buf, size_t cap);
+
+/* 10^n as a 128-bit integer, 0 <= n <= 38. */
+sl_i128 sl_pow10_i128(int n);
+
+#endif

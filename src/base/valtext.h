@@ -1,0 +1,24 @@
+/*
+ * valtext.h - values as text, the way Flink prints them.
+ *
+ * Used by the print sink, CSV and JSON encoders, CAST(x AS STRING) and the
+ * test runner: one place decides how a BOOLEAN, a DECIMAL or a TIMESTAMP is
+ * spelled ("TRUE", "12.50", "2026-08-01 09:00:05.123").
+ */
+#ifndef SL_VALTEXT_H
+#define SL_VALTEXT_H
+
+#include "buf.h"
+#include "types.h"
+#include "../exec/batch.h"
+
+/*
+ * Appends the text form of row `row` of column c (type c->type) to out.
+ * NULL is written as `null_text` (NULL pointer = "NULL").  ROW values are
+ * written as "(a, b)" for print and as nested JSON objects by fmt_json (it
+ * has its own writer).  tz is the session time zone for TIMESTAMP_LTZ.
+ * Returns 0 or SL_ENOMEM.
+ */
+int sl_value_text(const sl_col *c, int row, const char *null_text, const char *tz, sl_buf *out);
+
+#endif

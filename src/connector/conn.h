@@ -1,0 +1,123 @@
+/*
+ * conn.h - sources and sinks: the method tables every connector implements.
+ *
+ * A source produces batches of rows in its table's physical schema (the
+ * declared columns that are not computed), with op set (+I unless the
+ * format is a changelog) and wm = SL_WM_MIN: watermarks and computed
+ * columns are added after the source by the scan operator (op_scan.c),
+ * which also knows the source's partition.  A sink consumes batches in its
+ * table's schema.
+ *
+ * Connectors are registered by name ('connector' = 'filesystem', 'print',
+ * 'blackhole', 'datagen', 'push') in conn_registry.c: a new connector is
+ * one new file plus one registry line.  The concrete struct embeds
+ * sl_source / sl_sink as its first member; vt->size says how much to
+ * allocate.  Unknown options left unread after open are reported by the
+ * caller (sl_opts_unused) as Flink does.
+ *
+ * Exactly-once hooks (snapshot/restore, pre_commit/commit/abort/recover)
+ * are part of the tables from the start; checkpointing drives them.
+ */
+#ifndef SL_CONN_H
+#define SL_CONN_H
+
+#include "../base/arena.h"
+#include "../base/err.h"
+#include "../base/opts.h"
+#include "../base/types.h"
+#include "../exec/batch.h"
+#include "../state/state.h"
+
+struct sl_engine;
+
+/* What a connector is opened with. */
+typedef struct sl_conn_args {
+	const char *table;      /* table name, for messages */
+	const sl_field *fields; /* physical columns (batch column i = field i) */
+	int nfields;
+	const int *pk;          /* PRIMARY KEY column indexes into fields, or NULL */
+	int npk;
+	const sl_opts *opts;    /* the WITH options (plus hints) */
+	struct sl_engine *engine; /* for push connectors and engine services */
+	const char *tz;         /* session time zone */
+} sl_conn_args;
+
+typedef struct sl_source_vtab sl_source_vtab;
+typedef struct sl_sink_vtab sl_sink_vtab;
+
+/* Base of every source. */
+typedef struct sl_source {
+	const sl_source_vtab *vt;
+	const char *table;
+	int64_t rows_read;     /* rows produced */
+	int64_t rows_skipped;  /* bad rows skipped (ignore-parse-errors) */
+} sl_source;
+
+struct sl_source_vtab {
+	const char *name;
+	size_t size;
+	/* Opens; reads its options.  Returns 0 or a negative code with err. */
+	int (*open)(sl_source *s, const sl_conn_args *a, sl_err *err);
+	/*
+	 * Appends up to out->cap - out->nrows rows to out (reset by the caller).
+	 * Returns the number of rows appended (> 0), 0 when nothing is
+	 * available now (an idle unbounded source), SL_EEOF at the end of a
+	 * bounded input, or a negative error with err saying where (file, line,
+	 * field) and what.  Rows decoded before an error stay in out.
+	 */
+	int (*read)(sl_source *s, sl_batch *out, sl_err *err);
+	/*
+	 * Describes where row `row` of the last batch came from ("file
+	 * 'x.jsonl', line 12"), for errors found after decoding (a NULL
+	 * rowtime).  May be NULL.
+	 */
+	void (*where)(sl_source *s, int row, char *buf, size_t cap);
+	/* Position for checkpoints (file offset and line, generator state). */
+	int (*snapshot)(sl_source *s, sl_snap_writer *w, sl_err *err);
+	int (*restore)(sl_source *s, sl_snap_reader *r, sl_err *err);
+	/* Frees resources; safe after a failed open. */
+	void (*close)(sl_source *s);
+};
+
+/* Base of every sink. */
+typedef struct sl_sink {
+	const sl_sink_vtab *vt;
+	const char *table;
+	int64_t rows_written;
+} sl_sink;
+
+struct sl_sink_vtab {
+	const char *name;
+	size_t size;
+	int accepts_updates; /* 1: can take -U/+U/-D (given the format/PK); see can_update */
+	/* Whether this sink, as configured, takes updating streams (a PRIMARY
+	 * KEY or a changelog format).  NULL = accepts_updates. */
+	int (*can_update)(const sl_conn_args *a);
+	const char *guarantee; /* "exactly-once", "at-least-once" (for EXPLAIN) */
+	int (*open)(sl_sink *k, const sl_conn_args *a, sl_err *err);
+	/* Writes the live rows of b (with their ops). */
+	int (*write)(sl_sink *k, const sl_batch *b, sl_err *err);
+	/*
+	 * End of input or clean stop (also after a fatal error, for the rows
+	 * before it): flush and publish everything written.
+	 */
+	int (*finish)(sl_sink *k, sl_err *err);
+	/* Checkpoint protocol (DESIGN.md §5); may be NULL until checkpointing
+	 * lands for the sink. */
+	int (*pre_commit)(sl_sink *k, int64_t ckpt_id, sl_snap_writer *w, sl_err *err);
+	int (*commit)(sl_sink *k, int64_t ckpt_id, sl_err *err);
+	int (*abort)(sl_sink *k, int64_t ckpt_id, sl_err *err);
+	int (*recover)(sl_sink *k, sl_snap_reader *r, sl_err *err);
+	void (*close)(sl_sink *k);
+};
+
+const sl_source_vtab *sl_source_find(const char *connector);
+const sl_sink_vtab *sl_sink_find(const char *connector);
+
+/* Allocate + open / close + free.  NULL with err set on failure. */
+sl_source *sl_source_new(const sl_source_vtab *vt, const sl_conn_args *a, sl_err *err);
+void sl_source_free(sl_source *s);
+sl_sink *sl_sink_new(const sl_sink_vtab *vt, const sl_conn_args *a, sl_err *err);
+void sl_sink_free(sl_sink *k);
+
+#endif

@@ -1,0 +1,210 @@
+/*
+ * batch.c - columnar batches (see batch.h).
+ *
+ * All vectors of a batch are allocated once in sl_batch_new, from one
+ * malloc'd region per column, so recycling a batch (sl_batch_reset) costs
+ * nothing but resetting counters and the string arena.
+ */
+#include "batch.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t phys_width(sl_phys p)
+{
+	switch (p) {
+	case SL_PHYS_I64: return sizeof(int64_t);
+	case SL_PHYS_F64: return sizeof(double);
+	case SL_PHYS_I128: return sizeof(sl_i128);
+	case SL_PHYS_STR: return sizeof(sl_str);
+	case SL_PHYS_ROW: return 0;
+	}
+	return 0;
+}
+
+static void col_deinit(sl_col *c)
+{
+	for (int i = 0; i < c->nchild; i++)
+		col_deinit(&c->child[i]);
+	free(c->child);
+	free(c->null);
+	free(c->v.data);
+}
+
+static int col_init(sl_col *c, sl_type t, int cap)
+{
+	memset(c, 0, sizeof(*c));
+	c->type = t;
+	c->null = calloc((size_t)cap, 1);
+	if (!c->null)
+		return SL_ENOMEM;
+	sl_phys p = sl_type_phys(t);
+	if (p == SL_PHYS_ROW) {
+		int n = t.row ? t.row->nfields : 0;
+		c->child = calloc((size_t)(n ? n : 1), sizeof(sl_col));
+		if (!c->child)
+			return SL_ENOMEM;
+		c->nchild = n;
+		for (int i = 0; i < n; i++)
+			if (col_init(&c->child[i], t.row->fields[i].type, cap))
+				return SL_ENOMEM;
+		return 0;
+	}
+	/* 16-byte alignment for int128 */
+	c->v.data = aligned_alloc(16, ((size_t)cap * phys_width(p) + 15) & ~(size_t)15);
+	if (!c->v.data)
+		return SL_ENOMEM;
+	memset(c->v.data, 0, (size_t)cap * phys_width(p));
+	return 0;
+}
+
+sl_batch *sl_batch_new(int ncols, const sl_type *types, int cap)
+{
+	if (cap <= 0)
+		cap = SL_BATCH_ROWS;
+	sl_batch *b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->ncols = ncols;
+	b->cap = cap;
+	sl_arena_init(&b->arena, 64 * 1024);
+	b->cols = calloc((size_t)(ncols ? ncols : 1), sizeof(sl_col));
+	b->op = calloc((size_t)cap, 1);
+	b->wm = calloc((size_t)cap, sizeof(int64_t));
+	if (!b->cols || !b->op || !b->wm)
+		goto fail;
+	for (int i = 0; i < ncols; i++)
+		if (col_init(&b->cols[i], types[i], cap))
+			goto fail;
+	return b;
+fail:
+	sl_batch_free(b);
+	return NULL;
+}
+
+void sl_batch_free(sl_batch *b)
+{
+	if (!b)
+		return;
+	if (b->cols)
+		for (int i = 0; i < b->ncols; i++)
+			col_deinit(&b->cols[i]);
+	free(b->cols);
+	free(b->op);
+	free(b->wm);
+	sl_arena_deinit(&b->arena);
+	free(b);
+}
+
+void sl_batch_reset(sl_batch *b)
+{
+	b->nrows = 0;
+	b->sel = NULL;
+	b->nsel = 0;
+	sl_arena_reset(&b->arena);
+}
+
+static void col_clear_row(sl_col *c, int row)
+{
+	c->null[row] = 1;
+	switch (sl_type_phys(c->type)) {
+	case SL_PHYS_I64: c->v.i64[row] = 0; break;
+	case SL_PHYS_F64: c->v.f64[row] = 0; break;
+	case SL_PHYS_I128: c->v.i128[row] = 0; break;
+	case SL_PHYS_STR: c->v.str[row].ptr = ""; c->v.str[row].len = 0; break;
+	case SL_PHYS_ROW:
+		for (int i = 0; i < c->nchild; i++)
+			col_clear_row(&c->child[i], row);
+		break;
+	}
+}
+
+int sl_batch_add_row(sl_batch *b, uint8_t op, int64_t wm)
+{
+	int row = b->nrows++;
+	b->op[row] = op;
+	b->wm[row] = wm;
+	for (int i = 0; i < b->ncols; i++)
+		col_clear_row(&b->cols[i], row);
+	return row;
+}
+
+int sl_col_set_str(sl_batch *b, sl_col *c, int row, const char *p, int64_t len)
+{
+	char *d = sl_arena_alloc(&b->arena, (size_t)len + 1);
+	if (!d)
+		return SL_ENOMEM;
+	memcpy(d, p, (size_t)len);
+	d[len] = 0;
+	sl_col_set_str_ref(c, row, d, len);
+	return 0;
+}
+
+int sl_col_copy_value(sl_batch *db, sl_col *dst, int drow, const sl_col *src, int srow)
+{
+	dst->null[drow] = src->null[srow];
+	switch (sl_type_phys(src->type)) {
+	case SL_PHYS_I64: dst->v.i64[drow] = src->v.i64[srow]; break;
+	case SL_PHYS_F64: dst->v.f64[drow] = src->v.f64[srow]; break;
+	case SL_PHYS_I128: dst->v.i128[drow] = src->v.i128[srow]; break;
+	case SL_PHYS_STR:
+		if (src->null[srow]) {
+			dst->v.str[drow].ptr = "";
+			dst->v.str[drow].len = 0;
+		} else if (sl_col_set_str(db, dst, drow, src->v.str[srow].ptr, src->v.str[srow].len)) {
+			return SL_ENOMEM;
+		}
+		break;
+	case SL_PHYS_ROW:
+		for (int i = 0; i < src->nchild && i < dst->nchild; i++)
+			if (sl_col_copy_value(db, &dst->child[i], drow, &src->child[i], srow))
+				return SL_ENOMEM;
+		break;
+	}
+	return 0;
+}
+
+int sl_batch_copy_row(sl_batch *dst, const sl_batch *src, int src_row, uint8_t op, int64_t wm)
+{
+	int row = dst->nrows++;
+	dst->op[row] = op;
+	dst->wm[row] = wm;
+	for (int i = 0; i < dst->ncols; i++)
+		if (sl_col_copy_value(dst, &dst->cols[i], row, &src->cols[i], src_row))
+			return SL_ENOMEM;
+	return row;
+}
+
+static void col_move(sl_col *c, int to, int from)
+{
+	c->null[to] = c->null[from];
+	switch (sl_type_phys(c->type)) {
+	case SL_PHYS_I64: c->v.i64[to] = c->v.i64[from]; break;
+	case SL_PHYS_F64: c->v.f64[to] = c->v.f64[from]; break;
+	case SL_PHYS_I128: c->v.i128[to] = c->v.i128[from]; break;
+	case SL_PHYS_STR: c->v.str[to] = c->v.str[from]; break;
+	case SL_PHYS_ROW:
+		for (int i = 0; i < c->nchild; i++)
+			col_move(&c->child[i], to, from);
+		break;
+	}
+}
+
+void sl_batch_compact(sl_batch *b)
+{
+	if (!b->sel)
+		return;
+	for (int k = 0; k < b->nsel; k++) {
+		int from = (int)b->sel[k];
+		if (from == k)
+			continue;
+		b->op[k] = b->op[from];
+		b->wm[k] = b->wm[from];
+		for (int i = 0; i < b->ncols; i++)
+			col_move(&b->cols[i], k, from);
+	}
+	b->nrows = b->nsel;
+	b->sel = NULL;
+	b->nsel = 0;
+}

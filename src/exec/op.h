@@ -1,0 +1,111 @@
+/*
+ * op.h - the operator interface of the runtime.
+ *
+ * A running job is a DAG of operators (sl_graph, graph.c).  Each operator is
+ * one op_*.c file implementing sl_op_vtab; its concrete struct embeds sl_op
+ * as the first member.  Messages travel in order along each edge: batches
+ * of rows, watermarks, (later) checkpoint barriers, and end of input.
+ *
+ * Lifecycle (PostgreSQL's init/exec/end, Arroyo's operator trait):
+ *   open      once, after construction: open state tables, allocate output
+ *             batches.  Plan data (expressions, key indexes) is read-only.
+ *   process   a batch arrived on input `input`.  The operator emits zero or
+ *             more batches with sl_op_emit; it must not keep `in`.
+ *   watermark the (merged) watermark of the operator's inputs advanced to wm.
+ *             The runtime merges several inputs (minimum, idle inputs
+ *             ignored) and calls this only when the merged value grows.  The
+ *             operator fires what wm completes, emits it, and forwards a
+ *             watermark downstream with sl_op_emit_watermark (an operator
+ *             that holds rows back forwards a smaller one).  May be NULL:
+ *             the runtime then forwards wm unchanged.
+ *   snapshot  write operator-private scalars (late counters, current
+ *   restore   watermark) to / from the snapshot stream; state tables are
+ *             snapshotted by the state backend, not here.  NULL = none.
+ *   finish    end of all inputs, after the +infinity watermark: emit what
+ *             is left.  NULL = nothing to do.
+ *   close     free everything; never fails; safe after a failed open.
+ *
+ * Per-row watermarks: batch->wm[i] is the W_before of row i.  Operators that
+ * judge lateness (window aggregates) compare each row against it and, when
+ * a row's W_before is larger than the watermark they have seen, first fire
+ * what that watermark completes, so results never depend on batch
+ * boundaries (DESIGN.md §2).
+ *
+ * Threading: one job runs on one thread; operators need no locking.
+ */
+#ifndef SL_OP_H
+#define SL_OP_H
+
+#include <stdint.h>
+
+#include "../base/err.h"
+#include "../base/types.h"
+#include "../state/state.h"
+#include "batch.h"
+
+struct sl_graph;
+typedef struct sl_op sl_op;
+typedef struct sl_op_vtab sl_op_vtab;
+
+struct sl_op_vtab {
+	const char *name; /* "WindowAggregate", "Calc", ... (EXPLAIN, stats) */
+	int (*open)(sl_op *op, sl_err *err);
+	int (*process)(sl_op *op, int input, const sl_batch *in, sl_err *err);
+	int (*watermark)(sl_op *op, int64_t wm, sl_err *err);
+	int (*snapshot)(sl_op *op, sl_snap_writer *w, sl_err *err);
+	int (*restore)(sl_op *op, sl_snap_reader *r, sl_err *err);
+	int (*finish)(sl_op *op, sl_err *err);
+	void (*close)(sl_op *op);
+};
+
+/* One edge from an operator's output to a consumer input. */
+typedef struct sl_edge {
+	sl_op *to;
+	int input;
+} sl_edge;
+
+/* Counters every operator keeps (printed by --stats). */
+typedef struct sl_op_stats {
+	int64_t rows_in, rows_out;
+	int64_t late_dropped;  /* rows dropped as late (counted once per row) */
+	int64_t late_diverted; /* rows written to an ON LATE INSERT INTO table */
+	int64_t late_corrected;/* late rows that corrected a window (ALLOWED LATENESS) */
+} sl_op_stats;
+
+struct sl_op {
+	const sl_op_vtab *vt;
+	struct sl_graph *graph;
+	int id;               /* position in the graph, topological */
+	char uid[64];         /* stable id for state (hash of definition or UID hint) */
+	const char *label;    /* EXPLAIN text for this operator (plan arena) */
+
+	/* output schema */
+	int nout;
+	sl_type *out_types;
+	const char **out_names;
+
+	/* inputs: watermark of each input and the merged one */
+	int nin;
+	int64_t *in_wm;
+	int64_t wm;           /* merged input watermark seen so far */
+	int64_t out_wm;       /* last watermark forwarded */
+	int in_ended;         /* inputs that reached end of input */
+
+	/* consumers */
+	int nedges;
+	sl_edge *edges;
+
+	sl_state_backend *state; /* the job's backend */
+	sl_op_stats stats;
+};
+
+/* Emits a batch to every consumer (synchronously; consumers must not keep
+ * it).  Empty batches are not forwarded.  Returns 0 or the first consumer
+ * error. */
+int sl_op_emit(sl_op *op, const sl_batch *b, sl_err *err);
+
+/* Forwards a watermark to every consumer (ignored unless larger than the
+ * last forwarded one). */
+int sl_op_emit_watermark(sl_op *op, int64_t wm, sl_err *err);
+
+#endif

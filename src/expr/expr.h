@@ -1,0 +1,204 @@
+/*
+ * expr.h - bound scalar expressions: the tree the binder builds, and the
+ * compiled program that evaluates it over a batch.
+ *
+ * Data flow:  SQL AST --(binder, src/plan)--> sl_expr trees
+ *             --(sl_prog_compile, once per operator)--> sl_prog
+ *             --(sl_prog_eval, per batch)--> result column vectors.
+ *
+ * sl_expr trees are built with the constructors below, which check the
+ * argument types, apply Flink's implicit casts and result-type rules
+ * (e.g. DECIMAL(p1,s1) + DECIMAL(p2,s2)), and report type errors through an
+ * sl_err.  Nodes live in the arena passed to the constructors (the plan's
+ * arena) and are immutable once built.
+ *
+ * A compiled program evaluates n expressions over an input batch into n
+ * output columns, batch-at-a-time (a flat array of steps over column
+ * registers, never a per-row tree walk, never a per-row malloc).
+ * Evaluation errors (DECIMAL overflow, a CAST that fails, division by zero
+ * on integers) fail the whole call with SL_ERUNTIME and a message naming
+ * the function and the offending value; TRY_CAST yields NULL instead.
+ *
+ * Thread-safety: a program is used by one thread at a time.
+ */
+#ifndef SL_EXPR_H
+#define SL_EXPR_H
+
+#include "../base/arena.h"
+#include "../base/err.h"
+#include "../base/types.h"
+#include "../exec/batch.h"
+
+/* Scalar functions and operators.  The binder maps SQL syntax onto these;
+ * argument conventions are noted where not obvious. */
+typedef enum sl_fn {
+	/* arithmetic: numeric x numeric; also TIMESTAMP/DATE +/- INTERVAL,
+	 * TIMESTAMP - TIMESTAMP is not SQL and is refused */
+	SL_FN_ADD, SL_FN_SUB, SL_FN_MUL, SL_FN_DIV, SL_FN_MOD, SL_FN_NEG,
+	/* comparison: any comparable pair, result BOOLEAN (NULL if a side is) */
+	SL_FN_EQ, SL_FN_NE, SL_FN_LT, SL_FN_LE, SL_FN_GT, SL_FN_GE,
+	/* logic, SQL three-valued */
+	SL_FN_AND, SL_FN_OR, SL_FN_NOT,
+	SL_FN_IS_NULL, SL_FN_IS_NOT_NULL,
+	SL_FN_IS_TRUE, SL_FN_IS_FALSE, SL_FN_IS_NOT_TRUE, SL_FN_IS_NOT_FALSE,
+	SL_FN_IS_DISTINCT, SL_FN_IS_NOT_DISTINCT,
+	SL_FN_IN,       /* args: x, v1, v2, ... (SQL semantics for NULL) */
+	SL_FN_LIKE,     /* args: x, pattern [, escape] */
+	SL_FN_SIMILAR,  /* args: x, pattern */
+	SL_FN_CASE,     /* args: cond1, val1, cond2, val2, ..., [else] (odd count = else present) */
+	SL_FN_CAST,     /* args: x; target is the node's type */
+	SL_FN_TRY_CAST, /* args: x; NULL when the cast fails */
+	SL_FN_COALESCE, SL_FN_NULLIF,
+	/* strings */
+	SL_FN_CONCAT,   /* || and CONCAT(...): NULL if any arg NULL */
+	SL_FN_CONCAT_WS,
+	SL_FN_UPPER, SL_FN_LOWER,
+	SL_FN_SUBSTRING,   /* args: s, start [, len] (1-based, Flink rules) */
+	SL_FN_CHAR_LENGTH,
+	SL_FN_TRIM_BOTH, SL_FN_TRIM_LEADING, SL_FN_TRIM_TRAILING, /* args: s [, chars] */
+	SL_FN_REPLACE,     /* args: s, from, to */
+	SL_FN_POSITION,    /* args: needle, haystack */
+	SL_FN_REGEXP_EXTRACT, /* args: s, regex [, group] (libpcre2, compiled once when the regex is a literal) */
+	SL_FN_REGEXP,         /* args: s, regex -> BOOLEAN (find) */
+	SL_FN_REGEXP_REPLACE, /* args: s, regex, replacement */
+	SL_FN_SPLIT_INDEX,    /* args: s, delim, index (0-based) */
+	SL_FN_LPAD, SL_FN_RPAD,
+	SL_FN_MD5,
+	/* numbers */
+	SL_FN_ABS, SL_FN_ROUND /* x [, digits] */, SL_FN_FLOOR, SL_FN_CEIL,
+	SL_FN_POWER, SL_FN_SQRT, SL_FN_LN, SL_FN_LOG10, SL_FN_EXP,
+	/* time; `unit` argument is an INT literal holding an sl_time_unit */
+	SL_FN_EXTRACT,       /* args: unit, x */
+	SL_FN_FLOOR_TIME,    /* args: x, unit  (FLOOR(ts TO HOUR)) */
+	SL_FN_CEIL_TIME,     /* args: x, unit */
+	SL_FN_DATE_TRUNC,    /* args: unit-string, x (sluice extension, PostgreSQL's) */
+	SL_FN_DATE_FORMAT,   /* args: ts|string, java-pattern */
+	SL_FN_TO_TIMESTAMP,  /* args: string [, java-pattern] -> TIMESTAMP(3) */
+	SL_FN_TO_TIMESTAMP_LTZ, /* args: epoch number, precision (0 = s, 3 = ms) -> TIMESTAMP_LTZ(3) */
+	SL_FN_TO_DATE,       /* args: string [, pattern] */
+	SL_FN_UNIX_TIMESTAMP, /* args: [] | string [, pattern] */
+	SL_FN_CURRENT_WATERMARK, /* args: the rowtime column; reads the row's W_before; NULL at -inf */
+	SL_FN_PROCTIME,      /* no args: the evaluation context's processing time */
+	SL_FN_CURRENT_TIMESTAMP,
+	SL_FN_TIMESTAMPADD,  /* args: unit, n, ts */
+	SL_FN_TIMESTAMPDIFF, /* args: unit, ts1, ts2 */
+	/* rows */
+	SL_FN_FIELD,         /* args: row; node->field = field index */
+	SL_FN__COUNT
+} sl_fn;
+
+typedef enum sl_time_unit {
+	SL_TU_MICROSECOND, SL_TU_MILLISECOND, SL_TU_SECOND, SL_TU_MINUTE,
+	SL_TU_HOUR, SL_TU_DAY, SL_TU_WEEK, SL_TU_MONTH, SL_TU_QUARTER,
+	SL_TU_YEAR, SL_TU_DOW, SL_TU_DOY, SL_TU_EPOCH, SL_TU_DECADE, SL_TU_CENTURY,
+	SL_TU_MILLENNIUM
+} sl_time_unit;
+
+typedef enum sl_expr_kind {
+	SL_EX_COL,  /* input column `col` of the operator's input batch */
+	SL_EX_LIT,  /* literal value (lit), possibly NULL */
+	SL_EX_CALL  /* fn(args) */
+} sl_expr_kind;
+
+/* A literal value.  Strings point into the plan arena. */
+typedef struct sl_value {
+	int is_null;
+	union {
+		int64_t i64;
+		double f64;
+		sl_i128 i128;
+		sl_str str;
+	} v;
+} sl_value;
+
+typedef struct sl_expr {
+	sl_expr_kind kind;
+	sl_type type;       /* result type */
+	int col;            /* SL_EX_COL */
+	sl_value lit;       /* SL_EX_LIT */
+	sl_fn fn;           /* SL_EX_CALL */
+	int field;          /* SL_FN_FIELD: field index */
+	int nargs;
+	struct sl_expr **args;
+} sl_expr;
+
+/* Constructors.  All allocate in `a`; on a type error they return NULL with
+ * the message in err (callers add the SQL position with sl_err_prefix or by
+ * having set err->line/col). */
+sl_expr *sl_expr_col(sl_arena *a, int col, sl_type type);
+sl_expr *sl_expr_lit(sl_arena *a, sl_type type, sl_value v);
+sl_expr *sl_expr_lit_null(sl_arena *a, sl_type type);
+sl_expr *sl_expr_lit_i64(sl_arena *a, sl_type type, int64_t v);
+sl_expr *sl_expr_lit_str(sl_arena *a, const char *s, int64_t len); /* CHAR(len) literal as Flink types it; STRING-compatible */
+
+/*
+ * Builds fn(args[0..nargs)): checks arity and argument types, inserts
+ * implicit casts, computes the result type.  For SL_FN_CAST / TRY_CAST the
+ * caller passes the target type in *target (ignored otherwise, may be
+ * NULL).  For SL_FN_FIELD, `field` is the field index (ignored otherwise).
+ * Returns NULL with err set on a type error ("cannot apply '+' to STRING
+ * and INT").
+ */
+sl_expr *sl_expr_call(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
+                      const sl_type *target, int field, sl_err *err);
+
+/* Convenience: an explicit CAST(x AS t) (no-op when types are equal). */
+sl_expr *sl_expr_cast(sl_arena *a, sl_expr *x, sl_type t, sl_err *err);
+
+/* True when the expression only reads literals (can be folded). */
+int sl_expr_is_const(const sl_expr *e);
+
+/* Evaluates a constant expression into *out (strings in arena `a`).
+ * Returns 0 or a negative SL_E* code with err set. */
+int sl_expr_eval_const(const sl_expr *e, sl_arena *a, sl_value *out, sl_err *err);
+
+/* Name of a function as written in SQL (for messages and EXPLAIN). */
+const char *sl_fn_name(sl_fn fn);
+
+/* Writes a readable form of the expression ("($1 + 5)", "UPPER($0)") into
+ * buf for EXPLAIN; column i prints as names[i] when names is non-NULL. */
+char *sl_expr_format(const sl_expr *e, const char *const *names, char *buf, size_t cap);
+
+/* ---- compiled programs -------------------------------------------------- */
+
+typedef struct sl_prog sl_prog;
+
+/* Per-call evaluation context. */
+typedef struct sl_eval_ctx {
+	int64_t proctime;   /* processing time for PROCTIME(), micros since epoch */
+	const char *tz;     /* table.local-time-zone (NULL = UTC) */
+} sl_eval_ctx;
+
+/*
+ * Compiles n expressions over an input of `nin` columns with types
+ * `in_types` into one program.  The expressions are not retained after the
+ * call (the program copies what it needs).  Constant sub-expressions are
+ * folded, literal regexes and date patterns compiled once here.  Returns
+ * NULL with err set on failure.  Free with sl_prog_free.
+ */
+sl_prog *sl_prog_compile(sl_expr *const *exprs, int n, const sl_type *in_types, int nin,
+                         sl_err *err);
+
+void sl_prog_free(sl_prog *p);
+
+/*
+ * Evaluates every expression for the live rows of `in` (honouring in->sel)
+ * and writes results into out_cols[0..n) at the same physical row indices
+ * (rows not live are left untouched).  out_cols must be columns of
+ * `out_batch` (whose arena receives new string bytes) with the expressions'
+ * result types, capacity at least in->nrows.  Results may also reference
+ * string bytes of `in` (valid as long as `in` is).  Returns 0, or
+ * SL_ERUNTIME with err set (message names the function and value).
+ */
+int sl_prog_eval(sl_prog *p, const sl_batch *in, sl_batch *out_batch, sl_col *out_cols,
+                 const sl_eval_ctx *ctx, sl_err *err);
+
+/*
+ * Evaluates a single BOOLEAN expression program (n == 1) as a filter: sets
+ * in->sel to the live rows for which it is TRUE (NULL and FALSE drop the
+ * row).  `in` is modified only in sel/nsel; sel storage comes from the
+ * program.  Returns 0 or SL_ERUNTIME.
+ */
+int sl_prog_filter(sl_prog *p, sl_batch *in, const sl_eval_ctx *ctx, sl_err *err);
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * format.h - row codecs: the method table every format implements.
+ *
+ * A format turns one encoded record (a JSON line, a CSV line, a Debezium
+ * envelope) into rows of a batch, and rows back into text.  Decoding is
+ * schema-directed: the decoder knows the target fields up front and writes
+ * straight into the batch's typed column vectors (no intermediate tree, no
+ * per-row malloc; strings are copied into the batch arena, or referenced
+ * in place when no unescaping is needed and the caller guarantees the
+ * record bytes outlive the batch's use).
+ *
+ * Formats are registered by name in fmt_registry.c; a new format is one new
+ * file plus one registry line.  Like every method table here, the concrete
+ * decoder/encoder struct embeds the base struct as its first member and
+ * vt->decoder_size / encoder_size say how much to allocate.
+ */
+#ifndef SL_FORMAT_H
+#define SL_FORMAT_H
+
+#include "../base/buf.h"
+#include "../base/err.h"
+#include "../base/opts.h"
+#include "../base/types.h"
+#include "../exec/batch.h"
+
+typedef struct sl_format_vtab sl_format_vtab;
+
+/* Base of every decoder. */
+typedef struct sl_decoder {
+	const sl_format_vtab *vt;
+	const sl_field *fields; /* target schema: batch column i <- field i */
+	int nfields;
+	int ignore_errors;      /* '<format>.ignore-parse-errors' */
+} sl_decoder;
+
+/* Base of every encoder. */
+typedef struct sl_encoder {
+	const sl_format_vtab *vt;
+	const sl_field *fields;
+	int nfields;
+} sl_encoder;
+
+struct sl_format_vtab {
+	const char *name;       /* "json", "csv", "debezium-json" */
+	size_t decoder_size;    /* sizeof the concrete decoder, 0 = cannot decode */
+	size_t encoder_size;    /* sizeof the concrete encoder, 0 = cannot encode */
+	int changelog;          /* decodes/encodes -U/+U/-D (else insert-only) */
+
+	/*
+	 * Prepares a decoder (its base already filled by sl_decoder_new).  Reads
+	 * the format's options from opts ('json.ignore-parse-errors',
+	 * 'csv.field-delimiter', ...).  Returns 0 or SL_EINVAL with err set.
+	 */
+	int (*decoder_init)(sl_decoder *d, const sl_opts *opts, sl_err *err);
+
+	/*
+	 * Decodes one record rec[0..len) (no trailing newline) into new rows
+	 * of `out` (columns = the decoder's fields, in order), each with op as
+	 * decoded (+I for plain formats) and W_before = wm.  Returns the number
+	 * of rows appended (0 for a record that yields none, e.g. a Debezium
+	 * tombstone), or SL_EINPUT with err naming the field and the reason
+	 * ("field 'amount': 'abc' is not a DECIMAL(10, 2)"); on error no row is
+	 * left appended.  `out` has room for at least 2 rows.
+	 */
+	int (*decode)(sl_decoder *d, const char *rec, size_t len, sl_batch *out, int64_t wm,
+	              sl_err *err);
+
+	void (*decoder_deinit)(sl_decoder *d);
+
+	/* Prepares an encoder; reads e.g. 'json.timestamp-format.standard'. */
+	int (*encoder_init)(sl_encoder *e, const sl_opts *opts, sl_err *err);
+
+	/*
+	 * Appends the encoding of row `row` of batch b (columns = the encoder's
+	 * fields) to out, followed by a newline.  Plain formats refuse rows that
+	 * are not +I with SL_EINVAL (the planner prevents it).  Returns 0 or a
+	 * negative SL_E* code.
+	 */
+	int (*encode)(sl_encoder *e, const sl_batch *b, int row, sl_buf *out, sl_err *err);
+
+	void (*encoder_deinit)(sl_encoder *e);
+};
+
+/* Looks up a format by name; NULL when unknown. */
+const sl_format_vtab *sl_format_find(const char *name);
+
+/* Allocates and initializes a decoder/encoder of format vt for the given
+ * fields (the array must outlive it).  NULL with err set on failure. */
+sl_decoder *sl_decoder_new(const sl_format_vtab *vt, const sl_field *fields, int nfields,
+                           const sl_opts *opts, sl_err *err);
+void sl_decoder_free(sl_decoder *d);
+sl_encoder *sl_encoder_new(const sl_format_vtab *vt, const sl_field *fields, int nfields,
+                           const sl_opts *opts, sl_err *err);
+void sl_encoder_free(sl_encoder *e);
+
+#endif

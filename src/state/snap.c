@@ -1,0 +1,130 @@
+/*
+ * snap.c - snapshot byte streams (sl_snap_writer / sl_snap_reader, state.h).
+ *
+ * Integers are written little-endian with fixed widths; byte strings are
+ * prefixed with a u32 length.  The reader checks every access against the
+ * buffer end and latches a failure flag instead of crashing, so a truncated
+ * or damaged snapshot is reported as such (fuzzed by the checkpoint issue).
+ */
+#include "state.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void sl_snap_writer_init(sl_snap_writer *w)
+{
+	memset(w, 0, sizeof(*w));
+}
+
+void sl_snap_writer_deinit(sl_snap_writer *w)
+{
+	free(w->buf);
+	memset(w, 0, sizeof(*w));
+}
+
+static int reserve(sl_snap_writer *w, size_t n)
+{
+	if (w->failed)
+		return -1;
+	if (w->len + n <= w->cap)
+		return 0;
+	size_t nc = w->cap ? w->cap : 4096;
+	while (nc < w->len + n)
+		nc *= 2;
+	uint8_t *p = realloc(w->buf, nc);
+	if (!p) {
+		w->failed = 1;
+		return -1;
+	}
+	w->buf = p;
+	w->cap = nc;
+	return 0;
+}
+
+void sl_snap_put_raw(sl_snap_writer *w, const void *p, size_t n)
+{
+	if (reserve(w, n))
+		return;
+	if (n)
+		memcpy(w->buf + w->len, p, n);
+	w->len += n;
+}
+
+void sl_snap_put_u8(sl_snap_writer *w, uint8_t v)
+{
+	sl_snap_put_raw(w, &v, 1);
+}
+
+void sl_snap_put_u32(sl_snap_writer *w, uint32_t v)
+{
+	uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+	sl_snap_put_raw(w, b, 4);
+}
+
+void sl_snap_put_i64(sl_snap_writer *w, int64_t v)
+{
+	uint64_t u = (uint64_t)v;
+	uint8_t b[8];
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(u >> (8 * i));
+	sl_snap_put_raw(w, b, 8);
+}
+
+void sl_snap_put_bytes(sl_snap_writer *w, const void *p, size_t n)
+{
+	sl_snap_put_u32(w, (uint32_t)n);
+	sl_snap_put_raw(w, p, n);
+}
+
+void sl_snap_reader_init(sl_snap_reader *r, const void *buf, size_t len)
+{
+	r->buf = buf;
+	r->len = len;
+	r->pos = 0;
+	r->failed = 0;
+}
+
+const void *sl_snap_get_raw(sl_snap_reader *r, size_t n)
+{
+	if (r->failed || n > r->len - r->pos) {
+		r->failed = 1;
+		return NULL;
+	}
+	const void *p = r->buf + r->pos;
+	r->pos += n;
+	return p;
+}
+
+uint8_t sl_snap_get_u8(sl_snap_reader *r)
+{
+	const uint8_t *p = sl_snap_get_raw(r, 1);
+	return p ? p[0] : 0;
+}
+
+uint32_t sl_snap_get_u32(sl_snap_reader *r)
+{
+	const uint8_t *p = sl_snap_get_raw(r, 4);
+	if (!p)
+		return 0;
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+int64_t sl_snap_get_i64(sl_snap_reader *r)
+{
+	const uint8_t *p = sl_snap_get_raw(r, 8);
+	if (!p)
+		return 0;
+	uint64_t u = 0;
+	for (int i = 0; i < 8; i++)
+		u |= (uint64_t)p[i] << (8 * i);
+	return (int64_t)u;
+}
+
+const void *sl_snap_get_bytes(sl_snap_reader *r, size_t *n)
+{
+	uint32_t len = sl_snap_get_u32(r);
+	const void *p = sl_snap_get_raw(r, len);
+	*n = p ? len : 0;
+	return p;
+}

@@ -26,6 +26,8 @@
 /* Civil date <-> days since epoch. */
 int64_t sl_days_from_civil(int64_t y, unsigned m, unsigned d);
 void sl_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
+/* Days in month m (1..12) of year y; 0 for a bad month. */
+int sl_days_in_month(int64_t y, unsigned m);
 
 /* floor division / modulo for negative values. */
 static inline int64_t sl_floordiv(int64_t a, int64_t b)

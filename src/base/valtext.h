@@ -21,4 +21,14 @@
  */
 int sl_value_text(const sl_col *c, int row, const char *null_text, const char *tz, sl_buf *out);
 
+/* Java's Double.toString (is_float 0) / Float.toString (is_float 1) of d:
+ * "5.0", "0.1", "1.0E10", "1.0E-4", "NaN", "-Infinity".  buf >= 32 bytes.
+ * Returns the length. */
+int sl_double_text(double d, int is_float, char *buf);
+
+/* Flink's text of intervals: day-time micros as "+0 00:00:05.000",
+ * year-month months as "+1-02".  buf >= 40 bytes.  Return the length. */
+int sl_interval_dt_text(int64_t us, char *buf);
+int sl_interval_ym_text(int64_t months, char *buf);
+
 #endif

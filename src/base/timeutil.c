@@ -1,0 +1,820 @@
+/*
+ * timeutil.c - civil calendar math, SQL/ISO timestamp text, time zones.
+ *
+ * Everything the engine knows about dates and clocks lives here: the
+ * conversion between days since 1970-01-01 and (year, month, day) in the
+ * proleptic Gregorian calendar (Howard Hinnant's days_from_civil /
+ * civil_from_days algorithms, reimplemented), parsing and printing of the
+ * text forms used by SQL literals, CAST and the JSON/CSV formats, and the
+ * offsets of time zones for TIMESTAMP_LTZ.  Java-style date patterns are in
+ * datefmt.c's neighbour section below (sl_datefmt_*).
+ *
+ * Hot path: sl_ts_parse has a fast path for the exact shape
+ * "YYYY-MM-DD HH:MM:SS[.fff...]" that JSON sources carry on every record,
+ * and the formatters write digits by hand (no snprintf).  Named zones are
+ * read from the TZif files in /usr/share/zoneinfo once per name and cached
+ * for the life of the process (never freed; the cache is guarded by a
+ * mutex, with a per-thread last-hit pointer so steady-state lookups take
+ * no lock).  Nothing here touches TZ or localtime_r.
+ */
+#include "timeutil.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* sl_days_from_civil: days since 1970-01-01 of y-m-d (proleptic Gregorian). */
+int64_t sl_days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* sl_civil_from_days: the inverse of sl_days_from_civil. */
+void sl_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
+{
+	z += 719468;
+	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+	unsigned doe = (unsigned)(z - era * 146097);
+	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t yy = (int64_t)yoe + era * 400;
+	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	unsigned mp = (5 * doy + 2) / 153;
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = yy + (*m <= 2);
+}
+
+static int is_leap(int64_t y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/* Days in month m of year y. */
+int sl_days_in_month(int64_t y, unsigned m)
+{
+	static const unsigned char dm[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	if (m < 1 || m > 12)
+		return 0;
+	return m == 2 && is_leap(y) ? 29 : dm[m - 1];
+}
+
+/* ---- parsing ---------------------------------------------------------- */
+
+static inline int dig(char c)
+{
+	return (unsigned)(c - '0') < 10;
+}
+
+/* Reads 1..max digits at *p (bounded by e); returns the count, 0 if none. */
+static int read_num(const char **p, const char *e, int max, int64_t *out)
+{
+	int n = 0;
+	int64_t v = 0;
+	while (*p < e && n < max && dig(**p)) {
+		v = v * 10 + (**p - '0');
+		(*p)++;
+		n++;
+	}
+	*out = v;
+	return n;
+}
+
+/* Parses "Y-M-D" at *p; 0 or -1. */
+static int parse_ymd(const char **p, const char *e, int64_t *days)
+{
+	int64_t y, m, d;
+	int neg = 0;
+	if (*p < e && **p == '-') {
+		neg = 1;
+		(*p)++;
+	}
+	if (read_num(p, e, 9, &y) < 1 || *p >= e || **p != '-')
+		return -1;
+	(*p)++;
+	if (read_num(p, e, 2, &m) < 1 || *p >= e || **p != '-')
+		return -1;
+	(*p)++;
+	if (read_num(p, e, 2, &d) < 1)
+		return -1;
+	if (neg)
+		y = -y;
+	if (m < 1 || m > 12 || d < 1 || d > sl_days_in_month(y, (unsigned)m))
+		return -1;
+	*days = sl_days_from_civil(y, (unsigned)m, (unsigned)d);
+	return 0;
+}
+
+/* Parses "H:M[:S[.f{1,9}]]" at *p into micros of day; 0 or -1. */
+static int parse_hms(const char **p, const char *e, int64_t *us)
+{
+	int64_t h, mi, s = 0, frac = 0;
+	if (read_num(p, e, 2, &h) < 1 || *p >= e || **p != ':')
+		return -1;
+	(*p)++;
+	if (read_num(p, e, 2, &mi) < 1)
+		return -1;
+	if (*p < e && **p == ':') {
+		(*p)++;
+		if (read_num(p, e, 2, &s) < 1)
+			return -1;
+		if (*p < e && **p == '.') {
+			(*p)++;
+			int n = 0;
+			while (*p < e && dig(**p)) {
+				if (n < 6)
+					frac = frac * 10 + (**p - '0');
+				n++;
+				(*p)++;
+			}
+			if (n < 1 || n > 9)
+				return -1;
+			for (int k = n; k < 6; k++)
+				frac *= 10;
+		}
+	}
+	if (h > 23 || mi > 59 || s > 59)
+		return -1;
+	*us = ((h * 60 + mi) * 60 + s) * SL_US_PER_SEC + frac;
+	return 0;
+}
+
+/* Parses a zone suffix "Z", "+hh", "+hh:mm", "+hhmm" at *p into micros east
+ * of UTC; 0 (also when absent: *off = 0) or -1. */
+static int parse_offset(const char **p, const char *e, int64_t *off)
+{
+	*off = 0;
+	if (*p >= e)
+		return 0;
+	if (**p == 'Z' || **p == 'z') {
+		(*p)++;
+		return 0;
+	}
+	if (**p != '+' && **p != '-')
+		return 0;
+	int neg = **p == '-';
+	(*p)++;
+	int64_t h, m = 0;
+	if (read_num(p, e, 2, &h) < 1)
+		return -1;
+	if (*p < e && **p == ':')
+		(*p)++;
+	if (*p < e && dig(**p) && read_num(p, e, 2, &m) != 2)
+		return -1;
+	if (h > 18 || m > 59)
+		return -1;
+	*off = (h * 3600 + m * 60) * SL_US_PER_SEC * (neg ? -1 : 1);
+	return 0;
+}
+
+static void trim(const char **s, const char **e)
+{
+	while (*s < *e && (**s == ' ' || **s == '\t'))
+		(*s)++;
+	while (*e > *s && ((*e)[-1] == ' ' || (*e)[-1] == '\t'))
+		(*e)--;
+}
+
+/* Fast path for exactly "YYYY-MM-DD HH:MM:SS" + optional ".f{1,9}". */
+static int ts_fast(const char *s, size_t len, int64_t *out)
+{
+	if (len < 19 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' ||
+	    s[16] != ':')
+		return -1;
+	static const unsigned char pos[] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18};
+	for (int i = 0; i < 14; i++)
+		if (!dig(s[pos[i]]))
+			return -1;
+	int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+	unsigned mo = (unsigned)((s[5] - '0') * 10 + (s[6] - '0'));
+	unsigned d = (unsigned)((s[8] - '0') * 10 + (s[9] - '0'));
+	int h = (s[11] - '0') * 10 + (s[12] - '0');
+	int mi = (s[14] - '0') * 10 + (s[15] - '0');
+	int se = (s[17] - '0') * 10 + (s[18] - '0');
+	if (mo < 1 || mo > 12 || d < 1 || (int)d > sl_days_in_month(y, mo) || h > 23 ||
+	    mi > 59 || se > 59)
+		return -1;
+	int64_t frac = 0;
+	if (len > 19) {
+		if (s[19] != '.' || len == 20 || len > 29)
+			return -1;
+		size_t n = len - 20;
+		for (size_t i = 0; i < n; i++) {
+			if (!dig(s[20 + i]))
+				return -1;
+			if (i < 6)
+				frac = frac * 10 + (s[20 + i] - '0');
+		}
+		for (size_t k = n; k < 6; k++)
+			frac *= 10;
+	}
+	int64_t days = sl_days_from_civil(y, mo, d);
+	*out = days * SL_US_PER_DAY + ((int64_t)(h * 60 + mi) * 60 + se) * SL_US_PER_SEC + frac;
+	return 0;
+}
+
+/* sl_ts_parse: SQL or ISO-8601 timestamp text to micros (UTC for offsets). */
+int sl_ts_parse(const char *s, size_t len, int64_t *out_us)
+{
+	if (ts_fast(s, len, out_us) == 0)
+		return 0;
+	const char *p = s, *e = s + len;
+	trim(&p, &e);
+	int64_t days, tod = 0, off = 0;
+	if (parse_ymd(&p, e, &days))
+		return -1;
+	if (p < e && (*p == ' ' || *p == 'T' || *p == 't')) {
+		p++;
+		if (parse_hms(&p, e, &tod))
+			return -1;
+		if (parse_offset(&p, e, &off))
+			return -1;
+	}
+	if (p != e)
+		return -1;
+	*out_us = days * SL_US_PER_DAY + tod - off;
+	return 0;
+}
+
+/* sl_date_parse: "YYYY-MM-DD" (surrounding blanks allowed) to days. */
+int sl_date_parse(const char *s, size_t len, int64_t *out_days)
+{
+	const char *p = s, *e = s + len;
+	trim(&p, &e);
+	if (parse_ymd(&p, e, out_days) || p != e)
+		return -1;
+	return 0;
+}
+
+/* sl_time_parse: "HH:MM[:SS[.f]]" to micros of day. */
+int sl_time_parse(const char *s, size_t len, int64_t *out_us)
+{
+	const char *p = s, *e = s + len;
+	trim(&p, &e);
+	if (parse_hms(&p, e, out_us) || p != e)
+		return -1;
+	return 0;
+}
+
+/* ---- formatting ------------------------------------------------------- */
+
+static inline char *put2(char *b, unsigned v)
+{
+	b[0] = (char)('0' + v / 10);
+	b[1] = (char)('0' + v % 10);
+	return b + 2;
+}
+
+/* Writes the year (at least 4 digits, '-' for years before 1). */
+static char *put_year(char *b, int64_t y)
+{
+	if (y >= 0 && y <= 9999) {
+		b = put2(b, (unsigned)(y / 100));
+		return put2(b, (unsigned)(y % 100));
+	}
+	return b + sprintf(b, "%s%04lld", y < 0 ? "-" : "", (long long)(y < 0 ? -y : y));
+}
+
+static char *put_date(char *b, int64_t days)
+{
+	int64_t y;
+	unsigned m, d;
+	sl_civil_from_days(days, &y, &m, &d);
+	b = put_year(b, y);
+	*b++ = '-';
+	b = put2(b, m);
+	*b++ = '-';
+	return put2(b, d);
+}
+
+/* HH:MM:SS plus up to `precision` fraction digits, trailing zeros dropped. */
+static char *put_time(char *b, int64_t tod, int precision)
+{
+	int64_t secs = tod / SL_US_PER_SEC;
+	int64_t us = tod % SL_US_PER_SEC;
+	b = put2(b, (unsigned)(secs / 3600));
+	*b++ = ':';
+	b = put2(b, (unsigned)(secs / 60 % 60));
+	*b++ = ':';
+	b = put2(b, (unsigned)(secs % 60));
+	if (precision > 6)
+		precision = 6;
+	if (precision <= 0 || us == 0)
+		return b;
+	char f[6];
+	for (int i = 5; i >= 0; i--, us /= 10)
+		f[i] = (char)('0' + us % 10);
+	int n = precision;
+	while (n > 0 && f[n - 1] == '0')
+		n--;
+	if (n == 0)
+		return b;
+	*b++ = '.';
+	memcpy(b, f, (size_t)n);
+	return b + n;
+}
+
+/* sl_ts_format: Flink's text of a timestamp (see timeutil.h). */
+int sl_ts_format(int64_t us, int precision, int iso, int ltz, char *buf)
+{
+	int64_t days = sl_floordiv(us, SL_US_PER_DAY);
+	int64_t tod = us - days * SL_US_PER_DAY;
+	char *b = put_date(buf, days);
+	*b++ = iso ? 'T' : ' ';
+	b = put_time(b, tod, precision);
+	if (iso && ltz)
+		*b++ = 'Z';
+	*b = 0;
+	return (int)(b - buf);
+}
+
+/* sl_date_format: "YYYY-MM-DD". */
+int sl_date_format(int64_t days, char *buf)
+{
+	char *b = put_date(buf, days);
+	*b = 0;
+	return (int)(b - buf);
+}
+
+/* sl_time_format: "HH:MM:SS[.f]" (fraction as sl_ts_format). */
+int sl_time_format(int64_t us, int precision, char *buf)
+{
+	char *b = put_time(buf, sl_floormod(us, SL_US_PER_DAY), precision);
+	*b = 0;
+	return (int)(b - buf);
+}
+
+/* ---- time zones ------------------------------------------------------- */
+
+/* A named zone loaded from TZif data: transition instants (seconds) and the
+ * UT offset in force from each one. */
+typedef struct tzone {
+	struct tzone *next;
+	char *name;
+	int n;            /* transitions */
+	int64_t *at;      /* seconds since epoch, ascending */
+	int32_t *off_at;  /* offset (seconds) from at[i] on */
+	int32_t off0;     /* offset before the first transition */
+} tzone;
+
+static pthread_mutex_t tz_lock = PTHREAD_MUTEX_INITIALIZER;
+static tzone *tz_cache;
+static __thread const tzone *tz_last;
+
+static int64_t be(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	if (n == 4)
+		return (int32_t)(uint32_t)v;
+	return (int64_t)v;
+}
+
+/* Parses TZif data (uses the 64-bit v2+ block when present). */
+static int tzif_parse(const unsigned char *d, size_t len, tzone *z)
+{
+	if (len < 44 || memcmp(d, "TZif", 4) != 0)
+		return -1;
+	int tsz = 4;
+	const unsigned char *h = d;
+	size_t cnt[6];
+	for (int pass = 0; pass < 2; pass++) {
+		if ((size_t)(h - d) + 44 > len || memcmp(h, "TZif", 4) != 0)
+			return -1;
+		for (int i = 0; i < 6; i++)
+			cnt[i] = (size_t)be(h + 20 + 4 * i, 4);
+		/* isutc, isstd, leap, time, type, char */
+		size_t body = cnt[3] * tsz + cnt[3] + cnt[4] * 6 + cnt[5] + cnt[2] * (tsz + 4) +
+		              cnt[1] + cnt[0];
+		if ((size_t)(h - d) + 44 + body > len)
+			return -1;
+		if (pass == 0 && h[4] >= '2') {
+			h += 44 + body;
+			tsz = 8;
+			continue;
+		}
+		break;
+	}
+	size_t nt = cnt[3], ntype = cnt[4];
+	const unsigned char *tt = h + 44, *idx = tt + nt * tsz, *types = idx + nt;
+	if (ntype == 0)
+		return -1;
+	z->n = (int)nt;
+	z->at = malloc((nt ? nt : 1) * sizeof(int64_t));
+	z->off_at = malloc((nt ? nt : 1) * sizeof(int32_t));
+	if (!z->at || !z->off_at)
+		return -1;
+	for (size_t i = 0; i < nt; i++) {
+		size_t ti = idx[i] < ntype ? idx[i] : 0;
+		z->at[i] = be(tt + i * tsz, tsz);
+		z->off_at[i] = (int32_t)be(types + 6 * ti, 4);
+	}
+	z->off0 = (int32_t)be(types, 4);
+	return 0;
+}
+
+static tzone *tz_load(const char *name)
+{
+	if (strstr(name, "..") || name[0] == '/' || strlen(name) > 200)
+		return NULL;
+	char path[256];
+	snprintf(path, sizeof(path), "/usr/share/zoneinfo/%s", name);
+	FILE *f = fopen(path, "rb");
+	unsigned char *d = NULL;
+	tzone *z = calloc(1, sizeof(*z));
+	if (!f || !z)
+		goto fail;
+	d = malloc(1 << 20);
+	size_t len = d ? fread(d, 1, 1 << 20, f) : 0;
+	if (!d || tzif_parse(d, len, z) || !(z->name = strdup(name)))
+		goto fail;
+	free(d);
+	fclose(f);
+	return z;
+fail:
+	if (f)
+		fclose(f);
+	free(d);
+	if (z) {
+		free(z->at);
+		free(z->off_at);
+		free(z);
+	}
+	return NULL;
+}
+
+static const tzone *tz_get(const char *name)
+{
+	const tzone *z = tz_last;
+	if (z && strcmp(z->name, name) == 0)
+		return z;
+	pthread_mutex_lock(&tz_lock);
+	tzone *c = tz_cache;
+	while (c && strcmp(c->name, name) != 0)
+		c = c->next;
+	if (!c && (c = tz_load(name)) != NULL) {
+		c->next = tz_cache;
+		tz_cache = c;
+	}
+	pthread_mutex_unlock(&tz_lock);
+	if (c)
+		tz_last = c;
+	return c;
+}
+
+static int64_t tz_lookup(const tzone *z, int64_t utc_us)
+{
+	int64_t s = sl_floordiv(utc_us, SL_US_PER_SEC);
+	if (z->n == 0 || s < z->at[0])
+		return (int64_t)z->off0 * SL_US_PER_SEC;
+	int lo = 0, hi = z->n - 1; /* last i with at[i] <= s */
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (z->at[mid] <= s)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return (int64_t)z->off_at[lo] * SL_US_PER_SEC;
+}
+
+/* Fixed offsets: "UTC", "GMT", "Z", "UT", "+08:00", "-0530", "GMT+8",
+ * "UTC-05:30".  Returns 0 and the offset, or -1 when not of that shape. */
+static int tz_fixed(const char *tz, int64_t *off)
+{
+	const char *p = tz;
+	if (!strncmp(p, "UTC", 3) || !strncmp(p, "GMT", 3))
+		p += 3;
+	else if (!strncmp(p, "UT", 2))
+		p += 2;
+	else if (*p == 'Z' && p[1] == 0)
+		p++;
+	if (*p == 0) {
+		*off = 0;
+		return 0;
+	}
+	if (*p != '+' && *p != '-')
+		return -1;
+	const char *e = p + strlen(p);
+	if (parse_offset(&p, e, off) || p != e)
+		return -1;
+	return 0;
+}
+
+/* sl_tz_offset: offset of zone tz at instant utc_us; 0 or -1 unknown. */
+int sl_tz_offset(const char *tz, int64_t utc_us, int64_t *off_us)
+{
+	if (!tz || !*tz) {
+		*off_us = 0;
+		return 0;
+	}
+	if (tz_fixed(tz, off_us) == 0)
+		return 0;
+	const tzone *z = tz_get(tz);
+	if (!z)
+		return -1;
+	*off_us = tz_lookup(z, utc_us);
+	return 0;
+}
+
+/* ---- Java-style date patterns ------------------------------------------ */
+
+/* One compiled pattern element: a letter run ("yyyy" = 'y' x 4) or a
+ * literal (kind 0, text in the struct's own copy of the pattern). */
+typedef struct dtok {
+	char kind;
+	uint8_t count;
+	uint16_t litoff, litlen;
+} dtok;
+
+struct sl_datefmt {
+	int n;
+	dtok tok[64];
+	char lit[256];
+};
+
+static const char *const mon_short[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+static const char *const mon_long[] = {"January", "February", "March",     "April",
+                                       "May",     "June",     "July",      "August",
+                                       "September", "October", "November", "December"};
+static const char *const dow_short[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+static const char *const dow_long[] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
+                                       "Thursday", "Friday", "Saturday"};
+
+static int pat_letter(char c)
+{
+	return strchr("yMdHhamsSEDXZx", c) != NULL && c != 0;
+}
+
+/*
+ * sl_datefmt_compile: compiles a pattern; letters y M d H h a m s S E D X Z x,
+ * 'quoted text' and '' for a quote; other non-letters are literals.  Returns
+ * a pattern to free with sl_datefmt_free, or NULL with a message in errbuf.
+ */
+sl_datefmt *sl_datefmt_compile(const char *pat, char *errbuf, size_t errcap)
+{
+	sl_datefmt *f = calloc(1, sizeof(*f));
+	size_t nlit = 0;
+	if (!f) {
+		snprintf(errbuf, errcap, "out of memory");
+		return NULL;
+	}
+	for (const char *p = pat; *p;) {
+		if (f->n >= 64)
+			goto toolong;
+		dtok *t = &f->tok[f->n];
+		if (pat_letter(*p)) {
+			const char *q = p;
+			while (*q == *p && q - p < 255)
+				q++;
+			t->kind = *p;
+			t->count = (uint8_t)(q - p);
+			p = q;
+		} else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')) {
+			snprintf(errbuf, errcap, "unknown pattern letter '%c' in '%s'", *p, pat);
+			goto fail;
+		} else {
+			t->kind = 0;
+			t->litoff = (uint16_t)nlit;
+			if (*p == '\'' && p[1] == '\'') { /* '' is a quote */
+				p += 2;
+				if (nlit >= sizeof(f->lit))
+					goto toolong;
+				f->lit[nlit++] = '\'';
+			} else if (*p == '\'') {
+				for (p++; *p && !(*p == '\'' && p[1] != '\''); p++) {
+					if (*p == '\'')
+						p++;
+					if (nlit >= sizeof(f->lit))
+						goto toolong;
+					f->lit[nlit++] = *p;
+				}
+				if (!*p) {
+					snprintf(errbuf, errcap, "unterminated quote in '%s'", pat);
+					goto fail;
+				}
+				p++;
+			} else {
+				if (nlit >= sizeof(f->lit))
+					goto toolong;
+				f->lit[nlit++] = *p++;
+			}
+			t->litlen = (uint16_t)(nlit - t->litoff);
+		}
+		f->n++;
+	}
+	return f;
+toolong:
+	snprintf(errbuf, errcap, "date pattern too long: '%s'", pat);
+fail:
+	free(f);
+	return NULL;
+}
+
+/* sl_datefmt_free: frees a compiled pattern; safe on NULL. */
+void sl_datefmt_free(sl_datefmt *f)
+{
+	free(f);
+}
+
+typedef struct outbuf {
+	char *p;
+	size_t n, cap;
+} outbuf;
+
+static void ob_put(outbuf *o, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++, o->n++)
+		if (o->n + 1 < o->cap)
+			o->p[o->n] = s[i];
+}
+
+static void ob_num(outbuf *o, int64_t v, int width)
+{
+	char t[24];
+	int n = snprintf(t, sizeof(t), "%0*lld", width > 20 ? 20 : width, (long long)v);
+	ob_put(o, t, (size_t)n);
+}
+
+/* Calendar fields of an instant, for formatting. */
+typedef struct dfields {
+	int64_t y, days;
+	unsigned mo, d;
+	int h, mi, s, us;
+} dfields;
+
+static void fmt_tok(outbuf *o, const sl_datefmt *f, const dtok *t, const dfields *v)
+{
+	int c = t->count;
+	switch (t->kind) {
+	case 0: ob_put(o, f->lit + t->litoff, t->litlen); break;
+	case 'y': ob_num(o, c == 2 ? sl_floormod(v->y, 100) : v->y, c); break;
+	case 'M':
+		if (c >= 4)
+			ob_put(o, mon_long[v->mo - 1], strlen(mon_long[v->mo - 1]));
+		else if (c == 3)
+			ob_put(o, mon_short[v->mo - 1], 3);
+		else
+			ob_num(o, v->mo, c);
+		break;
+	case 'd': ob_num(o, v->d, c); break;
+	case 'H': ob_num(o, v->h, c); break;
+	case 'h': ob_num(o, v->h % 12 == 0 ? 12 : v->h % 12, c); break;
+	case 'a': ob_put(o, v->h < 12 ? "AM" : "PM", 2); break;
+	case 'm': ob_num(o, v->mi, c); break;
+	case 's': ob_num(o, v->s, c); break;
+	case 'S': {
+		char fr[10];
+		snprintf(fr, sizeof(fr), "%06d000", v->us);
+		ob_put(o, fr, (size_t)(c > 9 ? 9 : c));
+		break;
+	}
+	case 'E': {
+		int w = (int)sl_floormod(v->days + 4, 7);
+		const char *nm = c >= 4 ? dow_long[w] : dow_short[w];
+		ob_put(o, nm, strlen(nm));
+		break;
+	}
+	case 'D': ob_num(o, v->days - sl_days_from_civil(v->y, 1, 1) + 1, c); break;
+	case 'X': ob_put(o, "Z", 1); break;
+	case 'x': ob_put(o, c >= 3 ? "+00:00" : "+00", c >= 3 ? 6 : 3); break;
+	case 'Z': ob_put(o, c >= 4 ? "GMT" : "+0000", c >= 4 ? 3 : 5); break;
+	}
+}
+
+/* sl_datefmt_format: writes us (read as UTC wall clock) per the pattern into
+ * buf (NUL-terminated, truncated to cap); returns the untruncated length. */
+int sl_datefmt_format(const sl_datefmt *f, int64_t us, char *buf, size_t cap)
+{
+	dfields v;
+	v.days = sl_floordiv(us, SL_US_PER_DAY);
+	int64_t tod = us - v.days * SL_US_PER_DAY;
+	sl_civil_from_days(v.days, &v.y, &v.mo, &v.d);
+	v.h = (int)(tod / 3600000000LL);
+	v.mi = (int)(tod / 60000000 % 60);
+	v.s = (int)(tod / 1000000 % 60);
+	v.us = (int)(tod % 1000000);
+	outbuf o = {buf, 0, cap};
+	for (int i = 0; i < f->n; i++)
+		fmt_tok(&o, f, &f->tok[i], &v);
+	if (cap)
+		buf[o.n < cap ? o.n : cap - 1] = 0;
+	return (int)o.n;
+}
+
+/* Matches one of `n` names case-insensitively at *p; index or -1. */
+static int match_name(const char **p, const char *e, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(names[i]);
+		if ((size_t)(e - *p) >= l && strncasecmp(*p, names[i], l) == 0) {
+			*p += l;
+			return i;
+		}
+	}
+	return -1;
+}
+
+/* Parsed calendar fields. */
+typedef struct pfields {
+	int64_t y, mo, d, h, mi, s, us, off, doy;
+	int pm; /* -1 none, 0 AM, 1 PM */
+} pfields;
+
+static int parse_tok(const sl_datefmt *f, int i, const char **p, const char *e, pfields *v)
+{
+	const dtok *t = &f->tok[i];
+	int next_num = i + 1 < f->n && strchr("yMdHhmsSD", f->tok[i + 1].kind) &&
+	               f->tok[i + 1].kind;
+	int max = next_num ? t->count : 9, c = t->count;
+	int64_t x;
+	switch (t->kind) {
+	case 0:
+		if ((size_t)(e - *p) < t->litlen || memcmp(*p, f->lit + t->litoff, t->litlen))
+			return -1;
+		*p += t->litlen;
+		return 0;
+	case 'y':
+		if (c == 2) {
+			if (read_num(p, e, 2, &x) != 2)
+				return -1;
+			v->y = 2000 + x;
+			return 0;
+		}
+		return read_num(p, e, max, &v->y) >= 1 ? 0 : -1;
+	case 'M':
+		if (c >= 3) {
+			int k = match_name(p, e, mon_long, 12);
+			if (k < 0)
+				k = match_name(p, e, mon_short, 12);
+			v->mo = k + 1;
+			return k < 0 ? -1 : 0;
+		}
+		return read_num(p, e, max > 2 ? 2 : max, &v->mo) >= 1 ? 0 : -1;
+	case 'd': return read_num(p, e, max > 2 ? 2 : max, &v->d) >= 1 ? 0 : -1;
+	case 'H':
+	case 'h': return read_num(p, e, max > 2 ? 2 : max, &v->h) >= 1 ? 0 : -1;
+	case 'm': return read_num(p, e, max > 2 ? 2 : max, &v->mi) >= 1 ? 0 : -1;
+	case 's': return read_num(p, e, max > 2 ? 2 : max, &v->s) >= 1 ? 0 : -1;
+	case 'D': return read_num(p, e, max > 3 ? 3 : max, &v->doy) >= 1 ? 0 : -1;
+	case 'S': {
+		int n = read_num(p, e, max, &x);
+		if (n < 1)
+			return -1;
+		for (; n < 6; n++)
+			x *= 10;
+		for (; n > 6; n--)
+			x /= 10;
+		v->us = x;
+		return 0;
+	}
+	case 'a':
+		v->pm = match_name(p, e, (const char *const[]){"AM", "PM"}, 2);
+		return v->pm < 0 ? -1 : 0;
+	case 'E':
+		if (match_name(p, e, dow_long, 7) < 0 && match_name(p, e, dow_short, 7) < 0)
+			return -1;
+		return 0;
+	default: /* X, x, Z: "Z", "+hh", "+hhmm", "+hh:mm" */
+		if (*p < e && (**p == 'Z' || **p == '+' || **p == '-'))
+			return parse_offset(p, e, &v->off);
+		return -1;
+	}
+}
+
+/* sl_datefmt_parse: parses s per the pattern into micros (UTC when the text
+ * carries an offset, else the wall clock).  0 or -1. */
+int sl_datefmt_parse(const sl_datefmt *f, const char *s, size_t len, int64_t *out_us)
+{
+	pfields v = {1970, 1, 1, 0, 0, 0, 0, 0, -1, -1};
+	const char *p = s, *e = s + len;
+	for (int i = 0; i < f->n; i++)
+		if (parse_tok(f, i, &p, e, &v))
+			return -1;
+	if (p != e)
+		return -1;
+	if (v.pm >= 0) {
+		if (v.h < 1 || v.h > 12)
+			return -1;
+		v.h = v.h % 12 + (v.pm ? 12 : 0);
+	}
+	if (v.mo < 1 || v.mo > 12 || v.d < 1 || v.d > sl_days_in_month(v.y, (unsigned)v.mo) ||
+	    v.h > 23 || v.mi > 59 || v.s > 59)
+		return -1;
+	int64_t days = sl_days_from_civil(v.y, (unsigned)v.mo, (unsigned)v.d);
+	if (v.doy >= 1) {
+		if (v.doy > 365 + is_leap(v.y))
+			return -1;
+		days = sl_days_from_civil(v.y, 1, 1) + v.doy - 1;
+	}
+	*out_us = days * SL_US_PER_DAY + ((v.h * 60 + v.mi) * 60 + v.s) * SL_US_PER_SEC + v.us -
+	          v.off;
+	return 0;
+}

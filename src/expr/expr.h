@@ -155,6 +155,16 @@ int sl_expr_eval_const(const sl_expr *e, sl_arena *a, sl_value *out, sl_err *err
 /* Name of a function as written in SQL (for messages and EXPLAIN). */
 const char *sl_fn_name(sl_fn fn);
 
+/* The function a generic call `name(...)` means (case-insensitive, aliases
+ * such as CHARACTER_LENGTH, LCASE, SUBSTR, CEILING accepted), or -1 when
+ * unknown.  FLOOR/CEIL map to the numeric forms; the binder picks
+ * SL_FN_FLOOR_TIME for FLOOR(ts TO unit). */
+int sl_fn_from_name(const char *sql_name);
+
+/* The sl_time_unit named (case-insensitive: "HOUR", "hours", "DOW", ...), or
+ * -1 when unknown. */
+int sl_time_unit_from_name(const char *name);
+
 /* Writes a readable form of the expression ("($1 + 5)", "UPPER($0)") into
  * buf for EXPLAIN; column i prints as names[i] when names is non-NULL. */
 char *sl_expr_format(const sl_expr *e, const char *const *names, char *buf, size_t cap);

@@ -1,0 +1,285 @@
+/*
+ * expr_format.c - names of functions and time units, and the readable form
+ * of bound expressions used by EXPLAIN.
+ *
+ * The binder maps a generic call `name(args)` to an sl_fn with
+ * sl_fn_from_name (aliases included: CHARACTER_LENGTH, LCASE, ...), and a
+ * unit keyword to an sl_time_unit with sl_time_unit_from_name.
+ * sl_expr_format prints a tree compactly: infix operators in parentheses
+ * ("($1 + 5)"), calls as NAME(args), CAST(x AS T), CASE ... END.
+ */
+#include "expr_int.h"
+#include "base/timeutil.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct name_map {
+	const char *name;
+	int v;
+} name_map;
+
+static const name_map FN_NAMES[] = {
+	{"MOD", SL_FN_MOD}, {"COALESCE", SL_FN_COALESCE}, {"NULLIF", SL_FN_NULLIF},
+	{"CONCAT", SL_FN_CONCAT}, {"CONCAT_WS", SL_FN_CONCAT_WS},
+	{"UPPER", SL_FN_UPPER}, {"UCASE", SL_FN_UPPER}, {"LOWER", SL_FN_LOWER},
+	{"LCASE", SL_FN_LOWER}, {"SUBSTRING", SL_FN_SUBSTRING}, {"SUBSTR", SL_FN_SUBSTRING},
+	{"CHAR_LENGTH", SL_FN_CHAR_LENGTH}, {"CHARACTER_LENGTH", SL_FN_CHAR_LENGTH},
+	{"LENGTH", SL_FN_CHAR_LENGTH}, {"TRIM", SL_FN_TRIM_BOTH}, {"BTRIM", SL_FN_TRIM_BOTH},
+	{"LTRIM", SL_FN_TRIM_LEADING}, {"RTRIM", SL_FN_TRIM_TRAILING},
+	{"REPLACE", SL_FN_REPLACE}, {"POSITION", SL_FN_POSITION},
+	{"REGEXP_EXTRACT", SL_FN_REGEXP_EXTRACT}, {"REGEXP", SL_FN_REGEXP},
+	{"REGEXP_REPLACE", SL_FN_REGEXP_REPLACE}, {"SPLIT_INDEX", SL_FN_SPLIT_INDEX},
+	{"LPAD", SL_FN_LPAD}, {"RPAD", SL_FN_RPAD}, {"MD5", SL_FN_MD5},
+	{"ABS", SL_FN_ABS}, {"ROUND", SL_FN_ROUND}, {"FLOOR", SL_FN_FLOOR},
+	{"CEIL", SL_FN_CEIL}, {"CEILING", SL_FN_CEIL}, {"POWER", SL_FN_POWER},
+	{"POW", SL_FN_POWER}, {"SQRT", SL_FN_SQRT}, {"LN", SL_FN_LN}, {"LOG10", SL_FN_LOG10},
+	{"EXP", SL_FN_EXP}, {"EXTRACT", SL_FN_EXTRACT}, {"DATE_TRUNC", SL_FN_DATE_TRUNC},
+	{"DATE_FORMAT", SL_FN_DATE_FORMAT}, {"TO_TIMESTAMP", SL_FN_TO_TIMESTAMP},
+	{"TO_TIMESTAMP_LTZ", SL_FN_TO_TIMESTAMP_LTZ}, {"TO_DATE", SL_FN_TO_DATE},
+	{"UNIX_TIMESTAMP", SL_FN_UNIX_TIMESTAMP}, {"CURRENT_WATERMARK", SL_FN_CURRENT_WATERMARK},
+	{"PROCTIME", SL_FN_PROCTIME}, {"CURRENT_TIMESTAMP", SL_FN_CURRENT_TIMESTAMP},
+	{"NOW", SL_FN_CURRENT_TIMESTAMP}, {"LOCALTIMESTAMP", SL_FN_CURRENT_TIMESTAMP},
+	{"TIMESTAMPADD", SL_FN_TIMESTAMPADD}, {"TIMESTAMPDIFF", SL_FN_TIMESTAMPDIFF},
+	{"CAST", SL_FN_CAST}, {"TRY_CAST", SL_FN_TRY_CAST}, {"SIMILAR", SL_FN_SIMILAR},
+	{"LIKE", SL_FN_LIKE}, {"IN", SL_FN_IN}, {"CASE", SL_FN_CASE},
+	{"AND", SL_FN_AND}, {"OR", SL_FN_OR}, {"NOT", SL_FN_NOT},
+};
+
+int sl_fn_from_name(const char *name)
+{
+	if (!name)
+		return -1;
+	for (size_t i = 0; i < sizeof(FN_NAMES) / sizeof(FN_NAMES[0]); i++)
+		if (!strcasecmp(name, FN_NAMES[i].name))
+			return FN_NAMES[i].v;
+	return -1;
+}
+
+static const name_map TU_NAMES[] = {
+	{"MICROSECOND", SL_TU_MICROSECOND}, {"MICROSECONDS", SL_TU_MICROSECOND},
+	{"MILLISECOND", SL_TU_MILLISECOND}, {"MILLISECONDS", SL_TU_MILLISECOND},
+	{"SECOND", SL_TU_SECOND}, {"SECONDS", SL_TU_SECOND}, {"MINUTE", SL_TU_MINUTE},
+	{"MINUTES", SL_TU_MINUTE}, {"HOUR", SL_TU_HOUR}, {"HOURS", SL_TU_HOUR},
+	{"DAY", SL_TU_DAY}, {"DAYS", SL_TU_DAY}, {"WEEK", SL_TU_WEEK}, {"WEEKS", SL_TU_WEEK},
+	{"MONTH", SL_TU_MONTH}, {"MONTHS", SL_TU_MONTH}, {"QUARTER", SL_TU_QUARTER},
+	{"YEAR", SL_TU_YEAR}, {"YEARS", SL_TU_YEAR}, {"DOW", SL_TU_DOW}, {"DAYOFWEEK", SL_TU_DOW},
+	{"DOY", SL_TU_DOY}, {"DAYOFYEAR", SL_TU_DOY}, {"EPOCH", SL_TU_EPOCH},
+	{"DECADE", SL_TU_DECADE}, {"CENTURY", SL_TU_CENTURY}, {"MILLENNIUM", SL_TU_MILLENNIUM},
+	{"SQL_TSI_SECOND", SL_TU_SECOND}, {"SQL_TSI_MINUTE", SL_TU_MINUTE},
+	{"SQL_TSI_HOUR", SL_TU_HOUR}, {"SQL_TSI_DAY", SL_TU_DAY}, {"SQL_TSI_WEEK", SL_TU_WEEK},
+	{"SQL_TSI_MONTH", SL_TU_MONTH}, {"SQL_TSI_QUARTER", SL_TU_QUARTER},
+	{"SQL_TSI_YEAR", SL_TU_YEAR},
+};
+
+int sl_time_unit_from_name(const char *name)
+{
+	if (!name)
+		return -1;
+	for (size_t i = 0; i < sizeof(TU_NAMES) / sizeof(TU_NAMES[0]); i++)
+		if (!strcasecmp(name, TU_NAMES[i].name))
+			return TU_NAMES[i].v;
+	return -1;
+}
+
+/* Canonical name of a time unit (the first spelling in TU_NAMES). */
+static const char *unit_name(int64_t u)
+{
+	for (size_t i = 0; i < sizeof(TU_NAMES) / sizeof(TU_NAMES[0]); i++)
+		if (TU_NAMES[i].v == u)
+			return TU_NAMES[i].name;
+	return "?";
+}
+
+/* ---- EXPLAIN form ------------------------------------------------------- */
+
+typedef struct fmt_out {
+	char *buf;
+	size_t cap, len;
+} fmt_out;
+
+static void put(fmt_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(fmt_out *o, const char *fmt, ...)
+{
+	if (o->len >= o->cap)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n;
+	if (o->len >= o->cap)
+		o->len = o->cap - 1;
+}
+
+static void fmt_expr(fmt_out *o, const sl_expr *e, const char *const *names);
+
+static void fmt_lit(fmt_out *o, const sl_expr *e)
+{
+	char tb[64];
+	if (e->lit.is_null) {
+		put(o, "NULL");
+		return;
+	}
+	switch (sl_type_phys(e->type)) {
+	case SL_PHYS_F64: put(o, "%.17g", e->lit.v.f64); break;
+	case SL_PHYS_STR: put(o, "'%.*s'", (int)e->lit.v.str.len, e->lit.v.str.ptr); break;
+	case SL_PHYS_I128: {
+		sl_i128 v = e->lit.v.i128;
+		int neg = v < 0, n = 0, sc = e->type.scale;
+		unsigned __int128 u = neg ? -(unsigned __int128)v : (unsigned __int128)v;
+		char d[48];
+		do {
+			d[n++] = (char)('0' + (int)(u % 10));
+			u /= 10;
+		} while (u || n <= sc);
+		put(o, "%s", neg ? "-" : "");
+		while (n > 0) {
+			put(o, "%c", d[--n]);
+			if (n == sc && sc > 0)
+				put(o, ".");
+		}
+		break;
+	}
+	default:
+		if (e->type.id == SL_T_BOOLEAN)
+			put(o, "%s", e->lit.v.i64 ? "TRUE" : "FALSE");
+		else if (e->type.id == SL_T_DATE && sl_date_format(e->lit.v.i64, tb) > 0)
+			put(o, "DATE '%s'", tb);
+		else if (sl_type_is_timestamp(e->type) &&
+		         sl_ts_format(e->lit.v.i64, e->type.precision, 0, 0, tb) > 0)
+			put(o, "%s '%s'", e->type.id == SL_T_TIMESTAMP ? "TIMESTAMP" : "TIMESTAMP_LTZ", tb);
+		else if (sl_type_is_integer(e->type))
+			put(o, "%lld", (long long)e->lit.v.i64);
+		else
+			put(o, "%lld:%s", (long long)e->lit.v.i64, sl__type_str(e->type, tb, sizeof(tb)));
+		break;
+	}
+}
+
+static int is_infix(sl_fn fn)
+{
+	return (fn >= SL_FN_ADD && fn <= SL_FN_DIV) || (fn >= SL_FN_EQ && fn <= SL_FN_OR) ||
+	       fn == SL_FN_IS_DISTINCT || fn == SL_FN_IS_NOT_DISTINCT || fn == SL_FN_LIKE ||
+	       fn == SL_FN_SIMILAR;
+}
+
+static void fmt_args(fmt_out *o, const sl_expr *e, int from, const char *const *names)
+{
+	for (int i = from; i < e->nargs; i++) {
+		if (i > from)
+			put(o, ", ");
+		fmt_expr(o, e->args[i], names);
+	}
+}
+
+static void fmt_call(fmt_out *o, const sl_expr *e, const char *const *names)
+{
+	char tb[128];
+	const char *nm = sl_fn_name(e->fn);
+	if (is_infix(e->fn) && e->nargs == 2) {
+		put(o, "(");
+		fmt_expr(o, e->args[0], names);
+		put(o, " %s ", nm);
+		fmt_expr(o, e->args[1], names);
+		put(o, ")");
+		return;
+	}
+	switch (e->fn) {
+	case SL_FN_NEG: put(o, "-"); fmt_expr(o, e->args[0], names); return;
+	case SL_FN_NOT: put(o, "NOT "); fmt_expr(o, e->args[0], names); return;
+	case SL_FN_IS_NULL: case SL_FN_IS_NOT_NULL: case SL_FN_IS_TRUE: case SL_FN_IS_FALSE:
+	case SL_FN_IS_NOT_TRUE: case SL_FN_IS_NOT_FALSE:
+		put(o, "(");
+		fmt_expr(o, e->args[0], names);
+		put(o, " %s)", nm);
+		return;
+	case SL_FN_CAST: case SL_FN_TRY_CAST:
+		put(o, "%s(", nm);
+		fmt_expr(o, e->args[0], names);
+		put(o, " AS %s)", sl__type_str(e->type, tb, sizeof(tb)));
+		return;
+	case SL_FN_IN:
+		put(o, "(");
+		fmt_expr(o, e->args[0], names);
+		put(o, " IN (");
+		fmt_args(o, e, 1, names);
+		put(o, "))");
+		return;
+	case SL_FN_CASE:
+		put(o, "CASE");
+		for (int i = 0; i + 1 < e->nargs; i += 2) {
+			put(o, " WHEN ");
+			fmt_expr(o, e->args[i], names);
+			put(o, " THEN ");
+			fmt_expr(o, e->args[i + 1], names);
+		}
+		if (e->nargs % 2) {
+			put(o, " ELSE ");
+			fmt_expr(o, e->args[e->nargs - 1], names);
+		}
+		put(o, " END");
+		return;
+	case SL_FN_FIELD: {
+		const sl_row_type *rt = e->args[0]->type.row;
+		fmt_expr(o, e->args[0], names);
+		if (rt && e->field >= 0 && e->field < rt->nfields)
+			put(o, ".%s", rt->fields[e->field].name);
+		else
+			put(o, ".$%d", e->field);
+		return;
+	}
+	case SL_FN_EXTRACT:
+		put(o, "EXTRACT(%s FROM ", e->args[0]->kind == SL_EX_LIT ? unit_name(e->args[0]->lit.v.i64) : "?");
+		fmt_expr(o, e->args[1], names);
+		put(o, ")");
+		return;
+	case SL_FN_FLOOR_TIME: case SL_FN_CEIL_TIME:
+		put(o, "%s(", nm);
+		fmt_expr(o, e->args[0], names);
+		put(o, " TO %s)", e->args[1]->kind == SL_EX_LIT ? unit_name(e->args[1]->lit.v.i64) : "?");
+		return;
+	case SL_FN_TIMESTAMPADD: case SL_FN_TIMESTAMPDIFF:
+		put(o, "%s(%s, ", nm, e->args[0]->kind == SL_EX_LIT ? unit_name(e->args[0]->lit.v.i64) : "?");
+		fmt_args(o, e, 1, names);
+		put(o, ")");
+		return;
+	default:
+		put(o, "%s(", nm);
+		fmt_args(o, e, 0, names);
+		put(o, ")");
+		return;
+	}
+}
+
+static void fmt_expr(fmt_out *o, const sl_expr *e, const char *const *names)
+{
+	switch (e->kind) {
+	case SL_EX_COL:
+		if (names && names[e->col])
+			put(o, "%s", names[e->col]);
+		else
+			put(o, "$%d", e->col);
+		break;
+	case SL_EX_LIT:
+		fmt_lit(o, e);
+		break;
+	case SL_EX_CALL:
+		fmt_call(o, e, names);
+		break;
+	}
+}
+
+char *sl_expr_format(const sl_expr *e, const char *const *names, char *buf, size_t cap)
+{
+	fmt_out o = {buf, cap, 0};
+	if (!cap)
+		return buf;
+	buf[0] = 0;
+	if (e)
+		fmt_expr(&o, e, names);
+	return buf;
+}

@@ -1,0 +1,176 @@
+/*
+ * expr_int.h - internals shared by the expression compiler and its kernels.
+ *
+ * A compiled program (sl_prog) is a flat array of steps.  Every step reads
+ * argument registers and writes one output register; a register is a column
+ * vector: an input column of the batch being evaluated (referenced, never
+ * copied), a constant broadcast once at compile time, or a temporary owned
+ * by the program (capacity p->cap rows, grown when a bigger batch arrives).
+ *
+ * Every step runs under a selection (p->sels[st->sel]): the list of rows it
+ * must compute.  Selection 0 is the input batch's live rows; CASE, and
+ * AND/OR/COALESCE whose later arguments may fail, create sub-selections
+ * with split steps so that a branch is evaluated only for the rows that
+ * reach it.  Kernels touch only the rows of their selection and never call
+ * malloc per row: string results go into the output batch's arena when the
+ * step's value can reach an output column (st->out_arena), otherwise into
+ * the program's scratch arena, reset at every call.
+ *
+ * Kernels are chosen at compile time per (function, physical type) by the
+ * sl__bind_* functions of the fn_*.c files.
+ */
+#ifndef SL_EXPR_INT_H
+#define SL_EXPR_INT_H
+
+#include "expr.h"
+#include "sluice.h"
+
+enum { SL_REG_TMP, SL_REG_INPUT, SL_REG_CONST, SL_REG_ALIAS };
+
+typedef struct sl_reg {
+	int kind;       /* SL_REG_* */
+	sl_type type;
+	int input;      /* SL_REG_INPUT: input column index */
+	sl_value cval;  /* SL_REG_CONST: the value (strings in p->arena) */
+	sl_col own;     /* TMP/CONST storage (null + data vectors) */
+	sl_col *cur;    /* the column read and written during a call */
+} sl_reg;
+
+typedef struct sl_sel {
+	uint32_t *idx;  /* NULL = dense rows 0..n-1 */
+	int n;
+	uint32_t *store; /* owned storage (p->cap entries) */
+} sl_sel;
+
+struct sl_xctx;
+struct sl_step;
+typedef int (*sl_kernel)(struct sl_xctx *x, const struct sl_step *st);
+
+typedef struct sl_step {
+	sl_kernel k;
+	sl_fn fn;
+	int out;        /* output register */
+	int nargs;
+	int *args;      /* argument registers */
+	int sel;        /* selection the step runs under */
+	int sel_a, sel_b; /* split steps: selections produced */
+	int op;         /* kernel-specific sub-code (unit, comparison, ...) */
+	int out_arena;  /* 1: strings go to the output batch's arena */
+	int64_t k1, k2; /* kernel-specific constants (scale factors, ...) */
+	sl_i128 m1, m2; /* kernel-specific 128-bit constants */
+	void *aux;      /* compiled pattern (LIKE, regex, date format) */
+	sl_type type;   /* result type */
+} sl_step;
+
+typedef void (*sl_aux_free)(void *);
+
+struct sl_prog {
+	sl_arena arena;    /* steps, args, constant strings, aux data */
+	sl_arena scratch;  /* per-call intermediate strings */
+	sl_step *steps;
+	int nsteps, capsteps;
+	sl_reg *regs;
+	int nregs, capregs;
+	sl_sel *sels;
+	int nsels, capsels;
+	int cap;           /* rows of every owned vector */
+	int n;             /* expressions */
+	int *roots;        /* root register per expression */
+	int nin;
+	sl_type *in_types;
+	uint32_t *filter_sel; /* sl_prog_filter's selection storage */
+	int nfrees, capfrees;
+	sl_aux_free *free_fn;
+	void **free_ptr;
+};
+
+typedef struct sl_xctx {
+	sl_prog *p;
+	const sl_batch *in;
+	sl_batch *out;        /* may be NULL (filter) */
+	const sl_eval_ctx *ctx;
+	sl_err *err;
+} sl_xctx;
+
+/* Loops over the rows of selection S: `i` is the physical row index. */
+#define SL_FOR_ROWS(S, i, ...)                                                \
+	do {                                                                  \
+		const uint32_t *ix_ = (S)->idx;                               \
+		int n_ = (S)->n;                                              \
+		if (ix_) {                                                    \
+			for (int k_ = 0; k_ < n_; k_++) {                     \
+				int i = (int)ix_[k_];                         \
+				__VA_ARGS__                                   \
+			}                                                     \
+		} else {                                                      \
+			for (int i = 0; i < n_; i++) {                        \
+				__VA_ARGS__                                   \
+			}                                                     \
+		}                                                             \
+	} while (0)
+
+/* Accessors used by kernels. */
+#define SL_X_SEL(x, st) (&(x)->p->sels[(st)->sel])
+#define SL_X_OUT(x, st) ((x)->p->regs[(st)->out].cur)
+#define SL_X_ARG(x, st, j) ((x)->p->regs[(st)->args[j]].cur)
+#define SL_X_ATYPE(p, st, j) ((p)->regs[(st)->args[j]].type)
+
+/* Arena for string results of step st. */
+static inline sl_arena *sl__x_arena(sl_xctx *x, const sl_step *st)
+{
+	return (st->out_arena && x->out) ? &x->out->arena : &x->p->scratch;
+}
+
+/* Registers a cleanup for compiled aux data (regex, date format). */
+int sl__prog_on_free(sl_prog *p, sl_aux_free fn, void *ptr);
+
+/* Constant argument j of a step, or NULL when that argument is not constant. */
+const sl_value *sl__step_const(const sl_prog *p, const sl_step *st, int j);
+
+/* Binders: pick the kernel for st (fn, arg registers and result type set)
+ * from its argument types; compile literal patterns.  Return 0, or
+ * SL_EPLAN / SL_ENOMEM with err set.  Each returns SL_ENOTSUP without
+ * touching err when fn is not one of its family. */
+int sl__bind_arith(sl_prog *p, sl_step *st, sl_err *err);   /* fn_arith.c */
+int sl__bind_math(sl_prog *p, sl_step *st, sl_err *err);    /* fn_math.c */
+int sl__bind_cast(sl_prog *p, sl_step *st, sl_err *err);    /* fn_cast.c */
+int sl__bind_string(sl_prog *p, sl_step *st, sl_err *err);  /* fn_string.c */
+int sl__bind_regex(sl_prog *p, sl_step *st, sl_err *err);   /* fn_regex.c */
+int sl__bind_time(sl_prog *p, sl_step *st, sl_err *err);    /* fn_time.c */
+int sl__bind_logic(sl_prog *p, sl_step *st, sl_err *err);   /* expr_eval.c */
+
+/* Kernels for the control steps the compiler emits (expr_eval.c). */
+int sl__k_split_true(sl_xctx *x, const sl_step *st);     /* arg0 TRUE -> sel_a, else sel_b */
+int sl__k_split_notfalse(sl_xctx *x, const sl_step *st); /* arg0 not FALSE -> sel_a */
+int sl__k_split_nottrue(sl_xctx *x, const sl_step *st);  /* arg0 not TRUE -> sel_a */
+int sl__k_split_null(sl_xctx *x, const sl_step *st);     /* arg0 NULL -> sel_a */
+int sl__k_case_merge(sl_xctx *x, const sl_step *st);     /* args: (val, sel) pairs via k1 */
+int sl__k_copy(sl_xctx *x, const sl_step *st);           /* out = arg0 (same phys) */
+
+/* Cast of one value between types: used by the cast kernels and for
+ * constant folding.  Returns 0, 1 when the value does not convert (NULL for
+ * TRY_CAST), or a negative code. */
+int sl__cast_kernel_for(sl_type from, sl_type to, sl_kernel *out);
+
+/* Writes a short text form of value (col, row) for error messages. */
+void sl__value_snippet(const sl_col *c, int row, char *buf, size_t cap);
+
+/* Type helpers shared by the constructor and the binders (expr_type.c). */
+int sl__type_is_char(sl_type t);                 /* CHAR/VARCHAR */
+const char *sl__type_str(sl_type t, char *buf, size_t cap);
+
+/* Java-style integer wrap-around to the width of an integer type. */
+static inline int64_t sl__wrap_int(int64_t v, int id)
+{
+	switch (id) {
+	case SL_T_TINYINT: return (int8_t)v;
+	case SL_T_SMALLINT: return (int16_t)v;
+	case SL_T_INT: return (int32_t)v;
+	default: return v;
+	}
+}
+
+/* Session time zone offset at a UTC instant (micros; 0 for UTC/NULL). */
+int64_t sl__tz_off(const sl_xctx *x, int64_t utc_us);
+
+#endif

@@ -56,6 +56,12 @@ struct sl_op_vtab {
 	int (*restore)(sl_op *op, sl_snap_reader *r, sl_err *err);
 	int (*finish)(sl_op *op, sl_err *err);
 	void (*close)(sl_op *op);
+	/*
+	 * Source operators only (no inputs): produce the next batch and emit
+	 * it with its watermark.  Returns rows emitted (> 0), 0 when nothing is
+	 * available now, SL_EEOF at the end of input, or an error.
+	 */
+	int (*pump)(sl_op *op, sl_err *err);
 };
 
 /* One edge from an operator's output to a consumer input. */

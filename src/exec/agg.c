@@ -1,0 +1,301 @@
+/*
+ * agg.c - the built-in aggregate functions (see agg.h).
+ *
+ * Accumulators are plain structs in the state slot; each function's add()
+ * is a switch on the argument's physical kind.  The slot is written in
+ * place (memory backend) so an add is a few instructions per row.
+ */
+#include "agg.h"
+#include "sluice.h"
+#include "../base/decimal.h"
+
+#include <string.h>
+#include <strings.h>
+
+typedef struct {
+	int64_t n;
+} acc_count;
+
+typedef struct {
+	int64_t n; /* non-NULL values seen (net of retractions) */
+	int64_t pad;
+	union {
+		int64_t i;
+		double d;
+		sl_i128 dec;
+	} v;
+} acc_num;
+
+static int is_true(const sl_col *f, int row)
+{
+	return !f->null[row] && f->v.i64[row] != 0;
+}
+
+int sl_agg_add_one(const sl_agg *a, void *slot, const sl_batch *in, int row, int sign,
+                   sl_err *err)
+{
+	if (a->filter_col >= 0 && !is_true(&in->cols[a->filter_col], row))
+		return 0;
+	const sl_col *c = a->arg_col >= 0 ? &in->cols[a->arg_col] : NULL;
+	if (c && c->null[row])
+		return 0;
+	return a->vt->add(a, (char *)slot + a->offset, c, row, sign, err);
+}
+
+/* ---- COUNT ------------------------------------------------------------- */
+
+static int count_type(sl_type arg, int star, sl_type *out, sl_err *err)
+{
+	*out = sl_type_make(SL_T_BIGINT);
+	out->notnull = 1;
+	return 0;
+}
+
+static int count_add(const sl_agg *a, void *acc, const sl_col *c, int row, int sign, sl_err *err)
+{
+	((acc_count *)acc)->n += sign;
+	return 0;
+}
+
+static int count_result(const sl_agg *a, const void *acc, sl_col *out, int orow, sl_err *err)
+{
+	sl_col_set_i64(out, orow, ((const acc_count *)acc)->n);
+	return 0;
+}
+
+/* ---- SUM / AVG ----------------------------------------------------------- */
+
+static int numeric_arg(const char *fn, sl_type arg, sl_err *err)
+{
+	if (sl_type_is_numeric(arg))
+		return 0;
+	char buf[64];
+	return sl_err_set(err, SL_EPLAN, "%s does not accept an argument of type %s", fn,
+	                  sl_type_format(arg, buf, sizeof(buf)));
+}
+
+static int sum_type(sl_type arg, int star, sl_type *out, sl_err *err)
+{
+	if (numeric_arg("SUM", arg, err))
+		return SL_EPLAN;
+	if (arg.id == SL_T_DECIMAL)
+		*out = sl_type_decimal(38, arg.scale);
+	else if (arg.id == SL_T_FLOAT)
+		*out = sl_type_make(SL_T_FLOAT);
+	else
+		*out = arg;
+	out->notnull = 0;
+	return 0;
+}
+
+static int avg_type(sl_type arg, int star, sl_type *out, sl_err *err)
+{
+	if (numeric_arg("AVG", arg, err))
+		return SL_EPLAN;
+	if (arg.id == SL_T_DECIMAL)
+		*out = sl_type_decimal(38, arg.scale > 6 ? arg.scale : 6);
+	else if (arg.id == SL_T_FLOAT || arg.id == SL_T_DOUBLE)
+		*out = sl_type_make(SL_T_DOUBLE);
+	else
+		*out = arg;
+	out->notnull = 0;
+	return 0;
+}
+
+static int dec_overflow(const sl_agg *a, const char *fn, sl_err *err)
+{
+	char buf[64];
+	return sl_err_set(err, SL_ERUNTIME, "%s overflow: the result does not fit %s", fn,
+	                  sl_type_format(a->out_type, buf, sizeof(buf)));
+}
+
+static int sum_add(const sl_agg *a, void *accp, const sl_col *c, int row, int sign, sl_err *err)
+{
+	acc_num *acc = accp;
+	acc->n += sign;
+	switch (sl_type_phys(c->type)) {
+	case SL_PHYS_I64:
+		/* Flink's SUM(INT) is INT and wraps on overflow; sluice keeps the
+		 * 64-bit sum and narrows at result time */
+		acc->v.i += sign * c->v.i64[row];
+		break;
+	case SL_PHYS_F64:
+		acc->v.d += sign * c->v.f64[row];
+		break;
+	case SL_PHYS_I128: {
+		sl_i128 r;
+		if (sl_i128_add(acc->v.dec, sign > 0 ? c->v.i128[row] : -c->v.i128[row], &r) ||
+		    !sl_dec_fits(r, 38))
+			return dec_overflow(a, "SUM", err);
+		acc->v.dec = r;
+		break;
+	}
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void narrow_int(sl_type t, int64_t v, sl_col *out, int orow)
+{
+	switch (t.id) {
+	case SL_T_TINYINT: v = (int8_t)v; break;
+	case SL_T_SMALLINT: v = (int16_t)v; break;
+	case SL_T_INT: v = (int32_t)v; break;
+	default: break;
+	}
+	sl_col_set_i64(out, orow, v);
+}
+
+static int sum_result(const sl_agg *a, const void *accp, sl_col *out, int orow, sl_err *err)
+{
+	const acc_num *acc = accp;
+	if (acc->n <= 0) {
+		sl_col_set_null(out, orow);
+		return 0;
+	}
+	switch (sl_type_phys(a->out_type)) {
+	case SL_PHYS_I64: narrow_int(a->out_type, acc->v.i, out, orow); break;
+	case SL_PHYS_F64:
+		sl_col_set_f64(out, orow, a->out_type.id == SL_T_FLOAT ? (double)(float)acc->v.d : acc->v.d);
+		break;
+	case SL_PHYS_I128: sl_col_set_i128(out, orow, acc->v.dec); break;
+	default: sl_col_set_null(out, orow); break;
+	}
+	return 0;
+}
+
+static int avg_result(const sl_agg *a, const void *accp, sl_col *out, int orow, sl_err *err)
+{
+	const acc_num *acc = accp;
+	if (acc->n <= 0) {
+		sl_col_set_null(out, orow);
+		return 0;
+	}
+	switch (sl_type_phys(a->arg_type)) {
+	case SL_PHYS_I64: narrow_int(a->out_type, acc->v.i / acc->n, out, orow); break;
+	case SL_PHYS_F64: sl_col_set_f64(out, orow, acc->v.d / (double)acc->n); break;
+	case SL_PHYS_I128: {
+		/* rescale the sum to the result scale, then divide HALF_UP */
+		sl_i128 s;
+		if (sl_dec_rescale(acc->v.dec, a->arg_type.scale, a->out_type.scale, 38, &s))
+			return dec_overflow(a, "AVG", err);
+		sl_i128 n = acc->n, q = s / n, r = s % n;
+		if (r < 0)
+			r = -r;
+		if (2 * r >= n)
+			q += s < 0 ? -1 : 1;
+		sl_col_set_i128(out, orow, q);
+		break;
+	}
+	default: sl_col_set_null(out, orow); break;
+	}
+	return 0;
+}
+
+/* ---- MIN / MAX / FIRST_VALUE / LAST_VALUE -------------------------------- */
+
+static int minmax_type(sl_type arg, int star, sl_type *out, sl_err *err)
+{
+	sl_phys p = sl_type_phys(arg);
+	if (p == SL_PHYS_STR || p == SL_PHYS_ROW) {
+		char buf[64];
+		return sl_err_set(err, SL_ENOTSUP,
+		                  "MIN/MAX/FIRST_VALUE/LAST_VALUE over %s are not supported yet "
+		                  "(numeric, temporal and BOOLEAN arguments are)",
+		                  sl_type_format(arg, buf, sizeof(buf)));
+	}
+	*out = arg;
+	out->notnull = 0;
+	return 0;
+}
+
+/* -1, 0, 1 comparing the column value with the accumulator value */
+static int cmp_val(const sl_col *c, int row, const acc_num *acc)
+{
+	switch (sl_type_phys(c->type)) {
+	case SL_PHYS_I64: return c->v.i64[row] < acc->v.i ? -1 : c->v.i64[row] > acc->v.i;
+	case SL_PHYS_F64: return c->v.f64[row] < acc->v.d ? -1 : c->v.f64[row] > acc->v.d;
+	case SL_PHYS_I128: return c->v.i128[row] < acc->v.dec ? -1 : c->v.i128[row] > acc->v.dec;
+	default: return 0;
+	}
+}
+
+static void set_val(acc_num *acc, const sl_col *c, int row)
+{
+	switch (sl_type_phys(c->type)) {
+	case SL_PHYS_I64: acc->v.i = c->v.i64[row]; break;
+	case SL_PHYS_F64: acc->v.d = c->v.f64[row]; break;
+	case SL_PHYS_I128: acc->v.dec = c->v.i128[row]; break;
+	default: break;
+	}
+}
+
+static int min_add(const sl_agg *a, void *accp, const sl_col *c, int row, int sign, sl_err *err)
+{
+	acc_num *acc = accp;
+	if (acc->n == 0 || cmp_val(c, row, acc) < 0)
+		set_val(acc, c, row);
+	acc->n = 1;
+	return 0;
+}
+
+static int max_add(const sl_agg *a, void *accp, const sl_col *c, int row, int sign, sl_err *err)
+{
+	acc_num *acc = accp;
+	if (acc->n == 0 || cmp_val(c, row, acc) > 0)
+		set_val(acc, c, row);
+	acc->n = 1;
+	return 0;
+}
+
+static int first_add(const sl_agg *a, void *accp, const sl_col *c, int row, int sign, sl_err *err)
+{
+	acc_num *acc = accp;
+	if (acc->n == 0)
+		set_val(acc, c, row);
+	acc->n = 1;
+	return 0;
+}
+
+static int last_add(const sl_agg *a, void *accp, const sl_col *c, int row, int sign, sl_err *err)
+{
+	acc_num *acc = accp;
+	set_val(acc, c, row);
+	acc->n = 1;
+	return 0;
+}
+
+static int val_result(const sl_agg *a, const void *accp, sl_col *out, int orow, sl_err *err)
+{
+	const acc_num *acc = accp;
+	if (acc->n <= 0) {
+		sl_col_set_null(out, orow);
+		return 0;
+	}
+	switch (sl_type_phys(a->out_type)) {
+	case SL_PHYS_I64: sl_col_set_i64(out, orow, acc->v.i); break;
+	case SL_PHYS_F64: sl_col_set_f64(out, orow, acc->v.d); break;
+	case SL_PHYS_I128: sl_col_set_i128(out, orow, acc->v.dec); break;
+	default: sl_col_set_null(out, orow); break;
+	}
+	return 0;
+}
+
+static const sl_agg_vtab aggs[] = {
+	{"COUNT", 1, count_type, 16, count_add, count_result},
+	{"SUM", 1, sum_type, sizeof(acc_num), sum_add, sum_result},
+	{"AVG", 1, avg_type, sizeof(acc_num), sum_add, avg_result},
+	{"MIN", 0, minmax_type, sizeof(acc_num), min_add, val_result},
+	{"MAX", 0, minmax_type, sizeof(acc_num), max_add, val_result},
+	{"FIRST_VALUE", 0, minmax_type, sizeof(acc_num), first_add, val_result},
+	{"LAST_VALUE", 0, minmax_type, sizeof(acc_num), last_add, val_result},
+};
+
+const sl_agg_vtab *sl_agg_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(aggs) / sizeof(aggs[0]); i++)
+		if (strcasecmp(aggs[i].name, name) == 0)
+			return &aggs[i];
+	return NULL;
+}

@@ -1,0 +1,277 @@
+/*
+ * graph.c - the job runtime: edges, watermark merging, end of input, the
+ * pump loop (see graph.h).
+ */
+#include "graph.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <time.h>
+
+void sl_graph_init(sl_graph *g, sl_state_backend *state)
+{
+	memset(g, 0, sizeof(*g));
+	g->state = state;
+}
+
+int sl_graph_add(sl_graph *g, sl_op *op, int nin, int nout, const sl_type *types,
+                 const char *const *names)
+{
+	if (g->nops == g->capops) {
+		int nc = g->capops ? g->capops * 2 : 16;
+		sl_op **nv = realloc(g->ops, sizeof(*nv) * (size_t)nc);
+		if (!nv)
+			return SL_ENOMEM;
+		g->ops = nv;
+		g->capops = nc;
+	}
+	op->graph = g;
+	op->id = g->nops;
+	op->state = g->state;
+	op->nin = nin;
+	op->in_wm = calloc((size_t)(nin ? nin : 1), sizeof(int64_t));
+	op->nout = nout;
+	op->out_types = calloc((size_t)(nout ? nout : 1), sizeof(sl_type));
+	op->out_names = calloc((size_t)(nout ? nout : 1), sizeof(char *));
+	if (!op->in_wm || !op->out_types || !op->out_names)
+		return SL_ENOMEM;
+	for (int i = 0; i < nin; i++)
+		op->in_wm[i] = SL_WM_MIN;
+	op->wm = op->out_wm = SL_WM_MIN;
+	for (int i = 0; i < nout; i++) {
+		op->out_types[i] = types[i];
+		op->out_names[i] = names ? strdup(names[i] ? names[i] : "") : strdup("");
+	}
+	if (!op->uid[0])
+		snprintf(op->uid, sizeof(op->uid), "op%d", op->id);
+	g->ops[g->nops++] = op;
+	return 0;
+}
+
+int sl_graph_connect(sl_graph *g, sl_op *from, sl_op *to, int input)
+{
+	sl_edge *ne = realloc(from->edges, sizeof(*ne) * (size_t)(from->nedges + 1));
+	if (!ne)
+		return SL_ENOMEM;
+	from->edges = ne;
+	ne[from->nedges].to = to;
+	ne[from->nedges].input = input;
+	from->nedges++;
+	return 0;
+}
+
+int sl_graph_open(sl_graph *g, sl_err *err)
+{
+	for (int i = 0; i < g->nops; i++) {
+		sl_op *op = g->ops[i];
+		if (op->vt->open) {
+			int rc = op->vt->open(op, err);
+			if (rc)
+				return rc;
+		}
+	}
+	g->opened = 1;
+	return 0;
+}
+
+int sl_op_emit(sl_op *op, const sl_batch *b, sl_err *err)
+{
+	int n = sl_batch_live(b);
+	if (n == 0)
+		return 0;
+	op->stats.rows_out += n;
+	for (int i = 0; i < op->nedges; i++) {
+		sl_op *to = op->edges[i].to;
+		to->stats.rows_in += n;
+		int rc = to->vt->process(to, op->edges[i].input, b, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Delivers watermark wm on input `input` of op. */
+static int deliver_wm(sl_op *op, int input, int64_t wm, sl_err *err)
+{
+	if (wm <= op->in_wm[input])
+		return 0;
+	op->in_wm[input] = wm;
+	int64_t m = SL_WM_MAX;
+	for (int i = 0; i < op->nin; i++)
+		if (op->in_wm[i] < m)
+			m = op->in_wm[i];
+	if (m <= op->wm)
+		return 0;
+	op->wm = m;
+	if (op->vt->watermark)
+		return op->vt->watermark(op, m, err);
+	return sl_op_emit_watermark(op, m, err);
+}
+
+int sl_op_emit_watermark(sl_op *op, int64_t wm, sl_err *err)
+{
+	if (wm <= op->out_wm)
+		return 0;
+	op->out_wm = wm;
+	for (int i = 0; i < op->nedges; i++) {
+		int rc = deliver_wm(op->edges[i].to, op->edges[i].input, wm, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int sl_graph_end_input(sl_op *op, int input, sl_err *err)
+{
+	int rc = deliver_wm(op, input, SL_WM_MAX, err);
+	if (rc)
+		return rc;
+	if (++op->in_ended < op->nin)
+		return 0;
+	if (op->vt->finish && (rc = op->vt->finish(op, err)))
+		return rc;
+	if ((rc = sl_op_emit_watermark(op, SL_WM_MAX, err)))
+		return rc;
+	for (int i = 0; i < op->nedges; i++)
+		if ((rc = sl_graph_end_input(op->edges[i].to, op->edges[i].input, err)))
+			return rc;
+	return 0;
+}
+
+int sl_graph_end_source(sl_op *op, sl_err *err)
+{
+	if (op->in_ended)
+		return 0;
+	op->in_ended = 1;
+	int rc;
+	if (op->vt->finish && (rc = op->vt->finish(op, err)))
+		return rc;
+	if ((rc = sl_op_emit_watermark(op, SL_WM_MAX, err)))
+		return rc;
+	for (int i = 0; i < op->nedges; i++)
+		if ((rc = sl_graph_end_input(op->edges[i].to, op->edges[i].input, err)))
+			return rc;
+	return 0;
+}
+
+int sl_graph_step(sl_graph *g, int64_t *progress, sl_err *err)
+{
+	int live = 0;
+	*progress = 0;
+	for (int i = 0; i < g->nops; i++) {
+		sl_op *op = g->ops[i];
+		if (op->nin != 0 || !op->vt->pump || op->in_ended)
+			continue;
+		int rc = op->vt->pump(op, err);
+		if (rc == SL_EEOF) {
+			if ((rc = sl_graph_end_source(op, err)))
+				return rc;
+			continue;
+		}
+		if (rc < 0)
+			return rc;
+		*progress += rc;
+		live = 1;
+	}
+	return live;
+}
+
+int sl_graph_run(sl_graph *g, sl_err *err)
+{
+	for (;;) {
+		if (g->stop)
+			return 0;
+		int64_t progress;
+		int rc = sl_graph_step(g, &progress, err);
+		if (rc <= 0)
+			return rc;
+		if (progress == 0) {
+			struct timespec ts = {0, 1000000}; /* idle sources: 1 ms */
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+#define SNAP_MAGIC 0x534c4731u /* "SLG1" */
+
+int sl_graph_snapshot(sl_graph *g, sl_snap_writer *w, sl_err *err)
+{
+	sl_snap_put_u32(w, SNAP_MAGIC);
+	sl_snap_put_u32(w, (uint32_t)g->nops);
+	for (int i = 0; i < g->nops; i++) {
+		sl_op *op = g->ops[i];
+		sl_snap_put_bytes(w, op->uid, strlen(op->uid));
+		for (int k = 0; k < op->nin; k++)
+			sl_snap_put_i64(w, op->in_wm[k]);
+		sl_snap_put_i64(w, op->wm);
+		sl_snap_put_i64(w, op->out_wm);
+		sl_snap_put_raw(w, &op->stats, sizeof(op->stats));
+		sl_snap_writer sub;
+		sl_snap_writer_init(&sub);
+		int rc = op->vt->snapshot ? op->vt->snapshot(op, &sub, err) : 0;
+		if (rc) {
+			sl_snap_writer_deinit(&sub);
+			return rc;
+		}
+		sl_snap_put_bytes(w, sub.buf, sub.len);
+		sl_snap_writer_deinit(&sub);
+	}
+	return sl_state_snapshot(g->state, NULL, w, err);
+}
+
+int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err)
+{
+	if (sl_snap_get_u32(r) != SNAP_MAGIC)
+		return sl_err_set(err, SL_ESTATE, "not a sluice job snapshot");
+	uint32_t n = sl_snap_get_u32(r);
+	if (n != (uint32_t)g->nops)
+		return sl_err_set(err, SL_ESTATE, "snapshot has %u operators, the job has %d", n,
+		                  g->nops);
+	for (int i = 0; i < g->nops; i++) {
+		sl_op *op = g->ops[i];
+		size_t ulen;
+		const char *uid = sl_snap_get_bytes(r, &ulen);
+		if (!uid || ulen != strlen(op->uid) || memcmp(uid, op->uid, ulen))
+			return sl_err_set(err, SL_ESTATE, "snapshot operator %d does not match '%s'", i,
+			                  op->uid);
+		for (int k = 0; k < op->nin; k++)
+			op->in_wm[k] = sl_snap_get_i64(r);
+		op->wm = sl_snap_get_i64(r);
+		op->out_wm = sl_snap_get_i64(r);
+		const void *st = sl_snap_get_raw(r, sizeof(op->stats));
+		if (st)
+			memcpy(&op->stats, st, sizeof(op->stats));
+		size_t sublen;
+		const void *sub = sl_snap_get_bytes(r, &sublen);
+		if (!sl_snap_reader_ok(r))
+			return sl_err_set(err, SL_ESTATE, "job snapshot truncated");
+		if (op->vt->restore) {
+			sl_snap_reader sr;
+			sl_snap_reader_init(&sr, sub, sublen);
+			int rc = op->vt->restore(op, &sr, err);
+			if (rc)
+				return rc;
+		}
+	}
+	return sl_state_restore(g->state, r, err);
+}
+
+void sl_graph_deinit(sl_graph *g)
+{
+	for (int i = 0; i < g->nops; i++) {
+		sl_op *op = g->ops[i];
+		if (op->vt->close)
+			op->vt->close(op);
+		free(op->in_wm);
+		free(op->out_types);
+		for (int k = 0; k < op->nout; k++)
+			free((char *)op->out_names[k]);
+		free(op->out_names);
+		free(op->edges);
+		free(op);
+	}
+	free(g->ops);
+	memset(g, 0, sizeof(*g));
+}

@@ -1,0 +1,72 @@
+/*
+ * graph.h - a running job: the operator DAG and the loop that drives it.
+ *
+ * The planner builds a graph by adding operators (sl_graph_add) and edges
+ * (sl_graph_connect) in topological order: sources first.  sl_graph_run
+ * then pumps the sources round-robin; every batch is pushed synchronously
+ * through the DAG (sl_op_emit -> consumer process), so one job runs on one
+ * thread with bounded memory (a batch in flight per edge at most) and
+ * backpressure is implicit.  Watermarks follow their batches on every edge;
+ * the graph merges them per operator (minimum over inputs) before calling
+ * the operator's watermark method.  When a source ends it sends a final
+ * +infinity watermark and end of input; an operator whose inputs have all
+ * ended is finished (sl_op_vtab.finish) and ends its consumers in turn.
+ */
+#ifndef SL_GRAPH_H
+#define SL_GRAPH_H
+
+#include "../expr/expr.h"
+#include "../state/state.h"
+#include "op.h"
+
+typedef struct sl_graph {
+	sl_op **ops;
+	int nops, capops;
+	sl_state_backend *state;
+	sl_eval_ctx ectx;      /* shared evaluation context (proctime, tz) */
+	int stop;              /* set asynchronously to request a stop */
+	int opened;
+} sl_graph;
+
+/* Initializes an empty graph using backend `state` (not owned). */
+void sl_graph_init(sl_graph *g, sl_state_backend *state);
+
+/*
+ * Adds op (allocated by its constructor, owned by the graph from now on:
+ * sl_graph_deinit closes and frees it) with nin inputs and nout output
+ * columns of the given types/names (copied).  Returns 0 or SL_ENOMEM.
+ */
+int sl_graph_add(sl_graph *g, sl_op *op, int nin, int nout, const sl_type *types,
+                 const char *const *names);
+
+/* Connects the output of `from` to input `input` of `to`. */
+int sl_graph_connect(sl_graph *g, sl_op *from, sl_op *to, int input);
+
+/* Opens every operator in order.  Returns 0 or the first error. */
+int sl_graph_open(sl_graph *g, sl_err *err);
+
+/*
+ * Pumps every source once (one batch each at most).  Returns 1 while some
+ * source may produce more, 0 when all sources have ended and the graph is
+ * finished, or a negative error.  *progress is set to the rows produced.
+ */
+int sl_graph_step(sl_graph *g, int64_t *progress, sl_err *err);
+
+/* Runs until all sources end (or g->stop is set).  Returns 0 or an error. */
+int sl_graph_run(sl_graph *g, sl_err *err);
+
+/* Ends input `input` of op: when all its inputs have ended, forwards a
+ * +infinity watermark, finishes op and ends its consumers. */
+int sl_graph_end_input(sl_op *op, int input, sl_err *err);
+
+/* Marks source operator `op` as ended (sends +inf watermark and end). */
+int sl_graph_end_source(sl_op *op, sl_err *err);
+
+/* Snapshot / restore of every operator's scalars and of the state backend. */
+int sl_graph_snapshot(sl_graph *g, sl_snap_writer *w, sl_err *err);
+int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err);
+
+/* Closes and frees every operator. */
+void sl_graph_deinit(sl_graph *g);
+
+#endif

@@ -1,0 +1,285 @@
+/*
+ * op_scan.c - the root of every pipeline: reads a source, computes the
+ * table's computed columns and assigns watermarks.
+ *
+ * INTERFACE ROUTINES
+ *   pump       reads one batch from the source, evaluates computed columns,
+ *              sets each row's W_before and emits the batch, then the
+ *              watermark after its last row
+ *   snapshot   the source position and the partition watermark
+ *   finish     nothing: the graph sends +infinity after the last batch
+ *
+ * Watermark (DESIGN.md §2).  A source is one partition.  W starts at
+ * -infinity; for each row r in arrival order, W_before(r) = W, then
+ * W = max(W, expr(r)) unless expr(r) is NULL.  A NULL rowtime is bad input:
+ * the job stops with an error naming the source's position for that row.
+ *
+ * The output batch is a view: physical columns point at the source batch's
+ * vectors, computed columns at vectors owned here; nothing is copied.
+ * Push mode (no source): rows arrive one by one through sl_op_scan_push
+ * and are decoded with the JSON format.
+ */
+#include "graph.h"
+#include "ops.h"
+#include "sluice.h"
+#include "../format/format.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct scan_op {
+	sl_op base;
+	sl_scan_plan p;
+	sl_batch *phys;        /* filled by the source */
+	sl_batch *comp;        /* computed columns */
+	sl_batch view;         /* output view (cols owned here, vectors not) */
+	sl_batch *wmb;         /* one column: the watermark expression */
+	sl_prog *comp_prog;
+	sl_prog *wm_prog;
+	int64_t wm;            /* partition watermark */
+	sl_decoder *push_dec;  /* push mode */
+	char table[128];
+} scan_op;
+
+static void build_view(scan_op *o)
+{
+	sl_batch *v = &o->view;
+	v->nrows = o->phys->nrows;
+	v->cap = o->phys->cap;
+	v->op = o->phys->op;
+	v->wm = o->phys->wm;
+	v->sel = NULL;
+	v->nsel = 0;
+	for (int i = 0; i < o->p.nout; i++) {
+		int m = o->p.out_map[i];
+		v->cols[i] = m >= 0 ? o->phys->cols[m] : o->comp->cols[-1 - m];
+	}
+}
+
+static int null_rowtime(scan_op *o, int row, sl_err *err)
+{
+	char where[512] = "";
+	if (o->p.source && o->p.source->vt->where)
+		o->p.source->vt->where(o->p.source, row, where, sizeof(where));
+	return sl_err_set(err, SL_EINPUT, "source '%s'%s%s: field '%s': NULL rowtime", o->table,
+	                  where[0] ? ": " : "", where, o->base.out_names[o->p.rowtime_col]);
+}
+
+/* Computed columns, watermarks, emit. */
+static int push_batch(scan_op *o, sl_err *err)
+{
+	sl_batch *b = o->phys;
+	int rc;
+	if (b->nrows == 0)
+		return 0;
+	if (o->comp_prog) {
+		sl_batch_reset(o->comp);
+		o->comp->nrows = b->nrows;
+		if ((rc = sl_prog_eval(o->comp_prog, b, o->comp, o->comp->cols, &o->base.graph->ectx, err)))
+			return rc;
+	}
+	build_view(o);
+	const sl_col *wc = NULL;
+	if (o->wm_prog) {
+		sl_batch_reset(o->wmb);
+		o->wmb->nrows = b->nrows;
+		if ((rc = sl_prog_eval(o->wm_prog, &o->view, o->wmb, o->wmb->cols, &o->base.graph->ectx, err)))
+			return rc;
+		wc = &o->wmb->cols[0];
+	}
+	const sl_col *rt = o->p.rowtime_col >= 0 ? &o->view.cols[o->p.rowtime_col] : NULL;
+	int64_t w = o->wm;
+	for (int i = 0; i < b->nrows; i++) {
+		if (rt && rt->null[i])
+			return null_rowtime(o, i, err);
+		b->wm[i] = w;
+		if (wc && !wc->null[i] && wc->v.i64[i] > w)
+			w = wc->v.i64[i];
+	}
+	o->wm = w;
+	if ((rc = sl_op_emit(&o->base, &o->view, err)))
+		return rc;
+	return sl_op_emit_watermark(&o->base, w, err);
+}
+
+static int scan_pump(sl_op *op, sl_err *err)
+{
+	scan_op *o = (scan_op *)op;
+	if (!o->p.source)
+		return 0; /* push mode: rows arrive through the API */
+	sl_batch_reset(o->phys);
+	int n = o->p.source->vt->read(o->p.source, o->phys, err);
+	if (n < 0 && n != SL_EEOF) {
+		/* rows decoded before the error still flow (DESIGN.md §7) */
+		if (o->phys->nrows) {
+			sl_err keep = *err;
+			sl_err_clear(err);
+			push_batch(o, err);
+			*err = keep;
+		}
+		return n;
+	}
+	if (o->phys->nrows) {
+		int rc = push_batch(o, err);
+		if (rc)
+			return rc;
+	}
+	if (n == SL_EEOF)
+		return SL_EEOF;
+	return o->phys->nrows;
+}
+
+int sl_op_scan_is_push(const sl_op *op)
+{
+	return op->vt->pump == scan_pump && !((const scan_op *)op)->p.source;
+}
+
+int sl_op_scan_push(sl_op *op, const char *json, size_t len, sl_err *err)
+{
+	scan_op *o = (scan_op *)op;
+	if (op->in_ended)
+		return sl_err_set(err, SL_EINVAL, "table '%s': input already ended", o->table);
+	sl_batch_reset(o->phys);
+	int n = o->push_dec->vt->decode(o->push_dec, json, len, o->phys, SL_WM_MIN, err);
+	if (n < 0) {
+		sl_err_prefix(err, "table '%s'", o->table);
+		return n;
+	}
+	return push_batch(o, err);
+}
+
+static int scan_open(sl_op *op, sl_err *err)
+{
+	scan_op *o = (scan_op *)op;
+	sl_type *pt = calloc((size_t)o->p.nphys + 1, sizeof(sl_type));
+	if (!pt)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < o->p.nphys; i++)
+		pt[i] = o->p.phys[i].type;
+	o->phys = sl_batch_new(o->p.nphys, pt, o->p.batch_rows);
+	free(pt);
+	if (!o->phys)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (o->p.ncomputed) {
+		sl_type *ct = calloc((size_t)o->p.ncomputed, sizeof(sl_type));
+		for (int i = 0; i < o->p.ncomputed; i++)
+			ct[i] = o->p.computed[i]->type;
+		o->comp = sl_batch_new(o->p.ncomputed, ct, o->phys->cap);
+		free(ct);
+		if (!o->comp)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	o->view.ncols = o->p.nout;
+	o->view.cols = calloc((size_t)o->p.nout + 1, sizeof(sl_col));
+	if (!o->view.cols)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (o->p.watermark) {
+		o->wmb = sl_batch_new(1, &o->p.watermark->type, o->phys->cap);
+		if (!o->wmb)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	if (!o->p.source) {
+		sl_opts none;
+		sl_arena a;
+		sl_arena_init(&a, 1024);
+		sl_opts_init(&none, &a);
+		o->push_dec = sl_decoder_new(sl_format_find("json"), o->p.phys, o->p.nphys, &none, err);
+		sl_arena_deinit(&a);
+		if (!o->push_dec)
+			return err->code ? err->code : SL_EINVAL;
+	}
+	return 0;
+}
+
+static int scan_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
+{
+	scan_op *o = (scan_op *)op;
+	sl_snap_put_i64(w, o->wm);
+	if (o->p.source && o->p.source->vt->snapshot)
+		return o->p.source->vt->snapshot(o->p.source, w, err);
+	return 0;
+}
+
+static int scan_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
+{
+	scan_op *o = (scan_op *)op;
+	o->wm = sl_snap_get_i64(r);
+	if (!sl_snap_reader_ok(r))
+		return sl_err_set(err, SL_ESTATE, "scan state damaged");
+	if (o->p.source && o->p.source->vt->restore)
+		return o->p.source->vt->restore(o->p.source, r, err);
+	return 0;
+}
+
+static void scan_close(sl_op *op)
+{
+	scan_op *o = (scan_op *)op;
+	sl_batch_free(o->phys);
+	sl_batch_free(o->comp);
+	sl_batch_free(o->wmb);
+	free(o->view.cols);
+	sl_prog_free(o->comp_prog);
+	sl_prog_free(o->wm_prog);
+	sl_source_free(o->p.source);
+	sl_decoder_free(o->push_dec);
+	free(o->p.out_map);
+}
+
+static const sl_op_vtab scan_vtab = {
+	.name = "TableSourceScan",
+	.open = scan_open,
+	.snapshot = scan_snapshot,
+	.restore = scan_restore,
+	.close = scan_close,
+	.pump = scan_pump,
+};
+
+sl_op *sl_op_scan_new(const sl_scan_plan *p, sl_err *err)
+{
+	scan_op *o = calloc(1, sizeof(*o));
+	if (!o) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	o->base.vt = &scan_vtab;
+	o->p = *p;
+	o->wm = SL_WM_MIN;
+	snprintf(o->table, sizeof(o->table), "%s", p->table ? p->table : "?");
+	o->p.out_map = malloc(sizeof(int) * (size_t)(p->nout + 1));
+	if (!o->p.out_map)
+		goto nomem;
+	memcpy(o->p.out_map, p->out_map, sizeof(int) * (size_t)p->nout);
+	if (p->ncomputed) {
+		sl_type *pt = calloc((size_t)p->nphys + 1, sizeof(sl_type));
+		if (!pt)
+			goto nomem;
+		for (int i = 0; i < p->nphys; i++)
+			pt[i] = p->phys[i].type;
+		o->comp_prog = sl_prog_compile(p->computed, p->ncomputed, pt, p->nphys, err);
+		free(pt);
+		if (!o->comp_prog)
+			goto fail;
+	}
+	if (p->watermark) {
+		sl_type *ot = calloc((size_t)p->nout + 1, sizeof(sl_type));
+		if (!ot)
+			goto nomem;
+		for (int i = 0; i < p->nout; i++) {
+			int m = p->out_map[i];
+			ot[i] = m >= 0 ? p->phys[m].type : p->computed[-1 - m]->type;
+		}
+		o->wm_prog = sl_prog_compile(&p->watermark, 1, ot, p->nout, err);
+		free(ot);
+		if (!o->wm_prog)
+			goto fail;
+	}
+	return &o->base;
+nomem:
+	sl_err_set(err, SL_ENOMEM, "out of memory");
+fail:
+	o->p.source = NULL; /* the caller still owns it on failure */
+	scan_close(&o->base);
+	free(o);
+	return NULL;
+}

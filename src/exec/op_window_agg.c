@@ -1,0 +1,525 @@
+/*
+ * op_window_agg.c - event-time window aggregation: TUMBLE, HOP, CUMULATE.
+ *
+ * INTERFACE ROUTINES (sl_op_vtab)
+ *   open       opens the accumulator and distinct-value state tables
+ *   process    assigns each row to its windows and folds it in, or judges
+ *              it late; emits corrections under ALLOWED LATENESS
+ *   watermark  fires every window whose end <= W, frees state past
+ *              end + lateness, forwards W
+ *   snapshot   (none of its own: accumulators live in state tables and the
+ *              watermark in the graph's snapshot)
+ *
+ * State.  Table "acc": namespace = window end, key = encoded GROUP BY
+ * key, value = [slot header][accumulators].  Table "distinct" (only with
+ * DISTINCT aggregates): namespace = window end, key = group key + aggregate
+ * index + value, value = occurrence count.  Window start is derived from
+ * the end (end - size, or for CUMULATE the enclosing max-size window), so
+ * it is not stored.
+ *
+ * Time (DESIGN.md §2).  Rows carry W_before; before a row is handled the
+ * operator first fires what a larger W_before completes, so output is
+ * independent of batch boundaries.  A window [start, end) closes when
+ * W >= end.  A row is late for a window when W_before >= end; it still
+ * counts in its other windows that are open.  A row late for all its
+ * windows is dropped (counted once) or sent to the ON LATE INSERT INTO
+ * operator; with ALLOWED LATENESS L a window keeps its state until
+ * W >= end + L and a late row within that bound corrects it: -U old / +U
+ * new, +I when the (window, key) had emitted nothing, -D / +I when HAVING
+ * stops / starts to hold.
+ */
+#include "graph.h"
+#include "ops.h"
+#include "rowkey.h"
+#include "sluice.h"
+#include "../base/timeutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Slot header, before the accumulators. */
+typedef struct slot_hdr {
+	int64_t rows;    /* rows folded in (net) */
+	int32_t emitted; /* the (window, key) currently has a visible result */
+	int32_t pad;
+} slot_hdr;
+
+#define MAX_WINDOWS 1024 /* HOP size/slide or CUMULATE max/step bound */
+
+typedef struct win_op {
+	sl_op base;
+	sl_window_agg_plan p;
+	int *key_cols;
+	sl_agg *aggs;
+	uint32_t slot_size;
+	int has_distinct;
+	sl_prog *having;
+	sl_state_table *acc, *dist;
+	sl_batch *out;          /* output rows being built */
+	void **out_slots;       /* slot of each output row (for the emitted flag) */
+	sl_batch *late;         /* late rows for the side output */
+	sl_batch *corr;         /* two-row scratch: old and new result */
+	sl_buf key;             /* encoded key scratch */
+	sl_buf dkey;            /* distinct key scratch */
+	int64_t fired_wm;       /* windows with end <= fired_wm have fired */
+	int nkeys_out;
+	sl_err *err;            /* error sink during scans */
+} win_op;
+
+/* ---- window assignment ------------------------------------------------- */
+
+static int64_t win_start_of_end(const sl_window_spec *w, int64_t end)
+{
+	if (w->kind == SL_WIN_CUMULATE)
+		return sl_floordiv(end - 1 - w->offset, w->size) * w->size + w->offset;
+	return end - w->size;
+}
+
+/* Writes the ends of every window containing ts into ends[]; returns count. */
+static int assign(const sl_window_spec *w, int64_t ts, int64_t *ends)
+{
+	int n = 0;
+	switch (w->kind) {
+	case SL_WIN_TUMBLE: {
+		int64_t start = sl_floordiv(ts - w->offset, w->size) * w->size + w->offset;
+		ends[n++] = start + w->size;
+		break;
+	}
+	case SL_WIN_HOP: {
+		int64_t last = sl_floordiv(ts - w->offset, w->slide) * w->slide + w->offset;
+		/* ascending ends: oldest window first */
+		int64_t first = last;
+		while (first - w->slide > ts - w->size)
+			first -= w->slide;
+		for (int64_t s = first; s <= last && n < MAX_WINDOWS; s += w->slide)
+			ends[n++] = s + w->size;
+		break;
+	}
+	case SL_WIN_CUMULATE: {
+		int64_t ws = sl_floordiv(ts - w->offset, w->size) * w->size + w->offset;
+		for (int64_t e = ws + w->slide; e <= ws + w->size && n < MAX_WINDOWS; e += w->slide)
+			if (ts < e)
+				ends[n++] = e;
+		break;
+	}
+	default:
+		break;
+	}
+	return n;
+}
+
+/* ---- output rows --------------------------------------------------------- */
+
+/* Appends the result row of (end, key, slot) to b with kind op. */
+static int build_row(win_op *o, sl_batch *b, int64_t end, const void *key, uint32_t klen,
+                     const void *slot, uint8_t op, sl_err *err)
+{
+	int row = sl_batch_add_row(b, op, o->base.out_wm);
+	sl_col *kc[64];
+	int nk = o->p.nkeys;
+	for (int i = 0; i < nk; i++)
+		kc[i] = &b->cols[i];
+	if (sl_rowkey_decode(key, klen, b, kc, nk, row) < 0)
+		return sl_err_set(err, SL_ESTATE, "window state: malformed key");
+	sl_col_set_i64(&b->cols[nk], row, win_start_of_end(&o->p.win, end));
+	sl_col_set_i64(&b->cols[nk + 1], row, end);
+	sl_col_set_i64(&b->cols[nk + 2], row, end - 1000); /* window_time = end - 1 ms */
+	for (int i = 0; i < o->p.naggs; i++) {
+		int rc = o->aggs[i].vt->result(&o->aggs[i], (const char *)slot + o->aggs[i].offset,
+		                               &b->cols[nk + 3 + i], row, err);
+		if (rc)
+			return rc;
+	}
+	return row;
+}
+
+static int flush_out(win_op *o, sl_err *err)
+{
+	sl_batch *b = o->out;
+	if (b->nrows == 0)
+		return 0;
+	int rc = 0;
+	if (o->having) {
+		rc = sl_prog_filter(o->having, b, &o->base.graph->ectx, err);
+		if (rc)
+			goto done;
+	}
+	if (o->p.lateness > 0) {
+		/* remember which (window, key) results are visible */
+		SL_BATCH_FOREACH(b, k, row)
+			((slot_hdr *)o->out_slots[row])->emitted = 1;
+	}
+	rc = sl_op_emit(&o->base, b, err);
+done:
+	sl_batch_reset(b);
+	return rc;
+}
+
+typedef struct fire_ctx {
+	win_op *o;
+	int64_t end;
+	int rc;
+} fire_ctx;
+
+static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+{
+	fire_ctx *f = ctx;
+	win_op *o = f->o;
+	if (((slot_hdr *)val)->rows <= 0)
+		return 0;
+	int row = build_row(o, o->out, f->end, key, klen, val, SL_INSERT, o->err);
+	if (row < 0)
+		return f->rc = row;
+	o->out_slots[row] = val;
+	if (o->out->nrows == o->out->cap && (f->rc = flush_out(o, o->err)))
+		return f->rc;
+	return 0;
+}
+
+/* Fires windows with fired_wm < end <= wm, frees state past end + lateness. */
+static int advance(win_op *o, int64_t wm, sl_err *err)
+{
+	int64_t ns;
+	int have = sl_state_ns_first(o->acc, &ns);
+	o->err = err;
+	while (have && ns <= wm) {
+		if (ns > o->fired_wm) {
+			fire_ctx f = {o, ns, 0};
+			sl_state_ns_scan(o->acc, ns, fire_entry, &f);
+			if (f.rc)
+				return f.rc;
+			int rc = flush_out(o, err);
+			if (rc)
+				return rc;
+		}
+		int64_t cur = ns;
+		have = sl_state_ns_next(o->acc, cur, &ns);
+		if (o->p.lateness == 0 || cur <= wm - o->p.lateness) {
+			sl_state_ns_drop(o->acc, cur);
+			if (o->dist)
+				sl_state_ns_drop(o->dist, cur);
+		}
+	}
+	if (o->dist && o->p.lateness == 0) {
+		/* distinct namespaces without accumulators (cannot normally happen) */
+		while (sl_state_ns_first(o->dist, &ns) && ns <= wm)
+			sl_state_ns_drop(o->dist, ns);
+	}
+	if (wm > o->fired_wm)
+		o->fired_wm = wm;
+	return 0;
+}
+
+/* ---- folding rows ------------------------------------------------------- */
+
+/* Folds row `row` into slot for window `end`, honouring DISTINCT. */
+static int fold(win_op *o, void *slot, int64_t end, const sl_batch *in, int row, sl_err *err)
+{
+	((slot_hdr *)slot)->rows++;
+	for (int i = 0; i < o->p.naggs; i++) {
+		const sl_agg *a = &o->aggs[i];
+		if (a->distinct && a->arg_col >= 0) {
+			const sl_col *c = &in->cols[a->arg_col];
+			if (c->null[row])
+				continue;
+			if (a->filter_col >= 0) {
+				const sl_col *f = &in->cols[a->filter_col];
+				if (f->null[row] || !f->v.i64[row])
+					continue;
+			}
+			sl_buf_clear(&o->dkey);
+			sl_buf_append(&o->dkey, o->key.p, o->key.len);
+			sl_buf_putc(&o->dkey, (char)i);
+			if (sl_rowkey_encode(in, &a->arg_col, 1, row, &o->dkey))
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			/* the distinct table call may move the acc slot in a
+			 * read-modify-write backend, but they are different tables */
+			int64_t *cnt = sl_state_upsert(o->dist, end, o->dkey.p, (uint32_t)o->dkey.len, NULL);
+			if (!cnt)
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			if ((*cnt)++ > 0)
+				continue;
+		}
+		int rc = sl_agg_add_one(a, slot, in, row, 1, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Emits the correction of a closed window by a late row (ALLOWED LATENESS). */
+static int correct(win_op *o, int64_t end, const sl_batch *in, int row, sl_err *err)
+{
+	int created;
+	void *slot = sl_state_upsert(o->acc, end, o->key.p, (uint32_t)o->key.len, &created);
+	if (!slot)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	sl_batch *c = o->corr;
+	sl_batch_reset(c);
+	int old_vis = ((slot_hdr *)slot)->emitted;
+	int rc;
+	if (old_vis && (rc = build_row(o, c, end, o->key.p, (uint32_t)o->key.len, slot,
+	                               SL_UPDATE_BEFORE, err)) < 0)
+		return rc;
+	if ((rc = fold(o, slot, end, in, row, err)))
+		return rc;
+	/* fold may have used other tables only; slot is still valid */
+	int newrow = build_row(o, c, end, o->key.p, (uint32_t)o->key.len, slot, SL_UPDATE_AFTER, err);
+	if (newrow < 0)
+		return newrow;
+	int new_vis = 1;
+	if (o->having) {
+		if ((rc = sl_prog_filter(o->having, c, &o->base.graph->ectx, err)))
+			return rc;
+		new_vis = 0;
+		SL_BATCH_FOREACH(c, k, r)
+			if (r == newrow)
+				new_vis = 1;
+		c->sel = NULL;
+	}
+	((slot_hdr *)slot)->emitted = new_vis;
+	/* kinds: -U/+U, -D, +I */
+	if (old_vis && new_vis) {
+		c->op[0] = SL_UPDATE_BEFORE;
+		c->op[1] = SL_UPDATE_AFTER;
+	} else if (old_vis) {
+		c->op[0] = SL_DELETE;
+		c->nrows = 1;
+	} else if (new_vis) {
+		c->op[newrow] = SL_INSERT;
+	} else {
+		return 0;
+	}
+	o->base.stats.late_corrected++;
+	return sl_op_emit(&o->base, c, err);
+}
+
+static int late_row(win_op *o, const sl_batch *in, int row, sl_err *err)
+{
+	if (o->p.late_policy != SL_LATE_SIDE) {
+		o->base.stats.late_dropped++;
+		return 0;
+	}
+	o->base.stats.late_diverted++;
+	sl_batch *l = o->late;
+	int r = sl_batch_add_row(l, SL_INSERT, in->wm[row]);
+	for (int i = 0; i < o->p.late_ncols; i++)
+		if (sl_col_copy_value(l, &l->cols[i], r, &in->cols[i], row))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (l->nrows == l->cap) {
+		sl_op *side = o->p.late_op;
+		side->stats.rows_in += l->nrows;
+		int rc = side->vt->process(side, 0, l, err);
+		sl_batch_reset(l);
+		return rc;
+	}
+	return 0;
+}
+
+static int flush_late(win_op *o, sl_err *err)
+{
+	if (!o->late || o->late->nrows == 0)
+		return 0;
+	sl_op *side = o->p.late_op;
+	side->stats.rows_in += o->late->nrows;
+	int rc = side->vt->process(side, 0, o->late, err);
+	sl_batch_reset(o->late);
+	return rc;
+}
+
+static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
+{
+	win_op *o = (win_op *)op;
+	const sl_col *tc = &in->cols[o->p.win.time_col];
+	int64_t ends[MAX_WINDOWS];
+	int rc = 0;
+	SL_BATCH_FOREACH(in, k, row) {
+		int64_t w = in->wm[row];
+		if (w > o->fired_wm && (rc = advance(o, w, err)))
+			return rc;
+		if (tc->null[row])
+			return sl_err_set(err, SL_EINPUT, "window aggregate: NULL rowtime");
+		sl_buf_clear(&o->key);
+		if (sl_rowkey_encode(in, o->key_cols, o->p.nkeys, row, &o->key))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		int n = assign(&o->p.win, tc->v.i64[row], ends);
+		int counted = 0;
+		int64_t cur = o->fired_wm;
+		for (int i = 0; i < n; i++) {
+			if (cur >= ends[i]) {
+				/* late for this window */
+				if (o->p.lateness > 0 && cur < ends[i] + o->p.lateness) {
+					if ((rc = correct(o, ends[i], in, row, err)))
+						return rc;
+					counted = 1;
+				}
+				continue;
+			}
+			void *slot = sl_state_upsert(o->acc, ends[i], o->key.p, (uint32_t)o->key.len, NULL);
+			if (!slot)
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			if ((rc = fold(o, slot, ends[i], in, row, err)))
+				return rc;
+			counted = 1;
+		}
+		if (!counted && (rc = late_row(o, in, row, err)))
+			return rc;
+	}
+	return flush_late(o, err);
+}
+
+static int win_watermark(sl_op *op, int64_t wm, sl_err *err)
+{
+	win_op *o = (win_op *)op;
+	int rc = advance(o, wm, err);
+	if (rc)
+		return rc;
+	/* window results carry rowtime end - 1 ms: forward W unchanged (a
+	 * cascaded window over window_time sees them as on time) */
+	return sl_op_emit_watermark(op, wm, err);
+}
+
+static int win_finish(sl_op *op, sl_err *err)
+{
+	win_op *o = (win_op *)op;
+	int rc = flush_late(o, err);
+	if (rc)
+		return rc;
+	if (o->p.late_op)
+		return sl_graph_end_input(o->p.late_op, 0, err);
+	return 0;
+}
+
+static int win_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
+{
+	sl_snap_put_i64(w, ((win_op *)op)->fired_wm);
+	return 0;
+}
+
+static int win_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
+{
+	((win_op *)op)->fired_wm = sl_snap_get_i64(r);
+	return sl_snap_reader_ok(r) ? 0 : sl_err_set(err, SL_ESTATE, "window operator state damaged");
+}
+
+static int win_open(sl_op *op, sl_err *err)
+{
+	win_op *o = (win_op *)op;
+	o->acc = sl_state_table_open(op->state, op->uid, "acc", o->slot_size, err);
+	if (!o->acc)
+		return err->code;
+	if (o->has_distinct &&
+	    !(o->dist = sl_state_table_open(op->state, op->uid, "distinct", 8, err)))
+		return err->code;
+	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	o->corr = sl_batch_new(op->nout, op->out_types, 2);
+	o->out_slots = calloc(SL_BATCH_ROWS, sizeof(void *));
+	if (!o->out || !o->corr || !o->out_slots)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (o->p.late_policy == SL_LATE_SIDE) {
+		o->late = sl_batch_new(o->p.late_ncols, o->p.late_op->out_types, 0);
+		if (!o->late)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static void win_close(sl_op *op)
+{
+	win_op *o = (win_op *)op;
+	sl_batch_free(o->out);
+	sl_batch_free(o->corr);
+	sl_batch_free(o->late);
+	free(o->out_slots);
+	sl_prog_free(o->having);
+	sl_buf_deinit(&o->key);
+	sl_buf_deinit(&o->dkey);
+	free(o->key_cols);
+	free(o->aggs);
+}
+
+static const sl_op_vtab win_vtab = {
+	.name = "WindowAggregate",
+	.open = win_open,
+	.process = win_process,
+	.watermark = win_watermark,
+	.snapshot = win_snapshot,
+	.restore = win_restore,
+	.finish = win_finish,
+	.close = win_close,
+};
+
+/* Output types: keys, window_start, window_end, window_time, aggregates. */
+static int out_types(const sl_window_agg_plan *p, const sl_type *in_types, sl_type *t)
+{
+	int n = 0;
+	for (int i = 0; i < p->nkeys; i++)
+		t[n++] = in_types[p->key_cols[i]];
+	t[n] = sl_type_timestamp(SL_T_TIMESTAMP, 3);
+	t[n++].notnull = 1;
+	t[n] = sl_type_timestamp(SL_T_TIMESTAMP, 3);
+	t[n++].notnull = 1;
+	t[n] = p->time_type;
+	t[n++].notnull = 1;
+	for (int i = 0; i < p->naggs; i++)
+		t[n++] = p->aggs[i].out_type;
+	return n;
+}
+
+sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types, int nin,
+                            sl_err *err)
+{
+	win_op *o = calloc(1, sizeof(*o));
+	if (!o) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	o->base.vt = &win_vtab;
+	o->p = *p;
+	o->key_cols = calloc((size_t)p->nkeys + 1, sizeof(int));
+	o->aggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
+	if (!o->key_cols || !o->aggs)
+		goto nomem;
+	memcpy(o->key_cols, p->key_cols, sizeof(int) * (size_t)p->nkeys);
+	o->p.key_cols = o->key_cols;
+	uint32_t off = sizeof(slot_hdr);
+	for (int i = 0; i < p->naggs; i++) {
+		o->aggs[i] = p->aggs[i];
+		o->aggs[i].offset = off;
+		off += o->aggs[i].vt->acc_size;
+		if (p->aggs[i].distinct)
+			o->has_distinct = 1;
+	}
+	o->p.aggs = o->aggs;
+	o->slot_size = off;
+	o->fired_wm = SL_WM_MIN;
+	if (p->nkeys > 64) {
+		sl_err_set(err, SL_EPLAN, "at most 64 GROUP BY keys are supported");
+		goto fail;
+	}
+	if (p->having) {
+		int nt = p->nkeys + 3 + p->naggs;
+		sl_type *t = calloc((size_t)nt, sizeof(sl_type));
+		if (!t)
+			goto nomem;
+		out_types(p, in_types, t);
+		o->having = sl_prog_compile(&p->having, 1, t, nt, err);
+		free(t);
+		if (!o->having)
+			goto fail;
+	}
+	return &o->base;
+nomem:
+	sl_err_set(err, SL_ENOMEM, "out of memory");
+fail:
+	win_close(&o->base);
+	free(o);
+	return NULL;
+}
+
+/* Output types of a window aggregate, for the planner (t has room for
+ * nkeys + 3 + naggs). */
+int sl_window_agg_out_types(const sl_window_agg_plan *p, const sl_type *in_types, sl_type *t)
+{
+	return out_types(p, in_types, t);
+}

@@ -1,0 +1,119 @@
+/*
+ * ops.h - constructors of the built-in operators, used by the planner.
+ *
+ * Each operator lives in its own op_*.c file; this header lists their plan
+ * structs (read-only configuration the planner fills, owned by the plan
+ * arena unless said otherwise) and constructors.  A constructor allocates
+ * the operator; sl_graph_add takes ownership.
+ */
+#ifndef SL_OPS_H
+#define SL_OPS_H
+
+#include "../connector/conn.h"
+#include "../expr/expr.h"
+#include "agg.h"
+#include "op.h"
+
+/* ---- Scan: a source plus computed columns and the watermark ------------- */
+
+typedef struct sl_scan_plan {
+	sl_source *source;        /* owned by the operator from now on; NULL =
+	                           * push mode (rows come from sl_op_scan_push) */
+	int nphys;                /* physical columns produced by the source */
+	const sl_field *phys;     /* their names and types */
+	const char *table;        /* for messages */
+	/* Output = physical columns, then computed columns (in declared order
+	 * interleaved: out_map[i] >= 0 is a physical column, -1-k is computed
+	 * expression k). */
+	int nout;
+	int *out_map;
+	sl_expr **computed;       /* over the physical columns */
+	int ncomputed;
+	int rowtime_col;          /* output column of the rowtime, -1 = none */
+	sl_expr *watermark;       /* over the output columns; NULL = none */
+	int64_t idle_timeout_us;  /* 'scan.watermark.idle-timeout', 0 = off */
+	int batch_rows;           /* rows per batch (0 = default) */
+} sl_scan_plan;
+
+sl_op *sl_op_scan_new(const sl_scan_plan *p, sl_err *err);
+
+/* ---- Push source: rows handed in through the C API ---------------------- */
+
+/* Decodes one JSON row into the scan's batch and pushes it through (the
+ * scan must have been built with a push source). */
+int sl_op_scan_push(sl_op *op, const char *json, size_t len, sl_err *err);
+int sl_op_scan_is_push(const sl_op *op);
+
+/* ---- Calc: filter then projection ---------------------------------------- */
+
+sl_op *sl_op_calc_new(sl_expr *filter, sl_expr *const *proj, int nproj, const sl_type *in_types,
+                      int nin, sl_err *err);
+
+/* ---- Sink ---------------------------------------------------------------- */
+
+/* The operator owns `sink` from now on. */
+sl_op *sl_op_sink_new(sl_sink *sink, sl_err *err);
+
+/* ---- Union all ----------------------------------------------------------- */
+
+sl_op *sl_op_union_new(sl_err *err);
+
+/* ---- Window aggregate (TUMBLE / HOP / CUMULATE) -------------------------- */
+
+typedef enum sl_win_kind { SL_WIN_TUMBLE, SL_WIN_HOP, SL_WIN_CUMULATE, SL_WIN_SESSION } sl_win_kind;
+
+typedef struct sl_window_spec {
+	sl_win_kind kind;
+	int time_col;     /* input column (the rowtime) */
+	int64_t size;     /* micros: TUMBLE/HOP size, CUMULATE max size, SESSION gap */
+	int64_t slide;    /* HOP slide, CUMULATE step */
+	int64_t offset;
+} sl_window_spec;
+
+enum { SL_LATE_DROP = 0, SL_LATE_SIDE = 1 };
+
+typedef struct sl_window_agg_plan {
+	sl_window_spec win;
+	int nkeys;
+	const int *key_cols;   /* input columns of the GROUP BY keys */
+	int naggs;
+	const sl_agg *aggs;    /* offsets are assigned by the operator */
+	/* HAVING over the output row (keys, window_start, window_end,
+	 * window_time, aggregates); NULL = none.  Evaluated inside the operator
+	 * so that late corrections can turn into -D / +I. */
+	sl_expr *having;
+	int64_t lateness;      /* ALLOWED LATENESS in micros, 0 = none */
+	int late_policy;       /* SL_LATE_DROP or SL_LATE_SIDE */
+	sl_op *late_op;        /* SL_LATE_SIDE: receives late rows (input 0) */
+	int late_ncols;        /* leading input columns that form a late row */
+	sl_type time_type;     /* type of window_time (rowtime type, precision 3) */
+} sl_window_agg_plan;
+
+/* Output columns: keys..., window_start, window_end, window_time, aggs... */
+sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types, int nin,
+                            sl_err *err);
+
+/* Output types of a window aggregate (t has room for nkeys + 3 + naggs);
+ * returns the count. */
+int sl_window_agg_out_types(const sl_window_agg_plan *p, const sl_type *in_types, sl_type *t);
+
+/* ---- Session window aggregate -------------------------------------------- */
+
+sl_op *sl_op_session_agg_new(const sl_window_agg_plan *p, const sl_type *in_types, int nin,
+                             sl_err *err);
+
+/* ---- Non-windowed GROUP BY (updating output) ------------------------------ */
+
+typedef struct sl_group_agg_plan {
+	int nkeys;
+	const int *key_cols;
+	int naggs;
+	const sl_agg *aggs;
+	int mini_batch;        /* fold updates per key per batch */
+} sl_group_agg_plan;
+
+/* Output columns: keys..., aggs... */
+sl_op *sl_op_group_agg_new(const sl_group_agg_plan *p, const sl_type *in_types, int nin,
+                           sl_err *err);
+
+#endif

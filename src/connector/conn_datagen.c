@@ -1,0 +1,640 @@
+/*
+ * conn_datagen.c - Flink's 'datagen' source: rows of synthetic data.
+ *
+ * It sits at the start of a dataflow like any source (conn.h) and is the
+ * load generator of the benchmarks, so it is built for speed: a batch is
+ * filled column by column (one tight loop per column, no per-row malloc;
+ * string bytes come from one arena allocation per column and batch).
+ *
+ * Options (Flink 1.20):
+ *   'rows-per-second'  default 10000, throttled by the wall clock; 0 or a
+ *                      negative value means unthrottled (sluice extension).
+ *   'number-of-rows'   bounded when set.
+ *   'fields.<f>.kind'  'random' (default) or 'sequence'.
+ *     sequence: '.start', '.end' (both required; numeric and string types);
+ *               the source ends when a sequence is exhausted.
+ *     random:   '.min', '.max' (numbers), '.length' (strings, default 100),
+ *               '.max-past' (timestamps and dates: now minus up to this).
+ *     both:     '.null-rate' (0..1, default 0).
+ *   'seed'             the RNG seed (sluice extension; a fixed default).
+ *
+ * Determinism: each column draws from its own xoshiro256** stream (and a
+ * second one for NULLs), seeded from (seed, column index), one fixed number
+ * of draws per row in row order, so the same options give the same rows
+ * whatever the batch sizes.  Exception: random TIMESTAMP/DATE values are
+ * relative to the wall clock at open ("now", as Flink), saved in snapshots.
+ * Every type of types.h except ROW can be generated.
+ */
+#include "conn.h"
+#include "sluice.h"
+#include "base/decimal.h"
+#include "base/timeutil.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DG_DEFAULT_SEED 0x5eed5107c0ffee11ULL
+#define DG_MAX_SLEEP_US 100000 /* longest sleep of one throttled read */
+
+enum { GEN_RANDOM = 0, GEN_SEQUENCE = 1 };
+
+/* Generator of one column. */
+typedef struct gen_col {
+	int kind;              /* GEN_RANDOM or GEN_SEQUENCE */
+	sl_type type;          /* the column's type */
+	int64_t seq_next;      /* sequence: next value */
+	int64_t seq_end;       /* sequence: last value (inclusive) */
+	uint64_t seq_left;     /* sequence: values left (0 = exhausted) */
+	int64_t imin, imax;    /* random integer-like range (inclusive) */
+	double fmin, fmax;     /* random FLOAT/DOUBLE range */
+	sl_i128 dmin, dmax;    /* random DECIMAL range, unscaled */
+	int64_t length;        /* random string length */
+	int64_t max_past;      /* random TIMESTAMP/DATE: micros before "now" */
+	double null_rate;      /* probability of NULL */
+	uint64_t rng[4];       /* value stream */
+	uint64_t nrng[4];      /* NULL stream */
+} gen_col;
+
+typedef struct datagen_source {
+	sl_source base;        /* must be first */
+	int ncols;
+	gen_col *cols;         /* one per field */
+	int64_t rps;           /* rows per second; <= 0: unthrottled */
+	int64_t limit;         /* 'number-of-rows', -1 = unbounded */
+	int64_t emitted;       /* rows produced so far */
+	int64_t anchor_us;     /* "now" for random TIMESTAMP/DATE values */
+	int64_t thr_start_us;  /* monotonic time throttling counts from, 0 = unset */
+	int64_t thr_base;      /* `emitted` at thr_start_us */
+	int64_t batch_first;   /* row number of the last batch's first row */
+} datagen_source;
+
+/* ---- random numbers -------------------------------------------------------- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void rng_seed(uint64_t s[4], uint64_t seed)
+{
+	for (int i = 0; i < 4; i++)
+		s[i] = splitmix64(&seed);
+}
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+/* xoshiro256** (Blackman and Vigna): 4 words of state, ~1 ns per draw. */
+static inline uint64_t rng_next(uint64_t s[4])
+{
+	uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return r;
+}
+
+static inline double rng_unit(uint64_t s[4]) /* [0, 1) */
+{
+	return (double)(rng_next(s) >> 11) * 0x1.0p-53;
+}
+
+/* Uniform in [lo, hi] (inclusive) by multiply-shift; the whole 64-bit
+ * range when span wraps to 0. */
+static inline int64_t rng_range(uint64_t s[4], int64_t lo, int64_t hi)
+{
+	uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+	uint64_t x = rng_next(s);
+	if (span == 0)
+		return (int64_t)x;
+	return (int64_t)((uint64_t)lo + (uint64_t)(((unsigned __int128)x * span) >> 64));
+}
+
+/* ---- options ----------------------------------------------------------------- */
+
+static const char *fopt(const sl_opts *o, const char *field, const char *what, char *key,
+                        size_t cap)
+{
+	snprintf(key, cap, "fields.%s.%s", field, what);
+	return sl_opts_get(o, key);
+}
+
+static int parse_double(const char *v, double *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtod(v, &end);
+	while (*end == ' ')
+		end++;
+	return (errno || end == v || *end) ? -1 : 0;
+}
+
+/* Default random range of an integer-like type. */
+static void int_range(sl_type t, int64_t *lo, int64_t *hi)
+{
+	switch (t.id) {
+	case SL_T_BOOLEAN: *lo = 0; *hi = 1; break;
+	case SL_T_TINYINT: *lo = INT8_MIN; *hi = INT8_MAX; break;
+	case SL_T_SMALLINT: *lo = INT16_MIN; *hi = INT16_MAX; break;
+	case SL_T_INT: *lo = INT32_MIN; *hi = INT32_MAX; break;
+	case SL_T_INTERVAL_DT: *lo = 0; *hi = SL_US_PER_DAY; break;
+	case SL_T_INTERVAL_YM: *lo = 0; *hi = 120; break;
+	default: *lo = INT64_MIN; *hi = INT64_MAX; break;
+	}
+}
+
+static int is_int_like(sl_type t)
+{
+	return sl_type_phys(t) == SL_PHYS_I64 && t.id != SL_T_NULL && t.id != SL_T_DATE &&
+	       t.id != SL_T_TIME && !sl_type_is_timestamp(t);
+}
+
+/* Reads '.start' / '.end' of a sequence column. */
+static int open_sequence(gen_col *g, const sl_opts *o, const char *f, const char *tbl,
+                         sl_err *err)
+{
+	char key[256];
+	sl_type t = g->type;
+	if (!is_int_like(t) && t.id != SL_T_FLOAT && t.id != SL_T_DOUBLE &&
+	    t.id != SL_T_DECIMAL && !sl_type_is_string(t)) {
+		char tb[64];
+		return sl_err_set(err, SL_EINVAL,
+		                  "source '%s': datagen: field '%s' of type %s cannot be a sequence",
+		                  tbl, f, sl_type_format(t, tb, sizeof tb));
+	}
+	if (t.id == SL_T_BOOLEAN)
+		return sl_err_set(err, SL_EINVAL,
+		                  "source '%s': datagen: field '%s' of type BOOLEAN cannot be a sequence",
+		                  tbl, f);
+	const char *s = fopt(o, f, "start", key, sizeof key);
+	const char *e = fopt(o, f, "end", key, sizeof key);
+	if (!s || !e)
+		return sl_err_set(err, SL_EINVAL,
+		                  "source '%s': datagen: 'fields.%s.start' and 'fields.%s.end' are "
+		                  "required for a sequence", tbl, f, f);
+	snprintf(key, sizeof key, "fields.%s.start", f);
+	if (sl_opts_int(o, key, 0, &g->seq_next, err))
+		goto fail;
+	snprintf(key, sizeof key, "fields.%s.end", f);
+	if (sl_opts_int(o, key, 0, &g->seq_end, err))
+		goto fail;
+	if (g->seq_end < g->seq_next)
+		return sl_err_set(err, SL_EINVAL,
+		                  "source '%s': datagen: field '%s': sequence end %lld < start %lld",
+		                  tbl, f, (long long)g->seq_end, (long long)g->seq_next);
+	g->seq_left = (uint64_t)g->seq_end - (uint64_t)g->seq_next + 1;
+	if (g->seq_left == 0)
+		g->seq_left = UINT64_MAX; /* the whole 64-bit range */
+	return 0;
+fail:
+	sl_err_prefix(err, "source '%s': datagen", tbl);
+	return SL_EINVAL;
+}
+
+/* Reads '.min' / '.max' of a random numeric column (defaults: the type's
+ * range, as Flink). */
+static int open_random_range(gen_col *g, const sl_opts *o, const char *f, const char *tbl,
+                             sl_err *err)
+{
+	char key[256];
+	sl_type t = g->type;
+	const char *mn = fopt(o, f, "min", key, sizeof key);
+	const char *mx = fopt(o, f, "max", key, sizeof key);
+	int bad = 0;
+	if (is_int_like(t)) {
+		int64_t lo, hi;
+		int_range(t, &lo, &hi);
+		g->imin = lo, g->imax = hi;
+		snprintf(key, sizeof key, "fields.%s.min", f);
+		if (sl_opts_int(o, key, lo, &g->imin, err))
+			goto fail;
+		snprintf(key, sizeof key, "fields.%s.max", f);
+		if (sl_opts_int(o, key, hi, &g->imax, err))
+			goto fail;
+		bad = g->imin > g->imax || g->imin < lo || g->imax > hi;
+	} else if (t.id == SL_T_FLOAT || t.id == SL_T_DOUBLE) {
+		g->fmin = t.id == SL_T_FLOAT ? FLT_TRUE_MIN : DBL_TRUE_MIN;
+		g->fmax = t.id == SL_T_FLOAT ? FLT_MAX : DBL_MAX;
+		if ((mn && parse_double(mn, &g->fmin)) || (mx && parse_double(mx, &g->fmax)))
+			bad = 1;
+		bad |= !(g->fmin <= g->fmax);
+	} else if (t.id == SL_T_DECIMAL) {
+		sl_i128 lim = sl_pow10_i128(t.precision) - 1;
+		g->dmin = -lim, g->dmax = lim;
+		if ((mn && sl_dec_parse(mn, strlen(mn), t.precision, t.scale, &g->dmin)) ||
+		    (mx && sl_dec_parse(mx, strlen(mx), t.precision, t.scale, &g->dmax)))
+			bad = 1;
+		bad |= g->dmin > g->dmax;
+	}
+	if (bad)
+		return sl_err_set(err, SL_EINVAL,
+		                  "source '%s': datagen: field '%s': bad random range min '%s' max '%s'",
+		                  tbl, f, mn ? mn : "(default)", mx ? mx : "(default)");
+	return 0;
+fail:
+	sl_err_prefix(err, "source '%s': datagen", tbl);
+	return SL_EINVAL;
+}
+
+/* Reads the options of a random column. */
+static int open_random(gen_col *g, const sl_opts *o, const char *f, const char *tbl,
+                       sl_err *err)
+{
+	char key[256];
+	sl_type t = g->type;
+	switch (sl_type_phys(t)) {
+	case SL_PHYS_STR:
+		snprintf(key, sizeof key, "fields.%s.length", f);
+		if (sl_opts_int(o, key, 100, &g->length, err))
+			goto fail;
+		if (g->length < 0)
+			return sl_err_set(err, SL_EINVAL, "source '%s': datagen: '%s' is negative",
+			                  tbl, key);
+		if (t.length > 0 && g->length > t.length)
+			g->length = t.length; /* never longer than declared */
+		return 0;
+	case SL_PHYS_ROW:
+		return sl_err_set(err, SL_EINVAL,
+		                  "source '%s': datagen: field '%s': ROW columns are not supported",
+		                  tbl, f);
+	default:
+		break;
+	}
+	if (t.id == SL_T_DATE || sl_type_is_timestamp(t)) {
+		snprintf(key, sizeof key, "fields.%s.max-past", f);
+		if (sl_opts_duration(o, key, 0, &g->max_past, err))
+			goto fail;
+		if (g->max_past < 0)
+			return sl_err_set(err, SL_EINVAL, "source '%s': datagen: '%s' is negative",
+			                  tbl, key);
+		return 0;
+	}
+	if (t.id == SL_T_TIME || t.id == SL_T_NULL)
+		return 0;
+	return open_random_range(g, o, f, tbl, err);
+fail:
+	sl_err_prefix(err, "source '%s': datagen", tbl);
+	return SL_EINVAL;
+}
+
+static int open_col(datagen_source *d, int i, const sl_field *fd, const sl_opts *o,
+                    uint64_t seed, sl_err *err)
+{
+	char key[256];
+	const char *tbl = d->base.table;
+	gen_col *g = &d->cols[i];
+	g->type = fd->type;
+	const char *kind = fopt(o, fd->name, "kind", key, sizeof key);
+	if (!kind || strcmp(kind, "random") == 0)
+		g->kind = GEN_RANDOM;
+	else if (strcmp(kind, "sequence") == 0)
+		g->kind = GEN_SEQUENCE;
+	else
+		return sl_err_set(err, SL_EINVAL,
+		                  "source '%s': datagen: '%s' must be 'random' or 'sequence', not '%s'",
+		                  tbl, key, kind);
+	int rc = g->kind == GEN_SEQUENCE ? open_sequence(g, o, fd->name, tbl, err)
+	                                 : open_random(g, o, fd->name, tbl, err);
+	if (rc)
+		return rc;
+	const char *nr = fopt(o, fd->name, "null-rate", key, sizeof key);
+	if (nr && (parse_double(nr, &g->null_rate) || g->null_rate < 0 || g->null_rate > 1))
+		return sl_err_set(err, SL_EINVAL,
+		                  "source '%s': datagen: '%s' = '%s' is not a number in [0, 1]",
+		                  tbl, key, nr);
+	rng_seed(g->rng, seed ^ (0x100000001b3ULL * (uint64_t)(2 * i + 1)));
+	rng_seed(g->nrng, seed ^ (0x100000001b3ULL * (uint64_t)(2 * i + 2)));
+	return 0;
+}
+
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int dg_open(sl_source *s, const sl_conn_args *a, sl_err *err)
+{
+	datagen_source *d = (datagen_source *)s;
+	const sl_opts *o = a->opts;
+	int64_t seed = (int64_t)DG_DEFAULT_SEED;
+	if (sl_opts_int(o, "rows-per-second", 10000, &d->rps, err) ||
+	    sl_opts_int(o, "number-of-rows", -1, &d->limit, err) ||
+	    sl_opts_int(o, "seed", seed, &seed, err)) {
+		sl_err_prefix(err, "source '%s': datagen", a->table);
+		return SL_EINVAL;
+	}
+	if (sl_opts_get(o, "number-of-rows") && d->limit < 0)
+		return sl_err_set(err, SL_EINVAL,
+		                  "source '%s': datagen: 'number-of-rows' must not be negative",
+		                  a->table);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	d->anchor_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	d->ncols = a->nfields;
+	d->cols = calloc((size_t)(a->nfields ? a->nfields : 1), sizeof(gen_col));
+	if (!d->cols)
+		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", a->table);
+	for (int i = 0; i < a->nfields; i++) {
+		int rc = open_col(d, i, &a->fields[i], o, (uint64_t)seed, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- generation ---------------------------------------------------------------- */
+
+/* Rows left before a bound (number-of-rows, an exhausted sequence). */
+static int64_t rows_left(const datagen_source *d)
+{
+	int64_t left = d->limit >= 0 ? d->limit - d->emitted : INT64_MAX;
+	for (int i = 0; i < d->ncols; i++) {
+		const gen_col *g = &d->cols[i];
+		if (g->kind != GEN_SEQUENCE)
+			continue;
+		if (g->seq_left < (uint64_t)left)
+			left = (int64_t)g->seq_left;
+	}
+	return left;
+}
+
+/* Truncates micros to a TIMESTAMP/TIME precision. */
+static inline int64_t trunc_prec(int64_t us, int p)
+{
+	static const int64_t div[7] = {1000000, 100000, 10000, 1000, 100, 10, 1};
+	int64_t q = div[p > 6 ? 6 : p];
+	return q == 1 ? us : sl_floordiv(us, q) * q;
+}
+
+static int fill_seq(sl_batch *b, sl_col *c, gen_col *g, int r0, int n)
+{
+	sl_type t = g->type;
+	uint64_t v = (uint64_t)g->seq_next; /* unsigned: no overflow at INT64_MAX */
+	if (is_int_like(t)) {
+		int64_t *o = c->v.i64 + r0;
+		for (int k = 0; k < n; k++)
+			o[k] = (int64_t)(v + k);
+	} else if (t.id == SL_T_FLOAT || t.id == SL_T_DOUBLE) {
+		for (int k = 0; k < n; k++)
+			c->v.f64[r0 + k] = t.id == SL_T_FLOAT ? (double)(float)(int64_t)(v + k)
+			                                      : (double)(int64_t)(v + k);
+	} else if (t.id == SL_T_DECIMAL) {
+		sl_i128 m = sl_pow10_i128(t.scale);
+		for (int k = 0; k < n; k++)
+			c->v.i128[r0 + k] = (sl_i128)(int64_t)(v + k) * m;
+	} else {
+		char *p = sl_arena_alloc(&b->arena, (size_t)n * 24);
+		if (!p)
+			return SL_ENOMEM;
+		for (int k = 0; k < n; k++, p += 24) {
+			int len = snprintf(p, 24, "%lld", (long long)(int64_t)(v + k));
+			c->v.str[r0 + k].ptr = p;
+			c->v.str[r0 + k].len = len;
+		}
+	}
+	g->seq_next = (int64_t)(v + (uint64_t)n);
+	g->seq_left -= (uint64_t)n;
+	return 0;
+}
+
+static int fill_str(sl_batch *b, sl_col *c, gen_col *g, int r0, int n)
+{
+	static const char hex[16] = "0123456789abcdef";
+	size_t len = (size_t)g->length;
+	int binary = sl_type_is_binary(g->type);
+	size_t per = binary ? 8 : 16; /* bytes or hex digits per 64-bit draw */
+	int shift = binary ? 8 : 4;
+	char *p = sl_arena_alloc(&b->arena, (size_t)n * (len + 1));
+	if (!p)
+		return SL_ENOMEM;
+	for (int k = 0; k < n; k++) {
+		c->v.str[r0 + k].ptr = p;
+		c->v.str[r0 + k].len = (int64_t)len;
+		for (size_t j = 0; j < len; j += per) {
+			uint64_t x = rng_next(g->rng);
+			size_t m = len - j < per ? len - j : per;
+			for (size_t q = 0; q < m; q++, x >>= shift)
+				p[j + q] = binary ? (char)(x & 0xff) : hex[x & 15];
+		}
+		p[len] = 0;
+		p += len + 1;
+	}
+	return 0;
+}
+
+static void fill_rand_i64(sl_col *c, gen_col *g, int64_t anchor, int r0, int n)
+{
+	sl_type t = g->type;
+	int64_t *o = c->v.i64 + r0;
+	if (sl_type_is_timestamp(t)) {
+		for (int k = 0; k < n; k++)
+			o[k] = trunc_prec(anchor - rng_range(g->rng, 0, g->max_past), t.precision);
+	} else if (t.id == SL_T_DATE) {
+		for (int k = 0; k < n; k++)
+			o[k] = sl_floordiv(anchor - rng_range(g->rng, 0, g->max_past), SL_US_PER_DAY);
+	} else if (t.id == SL_T_TIME) {
+		for (int k = 0; k < n; k++)
+			o[k] = trunc_prec(rng_range(g->rng, 0, SL_US_PER_DAY - 1), t.precision);
+	} else if (t.id == SL_T_NULL) {
+		memset(o, 0, (size_t)n * sizeof *o);
+	} else {
+		int64_t lo = g->imin, hi = g->imax;
+		for (int k = 0; k < n; k++)
+			o[k] = rng_range(g->rng, lo, hi);
+	}
+}
+
+static int fill_rand(sl_batch *b, sl_col *c, gen_col *g, int64_t anchor, int r0, int n)
+{
+	switch (sl_type_phys(g->type)) {
+	case SL_PHYS_I64:
+		fill_rand_i64(c, g, anchor, r0, n);
+		return 0;
+	case SL_PHYS_F64: {
+		double lo = g->fmin, hi = g->fmax, span = hi - lo;
+		int wide = !isfinite(span), fl = g->type.id == SL_T_FLOAT;
+		for (int k = 0; k < n; k++) {
+			double u = rng_unit(g->rng);
+			double v = wide ? lo * (1 - u) + hi * u : lo + u * span;
+			c->v.f64[r0 + k] = fl ? (double)(float)v : v;
+		}
+		return 0;
+	}
+	case SL_PHYS_I128: {
+		unsigned __int128 span = (unsigned __int128)(g->dmax - g->dmin) + 1;
+		for (int k = 0; k < n; k++) {
+			unsigned __int128 x = (unsigned __int128)rng_next(g->rng) << 64 |
+			                      rng_next(g->rng);
+			c->v.i128[r0 + k] = g->dmin + (sl_i128)(x % span);
+		}
+		return 0;
+	}
+	case SL_PHYS_STR:
+		return fill_str(b, c, g, r0, n);
+	case SL_PHYS_ROW:
+		break;
+	}
+	return SL_ENOTSUP;
+}
+
+/* Fills rows r0..r0+n of column c: values, then NULLs from the second
+ * stream (one draw per row when null-rate > 0). */
+static int fill_col(datagen_source *d, sl_batch *b, int i, int r0, int n)
+{
+	gen_col *g = &d->cols[i];
+	sl_col *c = &b->cols[i];
+	int rc = g->kind == GEN_SEQUENCE ? fill_seq(b, c, g, r0, n)
+	                                 : fill_rand(b, c, g, d->anchor_us, r0, n);
+	if (rc)
+		return rc;
+	memset(c->null + r0, g->type.id == SL_T_NULL, (size_t)n);
+	if (g->null_rate > 0)
+		for (int k = 0; k < n; k++)
+			if (rng_unit(g->nrng) < g->null_rate)
+				c->null[r0 + k] = 1;
+	return 0;
+}
+
+/* How many rows the throttle allows now (sleeping up to DG_MAX_SLEEP_US
+ * for the next one); INT64_MAX when unthrottled. */
+static int64_t throttle(datagen_source *d)
+{
+	if (d->rps <= 0)
+		return INT64_MAX;
+	int64_t now = mono_us();
+	if (!d->thr_start_us) {
+		d->thr_start_us = now;
+		d->thr_base = d->emitted;
+	}
+	int64_t done = d->emitted - d->thr_base;
+	int64_t allowed = (int64_t)((double)(now - d->thr_start_us) * (double)d->rps / 1e6) + 1;
+	if (allowed <= done) {
+		int64_t due = d->thr_start_us + (int64_t)((double)done * 1e6 / (double)d->rps);
+		int64_t wait = due - now;
+		if (wait > DG_MAX_SLEEP_US)
+			wait = DG_MAX_SLEEP_US;
+		if (wait > 0) {
+			struct timespec ts = {wait / 1000000, (wait % 1000000) * 1000};
+			nanosleep(&ts, NULL);
+		}
+		now = mono_us();
+		allowed = (int64_t)((double)(now - d->thr_start_us) * (double)d->rps / 1e6) + 1;
+	}
+	return allowed > done ? allowed - done : 0;
+}
+
+static int dg_read(sl_source *s, sl_batch *out, sl_err *err)
+{
+	datagen_source *d = (datagen_source *)s;
+	int64_t n = rows_left(d);
+	if (n <= 0)
+		return SL_EEOF;
+	int64_t room = out->cap - out->nrows, allow = throttle(d);
+	if (n > room)
+		n = room;
+	if (n > allow)
+		n = allow;
+	if (n <= 0)
+		return 0;
+	int r0 = out->nrows;
+	memset(out->op + r0, SL_INSERT, (size_t)n);
+	for (int k = 0; k < n; k++)
+		out->wm[r0 + k] = SL_WM_MIN;
+	for (int i = 0; i < d->ncols; i++) {
+		int rc = fill_col(d, out, i, r0, (int)n);
+		if (rc)
+			return sl_err_set(err, rc, "source '%s': datagen: out of memory", s->table);
+	}
+	out->nrows += (int)n;
+	d->batch_first = d->emitted - r0;
+	d->emitted += n;
+	s->rows_read += n;
+	return (int)n;
+}
+
+static void dg_where(sl_source *s, int row, char *buf, size_t cap)
+{
+	datagen_source *d = (datagen_source *)s;
+	snprintf(buf, cap, "generated row %lld", (long long)(d->batch_first + row + 1));
+}
+
+/* Snapshot: row count, anchor, then per column the sequence counter and
+ * both RNG states. */
+static int dg_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
+{
+	datagen_source *d = (datagen_source *)s;
+	sl_snap_put_u32(w, (uint32_t)d->ncols);
+	sl_snap_put_i64(w, d->emitted);
+	sl_snap_put_i64(w, d->anchor_us);
+	for (int i = 0; i < d->ncols; i++) {
+		gen_col *g = &d->cols[i];
+		sl_snap_put_i64(w, g->seq_next);
+		sl_snap_put_i64(w, (int64_t)g->seq_left);
+		for (int j = 0; j < 4; j++)
+			sl_snap_put_i64(w, (int64_t)g->rng[j]);
+		for (int j = 0; j < 4; j++)
+			sl_snap_put_i64(w, (int64_t)g->nrng[j]);
+	}
+	if (w->failed)
+		return sl_err_set(err, SL_ENOMEM, "source '%s': snapshot: out of memory", s->table);
+	return 0;
+}
+
+static int dg_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
+{
+	datagen_source *d = (datagen_source *)s;
+	if (sl_snap_get_u32(r) != (uint32_t)d->ncols || !sl_snap_reader_ok(r))
+		return sl_err_set(err, SL_ESTATE,
+		                  "source '%s': datagen snapshot has a different number of columns",
+		                  s->table);
+	d->emitted = sl_snap_get_i64(r);
+	d->anchor_us = sl_snap_get_i64(r);
+	for (int i = 0; i < d->ncols; i++) {
+		gen_col *g = &d->cols[i];
+		g->seq_next = sl_snap_get_i64(r);
+		g->seq_left = (uint64_t)sl_snap_get_i64(r);
+		for (int j = 0; j < 4; j++)
+			g->rng[j] = (uint64_t)sl_snap_get_i64(r);
+		for (int j = 0; j < 4; j++)
+			g->nrng[j] = (uint64_t)sl_snap_get_i64(r);
+	}
+	if (!sl_snap_reader_ok(r))
+		return sl_err_set(err, SL_ESTATE, "source '%s': datagen snapshot is damaged",
+		                  s->table);
+	d->thr_start_us = 0; /* throttle afresh */
+	return 0;
+}
+
+static void dg_close(sl_source *s)
+{
+	datagen_source *d = (datagen_source *)s;
+	free(d->cols);
+	d->cols = NULL;
+}
+
+/* The 'datagen' source method table. */
+const sl_source_vtab sl_datagen_source_vtab = {
+	.name = "datagen",
+	.size = sizeof(datagen_source),
+	.open = dg_open,
+	.read = dg_read,
+	.where = dg_where,
+	.snapshot = dg_snapshot,
+	.restore = dg_restore,
+	.close = dg_close,
+};

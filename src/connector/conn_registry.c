@@ -1,0 +1,149 @@
+/*
+ * conn_registry.c - the table of connectors by name, and the generic
+ * constructor/destructor of sources and sinks.
+ *
+ * The planner looks a connector up by its WITH ('connector' = ...) name
+ * (sl_source_find / sl_sink_find) and the runtime opens it with
+ * sl_source_new / sl_sink_new, which allocate vt->size zeroed bytes (the
+ * concrete struct, whose first member is the sl_source / sl_sink base),
+ * fill the base and call the connector's open.  A new connector is one new
+ * file plus one line in each table below.  The tables are read-only; no
+ * locking is needed.
+ */
+#include "conn.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern const sl_source_vtab sl_filesystem_source_vtab;
+extern const sl_source_vtab sl_stdin_source_vtab;
+extern const sl_source_vtab sl_datagen_source_vtab;
+
+extern const sl_sink_vtab sl_filesystem_sink_vtab;
+extern const sl_sink_vtab sl_stdout_sink_vtab;
+extern const sl_sink_vtab sl_print_sink_vtab;
+extern const sl_sink_vtab sl_blackhole_sink_vtab;
+
+/* ---- push connectors (engine-owned) ---------------------------------------
+ * The engine's owner adds here:
+ *   extern const sl_source_vtab sl_push_source_vtab;
+ *   extern const sl_sink_vtab sl_push_sink_vtab;
+ * and one line in each table below.  Not referenced yet: those symbols do
+ * not exist until the engine lands.
+ */
+
+static const sl_source_vtab *const source_table[] = {
+	&sl_filesystem_source_vtab,
+	&sl_stdin_source_vtab,
+	&sl_datagen_source_vtab,
+	/* push source: &sl_push_source_vtab, */
+	NULL
+};
+
+static const sl_sink_vtab *const sink_table[] = {
+	&sl_filesystem_sink_vtab,
+	&sl_stdout_sink_vtab,
+	&sl_print_sink_vtab,
+	&sl_blackhole_sink_vtab,
+	/* push sink: &sl_push_sink_vtab, */
+	NULL
+};
+
+/*
+ * Returns the source method table registered as `connector`, or NULL when
+ * no source has that name (or connector is NULL).
+ */
+const sl_source_vtab *sl_source_find(const char *connector)
+{
+	if (!connector)
+		return NULL;
+	for (int i = 0; source_table[i]; i++)
+		if (strcmp(source_table[i]->name, connector) == 0)
+			return source_table[i];
+	return NULL;
+}
+
+/*
+ * Returns the sink method table registered as `connector`, or NULL when
+ * no sink has that name (or connector is NULL).
+ */
+const sl_sink_vtab *sl_sink_find(const char *connector)
+{
+	if (!connector)
+		return NULL;
+	for (int i = 0; sink_table[i]; i++)
+		if (strcmp(sink_table[i]->name, connector) == 0)
+			return sink_table[i];
+	return NULL;
+}
+
+/*
+ * Allocates a source of type vt (vt->size bytes, zeroed), fills its base
+ * and opens it with a.  The caller owns the result (free with
+ * sl_source_free).  On failure the half-open source is closed and freed,
+ * err holds the message and NULL is returned.
+ */
+sl_source *sl_source_new(const sl_source_vtab *vt, const sl_conn_args *a, sl_err *err)
+{
+	size_t size = vt->size < sizeof(sl_source) ? sizeof(sl_source) : vt->size;
+	sl_source *s = calloc(1, size);
+	if (!s) {
+		sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", a->table);
+		return NULL;
+	}
+	s->vt = vt;
+	s->table = a->table;
+	int rc = vt->open(s, a, err);
+	if (rc < 0) {
+		if (err && !err->code)
+			sl_err_set(err, rc, "source '%s': cannot open", a->table);
+		sl_source_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Closes and frees a source.  Safe on NULL. */
+void sl_source_free(sl_source *s)
+{
+	if (!s)
+		return;
+	if (s->vt->close)
+		s->vt->close(s);
+	free(s);
+}
+
+/*
+ * Allocates a sink of type vt, fills its base and opens it with a.  Same
+ * contract as sl_source_new.
+ */
+sl_sink *sl_sink_new(const sl_sink_vtab *vt, const sl_conn_args *a, sl_err *err)
+{
+	size_t size = vt->size < sizeof(sl_sink) ? sizeof(sl_sink) : vt->size;
+	sl_sink *k = calloc(1, size);
+	if (!k) {
+		sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", a->table);
+		return NULL;
+	}
+	k->vt = vt;
+	k->table = a->table;
+	int rc = vt->open(k, a, err);
+	if (rc < 0) {
+		if (err && !err->code)
+			sl_err_set(err, rc, "sink '%s': cannot open", a->table);
+		sl_sink_free(k);
+		return NULL;
+	}
+	return k;
+}
+
+/* Closes (without publishing) and frees a sink.  Safe on NULL. */
+void sl_sink_free(sl_sink *k)
+{
+	if (!k)
+		return;
+	if (k->vt->close)
+		k->vt->close(k);
+	free(k);
+}

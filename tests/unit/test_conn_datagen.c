@@ -1,0 +1,368 @@
+/*
+ * test_conn_datagen.c - the 'datagen' source and the 'blackhole' sink
+ * through their method tables: determinism (same options, same rows,
+ * whatever the batch size), sequence bounds and end of input,
+ * number-of-rows, random ranges, null-rate, snapshot/restore of the
+ * generator state, option errors, and throughput into blackhole.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "connector/conn.h"
+#include "sluice.h"
+
+typedef struct fixture {
+	sl_arena arena;
+	sl_opts opts;
+	sl_field fields[8];
+	int nfields;
+	sl_type types[8];
+} fixture;
+
+static void fx_init(fixture *f)
+{
+	memset(f, 0, sizeof *f);
+	sl_arena_init(&f->arena, 0);
+	sl_opts_init(&f->opts, &f->arena);
+	sl_opts_set(&f->opts, "connector", "datagen");
+	sl_opts_set(&f->opts, "rows-per-second", "0");
+}
+
+static void fx_field(fixture *f, const char *name, sl_type t)
+{
+	f->fields[f->nfields].name = name;
+	f->fields[f->nfields].type = t;
+	f->types[f->nfields] = t;
+	f->nfields++;
+}
+
+static sl_source *fx_open(fixture *f, sl_err *err)
+{
+	sl_conn_args a = {.table = "gen", .fields = f->fields, .nfields = f->nfields,
+	                  .opts = &f->opts, .tz = "UTC"};
+	const sl_source_vtab *vt = sl_source_find(sl_opts_get(&f->opts, "connector"));
+	assert_non_null(vt);
+	sl_err_clear(err);
+	return sl_source_new(vt, &a, err);
+}
+
+static void fx_deinit(fixture *f)
+{
+	sl_arena_deinit(&f->arena);
+}
+
+/* Reads every row (up to max) into flat arrays of column 0 (and 1). */
+static int read_all(sl_source *s, fixture *f, int cap, int64_t *c0, int64_t *c1, int max)
+{
+	sl_batch *b = sl_batch_new(f->nfields, f->types, cap);
+	sl_err err;
+	int n = 0;
+	for (;;) {
+		sl_batch_reset(b);
+		sl_err_clear(&err);
+		int rc = s->vt->read(s, b, &err);
+		if (rc == SL_EEOF)
+			break;
+		assert_true(rc > 0);
+		for (int r = 0; r < b->nrows && n < max; r++, n++) {
+			assert_int_equal(b->op[r], SL_INSERT);
+			c0[n] = b->cols[0].null[r] ? -1 : b->cols[0].v.i64[r];
+			if (c1)
+				c1[n] = b->cols[1].null[r] ? -1 : b->cols[1].v.i64[r];
+		}
+		if (n >= max)
+			break;
+	}
+	sl_batch_free(b);
+	return n;
+}
+
+static void test_sequence_bounds(void **state)
+{
+	fixture f;
+	sl_err err;
+	int64_t v[200];
+	fx_init(&f);
+	fx_field(&f, "id", sl_type_make(SL_T_BIGINT));
+	sl_opts_set(&f.opts, "fields.id.kind", "sequence");
+	sl_opts_set(&f.opts, "fields.id.start", "5");
+	sl_opts_set(&f.opts, "fields.id.end", "104");
+	sl_source *s = fx_open(&f, &err);
+	assert_non_null(s);
+	assert_null(sl_opts_unused(&f.opts));
+	int n = read_all(s, &f, 7, v, NULL, 200);
+	assert_int_equal(n, 100);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(v[i], 5 + i);
+	assert_int_equal(s->rows_read, 100);
+	sl_source_free(s);
+	fx_deinit(&f);
+}
+
+static void test_number_of_rows_and_range(void **state)
+{
+	fixture f;
+	sl_err err;
+	int64_t v[2000], w[2000];
+	fx_init(&f);
+	fx_field(&f, "a", sl_type_make(SL_T_INT));
+	fx_field(&f, "b", sl_type_make(SL_T_SMALLINT));
+	sl_opts_set(&f.opts, "number-of-rows", "1500");
+	sl_opts_set(&f.opts, "fields.a.min", "-3");
+	sl_opts_set(&f.opts, "fields.a.max", "3");
+	sl_source *s = fx_open(&f, &err);
+	assert_non_null(s);
+	int n = read_all(s, &f, 0, v, w, 2000);
+	assert_int_equal(n, 1500);
+	int seen[7] = {0};
+	for (int i = 0; i < n; i++) {
+		assert_true(v[i] >= -3 && v[i] <= 3);
+		seen[v[i] + 3] = 1;
+		assert_true(w[i] >= INT16_MIN && w[i] <= INT16_MAX);
+	}
+	for (int i = 0; i < 7; i++)
+		assert_true(seen[i]);
+	sl_source_free(s);
+	fx_deinit(&f);
+}
+
+static void test_deterministic_any_batch_size(void **state)
+{
+	fixture f1, f2;
+	sl_err err;
+	static int64_t a0[5000], a1[5000], b0[5000], b1[5000];
+	fx_init(&f1);
+	fx_init(&f2);
+	fixture *fs[2] = {&f1, &f2};
+	for (int k = 0; k < 2; k++) {
+		fx_field(fs[k], "x", sl_type_make(SL_T_BIGINT));
+		fx_field(fs[k], "y", sl_type_make(SL_T_INT));
+		sl_opts_set(&fs[k]->opts, "number-of-rows", "5000");
+		sl_opts_set(&fs[k]->opts, "fields.y.null-rate", "0.3");
+	}
+	sl_source *s1 = fx_open(&f1, &err), *s2 = fx_open(&f2, &err);
+	assert_int_equal(read_all(s1, &f1, 1024, a0, a1, 5000), 5000);
+	assert_int_equal(read_all(s2, &f2, 37, b0, b1, 5000), 5000);
+	assert_memory_equal(a0, b0, sizeof a0);
+	assert_memory_equal(a1, b1, sizeof a1);
+	int nulls = 0;
+	for (int i = 0; i < 5000; i++)
+		nulls += a1[i] == -1;
+	assert_true(nulls > 1200 && nulls < 1800);
+	sl_source_free(s1);
+	sl_source_free(s2);
+	/* another seed gives other rows */
+	sl_opts_set(&f2.opts, "seed", "42");
+	s2 = fx_open(&f2, &err);
+	assert_non_null(s2);
+	read_all(s2, &f2, 1024, b0, b1, 5000);
+	assert_true(memcmp(a0, b0, sizeof a0) != 0);
+	sl_source_free(s2);
+	fx_deinit(&f1);
+	fx_deinit(&f2);
+}
+
+static void test_snapshot_restore(void **state)
+{
+	fixture f;
+	sl_err err;
+	int64_t full0[300], full1[300], p0[300], p1[300];
+	fx_init(&f);
+	fx_field(&f, "id", sl_type_make(SL_T_INT));
+	fx_field(&f, "r", sl_type_make(SL_T_BIGINT));
+	sl_opts_set(&f.opts, "fields.id.kind", "sequence");
+	sl_opts_set(&f.opts, "fields.id.start", "1");
+	sl_opts_set(&f.opts, "fields.id.end", "300");
+	sl_source *s = fx_open(&f, &err);
+	assert_int_equal(read_all(s, &f, 50, full0, full1, 300), 300);
+	sl_source_free(s);
+
+	s = fx_open(&f, &err);
+	assert_int_equal(read_all(s, &f, 50, p0, p1, 100), 100);
+	sl_snap_writer w;
+	sl_snap_writer_init(&w);
+	assert_int_equal(s->vt->snapshot(s, &w, &err), 0);
+	sl_source_free(s);
+
+	s = fx_open(&f, &err);
+	sl_snap_reader r;
+	sl_snap_reader_init(&r, w.buf, w.len);
+	assert_int_equal(s->vt->restore(s, &r, &err), 0);
+	assert_int_equal(read_all(s, &f, 50, p0 + 100, p1 + 100, 200), 200);
+	assert_memory_equal(full0, p0, sizeof full0);
+	assert_memory_equal(full1, p1, sizeof full1);
+	sl_source_free(s);
+	/* a damaged snapshot is refused */
+	s = fx_open(&f, &err);
+	sl_snap_reader_init(&r, w.buf, w.len / 2);
+	sl_err_clear(&err);
+	assert_int_equal(s->vt->restore(s, &r, &err), SL_ESTATE);
+	sl_source_free(s);
+	sl_snap_writer_deinit(&w);
+	fx_deinit(&f);
+}
+
+static void test_all_types(void **state)
+{
+	fixture f;
+	sl_err err;
+	fx_init(&f);
+	fx_field(&f, "s", sl_type_varchar(SL_STRING_LEN));
+	fx_field(&f, "d", sl_type_decimal(6, 2));
+	fx_field(&f, "ts", sl_type_timestamp(SL_T_TIMESTAMP, 3));
+	fx_field(&f, "f", sl_type_make(SL_T_DOUBLE));
+	fx_field(&f, "v", sl_type_varchar(5));
+	fx_field(&f, "q", sl_type_varchar(SL_STRING_LEN));
+	fx_field(&f, "dt", sl_type_make(SL_T_DATE));
+	fx_field(&f, "bo", sl_type_make(SL_T_BOOLEAN));
+	sl_opts_set(&f.opts, "number-of-rows", "100");
+	sl_opts_set(&f.opts, "fields.s.length", "10");
+	sl_opts_set(&f.opts, "fields.d.min", "-1.5");
+	sl_opts_set(&f.opts, "fields.d.max", "2.25");
+	sl_opts_set(&f.opts, "fields.ts.max-past", "10 s");
+	sl_opts_set(&f.opts, "fields.f.min", "0.5");
+	sl_opts_set(&f.opts, "fields.f.max", "1.5");
+	sl_opts_set(&f.opts, "fields.q.kind", "sequence");
+	sl_opts_set(&f.opts, "fields.q.start", "98");
+	sl_opts_set(&f.opts, "fields.q.end", "1000");
+	sl_source *s = fx_open(&f, &err);
+	assert_non_null(s);
+	assert_null(sl_opts_unused(&f.opts));
+	sl_batch *b = sl_batch_new(f.nfields, f.types, 0);
+	assert_int_equal(s->vt->read(s, b, &err), 100);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	int64_t now_us = (int64_t)now.tv_sec * 1000000;
+	for (int r = 0; r < 100; r++) {
+		assert_int_equal(b->cols[0].v.str[r].len, 10);
+		for (int i = 0; i < 10; i++)
+			assert_non_null(strchr("0123456789abcdef", b->cols[0].v.str[r].ptr[i]));
+		assert_true(b->cols[1].v.i128[r] >= -150 && b->cols[1].v.i128[r] <= 225);
+		int64_t ts = b->cols[2].v.i64[r];
+		assert_true(ts % 1000 == 0);
+		assert_true(ts <= now_us + 2000000 && ts >= now_us - 12000000);
+		assert_true(b->cols[3].v.f64[r] >= 0.5 && b->cols[3].v.f64[r] <= 1.5);
+		assert_int_equal(b->cols[4].v.str[r].len, 5); /* capped at VARCHAR(5) */
+		char want[16];
+		snprintf(want, sizeof want, "%d", 98 + r);
+		assert_int_equal(b->cols[5].v.str[r].len, strlen(want));
+		assert_memory_equal(b->cols[5].v.str[r].ptr, want, strlen(want));
+		assert_true(b->cols[6].v.i64[r] <= now_us / 86400000000LL + 1);
+		assert_true(b->cols[7].v.i64[r] == 0 || b->cols[7].v.i64[r] == 1);
+	}
+	assert_int_equal(s->vt->read(s, b, &err), SL_EEOF);
+	sl_batch_free(b);
+	sl_source_free(s);
+	fx_deinit(&f);
+}
+
+static void test_option_errors(void **state)
+{
+	fixture f;
+	sl_err err;
+	fx_init(&f);
+	fx_field(&f, "id", sl_type_make(SL_T_INT));
+	sl_opts_set(&f.opts, "fields.id.kind", "sequence");
+	sl_opts_set(&f.opts, "fields.id.start", "1");
+	assert_null(fx_open(&f, &err));
+	assert_int_equal(err.code, SL_EINVAL);
+	assert_non_null(strstr(err.msg, "fields.id.end"));
+	sl_opts_set(&f.opts, "fields.id.kind", "zigzag");
+	assert_null(fx_open(&f, &err));
+	assert_non_null(strstr(err.msg, "zigzag"));
+	sl_opts_set(&f.opts, "fields.id.kind", "random");
+	sl_opts_set(&f.opts, "fields.id.min", "10");
+	sl_opts_set(&f.opts, "fields.id.max", "5");
+	assert_null(fx_open(&f, &err));
+	assert_non_null(strstr(err.msg, "field 'id'"));
+	assert_non_null(strstr(err.msg, "source 'gen'"));
+	fx_deinit(&f);
+}
+
+static void test_throttle(void **state)
+{
+	fixture f;
+	sl_err err;
+	int64_t v[64];
+	fx_init(&f);
+	fx_field(&f, "id", sl_type_make(SL_T_INT));
+	sl_opts_set(&f.opts, "rows-per-second", "200");
+	sl_opts_set(&f.opts, "number-of-rows", "40");
+	sl_source *s = fx_open(&f, &err);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int n = 0;
+	sl_batch *b = sl_batch_new(1, f.types, 0);
+	while (n < 40) {
+		sl_batch_reset(b);
+		int rc = s->vt->read(s, b, &err);
+		assert_true(rc >= 0);
+		n += rc;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	assert_true(secs > 0.15 && secs < 1.0); /* 40 rows at 200/s: ~0.2 s */
+	(void)v;
+	sl_batch_free(b);
+	sl_source_free(s);
+	fx_deinit(&f);
+}
+
+static void test_blackhole_throughput(void **state)
+{
+	fixture f;
+	sl_err err;
+	fx_init(&f);
+	fx_field(&f, "id", sl_type_make(SL_T_BIGINT));
+	fx_field(&f, "x", sl_type_make(SL_T_INT));
+	fx_field(&f, "p", sl_type_make(SL_T_DOUBLE));
+	sl_opts_set(&f.opts, "fields.id.kind", "sequence");
+	sl_opts_set(&f.opts, "fields.id.start", "1");
+	sl_opts_set(&f.opts, "fields.id.end", "20000000");
+	sl_source *s = fx_open(&f, &err);
+	sl_conn_args a = {.table = "bh", .fields = f.fields, .nfields = f.nfields,
+	                  .opts = &f.opts};
+	sl_sink *k = sl_sink_new(sl_sink_find("blackhole"), &a, &err);
+	assert_non_null(k);
+	sl_batch *b = sl_batch_new(f.nfields, f.types, 0);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		sl_batch_reset(b);
+		int rc = s->vt->read(s, b, &err);
+		if (rc == SL_EEOF)
+			break;
+		assert_int_equal(k->vt->write(k, b, &err), 0);
+	}
+	assert_int_equal(k->vt->finish(k, &err), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	assert_int_equal(k->rows_written, 20000000);
+	print_message("datagen -> blackhole: %.1f M rows/s\n", 20.0 / secs);
+	sl_batch_free(b);
+	sl_sink_free(k);
+	sl_source_free(s);
+	fx_deinit(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sequence_bounds),
+		cmocka_unit_test(test_number_of_rows_and_range),
+		cmocka_unit_test(test_deterministic_any_batch_size),
+		cmocka_unit_test(test_snapshot_restore),
+		cmocka_unit_test(test_all_types),
+		cmocka_unit_test(test_option_errors),
+		cmocka_unit_test(test_throttle),
+		cmocka_unit_test(test_blackhole_throughput),
+	};
+	return cmocka_run_group_tests_name("conn_datagen", tests, NULL, NULL);
+}

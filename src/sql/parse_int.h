@@ -1,0 +1,71 @@
+/*
+ * parse_int.h - state and helpers shared by the parser's files
+ * (parser.c: statements, types, hints; parse_query.c: queries and FROM;
+ * parse_expr.c: expressions).  Internal to src/sql.
+ *
+ * Error protocol: a parse function returns NULL (or -1) after writing the
+ * first error into p->err; every caller returns at once, so the first,
+ * innermost error is the one reported.  p->depth bounds recursion.
+ */
+#ifndef SL_SQL_PARSE_INT_H
+#define SL_SQL_PARSE_INT_H
+
+#include "ast.h"
+#include "parser.h"
+#include "sql_token.h"
+
+typedef struct sl_parser {
+	sl_arena *a;
+	const char *sql;
+	const sl_token *t;  /* token array, EOF-terminated */
+	int n, i;           /* count, current index */
+	int depth;
+	sl_err *err;
+} sl_parser;
+
+/* Token access. */
+const sl_token *sl__p_tok(sl_parser *p, int k);      /* k-th token ahead (clamped to EOF) */
+int sl__p_is_kw(sl_parser *p, int k, const char *kw); /* unquoted IDENT equal to kw */
+int sl__p_is_op(sl_parser *p, int k, const char *op);
+int sl__p_accept_kw(sl_parser *p, const char *kw);    /* consume if it matches */
+int sl__p_accept_op(sl_parser *p, const char *op);
+int sl__p_expect_kw(sl_parser *p, const char *kw);    /* 0 or -1 with error */
+int sl__p_expect_op(sl_parser *p, const char *op);
+int sl__p_error(sl_parser *p, const char *expected);  /* error at current token, -1 */
+int sl__p_error_at(sl_parser *p, const sl_token *t, int code, const char *msg); /* custom, -1 */
+int sl__p_failed(sl_parser *p);                        /* error already set */
+
+/* Depth guard: sl__p_enter returns -1 with an error when too deep. */
+int sl__p_enter(sl_parser *p);
+void sl__p_leave(sl_parser *p);
+
+/* Allocation (zeroed); NULL with SL_ENOMEM set on failure. */
+void *sl__p_alloc(sl_parser *p, size_t n);
+/* Appends one zeroed element of size sz to the arena array *arr of *n
+ * elements (capacity *cap) and returns it, or NULL on OOM. */
+void *sl__p_push(sl_parser *p, void *arr, int *n, int *cap, size_t sz);
+
+/* Token text helpers (arena copies). */
+char *sl__p_text(sl_parser *p, const sl_token *t);     /* raw span */
+char *sl__p_unquote(sl_parser *p, const sl_token *t);  /* '..', `..`, "..": content, doubled quote unescaped */
+char *sl__p_upper(sl_parser *p, const char *s);
+
+/* Identifier: unquoted non-reserved IDENT or QIDENT. */
+int sl__p_is_ident(sl_parser *p, int k);
+int sl__p_ident(sl_parser *p, sl_ast_ident *out, const char *what);
+int sl__p_name(sl_parser *p, sl_ast_name *out, const char *what); /* dotted */
+int sl__p_ident_list(sl_parser *p, sl_ast_ident **out, int *n);   /* ( a, b ) */
+int sl__p_string(sl_parser *p, const char **out, const char *what);
+int sl__p_hints(sl_parser *p, sl_ast_hint **out, int *n);         /* at HINT_BEGIN */
+int sl__p_options(sl_parser *p, sl_ast_option **out, int *n);     /* ( 'k' = 'v', .. ) */
+
+/* Grammar entry points across files. */
+sl_ast_expr *sl__p_expr(sl_parser *p);
+sl_ast_query *sl__p_query(sl_parser *p);
+sl_ast_type *sl__p_type(sl_parser *p);
+int sl__p_order_list(sl_parser *p, sl_ast_order **out, int *n);   /* after ORDER BY */
+sl_ast_window *sl__p_window_spec(sl_parser *p);                   /* at '(' */
+sl_ast_expr *sl__p_interval(sl_parser *p);                        /* at INTERVAL */
+sl_ast_unit sl__p_unit_word(sl_parser *p, int k);                 /* unit keyword or NONE */
+
+#endif

@@ -67,7 +67,8 @@ static const char *kind_text(uint8_t op)
 /* Appends one row: prefix, kind, "[v1, v2, ...]", newline. */
 static int print_row(print_sink *k, const sl_batch *b, int row)
 {
-	if (sl_buf_puts(&k->out, k->prefix) || sl_buf_puts(&k->out, kind_text(b->op[row])) ||
+	if ((k->prefix[0] && sl_buf_puts(&k->out, k->prefix)) ||
+	    sl_buf_puts(&k->out, kind_text(b->op[row])) ||
 	    sl_buf_putc(&k->out, '['))
 		return SL_ENOMEM;
 	for (int c = 0; c < b->ncols; c++) {

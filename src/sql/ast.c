@@ -89,7 +89,7 @@ static void type(pr *w, const sl_ast_type *t)
 		put(w, ">");
 		break;
 	}
-	if (t->notnull && !(t->kind == SL_ATY_SQL && t->sql.notnull && 0))
+	if (t->notnull && t->kind != SL_ATY_SQL) /* sl_type_format prints it for SQL types */
 		put(w, " NOT NULL");
 }
 

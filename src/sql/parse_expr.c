@@ -387,7 +387,11 @@ static sl_ast_expr *table_arg(sl_parser *p)
 			                             &cap, sizeof(*k));
 			if (!k || !(*k = add_expr(p)))
 				return NULL;
-		} while (sl__p_accept_op(p, ","));
+			/* without parentheses, ", name" continues the keys unless it starts
+			 * the next argument (DESCRIPTOR(..), INTERVAL .., name => ..) */
+		} while (sl__p_is_op(p, 0, ",") &&
+		         (paren || (sl__p_is_ident(p, 1) && !sl__p_is_op(p, 2, "(") && !sl__p_is_op(p, 2, "=>"))) &&
+		         (p->i++, 1));
 		if (paren && sl__p_expect_op(p, ")"))
 			return NULL;
 	}

@@ -1,0 +1,1 @@
+CREATE TABLE orders (order_id BIGINT, amount DECIMAL(10,2), ts TIMESTAMP(3), c AS amount * 2, m STRING METADATA FROM 'topic' VIRTUAL, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND, PRIMARY KEY (order_id) NOT ENFORCED) WITH ('connector' = 'kafka');

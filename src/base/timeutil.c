@@ -671,7 +671,7 @@ static void fmt_tok(outbuf *o, const sl_datefmt *f, const dtok *t, const dfields
 	case 'm': ob_num(o, v->mi, c); break;
 	case 's': ob_num(o, v->s, c); break;
 	case 'S': {
-		char fr[10];
+		char fr[16];
 		snprintf(fr, sizeof(fr), "%06d000", v->us);
 		ob_put(o, fr, (size_t)(c > 9 ? 9 : c));
 		break;

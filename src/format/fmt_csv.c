@@ -166,7 +166,7 @@ static int csv_decode(sl_decoder *dd, const char *rec, size_t len, sl_batch *out
 	const char *p = rec, *e = rec + len;
 	int nf = 0, rc = 0;
 	for (;;) {
-		sl_str v;
+		sl_str v = {NULL, 0};
 		int quoted = o->quote && p < e && *p == o->quote;
 		if (quoted) {
 			if ((rc = quoted_field(&c, o->quote, &p, &v)) != 0)

@@ -25,6 +25,9 @@ static const sl_format_vtab *const formats[] = {
 	&sl__fmt_debezium_json,
 };
 
+/* Options used when a caller passes none (formats never see NULL). */
+static const sl_opts no_opts;
+
 /* sl_format_find: the format named `name` or NULL. */
 const sl_format_vtab *sl_format_find(const char *name)
 {
@@ -36,7 +39,7 @@ const sl_format_vtab *sl_format_find(const char *name)
 
 /*
  * sl_decoder_new: allocates and initializes a decoder of vt for fields
- * (which must outlive it).  Returns it (free with sl_decoder_free), or NULL
+ * (which must outlive it); opts may be NULL (no options).  Returns it (free with sl_decoder_free), or NULL
  * with err set (SL_ENOTSUP when the format cannot decode, SL_EINVAL for a
  * bad option, SL_ENOMEM).
  */
@@ -55,7 +58,7 @@ sl_decoder *sl_decoder_new(const sl_format_vtab *vt, const sl_field *fields, int
 	d->vt = vt;
 	d->fields = fields;
 	d->nfields = nfields;
-	if (vt->decoder_init(d, opts, err))
+	if (vt->decoder_init(d, opts ? opts : &no_opts, err))
 		goto fail;
 	return d;
 fail:
@@ -89,7 +92,7 @@ sl_encoder *sl_encoder_new(const sl_format_vtab *vt, const sl_field *fields, int
 	e->vt = vt;
 	e->fields = fields;
 	e->nfields = nfields;
-	if (vt->encoder_init(e, opts, err))
+	if (vt->encoder_init(e, opts ? opts : &no_opts, err))
 		goto fail;
 	return e;
 fail:

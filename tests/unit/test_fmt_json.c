@@ -1,0 +1,308 @@
+/*
+ * test_fmt_json.c - unit tests of the json and debezium-json formats
+ * (src/format/fmt_json.c, fmt_debezium_json.c): decoding every type into
+ * batch columns, escapes and surrogate pairs, nested ROWs, missing and
+ * unknown fields, exact error messages, options, and the encoders.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "base/timeutil.h"
+#include "format/format.h"
+#include "sluice.h"
+
+static sl_field inner_f[] = {
+	{"x", {.id = SL_T_INT}},
+	{"s", {.id = SL_T_VARCHAR, .length = SL_STRING_LEN}},
+};
+static sl_row_type inner_t = {2, inner_f};
+
+static sl_field F[] = {
+	{"id", {.id = SL_T_VARCHAR, .length = SL_STRING_LEN}},  /* 0 */
+	{"n", {.id = SL_T_INT}},                                 /* 1 */
+	{"big", {.id = SL_T_BIGINT}},                            /* 2 */
+	{"amount", {.id = SL_T_DECIMAL, .precision = 10, .scale = 2}}, /* 3 */
+	{"d", {.id = SL_T_DOUBLE}},                              /* 4 */
+	{"ok", {.id = SL_T_BOOLEAN}},                            /* 5 */
+	{"ts", {.id = SL_T_TIMESTAMP, .precision = 3}},          /* 6 */
+	{"ltz", {.id = SL_T_TIMESTAMP_LTZ, .precision = 3}},     /* 7 */
+	{"day", {.id = SL_T_DATE}},                              /* 8 */
+	{"r", {.id = SL_T_ROW, .row = &inner_t}},                /* 9 */
+	{"b", {.id = SL_T_VARBINARY, .length = SL_STRING_LEN}},  /* 10 */
+	{"t", {.id = SL_T_TINYINT}},                             /* 11 */
+};
+#define NF ((int)(sizeof(F) / sizeof(F[0])))
+
+typedef struct fx {
+	sl_decoder *d;
+	sl_batch *b;
+	sl_err err;
+	sl_arena a;
+	sl_opts o;
+} fx;
+
+static fx *fx_new(const char *fmt, const char *k1, const char *v1)
+{
+	static fx f;
+	sl_type types[NF];
+	for (int i = 0; i < NF; i++)
+		types[i] = F[i].type;
+	memset(&f, 0, sizeof(f));
+	sl_arena_init(&f.a, 0);
+	sl_opts_init(&f.o, &f.a);
+	if (k1)
+		sl_opts_set(&f.o, k1, v1);
+	f.d = sl_decoder_new(sl_format_find(fmt), F, NF, &f.o, &f.err);
+	assert_non_null(f.d);
+	f.b = sl_batch_new(NF, types, 8);
+	return &f;
+}
+
+static void fx_free(fx *f)
+{
+	sl_decoder_free(f->d);
+	sl_batch_free(f->b);
+	sl_arena_deinit(&f->a);
+}
+
+static int dec(fx *f, const char *rec)
+{
+	sl_err_clear(&f->err);
+	return f->d->vt->decode(f->d, rec, strlen(rec), f->b, 0, &f->err);
+}
+
+static void expect_err(fx *f, const char *rec, const char *msg)
+{
+	int n0 = f->b->nrows;
+	assert_int_equal(dec(f, rec), SL_EINPUT);
+	assert_string_equal(f->err.msg, msg);
+	assert_int_equal(f->b->nrows, n0);
+}
+
+static int64_t TS(const char *s)
+{
+	int64_t v;
+	assert_int_equal(sl_ts_parse(s, strlen(s), &v), 0);
+	return v;
+}
+
+static void test_decode_all_types(void **st)
+{
+	fx *f = fx_new("json", NULL, NULL);
+	const char *rec = "{\"id\":\"o1\",\"n\":-42,\"big\":9223372036854775807,\"amount\":31.01,"
+	                  "\"d\":1.5e3,\"ok\":true,\"ts\":\"2026-08-01 00:00:00.001\","
+	                  "\"ltz\":1785542400123,\"day\":\"1969-12-31\",\"r\":{\"s\":\"in\",\"x\":7},"
+	                  "\"b\":\"AQID\",\"t\":-128}";
+	assert_int_equal(dec(f, rec), 1);
+	sl_batch *b = f->b;
+	assert_int_equal(b->nrows, 1);
+	assert_int_equal(b->op[0], SL_INSERT);
+	assert_int_equal(b->cols[0].v.str[0].len, 2);
+	assert_memory_equal(b->cols[0].v.str[0].ptr, "o1", 2);
+	assert_true(b->cols[0].v.str[0].ptr > rec && b->cols[0].v.str[0].ptr < rec + strlen(rec));
+	assert_int_equal(b->cols[1].v.i64[0], -42);
+	assert_true(b->cols[2].v.i64[0] == INT64_MAX);
+	assert_true(b->cols[3].v.i128[0] == 3101);
+	assert_true(b->cols[4].v.f64[0] == 1500.0);
+	assert_int_equal(b->cols[5].v.i64[0], 1);
+	assert_true(b->cols[6].v.i64[0] == TS("2026-08-01 00:00:00.001"));
+	assert_true(b->cols[7].v.i64[0] == 1785542400123000LL);
+	assert_int_equal(b->cols[8].v.i64[0], -1);
+	assert_int_equal(b->cols[9].null[0], 0);
+	assert_int_equal(b->cols[9].child[0].v.i64[0], 7);
+	assert_memory_equal(b->cols[9].child[1].v.str[0].ptr, "in", 2);
+	assert_int_equal(b->cols[10].v.str[0].len, 3);
+	assert_memory_equal(b->cols[10].v.str[0].ptr, "\1\2\3", 3);
+	assert_int_equal(b->cols[11].v.i64[0], -128);
+	for (int i = 0; i < NF; i++)
+		assert_int_equal(b->cols[i].null[0], 0);
+	fx_free(f);
+}
+
+static void test_missing_unknown_null(void **st)
+{
+	fx *f = fx_new("json", NULL, NULL);
+	assert_int_equal(dec(f, " { \"zz\" : {\"a\":[1,{\"b\":[]},\"x\\\"}\"],\"c\":null}, "
+	                        "\"n\" : null , \"u\":[true,false,-0.5e-3], \"amount\":\"12.5\","
+	                        "\"r\":null, \"ts\":\"2026-08-01T09:00:05.123Z\" } "), 1);
+	sl_batch *b = f->b;
+	assert_int_equal(b->cols[1].null[0], 1);
+	assert_int_equal(b->cols[0].null[0], 1);
+	assert_int_equal(b->cols[9].null[0], 1);
+	assert_true(b->cols[3].v.i128[0] == 1250);
+	assert_true(b->cols[6].v.i64[0] == TS("2026-08-01 09:00:05.123"));
+	assert_int_equal(dec(f, "{}"), 1);
+	assert_int_equal(dec(f, "   "), 0);
+	assert_int_equal(b->nrows, 2);
+	fx_free(f);
+}
+
+static void test_strings_escapes(void **st)
+{
+	fx *f = fx_new("json", NULL, NULL);
+	assert_int_equal(dec(f, "{\"id\":\"a\\\"b\\\\c\\/\\n\\t\\u00e9\\u20ac\\ud83d\\ude00\"}"), 1);
+	sl_str s = f->b->cols[0].v.str[0];
+	const char want[] = "a\"b\\c/\n\t\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
+	assert_int_equal(s.len, (int64_t)sizeof(want) - 1);
+	assert_memory_equal(s.ptr, want, sizeof(want) - 1);
+	/* non-string into a string column keeps its JSON text */
+	assert_int_equal(dec(f, "{\"id\":12.50}"), 1);
+	assert_int_equal(f->b->cols[0].v.str[1].len, 5);
+	assert_memory_equal(f->b->cols[0].v.str[1].ptr, "12.50", 5);
+	expect_err(f, "{\"id\":\"\\ud83d\"}", "malformed JSON at byte 13: invalid surrogate pair");
+	expect_err(f, "{\"id\":\"\\x\"}", "malformed JSON at byte 8: invalid escape in string");
+	expect_err(f, "{\"id\":\"abc}", "malformed JSON at byte 11: unterminated string");
+	fx_free(f);
+}
+
+static void test_errors(void **st)
+{
+	fx *f = fx_new("json", NULL, NULL);
+	expect_err(f, "{\"amount\":\"abc\"}", "field 'amount': 'abc' is not a DECIMAL(10, 2)");
+	expect_err(f, "{\"amount\":123456789.5}",
+	           "field 'amount': 123456789.5 is out of range for DECIMAL(10, 2)");
+	expect_err(f, "{\"n\":3000000000}", "field 'n': 3000000000 is out of range for INT");
+	expect_err(f, "{\"t\":128}", "field 't': 128 is out of range for TINYINT");
+	expect_err(f, "{\"big\":9223372036854775808}",
+	           "field 'big': 9223372036854775808 is out of range for BIGINT");
+	expect_err(f, "{\"r\":{\"x\":\"q\"}}", "field 'r.x': 'q' is not a INT");
+	expect_err(f, "{\"r\":5}", "field 'r': '5' is not a ROW<`x` INT, `s` STRING>");
+	expect_err(f, "{\"ok\":1}", "field 'ok': '1' is not a BOOLEAN");
+	expect_err(f, "{\"ts\":\"2026-02-30 00:00:00\"}",
+	           "field 'ts': '2026-02-30 00:00:00' is not a TIMESTAMP(3)");
+	expect_err(f, "{\"id\" \"x\"}", "malformed JSON at byte 6: expected ':'");
+	expect_err(f, "{\"id\":\"o1\",\"n\":1,\"amount\" 2}", "malformed JSON at byte 26: expected ':'");
+	expect_err(f, "{\"id\":\"x\" \"n\":1}", "malformed JSON at byte 10: expected ',' or '}'");
+	expect_err(f, "[1]", "malformed JSON at byte 0: expected '{'");
+	expect_err(f, "{\"n\":1} x", "malformed JSON at byte 8: unexpected data after the object");
+	expect_err(f, "{\"n\":01}", "malformed JSON at byte 5: expected a value");
+	expect_err(f, "{\"n\":", "malformed JSON at byte 5: expected a value");
+	expect_err(f, "{\"zz\":[1 2]}", "malformed JSON at byte 9: expected ',' or ']'");
+	expect_err(f, "{\"n\":nul}", "malformed JSON at byte 5: expected a value");
+	char deep[400] = "{\"zz\":";
+	for (int i = 0; i < 100; i++)
+		strcat(deep, "[");
+	expect_err(f, deep, "malformed JSON at byte 69: nesting too deep");
+	assert_int_equal(f->b->nrows, 0);
+	assert_int_equal(f->d->ignore_errors, 0);
+	fx_free(f);
+}
+
+static void test_options(void **st)
+{
+	fx *f = fx_new("json", "json.fail-on-missing-field", "true");
+	expect_err(f, "{\"id\":\"x\"}", "field 'n' is missing");
+	fx_free(f);
+	f = fx_new("json", "json.ignore-parse-errors", "true");
+	assert_int_equal(f->d->ignore_errors, 1);
+	assert_int_equal(dec(f, "{\"n\":\"x\"}"), SL_EINPUT);
+	fx_free(f);
+	sl_err e;
+	sl_arena a;
+	sl_opts o;
+	sl_err_clear(&e);
+	sl_arena_init(&a, 0);
+	sl_opts_init(&o, &a);
+	sl_opts_set(&o, "json.timestamp-format.standard", "FOO");
+	assert_null(sl_decoder_new(sl_format_find("json"), F, NF, &o, &e));
+	assert_string_equal(e.msg, "option 'json.timestamp-format.standard': 'FOO' is not 'SQL' or 'ISO-8601'");
+	sl_arena_deinit(&a);
+	assert_null(sl_format_find("avro"));
+}
+
+static void test_encode(void **st)
+{
+	fx *f = fx_new("json", NULL, NULL);
+	assert_int_equal(dec(f, "{\"id\":\"q\\\"\\n\",\"n\":5,\"amount\":30,\"d\":5,\"ok\":false,"
+	                        "\"ts\":\"2026-08-01 09:00:05.12\",\"ltz\":0,\"day\":\"2026-08-01\","
+	                        "\"r\":{\"x\":1},\"b\":\"AQID\"}"), 1);
+	sl_err e;
+	sl_err_clear(&e);
+	sl_encoder *en = sl_encoder_new(sl_format_find("json"), F, NF, NULL, &e);
+	assert_non_null(en);
+	sl_buf out;
+	sl_buf_init(&out);
+	assert_int_equal(en->vt->encode(en, f->b, 0, &out, &e), 0);
+	assert_string_equal(sl_buf_cstr(&out),
+	                    "{\"id\":\"q\\\"\\n\",\"n\":5,\"big\":null,\"amount\":30.00,\"d\":5.0,"
+	                    "\"ok\":false,\"ts\":\"2026-08-01 09:00:05.12\","
+	                    "\"ltz\":\"1970-01-01 00:00:00Z\",\"day\":\"2026-08-01\","
+	                    "\"r\":{\"x\":1,\"s\":null},\"b\":\"AQID\",\"t\":null}\n");
+	f->b->op[0] = SL_DELETE;
+	assert_int_equal(en->vt->encode(en, f->b, 0, &out, &e), SL_EINVAL);
+	sl_encoder_free(en);
+
+	/* ISO-8601 and debezium envelopes */
+	sl_arena a;
+	sl_opts o;
+	sl_arena_init(&a, 0);
+	sl_opts_init(&o, &a);
+	sl_opts_set(&o, "debezium-json.timestamp-format.standard", "ISO-8601");
+	en = sl_encoder_new(sl_format_find("debezium-json"), F + 6, 2, &o, &e);
+	assert_non_null(en);
+	sl_batch *b2;
+	sl_type ty[2] = {F[6].type, F[7].type};
+	b2 = sl_batch_new(2, ty, 4);
+	int r = sl_batch_add_row(b2, SL_UPDATE_AFTER, 0);
+	sl_col_set_i64(&b2->cols[0], r, TS("2026-08-01 09:00:05.123"));
+	r = sl_batch_add_row(b2, SL_UPDATE_BEFORE, 0);
+	sl_buf_clear(&out);
+	assert_int_equal(en->vt->encode(en, b2, 0, &out, &e), 0);
+	assert_int_equal(en->vt->encode(en, b2, 1, &out, &e), 0);
+	assert_string_equal(sl_buf_cstr(&out),
+	                    "{\"before\":null,\"after\":{\"ts\":\"2026-08-01T09:00:05.123\","
+	                    "\"ltz\":null},\"op\":\"c\"}\n"
+	                    "{\"before\":{\"ts\":null,\"ltz\":null},\"after\":null,\"op\":\"d\"}\n");
+	sl_encoder_free(en);
+	sl_batch_free(b2);
+	sl_arena_deinit(&a);
+	sl_buf_deinit(&out);
+	fx_free(f);
+}
+
+static void test_debezium_decode(void **st)
+{
+	fx *f = fx_new("debezium-json", NULL, NULL);
+	sl_batch *b = f->b;
+	assert_int_equal(dec(f, "{\"op\":\"u\",\"after\":{\"n\":2},\"before\":{\"n\":1},\"source\":{}}"), 2);
+	assert_int_equal(b->op[0], SL_UPDATE_BEFORE);
+	assert_int_equal(b->cols[1].v.i64[0], 1);
+	assert_int_equal(b->op[1], SL_UPDATE_AFTER);
+	assert_int_equal(b->cols[1].v.i64[1], 2);
+	assert_int_equal(dec(f, "{\"schema\":{\"type\":\"struct\"},\"payload\":{\"before\":null,"
+	                        "\"after\":{\"n\":3},\"op\":\"c\"}}"), 1);
+	assert_int_equal(b->op[2], SL_INSERT);
+	assert_int_equal(b->cols[1].v.i64[2], 3);
+	assert_int_equal(dec(f, "{\"before\":{\"n\":4},\"after\":null,\"op\":\"d\"}"), 1);
+	assert_int_equal(b->op[3], SL_DELETE);
+	assert_int_equal(dec(f, "{\"before\":null,\"after\":{\"n\":5},\"op\":\"r\"}"), 1);
+	assert_int_equal(dec(f, ""), 0);
+	assert_int_equal(dec(f, "null"), 0);
+	assert_int_equal(b->nrows, 5);
+	expect_err(f, "{\"before\":null,\"after\":{\"n\":5},\"op\":\"x\"}", "debezium-json: unknown op 'x'");
+	expect_err(f, "{\"before\":null,\"after\":{\"n\":5}}", "debezium-json: record has no \"op\"");
+	expect_err(f, "{\"before\":{\"n\":1},\"after\":{\"n\":\"x\"},\"op\":\"u\"}",
+	           "field 'n': 'x' is not a INT");
+	expect_err(f, "{\"before\":null,\"after\":null,\"op\":\"d\"}",
+	           "debezium-json: op needs a non-null 'before' image");
+	fx_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decode_all_types),
+		cmocka_unit_test(test_missing_unknown_null),
+		cmocka_unit_test(test_strings_escapes),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_encode),
+		cmocka_unit_test(test_debezium_decode),
+	};
+	return cmocka_run_group_tests_name("fmt_json", tests, NULL, NULL);
+}

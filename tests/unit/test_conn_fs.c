@@ -425,6 +425,55 @@ static void test_sink_rolling(void **state)
 	sl_arena_deinit(&f2.arena);
 }
 
+/* A changelog format takes updates; debezium-json parts end in .json and
+ * csv parts in .csv. */
+static void test_sink_changelog_and_ext(void **state)
+{
+	const char *fmts[2] = {"debezium-json", "csv"};
+	const char *exts[2] = {".json", ".csv"};
+	for (int i = 0; i < 2; i++) {
+		char out[600];
+		snprintf(out, sizeof out, "%s/ext%d", tmpdir, i);
+		fx f;
+		sl_err err;
+		fx_init(&f, fmts[i], out);
+		sl_conn_args a = fx_args(&f);
+		const sl_sink_vtab *vt = sl_sink_find("filesystem");
+		assert_int_equal(vt->can_update(&a), i == 0);
+		sl_sink *k = sl_sink_new(vt, &a, &err);
+		assert_non_null(k);
+		sl_batch *b = sample_batch(2);
+		if (i == 0)
+			b->op[1] = SL_DELETE;
+		assert_int_equal(k->vt->write(k, b, &err), 0);
+		assert_int_equal(k->vt->finish(k, &err), 0);
+		DIR *dd = opendir(out);
+		struct dirent *e;
+		int found = 0;
+		while ((e = readdir(dd))) {
+			size_t n = strlen(e->d_name), m = strlen(exts[i]);
+			if (strncmp(e->d_name, "part-", 5) == 0 && n > m &&
+			    strcmp(e->d_name + n - m, exts[i]) == 0)
+				found++;
+		}
+		closedir(dd);
+		assert_int_equal(found, 1);
+		/* read back */
+		fx f2;
+		fx_init(&f2, fmts[i], out);
+		sl_source *s = fx_source(&f2, &err);
+		assert_non_null(s);
+		char text[256] = "";
+		assert_int_equal(read_rows(s, 0, 100, text, sizeof text, &err), SL_EEOF);
+		assert_string_equal(text, "r0:0 r1:1");
+		sl_source_free(s);
+		sl_sink_free(k);
+		sl_batch_free(b);
+		sl_arena_deinit(&f.arena);
+		sl_arena_deinit(&f2.arena);
+	}
+}
+
 static int setup(void **state)
 {
 	snprintf(tmpdir, sizeof tmpdir, "/tmp/sluice-test-fs-XXXXXX");
@@ -448,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_big_files_and_restore),
 		cmocka_unit_test(test_sink_publish_at_finish),
 		cmocka_unit_test(test_sink_rolling),
+		cmocka_unit_test(test_sink_changelog_and_ext),
 	};
 	return cmocka_run_group_tests_name("conn_fs", tests, setup, teardown);
 }

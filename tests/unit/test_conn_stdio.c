@@ -169,9 +169,8 @@ static void test_stdin(void **state)
 	sl_source *s = sl_source_new(sl_source_find(sl_opts_get(&f.opts, "connector")), &a, &err);
 	assert_non_null(s);
 	sl_batch *b = sl_batch_new(3, f.types, 0);
-	int n = 0, rc;
-	while ((rc = s->vt->read(s, b, &err)) > 0)
-		n += rc;
+	/* the bad record on line 4 stops the first batch after two rows */
+	int rc = s->vt->read(s, b, &err);
 	assert_int_equal(rc, SL_EINPUT);
 	assert_int_equal(b->nrows, 2);
 	assert_memory_equal(b->cols[0].v.str[1].ptr, "b", 1);

@@ -23,6 +23,7 @@
 #define SL_EXPR_INT_H
 
 #include "expr.h"
+#include "base/buf.h"
 #include "sluice.h"
 
 enum { SL_REG_TMP, SL_REG_INPUT, SL_REG_CONST, SL_REG_ALIAS };
@@ -79,6 +80,7 @@ struct sl_prog {
 	int nin;
 	sl_type *in_types;
 	uint32_t *filter_sel; /* sl_prog_filter's selection storage */
+	sl_buf tbuf;       /* text scratch of CAST to string */
 	int nfrees, capfrees;
 	sl_aux_free *free_fn;
 	void **free_ptr;
@@ -121,6 +123,28 @@ static inline sl_arena *sl__x_arena(sl_xctx *x, const sl_step *st)
 	return (st->out_arena && x->out) ? &x->out->arena : &x->p->scratch;
 }
 
+/* Compiles like sl_prog_compile; nofold = 1 keeps the roots unfolded
+ * (used by sl_expr_eval_const to evaluate a constant tree). */
+sl_prog *sl__prog_compile(sl_expr *const *exprs, int n, const sl_type *in_types, int nin,
+                          int nofold, sl_err *err);
+
+/* Grows every owned vector of p to hold n rows.  0 or SL_ENOMEM. */
+int sl__prog_reserve(sl_prog *p, int n);
+
+/* Copies value (src, srow) to (dst, drow) by physical type; strings by
+ * reference. */
+static inline void sl__copy_val(sl_col *dst, int drow, const sl_col *src, int srow, sl_phys ph)
+{
+	dst->null[drow] = src->null[srow];
+	switch (ph) {
+	case SL_PHYS_F64: dst->v.f64[drow] = src->v.f64[srow]; break;
+	case SL_PHYS_I128: dst->v.i128[drow] = src->v.i128[srow]; break;
+	case SL_PHYS_STR: dst->v.str[drow] = src->v.str[srow]; break;
+	case SL_PHYS_ROW: break;
+	default: dst->v.i64[drow] = src->v.i64[srow]; break;
+	}
+}
+
 /* Registers a cleanup for compiled aux data (regex, date format). */
 int sl__prog_on_free(sl_prog *p, sl_aux_free fn, void *ptr);
 
@@ -147,11 +171,6 @@ int sl__k_split_null(sl_xctx *x, const sl_step *st);     /* arg0 NULL -> sel_a *
 int sl__k_case_merge(sl_xctx *x, const sl_step *st);     /* args: (val, sel) pairs via k1 */
 int sl__k_copy(sl_xctx *x, const sl_step *st);           /* out = arg0 (same phys) */
 
-/* Cast of one value between types: used by the cast kernels and for
- * constant folding.  Returns 0, 1 when the value does not convert (NULL for
- * TRY_CAST), or a negative code. */
-int sl__cast_kernel_for(sl_type from, sl_type to, sl_kernel *out);
-
 /* Writes a short text form of value (col, row) for error messages. */
 void sl__value_snippet(const sl_col *c, int row, char *buf, size_t cap);
 
@@ -169,6 +188,9 @@ static inline int64_t sl__wrap_int(int64_t v, int id)
 	default: return v;
 	}
 }
+
+/* A timestamp (micros) plus n calendar months, day clamped (fn_arith.c). */
+int64_t sl__add_months_us(int64_t us, int64_t n);
 
 /* Session time zone offset at a UTC instant (micros; 0 for UTC/NULL). */
 int64_t sl__tz_off(const sl_xctx *x, int64_t utc_us);

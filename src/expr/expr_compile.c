@@ -1,0 +1,500 @@
+/*
+ * expr_compile.c - turns bound expression trees into a flat step program.
+ *
+ * sl_prog_compile walks each tree once, post-order, and appends one step
+ * per call node (expr_int.h describes steps, registers and selections).
+ * Column references become input registers (the batch's vector is read in
+ * place), literals become constant registers broadcast once, and constant
+ * sub-trees are folded here by evaluating them on a one-row batch (a fold
+ * that fails, say `1 / 0` in a CASE branch never taken, is left for run
+ * time, where it raises only if a row reaches it).
+ *
+ * CASE compiles to split steps that partition the selection by each WHEN
+ * condition, the branch values compiled under their sub-selections, and a
+ * merge step; AND, OR and COALESCE whose later arguments may raise (a
+ * division, a cast, DECIMAL arithmetic) evaluate those arguments only for
+ * the rows whose result is not yet decided.
+ *
+ * Owned vectors are allocated with capacity p->cap (SL_BATCH_ROWS at
+ * first) and grown by sl__prog_reserve when a bigger batch arrives.
+ */
+#include "expr_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cc {
+	sl_prog *p;
+	sl_err *err;
+	int *in_reg;   /* register of each input column, -1 until used */
+	int nofold;    /* do not fold the next root (sl_expr_eval_const) */
+} cc;
+
+/* ---- program building blocks -------------------------------------------- */
+
+static int grow(void **arr, int *cap, int need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	int nc = *cap ? *cap * 2 : 16;
+	while (nc < need)
+		nc *= 2;
+	void *n = realloc(*arr, (size_t)nc * elem);
+	if (!n)
+		return SL_ENOMEM;
+	memset((char *)n + (size_t)*cap * elem, 0, (size_t)(nc - *cap) * elem);
+	*arr = n;
+	*cap = nc;
+	return 0;
+}
+
+static int new_reg(sl_prog *p, int kind, sl_type t)
+{
+	if (grow((void **)&p->regs, &p->capregs, p->nregs + 1, sizeof(sl_reg)))
+		return SL_ENOMEM;
+	sl_reg *r = &p->regs[p->nregs];
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	r->type = t;
+	r->own.type = t;
+	return p->nregs++;
+}
+
+static int new_sel(sl_prog *p)
+{
+	if (grow((void **)&p->sels, &p->capsels, p->nsels + 1, sizeof(sl_sel)))
+		return SL_ENOMEM;
+	memset(&p->sels[p->nsels], 0, sizeof(sl_sel));
+	return p->nsels++;
+}
+
+/* Appends a step; returns its index or SL_ENOMEM.  args are copied. */
+static int new_step(sl_prog *p, sl_fn fn, const int *args, int nargs, int sel, int out, sl_type t)
+{
+	if (grow((void **)&p->steps, &p->capsteps, p->nsteps + 1, sizeof(sl_step)))
+		return SL_ENOMEM;
+	sl_step *st = &p->steps[p->nsteps];
+	memset(st, 0, sizeof(*st));
+	st->fn = fn;
+	st->sel = sel;
+	st->out = out;
+	st->type = t;
+	st->nargs = nargs;
+	if (nargs) {
+		st->args = sl_arena_memdup(&p->arena, args, sizeof(int) * (size_t)nargs);
+		if (!st->args)
+			return SL_ENOMEM;
+	}
+	return p->nsteps++;
+}
+
+int sl__prog_on_free(sl_prog *p, sl_aux_free fn, void *ptr)
+{
+	int c1 = p->capfrees, c2 = p->capfrees;
+	if (grow((void **)&p->free_fn, &c1, p->nfrees + 1, sizeof(sl_aux_free)) ||
+	    grow((void **)&p->free_ptr, &c2, p->nfrees + 1, sizeof(void *))) {
+		fn(ptr);
+		return SL_ENOMEM;
+	}
+	p->capfrees = c1 < c2 ? c1 : c2;
+	p->free_fn[p->nfrees] = fn;
+	p->free_ptr[p->nfrees++] = ptr;
+	return 0;
+}
+
+const sl_value *sl__step_const(const sl_prog *p, const sl_step *st, int j)
+{
+	if (j >= st->nargs)
+		return NULL;
+	const sl_reg *r = &p->regs[st->args[j]];
+	return r->kind == SL_REG_CONST ? &r->cval : NULL;
+}
+
+/* ---- vector storage ----------------------------------------------------- */
+
+static size_t phys_size(sl_phys ph)
+{
+	switch (ph) {
+	case SL_PHYS_F64: return sizeof(double);
+	case SL_PHYS_I128: return sizeof(sl_i128);
+	case SL_PHYS_STR: return sizeof(sl_str);
+	case SL_PHYS_ROW: return 0;
+	default: return sizeof(int64_t);
+	}
+}
+
+static void fill_const(sl_reg *r, int from, int to)
+{
+	sl_phys ph = sl_type_phys(r->type);
+	memset(r->own.null + from, r->cval.is_null ? 1 : 0, (size_t)(to - from));
+	for (int i = from; i < to; i++) {
+		switch (ph) {
+		case SL_PHYS_F64: r->own.v.f64[i] = r->cval.v.f64; break;
+		case SL_PHYS_I128: r->own.v.i128[i] = r->cval.v.i128; break;
+		case SL_PHYS_STR: r->own.v.str[i] = r->cval.v.str; break;
+		case SL_PHYS_ROW: break;
+		default: r->own.v.i64[i] = r->cval.v.i64; break;
+		}
+	}
+}
+
+/* Makes every owned vector hold at least n rows.  Returns 0 or SL_ENOMEM. */
+static int prog_reserve(sl_prog *p, int n)
+{
+	if (n <= p->cap)
+		return 0;
+	for (int i = 0; i < p->nregs; i++) {
+		sl_reg *r = &p->regs[i];
+		if (r->kind != SL_REG_TMP && r->kind != SL_REG_CONST)
+			continue;
+		size_t w = phys_size(sl_type_phys(r->type));
+		uint8_t *nl = realloc(r->own.null, (size_t)n);
+		if (!nl)
+			return SL_ENOMEM;
+		r->own.null = nl;
+		memset(nl + p->cap, 0, (size_t)(n - p->cap));
+		if (w) {
+			void *d = aligned_alloc(16, ((size_t)n * w + 15) & ~(size_t)15);
+			if (!d)
+				return SL_ENOMEM;
+			if (r->own.v.data)
+				memcpy(d, r->own.v.data, (size_t)p->cap * w);
+			memset((char *)d + (size_t)p->cap * w, 0, (size_t)(n - p->cap) * w);
+			free(r->own.v.data);
+			r->own.v.data = d;
+		}
+		if (r->kind == SL_REG_CONST)
+			fill_const(r, p->cap, n);
+	}
+	for (int i = 0; i < p->nsels; i++) {
+		uint32_t *s = realloc(p->sels[i].store, sizeof(uint32_t) * (size_t)n);
+		if (!s)
+			return SL_ENOMEM;
+		p->sels[i].store = s;
+	}
+	uint32_t *fs = realloc(p->filter_sel, sizeof(uint32_t) * (size_t)n);
+	if (!fs)
+		return SL_ENOMEM;
+	p->filter_sel = fs;
+	p->cap = n;
+	return 0;
+}
+
+int sl__prog_reserve(sl_prog *p, int n)
+{
+	return prog_reserve(p, n);
+}
+
+/* ---- the tree walk ------------------------------------------------------ */
+
+static int comp(cc *c, const sl_expr *e, int sel, int oa);
+
+static int const_reg(sl_prog *p, sl_type t, const sl_value *v)
+{
+	int r = new_reg(p, SL_REG_CONST, t);
+	if (r < 0)
+		return r;
+	sl_reg *reg = &p->regs[r];
+	reg->cval = *v;
+	if (!v->is_null && sl_type_phys(t) == SL_PHYS_STR) {
+		char *d = sl_arena_memdup(&p->arena, v->v.str.ptr ? v->v.str.ptr : "",
+		                          (size_t)v->v.str.len + 1);
+		if (!d)
+			return SL_ENOMEM;
+		d[v->v.str.len] = 0;
+		reg->cval.v.str.ptr = d;
+	}
+	if (v->is_null)
+		memset(&reg->cval.v, 0, sizeof(reg->cval.v));
+	if (sl_type_phys(t) == SL_PHYS_STR && reg->cval.v.str.ptr == NULL)
+		reg->cval.v.str.ptr = "";
+	return r;
+}
+
+/* 1 when evaluating e may raise for some row (so guard it under CASE-like
+ * control flow). */
+static int may_fail(const sl_expr *e)
+{
+	if (e->kind != SL_EX_CALL)
+		return 0;
+	switch (e->fn) {
+	case SL_FN_DIV: case SL_FN_MOD: case SL_FN_CAST: case SL_FN_ROUND:
+	case SL_FN_TO_TIMESTAMP_LTZ: case SL_FN_REGEXP_EXTRACT: case SL_FN_REGEXP:
+	case SL_FN_REGEXP_REPLACE: case SL_FN_SIMILAR: case SL_FN_DATE_FORMAT:
+		return 1;
+	case SL_FN_ADD: case SL_FN_SUB: case SL_FN_MUL: case SL_FN_NEG: case SL_FN_ABS:
+		if (e->type.id == SL_T_DECIMAL)
+			return 1;
+		break;
+	default:
+		break;
+	}
+	for (int i = 0; i < e->nargs; i++)
+		if (may_fail(e->args[i]))
+			return 1;
+	return 0;
+}
+
+/* 1 when e's value depends on the session time zone (not folded). */
+static int zone_dependent(const sl_expr *e)
+{
+	if (e->kind != SL_EX_CALL)
+		return 0;
+	if (e->type.id == SL_T_TIMESTAMP_LTZ || e->fn == SL_FN_UNIX_TIMESTAMP)
+		return 1;
+	for (int i = 0; i < e->nargs; i++)
+		if (e->args[i]->type.id == SL_T_TIMESTAMP_LTZ || zone_dependent(e->args[i]))
+			return 1;
+	return 0;
+}
+
+static int bind_step(sl_prog *p, sl_step *st, sl_err *err)
+{
+	int (*binders[])(sl_prog *, sl_step *, sl_err *) = {
+		sl__bind_logic, sl__bind_arith, sl__bind_math, sl__bind_cast,
+		sl__bind_string, sl__bind_regex, sl__bind_time,
+	};
+	for (size_t i = 0; i < sizeof(binders) / sizeof(binders[0]); i++) {
+		int r = binders[i](p, st, err);
+		if (r != SL_ENOTSUP)
+			return r;
+	}
+	return sl_err_set(err, SL_ENOTSUP, "function '%s' is not supported", sl_fn_name(st->fn));
+}
+
+static int comp_case(cc *c, const sl_expr *e, int sel, int oa)
+{
+	sl_prog *p = c->p;
+	int has_else = e->nargs % 2 == 1, npairs = e->nargs / 2 + 1;
+	int *vals = sl_arena_alloc(&p->arena, sizeof(int) * (size_t)npairs);
+	int *sels = sl_arena_alloc(&p->arena, sizeof(int) * (size_t)npairs);
+	if (!vals || !sels)
+		return SL_ENOMEM;
+	if (e->type.id == SL_T_ROW)
+		return sl_err_set(c->err, SL_ENOTSUP, "CASE returning a ROW is not supported");
+	int cur = sel, k = 0;
+	for (int i = 0; i + 1 < e->nargs; i += 2, k++) {
+		int cr = comp(c, e->args[i], cur, 0);
+		int sa = cr < 0 ? cr : new_sel(p);
+		int sb = sa < 0 ? sa : new_sel(p);
+		if (sb < 0)
+			return sb;
+		int s = new_step(p, SL_FN_CASE, &cr, 1, cur, -1, e->type);
+		if (s < 0)
+			return s;
+		p->steps[s].k = sl__k_split_true;
+		p->steps[s].sel_a = sa;
+		p->steps[s].sel_b = sb;
+		if ((vals[k] = comp(c, e->args[i + 1], sa, oa)) < 0)
+			return vals[k];
+		sels[k] = sa;
+		cur = sb;
+	}
+	sels[k] = cur;
+	vals[k] = has_else ? comp(c, e->args[e->nargs - 1], cur, oa) : -1;
+	if (vals[k] < -1)
+		return vals[k];
+	k++;
+	int out = new_reg(p, SL_REG_TMP, e->type);
+	int s = out < 0 ? out : new_step(p, SL_FN_CASE, vals, k, sel, out, e->type);
+	if (s < 0)
+		return s;
+	p->steps[s].k = sl__k_case_merge;
+	p->steps[s].aux = sels;
+	p->steps[s].out_arena = oa;
+	return out;
+}
+
+/* AND / OR / COALESCE whose later arguments may fail: evaluate argument i
+ * only where the result is still open after the previous ones. */
+static int comp_guarded(cc *c, const sl_expr *e, int sel, int oa, int *args)
+{
+	sl_prog *p = c->p;
+	int cur = sel;
+	for (int i = 0; i < e->nargs; i++) {
+		if ((args[i] = comp(c, e->args[i], cur, oa)) < 0)
+			return args[i];
+		if (i == e->nargs - 1)
+			break;
+		int sa = new_sel(p);
+		int s = sa < 0 ? sa : new_step(p, e->fn, &args[i], 1, cur, -1, e->type);
+		if (s < 0)
+			return s;
+		p->steps[s].k = e->fn == SL_FN_AND ? sl__k_split_notfalse
+		              : e->fn == SL_FN_OR ? sl__k_split_nottrue : sl__k_split_null;
+		p->steps[s].sel_a = sa;
+		p->steps[s].sel_b = -1;
+		cur = sa;
+	}
+	return 0;
+}
+
+static int comp_call(cc *c, const sl_expr *e, int sel, int oa)
+{
+	sl_prog *p = c->p;
+	if (e->fn == SL_FN_CASE)
+		return comp_case(c, e, sel, oa);
+	int *args = sl_arena_alloc(&p->arena, sizeof(int) * (size_t)(e->nargs + 1));
+	if (!args)
+		return SL_ENOMEM;
+	int guarded = 0;
+	if (e->fn == SL_FN_AND || e->fn == SL_FN_OR || e->fn == SL_FN_COALESCE)
+		for (int i = 1; i < e->nargs; i++)
+			guarded |= may_fail(e->args[i]);
+	if (guarded) {
+		int r = comp_guarded(c, e, sel, oa, args);
+		if (r < 0)
+			return r;
+	} else {
+		for (int i = 0; i < e->nargs; i++)
+			if ((args[i] = comp(c, e->args[i], sel, oa)) < 0)
+				return args[i];
+	}
+	int out = new_reg(p, e->type.id == SL_T_ROW ? SL_REG_ALIAS : SL_REG_TMP, e->type);
+	int s = out < 0 ? out : new_step(p, e->fn, args, e->nargs, sel, out, e->type);
+	if (s < 0)
+		return s;
+	sl_step *st = &p->steps[s];
+	st->out_arena = oa;
+	st->op = e->fn == SL_FN_FIELD ? e->field : 0;
+	int r = bind_step(p, st, c->err);
+	return r < 0 ? r : out;
+}
+
+static int try_fold(cc *c, const sl_expr *e)
+{
+	sl_value v;
+	sl_err ferr;
+	sl_err_clear(&ferr);
+	if (sl_expr_eval_const(e, &c->p->arena, &v, &ferr))
+		return -1; /* leave it for run time */
+	return const_reg(c->p, e->type, &v);
+}
+
+static int comp(cc *c, const sl_expr *e, int sel, int oa)
+{
+	switch (e->kind) {
+	case SL_EX_COL: {
+		if (e->col < 0 || e->col >= c->p->nin)
+			return sl_err_set(c->err, SL_EPLAN, "column $%d out of range (%d inputs)", e->col,
+			                  c->p->nin);
+		if (c->in_reg[e->col] >= 0)
+			return c->in_reg[e->col];
+		int r = new_reg(c->p, SL_REG_INPUT, c->p->in_types[e->col]);
+		if (r >= 0)
+			c->p->regs[r].input = e->col;
+		return c->in_reg[e->col] = r;
+	}
+	case SL_EX_LIT:
+		return const_reg(c->p, e->type, &e->lit);
+	case SL_EX_CALL:
+		break;
+	}
+	if (!c->nofold && sl_expr_is_const(e) && !zone_dependent(e)) {
+		int r = try_fold(c, e);
+		if (r >= 0 || r == SL_ENOMEM)
+			return r;
+	}
+	c->nofold = 0;
+	return comp_call(c, e, sel, oa);
+}
+
+/* Compiles one root: its value must land in a TMP register written by a
+ * step, so that evaluation can point that register at the output column. */
+static int comp_root(cc *c, const sl_expr *e)
+{
+	sl_prog *p = c->p;
+	sl_phys ph = sl_type_phys(e->type);
+	int oa = ph == SL_PHYS_STR || ph == SL_PHYS_ROW;
+	int r = comp(c, e, 0, oa);
+	if (r < 0)
+		return r;
+	if (p->regs[r].kind == SL_REG_TMP)
+		return r;
+	int out = new_reg(p, SL_REG_TMP, e->type);
+	int s = out < 0 ? out : new_step(p, SL_FN_CAST, &r, 1, 0, out, e->type);
+	if (s < 0)
+		return s;
+	p->steps[s].k = sl__k_copy;
+	p->steps[s].out_arena = 1;
+	return out;
+}
+
+/* Compiles with or without folding the roots (eval_const passes nofold). */
+sl_prog *sl__prog_compile(sl_expr *const *exprs, int n, const sl_type *in_types, int nin,
+                          int nofold, sl_err *err)
+{
+	cc c = {0};
+	sl_prog *p = calloc(1, sizeof(*p));
+	if (!p)
+		goto nomem;
+	sl_arena_init(&p->arena, 16 * 1024);
+	sl_arena_init(&p->scratch, 64 * 1024);
+	p->n = n;
+	p->nin = nin;
+	p->roots = sl_arena_alloc(&p->arena, sizeof(int) * (size_t)(n + 1));
+	p->in_types = sl_arena_memdup(&p->arena, in_types ? (const void *)in_types : "",
+	                              sizeof(sl_type) * (size_t)nin + 1);
+	c.in_reg = sl_arena_alloc(&p->arena, sizeof(int) * (size_t)(nin + 1));
+	if (!p->roots || !p->in_types || !c.in_reg || new_sel(p) != 0)
+		goto nomem;
+	for (int i = 0; i < nin; i++)
+		c.in_reg[i] = -1;
+	c.p = p;
+	c.err = err;
+	for (int i = 0; i < n; i++) {
+		c.nofold = nofold;
+		int r = comp_root(&c, exprs[i]);
+		if (r < 0) {
+			if (r == SL_ENOMEM)
+				goto nomem;
+			sl_err_set(err, r, "cannot compile expression %d", i);
+			goto fail;
+		}
+		p->roots[i] = r;
+	}
+	if (prog_reserve(p, SL_BATCH_ROWS))
+		goto nomem;
+	return p;
+nomem:
+	sl_err_set(err, SL_ENOMEM, "out of memory compiling expressions");
+fail:
+	sl_prog_free(p);
+	return NULL;
+}
+
+/*
+ * Compiles n expressions over `nin` input columns into one program (see
+ * expr.h).  Returns the program (free with sl_prog_free) or NULL with err
+ * set (SL_EPLAN, SL_ENOTSUP or SL_ENOMEM).
+ */
+sl_prog *sl_prog_compile(sl_expr *const *exprs, int n, const sl_type *in_types, int nin,
+                         sl_err *err)
+{
+	return sl__prog_compile(exprs, n, in_types, nin, 0, err);
+}
+
+/* Frees a program and everything it owns.  Safe on NULL. */
+void sl_prog_free(sl_prog *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->nfrees; i++)
+		p->free_fn[i](p->free_ptr[i]);
+	for (int i = 0; i < p->nregs; i++) {
+		free(p->regs[i].own.null);
+		free(p->regs[i].own.v.data);
+	}
+	for (int i = 0; i < p->nsels; i++)
+		free(p->sels[i].store);
+	free(p->free_fn);
+	free(p->free_ptr);
+	free(p->regs);
+	free(p->sels);
+	free(p->steps);
+	free(p->filter_sel);
+	sl_buf_deinit(&p->tbuf);
+	sl_arena_deinit(&p->arena);
+	sl_arena_deinit(&p->scratch);
+	free(p);
+}

@@ -1,0 +1,451 @@
+/*
+ * fn_cast.c - CAST and TRY_CAST kernels.
+ *
+ * A cast step converts its argument vector into the node's type.  The
+ * binder picks one row converter per (source, target) class pair at
+ * compile time; the kernel loops over the selection, handles NULL, and on
+ * a value that does not convert either raises "cannot cast 'abc' to INT"
+ * (CAST) or yields NULL (TRY_CAST).
+ *
+ * Rules (Flink 1.20): integer narrowing and DECIMAL/DOUBLE to integer
+ * check the range (DECIMAL and DOUBLE truncate toward zero); DECIMAL
+ * rescaling rounds HALF_UP and checks the precision; text is trimmed
+ * before parsing; BOOLEAN from text accepts 'true'/'false' in any case;
+ * x to text uses valtext.h (Flink's spelling) and then truncates to a
+ * VARCHAR(n)/CHAR(n) length (CHAR pads); TIMESTAMP <-> TIMESTAMP_LTZ and
+ * DATE <-> TIMESTAMP_LTZ go through the session time zone; BIGINT to
+ * TIMESTAMP_LTZ reads epoch seconds.
+ */
+#include "expr_int.h"
+#include "base/decimal.h"
+#include "base/timeutil.h"
+#include "base/valtext.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Converts row i of a into row i of o: 0 ok, 1 does not convert, <0 error. */
+typedef int (*conv_fn)(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o);
+
+static sl_type src_type(const sl_xctx *x, const sl_step *st)
+{
+	return x->p->regs[st->args[0]].type;
+}
+
+static int int_fits(int64_t v, int id)
+{
+	switch (id) {
+	case SL_T_TINYINT: return v >= INT8_MIN && v <= INT8_MAX;
+	case SL_T_SMALLINT: return v >= INT16_MIN && v <= INT16_MAX;
+	case SL_T_INT: return v >= INT32_MIN && v <= INT32_MAX;
+	default: return 1;
+	}
+}
+
+/* ---- numeric converters ------------------------------------------------- */
+
+static int c_int_int(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
+{
+	int64_t v = a->v.i64[i];
+	if (st->type.id == SL_T_BOOLEAN)
+		v = v != 0;
+	else if (!int_fits(v, st->type.id))
+		return 1;
+	o->v.i64[i] = v;
+	return 0;
+}
+
+static int c_int_dec(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
+{
+	sl_i128 v = (sl_i128)a->v.i64[i] * sl_pow10_i128(st->type.scale);
+	if (!sl_dec_fits(v, st->type.precision))
+		return 1;
+	o->v.i128[i] = v;
+	return 0;
+}
+
+static int c_int_f64(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
+{
+	double d = (double)a->v.i64[i];
+	o->v.f64[i] = st->type.id == SL_T_FLOAT ? (double)(float)d : d;
+	return 0;
+}
+
+static int c_dec_int(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
+{
+	sl_i128 v = a->v.i128[i] / sl_pow10_i128(src_type(x, st).scale);
+	if (st->type.id == SL_T_BOOLEAN) {
+		o->v.i64[i] = a->v.i128[i] != 0;
+		return 0;
+	}
+	if (v > INT64_MAX || v < INT64_MIN || !int_fits((int64_t)v, st->type.id))
+		return 1;
+	o->v.i64[i] = (int64_t)v;
+	return 0;
+}
+
+static int c_dec_dec(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
+{
+	return sl_dec_rescale(a->v.i128[i], src_type(x, st).scale, st->type.scale,
+	                      st->type.precision, &o->v.i128[i]) ? 1 : 0;
+}
+
+static int c_dec_f64(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
+{
+	double d = sl_dec_to_double(a->v.i128[i], src_type(x, st).scale);
+	o->v.f64[i] = st->type.id == SL_T_FLOAT ? (double)(float)d : d;
+	return 0;
+}
+
+static int c_f64_int(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
+{
+	double d = a->v.f64[i];
+	if (st->type.id == SL_T_BOOLEAN) {
+		o->v.i64[i] = d != 0;
+		return 0;
+	}
+	if (!(d > -9223372036854775808.0 && d < 9223372036854775808.0))
+		return 1;
+	int64_t v = (int64_t)d;
+	if (!int_fits(v, st->type.id))
+		return 1;
+	o->v.i64[i] = v;
+	return 0;
+}
+
+static int c_f64_dec(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
+{
+	return sl_dec_from_double(a->v.f64[i], st->type.precision, st->type.scale, &o->v.i128[i])
+	           ? 1 : 0;
+}
+
+static int c_f64_f64(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
+{
+	double d = a->v.f64[i];
+	o->v.f64[i] = st->type.id == SL_T_FLOAT ? (double)(float)d : d;
+	return 0;
+}
+
+/* ---- temporal converters ------------------------------------------------ */
+
+/* TIMESTAMP(p) precision: floor to a multiple of 10^(6-p) micros. */
+static int64_t ts_trunc(int64_t us, int p)
+{
+	if (p >= 6)
+		return us;
+	int64_t unit = 1;
+	for (int k = p; k < 6; k++)
+		unit *= 10;
+	return sl_floordiv(us, unit) * unit;
+}
+
+/* Wall clock in the session zone -> instant. */
+static int64_t wall_to_utc(const sl_xctx *x, int64_t wall)
+{
+	int64_t off = sl__tz_off(x, wall);
+	int64_t off2 = sl__tz_off(x, wall - off);
+	return wall - off2;
+}
+
+static int c_time(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
+{
+	int from = src_type(x, st).id, to = st->type.id;
+	int64_t v = a->v.i64[i];
+	/* to a wall clock (TIMESTAMP semantics) first */
+	if (from == SL_T_DATE)
+		v *= SL_US_PER_DAY;
+	else if (from == SL_T_TIMESTAMP_LTZ)
+		v += sl__tz_off(x, v);
+	else if (sl_type_is_integer(src_type(x, st)))
+		v = v * SL_US_PER_SEC + sl__tz_off(x, v * SL_US_PER_SEC);
+	switch (to) {
+	case SL_T_DATE: v = sl_floordiv(v, SL_US_PER_DAY); break;
+	case SL_T_TIME: v = ts_trunc(sl_floormod(v, SL_US_PER_DAY), st->type.precision); break;
+	case SL_T_TIMESTAMP: v = ts_trunc(v, st->type.precision); break;
+	case SL_T_TIMESTAMP_LTZ: v = ts_trunc(wall_to_utc(x, v), st->type.precision); break;
+	default: /* to an integer: epoch seconds */
+		if (from == SL_T_TIMESTAMP_LTZ)
+			v = a->v.i64[i];
+		v = sl_floordiv(v, SL_US_PER_SEC);
+		if (!int_fits(v, to))
+			return 1;
+		break;
+	}
+	o->v.i64[i] = v;
+	return 0;
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+static void trim_ws(const char **p, const char **e)
+{
+	while (*p < *e && (unsigned char)**p <= ' ')
+		(*p)++;
+	while (*e > *p && (unsigned char)(*e)[-1] <= ' ')
+		(*e)--;
+}
+
+static int parse_i64(const char *p, const char *e, int64_t *out)
+{
+	int neg = 0;
+	uint64_t v = 0;
+	if (p < e && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	if (p == e)
+		return -1;
+	for (; p < e; p++) {
+		if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (v > (uint64_t)INT64_MAX + neg)
+		return -1;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+static int c_str_to(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
+{
+	const char *p = a->v.str[i].ptr, *e = p + a->v.str[i].len;
+	sl_type t = st->type;
+	trim_ws(&p, &e);
+	size_t n = (size_t)(e - p);
+	int64_t v;
+	switch (t.id) {
+	case SL_T_BOOLEAN:
+		if (n == 4 && !strncasecmp(p, "true", 4))
+			o->v.i64[i] = 1;
+		else if (n == 5 && !strncasecmp(p, "false", 5))
+			o->v.i64[i] = 0;
+		else
+			return 1;
+		return 0;
+	case SL_T_TINYINT: case SL_T_SMALLINT: case SL_T_INT: case SL_T_BIGINT:
+		if (parse_i64(p, e, &v) || !int_fits(v, t.id))
+			return 1;
+		o->v.i64[i] = v;
+		return 0;
+	case SL_T_DECIMAL:
+		return sl_dec_parse(p, n, t.precision, t.scale, &o->v.i128[i]) ? 1 : 0;
+	case SL_T_FLOAT: case SL_T_DOUBLE: {
+		char buf[128], *end;
+		if (n == 0 || n >= sizeof(buf))
+			return 1;
+		memcpy(buf, p, n);
+		buf[n] = 0;
+		double d = strtod(buf, &end);
+		if (*end)
+			return 1;
+		o->v.f64[i] = t.id == SL_T_FLOAT ? (double)(float)d : d;
+		return 0;
+	}
+	case SL_T_DATE:
+		if (sl_date_parse(p, n, &v)) {
+			if (sl_ts_parse(p, n, &v))
+				return 1;
+			v = sl_floordiv(v, SL_US_PER_DAY);
+		}
+		o->v.i64[i] = v;
+		return 0;
+	case SL_T_TIME:
+		if (sl_time_parse(p, n, &v))
+			return 1;
+		o->v.i64[i] = ts_trunc(v, t.precision);
+		return 0;
+	case SL_T_TIMESTAMP: case SL_T_TIMESTAMP_LTZ:
+		if (sl_ts_parse(p, n, &v))
+			return 1;
+		if (t.id == SL_T_TIMESTAMP_LTZ)
+			v = wall_to_utc(x, v);
+		o->v.i64[i] = ts_trunc(v, t.precision);
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* Length in bytes of the first `chars` UTF-8 characters of s. */
+static int64_t utf8_prefix(const char *s, int64_t len, int64_t chars)
+{
+	int64_t i = 0;
+	while (i < len && chars > 0) {
+		i++;
+		while (i < len && ((unsigned char)s[i] & 0xC0) == 0x80)
+			i++;
+		chars--;
+	}
+	return i;
+}
+
+static int64_t utf8_count(const char *s, int64_t len)
+{
+	int64_t n = 0;
+	for (int64_t i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return n;
+}
+
+/* Stores text (p, n) as the result: truncated/padded to the target length,
+ * copied into the step's arena when `copy`. */
+static int put_text(sl_xctx *x, const sl_step *st, const char *p, int64_t n, int copy,
+                    sl_col *o, int i)
+{
+	int32_t L = st->type.length;
+	int64_t pad = 0;
+	if (sl__type_is_char(st->type) && L != SL_STRING_LEN) {
+		int64_t chars = utf8_count(p, n);
+		if (chars > L)
+			n = utf8_prefix(p, n, L);
+		else if (st->type.id == SL_T_CHAR)
+			pad = L - chars;
+	}
+	if (!copy && !pad) {
+		o->v.str[i].ptr = p;
+		o->v.str[i].len = n;
+		return 0;
+	}
+	char *d = sl_arena_alloc(sl__x_arena(x, st), (size_t)(n + pad + 1));
+	if (!d)
+		return sl_err_set(x->err, SL_ENOMEM, "out of memory in CAST");
+	memcpy(d, p, (size_t)n);
+	memset(d + n, ' ', (size_t)pad);
+	d[n + pad] = 0;
+	o->v.str[i].ptr = d;
+	o->v.str[i].len = n + pad;
+	return 0;
+}
+
+static int c_str_str(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
+{
+	return put_text(x, st, a->v.str[i].ptr, a->v.str[i].len, 0, o, i);
+}
+
+static int c_to_str(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
+{
+	sl_buf *b = &x->p->tbuf;
+	sl_buf_clear(b);
+	if (sl_value_text(a, i, "", x->ctx->tz, b))
+		return sl_err_set(x->err, SL_ENOMEM, "out of memory in CAST");
+	return put_text(x, st, b->p ? b->p : "", (int64_t)b->len, 1, o, i);
+}
+
+void sl__value_snippet(const sl_col *c, int row, char *buf, size_t cap)
+{
+	sl_buf b;
+	sl_buf_init(&b);
+	if (sl_value_text(c, row, "NULL", NULL, &b) == 0 && b.p) {
+		int quote = sl_type_phys(c->type) == SL_PHYS_STR;
+		int n = b.len > 200 ? 200 : (int)b.len;
+		snprintf(buf, cap, quote ? "'%.*s%s'" : "%.*s%s", n, b.p, b.len > 200 ? "..." : "");
+	} else {
+		snprintf(buf, cap, "?");
+	}
+	sl_buf_deinit(&b);
+}
+
+/* ---- the kernel and the binder ------------------------------------------ */
+
+static int k_cast(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0);
+	sl_col *o = SL_X_OUT(x, st);
+	conv_fn fn = (conv_fn)st->aux;
+	int try_ = st->fn == SL_FN_TRY_CAST;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		if (a->null[i]) {
+			o->null[i] = 1;
+			continue;
+		}
+		o->null[i] = 0;
+		int r = fn(x, st, a, i, o);
+		if (r == 1) {
+			if (try_) {
+				o->null[i] = 1;
+				continue;
+			}
+			char vb[256], tb[64];
+			sl__value_snippet(a, i, vb, sizeof(vb));
+			return sl_err_set(x->err, SL_ERUNTIME, "cannot cast %s to %s", vb,
+			                  sl__type_str(st->type, tb, sizeof(tb)));
+		}
+		if (r < 0)
+			return r;
+	});
+	return 0;
+}
+
+/* NULL-typed source: every row NULL. */
+static int k_cast_null(sl_xctx *x, const sl_step *st)
+{
+	sl_col *o = SL_X_OUT(x, st);
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, { o->null[i] = 1; });
+	return 0;
+}
+
+static int num_class(sl_type t)
+{
+	if (t.id == SL_T_BOOLEAN || sl_type_is_integer(t))
+		return 1;
+	if (t.id == SL_T_DECIMAL)
+		return 2;
+	if (t.id == SL_T_FLOAT || t.id == SL_T_DOUBLE)
+		return 3;
+	return 0;
+}
+
+static conv_fn pick(sl_type f, sl_type t)
+{
+	static const conv_fn num[4][4] = {
+		{0},
+		{0, c_int_int, c_int_dec, c_int_f64},
+		{0, c_dec_int, c_dec_dec, c_dec_f64},
+		{0, c_f64_int, c_f64_dec, c_f64_f64},
+	};
+	int cf = num_class(f), ct = num_class(t);
+	if (cf && ct)
+		return num[cf][ct];
+	if (sl__type_is_char(t) || sl_type_is_binary(t))
+		return sl__type_is_char(f) || sl_type_is_binary(f) ? c_str_str : c_to_str;
+	if (sl__type_is_char(f))
+		return c_str_to;
+	int tf = f.id == SL_T_DATE || f.id == SL_T_TIME || sl_type_is_timestamp(f);
+	int tt = t.id == SL_T_DATE || t.id == SL_T_TIME || sl_type_is_timestamp(t);
+	if ((tf && (tt || sl_type_is_integer(t))) || (tt && sl_type_is_integer(f)))
+		return c_time;
+	if (f.id == t.id)
+		return c_int_int; /* same-kind I64 (intervals) */
+	return NULL;
+}
+
+/* Picks the converter for CAST / TRY_CAST. */
+int sl__bind_cast(sl_prog *p, sl_step *st, sl_err *err)
+{
+	if (st->fn != SL_FN_CAST && st->fn != SL_FN_TRY_CAST)
+		return SL_ENOTSUP;
+	sl_type f = SL_X_ATYPE(p, st, 0), t = st->type;
+	if (f.id == SL_T_NULL) {
+		st->k = k_cast_null;
+		return 0;
+	}
+	if (sl_type_equal(f, t) || (f.id == t.id && t.id == SL_T_ROW)) {
+		st->k = sl__k_copy;
+		return 0;
+	}
+	if (sl_type_is_integer(f) && sl_type_is_integer(t) &&
+	    (t.id >= f.id)) {
+		st->k = sl__k_copy; /* widening: same int64 values */
+		return 0;
+	}
+	conv_fn c = pick(f, t);
+	if (!c) {
+		char b1[64], b2[64];
+		return sl_err_set(err, SL_EPLAN, "cannot cast %s to %s", sl__type_str(f, b1, sizeof(b1)),
+		                  sl__type_str(t, b2, sizeof(b2)));
+	}
+	st->aux = (void *)c;
+	st->k = k_cast;
+	return 0;
+}

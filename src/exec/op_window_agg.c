@@ -59,6 +59,7 @@ typedef struct win_op {
 	void **out_slots;       /* slot of each output row (for the emitted flag) */
 	sl_batch *late;         /* late rows for the side output */
 	sl_batch *corr;         /* two-row scratch: old and new result */
+	sl_type *late_types;    /* types of the late rows (leading input columns) */
 	sl_buf key;             /* encoded key scratch */
 	sl_buf dkey;            /* distinct key scratch */
 	int64_t fired_wm;       /* windows with end <= fired_wm have fired */
@@ -296,7 +297,7 @@ static int correct(win_op *o, int64_t end, const sl_batch *in, int row, sl_err *
 
 static int late_row(win_op *o, const sl_batch *in, int row, sl_err *err)
 {
-	if (o->p.late_policy != SL_LATE_SIDE) {
+	if (o->p.late_policy != SL_LATEPOL_SIDE) {
 		o->base.stats.late_dropped++;
 		return 0;
 	}
@@ -416,8 +417,8 @@ static int win_open(sl_op *op, sl_err *err)
 	o->out_slots = calloc(SL_BATCH_ROWS, sizeof(void *));
 	if (!o->out || !o->corr || !o->out_slots)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if (o->p.late_policy == SL_LATE_SIDE) {
-		o->late = sl_batch_new(o->p.late_ncols, o->p.late_op->out_types, 0);
+	if (o->p.late_policy == SL_LATEPOL_SIDE) {
+		o->late = sl_batch_new(o->p.late_ncols, o->late_types, 0);
 		if (!o->late)
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 	}
@@ -436,6 +437,7 @@ static void win_close(sl_op *op)
 	sl_buf_deinit(&o->dkey);
 	free(o->key_cols);
 	free(o->aggs);
+	free(o->late_types);
 }
 
 static const sl_op_vtab win_vtab = {
@@ -493,6 +495,12 @@ sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types
 	o->p.aggs = o->aggs;
 	o->slot_size = off;
 	o->fired_wm = SL_WM_MIN;
+	if (p->late_policy == SL_LATEPOL_SIDE) {
+		o->late_types = calloc((size_t)p->late_ncols + 1, sizeof(sl_type));
+		if (!o->late_types)
+			goto nomem;
+		memcpy(o->late_types, in_types, sizeof(sl_type) * (size_t)p->late_ncols);
+	}
 	if (p->nkeys > 64) {
 		sl_err_set(err, SL_EPLAN, "at most 64 GROUP BY keys are supported");
 		goto fail;

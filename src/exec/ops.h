@@ -70,7 +70,7 @@ typedef struct sl_window_spec {
 	int64_t offset;
 } sl_window_spec;
 
-enum { SL_LATE_DROP = 0, SL_LATE_SIDE = 1 };
+enum { SL_LATEPOL_DROP = 0, SL_LATEPOL_SIDE = 1 };
 
 typedef struct sl_window_agg_plan {
 	sl_window_spec win;
@@ -83,8 +83,8 @@ typedef struct sl_window_agg_plan {
 	 * so that late corrections can turn into -D / +I. */
 	sl_expr *having;
 	int64_t lateness;      /* ALLOWED LATENESS in micros, 0 = none */
-	int late_policy;       /* SL_LATE_DROP or SL_LATE_SIDE */
-	sl_op *late_op;        /* SL_LATE_SIDE: receives late rows (input 0) */
+	int late_policy;       /* SL_LATEPOL_DROP or SL_LATEPOL_SIDE */
+	sl_op *late_op;        /* SL_LATEPOL_SIDE: receives late rows (input 0) */
 	int late_ncols;        /* leading input columns that form a late row */
 	sl_type time_type;     /* type of window_time (rowtime type, precision 3) */
 } sl_window_agg_plan;

@@ -1,0 +1,341 @@
+/*
+ * op_group_agg.c - GROUP BY without a window: an updating aggregate.
+ *
+ * INTERFACE ROUTINES
+ *   process    folds each row into its group's accumulator and emits the
+ *              change of the group's result: +I for a new group, -U old /
+ *              +U new for a changed one, -D when the group's row count
+ *              falls to zero (its state is then freed)
+ *   watermark  forwarded unchanged (the output carries no time attribute)
+ *
+ * Input may itself be updating: +I/+U add, -U/-D retract (only COUNT, SUM
+ * and AVG are retractable; the planner refuses the rest).  Like Flink's
+ * GroupAggFunction, an update whose new result equals the old one emits
+ * nothing.  Every input row's effect is emitted (no folding) unless
+ * mini-batch is on, in which case each key emits at most one change per
+ * input batch (-U of the result before the batch, +U after).
+ *
+ * State: table "acc", namespace 0, key = encoded GROUP BY key, value =
+ * [row count, emitted flag][accumulators]; table "distinct" for DISTINCT
+ * aggregates: key = group key + aggregate index + value -> count.
+ */
+#include "graph.h"
+#include "ops.h"
+#include "rowkey.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct slot_hdr {
+	int64_t rows;
+	int32_t emitted;
+	int32_t batch_seen; /* mini-batch: the key's pre-batch result is in `pre` */
+} slot_hdr;
+
+typedef struct group_op {
+	sl_op base;
+	sl_group_agg_plan p;
+	int *key_cols;
+	sl_agg *aggs;
+	uint32_t slot_size;
+	int has_distinct;
+	sl_state_table *acc, *dist;
+	sl_batch *out;
+	sl_buf key, dkey;
+	/* mini-batch bookkeeping: keys touched in the current batch */
+	sl_batch *pre;       /* their results before the batch (-U candidates) */
+	sl_buf touched;      /* concatenated (u32 len, key) of touched keys */
+} group_op;
+
+static int emit_if_full(group_op *o, sl_err *err)
+{
+	if (o->out->nrows + 2 <= o->out->cap)
+		return 0;
+	int rc = sl_op_emit(&o->base, o->out, err);
+	sl_batch_reset(o->out);
+	return rc;
+}
+
+/* Appends the result row of (key, slot) to b. */
+static int build_row(group_op *o, sl_batch *b, const void *slot, uint8_t op, int64_t wm,
+                     sl_err *err)
+{
+	int row = sl_batch_add_row(b, op, wm);
+	sl_col *kc[64];
+	for (int i = 0; i < o->p.nkeys; i++)
+		kc[i] = &b->cols[i];
+	if (sl_rowkey_decode(o->key.p, (uint32_t)o->key.len, b, kc, o->p.nkeys, row) < 0)
+		return sl_err_set(err, SL_ESTATE, "group state: malformed key");
+	for (int i = 0; i < o->p.naggs; i++) {
+		int rc = o->aggs[i].vt->result(&o->aggs[i], (const char *)slot + o->aggs[i].offset,
+		                               &b->cols[o->p.nkeys + i], row, err);
+		if (rc)
+			return rc;
+	}
+	return row;
+}
+
+static int rows_equal(const sl_batch *b, int r1, int r2)
+{
+	for (int i = 0; i < b->ncols; i++) {
+		const sl_col *c = &b->cols[i];
+		if (c->null[r1] != c->null[r2])
+			return 0;
+		if (c->null[r1])
+			continue;
+		switch (sl_type_phys(c->type)) {
+		case SL_PHYS_I64: if (c->v.i64[r1] != c->v.i64[r2]) return 0; break;
+		case SL_PHYS_F64: if (c->v.f64[r1] != c->v.f64[r2]) return 0; break;
+		case SL_PHYS_I128: if (c->v.i128[r1] != c->v.i128[r2]) return 0; break;
+		case SL_PHYS_STR:
+			if (c->v.str[r1].len != c->v.str[r2].len ||
+			    memcmp(c->v.str[r1].ptr, c->v.str[r2].ptr, (size_t)c->v.str[r1].len))
+				return 0;
+			break;
+		default: return 0;
+		}
+	}
+	return 1;
+}
+
+static int fold(group_op *o, void *slot, const sl_batch *in, int row, int sign, sl_err *err)
+{
+	((slot_hdr *)slot)->rows += sign;
+	for (int i = 0; i < o->p.naggs; i++) {
+		const sl_agg *a = &o->aggs[i];
+		if (a->distinct && a->arg_col >= 0) {
+			const sl_col *c = &in->cols[a->arg_col];
+			if (c->null[row])
+				continue;
+			sl_buf_clear(&o->dkey);
+			sl_buf_append(&o->dkey, o->key.p, o->key.len);
+			sl_buf_putc(&o->dkey, (char)i);
+			if (sl_rowkey_encode(in, &a->arg_col, 1, row, &o->dkey))
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			int64_t *cnt = sl_state_upsert(o->dist, 0, o->dkey.p, (uint32_t)o->dkey.len, NULL);
+			if (!cnt)
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			*cnt += sign;
+			int first = sign > 0 ? *cnt == 1 : *cnt == 0;
+			if (*cnt <= 0)
+				sl_state_delete(o->dist, 0, o->dkey.p, (uint32_t)o->dkey.len);
+			if (!first)
+				continue;
+		}
+		int rc = sl_agg_add_one(a, slot, in, row, sign, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Emits the change of one group for one input row (no mini-batch). */
+static int update_group(group_op *o, const sl_batch *in, int row, sl_err *err)
+{
+	int sign = (in->op[row] == SL_INSERT || in->op[row] == SL_UPDATE_AFTER) ? 1 : -1;
+	int64_t wm = in->wm[row];
+	void *slot = sl_state_upsert(o->acc, 0, o->key.p, (uint32_t)o->key.len, NULL);
+	if (!slot)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	slot_hdr *h = slot;
+	if (sign < 0 && h->rows <= 0) {
+		/* retraction of a group that does not exist (e.g. after TTL): ignore */
+		sl_state_delete(o->acc, 0, o->key.p, (uint32_t)o->key.len);
+		return 0;
+	}
+	sl_batch *b = o->out;
+	int rc, old = -1;
+	if (h->emitted && (old = build_row(o, b, slot, SL_UPDATE_BEFORE, wm, err)) < 0)
+		return old;
+	if ((rc = fold(o, slot, in, row, sign, err)))
+		return rc;
+	slot = sl_state_get(o->acc, 0, o->key.p, (uint32_t)o->key.len);
+	h = slot;
+	if (h->rows <= 0) {
+		if (old >= 0)
+			b->op[old] = SL_DELETE;
+		sl_state_delete(o->acc, 0, o->key.p, (uint32_t)o->key.len);
+		return emit_if_full(o, err);
+	}
+	int nr = build_row(o, b, slot, old >= 0 ? SL_UPDATE_AFTER : SL_INSERT, wm, err);
+	if (nr < 0)
+		return nr;
+	if (old >= 0 && rows_equal(b, old, nr))
+		b->nrows -= 2; /* unchanged result: emit nothing */
+	h->emitted = 1;
+	return emit_if_full(o, err);
+}
+
+/* Mini-batch: remember the key's result before the batch, once. */
+static int mb_touch(group_op *o, int64_t wm, sl_err *err)
+{
+	void *slot = sl_state_upsert(o->acc, 0, o->key.p, (uint32_t)o->key.len, NULL);
+	if (!slot)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	slot_hdr *h = slot;
+	if (h->batch_seen)
+		return 0;
+	h->batch_seen = 1;
+	uint32_t len = (uint32_t)o->key.len;
+	sl_buf_append(&o->touched, &len, 4);
+	sl_buf_append(&o->touched, o->key.p, len);
+	int r = sl_batch_add_row(o->pre, SL_UPDATE_BEFORE, wm);
+	if (h->emitted) {
+		sl_col *kc[64];
+		for (int i = 0; i < o->p.nkeys; i++)
+			kc[i] = &o->pre->cols[i];
+		sl_rowkey_decode(o->key.p, len, o->pre, kc, o->p.nkeys, r);
+		for (int i = 0; i < o->p.naggs; i++)
+			o->aggs[i].vt->result(&o->aggs[i], (const char *)slot + o->aggs[i].offset,
+			                      &o->pre->cols[o->p.nkeys + i], r, err);
+	} else {
+		o->pre->op[r] = 0xff; /* nothing emitted before */
+	}
+	return 0;
+}
+
+static int mb_flush(group_op *o, int64_t wm, sl_err *err)
+{
+	const char *p = o->touched.p, *end = p + o->touched.len;
+	int k = 0, rc;
+	while (p < end) {
+		uint32_t len;
+		memcpy(&len, p, 4);
+		p += 4;
+		sl_buf_clear(&o->key);
+		sl_buf_append(&o->key, p, len);
+		p += len;
+		void *slot = sl_state_get(o->acc, 0, o->key.p, len);
+		slot_hdr *h = slot;
+		int had = o->pre->op[k] != 0xff;
+		sl_batch *b = o->out;
+		int old = -1;
+		if (had) {
+			old = sl_batch_copy_row(b, o->pre, k, SL_UPDATE_BEFORE, wm);
+			if (old < 0)
+				return old;
+		}
+		k++;
+		if (!slot || h->rows <= 0) {
+			if (old >= 0)
+				b->op[old] = SL_DELETE;
+			if (slot)
+				sl_state_delete(o->acc, 0, o->key.p, len);
+		} else {
+			h->batch_seen = 0;
+			int nr = build_row(o, b, slot, had ? SL_UPDATE_AFTER : SL_INSERT, wm, err);
+			if (nr < 0)
+				return nr;
+			if (old >= 0 && rows_equal(b, old, nr))
+				b->nrows -= 2;
+			h->emitted = 1;
+		}
+		if ((rc = emit_if_full(o, err)))
+			return rc;
+	}
+	sl_buf_clear(&o->touched);
+	sl_batch_reset(o->pre);
+	return 0;
+}
+
+static int group_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
+{
+	group_op *o = (group_op *)op;
+	int rc;
+	int64_t last_wm = SL_WM_MIN;
+	SL_BATCH_FOREACH(in, k, row) {
+		sl_buf_clear(&o->key);
+		if (sl_rowkey_encode(in, o->key_cols, o->p.nkeys, row, &o->key))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		last_wm = in->wm[row];
+		if (!o->p.mini_batch) {
+			if ((rc = update_group(o, in, row, err)))
+				return rc;
+			continue;
+		}
+		if (o->pre->nrows == o->pre->cap && (rc = mb_flush(o, last_wm, err)))
+			return rc;
+		if ((rc = mb_touch(o, in->wm[row], err)))
+			return rc;
+		int sign = (in->op[row] == SL_INSERT || in->op[row] == SL_UPDATE_AFTER) ? 1 : -1;
+		void *slot = sl_state_get(o->acc, 0, o->key.p, (uint32_t)o->key.len);
+		if ((rc = fold(o, slot, in, row, sign, err)))
+			return rc;
+	}
+	if (o->p.mini_batch && (rc = mb_flush(o, last_wm, err)))
+		return rc;
+	rc = sl_op_emit(op, o->out, err);
+	sl_batch_reset(o->out);
+	return rc;
+}
+
+static int group_open(sl_op *op, sl_err *err)
+{
+	group_op *o = (group_op *)op;
+	if (!(o->acc = sl_state_table_open(op->state, op->uid, "acc", o->slot_size, err)))
+		return err->code;
+	if (o->has_distinct && !(o->dist = sl_state_table_open(op->state, op->uid, "distinct", 8, err)))
+		return err->code;
+	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	o->pre = sl_batch_new(op->nout, op->out_types, 0);
+	if (!o->out || !o->pre)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
+static void group_close(sl_op *op)
+{
+	group_op *o = (group_op *)op;
+	sl_batch_free(o->out);
+	sl_batch_free(o->pre);
+	sl_buf_deinit(&o->key);
+	sl_buf_deinit(&o->dkey);
+	sl_buf_deinit(&o->touched);
+	free(o->key_cols);
+	free(o->aggs);
+}
+
+static const sl_op_vtab group_vtab = {
+	.name = "GroupAggregate",
+	.open = group_open,
+	.process = group_process,
+	.close = group_close,
+};
+
+sl_op *sl_op_group_agg_new(const sl_group_agg_plan *p, const sl_type *in_types, int nin,
+                           sl_err *err)
+{
+	group_op *o = calloc(1, sizeof(*o));
+	if (!o) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	o->base.vt = &group_vtab;
+	o->p = *p;
+	if (p->nkeys > 64) {
+		sl_err_set(err, SL_EPLAN, "at most 64 GROUP BY keys are supported");
+		free(o);
+		return NULL;
+	}
+	o->key_cols = calloc((size_t)p->nkeys + 1, sizeof(int));
+	o->aggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
+	if (!o->key_cols || !o->aggs) {
+		group_close(&o->base);
+		free(o);
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	memcpy(o->key_cols, p->key_cols, sizeof(int) * (size_t)p->nkeys);
+	o->p.key_cols = o->key_cols;
+	uint32_t off = sizeof(slot_hdr);
+	for (int i = 0; i < p->naggs; i++) {
+		o->aggs[i] = p->aggs[i];
+		o->aggs[i].offset = off;
+		off += o->aggs[i].vt->acc_size;
+		o->has_distinct |= p->aggs[i].distinct;
+	}
+	o->p.aggs = o->aggs;
+	o->slot_size = off;
+	return &o->base;
+}

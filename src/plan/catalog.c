@@ -1,0 +1,218 @@
+/*
+ * catalog.c - table and view definitions (see catalog.h).
+ */
+#include "catalog.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void sl_catalog_init(sl_catalog *c)
+{
+	memset(c, 0, sizeof(*c));
+	sl_arena_init(&c->arena, 16 * 1024);
+}
+
+void sl_catalog_deinit(sl_catalog *c)
+{
+	free(c->tables);
+	free(c->views);
+	sl_arena_deinit(&c->arena);
+	memset(c, 0, sizeof(*c));
+}
+
+const char *sl_ast_name_last(const sl_ast_name *n)
+{
+	return n->n ? n->parts[n->n - 1].name : "";
+}
+
+sl_table_def *sl_catalog_table(const sl_catalog *c, const char *name)
+{
+	for (int i = 0; i < c->ntables; i++)
+		if (strcmp(c->tables[i]->name, name) == 0)
+			return c->tables[i];
+	return NULL;
+}
+
+sl_view_def *sl_catalog_view(const sl_catalog *c, const char *name)
+{
+	for (int i = 0; i < c->nviews; i++)
+		if (strcmp(c->views[i]->name, name) == 0)
+			return c->views[i];
+	return NULL;
+}
+
+static int col_index(const sl_table_def *t, const char *name)
+{
+	for (int i = 0; i < t->ncols; i++)
+		if (strcmp(t->cols[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static int fill_columns(sl_catalog *c, sl_table_def *d, const sl_ast_create_table *t,
+                        sl_err *err)
+{
+	d->cols = sl_arena_calloc(&c->arena, sizeof(sl_table_col) * (size_t)(t->ncols + 1));
+	if (!d->cols)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < t->ncols; i++) {
+		const sl_ast_column *ac = &t->cols[i];
+		sl_table_col *col = &d->cols[i];
+		if (col_index(d, ac->name.name) >= 0)
+			return sl_err_set_at(err, SL_EPLAN, ac->line, ac->col,
+			                     "line %d, column %d: duplicate column '%s' in table '%s'",
+			                     ac->line, ac->col, ac->name.name, d->name);
+		col->name = ac->name.name;
+		if (ac->kind == SL_ACOL_COMPUTED) {
+			col->computed = ac->expr;
+		} else {
+			if (ac->type->kind != SL_ATY_SQL)
+				return sl_err_set_at(err, SL_ENOTSUP, ac->line, ac->col,
+				                     "line %d, column %d: column '%s': ARRAY, MAP and "
+				                     "MULTISET types are not supported yet",
+				                     ac->line, ac->col, ac->name.name);
+			col->type = ac->type->sql;
+			col->metadata = ac->kind == SL_ACOL_METADATA;
+		}
+		d->ncols = i + 1;
+	}
+	return 0;
+}
+
+static int fill_keys(sl_catalog *c, sl_table_def *d, const sl_ast_create_table *t, sl_err *err)
+{
+	d->rowtime = -1;
+	if (t->nwatermarks > 1)
+		return sl_err_set_at(err, SL_EPLAN, t->watermarks[1].line, t->watermarks[1].col,
+		                     "line %d, column %d: a table has at most one WATERMARK",
+		                     t->watermarks[1].line, t->watermarks[1].col);
+	if (t->nwatermarks == 1) {
+		const sl_ast_watermark *w = &t->watermarks[0];
+		const char *cn = sl_ast_name_last(&w->column);
+		int i = col_index(d, cn);
+		if (i < 0)
+			return sl_err_set_at(err, SL_EPLAN, w->line, w->col,
+			                     "line %d, column %d: WATERMARK FOR unknown column '%s'",
+			                     w->line, w->col, cn);
+		if (!d->cols[i].computed && !sl_type_is_timestamp(d->cols[i].type)) {
+			char buf[64];
+			return sl_err_set_at(err, SL_EPLAN, w->line, w->col,
+			                     "line %d, column %d: the rowtime column '%s' must be "
+			                     "TIMESTAMP(3) or TIMESTAMP_LTZ(3), not %s", w->line,
+			                     w->col, cn, sl_type_format(d->cols[i].type, buf, sizeof(buf)));
+		}
+		d->rowtime = i;
+		d->watermark = w->expr;
+	}
+	int npk = t->npk;
+	for (int i = 0; i < t->ncols; i++)
+		npk += t->cols[i].primary_key;
+	d->pk = sl_arena_calloc(&c->arena, sizeof(int) * (size_t)(npk + 1));
+	for (int i = 0; i < t->npk; i++) {
+		int k = col_index(d, t->pk[i].name);
+		if (k < 0)
+			return sl_err_set_at(err, SL_EPLAN, t->pk[i].line, t->pk[i].col,
+			                     "line %d, column %d: PRIMARY KEY column '%s' does not exist",
+			                     t->pk[i].line, t->pk[i].col, t->pk[i].name);
+		d->pk[d->npk++] = k;
+	}
+	for (int i = 0; i < t->ncols; i++)
+		if (t->cols[i].primary_key)
+			d->pk[d->npk++] = i;
+	return 0;
+}
+
+int sl_catalog_add_table(sl_catalog *c, const sl_ast_create_table *t, int line, int col,
+                         sl_err *err)
+{
+	const char *name = sl_ast_name_last(&t->name);
+	if (sl_catalog_table(c, name) || sl_catalog_view(c, name)) {
+		if (t->if_not_exists)
+			return 0;
+		return sl_err_set_at(err, SL_EPLAN, line, col,
+		                     "line %d, column %d: table or view '%s' already exists", line,
+		                     col, name);
+	}
+	if (t->as_query)
+		return sl_err_set_at(err, SL_ENOTSUP, line, col,
+		                     "line %d, column %d: CREATE TABLE ... AS is not supported yet",
+		                     line, col);
+	sl_table_def *d = sl_arena_calloc(&c->arena, sizeof(*d));
+	if (!d)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	d->name = sl_arena_strdup(&c->arena, name);
+	d->line = line;
+	d->col = col;
+	int rc = fill_columns(c, d, t, err);
+	if (!rc)
+		rc = fill_keys(c, d, t, err);
+	if (rc)
+		return rc;
+	sl_opts_init(&d->opts, &c->arena);
+	for (int i = 0; i < t->noptions; i++)
+		if (sl_opts_set(&d->opts, t->options[i].key, t->options[i].value))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (!sl_opts_get(&d->opts, "connector"))
+		return sl_err_set_at(err, SL_EPLAN, line, col,
+		                     "line %d, column %d: table '%s' has no 'connector' option",
+		                     line, col, name);
+	d->opts.v[0].used = 0;
+	for (int i = 0; i < d->opts.n; i++)
+		d->opts.v[i].used = 0;
+	sl_table_def **nt = realloc(c->tables, sizeof(*nt) * (size_t)(c->ntables + 1));
+	if (!nt)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	c->tables = nt;
+	c->tables[c->ntables++] = d;
+	return 0;
+}
+
+int sl_catalog_add_view(sl_catalog *c, const sl_ast_create_view *v, int line, int col,
+                        sl_err *err)
+{
+	const char *name = sl_ast_name_last(&v->name);
+	if (sl_catalog_table(c, name) || sl_catalog_view(c, name)) {
+		if (v->if_not_exists)
+			return 0;
+		return sl_err_set_at(err, SL_EPLAN, line, col,
+		                     "line %d, column %d: table or view '%s' already exists", line,
+		                     col, name);
+	}
+	sl_view_def *d = sl_arena_calloc(&c->arena, sizeof(*d));
+	if (!d)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	d->name = sl_arena_strdup(&c->arena, name);
+	d->query = v->query;
+	d->ncols = v->ncols;
+	d->cols = v->cols;
+	sl_view_def **nv = realloc(c->views, sizeof(*nv) * (size_t)(c->nviews + 1));
+	if (!nv)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	c->views = nv;
+	c->views[c->nviews++] = d;
+	return 0;
+}
+
+int sl_catalog_drop(sl_catalog *c, const sl_ast_drop *d, int view, int line, int col,
+                    sl_err *err)
+{
+	const char *name = sl_ast_name_last(&d->name);
+	if (view) {
+		for (int i = 0; i < c->nviews; i++)
+			if (strcmp(c->views[i]->name, name) == 0) {
+				c->views[i] = c->views[--c->nviews];
+				return 0;
+			}
+	} else {
+		for (int i = 0; i < c->ntables; i++)
+			if (strcmp(c->tables[i]->name, name) == 0) {
+				c->tables[i] = c->tables[--c->ntables];
+				return 0;
+			}
+	}
+	if (d->if_exists)
+		return 0;
+	return sl_err_set_at(err, SL_EPLAN, line, col, "line %d, column %d: %s '%s' does not exist",
+	                     line, col, view ? "view" : "table", name);
+}

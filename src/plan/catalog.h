@@ -1,0 +1,76 @@
+/*
+ * catalog.h - tables and views declared by CREATE TABLE / CREATE VIEW.
+ *
+ * The catalog belongs to an engine and lives as long as it.  Definitions
+ * keep pointers into the AST of the script that declared them (computed
+ * column expressions, the watermark expression, view queries), so the
+ * engine keeps every script arena that declared something until it closes.
+ * Names are matched case-sensitively, as Flink does.
+ *
+ * What is checked at CREATE time: unique column names, the WATERMARK
+ * column exists and is TIMESTAMP(p)/TIMESTAMP_LTZ(p), PRIMARY KEY columns
+ * exist, 'connector' is present.  Expressions are bound later, when a job
+ * reads the table (their errors still come before any input is read).
+ */
+#ifndef SL_CATALOG_H
+#define SL_CATALOG_H
+
+#include "../base/arena.h"
+#include "../base/err.h"
+#include "../base/opts.h"
+#include "../sql/ast.h"
+
+typedef struct sl_table_col {
+	const char *name;
+	sl_type type;               /* physical and metadata columns */
+	const sl_ast_expr *computed; /* computed columns: `name AS expr` */
+	int metadata;               /* METADATA column (not supported by any connector yet) */
+} sl_table_col;
+
+typedef struct sl_table_def {
+	const char *name;
+	int ncols;
+	sl_table_col *cols;
+	int rowtime;                /* column of WATERMARK FOR, -1 */
+	const sl_ast_expr *watermark;
+	int npk;
+	int *pk;                    /* column indexes */
+	sl_opts opts;               /* WITH options */
+	int line, col;
+} sl_table_def;
+
+typedef struct sl_view_def {
+	const char *name;
+	const sl_ast_query *query;
+	int ncols;                  /* CREATE VIEW v (c1, c2) */
+	const sl_ast_ident *cols;
+} sl_view_def;
+
+typedef struct sl_catalog {
+	sl_arena arena;             /* definitions (not the ASTs) */
+	int ntables, nviews;
+	sl_table_def **tables;
+	sl_view_def **views;
+} sl_catalog;
+
+void sl_catalog_init(sl_catalog *c);
+void sl_catalog_deinit(sl_catalog *c);
+
+/* Adds a table from its CREATE TABLE node (the AST must outlive the
+ * catalog).  Returns 0, or SL_EPLAN with err (line/column set) for a bad
+ * definition or a duplicate name (unless IF NOT EXISTS). */
+int sl_catalog_add_table(sl_catalog *c, const sl_ast_create_table *t, int line, int col,
+                         sl_err *err);
+int sl_catalog_add_view(sl_catalog *c, const sl_ast_create_view *v, int line, int col,
+                        sl_err *err);
+/* DROP TABLE / VIEW. */
+int sl_catalog_drop(sl_catalog *c, const sl_ast_drop *d, int view, int line, int col,
+                    sl_err *err);
+
+sl_table_def *sl_catalog_table(const sl_catalog *c, const char *name);
+sl_view_def *sl_catalog_view(const sl_catalog *c, const char *name);
+
+/* The last part of a possibly qualified name (catalog.db.t -> t). */
+const char *sl_ast_name_last(const sl_ast_name *n);
+
+#endif

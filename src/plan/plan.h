@@ -1,0 +1,43 @@
+/*
+ * plan.h - the planner's entry point: statements -> a runnable job graph.
+ *
+ * Data flow:  AST statements (INSERT INTO, bare SELECT, statement sets)
+ *             --(sl_plan_job)--> operators in an sl_graph, plus the EXPLAIN
+ *             text of the plan.
+ *
+ * All planning errors (unknown names, type mismatches, a window over a
+ * column without a watermark, an updating stream into an append-only sink,
+ * a late clause in the wrong place) are reported here, before any input is
+ * read, with the SQL line and column.
+ */
+#ifndef SL_PLAN_H
+#define SL_PLAN_H
+
+#include "../base/arena.h"
+#include "../base/buf.h"
+#include "../base/err.h"
+#include "../base/opts.h"
+#include "../exec/graph.h"
+#include "../sql/ast.h"
+#include "catalog.h"
+
+struct sl_engine;
+
+typedef struct sl_plan_args {
+	const sl_catalog *cat;
+	const sl_opts *session;   /* SET options */
+	struct sl_engine *engine; /* for push connectors */
+	int select_to_queue;      /* bare SELECT results: 1 = engine queue, 0 = print */
+	sl_arena *arena;          /* plan arena, lives as long as the job */
+} sl_plan_args;
+
+/*
+ * Plans statements stmts[0..n) (INSERT, QUERY or STATEMENT_SET) into graph
+ * g (initialized by the caller, not yet opened) and appends the EXPLAIN
+ * text to explain (may be NULL).  Returns 0 or a negative SL_E* code with
+ * err set.
+ */
+int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_graph *g,
+                sl_buf *explain, sl_err *err);
+
+#endif

@@ -1,0 +1,120 @@
+/*
+ * plan_int.h - the planner's internal model, shared by its files.
+ *
+ * The planner turns statements into a running graph in one pass over the
+ * AST: each FROM item, filter, projection or aggregate becomes a "rel" (a
+ * relation: the operator that produces it plus its columns, its time
+ * attributes and its changelog kind), built on top of the rels below it.
+ * Expressions are bound against a scope (the columns of a rel, and in an
+ * aggregate query the mapping of GROUP BY keys and aggregate calls to the
+ * aggregate's output columns).
+ *
+ * Files: bind.c (expressions), plan_query.c (FROM, WHERE, SELECT, GROUP
+ * BY, windows, UNION), plan_job.c (scans, sinks, INSERT, statement sets,
+ * EXPLAIN).
+ */
+#ifndef SL_PLAN_INT_H
+#define SL_PLAN_INT_H
+
+#include "../base/buf.h"
+#include "../exec/graph.h"
+#include "../exec/ops.h"
+#include "../sql/ast.h"
+#include "catalog.h"
+#include "plan.h"
+
+typedef struct rcol {
+	const char *qual;  /* table alias / name qualifying the column, or NULL */
+	const char *name;
+	sl_type type;
+} rcol;
+
+typedef struct rel rel;
+
+struct rel {
+	sl_op *op;          /* producing operator (NULL for a virtual TVF rel) */
+	int ncols;
+	rcol *cols;
+	int rowtime;        /* event-time attribute column, -1 */
+	int proctime;       /* processing-time attribute column, -1 */
+	int updating;       /* produces -U/+U/-D */
+	const char *upd_op; /* the operator that makes it updating */
+	/* Window TVF (virtual): columns = input columns + window_start,
+	 * window_end, window_time; consumed by a window aggregate. */
+	rel *tvf_in;
+	sl_window_spec tvf_win;
+	const sl_ast_expr *tvf_call;
+};
+
+/* Aggregate query scope: what GROUP BY keys and aggregates became. */
+typedef struct agg_map {
+	int n;
+	const char **text;  /* printed AST of a key expr / agg call / window fn */
+	int *col;           /* output column of the aggregate operator */
+} agg_map;
+
+typedef struct scope {
+	const rel *r;
+	const agg_map *agg; /* non-NULL after aggregation */
+	const rel *agg_in;  /* the aggregate's input, for messages */
+} scope;
+
+/* A named query in scope (WITH). */
+typedef struct cte_def {
+	const char *name;
+	const sl_ast_cte *cte;
+	rel *planned;
+} cte_def;
+
+typedef struct planner {
+	sl_arena *a;             /* plan arena: job lifetime */
+	const sl_catalog *cat;
+	const sl_opts *session;  /* SET options */
+	sl_graph *g;
+	sl_err *err;
+	struct sl_engine *engine;
+	const char *tz;
+	/* sources are shared by every statement of the job */
+	int nscans;
+	struct { const sl_table_def *t; rel *r; } scans[64];
+	int nctes;
+	cte_def ctes[64];
+	int select_to_queue;     /* bare SELECT -> push queue (API) or print (CLI) */
+	int64_t default_lateness;
+	int mini_batch;
+} planner;
+
+/* ---- bind.c ---- */
+
+/* Binds an expression in scope s; NULL with p->err set (line/column). */
+sl_expr *sl__bind_expr(planner *p, const scope *s, const sl_ast_expr *e);
+
+/* Sets a planning error at the node's position and returns NULL. */
+void *sl__plan_error(planner *p, int line, int col, int code, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* Converts an INTERVAL literal / constant expression to micros; 0 or error. */
+int sl__bind_interval(planner *p, const sl_ast_expr *e, int64_t *us);
+
+/* Printed form of an AST expression (arena string), used as a key. */
+const char *sl__ast_text(planner *p, const sl_ast_expr *e);
+
+/* Whether the call is an aggregate function (COUNT, SUM, ...). */
+int sl__is_agg_call(const sl_ast_expr *e);
+
+/* ---- plan_query.c ---- */
+
+rel *sl__plan_query(planner *p, const sl_ast_query *q);
+
+/* A new rel with n columns (arena). */
+rel *sl__rel_new(planner *p, int ncols);
+
+/* Adds op to the graph with rel r's columns as its output. */
+int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label);
+
+/* ---- plan_job.c ---- */
+
+rel *sl__plan_scan(planner *p, const sl_table_def *t, int line, int col);
+sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col);
+
+#endif

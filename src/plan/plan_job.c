@@ -1,0 +1,408 @@
+/*
+ * plan_job.c - plans a job: table scans (sources with computed columns and
+ * watermarks), sinks (with the changelog check and implicit casts),
+ * INSERT INTO / bare SELECT / statement sets, stable operator ids and the
+ * EXPLAIN text.
+ *
+ * A job's statements share their sources: a table read by several INSERTs
+ * is scanned once and its operator feeds every consumer.
+ *
+ * Operator ids (for state) are a hash of the operator's label and its
+ * inputs' ids, so they are stable across runs of the same job.
+ */
+#include "plan_int.h"
+#include "sluice.h"
+#include "../base/hash.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The EXPLAIN buffer of the job being planned (set by sl_plan_job). */
+static __thread sl_buf *explain_buf;
+
+int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label)
+{
+	sl_type *t = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(r->ncols + 1));
+	const char **n = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(r->ncols + 1));
+	for (int i = 0; i < r->ncols; i++) {
+		t[i] = r->cols[i].type;
+		n[i] = r->cols[i].name;
+	}
+	op->label = label;
+	if (sl_graph_add(p->g, op, nin, r->ncols, t, n)) {
+		sl_err_set(p->err, SL_ENOMEM, "out of memory");
+		return SL_ENOMEM;
+	}
+	r->op = op;
+	return 0;
+}
+
+/* Computes op ids from labels and input ids, and writes EXPLAIN lines. */
+static void finish_plan(planner *p, sl_buf *out)
+{
+	sl_graph *g = p->g;
+	for (int i = 0; i < g->nops; i++) {
+		sl_op *op = g->ops[i];
+		uint64_t h = sl_hash_bytes(op->label, strlen(op->label), 0x5eed);
+		/* inputs: every op with an edge to this one */
+		sl_buf ins;
+		sl_buf_init(&ins);
+		for (int k = 0; k < i; k++)
+			for (int e = 0; e < g->ops[k]->nedges; e++)
+				if (g->ops[k]->edges[e].to == op) {
+					h = sl_hash_bytes(g->ops[k]->uid, strlen(g->ops[k]->uid), h);
+					sl_buf_printf(&ins, "%s#%d", ins.len ? ", " : "", k);
+				}
+		snprintf(op->uid, sizeof(op->uid), "%016llx", (unsigned long long)h);
+		if (out) {
+			sl_buf_printf(out, "#%d %s", i, op->label);
+			if (ins.len)
+				sl_buf_printf(out, " <- %s", sl_buf_cstr(&ins));
+			sl_buf_putc(out, '\n');
+		}
+		sl_buf_deinit(&ins);
+	}
+}
+
+/* ---- scans ---------------------------------------------------------------- */
+
+static int check_unused(planner *p, const sl_table_def *t, const sl_opts *o, int line, int col)
+{
+	const char *u = sl_opts_unused(o);
+	if (!u)
+		return 0;
+	sl__plan_error(p, line, col, SL_EPLAN,
+	               "Unsupported options found for '%s' (table '%s'): '%s'",
+	               sl_opts_get(o, "connector"), t->name, u);
+	return SL_EPLAN;
+}
+
+/* Options of a table for one use: the table's WITH options, unread. */
+static sl_opts *use_opts(planner *p, const sl_table_def *t)
+{
+	sl_opts *o = sl_arena_calloc(p->a, sizeof(*o));
+	sl_opts_init(o, p->a);
+	sl_opts_merge(o, &t->opts);
+	for (int i = 0; i < o->n; i++)
+		o->v[i].used = 0;
+	return o;
+}
+
+rel *sl__plan_scan(planner *p, const sl_table_def *t, int line, int col)
+{
+	for (int i = 0; i < p->nscans; i++)
+		if (p->scans[i].t == t)
+			return p->scans[i].r;
+	if (p->nscans == 64)
+		return sl__plan_error(p, line, col, SL_ENOTSUP, "too many tables in one job");
+	sl_opts *o = use_opts(p, t);
+	const char *conn = sl_opts_get(o, "connector");
+	int push = strcmp(conn, "push") == 0;
+	/* physical columns and the output map */
+	sl_field *phys = sl_arena_calloc(p->a, sizeof(sl_field) * (size_t)(t->ncols + 1));
+	int nphys = 0, ncomp = 0;
+	int *map = sl_arena_calloc(p->a, sizeof(int) * (size_t)(t->ncols + 1));
+	for (int i = 0; i < t->ncols; i++) {
+		if (t->cols[i].metadata)
+			return sl__plan_error(p, line, col, SL_ENOTSUP,
+			                      "table '%s': METADATA columns are not supported yet", t->name);
+		if (t->cols[i].computed) {
+			map[i] = -1 - ncomp++;
+			continue;
+		}
+		phys[nphys].name = t->cols[i].name;
+		phys[nphys].type = t->cols[i].type;
+		map[i] = nphys++;
+	}
+	rel *pr = sl__rel_new(p, nphys);
+	for (int i = 0; i < nphys; i++) {
+		pr->cols[i].name = phys[i].name;
+		pr->cols[i].type = phys[i].type;
+	}
+	sl_expr **comp = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(ncomp + 1));
+	rel *r = sl__rel_new(p, t->ncols);
+	scope ps = {pr, NULL, NULL};
+	for (int i = 0, k = 0; i < t->ncols; i++) {
+		r->cols[i].name = t->cols[i].name;
+		r->cols[i].qual = t->name;
+		if (t->cols[i].computed) {
+			if (!(comp[k] = sl__bind_expr(p, &ps, t->cols[i].computed)))
+				return NULL;
+			r->cols[i].type = comp[k]->type;
+			if (comp[k]->kind == SL_EX_CALL && comp[k]->fn == SL_FN_PROCTIME)
+				r->proctime = i;
+			k++;
+		} else {
+			r->cols[i].type = t->cols[i].type;
+		}
+	}
+	sl_scan_plan sp = {0};
+	sp.nphys = nphys;
+	sp.phys = phys;
+	sp.table = t->name;
+	sp.nout = t->ncols;
+	sp.out_map = map;
+	sp.computed = comp;
+	sp.ncomputed = ncomp;
+	sp.rowtime_col = t->rowtime;
+	if (t->watermark) {
+		if (!sl_type_is_timestamp(r->cols[t->rowtime].type)) {
+			char b[64];
+			return sl__plan_error(p, t->line, t->col, SL_EPLAN,
+			                      "table '%s': the rowtime column '%s' must be TIMESTAMP(3) or "
+			                      "TIMESTAMP_LTZ(3), not %s", t->name, t->cols[t->rowtime].name,
+			                      sl_type_format(r->cols[t->rowtime].type, b, sizeof(b)));
+		}
+		scope ws = {r, NULL, NULL};
+		if (!(sp.watermark = sl__bind_expr(p, &ws, t->watermark)))
+			return NULL;
+		if (!sl_type_is_timestamp(sp.watermark->type))
+			return sl__plan_error(p, t->watermark->line, t->watermark->col, SL_EPLAN,
+			                      "the WATERMARK expression must return a timestamp");
+		r->rowtime = t->rowtime;
+	}
+	if (sl_opts_duration(o, "scan.watermark.idle-timeout", 0, &sp.idle_timeout_us, p->err))
+		return NULL;
+	int64_t br;
+	if (sl_opts_int(p->session, "sluice.batch-size", 0, &br, p->err))
+		return NULL;
+	sp.batch_rows = (int)br;
+	sl_conn_args ca = {t->name, phys, nphys, t->pk, t->npk, o, p->engine, p->tz};
+	if (!push) {
+		const sl_source_vtab *vt = sl_source_find(conn);
+		if (!vt)
+			return sl__plan_error(p, t->line, t->col, SL_EPLAN,
+			                      "table '%s': connector '%s' cannot be read (no such source)",
+			                      t->name, conn);
+		if (!(sp.source = sl_source_new(vt, &ca, p->err))) {
+			sl_err_prefix(p->err, "table '%s'", t->name);
+			return NULL;
+		}
+	}
+	if (check_unused(p, t, o, t->line, t->col)) {
+		sl_source_free(sp.source);
+		return NULL;
+	}
+	sl_op *op = sl_op_scan_new(&sp, p->err);
+	if (!op) {
+		sl_source_free(sp.source);
+		return NULL;
+	}
+	const char *label = sl_arena_printf(p->a, "TableSourceScan(table=[%s], connector=[%s]%s%s%s)",
+	                                    t->name, conn, t->watermark ? ", watermark=[" : "",
+	                                    t->watermark ? sl__ast_text(p, t->watermark) : "",
+	                                    t->watermark ? "]" : "");
+	if (sl__add_op(p, op, 0, r, label))
+		return NULL;
+	p->scans[p->nscans].t = t;
+	p->scans[p->nscans++].r = r;
+	return r;
+}
+
+/* ---- sinks ---------------------------------------------------------------- */
+
+static const char *schema_text(planner *p, const rel *r)
+{
+	sl_buf s;
+	sl_buf_init(&s);
+	sl_buf_putc(&s, '[');
+	for (int i = 0; i < r->ncols; i++) {
+		char tb[64];
+		sl_buf_printf(&s, "%s%s: %s", i ? ", " : "", r->cols[i].name,
+		              sl_type_format(r->cols[i].type, tb, sizeof(tb)));
+	}
+	sl_buf_putc(&s, ']');
+	const char *t = sl_arena_strndup(p->a, s.p, s.len);
+	sl_buf_deinit(&s);
+	return t;
+}
+
+/* Casts the columns of in to the sink's physical types where they differ. */
+static rel *cast_to(planner *p, rel *in, const sl_field *f, int n)
+{
+	int same = 1;
+	for (int i = 0; i < n; i++) {
+		sl_type a = in->cols[i].type, b = f[i].type;
+		a.notnull = b.notnull = 0;
+		if (!sl_type_equal(a, b))
+			same = 0;
+	}
+	if (same)
+		return in;
+	sl_expr **x = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(n + 1));
+	const char **names = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(n + 1));
+	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
+	for (int i = 0; i < in->ncols; i++)
+		it[i] = in->cols[i].type;
+	for (int i = 0; i < n; i++) {
+		sl_type t = f[i].type;
+		t.notnull = 0;
+		x[i] = sl_expr_cast(p->a, sl_expr_col(p->a, i, in->cols[i].type), t, p->err);
+		if (!x[i])
+			return NULL;
+		names[i] = f[i].name;
+	}
+	sl_op *op = sl_op_calc_new(NULL, x, n, it, in->ncols, p->err);
+	if (!op)
+		return NULL;
+	rel *r = sl__rel_new(p, n);
+	for (int i = 0; i < n; i++) {
+		r->cols[i].name = names[i];
+		r->cols[i].type = x[i]->type;
+	}
+	r->updating = in->updating;
+	r->upd_op = in->upd_op;
+	if (sl__add_op(p, op, 1, r, "Calc(cast to sink types)") || sl_graph_connect(p->g, in->op, op, 0))
+		return NULL;
+	return r;
+}
+
+sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col)
+{
+	sl_opts *o = use_opts(p, t);
+	const char *conn = sl_opts_get(o, "connector");
+	const sl_sink_vtab *vt = sl_sink_find(conn);
+	if (!vt)
+		return sl__plan_error(p, line, col, SL_EPLAN,
+		                      "table '%s': connector '%s' cannot be written (no such sink)",
+		                      t->name, conn);
+	sl_field *f = sl_arena_calloc(p->a, sizeof(sl_field) * (size_t)(t->ncols + 1));
+	int n = 0;
+	for (int i = 0; i < t->ncols; i++)
+		if (!t->cols[i].computed && !t->cols[i].metadata) {
+			f[n].name = t->cols[i].name;
+			f[n++].type = t->cols[i].type;
+		}
+	rel sink_rel = {0};
+	sink_rel.ncols = n;
+	sink_rel.cols = sl_arena_calloc(p->a, sizeof(rcol) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++) {
+		sink_rel.cols[i].name = f[i].name;
+		sink_rel.cols[i].type = f[i].type;
+	}
+	if (in->ncols != n)
+		return sl__plan_error(p, line, col, SL_EPLAN,
+		                      "Column types of query result and sink for '%s' do not match.\n"
+		                      "Query schema: %s\nSink schema:  %s", t->name, schema_text(p, in),
+		                      schema_text(p, &sink_rel));
+	sl_conn_args ca = {t->name, f, n, t->pk, t->npk, o, p->engine, p->tz};
+	int can = vt->can_update ? vt->can_update(&ca) : vt->accepts_updates;
+	if (in->updating && !can)
+		return sl__plan_error(p, line, col, SL_EPLAN,
+		                      "Table sink '%s' doesn't support consuming update and delete "
+		                      "changes which is produced by node %s (use 'format' = "
+		                      "'debezium-json' or an upsert sink)", t->name, in->upd_op);
+	rel *src = cast_to(p, (rel *)in, f, n);
+	if (!src)
+		return NULL;
+	sl_sink *k = sl_sink_new(vt, &ca, p->err);
+	if (!k) {
+		sl_err_prefix(p->err, "table '%s'", t->name);
+		return NULL;
+	}
+	if (check_unused(p, t, o, t->line, t->col)) {
+		sl_sink_free(k);
+		return NULL;
+	}
+	sl_op *op = sl_op_sink_new(k, p->err);
+	if (!op) {
+		sl_sink_free(k);
+		return NULL;
+	}
+	rel out = {0};
+	const char *label = sl_arena_printf(p->a, "Sink(table=[%s], connector=[%s], changelog=[%s], "
+	                                    "guarantee=[%s])", t->name, conn,
+	                                    in->updating ? "updating" : "append-only",
+	                                    vt->guarantee ? vt->guarantee : "at-least-once");
+	if (sl__add_op(p, op, 1, &out, label))
+		return NULL;
+	if (src != in && sl_graph_connect(p->g, src->op, op, 0))
+		return NULL;
+	if (src == in && in->op && sl_graph_connect(p->g, in->op, op, 0))
+		return NULL;
+	return op;
+}
+
+/* Sink of a bare SELECT: the print sink (CLI) or the engine's queue (API). */
+static sl_op *select_sink(planner *p, const rel *in, int line, int col)
+{
+	sl_table_def *t = sl_arena_calloc(p->a, sizeof(*t));
+	t->name = "select";
+	t->ncols = in->ncols;
+	t->cols = sl_arena_calloc(p->a, sizeof(sl_table_col) * (size_t)(in->ncols + 1));
+	for (int i = 0; i < in->ncols; i++) {
+		t->cols[i].name = in->cols[i].name;
+		t->cols[i].type = in->cols[i].type;
+	}
+	t->rowtime = -1;
+	sl_opts_init(&t->opts, p->a);
+	sl_opts_set(&t->opts, "connector", p->select_to_queue ? "push" : "print");
+	return sl__plan_sink(p, t, in, line, col);
+}
+
+static int plan_stmt(planner *p, const sl_ast_stmt *s)
+{
+	switch (s->kind) {
+	case SL_AS_INSERT: {
+		const char *name = sl_ast_name_last(&s->u.insert.table);
+		const sl_table_def *t = sl_catalog_table(p->cat, name);
+		if (!t) {
+			sl__plan_error(p, s->line, s->col, SL_EPLAN, "Object '%s' not found", name);
+			return SL_EPLAN;
+		}
+		if (s->u.insert.ncols || s->u.insert.nhints) {
+			sl__plan_error(p, s->line, s->col, SL_ENOTSUP,
+			               "INSERT with a column list or hints is not supported yet");
+			return SL_ENOTSUP;
+		}
+		rel *r = sl__plan_query(p, s->u.insert.query);
+		if (!r || !sl__plan_sink(p, t, r, s->line, s->col))
+			return p->err->code ? p->err->code : SL_EPLAN;
+		return 0;
+	}
+	case SL_AS_QUERY: {
+		rel *r = sl__plan_query(p, s->u.query);
+		if (!r || !select_sink(p, r, s->line, s->col))
+			return p->err->code ? p->err->code : SL_EPLAN;
+		return 0;
+	}
+	case SL_AS_STATEMENT_SET:
+		for (int i = 0; i < s->u.set_block.nstmts; i++) {
+			int rc = plan_stmt(p, s->u.set_block.stmts[i]);
+			if (rc)
+				return rc;
+		}
+		return 0;
+	default:
+		sl__plan_error(p, s->line, s->col, SL_EPLAN, "statement cannot be part of a job");
+		return SL_EPLAN;
+	}
+}
+
+int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_graph *g,
+                sl_buf *explain, sl_err *err)
+{
+	planner *p = sl_arena_calloc(a->arena, sizeof(*p));
+	if (!p)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	p->a = a->arena;
+	p->cat = a->cat;
+	p->session = a->session;
+	p->g = g;
+	p->err = err;
+	p->engine = a->engine;
+	p->select_to_queue = a->select_to_queue;
+	p->tz = sl_opts_get(a->session, "table.local-time-zone");
+	int rc;
+	if ((rc = sl_opts_duration(a->session, "table.exec.emit.allow-lateness", 0,
+	                           &p->default_lateness, err)) ||
+	    (rc = sl_opts_bool(a->session, "table.exec.mini-batch.enabled", 0, &p->mini_batch, err)))
+		return rc;
+	for (int i = 0; i < n; i++)
+		if ((rc = plan_stmt(p, stmts[i])))
+			return rc;
+	explain_buf = explain;
+	finish_plan(p, explain);
+	return 0;
+}

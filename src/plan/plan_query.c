@@ -1,0 +1,1063 @@
+/*
+ * plan_query.c - plans a query: FROM items, WHERE, GROUP BY with or
+ * without windows, HAVING, the late-data clauses, SELECT lists, DISTINCT,
+ * UNION ALL and WITH.
+ *
+ * Windows.  A GROUP BY holding a legacy group window call (TUMBLE(ts,
+ * size), HOP(ts, slide, size), SESSION(ts, gap)) or grouping a window TVF's
+ * window_start and window_end becomes one window aggregate operator fed by
+ * the window's input (the TVF itself is virtual: its window columns exist
+ * only as the aggregate's output).  The rowtime must be the input's event
+ * time attribute.  The window aggregate's window_time stays a time
+ * attribute, so windows cascade.
+ *
+ * Aggregates.  Keys and aggregate arguments that are not plain columns are
+ * computed by a Calc in front of the aggregate, appended after the input's
+ * own columns, so that a late row sent to ON LATE INSERT INTO keeps the
+ * input relation's columns (DESIGN.md §2).
+ */
+#include "plan_int.h"
+#include "sluice.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+rel *sl__rel_new(planner *p, int ncols)
+{
+	rel *r = sl_arena_calloc(p->a, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->ncols = ncols;
+	r->cols = sl_arena_calloc(p->a, sizeof(rcol) * (size_t)(ncols + 1));
+	r->rowtime = r->proctime = -1;
+	return r;
+}
+
+static rel *rel_alias(planner *p, const rel *in, const char *qual)
+{
+	rel *r = sl__rel_new(p, in->ncols);
+	const rcol *keep = r->cols;
+	*r = *in;
+	r->cols = (rcol *)keep;
+	for (int i = 0; i < in->ncols; i++) {
+		r->cols[i] = in->cols[i];
+		r->cols[i].qual = qual;
+	}
+	return r;
+}
+
+/* Calc over `in`: optional filter, projection exprs -> new rel. */
+static rel *add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **proj, int n,
+                     const char **names, const char *label)
+{
+	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
+	for (int i = 0; i < in->ncols; i++)
+		it[i] = in->cols[i].type;
+	sl_op *op = sl_op_calc_new(filter, proj, n, it, in->ncols, p->err);
+	if (!op)
+		return NULL;
+	rel *r = sl__rel_new(p, n);
+	for (int i = 0; i < n; i++) {
+		r->cols[i].name = names[i];
+		r->cols[i].type = proj[i]->type;
+		if (proj[i]->kind == SL_EX_COL) {
+			r->cols[i].qual = in->cols[proj[i]->col].qual;
+			if (proj[i]->col == in->rowtime && r->rowtime < 0)
+				r->rowtime = i;
+			if (proj[i]->col == in->proctime && r->proctime < 0)
+				r->proctime = i;
+		}
+	}
+	r->updating = in->updating;
+	r->upd_op = in->upd_op;
+	if (sl__add_op(p, op, 1, r, label) || sl_graph_connect(p->g, in->op, op, 0))
+		return NULL;
+	return r;
+}
+
+/* Identity projection of every column of in, with a filter. */
+static rel *add_filter(planner *p, rel *in, sl_expr *filter, const char *text)
+{
+	sl_expr **proj = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(in->ncols + 1));
+	const char **names = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(in->ncols + 1));
+	for (int i = 0; i < in->ncols; i++) {
+		proj[i] = sl_expr_col(p->a, i, in->cols[i].type);
+		names[i] = in->cols[i].name;
+	}
+	rel *r = add_calc(p, in, filter, proj, in->ncols, names,
+	                  sl_arena_printf(p->a, "Calc(where=[%s])", text));
+	if (r) {
+		for (int i = 0; i < in->ncols; i++)
+			r->cols[i].qual = in->cols[i].qual;
+		r->rowtime = in->rowtime;
+		r->proctime = in->proctime;
+	}
+	return r;
+}
+
+/* ---- FROM ----------------------------------------------------------------- */
+
+static rel *plan_from(planner *p, const sl_ast_from *f);
+
+static const sl_ast_expr *tvf_arg(const sl_ast_expr *c, int pos, const char *name)
+{
+	if (c->u.call.argnames)
+		for (int i = 0; i < c->u.call.nargs; i++)
+			if (c->u.call.argnames[i] && strcasecmp(c->u.call.argnames[i], name) == 0)
+				return c->u.call.args[i];
+	if (pos < c->u.call.nargs && (!c->u.call.argnames || !c->u.call.argnames[pos]))
+		return c->u.call.args[pos];
+	return NULL;
+}
+
+static rel *plan_table_name(planner *p, const sl_ast_name *n, int line, int col,
+                            const sl_ast_hint *hints, int nhints);
+
+static int interval_arg(planner *p, const sl_ast_expr *c, const sl_ast_expr *a, const char *what,
+                        int64_t *out)
+{
+	if (!a) {
+		sl__plan_error(p, c->line, c->col, SL_EPLAN, "%s: missing %s argument",
+		               c->u.call.fname, what);
+		return SL_EPLAN;
+	}
+	if (sl__bind_interval(p, a, out))
+		return SL_EPLAN;
+	if (*out <= 0 && strcmp(what, "OFFSET")) {
+		sl__plan_error(p, a->line, a->col, SL_EPLAN, "%s: %s must be positive",
+		               c->u.call.fname, what);
+		return SL_EPLAN;
+	}
+	return 0;
+}
+
+/* Checks the window's size rules (Flink's). */
+static int check_window(planner *p, const sl_ast_expr *at, const sl_window_spec *w)
+{
+	if (w->kind == SL_WIN_HOP && w->size % w->slide != 0) {
+		sl__plan_error(p, at->line, at->col, SL_EPLAN,
+		               "HOP window requires size to be an integral multiple of slide");
+		return SL_EPLAN;
+	}
+	if (w->kind == SL_WIN_CUMULATE && w->size % w->slide != 0) {
+		sl__plan_error(p, at->line, at->col, SL_EPLAN,
+		               "CUMULATE window requires max_size to be an integral multiple of step");
+		return SL_EPLAN;
+	}
+	if ((w->kind == SL_WIN_HOP || w->kind == SL_WIN_CUMULATE) && w->size / w->slide > 1024) {
+		sl__plan_error(p, at->line, at->col, SL_ENOTSUP,
+		               "at most 1024 windows per row are supported (size / slide)");
+		return SL_EPLAN;
+	}
+	return 0;
+}
+
+/* The event-time column of rel r named by a DESCRIPTOR or a column ref. */
+static int time_col(planner *p, const rel *r, const char *name, int line, int col)
+{
+	int idx = -1;
+	for (int i = 0; i < r->ncols; i++)
+		if (strcmp(r->cols[i].name, name) == 0)
+			idx = i;
+	if (idx < 0) {
+		sl__plan_error(p, line, col, SL_EPLAN, "Column '%s' not found in any table", name);
+		return -1;
+	}
+	if (idx == r->proctime) {
+		sl__plan_error(p, line, col, SL_ENOTSUP,
+		               "processing-time windows are not supported yet (column '%s')", name);
+		return -1;
+	}
+	if (idx != r->rowtime) {
+		sl__plan_error(p, line, col, SL_EPLAN,
+		               "the window's time column '%s' is not a time attribute: declare "
+		               "WATERMARK FOR %s AS ... on its table", name, name);
+		return -1;
+	}
+	return idx;
+}
+
+static rel *plan_tvf(planner *p, const sl_ast_from *f)
+{
+	const sl_ast_expr *c = f->u.fn.call;
+	const char *fn = c->u.call.fname;
+	sl_window_spec w = {0};
+	const sl_ast_expr *data = tvf_arg(c, 0, "DATA"), *tc = tvf_arg(c, 1, "TIMECOL");
+	if (!strcmp(fn, "TUMBLE")) {
+		w.kind = SL_WIN_TUMBLE;
+		if (interval_arg(p, c, tvf_arg(c, 2, "SIZE"), "SIZE", &w.size))
+			return NULL;
+		if (tvf_arg(c, 3, "OFFSET") && interval_arg(p, c, tvf_arg(c, 3, "OFFSET"), "OFFSET", &w.offset))
+			return NULL;
+	} else if (!strcmp(fn, "HOP") || !strcmp(fn, "CUMULATE")) {
+		int hop = fn[0] == 'H';
+		w.kind = hop ? SL_WIN_HOP : SL_WIN_CUMULATE;
+		if (interval_arg(p, c, tvf_arg(c, 2, hop ? "SLIDE" : "STEP"), hop ? "SLIDE" : "STEP", &w.slide) ||
+		    interval_arg(p, c, tvf_arg(c, 3, "SIZE"), "SIZE", &w.size))
+			return NULL;
+		if (tvf_arg(c, 4, "OFFSET") && interval_arg(p, c, tvf_arg(c, 4, "OFFSET"), "OFFSET", &w.offset))
+			return NULL;
+	} else if (!strcmp(fn, "SESSION")) {
+		return sl__plan_error(p, c->line, c->col, SL_ENOTSUP,
+		                      "the SESSION window TVF is not supported yet; use GROUP BY "
+		                      "SESSION(ts, gap)");
+	} else {
+		return sl__plan_error(p, c->line, c->col, SL_ENOTSUP,
+		                      "table function %s is not supported", fn);
+	}
+	if (!data || data->kind != SL_AX_TABLE_ARG)
+		return sl__plan_error(p, c->line, c->col, SL_EPLAN,
+		                      "%s: the first argument must be TABLE <name>", fn);
+	if (!tc || tc->kind != SL_AX_DESCRIPTOR || tc->u.descriptor.ncols != 1)
+		return sl__plan_error(p, c->line, c->col, SL_EPLAN,
+		                      "%s: the time column must be given as DESCRIPTOR(column)", fn);
+	if (check_window(p, c, &w))
+		return NULL;
+	rel *in = plan_table_name(p, &data->u.table_arg.table, data->line, data->col, NULL, 0);
+	if (!in)
+		return NULL;
+	const sl_ast_ident *d = &tc->u.descriptor.cols[0];
+	if ((w.time_col = time_col(p, in, d->name, d->line, d->col)) < 0)
+		return NULL;
+	rel *r = sl__rel_new(p, in->ncols + 3);
+	for (int i = 0; i < in->ncols; i++)
+		r->cols[i] = in->cols[i];
+	static const char *wn[3] = {"window_start", "window_end", "window_time"};
+	for (int i = 0; i < 3; i++) {
+		r->cols[in->ncols + i].name = wn[i];
+		r->cols[in->ncols + i].type = i < 2 ? sl_type_timestamp(SL_T_TIMESTAMP, 3)
+		                                    : in->cols[w.time_col].type;
+	}
+	r->rowtime = in->ncols + 2;
+	r->tvf_in = in;
+	r->tvf_win = w;
+	r->tvf_call = c;
+	return r;
+}
+
+static rel *plan_table_name(planner *p, const sl_ast_name *n, int line, int col,
+                            const sl_ast_hint *hints, int nhints)
+{
+	const char *name = sl_ast_name_last(n);
+	for (int i = p->nctes - 1; i >= 0; i--) {
+		if (strcmp(p->ctes[i].name, name))
+			continue;
+		if (!p->ctes[i].planned)
+			p->ctes[i].planned = sl__plan_query(p, p->ctes[i].cte->query);
+		return p->ctes[i].planned;
+	}
+	const sl_view_def *v = sl_catalog_view(p->cat, name);
+	if (v) {
+		rel *r = sl__plan_query(p, v->query);
+		if (r && v->ncols) {
+			if (v->ncols != r->ncols)
+				return sl__plan_error(p, line, col, SL_EPLAN,
+				                      "view '%s' lists %d columns but its query has %d", name,
+				                      v->ncols, r->ncols);
+			r = rel_alias(p, r, NULL);
+			for (int i = 0; i < v->ncols; i++)
+				r->cols[i].name = v->cols[i].name;
+		}
+		return r;
+	}
+	const sl_table_def *t = sl_catalog_table(p->cat, name);
+	if (!t)
+		return sl__plan_error(p, line, col, SL_EPLAN, "Object '%s' not found", name);
+	if (nhints)
+		return sl__plan_error(p, line, col, SL_ENOTSUP, "table hints are not supported yet");
+	return sl__plan_scan(p, t, line, col);
+}
+
+static rel *plan_from(planner *p, const sl_ast_from *f)
+{
+	rel *r = NULL;
+	const char *alias = f->alias ? f->alias->name : NULL;
+	switch (f->kind) {
+	case SL_AF_TABLE:
+		if (f->u.table.as_of)
+			return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
+			                      "FOR SYSTEM_TIME AS OF (temporal joins) is not supported yet");
+		r = plan_table_name(p, &f->u.table.name, f->line, f->col, f->u.table.hints,
+		                    f->u.table.nhints);
+		if (r && !alias)
+			alias = sl_ast_name_last(&f->u.table.name);
+		break;
+	case SL_AF_SUBQUERY:
+		r = sl__plan_query(p, f->u.sub.query);
+		break;
+	case SL_AF_TABLE_FN:
+		if (f->u.fn.lateral || f->u.fn.unnest)
+			return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
+			                      "LATERAL TABLE and UNNEST are not supported yet");
+		return plan_tvf(p, f);
+	case SL_AF_JOIN:
+		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP, "joins are not supported yet");
+	}
+	if (!r)
+		return NULL;
+	r = rel_alias(p, r, alias);
+	for (int i = 0; i < f->ncol_aliases && i < r->ncols; i++)
+		r->cols[i].name = f->col_aliases[i].name;
+	return r;
+}
+
+/* ---- aggregates ------------------------------------------------------------ */
+
+typedef void (*walk_cb)(planner *p, const sl_ast_expr *e, void *ctx);
+
+static void walk(planner *p, const sl_ast_expr *e, walk_cb cb, void *ctx)
+{
+	if (!e)
+		return;
+	cb(p, e, ctx);
+	switch (e->kind) {
+	case SL_AX_UNARY:
+	case SL_AX_BINARY: walk(p, e->u.op.a, cb, ctx); walk(p, e->u.op.b, cb, ctx); break;
+	case SL_AX_IS: walk(p, e->u.is.a, cb, ctx); walk(p, e->u.is.b, cb, ctx); break;
+	case SL_AX_BETWEEN:
+		walk(p, e->u.between.a, cb, ctx);
+		walk(p, e->u.between.lo, cb, ctx);
+		walk(p, e->u.between.hi, cb, ctx);
+		break;
+	case SL_AX_IN_LIST:
+		walk(p, e->u.in.a, cb, ctx);
+		for (int i = 0; i < e->u.in.nlist; i++)
+			walk(p, e->u.in.list[i], cb, ctx);
+		break;
+	case SL_AX_LIKE: walk(p, e->u.like.a, cb, ctx); walk(p, e->u.like.pattern, cb, ctx); break;
+	case SL_AX_CASE:
+		walk(p, e->u.case_.operand, cb, ctx);
+		for (int i = 0; i < e->u.case_.nwhen; i++) {
+			walk(p, e->u.case_.when[i], cb, ctx);
+			walk(p, e->u.case_.then[i], cb, ctx);
+		}
+		walk(p, e->u.case_.else_, cb, ctx);
+		break;
+	case SL_AX_CAST: walk(p, e->u.cast.a, cb, ctx); break;
+	case SL_AX_FIELD: walk(p, e->u.field.a, cb, ctx); break;
+	case SL_AX_CALL:
+		if (sl__is_agg_call(e))
+			break; /* aggregate arguments are not walked */
+		for (int i = 0; i < e->u.call.nargs; i++)
+			walk(p, e->u.call.args[i], cb, ctx);
+		break;
+	default: break;
+	}
+}
+
+typedef struct agg_collect {
+	int n, cap;
+	const sl_ast_expr **calls;
+	const char **texts;
+	int naux;
+	const sl_ast_expr *aux[32]; /* TUMBLE_START(...) etc. */
+} agg_collect;
+
+static void collect_cb(planner *p, const sl_ast_expr *e, void *ctx)
+{
+	agg_collect *c = ctx;
+	if (e->kind != SL_AX_CALL)
+		return;
+	const char *f = e->u.call.fname;
+	if (sl__is_agg_call(e)) {
+		const char *t = sl__ast_text(p, e);
+		for (int i = 0; i < c->n; i++)
+			if (!strcmp(c->texts[i], t))
+				return;
+		if (c->n == c->cap) {
+			c->cap = c->cap ? c->cap * 2 : 8;
+			const sl_ast_expr **nc = sl_arena_alloc(p->a, sizeof(*nc) * (size_t)c->cap);
+			const char **nt = sl_arena_alloc(p->a, sizeof(*nt) * (size_t)c->cap);
+			if (c->n) {
+				memcpy(nc, c->calls, sizeof(*nc) * (size_t)c->n);
+				memcpy(nt, c->texts, sizeof(*nt) * (size_t)c->n);
+			}
+			c->calls = nc;
+			c->texts = nt;
+		}
+		c->calls[c->n] = e;
+		c->texts[c->n++] = t;
+	} else if (c->naux < 32 && (strstr(f, "_START") || strstr(f, "_END") || strstr(f, "_ROWTIME") ||
+	                            strstr(f, "_PROCTIME")) &&
+	           (!strncmp(f, "TUMBLE_", 7) || !strncmp(f, "HOP_", 4) || !strncmp(f, "SESSION_", 8))) {
+		c->aux[c->naux++] = e;
+	}
+}
+
+/* Legacy group window in GROUP BY: index into sel->group, or -1. */
+static int find_group_window(const sl_ast_select *sel)
+{
+	for (int i = 0; i < sel->ngroup; i++) {
+		const sl_ast_expr *g = sel->group[i];
+		if (g->kind == SL_AX_CALL && (!strcmp(g->u.call.fname, "TUMBLE") ||
+		                              !strcmp(g->u.call.fname, "HOP") ||
+		                              !strcmp(g->u.call.fname, "SESSION")))
+			return i;
+	}
+	return -1;
+}
+
+static int legacy_window(planner *p, const rel *in, const sl_ast_expr *g, sl_window_spec *w)
+{
+	const char *f = g->u.call.fname;
+	int n = g->u.call.nargs;
+	memset(w, 0, sizeof(*w));
+	const sl_ast_expr *ts = n > 0 ? g->u.call.args[0] : NULL;
+	if (!ts || ts->kind != SL_AX_COLUMN) {
+		sl__plan_error(p, g->line, g->col, SL_EPLAN, "%s: the first argument must be the time "
+		               "attribute column", f);
+		return SL_EPLAN;
+	}
+	if ((w->time_col = time_col(p, in, sl_ast_name_last(&ts->u.name), ts->line, ts->col)) < 0)
+		return SL_EPLAN;
+	if (!strcmp(f, "TUMBLE") && (n == 2 || n == 3)) {
+		w->kind = SL_WIN_TUMBLE;
+		if (interval_arg(p, g, g->u.call.args[1], "size", &w->size) ||
+		    (n == 3 && interval_arg(p, g, g->u.call.args[2], "OFFSET", &w->offset)))
+			return SL_EPLAN;
+	} else if (!strcmp(f, "HOP") && (n == 3 || n == 4)) {
+		w->kind = SL_WIN_HOP;
+		if (interval_arg(p, g, g->u.call.args[1], "slide", &w->slide) ||
+		    interval_arg(p, g, g->u.call.args[2], "size", &w->size) ||
+		    (n == 4 && interval_arg(p, g, g->u.call.args[3], "OFFSET", &w->offset)))
+			return SL_EPLAN;
+	} else if (!strcmp(f, "SESSION") && n == 2) {
+		w->kind = SL_WIN_SESSION;
+		if (interval_arg(p, g, g->u.call.args[1], "gap", &w->size))
+			return SL_EPLAN;
+		sl__plan_error(p, g->line, g->col, SL_ENOTSUP, "SESSION windows are not supported yet");
+		return SL_EPLAN;
+	} else {
+		sl__plan_error(p, g->line, g->col, SL_EPLAN, "%s: wrong number of arguments", f);
+		return SL_EPLAN;
+	}
+	return check_window(p, g, w);
+}
+
+/* Maps legacy auxiliary calls (TUMBLE_START(ts, size), ...) to ws/we/wt. */
+static int map_aux(planner *p, const agg_collect *c, const sl_ast_expr *g, int base, agg_map *m)
+{
+	const char *kind = g->u.call.fname;
+	for (int i = 0; i < c->naux; i++) {
+		const sl_ast_expr *e = c->aux[i];
+		const char *f = e->u.call.fname;
+		size_t kl = strlen(kind);
+		if (strncmp(f, kind, kl) || f[kl] != '_')
+			return sl__plan_error(p, e->line, e->col, SL_EPLAN,
+			                      "%s does not match the GROUP BY window %s", f, kind) ? 0
+			                                                                           : SL_EPLAN;
+		const char *suffix = f + kl + 1;
+		int col = !strcmp(suffix, "START") ? base : !strcmp(suffix, "END") ? base + 1
+		        : !strcmp(suffix, "ROWTIME") ? base + 2 : -1;
+		if (col < 0) {
+			sl__plan_error(p, e->line, e->col, SL_ENOTSUP, "%s is not supported", f);
+			return SL_EPLAN;
+		}
+		m->text[m->n] = sl__ast_text(p, e);
+		m->col[m->n++] = col;
+	}
+	return 0;
+}
+
+/* Everything needed to build one aggregate. */
+typedef struct agg_build {
+	rel *in;              /* input relation (after WHERE) */
+	int ngroup;           /* GROUP BY entries that are keys */
+	const sl_ast_expr **keys;
+	sl_expr **key_x;      /* bound keys over `in` */
+	sl_agg *aggs;
+	sl_expr **arg_x;      /* bound aggregate arguments (NULL for COUNT(*)) */
+	sl_expr **filt_x;     /* bound FILTER conditions */
+	agg_collect calls;
+} agg_build;
+
+static int bind_aggs(planner *p, agg_build *b, scope *s)
+{
+	int n = b->calls.n;
+	b->aggs = sl_arena_calloc(p->a, sizeof(sl_agg) * (size_t)(n + 1));
+	b->arg_x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(n + 1));
+	b->filt_x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++) {
+		const sl_ast_expr *e = b->calls.calls[i];
+		sl_agg *a = &b->aggs[i];
+		a->vt = sl_agg_find(e->u.call.fname);
+		int star = e->u.call.star || e->u.call.nargs == 0;
+		if (!star && e->u.call.nargs != 1) {
+			sl__plan_error(p, e->line, e->col, SL_EPLAN, "%s takes one argument", e->u.call.fname);
+			return SL_EPLAN;
+		}
+		if (star && strcmp(a->vt->name, "COUNT")) {
+			sl__plan_error(p, e->line, e->col, SL_EPLAN, "%s needs an argument", e->u.call.fname);
+			return SL_EPLAN;
+		}
+		if (!star && !(b->arg_x[i] = sl__bind_expr(p, s, e->u.call.args[0])))
+			return SL_EPLAN;
+		a->arg_type = star ? sl_type_make(SL_T_BIGINT) : b->arg_x[i]->type;
+		if (a->vt->result_type(a->arg_type, star, &a->out_type, p->err)) {
+			char msg[SL_ERR_MAX];
+			snprintf(msg, sizeof(msg), "%s", p->err->msg);
+			int code = p->err->code;
+			sl_err_clear(p->err);
+			sl__plan_error(p, e->line, e->col, code, "%s", msg);
+			return code;
+		}
+		a->distinct = e->u.call.distinct;
+		a->arg_col = a->filter_col = -1;
+		if (e->u.call.filter && !(b->filt_x[i] = sl__bind_expr(p, s, e->u.call.filter)))
+			return SL_EPLAN;
+	}
+	return 0;
+}
+
+/*
+ * Places keys, arguments and filters as columns of the aggregate's input:
+ * plain column references use the input column, other expressions are
+ * appended by a Calc.  Returns the (possibly new) input rel.
+ */
+static rel *pre_project(planner *p, agg_build *b, int **key_cols)
+{
+	rel *in = b->in;
+	int extra = 0, n = in->ncols;
+	int nx = b->ngroup + 2 * b->calls.n;
+	sl_expr **x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(n + nx + 1));
+	const char **names = sl_arena_calloc(p->a, sizeof(char *) * (size_t)(n + nx + 1));
+	for (int i = 0; i < n; i++) {
+		x[i] = sl_expr_col(p->a, i, in->cols[i].type);
+		names[i] = in->cols[i].name;
+	}
+	*key_cols = sl_arena_calloc(p->a, sizeof(int) * (size_t)(b->ngroup + 1));
+	for (int i = 0; i < b->ngroup; i++) {
+		if (b->key_x[i]->kind == SL_EX_COL) {
+			(*key_cols)[i] = b->key_x[i]->col;
+			continue;
+		}
+		(*key_cols)[i] = n + extra;
+		names[n + extra] = sl_arena_printf(p->a, "$k%d", i);
+		x[n + extra++] = b->key_x[i];
+	}
+	for (int i = 0; i < b->calls.n; i++) {
+		sl_expr *ax = b->arg_x[i];
+		if (ax && ax->kind == SL_EX_COL) {
+			b->aggs[i].arg_col = ax->col;
+		} else if (ax) {
+			b->aggs[i].arg_col = n + extra;
+			names[n + extra] = sl_arena_printf(p->a, "$a%d", i);
+			x[n + extra++] = ax;
+		}
+		if (b->filt_x[i]) {
+			b->aggs[i].filter_col = n + extra;
+			names[n + extra] = sl_arena_printf(p->a, "$f%d", i);
+			x[n + extra++] = b->filt_x[i];
+		}
+	}
+	if (!extra)
+		return in;
+	rel *r = add_calc(p, in, NULL, x, n + extra, names, "Calc(aggregate inputs)");
+	if (r) {
+		r->rowtime = in->rowtime;
+		for (int i = 0; i < n; i++)
+			r->cols[i].qual = in->cols[i].qual;
+	}
+	return r;
+}
+
+static const char *agg_label(planner *p, const char *kind, agg_build *b, const sl_window_spec *w)
+{
+	sl_buf s;
+	sl_buf_init(&s);
+	sl_buf_printf(&s, "%s(", kind);
+	if (w) {
+		static const char *wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
+		sl_buf_printf(&s, "window=[%s(size=%lld ms, slide=%lld ms, offset=%lld ms)], ", wk[w->kind],
+		              (long long)(w->size / 1000), (long long)(w->slide / 1000),
+		              (long long)(w->offset / 1000));
+	}
+	sl_buf_puts(&s, "groupBy=[");
+	for (int i = 0; i < b->ngroup; i++)
+		sl_buf_printf(&s, "%s%s", i ? ", " : "", sl__ast_text(p, b->keys[i]));
+	sl_buf_puts(&s, "], select=[");
+	for (int i = 0; i < b->calls.n; i++)
+		sl_buf_printf(&s, "%s%s", i ? ", " : "", b->calls.texts[i]);
+	sl_buf_puts(&s, "])");
+	const char *r = sl_arena_strndup(p->a, s.p, s.len);
+	sl_buf_deinit(&s);
+	return r;
+}
+
+/* Output rel of an aggregate: keys, [ws, we, wt], aggs; and its agg_map. */
+static rel *agg_output(planner *p, agg_build *b, int windowed, const rel *in, agg_map *m,
+                       sl_type time_type)
+{
+	int nw = windowed ? 3 : 0;
+	rel *r = sl__rel_new(p, b->ngroup + nw + b->calls.n);
+	int n = 0;
+	for (int i = 0; i < b->ngroup; i++) {
+		r->cols[n].type = b->key_x[i]->type;
+		r->cols[n].name = b->keys[i]->kind == SL_AX_COLUMN ? sl_ast_name_last(&b->keys[i]->u.name)
+		                                                   : sl__ast_text(p, b->keys[i]);
+		m->text[m->n] = sl__ast_text(p, b->keys[i]);
+		m->col[m->n++] = n++;
+	}
+	if (windowed) {
+		static const char *wn[3] = {"window_start", "window_end", "window_time"};
+		for (int i = 0; i < 3; i++) {
+			r->cols[n].name = wn[i];
+			r->cols[n++].type = i < 2 ? sl_type_timestamp(SL_T_TIMESTAMP, 3) : time_type;
+		}
+		r->rowtime = b->ngroup + 2;
+	}
+	for (int i = 0; i < b->calls.n; i++) {
+		r->cols[n].type = b->aggs[i].out_type;
+		r->cols[n].name = sl_arena_printf(p->a, "EXPR$%d", i);
+		m->text[m->n] = b->calls.texts[i];
+		m->col[m->n++] = n++;
+	}
+	return r;
+}
+
+typedef struct late_spec {
+	int64_t lateness;
+	int policy;
+	const sl_table_def *side;
+	int line, col;
+} late_spec;
+
+static int late_clauses(planner *p, const sl_ast_select *sel, late_spec *ls)
+{
+	memset(ls, 0, sizeof(*ls));
+	ls->lateness = p->default_lateness;
+	if (sel->allowed_lateness && sl__bind_interval(p, sel->allowed_lateness, &ls->lateness))
+		return SL_EPLAN;
+	if (ls->lateness < 0) {
+		sl__plan_error(p, sel->lateness_line, sel->lateness_col, SL_EPLAN,
+		               "ALLOWED LATENESS must not be negative");
+		return SL_EPLAN;
+	}
+	if (sel->on_late == SL_LATE_INSERT) {
+		const char *t = sl_ast_name_last(&sel->late_table);
+		ls->side = sl_catalog_table(p->cat, t);
+		ls->policy = SL_LATEPOL_SIDE;
+		if (!ls->side) {
+			sl__plan_error(p, sel->on_late_line, sel->on_late_col, SL_EPLAN,
+			               "ON LATE INSERT INTO: table '%s' not found", t);
+			return SL_EPLAN;
+		}
+	}
+	return 0;
+}
+
+/* The side-output sink of ON LATE INSERT INTO, checked against `in`. */
+static sl_op *late_sink(planner *p, const sl_ast_select *sel, const late_spec *ls, const rel *in)
+{
+	const sl_table_def *t = ls->side;
+	int nphys = 0;
+	for (int i = 0; i < t->ncols; i++)
+		nphys += !t->cols[i].computed && !t->cols[i].metadata;
+	int ok = nphys == in->ncols;
+	for (int i = 0, k = 0; ok && i < t->ncols; i++) {
+		if (t->cols[i].computed || t->cols[i].metadata)
+			continue;
+		sl_type a = t->cols[i].type, b = in->cols[k++].type;
+		a.notnull = b.notnull = 0;
+		if (sl_type_is_string(a) && sl_type_is_string(b))
+			continue;
+		if (!sl_type_equal(a, b))
+			ok = 0;
+	}
+	if (!ok) {
+		sl_buf s;
+		sl_buf_init(&s);
+		for (int i = 0; i < in->ncols; i++) {
+			char tb[64];
+			sl_buf_printf(&s, "%s%s %s", i ? ", " : "", in->cols[i].name,
+			              sl_type_format(in->cols[i].type, tb, sizeof(tb)));
+		}
+		sl__plan_error(p, sel->on_late_line, sel->on_late_col, SL_EPLAN,
+		               "ON LATE INSERT INTO '%s': the table's columns must match the window's "
+		               "input relation [%s]", t->name, sl_buf_cstr(&s));
+		sl_buf_deinit(&s);
+		return NULL;
+	}
+	return sl__plan_sink(p, t, in, sel->on_late_line, sel->on_late_col);
+}
+
+static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
+                            const sl_window_spec *w, agg_map *m, const sl_ast_expr *gw)
+{
+	late_spec ls;
+	if (late_clauses(p, sel, &ls))
+		return NULL;
+	int *key_cols;
+	rel *in = pre_project(p, b, &key_cols);
+	if (!in)
+		return NULL;
+	sl_window_agg_plan wp = {0};
+	wp.win = *w;
+	wp.nkeys = b->ngroup;
+	wp.key_cols = key_cols;
+	wp.naggs = b->calls.n;
+	wp.aggs = b->aggs;
+	wp.lateness = ls.lateness;
+	wp.late_policy = ls.policy;
+	wp.late_ncols = b->in->ncols;
+	wp.time_type = in->cols[w->time_col].type;
+	wp.time_type.precision = 3;
+	rel *out = agg_output(p, b, 1, in, m, wp.time_type);
+	if (gw && map_aux(p, &b->calls, gw, b->ngroup, m))
+		return NULL;
+	scope os = {out, m, in};
+	if (sel->having && !(wp.having = sl__bind_expr(p, &os, sel->having)))
+		return NULL;
+	if (ls.policy == SL_LATEPOL_SIDE && !(wp.late_op = late_sink(p, sel, &ls, b->in)))
+		return NULL;
+	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
+	for (int i = 0; i < in->ncols; i++)
+		it[i] = in->cols[i].type;
+	sl_op *op = sl_op_window_agg_new(&wp, it, in->ncols, p->err);
+	if (!op)
+		return NULL;
+	const char *label = agg_label(p, w->kind == SL_WIN_SESSION ? "SessionWindowAggregate"
+	                                                            : "WindowAggregate", b, w);
+	if (ls.lateness || ls.policy)
+		label = sl_arena_printf(p->a, "%s, lateness=[%lld ms], onLate=[%s]", label,
+		                        (long long)(ls.lateness / 1000),
+		                        ls.policy ? ls.side->name : "DROP");
+	if (sl__add_op(p, op, 1, out, label) || sl_graph_connect(p->g, in->op, op, 0))
+		return NULL;
+	return out;
+}
+
+static rel *plan_group_agg(planner *p, const sl_ast_select *sel, agg_build *b, agg_map *m)
+{
+	int *key_cols;
+	rel *in = pre_project(p, b, &key_cols);
+	if (!in)
+		return NULL;
+	for (int i = 0; i < b->calls.n; i++)
+		if (in->updating && !b->aggs[i].vt->retractable)
+			return sl__plan_error(p, b->calls.calls[i]->line, b->calls.calls[i]->col, SL_ENOTSUP,
+			                      "%s over an updating input is not supported yet",
+			                      b->aggs[i].vt->name);
+	sl_group_agg_plan gp = {b->ngroup, key_cols, b->calls.n, b->aggs, p->mini_batch};
+	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
+	for (int i = 0; i < in->ncols; i++)
+		it[i] = in->cols[i].type;
+	sl_op *op = sl_op_group_agg_new(&gp, it, in->ncols, p->err);
+	if (!op)
+		return NULL;
+	rel *out = agg_output(p, b, 0, in, m, sl_type_make(SL_T_NULL));
+	out->updating = 1;
+	out->upd_op = agg_label(p, "GroupAggregate", b, NULL);
+	if (sl__add_op(p, op, 1, out, out->upd_op) || sl_graph_connect(p->g, in->op, op, 0))
+		return NULL;
+	if (sel->having) {
+		scope os = {out, m, in};
+		sl_expr *h = sl__bind_expr(p, &os, sel->having);
+		if (!h)
+			return NULL;
+		/* after filtering, the map still points at the same columns */
+		out = add_filter(p, out, h, sl__ast_text(p, sel->having));
+	}
+	return out;
+}
+
+/* Plans GROUP BY / aggregates; returns the aggregate rel and fills m. */
+static rel *plan_aggregate(planner *p, const sl_ast_select *sel, rel *from, agg_map *m)
+{
+	agg_build b;
+	memset(&b, 0, sizeof(b));
+	for (int i = 0; i < sel->nitems; i++)
+		walk(p, sel->items[i].expr, collect_cb, &b.calls);
+	walk(p, sel->having, collect_cb, &b.calls);
+	int cap = sel->ngroup + b.calls.n + b.calls.naux + 8;
+	m->text = sl_arena_calloc(p->a, sizeof(char *) * (size_t)cap);
+	m->col = sl_arena_calloc(p->a, sizeof(int) * (size_t)cap);
+	b.keys = sl_arena_calloc(p->a, sizeof(sl_ast_expr *) * (size_t)(sel->ngroup + 1));
+	b.key_x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(sel->ngroup + 1));
+	sl_window_spec w;
+	int gwi = find_group_window(sel);
+	int tvf_ws = -1, tvf_we = -1;
+	rel *in = from->tvf_in ? from->tvf_in : from;
+	if (gwi >= 0 && legacy_window(p, in, sel->group[gwi], &w))
+		return NULL;
+	if (from->tvf_in)
+		w = from->tvf_win;
+	scope s = {from, NULL, NULL};
+	for (int i = 0; i < sel->ngroup; i++) {
+		if (i == gwi)
+			continue;
+		sl_expr *x = sl__bind_expr(p, &s, sel->group[i]);
+		if (!x)
+			return NULL;
+		if (from->tvf_in && x->kind == SL_EX_COL && x->col >= in->ncols) {
+			int k = x->col - in->ncols;
+			if (k == 0)
+				tvf_ws = i;
+			else if (k == 1)
+				tvf_we = i;
+			/* window_time is grouped implicitly */
+			m->text[m->n] = sl__ast_text(p, sel->group[i]);
+			m->col[m->n++] = -100 - k; /* patched below */
+			continue;
+		}
+		b.keys[b.ngroup] = sel->group[i];
+		b.key_x[b.ngroup++] = x;
+	}
+	if (from->tvf_in && (tvf_ws < 0 || tvf_we < 0))
+		return sl__plan_error(p, sel->line, sel->col, SL_EPLAN,
+		                      "a window TVF aggregation must GROUP BY window_start and "
+		                      "window_end");
+	for (int i = 0; i < b.ngroup; i++)
+		if (b.key_x[i]->kind != SL_EX_COL || from->tvf_in)
+			; /* keys over the TVF input: bound against `from`, whose leading
+			   * columns are the input's */
+	b.in = in;
+	scope is = {in, NULL, NULL};
+	if (bind_aggs(p, &b, from->tvf_in ? &s : &is))
+		return NULL;
+	for (int i = 0; i < b.calls.n; i++)
+		if (b.arg_x[i] && b.arg_x[i]->kind == SL_EX_COL && b.arg_x[i]->col >= in->ncols)
+			return sl__plan_error(p, b.calls.calls[i]->line, b.calls.calls[i]->col, SL_ENOTSUP,
+			                      "aggregating window columns is not supported");
+	if (gwi < 0 && !from->tvf_in) {
+		if (sel->allowed_lateness || sel->on_late)
+			return sl__plan_error(p, sel->allowed_lateness ? sel->lateness_line : sel->on_late_line,
+			                      sel->allowed_lateness ? sel->lateness_col : sel->on_late_col,
+			                      SL_EPLAN, "late-data clauses (ALLOWED LATENESS, ON LATE) are "
+			                      "only allowed on a window aggregate");
+		return plan_group_agg(p, sel, &b, m);
+	}
+	int nfixed = m->n;
+	agg_map tmp = *m;
+	m->n = 0;
+	rel *out = plan_window_agg(p, sel, &b, &w, m, gwi >= 0 ? sel->group[gwi] : NULL);
+	if (!out)
+		return NULL;
+	for (int i = 0; i < nfixed; i++) /* window_start/_end/_time group entries */
+		if (tmp.col[i] <= -100) {
+			m->text[m->n] = tmp.text[i];
+			m->col[m->n++] = b.ngroup + (-100 - tmp.col[i]);
+		}
+	return out;
+}
+
+/* ---- SELECT ------------------------------------------------------------------ */
+
+static int has_agg(planner *p, const sl_ast_select *sel)
+{
+	agg_collect c;
+	memset(&c, 0, sizeof(c));
+	for (int i = 0; i < sel->nitems; i++)
+		walk(p, sel->items[i].expr, collect_cb, &c);
+	walk(p, sel->having, collect_cb, &c);
+	return c.n > 0;
+}
+
+static const char *item_name(planner *p, const sl_ast_select_item *it, int i)
+{
+	if (it->alias)
+		return it->alias->name;
+	if (it->expr->kind == SL_AX_COLUMN)
+		return it->expr->u.name.parts[it->expr->u.name.n - 1].name;
+	return sl_arena_printf(p->a, "EXPR$%d", i);
+}
+
+static rel *plan_projection(planner *p, const sl_ast_select *sel, rel *r, const agg_map *m)
+{
+	int cap = 0;
+	for (int i = 0; i < sel->nitems; i++)
+		cap += sel->items[i].expr->kind == SL_AX_STAR ? r->ncols : 1;
+	sl_expr **x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(cap + 1));
+	const char **names = sl_arena_calloc(p->a, sizeof(char *) * (size_t)(cap + 1));
+	int n = 0, identity = 1;
+	scope s = {r, m, NULL};
+	for (int i = 0; i < sel->nitems; i++) {
+		const sl_ast_select_item *it = &sel->items[i];
+		if (it->expr->kind == SL_AX_STAR) {
+			if (m)
+				return sl__plan_error(p, it->line, it->col, SL_EPLAN,
+				                      "'*' is not allowed in an aggregate query");
+			const char *q = it->expr->u.name.n ? it->expr->u.name.parts[0].name : NULL;
+			for (int k = 0; k < r->ncols; k++) {
+				if (q && (!r->cols[k].qual || strcmp(r->cols[k].qual, q)))
+					continue;
+				names[n] = r->cols[k].name;
+				x[n++] = sl_expr_col(p->a, k, r->cols[k].type);
+			}
+			continue;
+		}
+		if (!(x[n] = sl__bind_expr(p, &s, it->expr)))
+			return NULL;
+		names[n++] = item_name(p, it, n);
+	}
+	if (n != r->ncols)
+		identity = 0;
+	for (int i = 0; identity && i < n; i++)
+		if (x[i]->kind != SL_EX_COL || x[i]->col != i || strcmp(names[i], r->cols[i].name))
+			identity = 0;
+	if (identity)
+		return r;
+	return add_calc(p, r, NULL, x, n, names, "Calc(select)");
+}
+
+static rel *plan_distinct(planner *p, rel *in)
+{
+	agg_build b;
+	memset(&b, 0, sizeof(b));
+	b.in = in;
+	b.ngroup = in->ncols;
+	b.keys = sl_arena_calloc(p->a, sizeof(sl_ast_expr *) * (size_t)(in->ncols + 1));
+	b.key_x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(in->ncols + 1));
+	agg_map m = {0};
+	m.text = sl_arena_calloc(p->a, sizeof(char *) * (size_t)(in->ncols + 1));
+	m.col = sl_arena_calloc(p->a, sizeof(int) * (size_t)(in->ncols + 1));
+	for (int i = 0; i < in->ncols; i++) {
+		sl_ast_expr *e = sl_arena_calloc(p->a, sizeof(*e));
+		e->kind = SL_AX_COLUMN;
+		e->u.name.n = 1;
+		e->u.name.parts = sl_arena_calloc(p->a, sizeof(sl_ast_ident));
+		e->u.name.parts[0].name = in->cols[i].name;
+		b.keys[i] = e;
+		b.key_x[i] = sl_expr_col(p->a, i, in->cols[i].type);
+	}
+	sl_ast_select none;
+	memset(&none, 0, sizeof(none));
+	return plan_group_agg(p, &none, &b, &m);
+}
+
+static rel *plan_select(planner *p, const sl_ast_select *sel)
+{
+	if (!sel->from)
+		return sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP,
+		                      "SELECT without FROM is not supported yet");
+	rel *r = plan_from(p, sel->from);
+	if (!r)
+		return NULL;
+	if (sel->where) {
+		rel *target = r->tvf_in ? r->tvf_in : r;
+		scope s = {target, NULL, NULL};
+		sl_expr *f = sl__bind_expr(p, &s, sel->where);
+		if (!f)
+			return NULL;
+		rel *fr = add_filter(p, target, f, sl__ast_text(p, sel->where));
+		if (!fr)
+			return NULL;
+		if (r->tvf_in) {
+			rel *v = rel_alias(p, r, NULL);
+			for (int i = 0; i < r->ncols; i++)
+				v->cols[i].qual = r->cols[i].qual;
+			v->tvf_in = fr;
+			r = v;
+		} else {
+			r = fr;
+		}
+	}
+	agg_map m = {0};
+	int agg = sel->ngroup > 0 || has_agg(p, sel);
+	if (agg) {
+		if (!(r = plan_aggregate(p, sel, r, &m)))
+			return NULL;
+	} else if (sel->allowed_lateness || sel->on_late) {
+		return sl__plan_error(p, sel->allowed_lateness ? sel->lateness_line : sel->on_late_line,
+		                      sel->allowed_lateness ? sel->lateness_col : sel->on_late_col,
+		                      SL_EPLAN, "late-data clauses (ALLOWED LATENESS, ON LATE) are only "
+		                      "allowed on a window aggregate");
+	} else if (r->tvf_in) {
+		return sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP,
+		                      "a window TVF is only supported under GROUP BY window_start, "
+		                      "window_end (window join, Top-N and plain selection come later)");
+	}
+	if (!(r = plan_projection(p, sel, r, agg ? &m : NULL)))
+		return NULL;
+	if (sel->distinct)
+		r = plan_distinct(p, r);
+	return r;
+}
+
+static rel *plan_union(planner *p, const sl_ast_query *q)
+{
+	if (q->setop.op != SL_SET_UNION)
+		return sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
+		                      "INTERSECT and EXCEPT are not supported yet");
+	rel *l = sl__plan_query(p, q->setop.left), *r = l ? sl__plan_query(p, q->setop.right) : NULL;
+	if (!r)
+		return NULL;
+	if (l->ncols != r->ncols)
+		return sl__plan_error(p, q->line, q->col, SL_EPLAN,
+		                      "UNION: the inputs have %d and %d columns", l->ncols, r->ncols);
+	/* cast both sides to the common type of each column */
+	rel *side[2] = {l, r};
+	sl_type *common = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(l->ncols + 1));
+	for (int i = 0; i < l->ncols; i++) {
+		sl_expr *a[2] = {sl_expr_col(p->a, 0, l->cols[i].type), sl_expr_col(p->a, 1, r->cols[i].type)};
+		sl_expr *c = sl_expr_call(p->a, SL_FN_COALESCE, a, 2, NULL, 0, p->err);
+		if (!c)
+			return sl__plan_error(p, q->line, q->col, SL_EPLAN, "UNION: column %d: %s", i + 1,
+			                      p->err->msg);
+		common[i] = c->type;
+	}
+	for (int s = 0; s < 2; s++) {
+		int same = 1;
+		for (int i = 0; i < l->ncols; i++)
+			if (!sl_type_equal(side[s]->cols[i].type, common[i]))
+				same = 0;
+		if (same)
+			continue;
+		sl_expr **x = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)l->ncols);
+		const char **names = sl_arena_alloc(p->a, sizeof(char *) * (size_t)l->ncols);
+		for (int i = 0; i < l->ncols; i++) {
+			x[i] = sl_expr_cast(p->a, sl_expr_col(p->a, i, side[s]->cols[i].type), common[i], p->err);
+			if (!x[i])
+				return NULL;
+			names[i] = side[s]->cols[i].name;
+		}
+		int rt = side[s]->rowtime;
+		if (!(side[s] = add_calc(p, side[s], NULL, x, l->ncols, names, "Calc(union cast)")))
+			return NULL;
+		side[s]->rowtime = rt;
+	}
+	sl_op *op = sl_op_union_new(p->err);
+	rel *out = sl__rel_new(p, l->ncols);
+	for (int i = 0; i < l->ncols; i++) {
+		out->cols[i].name = l->cols[i].name;
+		out->cols[i].type = common[i];
+	}
+	if (side[0]->rowtime >= 0 && side[0]->rowtime == side[1]->rowtime)
+		out->rowtime = side[0]->rowtime;
+	out->updating = l->updating || r->updating;
+	out->upd_op = l->updating ? l->upd_op : r->upd_op;
+	if (!op || sl__add_op(p, op, 2, out, "Union(all=[true])") ||
+	    sl_graph_connect(p->g, side[0]->op, op, 0) || sl_graph_connect(p->g, side[1]->op, op, 1))
+		return NULL;
+	if (!q->setop.all)
+		out = plan_distinct(p, out);
+	return out;
+}
+
+rel *sl__plan_query(planner *p, const sl_ast_query *q)
+{
+	int saved = p->nctes;
+	for (int i = 0; i < q->nwith; i++) {
+		if (p->nctes == 64)
+			return sl__plan_error(p, q->line, q->col, SL_ENOTSUP, "too many WITH queries");
+		cte_def *c = &p->ctes[p->nctes++];
+		c->name = q->with[i].name.name;
+		c->cte = &q->with[i];
+		c->planned = NULL;
+	}
+	rel *r = NULL;
+	if (q->norder || q->limit || q->offset) {
+		sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
+		               "ORDER BY and LIMIT on a stream are not supported yet (Top-N is planned)");
+	} else if (q->kind == SL_AQ_SELECT) {
+		r = plan_select(p, q->select);
+	} else if (q->kind == SL_AQ_SETOP) {
+		r = plan_union(p, q);
+	} else {
+		sl__plan_error(p, q->line, q->col, SL_ENOTSUP, "VALUES is not supported yet");
+	}
+	p->nctes = saved;
+	return r;
+}

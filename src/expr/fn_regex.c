@@ -1,11 +1,256 @@
 /*
- * fn_regex.c - (being written) kernels for the regex functions.
+ * fn_regex.c - regular-expression kernels over libpcre2-8: REGEXP (find),
+ * REGEXP_EXTRACT, REGEXP_REPLACE and SIMILAR TO.
+ *
+ * Flink's regex functions use Java's java.util.regex; PCRE2 accepts the
+ * same syntax for everything but exotic constructs.  A literal pattern is
+ * compiled (and JIT-compiled when the library supports it) once at bind
+ * time; a pattern coming from a column is compiled when it differs from
+ * the previous row's (kept in the step's cache), so a constant-per-batch
+ * pattern costs one compile.  Match data is allocated once per step.
+ * SIMILAR TO translates the SQL pattern ('%' -> '.*', '_' -> '.', regex
+ * metacharacters '.', '^', '$', '\' quoted) and matches the whole string.
+ *
+ * REGEXP_EXTRACT returns NULL when nothing matches or the group does not
+ * exist; an invalid literal pattern is a planning error, an invalid pattern
+ * from data a runtime error naming it.
  */
 #include "expr_int.h"
-#include "base/timeutil.h"
 
-/* Picks kernels for the regex functions; SL_ENOTSUP for other functions. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rx {
+	pcre2_code *code;
+	pcre2_match_data *md;
+	char *last;          /* pattern text of `code` (dynamic patterns) */
+	size_t last_len, last_cap;
+	int similar;         /* translate SQL SIMILAR TO syntax */
+} rx;
+
+static void rx_free(void *ptr)
+{
+	rx *r = ptr;
+	if (!r)
+		return;
+	pcre2_code_free(r->code);
+	pcre2_match_data_free(r->md);
+	free(r->last);
+	free(r);
+}
+
+/* SQL SIMILAR TO pattern -> PCRE2 text (NUL-terminated, malloc'd). */
+static char *similar_to_pcre(const char *p, size_t n, size_t *outn)
+{
+	char *d = malloc(n * 2 + 1), *w = d;
+	if (!d)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
+		if (c == '%') {
+			*w++ = '.';
+			*w++ = '*';
+		} else if (c == '_') {
+			*w++ = '.';
+		} else if (c == '.' || c == '^' || c == '$' || c == '\\') {
+			*w++ = '\\';
+			*w++ = c;
+		} else {
+			*w++ = c;
+		}
+	}
+	*w = 0;
+	*outn = (size_t)(w - d);
+	return d;
+}
+
+/* (Re)compiles r for pattern p.  Returns 0 or an error with msg set. */
+static int rx_compile(rx *r, const char *p, size_t n, char *msg, size_t cap)
+{
+	char *tr = NULL;
+	int ec;
+	PCRE2_SIZE eo;
+	if (r->code && r->last && n == r->last_len && !memcmp(r->last, p, n))
+		return 0;
+	const char *src = p;
+	size_t sn = n;
+	if (r->similar) {
+		if (!(tr = similar_to_pcre(p, n, &sn)))
+			return SL_ENOMEM;
+		src = tr;
+	}
+	uint32_t opts = PCRE2_UTF | PCRE2_NO_UTF_CHECK |
+	                (r->similar ? PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_DOTALL : 0);
+	pcre2_code *code = pcre2_compile((PCRE2_SPTR)src, sn, opts, &ec, &eo, NULL);
+	free(tr);
+	if (!code) {
+		PCRE2_UCHAR eb[128];
+		pcre2_get_error_message(ec, eb, sizeof(eb));
+		snprintf(msg, cap, "invalid regular expression '%.*s': %s at offset %d", (int)n, p,
+		         (const char *)eb, (int)eo);
+		return SL_EPLAN;
+	}
+	pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* no JIT: interpreter fallback */
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
+	if (!md) {
+		pcre2_code_free(code);
+		return SL_ENOMEM;
+	}
+	pcre2_code_free(r->code);
+	pcre2_match_data_free(r->md);
+	r->code = code;
+	r->md = md;
+	if (n + 1 > r->last_cap) {
+		char *nl = realloc(r->last, n + 1);
+		if (!nl)
+			return SL_ENOMEM;
+		r->last = nl;
+		r->last_cap = n + 1;
+	}
+	memcpy(r->last, p, n);
+	r->last_len = n;
+	return 0;
+}
+
+/* Pattern of row i into r; runtime errors go to x->err. */
+static int rx_row(sl_xctx *x, const sl_step *st, rx *r, int i)
+{
+	const sl_col *pc = SL_X_ARG(x, st, 1);
+	char msg[300];
+	int rc = rx_compile(r, pc->v.str[i].ptr, (size_t)pc->v.str[i].len, msg, sizeof(msg));
+	if (rc == SL_ENOMEM)
+		return sl_err_set(x->err, SL_ENOMEM, "out of memory compiling a regex");
+	if (rc)
+		return sl_err_set(x->err, SL_ERUNTIME, "%s: %s", sl_fn_name(st->fn), msg);
+	return 0;
+}
+
+static int any_null(const sl_xctx *x, const sl_step *st, int i)
+{
+	for (int j = 0; j < st->nargs; j++)
+		if (SL_X_ARG(x, st, j)->null[i])
+			return 1;
+	return 0;
+}
+
+static int rx_exec(rx *r, sl_str s)
+{
+	return pcre2_match(r->code, (PCRE2_SPTR)s.ptr, (PCRE2_SIZE)s.len, 0, 0, r->md, NULL);
+}
+
+/* REGEXP and SIMILAR TO: BOOLEAN. */
+static int k_regexp(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0);
+	sl_col *o = SL_X_OUT(x, st);
+	rx *r = st->aux;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = any_null(x, st, i);
+		if (o->null[i])
+			continue;
+		int rc = rx_row(x, st, r, i);
+		if (rc)
+			return rc;
+		o->v.i64[i] = rx_exec(r, a->v.str[i]) >= 0;
+	});
+	return 0;
+}
+
+static int k_regexp_extract(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0);
+	const sl_col *g = st->nargs > 2 ? SL_X_ARG(x, st, 2) : NULL;
+	sl_col *o = SL_X_OUT(x, st);
+	rx *r = st->aux;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = 1;
+		if (any_null(x, st, i))
+			continue;
+		int rc = rx_row(x, st, r, i);
+		if (rc)
+			return rc;
+		int64_t grp = g ? g->v.i64[i] : 1;
+		int m = rx_exec(r, a->v.str[i]);
+		if (m < 0 || grp < 0 || grp >= (int64_t)pcre2_get_ovector_count(r->md))
+			continue;
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
+		if (grp >= m || ov[2 * grp] == PCRE2_UNSET)
+			continue;
+		o->null[i] = 0;
+		o->v.str[i].ptr = a->v.str[i].ptr + ov[2 * grp];
+		o->v.str[i].len = (int64_t)(ov[2 * grp + 1] - ov[2 * grp]);
+	});
+	return 0;
+}
+
+static int k_regexp_replace(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0), *rp = SL_X_ARG(x, st, 2);
+	sl_col *o = SL_X_OUT(x, st);
+	sl_arena *ar = sl__x_arena(x, st);
+	rx *r = st->aux;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = 1;
+		if (any_null(x, st, i))
+			continue;
+		int rc = rx_row(x, st, r, i);
+		if (rc)
+			return rc;
+		sl_str s = a->v.str[i], rs = rp->v.str[i];
+		PCRE2_SIZE cap = (PCRE2_SIZE)(s.len * 2 + rs.len + 64), outn = cap;
+		for (int tries = 0; tries < 2; tries++) {
+			char *d = sl_arena_alloc(ar, cap + 1);
+			if (!d)
+				return sl_err_set(x->err, SL_ENOMEM, "out of memory in REGEXP_REPLACE");
+			outn = cap;
+			int m = pcre2_substitute(r->code, (PCRE2_SPTR)s.ptr, (PCRE2_SIZE)s.len, 0,
+			                         PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH,
+			                         r->md, NULL, (PCRE2_SPTR)rs.ptr, (PCRE2_SIZE)rs.len,
+			                         (PCRE2_UCHAR *)d, &outn);
+			if (m == PCRE2_ERROR_NOMEMORY) {
+				cap = outn;
+				continue;
+			}
+			if (m < 0) {
+				PCRE2_UCHAR eb[128];
+				pcre2_get_error_message(m, eb, sizeof(eb));
+				return sl_err_set(x->err, SL_ERUNTIME, "REGEXP_REPLACE: bad replacement '%.*s': %s",
+				                  (int)rs.len, rs.ptr, (const char *)eb);
+			}
+			d[outn] = 0;
+			o->null[i] = 0;
+			o->v.str[i].ptr = d;
+			o->v.str[i].len = (int64_t)outn;
+			break;
+		}
+	});
+	return 0;
+}
+
+/* Picks kernels for the regex functions; compiles a literal pattern. */
 int sl__bind_regex(sl_prog *p, sl_step *st, sl_err *err)
 {
-	return SL_ENOTSUP;
+	switch (st->fn) {
+	case SL_FN_REGEXP: case SL_FN_SIMILAR: st->k = k_regexp; break;
+	case SL_FN_REGEXP_EXTRACT: st->k = k_regexp_extract; break;
+	case SL_FN_REGEXP_REPLACE: st->k = k_regexp_replace; break;
+	default: return SL_ENOTSUP;
+	}
+	rx *r = calloc(1, sizeof(*r));
+	if (!r || sl__prog_on_free(p, rx_free, r))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	r->similar = st->fn == SL_FN_SIMILAR;
+	st->aux = r;
+	const sl_value *pv = sl__step_const(p, st, 1);
+	if (pv && !pv->is_null) {
+		char msg[300];
+		int rc = rx_compile(r, pv->v.str.ptr, (size_t)pv->v.str.len, msg, sizeof(msg));
+		if (rc)
+			return sl_err_set(err, rc, "%s: %s", sl_fn_name(st->fn),
+			                  rc == SL_ENOMEM ? "out of memory" : msg);
+	}
+	return 0;
 }

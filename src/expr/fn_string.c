@@ -1,11 +1,497 @@
 /*
- * fn_string.c - (being written) kernels for the string functions.
+ * fn_string.c - string function kernels: CONCAT, CONCAT_WS, UPPER, LOWER,
+ * SUBSTRING, CHAR_LENGTH, TRIM, REPLACE, POSITION, SPLIT_INDEX, LPAD,
+ * RPAD and LIKE.
+ *
+ * Strings are UTF-8 (pointer, length) pairs.  Positions and lengths are
+ * counted in characters, as Flink counts them (SUBSTRING is 1-based; a
+ * negative start counts from the end).  Results that are slices of an
+ * argument point into it (no copy); new strings are allocated from the
+ * step's arena (the output batch's arena when the value can reach an
+ * output column, the program's scratch arena otherwise), never malloc'd.
+ * UPPER/LOWER map ASCII and Latin-1 letters; other characters are kept.
+ *
+ * LIKE: a literal pattern is classified once at bind time (exact, prefix%,
+ * %suffix, %infix%, or general); the general matcher is the iterative
+ * two-pointer algorithm that backtracks only to the last '%'.
  */
 #include "expr_int.h"
-#include "base/timeutil.h"
 
-/* Picks kernels for the string functions; SL_ENOTSUP for other functions. */
+#include <string.h>
+
+static int oom(sl_xctx *x, const sl_step *st)
+{
+	return sl_err_set(x->err, SL_ENOMEM, "out of memory in '%s'", sl_fn_name(st->fn));
+}
+
+static int utf8_len1(unsigned char c)
+{
+	return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+}
+
+static int64_t nchars(const char *s, int64_t len)
+{
+	int64_t n = 0;
+	for (int64_t i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return n;
+}
+
+/* Byte offset of character index ci (clamped to len). */
+static int64_t char_off(const char *s, int64_t len, int64_t ci)
+{
+	int64_t i = 0;
+	while (i < len && ci > 0) {
+		i += utf8_len1((unsigned char)s[i]);
+		ci--;
+	}
+	return i > len ? len : i;
+}
+
+/* Any NULL argument makes the row NULL; returns 1 then. */
+static int any_null(const sl_xctx *x, const sl_step *st, int i)
+{
+	for (int j = 0; j < st->nargs; j++)
+		if (SL_X_ARG(x, st, j)->null[i])
+			return 1;
+	return 0;
+}
+
+static void set_str(sl_col *o, int i, const char *p, int64_t n)
+{
+	o->null[i] = 0;
+	o->v.str[i].ptr = p;
+	o->v.str[i].len = n;
+}
+
+static int k_concat(sl_xctx *x, const sl_step *st)
+{
+	sl_col *o = SL_X_OUT(x, st);
+	sl_arena *ar = sl__x_arena(x, st);
+	int ws = st->fn == SL_FN_CONCAT_WS;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		if (ws ? SL_X_ARG(x, st, 0)->null[i] : any_null(x, st, i)) {
+			o->null[i] = 1;
+			continue;
+		}
+		sl_str sep = ws ? SL_X_ARG(x, st, 0)->v.str[i] : (sl_str){"", 0};
+		int64_t n = 0, parts = 0;
+		for (int j = ws; j < st->nargs; j++)
+			if (!SL_X_ARG(x, st, j)->null[i]) {
+				n += SL_X_ARG(x, st, j)->v.str[i].len;
+				parts++;
+			}
+		n += parts > 1 ? sep.len * (parts - 1) : 0;
+		char *d = sl_arena_alloc(ar, (size_t)n + 1), *w = d;
+		if (!d)
+			return oom(x, st);
+		parts = 0;
+		for (int j = ws; j < st->nargs; j++) {
+			const sl_col *c = SL_X_ARG(x, st, j);
+			if (c->null[i])
+				continue;
+			if (parts++ && sep.len) {
+				memcpy(w, sep.ptr, (size_t)sep.len);
+				w += sep.len;
+			}
+			memcpy(w, c->v.str[i].ptr, (size_t)c->v.str[i].len);
+			w += c->v.str[i].len;
+		}
+		*w = 0;
+		set_str(o, i, d, n);
+	});
+	return 0;
+}
+
+static int k_case_map(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0);
+	sl_col *o = SL_X_OUT(x, st);
+	sl_arena *ar = sl__x_arena(x, st);
+	int up = st->fn == SL_FN_UPPER;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		if (a->null[i]) {
+			o->null[i] = 1;
+			continue;
+		}
+		const unsigned char *s = (const unsigned char *)a->v.str[i].ptr;
+		int64_t n = a->v.str[i].len;
+		unsigned char *d = sl_arena_alloc(ar, (size_t)n + 1);
+		if (!d)
+			return oom(x, st);
+		for (int64_t k = 0; k < n; k++) {
+			unsigned char c = s[k];
+			if (up ? (c >= 'a' && c <= 'z') : (c >= 'A' && c <= 'Z'))
+				c ^= 0x20;
+			else if (c == 0xC3 && k + 1 < n) { /* Latin-1 letters U+00C0..U+00FE */
+				unsigned char c2 = s[k + 1];
+				if (up && c2 >= 0xA0 && c2 <= 0xBE && c2 != 0xB7)
+					c2 -= 0x20;
+				else if (!up && c2 >= 0x80 && c2 <= 0x9E && c2 != 0x97)
+					c2 += 0x20;
+				d[k++] = c;
+				c = c2;
+			}
+			d[k] = c;
+		}
+		d[n] = 0;
+		set_str(o, i, (const char *)d, n);
+	});
+	return 0;
+}
+
+static int k_substring(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0), *ps = SL_X_ARG(x, st, 1);
+	const sl_col *pl = st->nargs > 2 ? SL_X_ARG(x, st, 2) : NULL;
+	sl_col *o = SL_X_OUT(x, st);
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		if (any_null(x, st, i)) {
+			o->null[i] = 1;
+			continue;
+		}
+		const char *s = a->v.str[i].ptr;
+		int64_t len = a->v.str[i].len, pos = ps->v.i64[i];
+		int64_t nc = nchars(s, len);
+		int64_t start = pos > 0 ? pos - 1 : pos < 0 ? nc + pos : 0;
+		int64_t end = pl ? start + pl->v.i64[i] : nc;
+		if (pl && pl->v.i64[i] < 0)
+			end = start;
+		if (start < 0)
+			start = 0;
+		if (end > nc)
+			end = nc;
+		if (end <= start) {
+			set_str(o, i, "", 0);
+			continue;
+		}
+		int64_t b0 = char_off(s, len, start);
+		int64_t b1 = b0 + char_off(s + b0, len - b0, end - start);
+		set_str(o, i, s + b0, b1 - b0);
+	});
+	return 0;
+}
+
+static int k_char_length(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0);
+	sl_col *o = SL_X_OUT(x, st);
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = a->null[i];
+		o->v.i64[i] = a->null[i] ? 0 : nchars(a->v.str[i].ptr, a->v.str[i].len);
+	});
+	return 0;
+}
+
+/* 1 when the character at s (n bytes) occurs in set. */
+static int in_set(const char *s, int n, sl_str set)
+{
+	for (int64_t k = 0; k < set.len;) {
+		int m = utf8_len1((unsigned char)set.ptr[k]);
+		if (m == n && !memcmp(set.ptr + k, s, (size_t)n))
+			return 1;
+		k += m;
+	}
+	return 0;
+}
+
+static int k_trim(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0);
+	const sl_col *cs = st->nargs > 1 ? SL_X_ARG(x, st, 1) : NULL;
+	sl_col *o = SL_X_OUT(x, st);
+	int lead = st->fn != SL_FN_TRIM_TRAILING, trail = st->fn != SL_FN_TRIM_LEADING;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		if (any_null(x, st, i)) {
+			o->null[i] = 1;
+			continue;
+		}
+		sl_str set = cs ? cs->v.str[i] : (sl_str){" ", 1};
+		const char *s = a->v.str[i].ptr;
+		int64_t b = 0, e = a->v.str[i].len;
+		while (lead && b < e) {
+			int m = utf8_len1((unsigned char)s[b]);
+			if (!in_set(s + b, m, set))
+				break;
+			b += m;
+		}
+		while (trail && e > b) {
+			int64_t k = e - 1;
+			while (k > b && ((unsigned char)s[k] & 0xC0) == 0x80)
+				k--;
+			if (!in_set(s + k, (int)(e - k), set))
+				break;
+			e = k;
+		}
+		set_str(o, i, s + b, e - b);
+	});
+	return 0;
+}
+
+static const char *find(const char *h, int64_t hn, const char *n, int64_t nn)
+{
+	if (nn == 0)
+		return h;
+	return memmem(h, (size_t)hn, n, (size_t)nn);
+}
+
+static int k_replace(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0), *f = SL_X_ARG(x, st, 1), *t = SL_X_ARG(x, st, 2);
+	sl_col *o = SL_X_OUT(x, st);
+	sl_arena *ar = sl__x_arena(x, st);
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		if (any_null(x, st, i)) {
+			o->null[i] = 1;
+			continue;
+		}
+		sl_str s = a->v.str[i], fr = f->v.str[i], to = t->v.str[i];
+		if (fr.len == 0) {
+			set_str(o, i, s.ptr, s.len);
+			continue;
+		}
+		int64_t cnt = 0;
+		for (const char *p = s.ptr, *e = s.ptr + s.len, *q; (q = find(p, e - p, fr.ptr, fr.len));
+		     p = q + fr.len)
+			cnt++;
+		int64_t n = s.len + cnt * (to.len - fr.len);
+		char *d = sl_arena_alloc(ar, (size_t)n + 1), *w = d;
+		if (!d)
+			return oom(x, st);
+		const char *p = s.ptr, *e = s.ptr + s.len, *q;
+		while ((q = find(p, e - p, fr.ptr, fr.len))) {
+			memcpy(w, p, (size_t)(q - p));
+			w += q - p;
+			memcpy(w, to.ptr, (size_t)to.len);
+			w += to.len;
+			p = q + fr.len;
+		}
+		memcpy(w, p, (size_t)(e - p));
+		d[n] = 0;
+		set_str(o, i, d, n);
+	});
+	return 0;
+}
+
+static int k_position(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *nd = SL_X_ARG(x, st, 0), *h = SL_X_ARG(x, st, 1);
+	sl_col *o = SL_X_OUT(x, st);
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = nd->null[i] | h->null[i];
+		if (o->null[i])
+			continue;
+		sl_str hs = h->v.str[i], ns = nd->v.str[i];
+		const char *q = find(hs.ptr, hs.len, ns.ptr, ns.len);
+		o->v.i64[i] = q ? nchars(hs.ptr, q - hs.ptr) + 1 : 0;
+	});
+	return 0;
+}
+
+static int k_split_index(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0), *dl = SL_X_ARG(x, st, 1), *ix = SL_X_ARG(x, st, 2);
+	sl_col *o = SL_X_OUT(x, st);
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = 1;
+		if (any_null(x, st, i) || ix->v.i64[i] < 0 || dl->v.str[i].len == 0)
+			continue;
+		sl_str s = a->v.str[i], d = dl->v.str[i];
+		int64_t want = ix->v.i64[i];
+		const char *p = s.ptr, *e = s.ptr + s.len;
+		for (int64_t k = 0;; k++) {
+			const char *q = find(p, e - p, d.ptr, d.len);
+			const char *end = q ? q : e;
+			if (k == want) {
+				set_str(o, i, p, end - p);
+				break;
+			}
+			if (!q)
+				break;
+			p = q + d.len;
+		}
+	});
+	return 0;
+}
+
+static int k_pad(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0), *ln = SL_X_ARG(x, st, 1), *pd = SL_X_ARG(x, st, 2);
+	sl_col *o = SL_X_OUT(x, st);
+	sl_arena *ar = sl__x_arena(x, st);
+	int left = st->fn == SL_FN_LPAD;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = 1;
+		if (any_null(x, st, i) || ln->v.i64[i] < 0)
+			continue;
+		sl_str s = a->v.str[i], p = pd->v.str[i];
+		int64_t want = ln->v.i64[i], have = nchars(s.ptr, s.len);
+		if (want <= have) {
+			set_str(o, i, s.ptr, char_off(s.ptr, s.len, want));
+			continue;
+		}
+		if (p.len == 0)
+			continue;
+		int64_t padc = want - have, pcn = nchars(p.ptr, p.len);
+		int64_t full = padc / pcn, rest = padc % pcn;
+		int64_t padb = full * p.len + char_off(p.ptr, p.len, rest);
+		char *d = sl_arena_alloc(ar, (size_t)(padb + s.len + 1)), *w = d;
+		if (!d)
+			return oom(x, st);
+		if (!left) {
+			memcpy(w, s.ptr, (size_t)s.len);
+			w += s.len;
+		}
+		for (int64_t k = 0; k < full; k++, w += p.len)
+			memcpy(w, p.ptr, (size_t)p.len);
+		memcpy(w, p.ptr, (size_t)char_off(p.ptr, p.len, rest));
+		w += char_off(p.ptr, p.len, rest);
+		if (left) {
+			memcpy(w, s.ptr, (size_t)s.len);
+			w += s.len;
+		}
+		*w = 0;
+		set_str(o, i, d, padb + s.len);
+	});
+	return 0;
+}
+
+/* ---- LIKE --------------------------------------------------------------- */
+
+enum { LK_GENERAL, LK_EXACT, LK_PREFIX, LK_SUFFIX, LK_INFIX, LK_ALL };
+
+typedef struct like_pat {
+	int kind;
+	sl_str lit;  /* the literal part for the fast kinds */
+} like_pat;
+
+/* SQL LIKE over UTF-8: '%' any sequence, '_' one character, esc quotes the
+ * next pattern character (esc < 0: none). */
+static int like_match(const char *s, int64_t sn, const char *p, int64_t pn, int esc)
+{
+	int64_t si = 0, pi = 0, star_p = -1, star_s = 0;
+	while (si < sn) {
+		if (pi < pn) {
+			unsigned char c = (unsigned char)p[pi];
+			if (c == '%' && (int)c != esc) {
+				star_p = ++pi;
+				star_s = si;
+				continue;
+			}
+			if (c == '_' && (int)c != esc) {
+				si += utf8_len1((unsigned char)s[si]);
+				pi++;
+				continue;
+			}
+			int64_t q = pi;
+			if ((int)c == esc && pi + 1 < pn)
+				q = pi + 1;
+			if (p[q] == s[si]) {
+				si++;
+				pi = q + 1;
+				continue;
+			}
+		}
+		if (star_p < 0)
+			return 0;
+		pi = star_p;
+		star_s += utf8_len1((unsigned char)s[star_s]);
+		si = star_s;
+	}
+	while (pi < pn && p[pi] == '%' && esc != '%')
+		pi++;
+	return pi == pn;
+}
+
+static void like_classify(like_pat *lp, sl_str p, int esc)
+{
+	lp->kind = LK_GENERAL;
+	if (esc >= 0 || memchr(p.ptr, '_', (size_t)p.len))
+		return;
+	int64_t b = 0, e = p.len;
+	int lead = 0, trail = 0;
+	while (b < e && p.ptr[b] == '%')
+		b++, lead = 1;
+	while (e > b && p.ptr[e - 1] == '%')
+		e--, trail = 1;
+	if (e > b && memchr(p.ptr + b, '%', (size_t)(e - b)))
+		return;
+	lp->lit.ptr = p.ptr + b;
+	lp->lit.len = e - b;
+	lp->kind = b == e && lead ? LK_ALL : lead && trail ? LK_INFIX : lead ? LK_SUFFIX
+	         : trail ? LK_PREFIX : LK_EXACT;
+}
+
+static int like_fast(const like_pat *lp, sl_str s)
+{
+	sl_str l = lp->lit;
+	switch (lp->kind) {
+	case LK_ALL: return 1;
+	case LK_EXACT: return s.len == l.len && !memcmp(s.ptr, l.ptr, (size_t)l.len);
+	case LK_PREFIX: return s.len >= l.len && !memcmp(s.ptr, l.ptr, (size_t)l.len);
+	case LK_SUFFIX: return s.len >= l.len && !memcmp(s.ptr + s.len - l.len, l.ptr, (size_t)l.len);
+	default: return find(s.ptr, s.len, l.ptr, l.len) != NULL;
+	}
+}
+
+static int k_like(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0), *pc = SL_X_ARG(x, st, 1);
+	const sl_col *ec = st->nargs > 2 ? SL_X_ARG(x, st, 2) : NULL;
+	sl_col *o = SL_X_OUT(x, st);
+	const like_pat *lp = st->aux;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = any_null(x, st, i);
+		if (o->null[i])
+			continue;
+		sl_str s = a->v.str[i], p = pc->v.str[i];
+		if (lp && lp->kind != LK_GENERAL) {
+			o->v.i64[i] = like_fast(lp, s);
+			continue;
+		}
+		int esc = -1;
+		if (ec) {
+			if (ec->v.str[i].len != 1)
+				return sl_err_set(x->err, SL_ERUNTIME,
+				                  "LIKE escape must be one character, got '%.*s'",
+				                  (int)ec->v.str[i].len, ec->v.str[i].ptr);
+			esc = (unsigned char)ec->v.str[i].ptr[0];
+		}
+		o->v.i64[i] = like_match(s.ptr, s.len, p.ptr, p.len, esc);
+	});
+	return 0;
+}
+
+static int bind_like(sl_prog *p, sl_step *st, sl_err *err)
+{
+	st->k = k_like;
+	const sl_value *pv = sl__step_const(p, st, 1);
+	if (!pv || pv->is_null || st->nargs > 2)
+		return 0;
+	like_pat *lp = sl_arena_calloc(&p->arena, sizeof(*lp));
+	if (!lp)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	like_classify(lp, pv->v.str, -1);
+	st->aux = lp;
+	return 0;
+}
+
+/* Picks kernels for the string functions. */
 int sl__bind_string(sl_prog *p, sl_step *st, sl_err *err)
 {
-	return SL_ENOTSUP;
+	switch (st->fn) {
+	case SL_FN_CONCAT: case SL_FN_CONCAT_WS: st->k = k_concat; return 0;
+	case SL_FN_UPPER: case SL_FN_LOWER: st->k = k_case_map; return 0;
+	case SL_FN_SUBSTRING: st->k = k_substring; return 0;
+	case SL_FN_CHAR_LENGTH: st->k = k_char_length; return 0;
+	case SL_FN_TRIM_BOTH: case SL_FN_TRIM_LEADING: case SL_FN_TRIM_TRAILING:
+		st->k = k_trim;
+		return 0;
+	case SL_FN_REPLACE: st->k = k_replace; return 0;
+	case SL_FN_POSITION: st->k = k_position; return 0;
+	case SL_FN_SPLIT_INDEX: st->k = k_split_index; return 0;
+	case SL_FN_LPAD: case SL_FN_RPAD: st->k = k_pad; return 0;
+	case SL_FN_LIKE: return bind_like(p, st, err);
+	default: return SL_ENOTSUP;
+	}
 }

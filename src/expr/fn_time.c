@@ -1,16 +1,26 @@
 /*
- * fn_time.c - (being written) kernels for the time functions.
+ * fn_time.c - temporal function kernels: EXTRACT, FLOOR/CEIL(ts TO unit),
+ * DATE_TRUNC, DATE_FORMAT, TO_TIMESTAMP, TO_TIMESTAMP_LTZ, TO_DATE,
+ * UNIX_TIMESTAMP, CURRENT_WATERMARK, PROCTIME, CURRENT_TIMESTAMP,
+ * TIMESTAMPADD and TIMESTAMPDIFF.
+ *
+ * Values are integers (types.h).  Calendar work happens on the "wall
+ * clock": a TIMESTAMP is one already, a DATE is its midnight, and a
+ * TIMESTAMP_LTZ instant is shifted into the session zone (ctx->tz,
+ * 'table.local-time-zone') first and shifted back afterwards, so
+ * FLOOR(ltz TO DAY) is local midnight.  Unit arguments are INT literals
+ * holding an sl_time_unit (DATE_TRUNC takes PostgreSQL's unit names as a
+ * string literal).  Java date patterns (DATE_FORMAT, TO_TIMESTAMP, ...)
+ * are compiled once at bind time when literal, otherwise per distinct
+ * pattern (cached in the step).  Text that does not parse gives NULL, as
+ * in Flink.
  */
 #include "expr_int.h"
 #include "base/timeutil.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-/* Picks kernels for the time functions; SL_ENOTSUP for other functions. */
-int sl__bind_time(sl_prog *p, sl_step *st, sl_err *err)
-{
-	return SL_ENOTSUP;
-}
 
 /* Offset of the session zone at a UTC instant (0 for UTC or an unknown zone). */
 int64_t sl__tz_off(const sl_xctx *x, int64_t utc_us)
@@ -22,4 +32,503 @@ int64_t sl__tz_off(const sl_xctx *x, int64_t utc_us)
 	if (sl_tz_offset(tz, utc_us, &off))
 		return 0;
 	return off;
+}
+
+static int64_t to_wall(const sl_xctx *x, int id, int64_t v)
+{
+	switch (id) {
+	case SL_T_DATE: return v * SL_US_PER_DAY;
+	case SL_T_TIMESTAMP_LTZ: return v + sl__tz_off(x, v);
+	default: return v;
+	}
+}
+
+static int64_t from_wall(const sl_xctx *x, int id, int64_t w)
+{
+	switch (id) {
+	case SL_T_DATE: return sl_floordiv(w, SL_US_PER_DAY);
+	case SL_T_TIMESTAMP_LTZ: {
+		int64_t off = sl__tz_off(x, w);
+		return w - sl__tz_off(x, w - off);
+	}
+	default: return w;
+	}
+}
+
+static const int64_t US_OF[] = {
+	[SL_TU_MICROSECOND] = 1, [SL_TU_MILLISECOND] = 1000, [SL_TU_SECOND] = SL_US_PER_SEC,
+	[SL_TU_MINUTE] = 60 * SL_US_PER_SEC, [SL_TU_HOUR] = 3600 * SL_US_PER_SEC,
+	[SL_TU_DAY] = SL_US_PER_DAY, [SL_TU_WEEK] = 7 * SL_US_PER_DAY,
+};
+
+/* Months in a calendar unit, 0 for fixed-length units. */
+static int unit_months(int u)
+{
+	switch (u) {
+	case SL_TU_MONTH: return 1;
+	case SL_TU_QUARTER: return 3;
+	case SL_TU_YEAR: return 12;
+	case SL_TU_DECADE: return 120;
+	case SL_TU_CENTURY: return 1200;
+	case SL_TU_MILLENNIUM: return 12000;
+	default: return 0;
+	}
+}
+
+/* Floors wall-clock micros to a unit; weeks start on Sunday (Flink) or
+ * Monday (monday = 1, DATE_TRUNC as PostgreSQL). */
+static int64_t floor_wall(int64_t w, int u, int monday)
+{
+	if (u == SL_TU_WEEK) {
+		int64_t days = sl_floordiv(w, SL_US_PER_DAY);
+		days -= sl_floormod(days + (monday ? 3 : 4), 7);
+		return days * SL_US_PER_DAY;
+	}
+	if (u <= SL_TU_DAY)
+		return sl_floordiv(w, US_OF[u]) * US_OF[u];
+	int64_t y;
+	unsigned m, d;
+	sl_civil_from_days(sl_floordiv(w, SL_US_PER_DAY), &y, &m, &d);
+	int64_t mm = y * 12 + (m - 1), um = unit_months(u);
+	if (u == SL_TU_CENTURY || u == SL_TU_MILLENNIUM) /* the 21st century starts in 2001 */
+		mm = sl_floordiv(mm - 12, um) * um + 12;
+	else
+		mm = sl_floordiv(mm, um) * um;
+	return sl_days_from_civil(sl_floordiv(mm, 12), (unsigned)sl_floormod(mm, 12) + 1, 1) *
+	       SL_US_PER_DAY;
+}
+
+static int64_t ceil_wall(int64_t w, int u, int monday)
+{
+	int64_t f = floor_wall(w, u, monday);
+	if (f == w)
+		return w;
+	if (u <= SL_TU_WEEK)
+		return f + US_OF[u];
+	return sl__add_months_us(f, unit_months(u));
+}
+
+static int unit_ok_for_floor(int64_t u)
+{
+	return u >= SL_TU_MICROSECOND && u <= SL_TU_MILLENNIUM && u != SL_TU_DOW &&
+	       u != SL_TU_DOY && u != SL_TU_EPOCH;
+}
+
+/* FLOOR/CEIL(x TO unit), DATE_TRUNC: unit in st->op, monday in st->k1. */
+static int k_floor_time(sl_xctx *x, const sl_step *st)
+{
+	int xi = st->fn == SL_FN_DATE_TRUNC ? 1 : 0;
+	const sl_col *a = SL_X_ARG(x, st, xi);
+	sl_col *o = SL_X_OUT(x, st);
+	int id = st->type.id, u = st->op, mon = (int)st->k1, ceil_ = st->fn == SL_FN_CEIL_TIME;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = a->null[i];
+		if (o->null[i])
+			continue;
+		int64_t w = to_wall(x, id, a->v.i64[i]);
+		w = ceil_ ? ceil_wall(w, u, mon) : floor_wall(w, u, mon);
+		o->v.i64[i] = from_wall(x, id, w);
+	});
+	return 0;
+}
+
+static int64_t extract_interval(int id, int u, int64_t v)
+{
+	if (id == SL_T_INTERVAL_YM)
+		return u == SL_TU_YEAR ? v / 12 : u == SL_TU_MONTH ? v % 12
+		     : u == SL_TU_QUARTER ? (v % 12) / 3 + 1 : 0;
+	switch (u) {
+	case SL_TU_DAY: return v / SL_US_PER_DAY;
+	case SL_TU_HOUR: return v / US_OF[SL_TU_HOUR] % 24;
+	case SL_TU_MINUTE: return v / US_OF[SL_TU_MINUTE] % 60;
+	case SL_TU_SECOND: return v / SL_US_PER_SEC % 60;
+	case SL_TU_MILLISECOND: return v / 1000 % 60000;
+	case SL_TU_MICROSECOND: return v % 60000000;
+	case SL_TU_EPOCH: return v / SL_US_PER_SEC;
+	default: return 0;
+	}
+}
+
+static int64_t extract_wall(int u, int64_t w)
+{
+	int64_t days = sl_floordiv(w, SL_US_PER_DAY), tod = sl_floormod(w, SL_US_PER_DAY);
+	int64_t y;
+	unsigned m, d;
+	sl_civil_from_days(days, &y, &m, &d);
+	switch (u) {
+	case SL_TU_MICROSECOND: return tod % 60000000;
+	case SL_TU_MILLISECOND: return tod / 1000 % 60000;
+	case SL_TU_SECOND: return tod / SL_US_PER_SEC % 60;
+	case SL_TU_MINUTE: return tod / US_OF[SL_TU_MINUTE] % 60;
+	case SL_TU_HOUR: return tod / US_OF[SL_TU_HOUR];
+	case SL_TU_DAY: return d;
+	case SL_TU_MONTH: return m;
+	case SL_TU_QUARTER: return (m - 1) / 3 + 1;
+	case SL_TU_YEAR: return y;
+	case SL_TU_DOW: return sl_floormod(days + 4, 7) + 1; /* Sunday = 1 */
+	case SL_TU_DOY: return days - sl_days_from_civil(y, 1, 1) + 1;
+	case SL_TU_EPOCH: return sl_floordiv(w, SL_US_PER_SEC);
+	case SL_TU_DECADE: return sl_floordiv(y, 10);
+	case SL_TU_CENTURY: return y > 0 ? (y + 99) / 100 : -((99 - y) / 100);
+	case SL_TU_MILLENNIUM: return y > 0 ? (y + 999) / 1000 : -((999 - y) / 1000);
+	case SL_TU_WEEK: { /* ISO-8601 week number */
+		int64_t wd = sl_floormod(days + 3, 7);        /* Monday = 0 */
+		int64_t thu = days - wd + 3;                  /* Thursday of this week */
+		int64_t ty;
+		unsigned tm, td;
+		sl_civil_from_days(thu, &ty, &tm, &td);
+		return (thu - sl_days_from_civil(ty, 1, 1)) / 7 + 1;
+	}
+	default: return 0;
+	}
+}
+
+static int k_extract(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 1);
+	sl_col *o = SL_X_OUT(x, st);
+	int id = x->p->regs[st->args[1]].type.id, u = st->op;
+	int iv = id == SL_T_INTERVAL_DT || id == SL_T_INTERVAL_YM;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = a->null[i];
+		if (o->null[i])
+			continue;
+		int64_t v = a->v.i64[i];
+		if (iv)
+			o->v.i64[i] = extract_interval(id, u, v);
+		else if (u == SL_TU_EPOCH && id == SL_T_TIMESTAMP_LTZ)
+			o->v.i64[i] = sl_floordiv(v, SL_US_PER_SEC);
+		else
+			o->v.i64[i] = extract_wall(u, to_wall(x, id, v));
+	});
+	return 0;
+}
+
+/* ---- patterns ----------------------------------------------------------- */
+
+typedef struct dfmt {
+	sl_datefmt *f;
+	char *last;
+	size_t last_len;
+} dfmt;
+
+static void dfmt_free(void *ptr)
+{
+	dfmt *d = ptr;
+	if (!d)
+		return;
+	sl_datefmt_free(d->f);
+	free(d->last);
+	free(d);
+}
+
+static int dfmt_set(dfmt *d, const char *p, size_t n, char *msg, size_t cap)
+{
+	if (d->f && d->last && n == d->last_len && !memcmp(d->last, p, n))
+		return 0;
+	char *pz = malloc(n + 1);
+	if (!pz)
+		return SL_ENOMEM;
+	memcpy(pz, p, n);
+	pz[n] = 0;
+	sl_datefmt *f = sl_datefmt_compile(pz, msg, cap);
+	if (!f) {
+		free(pz);
+		return SL_EPLAN;
+	}
+	sl_datefmt_free(d->f);
+	free(d->last);
+	d->f = f;
+	d->last = pz;
+	d->last_len = n;
+	return 0;
+}
+
+/* The pattern for row i: argument j when present, else the default. */
+static int row_fmt(sl_xctx *x, const sl_step *st, int j, int i)
+{
+	dfmt *d = st->aux;
+	if (j >= st->nargs || sl__step_const(x->p, st, j))
+		return 0;
+	const sl_col *pc = SL_X_ARG(x, st, j);
+	char msg[200];
+	int rc = dfmt_set(d, pc->v.str[i].ptr, (size_t)pc->v.str[i].len, msg, sizeof(msg));
+	if (rc == SL_ENOMEM)
+		return sl_err_set(x->err, rc, "out of memory");
+	if (rc)
+		return sl_err_set(x->err, SL_ERUNTIME, "%s: %s", sl_fn_name(st->fn), msg);
+	return 0;
+}
+
+static int any_null(const sl_xctx *x, const sl_step *st, int i)
+{
+	for (int j = 0; j < st->nargs; j++)
+		if (SL_X_ARG(x, st, j)->null[i])
+			return 1;
+	return 0;
+}
+
+static int k_date_format(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0);
+	sl_col *o = SL_X_OUT(x, st);
+	sl_arena *ar = sl__x_arena(x, st);
+	int id = x->p->regs[st->args[0]].type.id;
+	dfmt *d = st->aux;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = 1;
+		if (any_null(x, st, i))
+			continue;
+		int rc = row_fmt(x, st, 1, i);
+		if (rc)
+			return rc;
+		int64_t w;
+		if (sl__type_is_char(x->p->regs[st->args[0]].type)) {
+			if (sl_ts_parse(a->v.str[i].ptr, (size_t)a->v.str[i].len, &w))
+				continue;
+		} else {
+			w = to_wall(x, id, a->v.i64[i]);
+		}
+		char buf[256];
+		int n = sl_datefmt_format(d->f, w, buf, sizeof(buf));
+		if (n < 0)
+			continue;
+		char *s = sl_arena_memdup(ar, buf, (size_t)n + 1);
+		if (!s)
+			return sl_err_set(x->err, SL_ENOMEM, "out of memory in DATE_FORMAT");
+		s[n] = 0;
+		o->null[i] = 0;
+		o->v.str[i].ptr = s;
+		o->v.str[i].len = n;
+	});
+	return 0;
+}
+
+/* TO_TIMESTAMP, TO_DATE, UNIX_TIMESTAMP(string [, pattern]). */
+static int k_parse_time(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0);
+	sl_col *o = SL_X_OUT(x, st);
+	dfmt *d = st->aux;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = 1;
+		if (any_null(x, st, i))
+			continue;
+		int rc = row_fmt(x, st, 1, i);
+		if (rc)
+			return rc;
+		int64_t w;
+		const char *s = a->v.str[i].ptr;
+		size_t n = (size_t)a->v.str[i].len;
+		if (d->f ? sl_datefmt_parse(d->f, s, n, &w)
+		         : (st->fn == SL_FN_TO_DATE ? sl_date_parse(s, n, &w) ||
+		                                          ((w *= SL_US_PER_DAY), 0)
+		                                    : sl_ts_parse(s, n, &w)))
+			continue;
+		o->null[i] = 0;
+		if (st->fn == SL_FN_TO_DATE)
+			o->v.i64[i] = sl_floordiv(w, SL_US_PER_DAY);
+		else if (st->fn == SL_FN_UNIX_TIMESTAMP)
+			o->v.i64[i] = sl_floordiv(from_wall(x, SL_T_TIMESTAMP_LTZ, w), SL_US_PER_SEC);
+		else
+			o->v.i64[i] = sl_floordiv(w, 1000) * 1000;
+	});
+	return 0;
+}
+
+static int k_to_ltz(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0);
+	const sl_col *pc = st->nargs > 1 ? SL_X_ARG(x, st, 1) : NULL;
+	sl_col *o = SL_X_OUT(x, st);
+	sl_phys ph = sl_type_phys(x->p->regs[st->args[0]].type);
+	int sc = x->p->regs[st->args[0]].type.scale;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = any_null(x, st, i);
+		if (o->null[i])
+			continue;
+		int64_t prec = pc ? pc->v.i64[i] : 3;
+		if (prec != 0 && prec != 3)
+			return sl_err_set(x->err, SL_ERUNTIME,
+			                  "TO_TIMESTAMP_LTZ precision must be 0 or 3, got %lld",
+			                  (long long)prec);
+		int64_t mul = prec == 0 ? SL_US_PER_SEC : 1000;
+		double dv = ph == SL_PHYS_F64 ? a->v.f64[i]
+		          : ph == SL_PHYS_I128 ? (double)a->v.i128[i] / (double)sl_pow10_i128(sc) : 0;
+		int64_t us = ph == SL_PHYS_I64 ? a->v.i64[i] * mul : (int64_t)(dv * (double)mul);
+		o->v.i64[i] = sl_floordiv(us, 1000) * 1000;
+	});
+	return 0;
+}
+
+static int k_now(sl_xctx *x, const sl_step *st)
+{
+	sl_col *o = SL_X_OUT(x, st);
+	int64_t now = x->ctx->proctime;
+	int64_t v = st->fn == SL_FN_UNIX_TIMESTAMP ? sl_floordiv(now, SL_US_PER_SEC)
+	                                           : sl_floordiv(now, 1000) * 1000;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = 0;
+		o->v.i64[i] = v;
+	});
+	return 0;
+}
+
+static int k_current_watermark(sl_xctx *x, const sl_step *st)
+{
+	sl_col *o = SL_X_OUT(x, st);
+	const int64_t *wm = x->in->wm;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = wm[i] == SL_WM_MIN;
+		o->v.i64[i] = o->null[i] ? 0 : wm[i];
+	});
+	return 0;
+}
+
+/* TIMESTAMPADD(unit, n, x): unit in st->op. */
+static int k_tsadd(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *n = SL_X_ARG(x, st, 1), *a = SL_X_ARG(x, st, 2);
+	sl_col *o = SL_X_OUT(x, st);
+	int id = st->type.id, u = st->op, um = unit_months(u);
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = n->null[i] | a->null[i];
+		if (o->null[i])
+			continue;
+		int64_t w = to_wall(x, id, a->v.i64[i]);
+		w = um ? sl__add_months_us(w, n->v.i64[i] * um) : w + n->v.i64[i] * US_OF[u];
+		o->v.i64[i] = from_wall(x, id, w);
+	});
+	return 0;
+}
+
+static int64_t months_between(int64_t w1, int64_t w2)
+{
+	int64_t y1, y2;
+	unsigned m1, d1, m2, d2;
+	sl_civil_from_days(sl_floordiv(w1, SL_US_PER_DAY), &y1, &m1, &d1);
+	sl_civil_from_days(sl_floordiv(w2, SL_US_PER_DAY), &y2, &m2, &d2);
+	int64_t m = (y2 * 12 + m2) - (y1 * 12 + m1);
+	/* a partial month does not count */
+	int64_t r1 = d1 * SL_US_PER_DAY + sl_floormod(w1, SL_US_PER_DAY);
+	int64_t r2 = d2 * SL_US_PER_DAY + sl_floormod(w2, SL_US_PER_DAY);
+	if (m > 0 && r2 < r1)
+		m--;
+	else if (m < 0 && r2 > r1)
+		m++;
+	return m;
+}
+
+static int k_tsdiff(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 1), *b = SL_X_ARG(x, st, 2);
+	sl_col *o = SL_X_OUT(x, st);
+	int ia = x->p->regs[st->args[1]].type.id, ib = x->p->regs[st->args[2]].type.id;
+	int u = st->op, um = unit_months(u);
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = a->null[i] | b->null[i];
+		if (o->null[i])
+			continue;
+		int64_t wa = to_wall(x, ia, a->v.i64[i]), wb = to_wall(x, ib, b->v.i64[i]);
+		int64_t r = um ? months_between(wa, wb) / um : (wb - wa) / US_OF[u];
+		o->v.i64[i] = (int32_t)r;
+	});
+	return 0;
+}
+
+/* ---- binding ------------------------------------------------------------ */
+
+static int const_unit(sl_prog *p, sl_step *st, int j, sl_err *err)
+{
+	const sl_value *v = sl__step_const(p, st, j);
+	if (!v || v->is_null || v->v.i64 < 0 || v->v.i64 > SL_TU_MILLENNIUM)
+		return sl_err_set(err, SL_EPLAN, "%s needs a time unit literal", sl_fn_name(st->fn));
+	st->op = (int)v->v.i64;
+	return 0;
+}
+
+static int bind_pattern(sl_prog *p, sl_step *st, int j, const char *dflt, sl_err *err)
+{
+	dfmt *d = calloc(1, sizeof(*d));
+	if (!d || sl__prog_on_free(p, dfmt_free, d))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	st->aux = d;
+	const sl_value *v = sl__step_const(p, st, j);
+	const char *pat = dflt;
+	size_t n = dflt ? strlen(dflt) : 0;
+	if (j < st->nargs) {
+		if (!v)
+			return 0; /* per row */
+		if (v->is_null)
+			return 0;
+		pat = v->v.str.ptr;
+		n = (size_t)v->v.str.len;
+	}
+	if (!pat)
+		return 0;
+	char msg[200];
+	int rc = dfmt_set(d, pat, n, msg, sizeof(msg));
+	if (rc)
+		return sl_err_set(err, rc, "%s: %s", sl_fn_name(st->fn),
+		                  rc == SL_ENOMEM ? "out of memory" : msg);
+	return 0;
+}
+
+static int bind_floor(sl_prog *p, sl_step *st, sl_err *err)
+{
+	if (st->fn == SL_FN_DATE_TRUNC) {
+		const sl_value *v = sl__step_const(p, st, 0);
+		char name[32];
+		if (!v || v->is_null || v->v.str.len >= (int64_t)sizeof(name))
+			return sl_err_set(err, SL_EPLAN, "DATE_TRUNC needs a unit string literal");
+		memcpy(name, v->v.str.ptr, (size_t)v->v.str.len);
+		name[v->v.str.len] = 0;
+		int u = sl_time_unit_from_name(name);
+		if (u < 0 || !unit_ok_for_floor(u))
+			return sl_err_set(err, SL_EPLAN, "DATE_TRUNC: unknown unit '%s'", name);
+		st->op = u;
+		st->k1 = 1;
+	} else {
+		int rc = const_unit(p, st, 1, err);
+		if (rc)
+			return rc;
+		if (!unit_ok_for_floor(st->op))
+			return sl_err_set(err, SL_EPLAN, "%s: unsupported unit", sl_fn_name(st->fn));
+	}
+	st->k = k_floor_time;
+	return 0;
+}
+
+/* Picks kernels for the temporal functions; compiles literal patterns. */
+int sl__bind_time(sl_prog *p, sl_step *st, sl_err *err)
+{
+	int rc;
+	switch (st->fn) {
+	case SL_FN_EXTRACT:
+		st->k = k_extract;
+		return const_unit(p, st, 0, err);
+	case SL_FN_FLOOR_TIME: case SL_FN_CEIL_TIME: case SL_FN_DATE_TRUNC:
+		return bind_floor(p, st, err);
+	case SL_FN_DATE_FORMAT:
+		st->k = k_date_format;
+		return bind_pattern(p, st, 1, NULL, err);
+	case SL_FN_TO_TIMESTAMP: case SL_FN_TO_DATE:
+		st->k = k_parse_time;
+		return bind_pattern(p, st, 1, NULL, err);
+	case SL_FN_UNIX_TIMESTAMP:
+		st->k = st->nargs == 0 ? k_now : k_parse_time;
+		return st->nargs == 0 ? 0 : bind_pattern(p, st, 1, NULL, err);
+	case SL_FN_TO_TIMESTAMP_LTZ: st->k = k_to_ltz; return 0;
+	case SL_FN_PROCTIME: case SL_FN_CURRENT_TIMESTAMP: st->k = k_now; return 0;
+	case SL_FN_CURRENT_WATERMARK: st->k = k_current_watermark; return 0;
+	case SL_FN_TIMESTAMPADD: case SL_FN_TIMESTAMPDIFF:
+		if ((rc = const_unit(p, st, 0, err)))
+			return rc;
+		if (st->op > SL_TU_YEAR || st->op == SL_TU_DOW || st->op == SL_TU_DOY)
+			return sl_err_set(err, SL_EPLAN, "%s: unsupported unit", sl_fn_name(st->fn));
+		st->k = st->fn == SL_FN_TIMESTAMPADD ? k_tsadd : k_tsdiff;
+		return 0;
+	default:
+		return SL_ENOTSUP;
+	}
 }

@@ -1,0 +1,403 @@
+/*
+ * test_expr_fn.c - scalar functions: strings (UTF-8 aware), LIKE, regex,
+ * time functions in UTC and in a fixed-offset session zone,
+ * CURRENT_WATERMARK, numeric functions, and the string-result arena rules.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "expr/expr.h"
+#include "sluice.h"
+
+static sl_arena A;
+static sl_err E;
+
+static int setup(void **st)
+{
+	sl_arena_init(&A, 0);
+	sl_err_clear(&E);
+	return 0;
+}
+
+static int teardown(void **st)
+{
+	sl_arena_deinit(&A);
+	return 0;
+}
+
+static sl_type T(sl_type_id id) { return sl_type_make(id); }
+static sl_type STR(void) { return sl_type_varchar(SL_STRING_LEN); }
+static sl_expr *ilit(int64_t v) { return sl_expr_lit_i64(&A, T(SL_T_INT), v); }
+static sl_expr *slit(const char *s) { return sl_expr_lit_str(&A, s, (int64_t)strlen(s)); }
+static sl_expr *unit(sl_time_unit u) { return sl_expr_lit_i64(&A, T(SL_T_INT), u); }
+
+static sl_expr *call(sl_fn fn, int n, ...)
+{
+	sl_expr *args[8];
+	va_list ap;
+	va_start(ap, n);
+	for (int i = 0; i < n; i++)
+		args[i] = va_arg(ap, sl_expr *);
+	va_end(ap);
+	sl_expr *e = sl_expr_call(&A, fn, args, n, NULL, 0, &E);
+	if (!e)
+		print_message("type error: %s\n", E.msg);
+	assert_non_null(e);
+	return e;
+}
+
+static sl_expr *cast(sl_expr *x, sl_type t)
+{
+	sl_expr *e = sl_expr_call(&A, SL_FN_CAST, &x, 1, &t, 0, &E);
+	assert_non_null(e);
+	return e;
+}
+
+/* Constant evaluation, string result ("<NULL>" for NULL). */
+static const char *sv(sl_expr *e)
+{
+	sl_value v;
+	int rc = sl_expr_eval_const(e, &A, &v, &E);
+	if (rc)
+		print_message("eval error: %s\n", E.msg);
+	assert_int_equal(rc, 0);
+	if (v.is_null)
+		return "<NULL>";
+	if (sl_type_phys(e->type) == SL_PHYS_STR)
+		return sl_arena_strndup(&A, v.v.str.ptr, (size_t)v.v.str.len);
+	sl_batch *b = sl_batch_new(1, &e->type, 1);
+	(void)b;
+	sl_batch_free(b);
+	return sv(cast(e, STR()));
+}
+
+static int64_t iv(sl_expr *e)
+{
+	sl_value v;
+	int rc = sl_expr_eval_const(e, &A, &v, &E);
+	if (rc)
+		print_message("eval error: %s\n", E.msg);
+	assert_int_equal(rc, 0);
+	assert_false(v.is_null);
+	return v.v.i64;
+}
+
+static int isnull(sl_expr *e)
+{
+	sl_value v;
+	assert_int_equal(sl_expr_eval_const(e, &A, &v, &E), 0);
+	return v.is_null;
+}
+
+static void test_strings(void **st)
+{
+	assert_string_equal(sv(call(SL_FN_UPPER, 1, slit("héllo wörld"))), "HÉLLO WÖRLD");
+	assert_string_equal(sv(call(SL_FN_LOWER, 1, slit("ÀB"))), "àb");
+	assert_int_equal(iv(call(SL_FN_CHAR_LENGTH, 1, slit("日本語abc"))), 6);
+	assert_string_equal(sv(call(SL_FN_SUBSTRING, 3, slit("日本語abc"), ilit(2), ilit(3))), "本語a");
+	assert_string_equal(sv(call(SL_FN_SUBSTRING, 2, slit("hello"), ilit(3))), "llo");
+	assert_string_equal(sv(call(SL_FN_SUBSTRING, 2, slit("hello"), ilit(-3))), "llo");
+	assert_string_equal(sv(call(SL_FN_SUBSTRING, 3, slit("hello"), ilit(9), ilit(2))), "");
+	assert_string_equal(sv(call(SL_FN_CONCAT, 3, slit("a"), slit("é"), slit("c"))), "aéc");
+	assert_true(isnull(call(SL_FN_CONCAT, 2, slit("a"), sl_expr_lit_null(&A, STR()))));
+	assert_string_equal(sv(call(SL_FN_CONCAT_WS, 4, slit("-"), slit("a"),
+	                            sl_expr_lit_null(&A, STR()), slit("b"))), "a-b");
+	assert_string_equal(sv(call(SL_FN_TRIM_BOTH, 1, slit("  x y  "))), "x y");
+	assert_string_equal(sv(call(SL_FN_TRIM_LEADING, 1, slit("  x  "))), "x  ");
+	assert_string_equal(sv(call(SL_FN_TRIM_TRAILING, 2, slit("xx€€"), slit("€"))), "xx");
+	assert_string_equal(sv(call(SL_FN_REPLACE, 3, slit("a.b.c"), slit("."), slit("::"))), "a::b::c");
+	assert_int_equal(iv(call(SL_FN_POSITION, 2, slit("語"), slit("日本語"))), 3);
+	assert_int_equal(iv(call(SL_FN_POSITION, 2, slit("z"), slit("abc"))), 0);
+	assert_string_equal(sv(call(SL_FN_SPLIT_INDEX, 3, slit("a,b,,c"), slit(","), ilit(3))), "c");
+	assert_string_equal(sv(call(SL_FN_SPLIT_INDEX, 3, slit("a,b,,c"), slit(","), ilit(2))), "");
+	assert_true(isnull(call(SL_FN_SPLIT_INDEX, 3, slit("a,b"), slit(","), ilit(5))));
+	assert_string_equal(sv(call(SL_FN_LPAD, 3, slit("hi"), ilit(5), slit("ab"))), "abahi");
+	assert_string_equal(sv(call(SL_FN_RPAD, 3, slit("hi"), ilit(4), slit("é"))), "hiéé");
+	assert_string_equal(sv(call(SL_FN_LPAD, 3, slit("hello"), ilit(2), slit("x"))), "he");
+	assert_true(isnull(call(SL_FN_LPAD, 3, slit("hi"), ilit(-1), slit("x"))));
+}
+
+static void test_like(void **st)
+{
+	struct {
+		const char *s, *p;
+		int m;
+	} cases[] = {
+		{"hello", "hello", 1}, {"hello", "he%", 1}, {"hello", "%lo", 1}, {"hello", "%ll%", 1},
+		{"hello", "h_llo", 1}, {"héllo", "h_llo", 1}, {"hello", "h%o", 1}, {"hello", "h%x", 0},
+		{"", "%", 1}, {"abc", "a%b%c", 1}, {"abcbc", "a%bc", 1}, {"ab", "a_c", 0},
+		{"mississippi", "%iss%ppi", 1}, {"hello", "HELLO", 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int64_t r = iv(call(SL_FN_LIKE, 2, slit(cases[i].s), slit(cases[i].p)));
+		if (r != cases[i].m)
+			print_message("'%s' LIKE '%s'\n", cases[i].s, cases[i].p);
+		assert_int_equal(r, cases[i].m);
+	}
+	/* ESCAPE */
+	assert_int_equal(iv(call(SL_FN_LIKE, 3, slit("100%"), slit("100!%"), slit("!"))), 1);
+	assert_int_equal(iv(call(SL_FN_LIKE, 3, slit("1000"), slit("100!%"), slit("!"))), 0);
+	assert_int_equal(iv(call(SL_FN_LIKE, 3, slit("a_b"), slit("a!_b"), slit("!"))), 1);
+	/* column subject, literal pattern (bind-time classification) */
+	sl_type s = STR();
+	sl_batch *in = sl_batch_new(1, &s, 0);
+	const char *vals[] = {"apple", "banana", "grape"};
+	for (int i = 0; i < 3; i++)
+		sl_col_set_str(in, &in->cols[0], sl_batch_add_row(in, 0, SL_WM_MIN), vals[i],
+		               (int64_t)strlen(vals[i]));
+	sl_expr *e = call(SL_FN_LIKE, 2, sl_expr_col(&A, 0, s), slit("%ap%"));
+	sl_prog *p = sl_prog_compile(&e, 1, &s, 1, &E);
+	assert_non_null(p);
+	assert_int_equal(sl_prog_filter(p, in, NULL, &E), 0);
+	assert_int_equal(in->nsel, 2);
+	assert_int_equal(in->sel[0], 0);
+	assert_int_equal(in->sel[1], 2);
+	sl_prog_free(p);
+	sl_batch_free(in);
+}
+
+static void test_regex(void **st)
+{
+	assert_string_equal(sv(call(SL_FN_REGEXP_EXTRACT, 3, slit("foo123bar"), slit("([a-z]+)(\\d+)"),
+	                            ilit(2))), "123");
+	assert_string_equal(sv(call(SL_FN_REGEXP_EXTRACT, 2, slit("foo123bar"), slit("([a-z]+)(\\d+)"))),
+	                    "foo");
+	assert_true(isnull(call(SL_FN_REGEXP_EXTRACT, 2, slit("xyz"), slit("(\\d+)"))));
+	assert_int_equal(iv(call(SL_FN_REGEXP, 2, slit("abc42"), slit("\\d"))), 1);
+	assert_int_equal(iv(call(SL_FN_REGEXP, 2, slit("abc"), slit("^b"))), 0);
+	assert_string_equal(sv(call(SL_FN_REGEXP_REPLACE, 3, slit("a1b22c333"), slit("\\d+"), slit("#"))),
+	                    "a#b#c#");
+	assert_string_equal(sv(call(SL_FN_REGEXP_REPLACE, 3, slit("john smith"), slit("(\\w+) (\\w+)"),
+	                            slit("$2, $1"))), "smith, john");
+	assert_int_equal(iv(call(SL_FN_SIMILAR, 2, slit("abcabc"), slit("(abc)+"))), 1);
+	assert_int_equal(iv(call(SL_FN_SIMILAR, 2, slit("abcab"), slit("(abc)+"))), 0);
+	assert_int_equal(iv(call(SL_FN_SIMILAR, 2, slit("a.c"), slit("a.c"))), 1);
+	assert_int_equal(iv(call(SL_FN_SIMILAR, 2, slit("abc"), slit("a.c"))), 0);
+	assert_int_equal(iv(call(SL_FN_SIMILAR, 2, slit("axxc"), slit("a%c"))), 1);
+	/* an invalid literal regex is a compile-time error */
+	sl_type s = STR();
+	sl_expr *e = call(SL_FN_REGEXP, 2, sl_expr_col(&A, 0, s), slit("(unclosed"));
+	sl_err_clear(&E);
+	assert_null(sl_prog_compile(&e, 1, &s, 1, &E));
+	assert_non_null(strstr(E.msg, "invalid regular expression"));
+	/* per-row patterns */
+	sl_type t2[2] = {s, s};
+	sl_batch *in = sl_batch_new(2, t2, 0);
+	const char *rows[][2] = {{"abc1", "\\d"}, {"abc", "\\d"}, {"xyz", "^x"}};
+	for (int i = 0; i < 3; i++) {
+		int r = sl_batch_add_row(in, 0, SL_WM_MIN);
+		sl_col_set_str(in, &in->cols[0], r, rows[i][0], (int64_t)strlen(rows[i][0]));
+		sl_col_set_str(in, &in->cols[1], r, rows[i][1], (int64_t)strlen(rows[i][1]));
+	}
+	e = call(SL_FN_REGEXP, 2, sl_expr_col(&A, 0, s), sl_expr_col(&A, 1, s));
+	sl_prog *p = sl_prog_compile(&e, 1, t2, 2, &E);
+	assert_non_null(p);
+	sl_type bt = T(SL_T_BOOLEAN);
+	sl_batch *out = sl_batch_new(1, &bt, 0);
+	for (int i = 0; i < 3; i++)
+		sl_batch_add_row(out, 0, SL_WM_MIN);
+	assert_int_equal(sl_prog_eval(p, in, out, out->cols, NULL, &E), 0);
+	assert_int_equal(out->cols[0].v.i64[0], 1);
+	assert_int_equal(out->cols[0].v.i64[1], 0);
+	assert_int_equal(out->cols[0].v.i64[2], 1);
+	sl_prog_free(p);
+	sl_batch_free(out);
+	sl_batch_free(in);
+}
+
+/* 2026-08-01 09:00:05.123 as micros */
+#define TS1 1785574805123000LL
+
+static sl_expr *ts(int64_t us, sl_type_id id)
+{
+	return sl_expr_lit_i64(&A, sl_type_timestamp(id, 3), us);
+}
+
+static void test_time_utc(void **st)
+{
+	sl_expr *t = ts(TS1, SL_T_TIMESTAMP);
+	assert_int_equal(iv(call(SL_FN_EXTRACT, 2, unit(SL_TU_YEAR), t)), 2026);
+	assert_int_equal(iv(call(SL_FN_EXTRACT, 2, unit(SL_TU_MONTH), t)), 8);
+	assert_int_equal(iv(call(SL_FN_EXTRACT, 2, unit(SL_TU_HOUR), t)), 9);
+	assert_int_equal(iv(call(SL_FN_EXTRACT, 2, unit(SL_TU_DOW), t)), 7); /* a Saturday */
+	assert_int_equal(iv(call(SL_FN_EXTRACT, 2, unit(SL_TU_DOY), t)), 213);
+	assert_int_equal(iv(call(SL_FN_EXTRACT, 2, unit(SL_TU_QUARTER), t)), 3);
+	assert_int_equal(iv(call(SL_FN_EXTRACT, 2, unit(SL_TU_WEEK), t)), 31);
+	assert_string_equal(sv(call(SL_FN_FLOOR_TIME, 2, t, unit(SL_TU_HOUR))), "2026-08-01 09:00:00");
+	assert_string_equal(sv(call(SL_FN_CEIL_TIME, 2, t, unit(SL_TU_HOUR))), "2026-08-01 10:00:00");
+	assert_string_equal(sv(call(SL_FN_FLOOR_TIME, 2, t, unit(SL_TU_MONTH))), "2026-08-01 00:00:00");
+	assert_string_equal(sv(call(SL_FN_CEIL_TIME, 2, t, unit(SL_TU_YEAR))), "2027-01-01 00:00:00");
+	assert_string_equal(sv(call(SL_FN_FLOOR_TIME, 2, t, unit(SL_TU_WEEK))), "2026-07-26 00:00:00");
+	assert_string_equal(sv(call(SL_FN_DATE_TRUNC, 2, slit("week"), t)), "2026-07-27 00:00:00");
+	assert_string_equal(sv(call(SL_FN_DATE_TRUNC, 2, slit("quarter"), t)), "2026-07-01 00:00:00");
+	assert_string_equal(sv(call(SL_FN_DATE_FORMAT, 2, t, slit("yyyy/MM/dd HH:mm:ss.SSS"))),
+	                    "2026/08/01 09:00:05.123");
+	assert_string_equal(sv(call(SL_FN_DATE_FORMAT, 2, slit("2026-08-01 09:00:05"), slit("HH:mm"))),
+	                    "09:00");
+	assert_string_equal(sv(call(SL_FN_TO_TIMESTAMP, 1, slit("2026-08-01 09:00:05"))),
+	                    "2026-08-01 09:00:05");
+	assert_string_equal(sv(call(SL_FN_TO_TIMESTAMP, 2, slit("01/08/2026 09"), slit("dd/MM/yyyy HH"))),
+	                    "2026-08-01 09:00:00");
+	assert_true(isnull(call(SL_FN_TO_TIMESTAMP, 1, slit("not a time"))));
+	assert_string_equal(sv(call(SL_FN_TO_DATE, 1, slit("2026-08-01"))), "2026-08-01");
+	assert_string_equal(sv(call(SL_FN_TIMESTAMPADD, 3, unit(SL_TU_MONTH), ilit(1),
+	                            ts(1706695200000000LL, SL_T_TIMESTAMP))), /* 2024-01-31 10:00 */
+	                    "2024-02-29 10:00:00");
+	assert_int_equal(iv(call(SL_FN_TIMESTAMPDIFF, 3, unit(SL_TU_HOUR), ts(0, SL_T_TIMESTAMP),
+	                         ts(TS1, SL_T_TIMESTAMP))), 1785574805LL / 3600);
+	assert_int_equal(iv(call(SL_FN_TIMESTAMPDIFF, 3, unit(SL_TU_MONTH),
+	                         cast(slit("2024-01-31"), T(SL_T_DATE)),
+	                         cast(slit("2024-02-29"), T(SL_T_DATE)))), 0);
+	assert_int_equal(iv(call(SL_FN_TIMESTAMPDIFF, 3, unit(SL_TU_YEAR),
+	                         cast(slit("2020-03-01"), T(SL_T_DATE)),
+	                         cast(slit("2024-03-01"), T(SL_T_DATE)))), 4);
+	/* EXTRACT from an interval */
+	sl_expr *iv1 = sl_expr_lit_i64(&A, T(SL_T_INTERVAL_DT), (26 * 3600 + 5) * 1000000LL);
+	assert_int_equal(iv(call(SL_FN_EXTRACT, 2, unit(SL_TU_HOUR), iv1)), 2);
+	assert_int_equal(iv(call(SL_FN_EXTRACT, 2, unit(SL_TU_DAY), iv1)), 1);
+}
+
+/* Evaluates e (no inputs) over a one-row batch with the given context. */
+static sl_batch *eval_ctx(sl_expr *e, const sl_eval_ctx *ctx, int64_t wm)
+{
+	sl_prog *p = sl_prog_compile(&e, 1, NULL, 0, &E);
+	assert_non_null(p);
+	sl_batch *in = sl_batch_new(0, NULL, 1);
+	sl_batch_add_row(in, 0, wm);
+	sl_batch *out = sl_batch_new(1, &e->type, 1);
+	sl_batch_add_row(out, 0, SL_WM_MIN);
+	assert_int_equal(sl_prog_eval(p, in, out, out->cols, ctx, &E), 0);
+	sl_prog_free(p);
+	sl_batch_free(in);
+	return out;
+}
+
+static void test_time_zone(void **st)
+{
+	sl_eval_ctx z8 = {0, "+08:00"};
+	/* TIMESTAMP_LTZ at 2026-08-01 20:00:00Z is 2026-08-02 04:00 in +08:00 */
+	int64_t inst = 1785614400000000LL;
+	sl_expr *l = ts(inst, SL_T_TIMESTAMP_LTZ);
+	sl_batch *o = eval_ctx(call(SL_FN_EXTRACT, 2, unit(SL_TU_DAY), l), &z8, 0);
+	assert_int_equal(o->cols[0].v.i64[0], 2);
+	sl_batch_free(o);
+	o = eval_ctx(call(SL_FN_FLOOR_TIME, 2, l, unit(SL_TU_DAY)), &z8, 0);
+	assert_int_equal(o->cols[0].v.i64[0], inst - 4 * 3600 * 1000000LL); /* local midnight */
+	sl_batch_free(o);
+	o = eval_ctx(cast(l, sl_type_timestamp(SL_T_TIMESTAMP, 3)), &z8, 0);
+	assert_int_equal(o->cols[0].v.i64[0], inst + 8 * 3600 * 1000000LL);
+	sl_batch_free(o);
+	o = eval_ctx(cast(l, STR()), &z8, 0);
+	assert_int_equal(o->cols[0].v.str[0].len, 19);
+	assert_memory_equal(o->cols[0].v.str[0].ptr, "2026-08-02 04:00:00", 19);
+	sl_batch_free(o);
+	/* TIMESTAMP -> LTZ reads the wall clock in the session zone */
+	o = eval_ctx(cast(ts(inst, SL_T_TIMESTAMP), sl_type_timestamp(SL_T_TIMESTAMP_LTZ, 3)), &z8, 0);
+	assert_int_equal(o->cols[0].v.i64[0], inst - 8 * 3600 * 1000000LL);
+	sl_batch_free(o);
+	o = eval_ctx(call(SL_FN_UNIX_TIMESTAMP, 1, slit("1970-01-01 08:00:00")), &z8, 0);
+	assert_int_equal(o->cols[0].v.i64[0], 0);
+	sl_batch_free(o);
+	o = eval_ctx(call(SL_FN_TO_TIMESTAMP_LTZ, 2, sl_expr_lit_i64(&A, T(SL_T_BIGINT), 1700000000123LL),
+	                  ilit(3)), &z8, 0);
+	assert_int_equal(o->cols[0].v.i64[0], 1700000000123000LL);
+	sl_batch_free(o);
+	/* PROCTIME from the context, truncated to milliseconds */
+	sl_eval_ctx pt = {1700000000123456LL, NULL};
+	o = eval_ctx(call(SL_FN_PROCTIME, 0), &pt, 0);
+	assert_int_equal(o->cols[0].v.i64[0], 1700000000123000LL);
+	assert_int_equal(o->cols[0].type.id, SL_T_TIMESTAMP_LTZ);
+	sl_batch_free(o);
+}
+
+static void test_current_watermark(void **st)
+{
+	sl_type t = sl_type_timestamp(SL_T_TIMESTAMP, 3);
+	sl_batch *in = sl_batch_new(1, &t, 0);
+	int64_t wms[] = {SL_WM_MIN, 1000000, 5000000};
+	for (int i = 0; i < 3; i++)
+		sl_col_set_i64(&in->cols[0], sl_batch_add_row(in, 0, wms[i]), 7000000 + i);
+	sl_expr *e = call(SL_FN_CURRENT_WATERMARK, 1, sl_expr_col(&A, 0, t));
+	assert_int_equal(e->type.id, SL_T_TIMESTAMP);
+	sl_prog *p = sl_prog_compile(&e, 1, &t, 1, &E);
+	sl_batch *out = sl_batch_new(1, &e->type, 0);
+	for (int i = 0; i < 3; i++)
+		sl_batch_add_row(out, 0, SL_WM_MIN);
+	assert_int_equal(sl_prog_eval(p, in, out, out->cols, NULL, &E), 0);
+	assert_true(out->cols[0].null[0]);
+	assert_int_equal(out->cols[0].v.i64[1], 1000000);
+	assert_int_equal(out->cols[0].v.i64[2], 5000000);
+	sl_prog_free(p);
+	sl_batch_free(out);
+	sl_batch_free(in);
+}
+
+static void test_numeric_functions(void **st)
+{
+	sl_value v;
+	sl_expr *d = cast(slit("2.345"), sl_type_decimal(10, 3));
+	sl_expr *r = call(SL_FN_ROUND, 2, d, ilit(2));
+	char buf[64];
+	assert_string_equal(sl_type_format(r->type, buf, sizeof(buf)), "DECIMAL(10, 2) NOT NULL");
+	assert_string_equal(sv(r), "2.35");
+	assert_string_equal(sv(call(SL_FN_ROUND, 2, cast(slit("-2.345"), sl_type_decimal(10, 3)), ilit(2))),
+	                    "-2.35");
+	assert_string_equal(sv(call(SL_FN_ROUND, 2, cast(slit("1250"), sl_type_decimal(10, 0)), ilit(-2))),
+	                    "1300");
+	assert_int_equal(iv(call(SL_FN_ROUND, 2, ilit(1250), ilit(-2))), 1300);
+	assert_string_equal(sv(call(SL_FN_FLOOR, 1, cast(slit("-2.5"), sl_type_decimal(5, 1)))), "-3");
+	assert_string_equal(sv(call(SL_FN_CEIL, 1, cast(slit("2.1"), sl_type_decimal(5, 1)))), "3");
+	assert_string_equal(sv(call(SL_FN_ABS, 1, cast(slit("-2.1"), sl_type_decimal(5, 1)))), "2.1");
+	assert_int_equal(sl_expr_eval_const(call(SL_FN_SQRT, 1, ilit(16)), &A, &v, &E), 0);
+	assert_true(v.v.f64 == 4.0);
+	assert_int_equal(sl_expr_eval_const(call(SL_FN_POWER, 2, ilit(2), ilit(10)), &A, &v, &E), 0);
+	assert_true(v.v.f64 == 1024.0);
+	assert_int_equal(sl_expr_eval_const(call(SL_FN_LOG10, 1, ilit(1000)), &A, &v, &E), 0);
+	assert_true(v.v.f64 > 2.999999 && v.v.f64 < 3.000001);
+	assert_string_equal(sv(call(SL_FN_ROUND, 2, sl_expr_lit(&A, T(SL_T_DOUBLE), (sl_value){.v.f64 = 2.5}),
+	                            ilit(0))), "3.0");
+}
+
+/* String results of an output expression live in the output batch's arena
+ * (they outlive the program's scratch arena, reset at the next call). */
+static void test_string_lifetime(void **st)
+{
+	sl_type s = STR();
+	sl_batch *in = sl_batch_new(1, &s, 0);
+	sl_col_set_str(in, &in->cols[0], sl_batch_add_row(in, 0, SL_WM_MIN), "abc", 3);
+	sl_expr *e = call(SL_FN_SUBSTRING, 3, call(SL_FN_UPPER, 1, sl_expr_col(&A, 0, s)), ilit(2), ilit(5));
+	sl_prog *p = sl_prog_compile(&e, 1, &s, 1, &E);
+	sl_batch *out = sl_batch_new(1, &e->type, 0);
+	sl_batch_add_row(out, 0, SL_WM_MIN);
+	assert_int_equal(sl_prog_eval(p, in, out, out->cols, NULL, &E), 0);
+	sl_batch *out2 = sl_batch_new(1, &e->type, 0);
+	sl_batch_add_row(out2, 0, SL_WM_MIN);
+	sl_col_set_str(in, &in->cols[0], 0, "xyz", 3);
+	assert_int_equal(sl_prog_eval(p, in, out2, out2->cols, NULL, &E), 0);
+	assert_memory_equal(out->cols[0].v.str[0].ptr, "BC", 2);
+	assert_memory_equal(out2->cols[0].v.str[0].ptr, "YZ", 2);
+	sl_prog_free(p);
+	sl_batch_free(out);
+	sl_batch_free(out2);
+	sl_batch_free(in);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_strings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_like, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_regex, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_time_utc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_time_zone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_current_watermark, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_numeric_functions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_string_lifetime, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("expr_fn", tests, NULL, NULL);
+}

@@ -34,9 +34,9 @@ static sl_i128 pow10_tab[39];
 
 __attribute__((constructor)) static void pow10_init(void)
 {
-	sl_i128 r = 1;
-	for (int i = 0; i <= 38; i++, r *= 10)
-		pow10_tab[i] = r;
+	pow10_tab[0] = 1;
+	for (int i = 1; i <= 38; i++)
+		pow10_tab[i] = pow10_tab[i - 1] * 10;
 }
 
 static inline sl_i128 p10(int n)

@@ -66,6 +66,9 @@ int sl_days_in_month(int64_t y, unsigned m)
 
 /* ---- parsing ---------------------------------------------------------- */
 
+/* Years beyond this would overflow micros in an int64 (±292,277 years). */
+#define SL_MAX_YEAR 99999
+
 static inline int dig(char c)
 {
 	return (unsigned)(c - '0') < 10;
@@ -104,6 +107,8 @@ static int parse_ymd(const char **p, const char *e, int64_t *days)
 		return -1;
 	if (neg)
 		y = -y;
+	if (y > SL_MAX_YEAR || y < -SL_MAX_YEAR)
+		return -1;
 	if (m < 1 || m > 12 || d < 1 || d > sl_days_in_month(y, (unsigned)m))
 		return -1;
 	*days = sl_days_from_civil(y, (unsigned)m, (unsigned)d);
@@ -805,7 +810,7 @@ int sl_datefmt_parse(const sl_datefmt *f, const char *s, size_t len, int64_t *ou
 			return -1;
 		v.h = v.h % 12 + (v.pm ? 12 : 0);
 	}
-	if (v.mo < 1 || v.mo > 12 || v.d < 1 || v.d > sl_days_in_month(v.y, (unsigned)v.mo) ||
+	if (v.y > SL_MAX_YEAR || v.y < -SL_MAX_YEAR || v.mo < 1 || v.mo > 12 || v.d < 1 || v.d > sl_days_in_month(v.y, (unsigned)v.mo) ||
 	    v.h > 23 || v.mi > 59 || v.s > 59)
 		return -1;
 	int64_t days = sl_days_from_civil(v.y, (unsigned)v.mo, (unsigned)v.d);

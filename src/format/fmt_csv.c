@@ -276,6 +276,8 @@ static int csv_encode(sl_encoder *ee, const sl_batch *b, int row, sl_buf *out, s
 	const csv_opts *o = &((csv_enc *)ee)->o;
 	if (b->op[row] != SL_INSERT)
 		return sl_err_set(err, SL_EINVAL, "csv format can only encode +I rows");
+	if (sl_buf_reserve(out, 64)) /* never append into a NULL buffer */
+		goto nomem;
 	for (int i = 0; i < ee->nfields; i++) {
 		if (i && sl_buf_putc(out, o->delim))
 			goto nomem;

@@ -83,7 +83,8 @@ static int scan_envelope(sl_jcur *c, envelope *env, int level)
 		} else if (key_is(&k, "op") && ch == '"') {
 			sl_str v;
 			rc = sl__json_read_string(c, &v);
-			env->op = v.len == 1 ? v.ptr[0] : '?';
+			if (!rc)
+				env->op = v.len == 1 ? v.ptr[0] : '?';
 		} else if (key_is(&k, "payload") && ch == '{' && level == 0) {
 			rc = scan_envelope(c, env, 1);
 		} else {

@@ -248,10 +248,8 @@ int sl__json_read_string(sl_jcur *c, sl_str *out)
 {
 	const char *start = c->p + 1;
 	const char *q = memchr(start, '"', (size_t)(c->e - start));
-	if (!q) {
-		c->p = c->e;
+	if (!q)
 		return sl__json_syntax(c, "unterminated string");
-	}
 	if (!memchr(start, '\\', (size_t)(q - start))) {
 		out->ptr = start;
 		out->len = q - start;
@@ -259,10 +257,8 @@ int sl__json_read_string(sl_jcur *c, sl_str *out)
 		return 0;
 	}
 	const char *end = string_end(start, c->e);
-	if (!end) {
-		c->p = c->e;
+	if (!end)
 		return sl__json_syntax(c, "unterminated string");
-	}
 	char *buf = sl_arena_alloc(&c->b->arena, (size_t)(end - start) + 1);
 	if (!buf)
 		return sl_err_set(c->err, SL_ENOMEM, "out of memory");

@@ -156,7 +156,7 @@ static void test_strings_escapes(void **st)
 	assert_memory_equal(f->b->cols[0].v.str[1].ptr, "12.50", 5);
 	expect_err(f, "{\"id\":\"\\ud83d\"}", "malformed JSON at byte 13: invalid surrogate pair");
 	expect_err(f, "{\"id\":\"\\x\"}", "malformed JSON at byte 8: invalid escape in string");
-	expect_err(f, "{\"id\":\"abc}", "malformed JSON at byte 11: unterminated string");
+	expect_err(f, "{\"id\":\"abc}", "malformed JSON at byte 6: unterminated string");
 	fx_free(f);
 }
 
@@ -293,6 +293,20 @@ static void test_debezium_decode(void **st)
 	fx_free(f);
 }
 
+/* Regressions found by fuzz_json. */
+static void test_fuzz_regressions(void **st)
+{
+	fx *f = fx_new("debezium-json", NULL, NULL);
+	/* crash-129d0329: an unterminated "op" string read an unset value */
+	expect_err(f, "{\"op\":\"\x8b}}", "malformed JSON at byte 6: unterminated string");
+	fx_free(f);
+	f = fx_new("json", NULL, NULL);
+	/* a 9-digit year overflowed the micros (UBSan) */
+	expect_err(f, "{\"ts\":\"739271486-01-01 00:00:00\"}",
+	           "field 'ts': '739271486-01-01 00:00:00' is not a TIMESTAMP(3)");
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_debezium_decode),
+		cmocka_unit_test(test_fuzz_regressions),
 	};
 	return cmocka_run_group_tests_name("fmt_json", tests, NULL, NULL);
 }

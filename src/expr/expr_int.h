@@ -161,6 +161,7 @@ int sl__bind_cast(sl_prog *p, sl_step *st, sl_err *err);    /* fn_cast.c */
 int sl__bind_string(sl_prog *p, sl_step *st, sl_err *err);  /* fn_string.c */
 int sl__bind_regex(sl_prog *p, sl_step *st, sl_err *err);   /* fn_regex.c */
 int sl__bind_time(sl_prog *p, sl_step *st, sl_err *err);    /* fn_time.c */
+int sl__bind_hash(sl_prog *p, sl_step *st, sl_err *err);    /* fn_hash.c */
 int sl__bind_logic(sl_prog *p, sl_step *st, sl_err *err);   /* expr_eval.c */
 
 /* Kernels for the control steps the compiler emits (expr_eval.c). */

@@ -120,6 +120,11 @@ static void test_strings(void **st)
 	assert_string_equal(sv(call(SL_FN_RPAD, 3, slit("hi"), ilit(4), slit("é"))), "hiéé");
 	assert_string_equal(sv(call(SL_FN_LPAD, 3, slit("hello"), ilit(2), slit("x"))), "he");
 	assert_true(isnull(call(SL_FN_LPAD, 3, slit("hi"), ilit(-1), slit("x"))));
+	/* RFC 1321 test vectors */
+	assert_string_equal(sv(call(SL_FN_MD5, 1, slit(""))), "d41d8cd98f00b204e9800998ecf8427e");
+	assert_string_equal(sv(call(SL_FN_MD5, 1, slit("abc"))), "900150983cd24fb0d6963f7d28e17f72");
+	assert_string_equal(sv(call(SL_FN_MD5, 1, slit("12345678901234567890123456789012345678901234567890123456789012345678901234567890"))),
+	                    "57edf4a22be3c955ac49da2e2107b67a");
 }
 
 static void test_like(void **st)

@@ -108,6 +108,29 @@ typedef void (*sl_row_cb)(void *ctx, const char *table, sl_rowkind kind,
                           const char *json, size_t len);
 SL_API int sl_poll(sl_engine *e, sl_row_cb cb, void *ctx);
 
+/* Plans the writing statements of `sql` (after applying its DDL) without
+ * running them; *text receives the EXPLAIN text (operators, their inputs,
+ * changelog kinds, watermarks), valid until the next call. */
+SL_API int sl_explain(sl_engine *e, const char *sql, const char **text);
+
+/* EXPLAIN text of the last plan (also after an EXPLAIN statement). */
+SL_API const char *sl_explain_text(sl_engine *e);
+
+/* Asks a running sl_run to return at the next batch boundary (callable
+ * from a signal handler). */
+SL_API void sl_stop(sl_engine *e);
+
+/* Snapshot of the running job's state and positions (malloc'd; free it),
+ * and restore of such a snapshot into a freshly started, identical job
+ * before it processed anything. */
+SL_API int sl_snapshot(sl_engine *e, void **buf, size_t *len);
+SL_API int sl_restore(sl_engine *e, const void *buf, size_t len);
+
+/* Per source, sink and window operator: rows read/written, skipped, late
+ * rows dropped/diverted, final watermark; with verbose, every operator's
+ * counts.  Valid until the next call. */
+SL_API const char *sl_job_stats(sl_engine *e, int verbose);
+
 /* Library version string, "major.minor.patch". */
 SL_API const char *sl_version(void);
 

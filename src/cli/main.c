@@ -1,10 +1,182 @@
 /*
- * main.c - the sluice command (placeholder entry until the CLI lands).
+ * main.c - the sluice command: a thin client of include/sluice.h.
+ *
+ *   sluice run job.sql [--set k=v]... [--stats]   run a Flink SQL script
+ *   sluice run -e "SQL" ...                       run inline SQL
+ *   sluice run - ...                              read the script from stdin
+ *   sluice explain job.sql | -e "SQL"             print the physical plan
+ *   sluice version
+ *
+ * Exit status 0 on success; otherwise the error message comes first on
+ * stderr, followed by the offending SQL line and a caret when the error has
+ * a position.  At the end of a run the job's summary (rows per source and
+ * sink, late rows, final watermarks) goes to stderr.
  */
 #include "sluice.h"
+
+#include <signal.h>
 #include <stdio.h>
-int main(void)
+#include <stdlib.h>
+#include <string.h>
+
+static sl_engine *running;
+
+static void usage(FILE *f)
 {
-	fprintf(stderr, "sluice: CLI not built yet\n");
-	return 2;
+	fprintf(f,
+	        "usage: sluice run <job.sql | -e SQL | -> [--set key=value]... [--stats]\n"
+	        "       sluice explain <job.sql | -e SQL | -> [--set key=value]...\n"
+	        "       sluice version\n");
+}
+
+static char *read_all(FILE *f)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+	size_t n;
+	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len < 2) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+		}
+	}
+	if (buf)
+		buf[len] = 0;
+	return buf;
+}
+
+/* Prints the error and, for SQL errors, the line with a caret. */
+static void report(sl_engine *e, const char *sql)
+{
+	const char *msg = sl_errmsg(e);
+	fprintf(stderr, "sluice: %s\n", msg);
+	int line = 0, col = 0;
+	if (sscanf(msg, "line %d, column %d", &line, &col) != 2 || !sql)
+		return;
+	const char *p = sql;
+	for (int l = 1; l < line && p; l++) {
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return;
+	const char *end = strchr(p, '\n');
+	int len = end ? (int)(end - p) : (int)strlen(p);
+	fprintf(stderr, "  %.*s\n  %*s^\n", len, p, col - 1, "");
+}
+
+static void on_signal(int sig)
+{
+	if (running)
+		sl_stop(running);
+}
+
+/* Loads the script named by argv[i] (-e SQL, -, or a file). */
+static char *load_script(int argc, char **argv, int *i, const char **name)
+{
+	if (!strcmp(argv[*i], "-e") && *i + 1 < argc) {
+		*name = "inline";
+		return strdup(argv[++*i]);
+	}
+	if (!strcmp(argv[*i], "-")) {
+		*name = "stdin";
+		return read_all(stdin);
+	}
+	*name = argv[*i];
+	FILE *f = fopen(argv[*i], "rb");
+	if (!f) {
+		fprintf(stderr, "sluice: cannot open '%s'\n", argv[*i]);
+		return NULL;
+	}
+	char *s = read_all(f);
+	fclose(f);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "version")) {
+		printf("sluice %s\n", sl_version());
+		return 0;
+	}
+	int explain = !strcmp(argv[1], "explain");
+	if (!explain && strcmp(argv[1], "run")) {
+		usage(stderr);
+		return 2;
+	}
+	sl_engine *e;
+	if (sl_engine_open(&e)) {
+		fprintf(stderr, "sluice: out of memory\n");
+		return 1;
+	}
+	sl_set(e, "sluice.select.sink", "print");
+	char *sql = NULL;
+	const char *name = NULL;
+	int stats = 0, rc = 0;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--stats")) {
+			stats = 1;
+		} else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+			char *kv = argv[++i], *eq = strchr(kv, '=');
+			if (!eq) {
+				fprintf(stderr, "sluice: --set expects key=value, got '%s'\n", kv);
+				rc = 2;
+				goto out;
+			}
+			*eq = 0;
+			sl_set(e, kv, eq + 1);
+		} else if (!sql) {
+			if (!(sql = load_script(argc, argv, &i, &name))) {
+				rc = 2;
+				goto out;
+			}
+			if (!strcmp(name, "stdin"))
+				sl_set(e, "sluice.script-from-stdin", "true");
+		} else {
+			usage(stderr);
+			rc = 2;
+			goto out;
+		}
+	}
+	if (!sql) {
+		usage(stderr);
+		rc = 2;
+		goto out;
+	}
+	if (explain) {
+		const char *text;
+		if ((rc = sl_explain(e, sql, &text))) {
+			report(e, sql);
+			goto out;
+		}
+		fputs(text, stdout);
+		goto out;
+	}
+	if ((rc = sl_exec(e, sql))) {
+		report(e, sql);
+		goto out;
+	}
+	running = e;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	rc = sl_run(e);
+	running = NULL;
+	fflush(stdout);
+	if (rc)
+		report(e, NULL);
+	fputs(sl_job_stats(e, stats), stderr);
+out:
+	free(sql);
+	sl_engine_close(e);
+	return rc ? 1 : 0;
 }

@@ -25,19 +25,16 @@ extern const sl_sink_vtab sl_stdout_sink_vtab;
 extern const sl_sink_vtab sl_print_sink_vtab;
 extern const sl_sink_vtab sl_blackhole_sink_vtab;
 
-/* ---- push connectors (engine-owned) ---------------------------------------
- * The engine's owner adds here:
- *   extern const sl_source_vtab sl_push_source_vtab;
- *   extern const sl_sink_vtab sl_push_sink_vtab;
- * and one line in each table below.  Not referenced yet: those symbols do
- * not exist until the engine lands.
+/* ---- push connectors (engine-owned, src/api/conn_push.c) -----------------
+ * A 'push' table read by a job has no source object: its scan operator is
+ * fed by sl_push_json (op_scan.c push mode), so only the sink is listed.
  */
+extern const sl_sink_vtab sl_push_sink_vtab;
 
 static const sl_source_vtab *const source_table[] = {
 	&sl_filesystem_source_vtab,
 	&sl_stdin_source_vtab,
 	&sl_datagen_source_vtab,
-	/* push source: &sl_push_source_vtab, */
 	NULL
 };
 
@@ -46,7 +43,7 @@ static const sl_sink_vtab *const sink_table[] = {
 	&sl_stdout_sink_vtab,
 	&sl_print_sink_vtab,
 	&sl_blackhole_sink_vtab,
-	/* push sink: &sl_push_sink_vtab, */
+	&sl_push_sink_vtab,
 	NULL
 };
 

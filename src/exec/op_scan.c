@@ -130,6 +130,17 @@ static int scan_pump(sl_op *op, sl_err *err)
 	return o->phys->nrows;
 }
 
+const char *sl_op_scan_table(const sl_op *op)
+{
+	return ((const scan_op *)op)->table;
+}
+
+int64_t sl_op_scan_skipped(const sl_op *op)
+{
+	const scan_op *o = (const scan_op *)op;
+	return o->p.source ? o->p.source->rows_skipped : 0;
+}
+
 int sl_op_scan_is_push(const sl_op *op)
 {
 	return op->vt->pump == scan_pump && !((const scan_op *)op)->p.source;

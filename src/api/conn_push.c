@@ -1,0 +1,96 @@
+/*
+ * conn_push.c - the 'push' sink: result rows queued inside the engine for
+ * sl_poll (include/sluice.h).  Bare SELECTs run through the C API use it
+ * too.
+ *
+ * Rows are queued with their change kind, as JSON objects (fields in
+ * schema order, through the json format's encoder) or, when the engine
+ * option 'sluice.poll.format' = 'text', as Flink's print text without the
+ * kind prefix ("[u1, 30.00]").  Accepts updating streams.
+ */
+#include "engine_int.h"
+#include "../base/valtext.h"
+#include "../connector/conn.h"
+#include "../format/format.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct push_sink {
+	sl_sink base;
+	struct sl_engine *engine;
+	sl_encoder *enc;
+	sl_buf line;
+	const char *tz;
+	uint8_t *ins;  /* all +I, for the JSON encoder */
+} push_sink;
+
+static int push_open(sl_sink *k, const sl_conn_args *a, sl_err *err)
+{
+	push_sink *s = (push_sink *)k;
+	s->engine = a->engine;
+	s->tz = a->tz;
+	if (!s->engine)
+		return sl_err_set(err, SL_EINVAL, "the 'push' connector needs the C API's engine");
+	sl_opts_get(a->opts, "format"); /* accepted and ignored: rows are JSON */
+	sl_arena tmp;
+	sl_arena_init(&tmp, 1024);
+	sl_opts none;
+	sl_opts_init(&none, &tmp);
+	s->enc = sl_encoder_new(sl_format_find("json"), a->fields, a->nfields, &none, err);
+	sl_arena_deinit(&tmp);
+	if (!s->enc)
+		return err->code ? err->code : SL_EINVAL;
+	s->ins = calloc(SL_BATCH_ROWS * 64, 1);
+	return s->ins ? 0 : sl_err_set(err, SL_ENOMEM, "out of memory");
+}
+
+static int push_write(sl_sink *k, const sl_batch *b, sl_err *err)
+{
+	push_sink *s = (push_sink *)k;
+	sl_batch view = *b;
+	if (b->nrows > SL_BATCH_ROWS * 64)
+		return sl_err_set(err, SL_EINVAL, "batch too large");
+	view.op = s->ins;
+	SL_BATCH_FOREACH(b, i, row) {
+		sl_buf_clear(&s->line);
+		int rc = 0;
+		if (s->engine->queue_text) {
+			sl_buf_putc(&s->line, '[');
+			for (int c = 0; c < b->ncols && !rc; c++) {
+				if (c)
+					sl_buf_puts(&s->line, ", ");
+				rc = sl_value_text(&b->cols[c], row, "NULL", s->tz, &s->line);
+			}
+			sl_buf_putc(&s->line, ']');
+		} else {
+			rc = s->enc->vt->encode(s->enc, &view, row, &s->line, err);
+			if (!rc && s->line.len && s->line.p[s->line.len - 1] == '\n')
+				s->line.len--;
+		}
+		if (rc)
+			return rc;
+		if ((rc = sl__engine_enqueue(s->engine, k->table, b->op[row], s->line.p, s->line.len)))
+			return sl_err_set(err, rc, "out of memory");
+		k->rows_written++;
+	}
+	return 0;
+}
+
+static void push_close(sl_sink *k)
+{
+	push_sink *s = (push_sink *)k;
+	sl_encoder_free(s->enc);
+	sl_buf_deinit(&s->line);
+	free(s->ins);
+}
+
+const sl_sink_vtab sl_push_sink_vtab = {
+	.name = "push",
+	.size = sizeof(push_sink),
+	.accepts_updates = 1,
+	.guarantee = "at-least-once",
+	.open = push_open,
+	.write = push_write,
+	.close = push_close,
+};

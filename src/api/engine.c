@@ -1,0 +1,378 @@
+/*
+ * engine.c - the engine handle behind include/sluice.h.
+ *
+ * sl_exec parses a script and applies it statement by statement: DDL and
+ * SET at once; the statements that write (INSERT INTO, bare SELECT,
+ * statement sets) are collected and planned together as one job when the
+ * script ends, so they share their sources.  The job is opened at once
+ * (every planning error comes before any input is read) and then driven
+ * by sl_run (sources that end or run forever) or by sl_push_* (push
+ * tables).  One job per engine.
+ *
+ * After a fatal error, sinks still publish what was written before it
+ * (DESIGN.md §5); the error message is the first line of sl_errmsg.
+ */
+#include "engine_int.h"
+#include "../exec/ops.h"
+#include "../plan/plan.h"
+#include "../sql/parser.h"
+#include "../base/timeutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int sl_op_sink_finish(sl_op *op, sl_err *err);
+sl_sink *sl_op_sink_get(sl_op *op);
+
+const char *sl_version(void)
+{
+	return "0.1.0";
+}
+
+int sl_engine_open(sl_engine **out)
+{
+	sl_engine *e = calloc(1, sizeof(*e));
+	if (!e)
+		return SL_ENOMEM;
+	sl_catalog_init(&e->cat);
+	sl_arena_init(&e->opt_arena, 4096);
+	sl_opts_init(&e->session, &e->opt_arena);
+	sl_arena_init(&e->job_arena, 64 * 1024);
+	*out = e;
+	return 0;
+}
+
+static void job_close(sl_engine *e)
+{
+	if (!e->job)
+		return;
+	sl_graph_deinit(&e->graph);
+	sl_state_backend_close(e->state);
+	e->state = NULL;
+	sl_arena_reset(&e->job_arena);
+	e->job = 0;
+	e->finished = 0;
+}
+
+void sl_engine_close(sl_engine *e)
+{
+	if (!e)
+		return;
+	job_close(e);
+	for (int i = 0; i < e->nscripts; i++) {
+		sl_arena_deinit(e->scripts[i]);
+		free(e->scripts[i]);
+	}
+	free(e->scripts);
+	sl_catalog_deinit(&e->cat);
+	sl_arena_deinit(&e->opt_arena);
+	sl_arena_deinit(&e->job_arena);
+	sl_buf_deinit(&e->explain);
+	sl_buf_deinit(&e->stats);
+	sl_buf_deinit(&e->queue);
+	free(e);
+}
+
+const char *sl_errmsg(const sl_engine *e)
+{
+	return e ? e->err.msg : "no engine";
+}
+
+int sl_set(sl_engine *e, const char *key, const char *value)
+{
+	sl_err_clear(&e->err);
+	if (!strcmp(key, "sluice.poll.format"))
+		e->queue_text = !strcmp(value, "text");
+	if (!strcmp(key, "sluice.select.sink"))
+		e->select_to_print = !strcmp(value, "print");
+	if (sl_opts_set(&e->session, key, value))
+		return sl_err_set(&e->err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* ---- planning ---------------------------------------------------------- */
+
+static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
+{
+	if (e->job)
+		return sl_err_set(&e->err, SL_EINVAL,
+		                  "a job is already running in this engine (one job per engine)");
+	const char *backend = sl_opts_get2(&e->session, "state.backend.type", "state.backend");
+	int rc = sl_state_backend_open(backend, &e->state, &e->err);
+	if (rc)
+		return rc;
+	sl_graph_init(&e->graph, e->state);
+	e->graph.ectx.tz = sl_opts_get(&e->session, "table.local-time-zone");
+	sl_plan_args pa = {&e->cat, &e->session, e, !e->select_to_print, &e->job_arena};
+	sl_buf_clear(&e->explain);
+	e->job = 1;
+	rc = sl_plan_job(&pa, stmts, n, &e->graph, &e->explain, &e->err);
+	if (!rc && !explain_only)
+		rc = sl_graph_open(&e->graph, &e->err);
+	if (rc || explain_only)
+		job_close(e);
+	return rc;
+}
+
+static int apply_stmt(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njob, int *kept)
+{
+	switch (s->kind) {
+	case SL_AS_CREATE_TABLE:
+		*kept = 1;
+		return sl_catalog_add_table(&e->cat, &s->u.create_table, s->line, s->col, &e->err);
+	case SL_AS_CREATE_VIEW:
+		*kept = 1;
+		return sl_catalog_add_view(&e->cat, &s->u.create_view, s->line, s->col, &e->err);
+	case SL_AS_DROP_TABLE:
+	case SL_AS_DROP_VIEW:
+		return sl_catalog_drop(&e->cat, &s->u.drop, s->kind == SL_AS_DROP_VIEW, s->line, s->col,
+		                       &e->err);
+	case SL_AS_SET:
+		if (!s->u.set.option)
+			return 0;
+		return sl_set(e, s->u.set.option->key, s->u.set.option->value);
+	case SL_AS_RESET:
+		return sl_err_set_at(&e->err, SL_ENOTSUP, s->line, s->col,
+		                     "line %d, column %d: RESET is not supported yet", s->line, s->col);
+	case SL_AS_EXPLAIN: {
+		sl_ast_stmt *inner = s->u.explain.stmt;
+		return start_job(e, &inner, 1, 1);
+	}
+	case SL_AS_INSERT:
+	case SL_AS_QUERY:
+	case SL_AS_STATEMENT_SET: {
+		sl_ast_stmt **nj = realloc(*job, sizeof(*nj) * (size_t)(*njob + 1));
+		if (!nj)
+			return sl_err_set(&e->err, SL_ENOMEM, "out of memory");
+		*job = nj;
+		nj[(*njob)++] = s;
+		*kept = 1;
+		return 0;
+	}
+	}
+	return 0;
+}
+
+/* Runs a script; with explain_only, plans the job into e->explain only. */
+static int exec_script(sl_engine *e, const char *sql, int explain_only)
+{
+	sl_err_clear(&e->err);
+	sl_arena *a = malloc(sizeof(*a));
+	if (!a)
+		return sl_err_set(&e->err, SL_ENOMEM, "out of memory");
+	sl_arena_init(a, 16 * 1024);
+	sl_ast_script *script;
+	sl_ast_stmt **job = NULL;
+	int njob = 0, kept = 0;
+	int rc = sl_parse(a, sql, &script, &e->err);
+	for (int i = 0; !rc && i < script->nstmts; i++)
+		rc = apply_stmt(e, script->stmts[i], &job, &njob, &kept);
+	if (!rc && njob)
+		rc = start_job(e, job, njob, explain_only);
+	free(job);
+	if (kept) {
+		sl_arena **ns = realloc(e->scripts, sizeof(*ns) * (size_t)(e->nscripts + 1));
+		if (ns) {
+			e->scripts = ns;
+			ns[e->nscripts++] = a;
+			return rc;
+		}
+	}
+	sl_arena_deinit(a);
+	free(a);
+	return rc;
+}
+
+int sl_exec(sl_engine *e, const char *sql)
+{
+	return exec_script(e, sql, 0);
+}
+
+int sl_explain(sl_engine *e, const char *sql, const char **text)
+{
+	int rc = exec_script(e, sql, 1);
+	*text = sl_buf_cstr(&e->explain);
+	return rc;
+}
+
+const char *sl_explain_text(sl_engine *e)
+{
+	return sl_buf_cstr(&e->explain);
+}
+
+/* ---- running ---------------------------------------------------------- */
+
+/* After a fatal error: publish what the sinks wrote before it. */
+static void publish_on_error(sl_engine *e)
+{
+	sl_err ignore;
+	sl_err_clear(&ignore);
+	for (int i = 0; i < e->graph.nops; i++)
+		sl_op_sink_finish(e->graph.ops[i], &ignore);
+}
+
+int sl_run(sl_engine *e)
+{
+	sl_err_clear(&e->err);
+	if (!e->job)
+		return 0;
+	e->graph.ectx.proctime = 0;
+	int rc = sl_graph_run(&e->graph, &e->err);
+	if (rc) {
+		publish_on_error(e);
+		return rc;
+	}
+	e->finished = 1;
+	return 0;
+}
+
+void sl_stop(sl_engine *e)
+{
+	if (e && e->job)
+		e->graph.stop = 1;
+}
+
+static sl_op *push_scan(sl_engine *e, const char *table)
+{
+	for (int i = 0; e->job && i < e->graph.nops; i++) {
+		sl_op *op = e->graph.ops[i];
+		if (op->nin == 0 && sl_op_scan_is_push(op) && !strcmp(sl_op_scan_table(op), table))
+			return op;
+	}
+	return NULL;
+}
+
+int sl_push_json(sl_engine *e, const char *table, const char *json, size_t len)
+{
+	sl_err_clear(&e->err);
+	sl_op *op = push_scan(e, table);
+	if (!op)
+		return sl_err_set(&e->err, SL_EINVAL,
+		                  "no running job reads push table '%s' (declare it WITH "
+		                  "('connector' = 'push') and start a job that reads it)", table);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	e->graph.ectx.proctime = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	int rc = sl_op_scan_push(op, json, len, &e->err);
+	if (rc && rc != SL_EINPUT)
+		publish_on_error(e);
+	return rc;
+}
+
+int sl_push_end(sl_engine *e, const char *table)
+{
+	sl_err_clear(&e->err);
+	sl_op *op = push_scan(e, table);
+	if (!op)
+		return sl_err_set(&e->err, SL_EINVAL, "no running job reads push table '%s'", table);
+	int rc = sl_graph_end_source(op, &e->err);
+	if (rc)
+		publish_on_error(e);
+	return rc;
+}
+
+/* ---- result queue ------------------------------------------------------ */
+
+int sl__engine_enqueue(sl_engine *e, const char *table, int kind, const char *text, size_t len)
+{
+	uint32_t tl = (uint32_t)strlen(table), l = (uint32_t)len;
+	uint8_t k = (uint8_t)kind;
+	if (sl_buf_append(&e->queue, &tl, 4) || sl_buf_append(&e->queue, table, tl) ||
+	    sl_buf_append(&e->queue, &k, 1) || sl_buf_append(&e->queue, &l, 4) ||
+	    sl_buf_append(&e->queue, text, len))
+		return SL_ENOMEM;
+	return 0;
+}
+
+int sl_poll(sl_engine *e, sl_row_cb cb, void *ctx)
+{
+	const char *p = e->queue.p, *end = p + e->queue.len;
+	int n = 0;
+	char tname[256];
+	while (p < end) {
+		uint32_t tl, l;
+		memcpy(&tl, p, 4);
+		p += 4;
+		snprintf(tname, sizeof(tname), "%.*s", (int)tl, p);
+		p += tl;
+		uint8_t k = (uint8_t)*p++;
+		memcpy(&l, p, 4);
+		p += 4;
+		cb(ctx, tname, (sl_rowkind)k, p, l);
+		p += l;
+		n++;
+	}
+	sl_buf_clear(&e->queue);
+	return n;
+}
+
+/* ---- snapshots --------------------------------------------------------- */
+
+int sl_snapshot(sl_engine *e, void **buf, size_t *len)
+{
+	sl_err_clear(&e->err);
+	if (!e->job)
+		return sl_err_set(&e->err, SL_EINVAL, "no job to snapshot");
+	sl_snap_writer w;
+	sl_snap_writer_init(&w);
+	int rc = sl_graph_snapshot(&e->graph, &w, &e->err);
+	if (rc) {
+		sl_snap_writer_deinit(&w);
+		return rc;
+	}
+	*buf = w.buf;
+	*len = w.len;
+	return 0;
+}
+
+int sl_restore(sl_engine *e, const void *buf, size_t len)
+{
+	sl_err_clear(&e->err);
+	if (!e->job)
+		return sl_err_set(&e->err, SL_EINVAL, "no job to restore into");
+	sl_snap_reader r;
+	sl_snap_reader_init(&r, buf, len);
+	return sl_graph_restore(&e->graph, &r, &e->err);
+}
+
+/* ---- statistics -------------------------------------------------------- */
+
+static void wm_text(int64_t wm, char *buf)
+{
+	if (wm == SL_WM_MIN)
+		strcpy(buf, "-infinity");
+	else if (wm == SL_WM_MAX)
+		strcpy(buf, "+infinity");
+	else
+		sl_ts_format(wm, 3, 0, 0, buf);
+}
+
+const char *sl_job_stats(sl_engine *e, int verbose)
+{
+	sl_buf *b = &e->stats;
+	sl_buf_clear(b);
+	for (int i = 0; e->job && i < e->graph.nops; i++) {
+		sl_op *op = e->graph.ops[i];
+		const sl_op_stats *s = &op->stats;
+		char wm[48];
+		wm_text(op->out_wm, wm);
+		sl_sink *k = sl_op_sink_get(op);
+		if (op->nin == 0) {
+			sl_buf_printf(b, "source %s: %lld rows read, %lld skipped, final watermark %s\n",
+			              sl_op_scan_table(op), (long long)s->rows_out,
+			              (long long)sl_op_scan_skipped(op), wm);
+		} else if (k) {
+			sl_buf_printf(b, "sink %s: %lld rows written\n", k->table, (long long)s->rows_in);
+		} else if (!strcmp(op->vt->name, "WindowAggregate") || s->late_dropped || s->late_diverted) {
+			sl_buf_printf(b, "#%d %s: %lld late rows dropped, %lld diverted, %lld corrections\n",
+			              op->id, op->vt->name, (long long)s->late_dropped,
+			              (long long)s->late_diverted, (long long)s->late_corrected);
+		}
+		if (verbose)
+			sl_buf_printf(b, "  #%d %s: in %lld, out %lld, watermark %s\n", op->id,
+			              op->vt->name, (long long)s->rows_in, (long long)s->rows_out, wm);
+	}
+	return sl_buf_cstr(b);
+}

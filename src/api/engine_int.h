@@ -1,0 +1,46 @@
+/*
+ * engine_int.h - the engine behind include/sluice.h, for the files of
+ * src/api only.
+ *
+ * An engine owns: the catalog (with the arenas of every script that
+ * declared something), the session options, at most one job (its plan
+ * arena, graph and state backend), the EXPLAIN text of the last plan and
+ * the queue of result rows for sl_poll.
+ */
+#ifndef SL_ENGINE_INT_H
+#define SL_ENGINE_INT_H
+
+#include "sluice.h"
+#include "../base/buf.h"
+#include "../base/err.h"
+#include "../base/opts.h"
+#include "../exec/graph.h"
+#include "../plan/catalog.h"
+#include "../state/state.h"
+
+struct sl_engine {
+	sl_err err;
+	sl_catalog cat;
+	sl_arena opt_arena;
+	sl_opts session;
+	int nscripts;
+	sl_arena **scripts;      /* kept: the catalog points into their ASTs */
+	/* the job */
+	int job;                 /* a job has been planned and opened */
+	sl_arena job_arena;
+	sl_graph graph;
+	sl_state_backend *state;
+	int finished;            /* all sources ended */
+	sl_buf explain;
+	sl_buf stats;
+	/* result queue: records [u32 table len][table][u8 kind][u32 len][text] */
+	sl_buf queue;
+	int queue_text;          /* 1: rows as Flink text, 0: JSON */
+	int select_to_print;     /* bare SELECT -> print sink (CLI) */
+};
+
+/* Appends a result row to the queue (used by the push sink). */
+int sl__engine_enqueue(struct sl_engine *e, const char *table, int kind, const char *text,
+                       size_t len);
+
+#endif

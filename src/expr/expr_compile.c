@@ -433,8 +433,9 @@ sl_prog *sl__prog_compile(sl_expr *const *exprs, int n, const sl_type *in_types,
 	p->n = n;
 	p->nin = nin;
 	p->roots = sl_arena_alloc(&p->arena, sizeof(int) * (size_t)(n + 1));
-	p->in_types = sl_arena_memdup(&p->arena, in_types ? (const void *)in_types : "",
-	                              sizeof(sl_type) * (size_t)nin + 1);
+	p->in_types = sl_arena_calloc(&p->arena, sizeof(sl_type) * (size_t)(nin + 1));
+	if (p->in_types && nin > 0)
+		memcpy(p->in_types, in_types, sizeof(sl_type) * (size_t)nin);
 	c.in_reg = sl_arena_alloc(&p->arena, sizeof(int) * (size_t)(nin + 1));
 	if (!p->roots || !p->in_types || !c.in_reg || new_sel(p) != 0)
 		goto nomem;

@@ -115,6 +115,9 @@ int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label);
 /* ---- plan_job.c ---- */
 
 rel *sl__plan_scan(planner *p, const sl_table_def *t, int line, int col);
-sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col);
+/* A sink for table t fed by `in` (connect = 0: not connected, for side
+ * outputs fed directly by an operator). */
+sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,
+                     int connect);
 
 #endif

@@ -258,7 +258,8 @@ static rel *cast_to(planner *p, rel *in, const sl_field *f, int n)
 	return r;
 }
 
-sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col)
+sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,
+                     int connect)
 {
 	sl_opts *o = use_opts(p, t);
 	const char *conn = sl_opts_get(o, "connector");
@@ -293,7 +294,7 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 		                      "Table sink '%s' doesn't support consuming update and delete "
 		                      "changes which is produced by node %s (use 'format' = "
 		                      "'debezium-json' or an upsert sink)", t->name, in->upd_op);
-	rel *src = cast_to(p, (rel *)in, f, n);
+	rel *src = connect ? cast_to(p, (rel *)in, f, n) : (rel *)in;
 	if (!src)
 		return NULL;
 	sl_sink *k = sl_sink_new(vt, &ca, p->err);
@@ -317,9 +318,7 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 	                                    vt->guarantee ? vt->guarantee : "at-least-once");
 	if (sl__add_op(p, op, 1, &out, label))
 		return NULL;
-	if (src != in && sl_graph_connect(p->g, src->op, op, 0))
-		return NULL;
-	if (src == in && in->op && sl_graph_connect(p->g, in->op, op, 0))
+	if (connect && sl_graph_connect(p->g, src->op, op, 0))
 		return NULL;
 	return op;
 }
@@ -338,7 +337,7 @@ static sl_op *select_sink(planner *p, const rel *in, int line, int col)
 	t->rowtime = -1;
 	sl_opts_init(&t->opts, p->a);
 	sl_opts_set(&t->opts, "connector", p->select_to_queue ? "push" : "print");
-	return sl__plan_sink(p, t, in, line, col);
+	return sl__plan_sink(p, t, in, line, col, 1);
 }
 
 static int plan_stmt(planner *p, const sl_ast_stmt *s)
@@ -357,7 +356,7 @@ static int plan_stmt(planner *p, const sl_ast_stmt *s)
 			return SL_ENOTSUP;
 		}
 		rel *r = sl__plan_query(p, s->u.insert.query);
-		if (!r || !sl__plan_sink(p, t, r, s->line, s->col))
+		if (!r || !sl__plan_sink(p, t, r, s->line, s->col, 1))
 			return p->err->code ? p->err->code : SL_EPLAN;
 		return 0;
 	}

@@ -680,7 +680,7 @@ static sl_op *late_sink(planner *p, const sl_ast_select *sel, const late_spec *l
 		sl_buf_deinit(&s);
 		return NULL;
 	}
-	return sl__plan_sink(p, t, in, sel->on_late_line, sel->on_late_col);
+	return sl__plan_sink(p, t, in, sel->on_late_line, sel->on_late_col, 0);
 }
 
 static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
@@ -809,10 +809,8 @@ static rel *plan_aggregate(planner *p, const sl_ast_select *sel, rel *from, agg_
 		return sl__plan_error(p, sel->line, sel->col, SL_EPLAN,
 		                      "a window TVF aggregation must GROUP BY window_start and "
 		                      "window_end");
-	for (int i = 0; i < b.ngroup; i++)
-		if (b.key_x[i]->kind != SL_EX_COL || from->tvf_in)
-			; /* keys over the TVF input: bound against `from`, whose leading
-			   * columns are the input's */
+	/* keys over a TVF were bound against `from`, whose leading columns are
+	 * the TVF input's, so their column indexes hold for `in` too */
 	b.in = in;
 	scope is = {in, NULL, NULL};
 	if (bind_aggs(p, &b, from->tvf_in ? &s : &is))
@@ -890,7 +888,8 @@ static rel *plan_projection(planner *p, const sl_ast_select *sel, rel *r, const 
 		}
 		if (!(x[n] = sl__bind_expr(p, &s, it->expr)))
 			return NULL;
-		names[n++] = item_name(p, it, n);
+		names[n] = item_name(p, it, n);
+		n++;
 	}
 	if (n != r->ncols)
 		identity = 0;

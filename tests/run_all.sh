@@ -1,0 +1,88 @@
+#!/bin/sh
+# run_all.sh - runs every test suite and prints one closing line:
+#   N passed, N failed[, N skipped]
+#
+# Suites: the cmocka unit programs (build/tests/test_*), the sqllogictest
+# files (tests/slt/*.slt, through build/tools/slt_runner) and the shell
+# integration tests (tests/integration/*.sh).  Each suite's own output is
+# kept in build/test-logs/; a failing suite's log is printed.
+BUILD=${1:-build}
+LOGS=$BUILD/test-logs
+mkdir -p "$LOGS"
+passed=0
+failed=0
+skipped=0
+failures=""
+
+count_cmocka() { # log -> sets p f
+	p=$(sed -n 's/.*\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -1)
+	f=$(sed -n 's/.*\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -1)
+	p=${p:-0}
+	f=${f:-0}
+}
+
+for t in "$BUILD"/tests/test_*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	log="$LOGS/$name.log"
+	if (cd "$(dirname "$0")/.." && timeout 300 "$t") >"$log" 2>&1; then rc=0; else rc=$?; fi
+	count_cmocka "$log"
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$f" != 0 ]; then
+		failures="$failures $name"
+		echo "FAIL $name (exit $rc):"; tail -30 "$log"
+	else
+		echo "ok   $name ($p tests)"
+	fi
+done
+
+if [ -x "$BUILD/tools/slt_runner" ]; then
+	for s in tests/slt/*.slt; do
+		[ -f "$s" ] || continue
+		name=$(basename "$s" .slt)
+		log="$LOGS/slt_$name.log"
+		if timeout 300 "$BUILD/tools/slt_runner" "$s" >"$log" 2>&1; then rc=0; else rc=$?; fi
+		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+		p=$(echo "$line" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
+		f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+		p=${p:-0}
+		f=${f:-0}
+		if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+		passed=$((passed + p))
+		failed=$((failed + f))
+		if [ "$f" != 0 ]; then
+			failures="$failures slt:$name"
+			echo "FAIL slt $name:"; tail -40 "$log"
+		else
+			echo "ok   slt $name ($p cases)"
+		fi
+	done
+fi
+
+for s in tests/integration/*.sh; do
+	[ -f "$s" ] || continue
+	name=$(basename "$s" .sh)
+	log="$LOGS/it_$name.log"
+	if BUILD="$BUILD" timeout 600 sh "$s" >"$log" 2>&1; then rc=0; else rc=$?; fi
+	if [ "$rc" = 77 ]; then
+		skipped=$((skipped + 1))
+		echo "skip $name"
+	elif [ "$rc" = 0 ]; then
+		passed=$((passed + 1))
+		echo "ok   integration $name"
+	else
+		failed=$((failed + 1))
+		failures="$failures it:$name"
+		echo "FAIL integration $name:"; tail -40 "$log"
+	fi
+done
+
+[ -n "$failures" ] && echo "failed:$failures"
+if [ "$skipped" != 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+[ "$failed" = 0 ]

@@ -330,10 +330,8 @@ static sl_expr *type_arith(sl_arena *a, sl_fn fn, sl_expr **args, int nargs, sl_
 	} else {
 		goto bad;
 	}
+	/* division by zero raises rather than yielding NULL: nullability is the inputs' */
 	rt.notnull = x->type.notnull && y->type.notnull;
-	if ((fn == SL_FN_DIV || fn == SL_FN_MOD) && sl_type_is_numeric(rt) && rt.id != SL_T_DECIMAL &&
-	    num_rank(rt) < 5)
-		rt.notnull = rt.notnull; /* division by zero raises, it does not yield NULL */
 	sl_expr *na[2] = {x, y};
 	return mk_call(a, fn, na, 2, rt);
 bad:
@@ -618,10 +616,16 @@ const char *sl_fn_name(sl_fn fn)
 static int check_table_args(sl_fn fn, sl_expr **args, int nargs, sl_err *err)
 {
 	const fn_info *fi = &FN[fn];
-	if (nargs < fi->min || (fi->max >= 0 && nargs > fi->max))
-		return sl_err_set(err, SL_EPLAN, "'%s' takes %d%s argument%s, got %d", fi->name, fi->min,
-		                  fi->max < 0 ? " or more" : fi->max != fi->min ? " to more" : "",
-		                  fi->min == 1 && fi->max == 1 ? "" : "s", nargs);
+	if (nargs < fi->min || (fi->max >= 0 && nargs > fi->max)) {
+		if (fi->max < 0)
+			return sl_err_set(err, SL_EPLAN, "'%s' takes at least %d argument%s, got %d",
+			                  fi->name, fi->min, fi->min == 1 ? "" : "s", nargs);
+		if (fi->max != fi->min)
+			return sl_err_set(err, SL_EPLAN, "'%s' takes %d to %d arguments, got %d", fi->name,
+			                  fi->min, fi->max, nargs);
+		return sl_err_set(err, SL_EPLAN, "'%s' takes %d argument%s, got %d", fi->name, fi->min,
+		                  fi->min == 1 ? "" : "s", nargs);
+	}
 	for (int i = 0; i < nargs; i++)
 		if (!arg_ok(args[i]->type, fi->cls[i < 3 ? i : 2]))
 			return bad_args(err, fn, args, nargs);

@@ -519,6 +519,60 @@ static void test_big_batch(void **st)
 	sl_batch_free(in);
 }
 
+static void test_field_arity_guards(void **st)
+{
+	/* ROW<a INT, s STRING> */
+	sl_field f[2] = {{"a", T(SL_T_INT)}, {"s", sl_type_varchar(SL_STRING_LEN)}};
+	sl_row_type rt = {2, f};
+	sl_type row = T(SL_T_ROW);
+	row.row = &rt;
+	sl_type t[2] = {row, T(SL_T_INT)};
+	sl_batch *in = sl_batch_new(2, t, 0);
+	int r0 = sl_batch_add_row(in, 0, SL_WM_MIN);
+	in->cols[0].null[r0] = 0;
+	sl_col_set_i64(&in->cols[0].child[0], r0, 41);
+	sl_col_set_str(in, &in->cols[0].child[1], r0, "x", 1);
+	sl_col_set_i64(&in->cols[1], r0, 0);
+	int r1 = sl_batch_add_row(in, 0, SL_WM_MIN); /* NULL row */
+	sl_col_set_i64(&in->cols[1], r1, 0);
+	sl_expr *x = col(0, row);
+	sl_expr *fa = sl_expr_call(&A, SL_FN_FIELD, &x, 1, NULL, 0, &E);
+	assert_non_null(fa);
+	assert_int_equal(fa->type.id, SL_T_INT);
+	char buf[64];
+	const char *names[] = {"r", "y"};
+	assert_string_equal(sl_expr_format(fa, names, buf, sizeof(buf)), "r.a");
+	int rc;
+	sl_batch *o = eval1(call(SL_FN_ADD, 2, fa, ilit(1)), in, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(o->cols[0].v.i64[0], 42);
+	assert_true(o->cols[0].null[1]);
+	sl_batch_free(o);
+	/* COALESCE(r.a, 10 / y): the division only runs where r.a is NULL */
+	sl_expr *co = call(SL_FN_COALESCE, 2, fa, call(SL_FN_DIV, 2, ilit(10), col(1, T(SL_T_INT))));
+	sl_err_clear(&E);
+	o = eval1(co, in, &rc);
+	assert_int_equal(rc, SL_ERUNTIME); /* row 1 reaches the division */
+	sl_batch_free(o);
+	uint32_t sel[1] = {0};
+	in->sel = sel;
+	in->nsel = 1;
+	o = eval1(co, in, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(o->cols[0].v.i64[0], 41);
+	sl_batch_free(o);
+	sl_batch_free(in);
+	/* arity errors */
+	sl_err_clear(&E);
+	sl_expr *one = ilit(1);
+	assert_null(sl_expr_call(&A, SL_FN_SUBSTRING, &one, 1, NULL, 0, &E));
+	assert_string_equal(E.msg, "'SUBSTRING' takes 2 to 3 arguments, got 1");
+	sl_err_clear(&E);
+	sl_expr *two[2] = {slit("a"), ilit(1)};
+	assert_null(sl_expr_call(&A, SL_FN_UPPER, &two[1], 1, NULL, 0, &E));
+	assert_string_equal(E.msg, "cannot apply 'UPPER' to INT");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,6 +587,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_in_coalesce_nullif, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fold_and_format, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big_batch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_field_arity_guards, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("expr", tests, NULL, NULL);
 }

@@ -93,6 +93,11 @@ SL_API int sl_run(sl_engine *e);
  */
 SL_API int sl_push_json(sl_engine *e, const char *table, const char *json, size_t len);
 
+/* Pushes newline-separated JSON rows as batches (up to the option
+ * 'sluice.batch-size' rows each, default 1024): the same rows as pushing
+ * them one by one, in fewer, larger batches. */
+SL_API int sl_push_json_lines(sl_engine *e, const char *table, const char *text, size_t len);
+
 /* Ends the input of push table `table` (a final watermark of +infinity
  * once every input of the job has ended). */
 SL_API int sl_push_end(sl_engine *e, const char *table);

@@ -261,6 +261,18 @@ int sl_push_json(sl_engine *e, const char *table, const char *json, size_t len)
 	return rc;
 }
 
+int sl_push_json_lines(sl_engine *e, const char *table, const char *text, size_t len)
+{
+	sl_err_clear(&e->err);
+	sl_op *op = push_scan(e, table);
+	if (!op)
+		return sl_err_set(&e->err, SL_EINVAL, "no running job reads push table '%s'", table);
+	int rc = sl_op_scan_push_lines(op, text, len, &e->err);
+	if (rc && rc != SL_EINPUT)
+		publish_on_error(e);
+	return rc;
+}
+
 int sl_push_end(sl_engine *e, const char *table)
 {
 	sl_err_clear(&e->err);

@@ -160,6 +160,36 @@ int sl_op_scan_push(sl_op *op, const char *json, size_t len, sl_err *err)
 	return push_batch(o, err);
 }
 
+int sl_op_scan_push_lines(sl_op *op, const char *text, size_t len, sl_err *err)
+{
+	scan_op *o = (scan_op *)op;
+	if (op->in_ended)
+		return sl_err_set(err, SL_EINVAL, "table '%s': input already ended", o->table);
+	const char *p = text, *end = text + len;
+	int line = 0, rc;
+	sl_batch_reset(o->phys);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		line++;
+		if (le > p) {
+			if (o->phys->nrows + 2 > o->phys->cap) {
+				if ((rc = push_batch(o, err)))
+					return rc;
+				sl_batch_reset(o->phys);
+			}
+			int n = o->push_dec->vt->decode(o->push_dec, p, (size_t)(le - p), o->phys,
+			                                SL_WM_MIN, err);
+			if (n < 0) {
+				sl_err_prefix(err, "table '%s', line %d", o->table, line);
+				return n;
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return push_batch(o, err);
+}
+
 static int scan_open(sl_op *op, sl_err *err)
 {
 	scan_op *o = (scan_op *)op;

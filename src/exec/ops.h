@@ -43,6 +43,9 @@ sl_op *sl_op_scan_new(const sl_scan_plan *p, sl_err *err);
  * scan must have been built with a push source). */
 int sl_op_scan_push(sl_op *op, const char *json, size_t len, sl_err *err);
 int sl_op_scan_is_push(const sl_op *op);
+/* Decodes newline-separated JSON rows and pushes them through in batches
+ * of the scan's batch size (every line's effect as if pushed one by one). */
+int sl_op_scan_push_lines(sl_op *op, const char *text, size_t len, sl_err *err);
 /* The scanned table's name and the source's skipped-row count. */
 const char *sl_op_scan_table(const sl_op *op);
 int64_t sl_op_scan_skipped(const sl_op *op);

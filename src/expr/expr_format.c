@@ -176,6 +176,31 @@ static void fmt_args(fmt_out *o, const sl_expr *e, int from, const char *const *
 	}
 }
 
+/* Calls with a time-unit literal argument. */
+static void fmt_time_call(fmt_out *o, const sl_expr *e, const char *const *names)
+{
+	const char *nm = sl_fn_name(e->fn);
+	int ui = e->fn == SL_FN_FLOOR_TIME || e->fn == SL_FN_CEIL_TIME ? 1 : 0;
+	const char *un = e->args[ui]->kind == SL_EX_LIT ? unit_name(e->args[ui]->lit.v.i64) : "?";
+	switch (e->fn) {
+	case SL_FN_EXTRACT:
+		put(o, "EXTRACT(%s FROM ", un);
+		fmt_expr(o, e->args[1], names);
+		put(o, ")");
+		return;
+	case SL_FN_FLOOR_TIME: case SL_FN_CEIL_TIME:
+		put(o, "%s(", nm);
+		fmt_expr(o, e->args[0], names);
+		put(o, " TO %s)", un);
+		return;
+	default:
+		put(o, "%s(%s, ", nm, un);
+		fmt_args(o, e, 1, names);
+		put(o, ")");
+		return;
+	}
+}
+
 static void fmt_call(fmt_out *o, const sl_expr *e, const char *const *names)
 {
 	char tb[128];
@@ -232,20 +257,9 @@ static void fmt_call(fmt_out *o, const sl_expr *e, const char *const *names)
 			put(o, ".$%d", e->field);
 		return;
 	}
-	case SL_FN_EXTRACT:
-		put(o, "EXTRACT(%s FROM ", e->args[0]->kind == SL_EX_LIT ? unit_name(e->args[0]->lit.v.i64) : "?");
-		fmt_expr(o, e->args[1], names);
-		put(o, ")");
-		return;
-	case SL_FN_FLOOR_TIME: case SL_FN_CEIL_TIME:
-		put(o, "%s(", nm);
-		fmt_expr(o, e->args[0], names);
-		put(o, " TO %s)", e->args[1]->kind == SL_EX_LIT ? unit_name(e->args[1]->lit.v.i64) : "?");
-		return;
+	case SL_FN_EXTRACT: case SL_FN_FLOOR_TIME: case SL_FN_CEIL_TIME:
 	case SL_FN_TIMESTAMPADD: case SL_FN_TIMESTAMPDIFF:
-		put(o, "%s(%s, ", nm, e->args[0]->kind == SL_EX_LIT ? unit_name(e->args[0]->lit.v.i64) : "?");
-		fmt_args(o, e, 1, names);
-		put(o, ")");
+		fmt_time_call(o, e, names);
 		return;
 	default:
 		put(o, "%s(", nm);

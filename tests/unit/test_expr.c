@@ -485,6 +485,14 @@ static void test_fold_and_format(void **st)
 	assert_int_equal(v.v.i64, 6);
 	e = cast(SL_FN_CAST, col(0, it), T(SL_T_BIGINT));
 	assert_string_equal(sl_expr_format(e, names, buf, sizeof(buf)), "CAST(a AS BIGINT)");
+	sl_type ts3 = sl_type_timestamp(SL_T_TIMESTAMP, 3);
+	e = call(SL_FN_FLOOR_TIME, 2, col(0, ts3), sl_expr_lit_i64(&A, it, SL_TU_HOUR));
+	assert_string_equal(sl_expr_format(e, names, buf, sizeof(buf)), "FLOOR(a TO HOUR)");
+	e = call(SL_FN_EXTRACT, 2, sl_expr_lit_i64(&A, it, SL_TU_YEAR), col(0, ts3));
+	assert_string_equal(sl_expr_format(e, names, buf, sizeof(buf)), "EXTRACT(YEAR FROM a)");
+	e = call(SL_FN_CASE, 3, call(SL_FN_IS_NULL, 1, col(1, it)), ilit(0), col(1, it));
+	assert_string_equal(sl_expr_format(e, names, buf, sizeof(buf)),
+	                    "CASE WHEN (b IS NULL) THEN 0 ELSE b END");
 	assert_int_equal(sl_fn_from_name("character_length"), SL_FN_CHAR_LENGTH);
 	assert_int_equal(sl_fn_from_name("LCASE"), SL_FN_LOWER);
 	assert_int_equal(sl_fn_from_name("nope"), -1);

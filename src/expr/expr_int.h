@@ -24,6 +24,7 @@
 
 #include "expr.h"
 #include "base/buf.h"
+#include "base/decimal.h"
 #include "sluice.h"
 
 enum { SL_REG_TMP, SL_REG_INPUT, SL_REG_CONST, SL_REG_ALIAS };
@@ -192,6 +193,18 @@ static inline int64_t sl__wrap_int(int64_t v, int id)
 
 /* A timestamp (micros) plus n calendar months, day clamped (fn_arith.c). */
 int64_t sl__add_months_us(int64_t us, int64_t n);
+
+/* Checked int128 multiply: 1 on overflow.  Operands that fit in int64 take
+ * the fast path (their product cannot overflow); the general case goes to
+ * decimal.c (clang's __builtin_mul_overflow on __int128 needs compiler-rt). */
+static inline int sl__mul128_ovf(sl_i128 a, sl_i128 b, sl_i128 *out)
+{
+	if (a == (int64_t)a && b == (int64_t)b) {
+		*out = a * b;
+		return 0;
+	}
+	return sl_i128_mul(a, b, out) != 0;
+}
 
 /* Session time zone offset at a UTC instant (micros; 0 for UTC/NULL). */
 int64_t sl__tz_off(const sl_xctx *x, int64_t utc_us);

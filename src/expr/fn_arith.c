@@ -159,8 +159,8 @@ static int k_addsub_dec(sl_xctx *x, const sl_step *st)
 			continue;
 		}
 		sl_i128 a, b, r;
-		if (__builtin_mul_overflow(ca->v.i128[i], fa, &a) ||
-		    __builtin_mul_overflow(cb->v.i128[i], fb, &b) ||
+		if (sl__mul128_ovf(ca->v.i128[i], fa, &a) ||
+		    sl__mul128_ovf(cb->v.i128[i], fb, &b) ||
 		    (sub ? __builtin_sub_overflow(a, b, &r) : __builtin_add_overflow(a, b, &r)))
 			return dec_overflow(x, st);
 		r = dec_down(r, down);
@@ -184,7 +184,7 @@ static int k_mul_dec(sl_xctx *x, const sl_step *st)
 			continue;
 		}
 		sl_i128 r;
-		if (__builtin_mul_overflow(ca->v.i128[i], cb->v.i128[i], &r))
+		if (sl__mul128_ovf(ca->v.i128[i], cb->v.i128[i], &r))
 			return dec_overflow(x, st);
 		r = dec_down(r, down);
 		if (!dec_fit(r, lim))
@@ -211,8 +211,8 @@ static int k_div_dec(sl_xctx *x, const sl_step *st)
 		sl_i128 a, b, q, r;
 		if (cb->v.i128[i] == 0)
 			return div_zero(x, st);
-		if (__builtin_mul_overflow(ca->v.i128[i], fa, &a) ||
-		    __builtin_mul_overflow(cb->v.i128[i], fb, &b))
+		if (sl__mul128_ovf(ca->v.i128[i], fa, &a) ||
+		    sl__mul128_ovf(cb->v.i128[i], fb, &b))
 			return dec_overflow(x, st);
 		q = a / b;
 		r = a % b;
@@ -241,8 +241,8 @@ static int k_mod_dec(sl_xctx *x, const sl_step *st)
 			continue;
 		}
 		sl_i128 a, b;
-		if (__builtin_mul_overflow(ca->v.i128[i], fa, &a) ||
-		    __builtin_mul_overflow(cb->v.i128[i], fb, &b))
+		if (sl__mul128_ovf(ca->v.i128[i], fa, &a) ||
+		    sl__mul128_ovf(cb->v.i128[i], fb, &b))
 			return dec_overflow(x, st);
 		if (b == 0)
 			return div_zero(x, st);
@@ -411,7 +411,7 @@ static int cmp_str(sl_str a, sl_str b)
 static int cmp_dec(sl_i128 a, sl_i128 b, sl_i128 fa, sl_i128 fb)
 {
 	sl_i128 x, y;
-	if (__builtin_mul_overflow(a, fa, &x) || __builtin_mul_overflow(b, fb, &y)) {
+	if (sl__mul128_ovf(a, fa, &x) || sl__mul128_ovf(b, fb, &y)) {
 		double dx = (double)a * (double)fa, dy = (double)b * (double)fb;
 		return (dx > dy) - (dx < dy);
 	}

@@ -56,10 +56,14 @@ $(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libsluice.a $(LIBS)
 
+$(BUILD)/examples/%: examples/%.c $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libsluice.a $(LIBS)
+
 demo: deps all
 	@sh examples/demo.sh
 
-test: deps all $(UNIT_BIN)
+test: deps all $(UNIT_BIN) $(BUILD)/examples/embed
 	@sh tests/run_all.sh $(BUILD)
 
 bench: deps all

@@ -26,6 +26,8 @@ int sl_buf_reserve(sl_buf *b, size_t n);
 
 static inline int sl_buf_append(sl_buf *b, const void *p, size_t n)
 {
+	if (n == 0)
+		return 0;
 	if (b->len + n > b->cap && sl_buf_reserve(b, n))
 		return -1;
 	memcpy(b->p + b->len, p, n);

@@ -1,0 +1,8 @@
+#!/bin/sh
+# embed.sh - examples/embed.c (the C API: push rows, poll results) prints
+# the tutorial's four tumbling-window totals.
+set -eu
+BUILD=${BUILD:-build}
+cd "$(dirname "$0")/../.."
+"$BUILD/examples/embed" > /tmp/sluice_embed.out
+cmp examples/embed.expected /tmp/sluice_embed.out

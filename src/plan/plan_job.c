@@ -99,6 +99,11 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, int line, int col)
 	sl_opts *o = use_opts(p, t);
 	const char *conn = sl_opts_get(o, "connector");
 	int push = strcmp(conn, "push") == 0;
+	const char *from_stdin = sl_opts_get(p->session, "sluice.script-from-stdin");
+	if (!strcmp(conn, "stdin") && from_stdin && !strcmp(from_stdin, "true"))
+		return sl__plan_error(p, line, col, SL_EPLAN,
+		                      "table '%s' reads stdin, but the script itself is read from stdin "
+		                      "(sluice run -): pass the script as a file or with -e", t->name);
 	/* physical columns and the output map */
 	sl_field *phys = sl_arena_calloc(p->a, sizeof(sl_field) * (size_t)(t->ncols + 1));
 	int nphys = 0, ncomp = 0;

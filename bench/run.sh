@@ -1,0 +1,151 @@
+#!/bin/sh
+# bench/run.sh - `make bench`: throughput and memory of sluice's window
+# aggregation on this machine, each beside the floor of the same run.
+#
+# Usage: sh bench/run.sh BUILD_DIR      (called by `make bench` after `make`)
+#
+# A benchmark, never a timed test: it prints figures and compares them with
+# the targets of the issue, but its exit status only reports failures to run.
+#
+#   1. file:    10 M orders as JSON lines (bench/gen_orders.c, generated once
+#               into BUILD_DIR/bench-data/ and reused) -> json decode ->
+#               1-minute TUMBLE SUM/COUNT by user -> blackhole.
+#               floor: bench/floor_lines.c, read(2) 1 MiB blocks + memchr.
+#   2. datagen: unthrottled datagen (seq -> TO_TIMESTAMP_LTZ(seq, 3), random
+#               user 1..10000) -> the same window -> blackhole.
+#               floor: the same datagen table straight into a blackhole.
+#   3. keys:    1 M distinct keys open at once (datagen, random user in
+#               1..1000000, 10 M rows over 2.8 h of event time, 1-day TUMBLE).
+#
+# Figures: rows per CPU-second = rows / (user + sys) of the child, and its
+# peak RSS, both from wait4(2) (bench/rusage.c).
+#
+# Environment (all optional): BENCH_FILE_ROWS (10000000), BENCH_USERS
+# (10000), BENCH_DG_ROWS (50000000), BENCH_KEYS_ROWS (10000000),
+# BENCH_KEYS (1000000), BENCH_DATA (BUILD_DIR/bench-data).
+set -eu
+
+BUILD=${1:-build}
+FILE_ROWS=${BENCH_FILE_ROWS:-10000000}
+USERS=${BENCH_USERS:-10000}
+DG_ROWS=${BENCH_DG_ROWS:-50000000}
+KEYS_ROWS=${BENCH_KEYS_ROWS:-10000000}
+KEYS=${BENCH_KEYS:-1000000}
+DATA=${BENCH_DATA:-$BUILD/bench-data}
+SLUICE=$BUILD/sluice
+TOOLS=$BUILD/bench
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/sluice-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT INT TERM
+
+mkdir -p "$TOOLS" "$DATA"
+for t in gen_orders floor_lines rusage; do
+	if [ ! -x "$TOOLS/$t" ] || [ "bench/$t.c" -nt "$TOOLS/$t" ]; then
+		${CC:-cc} -O2 -Wall -Wextra -o "$TOOLS/$t" "bench/$t.c"
+	fi
+done
+
+ORDERS=$DATA/orders-$FILE_ROWS-$USERS.json
+if [ ! -f "$ORDERS" ]; then
+	echo "generating $FILE_ROWS orders into $ORDERS (once) ..."
+	"$TOOLS/gen_orders" "$FILE_ROWS" "$USERS" > "$ORDERS.tmp"
+	mv "$ORDERS.tmp" "$ORDERS"
+fi
+
+# measure NAME ROWS CMD...: runs CMD under rusage; sets CPU (s), RSS (KiB),
+# RATE (rows per CPU-second); the command's output goes to $WORK/NAME.log.
+measure() {
+	name=$1 rows=$2
+	shift 2
+	if ! "$TOOLS/rusage" "$WORK/$name.ru" "$@" > "$WORK/$name.log" 2>&1; then
+		echo "bench $name failed:" >&2
+		cat "$WORK/$name.log" >&2
+		exit 1
+	fi
+	read -r u s RSS < "$WORK/$name.ru"
+	CPU=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }')
+	RATE=$(awk -v r="$rows" -v c="$CPU" 'BEGIN { printf "%.0f", (c > 0 ? r / c : 0) }')
+}
+
+mrows() { awk -v r="$1" 'BEGIN { printf "%.2f M", r / 1e6 }'; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f MB", k * 1024 / 1e6 }'; }
+verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v >= t ? "met" : "NOT met") }'; }
+
+window_sql() { # SOURCE_TABLE TIME_COL KEY_TYPE SIZE
+	cat <<SQL
+CREATE TABLE out_w (user_id $3, window_start TIMESTAMP(3), total DECIMAL(38, 2), cnt BIGINT)
+  WITH ('connector' = 'blackhole');
+INSERT INTO out_w SELECT user_id, window_start, SUM(amount), COUNT(*)
+  FROM TABLE(TUMBLE(TABLE $1, DESCRIPTOR($2), INTERVAL $4))
+  GROUP BY user_id, window_start, window_end;
+SQL
+}
+
+datagen_sql() { # ROWS MAX_USER
+	cat <<SQL
+CREATE TABLE gen (seq BIGINT, user_id BIGINT, amount DECIMAL(10, 2),
+  ts AS TO_TIMESTAMP_LTZ(seq, 3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+  WITH ('connector' = 'datagen', 'rows-per-second' = '0', 'number-of-rows' = '$1',
+        'fields.seq.kind' = 'sequence', 'fields.seq.start' = '1', 'fields.seq.end' = '$1',
+        'fields.user_id.min' = '1', 'fields.user_id.max' = '$2',
+        'fields.amount.min' = '0.01', 'fields.amount.max' = '500.00');
+SQL
+}
+
+# ---- 1. file -> json -> tumble -> blackhole ---------------------------------
+{
+	cat <<SQL
+CREATE TABLE orders (id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3),
+  WATERMARK FOR event_time AS event_time - INTERVAL '2' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = '$ORDERS', 'format' = 'json');
+SQL
+	window_sql orders event_time STRING "'1' MINUTE"
+} > "$WORK/file.sql"
+measure floor_lines "$FILE_ROWS" "$TOOLS/floor_lines" "$ORDERS"
+F1_RATE=$RATE F1_RSS=$RSS F1_CPU=$CPU
+measure file "$FILE_ROWS" "$SLUICE" run "$WORK/file.sql"
+R1_RATE=$RATE R1_RSS=$RSS R1_CPU=$CPU
+R1_OUT=$(sed -n 's/^sink out_w: \([0-9]*\) rows written.*/\1/p' "$WORK/file.log")
+
+# ---- 2. datagen -> tumble -> blackhole ----------------------------------------
+{ datagen_sql "$DG_ROWS" "$USERS"; window_sql gen ts BIGINT "'1' MINUTE"; } > "$WORK/dg.sql"
+{
+	datagen_sql "$DG_ROWS" "$USERS"
+	cat <<SQL
+CREATE TABLE out_f (seq BIGINT, user_id BIGINT, amount DECIMAL(10, 2), ts TIMESTAMP_LTZ(3))
+  WITH ('connector' = 'blackhole');
+INSERT INTO out_f SELECT seq, user_id, amount, ts FROM gen;
+SQL
+} > "$WORK/dg_floor.sql"
+measure dg_floor "$DG_ROWS" "$SLUICE" run "$WORK/dg_floor.sql"
+F2_RATE=$RATE F2_RSS=$RSS F2_CPU=$CPU
+measure dg "$DG_ROWS" "$SLUICE" run "$WORK/dg.sql"
+R2_RATE=$RATE R2_RSS=$RSS R2_CPU=$CPU
+R2_OUT=$(sed -n 's/^sink out_w: \([0-9]*\) rows written.*/\1/p' "$WORK/dg.log")
+
+# ---- 3. 1 M distinct keys open at once -------------------------------------------
+{ datagen_sql "$KEYS_ROWS" "$KEYS"; window_sql gen ts BIGINT "'1' DAY"; } > "$WORK/keys.sql"
+measure keys "$KEYS_ROWS" "$SLUICE" run "$WORK/keys.sql"
+R3_RATE=$RATE R3_RSS=$RSS R3_CPU=$CPU
+R3_OUT=$(sed -n 's/^sink out_w: \([0-9]*\) rows written.*/\1/p' "$WORK/keys.log")
+
+# ---- report ------------------------------------------------------------------------
+echo
+echo "sluice bench  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -m), $(nproc) cores"
+echo "  (rows per CPU-second = rows / (user + sys); RSS = peak resident set)"
+echo
+printf '%-34s %12s %8s %14s %10s\n' "run" "rows" "cpu s" "rows/cpu-s" "peak RSS"
+printf '%-34s %12s %8s %14s %10s\n' "1. file json tumble 1 min" "$(mrows "$FILE_ROWS")" \
+	"$R1_CPU" "$(mrows "$R1_RATE")" "$(mib "$R1_RSS")"
+printf '%-34s %12s %8s %14s %10s\n' "   floor: read 1 MiB + memchr" "$(mrows "$FILE_ROWS")" \
+	"$F1_CPU" "$(mrows "$F1_RATE")" "$(mib "$F1_RSS")"
+printf '%-34s %12s %8s %14s %10s\n' "2. datagen tumble 1 min" "$(mrows "$DG_ROWS")" \
+	"$R2_CPU" "$(mrows "$R2_RATE")" "$(mib "$R2_RSS")"
+printf '%-34s %12s %8s %14s %10s\n' "   floor: datagen -> blackhole" "$(mrows "$DG_ROWS")" \
+	"$F2_CPU" "$(mrows "$F2_RATE")" "$(mib "$F2_RSS")"
+printf '%-34s %12s %8s %14s %10s\n' "3. $R3_OUT keys open, tumble 1 day" \
+	"$(mrows "$KEYS_ROWS")" "$R3_CPU" "$(mrows "$R3_RATE")" "$(mib "$R3_RSS")"
+echo
+echo "window rows out: file $R1_OUT, datagen $R2_OUT, keys $R3_OUT"
+echo "target 1 (>= 4 M rows/cpu-s):      $(verdict "$R1_RATE" 4000000)"
+echo "target 2 (>= 15 M rows/cpu-s):     $(verdict "$R2_RATE" 15000000)"
+echo "target 3 (1 M keys in < 100 MB):   $(awk -v k="$R3_RSS" 'BEGIN { print (k * 1024 < 100e6 ? "met" : "NOT met") }')"

@@ -377,7 +377,7 @@ const char *sl_job_stats(sl_engine *e, int verbose)
 			              (long long)sl_op_scan_skipped(op), wm);
 		} else if (k) {
 			sl_buf_printf(b, "sink %s: %lld rows written\n", k->table, (long long)s->rows_in);
-		} else if (!strcmp(op->vt->name, "WindowAggregate") || s->late_dropped || s->late_diverted) {
+		} else if (strstr(op->vt->name, "WindowAggregate") || s->late_dropped || s->late_diverted) {
 			sl_buf_printf(b, "#%d %s: %lld late rows dropped, %lld diverted, %lld corrections\n",
 			              op->id, op->vt->name, (long long)s->late_dropped,
 			              (long long)s->late_diverted, (long long)s->late_corrected);

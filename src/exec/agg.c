@@ -282,14 +282,82 @@ static int val_result(const sl_agg *a, const void *accp, sl_col *out, int orow, 
 	return 0;
 }
 
+/* ---- merging (session windows) ------------------------------------------ */
+
+static int count_merge(const sl_agg *a, void *dst, const void *src, sl_err *err)
+{
+	((acc_count *)dst)->n += ((const acc_count *)src)->n;
+	return 0;
+}
+
+static int sum_merge(const sl_agg *a, void *dstp, const void *srcp, sl_err *err)
+{
+	acc_num *d = dstp;
+	const acc_num *s = srcp;
+	d->n += s->n;
+	switch (sl_type_phys(a->arg_type)) {
+	case SL_PHYS_I64: d->v.i += s->v.i; break;
+	case SL_PHYS_F64: d->v.d += s->v.d; break;
+	case SL_PHYS_I128: {
+		sl_i128 r;
+		if (sl_i128_add(d->v.dec, s->v.dec, &r) || !sl_dec_fits(r, 38))
+			return dec_overflow(a, "SUM", err);
+		d->v.dec = r;
+		break;
+	}
+	default: break;
+	}
+	return 0;
+}
+
+static int acc_cmp(const sl_agg *a, const acc_num *x, const acc_num *y)
+{
+	switch (sl_type_phys(a->arg_type)) {
+	case SL_PHYS_I64: return x->v.i < y->v.i ? -1 : x->v.i > y->v.i;
+	case SL_PHYS_F64: return x->v.d < y->v.d ? -1 : x->v.d > y->v.d;
+	case SL_PHYS_I128: return x->v.dec < y->v.dec ? -1 : x->v.dec > y->v.dec;
+	default: return 0;
+	}
+}
+
+static int min_merge(const sl_agg *a, void *dst, const void *src, sl_err *err)
+{
+	const acc_num *s = src;
+	if (s->n && (!((acc_num *)dst)->n || acc_cmp(a, s, dst) < 0))
+		*(acc_num *)dst = *s;
+	return 0;
+}
+
+static int max_merge(const sl_agg *a, void *dst, const void *src, sl_err *err)
+{
+	const acc_num *s = src;
+	if (s->n && (!((acc_num *)dst)->n || acc_cmp(a, s, dst) > 0))
+		*(acc_num *)dst = *s;
+	return 0;
+}
+
+static int first_merge(const sl_agg *a, void *dst, const void *src, sl_err *err)
+{
+	if (!((acc_num *)dst)->n)
+		*(acc_num *)dst = *(const acc_num *)src;
+	return 0;
+}
+
+static int last_merge(const sl_agg *a, void *dst, const void *src, sl_err *err)
+{
+	if (((const acc_num *)src)->n)
+		*(acc_num *)dst = *(const acc_num *)src;
+	return 0;
+}
+
 static const sl_agg_vtab aggs[] = {
-	{"COUNT", 1, count_type, 16, count_add, count_result},
-	{"SUM", 1, sum_type, sizeof(acc_num), sum_add, sum_result},
-	{"AVG", 1, avg_type, sizeof(acc_num), sum_add, avg_result},
-	{"MIN", 0, minmax_type, sizeof(acc_num), min_add, val_result},
-	{"MAX", 0, minmax_type, sizeof(acc_num), max_add, val_result},
-	{"FIRST_VALUE", 0, minmax_type, sizeof(acc_num), first_add, val_result},
-	{"LAST_VALUE", 0, minmax_type, sizeof(acc_num), last_add, val_result},
+	{"COUNT", 1, count_type, 16, count_add, count_result, count_merge},
+	{"SUM", 1, sum_type, sizeof(acc_num), sum_add, sum_result, sum_merge},
+	{"AVG", 1, avg_type, sizeof(acc_num), sum_add, avg_result, sum_merge},
+	{"MIN", 0, minmax_type, sizeof(acc_num), min_add, val_result, min_merge},
+	{"MAX", 0, minmax_type, sizeof(acc_num), max_add, val_result, max_merge},
+	{"FIRST_VALUE", 0, minmax_type, sizeof(acc_num), first_add, val_result, first_merge},
+	{"LAST_VALUE", 0, minmax_type, sizeof(acc_num), last_add, val_result, last_merge},
 };
 
 const sl_agg_vtab *sl_agg_find(const char *name)

@@ -42,6 +42,9 @@ typedef struct sl_agg_vtab {
 	int (*add)(const sl_agg *a, void *acc, const sl_col *c, int row, int sign, sl_err *err);
 	/* Writes the result into (out, orow).  Returns 0 or SL_ERUNTIME. */
 	int (*result)(const sl_agg *a, const void *acc, sl_col *out, int orow, sl_err *err);
+	/* Merges accumulator src into dst (session windows merging); dst holds
+	 * the earlier rows.  Returns 0 or SL_ERUNTIME (overflow). */
+	int (*merge)(const sl_agg *a, void *dst, const void *src, sl_err *err);
 } sl_agg_vtab;
 
 /* One aggregate call of a query. */

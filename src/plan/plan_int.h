@@ -44,6 +44,7 @@ struct rel {
 	rel *tvf_in;
 	sl_window_spec tvf_win;
 	const sl_ast_expr *tvf_call;
+	const sl_ast_expr *tvf_part; /* SESSION: the TABLE arg with PARTITION BY */
 };
 
 /* Aggregate query scope: what GROUP BY keys and aggregates became. */

@@ -200,9 +200,9 @@ static rel *plan_tvf(planner *p, const sl_ast_from *f)
 		if (tvf_arg(c, 4, "OFFSET") && interval_arg(p, c, tvf_arg(c, 4, "OFFSET"), "OFFSET", &w.offset))
 			return NULL;
 	} else if (!strcmp(fn, "SESSION")) {
-		return sl__plan_error(p, c->line, c->col, SL_ENOTSUP,
-		                      "the SESSION window TVF is not supported yet; use GROUP BY "
-		                      "SESSION(ts, gap)");
+		w.kind = SL_WIN_SESSION;
+		if (interval_arg(p, c, tvf_arg(c, 2, "GAP"), "GAP", &w.size))
+			return NULL;
 	} else {
 		return sl__plan_error(p, c->line, c->col, SL_ENOTSUP,
 		                      "table function %s is not supported", fn);
@@ -234,6 +234,7 @@ static rel *plan_tvf(planner *p, const sl_ast_from *f)
 	r->tvf_in = in;
 	r->tvf_win = w;
 	r->tvf_call = c;
+	r->tvf_part = w.kind == SL_WIN_SESSION ? data : NULL;
 	return r;
 }
 
@@ -427,8 +428,7 @@ static int legacy_window(planner *p, const rel *in, const sl_ast_expr *g, sl_win
 		w->kind = SL_WIN_SESSION;
 		if (interval_arg(p, g, g->u.call.args[1], "gap", &w->size))
 			return SL_EPLAN;
-		sl__plan_error(p, g->line, g->col, SL_ENOTSUP, "SESSION windows are not supported yet");
-		return SL_EPLAN;
+
 	} else {
 		sl__plan_error(p, g->line, g->col, SL_EPLAN, "%s: wrong number of arguments", f);
 		return SL_EPLAN;
@@ -715,7 +715,8 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
 	for (int i = 0; i < in->ncols; i++)
 		it[i] = in->cols[i].type;
-	sl_op *op = sl_op_window_agg_new(&wp, it, in->ncols, p->err);
+	sl_op *op = w->kind == SL_WIN_SESSION ? sl_op_session_agg_new(&wp, it, in->ncols, p->err)
+	                                      : sl_op_window_agg_new(&wp, it, in->ncols, p->err);
 	if (!op)
 		return NULL;
 	const char *label = agg_label(p, w->kind == SL_WIN_SESSION ? "SessionWindowAggregate"
@@ -761,6 +762,32 @@ static rel *plan_group_agg(planner *p, const sl_ast_select *sel, agg_build *b, a
 		out = add_filter(p, out, h, sl__ast_text(p, sel->having));
 	}
 	return out;
+}
+
+/*
+ * A SESSION TVF forms sessions per PARTITION BY key; sluice's session
+ * operator forms them per GROUP BY key, so the two must be the same set of
+ * columns (a finer GROUP BY inside sessions is not supported yet).
+ */
+static int check_session_keys(planner *p, const agg_build *b, const rel *from)
+{
+	const sl_ast_expr *ta = from->tvf_part;
+	int np = ta ? ta->u.table_arg.npartition : 0;
+	int ok = np == b->ngroup;
+	for (int i = 0; ok && i < np; i++) {
+		const sl_ast_expr *pk = ta->u.table_arg.partition[i];
+		int found = 0;
+		for (int k = 0; k < b->ngroup; k++)
+			if (!strcmp(sl__ast_text(p, pk), sl__ast_text(p, b->keys[k])))
+				found = 1;
+		ok = found;
+	}
+	if (ok)
+		return 0;
+	sl__plan_error(p, from->tvf_call->line, from->tvf_call->col, SL_ENOTSUP,
+	               "SESSION window TVF: the GROUP BY keys (besides window_start and window_end) "
+	               "must be exactly the PARTITION BY keys");
+	return SL_EPLAN;
 }
 
 /* Plans GROUP BY / aggregates; returns the aggregate rel and fills m. */
@@ -811,6 +838,8 @@ static rel *plan_aggregate(planner *p, const sl_ast_select *sel, rel *from, agg_
 		                      "window_end");
 	/* keys over a TVF were bound against `from`, whose leading columns are
 	 * the TVF input's, so their column indexes hold for `in` too */
+	if (from->tvf_in && w.kind == SL_WIN_SESSION && check_session_keys(p, &b, from))
+		return NULL;
 	b.in = in;
 	scope is = {in, NULL, NULL};
 	if (bind_aggs(p, &b, from->tvf_in ? &s : &is))

@@ -1,0 +1,472 @@
+/*
+ * op_session_agg.c - event-time SESSION window aggregation.
+ *
+ * INTERFACE ROUTINES
+ *   process    merges each row into its key's sessions, or judges it late
+ *   watermark  fires the sessions that W closed, frees state past
+ *              end + lateness, forwards W
+ *
+ * Semantics (DESIGN.md §2).  A row opens [ts, ts + gap); it merges with
+ * every open session of its key that it overlaps or touches, and the merged
+ * session ends at last event + gap.  A session [s, e) closes when W >= e.
+ * A row is late for sessions when ts + gap <= W_before; non-late rows merge
+ * only with open sessions.  Without ALLOWED LATENESS a late row follows the
+ * ON LATE policy.  With lateness L, closed sessions keep their state until
+ * W >= e + L, and a late row with ts + gap + L > W merges with the retained
+ * sessions it overlaps or touches: every emitted session it extends or
+ * bridges is retracted (-D) and the merged session is emitted (+I) at once
+ * if it is closed, or when it closes.
+ *
+ * State.  Table "sess" (variable-length values), namespace 0, key = group
+ * key: the key's sessions, sorted by start, each [start, end, flags,
+ * accumulators].  Table "timer": namespace = the time a key needs attention
+ * (a session end, or end + L for cleanup), key = group key.  Timers may be
+ * stale (a session grew); handling a key re-derives everything from its
+ * sessions, so a stale timer costs a lookup and nothing else.
+ */
+#include "graph.h"
+#include "ops.h"
+#include "rowkey.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define F_FIRED 1   /* closed and handled at close */
+#define F_VISIBLE 2 /* its result row is currently emitted */
+
+typedef struct sess {
+	int64_t start, end;
+	int32_t flags;
+	int32_t pad;
+	int64_t pad2;
+	/* accumulators follow (16-byte aligned) */
+} sess;
+
+typedef struct sess_op {
+	sl_op base;
+	sl_window_agg_plan p;
+	int *key_cols;
+	sl_agg *aggs;
+	uint32_t acc_size, rec_size;
+	sl_prog *having;
+	sl_state_table *sess, *timer;
+	sl_batch *out, *tmp, *late;
+	sl_type *late_types;
+	sl_buf key;
+	sl_buf list;        /* a key's sessions being edited */
+	sl_buf keys;        /* keys collected from a timer namespace */
+	int64_t wm;         /* watermark seen */
+} sess_op;
+
+static sess *rec(sess_op *o, sl_buf *b, int i)
+{
+	return (sess *)(b->p + (size_t)i * o->rec_size);
+}
+
+static int nrec(sess_op *o, const sl_buf *b)
+{
+	return (int)(b->len / o->rec_size);
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+/* Builds the result row of session s into b; returns its index. */
+static int build_row(sess_op *o, sl_batch *b, const sess *s, uint8_t op, sl_err *err)
+{
+	int row = sl_batch_add_row(b, op, o->base.out_wm);
+	sl_col *kc[64];
+	int nk = o->p.nkeys;
+	for (int i = 0; i < nk; i++)
+		kc[i] = &b->cols[i];
+	if (sl_rowkey_decode(o->key.p, (uint32_t)o->key.len, b, kc, nk, row) < 0)
+		return sl_err_set(err, SL_ESTATE, "session state: malformed key");
+	sl_col_set_i64(&b->cols[nk], row, s->start);
+	sl_col_set_i64(&b->cols[nk + 1], row, s->end);
+	sl_col_set_i64(&b->cols[nk + 2], row, s->end - 1000);
+	for (int i = 0; i < o->p.naggs; i++) {
+		int rc = o->aggs[i].vt->result(&o->aggs[i], (const char *)(s + 1) + o->aggs[i].offset,
+		                               &b->cols[nk + 3 + i], row, err);
+		if (rc)
+			return rc;
+	}
+	return row;
+}
+
+/* Emits s with kind op if it passes HAVING (for +I) / was visible (for -D). */
+static int emit_one(sess_op *o, sess *s, uint8_t op, sl_err *err)
+{
+	if (op == SL_DELETE && !(s->flags & F_VISIBLE))
+		return 0;
+	sl_batch *t = o->tmp;
+	sl_batch_reset(t);
+	int r = build_row(o, t, s, op, err);
+	if (r < 0)
+		return r;
+	if (op == SL_INSERT) {
+		if (o->having) {
+			int rc = sl_prog_filter(o->having, t, &o->base.graph->ectx, err);
+			if (rc)
+				return rc;
+			int pass = sl_batch_live(t) == 1;
+			t->sel = NULL;
+			if (!pass)
+				return 0;
+		}
+		s->flags |= F_VISIBLE;
+	} else {
+		s->flags &= ~F_VISIBLE;
+	}
+	if (o->out->nrows == o->out->cap) {
+		int rc = sl_op_emit(&o->base, o->out, err);
+		sl_batch_reset(o->out);
+		if (rc)
+			return rc;
+	}
+	return sl_batch_copy_row(o->out, t, 0, op, o->base.out_wm) < 0 ? SL_ENOMEM : 0;
+}
+
+static int flush_out(sess_op *o, sl_err *err)
+{
+	int rc = sl_op_emit(&o->base, o->out, err);
+	sl_batch_reset(o->out);
+	return rc;
+}
+
+/* ---- state helpers ------------------------------------------------------ */
+
+static int load(sess_op *o)
+{
+	const void *v;
+	uint32_t vl;
+	sl_buf_clear(&o->list);
+	if (sl_state_get_var(o->sess, 0, o->key.p, (uint32_t)o->key.len, &v, &vl))
+		return sl_buf_append(&o->list, v, vl);
+	return 0;
+}
+
+static int store(sess_op *o)
+{
+	if (o->list.len == 0) {
+		sl_state_delete(o->sess, 0, o->key.p, (uint32_t)o->key.len);
+		return 0;
+	}
+	return sl_state_put_var(o->sess, 0, o->key.p, (uint32_t)o->key.len, o->list.p,
+	                        (uint32_t)o->list.len);
+}
+
+static int add_timer(sess_op *o, int64_t t)
+{
+	return sl_state_upsert(o->timer, t, o->key.p, (uint32_t)o->key.len, NULL) ? 0 : SL_ENOMEM;
+}
+
+/* Fires what W closed and drops what is past lateness, for the loaded key. */
+static int settle_key(sess_op *o, int64_t w, sl_err *err)
+{
+	int n = nrec(o, &o->list), keep = 0, rc;
+	for (int i = 0; i < n; i++) {
+		sess *s = rec(o, &o->list, i);
+		if (s->end <= w && !(s->flags & F_FIRED)) {
+			s->flags |= F_FIRED;
+			if ((rc = emit_one(o, s, SL_INSERT, err)))
+				return rc;
+		}
+		int expired = s->end <= w && (o->p.lateness == 0 || s->end <= w - o->p.lateness);
+		if (expired)
+			continue;
+		if (keep != i)
+			memmove(rec(o, &o->list, keep), s, o->rec_size);
+		s = rec(o, &o->list, keep++);
+		if ((rc = add_timer(o, (s->flags & F_FIRED) ? s->end + o->p.lateness : s->end)))
+			return sl_err_set(err, rc, "out of memory");
+	}
+	o->list.len = (size_t)keep * o->rec_size;
+	return store(o) ? sl_err_set(err, SL_ENOMEM, "out of memory") : 0;
+}
+
+static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+{
+	sl_buf *b = ctx;
+	return sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen);
+}
+
+static int advance(sess_op *o, int64_t w, sl_err *err)
+{
+	int64_t ns;
+	while (sl_state_ns_first(o->timer, &ns) && ns <= w) {
+		sl_buf_clear(&o->keys);
+		if (sl_state_ns_scan(o->timer, ns, collect_key, &o->keys))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		sl_state_ns_drop(o->timer, ns);
+		const char *p = o->keys.p, *end = p + o->keys.len;
+		while (p < end) {
+			uint32_t kl;
+			memcpy(&kl, p, 4);
+			p += 4;
+			sl_buf_clear(&o->key);
+			sl_buf_append(&o->key, p, kl);
+			p += kl;
+			int rc;
+			if ((rc = load(o)) || (rc = settle_key(o, w, err)))
+				return rc < 0 ? rc : sl_err_set(err, SL_ENOMEM, "out of memory");
+		}
+	}
+	if (w > o->wm)
+		o->wm = w;
+	return flush_out(o, err);
+}
+
+/* ---- rows --------------------------------------------------------------- */
+
+static int late_row(sess_op *o, const sl_batch *in, int row, sl_err *err)
+{
+	if (o->p.late_policy != SL_LATEPOL_SIDE) {
+		o->base.stats.late_dropped++;
+		return 0;
+	}
+	o->base.stats.late_diverted++;
+	sl_batch *l = o->late;
+	int r = sl_batch_add_row(l, SL_INSERT, in->wm[row]);
+	for (int i = 0; i < o->p.late_ncols; i++)
+		if (sl_col_copy_value(l, &l->cols[i], r, &in->cols[i], row))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (l->nrows < l->cap)
+		return 0;
+	sl_op *side = o->p.late_op;
+	side->stats.rows_in += l->nrows;
+	int rc = side->vt->process(side, 0, l, err);
+	sl_batch_reset(l);
+	return rc;
+}
+
+/* Merges row `row` ([ts, ts + gap)) into the loaded key's sessions. */
+static int merge_row(sess_op *o, const sl_batch *in, int row, int64_t ts, int late, sl_err *err)
+{
+	int64_t s0 = ts, e0 = ts + o->p.win.size, w = o->wm;
+	int n = nrec(o, &o->list), rc;
+	/* the merged session, built in a scratch record at the end of the list */
+	if (sl_buf_reserve(&o->list, o->rec_size))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	sess *m = (sess *)(o->list.p + o->list.len);
+	memset(m, 0, o->rec_size);
+	m->start = s0;
+	m->end = e0;
+	int first = 1, keep = 0;
+	for (int i = 0; i < n; i++) {
+		sess *s = rec(o, &o->list, i);
+		int touches = s->start <= e0 && s0 <= s->end;
+		int open = s->end > w;
+		if (!touches || (!late && !open)) {
+			if (keep != i)
+				memmove(rec(o, &o->list, keep), s, o->rec_size);
+			keep++;
+			continue;
+		}
+		if ((rc = emit_one(o, s, SL_DELETE, err)))
+			return rc;
+		if (first) {
+			memcpy(m + 1, s + 1, o->acc_size);
+			first = 0;
+		} else {
+			for (int k = 0; k < o->p.naggs; k++)
+				if ((rc = o->aggs[k].vt->merge(&o->aggs[k], (char *)(m + 1) + o->aggs[k].offset,
+				                               (const char *)(s + 1) + o->aggs[k].offset, err)))
+					return rc;
+		}
+		if (s->start < m->start)
+			m->start = s->start;
+		if (s->end > m->end)
+			m->end = s->end;
+	}
+	sess merged = *m;
+	char acc[4096];
+	memcpy(acc, m + 1, o->acc_size);
+	o->list.len = (size_t)keep * o->rec_size;
+	/* insert the merged record sorted by start */
+	int pos = 0;
+	while (pos < keep && rec(o, &o->list, pos)->start < merged.start)
+		pos++;
+	if (sl_buf_reserve(&o->list, o->rec_size))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	memmove(o->list.p + (size_t)(pos + 1) * o->rec_size, o->list.p + (size_t)pos * o->rec_size,
+	        (size_t)(keep - pos) * o->rec_size);
+	o->list.len += o->rec_size;
+	sess *d = rec(o, &o->list, pos);
+	*d = merged;
+	d->flags = 0;
+	memcpy(d + 1, acc, o->acc_size);
+	for (int k = 0; k < o->p.naggs; k++)
+		if ((rc = sl_agg_add_one(&o->aggs[k], d + 1, in, row, 1, err)))
+			return rc;
+	if (d->end <= w) { /* closed already: a correction within lateness */
+		d->flags |= F_FIRED;
+		if ((rc = emit_one(o, d, SL_INSERT, err)))
+			return rc;
+		o->base.stats.late_corrected++;
+		rc = add_timer(o, d->end + o->p.lateness);
+	} else {
+		rc = add_timer(o, d->end);
+	}
+	if (rc || store(o))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int sess_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
+{
+	sess_op *o = (sess_op *)op;
+	const sl_col *tc = &in->cols[o->p.win.time_col];
+	int rc;
+	SL_BATCH_FOREACH(in, k, row) {
+		if (in->wm[row] > o->wm && (rc = advance(o, in->wm[row], err)))
+			return rc;
+		if (tc->null[row])
+			return sl_err_set(err, SL_EINPUT, "session window: NULL rowtime");
+		int64_t ts = tc->v.i64[row];
+		int late = ts + o->p.win.size <= o->wm;
+		if (late && (o->p.lateness == 0 || ts + o->p.win.size <= o->wm - o->p.lateness)) {
+			if ((rc = late_row(o, in, row, err)))
+				return rc;
+			continue;
+		}
+		sl_buf_clear(&o->key);
+		if (sl_rowkey_encode(in, o->key_cols, o->p.nkeys, row, &o->key))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if (load(o))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if ((rc = merge_row(o, in, row, ts, late, err)))
+			return rc;
+	}
+	if ((rc = flush_out(o, err)))
+		return rc;
+	if (o->late && o->late->nrows) {
+		sl_op *side = o->p.late_op;
+		side->stats.rows_in += o->late->nrows;
+		rc = side->vt->process(side, 0, o->late, err);
+		sl_batch_reset(o->late);
+	}
+	return rc;
+}
+
+static int sess_watermark(sl_op *op, int64_t wm, sl_err *err)
+{
+	int rc = advance((sess_op *)op, wm, err);
+	return rc ? rc : sl_op_emit_watermark(op, wm, err);
+}
+
+static int sess_finish(sl_op *op, sl_err *err)
+{
+	sess_op *o = (sess_op *)op;
+	return o->p.late_op ? sl_graph_end_input(o->p.late_op, 0, err) : 0;
+}
+
+static int sess_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
+{
+	sl_snap_put_i64(w, ((sess_op *)op)->wm);
+	return 0;
+}
+
+static int sess_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
+{
+	((sess_op *)op)->wm = sl_snap_get_i64(r);
+	return sl_snap_reader_ok(r) ? 0 : sl_err_set(err, SL_ESTATE, "session operator state damaged");
+}
+
+static int sess_open(sl_op *op, sl_err *err)
+{
+	sess_op *o = (sess_op *)op;
+	if (!(o->sess = sl_state_table_open(op->state, op->uid, "sessions", 0, err)) ||
+	    !(o->timer = sl_state_table_open(op->state, op->uid, "timers", 8, err)))
+		return err->code;
+	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	o->tmp = sl_batch_new(op->nout, op->out_types, 2);
+	if (!o->out || !o->tmp)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (o->p.late_policy == SL_LATEPOL_SIDE &&
+	    !(o->late = sl_batch_new(o->p.late_ncols, o->late_types, 0)))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
+static void sess_close(sl_op *op)
+{
+	sess_op *o = (sess_op *)op;
+	sl_batch_free(o->out);
+	sl_batch_free(o->tmp);
+	sl_batch_free(o->late);
+	sl_prog_free(o->having);
+	sl_buf_deinit(&o->key);
+	sl_buf_deinit(&o->list);
+	sl_buf_deinit(&o->keys);
+	free(o->key_cols);
+	free(o->aggs);
+	free(o->late_types);
+}
+
+static const sl_op_vtab sess_vtab = {
+	.name = "SessionWindowAggregate",
+	.open = sess_open,
+	.process = sess_process,
+	.watermark = sess_watermark,
+	.snapshot = sess_snapshot,
+	.restore = sess_restore,
+	.finish = sess_finish,
+	.close = sess_close,
+};
+
+sl_op *sl_op_session_agg_new(const sl_window_agg_plan *p, const sl_type *in_types, int nin,
+                             sl_err *err)
+{
+	sess_op *o = calloc(1, sizeof(*o));
+	if (!o) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	o->base.vt = &sess_vtab;
+	o->p = *p;
+	o->wm = SL_WM_MIN;
+	o->key_cols = calloc((size_t)p->nkeys + 1, sizeof(int));
+	o->aggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
+	o->late_types = calloc((size_t)p->late_ncols + 1, sizeof(sl_type));
+	if (!o->key_cols || !o->aggs || !o->late_types)
+		goto nomem;
+	memcpy(o->key_cols, p->key_cols, sizeof(int) * (size_t)p->nkeys);
+	memcpy(o->late_types, in_types, sizeof(sl_type) * (size_t)p->late_ncols);
+	o->p.key_cols = o->key_cols;
+	uint32_t off = 0;
+	for (int i = 0; i < p->naggs; i++) {
+		if (p->aggs[i].distinct) {
+			sl_err_set(err, SL_ENOTSUP, "DISTINCT aggregates in SESSION windows are not "
+			           "supported yet");
+			goto fail;
+		}
+		o->aggs[i] = p->aggs[i];
+		o->aggs[i].offset = off;
+		off += o->aggs[i].vt->acc_size;
+	}
+	o->p.aggs = o->aggs;
+	o->acc_size = off;
+	o->rec_size = (uint32_t)sizeof(sess) + off;
+	if (off > 4096 || p->nkeys > 64) {
+		sl_err_set(err, SL_ENOTSUP, "too many aggregates or keys in one SESSION window");
+		goto fail;
+	}
+	if (p->having) {
+		int nt = p->nkeys + 3 + p->naggs;
+		sl_type *t = calloc((size_t)nt, sizeof(sl_type));
+		if (!t)
+			goto nomem;
+		sl_window_agg_out_types(p, in_types, t);
+		o->having = sl_prog_compile(&p->having, 1, t, nt, err);
+		free(t);
+		if (!o->having)
+			goto fail;
+	}
+	return &o->base;
+nomem:
+	sl_err_set(err, SL_ENOMEM, "out of memory");
+fail:
+	sess_close(&o->base);
+	free(o);
+	return NULL;
+}

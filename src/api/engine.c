@@ -134,8 +134,18 @@ static int apply_stmt(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njo
 			return 0;
 		return sl_set(e, s->u.set.option->key, s->u.set.option->value);
 	case SL_AS_RESET:
-		return sl_err_set_at(&e->err, SL_ENOTSUP, s->line, s->col,
-		                     "line %d, column %d: RESET is not supported yet", s->line, s->col);
+		if (!s->u.set.option) {
+			sl_opts_init(&e->session, &e->opt_arena);
+			e->queue_text = e->select_to_print = 0;
+			return 0;
+		}
+		for (int i = 0; i < e->session.n; i++)
+			if (!strcmp(e->session.v[i].key, s->u.set.option->key ? s->u.set.option->key
+			                                                      : s->u.set.option->value)) {
+				e->session.v[i] = e->session.v[--e->session.n];
+				break;
+			}
+		return 0;
 	case SL_AS_EXPLAIN: {
 		sl_ast_stmt *inner = s->u.explain.stmt;
 		return start_job(e, &inner, 1, 1);

@@ -77,7 +77,7 @@ typedef struct planner {
 	const char *tz;
 	/* sources are shared by every statement of the job */
 	int nscans;
-	struct { const sl_table_def *t; rel *r; } scans[64];
+	struct { const sl_table_def *t; const sl_opts *hint; rel *r; } scans[64];
 	int nctes;
 	cte_def ctes[64];
 	int select_to_queue;     /* bare SELECT -> push queue (API) or print (CLI) */
@@ -115,7 +115,9 @@ int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label);
 
 /* ---- plan_job.c ---- */
 
-rel *sl__plan_scan(planner *p, const sl_table_def *t, int line, int col);
+/* The scan of table t (shared by the job's statements unless `hint`
+ * options, from an OPTIONS hint, override some of its WITH options). */
+rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int line, int col);
 /* A sink for table t fed by `in` (connect = 0: not connected, for side
  * outputs fed directly by an operator). */
 sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,

@@ -29,6 +29,12 @@ int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label)
 		t[i] = r->cols[i].type;
 		n[i] = r->cols[i].name;
 	}
+	if (r->ncols > 0) {
+		int rt = r->rowtime >= 0 && r->rowtime < r->ncols;
+		label = sl_arena_printf(p->a, "%s [%s%s%s]", label,
+		                        r->updating ? "updating" : "append-only",
+		                        rt ? ", rowtime=" : "", rt ? r->cols[r->rowtime].name : "");
+	}
 	op->label = label;
 	if (sl_graph_add(p->g, op, nin, r->ncols, t, n)) {
 		sl_err_set(p->err, SL_ENOMEM, "out of memory");
@@ -89,14 +95,19 @@ static sl_opts *use_opts(planner *p, const sl_table_def *t)
 	return o;
 }
 
-rel *sl__plan_scan(planner *p, const sl_table_def *t, int line, int col)
+rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int line, int col)
 {
-	for (int i = 0; i < p->nscans; i++)
-		if (p->scans[i].t == t)
+	for (int i = 0; !hint && i < p->nscans; i++)
+		if (p->scans[i].t == t && !p->scans[i].hint)
 			return p->scans[i].r;
 	if (p->nscans == 64)
 		return sl__plan_error(p, line, col, SL_ENOTSUP, "too many tables in one job");
 	sl_opts *o = use_opts(p, t);
+	if (hint) {
+		sl_opts_merge(o, hint);
+		for (int i = 0; i < o->n; i++)
+			o->v[i].used = 0;
+	}
 	const char *conn = sl_opts_get(o, "connector");
 	int push = strcmp(conn, "push") == 0;
 	const char *from_stdin = sl_opts_get(p->session, "sluice.script-from-stdin");
@@ -201,6 +212,7 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, int line, int col)
 	if (sl__add_op(p, op, 0, r, label))
 		return NULL;
 	p->scans[p->nscans].t = t;
+	p->scans[p->nscans].hint = hint;
 	p->scans[p->nscans++].r = r;
 	return r;
 }

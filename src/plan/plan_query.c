@@ -266,9 +266,24 @@ static rel *plan_table_name(planner *p, const sl_ast_name *n, int line, int col,
 	const sl_table_def *t = sl_catalog_table(p->cat, name);
 	if (!t)
 		return sl__plan_error(p, line, col, SL_EPLAN, "Object '%s' not found", name);
-	if (nhints)
-		return sl__plan_error(p, line, col, SL_ENOTSUP, "table hints are not supported yet");
-	return sl__plan_scan(p, t, line, col);
+	const sl_opts *extra = NULL;
+	for (int i = 0; i < nhints; i++) {
+		if (strcmp(hints[i].name, "OPTIONS"))
+			return sl__plan_error(p, hints[i].line, hints[i].col, SL_ENOTSUP,
+			                      "table hint %s is not supported (OPTIONS is)", hints[i].name);
+		sl_opts *o = sl_arena_calloc(p->a, sizeof(*o));
+		sl_opts_init(o, p->a);
+		if (extra)
+			sl_opts_merge(o, extra);
+		for (int k = 0; k < hints[i].nargs; k++) {
+			if (!hints[i].args[k].key)
+				return sl__plan_error(p, hints[i].line, hints[i].col, SL_EPLAN,
+				                      "OPTIONS hint arguments are 'key' = 'value' pairs");
+			sl_opts_set(o, hints[i].args[k].key, hints[i].args[k].value);
+		}
+		extra = o;
+	}
+	return sl__plan_scan(p, t, extra, line, col);
 }
 
 static rel *plan_from(planner *p, const sl_ast_from *f)

@@ -18,7 +18,8 @@
  *   stats                                         substrings of job stats
  *   snapshot / restore                            sl_snapshot / sl_restore
  *   reset                                         a fresh engine
- *   skipif <reason>                               (prefix line) skip record
+ *   skipif <reason>                               skip the next record, or
+ *                                                 alone: the case up to reset
  *
  * One engine per file (or per `reset`).  Output rows are polled as Flink
  * text ("sluice.poll.format" = "text") and kept in the runner's pending
@@ -103,6 +104,7 @@ typedef struct runner {
 	void *snap;
 	size_t snap_len;
 	int passed, failed, skipped;
+	const char *skip_case; /* a standalone skipif: skip up to the next reset */
 } runner;
 
 /* One record: directive line, body lines, line number of the directive. */
@@ -454,11 +456,20 @@ static void do_restore(runner *r, const record *rec)
 static void run_record(runner *r, const record *rec)
 {
 	const char *h = rec->head, *a;
-	if (rec->skip) {
-		printf("SKIP %s:%d: %s (%s)\n", r->file, rec->line, h, rec->skip);
-		r->skipped++;
-		if (after_word(h, "expect"))
-			poll_rows(r), list_clear(&r->pending); /* keep the stream aligned */
+	if (r->skip_case && after_word(h, "reset"))
+		r->skip_case = NULL;
+	const char *skip = rec->skip ? rec->skip : r->skip_case;
+	if (skip) {
+		int counted = after_word(h, "expect") || after_word(h, "stats") ||
+		              after_word(h, "statement");
+		if (counted) {
+			printf("SKIP %s:%d: %s (%s)\n", r->file, rec->line, h, skip);
+			r->skipped++;
+		}
+		if (after_word(h, "expect")) { /* keep the stream aligned */
+			poll_rows(r);
+			list_clear(&r->pending);
+		}
 		return;
 	}
 	if ((a = after_word(h, "statement")))
@@ -565,11 +576,13 @@ static int run_file(const char *path, int *tp, int *tf, int *ts)
 		record rec = {i + 1, lines[i], body, 0, NULL};
 		const char *sk = after_word(lines[i], "skipif");
 		if (sk) {
-			rec.skip = sk;
 			while (++i < n && lines[i][0] == '#')
 				;
-			if (i == n || is_blank(lines[i]))
-				break;
+			if (i == n || is_blank(lines[i])) { /* standalone: the whole case */
+				r.skip_case = sk;
+				continue;
+			}
+			rec.skip = sk;
 			rec.line = i + 1;
 			rec.head = lines[i];
 		}

@@ -1,0 +1,829 @@
+/*
+ * test_property.c - property tests of the engine through the public API
+ * (include/sluice.h), for the time semantics of DESIGN.md §2.
+ *
+ * Inputs are generated from fixed seeds: a few hundred rows of a push
+ * table t (k STRING, v BIGINT, amt DECIMAL(10, 2), ts TIMESTAMP(3),
+ * watermark ts - 2 s) with a handful of keys, NULLs in v and amt, and
+ * event times that move forward with random disorder.  Every query of the
+ * list below is run as a bare SELECT (results polled as Flink text, late
+ * side output polled from push table lt) and checked for two properties:
+ *
+ *   batching  With disorder large enough that some rows are late, batch
+ *             sizes 1 and 7 give the same multiset of output rows as the
+ *             default (1024) and, per key (the grouping key plus
+ *             window_start: the query's leading output columns), the same
+ *             sequence of changes.
+ *   oracle    With disorder no larger than the watermark delay (no row
+ *             arrives with ts < W_before, so nothing is late), the final
+ *             result (the changelog applied as a multiset) equals the same
+ *             query answered in batch by the sqlite3 CLI over the same
+ *             rows; windows are computed in SQL over epoch milliseconds
+ *             and DECIMALs are stored as integer cents.  The generator's
+ *             premise is checked too: the job reports no late rows.
+ *
+ * A failure prints the seed, the query, the batch size and the first
+ * differing rows.  The oracle tests are skipped when no sqlite3 binary is
+ * on PATH.  Scratch files live in a mkdtemp directory under $TMPDIR.
+ * Single-threaded; the whole program runs in a few seconds.  The helpers
+ * (generator, runner, comparisons, the SQLite side) are in this file, so
+ * the Makefile's one-source rule for unit tests builds it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sluice.h"
+
+/* ---- generated inputs --------------------------------------------------------- */
+
+#define EPOCH_2026 INT64_C(1767225600000) /* 2026-01-01 00:00:00 UTC in ms */
+#define WM_DELAY_MS 2000                   /* the DDL's watermark delay */
+
+static const char *DDL =
+	"CREATE TABLE t (k STRING, v BIGINT, amt DECIMAL(10, 2), ts TIMESTAMP(3),"
+	"  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) WITH ('connector' = 'push');"
+	"CREATE TABLE lt (k STRING, v BIGINT, amt DECIMAL(10, 2), ts TIMESTAMP(3))"
+	"  WITH ('connector' = 'push');";
+
+/* A query in both dialects.  nkey: how many leading output columns form the
+ * key whose change sequence must not depend on batching (-1: the whole row,
+ * for append-only results). */
+typedef struct prop_query {
+	const char *name;
+	int nkey;
+	const char *sql;    /* the streaming query (a bare SELECT) */
+	const char *oracle; /* SQLite query printing each result row as the
+	                       engine's text form, one per line */
+} prop_query;
+
+/* Generator parameters: disorder is the largest distance a row's ts may lag
+ * the newest ts so far; with inorder, every row may lag by up to disorder
+ * (keep it <= WM_DELAY_MS: nothing is late), else only a quarter of them
+ * lag by up to disorder and the rest by less than 1 s. */
+typedef struct prop_gen {
+	uint64_t seed;
+	int nrows;
+	int disorder;
+	int inorder;
+} prop_gen;
+
+typedef struct prop_rows {
+	int n;
+	char (*k)[8];
+	int64_t *v, *amt, *ts; /* amt in cents, ts in ms since the epoch */
+	char *vnull, *amtnull;
+	char *json;            /* newline-separated JSON rows */
+	size_t json_len;
+	char db[512];          /* SQLite copy, made on first use */
+} prop_rows;
+
+static uint64_t rng_next(uint64_t *s)
+{
+	/* splitmix64 */
+	uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+static int64_t rng_range(uint64_t *s, int64_t lo, int64_t hi) /* [lo, hi] */
+{
+	return lo + (int64_t)(rng_next(s) % (uint64_t)(hi - lo + 1));
+}
+
+static void ts_text(int64_t ms, char *buf, size_t n)
+{
+	time_t sec = (time_t)(ms / 1000);
+	struct tm tm;
+	gmtime_r(&sec, &tm);
+	snprintf(buf, n, "%04d-%02d-%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900, tm.tm_mon + 1,
+	         tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}
+
+static void cents_text(int64_t c, char *buf, size_t n)
+{
+	int64_t a = c < 0 ? -c : c;
+	snprintf(buf, n, "%s%lld.%02lld", c < 0 ? "-" : "", (long long)(a / 100),
+	         (long long)(a % 100));
+}
+
+static void rows_alloc(prop_rows *r, int n)
+{
+	memset(r, 0, sizeof(*r));
+	r->n = n;
+	r->k = calloc((size_t)n, sizeof(*r->k));
+	r->v = calloc((size_t)n, sizeof(int64_t));
+	r->amt = calloc((size_t)n, sizeof(int64_t));
+	r->ts = calloc((size_t)n, sizeof(int64_t));
+	r->vnull = calloc((size_t)n, 1);
+	r->amtnull = calloc((size_t)n, 1);
+	assert_non_null(r->k);
+	assert_non_null(r->ts);
+}
+
+/* Renders the rows as JSON lines (r->json). */
+static void rows_render(prop_rows *r)
+{
+	FILE *f = open_memstream(&r->json, &r->json_len);
+	assert_non_null(f);
+	for (int i = 0; i < r->n; i++) {
+		char ts[40], amt[40], v[32];
+		ts_text(r->ts[i], ts, sizeof(ts));
+		cents_text(r->amt[i], amt, sizeof(amt));
+		snprintf(v, sizeof(v), "%lld", (long long)r->v[i]);
+		fprintf(f, "{\"k\": \"%s\", \"v\": %s, \"amt\": %s, \"ts\": \"%s\"}\n", r->k[i],
+		        r->vnull[i] ? "null" : v, r->amtnull[i] ? "null" : amt, ts);
+	}
+	fclose(f);
+}
+
+/* Generates g->nrows rows (see prop_gen); free with prop_rows_free. */
+static void prop_gen_rows(const prop_gen *g, prop_rows *r)
+{
+	uint64_t s = g->seed;
+	rows_alloc(r, g->nrows);
+	int64_t newest = EPOCH_2026 + rng_range(&s, 0, 9999);
+	for (int i = 0; i < g->nrows; i++) {
+		if (rng_range(&s, 0, 9) != 0) /* 10% share the previous base time */
+			newest += rng_range(&s, 1, 300);
+		if (rng_range(&s, 0, 9) == 0) /* 10% move up to a whole second */
+			newest += (1000 - newest % 1000) % 1000;
+		int64_t lag = 0;
+		int pick = (int)rng_range(&s, 0, 15);
+		if (pick == 0)
+			lag = g->disorder; /* exactly at W_before when in order */
+		else if (pick < 4)
+			lag = 0;
+		else if (g->inorder || pick < 8)
+			lag = rng_range(&s, 0, g->disorder);
+		else
+			lag = rng_range(&s, 0, 999);
+		r->ts[i] = newest - lag;
+		snprintf(r->k[i], sizeof(r->k[i]), "k%d", (int)(rng_range(&s, 0, 6) % 4));
+		r->vnull[i] = rng_range(&s, 0, 7) == 0;
+		r->v[i] = rng_range(&s, -100, 120);
+		r->amtnull[i] = rng_range(&s, 0, 7) == 0;
+		r->amt[i] = rng_range(&s, -5000, 20000);
+	}
+	rows_render(r);
+}
+
+/* Rows at the given times (ms after 2026-01-01), key k0, v = 1, 2, 3, ...,
+ * amt = 1.00. */
+static void prop_rows_from_ms(prop_rows *r, const int64_t *ms, int n)
+{
+	rows_alloc(r, n);
+	for (int i = 0; i < n; i++) {
+		r->ts[i] = EPOCH_2026 + ms[i];
+		strcpy(r->k[i], "k0");
+		r->v[i] = i + 1;
+		r->amt[i] = 100;
+	}
+	rows_render(r);
+}
+
+static void prop_rows_free(prop_rows *r)
+{
+	free(r->k);
+	free(r->v);
+	free(r->amt);
+	free(r->ts);
+	free(r->vnull);
+	free(r->amtnull);
+	free(r->json);
+	if (r->db[0])
+		unlink(r->db);
+}
+
+/* ---- running the engine ------------------------------------------------------ */
+
+typedef struct prop_rec {
+	char *line; /* "<table> <kind> [<row text>]" */
+	int seq;    /* arrival order */
+} prop_rec;
+
+typedef struct prop_out {
+	int n, cap;
+	prop_rec *rec;
+	long long late_rows; /* late rows dropped + diverted + corrections */
+	char *stats;
+} prop_out;
+
+static const char *const KIND[] = {"+I", "-U", "+U", "-D"};
+
+static void collect(void *ctx, const char *table, sl_rowkind kind, const char *text, size_t len)
+{
+	prop_out *o = ctx;
+	if (o->n == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 256;
+		o->rec = realloc(o->rec, sizeof(*o->rec) * (size_t)o->cap);
+		assert_non_null(o->rec);
+	}
+	char *line;
+	assert_true(asprintf(&line, "%s %s %.*s", table, KIND[kind & 3], (int)len, text) > 0);
+	o->rec[o->n].line = line;
+	o->rec[o->n].seq = o->n;
+	o->n++;
+}
+
+/* Sums the three counters of every "#N WindowAggregate: ..." stats line. */
+static long long late_count(const char *stats)
+{
+	long long total = 0;
+	for (const char *p = stats; (p = strstr(p, "WindowAggregate: ")); p++) {
+		long long d = 0, v = 0, c = 0;
+		if (sscanf(p, "WindowAggregate: %lld late rows dropped, %lld diverted, %lld corrections",
+		           &d, &v, &c) == 3)
+			total += d + v + c;
+	}
+	return total;
+}
+
+/* Runs q over rows with the given batch size; out receives every polled
+ * row in order.  Returns 0, or -1 after printing the engine's error. */
+static int prop_run(const prop_query *q, const prop_rows *rows, int batch, prop_out *out)
+{
+	memset(out, 0, sizeof(*out));
+	sl_engine *e;
+	char bs[16];
+	snprintf(bs, sizeof(bs), "%d", batch);
+	if (sl_engine_open(&e))
+		return -1;
+	int rc = sl_set(e, "sluice.poll.format", "text");
+	const char *step = "set";
+	if (!rc)
+		rc = sl_set(e, "sluice.batch-size", bs);
+	if (!rc && (step = "DDL", 1))
+		rc = sl_exec(e, DDL);
+	if (!rc && (step = "query", 1))
+		rc = sl_exec(e, q->sql);
+	if (!rc && (step = "push", 1))
+		rc = sl_push_json_lines(e, "t", rows->json, rows->json_len);
+	if (!rc && (step = "end of input", 1))
+		rc = sl_push_end(e, "t");
+	sl_poll(e, collect, out);
+	out->stats = strdup(sl_job_stats(e, 0));
+	out->late_rows = late_count(out->stats);
+	if (rc)
+		print_error("query %s, batch size %d: %s failed (%d): %s\n", q->name, batch, step, rc,
+		            sl_errmsg(e));
+	sl_engine_close(e);
+	return rc ? -1 : 0;
+}
+
+static void prop_out_free(prop_out *o)
+{
+	for (int i = 0; i < o->n; i++)
+		free(o->rec[i].line);
+	free(o->rec);
+	free(o->stats);
+	memset(o, 0, sizeof(*o));
+}
+
+static void prop_out_print(const prop_out *o, const char *title)
+{
+	print_error("%s (%d rows):\n", title, o->n);
+	for (int i = 0; i < o->n; i++)
+		print_error("  %s\n", o->rec[i].line);
+}
+
+/* ---- comparisons ------------------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char **sorted_lines(const prop_out *o)
+{
+	char **v = calloc((size_t)o->n + 1, sizeof(char *));
+	assert_non_null(v);
+	for (int i = 0; i < o->n; i++)
+		v[i] = o->rec[i].line;
+	qsort(v, (size_t)o->n, sizeof(char *), cmp_str);
+	return v;
+}
+
+/* Prints where two sorted line lists first differ, with a little context. */
+static void print_first_diff(const char *ctx, char **a, int na, const char *an, char **b, int nb,
+                             const char *bn)
+{
+	int i = 0;
+	while (i < na && i < nb && !strcmp(a[i], b[i]))
+		i++;
+	print_error("%s: results differ (%d rows vs %d rows); first difference at sorted row %d:\n",
+	            ctx, na, nb, i);
+	for (int j = i > 2 ? i - 2 : 0; j < i + 4 && (j < na || j < nb); j++)
+		print_error("  %c %-10s %s\n  %c %-10s %s\n", j == i ? '>' : ' ', an,
+		            j < na ? a[j] : "(none)", j == i ? '>' : ' ', bn, j < nb ? b[j] : "(none)");
+}
+
+static int lists_equal(const char *ctx, char **a, int na, const char *an, char **b, int nb,
+                       const char *bn)
+{
+	int same = na == nb;
+	for (int i = 0; same && i < na; i++)
+		same = !strcmp(a[i], b[i]);
+	if (!same)
+		print_first_diff(ctx, a, na, an, b, nb, bn);
+	return same;
+}
+
+static int prop_same_multiset(const prop_out *x, const prop_out *y, const char *ctx)
+{
+	char **a = sorted_lines(x), **b = sorted_lines(y);
+	int ok = lists_equal(ctx, a, x->n, "batch 1024", b, y->n, "other");
+	free(a);
+	free(b);
+	return ok;
+}
+
+/* Key of a record: its table and the first nkey fields of its row text
+ * (the whole text when nkey < 0 or for the late side output). */
+static void rec_key(const char *line, int nkey, char *key, size_t n)
+{
+	const char *sp = strchr(line, ' ');
+	const char *text = sp ? strchr(sp + 1, ' ') : NULL;
+	size_t tl = sp ? (size_t)(sp - line) : 0;
+	const char *end = text ? text + strlen(text) : line + strlen(line);
+	if (nkey >= 0 && text && strncmp(line, "lt ", 3)) {
+		const char *p = text + 2; /* past " [" */
+		for (int i = 0; i < nkey && p; i++) {
+			p = strstr(p, ", ");
+			if (p && i < nkey - 1)
+				p += 2;
+		}
+		if (p)
+			end = p;
+	}
+	snprintf(key, n, "%.*s|%.*s", (int)tl, line, text ? (int)(end - text) : 0,
+	         text ? text : "");
+}
+
+typedef struct keyed {
+	char key[512];
+	const prop_rec *r;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const keyed *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : x->r->seq - y->r->seq;
+}
+
+static keyed *by_key(const prop_out *o, int nkey)
+{
+	keyed *v = calloc((size_t)o->n + 1, sizeof(keyed));
+	assert_non_null(v);
+	for (int i = 0; i < o->n; i++) {
+		rec_key(o->rec[i].line, nkey, v[i].key, sizeof(v[i].key));
+		v[i].r = &o->rec[i];
+	}
+	qsort(v, (size_t)o->n, sizeof(keyed), cmp_keyed);
+	return v;
+}
+
+/* Same rows in the same order per key (call after prop_same_multiset). */
+static int prop_same_key_sequences(const prop_out *x, const prop_out *y, int nkey,
+                                   const char *ctx)
+{
+	keyed *a = by_key(x, nkey), *b = by_key(y, nkey);
+	int ok = 1;
+	for (int i = 0; ok && i < x->n && i < y->n; i++) {
+		if (!strcmp(a[i].key, b[i].key) && !strcmp(a[i].r->line, b[i].r->line))
+			continue;
+		ok = 0;
+		print_error("%s: per-key change sequences differ at key %s:\n", ctx, a[i].key);
+		for (int j = i; j < x->n && !strcmp(a[j].key, a[i].key); j++)
+			print_error("  batch 1024 #%d: %s\n", a[j].r->seq, a[j].r->line);
+		for (int j = i; j < y->n && !strcmp(b[j].key, a[i].key); j++)
+			print_error("  other      #%d: %s\n", b[j].r->seq, b[j].r->line);
+	}
+	free(a);
+	free(b);
+	return ok;
+}
+
+/* ---- the sqlite3 oracle -------------------------------------------------------- */
+
+static char scratch_dir[256];
+
+static const char *scratch(void)
+{
+	if (!scratch_dir[0]) {
+		const char *t = getenv("TMPDIR");
+		snprintf(scratch_dir, sizeof(scratch_dir), "%s/sluice-prop-XXXXXX", t && *t ? t : "/tmp");
+		assert_non_null(mkdtemp(scratch_dir));
+	}
+	return scratch_dir;
+}
+
+static void prop_cleanup(void)
+{
+	if (scratch_dir[0]) {
+		char cmd[300];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch_dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", scratch_dir);
+	}
+}
+
+static int prop_have_sqlite(void)
+{
+	static int have = -1;
+	if (have < 0)
+		have = system("sqlite3 -version >/dev/null 2>&1") == 0;
+	return have;
+}
+
+/* Loads the rows into a fresh SQLite database r->db (once). */
+static void rows_to_sqlite(prop_rows *r)
+{
+	static int nth;
+	if (r->db[0])
+		return;
+	char load[600], cmd[1400];
+	snprintf(r->db, sizeof(r->db), "%s/rows%d.db", scratch(), nth);
+	snprintf(load, sizeof(load), "%s/load%d.sql", scratch(), nth++);
+	FILE *f = fopen(load, "w");
+	assert_non_null(f);
+	fprintf(f, "CREATE TABLE t (k TEXT, v INTEGER, amt INTEGER, ts INTEGER);\n"
+	           "CREATE TABLE n (j INTEGER);\nBEGIN;\n");
+	for (int j = 0; j < 64; j++)
+		fprintf(f, "INSERT INTO n VALUES (%d);\n", j);
+	for (int i = 0; i < r->n; i++) {
+		char v[32] = "NULL", a[32] = "NULL";
+		if (!r->vnull[i])
+			snprintf(v, sizeof(v), "%lld", (long long)r->v[i]);
+		if (!r->amtnull[i])
+			snprintf(a, sizeof(a), "%lld", (long long)r->amt[i]);
+		fprintf(f, "INSERT INTO t VALUES ('%s', %s, %s, %lld);\n", r->k[i], v, a,
+		        (long long)r->ts[i]);
+	}
+	fprintf(f, "COMMIT;\n");
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "sqlite3 -batch '%s' < '%s'", r->db, load);
+	assert_int_equal(system(cmd), 0);
+	unlink(load);
+}
+
+/* Runs the oracle query; returns its output lines prefixed "select +I ". */
+static char **oracle_lines(const prop_query *q, prop_rows *r, int *n)
+{
+	char qf[600], cmd[1400];
+	rows_to_sqlite(r);
+	snprintf(qf, sizeof(qf), "%s/query.sql", scratch());
+	FILE *f = fopen(qf, "w");
+	assert_non_null(f);
+	fprintf(f, "%s;\n", q->oracle);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "sqlite3 -batch -noheader -list '%s' < '%s'", r->db, qf);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	char **v = NULL;
+	int cap = 0;
+	char *line = NULL;
+	size_t lcap = 0;
+	ssize_t len;
+	*n = 0;
+	while ((len = getline(&line, &lcap, p)) > 0) {
+		if (line[len - 1] == '\n')
+			line[len - 1] = 0;
+		if (*n + 1 >= cap) {
+			cap = cap ? 2 * cap : 64;
+			v = realloc(v, sizeof(char *) * (size_t)cap);
+			assert_non_null(v);
+		}
+		assert_true(asprintf(&v[(*n)++], "select +I %s", line) > 0);
+	}
+	free(line);
+	if (pclose(p) != 0) {
+		print_error("sqlite3 failed on: %s\n", q->oracle);
+		fail();
+	}
+	qsort(v, (size_t)*n, sizeof(char *), cmp_str);
+	return v;
+}
+
+/* The engine's final result: +I/+U add a row, -U/-D remove one; written as
+ * sorted "select +I [..]" lines.  Returns NULL (after printing) when a
+ * retraction has no row to remove. */
+static char **final_rows(const prop_out *o, int *n, const char *ctx)
+{
+	char **v = calloc((size_t)o->n + 1, sizeof(char *));
+	int *cnt = calloc((size_t)o->n + 1, sizeof(int));
+	assert_non_null(v);
+	assert_non_null(cnt);
+	int m = 0, bad = 0;
+	for (int i = 0; i < o->n && !bad; i++) {
+		const char *line = o->rec[i].line;
+		if (strncmp(line, "select ", 7))
+			continue;
+		int add = line[7] == '+';
+		const char *text = line + 10;
+		int j = 0;
+		while (j < m && strcmp(v[j] + 10, text))
+			j++;
+		if (j == m) {
+			if (!add) {
+				print_error("%s: %s retracts a row never emitted\n", ctx, line);
+				bad = 1;
+				break;
+			}
+			assert_true(asprintf(&v[m], "select +I %s", text) > 0);
+			cnt[m++] = 0;
+		}
+		cnt[j] += add ? 1 : -1;
+		if (cnt[j] < 0) {
+			print_error("%s: %s retracts a row no longer there\n", ctx, line);
+			bad = 1;
+		}
+	}
+	char **res = calloc((size_t)o->n + 1, sizeof(char *));
+	assert_non_null(res);
+	*n = 0;
+	for (int j = 0; j < m; j++) {
+		for (int c = 0; c < cnt[j]; c++)
+			res[(*n)++] = strdup(v[j]);
+		free(v[j]);
+	}
+	free(v);
+	free(cnt);
+	if (bad) {
+		for (int j = 0; j < *n; j++)
+			free(res[j]);
+		free(res);
+		return NULL;
+	}
+	qsort(res, (size_t)*n, sizeof(char *), cmp_str);
+	return res;
+}
+
+static void free_lines(char **v, int n)
+{
+	for (int i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int prop_check_oracle(const prop_query *q, prop_rows *rows, const prop_out *out,
+                             const char *ctx)
+{
+	int ne = 0, no = 0;
+	char **eng = final_rows(out, &ne, ctx);
+	if (!eng)
+		return 0;
+	char **want = oracle_lines(q, rows, &no);
+	int ok = lists_equal(ctx, eng, ne, "engine", want, no, "sqlite3");
+	free_lines(eng, ne);
+	free_lines(want, no);
+	return ok;
+}
+
+/* ---- the queries ---------------------------------------------------------- */
+
+/* SQLite text forms of the engine's Flink text (see prop_util.h). */
+#define TS(x) "strftime('%Y-%m-%d %H:%M:%S', (" x ") / 1000, 'unixepoch')"
+#define INT(x) "coalesce(" x ", 'NULL')"
+#define DEC(x)                                                                      \
+	"(CASE WHEN (" x ") IS NULL THEN 'NULL' ELSE (CASE WHEN (" x ") < 0 THEN '-' ELSE '' END)" \
+	" || (abs(" x ") / 100) || '.' || substr('0' || (abs(" x ") % 100), -2) END)"
+/* AVG(DECIMAL(10, 2)) is DECIMAL(38, 6), HALF_UP: sum * 10^4 / count */
+#define AVGQ(s, c) "((abs(" s ") * 20000 + (" c ")) / (2 * (" c ")))"
+#define AVGDEC(s, c)                                                                \
+	"(CASE WHEN (" c ") = 0 THEN 'NULL' ELSE (CASE WHEN (" s ") < 0 AND " AVGQ(s, c)     \
+	" > 0 THEN '-' ELSE '' END) || (" AVGQ(s, c) " / 1000000) || '.' || substr('00000' || (" \
+	AVGQ(s, c) " % 1000000), -6) END)"
+/* AVG(BIGINT) is BIGINT: sum / count truncated toward zero (as Java) */
+#define AVGINT(x) "coalesce(SUM(" x ") / COUNT(" x "), 'NULL')"
+#define SEP " || ', ' || "
+
+/* Window rows in SQLite: w = every (row, window) pair, ws/we in ms. */
+#define W_TUMBLE(S) "WITH w AS (SELECT t.*, ts - ts % " S " AS ws, ts - ts % " S " + " S " AS we FROM t) "
+#define W_HOP(L, S)                                                                \
+	"WITH w AS (SELECT t.*, ts - ts % " L " - n.j * " L " AS ws, ts - ts % " L     \
+	" - n.j * " L " + " S " AS we FROM t JOIN n ON n.j < " S " / " L ") "
+#define W_CUM(P, S)                                                                \
+	"WITH w AS (SELECT t.*, ts - ts % " S " AS ws, ts - ts % " S " + (n.j + 1) * " P \
+	" AS we FROM t JOIN n ON (n.j + 1) * " P " <= " S " AND ts < ts - ts % " S        \
+	" + (n.j + 1) * " P ") "
+
+/* the aggregate list shared by several window queries, both dialects */
+#define AGGS_SQL                                                                   \
+	"SUM(amt), COUNT(*), MIN(v), MAX(v), AVG(amt), AVG(v), COUNT(v), SUM(v), MIN(amt), MAX(amt)"
+#define AGGS_LITE                                                                  \
+	DEC("SUM(amt)") SEP "COUNT(*)" SEP INT("MIN(v)") SEP INT("MAX(v)") SEP               \
+	AVGDEC("SUM(amt)", "COUNT(amt)") SEP AVGINT("v") SEP "COUNT(v)" SEP INT("SUM(v)") SEP \
+	DEC("MIN(amt)") SEP DEC("MAX(amt)")
+#define WKEY_LITE "'[' || k" SEP TS("ws") SEP TS("we") SEP
+
+#define TVF(kind, args) "FROM TABLE(" kind "(TABLE t, DESCRIPTOR(ts), " args ")) "
+#define GB_WIN "GROUP BY k, window_start, window_end "
+
+static const prop_query QUERIES[] = {
+	{"tumble_aggs", 2,
+	 "SELECT k, window_start, window_end, " AGGS_SQL " " TVF("TUMBLE", "INTERVAL '5' SECOND") GB_WIN,
+	 W_TUMBLE("5000") "SELECT " WKEY_LITE AGGS_LITE " || ']' FROM w GROUP BY k, ws, we"},
+	{"tumble_having", 2,
+	 "SELECT k, window_start, window_end, SUM(amt), COUNT(*) " TVF("TUMBLE", "INTERVAL '5' SECOND")
+	 GB_WIN "HAVING COUNT(*) > 3",
+	 W_TUMBLE("5000") "SELECT " WKEY_LITE DEC("SUM(amt)") SEP "COUNT(*) || ']' FROM w "
+	 "GROUP BY k, ws, we HAVING COUNT(*) > 3"},
+	{"tumble_global", 1,
+	 "SELECT window_start, window_end, COUNT(*), SUM(v), MAX(amt) "
+	 TVF("TUMBLE", "INTERVAL '3' SECOND") "GROUP BY window_start, window_end",
+	 W_TUMBLE("3000") "SELECT '[' || " TS("ws") SEP TS("we") SEP "COUNT(*)" SEP INT("SUM(v)") SEP
+	 DEC("MAX(amt)") " || ']' FROM w GROUP BY ws, we"},
+	{"hop_aggs", 2,
+	 "SELECT k, window_start, window_end, " AGGS_SQL " "
+	 TVF("HOP", "INTERVAL '2' SECOND, INTERVAL '6' SECOND") GB_WIN,
+	 W_HOP("2000", "6000") "SELECT " WKEY_LITE AGGS_LITE " || ']' FROM w GROUP BY k, ws, we"},
+	{"cumulate_aggs", 2,
+	 "SELECT k, window_start, window_end, " AGGS_SQL " "
+	 TVF("CUMULATE", "INTERVAL '2' SECOND, INTERVAL '8' SECOND") GB_WIN,
+	 W_CUM("2000", "8000") "SELECT " WKEY_LITE AGGS_LITE " || ']' FROM w GROUP BY k, ws, we"},
+	{"tumble_lateness", 2,
+	 "SELECT k, window_start, window_end, SUM(amt), COUNT(*), MIN(v), MAX(v), AVG(amt) "
+	 TVF("TUMBLE", "INTERVAL '5' SECOND") GB_WIN "ALLOWED LATENESS INTERVAL '4' SECOND",
+	 W_TUMBLE("5000") "SELECT " WKEY_LITE DEC("SUM(amt)") SEP "COUNT(*)" SEP INT("MIN(v)") SEP
+	 INT("MAX(v)") SEP AVGDEC("SUM(amt)", "COUNT(amt)") " || ']' FROM w GROUP BY k, ws, we"},
+	{"tumble_having_lateness", 2,
+	 "SELECT k, window_start, window_end, SUM(v), COUNT(*) " TVF("TUMBLE", "INTERVAL '5' SECOND")
+	 GB_WIN "HAVING SUM(v) > 100 ALLOWED LATENESS INTERVAL '6' SECOND",
+	 W_TUMBLE("5000") "SELECT " WKEY_LITE INT("SUM(v)") SEP "COUNT(*) || ']' FROM w "
+	 "GROUP BY k, ws, we HAVING SUM(v) > 100"},
+	{"hop_late_side", 2,
+	 "SELECT k, window_start, window_end, COUNT(*), SUM(amt) "
+	 TVF("HOP", "INTERVAL '1' SECOND, INTERVAL '3' SECOND") GB_WIN "ON LATE INSERT INTO lt",
+	 W_HOP("1000", "3000") "SELECT " WKEY_LITE "COUNT(*)" SEP DEC("SUM(amt)") " || ']' FROM w "
+	 "GROUP BY k, ws, we"},
+	{"cumulate_lateness", 2,
+	 "SELECT k, window_start, window_end, COUNT(*), MAX(v), SUM(amt) "
+	 TVF("CUMULATE", "INTERVAL '1' SECOND, INTERVAL '4' SECOND") GB_WIN
+	 "ALLOWED LATENESS INTERVAL '3' SECOND",
+	 W_CUM("1000", "4000") "SELECT " WKEY_LITE "COUNT(*)" SEP INT("MAX(v)") SEP DEC("SUM(amt)")
+	 " || ']' FROM w GROUP BY k, ws, we"},
+	{"tumble_late_side_lateness", 2,
+	 "SELECT k, window_start, window_end, COUNT(v), MIN(amt) "
+	 TVF("TUMBLE", "INTERVAL '2' SECOND") GB_WIN
+	 "ALLOWED LATENESS INTERVAL '1' SECOND ON LATE INSERT INTO lt",
+	 W_TUMBLE("2000") "SELECT " WKEY_LITE "COUNT(v)" SEP DEC("MIN(amt)") " || ']' FROM w "
+	 "GROUP BY k, ws, we"},
+	{"tumble_distinct_aggs", 2,
+	 "SELECT k, window_start, window_end, COUNT(DISTINCT v), SUM(DISTINCT v), COUNT(*) "
+	 TVF("TUMBLE", "INTERVAL '4' SECOND") GB_WIN "ALLOWED LATENESS INTERVAL '2' SECOND",
+	 W_TUMBLE("4000") "SELECT " WKEY_LITE "COUNT(DISTINCT v)" SEP INT("SUM(DISTINCT v)") SEP
+	 "COUNT(*) || ']' FROM w GROUP BY k, ws, we"},
+	{"group_by", 1,
+	 "SELECT k, COUNT(*), SUM(amt), MIN(v), MAX(v), AVG(v), COUNT(amt) FROM t GROUP BY k",
+	 "SELECT '[' || k" SEP "COUNT(*)" SEP DEC("SUM(amt)") SEP INT("MIN(v)") SEP INT("MAX(v)") SEP
+	 AVGINT("v") SEP "COUNT(amt) || ']' FROM t GROUP BY k"},
+	{"group_by_having", 1,
+	 "SELECT k, SUM(v), COUNT(*) FROM t GROUP BY k HAVING COUNT(*) % 3 = 1",
+	 "SELECT '[' || k" SEP INT("SUM(v)") SEP "COUNT(*) || ']' FROM t GROUP BY k "
+	 "HAVING COUNT(*) % 3 = 1"},
+	{"distinct", -1, "SELECT DISTINCT k, v FROM t",
+	 "SELECT DISTINCT '[' || k" SEP INT("v") " || ']' FROM t"},
+	{"where_projection", -1,
+	 "SELECT k, v, amt, v * 2 AS v2 FROM t WHERE v > 10 OR amt IS NULL",
+	 "SELECT '[' || k" SEP INT("v") SEP DEC("amt") SEP INT("v * 2") " || ']' FROM t "
+	 "WHERE v > 10 OR amt IS NULL"},
+};
+#define NQUERIES ((int)(sizeof(QUERIES) / sizeof(QUERIES[0])))
+
+static const uint64_t SEEDS[] = {1, 42, 20260801, 977};
+#define NSEEDS ((int)(sizeof(SEEDS) / sizeof(SEEDS[0])))
+#define NROWS 400
+
+/* ---- property (a): batching ------------------------------------------------- */
+
+static void test_batching(void **state)
+{
+	const prop_query *q = *state;
+	static const int sizes[] = {1, 7};
+	long long late = 0;
+	for (int s = 0; s < NSEEDS; s++) {
+		prop_gen g = {SEEDS[s], NROWS, 8000, 0};
+		prop_rows rows;
+		prop_gen_rows(&g, &rows);
+		prop_out base;
+		assert_int_equal(prop_run(q, &rows, 1024, &base), 0);
+		late += base.late_rows;
+		for (int b = 0; b < 2; b++) {
+			prop_out other;
+			assert_int_equal(prop_run(q, &rows, sizes[b], &other), 0);
+			char ctx[256];
+			snprintf(ctx, sizeof(ctx), "seed %llu, query %s, batch size %d vs 1024",
+			         (unsigned long long)SEEDS[s], q->name, sizes[b]);
+			int ok = prop_same_multiset(&base, &other, ctx) &&
+			         prop_same_key_sequences(&base, &other, q->nkey, ctx);
+			prop_out_free(&other);
+			if (!ok) {
+				print_error("query: %s\n", q->sql);
+				prop_out_free(&base);
+				prop_rows_free(&rows);
+				fail();
+			}
+		}
+		prop_out_free(&base);
+		prop_rows_free(&rows);
+	}
+	/* the generator must make late rows, or the windowed cases test little */
+	if (strstr(q->sql, "TABLE(") && late == 0) {
+		print_error("query %s: no late rows in any seed\n", q->name);
+		fail();
+	}
+}
+
+/* ---- property (b): the sqlite3 oracle --------------------------------------- */
+
+static void test_oracle(void **state)
+{
+	const prop_query *q = *state;
+	if (!prop_have_sqlite())
+		skip();
+	for (int s = 0; s < NSEEDS; s++) {
+		prop_gen g = {SEEDS[s] * 7919 + 3, NROWS, 2000, 1};
+		prop_rows rows;
+		prop_gen_rows(&g, &rows);
+		for (int bi = 0; bi < 2; bi++) {
+			int bs = bi ? 1024 : 7;
+			prop_out out;
+			assert_int_equal(prop_run(q, &rows, bs, &out), 0);
+			char ctx[256];
+			snprintf(ctx, sizeof(ctx), "seed %llu (in order), query %s, batch size %d vs sqlite3",
+			         (unsigned long long)g.seed, q->name, bs);
+			int ok = out.late_rows == 0;
+			if (!ok)
+				print_error("%s: generator premise broken, the job saw late rows:\n%s", ctx,
+				            out.stats);
+			ok = ok && prop_check_oracle(q, &rows, &out, ctx);
+			prop_out_free(&out);
+			if (!ok) {
+				print_error("query: %s\nsqlite3: %s\n", q->sql, q->oracle);
+				prop_rows_free(&rows);
+				fail();
+			}
+		}
+		prop_rows_free(&rows);
+	}
+}
+
+/* ---- a fixed regression-style case ----------------------------------------- */
+
+/* The changelog of one late row under ALLOWED LATENESS, spelled out. */
+static void test_lateness_changelog_example(void **state)
+{
+	prop_query q = {"example", 2,
+	                "SELECT k, window_start, window_end, COUNT(*), SUM(v) "
+	                TVF("TUMBLE", "INTERVAL '5' SECOND") GB_WIN
+	                "ALLOWED LATENESS INTERVAL '5' SECOND", NULL};
+	prop_rows rows;
+	prop_rows_from_ms(&rows, (const int64_t[]){1000, 9000, 2000, 20000}, 4);
+	prop_out out;
+	assert_int_equal(prop_run(&q, &rows, 1024, &out), 0);
+	const char *want[] = {
+		"select +I [k0, 2026-01-01 00:00:00, 2026-01-01 00:00:05, 1, 1]",
+		"select -U [k0, 2026-01-01 00:00:00, 2026-01-01 00:00:05, 1, 1]",
+		"select +U [k0, 2026-01-01 00:00:00, 2026-01-01 00:00:05, 2, 4]",
+		"select +I [k0, 2026-01-01 00:00:05, 2026-01-01 00:00:10, 1, 2]",
+		"select +I [k0, 2026-01-01 00:00:20, 2026-01-01 00:00:25, 1, 4]",
+	};
+	int n = (int)(sizeof(want) / sizeof(want[0]));
+	if (out.n != n)
+		prop_out_print(&out, "example output");
+	assert_int_equal(out.n, n);
+	for (int i = 0; i < n; i++)
+		assert_string_equal(out.rec[i].line, want[i]);
+	prop_out_free(&out);
+	prop_rows_free(&rows);
+}
+
+int main(void)
+{
+	struct CMUnitTest tests[2 * NQUERIES + 1];
+	static char names[2 * NQUERIES][96];
+	int n = 0;
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_lateness_changelog_example);
+	for (int i = 0; i < NQUERIES; i++) {
+		snprintf(names[2 * i], sizeof(names[0]), "batching_%s", QUERIES[i].name);
+		tests[n++] = (struct CMUnitTest){names[2 * i], test_batching, NULL, NULL,
+		                                 (void *)&QUERIES[i]};
+		snprintf(names[2 * i + 1], sizeof(names[0]), "oracle_%s", QUERIES[i].name);
+		tests[n++] = (struct CMUnitTest){names[2 * i + 1], test_oracle, NULL, NULL,
+		                                 (void *)&QUERIES[i]};
+	}
+	int rc = _cmocka_run_group_tests("property", tests, (size_t)n, NULL, NULL);
+	prop_cleanup();
+	return rc;
+}

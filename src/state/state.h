@@ -94,6 +94,19 @@ sl_state_table *sl_state_table_open(sl_state_backend *be, const char *op_uid, co
  * when absent (*created = 1).  NULL only when out of memory. */
 void *sl_state_upsert(sl_state_table *t, int64_t ns, const void *key, uint32_t klen, int *created);
 
+/* The same with the key's hash precomputed by sl_state_hash (hashing once
+ * per row when the caller also prefetches). */
+void *sl_state_upsert_h(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
+                        uint32_t hash, int *created);
+
+/* Hash of a key as the state tables compute it (never 0). */
+uint32_t sl_state_hash(const void *key, uint32_t klen);
+
+/* A hint that (ns, key with this hash) will be looked up soon: stage 0
+ * loads its index slot into cache, a later stage 1 call the entry.  No
+ * effect on contents; a no-op when ns does not exist. */
+void sl_state_prefetch(sl_state_table *t, int64_t ns, uint32_t hash, int stage);
+
 /* Fixed-size tables: the slot for (ns, key) or NULL when absent. */
 void *sl_state_get(sl_state_table *t, int64_t ns, const void *key, uint32_t klen);
 

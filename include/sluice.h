@@ -118,7 +118,8 @@ SL_API int sl_poll(sl_engine *e, sl_row_cb cb, void *ctx);
  * changelog kinds, watermarks), valid until the next call. */
 SL_API int sl_explain(sl_engine *e, const char *sql, const char **text);
 
-/* EXPLAIN text of the last plan (also after an EXPLAIN statement). */
+/* The plans printed by EXPLAIN statements of the last sl_exec ("" if it
+ * had none). */
 SL_API const char *sl_explain_text(sl_engine *e);
 
 /* Asks a running sl_run to return at the next batch boundary (callable

@@ -70,6 +70,7 @@ void sl_engine_close(sl_engine *e)
 	sl_arena_deinit(&e->opt_arena);
 	sl_arena_deinit(&e->job_arena);
 	sl_buf_deinit(&e->explain);
+	sl_buf_deinit(&e->explain_out);
 	sl_buf_deinit(&e->stats);
 	sl_buf_deinit(&e->queue);
 	free(e);
@@ -148,7 +149,10 @@ static int apply_stmt(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njo
 		return 0;
 	case SL_AS_EXPLAIN: {
 		sl_ast_stmt *inner = s->u.explain.stmt;
-		return start_job(e, &inner, 1, 1);
+		int rc = start_job(e, &inner, 1, 1);
+		if (!rc)
+			sl_buf_append(&e->explain_out, e->explain.p, e->explain.len);
+		return rc;
 	}
 	case SL_AS_INSERT:
 	case SL_AS_QUERY:
@@ -169,6 +173,7 @@ static int apply_stmt(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njo
 static int exec_script(sl_engine *e, const char *sql, int explain_only)
 {
 	sl_err_clear(&e->err);
+	sl_buf_clear(&e->explain_out);
 	sl_arena *a = malloc(sizeof(*a));
 	if (!a)
 		return sl_err_set(&e->err, SL_ENOMEM, "out of memory");
@@ -209,7 +214,7 @@ int sl_explain(sl_engine *e, const char *sql, const char **text)
 
 const char *sl_explain_text(sl_engine *e)
 {
-	return sl_buf_cstr(&e->explain);
+	return sl_buf_cstr(&e->explain_out);
 }
 
 /* ---- running ---------------------------------------------------------- */

@@ -32,6 +32,7 @@ struct sl_engine {
 	sl_state_backend *state;
 	int finished;            /* all sources ended */
 	sl_buf explain;
+	sl_buf explain_out;      /* EXPLAIN statements' plans of the last sl_exec */
 	sl_buf stats;
 	/* result queue: records [u32 table len][table][u8 kind][u32 len][text] */
 	sl_buf queue;

@@ -166,6 +166,7 @@ int main(int argc, char **argv)
 		report(e, sql);
 		goto out;
 	}
+	fputs(sl_explain_text(e), stdout);
 	running = e;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);

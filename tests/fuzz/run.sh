@@ -11,8 +11,10 @@
 # interesting input into tests/fuzz/corpus/<name>/ by hand).  The script
 # prints one line per target (runs, seconds, result) and exits non-zero if
 # any target failed to build or found a crash, leak or timeout.
-# Environment: CLANG (default clang), FUZZ_JOBS is not used: targets run
-# one after another so that SECONDS is the wall time per target.
+# Targets run one after another, so SECONDS is the wall time per target.
+# Environment: CLANG (default clang); FUZZ_REV=<commit> builds the engine
+# from that commit's src/ and include/ (git archive into build-fuzz/tree)
+# instead of the work tree, for a shared tree with edits in progress.
 set -u
 SECONDS_PER=${1:-60}
 [ $# -gt 0 ] && shift
@@ -26,10 +28,18 @@ if ! command -v "$CLANG" >/dev/null 2>&1; then
 	echo "run.sh: $CLANG not found (install clang and libclang-rt-14-dev)" >&2
 	exit 2
 fi
-SRC=$(find src -name '*.c' ! -path 'src/cli/*' | sort)
+ROOT=.
+if [ -n "${FUZZ_REV:-}" ]; then
+	ROOT=$OUT/tree
+	rm -rf "$ROOT"
+	mkdir -p "$ROOT"
+	git archive "$FUZZ_REV" src include | tar -x -C "$ROOT" || exit 2
+	echo "== building the engine from $FUZZ_REV ($(git rev-parse --short "$FUZZ_REV"))"
+fi
+SRC=$(find "$ROOT/src" -name '*.c' ! -path "$ROOT/src/cli/*" | sort)
 PCRE=$(pkg-config --cflags --libs libpcre2-8 2>/dev/null || echo -lpcre2-8)
 FLAGS="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
--fno-sanitize-recover=undefined -Iinclude -Isrc -D_GNU_SOURCE -std=gnu11 -w"
+-fno-sanitize-recover=undefined -I$ROOT/include -I$ROOT/src -D_GNU_SOURCE -std=gnu11 -w"
 
 failed=""
 summary=""

@@ -63,6 +63,7 @@ typedef struct prop_query {
 	const char *sql;    /* the streaming query (a bare SELECT) */
 	const char *oracle; /* SQLite query printing each result row as the
 	                       engine's text form, one per line */
+	const char *late_oracle; /* the same for the late side output lt */
 } prop_query;
 
 /* Generator parameters: disorder is the largest distance a row's ts may lag
@@ -83,7 +84,7 @@ typedef struct prop_rows {
 	char *vnull, *amtnull;
 	char *json;            /* newline-separated JSON rows */
 	size_t json_len;
-	char db[512];          /* SQLite copy, made on first use */
+	uint64_t id;           /* the generator's seed and mode, names the SQLite copy */
 } prop_rows;
 
 static uint64_t rng_next(uint64_t *s)
@@ -151,6 +152,7 @@ static void prop_gen_rows(const prop_gen *g, prop_rows *r)
 {
 	uint64_t s = g->seed;
 	rows_alloc(r, g->nrows);
+	r->id = g->seed * 4 + (uint64_t)g->inorder * 2 + 1;
 	int64_t newest = EPOCH_2026 + rng_range(&s, 0, 9999);
 	for (int i = 0; i < g->nrows; i++) {
 		if (rng_range(&s, 0, 9) != 0) /* 10% share the previous base time */
@@ -200,8 +202,6 @@ static void prop_rows_free(prop_rows *r)
 	free(r->vnull);
 	free(r->amtnull);
 	free(r->json);
-	if (r->db[0])
-		unlink(r->db);
 }
 
 /* ---- running the engine ------------------------------------------------------ */
@@ -248,9 +248,30 @@ static long long late_count(const char *stats)
 	return total;
 }
 
-/* Runs q over rows with the given batch size; out receives every polled
- * row in order.  Returns 0, or -1 after printing the engine's error. */
-static int prop_run(const prop_query *q, const prop_rows *rows, int batch, prop_out *out)
+/* Pushes the rows in one sl_push_json_lines call, or with chunks != 0 in
+ * calls of 1..40 lines chosen by the seed `chunks`. */
+static int push_rows(sl_engine *e, const prop_rows *rows, uint64_t chunks)
+{
+	if (!chunks)
+		return sl_push_json_lines(e, "t", rows->json, rows->json_len);
+	const char *p = rows->json, *end = rows->json + rows->json_len;
+	while (p < end) {
+		const char *q = p;
+		for (int64_t n = rng_range(&chunks, 1, 40); n > 0 && q < end; n--)
+			q = strchr(q, '\n') + 1;
+		int rc = sl_push_json_lines(e, "t", p, (size_t)(q - p));
+		if (rc)
+			return rc;
+		p = q;
+	}
+	return 0;
+}
+
+/* Runs q over rows with the given batch size (pushing in chunks, see
+ * push_rows); out receives every polled row in order.  Returns 0, or -1
+ * after printing the engine's error. */
+static int prop_run(const prop_query *q, const prop_rows *rows, int batch, uint64_t chunks,
+                    prop_out *out)
 {
 	memset(out, 0, sizeof(*out));
 	sl_engine *e;
@@ -267,15 +288,15 @@ static int prop_run(const prop_query *q, const prop_rows *rows, int batch, prop_
 	if (!rc && (step = "query", 1))
 		rc = sl_exec(e, q->sql);
 	if (!rc && (step = "push", 1))
-		rc = sl_push_json_lines(e, "t", rows->json, rows->json_len);
+		rc = push_rows(e, rows, chunks);
 	if (!rc && (step = "end of input", 1))
 		rc = sl_push_end(e, "t");
 	sl_poll(e, collect, out);
 	out->stats = strdup(sl_job_stats(e, 0));
 	out->late_rows = late_count(out->stats);
 	if (rc)
-		print_error("query %s, batch size %d: %s failed (%d): %s\n", q->name, batch, step, rc,
-		            sl_errmsg(e));
+		print_error("query %s, batch size %d%s: %s failed (%d): %s\n", q->name, batch,
+		            chunks ? " (pushed in chunks)" : "", step, rc, sl_errmsg(e));
 	sl_engine_close(e);
 	return rc ? -1 : 0;
 }
@@ -446,48 +467,53 @@ static int prop_have_sqlite(void)
 	return have;
 }
 
-/* Loads the rows into a fresh SQLite database r->db (once). */
-static void rows_to_sqlite(prop_rows *r)
+/* Loads the rows into a SQLite database named after r->id (once per id:
+ * the same generated rows serve every query); its path goes to db. */
+static void rows_to_sqlite(prop_rows *r, char *db, size_t dblen)
 {
-	static int nth;
-	if (r->db[0])
-		return;
 	char load[600], cmd[1400];
-	snprintf(r->db, sizeof(r->db), "%s/rows%d.db", scratch(), nth);
-	snprintf(load, sizeof(load), "%s/load%d.sql", scratch(), nth++);
+	snprintf(db, dblen, "%s/rows-%llx.db", scratch(), (unsigned long long)r->id);
+	if (access(db, F_OK) == 0)
+		return;
+	snprintf(load, sizeof(load), "%s/load.sql", scratch());
 	FILE *f = fopen(load, "w");
 	assert_non_null(f);
-	fprintf(f, "CREATE TABLE t (k TEXT, v INTEGER, amt INTEGER, ts INTEGER);\n"
+	fprintf(f, "CREATE TABLE t (seq INTEGER, k TEXT, v INTEGER, amt INTEGER, ts INTEGER, "
+	           "wb INTEGER);\n"
 	           "CREATE TABLE n (j INTEGER);\nBEGIN;\n");
 	for (int j = 0; j < 64; j++)
 		fprintf(f, "INSERT INTO n VALUES (%d);\n", j);
+	int64_t wm = INT64_MIN / 2; /* the watermark: W_before of the next row */
 	for (int i = 0; i < r->n; i++) {
 		char v[32] = "NULL", a[32] = "NULL";
 		if (!r->vnull[i])
 			snprintf(v, sizeof(v), "%lld", (long long)r->v[i]);
 		if (!r->amtnull[i])
 			snprintf(a, sizeof(a), "%lld", (long long)r->amt[i]);
-		fprintf(f, "INSERT INTO t VALUES ('%s', %s, %s, %lld);\n", r->k[i], v, a,
-		        (long long)r->ts[i]);
+		fprintf(f, "INSERT INTO t VALUES (%d, '%s', %s, %s, %lld, %lld);\n", i, r->k[i], v, a,
+		        (long long)r->ts[i], (long long)wm);
+		if (r->ts[i] - WM_DELAY_MS > wm)
+			wm = r->ts[i] - WM_DELAY_MS;
 	}
 	fprintf(f, "COMMIT;\n");
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "sqlite3 -batch '%s' < '%s'", r->db, load);
+	snprintf(cmd, sizeof(cmd), "sqlite3 -batch '%s' < '%s'", db, load);
 	assert_int_equal(system(cmd), 0);
 	unlink(load);
 }
 
-/* Runs the oracle query; returns its output lines prefixed "select +I ". */
-static char **oracle_lines(const prop_query *q, prop_rows *r, int *n)
+/* Runs the SQLite query sql; returns its sorted output lines prefixed
+ * "<table> +I ". */
+static char **oracle_lines(const char *sql, const char *table, prop_rows *r, int *n)
 {
-	char qf[600], cmd[1400];
-	rows_to_sqlite(r);
+	char qf[600], cmd[1400], db[600];
+	rows_to_sqlite(r, db, sizeof(db));
 	snprintf(qf, sizeof(qf), "%s/query.sql", scratch());
 	FILE *f = fopen(qf, "w");
 	assert_non_null(f);
-	fprintf(f, "%s;\n", q->oracle);
+	fprintf(f, "%s;\n", sql);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "sqlite3 -batch -noheader -list '%s' < '%s'", r->db, qf);
+	snprintf(cmd, sizeof(cmd), "sqlite3 -batch -noheader -list '%s' < '%s'", db, qf);
 	FILE *p = popen(cmd, "r");
 	assert_non_null(p);
 	char **v = NULL;
@@ -504,22 +530,23 @@ static char **oracle_lines(const prop_query *q, prop_rows *r, int *n)
 			v = realloc(v, sizeof(char *) * (size_t)cap);
 			assert_non_null(v);
 		}
-		assert_true(asprintf(&v[(*n)++], "select +I %s", line) > 0);
+		assert_true(asprintf(&v[(*n)++], "%s +I %s", table, line) > 0);
 	}
 	free(line);
 	if (pclose(p) != 0) {
-		print_error("sqlite3 failed on: %s\n", q->oracle);
+		print_error("sqlite3 failed on: %s\n", sql);
 		fail();
 	}
 	qsort(v, (size_t)*n, sizeof(char *), cmp_str);
 	return v;
 }
 
-/* The engine's final result: +I/+U add a row, -U/-D remove one; written as
- * sorted "select +I [..]" lines.  Returns NULL (after printing) when a
- * retraction has no row to remove. */
-static char **final_rows(const prop_out *o, int *n, const char *ctx)
+/* The engine's final result in table: +I/+U add a row, -U/-D remove one;
+ * written as sorted "<table> +I [..]" lines.  Returns NULL (after
+ * printing) when a retraction has no row to remove. */
+static char **final_rows(const prop_out *o, const char *table, int *n, const char *ctx)
 {
+	size_t tl = strlen(table);
 	char **v = calloc((size_t)o->n + 1, sizeof(char *));
 	int *cnt = calloc((size_t)o->n + 1, sizeof(int));
 	assert_non_null(v);
@@ -527,12 +554,12 @@ static char **final_rows(const prop_out *o, int *n, const char *ctx)
 	int m = 0, bad = 0;
 	for (int i = 0; i < o->n && !bad; i++) {
 		const char *line = o->rec[i].line;
-		if (strncmp(line, "select ", 7))
+		if (strncmp(line, table, tl) || line[tl] != ' ')
 			continue;
-		int add = line[7] == '+';
-		const char *text = line + 10;
+		int add = line[tl + 1] == '+';
+		const char *text = line + tl + 4;
 		int j = 0;
-		while (j < m && strcmp(v[j] + 10, text))
+		while (j < m && strcmp(v[j] + tl + 4, text))
 			j++;
 		if (j == m) {
 			if (!add) {
@@ -540,7 +567,7 @@ static char **final_rows(const prop_out *o, int *n, const char *ctx)
 				bad = 1;
 				break;
 			}
-			assert_true(asprintf(&v[m], "select +I %s", text) > 0);
+			assert_true(asprintf(&v[m], "%s +I %s", table, text) > 0);
 			cnt[m++] = 0;
 		}
 		cnt[j] += add ? 1 : -1;
@@ -576,18 +603,29 @@ static void free_lines(char **v, int n)
 	free(v);
 }
 
-static int prop_check_oracle(const prop_query *q, prop_rows *rows, const prop_out *out,
-                             const char *ctx)
+static int check_table(const char *sql, const char *table, prop_rows *rows,
+                       const prop_out *out, const char *ctx)
 {
 	int ne = 0, no = 0;
-	char **eng = final_rows(out, &ne, ctx);
+	char **eng = final_rows(out, table, &ne, ctx);
 	if (!eng)
 		return 0;
-	char **want = oracle_lines(q, rows, &no);
+	char **want = oracle_lines(sql, table, rows, &no);
 	int ok = lists_equal(ctx, eng, ne, "engine", want, no, "sqlite3");
 	free_lines(eng, ne);
 	free_lines(want, no);
 	return ok;
+}
+
+/* The final result (and the late side output, if the query has one)
+ * equals the SQLite answer. */
+static int prop_check_oracle(const prop_query *q, prop_rows *rows, const prop_out *out,
+                             const char *ctx)
+{
+	if (!check_table(q->oracle, "select", rows, out, ctx))
+		return 0;
+	return check_table(q->late_oracle ? q->late_oracle : "SELECT 1 WHERE 0", "lt", rows, out,
+	                   ctx);
 }
 
 /* ---- the queries ---------------------------------------------------------- */
@@ -608,15 +646,28 @@ static int prop_check_oracle(const prop_query *q, prop_rows *rows, const prop_ou
 #define AVGINT(x) "coalesce(SUM(" x ") / COUNT(" x "), 'NULL')"
 #define SEP " || ', ' || "
 
-/* Window rows in SQLite: w = every (row, window) pair, ws/we in ms. */
-#define W_TUMBLE(S) "WITH w AS (SELECT t.*, ts - ts % " S " AS ws, ts - ts % " S " + " S " AS we FROM t) "
-#define W_HOP(L, S)                                                                \
-	"WITH w AS (SELECT t.*, ts - ts % " L " - n.j * " L " AS ws, ts - ts % " L     \
-	" - n.j * " L " + " S " AS we FROM t JOIN n ON n.j < " S " / " L ") "
-#define W_CUM(P, S)                                                                \
-	"WITH w AS (SELECT t.*, ts - ts % " S " AS ws, ts - ts % " S " + (n.j + 1) * " P \
-	" AS we FROM t JOIN n ON (n.j + 1) * " P " <= " S " AND ts < ts - ts % " S        \
-	" + (n.j + 1) * " P ") "
+/* Window rows in SQLite: w = every (row, window) pair that counts, ws/we
+ * in ms.  A row counts in a window unless it arrived with W_before >=
+ * window end + allowed lateness L (column wb of t holds W_before); with
+ * in-order rows that filter keeps everything. */
+#define W_KEEP(L) ") WHERE wb < we + " L ") "
+#define W_TUMBLE(S, L)                                                            \
+	"WITH w AS (SELECT * FROM (SELECT t.*, ts - ts % " S " AS ws, ts - ts % " S " + " S \
+	" AS we FROM t" W_KEEP(L)
+#define W_HOP(LS, S, L)                                                            \
+	"WITH w AS (SELECT * FROM (SELECT t.*, ts - ts % " LS " - n.j * " LS " AS ws, ts - ts % " \
+	LS " - n.j * " LS " + " S " AS we FROM t JOIN n ON n.j < " S " / " LS W_KEEP(L)
+#define W_CUM(P, S, L)                                                             \
+	"WITH w AS (SELECT * FROM (SELECT t.*, ts - ts % " S " AS ws, ts - ts % " S         \
+	" + (n.j + 1) * " P " AS we FROM t JOIN n ON (n.j + 1) * " P " <= " S " AND ts < ts - ts % " \
+	S " + (n.j + 1) * " P W_KEEP(L)
+/* The late side output: rows of t that counted in none of their windows. */
+#define TSMS(x)                                                                   \
+	"(" TS(x) " || CASE WHEN (" x ") % 1000 = 0 THEN '' ELSE rtrim('.' || substr('00' || ((" \
+	x ") % 1000), -3), '0') END)"
+#define LATE_ROWS                                                                 \
+	"SELECT '[' || k" SEP INT("v") SEP DEC("amt") SEP TSMS("ts") " || ']' FROM t "   \
+	"WHERE seq NOT IN (SELECT seq FROM w)"
 
 /* the aggregate list shared by several window queries, both dialects */
 #define AGGS_SQL                                                                   \
@@ -633,71 +684,73 @@ static int prop_check_oracle(const prop_query *q, prop_rows *rows, const prop_ou
 static const prop_query QUERIES[] = {
 	{"tumble_aggs", 2,
 	 "SELECT k, window_start, window_end, " AGGS_SQL " " TVF("TUMBLE", "INTERVAL '5' SECOND") GB_WIN,
-	 W_TUMBLE("5000") "SELECT " WKEY_LITE AGGS_LITE " || ']' FROM w GROUP BY k, ws, we"},
+	 W_TUMBLE("5000", "0") "SELECT " WKEY_LITE AGGS_LITE " || ']' FROM w GROUP BY k, ws, we", NULL},
 	{"tumble_having", 2,
 	 "SELECT k, window_start, window_end, SUM(amt), COUNT(*) " TVF("TUMBLE", "INTERVAL '5' SECOND")
 	 GB_WIN "HAVING COUNT(*) > 3",
-	 W_TUMBLE("5000") "SELECT " WKEY_LITE DEC("SUM(amt)") SEP "COUNT(*) || ']' FROM w "
-	 "GROUP BY k, ws, we HAVING COUNT(*) > 3"},
+	 W_TUMBLE("5000", "0") "SELECT " WKEY_LITE DEC("SUM(amt)") SEP "COUNT(*) || ']' FROM w "
+	 "GROUP BY k, ws, we HAVING COUNT(*) > 3", NULL},
 	{"tumble_global", 1,
 	 "SELECT window_start, window_end, COUNT(*), SUM(v), MAX(amt) "
 	 TVF("TUMBLE", "INTERVAL '3' SECOND") "GROUP BY window_start, window_end",
-	 W_TUMBLE("3000") "SELECT '[' || " TS("ws") SEP TS("we") SEP "COUNT(*)" SEP INT("SUM(v)") SEP
-	 DEC("MAX(amt)") " || ']' FROM w GROUP BY ws, we"},
+	 W_TUMBLE("3000", "0") "SELECT '[' || " TS("ws") SEP TS("we") SEP "COUNT(*)" SEP INT("SUM(v)") SEP
+	 DEC("MAX(amt)") " || ']' FROM w GROUP BY ws, we", NULL},
 	{"hop_aggs", 2,
 	 "SELECT k, window_start, window_end, " AGGS_SQL " "
 	 TVF("HOP", "INTERVAL '2' SECOND, INTERVAL '6' SECOND") GB_WIN,
-	 W_HOP("2000", "6000") "SELECT " WKEY_LITE AGGS_LITE " || ']' FROM w GROUP BY k, ws, we"},
+	 W_HOP("2000", "6000", "0") "SELECT " WKEY_LITE AGGS_LITE " || ']' FROM w GROUP BY k, ws, we", NULL},
 	{"cumulate_aggs", 2,
 	 "SELECT k, window_start, window_end, " AGGS_SQL " "
 	 TVF("CUMULATE", "INTERVAL '2' SECOND, INTERVAL '8' SECOND") GB_WIN,
-	 W_CUM("2000", "8000") "SELECT " WKEY_LITE AGGS_LITE " || ']' FROM w GROUP BY k, ws, we"},
+	 W_CUM("2000", "8000", "0") "SELECT " WKEY_LITE AGGS_LITE " || ']' FROM w GROUP BY k, ws, we", NULL},
 	{"tumble_lateness", 2,
 	 "SELECT k, window_start, window_end, SUM(amt), COUNT(*), MIN(v), MAX(v), AVG(amt) "
 	 TVF("TUMBLE", "INTERVAL '5' SECOND") GB_WIN "ALLOWED LATENESS INTERVAL '4' SECOND",
-	 W_TUMBLE("5000") "SELECT " WKEY_LITE DEC("SUM(amt)") SEP "COUNT(*)" SEP INT("MIN(v)") SEP
-	 INT("MAX(v)") SEP AVGDEC("SUM(amt)", "COUNT(amt)") " || ']' FROM w GROUP BY k, ws, we"},
+	 W_TUMBLE("5000", "4000") "SELECT " WKEY_LITE DEC("SUM(amt)") SEP "COUNT(*)" SEP INT("MIN(v)") SEP
+	 INT("MAX(v)") SEP AVGDEC("SUM(amt)", "COUNT(amt)") " || ']' FROM w GROUP BY k, ws, we", NULL},
 	{"tumble_having_lateness", 2,
 	 "SELECT k, window_start, window_end, SUM(v), COUNT(*) " TVF("TUMBLE", "INTERVAL '5' SECOND")
 	 GB_WIN "HAVING SUM(v) > 100 ALLOWED LATENESS INTERVAL '6' SECOND",
-	 W_TUMBLE("5000") "SELECT " WKEY_LITE INT("SUM(v)") SEP "COUNT(*) || ']' FROM w "
-	 "GROUP BY k, ws, we HAVING SUM(v) > 100"},
+	 W_TUMBLE("5000", "6000") "SELECT " WKEY_LITE INT("SUM(v)") SEP "COUNT(*) || ']' FROM w "
+	 "GROUP BY k, ws, we HAVING SUM(v) > 100", NULL},
 	{"hop_late_side", 2,
 	 "SELECT k, window_start, window_end, COUNT(*), SUM(amt) "
 	 TVF("HOP", "INTERVAL '1' SECOND, INTERVAL '3' SECOND") GB_WIN "ON LATE INSERT INTO lt",
-	 W_HOP("1000", "3000") "SELECT " WKEY_LITE "COUNT(*)" SEP DEC("SUM(amt)") " || ']' FROM w "
-	 "GROUP BY k, ws, we"},
+	 W_HOP("1000", "3000", "0") "SELECT " WKEY_LITE "COUNT(*)" SEP DEC("SUM(amt)") " || ']' FROM w "
+	 "GROUP BY k, ws, we",
+	 W_HOP("1000", "3000", "0") LATE_ROWS},
 	{"cumulate_lateness", 2,
 	 "SELECT k, window_start, window_end, COUNT(*), MAX(v), SUM(amt) "
 	 TVF("CUMULATE", "INTERVAL '1' SECOND, INTERVAL '4' SECOND") GB_WIN
 	 "ALLOWED LATENESS INTERVAL '3' SECOND",
-	 W_CUM("1000", "4000") "SELECT " WKEY_LITE "COUNT(*)" SEP INT("MAX(v)") SEP DEC("SUM(amt)")
-	 " || ']' FROM w GROUP BY k, ws, we"},
+	 W_CUM("1000", "4000", "3000") "SELECT " WKEY_LITE "COUNT(*)" SEP INT("MAX(v)") SEP DEC("SUM(amt)")
+	 " || ']' FROM w GROUP BY k, ws, we", NULL},
 	{"tumble_late_side_lateness", 2,
 	 "SELECT k, window_start, window_end, COUNT(v), MIN(amt) "
 	 TVF("TUMBLE", "INTERVAL '2' SECOND") GB_WIN
 	 "ALLOWED LATENESS INTERVAL '1' SECOND ON LATE INSERT INTO lt",
-	 W_TUMBLE("2000") "SELECT " WKEY_LITE "COUNT(v)" SEP DEC("MIN(amt)") " || ']' FROM w "
-	 "GROUP BY k, ws, we"},
+	 W_TUMBLE("2000", "1000") "SELECT " WKEY_LITE "COUNT(v)" SEP DEC("MIN(amt)") " || ']' FROM w "
+	 "GROUP BY k, ws, we",
+	 W_TUMBLE("2000", "1000") LATE_ROWS},
 	{"tumble_distinct_aggs", 2,
 	 "SELECT k, window_start, window_end, COUNT(DISTINCT v), SUM(DISTINCT v), COUNT(*) "
 	 TVF("TUMBLE", "INTERVAL '4' SECOND") GB_WIN "ALLOWED LATENESS INTERVAL '2' SECOND",
-	 W_TUMBLE("4000") "SELECT " WKEY_LITE "COUNT(DISTINCT v)" SEP INT("SUM(DISTINCT v)") SEP
-	 "COUNT(*) || ']' FROM w GROUP BY k, ws, we"},
+	 W_TUMBLE("4000", "2000") "SELECT " WKEY_LITE "COUNT(DISTINCT v)" SEP INT("SUM(DISTINCT v)") SEP
+	 "COUNT(*) || ']' FROM w GROUP BY k, ws, we", NULL},
 	{"group_by", 1,
 	 "SELECT k, COUNT(*), SUM(amt), MIN(v), MAX(v), AVG(v), COUNT(amt) FROM t GROUP BY k",
 	 "SELECT '[' || k" SEP "COUNT(*)" SEP DEC("SUM(amt)") SEP INT("MIN(v)") SEP INT("MAX(v)") SEP
-	 AVGINT("v") SEP "COUNT(amt) || ']' FROM t GROUP BY k"},
+	 AVGINT("v") SEP "COUNT(amt) || ']' FROM t GROUP BY k", NULL},
 	{"group_by_having", 1,
 	 "SELECT k, SUM(v), COUNT(*) FROM t GROUP BY k HAVING COUNT(*) % 3 = 1",
 	 "SELECT '[' || k" SEP INT("SUM(v)") SEP "COUNT(*) || ']' FROM t GROUP BY k "
-	 "HAVING COUNT(*) % 3 = 1"},
+	 "HAVING COUNT(*) % 3 = 1", NULL},
 	{"distinct", -1, "SELECT DISTINCT k, v FROM t",
-	 "SELECT DISTINCT '[' || k" SEP INT("v") " || ']' FROM t"},
+	 "SELECT DISTINCT '[' || k" SEP INT("v") " || ']' FROM t", NULL},
 	{"where_projection", -1,
 	 "SELECT k, v, amt, v * 2 AS v2 FROM t WHERE v > 10 OR amt IS NULL",
 	 "SELECT '[' || k" SEP INT("v") SEP DEC("amt") SEP INT("v * 2") " || ']' FROM t "
-	 "WHERE v > 10 OR amt IS NULL"},
+	 "WHERE v > 10 OR amt IS NULL", NULL},
 };
 #define NQUERIES ((int)(sizeof(QUERIES) / sizeof(QUERIES[0])))
 
@@ -710,21 +763,24 @@ static const uint64_t SEEDS[] = {1, 42, 20260801, 977};
 static void test_batching(void **state)
 {
 	const prop_query *q = *state;
-	static const int sizes[] = {1, 7};
+	/* batch sizes 1 and 7, then 7 and 1024 with rows pushed in chunks */
+	static const int sizes[] = {1, 7, 7, 1024};
 	long long late = 0;
 	for (int s = 0; s < NSEEDS; s++) {
 		prop_gen g = {SEEDS[s], NROWS, 8000, 0};
 		prop_rows rows;
 		prop_gen_rows(&g, &rows);
 		prop_out base;
-		assert_int_equal(prop_run(q, &rows, 1024, &base), 0);
+		assert_int_equal(prop_run(q, &rows, 1024, 0, &base), 0);
 		late += base.late_rows;
-		for (int b = 0; b < 2; b++) {
+		for (int b = 0; b < 4; b++) {
 			prop_out other;
-			assert_int_equal(prop_run(q, &rows, sizes[b], &other), 0);
+			uint64_t chunks = b >= 2 ? SEEDS[s] + 1 : 0;
+			assert_int_equal(prop_run(q, &rows, sizes[b], chunks, &other), 0);
 			char ctx[256];
-			snprintf(ctx, sizeof(ctx), "seed %llu, query %s, batch size %d vs 1024",
-			         (unsigned long long)SEEDS[s], q->name, sizes[b]);
+			snprintf(ctx, sizeof(ctx), "seed %llu, query %s, batch size %d%s vs 1024",
+			         (unsigned long long)SEEDS[s], q->name, sizes[b],
+			         chunks ? " (pushed in chunks of 1-40 lines)" : "");
 			int ok = prop_same_multiset(&base, &other, ctx) &&
 			         prop_same_key_sequences(&base, &other, q->nkey, ctx);
 			prop_out_free(&other);
@@ -752,18 +808,21 @@ static void test_oracle(void **state)
 	const prop_query *q = *state;
 	if (!prop_have_sqlite())
 		skip();
-	for (int s = 0; s < NSEEDS; s++) {
-		prop_gen g = {SEEDS[s] * 7919 + 3, NROWS, 2000, 1};
+	for (int s = 0; s < 2 * NSEEDS; s++) {
+		/* even: in order (WM_DELAY_MS disorder at most); odd: late rows */
+		int inorder = s % 2 == 0;
+		prop_gen g = {SEEDS[s / 2] * 7919 + 3, NROWS, inorder ? WM_DELAY_MS : 8000, inorder};
 		prop_rows rows;
 		prop_gen_rows(&g, &rows);
 		for (int bi = 0; bi < 2; bi++) {
 			int bs = bi ? 1024 : 7;
 			prop_out out;
-			assert_int_equal(prop_run(q, &rows, bs, &out), 0);
+			assert_int_equal(prop_run(q, &rows, bs, 0, &out), 0);
 			char ctx[256];
-			snprintf(ctx, sizeof(ctx), "seed %llu (in order), query %s, batch size %d vs sqlite3",
-			         (unsigned long long)g.seed, q->name, bs);
-			int ok = out.late_rows == 0;
+			snprintf(ctx, sizeof(ctx), "seed %llu (%s), query %s, batch size %d vs sqlite3",
+			         (unsigned long long)g.seed, inorder ? "in order" : "with late rows",
+			         q->name, bs);
+			int ok = !inorder || out.late_rows == 0;
 			if (!ok)
 				print_error("%s: generator premise broken, the job saw late rows:\n%s", ctx,
 				            out.stats);
@@ -771,6 +830,8 @@ static void test_oracle(void **state)
 			prop_out_free(&out);
 			if (!ok) {
 				print_error("query: %s\nsqlite3: %s\n", q->sql, q->oracle);
+				if (q->late_oracle)
+					print_error("sqlite3 (late rows): %s\n", q->late_oracle);
 				prop_rows_free(&rows);
 				fail();
 			}
@@ -787,11 +848,11 @@ static void test_lateness_changelog_example(void **state)
 	prop_query q = {"example", 2,
 	                "SELECT k, window_start, window_end, COUNT(*), SUM(v) "
 	                TVF("TUMBLE", "INTERVAL '5' SECOND") GB_WIN
-	                "ALLOWED LATENESS INTERVAL '5' SECOND", NULL};
+	                "ALLOWED LATENESS INTERVAL '5' SECOND", NULL, NULL};
 	prop_rows rows;
 	prop_rows_from_ms(&rows, (const int64_t[]){1000, 9000, 2000, 20000}, 4);
 	prop_out out;
-	assert_int_equal(prop_run(&q, &rows, 1024, &out), 0);
+	assert_int_equal(prop_run(&q, &rows, 1024, 0, &out), 0);
 	const char *want[] = {
 		"select +I [k0, 2026-01-01 00:00:00, 2026-01-01 00:00:05, 1, 1]",
 		"select -U [k0, 2026-01-01 00:00:00, 2026-01-01 00:00:05, 1, 1]",

@@ -367,7 +367,7 @@ static int try_fold(cc *c, const sl_expr *e)
 	sl_err ferr;
 	sl_err_clear(&ferr);
 	if (sl_expr_eval_const(e, &c->p->arena, &v, &ferr))
-		return -1; /* leave it for run time */
+		return SL_ERUNTIME; /* leave it for run time (not -1: that is SL_ENOMEM) */
 	return const_reg(c->p, e->type, &v);
 }
 

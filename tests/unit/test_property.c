@@ -737,6 +737,17 @@ static const prop_query QUERIES[] = {
 	 TVF("TUMBLE", "INTERVAL '4' SECOND") GB_WIN "ALLOWED LATENESS INTERVAL '2' SECOND",
 	 W_TUMBLE("4000", "2000") "SELECT " WKEY_LITE "COUNT(DISTINCT v)" SEP INT("SUM(DISTINCT v)") SEP
 	 "COUNT(*) || ']' FROM w GROUP BY k, ws, we", NULL},
+	/* sessions: batching only (a batch oracle differs by design where a row
+	 * touches a session the watermark has already closed) */
+	{"session", 2,
+	 "SELECT k, window_start, window_end, COUNT(*), SUM(v), MAX(amt) "
+	 "FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND)) " GB_WIN,
+	 NULL, NULL},
+	{"session_lateness", 2,
+	 "SELECT k, window_start, window_end, COUNT(*), MIN(v) "
+	 "FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '800' MILLISECOND)) "
+	 GB_WIN "ALLOWED LATENESS INTERVAL '3' SECOND ON LATE INSERT INTO lt",
+	 NULL, NULL},
 	{"group_by", 1,
 	 "SELECT k, COUNT(*), SUM(amt), MIN(v), MAX(v), AVG(v), COUNT(amt) FROM t GROUP BY k",
 	 "SELECT '[' || k" SEP "COUNT(*)" SEP DEC("SUM(amt)") SEP INT("MIN(v)") SEP INT("MAX(v)") SEP
@@ -880,6 +891,8 @@ int main(void)
 		snprintf(names[2 * i], sizeof(names[0]), "batching_%s", QUERIES[i].name);
 		tests[n++] = (struct CMUnitTest){names[2 * i], test_batching, NULL, NULL,
 		                                 (void *)&QUERIES[i]};
+		if (!QUERIES[i].oracle)
+			continue;
 		snprintf(names[2 * i + 1], sizeof(names[0]), "oracle_%s", QUERIES[i].name);
 		tests[n++] = (struct CMUnitTest){names[2 * i + 1], test_oracle, NULL, NULL,
 		                                 (void *)&QUERIES[i]};

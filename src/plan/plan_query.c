@@ -48,10 +48,38 @@ static rel *rel_alias(planner *p, const rel *in, const char *qual)
 	return r;
 }
 
+/* EXPLAIN text of a Calc: where=[...], select=[...] over in's column names. */
+static const char *calc_label(planner *p, const rel *in, const sl_expr *filter,
+                              sl_expr *const *proj, int n, const char **names)
+{
+	const char **cn = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(in->ncols + 1));
+	for (int i = 0; i < in->ncols; i++)
+		cn[i] = in->cols[i].name;
+	sl_buf s;
+	sl_buf_init(&s);
+	char buf[1024];
+	sl_buf_puts(&s, "Calc(");
+	if (filter)
+		sl_buf_printf(&s, "where=[%s], ", sl_expr_format(filter, cn, buf, sizeof(buf)));
+	sl_buf_puts(&s, "select=[");
+	for (int i = 0; i < n; i++) {
+		sl_expr_format(proj[i], cn, buf, sizeof(buf));
+		sl_buf_printf(&s, "%s%s", i ? ", " : "", buf);
+		if (proj[i]->kind != SL_EX_COL || strcmp(cn[proj[i]->col], names[i]))
+			sl_buf_printf(&s, " AS %s", names[i]);
+	}
+	sl_buf_puts(&s, "])");
+	const char *r = sl_arena_strndup(p->a, s.p, s.len);
+	sl_buf_deinit(&s);
+	return r;
+}
+
 /* Calc over `in`: optional filter, projection exprs -> new rel. */
 static rel *add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **proj, int n,
                      const char **names, const char *label)
 {
+	if (!label)
+		label = calc_label(p, in, filter, proj, n, names);
 	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
 	for (int i = 0; i < in->ncols; i++)
 		it[i] = in->cols[i].type;
@@ -86,8 +114,7 @@ static rel *add_filter(planner *p, rel *in, sl_expr *filter, const char *text)
 		proj[i] = sl_expr_col(p->a, i, in->cols[i].type);
 		names[i] = in->cols[i].name;
 	}
-	rel *r = add_calc(p, in, filter, proj, in->ncols, names,
-	                  sl_arena_printf(p->a, "Calc(where=[%s])", text));
+	rel *r = add_calc(p, in, filter, proj, in->ncols, names, NULL);
 	if (r) {
 		for (int i = 0; i < in->ncols; i++)
 			r->cols[i].qual = in->cols[i].qual;
@@ -569,7 +596,7 @@ static rel *pre_project(planner *p, agg_build *b, int **key_cols)
 	}
 	if (!extra)
 		return in;
-	rel *r = add_calc(p, in, NULL, x, n + extra, names, "Calc(aggregate inputs)");
+	rel *r = add_calc(p, in, NULL, x, n + extra, names, NULL);
 	if (r) {
 		r->rowtime = in->rowtime;
 		for (int i = 0; i < n; i++)
@@ -906,7 +933,8 @@ static const char *item_name(planner *p, const sl_ast_select_item *it, int i)
 	return sl_arena_printf(p->a, "EXPR$%d", i);
 }
 
-static rel *plan_projection(planner *p, const sl_ast_select *sel, rel *r, const agg_map *m)
+static rel *plan_projection(planner *p, const sl_ast_select *sel, rel *r, const agg_map *m,
+                            sl_expr *filter)
 {
 	int cap = 0;
 	for (int i = 0; i < sel->nitems; i++)
@@ -940,9 +968,14 @@ static rel *plan_projection(planner *p, const sl_ast_select *sel, rel *r, const 
 	for (int i = 0; identity && i < n; i++)
 		if (x[i]->kind != SL_EX_COL || x[i]->col != i || strcmp(names[i], r->cols[i].name))
 			identity = 0;
-	if (identity)
+	if (identity && !filter)
 		return r;
-	return add_calc(p, r, NULL, x, n, names, "Calc(select)");
+	rel *out = add_calc(p, r, filter, x, n, names, NULL);
+	if (out && identity) {
+		out->rowtime = r->rowtime;
+		out->proctime = r->proctime;
+	}
+	return out;
 }
 
 static rel *plan_distinct(planner *p, rel *in)
@@ -978,7 +1011,14 @@ static rel *plan_select(planner *p, const sl_ast_select *sel)
 	rel *r = plan_from(p, sel->from);
 	if (!r)
 		return NULL;
-	if (sel->where) {
+	agg_map m = {0};
+	int agg = sel->ngroup > 0 || has_agg(p, sel);
+	sl_expr *fused = NULL; /* WHERE evaluated by the projection's Calc */
+	if (sel->where && !agg && !r->tvf_in) {
+		scope s = {r, NULL, NULL};
+		if (!(fused = sl__bind_expr(p, &s, sel->where)))
+			return NULL;
+	} else if (sel->where) {
 		rel *target = r->tvf_in ? r->tvf_in : r;
 		scope s = {target, NULL, NULL};
 		sl_expr *f = sl__bind_expr(p, &s, sel->where);
@@ -997,8 +1037,6 @@ static rel *plan_select(planner *p, const sl_ast_select *sel)
 			r = fr;
 		}
 	}
-	agg_map m = {0};
-	int agg = sel->ngroup > 0 || has_agg(p, sel);
 	if (agg) {
 		if (!(r = plan_aggregate(p, sel, r, &m)))
 			return NULL;
@@ -1012,7 +1050,7 @@ static rel *plan_select(planner *p, const sl_ast_select *sel)
 		                      "a window TVF is only supported under GROUP BY window_start, "
 		                      "window_end (window join, Top-N and plain selection come later)");
 	}
-	if (!(r = plan_projection(p, sel, r, agg ? &m : NULL)))
+	if (!(r = plan_projection(p, sel, r, agg ? &m : NULL, fused)))
 		return NULL;
 	if (sel->distinct)
 		r = plan_distinct(p, r);
@@ -1057,7 +1095,7 @@ static rel *plan_union(planner *p, const sl_ast_query *q)
 			names[i] = side[s]->cols[i].name;
 		}
 		int rt = side[s]->rowtime;
-		if (!(side[s] = add_calc(p, side[s], NULL, x, l->ncols, names, "Calc(union cast)")))
+		if (!(side[s] = add_calc(p, side[s], NULL, x, l->ncols, names, NULL)))
 			return NULL;
 		side[s]->rowtime = rt;
 	}

@@ -8,16 +8,23 @@
  * fired window) frees its memory in a few free() calls, and scanning a
  * namespace walks its chunks in creation order (deterministic).  Entry:
  *
- *     [klen u32][vlen u32][vcap u32][size u32 | DEAD bit][key, padded to 16][value]
+ *     fixed-size table:  [klen u32 | DEAD bit][key, padded to 16 with klen][value]
+ *     variable-length:   [klen u32 | DEAD bit][key, padded ...][vlen u32][vcap u32][8][value]
+ *
+ * An entry's size follows from klen and the table's value size (or vcap),
+ * so scans can walk a chunk.  Why a 4-byte header (it was 16: klen, vlen,
+ * vcap, size): with 1 M keys of 9 bytes and a 48-byte accumulator an entry
+ * is 64 bytes instead of 96, which is what brought the 1 M-keys benchmark
+ * under 100 MB (docs/performance.md).
  *
  * Values are 16-byte aligned (they may hold __int128 accumulators) and are
  * updated in place: a slot pointer stays valid until the next call on the
  * table that may insert or delete.  Deleted entries go to a free list per
  * size class of their namespace and are reused by later inserts.
  *
- * Cost: 12 bytes of index per slot at <= 75% load, 16 bytes of entry header
- * plus key and value rounded to 16: about 80 bytes for a group key of 8
- * bytes and a 40-byte accumulator (measured by test_state: 1 M keys).
+ * Cost: 12 bytes of index per slot at <= 75% load, plus the entry: 4 bytes
+ * of header and the key rounded up to 16, then the value rounded to 16
+ * (64 bytes for a 9-byte key and a 48-byte accumulator).
  *
  * When the RocksDB backend lands, these functions become the "hashmap"
  * implementation of a backend method table and state.h's functions
@@ -36,9 +43,13 @@
 #define NFREE 64 /* free lists for entry sizes 16..1024 in steps of 16 */
 
 typedef struct entry {
-	uint32_t klen, vlen, vcap, size; /* size: total bytes, DEAD bit when deleted */
-	char data[];
+	uint32_t klen; /* key bytes follow; DEAD bit when deleted */
 } entry;
+
+typedef struct vhdr { /* variable-length tables: before the value */
+	uint32_t vlen, vcap;
+	uint64_t pad;
+} vhdr;
 
 typedef struct chunk {
 	struct chunk *next;
@@ -55,6 +66,7 @@ typedef struct nsmap {
 	chunk *first, *last;
 	entry *freel[NFREE];
 	uint64_t bytes;   /* chunk + index bytes */
+	uint32_t val_size; /* the table's: 0 = variable-length */
 } nsmap;
 
 struct sl_state_table {
@@ -86,8 +98,28 @@ struct sl_state_backend {
 #define POOL_MAX 64
 
 static inline size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
-static inline char *ent_key(entry *e) { return e->data; }
-static inline char *ent_val(entry *e) { return e->data + round16(e->klen); }
+static inline uint32_t ent_klen(const entry *e) { return e->klen & ~DEAD; }
+static inline char *ent_key(entry *e) { return (char *)e + 4; }
+static inline size_t ent_koff(uint32_t klen) { return round16(4 + (size_t)klen); }
+static inline vhdr *ent_vhdr(entry *e) { return (vhdr *)((char *)e + ent_koff(ent_klen(e))); }
+static inline char *ent_val(const nsmap *m, entry *e)
+{
+	char *v = (char *)e + ent_koff(ent_klen(e));
+	return m->val_size ? v : v + sizeof(vhdr);
+}
+static inline uint32_t ent_vlen(const nsmap *m, entry *e)
+{
+	return m->val_size ? m->val_size : ent_vhdr(e)->vlen;
+}
+static inline size_t ent_vcap(const nsmap *m, entry *e)
+{
+	return m->val_size ? round16(m->val_size) : ent_vhdr(e)->vcap;
+}
+static inline size_t ent_size(const nsmap *m, entry *e)
+{
+	size_t k = ent_koff(ent_klen(e));
+	return m->val_size ? k + round16(m->val_size) : k + sizeof(vhdr) + ent_vhdr(e)->vcap;
+}
 
 /* ---- namespaces -------------------------------------------------------- */
 
@@ -97,12 +129,13 @@ static inline char *ent_val(entry *e) { return e->data + round16(e->klen); }
  * dropped; starting at that size skips the 10 rehashes from 16 to 16 K
  * slots each window paid (datagen window benchmark, 10 000 keys/window).
  */
-static nsmap *ns_new(sl_state_backend *be, int64_t ns, uint32_t cap)
+static nsmap *ns_new(sl_state_backend *be, int64_t ns, uint32_t cap, uint32_t val_size)
 {
 	nsmap *m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
 	m->ns = ns;
+	m->val_size = val_size;
 	m->mask = cap - 1;
 	m->h32 = calloc(cap, sizeof(uint32_t));
 	m->slot = calloc(cap, sizeof(entry *));
@@ -172,7 +205,7 @@ static nsmap *ns_get(sl_state_table *t, int64_t ns, int create)
 		t->nss = nv;
 		t->capns = nc;
 	}
-	nsmap *m = ns_new(t->be, ns, t->cap_hint ? t->cap_hint : 16);
+	nsmap *m = ns_new(t->be, ns, t->cap_hint ? t->cap_hint : 16, t->val_size);
 	if (!m)
 		return NULL;
 	memmove(t->nss + i + 1, t->nss + i, sizeof(*t->nss) * (size_t)(t->nns - i));
@@ -198,12 +231,13 @@ static void ns_remove(sl_state_table *t, nsmap *m)
 
 static entry *ent_alloc(sl_state_backend *be, nsmap *m, uint32_t klen, uint32_t vcap)
 {
-	size_t size = sizeof(entry) + round16(klen) + round16(vcap ? vcap : 1);
+	size_t vround = round16(vcap ? vcap : 1);
+	size_t size = ent_koff(klen) + (m->val_size ? round16(m->val_size) : sizeof(vhdr) + vround);
 	size_t cls = size / 16 - 1;
 	entry *e;
 	if (cls < NFREE && m->freel[cls]) {
 		e = m->freel[cls];
-		memcpy(&m->freel[cls], e->data, sizeof(entry *));
+		memcpy(&m->freel[cls], (char *)e + 8, sizeof(entry *));
 	} else {
 		chunk *c = m->last;
 		if (!c || c->used + size > c->cap) {
@@ -230,20 +264,22 @@ static entry *ent_alloc(sl_state_backend *be, nsmap *m, uint32_t klen, uint32_t 
 		e = (entry *)(c->data + c->used);
 		c->used += size;
 	}
-	e->size = (uint32_t)size;
 	e->klen = klen;
-	e->vcap = (uint32_t)(round16(vcap ? vcap : 1));
-	e->vlen = vcap;
+	if (!m->val_size) {
+		ent_vhdr(e)->vlen = vcap;
+		ent_vhdr(e)->vcap = (uint32_t)vround;
+	}
 	return e;
 }
 
 static void ent_release(nsmap *m, entry *e)
 {
-	uint32_t size = e->size & ~DEAD;
-	e->size = size | DEAD;
+	size_t size = ent_size(m, e);
+	e->klen |= DEAD;
 	size_t cls = size / 16 - 1;
 	if (cls < NFREE) {
-		memcpy(e->data, &m->freel[cls], sizeof(entry *));
+		/* at offset 8: inside the key's 16-byte block, never the vhdr */
+		memcpy((char *)e + 8, &m->freel[cls], sizeof(entry *));
 		m->freel[cls] = e;
 	}
 }
@@ -330,7 +366,7 @@ static entry *insert(sl_state_table *t, nsmap *m, const void *key, uint32_t klen
 	if (!e)
 		return NULL;
 	memcpy(ent_key(e), key, klen);
-	memset(ent_val(e), 0, e->vcap);
+	memset(ent_val(m, e), 0, ent_vcap(m, e));
 	uint32_t i = h & m->mask;
 	while (m->h32[i])
 		i = (i + 1) & m->mask;
@@ -500,14 +536,14 @@ void *sl_state_upsert_h(sl_state_table *t, int64_t ns, const void *key, uint32_t
 	if (i >= 0) {
 		if (created)
 			*created = 0;
-		return ent_val(m->slot[i]);
+		return ent_val(m, m->slot[i]);
 	}
 	entry *e = insert(t, m, key, klen, h, t->val_size);
 	if (!e)
 		return NULL;
 	if (created)
 		*created = 1;
-	return ent_val(e);
+	return ent_val(m, e);
 }
 
 void *sl_state_get(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
@@ -516,7 +552,7 @@ void *sl_state_get(sl_state_table *t, int64_t ns, const void *key, uint32_t klen
 	if (!m)
 		return NULL;
 	long i = lookup(m, key, klen, hash32(key, klen));
-	return i >= 0 ? ent_val(m->slot[i]) : NULL;
+	return i >= 0 ? ent_val(m, m->slot[i]) : NULL;
 }
 
 int sl_state_get_var(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
@@ -528,8 +564,8 @@ int sl_state_get_var(sl_state_table *t, int64_t ns, const void *key, uint32_t kl
 	long i = lookup(m, key, klen, hash32(key, klen));
 	if (i < 0)
 		return 0;
-	*val = ent_val(m->slot[i]);
-	*vlen = m->slot[i]->vlen;
+	*val = ent_val(m, m->slot[i]);
+	*vlen = ent_vlen(m, m->slot[i]);
 	return 1;
 }
 
@@ -542,7 +578,7 @@ int sl_state_put_var(sl_state_table *t, int64_t ns, const void *key, uint32_t kl
 	uint32_t h = hash32(key, klen);
 	long i = lookup(m, key, klen, h);
 	entry *e;
-	if (i >= 0 && m->slot[i]->vcap >= vlen) {
+	if (i >= 0 && ent_vcap(m, m->slot[i]) >= vlen) {
 		e = m->slot[i];
 	} else {
 		if (i >= 0)
@@ -551,9 +587,10 @@ int sl_state_put_var(sl_state_table *t, int64_t ns, const void *key, uint32_t kl
 		if (!e)
 			return SL_ENOMEM;
 	}
-	e->vlen = vlen;
+	if (!m->val_size)
+		ent_vhdr(e)->vlen = vlen;
 	if (vlen)
-		memcpy(ent_val(e), val, vlen);
+		memcpy(ent_val(m, e), val, vlen);
 	return 0;
 }
 
@@ -594,10 +631,10 @@ static int scan_map(nsmap *m, sl_state_scan_cb cb, void *ctx)
 		size_t off = 0;
 		while (off < c->used) {
 			entry *e = (entry *)(c->data + off);
-			off += e->size & ~DEAD;
-			if (e->size & DEAD)
+			off += ent_size(m, e);
+			if (e->klen & DEAD)
 				continue;
-			int rc = cb(ctx, ent_key(e), e->klen, ent_val(e), e->vlen);
+			int rc = cb(ctx, ent_key(e), e->klen, ent_val(m, e), ent_vlen(m, e));
 			if (rc)
 				return rc;
 		}
@@ -724,7 +761,7 @@ static int restore_table(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
 		if (!e)
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		if (vlen)
-			memcpy(ent_val(e), val, vlen);
+			memcpy(ent_val(m, e), val, vlen);
 	}
 	return 0;
 }

@@ -99,6 +99,10 @@ typedef struct sl_window_agg_plan {
 sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types, int nin,
                             sl_err *err);
 
+/* A window TVF read as a table: input columns + window_start, window_end,
+ * window_time (the graph gives it nin + 3 output columns). */
+sl_op *sl_op_window_assign_new(const sl_window_spec *w, int nin, sl_err *err);
+
 /* Output types of a window aggregate (t has room for nkeys + 3 + naggs);
  * returns the count. */
 int sl_window_agg_out_types(const sl_window_agg_plan *p, const sl_type *in_types, sl_type *t);

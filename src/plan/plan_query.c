@@ -1003,6 +1003,28 @@ static rel *plan_distinct(planner *p, rel *in)
 	return plan_group_agg(p, &none, &b, &m);
 }
 
+/* A window TVF used as a table: the window assignment operator. */
+static rel *materialize_tvf(planner *p, rel *v)
+{
+	sl_op *op = sl_op_window_assign_new(&v->tvf_win, v->tvf_in->ncols, p->err);
+	if (!op)
+		return sl__plan_error(p, v->tvf_call->line, v->tvf_call->col, p->err->code, "%s",
+		                      p->err->msg);
+	rel *r = sl__rel_new(p, v->ncols);
+	for (int i = 0; i < v->ncols; i++)
+		r->cols[i] = v->cols[i];
+	r->rowtime = v->ncols - 1; /* window_time */
+	static const char *wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
+	const char *label = sl_arena_printf(p->a, "WindowTableFunction(%s(size=%lld ms, slide=%lld ms, "
+	                                    "offset=%lld ms))", wk[v->tvf_win.kind],
+	                                    (long long)(v->tvf_win.size / 1000),
+	                                    (long long)(v->tvf_win.slide / 1000),
+	                                    (long long)(v->tvf_win.offset / 1000));
+	if (sl__add_op(p, op, 1, r, label) || sl_graph_connect(p->g, v->tvf_in->op, op, 0))
+		return NULL;
+	return r;
+}
+
 static rel *plan_select(planner *p, const sl_ast_select *sel)
 {
 	if (!sel->from)
@@ -1018,7 +1040,7 @@ static rel *plan_select(planner *p, const sl_ast_select *sel)
 		scope s = {r, NULL, NULL};
 		if (!(fused = sl__bind_expr(p, &s, sel->where)))
 			return NULL;
-	} else if (sel->where) {
+	} else if (sel->where && agg) {
 		rel *target = r->tvf_in ? r->tvf_in : r;
 		scope s = {target, NULL, NULL};
 		sl_expr *f = sl__bind_expr(p, &s, sel->where);
@@ -1046,9 +1068,13 @@ static rel *plan_select(planner *p, const sl_ast_select *sel)
 		                      SL_EPLAN, "late-data clauses (ALLOWED LATENESS, ON LATE) are only "
 		                      "allowed on a window aggregate");
 	} else if (r->tvf_in) {
-		return sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP,
-		                      "a window TVF is only supported under GROUP BY window_start, "
-		                      "window_end (window join, Top-N and plain selection come later)");
+		if (!(r = materialize_tvf(p, r)))
+			return NULL;
+		if (sel->where) {
+			scope s = {r, NULL, NULL};
+			if (!(fused = sl__bind_expr(p, &s, sel->where)))
+				return NULL;
+		}
 	}
 	if (!(r = plan_projection(p, sel, r, agg ? &m : NULL, fused)))
 		return NULL;

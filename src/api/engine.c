@@ -54,6 +54,7 @@ static void job_close(sl_engine *e)
 	sl_arena_reset(&e->job_arena);
 	e->job = 0;
 	e->finished = 0;
+	e->failed = 0;
 }
 
 void sl_engine_close(sl_engine *e)
@@ -228,6 +229,8 @@ static void publish_on_error(sl_engine *e)
 		sl_op_sink_finish(e->graph.ops[i], &ignore);
 }
 
+static void fail_job(sl_engine *e);
+
 int sl_run(sl_engine *e)
 {
 	sl_err_clear(&e->err);
@@ -236,7 +239,7 @@ int sl_run(sl_engine *e)
 	e->graph.ectx.proctime = 0;
 	int rc = sl_graph_run(&e->graph, &e->err);
 	if (rc) {
-		publish_on_error(e);
+		fail_job(e);
 		return rc;
 	}
 	e->finished = 1;
@@ -249,8 +252,21 @@ void sl_stop(sl_engine *e)
 		e->graph.stop = 1;
 }
 
+/* A job that hit an error stops: its sinks publish what came before the
+ * error and later pushes are refused (DESIGN.md §7). */
+static void fail_job(sl_engine *e)
+{
+	e->failed = 1;
+	snprintf(e->fail_msg, sizeof(e->fail_msg), "%s", e->err.msg);
+	publish_on_error(e);
+}
+
 static sl_op *push_scan(sl_engine *e, const char *table)
 {
+	if (e->failed) {
+		sl_err_set(&e->err, SL_EINVAL, "the job stopped after an error: %s", e->fail_msg);
+		return NULL;
+	}
 	for (int i = 0; e->job && i < e->graph.nops; i++) {
 		sl_op *op = e->graph.ops[i];
 		if (op->nin == 0 && sl_op_scan_is_push(op) && !strcmp(sl_op_scan_table(op), table))
@@ -271,8 +287,8 @@ int sl_push_json(sl_engine *e, const char *table, const char *json, size_t len)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	e->graph.ectx.proctime = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 	int rc = sl_op_scan_push(op, json, len, &e->err);
-	if (rc && rc != SL_EINPUT)
-		publish_on_error(e);
+	if (rc)
+		fail_job(e);
 	return rc;
 }
 
@@ -283,8 +299,8 @@ int sl_push_json_lines(sl_engine *e, const char *table, const char *text, size_t
 	if (!op)
 		return sl_err_set(&e->err, SL_EINVAL, "no running job reads push table '%s'", table);
 	int rc = sl_op_scan_push_lines(op, text, len, &e->err);
-	if (rc && rc != SL_EINPUT)
-		publish_on_error(e);
+	if (rc)
+		fail_job(e);
 	return rc;
 }
 
@@ -296,7 +312,7 @@ int sl_push_end(sl_engine *e, const char *table)
 		return sl_err_set(&e->err, SL_EINVAL, "no running job reads push table '%s'", table);
 	int rc = sl_graph_end_source(op, &e->err);
 	if (rc)
-		publish_on_error(e);
+		fail_job(e);
 	return rc;
 }
 

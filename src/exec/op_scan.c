@@ -90,17 +90,23 @@ static int push_batch(scan_op *o, sl_err *err)
 	}
 	const sl_col *rt = o->p.rowtime_col >= 0 ? &o->view.cols[o->p.rowtime_col] : NULL;
 	int64_t w = o->wm;
+	int bad = -1;
 	for (int i = 0; i < b->nrows; i++) {
-		if (rt && rt->null[i])
-			return null_rowtime(o, i, err);
+		if (rt && rt->null[i]) {
+			bad = i;
+			break;
+		}
 		b->wm[i] = w;
 		if (wc && !wc->null[i] && wc->v.i64[i] > w)
 			w = wc->v.i64[i];
 	}
 	o->wm = w;
-	if ((rc = sl_op_emit(&o->base, &o->view, err)))
+	if (bad >= 0)
+		o->view.nrows = bad; /* the rows before the bad one still flow */
+	if ((rc = sl_op_emit(&o->base, &o->view, err)) ||
+	    (rc = sl_op_emit_watermark(&o->base, w, err)))
 		return rc;
-	return sl_op_emit_watermark(&o->base, w, err);
+	return bad >= 0 ? null_rowtime(o, bad, err) : 0;
 }
 
 static int scan_pump(sl_op *op, sl_err *err)

@@ -124,6 +124,8 @@ static rel *add_filter(planner *p, rel *in, sl_expr *filter, const char *text)
 	return r;
 }
 
+static int is_condition(planner *p, const sl_ast_expr *at, const sl_expr *x);
+
 /* ---- FROM ----------------------------------------------------------------- */
 
 static rel *plan_from(planner *p, const sl_ast_from *f);
@@ -750,7 +752,8 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 	if (gw && map_aux(p, &b->calls, gw, b->ngroup, m))
 		return NULL;
 	scope os = {out, m, in};
-	if (sel->having && !(wp.having = sl__bind_expr(p, &os, sel->having)))
+	if (sel->having && (!(wp.having = sl__bind_expr(p, &os, sel->having)) ||
+	                    !is_condition(p, sel->having, wp.having)))
 		return NULL;
 	if (ls.policy == SL_LATEPOL_SIDE && !(wp.late_op = late_sink(p, sel, &ls, b->in)))
 		return NULL;
@@ -798,7 +801,7 @@ static rel *plan_group_agg(planner *p, const sl_ast_select *sel, agg_build *b, a
 	if (sel->having) {
 		scope os = {out, m, in};
 		sl_expr *h = sl__bind_expr(p, &os, sel->having);
-		if (!h)
+		if (!h || !is_condition(p, sel->having, h))
 			return NULL;
 		/* after filtering, the map still points at the same columns */
 		out = add_filter(p, out, h, sl__ast_text(p, sel->having));
@@ -1003,6 +1006,17 @@ static rel *plan_distinct(planner *p, rel *in)
 	return plan_group_agg(p, &none, &b, &m);
 }
 
+/* WHERE / HAVING must be BOOLEAN (Flink refuses anything else). */
+static int is_condition(planner *p, const sl_ast_expr *at, const sl_expr *x)
+{
+	if (x->type.id == SL_T_BOOLEAN || x->type.id == SL_T_NULL)
+		return 1;
+	char b[64];
+	sl__plan_error(p, at->line, at->col, SL_EPLAN, "a condition must be BOOLEAN, not %s",
+	               sl_type_format(x->type, b, sizeof(b)));
+	return 0;
+}
+
 /* A window TVF used as a table: the window assignment operator. */
 static rel *materialize_tvf(planner *p, rel *v)
 {
@@ -1038,13 +1052,13 @@ static rel *plan_select(planner *p, const sl_ast_select *sel)
 	sl_expr *fused = NULL; /* WHERE evaluated by the projection's Calc */
 	if (sel->where && !agg && !r->tvf_in) {
 		scope s = {r, NULL, NULL};
-		if (!(fused = sl__bind_expr(p, &s, sel->where)))
+		if (!(fused = sl__bind_expr(p, &s, sel->where)) || !is_condition(p, sel->where, fused))
 			return NULL;
 	} else if (sel->where && agg) {
 		rel *target = r->tvf_in ? r->tvf_in : r;
 		scope s = {target, NULL, NULL};
 		sl_expr *f = sl__bind_expr(p, &s, sel->where);
-		if (!f)
+		if (!f || !is_condition(p, sel->where, f))
 			return NULL;
 		rel *fr = add_filter(p, target, f, sl__ast_text(p, sel->where));
 		if (!fr)
@@ -1072,7 +1086,7 @@ static rel *plan_select(planner *p, const sl_ast_select *sel)
 			return NULL;
 		if (sel->where) {
 			scope s = {r, NULL, NULL};
-			if (!(fused = sl__bind_expr(p, &s, sel->where)))
+			if (!(fused = sl__bind_expr(p, &s, sel->where)) || !is_condition(p, sel->where, fused))
 				return NULL;
 		}
 	}

@@ -5,8 +5,9 @@
 #
 #   sh tests/fuzz/run.sh [SECONDS] [name ...]
 #
-# Each target is linked with clang -fsanitize=fuzzer,address,undefined over
-# all of src/ except src/cli/.  Binaries, scratch corpora, logs and crash
+# The engine (all of src/ except src/cli/) is compiled once per run with
+# clang -fsanitize=fuzzer-no-link,address,undefined into build-fuzz/obj/;
+# each target is linked against those objects with -fsanitize=fuzzer.  Binaries, scratch corpora, logs and crash
 # artifacts go under build-fuzz/ (nothing in the tree is modified; copy an
 # interesting input into tests/fuzz/corpus/<name>/ by hand).  The script
 # prints one line per target (runs, seconds, result) and exits non-zero if
@@ -38,8 +39,23 @@ if [ -n "${FUZZ_REV:-}" ]; then
 fi
 SRC=$(find "$ROOT/src" -name '*.c' ! -path "$ROOT/src/cli/*" | sort)
 PCRE=$(pkg-config --cflags --libs libpcre2-8 2>/dev/null || echo -lpcre2-8)
-FLAGS="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
--fno-sanitize-recover=undefined -I$ROOT/include -I$ROOT/src -D_GNU_SOURCE -std=gnu11 -w"
+SAN="-g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+-I$ROOT/include -I$ROOT/src -D_GNU_SOURCE -std=gnu11 -w $(pkg-config --cflags libpcre2-8 2>/dev/null)"
+FLAGS="$SAN -fsanitize=fuzzer,address,undefined"
+
+# the engine, once: objects under build-fuzz/obj/ (2 compilers at a time)
+OBJDIR=$OUT/obj
+rm -rf "$OBJDIR"
+echo "== building the engine with sanitizers"
+export CLANG SAN OBJDIR ROOT
+if ! printf '%s\n' $SRC | xargs -P 2 -I{} sh -c \
+	'o="$OBJDIR/$(echo "{}" | sed "s|^$ROOT/||; s|/|_|g").o"; mkdir -p "$OBJDIR";
+	 $CLANG $SAN -fsanitize=fuzzer-no-link,address,undefined -c "{}" -o "$o"' \
+	>"$OUT/engine.build.log" 2>&1; then
+	echo "FAIL: the engine does not build"; tail -20 "$OUT/engine.build.log"
+	exit 1
+fi
+OBJS=$(ls "$OBJDIR"/*.o)
 
 failed=""
 summary=""
@@ -52,7 +68,7 @@ for f in tests/fuzz/fuzz_*.c; do
 	bin=$OUT/$t
 	echo "== $t: building"
 	# shellcheck disable=SC2086
-	if ! $CLANG $FLAGS -o "$bin" "$f" $SRC $PCRE -lm -lpthread >"$OUT/$t.build.log" 2>&1; then
+	if ! $CLANG $FLAGS -o "$bin" "$f" $OBJS $PCRE -lm -lpthread >"$OUT/$t.build.log" 2>&1; then
 		echo "FAIL $t: build failed"; tail -20 "$OUT/$t.build.log"
 		failed="$failed $t"
 		continue

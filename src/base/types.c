@@ -46,25 +46,7 @@ sl_type sl_type_timestamp(sl_type_id id, int precision)
 	return t;
 }
 
-sl_phys sl_type_phys(sl_type t)
-{
-	switch ((sl_type_id)t.id) {
-	case SL_T_FLOAT:
-	case SL_T_DOUBLE:
-		return SL_PHYS_F64;
-	case SL_T_DECIMAL:
-		return SL_PHYS_I128;
-	case SL_T_CHAR:
-	case SL_T_VARCHAR:
-	case SL_T_BINARY:
-	case SL_T_VARBINARY:
-		return SL_PHYS_STR;
-	case SL_T_ROW:
-		return SL_PHYS_ROW;
-	default:
-		return SL_PHYS_I64;
-	}
-}
+/* sl_type_phys: inline in types.h. */
 
 int sl_type_is_integer(sl_type t)
 {

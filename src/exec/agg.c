@@ -197,12 +197,10 @@ static int avg_result(const sl_agg *a, const void *accp, sl_col *out, int orow, 
 
 static int minmax_type(sl_type arg, int star, sl_type *out, sl_err *err)
 {
-	sl_phys p = sl_type_phys(arg);
-	if (p == SL_PHYS_STR || p == SL_PHYS_ROW) {
+	if (sl_type_phys(arg) == SL_PHYS_ROW) {
 		char buf[64];
 		return sl_err_set(err, SL_ENOTSUP,
-		                  "MIN/MAX/FIRST_VALUE/LAST_VALUE over %s are not supported yet "
-		                  "(numeric, temporal and BOOLEAN arguments are)",
+		                  "MIN/MAX/FIRST_VALUE/LAST_VALUE over %s are not supported",
 		                  sl_type_format(arg, buf, sizeof(buf)));
 	}
 	*out = arg;
@@ -366,4 +364,73 @@ const sl_agg_vtab *sl_agg_find(const char *name)
 		if (strcasecmp(aggs[i].name, name) == 0)
 			return &aggs[i];
 	return NULL;
+}
+
+/* ---- string MIN / MAX / FIRST_VALUE / LAST_VALUE -------------------------- */
+
+int sl_agg_is_str(const sl_agg *a)
+{
+	return a->vt->add != count_add && a->vt->add != sum_add &&
+	       sl_type_phys(a->arg_type) == SL_PHYS_STR;
+}
+
+static int str_key(sl_buf *b, int idx, const void *key, size_t klen)
+{
+	sl_buf_clear(b);
+	return sl_buf_append(b, key, klen) || sl_buf_putc(b, (char)idx);
+}
+
+int sl_agg_str_add(const sl_agg *a, int idx, sl_state_table *t, int64_t ns, const void *key,
+                   size_t klen, const sl_batch *in, int row, sl_buf *scratch, sl_err *err)
+{
+	if (a->filter_col >= 0 && !is_true(&in->cols[a->filter_col], row))
+		return 0;
+	const sl_col *c = &in->cols[a->arg_col];
+	if (c->null[row])
+		return 0;
+	if (str_key(scratch, idx, key, klen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	const void *cur;
+	uint32_t clen;
+	int have = sl_state_get_var(t, ns, scratch->p, (uint32_t)scratch->len, &cur, &clen);
+	const sl_str *v = &c->v.str[row];
+	int take;
+	if (!have) {
+		take = 1;
+	} else if (a->vt->add == first_add) {
+		take = 0;
+	} else if (a->vt->add == last_add) {
+		take = 1;
+	} else {
+		size_t n = (size_t)v->len < clen ? (size_t)v->len : clen;
+		int cmp = memcmp(v->ptr, cur, n);
+		if (!cmp)
+			cmp = v->len < clen ? -1 : v->len > clen;
+		take = a->vt->add == min_add ? cmp < 0 : cmp > 0;
+	}
+	if (take && sl_state_put_var(t, ns, scratch->p, (uint32_t)scratch->len, v->ptr,
+	                             (uint32_t)v->len))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
+int sl_agg_str_result(const sl_agg *a, int idx, sl_state_table *t, int64_t ns, const void *key,
+                      size_t klen, sl_buf *scratch, sl_batch *ob, sl_col *out, int orow)
+{
+	if (str_key(scratch, idx, key, klen))
+		return SL_ENOMEM;
+	const void *cur;
+	uint32_t clen;
+	if (!sl_state_get_var(t, ns, scratch->p, (uint32_t)scratch->len, &cur, &clen)) {
+		sl_col_set_null(out, orow);
+		return 0;
+	}
+	return sl_col_set_str(ob, out, orow, cur, clen);
+}
+
+void sl_agg_str_delete(int idx, sl_state_table *t, int64_t ns, const void *key, size_t klen,
+                       sl_buf *scratch)
+{
+	if (!str_key(scratch, idx, key, klen))
+		sl_state_delete(t, ns, scratch->p, (uint32_t)scratch->len);
 }

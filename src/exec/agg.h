@@ -17,7 +17,12 @@
  * Retraction (-U/-D input) is supported by COUNT, SUM and AVG; MIN, MAX,
  * FIRST_VALUE and LAST_VALUE over updating input need the values they may
  * have to take back and are refused by the planner until that lands.
- * STRING arguments are supported by COUNT only so far (the planner says so).
+ *
+ * MIN, MAX, FIRST_VALUE and LAST_VALUE over strings keep their value in a
+ * variable-length state table of the operator ("strings"), keyed by the
+ * accumulator's namespace and (group key, aggregate index): the fixed slot
+ * cannot hold a string.  The operator calls sl_agg_str_add /
+ * sl_agg_str_result for them instead of the vtab (sl_agg_is_str).
  */
 #ifndef SL_AGG_H
 #define SL_AGG_H
@@ -26,6 +31,8 @@
 
 #include "../base/err.h"
 #include "../base/types.h"
+#include "../base/buf.h"
+#include "../state/state.h"
 #include "batch.h"
 
 typedef struct sl_agg sl_agg;
@@ -70,5 +77,26 @@ const sl_agg_vtab *sl_agg_find(const char *name);
  */
 int sl_agg_add_one(const sl_agg *a, void *slot, const sl_batch *in, int row, int sign,
                    sl_err *err);
+
+/* 1 when a is a string MIN/MAX/FIRST_VALUE/LAST_VALUE (see above). */
+int sl_agg_is_str(const sl_agg *a);
+
+/*
+ * Folds row `row` of `in` into string aggregate number idx of the group
+ * whose encoded key is key[0..klen), in namespace ns of table t (variable-
+ * length values).  Honours FILTER and skips NULLs.  scratch is a work
+ * buffer.  Returns 0 or SL_ENOMEM.
+ */
+int sl_agg_str_add(const sl_agg *a, int idx, sl_state_table *t, int64_t ns, const void *key,
+                   size_t klen, const sl_batch *in, int row, sl_buf *scratch, sl_err *err);
+
+/* Writes the string aggregate's result (NULL when it saw no value) into
+ * (out, orow), copying the bytes into ob's arena.  Returns 0 or SL_ENOMEM. */
+int sl_agg_str_result(const sl_agg *a, int idx, sl_state_table *t, int64_t ns, const void *key,
+                      size_t klen, sl_buf *scratch, sl_batch *ob, sl_col *out, int orow);
+
+/* Removes the group's string values (its group disappeared). */
+void sl_agg_str_delete(int idx, sl_state_table *t, int64_t ns, const void *key, size_t klen,
+                       sl_buf *scratch);
 
 #endif

@@ -41,6 +41,9 @@ typedef struct group_op {
 	uint32_t slot_size;
 	int has_distinct;
 	sl_state_table *acc, *dist;
+	sl_state_table *strs;   /* string MIN/MAX/FIRST/LAST values (agg.h) */
+	int has_str;
+	sl_buf skey;
 	sl_batch *out;
 	sl_buf key, dkey;
 	/* mini-batch bookkeeping: keys touched in the current batch */
@@ -68,12 +71,23 @@ static int build_row(group_op *o, sl_batch *b, const void *slot, uint8_t op, int
 	if (sl_rowkey_decode(o->key.p, (uint32_t)o->key.len, b, kc, o->p.nkeys, row) < 0)
 		return sl_err_set(err, SL_ESTATE, "group state: malformed key");
 	for (int i = 0; i < o->p.naggs; i++) {
-		int rc = o->aggs[i].vt->result(&o->aggs[i], (const char *)slot + o->aggs[i].offset,
+		int rc = sl_agg_is_str(&o->aggs[i])
+		       ? sl_agg_str_result(&o->aggs[i], i, o->strs, 0, o->key.p, o->key.len, &o->skey, b,
+		                           &b->cols[o->p.nkeys + i], row)
+		       : o->aggs[i].vt->result(&o->aggs[i], (const char *)slot + o->aggs[i].offset,
 		                               &b->cols[o->p.nkeys + i], row, err);
 		if (rc)
-			return rc;
+			return rc == SL_ENOMEM ? sl_err_set(err, rc, "out of memory") : rc;
 	}
 	return row;
+}
+
+/* Frees a group's string aggregate values (the group disappeared). */
+static void drop_strs(group_op *o)
+{
+	for (int i = 0; o->has_str && i < o->p.naggs; i++)
+		if (sl_agg_is_str(&o->aggs[i]))
+			sl_agg_str_delete(i, o->strs, 0, o->key.p, o->key.len, &o->skey);
 }
 
 static int rows_equal(const sl_batch *b, int r1, int r2)
@@ -123,7 +137,9 @@ static int fold(group_op *o, void *slot, const sl_batch *in, int row, int sign, 
 			if (!first)
 				continue;
 		}
-		int rc = sl_agg_add_one(a, slot, in, row, sign, err);
+		int rc = sl_agg_is_str(a)
+		       ? sl_agg_str_add(a, i, o->strs, 0, o->key.p, o->key.len, in, row, &o->skey, err)
+		       : sl_agg_add_one(a, slot, in, row, sign, err);
 		if (rc)
 			return rc;
 	}
@@ -156,6 +172,7 @@ static int update_group(group_op *o, const sl_batch *in, int row, sl_err *err)
 		if (old >= 0)
 			b->op[old] = SL_DELETE;
 		sl_state_delete(o->acc, 0, o->key.p, (uint32_t)o->key.len);
+		drop_strs(o);
 		return emit_if_full(o, err);
 	}
 	int nr = build_row(o, b, slot, old >= 0 ? SL_UPDATE_AFTER : SL_INSERT, wm, err);
@@ -186,9 +203,15 @@ static int mb_touch(group_op *o, int64_t wm, sl_err *err)
 		for (int i = 0; i < o->p.nkeys; i++)
 			kc[i] = &o->pre->cols[i];
 		sl_rowkey_decode(o->key.p, len, o->pre, kc, o->p.nkeys, r);
-		for (int i = 0; i < o->p.naggs; i++)
-			o->aggs[i].vt->result(&o->aggs[i], (const char *)slot + o->aggs[i].offset,
-			                      &o->pre->cols[o->p.nkeys + i], r, err);
+		for (int i = 0; i < o->p.naggs; i++) {
+			sl_col *oc = &o->pre->cols[o->p.nkeys + i];
+			if (sl_agg_is_str(&o->aggs[i]))
+				sl_agg_str_result(&o->aggs[i], i, o->strs, 0, o->key.p, len, &o->skey, o->pre,
+				                  oc, r);
+			else
+				o->aggs[i].vt->result(&o->aggs[i], (const char *)slot + o->aggs[i].offset, oc,
+				                      r, err);
+		}
 	} else {
 		o->pre->op[r] = 0xff; /* nothing emitted before */
 	}
@@ -220,8 +243,10 @@ static int mb_flush(group_op *o, int64_t wm, sl_err *err)
 		if (!slot || h->rows <= 0) {
 			if (old >= 0)
 				b->op[old] = SL_DELETE;
-			if (slot)
+			if (slot) {
 				sl_state_delete(o->acc, 0, o->key.p, len);
+				drop_strs(o);
+			}
 		} else {
 			h->batch_seen = 0;
 			int nr = build_row(o, b, slot, had ? SL_UPDATE_AFTER : SL_INSERT, wm, err);
@@ -277,6 +302,8 @@ static int group_open(sl_op *op, sl_err *err)
 		return err->code;
 	if (o->has_distinct && !(o->dist = sl_state_table_open(op->state, op->uid, "distinct", 8, err)))
 		return err->code;
+	if (o->has_str && !(o->strs = sl_state_table_open(op->state, op->uid, "strings", 0, err)))
+		return err->code;
 	o->out = sl_batch_new(op->nout, op->out_types, 0);
 	o->pre = sl_batch_new(op->nout, op->out_types, 0);
 	if (!o->out || !o->pre)
@@ -292,6 +319,7 @@ static void group_close(sl_op *op)
 	sl_buf_deinit(&o->key);
 	sl_buf_deinit(&o->dkey);
 	sl_buf_deinit(&o->touched);
+	sl_buf_deinit(&o->skey);
 	free(o->key_cols);
 	free(o->aggs);
 }
@@ -334,6 +362,7 @@ sl_op *sl_op_group_agg_new(const sl_group_agg_plan *p, const sl_type *in_types, 
 		o->aggs[i].offset = off;
 		off += o->aggs[i].vt->acc_size;
 		o->has_distinct |= p->aggs[i].distinct;
+		o->has_str |= sl_agg_is_str(&o->aggs[i]);
 	}
 	o->p.aggs = o->aggs;
 	o->slot_size = off;

@@ -435,6 +435,11 @@ sl_op *sl_op_session_agg_new(const sl_window_agg_plan *p, const sl_type *in_type
 	o->p.key_cols = o->key_cols;
 	uint32_t off = 0;
 	for (int i = 0; i < p->naggs; i++) {
+		if (sl_agg_is_str(&p->aggs[i])) {
+			sl_err_set(err, SL_ENOTSUP, "MIN/MAX/FIRST_VALUE/LAST_VALUE over strings in SESSION "
+			           "windows are not supported yet");
+			goto fail;
+		}
 		if (p->aggs[i].distinct) {
 			sl_err_set(err, SL_ENOTSUP, "DISTINCT aggregates in SESSION windows are not "
 			           "supported yet");

@@ -62,6 +62,9 @@ typedef struct win_op {
 	int has_distinct;
 	sl_prog *having;
 	sl_state_table *acc, *dist;
+	sl_state_table *strs;   /* string MIN/MAX/FIRST/LAST values (agg.h) */
+	int has_str;
+	sl_buf skey;            /* key scratch for strs */
 	sl_batch *out;          /* output rows being built */
 	void **out_slots;       /* slot of each output row (for the emitted flag) */
 	sl_batch *late;         /* late rows for the side output */
@@ -139,10 +142,13 @@ static int build_row(win_op *o, sl_batch *b, int64_t end, const void *key, uint3
 	sl_col_set_i64(&b->cols[nk + 1], row, end);
 	sl_col_set_i64(&b->cols[nk + 2], row, end - 1000); /* window_time = end - 1 ms */
 	for (int i = 0; i < o->p.naggs; i++) {
-		int rc = o->aggs[i].vt->result(&o->aggs[i], (const char *)slot + o->aggs[i].offset,
+		int rc = sl_agg_is_str(&o->aggs[i])
+		       ? sl_agg_str_result(&o->aggs[i], i, o->strs, end, key, klen, &o->skey, b,
+		                           &b->cols[nk + 3 + i], row)
+		       : o->aggs[i].vt->result(&o->aggs[i], (const char *)slot + o->aggs[i].offset,
 		                               &b->cols[nk + 3 + i], row, err);
 		if (rc)
-			return rc;
+			return rc == SL_ENOMEM ? sl_err_set(err, rc, "out of memory") : rc;
 	}
 	return row;
 }
@@ -212,6 +218,8 @@ static int advance(win_op *o, int64_t wm, sl_err *err)
 			sl_state_ns_drop(o->acc, cur);
 			if (o->dist)
 				sl_state_ns_drop(o->dist, cur);
+			if (o->strs)
+				sl_state_ns_drop(o->strs, cur);
 		}
 	}
 	if (o->dist && o->p.lateness == 0) {
@@ -255,7 +263,9 @@ static int fold(win_op *o, void *slot, int64_t end, const sl_batch *in, int row,
 			if ((*cnt)++ > 0)
 				continue;
 		}
-		int rc = sl_agg_add_one(a, slot, in, row, 1, err);
+		int rc = sl_agg_is_str(a)
+		       ? sl_agg_str_add(a, i, o->strs, end, o->kp, o->kl, in, row, &o->skey, err)
+		       : sl_agg_add_one(a, slot, in, row, 1, err);
 		if (rc)
 			return rc;
 	}
@@ -495,6 +505,8 @@ static int win_open(sl_op *op, sl_err *err)
 	if (o->has_distinct &&
 	    !(o->dist = sl_state_table_open(op->state, op->uid, "distinct", 8, err)))
 		return err->code;
+	if (o->has_str && !(o->strs = sl_state_table_open(op->state, op->uid, "strings", 0, err)))
+		return err->code;
 	o->out = sl_batch_new(op->nout, op->out_types, 0);
 	o->corr = sl_batch_new(op->nout, op->out_types, 2);
 	o->out_slots = calloc(SL_BATCH_ROWS, sizeof(void *));
@@ -521,6 +533,7 @@ static void win_close(sl_op *op)
 	free(o->khash);
 	free(o->kend);
 	sl_buf_deinit(&o->dkey);
+	sl_buf_deinit(&o->skey);
 	free(o->key_cols);
 	free(o->aggs);
 	free(o->late_types);
@@ -578,6 +591,7 @@ sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types
 		off += o->aggs[i].vt->acc_size;
 		if (p->aggs[i].distinct)
 			o->has_distinct = 1;
+		o->has_str |= sl_agg_is_str(&o->aggs[i]);
 	}
 	o->p.aggs = o->aggs;
 	o->slot_size = off ? off : 16; /* no aggregates, no header: 0 would mean variable-length */

@@ -32,10 +32,11 @@ int sl_graph_add(sl_graph *g, sl_op *op, int nin, int nout, const sl_type *types
 	op->state = g->state;
 	op->nin = nin;
 	op->in_wm = calloc((size_t)(nin ? nin : 1), sizeof(int64_t));
+	op->in_idle = calloc((size_t)(nin ? nin : 1), 1);
 	op->nout = nout;
 	op->out_types = calloc((size_t)(nout ? nout : 1), sizeof(sl_type));
 	op->out_names = calloc((size_t)(nout ? nout : 1), sizeof(char *));
-	if (!op->in_wm || !op->out_types || !op->out_names)
+	if (!op->in_wm || !op->in_idle || !op->out_types || !op->out_names)
 		return SL_ENOMEM;
 	for (int i = 0; i < nin; i++)
 		op->in_wm[i] = SL_WM_MIN;
@@ -92,22 +93,57 @@ int sl_op_emit(sl_op *op, const sl_batch *b, sl_err *err)
 	return 0;
 }
 
+int64_t sl_op_inputs_wm(const sl_op *op, int except)
+{
+	int64_t m = SL_WM_MAX;
+	for (int i = 0; i < op->nin; i++)
+		if (i != except && !op->in_idle[i] && op->in_wm[i] < m)
+			m = op->in_wm[i];
+	return m;
+}
+
+/* Recomputes op's merged watermark; calls its watermark method if it grew. */
+static int merge_wm(sl_op *op, sl_err *err)
+{
+	int64_t m = sl_op_inputs_wm(op, -1);
+	int all_idle = 1;
+	for (int i = 0; i < op->nin; i++)
+		all_idle &= op->in_idle[i];
+	if (all_idle || m <= op->wm)
+		return 0;
+	op->wm = m;
+	if (op->vt->watermark)
+		return op->vt->watermark(op, m, err);
+	return sl_op_emit_watermark(op, m, err);
+}
+
 /* Delivers watermark wm on input `input` of op. */
 static int deliver_wm(sl_op *op, int input, int64_t wm, sl_err *err)
 {
 	if (wm <= op->in_wm[input])
 		return 0;
 	op->in_wm[input] = wm;
-	int64_t m = SL_WM_MAX;
-	for (int i = 0; i < op->nin; i++)
-		if (op->in_wm[i] < m)
-			m = op->in_wm[i];
-	if (m <= op->wm)
+	return merge_wm(op, err);
+}
+
+int sl_op_emit_idle(sl_op *op, int idle, sl_err *err)
+{
+	if (op->idle == idle)
 		return 0;
-	op->wm = m;
-	if (op->vt->watermark)
-		return op->vt->watermark(op, m, err);
-	return sl_op_emit_watermark(op, m, err);
+	op->idle = idle;
+	for (int i = 0; i < op->nedges; i++) {
+		sl_op *to = op->edges[i].to;
+		to->in_idle[op->edges[i].input] = (uint8_t)idle;
+		int rc = merge_wm(to, err);
+		if (rc)
+			return rc;
+		int all_idle = 1;
+		for (int k = 0; k < to->nin; k++)
+			all_idle &= to->in_idle[k];
+		if ((rc = sl_op_emit_idle(to, all_idle, err)))
+			return rc;
+	}
+	return 0;
 }
 
 int sl_op_emit_watermark(sl_op *op, int64_t wm, sl_err *err)
@@ -265,6 +301,7 @@ void sl_graph_deinit(sl_graph *g)
 		if (op->vt->close)
 			op->vt->close(op);
 		free(op->in_wm);
+		free(op->in_idle);
 		free(op->out_types);
 		for (int k = 0; k < op->nout; k++)
 			free((char *)op->out_names[k]);

@@ -96,6 +96,8 @@ struct sl_op {
 	int64_t wm;           /* merged input watermark seen so far */
 	int64_t out_wm;       /* last watermark forwarded */
 	int in_ended;         /* inputs that reached end of input */
+	uint8_t *in_idle;     /* per input: idle (left out of the minimum) */
+	int idle;             /* this operator's output is idle */
 
 	/* consumers */
 	int nedges;
@@ -113,5 +115,18 @@ int sl_op_emit(sl_op *op, const sl_batch *b, sl_err *err);
 /* Forwards a watermark to every consumer (ignored unless larger than the
  * last forwarded one). */
 int sl_op_emit_watermark(sl_op *op, int64_t wm, sl_err *err);
+
+/*
+ * Marks the operator's output idle (1) or active (0) for its consumers
+ * ('scan.watermark.idle-timeout', DESIGN.md §2): an idle input is left out
+ * of its consumer's watermark minimum, which may then advance; an operator
+ * whose inputs are all idle is idle itself.  A source becomes active again
+ * before it emits rows.
+ */
+int sl_op_emit_idle(sl_op *op, int idle, sl_err *err);
+
+/* The minimum watermark over op's inputs other than `except` (-1: all),
+ * leaving out idle inputs; SL_WM_MAX when there are none. */
+int64_t sl_op_inputs_wm(const sl_op *op, int except);
 
 #endif

@@ -27,6 +27,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
 
 typedef struct scan_op {
 	sl_op base;
@@ -39,6 +47,7 @@ typedef struct scan_op {
 	sl_prog *wm_prog;
 	int64_t wm;            /* partition watermark */
 	sl_decoder *push_dec;  /* push mode */
+	int64_t last_data_us;  /* monotonic time of the last rows (idle timeout) */
 	char table[128];
 } scan_op;
 
@@ -73,6 +82,11 @@ static int push_batch(scan_op *o, sl_err *err)
 	int rc;
 	if (b->nrows == 0)
 		return 0;
+	if (o->p.idle_timeout_us) {
+		o->last_data_us = mono_us();
+		if (o->base.idle && (rc = sl_op_emit_idle(&o->base, 0, err)))
+			return rc;
+	}
 	if (o->comp_prog) {
 		sl_batch_reset(o->comp);
 		o->comp->nrows = b->nrows;
@@ -109,11 +123,26 @@ static int push_batch(scan_op *o, sl_err *err)
 	return bad >= 0 ? null_rowtime(o, bad, err) : 0;
 }
 
+/* No rows now: the source turns idle once 'scan.watermark.idle-timeout'
+ * passed without data (the only wall-clock rule, DESIGN.md §2).  Returns 0
+ * or an error. */
+static int idle_check(scan_op *o, sl_err *err)
+{
+	if (!o->p.idle_timeout_us || o->base.idle)
+		return 0;
+	int64_t now = mono_us();
+	if (!o->last_data_us)
+		o->last_data_us = now;
+	else if (now - o->last_data_us >= o->p.idle_timeout_us)
+		return sl_op_emit_idle(&o->base, 1, err);
+	return 0;
+}
+
 static int scan_pump(sl_op *op, sl_err *err)
 {
 	scan_op *o = (scan_op *)op;
 	if (!o->p.source)
-		return 0; /* push mode: rows arrive through the API */
+		return idle_check(o, err); /* push mode: rows arrive through the API */
 	sl_batch_reset(o->phys);
 	int n = o->p.source->vt->read(o->p.source, o->phys, err);
 	if (n < 0 && n != SL_EEOF) {
@@ -133,6 +162,8 @@ static int scan_pump(sl_op *op, sl_err *err)
 	}
 	if (n == SL_EEOF)
 		return SL_EEOF;
+	if (n == 0)
+		return idle_check(o, err);
 	return o->phys->nrows;
 }
 

@@ -5,7 +5,7 @@
  * W_before is lowered to the minimum of its own and the other inputs'
  * current watermarks, so that a downstream window judges it against the
  * merged watermark (DESIGN.md §2: an operator with several inputs has the
- * minimum of its inputs' watermarks).
+ * minimum of its inputs' watermarks, idle inputs left out).
  */
 #include "ops.h"
 #include "sluice.h"
@@ -22,10 +22,7 @@ typedef struct union_op {
 static int union_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	union_op *o = (union_op *)op;
-	int64_t others = SL_WM_MAX;
-	for (int i = 0; i < op->nin; i++)
-		if (i != input && op->in_wm[i] < others)
-			others = op->in_wm[i];
+	int64_t others = sl_op_inputs_wm(op, input);
 	if (in->nrows > o->cap) {
 		free(o->wm);
 		o->cap = in->nrows;

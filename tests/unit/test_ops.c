@@ -528,13 +528,47 @@ static void test_union_lowers_wm(void **st)
 	f2->vt = &feeder_vtab;
 	h.op->nin = 2;
 	h.op->in_wm = realloc(h.op->in_wm, 2 * sizeof(int64_t));
+	h.op->in_idle = realloc(h.op->in_idle, 2);
 	h.op->in_wm[1] = SL_WM_MIN;
+	h.op->in_idle[1] = 0;
 	assert_int_equal(sl_graph_add(&h.g, f2, 0, 3, in, NULL), 0);
 	sl_graph_connect(&h.g, f2, h.op, 1);
 	sl_op_emit_watermark(f2, T0 + S(3), &h.err);
 	const in_row rows[] = {{"a", 50, 1, SL_INSERT, 40}};
 	assert_int_equal(feed(&h, rows, 1, 1), 0);
 	assert_true(h.cap->last_wm == T0 + S(3)); /* the merged watermark */
+	h_deinit(&h);
+}
+
+/* An idle input is left out of the minimum; the watermark advances. */
+static void test_idle_input(void **st)
+{
+	harness h;
+	sl_type in[3];
+	in_schema(in);
+	sl_err e;
+	sl_err_clear(&e);
+	h_init(&h, sl_op_union_new(&e), 3, in);
+	sl_op *f2 = calloc(1, sizeof(sl_op));
+	f2->vt = &feeder_vtab;
+	h.op->nin = 2;
+	h.op->in_wm = realloc(h.op->in_wm, 2 * sizeof(int64_t));
+	h.op->in_idle = realloc(h.op->in_idle, 2);
+	h.op->in_wm[1] = SL_WM_MIN;
+	h.op->in_idle[1] = 0;
+	assert_int_equal(sl_graph_add(&h.g, f2, 0, 3, in, NULL), 0);
+	sl_graph_connect(&h.g, f2, h.op, 1);
+	const in_row rows[] = {{"a", 50, 1, SL_INSERT, 40}};
+	assert_int_equal(feed(&h, rows, 1, 1), 0);
+	assert_true(h.cap->last_wm == 0); /* input 1 holds it at -infinity */
+	assert_int_equal(sl_op_emit_idle(f2, 1, &h.err), 0);
+	assert_true(h.cap->last_wm == T0 + S(40));
+	assert_int_equal(h.op->idle, 0);
+	assert_int_equal(sl_op_emit_idle(h.feed, 1, &h.err), 0);
+	assert_int_equal(h.op->idle, 1); /* all inputs idle: idle downstream too */
+	assert_int_equal(h.cap->base.in_idle[0], 1);
+	assert_int_equal(sl_op_emit_idle(f2, 0, &h.err), 0);
+	assert_int_equal(h.op->idle, 0);
 	h_deinit(&h);
 }
 
@@ -554,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_group_snapshot_restore),
 		cmocka_unit_test(test_calc_filter_projection),
 		cmocka_unit_test(test_union_lowers_wm),
+		cmocka_unit_test(test_idle_input),
 	};
 	return cmocka_run_group_tests_name("ops", tests, NULL, NULL);
 }

@@ -81,8 +81,8 @@ static int build_row(sess_op *o, sl_batch *b, const sess *s, uint8_t op, sl_err 
 		kc[i] = &b->cols[i];
 	if (sl_rowkey_decode(o->key.p, (uint32_t)o->key.len, b, kc, nk, row) < 0)
 		return sl_err_set(err, SL_ESTATE, "session state: malformed key");
-	sl_col_set_i64(&b->cols[nk], row, s->start);
-	sl_col_set_i64(&b->cols[nk + 1], row, s->end);
+	sl_col_set_i64(&b->cols[nk], row, sl_win_to_local(o->p.win.tz, s->start));
+	sl_col_set_i64(&b->cols[nk + 1], row, sl_win_to_local(o->p.win.tz, s->end));
 	sl_col_set_i64(&b->cols[nk + 2], row, s->end - 1000);
 	for (int i = 0; i < o->p.naggs; i++) {
 		int rc = o->aggs[i].vt->result(&o->aggs[i], (const char *)(s + 1) + o->aggs[i].offset,

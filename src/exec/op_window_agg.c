@@ -92,8 +92,38 @@ static int64_t win_start_of_end(const sl_window_spec *w, int64_t end)
 	return end - w->size;
 }
 
-/* Writes the ends of every window containing ts into ends[]; returns count. */
+static int assign_local(const sl_window_spec *w, int64_t ts, int64_t *ends);
+
+int64_t sl_win_to_local(const char *tz, int64_t utc)
+{
+	int64_t off = 0;
+	if (tz && utc != SL_WM_MIN && utc != SL_WM_MAX)
+		sl_tz_offset(tz, utc, &off);
+	return utc + off;
+}
+
+int64_t sl_win_to_utc(const char *tz, int64_t local)
+{
+	int64_t off = 0;
+	if (!tz)
+		return local;
+	sl_tz_offset(tz, local, &off);
+	sl_tz_offset(tz, local - off, &off);
+	return local - off;
+}
+
+/* Writes the ends (UTC instants) of every window containing ts into ends[];
+ * returns the count.  Windows align in the spec's time zone. */
 static int assign(const sl_window_spec *w, int64_t ts, int64_t *ends)
+{
+	int n = assign_local(w, sl_win_to_local(w->tz, ts), ends);
+	for (int i = 0; w->tz && i < n; i++)
+		ends[i] = sl_win_to_utc(w->tz, ends[i]);
+	return n;
+}
+
+/* Window ends of ts in the window's own (local) time line. */
+static int assign_local(const sl_window_spec *w, int64_t ts, int64_t *ends)
 {
 	int n = 0;
 	switch (w->kind) {
@@ -138,8 +168,9 @@ static int build_row(win_op *o, sl_batch *b, int64_t end, const void *key, uint3
 		kc[i] = &b->cols[i];
 	if (sl_rowkey_decode(key, klen, b, kc, nk, row) < 0)
 		return sl_err_set(err, SL_ESTATE, "window state: malformed key");
-	sl_col_set_i64(&b->cols[nk], row, win_start_of_end(&o->p.win, end));
-	sl_col_set_i64(&b->cols[nk + 1], row, end);
+	int64_t lend = sl_win_to_local(o->p.win.tz, end);
+	sl_col_set_i64(&b->cols[nk], row, win_start_of_end(&o->p.win, lend));
+	sl_col_set_i64(&b->cols[nk + 1], row, lend);
 	sl_col_set_i64(&b->cols[nk + 2], row, end - 1000); /* window_time = end - 1 ms */
 	for (int i = 0; i < o->p.naggs; i++) {
 		int rc = sl_agg_is_str(&o->aggs[i])

@@ -69,9 +69,11 @@ static int assign_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	SL_BATCH_FOREACH(in, k, row) {
 		if (tc->null[row])
 			return sl_err_set(err, SL_EINPUT, "window table function: NULL rowtime");
-		int n = windows_of(&o->w, tc->v.i64[row], starts, ends), emitted = 0;
+		int64_t ts = sl_win_to_local(o->w.tz, tc->v.i64[row]);
+		int n = windows_of(&o->w, ts, starts, ends), emitted = 0;
 		for (int i = 0; i < n; i++) {
-			if (in->wm[row] >= ends[i])
+			int64_t uend = sl_win_to_utc(o->w.tz, ends[i]);
+			if (in->wm[row] >= uend)
 				continue; /* late for this window */
 			if (out->nrows == out->cap) {
 				rc = sl_op_emit(op, out, err);
@@ -87,7 +89,7 @@ static int assign_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 					return sl_err_set(err, SL_ENOMEM, "out of memory");
 			sl_col_set_i64(&out->cols[o->nin], r, starts[i]);
 			sl_col_set_i64(&out->cols[o->nin + 1], r, ends[i]);
-			sl_col_set_i64(&out->cols[o->nin + 2], r, ends[i] - 1000);
+			sl_col_set_i64(&out->cols[o->nin + 2], r, uend - 1000);
 			emitted = 1;
 		}
 		if (!emitted)

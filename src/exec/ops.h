@@ -74,7 +74,16 @@ typedef struct sl_window_spec {
 	int64_t size;     /* micros: TUMBLE/HOP size, CUMULATE max size, SESSION gap */
 	int64_t slide;    /* HOP slide, CUMULATE step */
 	int64_t offset;
+	/* Windows over a TIMESTAMP_LTZ rowtime align in this session time zone
+	 * ('table.local-time-zone'); NULL for UTC and for TIMESTAMP rowtimes.
+	 * window_start/window_end are then local wall-clock TIMESTAMP(3) values,
+	 * window_time the TIMESTAMP_LTZ instant end - 1 ms (as Flink). */
+	const char *tz;
 } sl_window_spec;
+
+/* UTC instant -> local wall clock in zone tz, and back (tz NULL: identity). */
+int64_t sl_win_to_local(const char *tz, int64_t utc);
+int64_t sl_win_to_utc(const char *tz, int64_t local);
 
 enum { SL_LATEPOL_DROP = 0, SL_LATEPOL_SIDE = 1 };
 

@@ -162,6 +162,17 @@ static int interval_arg(planner *p, const sl_ast_expr *c, const sl_ast_expr *a, 
 	return 0;
 }
 
+/* The zone windows over column type t align in: the session zone for a
+ * TIMESTAMP_LTZ rowtime (NULL when it is UTC), NULL for TIMESTAMP. */
+static const char *window_tz(planner *p, sl_type t)
+{
+	const char *tz = p->tz;
+	if (t.id != SL_T_TIMESTAMP_LTZ || !tz || !strcasecmp(tz, "UTC") || !strcasecmp(tz, "Z") ||
+	    !strcasecmp(tz, "GMT") || !strcmp(tz, "+00:00") || !strcasecmp(tz, "Etc/UTC"))
+		return NULL;
+	return tz;
+}
+
 /* Checks the window's size rules (Flink's). */
 static int check_window(planner *p, const sl_ast_expr *at, const sl_window_spec *w)
 {
@@ -250,6 +261,7 @@ static rel *plan_tvf(planner *p, const sl_ast_from *f)
 	const sl_ast_ident *d = &tc->u.descriptor.cols[0];
 	if ((w.time_col = time_col(p, in, d->name, d->line, d->col)) < 0)
 		return NULL;
+	w.tz = window_tz(p, in->cols[w.time_col].type);
 	rel *r = sl__rel_new(p, in->ncols + 3);
 	for (int i = 0; i < in->ncols; i++)
 		r->cols[i] = in->cols[i];
@@ -457,6 +469,7 @@ static int legacy_window(planner *p, const rel *in, const sl_ast_expr *g, sl_win
 	}
 	if ((w->time_col = time_col(p, in, sl_ast_name_last(&ts->u.name), ts->line, ts->col)) < 0)
 		return SL_EPLAN;
+	w->tz = window_tz(p, in->cols[w->time_col].type);
 	if (!strcmp(f, "TUMBLE") && (n == 2 || n == 3)) {
 		w->kind = SL_WIN_TUMBLE;
 		if (interval_arg(p, g, g->u.call.args[1], "size", &w->size) ||

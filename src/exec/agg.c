@@ -12,19 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-typedef struct {
-	int64_t n;
-} acc_count;
-
-typedef struct {
-	int64_t n; /* non-NULL values seen (net of retractions) */
-	int64_t pad;
-	union {
-		int64_t i;
-		double d;
-		sl_i128 dec;
-	} v;
-} acc_num;
+typedef sl_acc_count acc_count;
+typedef sl_acc_num acc_num;
 
 static int is_true(const sl_col *f, int row)
 {
@@ -364,6 +353,29 @@ const sl_agg_vtab *sl_agg_find(const char *name)
 		if (strcasecmp(aggs[i].name, name) == 0)
 			return &aggs[i];
 	return NULL;
+}
+
+/* ---- inline kinds (agg.h: sl_agg_fold_row) --------------------------------- */
+
+int sl_agg_fast_kind(const sl_agg *a)
+{
+	if (a->filter_col >= 0 || a->distinct)
+		return SL_AGGK_GENERIC;
+	if (a->vt->add == count_add)
+		return SL_AGGK_COUNT;
+	if (a->vt->add != sum_add || a->arg_col < 0)
+		return SL_AGGK_GENERIC;
+	switch (sl_type_phys(a->arg_type)) {
+	case SL_PHYS_I64: return SL_AGGK_SUM_I64;
+	case SL_PHYS_F64: return SL_AGGK_SUM_F64;
+	case SL_PHYS_I128: return SL_AGGK_SUM_DEC;
+	default: return SL_AGGK_GENERIC;
+	}
+}
+
+int sl_agg_sum_overflow(const sl_agg *a, sl_err *err)
+{
+	return dec_overflow(a, "SUM", err);
 }
 
 /* ---- string MIN / MAX / FIRST_VALUE / LAST_VALUE -------------------------- */

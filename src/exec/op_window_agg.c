@@ -60,6 +60,8 @@ typedef struct win_op {
 	uint32_t slot_size;
 	uint32_t hdr_size;      /* sizeof(slot_hdr) with lateness, else 0 */
 	int has_distinct;
+	uint8_t *kinds;         /* sl_agg_fast_kind of each aggregate */
+	int fast;               /* no DISTINCT, no string aggregate, no slot header */
 	sl_prog *having;
 	sl_state_table *acc, *dist;
 	sl_state_table *strs;   /* string MIN/MAX/FIRST/LAST values (agg.h) */
@@ -483,7 +485,9 @@ static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 			void *slot = sl_state_upsert_h(o->acc, ends[i], o->kp, o->kl, o->khash[k], NULL);
 			if (!slot)
 				return sl_err_set(err, SL_ENOMEM, "out of memory");
-			if ((rc = fold(o, slot, ends[i], in, row, err)))
+			rc = o->fast ? sl_agg_fold_row(o->aggs, o->kinds, o->p.naggs, slot, in, row, err)
+			             : fold(o, slot, ends[i], in, row, err);
+			if (rc)
 				return rc;
 			counted = 1;
 		}
@@ -567,6 +571,7 @@ static void win_close(sl_op *op)
 	sl_buf_deinit(&o->skey);
 	free(o->key_cols);
 	free(o->aggs);
+	free(o->kinds);
 	free(o->late_types);
 }
 
@@ -610,7 +615,8 @@ sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types
 	o->p = *p;
 	o->key_cols = calloc((size_t)p->nkeys + 1, sizeof(int));
 	o->aggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
-	if (!o->key_cols || !o->aggs)
+	o->kinds = calloc((size_t)p->naggs + 1, 1);
+	if (!o->key_cols || !o->aggs || !o->kinds)
 		goto nomem;
 	memcpy(o->key_cols, p->key_cols, sizeof(int) * (size_t)p->nkeys);
 	o->p.key_cols = o->key_cols;
@@ -623,7 +629,9 @@ sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types
 		if (p->aggs[i].distinct)
 			o->has_distinct = 1;
 		o->has_str |= sl_agg_is_str(&o->aggs[i]);
+		o->kinds[i] = (uint8_t)sl_agg_fast_kind(&o->aggs[i]);
 	}
+	o->fast = !o->has_distinct && !o->has_str && !o->hdr_size;
 	o->p.aggs = o->aggs;
 	o->slot_size = off ? off : 16; /* no aggregates, no header: 0 would mean variable-length */
 	o->fired_wm = SL_WM_MIN;

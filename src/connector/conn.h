@@ -40,6 +40,11 @@ typedef struct sl_conn_args {
 	const sl_opts *opts;    /* the WITH options (plus hints) */
 	struct sl_engine *engine; /* for push connectors and engine services */
 	const char *tz;         /* session time zone */
+	/* Checkpointing (DESIGN.md §5), filled by the planner; zero = off. */
+	int checkpointing;      /* 1: checkpoints drive pre_commit/commit; finish
+	                         * then only flushes (the final checkpoint publishes) */
+	const char *job;        /* job name, stable across restarts (sink file names) */
+	int attempt;            /* run attempt, >= 0, increasing per restart */
 } sl_conn_args;
 
 typedef struct sl_source_vtab sl_source_vtab;
@@ -99,11 +104,22 @@ struct sl_sink_vtab {
 	int (*write)(sl_sink *k, const sl_batch *b, sl_err *err);
 	/*
 	 * End of input or clean stop (also after a fatal error, for the rows
-	 * before it): flush and publish everything written.
+	 * before it): flush and publish everything written.  With
+	 * args.checkpointing only flush: the final checkpoint publishes.
 	 */
 	int (*finish)(sl_sink *k, sl_err *err);
-	/* Checkpoint protocol (DESIGN.md §5); may be NULL until checkpointing
-	 * lands for the sink. */
+	/*
+	 * Checkpoint protocol (DESIGN.md §5); may be NULL until checkpointing
+	 * lands for the sink.  Called between batches, in one thread:
+	 * pre_commit at a barrier makes the output since the previous
+	 * checkpoint durable but invisible and writes into w what publishing
+	 * it needs; commit after the manifest is durable publishes it
+	 * (idempotent); abort discards it; recover, before any write, gets the
+	 * bytes pre_commit wrote for the restored checkpoint, publishes them if
+	 * not yet published and discards every other staged output (SL_ESTATE
+	 * when output of a newer checkpoint is already published).  The
+	 * connector's file documents its exact contract.
+	 */
 	int (*pre_commit)(sl_sink *k, int64_t ckpt_id, sl_snap_writer *w, sl_err *err);
 	int (*commit)(sl_sink *k, int64_t ckpt_id, sl_err *err);
 	int (*abort)(sl_sink *k, int64_t ckpt_id, sl_err *err);

@@ -137,6 +137,21 @@ SL_API int sl_restore(sl_engine *e, const void *buf, size_t len);
  * counts.  Valid until the next call. */
 SL_API const char *sl_job_stats(sl_engine *e, int verbose);
 
+/*
+ * Stops the job with a savepoint (checkpointing must be on): with drain, a
+ * final +infinity watermark first closes every window.  The savepoint's
+ * directory is written into path (cap bytes).  The job can then be closed;
+ * a restart of the same job resumes from it.
+ */
+SL_API int sl_savepoint(sl_engine *e, int drain, char *path, size_t cap);
+
+/* 1 when the job has finished (all inputs ended, or restored finished). */
+SL_API int sl_job_finished(sl_engine *e);
+
+/* One line per checkpoint taken: id, duration, size, time processing was
+ * blocked. */
+SL_API const char *sl_checkpoint_log(sl_engine *e);
+
 /* Library version string, "major.minor.patch". */
 SL_API const char *sl_version(void);
 

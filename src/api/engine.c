@@ -46,6 +46,7 @@ int sl_engine_open(sl_engine **out)
 
 static void job_close(sl_engine *e)
 {
+	sl__ckpt_close(e);
 	if (!e->job)
 		return;
 	sl_graph_deinit(&e->graph);
@@ -107,12 +108,22 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 		return rc;
 	sl_graph_init(&e->graph, e->state);
 	e->graph.ectx.tz = sl_opts_get(&e->session, "table.local-time-zone");
-	sl_plan_args pa = {&e->cat, &e->session, e, !e->select_to_print, &e->job_arena};
+	sl_plan_args pa = {.cat = &e->cat, .session = &e->session, .engine = e,
+	                   .select_to_queue = !e->select_to_print, .arena = &e->job_arena};
 	sl_buf_clear(&e->explain);
 	e->job = 1;
+	if (!explain_only && (rc = sl__ckpt_prepare(e))) {
+		job_close(e);
+		return rc;
+	}
+	pa.checkpointing = e->ck.on;
+	pa.job = e->ck.job;
+	pa.attempt = e->ck.attempt;
 	rc = sl_plan_job(&pa, stmts, n, &e->graph, &e->explain, &e->err);
 	if (!rc && !explain_only)
 		rc = sl_graph_open(&e->graph, &e->err);
+	if (!rc && !explain_only)
+		rc = sl__ckpt_restore(e);
 	if (rc || explain_only)
 		job_close(e);
 	return rc;
@@ -220,9 +231,13 @@ const char *sl_explain_text(sl_engine *e)
 
 /* ---- running ---------------------------------------------------------- */
 
-/* After a fatal error: publish what the sinks wrote before it. */
+/* After a fatal error: publish what the sinks wrote before it (without
+ * checkpointing; with it, the last checkpoint is what counts and the rows
+ * after it are replayed at restart). */
 static void publish_on_error(sl_engine *e)
 {
+	if (e->ck.on)
+		return;
 	sl_err ignore;
 	sl_err_clear(&ignore);
 	for (int i = 0; i < e->graph.nops; i++)
@@ -237,13 +252,54 @@ int sl_run(sl_engine *e)
 	if (!e->job)
 		return 0;
 	e->graph.ectx.proctime = 0;
-	int rc = sl_graph_run(&e->graph, &e->err);
-	if (rc) {
-		fail_job(e);
-		return rc;
+	while (!e->finished && !e->graph.stop) {
+		int64_t progress;
+		int rc = sl_graph_step(&e->graph, &progress, &e->err);
+		if (rc == 0) {
+			/* end of all inputs: the final checkpoint commits the output */
+			if (e->ck.on && (rc = sl__ckpt_take(e, 0, 1, NULL, 0)))
+				goto fail;
+			e->finished = 1;
+			break;
+		}
+		if (rc < 0 || (rc = sl__ckpt_maybe(e)))
+			goto fail;
+		if (progress == 0) {
+			struct timespec ts = {0, 1000000}; /* idle sources: 1 ms */
+			nanosleep(&ts, NULL);
+		}
 	}
-	e->finished = 1;
 	return 0;
+fail:
+	fail_job(e);
+	return e->err.code ? e->err.code : SL_ERUNTIME;
+}
+
+int sl_savepoint(sl_engine *e, int drain, char *path, size_t cap)
+{
+	sl_err_clear(&e->err);
+	if (!e->job || !e->ck.on)
+		return sl_err_set(&e->err, SL_EINVAL, "savepoints need checkpointing "
+		                  "('execution.checkpointing.interval')");
+	if (e->failed)
+		return sl_err_set(&e->err, SL_EINVAL, "the job stopped after an error: %s", e->fail_msg);
+	int rc;
+	for (int i = 0; drain && i < e->graph.nops; i++) {
+		sl_op *op = e->graph.ops[i];
+		if (op->nin == 0 && !op->in_ended && (rc = sl_graph_end_source(op, &e->err)))
+			return rc;
+	}
+	return sl__ckpt_take(e, 1, 0, path, cap);
+}
+
+int sl_job_finished(sl_engine *e)
+{
+	return e->finished;
+}
+
+const char *sl_checkpoint_log(sl_engine *e)
+{
+	return sl_buf_cstr(&e->ck.log);
 }
 
 void sl_stop(sl_engine *e)

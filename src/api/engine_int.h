@@ -36,11 +36,39 @@ struct sl_engine {
 	sl_buf explain;
 	sl_buf explain_out;      /* EXPLAIN statements' plans of the last sl_exec */
 	sl_buf stats;
+	/* checkpointing (engine_ckpt.c) */
+	struct {
+		int on;                  /* execution.checkpointing.interval set */
+		int64_t interval_us, min_pause_us;
+		int64_t retained;
+		char job[128];
+		char jobdir[2048];       /* ./sluice-state/<job> */
+		char dir[2048];          /* checkpoints */
+		char sp_dir[2048];       /* savepoints */
+		int lock_fd;
+		int64_t next_id;
+		int64_t attempt;
+		int64_t last_end_us;     /* monotonic end of the last checkpoint */
+		int64_t restored_id;     /* 0 = fresh start */
+		char restored_path[2048];
+		sl_buf log;              /* per-checkpoint stats for --stats */
+	} ck;
 	/* result queue: records [u32 table len][table][u8 kind][u32 len][text] */
 	sl_buf queue;
 	int queue_text;          /* 1: rows as Flink text, 0: JSON */
 	int select_to_print;     /* bare SELECT -> print sink (CLI) */
 };
+
+/* Checkpointing (engine_ckpt.c).  prepare (before planning) reads the
+ * options, takes the job lock and counts the run attempt; restore (after
+ * the graph is open) restores the newest complete checkpoint or savepoint
+ * and lets the sinks recover; maybe takes a checkpoint when the interval
+ * passed; take writes one now. */
+int sl__ckpt_prepare(struct sl_engine *e);
+int sl__ckpt_restore(struct sl_engine *e);
+int sl__ckpt_maybe(struct sl_engine *e);
+int sl__ckpt_take(struct sl_engine *e, int savepoint, int finished, char *path, size_t cap);
+void sl__ckpt_close(struct sl_engine *e);
 
 /* Appends a result row to the queue (used by the push sink). */
 int sl__engine_enqueue(struct sl_engine *e, const char *table, int kind, const char *text,

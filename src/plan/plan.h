@@ -29,6 +29,9 @@ typedef struct sl_plan_args {
 	struct sl_engine *engine; /* for push connectors */
 	int select_to_queue;      /* bare SELECT results: 1 = engine queue, 0 = print */
 	sl_arena *arena;          /* plan arena, lives as long as the job */
+	int checkpointing;        /* checkpoints on: sinks stage until commit */
+	const char *job;          /* job name (sink file names), "" without checkpoints */
+	int64_t attempt;          /* run attempt (sink file names) */
 } sl_plan_args;
 
 /*

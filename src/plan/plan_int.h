@@ -83,6 +83,9 @@ typedef struct planner {
 	int select_to_queue;     /* bare SELECT -> push queue (API) or print (CLI) */
 	int64_t default_lateness;
 	int mini_batch;
+	int checkpointing;       /* sinks stage output until checkpoints commit */
+	const char *job;
+	int64_t attempt;
 } planner;
 
 /* ---- bind.c ---- */

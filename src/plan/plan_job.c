@@ -184,7 +184,8 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	if (sl_opts_int(p->session, "sluice.batch-size", 0, &br, p->err))
 		return NULL;
 	sp.batch_rows = (int)br;
-	sl_conn_args ca = {t->name, phys, nphys, t->pk, t->npk, o, p->engine, p->tz};
+	sl_conn_args ca = {t->name, phys, nphys, t->pk, t->npk, o, p->engine, p->tz,
+	                   p->checkpointing, p->job, (int)p->attempt};
 	if (!push) {
 		const sl_source_vtab *vt = sl_source_find(conn);
 		if (!vt)
@@ -304,7 +305,8 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 		                      "Column types of query result and sink for '%s' do not match.\n"
 		                      "Query schema: %s\nSink schema:  %s", t->name, schema_text(p, in),
 		                      schema_text(p, &sink_rel));
-	sl_conn_args ca = {t->name, f, n, t->pk, t->npk, o, p->engine, p->tz};
+	sl_conn_args ca = {t->name, f, n, t->pk, t->npk, o, p->engine, p->tz,
+	                   p->checkpointing, p->job, (int)p->attempt};
 	int can = vt->can_update ? vt->can_update(&ca) : vt->accepts_updates;
 	if (in->updating && !can)
 		return sl__plan_error(p, line, col, SL_EPLAN,
@@ -410,6 +412,9 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_grap
 	p->engine = a->engine;
 	p->select_to_queue = a->select_to_queue;
 	p->tz = sl_opts_get(a->session, "table.local-time-zone");
+	p->checkpointing = a->checkpointing;
+	p->job = a->job ? a->job : "";
+	p->attempt = a->attempt;
 	int rc;
 	if ((rc = sl_opts_duration(a->session, "table.exec.emit.allow-lateness", 0,
 	                           &p->default_lateness, err)) ||

@@ -222,8 +222,8 @@ int sl_ckpt_read(const char *path, sl_ckpt_meta *meta, void **data, size_t *len,
 	void *mb = read_all(m, &mn);
 	if (!mb)
 		return sl_err_set(err, SL_ESTATE, "checkpoint '%s': no manifest", path);
-	int64_t size;
-	uint32_t crc;
+	int64_t size = 0;
+	uint32_t crc = 0;
 	int rc = parse_manifest(path, mb, mn, meta, &size, &crc, err);
 	free(mb);
 	if (rc)

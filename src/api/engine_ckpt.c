@@ -1,0 +1,365 @@
+/*
+ * engine_ckpt.c - the checkpoint coordinator of a job (DESIGN.md §5).
+ *
+ * One job runs on one thread and pushes each batch to the end of the graph
+ * before reading the next, so between two pump steps every operator is
+ * quiescent: that moment is an aligned barrier for every source at once.
+ * A checkpoint there
+ *   1. snapshots the graph (sources' positions, watermarks, operators'
+ *      scalars, the state backend) into one buffer,
+ *   2. asks each sink to pre-commit (stage what it wrote, invisible) and
+ *      appends what it needs to publish later,
+ *   3. writes the buffer and the manifest atomically (checkpoint.c),
+ *   4. commits the sinks (publish the staged files), and prunes old
+ *      checkpoints beyond 'state.checkpoints.num-retained'.
+ * At start the newest complete checkpoint or savepoint is restored and each
+ * sink recovers: it publishes the restored checkpoint's staged output if not
+ * yet published and deletes every other staged file; a sink that already
+ * published output of a newer checkpoint makes the job refuse to start.
+ *
+ * Snapshot layout: "SLJB", u32 version, graph snapshot (graph.c), u32
+ * nsinks, nsinks x (bytes uid, bytes pre-commit data).
+ */
+#include "engine_int.h"
+#include "../exec/ops.h"
+#include "../state/checkpoint.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+sl_sink *sl_op_sink_get(sl_op *op);
+
+#define JOB_MAGIC 0x424a4c53u /* "SLJB" */
+#define JOB_VERSION 1
+
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static const char *opt2(sl_engine *e, const char *k, const char *alias)
+{
+	return sl_opts_get2(&e->session, k, alias);
+}
+
+/* Reads the checkpointing options; ck.on stays 0 when no interval is set. */
+static int read_config(sl_engine *e)
+{
+	int rc;
+	if (!opt2(e, "execution.checkpointing.interval", NULL))
+		return 0;
+	if ((rc = sl_opts_duration(&e->session, "execution.checkpointing.interval", 0,
+	                           &e->ck.interval_us, &e->err)) ||
+	    (rc = sl_opts_duration(&e->session, "execution.checkpointing.min-pause", 0,
+	                           &e->ck.min_pause_us, &e->err)))
+		return rc;
+	const char *ret = opt2(e, "state.checkpoints.num-retained",
+	                       "execution.checkpointing.num-retained");
+	e->ck.retained = ret ? atoll(ret) : 1;
+	if (e->ck.retained < 1)
+		e->ck.retained = 1;
+	const char *mode = opt2(e, "execution.checkpointing.mode", NULL);
+	if (mode && strcmp(mode, "EXACTLY_ONCE") && strcmp(mode, "AT_LEAST_ONCE"))
+		return sl_err_set(&e->err, SL_EINVAL, "execution.checkpointing.mode: '%s' is not "
+		                  "EXACTLY_ONCE or AT_LEAST_ONCE", mode);
+	const char *job = opt2(e, "pipeline.name", NULL);
+	if (!job)
+		job = opt2(e, "sluice.script-name", NULL);
+	if (!job)
+		return sl_err_set(&e->err, SL_EINVAL, "checkpointing needs a job name: SET "
+		                  "'pipeline.name' = '...' (run -e and run - have no script file name)");
+	snprintf(e->ck.job, sizeof(e->ck.job), "%s", job);
+	snprintf(e->ck.jobdir, sizeof(e->ck.jobdir), "./sluice-state/%s", job);
+	const char *d = opt2(e, "state.checkpoints.dir", "execution.checkpointing.dir");
+	if (d)
+		snprintf(e->ck.dir, sizeof(e->ck.dir), "%s", d);
+	else
+		snprintf(e->ck.dir, sizeof(e->ck.dir), "%s/checkpoints", e->ck.jobdir);
+	d = opt2(e, "state.savepoints.dir", "execution.checkpointing.savepoint-dir");
+	if (d)
+		snprintf(e->ck.sp_dir, sizeof(e->ck.sp_dir), "%s", d);
+	else
+		snprintf(e->ck.sp_dir, sizeof(e->ck.sp_dir), "%s/savepoints", e->ck.jobdir);
+	e->ck.on = 1;
+	return 0;
+}
+
+/* The run attempt: a counter in the job directory, bumped at every start. */
+static int64_t next_attempt(sl_engine *e)
+{
+	char path[2200];
+	snprintf(path, sizeof(path), "%s/attempt", e->ck.jobdir);
+	int64_t a = 0;
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%" SCNd64, &a) != 1)
+			a = 0;
+		fclose(f);
+	}
+	a++;
+	if ((f = fopen(path, "w"))) {
+		fprintf(f, "%" PRId64 "\n", a);
+		fflush(f);
+		fsync(fileno(f));
+		fclose(f);
+	}
+	return a;
+}
+
+/* ---- restore --------------------------------------------------------------- */
+
+static sl_op *sink_by_uid(sl_engine *e, const char *uid, size_t n)
+{
+	for (int i = 0; i < e->graph.nops; i++) {
+		sl_op *op = e->graph.ops[i];
+		if (sl_op_sink_get(op) && strlen(op->uid) == n && !memcmp(op->uid, uid, n))
+			return op;
+	}
+	return NULL;
+}
+
+static int restore_blob(sl_engine *e, const void *data, size_t len)
+{
+	sl_snap_reader r;
+	sl_snap_reader_init(&r, data, len);
+	if (sl_snap_get_u32(&r) != JOB_MAGIC || sl_snap_get_u32(&r) > JOB_VERSION)
+		return sl_err_set(&e->err, SL_ESTATE, "not a sluice job snapshot (or a newer format)");
+	int rc = sl_graph_restore(&e->graph, &r, &e->err);
+	if (rc)
+		return rc;
+	uint32_t n = sl_snap_get_u32(&r);
+	for (uint32_t i = 0; i < n && sl_snap_reader_ok(&r); i++) {
+		size_t ul, bl;
+		const char *uid = sl_snap_get_bytes(&r, &ul);
+		const void *blob = sl_snap_get_bytes(&r, &bl);
+		sl_op *op = uid ? sink_by_uid(e, uid, ul) : NULL;
+		if (!op)
+			return sl_err_set(&e->err, SL_ESTATE, "the checkpoint has output of a sink that "
+			                  "the job no longer has");
+		sl_sink *k = sl_op_sink_get(op);
+		if (!k->vt->recover)
+			continue;
+		sl_snap_reader sr;
+		sl_snap_reader_init(&sr, blob, bl);
+		if ((rc = k->vt->recover(k, &sr, &e->err)))
+			return rc;
+	}
+	return sl_snap_reader_ok(&r) ? 0 : sl_err_set(&e->err, SL_ESTATE, "job snapshot truncated");
+}
+
+/* A fresh start: sinks delete staged output of earlier attempts. */
+static int recover_fresh(sl_engine *e)
+{
+	for (int i = 0; i < e->graph.nops; i++) {
+		sl_sink *k = sl_op_sink_get(e->graph.ops[i]);
+		if (!k || !k->vt->recover)
+			continue;
+		sl_snap_reader sr;
+		sl_snap_reader_init(&sr, "", 0);
+		int rc = k->vt->recover(k, &sr, &e->err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Tries the checkpoint in `path`; 1 restored, 0 skipped (damaged), < 0 error. */
+static int try_restore(sl_engine *e, const char *path)
+{
+	sl_ckpt_meta meta;
+	void *data;
+	size_t len;
+	sl_err rerr;
+	sl_err_clear(&rerr);
+	if (sl_ckpt_read(path, &meta, &data, &len, &rerr)) {
+		fprintf(stderr, "sluice: %s; trying an older checkpoint\n", rerr.msg);
+		return 0;
+	}
+	int rc = restore_blob(e, data, len);
+	free(data);
+	if (rc)
+		return rc;
+	e->ck.restored_id = meta.id;
+	snprintf(e->ck.restored_path, sizeof(e->ck.restored_path), "%s", path);
+	e->finished = meta.finished;
+	fprintf(stderr, "sluice: resuming from %s %s%s\n", meta.savepoint ? "savepoint" : "checkpoint",
+	        path, meta.finished ? " (the job had finished)" : "");
+	return 1;
+}
+
+/* Restore candidates: checkpoints and savepoints, newest id first. */
+static int restore_newest(sl_engine *e)
+{
+	int64_t c[256], s[256];
+	int nc = sl_ckpt_list(e->ck.dir, "chk", c, 256);
+	int ns = sl_ckpt_list(e->ck.sp_dir, "savepoint", s, 256);
+	int i = 0, k = 0;
+	char path[4200];
+	while (i < nc || k < ns) {
+		int sp = k < ns && (i >= nc || s[k] > c[i]);
+		int64_t id = sp ? s[k++] : c[i++];
+		snprintf(path, sizeof(path), "%s/%s-%" PRId64, sp ? e->ck.sp_dir : e->ck.dir,
+		         sp ? "savepoint" : "chk", id);
+		if (!sl_ckpt_has_manifest(path))
+			continue; /* never completed */
+		int rc = try_restore(e, path);
+		if (rc)
+			return rc < 0 ? rc : 0;
+	}
+	return recover_fresh(e);
+}
+
+int sl__ckpt_prepare(sl_engine *e)
+{
+	e->ck.lock_fd = -1;
+	int rc = read_config(e);
+	if (rc || !e->ck.on)
+		return rc;
+	if ((rc = sl_ckpt_lock(e->ck.jobdir, &e->err)) < 0)
+		return rc;
+	e->ck.lock_fd = rc;
+	e->ck.attempt = next_attempt(e);
+	return 0;
+}
+
+int sl__ckpt_restore(sl_engine *e)
+{
+	int rc;
+	if (!e->ck.on)
+		return 0;
+	const char *from = opt2(e, "execution.savepoint.path", "execution.state-recovery.path");
+	const char *fresh = opt2(e, "sluice.fresh", NULL);
+	if (from) {
+		rc = try_restore(e, from);
+		if (rc == 0)
+			rc = sl_err_set(&e->err, SL_ESTATE, "cannot restore from '%s'", from);
+		rc = rc < 0 ? rc : 0;
+	} else if (fresh && !strcmp(fresh, "true")) {
+		rc = recover_fresh(e);
+	} else {
+		rc = restore_newest(e);
+	}
+	if (rc)
+		return rc;
+	int64_t a = sl_ckpt_max_id(e->ck.dir, "chk"), b = sl_ckpt_max_id(e->ck.sp_dir, "savepoint");
+	e->ck.next_id = (a > b ? a : b) + 1;
+	e->ck.last_end_us = mono_us();
+	return 0;
+}
+
+void sl__ckpt_close(sl_engine *e)
+{
+	if (e->ck.lock_fd >= 0)
+		close(e->ck.lock_fd);
+	e->ck.lock_fd = -1;
+	sl_buf_deinit(&e->ck.log);
+	memset(&e->ck, 0, sizeof(e->ck));
+	e->ck.lock_fd = -1;
+}
+
+/* ---- taking checkpoints --------------------------------------------------- */
+
+static int snapshot_job(sl_engine *e, int64_t id, sl_snap_writer *w)
+{
+	sl_snap_put_u32(w, JOB_MAGIC);
+	sl_snap_put_u32(w, JOB_VERSION);
+	int rc = sl_graph_snapshot(&e->graph, w, &e->err);
+	if (rc)
+		return rc;
+	uint32_t n = 0;
+	for (int i = 0; i < e->graph.nops; i++)
+		n += sl_op_sink_get(e->graph.ops[i]) != NULL;
+	sl_snap_put_u32(w, n);
+	for (int i = 0; i < e->graph.nops; i++) {
+		sl_op *op = e->graph.ops[i];
+		sl_sink *k = sl_op_sink_get(op);
+		if (!k)
+			continue;
+		sl_snap_writer sub;
+		sl_snap_writer_init(&sub);
+		rc = k->vt->pre_commit ? k->vt->pre_commit(k, id, &sub, &e->err) : 0;
+		sl_snap_put_bytes(w, op->uid, strlen(op->uid));
+		sl_snap_put_bytes(w, sub.buf, sub.len);
+		sl_snap_writer_deinit(&sub);
+		if (rc)
+			return rc;
+	}
+	return w->failed ? sl_err_set(&e->err, SL_ENOMEM, "out of memory taking a checkpoint") : 0;
+}
+
+static void prune(sl_engine *e)
+{
+	int64_t ids[1024];
+	int n = sl_ckpt_list(e->ck.dir, "chk", ids, 1024);
+	int kept = 0;
+	char path[4200];
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/chk-%" PRId64, e->ck.dir, ids[i]);
+		if (sl_ckpt_has_manifest(path) && kept < e->ck.retained) {
+			kept++;
+			continue;
+		}
+		if (kept > 0) /* older than a retained complete one: not needed */
+			sl_ckpt_remove(path);
+	}
+}
+
+int sl__ckpt_take(sl_engine *e, int savepoint, int finished, char *path, size_t cap)
+{
+	int64_t t0 = mono_us();
+	int64_t id = e->ck.next_id++;
+	sl_snap_writer w;
+	sl_snap_writer_init(&w);
+	int rc = snapshot_job(e, id, &w);
+	sl_ckpt_meta meta;
+	memset(&meta, 0, sizeof(meta));
+	meta.id = id;
+	meta.attempt = e->ck.attempt;
+	meta.finished = finished;
+	meta.savepoint = savepoint;
+	meta.version = SL_CKPT_VERSION;
+	snprintf(meta.job, sizeof(meta.job), "%s", e->ck.job);
+	const char *base = savepoint ? e->ck.sp_dir : e->ck.dir;
+	const char *prefix = savepoint ? "savepoint" : "chk";
+	if (!rc)
+		rc = sl_ckpt_write(base, prefix, &meta, w.buf, w.len, &e->err);
+	size_t size = w.len;
+	sl_snap_writer_deinit(&w);
+	for (int i = 0; i < e->graph.nops; i++) {
+		sl_sink *k = sl_op_sink_get(e->graph.ops[i]);
+		if (!k)
+			continue;
+		int r2 = rc ? (k->vt->abort ? k->vt->abort(k, id, &e->err) : 0)
+		            : (k->vt->commit ? k->vt->commit(k, id, &e->err) : 0);
+		if (!rc && r2)
+			rc = r2;
+	}
+	if (rc)
+		return rc;
+	if (path)
+		snprintf(path, cap, "%s/%s-%" PRId64, base, prefix, id);
+	if (!savepoint)
+		prune(e);
+	int64_t t1 = mono_us();
+	e->ck.last_end_us = t1;
+	sl_buf_printf(&e->ck.log, "%s %" PRId64 ": %.1f ms, %zu bytes, blocked %.1f ms\n",
+	              savepoint ? "savepoint" : "checkpoint", id, (t1 - t0) / 1000.0, size,
+	              (t1 - t0) / 1000.0);
+	return 0;
+}
+
+int sl__ckpt_maybe(sl_engine *e)
+{
+	if (!e->ck.on)
+		return 0;
+	int64_t now = mono_us(), since = now - e->ck.last_end_us;
+	if (since < e->ck.interval_us || since < e->ck.min_pause_us)
+		return 0;
+	return sl__ckpt_take(e, 0, 0, NULL, 0);
+}

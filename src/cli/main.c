@@ -2,6 +2,7 @@
  * main.c - the sluice command: a thin client of include/sluice.h.
  *
  *   sluice run job.sql [--set k=v]... [--stats]   run a Flink SQL script
+ *        [--fresh] [--from-savepoint PATH] [--drain]
  *   sluice run -e "SQL" ...                       run inline SQL
  *   sluice run - ...                              read the script from stdin
  *   sluice explain job.sql | -e "SQL"             print the physical plan
@@ -11,6 +12,10 @@
  * stderr, followed by the offending SQL line and a caret when the error has
  * a position.  At the end of a run the job's summary (rows per source and
  * sink, late rows, final watermarks) goes to stderr.
+ *
+ * With checkpointing on, SIGINT or SIGTERM stops the job with a savepoint
+ * (its path is printed; --drain first closes every window); a second
+ * signal aborts at once without one.
  */
 #include "sluice.h"
 
@@ -25,6 +30,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: sluice run <job.sql | -e SQL | -> [--set key=value]... [--stats]\n"
+	        "                  [--fresh] [--from-savepoint PATH] [--drain]\n"
 	        "       sluice explain <job.sql | -e SQL | -> [--set key=value]...\n"
 	        "       sluice version\n");
 }
@@ -71,10 +77,27 @@ static void report(sl_engine *e, const char *sql)
 	fprintf(stderr, "  %.*s\n  %*s^\n", len, p, col - 1, "");
 }
 
+static volatile sig_atomic_t signals;
+
 static void on_signal(int sig)
 {
+	if (++signals > 1)
+		_exit(130); /* second signal: abort without a savepoint */
 	if (running)
 		sl_stop(running);
+}
+
+/* The job name for checkpoints: the script's file name without .sql. */
+static void set_script_name(sl_engine *e, const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	char name[256];
+	snprintf(name, sizeof(name), "%s", b);
+	char *dot = strrchr(name, '.');
+	if (dot && !strcmp(dot, ".sql"))
+		*dot = 0;
+	sl_set(e, "sluice.script-name", name);
 }
 
 /* Loads the script named by argv[i] (-e SQL, -, or a file). */
@@ -122,10 +145,16 @@ int main(int argc, char **argv)
 	sl_set(e, "sluice.select.sink", "print");
 	char *sql = NULL;
 	const char *name = NULL;
-	int stats = 0, rc = 0;
+	int stats = 0, rc = 0, drain = 0;
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--stats")) {
 			stats = 1;
+		} else if (!strcmp(argv[i], "--drain")) {
+			drain = 1;
+		} else if (!strcmp(argv[i], "--fresh")) {
+			sl_set(e, "sluice.fresh", "true");
+		} else if (!strcmp(argv[i], "--from-savepoint") && i + 1 < argc) {
+			sl_set(e, "execution.savepoint.path", argv[++i]);
 		} else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
 			char *kv = argv[++i], *eq = strchr(kv, '=');
 			if (!eq) {
@@ -142,6 +171,8 @@ int main(int argc, char **argv)
 			}
 			if (!strcmp(name, "stdin"))
 				sl_set(e, "sluice.script-from-stdin", "true");
+			else if (strcmp(name, "inline"))
+				set_script_name(e, name);
 		} else {
 			usage(stderr);
 			rc = 2;
@@ -172,10 +203,20 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	rc = sl_run(e);
 	running = NULL;
+	if (!rc && signals && !sl_job_finished(e)) {
+		/* stopped by a signal: stop with a savepoint when checkpointing */
+		char path[4096];
+		if (sl_savepoint(e, drain, path, sizeof(path)) == 0)
+			fprintf(stderr, "sluice: stopped with savepoint %s\n", path);
+		else
+			fprintf(stderr, "sluice: stopped without a savepoint (%s)\n", sl_errmsg(e));
+	}
 	fflush(stdout);
 	if (rc)
 		report(e, NULL);
 	fputs(sl_job_stats(e, stats), stderr);
+	if (stats)
+		fputs(sl_checkpoint_log(e), stderr);
 out:
 	free(sql);
 	sl_engine_close(e);

@@ -17,6 +17,18 @@
  * yet published and deletes every other staged file; a sink that already
  * published output of a newer checkpoint makes the job refuse to start.
  *
+ * Not stalling the pipeline: steps 1 and 3 run in a forked child (the
+ * Redis BGSAVE technique).  fork() gives the child a copy-on-write image of
+ * the process at the barrier, so the child serializes and writes exactly
+ * the barrier's state while the parent goes on processing; the parent is
+ * blocked only for the sinks' pre-commit and the fork itself (page tables:
+ * about 2 MB per GB of heap).  When the child exits successfully the parent
+ * commits the sinks.  The child dies with its parent (PR_SET_PDEATHSIG), so
+ * a killed job leaves either no manifest or a complete one whose sinks the
+ * restart publishes.  The final checkpoint and savepoints are written
+ * synchronously.  Requires a single-threaded process at fork time (true
+ * today; connectors with threads must revisit this).
+ *
  * Snapshot layout: "SLJB", u32 version, graph snapshot (graph.c), u32
  * nsinks, nsinks x (bytes uid, bytes pre-commit data).
  */
@@ -25,7 +37,10 @@
 #include "../state/checkpoint.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -255,6 +270,12 @@ int sl__ckpt_restore(sl_engine *e)
 
 void sl__ckpt_close(sl_engine *e)
 {
+	if (e->ck.pending_pid) {
+		/* closing without finishing: the child may complete the files;
+		 * wait so that it does not outlive the lock */
+		waitpid(e->ck.pending_pid, NULL, 0);
+		e->ck.pending_pid = 0;
+	}
 	if (e->ck.lock_fd >= 0)
 		close(e->ck.lock_fd);
 	e->ck.lock_fd = -1;
@@ -265,17 +286,13 @@ void sl__ckpt_close(sl_engine *e)
 
 /* ---- taking checkpoints --------------------------------------------------- */
 
-static int snapshot_job(sl_engine *e, int64_t id, sl_snap_writer *w)
+/* Pre-commits every sink for checkpoint id, into sinks (the sinks section). */
+static int precommit_sinks(sl_engine *e, int64_t id, sl_snap_writer *sinks)
 {
-	sl_snap_put_u32(w, JOB_MAGIC);
-	sl_snap_put_u32(w, JOB_VERSION);
-	int rc = sl_graph_snapshot(&e->graph, w, &e->err);
-	if (rc)
-		return rc;
 	uint32_t n = 0;
 	for (int i = 0; i < e->graph.nops; i++)
 		n += sl_op_sink_get(e->graph.ops[i]) != NULL;
-	sl_snap_put_u32(w, n);
+	sl_snap_put_u32(sinks, n);
 	for (int i = 0; i < e->graph.nops; i++) {
 		sl_op *op = e->graph.ops[i];
 		sl_sink *k = sl_op_sink_get(op);
@@ -283,14 +300,35 @@ static int snapshot_job(sl_engine *e, int64_t id, sl_snap_writer *w)
 			continue;
 		sl_snap_writer sub;
 		sl_snap_writer_init(&sub);
-		rc = k->vt->pre_commit ? k->vt->pre_commit(k, id, &sub, &e->err) : 0;
-		sl_snap_put_bytes(w, op->uid, strlen(op->uid));
-		sl_snap_put_bytes(w, sub.buf, sub.len);
+		int rc = k->vt->pre_commit ? k->vt->pre_commit(k, id, &sub, &e->err) : 0;
+		sl_snap_put_bytes(sinks, op->uid, strlen(op->uid));
+		sl_snap_put_bytes(sinks, sub.buf, sub.len);
 		sl_snap_writer_deinit(&sub);
 		if (rc)
 			return rc;
 	}
-	return w->failed ? sl_err_set(&e->err, SL_ENOMEM, "out of memory taking a checkpoint") : 0;
+	return sinks->failed ? sl_err_set(&e->err, SL_ENOMEM, "out of memory") : 0;
+}
+
+/* Serializes the graph and the sinks section, writes checkpoint files. */
+static int write_job(sl_engine *e, const sl_ckpt_meta *meta, const sl_snap_writer *sinks,
+                     size_t *size)
+{
+	sl_snap_writer w;
+	sl_snap_writer_init(&w);
+	sl_snap_put_u32(&w, JOB_MAGIC);
+	sl_snap_put_u32(&w, JOB_VERSION);
+	int rc = sl_graph_snapshot(&e->graph, &w, &e->err);
+	sl_snap_put_raw(&w, sinks->buf, sinks->len);
+	if (!rc && w.failed)
+		rc = sl_err_set(&e->err, SL_ENOMEM, "out of memory taking a checkpoint");
+	const char *base = meta->savepoint ? e->ck.sp_dir : e->ck.dir;
+	if (!rc)
+		rc = sl_ckpt_write(base, meta->savepoint ? "savepoint" : "chk", meta, w.buf, w.len,
+		                   &e->err);
+	*size = w.len;
+	sl_snap_writer_deinit(&w);
+	return rc;
 }
 
 static void prune(sl_engine *e)
@@ -310,27 +348,11 @@ static void prune(sl_engine *e)
 	}
 }
 
-int sl__ckpt_take(sl_engine *e, int savepoint, int finished, char *path, size_t cap)
+/* Commits (or aborts) every sink for checkpoint id; prunes; logs. */
+static int finish_ckpt(sl_engine *e, int64_t id, int failed, int savepoint, size_t size,
+                       int64_t t0, int64_t blocked)
 {
-	int64_t t0 = mono_us();
-	int64_t id = e->ck.next_id++;
-	sl_snap_writer w;
-	sl_snap_writer_init(&w);
-	int rc = snapshot_job(e, id, &w);
-	sl_ckpt_meta meta;
-	memset(&meta, 0, sizeof(meta));
-	meta.id = id;
-	meta.attempt = e->ck.attempt;
-	meta.finished = finished;
-	meta.savepoint = savepoint;
-	meta.version = SL_CKPT_VERSION;
-	snprintf(meta.job, sizeof(meta.job), "%s", e->ck.job);
-	const char *base = savepoint ? e->ck.sp_dir : e->ck.dir;
-	const char *prefix = savepoint ? "savepoint" : "chk";
-	if (!rc)
-		rc = sl_ckpt_write(base, prefix, &meta, w.buf, w.len, &e->err);
-	size_t size = w.len;
-	sl_snap_writer_deinit(&w);
+	int rc = failed;
 	for (int i = 0; i < e->graph.nops; i++) {
 		sl_sink *k = sl_op_sink_get(e->graph.ops[i]);
 		if (!k)
@@ -342,15 +364,101 @@ int sl__ckpt_take(sl_engine *e, int savepoint, int finished, char *path, size_t 
 	}
 	if (rc)
 		return rc;
-	if (path)
-		snprintf(path, cap, "%s/%s-%" PRId64, base, prefix, id);
 	if (!savepoint)
 		prune(e);
 	int64_t t1 = mono_us();
 	e->ck.last_end_us = t1;
-	sl_buf_printf(&e->ck.log, "%s %" PRId64 ": %.1f ms, %zu bytes, blocked %.1f ms\n",
+	sl_buf_printf(&e->ck.log, "%s %" PRId64 ": %.1f ms, %zu bytes, blocked %.2f ms\n",
 	              savepoint ? "savepoint" : "checkpoint", id, (t1 - t0) / 1000.0, size,
-	              (t1 - t0) / 1000.0);
+	              blocked / 1000.0);
+	return 0;
+}
+
+static void fill_meta(sl_engine *e, sl_ckpt_meta *meta, int64_t id, int savepoint, int finished)
+{
+	memset(meta, 0, sizeof(*meta));
+	meta->id = id;
+	meta->attempt = e->ck.attempt;
+	meta->finished = finished;
+	meta->savepoint = savepoint;
+	meta->version = SL_CKPT_VERSION;
+	snprintf(meta->job, sizeof(meta->job), "%s", e->ck.job);
+}
+
+/* Waits for the pending background checkpoint (block = 1) or polls it. */
+static int reap(sl_engine *e, int block)
+{
+	if (!e->ck.pending_pid)
+		return 0;
+	int status;
+	pid_t r = waitpid(e->ck.pending_pid, &status, block ? 0 : WNOHANG);
+	if (r == 0)
+		return 0;
+	int64_t id = e->ck.pending_id;
+	e->ck.pending_pid = 0;
+	int ok = r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	if (!ok)
+		sl_err_set(&e->err, SL_EIO, "checkpoint %" PRId64 " failed while being written", id);
+	return finish_ckpt(e, id, ok ? 0 : SL_EIO, 0, 0, e->ck.pending_t0, e->ck.pending_blocked);
+}
+
+int sl__ckpt_take(sl_engine *e, int savepoint, int finished, char *path, size_t cap)
+{
+	int rc = reap(e, 1); /* one checkpoint at a time */
+	if (rc)
+		return rc;
+	int64_t t0 = mono_us();
+	int64_t id = e->ck.next_id++;
+	sl_snap_writer sinks;
+	sl_snap_writer_init(&sinks);
+	sl_ckpt_meta meta;
+	fill_meta(e, &meta, id, savepoint, finished);
+	size_t size = 0;
+	rc = precommit_sinks(e, id, &sinks);
+	if (!rc)
+		rc = write_job(e, &meta, &sinks, &size);
+	sl_snap_writer_deinit(&sinks);
+	int64_t blocked = mono_us() - t0;
+	if ((rc = finish_ckpt(e, id, rc, savepoint, size, t0, blocked)))
+		return rc;
+	if (path)
+		snprintf(path, cap, "%s/%s-%" PRId64, savepoint ? e->ck.sp_dir : e->ck.dir,
+		         savepoint ? "savepoint" : "chk", id);
+	return 0;
+}
+
+/* A periodic checkpoint written by a forked child (see the file comment). */
+static int take_async(sl_engine *e)
+{
+	int64_t t0 = mono_us();
+	int64_t id = e->ck.next_id++;
+	sl_snap_writer sinks;
+	sl_snap_writer_init(&sinks);
+	int rc = precommit_sinks(e, id, &sinks);
+	if (rc) {
+		sl_snap_writer_deinit(&sinks);
+		return finish_ckpt(e, id, rc, 0, 0, t0, 0);
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(1);
+		sl_ckpt_meta meta;
+		fill_meta(e, &meta, id, 0, 0);
+		size_t size;
+		_exit(write_job(e, &meta, &sinks, &size) ? 1 : 0);
+	}
+	sl_snap_writer_deinit(&sinks);
+	if (pid < 0) {
+		sl_err_set(&e->err, SL_EIO, "cannot fork the checkpoint writer");
+		return finish_ckpt(e, id, SL_EIO, 0, 0, t0, 0);
+	}
+	e->ck.pending_pid = pid;
+	e->ck.pending_id = id;
+	e->ck.pending_t0 = t0;
+	e->ck.pending_blocked = mono_us() - t0;
 	return 0;
 }
 
@@ -358,8 +466,11 @@ int sl__ckpt_maybe(sl_engine *e)
 {
 	if (!e->ck.on)
 		return 0;
+	int rc = reap(e, 0);
+	if (rc || e->ck.pending_pid)
+		return rc;
 	int64_t now = mono_us(), since = now - e->ck.last_end_us;
 	if (since < e->ck.interval_us || since < e->ck.min_pause_us)
 		return 0;
-	return sl__ckpt_take(e, 0, 0, NULL, 0);
+	return take_async(e);
 }

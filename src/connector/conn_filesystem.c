@@ -974,27 +974,37 @@ damaged:
 
 /*
  * Refuses (SL_ESTATE) when the directory holds a published part of this
- * job (or the checkpoint's job) from a checkpoint newer than rs->id.
+ * job (or the checkpoint's job) from a checkpoint newer than rs->id; the
+ * message names the newest such part.
  */
 static int refuse_newer(fs_sink *k, const fs_restored *rs, sl_err *err)
 {
 	DIR *d = opendir(k->dir);
 	struct dirent *e;
-	int64_t id;
-	int rc = 0;
+	int64_t id, max = rs->id;
+	char name[FS_NAME_MAX] = "";
 	if (!d)
 		return sl_err_set(err, SL_EIO, "sink '%s': cannot open directory '%s': %s",
 		                  k->base.table, k->dir, strerror(errno));
-	while (!rc && (e = readdir(d)))
+	while ((e = readdir(d)))
 		if ((parse_name(e->d_name, k->job, FS_FINAL, &id) ||
-		     parse_name(e->d_name, rs->job, FS_FINAL, &id)) && id > rs->id)
-			rc = sl_err_set(err, SL_ESTATE, "sink '%s': directory '%s' holds '%s', "
-			                "published by checkpoint %lld, newer than the restored "
-			                "checkpoint %lld: falling back would repeat its rows",
-			                k->base.table, k->dir, e->d_name, (long long)id,
-			                (long long)rs->id);
+		     parse_name(e->d_name, rs->job, FS_FINAL, &id)) && id > max) {
+			max = id;
+			snprintf(name, sizeof name, "%s", e->d_name);
+		}
 	closedir(d);
-	return rc;
+	if (max == rs->id)
+		return 0;
+	if (rs->id == 0)
+		return sl_err_set(err, SL_ESTATE, "sink '%s': directory '%s' holds '%s', published "
+		                  "by checkpoint %lld of job '%s', and the job starts without a "
+		                  "checkpoint (checkpoint 0): its rows would be written twice; "
+		                  "remove that output or rename the job", k->base.table, k->dir,
+		                  name, (long long)max, k->job);
+	return sl_err_set(err, SL_ESTATE, "sink '%s': directory '%s' holds '%s', published by "
+	                  "checkpoint %lld, newer than the restored checkpoint %lld: falling "
+	                  "back would repeat its rows", k->base.table, k->dir, name,
+	                  (long long)max, (long long)rs->id);
 }
 
 /* Checks that each listed part is staged or published already, before

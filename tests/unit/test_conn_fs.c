@@ -823,7 +823,8 @@ static void test_ckpt_refuse_newer(void **state)
 	assert_string_equal(dir_names(d), before);
 	/* a start without a checkpoint is refused too */
 	assert_int_equal(recover(k, NULL, &err), SL_ESTATE);
-	assert_non_null(strstr(err.msg, "newer than the restored checkpoint 0"));
+	assert_non_null(strstr(err.msg, "checkpoint 2 of job 'j', and the job starts without a "
+	                                "checkpoint (checkpoint 0)"));
 	assert_string_equal(dir_names(d), before);
 	assert_int_equal(recover(k, &w2, &err), 0);
 	assert_string_equal(dir_names(d), "part-j-1-1-0.json part-j-2-1-0.json");

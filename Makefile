@@ -30,7 +30,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all deps demo test unit slt integration bench fuzz asan clean examples
+.PHONY: all deps demo test unit slt integration bench fuzz asan clean examples torture
 
 all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN)
 
@@ -65,6 +65,11 @@ demo: deps all
 
 test: deps all $(UNIT_BIN) $(BUILD)/examples/embed
 	@sh tests/run_all.sh $(BUILD)
+
+# the long exactly-once proof: 5 M rows, 30 SIGKILLs, then the fault points
+torture: deps all
+	bash tests/crash/crash.sh 5000000 30 hashmap
+	bash tests/crash/faults.sh 1000000
 
 bench: deps all
 	@sh bench/run.sh $(BUILD)

@@ -34,6 +34,7 @@
  */
 #include "engine_int.h"
 #include "../exec/ops.h"
+#include "../base/fault.h"
 #include "../state/checkpoint.h"
 
 #include <inttypes.h>
@@ -238,6 +239,7 @@ int sl__ckpt_prepare(sl_engine *e)
 		return rc;
 	e->ck.lock_fd = rc;
 	e->ck.attempt = next_attempt(e);
+	sl_fault_set_main();
 	return 0;
 }
 
@@ -359,6 +361,8 @@ static int finish_ckpt(sl_engine *e, int64_t id, int failed, int savepoint, size
 		            : (k->vt->commit ? k->vt->commit(k, id, &e->err) : 0);
 		if (!rc && r2)
 			rc = r2;
+		if (!rc)
+			sl_fault("mid-sink-publish"); /* some sinks published, others not */
 	}
 	if (rc)
 		return rc;
@@ -405,6 +409,7 @@ int sl__ckpt_take(sl_engine *e, int savepoint, int finished, char *path, size_t 
 	int rc = reap(e, 1); /* one checkpoint at a time */
 	if (rc)
 		return rc;
+	sl_fault_tick();
 	int64_t t0 = mono_us();
 	int64_t id = e->ck.next_id++;
 	sl_snap_writer sinks;
@@ -428,6 +433,7 @@ int sl__ckpt_take(sl_engine *e, int savepoint, int finished, char *path, size_t 
 /* A periodic checkpoint written by a forked child (see the file comment). */
 static int take_async(sl_engine *e)
 {
+	sl_fault_tick();
 	int64_t t0 = mono_us();
 	int64_t id = e->ck.next_id++;
 	sl_snap_writer sinks;

@@ -12,6 +12,7 @@
 #include "sluice.h"
 #include "state.h"
 #include "../base/crc32c.h"
+#include "../base/fault.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -45,16 +46,6 @@ int sl_mkdirs(const char *path, sl_err *err)
 	return 0;
 }
 
-static void crash_at(const char *point)
-{
-	const char *f = getenv("SLUICE_FAULT");
-	if (f && !strcmp(f, point)) {
-		fprintf(stderr, "sluice: fault point '%s': crashing\n", point);
-		fflush(stderr);
-		kill(getpid(), SIGKILL);
-	}
-}
-
 static int fsync_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY);
@@ -79,7 +70,7 @@ static int write_file(const char *path, const void *data, size_t len, const char
 		if (fault_mid && len - left <= half && len - left + chunk > half) {
 			chunk = half - (len - left);
 			if (!chunk) {
-				crash_at(fault_mid);
+				sl_fault(fault_mid);
 				fault_mid = NULL;
 				continue;
 			}
@@ -134,10 +125,10 @@ int sl_ckpt_write(const char *base, const char *prefix, const sl_ckpt_meta *meta
 	sl_snap_writer_deinit(&w);
 	if (rc)
 		return rc;
-	crash_at("before-manifest-rename");
+	sl_fault("before-manifest-rename");
 	if (rename(tmp, path) || fsync_dir(dir) || fsync_dir(base))
 		return sl_err_set(err, SL_EIO, "cannot publish '%s': %s", path, strerror(errno));
-	crash_at("after-manifest-rename");
+	sl_fault("after-manifest-rename");
 	return 0;
 }
 

@@ -1,0 +1,23 @@
+/*
+ * fault.h - named fault points for crash tests (DESIGN.md §5).
+ *
+ * sl_fault("after-manifest-rename") kills the process with SIGKILL when the
+ * environment variable SLUICE_FAULT names that point ("point", or "point@N"
+ * for its N-th occurrence), simulating a power loss there.  Called from a forked checkpoint writer, it kills the job's
+ * main process too (sl_fault_set_main records it), so the whole job dies
+ * as it would in a real crash.  Costs one getenv per call; the points sit on
+ * checkpoint paths only, never per row.
+ */
+#ifndef SL_FAULT_H
+#define SL_FAULT_H
+
+/* Records the main process (call once at job start). */
+void sl_fault_set_main(void);
+
+/* Counts a checkpoint (for "point@N"); called by the coordinator. */
+void sl_fault_tick(void);
+
+/* Crashes here if SLUICE_FAULT names this point (and checkpoint). */
+void sl_fault(const char *point);
+
+#endif

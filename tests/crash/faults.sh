@@ -1,0 +1,102 @@
+#!/bin/bash
+# faults.sh - named fault points and damaged checkpoints (DESIGN.md §5).
+#
+# Each case crashes the job at a named point of its N-th checkpoint
+# (SLUICE_FAULT=point@N), restarts it without the fault until it finishes,
+# and compares the committed output with an uninterrupted run's (as a
+# multiset, no row twice).  Then:
+#   - a flipped byte in the newest checkpoint's state, and a truncated
+#     newest manifest, of a job whose newest checkpoint was never committed:
+#     detected, and the job falls back to the previous checkpoint;
+#   - a flipped byte in the newest checkpoint of a finished job whose sinks
+#     published its output: detected, and the job refuses to start, naming
+#     the sink.
+set -u
+BUILD=${BUILD:-build}
+ROWS=${1:-400000}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+SLUICE="$ROOT/$BUILD/sluice"
+W=$(mktemp -d /tmp/sluice-faults.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+mkdir -p "$W/in"
+"$ROOT/$BUILD/tools/gen_events" "$ROWS" 500 11 > "$W/in/orders.jsonl"
+fail=0
+
+job() { # dir
+	cat <<SQL
+SET 'execution.checkpointing.interval' = '20 ms';
+SET 'state.checkpoints.num-retained' = '3';
+SET 'pipeline.name' = 'faults';
+CREATE TABLE orders (id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3),
+  WATERMARK FOR event_time AS event_time - INTERVAL '5' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = '$W/in', 'format' = 'json');
+CREATE TABLE win_out (user_id STRING, ws TIMESTAMP(3), total DECIMAL(38, 2), n BIGINT)
+  WITH ('connector' = 'filesystem', 'path' = '$1/out_win', 'format' = 'json');
+CREATE TABLE agg_out (user_id STRING, total DECIMAL(38, 2), n BIGINT)
+  WITH ('connector' = 'filesystem', 'path' = '$1/out_agg', 'format' = 'debezium-json');
+INSERT INTO win_out SELECT user_id, window_start, SUM(amount), COUNT(*)
+  FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(event_time), INTERVAL '1' MINUTE))
+  GROUP BY user_id, window_start, window_end;
+INSERT INTO agg_out SELECT user_id, SUM(amount), COUNT(*) FROM orders GROUP BY user_id;
+SQL
+}
+
+run() { # dir [fault]
+	if [ -n "${2:-}" ]; then
+		(cd "$1" && SLUICE_FAULT="$2" "$SLUICE" run job.sql) >> "$1/log" 2>&1
+	else
+		(cd "$1" && "$SLUICE" run job.sql) >> "$1/log" 2>&1
+	fi
+}
+
+same() { # name dir
+	local s ok=1
+	for s in out_win out_agg; do
+		cat "$W/ref/$s"/part-* | sort > "$W/a"
+		cat "$2/$s"/part-* 2>/dev/null | sort > "$W/b"
+		cmp -s "$W/a" "$W/b" || { echo "FAIL $1: $s differs ($(wc -l < "$W/a") vs $(wc -l < "$W/b") rows)"; ok=0; }
+		ls -a "$2/$s" | grep -q '^\.part' && { echo "FAIL $1: staged files left in $s"; ok=0; }
+	done
+	[ $ok = 1 ] && echo "ok   $1" || fail=1
+}
+
+mkdir -p "$W/ref" && job "$W/ref" > "$W/ref/job.sql"
+run "$W/ref" || { echo "reference run failed"; cat "$W/ref/log"; exit 1; }
+
+for point in mid-state-write before-manifest-rename after-manifest-rename mid-sink-publish; do
+	d="$W/$point"; mkdir -p "$d"; job "$d" > "$d/job.sql"
+	run "$d" "$point@3"
+	rc=$?
+	[ $rc = 137 ] || { echo "FAIL $point: the fault did not fire (status $rc)"; fail=1; continue; }
+	run "$d" || { echo "FAIL $point: restart failed"; tail -5 "$d/log"; fail=1; continue; }
+	same "fault $point" "$d"
+done
+
+# damaged newest checkpoint that was never committed: fall back
+for damage in flip truncate; do
+	d="$W/fallback-$damage"; mkdir -p "$d"; job "$d" > "$d/job.sql"
+	run "$d" "after-manifest-rename@4"
+	newest=$(ls -d "$d"/sluice-state/faults/checkpoints/chk-* | sort -t- -k2 -n | tail -1)
+	if [ $damage = flip ]; then
+		printf '\xff' | dd of="$newest/state" bs=1 seek=100 conv=notrunc 2>/dev/null
+	else
+		truncate -s 10 "$newest/_manifest"
+	fi
+	run "$d" || { echo "FAIL fallback-$damage: restart failed"; tail -5 "$d/log"; fail=1; continue; }
+	grep -q "trying an older checkpoint" "$d/log" || { echo "FAIL fallback-$damage: damage not reported"; fail=1; }
+	same "fallback after a damaged checkpoint ($damage)" "$d"
+done
+
+# damaged newest checkpoint whose output was published: refuse
+d="$W/refuse"; mkdir -p "$d"; job "$d" > "$d/job.sql"
+run "$d"
+newest=$(ls -d "$d"/sluice-state/faults/checkpoints/chk-* | sort -t- -k2 -n | tail -1)
+printf '\xff' | dd of="$newest/state" bs=1 seek=100 conv=notrunc 2>/dev/null
+if run "$d"; then
+	echo "FAIL refuse: the job started from an older checkpoint although its sinks published newer output"; fail=1
+elif grep -q "sink 'win_out'\|sink 'agg_out'" "$d/log"; then
+	echo "ok   refusal names the sink"
+else
+	echo "FAIL refuse: message does not name the sink"; tail -3 "$d/log"; fail=1
+fi
+exit $fail

@@ -140,8 +140,54 @@ static int scan_number(const char *s, size_t len, numtext *nt)
  * sl_dec_parse: text -> DECIMAL(p, scale), rounding HALF_UP.  Returns 0, -1
  * for malformed text, -2 when the value does not fit precision p.
  */
+/*
+ * The common shape "[-]digits[.digits]" with at most 18 digits, no more
+ * fraction digits than `scale` (no rounding) and the unscaled value below
+ * 10^18: 1 and *out, else 0 (the caller takes the general path, which
+ * gives the same value for these).  Why: sl_dec_parse was 5.6% of the
+ * file benchmark (amounts like "344.88"): scan_number, then a 128-bit
+ * multiply per digit and sl_dec_fits.
+ */
+static int parse_simple(const char *s, size_t len, int p, int scale, sl_i128 *out)
+{
+	static const int64_t p10_64[19] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+		1000000000, 10000000000, 100000000000, 1000000000000, 10000000000000,
+		100000000000000, 1000000000000000, 10000000000000000,
+		100000000000000000, 1000000000000000000};
+	const char *q = s, *e = s + len;
+	int neg = q < e && *q == '-';
+	q += neg;
+	int64_t v = 0;
+	int nd = 0, nf = -1; /* nf: fraction digits, -1 before a '.' */
+	for (; q < e; q++) {
+		unsigned d = (unsigned)(*q - '0');
+		if (d < 10) {
+			v = v * 10 + d;
+			nd++;
+			nf += nf >= 0;
+		} else if (*q == '.' && nf < 0) {
+			nf = 0;
+		} else {
+			return 0;
+		}
+		if (nd > 18)
+			return 0;
+	}
+	int sh = scale - (nf > 0 ? nf : 0);
+	if (nd == 0 || sh < 0 || nd + sh > 18 || p <= 0)
+		return 0;
+	v *= p10_64[sh];
+	if (p <= 18 && v >= p10_64[p])
+		return 0;
+	*out = neg ? -(sl_i128)v : v;
+	return 1;
+}
+
 int sl_dec_parse(const char *s, size_t len, int p, int scale, sl_i128 *out)
 {
+	if (parse_simple(s, len, p, scale, out))
+		return 0;
 	numtext nt;
 	if (scan_number(s, len, &nt))
 		return -1;

@@ -185,16 +185,48 @@ static void trim(const char **s, const char **e)
 		(*e)--;
 }
 
+/*
+ * 1 when s[0..19) has digits at the 14 digit positions of
+ * "YYYY-MM-DD HH:MM:SS" (the separators are checked by the caller).  Why
+ * 8 bytes at a time: the loop over the positions was 40% of sl_ts_parse's
+ * instructions, 4% of the file benchmark (callgrind).  A byte b is a digit
+ * when b & 0xF0 == 0x30 and (b + 6) & 0xF0 == 0x30; 6 is added at digit
+ * bytes only, and a byte that carries (b >= 0xFA) fails the first test.
+ */
+static inline int ts_digits(const char *s)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* digit bytes of s[0..8) "YYYY-MM-", s[8..16) "DD HH:MM", s[11..19) "HH:MM:SS" */
+	static const uint64_t dm[3] = {0x00FFFF00FFFFFFFFULL, 0xFFFF00FFFF00FFFFULL,
+	                               0xFFFF00FFFF00FFFFULL};
+	const uint64_t hi = 0xF0F0F0F0F0F0F0F0ULL, three = 0x3030303030303030ULL,
+	               six = 0x0606060606060606ULL;
+	static const int at[3] = {0, 8, 11};
+	uint64_t bad = 0;
+	for (int i = 0; i < 3; i++) {
+		uint64_t w;
+		memcpy(&w, s + at[i], 8);
+		bad |= ((w & hi) ^ three) & dm[i];
+		bad |= (((w + (six & dm[i])) & hi) ^ three) & dm[i];
+	}
+	return bad == 0;
+#else
+	static const unsigned char pos[] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18};
+	for (int i = 0; i < 14; i++)
+		if (!dig(s[pos[i]]))
+			return 0;
+	return 1;
+#endif
+}
+
 /* Fast path for exactly "YYYY-MM-DD HH:MM:SS" + optional ".f{1,9}". */
 static int ts_fast(const char *s, size_t len, int64_t *out)
 {
 	if (len < 19 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' ||
 	    s[16] != ':')
 		return -1;
-	static const unsigned char pos[] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18};
-	for (int i = 0; i < 14; i++)
-		if (!dig(s[pos[i]]))
-			return -1;
+	if (!ts_digits(s))
+		return -1;
 	int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
 	unsigned mo = (unsigned)((s[5] - '0') * 10 + (s[6] - '0'));
 	unsigned d = (unsigned)((s[8] - '0') * 10 + (s[9] - '0'));

@@ -107,6 +107,9 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 	if (rc)
 		return rc;
 	sl_graph_init(&e->graph, e->state);
+	const char *allow = sl_opts_get2(&e->session, "execution.savepoint.ignore-unclaimed-state",
+	                                 "execution.state-recovery.ignore-unclaimed-state");
+	e->graph.allow_non_restored = allow && !strcmp(allow, "true");
 	e->graph.ectx.tz = sl_opts_get(&e->session, "table.local-time-zone");
 	sl_plan_args pa = {.cat = &e->cat, .session = &e->session, .engine = e,
 	                   .select_to_queue = !e->select_to_print, .arena = &e->job_arena};

@@ -3,6 +3,7 @@
  * pump loop (see graph.h).
  */
 #include "graph.h"
+#include "../base/buf.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -230,7 +231,8 @@ int sl_graph_run(sl_graph *g, sl_err *err)
 	}
 }
 
-#define SNAP_MAGIC 0x534c4731u /* "SLG1" */
+#define SNAP_MAGIC_V1 0x534c4731u /* "SLG1": operators by position */
+#define SNAP_MAGIC 0x534c4732u    /* "SLG2": operators by stable id */
 
 int sl_graph_snapshot(sl_graph *g, sl_snap_writer *w, sl_err *err)
 {
@@ -239,6 +241,8 @@ int sl_graph_snapshot(sl_graph *g, sl_snap_writer *w, sl_err *err)
 	for (int i = 0; i < g->nops; i++) {
 		sl_op *op = g->ops[i];
 		sl_snap_put_bytes(w, op->uid, strlen(op->uid));
+		sl_snap_put_bytes(w, op->vt->name, strlen(op->vt->name));
+		sl_snap_put_u32(w, (uint32_t)op->nin);
 		for (int k = 0; k < op->nin; k++)
 			sl_snap_put_i64(w, op->in_wm[k]);
 		sl_snap_put_i64(w, op->wm);
@@ -257,17 +261,61 @@ int sl_graph_snapshot(sl_graph *g, sl_snap_writer *w, sl_err *err)
 	return sl_state_snapshot(g->state, NULL, w, err);
 }
 
-int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err)
+static sl_op *op_by_uid(sl_graph *g, const char *uid, size_t n)
 {
-	if (sl_snap_get_u32(r) != SNAP_MAGIC)
-		return sl_err_set(err, SL_ESTATE, "not a sluice job snapshot");
+	for (int i = 0; i < g->nops; i++)
+		if (strlen(g->ops[i]->uid) == n && !memcmp(g->ops[i]->uid, uid, n))
+			return g->ops[i];
+	return NULL;
+}
+
+/* Restores one operator's record (v2); unmatched stateful records are
+ * appended to `lost`. */
+static int restore_op(sl_graph *g, sl_snap_reader *r, sl_buf *lost, sl_err *err)
+{
+	size_t ulen, nlen, sublen;
+	const char *uid = sl_snap_get_bytes(r, &ulen);
+	const char *name = sl_snap_get_bytes(r, &nlen);
+	uint32_t nin = sl_snap_get_u32(r);
+	if (!sl_snap_reader_ok(r) || !uid || nin > 1024)
+		return sl_err_set(err, SL_ESTATE, "job snapshot damaged");
+	sl_op *op = op_by_uid(g, uid, ulen);
+	int64_t wms[1024];
+	for (uint32_t k = 0; k < nin; k++)
+		wms[k] = sl_snap_get_i64(r);
+	int64_t wm = sl_snap_get_i64(r), out_wm = sl_snap_get_i64(r);
+	const void *st = sl_snap_get_raw(r, sizeof(sl_op_stats));
+	const void *sub = sl_snap_get_bytes(r, &sublen);
+	if (!sl_snap_reader_ok(r))
+		return sl_err_set(err, SL_ESTATE, "job snapshot truncated");
+	if (!op) {
+		if (sublen > 0 || (nlen && memmem(name, nlen, "Aggregate", 9)))
+			sl_buf_printf(lost, "%s%.*s (%.*s)", lost->len ? ", " : "", (int)nlen, name,
+			              (int)ulen, uid);
+		return 0;
+	}
+	if ((int)nin == op->nin)
+		memcpy(op->in_wm, wms, sizeof(int64_t) * nin);
+	op->wm = wm;
+	op->out_wm = out_wm;
+	memcpy(&op->stats, st, sizeof(op->stats));
+	if (!op->vt->restore)
+		return 0;
+	sl_snap_reader sr;
+	sl_snap_reader_init(&sr, sub, sublen);
+	return op->vt->restore(op, &sr, err);
+}
+
+/* The previous format: the same operators in the same order. */
+static int restore_v1(sl_graph *g, sl_snap_reader *r, sl_err *err)
+{
 	uint32_t n = sl_snap_get_u32(r);
 	if (n != (uint32_t)g->nops)
 		return sl_err_set(err, SL_ESTATE, "snapshot has %u operators, the job has %d", n,
 		                  g->nops);
 	for (int i = 0; i < g->nops; i++) {
 		sl_op *op = g->ops[i];
-		size_t ulen;
+		size_t ulen, sublen;
 		const char *uid = sl_snap_get_bytes(r, &ulen);
 		if (!uid || ulen != strlen(op->uid) || memcmp(uid, op->uid, ulen))
 			return sl_err_set(err, SL_ESTATE, "snapshot operator %d does not match '%s'", i,
@@ -279,7 +327,6 @@ int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err)
 		const void *st = sl_snap_get_raw(r, sizeof(op->stats));
 		if (st)
 			memcpy(&op->stats, st, sizeof(op->stats));
-		size_t sublen;
 		const void *sub = sl_snap_get_bytes(r, &sublen);
 		if (!sl_snap_reader_ok(r))
 			return sl_err_set(err, SL_ESTATE, "job snapshot truncated");
@@ -292,6 +339,29 @@ int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err)
 		}
 	}
 	return sl_state_restore(g->state, r, err);
+}
+
+int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err)
+{
+	uint32_t magic = sl_snap_get_u32(r);
+	if (magic == SNAP_MAGIC_V1)
+		return restore_v1(g, r, err);
+	if (magic != SNAP_MAGIC)
+		return sl_err_set(err, SL_ESTATE, "not a sluice job snapshot");
+	uint32_t n = sl_snap_get_u32(r);
+	sl_buf lost;
+	sl_buf_init(&lost);
+	int rc = 0;
+	for (uint32_t i = 0; !rc && i < n; i++)
+		rc = restore_op(g, r, &lost, err);
+	if (!rc && lost.len && !g->allow_non_restored)
+		rc = sl_err_set(err, SL_ESTATE, "the snapshot holds state of operators the job no "
+		                "longer has: %s (start with --allow-non-restored-state to drop it)",
+		                sl_buf_cstr(&lost));
+	sl_buf_deinit(&lost);
+	if (!rc)
+		rc = sl_state_restore(g->state, r, err);
+	return rc;
 }
 
 void sl_graph_deinit(sl_graph *g)

@@ -26,6 +26,7 @@ typedef struct sl_graph {
 	sl_eval_ctx ectx;      /* shared evaluation context (proctime, tz) */
 	int stop;              /* set asynchronously to request a stop */
 	int opened;
+	int allow_non_restored; /* restore may drop state of unknown operators */
 } sl_graph;
 
 /* Initializes an empty graph using backend `state` (not owned). */
@@ -62,7 +63,13 @@ int sl_graph_end_input(sl_op *op, int input, sl_err *err);
 /* Marks source operator `op` as ended (sends +inf watermark and end). */
 int sl_graph_end_source(sl_op *op, sl_err *err);
 
-/* Snapshot / restore of every operator's scalars and of the state backend. */
+/*
+ * Snapshot / restore of every operator's scalars and of the state backend.
+ * Operators are matched by their stable id (op->uid), so an edited job
+ * restores every operator whose id is unchanged; operators that are new
+ * start empty; state of operators the job no longer has makes the restore
+ * fail unless g->allow_non_restored (then it is dropped).
+ */
 int sl_graph_snapshot(sl_graph *g, sl_snap_writer *w, sl_err *err);
 int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err);
 

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+sl_sink *sl_op_sink_get(sl_op *op);
+
 /* The EXPLAIN buffer of the job being planned (set by sl_plan_job). */
 static __thread sl_buf *explain_buf;
 
@@ -60,6 +62,20 @@ static void finish_plan(planner *p, sl_buf *out)
 					h = sl_hash_bytes(g->ops[k]->uid, strlen(g->ops[k]->uid), h);
 					sl_buf_printf(&ins, "%s#%d", ins.len ? ", " : "", k);
 				}
+		sl_sink *k = sl_op_sink_get(op);
+		if (k) {
+			/* a sink is identified by its table (and which write of that
+			 * table it is), not by the query feeding it: its staged output
+			 * must survive edits upstream */
+			int nth = 0;
+			for (int j = 0; j < i; j++) {
+				sl_sink *o = sl_op_sink_get(g->ops[j]);
+				nth += o && !strcmp(o->table, k->table);
+			}
+			char key[300];
+			snprintf(key, sizeof(key), "sink:%s#%d", k->table, nth);
+			h = sl_hash_bytes(key, strlen(key), 0x5eed);
+		}
 		snprintf(op->uid, sizeof(op->uid), "%016llx", (unsigned long long)h);
 		if (out) {
 			sl_buf_printf(out, "#%d %s", i, op->label);

@@ -15,11 +15,12 @@ ROWS=${1:-1000000}
 KILLS=${2:-20}
 BACKEND=${3:-hashmap}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SLUICE="$ROOT/$BUILD/sluice"
+case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
+SLUICE="$B/sluice"
 W=$(mktemp -d /tmp/sluice-crash.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 mkdir -p "$W/in" "$W/ref" "$W/run"
-"$ROOT/$BUILD/tools/gen_events" "$ROWS" 1000 7 > "$W/in/orders.jsonl"
+"$B/tools/gen_events" "$ROWS" 1000 7 > "$W/in/orders.jsonl"
 
 job() { # dir interval
 	cat <<SQL

@@ -15,11 +15,12 @@ set -u
 BUILD=${BUILD:-build}
 ROWS=${1:-400000}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SLUICE="$ROOT/$BUILD/sluice"
+case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
+SLUICE="$B/sluice"
 W=$(mktemp -d /tmp/sluice-faults.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 mkdir -p "$W/in"
-"$ROOT/$BUILD/tools/gen_events" "$ROWS" 500 11 > "$W/in/orders.jsonl"
+"$B/tools/gen_events" "$ROWS" 500 11 > "$W/in/orders.jsonl"
 fail=0
 
 job() { # dir

@@ -6,3 +6,4 @@ set -e
 cd "$(dirname "$0")/../.."
 bash tests/crash/crash.sh 1000000 5
 bash tests/crash/faults.sh 300000
+bash tests/crash/savepoint.sh

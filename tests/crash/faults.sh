@@ -42,6 +42,12 @@ INSERT INTO agg_out SELECT user_id, SUM(amount), COUNT(*) FROM orders GROUP BY u
 SQL
 }
 
+flip() { # file offset: inverts one byte
+	local b
+	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	printf "\\$(printf '%03o' $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
 run() { # dir [fault]
 	if [ -n "${2:-}" ]; then
 		(cd "$1" && SLUICE_FAULT="$2" "$SLUICE" run job.sql) >> "$1/log" 2>&1
@@ -79,7 +85,7 @@ for damage in flip truncate; do
 	run "$d" "after-manifest-rename@4"
 	newest=$(ls -d "$d"/sluice-state/faults/checkpoints/chk-* | sort -t- -k2 -n | tail -1)
 	if [ $damage = flip ]; then
-		printf '\xff' | dd of="$newest/state" bs=1 seek=100 conv=notrunc 2>/dev/null
+		flip "$newest/state" 100
 	else
 		truncate -s 10 "$newest/_manifest"
 	fi
@@ -92,7 +98,7 @@ done
 d="$W/refuse"; mkdir -p "$d"; job "$d" > "$d/job.sql"
 run "$d"
 newest=$(ls -d "$d"/sluice-state/faults/checkpoints/chk-* | sort -t- -k2 -n | tail -1)
-printf '\xff' | dd of="$newest/state" bs=1 seek=100 conv=notrunc 2>/dev/null
+flip "$newest/state" 100
 if run "$d"; then
 	echo "FAIL refuse: the job started from an older checkpoint although its sinks published newer output"; fail=1
 elif grep -q "sink 'win_out'\|sink 'agg_out'" "$d/log"; then

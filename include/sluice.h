@@ -122,6 +122,10 @@ SL_API int sl_explain(sl_engine *e, const char *sql, const char **text);
  * had none). */
 SL_API const char *sl_explain_text(sl_engine *e);
 
+/* Warnings from planning the last job (one per line, "" when none), e.g.
+ * a stdin source under checkpointing being at-least-once. */
+SL_API const char *sl_warnings(sl_engine *e);
+
 /* Asks a running sl_run to return at the next batch boundary (callable
  * from a signal handler). */
 SL_API void sl_stop(sl_engine *e);

@@ -74,6 +74,7 @@ void sl_engine_close(sl_engine *e)
 	sl_buf_deinit(&e->explain);
 	sl_buf_deinit(&e->explain_out);
 	sl_buf_deinit(&e->stats);
+	sl_buf_deinit(&e->warnings);
 	sl_buf_deinit(&e->queue);
 	free(e);
 }
@@ -122,6 +123,8 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 	pa.checkpointing = e->ck.on;
 	pa.job = e->ck.job;
 	pa.attempt = e->ck.attempt;
+	sl_buf_clear(&e->warnings);
+	pa.warnings = &e->warnings;
 	rc = sl_plan_job(&pa, stmts, n, &e->graph, &e->explain, &e->err);
 	if (!rc && !explain_only)
 		rc = sl_graph_open(&e->graph, &e->err);
@@ -225,6 +228,11 @@ int sl_explain(sl_engine *e, const char *sql, const char **text)
 	int rc = exec_script(e, sql, 1);
 	*text = sl_buf_cstr(&e->explain);
 	return rc;
+}
+
+const char *sl_warnings(sl_engine *e)
+{
+	return sl_buf_cstr(&e->warnings);
 }
 
 const char *sl_explain_text(sl_engine *e)

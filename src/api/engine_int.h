@@ -36,6 +36,7 @@ struct sl_engine {
 	sl_buf explain;
 	sl_buf explain_out;      /* EXPLAIN statements' plans of the last sl_exec */
 	sl_buf stats;
+	sl_buf warnings;         /* planning warnings of the last job */
 	/* checkpointing (engine_ckpt.c) */
 	struct {
 		int on;                  /* execution.checkpointing.interval set */

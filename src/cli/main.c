@@ -201,6 +201,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	fputs(sl_explain_text(e), stdout);
+	fputs(sl_warnings(e), stderr);
 	running = e;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);

@@ -32,6 +32,7 @@ typedef struct sl_plan_args {
 	int checkpointing;        /* checkpoints on: sinks stage until commit */
 	const char *job;          /* job name (sink file names), "" without checkpoints */
 	int64_t attempt;          /* run attempt (sink file names) */
+	sl_buf *warnings;         /* planning warnings, one per line (may be NULL) */
 } sl_plan_args;
 
 /*

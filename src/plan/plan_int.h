@@ -84,6 +84,7 @@ typedef struct planner {
 	int64_t default_lateness;
 	int mini_batch;
 	int checkpointing;       /* sinks stage output until checkpoints commit */
+	sl_buf *warnings;
 	const char *job;
 	int64_t attempt;
 } planner;

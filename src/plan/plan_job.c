@@ -202,6 +202,9 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	sp.batch_rows = (int)br;
 	sl_conn_args ca = {t->name, phys, nphys, t->pk, t->npk, o, p->engine, p->tz,
 	                   p->checkpointing, p->job, (int)p->attempt};
+	if (!strcmp(conn, "stdin") && p->checkpointing && p->warnings)
+		sl_buf_printf(p->warnings, "warning: table '%s' reads stdin, which cannot be replayed: "
+		              "the job is at-least-once for it, not exactly-once\n", t->name);
 	if (!push) {
 		const sl_source_vtab *vt = sl_source_find(conn);
 		if (!vt)
@@ -429,6 +432,7 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_grap
 	p->select_to_queue = a->select_to_queue;
 	p->tz = sl_opts_get(a->session, "table.local-time-zone");
 	p->checkpointing = a->checkpointing;
+	p->warnings = a->warnings;
 	p->job = a->job ? a->job : "";
 	p->attempt = a->attempt;
 	int rc;

@@ -83,6 +83,7 @@ struct sl_op {
 	struct sl_graph *graph;
 	int id;               /* position in the graph, topological */
 	char uid[64];         /* stable id for state (hash of definition or UID hint) */
+	const char *uid_hint; /* UID('...') hint of its SELECT of the query, or NULL */
 	const char *label;    /* EXPLAIN text for this operator (plan arena) */
 
 	/* output schema */

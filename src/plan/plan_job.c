@@ -76,6 +76,13 @@ static void finish_plan(planner *p, sl_buf *out)
 			snprintf(key, sizeof(key), "sink:%s#%d", k->table, nth);
 			h = sl_hash_bytes(key, strlen(key), 0x5eed);
 		}
+		if (op->uid_hint) {
+			/* sluice extension: the UID('name') query hint pins the aggregate's id so
+			 * that its state survives any edit of the query around it */
+			char key[300];
+			snprintf(key, sizeof(key), "uid:%s", op->uid_hint);
+			h = sl_hash_bytes(key, strlen(key), 0x5eed);
+		}
 		snprintf(op->uid, sizeof(op->uid), "%016llx", (unsigned long long)h);
 		if (out) {
 			sl_buf_printf(out, "#%d %s", i, op->label);

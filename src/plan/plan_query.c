@@ -1089,6 +1089,9 @@ static rel *plan_select(planner *p, const sl_ast_select *sel)
 	if (agg) {
 		if (!(r = plan_aggregate(p, sel, r, &m)))
 			return NULL;
+		for (int i = 0; i < sel->nhints; i++)
+			if (!strcmp(sel->hints[i].name, "UID") && sel->hints[i].nargs == 1)
+				r->op->uid_hint = sel->hints[i].args[0].value;
 	} else if (sel->allowed_lateness || sel->on_late) {
 		return sl__plan_error(p, sel->allowed_lateness ? sel->lateness_line : sel->on_late_line,
 		                      sel->allowed_lateness ? sel->lateness_col : sel->on_late_col,

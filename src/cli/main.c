@@ -31,7 +31,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: sluice run <job.sql | -e SQL | -> [--set key=value]... [--stats]\n"
 	        "                  [--fresh] [--from-savepoint PATH] [--drain]\n"
-	        "                  [--allow-non-restored-state]\n"
+	        "                  [--allow-non-restored-state] [--overwrite-output]\n"
 	        "       sluice explain <job.sql | -e SQL | -> [--set key=value]...\n"
 	        "       sluice version\n");
 }
@@ -154,6 +154,8 @@ int main(int argc, char **argv)
 			drain = 1;
 		} else if (!strcmp(argv[i], "--allow-non-restored-state")) {
 			sl_set(e, "execution.savepoint.ignore-unclaimed-state", "true");
+		} else if (!strcmp(argv[i], "--overwrite-output")) {
+			sl_set(e, "sluice.overwrite-output", "true");
 		} else if (!strcmp(argv[i], "--fresh")) {
 			sl_set(e, "sluice.fresh", "true");
 		} else if (!strcmp(argv[i], "--from-savepoint") && i + 1 < argc) {

@@ -45,6 +45,8 @@ typedef struct sl_conn_args {
 	                         * then only flushes (the final checkpoint publishes) */
 	const char *job;        /* job name, stable across restarts (sink file names) */
 	int attempt;            /* run attempt, >= 0, increasing per restart */
+	int overwrite_output;   /* --fresh --overwrite-output: a start without a
+	                         * checkpoint deletes this job's published output */
 } sl_conn_args;
 
 typedef struct sl_source_vtab sl_source_vtab;

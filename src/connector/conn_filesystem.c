@@ -453,6 +453,7 @@ typedef struct fs_sink {
 	char runid[40];       /* without checkpointing: hex of time, pid, instance */
 	char *job;            /* with checkpointing: the job name; NULL = off */
 	int attempt;          /* with checkpointing: the run attempt */
+	int overwrite;        /* recover(NULL) deletes the job's published parts */
 	int64_t roll_size;    /* 'sink.rolling-policy.file-size' */
 	int fd;               /* the open in-progress part, -1 = none */
 	int part;             /* number of the open (or next) part */
@@ -576,6 +577,26 @@ static int open_ckpt_args(fs_sink *k, const sl_conn_args *a, sl_err *err)
 	if (!(k->job = strdup(a->job)))
 		return sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", a->table);
 	k->attempt = a->attempt;
+	k->overwrite = a->overwrite_output;
+	return 0;
+}
+
+/* --overwrite-output: deletes the published parts of this job. */
+static int delete_published(fs_sink *k, sl_err *err)
+{
+	DIR *d = opendir(k->dir);
+	struct dirent *e;
+	int64_t id;
+	char path[4096];
+	if (!d)
+		return sl_err_set(err, SL_EIO, "sink '%s': cannot open directory '%s': %s",
+		                  k->base.table, k->dir, strerror(errno));
+	while ((e = readdir(d)))
+		if (parse_name(e->d_name, k->job, FS_FINAL, &id)) {
+			snprintf(path, sizeof(path), "%s/%s", k->dir, e->d_name);
+			unlink(path);
+		}
+	closedir(d);
 	return 0;
 }
 
@@ -1069,7 +1090,7 @@ static int fsk_recover(sl_sink *s, sl_snap_reader *r, sl_err *err)
 		                  s->table);
 	if (r)
 		rc = read_restored(k, r, &rs, err);
-	else
+	else if (!(rc = k->overwrite ? delete_published(k, err) : 0))
 		snprintf(rs.job, sizeof rs.job, "%s", k->job);
 	if (rc || (rc = refuse_newer(k, &rs, err)) || (rc = check_present(k, &rs, err)))
 		goto done;

@@ -208,7 +208,7 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 		return NULL;
 	sp.batch_rows = (int)br;
 	sl_conn_args ca = {t->name, phys, nphys, t->pk, t->npk, o, p->engine, p->tz,
-	                   p->checkpointing, p->job, (int)p->attempt};
+	                   p->checkpointing, p->job, (int)p->attempt, 0};
 	if (!strcmp(conn, "stdin") && p->checkpointing && p->warnings)
 		sl_buf_printf(p->warnings, "warning: table '%s' reads stdin, which cannot be replayed: "
 		              "the job is at-least-once for it, not exactly-once\n", t->name);
@@ -331,8 +331,9 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 		                      "Column types of query result and sink for '%s' do not match.\n"
 		                      "Query schema: %s\nSink schema:  %s", t->name, schema_text(p, in),
 		                      schema_text(p, &sink_rel));
+	const char *ow = sl_opts_get(p->session, "sluice.overwrite-output");
 	sl_conn_args ca = {t->name, f, n, t->pk, t->npk, o, p->engine, p->tz,
-	                   p->checkpointing, p->job, (int)p->attempt};
+	                   p->checkpointing, p->job, (int)p->attempt, ow && !strcmp(ow, "true")};
 	int can = vt->can_update ? vt->can_update(&ca) : vt->accepts_updates;
 	if (in->updating && !can)
 		return sl__plan_error(p, line, col, SL_EPLAN,

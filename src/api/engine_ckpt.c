@@ -186,6 +186,7 @@ static int recover_fresh(sl_engine *e)
 /* Tries the checkpoint in `path`; 1 restored, 0 skipped (damaged), < 0 error. */
 static int try_restore(sl_engine *e, const char *path)
 {
+	int64_t t0 = mono_us();
 	sl_ckpt_meta meta;
 	void *data;
 	size_t len;
@@ -204,6 +205,8 @@ static int try_restore(sl_engine *e, const char *path)
 	e->finished = meta.finished;
 	fprintf(stderr, "sluice: resuming from %s %s%s\n", meta.savepoint ? "savepoint" : "checkpoint",
 	        path, meta.finished ? " (the job had finished)" : "");
+	sl_buf_printf(&e->ck.log, "restored %s in %.1f ms (%zu bytes)\n", path,
+	              (mono_us() - t0) / 1000.0, len);
 	return 1;
 }
 
@@ -476,5 +479,7 @@ int sl__ckpt_maybe(sl_engine *e)
 	int64_t now = mono_us(), since = now - e->ck.last_end_us;
 	if (since < e->ck.interval_us || since < e->ck.min_pause_us)
 		return 0;
+	if (!sl_state_backend_can_fork(e->state)) /* RocksDB's threads: no fork */
+		return sl__ckpt_take(e, 0, 0, NULL, 0);
 	return take_async(e);
 }

@@ -104,7 +104,7 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 		return sl_err_set(&e->err, SL_EINVAL,
 		                  "a job is already running in this engine (one job per engine)");
 	const char *backend = sl_opts_get2(&e->session, "state.backend.type", "state.backend");
-	int rc = sl_state_backend_open(backend, &e->state, &e->err);
+	int rc = sl_state_backend_open2(backend, &e->session, NULL, &e->state, &e->err);
 	if (rc)
 		return rc;
 	sl_graph_init(&e->graph, e->state);

@@ -24,6 +24,10 @@
  * sl_snap_writer in a backend-independent format (table name, namespace,
  * key, value records) and sl_state_restore reads it back into any backend.
  *
+ * Backends: the functions below dispatch through the backend's method
+ * table (struct sl_state_vt); the per-table ones are inline one-line
+ * indirect calls (state.c has the rest and the registry of type names).
+ *
  * Not thread-safe: one thread (the job's) uses a backend.
  */
 #ifndef SL_STATE_H
@@ -33,6 +37,7 @@
 #include <stdint.h>
 
 #include "../base/err.h"
+#include "../base/hash.h"
 
 /* ---- snapshot streams ----------------------------------------------------- */
 
@@ -73,13 +78,86 @@ static inline int sl_snap_reader_ok(const sl_snap_reader *r) { return !r->failed
 
 typedef struct sl_state_backend sl_state_backend;
 typedef struct sl_state_table sl_state_table;
+typedef struct sl_state_vt sl_state_vt;
+struct sl_opts;
 
-/* Opens a backend by type name ("hashmap" = memory).  Returns 0 and sets
- * *out, or SL_EINVAL for an unknown type (message in err). */
+/*
+ * Callback of sl_state_ns_scan / sl_state_scan: one entry.  val may be
+ * modified in place (the change persists); returns 0 to continue or
+ * non-zero to stop (returned by the scan).
+ */
+typedef int (*sl_state_scan_cb)(void *ctx, const void *key, uint32_t klen, void *val,
+                                uint32_t vlen);
+
+/*
+ * The method table of a backend (state_mem.c: "hashmap", state_rocksdb.c:
+ * "rocksdb").  Every backend's struct sl_state_backend and struct
+ * sl_state_table start with `const sl_state_vt *vt`, so the functions below
+ * dispatch without knowing the backend.  Each method has the contract of
+ * the sl_state_* function of the same name.
+ */
+struct sl_state_vt {
+	const char *name;  /* the type name it is opened by */
+	int can_fork;      /* 1 when a forked child may read the backend */
+	void (*close)(sl_state_backend *be);
+	sl_state_table *(*table_open)(sl_state_backend *be, const char *op_uid, const char *name,
+	                              uint32_t val_size, sl_err *err);
+	void *(*upsert_h)(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
+	                  uint32_t hash, int *created);
+	void (*prefetch)(sl_state_table *t, int64_t ns, uint32_t hash, int stage); /* may be NULL */
+	void *(*get)(sl_state_table *t, int64_t ns, const void *key, uint32_t klen);
+	int (*get_var)(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
+	               const void **val, uint32_t *vlen);
+	int (*put_var)(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
+	               const void *val, uint32_t vlen);
+	void (*del)(sl_state_table *t, int64_t ns, const void *key, uint32_t klen);
+	int (*ns_first)(sl_state_table *t, int64_t *ns);
+	int (*ns_next)(sl_state_table *t, int64_t after, int64_t *ns);
+	int (*ns_scan)(sl_state_table *t, int64_t ns, sl_state_scan_cb cb, void *ctx);
+	int (*scan)(sl_state_table *t, sl_state_scan_cb cb, void *ctx);
+	void (*ns_drop)(sl_state_table *t, int64_t ns);
+	uint64_t (*count)(const sl_state_table *t);
+	uint64_t (*mem)(const sl_state_backend *be);
+	int (*flush)(sl_state_backend *be, sl_err *err);
+	int (*snapshot)(sl_state_backend *be, const char *op_uid, sl_snap_writer *w, sl_err *err);
+	int (*restore)(sl_state_backend *be, sl_snap_reader *r, sl_err *err);
+};
+
+/* The first member of every backend's backend and table structs. */
+static inline const sl_state_vt *sl__be_vt(const sl_state_backend *be)
+{
+	return *(const sl_state_vt *const *)be;
+}
+static inline const sl_state_vt *sl__tab_vt(const sl_state_table *t)
+{
+	return *(const sl_state_vt *const *)t;
+}
+
+/* Opens a backend by type name: "hashmap" (alias "memory") or "rocksdb";
+ * NULL means "hashmap".  Returns 0 and sets *out, or SL_EINVAL for an
+ * unknown type (message in err). */
 int sl_state_backend_open(const char *type, sl_state_backend **out, sl_err *err);
 
-/* Frees the backend and all its tables.  Safe on NULL. */
+/*
+ * The same with the session's options (may be NULL) for the backend's
+ * settings ('state.backend.rocksdb.localdir', '...memory.fixed-per-slot';
+ * docs/state.md) and the job's state directory (may be NULL) for the
+ * default local directory.  Returns 0, SL_EINVAL (bad type or option) or
+ * SL_EIO (the backend could not be created), with err set.
+ */
+int sl_state_backend_open2(const char *type, const struct sl_opts *opts, const char *job_dir,
+                           sl_state_backend **out, sl_err *err);
+
+/* Frees the backend and all its tables (and its local files).  Safe on NULL. */
 void sl_state_backend_close(sl_state_backend *be);
+
+/* The backend's type name ("hashmap", "rocksdb"). */
+const char *sl_state_backend_type(const sl_state_backend *be);
+
+/* 1 when a forked child may snapshot the backend (memory: its copy-on-
+ * write image is the barrier's state), 0 when not (RocksDB runs background
+ * threads; fork() of a multi-threaded process is unsafe). */
+int sl_state_backend_can_fork(const sl_state_backend *be);
 
 /*
  * Opens (or returns the already open) table `name` of operator `op_uid`.
@@ -87,71 +165,128 @@ void sl_state_backend_close(sl_state_backend *be);
  * belongs to the backend (no close).  Returns NULL with err set on failure
  * or when an open table of that name has a different val_size.
  */
-sl_state_table *sl_state_table_open(sl_state_backend *be, const char *op_uid, const char *name,
-                                    uint32_t val_size, sl_err *err);
-
-/* Fixed-size tables: returns the slot for (ns, key), creating a zeroed one
- * when absent (*created = 1).  NULL only when out of memory. */
-void *sl_state_upsert(sl_state_table *t, int64_t ns, const void *key, uint32_t klen, int *created);
-
-/* The same with the key's hash precomputed by sl_state_hash (hashing once
- * per row when the caller also prefetches). */
-void *sl_state_upsert_h(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
-                        uint32_t hash, int *created);
+static inline sl_state_table *sl_state_table_open(sl_state_backend *be, const char *op_uid,
+                                                  const char *name, uint32_t val_size,
+                                                  sl_err *err)
+{
+	return sl__be_vt(be)->table_open(be, op_uid, name, val_size, err);
+}
 
 /* Hash of a key as the state tables compute it (never 0). */
-uint32_t sl_state_hash(const void *key, uint32_t klen);
+static inline uint32_t sl_state_hash(const void *key, uint32_t klen)
+{
+	uint32_t h = (uint32_t)sl_hash_bytes(key, klen, 0);
+	return h ? h : 1;
+}
+
+/* Fixed-size tables: the slot for (ns, key) with the key's hash
+ * precomputed by sl_state_hash (hashing once per row when the caller also
+ * prefetches), creating a zeroed one when absent (*created = 1, created may
+ * be NULL).  NULL only when out of memory (or an I/O error). */
+static inline void *sl_state_upsert_h(sl_state_table *t, int64_t ns, const void *key,
+                                      uint32_t klen, uint32_t hash, int *created)
+{
+	return sl__tab_vt(t)->upsert_h(t, ns, key, klen, hash, created);
+}
+
+/* The same, hashing the key. */
+static inline void *sl_state_upsert(sl_state_table *t, int64_t ns, const void *key,
+                                    uint32_t klen, int *created)
+{
+	return sl_state_upsert_h(t, ns, key, klen, sl_state_hash(key, klen), created);
+}
 
 /* A hint that (ns, key with this hash) will be looked up soon: stage 0
  * loads its index slot into cache, a later stage 1 call the entry.  No
  * effect on contents; a no-op when ns does not exist. */
-void sl_state_prefetch(sl_state_table *t, int64_t ns, uint32_t hash, int stage);
+static inline void sl_state_prefetch(sl_state_table *t, int64_t ns, uint32_t hash, int stage)
+{
+	const sl_state_vt *vt = sl__tab_vt(t);
+	if (vt->prefetch)
+		vt->prefetch(t, ns, hash, stage);
+}
 
 /* Fixed-size tables: the slot for (ns, key) or NULL when absent. */
-void *sl_state_get(sl_state_table *t, int64_t ns, const void *key, uint32_t klen);
+static inline void *sl_state_get(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
+{
+	return sl__tab_vt(t)->get(t, ns, key, klen);
+}
 
 /* Variable-length tables: sets (*val, *vlen) and returns 1 when present,
  * 0 when absent.  The bytes stay valid until the next call on t. */
-int sl_state_get_var(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
-                     const void **val, uint32_t *vlen);
+static inline int sl_state_get_var(sl_state_table *t, int64_t ns, const void *key,
+                                   uint32_t klen, const void **val, uint32_t *vlen)
+{
+	return sl__tab_vt(t)->get_var(t, ns, key, klen, val, vlen);
+}
 
-/* Variable-length tables: stores a copy of val.  Returns 0 or SL_ENOMEM. */
-int sl_state_put_var(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
-                     const void *val, uint32_t vlen);
+/* Variable-length tables: stores a copy of val.  Returns 0 or SL_ENOMEM
+ * (SL_EIO for a backend write error). */
+static inline int sl_state_put_var(sl_state_table *t, int64_t ns, const void *key,
+                                   uint32_t klen, const void *val, uint32_t vlen)
+{
+	return sl__tab_vt(t)->put_var(t, ns, key, klen, val, vlen);
+}
 
 /* Removes (ns, key) if present (either kind of table). */
-void sl_state_delete(sl_state_table *t, int64_t ns, const void *key, uint32_t klen);
+static inline void sl_state_delete(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
+{
+	sl__tab_vt(t)->del(t, ns, key, klen);
+}
 
 /* Smallest namespace holding at least one entry: returns 1 and sets *ns,
  * or 0 when the table is empty. */
-int sl_state_ns_first(sl_state_table *t, int64_t *ns);
+static inline int sl_state_ns_first(sl_state_table *t, int64_t *ns)
+{
+	return sl__tab_vt(t)->ns_first(t, ns);
+}
 
 /* Next namespace strictly greater than `after`: 1 and *ns, or 0. */
-int sl_state_ns_next(sl_state_table *t, int64_t after, int64_t *ns);
+static inline int sl_state_ns_next(sl_state_table *t, int64_t after, int64_t *ns)
+{
+	return sl__tab_vt(t)->ns_next(t, after, ns);
+}
 
 /*
  * Calls cb for every entry of namespace ns, in an unspecified but
- * deterministic order (the order entries were created).  cb must not call
- * into t; it returns 0 to continue or non-zero to stop (returned by scan).
+ * deterministic order (memory: the order entries were created; RocksDB:
+ * key order).  cb must not call into t.
  */
-typedef int (*sl_state_scan_cb)(void *ctx, const void *key, uint32_t klen, void *val,
-                                uint32_t vlen);
-int sl_state_ns_scan(sl_state_table *t, int64_t ns, sl_state_scan_cb cb, void *ctx);
+static inline int sl_state_ns_scan(sl_state_table *t, int64_t ns, sl_state_scan_cb cb, void *ctx)
+{
+	return sl__tab_vt(t)->ns_scan(t, ns, cb, ctx);
+}
 
 /* Like ns_scan over every namespace in ascending order. */
-int sl_state_scan(sl_state_table *t, sl_state_scan_cb cb, void *ctx);
+static inline int sl_state_scan(sl_state_table *t, sl_state_scan_cb cb, void *ctx)
+{
+	return sl__tab_vt(t)->scan(t, cb, ctx);
+}
 
 /* Removes every entry of namespace ns. */
-void sl_state_ns_drop(sl_state_table *t, int64_t ns);
+static inline void sl_state_ns_drop(sl_state_table *t, int64_t ns)
+{
+	sl__tab_vt(t)->ns_drop(t, ns);
+}
 
 /* Number of entries in the table. */
-uint64_t sl_state_count(const sl_state_table *t);
+static inline uint64_t sl_state_count(const sl_state_table *t)
+{
+	return sl__tab_vt(t)->count(t);
+}
 
 /* Bytes of memory the backend holds (for stats and tests). */
 uint64_t sl_state_backend_mem(const sl_state_backend *be);
 
 /* Persists pending slot write-backs (no-op for the memory backend). */
 int sl_state_flush(sl_state_backend *be, sl_err *err);
+
+/* The snapshot records (every backend writes and reads these):
+ *   SL_SNAP_TABLE, bytes name ("op_uid/table"), u32 val_size, i64 count,
+ *     count x (i64 ns, bytes key, bytes value)
+ *   ... SL_SNAP_END */
+#define SL_SNAP_TABLE 'T'
+#define SL_SNAP_END 'E'
 
 /* Writes every table of the backend (or, with op_uid non-NULL, only that
  * operator's tables) into w in the backend-independent format. */

@@ -26,9 +26,8 @@
  * of header and the key rounded up to 16, then the value rounded to 16
  * (64 bytes for a 9-byte key and a 48-byte accumulator).
  *
- * When the RocksDB backend lands, these functions become the "hashmap"
- * implementation of a backend method table and state.h's functions
- * dispatch through it; operators do not change.
+ * These functions are the "hashmap" implementation of state.h's method
+ * table (mem_vt, at the end); sl__state_mem_open is the only entry point.
  */
 #include "state.h"
 #include "sluice.h"
@@ -70,6 +69,7 @@ typedef struct nsmap {
 } nsmap;
 
 struct sl_state_table {
+	const sl_state_vt *vt; /* first: state.h dispatches through it */
 	char *name;
 	uint32_t val_size; /* 0 = variable-length */
 	nsmap **nss;       /* sorted by ns */
@@ -82,6 +82,7 @@ struct sl_state_table {
 };
 
 struct sl_state_backend {
+	const sl_state_vt *vt; /* first */
 	sl_state_table *tables;
 	uint64_t bytes;
 	chunk *pool;    /* freed CHUNK_BYTES chunks kept for reuse */
@@ -317,8 +318,7 @@ static int grow(sl_state_backend *be, nsmap *m)
 
 static inline uint32_t hash32(const void *key, uint32_t klen)
 {
-	uint32_t h = (uint32_t)sl_hash_bytes(key, klen, 0);
-	return h ? h : 1;
+	return sl_state_hash(key, klen); /* operators pass the same hash to upsert_h */
 }
 
 /*
@@ -401,19 +401,8 @@ static void remove_slot(sl_state_table *t, nsmap *m, uint32_t i)
 	m->slot[i] = NULL;
 }
 
-/* ---- public API -------------------------------------------------------- */
+/* ---- the method table's functions -------------------------------------- */
 
-int sl_state_backend_open(const char *type, sl_state_backend **out, sl_err *err)
-{
-	if (type && strcmp(type, "hashmap") != 0 && strcmp(type, "memory") != 0)
-		return sl_err_set(err, SL_EINVAL,
-		                  "unknown state backend '%s' (supported: 'hashmap')", type);
-	sl_state_backend *be = calloc(1, sizeof(*be));
-	if (!be)
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	*out = be;
-	return 0;
-}
 
 static void table_clear(sl_state_table *t)
 {
@@ -424,7 +413,7 @@ static void table_clear(sl_state_table *t)
 	t->last = NULL;
 }
 
-void sl_state_backend_close(sl_state_backend *be)
+static void mem_close(sl_state_backend *be)
 {
 	if (!be)
 		return;
@@ -463,6 +452,7 @@ static sl_state_table *table_create(sl_state_backend *be, const char *full, uint
 		free(t);
 		return NULL;
 	}
+	t->vt = be->vt;
 	t->val_size = val_size;
 	t->be = be;
 	/* append, so snapshots list tables in creation order */
@@ -473,8 +463,8 @@ static sl_state_table *table_create(sl_state_backend *be, const char *full, uint
 	return t;
 }
 
-sl_state_table *sl_state_table_open(sl_state_backend *be, const char *op_uid, const char *name,
-                                    uint32_t val_size, sl_err *err)
+static sl_state_table *mem_table_open(sl_state_backend *be, const char *op_uid,
+                                      const char *name, uint32_t val_size, sl_err *err)
 {
 	char full[256];
 	snprintf(full, sizeof(full), "%s/%s", op_uid, name);
@@ -493,11 +483,6 @@ sl_state_table *sl_state_table_open(sl_state_backend *be, const char *op_uid, co
 	return t;
 }
 
-uint32_t sl_state_hash(const void *key, uint32_t klen)
-{
-	return hash32(key, klen);
-}
-
 /*
  * Why: with 10 000 keys per window the index slot and the entry of a
  * random key are cache misses; lookup() was 34% of the datagen window
@@ -507,7 +492,7 @@ uint32_t sl_state_hash(const void *key, uint32_t klen)
  * Stage 0 touches the index slot; stage 1 (called later for the same key)
  * reads the now-cached slot and touches the entry it points at.
  */
-void sl_state_prefetch(sl_state_table *t, int64_t ns, uint32_t hash, int stage)
+static void mem_prefetch(sl_state_table *t, int64_t ns, uint32_t hash, int stage)
 {
 	nsmap *m = t->last && t->last->ns == ns ? t->last : ns_get(t, ns, 0);
 	if (!m)
@@ -521,13 +506,8 @@ void sl_state_prefetch(sl_state_table *t, int64_t ns, uint32_t hash, int stage)
 	}
 }
 
-void *sl_state_upsert(sl_state_table *t, int64_t ns, const void *key, uint32_t klen, int *created)
-{
-	return sl_state_upsert_h(t, ns, key, klen, hash32(key, klen), created);
-}
-
-void *sl_state_upsert_h(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
-                        uint32_t h, int *created)
+static void *mem_upsert_h(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
+                          uint32_t h, int *created)
 {
 	nsmap *m = ns_get(t, ns, 1);
 	if (!m)
@@ -546,7 +526,7 @@ void *sl_state_upsert_h(sl_state_table *t, int64_t ns, const void *key, uint32_t
 	return ent_val(m, e);
 }
 
-void *sl_state_get(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
+static void *mem_get(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
 {
 	nsmap *m = ns_get(t, ns, 0);
 	if (!m)
@@ -555,8 +535,8 @@ void *sl_state_get(sl_state_table *t, int64_t ns, const void *key, uint32_t klen
 	return i >= 0 ? ent_val(m, m->slot[i]) : NULL;
 }
 
-int sl_state_get_var(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
-                     const void **val, uint32_t *vlen)
+static int mem_get_var(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
+                       const void **val, uint32_t *vlen)
 {
 	nsmap *m = ns_get(t, ns, 0);
 	if (!m)
@@ -569,8 +549,8 @@ int sl_state_get_var(sl_state_table *t, int64_t ns, const void *key, uint32_t kl
 	return 1;
 }
 
-int sl_state_put_var(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
-                     const void *val, uint32_t vlen)
+static int mem_put_var(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
+                       const void *val, uint32_t vlen)
 {
 	nsmap *m = ns_get(t, ns, 1);
 	if (!m)
@@ -594,7 +574,7 @@ int sl_state_put_var(sl_state_table *t, int64_t ns, const void *key, uint32_t kl
 	return 0;
 }
 
-void sl_state_delete(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
+static void mem_delete(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
 {
 	nsmap *m = ns_get(t, ns, 0);
 	if (!m)
@@ -607,7 +587,7 @@ void sl_state_delete(sl_state_table *t, int64_t ns, const void *key, uint32_t kl
 		ns_remove(t, m);
 }
 
-int sl_state_ns_first(sl_state_table *t, int64_t *ns)
+static int mem_ns_first(sl_state_table *t, int64_t *ns)
 {
 	if (!t->nns)
 		return 0;
@@ -615,7 +595,7 @@ int sl_state_ns_first(sl_state_table *t, int64_t *ns)
 	return 1;
 }
 
-int sl_state_ns_next(sl_state_table *t, int64_t after, int64_t *ns)
+static int mem_ns_next(sl_state_table *t, int64_t after, int64_t *ns)
 {
 	int i = ns_find(t, after);
 	i = i >= 0 ? i + 1 : -i - 1;
@@ -642,13 +622,13 @@ static int scan_map(nsmap *m, sl_state_scan_cb cb, void *ctx)
 	return 0;
 }
 
-int sl_state_ns_scan(sl_state_table *t, int64_t ns, sl_state_scan_cb cb, void *ctx)
+static int mem_ns_scan(sl_state_table *t, int64_t ns, sl_state_scan_cb cb, void *ctx)
 {
 	nsmap *m = ns_get(t, ns, 0);
 	return m ? scan_map(m, cb, ctx) : 0;
 }
 
-int sl_state_scan(sl_state_table *t, sl_state_scan_cb cb, void *ctx)
+static int mem_scan(sl_state_table *t, sl_state_scan_cb cb, void *ctx)
 {
 	for (int i = 0; i < t->nns; i++) {
 		int rc = scan_map(t->nss[i], cb, ctx);
@@ -658,7 +638,7 @@ int sl_state_scan(sl_state_table *t, sl_state_scan_cb cb, void *ctx)
 	return 0;
 }
 
-void sl_state_ns_drop(sl_state_table *t, int64_t ns)
+static void mem_ns_drop(sl_state_table *t, int64_t ns)
 {
 	nsmap *m = ns_get(t, ns, 0);
 	if (!m)
@@ -671,25 +651,22 @@ void sl_state_ns_drop(sl_state_table *t, int64_t ns)
 	ns_remove(t, m);
 }
 
-uint64_t sl_state_count(const sl_state_table *t)
+static uint64_t mem_count(const sl_state_table *t)
 {
 	return t->count;
 }
 
-uint64_t sl_state_backend_mem(const sl_state_backend *be)
+static uint64_t mem_mem(const sl_state_backend *be)
 {
 	return be->bytes;
 }
 
-int sl_state_flush(sl_state_backend *be, sl_err *err)
+static int mem_flush(sl_state_backend *be, sl_err *err)
 {
 	return 0;
 }
 
 /* ---- snapshot / restore ------------------------------------------------ */
-
-#define SNAP_TABLE 'T'
-#define SNAP_END 'E'
 
 typedef struct snap_ctx {
 	sl_snap_writer *w;
@@ -705,13 +682,13 @@ static int snap_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 	return 0;
 }
 
-int sl_state_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer *w, sl_err *err)
+static int mem_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer *w, sl_err *err)
 {
 	size_t plen = op_uid ? strlen(op_uid) : 0;
 	for (sl_state_table *t = be->tables; t; t = t->next) {
 		if (op_uid && (strncmp(t->name, op_uid, plen) != 0 || t->name[plen] != '/'))
 			continue;
-		sl_snap_put_u8(w, SNAP_TABLE);
+		sl_snap_put_u8(w, SL_SNAP_TABLE);
 		sl_snap_put_bytes(w, t->name, strlen(t->name));
 		sl_snap_put_u32(w, t->val_size);
 		sl_snap_put_i64(w, (int64_t)t->count);
@@ -721,7 +698,7 @@ int sl_state_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer *
 			scan_map(t->nss[i], snap_entry, &s);
 		}
 	}
-	sl_snap_put_u8(w, SNAP_END);
+	sl_snap_put_u8(w, SL_SNAP_END);
 	if (w->failed)
 		return sl_err_set(err, SL_ENOMEM, "out of memory writing a state snapshot");
 	return 0;
@@ -766,18 +743,54 @@ static int restore_table(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
 	return 0;
 }
 
-int sl_state_restore(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
+static int mem_restore(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
 {
 	for (;;) {
 		uint8_t tag = sl_snap_get_u8(r);
 		if (!sl_snap_reader_ok(r))
 			return sl_err_set(err, SL_ESTATE, "state snapshot truncated");
-		if (tag == SNAP_END)
+		if (tag == SL_SNAP_END)
 			return 0;
-		if (tag != SNAP_TABLE)
+		if (tag != SL_SNAP_TABLE)
 			return sl_err_set(err, SL_ESTATE, "state snapshot damaged: bad record tag %u", tag);
 		int rc = restore_table(be, r, err);
 		if (rc)
 			return rc;
 	}
+}
+
+static const sl_state_vt mem_vt = {
+	.name = "hashmap",
+	.can_fork = 1,
+	.close = mem_close,
+	.table_open = mem_table_open,
+	.upsert_h = mem_upsert_h,
+	.prefetch = mem_prefetch,
+	.get = mem_get,
+	.get_var = mem_get_var,
+	.put_var = mem_put_var,
+	.del = mem_delete,
+	.ns_first = mem_ns_first,
+	.ns_next = mem_ns_next,
+	.ns_scan = mem_ns_scan,
+	.scan = mem_scan,
+	.ns_drop = mem_ns_drop,
+	.count = mem_count,
+	.mem = mem_mem,
+	.flush = mem_flush,
+	.snapshot = mem_snapshot,
+	.restore = mem_restore,
+};
+
+/* Opens an empty memory backend (state.c's registry calls it; opts and
+ * job_dir are unused).  Returns 0 or SL_ENOMEM. */
+int sl__state_mem_open(const struct sl_opts *opts, const char *job_dir, sl_state_backend **out,
+                       sl_err *err)
+{
+	sl_state_backend *be = calloc(1, sizeof(*be));
+	if (!be)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	be->vt = &mem_vt;
+	*out = be;
+	return 0;
 }

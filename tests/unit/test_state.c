@@ -1,7 +1,9 @@
 /*
- * test_state.c - the memory state backend: upsert/get/delete, namespaces,
+ * test_state.c - the state backends: upsert/get/delete, namespaces,
  * variable-length values, scans, snapshot/restore round trips and damaged
- * snapshots.
+ * snapshots, each run against both backends ("hashmap", "rocksdb"); then
+ * what is particular to RocksDB (slot write-back, namespace byte order with
+ * negative namespaces, drops) and snapshots restored across backends.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +11,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sluice.h"
@@ -19,13 +23,23 @@ typedef struct acc {
 	int64_t sum, cnt;
 } acc;
 
-static sl_state_backend *open_be(void)
+static const char *g_type = "hashmap"; /* the backend the shared cases run on */
+
+static sl_state_backend *open_type(const char *type)
 {
 	sl_state_backend *be = NULL;
 	sl_err err;
 	sl_err_clear(&err);
-	assert_int_equal(sl_state_backend_open("hashmap", &be, &err), 0);
+	int rc = sl_state_backend_open(type, &be, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_int_equal(rc, 0);
 	return be;
+}
+
+static sl_state_backend *open_be(void)
+{
+	return open_type(g_type);
 }
 
 static void test_upsert_get_delete(void **st)
@@ -163,7 +177,8 @@ static void test_snapshot_roundtrip(void **st)
 	assert_memory_equal(p, "hello", 5);
 
 	/* every truncation is detected, never a crash */
-	for (size_t cut = 0; cut < w.len; cut += 97) {
+	size_t step = strcmp(g_type, "rocksdb") ? 97 : 1999; /* a database per cut */
+	for (size_t cut = 0; cut < w.len; cut += step) {
 		sl_state_backend *be3 = open_be();
 		sl_err e3;
 		sl_err_clear(&e3);
@@ -182,13 +197,210 @@ static void test_snapshot_roundtrip(void **st)
 	sl_state_backend_close(be2);
 }
 
+/* ---- RocksDB specifics and cross-backend restores ---------------------------- */
+
+static void test_slot_writeback(void **st)
+{
+	sl_state_backend *be = open_type("rocksdb");
+	sl_err err;
+	sl_err_clear(&err);
+	sl_state_table *t = sl_state_table_open(be, "op", "acc", sizeof(acc), &err);
+	int created;
+	acc *a = sl_state_upsert(t, 0, "a", 1, &created);
+	assert_int_equal(created, 1);
+	a->sum = 5;
+	/* the same key again: the same slot, no reload */
+	assert_ptr_equal(sl_state_upsert(t, 0, "a", 1, &created), a);
+	assert_int_equal(created, 0);
+	a->sum += 1;
+	acc *b = sl_state_upsert(t, 0, "b", 1, &created); /* writes a back */
+	assert_int_equal(created, 1);
+	b->cnt = 9;
+	acc *x = sl_state_get(t, 0, "a", 1); /* writes b back */
+	assert_non_null(x);
+	assert_int_equal(x->sum, 6);
+	x->cnt = 3; /* a change through a get's slot persists too */
+	assert_int_equal(sl_state_flush(be, &err), 0);
+	x->cnt = 4; /* and after a flush, at the next call */
+	x = sl_state_get(t, 0, "b", 1);
+	assert_int_equal(x->cnt, 9);
+	x = sl_state_get(t, 0, "a", 1);
+	assert_int_equal(x->cnt, 4);
+	assert_null(sl_state_get(t, 0, "c", 1));
+	/* a created slot left all zero still exists */
+	sl_state_upsert(t, 7, "z", 1, &created);
+	assert_int_equal(created, 1);
+	assert_non_null(sl_state_get(t, 7, "z", 1));
+	assert_int_equal(sl_state_count(t), 3);
+	sl_state_delete(t, 7, "z", 1);
+	assert_null(sl_state_get(t, 7, "z", 1));
+	assert_int_equal(sl_state_count(t), 2);
+	sl_state_backend_close(be);
+}
+
+static int add_cb(void *ctx, const void *k, uint32_t kl, void *v, uint32_t vl)
+{
+	((acc *)v)->sum += 100;
+	*(int64_t *)ctx += 1;
+	return 0;
+}
+
+static void test_ns_order(void **st)
+{
+	sl_state_backend *be = open_be();
+	sl_err err;
+	sl_err_clear(&err);
+	sl_state_table *t = sl_state_table_open(be, "w", "win", sizeof(acc), &err);
+	sl_state_table *other = sl_state_table_open(be, "w", "other", sizeof(acc), &err);
+	int64_t nss[] = {3, -1, INT64_MIN, 0, INT64_MAX, -5, 256, -256};
+	int64_t sorted[] = {INT64_MIN, -256, -5, -1, 0, 3, 256, INT64_MAX};
+	for (int i = 0; i < 8; i++) {
+		for (int k = 0; k < 3; k++) {
+			char key[2] = {(char)('a' + k), (char)i};
+			acc *a = sl_state_upsert(t, nss[i], key, 2, NULL);
+			a->sum = nss[i] / 2 + k;
+		}
+		sl_state_upsert(other, nss[i], "o", 1, NULL);
+	}
+	int64_t ns;
+	assert_int_equal(sl_state_ns_first(t, &ns), 1);
+	for (int i = 0; i < 8; i++) {
+		assert_true(ns == sorted[i]);
+		int64_t n = 0;
+		assert_int_equal(sl_state_ns_scan(t, ns, add_cb, &n), 0);
+		assert_int_equal(n, 3); /* no bleeding into neighbours or the other table */
+		int more = sl_state_ns_next(t, ns, &ns);
+		assert_int_equal(more, i < 7);
+	}
+	char key[2] = {'b', 1}; /* ns -1 */
+	acc *a = sl_state_get(t, -1, key, 2);
+	assert_non_null(a);
+	assert_int_equal(a->sum, 0 + 1 + 100); /* scan's in-place change persisted */
+	assert_int_equal(sl_state_ns_next(t, -3, &ns), 1);
+	assert_true(ns == -1);
+	/* drop, also of the namespace whose slot is cached */
+	sl_state_ns_drop(t, -1);
+	sl_state_ns_drop(t, INT64_MIN);
+	assert_null(sl_state_get(t, -1, key, 2));
+	assert_int_equal(sl_state_count(t), 18);
+	assert_int_equal(sl_state_ns_first(t, &ns), 1);
+	assert_true(ns == -256);
+	int64_t n = 0;
+	sl_state_scan(t, add_cb, &n);
+	assert_int_equal(n, 18);
+	assert_int_equal(sl_state_count(other), 8);
+	sl_state_backend_close(be);
+}
+
+/* Fills be with a mix of fixed and variable tables; checks it (check = 1). */
+static void fill_or_check(sl_state_backend *be, int check)
+{
+	sl_err err;
+	sl_err_clear(&err);
+	sl_state_table *t = sl_state_table_open(be, "op", "acc", sizeof(acc), &err);
+	sl_state_table *v = sl_state_table_open(be, "op2", "var", 0, &err);
+	char key[32], val[64];
+	for (int i = 0; i < 3000; i++) {
+		int n = snprintf(key, sizeof(key), "k%d", i);
+		int64_t ns = (i % 11) - 5;
+		if (check) {
+			acc *a = sl_state_get(t, ns, key, (uint32_t)n);
+			assert_non_null(a);
+			assert_int_equal(a->sum, i);
+			assert_int_equal(a->cnt, -i);
+		} else {
+			acc *a = sl_state_upsert(t, ns, key, (uint32_t)n, NULL);
+			a->sum = i;
+			a->cnt = -i;
+		}
+		if (i % 3)
+			continue;
+		int vn = snprintf(val, sizeof(val), "value of %d", i * 7);
+		if (check) {
+			const void *p;
+			uint32_t pl;
+			assert_int_equal(sl_state_get_var(v, ns, key, (uint32_t)n, &p, &pl), 1);
+			assert_int_equal(pl, vn);
+			assert_memory_equal(p, val, vn);
+		} else {
+			assert_int_equal(sl_state_put_var(v, ns, key, (uint32_t)n, val, (uint32_t)vn), 0);
+		}
+	}
+	assert_int_equal(sl_state_count(t), 3000);
+	assert_int_equal(sl_state_count(v), 1000);
+}
+
+static void cross(const char *from, const char *to)
+{
+	sl_state_backend *a = open_type(from), *b = open_type(to);
+	sl_err err;
+	sl_err_clear(&err);
+	fill_or_check(a, 0);
+	sl_snap_writer w;
+	sl_snap_writer_init(&w);
+	assert_int_equal(sl_state_snapshot(a, NULL, &w, &err), 0);
+	sl_snap_reader r;
+	sl_snap_reader_init(&r, w.buf, w.len);
+	assert_int_equal(sl_state_restore(b, &r, &err), 0);
+	fill_or_check(b, 1);
+	/* and back again: the same bytes (records may be in another order) */
+	sl_snap_writer w2;
+	sl_snap_writer_init(&w2);
+	assert_int_equal(sl_state_snapshot(b, NULL, &w2, &err), 0);
+	assert_int_equal(w2.len, w.len);
+	sl_snap_writer_deinit(&w);
+	sl_snap_writer_deinit(&w2);
+	sl_state_backend_close(a);
+	sl_state_backend_close(b);
+}
+
+static void test_cross_backend(void **st)
+{
+	cross("hashmap", "rocksdb");
+	cross("rocksdb", "hashmap");
+	cross("rocksdb", "rocksdb");
+}
+
+static void test_rocksdb_options(void **st)
+{
+	sl_state_backend *be = NULL;
+	sl_err err;
+	sl_err_clear(&err);
+	assert_int_equal(sl_state_backend_open("lmdb", &be, &err), SL_EINVAL);
+	assert_true(strstr(err.msg, "rocksdb") != NULL);
+	be = open_type("rocksdb");
+	assert_int_equal(sl_state_backend_can_fork(be), 0);
+	assert_string_equal(sl_state_backend_type(be), "rocksdb");
+	sl_state_backend_close(be);
+	be = open_type("hashmap");
+	assert_int_equal(sl_state_backend_can_fork(be), 1);
+	sl_state_backend_close(be);
+}
+
+static int set_backend(void **st)
+{
+	g_type = *st ? (const char *)*st : "hashmap";
+	return 0;
+}
+
+#define SHARED(fn, type) cmocka_unit_test_prestate_setup_teardown(fn, set_backend, NULL, type)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_upsert_get_delete),
-		cmocka_unit_test(test_namespaces),
-		cmocka_unit_test(test_var_values),
-		cmocka_unit_test(test_snapshot_roundtrip),
+		SHARED(test_upsert_get_delete, "hashmap"),
+		SHARED(test_namespaces, "hashmap"),
+		SHARED(test_var_values, "hashmap"),
+		SHARED(test_snapshot_roundtrip, "hashmap"),
+		SHARED(test_ns_order, "hashmap"),
+		SHARED(test_upsert_get_delete, "rocksdb"),
+		SHARED(test_namespaces, "rocksdb"),
+		SHARED(test_var_values, "rocksdb"),
+		SHARED(test_snapshot_roundtrip, "rocksdb"),
+		SHARED(test_ns_order, "rocksdb"),
+		cmocka_unit_test(test_slot_writeback),
+		cmocka_unit_test(test_cross_backend),
+		cmocka_unit_test(test_rocksdb_options),
 	};
 	return cmocka_run_group_tests_name("state", tests, NULL, NULL);
 }

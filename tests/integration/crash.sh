@@ -7,3 +7,4 @@ cd "$(dirname "$0")/../.."
 bash tests/crash/crash.sh 1000000 5
 bash tests/crash/faults.sh 300000
 bash tests/crash/savepoint.sh
+bash tests/crash/crash.sh 1000000 5 rocksdb

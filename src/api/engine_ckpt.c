@@ -41,6 +41,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,25 +314,31 @@ static int precommit_sinks(sl_engine *e, int64_t id, sl_snap_writer *sinks)
 	return sinks->failed ? sl_err_set(&e->err, SL_ENOMEM, "out of memory") : 0;
 }
 
-/* Serializes the graph and the sinks section, writes checkpoint files. */
+/* Serializes the graph and the sinks section, streaming the checkpoint
+ * files (the snapshot is never held whole in memory). */
 static int write_job(sl_engine *e, const sl_ckpt_meta *meta, const sl_snap_writer *sinks,
                      size_t *size)
 {
-	sl_snap_writer w;
-	sl_snap_writer_init(&w);
-	sl_snap_put_u32(&w, JOB_MAGIC);
-	sl_snap_put_u32(&w, JOB_VERSION);
-	int rc = sl_graph_snapshot(&e->graph, &w, &e->err);
-	sl_snap_put_raw(&w, sinks->buf, sinks->len);
-	if (!rc && w.failed)
-		rc = sl_err_set(&e->err, SL_ENOMEM, "out of memory taking a checkpoint");
+	sl_ckpt_out out;
 	const char *base = meta->savepoint ? e->ck.sp_dir : e->ck.dir;
-	if (!rc)
-		rc = sl_ckpt_write(base, meta->savepoint ? "savepoint" : "chk", meta, w.buf, w.len,
-		                   &e->err);
-	*size = w.len;
-	sl_snap_writer_deinit(&w);
-	return rc;
+	int rc = sl_ckpt_begin(&out, base, meta->savepoint ? "savepoint" : "chk", meta->id, &e->err);
+	if (rc) {
+		sl_ckpt_abandon(&out);
+		return rc;
+	}
+	sl_snap_writer *w = &out.w;
+	sl_snap_put_u32(w, JOB_MAGIC);
+	sl_snap_put_u32(w, JOB_VERSION);
+	rc = sl_graph_snapshot(&e->graph, w, &e->err);
+	sl_snap_put_raw(w, sinks->buf, sinks->len);
+	if (!rc && w->failed)
+		rc = sl_err_set(&e->err, SL_EIO, "cannot write checkpoint %" PRId64, meta->id);
+	*size = (size_t)(w->flushed + w->len);
+	if (rc) {
+		sl_ckpt_abandon(&out);
+		return rc;
+	}
+	return sl_ckpt_commit(&out, meta, &e->err);
 }
 
 static void prune(sl_engine *e)
@@ -404,7 +411,11 @@ static int reap(sl_engine *e, int block)
 	int ok = r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	if (!ok)
 		sl_err_set(&e->err, SL_EIO, "checkpoint %" PRId64 " failed while being written", id);
-	return finish_ckpt(e, id, ok ? 0 : SL_EIO, 0, 0, e->ck.pending_t0, e->ck.pending_blocked);
+	char path[4200];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/chk-%" PRId64 "/state", e->ck.dir, id);
+	size_t size = ok && stat(path, &st) == 0 ? (size_t)st.st_size : 0;
+	return finish_ckpt(e, id, ok ? 0 : SL_EIO, 0, size, e->ck.pending_t0, e->ck.pending_blocked);
 }
 
 int sl__ckpt_take(sl_engine *e, int savepoint, int finished, char *path, size_t cap)

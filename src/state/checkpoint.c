@@ -90,17 +90,12 @@ static int write_file(const char *path, const void *data, size_t len, const char
 	return 0;
 }
 
-int sl_ckpt_write(const char *base, const char *prefix, const sl_ckpt_meta *meta,
-                  const void *data, size_t len, sl_err *err)
+/* Writes dir/_manifest for a state file of `len` bytes with CRC `crc`,
+ * atomically (temporary name, fsync, rename, fsync of dir and base). */
+static int write_manifest(const char *base, const char *dir, const sl_ckpt_meta *meta,
+                          uint64_t len, uint32_t crc, sl_err *err)
 {
-	char dir[4096], path[4200], tmp[4200];
-	snprintf(dir, sizeof(dir), "%s/%s-%" PRId64, base, prefix, meta->id);
-	int rc = sl_mkdirs(dir, err);
-	if (rc)
-		return rc;
-	snprintf(path, sizeof(path), "%s/state", dir);
-	if ((rc = write_file(path, data, len, "mid-state-write", err)))
-		return rc;
+	char path[4200], tmp[4200];
 	sl_snap_writer w;
 	sl_snap_writer_init(&w);
 	sl_snap_put_u32(&w, MAGIC);
@@ -113,7 +108,7 @@ int sl_ckpt_write(const char *base, const char *prefix, const sl_ckpt_meta *meta
 	sl_snap_put_u32(&w, 1);
 	sl_snap_put_bytes(&w, "state", 5);
 	sl_snap_put_i64(&w, (int64_t)len);
-	sl_snap_put_u32(&w, sl_crc32c(0, data, len));
+	sl_snap_put_u32(&w, crc);
 	sl_snap_put_u32(&w, sl_crc32c(0, w.buf, w.len));
 	if (w.failed) {
 		sl_snap_writer_deinit(&w);
@@ -121,7 +116,7 @@ int sl_ckpt_write(const char *base, const char *prefix, const sl_ckpt_meta *meta
 	}
 	snprintf(tmp, sizeof(tmp), "%s/_manifest.tmp", dir);
 	snprintf(path, sizeof(path), "%s/_manifest", dir);
-	rc = write_file(tmp, w.buf, w.len, NULL, err);
+	int rc = write_file(tmp, w.buf, w.len, NULL, err);
 	sl_snap_writer_deinit(&w);
 	if (rc)
 		return rc;
@@ -130,6 +125,61 @@ int sl_ckpt_write(const char *base, const char *prefix, const sl_ckpt_meta *meta
 		return sl_err_set(err, SL_EIO, "cannot publish '%s': %s", path, strerror(errno));
 	sl_fault("after-manifest-rename");
 	return 0;
+}
+
+int sl_ckpt_write(const char *base, const char *prefix, const sl_ckpt_meta *meta,
+                  const void *data, size_t len, sl_err *err)
+{
+	char dir[4096], path[4200];
+	snprintf(dir, sizeof(dir), "%s/%s-%" PRId64, base, prefix, meta->id);
+	int rc = sl_mkdirs(dir, err);
+	if (rc)
+		return rc;
+	snprintf(path, sizeof(path), "%s/state", dir);
+	if ((rc = write_file(path, data, len, "mid-state-write", err)))
+		return rc;
+	return write_manifest(base, dir, meta, len, sl_crc32c(0, data, len), err);
+}
+
+int sl_ckpt_begin(sl_ckpt_out *o, const char *base, const char *prefix, int64_t id, sl_err *err)
+{
+	snprintf(o->base, sizeof(o->base), "%s", base);
+	snprintf(o->dir, sizeof(o->dir), "%s/%s-%" PRId64, base, prefix, id);
+	sl_snap_writer_init(&o->w);
+	int rc = sl_mkdirs(o->dir, err);
+	if (rc)
+		return rc;
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/state", o->dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return sl_err_set(err, SL_EIO, "cannot create '%s': %s", path, strerror(errno));
+	sl_snap_writer_stream(&o->w, fd);
+	return 0;
+}
+
+int sl_ckpt_commit(sl_ckpt_out *o, const sl_ckpt_meta *meta, sl_err *err)
+{
+	int fd = o->w.fd;
+	sl_fault("mid-state-write");
+	int rc = sl_snap_writer_flush(&o->w);
+	if (rc || fsync(fd))
+		rc = sl_err_set(err, SL_EIO, "cannot write '%s/state': %s", o->dir,
+		                o->w.failed && !errno ? "out of memory" : strerror(errno));
+	close(fd);
+	o->w.fd = -1;
+	uint64_t len = o->w.flushed;
+	uint32_t crc = o->w.crc;
+	sl_snap_writer_deinit(&o->w);
+	return rc ? rc : write_manifest(o->base, o->dir, meta, len, crc, err);
+}
+
+void sl_ckpt_abandon(sl_ckpt_out *o)
+{
+	if (o->w.fd >= 0)
+		close(o->w.fd);
+	o->w.fd = -1;
+	sl_snap_writer_deinit(&o->w);
 }
 
 static void *read_all(const char *path, size_t *len)

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "../base/err.h"
+#include "state.h"
 
 #define SL_CKPT_VERSION 1
 
@@ -49,6 +50,22 @@ typedef struct sl_ckpt_meta {
  */
 int sl_ckpt_write(const char *base, const char *prefix, const sl_ckpt_meta *meta,
                   const void *data, size_t len, sl_err *err);
+
+/*
+ * Streaming form of sl_ckpt_write for large states: begin creates
+ * <base>/<prefix>-<id>/state and gives a writer (o->w) that streams to it
+ * in 1 MiB chunks (the snapshot never sits whole in memory); commit flushes,
+ * fsyncs and writes the manifest; abandon closes after a failure.
+ */
+typedef struct sl_ckpt_out {
+	char base[2048];
+	char dir[4096];
+	sl_snap_writer w;
+} sl_ckpt_out;
+
+int sl_ckpt_begin(sl_ckpt_out *o, const char *base, const char *prefix, int64_t id, sl_err *err);
+int sl_ckpt_commit(sl_ckpt_out *o, const sl_ckpt_meta *meta, sl_err *err);
+void sl_ckpt_abandon(sl_ckpt_out *o);
 
 /*
  * Reads and verifies the checkpoint in directory `path` (a chk-<id> or

@@ -8,13 +8,47 @@
  */
 #include "state.h"
 #include "sluice.h"
+#include "../base/crc32c.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#define STREAM_CHUNK (1 << 20)
 
 void sl_snap_writer_init(sl_snap_writer *w)
 {
 	memset(w, 0, sizeof(*w));
+	w->fd = -1;
+}
+
+void sl_snap_writer_stream(sl_snap_writer *w, int fd)
+{
+	w->fd = fd;
+	w->crc = 0;
+	w->flushed = 0;
+}
+
+int sl_snap_writer_flush(sl_snap_writer *w)
+{
+	if (w->fd < 0 || w->failed)
+		return w->failed ? -1 : 0;
+	size_t off = 0;
+	while (off < w->len) {
+		ssize_t n = write(w->fd, w->buf + off, w->len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			w->failed = 1;
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	w->crc = sl_crc32c(w->crc, w->buf, w->len);
+	w->flushed += w->len;
+	w->len = 0;
+	return 0;
 }
 
 void sl_snap_writer_deinit(sl_snap_writer *w)
@@ -26,6 +60,8 @@ void sl_snap_writer_deinit(sl_snap_writer *w)
 static int reserve(sl_snap_writer *w, size_t n)
 {
 	if (w->failed)
+		return -1;
+	if (w->fd >= 0 && w->len + n > STREAM_CHUNK && w->len && sl_snap_writer_flush(w))
 		return -1;
 	if (w->len + n <= w->cap)
 		return 0;

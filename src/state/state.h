@@ -45,8 +45,19 @@
 typedef struct sl_snap_writer {
 	uint8_t *buf;
 	size_t len, cap;
-	int failed; /* set when an allocation failed; later puts are no-ops */
+	int failed; /* set when an allocation or a write failed; later puts are no-ops */
+	/* Streaming (sl_snap_writer_stream): bytes past 1 MiB go to fd, with a
+	 * running CRC32C; buf holds only the unflushed tail. */
+	int fd;
+	uint32_t crc;
+	uint64_t flushed;
 } sl_snap_writer;
+
+/* Makes w write through to fd (streaming a large snapshot to a file without
+ * holding it in memory).  sl_snap_writer_flush writes the tail; afterwards
+ * flushed is the total size and crc its CRC32C. */
+void sl_snap_writer_stream(sl_snap_writer *w, int fd);
+int sl_snap_writer_flush(sl_snap_writer *w);
 
 void sl_snap_writer_init(sl_snap_writer *w);
 void sl_snap_writer_deinit(sl_snap_writer *w);

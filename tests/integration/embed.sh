@@ -4,5 +4,7 @@
 set -eu
 BUILD=${BUILD:-build}
 cd "$(dirname "$0")/../.."
-"$BUILD/examples/embed" > /tmp/sluice_embed.out
-cmp examples/embed.expected /tmp/sluice_embed.out
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"$BUILD/examples/embed" > "$out"
+cmp examples/embed.expected "$out"

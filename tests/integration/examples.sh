@@ -8,15 +8,17 @@
 set -eu
 BUILD=${BUILD:-build}
 cd "$(dirname "$0")/../.."
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
 fail=0
 for sql in examples/*/*.sql; do
 	exp=${sql%.sql}.expected
 	[ -f "$exp" ] || continue
-	if ! "$BUILD/sluice" run "$sql" > /tmp/sluice_example.out 2>/tmp/sluice_example.err; then
-		echo "FAIL $sql: exit status"; cat /tmp/sluice_example.err; fail=1; continue
+	if ! "$BUILD/sluice" run "$sql" > "$T/out" 2>"$T/err"; then
+		echo "FAIL $sql: exit status"; cat "$T/err"; fail=1; continue
 	fi
-	if ! cmp -s "$exp" /tmp/sluice_example.out; then
-		echo "FAIL $sql: output differs"; diff "$exp" /tmp/sluice_example.out || true; fail=1
+	if ! cmp -s "$exp" "$T/out"; then
+		echo "FAIL $sql: output differs"; diff "$exp" "$T/out" || true; fail=1
 	else
 		echo "ok $sql"
 	fi

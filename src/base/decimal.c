@@ -163,16 +163,15 @@ static int parse_simple(const char *s, size_t len, int p, int scale, sl_i128 *ou
 	for (; q < e; q++) {
 		unsigned d = (unsigned)(*q - '0');
 		if (d < 10) {
+			if (++nd > 18) /* before the multiply: 19 digits overflow int64 */
+				return 0;
 			v = v * 10 + d;
-			nd++;
 			nf += nf >= 0;
 		} else if (*q == '.' && nf < 0) {
 			nf = 0;
 		} else {
 			return 0;
 		}
-		if (nd > 18)
-			return 0;
 	}
 	int sh = scale - (nf > 0 ? nf : 0);
 	if (nd == 0 || sh < 0 || nd + sh > 18 || p <= 0)

@@ -85,6 +85,25 @@ static void check_fmt(sl_i128 v, int sc, const char *want)
 	assert_int_equal(n, (int)strlen(want));
 }
 
+/* Regression, found by fuzz_json and fuzz_csv (10-minute runs): the
+ * int64 fast path multiplied a 19th digit before checking the digit count
+ * (signed overflow, UB).  Long digit strings must take the exact path. */
+static void test_parse_fuzz_long_digits(void **st)
+{
+	sl_i128 v;
+	const char *s = "99999991999999999999999999999999992.5";
+	assert_int_equal(sl_dec_parse(s, strlen(s), 38, 2, &v), 0);
+	char buf[64];
+	sl_dec_format(v, 2, buf);
+	assert_string_equal(buf, "99999991999999999999999999999999992.50");
+	s = "9999999999999999999";
+	assert_int_equal(sl_dec_parse(s, strlen(s), 19, 0, &v), 0);
+	assert_true(v == (sl_i128)9999999999999999999ULL);
+	s = "-1000000000000000000.5";
+	assert_int_equal(sl_dec_parse(s, strlen(s), 20, 0, &v), 0);
+	assert_true(v == -(sl_i128)1000000000000000001LL);
+}
+
 static void test_format(void **st)
 {
 	check_fmt(500, 2, "5.00");
@@ -195,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_parse_basic),
 		cmocka_unit_test(test_parse_rounding),
 		cmocka_unit_test(test_parse_overflow_and_errors),
+		cmocka_unit_test(test_parse_fuzz_long_digits),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_rescale),
 		cmocka_unit_test(test_i128_checked),

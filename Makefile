@@ -19,8 +19,8 @@ CPPFLAGS_ALL := -Iinclude -Isrc -D_GNU_SOURCE
 CFLAGS_ALL   := -std=gnu11 $(WARN) -fvisibility=hidden -fno-strict-aliasing $(CFLAGS)
 PCRE_CFLAGS  := $(shell pkg-config --cflags libpcre2-8 2>/dev/null)
 PCRE_LIBS    := $(shell pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8)
-ROCKSDB_LIBS := $(shell pkg-config --libs rocksdb 2>/dev/null || echo -lrocksdb)
-LIBS    := $(PCRE_LIBS) $(ROCKSDB_LIBS) -lm -lpthread
+# librocksdb is loaded at run time by the RocksDB backend (src/state/rocksdb_dl.h)
+LIBS    := $(PCRE_LIBS) -ldl -lm -lpthread
 
 LIB_SRC  := $(shell find src -name '*.c' ! -path 'src/cli/*' | sort)
 CLI_SRC  := $(shell find src/cli -name '*.c' | sort)

@@ -48,6 +48,8 @@
 
 #include <rocksdb/c.h>
 
+#include "rocksdb_dl.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
@@ -918,6 +920,9 @@ int sl__state_rocksdb_open(const struct sl_opts *opts, const char *job_dir,
                            sl_state_backend **out, sl_err *err)
 {
 	int64_t budget = DEF_BUDGET;
+	int lrc = sl__rdb_load(err);
+	if (lrc)
+		return lrc;
 	if (opts && sl_opts_size(opts, "state.backend.rocksdb.memory.fixed-per-slot", DEF_BUDGET,
 	                         &budget, err))
 		return SL_EINVAL;

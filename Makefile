@@ -77,6 +77,7 @@ torture: deps all
 
 bench: deps all
 	@sh bench/run.sh $(BUILD)
+	@sh bench/ckpt.sh $(BUILD)
 
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))

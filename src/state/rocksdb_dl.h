@@ -77,6 +77,7 @@
 	X(rocksdb_writebatch_clear) \
 	X(rocksdb_writebatch_count) \
 	X(rocksdb_writebatch_create) \
+	X(rocksdb_writebatch_delete) \
 	X(rocksdb_writebatch_delete_range) \
 	X(rocksdb_writebatch_destroy) \
 	X(rocksdb_writebatch_put) \
@@ -152,6 +153,7 @@ int sl__rdb_load(sl_err *err);
 #define rocksdb_writebatch_clear (sl__rdb.rocksdb_writebatch_clear)
 #define rocksdb_writebatch_count (sl__rdb.rocksdb_writebatch_count)
 #define rocksdb_writebatch_create (sl__rdb.rocksdb_writebatch_create)
+#define rocksdb_writebatch_delete (sl__rdb.rocksdb_writebatch_delete)
 #define rocksdb_writebatch_delete_range (sl__rdb.rocksdb_writebatch_delete_range)
 #define rocksdb_writebatch_destroy (sl__rdb.rocksdb_writebatch_destroy)
 #define rocksdb_writebatch_put (sl__rdb.rocksdb_writebatch_put)

@@ -12,19 +12,21 @@
  *
  * Layout: every table's entries under a 12-byte prefix,
  *
- *     [table id u32 BE][namespace i64 BE with the sign bit flipped][key]
+ *     [table id u32 BE][namespace i64 BE with the sign bit flipped][key reversed]
  *
  * so byte order is (table, namespace numeric, key) order: a namespace is a
  * contiguous key range (scan = prefix iteration, drop = DeleteRange) and
  * the smallest namespace is the first key of the table.  Table ids are
  * assigned at open in this process (the database never outlives it).
  *
- * Fixed-size slots (read-modify-write): upsert/get copy the value into the
- * table's one cached slot and return a pointer to it; the slot is written
- * back (if it changed, or was created) at the next call on that table or
- * at sl_state_flush.  Repeated calls for the same (ns, key) return the same
- * slot without touching RocksDB.  Variable-length values are read and
- * written directly.
+ * Fixed-size slots (read-modify-write): each table keeps a write-back
+ * cache of the entries it touched (its share of a quarter of the budget);
+ * upsert/get return a pointer into it, changes are noticed at the next
+ * call, and dirty entries go to RocksDB as write batches when the cache is
+ * full (then emptied), at sl_state_flush and snapshots, and before scans
+ * and drops.  A Bloom filter of the keys written in this run lets a new
+ * key be created without a RocksDB lookup.  Variable-length values are
+ * read and written directly (the filter spares lookups of absent keys).
  *
  * Counts: each table keeps a sorted array of (namespace, entries); it gives
  * sl_state_count, ns_first/ns_next without an iterator, and what a drop
@@ -32,10 +34,11 @@
  * It is rebuilt from the records at restore.
  *
  * Memory: 'state.backend.rocksdb.memory.fixed-per-slot' (default 256 mb)
- * is split in half: memtables (db_write_buffer_size) and one LRU block
- * cache that also holds index and filter blocks.
- * (The 7.8 C API has no write buffer manager to charge memtables to the
- * cache, so the two halves are bounded separately.)
+ * is split in eighths: 3 for memtables (db_write_buffer_size), 3 for one
+ * LRU block cache that also holds index and filter blocks, 2 for the
+ * write-back caches.  (The 7.8 C API has no write buffer manager to charge
+ * memtables to the cache, so the parts are bounded separately.)  The Bloom
+ * filters of written keys come on top: ~1.3 bytes per key.
  *
  * Threads: RocksDB runs background flush/compaction threads, so a forked
  * child must not use the database (sl_state_backend_can_fork is 0): the
@@ -64,6 +67,11 @@
 #define DEF_BUDGET (256ll << 20)    /* memory.fixed-per-slot default */
 #define DIR_PREFIX "sluice-rocksdb-"
 
+typedef struct bloomf {
+	uint64_t *bits;    /* nblocks x 512 bits */
+	uint64_t nblocks, n, cap;
+} bloomf;
+
 typedef struct nscount {
 	int64_t ns;
 	uint64_t n;
@@ -81,13 +89,18 @@ struct sl_state_table {
 	/* scratch for the encoded key */
 	char *kbuf;
 	size_t kcap;
-	/* the cached slot (fixed-size tables) */
-	int have;              /* slot holds (slot_ns, key in skey) */
-	int dirty_new;         /* created: written back even if all zero */
-	int64_t slot_ns;
-	char *skey;            /* encoded key of the slot */
-	size_t sklen, skcap;
-	void *slot, *orig;     /* 16-aligned value and its last written copy */
+	/* the write-back cache (fixed-size tables; see below) */
+	struct chunk *chunks, *cur;
+	struct cent **idx;
+	uint32_t icap, icount;
+	size_t cbytes;         /* arena bytes in use plus the index */
+	struct cent *last;     /* slot handed out by the previous call, if clean */
+	void *lorig;           /* its value then (16-aligned) */
+	/* keys written in this run */
+	bloomf bl[24];
+	int nbl, bloom_broken;
+	char *ubuf;            /* a decoded key (dec_key) */
+	size_t ucap;
 	/* the last get_var value */
 	char *vbuf;
 };
@@ -102,6 +115,8 @@ struct sl_state_backend {
 	rocksdb_readoptions_t *ro;
 	sl_state_table *tables;
 	uint32_t next_id;
+	int nfixed;            /* fixed-size tables: they share wb_budget */
+	size_t wb_budget;      /* bytes of write-back cache */
 	char dir[4096];
 	char errmsg[256];      /* the first write error, reported by flush */
 };
@@ -133,6 +148,22 @@ static void prefix_after(char *p)
 			return;
 }
 
+/*
+ * Keys are stored byte-reversed.  Group keys encode integers little-endian
+ * (rowkey.c), so in RocksDB's byte order consecutive ids (sequences,
+ * timestamps) were scattered over the whole key space: every read of an
+ * existing key missed the block cache and decompressed a block (perf, 2 M
+ * keys x 2 rows: 36% of the job in reads).  Reversed, they are adjacent:
+ * reads hit the block just loaded, memtable inserts are nearly ordered and
+ * flushed files barely overlap (cheap compaction).
+ */
+static void rev_copy(char *dst, const void *src, size_t n)
+{
+	const char *s = src;
+	for (size_t i = 0; i < n; i++)
+		dst[i] = s[n - 1 - i];
+}
+
 /* Encodes (ns, key) into t->kbuf; returns its length or 0 when out of memory. */
 static size_t enc(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
 {
@@ -146,8 +177,23 @@ static size_t enc(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
 		t->kcap = cap;
 	}
 	put_prefix(t->kbuf, t->id, ns);
-	memcpy(t->kbuf + PFX, key, klen);
+	rev_copy(t->kbuf + PFX, key, klen);
 	return n;
+}
+
+/* The caller's key of a stored key k[0..kl) (prefix included), in t->ubuf;
+ * NULL when out of memory. */
+static const char *dec_key(sl_state_table *t, const char *k, size_t kl)
+{
+	if (kl > t->ucap) {
+		char *p = realloc(t->ubuf, kl * 2);
+		if (!p)
+			return NULL;
+		t->ubuf = p;
+		t->ucap = kl * 2;
+	}
+	rev_copy(t->ubuf, k + PFX, kl - PFX);
+	return t->ubuf;
 }
 
 static void set_err(sl_state_backend *be, const char *what, char *rerr)
@@ -205,116 +251,397 @@ static int nsc_add(sl_state_table *t, int64_t ns, int64_t d)
 	return 0;
 }
 
-/* ---- the cached slot ------------------------------------------------------------ */
+/* ---- the write-back cache of fixed-size slots ------------------------------------ */
 
-/* Writes the cached slot back if it changed; keeps it cached (clean). */
-static int writeback(sl_state_table *t)
+/*
+ * Each fixed-size table keeps the entries it touched in an arena of 1 MiB
+ * chunks, indexed by an open-addressing table of pointers (linear probing,
+ * at most half full, no removal: a deleted entry stays as a non-live one,
+ * which also remembers that the key is absent).  An entry is
+ *
+ *     [cent][encoded key][pad to 16][value, val_size rounded to 16]
+ *
+ * Flags: CE_LIVE (the entry exists), CE_INDB (RocksDB holds the key as of
+ * the last write-back), CE_DIRTY (RocksDB must be told: a put when live, a
+ * delete when not).  Writes through a returned slot pointer are noticed at
+ * the table's next call by comparing the slot with the copy taken when it
+ * was returned (t->last, t->lorig).  When the table's bytes exceed its
+ * share of the cache budget, every dirty entry goes to RocksDB in write
+ * batches and the cache is emptied (evict).
+ */
+#define CE_LIVE 1
+#define CE_INDB 2
+#define CE_DIRTY 4
+#define CHUNK (1u << 20)
+#define BATCH_BYTES (4u << 20)
+
+typedef struct cent {
+	uint64_t h;      /* hash of the encoded key */
+	int64_t ns;
+	uint32_t klen;   /* encoded key length (with the prefix) */
+	uint32_t voff;   /* offset of the value from the entry */
+	uint8_t flags;
+} cent;
+
+typedef struct chunk {
+	struct chunk *next;
+	size_t cap, used;
+	size_t pad;      /* keeps the data 16-aligned */
+} chunk;
+
+static inline char *ce_key(cent *e) { return (char *)(e + 1); }
+static inline void *ce_val(cent *e) { return (char *)e + e->voff; }
+static inline size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+/* Bytes of one entry with an encoded key of n bytes. */
+static size_t ce_size(const sl_state_table *t, size_t n)
 {
-	if (!t->have || (!t->dirty_new && !memcmp(t->slot, t->orig, t->val_size)))
-		return 0;
-	char *rerr = NULL;
-	rocksdb_put(t->be->db, t->be->wo, t->skey, t->sklen, t->slot, t->val_size, &rerr);
-	if (rerr) {
-		set_err(t->be, "put", rerr);
-		return SL_EIO;
+	return round16(sizeof(cent) + n) + round16(t->val_size ? t->val_size : 1);
+}
+
+static void *arena_alloc(sl_state_table *t, size_t sz)
+{
+	chunk *c = t->cur;
+	while (c && c->used + sz > c->cap) {
+		c = c->next;
+		if (c)
+			c->used = 0;
 	}
-	memcpy(t->orig, t->slot, t->val_size);
-	t->dirty_new = 0;
+	if (!c) {
+		size_t cap = sz > CHUNK ? sz : CHUNK;
+		if (!(c = malloc(sizeof(chunk) + cap)))
+			return NULL;
+		c->cap = cap;
+		c->used = 0;
+		c->next = NULL;
+		if (t->cur) { /* after cur: chunks before it are full, after it unused */
+			c->next = t->cur->next;
+			t->cur->next = c;
+		} else {
+			c->next = t->chunks;
+			t->chunks = c;
+		}
+	}
+	t->cur = c;
+	void *p = (char *)(c + 1) + c->used;
+	c->used += sz;
+	t->cbytes += sz;
+	return p;
+}
+
+static int index_grow(sl_state_table *t)
+{
+	uint32_t nc = t->icap ? t->icap * 2 : 1024;
+	cent **ni = calloc(nc, sizeof(*ni));
+	if (!ni)
+		return SL_ENOMEM;
+	for (uint32_t i = 0; i < t->icap; i++) {
+		cent *e = t->idx[i];
+		if (!e)
+			continue;
+		uint32_t j = (uint32_t)e->h & (nc - 1);
+		while (ni[j])
+			j = (j + 1) & (nc - 1);
+		ni[j] = e;
+	}
+	free(t->idx);
+	t->cbytes += (size_t)(nc - t->icap) * sizeof(*ni);
+	t->idx = ni;
+	t->icap = nc;
 	return 0;
 }
 
-/* Write-back, then forget the slot (before calls that may change its entry). */
-static int release(sl_state_table *t)
+/* The cached entry of the encoded key t->kbuf[0..n) with hash h, or NULL. */
+static cent *cache_find(const sl_state_table *t, uint64_t h, size_t n)
 {
-	int rc = writeback(t);
-	t->have = 0;
+	if (!t->icap)
+		return NULL;
+	uint32_t m = t->icap - 1;
+	for (uint32_t i = (uint32_t)h & m; t->idx[i]; i = (i + 1) & m) {
+		cent *e = t->idx[i];
+		if (e->h == h && e->klen == n && !memcmp(ce_key(e), t->kbuf, n))
+			return e;
+	}
+	return NULL;
+}
+
+/* Adds an entry for t->kbuf[0..n) (not yet present); its value is not set. */
+static cent *cache_add(sl_state_table *t, uint64_t h, int64_t ns, size_t n, uint8_t flags)
+{
+	if ((t->icount + 1) * 2 > t->icap && index_grow(t))
+		return NULL;
+	cent *e = arena_alloc(t, ce_size(t, n));
+	if (!e)
+		return NULL;
+	e->h = h;
+	e->ns = ns;
+	e->klen = (uint32_t)n;
+	e->voff = (uint32_t)round16(sizeof(cent) + n);
+	e->flags = flags;
+	memcpy(ce_key(e), t->kbuf, n);
+	uint32_t m = t->icap - 1, i = (uint32_t)h & m;
+	while (t->idx[i])
+		i = (i + 1) & m;
+	t->idx[i] = e;
+	t->icount++;
+	return e;
+}
+
+/* Notices a write through the slot returned by the previous call. */
+static inline void note_last(sl_state_table *t)
+{
+	cent *e = t->last;
+	if (e && memcmp(ce_val(e), t->lorig, t->val_size))
+		e->flags |= CE_DIRTY;
+	t->last = NULL;
+}
+
+/* Returns e's slot to the caller, remembering it for note_last. */
+static void *hand_out(sl_state_table *t, cent *e)
+{
+	if (!(e->flags & CE_DIRTY)) {
+		memcpy(t->lorig, ce_val(e), t->val_size);
+		t->last = e;
+	}
+	return ce_val(e);
+}
+
+/* Writes wb to the database and clears it. */
+static int batch_write(sl_state_backend *be, rocksdb_writebatch_t *wb)
+{
+	if (!rocksdb_writebatch_count(wb))
+		return 0;
+	char *rerr = NULL;
+	rocksdb_write(be->db, be->wo, wb, &rerr);
+	rocksdb_writebatch_clear(wb);
+	if (rerr) {
+		set_err(be, "write", rerr);
+		return SL_EIO;
+	}
+	return 0;
+}
+
+/* Writes every dirty entry back (puts and deletes, in batches); the
+ * entries stay cached, clean. */
+static int cache_writeback(sl_state_table *t)
+{
+	note_last(t);
+	rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
+	size_t pending = 0, esz = 0;
+	int rc = 0;
+	for (chunk *c = t->chunks; c && !rc; c = c == t->cur ? NULL : c->next) {
+		for (size_t off = 0; off < c->used; off += esz) {
+			cent *e = (cent *)((char *)(c + 1) + off);
+			esz = ce_size(t, e->klen);
+			if (!(e->flags & CE_DIRTY))
+				continue;
+			if (e->flags & CE_LIVE) {
+				rocksdb_writebatch_put(wb, ce_key(e), e->klen, ce_val(e), t->val_size);
+				e->flags |= CE_INDB;
+			} else {
+				rocksdb_writebatch_delete(wb, ce_key(e), e->klen);
+				e->flags &= (uint8_t)~CE_INDB;
+			}
+			e->flags &= (uint8_t)~CE_DIRTY;
+			pending += e->klen + t->val_size;
+			if (pending >= BATCH_BYTES) {
+				rc = batch_write(t->be, wb);
+				pending = 0;
+				if (rc)
+					break;
+			}
+		}
+	}
+	if (!rc)
+		rc = batch_write(t->be, wb);
+	rocksdb_writebatch_destroy(wb);
 	return rc;
 }
 
-static int slot_is(const sl_state_table *t, int64_t ns, size_t n)
+/* Forgets every cached entry (after a write-back, or when the table is cleared). */
+static void cache_reset(sl_state_table *t)
 {
-	return t->have && t->slot_ns == ns && t->sklen == n && !memcmp(t->skey, t->kbuf, n);
+	t->last = NULL;
+	t->cur = t->chunks;
+	if (t->cur)
+		t->cur->used = 0;
+	if (t->icap)
+		memset(t->idx, 0, sizeof(*t->idx) * t->icap);
+	t->icount = 0;
+	t->cbytes = (size_t)t->icap * sizeof(*t->idx);
 }
 
-/* Makes (ns, t->kbuf[0..n)) the cached slot: loads it (1), or with create
- * zero-fills it (0, counted), or returns 2 when absent and !create; <0 on error. */
-static int slot_load(sl_state_table *t, int64_t ns, size_t n, int create)
+/* Write-back, then forget (before reading or changing the database directly). */
+static int evict(sl_state_table *t)
 {
-	if (release(t))
-		return SL_EIO;
-	if (n > t->skcap) {
-		char *p = realloc(t->skey, n * 2);
-		if (!p)
-			return SL_ENOMEM;
-		t->skey = p;
-		t->skcap = n * 2;
-	}
-	char *rerr = NULL;
-	rocksdb_pinnableslice_t *ps = rocksdb_get_pinned(t->be->db, t->be->ro, t->kbuf, n, &rerr);
-	if (rerr) {
-		set_err(t->be, "get", rerr);
-		return SL_EIO;
-	}
-	int found = 0;
-	if (ps) {
-		size_t vl;
-		const char *v = rocksdb_pinnableslice_value(ps, &vl);
-		if (v && vl == t->val_size) {
-			memcpy(t->slot, v, vl);
-			found = 1;
+	int rc = cache_writeback(t);
+	cache_reset(t);
+	return rc;
+}
+
+/* ---- keys written in this run: a growing set of blocked Bloom filters ---------- */
+
+/*
+ * A key whose hash no filter holds was never written in this process, so
+ * an upsert creates it without asking RocksDB (a lookup of an absent key
+ * cost a memtable and SST filter walk: 40% of the 2 M-key GROUP BY).
+ * Filter i holds up to (4 M << i) keys in 10 bits each (512-bit blocks,
+ * 6 probes: ~1-2% false positives per full filter); deleted keys stay in,
+ * which only costs a lookup.  Rebuilt from the records at restore.
+ */
+#define BLOOM_FIRST (4u << 20)
+#define BLOOM_BITS 10
+
+static void bloom_add(sl_state_table *t, uint64_t h)
+{
+	bloomf *f = t->nbl ? &t->bl[t->nbl - 1] : NULL;
+	if (!f || f->n >= f->cap) {
+		if (t->nbl == (int)(sizeof(t->bl) / sizeof(t->bl[0])))
+			return; /* cannot happen below 2^40 keys; filters then stay conservative */
+		uint64_t cap = f ? f->cap * 2 : BLOOM_FIRST;
+		uint64_t nb = cap * BLOOM_BITS / 512;
+		uint64_t *bits = calloc(nb, 64); /* lazily zero pages: small tables cost little */
+		if (!bits) {
+			t->bloom_broken = 1;
+			return;
 		}
-		rocksdb_pinnableslice_destroy(ps);
+		f = &t->bl[t->nbl++];
+		f->bits = bits;
+		f->nblocks = nb;
+		f->cap = cap;
+		f->n = 0;
 	}
-	if (!found && !create)
-		return 2;
-	if (!found) {
-		if (nsc_add(t, ns, 1))
-			return SL_ENOMEM;
-		memset(t->slot, 0, t->val_size);
-		t->dirty_new = 1;
+	uint64_t *b = f->bits + 8 * (((h >> 32) * f->nblocks) >> 32);
+	uint64_t g = sl_hash_mix(h, 0x9e3779b97f4a7c15ull);
+	for (int j = 0; j < 6; j++, g >>= 9)
+		b[(g >> 6) & 7] |= 1ull << (g & 63);
+	f->n++;
+}
+
+/* 0 when the key with hash h was certainly never added, else 1. */
+static int bloom_maybe(const sl_state_table *t, uint64_t h)
+{
+	if (t->bloom_broken)
+		return 1;
+	uint64_t g0 = sl_hash_mix(h, 0x9e3779b97f4a7c15ull);
+	for (int i = 0; i < t->nbl; i++) {
+		const bloomf *f = &t->bl[i];
+		const uint64_t *b = f->bits + 8 * (((h >> 32) * f->nblocks) >> 32);
+		uint64_t g = g0;
+		int j;
+		for (j = 0; j < 6; j++, g >>= 9)
+			if (!(b[(g >> 6) & 7] & (1ull << (g & 63))))
+				break;
+		if (j == 6)
+			return 1;
 	}
-	memcpy(t->orig, t->slot, t->val_size);
-	memcpy(t->skey, t->kbuf, n);
-	t->sklen = n;
-	t->slot_ns = ns;
-	t->have = 1;
-	return found ? 1 : 0;
+	return 0;
+}
+
+static void bloom_reset(sl_state_table *t)
+{
+	for (int i = 0; i < t->nbl; i++)
+		free(t->bl[i].bits);
+	t->nbl = 0;
+	t->bloom_broken = 0;
 }
 
 /* ---- fixed-size and variable-length access ------------------------------------- */
 
+/* Evicts t when it holds more than its share of the write-back budget. */
+static int cache_room(sl_state_table *t)
+{
+	sl_state_backend *be = t->be;
+	if (t->cbytes <= be->wb_budget / (be->nfixed ? be->nfixed : 1))
+		return 0;
+	return evict(t);
+}
+
+/* Reads the encoded key t->kbuf[0..n) into a new cache entry: the entry
+ * (live when found), or NULL with *rc set on error. */
+static cent *cache_load(sl_state_table *t, uint64_t h, int64_t ns, size_t n, int *rc)
+{
+	*rc = 0;
+	if (cache_room(t)) {
+		*rc = SL_EIO;
+		return NULL;
+	}
+	rocksdb_pinnableslice_t *ps = NULL;
+	if (bloom_maybe(t, h)) {
+		char *rerr = NULL;
+		ps = rocksdb_get_pinned(t->be->db, t->be->ro, t->kbuf, n, &rerr);
+		if (rerr) {
+			set_err(t->be, "get", rerr);
+			*rc = SL_EIO;
+			return NULL;
+		}
+	}
+	cent *e = cache_add(t, h, ns, n, 0);
+	if (!e) {
+		*rc = SL_ENOMEM;
+	} else if (ps) {
+		size_t vl;
+		const char *v = rocksdb_pinnableslice_value(ps, &vl);
+		if (v && vl == t->val_size) {
+			memcpy(ce_val(e), v, vl);
+			e->flags = CE_LIVE | CE_INDB;
+		}
+	}
+	if (ps)
+		rocksdb_pinnableslice_destroy(ps);
+	return e;
+}
+
 static void *rdb_upsert_h(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
                           uint32_t hash, int *created)
 {
+	(void)hash; /* the cache hashes the encoded key (table and namespace too) */
+	note_last(t);
 	size_t n = enc(t, ns, key, klen);
 	if (!n)
 		return NULL;
-	if (slot_is(t, ns, n)) {
-		if (created)
-			*created = 0;
-		return t->slot;
-	}
-	int rc = slot_load(t, ns, n, 1);
-	if (rc < 0)
+	uint64_t h = sl_hash_bytes(t->kbuf, n, 0);
+	cent *e = cache_find(t, h, n);
+	int rc;
+	if (!e && !(e = cache_load(t, h, ns, n, &rc)))
 		return NULL;
+	int make = !(e->flags & CE_LIVE);
+	if (make) {
+		if (nsc_add(t, ns, 1))
+			return NULL;
+		if (!(e->flags & CE_INDB))
+			bloom_add(t, h);
+		memset(ce_val(e), 0, t->val_size);
+		e->flags |= CE_LIVE | CE_DIRTY;
+	}
 	if (created)
-		*created = rc == 0;
-	return t->slot;
+		*created = make;
+	return hand_out(t, e);
 }
 
 static void *rdb_get(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
 {
+	note_last(t);
 	size_t n = enc(t, ns, key, klen);
 	if (!n)
 		return NULL;
-	if (slot_is(t, ns, n))
-		return t->slot;
-	return slot_load(t, ns, n, 0) == 1 ? t->slot : NULL;
+	uint64_t h = sl_hash_bytes(t->kbuf, n, 0);
+	cent *e = cache_find(t, h, n);
+	int rc;
+	if (!e) {
+		if (!bloom_maybe(t, h))
+			return NULL; /* absent: not worth an entry */
+		if (!(e = cache_load(t, h, ns, n, &rc)))
+			return NULL;
+	}
+	return e->flags & CE_LIVE ? hand_out(t, e) : NULL;
 }
 
-/* 1 when the encoded key t->kbuf[0..n) is present, 0 absent, <0 error. */
-static int exists(sl_state_table *t, size_t n)
+/* 1 when the encoded key t->kbuf[0..n) (hash h) is present, 0 absent, <0 error. */
+static int exists(sl_state_table *t, uint64_t h, size_t n)
 {
+	if (!bloom_maybe(t, h))
+		return 0;
 	char *rerr = NULL;
 	rocksdb_pinnableslice_t *ps = rocksdb_get_pinned(t->be->db, t->be->ro, t->kbuf, n, &rerr);
 	if (rerr) {
@@ -335,6 +662,8 @@ static int rdb_get_var(sl_state_table *t, int64_t ns, const void *key, uint32_t 
 		return 0;
 	free(t->vbuf);
 	t->vbuf = NULL;
+	if (!bloom_maybe(t, sl_hash_bytes(t->kbuf, n, 0)))
+		return 0;
 	size_t vl = 0;
 	char *rerr = NULL;
 	t->vbuf = rocksdb_get(t->be->db, t->be->ro, t->kbuf, n, &vl, &rerr);
@@ -352,12 +681,11 @@ static int rdb_get_var(sl_state_table *t, int64_t ns, const void *key, uint32_t 
 static int rdb_put_var(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
                        const void *val, uint32_t vlen)
 {
-	if (release(t))
-		return SL_EIO;
 	size_t n = enc(t, ns, key, klen);
 	if (!n)
 		return SL_ENOMEM;
-	int had = exists(t, n);
+	uint64_t h = sl_hash_bytes(t->kbuf, n, 0);
+	int had = exists(t, h, n);
 	if (had < 0)
 		return had;
 	char *rerr = NULL;
@@ -366,25 +694,28 @@ static int rdb_put_var(sl_state_table *t, int64_t ns, const void *key, uint32_t 
 		set_err(t->be, "put", rerr);
 		return SL_EIO;
 	}
-	return had ? 0 : nsc_add(t, ns, 1);
+	if (had)
+		return 0;
+	bloom_add(t, h);
+	return nsc_add(t, ns, 1);
 }
 
 static void rdb_delete(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
 {
+	note_last(t);
 	size_t n = enc(t, ns, key, klen);
 	if (!n)
 		return;
-	if (slot_is(t, ns, n)) {
-		t->have = 0; /* the entry goes: no write-back */
-		if (t->dirty_new) { /* created, never written */
-			t->dirty_new = 0;
+	uint64_t h = sl_hash_bytes(t->kbuf, n, 0);
+	cent *e = t->val_size ? cache_find(t, h, n) : NULL;
+	if (e) {
+		if (e->flags & CE_LIVE) {
+			e->flags = e->flags & CE_INDB ? CE_INDB | CE_DIRTY : 0;
 			nsc_add(t, ns, -1);
-			return;
 		}
-	} else if (release(t)) {
 		return;
 	}
-	if (exists(t, n) != 1)
+	if (exists(t, h, n) != 1)
 		return;
 	char *rerr = NULL;
 	rocksdb_delete(t->be->db, t->be->wo, t->kbuf, n, &rerr);
@@ -423,7 +754,7 @@ static int rdb_ns_next(sl_state_table *t, int64_t after, int64_t *ns)
 static int iter_range(sl_state_table *t, const char *lo, const char *hi, sl_state_scan_cb cb,
                       void *ctx)
 {
-	if (release(t))
+	if (evict(t)) /* cb's changes go straight to the database */
 		return SL_EIO;
 	rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
 	rocksdb_readoptions_set_iterate_upper_bound(ro, hi, PFX);
@@ -446,7 +777,12 @@ static int iter_range(sl_state_table *t, const char *lo, const char *hi, sl_stat
 			}
 		}
 		memcpy(buf, v, vl);
-		rc = cb(ctx, k + PFX, (uint32_t)(kl - PFX), buf, (uint32_t)vl);
+		const char *uk = dec_key(t, k, kl);
+		if (!uk) {
+			rc = SL_ENOMEM;
+			break;
+		}
+		rc = cb(ctx, uk, (uint32_t)(kl - PFX), buf, (uint32_t)vl);
 		if (memcmp(buf, v, vl))
 			rocksdb_writebatch_put(wb, k, kl, buf, vl);
 		if (rc)
@@ -506,9 +842,19 @@ static int delete_range(sl_state_backend *be, const char *lo, const char *hi)
 
 static void rdb_ns_drop(sl_state_table *t, int64_t ns)
 {
-	if (t->have && t->slot_ns == ns)
-		t->have = t->dirty_new = 0;
-	else if (release(t))
+	note_last(t);
+	/* live cached entries of ns are not written back: the range delete
+	 * removes the ones in the database (pending deletes still go out) */
+	for (chunk *c = t->chunks; c; c = c == t->cur ? NULL : c->next) {
+		size_t esz = 0;
+		for (size_t off = 0; off < c->used; off += esz) {
+			cent *e = (cent *)((char *)(c + 1) + off);
+			esz = ce_size(t, e->klen);
+			if (e->ns == ns && (e->flags & CE_LIVE))
+				e->flags = 0;
+		}
+	}
+	if (evict(t))
 		return;
 	int i = nsc_find(t, ns);
 	if (i < 0)
@@ -542,9 +888,14 @@ static void table_free(sl_state_table *t)
 	free(t->name);
 	free(t->nss);
 	free(t->kbuf);
-	free(t->skey);
-	free(t->slot);
-	free(t->orig);
+	free(t->ubuf);
+	for (chunk *c = t->chunks, *nx; c; c = nx) {
+		nx = c->next;
+		free(c);
+	}
+	free(t->idx);
+	free(t->lorig);
+	bloom_reset(t);
 	free(t->vbuf);
 	free(t);
 }
@@ -560,11 +911,12 @@ static sl_state_table *table_create(sl_state_backend *be, const char *full, uint
 	t->val_size = val_size;
 	t->name = strdup(full);
 	size_t vs = ((size_t)val_size + 15) & ~(size_t)15;
-	if (!t->name || posix_memalign(&t->slot, 16, vs ? vs : 16) ||
-	    posix_memalign(&t->orig, 16, vs ? vs : 16)) {
+	if (!t->name || posix_memalign(&t->lorig, 16, vs ? vs : 16)) {
 		table_free(t);
 		return NULL;
 	}
+	if (val_size)
+		be->nfixed++;
 	sl_state_table **pp = &be->tables; /* creation order, as snapshots list them */
 	while (*pp)
 		pp = &(*pp)->next;
@@ -595,7 +947,8 @@ static sl_state_table *rdb_table_open(sl_state_backend *be, const char *op_uid, 
 /* Removes every entry of t. */
 static int table_clear(sl_state_table *t)
 {
-	t->have = t->dirty_new = 0;
+	cache_reset(t);
+	bloom_reset(t);
 	char lo[PFX], hi[PFX];
 	put_prefix(lo, t->id, INT64_MIN);
 	put_prefix(hi, t->id + 1, INT64_MIN);
@@ -608,14 +961,20 @@ static uint64_t rdb_mem(const sl_state_backend *be)
 {
 	uint64_t mt = 0;
 	rocksdb_property_int(be->db, "rocksdb.cur-size-all-mem-tables", &mt);
-	return mt + rocksdb_cache_get_usage(be->cache);
+	uint64_t wb = 0;
+	for (const sl_state_table *t = be->tables; t; t = t->next) {
+		wb += t->cbytes;
+		for (int i = 0; i < t->nbl; i++)
+			wb += t->bl[i].nblocks * 64;
+	}
+	return mt + rocksdb_cache_get_usage(be->cache) + wb;
 }
 
 static int rdb_flush(sl_state_backend *be, sl_err *err)
 {
 	int rc = 0;
 	for (sl_state_table *t = be->tables; t; t = t->next)
-		if (writeback(t))
+		if (cache_writeback(t))
 			rc = SL_EIO;
 	if (rc || be->errmsg[0])
 		return sl_err_set(err, SL_EIO, "state backend: %s", be->errmsg);
@@ -647,7 +1006,12 @@ static int snap_table(sl_state_table *t, const rocksdb_snapshot_t *snap, sl_snap
 		const char *k = rocksdb_iter_key(it, &kl);
 		const char *v = rocksdb_iter_value(it, &vl);
 		sl_snap_put_i64(w, get_ns(k));
-		sl_snap_put_bytes(w, k + PFX, kl - PFX);
+		const char *uk = dec_key(t, k, kl);
+		if (!uk) {
+			w->failed = 1;
+			break;
+		}
+		sl_snap_put_bytes(w, uk, kl - PFX);
 		sl_snap_put_bytes(w, v, vl);
 		n++;
 	}
@@ -707,6 +1071,7 @@ static int restore_records(sl_state_table *t, sl_snap_reader *r, int64_t count, 
 			rc = sl_err_set(err, SL_ENOMEM, "out of memory");
 		} else {
 			rocksdb_writebatch_put(wb, t->kbuf, n, val, vlen);
+			bloom_add(t, sl_hash_bytes(t->kbuf, n, 0));
 			pending += n + vlen;
 			if (pending >= (4 << 20) || i + 1 == count) {
 				rocksdb_write(t->be->db, t->be->wo, wb, &rerr);
@@ -851,14 +1216,15 @@ static void rdb_close(sl_state_backend *be)
 /* Options: memtables and block cache within budget bytes (file comment). */
 static void set_options(sl_state_backend *be, int64_t budget)
 {
-	size_t half = (size_t)budget / 2;
+	size_t eighth = (size_t)budget / 8;
+	be->wb_budget = 2 * eighth;
 	/* Not a strict limit: with one, reads fail ("cache full") once index
 	 * and filter blocks fill it (5 M keys: the job died).  One shard: one
 	 * thread reads, and with the default 64 shards a 2+ MB filter block
 	 * exceeded a shard and was re-read from the file at every lookup (perf:
 	 * 90% of a 2 M-key GROUP BY). */
 	rocksdb_lru_cache_options_t *lo = rocksdb_lru_cache_options_create();
-	rocksdb_lru_cache_options_set_capacity(lo, half);
+	rocksdb_lru_cache_options_set_capacity(lo, 3 * eighth);
 	rocksdb_lru_cache_options_set_num_shard_bits(lo, 0);
 	be->cache = rocksdb_cache_create_lru_opts(lo);
 	rocksdb_lru_cache_options_destroy(lo);
@@ -873,8 +1239,8 @@ static void set_options(sl_state_backend *be, int64_t budget)
 	rocksdb_options_increase_parallelism(be->opts, 2);
 	rocksdb_options_set_max_background_jobs(be->opts, 2);
 	rocksdb_options_set_block_based_table_factory(be->opts, be->bbto);
-	rocksdb_options_set_db_write_buffer_size(be->opts, half);
-	rocksdb_options_set_write_buffer_size(be->opts, half / 4);
+	rocksdb_options_set_db_write_buffer_size(be->opts, 3 * eighth);
+	rocksdb_options_set_write_buffer_size(be->opts, eighth);
 	rocksdb_options_set_max_write_buffer_number(be->opts, 3);
 	rocksdb_options_set_level_compaction_dynamic_level_bytes(be->opts, 1);
 	rocksdb_options_set_max_open_files(be->opts, 256);

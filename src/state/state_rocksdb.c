@@ -95,6 +95,7 @@ struct sl_state_table {
 	uint32_t icap, icount;
 	size_t cbytes;         /* arena bytes in use plus the index */
 	struct cent *last;     /* slot handed out by the previous call, if clean */
+	struct cent *hot;      /* slot handed out last (cache_find) */
 	void *lorig;           /* its value then (16-aligned) */
 	/* keys written in this run */
 	bloomf bl[24];
@@ -354,9 +355,14 @@ static int index_grow(sl_state_table *t)
 	return 0;
 }
 
-/* The cached entry of the encoded key t->kbuf[0..n) with hash h, or NULL. */
-static cent *cache_find(const sl_state_table *t, uint64_t h, size_t n)
+/* The cached entry of the encoded key t->kbuf[0..n) with hash h, or NULL.
+ * The entry handed out last is checked first: operators read a key right
+ * after upserting it (a second probe was 13% of the 2 M-key job). */
+static cent *cache_find(sl_state_table *t, uint64_t h, size_t n)
 {
+	cent *hot = t->hot;
+	if (hot && hot->h == h && hot->klen == n && !memcmp(ce_key(hot), t->kbuf, n))
+		return hot;
 	if (!t->icap)
 		return NULL;
 	uint32_t m = t->icap - 1;
@@ -402,6 +408,7 @@ static inline void note_last(sl_state_table *t)
 /* Returns e's slot to the caller, remembering it for note_last. */
 static void *hand_out(sl_state_table *t, cent *e)
 {
+	t->hot = e;
 	if (!(e->flags & CE_DIRTY)) {
 		memcpy(t->lorig, ce_val(e), t->val_size);
 		t->last = e;
@@ -465,7 +472,7 @@ static int cache_writeback(sl_state_table *t)
 /* Forgets every cached entry (after a write-back, or when the table is cleared). */
 static void cache_reset(sl_state_table *t)
 {
-	t->last = NULL;
+	t->last = t->hot = NULL;
 	t->cur = t->chunks;
 	if (t->cur)
 		t->cur->used = 0;

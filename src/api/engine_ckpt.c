@@ -198,7 +198,7 @@ static int try_restore(sl_engine *e, const char *path)
 		return 0;
 	}
 	int rc = restore_blob(e, data, len);
-	free(data);
+	sl_ckpt_data_free(data, len);
 	if (rc)
 		return rc;
 	e->ck.restored_id = meta.id;

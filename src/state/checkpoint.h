@@ -70,10 +70,12 @@ void sl_ckpt_abandon(sl_ckpt_out *o);
 /*
  * Reads and verifies the checkpoint in directory `path` (a chk-<id> or
  * savepoint-<id> directory): manifest CRC, version, every file's size and
- * CRC32C.  On success *data (malloc'd; free it) and *len hold the state
- * file.  Returns 0, or SL_ESTATE with err saying what is damaged.
+ * CRC32C.  On success *data and *len hold the state file (mapped: release
+ * it with sl_ckpt_data_free).  Returns 0, or SL_ESTATE with err saying what
+ * is damaged.
  */
 int sl_ckpt_read(const char *path, sl_ckpt_meta *meta, void **data, size_t *len, sl_err *err);
+void sl_ckpt_data_free(void *data, size_t len);
 
 /* Whether `path` holds a manifest at all (complete or damaged). */
 int sl_ckpt_has_manifest(const char *path);

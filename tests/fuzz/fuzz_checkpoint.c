@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 			sl_state_restore(be, &r, &err);
 			sl_state_backend_close(be);
 		}
-		free(data);
+		sl_ckpt_data_free(data, len);
 	}
 	return 0;
 }

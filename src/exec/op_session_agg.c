@@ -218,27 +218,6 @@ static int advance(sess_op *o, int64_t w, sl_err *err)
 
 /* ---- rows --------------------------------------------------------------- */
 
-static int late_row(sess_op *o, const sl_batch *in, int row, sl_err *err)
-{
-	if (o->p.late_policy != SL_LATEPOL_SIDE) {
-		o->base.stats.late_dropped++;
-		return 0;
-	}
-	o->base.stats.late_diverted++;
-	sl_batch *l = o->late;
-	int r = sl_batch_add_row(l, SL_INSERT, in->wm[row]);
-	for (int i = 0; i < o->p.late_ncols; i++)
-		if (sl_col_copy_value(l, &l->cols[i], r, &in->cols[i], row))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if (l->nrows < l->cap)
-		return 0;
-	sl_op *side = o->p.late_op;
-	side->stats.rows_in += l->nrows;
-	int rc = side->vt->process(side, 0, l, err);
-	sl_batch_reset(l);
-	return rc;
-}
-
 /* Merges row `row` ([ts, ts + gap)) into the loaded key's sessions. */
 static int merge_row(sess_op *o, const sl_batch *in, int row, int64_t ts, int late, sl_err *err)
 {
@@ -325,7 +304,7 @@ static int sess_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		int64_t ts = tc->v.i64[row];
 		int late = ts + o->p.win.size <= o->wm;
 		if (late && (o->p.lateness == 0 || ts + o->p.win.size <= o->wm - o->p.lateness)) {
-			if ((rc = late_row(o, in, row, err)))
+			if ((rc = sl__window_late_row(&o->base, &o->p, o->late, in, row, err)))
 				return rc;
 			continue;
 		}
@@ -339,13 +318,7 @@ static int sess_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	}
 	if ((rc = flush_out(o, err)))
 		return rc;
-	if (o->late && o->late->nrows) {
-		sl_op *side = o->p.late_op;
-		side->stats.rows_in += o->late->nrows;
-		rc = side->vt->process(side, 0, o->late, err);
-		sl_batch_reset(o->late);
-	}
-	return rc;
+	return sl__window_late_flush(&o->p, o->late, err);
 }
 
 static int sess_watermark(sl_op *op, int64_t wm, sl_err *err)
@@ -456,17 +429,8 @@ sl_op *sl_op_session_agg_new(const sl_window_agg_plan *p, const sl_type *in_type
 		sl_err_set(err, SL_ENOTSUP, "too many aggregates or keys in one SESSION window");
 		goto fail;
 	}
-	if (p->having) {
-		int nt = p->nkeys + 3 + p->naggs;
-		sl_type *t = calloc((size_t)nt, sizeof(sl_type));
-		if (!t)
-			goto nomem;
-		sl_window_agg_out_types(p, in_types, t);
-		o->having = sl_prog_compile(&p->having, 1, t, nt, err);
-		free(t);
-		if (!o->having)
-			goto fail;
-	}
+	if (p->having && !(o->having = sl__window_having(p, in_types, err)))
+		goto fail;
 	return &o->base;
 nomem:
 	sl_err_set(err, SL_ENOMEM, "out of memory");

@@ -354,37 +354,50 @@ static int correct(win_op *o, int64_t end, const sl_batch *in, int row, sl_err *
 	return sl_op_emit(&o->base, c, err);
 }
 
-static int late_row(win_op *o, const sl_batch *in, int row, sl_err *err)
+/* Sends the collected late rows to the ON LATE INSERT INTO operator. */
+int sl__window_late_flush(const sl_window_agg_plan *p, sl_batch *late, sl_err *err)
 {
-	if (o->p.late_policy != SL_LATEPOL_SIDE) {
-		o->base.stats.late_dropped++;
+	if (!late || late->nrows == 0)
 		return 0;
-	}
-	o->base.stats.late_diverted++;
-	sl_batch *l = o->late;
-	int r = sl_batch_add_row(l, SL_INSERT, in->wm[row]);
-	for (int i = 0; i < o->p.late_ncols; i++)
-		if (sl_col_copy_value(l, &l->cols[i], r, &in->cols[i], row))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if (l->nrows == l->cap) {
-		sl_op *side = o->p.late_op;
-		side->stats.rows_in += l->nrows;
-		int rc = side->vt->process(side, 0, l, err);
-		sl_batch_reset(l);
-		return rc;
-	}
-	return 0;
+	sl_op *side = p->late_op;
+	side->stats.rows_in += late->nrows;
+	int rc = side->vt->process(side, 0, late, err);
+	sl_batch_reset(late);
+	return rc;
 }
 
-static int flush_late(win_op *o, sl_err *err)
+/* A row late for all its windows: dropped and counted, or copied (the
+ * input relation's leading columns) into `late` for the side table.
+ * Shared by the window and session operators. */
+int sl__window_late_row(sl_op *op, const sl_window_agg_plan *p, sl_batch *late,
+                        const sl_batch *in, int row, sl_err *err)
 {
-	if (!o->late || o->late->nrows == 0)
+	if (p->late_policy != SL_LATEPOL_SIDE) {
+		op->stats.late_dropped++;
 		return 0;
-	sl_op *side = o->p.late_op;
-	side->stats.rows_in += o->late->nrows;
-	int rc = side->vt->process(side, 0, o->late, err);
-	sl_batch_reset(o->late);
-	return rc;
+	}
+	op->stats.late_diverted++;
+	int r = sl_batch_add_row(late, SL_INSERT, in->wm[row]);
+	for (int i = 0; i < p->late_ncols; i++)
+		if (sl_col_copy_value(late, &late->cols[i], r, &in->cols[i], row))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return late->nrows == late->cap ? sl__window_late_flush(p, late, err) : 0;
+}
+
+/* Compiles the window aggregate's HAVING over its output row (NULL with
+ * err set on failure).  Shared by the window and session operators. */
+sl_prog *sl__window_having(const sl_window_agg_plan *p, const sl_type *in_types, sl_err *err)
+{
+	int nt = p->nkeys + 3 + p->naggs;
+	sl_type *t = calloc((size_t)nt, sizeof(sl_type));
+	if (!t) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	sl_window_agg_out_types(p, in_types, t);
+	sl_prog *prog = sl_prog_compile(&p->having, 1, t, nt, err);
+	free(t);
+	return prog;
 }
 
 static int grow_key_arrays(win_op *o, int n)
@@ -564,10 +577,10 @@ static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 				return rc;
 			counted = 1;
 		}
-		if (!counted && (rc = late_row(o, in, row, err)))
+		if (!counted && (rc = sl__window_late_row(&o->base, &o->p, o->late, in, row, err)))
 			return rc;
 	}
-	return flush_late(o, err);
+	return sl__window_late_flush(&o->p, o->late, err);
 }
 
 static int win_watermark(sl_op *op, int64_t wm, sl_err *err)
@@ -584,7 +597,7 @@ static int win_watermark(sl_op *op, int64_t wm, sl_err *err)
 static int win_finish(sl_op *op, sl_err *err)
 {
 	win_op *o = (win_op *)op;
-	int rc = flush_late(o, err);
+	int rc = sl__window_late_flush(&o->p, o->late, err);
 	if (rc)
 		return rc;
 	if (o->p.late_op)
@@ -720,17 +733,8 @@ sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types
 		sl_err_set(err, SL_EPLAN, "at most 64 GROUP BY keys are supported");
 		goto fail;
 	}
-	if (p->having) {
-		int nt = p->nkeys + 3 + p->naggs;
-		sl_type *t = calloc((size_t)nt, sizeof(sl_type));
-		if (!t)
-			goto nomem;
-		out_types(p, in_types, t);
-		o->having = sl_prog_compile(&p->having, 1, t, nt, err);
-		free(t);
-		if (!o->having)
-			goto fail;
-	}
+	if (p->having && !(o->having = sl__window_having(p, in_types, err)))
+		goto fail;
 	return &o->base;
 nomem:
 	sl_err_set(err, SL_ENOMEM, "out of memory");

@@ -116,6 +116,13 @@ sl_op *sl_op_window_assign_new(const sl_window_spec *w, int nin, sl_err *err);
  * returns the count. */
 int sl_window_agg_out_types(const sl_window_agg_plan *p, const sl_type *in_types, sl_type *t);
 
+/* Shared by the window operators (op_window_agg.c): late rows under the
+ * ON LATE policy, their flush to the side table, and HAVING's program. */
+int sl__window_late_row(sl_op *op, const sl_window_agg_plan *p, sl_batch *late,
+                        const sl_batch *in, int row, sl_err *err);
+int sl__window_late_flush(const sl_window_agg_plan *p, sl_batch *late, sl_err *err);
+sl_prog *sl__window_having(const sl_window_agg_plan *p, const sl_type *in_types, sl_err *err);
+
 /* ---- Session window aggregate -------------------------------------------- */
 
 sl_op *sl_op_session_agg_new(const sl_window_agg_plan *p, const sl_type *in_types, int nin,

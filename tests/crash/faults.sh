@@ -83,7 +83,7 @@ done
 for damage in flip truncate; do
 	d="$W/fallback-$damage"; mkdir -p "$d"; job "$d" > "$d/job.sql"
 	run "$d" "after-manifest-rename@4"
-	newest=$(ls -d "$d"/sluice-state/faults/checkpoints/chk-* | sort -t- -k2 -n | tail -1)
+	newest="$d/sluice-state/faults/checkpoints/chk-$(ls "$d"/sluice-state/faults/checkpoints | sed -n 's/^chk-//p' | sort -n | tail -1)"
 	if [ $damage = flip ]; then
 		flip "$newest/state" 100
 	else
@@ -97,7 +97,7 @@ done
 # damaged newest checkpoint whose output was published: refuse
 d="$W/refuse"; mkdir -p "$d"; job "$d" > "$d/job.sql"
 run "$d"
-newest=$(ls -d "$d"/sluice-state/faults/checkpoints/chk-* | sort -t- -k2 -n | tail -1)
+newest="$d/sluice-state/faults/checkpoints/chk-$(ls "$d"/sluice-state/faults/checkpoints | sed -n 's/^chk-//p' | sort -n | tail -1)"
 flip "$newest/state" 100
 if run "$d"; then
 	echo "FAIL refuse: the job started from an older checkpoint although its sinks published newer output"; fail=1

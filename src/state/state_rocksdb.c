@@ -91,7 +91,7 @@ struct sl_state_table {
 	size_t kcap;
 	/* the write-back cache (fixed-size tables; see below) */
 	struct chunk *chunks, *cur;
-	struct cent **idx;
+	struct islot *idx;
 	uint32_t icap, icount;
 	size_t cbytes;         /* arena bytes in use plus the index */
 	struct cent *last;     /* slot handed out by the previous call, if clean */
@@ -291,6 +291,14 @@ typedef struct cent {
 	uint8_t flags;
 } cent;
 
+/* An index slot: the hash beside the pointer, so that probing past other
+ * keys touches no entry (with the pointers alone, probes for new keys
+ * dereferenced ~2.5 entries each: cache_find was 13% of the 2 M-key job). */
+typedef struct islot {
+	uint64_t h;
+	cent *e;
+} islot;
+
 typedef struct chunk {
 	struct chunk *next;
 	size_t cap, used;
@@ -340,17 +348,16 @@ static void *arena_alloc(sl_state_table *t, size_t sz)
 static int index_grow(sl_state_table *t)
 {
 	uint32_t nc = t->icap ? t->icap * 2 : 1024;
-	cent **ni = calloc(nc, sizeof(*ni));
+	islot *ni = calloc(nc, sizeof(*ni));
 	if (!ni)
 		return SL_ENOMEM;
 	for (uint32_t i = 0; i < t->icap; i++) {
-		cent *e = t->idx[i];
-		if (!e)
+		if (!t->idx[i].e)
 			continue;
-		uint32_t j = (uint32_t)e->h & (nc - 1);
-		while (ni[j])
+		uint32_t j = (uint32_t)t->idx[i].h & (nc - 1);
+		while (ni[j].e)
 			j = (j + 1) & (nc - 1);
-		ni[j] = e;
+		ni[j] = t->idx[i];
 	}
 	free(t->idx);
 	t->cbytes += (size_t)(nc - t->icap) * sizeof(*ni);
@@ -370,9 +377,9 @@ static cent *cache_find(sl_state_table *t, uint64_t h, size_t n)
 	if (!t->icap)
 		return NULL;
 	uint32_t m = t->icap - 1;
-	for (uint32_t i = (uint32_t)h & m; t->idx[i]; i = (i + 1) & m) {
-		cent *e = t->idx[i];
-		if (e->h == h && e->klen == n && !memcmp(ce_key(e), t->kbuf, n))
+	for (uint32_t i = (uint32_t)h & m; t->idx[i].e; i = (i + 1) & m) {
+		cent *e = t->idx[i].e;
+		if (t->idx[i].h == h && e->klen == n && !memcmp(ce_key(e), t->kbuf, n))
 			return e;
 	}
 	return NULL;
@@ -393,9 +400,10 @@ static cent *cache_add(sl_state_table *t, uint64_t h, int64_t ns, size_t n, uint
 	e->flags = flags;
 	memcpy(ce_key(e), t->kbuf, n);
 	uint32_t m = t->icap - 1, i = (uint32_t)h & m;
-	while (t->idx[i])
+	while (t->idx[i].e)
 		i = (i + 1) & m;
-	t->idx[i] = e;
+	t->idx[i].h = h;
+	t->idx[i].e = e;
 	t->icount++;
 	return e;
 }

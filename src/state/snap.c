@@ -164,3 +164,59 @@ const void *sl_snap_get_bytes(sl_snap_reader *r, size_t *n)
 	*n = p ? len : 0;
 	return p;
 }
+
+/* ---- state snapshot records (format in state.h) --------------------------- */
+
+void sl_snap_put_table(sl_snap_writer *w, const char *name, uint32_t val_size, int64_t count)
+{
+	sl_snap_put_u8(w, SL_SNAP_TABLE);
+	sl_snap_put_bytes(w, name, strlen(name));
+	sl_snap_put_u32(w, val_size);
+	sl_snap_put_i64(w, count);
+}
+
+void sl_snap_put_entry(sl_snap_writer *w, int64_t ns, const void *key, size_t klen,
+                       const void *val, size_t vlen)
+{
+	sl_snap_put_i64(w, ns);
+	sl_snap_put_bytes(w, key, klen);
+	sl_snap_put_bytes(w, val, vlen);
+}
+
+void sl_snap_put_end(sl_snap_writer *w)
+{
+	sl_snap_put_u8(w, SL_SNAP_END);
+}
+
+int sl_snap_get_table(sl_snap_reader *r, char name[256], uint32_t *val_size, int64_t *count,
+                      sl_err *err)
+{
+	uint8_t tag = sl_snap_get_u8(r);
+	if (!sl_snap_reader_ok(r))
+		return sl_err_set(err, SL_ESTATE, "state snapshot truncated");
+	if (tag == SL_SNAP_END)
+		return 0;
+	if (tag != SL_SNAP_TABLE)
+		return sl_err_set(err, SL_ESTATE, "state snapshot damaged: bad record tag %u", tag);
+	size_t nlen;
+	const char *n = sl_snap_get_bytes(r, &nlen);
+	*val_size = sl_snap_get_u32(r);
+	*count = sl_snap_get_i64(r);
+	if (!n || nlen == 0 || nlen > 255 || *count < 0 || !sl_snap_reader_ok(r))
+		return sl_err_set(err, SL_ESTATE, "state snapshot damaged: bad table header");
+	memcpy(name, n, nlen);
+	name[nlen] = 0;
+	return 1;
+}
+
+int sl_snap_get_entry(sl_snap_reader *r, const char *table, uint32_t val_size, int64_t *ns,
+                      const void **key, size_t *klen, const void **val, size_t *vlen,
+                      sl_err *err)
+{
+	*ns = sl_snap_get_i64(r);
+	*key = sl_snap_get_bytes(r, klen);
+	*val = sl_snap_get_bytes(r, vlen);
+	if (!sl_snap_reader_ok(r) || (val_size && *vlen != val_size))
+		return sl_err_set(err, SL_ESTATE, "state snapshot damaged in table '%s'", table);
+	return 0;
+}

@@ -299,6 +299,20 @@ int sl_state_flush(sl_state_backend *be, sl_err *err);
 #define SL_SNAP_TABLE 'T'
 #define SL_SNAP_END 'E'
 
+/* Writers and readers of those records, shared by every backend (snap.c).
+ * sl_snap_get_table returns 1 with the next table's header, 0 at
+ * SL_SNAP_END, or SL_ESTATE (err set) when the stream is damaged;
+ * sl_snap_get_entry returns 0 or SL_ESTATE naming the table. */
+void sl_snap_put_table(sl_snap_writer *w, const char *name, uint32_t val_size, int64_t count);
+void sl_snap_put_entry(sl_snap_writer *w, int64_t ns, const void *key, size_t klen,
+                       const void *val, size_t vlen);
+void sl_snap_put_end(sl_snap_writer *w);
+int sl_snap_get_table(sl_snap_reader *r, char name[256], uint32_t *val_size, int64_t *count,
+                      sl_err *err);
+int sl_snap_get_entry(sl_snap_reader *r, const char *table, uint32_t val_size, int64_t *ns,
+                      const void **key, size_t *klen, const void **val, size_t *vlen,
+                      sl_err *err);
+
 /* Writes every table of the backend (or, with op_uid non-NULL, only that
  * operator's tables) into w in the backend-independent format. */
 int sl_state_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer *w, sl_err *err);

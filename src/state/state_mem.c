@@ -769,9 +769,7 @@ typedef struct snap_ctx {
 static int snap_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
 {
 	snap_ctx *s = ctx;
-	sl_snap_put_i64(s->w, s->ns);
-	sl_snap_put_bytes(s->w, key, klen);
-	sl_snap_put_bytes(s->w, val, vlen);
+	sl_snap_put_entry(s->w, s->ns, key, klen, val, vlen);
 	return 0;
 }
 
@@ -781,33 +779,22 @@ static int mem_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer
 	for (sl_state_table *t = be->tables; t; t = t->next) {
 		if (op_uid && (strncmp(t->name, op_uid, plen) != 0 || t->name[plen] != '/'))
 			continue;
-		sl_snap_put_u8(w, SL_SNAP_TABLE);
-		sl_snap_put_bytes(w, t->name, strlen(t->name));
-		sl_snap_put_u32(w, t->val_size);
-		sl_snap_put_i64(w, (int64_t)t->count);
+		sl_snap_put_table(w, t->name, t->val_size, (int64_t)t->count);
 		snap_ctx s = {w, 0};
 		for (int i = 0; i < t->nns; i++) {
 			s.ns = t->nss[i]->ns;
 			scan_map(t->nss[i], snap_entry, &s);
 		}
 	}
-	sl_snap_put_u8(w, SL_SNAP_END);
+	sl_snap_put_end(w);
 	if (w->failed)
 		return sl_err_set(err, SL_ENOMEM, "out of memory writing a state snapshot");
 	return 0;
 }
 
-static int restore_table(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
+static int restore_table(sl_state_backend *be, const char *full, uint32_t val_size,
+                         int64_t count, sl_snap_reader *r, sl_err *err)
 {
-	size_t nlen;
-	const char *name = sl_snap_get_bytes(r, &nlen);
-	uint32_t val_size = sl_snap_get_u32(r);
-	int64_t count = sl_snap_get_i64(r);
-	if (!name || nlen == 0 || nlen > 255 || count < 0)
-		return sl_err_set(err, SL_ESTATE, "state snapshot damaged: bad table header");
-	char full[256];
-	memcpy(full, name, nlen);
-	full[nlen] = 0;
 	sl_state_table *t = table_find(be, full);
 	if (t && t->val_size != val_size)
 		return sl_err_set(err, SL_ESTATE, "state table '%s': value size %u in snapshot, %u now",
@@ -816,12 +803,11 @@ static int restore_table(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	table_clear(t);
 	for (int64_t i = 0; i < count; i++) {
-		int64_t ns = sl_snap_get_i64(r);
+		int64_t ns;
 		size_t klen, vlen;
-		const void *key = sl_snap_get_bytes(r, &klen);
-		const void *val = sl_snap_get_bytes(r, &vlen);
-		if (!sl_snap_reader_ok(r) || (val_size && vlen != val_size))
-			return sl_err_set(err, SL_ESTATE, "state snapshot damaged in table '%s'", full);
+		const void *key, *val;
+		if (sl_snap_get_entry(r, full, val_size, &ns, &key, &klen, &val, &vlen, err))
+			return SL_ESTATE;
 		nsmap *m = ns_get(t, ns, 1);
 		/* namespace 0 (non-windowed state) gets its final index size at
 		 * once instead of doubling ~20 times: restore of 12 M keys spent
@@ -846,18 +832,14 @@ static int restore_table(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
 
 static int mem_restore(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
 {
-	for (;;) {
-		uint8_t tag = sl_snap_get_u8(r);
-		if (!sl_snap_reader_ok(r))
-			return sl_err_set(err, SL_ESTATE, "state snapshot truncated");
-		if (tag == SL_SNAP_END)
-			return 0;
-		if (tag != SL_SNAP_TABLE)
-			return sl_err_set(err, SL_ESTATE, "state snapshot damaged: bad record tag %u", tag);
-		int rc = restore_table(be, r, err);
-		if (rc)
+	char name[256];
+	uint32_t val_size;
+	int64_t count;
+	int rc;
+	while ((rc = sl_snap_get_table(r, name, &val_size, &count, err)) == 1)
+		if ((rc = restore_table(be, name, val_size, count, r, err)))
 			return rc;
-	}
+	return rc;
 }
 
 static const sl_state_vt mem_vt = {

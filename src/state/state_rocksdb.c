@@ -1089,10 +1089,7 @@ static int rdb_flush(sl_state_backend *be, sl_err *err)
  * to a file cannot patch the header afterwards). */
 static int snap_table(sl_state_table *t, const rocksdb_snapshot_t *snap, sl_snap_writer *w)
 {
-	sl_snap_put_u8(w, SL_SNAP_TABLE);
-	sl_snap_put_bytes(w, t->name, strlen(t->name));
-	sl_snap_put_u32(w, t->val_size);
-	sl_snap_put_i64(w, (int64_t)t->count);
+	sl_snap_put_table(w, t->name, t->val_size, (int64_t)t->count);
 	char lo[PFX], hi[PFX];
 	put_prefix(lo, t->id, INT64_MIN);
 	put_prefix(hi, t->id + 1, INT64_MIN);
@@ -1106,14 +1103,12 @@ static int snap_table(sl_state_table *t, const rocksdb_snapshot_t *snap, sl_snap
 		size_t kl, vl;
 		const char *k = rocksdb_iter_key(it, &kl);
 		const char *v = rocksdb_iter_value(it, &vl);
-		sl_snap_put_i64(w, get_ns(k));
 		const char *uk = dec_key(t, k, kl);
 		if (!uk) {
 			w->failed = 1;
 			break;
 		}
-		sl_snap_put_bytes(w, uk, kl - PFX);
-		sl_snap_put_bytes(w, v, vl);
+		sl_snap_put_entry(w, get_ns(k), uk, kl - PFX, v, vl);
 		n++;
 	}
 	char *rerr = NULL;
@@ -1147,7 +1142,7 @@ static int rdb_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer
 	rocksdb_release_snapshot(be->db, snap);
 	if (rc)
 		return sl_err_set(err, rc, "state snapshot: %s", be->errmsg);
-	sl_snap_put_u8(w, SL_SNAP_END);
+	sl_snap_put_end(w);
 	if (w->failed)
 		return sl_err_set(err, SL_ENOMEM, "out of memory writing a state snapshot");
 	return 0;
@@ -1161,13 +1156,11 @@ static int restore_records(sl_state_table *t, sl_snap_reader *r, int64_t count, 
 	size_t pending = 0;
 	char *rerr = NULL;
 	for (int64_t i = 0; i < count && !rc; i++) {
-		int64_t ns = sl_snap_get_i64(r);
-		size_t klen, vlen;
-		const void *key = sl_snap_get_bytes(r, &klen);
-		const void *val = sl_snap_get_bytes(r, &vlen);
-		size_t n;
-		if (!sl_snap_reader_ok(r) || (t->val_size && vlen != t->val_size)) {
-			rc = sl_err_set(err, SL_ESTATE, "state snapshot damaged in table '%s'", t->name);
+		int64_t ns;
+		size_t klen, vlen, n;
+		const void *key, *val;
+		if (sl_snap_get_entry(r, t->name, t->val_size, &ns, &key, &klen, &val, &vlen, err)) {
+			rc = SL_ESTATE;
 		} else if (!(n = enc(t, ns, key, (uint32_t)klen)) || nsc_add(t, ns, 1)) {
 			rc = sl_err_set(err, SL_ENOMEM, "out of memory");
 		} else {
@@ -1190,17 +1183,9 @@ static int restore_records(sl_state_table *t, sl_snap_reader *r, int64_t count, 
 	return rc;
 }
 
-static int restore_table(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
+static int restore_table(sl_state_backend *be, const char *full, uint32_t val_size,
+                         int64_t count, sl_snap_reader *r, sl_err *err)
 {
-	size_t nlen;
-	const char *name = sl_snap_get_bytes(r, &nlen);
-	uint32_t val_size = sl_snap_get_u32(r);
-	int64_t count = sl_snap_get_i64(r);
-	if (!name || nlen == 0 || nlen > 255 || count < 0)
-		return sl_err_set(err, SL_ESTATE, "state snapshot damaged: bad table header");
-	char full[256];
-	memcpy(full, name, nlen);
-	full[nlen] = 0;
 	sl_state_table *t = table_find(be, full);
 	if (t && t->val_size != val_size)
 		return sl_err_set(err, SL_ESTATE, "state table '%s': value size %u in snapshot, %u now",
@@ -1214,18 +1199,14 @@ static int restore_table(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
 
 static int rdb_restore(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
 {
-	for (;;) {
-		uint8_t tag = sl_snap_get_u8(r);
-		if (!sl_snap_reader_ok(r))
-			return sl_err_set(err, SL_ESTATE, "state snapshot truncated");
-		if (tag == SL_SNAP_END)
-			return 0;
-		if (tag != SL_SNAP_TABLE)
-			return sl_err_set(err, SL_ESTATE, "state snapshot damaged: bad record tag %u", tag);
-		int rc = restore_table(be, r, err);
-		if (rc)
+	char name[256];
+	uint32_t val_size;
+	int64_t count;
+	int rc;
+	while ((rc = sl_snap_get_table(r, name, &val_size, &count, err)) == 1)
+		if ((rc = restore_table(be, name, val_size, count, r, err)))
 			return rc;
-	}
+	return rc;
 }
 
 /* ---- the local directory ------------------------------------------------------------ */

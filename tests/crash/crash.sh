@@ -17,6 +17,7 @@ BACKEND=${3:-hashmap}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
 SLUICE="$B/sluice"
+. "$ROOT/tests/crash/job.sh"
 W=$(mktemp -d /tmp/sluice-crash.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 mkdir -p "$W/in" "$W/ref" "$W/run"
@@ -27,18 +28,8 @@ job() { # dir interval
 SET 'execution.checkpointing.interval' = '$2';
 SET 'pipeline.name' = 'crash';
 SET 'state.backend.type' = '$BACKEND';
-CREATE TABLE orders (id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3),
-  WATERMARK FOR event_time AS event_time - INTERVAL '5' SECOND)
-  WITH ('connector' = 'filesystem', 'path' = '$W/in', 'format' = 'json');
-CREATE TABLE win_out (user_id STRING, ws TIMESTAMP(3), total DECIMAL(38, 2), n BIGINT)
-  WITH ('connector' = 'filesystem', 'path' = '$1/out_win', 'format' = 'json');
-CREATE TABLE agg_out (user_id STRING, total DECIMAL(38, 2), n BIGINT)
-  WITH ('connector' = 'filesystem', 'path' = '$1/out_agg', 'format' = 'debezium-json');
-INSERT INTO win_out SELECT user_id, window_start, SUM(amount), COUNT(*)
-  FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(event_time), INTERVAL '1' MINUTE))
-  GROUP BY user_id, window_start, window_end;
-INSERT INTO agg_out SELECT user_id, SUM(amount), COUNT(*) FROM orders GROUP BY user_id;
 SQL
+	job_tables "$W/in" "$1"
 }
 
 job "$W/ref" "1 s" > "$W/ref/job.sql"

@@ -473,6 +473,10 @@ const char *sl_job_stats(sl_engine *e, int verbose)
 			sl_buf_printf(b, "source %s: %lld rows read, %lld skipped, final watermark %s\n",
 			              sl_op_scan_table(op), (long long)s->rows_out,
 			              (long long)sl_op_scan_skipped(op), wm);
+			if (sl_op_scan_events_skipped(op))
+				sl_buf_printf(b, "source %s: %lld change events without a row skipped "
+				              "(tombstones, truncates, messages)\n", sl_op_scan_table(op),
+				              (long long)sl_op_scan_events_skipped(op));
 		} else if (k) {
 			sl_buf_printf(b, "sink %s: %lld rows written\n", k->table, (long long)s->rows_in);
 		} else if (strstr(op->vt->name, "WindowAggregate") || s->late_dropped || s->late_diverted) {

@@ -58,6 +58,7 @@ typedef struct sl_source {
 	const char *table;
 	int64_t rows_read;     /* rows produced */
 	int64_t rows_skipped;  /* bad rows skipped (ignore-parse-errors) */
+	struct sl_decoder *dec; /* its format's decoder, or NULL (stats) */
 } sl_source;
 
 struct sl_source_vtab {

@@ -149,7 +149,8 @@ static const sl_format_vtab *find_format(const sl_opts *o, const char *def, cons
 
 /*
  * Opens a decoder for a source: the 'format' option (def when absent) with
- * its options.  Shared with the stdin source.  Returns NULL with err set.
+ * its options, keyed (format.h) when the table has a PRIMARY KEY.  Shared
+ * with the stdin source and push tables.  Returns NULL with err set.
  */
 sl_decoder *sl__conn_decoder(const sl_conn_args *a, const char *def, sl_err *err)
 {
@@ -164,6 +165,8 @@ sl_decoder *sl__conn_decoder(const sl_conn_args *a, const char *def, sl_err *err
 	sl_decoder *d = sl_decoder_new(vt, a->fields, a->nfields, a->opts, err);
 	if (!d)
 		sl_err_prefix(err, "source '%s'", a->table);
+	else
+		d->keyed = a->npk > 0;
 	return d;
 }
 
@@ -199,6 +202,7 @@ static int fss_open(sl_source *s, const sl_conn_args *a, sl_err *err)
 		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", a->table);
 	if (!(f->dec = sl__conn_decoder(a, NULL, err)))
 		return err && err->code ? err->code : SL_EINVAL;
+	f->base.dec = f->dec;
 	if (stat(path, &st))
 		return sl_err_set(err, SL_EIO, "source '%s': path '%s' does not exist", a->table,
 		                  path);

@@ -41,6 +41,7 @@ static int sin_open(sl_source *s, const sl_conn_args *a, sl_err *err)
 	sl__lines_init(&in->lr);
 	if (!(in->dec = sl__conn_decoder(a, NULL, err)))
 		return err && err->code ? err->code : SL_EINVAL;
+	in->base.dec = in->dec;
 	if (sl__lines_start(&in->lr, STDIN_FILENO, 0, 0, 0))
 		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", a->table);
 	in->started = 1;

@@ -16,8 +16,9 @@
  *
  * The output batch is a view: physical columns point at the source batch's
  * vectors, computed columns at vectors owned here; nothing is copied.
- * Push mode (no source): rows arrive one by one through sl_op_scan_push
- * and are decoded with the JSON format.
+ * Push mode (no source): records arrive through sl_op_scan_push(_lines)
+ * and are decoded with the table's 'format' (plain json by default; a
+ * changelog format such as debezium-json yields -U/+U/-D rows).
  */
 #include "graph.h"
 #include "ops.h"
@@ -178,6 +179,15 @@ int64_t sl_op_scan_skipped(const sl_op *op)
 	return o->p.source ? o->p.source->rows_skipped : 0;
 }
 
+/* Change events of the scan's changelog format that carried no row
+ * (tombstones, truncates, messages). */
+int64_t sl_op_scan_events_skipped(const sl_op *op)
+{
+	const scan_op *o = (const scan_op *)op;
+	const sl_decoder *d = o->push_dec ? o->push_dec : o->p.source ? o->p.source->dec : NULL;
+	return d ? d->events_skipped : 0;
+}
+
 int sl_op_scan_is_push(const sl_op *op)
 {
 	return op->vt->pump == scan_pump && !((const scan_op *)op)->p.source;
@@ -235,7 +245,9 @@ static int scan_open(sl_op *op, sl_err *err)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->p.nphys; i++)
 		pt[i] = o->p.phys[i].type;
-	o->phys = sl_batch_new(o->p.nphys, pt, o->p.batch_rows);
+	/* at least 2 rows: one change event may decode to -U and +U */
+	int cap = o->p.batch_rows > 0 && o->p.batch_rows < 2 ? 2 : o->p.batch_rows;
+	o->phys = sl_batch_new(o->p.nphys, pt, cap);
 	free(pt);
 	if (!o->phys)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
@@ -257,7 +269,10 @@ static int scan_open(sl_op *op, sl_err *err)
 		if (!o->wmb)
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 	}
-	if (!o->p.source) {
+	if (!o->p.source && o->p.push_dec) {
+		o->push_dec = o->p.push_dec;
+		o->p.push_dec = NULL;
+	} else if (!o->p.source) {
 		sl_opts none;
 		sl_arena a;
 		sl_arena_init(&a, 1024);
@@ -301,6 +316,7 @@ static void scan_close(sl_op *op)
 	sl_prog_free(o->wm_prog);
 	sl_source_free(o->p.source);
 	sl_decoder_free(o->push_dec);
+	sl_decoder_free(o->p.push_dec);
 	free(o->p.out_map);
 }
 
@@ -356,7 +372,8 @@ sl_op *sl_op_scan_new(const sl_scan_plan *p, sl_err *err)
 nomem:
 	sl_err_set(err, SL_ENOMEM, "out of memory");
 fail:
-	o->p.source = NULL; /* the caller still owns it on failure */
+	o->p.source = NULL; /* the caller still owns them on failure */
+	o->p.push_dec = NULL;
 	scan_close(&o->base);
 	free(o);
 	return NULL;

@@ -33,13 +33,17 @@ typedef struct sl_scan_plan {
 	sl_expr *watermark;       /* over the output columns; NULL = none */
 	int64_t idle_timeout_us;  /* 'scan.watermark.idle-timeout', 0 = off */
 	int batch_rows;           /* rows per batch (0 = default) */
+	/* Push mode: the decoder of the table's 'format' (json by default),
+	 * owned by the operator from now on; NULL = a plain json decoder. */
+	struct sl_decoder *push_dec;
 } sl_scan_plan;
 
 sl_op *sl_op_scan_new(const sl_scan_plan *p, sl_err *err);
 
 /* ---- Push source: rows handed in through the C API ---------------------- */
 
-/* Decodes one JSON row into the scan's batch and pushes it through (the
+/* Decodes one record (a JSON row, or a change event of the table's
+ * changelog 'format') into the scan's batch and pushes it through (the
  * scan must have been built with a push source). */
 int sl_op_scan_push(sl_op *op, const char *json, size_t len, sl_err *err);
 int sl_op_scan_is_push(const sl_op *op);
@@ -49,6 +53,11 @@ int sl_op_scan_push_lines(sl_op *op, const char *text, size_t len, sl_err *err);
 /* The scanned table's name and the source's skipped-row count. */
 const char *sl_op_scan_table(const sl_op *op);
 int64_t sl_op_scan_skipped(const sl_op *op);
+
+/* ---- ChangelogNormalize: last row per PRIMARY KEY (op_changelog_normalize.c) */
+
+sl_op *sl_op_changelog_normalize_new(const int *key_cols, int nkeys, sl_err *err);
+int64_t sl_op_scan_events_skipped(const sl_op *op);
 
 /* ---- Calc: filter then projection ---------------------------------------- */
 

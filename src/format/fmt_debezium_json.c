@@ -3,10 +3,18 @@
  * Debezium's JSON envelope, read and written as Flink does.
  *
  * Decoding: a record is {"before": {...}|null, "after": {...}|null,
- * "op": "c"|"r"|"u"|"d", ...} or the same wrapped as {"schema": ...,
- * "payload": {...}} (detected automatically).  c and r yield +I(after),
- * u yields -U(before) then +U(after), d yields -D(before); a tombstone
- * (empty record or the text null) yields no row.  The envelope is walked
+ * "op": "c"|"r"|"u"|"d"|"t"|"m", ...} or the same wrapped as {"schema":
+ * ..., "payload": {...}} (detected automatically, whatever
+ * 'debezium-json.schema-include' says).  c and r yield +I(after), u yields
+ * -U(before) then +U(after), d yields -D(before); a tombstone (empty
+ * record or the text null), a truncate (t) and a logical-decoding message
+ * (m) yield no row and are counted in events_skipped.  A keyed decoder
+ * (format.h: the table has a PRIMARY KEY) accepts an update without
+ * 'before' (PostgreSQL without REPLICA IDENTITY FULL) and yields +U(after)
+ * alone, and reads a key-only 'before' of a delete as a row whose other
+ * fields are NULL: the ChangelogNormalize operator after the scan turns
+ * both into the full -U/-D by key.  Unkeyed, a missing 'before' is an
+ * error that says to declare the PRIMARY KEY.  The envelope is walked
  * once to find the two images and "op" whatever the key order; the images
  * are then decoded with fmt_json.c's schema-directed reader, in row order.
  * Encoding (DESIGN.md §3): +I/+U as {"before":null,"after":{...},"op":"c"}
@@ -126,12 +134,16 @@ static int dbz_decode(sl_decoder *dd, const char *rec, size_t len, sl_batch *out
 	envelope env = {NULL, NULL, 0};
 	int start = out->nrows, rc = 0;
 	int ch = sl__json_ws(&c);
-	if (ch < 0)
+	if (ch < 0) {
+		dd->events_skipped++;
 		return 0; /* tombstone */
+	}
 	if (ch == 'n' && c.e - c.p >= 4 && memcmp(c.p, "null", 4) == 0) {
 		c.p += 4;
-		if (sl__json_ws(&c) < 0)
+		if (sl__json_ws(&c) < 0) {
+			dd->events_skipped++;
 			return 0;
+		}
 		return sl__json_syntax(&c, "unexpected data after null");
 	}
 	if (ch != '{')
@@ -146,10 +158,22 @@ static int dbz_decode(sl_decoder *dd, const char *rec, size_t len, sl_batch *out
 	case 'c':
 	case 'r': rc = add_image(d, &c, env.after, SL_INSERT, wm); break;
 	case 'u':
-		rc = add_image(d, &c, env.before, SL_UPDATE_BEFORE, wm);
+		if (!env.before && !dd->keyed) {
+			rc = sl_err_set(err, SL_EINPUT,
+			                "debezium-json: update event without a 'before' image (a "
+			                "PostgreSQL table without REPLICA IDENTITY FULL?): declare the "
+			                "table's PRIMARY KEY so that the source normalizes changes by key");
+			break;
+		}
+		if (env.before)
+			rc = add_image(d, &c, env.before, SL_UPDATE_BEFORE, wm);
 		if (!rc)
 			rc = add_image(d, &c, env.after, SL_UPDATE_AFTER, wm);
 		break;
+	case 't':
+	case 'm':
+		dd->events_skipped++;
+		return 0;
 	case 'd': rc = add_image(d, &c, env.before, SL_DELETE, wm); break;
 	case 0:
 		rc = sl_err_set(err, SL_EINPUT, "debezium-json: record has no \"op\"");
@@ -172,8 +196,9 @@ static int dbz_decoder_init(sl_decoder *dd, const sl_opts *opts, sl_err *err)
 	sl_arena_init(&d->arena, 4096);
 	if (sl__jopts_read("debezium-json", opts, &d->o, &dd->ignore_errors, err))
 		return SL_EINVAL;
-	if (opts)
-		(void)sl_opts_get(opts, "debezium-json.schema-include"); /* detected anyway */
+	int schema_include;
+	if (sl_opts_bool(opts, "debezium-json.schema-include", 0, &schema_include, err))
+		return SL_EINVAL; /* validated; the envelope is detected anyway */
 	if (sl__jschema_build(&d->arena, dd->fields, dd->nfields, &d->schema))
 		return sl_err_set(err, SL_ENOMEM, "debezium-json: out of memory");
 	return 0;

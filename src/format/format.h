@@ -31,6 +31,15 @@ typedef struct sl_decoder {
 	const sl_field *fields; /* target schema: batch column i <- field i */
 	int nfields;
 	int ignore_errors;      /* '<format>.ignore-parse-errors' */
+	/* Changelog formats: set by the caller after sl_decoder_new when the
+	 * table has a PRIMARY KEY.  An update whose old image is missing (a
+	 * PostgreSQL table without REPLICA IDENTITY FULL) then yields only +U
+	 * and a delete's image may hold only the key: a ChangelogNormalize
+	 * operator keyed by the PRIMARY KEY restores the full -U/-D rows.
+	 * Without it such a record is an error. */
+	int keyed;
+	int64_t events_skipped; /* change events that carry no row (truncate,
+	                         * message, tombstone), counted for stats */
 } sl_decoder;
 
 /* Base of every encoder. */

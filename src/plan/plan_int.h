@@ -10,8 +10,8 @@
  * aggregate's output columns).
  *
  * Files: bind.c (expressions), plan_query.c (FROM, WHERE, SELECT, GROUP
- * BY, windows, UNION), plan_job.c (scans, sinks, INSERT, statement sets,
- * EXPLAIN).
+ * BY, windows, UNION), plan_over.c (ROW_NUMBER, OVER aggregates),
+ * plan_job.c (scans, sinks, INSERT, statement sets, EXPLAIN).
  */
 #ifndef SL_PLAN_INT_H
 #define SL_PLAN_INT_H
@@ -39,6 +39,9 @@ struct rel {
 	int proctime;       /* processing-time attribute column, -1 */
 	int updating;       /* produces -U/+U/-D */
 	const char *upd_op; /* the operator that makes it updating */
+	const char *upsert_key; /* updating as an upsert stream keyed by these
+	                         * columns (no -U; a -D may hold only the key), or
+	                         * NULL: a full retract stream (EXPLAIN shows it) */
 	/* Window TVF (virtual): columns = input columns + window_start,
 	 * window_end, window_time; consumed by a window aggregate. */
 	rel *tvf_in;
@@ -116,6 +119,19 @@ rel *sl__rel_new(planner *p, int ncols);
 
 /* Adds op to the graph with rel r's columns as its output. */
 int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label);
+
+/* A Calc over `in`: optional filter, then the projection x[0..n) named
+ * names[i]; time attributes follow plain column references.  NULL with
+ * p->err set. */
+rel *sl__add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **x, int n, const char **names);
+
+/* ---- plan_over.c ---- */
+
+/* 1 when sel reads a subquery whose SELECT list holds ROW_NUMBER() OVER. */
+int sl__is_rank_query(const sl_ast_select *sel);
+/* Plans that subquery and its rank operator (dedup, Top-N, window Top-N);
+ * *rest = sel without the rn filter.  NULL with p->err set. */
+rel *sl__plan_rank(planner *p, const sl_ast_select *sel, sl_ast_select *rest);
 
 /* ---- plan_job.c ---- */
 

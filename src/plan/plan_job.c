@@ -13,6 +13,8 @@
 #include "plan_int.h"
 #include "sluice.h"
 #include "../base/hash.h"
+#include "../connector/conn_lines.h"
+#include "../format/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +35,10 @@ int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label)
 	}
 	if (r->ncols > 0) {
 		int rt = r->rowtime >= 0 && r->rowtime < r->ncols;
-		label = sl_arena_printf(p->a, "%s [%s%s%s]", label,
-		                        r->updating ? "updating" : "append-only",
+		const char *kind = !r->updating ? "append-only"
+		                 : r->upsert_key ? sl_arena_printf(p->a, "upsert, key=[%s]", r->upsert_key)
+		                 : "updating";
+		label = sl_arena_printf(p->a, "%s [%s%s%s]", label, kind,
 		                        rt ? ", rowtime=" : "", rt ? r->cols[r->rowtime].name : "");
 	}
 	op->label = label;
@@ -116,6 +120,52 @@ static sl_opts *use_opts(planner *p, const sl_table_def *t)
 	for (int i = 0; i < o->n; i++)
 		o->v[i].used = 0;
 	return o;
+}
+
+/* The PRIMARY KEY's column names, comma-separated (arena). */
+static const char *key_names(planner *p, const sl_table_def *t)
+{
+	const char *s = "";
+	for (int i = 0; i < t->npk; i++)
+		s = sl_arena_printf(p->a, "%s%s%s", s, i ? ", " : "", t->cols[t->pk[i]].name);
+	return s;
+}
+
+/* Whether the rows of changelog table t can be kept by key (1), else 0
+ * with the planning error set. */
+static int normalizable(planner *p, const sl_table_def *t, const rel *r)
+{
+	for (int i = 0; i < r->ncols; i++)
+		if (sl_type_phys(r->cols[i].type) == SL_PHYS_ROW) {
+			sl__plan_error(p, t->line, t->col, SL_ENOTSUP,
+			               "table '%s': a changelog source with a PRIMARY KEY keeps its rows "
+			               "by key, which is not supported yet for the ROW column '%s'",
+			               t->name, r->cols[i].name);
+			return 0;
+		}
+	return 1;
+}
+
+/*
+ * ChangelogNormalize after the scan rel `in` of changelog table t with a
+ * PRIMARY KEY: the upsert stream (updates possibly without their old row,
+ * deletes possibly with only the key) becomes a full retract stream.
+ */
+static rel *plan_normalize(planner *p, const sl_table_def *t, rel *in)
+{
+	sl_op *op = sl_op_changelog_normalize_new(t->pk, t->npk, p->err);
+	if (!op)
+		return NULL;
+	rel *r = sl__rel_new(p, in->ncols);
+	memcpy(r->cols, in->cols, sizeof(rcol) * (size_t)in->ncols);
+	r->rowtime = in->rowtime;
+	r->proctime = in->proctime;
+	r->updating = 1;
+	const char *label = sl_arena_printf(p->a, "ChangelogNormalize(key=[%s])", key_names(p, t));
+	r->upd_op = label;
+	if (sl__add_op(p, op, 1, r, label) || sl_graph_connect(p->g, in->op, op, 0))
+		return NULL;
+	return r;
 }
 
 rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int line, int col)
@@ -212,7 +262,11 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	if (!strcmp(conn, "stdin") && p->checkpointing && p->warnings)
 		sl_buf_printf(p->warnings, "warning: table '%s' reads stdin, which cannot be replayed: "
 		              "the job is at-least-once for it, not exactly-once\n", t->name);
-	if (!push) {
+	if (push) {
+		/* a push table decodes its records with its 'format' (json by default) */
+		if (!(sp.push_dec = sl__conn_decoder(&ca, "json", p->err)))
+			return NULL;
+	} else {
 		const sl_source_vtab *vt = sl_source_find(conn);
 		if (!vt)
 			return sl__plan_error(p, t->line, t->col, SL_EPLAN,
@@ -223,20 +277,35 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 			return NULL;
 		}
 	}
-	if (check_unused(p, t, o, t->line, t->col)) {
+	const sl_decoder *dec = sp.push_dec ? sp.push_dec : sp.source ? sp.source->dec : NULL;
+	int changelog = dec && dec->vt->changelog;
+	if (check_unused(p, t, o, t->line, t->col) ||
+	    (changelog && t->npk && !normalizable(p, t, r))) {
 		sl_source_free(sp.source);
+		sl_decoder_free(sp.push_dec);
 		return NULL;
 	}
 	sl_op *op = sl_op_scan_new(&sp, p->err);
 	if (!op) {
 		sl_source_free(sp.source);
+		sl_decoder_free(sp.push_dec);
 		return NULL;
 	}
-	const char *label = sl_arena_printf(p->a, "TableSourceScan(table=[%s], connector=[%s]%s%s%s)",
-	                                    t->name, conn, t->watermark ? ", watermark=[" : "",
+	const char *fmt = changelog ? sl_arena_printf(p->a, ", format=[%s]", dec->vt->name) : "";
+	const char *label = sl_arena_printf(p->a, "TableSourceScan(table=[%s], connector=[%s]%s%s%s%s)",
+	                                    t->name, conn, fmt, t->watermark ? ", watermark=[" : "",
 	                                    t->watermark ? sl__ast_text(p, t->watermark) : "",
 	                                    t->watermark ? "]" : "");
+	if (changelog) {
+		r->updating = 1;
+		r->upd_op = sl_arena_printf(p->a, "TableSourceScan(table=[%s], format=[%s])", t->name,
+		                            dec->vt->name);
+		if (t->npk)
+			r->upsert_key = key_names(p, t);
+	}
 	if (sl__add_op(p, op, 0, r, label))
+		return NULL;
+	if (changelog && t->npk && !(r = plan_normalize(p, t, r)))
 		return NULL;
 	p->scans[p->nscans].t = t;
 	p->scans[p->nscans].hint = hint;

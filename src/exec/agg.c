@@ -3,7 +3,9 @@
  *
  * Accumulators are plain structs in the state slot; each function's add()
  * is a switch on the argument's physical kind.  The slot is written in
- * place (memory backend) so an add is a few instructions per row.
+ * place (memory backend) so an add is a few instructions per row.  MIN and
+ * MAX over updating input also keep a sorted multiset of the group's
+ * values (sl_agg_vals_add, at the end of this file).
  */
 #include "agg.h"
 #include "sluice.h"
@@ -338,13 +340,13 @@ static int last_merge(const sl_agg *a, void *dst, const void *src, sl_err *err)
 }
 
 static const sl_agg_vtab aggs[] = {
-	{"COUNT", 1, count_type, 16, count_add, count_result, count_merge},
-	{"SUM", 1, sum_type, sizeof(acc_num), sum_add, sum_result, sum_merge},
-	{"AVG", 1, avg_type, sizeof(acc_num), sum_add, avg_result, sum_merge},
-	{"MIN", 0, minmax_type, sizeof(acc_num), min_add, val_result, min_merge},
-	{"MAX", 0, minmax_type, sizeof(acc_num), max_add, val_result, max_merge},
-	{"FIRST_VALUE", 0, minmax_type, sizeof(acc_num), first_add, val_result, first_merge},
-	{"LAST_VALUE", 0, minmax_type, sizeof(acc_num), last_add, val_result, last_merge},
+	{"COUNT", 1, count_type, 16, count_add, count_result, count_merge, 0},
+	{"SUM", 1, sum_type, sizeof(acc_num), sum_add, sum_result, sum_merge, 0},
+	{"AVG", 1, avg_type, sizeof(acc_num), sum_add, avg_result, sum_merge, 0},
+	{"MIN", 0, minmax_type, sizeof(acc_num), min_add, val_result, min_merge, 1},
+	{"MAX", 0, minmax_type, sizeof(acc_num), max_add, val_result, max_merge, 1},
+	{"FIRST_VALUE", 0, minmax_type, sizeof(acc_num), first_add, val_result, first_merge, 0},
+	{"LAST_VALUE", 0, minmax_type, sizeof(acc_num), last_add, val_result, last_merge, 0},
 };
 
 const sl_agg_vtab *sl_agg_find(const char *name)
@@ -445,4 +447,135 @@ void sl_agg_str_delete(int idx, sl_state_table *t, int64_t ns, const void *key, 
 {
 	if (!str_key(scratch, idx, key, klen))
 		sl_state_delete(t, ns, scratch->p, (uint32_t)scratch->len);
+}
+
+/* ---- MIN / MAX with retraction: the group's values with counts ------------ */
+
+/* Bytes of the value of (c, row) as the multiset stores it. */
+static const void *val_bytes(const sl_col *c, int row, uint32_t *len)
+{
+	switch (sl_type_phys(c->type)) {
+	case SL_PHYS_I64: *len = 8; return &c->v.i64[row];
+	case SL_PHYS_F64: *len = 8; return &c->v.f64[row];
+	case SL_PHYS_I128: *len = 16; return &c->v.i128[row];
+	default: *len = (uint32_t)c->v.str[row].len; return c->v.str[row].ptr;
+	}
+}
+
+/* Compares stored values x[0..xl) and y[0..yl) of physical kind phys. */
+static int val_cmp(int phys, const char *x, uint32_t xl, const char *y, uint32_t yl)
+{
+	switch (phys) {
+	case SL_PHYS_I64: {
+		int64_t u, v;
+		memcpy(&u, x, 8);
+		memcpy(&v, y, 8);
+		return u < v ? -1 : u > v;
+	}
+	case SL_PHYS_F64: {
+		double u, v;
+		memcpy(&u, x, 8);
+		memcpy(&v, y, 8);
+		return u < v ? -1 : u > v;
+	}
+	case SL_PHYS_I128: {
+		sl_i128 u, v;
+		memcpy(&u, x, 16);
+		memcpy(&v, y, 16);
+		return u < v ? -1 : u > v;
+	}
+	default: {
+		int c = memcmp(x, y, xl < yl ? xl : yl);
+		return c ? c : xl < yl ? -1 : xl > yl;
+	}
+	}
+}
+
+/* Applies (v, sign) to the sorted entries in w.  Returns 0 or SL_ENOMEM. */
+static int vals_apply(sl_buf *w, int phys, const void *v, uint32_t vl, int sign)
+{
+	size_t pos = 0;
+	while (pos < w->len) {
+		uint32_t el;
+		memcpy(&el, w->p + pos, 4);
+		const char *ev = w->p + pos + 4;
+		int c = val_cmp(phys, v, vl, ev, el);
+		if (c == 0) {
+			int64_t n;
+			memcpy(&n, ev + el, 8);
+			n += sign;
+			if (n > 0) {
+				memcpy((char *)ev + el, &n, 8);
+			} else {
+				size_t sz = 4 + el + 8;
+				memmove(w->p + pos, w->p + pos + sz, w->len - pos - sz);
+				w->len -= sz;
+			}
+			return 0;
+		}
+		if (c < 0)
+			break;
+		pos += 4 + el + 8;
+	}
+	if (sign < 0)
+		return 0; /* not held: nothing to take back */
+	size_t sz = 4 + vl + 8, tail = w->len - pos;
+	if (w->len + sz > w->cap && sl_buf_reserve(w, sz))
+		return SL_ENOMEM;
+	memmove(w->p + pos + sz, w->p + pos, tail);
+	int64_t one = 1;
+	memcpy(w->p + pos, &vl, 4);
+	memcpy(w->p + pos + 4, v, vl);
+	memcpy(w->p + pos + 4 + vl, &one, 8);
+	w->len += sz;
+	return 0;
+}
+
+int sl_agg_vals_add(const sl_agg *a, int idx, sl_state_table *vals, sl_state_table *strs,
+                    int64_t ns, const void *key, size_t klen, void *slot, const sl_batch *in,
+                    int row, int sign, sl_buf *scratch, sl_buf *work, sl_err *err)
+{
+	if (a->filter_col >= 0 && !is_true(&in->cols[a->filter_col], row))
+		return 0;
+	const sl_col *c = &in->cols[a->arg_col];
+	if (c->null[row])
+		return 0;
+	if (str_key(scratch, idx, key, klen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	const void *cur;
+	uint32_t clen, vl;
+	sl_buf_clear(work);
+	if (sl_state_get_var(vals, ns, scratch->p, (uint32_t)scratch->len, &cur, &clen) &&
+	    sl_buf_append(work, cur, clen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	int phys = sl_type_phys(c->type);
+	const void *v = val_bytes(c, row, &vl);
+	if (vals_apply(work, phys, v, vl, sign))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	/* the extreme: the first entry (MIN) or the last (MAX) */
+	const char *ext = NULL;
+	uint32_t el = 0;
+	for (size_t pos = 0; pos < work->len; pos += 4 + el + 8) {
+		memcpy(&el, work->p + pos, 4);
+		ext = work->p + pos + 4;
+		if (a->vt->add == min_add)
+			break;
+	}
+	int rc = work->len ? sl_state_put_var(vals, ns, scratch->p, (uint32_t)scratch->len,
+	                                      work->p, (uint32_t)work->len)
+	                   : (sl_state_delete(vals, ns, scratch->p, (uint32_t)scratch->len), 0);
+	if (rc)
+		return sl_err_set(err, rc, "MIN/MAX: cannot store the group's values");
+	if (phys == SL_PHYS_STR) {
+		if (!ext)
+			sl_state_delete(strs, ns, scratch->p, (uint32_t)scratch->len);
+		else if (sl_state_put_var(strs, ns, scratch->p, (uint32_t)scratch->len, ext, el))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		return 0;
+	}
+	acc_num *acc = (acc_num *)((char *)slot + a->offset);
+	acc->n = ext != NULL;
+	if (ext)
+		memcpy(&acc->v, ext, el);
+	return 0;
 }

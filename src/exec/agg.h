@@ -14,9 +14,15 @@
  * FLOAT/DOUBLE is DOUBLE.  A DECIMAL result that overflows 38 digits is an
  * error, never NULL (DESIGN.md §3).
  *
- * Retraction (-U/-D input) is supported by COUNT, SUM and AVG; MIN, MAX,
- * FIRST_VALUE and LAST_VALUE over updating input need the values they may
- * have to take back and are refused by the planner until that lands.
+ * Retraction (-U/-D input) is supported by COUNT, SUM and AVG in their
+ * accumulators.  MIN and MAX need the values they may have to take back:
+ * over an updating input the planner sets sl_agg.retract and the operator
+ * keeps each group's values with their counts in a variable-length state
+ * table ("values"), updated by sl_agg_vals_add, which also keeps the
+ * ordinary accumulator (or string value) equal to the current extreme, so
+ * results are read as usual.  COUNT(DISTINCT) retracts through the
+ * operator's per-value counts.  FIRST_VALUE and LAST_VALUE over updating
+ * input are refused by the planner.
  *
  * MIN, MAX, FIRST_VALUE and LAST_VALUE over strings keep their value in a
  * variable-length state table of the operator ("strings"), keyed by the
@@ -52,6 +58,7 @@ typedef struct sl_agg_vtab {
 	/* Merges accumulator src into dst (session windows merging); dst holds
 	 * the earlier rows.  Returns 0 or SL_ERUNTIME (overflow). */
 	int (*merge)(const sl_agg *a, void *dst, const void *src, sl_err *err);
+	int retract_values;        /* retractable through sl_agg_vals_add (MIN, MAX) */
 } sl_agg_vtab;
 
 /* One aggregate call of a query. */
@@ -62,6 +69,7 @@ struct sl_agg {
 	int arg_col;       /* input column of the argument, -1 for COUNT(*) */
 	int filter_col;    /* input BOOLEAN column of FILTER (WHERE), -1 = none */
 	int distinct;      /* aggregate over distinct argument values */
+	int retract;       /* MIN/MAX over updating input: sl_agg_vals_add */
 	uint32_t offset;   /* of its accumulator in the slot */
 };
 
@@ -171,6 +179,23 @@ int sl_agg_str_add(const sl_agg *a, int idx, sl_state_table *t, int64_t ns, cons
  * (out, orow), copying the bytes into ob's arena.  Returns 0 or SL_ENOMEM. */
 int sl_agg_str_result(const sl_agg *a, int idx, sl_state_table *t, int64_t ns, const void *key,
                       size_t klen, sl_buf *scratch, sl_batch *ob, sl_col *out, int orow);
+
+/*
+ * MIN/MAX with retraction (a->retract): folds row `row` of `in` with sign
+ * +1 or -1 into the multiset of values of aggregate number idx of the
+ * group key[0..klen) in namespace ns of table vals (variable-length
+ * values: entries [u32 len][value bytes][i64 count] sorted by value), then
+ * sets the aggregate's result to the multiset's smallest (MIN) or largest
+ * (MAX) value: in the accumulator at slot + a->offset for numbers, in
+ * table strs (as sl_agg_str_add keeps it) for strings; no value = NULL.
+ * Honours FILTER and skips NULLs; retracting a value the group does not
+ * hold changes nothing.  scratch and work are re-used buffers (no malloc
+ * per row in steady state).  Cost: O(distinct values of the group) per
+ * row.  Returns 0 or SL_ENOMEM (err set).
+ */
+int sl_agg_vals_add(const sl_agg *a, int idx, sl_state_table *vals, sl_state_table *strs,
+                    int64_t ns, const void *key, size_t klen, void *slot, const sl_batch *in,
+                    int row, int sign, sl_buf *scratch, sl_buf *work, sl_err *err);
 
 /* Removes the group's string values (its group disappeared). */
 void sl_agg_str_delete(int idx, sl_state_table *t, int64_t ns, const void *key, size_t klen,

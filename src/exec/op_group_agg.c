@@ -8,8 +8,10 @@
  *              falls to zero (its state is then freed)
  *   watermark  forwarded unchanged (the output carries no time attribute)
  *
- * Input may itself be updating: +I/+U add, -U/-D retract (only COUNT, SUM
- * and AVG are retractable; the planner refuses the rest).  Like Flink's
+ * Input may itself be updating: +I/+U add, -U/-D retract (COUNT, SUM and
+ * AVG in their accumulators, MIN and MAX through the group's values kept
+ * in table "values", COUNT(DISTINCT) through table "distinct"; the
+ * planner refuses FIRST_VALUE and LAST_VALUE).  Like Flink's
  * GroupAggFunction, an update whose new result equals the old one emits
  * nothing.  Every input row's effect is emitted (no folding) unless
  * mini-batch is on, in which case each key emits at most one change per
@@ -17,7 +19,9 @@
  *
  * State: table "acc", namespace 0, key = encoded GROUP BY key, value =
  * [row count, emitted flag][accumulators]; table "distinct" for DISTINCT
- * aggregates: key = group key + aggregate index + value -> count.
+ * aggregates: key = group key + aggregate index + value -> count; table
+ * "values" for MIN/MAX over updating input: key = group key + aggregate
+ * index -> the sorted values with their counts (agg.h, sl_agg_vals_add).
  */
 #include "graph.h"
 #include "ops.h"
@@ -42,7 +46,9 @@ typedef struct group_op {
 	int has_distinct;
 	sl_state_table *acc, *dist;
 	sl_state_table *strs;   /* string MIN/MAX/FIRST/LAST values (agg.h) */
-	int has_str;
+	sl_state_table *vals;   /* MIN/MAX over updating input (agg.h) */
+	int has_str, has_retract;
+	sl_buf vbuf;            /* work buffer of sl_agg_vals_add */
 	sl_buf skey;
 	sl_batch *out;
 	sl_buf key, dkey;
@@ -88,6 +94,9 @@ static void drop_strs(group_op *o)
 	for (int i = 0; o->has_str && i < o->p.naggs; i++)
 		if (sl_agg_is_str(&o->aggs[i]))
 			sl_agg_str_delete(i, o->strs, 0, o->key.p, o->key.len, &o->skey);
+	for (int i = 0; o->has_retract && i < o->p.naggs; i++)
+		if (o->aggs[i].retract)
+			sl_agg_str_delete(i, o->vals, 0, o->key.p, o->key.len, &o->skey);
 }
 
 static int rows_equal(const sl_batch *b, int r1, int r2)
@@ -137,7 +146,10 @@ static int fold(group_op *o, void *slot, const sl_batch *in, int row, int sign, 
 			if (!first)
 				continue;
 		}
-		int rc = sl_agg_is_str(a)
+		int rc = a->retract
+		       ? sl_agg_vals_add(a, i, o->vals, o->strs, 0, o->key.p, o->key.len, slot, in, row,
+		                         sign, &o->skey, &o->vbuf, err)
+		       : sl_agg_is_str(a)
 		       ? sl_agg_str_add(a, i, o->strs, 0, o->key.p, o->key.len, in, row, &o->skey, err)
 		       : sl_agg_add_one(a, slot, in, row, sign, err);
 		if (rc)
@@ -304,6 +316,8 @@ static int group_open(sl_op *op, sl_err *err)
 		return err->code;
 	if (o->has_str && !(o->strs = sl_state_table_open(op->state, op->uid, "strings", 0, err)))
 		return err->code;
+	if (o->has_retract && !(o->vals = sl_state_table_open(op->state, op->uid, "values", 0, err)))
+		return err->code;
 	o->out = sl_batch_new(op->nout, op->out_types, 0);
 	o->pre = sl_batch_new(op->nout, op->out_types, 0);
 	if (!o->out || !o->pre)
@@ -320,6 +334,7 @@ static void group_close(sl_op *op)
 	sl_buf_deinit(&o->dkey);
 	sl_buf_deinit(&o->touched);
 	sl_buf_deinit(&o->skey);
+	sl_buf_deinit(&o->vbuf);
 	free(o->key_cols);
 	free(o->aggs);
 }
@@ -363,6 +378,7 @@ sl_op *sl_op_group_agg_new(const sl_group_agg_plan *p, const sl_type *in_types, 
 		off += o->aggs[i].vt->acc_size;
 		o->has_distinct |= p->aggs[i].distinct;
 		o->has_str |= sl_agg_is_str(&o->aggs[i]);
+		o->has_retract |= o->aggs[i].retract;
 	}
 	o->p.aggs = o->aggs;
 	o->slot_size = off;

@@ -750,6 +750,10 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 	rel *in = pre_project(p, b, &key_cols);
 	if (!in)
 		return NULL;
+	if (in->updating)
+		return sl__plan_error(p, sel->line, sel->col, SL_EPLAN,
+		                      "a window aggregate doesn't support consuming update and delete "
+		                      "changes which is produced by node %s", in->upd_op);
 	sl_window_agg_plan wp = {0};
 	wp.win = *w;
 	wp.nkeys = b->ngroup;
@@ -794,11 +798,14 @@ static rel *plan_group_agg(planner *p, const sl_ast_select *sel, agg_build *b, a
 	rel *in = pre_project(p, b, &key_cols);
 	if (!in)
 		return NULL;
-	for (int i = 0; i < b->calls.n; i++)
-		if (in->updating && !b->aggs[i].vt->retractable)
+	for (int i = 0; i < b->calls.n; i++) {
+		if (in->updating && !b->aggs[i].vt->retractable && !b->aggs[i].vt->retract_values)
 			return sl__plan_error(p, b->calls.calls[i]->line, b->calls.calls[i]->col, SL_ENOTSUP,
 			                      "%s over an updating input is not supported yet",
 			                      b->aggs[i].vt->name);
+		/* MIN/MAX keep the values they may have to take back (agg.h) */
+		b->aggs[i].retract = in->updating && b->aggs[i].vt->retract_values;
+	}
 	sl_group_agg_plan gp = {b->ngroup, key_cols, b->calls.n, b->aggs, p->mini_batch};
 	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
 	for (int i = 0; i < in->ncols; i++)

@@ -1,0 +1,144 @@
+/*
+ * join.h - the join operators (regular, interval) and what they
+ * share: their plan struct and the helpers of join_rows.c that store rows
+ * in state values and build joined output rows.
+ *
+ * Every join has two inputs: input 0 is the left side, input 1 the right
+ * side.  Its output columns are the left input's columns followed by the
+ * right input's (the planner projects afterwards).  Rows match when their
+ * equi-keys are equal and not NULL (a NULL key never matches, as in Flink)
+ * and the residual predicate, evaluated over the joined row, is TRUE.
+ * Design note: docs/joins.md.
+ */
+#ifndef SL_JOIN_H
+#define SL_JOIN_H
+
+#include "../base/buf.h"
+#include "../expr/expr.h"
+#include "op.h"
+
+typedef enum sl_join_kind {
+	SL_JOIN_INNER = 0,
+	SL_JOIN_LEFT,
+	SL_JOIN_RIGHT,
+	SL_JOIN_FULL
+} sl_join_kind;
+
+/* Read-only plan of a join (owned by the planner's arena; the operator
+ * copies what it keeps). */
+typedef struct sl_join_plan {
+	sl_join_kind kind;
+	int nl, nr;              /* columns of the left and right inputs */
+	const sl_type *ltypes;   /* their types */
+	const sl_type *rtypes;
+	int nkeys;               /* equi-keys: lkeys[i] = rkeys[i], at least one */
+	const int *lkeys, *rkeys;
+	sl_expr *residual;       /* over the joined row (left ++ right), NULL = none */
+	/* Interval join: L.ltime - R.rtime in [lo, hi] (micros, lo <= hi). */
+	int ltime, rtime;
+	int64_t lo, hi;
+	/* Interval join: the output's rowtime is the left (0) or
+	 * right (1) side's time column, or none (-1, FULL joins); it decides by
+	 * how much the output watermark is held back. */
+	int time_side;
+} sl_join_plan;
+
+/* Regular join (op_join.c): inputs may be updating; the output is updating
+ * unless it is an inner join of two append-only inputs.  State is kept
+ * forever (no state TTL yet). */
+sl_op *sl_op_join_new(const sl_join_plan *p, sl_err *err);
+
+/* Interval join (op_interval_join.c): append-only inputs, append-only
+ * output; state freed once the watermark passes each row's bound. */
+sl_op *sl_op_interval_join_new(const sl_join_plan *p, sl_err *err);
+
+/* ---- join_rows.c: shared by the three operators --------------------------- */
+
+/*
+ * A stored row record inside a state value (a list of records per key):
+ *   u32 len (of the row bytes), u32 count (duplicates), i64 aux, row bytes
+ * aux is the number of matches of an outer-side row (regular and interval
+ * joins) or the row's time (interval join keeps it in `time`).  Records
+ * are unaligned: read them with sl__jrec_read.
+ */
+typedef struct sl_jrec {
+	uint32_t len;
+	uint32_t count;
+	int64_t aux;
+	int64_t time;
+	const char *row;  /* row bytes */
+} sl_jrec;
+
+#define SL_JREC_HDR 24 /* len, count, aux, time */
+
+/* Reads the record at *p (advancing it) within [*p, end); returns 0 or
+ * SL_ESTATE when the bytes are malformed. */
+int sl__jrec_read(const char **p, const char *end, sl_jrec *r);
+
+/* Appends a record header + the encoding of row `row` of all columns of
+ * `in` to out.  Returns 0 or SL_ENOMEM (SL_EINVAL never: ROW columns are
+ * encoded field by field). */
+int sl__jrec_append(sl_buf *out, const sl_batch *in, int row, uint32_t count, int64_t aux,
+                    int64_t time);
+
+/* Writes count/aux of the record starting at `rec` (as read by
+ * sl__jrec_read, which left it at rec). */
+void sl__jrec_set(char *rec, uint32_t count, int64_t aux);
+
+/* Encodes row `row` of all columns of b (the stored row format) to out. */
+int sl__jrow_encode(const sl_batch *b, int row, sl_buf *out);
+
+/* Decodes stored row bytes into columns cols[0..n) of b at row `row`
+ * (strings copied into b's arena).  Returns 0 or SL_ESTATE. */
+int sl__jrow_decode(const char *p, uint32_t len, sl_batch *b, sl_col *cols, int n, int row);
+
+/* 1 when a key column of row `row` is NULL (the row matches nothing). */
+int sl__join_key_null(const sl_batch *b, const int *keys, int n, int row);
+
+/*
+ * Builder of joined output rows: an output batch (left ++ right columns)
+ * flushed to the operator's consumers when full, and a candidate batch in
+ * which joined pairs are assembled and filtered by the residual predicate.
+ */
+typedef struct sl_joiner {
+	sl_op *op;
+	int nl, nr;
+	sl_batch *out;     /* rows being emitted */
+	sl_batch *cand;    /* candidate joined rows (residual evaluation) */
+	sl_prog *residual; /* NULL = every candidate matches */
+	uint8_t *ok;       /* per candidate row: the residual held */
+	sl_eval_ctx *ectx;
+} sl_joiner;
+
+int sl__joiner_init(sl_joiner *j, sl_op *op, const sl_join_plan *p, sl_err *err);
+void sl__joiner_deinit(sl_joiner *j);
+
+/* Starts a new candidate set (cand emptied). */
+void sl__joiner_cand_reset(sl_joiner *j);
+
+/* Adds a candidate: the left part from input batch row (lb, lrow) or stored
+ * bytes (lrow < 0: lbytes/llen), the same for the right part; a NULL part
+ * (both lb == NULL and lbytes == NULL) is padded with NULLs.  Returns the
+ * candidate index or a negative code.  The caller evaluates when
+ * cand->nrows == cand->cap. */
+int sl__joiner_cand_add(sl_joiner *j, const sl_batch *lb, int lrow, const char *lbytes,
+                        uint32_t llen, const sl_batch *rb, int rrow, const char *rbytes,
+                        uint32_t rlen, sl_err *err);
+
+/* Evaluates the residual over the candidates: sets j->ok[i].  Returns 0 or
+ * an evaluation error. */
+int sl__joiner_cand_eval(sl_joiner *j, sl_err *err);
+
+/* Copies candidate i to the output with kind op and W_before wm (flushing
+ * the output first when it is full).  Returns 0 or an error. */
+int sl__joiner_emit_cand(sl_joiner *j, int i, uint8_t op, int64_t wm, sl_err *err);
+
+/* Emits a joined row directly (parts as in sl__joiner_cand_add). */
+int sl__joiner_emit(sl_joiner *j, const sl_batch *lb, int lrow, const char *lbytes,
+                    uint32_t llen, const sl_batch *rb, int rrow, const char *rbytes,
+                    uint32_t rlen, uint8_t op, int64_t wm, sl_err *err);
+
+/* Emits the pending output rows to the consumers. */
+int sl__joiner_flush(sl_joiner *j, sl_err *err);
+
+#endif

@@ -1,0 +1,287 @@
+/*
+ * join_rows.c - what the join operators share (join.h): the encoding of
+ * whole rows inside state values, the record lists kept per join key, and
+ * the builder of joined output rows with the residual predicate.
+ *
+ * Row bytes: per column, one null byte (1 = NULL) and, when not NULL, the
+ * value: 8 bytes for I64/F64, 16 for I128, u32 length + bytes for strings,
+ * the fields in order for ROW columns.  It is the encoding of rowkey.c
+ * extended to ROW columns; like it, it is stored in snapshots as opaque
+ * bytes and must stay stable.
+ *
+ * Records: a state value is a list of records (join.h: sl_jrec), each a
+ * 24-byte header and the row bytes, unaligned.
+ *
+ * Joined rows are assembled in a candidate batch (left columns then right
+ * columns), filtered by the residual program in one call per chunk, and
+ * copied to the output batch; nothing here allocates per row (batches and
+ * buffers are reused).  One thread, the job's.
+ */
+#include "join.h"
+#include "graph.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- row bytes -------------------------------------------------------------- */
+
+static int enc_col(const sl_col *c, int row, sl_buf *out)
+{
+	char isnull = (char)c->null[row];
+	if (sl_buf_putc(out, isnull))
+		return SL_ENOMEM;
+	if (isnull)
+		return 0;
+	switch (sl_type_phys(c->type)) {
+	case SL_PHYS_I64: return sl_buf_append(out, &c->v.i64[row], 8) ? SL_ENOMEM : 0;
+	case SL_PHYS_F64: return sl_buf_append(out, &c->v.f64[row], 8) ? SL_ENOMEM : 0;
+	case SL_PHYS_I128: return sl_buf_append(out, &c->v.i128[row], 16) ? SL_ENOMEM : 0;
+	case SL_PHYS_STR: {
+		uint32_t len = (uint32_t)c->v.str[row].len;
+		if (sl_buf_append(out, &len, 4) || sl_buf_append(out, c->v.str[row].ptr, len))
+			return SL_ENOMEM;
+		return 0;
+	}
+	case SL_PHYS_ROW:
+		for (int i = 0; i < c->nchild; i++)
+			if (enc_col(&c->child[i], row, out))
+				return SL_ENOMEM;
+		return 0;
+	}
+	return 0;
+}
+
+int sl__jrow_encode(const sl_batch *b, int row, sl_buf *out)
+{
+	for (int i = 0; i < b->ncols; i++)
+		if (enc_col(&b->cols[i], row, out))
+			return SL_ENOMEM;
+	return 0;
+}
+
+static int dec_col(const char **pp, const char *end, sl_batch *b, sl_col *c, int row)
+{
+	const char *p = *pp;
+	if (p >= end)
+		return SL_ESTATE;
+	if (*p++) {
+		if (sl_type_phys(c->type) == SL_PHYS_ROW)
+			for (int i = 0; i < c->nchild; i++)
+				sl_col_set_null(&c->child[i], row);
+		sl_col_set_null(c, row);
+		*pp = p;
+		return 0;
+	}
+	switch (sl_type_phys(c->type)) {
+	case SL_PHYS_I64:
+	case SL_PHYS_F64:
+		if (end - p < 8)
+			return SL_ESTATE;
+		c->null[row] = 0;
+		memcpy(sl_type_phys(c->type) == SL_PHYS_I64 ? (void *)&c->v.i64[row]
+		                                            : (void *)&c->v.f64[row], p, 8);
+		p += 8;
+		break;
+	case SL_PHYS_I128:
+		if (end - p < 16)
+			return SL_ESTATE;
+		c->null[row] = 0;
+		memcpy(&c->v.i128[row], p, 16);
+		p += 16;
+		break;
+	case SL_PHYS_STR: {
+		uint32_t len;
+		if (end - p < 4)
+			return SL_ESTATE;
+		memcpy(&len, p, 4);
+		p += 4;
+		if ((uint32_t)(end - p) < len)
+			return SL_ESTATE;
+		if (sl_col_set_str(b, c, row, p, len))
+			return SL_ENOMEM;
+		p += len;
+		break;
+	}
+	case SL_PHYS_ROW:
+		c->null[row] = 0;
+		for (int i = 0; i < c->nchild; i++)
+			if (dec_col(&p, end, b, &c->child[i], row))
+				return SL_ESTATE;
+		break;
+	}
+	*pp = p;
+	return 0;
+}
+
+int sl__jrow_decode(const char *p, uint32_t len, sl_batch *b, sl_col *cols, int n, int row)
+{
+	const char *end = p + len;
+	for (int i = 0; i < n; i++)
+		if (dec_col(&p, end, b, &cols[i], row))
+			return SL_ESTATE;
+	return p == end ? 0 : SL_ESTATE;
+}
+
+/* ---- records ---------------------------------------------------------------- */
+
+int sl__jrec_read(const char **p, const char *end, sl_jrec *r)
+{
+	if (end - *p < SL_JREC_HDR)
+		return SL_ESTATE;
+	memcpy(&r->len, *p, 4);
+	memcpy(&r->count, *p + 4, 4);
+	memcpy(&r->aux, *p + 8, 8);
+	memcpy(&r->time, *p + 16, 8);
+	if ((uint64_t)(end - *p - SL_JREC_HDR) < r->len)
+		return SL_ESTATE;
+	r->row = *p + SL_JREC_HDR;
+	*p += SL_JREC_HDR + r->len;
+	return 0;
+}
+
+int sl__jrec_append(sl_buf *out, const sl_batch *in, int row, uint32_t count, int64_t aux,
+                    int64_t time)
+{
+	size_t at = out->len;
+	char hdr[SL_JREC_HDR] = {0};
+	if (sl_buf_append(out, hdr, sizeof(hdr)) || sl__jrow_encode(in, row, out))
+		return SL_ENOMEM;
+	uint32_t len = (uint32_t)(out->len - at - SL_JREC_HDR);
+	memcpy(out->p + at, &len, 4);
+	memcpy(out->p + at + 4, &count, 4);
+	memcpy(out->p + at + 8, &aux, 8);
+	memcpy(out->p + at + 16, &time, 8);
+	return 0;
+}
+
+void sl__jrec_set(char *rec, uint32_t count, int64_t aux)
+{
+	memcpy(rec + 4, &count, 4);
+	memcpy(rec + 8, &aux, 8);
+}
+
+int sl__join_key_null(const sl_batch *b, const int *keys, int n, int row)
+{
+	for (int i = 0; i < n; i++)
+		if (b->cols[keys[i]].null[row])
+			return 1;
+	return 0;
+}
+
+/* ---- joined rows ------------------------------------------------------------- */
+
+int sl__joiner_init(sl_joiner *j, sl_op *op, const sl_join_plan *p, sl_err *err)
+{
+	memset(j, 0, sizeof(*j));
+	j->op = op;
+	j->nl = p->nl;
+	j->nr = p->nr;
+	j->out = sl_batch_new(op->nout, op->out_types, 0);
+	j->cand = sl_batch_new(op->nout, op->out_types, 256);
+	j->ok = calloc(256, 1);
+	if (!j->out || !j->cand || !j->ok)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (p->residual) {
+		j->residual = sl_prog_compile(&p->residual, 1, op->out_types, op->nout, err);
+		if (!j->residual)
+			return err->code;
+	}
+	j->ectx = &op->graph->ectx;
+	return 0;
+}
+
+void sl__joiner_deinit(sl_joiner *j)
+{
+	sl_batch_free(j->out);
+	sl_batch_free(j->cand);
+	sl_prog_free(j->residual);
+	free(j->ok);
+	memset(j, 0, sizeof(*j));
+}
+
+void sl__joiner_cand_reset(sl_joiner *j)
+{
+	sl_batch_reset(j->cand);
+}
+
+/* Fills one side (columns [off, off + n)) of row `row` of b. */
+static int fill_side(sl_batch *b, int off, int n, int row, const sl_batch *src, int srow,
+                     const char *bytes, uint32_t blen, sl_err *err)
+{
+	if (src) {
+		for (int i = 0; i < n; i++)
+			if (sl_col_copy_value(b, &b->cols[off + i], row, &src->cols[i], srow))
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+		return 0;
+	}
+	if (bytes && sl__jrow_decode(bytes, blen, b, b->cols + off, n, row))
+		return sl_err_set(err, SL_ESTATE, "join state: malformed row");
+	return 0; /* padded: sl_batch_add_row left the columns NULL */
+}
+
+static int build(sl_joiner *j, sl_batch *b, const sl_batch *lb, int lrow, const char *lbytes,
+                 uint32_t llen, const sl_batch *rb, int rrow, const char *rbytes, uint32_t rlen,
+                 uint8_t op, int64_t wm, sl_err *err)
+{
+	int row = sl_batch_add_row(b, op, wm);
+	int rc = fill_side(b, 0, j->nl, row, lb, lrow, lbytes, llen, err);
+	if (!rc)
+		rc = fill_side(b, j->nl, j->nr, row, rb, rrow, rbytes, rlen, err);
+	return rc ? rc : row;
+}
+
+int sl__joiner_cand_add(sl_joiner *j, const sl_batch *lb, int lrow, const char *lbytes,
+                        uint32_t llen, const sl_batch *rb, int rrow, const char *rbytes,
+                        uint32_t rlen, sl_err *err)
+{
+	return build(j, j->cand, lb, lrow, lbytes, llen, rb, rrow, rbytes, rlen, SL_INSERT,
+	             SL_WM_MIN, err);
+}
+
+int sl__joiner_cand_eval(sl_joiner *j, sl_err *err)
+{
+	sl_batch *c = j->cand;
+	if (!j->residual) {
+		memset(j->ok, 1, (size_t)c->nrows);
+		return 0;
+	}
+	memset(j->ok, 0, (size_t)c->nrows);
+	int rc = sl_prog_filter(j->residual, c, j->ectx, err);
+	if (rc)
+		return rc;
+	SL_BATCH_FOREACH(c, k, row)
+		j->ok[row] = 1;
+	c->sel = NULL;
+	c->nsel = 0;
+	return 0;
+}
+
+int sl__joiner_flush(sl_joiner *j, sl_err *err)
+{
+	if (j->out->nrows == 0)
+		return 0;
+	int rc = sl_op_emit(j->op, j->out, err);
+	sl_batch_reset(j->out);
+	return rc;
+}
+
+int sl__joiner_emit_cand(sl_joiner *j, int i, uint8_t op, int64_t wm, sl_err *err)
+{
+	int rc;
+	if (j->out->nrows == j->out->cap && (rc = sl__joiner_flush(j, err)))
+		return rc;
+	rc = sl_batch_copy_row(j->out, j->cand, i, op, wm);
+	return rc < 0 ? sl_err_set(err, SL_ENOMEM, "out of memory") : 0;
+}
+
+int sl__joiner_emit(sl_joiner *j, const sl_batch *lb, int lrow, const char *lbytes,
+                    uint32_t llen, const sl_batch *rb, int rrow, const char *rbytes,
+                    uint32_t rlen, uint8_t op, int64_t wm, sl_err *err)
+{
+	int rc;
+	if (j->out->nrows == j->out->cap && (rc = sl__joiner_flush(j, err)))
+		return rc;
+	rc = build(j, j->out, lb, lrow, lbytes, llen, rb, rrow, rbytes, rlen, op, wm, err);
+	return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,398 @@
+/*
+ * op_rank.c - Top-N: ROW_NUMBER() OVER (PARTITION BY k ORDER BY x) with
+ * WHERE rn <= N, over an append-only input; and the sorted-list helpers
+ * the rank operators share (op_rank.h).
+ *
+ * INTERFACE ROUTINES
+ *   process    inserts each row into its partition's sorted top-N list and
+ *              emits the change (Flink's AppendOnlyTopNFunction):
+ *              without the rn column, +I for the row that entered and -D
+ *              (before it) for the row it pushed out of the top N; with the
+ *              rn column, for every rank from the new row's down to the
+ *              last, -U [old row, r] / +U [new row, r], or +I [row, r] for
+ *              a rank that was empty.  A row that does not enter the top N
+ *              emits nothing.
+ *   watermark  forwarded unchanged (the output is updating and has no time
+ *              attribute)
+ *
+ * State: table "topn", namespace 0, key = encoded PARTITION BY key, value =
+ * the partition's sorted list (op_rank.h): at most N entries, best first,
+ * ties in arrival order.  Rows that fall out are forgotten: over an
+ * append-only input they can never come back.  The state of a partition
+ * is never freed (no state TTL yet), as in Flink without TTL.
+ *
+ * Output rows carry the input row's W_before.  One thread; no malloc per
+ * row (the list is rebuilt in a reused buffer).
+ */
+#include "op_rank.h"
+#include "graph.h"
+#include "rowkey.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- shared helpers ------------------------------------------------------ */
+
+int sl__rank_plan_copy(sl_rank_plan *dst, const sl_rank_plan *src)
+{
+	*dst = *src;
+	int *kc = calloc((size_t)src->nkeys + 1, sizeof(int));
+	int *oc = calloc((size_t)src->norder + 1, sizeof(int));
+	uint8_t *d = calloc((size_t)src->norder + 1, 1), *nf = calloc((size_t)src->norder + 1, 1);
+	if (!kc || !oc || !d || !nf) {
+		free(kc);
+		free(oc);
+		free(d);
+		free(nf);
+		memset(dst, 0, sizeof(*dst));
+		return SL_ENOMEM;
+	}
+	if (src->nkeys)
+		memcpy(kc, src->key_cols, sizeof(int) * (size_t)src->nkeys);
+	if (src->norder) {
+		memcpy(oc, src->order_cols, sizeof(int) * (size_t)src->norder);
+		memcpy(d, src->desc, (size_t)src->norder);
+		memcpy(nf, src->nulls_first, (size_t)src->norder);
+	}
+	dst->key_cols = kc;
+	dst->order_cols = oc;
+	dst->desc = d;
+	dst->nulls_first = nf;
+	return 0;
+}
+
+void sl__rank_plan_free(sl_rank_plan *p)
+{
+	free((void *)p->key_cols);
+	free((void *)p->order_cols);
+	free((void *)p->desc);
+	free((void *)p->nulls_first);
+	memset(p, 0, sizeof(*p));
+}
+
+int sl__rank_out_types(const sl_rank_plan *p, const sl_type *in_types, int nin, sl_type *t)
+{
+	memcpy(t, in_types, sizeof(sl_type) * (size_t)nin);
+	if (!p->out_rn)
+		return nin;
+	t[nin] = sl_type_make(SL_T_BIGINT);
+	t[nin].notnull = 1;
+	return nin + 1;
+}
+
+int sl__rank_entry(const sl_rank_plan *p, const sl_batch *in, int row, sl_buf *out)
+{
+	sl_buf_clear(out);
+	uint32_t z = 0;
+	if (sl_buf_append(out, &z, 4) || sl_buf_append(out, &z, 4) ||
+	    sl_rowkey_encode(in, p->order_cols, p->norder, row, out))
+		return SL_ENOMEM;
+	uint32_t klen = (uint32_t)out->len - 8;
+	for (int i = 0; i < in->ncols; i++)
+		if (sl_rowkey_encode(in, &i, 1, row, out))
+			return SL_ENOMEM;
+	uint32_t rlen = (uint32_t)out->len - 8 - klen;
+	memcpy(out->p, &klen, 4);
+	memcpy(out->p + 4, &rlen, 4);
+	return 0;
+}
+
+/* Compares two non-NULL encoded values of physical kind `phys`; advances
+ * both cursors past them. */
+static int cmp_value(int phys, const uint8_t **pa, const uint8_t **pb)
+{
+	const uint8_t *a = *pa, *b = *pb;
+	int r = 0;
+	switch (phys) {
+	case SL_PHYS_I64: {
+		int64_t x, y;
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		r = (x > y) - (x < y);
+		a += 8, b += 8;
+		break;
+	}
+	case SL_PHYS_F64: {
+		double x, y;
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		r = (x > y) - (x < y);
+		a += 8, b += 8;
+		break;
+	}
+	case SL_PHYS_I128: {
+		sl_i128 x, y;
+		memcpy(&x, a, 16);
+		memcpy(&y, b, 16);
+		r = (x > y) - (x < y);
+		a += 16, b += 16;
+		break;
+	}
+	default: { /* strings: bytewise, a prefix first */
+		uint32_t la, lb;
+		memcpy(&la, a, 4);
+		memcpy(&lb, b, 4);
+		int c = memcmp(a + 4, b + 4, la < lb ? la : lb);
+		r = c ? (c > 0) - (c < 0) : (la > lb) - (la < lb);
+		a += 4 + la, b += 4 + lb;
+		break;
+	}
+	}
+	*pa = a;
+	*pb = b;
+	return r;
+}
+
+/* Skips one non-NULL encoded value. */
+static const uint8_t *skip_value(int phys, const uint8_t *a)
+{
+	if (phys == SL_PHYS_STR) {
+		uint32_t l;
+		memcpy(&l, a, 4);
+		return a + 4 + l;
+	}
+	return a + (phys == SL_PHYS_I128 ? 16 : 8);
+}
+
+int sl__rank_cmp(const sl_rank_plan *p, const sl_type *in_types, const uint8_t *a,
+                 const uint8_t *b)
+{
+	a += 8, b += 8; /* entry headers */
+	for (int i = 0; i < p->norder; i++) {
+		int phys = sl_type_phys(in_types[p->order_cols[i]]);
+		int na = *a++, nb = *b++, r;
+		if (na || nb) {
+			if (!na)
+				a = skip_value(phys, a);
+			if (!nb)
+				b = skip_value(phys, b);
+			if (na && nb)
+				continue;
+			r = na ? -1 : 1; /* NULL first */
+			if (!p->nulls_first[i])
+				r = -r;
+			return r;
+		}
+		r = cmp_value(phys, &a, &b);
+		if (r)
+			return p->desc[i] ? -r : r;
+	}
+	return 0;
+}
+
+int sl__rank_list_count(const void *list, uint32_t len)
+{
+	uint32_t n = 0;
+	if (list && len >= 4)
+		memcpy(&n, list, 4);
+	return (int)n;
+}
+
+const uint8_t *sl__rank_list_at(const void *list, int i)
+{
+	const uint8_t *e = (const uint8_t *)list + 4;
+	while (i-- > 0)
+		e += sl__rank_entry_size(e);
+	return e;
+}
+
+int sl__rank_list_insert(const sl_rank_plan *p, const sl_type *in_types, const void *list,
+                         uint32_t len, const uint8_t *e, sl_buf *out, int *pos,
+                         const uint8_t **evicted)
+{
+	int n = sl__rank_list_count(list, len);
+	const uint8_t *cur = n ? (const uint8_t *)list + 4 : NULL;
+	int at = n;
+	const uint8_t *c = cur;
+	for (int i = 0; i < n; i++, c += sl__rank_entry_size(c))
+		if (sl__rank_cmp(p, in_types, e, c) < 0) {
+			at = i;
+			break;
+		}
+	*evicted = NULL;
+	sl_buf_clear(out);
+	if (at >= p->n) {
+		*pos = -1;
+		uint32_t z = 0;
+		return n ? sl_buf_append(out, list, len) : sl_buf_append(out, &z, 4);
+	}
+	*pos = at;
+	uint32_t nn = (uint32_t)(n < p->n ? n + 1 : n);
+	if (sl_buf_append(out, &nn, 4))
+		return SL_ENOMEM;
+	c = cur;
+	for (int i = 0; i < n; i++, c += sl__rank_entry_size(c)) {
+		if (i == at && sl_buf_append(out, e, sl__rank_entry_size(e)))
+			return SL_ENOMEM;
+		if (i + (i >= at) >= p->n) {
+			*evicted = c;
+			break;
+		}
+		if (sl_buf_append(out, c, sl__rank_entry_size(c)))
+			return SL_ENOMEM;
+	}
+	if (at == n && sl_buf_append(out, e, sl__rank_entry_size(e)))
+		return SL_ENOMEM;
+	return 0;
+}
+
+int sl__rank_decode_row(const uint8_t *e, sl_batch *b, sl_col *const *cols, int nin, int row)
+{
+	uint32_t k, r;
+	memcpy(&k, e, 4);
+	memcpy(&r, e + 4, 4);
+	return sl_rowkey_decode(e + 8 + k, r, b, cols, nin, row) < 0 ? SL_ESTATE : 0;
+}
+
+/* ---- the Top-N operator ---------------------------------------------------- */
+
+typedef struct rank_op {
+	sl_op base;
+	sl_rank_plan p;
+	int nin;
+	sl_type *in_types;
+	sl_state_table *topn;
+	sl_batch *out;
+	sl_col **cols;      /* output columns 0..nin) for decoding */
+	sl_buf key, entry, list, old;
+} rank_op;
+
+static int flush(rank_op *o, sl_err *err)
+{
+	int rc = sl_op_emit(&o->base, o->out, err);
+	sl_batch_reset(o->out);
+	return rc;
+}
+
+/* Appends entry e with kind `kind` and rank r to the output. */
+static int put_row(rank_op *o, const uint8_t *e, uint8_t kind, int64_t r, int64_t wm, sl_err *err)
+{
+	if (o->out->nrows == o->out->cap) {
+		int rc = flush(o, err);
+		if (rc)
+			return rc;
+	}
+	int row = sl_batch_add_row(o->out, kind, wm);
+	if (sl__rank_decode_row(e, o->out, o->cols, o->nin, row))
+		return sl_err_set(err, SL_ESTATE, "Top-N state: malformed row");
+	if (o->p.out_rn)
+		sl_col_set_i64(&o->out->cols[o->nin], row, r);
+	return 0;
+}
+
+/* One input row: insert it and emit the change. */
+static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
+{
+	if (in->op[row] != SL_INSERT)
+		return sl_err_set(err, SL_EINPUT, "Top-N: the input must be append-only");
+	sl_buf_clear(&o->key);
+	if (sl_rowkey_encode(in, o->p.key_cols, o->p.nkeys, row, &o->key) ||
+	    sl__rank_entry(&o->p, in, row, &o->entry))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	const void *v = NULL;
+	uint32_t vlen = 0;
+	sl_state_get_var(o->topn, 0, o->key.p, (uint32_t)o->key.len, &v, &vlen);
+	/* keep the old list: the value's bytes die with the next call on topn */
+	sl_buf_clear(&o->old);
+	if (v && sl_buf_append(&o->old, v, vlen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	int pos;
+	const uint8_t *ev;
+	if (sl__rank_list_insert(&o->p, o->in_types, o->old.p, (uint32_t)o->old.len,
+	                         (const uint8_t *)o->entry.p, &o->list, &pos, &ev))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (pos < 0)
+		return 0;
+	int rc = sl_state_put_var(o->topn, 0, o->key.p, (uint32_t)o->key.len, o->list.p,
+	                          (uint32_t)o->list.len);
+	if (rc)
+		return sl_err_set(err, rc, "Top-N: state write failed");
+	int64_t wm = in->wm[row];
+	if (!o->p.out_rn) {
+		if (ev && (rc = put_row(o, ev, SL_DELETE, 0, wm, err)))
+			return rc;
+		return put_row(o, (const uint8_t *)o->entry.p, SL_INSERT, 0, wm, err);
+	}
+	int oldn = sl__rank_list_count(o->old.p, (uint32_t)o->old.len);
+	int newn = sl__rank_list_count(o->list.p, (uint32_t)o->list.len);
+	const uint8_t *oe = oldn > pos ? sl__rank_list_at(o->old.p, pos) : NULL;
+	const uint8_t *ne = sl__rank_list_at(o->list.p, pos);
+	for (int r = pos; r < newn; r++) {
+		if (oe && r < oldn) {
+			if ((rc = put_row(o, oe, SL_UPDATE_BEFORE, r + 1, wm, err)) ||
+			    (rc = put_row(o, ne, SL_UPDATE_AFTER, r + 1, wm, err)))
+				return rc;
+			oe += sl__rank_entry_size(oe);
+		} else if ((rc = put_row(o, ne, SL_INSERT, r + 1, wm, err))) {
+			return rc;
+		}
+		ne += sl__rank_entry_size(ne);
+	}
+	return 0;
+}
+
+static int rank_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
+{
+	rank_op *o = (rank_op *)op;
+	SL_BATCH_FOREACH(in, k, row) {
+		int rc = rank_row(o, in, row, err);
+		if (rc)
+			return rc;
+	}
+	return flush(o, err);
+}
+
+static int rank_open(sl_op *op, sl_err *err)
+{
+	rank_op *o = (rank_op *)op;
+	if (!(o->topn = sl_state_table_open(op->state, op->uid, "topn", 0, err)))
+		return err->code;
+	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
+	if (!o->out || !o->cols)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < o->nin; i++)
+		o->cols[i] = &o->out->cols[i];
+	return 0;
+}
+
+static void rank_close(sl_op *op)
+{
+	rank_op *o = (rank_op *)op;
+	sl_batch_free(o->out);
+	free(o->cols);
+	free(o->in_types);
+	sl_buf_deinit(&o->key);
+	sl_buf_deinit(&o->entry);
+	sl_buf_deinit(&o->list);
+	sl_buf_deinit(&o->old);
+	sl__rank_plan_free(&o->p);
+}
+
+static const sl_op_vtab rank_vtab = {
+	.name = "Rank",
+	.open = rank_open,
+	.process = rank_process,
+	.close = rank_close,
+};
+
+sl_op *sl_op_rank_new(const sl_rank_plan *p, const sl_type *in_types, int nin, sl_err *err)
+{
+	rank_op *o = calloc(1, sizeof(*o));
+	if (!o) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	o->base.vt = &rank_vtab;
+	o->nin = nin;
+	o->in_types = calloc((size_t)nin + 1, sizeof(sl_type));
+	if (!o->in_types || sl__rank_plan_copy(&o->p, p)) {
+		rank_close(&o->base);
+		free(o);
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	memcpy(o->in_types, in_types, sizeof(sl_type) * (size_t)nin);
+	return &o->base;
+}

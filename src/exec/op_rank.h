@@ -1,0 +1,112 @@
+/*
+ * op_rank.h - plans and constructors of the ROW_NUMBER operators:
+ * deduplication (op_rank_dedup.c), Top-N (op_rank.c) and window Top-N
+ * (op_window_rank.c), plus the sorted-list helpers they share.
+ *
+ * The planner (plan_over.c) recognises Flink's patterns
+ *   SELECT ... FROM (SELECT ..., ROW_NUMBER() OVER (PARTITION BY k ORDER BY
+ *   x) AS rn FROM t) WHERE rn <= N
+ * and fills an sl_rank_plan.  Every operator's output is its input columns,
+ * then (out_rn) the row number as a BIGINT NOT NULL column.
+ *
+ * Sorted lists.  Top-N keeps, per partition key, its current top rows in
+ * one variable-length state value: u32 count, then count entries, each
+ * [u32 klen][u32 rlen][sort key (klen bytes)][row (rlen bytes)], best
+ * first.  The sort key is the rowkey encoding (rowkey.h) of the ORDER BY
+ * columns, the row the rowkey encoding of every input column.  A new row
+ * goes after every entry that is not worse (ties keep arrival order).
+ */
+#ifndef SL_OP_RANK_H
+#define SL_OP_RANK_H
+
+#include <stdint.h>
+
+#include "../base/buf.h"
+#include "op.h"
+
+typedef enum sl_rank_mode {
+	SL_RANK_TOPN = 0,          /* Top-N over an append-only input */
+	SL_RANK_DEDUP_PROC_FIRST,  /* ORDER BY proctime ASC, rn = 1: first row by arrival */
+	SL_RANK_DEDUP_PROC_LAST,   /* ORDER BY proctime DESC: last row by arrival */
+	SL_RANK_DEDUP_ROW_FIRST,   /* ORDER BY rowtime ASC: smallest ts, after the watermark */
+	SL_RANK_DEDUP_ROW_LAST,    /* ORDER BY rowtime DESC: largest ts (ties: last arrival) */
+	SL_RANK_WINDOW             /* window Top-N, fired when the window closes */
+} sl_rank_mode;
+
+typedef struct sl_rank_plan {
+	sl_rank_mode mode;
+	int nkeys;                 /* PARTITION BY columns (window columns excluded
+	                            * for SL_RANK_WINDOW: the window is the namespace) */
+	const int *key_cols;
+	int norder;                /* ORDER BY columns (Top-N and window Top-N) */
+	const int *order_cols;
+	const uint8_t *desc;       /* per ORDER BY column: DESC */
+	const uint8_t *nulls_first;/* per ORDER BY column: NULLs sort before values */
+	int64_t n;                 /* keep rows with rn <= n (n >= 1) */
+	int out_rn;                /* append the row number column */
+	int time_col;              /* DEDUP_ROW_*: the rowtime; WINDOW: window_time */
+} sl_rank_plan;
+
+/* Top-N (op_rank.c): +I / -U / +U / -D as rows enter and leave the top n
+ * of their partition.  Input must be append-only (the planner checks). */
+sl_op *sl_op_rank_new(const sl_rank_plan *p, const sl_type *in_types, int nin, sl_err *err);
+
+/* Deduplication (op_rank_dedup.c), modes SL_RANK_DEDUP_*. */
+sl_op *sl_op_dedup_new(const sl_rank_plan *p, const sl_type *in_types, int nin, sl_err *err);
+
+/* Window Top-N (op_window_rank.c): final +I rows when the window closes. */
+sl_op *sl_op_window_rank_new(const sl_rank_plan *p, const sl_type *in_types, int nin,
+                             sl_err *err);
+
+/* ---- shared by the three (op_rank.c) ---- */
+
+/* A copy of p whose arrays are owned by the operator (free with
+ * sl__rank_plan_free).  Returns 0 or SL_ENOMEM. */
+int sl__rank_plan_copy(sl_rank_plan *dst, const sl_rank_plan *src);
+void sl__rank_plan_free(sl_rank_plan *p);
+
+/* Output types of a rank operator (input types, then rn); t has room for
+ * nin + 1.  Returns the count. */
+int sl__rank_out_types(const sl_rank_plan *p, const sl_type *in_types, int nin, sl_type *t);
+
+/* Encodes row `row` of `in` as a list entry into out (cleared first):
+ * [u32 klen][u32 rlen][sort key][row].  Returns 0 or SL_ENOMEM. */
+int sl__rank_entry(const sl_rank_plan *p, const sl_batch *in, int row, sl_buf *out);
+
+/* Compares the sort keys of two entries under p's ORDER BY: < 0 when a
+ * ranks before b, 0 when they tie. */
+int sl__rank_cmp(const sl_rank_plan *p, const sl_type *in_types, const uint8_t *a,
+                 const uint8_t *b);
+
+/* Size in bytes of the entry at e. */
+static inline uint32_t sl__rank_entry_size(const uint8_t *e)
+{
+	uint32_t k, r;
+	__builtin_memcpy(&k, e, 4);
+	__builtin_memcpy(&r, e + 4, 4);
+	return 8 + k + r;
+}
+
+/*
+ * Inserts entry `e` into the sorted list list[0..len) (NULL/0 = empty),
+ * keeping at most n entries, and writes the new list to out (cleared
+ * first).  *pos is the new entry's 0-based position, or -1 when it does not
+ * enter the top n (out then holds the old list).  *evicted points at the
+ * entry that fell out (inside `list`), or NULL.  Returns 0 or SL_ENOMEM.
+ */
+int sl__rank_list_insert(const sl_rank_plan *p, const sl_type *in_types, const void *list,
+                         uint32_t len, const uint8_t *e, sl_buf *out, int *pos,
+                         const uint8_t **evicted);
+
+/* The entry at index i of a list (bounds are the caller's). */
+const uint8_t *sl__rank_list_at(const void *list, int i);
+
+/* Number of entries of a list (0 for an empty or NULL list). */
+int sl__rank_list_count(const void *list, uint32_t len);
+
+/* Decodes the row of entry e into row `row` of the output batch b (its
+ * first nin columns); strings are copied into b's arena.  Returns 0 or
+ * SL_ESTATE for a malformed entry. */
+int sl__rank_decode_row(const uint8_t *e, sl_batch *b, sl_col *const *cols, int nin, int row);
+
+#endif

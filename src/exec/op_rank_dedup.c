@@ -1,0 +1,322 @@
+/*
+ * op_rank_dedup.c - deduplication: ROW_NUMBER() OVER (PARTITION BY k ORDER
+ * BY <time attribute> ASC|DESC) with WHERE rn = 1 (Flink's Deduplicate).
+ *
+ * INTERFACE ROUTINES
+ *   process    per row, by mode:
+ *     PROC_FIRST  the first row of a key by arrival: +I; later rows dropped.
+ *                 Append-only.
+ *     PROC_LAST   every row replaces its key's row: +I the first time, then
+ *                 -U old / +U new.  An upsert stream.
+ *     ROW_FIRST   a key's candidate is its row with the smallest rowtime
+ *                 (ties: the first to arrive); it is emitted (+I) once the
+ *                 watermark passes its rowtime (W > ts), and the key is then
+ *                 closed: later rows are dropped.  A row with ts < W_before
+ *                 is late: dropped and counted.  Append-only.
+ *     ROW_LAST    a row whose rowtime is >= its key's current row's (ties:
+ *                 the last to arrive wins) replaces it at once: +I, then
+ *                 -U old / +U new; an older row is dropped (as Flink's
+ *                 RowTimeDeduplicateFunction: no watermark involved).
+ *   watermark  ROW_FIRST: emits the candidates with ts < W in rowtime order
+ *              (within one rowtime, in the state's scan order), then
+ *              forwards W.  Other modes forward W unchanged.
+ *   snapshot   ROW_FIRST: the watermark up to which candidates were emitted.
+ *
+ * State (namespace 0 unless said otherwise; key = encoded PARTITION BY key):
+ *   "seen"  PROC_FIRST: 8-byte slot, present = the key's row was emitted;
+ *           ROW_FIRST: 16-byte slot [i64 status][i64 ts], status 1 = a
+ *           candidate with rowtime ts is pending, 2 = emitted (key closed);
+ *   "last"  PROC_LAST / ROW_LAST: the key's current row ([i64 ts][row],
+ *           the row rowkey-encoded);
+ *   "pend"  ROW_FIRST: namespace = candidate's rowtime, value = its row;
+ *           the namespace is dropped when it fires.
+ * No key's state is freed (no state TTL yet), as in Flink without TTL.
+ *
+ * With out_rn the output has a trailing rn column, always 1.
+ */
+#include "op_rank.h"
+#include "graph.h"
+#include "rowkey.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct first_slot {
+	int64_t status; /* 0 none, 1 pending, 2 emitted */
+	int64_t ts;
+} first_slot;
+
+typedef struct dedup_op {
+	sl_op base;
+	sl_rank_plan p;
+	int nin;
+	sl_state_table *seen, *last, *pend;
+	sl_batch *out;
+	sl_col **cols;
+	sl_buf key, row, old;
+	int64_t fired_wm;   /* ROW_FIRST: candidates with ts < fired_wm were emitted */
+	sl_err *err;        /* error sink during scans */
+	int rc;
+} dedup_op;
+
+static int flush(dedup_op *o, sl_err *err)
+{
+	int rc = sl_op_emit(&o->base, o->out, err);
+	sl_batch_reset(o->out);
+	return rc;
+}
+
+/* Appends the encoded row r[0..len) with kind `kind`. */
+static int put_row(dedup_op *o, const void *r, uint32_t len, uint8_t kind, int64_t wm,
+                   sl_err *err)
+{
+	if (o->out->nrows == o->out->cap) {
+		int rc = flush(o, err);
+		if (rc)
+			return rc;
+	}
+	int row = sl_batch_add_row(o->out, kind, wm);
+	if (sl_rowkey_decode(r, len, o->out, o->cols, o->nin, row) < 0)
+		return sl_err_set(err, SL_ESTATE, "deduplicate state: malformed row");
+	if (o->p.out_rn)
+		sl_col_set_i64(&o->out->cols[o->nin], row, 1);
+	return 0;
+}
+
+/* Encodes every column of the row into o->row (after `prefix` bytes). */
+static int encode_row(dedup_op *o, const sl_batch *in, int row, const void *prefix, size_t plen)
+{
+	sl_buf_clear(&o->row);
+	if (plen && sl_buf_append(&o->row, prefix, plen))
+		return SL_ENOMEM;
+	for (int i = 0; i < in->ncols; i++)
+		if (sl_rowkey_encode(in, &i, 1, row, &o->row))
+			return SL_ENOMEM;
+	return 0;
+}
+
+/* ROW_FIRST: emits the pending candidates of one rowtime. */
+static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+{
+	dedup_op *o = ctx;
+	if ((o->rc = put_row(o, val, vlen, SL_INSERT, o->base.out_wm, o->err)))
+		return o->rc;
+	/* the "seen" slot is updated after the scan (cb must not touch other
+	 * calls on the same table; seen is another table, but keep it simple) */
+	return sl_buf_append(&o->old, &klen, 4) || sl_buf_append(&o->old, key, klen)
+	       ? (o->rc = sl_err_set(o->err, SL_ENOMEM, "out of memory")) : 0;
+}
+
+/* ROW_FIRST: emits every candidate with ts < wm. */
+static int advance(dedup_op *o, int64_t wm, sl_err *err)
+{
+	int64_t ns;
+	o->err = err;
+	while (sl_state_ns_first(o->pend, &ns) && ns < wm) {
+		sl_buf_clear(&o->old);
+		o->rc = 0;
+		sl_state_ns_scan(o->pend, ns, fire_entry, o);
+		if (o->rc)
+			return o->rc;
+		sl_state_ns_drop(o->pend, ns);
+		for (size_t off = 0; off < o->old.len;) {
+			uint32_t kl;
+			memcpy(&kl, o->old.p + off, 4);
+			first_slot *s = sl_state_upsert(o->seen, 0, o->old.p + off + 4, kl, NULL);
+			if (!s)
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			s->status = 2;
+			off += 4 + kl;
+		}
+	}
+	if (wm > o->fired_wm)
+		o->fired_wm = wm;
+	return flush(o, err);
+}
+
+static int row_first(dedup_op *o, const sl_batch *in, int row, sl_err *err)
+{
+	const sl_col *tc = &in->cols[o->p.time_col];
+	if (tc->null[row])
+		return sl_err_set(err, SL_EINPUT, "deduplicate: NULL rowtime");
+	int64_t ts = tc->v.i64[row];
+	if (ts < in->wm[row]) {
+		o->base.stats.late_dropped++;
+		return 0;
+	}
+	first_slot *s = sl_state_upsert(o->seen, 0, o->key.p, (uint32_t)o->key.len, NULL);
+	if (!s)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (s->status == 2 || (s->status == 1 && ts >= s->ts))
+		return 0;
+	int64_t old_ts = s->ts, had = s->status == 1;
+	s->status = 1;
+	s->ts = ts;
+	if (had)
+		sl_state_delete(o->pend, old_ts, o->key.p, (uint32_t)o->key.len);
+	if (encode_row(o, in, row, NULL, 0))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	int rc = sl_state_put_var(o->pend, ts, o->key.p, (uint32_t)o->key.len, o->row.p,
+	                          (uint32_t)o->row.len);
+	return rc ? sl_err_set(err, rc, "deduplicate: state write failed") : 0;
+}
+
+/* PROC_LAST and ROW_LAST: replace the key's row, emit the change. */
+static int keep_last(dedup_op *o, const sl_batch *in, int row, sl_err *err)
+{
+	int64_t ts = 0;
+	if (o->p.mode == SL_RANK_DEDUP_ROW_LAST) {
+		const sl_col *tc = &in->cols[o->p.time_col];
+		if (tc->null[row])
+			return sl_err_set(err, SL_EINPUT, "deduplicate: NULL rowtime");
+		ts = tc->v.i64[row];
+	}
+	const void *v;
+	uint32_t vlen;
+	int had = sl_state_get_var(o->last, 0, o->key.p, (uint32_t)o->key.len, &v, &vlen);
+	if (had) {
+		int64_t old_ts;
+		memcpy(&old_ts, v, 8);
+		if (ts < old_ts)
+			return 0; /* an older row than the key's current one */
+		sl_buf_clear(&o->old);
+		if (sl_buf_append(&o->old, v, vlen))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	if (encode_row(o, in, row, &ts, 8))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	int rc = sl_state_put_var(o->last, 0, o->key.p, (uint32_t)o->key.len, o->row.p,
+	                          (uint32_t)o->row.len);
+	if (rc)
+		return sl_err_set(err, rc, "deduplicate: state write failed");
+	int64_t wm = in->wm[row];
+	if (had && (rc = put_row(o, o->old.p + 8, (uint32_t)o->old.len - 8, SL_UPDATE_BEFORE, wm,
+	                         err)))
+		return rc;
+	return put_row(o, o->row.p + 8, (uint32_t)o->row.len - 8,
+	               had ? SL_UPDATE_AFTER : SL_INSERT, wm, err);
+}
+
+static int dedup_row(dedup_op *o, const sl_batch *in, int row, sl_err *err)
+{
+	if (in->op[row] != SL_INSERT)
+		return sl_err_set(err, SL_EINPUT, "deduplicate: the input must be append-only");
+	sl_buf_clear(&o->key);
+	if (sl_rowkey_encode(in, o->p.key_cols, o->p.nkeys, row, &o->key))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	switch (o->p.mode) {
+	case SL_RANK_DEDUP_PROC_FIRST: {
+		int created;
+		if (!sl_state_upsert(o->seen, 0, o->key.p, (uint32_t)o->key.len, &created))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if (!created)
+			return 0;
+		if (encode_row(o, in, row, NULL, 0))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		return put_row(o, o->row.p, (uint32_t)o->row.len, SL_INSERT, in->wm[row], err);
+	}
+	case SL_RANK_DEDUP_ROW_FIRST:
+		if (in->wm[row] > o->fired_wm) {
+			int rc = advance(o, in->wm[row], err);
+			if (rc)
+				return rc;
+		}
+		return row_first(o, in, row, err);
+	default:
+		return keep_last(o, in, row, err);
+	}
+}
+
+static int dedup_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
+{
+	dedup_op *o = (dedup_op *)op;
+	SL_BATCH_FOREACH(in, k, row) {
+		int rc = dedup_row(o, in, row, err);
+		if (rc)
+			return rc;
+	}
+	return flush(o, err);
+}
+
+static int dedup_watermark(sl_op *op, int64_t wm, sl_err *err)
+{
+	dedup_op *o = (dedup_op *)op;
+	int rc = o->pend ? advance(o, wm, err) : 0;
+	return rc ? rc : sl_op_emit_watermark(op, wm, err);
+}
+
+static int dedup_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
+{
+	sl_snap_put_i64(w, ((dedup_op *)op)->fired_wm);
+	return 0;
+}
+
+static int dedup_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
+{
+	((dedup_op *)op)->fired_wm = sl_snap_get_i64(r);
+	return sl_snap_reader_ok(r) ? 0 : sl_err_set(err, SL_ESTATE, "deduplicate state damaged");
+}
+
+static int dedup_open(sl_op *op, sl_err *err)
+{
+	dedup_op *o = (dedup_op *)op;
+	switch (o->p.mode) {
+	case SL_RANK_DEDUP_PROC_FIRST:
+		o->seen = sl_state_table_open(op->state, op->uid, "seen", 8, err);
+		break;
+	case SL_RANK_DEDUP_ROW_FIRST:
+		o->seen = sl_state_table_open(op->state, op->uid, "seen", sizeof(first_slot), err);
+		o->pend = o->seen ? sl_state_table_open(op->state, op->uid, "pend", 0, err) : NULL;
+		if (!o->pend)
+			return err->code;
+		break;
+	default:
+		o->last = sl_state_table_open(op->state, op->uid, "last", 0, err);
+		break;
+	}
+	if (!o->seen && !o->last)
+		return err->code;
+	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
+	if (!o->out || !o->cols)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < o->nin; i++)
+		o->cols[i] = &o->out->cols[i];
+	return 0;
+}
+
+static void dedup_close(sl_op *op)
+{
+	dedup_op *o = (dedup_op *)op;
+	sl_batch_free(o->out);
+	free(o->cols);
+	sl_buf_deinit(&o->key);
+	sl_buf_deinit(&o->row);
+	sl_buf_deinit(&o->old);
+	sl__rank_plan_free(&o->p);
+}
+
+static const sl_op_vtab dedup_vtab = {
+	.name = "Deduplicate",
+	.open = dedup_open,
+	.process = dedup_process,
+	.watermark = dedup_watermark,
+	.snapshot = dedup_snapshot,
+	.restore = dedup_restore,
+	.close = dedup_close,
+};
+
+sl_op *sl_op_dedup_new(const sl_rank_plan *p, const sl_type *in_types, int nin, sl_err *err)
+{
+	dedup_op *o = calloc(1, sizeof(*o));
+	if (!o || sl__rank_plan_copy(&o->p, p)) {
+		free(o);
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	o->base.vt = &dedup_vtab;
+	o->nin = nin;
+	o->fired_wm = SL_WM_MIN;
+	return &o->base;
+}

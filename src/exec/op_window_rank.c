@@ -1,0 +1,212 @@
+/*
+ * op_window_rank.c - window Top-N: ROW_NUMBER() OVER (PARTITION BY
+ * window_start, window_end, k ORDER BY x) with WHERE rn <= N, over the rows
+ * of a window TVF or the results of a window aggregate.  Final and
+ * append-only: a window's top rows are emitted (+I, with rn 1..) once,
+ * when the window closes.
+ *
+ * INTERFACE ROUTINES
+ *   process    judges each row against the window it belongs to (its
+ *              window_time + 1 ms is the window end): late when W_before >=
+ *              end (dropped and counted); otherwise inserted into the sorted
+ *              list of (window, key), keeping the best N (ties in arrival
+ *              order).  Before a row whose W_before is larger than the
+ *              watermark acted on, the windows that watermark closes fire
+ *              first, so output does not depend on batch boundaries.
+ *   watermark  fires every window with end <= W, in end order (within one
+ *              window, keys in the state's scan order), frees its state and
+ *              forwards W.
+ *   snapshot   the watermark up to which windows fired.
+ *
+ * State: table "win", namespace = window end (window_time + 1 ms), key =
+ * encoded PARTITION BY key without the window columns, value = the sorted
+ * list of op_rank.h (at most N entries).  A window's namespace is dropped
+ * when it fires.
+ */
+#include "op_rank.h"
+#include "graph.h"
+#include "rowkey.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct wrank_op {
+	sl_op base;
+	sl_rank_plan p;
+	int nin;
+	sl_type *in_types;
+	sl_state_table *win;
+	sl_batch *out;
+	sl_col **cols;
+	sl_buf key, entry, list, old;
+	int64_t fired_wm;  /* windows with end <= fired_wm have fired */
+	sl_err *err;
+	int rc;
+} wrank_op;
+
+static int flush(wrank_op *o, sl_err *err)
+{
+	int rc = sl_op_emit(&o->base, o->out, err);
+	sl_batch_reset(o->out);
+	return rc;
+}
+
+/* Emits one (window, key)'s list: +I rows ranked 1.. */
+static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+{
+	wrank_op *o = ctx;
+	int n = sl__rank_list_count(val, vlen);
+	const uint8_t *e = sl__rank_list_at(val, 0);
+	for (int r = 0; r < n; r++, e += sl__rank_entry_size(e)) {
+		if (o->out->nrows == o->out->cap && (o->rc = flush(o, o->err)))
+			return o->rc;
+		int row = sl_batch_add_row(o->out, SL_INSERT, o->base.out_wm);
+		if (sl__rank_decode_row(e, o->out, o->cols, o->nin, row))
+			return o->rc = sl_err_set(o->err, SL_ESTATE, "window Top-N state: malformed row");
+		if (o->p.out_rn)
+			sl_col_set_i64(&o->out->cols[o->nin], row, r + 1);
+	}
+	return 0;
+}
+
+static int advance(wrank_op *o, int64_t wm, sl_err *err)
+{
+	int64_t ns;
+	o->err = err;
+	while (sl_state_ns_first(o->win, &ns) && ns <= wm) {
+		o->rc = 0;
+		sl_state_ns_scan(o->win, ns, fire_entry, o);
+		if (o->rc)
+			return o->rc;
+		sl_state_ns_drop(o->win, ns);
+	}
+	if (wm > o->fired_wm)
+		o->fired_wm = wm;
+	return flush(o, err);
+}
+
+static int wrank_row(wrank_op *o, const sl_batch *in, int row, sl_err *err)
+{
+	int rc;
+	if (in->op[row] != SL_INSERT)
+		return sl_err_set(err, SL_EINPUT, "window Top-N: the input must be append-only");
+	if (in->wm[row] > o->fired_wm && (rc = advance(o, in->wm[row], err)))
+		return rc;
+	const sl_col *tc = &in->cols[o->p.time_col];
+	if (tc->null[row])
+		return sl_err_set(err, SL_EINPUT, "window Top-N: NULL window_time");
+	int64_t end = tc->v.i64[row] + 1000; /* window_time = end - 1 ms */
+	if (in->wm[row] >= end) {
+		o->base.stats.late_dropped++;
+		return 0;
+	}
+	sl_buf_clear(&o->key);
+	if (sl_rowkey_encode(in, o->p.key_cols, o->p.nkeys, row, &o->key) ||
+	    sl__rank_entry(&o->p, in, row, &o->entry))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	const void *v = NULL;
+	uint32_t vlen = 0;
+	sl_buf_clear(&o->old);
+	if (sl_state_get_var(o->win, end, o->key.p, (uint32_t)o->key.len, &v, &vlen) &&
+	    sl_buf_append(&o->old, v, vlen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	int pos;
+	const uint8_t *ev;
+	if (sl__rank_list_insert(&o->p, o->in_types, o->old.p, (uint32_t)o->old.len,
+	                         (const uint8_t *)o->entry.p, &o->list, &pos, &ev))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (pos < 0)
+		return 0;
+	rc = sl_state_put_var(o->win, end, o->key.p, (uint32_t)o->key.len, o->list.p,
+	                      (uint32_t)o->list.len);
+	return rc ? sl_err_set(err, rc, "window Top-N: state write failed") : 0;
+}
+
+static int wrank_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
+{
+	wrank_op *o = (wrank_op *)op;
+	SL_BATCH_FOREACH(in, k, row) {
+		int rc = wrank_row(o, in, row, err);
+		if (rc)
+			return rc;
+	}
+	return flush(o, err);
+}
+
+static int wrank_watermark(sl_op *op, int64_t wm, sl_err *err)
+{
+	int rc = advance((wrank_op *)op, wm, err);
+	return rc ? rc : sl_op_emit_watermark(op, wm, err);
+}
+
+static int wrank_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
+{
+	sl_snap_put_i64(w, ((wrank_op *)op)->fired_wm);
+	return 0;
+}
+
+static int wrank_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
+{
+	((wrank_op *)op)->fired_wm = sl_snap_get_i64(r);
+	return sl_snap_reader_ok(r) ? 0 : sl_err_set(err, SL_ESTATE, "window Top-N state damaged");
+}
+
+static int wrank_open(sl_op *op, sl_err *err)
+{
+	wrank_op *o = (wrank_op *)op;
+	if (!(o->win = sl_state_table_open(op->state, op->uid, "win", 0, err)))
+		return err->code;
+	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
+	if (!o->out || !o->cols)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < o->nin; i++)
+		o->cols[i] = &o->out->cols[i];
+	return 0;
+}
+
+static void wrank_close(sl_op *op)
+{
+	wrank_op *o = (wrank_op *)op;
+	sl_batch_free(o->out);
+	free(o->cols);
+	free(o->in_types);
+	sl_buf_deinit(&o->key);
+	sl_buf_deinit(&o->entry);
+	sl_buf_deinit(&o->list);
+	sl_buf_deinit(&o->old);
+	sl__rank_plan_free(&o->p);
+}
+
+static const sl_op_vtab wrank_vtab = {
+	.name = "WindowRank",
+	.open = wrank_open,
+	.process = wrank_process,
+	.watermark = wrank_watermark,
+	.snapshot = wrank_snapshot,
+	.restore = wrank_restore,
+	.close = wrank_close,
+};
+
+sl_op *sl_op_window_rank_new(const sl_rank_plan *p, const sl_type *in_types, int nin,
+                             sl_err *err)
+{
+	wrank_op *o = calloc(1, sizeof(*o));
+	if (!o) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	o->base.vt = &wrank_vtab;
+	o->nin = nin;
+	o->fired_wm = SL_WM_MIN;
+	o->in_types = calloc((size_t)nin + 1, sizeof(sl_type));
+	if (!o->in_types || sl__rank_plan_copy(&o->p, p)) {
+		wrank_close(&o->base);
+		free(o);
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	memcpy(o->in_types, in_types, sizeof(sl_type) * (size_t)nin);
+	return &o->base;
+}

@@ -1,0 +1,376 @@
+/*
+ * plan_join.c - plans JOIN ... ON: regular and interval joins.
+ *
+ * The ON condition is bound against the concatenation of both sides'
+ * columns (left then right, each keeping its qualifier, so L.x and R.x
+ * resolve) and split into its conjuncts:
+ *   - L.a = R.b (plain columns of opposite sides): an equi-key;
+ *   - L.ts [+/- interval] <op> R.ts [+/- interval] with both ts the sides'
+ *     rowtimes and <op> one of < <= > >= (BETWEEN binds to two of them):
+ *     a bound on L.ts - R.ts;
+ *   - anything else: the residual predicate, evaluated over joined rows.
+ * Time bounds on both sides (a lower and an upper one) make an interval
+ * join; otherwise it is a regular join, whose output loses the inputs'
+ * time attributes (as in Flink: a window over them is then a planning
+ * error) and keeps their one-sided time bounds as residual conditions.  Like Flink, a join needs
+ * at least one equality between a column of each side; CROSS JOIN, comma
+ * joins and USING are refused.
+ *
+ * Changelog kinds: a regular join is append-only only when it is an inner
+ * join of two append-only inputs; interval joins need append-only
+ * inputs and produce append-only output.
+ */
+#include "plan_join.h"
+#include "../exec/join.h"
+#include "sluice.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The split ON condition. */
+typedef struct join_cond {
+	int nkeys;
+	int *lkeys, *rkeys;       /* equi-keys (side-local column indexes) */
+	int nres;
+	sl_expr **res;            /* residual conjuncts */
+	int nbound;               /* time-bound conjuncts (kept for the residual) */
+	sl_expr **bound;
+	int has_lo, has_hi;
+	int64_t lo, hi;           /* L.ts - R.ts in [lo, hi] */
+	int wstart, wend;         /* window_start / window_end equalities seen */
+} join_cond;
+
+static const char *kind_name(sl_join_kind k)
+{
+	static const char *n[] = {"InnerJoin", "LeftOuterJoin", "RightOuterJoin", "FullOuterJoin"};
+	return n[k];
+}
+
+/* Flattens AND into conjuncts. */
+static void conjuncts(sl_expr *e, sl_expr **out, int *n, int cap)
+{
+	if (e->kind == SL_EX_CALL && e->fn == SL_FN_AND) {
+		for (int i = 0; i < e->nargs; i++)
+			conjuncts(e->args[i], out, n, cap);
+		return;
+	}
+	if (*n < cap)
+		out[(*n)++] = e;
+}
+
+/* e is col or col +/- day-time interval literal: sets *col and *off. */
+static int linear(const sl_expr *e, int *col, int64_t *off)
+{
+	if (e->kind == SL_EX_COL) {
+		*col = e->col;
+		*off = 0;
+		return 1;
+	}
+	if (e->kind != SL_EX_CALL || e->nargs != 2 || (e->fn != SL_FN_ADD && e->fn != SL_FN_SUB))
+		return 0;
+	const sl_expr *a = e->args[0], *b = e->args[1];
+	if (e->fn == SL_FN_ADD && a->kind == SL_EX_LIT && b->kind == SL_EX_COL) {
+		const sl_expr *t = a;
+		a = b;
+		b = t;
+	}
+	if (a->kind != SL_EX_COL || b->kind != SL_EX_LIT || b->type.id != SL_T_INTERVAL_DT ||
+	    b->lit.is_null)
+		return 0;
+	*col = a->col;
+	*off = e->fn == SL_FN_ADD ? b->lit.v.i64 : -b->lit.v.i64;
+	return 1;
+}
+
+/* A time bound L.ts - R.ts <op> c: updates lo/hi and returns 1, else 0. */
+static int time_bound(join_cond *c, const sl_expr *e, int lt, int rt)
+{
+	if (e->kind != SL_EX_CALL || e->nargs != 2 || lt < 0 || rt < 0)
+		return 0;
+	sl_fn fn = e->fn;
+	if (fn != SL_FN_LT && fn != SL_FN_LE && fn != SL_FN_GT && fn != SL_FN_GE)
+		return 0;
+	int ca, cb;
+	int64_t oa, ob;
+	if (!linear(e->args[0], &ca, &oa) || !linear(e->args[1], &cb, &ob))
+		return 0;
+	int64_t k;
+	if (ca == lt && cb == rt) {
+		k = ob - oa; /* L + oa op R + ob  =>  L - R op ob - oa */
+	} else if (ca == rt && cb == lt) {
+		k = oa - ob; /* R + oa op L + ob  =>  L - R op' oa - ob */
+		fn = fn == SL_FN_LT ? SL_FN_GT : fn == SL_FN_LE ? SL_FN_GE
+		   : fn == SL_FN_GT ? SL_FN_LT : SL_FN_LE;
+	} else {
+		return 0;
+	}
+	if (fn == SL_FN_GT || fn == SL_FN_GE) {
+		int64_t lo = fn == SL_FN_GT ? k + 1 : k; /* micros are integers */
+		if (!c->has_lo || lo > c->lo)
+			c->lo = lo;
+		c->has_lo = 1;
+	} else {
+		int64_t hi = fn == SL_FN_LT ? k - 1 : k;
+		if (!c->has_hi || hi < c->hi)
+			c->hi = hi;
+		c->has_hi = 1;
+	}
+	return 1;
+}
+
+/* Key columns must encode alike (rowkey.h): integers together, strings
+ * together, DECIMALs of one scale, otherwise the same type. */
+static int key_compatible(sl_type a, sl_type b)
+{
+	if (sl_type_is_integer(a) && sl_type_is_integer(b))
+		return 1;
+	if ((sl_type_is_string(a) && sl_type_is_string(b)) ||
+	    (sl_type_is_binary(a) && sl_type_is_binary(b)))
+		return 1;
+	if (a.id == SL_T_DECIMAL && b.id == SL_T_DECIMAL)
+		return a.scale == b.scale;
+	return a.id == b.id && a.id != SL_T_ROW && a.id != SL_T_DECIMAL;
+}
+
+/* The column under implicit casts (the binder widens one side of '='). */
+static const sl_expr *key_col(const sl_expr *e)
+{
+	while (e->kind == SL_EX_CALL && e->fn == SL_FN_CAST && e->nargs == 1)
+		e = e->args[0];
+	return e->kind == SL_EX_COL ? e : NULL;
+}
+
+static int is_named(const rel *r, int col, const char *name)
+{
+	return col >= 0 && col < r->ncols && strcmp(r->cols[col].name, name) == 0;
+}
+
+/* Classifies one conjunct.  Returns 0 or SL_EPLAN (error set). */
+static int classify(planner *p, const sl_ast_expr *on, join_cond *c, sl_expr *e, const rel *l,
+                    const rel *r, int window)
+{
+	int nl = l->ncols;
+	const sl_expr *ka = NULL, *kb = NULL;
+	if (e->kind == SL_EX_CALL && e->fn == SL_FN_EQ && (ka = key_col(e->args[0])) &&
+	    (kb = key_col(e->args[1]))) {
+		int a = ka->col, b = kb->col;
+		if (a >= nl && b < nl) {
+			int t = a;
+			a = b;
+			b = t;
+		}
+		if (a < nl && b >= nl) {
+			b -= nl;
+			if (window && is_named(l, a, "window_end") && is_named(r, b, "window_end")) {
+				c->wend = 1;
+				return 0;
+			}
+			if (window && is_named(l, a, "window_start") && is_named(r, b, "window_start"))
+				c->wstart = 1; /* also an equi-key: same end and start */
+			if (!key_compatible(l->cols[a].type, r->cols[b].type)) {
+				char ta[64], tb[64];
+				sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+				               "join key %s.%s (%s) and %s.%s (%s) have types that do not "
+				               "compare as equal keys; CAST one side to the other's type",
+				               l->cols[a].qual ? l->cols[a].qual : "", l->cols[a].name,
+				               sl_type_format(l->cols[a].type, ta, sizeof(ta)),
+				               r->cols[b].qual ? r->cols[b].qual : "", r->cols[b].name,
+				               sl_type_format(r->cols[b].type, tb, sizeof(tb)));
+				return SL_EPLAN;
+			}
+			c->lkeys[c->nkeys] = a;
+			c->rkeys[c->nkeys++] = b;
+			return 0;
+		}
+	}
+	if (time_bound(c, e, l->rowtime, r->rowtime >= 0 ? nl + r->rowtime : -1)) {
+		c->bound[c->nbound++] = e;
+		return 0;
+	}
+	c->res[c->nres++] = e;
+	return 0;
+}
+
+static sl_expr *and_all(planner *p, sl_expr **x, int n)
+{
+	if (n == 0)
+		return NULL;
+	if (n == 1)
+		return x[0];
+	return sl_expr_call(p->a, SL_FN_AND, x, n, NULL, 0, p->err);
+}
+
+/* The joined rel: l's columns then r's. */
+static rel *joined_rel(planner *p, const rel *l, const rel *r)
+{
+	rel *j = sl__rel_new(p, l->ncols + r->ncols);
+	if (!j)
+		return NULL;
+	for (int i = 0; i < l->ncols; i++)
+		j->cols[i] = l->cols[i];
+	for (int i = 0; i < r->ncols; i++)
+		j->cols[l->ncols + i] = r->cols[i];
+	return j;
+}
+
+static const char *join_label(planner *p, const char *op, sl_join_kind k, const rel *j,
+                              const join_cond *c, const sl_expr *res, const char *extra)
+{
+	const char **cn = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(j->ncols + 1));
+	for (int i = 0; i < j->ncols; i++)
+		cn[i] = j->cols[i].name;
+	sl_buf s;
+	sl_buf_init(&s);
+	sl_buf_printf(&s, "%s(joinType=[%s], leftKeys=[", op, kind_name(k));
+	for (int i = 0; i < c->nkeys; i++)
+		sl_buf_printf(&s, "%s%s", i ? ", " : "", cn[c->lkeys[i]]);
+	sl_buf_puts(&s, "], rightKeys=[");
+	for (int i = 0; i < c->nkeys; i++)
+		sl_buf_printf(&s, "%s%s", i ? ", " : "", cn[c->rkeys[i]]);
+	sl_buf_puts(&s, "]");
+	if (extra)
+		sl_buf_printf(&s, ", %s", extra);
+	if (res) {
+		char buf[1024];
+		sl_buf_printf(&s, ", where=[%s]", sl_expr_format(res, cn, buf, sizeof(buf)));
+	}
+	sl_buf_puts(&s, ")");
+	const char *out = sl_arena_strndup(p->a, s.p, s.len);
+	sl_buf_deinit(&s);
+	return out;
+}
+
+rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
+{
+	sl_join_kind kind;
+	switch (f->u.join.type) {
+	case SL_AJ_INNER: kind = SL_JOIN_INNER; break;
+	case SL_AJ_LEFT: kind = SL_JOIN_LEFT; break;
+	case SL_AJ_RIGHT: kind = SL_JOIN_RIGHT; break;
+	case SL_AJ_FULL: kind = SL_JOIN_FULL; break;
+	default:
+		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
+		                      "%s is not supported: a streaming join needs an equality "
+		                      "condition between its sides (JOIN ... ON a.k = b.k), as in Flink",
+		                      f->u.join.type == SL_AJ_CROSS ? "CROSS JOIN" : "a comma join");
+	}
+	if (f->u.join.nusing)
+		return sl__plan_error(p, f->u.join.using_[0].line, f->u.join.using_[0].col, SL_ENOTSUP,
+		                      "JOIN ... USING is not supported yet; write ON a.c = b.c");
+	if (!f->u.join.on)
+		return sl__plan_error(p, f->line, f->col, SL_EPLAN, "JOIN needs an ON condition");
+	const sl_ast_expr *on = f->u.join.on;
+	rel *j = joined_rel(p, l, r);
+	if (!j)
+		return NULL;
+	/* bind the ON condition with both sides' time attributes visible */
+	j->rowtime = l->rowtime;
+	scope s = {j, NULL, NULL};
+	sl_expr *cond = sl__bind_expr(p, &s, on);
+	if (!cond)
+		return NULL;
+	if (cond->type.id != SL_T_BOOLEAN) {
+		char b[64];
+		return sl__plan_error(p, on->line, on->col, SL_EPLAN,
+		                      "a join condition must be BOOLEAN, not %s",
+		                      sl_type_format(cond->type, b, sizeof(b)));
+	}
+	sl_expr *conj[128];
+	int nconj = 0;
+	conjuncts(cond, conj, &nconj, 128);
+	if (nconj >= 128)
+		return sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+		                      "a join condition with more than 127 conjuncts is not supported");
+	join_cond c;
+	memset(&c, 0, sizeof(c));
+	c.lkeys = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nconj + 1));
+	c.rkeys = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nconj + 1));
+	c.res = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(nconj + 1));
+	c.bound = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(nconj + 1));
+	int window = 0;
+	for (int i = 0; i < nconj; i++)
+		if (classify(p, on, &c, conj[i], l, r, window))
+			return NULL;
+	if (c.nkeys == 0)
+		return sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+		                      "a join needs at least one equality between a column of each "
+		                      "side (e.g. ON a.k = b.k); other joins are not supported, as in "
+		                      "Flink");
+	int interval = c.has_lo && c.has_hi;
+	if (!interval)
+		for (int i = 0; i < c.nbound; i++)
+			c.res[c.nres++] = c.bound[i];
+	sl_expr *res = and_all(p, c.res, c.nres);
+	if (c.nres && !res)
+		return sl__plan_error(p, on->line, on->col, p->err->code, "%s", p->err->msg);
+
+	sl_type *lt = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(l->ncols + 1));
+	sl_type *rt = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(r->ncols + 1));
+	for (int i = 0; i < l->ncols; i++)
+		lt[i] = l->cols[i].type;
+	for (int i = 0; i < r->ncols; i++)
+		rt[i] = r->cols[i].type;
+	sl_join_plan jp;
+	memset(&jp, 0, sizeof(jp));
+	jp.kind = kind;
+	jp.nl = l->ncols;
+	jp.nr = r->ncols;
+	jp.ltypes = lt;
+	jp.rtypes = rt;
+	jp.nkeys = c.nkeys;
+	jp.lkeys = c.lkeys;
+	jp.rkeys = c.rkeys;
+	jp.residual = res;
+	jp.ltime = l->rowtime;
+	jp.rtime = r->rowtime;
+	jp.lo = c.lo;
+	jp.hi = c.hi;
+	jp.time_side = kind == SL_JOIN_FULL ? -1 : kind == SL_JOIN_RIGHT ? 1 : 0;
+	j->rowtime = -1;
+	j->proctime = -1;
+	/* right key indexes shown in EXPLAIN as joined-row columns */
+	join_cond shown = c;
+	shown.rkeys = sl_arena_alloc(p->a, sizeof(int) * (size_t)(c.nkeys + 1));
+	for (int i = 0; i < c.nkeys; i++)
+		shown.rkeys[i] = c.rkeys[i] + l->ncols;
+	sl_op *op;
+	const char *label;
+	if (interval) {
+		if (l->updating || r->updating)
+			return sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+			                      "an interval join needs append-only inputs, but %s makes its "
+			                      "%s input updating", l->updating ? l->upd_op : r->upd_op,
+			                      l->updating ? "left" : "right");
+		if (c.lo > c.hi)
+			return sl__plan_error(p, on->line, on->col, SL_EPLAN,
+			                      "the interval join's time bounds are empty: %s.%s - %s.%s "
+			                      "must be >= %lld ms and <= %lld ms",
+			                      l->cols[l->rowtime].qual ? l->cols[l->rowtime].qual : "",
+			                      l->cols[l->rowtime].name,
+			                      r->cols[r->rowtime].qual ? r->cols[r->rowtime].qual : "",
+			                      r->cols[r->rowtime].name, (long long)(c.lo / 1000),
+			                      (long long)(c.hi / 1000));
+		op = sl_op_interval_join_new(&jp, p->err);
+		char extra[256];
+		snprintf(extra, sizeof(extra),
+		         "windowBounds=[isRowTime=true, leftLowerBound=%lld, leftUpperBound=%lld, "
+		         "leftTimeIndex=%d, rightTimeIndex=%d]",
+		         (long long)(c.lo / 1000), (long long)(c.hi / 1000), l->rowtime, r->rowtime);
+		label = join_label(p, "IntervalJoin", kind, j, &shown, res, extra);
+		if (jp.time_side == 0)
+			j->rowtime = l->rowtime;
+		else if (jp.time_side == 1)
+			j->rowtime = l->ncols + r->rowtime;
+	} else {
+		op = sl_op_join_new(&jp, p->err);
+		label = join_label(p, "Join", kind, j, &shown, res, NULL);
+		j->updating = l->updating || r->updating || kind != SL_JOIN_INNER;
+		j->upd_op = l->updating ? l->upd_op : r->updating ? r->upd_op : label;
+	}
+	if (!op)
+		return sl__plan_error(p, on->line, on->col, p->err->code, "%s", p->err->msg);
+	if (sl__add_op(p, op, 2, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||
+	    sl_graph_connect(p->g, r->op, op, 1))
+		return NULL;
+	return j;
+}

@@ -1,0 +1,20 @@
+/*
+ * plan_join.h - planning of JOIN in FROM (plan_join.c), called by
+ * plan_query.c once both sides are planned.
+ */
+#ifndef SL_PLAN_JOIN_H
+#define SL_PLAN_JOIN_H
+
+#include "plan_int.h"
+
+/*
+ * Plans join f (an SL_AF_JOIN item) over its planned sides l and r (real
+ * rels, not virtual window TVFs): splits the ON condition into equi-keys,
+ * interval bounds on the rowtimes and a residual predicate, and adds a
+ * regular or interval join operator.  The result's
+ * columns are l's then r's, with their qualifiers.  Returns NULL with
+ * p->err set (line and column of the offending part) on error.
+ */
+rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r);
+
+#endif

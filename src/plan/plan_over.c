@@ -1,0 +1,468 @@
+/*
+ * plan_over.c - plans window functions: the ROW_NUMBER patterns
+ * (deduplication, Top-N, window Top-N) and OVER aggregates.
+ *
+ * ROW_NUMBER (Flink's FlinkLogicalRank / Deduplicate rules).  A query
+ *   SELECT .. FROM (SELECT .., ROW_NUMBER() OVER (PARTITION BY k ORDER BY x)
+ *                   AS rn FROM t [WHERE ..]) [alias] WHERE rn <= N [AND ..]
+ * (also rn < N, rn = 1, rn BETWEEN 1 AND N, N >= rn) becomes one rank
+ * operator.  The inner SELECT is planned with its ROW_NUMBER item replaced
+ * by a placeholder and with hidden leading columns: the ORDER BY and
+ * PARTITION BY expressions (and window_time for a window Top-N), so that
+ * keys may be any expression and the first ORDER BY column's time
+ * attribute is visible.  Then:
+ *   - PARTITION BY window_start, window_end, ..: window Top-N, fired when
+ *     the window closes (the input must carry window_time);
+ *   - N = 1 and ORDER BY a single time attribute: deduplication (proctime:
+ *     by arrival; rowtime: by event time), ASC keeps the first row, DESC the
+ *     last;
+ *   - otherwise Top-N over an append-only input.
+ * A Calc after the operator drops the hidden columns and puts rn where the
+ * ROW_NUMBER item was, or leaves it out when the enclosing query never
+ * reads it (Flink's rank without row number: +I/-D only).  ROW_NUMBER
+ * anywhere else, RANK and DENSE_RANK are planning errors.
+ *
+ * OVER aggregates: see sl__plan_over_aggs below.
+ */
+#include "plan_int.h"
+#include "../exec/op_rank.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- AST helpers ------------------------------------------------------------ */
+
+/* The window of an OVER call, resolving OVER w against sel's WINDOW list. */
+static const sl_ast_window *resolve_window(planner *p, const sl_ast_select *sel,
+                                           const sl_ast_window *w, int line, int col)
+{
+	if (!w->ref)
+		return w;
+	for (int i = 0; i < sel->nwindows; i++)
+		if (!strcasecmp(sel->window_names[i].name, w->ref->name))
+			return sel->windows[i];
+	return sl__plan_error(p, line, col, SL_EPLAN, "window '%s' is not defined", w->ref->name);
+}
+
+/* 1 when expression e (not inside an OVER call's own arguments) mentions a
+ * column named `name`, or is `*`. */
+static int mentions(const sl_ast_expr *e, const char *name)
+{
+	if (!e)
+		return 0;
+	switch (e->kind) {
+	case SL_AX_COLUMN:
+		return !strcasecmp(e->u.name.parts[e->u.name.n - 1].name, name) ||
+		       (e->u.name.n >= 2 && !strcasecmp(e->u.name.parts[1].name, name));
+	case SL_AX_STAR: return 1;
+	case SL_AX_UNARY:
+	case SL_AX_BINARY: return mentions(e->u.op.a, name) || mentions(e->u.op.b, name);
+	case SL_AX_IS: return mentions(e->u.is.a, name) || mentions(e->u.is.b, name);
+	case SL_AX_BETWEEN:
+		return mentions(e->u.between.a, name) || mentions(e->u.between.lo, name) ||
+		       mentions(e->u.between.hi, name);
+	case SL_AX_IN_LIST:
+		for (int i = 0; i < e->u.in.nlist; i++)
+			if (mentions(e->u.in.list[i], name))
+				return 1;
+		return mentions(e->u.in.a, name);
+	case SL_AX_LIKE: return mentions(e->u.like.a, name) || mentions(e->u.like.pattern, name);
+	case SL_AX_CASE:
+		for (int i = 0; i < e->u.case_.nwhen; i++)
+			if (mentions(e->u.case_.when[i], name) || mentions(e->u.case_.then[i], name))
+				return 1;
+		return mentions(e->u.case_.operand, name) || mentions(e->u.case_.else_, name);
+	case SL_AX_CAST: return mentions(e->u.cast.a, name);
+	case SL_AX_FIELD: return mentions(e->u.field.a, name);
+	case SL_AX_CALL:
+		for (int i = 0; i < e->u.call.nargs; i++)
+			if (mentions(e->u.call.args[i], name))
+				return 1;
+		return mentions(e->u.call.filter, name);
+	default: return 0;
+	}
+}
+
+static int is_rank_fn(const sl_ast_expr *e)
+{
+	return e && e->kind == SL_AX_CALL && e->u.call.over &&
+	       (!strcmp(e->u.call.fname, "ROW_NUMBER") || !strcmp(e->u.call.fname, "RANK") ||
+	        !strcmp(e->u.call.fname, "DENSE_RANK"));
+}
+
+/* The index of the ROW_NUMBER item of inner SELECT s, or -1. */
+static int rank_item(const sl_ast_select *s)
+{
+	for (int i = 0; i < s->nitems; i++)
+		if (is_rank_fn(s->items[i].expr))
+			return i;
+	return -1;
+}
+
+int sl__is_rank_query(const sl_ast_select *sel)
+{
+	const sl_ast_from *f = sel->from;
+	if (!f || f->kind != SL_AF_SUBQUERY || f->u.sub.query->kind != SL_AQ_SELECT)
+		return 0;
+	return rank_item(f->u.sub.query->select) >= 0;
+}
+
+static int int_lit(const sl_ast_expr *e, int64_t *v)
+{
+	if (!e || e->kind != SL_AX_LITERAL || e->u.lit.kind != SL_AL_INTEGER)
+		return 0;
+	*v = strtoll(e->u.lit.text, NULL, 10);
+	return 1;
+}
+
+static int is_col(const sl_ast_expr *e, const char *name)
+{
+	return e && e->kind == SL_AX_COLUMN &&
+	       !strcasecmp(e->u.name.parts[e->u.name.n - 1].name, name);
+}
+
+/* If conjunct c bounds rn from above (rn <= N, rn < N, rn = 1, rn BETWEEN
+ * 1 AND N, N >= rn, N > rn): 1 and *n = N.  0 otherwise. */
+static int rn_bound(const sl_ast_expr *c, const char *rn, int64_t *n)
+{
+	int64_t v, lo;
+	if (c->kind == SL_AX_BETWEEN && !c->u.between.negated && is_col(c->u.between.a, rn) &&
+	    int_lit(c->u.between.lo, &lo) && lo == 1 && int_lit(c->u.between.hi, &v)) {
+		*n = v;
+		return 1;
+	}
+	if (c->kind != SL_AX_BINARY)
+		return 0;
+	sl_ast_op op = c->u.op.op;
+	const sl_ast_expr *a = c->u.op.a, *b = c->u.op.b;
+	if (is_col(b, rn) && int_lit(a, &v)) { /* N >= rn: mirror */
+		const sl_ast_expr *t = a;
+		a = b;
+		b = t;
+		op = op == SL_AOP_GE ? SL_AOP_LE : op == SL_AOP_GT ? SL_AOP_LT
+		   : op == SL_AOP_LE ? SL_AOP_GE : op == SL_AOP_LT ? SL_AOP_GT : op;
+	}
+	if (!is_col(a, rn) || !int_lit(b, &v))
+		return 0;
+	if (op == SL_AOP_LE || (op == SL_AOP_EQ && v == 1)) {
+		*n = v;
+		return 1;
+	}
+	if (op == SL_AOP_LT) {
+		*n = v - 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Splits the AND tree e into conjuncts (arena array). */
+static int conjuncts(planner *p, const sl_ast_expr *e, const sl_ast_expr **out, int n, int cap)
+{
+	if (!e)
+		return n;
+	if (e->kind == SL_AX_BINARY && e->u.op.op == SL_AOP_AND) {
+		n = conjuncts(p, e->u.op.a, out, n, cap);
+		return conjuncts(p, e->u.op.b, out, n, cap);
+	}
+	if (n < cap)
+		out[n] = e;
+	return n + 1;
+}
+
+static sl_ast_expr *ast_and(planner *p, sl_ast_expr *a, const sl_ast_expr *b)
+{
+	if (!a)
+		return (sl_ast_expr *)b;
+	sl_ast_expr *e = sl_arena_calloc(p->a, sizeof(*e));
+	e->kind = SL_AX_BINARY;
+	e->line = a->line;
+	e->col = a->col;
+	e->u.op.op = SL_AOP_AND;
+	e->u.op.a = a;
+	e->u.op.b = (sl_ast_expr *)b;
+	return e;
+}
+
+static sl_ast_expr *ast_col(planner *p, const char *name, int line, int col)
+{
+	sl_ast_expr *e = sl_arena_calloc(p->a, sizeof(*e));
+	e->kind = SL_AX_COLUMN;
+	e->line = line;
+	e->col = col;
+	e->u.name.n = 1;
+	e->u.name.parts = sl_arena_calloc(p->a, sizeof(sl_ast_ident));
+	e->u.name.parts[0].name = name;
+	e->u.name.parts[0].line = line;
+	e->u.name.parts[0].col = col;
+	return e;
+}
+
+/* ---- ROW_NUMBER ----------------------------------------------------------------- */
+
+#define RN_PLACEHOLDER "$rn"
+
+typedef struct rank_shape {
+	const sl_ast_select *inner;
+	const sl_ast_select_item *item; /* the ROW_NUMBER item */
+	const sl_ast_window *w;
+	const char *rn;                 /* its alias */
+	int64_t n;
+	int windowed;                   /* PARTITION BY window_start, window_end */
+	int nhidden;                    /* hidden leading columns */
+	int hk, ho;                     /* first hidden key / order column */
+} rank_shape;
+
+/* Checks the ROW_NUMBER item and the enclosing WHERE; fills s and rest. */
+static int rank_shape_of(planner *p, const sl_ast_select *sel, rank_shape *s,
+                         sl_ast_select *rest)
+{
+	const sl_ast_select *in = sel->from->u.sub.query->select;
+	memset(s, 0, sizeof(*s));
+	s->inner = in;
+	s->item = &in->items[rank_item(in)];
+	const sl_ast_expr *call = s->item->expr;
+	if (strcmp(call->u.call.fname, "ROW_NUMBER")) {
+		sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
+		               "%s is not supported yet (ROW_NUMBER is)", call->u.call.fname);
+		return SL_EPLAN;
+	}
+	if (call->u.call.nargs) {
+		sl__plan_error(p, call->line, call->col, SL_EPLAN, "ROW_NUMBER takes no arguments");
+		return SL_EPLAN;
+	}
+	if (!(s->w = resolve_window(p, in, call->u.call.over, call->line, call->col)))
+		return SL_EPLAN;
+	if (!s->w->norder) {
+		sl__plan_error(p, call->line, call->col, SL_EPLAN,
+		               "ROW_NUMBER requires an ORDER BY in its OVER clause");
+		return SL_EPLAN;
+	}
+	if (!s->item->alias) {
+		sl__plan_error(p, call->line, call->col, SL_EPLAN,
+		               "ROW_NUMBER() OVER (...) needs an alias (AS rn) for the enclosing "
+		               "query's filter on it");
+		return SL_EPLAN;
+	}
+	s->rn = s->item->alias->name;
+	*rest = *sel;
+	rest->where = NULL;
+	const sl_ast_expr *cs[64];
+	int nc = conjuncts(p, sel->where, cs, 0, 64), found = 0;
+	if (nc > 64) {
+		sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP, "too many AND terms in WHERE");
+		return SL_EPLAN;
+	}
+	for (int i = 0; i < nc; i++) {
+		int64_t v;
+		if (rn_bound(cs[i], s->rn, &v)) {
+			s->n = found++ ? (v < s->n ? v : s->n) : v;
+			continue;
+		}
+		rest->where = ast_and(p, rest->where, cs[i]);
+	}
+	if (!found) {
+		sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
+		               "ROW_NUMBER() is only supported with a filter on it in the enclosing "
+		               "query: WHERE %s <= N (Top-N) or WHERE %s = 1 (deduplication)",
+		               s->rn, s->rn);
+		return SL_EPLAN;
+	}
+	if (s->n < 1) {
+		sl__plan_error(p, sel->where->line, sel->where->col, SL_EPLAN,
+		               "the filter on %s keeps no row (N must be at least 1)", s->rn);
+		return SL_EPLAN;
+	}
+	int ws = 0, we = 0;
+	for (int i = 0; i < s->w->npartition; i++) {
+		ws |= is_col(s->w->partition[i], "window_start");
+		we |= is_col(s->w->partition[i], "window_end");
+	}
+	s->windowed = ws && we;
+	return 0;
+}
+
+/*
+ * Plans the inner SELECT with hidden leading columns: [window_time],
+ * ORDER BY expressions, PARTITION BY expressions (window_start/_end left
+ * out for a window Top-N), then the items with ROW_NUMBER replaced by a
+ * placeholder column named RN_PLACEHOLDER.
+ */
+static rel *plan_inner(planner *p, const sl_ast_query *q, rank_shape *s)
+{
+	const sl_ast_select *in = s->inner;
+	const sl_ast_window *w = s->w;
+	int cap = in->nitems + w->norder + w->npartition + 2;
+	sl_ast_select_item *items = sl_arena_calloc(p->a, sizeof(*items) * (size_t)cap);
+	int n = 0;
+	if (s->windowed)
+		items[n++].expr = ast_col(p, "window_time", w->line, w->col);
+	s->ho = n;
+	for (int i = 0; i < w->norder; i++)
+		items[n++].expr = w->order[i].expr;
+	s->hk = n;
+	for (int i = 0; i < w->npartition; i++) {
+		const sl_ast_expr *e = w->partition[i];
+		if (s->windowed && (is_col(e, "window_start") || is_col(e, "window_end")))
+			continue;
+		items[n++].expr = (sl_ast_expr *)e;
+	}
+	s->nhidden = n;
+	for (int i = 0; i < in->nitems; i++) {
+		items[n] = in->items[i];
+		if (&in->items[i] == s->item) {
+			static const sl_ast_ident ph = {RN_PLACEHOLDER, 1, 0, 0};
+			sl_ast_expr *zero = sl_arena_calloc(p->a, sizeof(*zero));
+			zero->kind = SL_AX_LITERAL;
+			zero->u.lit.kind = SL_AL_INTEGER;
+			zero->u.lit.text = "0";
+			items[n].expr = zero;
+			items[n].alias = &ph;
+		}
+		n++;
+	}
+	for (int i = 0; i < n; i++)
+		if (!items[i].line) {
+			items[i].line = items[i].expr->line;
+			items[i].col = items[i].expr->col;
+		}
+	sl_ast_select *sel2 = sl_arena_alloc(p->a, sizeof(*sel2));
+	*sel2 = *in;
+	sel2->items = items;
+	sel2->nitems = n;
+	sl_ast_query *q2 = sl_arena_alloc(p->a, sizeof(*q2));
+	*q2 = *q;
+	q2->select = sel2;
+	return sl__plan_query(p, q2);
+}
+
+/* The operator for the shape over the planned inner rel r. */
+static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
+                      const char **kind)
+{
+	const sl_ast_window *w = s->w;
+	const sl_ast_expr *call = s->item->expr;
+	int *keys = sl_arena_calloc(p->a, sizeof(int) * (size_t)(w->npartition + 1));
+	int *ord = sl_arena_calloc(p->a, sizeof(int) * (size_t)(w->norder + 1));
+	uint8_t *desc = sl_arena_calloc(p->a, (size_t)w->norder + 1);
+	uint8_t *nf = sl_arena_calloc(p->a, (size_t)w->norder + 1);
+	rp->nkeys = s->nhidden - s->hk;
+	for (int i = 0; i < rp->nkeys; i++)
+		keys[i] = s->hk + i;
+	for (int i = 0; i < w->norder; i++) {
+		ord[i] = s->ho + i;
+		desc[i] = w->order[i].desc;
+		/* Flink's default: NULLs are the smallest values */
+		nf[i] = w->order[i].nulls_first >= 0 ? (uint8_t)w->order[i].nulls_first : !desc[i];
+	}
+	rp->key_cols = keys;
+	rp->norder = w->norder;
+	rp->order_cols = ord;
+	rp->desc = desc;
+	rp->nulls_first = nf;
+	rp->n = s->n;
+	for (int i = 0; i < r->ncols; i++)
+		if (sl_type_phys(r->cols[i].type) == SL_PHYS_ROW)
+			return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
+			                      "ROW_NUMBER over rows with ROW columns is not supported yet");
+	if (r->updating)
+		return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
+		                      "ROW_NUMBER over an updating input (made by %s) is not supported "
+		                      "yet", r->upd_op ? r->upd_op : "an operator");
+	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(r->ncols + 1));
+	for (int i = 0; i < r->ncols; i++)
+		it[i] = r->cols[i].type;
+	if (s->windowed) {
+		if (r->rowtime != 0)
+			return sl__plan_error(p, call->line, call->col, SL_EPLAN,
+			                      "window Top-N: window_time of the input must be its time "
+			                      "attribute (a window TVF or window aggregate)");
+		rp->mode = SL_RANK_WINDOW;
+		rp->time_col = 0;
+		*kind = "WindowRank";
+		return sl_op_window_rank_new(rp, it, r->ncols, p->err);
+	}
+	int tattr = w->norder == 1 && (r->rowtime == s->ho || r->proctime == s->ho);
+	if (tattr && s->n == 1) {
+		int row = r->rowtime == s->ho;
+		rp->mode = row ? (desc[0] ? SL_RANK_DEDUP_ROW_LAST : SL_RANK_DEDUP_ROW_FIRST)
+		               : (desc[0] ? SL_RANK_DEDUP_PROC_LAST : SL_RANK_DEDUP_PROC_FIRST);
+		rp->time_col = s->ho;
+		*kind = desc[0] ? "Deduplicate(keep=[LastRow])" : "Deduplicate(keep=[FirstRow])";
+		return sl_op_dedup_new(rp, it, r->ncols, p->err);
+	}
+	rp->mode = SL_RANK_TOPN;
+	*kind = "Rank";
+	return sl_op_rank_new(rp, it, r->ncols, p->err);
+}
+
+/*
+ * Plans the FROM subquery of `sel` holding ROW_NUMBER and the rank
+ * operator; returns the relation the enclosing query reads (the inner
+ * SELECT's items, rn included when the enclosing query mentions it) and
+ * fills *rest with sel minus the rn filter.  NULL with p->err set.
+ */
+rel *sl__plan_rank(planner *p, const sl_ast_select *sel, sl_ast_select *rest)
+{
+	rank_shape s;
+	if (rank_shape_of(p, sel, &s, rest))
+		return NULL;
+	const sl_ast_query *q = sel->from->u.sub.query;
+	if (q->norder || q->limit || q->offset)
+		return sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
+		                      "ORDER BY and LIMIT on a stream are not supported yet");
+	rel *r = plan_inner(p, q, &s);
+	if (!r)
+		return NULL;
+	int out_rn = mentions(rest->where, s.rn);
+	for (int i = 0; i < rest->nitems; i++)
+		out_rn |= mentions(rest->items[i].expr, s.rn);
+	sl_rank_plan rp = {0};
+	rp.out_rn = out_rn;
+	const char *kind = NULL;
+	sl_op *op = rank_op(p, &s, r, &rp, &kind);
+	if (!op)
+		return NULL;
+	int nr = r->ncols + (out_rn ? 1 : 0);
+	rel *rr = sl__rel_new(p, nr);
+	for (int i = 0; i < r->ncols; i++)
+		rr->cols[i] = r->cols[i];
+	if (out_rn) {
+		rr->cols[r->ncols].name = s.rn;
+		rr->cols[r->ncols].type = sl_type_make(SL_T_BIGINT);
+		rr->cols[r->ncols].type.notnull = 1;
+	}
+	int upd = rp.mode == SL_RANK_TOPN || rp.mode == SL_RANK_DEDUP_PROC_LAST ||
+	          rp.mode == SL_RANK_DEDUP_ROW_LAST;
+	rr->updating = upd || r->updating;
+	const char *label = sl_arena_printf(p->a, "%s(rankEnd=%lld, rowNumber=%s)", kind,
+	                                    (long long)s.n, out_rn ? "true" : "false");
+	rr->upd_op = upd ? label : NULL;
+	if (sl__add_op(p, op, 1, rr, label) || sl_graph_connect(p->g, r->op, op, 0))
+		return NULL;
+	/* drop the hidden columns, rn (or nothing) where ROW_NUMBER was */
+	sl_expr **x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(nr + 1));
+	const char **names = sl_arena_calloc(p->a, sizeof(char *) * (size_t)(nr + 1));
+	int n = 0;
+	for (int i = s.nhidden; i < r->ncols; i++) {
+		int c = i;
+		if (!strcmp(r->cols[i].name, RN_PLACEHOLDER)) {
+			if (!out_rn)
+				continue;
+			c = r->ncols;
+		}
+		x[n] = sl_expr_col(p->a, c, rr->cols[c].type);
+		names[n++] = rr->cols[c].name;
+	}
+	rel *out = sl__add_calc(p, rr, NULL, x, n, names);
+	if (!out)
+		return NULL;
+	const char *alias = sel->from->alias ? sel->from->alias->name : NULL;
+	for (int i = 0; i < out->ncols; i++)
+		out->cols[i].qual = alias;
+	for (int i = 0; i < sel->from->ncol_aliases && i < out->ncols; i++)
+		out->cols[i].name = sel->from->col_aliases[i].name;
+	out->rowtime = out->proctime = -1;
+	return out;
+}

@@ -1,0 +1,382 @@
+/*
+ * test_rank.c - the ROW_NUMBER and OVER operators driven through their
+ * method tables with synthetic batches and watermarks: Top-N (with and
+ * without the rn column, ties), deduplication (event-time keep-first with
+ * late rows, processing-time keep-last), window Top-N and OVER aggregates;
+ * each also with a snapshot/restore in the middle of the stream whose
+ * output must equal an uninterrupted run's, on both state backends
+ * ("hashmap", "rocksdb") and at batch sizes 1 and 3.
+ *
+ * Harness (as test_ops.c): a "feeder" operator is the graph's source, the
+ * operator under test consumes it, a "capture" operator records every row
+ * as text ("+I[a, 30]").
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sluice.h"
+#include "base/valtext.h"
+#include "exec/graph.h"
+#include "exec/op_rank.h"
+#include "exec/ops.h"
+
+/* ---- harness ------------------------------------------------------------ */
+
+static const char *g_type = "hashmap"; /* the backend the cases run on */
+
+typedef struct capture_op {
+	sl_op base;
+	sl_buf rows;
+} capture_op;
+
+static const char *const kinds[] = {"+I", "-U", "+U", "-D"};
+
+static int capture_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
+{
+	capture_op *c = (capture_op *)op;
+	SL_BATCH_FOREACH(in, k, row) {
+		sl_buf_puts(&c->rows, kinds[in->op[row]]);
+		sl_buf_putc(&c->rows, '[');
+		for (int i = 0; i < in->ncols; i++) {
+			if (i)
+				sl_buf_puts(&c->rows, ", ");
+			sl_value_text(&in->cols[i], row, "NULL", NULL, &c->rows);
+		}
+		sl_buf_puts(&c->rows, "]\n");
+	}
+	return 0;
+}
+
+static void capture_close(sl_op *op)
+{
+	sl_buf_deinit(&((capture_op *)op)->rows);
+}
+
+static const sl_op_vtab capture_vtab = {.name = "Capture", .process = capture_process,
+                                        .close = capture_close};
+static const sl_op_vtab feeder_vtab = {.name = "Feeder"};
+
+typedef struct harness {
+	sl_state_backend *be;
+	sl_graph g;
+	sl_op *feed, *op;
+	capture_op *cap;
+	sl_err err;
+	sl_type in_types[3];
+} harness;
+
+/* Input schema of every test: k STRING, ts TIMESTAMP(3), v BIGINT. */
+static void in_schema(sl_type *t)
+{
+	t[0] = sl_type_varchar(SL_STRING_LEN);
+	t[1] = sl_type_timestamp(SL_T_TIMESTAMP, 3);
+	t[2] = sl_type_make(SL_T_BIGINT);
+}
+
+/* Builds the operator under test: output types into t, count into *nout. */
+typedef sl_op *(*make_fn)(sl_type *t, int *nout);
+
+static void h_init(harness *h, make_fn mk)
+{
+	memset(h, 0, sizeof(*h));
+	sl_err_clear(&h->err);
+	assert_int_equal(sl_state_backend_open(g_type, &h->be, &h->err), 0);
+	sl_graph_init(&h->g, h->be);
+	in_schema(h->in_types);
+	h->feed = calloc(1, sizeof(sl_op));
+	h->feed->vt = &feeder_vtab;
+	assert_int_equal(sl_graph_add(&h->g, h->feed, 0, 3, h->in_types, NULL), 0);
+	sl_type t[8];
+	int nout;
+	h->op = mk(t, &nout);
+	assert_non_null(h->op);
+	assert_int_equal(sl_graph_add(&h->g, h->op, 1, nout, t, NULL), 0);
+	h->cap = calloc(1, sizeof(capture_op));
+	h->cap->base.vt = &capture_vtab;
+	assert_int_equal(sl_graph_add(&h->g, &h->cap->base, 1, 0, NULL, NULL), 0);
+	sl_graph_connect(&h->g, h->feed, h->op, 0);
+	sl_graph_connect(&h->g, h->op, &h->cap->base, 0);
+	assert_int_equal(sl_graph_open(&h->g, &h->err), 0);
+}
+
+static void h_deinit(harness *h)
+{
+	sl_graph_deinit(&h->g);
+	sl_state_backend_close(h->be);
+}
+
+/* A row: key, ts in seconds after 09:00:00, value; the watermark is ts -
+ * 2 s (bounded out-of-orderness), W_before the maximum so far. */
+typedef struct in_row {
+	const char *k;
+	int64_t ts_s;
+	int64_t v;
+} in_row;
+
+#define T0 1785574800000000LL /* 2026-08-01 09:00:00 UTC in micros */
+#define S(x) ((int64_t)(x) * 1000000LL)
+#define DELAY S(2)
+
+/* Feeds rows[from, to) in batches of bs, W carried in *wm across calls. */
+static int feed(harness *h, const in_row *rows, int from, int to, int bs, int64_t *wm)
+{
+	sl_batch *b = sl_batch_new(3, h->in_types, bs);
+	int rc = 0;
+	for (int i = from; i < to && !rc; i += bs) {
+		sl_batch_reset(b);
+		for (int k = i; k < to && k < i + bs; k++) {
+			int r = sl_batch_add_row(b, SL_INSERT, *wm);
+			sl_col_set_str_ref(&b->cols[0], r, rows[k].k, (int64_t)strlen(rows[k].k));
+			sl_col_set_i64(&b->cols[1], r, T0 + S(rows[k].ts_s));
+			sl_col_set_i64(&b->cols[2], r, rows[k].v);
+			if (T0 + S(rows[k].ts_s) - DELAY > *wm)
+				*wm = T0 + S(rows[k].ts_s) - DELAY;
+		}
+		rc = sl_op_emit(h->feed, b, &h->err);
+		if (!rc && *wm != SL_WM_MIN)
+			rc = sl_op_emit_watermark(h->feed, *wm, &h->err);
+	}
+	sl_batch_free(b);
+	return rc;
+}
+
+static const char *out(harness *h)
+{
+	return sl_buf_cstr(&h->cap->rows);
+}
+
+/* Runs rows uninterrupted; returns the output (malloc'd) and late drops. */
+static char *run_all(make_fn mk, const in_row *rows, int n, int bs, int64_t *late)
+{
+	harness h;
+	int64_t wm = SL_WM_MIN;
+	h_init(&h, mk);
+	assert_int_equal(feed(&h, rows, 0, n, bs, &wm), 0);
+	assert_int_equal(sl_graph_end_source(h.feed, &h.err), 0);
+	char *s = strdup(out(&h));
+	if (late)
+		*late = h.op->stats.late_dropped;
+	h_deinit(&h);
+	return s;
+}
+
+/* Snapshot after `cut` rows, restore into a fresh graph (and backend),
+ * finish there: the concatenated output equals the uninterrupted run's. */
+static void roundtrip(make_fn mk, const in_row *rows, int n, int bs, int cut)
+{
+	char *want = run_all(mk, rows, n, bs, NULL);
+	harness b, c;
+	int64_t wm = SL_WM_MIN;
+	h_init(&b, mk);
+	assert_int_equal(feed(&b, rows, 0, cut, bs, &wm), 0);
+	sl_snap_writer w;
+	sl_snap_writer_init(&w);
+	assert_int_equal(sl_graph_snapshot(&b.g, &w, &b.err), 0);
+	sl_buf all;
+	sl_buf_init(&all);
+	sl_buf_puts(&all, out(&b));
+	h_deinit(&b);
+	h_init(&c, mk);
+	sl_snap_reader r;
+	sl_snap_reader_init(&r, w.buf, w.len);
+	assert_int_equal(sl_graph_restore(&c.g, &r, &c.err), 0);
+	assert_int_equal(feed(&c, rows, cut, n, bs, &wm), 0);
+	assert_int_equal(sl_graph_end_source(c.feed, &c.err), 0);
+	sl_buf_puts(&all, out(&c));
+	assert_string_equal(sl_buf_cstr(&all), want);
+	sl_buf_deinit(&all);
+	sl_snap_writer_deinit(&w);
+	h_deinit(&c);
+	free(want);
+}
+
+/* Every cut point, batch sizes 1 and 3 (RocksDB: two cuts at batch size
+ * 3, as each database costs tens of milliseconds to create). */
+static void roundtrip_all(make_fn mk, const in_row *rows, int n)
+{
+	if (!strcmp(g_type, "rocksdb")) {
+		roundtrip(mk, rows, n, 3, n / 3);
+		roundtrip(mk, rows, n, 3, 2 * n / 3);
+		return;
+	}
+	for (int bs = 1; bs <= 3; bs += 2)
+		for (int cut = 0; cut <= n; cut++)
+			roundtrip(mk, rows, n, bs, cut);
+}
+
+/* ---- rank plans ------------------------------------------------------------ */
+
+static const int key0[] = {0};
+static const int ord_v[] = {2};
+static const int ord_ts[] = {1};
+static const uint8_t desc1[] = {1}, asc1[] = {0};
+
+static sl_op *mk_rank(sl_rank_mode mode, int out_rn, int64_t n, const int *ord,
+                      const uint8_t *desc, sl_type *t, int *nout)
+{
+	sl_rank_plan p = {0};
+	p.mode = mode;
+	p.nkeys = 1;
+	p.key_cols = key0;
+	p.norder = 1;
+	p.order_cols = ord;
+	p.desc = desc;
+	p.nulls_first = asc1;
+	p.n = n;
+	p.out_rn = out_rn;
+	p.time_col = 1;
+	sl_type in[3];
+	in_schema(in);
+	*nout = sl__rank_out_types(&p, in, 3, t);
+	sl_err err;
+	sl_err_clear(&err);
+	switch (mode) {
+	case SL_RANK_TOPN: return sl_op_rank_new(&p, in, 3, &err);
+	case SL_RANK_WINDOW: return sl_op_window_rank_new(&p, in, 3, &err);
+	default: return sl_op_dedup_new(&p, in, 3, &err);
+	}
+}
+
+static sl_op *top2_rn(sl_type *t, int *n) { return mk_rank(SL_RANK_TOPN, 1, 2, ord_v, desc1, t, n); }
+static sl_op *top2(sl_type *t, int *n) { return mk_rank(SL_RANK_TOPN, 0, 2, ord_v, desc1, t, n); }
+static sl_op *first_row(sl_type *t, int *n)
+{
+	return mk_rank(SL_RANK_DEDUP_ROW_FIRST, 0, 1, ord_ts, asc1, t, n);
+}
+static sl_op *last_row(sl_type *t, int *n)
+{
+	return mk_rank(SL_RANK_DEDUP_ROW_LAST, 0, 1, ord_ts, desc1, t, n);
+}
+static sl_op *last_proc(sl_type *t, int *n)
+{
+	return mk_rank(SL_RANK_DEDUP_PROC_LAST, 1, 1, ord_ts, desc1, t, n);
+}
+/* window Top-2 where ts plays window_time: windows end at ts + 1 ms */
+static sl_op *win_top2(sl_type *t, int *n)
+{
+	return mk_rank(SL_RANK_WINDOW, 1, 2, ord_v, desc1, t, n);
+}
+
+static const in_row topn_rows[] = {
+	{"a", 1, 10}, {"a", 2, 20}, {"b", 3, 1}, {"a", 4, 15}, {"a", 5, 5}, {"a", 6, 20},
+	{"b", 7, 3},
+};
+#define NROWS(a) ((int)(sizeof(a) / sizeof(a[0])))
+
+static void test_topn_updates(void **st)
+{
+	char *s = run_all(top2_rn, topn_rows, NROWS(topn_rows), 3, NULL);
+	assert_string_equal(s,
+		"+I[a, 2026-08-01 09:00:01, 10, 1]\n"
+		"-U[a, 2026-08-01 09:00:01, 10, 1]\n"
+		"+U[a, 2026-08-01 09:00:02, 20, 1]\n"
+		"+I[a, 2026-08-01 09:00:01, 10, 2]\n"
+		"+I[b, 2026-08-01 09:00:03, 1, 1]\n"
+		"-U[a, 2026-08-01 09:00:01, 10, 2]\n"
+		"+U[a, 2026-08-01 09:00:04, 15, 2]\n"
+		"-U[a, 2026-08-01 09:00:04, 15, 2]\n"   /* tie with :02 ranks after it */
+		"+U[a, 2026-08-01 09:00:06, 20, 2]\n"
+		"-U[b, 2026-08-01 09:00:03, 1, 1]\n"
+		"+U[b, 2026-08-01 09:00:07, 3, 1]\n"
+		"+I[b, 2026-08-01 09:00:03, 1, 2]\n");
+	free(s);
+	s = run_all(top2, topn_rows, NROWS(topn_rows), 1, NULL);
+	assert_string_equal(s,
+		"+I[a, 2026-08-01 09:00:01, 10]\n"
+		"+I[a, 2026-08-01 09:00:02, 20]\n"
+		"+I[b, 2026-08-01 09:00:03, 1]\n"
+		"-D[a, 2026-08-01 09:00:01, 10]\n"
+		"+I[a, 2026-08-01 09:00:04, 15]\n"
+		"-D[a, 2026-08-01 09:00:04, 15]\n"
+		"+I[a, 2026-08-01 09:00:06, 20]\n"
+		"+I[b, 2026-08-01 09:00:07, 3]\n");
+	free(s);
+	roundtrip_all(top2_rn, topn_rows, NROWS(topn_rows));
+	roundtrip_all(top2, topn_rows, NROWS(topn_rows));
+}
+
+/* keep-first by rowtime with out-of-order and late rows (delay 2 s) */
+static const in_row dedup_rows[] = {
+	{"a", 10, 1}, {"b", 11, 2}, {"a", 9, 3}, {"a", 14, 4}, {"b", 8, 5} /* late: W :12 */,
+	{"c", 15, 6}, {"c", 15, 7}, {"a", 20, 8}, {"b", 30, 9},
+};
+
+static void test_dedup_event_time(void **st)
+{
+	int64_t late;
+	char *s = run_all(first_row, dedup_rows, NROWS(dedup_rows), 1, &late);
+	assert_string_equal(s,
+		"+I[a, 2026-08-01 09:00:09, 3]\n"
+		"+I[b, 2026-08-01 09:00:11, 2]\n"
+		"+I[c, 2026-08-01 09:00:15, 6]\n");
+	assert_int_equal(late, 1);
+	free(s);
+	s = run_all(last_row, dedup_rows, NROWS(dedup_rows), 3, NULL);
+	assert_string_equal(s,
+		"+I[a, 2026-08-01 09:00:10, 1]\n"
+		"+I[b, 2026-08-01 09:00:11, 2]\n"
+		"-U[a, 2026-08-01 09:00:10, 1]\n"
+		"+U[a, 2026-08-01 09:00:14, 4]\n"
+		"+I[c, 2026-08-01 09:00:15, 6]\n"
+		"-U[c, 2026-08-01 09:00:15, 6]\n"
+		"+U[c, 2026-08-01 09:00:15, 7]\n"
+		"-U[a, 2026-08-01 09:00:14, 4]\n"
+		"+U[a, 2026-08-01 09:00:20, 8]\n"
+		"-U[b, 2026-08-01 09:00:11, 2]\n"
+		"+U[b, 2026-08-01 09:00:30, 9]\n");
+	free(s);
+	roundtrip_all(first_row, dedup_rows, NROWS(dedup_rows));
+	roundtrip_all(last_row, dedup_rows, NROWS(dedup_rows));
+	roundtrip_all(last_proc, dedup_rows, NROWS(dedup_rows));
+}
+
+static void test_window_topn(void **st)
+{
+	/* rows at :10 and :11 are their own windows' window_time; the row at
+	 * :05 arrives with W_before :09 and its window [.., :05.001) closed */
+	static const in_row rows[] = {
+		{"a", 10, 1}, {"a", 10, 3}, {"a", 10, 2}, {"b", 11, 4}, {"a", 5, 9}, {"a", 12, 0},
+	};
+	int64_t late;
+	char *s = run_all(win_top2, rows, NROWS(rows), 1, &late);
+	assert_string_equal(s,
+		"+I[a, 2026-08-01 09:00:10, 3, 1]\n"
+		"+I[a, 2026-08-01 09:00:10, 2, 2]\n"
+		"+I[b, 2026-08-01 09:00:11, 4, 1]\n"
+		"+I[a, 2026-08-01 09:00:12, 0, 1]\n");
+	assert_int_equal(late, 1);
+	free(s);
+	roundtrip_all(win_top2, rows, NROWS(rows));
+}
+
+static int setup_rocksdb(void **st)
+{
+	g_type = "rocksdb";
+	return 0;
+}
+
+static int setup_hashmap(void **st)
+{
+	g_type = "hashmap";
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_topn_updates, setup_hashmap),
+		cmocka_unit_test_setup(test_dedup_event_time, setup_hashmap),
+		cmocka_unit_test_setup(test_window_topn, setup_hashmap),
+		cmocka_unit_test_setup(test_topn_updates, setup_rocksdb),
+		cmocka_unit_test_setup(test_dedup_event_time, setup_rocksdb),
+		cmocka_unit_test_setup(test_window_topn, setup_rocksdb),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

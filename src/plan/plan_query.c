@@ -17,6 +17,7 @@
  * input relation's columns (DESIGN.md §2).
  */
 #include "plan_int.h"
+#include "plan_join.h"
 #include "sluice.h"
 
 #include <stdio.h>
@@ -125,6 +126,7 @@ static rel *add_filter(planner *p, rel *in, sl_expr *filter, const char *text)
 }
 
 static int is_condition(planner *p, const sl_ast_expr *at, const sl_expr *x);
+static rel *materialize_tvf(planner *p, rel *v);
 
 /* ---- FROM ----------------------------------------------------------------- */
 
@@ -349,8 +351,16 @@ static rel *plan_from(planner *p, const sl_ast_from *f)
 			return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
 			                      "LATERAL TABLE and UNNEST are not supported yet");
 		return plan_tvf(p, f);
-	case SL_AF_JOIN:
-		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP, "joins are not supported yet");
+	case SL_AF_JOIN: {
+		rel *l = plan_from(p, f->u.join.left), *rr = l ? plan_from(p, f->u.join.right) : NULL;
+		if (rr && l->tvf_in)
+			l = materialize_tvf(p, l);
+		if (rr && l && rr->tvf_in)
+			rr = materialize_tvf(p, rr);
+		if (!l || !rr || !(r = sl__plan_join(p, f, l, rr)) || !alias)
+			return r;
+		break;
+	}
 	}
 	if (!r)
 		return NULL;

@@ -106,6 +106,11 @@ static rel *add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **proj, int n
 	return r;
 }
 
+rel *sl__add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **x, int n, const char **names)
+{
+	return add_calc(p, in, filter, x, n, names, NULL);
+}
+
 /* Identity projection of every column of in, with a filter. */
 static rel *add_filter(planner *p, rel *in, sl_expr *filter, const char *text)
 {
@@ -1074,7 +1079,14 @@ static rel *plan_select(planner *p, const sl_ast_select *sel)
 	if (!sel->from)
 		return sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP,
 		                      "SELECT without FROM is not supported yet");
-	rel *r = plan_from(p, sel->from);
+	sl_ast_select rest; /* ROW_NUMBER pattern: sel without its rn filter */
+	rel *r;
+	if (sl__is_rank_query(sel)) {
+		r = sl__plan_rank(p, sel, &rest);
+		sel = &rest;
+	} else {
+		r = plan_from(p, sel->from);
+	}
 	if (!r)
 		return NULL;
 	agg_map m = {0};

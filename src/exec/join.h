@@ -1,5 +1,5 @@
 /*
- * join.h - the join operators (regular, interval) and what they
+ * join.h - the join operators (regular, interval, window) and what they
  * share: their plan struct and the helpers of join_rows.c that store rows
  * in state values and build joined output rows.
  *
@@ -37,10 +37,15 @@ typedef struct sl_join_plan {
 	/* Interval join: L.ltime - R.rtime in [lo, hi] (micros, lo <= hi). */
 	int ltime, rtime;
 	int64_t lo, hi;
-	/* Interval join: the output's rowtime is the left (0) or
+	/* Interval and window joins: the output's rowtime is the left (0) or
 	 * right (1) side's time column, or none (-1, FULL joins); it decides by
 	 * how much the output watermark is held back. */
 	int time_side;
+	/* Window join: the window_end column of each side (both sides are the
+	 * same window TVF, window_start is an equi-key) and the zone the
+	 * windows align in (sl_window_spec.tz; NULL = UTC). */
+	int lwend, rwend;
+	const char *tz;
 } sl_join_plan;
 
 /* Regular join (op_join.c): inputs may be updating; the output is updating
@@ -51,6 +56,10 @@ sl_op *sl_op_join_new(const sl_join_plan *p, sl_err *err);
 /* Interval join (op_interval_join.c): append-only inputs, append-only
  * output; state freed once the watermark passes each row's bound. */
 sl_op *sl_op_interval_join_new(const sl_join_plan *p, sl_err *err);
+
+/* Window join (op_window_join.c): append-only inputs of the same window
+ * TVF, joined per window when the watermark closes it; append-only output. */
+sl_op *sl_op_window_join_new(const sl_join_plan *p, sl_err *err);
 
 /* ---- join_rows.c: shared by the three operators --------------------------- */
 

@@ -42,6 +42,11 @@ struct rel {
 	const char *upsert_key; /* updating as an upsert stream keyed by these
 	                         * columns (no -U; a -D may hold only the key), or
 	                         * NULL: a full retract stream (EXPLAIN shows it) */
+	/* A materialized window TVF (and projections keeping both columns):
+	 * its window and the columns of window_start / window_end; NULL when
+	 * not (window joins need both sides to be the same window TVF). */
+	const sl_window_spec *win;
+	int win_start, win_end;
 	/* Window TVF (virtual): columns = input columns + window_start,
 	 * window_end, window_time; consumed by a window aggregate. */
 	rel *tvf_in;

@@ -1,5 +1,5 @@
 /*
- * plan_join.c - plans JOIN ... ON: regular and interval joins.
+ * plan_join.c - plans JOIN ... ON: regular, interval and window joins.
  *
  * The ON condition is bound against the concatenation of both sides'
  * columns (left then right, each keeping its qualifier, so L.x and R.x
@@ -8,17 +8,21 @@
  *   - L.ts [+/- interval] <op> R.ts [+/- interval] with both ts the sides'
  *     rowtimes and <op> one of < <= > >= (BETWEEN binds to two of them):
  *     a bound on L.ts - R.ts;
+ *   - L.window_start = R.window_start and L.window_end = R.window_end, when
+ *     both sides are the same window TVF (rel.win): the window of a window
+ *     join (the two stay equi-keys as well);
  *   - anything else: the residual predicate, evaluated over joined rows.
  * Time bounds on both sides (a lower and an upper one) make an interval
- * join; otherwise it is a regular join, whose output loses the inputs'
+ * join; the two window equalities a window join; otherwise it is a
+ * regular join, whose output loses the inputs'
  * time attributes (as in Flink: a window over them is then a planning
  * error) and keeps their one-sided time bounds as residual conditions.  Like Flink, a join needs
  * at least one equality between a column of each side; CROSS JOIN, comma
  * joins and USING are refused.
  *
  * Changelog kinds: a regular join is append-only only when it is an inner
- * join of two append-only inputs; interval joins need append-only
- * inputs and produce append-only output.
+ * join of two append-only inputs; interval and window joins need
+ * append-only inputs and produce append-only output.
  */
 #include "plan_join.h"
 #include "../exec/join.h"
@@ -140,11 +144,6 @@ static const sl_expr *key_col(const sl_expr *e)
 	return e->kind == SL_EX_COL ? e : NULL;
 }
 
-static int is_named(const rel *r, int col, const char *name)
-{
-	return col >= 0 && col < r->ncols && strcmp(r->cols[col].name, name) == 0;
-}
-
 /* Classifies one conjunct.  Returns 0 or SL_EPLAN (error set). */
 static int classify(planner *p, const sl_ast_expr *on, join_cond *c, sl_expr *e, const rel *l,
                     const rel *r, int window)
@@ -161,12 +160,10 @@ static int classify(planner *p, const sl_ast_expr *on, join_cond *c, sl_expr *e,
 		}
 		if (a < nl && b >= nl) {
 			b -= nl;
-			if (window && is_named(l, a, "window_end") && is_named(r, b, "window_end")) {
+			if (window && a == l->win_end && b == r->win_end)
 				c->wend = 1;
-				return 0;
-			}
-			if (window && is_named(l, a, "window_start") && is_named(r, b, "window_start"))
-				c->wstart = 1; /* also an equi-key: same end and start */
+			if (window && a == l->win_start && b == r->win_start)
+				c->wstart = 1;
 			if (!key_compatible(l->cols[a].type, r->cols[b].type)) {
 				char ta[64], tb[64];
 				sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
@@ -260,6 +257,10 @@ rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
 	if (!f->u.join.on)
 		return sl__plan_error(p, f->line, f->col, SL_EPLAN, "JOIN needs an ON condition");
 	const sl_ast_expr *on = f->u.join.on;
+	if (l->upsert_key || r->upsert_key)
+		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
+		                      "a join over an upsert stream (%s: deletes may hold only the "
+		                      "key) is not supported", l->upsert_key ? l->upd_op : r->upd_op);
 	rel *j = joined_rel(p, l, r);
 	if (!j)
 		return NULL;
@@ -287,7 +288,7 @@ rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
 	c.rkeys = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nconj + 1));
 	c.res = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(nconj + 1));
 	c.bound = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(nconj + 1));
-	int window = 0;
+	int window = l->win && r->win;
 	for (int i = 0; i < nconj; i++)
 		if (classify(p, on, &c, conj[i], l, r, window))
 			return NULL;
@@ -296,7 +297,15 @@ rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
 		                      "a join needs at least one equality between a column of each "
 		                      "side (e.g. ON a.k = b.k); other joins are not supported, as in "
 		                      "Flink");
-	int interval = c.has_lo && c.has_hi;
+	window = window && c.wstart && c.wend;
+	if (window && (l->win->kind != r->win->kind || l->win->size != r->win->size ||
+	               l->win->slide != r->win->slide || l->win->offset != r->win->offset ||
+	               (l->win->tz != r->win->tz && (!l->win->tz || !r->win->tz ||
+	                                              strcmp(l->win->tz, r->win->tz)))))
+		return sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+		                      "a window join needs both sides to be the same window TVF "
+		                      "(kind, size, slide and offset)");
+	int interval = !window && c.has_lo && c.has_hi;
 	if (!interval)
 		for (int i = 0; i < c.nbound; i++)
 			c.res[c.nres++] = c.bound[i];
@@ -335,7 +344,30 @@ rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
 		shown.rkeys[i] = c.rkeys[i] + l->ncols;
 	sl_op *op;
 	const char *label;
-	if (interval) {
+	jp.lwend = window ? l->win_end : -1;
+	jp.rwend = window ? r->win_end : -1;
+	jp.tz = window ? l->win->tz : NULL;
+	if (window) {
+		if (l->updating || r->updating)
+			return sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+			                      "a window join needs append-only inputs, but %s makes its "
+			                      "%s input updating", l->updating ? l->upd_op : r->updating ? r->upd_op : "",
+			                      l->updating ? "left" : "right");
+		if (l->win->kind == SL_WIN_SESSION)
+			return sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+			                      "a window join over SESSION windows is not supported");
+		op = sl_op_window_join_new(&jp, p->err);
+		static const char *wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
+		char extra[256];
+		snprintf(extra, sizeof(extra), "window=[%s(size=%lld ms, slide=%lld ms, offset=%lld ms)]",
+		         wk[l->win->kind], (long long)(l->win->size / 1000),
+		         (long long)(l->win->slide / 1000), (long long)(l->win->offset / 1000));
+		label = join_label(p, "WindowJoin", kind, j, &shown, res, extra);
+		if (jp.time_side == 0 && l->rowtime >= 0)
+			j->rowtime = l->rowtime;
+		else if (jp.time_side == 1 && r->rowtime >= 0)
+			j->rowtime = l->ncols + r->rowtime;
+	} else if (interval) {
 		if (l->updating || r->updating)
 			return sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
 			                      "an interval join needs append-only inputs, but %s makes its "

@@ -101,6 +101,18 @@ static rel *add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **proj, int n
 	}
 	r->updating = in->updating;
 	r->upd_op = in->upd_op;
+	int ws = -1, we = -1; /* window columns kept: window joins */
+	for (int i = 0; in->win && i < n; i++) {
+		if (proj[i]->kind == SL_EX_COL && proj[i]->col == in->win_start && ws < 0)
+			ws = i;
+		if (proj[i]->kind == SL_EX_COL && proj[i]->col == in->win_end && we < 0)
+			we = i;
+	}
+	if (ws >= 0 && we >= 0) {
+		r->win = in->win;
+		r->win_start = ws;
+		r->win_end = we;
+	}
 	if (sl__add_op(p, op, 1, r, label) || sl_graph_connect(p->g, in->op, op, 0))
 		return NULL;
 	return r;
@@ -1063,6 +1075,9 @@ static rel *materialize_tvf(planner *p, rel *v)
 	for (int i = 0; i < v->ncols; i++)
 		r->cols[i] = v->cols[i];
 	r->rowtime = v->ncols - 1; /* window_time */
+	r->win = &v->tvf_win;
+	r->win_start = v->ncols - 3;
+	r->win_end = v->ncols - 2;
 	static const char *wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
 	const char *label = sl_arena_printf(p->a, "WindowTableFunction(%s(size=%lld ms, slide=%lld ms, "
 	                                    "offset=%lld ms))", wk[v->tvf_win.kind],

@@ -4,7 +4,8 @@
  * (inner, outer padding and its retraction, updating inputs, NULL keys,
  * a residual predicate), the interval join (rows exactly on the bounds,
  * outer rows emitted when the watermark proves no match can come, state
- * freed, the held-back output watermark); each on both
+ * freed, the held-back output watermark) and the window join (pairs and
+ * padding when the watermark closes a window, late rows); each on both
  * state backends, and with a snapshot/restore in the middle of the stream
  * whose output equals an uninterrupted run's.
  *
@@ -73,7 +74,7 @@ static const sl_op_vtab feeder_vtab = {.name = "Feeder"};
 #define T0 1785574800000000LL /* 2026-08-01 09:00:00 UTC in micros */
 #define S(x) ((int64_t)(x) * 1000000LL)
 
-typedef enum { REGULAR, INTERVAL } jtype;
+typedef enum { REGULAR, INTERVAL, WINDOW } jtype;
 
 typedef struct harness {
 	sl_state_backend *be;
@@ -116,7 +117,10 @@ static sl_op *make_op(harness *h, jtype t, sl_join_kind k, int res, int64_t lo, 
 	p.lo = lo;
 	p.hi = hi;
 	p.time_side = k == SL_JOIN_FULL ? -1 : k == SL_JOIN_RIGHT ? 1 : 0;
-	return t == REGULAR ? sl_op_join_new(&p, &h->err) : sl_op_interval_join_new(&p, &h->err);
+	p.lwend = p.rwend = 1; /* window join: ts holds the window end */
+	return t == REGULAR ? sl_op_join_new(&p, &h->err)
+	     : t == INTERVAL ? sl_op_interval_join_new(&p, &h->err)
+	                     : sl_op_window_join_new(&p, &h->err);
 }
 
 static void h_init(harness *h, jtype t, sl_join_kind k, int res, int64_t lo, int64_t hi)
@@ -295,6 +299,14 @@ static char *sorted(const char *text)
 	return res;
 }
 
+static void assert_same_rows(const char *got, const char *want)
+{
+	char *x = sorted(got), *y = sorted(want);
+	assert_string_equal(x, y);
+	free(x);
+	free(y);
+}
+
 /* A run of rows through a fresh operator, in one go and with a snapshot
  * after `cut` rows restored into a fresh graph: the outputs are equal. */
 static void roundtrip(jtype t, sl_join_kind k, int64_t lo, int64_t hi, const in_row *rows,
@@ -416,6 +428,55 @@ static void test_interval_snapshot_restore(void **st)
 	}
 }
 
+/* ---- window join ---------------------------------------------------------- */
+
+static void test_window_join_fire(void **st)
+{
+	harness h;
+	h_init(&h, WINDOW, SL_JOIN_FULL, 0, 0, 0);
+	/* ts = the row's window end */
+	const in_row rows[] = {{L, "a", 10, 1, I, -1}, {L, "b", 10, 2, I, -1},
+	                       {L, NULL, 10, 3, I, -1}, {L, "a", 20, 4, I, -1},
+	                       {R, "a", 10, 5, I, -1}, {R, "a", 10, 6, I, -1},
+	                       {R, "c", 10, 7, I, -1}};
+	feed(&h, rows, 7, 8);
+	wm(&h, L, 9);
+	wm(&h, R, 12);
+	assert_string_equal(out(&h), ""); /* W = 9 < end 10 */
+	wm(&h, L, 10);
+	/* keys fire in the backend's order: compared as multisets */
+	assert_same_rows(out(&h),
+	                    "+I[a, 2026-08-01 09:00:10, 1, a, 2026-08-01 09:00:10, 5]\n"
+	                    "+I[a, 2026-08-01 09:00:10, 1, a, 2026-08-01 09:00:10, 6]\n"
+	                    "+I[b, 2026-08-01 09:00:10, 2, NULL, NULL, NULL]\n"
+	                    "+I[NULL, 2026-08-01 09:00:10, 3, NULL, NULL, NULL]\n"
+	                    "+I[NULL, NULL, NULL, c, 2026-08-01 09:00:10, 7]\n");
+	reset_out(&h);
+	/* a row for the fired window is late: dropped and counted */
+	const in_row late[] = {{R, "b", 10, 8, I, 12}};
+	feed(&h, late, 1, 1);
+	assert_int_equal(h.op->stats.late_dropped, 1);
+	end_inputs(&h);
+	assert_string_equal(out(&h), "+I[a, 2026-08-01 09:00:20, 4, NULL, NULL, NULL]\n");
+	sl_state_table *t = sl_state_table_open(h.be, h.op->uid, "left", 0, &h.err);
+	assert_int_equal(sl_state_count(t), 0);
+	h_deinit(&h);
+}
+
+static const in_row wj_rows[] = {
+	{L, "a", 10, 1, I, -1}, {R, "a", 10, 2, I, -1}, {R, "b", 10, 3, I, -1},
+	{L, "a", 20, 4, I, 5}, {L, "c", 20, 5, I, 10}, {R, "a", 20, 6, I, 10},
+	{R, "c", 30, 7, I, 20}, {L, "c", 30, 8, I, 20}, {L, "d", 40, 9, I, 30},
+};
+
+static void test_window_join_snapshot_restore(void **st)
+{
+	for (int cut = 1; cut <= 9; cut += 4) {
+		roundtrip(WINDOW, SL_JOIN_INNER, 0, 0, wj_rows, 9, cut, NULL);
+		roundtrip(WINDOW, SL_JOIN_FULL, 0, 0, wj_rows, 9, cut, NULL);
+	}
+}
+
 static void run_all(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +486,8 @@ static void run_all(void)
 		cmocka_unit_test(test_interval_bounds),
 		cmocka_unit_test(test_interval_outer_and_cleanup),
 		cmocka_unit_test(test_interval_snapshot_restore),
+		cmocka_unit_test(test_window_join_fire),
+		cmocka_unit_test(test_window_join_snapshot_restore),
 	};
 	if (cmocka_run_group_tests_name(g_backend, tests, NULL, NULL))
 		exit(1);

@@ -1,0 +1,340 @@
+/*
+ * op_window_join.c - the window join: two inputs that are the same window
+ * TVF (TUMBLE, HOP, CUMULATE), joined per window and key when the window
+ * closes (Flink's WindowJoinOperator).  INNER, LEFT, RIGHT and FULL;
+ * append-only inputs, append-only output.
+ *
+ * INTERFACE ROUTINES
+ *   open       opens the row tables of both sides
+ *   process    first fires the windows the row's W_before (merged over both
+ *              inputs) closes, then buffers the row under its window end
+ *              and join key; a row for a window that already fired is
+ *              dropped and counted as late
+ *   watermark  fires every window with end <= W and forwards W
+ *
+ * Firing a window (end <= W, DESIGN.md §2): for each key, every pair
+ * (left row, right row) that satisfies the residual emits +I; a row of an
+ * outer side that matched nothing emits +I padded with NULLs.  Rows carry
+ * W_before = the watermark forwarded before (their window_time, end - 1 ms,
+ * is at or above it), so windows can follow.  Then the window's state is
+ * dropped.
+ *
+ * State.  Tables "left"/"right": namespace = window end (UTC micros), key =
+ * one flag byte (1 when a key column is NULL: such rows never match and
+ * are only kept on an outer side, to be padded) + the encoded join key,
+ * value = list of records (join.h), one per row.
+ */
+#include "join.h"
+#include "graph.h"
+#include "ops.h"
+#include "rowkey.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct wjoin_op {
+	sl_op base;
+	sl_join_plan p;
+	int *keys[2];
+	int wend[2];
+	int outer[2];
+	sl_state_table *st[2];
+	sl_joiner j;
+	sl_buf key, lst[2], due, lmatch, rmatch;
+	int64_t fired;   /* windows with end <= fired have fired */
+} wjoin_op;
+
+static int load(sl_state_table *t, int64_t ns, const void *key, uint32_t klen, sl_buf *into,
+                sl_err *err)
+{
+	const void *v;
+	uint32_t vl;
+	sl_buf_clear(into);
+	if (sl_state_get_var(t, ns, key, klen, &v, &vl) && sl_buf_append(into, v, vl))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+{
+	sl_buf *b = ctx;
+	return sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen);
+}
+
+static int emit_padded(wjoin_op *o, int side, const sl_jrec *r, sl_err *err)
+{
+	int64_t wm = o->base.out_wm;
+	return side == 0
+	     ? sl__joiner_emit(&o->j, NULL, -1, r->row, r->len, NULL, -1, NULL, 0, SL_INSERT, wm, err)
+	     : sl__joiner_emit(&o->j, NULL, -1, NULL, 0, NULL, -1, r->row, r->len, SL_INSERT, wm, err);
+}
+
+/* Pads every record of list b (side s) whose flag in `matched` is 0
+ * (matched NULL: all of them). */
+static int pad_unmatched(wjoin_op *o, int s, const sl_buf *b, const sl_buf *matched, sl_err *err)
+{
+	const char *p = b->p, *end = p + b->len;
+	for (int i = 0; p < end; i++) {
+		sl_jrec r;
+		if (sl__jrec_read(&p, end, &r))
+			return sl_err_set(err, SL_ESTATE, "window join state: malformed record");
+		int rc;
+		if ((!matched || !matched->p[i]) && (rc = emit_padded(o, s, &r, err)))
+			return rc;
+	}
+	return 0;
+}
+
+static int count_recs(const sl_buf *b, sl_buf *flags, sl_err *err)
+{
+	const char *p = b->p, *end = p + b->len;
+	sl_buf_clear(flags);
+	while (p < end) {
+		sl_jrec r;
+		if (sl__jrec_read(&p, end, &r))
+			return sl_err_set(err, SL_ESTATE, "window join state: malformed record");
+		if (sl_buf_putc(flags, 0))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* Joins the left list lst[0] with the right list lst[1] (one key). */
+static int join_lists(wjoin_op *o, sl_err *err)
+{
+	int rc;
+	if ((rc = count_recs(&o->lst[0], &o->lmatch, err)) ||
+	    (rc = count_recs(&o->lst[1], &o->rmatch, err)))
+		return rc;
+	const char *lp = o->lst[0].p, *lend = lp + o->lst[0].len;
+	for (int li = 0; lp < lend; li++) {
+		sl_jrec l;
+		if (sl__jrec_read(&lp, lend, &l))
+			return sl_err_set(err, SL_ESTATE, "window join state: malformed record");
+		const char *rp = o->lst[1].p, *rend = rp + o->lst[1].len;
+		int ri = 0;
+		while (rp < rend) {
+			sl__joiner_cand_reset(&o->j);
+			int n = 0, first = ri;
+			while (rp < rend && n < o->j.cand->cap) {
+				sl_jrec r;
+				if (sl__jrec_read(&rp, rend, &r))
+					return sl_err_set(err, SL_ESTATE, "window join state: malformed record");
+				if ((rc = sl__joiner_cand_add(&o->j, NULL, -1, l.row, l.len, NULL, -1, r.row,
+				                              r.len, err)) < 0)
+					return rc;
+				n++;
+				ri++;
+			}
+			if ((rc = sl__joiner_cand_eval(&o->j, err)))
+				return rc;
+			for (int i = 0; i < n; i++) {
+				if (!o->j.ok[i])
+					continue;
+				o->lmatch.p[li] = 1;
+				o->rmatch.p[first + i] = 1;
+				if ((rc = sl__joiner_emit_cand(&o->j, i, SL_INSERT, o->base.out_wm, err)))
+					return rc;
+			}
+		}
+	}
+	if (o->outer[0] && (rc = pad_unmatched(o, 0, &o->lst[0], &o->lmatch, err)))
+		return rc;
+	if (o->outer[1] && (rc = pad_unmatched(o, 1, &o->lst[1], &o->rmatch, err)))
+		return rc;
+	return 0;
+}
+
+/* Fires window `end`: the left keys (with their right rows), then right
+ * keys without left rows; drops the window's state. */
+static int fire_window(wjoin_op *o, int64_t end, sl_err *err)
+{
+	int rc;
+	for (int s = 0; s < 2; s++) {
+		sl_buf_clear(&o->due);
+		if (sl_state_ns_scan(o->st[s], end, collect_key, &o->due))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		const char *p = o->due.p, *pend = p + o->due.len;
+		while (p < pend) {
+			uint32_t klen;
+			memcpy(&klen, p, 4);
+			const char *key = p + 4;
+			p += 4 + klen;
+			int nullkey = klen > 0 && key[0] == 1;
+			if (s == 0) {
+				if ((rc = load(o->st[0], end, key, klen, &o->lst[0], err)))
+					return rc;
+				sl_buf_clear(&o->lst[1]);
+				if (!nullkey && (rc = load(o->st[1], end, key, klen, &o->lst[1], err)))
+					return rc;
+				rc = nullkey ? pad_unmatched(o, 0, &o->lst[0], NULL, err) : join_lists(o, err);
+			} else {
+				/* right keys the left side has (non-NULL) were joined above */
+				const void *v;
+				uint32_t vl;
+				if (!nullkey && sl_state_get_var(o->st[0], end, key, klen, &v, &vl))
+					continue;
+				if (!o->outer[1])
+					continue;
+				if ((rc = load(o->st[1], end, key, klen, &o->lst[1], err)))
+					return rc;
+				rc = pad_unmatched(o, 1, &o->lst[1], NULL, err);
+			}
+			if (rc)
+				return rc;
+		}
+	}
+	sl_state_ns_drop(o->st[0], end);
+	sl_state_ns_drop(o->st[1], end);
+	return 0;
+}
+
+/* Fires every window with end <= w, oldest first. */
+static int fire(wjoin_op *o, int64_t w, sl_err *err)
+{
+	if (w <= o->fired)
+		return 0;
+	o->fired = w;
+	for (;;) {
+		int64_t a, b, end;
+		int ha = sl_state_ns_first(o->st[0], &a), hb = sl_state_ns_first(o->st[1], &b);
+		if (!ha && !hb)
+			return 0;
+		end = !ha ? b : !hb ? a : a < b ? a : b;
+		if (end > w)
+			return 0;
+		int rc = fire_window(o, end, err);
+		if (rc)
+			return rc;
+	}
+}
+
+static int wjoin_row(wjoin_op *o, int s, const sl_batch *in, int row, sl_err *err)
+{
+	const sl_col *ec = &in->cols[o->wend[s]];
+	int nullkey = sl__join_key_null(in, o->keys[s], o->p.nkeys, row);
+	if (ec->null[row] || (nullkey && !o->outer[s]))
+		return 0;
+	int64_t end = sl_win_to_utc(o->p.tz, ec->v.i64[row]);
+	if (end <= o->fired) {
+		o->base.stats.late_dropped++;
+		return 0;
+	}
+	sl_buf_clear(&o->key);
+	if (sl_buf_putc(&o->key, (char)nullkey) ||
+	    sl_rowkey_encode(in, o->keys[s], o->p.nkeys, row, &o->key))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	int rc = load(o->st[s], end, o->key.p, (uint32_t)o->key.len, &o->lst[s], err);
+	if (rc)
+		return rc;
+	if (sl__jrec_append(&o->lst[s], in, row, 1, 0, 0))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	rc = sl_state_put_var(o->st[s], end, o->key.p, (uint32_t)o->key.len, o->lst[s].p,
+	                      (uint32_t)o->lst[s].len);
+	return rc ? sl_err_set(err, rc, "window join state: write failed") : 0;
+}
+
+static int wjoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
+{
+	wjoin_op *o = (wjoin_op *)op;
+	int64_t others = sl_op_inputs_wm(op, input);
+	SL_BATCH_FOREACH(in, k, row) {
+		int64_t w = in->wm[row] < others ? in->wm[row] : others;
+		int rc = fire(o, w, err);
+		if (!rc)
+			rc = wjoin_row(o, input, in, row, err);
+		if (rc)
+			return rc;
+	}
+	return sl__joiner_flush(&o->j, err);
+}
+
+static int wjoin_watermark(sl_op *op, int64_t wm, sl_err *err)
+{
+	wjoin_op *o = (wjoin_op *)op;
+	int rc = fire(o, wm, err);
+	if (!rc)
+		rc = sl__joiner_flush(&o->j, err);
+	return rc ? rc : sl_op_emit_watermark(op, wm, err);
+}
+
+static int wjoin_open(sl_op *op, sl_err *err)
+{
+	wjoin_op *o = (wjoin_op *)op;
+	static const char *names[2] = {"left", "right"};
+	for (int s = 0; s < 2; s++)
+		if (!(o->st[s] = sl_state_table_open(op->state, op->uid, names[s], 0, err)))
+			return err->code;
+	return sl__joiner_init(&o->j, op, &o->p, err);
+}
+
+/* The watermark up to which windows have fired is the operator's merged
+ * watermark (restored by the graph); kept here to judge late rows. */
+static int wjoin_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
+{
+	sl_snap_put_i64(w, ((wjoin_op *)op)->fired);
+	return 0;
+}
+
+static int wjoin_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
+{
+	((wjoin_op *)op)->fired = sl_snap_get_i64(r);
+	return sl_snap_reader_ok(r) ? 0 : sl_err_set(err, SL_ESTATE, "window join: damaged snapshot");
+}
+
+static void wjoin_close(sl_op *op)
+{
+	wjoin_op *o = (wjoin_op *)op;
+	sl__joiner_deinit(&o->j);
+	sl_buf_deinit(&o->key);
+	sl_buf_deinit(&o->lst[0]);
+	sl_buf_deinit(&o->lst[1]);
+	sl_buf_deinit(&o->due);
+	sl_buf_deinit(&o->lmatch);
+	sl_buf_deinit(&o->rmatch);
+	free(o->keys[0]);
+	free(o->keys[1]);
+}
+
+static const sl_op_vtab wjoin_vtab = {
+	.name = "WindowJoin",
+	.open = wjoin_open,
+	.process = wjoin_process,
+	.watermark = wjoin_watermark,
+	.snapshot = wjoin_snapshot,
+	.restore = wjoin_restore,
+	.close = wjoin_close,
+};
+
+sl_op *sl_op_window_join_new(const sl_join_plan *p, sl_err *err)
+{
+	wjoin_op *o = calloc(1, sizeof(*o));
+	if (!o) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	o->base.vt = &wjoin_vtab;
+	o->p = *p;
+	o->fired = SL_WM_MIN;
+	o->keys[0] = malloc(sizeof(int) * (size_t)(p->nkeys + 1));
+	o->keys[1] = malloc(sizeof(int) * (size_t)(p->nkeys + 1));
+	if (!o->keys[0] || !o->keys[1] || p->lwend < 0 || p->rwend < 0) {
+		if (!o->keys[0] || !o->keys[1])
+			sl_err_set(err, SL_ENOMEM, "out of memory");
+		else
+			sl_err_set(err, SL_EPLAN, "a window join needs window_end on both sides");
+		wjoin_close(&o->base);
+		free(o);
+		return NULL;
+	}
+	memcpy(o->keys[0], p->lkeys, sizeof(int) * (size_t)p->nkeys);
+	memcpy(o->keys[1], p->rkeys, sizeof(int) * (size_t)p->nkeys);
+	o->p.lkeys = o->keys[0];
+	o->p.rkeys = o->keys[1];
+	o->wend[0] = p->lwend;
+	o->wend[1] = p->rwend;
+	o->outer[0] = p->kind == SL_JOIN_LEFT || p->kind == SL_JOIN_FULL;
+	o->outer[1] = p->kind == SL_JOIN_RIGHT || p->kind == SL_JOIN_FULL;
+	return &o->base;
+}

@@ -180,6 +180,14 @@ static int classify(planner *p, const sl_ast_expr *on, join_cond *c, sl_expr *e,
 			return 0;
 		}
 	}
+	join_cond probe;
+	memset(&probe, 0, sizeof(probe));
+	if (time_bound(&probe, e, l->proctime, r->proctime >= 0 ? nl + r->proctime : -1)) {
+		sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+		               "processing-time interval joins are not supported (bounds between "
+		               "PROCTIME() attributes)");
+		return SL_EPLAN;
+	}
 	if (time_bound(c, e, l->rowtime, r->rowtime >= 0 ? nl + r->rowtime : -1)) {
 		c->bound[c->nbound++] = e;
 		return 0;

@@ -274,7 +274,7 @@ static sl_expr *bind_column(planner *p, const scope *s, const sl_ast_expr *e)
 		return sl__plan_error(p, e->line, e->col, SL_EPLAN, "Column '%s' is ambiguous",
 		                      n->parts[0].name);
 	if (idx < 0) {
-		if (s->agg)
+		if (s->agg && !s->agg->over)
 			return sl__plan_error(p, e->line, e->col, SL_EPLAN,
 			                      "Expression '%s' is not being grouped", sl__ast_text(p, e));
 		return sl__plan_error(p, e->line, e->col, SL_EPLAN, "Column '%s' not found in any table",

@@ -60,6 +60,8 @@ typedef struct agg_map {
 	int n;
 	const char **text;  /* printed AST of a key expr / agg call / window fn */
 	int *col;           /* output column of the aggregate operator */
+	int over;           /* maps OVER calls (plan_over.c): every input column
+	                     * stays visible, '*' is allowed */
 } agg_map;
 
 typedef struct scope {
@@ -137,6 +139,11 @@ int sl__is_rank_query(const sl_ast_select *sel);
 /* Plans that subquery and its rank operator (dedup, Top-N, window Top-N);
  * *rest = sel without the rn filter.  NULL with p->err set. */
 rel *sl__plan_rank(planner *p, const sl_ast_select *sel, sl_ast_select *rest);
+/* Number of OVER calls in sel's SELECT list. */
+int sl__select_has_over(planner *p, const sl_ast_select *sel);
+/* Plans them over r (after WHERE): an OverAggregate whose output is r's
+ * columns plus the calls'; m maps the calls.  NULL with p->err set. */
+rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m);
 
 /* ---- plan_job.c ---- */
 

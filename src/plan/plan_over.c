@@ -25,9 +25,11 @@
  * OVER aggregates: see sl__plan_over_aggs below.
  */
 #include "plan_int.h"
+#include "../exec/op_over.h"
 #include "../exec/op_rank.h"
 #include "sluice.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -464,5 +466,333 @@ rel *sl__plan_rank(planner *p, const sl_ast_select *sel, sl_ast_select *rest)
 	for (int i = 0; i < sel->from->ncol_aliases && i < out->ncols; i++)
 		out->cols[i].name = sel->from->col_aliases[i].name;
 	out->rowtime = out->proctime = -1;
+	return out;
+}
+
+/* ---- OVER aggregates ----------------------------------------------------------- */
+
+/*
+ * agg(x) OVER w in a SELECT list (no GROUP BY) becomes one OverAggregate
+ * operator over the FROM relation (after WHERE), whose output is that
+ * relation's columns plus one column per distinct OVER call; the SELECT
+ * list is then bound against it with the calls mapped to their columns
+ * (agg_map.over).  Every call must use the same window (as Flink), ordered
+ * by the input's event-time attribute ascending, with a frame ending at the
+ * current row: ROWS n | UNBOUNDED PRECEDING, RANGE interval | UNBOUNDED
+ * PRECEDING (the default when no frame is given).  Processing-time ORDER BY,
+ * FOLLOWING bounds, DISTINCT and string MIN/MAX/FIRST_VALUE/LAST_VALUE are
+ * refused.
+ */
+
+typedef struct over_calls {
+	int n;
+	const sl_ast_expr *call[64];
+	const char *text[64];
+} over_calls;
+
+static void find_over(planner *p, const sl_ast_expr *e, over_calls *c)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case SL_AX_UNARY:
+	case SL_AX_BINARY: find_over(p, e->u.op.a, c); find_over(p, e->u.op.b, c); break;
+	case SL_AX_IS: find_over(p, e->u.is.a, c); find_over(p, e->u.is.b, c); break;
+	case SL_AX_BETWEEN:
+		find_over(p, e->u.between.a, c);
+		find_over(p, e->u.between.lo, c);
+		find_over(p, e->u.between.hi, c);
+		break;
+	case SL_AX_IN_LIST:
+		find_over(p, e->u.in.a, c);
+		for (int i = 0; i < e->u.in.nlist; i++)
+			find_over(p, e->u.in.list[i], c);
+		break;
+	case SL_AX_LIKE: find_over(p, e->u.like.a, c); find_over(p, e->u.like.pattern, c); break;
+	case SL_AX_CASE:
+		find_over(p, e->u.case_.operand, c);
+		for (int i = 0; i < e->u.case_.nwhen; i++) {
+			find_over(p, e->u.case_.when[i], c);
+			find_over(p, e->u.case_.then[i], c);
+		}
+		find_over(p, e->u.case_.else_, c);
+		break;
+	case SL_AX_CAST: find_over(p, e->u.cast.a, c); break;
+	case SL_AX_FIELD: find_over(p, e->u.field.a, c); break;
+	case SL_AX_CALL: {
+		if (!e->u.call.over) {
+			for (int i = 0; i < e->u.call.nargs; i++)
+				find_over(p, e->u.call.args[i], c);
+			break;
+		}
+		const char *t = sl__ast_text(p, e);
+		for (int i = 0; i < c->n; i++)
+			if (!strcmp(c->text[i], t))
+				return;
+		if (c->n < 64) {
+			c->call[c->n] = e;
+			c->text[c->n] = t;
+		}
+		c->n++;
+		break;
+	}
+	default: break;
+	}
+}
+
+int sl__select_has_over(planner *p, const sl_ast_select *sel)
+{
+	over_calls c;
+	c.n = 0;
+	for (int i = 0; i < sel->nitems; i++)
+		find_over(p, sel->items[i].expr, &c);
+	return c.n;
+}
+
+/* Printed form of a resolved window (for "same window" checks). */
+static const char *window_text(planner *p, const sl_ast_window *w)
+{
+	sl_ast_expr e;
+	memset(&e, 0, sizeof(e));
+	e.kind = SL_AX_CALL;
+	e.u.call.fname = "W";
+	e.u.call.name.n = 1;
+	sl_ast_ident id = {"W", 0, 0, 0};
+	e.u.call.name.parts = &id;
+	e.u.call.over = (sl_ast_window *)w;
+	return sl__ast_text(p, &e);
+}
+
+/* The frame of w into op: rows / preceding (-1 = unbounded). */
+static int over_frame(planner *p, const sl_ast_window *w, sl_over_plan *op)
+{
+	op->rows = w->frame == 'R';
+	op->preceding = -1; /* no frame: RANGE UNBOUNDED PRECEDING (Flink's default) */
+	if (!w->frame)
+		return 0;
+	const sl_ast_bound *b = &w->start;
+	if (w->end.kind != SL_AB_NONE && w->end.kind != SL_AB_CURRENT_ROW) {
+		sl__plan_error(p, w->line, w->col, SL_ENOTSUP,
+		               "OVER frames must end at CURRENT ROW (FOLLOWING is not supported)");
+		return SL_EPLAN;
+	}
+	if (b->kind == SL_AB_CURRENT_ROW) {
+		op->preceding = 0;
+		return 0;
+	}
+	if (b->kind == SL_AB_UNBOUNDED_PRECEDING)
+		return 0;
+	if (b->kind != SL_AB_PRECEDING) {
+		sl__plan_error(p, w->line, w->col, SL_ENOTSUP,
+		               "OVER frames must start at n PRECEDING, UNBOUNDED PRECEDING or "
+		               "CURRENT ROW");
+		return SL_EPLAN;
+	}
+	if (op->rows) {
+		if (!int_lit(b->expr, &op->preceding) || op->preceding < 0) {
+			sl__plan_error(p, b->expr->line, b->expr->col, SL_EPLAN,
+			               "ROWS n PRECEDING needs a non-negative integer literal n");
+			return SL_EPLAN;
+		}
+		return 0;
+	}
+	if (b->expr->kind != SL_AX_LITERAL || b->expr->u.lit.kind != SL_AL_INTERVAL) {
+		sl__plan_error(p, b->expr->line, b->expr->col, SL_ENOTSUP,
+		               "RANGE frames need an INTERVAL ... PRECEDING bound over the time "
+		               "attribute");
+		return SL_EPLAN;
+	}
+	if (sl__bind_interval(p, b->expr, &op->preceding))
+		return SL_EPLAN;
+	if (op->preceding < 0) {
+		sl__plan_error(p, b->expr->line, b->expr->col, SL_EPLAN,
+		               "the RANGE interval must not be negative");
+		return SL_EPLAN;
+	}
+	return 0;
+}
+
+/* Column of expression x in the pre-projection: a plain column stays,
+ * anything else is appended to x[]/names[] (count in *n). */
+static int pre_col(planner *p, sl_expr *e, sl_expr **x, const char **names, int *n,
+                   const char *prefix, int i)
+{
+	if (e->kind == SL_EX_COL)
+		return e->col;
+	names[*n] = sl_arena_printf(p->a, "$%s%d", prefix, i);
+	x[*n] = e;
+	return (*n)++;
+}
+
+/* Binds one OVER call's aggregate; arguments and filters go into the pre-
+ * projection.  Returns 0 or SL_EPLAN. */
+static int over_agg(planner *p, const scope *s, const sl_ast_expr *e, int i, sl_agg *a,
+                    sl_expr **x, const char **names, int *n)
+{
+	const char *f = e->u.call.fname;
+	if (is_rank_fn(e)) {
+		sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
+		               "%s() is only supported in a subquery whose enclosing query filters "
+		               "on it (WHERE rn <= N or rn = 1)", f);
+		return SL_EPLAN;
+	}
+	memset(a, 0, sizeof(*a));
+	a->vt = sl_agg_find(f);
+	if (!a->vt) {
+		sl__plan_error(p, e->line, e->col, SL_ENOTSUP, "window function %s is not supported", f);
+		return SL_EPLAN;
+	}
+	int star = e->u.call.star || e->u.call.nargs == 0;
+	if ((!star && e->u.call.nargs != 1) || (star && strcmp(a->vt->name, "COUNT"))) {
+		sl__plan_error(p, e->line, e->col, SL_EPLAN, "%s takes one argument", f);
+		return SL_EPLAN;
+	}
+	if (e->u.call.distinct) {
+		sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
+		               "DISTINCT in OVER aggregates is not supported yet");
+		return SL_EPLAN;
+	}
+	sl_expr *arg = NULL, *filt = NULL;
+	if (!star && !(arg = sl__bind_expr(p, s, e->u.call.args[0])))
+		return SL_EPLAN;
+	if (e->u.call.filter && !(filt = sl__bind_expr(p, s, e->u.call.filter)))
+		return SL_EPLAN;
+	a->arg_type = star ? sl_type_make(SL_T_BIGINT) : arg->type;
+	if (a->vt->result_type(a->arg_type, star, &a->out_type, p->err)) {
+		char msg[SL_ERR_MAX];
+		snprintf(msg, sizeof(msg), "%s", p->err->msg);
+		int code = p->err->code;
+		sl_err_clear(p->err);
+		sl__plan_error(p, e->line, e->col, code, "%s", msg);
+		return SL_EPLAN;
+	}
+	a->arg_col = arg ? pre_col(p, arg, x, names, n, "a", i) : -1;
+	a->filter_col = filt ? pre_col(p, filt, x, names, n, "f", i) : -1;
+	if (sl_agg_is_str(a)) {
+		sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
+		               "%s over strings in OVER aggregates is not supported yet", f);
+		return SL_EPLAN;
+	}
+	return 0;
+}
+
+/*
+ * Plans the OVER aggregates of sel's SELECT list over r (the FROM relation
+ * after WHERE); returns the OverAggregate's relation and fills m with the
+ * calls' columns.  NULL with p->err set.
+ */
+rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m)
+{
+	over_calls c;
+	memset(&c, 0, sizeof(c));
+	for (int i = 0; i < sel->nitems; i++)
+		find_over(p, sel->items[i].expr, &c);
+	if (c.n == 0 || c.n > 64)
+		return sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP, "at most 64 OVER calls");
+	const sl_ast_expr *c0 = c.call[0];
+	if (r->tvf_in)
+		return sl__plan_error(p, c0->line, c0->col, SL_ENOTSUP,
+		                      "OVER aggregates over a window TVF are not supported yet");
+	if (r->updating)
+		return sl__plan_error(p, c0->line, c0->col, SL_ENOTSUP,
+		                      "OVER aggregates over an updating input (made by %s) are not "
+		                      "supported yet", r->upd_op ? r->upd_op : "an operator");
+	const sl_ast_window *w = NULL;
+	const char *wt = NULL;
+	for (int i = 0; i < c.n; i++) {
+		const sl_ast_expr *e = c.call[i];
+		const sl_ast_window *wi = resolve_window(p, sel, e->u.call.over, e->line, e->col);
+		if (!wi)
+			return NULL;
+		const char *ti = window_text(p, wi);
+		if (w && strcmp(ti, wt))
+			return sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
+			                      "all OVER aggregates of a SELECT must use the same window");
+		w = wi;
+		wt = ti;
+	}
+	int cap = r->ncols + w->npartition + 2 * c.n + 1;
+	sl_expr **x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)cap);
+	const char **names = sl_arena_calloc(p->a, sizeof(char *) * (size_t)cap);
+	int n = r->ncols;
+	for (int i = 0; i < r->ncols; i++) {
+		x[i] = sl_expr_col(p->a, i, r->cols[i].type);
+		names[i] = r->cols[i].name;
+	}
+	scope s = {r, NULL, NULL};
+	sl_over_plan op = {0};
+	/* ORDER BY: the event-time attribute, ascending */
+	sl_expr *ox = w->norder == 1 ? sl__bind_expr(p, &s, w->order[0].expr) : NULL;
+	if (w->norder == 1 && !ox)
+		return NULL;
+	if (ox && ox->kind == SL_EX_COL && ox->col == r->proctime && r->proctime >= 0)
+		return sl__plan_error(p, w->order[0].line, w->order[0].col, SL_ENOTSUP,
+		                      "processing-time OVER aggregates are not supported yet "
+		                      "(ORDER BY the table's rowtime)");
+	if (!ox || ox->kind != SL_EX_COL || ox->col != r->rowtime || r->rowtime < 0 ||
+	    w->order[0].desc)
+		return sl__plan_error(p, w->line, w->col, SL_ENOTSUP,
+		                      "OVER aggregates must be ordered by the input's event-time "
+		                      "attribute (a column with a WATERMARK), ascending");
+	op.time_col = ox->col;
+	if (over_frame(p, w, &op))
+		return NULL;
+	int *keys = sl_arena_calloc(p->a, sizeof(int) * (size_t)(w->npartition + 1));
+	for (int i = 0; i < w->npartition; i++) {
+		sl_expr *k = sl__bind_expr(p, &s, w->partition[i]);
+		if (!k)
+			return NULL;
+		if (sl_type_phys(k->type) == SL_PHYS_ROW)
+			return sl__plan_error(p, w->partition[i]->line, w->partition[i]->col, SL_ENOTSUP,
+			                      "PARTITION BY a ROW value is not supported");
+		keys[i] = pre_col(p, k, x, names, &n, "k", i);
+	}
+	sl_agg *aggs = sl_arena_calloc(p->a, sizeof(sl_agg) * (size_t)(c.n + 1));
+	for (int i = 0; i < c.n; i++)
+		if (over_agg(p, &s, c.call[i], i, &aggs[i], x, names, &n))
+			return NULL;
+	rel *in = r;
+	if (n > r->ncols && !(in = sl__add_calc(p, r, NULL, x, n, names)))
+		return NULL;
+	for (int i = 0; i < in->ncols; i++)
+		if (sl_type_phys(in->cols[i].type) == SL_PHYS_ROW)
+			return sl__plan_error(p, c0->line, c0->col, SL_ENOTSUP,
+			                      "OVER aggregates over rows with ROW columns are not "
+			                      "supported yet");
+	op.nkeys = w->npartition;
+	op.key_cols = keys;
+	op.naggs = c.n;
+	op.aggs = aggs;
+	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
+	for (int i = 0; i < in->ncols; i++)
+		it[i] = in->cols[i].type;
+	sl_op *o = sl_op_over_agg_new(&op, it, in->ncols, p->err);
+	if (!o)
+		return NULL;
+	rel *out = sl__rel_new(p, in->ncols + c.n);
+	for (int i = 0; i < in->ncols; i++)
+		out->cols[i] = in->cols[i];
+	m->n = 0;
+	m->text = sl_arena_calloc(p->a, sizeof(char *) * (size_t)(c.n + 1));
+	m->col = sl_arena_calloc(p->a, sizeof(int) * (size_t)(c.n + 1));
+	m->over = 1;
+	for (int i = 0; i < c.n; i++) {
+		out->cols[in->ncols + i].name = sl_arena_printf(p->a, "EXPR$%d", i);
+		out->cols[in->ncols + i].type = aggs[i].out_type;
+		m->text[m->n] = c.text[i];
+		m->col[m->n++] = in->ncols + i;
+	}
+	out->rowtime = r->rowtime;
+	out->proctime = r->proctime;
+	sl_buf lb;
+	sl_buf_init(&lb);
+	sl_buf_printf(&lb, "OverAggregate(window=[%s], select=[", wt);
+	for (int i = 0; i < c.n; i++)
+		sl_buf_printf(&lb, "%s%s", i ? ", " : "", c.text[i]);
+	sl_buf_puts(&lb, "])");
+	const char *label = sl_arena_strndup(p->a, lb.p, lb.len);
+	sl_buf_deinit(&lb);
+	if (sl__add_op(p, o, 1, out, label) || sl_graph_connect(p->g, in->op, o, 0))
+		return NULL;
 	return out;
 }

@@ -998,7 +998,7 @@ static rel *plan_projection(planner *p, const sl_ast_select *sel, rel *r, const 
 	for (int i = 0; i < sel->nitems; i++) {
 		const sl_ast_select_item *it = &sel->items[i];
 		if (it->expr->kind == SL_AX_STAR) {
-			if (m)
+			if (m && !m->over)
 				return sl__plan_error(p, it->line, it->col, SL_EPLAN,
 				                      "'*' is not allowed in an aggregate query");
 			const char *q = it->expr->u.name.n ? it->expr->u.name.parts[0].name : NULL;
@@ -1108,12 +1108,17 @@ static rel *plan_select(planner *p, const sl_ast_select *sel)
 		return NULL;
 	agg_map m = {0};
 	int agg = sel->ngroup > 0 || has_agg(p, sel);
+	int over = sl__select_has_over(p, sel); /* OVER aggregates: plan_over.c */
+	if (over && agg)
+		return sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP,
+		                      "OVER aggregates together with GROUP BY or aggregates are not "
+		                      "supported yet");
 	sl_expr *fused = NULL; /* WHERE evaluated by the projection's Calc */
-	if (sel->where && !agg && !r->tvf_in) {
+	if (sel->where && !agg && !over && !r->tvf_in) {
 		scope s = {r, NULL, NULL};
 		if (!(fused = sl__bind_expr(p, &s, sel->where)) || !is_condition(p, sel->where, fused))
 			return NULL;
-	} else if (sel->where && agg) {
+	} else if (sel->where && (agg || over)) {
 		rel *target = r->tvf_in ? r->tvf_in : r;
 		scope s = {target, NULL, NULL};
 		sl_expr *f = sl__bind_expr(p, &s, sel->where);
@@ -1138,6 +1143,8 @@ static rel *plan_select(planner *p, const sl_ast_select *sel)
 		for (int i = 0; i < sel->nhints; i++)
 			if (!strcmp(sel->hints[i].name, "UID") && sel->hints[i].nargs == 1)
 				r->op->uid_hint = sel->hints[i].args[0].value;
+	} else if (over && !(r = sl__plan_over_aggs(p, sel, r, &m))) {
+		return NULL;
 	} else if (sel->allowed_lateness || sel->on_late) {
 		return sl__plan_error(p, sel->allowed_lateness ? sel->lateness_line : sel->on_late_line,
 		                      sel->allowed_lateness ? sel->lateness_col : sel->on_late_col,
@@ -1152,7 +1159,7 @@ static rel *plan_select(planner *p, const sl_ast_select *sel)
 				return NULL;
 		}
 	}
-	if (!(r = plan_projection(p, sel, r, agg ? &m : NULL, fused)))
+	if (!(r = plan_projection(p, sel, r, agg || over ? &m : NULL, fused)))
 		return NULL;
 	if (sel->distinct)
 		r = plan_distinct(p, r);

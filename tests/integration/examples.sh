@@ -26,6 +26,8 @@ done
 # late rows are counted once per row
 "$BUILD/sluice" run examples/late/drop.sql 2>&1 >/dev/null | grep -q "2 late rows dropped" ||
 	{ echo "FAIL: drop.sql should count 2 late rows"; fail=1; }
+"$BUILD/sluice" run examples/fraud/job.sql 2>&1 >/dev/null | grep -q "1 late rows dropped" ||
+	{ echo "FAIL: fraud/job.sql should count 1 late row"; fail=1; }
 # the seed pipeline into a file sink
 out=$(mktemp -d)
 sed "s#'out/hourly_revenue'#'$out/hr'#" examples/hourly_revenue/job.sql > "$out/job.sql"

@@ -24,6 +24,7 @@
 #include "sluice.h"
 #include "base/valtext.h"
 #include "exec/graph.h"
+#include "exec/op_over.h"
 #include "exec/op_rank.h"
 #include "exec/ops.h"
 
@@ -356,6 +357,78 @@ static void test_window_topn(void **st)
 	roundtrip_all(win_top2, rows, NROWS(rows));
 }
 
+/* ---- OVER aggregates ---------------------------------------------------------- */
+
+static sl_agg mk_agg(const char *name, int col)
+{
+	sl_agg a;
+	memset(&a, 0, sizeof(a));
+	a.vt = sl_agg_find(name);
+	a.arg_type = sl_type_make(SL_T_BIGINT);
+	sl_err e;
+	sl_err_clear(&e);
+	a.vt->result_type(a.arg_type, col < 0, &a.out_type, &e);
+	a.arg_col = col;
+	a.filter_col = -1;
+	return a;
+}
+
+/* SUM(v), MIN(v), COUNT(*) OVER (PARTITION BY k ORDER BY ts <frame>) */
+static sl_op *mk_over(int rows, int64_t preceding, sl_type *t, int *nout)
+{
+	sl_agg aggs[3] = {mk_agg("SUM", 2), mk_agg("MIN", 2), mk_agg("COUNT", -1)};
+	sl_over_plan p = {0};
+	p.nkeys = 1;
+	p.key_cols = key0;
+	p.time_col = 1;
+	p.rows = rows;
+	p.preceding = preceding;
+	p.naggs = 3;
+	p.aggs = aggs;
+	in_schema(t);
+	for (int i = 0; i < 3; i++)
+		t[3 + i] = aggs[i].out_type;
+	*nout = 6;
+	sl_err err;
+	sl_err_clear(&err);
+	return sl_op_over_agg_new(&p, t, 3, &err);
+}
+
+static sl_op *over_rows1(sl_type *t, int *n) { return mk_over(1, 1, t, n); }
+static sl_op *over_range5(sl_type *t, int *n) { return mk_over(0, S(5), t, n); }
+static sl_op *over_unbounded(sl_type *t, int *n) { return mk_over(1, -1, t, n); }
+
+static void test_over_frames(void **st)
+{
+	int64_t late;
+	char *s = run_all(over_rows1, dedup_rows, NROWS(dedup_rows), 1, &late);
+	assert_string_equal(s,
+		"+I[a, 2026-08-01 09:00:09, 3, 3, 3, 1]\n"
+		"+I[a, 2026-08-01 09:00:10, 1, 4, 1, 2]\n"
+		"+I[b, 2026-08-01 09:00:11, 2, 2, 2, 1]\n"
+		"+I[a, 2026-08-01 09:00:14, 4, 5, 1, 2]\n"
+		"+I[c, 2026-08-01 09:00:15, 6, 6, 6, 1]\n"
+		"+I[c, 2026-08-01 09:00:15, 7, 13, 6, 2]\n"
+		"+I[a, 2026-08-01 09:00:20, 8, 12, 4, 2]\n"
+		"+I[b, 2026-08-01 09:00:30, 9, 11, 2, 2]\n");
+	assert_int_equal(late, 1);
+	free(s);
+	s = run_all(over_range5, dedup_rows, NROWS(dedup_rows), 3, NULL);
+	assert_string_equal(s,
+		"+I[a, 2026-08-01 09:00:09, 3, 3, 3, 1]\n"
+		"+I[a, 2026-08-01 09:00:10, 1, 4, 1, 2]\n"
+		"+I[b, 2026-08-01 09:00:11, 2, 2, 2, 1]\n"
+		"+I[a, 2026-08-01 09:00:14, 4, 8, 1, 3]\n"
+		"+I[c, 2026-08-01 09:00:15, 6, 13, 6, 2]\n"
+		"+I[c, 2026-08-01 09:00:15, 7, 13, 6, 2]\n"
+		"+I[a, 2026-08-01 09:00:20, 8, 8, 8, 1]\n"
+		"+I[b, 2026-08-01 09:00:30, 9, 9, 9, 1]\n");
+	free(s);
+	roundtrip_all(over_rows1, dedup_rows, NROWS(dedup_rows));
+	roundtrip_all(over_range5, dedup_rows, NROWS(dedup_rows));
+	roundtrip_all(over_unbounded, dedup_rows, NROWS(dedup_rows));
+}
+
 static int setup_rocksdb(void **st)
 {
 	g_type = "rocksdb";
@@ -374,9 +447,11 @@ int main(void)
 		cmocka_unit_test_setup(test_topn_updates, setup_hashmap),
 		cmocka_unit_test_setup(test_dedup_event_time, setup_hashmap),
 		cmocka_unit_test_setup(test_window_topn, setup_hashmap),
+		cmocka_unit_test_setup(test_over_frames, setup_hashmap),
 		cmocka_unit_test_setup(test_topn_updates, setup_rocksdb),
 		cmocka_unit_test_setup(test_dedup_event_time, setup_rocksdb),
 		cmocka_unit_test_setup(test_window_topn, setup_rocksdb),
+		cmocka_unit_test_setup(test_over_frames, setup_rocksdb),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,35 @@
+/*
+ * op_over.h - plan and constructor of the event-time OVER aggregate
+ * (op_over_agg.c):
+ *   agg(x) OVER (PARTITION BY k ORDER BY rowtime
+ *                ROWS BETWEEN n PRECEDING AND CURRENT ROW |
+ *                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW |
+ *                RANGE BETWEEN INTERVAL 'd' PRECEDING AND CURRENT ROW |
+ *                RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+ * The operator's output is its input columns followed by one column per
+ * aggregate call; it is append-only.
+ */
+#ifndef SL_OP_OVER_H
+#define SL_OP_OVER_H
+
+#include <stdint.h>
+
+#include "agg.h"
+#include "op.h"
+
+typedef struct sl_over_plan {
+	int nkeys;              /* PARTITION BY columns (0: one partition) */
+	const int *key_cols;
+	int time_col;           /* the rowtime the window is ordered by */
+	int rows;               /* 1: ROWS frame, 0: RANGE frame */
+	int64_t preceding;      /* ROWS: rows before the current one; RANGE:
+	                         * micros; -1: UNBOUNDED PRECEDING */
+	int naggs;
+	const sl_agg *aggs;     /* arg_col / filter_col index the input; no
+	                         * DISTINCT, no string MIN/MAX/FIRST/LAST */
+} sl_over_plan;
+
+/* Output columns: the input's, then the aggregates (aggs[i].out_type). */
+sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int nin, sl_err *err);
+
+#endif

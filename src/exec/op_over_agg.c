@@ -1,0 +1,481 @@
+/*
+ * op_over_agg.c - event-time OVER aggregates: agg(x) OVER (PARTITION BY k
+ * ORDER BY rowtime ROWS|RANGE BETWEEN .. PRECEDING AND CURRENT ROW).
+ *
+ * INTERFACE ROUTINES
+ *   process    a row with ts < W_before is late: dropped and counted.
+ *              Otherwise it waits in "pend" until the watermark passes
+ *              it.  Before a row whose W_before is larger than the
+ *              watermark acted on, the rows that watermark completes are
+ *              emitted first, so output does not depend on batch
+ *              boundaries.
+ *   watermark  emits every pending row with ts < W (W means no row with a
+ *              smaller ts is still to come, DESIGN.md §2), in rowtime order,
+ *              rows of one rowtime in arrival order, each with its input
+ *              columns and the aggregates over its frame (+I: the output is
+ *              append-only); then forwards W.  Emitted rows carry the
+ *              previously forwarded watermark, below their ts, so they are
+ *              on time downstream.
+ *   snapshot   the watermark acted on and the arrival counter.
+ *
+ * Frames.  ROWS n PRECEDING: the row and the n rows of its partition
+ * before it in (rowtime, arrival) order.  RANGE d PRECEDING: every row of
+ * the partition with rowtime in [ts - d, ts], so rows of the same rowtime
+ * (peers) all see each other and get the same results (Flink's
+ * RowTimeRangeBoundedPrecedingFunction): the rows of one rowtime are first
+ * all added, then emitted.  UNBOUNDED PRECEDING: every row so far (peers
+ * included for RANGE).
+ *
+ * Aggregates come from agg.c.  When every aggregate can retract (COUNT,
+ * SUM, AVG) or the frame is unbounded, one accumulator per partition is
+ * updated incrementally: rows entering the frame are added, rows leaving it
+ * retracted.  Otherwise (MIN/MAX/FIRST_VALUE/LAST_VALUE over a bounded
+ * frame) the result is recomputed over the frame's rows for every output
+ * row (cost: the frame size).
+ *
+ * State:
+ *   "pend"  namespace = rowtime, key = 8-byte big-endian arrival number
+ *           (so both backends scan a namespace in arrival order), value =
+ *           [u32 klen][partition key][the row, rowkey-encoded]; a
+ *           namespace is dropped once emitted.
+ *   "part"  namespace 0, key = encoded partition key, value = [accumulator
+ *           slot][u32 n][n frame rows: i64 ts, u32 len, the aggregates'
+ *           argument columns rowkey-encoded], oldest first.  Unbounded
+ *           frames keep no rows.  A partition's state is never freed (no
+ *           state TTL yet), as in Flink without TTL.
+ * One thread; no malloc per row (reused buffers and scratch batches).
+ */
+#include "op_over.h"
+#include "graph.h"
+#include "rowkey.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct over_op {
+	sl_op base;
+	sl_over_plan p;
+	int nin;
+	int *key_cols;
+	sl_agg *aggs;          /* over the input columns */
+	sl_agg *faggs;         /* the same over the frame batch's columns */
+	int nfcols;
+	int *fcols;            /* input columns kept for frame rows */
+	uint32_t slot_size;
+	void *slot;            /* aligned scratch accumulator */
+	int incremental;       /* accumulator kept, rows retracted */
+	int keep_rows;         /* the frame is bounded: frame rows are stored */
+	sl_state_table *pend, *part;
+	sl_batch *out;         /* output rows */
+	sl_batch *row;         /* one decoded pending row (input columns) */
+	sl_batch *fb;          /* one decoded frame row (frame columns) */
+	sl_col **out_cols, **row_cols, **fb_cols;
+	sl_buf key, enc, st, fired;
+	int64_t fired_wm;      /* rows with ts < fired_wm have been emitted */
+	int64_t seq;           /* arrival counter */
+} over_op;
+
+/* ---- partition state in o->st: [slot][u32 n][frame rows] ---------------- */
+
+static uint32_t st_count(over_op *o)
+{
+	uint32_t n;
+	memcpy(&n, o->st.p + o->slot_size, 4);
+	return n;
+}
+
+static void st_set_count(over_op *o, uint32_t n)
+{
+	memcpy(o->st.p + o->slot_size, &n, 4);
+}
+
+/* Loads the partition of key o->key into o->st (a fresh one if absent). */
+static int st_load(over_op *o)
+{
+	const void *v;
+	uint32_t vlen;
+	sl_buf_clear(&o->st);
+	if (sl_state_get_var(o->part, 0, o->key.p, (uint32_t)o->key.len, &v, &vlen))
+		return sl_buf_append(&o->st, v, vlen);
+	uint32_t z = 0;
+	if (sl_buf_reserve(&o->st, o->slot_size + 4))
+		return SL_ENOMEM;
+	memset(o->st.p, 0, o->slot_size);
+	o->st.len = o->slot_size;
+	return sl_buf_append(&o->st, &z, 4);
+}
+
+static int st_store(over_op *o)
+{
+	return sl_state_put_var(o->part, 0, o->key.p, (uint32_t)o->key.len, o->st.p,
+	                        (uint32_t)o->st.len);
+}
+
+/* Folds frame row e (i64 ts, u32 len, columns) into o->slot with sign. */
+static int fold_frame_row(over_op *o, const char *e, int sign, sl_err *err)
+{
+	uint32_t len;
+	memcpy(&len, e + 8, 4);
+	sl_batch_reset(o->fb);
+	int r = sl_batch_add_row(o->fb, SL_INSERT, SL_WM_MIN);
+	if (sl_rowkey_decode(e + 12, len, o->fb, o->fb_cols, o->nfcols, r) < 0)
+		return sl_err_set(err, SL_ESTATE, "OVER aggregate state: malformed row");
+	for (int i = 0; i < o->p.naggs; i++) {
+		int rc = sl_agg_add_one(&o->faggs[i], o->slot, o->fb, r, sign, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Adds the decoded pending row (o->row, row 0) with rowtime ts to the
+ * partition in o->st. */
+static int frame_add(over_op *o, int64_t ts, sl_err *err)
+{
+	memcpy(o->slot, o->st.p, o->slot_size);
+	if (o->incremental)
+		for (int i = 0; i < o->p.naggs; i++) {
+			int rc = sl_agg_add_one(&o->aggs[i], o->slot, o->row, 0, 1, err);
+			if (rc)
+				return rc;
+		}
+	memcpy(o->st.p, o->slot, o->slot_size);
+	if (!o->keep_rows)
+		return 0;
+	sl_buf_clear(&o->enc);
+	if (sl_rowkey_encode(o->row, o->fcols, o->nfcols, 0, &o->enc))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	uint32_t len = (uint32_t)o->enc.len;
+	if (sl_buf_append(&o->st, &ts, 8) || sl_buf_append(&o->st, &len, 4) ||
+	    sl_buf_append(&o->st, o->enc.p, len))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	st_set_count(o, st_count(o) + 1);
+	return 0;
+}
+
+/* Drops frame rows from the front while there are more than `max` rows
+ * (ROWS) or their ts is below `lo` (RANGE), retracting them. */
+static int frame_expire(over_op *o, uint32_t max, int64_t lo, sl_err *err)
+{
+	uint32_t n = st_count(o), drop = 0;
+	size_t off = o->slot_size + 4, start = off;
+	memcpy(o->slot, o->st.p, o->slot_size);
+	while (drop < n) {
+		const char *e = o->st.p + off;
+		int64_t ts;
+		uint32_t len;
+		memcpy(&ts, e, 8);
+		memcpy(&len, e + 8, 4);
+		if (n - drop <= max && ts >= lo)
+			break;
+		if (o->incremental) {
+			int rc = fold_frame_row(o, e, -1, err);
+			if (rc)
+				return rc;
+		}
+		off += 12 + len;
+		drop++;
+	}
+	if (!drop)
+		return 0;
+	memcpy(o->st.p, o->slot, o->slot_size);
+	memmove(o->st.p + start, o->st.p + off, o->st.len - off);
+	o->st.len -= off - start;
+	st_set_count(o, n - drop);
+	return 0;
+}
+
+/* Sets o->slot to the aggregates over the partition's frame. */
+static int frame_result(over_op *o, sl_err *err)
+{
+	if (o->incremental) {
+		memcpy(o->slot, o->st.p, o->slot_size);
+		return 0;
+	}
+	memset(o->slot, 0, o->slot_size);
+	size_t off = o->slot_size + 4;
+	for (uint32_t i = 0, n = st_count(o); i < n; i++) {
+		uint32_t len;
+		memcpy(&len, o->st.p + off + 8, 4);
+		int rc = fold_frame_row(o, o->st.p + off, 1, err);
+		if (rc)
+			return rc;
+		off += 12 + len;
+	}
+	return 0;
+}
+
+/* ---- firing ------------------------------------------------------------------ */
+
+/* Collects a namespace's pending entries (the scan must not write). */
+static int collect(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+{
+	over_op *o = ctx;
+	return sl_buf_append(&o->fired, &vlen, 4) || sl_buf_append(&o->fired, val, vlen);
+}
+
+/* Decodes pending entry e (u32 vlen, then [u32 klen][key][row]) into
+ * o->key and o->row; returns the entry's total size, or 0 on damage. */
+static size_t load_pending(over_op *o, const char *e)
+{
+	uint32_t vlen, klen;
+	memcpy(&vlen, e, 4);
+	memcpy(&klen, e + 4, 4);
+	sl_buf_clear(&o->key);
+	sl_buf_append(&o->key, e + 8, klen);
+	sl_batch_reset(o->row);
+	sl_batch_add_row(o->row, SL_INSERT, SL_WM_MIN);
+	if (sl_rowkey_decode(e + 8 + klen, vlen - 4 - klen, o->row, o->row_cols, o->nin, 0) < 0)
+		return 0;
+	return 4 + vlen;
+}
+
+/* Appends the output row: o->row's columns, then the results in o->slot. */
+static int emit_row(over_op *o, sl_err *err)
+{
+	if (o->out->nrows == o->out->cap) {
+		int rc = sl_op_emit(&o->base, o->out, err);
+		sl_batch_reset(o->out);
+		if (rc)
+			return rc;
+	}
+	int r = sl_batch_add_row(o->out, SL_INSERT, o->base.out_wm);
+	for (int i = 0; i < o->nin; i++)
+		if (sl_col_copy_value(o->out, o->out_cols[i], r, o->row_cols[i], 0))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < o->p.naggs; i++) {
+		const sl_agg *a = &o->aggs[i];
+		int rc = a->vt->result(a, (const char *)o->slot + a->offset, o->out_cols[o->nin + i], r,
+		                       err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* One pass over the rows of one rowtime: add (and, for ROWS, emit) each. */
+static int fire_pass(over_op *o, int64_t ts, int pass, sl_err *err)
+{
+	int range = !o->p.rows, bounded = o->p.preceding >= 0, rc;
+	for (size_t off = 0; off < o->fired.len;) {
+		size_t sz = load_pending(o, o->fired.p + off);
+		if (!sz)
+			return sl_err_set(err, SL_ESTATE, "OVER aggregate state: malformed row");
+		off += sz;
+		if (st_load(o))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if (pass == 0 && (rc = frame_add(o, ts, err)))
+			return rc;
+		if (range && pass == 0) {
+			if ((rc = st_store(o)))
+				return sl_err_set(err, rc, "OVER aggregate: state write failed");
+			continue;
+		}
+		if (bounded && (rc = range ? frame_expire(o, UINT32_MAX, ts - o->p.preceding, err)
+		                           : frame_expire(o, (uint32_t)o->p.preceding + 1, INT64_MIN,
+		                                          err)))
+			return rc;
+		if ((rc = frame_result(o, err)) || (rc = emit_row(o, err)))
+			return rc;
+		if ((bounded || !range) && (rc = st_store(o)))
+			return sl_err_set(err, rc, "OVER aggregate: state write failed");
+	}
+	return 0;
+}
+
+/* Emits every pending row with ts < wm. */
+static int advance(over_op *o, int64_t wm, sl_err *err)
+{
+	int64_t ns;
+	int rc;
+	while (sl_state_ns_first(o->pend, &ns) && ns < wm) {
+		sl_buf_clear(&o->fired);
+		if (sl_state_ns_scan(o->pend, ns, collect, o))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		sl_state_ns_drop(o->pend, ns);
+		if ((rc = fire_pass(o, ns, 0, err)) || (!o->p.rows && (rc = fire_pass(o, ns, 1, err))))
+			return rc;
+	}
+	if (wm > o->fired_wm)
+		o->fired_wm = wm;
+	rc = sl_op_emit(&o->base, o->out, err);
+	sl_batch_reset(o->out);
+	return rc;
+}
+
+/* ---- method table -------------------------------------------------------------- */
+
+static int over_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
+{
+	over_op *o = (over_op *)op;
+	const sl_col *tc = &in->cols[o->p.time_col];
+	int rc;
+	SL_BATCH_FOREACH(in, k, row) {
+		if (in->op[row] != SL_INSERT)
+			return sl_err_set(err, SL_EINPUT, "OVER aggregate: the input must be append-only");
+		if (in->wm[row] > o->fired_wm && (rc = advance(o, in->wm[row], err)))
+			return rc;
+		if (tc->null[row])
+			return sl_err_set(err, SL_EINPUT, "OVER aggregate: NULL rowtime");
+		int64_t ts = tc->v.i64[row];
+		if (ts < in->wm[row]) {
+			op->stats.late_dropped++;
+			continue;
+		}
+		sl_buf_clear(&o->key);
+		sl_buf_clear(&o->enc);
+		uint32_t klen = 0;
+		if (sl_buf_append(&o->enc, &klen, 4) ||
+		    sl_rowkey_encode(in, o->key_cols, o->p.nkeys, row, &o->enc))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		klen = (uint32_t)o->enc.len - 4;
+		memcpy(o->enc.p, &klen, 4);
+		for (int i = 0; i < o->nin; i++)
+			if (sl_rowkey_encode(in, &i, 1, row, &o->enc))
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+		uint8_t seq[8];
+		uint64_t s = (uint64_t)o->seq++;
+		for (int i = 0; i < 8; i++)
+			seq[i] = (uint8_t)(s >> (56 - 8 * i));
+		if ((rc = sl_state_put_var(o->pend, ts, seq, 8, o->enc.p, (uint32_t)o->enc.len)))
+			return sl_err_set(err, rc, "OVER aggregate: state write failed");
+	}
+	rc = sl_op_emit(op, o->out, err);
+	sl_batch_reset(o->out);
+	return rc;
+}
+
+static int over_watermark(sl_op *op, int64_t wm, sl_err *err)
+{
+	int rc = advance((over_op *)op, wm, err);
+	return rc ? rc : sl_op_emit_watermark(op, wm, err);
+}
+
+static int over_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
+{
+	sl_snap_put_i64(w, ((over_op *)op)->fired_wm);
+	sl_snap_put_i64(w, ((over_op *)op)->seq);
+	return 0;
+}
+
+static int over_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
+{
+	((over_op *)op)->fired_wm = sl_snap_get_i64(r);
+	((over_op *)op)->seq = sl_snap_get_i64(r);
+	return sl_snap_reader_ok(r) ? 0 : sl_err_set(err, SL_ESTATE, "OVER aggregate state damaged");
+}
+
+static int over_open(sl_op *op, sl_err *err)
+{
+	over_op *o = (over_op *)op;
+	if (!(o->pend = sl_state_table_open(op->state, op->uid, "pend", 0, err)) ||
+	    !(o->part = sl_state_table_open(op->state, op->uid, "part", 0, err)))
+		return err->code;
+	sl_type *ft = calloc((size_t)o->nfcols + 1, sizeof(sl_type));
+	if (!ft)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < o->nfcols; i++)
+		ft[i] = op->out_types[o->fcols[i]];
+	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	o->row = sl_batch_new(o->nin, op->out_types, 1);
+	o->fb = sl_batch_new(o->nfcols, ft, 1);
+	free(ft);
+	o->slot = aligned_alloc(16, o->slot_size);
+	o->out_cols = calloc((size_t)op->nout + 1, sizeof(sl_col *));
+	o->row_cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
+	o->fb_cols = calloc((size_t)o->nfcols + 1, sizeof(sl_col *));
+	if (!o->out || !o->row || !o->fb || !o->slot || !o->out_cols || !o->row_cols || !o->fb_cols)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < op->nout; i++)
+		o->out_cols[i] = &o->out->cols[i];
+	for (int i = 0; i < o->nin; i++)
+		o->row_cols[i] = &o->row->cols[i];
+	for (int i = 0; i < o->nfcols; i++)
+		o->fb_cols[i] = &o->fb->cols[i];
+	return 0;
+}
+
+static void over_close(sl_op *op)
+{
+	over_op *o = (over_op *)op;
+	sl_batch_free(o->out);
+	sl_batch_free(o->row);
+	sl_batch_free(o->fb);
+	free(o->slot);
+	free(o->out_cols);
+	free(o->row_cols);
+	free(o->fb_cols);
+	free(o->key_cols);
+	free(o->aggs);
+	free(o->faggs);
+	free(o->fcols);
+	sl_buf_deinit(&o->key);
+	sl_buf_deinit(&o->enc);
+	sl_buf_deinit(&o->st);
+	sl_buf_deinit(&o->fired);
+}
+
+static const sl_op_vtab over_vtab = {
+	.name = "OverAggregate",
+	.open = over_open,
+	.process = over_process,
+	.watermark = over_watermark,
+	.snapshot = over_snapshot,
+	.restore = over_restore,
+	.close = over_close,
+};
+
+/* The frame column index of input column c (added to fcols if new). */
+static int frame_col(over_op *o, int c)
+{
+	if (c < 0)
+		return -1;
+	for (int i = 0; i < o->nfcols; i++)
+		if (o->fcols[i] == c)
+			return i;
+	o->fcols[o->nfcols] = c;
+	return o->nfcols++;
+}
+
+sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int nin, sl_err *err)
+{
+	over_op *o = calloc(1, sizeof(*o));
+	if (!o) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	o->base.vt = &over_vtab;
+	o->p = *p;
+	o->nin = nin;
+	o->key_cols = calloc((size_t)p->nkeys + 1, sizeof(int));
+	o->aggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
+	o->faggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
+	o->fcols = calloc((size_t)p->naggs * 2 + 1, sizeof(int));
+	if (!o->key_cols || !o->aggs || !o->faggs || !o->fcols) {
+		over_close(&o->base);
+		free(o);
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (p->nkeys)
+		memcpy(o->key_cols, p->key_cols, sizeof(int) * (size_t)p->nkeys);
+	o->p.key_cols = o->key_cols;
+	uint32_t off = 0;
+	int retract = 1;
+	for (int i = 0; i < p->naggs; i++) {
+		o->aggs[i] = p->aggs[i];
+		o->aggs[i].offset = off;
+		off += o->aggs[i].vt->acc_size;
+		retract &= o->aggs[i].vt->retractable;
+		o->faggs[i] = o->aggs[i];
+		o->faggs[i].arg_col = frame_col(o, o->aggs[i].arg_col);
+		o->faggs[i].filter_col = frame_col(o, o->aggs[i].filter_col);
+	}
+	o->p.aggs = o->aggs;
+	o->slot_size = off ? (off + 15) / 16 * 16 : 16;
+	o->keep_rows = p->preceding >= 0;
+	o->incremental = retract || !o->keep_rows;
+	o->fired_wm = SL_WM_MIN;
+	return &o->base;
+}

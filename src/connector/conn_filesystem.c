@@ -272,6 +272,8 @@ static int decode_one(fs_source *f, const char *rec, size_t len, int64_t line, i
 	sl_err_clear(&derr);
 	int first = out->nrows;
 	int rc = f->dec->vt->decode(f->dec, rec, len, out, SL_WM_MIN, &derr);
+	if (rc == SL_EFULL)
+		return rc; /* the caller ends the batch and reads the record again */
 	if (rc == SL_EINPUT && f->dec->ignore_errors) {
 		out->nrows = first; /* no row of a bad record stays */
 		f->base.rows_skipped++;
@@ -321,7 +323,12 @@ static int fss_read(sl_source *s, sl_batch *out, sl_err *err)
 			                                                 : strerror(errno));
 			goto fail;
 		}
-		if ((rc = decode_one(f, rec, len, line, off, out, err)) < 0)
+		if ((rc = decode_one(f, rec, len, line, off, out, err)) == SL_EFULL) {
+			sl__lines_unread(&f->lr, rec, line, off);
+			rc = 0;
+			break;
+		}
+		if (rc < 0)
 			goto fail;
 	}
 	f->prov_n = out->nrows;

@@ -143,6 +143,14 @@ int sl__lines_next(sl_linereader *lr, int may_move, const char **rec, size_t *le
 	}
 }
 
+void sl__lines_unread(sl_linereader *lr, const char *rec, int64_t rec_line, int64_t rec_off)
+{
+	lr->pos = (size_t)(rec - lr->buf);
+	lr->scan = lr->pos;
+	lr->off = rec_off;
+	lr->line = rec_line - 1;
+}
+
 int sl__lines_ready(sl_linereader *lr)
 {
 	if (lr->fd < 0 || lr->eof)

@@ -66,6 +66,11 @@ void sl__lines_deinit(sl_linereader *lr);
 int sl__lines_next(sl_linereader *lr, int may_move, const char **rec, size_t *len,
                    int64_t *rec_line, int64_t *rec_off);
 
+/* Gives back the record sl__lines_next just returned (rec, rec_line,
+ * rec_off as it set them): the next call returns it again.  Used when a
+ * record's rows do not fit in the batch (format.h, SL_EFULL). */
+void sl__lines_unread(sl_linereader *lr, const char *rec, int64_t rec_line, int64_t rec_off);
+
 /* 1 when a whole record (or the final one at EOF) is buffered, so that
  * sl__lines_next will not block in read(2). */
 int sl__lines_ready(sl_linereader *lr);

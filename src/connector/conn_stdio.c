@@ -55,6 +55,8 @@ static int sin_decode(stdin_source *in, const char *rec, size_t len, int64_t lin
 	sl_err_clear(&derr);
 	int first = out->nrows;
 	int rc = in->dec->vt->decode(in->dec, rec, len, out, SL_WM_MIN, &derr);
+	if (rc == SL_EFULL)
+		return rc; /* the caller ends the batch and reads the record again */
 	if (rc == SL_EINPUT && in->dec->ignore_errors) {
 		out->nrows = first;
 		in->base.rows_skipped++;
@@ -91,7 +93,12 @@ static int sin_read(sl_source *s, sl_batch *out, sl_err *err)
 			           rc == SL_ENOMEM ? "out of memory" : strerror(errno));
 			break;
 		}
-		if ((rc = sin_decode(in, rec, len, line, out, err)) < 0)
+		if ((rc = sin_decode(in, rec, len, line, out, err)) == SL_EFULL) {
+			sl__lines_unread(&in->lr, rec, line, off);
+			rc = 0;
+			break;
+		}
+		if (rc < 0)
 			break;
 		/* a pipe delivers what is there: return it rather than block */
 		if (out->nrows > rows0 && !sl__lines_ready(&in->lr))

@@ -227,6 +227,14 @@ int sl_op_scan_push_lines(sl_op *op, const char *text, size_t len, sl_err *err)
 			}
 			int n = o->push_dec->vt->decode(o->push_dec, p, (size_t)(le - p), o->phys,
 			                                SL_WM_MIN, err);
+			if (n == SL_EFULL) {
+				/* the record's rows need an empty batch: emit, decode again */
+				if ((rc = push_batch(o, err)))
+					return rc;
+				sl_batch_reset(o->phys);
+				n = o->push_dec->vt->decode(o->push_dec, p, (size_t)(le - p), o->phys,
+				                            SL_WM_MIN, err);
+			}
 			if (n < 0) {
 				sl_err_prefix(err, "table '%s', line %d", o->table, line);
 				return n;

@@ -174,7 +174,18 @@ static int dbz_decode(sl_decoder *dd, const char *rec, size_t len, sl_batch *out
 	case 'm':
 		dd->events_skipped++;
 		return 0;
-	case 'd': rc = add_image(d, &c, env.before, SL_DELETE, wm); break;
+	case 'd':
+		if (!env.before) {
+			/* Debezium's PostgreSQL connector without REPLICA IDENTITY
+			 * FULL may send no 'before' at all: the key is only in the
+			 * Kafka message key, which a value format cannot see */
+			rc = sl_err_set(err, SL_EINPUT,
+			                "debezium-json: op needs a non-null 'before' image (a delete "
+			                "without one: set REPLICA IDENTITY FULL on the PostgreSQL table)");
+			break;
+		}
+		rc = add_image(d, &c, env.before, SL_DELETE, wm);
+		break;
 	case 0:
 		rc = sl_err_set(err, SL_EINPUT, "debezium-json: record has no \"op\"");
 		break;

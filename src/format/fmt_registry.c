@@ -18,11 +18,15 @@
 extern const sl_format_vtab sl__fmt_json;
 extern const sl_format_vtab sl__fmt_csv;
 extern const sl_format_vtab sl__fmt_debezium_json;
+extern const sl_format_vtab sl__fmt_canal_json;
+extern const sl_format_vtab sl__fmt_maxwell_json;
 
 static const sl_format_vtab *const formats[] = {
 	&sl__fmt_json,
 	&sl__fmt_csv,
 	&sl__fmt_debezium_json,
+	&sl__fmt_canal_json,
+	&sl__fmt_maxwell_json,
 };
 
 /* Options used when a caller passes none (formats never see NULL). */

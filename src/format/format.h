@@ -50,7 +50,7 @@ typedef struct sl_encoder {
 } sl_encoder;
 
 struct sl_format_vtab {
-	const char *name;       /* "json", "csv", "debezium-json" */
+	const char *name;       /* "json", "csv", "debezium-json", "canal-json", ... */
 	size_t decoder_size;    /* sizeof the concrete decoder, 0 = cannot decode */
 	size_t encoder_size;    /* sizeof the concrete encoder, 0 = cannot encode */
 	int changelog;          /* decodes/encodes -U/+U/-D (else insert-only) */
@@ -69,7 +69,12 @@ struct sl_format_vtab {
 	 * of rows appended (0 for a record that yields none, e.g. a Debezium
 	 * tombstone), or SL_EINPUT with err naming the field and the reason
 	 * ("field 'amount': 'abc' is not a DECIMAL(10, 2)"); on error no row is
-	 * left appended.  `out` has room for at least 2 rows.
+	 * left appended.  `out` has room for at least 2 rows.  A record may
+	 * hold more rows (canal-json's "data" array): when they do not fit in
+	 * the room left, decode appends nothing and returns SL_EFULL if out
+	 * already has rows (the caller emits the batch and decodes the record
+	 * again into an empty one), or SL_EINPUT naming the count if it has
+	 * none.
 	 */
 	int (*decode)(sl_decoder *d, const char *rec, size_t len, sl_batch *out, int64_t wm,
 	              sl_err *err);
@@ -89,6 +94,10 @@ struct sl_format_vtab {
 
 	void (*encoder_deinit)(sl_encoder *e);
 };
+
+/* decode: the record's rows do not fit in the batch's room (see above);
+ * internal signalling between a decoder and its caller, never reported. */
+#define SL_EFULL (-100)
 
 /* Looks up a format by name; NULL when unknown. */
 const sl_format_vtab *sl_format_find(const char *name);

@@ -289,7 +289,8 @@ static void test_debezium_decode(void **st)
 	expect_err(f, "{\"before\":{\"n\":1},\"after\":{\"n\":\"x\"},\"op\":\"u\"}",
 	           "field 'n': 'x' is not a INT");
 	expect_err(f, "{\"before\":null,\"after\":null,\"op\":\"d\"}",
-	           "debezium-json: op needs a non-null 'before' image");
+	           "debezium-json: op needs a non-null 'before' image (a delete without one: set "
+	           "REPLICA IDENTITY FULL on the PostgreSQL table)");
 	fx_free(f);
 }
 

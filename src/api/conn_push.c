@@ -6,7 +6,8 @@
  * Rows are queued with their change kind, as JSON objects (fields in
  * schema order, through the json format's encoder) or, when the engine
  * option 'sluice.poll.format' = 'text', as Flink's print text without the
- * kind prefix ("[u1, 30.00]").  Accepts updating streams.
+ * kind prefix ("[u1, 30.00]").  Accepts updating streams; a table with a
+ * PRIMARY KEY receives them as upserts (+I/+U/-D by key, no -U: conn.h).
  */
 #include "engine_int.h"
 #include "../base/valtext.h"
@@ -89,6 +90,7 @@ const sl_sink_vtab sl_push_sink_vtab = {
 	.name = "push",
 	.size = sizeof(push_sink),
 	.accepts_updates = 1,
+	.upsert = 1,
 	.guarantee = "at-least-once",
 	.open = push_open,
 	.write = push_write,

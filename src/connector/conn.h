@@ -102,6 +102,10 @@ struct sl_sink_vtab {
 	 * KEY or a changelog format).  NULL = accepts_updates. */
 	int (*can_update)(const sl_conn_args *a);
 	const char *guarantee; /* "exactly-once", "at-least-once" (for EXPLAIN) */
+	/* 1: with a PRIMARY KEY the sink takes an updating stream as upserts by
+	 * key (Flink's upsert semantics): it never sees -U (op_sink.c drops it
+	 * or turns it into -D of its key); +I/+U upsert, -D deletes by key. */
+	int upsert;
 	int (*open)(sl_sink *k, const sl_conn_args *a, sl_err *err);
 	/* Writes the live rows of b (with their ops). */
 	int (*write)(sl_sink *k, const sl_batch *b, sl_err *err);

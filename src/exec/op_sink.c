@@ -7,21 +7,86 @@
  *   finish    sink->finish (publish everything written)
  *   close     closes the sink; a sink closed without finish keeps its
  *             output hidden (the checkpoint protocol decides its fate)
+ *
+ * Upsert mode (sl_op_sink_set_upsert: an upsert connector whose table has
+ * a PRIMARY KEY, fed by an updating stream; Flink's upsert semantics): the
+ * connector sees +I/+U as upserts by key and -D as deletes by key, never
+ * -U.  A -U whose next row is the +U of the same key is dropped (the
+ * upsert replaces it); any other -U (the key changed, or the stream is
+ * keyed differently from the sink) becomes a -D of its key, so the old
+ * row never stays behind.  Rows are not copied: the connector gets a view
+ * with its own op vector and selection.
  */
 #include "ops.h"
+#include "rowkey.h"
 #include "sluice.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct sink_op {
 	sl_op base;
 	sl_sink *sink;
 	int finished;
+	int *pk;          /* upsert mode: key columns of the sink's rows, or NULL */
+	int npk;
+	uint8_t *ops;     /* view op vector (upsert mode) */
+	uint32_t *sel;    /* view selection (upsert mode) */
+	int cap;
+	sl_buf k1, k2;
 } sink_op;
+
+/* Upsert mode: the view of `in` the connector gets (see above).  Returns
+ * 0 or SL_ENOMEM. */
+static int upsert_view(sink_op *o, const sl_batch *in, sl_batch *v)
+{
+	if (in->nrows > o->cap) {
+		uint8_t *ops = realloc(o->ops, (size_t)in->nrows);
+		uint32_t *sel = ops ? realloc(o->sel, sizeof(uint32_t) * (size_t)in->nrows) : NULL;
+		if (ops)
+			o->ops = ops;
+		if (!ops || !sel)
+			return SL_ENOMEM;
+		o->sel = sel;
+		o->cap = in->nrows;
+	}
+	*v = *in;
+	memcpy(o->ops, in->op, (size_t)in->nrows);
+	v->op = o->ops;
+	v->sel = o->sel;
+	v->nsel = 0;
+	int live = sl_batch_live(in);
+	for (int k = 0; k < live; k++) {
+		int row = in->sel ? (int)in->sel[k] : k;
+		if (in->op[row] == SL_UPDATE_BEFORE) {
+			int next = k + 1 < live ? (in->sel ? (int)in->sel[k + 1] : k + 1) : -1;
+			int same = 0;
+			if (next >= 0 && in->op[next] == SL_UPDATE_AFTER) {
+				sl_buf_clear(&o->k1);
+				sl_buf_clear(&o->k2);
+				if (sl_rowkey_encode(in, o->pk, o->npk, row, &o->k1) ||
+				    sl_rowkey_encode(in, o->pk, o->npk, next, &o->k2))
+					return SL_ENOMEM;
+				same = o->k1.len == o->k2.len && !memcmp(o->k1.p, o->k2.p, o->k1.len);
+			}
+			if (same)
+				continue;
+			o->ops[row] = SL_DELETE;
+		}
+		o->sel[v->nsel++] = (uint32_t)row;
+	}
+	return 0;
+}
 
 static int sink_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	sink_op *o = (sink_op *)op;
+	sl_batch view;
+	if (o->pk) {
+		if (upsert_view(o, in, &view))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		in = &view;
+	}
 	int rc = o->sink->vt->write(o->sink, in, err);
 	if (rc)
 		sl_err_prefix(err, "sink '%s'", o->sink->table);
@@ -42,7 +107,13 @@ static int sink_finish(sl_op *op, sl_err *err)
 
 static void sink_close(sl_op *op)
 {
-	sl_sink_free(((sink_op *)op)->sink);
+	sink_op *o = (sink_op *)op;
+	sl_sink_free(o->sink);
+	free(o->pk);
+	free(o->ops);
+	free(o->sel);
+	sl_buf_deinit(&o->k1);
+	sl_buf_deinit(&o->k2);
 }
 
 static const sl_op_vtab sink_vtab = {
@@ -77,4 +148,19 @@ int sl_op_sink_finish(sl_op *op, sl_err *err)
 sl_sink *sl_op_sink_get(sl_op *op)
 {
 	return op->vt == &sink_vtab ? ((sink_op *)op)->sink : NULL;
+}
+
+/*
+ * Puts a sink operator in upsert mode (see the top of this file): its
+ * input rows are keyed by columns pk[0..npk) (copied).  Returns 0 or
+ * SL_ENOMEM (err set).
+ */
+int sl_op_sink_set_upsert(sl_op *op, const int *pk, int npk, sl_err *err)
+{
+	sink_op *o = (sink_op *)op;
+	if (!(o->pk = malloc(sizeof(int) * (size_t)(npk + 1))))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	memcpy(o->pk, pk, sizeof(int) * (size_t)npk);
+	o->npk = npk;
+	return 0;
 }

@@ -68,6 +68,7 @@ sl_op *sl_op_calc_new(sl_expr *filter, sl_expr *const *proj, int nproj, const sl
 
 /* The operator owns `sink` from now on. */
 sl_op *sl_op_sink_new(sl_sink *sink, sl_err *err);
+int sl_op_sink_set_upsert(sl_op *op, const int *pk, int npk, sl_err *err);
 
 /* ---- Union all ----------------------------------------------------------- */
 

@@ -407,8 +407,25 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 	if (in->updating && !can)
 		return sl__plan_error(p, line, col, SL_EPLAN,
 		                      "Table sink '%s' doesn't support consuming update and delete "
-		                      "changes which is produced by node %s (use 'format' = "
-		                      "'debezium-json' or an upsert sink)", t->name, in->upd_op);
+		                      "changes which is produced by node %s (use a changelog "
+		                      "'format' such as 'debezium-json', or an upsert sink with a "
+		                      "PRIMARY KEY)", t->name, in->upd_op);
+	/* an upsert sink with a PRIMARY KEY: its key as positions of the
+	 * sink's (physical) columns */
+	int *fpk = NULL;
+	if (in->updating && vt->upsert && t->npk) {
+		fpk = sl_arena_calloc(p->a, sizeof(int) * (size_t)(t->npk + 1));
+		for (int i = 0; i < t->npk; i++) {
+			int c = t->pk[i], k = 0;
+			if (t->cols[c].computed || t->cols[c].metadata)
+				return sl__plan_error(p, t->line, t->col, SL_ENOTSUP,
+				                      "table '%s': a PRIMARY KEY on the computed or metadata "
+				                      "column '%s' is not supported", t->name, t->cols[c].name);
+			for (int j = 0; j < c; j++)
+				k += !t->cols[j].computed && !t->cols[j].metadata;
+			fpk[i] = k;
+		}
+	}
 	rel *src = connect ? cast_to(p, (rel *)in, f, n) : (rel *)in;
 	if (!src)
 		return NULL;
@@ -427,9 +444,16 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 		return NULL;
 	}
 	rel out = {0};
+	if (fpk && sl_op_sink_set_upsert(op, fpk, t->npk, p->err)) {
+		op->vt->close(op); /* frees the sink too */
+		free(op);
+		return NULL;
+	}
+	const char *kind = !in->updating ? "append-only"
+	                 : fpk ? sl_arena_printf(p->a, "upsert, key=[%s]", key_names(p, t))
+	                 : "updating";
 	const char *label = sl_arena_printf(p->a, "Sink(table=[%s], connector=[%s], changelog=[%s], "
-	                                    "guarantee=[%s])", t->name, conn,
-	                                    in->updating ? "updating" : "append-only",
+	                                    "guarantee=[%s])", t->name, conn, kind,
 	                                    vt->guarantee ? vt->guarantee : "at-least-once");
 	if (sl__add_op(p, op, 1, &out, label))
 		return NULL;

@@ -42,6 +42,8 @@ typedef struct join_cond {
 	int has_lo, has_hi;
 	int64_t lo, hi;           /* L.ts - R.ts in [lo, hi] */
 	int wstart, wend;         /* window_start / window_end equalities seen */
+	int window, interval;     /* the join's kind (neither: regular) */
+	sl_expr *residual;        /* AND of res, NULL = none */
 } join_cond;
 
 static const char *kind_name(sl_join_kind k)
@@ -245,6 +247,173 @@ static const char *join_label(planner *p, const char *op, sl_join_kind k, const 
 	return out;
 }
 
+/* What an EXPLAIN label of the join shows. */
+typedef struct join_lab {
+	sl_join_kind kind;
+	const rel *j;
+	const join_cond *shown; /* right keys as joined-row columns */
+} join_lab;
+
+static const char *lab_text(planner *p, const join_lab *lb, const char *op, const char *extra)
+{
+	return join_label(p, op, lb->kind, lb->j, lb->shown, lb->shown->residual, extra);
+}
+
+static int same_window(const sl_window_spec *a, const sl_window_spec *b)
+{
+	return a->kind == b->kind && a->size == b->size && a->slide == b->slide &&
+	       a->offset == b->offset &&
+	       (a->tz == b->tz || (a->tz && b->tz && strcmp(a->tz, b->tz) == 0));
+}
+
+/* Binds the ON condition over j (l ++ r) and splits it into c: keys, time
+ * bounds, window equalities, residual; decides window / interval join.
+ * Returns 0 or SL_EPLAN with p->err set. */
+static int split_on(planner *p, const sl_ast_expr *on, rel *j, const rel *l, const rel *r,
+                    join_cond *c)
+{
+	j->rowtime = l->rowtime; /* CURRENT_WATERMARK in ON sees the left rowtime */
+	scope s = {j, NULL, NULL};
+	sl_expr *cond = sl__bind_expr(p, &s, on);
+	j->rowtime = -1;
+	if (!cond)
+		return SL_EPLAN;
+	if (cond->type.id != SL_T_BOOLEAN) {
+		char b[64];
+		sl__plan_error(p, on->line, on->col, SL_EPLAN, "a join condition must be BOOLEAN, not %s",
+		               sl_type_format(cond->type, b, sizeof(b)));
+		return SL_EPLAN;
+	}
+	sl_expr *conj[128];
+	int nconj = 0;
+	conjuncts(cond, conj, &nconj, 128);
+	if (nconj >= 128) {
+		sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+		               "a join condition with more than 127 conjuncts is not supported");
+		return SL_EPLAN;
+	}
+	memset(c, 0, sizeof(*c));
+	c->lkeys = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nconj + 1));
+	c->rkeys = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nconj + 1));
+	c->res = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(nconj + 1));
+	c->bound = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(nconj + 1));
+	int window = l->win && r->win;
+	for (int i = 0; i < nconj; i++)
+		if (classify(p, on, c, conj[i], l, r, window))
+			return SL_EPLAN;
+	if (c->nkeys == 0) {
+		sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+		               "a join needs at least one equality between a column of each side "
+		               "(e.g. ON a.k = b.k); other joins are not supported, as in Flink");
+		return SL_EPLAN;
+	}
+	c->window = window && c->wstart && c->wend;
+	if (c->window && !same_window(l->win, r->win)) {
+		sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+		               "a window join needs both sides to be the same window TVF "
+		               "(kind, size, slide and offset)");
+		return SL_EPLAN;
+	}
+	c->interval = !c->window && c->has_lo && c->has_hi;
+	if (!c->interval)
+		for (int i = 0; i < c->nbound; i++)
+			c->res[c->nres++] = c->bound[i];
+	c->residual = and_all(p, c->res, c->nres);
+	if (c->nres && !c->residual) {
+		sl__plan_error(p, on->line, on->col, p->err->code, "%s", p->err->msg);
+		return SL_EPLAN;
+	}
+	return 0;
+}
+
+static void fill_plan(planner *p, sl_join_plan *jp, sl_join_kind kind, const join_cond *c,
+                      const rel *l, const rel *r)
+{
+	sl_type *lt = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(l->ncols + 1));
+	sl_type *rt = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(r->ncols + 1));
+	for (int i = 0; i < l->ncols; i++)
+		lt[i] = l->cols[i].type;
+	for (int i = 0; i < r->ncols; i++)
+		rt[i] = r->cols[i].type;
+	memset(jp, 0, sizeof(*jp));
+	jp->kind = kind;
+	jp->nl = l->ncols;
+	jp->nr = r->ncols;
+	jp->ltypes = lt;
+	jp->rtypes = rt;
+	jp->nkeys = c->nkeys;
+	jp->lkeys = c->lkeys;
+	jp->rkeys = c->rkeys;
+	jp->residual = c->residual;
+	jp->ltime = l->rowtime;
+	jp->rtime = r->rowtime;
+	jp->lo = c->lo;
+	jp->hi = c->hi;
+	jp->time_side = kind == SL_JOIN_FULL ? -1 : kind == SL_JOIN_RIGHT ? 1 : 0;
+	jp->lwend = c->window ? l->win_end : -1;
+	jp->rwend = c->window ? r->win_end : -1;
+	jp->tz = c->window ? l->win->tz : NULL;
+}
+
+/* Interval and window joins take append-only inputs. */
+static int check_append_only(planner *p, const sl_ast_expr *on, const char *what, const rel *l,
+                             const rel *r)
+{
+	if (!l->updating && !r->updating)
+		return 0;
+	sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+	               "%s needs append-only inputs, but %s makes its %s input updating", what,
+	               l->updating ? l->upd_op : r->upd_op, l->updating ? "left" : "right");
+	return SL_EPLAN;
+}
+
+/* The window join's operator and EXPLAIN label; sets j's rowtime. */
+static sl_op *window_join(planner *p, const sl_ast_expr *on, const sl_join_plan *jp, rel *j,
+                          const rel *l, const rel *r, const join_lab *lb, const char **text)
+{
+	if (check_append_only(p, on, "a window join", l, r))
+		return NULL;
+	if (l->win->kind == SL_WIN_SESSION)
+		return sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+		                      "a window join over SESSION windows is not supported");
+	static const char *wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
+	*text = lab_text(p, lb, "WindowJoin",
+	              sl_arena_printf(p->a, "window=[%s(size=%lld ms, slide=%lld ms, offset=%lld ms)]",
+	                              wk[l->win->kind], (long long)(l->win->size / 1000),
+	                              (long long)(l->win->slide / 1000),
+	                              (long long)(l->win->offset / 1000)));
+	if (jp->time_side == 0 && l->rowtime >= 0)
+		j->rowtime = l->rowtime;
+	else if (jp->time_side == 1 && r->rowtime >= 0)
+		j->rowtime = l->ncols + r->rowtime;
+	return sl_op_window_join_new(jp, p->err);
+}
+
+/* The interval join's operator and EXPLAIN label; sets j's rowtime. */
+static sl_op *interval_join(planner *p, const sl_ast_expr *on, const sl_join_plan *jp, rel *j,
+                            const rel *l, const rel *r, const join_lab *lb, const char **text)
+{
+	if (check_append_only(p, on, "an interval join", l, r))
+		return NULL;
+	const rcol *lc = &l->cols[l->rowtime], *rc = &r->cols[r->rowtime];
+	if (jp->lo > jp->hi)
+		return sl__plan_error(p, on->line, on->col, SL_EPLAN,
+		                      "the interval join's time bounds are empty: %s.%s - %s.%s must "
+		                      "be >= %lld ms and <= %lld ms", lc->qual ? lc->qual : "",
+		                      lc->name, rc->qual ? rc->qual : "", rc->name,
+		                      (long long)(jp->lo / 1000), (long long)(jp->hi / 1000));
+	*text = lab_text(p, lb, "IntervalJoin",
+	              sl_arena_printf(p->a, "windowBounds=[isRowTime=true, leftLowerBound=%lld, "
+	                              "leftUpperBound=%lld, leftTimeIndex=%d, rightTimeIndex=%d]",
+	                              (long long)(jp->lo / 1000), (long long)(jp->hi / 1000),
+	                              l->rowtime, r->rowtime));
+	if (jp->time_side == 0)
+		j->rowtime = l->rowtime;
+	else if (jp->time_side == 1)
+		j->rowtime = l->ncols + r->rowtime;
+	return sl_op_interval_join_new(jp, p->err);
+}
+
 rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
 {
 	sl_join_kind kind;
@@ -270,143 +439,31 @@ rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
 		                      "a join over an upsert stream (%s: deletes may hold only the "
 		                      "key) is not supported", l->upsert_key ? l->upd_op : r->upd_op);
 	rel *j = joined_rel(p, l, r);
-	if (!j)
-		return NULL;
-	/* bind the ON condition with both sides' time attributes visible */
-	j->rowtime = l->rowtime;
-	scope s = {j, NULL, NULL};
-	sl_expr *cond = sl__bind_expr(p, &s, on);
-	if (!cond)
-		return NULL;
-	if (cond->type.id != SL_T_BOOLEAN) {
-		char b[64];
-		return sl__plan_error(p, on->line, on->col, SL_EPLAN,
-		                      "a join condition must be BOOLEAN, not %s",
-		                      sl_type_format(cond->type, b, sizeof(b)));
-	}
-	sl_expr *conj[128];
-	int nconj = 0;
-	conjuncts(cond, conj, &nconj, 128);
-	if (nconj >= 128)
-		return sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
-		                      "a join condition with more than 127 conjuncts is not supported");
 	join_cond c;
-	memset(&c, 0, sizeof(c));
-	c.lkeys = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nconj + 1));
-	c.rkeys = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nconj + 1));
-	c.res = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(nconj + 1));
-	c.bound = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(nconj + 1));
-	int window = l->win && r->win;
-	for (int i = 0; i < nconj; i++)
-		if (classify(p, on, &c, conj[i], l, r, window))
-			return NULL;
-	if (c.nkeys == 0)
-		return sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
-		                      "a join needs at least one equality between a column of each "
-		                      "side (e.g. ON a.k = b.k); other joins are not supported, as in "
-		                      "Flink");
-	window = window && c.wstart && c.wend;
-	if (window && (l->win->kind != r->win->kind || l->win->size != r->win->size ||
-	               l->win->slide != r->win->slide || l->win->offset != r->win->offset ||
-	               (l->win->tz != r->win->tz && (!l->win->tz || !r->win->tz ||
-	                                              strcmp(l->win->tz, r->win->tz)))))
-		return sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
-		                      "a window join needs both sides to be the same window TVF "
-		                      "(kind, size, slide and offset)");
-	int interval = !window && c.has_lo && c.has_hi;
-	if (!interval)
-		for (int i = 0; i < c.nbound; i++)
-			c.res[c.nres++] = c.bound[i];
-	sl_expr *res = and_all(p, c.res, c.nres);
-	if (c.nres && !res)
-		return sl__plan_error(p, on->line, on->col, p->err->code, "%s", p->err->msg);
-
-	sl_type *lt = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(l->ncols + 1));
-	sl_type *rt = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(r->ncols + 1));
-	for (int i = 0; i < l->ncols; i++)
-		lt[i] = l->cols[i].type;
-	for (int i = 0; i < r->ncols; i++)
-		rt[i] = r->cols[i].type;
+	if (!j || split_on(p, on, j, l, r, &c))
+		return NULL;
 	sl_join_plan jp;
-	memset(&jp, 0, sizeof(jp));
-	jp.kind = kind;
-	jp.nl = l->ncols;
-	jp.nr = r->ncols;
-	jp.ltypes = lt;
-	jp.rtypes = rt;
-	jp.nkeys = c.nkeys;
-	jp.lkeys = c.lkeys;
-	jp.rkeys = c.rkeys;
-	jp.residual = res;
-	jp.ltime = l->rowtime;
-	jp.rtime = r->rowtime;
-	jp.lo = c.lo;
-	jp.hi = c.hi;
-	jp.time_side = kind == SL_JOIN_FULL ? -1 : kind == SL_JOIN_RIGHT ? 1 : 0;
-	j->rowtime = -1;
-	j->proctime = -1;
-	/* right key indexes shown in EXPLAIN as joined-row columns */
+	fill_plan(p, &jp, kind, &c, l, r);
+	/* EXPLAIN shows the right keys as joined-row columns */
 	join_cond shown = c;
 	shown.rkeys = sl_arena_alloc(p->a, sizeof(int) * (size_t)(c.nkeys + 1));
 	for (int i = 0; i < c.nkeys; i++)
 		shown.rkeys[i] = c.rkeys[i] + l->ncols;
+	join_lab lb = {kind, j, &shown};
+	const char *label = NULL;
 	sl_op *op;
-	const char *label;
-	jp.lwend = window ? l->win_end : -1;
-	jp.rwend = window ? r->win_end : -1;
-	jp.tz = window ? l->win->tz : NULL;
-	if (window) {
-		if (l->updating || r->updating)
-			return sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
-			                      "a window join needs append-only inputs, but %s makes its "
-			                      "%s input updating", l->updating ? l->upd_op : r->updating ? r->upd_op : "",
-			                      l->updating ? "left" : "right");
-		if (l->win->kind == SL_WIN_SESSION)
-			return sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
-			                      "a window join over SESSION windows is not supported");
-		op = sl_op_window_join_new(&jp, p->err);
-		static const char *wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
-		char extra[256];
-		snprintf(extra, sizeof(extra), "window=[%s(size=%lld ms, slide=%lld ms, offset=%lld ms)]",
-		         wk[l->win->kind], (long long)(l->win->size / 1000),
-		         (long long)(l->win->slide / 1000), (long long)(l->win->offset / 1000));
-		label = join_label(p, "WindowJoin", kind, j, &shown, res, extra);
-		if (jp.time_side == 0 && l->rowtime >= 0)
-			j->rowtime = l->rowtime;
-		else if (jp.time_side == 1 && r->rowtime >= 0)
-			j->rowtime = l->ncols + r->rowtime;
-	} else if (interval) {
-		if (l->updating || r->updating)
-			return sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
-			                      "an interval join needs append-only inputs, but %s makes its "
-			                      "%s input updating", l->updating ? l->upd_op : r->upd_op,
-			                      l->updating ? "left" : "right");
-		if (c.lo > c.hi)
-			return sl__plan_error(p, on->line, on->col, SL_EPLAN,
-			                      "the interval join's time bounds are empty: %s.%s - %s.%s "
-			                      "must be >= %lld ms and <= %lld ms",
-			                      l->cols[l->rowtime].qual ? l->cols[l->rowtime].qual : "",
-			                      l->cols[l->rowtime].name,
-			                      r->cols[r->rowtime].qual ? r->cols[r->rowtime].qual : "",
-			                      r->cols[r->rowtime].name, (long long)(c.lo / 1000),
-			                      (long long)(c.hi / 1000));
-		op = sl_op_interval_join_new(&jp, p->err);
-		char extra[256];
-		snprintf(extra, sizeof(extra),
-		         "windowBounds=[isRowTime=true, leftLowerBound=%lld, leftUpperBound=%lld, "
-		         "leftTimeIndex=%d, rightTimeIndex=%d]",
-		         (long long)(c.lo / 1000), (long long)(c.hi / 1000), l->rowtime, r->rowtime);
-		label = join_label(p, "IntervalJoin", kind, j, &shown, res, extra);
-		if (jp.time_side == 0)
-			j->rowtime = l->rowtime;
-		else if (jp.time_side == 1)
-			j->rowtime = l->ncols + r->rowtime;
+	if (c.window) {
+		op = window_join(p, on, &jp, j, l, r, &lb, &label);
+	} else if (c.interval) {
+		op = interval_join(p, on, &jp, j, l, r, &lb, &label);
 	} else {
+		label = lab_text(p, &lb, "Join", NULL);
 		op = sl_op_join_new(&jp, p->err);
-		label = join_label(p, "Join", kind, j, &shown, res, NULL);
 		j->updating = l->updating || r->updating || kind != SL_JOIN_INNER;
 		j->upd_op = l->updating ? l->upd_op : r->updating ? r->upd_op : label;
 	}
+	if (!op && !label)
+		return NULL; /* refused above, p->err set */
 	if (!op)
 		return sl__plan_error(p, on->line, on->col, p->err->code, "%s", p->err->msg);
 	if (sl__add_op(p, op, 2, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||

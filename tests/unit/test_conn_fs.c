@@ -3,7 +3,9 @@
  * tables, with the json and csv formats: a directory read in name order
  * (hidden files skipped, CRLF and empty lines, a last line without '\n'),
  * records straddling the 1 MiB read buffer, `where`, bad-record errors
- * with file and line, ignore-parse-errors, snapshot/restore mid-file, and
+ * with file and line, ignore-parse-errors, snapshot/restore mid-file,
+ * changelog formats (debezium-json, canal-json records of several rows
+ * that do not fit the batch's room: read again into the next batch), and
  * the sink's hidden in-progress parts published only at finish.
  */
 #include <stdarg.h>
@@ -292,6 +294,86 @@ static void test_big_files_and_restore(void **state)
 	}
 	check_seq(s, 1024, &k, 1 << 30);
 	assert_int_equal(k, 60000);
+	sl_source_free(s);
+	sl_arena_deinit(&f.arena);
+}
+
+/* Reads one batch of cap rows; appends "<kind>name:n" strings to out. */
+static int read_kinds(sl_source *s, int cap, char *out, size_t outcap, sl_err *err)
+{
+	static const char *kind[] = {"+I", "-U", "+U", "-D"};
+	sl_batch *b = sl_batch_new(2, (sl_type[]){sl_type_varchar(SL_STRING_LEN),
+	                                          sl_type_make(SL_T_BIGINT)}, cap);
+	sl_err_clear(err);
+	int rc = s->vt->read(s, b, err);
+	size_t len = strlen(out);
+	for (int r = 0; r < b->nrows; r++)
+		len += (size_t)snprintf(out + len, outcap - len, "%s%s%.*s:%lld", len ? " " : "",
+		                        kind[b->op[r] & 3], (int)b->cols[0].v.str[r].len,
+		                        b->cols[0].v.str[r].ptr, (long long)b->cols[1].v.i64[r]);
+	sl_batch_free(b);
+	return rc;
+}
+
+static void test_changelog_formats(void **state)
+{
+	char *d = subdir("cdc");
+	write_file(d, "dbz.json",
+	           "{\"before\":null,\"after\":{\"name\":\"a\",\"n\":1},\"op\":\"r\"}\n"
+	           "{\"before\":{\"name\":\"a\",\"n\":1},\"after\":{\"name\":\"a\",\"n\":2},\"op\":\"u\"}\n"
+	           "\n"
+	           "{\"before\":{\"name\":\"a\",\"n\":2},\"after\":null,\"op\":\"d\"}\n");
+	char p[600];
+	snprintf(p, sizeof p, "%s/dbz.json", d);
+	fx f;
+	sl_err err;
+	fx_init(&f, "debezium-json", p);
+	sl_source *s = fx_source(&f, &err);
+	assert_non_null(s);
+	char out[512] = "";
+	assert_int_equal(read_kinds(s, 0, out, sizeof out, &err), 4);
+	assert_string_equal(out, "+Ia:1 -Ua:1 +Ua:2 -Da:2");
+	sl_source_free(s);
+	sl_arena_deinit(&f.arena);
+
+	/* canal records of 2, 3 and 1 rows read with batches of 4: a record
+	 * that does not fit goes whole into the next batch */
+	write_file(d, "canal.json",
+	           "{\"data\":[{\"name\":\"x\",\"n\":\"1\"},{\"name\":\"y\",\"n\":\"2\"}],\"type\":\"INSERT\"}\n"
+	           "{\"data\":[{\"name\":\"x\",\"n\":\"3\"},{\"name\":\"y\",\"n\":\"4\"},{\"name\":\"z\",\"n\":\"5\"}],\"type\":\"INSERT\"}\n"
+	           "{\"data\":[{\"name\":\"x\",\"n\":\"9\"}],\"old\":[{\"n\":\"1\"}],\"type\":\"UPDATE\"}\n");
+	snprintf(p, sizeof p, "%s/canal.json", d);
+	fx_init(&f, "canal-json", p);
+	s = fx_source(&f, &err);
+	assert_non_null(s);
+	out[0] = 0;
+	assert_int_equal(read_kinds(s, 4, out, sizeof out, &err), 2);
+	assert_string_equal(out, "+Ix:1 +Iy:2");
+	/* a snapshot here resumes at the record that did not fit */
+	sl_snap_writer w;
+	sl_snap_writer_init(&w);
+	assert_int_equal(s->vt->snapshot(s, &w, &err), 0);
+	out[0] = 0;
+	assert_int_equal(read_kinds(s, 4, out, sizeof out, &err), 3);
+	assert_int_equal(read_kinds(s, 4, out, sizeof out, &err), 2);
+	assert_string_equal(out, "+Ix:3 +Iy:4 +Iz:5 -Ux:1 +Ux:9");
+	assert_int_equal(read_kinds(s, 4, out, sizeof out, &err), SL_EEOF);
+	sl_source_free(s);
+	s = fx_source(&f, &err);
+	sl_snap_reader r;
+	sl_snap_reader_init(&r, w.buf, w.len);
+	assert_int_equal(s->vt->restore(s, &r, &err), 0);
+	sl_snap_writer_deinit(&w);
+	out[0] = 0;
+	assert_int_equal(read_kinds(s, 8, out, sizeof out, &err), 5);
+	assert_string_equal(out, "+Ix:3 +Iy:4 +Iz:5 -Ux:1 +Ux:9");
+	sl_source_free(s);
+	/* a record larger than a whole batch: an error naming file and line */
+	s = fx_source(&f, &err);
+	out[0] = 0;
+	assert_int_equal(read_kinds(s, 2, out, sizeof out, &err), 2);
+	assert_int_equal(read_kinds(s, 2, out, sizeof out, &err), SL_EINPUT);
+	assert_non_null(strstr(err.msg, "canal.json', line 2: canal-json: the record holds 3 rows"));
 	sl_source_free(s);
 	sl_arena_deinit(&f.arena);
 }
@@ -1013,6 +1095,7 @@ int main(void)
 		cmocka_unit_test(test_bad_record),
 		cmocka_unit_test(test_missing_path_and_format),
 		cmocka_unit_test(test_big_files_and_restore),
+		cmocka_unit_test(test_changelog_formats),
 		cmocka_unit_test(test_sink_publish_at_finish),
 		cmocka_unit_test(test_sink_rolling),
 		cmocka_unit_test(test_sink_changelog_and_ext),

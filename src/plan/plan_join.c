@@ -17,8 +17,10 @@
  * regular join, whose output loses the inputs'
  * time attributes (as in Flink: a window over them is then a planning
  * error) and keeps their one-sided time bounds as residual conditions.  Like Flink, a join needs
- * at least one equality between a column of each side; CROSS JOIN, comma
- * joins and USING are refused.
+ * at least one equality between a column of each side; CROSS JOIN and
+ * comma joins are refused.  JOIN ... USING (c, ...) is the condition
+ * L.c = R.c AND ..., and its output has each USING column once, first
+ * (COALESCE of both sides for FULL joins), as in SQL.
  *
  * Changelog kinds: a regular join is append-only only when it is an inner
  * join of two append-only inputs; interval and window joins need
@@ -247,6 +249,79 @@ static const char *join_label(planner *p, const char *op, sl_join_kind k, const 
 	return out;
 }
 
+/* The column of rel x named `name` (unqualified, exact), -1 absent, -2 twice. */
+static int side_col(const rel *x, const char *name)
+{
+	int found = -1;
+	for (int i = 0; i < x->ncols; i++)
+		if (strcmp(x->cols[i].name, name) == 0) {
+			if (found >= 0)
+				return -2;
+			found = i;
+		}
+	return found;
+}
+
+/* JOIN ... USING (c1, ...): the condition l.c1 = r.c1 AND ...; lcols and
+ * rcols get the columns.  NULL with p->err set. */
+static sl_expr *using_cond(planner *p, const sl_ast_from *f, const rel *l, const rel *r,
+                           int *lcols, int *rcols)
+{
+	int n = f->u.join.nusing;
+	sl_expr **eq = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		const sl_ast_ident *u = &f->u.join.using_[i];
+		lcols[i] = side_col(l, u->name);
+		rcols[i] = side_col(r, u->name);
+		if (lcols[i] < 0 || rcols[i] < 0)
+			return sl__plan_error(p, u->line, u->col, SL_EPLAN,
+			                      "USING column '%s' %s the %s side of the join", u->name,
+			                      (lcols[i] < 0 ? lcols[i] : rcols[i]) == -1 ? "is not in"
+			                                                               : "is ambiguous in",
+			                      lcols[i] < 0 ? "left" : "right");
+		sl_expr *a[2] = {sl_expr_col(p->a, lcols[i], l->cols[lcols[i]].type),
+		                 sl_expr_col(p->a, l->ncols + rcols[i], r->cols[rcols[i]].type)};
+		if (!(eq[i] = sl_expr_call(p->a, SL_FN_EQ, a, 2, NULL, 0, p->err)))
+			return sl__plan_error(p, u->line, u->col, SL_EPLAN, "USING column '%s': %s",
+			                      u->name, p->err->msg);
+	}
+	sl_expr *c = and_all(p, eq, n);
+	return c ? c : sl__plan_error(p, f->line, f->col, SL_EPLAN, "%s", p->err->msg);
+}
+
+/* The columns of a USING join, as in SQL: each USING column once (the left
+ * one; the right one for RIGHT joins; COALESCE of both for FULL), then the
+ * other columns of each side. */
+static rel *using_project(planner *p, const sl_ast_from *f, rel *j, int nl, sl_join_kind kind,
+                          const int *lcols, const int *rcols)
+{
+	int n = f->u.join.nusing, k = 0;
+	sl_expr **x = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(j->ncols + 1));
+	const char **names = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(j->ncols + 1));
+	uint8_t *skip = sl_arena_calloc(p->a, (size_t)j->ncols + 1);
+	for (int i = 0; i < n; i++) {
+		int a = lcols[i], b = nl + rcols[i];
+		sl_expr *la = sl_expr_col(p->a, a, j->cols[a].type);
+		sl_expr *rb = sl_expr_col(p->a, b, j->cols[b].type);
+		sl_expr *both[2] = {la, rb};
+		x[k] = kind == SL_JOIN_FULL ? sl_expr_call(p->a, SL_FN_COALESCE, both, 2, NULL, 0, p->err)
+		     : kind == SL_JOIN_RIGHT ? rb : la;
+		if (!x[k])
+			return sl__plan_error(p, f->line, f->col, SL_EPLAN, "%s", p->err->msg);
+		names[k++] = j->cols[a].name;
+		skip[a] = skip[b] = 1;
+	}
+	for (int i = 0; i < j->ncols; i++)
+		if (!skip[i]) {
+			x[k] = sl_expr_col(p->a, i, j->cols[i].type);
+			names[k++] = j->cols[i].name;
+		}
+	rel *out = sl__add_calc(p, j, NULL, x, k, names);
+	for (int i = 0; out && i < n; i++) /* USING columns answer to the left name */
+		out->cols[i].qual = j->cols[lcols[i]].qual;
+	return out;
+}
+
 /* What an EXPLAIN label of the join shows. */
 typedef struct join_lab {
 	sl_join_kind kind;
@@ -266,16 +341,19 @@ static int same_window(const sl_window_spec *a, const sl_window_spec *b)
 	       (a->tz == b->tz || (a->tz && b->tz && strcmp(a->tz, b->tz) == 0));
 }
 
-/* Binds the ON condition over j (l ++ r) and splits it into c: keys, time
+/* Binds the ON condition over j (l ++ r) (or takes cond, already bound,
+ * with `on` only a position for messages) and splits it into c: keys, time
  * bounds, window equalities, residual; decides window / interval join.
  * Returns 0 or SL_EPLAN with p->err set. */
-static int split_on(planner *p, const sl_ast_expr *on, rel *j, const rel *l, const rel *r,
-                    join_cond *c)
+static int split_on(planner *p, const sl_ast_expr *on, sl_expr *cond, rel *j, const rel *l,
+                    const rel *r, join_cond *c)
 {
-	j->rowtime = l->rowtime; /* CURRENT_WATERMARK in ON sees the left rowtime */
-	scope s = {j, NULL, NULL};
-	sl_expr *cond = sl__bind_expr(p, &s, on);
-	j->rowtime = -1;
+	if (!cond) {
+		j->rowtime = l->rowtime; /* CURRENT_WATERMARK in ON sees the left rowtime */
+		scope s = {j, NULL, NULL};
+		cond = sl__bind_expr(p, &s, on);
+		j->rowtime = -1;
+	}
 	if (!cond)
 		return SL_EPLAN;
 	if (cond->type.id != SL_T_BOOLEAN) {
@@ -428,19 +506,28 @@ rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
 		                      "condition between its sides (JOIN ... ON a.k = b.k), as in Flink",
 		                      f->u.join.type == SL_AJ_CROSS ? "CROSS JOIN" : "a comma join");
 	}
-	if (f->u.join.nusing)
-		return sl__plan_error(p, f->u.join.using_[0].line, f->u.join.using_[0].col, SL_ENOTSUP,
-		                      "JOIN ... USING is not supported yet; write ON a.c = b.c");
-	if (!f->u.join.on)
+	int nusing = f->u.join.nusing;
+	if (!f->u.join.on && !nusing)
 		return sl__plan_error(p, f->line, f->col, SL_EPLAN, "JOIN needs an ON condition");
-	const sl_ast_expr *on = f->u.join.on;
+	sl_ast_expr using_pos; /* where messages about a USING join point */
+	memset(&using_pos, 0, sizeof(using_pos));
+	if (nusing) {
+		using_pos.line = f->u.join.using_[0].line;
+		using_pos.col = f->u.join.using_[0].col;
+	}
+	const sl_ast_expr *on = nusing ? &using_pos : f->u.join.on;
 	if (l->upsert_key || r->upsert_key)
 		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
 		                      "a join over an upsert stream (%s: deletes may hold only the "
 		                      "key) is not supported", l->upsert_key ? l->upd_op : r->upd_op);
 	rel *j = joined_rel(p, l, r);
+	int *lcols = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nusing + 1));
+	int *rcols = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nusing + 1));
+	sl_expr *ucond = NULL;
+	if (!j || (nusing && !(ucond = using_cond(p, f, l, r, lcols, rcols))))
+		return NULL;
 	join_cond c;
-	if (!j || split_on(p, on, j, l, r, &c))
+	if (split_on(p, on, ucond, j, l, r, &c))
 		return NULL;
 	sl_join_plan jp;
 	fill_plan(p, &jp, kind, &c, l, r);
@@ -469,5 +556,5 @@ rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
 	if (sl__add_op(p, op, 2, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||
 	    sl_graph_connect(p->g, r->op, op, 1))
 		return NULL;
-	return j;
+	return nusing ? using_project(p, f, j, l->ncols, kind, lcols, rcols) : j;
 }

@@ -9,11 +9,12 @@
 
 /*
  * Plans join f (an SL_AF_JOIN item) over its planned sides l and r (real
- * rels, not virtual window TVFs): splits the ON condition into equi-keys,
- * interval bounds on the rowtimes and a residual predicate, and adds a
- * regular or interval join operator.  The result's
- * columns are l's then r's, with their qualifiers.  Returns NULL with
- * p->err set (line and column of the offending part) on error.
+ * rels, not virtual window TVFs): splits the ON condition (or USING) into
+ * equi-keys, interval bounds on the rowtimes, window bounds and a residual
+ * predicate, and adds a regular, interval or window join operator.  The
+ * result's columns are l's then r's, with their qualifiers (USING: each
+ * USING column once, first).  Returns NULL with p->err set (line and
+ * column of the offending part) on error.
  */
 rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r);
 

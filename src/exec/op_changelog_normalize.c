@@ -15,9 +15,10 @@
  * INTERFACE ROUTINES
  *   process    per row, by its key: +I/+U -> +I(new) when the key is new,
  *              else -U(stored) +U(new), nothing when new equals stored
- *              (a duplicate event); -U -> ignored (the +U that follows
- *              carries the change); -D -> -D(stored) and the key is
- *              forgotten, nothing for an unknown key
+ *              (a duplicate event); -U -> ignored when the next row is the
+ *              +U of the same key (it carries the change), else (an update
+ *              that changed the key) handled as -D; -D -> -D(stored) and
+ *              the key is forgotten, nothing for an unknown key
  *   watermark  forwarded unchanged (rows keep their W_before)
  *
  * State: table "rows", namespace 0, key = the PRIMARY KEY columns encoded
@@ -65,14 +66,23 @@ static int emit_stored(norm_op *o, const void *v, uint32_t n, uint8_t op, int64_
 	return 0;
 }
 
-static int norm_row(norm_op *o, const sl_batch *in, int row, sl_err *err)
+/* Row `row` of `in`; `next` is the next live row or -1. */
+static int norm_row(norm_op *o, const sl_batch *in, int row, int next, sl_err *err)
 {
 	uint8_t op = in->op[row];
-	if (op == SL_UPDATE_BEFORE)
-		return 0;
 	sl_buf_clear(&o->key);
 	if (sl_rowkey_encode(in, o->key_cols, o->nkeys, row, &o->key))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (op == SL_UPDATE_BEFORE) {
+		if (next >= 0 && in->op[next] == SL_UPDATE_AFTER) {
+			sl_buf_clear(&o->val);
+			if (sl_rowkey_encode(in, o->key_cols, o->nkeys, next, &o->val))
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			if (o->val.len == o->key.len && !memcmp(o->val.p, o->key.p, o->key.len))
+				return 0;
+		}
+		op = SL_DELETE; /* the key changed: the old key's row goes */
+	}
 	const void *cur;
 	uint32_t clen;
 	int have = sl_state_get_var(o->rows, 0, o->key.p, (uint32_t)o->key.len, &cur, &clen);
@@ -105,8 +115,10 @@ static int norm_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	norm_op *o = (norm_op *)op;
 	int rc;
+	int live = sl_batch_live(in);
 	SL_BATCH_FOREACH(in, k, row) {
-		if ((rc = norm_row(o, in, row, err)))
+		int next = k + 1 < live ? (in->sel ? (int)in->sel[k + 1] : k + 1) : -1;
+		if ((rc = norm_row(o, in, row, next, err)))
 			return rc;
 	}
 	rc = sl_op_emit(op, o->out, err);

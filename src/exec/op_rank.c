@@ -1,7 +1,7 @@
 /*
  * op_rank.c - Top-N: ROW_NUMBER() OVER (PARTITION BY k ORDER BY x) with
- * WHERE rn <= N, over an append-only input; and the sorted-list helpers
- * the rank operators share (op_rank.h).
+ * WHERE rn <= N, over an append-only or a retracting input; and the
+ * sorted-list helpers the rank operators share (op_rank.h).
  *
  * INTERFACE ROUTINES
  *   process    inserts each row into its partition's sorted top-N list and
@@ -11,15 +11,23 @@
  *              rn column, for every rank from the new row's down to the
  *              last, -U [old row, r] / +U [new row, r], or +I [row, r] for
  *              a rank that was empty.  A row that does not enter the top N
- *              emits nothing.
+ *              emits nothing.  Over an updating input (Flink's
+ *              RetractableTopNFunction) a -U/-D row removes an equal row
+ *              of its partition; if it was in the top N: without rn, -D of
+ *              it and +I of the row that moves up into the top N; with rn,
+ *              -U/+U for every rank from its own down, -D for a rank that
+ *              empties.
  *   watermark  forwarded unchanged (the output is updating and has no time
  *              attribute)
  *
  * State: table "topn", namespace 0, key = encoded PARTITION BY key, value =
  * the partition's sorted list (op_rank.h): at most N entries, best first,
- * ties in arrival order.  Rows that fall out are forgotten: over an
- * append-only input they can never come back.  The state of a partition
- * is never freed (no state TTL yet), as in Flink without TTL.
+ * ties in arrival order.  Over an append-only input rows that fall out
+ * are forgotten (they can never come back); over an updating input every
+ * row of the partition is kept (a retraction may bring one back into the
+ * top N; cost: the partition's size per row) and the key is deleted when
+ * its last row is retracted.  Otherwise the state of a partition is never
+ * freed (no state TTL yet), as in Flink without TTL.
  *
  * Output rows carry the input row's W_before.  One thread; no malloc per
  * row (the list is rebuilt in a reused buffer).
@@ -281,10 +289,64 @@ static int put_row(rank_op *o, const uint8_t *e, uint8_t kind, int64_t r, int64_
 	return 0;
 }
 
-/* One input row: insert it and emit the change. */
+/* Retracting input: removes the row equal to o->entry from the list in
+ * o->old and emits the change. */
+static int rank_retract(rank_op *o, int64_t wm, sl_err *err)
+{
+	int oldn = sl__rank_list_count(o->old.p, (uint32_t)o->old.len), at = -1, rc;
+	const uint8_t *e = (const uint8_t *)o->entry.p;
+	uint32_t esz = sl__rank_entry_size(e);
+	const uint8_t *c = oldn ? sl__rank_list_at(o->old.p, 0) : NULL;
+	for (int i = 0; i < oldn; i++, c += sl__rank_entry_size(c))
+		if (sl__rank_entry_size(c) == esz && !memcmp(c, e, esz)) {
+			at = i;
+			break;
+		}
+	if (at < 0)
+		return 0; /* retraction of a row never seen (as Flink: ignored) */
+	/* the new list: every entry but `at` */
+	uint32_t nn = (uint32_t)oldn - 1;
+	sl_buf_clear(&o->list);
+	if (sl_buf_append(&o->list, &nn, 4))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	const uint8_t *base = sl__rank_list_at(o->old.p, 0), *hole = sl__rank_list_at(o->old.p, at);
+	const uint8_t *end = (const uint8_t *)o->old.p + o->old.len;
+	if (sl_buf_append(&o->list, base, (size_t)(hole - base)) ||
+	    sl_buf_append(&o->list, hole + esz, (size_t)(end - hole - esz)))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (nn == 0)
+		sl_state_delete(o->topn, 0, o->key.p, (uint32_t)o->key.len);
+	else if ((rc = sl_state_put_var(o->topn, 0, o->key.p, (uint32_t)o->key.len, o->list.p,
+	                                (uint32_t)o->list.len)))
+		return sl_err_set(err, rc, "Top-N: state write failed");
+	if (at >= o->p.n)
+		return 0;
+	if (!o->p.out_rn) {
+		if ((rc = put_row(o, hole, SL_DELETE, 0, wm, err)))
+			return rc;
+		return oldn > o->p.n ? put_row(o, sl__rank_list_at(o->list.p, (int)o->p.n - 1),
+		                               SL_INSERT, 0, wm, err) : 0;
+	}
+	const uint8_t *oe = hole, *ne = nn > (uint32_t)at ? sl__rank_list_at(o->list.p, at) : NULL;
+	for (int r = at; r < oldn && r < o->p.n; r++) {
+		if (r < (int)nn) {
+			if ((rc = put_row(o, oe, SL_UPDATE_BEFORE, r + 1, wm, err)) ||
+			    (rc = put_row(o, ne, SL_UPDATE_AFTER, r + 1, wm, err)))
+				return rc;
+			ne += sl__rank_entry_size(ne);
+		} else if ((rc = put_row(o, oe, SL_DELETE, r + 1, wm, err))) {
+			return rc;
+		}
+		oe += sl__rank_entry_size(oe);
+	}
+	return 0;
+}
+
+/* One input row: insert (or, retracting, remove) it and emit the change. */
 static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
 {
-	if (in->op[row] != SL_INSERT)
+	int add = in->op[row] == SL_INSERT || in->op[row] == SL_UPDATE_AFTER;
+	if (!o->p.retract && in->op[row] != SL_INSERT)
 		return sl_err_set(err, SL_EINPUT, "Top-N: the input must be append-only");
 	sl_buf_clear(&o->key);
 	if (sl_rowkey_encode(in, o->p.key_cols, o->p.nkeys, row, &o->key) ||
@@ -297,17 +359,30 @@ static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
 	sl_buf_clear(&o->old);
 	if (v && sl_buf_append(&o->old, v, vlen))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (!add)
+		return rank_retract(o, in->wm[row], err);
 	int pos;
 	const uint8_t *ev;
-	if (sl__rank_list_insert(&o->p, o->in_types, o->old.p, (uint32_t)o->old.len,
+	/* retracting: every row is kept, the top N is the list's head */
+	sl_rank_plan all = o->p;
+	if (o->p.retract)
+		all.n = INT64_MAX;
+	if (sl__rank_list_insert(&all, o->in_types, o->old.p, (uint32_t)o->old.len,
 	                         (const uint8_t *)o->entry.p, &o->list, &pos, &ev))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if (pos < 0)
-		return 0;
+	if (pos < 0 || pos >= o->p.n) {
+		if (!o->p.retract)
+			return 0;
+		ev = NULL;
+	} else if (o->p.retract && sl__rank_list_count(o->old.p, (uint32_t)o->old.len) >= o->p.n) {
+		ev = sl__rank_list_at(o->old.p, (int)o->p.n - 1); /* pushed out of the top N */
+	}
 	int rc = sl_state_put_var(o->topn, 0, o->key.p, (uint32_t)o->key.len, o->list.p,
 	                          (uint32_t)o->list.len);
 	if (rc)
 		return sl_err_set(err, rc, "Top-N: state write failed");
+	if (pos >= o->p.n)
+		return 0;
 	int64_t wm = in->wm[row];
 	if (!o->p.out_rn) {
 		if (ev && (rc = put_row(o, ev, SL_DELETE, 0, wm, err)))
@@ -318,7 +393,7 @@ static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
 	int newn = sl__rank_list_count(o->list.p, (uint32_t)o->list.len);
 	const uint8_t *oe = oldn > pos ? sl__rank_list_at(o->old.p, pos) : NULL;
 	const uint8_t *ne = sl__rank_list_at(o->list.p, pos);
-	for (int r = pos; r < newn; r++) {
+	for (int r = pos; r < newn && r < o->p.n; r++) {
 		if (oe && r < oldn) {
 			if ((rc = put_row(o, oe, SL_UPDATE_BEFORE, r + 1, wm, err)) ||
 			    (rc = put_row(o, ne, SL_UPDATE_AFTER, r + 1, wm, err)))

@@ -45,10 +45,12 @@ typedef struct sl_rank_plan {
 	int64_t n;                 /* keep rows with rn <= n (n >= 1) */
 	int out_rn;                /* append the row number column */
 	int time_col;              /* DEDUP_ROW_*: the rowtime; WINDOW: window_time */
+	int retract;               /* TOPN: the input is updating (-U/-D retract a
+	                            * row): every row of a partition is kept */
 } sl_rank_plan;
 
 /* Top-N (op_rank.c): +I / -U / +U / -D as rows enter and leave the top n
- * of their partition.  Input must be append-only (the planner checks). */
+ * of their partition.  The input is append-only unless p->retract. */
 sl_op *sl_op_rank_new(const sl_rank_plan *p, const sl_type *in_types, int nin, sl_err *err);
 
 /* Deduplication (op_rank_dedup.c), modes SL_RANK_DEDUP_*. */

@@ -61,7 +61,9 @@ typedef struct agg_map {
 	const char **text;  /* printed AST of a key expr / agg call / window fn */
 	int *col;           /* output column of the aggregate operator */
 	int over;           /* maps OVER calls (plan_over.c): every input column
-	                     * stays visible, '*' is allowed */
+	                     * stays visible, '*' is allowed and expands to the
+	                     * first nstar columns (the FROM relation's) */
+	int nstar;
 } agg_map;
 
 typedef struct scope {

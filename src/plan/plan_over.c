@@ -16,7 +16,9 @@
  *   - N = 1 and ORDER BY a single time attribute: deduplication (proctime:
  *     by arrival; rowtime: by event time), ASC keeps the first row, DESC the
  *     last;
- *   - otherwise Top-N over an append-only input.
+ *   - otherwise Top-N, over an append-only input or a retracting one (a
+ *     GROUP BY's -U/+U); deduplication and window Top-N need append-only
+ *     input, and upsert streams (no -U) are refused.
  * A Calc after the operator drops the hidden columns and puts rn where the
  * ROW_NUMBER item was, or leaves it out when the enclosing query never
  * reads it (Flink's rank without row number: +I/-D only).  ROW_NUMBER
@@ -368,13 +370,19 @@ static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
 		if (sl_type_phys(r->cols[i].type) == SL_PHYS_ROW)
 			return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
 			                      "ROW_NUMBER over rows with ROW columns is not supported yet");
-	if (r->updating)
+	if (r->upsert_key)
 		return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
-		                      "ROW_NUMBER over an updating input (made by %s) is not supported "
-		                      "yet", r->upd_op ? r->upd_op : "an operator");
+		                      "ROW_NUMBER over an upsert stream (%s, no -U before +U) is not "
+		                      "supported yet", r->upd_op ? r->upd_op : "an operator");
 	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(r->ncols + 1));
 	for (int i = 0; i < r->ncols; i++)
 		it[i] = r->cols[i].type;
+	int tattr = w->norder == 1 && (r->rowtime == s->ho || r->proctime == s->ho);
+	if (r->updating && (s->windowed || (tattr && s->n == 1)))
+		return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
+		                      "%s over an updating input (made by %s) is not supported yet",
+		                      s->windowed ? "window Top-N" : "deduplication",
+		                      r->upd_op ? r->upd_op : "an operator");
 	if (s->windowed) {
 		if (r->rowtime != 0)
 			return sl__plan_error(p, call->line, call->col, SL_EPLAN,
@@ -385,7 +393,6 @@ static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
 		*kind = "WindowRank";
 		return sl_op_window_rank_new(rp, it, r->ncols, p->err);
 	}
-	int tattr = w->norder == 1 && (r->rowtime == s->ho || r->proctime == s->ho);
 	if (tattr && s->n == 1) {
 		int row = r->rowtime == s->ho;
 		rp->mode = row ? (desc[0] ? SL_RANK_DEDUP_ROW_LAST : SL_RANK_DEDUP_ROW_FIRST)
@@ -395,7 +402,8 @@ static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
 		return sl_op_dedup_new(rp, it, r->ncols, p->err);
 	}
 	rp->mode = SL_RANK_TOPN;
-	*kind = "Rank";
+	rp->retract = r->updating;
+	*kind = r->updating ? "RetractRank" : "Rank";
 	return sl_op_rank_new(rp, it, r->ncols, p->err);
 }
 
@@ -437,7 +445,7 @@ rel *sl__plan_rank(planner *p, const sl_ast_select *sel, sl_ast_select *rest)
 	}
 	int upd = rp.mode == SL_RANK_TOPN || rp.mode == SL_RANK_DEDUP_PROC_LAST ||
 	          rp.mode == SL_RANK_DEDUP_ROW_LAST;
-	rr->updating = upd || r->updating;
+	rr->updating = upd;
 	const char *label = sl_arena_printf(p->a, "%s(rankEnd=%lld, rowNumber=%s)", kind,
 	                                    (long long)s.n, out_rn ? "true" : "false");
 	rr->upd_op = upd ? label : NULL;
@@ -776,6 +784,7 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 	m->text = sl_arena_calloc(p->a, sizeof(char *) * (size_t)(c.n + 1));
 	m->col = sl_arena_calloc(p->a, sizeof(int) * (size_t)(c.n + 1));
 	m->over = 1;
+	m->nstar = r->ncols;
 	for (int i = 0; i < c.n; i++) {
 		out->cols[in->ncols + i].name = sl_arena_printf(p->a, "EXPR$%d", i);
 		out->cols[in->ncols + i].type = aggs[i].out_type;

@@ -1002,7 +1002,7 @@ static rel *plan_projection(planner *p, const sl_ast_select *sel, rel *r, const 
 				return sl__plan_error(p, it->line, it->col, SL_EPLAN,
 				                      "'*' is not allowed in an aggregate query");
 			const char *q = it->expr->u.name.n ? it->expr->u.name.parts[0].name : NULL;
-			for (int k = 0; k < r->ncols; k++) {
+			for (int k = 0; k < (m && m->over ? m->nstar : r->ncols); k++) {
 				if (q && (!r->cols[k].qual || strcmp(r->cols[k].qual, q)))
 					continue;
 				names[n] = r->cols[k].name;

@@ -115,10 +115,13 @@ static void h_deinit(harness *h)
 
 /* A row: key, ts in seconds after 09:00:00, value; the watermark is ts -
  * 2 s (bounded out-of-orderness), W_before the maximum so far. */
+/* Rows are written {k, ts, v} with op defaulting to +I. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 typedef struct in_row {
 	const char *k;
 	int64_t ts_s;
 	int64_t v;
+	uint8_t op;  /* row kind, SL_INSERT (0) unless given */
 } in_row;
 
 #define T0 1785574800000000LL /* 2026-08-01 09:00:00 UTC in micros */
@@ -133,7 +136,7 @@ static int feed(harness *h, const in_row *rows, int from, int to, int bs, int64_
 	for (int i = from; i < to && !rc; i += bs) {
 		sl_batch_reset(b);
 		for (int k = i; k < to && k < i + bs; k++) {
-			int r = sl_batch_add_row(b, SL_INSERT, *wm);
+			int r = sl_batch_add_row(b, rows[k].op, *wm);
 			sl_col_set_str_ref(&b->cols[0], r, rows[k].k, (int64_t)strlen(rows[k].k));
 			sl_col_set_i64(&b->cols[1], r, T0 + S(rows[k].ts_s));
 			sl_col_set_i64(&b->cols[2], r, rows[k].v);
@@ -214,6 +217,7 @@ static void roundtrip_all(make_fn mk, const in_row *rows, int n)
 
 /* ---- rank plans ------------------------------------------------------------ */
 
+static int g_retract; /* mk_rank builds a retracting Top-N */
 static const int key0[] = {0};
 static const int ord_v[] = {2};
 static const int ord_ts[] = {1};
@@ -233,6 +237,7 @@ static sl_op *mk_rank(sl_rank_mode mode, int out_rn, int64_t n, const int *ord,
 	p.n = n;
 	p.out_rn = out_rn;
 	p.time_col = 1;
+	p.retract = g_retract;
 	sl_type in[3];
 	in_schema(in);
 	*nout = sl__rank_out_types(&p, in, 3, t);
@@ -429,6 +434,57 @@ static void test_over_frames(void **st)
 	roundtrip_all(over_unbounded, dedup_rows, NROWS(dedup_rows));
 }
 
+/* Top-2 over an updating input: retractions move rows up */
+static const in_row retract_rows[] = {
+	{"a", 1, 10}, {"a", 2, 20}, {"a", 3, 5}, {"a", 2, 20, SL_UPDATE_BEFORE},
+	{"a", 4, 30, SL_UPDATE_AFTER}, {"a", 1, 10, SL_DELETE}, {"a", 9, 99, SL_DELETE},
+	{"a", 4, 30, SL_DELETE}, {"a", 3, 5, SL_DELETE},
+};
+
+static void test_topn_retract(void **st)
+{
+	g_retract = 1;
+	char *s = run_all(top2_rn, retract_rows, NROWS(retract_rows), 2, NULL);
+	assert_string_equal(s,
+		"+I[a, 2026-08-01 09:00:01, 10, 1]\n"
+		"-U[a, 2026-08-01 09:00:01, 10, 1]\n"
+		"+U[a, 2026-08-01 09:00:02, 20, 1]\n"
+		"+I[a, 2026-08-01 09:00:01, 10, 2]\n"
+		/* -U 20: 10 moves to rank 1, 5 (kept outside the top 2) to rank 2 */
+		"-U[a, 2026-08-01 09:00:02, 20, 1]\n"
+		"+U[a, 2026-08-01 09:00:01, 10, 1]\n"
+		"-U[a, 2026-08-01 09:00:01, 10, 2]\n"
+		"+U[a, 2026-08-01 09:00:03, 5, 2]\n"
+		"-U[a, 2026-08-01 09:00:01, 10, 1]\n"
+		"+U[a, 2026-08-01 09:00:04, 30, 1]\n"
+		"-U[a, 2026-08-01 09:00:03, 5, 2]\n"
+		"+U[a, 2026-08-01 09:00:01, 10, 2]\n"
+		"-U[a, 2026-08-01 09:00:01, 10, 2]\n"   /* -D 10 */
+		"+U[a, 2026-08-01 09:00:03, 5, 2]\n"
+		/* -D of a row never seen: ignored */
+		"-U[a, 2026-08-01 09:00:04, 30, 1]\n"
+		"+U[a, 2026-08-01 09:00:03, 5, 1]\n"
+		"-D[a, 2026-08-01 09:00:03, 5, 2]\n"
+		"-D[a, 2026-08-01 09:00:03, 5, 1]\n");
+	free(s);
+	s = run_all(top2, retract_rows, NROWS(retract_rows), 3, NULL);
+	assert_string_equal(s,
+		"+I[a, 2026-08-01 09:00:01, 10]\n"
+		"+I[a, 2026-08-01 09:00:02, 20]\n"
+		"-D[a, 2026-08-01 09:00:02, 20]\n"
+		"+I[a, 2026-08-01 09:00:03, 5]\n"
+		"-D[a, 2026-08-01 09:00:03, 5]\n"
+		"+I[a, 2026-08-01 09:00:04, 30]\n"
+		"-D[a, 2026-08-01 09:00:01, 10]\n"
+		"+I[a, 2026-08-01 09:00:03, 5]\n"
+		"-D[a, 2026-08-01 09:00:04, 30]\n"
+		"-D[a, 2026-08-01 09:00:03, 5]\n");
+	free(s);
+	roundtrip_all(top2_rn, retract_rows, NROWS(retract_rows));
+	roundtrip_all(top2, retract_rows, NROWS(retract_rows));
+	g_retract = 0;
+}
+
 static int setup_rocksdb(void **st)
 {
 	g_type = "rocksdb";
@@ -448,10 +504,12 @@ int main(void)
 		cmocka_unit_test_setup(test_dedup_event_time, setup_hashmap),
 		cmocka_unit_test_setup(test_window_topn, setup_hashmap),
 		cmocka_unit_test_setup(test_over_frames, setup_hashmap),
+		cmocka_unit_test_setup(test_topn_retract, setup_hashmap),
 		cmocka_unit_test_setup(test_topn_updates, setup_rocksdb),
 		cmocka_unit_test_setup(test_dedup_event_time, setup_rocksdb),
 		cmocka_unit_test_setup(test_window_topn, setup_rocksdb),
 		cmocka_unit_test_setup(test_over_frames, setup_rocksdb),
+		cmocka_unit_test_setup(test_topn_retract, setup_rocksdb),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

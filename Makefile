@@ -67,11 +67,13 @@ demo: deps all
 test: deps all $(UNIT_BIN) $(BUILD)/examples/embed
 	@sh tests/run_all.sh $(BUILD)
 
-# the long exactly-once proof: 5 M rows, 30 SIGKILLs, then the fault points;
-# then state beyond memory: RocksDB GROUP BY over BIGSTATE_KEYS keys in < 1 GB
+# the long exactly-once proof: 5 M rows, 30 SIGKILLs on the hashmap backend
+# and 3 M rows, 20 SIGKILLs on rocksdb, then the fault points; then state
+# beyond memory: RocksDB GROUP BY over BIGSTATE_KEYS keys in < 1 GB
 BIGSTATE_KEYS ?= 50000000
 torture: deps all
 	bash tests/crash/crash.sh 5000000 30 hashmap
+	bash tests/crash/crash.sh 3000000 20 rocksdb
 	bash tests/crash/faults.sh 1000000
 	BUILD=$(BUILD) sh tests/crash/bigstate.sh $(BIGSTATE_KEYS) 1024 1
 

@@ -26,8 +26,14 @@
  * commits the sinks.  The child dies with its parent (PR_SET_PDEATHSIG), so
  * a killed job leaves either no manifest or a complete one whose sinks the
  * restart publishes.  The final checkpoint and savepoints are written
- * synchronously.  Requires a single-threaded process at fork time (true
- * today; connectors with threads must revisit this).
+ * synchronously.  Requires no other thread busy at fork time: the huge-
+ * page collapser (state/hugepage.h) is paused first; connectors with
+ * threads must revisit this.  After the child exits the collapser maps the
+ * state with huge pages again (docs/checkpoints.md, "Huge pages and fork").
+ *
+ * The RocksDB backend cannot be forked (its threads); there the state is
+ * fixed at the barrier with sl_state_snap_begin and a writer thread does
+ * steps 1 and 3 (struct ck_writer below).
  *
  * Snapshot layout: "SLJB", u32 version, graph snapshot (graph.c), u32
  * nsinks, nsinks x (bytes uid, bytes pre-commit data).
@@ -36,9 +42,12 @@
 #include "../exec/ops.h"
 #include "../base/fault.h"
 #include "../state/checkpoint.h"
+#include "../state/hugepage.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -52,6 +61,9 @@ sl_sink *sl_op_sink_get(sl_op *op);
 
 #define JOB_MAGIC 0x424a4c53u /* "SLJB" */
 #define JOB_VERSION 1
+
+struct ck_writer;
+static void writer_join_free(struct ck_writer *cw);
 
 static int64_t mono_us(void)
 {
@@ -274,12 +286,18 @@ int sl__ckpt_restore(sl_engine *e)
 
 void sl__ckpt_close(sl_engine *e)
 {
+	if (e->ck.pending_thr) {
+		/* as below: let the writer finish before the state goes away */
+		writer_join_free(e->ck.pending_thr);
+		e->ck.pending_thr = NULL;
+	}
 	if (e->ck.pending_pid) {
 		/* closing without finishing: the child may complete the files;
 		 * wait so that it does not outlive the lock */
 		waitpid(e->ck.pending_pid, NULL, 0);
 		e->ck.pending_pid = 0;
 	}
+	sl_collapser_free(e->ck.collapser);
 	if (e->ck.lock_fd >= 0)
 		close(e->ck.lock_fd);
 	e->ck.lock_fd = -1;
@@ -314,14 +332,19 @@ static int precommit_sinks(sl_engine *e, int64_t id, sl_snap_writer *sinks)
 	return sinks->failed ? sl_err_set(&e->err, SL_ENOMEM, "out of memory") : 0;
 }
 
-/* Serializes the graph and the sinks section, streaming the checkpoint
- * files (the snapshot is never held whole in memory). */
-static int write_job(sl_engine *e, const sl_ckpt_meta *meta, const sl_snap_writer *sinks,
-                     size_t *size)
+/*
+ * Serializes the graph and the sinks section, streaming the checkpoint
+ * files (the snapshot is never held whole in memory).  ops and snap, when
+ * not NULL, are the graph's operator section and the state taken at the
+ * barrier (the writer-thread path); otherwise the live graph is written.
+ * Reads e->ck's directories only, so it may run on the writer thread.
+ */
+static int write_job(sl_engine *e, const sl_ckpt_meta *meta, const sl_snap_writer *ops,
+                     sl_state_snap *snap, const sl_snap_writer *sinks, size_t *size, sl_err *err)
 {
 	sl_ckpt_out out;
 	const char *base = meta->savepoint ? e->ck.sp_dir : e->ck.dir;
-	int rc = sl_ckpt_begin(&out, base, meta->savepoint ? "savepoint" : "chk", meta->id, &e->err);
+	int rc = sl_ckpt_begin(&out, base, meta->savepoint ? "savepoint" : "chk", meta->id, err);
 	if (rc) {
 		sl_ckpt_abandon(&out);
 		return rc;
@@ -329,16 +352,63 @@ static int write_job(sl_engine *e, const sl_ckpt_meta *meta, const sl_snap_write
 	sl_snap_writer *w = &out.w;
 	sl_snap_put_u32(w, JOB_MAGIC);
 	sl_snap_put_u32(w, JOB_VERSION);
-	rc = sl_graph_snapshot(&e->graph, w, &e->err);
+	if (ops) {
+		sl_snap_put_raw(w, ops->buf, ops->len);
+		rc = sl_state_snap_write(snap, w, err);
+	} else {
+		rc = sl_graph_snapshot(&e->graph, w, err);
+	}
 	sl_snap_put_raw(w, sinks->buf, sinks->len);
 	if (!rc && w->failed)
-		rc = sl_err_set(&e->err, SL_EIO, "cannot write checkpoint %" PRId64, meta->id);
+		rc = sl_err_set(err, SL_EIO, "cannot write checkpoint %" PRId64, meta->id);
 	*size = (size_t)(w->flushed + w->len);
 	if (rc) {
 		sl_ckpt_abandon(&out);
 		return rc;
 	}
-	return sl_ckpt_commit(&out, meta, &e->err);
+	return sl_ckpt_commit(&out, meta, err);
+}
+
+/*
+ * A checkpoint written by a thread (backends that cannot be forked:
+ * RocksDB).  At the barrier the job thread serializes the operators'
+ * scalars and pre-commits the sinks into memory and fixes the state with
+ * sl_state_snap_begin; the thread writes the files and the manifest while
+ * the job goes on; the job thread commits the sinks once `done` is set.
+ */
+struct ck_writer {
+	sl_engine *e;
+	sl_ckpt_meta meta;
+	sl_snap_writer ops, sinks;
+	sl_state_snap *snap;
+	pthread_t thread;
+	sl_err err;
+	int rc;
+	size_t size;
+	atomic_int done;
+};
+
+static void *writer_main(void *arg)
+{
+	struct ck_writer *cw = arg;
+	sl_err_clear(&cw->err);
+	cw->rc = write_job(cw->e, &cw->meta, &cw->ops, cw->snap, &cw->sinks, &cw->size, &cw->err);
+	atomic_store(&cw->done, 1);
+	return NULL;
+}
+
+static void writer_free(struct ck_writer *cw)
+{
+	sl_state_snap_free(cw->snap);
+	sl_snap_writer_deinit(&cw->ops);
+	sl_snap_writer_deinit(&cw->sinks);
+	free(cw);
+}
+
+static void writer_join_free(struct ck_writer *cw)
+{
+	pthread_join(cw->thread, NULL);
+	writer_free(cw);
 }
 
 static void prune(sl_engine *e)
@@ -359,8 +429,8 @@ static void prune(sl_engine *e)
 }
 
 /* Commits (or aborts) every sink for checkpoint id; prunes; logs. */
-static int finish_ckpt(sl_engine *e, int64_t id, int failed, int savepoint, size_t size,
-                       int64_t t0, int64_t blocked)
+static int finish_ckpt(sl_engine *e, int64_t id, int failed, int savepoint, int final,
+                       size_t size, int64_t t0, int64_t blocked)
 {
 	int rc = failed;
 	for (int i = 0; i < e->graph.nops; i++) {
@@ -381,7 +451,7 @@ static int finish_ckpt(sl_engine *e, int64_t id, int failed, int savepoint, size
 	int64_t t1 = mono_us();
 	e->ck.last_end_us = t1;
 	sl_buf_printf(&e->ck.log, "%s %" PRId64 ": %.1f ms, %zu bytes, blocked %.2f ms\n",
-	              savepoint ? "savepoint" : "checkpoint", id, (t1 - t0) / 1000.0, size,
+	              savepoint ? "savepoint" : final ? "final checkpoint" : "checkpoint", id, (t1 - t0) / 1000.0, size,
 	              blocked / 1000.0);
 	return 0;
 }
@@ -397,9 +467,28 @@ static void fill_meta(sl_engine *e, sl_ckpt_meta *meta, int64_t id, int savepoin
 	snprintf(meta->job, sizeof(meta->job), "%s", e->ck.job);
 }
 
+/* Waits for the pending writer thread (block = 1) or polls it. */
+static int reap_thread(sl_engine *e, int block)
+{
+	struct ck_writer *cw = e->ck.pending_thr;
+	if (!block && !atomic_load(&cw->done))
+		return 0;
+	pthread_join(cw->thread, NULL);
+	e->ck.pending_thr = NULL;
+	int rc = cw->rc;
+	if (rc)
+		sl_err_set(&e->err, rc, "checkpoint %" PRId64 ": %s", cw->meta.id, cw->err.msg);
+	rc = finish_ckpt(e, cw->meta.id, rc, 0, 0, cw->size, e->ck.pending_t0,
+	                 e->ck.pending_blocked);
+	writer_free(cw);
+	return rc;
+}
+
 /* Waits for the pending background checkpoint (block = 1) or polls it. */
 static int reap(sl_engine *e, int block)
 {
+	if (e->ck.pending_thr)
+		return reap_thread(e, block);
 	if (!e->ck.pending_pid)
 		return 0;
 	int status;
@@ -409,13 +498,14 @@ static int reap(sl_engine *e, int block)
 	int64_t id = e->ck.pending_id;
 	e->ck.pending_pid = 0;
 	int ok = r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	sl_collapser_run(e->ck.collapser, e->state); /* see hugepage.h */
 	if (!ok)
 		sl_err_set(&e->err, SL_EIO, "checkpoint %" PRId64 " failed while being written", id);
 	char path[4200];
 	struct stat st;
 	snprintf(path, sizeof(path), "%s/chk-%" PRId64 "/state", e->ck.dir, id);
 	size_t size = ok && stat(path, &st) == 0 ? (size_t)st.st_size : 0;
-	return finish_ckpt(e, id, ok ? 0 : SL_EIO, 0, size, e->ck.pending_t0, e->ck.pending_blocked);
+	return finish_ckpt(e, id, ok ? 0 : SL_EIO, 0, 0, size, e->ck.pending_t0, e->ck.pending_blocked);
 }
 
 int sl__ckpt_take(sl_engine *e, int savepoint, int finished, char *path, size_t cap)
@@ -433,10 +523,10 @@ int sl__ckpt_take(sl_engine *e, int savepoint, int finished, char *path, size_t 
 	size_t size = 0;
 	rc = precommit_sinks(e, id, &sinks);
 	if (!rc)
-		rc = write_job(e, &meta, &sinks, &size);
+		rc = write_job(e, &meta, NULL, NULL, &sinks, &size, &e->err);
 	sl_snap_writer_deinit(&sinks);
 	int64_t blocked = mono_us() - t0;
-	if ((rc = finish_ckpt(e, id, rc, savepoint, size, t0, blocked)))
+	if ((rc = finish_ckpt(e, id, rc, savepoint, finished, size, t0, blocked)))
 		return rc;
 	if (path)
 		snprintf(path, cap, "%s/%s-%" PRId64, savepoint ? e->ck.sp_dir : e->ck.dir,
@@ -455,8 +545,11 @@ static int take_async(sl_engine *e)
 	int rc = precommit_sinks(e, id, &sinks);
 	if (rc) {
 		sl_snap_writer_deinit(&sinks);
-		return finish_ckpt(e, id, rc, 0, 0, t0, 0);
+		return finish_ckpt(e, id, rc, 0, 0, 0, t0, 0);
 	}
+	if (!e->ck.collapser)
+		e->ck.collapser = sl_collapser_new(); /* NULL: no collapsing, still correct */
+	sl_collapser_pause(e->ck.collapser);      /* no other thread busy at fork */
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -466,14 +559,49 @@ static int take_async(sl_engine *e)
 		sl_ckpt_meta meta;
 		fill_meta(e, &meta, id, 0, 0);
 		size_t size;
-		_exit(write_job(e, &meta, &sinks, &size) ? 1 : 0);
+		_exit(write_job(e, &meta, NULL, NULL, &sinks, &size, &e->err) ? 1 : 0);
 	}
 	sl_snap_writer_deinit(&sinks);
 	if (pid < 0) {
 		sl_err_set(&e->err, SL_EIO, "cannot fork the checkpoint writer");
-		return finish_ckpt(e, id, SL_EIO, 0, 0, t0, 0);
+		return finish_ckpt(e, id, SL_EIO, 0, 0, 0, t0, 0);
 	}
 	e->ck.pending_pid = pid;
+	e->ck.pending_id = id;
+	e->ck.pending_t0 = t0;
+	e->ck.pending_blocked = mono_us() - t0;
+	return 0;
+}
+
+/* A periodic checkpoint written by a thread (see struct ck_writer). */
+static int take_thread(sl_engine *e)
+{
+	sl_fault_tick();
+	int64_t t0 = mono_us();
+	int64_t id = e->ck.next_id++;
+	struct ck_writer *cw = calloc(1, sizeof(*cw));
+	if (!cw) {
+		sl_err_set(&e->err, SL_ENOMEM, "out of memory");
+		return finish_ckpt(e, id, SL_ENOMEM, 0, 0, 0, t0, 0);
+	}
+	cw->e = e;
+	fill_meta(e, &cw->meta, id, 0, 0);
+	sl_snap_writer_init(&cw->ops);
+	sl_snap_writer_init(&cw->sinks);
+	int rc = precommit_sinks(e, id, &cw->sinks);
+	if (!rc)
+		rc = sl_graph_snapshot_ops(&e->graph, &cw->ops, &e->err);
+	if (!rc && cw->ops.failed)
+		rc = sl_err_set(&e->err, SL_ENOMEM, "out of memory");
+	if (!rc)
+		rc = sl_state_snap_begin(e->state, NULL, &cw->snap, &e->err);
+	if (!rc && pthread_create(&cw->thread, NULL, writer_main, cw) != 0)
+		rc = sl_err_set(&e->err, SL_EIO, "cannot start the checkpoint writer thread");
+	if (rc) {
+		writer_free(cw);
+		return finish_ckpt(e, id, rc, 0, 0, 0, t0, 0);
+	}
+	e->ck.pending_thr = cw;
 	e->ck.pending_id = id;
 	e->ck.pending_t0 = t0;
 	e->ck.pending_blocked = mono_us() - t0;
@@ -485,12 +613,17 @@ int sl__ckpt_maybe(sl_engine *e)
 	if (!e->ck.on)
 		return 0;
 	int rc = reap(e, 0);
-	if (rc || e->ck.pending_pid)
+	if (rc || e->ck.pending_pid || e->ck.pending_thr)
 		return rc;
 	int64_t now = mono_us(), since = now - e->ck.last_end_us;
 	if (since < e->ck.interval_us || since < e->ck.min_pause_us)
 		return 0;
-	if (!sl_state_backend_can_fork(e->state)) /* RocksDB's threads: no fork */
-		return sl__ckpt_take(e, 0, 0, NULL, 0);
+	if (!sl_state_backend_can_fork(e->state)) { /* RocksDB's threads: no fork */
+		sl_state_snap *probe;
+		if (sl_state_snap_begin(e->state, NULL, &probe, &e->err) == SL_ENOTSUP)
+			return sl__ckpt_take(e, 0, 0, NULL, 0);
+		sl_state_snap_free(probe);
+		return take_thread(e);
+	}
 	return take_async(e);
 }

@@ -55,6 +55,8 @@ struct sl_engine {
 		sl_buf log;              /* per-checkpoint stats for --stats */
 		/* the checkpoint being written by a child process (async mode) */
 		int pending_pid;         /* 0 = none */
+		struct ck_writer *pending_thr; /* writer thread (RocksDB), or NULL */
+		struct sl_collapser *collapser; /* re-maps state in huge pages (hugepage.h) */
 		int64_t pending_id;
 		int64_t pending_t0, pending_blocked;
 	} ck;

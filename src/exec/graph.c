@@ -236,6 +236,12 @@ int sl_graph_run(sl_graph *g, sl_err *err)
 
 int sl_graph_snapshot(sl_graph *g, sl_snap_writer *w, sl_err *err)
 {
+	int rc = sl_graph_snapshot_ops(g, w, err);
+	return rc ? rc : sl_state_snapshot(g->state, NULL, w, err);
+}
+
+int sl_graph_snapshot_ops(sl_graph *g, sl_snap_writer *w, sl_err *err)
+{
 	sl_snap_put_u32(w, SNAP_MAGIC);
 	sl_snap_put_u32(w, (uint32_t)g->nops);
 	for (int i = 0; i < g->nops; i++) {
@@ -258,7 +264,7 @@ int sl_graph_snapshot(sl_graph *g, sl_snap_writer *w, sl_err *err)
 		sl_snap_put_bytes(w, sub.buf, sub.len);
 		sl_snap_writer_deinit(&sub);
 	}
-	return sl_state_snapshot(g->state, NULL, w, err);
+	return 0;
 }
 
 static sl_op *op_by_uid(sl_graph *g, const char *uid, size_t n)

@@ -71,6 +71,11 @@ int sl_graph_end_source(sl_op *op, sl_err *err);
  * fail unless g->allow_non_restored (then it is dropped).
  */
 int sl_graph_snapshot(sl_graph *g, sl_snap_writer *w, sl_err *err);
+
+/* The first part of sl_graph_snapshot: everything but the state backend's
+ * records, which follow it (written by sl_state_snapshot or, for a
+ * checkpoint written on another thread, sl_state_snap_write). */
+int sl_graph_snapshot_ops(sl_graph *g, sl_snap_writer *w, sl_err *err);
 int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err);
 
 /* Closes and frees every operator. */

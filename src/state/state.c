@@ -69,3 +69,38 @@ int sl_state_restore(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
 {
 	return sl__be_vt(be)->restore(be, r, err);
 }
+
+void sl_state_regions(sl_state_backend *be, void (*cb)(void *ctx, void *base, size_t len),
+                      void *ctx)
+{
+	if (sl__be_vt(be)->regions)
+		sl__be_vt(be)->regions(be, cb, ctx);
+}
+
+/* Every backend's struct sl_state_snap starts with its backend. */
+static sl_state_backend *snap_be(const sl_state_snap *s)
+{
+	return *(sl_state_backend *const *)s;
+}
+
+int sl_state_snap_begin(sl_state_backend *be, const char *op_uid, sl_state_snap **out,
+                        sl_err *err)
+{
+	const sl_state_vt *vt = sl__be_vt(be);
+	*out = NULL;
+	if (!vt->snap_begin)
+		return SL_ENOTSUP;
+	*out = vt->snap_begin(be, op_uid, err);
+	return *out ? 0 : SL_ENOMEM;
+}
+
+int sl_state_snap_write(sl_state_snap *s, sl_snap_writer *w, sl_err *err)
+{
+	return sl__be_vt(snap_be(s))->snap_write(s, w, err);
+}
+
+void sl_state_snap_free(sl_state_snap *s)
+{
+	if (s)
+		sl__be_vt(snap_be(s))->snap_free(s);
+}

@@ -132,6 +132,15 @@ struct sl_state_vt {
 	int (*flush)(sl_state_backend *be, sl_err *err);
 	int (*snapshot)(sl_state_backend *be, const char *op_uid, sl_snap_writer *w, sl_err *err);
 	int (*restore)(sl_state_backend *be, sl_snap_reader *r, sl_err *err);
+	/* Two-step snapshots (may be NULL: the backend has only `snapshot`);
+	 * see sl_state_snap_begin. */
+	struct sl_state_snap *(*snap_begin)(sl_state_backend *be, const char *op_uid, sl_err *err);
+	int (*snap_write)(struct sl_state_snap *s, sl_snap_writer *w, sl_err *err);
+	void (*snap_free)(struct sl_state_snap *s);
+	/* The backend's huge-page memory regions, one cb call each (may be
+	 * NULL: none).  See sl_state_regions. */
+	void (*regions)(sl_state_backend *be, void (*cb)(void *ctx, void *base, size_t len),
+	                void *ctx);
 };
 
 /* The first member of every backend's backend and table structs. */
@@ -288,6 +297,34 @@ static inline uint64_t sl_state_count(const sl_state_table *t)
 
 /* Bytes of memory the backend holds (for stats and tests). */
 uint64_t sl_state_backend_mem(const sl_state_backend *be);
+
+/*
+ * Two-step snapshots, for backends that cannot be forked (RocksDB):
+ * sl_state_snap_begin, on the job thread at the barrier, fixes the state
+ * to be written (cheaply: a database snapshot plus a copy of unwritten
+ * changes) and returns a handle; sl_state_snap_write then writes exactly
+ * what sl_state_snapshot would have written at the barrier, and may run on
+ * another thread while the job thread goes on using the backend;
+ * sl_state_snap_free releases the handle (any thread, after write).
+ * sl_state_snap_begin returns SL_ENOTSUP when the backend has no two-step
+ * snapshot (the memory backend: it is forked instead), 0 and *out, or
+ * SL_ENOMEM.  The backend must outlive the handle.
+ */
+typedef struct sl_state_snap sl_state_snap;
+int sl_state_snap_begin(sl_state_backend *be, const char *op_uid, sl_state_snap **out,
+                        sl_err *err);
+int sl_state_snap_write(sl_state_snap *s, sl_snap_writer *w, sl_err *err);
+void sl_state_snap_free(sl_state_snap *s);
+
+/*
+ * Calls cb(ctx, base, len) for each memory region of the backend that is
+ * meant to be backed by transparent huge pages (2 MB aligned, len a
+ * multiple of 2 MB).  The checkpoint coordinator re-collapses them after a
+ * forked writer exits (docs/checkpoints.md, "Huge pages and fork").  A
+ * backend without such regions calls nothing.
+ */
+void sl_state_regions(sl_state_backend *be, void (*cb)(void *ctx, void *base, size_t len),
+                      void *ctx);
 
 /* Persists pending slot write-backs (no-op for the memory backend). */
 int sl_state_flush(sl_state_backend *be, sl_err *err);

@@ -102,8 +102,8 @@ static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 	dedup_op *o = ctx;
 	if ((o->rc = put_row(o, val, vlen, SL_INSERT, o->base.out_wm, o->err)))
 		return o->rc;
-	/* the "seen" slot is updated after the scan (cb must not touch other
-	 * calls on the same table; seen is another table, but keep it simple) */
+	/* remember the key: its "seen" slot is marked after the scan, as a
+	 * read-modify-write backend must not be written during a scan */
 	return sl_buf_append(&o->old, &klen, 4) || sl_buf_append(&o->old, key, klen)
 	       ? (o->rc = sl_err_set(o->err, SL_ENOMEM, "out of memory")) : 0;
 }

@@ -338,7 +338,14 @@ static rel *plan_inner(planner *p, const sl_ast_query *q, rank_shape *s)
 	sl_ast_query *q2 = sl_arena_alloc(p->a, sizeof(*q2));
 	*q2 = *q;
 	q2->select = sel2;
-	return sl__plan_query(p, q2);
+	rel *r = sl__plan_query(p, q2);
+	if (!r && s->windowed && strstr(p->err->msg, "'window_time' not found")) {
+		sl_err_clear(p->err);
+		return sl__plan_error(p, w->line, w->col, SL_ENOTSUP,
+		                      "window Top-N needs the window_time column in its input (select "
+		                      "window_time in the window aggregate)");
+	}
+	return r;
 }
 
 /* The operator for the shape over the planned inner rel r. */

@@ -319,7 +319,7 @@ static int over_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		if (tc->null[row])
 			return sl_err_set(err, SL_EINPUT, "OVER aggregate: NULL rowtime");
 		int64_t ts = tc->v.i64[row];
-		if (ts < in->wm[row]) {
+		if (ts < in->wm[row] || ts < o->fired_wm) { /* its rowtime was emitted */
 			op->stats.late_dropped++;
 			continue;
 		}

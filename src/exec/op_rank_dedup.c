@@ -141,7 +141,7 @@ static int row_first(dedup_op *o, const sl_batch *in, int row, sl_err *err)
 	if (tc->null[row])
 		return sl_err_set(err, SL_EINPUT, "deduplicate: NULL rowtime");
 	int64_t ts = tc->v.i64[row];
-	if (ts < in->wm[row]) {
+	if (ts < in->wm[row] || ts < o->fired_wm) {
 		o->base.stats.late_dropped++;
 		return 0;
 	}

@@ -97,7 +97,7 @@ static int wrank_row(wrank_op *o, const sl_batch *in, int row, sl_err *err)
 	if (tc->null[row])
 		return sl_err_set(err, SL_EINPUT, "window Top-N: NULL window_time");
 	int64_t end = tc->v.i64[row] + 1000; /* window_time = end - 1 ms */
-	if (in->wm[row] >= end) {
+	if (in->wm[row] >= end || o->fired_wm >= end) {
 		o->base.stats.late_dropped++;
 		return 0;
 	}

@@ -243,6 +243,11 @@ static int rank_shape_of(planner *p, const sl_ast_select *sel, rank_shape *s,
 		               "ROW_NUMBER requires an ORDER BY in its OVER clause");
 		return SL_EPLAN;
 	}
+	if (in->distinct) {
+		sl__plan_error(p, in->line, in->col, SL_ENOTSUP,
+		               "SELECT DISTINCT together with ROW_NUMBER() is not supported yet");
+		return SL_EPLAN;
+	}
 	if (!s->item->alias) {
 		sl__plan_error(p, call->line, call->col, SL_EPLAN,
 		               "ROW_NUMBER() OVER (...) needs an alias (AS rn) for the enclosing "

@@ -393,6 +393,10 @@ static int over_open(sl_op *op, sl_err *err)
 		o->row_cols[i] = &o->row->cols[i];
 	for (int i = 0; i < o->nfcols; i++)
 		o->fb_cols[i] = &o->fb->cols[i];
+	/* an empty PARTITION BY encodes to 0 bytes: keep key.p non-NULL (the
+	 * backends memcmp/memcpy it) */
+	if (sl_buf_reserve(&o->key, 64))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	return 0;
 }
 

@@ -429,6 +429,10 @@ static int rank_open(sl_op *op, sl_err *err)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->nin; i++)
 		o->cols[i] = &o->out->cols[i];
+	/* an empty PARTITION BY encodes to 0 bytes: keep key.p non-NULL (the
+	 * backends memcmp/memcpy it) */
+	if (sl_buf_reserve(&o->key, 64))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	return 0;
 }
 

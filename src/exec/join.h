@@ -1,5 +1,5 @@
 /*
- * join.h - the join operators (regular, interval, window) and what they
+ * join.h - the join operators (regular, interval, window, temporal) and what they
  * share: their plan struct and the helpers of join_rows.c that store rows
  * in state values and build joined output rows.
  *
@@ -60,6 +60,14 @@ sl_op *sl_op_interval_join_new(const sl_join_plan *p, sl_err *err);
 /* Window join (op_window_join.c): append-only inputs of the same window
  * TVF, joined per window when the watermark closes it; append-only output. */
 sl_op *sl_op_window_join_new(const sl_join_plan *p, sl_err *err);
+
+/* Event-time temporal join (op_temporal_join.c): the left (probe) rows
+ * join the right side's version (keyed by lkeys/rkeys = its PRIMARY KEY)
+ * valid at their rowtime (ltime), once the merged watermark passes it;
+ * the right input is append-only or a full retract stream with its
+ * rowtime at rtime.  INNER or LEFT; append-only output keeping the left
+ * rowtime.  Returns NULL with err set. */
+sl_op *sl_op_temporal_join_new(const sl_join_plan *p, sl_err *err);
 
 /* ---- join_rows.c: shared by the three operators --------------------------- */
 

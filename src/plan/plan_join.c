@@ -558,3 +558,195 @@ rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
 		return NULL;
 	return nusing ? using_project(p, f, j, l->ncols, kind, lcols, rcols) : j;
 }
+
+/* ---- FOR SYSTEM_TIME AS OF: temporal and lookup joins ----------------------- */
+
+/* 1 when `name` is a WITH query or a view (not a catalog table). */
+static int is_query_name(planner *p, const char *name)
+{
+	for (int i = 0; i < p->nctes; i++)
+		if (strcmp(p->ctes[i].name, name) == 0)
+			return 1;
+	return sl_catalog_view(p->cat, name) != NULL;
+}
+
+/* The kind of a temporal or lookup join: INNER or LEFT; NULL when refused. */
+static int as_of_kind(planner *p, const sl_ast_from *f, sl_join_kind *kind)
+{
+	if (f->u.join.type == SL_AJ_INNER || f->u.join.type == SL_AJ_LEFT) {
+		*kind = f->u.join.type == SL_AJ_INNER ? SL_JOIN_INNER : SL_JOIN_LEFT;
+		if (f->u.join.on && !f->u.join.nusing)
+			return 0;
+		sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
+		               "a join FOR SYSTEM_TIME AS OF needs an ON condition (USING is not "
+		               "supported for it)");
+		return SL_EPLAN;
+	}
+	sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
+	               "a join FOR SYSTEM_TIME AS OF supports INNER and LEFT joins only (as Flink)");
+	return SL_EPLAN;
+}
+
+/* The ON condition of a temporal or lookup join split into c: equi-keys and
+ * a residual (time bounds, if any, stay in the residual). */
+static int as_of_cond(planner *p, const sl_ast_from *f, rel *j, const rel *l, const rel *r,
+                      join_cond *c)
+{
+	if (split_on(p, f->u.join.on, NULL, j, l, r, c))
+		return SL_EPLAN;
+	if (c->interval) {
+		for (int i = 0; i < c->nbound; i++)
+			c->res[c->nres++] = c->bound[i];
+		c->interval = 0;
+		c->residual = and_all(p, c->res, c->nres);
+		if (!c->residual) {
+			sl__plan_error(p, f->u.join.on->line, f->u.join.on->col, p->err->code, "%s",
+			               p->err->msg);
+			return SL_EPLAN;
+		}
+	}
+	return 0;
+}
+
+/* Restricts c's keys to the right-side columns pk[0..npk) (in that order);
+ * the other equalities join the residual.  Returns 0 or SL_EPLAN when a
+ * PRIMARY KEY column has no equality. */
+static int keys_on_pk(planner *p, const sl_ast_from *f, join_cond *c, const rel *l,
+                      const rel *r, const int *pk, int npk)
+{
+	int *lk = sl_arena_alloc(p->a, sizeof(int) * (size_t)(npk + 1));
+	int *rk = sl_arena_alloc(p->a, sizeof(int) * (size_t)(npk + 1));
+	sl_expr **res = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(c->nres + c->nkeys + 1));
+	int nres = c->nres;
+	memcpy(res, c->res, sizeof(sl_expr *) * (size_t)c->nres);
+	uint8_t *used = sl_arena_calloc(p->a, (size_t)c->nkeys + 1);
+	for (int k = 0; k < npk; k++) {
+		int i = 0;
+		while (i < c->nkeys && (c->rkeys[i] != pk[k] || used[i]))
+			i++;
+		if (i == c->nkeys) {
+			const sl_ast_expr *on = f->u.join.on;
+			sl__plan_error(p, on->line, on->col, SL_EPLAN,
+			               "the versioned table's PRIMARY KEY column '%s' must be in an "
+			               "equality of the temporal join condition (e.g. ON l.x = %s.%s), "
+			               "as Flink requires", r->cols[pk[k]].name,
+			               r->cols[pk[k]].qual ? r->cols[pk[k]].qual : "r",
+			               r->cols[pk[k]].name);
+			return SL_EPLAN;
+		}
+		used[i] = 1;
+		lk[k] = c->lkeys[i];
+		rk[k] = c->rkeys[i];
+	}
+	for (int i = 0; i < c->nkeys; i++) {
+		if (used[i])
+			continue;
+		int a = c->lkeys[i], b = l->ncols + c->rkeys[i];
+		sl_expr *x[2] = {sl_expr_col(p->a, a, l->cols[a].type),
+		                 sl_expr_col(p->a, b, r->cols[c->rkeys[i]].type)};
+		if (!(res[nres++] = sl_expr_call(p->a, SL_FN_EQ, x, 2, NULL, 0, p->err)))
+			return SL_EPLAN;
+	}
+	c->lkeys = lk;
+	c->rkeys = rk;
+	c->nkeys = npk;
+	c->res = res;
+	c->nres = nres;
+	c->residual = and_all(p, res, nres);
+	return nres && !c->residual ? SL_EPLAN : 0;
+}
+
+/* The joined rel's EXPLAIN label for keys c (right keys shown as joined
+ * columns). */
+static const char *as_of_label(planner *p, const char *op, sl_join_kind kind, const rel *j,
+                               const join_cond *c, int nl, const char *extra)
+{
+	join_cond shown = *c;
+	shown.rkeys = sl_arena_alloc(p->a, sizeof(int) * (size_t)(c->nkeys + 1));
+	for (int i = 0; i < c->nkeys; i++)
+		shown.rkeys[i] = c->rkeys[i] + nl;
+	join_lab lb = {kind, j, &shown};
+	return lab_text(p, &lb, op, extra);
+}
+
+/* Adds op (two inputs l, r; or one input l when r is NULL) with output j. */
+static rel *add_as_of_op(planner *p, const sl_ast_from *f, sl_op *op, rel *j, const rel *l,
+                         const rel *r, const char *label)
+{
+	if (!op)
+		return sl__plan_error(p, f->line, f->col, p->err->code, "%s", p->err->msg);
+	if (sl__add_op(p, op, r ? 2 : 1, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||
+	    (r && sl_graph_connect(p->g, r->op, op, 1)))
+		return NULL;
+	return j;
+}
+
+/* The event-time temporal join of l with versioned table rf. */
+static rel *temporal_join(planner *p, const sl_ast_from *f, sl_join_kind kind, rel *l,
+                          sl_plan_side_fn plan_right)
+{
+	const sl_ast_from *rf = f->u.join.right;
+	const char *name = sl_ast_name_last(&rf->u.table.name);
+	if (l->updating)
+		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
+		                      "a temporal join needs an append-only left (probe) input, but "
+		                      "%s makes it updating", l->upd_op);
+	if (is_query_name(p, name))
+		return sl__plan_error(p, rf->line, rf->col, SL_ENOTSUP,
+		                      "a temporal join over the view or query '%s' is not supported "
+		                      "yet: the versioned side must be a table with a PRIMARY KEY and "
+		                      "a WATERMARK", name);
+	const sl_table_def *td = sl_catalog_table(p->cat, name);
+	rel *r = plan_right(p, rf);
+	if (!r)
+		return NULL;
+	if (!td || td->npk == 0)
+		return sl__plan_error(p, rf->line, rf->col, SL_EPLAN,
+		                      "a temporal join needs a versioned table: '%s' has no PRIMARY "
+		                      "KEY (declare PRIMARY KEY (...) NOT ENFORCED)", name);
+	if (r->rowtime < 0)
+		return sl__plan_error(p, rf->line, rf->col, SL_EPLAN,
+		                      "a temporal join needs a versioned table: '%s' has no rowtime "
+		                      "(declare a WATERMARK FOR one of its columns)", name);
+	if (r->upsert_key)
+		return sl__plan_error(p, rf->line, rf->col, SL_ENOTSUP,
+		                      "a temporal join over the upsert stream of '%s' is not supported",
+		                      name);
+	rel *j = joined_rel(p, l, r);
+	join_cond c;
+	if (!j || as_of_cond(p, f, j, l, r, &c) || keys_on_pk(p, f, &c, l, r, td->pk, td->npk))
+		return NULL;
+	sl_join_plan jp;
+	fill_plan(p, &jp, kind, &c, l, r);
+	const char *label = as_of_label(p, "TemporalJoin", kind, j, &c, l->ncols,
+	                                sl_arena_printf(p->a, "leftTimeAttribute=[%s], "
+	                                                "rightTimeAttribute=[%s]",
+	                                                l->cols[l->rowtime].name,
+	                                                r->cols[r->rowtime].name));
+	j->rowtime = l->rowtime;
+	j->proctime = l->proctime;
+	return add_as_of_op(p, f, sl_op_temporal_join_new(&jp, p->err), j, l, r, label);
+}
+
+rel *sl__plan_as_of_join(planner *p, const sl_ast_from *f, rel *l, sl_plan_side_fn plan_right)
+{
+	const sl_ast_from *rf = f->u.join.right;
+	const sl_ast_expr *asof = rf->u.table.as_of;
+	sl_join_kind kind;
+	if (as_of_kind(p, f, &kind))
+		return NULL;
+	scope s = {l, NULL, NULL};
+	sl_expr *t = sl__bind_expr(p, &s, asof);
+	if (!t)
+		return NULL;
+	if (t->kind != SL_EX_COL || (t->col != l->rowtime && t->col != l->proctime))
+		return sl__plan_error(p, asof->line, asof->col, SL_EPLAN,
+		                      "FOR SYSTEM_TIME AS OF needs a time attribute of the left side: "
+		                      "its rowtime (an event-time temporal join) or a PROCTIME() "
+		                      "column (a lookup join), not '%s'", sl__ast_text(p, asof));
+	if (t->col == l->rowtime)
+		return temporal_join(p, f, kind, l, plan_right);
+	return sl__plan_error(p, asof->line, asof->col, SL_ENOTSUP,
+	                      "lookup joins (FOR SYSTEM_TIME AS OF a PROCTIME() column) are not "
+	                      "supported yet");
+}

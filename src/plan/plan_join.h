@@ -18,4 +18,16 @@
  */
 rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r);
 
+/* Plans the right side of a join (an SL_AF_TABLE item), its alias applied. */
+typedef rel *(*sl_plan_side_fn)(planner *p, const sl_ast_from *f);
+
+/*
+ * Plans join f whose right side is `table FOR SYSTEM_TIME AS OF expr`,
+ * over its planned left side l: AS OF l's rowtime makes an event-time
+ * temporal join (the right table, planned with plan_right, must have a
+ * PRIMARY KEY and a WATERMARK), AS OF l's PROCTIME() column a lookup join.
+ * INNER and LEFT only.  Returns NULL with p->err set (line and column).
+ */
+rel *sl__plan_as_of_join(planner *p, const sl_ast_from *f, rel *l, sl_plan_side_fn plan_right);
+
 #endif

@@ -346,6 +346,20 @@ static rel *plan_table_name(planner *p, const sl_ast_name *n, int line, int col,
 	return sl__plan_scan(p, t, extra, line, col);
 }
 
+/* The right side of a join FOR SYSTEM_TIME AS OF (a table name), its alias
+ * applied (plan_join.c plans the join). */
+static rel *plan_as_of_side(planner *p, const sl_ast_from *f)
+{
+	rel *r = plan_table_name(p, &f->u.table.name, f->line, f->col, f->u.table.hints,
+	                         f->u.table.nhints);
+	if (!r)
+		return NULL;
+	r = rel_alias(p, r, f->alias ? f->alias->name : sl_ast_name_last(&f->u.table.name));
+	for (int i = 0; r && i < f->ncol_aliases && i < r->ncols; i++)
+		r->cols[i].name = f->col_aliases[i].name;
+	return r;
+}
+
 static rel *plan_from(planner *p, const sl_ast_from *f)
 {
 	rel *r = NULL;
@@ -354,7 +368,8 @@ static rel *plan_from(planner *p, const sl_ast_from *f)
 	case SL_AF_TABLE:
 		if (f->u.table.as_of)
 			return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
-			                      "FOR SYSTEM_TIME AS OF (temporal joins) is not supported yet");
+			                      "FOR SYSTEM_TIME AS OF is only supported on the right side "
+			                      "of a JOIN (temporal and lookup joins)");
 		r = plan_table_name(p, &f->u.table.name, f->line, f->col, f->u.table.hints,
 		                    f->u.table.nhints);
 		if (r && !alias)
@@ -371,6 +386,15 @@ static rel *plan_from(planner *p, const sl_ast_from *f)
 			return r;
 		break;
 	case SL_AF_JOIN: {
+		const sl_ast_from *rf = f->u.join.right;
+		if (rf->kind == SL_AF_TABLE && rf->u.table.as_of) { /* temporal / lookup join */
+			rel *l = plan_from(p, f->u.join.left);
+			if (l && l->tvf_in)
+				l = materialize_tvf(p, l);
+			if (!l || !(r = sl__plan_as_of_join(p, f, l, plan_as_of_side)) || !alias)
+				return r;
+			break;
+		}
 		rel *l = plan_from(p, f->u.join.left), *rr = l ? plan_from(p, f->u.join.right) : NULL;
 		if (rr && l->tvf_in)
 			l = materialize_tvf(p, l);

@@ -1,0 +1,408 @@
+/*
+ * op_temporal_join.c - the event-time temporal join (Flink's
+ * `JOIN versioned FOR SYSTEM_TIME AS OF o.rowtime`, its
+ * TemporalRowTimeJoinOperator): each row of the left (probe) input joins
+ * the version of the right (versioned) table that was valid at the probe's
+ * rowtime.  INNER and LEFT; the probe input is append-only, the versioned
+ * input append-only (every row a new version of its key) or a full
+ * retract stream (a changelog source after ChangelogNormalize); the
+ * output is append-only and keeps the left rowtime.
+ *
+ * INTERFACE ROUTINES
+ *   open       opens the probe, version and timer tables
+ *   process    first applies the row's W_before merged over both inputs
+ *              (fires probes, frees versions: below), then buffers a probe
+ *              row under its time and key, or records a version
+ *   watermark  the same for a new merged watermark, then forwards it
+ *   snapshot   the merged watermark applied so far (judges late probes)
+ *   restore
+ *
+ * Time (DESIGN.md §2: W means no more rows with ts < W).  A probe row at
+ * time t waits until W > t: only then can no version with time <= t still
+ * arrive.  It then joins the version of its key whose time is the latest
+ * <= t: a +I/+U row (a version) joins, a -D (the key deleted at that time)
+ * or no version at all joins nothing (LEFT: the probe is emitted padded
+ * with NULLs).  The residual ON conditions are evaluated over the joined
+ * row; a LEFT probe whose version fails them is padded too.  A -U is
+ * ignored: the +U that follows it starts the next version (Flink asks the
+ * versioned input for updates without their -U).  A version replaces one
+ * of the same key at the same time.  A probe that arrives late (t < W,
+ * so its time has fired and the version valid then may be freed) is
+ * dropped and counted (stats.late_dropped), like every late row in sluice.
+ * Emitted rows carry W_before = the watermark forwarded last (every probe's
+ * t is at or above it), and the watermark is forwarded unchanged: the
+ * probes still buffered have t >= W.  A probe whose key or time is NULL
+ * matches nothing: dropped (INNER) or emitted padded at once (LEFT).
+ *
+ * Freeing.  A future probe has t >= W, so of the versions of a key with
+ * time <= W only the newest can still be joined: the older ones are
+ * deleted, and that newest one too when it is a -D.  Each version
+ * registers a timer at its time; when W reaches it, its key is cleaned.
+ * The probes of a time are deleted once they have fired.
+ *
+ * State.  "probes": namespace = probe time, key = the encoded join key
+ * (rowkey.h), value = list of records (join.h), one per probe row, in
+ * arrival order.  "versions": namespace 0, key = the join key (the
+ * versioned table's PRIMARY KEY), value = records sorted by time with
+ * aux = 1 for a version, 0 for a -D.  "timers": namespace = a version's
+ * time, key = its join key (8-byte slot, unused).  No malloc per row:
+ * keys and lists go through re-used buffers, joined rows through the
+ * shared joiner (join_rows.c).  One thread, the job's.
+ */
+#include "join.h"
+#include "graph.h"
+#include "rowkey.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tjoin_op {
+	sl_op base;
+	sl_join_plan p;
+	int *keys[2];
+	int outer;
+	sl_state_table *probes, *versions, *timers;
+	sl_joiner j;
+	sl_buf key, list, due, vers;
+	size_t poff[256];     /* candidate i: its probe record in `due` */
+	uint32_t plen[256];
+	int64_t fired;        /* merged watermark applied: probes with t < fired emitted */
+} tjoin_op;
+
+static int load(sl_state_table *t, int64_t ns, const void *key, uint32_t klen, sl_buf *into,
+                sl_err *err)
+{
+	const void *v;
+	uint32_t vl;
+	sl_buf_clear(into);
+	if (sl_state_get_var(t, ns, key, klen, &v, &vl) && sl_buf_append(into, v, vl))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int store(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
+                 const sl_buf *val, sl_err *err)
+{
+	if (val->len == 0) {
+		sl_state_delete(t, ns, key, klen);
+		return 0;
+	}
+	int rc = sl_state_put_var(t, ns, key, klen, val->p, (uint32_t)val->len);
+	return rc ? sl_err_set(err, rc, "temporal join state: write failed") : 0;
+}
+
+/* Scan callback: appends (u32 klen, key, u32 vlen, value) to a buffer. */
+static int collect(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+{
+	sl_buf *b = ctx;
+	return sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen) ||
+	       sl_buf_append(b, &vlen, 4) || sl_buf_append(b, val, vlen);
+}
+
+/* The version record (in o->vers) of the latest time <= t, or 0. */
+static int find_version(tjoin_op *o, int64_t t, sl_jrec *out, sl_err *err)
+{
+	const char *p = o->vers.p, *end = p + o->vers.len;
+	int found = 0;
+	while (p < end) {
+		sl_jrec r;
+		if (sl__jrec_read(&p, end, &r))
+			return sl_err_set(err, SL_ESTATE, "temporal join state: malformed version");
+		if (r.time > t)
+			break;
+		*out = r;
+		found = 1;
+	}
+	return found;
+}
+
+static int emit_padded(tjoin_op *o, const char *row, uint32_t len, sl_err *err)
+{
+	return sl__joiner_emit(&o->j, NULL, -1, row, len, NULL, -1, NULL, 0, SL_INSERT,
+	                       o->base.out_wm, err);
+}
+
+/* Evaluates the pending candidates: emits the matches, pads the rest (LEFT). */
+static int flush_cands(tjoin_op *o, int n, sl_err *err)
+{
+	if (n == 0)
+		return 0;
+	int rc = sl__joiner_cand_eval(&o->j, err);
+	for (int i = 0; !rc && i < n; i++) {
+		if (o->j.ok[i])
+			rc = sl__joiner_emit_cand(&o->j, i, SL_INSERT, o->base.out_wm, err);
+		else if (o->outer)
+			rc = emit_padded(o, o->due.p + o->poff[i], o->plen[i], err);
+	}
+	sl__joiner_cand_reset(&o->j);
+	return rc;
+}
+
+/* Joins the probe records list[0..llen) (inside o->due) of key with its
+ * versions. */
+static int join_probes(tjoin_op *o, const char *key, uint32_t klen, const char *list,
+                       uint32_t llen, sl_err *err)
+{
+	int rc = load(o->versions, 0, key, klen, &o->vers, err), n = 0;
+	if (rc)
+		return rc;
+	const char *p = list, *end = list + llen;
+	sl__joiner_cand_reset(&o->j);
+	while (p < end) {
+		sl_jrec pr, v = {0};
+		if (sl__jrec_read(&p, end, &pr))
+			return sl_err_set(err, SL_ESTATE, "temporal join state: malformed probe");
+		int f = find_version(o, pr.time, &v, err);
+		if (f < 0)
+			return f;
+		if (!f || v.aux == 0) { /* no version, or the key deleted */
+			if (o->outer && (rc = emit_padded(o, pr.row, pr.len, err)))
+				return rc;
+			continue;
+		}
+		if (n == o->j.cand->cap) {
+			if ((rc = flush_cands(o, n, err)))
+				return rc;
+			n = 0;
+		}
+		o->poff[n] = (size_t)(pr.row - o->due.p);
+		o->plen[n] = pr.len;
+		if ((rc = sl__joiner_cand_add(&o->j, NULL, -1, pr.row, pr.len, NULL, -1, v.row, v.len,
+		                              err)) < 0)
+			return rc;
+		n++;
+	}
+	return flush_cands(o, n, err);
+}
+
+/* Deletes the versions of key that no probe at or after w can join. */
+static int clean_key(tjoin_op *o, const char *key, uint32_t klen, int64_t w, sl_err *err)
+{
+	int rc = load(o->versions, 0, key, klen, &o->list, err);
+	if (rc)
+		return rc;
+	const char *p = o->list.p, *end = p + o->list.len, *base = NULL;
+	sl_jrec r, br = {0};
+	while (p < end) {
+		const char *at = p;
+		if (sl__jrec_read(&p, end, &r))
+			return sl_err_set(err, SL_ESTATE, "temporal join state: malformed version");
+		if (r.time > w)
+			break;
+		base = at;
+		br = r;
+	}
+	if (!base || (base == o->list.p && br.aux))
+		return 0;
+	const char *from = br.aux ? base : base + SL_JREC_HDR + br.len;
+	size_t keep = (size_t)(end - from);
+	memmove(o->list.p, from, keep);
+	o->list.len = keep;
+	return store(o->versions, 0, key, klen, &o->list, err);
+}
+
+/* Applies merged watermark w: fires the probes with t < w, then frees the
+ * versions w makes unreachable. */
+static int advance(tjoin_op *o, int64_t w, sl_err *err)
+{
+	if (w <= o->fired)
+		return 0;
+	o->fired = w;
+	int64_t ns;
+	int rc;
+	while (sl_state_ns_first(o->probes, &ns) && ns < w) {
+		sl_buf_clear(&o->due);
+		if (sl_state_ns_scan(o->probes, ns, collect, &o->due))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		sl_state_ns_drop(o->probes, ns);
+		for (const char *p = o->due.p, *end = p + o->due.len; p < end;) {
+			uint32_t kl, vl;
+			memcpy(&kl, p, 4);
+			memcpy(&vl, p + 4 + kl, 4);
+			if ((rc = join_probes(o, p + 4, kl, p + 8 + kl, vl, err)))
+				return rc;
+			p += 8 + kl + vl;
+		}
+	}
+	while (sl_state_ns_first(o->timers, &ns) && ns <= w) {
+		sl_buf_clear(&o->due);
+		if (sl_state_ns_scan(o->timers, ns, collect, &o->due))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		sl_state_ns_drop(o->timers, ns);
+		for (const char *p = o->due.p, *end = p + o->due.len; p < end;) {
+			uint32_t kl, vl;
+			memcpy(&kl, p, 4);
+			memcpy(&vl, p + 4 + kl, 4);
+			if ((rc = clean_key(o, p + 4, kl, w, err)))
+				return rc;
+			p += 8 + kl + vl;
+		}
+	}
+	return 0;
+}
+
+/* A probe row: buffered under (t, key); dropped and counted when late. */
+static int probe_row(tjoin_op *o, const sl_batch *in, int row, sl_err *err)
+{
+	const sl_col *tc = &in->cols[o->p.ltime];
+	if (tc->null[row] || sl__join_key_null(in, o->keys[0], o->p.nkeys, row))
+		return o->outer ? sl__joiner_emit(&o->j, in, row, NULL, 0, NULL, -1, NULL, 0, SL_INSERT,
+		                                  o->base.out_wm, err)
+		                : 0;
+	int64_t t = tc->v.i64[row];
+	sl_buf_clear(&o->key);
+	if (sl_rowkey_encode(in, o->keys[0], o->p.nkeys, row, &o->key))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (t < o->fired) { /* late: its time has fired, its version may be freed */
+		o->base.stats.late_dropped++;
+		return 0;
+	}
+	int rc = load(o->probes, t, o->key.p, (uint32_t)o->key.len, &o->list, err);
+	if (rc)
+		return rc;
+	if (sl__jrec_append(&o->list, in, row, 1, 0, t))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return store(o->probes, t, o->key.p, (uint32_t)o->key.len, &o->list, err);
+}
+
+/* A row of the versioned input: a version (+I/+U) or the key's deletion
+ * (-D) at the row's time, replacing an entry of the same time. */
+static int version_row(tjoin_op *o, const sl_batch *in, int row, sl_err *err)
+{
+	uint8_t op = in->op[row];
+	const sl_col *tc = &in->cols[o->p.rtime];
+	if (op == SL_UPDATE_BEFORE || tc->null[row] ||
+	    sl__join_key_null(in, o->keys[1], o->p.nkeys, row))
+		return 0;
+	int64_t t = tc->v.i64[row];
+	sl_buf_clear(&o->key);
+	if (sl_rowkey_encode(in, o->keys[1], o->p.nkeys, row, &o->key))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	int rc = load(o->versions, 0, o->key.p, (uint32_t)o->key.len, &o->vers, err);
+	if (rc)
+		return rc;
+	sl_buf_clear(&o->list);
+	const char *p = o->vers.p, *end = p + o->vers.len;
+	int added = 0;
+	while (p < end) {
+		const char *at = p;
+		sl_jrec r;
+		if (sl__jrec_read(&p, end, &r))
+			return sl_err_set(err, SL_ESTATE, "temporal join state: malformed version");
+		if (!added && r.time >= t) {
+			if (sl__jrec_append(&o->list, in, row, 1, op != SL_DELETE, t))
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			added = 1;
+		}
+		if (r.time != t && sl_buf_append(&o->list, at, (size_t)(p - at)))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	if (!added && sl__jrec_append(&o->list, in, row, 1, op != SL_DELETE, t))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if ((rc = store(o->versions, 0, o->key.p, (uint32_t)o->key.len, &o->list, err)))
+		return rc;
+	if (!sl_state_upsert(o->timers, t, o->key.p, (uint32_t)o->key.len, NULL))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	/* a version at or below the applied watermark: clean its key now */
+	return t <= o->fired ? clean_key(o, o->key.p, (uint32_t)o->key.len, o->fired, err) : 0;
+}
+
+static int tjoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
+{
+	tjoin_op *o = (tjoin_op *)op;
+	int64_t others = sl_op_inputs_wm(op, input);
+	SL_BATCH_FOREACH(in, k, row) {
+		int64_t w = in->wm[row] < others ? in->wm[row] : others;
+		int rc = advance(o, w, err);
+		if (!rc)
+			rc = input == 0 ? probe_row(o, in, row, err) : version_row(o, in, row, err);
+		if (rc)
+			return rc;
+	}
+	return sl__joiner_flush(&o->j, err);
+}
+
+static int tjoin_watermark(sl_op *op, int64_t wm, sl_err *err)
+{
+	tjoin_op *o = (tjoin_op *)op;
+	int rc = advance(o, wm, err);
+	if (!rc)
+		rc = sl__joiner_flush(&o->j, err);
+	return rc ? rc : sl_op_emit_watermark(op, wm, err);
+}
+
+static int tjoin_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
+{
+	sl_snap_put_i64(w, ((tjoin_op *)op)->fired);
+	return 0;
+}
+
+static int tjoin_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
+{
+	((tjoin_op *)op)->fired = sl_snap_get_i64(r);
+	return sl_snap_reader_ok(r) ? 0 : sl_err_set(err, SL_ESTATE, "temporal join: damaged snapshot");
+}
+
+static int tjoin_open(sl_op *op, sl_err *err)
+{
+	tjoin_op *o = (tjoin_op *)op;
+	if (!(o->probes = sl_state_table_open(op->state, op->uid, "probes", 0, err)) ||
+	    !(o->versions = sl_state_table_open(op->state, op->uid, "versions", 0, err)) ||
+	    !(o->timers = sl_state_table_open(op->state, op->uid, "timers", 8, err)))
+		return err->code;
+	return sl__joiner_init(&o->j, op, &o->p, err);
+}
+
+static void tjoin_close(sl_op *op)
+{
+	tjoin_op *o = (tjoin_op *)op;
+	sl__joiner_deinit(&o->j);
+	sl_buf_deinit(&o->key);
+	sl_buf_deinit(&o->list);
+	sl_buf_deinit(&o->due);
+	sl_buf_deinit(&o->vers);
+	free(o->keys[0]);
+	free(o->keys[1]);
+}
+
+static const sl_op_vtab tjoin_vtab = {
+	.name = "TemporalJoin",
+	.open = tjoin_open,
+	.process = tjoin_process,
+	.watermark = tjoin_watermark,
+	.snapshot = tjoin_snapshot,
+	.restore = tjoin_restore,
+	.close = tjoin_close,
+};
+
+sl_op *sl_op_temporal_join_new(const sl_join_plan *p, sl_err *err)
+{
+	tjoin_op *o = calloc(1, sizeof(*o));
+	if (!o) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	o->base.vt = &tjoin_vtab;
+	o->p = *p;
+	o->fired = SL_WM_MIN;
+	o->keys[0] = malloc(sizeof(int) * (size_t)(p->nkeys + 1));
+	o->keys[1] = malloc(sizeof(int) * (size_t)(p->nkeys + 1));
+	if (!o->keys[0] || !o->keys[1] || p->nkeys < 1 || p->ltime < 0 || p->rtime < 0 ||
+	    (p->kind != SL_JOIN_INNER && p->kind != SL_JOIN_LEFT)) {
+		if (!o->keys[0] || !o->keys[1])
+			sl_err_set(err, SL_ENOMEM, "out of memory");
+		else
+			sl_err_set(err, SL_EPLAN, "a temporal join needs an equality key, both "
+			                          "rowtimes and INNER or LEFT");
+		tjoin_close(&o->base);
+		free(o);
+		return NULL;
+	}
+	memcpy(o->keys[0], p->lkeys, sizeof(int) * (size_t)p->nkeys);
+	memcpy(o->keys[1], p->rkeys, sizeof(int) * (size_t)p->nkeys);
+	o->p.lkeys = o->keys[0];
+	o->p.rkeys = o->keys[1];
+	o->outer = p->kind == SL_JOIN_LEFT;
+	return &o->base;
+}

@@ -7,8 +7,9 @@
 #
 #   crash.sh [ROWS] [KILLS] [BACKEND]      (defaults: 1000000 20 hashmap)
 #
-# The job: 1-minute tumbling windows into a json file sink, and a
-# non-windowed aggregate into a debezium-json file sink.
+# The job (tests/crash/job.sh): 1-minute tumbling windows into a json file
+# sink, a non-windowed aggregate into a debezium-json file sink, a regular
+# join, an interval join and a Top-N, each into its own file sink.
 set -u
 BUILD=${BUILD:-build}
 ROWS=${1:-1000000}
@@ -58,7 +59,7 @@ while :; do
 done
 
 fail=0
-for s in out_win out_agg; do
+for s in $SINKS; do
 	cat "$W/ref/$s"/part-* 2>/dev/null | sort > "$W/ref.$s"
 	cat "$W/run/$s"/part-* 2>/dev/null | sort > "$W/run.$s"
 	if ! cmp -s "$W/ref.$s" "$W/run.$s"; then
@@ -74,10 +75,10 @@ dups=$(cut -d, -f1-2 "$W/run.out_win" | sort | uniq -d | wc -l)
 [ "$dups" = 0 ] || { echo "FAIL: $dups window rows twice"; fail=1; }
 
 # a finished job restarts to nothing
-before=$(cat "$W/run/out_win"/part-* "$W/run/out_agg"/part-* | wc -l)
+before=$(for s in $SINKS; do cat "$W/run/$s"/part-*; done | wc -l)
 (cd "$W/run" && "$SLUICE" run job.sql) > "$W/run/log2" 2>&1 || { echo "FAIL: restart of a finished job"; fail=1; }
-after=$(cat "$W/run/out_win"/part-* "$W/run/out_agg"/part-* | wc -l)
+after=$(for s in $SINKS; do cat "$W/run/$s"/part-*; done | wc -l)
 [ "$before" = "$after" ] || { echo "FAIL: the finished job emitted $((after - before)) rows on restart"; fail=1; }
 
-echo "crash test ($BACKEND): $ROWS rows, $kills kills, $attempts runs, $(wc -l < "$W/run.out_win") window rows, $(wc -l < "$W/run.out_agg") changelog rows: $([ $fail = 0 ] && echo ok || echo FAILED)"
+echo "crash test ($BACKEND): $ROWS rows, $kills kills, $attempts runs, $(wc -l < "$W/run.out_win") window rows, $(wc -l < "$W/run.out_agg") changelog rows, $(wc -l < "$W/run.out_join") join, $(wc -l < "$W/run.out_ij") interval-join, $(wc -l < "$W/run.out_top") top-n rows: $([ $fail = 0 ] && echo ok || echo FAILED)"
 exit $fail

@@ -49,7 +49,7 @@ run() { # dir [fault]
 
 same() { # name dir
 	local s ok=1
-	for s in out_win out_agg; do
+	for s in $SINKS; do
 		cat "$W/ref/$s"/part-* | sort > "$W/a"
 		cat "$2/$s"/part-* 2>/dev/null | sort > "$W/b"
 		cmp -s "$W/a" "$W/b" || { echo "FAIL $1: $s differs ($(wc -l < "$W/a") vs $(wc -l < "$W/b") rows)"; ok=0; }

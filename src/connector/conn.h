@@ -61,9 +61,14 @@ typedef struct sl_source {
 	struct sl_decoder *dec; /* its format's decoder, or NULL (stats) */
 } sl_source;
 
+typedef struct sl_lookup_vtab sl_lookup_vtab;
+
 struct sl_source_vtab {
 	const char *name;
 	size_t size;
+	/* Lookup joins (FOR SYSTEM_TIME AS OF a PROCTIME() column) against the
+	 * table, or NULL when the connector cannot answer lookups. */
+	const sl_lookup_vtab *lookup;
 	/* Opens; reads its options.  Returns 0 or a negative code with err. */
 	int (*open)(sl_source *s, const sl_conn_args *a, sl_err *err);
 	/*
@@ -134,12 +139,48 @@ struct sl_sink_vtab {
 	void (*close)(sl_sink *k);
 };
 
+/*
+ * Lookups by key (op_lookup_join.c): a connector that can find the rows of
+ * its table whose key columns equal a probe's, opened once per lookup join
+ * with the columns it is looked up by.  Not checkpointed: what a lookup
+ * returns depends on when it runs (Flink's lookup joins alike).
+ */
+typedef struct sl_lookup {
+	const sl_lookup_vtab *vt;
+	const char *table;
+	int64_t loads;         /* times the table was (re)read (stats, tests) */
+} sl_lookup;
+
+struct sl_lookup_vtab {
+	size_t size;
+	/* Opens for lookups by the fields keys[0..nkeys) (indexes into
+	 * a->fields); reads its options ('lookup.cache' and the rest, refusing
+	 * values it does not implement).  Returns 0 or a code with err. */
+	int (*open)(sl_lookup *l, const sl_conn_args *a, const int *keys, int nkeys, sl_err *err);
+	/*
+	 * The rows whose key fields encode (rowkey.h) to key[0..klen), at
+	 * processing time now_us: *rows points to *len bytes holding, per
+	 * row, u32 n + n bytes of the row (join_rows.c encoding of every
+	 * field); valid until the next call.  Returns 0 (no rows: *len = 0) or
+	 * a negative code with err (the table could not be read).
+	 */
+	int (*lookup)(sl_lookup *l, const void *key, uint32_t klen, int64_t now_us,
+	              const void **rows, uint32_t *len, sl_err *err);
+	/* Frees resources; safe after a failed open. */
+	void (*close)(sl_lookup *l);
+};
+
 const sl_source_vtab *sl_source_find(const char *connector);
 const sl_sink_vtab *sl_sink_find(const char *connector);
 
 /* Allocate + open / close + free.  NULL with err set on failure. */
 sl_source *sl_source_new(const sl_source_vtab *vt, const sl_conn_args *a, sl_err *err);
 void sl_source_free(sl_source *s);
+/* Allocate + open a lookup of vt (by fields keys[0..nkeys)) / close + free.
+ * NULL with err set on failure. */
+sl_lookup *sl_lookup_new(const sl_lookup_vtab *vt, const sl_conn_args *a, const int *keys,
+                         int nkeys, sl_err *err);
+void sl_lookup_free(sl_lookup *l);
 sl_sink *sl_sink_new(const sl_sink_vtab *vt, const sl_conn_args *a, sl_err *err);
 void sl_sink_free(sl_sink *k);
 

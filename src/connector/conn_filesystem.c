@@ -429,9 +429,12 @@ static void fss_close(sl_source *s)
 }
 
 /* The 'filesystem' source method table. */
+extern const sl_lookup_vtab sl__fs_lookup_vtab; /* conn_fs_lookup.c */
+
 const sl_source_vtab sl_filesystem_source_vtab = {
 	.name = "filesystem",
 	.size = sizeof(fs_source),
+	.lookup = &sl__fs_lookup_vtab,
 	.open = fss_open,
 	.read = fss_read,
 	.where = fss_where,

@@ -1,5 +1,5 @@
 /*
- * join.h - the join operators (regular, interval, window, temporal) and what they
+ * join.h - the join operators (regular, interval, window, temporal, lookup) and what they
  * share: their plan struct and the helpers of join_rows.c that store rows
  * in state values and build joined output rows.
  *
@@ -68,6 +68,14 @@ sl_op *sl_op_window_join_new(const sl_join_plan *p, sl_err *err);
  * rowtime at rtime.  INNER or LEFT; append-only output keeping the left
  * rowtime.  Returns NULL with err set. */
 sl_op *sl_op_temporal_join_new(const sl_join_plan *p, sl_err *err);
+
+/* Lookup join (op_lookup_join.c): one input (the probe side, input 0);
+ * each row joins at once the rows lookup `lk` (conn.h; owned by the
+ * operator from now on, even on failure) returns for its key lkeys; the
+ * right columns are the looked-up table's fields.  INNER or LEFT; rows keep
+ * the probe's kind and W_before.  No state.  Returns NULL with err set. */
+struct sl_lookup;
+sl_op *sl_op_lookup_join_new(const sl_join_plan *p, struct sl_lookup *lk, sl_err *err);
 
 /* ---- join_rows.c: shared by the three operators --------------------------- */
 

@@ -28,6 +28,7 @@
  */
 #include "plan_join.h"
 #include "../exec/join.h"
+#include "../connector/conn.h"
 #include "sluice.h"
 
 #include <stdio.h>
@@ -728,6 +729,89 @@ static rel *temporal_join(planner *p, const sl_ast_from *f, sl_join_kind kind, r
 	return add_as_of_op(p, f, sl_op_temporal_join_new(&jp, p->err), j, l, r, label);
 }
 
+/* The lookup table's columns as a rel without operator (qualified by the
+ * alias) and its fields; NULL with p->err set. */
+static rel *lookup_rel(planner *p, const sl_ast_from *rf, const sl_table_def *td,
+                       sl_field **fields)
+{
+	const char *qual = rf->alias ? rf->alias->name : td->name;
+	rel *r = sl__rel_new(p, td->ncols);
+	*fields = sl_arena_calloc(p->a, sizeof(sl_field) * (size_t)(td->ncols + 1));
+	for (int i = 0; r && i < td->ncols; i++) {
+		if (td->cols[i].computed || td->cols[i].metadata)
+			return sl__plan_error(p, rf->line, rf->col, SL_ENOTSUP,
+			                      "a lookup join over table '%s' with the computed or METADATA "
+			                      "column '%s' is not supported", td->name, td->cols[i].name);
+		r->cols[i].name = td->cols[i].name;
+		r->cols[i].type = td->cols[i].type;
+		r->cols[i].qual = qual;
+		(*fields)[i].name = td->cols[i].name;
+		(*fields)[i].type = td->cols[i].type;
+	}
+	for (int i = 0; r && i < rf->ncol_aliases && i < r->ncols; i++)
+		r->cols[i].name = rf->col_aliases[i].name;
+	return r;
+}
+
+/* The lookup join of l with table rf (a connector with a lookup method). */
+static rel *lookup_join(planner *p, const sl_ast_from *f, sl_join_kind kind, rel *l)
+{
+	const sl_ast_from *rf = f->u.join.right;
+	const char *name = sl_ast_name_last(&rf->u.table.name);
+	if (l->updating)
+		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
+		                      "a lookup join over an updating input is not supported (%s makes "
+		                      "it updating)", l->upd_op);
+	const sl_table_def *td = is_query_name(p, name) ? NULL : sl_catalog_table(p->cat, name);
+	if (!td)
+		return sl__plan_error(p, rf->line, rf->col, SL_EPLAN, "a lookup join needs a table "
+		                      "whose connector supports lookups; '%s' is %s", name,
+		                      is_query_name(p, name) ? "a view or query" : "not a table");
+	if (rf->u.table.nhints)
+		return sl__plan_error(p, rf->line, rf->col, SL_ENOTSUP,
+		                      "table hints on a lookup table are not supported");
+	sl_opts *o = sl_arena_calloc(p->a, sizeof(*o));
+	sl_opts_init(o, p->a);
+	sl_opts_merge(o, &td->opts);
+	const char *conn = sl_opts_get(o, "connector");
+	const sl_source_vtab *vt = conn ? sl_source_find(conn) : NULL;
+	if (!vt || !vt->lookup)
+		return sl__plan_error(p, rf->line, rf->col, SL_ENOTSUP,
+		                      "connector '%s' of table '%s' does not support lookup joins "
+		                      "(FOR SYSTEM_TIME AS OF a PROCTIME() column); 'filesystem' does",
+		                      conn ? conn : "", name);
+	for (int i = 0; i < o->n; i++)
+		o->v[i].used = 0;
+	sl_opts_get(o, "connector");
+	sl_field *fields;
+	rel *r = lookup_rel(p, rf, td, &fields), *j = r ? joined_rel(p, l, r) : NULL;
+	join_cond c;
+	if (!j || as_of_cond(p, f, j, l, r, &c))
+		return NULL;
+	sl_conn_args ca = {name, fields, td->ncols, td->pk, td->npk, o, p->engine, p->tz,
+	                   0, p->job, (int)p->attempt, 0};
+	struct sl_lookup *lk = sl_lookup_new(vt->lookup, &ca, c.rkeys, c.nkeys, p->err);
+	if (!lk)
+		return sl__plan_error(p, rf->line, rf->col, p->err->code, "%s", p->err->msg);
+	const char *unused = sl_opts_unused(o);
+	if (unused) {
+		sl_lookup_free(lk);
+		return sl__plan_error(p, rf->line, rf->col, SL_EPLAN,
+		                      "Unsupported options found for '%s' (table '%s'): '%s'", conn,
+		                      name, unused);
+	}
+	sl_join_plan jp;
+	fill_plan(p, &jp, kind, &c, l, r);
+	const char *cache = sl_opts_get(o, "lookup.cache");
+	const char *label = as_of_label(p, "LookupJoin", kind, j, &c, l->ncols,
+	                                sl_arena_printf(p->a, "table=[%s], connector=[%s], "
+	                                                "cache=[%s]", name, conn,
+	                                                cache ? cache : "NONE"));
+	j->rowtime = l->rowtime;
+	j->proctime = l->proctime;
+	return add_as_of_op(p, f, sl_op_lookup_join_new(&jp, lk, p->err), j, l, NULL, label);
+}
+
 rel *sl__plan_as_of_join(planner *p, const sl_ast_from *f, rel *l, sl_plan_side_fn plan_right)
 {
 	const sl_ast_from *rf = f->u.join.right;
@@ -746,7 +830,5 @@ rel *sl__plan_as_of_join(planner *p, const sl_ast_from *f, rel *l, sl_plan_side_
 		                      "column (a lookup join), not '%s'", sl__ast_text(p, asof));
 	if (t->col == l->rowtime)
 		return temporal_join(p, f, kind, l, plan_right);
-	return sl__plan_error(p, asof->line, asof->col, SL_ENOTSUP,
-	                      "lookup joins (FOR SYSTEM_TIME AS OF a PROCTIME() column) are not "
-	                      "supported yet");
+	return lookup_join(p, f, kind, l);
 }

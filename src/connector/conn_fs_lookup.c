@@ -1,0 +1,385 @@
+/*
+ * conn_fs_lookup.c - lookups by key into a 'filesystem' table, for lookup
+ * joins (`JOIN dim FOR SYSTEM_TIME AS OF o.proc_time AS d ON o.k = d.k`,
+ * op_lookup_join.c).  The filesystem source's lookup method (conn.h).
+ *
+ * A file cannot be read by key, so the table is read whole, with the
+ * filesystem source itself (the same 'path', 'format' and format options),
+ * into an index: every row's key (rowkey.h encoding of the lookup fields)
+ * and row bytes (join_rows.c encoding) appended to two buffers, and an
+ * array of entries sorted by (key, file order), searched by bisection.
+ * Rows whose key has a NULL are left out (they never match).  The first
+ * lookup reads the table ("a bounded file read when first needed"); when
+ * it is read again follows Flink's lookup cache options:
+ *
+ *   'lookup.cache' = 'NONE' (Flink's default): no cached answers: the
+ *       table is read again whenever a file of it changed (size or
+ *       modification time, checked once per processing-time instant the
+ *       join passes, i.e. once per probe batch), so every lookup sees the
+ *       file as it is;
+ *   'lookup.cache' = 'FULL': read once, and again per
+ *       'lookup.full-cache.reload-strategy' = 'PERIODIC' (the default)
+ *       every 'lookup.full-cache.periodic-reload.interval' (none: never)
+ *       with 'lookup.full-cache.periodic-reload.schedule-mode' =
+ *       'FIXED_DELAY' (from the end of the last read, the default) or
+ *       'FIXED_RATE' (from its start), checked at each lookup batch.
+ *
+ * Refused with a clear error: 'PARTIAL' (it caches answers per key, which
+ * a file read whole does not need) and every 'lookup.partial-cache.*'
+ * option, 'TIMED' reloads, 'lookup.full-cache.*' options without 'FULL',
+ * and changelog formats (a lookup table is a plain set of rows).
+ *
+ * Not checkpointed: a lookup join is not deterministic across restarts
+ * when the file changes (as in Flink).  The file also holds
+ * sl_lookup_new/sl_lookup_free (conn.h), the constructor every lookup
+ * method table goes through.  One thread (the job's).
+ */
+#include "conn.h"
+#include "sluice.h"
+#include "exec/join.h"
+#include "exec/rowkey.h"
+#include "format/format.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+
+extern const sl_source_vtab sl_filesystem_source_vtab;
+
+enum { CACHE_NONE, CACHE_FULL };
+
+typedef struct fs_ent {
+	uint32_t koff, klen; /* key bytes in keys */
+	uint32_t roff, rlen; /* u32 n + row bytes in rows */
+	uint32_t seq;        /* file order */
+} fs_ent;
+
+typedef struct fs_lookup {
+	sl_lookup base;      /* must be first */
+	sl_conn_args args;   /* the table's (fields and options live as long as the plan) */
+	const char *path;
+	int *keys;
+	int nkeys;
+	int mode;            /* CACHE_NONE, CACHE_FULL */
+	int64_t interval_us; /* FULL: reload period, 0 = never */
+	int fixed_rate;
+	int loaded;
+	int64_t load_start, load_end, checked_at;
+	uint64_t sig;        /* NONE: signature of the files at the last read */
+	sl_batch *batch;     /* read buffer */
+	sl_buf kbuf, rbuf, result;
+	fs_ent *ents;
+	uint32_t nents, cap;
+} fs_lookup;
+
+/* 1 when some option key starts with prefix (its name in *key). */
+static int has_prefix(const sl_opts *o, const char *prefix, const char **key)
+{
+	for (int i = 0; i < o->n; i++)
+		if (strncmp(o->v[i].key, prefix, strlen(prefix)) == 0) {
+			*key = o->v[i].key;
+			return 1;
+		}
+	return 0;
+}
+
+static int read_options(fs_lookup *f, const sl_opts *o, sl_err *err)
+{
+	const char *t = f->base.table, *k, *v = sl_opts_get(o, "lookup.cache");
+	if (has_prefix(o, "lookup.partial-cache.", &k) || (v && !strcasecmp(v, "PARTIAL")))
+		return sl_err_set(err, SL_EINVAL, "table '%s': %s '%s' is not supported by the "
+		                  "filesystem connector (it reads the table whole): use 'lookup.cache' "
+		                  "= 'NONE' (re-read when the file changes) or 'FULL'", t,
+		                  v && !strcasecmp(v, "PARTIAL") ? "'lookup.cache' =" : "option",
+		                  v && !strcasecmp(v, "PARTIAL") ? v : k);
+	if (!v || !strcasecmp(v, "NONE")) {
+		f->mode = CACHE_NONE;
+		if (has_prefix(o, "lookup.full-cache.", &k))
+			return sl_err_set(err, SL_EINVAL, "table '%s': option '%s' needs 'lookup.cache' = "
+			                  "'FULL'", t, k);
+		return 0;
+	}
+	if (strcasecmp(v, "FULL"))
+		return sl_err_set(err, SL_EINVAL, "table '%s': 'lookup.cache' must be 'NONE', "
+		                  "'PARTIAL' or 'FULL', not '%s'", t, v);
+	f->mode = CACHE_FULL;
+	v = sl_opts_get(o, "lookup.full-cache.reload-strategy");
+	if (v && strcasecmp(v, "PERIODIC"))
+		return sl_err_set(err, SL_EINVAL, "table '%s': 'lookup.full-cache.reload-strategy' = "
+		                  "'%s' is not supported (PERIODIC is)", t, v);
+	int rc = sl_opts_duration(o, "lookup.full-cache.periodic-reload.interval", 0,
+	                          &f->interval_us, err);
+	if (rc)
+		return rc;
+	if (f->interval_us < 0)
+		return sl_err_set(err, SL_EINVAL, "table '%s': "
+		                  "'lookup.full-cache.periodic-reload.interval' must be positive", t);
+	v = sl_opts_get(o, "lookup.full-cache.periodic-reload.schedule-mode");
+	if (v && strcasecmp(v, "FIXED_DELAY") && strcasecmp(v, "FIXED_RATE"))
+		return sl_err_set(err, SL_EINVAL, "table '%s': "
+		                  "'lookup.full-cache.periodic-reload.schedule-mode' must be "
+		                  "'FIXED_DELAY' or 'FIXED_RATE', not '%s'", t, v);
+	f->fixed_rate = v && !strcasecmp(v, "FIXED_RATE");
+	return 0;
+}
+
+static int fsl_open(sl_lookup *l, const sl_conn_args *a, const int *keys, int nkeys,
+                    sl_err *err)
+{
+	fs_lookup *f = (fs_lookup *)l;
+	f->args = *a;
+	f->path = sl_opts_get(a->opts, "path");
+	int rc = read_options(f, a->opts, err);
+	if (rc)
+		return rc;
+	/* open a source once now: checks 'path', 'format' and its options */
+	sl_source *s = sl_source_new(&sl_filesystem_source_vtab, a, err);
+	if (!s)
+		return err->code ? err->code : SL_EINVAL;
+	int changelog = s->dec && s->dec->vt->changelog;
+	sl_source_free(s);
+	if (changelog)
+		return sl_err_set(err, SL_EINVAL, "table '%s': a lookup table must be append-only, "
+		                  "but its format is a changelog", a->table);
+	f->keys = malloc(sizeof(int) * (size_t)(nkeys + 1));
+	sl_type *types = malloc(sizeof(sl_type) * (size_t)(a->nfields + 1));
+	if (f->keys && types) {
+		for (int i = 0; i < a->nfields; i++)
+			types[i] = a->fields[i].type;
+		f->batch = sl_batch_new(a->nfields, types, 0);
+	}
+	free(types);
+	if (!f->keys || !f->batch)
+		return sl_err_set(err, SL_ENOMEM, "table '%s': out of memory", a->table);
+	memcpy(f->keys, keys, sizeof(int) * (size_t)nkeys);
+	f->nkeys = nkeys;
+	return 0;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	return h;
+}
+
+/* A signature of the table's files: names, sizes, modification times. */
+static uint64_t files_sig(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st))
+		return 1;
+	uint64_t h = mix(0, (uint64_t)st.st_size);
+	h = mix(h, (uint64_t)st.st_mtim.tv_sec * 1000000000ULL + (uint64_t)st.st_mtim.tv_nsec);
+	if (!S_ISDIR(st.st_mode))
+		return h;
+	DIR *d = opendir(path);
+	if (!d)
+		return h;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || e->d_name[0] == '_' ||
+		    fstatat(dirfd(d), e->d_name, &st, 0))
+			continue;
+		uint64_t n = sl_hash_bytes(e->d_name, strlen(e->d_name), 0);
+		n = mix(n, (uint64_t)st.st_size);
+		n = mix(n, (uint64_t)st.st_mtim.tv_sec * 1000000000ULL + (uint64_t)st.st_mtim.tv_nsec);
+		h += n; /* order-independent: readdir order is unspecified */
+	}
+	closedir(d);
+	return h;
+}
+
+static fs_lookup *g_sort; /* qsort context (one thread) */
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const fs_ent *x = a, *y = b;
+	uint32_t n = x->klen < y->klen ? x->klen : y->klen;
+	int c = memcmp(g_sort->kbuf.p + x->koff, g_sort->kbuf.p + y->koff, n);
+	if (c)
+		return c;
+	if (x->klen != y->klen)
+		return x->klen < y->klen ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Indexes the rows of the read batch. */
+static int index_batch(fs_lookup *f, sl_err *err)
+{
+	sl_batch *b = f->batch;
+	for (int row = 0; row < b->nrows; row++) {
+		if (sl__join_key_null(b, f->keys, f->nkeys, row))
+			continue;
+		if (f->nents == f->cap) {
+			uint32_t cap = f->cap ? f->cap * 2 : 1024;
+			fs_ent *n = realloc(f->ents, sizeof(fs_ent) * cap);
+			if (!n)
+				return sl_err_set(err, SL_ENOMEM, "table '%s': out of memory", f->base.table);
+			f->ents = n;
+			f->cap = cap;
+		}
+		fs_ent *e = &f->ents[f->nents];
+		e->koff = (uint32_t)f->kbuf.len;
+		e->roff = (uint32_t)f->rbuf.len;
+		e->seq = f->nents;
+		uint32_t len = 0;
+		if (sl_rowkey_encode(b, f->keys, f->nkeys, row, &f->kbuf) ||
+		    sl_buf_append(&f->rbuf, &len, 4) || sl__jrow_encode(b, row, &f->rbuf))
+			return sl_err_set(err, SL_ENOMEM, "table '%s': out of memory", f->base.table);
+		e->klen = (uint32_t)(f->kbuf.len - e->koff);
+		len = (uint32_t)(f->rbuf.len - e->roff - 4);
+		memcpy(f->rbuf.p + e->roff, &len, 4);
+		e->rlen = 4 + len;
+		f->nents++;
+		if (f->kbuf.len > UINT32_MAX / 2 || f->rbuf.len > UINT32_MAX / 2)
+			return sl_err_set(err, SL_ENOTSUP, "table '%s': a lookup table over 2 GB is not "
+			                  "supported", f->base.table);
+	}
+	return 0;
+}
+
+/* Reads the whole table into the index (replacing the previous one). */
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int load(fs_lookup *f, int64_t now, sl_err *err)
+{
+	int64_t t0 = mono_us();
+	f->load_start = now;
+	f->sig = files_sig(f->path);
+	sl_buf_clear(&f->kbuf);
+	sl_buf_clear(&f->rbuf);
+	f->nents = 0;
+	sl_source *s = sl_source_new(&sl_filesystem_source_vtab, &f->args, err);
+	if (!s)
+		return err->code ? err->code : SL_EIO;
+	int rc;
+	for (;;) {
+		sl_batch_reset(f->batch);
+		rc = s->vt->read(s, f->batch, err);
+		if (rc == SL_EEOF || rc == 0) {
+			rc = 0;
+			break;
+		}
+		if (rc < 0 || (rc = index_batch(f, err)))
+			break;
+	}
+	sl_source_free(s);
+	if (rc) {
+		sl_err_prefix(err, "lookup join");
+		return rc;
+	}
+	g_sort = f;
+	qsort(f->ents, f->nents, sizeof(fs_ent), cmp_ent);
+	g_sort = NULL;
+	f->loaded = 1;
+	f->load_end = now + (mono_us() - t0); /* the read's end, on the caller's clock */
+	f->base.loads++;
+	return 0;
+}
+
+/* Whether the table must be read (again) before answering at `now`. */
+static int stale(fs_lookup *f, int64_t now)
+{
+	if (!f->loaded)
+		return 1;
+	if (f->mode == CACHE_NONE) {
+		if (now == f->checked_at)
+			return 0;
+		f->checked_at = now;
+		return files_sig(f->path) != f->sig;
+	}
+	if (!f->interval_us)
+		return 0;
+	return now - (f->fixed_rate ? f->load_start : f->load_end) >= f->interval_us;
+}
+
+static int fsl_lookup(sl_lookup *l, const void *key, uint32_t klen, int64_t now,
+                      const void **rows, uint32_t *len, sl_err *err)
+{
+	fs_lookup *f = (fs_lookup *)l;
+	int rc;
+	if (stale(f, now) && (rc = load(f, now, err)))
+		return rc;
+	f->checked_at = now;
+	sl_buf_clear(&f->result);
+	uint32_t lo = 0, hi = f->nents;
+	while (lo < hi) { /* first entry with key >= key */
+		uint32_t mid = lo + (hi - lo) / 2;
+		const fs_ent *e = &f->ents[mid];
+		uint32_t n = e->klen < klen ? e->klen : klen;
+		int c = memcmp(f->kbuf.p + e->koff, key, n);
+		if (c < 0 || (c == 0 && e->klen < klen))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint32_t i = lo; i < f->nents; i++) {
+		const fs_ent *e = &f->ents[i];
+		if (e->klen != klen || memcmp(f->kbuf.p + e->koff, key, klen))
+			break;
+		if (sl_buf_append(&f->result, f->rbuf.p + e->roff, e->rlen))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	*rows = f->result.p;
+	*len = (uint32_t)f->result.len;
+	return 0;
+}
+
+static void fsl_close(sl_lookup *l)
+{
+	fs_lookup *f = (fs_lookup *)l;
+	sl_batch_free(f->batch);
+	sl_buf_deinit(&f->kbuf);
+	sl_buf_deinit(&f->rbuf);
+	sl_buf_deinit(&f->result);
+	free(f->ents);
+	free(f->keys);
+}
+
+/* The filesystem source's lookup method table (conn_filesystem.c points
+ * its source vtab's `lookup` here). */
+const sl_lookup_vtab sl__fs_lookup_vtab = {
+	.size = sizeof(fs_lookup),
+	.open = fsl_open,
+	.lookup = fsl_lookup,
+	.close = fsl_close,
+};
+
+sl_lookup *sl_lookup_new(const sl_lookup_vtab *vt, const sl_conn_args *a, const int *keys,
+                         int nkeys, sl_err *err)
+{
+	size_t size = vt->size < sizeof(sl_lookup) ? sizeof(sl_lookup) : vt->size;
+	sl_lookup *l = calloc(1, size);
+	if (!l) {
+		sl_err_set(err, SL_ENOMEM, "table '%s': out of memory", a->table);
+		return NULL;
+	}
+	l->vt = vt;
+	l->table = a->table;
+	int rc = vt->open(l, a, keys, nkeys, err);
+	if (rc < 0) {
+		if (!err->code)
+			sl_err_set(err, rc, "table '%s': cannot open for lookups", a->table);
+		sl_lookup_free(l);
+		return NULL;
+	}
+	return l;
+}
+
+void sl_lookup_free(sl_lookup *l)
+{
+	if (!l)
+		return;
+	if (l->vt->close)
+		l->vt->close(l);
+	free(l);
+}

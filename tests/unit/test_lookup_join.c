@@ -1,0 +1,420 @@
+/*
+ * test_lookup_join.c - the lookup join: the filesystem connector's lookup
+ * method (conn_fs_lookup.c) driven directly with synthetic processing
+ * times (a hit, rows of one key in file order, a miss, NULL keys left out;
+ * 'lookup.cache' = 'NONE' reading the file again only when it changed,
+ * 'FULL' reading it once, or again after the periodic interval in
+ * FIXED_DELAY and FIXED_RATE mode), and the operator (op_lookup_join.c)
+ * driven through its method table: INNER and LEFT (miss, NULL key, a
+ * residual), the probe's kind and W_before kept, and a snapshot/restore in
+ * the middle of the stream whose output equals an uninterrupted run's, on
+ * both state backends (the operator has no state; the snapshot holds only
+ * the graph's scalars).
+ *
+ * The looked-up file is written to a temporary directory; the table's
+ * schema is k STRING, name STRING, n BIGINT; the probe side's k STRING,
+ * v BIGINT.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sluice.h"
+#include "base/valtext.h"
+#include "connector/conn.h"
+#include "exec/graph.h"
+#include "exec/join.h"
+#include "exec/rowkey.h"
+
+static char g_dir[] = "/tmp/sl-lookup-XXXXXX";
+static char g_path[256];
+static const char *g_backend = "hashmap";
+
+static void write_file(const char *text)
+{
+	FILE *f = fopen(g_path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static const char *const rows_v1 = "{\"k\":\"a\",\"name\":\"apple\",\"n\":1}\n"
+                                   "{\"k\":\"b\",\"name\":\"banana\",\"n\":2}\n"
+                                   "{\"k\":\"b\",\"name\":\"blueberry\",\"n\":3}\n"
+                                   "{\"k\":null,\"name\":\"none\",\"n\":4}\n";
+
+typedef struct table {
+	sl_arena arena;
+	sl_opts opts;
+	sl_field fields[3];
+	sl_conn_args args;
+	sl_err err;
+} table;
+
+/* The table's args with extra options (key, value pairs, NULL-ended). */
+static void table_init(table *t, const char *const *kv)
+{
+	memset(t, 0, sizeof(*t));
+	sl_arena_init(&t->arena, 4096);
+	sl_opts_init(&t->opts, &t->arena);
+	sl_opts_set(&t->opts, "connector", "filesystem");
+	sl_opts_set(&t->opts, "path", g_path);
+	sl_opts_set(&t->opts, "format", "json");
+	for (int i = 0; kv && kv[i]; i += 2)
+		sl_opts_set(&t->opts, kv[i], kv[i + 1]);
+	t->fields[0].name = "k";
+	t->fields[0].type = sl_type_varchar(SL_STRING_LEN);
+	t->fields[1].name = "name";
+	t->fields[1].type = sl_type_varchar(SL_STRING_LEN);
+	t->fields[2].name = "n";
+	t->fields[2].type = sl_type_make(SL_T_BIGINT);
+	t->args.table = "dim";
+	t->args.fields = t->fields;
+	t->args.nfields = 3;
+	t->args.opts = &t->opts;
+}
+
+static int key0[1] = {0};
+
+/* The names of the rows of key k at time now, comma-separated. */
+static const char *names(sl_lookup *l, const char *k, int64_t now, char *buf)
+{
+	sl_batch *b;
+	sl_type types[1] = {sl_type_varchar(SL_STRING_LEN)};
+	b = sl_batch_new(1, types, 4);
+	int r = sl_batch_add_row(b, SL_INSERT, SL_WM_MIN);
+	sl_col_set_str_ref(&b->cols[0], r, k, (int64_t)strlen(k));
+	sl_buf key;
+	sl_buf_init(&key);
+	assert_int_equal(sl_rowkey_encode(b, key0, 1, 0, &key), 0);
+	const void *rows;
+	uint32_t len;
+	sl_err err;
+	sl_err_clear(&err);
+	assert_int_equal(l->vt->lookup(l, key.p, (uint32_t)key.len, now, &rows, &len, &err), 0);
+	buf[0] = 0;
+	/* each row: u32 n, then k (null byte, u32 len, bytes), name (same), n */
+	const char *p = rows, *end = p + len;
+	while (p < end) {
+		uint32_t n, kl, nl;
+		memcpy(&n, p, 4);
+		const char *q = p + 4;
+		q += 1; /* k not NULL */
+		memcpy(&kl, q, 4);
+		q += 4 + kl + 1;
+		memcpy(&nl, q, 4);
+		if (buf[0])
+			strcat(buf, ",");
+		strncat(buf, q + 4, nl);
+		p += 4 + n;
+	}
+	sl_buf_deinit(&key);
+	sl_batch_free(b);
+	return buf;
+}
+
+#define SEC 1000000LL
+
+static void test_fs_lookup_none(void **st)
+{
+	char buf[256];
+	write_file(rows_v1);
+	table t;
+	table_init(&t, NULL);
+	sl_lookup *l = sl_lookup_new(sl_source_find("filesystem")->lookup, &t.args, key0, 1, &t.err);
+	assert_non_null(l);
+	assert_int_equal(l->loads, 0); /* read when first needed */
+	assert_string_equal(names(l, "a", 1 * SEC, buf), "apple");
+	assert_string_equal(names(l, "b", 1 * SEC, buf), "banana,blueberry");
+	assert_string_equal(names(l, "zz", 2 * SEC, buf), "");
+	assert_int_equal(l->loads, 1);
+	/* the file changes (another size): the next instant reads it again */
+	write_file("{\"k\":\"a\",\"name\":\"avocado\",\"n\":9}\n");
+	assert_string_equal(names(l, "a", 3 * SEC, buf), "avocado");
+	assert_string_equal(names(l, "b", 3 * SEC, buf), "");
+	assert_int_equal(l->loads, 2);
+	assert_string_equal(names(l, "a", 4 * SEC, buf), "avocado");
+	assert_int_equal(l->loads, 2);
+	sl_lookup_free(l);
+	sl_arena_deinit(&t.arena);
+}
+
+static void test_fs_lookup_full(void **st)
+{
+	char buf[256];
+	write_file(rows_v1);
+	table t;
+	table_init(&t, (const char *const[]){"lookup.cache", "FULL", NULL});
+	sl_lookup *l = sl_lookup_new(sl_source_find("filesystem")->lookup, &t.args, key0, 1, &t.err);
+	assert_non_null(l);
+	assert_string_equal(names(l, "b", 1 * SEC, buf), "banana,blueberry");
+	write_file("{\"k\":\"a\",\"name\":\"avocado\",\"n\":9}\n");
+	/* no reload interval: the first read stays */
+	assert_string_equal(names(l, "a", 1000 * SEC, buf), "apple");
+	assert_int_equal(l->loads, 1);
+	sl_lookup_free(l);
+	sl_arena_deinit(&t.arena);
+
+	write_file(rows_v1);
+	table_init(&t, (const char *const[]){"lookup.cache", "FULL",
+	                                     "lookup.full-cache.periodic-reload.interval", "10 s",
+	                                     NULL});
+	l = sl_lookup_new(sl_source_find("filesystem")->lookup, &t.args, key0, 1, &t.err);
+	assert_non_null(l);
+	assert_string_equal(names(l, "a", 5 * SEC, buf), "apple");
+	write_file("{\"k\":\"a\",\"name\":\"avocado\",\"n\":9}\n");
+	/* FIXED_DELAY (the default): 10 s after the end of the read */
+	assert_string_equal(names(l, "a", 14 * SEC, buf), "apple");
+	assert_string_equal(names(l, "a", 16 * SEC, buf), "avocado");
+	assert_int_equal(l->loads, 2);
+	sl_lookup_free(l);
+	sl_arena_deinit(&t.arena);
+
+	/* FIXED_RATE: 10 s after the start of the read (the instant it ran at) */
+	write_file(rows_v1);
+	table_init(&t, (const char *const[]){"lookup.cache", "FULL",
+	                                     "lookup.full-cache.periodic-reload.interval", "10 s",
+	                                     "lookup.full-cache.periodic-reload.schedule-mode",
+	                                     "FIXED_RATE", NULL});
+	l = sl_lookup_new(sl_source_find("filesystem")->lookup, &t.args, key0, 1, &t.err);
+	assert_non_null(l);
+	assert_string_equal(names(l, "a", 5 * SEC, buf), "apple");
+	write_file("{\"k\":\"a\",\"name\":\"avocado\",\"n\":9}\n");
+	assert_string_equal(names(l, "a", 15 * SEC - 1, buf), "apple");
+	assert_string_equal(names(l, "a", 15 * SEC, buf), "avocado");
+	assert_int_equal(l->loads, 2);
+	sl_lookup_free(l);
+	sl_arena_deinit(&t.arena);
+}
+
+static void test_fs_lookup_refused(void **st)
+{
+	static const char *const bad[][4] = {
+		{"lookup.cache", "PARTIAL", NULL, NULL},
+		{"lookup.partial-cache.expire-after-write", "1 min", NULL, NULL},
+		{"lookup.cache", "FULL", "lookup.full-cache.reload-strategy", "TIMED"},
+		{"lookup.cache", "FULL", "lookup.full-cache.periodic-reload.schedule-mode", "SOMETIMES"},
+		{"lookup.full-cache.periodic-reload.interval", "1 s", NULL, NULL},
+		{"lookup.cache", "MOST", NULL, NULL},
+	};
+	write_file(rows_v1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		table t;
+		table_init(&t, bad[i]);
+		assert_null(sl_lookup_new(sl_source_find("filesystem")->lookup, &t.args, key0, 1,
+		                          &t.err));
+		assert_int_equal(t.err.code, SL_EINVAL);
+		assert_non_null(strstr(t.err.msg, "table 'dim'"));
+		sl_arena_deinit(&t.arena);
+	}
+}
+
+/* ---- the operator ------------------------------------------------------------ */
+
+typedef struct capture_op {
+	sl_op base;
+	sl_buf rows;
+} capture_op;
+
+static const char *const kinds[] = {"+I", "-U", "+U", "-D"};
+
+static int capture_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
+{
+	capture_op *c = (capture_op *)op;
+	SL_BATCH_FOREACH(in, k, row) {
+		sl_buf_printf(&c->rows, "%s[", kinds[in->op[row]]);
+		for (int i = 0; i < in->ncols; i++) {
+			if (i)
+				sl_buf_puts(&c->rows, ", ");
+			sl_value_text(&in->cols[i], row, "NULL", NULL, &c->rows);
+		}
+		sl_buf_printf(&c->rows, "] wm=%lld\n", (long long)in->wm[row]);
+	}
+	return 0;
+}
+
+static void capture_close(sl_op *op)
+{
+	sl_buf_deinit(&((capture_op *)op)->rows);
+}
+
+static const sl_op_vtab capture_vtab = {.name = "Capture", .process = capture_process,
+                                        .close = capture_close};
+static const sl_op_vtab feeder_vtab = {.name = "Feeder"};
+
+typedef struct harness {
+	table t;
+	sl_state_backend *be;
+	sl_graph g;
+	sl_op *feed, *op;
+	capture_op *cap;
+	sl_type types[5];
+} harness;
+
+/* A lookup join of kind k on probe k = dim k; residual "probe v < dim n"
+ * when res. */
+static void h_init(harness *h, sl_join_kind kind, int res)
+{
+	memset(h, 0, sizeof(*h));
+	table_init(&h->t, NULL);
+	assert_int_equal(sl_state_backend_open(g_backend, &h->be, &h->t.err), 0);
+	sl_graph_init(&h->g, h->be);
+	h->types[0] = sl_type_varchar(SL_STRING_LEN);
+	h->types[1] = sl_type_make(SL_T_BIGINT);
+	for (int i = 0; i < 3; i++)
+		h->types[2 + i] = h->t.fields[i].type;
+	sl_join_plan p;
+	memset(&p, 0, sizeof(p));
+	p.kind = kind;
+	p.nl = 2;
+	p.nr = 3;
+	p.ltypes = h->types;
+	p.rtypes = h->types + 2;
+	p.nkeys = 1;
+	p.lkeys = p.rkeys = key0;
+	if (res) {
+		sl_expr *a[2] = {sl_expr_col(&h->t.arena, 1, h->types[1]),
+		                 sl_expr_col(&h->t.arena, 4, h->types[4])};
+		p.residual = sl_expr_call(&h->t.arena, SL_FN_LT, a, 2, NULL, 0, &h->t.err);
+	}
+	sl_lookup *l = sl_lookup_new(sl_source_find("filesystem")->lookup, &h->t.args, key0, 1,
+	                             &h->t.err);
+	assert_non_null(l);
+	h->op = sl_op_lookup_join_new(&p, l, &h->t.err);
+	assert_non_null(h->op);
+	h->feed = calloc(1, sizeof(sl_op));
+	h->feed->vt = &feeder_vtab;
+	assert_int_equal(sl_graph_add(&h->g, h->feed, 0, 2, h->types, NULL), 0);
+	assert_int_equal(sl_graph_add(&h->g, h->op, 1, 5, h->types, NULL), 0);
+	h->cap = calloc(1, sizeof(capture_op));
+	h->cap->base.vt = &capture_vtab;
+	assert_int_equal(sl_graph_add(&h->g, &h->cap->base, 1, 0, NULL, NULL), 0);
+	sl_graph_connect(&h->g, h->feed, h->op, 0);
+	sl_graph_connect(&h->g, h->op, &h->cap->base, 0);
+	assert_int_equal(sl_graph_open(&h->g, &h->t.err), 0);
+}
+
+static void h_deinit(harness *h)
+{
+	sl_graph_deinit(&h->g);
+	sl_state_backend_close(h->be);
+	sl_arena_deinit(&h->t.arena);
+}
+
+typedef struct in_row {
+	const char *k;
+	int64_t v;
+	uint8_t op;
+	int64_t wm;
+} in_row;
+
+static void feed(harness *h, const in_row *rows, int n, int bs)
+{
+	sl_batch *b = sl_batch_new(2, h->types, bs);
+	for (int i = 0; i < n; i += bs) {
+		sl_batch_reset(b);
+		for (int k = i; k < n && k < i + bs; k++) {
+			int r = sl_batch_add_row(b, rows[k].op, rows[k].wm);
+			if (rows[k].k)
+				sl_col_set_str_ref(&b->cols[0], r, rows[k].k, (int64_t)strlen(rows[k].k));
+			sl_col_set_i64(&b->cols[1], r, rows[k].v);
+		}
+		assert_int_equal(sl_op_emit(h->feed, b, &h->t.err), 0);
+	}
+	sl_batch_free(b);
+}
+
+static const in_row probes[] = {
+	{"a", 0, SL_INSERT, 5}, {"b", 2, SL_INSERT, 6}, {"zz", 0, SL_INSERT, 7},
+	{NULL, 0, SL_INSERT, 8}, {"a", 1, SL_INSERT, 9}, {"b", 5, SL_INSERT, 10},
+};
+
+static void test_op_inner_left(void **st)
+{
+	write_file(rows_v1);
+	harness h;
+	h_init(&h, SL_JOIN_INNER, 0);
+	feed(&h, probes, 6, 4);
+	assert_string_equal(sl_buf_cstr(&h.cap->rows),
+	                    "+I[a, 0, a, apple, 1] wm=5\n"
+	                    "+I[b, 2, b, banana, 2] wm=6\n"
+	                    "+I[b, 2, b, blueberry, 3] wm=6\n"
+	                    "+I[a, 1, a, apple, 1] wm=9\n"
+	                    "+I[b, 5, b, banana, 2] wm=10\n"
+	                    "+I[b, 5, b, blueberry, 3] wm=10\n");
+	h_deinit(&h);
+	h_init(&h, SL_JOIN_LEFT, 1); /* residual probe v < dim n */
+	feed(&h, probes, 6, 1);
+	assert_string_equal(sl_buf_cstr(&h.cap->rows),
+	                    "+I[a, 0, a, apple, 1] wm=5\n"
+	                    "+I[b, 2, b, blueberry, 3] wm=6\n"
+	                    "+I[zz, 0, NULL, NULL, NULL] wm=7\n"
+	                    "+I[NULL, 0, NULL, NULL, NULL] wm=8\n"
+	                    "+I[a, 1, NULL, NULL, NULL] wm=9\n"
+	                    "+I[b, 5, NULL, NULL, NULL] wm=10\n");
+	h_deinit(&h);
+}
+
+static void test_op_snapshot_restore(void **st)
+{
+	write_file(rows_v1);
+	harness a, b, c;
+	h_init(&a, SL_JOIN_LEFT, 0);
+	feed(&a, probes, 6, 2);
+	for (int cut = 0; cut <= 6; cut++) {
+		h_init(&b, SL_JOIN_LEFT, 0);
+		feed(&b, probes, cut, 2);
+		sl_snap_writer w;
+		sl_snap_writer_init(&w);
+		assert_int_equal(sl_graph_snapshot(&b.g, &w, &b.t.err), 0);
+		h_init(&c, SL_JOIN_LEFT, 0);
+		sl_snap_reader r;
+		sl_snap_reader_init(&r, w.buf, w.len);
+		assert_int_equal(sl_graph_restore(&c.g, &r, &c.t.err), 0);
+		feed(&c, probes + cut, 6 - cut, 2);
+		sl_buf all;
+		sl_buf_init(&all);
+		sl_buf_puts(&all, sl_buf_cstr(&b.cap->rows));
+		sl_buf_puts(&all, sl_buf_cstr(&c.cap->rows));
+		assert_string_equal(sl_buf_cstr(&all), sl_buf_cstr(&a.cap->rows));
+		sl_buf_deinit(&all);
+		sl_snap_writer_deinit(&w);
+		h_deinit(&b);
+		h_deinit(&c);
+	}
+	h_deinit(&a);
+}
+
+static void run_all(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fs_lookup_none),
+		cmocka_unit_test(test_fs_lookup_full),
+		cmocka_unit_test(test_fs_lookup_refused),
+		cmocka_unit_test(test_op_inner_left),
+		cmocka_unit_test(test_op_snapshot_restore),
+	};
+	if (cmocka_run_group_tests_name(g_backend, tests, NULL, NULL))
+		exit(1);
+}
+
+int main(void)
+{
+	if (!mkdtemp(g_dir))
+		return 1;
+	snprintf(g_path, sizeof(g_path), "%s/dim.jsonl", g_dir);
+	g_backend = "hashmap";
+	run_all();
+	g_backend = "rocksdb";
+	run_all();
+	unlink(g_path);
+	rmdir(g_dir);
+	return 0;
+}

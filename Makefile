@@ -79,6 +79,7 @@ torture: deps all
 
 bench: deps all
 	@sh bench/run.sh $(BUILD)
+	@sh bench/stateful.sh $(BUILD)
 	@sh bench/ckpt.sh $(BUILD)
 
 FUZZ_SECONDS ?= 60

@@ -149,6 +149,15 @@ SL_API const char *sl_job_stats(sl_engine *e, int verbose);
  */
 SL_API int sl_savepoint(sl_engine *e, int drain, char *path, size_t cap);
 
+/*
+ * Processing time (PROCTIME(), state TTL: 'table.exec.state.ttl') is the
+ * wall clock by default.  With micros >= 0 the engine's clock stands still
+ * at that instant (microseconds since the epoch) until the next call, for
+ * deterministic tests; a negative value returns to the wall clock.  Applies
+ * to the running job and to jobs started later.  Returns 0.
+ */
+SL_API int sl_set_processing_time(sl_engine *e, int64_t micros);
+
 /* 1 when the job has finished (all inputs ended, or restored finished). */
 SL_API int sl_job_finished(sl_engine *e);
 

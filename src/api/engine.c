@@ -40,6 +40,7 @@ int sl_engine_open(sl_engine **out)
 	sl_arena_init(&e->opt_arena, 4096);
 	sl_opts_init(&e->session, &e->opt_arena);
 	sl_arena_init(&e->job_arena, 64 * 1024);
+	e->proc_manual = -1;
 	*out = e;
 	return 0;
 }
@@ -108,6 +109,8 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 	if (rc)
 		return rc;
 	sl_graph_init(&e->graph, e->state);
+	e->graph.proc_manual = e->proc_manual;
+	sl_graph_tick(&e->graph);
 	const char *allow = sl_opts_get2(&e->session, "execution.savepoint.ignore-unclaimed-state",
 	                                 "execution.state-recovery.ignore-unclaimed-state");
 	e->graph.allow_non_restored = allow && !strcmp(allow, "true");
@@ -262,7 +265,6 @@ int sl_run(sl_engine *e)
 	sl_err_clear(&e->err);
 	if (!e->job)
 		return 0;
-	e->graph.ectx.proctime = 0;
 	while (!e->finished && !e->graph.stop) {
 		int64_t progress;
 		int rc = sl_graph_step(&e->graph, &progress, &e->err);
@@ -301,6 +303,17 @@ int sl_savepoint(sl_engine *e, int drain, char *path, size_t cap)
 			return rc;
 	}
 	return sl__ckpt_take(e, 1, 0, path, cap);
+}
+
+int sl_set_processing_time(sl_engine *e, int64_t micros)
+{
+	sl_err_clear(&e->err);
+	e->proc_manual = micros < 0 ? -1 : micros;
+	if (e->job) {
+		e->graph.proc_manual = e->proc_manual;
+		sl_graph_tick(&e->graph);
+	}
+	return 0;
 }
 
 int sl_job_finished(sl_engine *e)
@@ -350,9 +363,7 @@ int sl_push_json(sl_engine *e, const char *table, const char *json, size_t len)
 		return sl_err_set(&e->err, SL_EINVAL,
 		                  "no running job reads push table '%s' (declare it WITH "
 		                  "('connector' = 'push') and start a job that reads it)", table);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	e->graph.ectx.proctime = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	sl_graph_tick(&e->graph);
 	int rc = sl_op_scan_push(op, json, len, &e->err);
 	if (rc)
 		fail_job(e);
@@ -365,6 +376,7 @@ int sl_push_json_lines(sl_engine *e, const char *table, const char *text, size_t
 	sl_op *op = push_scan(e, table);
 	if (!op)
 		return sl_err_set(&e->err, SL_EINVAL, "no running job reads push table '%s'", table);
+	sl_graph_tick(&e->graph);
 	int rc = sl_op_scan_push_lines(op, text, len, &e->err);
 	if (rc)
 		fail_job(e);

@@ -37,6 +37,7 @@ struct sl_engine {
 	sl_buf explain_out;      /* EXPLAIN statements' plans of the last sl_exec */
 	sl_buf stats;
 	sl_buf warnings;         /* planning warnings of the last job */
+	int64_t proc_manual;     /* sl_set_processing_time: micros, -1 = wall clock */
 	/* checkpointing (engine_ckpt.c) */
 	struct {
 		int on;                  /* execution.checkpointing.interval set */

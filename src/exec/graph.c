@@ -15,6 +15,28 @@ void sl_graph_init(sl_graph *g, sl_state_backend *state)
 {
 	memset(g, 0, sizeof(*g));
 	g->state = state;
+	g->proc_manual = -1;
+}
+
+void sl_graph_tick(sl_graph *g)
+{
+	if (g->proc_manual >= 0) {
+		g->ectx.proctime = g->proc_manual;
+		return;
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	g->ectx.proctime = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+sl_state_table *sl_op_table_open(sl_op *op, const char *name, uint32_t val_size, int side,
+                                 int flags, sl_err *err)
+{
+	int64_t ttl = op->graph ? op->state_ttl[side] : 0;
+	if (ttl <= 0)
+		return sl_state_table_open(op->state, op->uid, name, val_size, err);
+	return sl_state_table_open_ttl(op->state, op->uid, name, val_size, ttl,
+	                               &op->graph->ectx.proctime, flags, &op->ttl_chain, err);
 }
 
 int sl_graph_add(sl_graph *g, sl_op *op, int nin, int nout, const sl_type *types,
@@ -197,6 +219,7 @@ int sl_graph_step(sl_graph *g, int64_t *progress, sl_err *err)
 {
 	int live = 0;
 	*progress = 0;
+	sl_graph_tick(g);
 	for (int i = 0; i < g->nops; i++) {
 		sl_op *op = g->ops[i];
 		if (op->nin != 0 || !op->vt->pump || op->in_ended)
@@ -376,6 +399,7 @@ void sl_graph_deinit(sl_graph *g)
 		sl_op *op = g->ops[i];
 		if (op->vt->close)
 			op->vt->close(op);
+		sl_state_ttl_free_chain(op->ttl_chain);
 		free(op->in_wm);
 		free(op->in_idle);
 		free(op->out_types);

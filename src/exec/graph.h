@@ -24,6 +24,11 @@ typedef struct sl_graph {
 	int nops, capops;
 	sl_state_backend *state;
 	sl_eval_ctx ectx;      /* shared evaluation context (proctime, tz) */
+	/* The job's processing-time clock is ectx.proctime (micros since the
+	 * epoch): PROCTIME() and state TTL read it; sl_graph_tick sets it from
+	 * the wall clock or, when proc_manual >= 0, to proc_manual (a manual
+	 * clock for deterministic tests, sl_set_processing_time). */
+	int64_t proc_manual;
 	int stop;              /* set asynchronously to request a stop */
 	int opened;
 	int allow_non_restored; /* restore may drop state of unknown operators */
@@ -42,6 +47,11 @@ int sl_graph_add(sl_graph *g, sl_op *op, int nin, int nout, const sl_type *types
 
 /* Connects the output of `from` to input `input` of `to`. */
 int sl_graph_connect(sl_graph *g, sl_op *from, sl_op *to, int input);
+
+/* Sets the processing-time clock (g->ectx.proctime) to the wall clock, or
+ * to g->proc_manual when that is >= 0.  Called before input is processed
+ * (each step, each push), so a batch sees one processing time. */
+void sl_graph_tick(sl_graph *g);
 
 /* Opens every operator in order.  Returns 0 or the first error. */
 int sl_graph_open(sl_graph *g, sl_err *err);

@@ -106,7 +106,23 @@ struct sl_op {
 
 	sl_state_backend *state; /* the job's backend */
 	sl_op_stats stats;
+
+	/* State TTL in microseconds of processing time (set by the planner
+	 * for non-windowed stateful operators; 0 = none): [0] the operator's
+	 * state or a join's left side, [1] a join's right side. */
+	int64_t state_ttl[2];
+	sl_state_table *ttl_chain; /* wrappers of its TTL tables (sl_op_table_open) */
 };
+
+/*
+ * Opens the operator's state table `name` (sl_state_table_open) with the
+ * TTL op->state_ttl[side] (0 or no graph: none) counted on the job's
+ * processing-time clock (graph.h), flags as sl_state_table_open_ttl.  The
+ * graph frees the TTL wrappers after the operator's close.  Returns NULL
+ * with err set on failure.
+ */
+sl_state_table *sl_op_table_open(sl_op *op, const char *name, uint32_t val_size, int side,
+                                 int flags, sl_err *err);
 
 /* Emits a batch to every consumer (synchronously; consumers must not keep
  * it).  Empty batches are not forwarded.  Returns 0 or the first consumer

@@ -129,7 +129,7 @@ static int norm_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 static int norm_open(sl_op *op, sl_err *err)
 {
 	norm_op *o = (norm_op *)op;
-	if (!(o->rows = sl_state_table_open(op->state, op->uid, "rows", 0, err)))
+	if (!(o->rows = sl_op_table_open(op, "rows", 0, 0, 0, err)))
 		return err->code;
 	o->out = sl_batch_new(op->nout, op->out_types, 0);
 	o->ocols = calloc((size_t)op->nout + 1, sizeof(sl_col *));

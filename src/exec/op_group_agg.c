@@ -310,13 +310,16 @@ static int group_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 static int group_open(sl_op *op, sl_err *err)
 {
 	group_op *o = (group_op *)op;
-	if (!(o->acc = sl_state_table_open(op->state, op->uid, "acc", o->slot_size, err)))
+	if (!(o->acc = sl_op_table_open(op, "acc", o->slot_size, 0, 0, err)))
 		return err->code;
-	if (o->has_distinct && !(o->dist = sl_state_table_open(op->state, op->uid, "distinct", 8, err)))
+	if (o->has_distinct && !(o->dist = sl_op_table_open(op, "distinct", 8, 0, 0, err)))
 		return err->code;
-	if (o->has_str && !(o->strs = sl_state_table_open(op->state, op->uid, "strings", 0, err)))
+	/* under TTL, read with the group's result: they live as long as "acc" */
+	if (o->has_str &&
+	    !(o->strs = sl_op_table_open(op, "strings", 0, 0, SL_STATE_TTL_READ_REFRESH, err)))
 		return err->code;
-	if (o->has_retract && !(o->vals = sl_state_table_open(op->state, op->uid, "values", 0, err)))
+	if (o->has_retract &&
+	    !(o->vals = sl_op_table_open(op, "values", 0, 0, SL_STATE_TTL_READ_REFRESH, err)))
 		return err->code;
 	o->out = sl_batch_new(op->nout, op->out_types, 0);
 	o->pre = sl_batch_new(op->nout, op->out_types, 0);

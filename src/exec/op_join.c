@@ -257,7 +257,7 @@ static int join_open(sl_op *op, sl_err *err)
 	join_op *o = (join_op *)op;
 	static const char *names[2] = {"left", "right"};
 	for (int s = 0; s < 2; s++)
-		if (!(o->st[s] = sl_state_table_open(op->state, op->uid, names[s], 0, err)))
+		if (!(o->st[s] = sl_op_table_open(op, names[s], 0, s, 0, err)))
 			return err->code;
 	return sl__joiner_init(&o->j, op, &o->p, err);
 }

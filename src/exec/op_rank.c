@@ -421,7 +421,7 @@ static int rank_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 static int rank_open(sl_op *op, sl_err *err)
 {
 	rank_op *o = (rank_op *)op;
-	if (!(o->topn = sl_state_table_open(op->state, op->uid, "topn", 0, err)))
+	if (!(o->topn = sl_op_table_open(op, "topn", 0, 0, 0, err)))
 		return err->code;
 	o->out = sl_batch_new(op->nout, op->out_types, 0);
 	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));

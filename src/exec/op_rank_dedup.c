@@ -145,7 +145,12 @@ static int row_first(dedup_op *o, const sl_batch *in, int row, sl_err *err)
 		o->base.stats.late_dropped++;
 		return 0;
 	}
-	first_slot *s = sl_state_upsert(o->seen, 0, o->key.p, (uint32_t)o->key.len, NULL);
+	/* under TTL a dropped row only reads: reads do not restart the key's clock */
+	first_slot *s = o->base.state_ttl[0] > 0 ? sl_state_get(o->seen, 0, o->key.p,
+	                                                        (uint32_t)o->key.len) : NULL;
+	if (s && (s->status == 2 || (s->status == 1 && ts >= s->ts)))
+		return 0;
+	s = sl_state_upsert(o->seen, 0, o->key.p, (uint32_t)o->key.len, NULL);
 	if (!s)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if (s->status == 2 || (s->status == 1 && ts >= s->ts))
@@ -208,6 +213,10 @@ static int dedup_row(dedup_op *o, const sl_batch *in, int row, sl_err *err)
 	switch (o->p.mode) {
 	case SL_RANK_DEDUP_PROC_FIRST: {
 		int created;
+		/* under TTL a dropped row only reads: the key expires ttl after its
+		 * first row (Flink's OnCreateAndWrite) */
+		if (o->base.state_ttl[0] > 0 && sl_state_get(o->seen, 0, o->key.p, (uint32_t)o->key.len))
+			return 0;
 		if (!sl_state_upsert(o->seen, 0, o->key.p, (uint32_t)o->key.len, &created))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		if (!created)
@@ -263,16 +272,16 @@ static int dedup_open(sl_op *op, sl_err *err)
 	dedup_op *o = (dedup_op *)op;
 	switch (o->p.mode) {
 	case SL_RANK_DEDUP_PROC_FIRST:
-		o->seen = sl_state_table_open(op->state, op->uid, "seen", 8, err);
+		o->seen = sl_op_table_open(op, "seen", 8, 0, 0, err);
 		break;
 	case SL_RANK_DEDUP_ROW_FIRST:
-		o->seen = sl_state_table_open(op->state, op->uid, "seen", sizeof(first_slot), err);
+		o->seen = sl_op_table_open(op, "seen", sizeof(first_slot), 0, 0, err);
 		o->pend = o->seen ? sl_state_table_open(op->state, op->uid, "pend", 0, err) : NULL;
 		if (!o->pend)
 			return err->code;
 		break;
 	default:
-		o->last = sl_state_table_open(op->state, op->uid, "last", 0, err);
+		o->last = sl_op_table_open(op, "last", 0, 0, 0, err);
 		break;
 	}
 	if (!o->seen && !o->last)

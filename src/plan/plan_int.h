@@ -99,7 +99,29 @@ typedef struct planner {
 	sl_buf *warnings;
 	const char *job;
 	int64_t attempt;
+	int64_t state_ttl;              /* 'table.exec.state.ttl' in micros, 0 = none */
+	const sl_ast_select *ttl_sel;   /* the SELECT being planned (its STATE_TTL hint) */
 } planner;
+
+/* ---- plan_ttl.c: state TTL ---- */
+
+/* Gives op the job's TTL (p->state_ttl) when it is a non-windowed stateful
+ * operator (sl__add_op calls it for every operator). */
+void sl__plan_ttl_default(planner *p, sl_op *op);
+
+/* Checks the STATE_TTL hints of sel (durations, keys naming inputs of its
+ * FROM).  Returns 0 or SL_EPLAN with the error at the argument. */
+int sl__plan_ttl_check(planner *p, const sl_ast_select *sel);
+
+/* Applies the current SELECT's STATE_TTL hint (p->ttl_sel) to the regular
+ * join planned for FROM item f over inputs l and r (per side), and to the
+ * group aggregate r->op of sel. */
+void sl__plan_join_ttl(planner *p, const sl_ast_from *f, const rel *l, const rel *r);
+void sl__plan_agg_ttl(planner *p, const sl_ast_select *sel, rel *r);
+
+/* The EXPLAIN marker of op's state bound ("state=[bounded by TTL 1 h]",
+ * arena string), or NULL for an operator without keyed state. */
+const char *sl__plan_ttl_explain(planner *p, const sl_op *op);
 
 /* ---- bind.c ---- */
 

@@ -42,6 +42,7 @@ int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label)
 		                        rt ? ", rowtime=" : "", rt ? r->cols[r->rowtime].name : "");
 	}
 	op->label = label;
+	sl__plan_ttl_default(p, op);
 	if (sl_graph_add(p->g, op, nin, r->ncols, t, n)) {
 		sl_err_set(p->err, SL_ENOMEM, "out of memory");
 		return SL_ENOMEM;
@@ -92,6 +93,10 @@ static void finish_plan(planner *p, sl_buf *out)
 			sl_buf_printf(out, "#%d %s", i, op->label);
 			if (ins.len)
 				sl_buf_printf(out, " <- %s", sl_buf_cstr(&ins));
+			/* not in the label: ids must not depend on the TTL */
+			const char *st = sl__plan_ttl_explain(p, op);
+			if (st)
+				sl_buf_printf(out, " %s", st);
 			sl_buf_putc(out, '\n');
 		}
 		sl_buf_deinit(&ins);
@@ -539,7 +544,8 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_grap
 	int rc;
 	if ((rc = sl_opts_duration(a->session, "table.exec.emit.allow-lateness", 0,
 	                           &p->default_lateness, err)) ||
-	    (rc = sl_opts_bool(a->session, "table.exec.mini-batch.enabled", 0, &p->mini_batch, err)))
+	    (rc = sl_opts_bool(a->session, "table.exec.mini-batch.enabled", 0, &p->mini_batch, err)) ||
+	    (rc = sl_opts_duration(a->session, "table.exec.state.ttl", 0, &p->state_ttl, err)))
 		return rc;
 	for (int i = 0; i < n; i++)
 		if ((rc = plan_stmt(p, stmts[i])))

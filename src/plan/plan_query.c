@@ -400,7 +400,10 @@ static rel *plan_from(planner *p, const sl_ast_from *f)
 			l = materialize_tvf(p, l);
 		if (rr && l && rr->tvf_in)
 			rr = materialize_tvf(p, rr);
-		if (!l || !rr || !(r = sl__plan_join(p, f, l, rr)) || !alias)
+		if (!l || !rr || !(r = sl__plan_join(p, f, l, rr)))
+			return r;
+		sl__plan_join_ttl(p, f, l, rr);
+		if (!alias)
 			return r;
 		break;
 	}
@@ -1115,7 +1118,20 @@ static rel *materialize_tvf(planner *p, rel *v)
 	return r;
 }
 
+static rel *plan_select_body(planner *p, const sl_ast_select *sel);
+
+/* Plans sel with its STATE_TTL hint current for the joins and the
+ * aggregate it plans (plan_ttl.c). */
 static rel *plan_select(planner *p, const sl_ast_select *sel)
+{
+	const sl_ast_select *outer = p->ttl_sel;
+	p->ttl_sel = sel;
+	rel *r = sl__plan_ttl_check(p, sel) ? NULL : plan_select_body(p, sel);
+	p->ttl_sel = outer;
+	return r;
+}
+
+static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 {
 	if (!sel->from)
 		return sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP,
@@ -1167,6 +1183,7 @@ static rel *plan_select(planner *p, const sl_ast_select *sel)
 		for (int i = 0; i < sel->nhints; i++)
 			if (!strcmp(sel->hints[i].name, "UID") && sel->hints[i].nargs == 1)
 				r->op->uid_hint = sel->hints[i].args[0].value;
+		sl__plan_agg_ttl(p, sel, r);
 	} else if (over && !(r = sl__plan_over_aggs(p, sel, r, &m))) {
 		return NULL;
 	} else if (sel->allowed_lateness || sel->on_late) {

@@ -358,4 +358,34 @@ int sl_state_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer *
  * sl_state_snapshot.  Returns 0 or SL_ESTATE with err set when damaged. */
 int sl_state_restore(sl_state_backend *be, sl_snap_reader *r, sl_err *err);
 
+/* ---- state TTL (state_ttl.c, docs/state.md "State TTL") --------------------- */
+
+/* Flags of sl_state_table_open_ttl. */
+#define SL_STATE_TTL_READ_REFRESH 1 /* get/get_var restart the entry's clock too */
+
+/*
+ * Opens table `name` of operator op_uid like sl_state_table_open, with
+ * entries that expire ttl_us microseconds of processing time (*clock,
+ * read at every call) after their last write (upsert, put_var): an expired
+ * entry is never returned (get/get_var: absent; upsert: a zeroed slot with
+ * *created = 1; scans skip it) and is removed by a periodic sweep.
+ * ttl_us <= 0: the plain table, no TTL.  Otherwise the backend table is
+ * `name~ttl` (values behind a write-time header, kept by snapshots) and
+ * the returned table is a wrapper allocated here and pushed on *chain
+ * (initially NULL), which the caller frees with sl_state_ttl_free_chain
+ * after its last use of the tables; *clock must outlive them.  Reopening
+ * the same table with the same chain returns the same wrapper.  Returns
+ * NULL with err set on failure.
+ */
+sl_state_table *sl_state_table_open_ttl(sl_state_backend *be, const char *op_uid,
+                                        const char *name, uint32_t val_size, int64_t ttl_us,
+                                        const int64_t *clock, int flags,
+                                        sl_state_table **chain, sl_err *err);
+
+/* Frees the TTL wrappers of a chain (not the backend tables).  Safe on NULL. */
+void sl_state_ttl_free_chain(sl_state_table *chain);
+
+/* Entries a TTL table's sweeps removed so far (0 for a table without TTL). */
+uint64_t sl_state_ttl_swept(const sl_state_table *t);
+
 #endif

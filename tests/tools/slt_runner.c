@@ -18,6 +18,10 @@
  *   stats                                         substrings of job stats
  *   snapshot / restore                            sl_snapshot / sl_restore
  *   reset                                         a fresh engine
+ *   proctime <YYYY-MM-DD HH:MM:SS> | + <n> <unit> | wall
+ *                                                 the engine's processing-
+ *                                                 time clock (manual, UTC;
+ *                                                 kept across restore)
  *   skipif <reason>                               skip the next record, or
  *                                                 alone: the case up to reset
  *
@@ -105,6 +109,7 @@ typedef struct runner {
 	size_t snap_len;
 	int passed, failed, skipped;
 	const char *skip_case; /* a standalone skipif: skip up to the next reset */
+	int64_t proc;          /* manual processing time (micros), -1 = wall clock */
 } runner;
 
 /* One record: directive line, body lines, line number of the directive. */
@@ -157,6 +162,8 @@ static int engine_new(runner *r)
 		fprintf(stderr, "slt_runner: cannot open an engine\n");
 		return -1;
 	}
+	if (r->proc >= 0)
+		sl_set_processing_time(r->e, r->proc);
 	return sl_set(r->e, "sluice.poll.format", "text");
 }
 
@@ -172,6 +179,7 @@ static void engine_reset(runner *r)
 	r->nrp = 0;
 	free(r->snap);
 	r->snap = NULL;
+	r->proc = -1;
 	engine_new(r);
 }
 
@@ -451,6 +459,61 @@ static void do_restore(runner *r, const record *rec)
 	poll_rows(r);
 }
 
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
+ * days_from_civil). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* "<n> <unit>" (d, h, min, s, ms) to micros; -1 when malformed. */
+static int64_t parse_span(const char *s)
+{
+	char unit[8] = "";
+	double n;
+	if (sscanf(s, " %lf %7s", &n, unit) < 1 || n < 0)
+		return -1;
+	static const struct { const char *u; double us; } units[] = {
+		{"d", 86400e6}, {"h", 3600e6}, {"min", 60e6}, {"s", 1e6}, {"ms", 1e3}};
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(unit, units[i].u))
+			return (int64_t)(n * units[i].us + 0.5);
+	return -1;
+}
+
+/* proctime 2026-08-01 10:00:00[.fff] | proctime + 1 h | proctime wall */
+static void do_proctime(runner *r, const record *rec, const char *a)
+{
+	int y, mo, d, h, mi;
+	double sec;
+	int64_t t = -1;
+	if (!strcmp(a, "wall")) {
+		r->proc = -1;
+		sl_set_processing_time(r->e, -1);
+		return;
+	}
+	if (*a == '+') {
+		int64_t span = parse_span(a + 1);
+		if (span >= 0 && r->proc >= 0)
+			t = r->proc + span;
+	} else if (sscanf(a, "%d-%d-%d %d:%d:%lf", &y, &mo, &d, &h, &mi, &sec) == 6) {
+		t = (days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60) * 1000000 +
+		    (int64_t)(sec * 1e6 + 0.5);
+	}
+	if (t < 0) {
+		fail(r, rec->line, "proctime: expected 'YYYY-MM-DD HH:MM:SS', '+ <n> <d|h|min|s|ms>' "
+		     "(after a time was set) or 'wall', got '%s'", a);
+		return;
+	}
+	r->proc = t;
+	sl_set_processing_time(r->e, t);
+}
+
 /* ---- file reading and dispatch ------------------------------------------- */
 
 static void run_record(runner *r, const record *rec)
@@ -492,6 +555,8 @@ static void run_record(runner *r, const record *rec)
 		do_restore(r, rec);
 	else if (after_word(h, "reset"))
 		engine_reset(r);
+	else if ((a = after_word(h, "proctime")))
+		do_proctime(r, rec, a);
 	else
 		fail(r, rec->line, "unknown directive '%s'", h);
 }
@@ -555,6 +620,7 @@ static int run_file(const char *path, int *tp, int *tf, int *ts)
 {
 	runner r = {0};
 	r.file = path;
+	r.proc = -1;
 	char *text = read_all(path);
 	if (!text) {
 		printf("FAIL %s: cannot read the file\n", path);

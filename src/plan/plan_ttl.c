@@ -1,0 +1,210 @@
+/*
+ * plan_ttl.c - state TTL in the planner: which operators 'table.exec.state.ttl'
+ * bounds, the STATE_TTL query hint, and the EXPLAIN marker of every
+ * stateful operator's state bound.
+ *
+ * Flink's rules (docs/state.md "State TTL"): the option gives every
+ * non-windowed stateful operator of the job (group aggregate, regular join,
+ * deduplication, Top-N, ChangelogNormalize) a TTL; operators whose state the
+ * watermark frees (window aggregates, interval and window joins, window
+ * Top-N) ignore it, and so do OVER aggregates and event-time temporal joins
+ * here.  A STATE_TTL('name' = '1h', ...) hint after SELECT overrides it for
+ * the regular joins of that SELECT's FROM (per side: a key names the
+ * table, view or alias of a join's input) and for its group aggregate (a
+ * key names its one input); '0' means no TTL.  A key naming no input of
+ * the SELECT's FROM is a planning error.
+ *
+ * The TTL is stored in sl_op.state_ttl ([0] the state or a join's left
+ * side, [1] a join's right side); the operators pass it when opening their
+ * tables (sl_op_table_open).  The EXPLAIN marker is printed after an
+ * operator's inputs and is not part of its label, so operator ids (hashes
+ * of labels) do not change with the TTL and checkpoints keep restoring.
+ *
+ * Planning runs on the caller's thread; nothing here is shared.
+ */
+#include "plan_int.h"
+#include "sluice.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* How an operator's state is bounded. */
+enum { ST_NONE, ST_TTL, ST_WATERMARK, ST_OVER, ST_TEMPORAL };
+
+static int state_kind(const sl_op *op)
+{
+	static const char *ttl[] = {"GroupAggregate", "Join", "Rank", "Deduplicate",
+	                            "ChangelogNormalize"};
+	static const char *wm[] = {"WindowAggregate", "SessionWindowAggregate", "IntervalJoin",
+	                           "WindowJoin", "WindowRank"};
+	const char *n = op->vt->name;
+	for (size_t i = 0; i < sizeof(ttl) / sizeof(ttl[0]); i++)
+		if (!strcmp(n, ttl[i]))
+			return ST_TTL;
+	for (size_t i = 0; i < sizeof(wm) / sizeof(wm[0]); i++)
+		if (!strcmp(n, wm[i]))
+			return ST_WATERMARK;
+	if (!strcmp(n, "OverAggregate"))
+		return ST_OVER;
+	if (!strcmp(n, "TemporalJoin"))
+		return ST_TEMPORAL;
+	return ST_NONE;
+}
+
+void sl__plan_ttl_default(planner *p, sl_op *op)
+{
+	if (state_kind(op) == ST_TTL)
+		op->state_ttl[0] = op->state_ttl[1] = p->state_ttl;
+}
+
+/* "1 h", "90 s", "1500 ms": the largest unit that divides the TTL. */
+static const char *ttl_text(planner *p, int64_t us)
+{
+	static const struct { int64_t us; const char *u; } units[] = {
+		{86400000000LL, "d"}, {3600000000LL, "h"}, {60000000LL, "min"},
+		{1000000LL, "s"}, {1000LL, "ms"}, {1, "us"}};
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (us % units[i].us == 0)
+			return sl_arena_printf(p->a, "%lld %s", (long long)(us / units[i].us), units[i].u);
+	return "";
+}
+
+static const char *bound_text(planner *p, int64_t us)
+{
+	return us > 0 ? sl_arena_printf(p->a, "bounded by TTL %s", ttl_text(p, us))
+	              : "unbounded: no TTL";
+}
+
+const char *sl__plan_ttl_explain(planner *p, const sl_op *op)
+{
+	switch (state_kind(op)) {
+	case ST_TTL:
+		if (!strcmp(op->vt->name, "Join") && op->state_ttl[0] != op->state_ttl[1])
+			return sl_arena_printf(p->a, "state=[left %s, right %s]",
+			                       bound_text(p, op->state_ttl[0]),
+			                       bound_text(p, op->state_ttl[1]));
+		return sl_arena_printf(p->a, "state=[%s]", bound_text(p, op->state_ttl[0]));
+	case ST_WATERMARK:
+		return "state=[bounded by watermark]";
+	case ST_OVER:
+		return "state=[unbounded: per partition, OVER ignores TTL]";
+	case ST_TEMPORAL:
+		return "state=[probes bounded by watermark, versions unbounded: latest per key, "
+		       "temporal joins ignore TTL]";
+	}
+	return NULL;
+}
+
+/* ---- the STATE_TTL hint ------------------------------------------------------ */
+
+/* The name a hint key matches for a FROM item: its alias, else a table's
+ * (or view's) name; NULL for an unnamed item (a join, an unaliased
+ * subquery). */
+static const char *from_name(const sl_ast_from *f)
+{
+	if (f->alias)
+		return f->alias->name;
+	if (f->kind == SL_AF_TABLE)
+		return sl_ast_name_last(&f->u.table.name);
+	return NULL;
+}
+
+static int names_input(const sl_ast_from *f, const char *key)
+{
+	const char *n = from_name(f);
+	if (n && !strcmp(n, key))
+		return 1;
+	if (f->kind == SL_AF_JOIN && !f->alias)
+		return names_input(f->u.join.left, key) || names_input(f->u.join.right, key);
+	return 0;
+}
+
+/* The TTL the current SELECT's hint gives input f: 1 and *us when a key
+ * names it, 0 when none does. */
+static int hint_ttl(planner *p, const sl_ast_from *f, int64_t *us)
+{
+	const sl_ast_select *sel = p->ttl_sel;
+	const char *n = from_name(f);
+	if (!sel || !n)
+		return 0;
+	for (int i = 0; i < sel->nhints; i++) {
+		const sl_ast_hint *h = &sel->hints[i];
+		if (strcmp(h->name, "STATE_TTL"))
+			continue;
+		for (int k = 0; k < h->nargs; k++)
+			if (h->args[k].key && !strcmp(h->args[k].key, n) &&
+			    !sl_parse_duration(h->args[k].value, us))
+				return 1;
+	}
+	return 0;
+}
+
+int sl__plan_ttl_check(planner *p, const sl_ast_select *sel)
+{
+	for (int i = 0; i < sel->nhints; i++) {
+		const sl_ast_hint *h = &sel->hints[i];
+		if (strcmp(h->name, "STATE_TTL"))
+			continue;
+		if (!h->nargs) {
+			sl__plan_error(p, h->line, h->col, SL_EPLAN,
+			               "STATE_TTL hint needs 'input' = 'ttl' arguments");
+			return SL_EPLAN;
+		}
+		for (int k = 0; k < h->nargs; k++) {
+			const sl_ast_option *a = &h->args[k];
+			int64_t us;
+			if (!a->key) {
+				sl__plan_error(p, a->line, a->col, SL_EPLAN,
+				               "STATE_TTL hint arguments are 'input' = 'ttl' pairs");
+				return SL_EPLAN;
+			}
+			if (sl_parse_duration(a->value, &us)) {
+				sl__plan_error(p, a->line, a->col, SL_EPLAN,
+				               "STATE_TTL hint: '%s' is not a duration (e.g. '1h', '30 min', "
+				               "'0' for no TTL)", a->value);
+				return SL_EPLAN;
+			}
+			if (!sel->from || !names_input(sel->from, a->key)) {
+				sl__plan_error(p, a->line, a->col, SL_EPLAN,
+				               "STATE_TTL hint: '%s' names no input table, view or alias of "
+				               "this SELECT's FROM", a->key);
+				return SL_EPLAN;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The regular-join operator fed by l (input 0) and r (input 1), or NULL. */
+static sl_op *join_of(const rel *l, const rel *r)
+{
+	for (int e = 0; l->op && e < l->op->nedges; e++) {
+		sl_op *to = l->op->edges[e].to;
+		if (l->op->edges[e].input != 0 || strcmp(to->vt->name, "Join"))
+			continue;
+		for (int k = 0; r->op && k < r->op->nedges; k++)
+			if (r->op->edges[k].to == to && r->op->edges[k].input == 1)
+				return to;
+	}
+	return NULL;
+}
+
+void sl__plan_join_ttl(planner *p, const sl_ast_from *f, const rel *l, const rel *r)
+{
+	sl_op *op = join_of(l, r);
+	int64_t us;
+	if (!op)
+		return;
+	if (hint_ttl(p, f->u.join.left, &us))
+		op->state_ttl[0] = us;
+	if (hint_ttl(p, f->u.join.right, &us))
+		op->state_ttl[1] = us;
+}
+
+void sl__plan_agg_ttl(planner *p, const sl_ast_select *sel, rel *r)
+{
+	int64_t us;
+	if (r->op && !strcmp(r->op->vt->name, "GroupAggregate") && sel->from &&
+	    hint_ttl(p, sel->from, &us))
+		r->op->state_ttl[0] = r->op->state_ttl[1] = us;
+}

@@ -190,6 +190,11 @@ sl_encoder *sl__conn_encoder(const sl_conn_args *a, const char *def, sl_err *err
 	return e;
 }
 
+/* conn_fs_lookup.c: the lookup method, and the check of the 'lookup.*'
+ * options (so a table declared for lookups can be scanned too). */
+extern const sl_lookup_vtab sl__fs_lookup_vtab;
+int sl__fs_lookup_options(const sl_conn_args *a, sl_err *err);
+
 static int fss_open(sl_source *s, const sl_conn_args *a, sl_err *err)
 {
 	fs_source *f = (fs_source *)s;
@@ -200,6 +205,9 @@ static int fss_open(sl_source *s, const sl_conn_args *a, sl_err *err)
 		return sl_err_set(err, SL_EINVAL, "source '%s': option 'path' is required", a->table);
 	if (!(f->path = strdup(path)))
 		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", a->table);
+	int rc = sl__fs_lookup_options(a, err); /* the table may also serve lookups */
+	if (rc)
+		return rc;
 	if (!(f->dec = sl__conn_decoder(a, NULL, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	f->base.dec = f->dec;
@@ -429,7 +437,6 @@ static void fss_close(sl_source *s)
 }
 
 /* The 'filesystem' source method table. */
-extern const sl_lookup_vtab sl__fs_lookup_vtab; /* conn_fs_lookup.c */
 
 const sl_source_vtab sl_filesystem_source_vtab = {
 	.name = "filesystem",

@@ -127,6 +127,20 @@ static int read_options(fs_lookup *f, const sl_opts *o, sl_err *err)
 	return 0;
 }
 
+/*
+ * Reads and checks the 'lookup.*' options of filesystem table a (as a
+ * lookup would), so that they count as read when the table is scanned:
+ * the filesystem source calls it from its open.  Returns 0 or SL_EINVAL
+ * with err set for a value a lookup would refuse.
+ */
+int sl__fs_lookup_options(const sl_conn_args *a, sl_err *err)
+{
+	fs_lookup f;
+	memset(&f, 0, sizeof(f));
+	f.base.table = a->table;
+	return read_options(&f, a->opts, err);
+}
+
 static int fsl_open(sl_lookup *l, const sl_conn_args *a, const int *keys, int nkeys,
                     sl_err *err)
 {

@@ -4,7 +4,8 @@
  * times (a hit, rows of one key in file order, a miss, NULL keys left out;
  * 'lookup.cache' = 'NONE' reading the file again only when it changed,
  * 'FULL' reading it once, or again after the periodic interval in
- * FIXED_DELAY and FIXED_RATE mode), and the operator (op_lookup_join.c)
+ * FIXED_DELAY and FIXED_RATE mode; refused options; the table still
+ * readable as a scan source with them), and the operator (op_lookup_join.c)
  * driven through its method table: INNER and LEFT (miss, NULL key, a
  * residual), the probe's kind and W_before kept, and a snapshot/restore in
  * the middle of the stream whose output equals an uninterrupted run's, on
@@ -216,6 +217,31 @@ static void test_fs_lookup_refused(void **st)
 	}
 }
 
+/* A table declared for lookups can be scanned: the source checks the
+ * lookup options and reads the rows; it refuses what a lookup refuses. */
+static void test_fs_scan_with_lookup_options(void **st)
+{
+	write_file(rows_v1);
+	table t;
+	table_init(&t, (const char *const[]){"lookup.cache", "FULL",
+	                                     "lookup.full-cache.periodic-reload.interval", "1 min",
+	                                     NULL});
+	sl_source *s = sl_source_new(sl_source_find("filesystem"), &t.args, &t.err);
+	assert_non_null(s);
+	sl_opts_get(&t.opts, "connector"); /* read by the planner */
+	assert_null(sl_opts_unused(&t.opts));
+	sl_type types[3] = {t.fields[0].type, t.fields[1].type, t.fields[2].type};
+	sl_batch *b = sl_batch_new(3, types, 16);
+	assert_int_equal(s->vt->read(s, b, &t.err), 4);
+	sl_batch_free(b);
+	sl_source_free(s);
+	sl_arena_deinit(&t.arena);
+	table_init(&t, (const char *const[]){"lookup.cache", "PARTIAL", NULL});
+	assert_null(sl_source_new(sl_source_find("filesystem"), &t.args, &t.err));
+	assert_non_null(strstr(t.err.msg, "'PARTIAL' is not supported"));
+	sl_arena_deinit(&t.arena);
+}
+
 /* ---- the operator ------------------------------------------------------------ */
 
 typedef struct capture_op {
@@ -398,6 +424,7 @@ static void run_all(void)
 		cmocka_unit_test(test_fs_lookup_none),
 		cmocka_unit_test(test_fs_lookup_full),
 		cmocka_unit_test(test_fs_lookup_refused),
+		cmocka_unit_test(test_fs_scan_with_lookup_options),
 		cmocka_unit_test(test_op_inner_left),
 		cmocka_unit_test(test_op_snapshot_restore),
 	};

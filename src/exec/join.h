@@ -50,7 +50,8 @@ typedef struct sl_join_plan {
 
 /* Regular join (op_join.c): inputs may be updating; the output is updating
  * unless it is an inner join of two append-only inputs.  State is kept
- * forever (no state TTL yet). */
+ * until retracted or, with a state TTL (sl_op.state_ttl per side), until a
+ * join key's rows of a side were not written for the TTL. */
 sl_op *sl_op_join_new(const sl_join_plan *p, sl_err *err);
 
 /* Interval join (op_interval_join.c): append-only inputs, append-only

@@ -217,6 +217,24 @@ static void test_explain(void **st)
 	                               "window_end", &text), 0);
 	assert_non_null(strstr(text, "state=[bounded by watermark]"));
 	assert_null(strstr(text, "TTL"));
+	/* cascaded joins: each key goes to the join whose input it names; the
+	 * second join's left input (the first join) keeps the option's TTL */
+	assert_int_equal(sl_exec(e, "CREATE TABLE c (cid INT) WITH ('connector' = 'push');"
+	                            "CREATE VIEW v AS SELECT oid, st FROM s WHERE oid > 0;"), 0);
+	assert_int_equal(sl_explain(e, "SELECT /*+ STATE_TTL('o' = '1h', 'v' = '2h', "
+	                               "'c' = '3h') */ o.id FROM o JOIN v ON o.id = v.oid "
+	                               "JOIN c ON o.id = c.cid", &text), 0);
+	assert_non_null(strstr(text, "state=[left bounded by TTL 1 h, right bounded by TTL 2 h]"));
+	assert_non_null(strstr(text, "state=[left bounded by TTL 90 min, right bounded by TTL 3 h]"));
+	/* a key naming an input of no join or aggregate of this SELECT: error */
+	assert_int_equal(sl_explain(e, "SELECT /*+ STATE_TTL('zz' = '1h') */ * FROM o JOIN s "
+	                               "ON o.id = s.oid", &text), SL_EPLAN);
+	assert_non_null(strstr(sl_errmsg(e), "'zz' names no input"));
+	/* Top-N and dedup take the option (the hint is for joins and aggregates) */
+	assert_int_equal(sl_explain(e, "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "
+	                               "oid ORDER BY st) AS rn FROM s) WHERE rn <= 2", &text), 0);
+	assert_non_null(strstr(text, "Rank"));
+	assert_non_null(strstr(text, "state=[bounded by TTL 90 min]"));
 	sl_engine_close(e);
 }
 

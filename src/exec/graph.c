@@ -335,6 +335,47 @@ static int restore_op(sl_graph *g, sl_snap_reader *r, sl_buf *lost, sl_err *err)
 	return op->vt->restore(op, &sr, err);
 }
 
+/*
+ * A state TTL is part of a table's layout (state_ttl.c: the backend table
+ * `name~ttl`, values behind a write time): state written with a TTL cannot
+ * be read by a job without one on that table, nor the reverse; Flink
+ * refuses such a restore too.  Checks the table names of the snapshot's
+ * state records (r: a copy of the reader, positioned at them) against the
+ * tables the job's operators opened with a TTL.  Returns 0, or SL_ESTATE
+ * naming the operator and the table.
+ */
+static int check_ttl_layout(sl_graph *g, sl_snap_reader r, sl_err *err)
+{
+	char name[256];
+	uint32_t vs;
+	int64_t count;
+	int rc;
+	while ((rc = sl_snap_get_table(&r, name, &vs, &count, err)) == 1) {
+		for (int64_t i = 0; i < count; i++) {
+			int64_t ns;
+			const void *k, *v;
+			size_t kl, vl;
+			if ((rc = sl_snap_get_entry(&r, name, vs, &ns, &k, &kl, &v, &vl, err)))
+				return rc;
+		}
+		const char *slash = strchr(name, '/');
+		sl_op *op = slash ? op_by_uid(g, name, (size_t)(slash - name)) : NULL;
+		if (!op)
+			continue;
+		const char *t = slash + 1;
+		size_t tl = strlen(t);
+		int ttl = tl > 4 && !strcmp(t + tl - 4, "~ttl");
+		if (ttl == sl_state_ttl_chain_has(op->ttl_chain, t, ttl ? tl - 4 : tl))
+			continue;
+		return sl_err_set(err, SL_ESTATE, "operator #%d %s: its state '%.*s' was written %s a "
+		                  "state TTL and the job has %s ('table.exec.state.ttl', STATE_TTL "
+		                  "hint); restore with a TTL set as before (its value may change)",
+		                  op->id, op->vt->name, (int)(ttl ? tl - 4 : tl), t,
+		                  ttl ? "with" : "without", ttl ? "none" : "one");
+	}
+	return rc < 0 ? rc : 0;
+}
+
 /* The previous format: the same operators in the same order. */
 static int restore_v1(sl_graph *g, sl_snap_reader *r, sl_err *err)
 {
@@ -367,7 +408,8 @@ static int restore_v1(sl_graph *g, sl_snap_reader *r, sl_err *err)
 				return rc;
 		}
 	}
-	return sl_state_restore(g->state, r, err);
+	int rc = check_ttl_layout(g, *r, err);
+	return rc ? rc : sl_state_restore(g->state, r, err);
 }
 
 int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err)
@@ -388,6 +430,8 @@ int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err)
 		                "longer has: %s (start with --allow-non-restored-state to drop it)",
 		                sl_buf_cstr(&lost));
 	sl_buf_deinit(&lost);
+	if (!rc)
+		rc = check_ttl_layout(g, *r, err);
 	if (!rc)
 		rc = sl_state_restore(g->state, r, err);
 	return rc;

@@ -382,6 +382,9 @@ sl_state_table *sl_state_table_open_ttl(sl_state_backend *be, const char *op_uid
                                         const int64_t *clock, int flags,
                                         sl_state_table **chain, sl_err *err);
 
+/* 1 when the chain wraps table `name` (len bytes, without "~ttl"), else 0. */
+int sl_state_ttl_chain_has(const sl_state_table *chain, const char *name, size_t len);
+
 /* Frees the TTL wrappers of a chain (not the backend tables).  Safe on NULL. */
 void sl_state_ttl_free_chain(sl_state_table *chain);
 

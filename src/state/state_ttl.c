@@ -63,6 +63,7 @@ typedef struct ttl_table {
 	sl_buf scratch;        /* put_var copies, refreshed get_var values */
 	sl_buf dead;           /* (ns, klen, key) of expired entries found by a sweep */
 	struct ttl_table *next;/* the owner's chain */
+	char name[128];        /* the caller's table name (without ~ttl) */
 } ttl_table;
 
 static int64_t stamp(const void *v)
@@ -320,6 +321,7 @@ sl_state_table *sl_state_table_open_ttl(sl_state_backend *be, const char *op_uid
 	t->ttl = ttl_us;
 	t->now = clock;
 	t->flags = flags;
+	snprintf(t->name, sizeof(t->name), "%s", name);
 	sl_buf_init(&t->scratch);
 	sl_buf_init(&t->dead);
 	t->next = (ttl_table *)*chain;
@@ -332,6 +334,14 @@ uint64_t sl_state_ttl_swept(const sl_state_table *tab)
 	if (sl__tab_vt(tab) != &ttl_vt)
 		return 0;
 	return ((const ttl_table *)tab)->swept;
+}
+
+int sl_state_ttl_chain_has(const sl_state_table *chain, const char *name, size_t len)
+{
+	for (const ttl_table *t = (const ttl_table *)chain; t; t = t->next)
+		if (strlen(t->name) == len && !memcmp(t->name, name, len))
+			return 1;
+	return 0;
 }
 
 void sl_state_ttl_free_chain(sl_state_table *chain)

@@ -238,6 +238,62 @@ static void test_explain(void **st)
 	sl_engine_close(e);
 }
 
+/* A job with ttl (NULL: none) over a GROUP BY and a join, one row each. */
+static sl_engine *ttl_job(const char *ttl, void *snap, size_t len)
+{
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	if (ttl)
+		assert_int_equal(sl_set(e, "table.exec.state.ttl", ttl), 0);
+	sl_set_processing_time(e, 10 * HOUR);
+	assert_int_equal(sl_exec(e,
+		"CREATE TABLE a (k INT, n INT) WITH ('connector' = 'push');"
+		"CREATE TABLE b (k INT) WITH ('connector' = 'push');"
+		"CREATE TABLE o1 (k INT, c BIGINT) WITH ('connector' = 'push');"
+		"CREATE TABLE o2 (k INT, n INT) WITH ('connector' = 'push');"
+		"INSERT INTO o1 SELECT k, COUNT(*) FROM a GROUP BY k;"
+		"INSERT INTO o2 SELECT a.k, a.n FROM a JOIN b ON a.k = b.k;"), 0);
+	if (snap) {
+		int rc = sl_restore(e, snap, len);
+		if (rc) {
+			assert_int_equal(rc, SL_ESTATE);
+			return e;
+		}
+	}
+	assert_int_equal(sl_push_json(e, "a", "{\"k\": 1, \"n\": 2}", 16), 0);
+	return e;
+}
+
+/* A TTL is part of the state's layout: switching it on or off across a
+ * restore is refused (as Flink); changing its value is not. */
+static void test_restore_ttl_switch(void **st)
+{
+	(void)st;
+	void *with, *without;
+	size_t wl, nl;
+	sl_engine *e = ttl_job("1 h", NULL, 0);
+	assert_int_equal(sl_snapshot(e, &with, &wl), 0);
+	sl_engine_close(e);
+	e = ttl_job(NULL, NULL, 0);
+	assert_int_equal(sl_snapshot(e, &without, &nl), 0);
+	sl_engine_close(e);
+
+	e = ttl_job(NULL, with, wl);
+	assert_non_null(strstr(sl_errmsg(e), "was written with a state TTL and the job has none"));
+	sl_engine_close(e);
+	e = ttl_job("1 h", without, nl);
+	assert_non_null(strstr(sl_errmsg(e), "was written without a state TTL and the job has one"));
+	sl_engine_close(e);
+	e = ttl_job("2 h", with, wl); /* another value: restores */
+	assert_string_equal(sl_errmsg(e), "");
+	sl_engine_close(e);
+	e = ttl_job(NULL, without, nl);
+	assert_string_equal(sl_errmsg(e), "");
+	sl_engine_close(e);
+	free(with);
+	free(without);
+}
+
 static int set_backend(void **st)
 {
 	g_type = *st ? (const char *)*st : "hashmap";
@@ -258,6 +314,7 @@ int main(void)
 		SHARED(test_read_refresh, "hashmap"),
 		SHARED(test_read_refresh, "rocksdb"),
 		cmocka_unit_test(test_explain),
+		cmocka_unit_test(test_restore_ttl_switch),
 	};
 	return cmocka_run_group_tests_name("state_ttl", tests, NULL, NULL);
 }

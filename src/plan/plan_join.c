@@ -1,5 +1,6 @@
 /*
- * plan_join.c - plans JOIN ... ON: regular, interval and window joins.
+ * plan_join.c - plans JOIN ... ON: regular, interval, window, temporal and
+ * lookup joins.
  *
  * The ON condition is bound against the concatenation of both sides'
  * columns (left then right, each keeping its qualifier, so L.x and R.x
@@ -25,6 +26,16 @@
  * Changelog kinds: a regular join is append-only only when it is an inner
  * join of two append-only inputs; interval and window joins need
  * append-only inputs and produce append-only output.
+ *
+ * JOIN t FOR SYSTEM_TIME AS OF x (sl__plan_as_of_join, called by
+ * plan_query.c before the right side is planned): x is the left side's
+ * rowtime -> an event-time temporal join against t, a table with a PRIMARY
+ * KEY and a WATERMARK or a deduplicating ROW_NUMBER view (its PARTITION BY
+ * columns are the key), whose key columns must all be in ON equalities;
+ * x is the left side's PROCTIME() column -> a lookup join against t, a
+ * table whose connector has a lookup method (conn.h), by the ON
+ * equalities.  Both INNER or LEFT over an append-only left side, with
+ * append-only output keeping the left time attributes.
  */
 #include "plan_join.h"
 #include "../exec/join.h"
@@ -33,6 +44,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 /* The split ON condition. */
 typedef struct join_cond {
@@ -682,6 +694,112 @@ static rel *add_as_of_op(planner *p, const sl_ast_from *f, sl_op *op, rel *j, co
 	return j;
 }
 
+/* The query of view or WITH query `name` (NULL when it has a column list). */
+static const sl_ast_query *named_query(planner *p, const char *name)
+{
+	for (int i = p->nctes - 1; i >= 0; i--)
+		if (strcmp(p->ctes[i].name, name) == 0)
+			return p->ctes[i].cte->ncols ? NULL : p->ctes[i].cte->query;
+	const sl_view_def *v = sl_catalog_view(p->cat, name);
+	return v && !v->ncols ? v->query : NULL;
+}
+
+static const char *ast_col_name(const sl_ast_expr *e)
+{
+	return e && e->kind == SL_AX_COLUMN ? e->u.name.parts[e->u.name.n - 1].name : NULL;
+}
+
+/*
+ * A deduplicating view as a versioned table (Flink's versioned view):
+ *   SELECT ... FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k..
+ *                    ORDER BY ts DESC) AS rn FROM t) WHERE rn = 1
+ * with ts the rowtime of table t.  Sets the PARTITION BY column names and
+ * the ORDER BY column's; 0 when q is not of that shape.
+ */
+static int dedup_view(planner *p, const sl_ast_query *q, const char ***keys, int *nkeys,
+                      const char **tcol)
+{
+	if (!q || q->kind != SL_AQ_SELECT || !sl__is_rank_query(q->select))
+		return 0;
+	const sl_ast_select *outer = q->select, *in = outer->from->u.sub.query->select;
+	const sl_ast_window *w = NULL;
+	const char *rn = NULL;
+	for (int i = 0; i < in->nitems; i++) {
+		const sl_ast_expr *e = in->items[i].expr;
+		if (e->kind == SL_AX_CALL && e->u.call.over && !strcmp(e->u.call.fname, "ROW_NUMBER")) {
+			w = e->u.call.over;
+			rn = in->items[i].alias ? in->items[i].alias->name : NULL;
+		}
+	}
+	const sl_ast_expr *c = outer->where;
+	if (!w || !rn || w->npartition < 1 || w->norder != 1 || !w->order[0].desc ||
+	    !ast_col_name(w->order[0].expr) || !c || c->kind != SL_AX_BINARY ||
+	    c->u.op.op != SL_AOP_EQ || !ast_col_name(c->u.op.a) ||
+	    strcasecmp(ast_col_name(c->u.op.a), rn) || c->u.op.b->kind != SL_AX_LITERAL ||
+	    c->u.op.b->u.lit.kind != SL_AL_INTEGER || strcmp(c->u.op.b->u.lit.text, "1") ||
+	    !in->from || in->from->kind != SL_AF_TABLE || in->from->u.table.as_of)
+		return 0;
+	const sl_table_def *t = sl_catalog_table(p->cat, sl_ast_name_last(&in->from->u.table.name));
+	*tcol = ast_col_name(w->order[0].expr);
+	if (!t || !t->watermark || strcasecmp(t->cols[t->rowtime].name, *tcol))
+		return 0;
+	*keys = sl_arena_alloc(p->a, sizeof(char *) * (size_t)w->npartition);
+	for (int i = 0; i < w->npartition; i++)
+		if (!((*keys)[i] = ast_col_name(w->partition[i])))
+			return 0;
+	*nkeys = w->npartition;
+	return 1;
+}
+
+/* The column of r named `name` (case-insensitive), or -1. */
+static int col_named(const rel *r, const char *name)
+{
+	for (int i = 0; i < r->ncols; i++)
+		if (!strcasecmp(r->cols[i].name, name))
+			return i;
+	return -1;
+}
+
+/* Plans the deduplicating view rf as a versioned table: r (a copy whose
+ * rowtime is the ORDER BY column) and its key columns (*pk).  NULL with
+ * p->err set. */
+static rel *versioned_view(planner *p, const sl_ast_from *rf, sl_plan_side_fn plan_right,
+                           int **pk, int *npk)
+{
+	const char *name = sl_ast_name_last(&rf->u.table.name), **keys, *tcol;
+	int nkeys;
+	if (!dedup_view(p, named_query(p, name), &keys, &nkeys, &tcol))
+		return sl__plan_error(p, rf->line, rf->col, SL_ENOTSUP,
+		                      "a temporal join over the view or query '%s' needs it to be a "
+		                      "deduplicating view (SELECT ... FROM (SELECT *, ROW_NUMBER() OVER "
+		                      "(PARTITION BY key ORDER BY rowtime DESC) AS rn FROM t) WHERE rn = "
+		                      "1, without a column list); other views are not supported", name);
+	rel *r = plan_right(p, rf);
+	if (!r)
+		return NULL;
+	*pk = sl_arena_alloc(p->a, sizeof(int) * (size_t)nkeys);
+	for (int i = 0; i < nkeys; i++)
+		if (((*pk)[i] = col_named(r, keys[i])) < 0)
+			return sl__plan_error(p, rf->line, rf->col, SL_EPLAN,
+			                      "the deduplicating view '%s' must keep its PARTITION BY column "
+			                      "'%s' (its key) in its SELECT list", name, keys[i]);
+	int t = col_named(r, tcol);
+	if (t < 0)
+		return sl__plan_error(p, rf->line, rf->col, SL_EPLAN,
+		                      "the deduplicating view '%s' must keep its ORDER BY column '%s' "
+		                      "(its rowtime) in its SELECT list", name, tcol);
+	rel *v = sl__rel_new(p, r->ncols);
+	if (!v)
+		return NULL;
+	memcpy(v->cols, r->cols, sizeof(rcol) * (size_t)r->ncols);
+	v->op = r->op;
+	v->updating = r->updating;
+	v->upd_op = r->upd_op;
+	v->rowtime = t;
+	*npk = nkeys;
+	return v;
+}
+
 /* The event-time temporal join of l with versioned table rf. */
 static rel *temporal_join(planner *p, const sl_ast_from *f, sl_join_kind kind, rel *l,
                           sl_plan_side_fn plan_right)
@@ -692,19 +810,22 @@ static rel *temporal_join(planner *p, const sl_ast_from *f, sl_join_kind kind, r
 		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
 		                      "a temporal join needs an append-only left (probe) input, but "
 		                      "%s makes it updating", l->upd_op);
-	if (is_query_name(p, name))
-		return sl__plan_error(p, rf->line, rf->col, SL_ENOTSUP,
-		                      "a temporal join over the view or query '%s' is not supported "
-		                      "yet: the versioned side must be a table with a PRIMARY KEY and "
-		                      "a WATERMARK", name);
-	const sl_table_def *td = sl_catalog_table(p->cat, name);
-	rel *r = plan_right(p, rf);
-	if (!r)
-		return NULL;
-	if (!td || td->npk == 0)
-		return sl__plan_error(p, rf->line, rf->col, SL_EPLAN,
-		                      "a temporal join needs a versioned table: '%s' has no PRIMARY "
-		                      "KEY (declare PRIMARY KEY (...) NOT ENFORCED)", name);
+	int *pk = NULL, npk = 0;
+	rel *r;
+	if (is_query_name(p, name)) {
+		if (!(r = versioned_view(p, rf, plan_right, &pk, &npk)))
+			return NULL;
+	} else {
+		const sl_table_def *td = sl_catalog_table(p->cat, name);
+		if (!(r = plan_right(p, rf)))
+			return NULL;
+		if (!td || td->npk == 0)
+			return sl__plan_error(p, rf->line, rf->col, SL_EPLAN,
+			                      "a temporal join needs a versioned table: '%s' has no "
+			                      "PRIMARY KEY (declare PRIMARY KEY (...) NOT ENFORCED)", name);
+		pk = td->pk;
+		npk = td->npk;
+	}
 	if (r->rowtime < 0)
 		return sl__plan_error(p, rf->line, rf->col, SL_EPLAN,
 		                      "a temporal join needs a versioned table: '%s' has no rowtime "
@@ -715,7 +836,7 @@ static rel *temporal_join(planner *p, const sl_ast_from *f, sl_join_kind kind, r
 		                      name);
 	rel *j = joined_rel(p, l, r);
 	join_cond c;
-	if (!j || as_of_cond(p, f, j, l, r, &c) || keys_on_pk(p, f, &c, l, r, td->pk, td->npk))
+	if (!j || as_of_cond(p, f, j, l, r, &c) || keys_on_pk(p, f, &c, l, r, pk, npk))
 		return NULL;
 	sl_join_plan jp;
 	fill_plan(p, &jp, kind, &c, l, r);

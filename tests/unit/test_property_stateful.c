@@ -20,9 +20,13 @@
  * interleaved at random (one chunking per seed, the same at every batch
  * size), then each table ended with sl_push_end (the +infinity watermark
  * flushes what waits for time: interval-join padding, window joins,
- * keep-first dedup, OVER rows).  For two of the seeds the query also runs
- * on the RocksDB state backend at batch size 7.  Besides the oracle, the
- * multiset of changes (kind and row) must be the same in every run.
+ * keep-first dedup, OVER rows).  Each seed also runs at batch size 7 with
+ * a snapshot after a push chunk chosen by the seed, the engine closed and
+ * the job restored into a fresh one (sl_snapshot / sl_restore) before the
+ * rest is pushed; two seeds run that on the RocksDB backend too, and once
+ * with 'table.exec.mini-batch.enabled'.  Besides the oracle, the multiset
+ * of changes (kind and row) must be the same in every run of a seed but the
+ * mini-batch one (which folds changes by design).
  *
  * The SQLite side has t and u with a seq column (arrival order within the
  * table), ts as epoch milliseconds and amt as integer cents, and prints
@@ -37,7 +41,7 @@
  * Excluded, on purpose: processing time (PROCTIME dedup, lookup joins),
  * state TTL and temporal joins (their answers depend on a clock or on
  * versions, not only on the rows), late rows (test_property.c covers
- * windows with late rows), mini-batch.
+ * windows with late rows).
  *
  * A case with a known engine bug keeps its query and oracle and carries a
  * "TODO(bug): ..." reason in its skip field: the test prints it and is
@@ -234,17 +238,60 @@ static long long late_count(const char *stats)
 	return total;
 }
 
-/* Pushes the rows of the tables q reads in chunks of 1..40 lines chosen by
- * the seed `chunks`, alternating between the tables at random, then ends
- * each of them.  Returns 0 or the failing call's code; *step names it. */
-static int push_all(sl_engine *e, const sq_query *q, const sq_rows *rt, const sq_rows *ru,
-                    uint64_t chunks, const char **step)
+/* How one run is set up. */
+typedef struct sq_cfg {
+	int batch;           /* sluice.batch-size */
+	const char *backend; /* "hashmap" or "rocksdb" */
+	int minibatch;       /* table.exec.mini-batch.enabled */
+	int cut;             /* > 0: snapshot after that many push chunks, close the
+	                        engine, restore into a fresh one and go on */
+} sq_cfg;
+
+/* Opens an engine and starts q's job as cfg says.  Returns the engine, or
+ * NULL after printing the failing step's error. */
+static sl_engine *start_job(const sq_query *q, const sq_cfg *cfg)
 {
+	sl_engine *e;
+	char bs[16];
+	snprintf(bs, sizeof(bs), "%d", cfg->batch);
+	if (sl_engine_open(&e))
+		return NULL;
+	const char *step = "set";
+	int rc = sl_set(e, "sluice.poll.format", "text");
+	if (!rc)
+		rc = sl_set(e, "sluice.batch-size", bs);
+	if (!rc)
+		rc = sl_set(e, "state.backend.type", cfg->backend);
+	if (!rc && cfg->minibatch)
+		rc = sl_set(e, "table.exec.mini-batch.enabled", "true");
+	if (!rc && (step = "DDL", 1))
+		rc = sl_exec(e, DDL);
+	if (!rc && (step = "query", 1))
+		rc = sl_exec(e, q->sql);
+	if (!rc)
+		return e;
+	print_error("query %s: %s failed (%d): %s\n", q->name, step, rc, sl_errmsg(e));
+	sl_engine_close(e);
+	return NULL;
+}
+
+/* Runs q over the rows as cfg says: the rows of the tables q reads pushed
+ * in chunks of 1..40 lines chosen by the seed `chunks`, alternating
+ * between the tables at random, then each table ended; out receives every
+ * polled row in order (those polled before a snapshot/restore included)
+ * and the final job stats.  Returns 0, or -1 after printing the error. */
+static int sq_run(const sq_query *q, const sq_rows *rt, const sq_rows *ru, const sq_cfg *cfg,
+                  uint64_t chunks, sq_out *out)
+{
+	memset(out, 0, sizeof(*out));
+	sl_engine *e = start_job(q, cfg);
+	if (!e)
+		return -1;
 	const sq_rows *rs[2] = {rt, ru};
 	const char *names[2] = {"t", "u"};
-	int pos[2] = {0, 0};
+	int pos[2] = {0, 0}, nchunk = 0, rc = 0;
 	int use[2] = {(q->tables & T_) != 0, (q->tables & U_) != 0};
-	*step = "push";
+	const char *step = "push";
 	for (;;) {
 		int left0 = use[0] && pos[0] < rs[0]->n, left1 = use[1] && pos[1] < rs[1]->n;
 		if (!left0 && !left1)
@@ -254,52 +301,46 @@ static int push_all(sl_engine *e, const sq_query *q, const sq_rows *rt, const sq
 		int m = (int)rng_range(&chunks, 1, 40);
 		if (m > r->n - pos[which])
 			m = r->n - pos[which];
-		int rc = sl_push_json_lines(e, names[which], r->json + r->off[pos[which]],
-		                            r->off[pos[which] + m] - r->off[pos[which]]);
+		rc = sl_push_json_lines(e, names[which], r->json + r->off[pos[which]],
+		                        r->off[pos[which] + m] - r->off[pos[which]]);
 		if (rc)
-			return rc;
+			break;
 		pos[which] += m;
+		if (++nchunk == cfg->cut) {
+			void *snap = NULL;
+			size_t len = 0;
+			sl_poll(e, collect, out);
+			step = "snapshot";
+			rc = sl_snapshot(e, &snap, &len);
+			if (rc)
+				break;
+			sl_engine_close(e);
+			if (!(e = start_job(q, cfg))) {
+				free(snap);
+				return -1;
+			}
+			step = "restore";
+			rc = sl_restore(e, snap, len);
+			free(snap);
+			if (rc)
+				break;
+			step = "push";
+		}
 	}
-	*step = "end of input";
-	for (int i = 0; i < 2; i++) {
-		int rc = use[i] ? sl_push_end(e, names[i]) : 0;
-		if (rc)
-			return rc;
+	if (!rc && nchunk < cfg->cut) {
+		step = "snapshot";
+		print_error("query %s: only %d push chunks, no snapshot after chunk %d\n", q->name,
+		            nchunk, cfg->cut);
+		rc = -1;
 	}
-	return 0;
-}
-
-/* Runs q over the rows at the given batch size on the state backend
- * ("hashmap" or "rocksdb"; pushes: see push_all); out receives every
- * polled row in order and the job stats.  Returns 0, or -1 after printing
- * the engine's error. */
-static int sq_run(const sq_query *q, const sq_rows *rt, const sq_rows *ru, int batch,
-                  const char *backend, uint64_t chunks, sq_out *out)
-{
-	memset(out, 0, sizeof(*out));
-	sl_engine *e;
-	char bs[16];
-	snprintf(bs, sizeof(bs), "%d", batch);
-	if (sl_engine_open(&e))
-		return -1;
-	const char *step = "set";
-	int rc = sl_set(e, "sluice.poll.format", "text");
-	if (!rc)
-		rc = sl_set(e, "sluice.batch-size", bs);
-	if (!rc)
-		rc = sl_set(e, "state.backend.type", backend);
-	if (!rc && (step = "DDL", 1))
-		rc = sl_exec(e, DDL);
-	if (!rc && (step = "query", 1))
-		rc = sl_exec(e, q->sql);
-	if (!rc)
-		rc = push_all(e, q, rt, ru, chunks, &step);
+	for (int i = 0; !rc && i < 2; i++)
+		if (use[i] && (step = "end of input", 1))
+			rc = sl_push_end(e, names[i]);
 	sl_poll(e, collect, out);
 	out->stats = strdup(sl_job_stats(e, 0));
 	out->late = late_count(out->stats);
 	if (rc)
-		print_error("query %s, batch size %d, %s: %s failed (%d): %s\n", q->name, batch,
-		            backend, step, rc, sl_errmsg(e));
+		print_error("query %s: %s failed (%d): %s\n", q->name, step, rc, sl_errmsg(e));
 	sl_engine_close(e);
 	return rc ? -1 : 0;
 }
@@ -717,8 +758,13 @@ static void test_oracle(void **state)
 	}
 	if (!have_sqlite())
 		skip();
-	/* the last run: RocksDB (slower to open), for the first two seeds */
-	static const int sizes[] = {1024, 7, 1, 7};
+	/* runs 0-3 for every seed, 4-5 (RocksDB is slower to open) for the
+	 * first two; cut = -1: snapshot/restore after a chunk chosen by the
+	 * seed.  Mini-batch folds changes, so only its final state is compared. */
+	static const sq_cfg runs[] = {
+		{1024, "hashmap", 0, 0}, {7, "hashmap", 0, 0}, {1, "hashmap", 0, 0},
+		{7, "hashmap", 0, -1},   {7, "rocksdb", 0, -1}, {1024, "hashmap", 1, 0},
+	};
 	for (int s = 0; s < NSEEDS; s++) {
 		sq_rows rt, ru;
 		gen_rows(SEEDS[s] * 2, &rt);
@@ -738,13 +784,18 @@ static void test_oracle(void **state)
 		uint64_t chunks = SEEDS[s] * 31 + 5;
 		char **base = NULL;
 		int nbase = 0;
-		for (int b = 0; b < (s < 2 ? 4 : 3); b++) {
+		for (int b = 0; b < (s < 2 ? 6 : 4); b++) {
 			sq_out out;
-			const char *backend = b == 3 ? "rocksdb" : "hashmap";
-			assert_int_equal(sq_run(q, &rt, &ru, sizes[b], backend, chunks, &out), 0);
-			char ctx[256];
-			snprintf(ctx, sizeof(ctx), "seed %llu, query %s, batch size %d, %s",
-			         (unsigned long long)SEEDS[s], q->name, sizes[b], backend);
+			sq_cfg cfg = runs[b];
+			if (cfg.cut < 0)
+				cfg.cut = 1 + (int)(SEEDS[s] % 8);
+			assert_int_equal(sq_run(q, &rt, &ru, &cfg, chunks, &out), 0);
+			char ctx[256], cut[48] = "";
+			if (cfg.cut)
+				snprintf(cut, sizeof(cut), ", snapshot/restore after chunk %d", cfg.cut);
+			snprintf(ctx, sizeof(ctx), "seed %llu, query %s, batch size %d, %s%s%s",
+			         (unsigned long long)SEEDS[s], q->name, cfg.batch, cfg.backend,
+			         cfg.minibatch ? ", mini-batch" : "", cut);
 			int ok = out.late == 0;
 			if (!ok)
 				print_error("%s: generator premise broken, the job saw late rows:\n%s", ctx,
@@ -753,8 +804,10 @@ static void test_oracle(void **state)
 			if (b == 0) {
 				base = cl;
 				nbase = out.n;
-			} else {
+			} else if (!cfg.minibatch) {
 				ok = ok && lists_equal(ctx, cl, out.n, "changes", base, nbase, "at 1024");
+				free_lines(cl, out.n);
+			} else {
 				free_lines(cl, out.n);
 			}
 			int ne = 0;

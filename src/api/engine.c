@@ -496,6 +496,10 @@ const char *sl_job_stats(sl_engine *e, int verbose)
 			              op->id, op->vt->name, (long long)s->late_dropped,
 			              (long long)s->late_diverted, (long long)s->late_corrected);
 		}
+		if (op->ttl_chain)
+			sl_buf_printf(b, "#%d %s: %llu expired state entries removed (state TTL, this "
+			              "run)\n", op->id, op->vt->name,
+			              (unsigned long long)sl_state_ttl_chain_removed(op->ttl_chain));
 		if (verbose)
 			sl_buf_printf(b, "  #%d %s: in %lld, out %lld, watermark %s\n", op->id,
 			              op->vt->name, (long long)s->rows_in, (long long)s->rows_out, wm);

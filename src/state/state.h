@@ -382,6 +382,10 @@ sl_state_table *sl_state_table_open_ttl(sl_state_backend *be, const char *op_uid
                                         const int64_t *clock, int flags,
                                         sl_state_table **chain, sl_err *err);
 
+/* Expired entries the chain's tables removed so far (sweeps and reads;
+ * upserts that restart an expired entry reuse it and are not counted). */
+uint64_t sl_state_ttl_chain_removed(const sl_state_table *chain);
+
 /* 1 when the chain wraps table `name` (len bytes, without "~ttl"), else 0. */
 int sl_state_ttl_chain_has(const sl_state_table *chain, const char *name, size_t len);
 

@@ -60,6 +60,7 @@ typedef struct ttl_table {
 	int flags;
 	int64_t next_sweep;    /* processing time from which a write sweeps */
 	uint64_t swept;        /* expired entries removed by sweeps */
+	uint64_t read_expired; /* expired entries removed when a get found them */
 	sl_buf scratch;        /* put_var copies, refreshed get_var values */
 	sl_buf dead;           /* (ns, klen, key) of expired entries found by a sweep */
 	struct ttl_table *next;/* the owner's chain */
@@ -172,6 +173,7 @@ static void *ttl_get(sl_state_table *tab, int64_t ns, const void *key, uint32_t 
 		return NULL;
 	if (expired(t, stamp(p))) {
 		sl_state_delete(t->in, ns, key, klen);
+		t->read_expired++;
 		return NULL;
 	}
 	if (t->flags & SL_STATE_TTL_READ_REFRESH)
@@ -189,6 +191,7 @@ static int ttl_get_var(sl_state_table *tab, int64_t ns, const void *key, uint32_
 		return 0;
 	if (n < VAR_HDR || expired(t, stamp(v))) {
 		sl_state_delete(t->in, ns, key, klen);
+		t->read_expired++;
 		return 0;
 	}
 	if ((t->flags & SL_STATE_TTL_READ_REFRESH) && stamp(v) != *t->now) {
@@ -334,6 +337,14 @@ uint64_t sl_state_ttl_swept(const sl_state_table *tab)
 	if (sl__tab_vt(tab) != &ttl_vt)
 		return 0;
 	return ((const ttl_table *)tab)->swept;
+}
+
+uint64_t sl_state_ttl_chain_removed(const sl_state_table *chain)
+{
+	uint64_t n = 0;
+	for (const ttl_table *t = (const ttl_table *)chain; t; t = t->next)
+		n += t->swept + t->read_expired;
+	return n;
 }
 
 int sl_state_ttl_chain_has(const sl_state_table *chain, const char *name, size_t len)

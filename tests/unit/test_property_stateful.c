@@ -24,7 +24,8 @@
  * a snapshot after a push chunk chosen by the seed, the engine closed and
  * the job restored into a fresh one (sl_snapshot / sl_restore) before the
  * rest is pushed; two seeds run that on the RocksDB backend too, and once
- * with 'table.exec.mini-batch.enabled'.  Besides the oracle, the multiset
+ * with 'table.exec.mini-batch.enabled'; one seed runs at batch size 3 with
+ * a snapshot/restore after every chunk.  Besides the oracle, the multiset
  * of changes (kind and row) must be the same in every run of a seed but the
  * mini-batch one (which folds changes by design).
  *
@@ -245,6 +246,7 @@ typedef struct sq_cfg {
 	int minibatch;       /* table.exec.mini-batch.enabled */
 	int cut;             /* > 0: snapshot after that many push chunks, close the
 	                        engine, restore into a fresh one and go on */
+	int every;           /* the same after every push chunk */
 } sq_cfg;
 
 /* Opens an engine and starts q's job as cfg says.  Returns the engine, or
@@ -306,7 +308,7 @@ static int sq_run(const sq_query *q, const sq_rows *rt, const sq_rows *ru, const
 		if (rc)
 			break;
 		pos[which] += m;
-		if (++nchunk == cfg->cut) {
+		if (++nchunk == cfg->cut || cfg->every) {
 			void *snap = NULL;
 			size_t len = 0;
 			sl_poll(e, collect, out);
@@ -759,11 +761,13 @@ static void test_oracle(void **state)
 	if (!have_sqlite())
 		skip();
 	/* runs 0-3 for every seed, 4-5 (RocksDB is slower to open) for the
-	 * first two; cut = -1: snapshot/restore after a chunk chosen by the
-	 * seed.  Mini-batch folds changes, so only its final state is compared. */
+	 * first two, 6 for the first; cut = -1: snapshot/restore after a chunk
+	 * chosen by the seed.  Mini-batch folds changes, so only its final state
+	 * is compared. */
 	static const sq_cfg runs[] = {
-		{1024, "hashmap", 0, 0}, {7, "hashmap", 0, 0}, {1, "hashmap", 0, 0},
-		{7, "hashmap", 0, -1},   {7, "rocksdb", 0, -1}, {1024, "hashmap", 1, 0},
+		{1024, "hashmap", 0, 0, 0}, {7, "hashmap", 0, 0, 0},  {1, "hashmap", 0, 0, 0},
+		{7, "hashmap", 0, -1, 0},   {7, "rocksdb", 0, -1, 0}, {1024, "hashmap", 1, 0, 0},
+		{3, "hashmap", 0, 0, 1},
 	};
 	for (int s = 0; s < NSEEDS; s++) {
 		sq_rows rt, ru;
@@ -784,7 +788,7 @@ static void test_oracle(void **state)
 		uint64_t chunks = SEEDS[s] * 31 + 5;
 		char **base = NULL;
 		int nbase = 0;
-		for (int b = 0; b < (s < 2 ? 6 : 4); b++) {
+		for (int b = 0; b < (s == 0 ? 7 : s < 2 ? 6 : 4); b++) {
 			sq_out out;
 			sq_cfg cfg = runs[b];
 			if (cfg.cut < 0)
@@ -793,6 +797,8 @@ static void test_oracle(void **state)
 			char ctx[256], cut[48] = "";
 			if (cfg.cut)
 				snprintf(cut, sizeof(cut), ", snapshot/restore after chunk %d", cfg.cut);
+			if (cfg.every)
+				snprintf(cut, sizeof(cut), ", snapshot/restore after every chunk");
 			snprintf(ctx, sizeof(ctx), "seed %llu, query %s, batch size %d, %s%s%s",
 			         (unsigned long long)SEEDS[s], q->name, cfg.batch, cfg.backend,
 			         cfg.minibatch ? ", mini-batch" : "", cut);

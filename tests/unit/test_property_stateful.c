@@ -486,8 +486,8 @@ static void load_table(FILE *f, const char *name, const sq_rows *r)
 	}
 }
 
-/* Loads t and u into the SQLite database named after seed (once); its
- * path goes to db. */
+/* Loads t, u and n (j = 0..15, to expand rows into HOP windows) into the
+ * SQLite database named after seed (once); its path goes to db. */
 static void rows_to_sqlite(uint64_t seed, const sq_rows *rt, const sq_rows *ru, char *db,
                            size_t dblen)
 {
@@ -498,7 +498,9 @@ static void rows_to_sqlite(uint64_t seed, const sq_rows *rt, const sq_rows *ru, 
 	snprintf(load, sizeof(load), "%s/load.sql", scratch());
 	FILE *f = fopen(load, "w");
 	assert_non_null(f);
-	fprintf(f, "BEGIN;\n");
+	fprintf(f, "BEGIN;\nCREATE TABLE n (j INTEGER);\n");
+	for (int j = 0; j < 16; j++)
+		fprintf(f, "INSERT INTO n VALUES (%d);\n", j);
 	load_table(f, "t", rt);
 	load_table(f, "u", ru);
 	fprintf(f, "COMMIT;\n");
@@ -652,6 +654,32 @@ static const sq_query QUERIES[] = {
 	{"window_join_inner", T_ | U_, WJ_SQL("INNER"), WJ_LITE("INNER"), NULL},
 	{"window_join_left", T_ | U_, WJ_SQL("LEFT"), WJ_LITE("LEFT"), NULL},
 	{"window_join_full", T_ | U_, WJ_SQL("FULL"), WJ_LITE("FULL"), NULL},
+	/* a window join over HOP(1 s, 3 s) TVFs: every row in three windows */
+	{"window_join_hop", T_ | U_,
+	 "SELECT l.k, l.window_start, l.window_end, l.v, r.v AS rv FROM (SELECT * FROM TABLE(HOP("
+	 "TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND))) l JOIN (SELECT * FROM "
+	 "TABLE(HOP(TABLE u, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND))) r "
+	 "ON l.window_start = r.window_start AND l.window_end = r.window_end AND l.k = r.k "
+	 "AND l.v > r.v",
+	 "WITH l AS (SELECT t.*, ts - ts % 1000 - n.j * 1000 AS ws FROM t JOIN n ON n.j < 3), "
+	 "r AS (SELECT u.*, ts - ts % 1000 - n.j * 1000 AS ws FROM u JOIN n ON n.j < 3) SELECT "
+	 ROW(N_("l.k") SEP TSMS("l.ws") SEP TSMS("l.ws + 3000") SEP N_("l.v") SEP N_("r.v"))
+	 " FROM l JOIN r ON l.ws = r.ws AND l.k = r.k AND l.v > r.v", NULL},
+	/* an interval join with strict bounds (on the 50 ms grid rows often
+	 * sit exactly on them) */
+	{"interval_strict_inner", T_ | U_,
+	 "SELECT t.k, t.v, t.ts, u.v AS uv, u.ts AS uts FROM t JOIN u ON t.k = u.k "
+	 "AND t.ts > u.ts - INTERVAL '1' SECOND AND t.ts < u.ts + INTERVAL '500' MILLISECOND",
+	 "SELECT " ROW(N_("t.k") SEP N_("t.v") SEP TSMS("t.ts") SEP N_("u.v") SEP TSMS("u.ts"))
+	 " FROM t JOIN u ON t.k = u.k AND t.ts > u.ts - 1000 AND t.ts < u.ts + 500", NULL},
+	/* window Top-N over a TUMBLE TVF (ties in arrival order) */
+	{"window_topn", T_,
+	 "SELECT k, v, amt, window_start, window_end, rn FROM (SELECT *, ROW_NUMBER() OVER ("
+	 "PARTITION BY window_start, window_end, k ORDER BY v DESC) AS rn FROM TABLE(TUMBLE("
+	 "TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND))) WHERE rn <= 2",
+	 "SELECT " ROW(N_("k") SEP N_("v") SEP DEC("amt") SEP TSMS("ws") SEP TSMS("ws + 2000") SEP
+	 "rn") " FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY ws, k ORDER BY v DESC, seq ASC) "
+	 "AS rn FROM (SELECT *, ts - ts % 2000 AS ws FROM t)) WHERE rn <= 2", NULL},
 	/* deduplication on event time: keep first (smallest ts, ties: first
 	 * arrival), keep last (largest ts, ties: last arrival) */
 	{"dedup_first", T_, DEDUP_SQL("ASC"), DEDUP_LITE("ASC"), NULL},

@@ -32,6 +32,17 @@
 	X(rocksdb_cache_destroy) \
 	X(rocksdb_cache_get_usage) \
 	X(rocksdb_close) \
+	X(rocksdb_envoptions_create) \
+	X(rocksdb_envoptions_destroy) \
+	X(rocksdb_ingest_external_file) \
+	X(rocksdb_ingestexternalfileoptions_create) \
+	X(rocksdb_ingestexternalfileoptions_destroy) \
+	X(rocksdb_ingestexternalfileoptions_set_move_files) \
+	X(rocksdb_sstfilewriter_create) \
+	X(rocksdb_sstfilewriter_destroy) \
+	X(rocksdb_sstfilewriter_finish) \
+	X(rocksdb_sstfilewriter_open) \
+	X(rocksdb_sstfilewriter_put) \
 	X(rocksdb_create_iterator) \
 	X(rocksdb_create_snapshot) \
 	X(rocksdb_delete) \
@@ -108,6 +119,17 @@ int sl__rdb_load(sl_err *err);
 #define rocksdb_cache_destroy (sl__rdb.rocksdb_cache_destroy)
 #define rocksdb_cache_get_usage (sl__rdb.rocksdb_cache_get_usage)
 #define rocksdb_close (sl__rdb.rocksdb_close)
+#define rocksdb_envoptions_create (sl__rdb.rocksdb_envoptions_create)
+#define rocksdb_envoptions_destroy (sl__rdb.rocksdb_envoptions_destroy)
+#define rocksdb_ingest_external_file (sl__rdb.rocksdb_ingest_external_file)
+#define rocksdb_ingestexternalfileoptions_create (sl__rdb.rocksdb_ingestexternalfileoptions_create)
+#define rocksdb_ingestexternalfileoptions_destroy (sl__rdb.rocksdb_ingestexternalfileoptions_destroy)
+#define rocksdb_ingestexternalfileoptions_set_move_files (sl__rdb.rocksdb_ingestexternalfileoptions_set_move_files)
+#define rocksdb_sstfilewriter_create (sl__rdb.rocksdb_sstfilewriter_create)
+#define rocksdb_sstfilewriter_destroy (sl__rdb.rocksdb_sstfilewriter_destroy)
+#define rocksdb_sstfilewriter_finish (sl__rdb.rocksdb_sstfilewriter_finish)
+#define rocksdb_sstfilewriter_open (sl__rdb.rocksdb_sstfilewriter_open)
+#define rocksdb_sstfilewriter_put (sl__rdb.rocksdb_sstfilewriter_put)
 #define rocksdb_create_iterator (sl__rdb.rocksdb_create_iterator)
 #define rocksdb_create_snapshot (sl__rdb.rocksdb_create_snapshot)
 #define rocksdb_delete (sl__rdb.rocksdb_delete)

@@ -295,6 +295,8 @@ static void test_ns_order(void **st)
 }
 
 /* Fills be with a mix of fixed and variable tables; checks it (check = 1). */
+static int g_n = 3000; /* entries of fill_or_check's fixed-size table */
+
 static void fill_or_check(sl_state_backend *be, int check)
 {
 	sl_err err;
@@ -302,7 +304,7 @@ static void fill_or_check(sl_state_backend *be, int check)
 	sl_state_table *t = sl_state_table_open(be, "op", "acc", sizeof(acc), &err);
 	sl_state_table *v = sl_state_table_open(be, "op2", "var", 0, &err);
 	char key[32], val[64];
-	for (int i = 0; i < 3000; i++) {
+	for (int i = 0; i < g_n; i++) {
 		int n = snprintf(key, sizeof(key), "k%d", i);
 		int64_t ns = (i % 11) - 5;
 		if (check) {
@@ -328,8 +330,8 @@ static void fill_or_check(sl_state_backend *be, int check)
 			assert_int_equal(sl_state_put_var(v, ns, key, (uint32_t)n, val, (uint32_t)vn), 0);
 		}
 	}
-	assert_int_equal(sl_state_count(t), 3000);
-	assert_int_equal(sl_state_count(v), 1000);
+	assert_int_equal(sl_state_count(t), g_n);
+	assert_int_equal(sl_state_count(v), (g_n + 2) / 3);
 }
 
 static void cross(const char *from, const char *to)
@@ -361,6 +363,18 @@ static void test_cross_backend(void **st)
 	cross("hashmap", "rocksdb");
 	cross("rocksdb", "hashmap");
 	cross("rocksdb", "rocksdb");
+}
+
+/* Tables of SST_MIN (65536) entries or more are restored into RocksDB by
+ * ingesting an SST file: whole when the snapshot is in key order (from
+ * RocksDB), switching to write batches at the first key out of order (from
+ * the memory backend). */
+static void test_restore_large(void **st)
+{
+	g_n = 100000;
+	cross("rocksdb", "rocksdb");
+	cross("hashmap", "rocksdb");
+	g_n = 3000;
 }
 
 static void test_rocksdb_options(void **st)
@@ -516,6 +530,7 @@ int main(void)
 		SHARED(test_ns_order, "rocksdb"),
 		cmocka_unit_test(test_slot_writeback),
 		cmocka_unit_test(test_cross_backend),
+		cmocka_unit_test(test_restore_large),
 		cmocka_unit_test(test_rocksdb_options),
 		cmocka_unit_test(test_two_step_snapshot),
 	};

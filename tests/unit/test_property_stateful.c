@@ -712,6 +712,15 @@ static const sq_query QUERIES[] = {
 	 "SELECT " ROW(N_("k") SEP N_("g") SEP DEC("s")) " FROM (SELECT *, ROW_NUMBER() OVER "
 	 "(PARTITION BY k ORDER BY s DESC, g ASC) AS rn FROM (SELECT k, v % 4 AS g, SUM(amt) AS s "
 	 "FROM t GROUP BY k, v % 4)) WHERE rn <= 2", NULL},
+	/* Top-N over a LEFT join (a retract stream: -D padded / +I joined);
+	 * rows that tie on (uv, v) are equal rows, so any order is the same */
+	{"topn_over_left_join", T_ | U_,
+	 "SELECT k, v, uv, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY uv DESC, "
+	 "v DESC) AS rn FROM (SELECT t.k, t.v, u.v AS uv FROM t LEFT JOIN u ON t.k = u.k "
+	 "AND t.v > u.v + 60)) WHERE rn <= 4",
+	 "SELECT " ROW(N_("k") SEP N_("v") SEP N_("uv") SEP "rn") " FROM (SELECT *, ROW_NUMBER() "
+	 "OVER (PARTITION BY k ORDER BY uv DESC, v DESC) AS rn FROM (SELECT t.k, t.v, u.v AS uv "
+	 "FROM t LEFT JOIN u ON t.k = u.k AND t.v > u.v + 60)) WHERE rn <= 4", NULL},
 	/* OVER aggregates: ROWS frames in rowtime order, ties in arrival order;
 	 * RANGE frames with peers */
 	{"over_rows_2_preceding", T_, OVER_SQL("ROWS BETWEEN 2 PRECEDING AND CURRENT ROW"),
@@ -764,6 +773,12 @@ static const sq_query QUERIES[] = {
 	               N_("MAX(mx)"))
 	 " FROM (SELECT k, v % 7 AS g, COUNT(*) AS c, SUM(amt) AS s, MAX(CAST(v AS TEXT)) AS mx "
 	 "FROM t GROUP BY k, v % 7) GROUP BY k", NULL},
+	{"groupby_over_full_join", T_ | U_,
+	 "SELECT u.k, COUNT(*), COUNT(t.k), MIN(t.k), MAX(t.k), COUNT(DISTINCT t.v), SUM(t.amt) "
+	 "FROM t FULL JOIN u ON t.k = u.k AND t.v + u.v > 150 GROUP BY u.k",
+	 "SELECT " ROW(N_("u.k") SEP "COUNT(*)" SEP "COUNT(t.k)" SEP N_("MIN(t.k)") SEP
+	               N_("MAX(t.k)") SEP "COUNT(DISTINCT t.v)" SEP DEC("SUM(t.amt)"))
+	 " FROM t FULL JOIN u ON t.k = u.k AND t.v + u.v > 150 GROUP BY u.k", NULL},
 	{"groupby_over_left_join", T_ | U_,
 	 "SELECT t.k, COUNT(*), COUNT(u.v), MIN(u.v), MAX(u.v), COUNT(DISTINCT u.v), MIN(u.amt), "
 	 "MAX(u.amt) FROM t LEFT JOIN u ON t.k = u.k AND t.v < u.v GROUP BY t.k",

@@ -17,8 +17,10 @@
  *   watermark  none: the runtime forwards watermarks unchanged (rows are
  *              emitted at once, keeping the probe's rowtime)
  *
- * The processing time (CLOCK_REALTIME, micros) is read once per batch, so
- * the lookup's cache decisions (conn_fs_lookup.c) are made per batch.
+ * The processing time is the job's clock (graph->ectx.proctime: the wall
+ * clock, or the manual clock of sl_set_processing_time in tests), read once
+ * per batch, so the lookup's cache decisions (conn_fs_lookup.c) are made
+ * per batch and follow the manual clock.
  *
  * State: none.  What a lookup returns depends on when it runs and on the
  * looked-up table at that moment, which no checkpoint captures: after a
@@ -46,13 +48,6 @@ typedef struct ljoin_op {
 	sl_joiner j;
 	sl_buf key;
 } ljoin_op;
-
-static int64_t now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 /* Joins probe row `row` of `in` with the looked-up rows rows[0..len). */
 static int join_row(ljoin_op *o, const sl_batch *in, int row, const char *rows, uint32_t len,
@@ -94,7 +89,7 @@ static int join_row(ljoin_op *o, const sl_batch *in, int row, const char *rows, 
 static int ljoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	ljoin_op *o = (ljoin_op *)op;
-	int64_t now = now_us();
+	int64_t now = o->base.graph->ectx.proctime;
 	SL_BATCH_FOREACH(in, k, row) {
 		int rc;
 		if (sl__join_key_null(in, o->lkeys, o->p.nkeys, row)) {

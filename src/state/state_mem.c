@@ -531,7 +531,7 @@ static inline int key_eq(const char *a, const char *b, uint32_t n)
 		memcpy(&b1, b + n - 8, 8);
 		return ((a0 ^ b0) | (a1 ^ b1)) == 0;
 	}
-	return memcmp(a, b, n) == 0;
+	return n == 0 || memcmp(a, b, n) == 0; /* an empty key may come as NULL */
 }
 
 /* Slot index of key in m, or -1. */
@@ -559,7 +559,8 @@ static entry *insert(sl_state_table *t, nsmap *m, const void *key, uint32_t klen
 	entry *e = ent_alloc(t->be, m, klen, vlen);
 	if (!e)
 		return NULL;
-	memcpy(ent_key(e), key, klen);
+	if (klen) /* the empty key of a global aggregate may come as NULL */
+		memcpy(ent_key(e), key, klen);
 	memset(ent_val(m, e), 0, ent_vcap(m, e));
 	uint32_t i = h & m->mask;
 	while (m->h32[i])

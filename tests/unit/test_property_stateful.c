@@ -10,8 +10,8 @@
  * the same query answered in batch by the sqlite3 CLI over the same rows.
  *
  * Inputs come from fixed seeds: two push tables t and u, both (k STRING,
- * v BIGINT, amt DECIMAL(10, 2), ts TIMESTAMP(3), watermark ts - 2 s), a
- * few hundred rows each, five keys plus NULL keys (so keys collide and
+ * v BIGINT, amt DECIMAL(10, 2), ts TIMESTAMP(3), watermark ts - 2 s), 180
+ * rows each, five keys plus NULL keys (so keys collide and
  * NULL keys are present), NULLs in v and amt, event times that move forward
  * with a disorder no larger than the watermark delay (no row arrives with
  * ts < W_before, so nothing is late; the job's stats are checked to say
@@ -35,9 +35,9 @@
  * arrival (dedup keep-first: the first of the smallest ts; keep-last: the
  * last of the largest; Top-N over an append-only input: arrival order;
  * OVER ROWS frames: rowtime order, ties in arrival order) are mirrored by
- * adding seq to the ORDER BY, as docs/over.md documents them; Top-N over a
- * GROUP BY orders by a total order (count, then the group key), since the
- * arrival order of a GROUP BY's updates has no batch counterpart.
+ * adding seq to the ORDER BY, as docs/over.md documents them; Top-N over an
+ * updating input orders by a total order (ties only between equal rows),
+ * since the arrival order of its updates has no batch counterpart.
  *
  * Excluded, on purpose: processing time (PROCTIME dedup, lookup joins),
  * state TTL and temporal joins (their answers depend on a clock or on

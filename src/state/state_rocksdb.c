@@ -43,16 +43,13 @@
  * Threads: RocksDB runs background flush/compaction threads, so a forked
  * child must not use the database (sl_state_backend_can_fork is 0): the
  * checkpoint coordinator takes a two-step snapshot instead (begin at the
- * barrier, write on its writer thread; see "Snapshots in two steps").  The
- * job's one thread makes every other call.
+ * barrier, write on its writer thread; rocksdb_snap.c, which also has the
+ * restore).  The job's one thread makes every other call.  The structures
+ * both files use are in rocksdb_int.h.
  */
-#include "state.h"
+#include "rocksdb_int.h"
 #include "sluice.h"
 #include "../base/opts.h"
-
-#include <rocksdb/c.h>
-
-#include "rocksdb_dl.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -64,90 +61,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PFX 12                      /* table id + namespace */
 #define DEF_BUDGET (256ll << 20)    /* memory.fixed-per-slot default */
 #define DIR_PREFIX "sluice-rocksdb-"
 
-typedef struct bloomf {
-	uint64_t *bits;    /* nblocks x 512 bits */
-	uint64_t nblocks, n, cap;
-} bloomf;
-
-typedef struct nscount {
-	int64_t ns;
-	uint64_t n;
-} nscount;
-
-struct sl_state_table {
-	const sl_state_vt *vt; /* first: state.h dispatches through it */
-	struct sl_state_backend *be;
-	sl_state_table *next;
-	char *name;
-	uint32_t id, val_size;
-	uint64_t count;
-	nscount *nss;          /* sorted by ns, entries > 0 */
-	int nns, capns;
-	/* scratch for the encoded key */
-	char *kbuf;
-	size_t kcap;
-	/* the write-back cache (fixed-size tables; see below) */
-	struct chunk *chunks, *cur;
-	struct islot *idx;
-	uint32_t icap, icount;
-	size_t cbytes;         /* arena bytes in use plus the index */
-	struct cent *last;     /* slot handed out by the previous call, if clean */
-	struct cent *hot;      /* slot handed out last (cache_find) */
-	void *lorig;           /* its value then (16-aligned) */
-	/* keys written in this run */
-	bloomf bl[24];
-	int nbl, bloom_broken;
-	rocksdb_iterator_t *cur_it; /* read cursor (cursor_get), valid while */
-	uint64_t cur_gen;      /* be->wgen is this */
-	int seq;               /* 0..8: recent reads were found by stepping */
-	int probed;            /* the last read seeked to test for order */
-	uint32_t probe;        /* point lookups since (every 32nd seeks) */
-	rocksdb_pinnableslice_t *ps; /* the last point lookup's value */
-	char *ubuf;            /* a decoded key (dec_key) */
-	size_t ucap;
-	/* the last get_var value */
-	char *vbuf;
-};
-
-struct sl_state_backend {
-	const sl_state_vt *vt; /* first */
-	rocksdb_t *db;
-	rocksdb_options_t *opts;
-	rocksdb_block_based_table_options_t *bbto;
-	rocksdb_cache_t *cache;
-	rocksdb_writeoptions_t *wo;
-	rocksdb_readoptions_t *ro;
-	sl_state_table *tables;
-	uint32_t next_id;
-	int nfixed;            /* fixed-size tables: they share wb_budget */
-	uint64_t wgen;         /* counts writes to the database (cursor_get) */
-	size_t wb_budget;      /* bytes of write-back cache */
-	char dir[4096];
-	char errmsg[256];      /* the first write error, reported by flush */
-};
-
 /* ---- keys ------------------------------------------------------------------ */
-
-static void put_prefix(char *p, uint32_t id, int64_t ns)
-{
-	uint64_t u = (uint64_t)ns ^ 0x8000000000000000ull;
-	for (int i = 0; i < 4; i++)
-		p[i] = (char)(id >> (24 - 8 * i));
-	for (int i = 0; i < 8; i++)
-		p[4 + i] = (char)(u >> (56 - 8 * i));
-}
-
-static int64_t get_ns(const char *p)
-{
-	uint64_t u = 0;
-	for (int i = 0; i < 8; i++)
-		u = u << 8 | (uint8_t)p[4 + i];
-	return (int64_t)(u ^ 0x8000000000000000ull);
-}
 
 /* The smallest prefix after every key starting with p[0..PFX). */
 static void prefix_after(char *p)
@@ -157,24 +74,8 @@ static void prefix_after(char *p)
 			return;
 }
 
-/*
- * Keys are stored byte-reversed.  Group keys encode integers little-endian
- * (rowkey.c), so in RocksDB's byte order consecutive ids (sequences,
- * timestamps) were scattered over the whole key space: every read of an
- * existing key missed the block cache and decompressed a block (perf, 2 M
- * keys x 2 rows: 36% of the job in reads).  Reversed, they are adjacent:
- * reads hit the block just loaded, memtable inserts are nearly ordered and
- * flushed files barely overlap (cheap compaction).
- */
-static void rev_copy(char *dst, const void *src, size_t n)
-{
-	const char *s = src;
-	for (size_t i = 0; i < n; i++)
-		dst[i] = s[n - 1 - i];
-}
-
 /* Encodes (ns, key) into t->kbuf; returns its length or 0 when out of memory. */
-static size_t enc(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
+size_t sl__rdb_enc(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
 {
 	size_t n = PFX + (size_t)klen;
 	if (n > t->kcap) {
@@ -205,7 +106,7 @@ static const char *dec_key(sl_state_table *t, const char *k, size_t kl)
 	return t->ubuf;
 }
 
-static void set_err(sl_state_backend *be, const char *what, char *rerr)
+void sl__rdb_set_err(sl_state_backend *be, const char *what, char *rerr)
 {
 	if (!be->errmsg[0])
 		snprintf(be->errmsg, sizeof(be->errmsg), "rocksdb %s: %s", what, rerr ? rerr : "?");
@@ -231,7 +132,7 @@ static int nsc_find(const sl_state_table *t, int64_t ns)
 }
 
 /* Adds d (+1 or -1, or a restore's +1s) to namespace ns's count. */
-static int nsc_add(sl_state_table *t, int64_t ns, int64_t d)
+int sl__rdb_nsc_add(sl_state_table *t, int64_t ns, int64_t d)
 {
 	int i = nsc_find(t, ns);
 	if (i < 0) {
@@ -278,44 +179,6 @@ static int nsc_add(sl_state_table *t, int64_t ns, int64_t d)
  * share of the cache budget, every dirty entry goes to RocksDB in write
  * batches and the cache is emptied (evict).
  */
-#define CE_LIVE 1
-#define CE_INDB 2
-#define CE_DIRTY 4
-#define CHUNK (1u << 20)
-#define BATCH_BYTES (4u << 20)
-
-typedef struct cent {
-	uint64_t h;      /* hash of the encoded key */
-	int64_t ns;
-	uint32_t klen;   /* encoded key length (with the prefix) */
-	uint32_t voff;   /* offset of the value from the entry */
-	uint8_t flags;
-} cent;
-
-/* An index slot: the hash beside the pointer, so that probing past other
- * keys touches no entry (with the pointers alone, probes for new keys
- * dereferenced ~2.5 entries each: cache_find was 13% of the 2 M-key job). */
-typedef struct islot {
-	uint64_t h;
-	cent *e;
-} islot;
-
-typedef struct chunk {
-	struct chunk *next;
-	size_t cap, used;
-	size_t pad;      /* keeps the data 16-aligned */
-} chunk;
-
-static inline char *ce_key(cent *e) { return (char *)(e + 1); }
-static inline void *ce_val(cent *e) { return (char *)e + e->voff; }
-static inline size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
-
-/* Bytes of one entry with an encoded key of n bytes. */
-static size_t ce_size(const sl_state_table *t, size_t n)
-{
-	return round16(sizeof(cent) + n) + round16(t->val_size ? t->val_size : 1);
-}
-
 static void *arena_alloc(sl_state_table *t, size_t sz)
 {
 	chunk *c = t->cur;
@@ -409,15 +272,6 @@ static cent *cache_add(sl_state_table *t, uint64_t h, int64_t ns, size_t n, uint
 	return e;
 }
 
-/* Notices a write through the slot returned by the previous call. */
-static inline void note_last(sl_state_table *t)
-{
-	cent *e = t->last;
-	if (e && memcmp(ce_val(e), t->lorig, t->val_size))
-		e->flags |= CE_DIRTY;
-	t->last = NULL;
-}
-
 /* Returns e's slot to the caller, remembering it for note_last. */
 static void *hand_out(sl_state_table *t, cent *e)
 {
@@ -439,7 +293,7 @@ static int batch_write(sl_state_backend *be, rocksdb_writebatch_t *wb)
 	rocksdb_write(be->db, be->wo, wb, &rerr);
 	rocksdb_writebatch_clear(wb);
 	if (rerr) {
-		set_err(be, "write", rerr);
+		sl__rdb_set_err(be, "write", rerr);
 		return SL_EIO;
 	}
 	return 0;
@@ -516,7 +370,7 @@ static int evict(sl_state_table *t)
 #define BLOOM_FIRST (4u << 20)
 #define BLOOM_BITS 10
 
-static void bloom_add(sl_state_table *t, uint64_t h)
+void sl__rdb_bloom_add(sl_state_table *t, uint64_t h)
 {
 	bloomf *f = t->nbl ? &t->bl[t->nbl - 1] : NULL;
 	if (!f || f->n >= f->cap) {
@@ -637,7 +491,7 @@ static int cursor_get(sl_state_table *t, size_t n, const char **val, size_t *vle
 		/* random reads: a point lookup is cheaper than a seek */
 		t->ps = rocksdb_get_pinned(be->db, be->ro, t->kbuf, n, &rerr);
 		if (rerr) {
-			set_err(be, "get", rerr);
+			sl__rdb_set_err(be, "get", rerr);
 			return SL_EIO;
 		}
 		*val = t->ps ? rocksdb_pinnableslice_value(t->ps, vlen) : NULL;
@@ -654,7 +508,7 @@ static int cursor_get(sl_state_table *t, size_t n, const char **val, size_t *vle
 	}
 	rocksdb_iter_get_error(t->cur_it, &rerr);
 	if (rerr) {
-		set_err(be, "iterate", rerr);
+		sl__rdb_set_err(be, "iterate", rerr);
 		rocksdb_iter_destroy(t->cur_it);
 		t->cur_it = NULL;
 		return SL_EIO;
@@ -691,7 +545,7 @@ static void *rdb_upsert_h(sl_state_table *t, int64_t ns, const void *key, uint32
 {
 	(void)hash; /* the cache hashes the encoded key (table and namespace too) */
 	note_last(t);
-	size_t n = enc(t, ns, key, klen);
+	size_t n = sl__rdb_enc(t, ns, key, klen);
 	if (!n)
 		return NULL;
 	uint64_t h = sl_hash_bytes(t->kbuf, n, 0);
@@ -701,10 +555,10 @@ static void *rdb_upsert_h(sl_state_table *t, int64_t ns, const void *key, uint32
 		return NULL;
 	int make = !(e->flags & CE_LIVE);
 	if (make) {
-		if (nsc_add(t, ns, 1))
+		if (sl__rdb_nsc_add(t, ns, 1))
 			return NULL;
 		if (!(e->flags & CE_INDB))
-			bloom_add(t, h);
+			sl__rdb_bloom_add(t, h);
 		memset(ce_val(e), 0, t->val_size);
 		e->flags |= CE_LIVE | CE_DIRTY;
 	}
@@ -716,7 +570,7 @@ static void *rdb_upsert_h(sl_state_table *t, int64_t ns, const void *key, uint32
 static void *rdb_get(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
 {
 	note_last(t);
-	size_t n = enc(t, ns, key, klen);
+	size_t n = sl__rdb_enc(t, ns, key, klen);
 	if (!n)
 		return NULL;
 	uint64_t h = sl_hash_bytes(t->kbuf, n, 0);
@@ -739,7 +593,7 @@ static int exists(sl_state_table *t, uint64_t h, size_t n)
 	char *rerr = NULL;
 	rocksdb_pinnableslice_t *ps = rocksdb_get_pinned(t->be->db, t->be->ro, t->kbuf, n, &rerr);
 	if (rerr) {
-		set_err(t->be, "get", rerr);
+		sl__rdb_set_err(t->be, "get", rerr);
 		return SL_EIO;
 	}
 	if (!ps)
@@ -751,7 +605,7 @@ static int exists(sl_state_table *t, uint64_t h, size_t n)
 static int rdb_get_var(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
                        const void **val, uint32_t *vlen)
 {
-	size_t n = enc(t, ns, key, klen);
+	size_t n = sl__rdb_enc(t, ns, key, klen);
 	if (!n)
 		return 0;
 	free(t->vbuf);
@@ -762,7 +616,7 @@ static int rdb_get_var(sl_state_table *t, int64_t ns, const void *key, uint32_t 
 	char *rerr = NULL;
 	t->vbuf = rocksdb_get(t->be->db, t->be->ro, t->kbuf, n, &vl, &rerr);
 	if (rerr) {
-		set_err(t->be, "get", rerr);
+		sl__rdb_set_err(t->be, "get", rerr);
 		return 0;
 	}
 	if (!t->vbuf)
@@ -775,7 +629,7 @@ static int rdb_get_var(sl_state_table *t, int64_t ns, const void *key, uint32_t 
 static int rdb_put_var(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
                        const void *val, uint32_t vlen)
 {
-	size_t n = enc(t, ns, key, klen);
+	size_t n = sl__rdb_enc(t, ns, key, klen);
 	if (!n)
 		return SL_ENOMEM;
 	uint64_t h = sl_hash_bytes(t->kbuf, n, 0);
@@ -786,19 +640,19 @@ static int rdb_put_var(sl_state_table *t, int64_t ns, const void *key, uint32_t 
 	t->be->wgen++;
 	rocksdb_put(t->be->db, t->be->wo, t->kbuf, n, val ? val : "", vlen, &rerr);
 	if (rerr) {
-		set_err(t->be, "put", rerr);
+		sl__rdb_set_err(t->be, "put", rerr);
 		return SL_EIO;
 	}
 	if (had)
 		return 0;
-	bloom_add(t, h);
-	return nsc_add(t, ns, 1);
+	sl__rdb_bloom_add(t, h);
+	return sl__rdb_nsc_add(t, ns, 1);
 }
 
 static void rdb_delete(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
 {
 	note_last(t);
-	size_t n = enc(t, ns, key, klen);
+	size_t n = sl__rdb_enc(t, ns, key, klen);
 	if (!n)
 		return;
 	uint64_t h = sl_hash_bytes(t->kbuf, n, 0);
@@ -806,7 +660,7 @@ static void rdb_delete(sl_state_table *t, int64_t ns, const void *key, uint32_t 
 	if (e) {
 		if (e->flags & CE_LIVE) {
 			e->flags = e->flags & CE_INDB ? CE_INDB | CE_DIRTY : 0;
-			nsc_add(t, ns, -1);
+			sl__rdb_nsc_add(t, ns, -1);
 		}
 		return;
 	}
@@ -816,10 +670,10 @@ static void rdb_delete(sl_state_table *t, int64_t ns, const void *key, uint32_t 
 	t->be->wgen++;
 	rocksdb_delete(t->be->db, t->be->wo, t->kbuf, n, &rerr);
 	if (rerr) {
-		set_err(t->be, "delete", rerr);
+		sl__rdb_set_err(t->be, "delete", rerr);
 		return;
 	}
-	nsc_add(t, ns, -1);
+	sl__rdb_nsc_add(t, ns, -1);
 }
 
 /* ---- namespaces ---------------------------------------------------------------- */
@@ -887,7 +741,7 @@ static int iter_range(sl_state_table *t, const char *lo, const char *hi, sl_stat
 	char *rerr = NULL;
 	rocksdb_iter_get_error(it, &rerr);
 	if (rerr) {
-		set_err(t->be, "iterate", rerr);
+		sl__rdb_set_err(t->be, "iterate", rerr);
 		rc = SL_EIO;
 	}
 	rocksdb_iter_destroy(it);
@@ -896,7 +750,7 @@ static int iter_range(sl_state_table *t, const char *lo, const char *hi, sl_stat
 		t->be->wgen++;
 		rocksdb_write(t->be->db, t->be->wo, wb, &rerr);
 		if (rerr) {
-			set_err(t->be, "write", rerr);
+			sl__rdb_set_err(t->be, "write", rerr);
 			rc = SL_EIO;
 		}
 	}
@@ -954,7 +808,7 @@ static int delete_keys(sl_state_backend *be, const char *lo, const char *hi)
 	}
 	rocksdb_writebatch_destroy(wb);
 	if (rerr) {
-		set_err(be, "delete", rerr);
+		sl__rdb_set_err(be, "delete", rerr);
 		return SL_EIO;
 	}
 	return 0;
@@ -970,7 +824,7 @@ static int delete_range(sl_state_backend *be, const char *lo, const char *hi)
 	rocksdb_write(be->db, be->wo, wb, &rerr);
 	rocksdb_writebatch_destroy(wb);
 	if (rerr) {
-		set_err(be, "delete range", rerr);
+		sl__rdb_set_err(be, "delete range", rerr);
 		return SL_EIO;
 	}
 	return 0;
@@ -1001,7 +855,7 @@ static void rdb_ns_drop(sl_state_table *t, int64_t ns)
 	prefix_after(hi);
 	if (t->nss[i].n <= SMALL_NS ? delete_keys(t->be, lo, hi) : delete_range(t->be, lo, hi))
 		return;
-	nsc_add(t, ns, -(int64_t)t->nss[i].n);
+	sl__rdb_nsc_add(t, ns, -(int64_t)t->nss[i].n);
 }
 
 static uint64_t rdb_count(const sl_state_table *t)
@@ -1011,7 +865,7 @@ static uint64_t rdb_count(const sl_state_table *t)
 
 /* ---- tables ------------------------------------------------------------------------ */
 
-static sl_state_table *table_find(sl_state_backend *be, const char *full)
+sl_state_table *sl__rdb_table_find(sl_state_backend *be, const char *full)
 {
 	for (sl_state_table *t = be->tables; t; t = t->next)
 		if (strcmp(t->name, full) == 0)
@@ -1040,7 +894,7 @@ static void table_free(sl_state_table *t)
 	free(t);
 }
 
-static sl_state_table *table_create(sl_state_backend *be, const char *full, uint32_t val_size)
+sl_state_table *sl__rdb_table_create(sl_state_backend *be, const char *full, uint32_t val_size)
 {
 	sl_state_table *t = calloc(1, sizeof(*t));
 	if (!t)
@@ -1069,7 +923,7 @@ static sl_state_table *rdb_table_open(sl_state_backend *be, const char *op_uid, 
 {
 	char full[256];
 	snprintf(full, sizeof(full), "%s/%s", op_uid, name);
-	sl_state_table *t = table_find(be, full);
+	sl_state_table *t = sl__rdb_table_find(be, full);
 	if (t) {
 		if (t->val_size != val_size) {
 			sl_err_set(err, SL_ESTATE, "state table '%s' has value size %u, expected %u",
@@ -1078,14 +932,14 @@ static sl_state_table *rdb_table_open(sl_state_backend *be, const char *op_uid, 
 		}
 		return t;
 	}
-	t = table_create(be, full, val_size);
+	t = sl__rdb_table_create(be, full, val_size);
 	if (!t)
 		sl_err_set(err, SL_ENOMEM, "out of memory opening state table '%s'", full);
 	return t;
 }
 
 /* Removes every entry of t. */
-static int table_clear(sl_state_table *t)
+int sl__rdb_table_clear(sl_state_table *t)
 {
 	cache_reset(t);
 	bloom_reset(t);
@@ -1119,424 +973,6 @@ static int rdb_flush(sl_state_backend *be, sl_err *err)
 	if (rc || be->errmsg[0])
 		return sl_err_set(err, SL_EIO, "state backend: %s", be->errmsg);
 	return 0;
-}
-
-/* ---- snapshot / restore ---------------------------------------------------------- */
-
-/*
- * Snapshots in two steps, so that the job thread is blocked only for the
- * first (sl_state_snap_begin) and the second runs on the checkpoint writer
- * thread while the job goes on:
- *
- *   begin (job thread)  notices pending slot writes, copies each table's
- *                       dirty cache entries (the changes not yet in
- *                       RocksDB: puts and deletes, at most the write-back
- *                       budget) into an overlay, records each table's name,
- *                       id, value size and count, and takes a RocksDB
- *                       snapshot (a sequence number: no copy);
- *   write (any thread)  sorts each overlay by key and merges it with an
- *                       iterator over the RocksDB snapshot: the barrier's
- *                       state, whatever the job thread writes meanwhile.
- *
- * Why not write the dirty entries back at the barrier: a full write-back
- * cache (64 MB at the default budget) took ~0.5 s of memtable inserts;
- * copying it is a memcpy.  The write step touches only the database handle
- * (thread-safe) and the snapshot's own copies, never a table's buffers.
- */
-typedef struct snap_tab {
-	char *name;
-	uint32_t id, val_size;
-	uint64_t count;
-	char *ov;          /* overlay records: u8 live, u32 klen, key, value */
-	size_t ovlen;
-	uint32_t *ovoff;   /* offsets of the records (sorted by write) */
-	size_t nov;
-} snap_tab;
-
-struct sl_state_snap {
-	sl_state_backend *be;  /* first (state.c dispatches through it) */
-	const rocksdb_snapshot_t *snap;
-	snap_tab *tabs;
-	int ntabs;
-	char errmsg[256];
-};
-
-static void snap_free(sl_state_snap *s)
-{
-	if (!s)
-		return;
-	if (s->snap)
-		rocksdb_release_snapshot(s->be->db, s->snap);
-	for (int i = 0; i < s->ntabs; i++) {
-		free(s->tabs[i].name);
-		free(s->tabs[i].ov);
-		free(s->tabs[i].ovoff);
-	}
-	free(s->tabs);
-	free(s);
-}
-
-/* Copies t's dirty cache entries into st's overlay.  Returns 0 or SL_ENOMEM. */
-static int copy_dirty(sl_state_table *t, snap_tab *st)
-{
-	size_t bytes = 0, n = 0, esz = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass == 1) {
-			st->ov = malloc(bytes ? bytes : 1);
-			st->ovoff = malloc(sizeof(uint32_t) * (n ? n : 1));
-			if (!st->ov || !st->ovoff || bytes > UINT32_MAX)
-				return SL_ENOMEM;
-		}
-		for (chunk *c = t->chunks; c; c = c == t->cur ? NULL : c->next) {
-			for (size_t off = 0; off < c->used; off += esz) {
-				cent *e = (cent *)((char *)(c + 1) + off);
-				esz = ce_size(t, e->klen);
-				if (!(e->flags & CE_DIRTY))
-					continue;
-				size_t rl = 5 + (size_t)e->klen + t->val_size;
-				if (pass == 0) {
-					bytes += rl;
-					n++;
-					continue;
-				}
-				char *r = st->ov + st->ovlen;
-				r[0] = (char)((e->flags & CE_LIVE) != 0);
-				memcpy(r + 1, &e->klen, 4);
-				memcpy(r + 5, ce_key(e), e->klen);
-				memcpy(r + 5 + e->klen, ce_val(e), t->val_size);
-				st->ovoff[st->nov++] = (uint32_t)st->ovlen;
-				st->ovlen += rl;
-			}
-		}
-	}
-	return 0;
-}
-
-static sl_state_snap *rdb_snap_begin(sl_state_backend *be, const char *op_uid, sl_err *err)
-{
-	sl_state_snap *s = calloc(1, sizeof(*s));
-	int n = 0;
-	for (sl_state_table *t = be->tables; t; t = t->next)
-		n++;
-	if (!s || !(s->tabs = calloc((size_t)(n ? n : 1), sizeof(snap_tab))))
-		goto nomem;
-	s->be = be;
-	size_t plen = op_uid ? strlen(op_uid) : 0;
-	for (sl_state_table *t = be->tables; t; t = t->next) {
-		if (op_uid && (strncmp(t->name, op_uid, plen) != 0 || t->name[plen] != '/'))
-			continue;
-		note_last(t);
-		snap_tab *st = &s->tabs[s->ntabs++];
-		st->id = t->id;
-		st->val_size = t->val_size;
-		st->count = t->count;
-		if (!(st->name = strdup(t->name)) || (t->val_size && copy_dirty(t, st)))
-			goto nomem;
-	}
-	s->snap = rocksdb_create_snapshot(be->db);
-	return s;
-nomem:
-	snap_free(s);
-	sl_err_set(err, SL_ENOMEM, "out of memory taking a state snapshot");
-	return NULL;
-}
-
-static const char *ov_rec_key(const snap_tab *st, uint32_t off, uint32_t *klen)
-{
-	memcpy(klen, st->ov + off + 1, 4);
-	return st->ov + off + 5;
-}
-
-static int key_cmp(const char *a, size_t an, const char *b, size_t bn)
-{
-	int c = memcmp(a, b, an < bn ? an : bn);
-	return c ? c : (an > bn) - (an < bn);
-}
-
-static int ov_cmp(const void *a, const void *b, void *ctx)
-{
-	uint32_t ka, kb;
-	const char *pa = ov_rec_key(ctx, *(const uint32_t *)a, &ka);
-	const char *pb = ov_rec_key(ctx, *(const uint32_t *)b, &kb);
-	return key_cmp(pa, ka, pb, kb);
-}
-
-/* Emits one entry (stored key k[0..kl), prefix included). */
-static void put_stored(sl_snap_writer *w, const char *k, size_t kl, const void *v, size_t vl,
-                       char **ubuf, size_t *ucap)
-{
-	if (kl > *ucap) {
-		char *p = realloc(*ubuf, kl * 2);
-		if (!p) {
-			w->failed = 1;
-			return;
-		}
-		*ubuf = p;
-		*ucap = kl * 2;
-	}
-	rev_copy(*ubuf, k + PFX, kl - PFX);
-	sl_snap_put_entry(w, get_ns(k), *ubuf, kl - PFX, v, vl);
-}
-
-/* Writes one table: the RocksDB snapshot's entries merged with the overlay. */
-static int snap_write_tab(sl_state_snap *s, snap_tab *st, sl_snap_writer *w)
-{
-	if (st->nov) /* qsort_r takes no NULL base, even for 0 elements */
-		qsort_r(st->ovoff, st->nov, sizeof(uint32_t), ov_cmp, st);
-	sl_snap_put_table(w, st->name, st->val_size, (int64_t)st->count);
-	char lo[PFX], hi[PFX];
-	put_prefix(lo, st->id, INT64_MIN);
-	put_prefix(hi, st->id + 1, INT64_MIN);
-	rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
-	rocksdb_readoptions_set_snapshot(ro, s->snap);
-	rocksdb_readoptions_set_iterate_upper_bound(ro, hi, PFX);
-	rocksdb_readoptions_set_fill_cache(ro, 0);
-	rocksdb_iterator_t *it = rocksdb_create_iterator(s->be->db, ro);
-	char *ubuf = NULL;
-	size_t ucap = 0, i = 0;
-	uint64_t n = 0;
-	rocksdb_iter_seek(it, lo, PFX);
-	for (;;) {
-		int valid = rocksdb_iter_valid(it);
-		size_t kl = 0, vl;
-		const char *k = valid ? rocksdb_iter_key(it, &kl) : NULL;
-		uint32_t okl = 0;
-		const char *ok = i < st->nov ? ov_rec_key(st, st->ovoff[i], &okl) : NULL;
-		if (!k && !ok)
-			break;
-		int c = !k ? 1 : !ok ? -1 : key_cmp(k, kl, ok, okl);
-		if (c < 0) { /* only in the database */
-			const char *v = rocksdb_iter_value(it, &vl);
-			put_stored(w, k, kl, v, vl, &ubuf, &ucap);
-			n++;
-		} else if (st->ov[st->ovoff[i]]) { /* the overlay's live value wins */
-			put_stored(w, ok, okl, ok + okl, st->val_size, &ubuf, &ucap);
-			n++;
-		}
-		if (c <= 0)
-			rocksdb_iter_next(it);
-		if (c >= 0)
-			i++;
-		if (w->failed)
-			break;
-	}
-	free(ubuf);
-	char *rerr = NULL;
-	rocksdb_iter_get_error(it, &rerr);
-	rocksdb_iter_destroy(it);
-	rocksdb_readoptions_destroy(ro);
-	if (rerr) {
-		snprintf(s->errmsg, sizeof(s->errmsg), "iterate: %s", rerr);
-		free(rerr);
-		return SL_EIO;
-	}
-	if (!w->failed && n != st->count) {
-		snprintf(s->errmsg, sizeof(s->errmsg), "table '%s' holds %llu entries, counted %llu",
-		         st->name, (unsigned long long)n, (unsigned long long)st->count);
-		return SL_ESTATE;
-	}
-	return 0;
-}
-
-static int rdb_snap_write(sl_state_snap *s, sl_snap_writer *w, sl_err *err)
-{
-	for (int i = 0; i < s->ntabs; i++) {
-		int rc = snap_write_tab(s, &s->tabs[i], w);
-		if (rc)
-			return sl_err_set(err, rc, "state snapshot: %s", s->errmsg);
-	}
-	sl_snap_put_end(w);
-	if (w->failed)
-		return sl_err_set(err, SL_ENOMEM, "out of memory writing a state snapshot");
-	return 0;
-}
-
-static int rdb_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer *w, sl_err *err)
-{
-	sl_state_snap *s = rdb_snap_begin(be, op_uid, err);
-	if (!s)
-		return SL_ENOMEM;
-	int rc = rdb_snap_write(s, w, err);
-	snap_free(s);
-	return rc;
-}
-
-/*
- * Restoring a large table writes its entries into an SST file and ingests
- * it, bypassing memtables, flushes and compactions.  Why: through write
- * batches 12 M entries (1 GB) took 64 s to restore, stalled behind level-0
- * flushes.  An SST file needs strictly increasing keys: a snapshot written
- * by this backend lists each table in key order (its iterator's), so the
- * whole table goes into one file; a snapshot of the memory backend is in
- * no particular order, so at the first key out of order the file written
- * so far is ingested and the rest goes through write batches.
- */
-#define SST_MIN 65536 /* tables with fewer entries go through write batches */
-
-typedef struct sst_load {
-	rocksdb_sstfilewriter_t *w;
-	rocksdb_envoptions_t *env;
-	char path[4200];
-	char *last;          /* the last key written */
-	size_t lastlen, lastcap;
-} sst_load;
-
-/* Finishes and ingests the file (if one was started). */
-static int sst_ingest(sl_state_table *t, sst_load *l)
-{
-	if (!l->w)
-		return 0;
-	char *rerr = NULL;
-	rocksdb_sstfilewriter_finish(l->w, &rerr);
-	rocksdb_sstfilewriter_destroy(l->w);
-	l->w = NULL;
-	if (!rerr) {
-		rocksdb_ingestexternalfileoptions_t *io = rocksdb_ingestexternalfileoptions_create();
-		rocksdb_ingestexternalfileoptions_set_move_files(io, 1);
-		const char *files[1] = {l->path};
-		t->be->wgen++;
-		rocksdb_ingest_external_file(t->be->db, files, 1, io, &rerr);
-		rocksdb_ingestexternalfileoptions_destroy(io);
-	}
-	unlink(l->path);
-	if (rerr) {
-		set_err(t->be, "ingest", rerr);
-		return SL_EIO;
-	}
-	return 0;
-}
-
-/* Adds the encoded key t->kbuf[0..n) to the file: 1 when added, 0 when it
- * is not after the last key (the caller switches to write batches), or a
- * negative code. */
-static int sst_add(sl_state_table *t, sst_load *l, size_t n, const void *val, size_t vlen)
-{
-	char *rerr = NULL;
-	if (!l->w) {
-		if (!l->env && !(l->env = rocksdb_envoptions_create()))
-			return SL_ENOMEM;
-		snprintf(l->path, sizeof(l->path), "%s/restore-%u.sst", t->be->dir, t->id);
-		l->w = rocksdb_sstfilewriter_create(l->env, t->be->opts);
-		rocksdb_sstfilewriter_open(l->w, l->path, &rerr);
-		l->lastlen = 0;
-	} else {
-		size_t m = n < l->lastlen ? n : l->lastlen;
-		int c = memcmp(t->kbuf, l->last, m);
-		if (c < 0 || (c == 0 && n <= l->lastlen))
-			return 0;
-	}
-	if (!rerr)
-		rocksdb_sstfilewriter_put(l->w, t->kbuf, n, val, vlen, &rerr);
-	if (rerr) {
-		set_err(t->be, "write a restore file", rerr);
-		return SL_EIO;
-	}
-	if (n > l->lastcap) {
-		char *p = realloc(l->last, n * 2);
-		if (!p)
-			return SL_ENOMEM;
-		l->last = p;
-		l->lastcap = n * 2;
-	}
-	memcpy(l->last, t->kbuf, n);
-	l->lastlen = n;
-	return 1;
-}
-
-/* Reads count records into t: an SST file for a large table in key order,
- * otherwise write batches written every 4 MB. */
-static int restore_records(sl_state_table *t, sl_snap_reader *r, int64_t count, sl_err *err)
-{
-	rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
-	sst_load l = {0};
-	int rc = 0, use_sst = count >= SST_MIN && t->be->dir[0];
-	size_t pending = 0;
-	char *rerr = NULL;
-	for (int64_t i = 0; i < count && !rc; i++) {
-		int64_t ns;
-		size_t klen, vlen, n;
-		const void *key, *val;
-		if (sl_snap_get_entry(r, t->name, t->val_size, &ns, &key, &klen, &val, &vlen, err)) {
-			rc = SL_ESTATE;
-			break;
-		}
-		if (!(n = enc(t, ns, key, (uint32_t)klen)) || nsc_add(t, ns, 1)) {
-			rc = sl_err_set(err, SL_ENOMEM, "out of memory");
-			break;
-		}
-		bloom_add(t, sl_hash_bytes(t->kbuf, n, 0));
-		if (use_sst) {
-			int added = sst_add(t, &l, n, val, vlen);
-			if (added < 0) {
-				rc = sl_err_set(err, added, "restoring state: %s", t->be->errmsg);
-				break;
-			}
-			if (added)
-				continue;
-			use_sst = 0; /* out of key order: the rest through write batches */
-			if (sst_ingest(t, &l)) {
-				rc = sl_err_set(err, SL_EIO, "restoring state: %s", t->be->errmsg);
-				break;
-			}
-		}
-		rocksdb_writebatch_put(wb, t->kbuf, n, val, vlen);
-		pending += n + vlen;
-		if (pending >= (4 << 20)) {
-			t->be->wgen++;
-			rocksdb_write(t->be->db, t->be->wo, wb, &rerr);
-			rocksdb_writebatch_clear(wb);
-			pending = 0;
-		}
-		if (rerr) {
-			set_err(t->be, "write", rerr);
-			rc = sl_err_set(err, SL_EIO, "restoring state: %s", t->be->errmsg);
-		}
-	}
-	if (!rc && pending) {
-		t->be->wgen++;
-		rocksdb_write(t->be->db, t->be->wo, wb, &rerr);
-		if (rerr) {
-			set_err(t->be, "write", rerr);
-			rc = sl_err_set(err, SL_EIO, "restoring state: %s", t->be->errmsg);
-		}
-	}
-	if (!rc && sst_ingest(t, &l))
-		rc = sl_err_set(err, SL_EIO, "restoring state: %s", t->be->errmsg);
-	if (l.w) { /* after an error: drop the unfinished file */
-		rocksdb_sstfilewriter_destroy(l.w);
-		unlink(l.path);
-	}
-	if (l.env)
-		rocksdb_envoptions_destroy(l.env);
-	free(l.last);
-	rocksdb_writebatch_destroy(wb);
-	return rc;
-}
-
-static int restore_table(sl_state_backend *be, const char *full, uint32_t val_size,
-                         int64_t count, sl_snap_reader *r, sl_err *err)
-{
-	sl_state_table *t = table_find(be, full);
-	if (t && t->val_size != val_size)
-		return sl_err_set(err, SL_ESTATE, "state table '%s': value size %u in snapshot, %u now",
-		                  full, val_size, t->val_size);
-	if (!t && !(t = table_create(be, full, val_size)))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if (table_clear(t))
-		return sl_err_set(err, SL_EIO, "restoring state: %s", be->errmsg);
-	return restore_records(t, r, count, err);
-}
-
-static int rdb_restore(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
-{
-	char name[256];
-	uint32_t val_size;
-	int64_t count;
-	int rc;
-	while ((rc = sl_snap_get_table(r, name, &val_size, &count, err)) == 1)
-		if ((rc = restore_table(be, name, val_size, count, r, err)))
-			return rc;
-	return rc;
 }
 
 /* ---- the local directory ------------------------------------------------------------ */
@@ -1685,11 +1121,11 @@ static const sl_state_vt rdb_vt = {
 	.count = rdb_count,
 	.mem = rdb_mem,
 	.flush = rdb_flush,
-	.snapshot = rdb_snapshot,
-	.restore = rdb_restore,
-	.snap_begin = rdb_snap_begin,
-	.snap_write = rdb_snap_write,
-	.snap_free = snap_free,
+	.snapshot = sl__rdb_snapshot,
+	.restore = sl__rdb_restore,
+	.snap_begin = sl__rdb_snap_begin,
+	.snap_write = sl__rdb_snap_write,
+	.snap_free = sl__rdb_snap_free,
 };
 
 /*

@@ -618,12 +618,8 @@ int sl__ckpt_maybe(sl_engine *e)
 	int64_t now = mono_us(), since = now - e->ck.last_end_us;
 	if (since < e->ck.interval_us || since < e->ck.min_pause_us)
 		return 0;
-	if (!sl_state_backend_can_fork(e->state)) { /* RocksDB's threads: no fork */
-		sl_state_snap *probe;
-		if (sl_state_snap_begin(e->state, NULL, &probe, &e->err) == SL_ENOTSUP)
-			return sl__ckpt_take(e, 0, 0, NULL, 0);
-		sl_state_snap_free(probe);
-		return take_thread(e);
-	}
+	if (!sl_state_backend_can_fork(e->state)) /* RocksDB's threads: no fork */
+		return sl_state_snap_supported(e->state) ? take_thread(e)
+		                                         : sl__ckpt_take(e, 0, 0, NULL, 0);
 	return take_async(e);
 }

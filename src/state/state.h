@@ -311,6 +311,11 @@ uint64_t sl_state_backend_mem(const sl_state_backend *be);
  * SL_ENOMEM.  The backend must outlive the handle.
  */
 typedef struct sl_state_snap sl_state_snap;
+/* 1 when the backend has two-step snapshots (sl_state_snap_begin works). */
+static inline int sl_state_snap_supported(const sl_state_backend *be)
+{
+	return sl__be_vt(be)->snap_begin != NULL;
+}
 int sl_state_snap_begin(sl_state_backend *be, const char *op_uid, sl_state_snap **out,
                         sl_err *err);
 int sl_state_snap_write(sl_state_snap *s, sl_snap_writer *w, sl_err *err);

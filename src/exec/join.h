@@ -118,6 +118,11 @@ int sl__jrow_encode(const sl_batch *b, int row, sl_buf *out);
  * (strings copied into b's arena).  Returns 0 or SL_ESTATE. */
 int sl__jrow_decode(const char *p, uint32_t len, sl_batch *b, sl_col *cols, int n, int row);
 
+/* Copies plan p into *dst with the operator's own copies of the key arrays
+ * (keys[0] for lkeys, keys[1] for rkeys; the operator frees them at close,
+ * also after a failure here).  Returns 0 or SL_ENOMEM with err set. */
+int sl__join_plan_own(sl_join_plan *dst, int *keys[2], const sl_join_plan *p, sl_err *err);
+
 /* 1 when a key column of row `row` is NULL (the row matches nothing). */
 int sl__join_key_null(const sl_batch *b, const int *keys, int n, int row);
 

@@ -285,3 +285,20 @@ int sl__joiner_emit(sl_joiner *j, const sl_batch *lb, int lrow, const char *lbyt
 	rc = build(j, j->out, lb, lrow, lbytes, llen, rb, rrow, rbytes, rlen, op, wm, err);
 	return rc < 0 ? rc : 0;
 }
+
+int sl__join_plan_own(sl_join_plan *dst, int *keys[2], const sl_join_plan *p, sl_err *err)
+{
+	*dst = *p;
+	size_t n = sizeof(int) * (size_t)(p->nkeys > 0 ? p->nkeys : 1);
+	keys[0] = malloc(n);
+	keys[1] = malloc(n);
+	if (!keys[0] || !keys[1])
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (p->nkeys > 0) {
+		memcpy(keys[0], p->lkeys, sizeof(int) * (size_t)p->nkeys);
+		memcpy(keys[1], p->rkeys, sizeof(int) * (size_t)p->nkeys);
+	}
+	dst->lkeys = keys[0];
+	dst->rkeys = keys[1];
+	return 0;
+}

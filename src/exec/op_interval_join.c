@@ -316,25 +316,15 @@ sl_op *sl_op_interval_join_new(const sl_join_plan *p, sl_err *err)
 		return NULL;
 	}
 	o->base.vt = &ijoin_vtab;
-	o->p = *p;
 	o->fired = SL_WM_MIN;
-	o->keys[0] = malloc(sizeof(int) * (size_t)(p->nkeys + 1));
-	o->keys[1] = malloc(sizeof(int) * (size_t)(p->nkeys + 1));
-	if (!o->keys[0] || !o->keys[1] || p->nkeys < 1 || p->ltime < 0 || p->rtime < 0 ||
-	    p->lo > p->hi) {
-		if (!o->keys[0] || !o->keys[1])
-			sl_err_set(err, SL_ENOMEM, "out of memory");
-		else
-			sl_err_set(err, SL_EPLAN, "an interval join needs an equality key, both rowtimes "
-			                          "and bounds lo <= hi");
+	if (sl__join_plan_own(&o->p, o->keys, p, err) ||
+	    ((p->nkeys < 1 || p->ltime < 0 || p->rtime < 0 || p->lo > p->hi) &&
+	     sl_err_set(err, SL_EPLAN, "an interval join needs an equality key, both rowtimes "
+	                               "and bounds lo <= hi"))) {
 		ijoin_close(&o->base);
 		free(o);
 		return NULL;
 	}
-	memcpy(o->keys[0], p->lkeys, sizeof(int) * (size_t)p->nkeys);
-	memcpy(o->keys[1], p->rkeys, sizeof(int) * (size_t)p->nkeys);
-	o->p.lkeys = o->keys[0];
-	o->p.rkeys = o->keys[1];
 	o->time_col[0] = p->ltime;
 	o->time_col[1] = p->rtime;
 	o->outer[0] = p->kind == SL_JOIN_LEFT || p->kind == SL_JOIN_FULL;

@@ -289,22 +289,12 @@ sl_op *sl_op_join_new(const sl_join_plan *p, sl_err *err)
 		return NULL;
 	}
 	o->base.vt = &join_vtab;
-	o->p = *p;
-	o->keys[0] = malloc(sizeof(int) * (size_t)(p->nkeys + 1));
-	o->keys[1] = malloc(sizeof(int) * (size_t)(p->nkeys + 1));
-	if (!o->keys[0] || !o->keys[1] || p->nkeys < 1) {
-		if (p->nkeys < 1)
-			sl_err_set(err, SL_EPLAN, "a join needs at least one equality key");
-		else
-			sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (sl__join_plan_own(&o->p, o->keys, p, err) ||
+	    (p->nkeys < 1 && sl_err_set(err, SL_EPLAN, "a join needs at least one equality key"))) {
 		join_close(&o->base);
 		free(o);
 		return NULL;
 	}
-	memcpy(o->keys[0], p->lkeys, sizeof(int) * (size_t)p->nkeys);
-	memcpy(o->keys[1], p->rkeys, sizeof(int) * (size_t)p->nkeys);
-	o->p.lkeys = o->keys[0];
-	o->p.rkeys = o->keys[1];
 	o->outer[0] = p->kind == SL_JOIN_LEFT || p->kind == SL_JOIN_FULL;
 	o->outer[1] = p->kind == SL_JOIN_RIGHT || p->kind == SL_JOIN_FULL;
 	return &o->base;

@@ -384,25 +384,16 @@ sl_op *sl_op_temporal_join_new(const sl_join_plan *p, sl_err *err)
 		return NULL;
 	}
 	o->base.vt = &tjoin_vtab;
-	o->p = *p;
 	o->fired = SL_WM_MIN;
-	o->keys[0] = malloc(sizeof(int) * (size_t)(p->nkeys + 1));
-	o->keys[1] = malloc(sizeof(int) * (size_t)(p->nkeys + 1));
-	if (!o->keys[0] || !o->keys[1] || p->nkeys < 1 || p->ltime < 0 || p->rtime < 0 ||
-	    (p->kind != SL_JOIN_INNER && p->kind != SL_JOIN_LEFT)) {
-		if (!o->keys[0] || !o->keys[1])
-			sl_err_set(err, SL_ENOMEM, "out of memory");
-		else
-			sl_err_set(err, SL_EPLAN, "a temporal join needs an equality key, both "
-			                          "rowtimes and INNER or LEFT");
+	if (sl__join_plan_own(&o->p, o->keys, p, err) ||
+	    ((p->nkeys < 1 || p->ltime < 0 || p->rtime < 0 ||
+	      (p->kind != SL_JOIN_INNER && p->kind != SL_JOIN_LEFT)) &&
+	     sl_err_set(err, SL_EPLAN, "a temporal join needs an equality key, both "
+	                               "rowtimes and INNER or LEFT"))) {
 		tjoin_close(&o->base);
 		free(o);
 		return NULL;
 	}
-	memcpy(o->keys[0], p->lkeys, sizeof(int) * (size_t)p->nkeys);
-	memcpy(o->keys[1], p->rkeys, sizeof(int) * (size_t)p->nkeys);
-	o->p.lkeys = o->keys[0];
-	o->p.rkeys = o->keys[1];
 	o->outer = p->kind == SL_JOIN_LEFT;
 	return &o->base;
 }

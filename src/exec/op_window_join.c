@@ -315,23 +315,14 @@ sl_op *sl_op_window_join_new(const sl_join_plan *p, sl_err *err)
 		return NULL;
 	}
 	o->base.vt = &wjoin_vtab;
-	o->p = *p;
 	o->fired = SL_WM_MIN;
-	o->keys[0] = malloc(sizeof(int) * (size_t)(p->nkeys + 1));
-	o->keys[1] = malloc(sizeof(int) * (size_t)(p->nkeys + 1));
-	if (!o->keys[0] || !o->keys[1] || p->lwend < 0 || p->rwend < 0) {
-		if (!o->keys[0] || !o->keys[1])
-			sl_err_set(err, SL_ENOMEM, "out of memory");
-		else
-			sl_err_set(err, SL_EPLAN, "a window join needs window_end on both sides");
+	if (sl__join_plan_own(&o->p, o->keys, p, err) ||
+	    ((p->lwend < 0 || p->rwend < 0) &&
+	     sl_err_set(err, SL_EPLAN, "a window join needs window_end on both sides"))) {
 		wjoin_close(&o->base);
 		free(o);
 		return NULL;
 	}
-	memcpy(o->keys[0], p->lkeys, sizeof(int) * (size_t)p->nkeys);
-	memcpy(o->keys[1], p->rkeys, sizeof(int) * (size_t)p->nkeys);
-	o->p.lkeys = o->keys[0];
-	o->p.rkeys = o->keys[1];
 	o->wend[0] = p->lwend;
 	o->wend[1] = p->rwend;
 	o->outer[0] = p->kind == SL_JOIN_LEFT || p->kind == SL_JOIN_FULL;

@@ -32,13 +32,24 @@ AGG="SELECT user_id, window_start, SUM(amount) AS total, COUNT(*) AS n FROM TABL
 AGGH="SELECT /*+ UID('hourly') */ user_id, window_start, SUM(amount) AS total, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(event_time), INTERVAL '1' MINUTE)) GROUP BY user_id, window_start, window_end"
 { head; echo "INSERT INTO win_out $AGGH;"; } > h1.sql
 { head; echo "CREATE VIEW o2 AS SELECT * FROM orders WHERE amount > -1;"; echo "INSERT INTO win_out $AGGH;" | sed 's/TABLE orders/TABLE o2/'; } > h2.sql
+# stop_soon PID: SIGTERM once the job holds its lock (its signal handler is
+# installed right after) plus 0.1 s: early in its 3 M rows on any machine
+# (a fixed sleep raced the whole job, 0.54 s on an idle machine)
+stop_soon() {
+	local i=0
+	while [ ! -e sluice-state/sp/lock ] && [ $i -lt 1000 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	sleep 0.1
+	kill -TERM "$1"
+}
 fail=0
 "$B/sluice" run v1.sql 2>/dev/null && cat out/part-* | sort > ref.txt
 rm -rf out sluice-state
 "$B/sluice" run v1.sql > log 2>&1 &
 P=$!
-sleep 0.4
-kill -TERM $P
+stop_soon $P
 wait $P
 grep -q "stopped with savepoint" log || { echo "FAIL: no savepoint on SIGTERM"; cat log; exit 1; }
 sp=$(sed -n 's/.*stopped with savepoint //p' log)
@@ -53,8 +64,7 @@ n1=$(cat out/part-* | wc -l)
 rm -rf out sluice-state
 "$B/sluice" run v1.sql > log 2>&1 &
 P=$!
-sleep 0.4
-kill -TERM $P
+stop_soon $P
 wait $P
 sp=$(sed -n 's/.*stopped with savepoint //p' log)
 rm -rf out
@@ -67,8 +77,7 @@ fi
 rm -rf out sluice-state
 "$B/sluice" run h1.sql > log 2>&1 &
 P=$!
-sleep 0.4
-kill -TERM $P
+stop_soon $P
 wait $P
 sp=$(sed -n 's/.*stopped with savepoint //p' log)
 "$B/sluice" run h2.sql --from-savepoint "$sp" >> log 2>&1 || { echo "FAIL: UID hint restart"; tail -3 log; fail=1; }
@@ -83,8 +92,7 @@ for pair in "hashmap rocksdb" "rocksdb hashmap"; do
 	rm -rf out sluice-state
 	"$B/sluice" run from.sql > log 2>&1 &
 	P=$!
-	sleep 0.6
-	kill -TERM $P
+	stop_soon $P
 	wait $P
 	sp=$(sed -n 's/.*stopped with savepoint //p' log)
 	[ -n "$sp" ] || { echo "FAIL: no savepoint on $1"; cat log; fail=1; continue; }

@@ -17,6 +17,9 @@
  * functions return 0 on success or a negative SL_E* code; the message of the
  * last failure is sl_errmsg(engine), valid until the next call on it.
  * An engine is not thread-safe: one thread at a time.
+ *
+ * include/sluice_udf.h is the C ABI of user-defined functions (CREATE
+ * FUNCTION ... LANGUAGE C USING JAR 'lib.so'; docs/udf.md).
  */
 #ifndef SLUICE_H
 #define SLUICE_H
@@ -118,8 +121,9 @@ SL_API int sl_poll(sl_engine *e, sl_row_cb cb, void *ctx);
  * changelog kinds, watermarks), valid until the next call. */
 SL_API int sl_explain(sl_engine *e, const char *sql, const char **text);
 
-/* The plans printed by EXPLAIN statements of the last sl_exec ("" if it
- * had none). */
+/* The statement output of the last sl_exec ("" if none): the plans of its
+ * EXPLAIN statements and the tables of its SHOW / DESCRIBE statements (in
+ * Flink's SQL client tableau format), in statement order. */
 SL_API const char *sl_explain_text(sl_engine *e);
 
 /* Warnings from planning the last job (one per line, "" when none), e.g.

@@ -84,6 +84,9 @@ typedef enum sl_fn {
 	SL_FN_TIMESTAMPDIFF, /* args: unit, ts1, ts2 */
 	/* rows */
 	SL_FN_FIELD,         /* args: row; node->field = field index */
+	/* user-defined (CREATE FUNCTION, include/sluice_udf.h): node->udf; args
+	 * already have the registration's types (fn_udf.c) */
+	SL_FN_UDF,
 	SL_FN__COUNT
 } sl_fn;
 
@@ -120,6 +123,8 @@ typedef struct sl_expr {
 	int field;          /* SL_FN_FIELD: field index */
 	int nargs;
 	struct sl_expr **args;
+	const struct sluice_udf *udf; /* SL_FN_UDF: the registration */
+	const char *udf_name;         /* SL_FN_UDF: the SQL name (messages, EXPLAIN) */
 } sl_expr;
 
 /* Constructors.  All allocate in `a`; on a type error they return NULL with
@@ -141,6 +146,15 @@ sl_expr *sl_expr_lit_str(sl_arena *a, const char *s, int64_t len); /* CHAR(len) 
  */
 sl_expr *sl_expr_call(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
                       const sl_type *target, int field, sl_err *err);
+
+/*
+ * A call of user-defined function u (include/sluice_udf.h), named `name` in
+ * SQL, returning `result` (nullable); args[0..nargs) must already have the
+ * registration's argument types (the binder casts them).  Never folded as
+ * a constant.  NULL on OOM.
+ */
+sl_expr *sl_expr_udf(sl_arena *a, const struct sluice_udf *u, const char *name, sl_type result,
+                     sl_expr **args, int nargs);
 
 /* Convenience: an explicit CAST(x AS t) (no-op when types are equal). */
 sl_expr *sl_expr_cast(sl_arena *a, sl_expr *x, sl_type t, sl_err *err);

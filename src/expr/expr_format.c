@@ -261,6 +261,11 @@ static void fmt_call(fmt_out *o, const sl_expr *e, const char *const *names)
 	case SL_FN_TIMESTAMPADD: case SL_FN_TIMESTAMPDIFF:
 		fmt_time_call(o, e, names);
 		return;
+	case SL_FN_UDF:
+		put(o, "%s(", e->udf_name ? e->udf_name : "UDF");
+		fmt_args(o, e, 0, names);
+		put(o, ")");
+		return;
 	default:
 		put(o, "%s(", nm);
 		fmt_args(o, e, 0, names);

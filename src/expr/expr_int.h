@@ -164,6 +164,9 @@ int sl__bind_regex(sl_prog *p, sl_step *st, sl_err *err);   /* fn_regex.c */
 int sl__bind_time(sl_prog *p, sl_step *st, sl_err *err);    /* fn_time.c */
 int sl__bind_hash(sl_prog *p, sl_step *st, sl_err *err);    /* fn_hash.c */
 int sl__bind_logic(sl_prog *p, sl_step *st, sl_err *err);   /* expr_eval.c */
+int sl__bind_udf(sl_prog *p, sl_step *st, sl_err *err);     /* fn_udf.c */
+/* fn_udf.c: the step data of an SL_FN_UDF call (in p's arena), or NULL. */
+void *sl__udf_ref(sl_prog *p, const sl_expr *e);
 
 /* Kernels for the control steps the compiler emits (expr_eval.c). */
 int sl__k_split_true(sl_xctx *x, const sl_step *st);     /* arg0 TRUE -> sel_a, else sel_b */

@@ -604,6 +604,7 @@ static const fn_info FN[SL_FN__COUNT] = {
 	[SL_FN_TIMESTAMPADD] = {"TIMESTAMPADD", 3, 3, {A_INT, A_INT, A_TIME}},
 	[SL_FN_TIMESTAMPDIFF] = {"TIMESTAMPDIFF", 3, 3, {A_INT, A_TIME, A_TIME}},
 	[SL_FN_FIELD] = {"FIELD", 1, 1, {0}},
+	[SL_FN_UDF] = {"UDF", 0, 16, {0}},
 };
 
 const char *sl_fn_name(sl_fn fn)
@@ -916,7 +917,7 @@ int sl_expr_is_const(const sl_expr *e)
 	default: break;
 	}
 	if (e->fn == SL_FN_PROCTIME || e->fn == SL_FN_CURRENT_TIMESTAMP ||
-	    e->fn == SL_FN_CURRENT_WATERMARK ||
+	    e->fn == SL_FN_CURRENT_WATERMARK || e->fn == SL_FN_UDF ||
 	    (e->fn == SL_FN_UNIX_TIMESTAMP && e->nargs == 0))
 		return 0;
 	for (int i = 0; i < e->nargs; i++)

@@ -517,6 +517,9 @@ static sl_expr *bind_call(planner *p, const scope *s, const sl_ast_expr *e)
 	    !strncmp(f, "CUMULATE", 8))
 		return sl__plan_error(p, e->line, e->col, SL_EPLAN,
 		                      "%s is only allowed with a GROUP BY window of the same kind", f);
+	const sl_func_def *udf = p->cat ? sl_catalog_function(p->cat, f) : NULL;
+	if (udf)
+		return sl__bind_udf_call(p, s, e, udf);
 	int fn = sl_fn_from_name(f);
 	if (fn < 0)
 		return sl__plan_error(p, e->line, e->col, SL_EPLAN,

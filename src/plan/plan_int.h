@@ -138,6 +138,11 @@ int sl__bind_interval(planner *p, const sl_ast_expr *e, int64_t *us);
 /* Printed form of an AST expression (arena string), used as a key. */
 const char *sl__ast_text(planner *p, const sl_ast_expr *e);
 
+/* bind_udf.c: a call of user-defined function u (CREATE FUNCTION), its
+ * arguments cast to the registration's types where Flink would cast
+ * implicitly.  NULL with p->err set. */
+sl_expr *sl__bind_udf_call(planner *p, const scope *s, const sl_ast_expr *e, const sl_func_def *u);
+
 /* Whether the call is an aggregate function (COUNT, SUM, ...). */
 int sl__is_agg_call(const sl_ast_expr *e);
 

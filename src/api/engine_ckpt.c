@@ -322,6 +322,7 @@ static int precommit_sinks(sl_engine *e, int64_t id, sl_snap_writer *sinks)
 			continue;
 		sl_snap_writer sub;
 		sl_snap_writer_init(&sub);
+		sl_op_sink_sync(op);
 		int rc = k->vt->pre_commit ? k->vt->pre_commit(k, id, &sub, &e->err) : 0;
 		sl_snap_put_bytes(sinks, op->uid, strlen(op->uid));
 		sl_snap_put_bytes(sinks, sub.buf, sub.len);

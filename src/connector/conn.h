@@ -47,6 +47,10 @@ typedef struct sl_conn_args {
 	int attempt;            /* run attempt, >= 0, increasing per restart */
 	int overwrite_output;   /* --fresh --overwrite-output: a start without a
 	                         * checkpoint deletes this job's published output */
+	/* PARTITIONED BY columns (indexes into fields), for the vtabs'
+	 * `partitioned` variants; NULL / 0 otherwise. */
+	const int *part;
+	int npart;
 } sl_conn_args;
 
 typedef struct sl_source_vtab sl_source_vtab;
@@ -90,6 +94,9 @@ struct sl_source_vtab {
 	int (*restore)(sl_source *s, sl_snap_reader *r, sl_err *err);
 	/* Frees resources; safe after a failed open. */
 	void (*close)(sl_source *s);
+	/* The source to use for a PARTITIONED BY table (a->part), or NULL when
+	 * the connector cannot read partitioned tables. */
+	const sl_source_vtab *partitioned;
 };
 
 /* Base of every sink. */
@@ -97,6 +104,10 @@ typedef struct sl_sink {
 	const sl_sink_vtab *vt;
 	const char *table;
 	int64_t rows_written;
+	/* Set by the runtime before write, finish and pre_commit: the job's
+	 * processing time (micros) and the sink's input watermark. */
+	int64_t proc_now;
+	int64_t wm;
 } sl_sink;
 
 struct sl_sink_vtab {
@@ -137,6 +148,9 @@ struct sl_sink_vtab {
 	int (*abort)(sl_sink *k, int64_t ckpt_id, sl_err *err);
 	int (*recover)(sl_sink *k, sl_snap_reader *r, sl_err *err);
 	void (*close)(sl_sink *k);
+	/* The sink to use for a PARTITIONED BY table (a->part), or NULL when
+	 * the connector cannot write partitioned tables. */
+	const sl_sink_vtab *partitioned;
 };
 
 /*

@@ -3,6 +3,13 @@
  * newline-delimited records from a file or a directory, and a sink that
  * writes part files into a directory.
  *
+ * 'path' may be a local path or a file:// URI.  PARTITIONED BY tables
+ * (a->part): the source lists the partition directories through
+ * conn_fs_partition.c and decodes the data columns into a view of the
+ * batch, filling the partition columns from the directory names; the sink
+ * is conn_fs_partition.c's, which runs one sink of this file per partition
+ * directory.
+ *
  * Source.  'path' is a file or a directory; a directory is one partition
  * whose regular files are read in byte-wise name order, skipping names that
  * start with '.' or '_' (hidden and in-progress files).  Records come from
@@ -17,7 +24,9 @@
  * Sink.  'path' is a directory (created if missing).  Rows are encoded by
  * the format into a buffer written with write(2) in 1 MiB chunks to a
  * hidden in-progress part, rolling at 'sink.rolling-policy.file-size'
- * (default 128 MB); a rolled part is fsynced, closed and waits, still
+ * (default 128 MB) and, checked when a batch arrives, when the part has
+ * been open for 'sink.rolling-policy.rollover-interval' of processing time
+ * (default 30 min); a rolled part is fsynced, closed and waits, still
  * hidden.  Only whole rows ever reach a file, and a part is published by
  * one rename, so readers (which skip names starting with '.') never see a
  * partial row or a file twice.
@@ -42,12 +51,14 @@
  * directory never touch each other's files.  close() never publishes.
  * Single-threaded, like every connector.
  */
-#include "conn.h"
+#include "conn_fs_int.h"
 #include "conn_lines.h"
 #include "sluice.h"
+#include "base/timeutil.h"
 #include "format/format.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -59,8 +70,18 @@
 
 #define FS_WRITE_CHUNK (1u << 20)               /* sink write(2) size */
 #define FS_DEFAULT_ROLL (128LL * 1024 * 1024)   /* 'sink.rolling-policy.file-size' */
+#define FS_DEFAULT_ROLLOVER (30LL * 60 * 1000000) /* '...rollover-interval': 30 min */
+#define FS_DEFAULT_CHECK (60LL * 1000000)       /* '...check-interval': 1 min */
 
 /* ---- source ---------------------------------------------------------------- */
+
+/* A partition value of the file being read, typed as its column. */
+typedef struct fs_pval {
+	int is_null;
+	int64_t i64;
+	double f64;
+	sl_str str;
+} fs_pval;
 
 typedef struct fs_source {
 	sl_source base;     /* must be first */
@@ -77,6 +98,17 @@ typedef struct fs_source {
 	int64_t *prov_line; /* per batch row: line (1-based) */
 	int64_t *prov_off;  /* per batch row: byte offset of its record */
 	char namebuf[4096]; /* display name scratch */
+	/* PARTITIONED BY (conn_fs_partition.c lists the files): */
+	int npart;          /* partition columns, 0 = unpartitioned */
+	int *pcol;          /* their batch column indexes */
+	int ndata;          /* the other (decoded) columns */
+	int *dcol;          /* their batch column indexes */
+	sl_col *vcols;      /* scratch: the decoder's view of the batch */
+	char **values;      /* per file, npart values (NULL = SQL NULL) */
+	fs_pval *pval;     /* the current file's values, typed */
+	int pval_file;      /* the file pval belongs to, -1 */
+	const sl_field *fields; /* the table's physical columns */
+	sl_field *dfields;  /* the decoder's fields (data columns) */
 } fs_source;
 
 /* Display name of file i: "dir/name" for a directory, else the path. */
@@ -195,6 +227,72 @@ sl_encoder *sl__conn_encoder(const sl_conn_args *a, const char *def, sl_err *err
 extern const sl_lookup_vtab sl__fs_lookup_vtab;
 int sl__fs_lookup_options(const sl_conn_args *a, sl_err *err);
 
+/* Sets up a partitioned source: the decoder reads the data columns only,
+ * the partition columns come from the directory names. */
+static int open_partitioned(fs_source *f, const sl_conn_args *a, sl_err *err)
+{
+	sl_conn_args da = *a;
+	sl_field *df = calloc((size_t)a->nfields, sizeof(sl_field));
+	const char **names = calloc((size_t)a->npart, sizeof(char *));
+	f->npart = a->npart;
+	f->ndata = a->nfields - a->npart;
+	f->pcol = calloc((size_t)a->npart, sizeof(int));
+	f->dcol = calloc((size_t)f->ndata + 1, sizeof(int));
+	f->vcols = calloc((size_t)f->ndata + 1, sizeof(sl_col));
+	f->pval = calloc((size_t)a->npart, sizeof(fs_pval));
+	f->pval_file = -1;
+	f->fields = a->fields;
+	int rc = 0;
+	if (!df || !names || !f->pcol || !f->dcol || !f->vcols || !f->pval) {
+		rc = sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", a->table);
+		goto done;
+	}
+	for (int i = 0, d = 0; i < a->nfields; i++) {
+		int pk = -1;
+		for (int j = 0; j < a->npart; j++)
+			if (a->part[j] == i)
+				pk = j;
+		if (pk < 0) {
+			df[d] = a->fields[i];
+			f->dcol[d++] = i;
+			continue;
+		}
+		sl_type t = a->fields[i].type;
+		if (t.id == SL_T_DECIMAL || t.id == SL_T_ROW || t.id == SL_T_TIME ||
+		    t.id == SL_T_INTERVAL_DT || t.id == SL_T_INTERVAL_YM || sl_type_is_binary(t)) {
+			char tb[64];
+			rc = sl_err_set(err, SL_ENOTSUP, "source '%s': partition column '%s' of type %s "
+			                "is not supported (use a string, integer, floating-point, "
+			                "BOOLEAN, DATE or TIMESTAMP column)", a->table, a->fields[i].name,
+			                sl_type_format(t, tb, sizeof tb));
+			goto done;
+		}
+		f->pcol[pk] = i;
+		names[pk] = a->fields[i].name;
+	}
+	da.fields = df;
+	da.nfields = f->ndata;
+	da.part = NULL;
+	da.npart = 0;
+	if (!(f->dec = sl__conn_decoder(&da, NULL, err))) {
+		rc = err && err->code ? err->code : SL_EINVAL;
+		goto done;
+	}
+	f->base.dec = f->dec;
+	if ((rc = sl__fs_check_commit_options(a, err)))
+		goto done;
+	const char *dn = sl_opts_get(a->opts, "partition.default-name");
+	f->is_dir = 1;
+	rc = sl__fs_list_partitions(f->path, f->npart, names, dn ? dn : "__DEFAULT_PARTITION__",
+	                            &f->files, &f->values, &f->nfiles, a->table, err);
+	if (rc)
+		sl_err_prefix(err, "source");
+done:
+	free(names);
+	f->dfields = df; /* the decoder keeps pointing at it */
+	return rc;
+}
+
 static int fss_open(sl_source *s, const sl_conn_args *a, sl_err *err)
 {
 	fs_source *f = (fs_source *)s;
@@ -203,14 +301,23 @@ static int fss_open(sl_source *s, const sl_conn_args *a, sl_err *err)
 	const char *path = sl_opts_get(a->opts, "path");
 	if (!path)
 		return sl_err_set(err, SL_EINVAL, "source '%s': option 'path' is required", a->table);
+	if (!(path = sl__fs_local_path(path, "source", a->table, err)))
+		return err->code;
 	if (!(f->path = strdup(path)))
 		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", a->table);
 	int rc = sl__fs_lookup_options(a, err); /* the table may also serve lookups */
 	if (rc)
 		return rc;
+	if (stat(path, &st) == 0 && a->npart && !S_ISDIR(st.st_mode))
+		return sl_err_set(err, SL_EINVAL, "source '%s': a partitioned table's path '%s' must "
+		                  "be a directory", a->table, path);
+	if (a->npart && stat(path, &st) == 0)
+		return open_partitioned(f, a, err);
 	if (!(f->dec = sl__conn_decoder(a, NULL, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	f->base.dec = f->dec;
+	if ((rc = sl__fs_check_commit_options(a, err)))
+		return rc;
 	if (stat(path, &st))
 		return sl_err_set(err, SL_EIO, "source '%s': path '%s' does not exist", a->table,
 		                  path);
@@ -273,13 +380,105 @@ static int ensure_prov(fs_source *f, int cap, sl_err *err)
 
 /* Decodes one record; records provenance of the rows it appended.  A bad
  * record is skipped and counted under ignore-parse-errors. */
+/* Parses the partition values of file i into f->pval (typed as their
+ * columns).  0 or SL_EINPUT naming the file. */
+static int load_pvals(fs_source *f, int i, sl_err *err)
+{
+	for (int j = 0; j < f->npart; j++) {
+		const char *v = f->values[(size_t)i * (size_t)f->npart + (size_t)j];
+		const sl_field *fd = &f->fields[f->pcol[j]];
+		fs_pval *pv = &f->pval[j];
+		memset(pv, 0, sizeof *pv);
+		pv->is_null = v == NULL;
+		if (!v)
+			continue;
+		size_t n = strlen(v);
+		char *end = NULL;
+		int bad = 0;
+		switch ((sl_type_id)fd->type.id) {
+		case SL_T_BOOLEAN:
+			bad = strcasecmp(v, "true") && strcasecmp(v, "false");
+			pv->i64 = !strcasecmp(v, "true");
+			break;
+		case SL_T_TINYINT: case SL_T_SMALLINT: case SL_T_INT: case SL_T_BIGINT: {
+			static const int64_t lim[] = {INT8_MAX, INT16_MAX, INT32_MAX, INT64_MAX};
+			int64_t hi = lim[fd->type.id - SL_T_TINYINT];
+			errno = 0;
+			long long x = strtoll(v, &end, 10);
+			bad = errno || end == v || *end || x > hi || x < -hi - 1;
+			pv->i64 = x;
+			break;
+		}
+		case SL_T_FLOAT: case SL_T_DOUBLE:
+			pv->f64 = strtod(v, &end);
+			bad = end == v || *end;
+			break;
+		case SL_T_DATE:
+			bad = sl_date_parse(v, n, &pv->i64) != 0;
+			break;
+		case SL_T_TIMESTAMP: case SL_T_TIMESTAMP_LTZ:
+			bad = sl_ts_parse(v, n, &pv->i64) != 0;
+			break;
+		default: /* CHAR, VARCHAR, STRING: the text (valid until close) */
+			pv->str.ptr = v;
+			pv->str.len = (int64_t)n;
+			break;
+		}
+		if (bad) {
+			char tb[64];
+			return sl_err_set(err, SL_EINPUT, "source '%s': file '%s': partition value '%s' "
+			                  "of column '%s' is not a valid %s", f->base.table,
+			                  file_name(f, i), v, fd->name,
+			                  sl_type_format(fd->type, tb, sizeof tb));
+		}
+	}
+	f->pval_file = i;
+	return 0;
+}
+
+/* Partitioned: decodes the data columns through a view of out, then fills
+ * the partition columns of the new rows from the file's values. */
+static int decode_view(fs_source *f, const char *rec, size_t len, sl_batch *out, sl_err *derr,
+                       sl_err *err)
+{
+	if (f->pval_file != f->cur && load_pvals(f, f->cur, err))
+		return SL_EINPUT - 1000; /* err is set: not a decoder error */
+	sl_batch v = *out;
+	for (int j = 0; j < f->ndata; j++)
+		f->vcols[j] = out->cols[f->dcol[j]];
+	v.cols = f->vcols;
+	v.ncols = f->ndata;
+	int first = out->nrows;
+	int rc = f->dec->vt->decode(f->dec, rec, len, &v, SL_WM_MIN, derr);
+	out->nrows = v.nrows;
+	out->arena = v.arena;
+	for (int j = 0; j < f->npart; j++) {
+		sl_col *c = &out->cols[f->pcol[j]];
+		const fs_pval *pv = &f->pval[j];
+		sl_phys ph = sl_type_phys(c->type);
+		for (int r = first; r < out->nrows; r++) {
+			c->null[r] = (uint8_t)pv->is_null;
+			if (ph == SL_PHYS_F64)
+				c->v.f64[r] = pv->f64;
+			else if (ph == SL_PHYS_STR)
+				c->v.str[r] = pv->str;
+			else
+				c->v.i64[r] = pv->i64;
+		}
+	}
+	return rc;
+}
+
 static int decode_one(fs_source *f, const char *rec, size_t len, int64_t line, int64_t off,
                       sl_batch *out, sl_err *err)
 {
 	sl_err derr;
 	sl_err_clear(&derr);
 	int first = out->nrows;
-	int rc = f->dec->vt->decode(f->dec, rec, len, out, SL_WM_MIN, &derr);
+	int rc = f->npart ? decode_view(f, rec, len, out, &derr, err)
+	                  : f->dec->vt->decode(f->dec, rec, len, out, SL_WM_MIN, &derr);
+	if (rc == SL_EINPUT - 1000)
+		return SL_EINPUT;
 	if (rc == SL_EFULL)
 		return rc; /* the caller ends the batch and reads the record again */
 	if (rc == SL_EINPUT && f->dec->ignore_errors) {
@@ -431,9 +630,19 @@ static void fss_close(sl_source *s)
 	free(f->prov_file);
 	free(f->prov_line);
 	free(f->prov_off);
+	if (f->values)
+		for (int i = 0; i < f->nfiles * f->npart; i++)
+			free(f->values[i]);
+	free(f->values);
+	free(f->pcol);
+	free(f->dcol);
+	free(f->vcols);
+	free(f->pval);
+	free(f->dfields);
 	f->dec = NULL;
 	f->files = NULL;
 	f->nfiles = 0;
+	f->values = NULL;
 }
 
 /* The 'filesystem' source method table. */
@@ -448,6 +657,7 @@ const sl_source_vtab sl_filesystem_source_vtab = {
 	.snapshot = fss_snapshot,
 	.restore = fss_restore,
 	.close = fss_close,
+	.partitioned = &sl_filesystem_source_vtab, /* fss_open reads a->part */
 };
 
 /* ---- sink -------------------------------------------------------------------- */
@@ -476,6 +686,8 @@ typedef struct fs_sink {
 	int attempt;          /* with checkpointing: the run attempt */
 	int overwrite;        /* recover(NULL) deletes the job's published parts */
 	int64_t roll_size;    /* 'sink.rolling-policy.file-size' */
+	int64_t rollover_us;  /* 'sink.rolling-policy.rollover-interval' */
+	int64_t opened_us;    /* processing time the open part was opened */
 	int fd;               /* the open in-progress part, -1 = none */
 	int part;             /* number of the open (or next) part */
 	int pub_from;         /* parts pub_from..part-1 are closed, neither staged nor
@@ -629,13 +841,22 @@ static int fsk_open(sl_sink *s, const sl_conn_args *a, sl_err *err)
 	k->fd = k->dfd = -1;
 	sl_buf_init(&k->out);
 	const char *path = sl_opts_get(a->opts, "path");
+	int64_t check_us;
 	if (!path)
 		return sl_err_set(err, SL_EINVAL, "sink '%s': option 'path' is required", a->table);
+	if (!(path = sl__fs_local_path(path, "sink", a->table, err)))
+		return err->code;
 	if (sl_opts_size(a->opts, "sink.rolling-policy.file-size", FS_DEFAULT_ROLL,
-	                 &k->roll_size, err)) {
+	                 &k->roll_size, err) ||
+	    sl_opts_duration(a->opts, "sink.rolling-policy.rollover-interval", FS_DEFAULT_ROLLOVER,
+	                     &k->rollover_us, err) ||
+	    sl_opts_duration(a->opts, "sink.rolling-policy.check-interval", FS_DEFAULT_CHECK,
+	                     &check_us, err)) {
 		sl_err_prefix(err, "sink '%s'", a->table);
 		return SL_EINVAL;
 	}
+	if ((rc = sl__fs_check_commit_options(a, err)))
+		return rc;
 	if ((rc = open_ckpt_args(k, a, err)))
 		return rc;
 	if (!(k->dir = strdup(path)))
@@ -709,12 +930,18 @@ static int open_part(fs_sink *k, sl_err *err)
 		return sl_err_set(err, SL_EIO, "sink '%s': cannot create '%s/%s': %s", k->base.table,
 		                  k->dir, p, strerror(errno));
 	k->part_bytes = 0;
+	k->opened_us = k->base.proc_now;
 	return 0;
 }
 
 static int fsk_write(sl_sink *s, const sl_batch *b, sl_err *err)
 {
 	fs_sink *k = (fs_sink *)s;
+	/* 'sink.rolling-policy.rollover-interval': checked as batches arrive
+	 * (and every checkpoint rolls anyway) */
+	if (k->fd >= 0 && k->rollover_us > 0 && s->proc_now - k->opened_us >= k->rollover_us &&
+	    close_part(k, err))
+		return SL_EIO;
 	SL_BATCH_FOREACH(b, i, row) {
 		if (k->fd < 0 && open_part(k, err))
 			return SL_EIO;
@@ -1127,6 +1354,12 @@ done:
 	return rc;
 }
 
+int sl__fs_sink_idle(const sl_sink *s)
+{
+	const fs_sink *k = (const fs_sink *)s;
+	return k->fd < 0 && k->pub_from == k->part && k->npend == 0 && k->out.len == 0;
+}
+
 static int fsk_can_update(const sl_conn_args *a)
 {
 	const char *name = sl_opts_get(a->opts, "format");
@@ -1169,4 +1402,5 @@ const sl_sink_vtab sl_filesystem_sink_vtab = {
 	.abort = fsk_abort,
 	.recover = fsk_recover,
 	.close = fsk_close,
+	.partitioned = &sl__fs_partitioned_sink_vtab, /* conn_fs_partition.c */
 };

@@ -17,6 +17,7 @@
  * row never stays behind.  Rows are not copied: the connector gets a view
  * with its own op vector and selection.
  */
+#include "graph.h"
 #include "ops.h"
 #include "rowkey.h"
 #include "sluice.h"
@@ -82,6 +83,7 @@ static int sink_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	sink_op *o = (sink_op *)op;
 	sl_batch view;
+	sl_op_sink_sync(op);
 	if (o->pk) {
 		if (upsert_view(o, in, &view))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
@@ -99,6 +101,7 @@ static int sink_finish(sl_op *op, sl_err *err)
 	if (o->finished)
 		return 0;
 	o->finished = 1;
+	sl_op_sink_sync(op);
 	int rc = o->sink->vt->finish ? o->sink->vt->finish(o->sink, err) : 0;
 	if (rc)
 		sl_err_prefix(err, "sink '%s'", o->sink->table);
@@ -142,6 +145,15 @@ int sl_op_sink_finish(sl_op *op, sl_err *err)
 	if (op->vt != &sink_vtab)
 		return 0;
 	return sink_finish(op, err);
+}
+
+void sl_op_sink_sync(sl_op *op)
+{
+	if (op->vt != &sink_vtab)
+		return;
+	sink_op *o = (sink_op *)op;
+	o->sink->proc_now = op->graph ? op->graph->ectx.proctime : 0;
+	o->sink->wm = op->wm;
 }
 
 /* The connector sink of a sink operator (NULL for other operators). */

@@ -69,6 +69,10 @@ sl_op *sl_op_calc_new(sl_expr *filter, sl_expr *const *proj, int nproj, const sl
 /* The operator owns `sink` from now on. */
 sl_op *sl_op_sink_new(sl_sink *sink, sl_err *err);
 int sl_op_sink_set_upsert(sl_op *op, const int *pk, int npk, sl_err *err);
+/* Gives a sink operator's connector the job's processing time and the
+ * operator's input watermark (sl_sink.proc_now / .wm) before the runtime
+ * calls it directly (pre_commit); no-op for other operators. */
+void sl_op_sink_sync(sl_op *op);
 
 /* ---- Union all ----------------------------------------------------------- */
 

@@ -173,17 +173,23 @@ static rel *plan_normalize(planner *p, const sl_table_def *t, rel *in)
 	return r;
 }
 
-/* PARTITIONED BY is refused until a connector implements it. */
-static int check_partitioned(planner *p, const sl_table_def *t)
+/* PARTITIONED BY columns of t as indexes into its physical columns (map:
+ * table column -> physical index), arena array. */
+static int *part_fields(planner *p, const sl_table_def *t, const int *map)
 {
-	if (!t->npart)
-		return 0;
+	int *pf = sl_arena_calloc(p->a, sizeof(int) * (size_t)(t->npart + 1));
+	for (int i = 0; i < t->npart; i++)
+		pf[i] = map[t->part[i]];
+	return pf;
+}
+
+static void *not_partitionable(planner *p, const sl_table_def *t, const char *conn,
+                               const char *what)
+{
 	const sl_ast_ident *id = &t->ast->partition[0];
-	sl__plan_error(p, id->line, id->col, SL_ENOTSUP,
-	               "table '%s': PARTITIONED BY is not supported yet (the filesystem "
-	               "connector reads and writes unpartitioned directories; docs/sql.md)",
-	               t->name);
-	return SL_ENOTSUP;
+	return sl__plan_error(p, id->line, id->col, SL_ENOTSUP,
+	                      "table '%s': connector '%s' cannot %s a partitioned table "
+	                      "(PARTITIONED BY): only 'filesystem' can", t->name, conn, what);
 }
 
 rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int line, int col)
@@ -193,8 +199,6 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 			return p->scans[i].r;
 	if (p->nscans == 64)
 		return sl__plan_error(p, line, col, SL_ENOTSUP, "too many tables in one job");
-	if (check_partitioned(p, t))
-		return NULL;
 	sl_opts *o = use_opts(p, t);
 	if (hint) {
 		sl_opts_merge(o, hint);
@@ -278,10 +282,13 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 		return NULL;
 	sp.batch_rows = (int)br;
 	sl_conn_args ca = {t->name, phys, nphys, t->pk, t->npk, o, p->engine, p->tz,
-	                   p->checkpointing, p->job, (int)p->attempt, 0};
+	                   p->checkpointing, p->job, (int)p->attempt, 0,
+	                   part_fields(p, t, map), t->npart};
 	if (!strcmp(conn, "stdin") && p->checkpointing && p->warnings)
 		sl_buf_printf(p->warnings, "warning: table '%s' reads stdin, which cannot be replayed: "
 		              "the job is at-least-once for it, not exactly-once\n", t->name);
+	if (push && t->npart)
+		return not_partitionable(p, t, conn, "read");
 	if (push) {
 		/* a push table decodes its records with its 'format' (json by default) */
 		if (!(sp.push_dec = sl__conn_decoder(&ca, "json", p->err)))
@@ -292,6 +299,8 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 			return sl__plan_error(p, t->line, t->col, SL_EPLAN,
 			                      "table '%s': connector '%s' cannot be read (no such source)",
 			                      t->name, conn);
+		if (t->npart && !(vt = vt->partitioned))
+			return not_partitionable(p, t, conn, "read");
 		if (!(sp.source = sl_source_new(vt, &ca, p->err))) {
 			sl_err_prefix(p->err, "table '%s'", t->name);
 			return NULL;
@@ -394,8 +403,6 @@ static rel *cast_to(planner *p, rel *in, const sl_field *f, int n)
 sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,
                      int connect)
 {
-	if (check_partitioned(p, t))
-		return NULL;
 	sl_opts *o = use_opts(p, t);
 	const char *conn = sl_opts_get(o, "connector");
 	const sl_sink_vtab *vt = sl_sink_find(conn);
@@ -403,13 +410,19 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 		return sl__plan_error(p, line, col, SL_EPLAN,
 		                      "table '%s': connector '%s' cannot be written (no such sink)",
 		                      t->name, conn);
+	if (t->npart && !(vt = vt->partitioned))
+		return not_partitionable(p, t, conn, "write");
 	sl_field *f = sl_arena_calloc(p->a, sizeof(sl_field) * (size_t)(t->ncols + 1));
+	int *fmap = sl_arena_calloc(p->a, sizeof(int) * (size_t)(t->ncols + 1));
 	int n = 0;
-	for (int i = 0; i < t->ncols; i++)
+	for (int i = 0; i < t->ncols; i++) {
+		fmap[i] = -1;
 		if (!t->cols[i].computed && !t->cols[i].metadata) {
+			fmap[i] = n;
 			f[n].name = t->cols[i].name;
 			f[n++].type = t->cols[i].type;
 		}
+	}
 	rel sink_rel = {0};
 	sink_rel.ncols = n;
 	sink_rel.cols = sl_arena_calloc(p->a, sizeof(rcol) * (size_t)(n + 1));
@@ -424,7 +437,8 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 		                      schema_text(p, &sink_rel));
 	const char *ow = sl_opts_get(p->session, "sluice.overwrite-output");
 	sl_conn_args ca = {t->name, f, n, t->pk, t->npk, o, p->engine, p->tz,
-	                   p->checkpointing, p->job, (int)p->attempt, ow && !strcmp(ow, "true")};
+	                   p->checkpointing, p->job, (int)p->attempt, ow && !strcmp(ow, "true"),
+	                   part_fields(p, t, fmap), t->npart};
 	int can = vt->can_update ? vt->can_update(&ca) : vt->accepts_updates;
 	if (in->updating && !can)
 		return sl__plan_error(p, line, col, SL_EPLAN,

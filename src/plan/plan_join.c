@@ -909,8 +909,11 @@ static rel *lookup_join(planner *p, const sl_ast_from *f, sl_join_kind kind, rel
 	join_cond c;
 	if (!j || as_of_cond(p, f, j, l, r, &c))
 		return NULL;
+	if (td->npart)
+		return sl__plan_error(p, rf->line, rf->col, SL_ENOTSUP, "lookup joins against the "
+		                      "partitioned table '%s' are not supported", name);
 	sl_conn_args ca = {name, fields, td->ncols, td->pk, td->npk, o, p->engine, p->tz,
-	                   0, p->job, (int)p->attempt, 0};
+	                   0, p->job, (int)p->attempt, 0, NULL, 0};
 	struct sl_lookup *lk = sl_lookup_new(vt->lookup, &ca, c.rkeys, c.nkeys, p->err);
 	if (!lk)
 		return sl__plan_error(p, rf->line, rf->col, p->err->code, "%s", p->err->msg);

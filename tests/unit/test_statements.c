@@ -129,6 +129,21 @@ static void test_show_create(void **st)
 		"WITH (\n"
 		"  'connector' = 'blackhole'\n"
 		")\n");
+	/* PARTITIONED BY and a file:// path, as Nexmark q10's sink */
+	assert_int_equal(sl_exec(e, "CREATE TABLE fs_sink (auction BIGINT, dt STRING, hm STRING) "
+	                            "PARTITIONED BY (dt, hm) WITH ('connector' = 'filesystem', "
+	                            "'path' = 'file:///tmp/x', 'format' = 'csv')"), 0);
+	expect_output(e, "SHOW CREATE TABLE fs_sink",
+		"CREATE TABLE `default_catalog`.`default_database`.`fs_sink` (\n"
+		"  `auction` BIGINT,\n"
+		"  `dt` STRING,\n"
+		"  `hm` STRING\n"
+		") PARTITIONED BY (`dt`, `hm`)\n"
+		"WITH (\n"
+		"  'connector' = 'filesystem',\n"
+		"  'path' = 'file:///tmp/x',\n"
+		"  'format' = 'csv'\n"
+		")\n");
 	assert_int_equal(sl_exec(e, "CREATE VIEW v AS SELECT order_id FROM orders"), 0);
 	expect_output(e, "SHOW CREATE VIEW v", "CREATE VIEW v AS SELECT order_id FROM orders\n");
 	expect_error(e, "SHOW CREATE TABLE v", "'v' is a view");

@@ -1,8 +1,10 @@
 /*
  * engine.c - the engine handle behind include/sluice.h.
  *
- * sl_exec parses a script and applies it statement by statement: DDL and
- * SET at once; the statements that write (INSERT INTO, bare SELECT,
+ * sl_exec parses a script and applies it statement by statement: DDL
+ * (tables, views, CREATE / DROP FUNCTION) and SET at once, SHOW / DESCRIBE
+ * and EXPLAIN into the statement output (sl_explain_text); the statements
+ * that write (INSERT INTO, bare SELECT,
  * statement sets) are collected and planned together as one job when the
  * script ends, so they share their sources.  The job is opened at once
  * (every planning error comes before any input is read) and then driven

@@ -23,7 +23,8 @@
  * pending row arrived + 'sink.partition-commit.delay'; 'partition-time'
  * when the watermark (read in 'sink.partition-commit.watermark-time-zone')
  * > the time extracted from its values + delay.  At end of input every
- * pending partition is scheduled (Flink's endInput).  commit(id) first
+ * pending partition is scheduled (Flink's endInput); a finish after a
+ * fatal error publishes files but commits no partition.  commit(id) first
  * publishes the children's parts, then commits the partitions scheduled up
  * to id: the 'success-file' policy creates the (empty) success file in the
  * partition directory.  So a partition is committed only after all its
@@ -812,16 +813,19 @@ static int fsp_abort(sl_sink *s, int64_t id, sl_err *err)
  * finish: with checkpointing the children only close their open parts and
  * every pending partition is scheduled by the final checkpoint; without,
  * the children publish and every pending partition is committed now.
+ * Partitions are committed only at the end of input (the watermark is
+ * +infinity): a finish after a fatal error publishes the rows written
+ * before it (DESIGN.md §5) but announces no partition as complete.
  */
 static int fsp_finish(sl_sink *s, sl_err *err)
 {
 	fs_psink *k = psink(s);
 	int rc;
-	k->ended = 1;
+	k->ended = s->wm == SL_WM_MAX;
 	for (int i = 0; i < k->nparts; i++)
 		if (k->parts[i].child && (rc = k->parts[i].child->vt->finish(k->parts[i].child, err)))
 			return rc;
-	if (k->job)
+	if (k->job || !k->ended)
 		return 0;
 	for (int i = 0; i < k->nparts; i++) {
 		fs_part *p = &k->parts[i];

@@ -161,6 +161,12 @@ int sl_catalog_add_function(sl_catalog *c, const sl_ast_create_function *f, int 
 		return sl_err_set_at(err, SL_EPLAN, line, col, "line %d, column %d: function '%s': "
 		                     "USING JAR '/path/lib.so' is required (the shared object that "
 		                     "exports '%s')", line, col, name, f->symbol);
+	size_t pl = strlen(f->path);
+	if (!f->language && pl > 4 && !strcasecmp(f->path + pl - 4, ".jar"))
+		return sl_err_set_at(err, SL_ENOTSUP, line, col, "line %d, column %d: function '%s': "
+		                     "'%s' looks like a Java jar: Java (and Scala, Python) functions "
+		                     "are not supported; sluice loads C functions from a shared object "
+		                     "(LANGUAGE C, docs/udf.md)", line, col, name, f->path);
 	if (f->nusing > 1)
 		return sl_err_set_at(err, SL_ENOTSUP, line, col, "line %d, column %d: function '%s': "
 		                     "only one USING JAR library is supported", line, col, name);

@@ -1203,6 +1203,7 @@ static void test_part_write_read(void **state)
 	p_put(k, 5, 1, "2026-08-01", 0, SL_WM_MIN);
 	assert_string_equal(dir_names(d), "dt=2026-08-01 dt=__DEFAULT_PARTITION__ dt=a%2Fb%3Ac");
 	assert_string_equal(visible_rows(pdir(d, "dt=2026-08-01")), "");
+	k->wm = SL_WM_MAX; /* end of input */
 	assert_int_equal(k->vt->finish(k, &err), 0);
 	sl_sink_free(k);
 	const char *names = dir_names(pdir(d, "dt=2026-08-01"));
@@ -1218,6 +1219,17 @@ static void test_part_write_read(void **state)
 	assert_string_equal(line, "{\"name\":\"r2\",\"n\":2}\n");
 	assert_string_equal(p_read(d), "r0:0:2026-08-01 r1:1:2026-08-01 r5:5:2026-08-01 "
 	                               "r3:3:NULL r4:4:NULL r2:2:a/b:c");
+	/* a finish after a fatal error (the watermark is not +infinity):
+	 * the rows are published, no partition is announced complete */
+	char *d2 = ck_dir("part_wr_err");
+	sl_opts_set(&p.f.opts, "path", d2);
+	k = p_sink(&p, NULL, 0, &err);
+	assert_non_null(k);
+	p_put(k, 0, 1, "x", 0, SL_WM_MIN);
+	assert_int_equal(k->vt->finish(k, &err), 0);
+	sl_sink_free(k);
+	assert_string_equal(visible_rows(pdir(d2, "dt=x")), "r0:0");
+	assert_null(strstr(dir_names(pdir(d2, "dt=x")), "_SUCCESS"));
 	sl_arena_deinit(&p.f.arena);
 }
 
@@ -1262,6 +1274,7 @@ static void test_part_process_time(void **state)
 	assert_true(has_success(d, "dt=a"));
 	assert_false(has_success(d, "dt=b"));
 	p_put(k, 3, 1, "a", 12 * MIN_US, SL_WM_MIN); /* late: pending again */
+	k->wm = SL_WM_MAX; /* end of input */
 	assert_int_equal(k->vt->finish(k, &err), 0);
 	k->proc_now = 12 * MIN_US;
 	pre_commit(k, 3, &w);

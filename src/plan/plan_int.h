@@ -151,6 +151,17 @@ rel *sl__rel_new(planner *p, int ncols);
 /* Adds op to the graph with rel r's columns as its output. */
 int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label);
 
+/* ---- plan_ident.c: operator identity ---- */
+
+/* The identity text of an operator with plan label `label` and output r
+ * (arena string; frozen: ids of existing checkpoints are hashes of it). */
+const char *sl__op_ident(planner *p, const char *label, const rel *r);
+
+/* Sets the stable id (op->uid) of every operator of the complete graph:
+ * unique within the job, the same for every run of the same job text.
+ * Returns 0, or SL_EPLAN when two operators carry the same UID hint. */
+int sl__plan_idents(planner *p);
+
 /* A Calc over `in`: optional filter, then the projection x[0..n) named
  * names[i]; time attributes follow plain column references.  NULL with
  * p->err set. */

@@ -7,20 +7,17 @@
  * A job's statements share their sources: a table read by several INSERTs
  * is scanned once and its operator feeds every consumer.
  *
- * Operator ids (for state) are a hash of the operator's label and its
- * inputs' ids, so they are stable across runs of the same job.
+ * Operator ids (for state) are set by plan_ident.c once the graph is
+ * complete: unique within the job, stable across runs of the same job.
  */
 #include "plan_int.h"
 #include "sluice.h"
-#include "../base/hash.h"
 #include "../connector/conn_lines.h"
 #include "../format/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-sl_sink *sl_op_sink_get(sl_op *op);
 
 /* The EXPLAIN buffer of the job being planned (set by sl_plan_job). */
 static __thread sl_buf *explain_buf;
@@ -33,6 +30,9 @@ int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label)
 		t[i] = r->cols[i].type;
 		n[i] = r->cols[i].name;
 	}
+	/* the identity text (plan_ident.c) is frozen; today's EXPLAIN label
+	 * shows the same decoration, but may change without changing ids */
+	op->ident = sl__op_ident(p, label, r);
 	if (r->ncols > 0) {
 		int rt = r->rowtime >= 0 && r->rowtime < r->ncols;
 		const char *kind = !r->updating ? "append-only"
@@ -51,55 +51,24 @@ int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label)
 	return 0;
 }
 
-/* Computes op ids from labels and input ids, and writes EXPLAIN lines. */
-static void finish_plan(planner *p, sl_buf *out)
+/* Writes the EXPLAIN lines (ids are set by sl__plan_idents). */
+static void explain_plan(planner *p, sl_buf *out)
 {
 	sl_graph *g = p->g;
 	for (int i = 0; i < g->nops; i++) {
 		sl_op *op = g->ops[i];
-		uint64_t h = sl_hash_bytes(op->label, strlen(op->label), 0x5eed);
+		sl_buf_printf(out, "#%d %s", i, op->label);
 		/* inputs: every op with an edge to this one */
-		sl_buf ins;
-		sl_buf_init(&ins);
+		int nins = 0;
 		for (int k = 0; k < i; k++)
 			for (int e = 0; e < g->ops[k]->nedges; e++)
-				if (g->ops[k]->edges[e].to == op) {
-					h = sl_hash_bytes(g->ops[k]->uid, strlen(g->ops[k]->uid), h);
-					sl_buf_printf(&ins, "%s#%d", ins.len ? ", " : "", k);
-				}
-		sl_sink *k = sl_op_sink_get(op);
-		if (k) {
-			/* a sink is identified by its table (and which write of that
-			 * table it is), not by the query feeding it: its staged output
-			 * must survive edits upstream */
-			int nth = 0;
-			for (int j = 0; j < i; j++) {
-				sl_sink *o = sl_op_sink_get(g->ops[j]);
-				nth += o && !strcmp(o->table, k->table);
-			}
-			char key[300];
-			snprintf(key, sizeof(key), "sink:%s#%d", k->table, nth);
-			h = sl_hash_bytes(key, strlen(key), 0x5eed);
-		}
-		if (op->uid_hint) {
-			/* sluice extension: the UID('name') query hint pins the aggregate's id so
-			 * that its state survives any edit of the query around it */
-			char key[300];
-			snprintf(key, sizeof(key), "uid:%s", op->uid_hint);
-			h = sl_hash_bytes(key, strlen(key), 0x5eed);
-		}
-		snprintf(op->uid, sizeof(op->uid), "%016llx", (unsigned long long)h);
-		if (out) {
-			sl_buf_printf(out, "#%d %s", i, op->label);
-			if (ins.len)
-				sl_buf_printf(out, " <- %s", sl_buf_cstr(&ins));
-			/* not in the label: ids must not depend on the TTL */
-			const char *st = sl__plan_ttl_explain(p, op);
-			if (st)
-				sl_buf_printf(out, " %s", st);
-			sl_buf_putc(out, '\n');
-		}
-		sl_buf_deinit(&ins);
+				if (g->ops[k]->edges[e].to == op)
+					sl_buf_printf(out, "%s#%d", nins++ ? ", " : " <- ", k);
+		/* not in the label: ids must not depend on the TTL */
+		const char *st = sl__plan_ttl_explain(p, op);
+		if (st)
+			sl_buf_printf(out, " %s", st);
+		sl_buf_putc(out, '\n');
 	}
 }
 
@@ -551,6 +520,9 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_grap
 		if ((rc = plan_stmt(p, stmts[i])))
 			return rc;
 	explain_buf = explain;
-	finish_plan(p, explain);
+	if ((rc = sl__plan_idents(p)))
+		return rc;
+	if (explain)
+		explain_plan(p, explain);
 	return 0;
 }

@@ -156,6 +156,13 @@ int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label);
  * p->err set. */
 rel *sl__add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **x, int n, const char **names);
 
+/* ---- plan_values.c ---- */
+
+/* VALUES (..), (..): a Values source of constants.  NULL with p->err set. */
+rel *sl__plan_values(planner *p, const sl_ast_query *q);
+/* The one-row relation SELECT without FROM reads. */
+rel *sl__plan_one_row(planner *p);
+
 /* ---- plan_over.c ---- */
 
 /* 1 when sel reads a subquery whose SELECT list holds ROW_NUMBER() OVER. */

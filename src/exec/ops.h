@@ -76,6 +76,21 @@ sl_sink *sl_op_sink_get(sl_op *op);
 
 sl_op *sl_op_union_new(sl_err *err);
 
+/* ---- VALUES: constant rows (op_values.c) --------------------------------- */
+
+/* nrows rows of ncols constants (row-major, not copied: plan arena). */
+sl_op *sl_op_values_new(int nrows, int ncols, const sl_value *vals, sl_err *err);
+/* Emits a Values source's rows and ends it (no-op for other operators). */
+int sl_op_values_start(sl_op *op, sl_err *err);
+
+/* ---- INTERSECT / EXCEPT (op_set_op.c) ------------------------------------ */
+
+typedef enum sl_setop_kind { SL_SETOP_INTERSECT = 1, SL_SETOP_EXCEPT } sl_setop_kind;
+
+/* Two inputs (left, right) of the same column types; output: those
+ * columns, +I/-D as the row's output count grows/shrinks. */
+sl_op *sl_op_set_op_new(sl_setop_kind kind, int all, sl_err *err);
+
 /* ---- Window aggregate (TUMBLE / HOP / CUMULATE) -------------------------- */
 
 typedef enum sl_win_kind { SL_WIN_TUMBLE, SL_WIN_HOP, SL_WIN_CUMULATE, SL_WIN_SESSION } sl_win_kind;

@@ -194,6 +194,12 @@ int sl__ast_has_subquery(const sl_ast_expr *e);
 
 /* The AST conjunction x[0] AND ... AND x[n-1] (arena), NULL when n = 0. */
 const sl_ast_expr *sl__ast_and(planner *p, const sl_ast_expr **x, int n);
+/* ---- plan_values.c ---- */
+
+/* VALUES (..), (..): a Values source of constants.  NULL with p->err set. */
+rel *sl__plan_values(planner *p, const sl_ast_query *q);
+/* The one-row relation SELECT without FROM reads. */
+rel *sl__plan_one_row(planner *p);
 
 /* ---- plan_over.c ---- */
 

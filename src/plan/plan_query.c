@@ -1145,12 +1145,15 @@ static rel *plan_select(planner *p, const sl_ast_select *sel)
 
 static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 {
-	if (!sel->from)
-		return sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP,
-		                      "SELECT without FROM is not supported yet");
 	sl_ast_select rest; /* ROW_NUMBER pattern: sel without its rn filter */
 	rel *r;
-	if (sl__is_rank_query(sel)) {
+	if (!sel->from) {
+		for (int i = 0; i < sel->nitems; i++)
+			if (sel->items[i].expr->kind == SL_AX_STAR)
+				return sl__plan_error(p, sel->items[i].expr->line, sel->items[i].expr->col,
+				                      SL_EPLAN, "SELECT * is not allowed without FROM");
+		r = sl__plan_one_row(p);
+	} else if (sl__is_rank_query(sel)) {
 		r = sl__plan_rank(p, sel, &rest);
 		sel = &rest;
 	} else if (sel->from->kind == SL_AF_JOIN && sel->from->u.join.type == SL_AJ_COMMA) {
@@ -1224,26 +1227,58 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 	return r;
 }
 
+/* INTERSECT / EXCEPT [ALL] over the two sides, already of the common
+ * column types: one SetOp operator (op_set_op.c).  Its output is updating
+ * unless it can only grow (INTERSECT of append-only inputs); it carries no
+ * time attribute. */
+static rel *plan_set_op(planner *p, const sl_ast_query *q, rel *const side[2],
+                        const sl_type *common)
+{
+	int inter = q->setop.op == SL_SET_INTERSECT;
+	sl_op *op = sl_op_set_op_new(inter ? SL_SETOP_INTERSECT : SL_SETOP_EXCEPT, q->setop.all,
+	                             p->err);
+	rel *out = sl__rel_new(p, side[0]->ncols);
+	for (int i = 0; i < side[0]->ncols; i++) {
+		out->cols[i].name = side[0]->cols[i].name;
+		out->cols[i].type = common[i];
+	}
+	const char *label = sl_arena_printf(p->a, "%s(all=[%s])", inter ? "Intersect" : "Minus",
+	                                    q->setop.all ? "true" : "false");
+	out->updating = !inter || side[0]->updating || side[1]->updating;
+	if (out->updating)
+		out->upd_op = !inter ? label : side[0]->updating ? side[0]->upd_op : side[1]->upd_op;
+	if (!op || sl__add_op(p, op, 2, out, label) ||
+	    sl_graph_connect(p->g, side[0]->op, op, 0) || sl_graph_connect(p->g, side[1]->op, op, 1))
+		return NULL;
+	return out;
+}
+
+/* UNION, INTERSECT, EXCEPT: both sides cast to the common type of each
+ * column, then a Union (and for UNION DISTINCT a GROUP BY every column)
+ * or a SetOp. */
 static rel *plan_union(planner *p, const sl_ast_query *q)
 {
-	if (q->setop.op != SL_SET_UNION)
-		return sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
-		                      "INTERSECT and EXCEPT are not supported yet");
+	static const char *opname[] = {"", "UNION", "INTERSECT", "EXCEPT"};
+	const char *what = opname[q->setop.op];
 	rel *l = sl__plan_query(p, q->setop.left), *r = l ? sl__plan_query(p, q->setop.right) : NULL;
 	if (!r)
 		return NULL;
 	if (l->ncols != r->ncols)
 		return sl__plan_error(p, q->line, q->col, SL_EPLAN,
-		                      "UNION: the inputs have %d and %d columns", l->ncols, r->ncols);
+		                      "%s: the inputs have %d and %d columns", what, l->ncols, r->ncols);
 	/* cast both sides to the common type of each column */
 	rel *side[2] = {l, r};
 	sl_type *common = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(l->ncols + 1));
 	for (int i = 0; i < l->ncols; i++) {
 		sl_expr *a[2] = {sl_expr_col(p->a, 0, l->cols[i].type), sl_expr_col(p->a, 1, r->cols[i].type)};
 		sl_expr *c = sl_expr_call(p->a, SL_FN_COALESCE, a, 2, NULL, 0, p->err);
-		if (!c)
-			return sl__plan_error(p, q->line, q->col, SL_EPLAN, "UNION: column %d: %s", i + 1,
-			                      p->err->msg);
+		if (!c) {
+			char m[SL_ERR_MAX];
+			snprintf(m, sizeof(m), "%s", p->err->msg);
+			sl_err_clear(p->err); /* the first error would win */
+			return sl__plan_error(p, q->line, q->col, SL_EPLAN, "%s: column %d: %s", what,
+			                      i + 1, m);
+		}
 		common[i] = c->type;
 	}
 	for (int s = 0; s < 2; s++) {
@@ -1266,6 +1301,8 @@ static rel *plan_union(planner *p, const sl_ast_query *q)
 			return NULL;
 		side[s]->rowtime = rt;
 	}
+	if (q->setop.op != SL_SET_UNION)
+		return plan_set_op(p, q, side, common);
 	sl_op *op = sl_op_union_new(p->err);
 	rel *out = sl__rel_new(p, l->ncols);
 	for (int i = 0; i < l->ncols; i++) {
@@ -1304,7 +1341,7 @@ rel *sl__plan_query(planner *p, const sl_ast_query *q)
 	} else if (q->kind == SL_AQ_SETOP) {
 		r = plan_union(p, q);
 	} else {
-		sl__plan_error(p, q->line, q->col, SL_ENOTSUP, "VALUES is not supported yet");
+		r = sl__plan_values(p, q);
 	}
 	p->nctes = saved;
 	return r;

@@ -34,7 +34,7 @@ enum { ST_NONE, ST_TTL, ST_WATERMARK, ST_OVER, ST_TEMPORAL };
 static int state_kind(const sl_op *op)
 {
 	static const char *ttl[] = {"GroupAggregate", "Join", "Rank", "Deduplicate",
-	                            "ChangelogNormalize"};
+	                            "ChangelogNormalize", "SetOp"};
 	static const char *wm[] = {"WindowAggregate", "SessionWindowAggregate", "IntervalJoin",
 	                           "WindowJoin", "WindowRank"};
 	const char *n = op->vt->name;

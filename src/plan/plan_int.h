@@ -141,6 +141,10 @@ int sl__bind_interval(planner *p, const sl_ast_expr *e, int64_t *us);
 
 /* Printed form of an AST expression (arena string), used as a key. */
 const char *sl__ast_text(planner *p, const sl_ast_expr *e);
+/* plan_unsup.c: for a call name sluice does not know, a printf format
+ * (one %s: the name) saying the Flink built-in is not supported, or NULL
+ * when the name is not a Flink built-in. */
+const char *sl__flink_missing_fn(const char *fname);
 
 /* Whether the call is an aggregate function (COUNT, SUM, ...). */
 int sl__is_agg_call(const sl_ast_expr *e);

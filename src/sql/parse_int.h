@@ -34,6 +34,10 @@ int sl__p_expect_op(sl_parser *p, const char *op);
 int sl__p_error(sl_parser *p, const char *expected);  /* error at current token, -1 */
 int sl__p_error_at(sl_parser *p, const sl_token *t, int code, const char *msg); /* custom, -1 */
 int sl__p_failed(sl_parser *p);                        /* error already set */
+/* parse_unsup.c: when the current token starts (or is inside the first
+ * words of) a Flink construct sluice refuses, sets "... is not supported"
+ * and returns -1; else 0.  sl__p_error asks it first. */
+int sl__p_unsupported(sl_parser *p);
 
 /* Depth guard: sl__p_enter returns -1 with an error when too deep. */
 int sl__p_enter(sl_parser *p);

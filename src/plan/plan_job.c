@@ -1,8 +1,8 @@
 /*
  * plan_job.c - plans a job: table scans (sources with computed columns and
  * watermarks), sinks (with the changelog check and implicit casts),
- * INSERT INTO / bare SELECT / statement sets, stable operator ids and the
- * EXPLAIN text.
+ * INSERT INTO (with a column list: missing columns NULL) / bare SELECT /
+ * statement sets, stable operator ids and the EXPLAIN text.
  *
  * A job's statements share their sources: a table read by several INSERTs
  * is scanned once and its operator feeds every consumer.
@@ -142,6 +142,19 @@ static rel *plan_normalize(planner *p, const sl_table_def *t, rel *in)
 	return r;
 }
 
+/* PARTITIONED BY is refused until a connector implements it. */
+static int check_partitioned(planner *p, const sl_table_def *t)
+{
+	if (!t->npart)
+		return 0;
+	const sl_ast_ident *id = &t->ast->partition[0];
+	sl__plan_error(p, id->line, id->col, SL_ENOTSUP,
+	               "table '%s': PARTITIONED BY is not supported yet (the filesystem "
+	               "connector reads and writes unpartitioned directories; docs/sql.md)",
+	               t->name);
+	return SL_ENOTSUP;
+}
+
 rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int line, int col)
 {
 	for (int i = 0; !hint && i < p->nscans; i++)
@@ -149,6 +162,8 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 			return p->scans[i].r;
 	if (p->nscans == 64)
 		return sl__plan_error(p, line, col, SL_ENOTSUP, "too many tables in one job");
+	if (check_partitioned(p, t))
+		return NULL;
 	sl_opts *o = use_opts(p, t);
 	if (hint) {
 		sl_opts_merge(o, hint);
@@ -348,6 +363,8 @@ static rel *cast_to(planner *p, rel *in, const sl_field *f, int n)
 sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,
                      int connect)
 {
+	if (check_partitioned(p, t))
+		return NULL;
 	sl_opts *o = use_opts(p, t);
 	const char *conn = sl_opts_get(o, "connector");
 	const sl_sink_vtab *vt = sl_sink_find(conn);
@@ -453,6 +470,61 @@ static sl_op *select_sink(planner *p, const rel *in, int line, int col)
 	return sl__plan_sink(p, t, in, line, col, 1);
 }
 
+/*
+ * INSERT INTO t (c1, c2, ...) query: the query's columns go to the listed
+ * columns in order, every other physical column of t gets NULL (as Flink;
+ * a NOT NULL column left out is an error).  Returns the projection in t's
+ * physical column order, or NULL with p->err set.
+ */
+static rel *insert_columns(planner *p, const sl_table_def *t, const sl_ast_insert *in, rel *q)
+{
+	int *src = sl_arena_alloc(p->a, sizeof(int) * (size_t)(t->ncols + 1));
+	for (int c = 0; c < t->ncols; c++)
+		src[c] = -1;
+	if (q->ncols != in->ncols)
+		return sl__plan_error(p, in->cols[0].line, in->cols[0].col, SL_EPLAN,
+		                      "Number of INSERT target columns (%d) does not equal number of "
+		                      "source items (%d)", in->ncols, q->ncols);
+	for (int i = 0; i < in->ncols; i++) {
+		const sl_ast_ident *id = &in->cols[i];
+		int c = 0;
+		while (c < t->ncols && strcmp(t->cols[c].name, id->name))
+			c++;
+		if (c == t->ncols)
+			return sl__plan_error(p, id->line, id->col, SL_EPLAN,
+			                      "Unknown target column '%s' of table '%s'", id->name,
+			                      t->name);
+		if (t->cols[c].computed || t->cols[c].metadata)
+			return sl__plan_error(p, id->line, id->col, SL_EPLAN,
+			                      "Column '%s' of table '%s' is a %s column and cannot be "
+			                      "written", id->name, t->name,
+			                      t->cols[c].computed ? "computed" : "metadata");
+		if (src[c] >= 0)
+			return sl__plan_error(p, id->line, id->col, SL_EPLAN,
+			                      "Target column '%s' is assigned more than once", id->name);
+		src[c] = i;
+	}
+	sl_expr **x = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(t->ncols + 1));
+	const char **names = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(t->ncols + 1));
+	int n = 0;
+	for (int c = 0; c < t->ncols; c++) {
+		if (t->cols[c].computed || t->cols[c].metadata)
+			continue;
+		names[n] = t->cols[c].name;
+		if (src[c] >= 0) {
+			x[n++] = sl_expr_col(p->a, src[c], q->cols[src[c]].type);
+			continue;
+		}
+		if (t->cols[c].type.notnull)
+			return sl__plan_error(p, in->cols[0].line, in->cols[0].col, SL_EPLAN,
+			                      "Column '%s' has no default value and does not allow NULLs "
+			                      "(INSERT INTO '%s' leaves it out)", t->cols[c].name, t->name);
+		sl_type ty = t->cols[c].type;
+		x[n++] = sl_expr_lit_null(p->a, ty);
+	}
+	return sl__add_calc(p, q, NULL, x, n, names);
+}
+
 static int plan_stmt(planner *p, const sl_ast_stmt *s)
 {
 	switch (s->kind) {
@@ -463,12 +535,15 @@ static int plan_stmt(planner *p, const sl_ast_stmt *s)
 			sl__plan_error(p, s->line, s->col, SL_EPLAN, "Object '%s' not found", name);
 			return SL_EPLAN;
 		}
-		if (s->u.insert.ncols || s->u.insert.nhints) {
-			sl__plan_error(p, s->line, s->col, SL_ENOTSUP,
-			               "INSERT with a column list or hints is not supported yet");
+		if (s->u.insert.nhints) {
+			const sl_ast_hint *h = &s->u.insert.hints[0];
+			sl__plan_error(p, h->line, h->col, SL_ENOTSUP,
+			               "hints on the target table of INSERT are not supported yet");
 			return SL_ENOTSUP;
 		}
 		rel *r = sl__plan_query(p, s->u.insert.query);
+		if (r && s->u.insert.ncols)
+			r = insert_columns(p, t, &s->u.insert, r);
 		if (!r || !sl__plan_sink(p, t, r, s->line, s->col, 1))
 			return p->err->code ? p->err->code : SL_EPLAN;
 		return 0;

@@ -72,4 +72,11 @@ sl_ast_window *sl__p_window_spec(sl_parser *p);                   /* at '(' */
 sl_ast_expr *sl__p_interval(sl_parser *p);                        /* at INTERVAL */
 sl_ast_unit sl__p_unit_word(sl_parser *p, int k);                 /* unit keyword or NONE */
 
+/* parse_show.c: SHOW (after SHOW), DESCRIBE (after DESCRIBE / DESC),
+ * CREATE / DROP FUNCTION (after FUNCTION).  0 or -1 with the error set. */
+int sl__p_show(sl_parser *p, sl_ast_stmt *s);
+int sl__p_describe(sl_parser *p, sl_ast_stmt *s);
+int sl__p_create_function(sl_parser *p, sl_ast_stmt *s, int temporary, int system);
+int sl__p_drop_function(sl_parser *p, sl_ast_stmt *s, int temporary, int system);
+
 #endif

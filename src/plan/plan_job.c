@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* The EXPLAIN buffer of the job being planned (set by sl_plan_job). */
 static __thread sl_buf *explain_buf;
@@ -242,6 +243,14 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	}
 	if (sl_opts_duration(o, "scan.watermark.idle-timeout", 0, &sp.idle_timeout_us, p->err))
 		return NULL;
+	/* Flink's 'scan.watermark.emit.strategy': sluice's watermark always moves
+	 * per row (DESIGN.md §2), which is 'on-event'; 'on-periodic' only makes
+	 * Flink's lateness depend on timing, so it is accepted and acts the same */
+	const char *emit = sl_opts_get(o, "scan.watermark.emit.strategy");
+	if (emit && strcasecmp(emit, "on-event") && strcasecmp(emit, "on-periodic"))
+		return sl__plan_error(p, t->line, t->col, SL_EPLAN,
+		                      "table '%s': 'scan.watermark.emit.strategy' must be 'on-event' or "
+		                      "'on-periodic', not '%s'", t->name, emit);
 	int64_t br;
 	if (sl_opts_int(p->session, "sluice.batch-size", 0, &br, p->err))
 		return NULL;

@@ -12,6 +12,7 @@
 #include "parse_int.h"
 #include "sluice.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* [NOT] LIKE|ILIKE 'pattern' at the end of a SHOW. */

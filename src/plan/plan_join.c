@@ -222,16 +222,23 @@ static sl_expr *and_all(planner *p, sl_expr **x, int n)
 	return sl_expr_call(p->a, SL_FN_AND, x, n, NULL, 0, p->err);
 }
 
-/* The joined rel: l's columns then r's. */
-static rel *joined_rel(planner *p, const rel *l, const rel *r)
+/* The joined rel: l's columns then r's; the side an outer join pads with
+ * NULLs is nullable whatever its own types say. */
+static rel *joined_rel(planner *p, const rel *l, const rel *r, sl_join_kind kind)
 {
 	rel *j = sl__rel_new(p, l->ncols + r->ncols);
 	if (!j)
 		return NULL;
-	for (int i = 0; i < l->ncols; i++)
+	for (int i = 0; i < l->ncols; i++) {
 		j->cols[i] = l->cols[i];
-	for (int i = 0; i < r->ncols; i++)
+		if (kind == SL_JOIN_RIGHT || kind == SL_JOIN_FULL)
+			j->cols[i].type.notnull = 0;
+	}
+	for (int i = 0; i < r->ncols; i++) {
 		j->cols[l->ncols + i] = r->cols[i];
+		if (kind == SL_JOIN_LEFT || kind == SL_JOIN_FULL)
+			j->cols[l->ncols + i].type.notnull = 0;
+	}
 	return j;
 }
 
@@ -533,7 +540,7 @@ rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
 		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
 		                      "a join over an upsert stream (%s: deletes may hold only the "
 		                      "key) is not supported", l->upsert_key ? l->upd_op : r->upd_op);
-	rel *j = joined_rel(p, l, r);
+	rel *j = joined_rel(p, l, r, kind);
 	int *lcols = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nusing + 1));
 	int *rcols = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nusing + 1));
 	sl_expr *ucond = NULL;
@@ -834,7 +841,7 @@ static rel *temporal_join(planner *p, const sl_ast_from *f, sl_join_kind kind, r
 		return sl__plan_error(p, rf->line, rf->col, SL_ENOTSUP,
 		                      "a temporal join over the upsert stream of '%s' is not supported",
 		                      name);
-	rel *j = joined_rel(p, l, r);
+	rel *j = joined_rel(p, l, r, kind);
 	join_cond c;
 	if (!j || as_of_cond(p, f, j, l, r, &c) || keys_on_pk(p, f, &c, l, r, pk, npk))
 		return NULL;
@@ -905,7 +912,7 @@ static rel *lookup_join(planner *p, const sl_ast_from *f, sl_join_kind kind, rel
 		o->v[i].used = 0;
 	sl_opts_get(o, "connector");
 	sl_field *fields;
-	rel *r = lookup_rel(p, rf, td, &fields), *j = r ? joined_rel(p, l, r) : NULL;
+	rel *r = lookup_rel(p, rf, td, &fields), *j = r ? joined_rel(p, l, r, kind) : NULL;
 	join_cond c;
 	if (!j || as_of_cond(p, f, j, l, r, &c))
 		return NULL;

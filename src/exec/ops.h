@@ -72,6 +72,15 @@ int sl_op_sink_set_upsert(sl_op *op, const int *pk, int npk, sl_err *err);
 /* The sink of a Sink operator, NULL for any other operator. */
 sl_sink *sl_op_sink_get(sl_op *op);
 
+/* ---- ConstraintEnforcer: a sink's NOT NULL columns (op_constraint.c) ------ */
+
+/* Checks that the columns cols[0..ncols) (names: the sink's column names,
+ * kept by reference, plan arena) are not NULL: an error naming the column
+ * (drop = 0, Flink's 'table.exec.sink.not-null-enforcer' = ERROR) or the
+ * row left out (drop = 1, DROP).  Copies cols. */
+sl_op *sl_op_constraint_new(const int *cols, const char *const *names, int ncols, int drop,
+                            sl_err *err);
+
 /* ---- Union all ----------------------------------------------------------- */
 
 sl_op *sl_op_union_new(sl_err *err);

@@ -11,7 +11,8 @@
  *
  * Files: bind.c (expressions), plan_query.c (FROM, WHERE, SELECT, GROUP
  * BY, windows, UNION), plan_over.c (ROW_NUMBER, OVER aggregates),
- * plan_job.c (scans, sinks, INSERT, statement sets, EXPLAIN).
+ * plan_job.c (scans, sinks, INSERT, statement sets, EXPLAIN), plan_sink.c
+ * (casts and constraints in front of a sink).
  */
 #ifndef SL_PLAN_INT_H
 #define SL_PLAN_INT_H
@@ -227,5 +228,14 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
  * outputs fed directly by an operator). */
 sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,
                      int connect);
+
+/* ---- plan_sink.c ---- */
+
+/* What feeds the sink of table t (its physical columns f[0..n)) from
+ * `in`: the casts to its column types (lengths per
+ * 'table.exec.sink.type-length-enforcer') and its NOT NULL checks
+ * ('table.exec.sink.not-null-enforcer'), each only when needed.  NULL with
+ * p->err set. */
+rel *sl__plan_sink_input(planner *p, rel *in, const sl_table_def *t, const sl_field *f, int n);
 
 #endif

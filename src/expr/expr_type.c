@@ -771,7 +771,10 @@ static int type_strfn(sl_fn fn, sl_expr **args, int nargs, sl_type *rt)
 {
 	int nn = all_notnull(args, nargs);
 	switch (fn) {
-	case SL_FN_CONCAT: case SL_FN_SUBSTRING: case SL_FN_TRIM_BOTH:
+	case SL_FN_SUBSTRING: /* a negative length gives NULL */
+		*rt = str_type(nn && (nargs < 3 || (args[2]->kind == SL_EX_LIT && args[2]->lit.v.i64 >= 0)));
+		return 0;
+	case SL_FN_CONCAT: case SL_FN_TRIM_BOTH:
 	case SL_FN_TRIM_LEADING: case SL_FN_TRIM_TRAILING: case SL_FN_REPLACE:
 		*rt = str_type(nn);
 		return 0;

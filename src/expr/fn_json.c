@@ -8,9 +8,10 @@
  * JSON is "empty", in strict mode it is an error; then the ON EMPTY /
  * ON ERROR clause decides (NULL, ERROR, DEFAULT value, EMPTY ARRAY/OBJECT,
  * TRUE/FALSE/UNKNOWN).  JSON_VALUE returns scalars only (a string value
- * unescaped, a number as written, true/false) converted to the RETURNING
+ * unescaped, a number, true/false) converted to the RETURNING
  * type as CAST from text would (a value that does not convert takes the
- * ON ERROR branch).  JSON_QUERY returns arrays and objects in compact form
+ * ON ERROR branch); numbers read as Flink's JSON provider reads them
+ * (1.50 is 1.5, see json_path.c).  JSON_QUERY returns arrays and objects in compact form
  * (no blanks, strings re-escaped as Jackson writes them), with the wrapper
  * applied first.  The constructors write compact JSON with object keys
  * sorted (Flink sorts them), NULL ON NULL / ABSENT ON NULL, and insert the
@@ -207,6 +208,10 @@ static int value_out(sl_xctx *x, const sl_step *st, jstate *js, sl_jspan sp, sl_
 	if (*s == '"') {
 		int64_t tl = sl_json_unescape(s, n, &js->tmp, &js->tcap);
 		if (tl < 0 || put_buf(js, js->tmp, tl))
+			return oom(x, st);
+	} else if (*s == '-' || (*s >= '0' && *s <= '9')) {
+		char num[48];
+		if (put_buf(js, num, sl_json_number(s, n, num)))
 			return oom(x, st);
 	} else if (put_buf(js, s, n)) {
 		return oom(x, st);

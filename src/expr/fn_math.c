@@ -93,6 +93,8 @@ static double dec_text_round(double v, int d, int half_up)
 		kept = kept * 10 + (uint64_t)(digits[i] - '0');
 	if (half_up && k <= nd && digits[nd - k] >= '5')
 		kept++;
+	if (kept == 0)
+		return 0.0; /* BigDecimal has no negative zero */
 	snprintf(out, sizeof(out), "%s%llue%d", neg ? "-" : "", (unsigned long long)kept, -d);
 	return strtod(out, NULL);
 }

@@ -6,7 +6,10 @@
  * Like fn_string.c: UTF-8 strings, positions in characters, results that
  * are slices of an argument point into it, new text goes into the step's
  * arena (never malloc per row).  Any NULL argument gives NULL.  Rules taken
- * from Flink's function reference: LEFT/RIGHT of a negative length are '';
+ * from Flink's function reference and its SqlFunctionUtils: OVERLAY leaves
+ * s unchanged when the position is outside it and keeps the rest of s only
+ * when the replaced part ends inside it; LOCATE searches from position 1
+ * when given one below 1; LEFT/RIGHT of a negative length are '';
  * CHR keeps the low 8 bits of its argument (CHR(353) = 'a') and is '' for a
  * negative one; INITCAP upper-cases the first and lower-cases the other
  * letters of each run of ASCII letters and digits; HEX of an integer is the
@@ -248,14 +251,14 @@ static int k_left_right(sl_xctx *x, const sl_step *st)
 }
 
 /* 1-based character position of needle in s at or after character `from`
- * (0-based), 0 when absent. */
+ * (0-based, negative = 0), 0 when absent; an empty needle is at 1 (Flink's
+ * BinaryStringData.indexOf). */
 static int64_t find_from(sl_str s, sl_str needle, int64_t from)
 {
-	int64_t b = coff(s.ptr, s.len, from);
-	if (from > 0 && b >= s.len && !(needle.len == 0 && nchars(s.ptr, s.len) == from))
-		return 0;
-	const char *q = needle.len == 0 ? s.ptr + b
-	              : memmem(s.ptr + b, (size_t)(s.len - b), needle.ptr, (size_t)needle.len);
+	if (needle.len == 0)
+		return 1;
+	int64_t b = coff(s.ptr, s.len, from < 0 ? 0 : from);
+	const char *q = memmem(s.ptr + b, (size_t)(s.len - b), needle.ptr, (size_t)needle.len);
 	return q ? nchars(s.ptr, q - s.ptr) + 1 : 0;
 }
 
@@ -270,7 +273,7 @@ static int k_instr_locate(sl_xctx *x, const sl_step *st)
 		/* INSTR(s, needle), LOCATE(needle, s [, pos]) */
 		sl_str s = arg_str(x, st, locate ? 1 : 0, i), nd = arg_str(x, st, locate ? 0 : 1, i);
 		int64_t pos = locate && st->nargs > 2 ? arg_int(x, st, 2, i) : 1;
-		o->v.i64[i] = pos < 1 ? 0 : find_from(s, nd, pos - 1);
+		o->v.i64[i] = find_from(s, nd, pos - 1);
 	});
 	return 0;
 }
@@ -287,13 +290,14 @@ static int k_overlay(sl_xctx *x, const sl_step *st)
 		int64_t pos = arg_int(x, st, 2, i);
 		int64_t len = st->nargs > 3 ? arg_int(x, st, 3, i) : nchars(r.ptr, r.len);
 		int64_t nc = nchars(s.ptr, s.len);
-		int64_t head = pos - 1 < 0 ? 0 : pos - 1 > nc ? nc : pos - 1;
-		int64_t tail = pos - 1 + (len < 0 ? 0 : len);
-		if (tail < head)
-			tail = head;
-		if (tail > nc)
-			tail = nc;
-		int64_t hb = coff(s.ptr, s.len, head), tb = coff(s.ptr, s.len, tail);
+		if (pos <= 0 || pos > nc) { /* Flink: s unchanged */
+			set_str(o, i, s.ptr, s.len);
+			continue;
+		}
+		/* the rest after pos - 1 + len is kept only when len > 0 and it
+		 * ends inside s (Flink's SqlFunctionUtils.overlay) */
+		int64_t hb = coff(s.ptr, s.len, pos - 1);
+		int64_t tb = len > 0 && pos + len <= nc ? coff(s.ptr, s.len, pos - 1 + len) : s.len;
 		int64_t n = hb + r.len + (s.len - tb);
 		char *d = sl_arena_alloc(sl__x_arena(x, st), (size_t)n + 1);
 		if (!d)

@@ -12,10 +12,16 @@
  * lax mode they are empty.  Inside an indefinite path (after a wildcard,
  * slice or list) what does not match is skipped.
  *
+ * Numbers are written as Flink's JSON provider reads and writes them: an
+ * integer keeps its digits, a number with a fraction or an exponent goes
+ * through a double and is written as Java's Double.toString (1.50 -> 1.5,
+ * 1e2 -> 100.0).
+ *
  * Evaluation buffers live in an sl_jeval owned by the caller and are grown
  * by doubling, so a steady stream of rows allocates nothing.
  */
 #include "json_path.h"
+#include "base/valtext.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -783,6 +789,27 @@ int sl_json_quote(const char *s, int64_t n, char **buf, int64_t *len, int64_t *c
 	return put_quoted(buf, len, cap, s, n);
 }
 
+int sl_json_number(const char *s, int64_t n, char *out)
+{
+	int frac = 0;
+	for (int64_t i = 0; i < n; i++)
+		frac |= s[i] == '.' || s[i] == 'e' || s[i] == 'E';
+	if (!frac) {
+		if (n == 2 && s[0] == '-' && s[1] == '0')
+			return (int)(memcpy(out, "0", 1), 1);
+		if (n > 40)
+			n = 40;
+		memcpy(out, s, (size_t)n);
+		return (int)n;
+	}
+	char tmp[64];
+	if (n >= (int64_t)sizeof(tmp))
+		n = sizeof(tmp) - 1;
+	memcpy(tmp, s, (size_t)n);
+	tmp[n] = 0;
+	return sl_double_text(strtod(tmp, NULL), 0, out);
+}
+
 int sl_json_compact(const char *s, int64_t n, char **buf, int64_t *len, int64_t *cap)
 {
 	char *tmp = NULL;
@@ -804,11 +831,19 @@ int sl_json_compact(const char *s, int64_t n, char **buf, int64_t *len, int64_t 
 			i = e;
 			continue;
 		}
-		int64_t j = i;
-		while (j < n && !is_ws(s[j]) && s[j] != '"')
-			j++;
-		rc = put(buf, len, cap, s + i, j - i);
-		i = j;
+		if (s[i] == '-' || (s[i] >= '0' && s[i] <= '9')) {
+			char num[48];
+			int64_t e = skip_number(s, n, i);
+			if (e < 0) {
+				rc = -1;
+				break;
+			}
+			rc = put(buf, len, cap, num, sl_json_number(s + i, e - i, num));
+			i = e;
+			continue;
+		}
+		rc = put(buf, len, cap, s + i, 1);
+		i++;
 	}
 	free(tmp);
 	return rc ? -1 : 0;

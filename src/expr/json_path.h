@@ -99,9 +99,14 @@ int sl_jpath_eval(const sl_jpath *path, const char *s, int64_t n, sl_jeval *ev, 
 /*
  * Appends the compact form of the JSON value s[0..n) to a growing buffer
  * (*buf, *len, *cap; realloc'd): blanks outside strings dropped, strings
- * re-escaped as Jackson writes them.  Returns 0 or -1 (out of memory).
+ * re-escaped and numbers re-written (sl_json_number) as Jackson writes them.  Returns 0 or -1 (out of memory).
  */
 int sl_json_compact(const char *s, int64_t n, char **buf, int64_t *len, int64_t *cap);
+
+/* The text Flink gives the JSON number s[0..n): integers as written (-0 is
+ * 0), others through a double as Java's Double.toString.  out >= 48 bytes;
+ * returns the length. */
+int sl_json_number(const char *s, int64_t n, char *out);
 
 /* Appends raw UTF-8 text s[0..n) as a JSON string literal, escaped as
  * Jackson writes one.  Returns 0 or -1 (out of memory). */

@@ -106,6 +106,10 @@ static int returning(sl_parser *p, sl_ast_expr *c, const sl_token *t, int *cap)
 	if (sl__p_accept_kw(p, "RETURNING")) {
 		if (!(e->u.cast.type = sl__p_type(p)))
 			return -1;
+		/* `RETURNING INT NULL ON EMPTY`: the NULL the type took is the clause's */
+		if (sl__p_is_kw(p, 0, "ON") && p->i > 0 && p->t[p->i - 1].type == SL_TK_IDENT &&
+		    sl__p_is_kw(p, -1, "NULL"))
+			p->i--;
 	} else {
 		if (!(e->u.cast.type = sl__p_alloc(p, sizeof(sl_ast_type))))
 			return -1;

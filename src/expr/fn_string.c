@@ -8,11 +8,13 @@
  * negative start counts from the end, one before the start gives '', a
  * negative length NULL).  LPAD/RPAD give NULL for a negative length or an
  * empty pad; SPLIT_INDEX gives NULL for '' and splits on ' ' when the
- * delimiter is empty (Flink's SqlFunctionUtils rules).  Results that are slices of an
+ * delimiter is empty; REPLACE of '' puts the replacement around every
+ * character, as Java's String.replace (Flink's SqlFunctionUtils rules).  Results that are slices of an
  * argument point into it (no copy); new strings are allocated from the
  * step's arena (the output batch's arena when the value can reach an
  * output column, the program's scratch arena otherwise), never malloc'd.
- * UPPER/LOWER map ASCII and Latin-1 letters; other characters are kept.
+ * UPPER/LOWER map ASCII and Latin-1 letters; other characters are kept
+ * (Java maps every script: docs/sql.md lists the difference).
  *
  * LIKE: a literal pattern is classified once at bind time (exact, prefix%,
  * %suffix, %infix%, or general); the general matcher is the iterative
@@ -247,8 +249,25 @@ static int k_replace(sl_xctx *x, const sl_step *st)
 			continue;
 		}
 		sl_str s = a->v.str[i], fr = f->v.str[i], to = t->v.str[i];
-		if (fr.len == 0) {
-			set_str(o, i, s.ptr, s.len);
+		if (fr.len == 0) { /* Java's String.replace: `to` around every character */
+			int64_t nc = nchars(s.ptr, s.len), n = s.len + (nc + 1) * to.len;
+			char *d = sl_arena_alloc(ar, (size_t)n + 1), *w = d;
+			if (!d)
+				return oom(x, st);
+			memcpy(w, to.ptr, (size_t)to.len);
+			w += to.len;
+			for (int64_t k = 0; k < s.len;) {
+				int m = utf8_len1((unsigned char)s.ptr[k]);
+				if (k + m > s.len)
+					m = (int)(s.len - k);
+				memcpy(w, s.ptr + k, (size_t)m);
+				w += m;
+				k += m;
+				memcpy(w, to.ptr, (size_t)to.len);
+				w += to.len;
+			}
+			*w = 0;
+			set_str(o, i, d, n);
 			continue;
 		}
 		int64_t cnt = 0;

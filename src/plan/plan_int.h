@@ -9,7 +9,7 @@
  * aggregate query the mapping of GROUP BY keys and aggregate calls to the
  * aggregate's output columns).
  *
- * Files: bind.c (expressions), plan_query.c (FROM, WHERE, SELECT, GROUP
+ * Files: bind.c (expressions), bind_fn.c (IF, JSON functions), plan_query.c (FROM, WHERE, SELECT, GROUP
  * BY, windows, UNION), plan_over.c (ROW_NUMBER, OVER aggregates),
  * plan_job.c (scans, sinks, INSERT, statement sets, EXPLAIN), plan_sink.c
  * (casts and constraints in front of a sink).
@@ -149,6 +149,15 @@ const char *sl__flink_missing_fn(const char *fname);
 
 /* Whether the call is an aggregate function (COUNT, SUM, ...). */
 int sl__is_agg_call(const sl_ast_expr *e);
+
+/* ---- bind_fn.c ---- */
+
+/* Binds IF, IFNULL and the JSON query/constructor calls, or refuses a Flink
+ * function sluice lacks: 1 handled (*out the result, NULL with p->err
+ * set), 0 not one of them. */
+int sl__bind_fn_call(planner *p, const scope *s, const sl_ast_expr *e, sl_expr **out);
+/* x IS JSON kind (e the IS node, arg the bound x); NULL with p->err set. */
+sl_expr *sl__bind_is_json(planner *p, const sl_ast_expr *e, sl_expr *arg);
 
 /* ---- plan_query.c ---- */
 

@@ -861,6 +861,12 @@ static const prop_query QUERIES[] = {
 	 "FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '800' MILLISECOND)) "
 	 GB_WIN "ALLOWED LATENESS INTERVAL '3' SECOND ON LATE INSERT INTO lt",
 	 NULL, NULL, 0},
+	{"session_filter", 2,
+	 "SELECT k, window_start, window_end, COUNT(*) FILTER (WHERE v > 0), SUM(amt) FILTER "
+	 "(WHERE v < 0), MIN(v) FILTER (WHERE amt > 50), AVG(v) FILTER (WHERE amt < 0) "
+	 "FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND)) " GB_WIN
+	 "ALLOWED LATENESS INTERVAL '2' SECOND",
+	 NULL, NULL, 0},
 	{"group_by", 1,
 	 "SELECT k, COUNT(*), SUM(amt), MIN(v), MAX(v), AVG(v), COUNT(amt) FROM t GROUP BY k",
 	 "SELECT '[' || k" SEP "COUNT(*)" SEP DEC("SUM(amt)") SEP INT("MIN(v)") SEP INT("MAX(v)") SEP

@@ -78,6 +78,14 @@ sl_op *sl_op_temporal_join_new(const sl_join_plan *p, sl_err *err);
 struct sl_lookup;
 sl_op *sl_op_lookup_join_new(const sl_join_plan *p, struct sl_lookup *lk, sl_err *err);
 
+/* Semi (anti = 0) or anti (anti = 1) join (op_semi_join.c): emits the
+ * left rows that have (semi) or have not (anti) a right row with equal
+ * keys (nkeys may be 0: every pair) for which the residual holds; inputs
+ * append-only or updating, output the left columns, updating unless a
+ * semi join of append-only inputs.  p->kind is ignored.  State as the
+ * regular join's.  Returns NULL with err set. */
+sl_op *sl_op_semi_join_new(const sl_join_plan *p, int anti, sl_err *err);
+
 /* ---- join_rows.c: shared by the three operators --------------------------- */
 
 /*

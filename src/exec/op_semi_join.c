@@ -94,12 +94,7 @@ static int emit_left(semi_op *o, const sl_batch *in, int row, const char *bytes,
 		rc = sl_batch_copy_row(out, in, row, op, wm);
 		return rc < 0 ? sl_err_set(err, SL_ENOMEM, "out of memory") : 0;
 	}
-	int r = sl_batch_add_row(out, op, wm);
-	if (r < 0)
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if (sl__jrow_decode(bytes, len, out, out->cols, o->p.nl, r))
-		return sl_err_set(err, SL_ESTATE, "semi join state: malformed row");
-	return 0;
+	return sl__joiner_emit_left(&o->j, bytes, len, op, wm, err);
 }
 
 /* Encodes the join key of row `row` of input s into o->key; 1 when a key
@@ -307,22 +302,7 @@ static int semi_open(sl_op *op, sl_err *err)
 	for (int s = 0; s < 2; s++)
 		if (!(o->st[s] = sl_op_table_open(op, names[s], 0, s, 0, err)))
 			return err->code;
-	sl_joiner *j = &o->j;
-	int n = o->p.nl + o->p.nr;
-	memset(j, 0, sizeof(*j));
-	j->op = op;
-	j->nl = o->p.nl;
-	j->nr = o->p.nr;
-	j->out = sl_batch_new(o->p.nl, o->p.ltypes, 0);
-	j->cand = sl_batch_new(n, o->jtypes, 256);
-	j->ok = calloc(256, 1);
-	if (!j->out || !j->cand || !j->ok)
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if (o->p.residual &&
-	    !(j->residual = sl_prog_compile(&o->p.residual, 1, o->jtypes, n, err)))
-		return err->code;
-	j->ectx = &op->graph->ectx;
-	return 0;
+	return sl__joiner_init(&o->j, op, &o->p, err);
 }
 
 static void semi_close(sl_op *op)

@@ -178,6 +178,14 @@ typedef rel *(*sl_plan_item_fn)(planner *p, const sl_ast_from *f);
 rel *sl__plan_comma(planner *p, const sl_ast_from *f, const sl_ast_expr *where,
                     const sl_ast_expr **rest, int keep_unbound, sl_plan_item_fn plan_item);
 
+/* ---- plan_subquery.c: IN / EXISTS subqueries ---- */
+
+/* Plans the conjuncts of `where` over r: the plain ones as a filter, then
+ * each IN, NOT IN, EXISTS, NOT EXISTS subquery as a semi or anti join.
+ * The whole WHERE is consumed.  NULL with p->err set (other subqueries
+ * are refused with their position). */
+rel *sl__plan_subqueries(planner *p, rel *r, const sl_ast_expr *where, sl_plan_item_fn plan_item);
+
 /* 1 when e holds a subquery (IN, EXISTS, scalar). */
 int sl__ast_has_subquery(const sl_ast_expr *e);
 

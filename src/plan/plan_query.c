@@ -1163,6 +1163,16 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 	}
 	if (!r)
 		return NULL;
+	if (sel->where && sl__ast_has_subquery(sel->where)) { /* plan_subquery.c */
+		if (r->tvf_in && !(r = materialize_tvf(p, r)))
+			return NULL;
+		if (sel != &rest)
+			rest = *sel;
+		if (!(r = sl__plan_subqueries(p, r, sel->where, plan_item)))
+			return NULL;
+		rest.where = NULL;
+		sel = &rest;
+	}
 	agg_map m = {0};
 	int agg = sel->ngroup > 0 || has_agg(p, sel);
 	int over = sl__select_has_over(p, sel); /* OVER aggregates: plan_over.c */

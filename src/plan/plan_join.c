@@ -856,6 +856,45 @@ rel *sl__plan_semi_join(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *
 	return semi_output(p, out, l, nl, nlx);
 }
 
+rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub)
+{
+	rel *j = joined_rel(p, l, sub), *orig = j;
+	int nl = l->ncols;
+	if (!j)
+		return NULL;
+	join_cond c;
+	memset(&c, 0, sizeof(c));
+	sl_expr *zero = sl_expr_lit_i64(p->a, sl_type_make(SL_T_INT), 0);
+	c.nkeys = c.nlx = c.nrx = 1;
+	c.lkeys = sl_arena_alloc(p->a, sizeof(int));
+	c.rkeys = sl_arena_alloc(p->a, sizeof(int));
+	c.lx = sl_arena_alloc(p->a, sizeof(sl_expr *));
+	c.rx = sl_arena_alloc(p->a, sizeof(sl_expr *));
+	if (!zero || !c.lkeys || !c.rkeys || !c.lx || !c.rx)
+		return NULL;
+	c.lkeys[0] = l->ncols;
+	c.rkeys[0] = sub->ncols;
+	c.lx[0] = c.rx[0] = zero;
+	if (extend_sides(p, &c, &l, &sub, &j))
+		return NULL;
+	sl_join_plan jp;
+	fill_plan(p, &jp, SL_JOIN_LEFT, &c, l, sub);
+	join_cond shown = c;
+	int rk = c.rkeys[0] + l->ncols;
+	shown.rkeys = &rk;
+	join_lab lb = {SL_JOIN_LEFT, j, &shown};
+	const char *label = lab_text(p, &lb, "Join", NULL);
+	sl_op *op = sl_op_join_new(&jp, p->err);
+	if (!op)
+		return sl__plan_error(p, pos->line, pos->col, p->err->code, "%s", p->err->msg);
+	j->updating = 1;
+	j->upd_op = l->updating ? l->upd_op : sub->updating ? sub->upd_op : label;
+	if (sl__add_op(p, op, 2, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||
+	    sl_graph_connect(p->g, sub->op, op, 1))
+		return NULL;
+	return restore_cols(p, j, orig, nl, 1);
+}
+
 /* ---- FOR SYSTEM_TIME AS OF: temporal and lookup joins ----------------------- */
 
 /* 1 when `name` is a WITH query or a view (not a catalog table). */

@@ -34,6 +34,15 @@
  * The WHERE's other conjuncts filter the enclosing rows before the semi
  * and anti joins (smaller state).  The result has the enclosing columns,
  * without time attributes (as a regular join's output).
+ *
+ * Scalar subqueries (sl__plan_scalar_subqueries): an uncorrelated
+ * aggregate without GROUP BY, `(SELECT MAX(x) FROM t)`, in WHERE or in
+ * the SELECT list of a query that does not aggregate.  It returns one row
+ * (its global aggregate, updating as its input changes), LEFT-joined to
+ * every row on a constant key (plan_join.c: sl__plan_scalar_join) as a
+ * hidden column "$scalarN" that the binder reads the subquery node from;
+ * until the aggregate has a row the value is NULL.  Other scalar
+ * subqueries (several rows possible, correlated) are refused.
  */
 #include "plan_int.h"
 #include "plan_join.h"
@@ -238,7 +247,7 @@ rel *sl__plan_subqueries(planner *p, rel *r, const sl_ast_expr *where, sl_plan_i
 			e = e->u.op.a;
 		if (e->kind == SL_AX_IN_QUERY || e->kind == SL_AX_EXISTS)
 			continue;
-		if (sl__ast_has_subquery(conj[i]))
+		if (sl__ast_subqueries(conj[i], SL_SUBQ_PRED, NULL, 0))
 			return sl__plan_error(p, conj[i]->line, conj[i]->col, SL_ENOTSUP,
 			                      "this subquery is not supported: IN, NOT IN, EXISTS and NOT "
 			                      "EXISTS subqueries are, as conditions of WHERE joined by AND "
@@ -269,6 +278,62 @@ rel *sl__plan_subqueries(planner *p, rel *r, const sl_ast_expr *where, sl_plan_i
 		}
 		if (e->kind == SL_AX_IN_QUERY || e->kind == SL_AX_EXISTS)
 			r = plan_one(p, r, e, neg, plan_item);
+	}
+	return r;
+}
+
+/* ---- scalar subqueries ------------------------------------------------------ */
+
+/* A subquery that returns at most one row: a SELECT of one aggregate item
+ * without GROUP BY (HAVING may drop its row). */
+static int one_row(const sl_ast_query *q)
+{
+	if (q->kind != SL_AQ_SELECT || q->nwith || q->norder || q->limit || q->offset)
+		return 0;
+	const sl_ast_select *s = q->select;
+	return s->from && !s->ngroup && !s->distinct && s->nitems == 1 &&
+	       s->items[0].expr->kind != SL_AX_STAR && has_agg_call(s->items[0].expr) &&
+	       !sl__is_rank_query(s);
+}
+
+rel *sl__plan_scalar_subqueries(planner *p, const sl_ast_select *sel, rel *r, int agg)
+{
+	const sl_ast_expr *at[32];
+	int n = sl__ast_subqueries(sel->where, SL_SUBQ_SCALAR, at, 32);
+	for (int i = 0; i < sel->nitems; i++) {
+		const sl_ast_expr *e = sel->items[i].expr;
+		int k = sl__ast_subqueries(e, SL_SUBQ_SCALAR, n < 32 ? at + n : NULL, 32 - n);
+		if (k && agg)
+			return sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
+			                      "a scalar subquery in the SELECT list of an aggregating "
+			                      "query is not supported (use it in WHERE, or in an outer "
+			                      "query)");
+		n += k;
+	}
+	const sl_ast_expr *h[1];
+	if (sl__ast_subqueries(sel->having, SL_SUBQ_ANY, h, 1))
+		return sl__plan_error(p, h[0]->line, h[0]->col, SL_ENOTSUP,
+		                      "subqueries in HAVING are not supported");
+	if (n > 32 || p->nscalar + n > 32)
+		return sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP,
+		                      "more than 32 scalar subqueries are not supported");
+	for (int i = 0; i < n && r; i++) {
+		const sl_ast_query *q = at[i]->u.query;
+		if (!one_row(q))
+			return sl__plan_error(p, at[i]->line, at[i]->col, SL_ENOTSUP,
+			                      "this scalar subquery is not supported: only an aggregate "
+			                      "without GROUP BY, which returns one row (e.g. (SELECT "
+			                      "MAX(x) FROM t)), uncorrelated, is");
+		rel *sub = sl__plan_query(p, q);
+		if (!sub)
+			return NULL;
+		if (!(r = sl__plan_scalar_join(p, at[i], r, sub)))
+			return NULL;
+		const char *name = sl_arena_printf(p->a, "$scalar%d", p->nscalar);
+		r->cols[r->ncols - 1].name = name;
+		r->cols[r->ncols - 1].qual = NULL;
+		p->scalar_at[p->nscalar] = at[i];
+		p->scalar_col[p->nscalar++] = name;
 	}
 	return r;
 }

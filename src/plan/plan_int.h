@@ -102,6 +102,11 @@ typedef struct planner {
 	int64_t attempt;
 	int64_t state_ttl;              /* 'table.exec.state.ttl' in micros, 0 = none */
 	const sl_ast_select *ttl_sel;   /* the SELECT being planned (its STATE_TTL hint) */
+	/* Scalar subqueries of the SELECTs being planned (plan_subquery.c): the
+	 * AST node and the column ("$scalarN") the binder reads it from. */
+	int nscalar;
+	const sl_ast_expr *scalar_at[32];
+	const char *scalar_col[32];
 } planner;
 
 /* ---- plan_ttl.c: state TTL ---- */
@@ -203,8 +208,28 @@ typedef rel *(*sl_plan_item_fn)(planner *p, const sl_ast_from *f);
 rel *sl__plan_comma(planner *p, const sl_ast_from *f, const sl_ast_expr *where,
                     const sl_ast_expr **rest, int keep_unbound, sl_plan_item_fn plan_item);
 
+/* ---- plan_subquery.c: IN / EXISTS subqueries ---- */
+
+/* Plans the conjuncts of `where` over r: the plain ones as a filter, then
+ * each IN, NOT IN, EXISTS, NOT EXISTS subquery as a semi or anti join.
+ * The whole WHERE is consumed.  NULL with p->err set (other subqueries
+ * are refused with their position). */
+rel *sl__plan_subqueries(planner *p, rel *r, const sl_ast_expr *where, sl_plan_item_fn plan_item);
+
+/* Plans the scalar subqueries of sel's WHERE and SELECT list (agg: sel
+ * aggregates, where only its WHERE may have them): each, a one-row global
+ * aggregate, LEFT-joined to r as a column "$scalarN" the binder reads the
+ * node from (p->scalar_at).  Returns r when there are none; NULL with
+ * p->err set. */
+rel *sl__plan_scalar_subqueries(planner *p, const sl_ast_select *sel, rel *r, int agg);
+
 /* 1 when e holds a subquery (IN, EXISTS, scalar). */
 int sl__ast_has_subquery(const sl_ast_expr *e);
+
+/* The subquery nodes of e of kind `what` (not those nested in them): their
+ * number; the first cap go to out. */
+enum { SL_SUBQ_ANY, SL_SUBQ_SCALAR, SL_SUBQ_PRED /* IN, EXISTS */ };
+int sl__ast_subqueries(const sl_ast_expr *e, int what, const sl_ast_expr **out, int cap);
 
 /* The AST conjunction x[0] AND ... AND x[n-1] (arena), NULL when n = 0. */
 const sl_ast_expr *sl__ast_and(planner *p, const sl_ast_expr **x, int n);

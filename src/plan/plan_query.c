@@ -1044,6 +1044,8 @@ static rel *plan_projection(planner *p, const sl_ast_select *sel, rel *r, const 
 			for (int k = 0; k < (m && m->over ? m->nstar : r->ncols); k++) {
 				if (q && (!r->cols[k].qual || strcmp(r->cols[k].qual, q)))
 					continue;
+				if (!strncmp(r->cols[k].name, "$scalar", 7))
+					continue; /* a scalar subquery's value (plan_subquery.c) */
 				names[n] = r->cols[k].name;
 				x[n++] = sl_expr_col(p->a, k, r->cols[k].type);
 			}
@@ -1132,14 +1134,25 @@ static rel *materialize_tvf(planner *p, rel *v)
 
 static rel *plan_select_body(planner *p, const sl_ast_select *sel);
 
+/* 1 when sel's SELECT list has a scalar subquery. */
+static int sel_has_scalar(const sl_ast_select *sel)
+{
+	for (int i = 0; i < sel->nitems; i++)
+		if (sl__ast_subqueries(sel->items[i].expr, SL_SUBQ_SCALAR, NULL, 0))
+			return 1;
+	return 0;
+}
+
 /* Plans sel with its STATE_TTL hint current for the joins and the
  * aggregate it plans (plan_ttl.c). */
 static rel *plan_select(planner *p, const sl_ast_select *sel)
 {
 	const sl_ast_select *outer = p->ttl_sel;
+	int nscalar = p->nscalar; /* its scalar subqueries are its own */
 	p->ttl_sel = sel;
 	rel *r = sl__plan_ttl_check(p, sel) ? NULL : plan_select_body(p, sel);
 	p->ttl_sel = outer;
+	p->nscalar = nscalar;
 	return r;
 }
 
@@ -1166,6 +1179,20 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 	}
 	if (!r)
 		return NULL;
+	int agg0 = sel->ngroup > 0 || has_agg(p, sel);
+	if (r->tvf_in && (sl__ast_has_subquery(sel->where) || sel_has_scalar(sel)) &&
+	    !(r = materialize_tvf(p, r)))
+		return NULL;
+	if (!(r = sl__plan_scalar_subqueries(p, sel, r, agg0))) /* plan_subquery.c */
+		return NULL;
+	if (sl__ast_subqueries(sel->where, SL_SUBQ_PRED, NULL, 0)) { /* IN, EXISTS */
+		if (sel != &rest)
+			rest = *sel;
+		if (!(r = sl__plan_subqueries(p, r, sel->where, plan_item)))
+			return NULL;
+		rest.where = NULL;
+		sel = &rest;
+	}
 	agg_map m = {0};
 	int agg = sel->ngroup > 0 || has_agg(p, sel);
 	int over = sl__select_has_over(p, sel); /* OVER aggregates: plan_over.c */

@@ -33,7 +33,7 @@ enum { ST_NONE, ST_TTL, ST_WATERMARK, ST_OVER, ST_TEMPORAL };
 
 static int state_kind(const sl_op *op)
 {
-	static const char *ttl[] = {"GroupAggregate", "Join", "Rank", "Deduplicate",
+	static const char *ttl[] = {"GroupAggregate", "Join", "SemiJoin", "Rank", "Deduplicate",
 	                            "ChangelogNormalize", "SetOp"};
 	static const char *wm[] = {"WindowAggregate", "SessionWindowAggregate", "IntervalJoin",
 	                           "WindowJoin", "WindowRank"};
@@ -79,7 +79,8 @@ const char *sl__plan_ttl_explain(planner *p, const sl_op *op)
 {
 	switch (state_kind(op)) {
 	case ST_TTL:
-		if (!strcmp(op->vt->name, "Join") && op->state_ttl[0] != op->state_ttl[1])
+		if ((!strcmp(op->vt->name, "Join") || !strcmp(op->vt->name, "SemiJoin")) &&
+		    op->state_ttl[0] != op->state_ttl[1])
 			return sl_arena_printf(p->a, "state=[left %s, right %s]",
 			                       bound_text(p, op->state_ttl[0]),
 			                       bound_text(p, op->state_ttl[1]));

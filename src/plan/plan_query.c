@@ -1316,9 +1316,37 @@ rel *sl__plan_query(planner *p, const sl_ast_query *q)
 		c->planned = NULL;
 	}
 	rel *r = NULL;
-	if (q->norder || q->limit || q->offset) {
-		sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
-		               "ORDER BY and LIMIT on a stream are not supported yet (Top-N is planned)");
+	int *hidden = NULL, nhidden = 0;
+	if (q->kind == SL_AQ_SELECT && q->norder && !q->select->distinct) {
+		/* ORDER BY items other than positions become hidden trailing
+		 * SELECT items, so they may use the SELECT's whole scope */
+		const sl_ast_select *sel = q->select;
+		sl_ast_select *s2 = sl_arena_alloc(p->a, sizeof(*s2));
+		sl_ast_select_item *items = sl_arena_calloc(p->a, sizeof(*items) *
+		                                            (size_t)(sel->nitems + q->norder));
+		hidden = sl_arena_alloc(p->a, sizeof(int) * (size_t)q->norder);
+		*s2 = *sel;
+		memcpy(items, sel->items, sizeof(*items) * (size_t)sel->nitems);
+		for (int i = 0; i < q->norder; i++) {
+			const sl_ast_expr *e = q->order[i].expr;
+			hidden[i] = -1;
+			if (e->kind == SL_AX_LITERAL && e->u.lit.kind == SL_AL_INTEGER)
+				continue;
+			sl_ast_select_item *it = &items[sel->nitems + nhidden++];
+			it->expr = (sl_ast_expr *)e;
+			it->line = e->line;
+			it->col = e->col;
+			sl_ast_ident *al = sl_arena_calloc(p->a, sizeof(*al));
+			al->name = sl_arena_printf(p->a, "$order%d", i);
+			it->alias = al;
+			hidden[i] = nhidden - 1; /* made absolute below */
+		}
+		s2->items = items;
+		s2->nitems = sel->nitems + nhidden;
+		r = plan_select(p, s2);
+		for (int i = 0; r && i < q->norder; i++)
+			if (hidden[i] >= 0)
+				hidden[i] += r->ncols - nhidden;
 	} else if (q->kind == SL_AQ_SELECT) {
 		r = plan_select(p, q->select);
 	} else if (q->kind == SL_AQ_SETOP) {
@@ -1326,6 +1354,8 @@ rel *sl__plan_query(planner *p, const sl_ast_query *q)
 	} else {
 		r = sl__plan_values(p, q);
 	}
+	if (r && (q->norder || q->limit || q->offset))
+		r = sl__plan_order_limit(p, q, r, r->ncols - nhidden, hidden); /* plan_order.c */
 	p->nctes = saved;
 	return r;
 }

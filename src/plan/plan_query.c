@@ -1094,9 +1094,37 @@ static int is_condition(planner *p, const sl_ast_expr *at, const sl_expr *x)
 }
 
 /* A window TVF used as a table: the window assignment operator. */
+/* The SESSION TVF read as a table (op_session_assign.c): its PARTITION BY
+ * keys must be columns of its input. */
+static sl_op *session_assign(planner *p, rel *v)
+{
+	const sl_ast_expr *ta = v->tvf_part;
+	int np = ta ? ta->u.table_arg.npartition : 0;
+	int *keys = sl_arena_calloc(p->a, sizeof(int) * (size_t)(np + 1));
+	scope s = {v->tvf_in, NULL, NULL};
+	for (int i = 0; i < np; i++) {
+		const sl_ast_expr *pk = ta->u.table_arg.partition[i];
+		sl_expr *x = sl__bind_expr(p, &s, pk);
+		if (!x)
+			return NULL;
+		if (x->kind != SL_EX_COL)
+			return sl__plan_error(p, pk->line, pk->col, SL_ENOTSUP,
+			                      "SESSION: PARTITION BY keys must be columns");
+		keys[i] = x->col;
+	}
+	return sl_op_session_assign_new(&v->tvf_win, v->tvf_in->ncols, keys, np, p->err);
+}
+
 static rel *materialize_tvf(planner *p, rel *v)
 {
-	sl_op *op = sl_op_window_assign_new(&v->tvf_win, v->tvf_in->ncols, p->err);
+	if (v->tvf_in->updating)
+		return sl__plan_error(p, v->tvf_call->line, v->tvf_call->col, SL_ENOTSUP,
+		                      "a window TVF read as a table over an updating input (made by %s) "
+		                      "is not supported", v->tvf_in->upd_op);
+	sl_op *op = v->tvf_win.kind == SL_WIN_SESSION ? session_assign(p, v)
+	          : sl_op_window_assign_new(&v->tvf_win, v->tvf_in->ncols, p->err);
+	if (!op && v->tvf_win.kind == SL_WIN_SESSION && p->err->code)
+		return NULL;
 	if (!op)
 		return sl__plan_error(p, v->tvf_call->line, v->tvf_call->col, p->err->code, "%s",
 		                      p->err->msg);
@@ -1108,7 +1136,11 @@ static rel *materialize_tvf(planner *p, rel *v)
 	r->win_start = v->ncols - 3;
 	r->win_end = v->ncols - 2;
 	static const char *wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
-	const char *label = sl_arena_printf(p->a, "WindowTableFunction(%s(size=%lld ms, slide=%lld ms, "
+	const char *label = v->tvf_win.kind == SL_WIN_SESSION
+	                  ? sl_arena_printf(p->a, "WindowTableFunction(SESSION(gap=%lld ms, "
+	                                    "partition=[%s]))", (long long)(v->tvf_win.size / 1000),
+	                                    v->tvf_part ? sl__ast_text(p, v->tvf_part) : "")
+	                  : sl_arena_printf(p->a, "WindowTableFunction(%s(size=%lld ms, slide=%lld ms, "
 	                                    "offset=%lld ms))", wk[v->tvf_win.kind],
 	                                    (long long)(v->tvf_win.size / 1000),
 	                                    (long long)(v->tvf_win.slide / 1000),

@@ -1032,6 +1032,8 @@ static rel *plan_projection(planner *p, const sl_ast_select *sel, rel *r, const 
 			for (int k = 0; k < (m && m->over ? m->nstar : r->ncols); k++) {
 				if (q && (!r->cols[k].qual || strcmp(r->cols[k].qual, q)))
 					continue;
+				if (r->cols[k].name[0] == '$')
+					continue; /* hidden columns the planner added ($window_time) */
 				names[n] = r->cols[k].name;
 				x[n++] = sl_expr_col(p->a, k, r->cols[k].type);
 			}

@@ -144,9 +144,28 @@ static int apply_stmt(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njo
 	case SL_AS_CREATE_TABLE:
 		*kept = 1;
 		return sl_catalog_add_table(&e->cat, &s->u.create_table, s->line, s->col, &e->err);
-	case SL_AS_CREATE_VIEW:
+	case SL_AS_CREATE_VIEW: {
 		*kept = 1;
-		return sl_catalog_add_view(&e->cat, &s->u.create_view, s->line, s->col, &e->err);
+		int rc = sl_catalog_add_view(&e->cat, &s->u.create_view, s->line, s->col, &e->err);
+		sl_view_def *v = sl_catalog_view(&e->cat, sl_ast_name_last(&s->u.create_view.name));
+		if (!rc && v && !v->text)
+			v->text = s->text;
+		return rc;
+	}
+	case SL_AS_SHOW: {
+		sl_arena scratch;
+		sl_arena_init(&scratch, 4096);
+		int rc = sl_plan_show(&e->cat, &e->session, &scratch, s, &e->explain_out, &e->err);
+		sl_arena_deinit(&scratch);
+		return rc;
+	}
+	case SL_AS_CREATE_FUNCTION:
+		*kept = 1;
+		return sl_catalog_add_function(&e->cat, &s->u.create_function, s->line, s->col,
+		                               &e->err);
+	case SL_AS_DROP_FUNCTION:
+		return sl_catalog_drop_function(&e->cat, &s->u.drop_function, s->line, s->col,
+		                                &e->err);
 	case SL_AS_DROP_TABLE:
 	case SL_AS_DROP_VIEW:
 		return sl_catalog_drop(&e->cat, &s->u.drop, s->kind == SL_AS_DROP_VIEW, s->line, s->col,

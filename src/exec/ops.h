@@ -69,6 +69,8 @@ sl_op *sl_op_calc_new(sl_expr *filter, sl_expr *const *proj, int nproj, const sl
 /* The operator owns `sink` from now on. */
 sl_op *sl_op_sink_new(sl_sink *sink, sl_err *err);
 int sl_op_sink_set_upsert(sl_op *op, const int *pk, int npk, sl_err *err);
+/* The sink of a Sink operator, NULL for any other operator. */
+sl_sink *sl_op_sink_get(sl_op *op);
 
 /* ---- Union all ----------------------------------------------------------- */
 

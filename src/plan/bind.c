@@ -518,6 +518,9 @@ static sl_expr *bind_call(planner *p, const scope *s, const sl_ast_expr *e)
 		return sl__plan_error(p, e->line, e->col, SL_EPLAN,
 		                      "%s is only allowed with a GROUP BY window of the same kind", f);
 	int fn = sl_fn_from_name(f);
+	const char *missing = fn < 0 ? sl__flink_missing_fn(f) : NULL;
+	if (missing)
+		return sl__plan_error(p, e->line, e->col, SL_ENOTSUP, missing, f);
 	if (fn < 0)
 		return sl__plan_error(p, e->line, e->col, SL_EPLAN,
 		                      "No match found for function signature %s (unknown function)", f);

@@ -117,6 +117,10 @@ int sl__plan_ttl_check(planner *p, const sl_ast_select *sel);
  * join planned for FROM item f over inputs l and r (per side), and to the
  * group aggregate r->op of sel. */
 void sl__plan_join_ttl(planner *p, const sl_ast_from *f, const rel *l, const rel *r);
+/* The same for a join whose inputs l and r are the FROM items lf and rf
+ * (either NULL: no hint for that side); comma joins (plan_comma.c). */
+void sl__plan_join_ttl_items(planner *p, const sl_ast_from *lf, const sl_ast_from *rf,
+                             const rel *l, const rel *r);
 void sl__plan_agg_ttl(planner *p, const sl_ast_select *sel, rel *r);
 
 /* The EXPLAIN marker of op's state bound ("state=[bounded by TTL 1 h]",
@@ -137,6 +141,10 @@ int sl__bind_interval(planner *p, const sl_ast_expr *e, int64_t *us);
 
 /* Printed form of an AST expression (arena string), used as a key. */
 const char *sl__ast_text(planner *p, const sl_ast_expr *e);
+/* plan_unsup.c: for a call name sluice does not know, a printf format
+ * (one %s: the name) saying the Flink built-in is not supported, or NULL
+ * when the name is not a Flink built-in. */
+const char *sl__flink_missing_fn(const char *fname);
 
 /* Whether the call is an aggregate function (COUNT, SUM, ...). */
 int sl__is_agg_call(const sl_ast_expr *e);
@@ -151,11 +159,45 @@ rel *sl__rel_new(planner *p, int ncols);
 /* Adds op to the graph with rel r's columns as its output. */
 int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label);
 
+/* ---- plan_ident.c: operator identity ---- */
+
+/* The identity text of an operator with plan label `label` and output r
+ * (arena string; frozen: ids of existing checkpoints are hashes of it). */
+const char *sl__op_ident(planner *p, const char *label, const rel *r);
+
+/* Sets the stable id (op->uid) of every operator of the complete graph:
+ * unique within the job, the same for every run of the same job text.
+ * Returns 0, or SL_EPLAN when two operators carry the same UID hint. */
+int sl__plan_idents(planner *p);
+
 /* A Calc over `in`: optional filter, then the projection x[0..n) named
  * names[i]; time attributes follow plain column references.  NULL with
  * p->err set. */
 rel *sl__add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **x, int n, const char **names);
 
+/* Identity projection of every column of in with a filter (keeps the time
+ * attributes and qualifiers).  NULL with p->err set. */
+rel *sl__add_filter(planner *p, rel *in, sl_expr *filter);
+
+/* ---- plan_comma.c: FROM a, b WHERE ... ---- */
+
+/* Plans one FROM item (a window TVF materialized). */
+typedef rel *(*sl_plan_item_fn)(planner *p, const sl_ast_from *f);
+
+/* Plans the comma join f (SL_AJ_COMMA items) with the conjuncts of where:
+ * one-item conjuncts filter that item, the others are the conditions of
+ * left-deep inner joins (sl__plan_join_cond); *rest gets the conjuncts
+ * left for the WHERE (constants, subqueries; with keep_unbound also those
+ * that do not bind against the items), NULL when none.  NULL with p->err
+ * set. */
+rel *sl__plan_comma(planner *p, const sl_ast_from *f, const sl_ast_expr *where,
+                    const sl_ast_expr **rest, int keep_unbound, sl_plan_item_fn plan_item);
+
+/* 1 when e holds a subquery (IN, EXISTS, scalar). */
+int sl__ast_has_subquery(const sl_ast_expr *e);
+
+/* The AST conjunction x[0] AND ... AND x[n-1] (arena), NULL when n = 0. */
+const sl_ast_expr *sl__ast_and(planner *p, const sl_ast_expr **x, int n);
 /* ---- plan_values.c ---- */
 
 /* VALUES (..), (..): a Values source of constants.  NULL with p->err set. */

@@ -18,6 +18,14 @@
  */
 rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r);
 
+/*
+ * Plans the inner join of l and r on cond, already bound over l's columns
+ * followed by r's (the WHERE conditions of a comma join, plan_comma.c),
+ * exactly as JOIN ... ON cond (regular, interval or window join); pos is
+ * where messages point.  Returns NULL with p->err set.
+ */
+rel *sl__plan_join_cond(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *l, rel *r);
+
 /* Plans the right side of a join (an SL_AF_TABLE item), its alias applied. */
 typedef rel *(*sl_plan_side_fn)(planner *p, const sl_ast_from *f);
 

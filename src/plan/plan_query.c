@@ -142,6 +142,11 @@ static rel *add_filter(planner *p, rel *in, sl_expr *filter, const char *text)
 	return r;
 }
 
+rel *sl__add_filter(planner *p, rel *in, sl_expr *filter)
+{
+	return add_filter(p, in, filter, NULL);
+}
+
 static int is_condition(planner *p, const sl_ast_expr *at, const sl_expr *x);
 static rel *materialize_tvf(planner *p, rel *v);
 
@@ -414,6 +419,13 @@ static rel *plan_from(planner *p, const sl_ast_from *f)
 	for (int i = 0; i < f->ncol_aliases && i < r->ncols; i++)
 		r->cols[i].name = f->col_aliases[i].name;
 	return r;
+}
+
+/* A comma join's item: planned, a window TVF materialized (plan_comma.c). */
+static rel *plan_item(planner *p, const sl_ast_from *f)
+{
+	rel *r = plan_from(p, f);
+	return r && r->tvf_in ? materialize_tvf(p, r) : r;
 }
 
 /* ---- aggregates ------------------------------------------------------------ */
@@ -1177,6 +1189,11 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 		r = sl__plan_one_row(p);
 	} else if (sl__is_rank_query(sel)) {
 		r = sl__plan_rank(p, sel, &rest);
+		sel = &rest;
+	} else if (sel->from->kind == SL_AF_JOIN && sel->from->u.join.type == SL_AJ_COMMA) {
+		rest = *sel; /* the WHERE conjuncts the joins did not take */
+		r = sl__plan_comma(p, sel->from, sel->where, (const sl_ast_expr **)&rest.where, 0,
+		                   plan_item);
 		sel = &rest;
 	} else {
 		r = plan_from(p, sel->from);

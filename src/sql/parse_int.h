@@ -34,6 +34,10 @@ int sl__p_expect_op(sl_parser *p, const char *op);
 int sl__p_error(sl_parser *p, const char *expected);  /* error at current token, -1 */
 int sl__p_error_at(sl_parser *p, const sl_token *t, int code, const char *msg); /* custom, -1 */
 int sl__p_failed(sl_parser *p);                        /* error already set */
+/* parse_unsup.c: when the current token starts (or is inside the first
+ * words of) a Flink construct sluice refuses, sets "... is not supported"
+ * and returns -1; else 0.  sl__p_error asks it first. */
+int sl__p_unsupported(sl_parser *p);
 
 /* Depth guard: sl__p_enter returns -1 with an error when too deep. */
 int sl__p_enter(sl_parser *p);
@@ -67,5 +71,12 @@ int sl__p_order_list(sl_parser *p, sl_ast_order **out, int *n);   /* after ORDER
 sl_ast_window *sl__p_window_spec(sl_parser *p);                   /* at '(' */
 sl_ast_expr *sl__p_interval(sl_parser *p);                        /* at INTERVAL */
 sl_ast_unit sl__p_unit_word(sl_parser *p, int k);                 /* unit keyword or NONE */
+
+/* parse_show.c: SHOW (after SHOW), DESCRIBE (after DESCRIBE / DESC),
+ * CREATE / DROP FUNCTION (after FUNCTION).  0 or -1 with the error set. */
+int sl__p_show(sl_parser *p, sl_ast_stmt *s);
+int sl__p_describe(sl_parser *p, sl_ast_stmt *s);
+int sl__p_create_function(sl_parser *p, sl_ast_stmt *s, int temporary, int system);
+int sl__p_drop_function(sl_parser *p, sl_ast_stmt *s, int temporary, int system);
 
 #endif

@@ -1,7 +1,16 @@
 /*
  * op_rank.c - Top-N: ROW_NUMBER() OVER (PARTITION BY k ORDER BY x) with
- * WHERE rn <= N, over an append-only or a retracting input; and the
- * sorted-list helpers the rank operators share (op_rank.h).
+ * WHERE rn <= N (or a rank range lo .. N, Flink's rank start), over an
+ * append-only or a retracting input; also ORDER BY .. LIMIT (one
+ * partition) and LIMIT alone (no ORDER BY: every row ties, so rows keep
+ * arrival order); and the sorted-list helpers the rank operators share
+ * (op_rank.h).
+ *
+ * Rank ranges: the list keeps ranks 1 .. N as always, but only ranks lo ..
+ * N are output: with rn, the -U/+U/+I/-D below start at rank lo; without
+ * it, a row inserted above lo brings the row pushed down to rank lo into
+ * the output (+I), and a retraction above lo takes the row moving up out
+ * of rank lo out of it (-D).
  *
  * INTERFACE ROUTINES
  *   process    inserts each row into its partition's sorted top-N list and

@@ -148,6 +148,12 @@ sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types
  * window_time (the graph gives it nin + 3 output columns). */
 sl_op *sl_op_window_assign_new(const sl_window_spec *w, int nin, sl_err *err);
 
+/* The SESSION window TVF read as a table (op_session_assign.c): the same
+ * output; rows come out when their session closes.  Partitioned by
+ * key_cols[0..nkeys) (copied). */
+sl_op *sl_op_session_assign_new(const sl_window_spec *w, int nin, const int *key_cols, int nkeys,
+                                sl_err *err);
+
 /* Output types of a window aggregate (t has room for nkeys + 3 + naggs);
  * returns the count. */
 int sl_window_agg_out_types(const sl_window_agg_plan *p, const sl_type *in_types, sl_type *t);

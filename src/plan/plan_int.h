@@ -240,6 +240,16 @@ rel *sl__plan_values(planner *p, const sl_ast_query *q);
 /* The one-row relation SELECT without FROM reads. */
 rel *sl__plan_one_row(planner *p);
 
+/* ---- plan_order.c ---- */
+
+/* ORDER BY / LIMIT / OFFSET of q over its planned body r: a Top-N, a
+ * Limit or a temporal sort; refused forms with Flink's reasons.  r's first
+ * nvis columns are the query's; hidden[i] (NULL: none) is the column of r
+ * holding ORDER BY item i planned as a hidden SELECT item, or -1.  The
+ * result has the nvis columns.  NULL with p->err set. */
+rel *sl__plan_order_limit(planner *p, const sl_ast_query *q, rel *r, int nvis,
+                          const int *hidden);
+
 /* ---- plan_over.c ---- */
 
 /* 1 when sel reads a subquery whose SELECT list holds ROW_NUMBER() OVER. */

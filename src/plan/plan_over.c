@@ -313,6 +313,55 @@ static int rank_shape_of(planner *p, const sl_ast_select *sel, rank_shape *s,
 }
 
 /*
+ * Window Top-N directly over a window aggregate that does not select
+ * window_time (Flink's window-topn.md example): a copy of that FROM
+ * subquery with window_time appended as the hidden item "$window_time"
+ * ('*' does not expand '$' names), or NULL when f is not such a subquery.
+ */
+static sl_ast_from *expose_window_time(planner *p, const sl_ast_from *f)
+{
+	if (!f || f->kind != SL_AF_SUBQUERY || f->u.sub.query->kind != SL_AQ_SELECT)
+		return NULL;
+	const sl_ast_query *q = f->u.sub.query;
+	const sl_ast_select *in = q->select;
+	int ws = 0, we = 0;
+	for (int i = 0; i < in->ngroup; i++) {
+		ws |= is_col(in->group[i], "window_start");
+		we |= is_col(in->group[i], "window_end");
+	}
+	if (!ws || !we || q->norder || q->limit)
+		return NULL;
+	for (int i = 0; i < in->nitems; i++) {
+		const sl_ast_select_item *it = &in->items[i];
+		if (it->expr->kind == SL_AX_STAR)
+			return NULL;
+		const char *name = it->alias ? it->alias->name
+		                 : it->expr->kind == SL_AX_COLUMN
+		                 ? it->expr->u.name.parts[it->expr->u.name.n - 1].name : NULL;
+		if (name && !strcasecmp(name, "window_time"))
+			return NULL;
+	}
+	sl_ast_select_item *items = sl_arena_calloc(p->a, sizeof(*items) * (size_t)(in->nitems + 1));
+	memcpy(items, in->items, sizeof(*items) * (size_t)in->nitems);
+	static const sl_ast_ident alias = {"$window_time", 1, 0, 0};
+	items[in->nitems].expr = ast_col(p, "window_time", in->line, in->col);
+	items[in->nitems].alias = &alias;
+	items[in->nitems].line = in->line;
+	items[in->nitems].col = in->col;
+	sl_ast_select *s2 = sl_arena_alloc(p->a, sizeof(*s2));
+	*s2 = *in;
+	s2->items = items;
+	s2->nitems = in->nitems + 1;
+	sl_ast_query *q2 = sl_arena_alloc(p->a, sizeof(*q2));
+	*q2 = *q;
+	q2->select = s2;
+	sl_ast_from *f2 = sl_arena_alloc(p->a, sizeof(*f2));
+	*f2 = *f;
+	f2->u.sub.query = q2;
+	return f2;
+}
+
+/*
  * Plans the inner SELECT with hidden leading columns: [window_time],
  * ORDER BY expressions, PARTITION BY expressions (window_start/_end left
  * out for a window Top-N), then the items with ROW_NUMBER replaced by a
@@ -325,8 +374,9 @@ static rel *plan_inner(planner *p, const sl_ast_query *q, rank_shape *s)
 	int cap = in->nitems + w->norder + w->npartition + 2;
 	sl_ast_select_item *items = sl_arena_calloc(p->a, sizeof(*items) * (size_t)cap);
 	int n = 0;
+	sl_ast_from *wt_from = s->windowed ? expose_window_time(p, in->from) : NULL;
 	if (s->windowed)
-		items[n++].expr = ast_col(p, "window_time", w->line, w->col);
+		items[n++].expr = ast_col(p, wt_from ? "$window_time" : "window_time", w->line, w->col);
 	s->ho = n;
 	for (int i = 0; i < w->norder; i++)
 		items[n++].expr = w->order[i].expr;
@@ -360,6 +410,8 @@ static rel *plan_inner(planner *p, const sl_ast_query *q, rank_shape *s)
 	*sel2 = *in;
 	sel2->items = items;
 	sel2->nitems = n;
+	if (wt_from)
+		sel2->from = wt_from;
 	sl_ast_query *q2 = sl_arena_alloc(p->a, sizeof(*q2));
 	*q2 = *q;
 	q2->select = sel2;

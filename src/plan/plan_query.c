@@ -1044,8 +1044,9 @@ static rel *plan_projection(planner *p, const sl_ast_select *sel, rel *r, const 
 			for (int k = 0; k < (m && m->over ? m->nstar : r->ncols); k++) {
 				if (q && (!r->cols[k].qual || strcmp(r->cols[k].qual, q)))
 					continue;
-				if (!strncmp(r->cols[k].name, "$scalar", 7))
-					continue; /* a scalar subquery's value (plan_subquery.c) */
+				if (r->cols[k].name[0] == '$')
+					continue; /* hidden columns the planner added ($window_time,
+					           * a scalar subquery's $scalar value: plan_subquery.c) */
 				names[n] = r->cols[k].name;
 				x[n++] = sl_expr_col(p->a, k, r->cols[k].type);
 			}
@@ -1108,9 +1109,37 @@ static int is_condition(planner *p, const sl_ast_expr *at, const sl_expr *x)
 }
 
 /* A window TVF used as a table: the window assignment operator. */
+/* The SESSION TVF read as a table (op_session_assign.c): its PARTITION BY
+ * keys must be columns of its input. */
+static sl_op *session_assign(planner *p, rel *v)
+{
+	const sl_ast_expr *ta = v->tvf_part;
+	int np = ta ? ta->u.table_arg.npartition : 0;
+	int *keys = sl_arena_calloc(p->a, sizeof(int) * (size_t)(np + 1));
+	scope s = {v->tvf_in, NULL, NULL};
+	for (int i = 0; i < np; i++) {
+		const sl_ast_expr *pk = ta->u.table_arg.partition[i];
+		sl_expr *x = sl__bind_expr(p, &s, pk);
+		if (!x)
+			return NULL;
+		if (x->kind != SL_EX_COL)
+			return sl__plan_error(p, pk->line, pk->col, SL_ENOTSUP,
+			                      "SESSION: PARTITION BY keys must be columns");
+		keys[i] = x->col;
+	}
+	return sl_op_session_assign_new(&v->tvf_win, v->tvf_in->ncols, keys, np, p->err);
+}
+
 static rel *materialize_tvf(planner *p, rel *v)
 {
-	sl_op *op = sl_op_window_assign_new(&v->tvf_win, v->tvf_in->ncols, p->err);
+	if (v->tvf_in->updating)
+		return sl__plan_error(p, v->tvf_call->line, v->tvf_call->col, SL_ENOTSUP,
+		                      "a window TVF read as a table over an updating input (made by %s) "
+		                      "is not supported", v->tvf_in->upd_op);
+	sl_op *op = v->tvf_win.kind == SL_WIN_SESSION ? session_assign(p, v)
+	          : sl_op_window_assign_new(&v->tvf_win, v->tvf_in->ncols, p->err);
+	if (!op && v->tvf_win.kind == SL_WIN_SESSION && p->err->code)
+		return NULL;
 	if (!op)
 		return sl__plan_error(p, v->tvf_call->line, v->tvf_call->col, p->err->code, "%s",
 		                      p->err->msg);
@@ -1122,7 +1151,11 @@ static rel *materialize_tvf(planner *p, rel *v)
 	r->win_start = v->ncols - 3;
 	r->win_end = v->ncols - 2;
 	static const char *wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
-	const char *label = sl_arena_printf(p->a, "WindowTableFunction(%s(size=%lld ms, slide=%lld ms, "
+	const char *label = v->tvf_win.kind == SL_WIN_SESSION
+	                  ? sl_arena_printf(p->a, "WindowTableFunction(SESSION(gap=%lld ms, "
+	                                    "partition=[%s]))", (long long)(v->tvf_win.size / 1000),
+	                                    v->tvf_part ? sl__ast_text(p, v->tvf_part) : "")
+	                  : sl_arena_printf(p->a, "WindowTableFunction(%s(size=%lld ms, slide=%lld ms, "
 	                                    "offset=%lld ms))", wk[v->tvf_win.kind],
 	                                    (long long)(v->tvf_win.size / 1000),
 	                                    (long long)(v->tvf_win.slide / 1000),
@@ -1360,9 +1393,37 @@ rel *sl__plan_query(planner *p, const sl_ast_query *q)
 		c->planned = NULL;
 	}
 	rel *r = NULL;
-	if (q->norder || q->limit || q->offset) {
-		sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
-		               "ORDER BY and LIMIT on a stream are not supported yet (Top-N is planned)");
+	int *hidden = NULL, nhidden = 0;
+	if (q->kind == SL_AQ_SELECT && q->norder && !q->select->distinct) {
+		/* ORDER BY items other than positions become hidden trailing
+		 * SELECT items, so they may use the SELECT's whole scope */
+		const sl_ast_select *sel = q->select;
+		sl_ast_select *s2 = sl_arena_alloc(p->a, sizeof(*s2));
+		sl_ast_select_item *items = sl_arena_calloc(p->a, sizeof(*items) *
+		                                            (size_t)(sel->nitems + q->norder));
+		hidden = sl_arena_alloc(p->a, sizeof(int) * (size_t)q->norder);
+		*s2 = *sel;
+		memcpy(items, sel->items, sizeof(*items) * (size_t)sel->nitems);
+		for (int i = 0; i < q->norder; i++) {
+			const sl_ast_expr *e = q->order[i].expr;
+			hidden[i] = -1;
+			if (e->kind == SL_AX_LITERAL && e->u.lit.kind == SL_AL_INTEGER)
+				continue;
+			sl_ast_select_item *it = &items[sel->nitems + nhidden++];
+			it->expr = (sl_ast_expr *)e;
+			it->line = e->line;
+			it->col = e->col;
+			sl_ast_ident *al = sl_arena_calloc(p->a, sizeof(*al));
+			al->name = sl_arena_printf(p->a, "$order%d", i);
+			it->alias = al;
+			hidden[i] = nhidden - 1; /* made absolute below */
+		}
+		s2->items = items;
+		s2->nitems = sel->nitems + nhidden;
+		r = plan_select(p, s2);
+		for (int i = 0; r && i < q->norder; i++)
+			if (hidden[i] >= 0)
+				hidden[i] += r->ncols - nhidden;
 	} else if (q->kind == SL_AQ_SELECT) {
 		r = plan_select(p, q->select);
 	} else if (q->kind == SL_AQ_SETOP) {
@@ -1370,6 +1431,8 @@ rel *sl__plan_query(planner *p, const sl_ast_query *q)
 	} else {
 		r = sl__plan_values(p, q);
 	}
+	if (r && (q->norder || q->limit || q->offset))
+		r = sl__plan_order_limit(p, q, r, r->ncols - nhidden, hidden); /* plan_order.c */
 	p->nctes = saved;
 	return r;
 }

@@ -101,7 +101,12 @@ typedef struct planner {
 	int64_t attempt;
 	int64_t state_ttl;              /* 'table.exec.state.ttl' in micros, 0 = none */
 	const sl_ast_select *ttl_sel;   /* the SELECT being planned (its STATE_TTL hint) */
+	int view_depth;                 /* views being expanded (SL_PLAN_MAX_VIEW_DEPTH) */
 } planner;
+
+/* Views expanded inside one another: a view over a view over ... deeper
+ * than this is an error (planning recurses once per level). */
+#define SL_PLAN_MAX_VIEW_DEPTH 200
 
 /* ---- plan_ttl.c: state TTL ---- */
 

@@ -311,7 +311,13 @@ static rel *plan_table_name(planner *p, const sl_ast_name *n, int line, int col,
 	}
 	const sl_view_def *v = sl_catalog_view(p->cat, name);
 	if (v) {
+		if (p->view_depth >= SL_PLAN_MAX_VIEW_DEPTH)
+			return sl__plan_error(p, line, col, SL_EPLAN,
+			                      "views nested too deeply at view '%s' (more than %d views "
+			                      "expanded inside one another)", name, SL_PLAN_MAX_VIEW_DEPTH);
+		p->view_depth++;
 		rel *r = sl__plan_query(p, v->query);
+		p->view_depth--;
 		if (r && v->ncols) {
 			if (v->ncols != r->ncols)
 				return sl__plan_error(p, line, col, SL_EPLAN,

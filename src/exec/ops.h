@@ -115,6 +115,13 @@ typedef struct sl_window_spec {
 	 * window_start/window_end are then local wall-clock TIMESTAMP(3) values,
 	 * window_time the TIMESTAMP_LTZ instant end - 1 ms (as Flink). */
 	const char *tz;
+	/* 1: a processing-time window (time_col is a PROCTIME() attribute,
+	 * TIMESTAMP_LTZ(3)).  Rows go to the windows of the job's clock when
+	 * they reach the operator (graph.h), a window fires when the clock
+	 * reaches its end (sl_op_vtab.proctime), never on watermarks; nothing
+	 * is late; windows still open at end of input are not fired (Flink's
+	 * streaming mode: pending processing-time timers are dropped). */
+	int proc;
 } sl_window_spec;
 
 /* UTC instant -> local wall clock in zone tz, and back (tz NULL: identity). */

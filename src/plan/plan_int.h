@@ -107,7 +107,12 @@ typedef struct planner {
 	int nscalar;
 	const sl_ast_expr *scalar_at[32];
 	const char *scalar_col[32];
+	int view_depth;                 /* views being expanded (SL_PLAN_MAX_VIEW_DEPTH) */
 } planner;
+
+/* Views expanded inside one another: a view over a view over ... deeper
+ * than this is an error (planning recurses once per level). */
+#define SL_PLAN_MAX_VIEW_DEPTH 200
 
 /* ---- plan_ttl.c: state TTL ---- */
 

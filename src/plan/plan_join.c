@@ -490,6 +490,11 @@ static int split_on(planner *p, const sl_ast_expr *on, sl_expr *cond, rel *j, co
 		return SL_EPLAN;
 	}
 	c->window = window && c->wstart && c->wend;
+	if (c->window && (l->win->proc || r->win->proc)) {
+		sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+		               "a window join over processing-time windows is not supported");
+		return SL_EPLAN;
+	}
 	if (c->window && !same_window(l->win, r->win)) {
 		sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
 		               "a window join needs both sides to be the same window TVF "

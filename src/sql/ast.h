@@ -248,6 +248,7 @@ typedef struct sl_ast_window {
 struct sl_ast_expr {
 	sl_ast_expr_kind kind;
 	int line, col;
+	int height;         /* 1 + the largest child's height (parse_limits.c) */
 	union {
 		sl_ast_lit lit;                 /* LITERAL */
 		sl_ast_name name;               /* COLUMN, STAR */

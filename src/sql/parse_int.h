@@ -20,6 +20,8 @@ typedef struct sl_parser {
 	const sl_token *t;  /* token array, EOF-terminated */
 	int n, i;           /* count, current index */
 	int depth;
+	int maxh;           /* largest expression height since the last reset (parse_limits.c) */
+	int links;          /* JOINs and set operations in the current statement */
 	sl_err *err;
 } sl_parser;
 
@@ -42,6 +44,16 @@ int sl__p_unsupported(sl_parser *p);
 /* Depth guard: sl__p_enter returns -1 with an error when too deep. */
 int sl__p_enter(sl_parser *p);
 void sl__p_leave(sl_parser *p);
+
+/* parse_limits.c.  sl__p_fix sets e's height from its direct children
+ * and fails (NULL, error at e) above SL_PARSE_MAX_HEIGHT; NULL e passes
+ * through.  sl__p_subquery parses a query in expression position and
+ * stores its height (1 + its largest expression's) in *height.
+ * sl__p_link counts a JOIN or set operation of the statement at token t;
+ * -1 with an error above SL_PARSE_MAX_LINKS. */
+sl_ast_expr *sl__p_fix(sl_parser *p, sl_ast_expr *e);
+sl_ast_query *sl__p_subquery(sl_parser *p, int *height);
+int sl__p_link(sl_parser *p, const sl_token *t);
 
 /* Allocation (zeroed); NULL with SL_ENOMEM set on failure. */
 void *sl__p_alloc(sl_parser *p, size_t n);

@@ -833,13 +833,13 @@ rel *sl__plan_semi_join(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *
 		return sl__plan_error(p, pos->line, pos->col, SL_ENOTSUP,
 		                      "a subquery over an upsert stream (%s: deletes may hold only the "
 		                      "key) is not supported", l->upsert_key ? l->upd_op : r->upd_op);
-	rel *j = joined_rel(p, l, r);
+	rel *j = joined_rel(p, l, r, SL_JOIN_INNER); /* only l's columns are output */
 	int nl = l->ncols;
 	join_cond c;
 	if (!j || split_on(p, pos, cond, j, l, r, &c, SPLIT_SEMI))
 		return NULL;
 	int nlx = c.nlx;
-	if ((c.nlx || c.nrx) && extend_sides(p, &c, &l, &r, &j))
+	if ((c.nlx || c.nrx) && extend_sides(p, &c, SL_JOIN_INNER, &l, &r, &j))
 		return NULL;
 	sl_join_kind kind = anti ? SL_JOIN_ANTI : SL_JOIN_SEMI;
 	sl_join_plan jp;
@@ -870,7 +870,7 @@ rel *sl__plan_semi_join(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *
 
 rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub)
 {
-	rel *j = joined_rel(p, l, sub), *orig = j;
+	rel *j = joined_rel(p, l, sub, SL_JOIN_LEFT), *orig = j;
 	int nl = l->ncols;
 	if (!j)
 		return NULL;
@@ -887,7 +887,7 @@ rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub)
 	c.lkeys[0] = l->ncols;
 	c.rkeys[0] = sub->ncols;
 	c.lx[0] = c.rx[0] = zero;
-	if (extend_sides(p, &c, &l, &sub, &j))
+	if (extend_sides(p, &c, SL_JOIN_LEFT, &l, &sub, &j))
 		return NULL;
 	sl_join_plan jp;
 	fill_plan(p, &jp, SL_JOIN_LEFT, &c, l, sub);

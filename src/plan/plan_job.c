@@ -1,26 +1,25 @@
 /*
  * plan_job.c - plans a job: table scans (sources with computed columns and
- * watermarks), sinks (with the changelog check and implicit casts),
- * INSERT INTO (with a column list: missing columns NULL) / bare SELECT /
- * statement sets, stable operator ids and the EXPLAIN text.
+ * watermarks), sinks (with the changelog check; casts and constraints in
+ * front of them come from plan_sink.c), INSERT INTO (with a column list:
+ * missing columns NULL) / bare SELECT / statement sets, stable operator ids
+ * and the EXPLAIN text.
  *
  * A job's statements share their sources: a table read by several INSERTs
  * is scanned once and its operator feeds every consumer.
  *
- * Operator ids (for state) are a hash of the operator's label and its
- * inputs' ids, so they are stable across runs of the same job.
+ * Operator ids (for state) are set by plan_ident.c once the graph is
+ * complete: unique within the job, stable across runs of the same job.
  */
 #include "plan_int.h"
 #include "sluice.h"
-#include "../base/hash.h"
 #include "../connector/conn_lines.h"
 #include "../format/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-sl_sink *sl_op_sink_get(sl_op *op);
+#include <strings.h>
 
 /* The EXPLAIN buffer of the job being planned (set by sl_plan_job). */
 static __thread sl_buf *explain_buf;
@@ -33,6 +32,9 @@ int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label)
 		t[i] = r->cols[i].type;
 		n[i] = r->cols[i].name;
 	}
+	/* the identity text (plan_ident.c) is frozen; today's EXPLAIN label
+	 * shows the same decoration, but may change without changing ids */
+	op->ident = sl__op_ident(p, label, r);
 	if (r->ncols > 0) {
 		int rt = r->rowtime >= 0 && r->rowtime < r->ncols;
 		const char *kind = !r->updating ? "append-only"
@@ -51,55 +53,24 @@ int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label)
 	return 0;
 }
 
-/* Computes op ids from labels and input ids, and writes EXPLAIN lines. */
-static void finish_plan(planner *p, sl_buf *out)
+/* Writes the EXPLAIN lines (ids are set by sl__plan_idents). */
+static void explain_plan(planner *p, sl_buf *out)
 {
 	sl_graph *g = p->g;
 	for (int i = 0; i < g->nops; i++) {
 		sl_op *op = g->ops[i];
-		uint64_t h = sl_hash_bytes(op->label, strlen(op->label), 0x5eed);
+		sl_buf_printf(out, "#%d %s", i, op->label);
 		/* inputs: every op with an edge to this one */
-		sl_buf ins;
-		sl_buf_init(&ins);
+		int nins = 0;
 		for (int k = 0; k < i; k++)
 			for (int e = 0; e < g->ops[k]->nedges; e++)
-				if (g->ops[k]->edges[e].to == op) {
-					h = sl_hash_bytes(g->ops[k]->uid, strlen(g->ops[k]->uid), h);
-					sl_buf_printf(&ins, "%s#%d", ins.len ? ", " : "", k);
-				}
-		sl_sink *k = sl_op_sink_get(op);
-		if (k) {
-			/* a sink is identified by its table (and which write of that
-			 * table it is), not by the query feeding it: its staged output
-			 * must survive edits upstream */
-			int nth = 0;
-			for (int j = 0; j < i; j++) {
-				sl_sink *o = sl_op_sink_get(g->ops[j]);
-				nth += o && !strcmp(o->table, k->table);
-			}
-			char key[300];
-			snprintf(key, sizeof(key), "sink:%s#%d", k->table, nth);
-			h = sl_hash_bytes(key, strlen(key), 0x5eed);
-		}
-		if (op->uid_hint) {
-			/* sluice extension: the UID('name') query hint pins the aggregate's id so
-			 * that its state survives any edit of the query around it */
-			char key[300];
-			snprintf(key, sizeof(key), "uid:%s", op->uid_hint);
-			h = sl_hash_bytes(key, strlen(key), 0x5eed);
-		}
-		snprintf(op->uid, sizeof(op->uid), "%016llx", (unsigned long long)h);
-		if (out) {
-			sl_buf_printf(out, "#%d %s", i, op->label);
-			if (ins.len)
-				sl_buf_printf(out, " <- %s", sl_buf_cstr(&ins));
-			/* not in the label: ids must not depend on the TTL */
-			const char *st = sl__plan_ttl_explain(p, op);
-			if (st)
-				sl_buf_printf(out, " %s", st);
-			sl_buf_putc(out, '\n');
-		}
-		sl_buf_deinit(&ins);
+				if (g->ops[k]->edges[e].to == op)
+					sl_buf_printf(out, "%s#%d", nins++ ? ", " : " <- ", k);
+		/* not in the label: ids must not depend on the TTL */
+		const char *st = sl__plan_ttl_explain(p, op);
+		if (st)
+			sl_buf_printf(out, " %s", st);
+		sl_buf_putc(out, '\n');
 	}
 }
 
@@ -277,6 +248,14 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	}
 	if (sl_opts_duration(o, "scan.watermark.idle-timeout", 0, &sp.idle_timeout_us, p->err))
 		return NULL;
+	/* Flink's 'scan.watermark.emit.strategy': sluice's watermark always moves
+	 * per row (DESIGN.md §2), which is 'on-event'; 'on-periodic' only makes
+	 * Flink's lateness depend on timing, so it is accepted and acts the same */
+	const char *emit = sl_opts_get(o, "scan.watermark.emit.strategy");
+	if (emit && strcasecmp(emit, "on-event") && strcasecmp(emit, "on-periodic"))
+		return sl__plan_error(p, t->line, t->col, SL_EPLAN,
+		                      "table '%s': 'scan.watermark.emit.strategy' must be 'on-event' or "
+		                      "'on-periodic', not '%s'", t->name, emit);
 	int64_t br;
 	if (sl_opts_int(p->session, "sluice.batch-size", 0, &br, p->err))
 		return NULL;
@@ -360,46 +339,6 @@ static const char *schema_text(planner *p, const rel *r)
 	return t;
 }
 
-/* Casts the columns of in to the sink's physical types where they differ. */
-static rel *cast_to(planner *p, rel *in, const sl_field *f, int n)
-{
-	int same = 1;
-	for (int i = 0; i < n; i++) {
-		sl_type a = in->cols[i].type, b = f[i].type;
-		a.notnull = b.notnull = 0;
-		if (!sl_type_equal(a, b))
-			same = 0;
-	}
-	if (same)
-		return in;
-	sl_expr **x = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(n + 1));
-	const char **names = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(n + 1));
-	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
-	for (int i = 0; i < in->ncols; i++)
-		it[i] = in->cols[i].type;
-	for (int i = 0; i < n; i++) {
-		sl_type t = f[i].type;
-		t.notnull = 0;
-		x[i] = sl_expr_cast(p->a, sl_expr_col(p->a, i, in->cols[i].type), t, p->err);
-		if (!x[i])
-			return NULL;
-		names[i] = f[i].name;
-	}
-	sl_op *op = sl_op_calc_new(NULL, x, n, it, in->ncols, p->err);
-	if (!op)
-		return NULL;
-	rel *r = sl__rel_new(p, n);
-	for (int i = 0; i < n; i++) {
-		r->cols[i].name = names[i];
-		r->cols[i].type = x[i]->type;
-	}
-	r->updating = in->updating;
-	r->upd_op = in->upd_op;
-	if (sl__add_op(p, op, 1, r, "Calc(cast to sink types)") || sl_graph_connect(p->g, in->op, op, 0))
-		return NULL;
-	return r;
-}
-
 sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,
                      int connect)
 {
@@ -462,7 +401,7 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 			fpk[i] = k;
 		}
 	}
-	rel *src = connect ? cast_to(p, (rel *)in, f, n) : (rel *)in;
+	rel *src = connect ? sl__plan_sink_input(p, (rel *)in, t, f, n) : (rel *)in;
 	if (!src)
 		return NULL;
 	sl_sink *k = sl_sink_new(vt, &ca, p->err);
@@ -508,6 +447,7 @@ static sl_op *select_sink(planner *p, const rel *in, int line, int col)
 	for (int i = 0; i < in->ncols; i++) {
 		t->cols[i].name = in->cols[i].name;
 		t->cols[i].type = in->cols[i].type;
+		t->cols[i].type.notnull = 0; /* the query's own types: nothing to enforce */
 	}
 	t->rowtime = -1;
 	sl_opts_init(&t->opts, p->a);
@@ -640,6 +580,9 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_grap
 		if ((rc = plan_stmt(p, stmts[i])))
 			return rc;
 	explain_buf = explain;
-	finish_plan(p, explain);
+	if ((rc = sl__plan_idents(p)))
+		return rc;
+	if (explain)
+		explain_plan(p, explain);
 	return 0;
 }

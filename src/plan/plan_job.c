@@ -510,6 +510,35 @@ static rel *insert_columns(planner *p, const sl_table_def *t, const sl_ast_inser
 	return sl__add_calc(p, q, NULL, x, n, names);
 }
 
+/* INSERT INTO t with an OPTIONS('k' = 'v') hint after the table: a copy of
+ * t whose options are overridden by the hint's (Flink's dynamic table
+ * options on a sink).
+ * NULL with p->err set for another hint or a bad argument. */
+static const sl_table_def *hinted_sink(planner *p, const sl_table_def *t,
+                                       const sl_ast_insert *in)
+{
+	sl_table_def *c = sl_arena_calloc(p->a, sizeof(*c));
+	*c = *t;
+	sl_opts_init(&c->opts, p->a);
+	sl_opts_merge(&c->opts, &t->opts);
+	for (int i = 0; i < in->nhints; i++) {
+		const sl_ast_hint *h = &in->hints[i];
+		if (strcmp(h->name, "OPTIONS"))
+			return sl__plan_error(p, h->line, h->col, SL_ENOTSUP,
+			                      "table hint %s is not supported (OPTIONS is)", h->name);
+		for (int k = 0; k < h->nargs; k++) {
+			if (!h->args[k].key)
+				return sl__plan_error(p, h->line, h->col, SL_EPLAN,
+				                      "OPTIONS hint arguments are 'key' = 'value' pairs");
+			if (!strcmp(h->args[k].key, "connector"))
+				return sl__plan_error(p, h->args[k].line, h->args[k].col, SL_EPLAN,
+				                      "an OPTIONS hint cannot change 'connector'");
+			sl_opts_set(&c->opts, h->args[k].key, h->args[k].value);
+		}
+	}
+	return c;
+}
+
 static int plan_stmt(planner *p, const sl_ast_stmt *s)
 {
 	switch (s->kind) {
@@ -520,12 +549,8 @@ static int plan_stmt(planner *p, const sl_ast_stmt *s)
 			sl__plan_error(p, s->line, s->col, SL_EPLAN, "Object '%s' not found", name);
 			return SL_EPLAN;
 		}
-		if (s->u.insert.nhints) {
-			const sl_ast_hint *h = &s->u.insert.hints[0];
-			sl__plan_error(p, h->line, h->col, SL_ENOTSUP,
-			               "hints on the target table of INSERT are not supported yet");
-			return SL_ENOTSUP;
-		}
+		if (s->u.insert.nhints && !(t = hinted_sink(p, t, &s->u.insert)))
+			return p->err->code ? p->err->code : SL_EPLAN;
 		rel *r = sl__plan_query(p, s->u.insert.query);
 		if (r && s->u.insert.ncols)
 			r = insert_columns(p, t, &s->u.insert, r);

@@ -5,7 +5,8 @@
 #   1. an uninterrupted run: one directory per (dt, hm), rows without the
 #      partition columns, a _SUCCESS file in every partition at the end,
 #      and the table read back (values from the directory names) equal to
-#      the input;
+#      the input (written through an INSERT with an OPTIONS hint that
+#      overrides the sink's path and format);
 #   2. the exactly-once proof: the same job, checkpointing every 100-300
 #      ms, killed with SIGKILL 4 times at random moments and restarted
 #      until it finishes; its committed output per partition equals the
@@ -67,8 +68,8 @@ awk -F'\t' '{ if (split($2, f, ",") != 3) bad++ } END { exit bad > 0 }' "$W/ref.
 cat > "$W/read.sql" <<SQL
 CREATE TABLE fs_sink (id STRING, user_id STRING, amount DECIMAL(10, 2), dt STRING, hm STRING)
   PARTITIONED BY (dt, hm) WITH ('connector' = 'filesystem', 'path' = '$W/ref/out', 'format' = 'csv');
-CREATE TABLE back (id STRING, ts STRING) WITH ('connector' = 'filesystem', 'path' = '$W/back', 'format' = 'csv');
-INSERT INTO back SELECT id, CONCAT(dt, ' ', hm) FROM fs_sink;
+CREATE TABLE back (id STRING, ts STRING) WITH ('connector' = 'filesystem', 'path' = '$W/not_here', 'format' = 'json');
+INSERT INTO back /*+ OPTIONS('path' = '$W/back', 'format' = 'csv') */ SELECT id, CONCAT(dt, ' ', hm) FROM fs_sink;
 SQL
 "$SLUICE" run "$W/read.sql" > "$W/read.log" 2>&1 || { echo "FAIL: read back"; cat "$W/read.log"; fail=1; }
 sort "$W"/back/part-* > "$W/back.rows"

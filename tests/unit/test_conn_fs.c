@@ -1396,6 +1396,95 @@ static void test_part_crash_recover(void **state)
 	sl_arena_deinit(&p.f.arena);
 }
 
+/* Reads up to max rows of partitioned source s in batches of cap rows as
+ * "name:n:dt" appended to out; returns the last read code. */
+static int p_read_some(sl_source *s, int cap, int max, char *out, size_t outcap)
+{
+	sl_type t[3] = {sl_type_varchar(SL_STRING_LEN), sl_type_make(SL_T_BIGINT),
+	                sl_type_varchar(SL_STRING_LEN)};
+	sl_batch *b = sl_batch_new(3, t, cap);
+	sl_err err;
+	size_t len = strlen(out);
+	int rc, n = 0;
+	do {
+		sl_batch_reset(b);
+		sl_err_clear(&err);
+		rc = s->vt->read(s, b, &err);
+		for (int r = 0; r < b->nrows; r++, n++)
+			len += (size_t)snprintf(out + len, outcap - len, "%s%.*s:%lld:%.*s",
+			                        len ? " " : "", (int)b->cols[0].v.str[r].len,
+			                        b->cols[0].v.str[r].ptr, (long long)b->cols[1].v.i64[r],
+			                        b->cols[2].null[r] ? 4 : (int)b->cols[2].v.str[r].len,
+			                        b->cols[2].null[r] ? "NULL" : b->cols[2].v.str[r].ptr);
+	} while (rc > 0 && n < max);
+	sl_batch_free(b);
+	return rc;
+}
+
+/* A partitioned source snapshotted in the middle of a partition's file and
+ * restored: the rest of the rows, with their partition values; a value
+ * that does not fit its column is an error naming the file; another
+ * connector's directory layout (a file at the top) is not read. */
+static void test_part_source_restore(void **state)
+{
+	char *d = ck_dir("part_src");
+	mkdir(d, 0777);
+	char sub[700];
+	snprintf(sub, sizeof sub, "%s/dt=a", d);
+	mkdir(sub, 0777);
+	write_file(sub, "f1.jsonl", "{\"name\": \"a1\", \"n\": 1}\n{\"name\": \"a2\", \"n\": 2}\n"
+	                            "{\"name\": \"a3\", \"n\": 3}\n");
+	write_file(sub, ".f0.jsonl.inprogress", "garbage\n");
+	snprintf(sub, sizeof sub, "%s/dt=b%%2Fc", d);
+	mkdir(sub, 0777);
+	write_file(sub, "f2.jsonl", "{\"name\": \"b1\", \"n\": 4}\n");
+	snprintf(sub, sizeof sub, "%s/other=x", d);
+	mkdir(sub, 0777);
+	write_file(sub, "f3.jsonl", "{\"name\": \"x\", \"n\": 9}\n");
+	write_file(d, "top.jsonl", "{\"name\": \"top\", \"n\": 9}\n");
+	pfx p;
+	sl_err err;
+	pfx_init(&p, "json", d);
+	sl_conn_args a = pfx_args(&p);
+	sl_err_clear(&err);
+	sl_source *s = sl_source_new(sl_source_find("filesystem")->partitioned, &a, &err);
+	assert_non_null(s);
+	char out[1024] = "";
+	assert_true(p_read_some(s, 2, 2, out, sizeof out) > 0);
+	assert_string_equal(out, "a1:1:a a2:2:a");
+	sl_snap_writer w;
+	sl_snap_writer_init(&w);
+	assert_int_equal(s->vt->snapshot(s, &w, &err), 0);
+	sl_source_free(s);
+	s = sl_source_new(sl_source_find("filesystem")->partitioned, &a, &err);
+	assert_non_null(s);
+	sl_snap_reader r;
+	sl_snap_reader_init(&r, w.buf, w.len);
+	assert_int_equal(s->vt->restore(s, &r, &err), 0);
+	out[0] = 0;
+	assert_int_equal(p_read_some(s, 2, 100, out, sizeof out), SL_EEOF);
+	assert_string_equal(out, "a3:3:a b1:4:b/c");
+	sl_source_free(s);
+	sl_snap_writer_deinit(&w);
+	sl_arena_deinit(&p.f.arena);
+	/* an INT partition column whose directory value is not a number */
+	pfx_init(&p, "json", d);
+	p.fields[2] = (sl_field){"dt", sl_type_make(SL_T_INT)};
+	a = pfx_args(&p);
+	s = sl_source_new(sl_source_find("filesystem")->partitioned, &a, &err);
+	assert_non_null(s);
+	sl_type t[3] = {sl_type_varchar(SL_STRING_LEN), sl_type_make(SL_T_BIGINT),
+	                sl_type_make(SL_T_INT)};
+	sl_batch *b = sl_batch_new(3, t, 0);
+	sl_err_clear(&err);
+	assert_int_equal(s->vt->read(s, b, &err), SL_EINPUT);
+	assert_non_null(strstr(err.msg, "dt=a/f1.jsonl': partition value 'a' of column 'dt' is "
+	                                "not a valid INT"));
+	sl_batch_free(b);
+	sl_source_free(s);
+	sl_arena_deinit(&p.f.arena);
+}
+
 static int setup(void **state)
 {
 	snprintf(tmpdir, sizeof tmpdir, "/tmp/sluice-test-fs-XXXXXX");
@@ -1432,6 +1521,7 @@ int main(void)
 		cmocka_unit_test(test_part_process_time),
 		cmocka_unit_test(test_part_partition_time),
 		cmocka_unit_test(test_part_crash_recover),
+		cmocka_unit_test(test_part_source_restore),
 	};
 	return cmocka_run_group_tests_name("conn_fs", tests, setup, teardown);
 }

@@ -2,8 +2,10 @@
  * plan_job.c - plans a job: table scans (sources with computed columns and
  * watermarks), sinks (with the changelog check; casts and constraints in
  * front of them come from plan_sink.c), INSERT INTO (with a column list:
- * missing columns NULL) / bare SELECT / statement sets, stable operator ids
- * and the EXPLAIN text.
+ * missing columns NULL; an OPTIONS hint on the target overriding its
+ * options) / bare SELECT / statement sets, PARTITIONED BY tables handed to
+ * the connector's `partitioned` vtabs, stable operator ids and the EXPLAIN
+ * text.
  *
  * A job's statements share their sources: a table read by several INSERTs
  * is scanned once and its operator feeds every consumer.

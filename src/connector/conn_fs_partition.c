@@ -245,7 +245,6 @@ typedef struct fs_psink {
 	const char **pname;   /* their names */
 	int ndata;
 	int *dcol;            /* data columns: batch column indexes */
-	int ncols_in;         /* columns of the input batches */
 	sl_col *vcols;        /* view columns (data columns of the batch) */
 	fs_commit cm;
 	char *job;            /* checkpointing job name, or NULL */
@@ -469,17 +468,13 @@ static int fsp_open(sl_sink *s, const sl_conn_args *a, sl_err *err)
 	k->ca.part = NULL;
 	k->ca.npart = 0;
 	k->ca.opts = &k->copts;
-	k->ncols_in = a->nfields;
 	k->dcol = dcol;
-	/* check the format and the rolling options now, on the table's options
-	 * (so unknown options are reported before the job starts) */
-	sl_sink *probe = NULL;
+	/* a child on the table's own options, opened and closed at once: checks
+	 * the format and rolling options (read now, so unknown options are
+	 * reported before the job starts) and creates the root directory */
 	sl_conn_args pa = k->ca;
 	pa.opts = a->opts;
-	if (mkdir(k->root, 0777) && errno != EEXIST)
-		return sl_err_set(err, SL_EIO, "sink '%s': cannot create directory '%s': %s",
-		                  a->table, k->root, strerror(errno));
-	probe = sl_sink_new(&sl_filesystem_sink_vtab, &pa, err);
+	sl_sink *probe = sl_sink_new(&sl_filesystem_sink_vtab, &pa, err);
 	if (!probe)
 		return err->code ? err->code : SL_EINVAL;
 	sl_sink_free(probe);

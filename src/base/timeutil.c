@@ -830,13 +830,26 @@ static int parse_tok(const sl_datefmt *f, int i, const char **p, const char *e, 
  * carries an offset, else the wall clock).  0 or -1. */
 int sl_datefmt_parse(const sl_datefmt *f, const char *s, size_t len, int64_t *out_us)
 {
+	return sl_datefmt_parse_ex(f, s, len, 0, out_us, NULL);
+}
+
+/* sl_datefmt_parse_ex: sl_datefmt_parse, text after the pattern ignored
+ * when `prefix`; *has_offset (if non-NULL) = 1 when an offset was read. */
+int sl_datefmt_parse_ex(const sl_datefmt *f, const char *s, size_t len, int prefix,
+                        int64_t *out_us, int *has_offset)
+{
 	pfields v = {1970, 1, 1, 0, 0, 0, 0, 0, -1, -1};
 	const char *p = s, *e = s + len;
-	for (int i = 0; i < f->n; i++)
+	int off = 0;
+	for (int i = 0; i < f->n; i++) {
 		if (parse_tok(f, i, &p, e, &v))
 			return -1;
-	if (p != e)
+		off |= f->tok[i].kind == 'X' || f->tok[i].kind == 'x' || f->tok[i].kind == 'Z';
+	}
+	if (p != e && !prefix)
 		return -1;
+	if (has_offset)
+		*has_offset = off;
 	if (v.pm >= 0) {
 		if (v.h < 1 || v.h > 12)
 			return -1;

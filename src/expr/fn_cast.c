@@ -207,9 +207,20 @@ static int parse_i64(const char *p, const char *e, int64_t *out)
 	return 0;
 }
 
+static int str_to(sl_xctx *x, const sl_step *st, const char *p, const char *e, sl_col *o, int i);
+
 static int c_str_to(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
 {
-	const char *p = a->v.str[i].ptr, *e = p + a->v.str[i].len;
+	return str_to(x, st, a->v.str[i].ptr, a->v.str[i].ptr + a->v.str[i].len, o, i);
+}
+
+int sl__cast_text(sl_xctx *x, const sl_step *st, const char *p, int64_t n, sl_col *o, int i)
+{
+	return str_to(x, st, p, p + n, o, i);
+}
+
+static int str_to(sl_xctx *x, const sl_step *st, const char *p, const char *e, sl_col *o, int i)
+{
 	sl_type t = st->type;
 	trim_ws(&p, &e);
 	size_t n = (size_t)(e - p);

@@ -69,6 +69,8 @@ int sl__p_error(sl_parser *p, const char *expected)
 {
 	const sl_token *t = sl__p_tok(p, 0);
 	char d[64];
+	if (sl__p_unsupported(p))
+		return -1;
 	sl_sql_token_desc(p->sql, t, d, sizeof(d));
 	if (t->type == SL_TK_EOF)
 		sl_err_set_at(p->err, SL_ESYNTAX, t->line, t->col,

@@ -193,7 +193,8 @@ static void test_errors(void **st)
 	check_err("CREATE TABLE t (a INT", SL_ESYNTAX, 1, 22, "line 1, column 22: expected ')', found end of input");
 	check_err("SELECT 'abc", SL_ESYNTAX, 1, 8, "line 1, column 8: unterminated string literal");
 	check_err("INSERT OVERWRITE t SELECT 1", SL_ENOTSUP, 1, 8,
-	          "line 1, column 8: INSERT OVERWRITE is not supported by sluice (streaming sinks are append or upsert); use INSERT INTO");
+	          "line 1, column 8: INSERT OVERWRITE is not supported in streaming mode (as in Flink; "
+	          "sluice runs every job in streaming mode): use INSERT INTO");
 	check_err("SELECT k FROM t GROUP BY k ON LATE DROP ON LATE DROP", SL_ESYNTAX, 1, 41,
 	          "line 1, column 41: ON LATE given twice");
 }

@@ -153,6 +153,20 @@ static void test_patterns(void **st)
 	f = sl_datefmt_compile("yyyy-MM-dd'T'HH:mm:ssXXX", err, sizeof(err));
 	assert_int_equal(sl_datefmt_parse(f, "2026-08-01T23:07:05+02:00", 25, &v), 0);
 	assert_true(v == TS("2026-08-01 21:07:05"));
+	/* prefix parsing (UNIX_TIMESTAMP) and whether an offset was read */
+	int off = -1;
+	const char *wo = "2026-08-01T23:07:05+02:00 tail";
+	assert_int_equal(sl_datefmt_parse_ex(f, wo, strlen(wo), 0, &v, &off), -1);
+	assert_int_equal(sl_datefmt_parse_ex(f, wo, strlen(wo), 1, &v, &off), 0);
+	assert_int_equal(off, 1);
+	assert_true(v == TS("2026-08-01 21:07:05"));
+	assert_int_equal(sl_datefmt_parse_ex(f, "2026-08-01T23:07:05", 19, 1, &v, &off), -1);
+	sl_datefmt_free(f);
+	f = sl_datefmt_compile("yyyy-MM-dd HH:mm:ss", err, sizeof(err));
+	wo = "2026-08-01 23:07:05.001 +0800";
+	assert_int_equal(sl_datefmt_parse_ex(f, wo, strlen(wo), 1, &v, &off), 0);
+	assert_int_equal(off, 0);
+	assert_true(v == TS("2026-08-01 23:07:05"));
 	sl_datefmt_free(f);
 	f = sl_datefmt_compile("yyyyMMdd", err, sizeof(err));
 	assert_int_equal(sl_datefmt_parse(f, "19691231", 8, &v), 0);

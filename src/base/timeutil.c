@@ -587,11 +587,13 @@ static const char *const dow_long[] = {"Sunday",   "Monday", "Tuesday", "Wednesd
 
 static int pat_letter(char c)
 {
-	return strchr("yMdHhamsSEDXZx", c) != NULL && c != 0;
+	return strchr("yMdHhamsSEDXZxuLkKGF", c) != NULL && c != 0;
 }
 
 /*
  * sl_datefmt_compile: compiles a pattern; letters y M d H h a m s S E D X Z x,
+ * u (day of week, Monday = 1), L (as M), k (hour 1-24), K (hour 0-11),
+ * G (era: AD/BC), F (day of week in month),
  * 'quoted text' and '' for a quote; other non-letters are literals.  Returns
  * a pattern to free with sl_datefmt_free, or NULL with a message in errbuf.
  */
@@ -694,6 +696,7 @@ static void fmt_tok(outbuf *o, const sl_datefmt *f, const dtok *t, const dfields
 	case 0: ob_put(o, f->lit + t->litoff, t->litlen); break;
 	case 'y': ob_num(o, c == 2 ? sl_floormod(v->y, 100) : v->y, c); break;
 	case 'M':
+	case 'L':
 		if (c >= 4)
 			ob_put(o, mon_long[v->mo - 1], strlen(mon_long[v->mo - 1]));
 		else if (c == 3)
@@ -704,6 +707,11 @@ static void fmt_tok(outbuf *o, const sl_datefmt *f, const dtok *t, const dfields
 	case 'd': ob_num(o, v->d, c); break;
 	case 'H': ob_num(o, v->h, c); break;
 	case 'h': ob_num(o, v->h % 12 == 0 ? 12 : v->h % 12, c); break;
+	case 'k': ob_num(o, v->h == 0 ? 24 : v->h, c); break;
+	case 'K': ob_num(o, v->h % 12, c); break;
+	case 'u': ob_num(o, sl_floormod(v->days + 3, 7) + 1, c); break;
+	case 'F': ob_num(o, (v->d - 1) / 7 + 1, c); break;
+	case 'G': ob_put(o, v->y > 0 ? "AD" : "BC", 2); break;
 	case 'a': ob_put(o, v->h < 12 ? "AM" : "PM", 2); break;
 	case 'm': ob_num(o, v->mi, c); break;
 	case 's': ob_num(o, v->s, c); break;
@@ -763,12 +771,13 @@ static int match_name(const char **p, const char *e, const char *const *names, i
 typedef struct pfields {
 	int64_t y, mo, d, h, mi, s, us, off, doy;
 	int pm; /* -1 none, 0 AM, 1 PM */
+	int k0; /* the hour came from 'K' (0-11) */
 } pfields;
 
 static int parse_tok(const sl_datefmt *f, int i, const char **p, const char *e, pfields *v)
 {
 	const dtok *t = &f->tok[i];
-	int next_num = i + 1 < f->n && strchr("yMdHhmsSD", f->tok[i + 1].kind) &&
+	int next_num = i + 1 < f->n && strchr("yMdHhmsSDLkKuF", f->tok[i + 1].kind) &&
 	               f->tok[i + 1].kind;
 	int max = next_num ? t->count : 9, c = t->count;
 	int64_t x;
@@ -787,6 +796,7 @@ static int parse_tok(const sl_datefmt *f, int i, const char **p, const char *e, 
 		}
 		return read_num(p, e, max, &v->y) >= 1 ? 0 : -1;
 	case 'M':
+	case 'L':
 		if (c >= 3) {
 			int k = match_name(p, e, mon_long, 12);
 			if (k < 0)
@@ -798,6 +808,19 @@ static int parse_tok(const sl_datefmt *f, int i, const char **p, const char *e, 
 	case 'd': return read_num(p, e, max > 2 ? 2 : max, &v->d) >= 1 ? 0 : -1;
 	case 'H':
 	case 'h': return read_num(p, e, max > 2 ? 2 : max, &v->h) >= 1 ? 0 : -1;
+	case 'K': /* 0-11 */
+		v->k0 = 1;
+		return read_num(p, e, max > 2 ? 2 : max, &v->h) >= 1 && v->h <= 11 ? 0 : -1;
+	case 'k':
+		if (read_num(p, e, max > 2 ? 2 : max, &v->h) < 1 || v->h < 1 || v->h > 24)
+			return -1;
+		v->h %= 24;
+		return 0;
+	case 'u':
+	case 'F': /* read, not used: the date fields decide */
+		return read_num(p, e, max > 2 ? 2 : max, &x) >= 1 ? 0 : -1;
+	case 'G':
+		return match_name(p, e, (const char *const[]){"AD"}, 1) < 0 ? -1 : 0;
 	case 'm': return read_num(p, e, max > 2 ? 2 : max, &v->mi) >= 1 ? 0 : -1;
 	case 's': return read_num(p, e, max > 2 ? 2 : max, &v->s) >= 1 ? 0 : -1;
 	case 'D': return read_num(p, e, max > 3 ? 3 : max, &v->doy) >= 1 ? 0 : -1;
@@ -830,15 +853,28 @@ static int parse_tok(const sl_datefmt *f, int i, const char **p, const char *e, 
  * carries an offset, else the wall clock).  0 or -1. */
 int sl_datefmt_parse(const sl_datefmt *f, const char *s, size_t len, int64_t *out_us)
 {
-	pfields v = {1970, 1, 1, 0, 0, 0, 0, 0, -1, -1};
+	return sl_datefmt_parse_ex(f, s, len, 0, out_us, NULL);
+}
+
+/* sl_datefmt_parse_ex: sl_datefmt_parse, text after the pattern ignored
+ * when `prefix`; *has_offset (if non-NULL) = 1 when an offset was read. */
+int sl_datefmt_parse_ex(const sl_datefmt *f, const char *s, size_t len, int prefix,
+                        int64_t *out_us, int *has_offset)
+{
+	pfields v = {1970, 1, 1, 0, 0, 0, 0, 0, -1, -1, 0};
 	const char *p = s, *e = s + len;
-	for (int i = 0; i < f->n; i++)
+	int off = 0;
+	for (int i = 0; i < f->n; i++) {
 		if (parse_tok(f, i, &p, e, &v))
 			return -1;
-	if (p != e)
+		off |= f->tok[i].kind == 'X' || f->tok[i].kind == 'x' || f->tok[i].kind == 'Z';
+	}
+	if (p != e && !prefix)
 		return -1;
+	if (has_offset)
+		*has_offset = off;
 	if (v.pm >= 0) {
-		if (v.h < 1 || v.h > 12)
+		if (v.k0 ? v.h > 11 : v.h < 1 || v.h > 12)
 			return -1;
 		v.h = v.h % 12 + (v.pm ? 12 : 0);
 	}

@@ -82,6 +82,8 @@ typedef enum sl_fn {
 	SL_FN_CURRENT_TIMESTAMP,
 	SL_FN_TIMESTAMPADD,  /* args: unit, n, ts */
 	SL_FN_TIMESTAMPDIFF, /* args: unit, ts1, ts2 */
+	SL_FN_CONVERT_TZ,    /* args: string, zone from, zone to -> STRING */
+	SL_FN_FROM_UNIXTIME, /* args: epoch seconds [, java-pattern] -> STRING in the session zone */
 	/* rows */
 	SL_FN_FIELD,         /* args: row; node->field = field index */
 	/* issue 8: more of Flink's built-in functions (fn_text.c, fn_math.c,
@@ -122,7 +124,8 @@ typedef enum sl_time_unit {
 	SL_TU_MICROSECOND, SL_TU_MILLISECOND, SL_TU_SECOND, SL_TU_MINUTE,
 	SL_TU_HOUR, SL_TU_DAY, SL_TU_WEEK, SL_TU_MONTH, SL_TU_QUARTER,
 	SL_TU_YEAR, SL_TU_DOW, SL_TU_DOY, SL_TU_EPOCH, SL_TU_DECADE, SL_TU_CENTURY,
-	SL_TU_MILLENNIUM
+	SL_TU_MILLENNIUM,
+	SL_TU_ISODOW, SL_TU_ISOYEAR /* EXTRACT only: Monday = 1 .. Sunday = 7; ISO week's year */
 } sl_time_unit;
 
 /* Behaviours of the JSON functions' ON EMPTY / ON ERROR / wrapper clauses

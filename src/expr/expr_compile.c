@@ -244,7 +244,8 @@ static int zone_dependent(const sl_expr *e)
 {
 	if (e->kind != SL_EX_CALL)
 		return 0;
-	if (e->type.id == SL_T_TIMESTAMP_LTZ || e->fn == SL_FN_UNIX_TIMESTAMP)
+	if (e->type.id == SL_T_TIMESTAMP_LTZ || e->fn == SL_FN_UNIX_TIMESTAMP ||
+	    e->fn == SL_FN_FROM_UNIXTIME)
 		return 1;
 	for (int i = 0; i < e->nargs; i++)
 		if (e->args[i]->type.id == SL_T_TIMESTAMP_LTZ || zone_dependent(e->args[i]))

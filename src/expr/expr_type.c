@@ -612,6 +612,8 @@ static const fn_info FN[SL_FN__COUNT] = {
 	[SL_FN_CURRENT_TIMESTAMP] = {"CURRENT_TIMESTAMP", 0, 0, {0}},
 	[SL_FN_TIMESTAMPADD] = {"TIMESTAMPADD", 3, 3, {A_INT, A_INT, A_TIME}},
 	[SL_FN_TIMESTAMPDIFF] = {"TIMESTAMPDIFF", 3, 3, {A_INT, A_TIME, A_TIME}},
+	[SL_FN_CONVERT_TZ] = {"CONVERT_TZ", 3, 3, {A_STR, A_STR, A_STR}},
+	[SL_FN_FROM_UNIXTIME] = {"FROM_UNIXTIME", 1, 2, {A_NUM, A_STR}},
 	[SL_FN_FIELD] = {"FIELD", 1, 1, {0}},
 	/* issue 8: more built-in functions (typed by type_morefn and type_json_*) */
 	[SL_FN_GREATEST] = {"GREATEST", 1, -1, {0}}, [SL_FN_LEAST] = {"LEAST", 1, -1, {0}},
@@ -764,6 +766,7 @@ static int type_timefn(sl_fn fn, sl_expr **args, int nargs, sl_type *rt, sl_err 
 	case SL_FN_PROCTIME: case SL_FN_CURRENT_TIMESTAMP: *rt = with_nn(ltz3, 1); return 0;
 	case SL_FN_TIMESTAMPADD: *rt = with_nn(args[2]->type, nn); return 0;
 	case SL_FN_TIMESTAMPDIFF: *rt = with_nn(sl_type_make(SL_T_INT), nn); return 0;
+	case SL_FN_CONVERT_TZ: case SL_FN_FROM_UNIXTIME: *rt = str_type(0); return 0;
 	default: return SL_ENOTSUP;
 	}
 }

@@ -2,7 +2,9 @@
  * fn_time.c - temporal function kernels: EXTRACT, FLOOR/CEIL(ts TO unit),
  * DATE_TRUNC, DATE_FORMAT, TO_TIMESTAMP, TO_TIMESTAMP_LTZ, TO_DATE,
  * UNIX_TIMESTAMP, CURRENT_WATERMARK, PROCTIME, CURRENT_TIMESTAMP,
- * TIMESTAMPADD and TIMESTAMPDIFF.
+ * TIMESTAMPADD, TIMESTAMPDIFF, CONVERT_TZ and FROM_UNIXTIME.  (YEAR ...
+ * SECOND, OVERLAPS, LOCALTIMESTAMP, CURRENT_DATE and CURRENT_TIME are
+ * rewritten onto these by the binder, src/plan/bind_time.c.)
  *
  * Values are integers (types.h).  Calendar work happens on the "wall
  * clock": a TIMESTAMP is one already, a DATE is its midnight, and a
@@ -13,7 +15,7 @@
  * string literal).  Java date patterns (DATE_FORMAT, TO_TIMESTAMP, ...)
  * are compiled once at bind time when literal, otherwise per distinct
  * pattern (cached in the step).  Text that does not parse gives NULL, as
- * in Flink.
+ * in Flink (UNIX_TIMESTAMP: Long.MIN_VALUE, as in Flink).
  */
 #include "expr_int.h"
 #include "base/timeutil.h"
@@ -171,12 +173,15 @@ static int64_t extract_wall(int u, int64_t w)
 	case SL_TU_DECADE: return sl_floordiv(y, 10);
 	case SL_TU_CENTURY: return y > 0 ? (y + 99) / 100 : -((99 - y) / 100);
 	case SL_TU_MILLENNIUM: return y > 0 ? (y + 999) / 1000 : -((999 - y) / 1000);
-	case SL_TU_WEEK: { /* ISO-8601 week number */
+	case SL_TU_ISODOW: return sl_floormod(days + 3, 7) + 1; /* Monday = 1 */
+	case SL_TU_WEEK: case SL_TU_ISOYEAR: { /* ISO-8601 week number, its year */
 		int64_t wd = sl_floormod(days + 3, 7);        /* Monday = 0 */
 		int64_t thu = days - wd + 3;                  /* Thursday of this week */
 		int64_t ty;
 		unsigned tm, td;
 		sl_civil_from_days(thu, &ty, &tm, &td);
+		if (u == SL_TU_ISOYEAR)
+			return ty;
 		return (thu - sl_days_from_civil(ty, 1, 1)) / 7 + 1;
 	}
 	default: return 0;
@@ -304,7 +309,7 @@ static int k_date_format(sl_xctx *x, const sl_step *st)
 	return 0;
 }
 
-/* TO_TIMESTAMP, TO_DATE, UNIX_TIMESTAMP(string [, pattern]). */
+/* TO_TIMESTAMP, TO_DATE. */
 static int k_parse_time(sl_xctx *x, const sl_step *st)
 {
 	const sl_col *a = SL_X_ARG(x, st, 0);
@@ -328,10 +333,39 @@ static int k_parse_time(sl_xctx *x, const sl_step *st)
 		o->null[i] = 0;
 		if (st->fn == SL_FN_TO_DATE)
 			o->v.i64[i] = sl_floordiv(w, SL_US_PER_DAY);
-		else if (st->fn == SL_FN_UNIX_TIMESTAMP)
-			o->v.i64[i] = sl_floordiv(from_wall(x, SL_T_TIMESTAMP_LTZ, w), SL_US_PER_SEC);
 		else
 			o->v.i64[i] = sl_floordiv(w, 1000) * 1000;
+	});
+	return 0;
+}
+
+/*
+ * UNIX_TIMESTAMP(string [, pattern]) as Flink (Java's SimpleDateFormat):
+ * text after the pattern is ignored, the wall clock is read in the session
+ * zone unless the pattern reads an offset (X), and text that does not
+ * parse gives Long.MIN_VALUE, not NULL (sql_functions.yml's examples).
+ */
+static int k_unix_ts(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0);
+	sl_col *o = SL_X_OUT(x, st);
+	dfmt *d = st->aux;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = 1;
+		if (any_null(x, st, i))
+			continue;
+		int rc = row_fmt(x, st, 1, i);
+		if (rc)
+			return rc;
+		int64_t w;
+		int off = 0;
+		o->null[i] = 0;
+		if (!d->f || sl_datefmt_parse_ex(d->f, a->v.str[i].ptr, (size_t)a->v.str[i].len, 1, &w,
+		                                 &off)) {
+			o->v.i64[i] = INT64_MIN;
+			continue;
+		}
+		o->v.i64[i] = sl_floordiv(off ? w : from_wall(x, SL_T_TIMESTAMP_LTZ, w), SL_US_PER_SEC);
 	});
 	return 0;
 }
@@ -466,12 +500,118 @@ static int k_tsdiff(sl_xctx *x, const sl_step *st)
 	return 0;
 }
 
+/* ---- CONVERT_TZ, FROM_UNIXTIME ------------------------------------------ */
+
+/* Java's three-letter zone IDs (java.time.ZoneId.SHORT_IDS, which
+ * java.util.TimeZone also knows), as CONVERT_TZ accepts them ("PST"). */
+static const char *const SHORT_IDS[][2] = {
+	{"ACT", "Australia/Darwin"}, {"AET", "Australia/Sydney"},
+	{"AGT", "America/Argentina/Buenos_Aires"}, {"ART", "Africa/Cairo"},
+	{"AST", "America/Anchorage"}, {"BET", "America/Sao_Paulo"}, {"BST", "Asia/Dhaka"},
+	{"CAT", "Africa/Harare"}, {"CNT", "America/St_Johns"}, {"CST", "America/Chicago"},
+	{"CTT", "Asia/Shanghai"}, {"EAT", "Africa/Addis_Ababa"}, {"ECT", "Europe/Paris"},
+	{"IET", "America/Indiana/Indianapolis"}, {"IST", "Asia/Kolkata"}, {"JST", "Asia/Tokyo"},
+	{"MIT", "Pacific/Apia"}, {"NET", "Asia/Yerevan"}, {"NST", "Pacific/Auckland"},
+	{"PLT", "Asia/Karachi"}, {"PNT", "America/Phoenix"}, {"PRT", "America/Puerto_Rico"},
+	{"PST", "America/Los_Angeles"}, {"SST", "Pacific/Guadalcanal"},
+	{"VST", "Asia/Ho_Chi_Minh"}, {"EST", "-05:00"}, {"MST", "-07:00"}, {"HST", "-10:00"},
+};
+
+/* Offset of the zone named (p, n) at UTC instant utc; an unknown zone is
+ * GMT, as Java's TimeZone.getTimeZone gives it to Flink. */
+static int64_t zone_off(const char *p, int64_t n, int64_t utc)
+{
+	char name[128];
+	int64_t off = 0;
+	if (n <= 0 || n >= (int64_t)sizeof(name))
+		return 0;
+	memcpy(name, p, (size_t)n);
+	name[n] = 0;
+	const char *z = name;
+	for (size_t k = 0; k < sizeof(SHORT_IDS) / sizeof(SHORT_IDS[0]); k++)
+		if (!strcmp(name, SHORT_IDS[k][0]))
+			z = SHORT_IDS[k][1];
+	if (sl_tz_offset(z, utc, &off))
+		return 0;
+	return off;
+}
+
+/* Writes the wall clock w as 'yyyy-MM-dd HH:mm:ss' or per d's pattern into
+ * the step's arena as row i's result. */
+static int put_wall(sl_xctx *x, const sl_step *st, const sl_datefmt *f, int64_t w, sl_col *o,
+                    int i)
+{
+	char buf[256];
+	int n = f ? sl_datefmt_format(f, w, buf, sizeof(buf)) : sl_ts_format(w, 0, 0, 0, buf);
+	if (n < 0 || n >= (int)sizeof(buf)) {
+		o->null[i] = 1;
+		return 0;
+	}
+	char *s = sl_arena_memdup(sl__x_arena(x, st), buf, (size_t)n + 1);
+	if (!s)
+		return sl_err_set(x->err, SL_ENOMEM, "out of memory in %s", sl_fn_name(st->fn));
+	o->null[i] = 0;
+	o->v.str[i].ptr = s;
+	o->v.str[i].len = n;
+	return 0;
+}
+
+/* CONVERT_TZ(string, from, to): the wall clock in zone `from` as the wall
+ * clock in zone `to` (Flink: 'yyyy-MM-dd HH:mm:ss' in and out). */
+static int k_convert_tz(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0), *zf = SL_X_ARG(x, st, 1), *zt = SL_X_ARG(x, st, 2);
+	sl_col *o = SL_X_OUT(x, st);
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = 1;
+		int64_t w;
+		if (any_null(x, st, i) || sl_ts_parse(a->v.str[i].ptr, (size_t)a->v.str[i].len, &w))
+			continue;
+		const char *fp = zf->v.str[i].ptr, *tp = zt->v.str[i].ptr;
+		int64_t fl = zf->v.str[i].len, tl = zt->v.str[i].len;
+		int64_t utc = w - zone_off(fp, fl, w - zone_off(fp, fl, w));
+		int rc = put_wall(x, st, NULL, sl_floordiv(utc + zone_off(tp, tl, utc), SL_US_PER_SEC) *
+		                                     SL_US_PER_SEC, o, i);
+		if (rc)
+			return rc;
+	});
+	return 0;
+}
+
+/* FROM_UNIXTIME(seconds [, pattern]): the instant in the session zone,
+ * as 'yyyy-MM-dd HH:mm:ss' or per the pattern. */
+static int k_from_unixtime(sl_xctx *x, const sl_step *st)
+{
+	const sl_col *a = SL_X_ARG(x, st, 0);
+	sl_col *o = SL_X_OUT(x, st);
+	sl_type at = x->p->regs[st->args[0]].type;
+	sl_phys ph = sl_type_phys(at);
+	dfmt *d = st->aux;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = 1;
+		if (any_null(x, st, i))
+			continue;
+		int rc = row_fmt(x, st, 1, i);
+		if (rc)
+			return rc;
+		int64_t sec = ph == SL_PHYS_I64 ? a->v.i64[i]
+		            : ph == SL_PHYS_F64 ? (int64_t)a->v.f64[i]
+		            : (int64_t)(a->v.i128[i] / sl_pow10_i128(at.scale));
+		int64_t us;
+		if (__builtin_mul_overflow(sec, SL_US_PER_SEC, &us))
+			continue;
+		if ((rc = put_wall(x, st, d->f, us + sl__tz_off(x, us), o, i)))
+			return rc;
+	});
+	return 0;
+}
+
 /* ---- binding ------------------------------------------------------------ */
 
 static int const_unit(sl_prog *p, sl_step *st, int j, sl_err *err)
 {
 	const sl_value *v = sl__step_const(p, st, j);
-	if (!v || v->is_null || v->v.i64 < 0 || v->v.i64 > SL_TU_MILLENNIUM)
+	if (!v || v->is_null || v->v.i64 < 0 || v->v.i64 > SL_TU_ISOYEAR)
 		return sl_err_set(err, SL_EPLAN, "%s needs a time unit literal", sl_fn_name(st->fn));
 	st->op = (int)v->v.i64;
 	return 0;
@@ -546,9 +686,13 @@ int sl__bind_time(sl_prog *p, sl_step *st, sl_err *err)
 		st->k = k_parse_time;
 		return bind_pattern(p, st, 1, NULL, err);
 	case SL_FN_UNIX_TIMESTAMP:
-		st->k = st->nargs == 0 ? k_now : k_parse_time;
-		return st->nargs == 0 ? 0 : bind_pattern(p, st, 1, NULL, err);
+		st->k = st->nargs == 0 ? k_now : k_unix_ts;
+		return st->nargs == 0 ? 0 : bind_pattern(p, st, 1, "yyyy-MM-dd HH:mm:ss", err);
 	case SL_FN_TO_TIMESTAMP_LTZ: st->k = k_to_ltz; return 0;
+	case SL_FN_CONVERT_TZ: st->k = k_convert_tz; return 0;
+	case SL_FN_FROM_UNIXTIME:
+		st->k = k_from_unixtime;
+		return bind_pattern(p, st, 1, "yyyy-MM-dd HH:mm:ss", err);
 	case SL_FN_PROCTIME: case SL_FN_CURRENT_TIMESTAMP: st->k = k_now; return 0;
 	case SL_FN_CURRENT_WATERMARK: st->k = k_current_watermark; return 0;
 	case SL_FN_TIMESTAMPADD: case SL_FN_TIMESTAMPDIFF:

@@ -519,6 +519,10 @@ static sl_expr *bind_call(planner *p, const scope *s, const sl_ast_expr *e)
 	    !strncmp(f, "CUMULATE", 8))
 		return sl__plan_error(p, e->line, e->col, SL_EPLAN,
 		                      "%s is only allowed with a GROUP BY window of the same kind", f);
+	int handled;
+	sl_expr *tx = sl__bind_time_call(p, s, e, &handled); /* bind_time.c */
+	if (handled)
+		return tx;
 	sl_expr *sx;
 	if (sl__bind_fn_call(p, s, e, &sx))
 		return sx;

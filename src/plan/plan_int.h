@@ -165,6 +165,14 @@ sl_expr *sl__bind_udf_call(planner *p, const scope *s, const sl_ast_expr *e, con
 /* Whether the call is an aggregate function (COUNT, SUM, ...). */
 int sl__is_agg_call(const sl_ast_expr *e);
 
+/* ---- bind_time.c ---- */
+
+/* Binds the temporal calls that are rewrites (YEAR ... SECOND, OVERLAPS,
+ * LOCALTIMESTAMP, CURRENT_DATE, CURRENT_TIME, LOCALTIME,
+ * CURRENT_ROW_TIMESTAMP); *handled = 0 (and NULL) for any other call.
+ * NULL with p->err set on an error. */
+sl_expr *sl__bind_time_call(planner *p, const scope *s, const sl_ast_expr *e, int *handled);
+
 /* ---- bind_fn.c ---- */
 
 /* Binds IF, IFNULL and the JSON query/constructor calls, or refuses a Flink

@@ -2,7 +2,7 @@
  * parse_expr.c - recursive-descent parser, part 4: expressions.
  *
  * Precedence, lowest first (one function per level):
- *   OR < AND < NOT < comparison / IS / BETWEEN / IN / LIKE
+ *   OR < AND < NOT < comparison / IS / BETWEEN / IN / LIKE / OVERLAPS
  *      < + - || < * / % < unary - + < postfix ([i], .field) < primary
  * Special syntaxes (EXTRACT, TRIM, SUBSTRING FROM, FLOOR TO, POSITION IN,
  * TIMESTAMPADD units, CURRENT_TIMESTAMP ...) become generic CALL nodes; the
@@ -894,6 +894,14 @@ static sl_ast_expr *predicate(sl_parser *p)
 			e = b ? binary(p, t, op, e, b) : NULL;
 		} else if (sl__p_accept_kw(p, "IS")) {
 			e = sl__p_fix(p, is_pred(p, e, t));
+		} else if (sl__p_accept_kw(p, "OVERLAPS")) {
+			/* (t1, t2) OVERLAPS (t3, t4) -> call OVERLAPS(row, row) */
+			int cap = 0;
+			sl_ast_expr *c = call_node(p, t, "OVERLAPS"), *b = c ? add_expr(p) : NULL;
+			if (!b || add_arg(p, c, e, &cap) || add_arg(p, c, b, &cap))
+				return NULL;
+			c->line = e->line, c->col = e->col;
+			e = sl__p_fix(p, c);
 		} else {
 			sl_ast_expr *n = neg_pred(p, e, &m);
 			if (!m)

@@ -138,6 +138,21 @@ static void test_patterns(void **st)
 	check_pat("yyyyMMddHHmmss", t, "20260801210705");
 	check_pat("yyyy-MM-dd'T'HH:mm:ss", t, "2026-08-01T21:07:05");
 	check_pat("HH 'o''clock'", t, "21 o'clock");
+	check_pat("G yyyy-LLL-dd u k K a F", t, "AD 2026-Aug-01 6 21 9 PM 1");
+	check_pat("k:mm K a", TS("2026-08-01 00:30:00"), "24:30 0 AM");
+	{
+		char err[128];
+		int64_t v;
+		sl_datefmt *f = sl_datefmt_compile("yyyy-MM-dd K:mm a", err, sizeof(err));
+		assert_int_equal(sl_datefmt_parse(f, "2026-08-01 0:30 PM", 18, &v), 0);
+		assert_true(v == TS("2026-08-01 12:30:00"));
+		assert_int_equal(sl_datefmt_parse(f, "2026-08-01 12:30 PM", 19, &v), -1);
+		sl_datefmt_free(f);
+		f = sl_datefmt_compile("yyyy-MM-dd k:mm", err, sizeof(err));
+		assert_int_equal(sl_datefmt_parse(f, "2026-08-01 24:30", 16, &v), 0);
+		assert_true(v == TS("2026-08-01 00:30:00"));
+		sl_datefmt_free(f);
+	}
 	check_pat("''yyyy''", t, "'2026'");
 	check_pat("yyyy-MM-dd'T'HH:mm:ssXXX", t, "2026-08-01T21:07:05Z");
 	check_pat("S", t, "1");
@@ -153,6 +168,20 @@ static void test_patterns(void **st)
 	f = sl_datefmt_compile("yyyy-MM-dd'T'HH:mm:ssXXX", err, sizeof(err));
 	assert_int_equal(sl_datefmt_parse(f, "2026-08-01T23:07:05+02:00", 25, &v), 0);
 	assert_true(v == TS("2026-08-01 21:07:05"));
+	/* prefix parsing (UNIX_TIMESTAMP) and whether an offset was read */
+	int off = -1;
+	const char *wo = "2026-08-01T23:07:05+02:00 tail";
+	assert_int_equal(sl_datefmt_parse_ex(f, wo, strlen(wo), 0, &v, &off), -1);
+	assert_int_equal(sl_datefmt_parse_ex(f, wo, strlen(wo), 1, &v, &off), 0);
+	assert_int_equal(off, 1);
+	assert_true(v == TS("2026-08-01 21:07:05"));
+	assert_int_equal(sl_datefmt_parse_ex(f, "2026-08-01T23:07:05", 19, 1, &v, &off), -1);
+	sl_datefmt_free(f);
+	f = sl_datefmt_compile("yyyy-MM-dd HH:mm:ss", err, sizeof(err));
+	wo = "2026-08-01 23:07:05.001 +0800";
+	assert_int_equal(sl_datefmt_parse_ex(f, wo, strlen(wo), 1, &v, &off), 0);
+	assert_int_equal(off, 0);
+	assert_true(v == TS("2026-08-01 23:07:05"));
 	sl_datefmt_free(f);
 	f = sl_datefmt_compile("yyyyMMdd", err, sizeof(err));
 	assert_int_equal(sl_datefmt_parse(f, "19691231", 8, &v), 0);

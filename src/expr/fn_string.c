@@ -9,8 +9,9 @@
  * negative length NULL).  LPAD/RPAD give NULL for a negative length or an
  * empty pad; SPLIT_INDEX gives NULL for '' and splits on ' ' when the
  * delimiter is empty; REPLACE of '' puts the replacement around every
- * character, as Java's String.replace (Flink's SqlFunctionUtils rules).  Results that are slices of an
- * argument point into it (no copy); new strings are allocated from the
+ * character, as Java's String.replace (Flink's SqlFunctionUtils rules).
+ * Results that are slices of an argument point into it (no copy); new
+ * strings are allocated from the
  * step's arena (the output batch's arena when the value can reach an
  * output column, the program's scratch arena otherwise), never malloc'd.
  * UPPER/LOWER map ASCII and Latin-1 letters; other characters are kept

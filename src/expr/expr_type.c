@@ -636,6 +636,9 @@ static const fn_info FN[SL_FN__COUNT] = {
 	[SL_FN_DEGREES] = {"DEGREES", 1, 1, {A_NUM}}, [SL_FN_RADIANS] = {"RADIANS", 1, 1, {A_NUM}},
 	[SL_FN_SIGN] = {"SIGN", 1, 1, {A_NUM}}, [SL_FN_PI] = {"PI", 0, 0, {0}},
 	[SL_FN_E] = {"E", 0, 0, {0}}, [SL_FN_TRUNCATE] = {"TRUNCATE", 1, 2, {A_NUM, A_INT}},
+	[SL_FN_SHA1] = {"SHA1", 1, 1, {A_STR}}, [SL_FN_SHA224] = {"SHA224", 1, 1, {A_STR}},
+	[SL_FN_SHA256] = {"SHA256", 1, 1, {A_STR}}, [SL_FN_SHA384] = {"SHA384", 1, 1, {A_STR}},
+	[SL_FN_SHA512] = {"SHA512", 1, 1, {A_STR}}, [SL_FN_SHA2] = {"SHA2", 2, 2, {A_STR, A_INT}},
 	[SL_FN_IS_JSON] = {"IS JSON", 2, 2, {A_STR, A_INT}},
 	[SL_FN_JSON_EXISTS] = {"JSON_EXISTS", 3, 3, {A_STR, A_STR, A_INT}},
 	[SL_FN_JSON_VALUE] = {"JSON_VALUE", 6, 6, {A_STR, A_STR, A_ANY}},
@@ -831,6 +834,17 @@ static int type_morefn(sl_fn fn, sl_expr **args, int nargs, sl_type *rt, sl_err 
 		return 0;
 	case SL_FN_TRUNCATE:
 		return type_numfn(SL_FN_ROUND, args, nargs, rt, err);
+	case SL_FN_SHA1: case SL_FN_SHA224: case SL_FN_SHA256: case SL_FN_SHA384:
+	case SL_FN_SHA512: {
+		static const int hexlen[] = {40, 56, 64, 96, 128};
+		sl_type t = sl_type_make(SL_T_CHAR);
+		t.length = hexlen[fn - SL_FN_SHA1];
+		*rt = with_nn(t, nn);
+		return 0;
+	}
+	case SL_FN_SHA2: /* NULL for a bit length other than 224, 256, 384, 512 */
+		*rt = str_type(0);
+		return 0;
 	default:
 		if (fn >= SL_FN_LOG && fn <= SL_FN_E) {
 			*rt = with_nn(sl_type_make(SL_T_DOUBLE), nn);

@@ -299,19 +299,28 @@ static int64_t utf8_count(const char *s, int64_t len)
 	return n;
 }
 
-/* Stores text (p, n) as the result: truncated/padded to the target length,
- * copied into the step's arena when `copy`. */
+/* Stores text or bytes (p, n) as the result: truncated/padded to the target
+ * length (characters: CHAR pads with spaces; bytes: BINARY pads with zero
+ * bytes, as Flink's casts since 1.15), copied into the step's arena when
+ * `copy`. */
 static int put_text(sl_xctx *x, const sl_step *st, const char *p, int64_t n, int copy,
                     sl_col *o, int i)
 {
 	int32_t L = st->type.length;
 	int64_t pad = 0;
+	char padc = ' ';
 	if (sl__type_is_char(st->type) && L != SL_STRING_LEN) {
 		int64_t chars = utf8_count(p, n);
 		if (chars > L)
 			n = utf8_prefix(p, n, L);
 		else if (st->type.id == SL_T_CHAR)
 			pad = L - chars;
+	} else if (sl_type_is_binary(st->type) && L != SL_STRING_LEN) {
+		if (n > L)
+			n = L;
+		else if (st->type.id == SL_T_BINARY)
+			pad = L - n;
+		padc = 0;
 	}
 	if (!copy && !pad) {
 		o->v.str[i].ptr = p;
@@ -322,7 +331,7 @@ static int put_text(sl_xctx *x, const sl_step *st, const char *p, int64_t n, int
 	if (!d)
 		return sl_err_set(x->err, SL_ENOMEM, "out of memory in CAST");
 	memcpy(d, p, (size_t)n);
-	memset(d + n, ' ', (size_t)pad);
+	memset(d + n, padc, (size_t)pad);
 	d[n + pad] = 0;
 	o->v.str[i].ptr = d;
 	o->v.str[i].len = n + pad;

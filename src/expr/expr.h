@@ -98,6 +98,7 @@ typedef enum sl_fn {
 	SL_FN_HEX,           /* args: integer | string */
 	SL_FN_BIN,           /* args: integer */
 	SL_FN_TO_BASE64, SL_FN_FROM_BASE64,
+	SL_FN_IS_ALPHA, SL_FN_IS_DECIMAL, SL_FN_IS_DIGIT, /* NULL gives FALSE */
 	SL_FN_LOG,           /* args: x | base, x */
 	SL_FN_LOG2, SL_FN_SIN, SL_FN_SINH, SL_FN_COS, SL_FN_COSH, SL_FN_TAN, SL_FN_TANH,
 	SL_FN_COT, SL_FN_ASIN, SL_FN_ACOS, SL_FN_ATAN, SL_FN_ATAN2, SL_FN_DEGREES,

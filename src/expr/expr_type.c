@@ -626,6 +626,8 @@ static const fn_info FN[SL_FN__COUNT] = {
 	[SL_FN_HEX] = {"HEX", 1, 1, {A_STRINT}}, [SL_FN_BIN] = {"BIN", 1, 1, {A_INT}},
 	[SL_FN_TO_BASE64] = {"TO_BASE64", 1, 1, {A_STRBIN}},
 	[SL_FN_FROM_BASE64] = {"FROM_BASE64", 1, 1, {A_STR}},
+	[SL_FN_IS_ALPHA] = {"IS_ALPHA", 1, 1, {A_STR}}, [SL_FN_IS_DECIMAL] = {"IS_DECIMAL", 1, 1, {A_STR}},
+	[SL_FN_IS_DIGIT] = {"IS_DIGIT", 1, 1, {A_STR}},
 	[SL_FN_LOG] = {"LOG", 1, 2, {A_NUM, A_NUM}}, [SL_FN_LOG2] = {"LOG2", 1, 1, {A_NUM}},
 	[SL_FN_SIN] = {"SIN", 1, 1, {A_NUM}}, [SL_FN_SINH] = {"SINH", 1, 1, {A_NUM}},
 	[SL_FN_COS] = {"COS", 1, 1, {A_NUM}}, [SL_FN_COSH] = {"COSH", 1, 1, {A_NUM}},
@@ -823,8 +825,8 @@ static int type_morefn(sl_fn fn, sl_expr **args, int nargs, sl_type *rt, sl_err 
 	case SL_FN_ASCII: case SL_FN_INSTR: case SL_FN_LOCATE:
 		*rt = with_nn(sl_type_make(SL_T_INT), nn);
 		return 0;
-	case SL_FN_IS_JSON:
-		*rt = with_nn(sl_type_make(SL_T_BOOLEAN), 1); /* NULL IS JSON is FALSE */
+	case SL_FN_IS_JSON: case SL_FN_IS_ALPHA: case SL_FN_IS_DECIMAL: case SL_FN_IS_DIGIT:
+		*rt = with_nn(sl_type_make(SL_T_BOOLEAN), 1); /* NULL gives FALSE */
 		return 0;
 	case SL_FN_JSON_EXISTS:
 		*rt = sl_type_make(SL_T_BOOLEAN); /* UNKNOWN ON ERROR gives NULL */

@@ -702,6 +702,11 @@ static sl_type round_dec(sl_type t, int r)
 
 static int lit_int(const sl_expr *e, int64_t *v)
 {
+	/* `-1` is NEG(1) */
+	if (e->kind == SL_EX_CALL && e->fn == SL_FN_NEG && e->nargs == 1 && lit_int(e->args[0], v)) {
+		*v = -*v;
+		return 1;
+	}
 	if (e->kind != SL_EX_LIT || e->lit.is_null || !sl_type_is_integer(e->type))
 		return 0;
 	*v = e->lit.v.i64;

@@ -169,6 +169,11 @@ int sl__bind_cond(sl_prog *p, sl_step *st, sl_err *err);    /* fn_cond.c */
 int sl__bind_json(sl_prog *p, sl_step *st, sl_err *err);    /* fn_json.c */
 int sl__bind_sha(sl_prog *p, sl_step *st, sl_err *err);     /* fn_sha.c */
 
+/* The C.UTF-8 locale (a locale_t) for Unicode character classes and case
+ * mapping without touching the global locale; created once, kept for the
+ * process; NULL when the C library lacks it (fn_text.c). */
+void *sl__utf8_locale(void);
+
 /* Converts text (p, n) to st->type into row i of o as CAST(text AS type)
  * does (blanks trimmed): 0, 1 when it does not convert (fn_cast.c). */
 int sl__cast_text(sl_xctx *x, const sl_step *st, const char *p, int64_t n, sl_col *o, int i);

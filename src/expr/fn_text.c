@@ -28,6 +28,7 @@
 #include "expr_int.h"
 
 #include <locale.h>
+#include <pthread.h>
 #include <string.h>
 #include <strings.h>
 #include <wctype.h>
@@ -669,10 +670,18 @@ static int k_is_class(sl_xctx *x, const sl_step *st)
 	return 0;
 }
 
-static void free_locale(void *p)
+static locale_t utf8_loc;
+static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
+
+static void utf8_init(void)
 {
-	if (p)
-		freelocale((locale_t)p);
+	utf8_loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+void *sl__utf8_locale(void)
+{
+	pthread_once(&utf8_once, utf8_init);
+	return utf8_loc;
 }
 
 /* IS_ALPHA judges non-ASCII letters with the C.UTF-8 locale's classes
@@ -680,12 +689,7 @@ static void free_locale(void *p)
 static int bind_is_class(sl_prog *p, sl_step *st, sl_err *err)
 {
 	st->k = k_is_class;
-	if (st->fn != SL_FN_IS_ALPHA)
-		return 0;
-	locale_t loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-	if (loc && sl__prog_on_free(p, free_locale, loc))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	st->aux = loc;
+	st->aux = st->fn == SL_FN_IS_ALPHA ? sl__utf8_locale() : NULL;
 	return 0;
 }
 

@@ -38,7 +38,7 @@ typedef struct jstate {
 	int have_path;        /* path parsed (literal, or the last row's) */
 	sl_arena parena;      /* the parsed path's memory */
 	char *last;           /* text of a dynamic path */
-	int64_t last_len;
+	int64_t last_len, last_cap;
 	sl_jeval ev;
 	char *buf;            /* result text */
 	int64_t len, cap;
@@ -89,11 +89,14 @@ static int row_path(sl_xctx *x, const sl_step *st, jstate *js, int i)
 	sl_str s = SL_X_ARG(x, st, 1)->v.str[i];
 	if (js->have_path && s.len == js->last_len && !memcmp(js->last, s.ptr, (size_t)s.len))
 		return js->path_rc;
-	char *nl = realloc(js->last, (size_t)s.len + 1);
-	if (!nl)
-		return SL_JP_NOMEM;
-	js->last = nl;
-	memcpy(nl, s.ptr, (size_t)s.len);
+	if (s.len + 1 > js->last_cap) { /* grown, never shrunk */
+		char *nl = realloc(js->last, (size_t)s.len + 1);
+		if (!nl)
+			return SL_JP_NOMEM;
+		js->last = nl;
+		js->last_cap = s.len + 1;
+	}
+	memcpy(js->last, s.ptr, (size_t)s.len);
 	js->last_len = s.len;
 	return parse_path(js, s.ptr, s.len);
 }

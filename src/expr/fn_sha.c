@@ -1,7 +1,8 @@
 /*
  * fn_sha.c - SHA1, SHA224, SHA256, SHA384, SHA512 and SHA2(s, bits): the
  * lowercase hex digest of the string's UTF-8 bytes, as Flink returns them
- * (SHA2 takes 224, 256, 384 or 512 and gives NULL for another length).
+ * (SHA2 takes 224, 256, 384 or 512; another length is an error, at
+ * planning when it is a literal, as Flink's "SHA-n" digest lookup fails).
  *
  * The digests are FIPS 180-4, written from the standard's description.
  * The round constants and initial values are derived once, at first use,
@@ -265,13 +266,17 @@ static int k_sha(sl_xctx *x, const sl_step *st)
 	sl_arena *ar = sl__x_arena(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
 		int bits = (int)st->k1;
-		if (bc) {
-			int64_t v = bc->null[i] ? 0 : bc->v.i64[i];
-			bits = v == 224 || v == 256 || v == 384 || v == 512 ? (int)v : 0;
-		}
-		o->null[i] = a->null[i] || bits == 0;
+		o->null[i] = a->null[i] || (bc && bc->null[i]);
 		if (o->null[i])
 			continue;
+		if (bc) {
+			int64_t v = bc->v.i64[i];
+			if (v != 224 && v != 256 && v != 384 && v != 512)
+				return sl_err_set(x->err, SL_ERUNTIME,
+				                  "SHA2: unsupported bit length %lld (224, 256, 384 or 512)",
+				                  (long long)v);
+			bits = (int)v;
+		}
 		char *d = sl_arena_alloc(ar, (size_t)bits / 4 + 1);
 		if (!d)
 			return sl_err_set(x->err, SL_ENOMEM, "out of memory in '%s'", sl_fn_name(st->fn));
@@ -287,12 +292,23 @@ static int k_sha(sl_xctx *x, const sl_step *st)
 int sl__bind_sha(sl_prog *p, sl_step *st, sl_err *err)
 {
 	switch (st->fn) {
-	case SL_FN_SHA1: st->k1 = 160; break;
+	case SL_FN_SHA1:
+		st->k1 = 160;
+		break;
 	case SL_FN_SHA224: st->k1 = 224; break;
 	case SL_FN_SHA256: st->k1 = 256; break;
 	case SL_FN_SHA384: st->k1 = 384; break;
 	case SL_FN_SHA512: st->k1 = 512; break;
-	case SL_FN_SHA2: st->k1 = 0; break;
+	case SL_FN_SHA2: {
+		const sl_value *v = sl__step_const(p, st, 1);
+		if (v && !v->is_null && v->v.i64 != 224 && v->v.i64 != 256 && v->v.i64 != 384 &&
+		    v->v.i64 != 512)
+			return sl_err_set(err, SL_EPLAN,
+			                  "SHA2: unsupported bit length %lld (224, 256, 384 or 512)",
+			                  (long long)v->v.i64);
+		st->k1 = 0;
+		break;
+	}
 	default: return SL_ENOTSUP;
 	}
 	pthread_once(&once, init_constants);

@@ -7,8 +7,8 @@
  * counted in characters, as Flink counts them (SUBSTRING is 1-based; a
  * negative start counts from the end, one before the start gives '', a
  * negative length NULL).  LPAD/RPAD give NULL for a negative length or an
- * empty pad; SPLIT_INDEX gives NULL for '' and splits on ' ' when the
- * delimiter is empty; REPLACE of '' puts the replacement around every
+ * empty pad; SPLIT_INDEX gives NULL for '' and splits at each whitespace
+ * character when the delimiter is empty; REPLACE of '' puts the replacement around every
  * character, as Java's String.replace (Flink's SqlFunctionUtils rules).
  * Results that are slices of an argument point into it (no copy); new
  * strings are allocated from the
@@ -353,20 +353,33 @@ static int k_position(sl_xctx *x, const sl_step *st)
 	return 0;
 }
 
+/* The first ASCII whitespace character (Java's Character.isWhitespace:
+ * blank, \t \n \v \f \r and 0x1C-0x1F) in h[0..hn), or NULL. */
+static const char *find_ws(const char *h, int64_t hn)
+{
+	for (int64_t k = 0; k < hn; k++) {
+		unsigned char c = (unsigned char)h[k];
+		if (c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F))
+			return h + k;
+	}
+	return NULL;
+}
+
 static int k_split_index(sl_xctx *x, const sl_step *st)
 {
 	const sl_col *a = SL_X_ARG(x, st, 0), *dl = SL_X_ARG(x, st, 1), *ix = SL_X_ARG(x, st, 2);
 	sl_col *o = SL_X_OUT(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
 		o->null[i] = 1;
-		/* Flink: '' splits into no parts; an empty delimiter splits on ' ' */
+		/* Flink: '' splits into no parts; an empty delimiter splits at every
+		 * whitespace character (commons-lang's splitByWholeSeparator...) */
 		if (any_null(x, st, i) || ix->v.i64[i] < 0 || a->v.str[i].len == 0)
 			continue;
-		sl_str s = a->v.str[i], d = dl->v.str[i].len ? dl->v.str[i] : (sl_str){" ", 1};
+		sl_str s = a->v.str[i], d = dl->v.str[i];
 		int64_t want = ix->v.i64[i];
 		const char *p = s.ptr, *e = s.ptr + s.len;
 		for (int64_t k = 0;; k++) {
-			const char *q = find(p, e - p, d.ptr, d.len);
+			const char *q = d.len ? find(p, e - p, d.ptr, d.len) : find_ws(p, e - p);
 			const char *end = q ? q : e;
 			if (k == want) {
 				set_str(o, i, p, end - p);
@@ -374,7 +387,7 @@ static int k_split_index(sl_xctx *x, const sl_step *st)
 			}
 			if (!q)
 				break;
-			p = q + d.len;
+			p = q + (d.len ? d.len : 1); /* a whitespace separator is one byte */
 		}
 	});
 	return 0;

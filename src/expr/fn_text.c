@@ -12,7 +12,7 @@
  * when the replaced part ends inside it; LOCATE searches from position 1
  * when given one below 1; LEFT/RIGHT of a negative length are '';
  * CHR keeps the low 8 bits of its argument (CHR(353) = 'a') and is '' for a
- * negative one; INITCAP upper-cases the first and lower-cases the other
+ * negative one; ASCII is the first byte as a signed Java byte (-61 for 'é'); INITCAP upper-cases the first and lower-cases the other
  * letters of each run of ASCII letters and digits; HEX of an integer is the
  * upper-case hex of its 64-bit two's complement, of a string that of its
  * UTF-8 bytes; BIN the binary digits likewise; FROM_BASE64 of text that is
@@ -177,27 +177,15 @@ static int k_initcap(sl_xctx *x, const sl_step *st)
 	return 0;
 }
 
-/* First code point of s (0 for ''). */
-static int64_t first_cp(sl_str s)
-{
-	if (s.len == 0)
-		return 0;
-	const unsigned char *p = (const unsigned char *)s.ptr;
-	int m = u8len(p[0]);
-	if (m > s.len)
-		return p[0];
-	int64_t cp = m == 1 ? p[0] : m == 2 ? p[0] & 0x1F : m == 3 ? p[0] & 0x0F : p[0] & 0x07;
-	for (int k = 1; k < m; k++)
-		cp = (cp << 6) | (p[k] & 0x3F);
-	return cp;
-}
-
+/* Flink's ASCII is the first UTF-8 byte as a signed Java byte
+ * (StringCallGen.generateAscii): 97 for 'abc', -61 for 'é', 0 for ''. */
 static int k_ascii(sl_xctx *x, const sl_step *st)
 {
 	sl_col *o = SL_X_OUT(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		sl_str s = arg_str(x, st, 0, i);
 		o->null[i] = any_null(x, st, i);
-		o->v.i64[i] = o->null[i] ? 0 : first_cp(arg_str(x, st, 0, i));
+		o->v.i64[i] = o->null[i] || s.len == 0 ? 0 : (int8_t)s.ptr[0];
 	});
 	return 0;
 }

@@ -105,7 +105,10 @@ typedef enum sl_fn {
 	SL_FN_RADIANS, SL_FN_SIGN, SL_FN_PI, SL_FN_E,
 	SL_FN_TRUNCATE,      /* args: x [, digits] (typed like ROUND) */
 	SL_FN_SHA1, SL_FN_SHA224, SL_FN_SHA256, SL_FN_SHA384, SL_FN_SHA512,
-	SL_FN_SHA2,          /* args: s, bits (224 | 256 | 384 | 512, else NULL) */
+	SL_FN_SHA2,          /* args: s, bits (224 | 256 | 384 | 512, else an error) */
+	SL_FN_RAND,          /* args: [seed] (never folded) */
+	SL_FN_RAND_INTEGER,  /* args: [seed,] bound */
+	SL_FN_UUID,
 	SL_FN_IS_JSON,       /* args: s, kind INT literal (0 VALUE, 1 SCALAR, 2 ARRAY, 3 OBJECT) */
 	SL_FN_JSON_EXISTS,   /* args: s, path, on-error INT literal (SL_JSON_*) */
 	SL_FN_JSON_VALUE,    /* args: s, path, on-empty, empty-default, on-error, error-default;

@@ -641,6 +641,9 @@ static const fn_info FN[SL_FN__COUNT] = {
 	[SL_FN_SHA1] = {"SHA1", 1, 1, {A_STR}}, [SL_FN_SHA224] = {"SHA224", 1, 1, {A_STR}},
 	[SL_FN_SHA256] = {"SHA256", 1, 1, {A_STR}}, [SL_FN_SHA384] = {"SHA384", 1, 1, {A_STR}},
 	[SL_FN_SHA512] = {"SHA512", 1, 1, {A_STR}}, [SL_FN_SHA2] = {"SHA2", 2, 2, {A_STR, A_INT}},
+	[SL_FN_RAND] = {"RAND", 0, 1, {A_INT}},
+	[SL_FN_RAND_INTEGER] = {"RAND_INTEGER", 1, 2, {A_INT, A_INT}},
+	[SL_FN_UUID] = {"UUID", 0, 0, {0}},
 	[SL_FN_IS_JSON] = {"IS JSON", 2, 2, {A_STR, A_INT}},
 	[SL_FN_JSON_EXISTS] = {"JSON_EXISTS", 3, 3, {A_STR, A_STR, A_INT}},
 	[SL_FN_JSON_VALUE] = {"JSON_VALUE", 6, 6, {A_STR, A_STR, A_ANY}},
@@ -849,8 +852,17 @@ static int type_morefn(sl_fn fn, sl_expr **args, int nargs, sl_type *rt, sl_err 
 		*rt = with_nn(t, nn);
 		return 0;
 	}
-	case SL_FN_SHA2: /* NULL for a bit length other than 224, 256, 384, 512 */
+	case SL_FN_SHA2:
 		*rt = str_type(0);
+		return 0;
+	case SL_FN_RAND:
+		*rt = with_nn(sl_type_make(SL_T_DOUBLE), 1);
+		return 0;
+	case SL_FN_RAND_INTEGER:
+		*rt = with_nn(sl_type_make(SL_T_INT), args[nargs - 1]->type.notnull);
+		return 0;
+	case SL_FN_UUID:
+		*rt = str_type(1);
 		return 0;
 	default:
 		if (fn >= SL_FN_LOG && fn <= SL_FN_E) {
@@ -1128,7 +1140,8 @@ int sl_expr_is_const(const sl_expr *e)
 	default: break;
 	}
 	if (e->fn == SL_FN_PROCTIME || e->fn == SL_FN_CURRENT_TIMESTAMP ||
-	    e->fn == SL_FN_CURRENT_WATERMARK ||
+	    e->fn == SL_FN_CURRENT_WATERMARK || e->fn == SL_FN_RAND || e->fn == SL_FN_RAND_INTEGER ||
+	    e->fn == SL_FN_UUID ||
 	    (e->fn == SL_FN_UNIX_TIMESTAMP && e->nargs == 0))
 		return 0;
 	for (int i = 0; i < e->nargs; i++)

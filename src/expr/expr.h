@@ -100,11 +100,17 @@ typedef enum sl_fn {
 	SL_FN_HEX,           /* args: integer | string */
 	SL_FN_BIN,           /* args: integer */
 	SL_FN_TO_BASE64, SL_FN_FROM_BASE64,
+	SL_FN_IS_ALPHA, SL_FN_IS_DECIMAL, SL_FN_IS_DIGIT, /* NULL gives FALSE */
 	SL_FN_LOG,           /* args: x | base, x */
 	SL_FN_LOG2, SL_FN_SIN, SL_FN_SINH, SL_FN_COS, SL_FN_COSH, SL_FN_TAN, SL_FN_TANH,
 	SL_FN_COT, SL_FN_ASIN, SL_FN_ACOS, SL_FN_ATAN, SL_FN_ATAN2, SL_FN_DEGREES,
 	SL_FN_RADIANS, SL_FN_SIGN, SL_FN_PI, SL_FN_E,
 	SL_FN_TRUNCATE,      /* args: x [, digits] (typed like ROUND) */
+	SL_FN_SHA1, SL_FN_SHA224, SL_FN_SHA256, SL_FN_SHA384, SL_FN_SHA512,
+	SL_FN_SHA2,          /* args: s, bits (224 | 256 | 384 | 512, else an error) */
+	SL_FN_RAND,          /* args: [seed] (never folded) */
+	SL_FN_RAND_INTEGER,  /* args: [seed,] bound */
+	SL_FN_UUID,
 	SL_FN_IS_JSON,       /* args: s, kind INT literal (0 VALUE, 1 SCALAR, 2 ARRAY, 3 OBJECT) */
 	SL_FN_JSON_EXISTS,   /* args: s, path, on-error INT literal (SL_JSON_*) */
 	SL_FN_JSON_VALUE,    /* args: s, path, on-empty, empty-default, on-error, error-default;

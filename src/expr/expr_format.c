@@ -6,7 +6,8 @@
  * sl_fn_from_name (aliases included: CHARACTER_LENGTH, LCASE, ...), and a
  * unit keyword to an sl_time_unit with sl_time_unit_from_name.
  * sl_expr_format prints a tree compactly: infix operators in parentheses
- * ("($1 + 5)"), calls as NAME(args), CAST(x AS T), CASE ... END.
+ * ("($1 + 5)"), calls as NAME(args), CAST(x AS T), CASE ... END, the JSON
+ * functions with their clauses as SQL writes them.
  */
 #include "expr_int.h"
 #include "base/timeutil.h"
@@ -55,11 +56,15 @@ static const name_map FN_NAMES[] = {
 	{"LOCATE", SL_FN_LOCATE}, {"OVERLAY", SL_FN_OVERLAY}, {"PARSE_URL", SL_FN_PARSE_URL},
 	{"HEX", SL_FN_HEX}, {"BIN", SL_FN_BIN}, {"TO_BASE64", SL_FN_TO_BASE64},
 	{"FROM_BASE64", SL_FN_FROM_BASE64}, {"LOG", SL_FN_LOG}, {"LOG2", SL_FN_LOG2},
+	{"IS_ALPHA", SL_FN_IS_ALPHA}, {"IS_DECIMAL", SL_FN_IS_DECIMAL}, {"IS_DIGIT", SL_FN_IS_DIGIT},
 	{"SIN", SL_FN_SIN}, {"SINH", SL_FN_SINH}, {"COS", SL_FN_COS}, {"COSH", SL_FN_COSH},
 	{"TAN", SL_FN_TAN}, {"TANH", SL_FN_TANH}, {"COT", SL_FN_COT}, {"ASIN", SL_FN_ASIN},
 	{"ACOS", SL_FN_ACOS}, {"ATAN", SL_FN_ATAN}, {"ATAN2", SL_FN_ATAN2},
 	{"DEGREES", SL_FN_DEGREES}, {"RADIANS", SL_FN_RADIANS}, {"SIGN", SL_FN_SIGN},
 	{"PI", SL_FN_PI}, {"E", SL_FN_E}, {"TRUNCATE", SL_FN_TRUNCATE},
+	{"SHA1", SL_FN_SHA1}, {"SHA224", SL_FN_SHA224}, {"SHA256", SL_FN_SHA256},
+	{"SHA384", SL_FN_SHA384}, {"SHA512", SL_FN_SHA512}, {"SHA2", SL_FN_SHA2},
+	{"RAND", SL_FN_RAND}, {"RAND_INTEGER", SL_FN_RAND_INTEGER}, {"UUID", SL_FN_UUID},
 	{"JSON_STRING", SL_FN_JSON_STRING},
 };
 
@@ -217,6 +222,67 @@ static void fmt_time_call(fmt_out *o, const sl_expr *e, const char *const *names
 	}
 }
 
+/* The JSON functions in their SQL form: the clause codes (SL_JSON_*) of
+ * their INT literal arguments written back as keywords. */
+static const char *json_word(const sl_expr *code, int wrapper)
+{
+	static const char *const beh[] = {"NULL", "ERROR", "DEFAULT", "EMPTY ARRAY",
+	                                  "EMPTY OBJECT", "TRUE", "FALSE", "UNKNOWN"};
+	static const char *const wrap[] = {"WITHOUT", "WITH CONDITIONAL", "WITH UNCONDITIONAL"};
+	int64_t v = code->kind == SL_EX_LIT ? code->lit.v.i64 : -1;
+	if (wrapper)
+		return v >= 0 && v < 3 ? wrap[v] : "?";
+	return v >= 0 && v < 8 ? beh[v] : "?";
+}
+
+static void fmt_json_call(fmt_out *o, const sl_expr *e, const char *const *names)
+{
+	static const char *const kinds[] = {"VALUE", "SCALAR", "ARRAY", "OBJECT"};
+	char tb[128];
+	if (e->fn == SL_FN_IS_JSON) {
+		int64_t k = e->args[1]->kind == SL_EX_LIT ? e->args[1]->lit.v.i64 : 0;
+		put(o, "(");
+		fmt_expr(o, e->args[0], names);
+		put(o, " IS JSON %s)", k >= 0 && k < 4 ? kinds[k] : "?");
+		return;
+	}
+	put(o, "%s(", sl_fn_name(e->fn));
+	if (e->fn == SL_FN_JSON_OBJECT || e->fn == SL_FN_JSON_ARRAY) {
+		int per = e->fn == SL_FN_JSON_OBJECT ? 3 : 2;
+		for (int i = 1; i + per - 1 < e->nargs; i += per) {
+			put(o, "%s%s", i > 1 ? ", " : "", per == 3 ? "KEY " : "");
+			fmt_expr(o, e->args[i], names);
+			if (per == 3) {
+				put(o, " VALUE ");
+				fmt_expr(o, e->args[i + 1], names);
+			}
+		}
+		put(o, "%s%s ON NULL)", e->nargs > 1 ? " " : "", e->args[0]->lit.v.i64 ? "ABSENT" : "NULL");
+		return;
+	}
+	fmt_expr(o, e->args[0], names);
+	put(o, ", ");
+	fmt_expr(o, e->args[1], names);
+	if (e->fn == SL_FN_JSON_EXISTS) {
+		put(o, " %s ON ERROR)", json_word(e->args[2], 0));
+		return;
+	}
+	if (e->fn == SL_FN_JSON_QUERY) {
+		put(o, " %s ARRAY WRAPPER %s ON EMPTY %s ON ERROR)", json_word(e->args[2], 1),
+		    json_word(e->args[3], 0), json_word(e->args[4], 0));
+		return;
+	}
+	put(o, " RETURNING %s", sl__type_str(e->type, tb, sizeof(tb)));
+	for (int i = 2; i < 6; i += 2) {
+		put(o, " %s", json_word(e->args[i], 0));
+		if (e->args[i]->kind == SL_EX_LIT && e->args[i]->lit.v.i64 == SL_JSON_DEFAULT) {
+			put(o, " ");
+			fmt_expr(o, e->args[i + 1], names);
+		}
+		put(o, i == 2 ? " ON EMPTY" : " ON ERROR)");
+	}
+}
+
 static void fmt_call(fmt_out *o, const sl_expr *e, const char *const *names)
 {
 	char tb[128];
@@ -281,6 +347,10 @@ static void fmt_call(fmt_out *o, const sl_expr *e, const char *const *names)
 		put(o, "%s(", e->udf_name ? e->udf_name : "UDF");
 		fmt_args(o, e, 0, names);
 		put(o, ")");
+		return;
+	case SL_FN_IS_JSON: case SL_FN_JSON_EXISTS: case SL_FN_JSON_VALUE: case SL_FN_JSON_QUERY:
+	case SL_FN_JSON_OBJECT: case SL_FN_JSON_ARRAY:
+		fmt_json_call(o, e, names);
 		return;
 	default:
 		put(o, "%s(", nm);

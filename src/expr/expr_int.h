@@ -167,6 +167,13 @@ int sl__bind_logic(sl_prog *p, sl_step *st, sl_err *err);   /* expr_eval.c */
 int sl__bind_text(sl_prog *p, sl_step *st, sl_err *err);    /* fn_text.c */
 int sl__bind_cond(sl_prog *p, sl_step *st, sl_err *err);    /* fn_cond.c */
 int sl__bind_json(sl_prog *p, sl_step *st, sl_err *err);    /* fn_json.c */
+int sl__bind_sha(sl_prog *p, sl_step *st, sl_err *err);     /* fn_sha.c */
+int sl__bind_rand(sl_prog *p, sl_step *st, sl_err *err);    /* fn_rand.c */
+
+/* The C.UTF-8 locale (a locale_t) for Unicode character classes and case
+ * mapping without touching the global locale; created once, kept for the
+ * process; NULL when the C library lacks it (fn_text.c). */
+void *sl__utf8_locale(void);
 
 /* Converts text (p, n) to st->type into row i of o as CAST(text AS type)
  * does (blanks trimmed): 0, 1 when it does not convert (fn_cast.c). */

@@ -628,6 +628,8 @@ static const fn_info FN[SL_FN__COUNT] = {
 	[SL_FN_HEX] = {"HEX", 1, 1, {A_STRINT}}, [SL_FN_BIN] = {"BIN", 1, 1, {A_INT}},
 	[SL_FN_TO_BASE64] = {"TO_BASE64", 1, 1, {A_STRBIN}},
 	[SL_FN_FROM_BASE64] = {"FROM_BASE64", 1, 1, {A_STR}},
+	[SL_FN_IS_ALPHA] = {"IS_ALPHA", 1, 1, {A_STR}}, [SL_FN_IS_DECIMAL] = {"IS_DECIMAL", 1, 1, {A_STR}},
+	[SL_FN_IS_DIGIT] = {"IS_DIGIT", 1, 1, {A_STR}},
 	[SL_FN_LOG] = {"LOG", 1, 2, {A_NUM, A_NUM}}, [SL_FN_LOG2] = {"LOG2", 1, 1, {A_NUM}},
 	[SL_FN_SIN] = {"SIN", 1, 1, {A_NUM}}, [SL_FN_SINH] = {"SINH", 1, 1, {A_NUM}},
 	[SL_FN_COS] = {"COS", 1, 1, {A_NUM}}, [SL_FN_COSH] = {"COSH", 1, 1, {A_NUM}},
@@ -638,6 +640,12 @@ static const fn_info FN[SL_FN__COUNT] = {
 	[SL_FN_DEGREES] = {"DEGREES", 1, 1, {A_NUM}}, [SL_FN_RADIANS] = {"RADIANS", 1, 1, {A_NUM}},
 	[SL_FN_SIGN] = {"SIGN", 1, 1, {A_NUM}}, [SL_FN_PI] = {"PI", 0, 0, {0}},
 	[SL_FN_E] = {"E", 0, 0, {0}}, [SL_FN_TRUNCATE] = {"TRUNCATE", 1, 2, {A_NUM, A_INT}},
+	[SL_FN_SHA1] = {"SHA1", 1, 1, {A_STR}}, [SL_FN_SHA224] = {"SHA224", 1, 1, {A_STR}},
+	[SL_FN_SHA256] = {"SHA256", 1, 1, {A_STR}}, [SL_FN_SHA384] = {"SHA384", 1, 1, {A_STR}},
+	[SL_FN_SHA512] = {"SHA512", 1, 1, {A_STR}}, [SL_FN_SHA2] = {"SHA2", 2, 2, {A_STR, A_INT}},
+	[SL_FN_RAND] = {"RAND", 0, 1, {A_INT}},
+	[SL_FN_RAND_INTEGER] = {"RAND_INTEGER", 1, 2, {A_INT, A_INT}},
+	[SL_FN_UUID] = {"UUID", 0, 0, {0}},
 	[SL_FN_IS_JSON] = {"IS JSON", 2, 2, {A_STR, A_INT}},
 	[SL_FN_JSON_EXISTS] = {"JSON_EXISTS", 3, 3, {A_STR, A_STR, A_INT}},
 	[SL_FN_JSON_VALUE] = {"JSON_VALUE", 6, 6, {A_STR, A_STR, A_ANY}},
@@ -700,6 +708,11 @@ static sl_type round_dec(sl_type t, int r)
 
 static int lit_int(const sl_expr *e, int64_t *v)
 {
+	/* `-1` is NEG(1) */
+	if (e->kind == SL_EX_CALL && e->fn == SL_FN_NEG && e->nargs == 1 && lit_int(e->args[0], v)) {
+		*v = -*v;
+		return 1;
+	}
 	if (e->kind != SL_EX_LIT || e->lit.is_null || !sl_type_is_integer(e->type))
 		return 0;
 	*v = e->lit.v.i64;
@@ -824,8 +837,8 @@ static int type_morefn(sl_fn fn, sl_expr **args, int nargs, sl_type *rt, sl_err 
 	case SL_FN_ASCII: case SL_FN_INSTR: case SL_FN_LOCATE:
 		*rt = with_nn(sl_type_make(SL_T_INT), nn);
 		return 0;
-	case SL_FN_IS_JSON:
-		*rt = with_nn(sl_type_make(SL_T_BOOLEAN), 1); /* NULL IS JSON is FALSE */
+	case SL_FN_IS_JSON: case SL_FN_IS_ALPHA: case SL_FN_IS_DECIMAL: case SL_FN_IS_DIGIT:
+		*rt = with_nn(sl_type_make(SL_T_BOOLEAN), 1); /* NULL gives FALSE */
 		return 0;
 	case SL_FN_JSON_EXISTS:
 		*rt = sl_type_make(SL_T_BOOLEAN); /* UNKNOWN ON ERROR gives NULL */
@@ -835,6 +848,26 @@ static int type_morefn(sl_fn fn, sl_expr **args, int nargs, sl_type *rt, sl_err 
 		return 0;
 	case SL_FN_TRUNCATE:
 		return type_numfn(SL_FN_ROUND, args, nargs, rt, err);
+	case SL_FN_SHA1: case SL_FN_SHA224: case SL_FN_SHA256: case SL_FN_SHA384:
+	case SL_FN_SHA512: {
+		static const int hexlen[] = {40, 56, 64, 96, 128};
+		sl_type t = sl_type_make(SL_T_CHAR);
+		t.length = hexlen[fn - SL_FN_SHA1];
+		*rt = with_nn(t, nn);
+		return 0;
+	}
+	case SL_FN_SHA2:
+		*rt = str_type(0);
+		return 0;
+	case SL_FN_RAND:
+		*rt = with_nn(sl_type_make(SL_T_DOUBLE), 1);
+		return 0;
+	case SL_FN_RAND_INTEGER:
+		*rt = with_nn(sl_type_make(SL_T_INT), args[nargs - 1]->type.notnull);
+		return 0;
+	case SL_FN_UUID:
+		*rt = str_type(1);
+		return 0;
 	default:
 		if (fn >= SL_FN_LOG && fn <= SL_FN_E) {
 			*rt = with_nn(sl_type_make(SL_T_DOUBLE), nn);
@@ -1112,6 +1145,7 @@ int sl_expr_is_const(const sl_expr *e)
 	}
 	if (e->fn == SL_FN_PROCTIME || e->fn == SL_FN_CURRENT_TIMESTAMP ||
 	    e->fn == SL_FN_CURRENT_WATERMARK || e->fn == SL_FN_UDF ||
+	    e->fn == SL_FN_RAND || e->fn == SL_FN_RAND_INTEGER || e->fn == SL_FN_UUID ||
 	    (e->fn == SL_FN_UNIX_TIMESTAMP && e->nargs == 0))
 		return 0;
 	for (int i = 0; i < e->nargs; i++)

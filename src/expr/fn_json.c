@@ -38,7 +38,7 @@ typedef struct jstate {
 	int have_path;        /* path parsed (literal, or the last row's) */
 	sl_arena parena;      /* the parsed path's memory */
 	char *last;           /* text of a dynamic path */
-	int64_t last_len;
+	int64_t last_len, last_cap;
 	sl_jeval ev;
 	char *buf;            /* result text */
 	int64_t len, cap;
@@ -89,11 +89,14 @@ static int row_path(sl_xctx *x, const sl_step *st, jstate *js, int i)
 	sl_str s = SL_X_ARG(x, st, 1)->v.str[i];
 	if (js->have_path && s.len == js->last_len && !memcmp(js->last, s.ptr, (size_t)s.len))
 		return js->path_rc;
-	char *nl = realloc(js->last, (size_t)s.len + 1);
-	if (!nl)
-		return SL_JP_NOMEM;
-	js->last = nl;
-	memcpy(nl, s.ptr, (size_t)s.len);
+	if (s.len + 1 > js->last_cap) { /* grown, never shrunk */
+		char *nl = realloc(js->last, (size_t)s.len + 1);
+		if (!nl)
+			return SL_JP_NOMEM;
+		js->last = nl;
+		js->last_cap = s.len + 1;
+	}
+	memcpy(js->last, s.ptr, (size_t)s.len);
 	js->last_len = s.len;
 	return parse_path(js, s.ptr, s.len);
 }
@@ -128,12 +131,23 @@ static int out_buf(sl_xctx *x, const sl_step *st, jstate *js, sl_col *o, int i)
 	return 0;
 }
 
-/* Evaluates the path of row i; msg receives the reason of SL_JR_ERROR. */
+/* eval_row's outcome for a path using a feature sluice lacks: x->err set. */
+enum { JR_FATAL = -100 };
+
+/* Evaluates the path of row i; msg receives the reason of SL_JR_ERROR.
+ * A path sluice cannot evaluate (filters, ...) is not an ON ERROR case:
+ * JR_FATAL with x->err set. */
 static int eval_row(sl_xctx *x, const sl_step *st, jstate *js, int i, char *msg, size_t cap)
 {
 	int rc = row_path(x, st, js, i);
 	if (rc == SL_JP_NOMEM)
 		return snprintf(msg, cap, "out of memory"), SL_JR_ERROR;
+	if (rc == SL_JP_UNSUPPORTED) {
+		sl_str p = SL_X_ARG(x, st, 1)->v.str[i];
+		sl_err_set(x->err, SL_ENOTSUP, "%s: %s in path '%.*s'", sl_fn_name(st->fn),
+		           js->path_msg, (int)(p.len > 200 ? 200 : p.len), p.ptr);
+		return JR_FATAL;
+	}
 	if (rc != SL_JP_OK) {
 		snprintf(msg, cap, "illegal JSON path '%.*s': %s", (int)SL_X_ARG(x, st, 1)->v.str[i].len,
 		         SL_X_ARG(x, st, 1)->v.str[i].ptr, js->path_msg);
@@ -183,6 +197,8 @@ static int k_json_exists(sl_xctx *x, const sl_step *st)
 			continue;
 		}
 		int r = eval_row(x, st, js, i, msg, sizeof(msg));
+		if (r == JR_FATAL)
+			return SL_ERUNTIME;
 		o->null[i] = 0;
 		if (r != SL_JR_ERROR) {
 			o->v.i64[i] = r != SL_JR_EMPTY;
@@ -249,6 +265,8 @@ static int k_json_value(sl_xctx *x, const sl_step *st)
 			continue;
 		}
 		int r = eval_row(x, st, js, i, msg, sizeof(msg));
+		if (r == JR_FATAL)
+			return SL_ERUNTIME;
 		int strict = js->path_rc == SL_JP_OK && js->path.strict;
 		if (r == SL_JR_VALUE || r == SL_JR_LIST) {
 			sl_jspan sp = r == SL_JR_VALUE ? js->ev.cur[0] : (sl_jspan){0, 0};
@@ -310,6 +328,8 @@ static int k_json_query(sl_xctx *x, const sl_step *st)
 		}
 		const char *doc = SL_X_ARG(x, st, 0)->v.str[i].ptr;
 		int r = eval_row(x, st, js, i, msg, sizeof(msg));
+		if (r == JR_FATAL)
+			return SL_ERUNTIME;
 		if (r == SL_JR_VALUE || r == SL_JR_LIST) {
 			int list = r == SL_JR_LIST;
 			sl_jspan sp = list ? (sl_jspan){0, 0} : js->ev.cur[0];

@@ -13,6 +13,8 @@
  *
  * REGEXP_EXTRACT returns NULL when nothing matches or the group does not
  * exist, and the whole match when no group is given (Flink's default 0);
+ * REGEXP_REPLACE's replacement is literal text ('$1' is not a group
+ * reference: Flink quotes it with Matcher.quoteReplacement);
  * REGEXP with an empty pattern is FALSE, as in Flink; an invalid literal pattern is a planning error, an invalid pattern
  * from data a runtime error naming it.
  */
@@ -212,7 +214,8 @@ static int k_regexp_replace(sl_xctx *x, const sl_step *st)
 				return sl_err_set(x->err, SL_ENOMEM, "out of memory in REGEXP_REPLACE");
 			outn = cap;
 			int m = pcre2_substitute(r->code, (PCRE2_SPTR)s.ptr, (PCRE2_SIZE)s.len, 0,
-			                         PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH,
+			                         PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH |
+			                             PCRE2_SUBSTITUTE_LITERAL,
 			                         r->md, NULL, (PCRE2_SPTR)rs.ptr, (PCRE2_SIZE)rs.len,
 			                         (PCRE2_UCHAR *)d, &outn);
 			if (m == PCRE2_ERROR_NOMEMORY) {

@@ -7,14 +7,16 @@
  * counted in characters, as Flink counts them (SUBSTRING is 1-based; a
  * negative start counts from the end, one before the start gives '', a
  * negative length NULL).  LPAD/RPAD give NULL for a negative length or an
- * empty pad; SPLIT_INDEX gives NULL for '' and splits on ' ' when the
- * delimiter is empty; REPLACE of '' puts the replacement around every
- * character, as Java's String.replace (Flink's SqlFunctionUtils rules).  Results that are slices of an
- * argument point into it (no copy); new strings are allocated from the
+ * empty pad; SPLIT_INDEX gives NULL for '' and splits at each whitespace
+ * character when the delimiter is empty; REPLACE of '' puts the replacement around every
+ * character, as Java's String.replace (Flink's SqlFunctionUtils rules).
+ * Results that are slices of an argument point into it (no copy); new
+ * strings are allocated from the
  * step's arena (the output batch's arena when the value can reach an
  * output column, the program's scratch arena otherwise), never malloc'd.
- * UPPER/LOWER map ASCII and Latin-1 letters; other characters are kept
- * (Java maps every script: docs/sql.md lists the difference).
+ * UPPER/LOWER map every script with the C library's simple case mappings
+ * ('ß' upper-cases to "SS", as Java); Java's context rules (Greek final
+ * sigma) and other multi-character mappings are not applied.
  *
  * LIKE: a literal pattern is classified once at bind time (exact, prefix%,
  * %suffix, %infix%, or general); the general matcher is the iterative
@@ -22,7 +24,9 @@
  */
 #include "expr_int.h"
 
+#include <locale.h>
 #include <string.h>
+#include <wctype.h>
 
 static int oom(sl_xctx *x, const sl_step *st)
 {
@@ -108,39 +112,80 @@ static int k_concat(sl_xctx *x, const sl_step *st)
 	return 0;
 }
 
+/* Appends code point cp as UTF-8 at w; returns the bytes written. */
+static int put_utf8(unsigned char *w, uint32_t cp)
+{
+	if (cp < 0x80) {
+		w[0] = (unsigned char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		w[0] = (unsigned char)(0xC0 | (cp >> 6));
+		w[1] = (unsigned char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		w[0] = (unsigned char)(0xE0 | (cp >> 12));
+		w[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+		w[2] = (unsigned char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	w[0] = (unsigned char)(0xF0 | (cp >> 18));
+	w[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+	w[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+	w[3] = (unsigned char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+/* UPPER / LOWER: ASCII directly, other characters through the C.UTF-8
+ * locale's simple case mappings (towupper_l / towlower_l), 'ß' upper-cased
+ * to "SS" as Java does; Latin-1 only when the C library lacks that locale.
+ * Simple mappings change a character's UTF-8 length by at most half. */
 static int k_case_map(sl_xctx *x, const sl_step *st)
 {
 	const sl_col *a = SL_X_ARG(x, st, 0);
 	sl_col *o = SL_X_OUT(x, st);
 	sl_arena *ar = sl__x_arena(x, st);
 	int up = st->fn == SL_FN_UPPER;
+	locale_t loc = st->aux;
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
 		if (a->null[i]) {
 			o->null[i] = 1;
 			continue;
 		}
 		const unsigned char *s = (const unsigned char *)a->v.str[i].ptr;
-		int64_t n = a->v.str[i].len;
-		unsigned char *d = sl_arena_alloc(ar, (size_t)n + 1);
+		int64_t n = a->v.str[i].len, w = 0;
+		unsigned char *d = sl_arena_alloc(ar, (size_t)(n + n / 2 + 5));
 		if (!d)
 			return oom(x, st);
-		for (int64_t k = 0; k < n; k++) {
+		for (int64_t k = 0; k < n;) {
 			unsigned char c = s[k];
-			if (up ? (c >= 'a' && c <= 'z') : (c >= 'A' && c <= 'Z'))
-				c ^= 0x20;
-			else if (c == 0xC3 && k + 1 < n) { /* Latin-1 letters U+00C0..U+00FE */
-				unsigned char c2 = s[k + 1];
-				if (up && c2 >= 0xA0 && c2 <= 0xBE && c2 != 0xB7)
-					c2 -= 0x20;
-				else if (!up && c2 >= 0x80 && c2 <= 0x9E && c2 != 0x97)
-					c2 += 0x20;
-				d[k++] = c;
-				c = c2;
+			int m = utf8_len1(c);
+			if (c < 0x80 || k + m > n) {
+				d[w++] = up ? (c >= 'a' && c <= 'z' ? c ^ 0x20 : c)
+				            : (c >= 'A' && c <= 'Z' ? c ^ 0x20 : c);
+				k++;
+				continue;
 			}
-			d[k] = c;
+			uint32_t cp = m == 2 ? c & 0x1F : m == 3 ? c & 0x0F : c & 0x07;
+			for (int j = 1; j < m; j++)
+				cp = (cp << 6) | (s[k + j] & 0x3F);
+			k += m;
+			if (up && cp == 0xDF) {
+				d[w++] = 'S';
+				d[w++] = 'S';
+				continue;
+			}
+			if (loc)
+				cp = (uint32_t)(up ? towupper_l((wint_t)cp, loc) : towlower_l((wint_t)cp, loc));
+			else if (up && cp >= 0xE0 && cp <= 0xFE && cp != 0xF7)
+				cp -= 0x20;
+			else if (!up && cp >= 0xC0 && cp <= 0xDE && cp != 0xD7)
+				cp += 0x20;
+			w += put_utf8(d + w, cp);
 		}
-		d[n] = 0;
-		set_str(o, i, (const char *)d, n);
+		d[w] = 0;
+		set_str(o, i, (const char *)d, w);
 	});
 	return 0;
 }
@@ -308,20 +353,33 @@ static int k_position(sl_xctx *x, const sl_step *st)
 	return 0;
 }
 
+/* The first ASCII whitespace character (Java's Character.isWhitespace:
+ * blank, \t \n \v \f \r and 0x1C-0x1F) in h[0..hn), or NULL. */
+static const char *find_ws(const char *h, int64_t hn)
+{
+	for (int64_t k = 0; k < hn; k++) {
+		unsigned char c = (unsigned char)h[k];
+		if (c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F))
+			return h + k;
+	}
+	return NULL;
+}
+
 static int k_split_index(sl_xctx *x, const sl_step *st)
 {
 	const sl_col *a = SL_X_ARG(x, st, 0), *dl = SL_X_ARG(x, st, 1), *ix = SL_X_ARG(x, st, 2);
 	sl_col *o = SL_X_OUT(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
 		o->null[i] = 1;
-		/* Flink: '' splits into no parts; an empty delimiter splits on ' ' */
+		/* Flink: '' splits into no parts; an empty delimiter splits at every
+		 * whitespace character (commons-lang's splitByWholeSeparator...) */
 		if (any_null(x, st, i) || ix->v.i64[i] < 0 || a->v.str[i].len == 0)
 			continue;
-		sl_str s = a->v.str[i], d = dl->v.str[i].len ? dl->v.str[i] : (sl_str){" ", 1};
+		sl_str s = a->v.str[i], d = dl->v.str[i];
 		int64_t want = ix->v.i64[i];
 		const char *p = s.ptr, *e = s.ptr + s.len;
 		for (int64_t k = 0;; k++) {
-			const char *q = find(p, e - p, d.ptr, d.len);
+			const char *q = d.len ? find(p, e - p, d.ptr, d.len) : find_ws(p, e - p);
 			const char *end = q ? q : e;
 			if (k == want) {
 				set_str(o, i, p, end - p);
@@ -329,7 +387,7 @@ static int k_split_index(sl_xctx *x, const sl_step *st)
 			}
 			if (!q)
 				break;
-			p = q + d.len;
+			p = q + (d.len ? d.len : 1); /* a whitespace separator is one byte */
 		}
 	});
 	return 0;
@@ -503,7 +561,10 @@ int sl__bind_string(sl_prog *p, sl_step *st, sl_err *err)
 {
 	switch (st->fn) {
 	case SL_FN_CONCAT: case SL_FN_CONCAT_WS: st->k = k_concat; return 0;
-	case SL_FN_UPPER: case SL_FN_LOWER: st->k = k_case_map; return 0;
+	case SL_FN_UPPER: case SL_FN_LOWER:
+		st->k = k_case_map;
+		st->aux = sl__utf8_locale();
+		return 0;
 	case SL_FN_SUBSTRING: st->k = k_substring; return 0;
 	case SL_FN_CHAR_LENGTH: st->k = k_char_length; return 0;
 	case SL_FN_TRIM_BOTH: case SL_FN_TRIM_LEADING: case SL_FN_TRIM_TRAILING:

@@ -1,7 +1,8 @@
 /*
  * fn_text.c - more string function kernels, as Flink 1.20 defines them:
  * REPEAT, REVERSE, INITCAP, ASCII, CHR, LEFT, RIGHT, INSTR, LOCATE,
- * OVERLAY, PARSE_URL, HEX, BIN, TO_BASE64 and FROM_BASE64.
+ * OVERLAY, PARSE_URL, HEX, BIN, TO_BASE64, FROM_BASE64, IS_ALPHA, IS_DIGIT
+ * and IS_DECIMAL.
  *
  * Like fn_string.c: UTF-8 strings, positions in characters, results that
  * are slices of an argument point into it, new text goes into the step's
@@ -11,18 +12,26 @@
  * when the replaced part ends inside it; LOCATE searches from position 1
  * when given one below 1; LEFT/RIGHT of a negative length are '';
  * CHR keeps the low 8 bits of its argument (CHR(353) = 'a') and is '' for a
- * negative one; INITCAP upper-cases the first and lower-cases the other
+ * negative one; ASCII is the first byte as a signed Java byte (-61 for 'é'); INITCAP upper-cases the first and lower-cases the other
  * letters of each run of ASCII letters and digits; HEX of an integer is the
  * upper-case hex of its 64-bit two's complement, of a string that of its
  * UTF-8 bytes; BIN the binary digits likewise; FROM_BASE64 of text that is
  * not base64 is a run-time error naming the value.  PARSE_URL reads
  * `scheme://[userinfo@]host[:port][/path][?query][#ref]` (Java's URL parts)
  * and returns NULL when the URL has no such part or does not parse.
+ * IS_ALPHA / IS_DIGIT / IS_DECIMAL (SqlFunctionUtils): FALSE for NULL and
+ * ''; IS_DIGIT takes ASCII digits (Java also takes other scripts' digits),
+ * IS_ALPHA letters (ASCII, others by the C.UTF-8 locale's classes),
+ * IS_DECIMAL what Java's Double.parseDouble reads (NaN, Infinity, 1e5,
+ * .5, 0x1p3, a d/f suffix, blanks around).
  */
 #include "expr_int.h"
 
+#include <locale.h>
+#include <pthread.h>
 #include <string.h>
 #include <strings.h>
+#include <wctype.h>
 
 static int oom(sl_xctx *x, const sl_step *st)
 {
@@ -168,27 +177,15 @@ static int k_initcap(sl_xctx *x, const sl_step *st)
 	return 0;
 }
 
-/* First code point of s (0 for ''). */
-static int64_t first_cp(sl_str s)
-{
-	if (s.len == 0)
-		return 0;
-	const unsigned char *p = (const unsigned char *)s.ptr;
-	int m = u8len(p[0]);
-	if (m > s.len)
-		return p[0];
-	int64_t cp = m == 1 ? p[0] : m == 2 ? p[0] & 0x1F : m == 3 ? p[0] & 0x0F : p[0] & 0x07;
-	for (int k = 1; k < m; k++)
-		cp = (cp << 6) | (p[k] & 0x3F);
-	return cp;
-}
-
+/* Flink's ASCII is the first UTF-8 byte as a signed Java byte
+ * (StringCallGen.generateAscii): 97 for 'abc', -61 for 'é', 0 for ''. */
 static int k_ascii(sl_xctx *x, const sl_step *st)
 {
 	sl_col *o = SL_X_OUT(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		sl_str s = arg_str(x, st, 0, i);
 		o->null[i] = any_null(x, st, i);
-		o->v.i64[i] = o->null[i] ? 0 : first_cp(arg_str(x, st, 0, i));
+		o->v.i64[i] = o->null[i] || s.len == 0 ? 0 : (int8_t)s.ptr[0];
 	});
 	return 0;
 }
@@ -567,6 +564,123 @@ static int k_from_base64(sl_xctx *x, const sl_step *st)
 	return 0;
 }
 
+/* ---- IS_ALPHA, IS_DIGIT, IS_DECIMAL -------------------------------------- */
+
+/* Java's Double.parseDouble accepts s (after trimming chars <= ' '):
+ * [+-] (NaN | Infinity | digits [. digits] [e [+-] digits] | 0x hex float)
+ * [fFdD]. */
+static int java_double(const char *p, const char *e)
+{
+	while (p < e && (unsigned char)*p <= ' ')
+		p++;
+	while (e > p && (unsigned char)e[-1] <= ' ')
+		e--;
+	if (p < e && (*p == '+' || *p == '-'))
+		p++;
+	if (e - p == 3 && !memcmp(p, "NaN", 3))
+		return 1;
+	if (e - p == 8 && !memcmp(p, "Infinity", 8))
+		return 1;
+	if (e > p && strchr("fFdD", e[-1]))
+		e--;
+	int hex = e - p > 2 && p[0] == '0' && (p[1] | 32) == 'x';
+	if (hex)
+		p += 2;
+	int digits = 0;
+	while (p < e && (hex ? ((*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'f'))
+	                     : (*p >= '0' && *p <= '9')))
+		p++, digits++;
+	if (p < e && *p == '.') {
+		p++;
+		while (p < e && (hex ? ((*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'f'))
+		                     : (*p >= '0' && *p <= '9')))
+			p++, digits++;
+	}
+	if (!digits)
+		return 0;
+	if (p < e && (*p | 32) == (hex ? 'p' : 'e')) {
+		p++;
+		if (p < e && (*p == '+' || *p == '-'))
+			p++;
+		int ed = 0;
+		while (p < e && *p >= '0' && *p <= '9')
+			p++, ed++;
+		if (!ed)
+			return 0;
+	} else if (hex) {
+		return 0; /* a hex float needs its binary exponent */
+	}
+	return p == e;
+}
+
+/* Code point at s[*k] (advancing *k), or -1 for a malformed byte. */
+static int32_t next_cp(sl_str s, int64_t *k)
+{
+	const unsigned char *p = (const unsigned char *)s.ptr + *k;
+	int m = u8len(p[0]);
+	if (*k + m > s.len) {
+		(*k)++;
+		return -1;
+	}
+	int32_t cp = m == 1 ? p[0] : m == 2 ? p[0] & 0x1F : m == 3 ? p[0] & 0x0F : p[0] & 0x07;
+	for (int j = 1; j < m; j++)
+		cp = (cp << 6) | (p[j] & 0x3F);
+	*k += m;
+	return cp;
+}
+
+static int k_is_class(sl_xctx *x, const sl_step *st)
+{
+	sl_col *o = SL_X_OUT(x, st);
+	locale_t loc = st->aux;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		o->null[i] = 0;
+		o->v.i64[i] = 0;
+		if (any_null(x, st, i))
+			continue;
+		sl_str s = arg_str(x, st, 0, i);
+		if (st->fn == SL_FN_IS_DECIMAL) {
+			o->v.i64[i] = s.len > 0 && java_double(s.ptr, s.ptr + s.len);
+			continue;
+		}
+		int ok = s.len > 0;
+		for (int64_t k = 0; ok && k < s.len;) {
+			int32_t cp = next_cp(s, &k);
+			if (st->fn == SL_FN_IS_DIGIT)
+				ok = cp >= '0' && cp <= '9';
+			else if (cp < 0x80)
+				ok = (cp | 32) >= 'a' && (cp | 32) <= 'z';
+			else
+				ok = cp > 0 && loc && iswalpha_l((wint_t)cp, loc);
+		}
+		o->v.i64[i] = ok;
+	});
+	return 0;
+}
+
+static locale_t utf8_loc;
+static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
+
+static void utf8_init(void)
+{
+	utf8_loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+void *sl__utf8_locale(void)
+{
+	pthread_once(&utf8_once, utf8_init);
+	return utf8_loc;
+}
+
+/* IS_ALPHA judges non-ASCII letters with the C.UTF-8 locale's classes
+ * (iswalpha_l, no global locale change). */
+static int bind_is_class(sl_prog *p, sl_step *st, sl_err *err)
+{
+	st->k = k_is_class;
+	st->aux = st->fn == SL_FN_IS_ALPHA ? sl__utf8_locale() : NULL;
+	return 0;
+}
+
 /* Picks kernels for the functions above. */
 int sl__bind_text(sl_prog *p, sl_step *st, sl_err *err)
 {
@@ -583,6 +697,8 @@ int sl__bind_text(sl_prog *p, sl_step *st, sl_err *err)
 	case SL_FN_HEX: case SL_FN_BIN: st->k = k_hex_bin; return 0;
 	case SL_FN_TO_BASE64: st->k = k_to_base64; return 0;
 	case SL_FN_FROM_BASE64: st->k = k_from_base64; return 0;
+	case SL_FN_IS_ALPHA: case SL_FN_IS_DECIMAL: case SL_FN_IS_DIGIT:
+		return bind_is_class(p, st, err);
 	default: return SL_ENOTSUP;
 	}
 }

@@ -810,41 +810,85 @@ int sl_json_number(const char *s, int64_t n, char *out)
 	return sl_double_text(strtod(tmp, NULL), 0, out);
 }
 
+/* Appends the JSON string literal s[0..n) (quotes included, valid) as
+ * Jackson writes it back: escapes decoded, then only '"', '\\' and control
+ * characters escaped.  No temporary buffer. */
+static int requote(const char *s, int64_t n, char **buf, int64_t *len, int64_t *cap)
+{
+	if (put(buf, len, cap, "\"", 1))
+		return -1;
+	for (int64_t i = 1; i < n - 1;) {
+		if (s[i] != '\\') {
+			int64_t j = i;
+			while (j < n - 1 && s[j] != '\\')
+				j++;
+			if (put(buf, len, cap, s + i, j - i))
+				return -1;
+			i = j;
+			continue;
+		}
+		char d = s[i + 1];
+		unsigned cp = (unsigned char)d;
+		i += 2;
+		if (d == 'u') {
+			cp = 0;
+			for (int j = 0; j < 4; j++)
+				cp = cp * 16 + (unsigned)hexv(s[i + j]);
+			i += 4;
+			if (cp >= 0xD800 && cp < 0xDC00 && i + 6 <= n - 1 && s[i] == '\\' && s[i + 1] == 'u') {
+				unsigned lo = 0;
+				for (int j = 2; j < 6; j++)
+					lo = lo * 16 + (unsigned)hexv(s[i + j]);
+				if (lo >= 0xDC00 && lo < 0xE000) {
+					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+					i += 6;
+				}
+			}
+		} else {
+			cp = d == 'b' ? '\b' : d == 'f' ? '\f' : d == 'n' ? '\n' : d == 'r' ? '\r'
+			   : d == 't' ? '\t' : (unsigned char)d;
+		}
+		if (cp < 0x20 || cp == '"' || cp == '\\') {
+			char c = (char)cp;
+			/* put_quoted writes the escape between quotes: drop them */
+			int64_t mark = *len;
+			if (put_quoted(buf, len, cap, &c, 1))
+				return -1;
+			memmove(*buf + mark, *buf + mark + 1, (size_t)(*len - mark - 2));
+			*len -= 2;
+			(*buf)[*len] = 0;
+		} else if (put_cp(buf, len, cap, cp)) {
+			return -1;
+		}
+	}
+	return put(buf, len, cap, "\"", 1);
+}
+
 int sl_json_compact(const char *s, int64_t n, char **buf, int64_t *len, int64_t *cap)
 {
-	char *tmp = NULL;
-	int64_t tcap = 0;
-	int rc = 0;
-	for (int64_t i = 0; i < n && !rc;) {
+	for (int64_t i = 0; i < n;) {
 		if (is_ws(s[i])) {
 			i++;
 			continue;
 		}
 		if (s[i] == '"') {
 			int64_t e = skip_string(s, n, i);
-			if (e < 0) {
-				rc = -1;
-				break;
-			}
-			int64_t tl = sl_json_unescape(s + i, e - i, &tmp, &tcap);
-			rc = tl < 0 || put_quoted(buf, len, cap, tmp, tl);
+			if (e < 0 || requote(s + i, e - i, buf, len, cap))
+				return -1;
 			i = e;
 			continue;
 		}
 		if (s[i] == '-' || (s[i] >= '0' && s[i] <= '9')) {
 			char num[48];
 			int64_t e = skip_number(s, n, i);
-			if (e < 0) {
-				rc = -1;
-				break;
-			}
-			rc = put(buf, len, cap, num, sl_json_number(s + i, e - i, num));
+			if (e < 0 || put(buf, len, cap, num, sl_json_number(s + i, e - i, num)))
+				return -1;
 			i = e;
 			continue;
 		}
-		rc = put(buf, len, cap, s + i, 1);
+		if (put(buf, len, cap, s + i, 1))
+			return -1;
 		i++;
 	}
-	free(tmp);
-	return rc ? -1 : 0;
+	return 0;
 }

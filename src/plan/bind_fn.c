@@ -11,9 +11,7 @@
  *                           (SL_JSON_* in expr.h), RETURNING the node type
  *   x IS [NOT] JSON kind -> IS JSON(x, kind) [negated]
  *
- * and refuses, by name, the Flink 1.20 built-in functions sluice does not
- * have ("function 'SHA256' is not supported"), instead of calling them
- * unknown.  docs/sql.md ("Functions") keeps the same list.
+ * (Flink functions sluice lacks are refused by name in plan_unsup.c.)
  */
 #include "plan_int.h"
 #include "sluice.h"
@@ -120,17 +118,6 @@ static sl_expr *bind_json(planner *p, const scope *s, const sl_ast_expr *e, cons
 	return fcall(p, e, f[5] == 'O' ? SL_FN_JSON_OBJECT : SL_FN_JSON_ARRAY, x, n, NULL);
 }
 
-/* Flink 1.20 built-in functions (outside the temporal family) that sluice
- * does not have; docs/sql.md lists the same. */
-static const char *const MISSING[] = {
-	"RAND", "RAND_INTEGER", "UUID", "DECODE", "ENCODE", "STR_TO_MAP", "IS_ALPHA",
-	"IS_DECIMAL", "IS_DIGIT", "TYPEOF", "CARDINALITY", "ELEMENT", "ARRAY_CONTAINS",
-	"ARRAY_DISTINCT", "ARRAY_POSITION", "ARRAY_REMOVE", "ARRAY_REVERSE", "MAP_KEYS",
-	"MAP_VALUES", "MAP_FROM_ARRAYS", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SHA2",
-	"CURRENT_DATABASE", "JSON_OBJECTAGG", "JSON_ARRAYAGG", "LISTAGG", "COLLECT",
-	"STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP", "VARIANCE", NULL,
-};
-
 int sl__bind_fn_call(planner *p, const scope *s, const sl_ast_expr *e, sl_expr **out)
 {
 	const char *f = e->u.call.fname;
@@ -155,13 +142,6 @@ int sl__bind_fn_call(planner *p, const scope *s, const sl_ast_expr *e, sl_expr *
 		*out = bind_json(p, s, e, f);
 		return 1;
 	}
-	for (int i = 0; MISSING[i]; i++)
-		if (!strcmp(f, MISSING[i])) {
-			sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
-			               "function '%s' is not supported (docs/sql.md lists the missing "
-			               "built-in functions)", f);
-			return 1;
-		}
 	return 0;
 }
 

@@ -175,9 +175,8 @@ sl_expr *sl__bind_time_call(planner *p, const scope *s, const sl_ast_expr *e, in
 
 /* ---- bind_fn.c ---- */
 
-/* Binds IF, IFNULL and the JSON query/constructor calls, or refuses a Flink
- * function sluice lacks: 1 handled (*out the result, NULL with p->err
- * set), 0 not one of them. */
+/* Binds IF, IFNULL and the JSON query/constructor calls: 1 handled (*out
+ * the result, NULL with p->err set), 0 not one of them. */
 int sl__bind_fn_call(planner *p, const scope *s, const sl_ast_expr *e, sl_expr **out);
 /* x IS JSON kind (e the IS node, arg the bound x); NULL with p->err set. */
 sl_expr *sl__bind_is_json(planner *p, const sl_ast_expr *e, sl_expr *arg);

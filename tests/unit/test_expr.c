@@ -493,6 +493,19 @@ static void test_fold_and_format(void **st)
 	e = call(SL_FN_CASE, 3, call(SL_FN_IS_NULL, 1, col(1, it)), ilit(0), col(1, it));
 	assert_string_equal(sl_expr_format(e, names, buf, sizeof(buf)),
 	                    "CASE WHEN (b IS NULL) THEN 0 ELSE b END");
+	/* the JSON functions print their clauses (fmt_json_call) */
+	sl_type vt = sl_type_varchar(SL_STRING_LEN);
+	sl_expr *path = sl_expr_lit_str(&A, "$.a", 3);
+	e = call(SL_FN_IS_JSON, 2, col(0, vt), ilit(3));
+	assert_string_equal(sl_expr_format(e, names, buf, sizeof(buf)), "(a IS JSON OBJECT)");
+	e = call(SL_FN_JSON_EXISTS, 3, col(0, vt), path, ilit(SL_JSON_UNKNOWN));
+	assert_string_equal(sl_expr_format(e, names, buf, sizeof(buf)),
+	                    "JSON_EXISTS(a, '$.a' UNKNOWN ON ERROR)");
+	e = call(SL_FN_JSON_QUERY, 5, col(0, vt), path, ilit(SL_JSON_CONDITIONAL_WRAPPER),
+	         ilit(SL_JSON_EMPTY_ARRAY), ilit(SL_JSON_ERROR));
+	assert_string_equal(sl_expr_format(e, names, buf, sizeof(buf)),
+	                    "JSON_QUERY(a, '$.a' WITH CONDITIONAL ARRAY WRAPPER EMPTY ARRAY ON EMPTY "
+	                    "ERROR ON ERROR)");
 	assert_int_equal(sl_fn_from_name("character_length"), SL_FN_CHAR_LENGTH);
 	assert_int_equal(sl_fn_from_name("LCASE"), SL_FN_LOWER);
 	assert_int_equal(sl_fn_from_name("nope"), -1);

@@ -178,8 +178,9 @@ static void test_regex(void **st)
 	assert_int_equal(iv(call(SL_FN_REGEXP, 2, slit("abc"), slit("^b"))), 0);
 	assert_string_equal(sv(call(SL_FN_REGEXP_REPLACE, 3, slit("a1b22c333"), slit("\\d+"), slit("#"))),
 	                    "a#b#c#");
+	/* the replacement is literal (Flink's SqlFunctionUtils.regexpReplace quotes it) */
 	assert_string_equal(sv(call(SL_FN_REGEXP_REPLACE, 3, slit("john smith"), slit("(\\w+) (\\w+)"),
-	                            slit("$2, $1"))), "smith, john");
+	                            slit("$2, $1"))), "$2, $1");
 	assert_int_equal(iv(call(SL_FN_SIMILAR, 2, slit("abcabc"), slit("(abc)+"))), 1);
 	assert_int_equal(iv(call(SL_FN_SIMILAR, 2, slit("abcab"), slit("(abc)+"))), 0);
 	assert_int_equal(iv(call(SL_FN_SIMILAR, 2, slit("a.c"), slit("a.c"))), 1);

@@ -145,6 +145,18 @@ static void test_exprs(void **st)
 	check_expr("COUNT(*)", "(COUNT *)");
 	check_expr("m['k'].f", "(FIELD (ITEM m 'k') f)");
 	check_expr("TIMESTAMP '2020-01-01 00:00:00'", "TIMESTAMP '2020-01-01 00:00:00'");
+	/* OVERLAY and the JSON functions' keyword clauses (src/sql/parse_fn.c) */
+	check_expr("OVERLAY(s PLACING 'x' FROM 2 FOR 3)", "(OVERLAY s 'x' 2 3)");
+	check_expr("j IS NOT JSON OBJECT", "(IS NOT JSON j OBJECT)");
+	check_expr("j IS JSON AND TRUE", "(AND (IS JSON j VALUE) TRUE)");
+	check_expr("JSON_EXISTS(j, 'strict $.b' TRUE ON ERROR)", "(JSON_EXISTS j 'strict $.b' TRUE)");
+	check_expr("JSON_VALUE(j, '$.a' RETURNING INT NULL ON EMPTY DEFAULT -1 ON ERROR)",
+	           "(JSON_VALUE j '$.a' (CAST NULL INT) NULL NULL DEFAULT (NEG 1))");
+	check_expr("JSON_QUERY(j, '$' WITH CONDITIONAL ARRAY WRAPPER EMPTY OBJECT ON ERROR)",
+	           "(JSON_QUERY j '$' (CAST NULL STRING) CONDITIONAL NULL EMPTY_OBJECT)");
+	check_expr("JSON_OBJECT(KEY 'a' VALUE 1, 'b' VALUE x ABSENT ON NULL)",
+	           "(JSON_OBJECT ABSENT 'a' 1 'b' x)");
+	check_expr("JSON_ARRAY()", "(JSON_ARRAY ABSENT)");
 	check_expr("SUM(x) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '1' HOUR PRECEDING AND CURRENT ROW)",
 	           "(SUM x (OVER (PARTITION k) (ORDER ts) (RANGE INTERVAL '1' HOUR PRECEDING AND CURRENT ROW)))");
 }

@@ -474,6 +474,15 @@ static sl_expr *bind_call(planner *p, const scope *s, const sl_ast_expr *e)
 	if (!strcmp(f, "GROUPING") || !strcmp(f, "GROUPING_ID") || !strcmp(f, "GROUP_ID"))
 		return sl__plan_error(p, e->line, e->col, SL_EPLAN, "%s is only allowed in the "
 		                      "SELECT list and HAVING of a query with GROUP BY", f);
+	/* Flink's aggregate functions sluice does not have (docs/sql.md) */
+	static const char *const missing_aggs[] = {
+		"STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE", "COLLECT",
+		"LISTAGG", "ARRAY_AGG", "JSON_OBJECTAGG", "JSON_ARRAYAGG", NULL
+	};
+	for (int i = 0; missing_aggs[i]; i++)
+		if (!strcmp(f, missing_aggs[i]))
+			return sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
+			                      "the aggregate function %s is not supported yet", f);
 	sl_expr **args = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(n + 2));
 	if (e->u.call.over)
 		return sl__plan_error(p, e->line, e->col, SL_ENOTSUP,

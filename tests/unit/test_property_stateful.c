@@ -903,6 +903,23 @@ static const sq_query QUERIES[] = {
 	 "WITH d AS (SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, v % 6 ORDER BY ts "
 	 "DESC, seq DESC) AS rn FROM t) WHERE rn = 1) SELECT " ROW(N_("k") SEP FD_OUTER)
 	 " FROM (SELECT k, " FD_INNER("4") " FROM d GROUP BY k)", NULL, 1},
+	/* CUBE over an updating input (keys: k, with NULL keys, and v % 3):
+	 * every grouping set's groups, absent keys NULL, GROUPING told apart
+	 * from a NULL key; SQLite answers with one GROUP BY per set */
+	{"cube_over_dedup_last", T_,
+	 "CREATE VIEW d AS SELECT k, v, amt, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, "
+	 "v % 6 ORDER BY ts DESC) AS rn FROM t) WHERE rn = 1; "
+	 "SELECT k, v % 3 AS g, COUNT(*), SUM(amt), MAX(v), GROUPING(k), GROUPING_ID(k, v % 3) "
+	 "FROM d GROUP BY CUBE (k, v % 3) HAVING COUNT(*) > 1 OR GROUPING(k) = 1",
+	 "WITH d AS (SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, v % 6 ORDER BY ts "
+	 "DESC, seq DESC) AS rn FROM t) WHERE rn = 1) SELECT " ROW(N_("k") SEP N_("g") SEP "c" SEP
+	 DEC("s") SEP N_("mx") SEP "gk" SEP "gi") " FROM ("
+	 "SELECT k, v % 3 AS g, COUNT(*) AS c, SUM(amt) AS s, MAX(v) AS mx, 0 AS gk, 0 AS gi "
+	 "FROM d GROUP BY k, v % 3 UNION ALL "
+	 "SELECT k, NULL, COUNT(*), SUM(amt), MAX(v), 0, 1 FROM d GROUP BY k UNION ALL "
+	 "SELECT NULL, v % 3, COUNT(*), SUM(amt), MAX(v), 1, 2 FROM d GROUP BY v % 3 UNION ALL "
+	 "SELECT NULL, NULL, COUNT(*), SUM(amt), MAX(v), 1, 3 FROM d) WHERE c > 1 OR gk = 1",
+	 NULL, 0},
 	{"groupby_filter_distinct_over_left_join", T_ | U_,
 	 "CREATE VIEW j AS SELECT t.k, u.v, t.amt FROM t LEFT JOIN u ON t.k = u.k AND t.v < u.v; "
 	 "SELECT k, " FD_SQL("9") " FROM j GROUP BY k",

@@ -548,7 +548,8 @@ static char **oracle_lines(const char *sql, const char *table, prop_rows *r, int
 		print_error("sqlite3 failed on: %s\n", sql);
 		fail();
 	}
-	qsort(v, (size_t)*n, sizeof(char *), cmp_str);
+	if (v) /* no rows: qsort must not see NULL */
+		qsort(v, (size_t)*n, sizeof(char *), cmp_str);
 	return v;
 }
 

@@ -28,10 +28,14 @@
  * bit); GROUP_ID() numbers repeated sets 0, 1, ... in set order.  All are
  * BIGINT NOT NULL.
  *
+ * Late rows (sluice's late-data clauses): every set's window aggregate
+ * judges a row against the same windows and watermark, so ALLOWED LATENESS
+ * applies to each set, and ON LATE INSERT INTO is left to the first set
+ * (the others drop the row and count it as dropped in their stats).
+ *
  * Refused (not supported): legacy group windows (TUMBLE(...) in GROUP BY)
- * and SESSION window TVFs with grouping sets, ON LATE INSERT INTO (each
- * set would write the late rows), the UID hint (it names one aggregate),
- * more than 64 sets.
+ * and SESSION window TVFs with grouping sets, the UID hint (it names one
+ * aggregate), more than 64 sets.
  */
 #include "plan_int.h"
 #include "sluice.h"
@@ -340,11 +344,6 @@ static int check_supported(planner *p, const sl_ast_select *sel, const rel *from
 		               "GROUPING SETS, ROLLUP and CUBE over a SESSION window are not supported");
 		return SL_ENOTSUP;
 	}
-	if (sel->on_late == SL_LATE_INSERT) {
-		sl__plan_error(p, sel->on_late_line, sel->on_late_col, SL_ENOTSUP,
-		               "ON LATE INSERT INTO with GROUPING SETS, ROLLUP or CUBE is not supported");
-		return SL_ENOTSUP;
-	}
 	for (int i = 0; i < sel->nhints; i++)
 		if (!strcmp(sel->hints[i].name, "UID")) {
 			sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP,
@@ -368,6 +367,10 @@ static sl_ast_select *branch_select(planner *p, const sl_ast_select *sel, const 
 		if (g->sets[si] >> k & 1)
 			c->group[c->ngroup++] = (sl_ast_expr *)g->keys[k];
 	c->having = NULL;
+	/* a row is late for the same windows in every set: the first set
+	 * writes it to ON LATE INSERT INTO's table, the others drop it */
+	if (si > 0 && c->on_late == SL_LATE_INSERT)
+		c->on_late = SL_LATE_DROP;
 	if (sel->having) {
 		c->items = sl_arena_calloc(p->a, sizeof(sl_ast_select_item) * (size_t)(sel->nitems + 1));
 		memcpy(c->items, sel->items, sizeof(sl_ast_select_item) * (size_t)sel->nitems);

@@ -471,6 +471,11 @@ static sl_expr *bind_call(planner *p, const scope *s, const sl_ast_expr *e)
 {
 	const char *f = e->u.call.fname;
 	int n = e->u.call.nargs;
+	/* grouping functions are bound through the aggregate's map
+	 * (plan_grouping.c); here they are misplaced */
+	if (!strcmp(f, "GROUPING") || !strcmp(f, "GROUPING_ID") || !strcmp(f, "GROUP_ID"))
+		return sl__plan_error(p, e->line, e->col, SL_EPLAN, "%s is only allowed in the "
+		                      "SELECT list and HAVING of a query with GROUP BY", f);
 	sl_expr **args = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(n + 2));
 	if (e->u.call.over)
 		return sl__plan_error(p, e->line, e->col, SL_ENOTSUP,

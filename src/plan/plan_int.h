@@ -191,6 +191,22 @@ rel *sl__rel_new(planner *p, int ncols);
 /* Adds op to the graph with rel r's columns as its output. */
 int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label);
 
+/* The aggregate of sel over `from` (GROUP BY, window TVF or legacy group
+ * window); fills m with what its output columns hold.  NULL with p->err
+ * set. */
+rel *sl__plan_aggregate(planner *p, const sl_ast_select *sel, rel *from, agg_map *m);
+
+/* ---- plan_grouping.c: GROUPING SETS, ROLLUP, CUBE ---- */
+
+/* Whether sel's GROUP BY has GROUPING SETS, ROLLUP, CUBE or a column list,
+ * or its SELECT list or HAVING calls GROUPING / GROUPING_ID / GROUP_ID. */
+int sl__select_has_grouping(planner *p, const sl_ast_select *sel);
+
+/* Plans the aggregate of such a sel over `from` (one aggregate per
+ * grouping set, merged by a Union, then HAVING); fills m like
+ * sl__plan_aggregate.  NULL with p->err set. */
+rel *sl__plan_grouping(planner *p, const sl_ast_select *sel, rel *from, agg_map *m);
+
 /* ---- plan_ident.c: operator identity ---- */
 
 /* The identity text of an operator with plan label `label` and output r

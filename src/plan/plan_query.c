@@ -955,7 +955,7 @@ static int check_session_keys(planner *p, const agg_build *b, const rel *from)
 }
 
 /* Plans GROUP BY / aggregates; returns the aggregate rel and fills m. */
-static rel *plan_aggregate(planner *p, const sl_ast_select *sel, rel *from, agg_map *m)
+rel *sl__plan_aggregate(planner *p, const sl_ast_select *sel, rel *from, agg_map *m)
 {
 	agg_build b;
 	memset(&b, 0, sizeof(b));
@@ -1020,8 +1020,13 @@ static rel *plan_aggregate(planner *p, const sl_ast_select *sel, rel *from, agg_
 			                      "only allowed on a window aggregate");
 		return plan_group_agg(p, sel, &b, m);
 	}
+	/* the window entries, copied: plan_window_agg refills m's arrays */
 	int nfixed = m->n;
 	agg_map tmp = *m;
+	tmp.text = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(nfixed + 1));
+	tmp.col = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nfixed + 1));
+	memcpy(tmp.text, m->text, sizeof(char *) * (size_t)nfixed);
+	memcpy(tmp.col, m->col, sizeof(int) * (size_t)nfixed);
 	m->n = 0;
 	rel *out = plan_window_agg(p, sel, &b, &w, m, gwi >= 0 ? sel->group[gwi] : NULL);
 	if (!out)
@@ -1292,7 +1297,8 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 		}
 	}
 	if (agg) {
-		if (!(r = plan_aggregate(p, sel, r, &m)))
+		if (!(r = sl__select_has_grouping(p, sel) ? sl__plan_grouping(p, sel, r, &m)
+		                                          : sl__plan_aggregate(p, sel, r, &m)))
 			return NULL;
 		for (int i = 0; i < sel->nhints; i++)
 			if (!strcmp(sel->hints[i].name, "UID") && sel->hints[i].nargs == 1)

@@ -331,7 +331,7 @@ static int select_tail(sl_parser *p, sl_ast_select *s)
 		return -1;
 	if (sl__p_is_kw(p, 0, "GROUP")) {
 		p->i++;
-		if (sl__p_expect_kw(p, "BY") || expr_list(p, &s->group, &s->ngroup))
+		if (sl__p_expect_kw(p, "BY") || sl__p_group_by(p, &s->group, &s->ngroup))
 			return -1;
 	}
 	if (sl__p_accept_kw(p, "HAVING") && !(s->having = sl__p_expr(p)))

@@ -835,6 +835,25 @@ static const sq_query QUERIES[] = {
 	 OVER_LITE("ts, seq", "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW"), NULL, 0},
 	{"over_rows_unbounded", T_, OVER_SQL("ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"),
 	 OVER_LITE("ts, seq", "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"), NULL, 0},
+	/* OVER aggregates with FILTER (ROWS and RANGE frames).  SQLite 3.40's
+	 * MIN/MAX over a sliding ROWS frame ignore FILTER (MIN(v) FILTER (WHERE
+	 * amt < 50) OVER (ROWS 3 PRECEDING) over one row with amt NULL gives v),
+	 * so its side spells them MIN(CASE WHEN cond THEN v END) */
+	{"over_rows_filter", T_,
+	 "SELECT k, v, ts, SUM(v) FILTER (WHERE amt > 0) OVER w, COUNT(*) FILTER (WHERE v > 0) "
+	 "OVER w, MIN(v) FILTER (WHERE amt < 50) OVER w, MAX(amt) FILTER (WHERE v < 0) OVER w "
+	 "FROM t WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 3 PRECEDING AND CURRENT ROW)",
+	 "SELECT " ROW(N_("k") SEP N_("v") SEP TSMS("ts") SEP N_("SUM(v) FILTER (WHERE amt > 0) OVER w")
+	 SEP "COUNT(*) FILTER (WHERE v > 0) OVER w" SEP N_("MIN(CASE WHEN amt < 5000 THEN v END) OVER w")
+	 SEP DEC("MAX(CASE WHEN v < 0 THEN amt END) OVER w")) " FROM t WINDOW w AS (PARTITION BY k "
+	 "ORDER BY ts, seq ROWS BETWEEN 3 PRECEDING AND CURRENT ROW)", NULL, 0},
+	{"over_range_filter", T_,
+	 "SELECT k, v, ts, SUM(amt) FILTER (WHERE v > 0) OVER w, COUNT(v) FILTER (WHERE amt < 0) "
+	 "OVER w FROM t WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '5' SECOND "
+	 "PRECEDING AND CURRENT ROW)",
+	 "SELECT " ROW(N_("k") SEP N_("v") SEP TSMS("ts") SEP DEC("SUM(amt) FILTER (WHERE v > 0) OVER w")
+	 SEP "COUNT(v) FILTER (WHERE amt < 0) OVER w") " FROM t WINDOW w AS (PARTITION BY k ORDER "
+	 "BY ts RANGE BETWEEN 5000 PRECEDING AND CURRENT ROW)", NULL, 0},
 	{"over_range_10s", T_,
 	 OVER_SQL("RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW"),
 	 OVER_LITE("ts", "RANGE BETWEEN 10000 PRECEDING AND CURRENT ROW"), NULL, 0},
@@ -903,6 +922,23 @@ static const sq_query QUERIES[] = {
 	 "WITH d AS (SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, v % 6 ORDER BY ts "
 	 "DESC, seq DESC) AS rn FROM t) WHERE rn = 1) SELECT " ROW(N_("k") SEP FD_OUTER)
 	 " FROM (SELECT k, " FD_INNER("4") " FROM d GROUP BY k)", NULL, 1},
+	/* CUBE over an updating input (keys: k, with NULL keys, and v % 3):
+	 * every grouping set's groups, absent keys NULL, GROUPING told apart
+	 * from a NULL key; SQLite answers with one GROUP BY per set */
+	{"cube_over_dedup_last", T_,
+	 "CREATE VIEW d AS SELECT k, v, amt, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, "
+	 "v % 6 ORDER BY ts DESC) AS rn FROM t) WHERE rn = 1; "
+	 "SELECT k, v % 3 AS g, COUNT(*), SUM(amt), MAX(v), GROUPING(k), GROUPING_ID(k, v % 3) "
+	 "FROM d GROUP BY CUBE (k, v % 3) HAVING COUNT(*) > 1 OR GROUPING(k) = 1",
+	 "WITH d AS (SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, v % 6 ORDER BY ts "
+	 "DESC, seq DESC) AS rn FROM t) WHERE rn = 1) SELECT " ROW(N_("k") SEP N_("g") SEP "c" SEP
+	 DEC("s") SEP N_("mx") SEP "gk" SEP "gi") " FROM ("
+	 "SELECT k, v % 3 AS g, COUNT(*) AS c, SUM(amt) AS s, MAX(v) AS mx, 0 AS gk, 0 AS gi "
+	 "FROM d GROUP BY k, v % 3 UNION ALL "
+	 "SELECT k, NULL, COUNT(*), SUM(amt), MAX(v), 0, 1 FROM d GROUP BY k UNION ALL "
+	 "SELECT NULL, v % 3, COUNT(*), SUM(amt), MAX(v), 1, 2 FROM d GROUP BY v % 3 UNION ALL "
+	 "SELECT NULL, NULL, COUNT(*), SUM(amt), MAX(v), 1, 3 FROM d) WHERE c > 1 OR gk = 1",
+	 NULL, 0},
 	{"groupby_filter_distinct_over_left_join", T_ | U_,
 	 "CREATE VIEW j AS SELECT t.k, u.v, t.amt FROM t LEFT JOIN u ON t.k = u.k AND t.v < u.v; "
 	 "SELECT k, " FD_SQL("9") " FROM j GROUP BY k",

@@ -1,0 +1,190 @@
+/*
+ * test_op_ident.c - operator identities (src/plan/plan_ident.c) pinned for
+ * a corpus of jobs.
+ *
+ * An operator's id names its state in every checkpoint and savepoint: a
+ * change of the id of an existing job's operator makes its savepoints
+ * refuse to restore ("state of operators the job no longer has").  Ids
+ * still derive from each operator's identity text (today its label, which
+ * issue 9 replaces by a structural identity), so a change of how a label
+ * prints an expression, a type or an aggregate changes ids.  This test
+ * pins the ids of a corpus of jobs; the pinned values are those of the
+ * sluice that wrote tests/fixtures/ckpt-v1 (checked against that build
+ * when this test was written, for every job it could plan).  When a change
+ * alters one on purpose, it must say so and keep old savepoints restoring
+ * (or refuse them clearly) - never update a pinned value silently.
+ *
+ * Also: two identical aggregates of one job get two ids, the first the id
+ * it had before ids were unique per job.  SL_IDENT_PRINT=1 prints the ids.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sluice.h"
+#include "api/engine_int.h"
+
+static const char *DDL =
+	"CREATE TABLE orders (id STRING, user_id STRING, amount DECIMAL(10, 2), v INT, "
+	"  event_time TIMESTAMP(3), WATERMARK FOR event_time AS event_time - INTERVAL '5' SECOND) "
+	"  WITH ('connector' = 'push');"
+	"CREATE TABLE users (user_id STRING, name STRING, ts TIMESTAMP(3), "
+	"  WATERMARK FOR ts AS ts) WITH ('connector' = 'push');"
+	"CREATE TABLE out1 (user_id STRING, n BIGINT) WITH ('connector' = 'push');"
+	"CREATE TABLE out2 (user_id STRING, n BIGINT) WITH ('connector' = 'push');";
+
+typedef struct ident_case {
+	const char *name;
+	const char *job;
+	const char *ids; /* "uid vtab-name" per operator, newline-separated */
+} ident_case;
+
+/* Plans job after DDL and writes its operators' "uid name" lines to out. */
+static void job_ids(const char *job, char *out, size_t cap)
+{
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, DDL), 0);
+	int rc = sl_exec(e, job);
+	if (rc)
+		print_error("%s\n", sl_errmsg(e));
+	assert_int_equal(rc, 0);
+	size_t n = 0;
+	out[0] = 0;
+	for (int i = 0; i < e->graph.nops; i++) {
+		const sl_op *op = e->graph.ops[i];
+		n += (size_t)snprintf(out + n, cap - n, "%s %s\n", op->uid, op->vt->name);
+		assert_true(n < cap);
+	}
+	sl_engine_close(e);
+}
+
+static const ident_case CASES[] = {
+	{"group_agg",
+	 "SELECT user_id, COUNT(*), SUM(amount), MAX(id) FROM orders WHERE v > 1 GROUP BY user_id",
+	 "43043c15b58eea11 TableSourceScan\n"
+	 "ba6734538e0430ae Calc\n"
+	 "f30ed1deed36fbfc GroupAggregate\n"
+	 "f95c2b3e637b20c1 Calc\n"
+	 "ac3a5839754dad3c Sink\n"},
+	{"tvf_window_agg",
+	 "SELECT user_id, window_start, SUM(amount), COUNT(DISTINCT id) FROM TABLE(TUMBLE(TABLE orders, "
+	 "DESCRIPTOR(event_time), INTERVAL '10' SECOND)) GROUP BY user_id, window_start, window_end",
+	 "43043c15b58eea11 TableSourceScan\n"
+	 "f6f7174093463e0c WindowAggregate\n"
+	 "a16db93a8fce198d Calc\n"
+	 "ac3a5839754dad3c Sink\n"},
+	{"legacy_window_lateness",
+	 "SELECT user_id, TUMBLE_START(event_time, INTERVAL '1' MINUTE), COUNT(*) FROM orders "
+	 "GROUP BY user_id, TUMBLE(event_time, INTERVAL '1' MINUTE) ALLOWED LATENESS INTERVAL '1' MINUTE",
+	 "43043c15b58eea11 TableSourceScan\n"
+	 "1bdc19dbbacfb9e8 WindowAggregate\n"
+	 "bf941c76280c6dbf Calc\n"
+	 "ac3a5839754dad3c Sink\n"},
+	{"join",
+	 "SELECT o.id, u.name FROM orders o JOIN users u ON o.user_id = u.user_id AND o.v > 2",
+	 "43043c15b58eea11 TableSourceScan\n"
+	 "02d42f38b6ba06fe TableSourceScan\n"
+	 "8771a4469b94d099 Join\n"
+	 "3138714399d5ff0d Calc\n"
+	 "ac3a5839754dad3c Sink\n"},
+	{"interval_join",
+	 "SELECT o.id, u.name FROM orders o JOIN users u ON o.user_id = u.user_id AND "
+	 "o.event_time BETWEEN u.ts - INTERVAL '1' HOUR AND u.ts",
+	 "43043c15b58eea11 TableSourceScan\n"
+	 "02d42f38b6ba06fe TableSourceScan\n"
+	 "094b7bf0bf5af39e IntervalJoin\n"
+	 "9d4d914b59c17929 Calc\n"
+	 "ac3a5839754dad3c Sink\n"},
+	{"dedup_topn",
+	 "SELECT id, user_id FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY v DESC) "
+	 "AS rn FROM orders) WHERE rn <= 2",
+	 "43043c15b58eea11 TableSourceScan\n"
+	 "0263c10f4374fc7d Calc\n"
+	 "a73f22615077ffea Rank\n"
+	 "467198e78227c3d9 Calc\n"
+	 "f41b5707fd5980f5 Calc\n"
+	 "ac3a5839754dad3c Sink\n"},
+	{"over",
+	 "SELECT id, SUM(v) OVER (PARTITION BY user_id ORDER BY event_time ROWS BETWEEN 2 PRECEDING "
+	 "AND CURRENT ROW) FROM orders",
+	 "43043c15b58eea11 TableSourceScan\n"
+	 "ddb9c6471f0a2c61 OverAggregate\n"
+	 "e221881db8dac754 Calc\n"
+	 "ac3a5839754dad3c Sink\n"},
+	{"union_calc",
+	 "SELECT id, CAST(v AS BIGINT) * 2 AS x FROM orders WHERE amount > 10 "
+	 "UNION ALL SELECT user_id, CHAR_LENGTH(name) FROM users",
+	 "43043c15b58eea11 TableSourceScan\n"
+	 "2ec1e0fa81c66913 Calc\n"
+	 "02d42f38b6ba06fe TableSourceScan\n"
+	 "63a8f2dfce9520c7 Calc\n"
+	 "2de03c2d43062979 Calc\n"
+	 "f5e882b0379b35f8 Union\n"
+	 "ac3a5839754dad3c Sink\n"},
+	/* two identical aggregates: the first keeps the id every earlier
+	 * sluice gave both (48a1...), the second gets its own */
+	{"statement_set_two_aggs",
+	 "EXECUTE STATEMENT SET BEGIN "
+	 "INSERT INTO out1 SELECT user_id, COUNT(*) FROM orders GROUP BY user_id; "
+	 "INSERT INTO out2 SELECT user_id, COUNT(*) FROM orders GROUP BY user_id; END",
+	 "43043c15b58eea11 TableSourceScan\n"
+	 "48a1bb416eed674d GroupAggregate\n"
+	 "9baf94912351a746 Calc\n"
+	 "c89835fb828c3016 Sink\n"
+	 "d6d6f1647115f284 GroupAggregate\n"
+	 "d6a5a9b8eec77758 Calc\n"
+	 "0a492cf5304ebb11 Sink\n"},
+};
+#define NCASES ((int)(sizeof(CASES) / sizeof(CASES[0])))
+
+static void test_pinned(void **state)
+{
+	const ident_case *c = *state;
+	char got[8192];
+	job_ids(c->job, got, sizeof(got));
+	if (getenv("SL_IDENT_PRINT")) {
+		printf("== %s\n%s", c->name, got);
+		return;
+	}
+	if (strcmp(got, c->ids)) {
+		print_error("job %s: operator ids changed (savepoints of this job would no longer "
+		            "restore)\n  pinned:\n%s  now:\n%s", c->name, c->ids, got);
+		fail();
+	}
+}
+
+/* Every id of a job is unique, also with identical operators. */
+static void test_unique(void **state)
+{
+	(void)state;
+	for (int k = 0; k < NCASES; k++) {
+		char got[8192];
+		job_ids(CASES[k].job, got, sizeof(got));
+		for (char *l = got; *l; l = strchr(l, '\n') + 1)
+			for (char *m = strchr(l, '\n') + 1; *m; m = strchr(m, '\n') + 1)
+				if (!strncmp(l, m, 16)) {
+					print_error("job %s: two operators with id %.16s\n", CASES[k].name, l);
+					fail();
+				}
+	}
+}
+
+int main(void)
+{
+	struct CMUnitTest tests[NCASES + 1];
+	static char names[NCASES][64];
+	int n = 0;
+	for (int i = 0; i < NCASES; i++) {
+		snprintf(names[i], sizeof(names[0]), "pinned_%s", CASES[i].name);
+		tests[n++] = (struct CMUnitTest){names[i], test_pinned, NULL, NULL, (void *)&CASES[i]};
+	}
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_unique);
+	return _cmocka_run_group_tests("op_ident", tests, (size_t)n, NULL, NULL);
+}

@@ -10,8 +10,10 @@
  * aggregate's output columns).
  *
  * Files: bind.c (expressions), plan_query.c (FROM, WHERE, SELECT, GROUP
- * BY, windows, UNION), plan_over.c (ROW_NUMBER, OVER aggregates),
- * plan_job.c (scans, sinks, INSERT, statement sets, EXPLAIN).
+ * BY, windows, UNION), plan_join.c (joins), plan_comma.c (FROM a, b
+ * WHERE ...), plan_subquery.c (IN / EXISTS / scalar subqueries),
+ * plan_over.c (ROW_NUMBER, OVER aggregates), plan_job.c (scans, sinks,
+ * INSERT, statement sets, EXPLAIN).
  */
 #ifndef SL_PLAN_INT_H
 #define SL_PLAN_INT_H

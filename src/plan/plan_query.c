@@ -1,7 +1,10 @@
 /*
  * plan_query.c - plans a query: FROM items, WHERE, GROUP BY with or
  * without windows, HAVING, the late-data clauses, SELECT lists, DISTINCT,
- * UNION ALL and WITH.
+ * UNION ALL and WITH.  Comma joins (plan_comma.c) take their conditions
+ * from the WHERE; scalar subqueries and then IN / EXISTS subqueries of the
+ * WHERE (plan_subquery.c) are joined to the FROM relation before the rest
+ * of the query.
  *
  * Windows.  A GROUP BY holding a legacy group window call (TUMBLE(ts,
  * size), HOP(ts, slide, size), SESSION(ts, gap)) or grouping a window TVF's

@@ -343,6 +343,8 @@ static sl_expr *bind_is(planner *p, const scope *s, const sl_ast_expr *e)
 		if (!(args[1] = sl__bind_expr(p, s, e->u.is.b)))
 			return NULL;
 		return call(p, e, neg ? SL_FN_IS_NOT_DISTINCT : SL_FN_IS_DISTINCT, args, 2);
+	case SL_AIS_JSON:
+		return negate(p, e, sl__bind_is_json(p, e, args[0]), neg);
 	}
 	return NULL;
 }
@@ -517,7 +519,13 @@ static sl_expr *bind_call(planner *p, const scope *s, const sl_ast_expr *e)
 	    !strncmp(f, "CUMULATE", 8))
 		return sl__plan_error(p, e->line, e->col, SL_EPLAN,
 		                      "%s is only allowed with a GROUP BY window of the same kind", f);
+	sl_expr *sx;
+	if (sl__bind_fn_call(p, s, e, &sx))
+		return sx;
 	int fn = sl_fn_from_name(f);
+	const char *missing = fn < 0 ? sl__flink_missing_fn(f) : NULL;
+	if (missing)
+		return sl__plan_error(p, e->line, e->col, SL_ENOTSUP, missing, f);
 	if (fn < 0)
 		return sl__plan_error(p, e->line, e->col, SL_EPLAN,
 		                      "No match found for function signature %s (unknown function)", f);

@@ -314,16 +314,23 @@ static sl_expr *and_all(planner *p, sl_expr **x, int n)
 	return acc;
 }
 
-/* The joined rel: l's columns then r's. */
-static rel *joined_rel(planner *p, const rel *l, const rel *r)
+/* The joined rel: l's columns then r's; the side an outer join pads with
+ * NULLs is nullable whatever its own types say. */
+static rel *joined_rel(planner *p, const rel *l, const rel *r, sl_join_kind kind)
 {
 	rel *j = sl__rel_new(p, l->ncols + r->ncols);
 	if (!j)
 		return NULL;
-	for (int i = 0; i < l->ncols; i++)
+	for (int i = 0; i < l->ncols; i++) {
 		j->cols[i] = l->cols[i];
-	for (int i = 0; i < r->ncols; i++)
+		if (kind == SL_JOIN_RIGHT || kind == SL_JOIN_FULL)
+			j->cols[i].type.notnull = 0;
+	}
+	for (int i = 0; i < r->ncols; i++) {
 		j->cols[l->ncols + i] = r->cols[i];
+		if (kind == SL_JOIN_LEFT || kind == SL_JOIN_FULL)
+			j->cols[l->ncols + i].type.notnull = 0;
+	}
 	return j;
 }
 
@@ -494,6 +501,11 @@ static int split_on(planner *p, const sl_ast_expr *on, sl_expr *cond, rel *j, co
 		return SL_EPLAN;
 	}
 	c->window = window && c->wstart && c->wend;
+	if (c->window && (l->win->proc || r->win->proc)) {
+		sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+		               "a window join over processing-time windows is not supported");
+		return SL_EPLAN;
+	}
 	if (c->window && !same_window(l->win, r->win)) {
 		sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
 		               "a window join needs both sides to be the same window TVF "
@@ -567,7 +579,7 @@ static rel *extend_side(planner *p, const rel *s, int base, int njoined, sl_expr
  * key columns, c's residual is remapped to the extended joined row, and
  * *j becomes that row (the caller projects the join's output back to the
  * original columns with restore_cols).  0 or SL_EPLAN. */
-static int extend_sides(planner *p, join_cond *c, rel **l, rel **r, rel **j)
+static int extend_sides(planner *p, join_cond *c, sl_join_kind kind, rel **l, rel **r, rel **j)
 {
 	int nl = (*l)->ncols, nr = (*r)->ncols;
 	if (c->nlx && !(*l = extend_side(p, *l, 0, nl + nr, c->lx, c->nlx)))
@@ -582,7 +594,7 @@ static int extend_sides(planner *p, join_cond *c, rel **l, rel **r, rel **j)
 	for (int i = 0; i < c->nres; i++)
 		if (!(c->res[i] = remap(p, c->res[i], map)))
 			return SL_EPLAN;
-	*j = joined_rel(p, *l, *r);
+	*j = joined_rel(p, *l, *r, kind);
 	return *j ? 0 : SL_EPLAN;
 }
 
@@ -699,13 +711,13 @@ static sl_op *interval_join(planner *p, const sl_ast_expr *on, const sl_join_pla
 static rel *join_rels(planner *p, sl_join_kind kind, const sl_ast_expr *on, sl_expr *cond,
                       rel *l, rel *r)
 {
-	rel *j = joined_rel(p, l, r), *orig = j;
+	rel *j = joined_rel(p, l, r, kind), *orig = j;
 	int nl = l->ncols;
 	join_cond c;
 	if (!j || split_on(p, on, cond, j, l, r, &c, 0))
 		return NULL;
 	int nlx = c.nlx, extended = c.nlx || c.nrx;
-	if (extended && extend_sides(p, &c, &l, &r, &j))
+	if (extended && extend_sides(p, &c, kind, &l, &r, &j))
 		return NULL;
 	sl_join_plan jp;
 	fill_plan(p, &jp, kind, &c, l, r);
@@ -832,13 +844,13 @@ rel *sl__plan_semi_join(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *
 		return sl__plan_error(p, pos->line, pos->col, SL_ENOTSUP,
 		                      "a subquery over an upsert stream (%s: deletes may hold only the "
 		                      "key) is not supported", l->upsert_key ? l->upd_op : r->upd_op);
-	rel *j = joined_rel(p, l, r);
+	rel *j = joined_rel(p, l, r, SL_JOIN_INNER); /* only l's columns are output */
 	int nl = l->ncols;
 	join_cond c;
 	if (!j || split_on(p, pos, cond, j, l, r, &c, SPLIT_SEMI))
 		return NULL;
 	int nlx = c.nlx;
-	if ((c.nlx || c.nrx) && extend_sides(p, &c, &l, &r, &j))
+	if ((c.nlx || c.nrx) && extend_sides(p, &c, SL_JOIN_INNER, &l, &r, &j))
 		return NULL;
 	sl_join_kind kind = anti ? SL_JOIN_ANTI : SL_JOIN_SEMI;
 	sl_join_plan jp;
@@ -869,7 +881,7 @@ rel *sl__plan_semi_join(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *
 
 rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub)
 {
-	rel *j = joined_rel(p, l, sub), *orig = j;
+	rel *j = joined_rel(p, l, sub, SL_JOIN_LEFT), *orig = j;
 	int nl = l->ncols;
 	if (!j)
 		return NULL;
@@ -886,7 +898,7 @@ rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub)
 	c.lkeys[0] = l->ncols;
 	c.rkeys[0] = sub->ncols;
 	c.lx[0] = c.rx[0] = zero;
-	if (extend_sides(p, &c, &l, &sub, &j))
+	if (extend_sides(p, &c, SL_JOIN_LEFT, &l, &sub, &j))
 		return NULL;
 	sl_join_plan jp;
 	fill_plan(p, &jp, SL_JOIN_LEFT, &c, l, sub);
@@ -1168,13 +1180,13 @@ static rel *temporal_join(planner *p, const sl_ast_from *f, sl_join_kind kind, r
 		return sl__plan_error(p, rf->line, rf->col, SL_ENOTSUP,
 		                      "a temporal join over the upsert stream of '%s' is not supported",
 		                      name);
-	rel *j = joined_rel(p, l, r);
+	rel *j = joined_rel(p, l, r, kind);
 	join_cond c;
 	if (!j || as_of_cond(p, f, j, l, r, &c) || keys_on_pk(p, f, &c, l, r, pk, npk))
 		return NULL;
 	rel *orig = j;
 	int nl = l->ncols, nlx = c.nlx;
-	if (nlx && extend_sides(p, &c, &l, &r, &j))
+	if (nlx && extend_sides(p, &c, kind, &l, &r, &j))
 		return NULL;
 	sl_join_plan jp;
 	fill_plan(p, &jp, kind, &c, l, r);
@@ -1245,13 +1257,13 @@ static rel *lookup_join(planner *p, const sl_ast_from *f, sl_join_kind kind, rel
 		o->v[i].used = 0;
 	sl_opts_get(o, "connector");
 	sl_field *fields;
-	rel *r = lookup_rel(p, rf, td, &fields), *j = r ? joined_rel(p, l, r) : NULL;
+	rel *r = lookup_rel(p, rf, td, &fields), *j = r ? joined_rel(p, l, r, kind) : NULL;
 	join_cond c;
 	if (!j || as_of_cond(p, f, j, l, r, &c))
 		return NULL;
 	rel *orig = j;
 	int nl = l->ncols, nlx = c.nlx;
-	if (nlx && extend_sides(p, &c, &l, &r, &j))
+	if (nlx && extend_sides(p, &c, kind, &l, &r, &j))
 		return NULL;
 	sl_conn_args ca = {name, fields, td->ncols, td->pk, td->npk, o, p->engine, p->tz,
 	                   0, p->job, (int)p->attempt, 0};

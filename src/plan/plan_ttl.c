@@ -34,7 +34,7 @@ enum { ST_NONE, ST_TTL, ST_WATERMARK, ST_OVER, ST_TEMPORAL };
 static int state_kind(const sl_op *op)
 {
 	static const char *ttl[] = {"GroupAggregate", "Join", "SemiJoin", "Rank", "Deduplicate",
-	                            "ChangelogNormalize"};
+	                            "ChangelogNormalize", "SetOp"};
 	static const char *wm[] = {"WindowAggregate", "SessionWindowAggregate", "IntervalJoin",
 	                           "WindowJoin", "WindowRank"};
 	const char *n = op->vt->name;
@@ -85,8 +85,9 @@ const char *sl__plan_ttl_explain(planner *p, const sl_op *op)
 			                       bound_text(p, op->state_ttl[0]),
 			                       bound_text(p, op->state_ttl[1]));
 		return sl_arena_printf(p->a, "state=[%s]", bound_text(p, op->state_ttl[0]));
-	case ST_WATERMARK:
-		return "state=[bounded by watermark]";
+	case ST_WATERMARK: /* processing-time windows: labelled by agg_label */
+		return op->label && strstr(op->label, "(proctime, ") ? "state=[bounded by processing time]"
+		                                                     : "state=[bounded by watermark]";
 	case ST_OVER:
 		return "state=[unbounded: per partition, OVER ignores TTL]";
 	case ST_TEMPORAL:

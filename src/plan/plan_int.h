@@ -206,14 +206,19 @@ rel *sl__add_filter(planner *p, rel *in, sl_expr *filter);
 /* Plans one FROM item (a window TVF materialized). */
 typedef rel *(*sl_plan_item_fn)(planner *p, const sl_ast_from *f);
 
+/* Plans the right side of a join FOR SYSTEM_TIME AS OF (plan_join.h). */
+typedef rel *(*sl_plan_side_fn)(planner *p, const sl_ast_from *f);
+
 /* Plans the comma join f (SL_AJ_COMMA items) with the conjuncts of where:
  * one-item conjuncts filter that item, the others are the conditions of
- * left-deep inner joins (sl__plan_join_cond); *rest gets the conjuncts
+ * left-deep inner joins (sl__plan_join_cond); a last item FOR SYSTEM_TIME
+ * AS OF is joined last by plan_side's table (NULL: refused); *rest gets the conjuncts
  * left for the WHERE (constants, subqueries; with keep_unbound also those
  * that do not bind against the items), NULL when none.  NULL with p->err
  * set. */
 rel *sl__plan_comma(planner *p, const sl_ast_from *f, const sl_ast_expr *where,
-                    const sl_ast_expr **rest, int keep_unbound, sl_plan_item_fn plan_item);
+                    const sl_ast_expr **rest, int keep_unbound, sl_plan_item_fn plan_item,
+                    sl_plan_side_fn plan_side);
 
 /* ---- plan_subquery.c: IN / EXISTS subqueries ---- */
 

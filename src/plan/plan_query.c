@@ -1242,7 +1242,7 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 	} else if (sel->from->kind == SL_AF_JOIN && sel->from->u.join.type == SL_AJ_COMMA) {
 		rest = *sel; /* the WHERE conjuncts the joins did not take */
 		r = sl__plan_comma(p, sel->from, sel->where, (const sl_ast_expr **)&rest.where, 0,
-		                   plan_item);
+		                   plan_item, plan_as_of_side);
 		sel = &rest;
 	} else {
 		r = plan_from(p, sel->from);

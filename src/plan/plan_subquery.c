@@ -169,7 +169,7 @@ static int plan_inner(planner *p, const sl_ast_expr *at, const sl_ast_query *q, 
 		return 0;
 	}
 	const sl_ast_select *s = q->select;
-	if (!(*inner = sl__plan_comma(p, s->from, s->where, corr, 1, plan_item)))
+	if (!(*inner = sl__plan_comma(p, s->from, s->where, corr, 1, plan_item, NULL)))
 		return SL_EPLAN;
 	if (!in)
 		return 0;

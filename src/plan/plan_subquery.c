@@ -139,9 +139,10 @@ static sl_expr *call(planner *p, const sl_ast_expr *at, sl_fn fn, sl_expr *a, sl
 {
 	sl_expr *x[2] = {a, b};
 	sl_expr *e = sl_expr_call(p->a, fn, x, b ? 2 : 1, NULL, 0, p->err);
-	if (!e) {
+	if (!e && !p->err->line) { /* a type error: give it the position */
 		char msg[SL_ERR_MAX];
 		snprintf(msg, sizeof(msg), "%s", p->err->msg);
+		sl_err_clear(p->err);
 		return sl__plan_error(p, at->line, at->col, SL_EPLAN, "%s", msg);
 	}
 	return e;
@@ -156,8 +157,21 @@ static int plan_inner(planner *p, const sl_ast_expr *at, const sl_ast_query *q, 
 	*corr = NULL;
 	*y = NULL;
 	if (!plain_select(q)) {
-		if (!(*inner = sl__plan_query(p, q)))
+		if (!(*inner = sl__plan_query(p, q))) {
+			/* an outer column there: say why it is not found */
+			if (p->err->code == SL_EPLAN && (strstr(p->err->msg, "not found in any table") ||
+			                                 strstr(p->err->msg, "is not being grouped"))) {
+				char msg[SL_ERR_MAX];
+				int line = p->err->line, col = p->err->col;
+				snprintf(msg, sizeof(msg), "%s", p->err->msg);
+				sl_err_clear(p->err); /* the first error set stays otherwise */
+				sl_err_set_at(p->err, SL_EPLAN, line, col,
+				              "%s (a subquery with GROUP BY, aggregates, DISTINCT or set "
+				              "operations cannot read the enclosing query's columns: "
+				              "correlated, it is not supported)", msg);
+			}
 			return SL_EPLAN;
+		}
 		if (in && (*inner)->ncols != 1) {
 			sl__plan_error(p, at->line, at->col, SL_EPLAN,
 			               "the subquery of IN must return one column, not %d",

@@ -148,6 +148,24 @@ static sl_expr *call(planner *p, const sl_ast_expr *at, sl_fn fn, sl_expr *a, sl
 	return e;
 }
 
+/* A subquery planned whole failed; when on a name it may be a column of
+ * the enclosing query: say that correlation is not supported there.
+ * Returns SL_EPLAN. */
+static int correlated_hint(planner *p, const char *what)
+{
+	if (p->err->code == SL_EPLAN && (strstr(p->err->msg, "not found in any table") ||
+	                                 strstr(p->err->msg, "is not being grouped"))) {
+		char msg[SL_ERR_MAX];
+		int line = p->err->line, col = p->err->col;
+		snprintf(msg, sizeof(msg), "%s", p->err->msg);
+		sl_err_clear(p->err); /* the first error set stays otherwise */
+		sl_err_set_at(p->err, SL_EPLAN, line, col,
+		              "%s (%s cannot read the enclosing query's columns: correlated, it is "
+		              "not supported)", msg, what);
+	}
+	return SL_EPLAN;
+}
+
 /* The subquery of an IN / EXISTS conjunct planned: *inner, its value
  * column for IN (*y, over inner), and the correlated conjuncts (AST). */
 static int plan_inner(planner *p, const sl_ast_expr *at, const sl_ast_query *q, int in,
@@ -157,21 +175,9 @@ static int plan_inner(planner *p, const sl_ast_expr *at, const sl_ast_query *q, 
 	*corr = NULL;
 	*y = NULL;
 	if (!plain_select(q)) {
-		if (!(*inner = sl__plan_query(p, q))) {
-			/* an outer column there: say why it is not found */
-			if (p->err->code == SL_EPLAN && (strstr(p->err->msg, "not found in any table") ||
-			                                 strstr(p->err->msg, "is not being grouped"))) {
-				char msg[SL_ERR_MAX];
-				int line = p->err->line, col = p->err->col;
-				snprintf(msg, sizeof(msg), "%s", p->err->msg);
-				sl_err_clear(p->err); /* the first error set stays otherwise */
-				sl_err_set_at(p->err, SL_EPLAN, line, col,
-				              "%s (a subquery with GROUP BY, aggregates, DISTINCT or set "
-				              "operations cannot read the enclosing query's columns: "
-				              "correlated, it is not supported)", msg);
-			}
-			return SL_EPLAN;
-		}
+		if (!(*inner = sl__plan_query(p, q)))
+			return correlated_hint(p, "a subquery with GROUP BY, aggregates, DISTINCT or "
+			                       "set operations");
 		if (in && (*inner)->ncols != 1) {
 			sl__plan_error(p, at->line, at->col, SL_EPLAN,
 			               "the subquery of IN must return one column, not %d",
@@ -340,7 +346,7 @@ rel *sl__plan_scalar_subqueries(planner *p, const sl_ast_select *sel, rel *r, in
 			                      "MAX(x) FROM t)), uncorrelated, is");
 		rel *sub = sl__plan_query(p, q);
 		if (!sub)
-			return NULL;
+			return correlated_hint(p, "a scalar subquery"), NULL;
 		if (!(r = sl__plan_scalar_join(p, at[i], r, sub)))
 			return NULL;
 		const char *name = sl_arena_printf(p->a, "$scalar%d", p->nscalar);

@@ -22,6 +22,12 @@
  * `FROM auction A, bid B WHERE A.id = B.auction AND B.dateTime BETWEEN
  * A.dateTime AND A.expires` is the same interval join as its JOIN form.
  *
+ * The last item may be `t FOR SYSTEM_TIME AS OF x` (Flink accepts the
+ * comma form of temporal and lookup joins): the conjuncts that do not bind
+ * against the other items (they read t) are its ON condition, and it is
+ * joined last (plan_join.c: sl__plan_as_of_join); a conjunct naming,
+ * unqualified, a column that t has too is ambiguous.
+ *
  * With `keep_unbound`, a conjunct that does not bind against the items
  * (a correlated reference to an enclosing query) is left in the rest
  * instead of failing: the subquery planner decorrelates it.
@@ -31,6 +37,7 @@
 #include "sluice.h"
 
 #include <string.h>
+#include <strings.h>
 
 #define MAX_ITEMS 64
 #define MAX_CONJ 512
@@ -207,13 +214,92 @@ static const char *item_name(const sl_ast_from *f)
 	return f->kind == SL_AF_JOIN ? "a join" : "a subquery";
 }
 
+/* Unqualified column names of e that name a column of table td: the first
+ * one, or NULL (an as-of item's columns are not bound with the others). */
+static const sl_ast_expr *names_col_of(const sl_ast_expr *e, const sl_table_def *td,
+                                       const sl_ast_from *f)
+{
+	if (!e)
+		return NULL;
+	if (e->kind == SL_AX_COLUMN && e->u.name.n == 1) {
+		const char *n = e->u.name.parts[0].name;
+		for (int i = 0; i < td->ncols; i++) {
+			const char *c = i < f->ncol_aliases ? f->col_aliases[i].name : td->cols[i].name;
+			if (!strcasecmp(c, n))
+				return e;
+		}
+		return NULL;
+	}
+	const sl_ast_expr *r = NULL;
+	switch (e->kind) {
+	case SL_AX_UNARY: case SL_AX_BINARY:
+		return (r = names_col_of(e->u.op.a, td, f)) ? r : names_col_of(e->u.op.b, td, f);
+	case SL_AX_IS:
+		return (r = names_col_of(e->u.is.a, td, f)) ? r : names_col_of(e->u.is.b, td, f);
+	case SL_AX_BETWEEN:
+		if ((r = names_col_of(e->u.between.a, td, f)) || (r = names_col_of(e->u.between.lo, td, f)))
+			return r;
+		return names_col_of(e->u.between.hi, td, f);
+	case SL_AX_IN_LIST:
+		for (int i = 0; i < e->u.in.nlist; i++)
+			if ((r = names_col_of(e->u.in.list[i], td, f)))
+				return r;
+		return names_col_of(e->u.in.a, td, f);
+	case SL_AX_LIKE:
+		return (r = names_col_of(e->u.like.a, td, f)) ? r : names_col_of(e->u.like.pattern, td, f);
+	case SL_AX_CASE:
+		for (int i = 0; i < e->u.case_.nwhen; i++)
+			if ((r = names_col_of(e->u.case_.when[i], td, f)) ||
+			    (r = names_col_of(e->u.case_.then[i], td, f)))
+				return r;
+		return (r = names_col_of(e->u.case_.operand, td, f)) ? r
+		     : names_col_of(e->u.case_.else_, td, f);
+	case SL_AX_CAST:
+		return names_col_of(e->u.cast.a, td, f);
+	case SL_AX_CALL:
+		for (int i = 0; i < e->u.call.nargs; i++)
+			if ((r = names_col_of(e->u.call.args[i], td, f)))
+				return r;
+		return NULL;
+	case SL_AX_FIELD:
+		return names_col_of(e->u.field.a, td, f);
+	default:
+		return NULL;
+	}
+}
+
+/* The join of acc with the as-of item f (the last comma item) on the
+ * conjuncts on[0..n): JOIN f ON on[0] AND ... (plan_join.c). */
+static rel *as_of_item(planner *p, rel *acc, const sl_ast_from *first, const sl_ast_from *f,
+                       const sl_ast_expr **on, int n, sl_plan_side_fn plan_side)
+{
+	if (!n)
+		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
+		                      "the comma join of %s has no condition in WHERE relating it to "
+		                      "the items before it (a cross join); a streaming join needs an "
+		                      "equality between its sides (e.g. WHERE a.k = b.k), as in Flink",
+		                      item_name(f));
+	sl_ast_from *j = sl_arena_calloc(p->a, sizeof(*j));
+	if (!j)
+		return NULL;
+	j->kind = SL_AF_JOIN;
+	j->line = f->line;
+	j->col = f->col;
+	j->u.join.type = SL_AJ_INNER;
+	j->u.join.left = (sl_ast_from *)first;
+	j->u.join.right = (sl_ast_from *)f;
+	j->u.join.on = (sl_ast_expr *)sl__ast_and(p, on, n);
+	return j->u.join.on ? sl__plan_as_of_join(p, j, acc, plan_side) : NULL;
+}
+
 rel *sl__plan_comma(planner *p, const sl_ast_from *f, const sl_ast_expr *where,
-                    const sl_ast_expr **rest, int keep_unbound, sl_plan_item_fn plan_item)
+                    const sl_ast_expr **rest, int keep_unbound, sl_plan_item_fn plan_item,
+                    sl_plan_side_fn plan_side)
 {
 	const sl_ast_from *it[MAX_ITEMS];
-	const sl_ast_expr *conj[MAX_CONJ], *left[MAX_CONJ];
+	const sl_ast_expr *conj[MAX_CONJ], *left[MAX_CONJ], *on[MAX_CONJ];
 	rel *ir[MAX_ITEMS];
-	int n = 0, nconj = 0, nleft = 0, off[MAX_ITEMS + 1];
+	int n = 0, nconj = 0, nleft = 0, non = 0, off[MAX_ITEMS + 1];
 	*rest = NULL;
 	if (comma_items(f, it, &n))
 		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
@@ -222,13 +308,25 @@ rel *sl__plan_comma(planner *p, const sl_ast_from *f, const sl_ast_expr *where,
 		return sl__plan_error(p, where->line, where->col, SL_ENOTSUP,
 		                      "a WHERE condition of more than %d conjuncts over a comma join "
 		                      "is not supported", MAX_CONJ);
+	/* FOR SYSTEM_TIME AS OF: the last item, joined last on the conjuncts
+	 * that do not bind against the items before it */
+	const sl_ast_from *asof = NULL;
+	for (int i = 1; i < n; i++)
+		if (it[i]->kind == SL_AF_TABLE && it[i]->u.table.as_of) {
+			if (i != n - 1 || !plan_side)
+				return sl__plan_error(p, it[i]->line, it[i]->col, SL_ENOTSUP,
+				                      "FOR SYSTEM_TIME AS OF in a comma join is only supported "
+				                      "on its last item%s; write it as JOIN %s FOR SYSTEM_TIME "
+				                      "AS OF ... ON ...", plan_side ? "" : " outside subqueries",
+				                      item_name(it[i]));
+			asof = it[n - 1];
+		}
+	const sl_table_def *asof_td = asof ? sl_catalog_table(p->cat,
+	                                     sl_ast_name_last(&asof->u.table.name)) : NULL;
+	if (asof)
+		n--;
 	off[0] = 0;
 	for (int i = 0; i < n; i++) {
-		if (it[i]->kind == SL_AF_TABLE && it[i]->u.table.as_of)
-			return sl__plan_error(p, it[i]->line, it[i]->col, SL_ENOTSUP,
-			                      "FOR SYSTEM_TIME AS OF in a comma join is not supported; "
-			                      "write it as JOIN %s FOR SYSTEM_TIME AS OF ... ON ...",
-			                      item_name(it[i]));
 		if (!(ir[i] = plan_item(p, it[i])))
 			return NULL;
 		off[i + 1] = off[i] + ir[i]->ncols;
@@ -250,6 +348,15 @@ rel *sl__plan_comma(planner *p, const sl_ast_from *f, const sl_ast_expr *where,
 			continue;
 		}
 		sl_expr *x = sl__bind_expr(p, &s, conj[k]);
+		if (!x && asof && p->err->code == SL_EPLAN) { /* reads the as-of item */
+			sl_err_clear(p->err);
+			on[non++] = conj[k];
+			continue;
+		}
+		const sl_ast_expr *amb = x && asof_td ? names_col_of(conj[k], asof_td, asof) : NULL;
+		if (amb)
+			return sl__plan_error(p, amb->line, amb->col, SL_EPLAN, "Column '%s' is ambiguous",
+			                      amb->u.name.parts[0].name);
 		if (!x && keep_unbound && p->err->code == SL_EPLAN) {
 			sl_err_clear(p->err);
 			left[nleft++] = conj[k];
@@ -306,6 +413,8 @@ rel *sl__plan_comma(planner *p, const sl_ast_from *f, const sl_ast_expr *where,
 			return NULL;
 		sl__plan_join_ttl_items(p, i == 1 ? it[0] : NULL, it[i], l, ir[i]);
 	}
+	if (asof && !(acc = as_of_item(p, acc, it[0], asof, on, non, plan_side)))
+		return NULL;
 	*rest = sl__ast_and(p, left, nleft);
 	return acc;
 }

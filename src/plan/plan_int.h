@@ -9,8 +9,10 @@
  * aggregate query the mapping of GROUP BY keys and aggregate calls to the
  * aggregate's output columns).
  *
- * Files: bind.c (expressions), bind_fn.c (IF, JSON functions), plan_query.c (FROM, WHERE, SELECT, GROUP
- * BY, windows, UNION), plan_over.c (ROW_NUMBER, OVER aggregates),
+ * Files: bind.c (expressions), bind_fn.c (IF, JSON functions), plan_query.c
+ * (FROM, WHERE, SELECT, GROUP BY, windows, UNION), plan_join.c (joins),
+ * plan_comma.c (FROM a, b WHERE ...), plan_subquery.c (IN / EXISTS /
+ * scalar subqueries), plan_over.c (ROW_NUMBER, OVER aggregates),
  * plan_job.c (scans, sinks, INSERT, statement sets, EXPLAIN), plan_sink.c
  * (casts and constraints in front of a sink).
  */
@@ -232,14 +234,19 @@ rel *sl__add_filter(planner *p, rel *in, sl_expr *filter);
 /* Plans one FROM item (a window TVF materialized). */
 typedef rel *(*sl_plan_item_fn)(planner *p, const sl_ast_from *f);
 
+/* Plans the right side of a join FOR SYSTEM_TIME AS OF (plan_join.h). */
+typedef rel *(*sl_plan_side_fn)(planner *p, const sl_ast_from *f);
+
 /* Plans the comma join f (SL_AJ_COMMA items) with the conjuncts of where:
  * one-item conjuncts filter that item, the others are the conditions of
- * left-deep inner joins (sl__plan_join_cond); *rest gets the conjuncts
+ * left-deep inner joins (sl__plan_join_cond); a last item FOR SYSTEM_TIME
+ * AS OF is joined last by plan_side's table (NULL: refused); *rest gets the conjuncts
  * left for the WHERE (constants, subqueries; with keep_unbound also those
  * that do not bind against the items), NULL when none.  NULL with p->err
  * set. */
 rel *sl__plan_comma(planner *p, const sl_ast_from *f, const sl_ast_expr *where,
-                    const sl_ast_expr **rest, int keep_unbound, sl_plan_item_fn plan_item);
+                    const sl_ast_expr **rest, int keep_unbound, sl_plan_item_fn plan_item,
+                    sl_plan_side_fn plan_side);
 
 /* ---- plan_subquery.c: IN / EXISTS subqueries ---- */
 

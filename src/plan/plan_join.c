@@ -4,8 +4,13 @@
  *
  * The ON condition is bound against the concatenation of both sides'
  * columns (left then right, each keeping its qualifier, so L.x and R.x
- * resolve) and split into its conjuncts:
+ * resolve), or comes bound (the WHERE of a comma join, plan_comma.c; a
+ * subquery's condition, plan_subquery.c), and is split into its conjuncts:
  *   - L.a = R.b (plain columns of opposite sides): an equi-key;
+ *   - f(L..) = g(R..) (each side an expression of its own columns): an
+ *     expression key, computed by a Calc in front of the join that appends
+ *     it to the side's columns; a Calc after the join projects the output
+ *     back to L ++ R (lookup and temporal joins: the left side only);
  *   - L.ts [+/- interval] <op> R.ts [+/- interval] with both ts the sides'
  *     rowtimes and <op> one of < <= > >= (BETWEEN binds to two of them):
  *     a bound on L.ts - R.ts;
@@ -18,14 +23,20 @@
  * regular join, whose output loses the inputs'
  * time attributes (as in Flink: a window over them is then a planning
  * error) and keeps their one-sided time bounds as residual conditions.  Like Flink, a join needs
- * at least one equality between a column of each side; CROSS JOIN and
- * comma joins are refused.  JOIN ... USING (c, ...) is the condition
+ * at least one equality between the sides; CROSS JOIN is refused.  JOIN ... USING (c, ...) is the condition
  * L.c = R.c AND ..., and its output has each USING column once, first
  * (COALESCE of both sides for FULL joins), as in SQL.
  *
  * Changelog kinds: a regular join is append-only only when it is an inner
  * join of two append-only inputs; interval and window joins need
  * append-only inputs and produce append-only output.
+ *
+ * Semi and anti joins (sl__plan_semi_join, for IN / EXISTS / NOT IN / NOT
+ * EXISTS): the same split, no key required, no interval join; the window
+ * equalities of two same window TVFs make a window semi / anti join
+ * (op_window_join.c), anything else the semi join operator
+ * (op_semi_join.c).  Scalar subqueries (sl__plan_scalar_join): a LEFT
+ * regular join with a one-row input on a constant key.
  *
  * JOIN t FOR SYSTEM_TIME AS OF x (sl__plan_as_of_join, called by
  * plan_query.c before the right side is planned): x is the left side's

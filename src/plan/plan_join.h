@@ -45,8 +45,6 @@ rel *sl__plan_semi_join(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *
  */
 rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub);
 
-/* Plans the right side of a join (an SL_AF_TABLE item), its alias applied. */
-typedef rel *(*sl_plan_side_fn)(planner *p, const sl_ast_from *f);
 
 /*
  * Plans join f whose right side is `table FOR SYSTEM_TIME AS OF expr`,

@@ -1,7 +1,10 @@
 /*
  * plan_query.c - plans a query: FROM items, WHERE, GROUP BY with or
  * without windows, HAVING, the late-data clauses, SELECT lists, DISTINCT,
- * UNION ALL and WITH.
+ * UNION ALL and WITH.  Comma joins (plan_comma.c) take their conditions
+ * from the WHERE; scalar subqueries and then IN / EXISTS subqueries of the
+ * WHERE (plan_subquery.c) are joined to the FROM relation before the rest
+ * of the query.
  *
  * Windows.  A GROUP BY holding a legacy group window call (TUMBLE(ts,
  * size), HOP(ts, slide, size), SESSION(ts, gap)) or grouping a window TVF's
@@ -1244,7 +1247,7 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 	} else if (sel->from->kind == SL_AF_JOIN && sel->from->u.join.type == SL_AJ_COMMA) {
 		rest = *sel; /* the WHERE conjuncts the joins did not take */
 		r = sl__plan_comma(p, sel->from, sel->where, (const sl_ast_expr **)&rest.where, 0,
-		                   plan_item);
+		                   plan_item, plan_as_of_side);
 		sel = &rest;
 	} else {
 		r = plan_from(p, sel->from);

@@ -139,12 +139,31 @@ static sl_expr *call(planner *p, const sl_ast_expr *at, sl_fn fn, sl_expr *a, sl
 {
 	sl_expr *x[2] = {a, b};
 	sl_expr *e = sl_expr_call(p->a, fn, x, b ? 2 : 1, NULL, 0, p->err);
-	if (!e) {
+	if (!e && !p->err->line) { /* a type error: give it the position */
 		char msg[SL_ERR_MAX];
 		snprintf(msg, sizeof(msg), "%s", p->err->msg);
+		sl_err_clear(p->err);
 		return sl__plan_error(p, at->line, at->col, SL_EPLAN, "%s", msg);
 	}
 	return e;
+}
+
+/* A subquery planned whole failed; when on a name it may be a column of
+ * the enclosing query: say that correlation is not supported there.
+ * Returns SL_EPLAN. */
+static int correlated_hint(planner *p, const char *what)
+{
+	if (p->err->code == SL_EPLAN && (strstr(p->err->msg, "not found in any table") ||
+	                                 strstr(p->err->msg, "is not being grouped"))) {
+		char msg[SL_ERR_MAX];
+		int line = p->err->line, col = p->err->col;
+		snprintf(msg, sizeof(msg), "%s", p->err->msg);
+		sl_err_clear(p->err); /* the first error set stays otherwise */
+		sl_err_set_at(p->err, SL_EPLAN, line, col,
+		              "%s (%s cannot read the enclosing query's columns: correlated, it is "
+		              "not supported)", msg, what);
+	}
+	return SL_EPLAN;
 }
 
 /* The subquery of an IN / EXISTS conjunct planned: *inner, its value
@@ -157,7 +176,8 @@ static int plan_inner(planner *p, const sl_ast_expr *at, const sl_ast_query *q, 
 	*y = NULL;
 	if (!plain_select(q)) {
 		if (!(*inner = sl__plan_query(p, q)))
-			return SL_EPLAN;
+			return correlated_hint(p, "a subquery with GROUP BY, aggregates, DISTINCT or "
+			                       "set operations");
 		if (in && (*inner)->ncols != 1) {
 			sl__plan_error(p, at->line, at->col, SL_EPLAN,
 			               "the subquery of IN must return one column, not %d",
@@ -169,7 +189,7 @@ static int plan_inner(planner *p, const sl_ast_expr *at, const sl_ast_query *q, 
 		return 0;
 	}
 	const sl_ast_select *s = q->select;
-	if (!(*inner = sl__plan_comma(p, s->from, s->where, corr, 1, plan_item)))
+	if (!(*inner = sl__plan_comma(p, s->from, s->where, corr, 1, plan_item, NULL)))
 		return SL_EPLAN;
 	if (!in)
 		return 0;
@@ -326,7 +346,7 @@ rel *sl__plan_scalar_subqueries(planner *p, const sl_ast_select *sel, rel *r, in
 			                      "MAX(x) FROM t)), uncorrelated, is");
 		rel *sub = sl__plan_query(p, q);
 		if (!sub)
-			return NULL;
+			return correlated_hint(p, "a scalar subquery"), NULL;
 		if (!(r = sl__plan_scalar_join(p, at[i], r, sub)))
 			return NULL;
 		const char *name = sl_arena_printf(p->a, "$scalar%d", p->nscalar);

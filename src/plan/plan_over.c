@@ -506,7 +506,8 @@ rel *sl__plan_rank(planner *p, const sl_ast_select *sel, sl_ast_select *rest)
 	const sl_ast_query *q = sel->from->u.sub.query;
 	if (q->norder || q->limit || q->offset)
 		return sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
-		                      "ORDER BY and LIMIT on a stream are not supported yet");
+		                      "ORDER BY / LIMIT in the subquery that holds ROW_NUMBER() is not "
+		                      "supported yet (put them in the enclosing query)");
 	rel *r = plan_inner(p, q, &s);
 	if (!r)
 		return NULL;

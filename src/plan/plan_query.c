@@ -1355,6 +1355,23 @@ static rel *plan_union(planner *p, const sl_ast_query *q)
 	return out;
 }
 
+/* 1 when ORDER BY item e is a bare name of one of sel's items (its alias,
+ * or a column item of that name): it is resolved on the output. */
+static int names_item(const sl_ast_select *sel, const sl_ast_expr *e)
+{
+	if (e->kind != SL_AX_COLUMN || e->u.name.n != 1)
+		return 0;
+	const char *n = e->u.name.parts[0].name;
+	for (int i = 0; i < sel->nitems; i++) {
+		const sl_ast_select_item *it = &sel->items[i];
+		if (it->alias ? !strcmp(it->alias->name, n)
+		              : it->expr->kind == SL_AX_COLUMN &&
+		                    !strcmp(it->expr->u.name.parts[it->expr->u.name.n - 1].name, n))
+			return 1;
+	}
+	return 0;
+}
+
 rel *sl__plan_query(planner *p, const sl_ast_query *q)
 {
 	int saved = p->nctes;
@@ -1381,7 +1398,8 @@ rel *sl__plan_query(planner *p, const sl_ast_query *q)
 		for (int i = 0; i < q->norder; i++) {
 			const sl_ast_expr *e = q->order[i].expr;
 			hidden[i] = -1;
-			if (e->kind == SL_AX_LITERAL && e->u.lit.kind == SL_AL_INTEGER)
+			if ((e->kind == SL_AX_LITERAL && e->u.lit.kind == SL_AL_INTEGER) ||
+			    names_item(sel, e))
 				continue;
 			sl_ast_select_item *it = &items[sel->nitems + nhidden++];
 			it->expr = (sl_ast_expr *)e;

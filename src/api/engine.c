@@ -330,7 +330,13 @@ int sl_set_processing_time(sl_engine *e, int64_t micros)
 	e->proc_manual = micros < 0 ? -1 : micros;
 	if (e->job) {
 		e->graph.proc_manual = e->proc_manual;
-		sl_graph_tick(&e->graph);
+		if (e->failed)
+			return 0;
+		/* processing-time windows fire as the clock passes their ends */
+		int rc = sl_graph_fire_timers(&e->graph, &e->err);
+		if (rc)
+			fail_job(e);
+		return rc;
 	}
 	return 0;
 }
@@ -400,11 +406,11 @@ int sl_push_json(sl_engine *e, const char *table, const char *json, size_t len)
 		return sl_err_set(&e->err, SL_EINVAL,
 		                  "no running job reads push table '%s' (declare it WITH "
 		                  "('connector' = 'push') and start a job that reads it)", table);
-	sl_graph_tick(&e->graph);
-	int rc = start_values(e);
-	if (rc)
-		return rc;
-	rc = sl_op_scan_push(op, json, len, &e->err);
+	int rc = sl_graph_fire_timers(&e->graph, &e->err);
+	if (!rc)
+		rc = start_values(e);
+	if (!rc)
+		rc = sl_op_scan_push(op, json, len, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;
@@ -416,11 +422,11 @@ int sl_push_json_lines(sl_engine *e, const char *table, const char *text, size_t
 	sl_op *op = push_scan(e, table);
 	if (!op)
 		return sl_err_set(&e->err, SL_EINVAL, "no running job reads push table '%s'", table);
-	sl_graph_tick(&e->graph);
-	int rc = start_values(e);
-	if (rc)
-		return rc;
-	rc = sl_op_scan_push_lines(op, text, len, &e->err);
+	int rc = sl_graph_fire_timers(&e->graph, &e->err);
+	if (!rc)
+		rc = start_values(e);
+	if (!rc)
+		rc = sl_op_scan_push_lines(op, text, len, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;

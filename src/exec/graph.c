@@ -29,6 +29,22 @@ void sl_graph_tick(sl_graph *g)
 	g->ectx.proctime = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+int sl_graph_fire_timers(sl_graph *g, sl_err *err)
+{
+	sl_graph_tick(g);
+	if (!g->opened)
+		return 0;
+	for (int i = 0; i < g->nops; i++) {
+		sl_op *op = g->ops[i];
+		if (!op->vt->proctime || (op->nin > 0 && op->in_ended >= op->nin))
+			continue;
+		int rc = op->vt->proctime(op, g->ectx.proctime, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 sl_state_table *sl_op_table_open(sl_op *op, const char *name, uint32_t val_size, int side,
                                  int flags, sl_err *err)
 {
@@ -219,7 +235,9 @@ int sl_graph_step(sl_graph *g, int64_t *progress, sl_err *err)
 {
 	int live = 0;
 	*progress = 0;
-	sl_graph_tick(g);
+	int rc0 = sl_graph_fire_timers(g, err);
+	if (rc0)
+		return rc0;
 	for (int i = 0; i < g->nops; i++) {
 		sl_op *op = g->ops[i];
 		if (op->nin != 0 || !op->vt->pump || op->in_ended)

@@ -72,6 +72,15 @@ int sl_op_sink_set_upsert(sl_op *op, const int *pk, int npk, sl_err *err);
 /* The sink of a Sink operator, NULL for any other operator. */
 sl_sink *sl_op_sink_get(sl_op *op);
 
+/* ---- ConstraintEnforcer: a sink's NOT NULL columns (op_constraint.c) ------ */
+
+/* Checks that the columns cols[0..ncols) (names: the sink's column names,
+ * kept by reference, plan arena) are not NULL: an error naming the column
+ * (drop = 0, Flink's 'table.exec.sink.not-null-enforcer' = ERROR) or the
+ * row left out (drop = 1, DROP).  Copies cols. */
+sl_op *sl_op_constraint_new(const int *cols, const char *const *names, int ncols, int drop,
+                            sl_err *err);
+
 /* ---- Union all ----------------------------------------------------------- */
 
 sl_op *sl_op_union_new(sl_err *err);
@@ -106,6 +115,13 @@ typedef struct sl_window_spec {
 	 * window_start/window_end are then local wall-clock TIMESTAMP(3) values,
 	 * window_time the TIMESTAMP_LTZ instant end - 1 ms (as Flink). */
 	const char *tz;
+	/* 1: a processing-time window (time_col is a PROCTIME() attribute,
+	 * TIMESTAMP_LTZ(3)).  Rows go to the windows of the job's clock when
+	 * they reach the operator (graph.h), a window fires when the clock
+	 * reaches its end (sl_op_vtab.proctime), never on watermarks; nothing
+	 * is late; windows still open at end of input are not fired (Flink's
+	 * streaming mode: pending processing-time timers are dropped). */
+	int proc;
 } sl_window_spec;
 
 /* UTC instant -> local wall clock in zone tz, and back (tz NULL: identity). */

@@ -57,47 +57,80 @@ static int ast_conjuncts(const sl_ast_expr *e, const sl_ast_expr **out, int *n)
 	return 0;
 }
 
-int sl__ast_has_subquery(const sl_ast_expr *e)
+/* Visits the subquery nodes of e (not those inside them). */
+static void visit_subq(const sl_ast_expr *e, int what, const sl_ast_expr **out, int cap, int *n)
 {
 	if (!e)
-		return 0;
+		return;
 	switch (e->kind) {
-	case SL_AX_IN_QUERY: case SL_AX_EXISTS: case SL_AX_SUBQUERY:
-		return 1;
+	case SL_AX_IN_QUERY: case SL_AX_EXISTS: case SL_AX_SUBQUERY: {
+		int scalar = e->kind == SL_AX_SUBQUERY;
+		if (what == SL_SUBQ_ANY || (what == SL_SUBQ_SCALAR) == scalar) {
+			if (*n < cap)
+				out[*n] = e;
+			(*n)++;
+		}
+		if (e->kind == SL_AX_IN_QUERY)
+			visit_subq(e->u.in.a, what, out, cap, n);
+		return;
+	}
 	case SL_AX_UNARY: case SL_AX_BINARY:
-		return sl__ast_has_subquery(e->u.op.a) || sl__ast_has_subquery(e->u.op.b);
+		visit_subq(e->u.op.a, what, out, cap, n);
+		visit_subq(e->u.op.b, what, out, cap, n);
+		return;
 	case SL_AX_IS:
-		return sl__ast_has_subquery(e->u.is.a) || sl__ast_has_subquery(e->u.is.b);
+		visit_subq(e->u.is.a, what, out, cap, n);
+		visit_subq(e->u.is.b, what, out, cap, n);
+		return;
 	case SL_AX_BETWEEN:
-		return sl__ast_has_subquery(e->u.between.a) || sl__ast_has_subquery(e->u.between.lo) ||
-		       sl__ast_has_subquery(e->u.between.hi);
+		visit_subq(e->u.between.a, what, out, cap, n);
+		visit_subq(e->u.between.lo, what, out, cap, n);
+		visit_subq(e->u.between.hi, what, out, cap, n);
+		return;
 	case SL_AX_IN_LIST:
+		visit_subq(e->u.in.a, what, out, cap, n);
 		for (int i = 0; i < e->u.in.nlist; i++)
-			if (sl__ast_has_subquery(e->u.in.list[i]))
-				return 1;
-		return sl__ast_has_subquery(e->u.in.a);
+			visit_subq(e->u.in.list[i], what, out, cap, n);
+		return;
 	case SL_AX_LIKE:
-		return sl__ast_has_subquery(e->u.like.a) || sl__ast_has_subquery(e->u.like.pattern) ||
-		       sl__ast_has_subquery(e->u.like.escape);
+		visit_subq(e->u.like.a, what, out, cap, n);
+		visit_subq(e->u.like.pattern, what, out, cap, n);
+		visit_subq(e->u.like.escape, what, out, cap, n);
+		return;
 	case SL_AX_CASE:
-		for (int i = 0; i < e->u.case_.nwhen; i++)
-			if (sl__ast_has_subquery(e->u.case_.when[i]) ||
-			    sl__ast_has_subquery(e->u.case_.then[i]))
-				return 1;
-		return sl__ast_has_subquery(e->u.case_.operand) ||
-		       sl__ast_has_subquery(e->u.case_.else_);
+		visit_subq(e->u.case_.operand, what, out, cap, n);
+		for (int i = 0; i < e->u.case_.nwhen; i++) {
+			visit_subq(e->u.case_.when[i], what, out, cap, n);
+			visit_subq(e->u.case_.then[i], what, out, cap, n);
+		}
+		visit_subq(e->u.case_.else_, what, out, cap, n);
+		return;
 	case SL_AX_CAST:
-		return sl__ast_has_subquery(e->u.cast.a);
+		visit_subq(e->u.cast.a, what, out, cap, n);
+		return;
 	case SL_AX_CALL:
 		for (int i = 0; i < e->u.call.nargs; i++)
-			if (sl__ast_has_subquery(e->u.call.args[i]))
-				return 1;
-		return sl__ast_has_subquery(e->u.call.filter);
+			visit_subq(e->u.call.args[i], what, out, cap, n);
+		visit_subq(e->u.call.filter, what, out, cap, n);
+		return;
 	case SL_AX_FIELD:
-		return sl__ast_has_subquery(e->u.field.a);
+		visit_subq(e->u.field.a, what, out, cap, n);
+		return;
 	default:
-		return 0;
+		return;
 	}
+}
+
+int sl__ast_subqueries(const sl_ast_expr *e, int what, const sl_ast_expr **out, int cap)
+{
+	int n = 0;
+	visit_subq(e, what, out, cap, &n);
+	return n;
+}
+
+int sl__ast_has_subquery(const sl_ast_expr *e)
+{
+	return sl__ast_subqueries(e, SL_SUBQ_ANY, NULL, 0) > 0;
 }
 
 const sl_ast_expr *sl__ast_and(planner *p, const sl_ast_expr **x, int n)

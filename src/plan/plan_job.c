@@ -1,8 +1,9 @@
 /*
  * plan_job.c - plans a job: table scans (sources with computed columns and
- * watermarks), sinks (with the changelog check and implicit casts),
- * INSERT INTO (with a column list: missing columns NULL) / bare SELECT /
- * statement sets, stable operator ids and the EXPLAIN text.
+ * watermarks), sinks (with the changelog check; casts and constraints in
+ * front of them come from plan_sink.c), INSERT INTO (with a column list:
+ * missing columns NULL) / bare SELECT / statement sets, stable operator ids
+ * and the EXPLAIN text.
  *
  * A job's statements share their sources: a table read by several INSERTs
  * is scanned once and its operator feeds every consumer.
@@ -329,46 +330,6 @@ static const char *schema_text(planner *p, const rel *r)
 	return t;
 }
 
-/* Casts the columns of in to the sink's physical types where they differ. */
-static rel *cast_to(planner *p, rel *in, const sl_field *f, int n)
-{
-	int same = 1;
-	for (int i = 0; i < n; i++) {
-		sl_type a = in->cols[i].type, b = f[i].type;
-		a.notnull = b.notnull = 0;
-		if (!sl_type_equal(a, b))
-			same = 0;
-	}
-	if (same)
-		return in;
-	sl_expr **x = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(n + 1));
-	const char **names = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(n + 1));
-	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
-	for (int i = 0; i < in->ncols; i++)
-		it[i] = in->cols[i].type;
-	for (int i = 0; i < n; i++) {
-		sl_type t = f[i].type;
-		t.notnull = 0;
-		x[i] = sl_expr_cast(p->a, sl_expr_col(p->a, i, in->cols[i].type), t, p->err);
-		if (!x[i])
-			return NULL;
-		names[i] = f[i].name;
-	}
-	sl_op *op = sl_op_calc_new(NULL, x, n, it, in->ncols, p->err);
-	if (!op)
-		return NULL;
-	rel *r = sl__rel_new(p, n);
-	for (int i = 0; i < n; i++) {
-		r->cols[i].name = names[i];
-		r->cols[i].type = x[i]->type;
-	}
-	r->updating = in->updating;
-	r->upd_op = in->upd_op;
-	if (sl__add_op(p, op, 1, r, "Calc(cast to sink types)") || sl_graph_connect(p->g, in->op, op, 0))
-		return NULL;
-	return r;
-}
-
 sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,
                      int connect)
 {
@@ -426,7 +387,7 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 			fpk[i] = k;
 		}
 	}
-	rel *src = connect ? cast_to(p, (rel *)in, f, n) : (rel *)in;
+	rel *src = connect ? sl__plan_sink_input(p, (rel *)in, t, f, n) : (rel *)in;
 	if (!src)
 		return NULL;
 	sl_sink *k = sl_sink_new(vt, &ca, p->err);
@@ -472,6 +433,7 @@ static sl_op *select_sink(planner *p, const rel *in, int line, int col)
 	for (int i = 0; i < in->ncols; i++) {
 		t->cols[i].name = in->cols[i].name;
 		t->cols[i].type = in->cols[i].type;
+		t->cols[i].type.notnull = 0; /* the query's own types: nothing to enforce */
 	}
 	t->rowtime = -1;
 	sl_opts_init(&t->opts, p->a);

@@ -64,12 +64,17 @@ typedef struct join_cond {
 	 * (rkeys[i] >= r->ncols) names them.  Both over the joined row. */
 	int nlx, nrx;
 	sl_expr **lx, **rx;
-	int as_of;                /* temporal / lookup join: right keys are columns */
+	int as_of;                /* SPLIT_AS_OF / SPLIT_SEMI flags */
 } join_cond;
+
+/* split_on modes */
+#define SPLIT_AS_OF 1 /* temporal / lookup join: right keys are columns */
+#define SPLIT_SEMI 2  /* semi / anti join: no key needed, no time classes */
 
 static const char *kind_name(sl_join_kind k)
 {
-	static const char *n[] = {"InnerJoin", "LeftOuterJoin", "RightOuterJoin", "FullOuterJoin"};
+	static const char *n[] = {"InnerJoin", "LeftOuterJoin", "RightOuterJoin", "FullOuterJoin",
+	                          "LeftSemiJoin", "LeftAntiJoin"};
 	return n[k];
 }
 
@@ -214,7 +219,7 @@ static int expr_key(planner *p, const sl_ast_expr *on, join_cond *c, const sl_ex
 	if (sa != 1 || sb != 2)
 		return 0;
 	const sl_expr *ca = key_col(a), *cb = key_col(b);
-	if (c->as_of && !cb)
+	if ((c->as_of & SPLIT_AS_OF) && !cb)
 		return 0; /* the right side of a lookup / temporal key is a column */
 	sl_type ta = ca ? l->cols[ca->col].type : a->type;
 	sl_type tb = cb ? r->cols[cb->col - nl].type : b->type;
@@ -298,16 +303,23 @@ static sl_expr *and_all(planner *p, sl_expr **x, int n)
 	return acc;
 }
 
-/* The joined rel: l's columns then r's. */
-static rel *joined_rel(planner *p, const rel *l, const rel *r)
+/* The joined rel: l's columns then r's; the side an outer join pads with
+ * NULLs is nullable whatever its own types say. */
+static rel *joined_rel(planner *p, const rel *l, const rel *r, sl_join_kind kind)
 {
 	rel *j = sl__rel_new(p, l->ncols + r->ncols);
 	if (!j)
 		return NULL;
-	for (int i = 0; i < l->ncols; i++)
+	for (int i = 0; i < l->ncols; i++) {
 		j->cols[i] = l->cols[i];
-	for (int i = 0; i < r->ncols; i++)
+		if (kind == SL_JOIN_RIGHT || kind == SL_JOIN_FULL)
+			j->cols[i].type.notnull = 0;
+	}
+	for (int i = 0; i < r->ncols; i++) {
 		j->cols[l->ncols + i] = r->cols[i];
+		if (kind == SL_JOIN_LEFT || kind == SL_JOIN_FULL)
+			j->cols[l->ncols + i].type.notnull = 0;
+	}
 	return j;
 }
 
@@ -435,7 +447,7 @@ static int same_window(const sl_window_spec *a, const sl_window_spec *b)
  * bounds, window equalities, residual; decides window / interval join.
  * Returns 0 or SL_EPLAN with p->err set. */
 static int split_on(planner *p, const sl_ast_expr *on, sl_expr *cond, rel *j, const rel *l,
-                    const rel *r, join_cond *c, int as_of)
+                    const rel *r, join_cond *c, int mode)
 {
 	if (!cond) {
 		j->rowtime = l->rowtime; /* CURRENT_WATERMARK in ON sees the left rowtime */
@@ -466,25 +478,30 @@ static int split_on(planner *p, const sl_ast_expr *on, sl_expr *cond, rel *j, co
 	c->bound = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(nconj + 1));
 	c->lx = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(nconj + 1));
 	c->rx = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(nconj + 1));
-	c->as_of = as_of;
+	c->as_of = mode;
 	int window = l->win && r->win;
 	for (int i = 0; i < nconj; i++)
 		if (classify(p, on, c, conj[i], l, r, window))
 			return SL_EPLAN;
-	if (c->nkeys == 0) {
+	if (c->nkeys == 0 && !(mode & SPLIT_SEMI)) {
 		sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
 		               "a join needs at least one equality between a column of each side "
 		               "(e.g. ON a.k = b.k); other joins are not supported, as in Flink");
 		return SL_EPLAN;
 	}
 	c->window = window && c->wstart && c->wend;
+	if (c->window && (l->win->proc || r->win->proc)) {
+		sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+		               "a window join over processing-time windows is not supported");
+		return SL_EPLAN;
+	}
 	if (c->window && !same_window(l->win, r->win)) {
 		sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
 		               "a window join needs both sides to be the same window TVF "
 		               "(kind, size, slide and offset)");
 		return SL_EPLAN;
 	}
-	c->interval = !c->window && c->has_lo && c->has_hi;
+	c->interval = !c->window && c->has_lo && c->has_hi && !(mode & SPLIT_SEMI);
 	if (!c->interval)
 		for (int i = 0; i < c->nbound; i++)
 			c->res[c->nres++] = c->bound[i];
@@ -551,7 +568,7 @@ static rel *extend_side(planner *p, const rel *s, int base, int njoined, sl_expr
  * key columns, c's residual is remapped to the extended joined row, and
  * *j becomes that row (the caller projects the join's output back to the
  * original columns with restore_cols).  0 or SL_EPLAN. */
-static int extend_sides(planner *p, join_cond *c, rel **l, rel **r, rel **j)
+static int extend_sides(planner *p, join_cond *c, sl_join_kind kind, rel **l, rel **r, rel **j)
 {
 	int nl = (*l)->ncols, nr = (*r)->ncols;
 	if (c->nlx && !(*l = extend_side(p, *l, 0, nl + nr, c->lx, c->nlx)))
@@ -566,7 +583,7 @@ static int extend_sides(planner *p, join_cond *c, rel **l, rel **r, rel **j)
 	for (int i = 0; i < c->nres; i++)
 		if (!(c->res[i] = remap(p, c->res[i], map)))
 			return SL_EPLAN;
-	*j = joined_rel(p, *l, *r);
+	*j = joined_rel(p, *l, *r, kind);
 	return *j ? 0 : SL_EPLAN;
 }
 
@@ -683,13 +700,13 @@ static sl_op *interval_join(planner *p, const sl_ast_expr *on, const sl_join_pla
 static rel *join_rels(planner *p, sl_join_kind kind, const sl_ast_expr *on, sl_expr *cond,
                       rel *l, rel *r)
 {
-	rel *j = joined_rel(p, l, r), *orig = j;
+	rel *j = joined_rel(p, l, r, kind), *orig = j;
 	int nl = l->ncols;
 	join_cond c;
 	if (!j || split_on(p, on, cond, j, l, r, &c, 0))
 		return NULL;
 	int nlx = c.nlx, extended = c.nlx || c.nrx;
-	if (extended && extend_sides(p, &c, &l, &r, &j))
+	if (extended && extend_sides(p, &c, kind, &l, &r, &j))
 		return NULL;
 	sl_join_plan jp;
 	fill_plan(p, &jp, kind, &c, l, r);
@@ -769,6 +786,127 @@ rel *sl__plan_join_cond(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *
 	return join_rels(p, SL_JOIN_INNER, pos, cond, l, r);
 }
 
+/* The left columns of the semi / anti join output x over l (extended by
+ * nlx key columns): x itself, or a projection dropping the keys. */
+static rel *semi_output(planner *p, rel *x, const rel *l, int nl, int nlx)
+{
+	if (!nlx)
+		return x;
+	rel *orig = sl__rel_new(p, nl);
+	if (!orig)
+		return NULL;
+	memcpy(orig->cols, l->cols, sizeof(rcol) * (size_t)nl);
+	return restore_cols(p, x, orig, nl, 0);
+}
+
+/* A window semi / anti join (both sides the same window TVF, the window
+ * equalities in the condition): the left rows of each window with / without
+ * a match, emitted when the window closes; append-only, keeping the left
+ * side's window columns and window_time. */
+static rel *window_semi_join(planner *p, const sl_ast_expr *pos, const sl_join_plan *jp,
+                             const rel *l, const rel *r, const join_lab *lb, int nl, int nlx)
+{
+	rel *j = sl__rel_new(p, l->ncols);
+	if (!j)
+		return NULL;
+	const char *label = NULL;
+	sl_op *op = window_join(p, pos, jp, j, l, r, lb, &label);
+	if (!op && !label)
+		return NULL;
+	if (!op)
+		return sl__plan_error(p, pos->line, pos->col, p->err->code, "%s", p->err->msg);
+	memcpy(j->cols, l->cols, sizeof(rcol) * (size_t)l->ncols);
+	j->rowtime = l->rowtime;
+	j->win = l->win;
+	j->win_start = l->win_start;
+	j->win_end = l->win_end;
+	if (sl__add_op(p, op, 2, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||
+	    sl_graph_connect(p->g, r->op, op, 1))
+		return NULL;
+	return semi_output(p, j, l, nl, nlx);
+}
+
+rel *sl__plan_semi_join(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *l, rel *r,
+                        int anti)
+{
+	if (l->upsert_key || r->upsert_key)
+		return sl__plan_error(p, pos->line, pos->col, SL_ENOTSUP,
+		                      "a subquery over an upsert stream (%s: deletes may hold only the "
+		                      "key) is not supported", l->upsert_key ? l->upd_op : r->upd_op);
+	rel *j = joined_rel(p, l, r, SL_JOIN_INNER); /* only l's columns are output */
+	int nl = l->ncols;
+	join_cond c;
+	if (!j || split_on(p, pos, cond, j, l, r, &c, SPLIT_SEMI))
+		return NULL;
+	int nlx = c.nlx;
+	if ((c.nlx || c.nrx) && extend_sides(p, &c, SL_JOIN_INNER, &l, &r, &j))
+		return NULL;
+	sl_join_kind kind = anti ? SL_JOIN_ANTI : SL_JOIN_SEMI;
+	sl_join_plan jp;
+	fill_plan(p, &jp, kind, &c, l, r);
+	join_cond shown = c;
+	shown.rkeys = sl_arena_alloc(p->a, sizeof(int) * (size_t)(c.nkeys + 1));
+	for (int i = 0; i < c.nkeys; i++)
+		shown.rkeys[i] = c.rkeys[i] + l->ncols;
+	join_lab lb = {kind, j, &shown};
+	const char *label = NULL;
+	if (c.window)
+		return window_semi_join(p, pos, &jp, l, r, &lb, nl, nlx);
+	label = lab_text(p, &lb, "Join", NULL);
+	rel *out = sl__rel_new(p, l->ncols);
+	if (!out)
+		return NULL;
+	memcpy(out->cols, l->cols, sizeof(rcol) * (size_t)l->ncols);
+	out->updating = l->updating || r->updating || anti;
+	out->upd_op = l->updating ? l->upd_op : r->updating ? r->upd_op : label;
+	sl_op *op = sl_op_semi_join_new(&jp, anti, p->err);
+	if (!op)
+		return sl__plan_error(p, pos->line, pos->col, p->err->code, "%s", p->err->msg);
+	if (sl__add_op(p, op, 2, out, label) || sl_graph_connect(p->g, l->op, op, 0) ||
+	    sl_graph_connect(p->g, r->op, op, 1))
+		return NULL;
+	return semi_output(p, out, l, nl, nlx);
+}
+
+rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub)
+{
+	rel *j = joined_rel(p, l, sub, SL_JOIN_LEFT), *orig = j;
+	int nl = l->ncols;
+	if (!j)
+		return NULL;
+	join_cond c;
+	memset(&c, 0, sizeof(c));
+	sl_expr *zero = sl_expr_lit_i64(p->a, sl_type_make(SL_T_INT), 0);
+	c.nkeys = c.nlx = c.nrx = 1;
+	c.lkeys = sl_arena_alloc(p->a, sizeof(int));
+	c.rkeys = sl_arena_alloc(p->a, sizeof(int));
+	c.lx = sl_arena_alloc(p->a, sizeof(sl_expr *));
+	c.rx = sl_arena_alloc(p->a, sizeof(sl_expr *));
+	if (!zero || !c.lkeys || !c.rkeys || !c.lx || !c.rx)
+		return NULL;
+	c.lkeys[0] = l->ncols;
+	c.rkeys[0] = sub->ncols;
+	c.lx[0] = c.rx[0] = zero;
+	if (extend_sides(p, &c, SL_JOIN_LEFT, &l, &sub, &j))
+		return NULL;
+	sl_join_plan jp;
+	fill_plan(p, &jp, SL_JOIN_LEFT, &c, l, sub);
+	join_cond shown = c;
+	int rk = c.rkeys[0] + l->ncols;
+	shown.rkeys = &rk;
+	join_lab lb = {SL_JOIN_LEFT, j, &shown};
+	const char *label = lab_text(p, &lb, "Join", NULL);
+	sl_op *op = sl_op_join_new(&jp, p->err);
+	if (!op)
+		return sl__plan_error(p, pos->line, pos->col, p->err->code, "%s", p->err->msg);
+	j->updating = 1;
+	j->upd_op = l->updating ? l->upd_op : sub->updating ? sub->upd_op : label;
+	if (sl__add_op(p, op, 2, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||
+	    sl_graph_connect(p->g, sub->op, op, 1))
+		return NULL;
+	return restore_cols(p, j, orig, nl, 1);
+}
+
 /* ---- FOR SYSTEM_TIME AS OF: temporal and lookup joins ----------------------- */
 
 /* 1 when `name` is a WITH query or a view (not a catalog table). */
@@ -802,7 +940,7 @@ static int as_of_kind(planner *p, const sl_ast_from *f, sl_join_kind *kind)
 static int as_of_cond(planner *p, const sl_ast_from *f, rel *j, const rel *l, const rel *r,
                       join_cond *c)
 {
-	if (split_on(p, f->u.join.on, NULL, j, l, r, c, 1))
+	if (split_on(p, f->u.join.on, NULL, j, l, r, c, SPLIT_AS_OF))
 		return SL_EPLAN;
 	if (c->interval) {
 		for (int i = 0; i < c->nbound; i++)
@@ -1031,13 +1169,13 @@ static rel *temporal_join(planner *p, const sl_ast_from *f, sl_join_kind kind, r
 		return sl__plan_error(p, rf->line, rf->col, SL_ENOTSUP,
 		                      "a temporal join over the upsert stream of '%s' is not supported",
 		                      name);
-	rel *j = joined_rel(p, l, r);
+	rel *j = joined_rel(p, l, r, kind);
 	join_cond c;
 	if (!j || as_of_cond(p, f, j, l, r, &c) || keys_on_pk(p, f, &c, l, r, pk, npk))
 		return NULL;
 	rel *orig = j;
 	int nl = l->ncols, nlx = c.nlx;
-	if (nlx && extend_sides(p, &c, &l, &r, &j))
+	if (nlx && extend_sides(p, &c, kind, &l, &r, &j))
 		return NULL;
 	sl_join_plan jp;
 	fill_plan(p, &jp, kind, &c, l, r);
@@ -1108,13 +1246,13 @@ static rel *lookup_join(planner *p, const sl_ast_from *f, sl_join_kind kind, rel
 		o->v[i].used = 0;
 	sl_opts_get(o, "connector");
 	sl_field *fields;
-	rel *r = lookup_rel(p, rf, td, &fields), *j = r ? joined_rel(p, l, r) : NULL;
+	rel *r = lookup_rel(p, rf, td, &fields), *j = r ? joined_rel(p, l, r, kind) : NULL;
 	join_cond c;
 	if (!j || as_of_cond(p, f, j, l, r, &c))
 		return NULL;
 	rel *orig = j;
 	int nl = l->ncols, nlx = c.nlx;
-	if (nlx && extend_sides(p, &c, &l, &r, &j))
+	if (nlx && extend_sides(p, &c, kind, &l, &r, &j))
 		return NULL;
 	sl_conn_args ca = {name, fields, td->ncols, td->pk, td->npk, o, p->engine, p->tz,
 	                   0, p->job, (int)p->attempt, 0};

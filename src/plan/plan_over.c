@@ -471,6 +471,9 @@ static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
 		                      s->windowed ? "window Top-N" : "deduplication",
 		                      r->upd_op ? r->upd_op : "an operator");
 	if (s->windowed) {
+		if (r->win && r->win->proc)
+			return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
+			                      "window Top-N over a processing-time window is not supported");
 		if (r->rowtime != 0)
 			return sl__plan_error(p, call->line, call->col, SL_EPLAN,
 			                      "window Top-N: window_time of the input must be its time "

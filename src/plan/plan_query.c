@@ -97,6 +97,9 @@ static rel *add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **proj, int n
 				r->rowtime = i;
 			if (proj[i]->col == in->proctime && r->proctime < 0)
 				r->proctime = i;
+		} else if (proj[i]->kind == SL_EX_CALL && proj[i]->fn == SL_FN_PROCTIME &&
+		           r->proctime < 0) {
+			r->proctime = i; /* PROCTIME() in a view or subquery (Flink) */
 		}
 	}
 	r->updating = in->updating;
@@ -218,8 +221,9 @@ static int check_window(planner *p, const sl_ast_expr *at, const sl_window_spec 
 	return 0;
 }
 
-/* The event-time column of rel r named by a DESCRIPTOR or a column ref. */
-static int time_col(planner *p, const rel *r, const char *name, int line, int col)
+/* The time attribute of rel r named by a DESCRIPTOR or a column ref: its
+ * rowtime, or its PROCTIME() column (*proc = 1: a processing-time window). */
+static int time_col(planner *p, const rel *r, const char *name, int line, int col, int *proc)
 {
 	int idx = -1;
 	for (int i = 0; i < r->ncols; i++)
@@ -229,11 +233,9 @@ static int time_col(planner *p, const rel *r, const char *name, int line, int co
 		sl__plan_error(p, line, col, SL_EPLAN, "Column '%s' not found in any table", name);
 		return -1;
 	}
-	if (idx == r->proctime) {
-		sl__plan_error(p, line, col, SL_ENOTSUP,
-		               "processing-time windows are not supported yet (column '%s')", name);
-		return -1;
-	}
+	*proc = idx == r->proctime;
+	if (*proc)
+		return idx;
 	if (idx != r->rowtime) {
 		sl__plan_error(p, line, col, SL_EPLAN,
 		               "the window's time column '%s' is not a time attribute: declare "
@@ -283,7 +285,7 @@ static rel *plan_tvf(planner *p, const sl_ast_from *f)
 	if (!in)
 		return NULL;
 	const sl_ast_ident *d = &tc->u.descriptor.cols[0];
-	if ((w.time_col = time_col(p, in, d->name, d->line, d->col)) < 0)
+	if ((w.time_col = time_col(p, in, d->name, d->line, d->col, &w.proc)) < 0)
 		return NULL;
 	w.tz = window_tz(p, in->cols[w.time_col].type);
 	rel *r = sl__rel_new(p, in->ncols + 3);
@@ -295,7 +297,11 @@ static rel *plan_tvf(planner *p, const sl_ast_from *f)
 		r->cols[in->ncols + i].type = i < 2 ? sl_type_timestamp(SL_T_TIMESTAMP, 3)
 		                                    : in->cols[w.time_col].type;
 	}
-	r->rowtime = in->ncols + 2;
+	/* window_time: a time attribute of the window's kind (Flink) */
+	if (w.proc)
+		r->proctime = in->ncols + 2;
+	else
+		r->rowtime = in->ncols + 2;
 	r->tvf_in = in;
 	r->tvf_win = w;
 	r->tvf_call = c;
@@ -316,7 +322,13 @@ static rel *plan_table_name(planner *p, const sl_ast_name *n, int line, int col,
 	}
 	const sl_view_def *v = sl_catalog_view(p->cat, name);
 	if (v) {
+		if (p->view_depth >= SL_PLAN_MAX_VIEW_DEPTH)
+			return sl__plan_error(p, line, col, SL_EPLAN,
+			                      "views nested too deeply at view '%s' (more than %d views "
+			                      "expanded inside one another)", name, SL_PLAN_MAX_VIEW_DEPTH);
+		p->view_depth++;
 		rel *r = sl__plan_query(p, v->query);
+		p->view_depth--;
 		if (r && v->ncols) {
 			if (v->ncols != r->ncols)
 				return sl__plan_error(p, line, col, SL_EPLAN,
@@ -535,7 +547,8 @@ static int legacy_window(planner *p, const rel *in, const sl_ast_expr *g, sl_win
 		               "attribute column", f);
 		return SL_EPLAN;
 	}
-	if ((w->time_col = time_col(p, in, sl_ast_name_last(&ts->u.name), ts->line, ts->col)) < 0)
+	if ((w->time_col = time_col(p, in, sl_ast_name_last(&ts->u.name), ts->line, ts->col,
+	                            &w->proc)) < 0)
 		return SL_EPLAN;
 	w->tz = window_tz(p, in->cols[w->time_col].type);
 	if (!strcmp(f, "TUMBLE") && (n == 2 || n == 3)) {
@@ -562,7 +575,8 @@ static int legacy_window(planner *p, const rel *in, const sl_ast_expr *g, sl_win
 }
 
 /* Maps legacy auxiliary calls (TUMBLE_START(ts, size), ...) to ws/we/wt. */
-static int map_aux(planner *p, const agg_collect *c, const sl_ast_expr *g, int base, agg_map *m)
+static int map_aux(planner *p, const agg_collect *c, const sl_ast_expr *g, int base, agg_map *m,
+                   int proc)
 {
 	const char *kind = g->u.call.fname;
 	for (int i = 0; i < c->naux; i++) {
@@ -575,7 +589,13 @@ static int map_aux(planner *p, const agg_collect *c, const sl_ast_expr *g, int b
 			                                                                           : SL_EPLAN;
 		const char *suffix = f + kl + 1;
 		int col = !strcmp(suffix, "START") ? base : !strcmp(suffix, "END") ? base + 1
-		        : !strcmp(suffix, "ROWTIME") ? base + 2 : -1;
+		        : !strcmp(suffix, proc ? "PROCTIME" : "ROWTIME") ? base + 2 : -1;
+		if (col < 0 && (!strcmp(suffix, "ROWTIME") || !strcmp(suffix, "PROCTIME"))) {
+			sl__plan_error(p, e->line, e->col, SL_EPLAN, "%s needs a window over %s", f,
+			               proc ? "an event-time attribute (a column with a WATERMARK)"
+			                    : "a processing-time attribute (a PROCTIME() column)");
+			return SL_EPLAN;
+		}
 		if (col < 0) {
 			sl__plan_error(p, e->line, e->col, SL_ENOTSUP, "%s is not supported", f);
 			return SL_EPLAN;
@@ -695,9 +715,9 @@ static const char *agg_label(planner *p, const char *kind, agg_build *b, const s
 	sl_buf_printf(&s, "%s(", kind);
 	if (w) {
 		static const char *wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
-		sl_buf_printf(&s, "window=[%s(size=%lld ms, slide=%lld ms, offset=%lld ms)], ", wk[w->kind],
-		              (long long)(w->size / 1000), (long long)(w->slide / 1000),
-		              (long long)(w->offset / 1000));
+		sl_buf_printf(&s, "window=[%s(%ssize=%lld ms, slide=%lld ms, offset=%lld ms)], ",
+		              wk[w->kind], w->proc ? "proctime, " : "", (long long)(w->size / 1000),
+		              (long long)(w->slide / 1000), (long long)(w->offset / 1000));
 	}
 	sl_buf_puts(&s, "groupBy=[");
 	for (int i = 0; i < b->ngroup; i++)
@@ -812,8 +832,15 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
                             const sl_window_spec *w, agg_map *m, const sl_ast_expr *gw)
 {
 	late_spec ls;
+	if (w->proc && (sel->allowed_lateness || sel->on_late))
+		return sl__plan_error(p, sel->allowed_lateness ? sel->lateness_line : sel->on_late_line,
+		                      sel->allowed_lateness ? sel->lateness_col : sel->on_late_col,
+		                      SL_EPLAN, "late-data clauses (ALLOWED LATENESS, ON LATE) do not "
+		                      "apply to processing-time windows: no row is late for them");
 	if (late_clauses(p, sel, &ls))
 		return NULL;
+	if (w->proc)
+		ls.lateness = 0; /* 'table.exec.emit.allow-lateness' is about event time */
 	int *key_cols;
 	rel *in = pre_project(p, b, &key_cols);
 	if (!in)
@@ -834,8 +861,12 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 	wp.time_type = in->cols[w->time_col].type;
 	wp.time_type.precision = 3;
 	rel *out = agg_output(p, b, 1, in, m, wp.time_type);
-	if (gw && map_aux(p, &b->calls, gw, b->ngroup, m))
+	if (gw && map_aux(p, &b->calls, gw, b->ngroup, m, w->proc))
 		return NULL;
+	if (w->proc) { /* window_time is a processing-time attribute */
+		out->proctime = out->rowtime;
+		out->rowtime = -1;
+	}
 	scope os = {out, m, in};
 	if (sel->having && (!(wp.having = sl__bind_expr(p, &os, sel->having)) ||
 	                    !is_condition(p, sel->having, wp.having)))
@@ -1045,7 +1076,8 @@ static rel *plan_projection(planner *p, const sl_ast_select *sel, rel *r, const 
 				if (q && (!r->cols[k].qual || strcmp(r->cols[k].qual, q)))
 					continue;
 				if (r->cols[k].name[0] == '$')
-					continue; /* hidden columns the planner added ($window_time) */
+					continue; /* hidden columns the planner added ($window_time,
+					           * a scalar subquery's $scalar value: plan_subquery.c) */
 				names[n] = r->cols[k].name;
 				x[n++] = sl_expr_col(p->a, k, r->cols[k].type);
 			}
@@ -1145,7 +1177,10 @@ static rel *materialize_tvf(planner *p, rel *v)
 	rel *r = sl__rel_new(p, v->ncols);
 	for (int i = 0; i < v->ncols; i++)
 		r->cols[i] = v->cols[i];
-	r->rowtime = v->ncols - 1; /* window_time */
+	if (v->tvf_win.proc)
+		r->proctime = v->ncols - 1; /* window_time */
+	else
+		r->rowtime = v->ncols - 1;
 	r->win = &v->tvf_win;
 	r->win_start = v->ncols - 3;
 	r->win_end = v->ncols - 2;
@@ -1166,14 +1201,25 @@ static rel *materialize_tvf(planner *p, rel *v)
 
 static rel *plan_select_body(planner *p, const sl_ast_select *sel);
 
+/* 1 when sel's SELECT list has a scalar subquery. */
+static int sel_has_scalar(const sl_ast_select *sel)
+{
+	for (int i = 0; i < sel->nitems; i++)
+		if (sl__ast_subqueries(sel->items[i].expr, SL_SUBQ_SCALAR, NULL, 0))
+			return 1;
+	return 0;
+}
+
 /* Plans sel with its STATE_TTL hint current for the joins and the
  * aggregate it plans (plan_ttl.c). */
 static rel *plan_select(planner *p, const sl_ast_select *sel)
 {
 	const sl_ast_select *outer = p->ttl_sel;
+	int nscalar = p->nscalar; /* its scalar subqueries are its own */
 	p->ttl_sel = sel;
 	rel *r = sl__plan_ttl_check(p, sel) ? NULL : plan_select_body(p, sel);
 	p->ttl_sel = outer;
+	p->nscalar = nscalar;
 	return r;
 }
 
@@ -1200,6 +1246,20 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 	}
 	if (!r)
 		return NULL;
+	int agg0 = sel->ngroup > 0 || has_agg(p, sel);
+	if (r->tvf_in && (sl__ast_has_subquery(sel->where) || sel_has_scalar(sel)) &&
+	    !(r = materialize_tvf(p, r)))
+		return NULL;
+	if (!(r = sl__plan_scalar_subqueries(p, sel, r, agg0))) /* plan_subquery.c */
+		return NULL;
+	if (sl__ast_subqueries(sel->where, SL_SUBQ_PRED, NULL, 0)) { /* IN, EXISTS */
+		if (sel != &rest)
+			rest = *sel;
+		if (!(r = sl__plan_subqueries(p, r, sel->where, plan_item)))
+			return NULL;
+		rest.where = NULL;
+		sel = &rest;
+	}
 	agg_map m = {0};
 	int agg = sel->ngroup > 0 || has_agg(p, sel);
 	int over = sl__select_has_over(p, sel); /* OVER aggregates: plan_over.c */

@@ -33,7 +33,7 @@ enum { ST_NONE, ST_TTL, ST_WATERMARK, ST_OVER, ST_TEMPORAL };
 
 static int state_kind(const sl_op *op)
 {
-	static const char *ttl[] = {"GroupAggregate", "Join", "Rank", "Deduplicate",
+	static const char *ttl[] = {"GroupAggregate", "Join", "SemiJoin", "Rank", "Deduplicate",
 	                            "ChangelogNormalize", "SetOp"};
 	static const char *wm[] = {"WindowAggregate", "SessionWindowAggregate", "IntervalJoin",
 	                           "WindowJoin", "WindowRank"};
@@ -79,13 +79,15 @@ const char *sl__plan_ttl_explain(planner *p, const sl_op *op)
 {
 	switch (state_kind(op)) {
 	case ST_TTL:
-		if (!strcmp(op->vt->name, "Join") && op->state_ttl[0] != op->state_ttl[1])
+		if ((!strcmp(op->vt->name, "Join") || !strcmp(op->vt->name, "SemiJoin")) &&
+		    op->state_ttl[0] != op->state_ttl[1])
 			return sl_arena_printf(p->a, "state=[left %s, right %s]",
 			                       bound_text(p, op->state_ttl[0]),
 			                       bound_text(p, op->state_ttl[1]));
 		return sl_arena_printf(p->a, "state=[%s]", bound_text(p, op->state_ttl[0]));
-	case ST_WATERMARK:
-		return "state=[bounded by watermark]";
+	case ST_WATERMARK: /* processing-time windows: labelled by agg_label */
+		return op->label && strstr(op->label, "(proctime, ") ? "state=[bounded by processing time]"
+		                                                     : "state=[bounded by watermark]";
 	case ST_OVER:
 		return "state=[unbounded: per partition, OVER ignores TTL]";
 	case ST_TEMPORAL:

@@ -208,7 +208,7 @@ static void call(pr *w, const sl_ast_expr *e)
 
 static void predicate(pr *w, const sl_ast_expr *e)
 {
-	static const char *const is[] = {"", "NULL", "TRUE", "FALSE", "UNKNOWN", "DISTINCT"};
+	static const char *const is[] = {"", "NULL", "TRUE", "FALSE", "UNKNOWN", "DISTINCT", "JSON"};
 	switch (e->kind) {
 	case SL_AX_IS:
 		put(w, e->u.is.negated ? "(IS NOT " : "(IS ");

@@ -46,6 +46,10 @@
  *     ordinary calls; window table functions inside FROM TABLE(...) are
  *     calls whose arguments may be TABLE_ARG and DESCRIPTOR nodes, possibly
  *     named (DATA => TABLE t): see call.argnames.
+ *   - OVERLAY(s PLACING r FROM p [FOR n]), JSON_VALUE, JSON_QUERY,
+ *     JSON_EXISTS, JSON_OBJECT and JSON_ARRAY with their keyword clauses
+ *     -> calls with KEYWORD arguments (listed in parse_fn.c);
+ *     x IS [NOT] JSON [kind] -> an IS node (what = JSON, b = KEYWORD kind).
  *   - `x NOT IN (...)`, `x NOT LIKE p`, `x NOT BETWEEN ..` set `negated` on
  *     their node instead of wrapping in NOT; `IS NOT ...` likewise.
  *   - A parenthesised expression leaves no node; a parenthesised query in
@@ -203,7 +207,8 @@ typedef struct sl_ast_lit {
 } sl_ast_lit;
 
 typedef enum sl_ast_is_kind {
-	SL_AIS_NULL = 1, SL_AIS_TRUE, SL_AIS_FALSE, SL_AIS_UNKNOWN, SL_AIS_DISTINCT
+	SL_AIS_NULL = 1, SL_AIS_TRUE, SL_AIS_FALSE, SL_AIS_UNKNOWN, SL_AIS_DISTINCT,
+	SL_AIS_JSON       /* a IS [NOT] JSON b: b a KEYWORD VALUE|SCALAR|ARRAY|OBJECT */
 } sl_ast_is_kind;
 
 typedef struct sl_ast_order {
@@ -243,6 +248,7 @@ typedef struct sl_ast_window {
 struct sl_ast_expr {
 	sl_ast_expr_kind kind;
 	int line, col;
+	int height;         /* 1 + the largest child's height (parse_limits.c) */
 	union {
 		sl_ast_lit lit;                 /* LITERAL */
 		sl_ast_name name;               /* COLUMN, STAR */

@@ -359,6 +359,8 @@ static sl_ast_stmt *statement(sl_parser *p)
 	sl_ast_stmt *s = NULL;
 	if (sl__p_enter(p))
 		return NULL;
+	if (p->depth == 1)
+		p->links = 0; /* per top-level statement (parse_limits.c) */
 	if (!(s = sl__p_alloc(p, sizeof(*s))))
 		goto fail;
 	s->line = t->line;

@@ -538,7 +538,10 @@ const char *sl_job_stats(sl_engine *e, int verbose)
 		char wm[48];
 		wm_text(op->out_wm, wm);
 		sl_sink *k = sl_op_sink_get(op);
-		if (op->nin == 0) {
+		if (op->nin == 0 && strcmp(op->vt->name, "TableSourceScan")) {
+			sl_buf_printf(b, "source #%d %s: %lld rows\n", op->id, op->vt->name,
+			              (long long)s->rows_out); /* VALUES */
+		} else if (op->nin == 0) {
 			sl_buf_printf(b, "source %s: %lld rows read, %lld skipped, final watermark %s\n",
 			              sl_op_scan_table(op), (long long)s->rows_out,
 			              (long long)sl_op_scan_skipped(op), wm);

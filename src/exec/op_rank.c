@@ -6,6 +6,13 @@
  * arrival order); and the sorted-list helpers the rank operators share
  * (op_rank.h).
  *
+ * RANK() / DENSE_RANK() (rank_row_peers): peers share a rank, so the
+ * output is recomputed from the partition's list before and after the row
+ * and the difference emitted: -D for each (row, rank) that left, then +I
+ * for each that entered.  Over an append-only input the list keeps the
+ * rows whose rank is <= N (peers of the last rank included; a row that
+ * falls below can never come back), over an updating one every row.
+ *
  * Rank ranges: the list keeps ranks 1 .. N as always, but only ranks lo ..
  * N are output: with rn, the -U/+U/+I/-D below start at rank lo; without
  * it, a row inserted above lo brings the row pushed down to rank lo into
@@ -254,6 +261,36 @@ int sl__rank_list_insert(const sl_rank_plan *p, const sl_type *in_types, const v
 	return 0;
 }
 
+int64_t sl__rank_value(const sl_rank_plan *p, const sl_type *in_types, const uint8_t *prev,
+                       const uint8_t *cur, int i, int64_t last)
+{
+	if (!prev)
+		return 1;
+	if (p->fn == SL_RANKFN_ROW_NUMBER)
+		return i + 1;
+	if (sl__rank_cmp(p, in_types, prev, cur) == 0)
+		return last; /* a peer */
+	return p->fn == SL_RANKFN_RANK ? i + 1 : last + 1;
+}
+
+uint32_t sl__rank_prune(const sl_rank_plan *p, const sl_type *in_types, void *list, uint32_t len)
+{
+	int n = sl__rank_list_count(list, len);
+	const uint8_t *prev = NULL, *e = n ? sl__rank_list_at(list, 0) : NULL;
+	int64_t r = 0;
+	for (int i = 0; i < n; i++) {
+		r = sl__rank_value(p, in_types, prev, e, i, r);
+		if (r > p->n) {
+			uint32_t keep = (uint32_t)i;
+			memcpy(list, &keep, 4);
+			return (uint32_t)(e - (const uint8_t *)list);
+		}
+		prev = e;
+		e += sl__rank_entry_size(e);
+	}
+	return len;
+}
+
 int sl__rank_decode_row(const uint8_t *e, sl_batch *b, sl_col *const *cols, int nin, int row)
 {
 	uint32_t k, r;
@@ -273,6 +310,7 @@ typedef struct rank_op {
 	sl_batch *out;
 	sl_col **cols;      /* output columns 0..nin) for decoding */
 	sl_buf key, entry, list, old;
+	sl_buf pairs;       /* RANK / DENSE_RANK: the output rows before and after */
 } rank_op;
 
 static int flush(rank_op *o, sl_err *err)
@@ -359,6 +397,112 @@ static int rank_retract(rank_op *o, int64_t wm, sl_err *err)
 	return 0;
 }
 
+/* ---- RANK and DENSE_RANK ---------------------------------------------------- */
+
+typedef struct out_pair {
+	const uint8_t *e; /* entry in o->old or o->list */
+	int64_t rank;
+	int matched;
+} out_pair;
+
+/* Appends the (entry, rank) pairs of list that are output (rank in lo..n)
+ * to o->pairs; returns how many. */
+static int collect_pairs(rank_op *o, const void *list, uint32_t len)
+{
+	int n = sl__rank_list_count(list, len), k = 0;
+	const uint8_t *prev = NULL, *e = n ? sl__rank_list_at(list, 0) : NULL;
+	int64_t r = 0;
+	for (int i = 0; i < n; i++, prev = e, e += sl__rank_entry_size(e)) {
+		r = sl__rank_value(&o->p, o->in_types, prev, e, i, r);
+		if (r > o->p.n)
+			break;
+		if (r < o->p.lo)
+			continue;
+		out_pair op = {e, r, 0};
+		if (sl_buf_append(&o->pairs, &op, sizeof(op)))
+			return -1;
+		k++;
+	}
+	return k;
+}
+
+/* Emits the change between the output of the list in o->old and of the
+ * one in o->list: -D for every (row, rank) that left it, then +I for every
+ * one that entered (rows equal as multisets; with the rank column, a row
+ * whose rank changed leaves and enters). */
+static int emit_rank_diff(rank_op *o, int64_t wm, sl_err *err)
+{
+	sl_buf_clear(&o->pairs);
+	int na = collect_pairs(o, o->old.p, (uint32_t)o->old.len);
+	int nb = na < 0 ? -1 : collect_pairs(o, o->list.p, (uint32_t)o->list.len);
+	if (nb < 0)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	out_pair *a = (out_pair *)o->pairs.p, *b = a + na;
+	for (int i = 0; i < na; i++)
+		for (int j = 0; j < nb; j++) {
+			if (b[j].matched || (o->p.out_rn && a[i].rank != b[j].rank))
+				continue;
+			uint32_t sz = sl__rank_entry_size(a[i].e);
+			if (sz == sl__rank_entry_size(b[j].e) && !memcmp(a[i].e, b[j].e, sz)) {
+				a[i].matched = b[j].matched = 1;
+				break;
+			}
+		}
+	int rc;
+	for (int i = 0; i < na; i++)
+		if (!a[i].matched && (rc = put_row(o, a[i].e, SL_DELETE, a[i].rank, wm, err)))
+			return rc;
+	for (int j = 0; j < nb; j++)
+		if (!b[j].matched && (rc = put_row(o, b[j].e, SL_INSERT, b[j].rank, wm, err)))
+			return rc;
+	return 0;
+}
+
+/* RANK / DENSE_RANK: the new list (the row added or, retracting, removed;
+ * over an append-only input pruned to the rows that can still rank), then
+ * the difference of the output. */
+static int rank_row_peers(rank_op *o, const sl_batch *in, int row, int add, sl_err *err)
+{
+	int rc;
+	if (add) {
+		sl_rank_plan all = o->p;
+		all.n = INT64_MAX;
+		int pos;
+		const uint8_t *ev;
+		if (sl__rank_list_insert(&all, o->in_types, o->old.p, (uint32_t)o->old.len,
+		                         (const uint8_t *)o->entry.p, &o->list, &pos, &ev))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if (!o->p.retract)
+			o->list.len = sl__rank_prune(&o->p, o->in_types, o->list.p, (uint32_t)o->list.len);
+	} else {
+		int oldn = sl__rank_list_count(o->old.p, (uint32_t)o->old.len), at = -1;
+		const uint8_t *e = (const uint8_t *)o->entry.p;
+		uint32_t esz = sl__rank_entry_size(e);
+		const uint8_t *c = oldn ? sl__rank_list_at(o->old.p, 0) : NULL;
+		for (int i = 0; i < oldn; i++, c += sl__rank_entry_size(c))
+			if (sl__rank_entry_size(c) == esz && !memcmp(c, e, esz)) {
+				at = i;
+				break;
+			}
+		if (at < 0)
+			return 0; /* retraction of a row never seen (as Flink: ignored) */
+		uint32_t nn = (uint32_t)oldn - 1;
+		const uint8_t *base = sl__rank_list_at(o->old.p, 0);
+		const uint8_t *end = (const uint8_t *)o->old.p + o->old.len;
+		sl_buf_clear(&o->list);
+		if (sl_buf_append(&o->list, &nn, 4) ||
+		    sl_buf_append(&o->list, base, (size_t)(c - base)) ||
+		    sl_buf_append(&o->list, c + esz, (size_t)(end - c - esz)))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	if (sl__rank_list_count(o->list.p, (uint32_t)o->list.len) == 0)
+		sl_state_delete(o->topn, 0, o->key.p, (uint32_t)o->key.len);
+	else if ((rc = sl_state_put_var(o->topn, 0, o->key.p, (uint32_t)o->key.len, o->list.p,
+	                                (uint32_t)o->list.len)))
+		return sl_err_set(err, rc, "Top-N: state write failed");
+	return emit_rank_diff(o, in->wm[row], err);
+}
+
 /* One input row: insert (or, retracting, remove) it and emit the change. */
 static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
 {
@@ -376,6 +520,8 @@ static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
 	sl_buf_clear(&o->old);
 	if (v && sl_buf_append(&o->old, v, vlen))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (o->p.fn != SL_RANKFN_ROW_NUMBER)
+		return rank_row_peers(o, in, row, add, err);
 	if (!add)
 		return rank_retract(o, in->wm[row], err);
 	int pos;
@@ -471,6 +617,7 @@ static void rank_close(sl_op *op)
 	sl_buf_deinit(&o->entry);
 	sl_buf_deinit(&o->list);
 	sl_buf_deinit(&o->old);
+	sl_buf_deinit(&o->pairs);
 	sl__rank_plan_free(&o->p);
 }
 

@@ -6,8 +6,9 @@
  * The planner (plan_over.c) recognises Flink's patterns
  *   SELECT ... FROM (SELECT ..., ROW_NUMBER() OVER (PARTITION BY k ORDER BY
  *   x) AS rn FROM t) WHERE rn <= N
- * and fills an sl_rank_plan.  Every operator's output is its input columns,
- * then (out_rn) the row number as a BIGINT NOT NULL column.
+ * and fills an sl_rank_plan (also for RANK() / DENSE_RANK(), a sluice
+ * extension, and for ORDER BY .. LIMIT).  Every operator's output is its
+ * input columns, then (out_rn) the rank as a BIGINT NOT NULL column.
  *
  * Sorted lists.  Top-N keeps, per partition key, its current top rows in
  * one variable-length state value: u32 count, then count entries, each
@@ -33,8 +34,18 @@ typedef enum sl_rank_mode {
 	SL_RANK_WINDOW             /* window Top-N, fired when the window closes */
 } sl_rank_mode;
 
+/* The ranking function (Top-N and window Top-N; deduplication is
+ * ROW_NUMBER only).  RANK and DENSE_RANK give peers (rows equal on every
+ * ORDER BY column) one rank: RANK 1, 2, 2, 4; DENSE_RANK 1, 2, 2, 3. */
+typedef enum sl_rank_fn {
+	SL_RANKFN_ROW_NUMBER = 0,
+	SL_RANKFN_RANK,
+	SL_RANKFN_DENSE_RANK
+} sl_rank_fn;
+
 typedef struct sl_rank_plan {
 	sl_rank_mode mode;
+	sl_rank_fn fn;             /* ROW_NUMBER, RANK or DENSE_RANK */
 	int nkeys;                 /* PARTITION BY columns (window columns excluded
 	                            * for SL_RANK_WINDOW: the window is the namespace) */
 	const int *key_cols;
@@ -101,6 +112,18 @@ static inline uint32_t sl__rank_entry_size(const uint8_t *e)
 int sl__rank_list_insert(const sl_rank_plan *p, const sl_type *in_types, const void *list,
                          uint32_t len, const uint8_t *e, sl_buf *out, int *pos,
                          const uint8_t **evicted);
+
+/* The rank value under p->fn of entry cur at index i of a sorted list,
+ * given the entry before it (prev, NULL at i = 0) and that entry's rank
+ * value `last`. */
+int64_t sl__rank_value(const sl_rank_plan *p, const sl_type *in_types, const uint8_t *prev,
+                       const uint8_t *cur, int i, int64_t last);
+
+/* Truncates the sorted list (count-prefixed, in place) after the last
+ * entry whose rank value under p->fn is <= p->n; returns the new length.
+ * (ROW_NUMBER keeps n entries; RANK and DENSE_RANK keep the peers of the
+ * last rank too.) */
+uint32_t sl__rank_prune(const sl_rank_plan *p, const sl_type *in_types, void *list, uint32_t len);
 
 /* The entry at index i of a list (bounds are the caller's). */
 const uint8_t *sl__rank_list_at(const void *list, int i);

@@ -18,9 +18,13 @@
  *              forwards W.
  *   snapshot   the watermark up to which windows fired.
  *
+ * RANK() / DENSE_RANK() (a sluice extension): the list keeps every row
+ * whose rank is <= N (peers of the last rank too) and the window emits
+ * those in the rank range with their rank.
+ *
  * State: table "win", namespace = window end (window_time + 1 ms), key =
  * encoded PARTITION BY key without the window columns, value = the sorted
- * list of op_rank.h (at most N entries).  A window's namespace is dropped
+ * list of op_rank.h (at most N entries, or N ranks).  A window's namespace is dropped
  * when it fires.
  */
 #include "op_rank.h"
@@ -57,9 +61,13 @@ static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 {
 	wrank_op *o = ctx;
 	int n = sl__rank_list_count(val, vlen);
-	const uint8_t *e = sl__rank_list_at(val, 0);
-	for (int r = 0; r < n; r++, e += sl__rank_entry_size(e)) {
-		if (r + 1 < o->p.lo)
+	const uint8_t *e = sl__rank_list_at(val, 0), *prev = NULL;
+	int64_t rank = 0;
+	for (int r = 0; r < n; r++, prev = e, e += sl__rank_entry_size(e)) {
+		rank = sl__rank_value(&o->p, o->in_types, prev, e, r, rank);
+		if (rank > o->p.n)
+			break;
+		if (rank < o->p.lo)
 			continue; /* below the rank range's start */
 		if (o->out->nrows == o->out->cap && (o->rc = flush(o, o->err)))
 			return o->rc;
@@ -67,7 +75,7 @@ static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 		if (sl__rank_decode_row(e, o->out, o->cols, o->nin, row))
 			return o->rc = sl_err_set(o->err, SL_ESTATE, "window Top-N state: malformed row");
 		if (o->p.out_rn)
-			sl_col_set_i64(&o->out->cols[o->nin], row, r + 1);
+			sl_col_set_i64(&o->out->cols[o->nin], row, rank);
 	}
 	return 0;
 }
@@ -115,11 +123,18 @@ static int wrank_row(wrank_op *o, const sl_batch *in, int row, sl_err *err)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	int pos;
 	const uint8_t *ev;
-	if (sl__rank_list_insert(&o->p, o->in_types, o->old.p, (uint32_t)o->old.len,
+	/* RANK / DENSE_RANK keep every row that still ranks within N (the
+	 * peers of the last rank too): insert without a bound, then prune */
+	sl_rank_plan all = o->p;
+	if (o->p.fn != SL_RANKFN_ROW_NUMBER)
+		all.n = INT64_MAX;
+	if (sl__rank_list_insert(&all, o->in_types, o->old.p, (uint32_t)o->old.len,
 	                         (const uint8_t *)o->entry.p, &o->list, &pos, &ev))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if (pos < 0)
 		return 0;
+	if (o->p.fn != SL_RANKFN_ROW_NUMBER)
+		o->list.len = sl__rank_prune(&o->p, o->in_types, o->list.p, (uint32_t)o->list.len);
 	rc = sl_state_put_var(o->win, end, o->key.p, (uint32_t)o->key.len, o->list.p,
 	                      (uint32_t)o->list.len);
 	return rc ? sl_err_set(err, rc, "window Top-N: state write failed") : 0;

@@ -23,9 +23,10 @@
  * A Calc after the operator drops the hidden columns and puts rn where the
  * ROW_NUMBER item was, or leaves it out when the enclosing query never
  * reads it (Flink's rank without row number: +I/-D only).  ROW_NUMBER
- * anywhere else, RANK and DENSE_RANK (as in Flink 1.20: "RANK() on
- * streaming table is not supported currently") and rank ranges without an
- * end are planning errors.
+ * anywhere else and rank ranges without an end are planning errors.
+ * RANK() and DENSE_RANK() in the same patterns are a sluice extension
+ * (Flink 1.20 refuses them on streams): Top-N and window Top-N with peers
+ * ranked alike; deduplication stays ROW_NUMBER only.
  *
  * OVER aggregates: see sl__plan_over_aggs below.
  */
@@ -223,6 +224,7 @@ typedef struct rank_shape {
 	const char *rn;                 /* its alias */
 	int64_t n;                      /* rank range end */
 	int64_t lo;                     /* rank range start (1 = from the first) */
+	sl_rank_fn fn;                  /* ROW_NUMBER, RANK or DENSE_RANK */
 	int windowed;                   /* PARTITION BY window_start, window_end */
 	int nhidden;                    /* hidden leading columns */
 	int hk, ho;                     /* first hidden key / order column */
@@ -237,22 +239,20 @@ static int rank_shape_of(planner *p, const sl_ast_select *sel, rank_shape *s,
 	s->inner = in;
 	s->item = &in->items[rank_item(in)];
 	const sl_ast_expr *call = s->item->expr;
-	if (strcmp(call->u.call.fname, "ROW_NUMBER")) {
-		/* Flink 1.20 refuses them on streams (StreamExecRank) */
-		sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
-		               "%s() on streaming table is not supported currently (ROW_NUMBER() is)",
-		               call->u.call.fname);
-		return SL_EPLAN;
-	}
+	const char *fname = call->u.call.fname;
+	/* RANK and DENSE_RANK: a sluice extension (Flink 1.20 refuses them on
+	 * streams: "RANK() on streaming table is not supported currently") */
+	s->fn = !strcmp(fname, "RANK") ? SL_RANKFN_RANK
+	      : !strcmp(fname, "DENSE_RANK") ? SL_RANKFN_DENSE_RANK : SL_RANKFN_ROW_NUMBER;
 	if (call->u.call.nargs) {
-		sl__plan_error(p, call->line, call->col, SL_EPLAN, "ROW_NUMBER takes no arguments");
+		sl__plan_error(p, call->line, call->col, SL_EPLAN, "%s takes no arguments", fname);
 		return SL_EPLAN;
 	}
 	if (!(s->w = resolve_window(p, in, call->u.call.over, call->line, call->col)))
 		return SL_EPLAN;
 	if (!s->w->norder) {
 		sl__plan_error(p, call->line, call->col, SL_EPLAN,
-		               "ROW_NUMBER requires an ORDER BY in its OVER clause");
+		               "%s requires an ORDER BY in its OVER clause", fname);
 		return SL_EPLAN;
 	}
 	if (in->distinct) {
@@ -451,6 +451,7 @@ static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
 	rp->nulls_first = nf;
 	rp->n = s->n;
 	rp->lo = s->lo;
+	rp->fn = s->fn;
 	for (int i = 0; i < r->ncols; i++)
 		if (sl_type_phys(r->cols[i].type) == SL_PHYS_ROW)
 			return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
@@ -463,7 +464,8 @@ static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
 	for (int i = 0; i < r->ncols; i++)
 		it[i] = r->cols[i].type;
 	int tattr = w->norder == 1 && (r->rowtime == s->ho || r->proctime == s->ho);
-	if (r->updating && (s->windowed || (tattr && s->n == 1 && s->lo <= 1)))
+	int dedup = tattr && s->n == 1 && s->lo <= 1 && s->fn == SL_RANKFN_ROW_NUMBER;
+	if (r->updating && (s->windowed || dedup))
 		return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
 		                      "%s over an updating input (made by %s) is not supported yet",
 		                      s->windowed ? "window Top-N" : "deduplication",
@@ -481,7 +483,7 @@ static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
 		*kind = "WindowRank";
 		return sl_op_window_rank_new(rp, it, r->ncols, p->err);
 	}
-	if (tattr && s->n == 1 && s->lo <= 1) {
+	if (dedup) {
 		int row = r->rowtime == s->ho;
 		rp->mode = row ? (desc[0] ? SL_RANK_DEDUP_ROW_LAST : SL_RANK_DEDUP_ROW_FIRST)
 		               : (desc[0] ? SL_RANK_DEDUP_PROC_LAST : SL_RANK_DEDUP_PROC_FIRST);
@@ -509,7 +511,8 @@ rel *sl__plan_rank(planner *p, const sl_ast_select *sel, sl_ast_select *rest)
 	const sl_ast_query *q = sel->from->u.sub.query;
 	if (q->norder || q->limit || q->offset)
 		return sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
-		                      "ORDER BY and LIMIT on a stream are not supported yet");
+		                      "ORDER BY / LIMIT in the subquery that holds ROW_NUMBER() is not "
+		                      "supported yet (put them in the enclosing query)");
 	rel *r = plan_inner(p, q, &s);
 	if (!r)
 		return NULL;
@@ -534,6 +537,9 @@ rel *sl__plan_rank(planner *p, const sl_ast_select *sel, sl_ast_select *rest)
 	int upd = rp.mode == SL_RANK_TOPN || rp.mode == SL_RANK_DEDUP_PROC_LAST ||
 	          rp.mode == SL_RANK_DEDUP_ROW_LAST;
 	rr->updating = upd;
+	if (s.fn != SL_RANKFN_ROW_NUMBER)
+		kind = sl_arena_printf(p->a, "%s(rankType=[%s])", kind,
+		                       s.fn == SL_RANKFN_RANK ? "RANK" : "DENSE_RANK");
 	const char *label = s.lo > 1
 	                  ? sl_arena_printf(p->a, "%s(rankStart=%lld, rankEnd=%lld, rowNumber=%s)",
 	                                    kind, (long long)s.lo, (long long)s.n,

@@ -1338,6 +1338,11 @@ static rel *plan_set_op(planner *p, const sl_ast_query *q, rel *const side[2],
                         const sl_type *common)
 {
 	int inter = q->setop.op == SL_SET_INTERSECT;
+	for (int i = 0; i < side[0]->ncols; i++)
+		if (sl_type_phys(common[i]) == SL_PHYS_ROW)
+			return sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
+			                      "%s over ROW columns is not supported yet (column %d)",
+			                      inter ? "INTERSECT" : "EXCEPT", i + 1);
 	sl_op *op = sl_op_set_op_new(inter ? SL_SETOP_INTERSECT : SL_SETOP_EXCEPT, q->setop.all,
 	                             p->err);
 	rel *out = sl__rel_new(p, side[0]->ncols);
@@ -1424,6 +1429,23 @@ static rel *plan_union(planner *p, const sl_ast_query *q)
 	return out;
 }
 
+/* 1 when ORDER BY item e is a bare name of one of sel's items (its alias,
+ * or a column item of that name): it is resolved on the output. */
+static int names_item(const sl_ast_select *sel, const sl_ast_expr *e)
+{
+	if (e->kind != SL_AX_COLUMN || e->u.name.n != 1)
+		return 0;
+	const char *n = e->u.name.parts[0].name;
+	for (int i = 0; i < sel->nitems; i++) {
+		const sl_ast_select_item *it = &sel->items[i];
+		if (it->alias ? !strcmp(it->alias->name, n)
+		              : it->expr->kind == SL_AX_COLUMN &&
+		                    !strcmp(it->expr->u.name.parts[it->expr->u.name.n - 1].name, n))
+			return 1;
+	}
+	return 0;
+}
+
 rel *sl__plan_query(planner *p, const sl_ast_query *q)
 {
 	int saved = p->nctes;
@@ -1450,7 +1472,8 @@ rel *sl__plan_query(planner *p, const sl_ast_query *q)
 		for (int i = 0; i < q->norder; i++) {
 			const sl_ast_expr *e = q->order[i].expr;
 			hidden[i] = -1;
-			if (e->kind == SL_AX_LITERAL && e->u.lit.kind == SL_AL_INTEGER)
+			if ((e->kind == SL_AX_LITERAL && e->u.lit.kind == SL_AL_INTEGER) ||
+			    names_item(sel, e))
 				continue;
 			sl_ast_select_item *it = &items[sel->nitems + nhidden++];
 			it->expr = (sl_ast_expr *)e;

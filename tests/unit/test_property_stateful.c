@@ -3,7 +3,8 @@
  * for the stateful operators of issue 4: regular, interval and window
  * joins, deduplication, Top-N, OVER aggregates, and group aggregates over
  * updating inputs; and of issue 8's query forms: INTERSECT / EXCEPT [ALL]
- * (also over GROUP BYs), Top-N rank ranges not starting at 1, ORDER BY ..
+ * (also over GROUP BYs), Top-N rank ranges not starting at 1, RANK and
+ * DENSE_RANK Top-N (plain, over a GROUP BY, windowed), ORDER BY ..
  * LIMIT .. OFFSET, LIMIT alone and ORDER BY the rowtime, and its join
  * forms (comma joins, expression keys, IN / EXISTS / NOT IN / NOT EXISTS
  * as semi and anti joins, window semi / anti joins, scalar subqueries);
@@ -997,6 +998,34 @@ static const sq_query QUERIES[] = {
 	 "SELECT " ROW(N_("k") SEP N_("g") SEP "c") " FROM (SELECT *, ROW_NUMBER() OVER (PARTITION "
 	 "BY k ORDER BY c DESC, g ASC) AS rn FROM (SELECT k, v % 5 AS g, COUNT(*) AS c FROM t "
 	 "GROUP BY k, v % 5)) WHERE rn > 1 AND rn <= 3", NULL, 0},
+	/* RANK / DENSE_RANK Top-N (a sluice extension): peers share a rank, so
+	 * the answer does not depend on arrival order; over an append-only
+	 * input, over a GROUP BY (retractions), with a range, windowed */
+	{"topn_rank", T_,
+	 "SELECT k, v, amt, rn FROM (SELECT *, RANK() OVER (PARTITION BY k ORDER BY v % 10 DESC) "
+	 "AS rn FROM t) WHERE rn <= 3",
+	 "SELECT " ROW(N_("k") SEP N_("v") SEP DEC("amt") SEP "rn") " FROM (SELECT *, RANK() "
+	 "OVER (PARTITION BY k ORDER BY v % 10 DESC) AS rn FROM t) WHERE rn <= 3", NULL, 0},
+	{"topn_dense_rank_groupby_no_rn", T_,
+	 "SELECT k, g, c FROM (SELECT *, DENSE_RANK() OVER (PARTITION BY k ORDER BY c DESC) AS rn "
+	 "FROM (SELECT k, v % 5 AS g, COUNT(*) AS c FROM t GROUP BY k, v % 5)) WHERE rn <= 2",
+	 "SELECT " ROW(N_("k") SEP N_("g") SEP "c") " FROM (SELECT *, DENSE_RANK() OVER (PARTITION "
+	 "BY k ORDER BY c DESC) AS rn FROM (SELECT k, v % 5 AS g, COUNT(*) AS c FROM t "
+	 "GROUP BY k, v % 5)) WHERE rn <= 2", NULL, 0},
+	{"topn_rank_range_groupby", T_,
+	 "SELECT k, g, c, rn FROM (SELECT *, RANK() OVER (PARTITION BY k ORDER BY c DESC) AS rn "
+	 "FROM (SELECT k, v % 7 AS g, COUNT(*) AS c FROM t GROUP BY k, v % 7)) "
+	 "WHERE rn BETWEEN 2 AND 4",
+	 "SELECT " ROW(N_("k") SEP N_("g") SEP "c" SEP "rn") " FROM (SELECT *, RANK() OVER "
+	 "(PARTITION BY k ORDER BY c DESC) AS rn FROM (SELECT k, v % 7 AS g, COUNT(*) AS c FROM t "
+	 "GROUP BY k, v % 7)) WHERE rn BETWEEN 2 AND 4", NULL, 0},
+	{"window_topn_dense_rank", T_,
+	 "SELECT k, v, window_start, rn FROM (SELECT *, DENSE_RANK() OVER (PARTITION BY "
+	 "window_start, window_end, k ORDER BY v % 10 DESC) AS rn FROM TABLE(TUMBLE(TABLE t, "
+	 "DESCRIPTOR(ts), INTERVAL '2' SECOND))) WHERE rn <= 2",
+	 "SELECT " ROW(N_("k") SEP N_("v") SEP TSMS("ws") SEP "rn") " FROM (SELECT *, DENSE_RANK() "
+	 "OVER (PARTITION BY ws, k ORDER BY v % 10 DESC) AS rn FROM (SELECT *, ts - ts % 2000 AS ws "
+	 "FROM t)) WHERE rn <= 2", NULL, 0},
 	/* ORDER BY .. LIMIT .. OFFSET (a global Top-N), LIMIT alone (the first
 	 * rows by arrival), ORDER BY the rowtime (a temporal sort) */
 	{"order_limit_offset", T_, "SELECT k, v, amt FROM t ORDER BY v DESC LIMIT 5 OFFSET 2",

@@ -120,6 +120,8 @@ typedef struct sl_expr {
 	int field;          /* SL_FN_FIELD: field index */
 	int nargs;
 	struct sl_expr **args;
+	int line, pos;      /* SQL line and column of the call (binder), 0:
+	                     * unknown; run-time errors of its step name it */
 } sl_expr;
 
 /* Constructors.  All allocate in `a`; on a type error they return NULL with

@@ -62,6 +62,8 @@ typedef struct sl_step {
 	sl_i128 m1, m2; /* kernel-specific 128-bit constants */
 	void *aux;      /* compiled pattern (LIKE, regex, date format) */
 	sl_type type;   /* result type */
+	int line, col;  /* SQL position of its expression (or of the nearest
+	                 * enclosing one that has one), 0: unknown */
 } sl_step;
 
 typedef void (*sl_aux_free)(void *);

@@ -7,10 +7,11 @@
  *
  * Generated long chains: an input starting with byte 0xFE is a template
  * "\xFE" c1 c2 head "\0" item "\0" tail: the SQL is head, then item
- * repeated (c1 * 256 + c2) * 4 times (up to 262 140), then tail, so the
- * fuzzer reaches the chain lengths that once overflowed the stack (50 000
- * ORs, long '||' and '+' chains, nested CASE and calls: parse_limits.c)
- * from a short input.
+ * repeated c1 * 256 + c2 times (up to 65 535), then tail, so the fuzzer
+ * reaches chain lengths past every limit of parse_limits.c (long OR / AND
+ * / '||' / '+' chains, nested CASE and calls, UNION chains; 50 000 ORs once
+ * overflowed the stack) from a short input.  The seeds repeat 4 096 times:
+ * enough to cross the limits, small enough to keep the fuzzer fast.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ static char *expand(const uint8_t *d, size_t n)
 {
 	if (n < 3)
 		return NULL;
-	size_t reps = ((size_t)d[1] * 256 + d[2]) * 4;
+	size_t reps = (size_t)d[1] * 256 + d[2];
 	const char *p = (const char *)d + 3, *end = (const char *)d + n;
 	const char *head = p, *item = memchr(p, 0, (size_t)(end - p));
 	if (!item)

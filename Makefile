@@ -67,6 +67,16 @@ demo: deps all
 test: deps all $(UNIT_BIN) $(BUILD)/examples/embed
 	@sh tests/run_all.sh $(BUILD)
 
+# the differential test against Apache Flink 1.20 (docs/testing.md): fetches Flink
+# through Maven into ~/.m2 once, then runs tests/flink/cases and FLINK_RANDOM
+# generated cases (seed FLINK_SEED) through both engines and compares the results
+FLINK_SEED ?= 1
+FLINK_RANDOM ?= 40
+test-flink: deps all
+	@sh scripts/flink-setup.sh $(BUILD)
+	@python3 tests/flink/diff.py --build $(BUILD) --sluice $(BUILD)/sluice \
+		--seed $(FLINK_SEED) --random $(FLINK_RANDOM)
+
 # the long exactly-once proof: 5 M rows, 30 SIGKILLs on the hashmap backend
 # and 3 M rows, 20 SIGKILLs on rocksdb, then the fault points; then state
 # beyond memory: RocksDB GROUP BY over BIGSTATE_KEYS keys in < 1 GB

@@ -93,6 +93,7 @@ struct sl_op {
 	char uid[64];         /* stable id for state (hash of definition or UID hint) */
 	const char *uid_hint; /* UID('...') hint of its SELECT of the query, or NULL */
 	const char *label;    /* EXPLAIN text for this operator (plan arena) */
+	const char *ident;    /* identity text its uid derives from (plan arena; plan_ident.c) */
 
 	/* output schema */
 	int nout;

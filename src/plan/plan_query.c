@@ -145,6 +145,11 @@ static rel *add_filter(planner *p, rel *in, sl_expr *filter, const char *text)
 	return r;
 }
 
+rel *sl__add_filter(planner *p, rel *in, sl_expr *filter)
+{
+	return add_filter(p, in, filter, NULL);
+}
+
 static int is_condition(planner *p, const sl_ast_expr *at, const sl_expr *x);
 static rel *materialize_tvf(planner *p, rel *v);
 
@@ -426,6 +431,13 @@ static rel *plan_from(planner *p, const sl_ast_from *f)
 	for (int i = 0; i < f->ncol_aliases && i < r->ncols; i++)
 		r->cols[i].name = f->col_aliases[i].name;
 	return r;
+}
+
+/* A comma join's item: planned, a window TVF materialized (plan_comma.c). */
+static rel *plan_item(planner *p, const sl_ast_from *f)
+{
+	rel *r = plan_from(p, f);
+	return r && r->tvf_in ? materialize_tvf(p, r) : r;
 }
 
 /* ---- aggregates ------------------------------------------------------------ */
@@ -1065,6 +1077,9 @@ static rel *plan_projection(planner *p, const sl_ast_select *sel, rel *r, const 
 			for (int k = 0; k < (m && m->over ? m->nstar : r->ncols); k++) {
 				if (q && (!r->cols[k].qual || strcmp(r->cols[k].qual, q)))
 					continue;
+				if (r->cols[k].name[0] == '$')
+					continue; /* hidden columns the planner added ($window_time,
+					           * a scalar subquery's $scalar value: plan_subquery.c) */
 				names[n] = r->cols[k].name;
 				x[n++] = sl_expr_col(p->a, k, r->cols[k].type);
 			}
@@ -1127,9 +1142,37 @@ static int is_condition(planner *p, const sl_ast_expr *at, const sl_expr *x)
 }
 
 /* A window TVF used as a table: the window assignment operator. */
+/* The SESSION TVF read as a table (op_session_assign.c): its PARTITION BY
+ * keys must be columns of its input. */
+static sl_op *session_assign(planner *p, rel *v)
+{
+	const sl_ast_expr *ta = v->tvf_part;
+	int np = ta ? ta->u.table_arg.npartition : 0;
+	int *keys = sl_arena_calloc(p->a, sizeof(int) * (size_t)(np + 1));
+	scope s = {v->tvf_in, NULL, NULL};
+	for (int i = 0; i < np; i++) {
+		const sl_ast_expr *pk = ta->u.table_arg.partition[i];
+		sl_expr *x = sl__bind_expr(p, &s, pk);
+		if (!x)
+			return NULL;
+		if (x->kind != SL_EX_COL)
+			return sl__plan_error(p, pk->line, pk->col, SL_ENOTSUP,
+			                      "SESSION: PARTITION BY keys must be columns");
+		keys[i] = x->col;
+	}
+	return sl_op_session_assign_new(&v->tvf_win, v->tvf_in->ncols, keys, np, p->err);
+}
+
 static rel *materialize_tvf(planner *p, rel *v)
 {
-	sl_op *op = sl_op_window_assign_new(&v->tvf_win, v->tvf_in->ncols, p->err);
+	if (v->tvf_in->updating)
+		return sl__plan_error(p, v->tvf_call->line, v->tvf_call->col, SL_ENOTSUP,
+		                      "a window TVF read as a table over an updating input (made by %s) "
+		                      "is not supported", v->tvf_in->upd_op);
+	sl_op *op = v->tvf_win.kind == SL_WIN_SESSION ? session_assign(p, v)
+	          : sl_op_window_assign_new(&v->tvf_win, v->tvf_in->ncols, p->err);
+	if (!op && v->tvf_win.kind == SL_WIN_SESSION && p->err->code)
+		return NULL;
 	if (!op)
 		return sl__plan_error(p, v->tvf_call->line, v->tvf_call->col, p->err->code, "%s",
 		                      p->err->msg);
@@ -1144,7 +1187,11 @@ static rel *materialize_tvf(planner *p, rel *v)
 	r->win_start = v->ncols - 3;
 	r->win_end = v->ncols - 2;
 	static const char *wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
-	const char *label = sl_arena_printf(p->a, "WindowTableFunction(%s(size=%lld ms, slide=%lld ms, "
+	const char *label = v->tvf_win.kind == SL_WIN_SESSION
+	                  ? sl_arena_printf(p->a, "WindowTableFunction(SESSION(gap=%lld ms, "
+	                                    "partition=[%s]))", (long long)(v->tvf_win.size / 1000),
+	                                    v->tvf_part ? sl__ast_text(p, v->tvf_part) : "")
+	                  : sl_arena_printf(p->a, "WindowTableFunction(%s(size=%lld ms, slide=%lld ms, "
 	                                    "offset=%lld ms))", wk[v->tvf_win.kind],
 	                                    (long long)(v->tvf_win.size / 1000),
 	                                    (long long)(v->tvf_win.slide / 1000),
@@ -1156,32 +1203,65 @@ static rel *materialize_tvf(planner *p, rel *v)
 
 static rel *plan_select_body(planner *p, const sl_ast_select *sel);
 
+/* 1 when sel's SELECT list has a scalar subquery. */
+static int sel_has_scalar(const sl_ast_select *sel)
+{
+	for (int i = 0; i < sel->nitems; i++)
+		if (sl__ast_subqueries(sel->items[i].expr, SL_SUBQ_SCALAR, NULL, 0))
+			return 1;
+	return 0;
+}
+
 /* Plans sel with its STATE_TTL hint current for the joins and the
  * aggregate it plans (plan_ttl.c). */
 static rel *plan_select(planner *p, const sl_ast_select *sel)
 {
 	const sl_ast_select *outer = p->ttl_sel;
+	int nscalar = p->nscalar; /* its scalar subqueries are its own */
 	p->ttl_sel = sel;
 	rel *r = sl__plan_ttl_check(p, sel) ? NULL : plan_select_body(p, sel);
 	p->ttl_sel = outer;
+	p->nscalar = nscalar;
 	return r;
 }
 
 static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 {
-	if (!sel->from)
-		return sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP,
-		                      "SELECT without FROM is not supported yet");
 	sl_ast_select rest; /* ROW_NUMBER pattern: sel without its rn filter */
 	rel *r;
-	if (sl__is_rank_query(sel)) {
+	if (!sel->from) {
+		for (int i = 0; i < sel->nitems; i++)
+			if (sel->items[i].expr->kind == SL_AX_STAR)
+				return sl__plan_error(p, sel->items[i].expr->line, sel->items[i].expr->col,
+				                      SL_EPLAN, "SELECT * is not allowed without FROM");
+		r = sl__plan_one_row(p);
+	} else if (sl__is_rank_query(sel)) {
 		r = sl__plan_rank(p, sel, &rest);
+		sel = &rest;
+	} else if (sel->from->kind == SL_AF_JOIN && sel->from->u.join.type == SL_AJ_COMMA) {
+		rest = *sel; /* the WHERE conjuncts the joins did not take */
+		r = sl__plan_comma(p, sel->from, sel->where, (const sl_ast_expr **)&rest.where, 0,
+		                   plan_item);
 		sel = &rest;
 	} else {
 		r = plan_from(p, sel->from);
 	}
 	if (!r)
 		return NULL;
+	int agg0 = sel->ngroup > 0 || has_agg(p, sel);
+	if (r->tvf_in && (sl__ast_has_subquery(sel->where) || sel_has_scalar(sel)) &&
+	    !(r = materialize_tvf(p, r)))
+		return NULL;
+	if (!(r = sl__plan_scalar_subqueries(p, sel, r, agg0))) /* plan_subquery.c */
+		return NULL;
+	if (sl__ast_subqueries(sel->where, SL_SUBQ_PRED, NULL, 0)) { /* IN, EXISTS */
+		if (sel != &rest)
+			rest = *sel;
+		if (!(r = sl__plan_subqueries(p, r, sel->where, plan_item)))
+			return NULL;
+		rest.where = NULL;
+		sel = &rest;
+	}
 	agg_map m = {0};
 	int agg = sel->ngroup > 0 || has_agg(p, sel);
 	int over = sl__select_has_over(p, sel); /* OVER aggregates: plan_over.c */
@@ -1243,26 +1323,58 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 	return r;
 }
 
+/* INTERSECT / EXCEPT [ALL] over the two sides, already of the common
+ * column types: one SetOp operator (op_set_op.c).  Its output is updating
+ * unless it can only grow (INTERSECT of append-only inputs); it carries no
+ * time attribute. */
+static rel *plan_set_op(planner *p, const sl_ast_query *q, rel *const side[2],
+                        const sl_type *common)
+{
+	int inter = q->setop.op == SL_SET_INTERSECT;
+	sl_op *op = sl_op_set_op_new(inter ? SL_SETOP_INTERSECT : SL_SETOP_EXCEPT, q->setop.all,
+	                             p->err);
+	rel *out = sl__rel_new(p, side[0]->ncols);
+	for (int i = 0; i < side[0]->ncols; i++) {
+		out->cols[i].name = side[0]->cols[i].name;
+		out->cols[i].type = common[i];
+	}
+	const char *label = sl_arena_printf(p->a, "%s(all=[%s])", inter ? "Intersect" : "Minus",
+	                                    q->setop.all ? "true" : "false");
+	out->updating = !inter || side[0]->updating || side[1]->updating;
+	if (out->updating)
+		out->upd_op = !inter ? label : side[0]->updating ? side[0]->upd_op : side[1]->upd_op;
+	if (!op || sl__add_op(p, op, 2, out, label) ||
+	    sl_graph_connect(p->g, side[0]->op, op, 0) || sl_graph_connect(p->g, side[1]->op, op, 1))
+		return NULL;
+	return out;
+}
+
+/* UNION, INTERSECT, EXCEPT: both sides cast to the common type of each
+ * column, then a Union (and for UNION DISTINCT a GROUP BY every column)
+ * or a SetOp. */
 static rel *plan_union(planner *p, const sl_ast_query *q)
 {
-	if (q->setop.op != SL_SET_UNION)
-		return sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
-		                      "INTERSECT and EXCEPT are not supported yet");
+	static const char *opname[] = {"", "UNION", "INTERSECT", "EXCEPT"};
+	const char *what = opname[q->setop.op];
 	rel *l = sl__plan_query(p, q->setop.left), *r = l ? sl__plan_query(p, q->setop.right) : NULL;
 	if (!r)
 		return NULL;
 	if (l->ncols != r->ncols)
 		return sl__plan_error(p, q->line, q->col, SL_EPLAN,
-		                      "UNION: the inputs have %d and %d columns", l->ncols, r->ncols);
+		                      "%s: the inputs have %d and %d columns", what, l->ncols, r->ncols);
 	/* cast both sides to the common type of each column */
 	rel *side[2] = {l, r};
 	sl_type *common = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(l->ncols + 1));
 	for (int i = 0; i < l->ncols; i++) {
 		sl_expr *a[2] = {sl_expr_col(p->a, 0, l->cols[i].type), sl_expr_col(p->a, 1, r->cols[i].type)};
 		sl_expr *c = sl_expr_call(p->a, SL_FN_COALESCE, a, 2, NULL, 0, p->err);
-		if (!c)
-			return sl__plan_error(p, q->line, q->col, SL_EPLAN, "UNION: column %d: %s", i + 1,
-			                      p->err->msg);
+		if (!c) {
+			char m[SL_ERR_MAX];
+			snprintf(m, sizeof(m), "%s", p->err->msg);
+			sl_err_clear(p->err); /* the first error would win */
+			return sl__plan_error(p, q->line, q->col, SL_EPLAN, "%s: column %d: %s", what,
+			                      i + 1, m);
+		}
 		common[i] = c->type;
 	}
 	for (int s = 0; s < 2; s++) {
@@ -1285,6 +1397,8 @@ static rel *plan_union(planner *p, const sl_ast_query *q)
 			return NULL;
 		side[s]->rowtime = rt;
 	}
+	if (q->setop.op != SL_SET_UNION)
+		return plan_set_op(p, q, side, common);
 	sl_op *op = sl_op_union_new(p->err);
 	rel *out = sl__rel_new(p, l->ncols);
 	for (int i = 0; i < l->ncols; i++) {
@@ -1315,16 +1429,46 @@ rel *sl__plan_query(planner *p, const sl_ast_query *q)
 		c->planned = NULL;
 	}
 	rel *r = NULL;
-	if (q->norder || q->limit || q->offset) {
-		sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
-		               "ORDER BY and LIMIT on a stream are not supported yet (Top-N is planned)");
+	int *hidden = NULL, nhidden = 0;
+	if (q->kind == SL_AQ_SELECT && q->norder && !q->select->distinct) {
+		/* ORDER BY items other than positions become hidden trailing
+		 * SELECT items, so they may use the SELECT's whole scope */
+		const sl_ast_select *sel = q->select;
+		sl_ast_select *s2 = sl_arena_alloc(p->a, sizeof(*s2));
+		sl_ast_select_item *items = sl_arena_calloc(p->a, sizeof(*items) *
+		                                            (size_t)(sel->nitems + q->norder));
+		hidden = sl_arena_alloc(p->a, sizeof(int) * (size_t)q->norder);
+		*s2 = *sel;
+		memcpy(items, sel->items, sizeof(*items) * (size_t)sel->nitems);
+		for (int i = 0; i < q->norder; i++) {
+			const sl_ast_expr *e = q->order[i].expr;
+			hidden[i] = -1;
+			if (e->kind == SL_AX_LITERAL && e->u.lit.kind == SL_AL_INTEGER)
+				continue;
+			sl_ast_select_item *it = &items[sel->nitems + nhidden++];
+			it->expr = (sl_ast_expr *)e;
+			it->line = e->line;
+			it->col = e->col;
+			sl_ast_ident *al = sl_arena_calloc(p->a, sizeof(*al));
+			al->name = sl_arena_printf(p->a, "$order%d", i);
+			it->alias = al;
+			hidden[i] = nhidden - 1; /* made absolute below */
+		}
+		s2->items = items;
+		s2->nitems = sel->nitems + nhidden;
+		r = plan_select(p, s2);
+		for (int i = 0; r && i < q->norder; i++)
+			if (hidden[i] >= 0)
+				hidden[i] += r->ncols - nhidden;
 	} else if (q->kind == SL_AQ_SELECT) {
 		r = plan_select(p, q->select);
 	} else if (q->kind == SL_AQ_SETOP) {
 		r = plan_union(p, q);
 	} else {
-		sl__plan_error(p, q->line, q->col, SL_ENOTSUP, "VALUES is not supported yet");
+		r = sl__plan_values(p, q);
 	}
+	if (r && (q->norder || q->limit || q->offset))
+		r = sl__plan_order_limit(p, q, r, r->ncols - nhidden, hidden); /* plan_order.c */
 	p->nctes = saved;
 	return r;
 }

@@ -321,6 +321,9 @@ static int trim_args(sl_parser *p, sl_ast_expr *c, const sl_token *t, int *cap)
 static int special_args(sl_parser *p, sl_ast_expr *c, const sl_token *t, int *cap)
 {
 	const char *f = c->u.call.fname;
+	int r = sl__p_fn_args(p, c, t, cap);
+	if (r)
+		return r;
 	if (!strcmp(f, "EXTRACT")) {
 		if (add_arg(p, c, unit_arg(p), cap) || sl__p_expect_kw(p, "FROM") || add_arg(p, c, sl__p_expr(p), cap))
 			return -1;
@@ -799,8 +802,12 @@ static sl_ast_expr *is_pred(sl_parser *p, sl_ast_expr *a, const sl_token *t)
 		e->u.is.what = SL_AIS_DISTINCT;
 		if (sl__p_expect_kw(p, "FROM") || !(e->u.is.b = add_expr(p)))
 			return NULL;
+	} else if (sl__p_accept_kw(p, "JSON")) {
+		e->u.is.what = SL_AIS_JSON;
+		if (!(e->u.is.b = sl__p_json_kind(p)))
+			return NULL;
 	} else {
-		return sl__p_error(p, "NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM after IS"), NULL;
+		return sl__p_error(p, "NULL, TRUE, FALSE, UNKNOWN, JSON or DISTINCT FROM after IS"), NULL;
 	}
 	return e;
 }

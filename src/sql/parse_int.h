@@ -1,7 +1,7 @@
 /*
  * parse_int.h - state and helpers shared by the parser's files
  * (parser.c: statements, types, hints; parse_query.c: queries and FROM;
- * parse_expr.c: expressions).  Internal to src/sql.
+ * parse_expr.c: expressions; parse_fn.c: OVERLAY and JSON function syntax).  Internal to src/sql.
  *
  * Error protocol: a parse function returns NULL (or -1) after writing the
  * first error into p->err; every caller returns at once, so the first,
@@ -83,5 +83,16 @@ int sl__p_order_list(sl_parser *p, sl_ast_order **out, int *n);   /* after ORDER
 sl_ast_window *sl__p_window_spec(sl_parser *p);                   /* at '(' */
 sl_ast_expr *sl__p_interval(sl_parser *p);                        /* at INTERVAL */
 sl_ast_unit sl__p_unit_word(sl_parser *p, int k);                 /* unit keyword or NONE */
+/* parse_fn.c: arguments of OVERLAY and the JSON functions (after '('):
+ * 1 handled, 0 not one of them, -1 error; the kind after IS [NOT] JSON. */
+int sl__p_fn_args(sl_parser *p, sl_ast_expr *c, const sl_token *t, int *cap);
+sl_ast_expr *sl__p_json_kind(sl_parser *p);
+
+/* parse_show.c: SHOW (after SHOW), DESCRIBE (after DESCRIBE / DESC),
+ * CREATE / DROP FUNCTION (after FUNCTION).  0 or -1 with the error set. */
+int sl__p_show(sl_parser *p, sl_ast_stmt *s);
+int sl__p_describe(sl_parser *p, sl_ast_stmt *s);
+int sl__p_create_function(sl_parser *p, sl_ast_stmt *s, int temporary, int system);
+int sl__p_drop_function(sl_parser *p, sl_ast_stmt *s, int temporary, int system);
 
 #endif

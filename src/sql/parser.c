@@ -477,8 +477,15 @@ static int scalar_type(sl_parser *p, sl_ast_type *ty)
 			k = 2;
 		if ((np = type_params(p, &a, &b)) < 0)
 			return -1;
+		if (np && (a < 1 || a > SL_STRING_LEN))
+			return sl__p_error_at(p, sl__p_tok(p, -1), SL_ESYNTAX,
+			                      "type length must be 1..2147483647");
+		/* without a length: CHAR and BINARY are CHAR(1) and BINARY(1), VARCHAR
+		 * and VARBINARY the maximum length, i.e. STRING and BYTES (Flink's type
+		 * system, FlinkTypeSystem.getDefaultPrecision) */
 		ty->sql = sl_type_make(sized[k].id);
-		ty->sql.length = np ? (int32_t)(a < 1 ? 1 : a) : 1;
+		if (np)
+			ty->sql.length = (int32_t)a;
 		return 1;
 	}
 	return 0;

@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""gen.py OUTDIR SEED COUNT - random cases for `make test-flink` (tests/flink/diff.py).
+
+Writes COUNT cases (OUTDIR/gen_SEED_NNN.sql, each with its own OUTDIR/gen_SEED_NNN.jsonl
+or .csv input) from one seed: a fixed schema of INT, BIGINT, DECIMAL(10, 2), DOUBLE,
+STRING and TIMESTAMP(3) columns with NULLs, and one query each of the forms
+projection + WHERE, GROUP BY (with HAVING), a global aggregate, SELECT DISTINCT, and
+TUMBLE / HOP / CUMULATE window aggregates, built from random expressions, predicates
+and aggregates. Inputs are out of order by less than the watermark delay, so no row
+is late in either engine and the final results do not depend on when watermarks are
+emitted. The same seed gives the same files.
+"""
+
+import json
+import os
+import random
+import sys
+
+BASE_MS = 1785574800000  # 2026-08-01 09:00:00 UTC
+SCHEMA = """CREATE TABLE t (
+    id INT,
+    k STRING,
+    n INT,
+    m BIGINT,
+    d DECIMAL(10, 2),
+    x DOUBLE,
+    s STRING,
+    ts TIMESTAMP(3),
+    WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH (%s);
+"""
+STRINGS = ["a", "ab", "abc", "b", "ba", "xyz", "", " a ", "Ab", "hello", "w0rld", "a_b",
+           "%x", "caf\u00e9", "zz"]
+
+
+def ts_text(ms):
+    import datetime
+    t = datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc)
+    s = t.strftime("%Y-%m-%d %H:%M:%S")
+    if ms % 1000:
+        s += (".%03d" % (ms % 1000)).rstrip("0")
+    return s
+
+
+def gen_rows(r):
+    rows = []
+    base = BASE_MS + r.randrange(0, 60) * 1000
+    for i in range(r.randint(8, 60)):
+        base += r.choice([0, 0, 250, 1000, 1500, 3000, 7000, 11000])
+        ts = base - r.choice([0, 0, 0, 1, 999, 2000, 4000])
+        if r.random() < 0.3:
+            ts = ts - ts % 1000 + r.choice([0, 1, 5, 500])  # fractions of a second
+            ts = max(ts, base - 4999)
+        rows.append({
+            "id": i + 1,
+            "k": r.choice(["a", "a", "b", "b", "c", "d", None]),
+            "n": None if r.random() < 0.12 else r.randint(-20, 100),
+            "m": None if r.random() < 0.12 else r.randint(-10**12, 10**12),
+            "d": None if r.random() < 0.12 else round(r.randint(-10000, 100000) / 100, 2),
+            "x": None if r.random() < 0.12 else r.randint(-200, 200) / 4,
+            "s": None if r.random() < 0.12 else r.choice(STRINGS),
+            "ts": ts_text(ts),
+        })
+    return rows
+
+
+class Exprs:
+    """Random typed expressions over the schema."""
+
+    def __init__(self, r):
+        self.r = r
+
+    def pick(self, *alts):
+        return self.r.choice(alts)()
+
+    def int_(self, depth=0):
+        r = self.r
+        base = [lambda: "n", lambda: "id", lambda: str(r.randint(-5, 30))]
+        if depth > 1:
+            return self.pick(*base)
+        return self.pick(
+            *base,
+            lambda: "n + %s" % self.int_(depth + 1),
+            lambda: "n * %d" % r.randint(-3, 5),
+            lambda: "MOD(n, %d)" % r.randint(2, 7),
+            lambda: "ABS(n - 40)",
+            lambda: "-n",
+            lambda: "n / %d" % r.randint(2, 5),
+            lambda: "CHAR_LENGTH(s)",
+            lambda: "COALESCE(n, %d)" % r.randint(-1, 9),
+            lambda: "CAST(d AS INT)",
+            lambda: "EXTRACT(SECOND FROM ts)",
+            lambda: "EXTRACT(MINUTE FROM ts)",
+            lambda: "CASE WHEN %s THEN %s ELSE %s END" % (self.pred(depth + 1),
+                                                         self.int_(depth + 1),
+                                                         self.int_(depth + 1)),
+            lambda: "POSITION('a' IN s)",
+        )
+
+    def dec(self, depth=0):
+        r = self.r
+        base = [lambda: "d", lambda: "CAST(n AS DECIMAL(10, 2))"]
+        if depth > 1:
+            return self.pick(*base)
+        return self.pick(
+            *base,
+            lambda: "d + %s" % r.choice(["1.5", "0.01", "n", "d"]),
+            lambda: "d * %s" % r.choice(["2", "n", "0.5"]),
+            lambda: "d - n",
+            lambda: "ROUND(d, %d)" % r.randint(0, 1),
+            lambda: "ABS(d)",
+            lambda: "d / %s" % r.choice(["4", "3", "0.5"]),
+            lambda: "FLOOR(d)",
+            lambda: "CEIL(d)",
+            lambda: "COALESCE(d, 0)",
+        )
+
+    def dbl(self, depth=0):
+        return self.pick(
+            lambda: "x",
+            lambda: "x * 2",
+            lambda: "x + n",
+            lambda: "CAST(n AS DOUBLE)",
+            lambda: "SQRT(ABS(x))",
+            lambda: "POWER(x, 2)",
+            lambda: "x / 4",
+        )
+
+    def str_(self, depth=0):
+        r = self.r
+        base = [lambda: "s", lambda: "k", lambda: "'lit'"]
+        if depth > 1:
+            return self.pick(*base)
+        return self.pick(
+            *base,
+            lambda: "UPPER(%s)" % self.str_(depth + 1),
+            lambda: "LOWER(s)",
+            lambda: "CONCAT(k, %s)" % self.str_(depth + 1),
+            lambda: "k || '-' || s",
+            lambda: "SUBSTRING(s, %d, %d)" % (r.randint(1, 3), r.randint(1, 3)),
+            lambda: "SUBSTRING(s, %d)" % r.randint(1, 3),
+            lambda: "TRIM(s)",
+            lambda: "REPLACE(s, 'a', 'xy')",
+            lambda: "LPAD(s, %d, '*')" % r.randint(1, 6),
+            lambda: "RPAD(k, 3, '.')",
+            lambda: "CAST(n AS STRING)",
+            lambda: "CAST(d AS STRING)",
+            lambda: "CAST(x AS STRING)",
+            lambda: "DATE_FORMAT(ts, '%s')" % r.choice(["yyyy-MM-dd HH:mm:ss", "HH:mm",
+                                                         "yyyyMMdd"]),
+            lambda: "CONCAT_WS('|', k, s)",
+            lambda: "COALESCE(s, k, '?')",
+            lambda: "CASE WHEN %s THEN k ELSE s END" % self.pred(depth + 1),
+            lambda: "CAST(ts AS STRING)",
+            lambda: "NULLIF(k, 'a')",
+        )
+
+    def ts_(self):
+        return self.pick(
+            lambda: "ts",
+            lambda: "ts + INTERVAL '%d' MINUTE" % self.r.randint(1, 90),
+            lambda: "FLOOR(ts TO MINUTE)",
+            lambda: "CEIL(ts TO HOUR)",
+            lambda: "TIMESTAMPADD(SECOND, 30, ts)",
+        )
+
+    def cmp(self):
+        return self.r.choice(["=", "<>", "<", "<=", ">", ">="])
+
+    def pred(self, depth=0):
+        r = self.r
+        base = [
+            lambda: "n %s %d" % (self.cmp(), r.randint(-5, 60)),
+            lambda: "d %s %s" % (self.cmp(), r.choice(["10", "100.5", "0", "-3.25"])),
+            lambda: "x %s %s" % (self.cmp(), r.choice(["0", "12.5", "-7.75"])),
+            lambda: "k %s '%s'" % (self.cmp(), r.choice("abcd")),
+            lambda: "s LIKE '%s'" % r.choice(["a%", "%b%", "_", "%", "a\\_b"]),
+            lambda: "k IN ('a', 'c')",
+            lambda: "n NOT IN (1, 2, 3, 50)",
+            lambda: "n BETWEEN %d AND %d" % (r.randint(-10, 20), r.randint(20, 80)),
+            lambda: "%s IS NULL" % r.choice("knmdxs"),
+            lambda: "%s IS NOT NULL" % r.choice("knmdxs"),
+            lambda: "s = k",
+            lambda: "d > n",
+            lambda: "m %s %d" % (self.cmp(), r.randint(-10**12, 10**12)),
+            lambda: "ts >= TIMESTAMP '2026-08-01 09:01:00'",
+            lambda: "%s %s %s" % (self.int_(depth + 1), self.cmp(), self.int_(depth + 1)),
+            lambda: "%s IS DISTINCT FROM %s" % (self.str_(depth + 1), self.str_(depth + 1)),
+        ]
+        if depth > 1:
+            return self.pick(*base)
+        return self.pick(
+            *base,
+            lambda: "NOT (%s)" % self.pred(depth + 1),
+            lambda: "(%s AND %s)" % (self.pred(depth + 1), self.pred(depth + 1)),
+            lambda: "(%s OR %s)" % (self.pred(depth + 1), self.pred(depth + 1)),
+            lambda: "(%s) IS TRUE" % self.pred(depth + 1),
+            lambda: "(%s) IS NOT FALSE" % self.pred(depth + 1),
+        )
+
+    def scalar(self):
+        return self.pick(self.int_, self.int_, self.dec, self.dbl, self.str_, self.str_,
+                         self.ts_, lambda: "(%s)" % self.pred())
+
+    def agg(self):
+        r = self.r
+        return self.pick(
+            lambda: "COUNT(*)",
+            lambda: "COUNT(%s)" % r.choice("nmdxs"),
+            lambda: "COUNT(DISTINCT %s)" % r.choice(["k", "n", "s"]),
+            lambda: "SUM(%s)" % r.choice(["n", "m", "d", "x", self.int_(1), self.dec(1)]),
+            lambda: "MIN(%s)" % r.choice(["n", "d", "s", "ts", "x", self.str_(1)]),
+            lambda: "MAX(%s)" % r.choice(["n", "d", "s", "ts", "m", self.int_(1)]),
+            lambda: "AVG(%s)" % r.choice(["n", "d", "x", "m"]),
+            lambda: "SUM(n) FILTER (WHERE %s)" % self.pred(1),
+            lambda: "COUNT(*) FILTER (WHERE %s)" % self.pred(1),
+            lambda: "COUNT(DISTINCT k) FILTER (WHERE %s)" % self.pred(1),
+            lambda: "MAX(d) FILTER (WHERE %s)" % self.pred(1),
+        )
+
+
+def query(r, e):
+    kind = r.choice(["project", "project", "group", "group", "group", "global", "distinct",
+                     "tumble", "tumble", "hop", "cumulate"])
+    where = " WHERE %s" % e.pred() if r.random() < 0.5 else ""
+    aggs = ", ".join("%s AS a%d" % (e.agg(), i) for i in range(r.randint(1, 4)))
+    if kind == "project":
+        cols = ", ".join("%s AS c%d" % (e.scalar(), i) for i in range(r.randint(1, 4)))
+        return kind, "SELECT id, %s FROM t%s;" % (cols, where)
+    if kind == "group":
+        key = r.choice(["k", "k", "MOD(n, 3)", "k, n IS NULL", "s", "CHAR_LENGTH(s)"])
+        having = " HAVING COUNT(*) > 1" if r.random() < 0.3 else ""
+        return kind, "SELECT %s, %s FROM t%s GROUP BY %s%s;" % (key, aggs, where, key, having)
+    if kind == "global":
+        return kind, "SELECT %s FROM t%s;" % (aggs, where)
+    if kind == "distinct":
+        cols = r.choice(["k", "k, MOD(n, 4)", "s", "k, d IS NULL", "UPPER(s)"])
+        return kind, "SELECT DISTINCT %s FROM t%s;" % (cols, where)
+    size = r.choice([5, 10, 30, 60])
+    if kind == "tumble":
+        tvf = "TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '%d' SECOND)" % size
+    elif kind == "hop":
+        tvf = "HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '%d' SECOND, INTERVAL '%d' SECOND)" % (
+            size, size * r.choice([2, 3]))
+    else:
+        tvf = "CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '%d' SECOND, INTERVAL '%d' SECOND)" % (
+            size, size * r.choice([2, 4]))
+    keys = r.choice(["", ", k", ", k", ", MOD(n, 2)"])
+    sel_keys = keys.replace("MOD(n, 2)", "MOD(n, 2) AS nk")
+    return kind, ("SELECT window_start, window_end%s, %s FROM TABLE(%s)%s "
+                  "GROUP BY window_start, window_end%s;" % (sel_keys, aggs, tvf, where, keys))
+
+
+def main():
+    out, seed, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    os.makedirs(out, exist_ok=True)
+    r = random.Random(seed)
+    e = Exprs(r)
+    for i in range(count):
+        name = "gen_%d_%03d" % (seed, i)
+        rows = gen_rows(r)
+        csv = r.random() < 0.25
+        if csv:
+            path = os.path.join(out, name + ".csv")
+            cols = ["id", "k", "n", "m", "d", "x", "s", "ts"]
+            with open(path, "w", encoding="utf-8") as f:
+                for row in rows:
+                    vals = []
+                    for c in cols:
+                        v = row[c]
+                        if v is None:
+                            vals.append("NULL")
+                        elif c == "s" or c == "k":
+                            vals.append('"%s"' % v)
+                        elif c == "d":
+                            vals.append("%.2f" % v)
+                        else:
+                            vals.append(str(v))
+                    f.write(",".join(vals) + "\n")
+            opts = ("'connector' = 'filesystem', 'path' = '$DATA/%s.csv', 'format' = 'csv', "
+                    "'csv.null-literal' = 'NULL'" % name)
+        else:
+            path = os.path.join(out, name + ".jsonl")
+            with open(path, "w", encoding="utf-8") as f:
+                for row in rows:
+                    f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            opts = "'connector' = 'filesystem', 'path' = '$DATA/%s.jsonl', 'format' = 'json'" % name
+        kind, q = query(r, e)
+        with open(os.path.join(out, name + ".sql"), "w", encoding="utf-8") as f:
+            f.write("-- generated by tests/flink/gen.py, seed %d, case %d (%s)\n" % (seed, i, kind))
+            f.write(SCHEMA % opts)
+            f.write(q + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -274,7 +274,7 @@ static int locate_error(sl_prog *p, sl_xctx *x, const sl_step *st, int rc)
 		err->row = row + 1;
 		err->row_batch = x->in;
 	}
-	if (st->line > 0)
+	if (st->line > 0 && !p->no_pos)
 		sl_err_prefix(err, "line %d, column %d", st->line, st->col);
 	return err->code ? err->code : rc;
 }
@@ -413,6 +413,7 @@ int sl_expr_eval_const(const sl_expr *e, sl_arena *a, sl_value *out, sl_err *err
 	r = SL_ENOMEM;
 	if (!(p = sl__prog_compile(roots, 1, NULL, 0, 1, err)))
 		return err && err->code ? err->code : SL_ENOMEM;
+	p->no_pos = 1;
 	in = sl_batch_new(0, NULL, 1);
 	ob = sl_batch_new(1, &e->type, 1);
 	if (!in || !ob)

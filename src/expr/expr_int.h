@@ -87,6 +87,8 @@ struct sl_prog {
 	int nfrees, capfrees;
 	sl_aux_free *free_fn;
 	void **free_ptr;
+	int no_pos;        /* sl_expr_eval_const: errors without SQL position
+	                    * (its callers, planning, add their own) */
 };
 
 typedef struct sl_xctx {

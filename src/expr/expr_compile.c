@@ -146,7 +146,7 @@ static int prog_reserve(sl_prog *p, int n)
 		return 0;
 	for (int i = 0; i < p->nregs; i++) {
 		sl_reg *r = &p->regs[i];
-		if (r->kind != SL_REG_TMP && r->kind != SL_REG_CONST)
+		if ((r->kind != SL_REG_TMP && r->kind != SL_REG_CONST) || r->scalar)
 			continue;
 		size_t w = phys_size(sl_type_phys(r->type));
 		uint8_t *nl = realloc(r->own.null, (size_t)n);

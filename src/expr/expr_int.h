@@ -35,6 +35,8 @@ typedef struct sl_reg {
 	int input;      /* SL_REG_INPUT: input column index */
 	sl_value cval;  /* SL_REG_CONST: the value (strings in p->arena) */
 	sl_col own;     /* TMP/CONST storage (null + data vectors) */
+	int scalar;     /* CONST read only through its value (IN over
+	                 * constants, fn_arith.c): no vector is allocated */
 	sl_col *cur;    /* the column read and written during a call */
 } sl_reg;
 

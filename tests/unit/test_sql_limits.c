@@ -47,6 +47,14 @@ static void collect(void *ctx, const char *table, sl_rowkind kind, const char *j
 	snprintf(r->last, sizeof(r->last), "%.*s", (int)(len < 255 ? len : 255), json);
 }
 
+/* Appends each polled row (JSON) as a line. */
+static void acc_row(void *ctx, const char *table, sl_rowkind kind, const char *json, size_t len)
+{
+	sl_buf *b = *(sl_buf **)ctx;
+	(void)table;
+	sl_buf_printf(b, "%d %.*s\n", (int)kind, (int)len, json);
+}
+
 /* Runs `sql` as a job, pushes `input` (JSON lines), returns the rows. */
 static rows run(const char *sql, const char *input)
 {
@@ -221,6 +229,73 @@ static void test_nested_case_and_calls(void **st)
 	sl_buf_deinit(&b);
 }
 
+/* Rows of sql over the fixed input, as sorted text. */
+static char *rows_text(const char *sql, const char *input)
+{
+	sl_engine *e = NULL;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, "CREATE TABLE u (k STRING, v INT, b BIGINT, d DECIMAL(6, 2))"
+	                            " WITH ('connector' = 'push')"), 0);
+	if (sl_exec(e, sql))
+		fail_msg("sl_exec failed: %s\n%s", sl_errmsg(e), sql);
+	assert_int_equal(sl_push_json_lines(e, "u", input, strlen(input)), 0);
+	assert_int_equal(sl_push_end(e, "u"), 0);
+	sl_buf b;
+	sl_buf_init(&b);
+	sl_buf *bp = &b;
+	sl_poll(e, acc_row, &bp);
+	sl_engine_close(e);
+	return (char *)sl_buf_cstr(&b);
+}
+
+/*
+ * x IN (constants) is a sorted set with a binary search (fn_arith.c
+ * k_in_set); it must answer exactly as the OR of equalities, NULLs
+ * included (three-valued: NULL when no value matches and the list or x
+ * holds a NULL), for INT, BIGINT, DECIMAL and STRING, IN and NOT IN.
+ */
+static void test_in_list_matches_or(void **st)
+{
+	(void)st;
+	const char *input =
+		"{\"k\": \"a\", \"v\": 1, \"b\": 5000000000, \"d\": 1.50}\n"
+		"{\"k\": \"bb\", \"v\": 7, \"b\": -3, \"d\": 2}\n"
+		"{\"k\": \"c\", \"v\": null, \"b\": null, \"d\": null}\n"
+		"{\"k\": null, \"v\": -2, \"b\": 0, \"d\": -0.25}\n"
+		"{\"k\": \"zz\", \"v\": 100, \"b\": 7, \"d\": 99.99}\n";
+	static const struct { const char *col, *vals[8]; } cases[] = {
+		{"v", {"1", "-2", "50", "7", NULL}},
+		{"v", {"3", "NULL", "100", "1", NULL}},
+		{"b", {"5000000000", "7", "-3", NULL}},
+		{"b", {"1", "2", NULL}},
+		{"d", {"1.5", "2", "99.99", "-0.250", NULL}},
+		{"d", {"CAST(NULL AS DECIMAL(6, 2))", "1.50", NULL}},
+		{"k", {"'bb'", "'a'", "'zz'", NULL}},
+		{"k", {"'c'", "'nope'", "NULL", NULL}},
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		for (int neg = 0; neg < 2; neg++) {
+			char in[512], ors[1024];
+			int n = snprintf(in, sizeof(in), "SELECT k, v, (%s %sIN (", cases[c].col,
+			                 neg ? "NOT " : "");
+			int m = snprintf(ors, sizeof(ors), "SELECT k, v, (%s(", neg ? "NOT " : "");
+			for (int i = 0; cases[c].vals[i]; i++) {
+				n += snprintf(in + n, sizeof(in) - (size_t)n, "%s%s", i ? ", " : "",
+				              cases[c].vals[i]);
+				m += snprintf(ors + m, sizeof(ors) - (size_t)m, "%s%s = %s", i ? " OR " : "",
+				              cases[c].col, cases[c].vals[i]);
+			}
+			snprintf(in + n, sizeof(in) - (size_t)n, ")) AS r FROM u");
+			snprintf(ors + m, sizeof(ors) - (size_t)m, ")) AS r FROM u");
+			char *a = rows_text(in, input), *b = rows_text(ors, input);
+			if (strcmp(a, b))
+				fail_msg("%s\n%s\ndiffers from\n%s\n%s", in, a, ors, b);
+			free(a);
+			free(b);
+		}
+	}
+}
+
 static void test_links_and_views(void **st)
 {
 	(void)st;
@@ -253,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_plus_chain),
 		cmocka_unit_test(test_nested_case_and_calls),
 		cmocka_unit_test(test_links_and_views),
+		cmocka_unit_test(test_in_list_matches_or),
 	};
 	return cmocka_run_group_tests_name("sql_limits", tests, NULL, NULL);
 }

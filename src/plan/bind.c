@@ -316,6 +316,10 @@ static sl_expr *bind_binary(planner *p, const scope *s, const sl_ast_expr *e)
 		{SL_AOP_MOD, SL_FN_MOD}, {SL_AOP_CONCAT, SL_FN_CONCAT},
 	};
 	sl_expr *args[2];
+	int done;
+	sl_expr *inl = sl__bind_inlist(p, s, e, &done); /* long c = 1 OR c = 2 .. chains */
+	if (done)
+		return inl;
 	if (!(args[0] = sl__bind_expr(p, s, e->u.op.a)) || !(args[1] = sl__bind_expr(p, s, e->u.op.b)))
 		return NULL;
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)

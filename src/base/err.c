@@ -15,6 +15,8 @@ void sl_err_clear(sl_err *e)
 	e->code = 0;
 	e->msg[0] = 0;
 	e->line = e->col = 0;
+	e->row = 0;
+	e->row_batch = NULL;
 }
 
 static int vset(sl_err *e, int code, int line, int col, const char *fmt, va_list ap)
@@ -57,6 +59,17 @@ void sl_err_prefix(sl_err *e, const char *fmt, ...)
 	va_end(ap);
 	memcpy(old, e->msg, sizeof(old));
 	snprintf(e->msg, sizeof(e->msg), "%s: %s", pre, old);
+}
+
+void sl_err_append(sl_err *e, const char *fmt, ...)
+{
+	if (!e || !e->code)
+		return;
+	size_t n = strlen(e->msg);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg + n, sizeof(e->msg) - n, fmt, ap);
+	va_end(ap);
 }
 
 const char *sl_err_name(int code)

@@ -22,6 +22,13 @@ typedef struct sl_err {
 	/* Optional caret support for SQL errors: the 1-based line and column of
 	 * the error in sql_text, 0 when not a SQL text error. */
 	int line, col;
+	/* Run-time errors of expression evaluation (expr_eval.c): 1 + the
+	 * physical index of the row that failed in batch row_batch (0:
+	 * unknown).  Operators that keep row positions (Calc) move row_batch
+	 * to their input batch as the error unwinds, so the scan that emitted
+	 * the batch can name the row's source position (op_scan.c). */
+	int row;
+	const void *row_batch;
 } sl_err;
 
 /* Clears the error. */
@@ -39,6 +46,10 @@ int sl_err_set_at(sl_err *e, int code, int line, int col, const char *fmt, ...)
 
 /* Prepends "prefix: " to an existing message (no-op if none). */
 void sl_err_prefix(sl_err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Appends printf-style text to an existing message (no-op if none). */
+void sl_err_append(sl_err *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Name of a return code ("syntax error", "planning error", ...). */

@@ -93,11 +93,23 @@ static int avg_type(sl_type arg, int star, sl_type *out, sl_err *err)
 	return 0;
 }
 
-static int dec_overflow(const sl_agg *a, const char *fn, sl_err *err)
+/* row: the input row being folded, -1 when none (results, merges). */
+static int dec_overflow(const sl_agg *a, const char *fn, int row, sl_err *err)
 {
 	char buf[64];
-	return sl_err_set(err, SL_ERUNTIME, "%s overflow: the result does not fit %s", fn,
-	                  sl_type_format(a->out_type, buf, sizeof(buf)));
+	if (err && err->code)
+		return SL_ERUNTIME;
+	if (a->line > 0)
+		sl_err_set(err, SL_ERUNTIME, "line %d, column %d: %s overflow: the result does not fit %s",
+		           a->line, a->col, fn, sl_type_format(a->out_type, buf, sizeof(buf)));
+	else
+		sl_err_set(err, SL_ERUNTIME, "%s overflow: the result does not fit %s", fn,
+		           sl_type_format(a->out_type, buf, sizeof(buf)));
+	if (err && row >= 0) {
+		err->row = row + 1;
+		err->row_batch = NULL; /* the batch being folded: the graph fills it */
+	}
+	return SL_ERUNTIME;
 }
 
 static int sum_add(const sl_agg *a, void *accp, const sl_col *c, int row, int sign, sl_err *err)
@@ -117,7 +129,7 @@ static int sum_add(const sl_agg *a, void *accp, const sl_col *c, int row, int si
 		sl_i128 r;
 		if (sl_i128_add(acc->v.dec, sign > 0 ? c->v.i128[row] : -c->v.i128[row], &r) ||
 		    !sl_dec_fits(r, 38))
-			return dec_overflow(a, "SUM", err);
+			return dec_overflow(a, "SUM", row, err);
 		acc->v.dec = r;
 		break;
 	}
@@ -170,7 +182,7 @@ static int avg_result(const sl_agg *a, const void *accp, sl_col *out, int orow, 
 		/* rescale the sum to the result scale, then divide HALF_UP */
 		sl_i128 s;
 		if (sl_dec_rescale(acc->v.dec, a->arg_type.scale, a->out_type.scale, 38, &s))
-			return dec_overflow(a, "AVG", err);
+			return dec_overflow(a, "AVG", -1, err);
 		sl_i128 n = acc->n, q = s / n, r = s % n;
 		if (r < 0)
 			r = -r;
@@ -290,7 +302,7 @@ static int sum_merge(const sl_agg *a, void *dstp, const void *srcp, sl_err *err)
 	case SL_PHYS_I128: {
 		sl_i128 r;
 		if (sl_i128_add(d->v.dec, s->v.dec, &r) || !sl_dec_fits(r, 38))
-			return dec_overflow(a, "SUM", err);
+			return dec_overflow(a, "SUM", -1, err);
 		d->v.dec = r;
 		break;
 	}
@@ -375,9 +387,9 @@ int sl_agg_fast_kind(const sl_agg *a)
 	}
 }
 
-int sl_agg_sum_overflow(const sl_agg *a, sl_err *err)
+int sl_agg_sum_overflow(const sl_agg *a, int row, sl_err *err)
 {
-	return dec_overflow(a, "SUM", err);
+	return dec_overflow(a, "SUM", row, err);
 }
 
 /* ---- string MIN / MAX / FIRST_VALUE / LAST_VALUE -------------------------- */

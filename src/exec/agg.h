@@ -71,6 +71,7 @@ struct sl_agg {
 	int distinct;      /* aggregate over distinct argument values */
 	int retract;       /* MIN/MAX over updating input: sl_agg_vals_add */
 	uint32_t offset;   /* of its accumulator in the slot */
+	int line, col;     /* SQL position of the call (overflow messages), 0 = none */
 };
 
 /*
@@ -106,8 +107,10 @@ enum {
 /* The kind sl_agg_fold_row uses for a (not DISTINCT, not string) aggregate. */
 int sl_agg_fast_kind(const sl_agg *a);
 
-/* Sets err to SUM's "does not fit" overflow message; returns SL_ERUNTIME. */
-int sl_agg_sum_overflow(const sl_agg *a, sl_err *err);
+/* Sets err to SUM's "does not fit" overflow message, with the call's SQL
+ * position and (row >= 0) the input row that overflowed it (err->row; the
+ * graph fills err->row_batch, graph.c); returns SL_ERUNTIME. */
+int sl_agg_sum_overflow(const sl_agg *a, int row, sl_err *err);
 
 /* Looks up an aggregate by SQL name (case-insensitive); NULL if unknown. */
 const sl_agg_vtab *sl_agg_find(const char *name);
@@ -153,7 +156,7 @@ static inline int sl_agg_fold_row(const sl_agg *aggs, const uint8_t *kinds, int 
 			sl_i128 r;
 			if (__builtin_add_overflow(acc->v.dec, c->v.i128[row], &r) ||
 			    r > SL_AGG_DEC38_MAX || r < -SL_AGG_DEC38_MAX)
-				return sl_agg_sum_overflow(a, err);
+				return sl_agg_sum_overflow(a, row, err);
 			acc->v.dec = r;
 			break;
 		}

@@ -126,8 +126,13 @@ int sl_op_emit(sl_op *op, const sl_batch *b, sl_err *err)
 		sl_op *to = op->edges[i].to;
 		to->stats.rows_in += n;
 		int rc = to->vt->process(to, op->edges[i].input, b, err);
-		if (rc)
+		if (rc) {
+			/* a row-level error (an aggregate's overflow) in the batch
+			 * `to` was given: b's row (err.h), named by the scan */
+			if (err->row > 0 && !err->row_batch)
+				err->row_batch = b;
 			return rc;
+		}
 	}
 	return 0;
 }

@@ -12,6 +12,11 @@
  *
  * Strings of the output may point into the input batch; that is valid for
  * consumers because they see the output during the emit of the input.
+ *
+ * Run-time errors: rows keep their positions, so an error whose failing row
+ * (err->row, err.h) is in the filtered view or in the output batch is
+ * handed back as a row of the input batch; the scan upstream names its
+ * source position.
  */
 #include "graph.h"
 #include "ops.h"
@@ -27,15 +32,26 @@ typedef struct calc_op {
 	sl_batch *out;
 } calc_op;
 
+static int calc_process2(calc_op *o, const sl_batch *in, sl_batch *view, sl_err *err);
+
 static int calc_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	calc_op *o = (calc_op *)op;
 	sl_batch view = *in;
+	int rc = calc_process2(o, in, &view, err);
+	if (rc && (err->row_batch == &view || err->row_batch == o->out))
+		err->row_batch = in; /* same row positions */
+	return rc;
+}
+
+static int calc_process2(calc_op *o, const sl_batch *in, sl_batch *view, sl_err *err)
+{
+	sl_op *op = &o->base;
 	int rc;
 	if (o->filter) {
-		if ((rc = sl_prog_filter(o->filter, &view, &op->graph->ectx, err)))
+		if ((rc = sl_prog_filter(o->filter, view, &op->graph->ectx, err)))
 			return rc;
-		if (sl_batch_live(&view) == 0)
+		if (sl_batch_live(view) == 0)
 			return 0;
 	}
 	sl_batch *out = o->out;
@@ -49,10 +65,10 @@ static int calc_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	out->nrows = in->nrows;
 	memcpy(out->op, in->op, (size_t)in->nrows);
 	memcpy(out->wm, in->wm, sizeof(int64_t) * (size_t)in->nrows);
-	if ((rc = sl_prog_eval(o->proj, &view, out, out->cols, &op->graph->ectx, err)))
+	if ((rc = sl_prog_eval(o->proj, view, out, out->cols, &op->graph->ectx, err)))
 		return rc;
-	out->sel = view.sel;
-	out->nsel = view.nsel;
+	out->sel = view->sel;
+	out->nsel = view->nsel;
 	rc = sl_op_emit(op, out, err);
 	out->sel = NULL;
 	return rc;

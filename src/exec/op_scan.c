@@ -19,6 +19,12 @@
  * Push mode (no source): records arrive through sl_op_scan_push(_lines)
  * and are decoded with the table's 'format' (plain json by default; a
  * changelog format such as debezium-json yields -U/+U/-D rows).
+ *
+ * Run-time errors (a division by zero, a failed cast ...) in the computed
+ * columns, the watermark or any Calc downstream that keeps row positions
+ * come back with the failing row of this scan's batch (err->row, err.h);
+ * the scan appends that row's source position (file and line, the
+ * generator's row, or the line of the pushed text) to the message.
  */
 #include "graph.h"
 #include "ops.h"
@@ -50,6 +56,8 @@ typedef struct scan_op {
 	sl_decoder *push_dec;  /* push mode */
 	int64_t last_data_us;  /* monotonic time of the last rows (idle timeout) */
 	char table[128];
+	int *push_line;        /* push mode: line of the pushed text of each row, 0 = a record */
+	int push_line_cap;
 } scan_op;
 
 static void build_view(scan_op *o)
@@ -76,8 +84,34 @@ static int null_rowtime(scan_op *o, int row, sl_err *err)
 	                  where[0] ? ": " : "", where, o->base.out_names[o->p.rowtime_col]);
 }
 
+/* A run-time error whose failing row is a row of this scan's batch: appends
+ * the row's source position.  Returns rc. */
+static int name_row(scan_op *o, int rc, sl_err *err)
+{
+	if (!rc || err->row <= 0 || (err->row_batch != o->phys && err->row_batch != &o->view))
+		return rc;
+	int row = err->row - 1;
+	char where[512] = "";
+	if (o->p.source && o->p.source->vt->where)
+		o->p.source->vt->where(o->p.source, row, where, sizeof(where));
+	else if (!o->p.source && o->push_line && row < o->push_line_cap && o->push_line[row] > 0)
+		snprintf(where, sizeof(where), "line %d of the pushed text", o->push_line[row]);
+	else if (!o->p.source)
+		snprintf(where, sizeof(where), "the pushed record");
+	sl_err_append(err, " (source '%s'%s%s)", o->table, where[0] ? ", " : "", where);
+	err->row_batch = NULL; /* named */
+	return rc;
+}
+
+static int push_batch2(scan_op *o, sl_err *err);
+
 /* Computed columns, watermarks, emit. */
 static int push_batch(scan_op *o, sl_err *err)
+{
+	return name_row(o, push_batch2(o, err), err);
+}
+
+static int push_batch2(scan_op *o, sl_err *err)
 {
 	sl_batch *b = o->phys;
 	int rc;
@@ -91,16 +125,20 @@ static int push_batch(scan_op *o, sl_err *err)
 	if (o->comp_prog) {
 		sl_batch_reset(o->comp);
 		o->comp->nrows = b->nrows;
-		if ((rc = sl_prog_eval(o->comp_prog, b, o->comp, o->comp->cols, &o->base.graph->ectx, err)))
+		if ((rc = sl_prog_eval(o->comp_prog, b, o->comp, o->comp->cols, &o->base.graph->ectx, err))) {
+			sl_err_prefix(err, "computed column of table '%s'", o->table);
 			return rc;
+		}
 	}
 	build_view(o);
 	const sl_col *wc = NULL;
 	if (o->wm_prog) {
 		sl_batch_reset(o->wmb);
 		o->wmb->nrows = b->nrows;
-		if ((rc = sl_prog_eval(o->wm_prog, &o->view, o->wmb, o->wmb->cols, &o->base.graph->ectx, err)))
+		if ((rc = sl_prog_eval(o->wm_prog, &o->view, o->wmb, o->wmb->cols, &o->base.graph->ectx, err))) {
+			sl_err_prefix(err, "WATERMARK of table '%s'", o->table);
 			return rc;
+		}
 		wc = &o->wmb->cols[0];
 	}
 	const sl_col *rt = o->p.rowtime_col >= 0 ? &o->view.cols[o->p.rowtime_col] : NULL;
@@ -204,6 +242,8 @@ int sl_op_scan_push(sl_op *op, const char *json, size_t len, sl_err *err)
 		sl_err_prefix(err, "table '%s'", o->table);
 		return n;
 	}
+	if (o->push_line)
+		memset(o->push_line, 0, sizeof(int) * (size_t)o->push_line_cap);
 	return push_batch(o, err);
 }
 
@@ -239,6 +279,17 @@ int sl_op_scan_push_lines(sl_op *op, const char *text, size_t len, sl_err *err)
 				sl_err_prefix(err, "table '%s', line %d", o->table, line);
 				return n;
 			}
+			if (o->phys->nrows > o->push_line_cap) {
+				int nc = o->phys->cap > o->phys->nrows ? o->phys->cap : o->phys->nrows;
+				int *nl2 = realloc(o->push_line, sizeof(int) * (size_t)nc);
+				if (!nl2)
+					return sl_err_set(err, SL_ENOMEM, "out of memory");
+				memset(nl2 + o->push_line_cap, 0, sizeof(int) * (size_t)(nc - o->push_line_cap));
+				o->push_line = nl2;
+				o->push_line_cap = nc;
+			}
+			for (int r = o->phys->nrows - (n > 0 ? n : 0); r < o->phys->nrows; r++)
+				o->push_line[r] = line;
 		}
 		p = nl ? nl + 1 : end;
 	}
@@ -326,6 +377,7 @@ static void scan_close(sl_op *op)
 	sl_decoder_free(o->push_dec);
 	sl_decoder_free(o->p.push_dec);
 	free(o->p.out_map);
+	free(o->push_line);
 }
 
 static const sl_op_vtab scan_vtab = {

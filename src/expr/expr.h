@@ -171,6 +171,8 @@ typedef struct sl_expr {
 	struct sl_expr **args;
 	const struct sluice_udf *udf; /* SL_FN_UDF: the registration */
 	const char *udf_name;         /* SL_FN_UDF: the SQL name (messages, EXPLAIN) */
+	int line, pos;      /* SQL line and column of the call (binder), 0:
+	                     * unknown; run-time errors of its step name it */
 } sl_expr;
 
 /* Constructors.  All allocate in `a`; on a type error they return NULL with

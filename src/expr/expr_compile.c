@@ -26,6 +26,7 @@
 typedef struct cc {
 	sl_prog *p;
 	sl_err *err;
+	int line, col; /* SQL position of the innermost call being compiled */
 	int *in_reg;   /* register of each input column, -1 until used */
 	int nofold;    /* do not fold the next root (sl_expr_eval_const) */
 } cc;
@@ -145,7 +146,7 @@ static int prog_reserve(sl_prog *p, int n)
 		return 0;
 	for (int i = 0; i < p->nregs; i++) {
 		sl_reg *r = &p->regs[i];
-		if (r->kind != SL_REG_TMP && r->kind != SL_REG_CONST)
+		if ((r->kind != SL_REG_TMP && r->kind != SL_REG_CONST) || r->scalar)
 			continue;
 		size_t w = phys_size(sl_type_phys(r->type));
 		uint8_t *nl = realloc(r->own.null, (size_t)n);
@@ -336,7 +337,30 @@ static int comp_guarded(cc *c, const sl_expr *e, int sel, int oa, int *args)
 	return 0;
 }
 
+static int comp_call2(cc *c, const sl_expr *e, int sel, int oa);
+
+/* Compiles call e with its SQL position current (implicit casts and other
+ * calls without one take their enclosing call's). */
 static int comp_call(cc *c, const sl_expr *e, int sel, int oa)
+{
+	int line = c->line, col = c->col;
+	if (e->line > 0) {
+		c->line = e->line;
+		c->col = e->pos;
+	}
+	int first = c->p->nsteps;
+	int r = comp_call2(c, e, sel, oa);
+	for (int i = first; r >= 0 && i < c->p->nsteps; i++)
+		if (!c->p->steps[i].line) {
+			c->p->steps[i].line = c->line;
+			c->p->steps[i].col = c->col;
+		}
+	c->line = line;
+	c->col = col;
+	return r;
+}
+
+static int comp_call2(cc *c, const sl_expr *e, int sel, int oa)
 {
 	sl_prog *p = c->p;
 	if (e->fn == SL_FN_CASE)

@@ -242,6 +242,43 @@ int sl__bind_logic(sl_prog *p, sl_step *st, sl_err *err)
 
 /* ---- running a program -------------------------------------------------- */
 
+/*
+ * Step st failed with a run-time error (division by zero, a failed cast, an
+ * overflow, an invalid argument).  Finds the first row of its selection
+ * that fails on its own, by running the kernel again on one row at a time
+ * (kernels are pure: they only write the step's output register), records
+ * it in err->row / row_batch (err.h), and puts the SQL position of the
+ * step's expression in front of the message.  Costs nothing unless a step
+ * fails.  Returns the error code.
+ */
+static int locate_error(sl_prog *p, sl_xctx *x, const sl_step *st, int rc)
+{
+	sl_err *err = x->err;
+	sl_err first = *err;
+	sl_sel *s = &p->sels[st->sel];
+	sl_sel saved = *s;
+	uint32_t one;
+	int row = -1;
+	for (int k = 0; k < saved.n && row < 0; k++) {
+		one = saved.idx ? saved.idx[k] : (uint32_t)k;
+		s->idx = &one;
+		s->n = 1;
+		sl_err_clear(err);
+		if (st->k(x, st))
+			row = (int)one;
+	}
+	*s = saved;
+	if (row < 0 || !err->code)
+		*err = first;
+	if (row >= 0) {
+		err->row = row + 1;
+		err->row_batch = x->in;
+	}
+	if (st->line > 0 && !p->no_pos)
+		sl_err_prefix(err, "line %d, column %d", st->line, st->col);
+	return err->code ? err->code : rc;
+}
+
 static int run(sl_prog *p, sl_xctx *x)
 {
 	for (int i = 0; i < p->nsteps; i++) {
@@ -257,7 +294,7 @@ static int run(sl_prog *p, sl_xctx *x)
 		}
 		int r = st->k(x, st);
 		if (r)
-			return r;
+			return r == SL_ERUNTIME || r == SL_EINPUT ? locate_error(p, x, st, r) : r;
 	}
 	return 0;
 }
@@ -376,6 +413,7 @@ int sl_expr_eval_const(const sl_expr *e, sl_arena *a, sl_value *out, sl_err *err
 	r = SL_ENOMEM;
 	if (!(p = sl__prog_compile(roots, 1, NULL, 0, 1, err)))
 		return err && err->code ? err->code : SL_ENOMEM;
+	p->no_pos = 1;
 	in = sl_batch_new(0, NULL, 1);
 	ob = sl_batch_new(1, &e->type, 1);
 	if (!in || !ob)

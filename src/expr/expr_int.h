@@ -35,6 +35,8 @@ typedef struct sl_reg {
 	int input;      /* SL_REG_INPUT: input column index */
 	sl_value cval;  /* SL_REG_CONST: the value (strings in p->arena) */
 	sl_col own;     /* TMP/CONST storage (null + data vectors) */
+	int scalar;     /* CONST read only through its value (IN over
+	                 * constants, fn_arith.c): no vector is allocated */
 	sl_col *cur;    /* the column read and written during a call */
 } sl_reg;
 
@@ -62,6 +64,8 @@ typedef struct sl_step {
 	sl_i128 m1, m2; /* kernel-specific 128-bit constants */
 	void *aux;      /* compiled pattern (LIKE, regex, date format) */
 	sl_type type;   /* result type */
+	int line, col;  /* SQL position of its expression (or of the nearest
+	                 * enclosing one that has one), 0: unknown */
 } sl_step;
 
 typedef void (*sl_aux_free)(void *);
@@ -85,6 +89,8 @@ struct sl_prog {
 	int nfrees, capfrees;
 	sl_aux_free *free_fn;
 	void **free_ptr;
+	int no_pos;        /* sl_expr_eval_const: errors without SQL position
+	                    * (its callers, planning, add their own) */
 };
 
 typedef struct sl_xctx {

@@ -292,6 +292,10 @@ static sl_expr *bind_column(planner *p, const scope *s, const sl_ast_expr *e)
 static sl_expr *call(planner *p, const sl_ast_expr *at, sl_fn fn, sl_expr **args, int n)
 {
 	sl_expr *x = sl_expr_call(p->a, fn, args, n, NULL, 0, p->err);
+	if (x) { /* run-time errors name it (expr_eval.c) */
+		x->line = at->line;
+		x->pos = at->col;
+	}
 	if (!x && p->err->code && !p->err->line) {
 		char msg[SL_ERR_MAX];
 		snprintf(msg, sizeof(msg), "%s", p->err->msg);
@@ -312,6 +316,10 @@ static sl_expr *bind_binary(planner *p, const scope *s, const sl_ast_expr *e)
 		{SL_AOP_MOD, SL_FN_MOD}, {SL_AOP_CONCAT, SL_FN_CONCAT},
 	};
 	sl_expr *args[2];
+	int done;
+	sl_expr *inl = sl__bind_inlist(p, s, e, &done); /* long c = 1 OR c = 2 .. chains */
+	if (done)
+		return inl;
 	if (!(args[0] = sl__bind_expr(p, s, e->u.op.a)) || !(args[1] = sl__bind_expr(p, s, e->u.op.b)))
 		return NULL;
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
@@ -436,6 +444,10 @@ static sl_expr *bind_cast(planner *p, const scope *s, const sl_ast_expr *e)
 	t.notnull = 0;
 	sl_expr *r = sl_expr_call(p->a, e->u.cast.try_ ? SL_FN_TRY_CAST : SL_FN_CAST, &x, 1, &t, 0,
 	                          p->err);
+	if (r) {
+		r->line = e->line;
+		r->pos = e->col;
+	}
 	if (!r && !p->err->line) {
 		char msg[SL_ERR_MAX];
 		snprintf(msg, sizeof(msg), "%s", p->err->msg);

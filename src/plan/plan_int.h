@@ -158,6 +158,11 @@ const char *sl__ast_text(planner *p, const sl_ast_expr *e);
  * (one %s: the name) saying the Flink built-in is not supported, or NULL
  * when the name is not a Flink built-in. */
 const char *sl__flink_missing_fn(const char *fname);
+/* bind_inlist.c: for an OR (AND) node e whose leaves are 16 or more
+ * `c = literal` (`c <> literal`) over one column, sets *done and returns
+ * e bound as c IN (...) (NOT IN), or NULL with the error; *done = 0 (and
+ * NULL) when e has another form. */
+sl_expr *sl__bind_inlist(planner *p, const scope *s, const sl_ast_expr *e, int *done);
 
 /* bind_udf.c: a call of user-defined function u (CREATE FUNCTION), its
  * arguments cast to the registration's types where Flink would cast

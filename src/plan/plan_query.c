@@ -631,6 +631,8 @@ static int bind_aggs(planner *p, agg_build *b, scope *s)
 		const sl_ast_expr *e = b->calls.calls[i];
 		sl_agg *a = &b->aggs[i];
 		a->vt = sl_agg_find(e->u.call.fname);
+		a->line = e->line; /* its run-time errors name it */
+		a->col = e->col;
 		int star = e->u.call.star || e->u.call.nargs == 0;
 		if (!star && e->u.call.nargs != 1) {
 			sl__plan_error(p, e->line, e->col, SL_EPLAN, "%s takes one argument", e->u.call.fname);

@@ -1,9 +1,11 @@
 /*
  * plan_unsup.c - Flink built-in functions that sluice does not have.
  *
- * The binder (bind.c) looks a call's name up among sluice's functions
- * first; only a name it does not know comes here, so implementing one of
- * these functions needs no change to this list (a stale entry is harmless).
+ * The binder (bind.c, bind_fn.c) looks a call's name up among sluice's
+ * functions and bind_fn.c's own list of missing ones first; only a name
+ * neither knows comes here (the temporal, collection and window families,
+ * value constructors), so implementing one of these functions needs no
+ * change to this list (a stale entry is harmless).
  * A name on the list is refused as "function X is not supported" (a Flink
  * function sluice lacks) rather than "unknown function" (a typo or a
  * user-defined function that was never created).
@@ -53,7 +55,7 @@ const char *sl__flink_missing_fn(const char *fname)
 		       "types)";
 	if (bsearch(fname, flink_fns, sizeof(flink_fns) / sizeof(flink_fns[0]),
 	            sizeof(flink_fns[0]), cmp_name))
-		return "function %s is not supported (a Flink built-in function sluice does not "
-		       "have)";
+		return "function '%s' is not supported (docs/sql.md lists the missing built-in "
+		       "functions)";
 	return NULL;
 }

@@ -7,15 +7,20 @@
  *
  * Generated long chains: an input starting with byte 0xFE is a template
  * "\xFE" c1 c2 head "\0" item "\0" tail: the SQL is head, then item
- * repeated (c1 * 256 + c2) * 4 times (up to 262 140), then tail, so the
- * fuzzer reaches the chain lengths that once overflowed the stack (50 000
- * ORs, long '||' and '+' chains, nested CASE and calls: parse_limits.c)
- * from a short input.
+ * repeated c1 * 256 + c2 times (up to 65 535), then tail, so the fuzzer
+ * reaches chain lengths past every limit of parse_limits.c (long OR / AND
+ * / '||' / '+' chains, nested CASE and calls, UNION chains; 50 000 ORs once
+ * overflowed the stack) from a short input.  The seeds repeat 4 096 times:
+ * enough to cross the limits, small enough to keep the fuzzer fast.  A
+ * template's SQL that parses is also planned (sl_explain on an engine with
+ * tables t(k STRING, v INT, ts TIMESTAMP(3) rowtime) and u(k, v)), so the
+ * binder, type checker, compiler and EXPLAIN walk the long chains too.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sluice.h"
 #include "base/buf.h"
 #include "sql/parser.h"
 
@@ -26,7 +31,7 @@ static char *expand(const uint8_t *d, size_t n)
 {
 	if (n < 3)
 		return NULL;
-	size_t reps = ((size_t)d[1] * 256 + d[2]) * 4;
+	size_t reps = (size_t)d[1] * 256 + d[2];
 	const char *p = (const char *)d + 3, *end = (const char *)d + n;
 	const char *head = p, *item = memchr(p, 0, (size_t)(end - p));
 	if (!item)
@@ -59,7 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		sl_ast_script *s;
 		sl_arena_init(&a, 0);
 		sl_err_clear(&err);
-		if (sl_parse(&a, t, &s, &err) == 0) {
+		int parsed = sl_parse(&a, t, &s, &err) == 0;
+		if (parsed) {
 			sl_buf b;
 			sl_buf_init(&b);
 			for (int k = 0; k < s->nstmts; k++)
@@ -67,6 +73,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 			sl_buf_deinit(&b);
 		}
 		sl_arena_deinit(&a);
+		sl_engine *e = NULL;
+		const char *text;
+		if (parsed && sl_engine_open(&e) == 0) {
+			if (sl_exec(e, "CREATE TABLE t (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts "
+			               "AS ts) WITH ('connector' = 'datagen'); CREATE TABLE u (k STRING, "
+			               "v INT) WITH ('connector' = 'datagen')") == 0)
+				sl_explain(e, t, &text);
+			sl_engine_close(e);
+		}
 		free(t);
 		return 0;
 	}

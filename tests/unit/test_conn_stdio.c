@@ -163,6 +163,7 @@ static void test_stdin(void **state)
 	close(t);
 	fx f;
 	sl_err err;
+	sl_err_clear(&err); /* was left uninitialized: its garbage code hid the message */
 	fx_init(&f, "stdin");
 	sl_opts_set(&f.opts, "format", "json");
 	sl_conn_args a = {.table = "in", .fields = f.fields, .nfields = 3, .opts = &f.opts};

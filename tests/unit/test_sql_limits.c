@@ -5,8 +5,10 @@
  * (docs/sql.md, "Limits"), through the whole pipeline (parse, bind, type,
  * compile, EXPLAIN, run) of the public API.
  *
- * Cases: WHERE with 50 000 ORed and 100 000 ANDed comparisons (parsed
- * and printed; 3 000-term chains run: the right rows pass), 999 concatenations and additions (run) and one more
+ * Cases: WHERE with 50 000 ORed and 100 000 ANDed comparisons (parsed,
+ * printed and run as IN lists; 3 000-term chains of two columns run as
+ * balanced trees: the right rows pass), IN and long equality chains
+ * against the OR they stand for, 999 concatenations and additions (run) and one more
  * than the limit (error), CASE and function calls nested 90 deep (run)
  * and past the parser's depth limit (error), 1001 UNION ALLs and JOINs, views nested 300 deep.
  */
@@ -45,6 +47,14 @@ static void collect(void *ctx, const char *table, sl_rowkind kind, const char *j
 	r->n++;
 	r->len = len;
 	snprintf(r->last, sizeof(r->last), "%.*s", (int)(len < 255 ? len : 255), json);
+}
+
+/* Appends each polled row (JSON) as a line. */
+static void acc_row(void *ctx, const char *table, sl_rowkind kind, const char *json, size_t len)
+{
+	sl_buf *b = *(sl_buf **)ctx;
+	(void)table;
+	sl_buf_printf(b, "%d %.*s\n", (int)kind, (int)len, json);
 }
 
 /* Runs `sql` as a job, pushes `input` (JSON lines), returns the rows. */
@@ -107,26 +117,36 @@ static void parse_and_print(const char *sql)
 
 /*
  * 50 000 ORs and 100 000 ANDs parse into balanced trees (the AST printer
- * recurses over them).  The whole pipeline runs on 3 000-term chains:
- * every node of a compiled expression owns a batch-sized vector (about
- * 9 KB at 1024 rows), so 100 000 terms take some GB (docs/sql.md, "Limits").
+ * recurses over them) and, being `v = literal` chains, run as IN / NOT IN
+ * (bind_inlist.c).  3 000-term chains that mix two columns (not an IN
+ * list) run through bind, compile and evaluation as balanced trees: every
+ * node of such an expression owns a batch-sized vector (about 9 KB at 1024
+ * rows), docs/sql.md "Limits".
  */
 static void test_or_chain(void **st)
 {
 	(void)st;
 	char *sql = chain("SELECT k FROM t WHERE ", "v = %d", " OR ", 50000, "");
 	parse_and_print(sql);
-	free(sql);
-	/* v = 0 OR v = 1 ... OR v = 2999: v = 2999 and 7 pass, -5 does not */
-	sql = chain("SELECT k FROM t WHERE ", "v = %d", " OR ", 3000, "");
-	rows r = run(sql, "{\"k\":\"a\",\"v\":2999}\n{\"k\":\"b\",\"v\":-5}\n{\"k\":\"c\",\"v\":7}\n");
+	/* v = 49999 and 7 pass, -5 does not */
+	rows r = run(sql, "{\"k\":\"a\",\"v\":49999}\n{\"k\":\"b\",\"v\":-5}\n{\"k\":\"c\",\"v\":7}\n");
 	assert_int_equal(r.n, 2);
 	sl_engine *e = open_engine();
 	const char *text;
 	assert_int_equal(sl_explain(e, sql, &text), 0);   /* EXPLAIN formats it */
-	assert_non_null(strstr(text, "(v = 0)"));
+	assert_non_null(strstr(text, "v IN (0, 1, 2")); /* bound as IN (bind_inlist.c) */
 	sl_engine_close(e);
 	free(sql);
+	/* v = 0 OR k = 'x0' OR v = 1 ...: a balanced tree of 3 000 leaves */
+	sl_buf b;
+	sl_buf_init(&b);
+	sl_buf_puts(&b, "SELECT k FROM t WHERE ");
+	for (int i = 0; i < 1500; i++)
+		sl_buf_printf(&b, "%sv = %d OR k = 'x%d'", i ? " OR " : "", i, i);
+	r = run(sl_buf_cstr(&b),
+	        "{\"k\":\"x1499\",\"v\":-1}\n{\"k\":\"b\",\"v\":-5}\n{\"k\":\"c\",\"v\":1499}\n");
+	assert_int_equal(r.n, 2);
+	sl_buf_deinit(&b);
 }
 
 static void test_and_chain(void **st)
@@ -134,13 +154,21 @@ static void test_and_chain(void **st)
 	(void)st;
 	char *sql = chain("SELECT k FROM t WHERE ", "v <> %d", " AND ", 100000, "");
 	parse_and_print(sql);
-	free(sql);
-	/* v <> 0 AND ... AND v <> 2999: only values outside pass */
-	sql = chain("SELECT k FROM t WHERE ", "v <> %d", " AND ", 3000, "");
-	rows r = run(sql, "{\"k\":\"a\",\"v\":3000}\n{\"k\":\"b\",\"v\":2999}\n{\"k\":\"c\",\"v\":0}\n");
+	/* v <> 0 AND ... AND v <> 99999: only values outside pass */
+	rows r = run(sql, "{\"k\":\"a\",\"v\":100000}\n{\"k\":\"b\",\"v\":99999}\n{\"k\":\"c\",\"v\":0}\n");
 	assert_int_equal(r.n, 1);
 	assert_non_null(strstr(r.last, "\"a\""));
 	free(sql);
+	sl_buf b;
+	sl_buf_init(&b);
+	sl_buf_puts(&b, "SELECT k FROM t WHERE ");
+	for (int i = 0; i < 1500; i++)
+		sl_buf_printf(&b, "%sv <> %d AND k <> 'x%d'", i ? " AND " : "", i, i);
+	r = run(sl_buf_cstr(&b),
+	        "{\"k\":\"x1499\",\"v\":-1}\n{\"k\":\"b\",\"v\":-5}\n{\"k\":\"c\",\"v\":1499}\n");
+	assert_int_equal(r.n, 1);
+	assert_non_null(strstr(r.last, "\"b\""));
+	sl_buf_deinit(&b);
 }
 
 static void test_concat_chain(void **st)
@@ -221,6 +249,124 @@ static void test_nested_case_and_calls(void **st)
 	sl_buf_deinit(&b);
 }
 
+/* Rows of sql over the fixed input, as sorted text. */
+static char *rows_text(const char *sql, const char *input)
+{
+	sl_engine *e = NULL;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, "CREATE TABLE u (k STRING, v INT, b BIGINT, d DECIMAL(6, 2))"
+	                            " WITH ('connector' = 'push')"), 0);
+	if (sl_exec(e, sql))
+		fail_msg("sl_exec failed: %s\n%s", sl_errmsg(e), sql);
+	assert_int_equal(sl_push_json_lines(e, "u", input, strlen(input)), 0);
+	assert_int_equal(sl_push_end(e, "u"), 0);
+	sl_buf b;
+	sl_buf_init(&b);
+	sl_buf *bp = &b;
+	sl_poll(e, acc_row, &bp);
+	sl_engine_close(e);
+	return (char *)sl_buf_cstr(&b);
+}
+
+/*
+ * x IN (constants) is a sorted set with a binary search (fn_arith.c
+ * k_in_set); it must answer exactly as the OR of equalities, NULLs
+ * included (three-valued: NULL when no value matches and the list or x
+ * holds a NULL), for INT, BIGINT, DECIMAL and STRING, IN and NOT IN.
+ */
+static void test_in_list_matches_or(void **st)
+{
+	(void)st;
+	const char *input =
+		"{\"k\": \"a\", \"v\": 1, \"b\": 5000000000, \"d\": 1.50}\n"
+		"{\"k\": \"bb\", \"v\": 7, \"b\": -3, \"d\": 2}\n"
+		"{\"k\": \"c\", \"v\": null, \"b\": null, \"d\": null}\n"
+		"{\"k\": null, \"v\": -2, \"b\": 0, \"d\": -0.25}\n"
+		"{\"k\": \"zz\", \"v\": 100, \"b\": 7, \"d\": 99.99}\n";
+	static const struct { const char *col, *vals[8]; } cases[] = {
+		{"v", {"1", "-2", "50", "7", NULL}},
+		{"v", {"3", "NULL", "100", "1", NULL}},
+		{"b", {"5000000000", "7", "-3", NULL}},
+		{"b", {"1", "2", NULL}},
+		{"d", {"1.5", "2", "99.99", "-0.250", NULL}},
+		{"d", {"CAST(NULL AS DECIMAL(6, 2))", "1.50", NULL}},
+		{"k", {"'bb'", "'a'", "'zz'", NULL}},
+		{"k", {"'c'", "'nope'", "NULL", NULL}},
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		for (int neg = 0; neg < 2; neg++) {
+			char in[512], ors[1024];
+			int n = snprintf(in, sizeof(in), "SELECT k, v, (%s %sIN (", cases[c].col,
+			                 neg ? "NOT " : "");
+			int m = snprintf(ors, sizeof(ors), "SELECT k, v, (%s(", neg ? "NOT " : "");
+			for (int i = 0; cases[c].vals[i]; i++) {
+				n += snprintf(in + n, sizeof(in) - (size_t)n, "%s%s", i ? ", " : "",
+				              cases[c].vals[i]);
+				m += snprintf(ors + m, sizeof(ors) - (size_t)m, "%s%s = %s", i ? " OR " : "",
+				              cases[c].col, cases[c].vals[i]);
+			}
+			snprintf(in + n, sizeof(in) - (size_t)n, ")) AS r FROM u");
+			snprintf(ors + m, sizeof(ors) - (size_t)m, ")) AS r FROM u");
+			char *a = rows_text(in, input), *b = rows_text(ors, input);
+			if (strcmp(a, b))
+				fail_msg("%s\n%s\ndiffers from\n%s\n%s", in, a, ors, b);
+			free(a);
+			free(b);
+		}
+	}
+}
+
+/*
+ * 16 or more `c = literal` ORed (`c <> literal` ANDed) are bound as IN
+ * (NOT IN) (bind_inlist.c); the answer must be that of the chain as
+ * written, which a trailing `OR FALSE` (`AND TRUE`) keeps (a leaf of
+ * another form).  Literals on either side, negative numbers, NULL inputs.
+ */
+static void test_or_chain_as_in(void **st)
+{
+	(void)st;
+	const char *input =
+		"{\"k\": \"k3\", \"v\": 3, \"b\": -7, \"d\": 1.50}\n"
+		"{\"k\": \"k40\", \"v\": 40, \"b\": 19, \"d\": 2}\n"
+		"{\"k\": null, \"v\": null, \"b\": null, \"d\": null}\n"
+		"{\"k\": \"k-2\", \"v\": -2, \"b\": 0, \"d\": -0.25}\n";
+	static const char *const cols[] = {"v", "b", "k", "d"};
+	for (int c = 0; c < 4; c++)
+		for (int neg = 0; neg < 2; neg++) {
+			sl_buf a, b;
+			sl_buf_init(&a);
+			sl_buf_printf(&a, "SELECT k, v, (");
+			for (int i = 0; i < 20; i++) {
+				char lit[32];
+				const char *op = neg ? "<>" : "=";
+				if (cols[c][0] == 'k')
+					snprintf(lit, sizeof(lit), "'k%d'", i - 5);
+				else if (cols[c][0] == 'd')
+					snprintf(lit, sizeof(lit), "%s%d.%02d", i < 5 ? "-" : "", abs(i - 5) / 4,
+					         (i % 4) * 25);
+				else
+					snprintf(lit, sizeof(lit), "%d", i - 8);
+				if (i)
+					sl_buf_puts(&a, neg ? " AND " : " OR ");
+				if (i % 3) /* the literal on either side */
+					sl_buf_printf(&a, "%s %s %s", cols[c], op, lit);
+				else
+					sl_buf_printf(&a, "%s %s %s", lit, op, cols[c]);
+			}
+			sl_buf_init(&b);
+			sl_buf_puts(&b, sl_buf_cstr(&a));
+			sl_buf_puts(&a, ") AS r FROM u");
+			sl_buf_puts(&b, neg ? " AND TRUE) AS r FROM u" : " OR FALSE) AS r FROM u");
+			char *x = rows_text(sl_buf_cstr(&a), input), *y = rows_text(sl_buf_cstr(&b), input);
+			if (strcmp(x, y))
+				fail_msg("%s\n%s\ndiffers from\n%s\n%s", a.p, x, b.p, y);
+			free(x);
+			free(y);
+			sl_buf_deinit(&a);
+			sl_buf_deinit(&b);
+		}
+}
+
 static void test_links_and_views(void **st)
 {
 	(void)st;
@@ -253,6 +399,8 @@ int main(void)
 		cmocka_unit_test(test_plus_chain),
 		cmocka_unit_test(test_nested_case_and_calls),
 		cmocka_unit_test(test_links_and_views),
+		cmocka_unit_test(test_in_list_matches_or),
+		cmocka_unit_test(test_or_chain_as_in),
 	};
 	return cmocka_run_group_tests_name("sql_limits", tests, NULL, NULL);
 }

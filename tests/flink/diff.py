@@ -23,6 +23,9 @@ inputs). Markers in a case's leading comments:
   -- deliberate: <reason>  a documented deliberate difference (docs/sql.md): a
                            difference is DELIB, not a failure
   -- changelog: none       compare only the final result
+  -- both-refuse: <text>   Flink refuses the script with a message containing <text>
+                           (SQL that Flink 1.20 does not run in streaming): PASS when
+                           sluice refuses it too
 
 Usage: diff.py [--sluice build/sluice] [--build build] [--seed N] [--random N]
                [--only SUBSTRING] [--keep]
@@ -72,6 +75,7 @@ class Case:
         self.xfail = self.marker("xfail")
         self.deliberate = self.marker("deliberate")
         self.changelog = (self.marker("changelog") or "multiset").strip()
+        self.both_refuse = self.marker("both-refuse")
 
     def marker(self, key):
         for line in self.text.splitlines():
@@ -89,8 +93,11 @@ class Case:
         return self.text.replace("$DATA", self.data_dir)
 
     def key(self):
-        """Hash of the script and of every data file it names (the Flink cache key)."""
+        """Hash of the oracle, the script and every data file it names (the Flink cache key)."""
         h = hashlib.sha256(self.script().encode())
+        for f in (os.path.join(HERE, "pom.xml"),
+                  os.path.join(HERE, "src", "main", "java", "sluice", "FlinkOracle.java")):
+            h.update(open(f, "rb").read())
         for path in sorted(set(re.findall(r"'path'\s*=\s*'([^']*)'", self.script()))):
             files = [path] if os.path.isfile(path) else sorted(glob.glob(path + "/*"))
             for f in files:
@@ -249,7 +256,13 @@ def run_sluice(sluice, case, keep_dir):
 
 
 def first_line(s):
-    return s.strip().splitlines()[0] if s.strip() else ""
+    """The first line of an error, with Flink's root cause when it has one."""
+    lines = s.strip().splitlines()
+    if not lines:
+        return ""
+    root = [x for x in lines[1:3] if x.startswith("root cause: ")]
+    first = lines[0] if len(lines[0]) <= 200 else lines[0][:200] + "..."
+    return first + ("\n    " + root[0] if root else "")
 
 
 def main():
@@ -290,14 +303,24 @@ def main():
             f.write(s_out)
         with open(os.path.join(work, c.name + ".flink.out"), "w") as f:
             f.write(f_out)
-        if f_err:
+        if c.both_refuse:
+            if not f_err or c.both_refuse not in f_err:
+                status = "FAIL"
+                detail = "  Flink did not refuse it with '%s': %s\n" % (
+                    c.both_refuse, first_line(f_err) or "it ran")
+            elif s_err:
+                status, detail = "PASS", ""
+            else:
+                status = "DELIB" if c.deliberate else "FAIL"
+                detail = "  Flink refuses it (%s), sluice runs it\n" % c.both_refuse
+        elif f_err:
             status, detail = "FAIL", "  Flink refused the case: %s\n" % first_line(f_err)
             if c.xfail:
                 status = "FAIL"
                 detail += "  (marked xfail, but the case itself must run on Flink)\n"
         elif s_err:
             detail = "  sluice: %s\n" % first_line(s_err)
-            status = "XFAIL" if c.xfail else "FAIL"
+            status = "XFAIL" if c.xfail else "DELIB" if c.deliberate else "FAIL"
         else:
             detail = compare(c, f_out, s_out)
             if not detail:

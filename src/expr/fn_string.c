@@ -247,7 +247,27 @@ static int k_replace(sl_xctx *x, const sl_step *st)
 		}
 		sl_str s = a->v.str[i], fr = f->v.str[i], to = t->v.str[i];
 		if (fr.len == 0) {
-			set_str(o, i, s.ptr, s.len);
+			/* as Flink (Java's String.replace): the replacement goes before
+			 * every character and at the end: REPLACE('ab', '', 'x') = 'xaxbx' */
+			int64_t nc = 0;
+			for (int64_t b = 0; b < s.len; b += char_off(s.ptr + b, s.len - b, 1))
+				nc++;
+			int64_t n = s.len + (nc + 1) * to.len;
+			char *d = sl_arena_alloc(ar, (size_t)n + 1), *w = d;
+			if (!d)
+				return oom(x, st);
+			for (int64_t b = 0;;) {
+				memcpy(w, to.ptr, (size_t)to.len);
+				w += to.len;
+				if (b >= s.len)
+					break;
+				int64_t cl = char_off(s.ptr + b, s.len - b, 1);
+				memcpy(w, s.ptr + b, (size_t)cl);
+				w += cl;
+				b += cl;
+			}
+			d[n] = 0;
+			set_str(o, i, d, n);
 			continue;
 		}
 		int64_t cnt = 0;
@@ -325,13 +345,13 @@ static int k_pad(sl_xctx *x, const sl_step *st)
 		if (any_null(x, st, i) || ln->v.i64[i] < 0)
 			continue;
 		sl_str s = a->v.str[i], p = pd->v.str[i];
+		if (p.len == 0)
+			continue; /* an empty pad is NULL even when nothing is padded (Flink) */
 		int64_t want = ln->v.i64[i], have = nchars(s.ptr, s.len);
 		if (want <= have) {
 			set_str(o, i, s.ptr, char_off(s.ptr, s.len, want));
 			continue;
 		}
-		if (p.len == 0)
-			continue;
 		int64_t padc = want - have, pcn = nchars(p.ptr, p.len);
 		int64_t full = padc / pcn, rest = padc % pcn;
 		int64_t padb = full * p.len + char_off(p.ptr, p.len, rest);

@@ -5,8 +5,11 @@
  * DECIMAL stays exact: ROUND(DECIMAL(p, s), d) rounds HALF_UP to
  * DECIMAL(1 + p - s + d, d) (Flink's findRoundDecimalType; a negative d
  * rounds to tens, hundreds, ... with scale 0), FLOOR/CEIL give scale 0.
- * Integers round to negative digit counts HALF_UP too; DOUBLE rounds half
- * away from zero.  The transcendental functions take DOUBLE (the
+ * Integers round to negative digit counts HALF_UP too; DOUBLE rounds as
+ * Flink (BigDecimal.valueOf(v), HALF_UP, back to double): on the value's
+ * shortest decimal digits, so ROUND(1.005, 2) is 1.01 and no result is -0.0
+ * (binary arithmetic gave 1.0 and -0.0; found by make test-flink).  The
+ * transcendental functions take DOUBLE (the
  * constructor casts) and follow C's math library (NaN for LN(-1), as
  * Java).
  */
@@ -14,6 +17,8 @@
 #include "base/decimal.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 static int k_abs(sl_xctx *x, const sl_step *st)
 {
@@ -44,6 +49,48 @@ static sl_i128 div_half_up(sl_i128 v, int k)
 	return q;
 }
 
+/*
+ * ROUND(v, d) of a DOUBLE as Flink: the shortest decimal digits that read
+ * back as v (Java's Double.toString, which BigDecimal.valueOf uses), rounded
+ * HALF_UP at 10^-d, read back as a double; zero is +0.0.  v is finite.
+ */
+static double round_dbl(double v, int d)
+{
+	char t[40];
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(t, sizeof(t), "%.*e", prec - 1, v);
+		if (strtod(t, NULL) == v)
+			break;
+	}
+	/* t = "[-]D.DDDDe[+-]XX": digits D (n of them), v = 0.D * 10^(e + 1) */
+	const char *p = t;
+	int neg = *p == '-';
+	if (neg)
+		p++;
+	char dg[24];
+	int n = 0;
+	for (; *p && *p != 'e'; p++)
+		if (*p != '.')
+			dg[n++] = *p;
+	int e = atoi(p + 1);
+	while (n > 1 && dg[n - 1] == '0')
+		n--;
+	int k = e + 1 + d; /* digits at or above 10^-d */
+	if (k >= n)
+		return v;
+	if (k < 0)
+		return 0.0;
+	uint64_t q = 0;
+	for (int i = 0; i < k; i++)
+		q = q * 10 + (uint64_t)(dg[i] - '0');
+	if (dg[k] >= '5')
+		q++;
+	if (q == 0)
+		return 0.0;
+	snprintf(t, sizeof(t), "%s%llue%d", neg ? "-" : "", (unsigned long long)q, -d);
+	return strtod(t, NULL);
+}
+
 static int round_digits(const sl_xctx *x, const sl_step *st, int i, int *d)
 {
 	if (st->nargs < 2) {
@@ -70,9 +117,8 @@ static int k_round(sl_xctx *x, const sl_step *st)
 		if (o->null[i])
 			continue;
 		if (ph == SL_PHYS_F64) {
-			double f = pow(10.0, d), v = a->v.f64[i];
-			double r = d >= 0 ? round(v * f) / f : round(v / pow(10.0, -d)) * pow(10.0, -d);
-			o->v.f64[i] = isfinite(r) ? r : v;
+			double v = a->v.f64[i];
+			o->v.f64[i] = !isfinite(v) ? v : v == 0 ? 0.0 : round_dbl(v, d);
 		} else if (ph == SL_PHYS_I128) {
 			sl_i128 v = a->v.i128[i];
 			if (d < s)

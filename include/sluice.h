@@ -154,7 +154,10 @@ SL_API int sl_savepoint(sl_engine *e, int drain, char *path, size_t cap);
  * wall clock by default.  With micros >= 0 the engine's clock stands still
  * at that instant (microseconds since the epoch) until the next call, for
  * deterministic tests; a negative value returns to the wall clock.  Applies
- * to the running job and to jobs started later.  Returns 0.
+ * to the running job and to jobs started later.  Processing-time windows
+ * of the running job whose end the new time reaches fire during the call
+ * (their rows are then ready for sl_poll).  Returns 0, or the error of
+ * the job that failed while firing them.
  */
 SL_API int sl_set_processing_time(sl_engine *e, int64_t micros);
 

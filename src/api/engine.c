@@ -144,9 +144,28 @@ static int apply_stmt(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njo
 	case SL_AS_CREATE_TABLE:
 		*kept = 1;
 		return sl_catalog_add_table(&e->cat, &s->u.create_table, s->line, s->col, &e->err);
-	case SL_AS_CREATE_VIEW:
+	case SL_AS_CREATE_VIEW: {
 		*kept = 1;
-		return sl_catalog_add_view(&e->cat, &s->u.create_view, s->line, s->col, &e->err);
+		int rc = sl_catalog_add_view(&e->cat, &s->u.create_view, s->line, s->col, &e->err);
+		sl_view_def *v = sl_catalog_view(&e->cat, sl_ast_name_last(&s->u.create_view.name));
+		if (!rc && v && !v->text)
+			v->text = s->text;
+		return rc;
+	}
+	case SL_AS_SHOW: {
+		sl_arena scratch;
+		sl_arena_init(&scratch, 4096);
+		int rc = sl_plan_show(&e->cat, &e->session, &scratch, s, &e->explain_out, &e->err);
+		sl_arena_deinit(&scratch);
+		return rc;
+	}
+	case SL_AS_CREATE_FUNCTION:
+		*kept = 1;
+		return sl_catalog_add_function(&e->cat, &s->u.create_function, s->line, s->col,
+		                               &e->err);
+	case SL_AS_DROP_FUNCTION:
+		return sl_catalog_drop_function(&e->cat, &s->u.drop_function, s->line, s->col,
+		                                &e->err);
 	case SL_AS_DROP_TABLE:
 	case SL_AS_DROP_VIEW:
 		return sl_catalog_drop(&e->cat, &s->u.drop, s->kind == SL_AS_DROP_VIEW, s->line, s->col,
@@ -311,7 +330,13 @@ int sl_set_processing_time(sl_engine *e, int64_t micros)
 	e->proc_manual = micros < 0 ? -1 : micros;
 	if (e->job) {
 		e->graph.proc_manual = e->proc_manual;
-		sl_graph_tick(&e->graph);
+		if (e->failed)
+			return 0;
+		/* processing-time windows fire as the clock passes their ends */
+		int rc = sl_graph_fire_timers(&e->graph, &e->err);
+		if (rc)
+			fail_job(e);
+		return rc;
 	}
 	return 0;
 }
@@ -355,6 +380,24 @@ static sl_op *push_scan(sl_engine *e, const char *table)
 	return NULL;
 }
 
+/* Emits the rows of the job's VALUES sources (once; op_values.c) before
+ * any pushed row or poll, so that API clients see them without driving the
+ * sources: after a restore, a restored source emits nothing.  Returns 0 or
+ * the error (the job then fails). */
+static int start_values(sl_engine *e)
+{
+	if (!e->job || e->failed)
+		return 0;
+	for (int i = 0; i < e->graph.nops; i++) {
+		int rc = sl_op_values_start(e->graph.ops[i], &e->err);
+		if (rc) {
+			fail_job(e);
+			return rc;
+		}
+	}
+	return 0;
+}
+
 int sl_push_json(sl_engine *e, const char *table, const char *json, size_t len)
 {
 	sl_err_clear(&e->err);
@@ -363,8 +406,11 @@ int sl_push_json(sl_engine *e, const char *table, const char *json, size_t len)
 		return sl_err_set(&e->err, SL_EINVAL,
 		                  "no running job reads push table '%s' (declare it WITH "
 		                  "('connector' = 'push') and start a job that reads it)", table);
-	sl_graph_tick(&e->graph);
-	int rc = sl_op_scan_push(op, json, len, &e->err);
+	int rc = sl_graph_fire_timers(&e->graph, &e->err);
+	if (!rc)
+		rc = start_values(e);
+	if (!rc)
+		rc = sl_op_scan_push(op, json, len, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;
@@ -376,8 +422,11 @@ int sl_push_json_lines(sl_engine *e, const char *table, const char *text, size_t
 	sl_op *op = push_scan(e, table);
 	if (!op)
 		return sl_err_set(&e->err, SL_EINVAL, "no running job reads push table '%s'", table);
-	sl_graph_tick(&e->graph);
-	int rc = sl_op_scan_push_lines(op, text, len, &e->err);
+	int rc = sl_graph_fire_timers(&e->graph, &e->err);
+	if (!rc)
+		rc = start_values(e);
+	if (!rc)
+		rc = sl_op_scan_push_lines(op, text, len, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;
@@ -389,7 +438,10 @@ int sl_push_end(sl_engine *e, const char *table)
 	sl_op *op = push_scan(e, table);
 	if (!op)
 		return sl_err_set(&e->err, SL_EINVAL, "no running job reads push table '%s'", table);
-	int rc = sl_graph_end_source(op, &e->err);
+	int rc = start_values(e);
+	if (rc)
+		return rc;
+	rc = sl_graph_end_source(op, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;
@@ -410,6 +462,9 @@ int sl__engine_enqueue(sl_engine *e, const char *table, int kind, const char *te
 
 int sl_poll(sl_engine *e, sl_row_cb cb, void *ctx)
 {
+	int rc = start_values(e);
+	if (rc)
+		return rc;
 	const char *p = e->queue.p, *end = p + e->queue.len;
 	int n = 0;
 	char tname[256];

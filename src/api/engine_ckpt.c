@@ -211,8 +211,10 @@ static int try_restore(sl_engine *e, const char *path)
 	}
 	int rc = restore_blob(e, data, len);
 	sl_ckpt_data_free(data, len);
-	if (rc)
+	if (rc) {
+		sl_err_prefix(&e->err, "%s", path);
 		return rc;
+	}
 	e->ck.restored_id = meta.id;
 	snprintf(e->ck.restored_path, sizeof(e->ck.restored_path), "%s", path);
 	e->finished = meta.finished;

@@ -29,6 +29,22 @@ void sl_graph_tick(sl_graph *g)
 	g->ectx.proctime = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+int sl_graph_fire_timers(sl_graph *g, sl_err *err)
+{
+	sl_graph_tick(g);
+	if (!g->opened)
+		return 0;
+	for (int i = 0; i < g->nops; i++) {
+		sl_op *op = g->ops[i];
+		if (!op->vt->proctime || (op->nin > 0 && op->in_ended >= op->nin))
+			continue;
+		int rc = op->vt->proctime(op, g->ectx.proctime, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 sl_state_table *sl_op_table_open(sl_op *op, const char *name, uint32_t val_size, int side,
                                  int flags, sl_err *err)
 {
@@ -219,7 +235,9 @@ int sl_graph_step(sl_graph *g, int64_t *progress, sl_err *err)
 {
 	int live = 0;
 	*progress = 0;
-	sl_graph_tick(g);
+	int rc0 = sl_graph_fire_timers(g, err);
+	if (rc0)
+		return rc0;
 	for (int i = 0; i < g->nops; i++) {
 		sl_op *op = g->ops[i];
 		if (op->nin != 0 || !op->vt->pump || op->in_ended)
@@ -298,9 +316,16 @@ static sl_op *op_by_uid(sl_graph *g, const char *uid, size_t n)
 	return NULL;
 }
 
-/* Restores one operator's record (v2); unmatched stateful records are
- * appended to `lost`. */
-static int restore_op(sl_graph *g, sl_snap_reader *r, sl_buf *lost, sl_err *err)
+/* A snapshot record's id, and whether its operator kept state. */
+typedef struct snap_rec {
+	const char *uid;
+	size_t ulen;
+	int stateful;
+} snap_rec;
+
+/* Restores one operator's record (v2) and describes it in *rec; unmatched
+ * stateful records are appended to `lost`. */
+static int restore_op(sl_graph *g, sl_snap_reader *r, sl_buf *lost, snap_rec *rec, sl_err *err)
 {
 	size_t ulen, nlen, sublen;
 	const char *uid = sl_snap_get_bytes(r, &ulen);
@@ -317,6 +342,9 @@ static int restore_op(sl_graph *g, sl_snap_reader *r, sl_buf *lost, sl_err *err)
 	const void *sub = sl_snap_get_bytes(r, &sublen);
 	if (!sl_snap_reader_ok(r))
 		return sl_err_set(err, SL_ESTATE, "job snapshot truncated");
+	rec->uid = uid;
+	rec->ulen = ulen;
+	rec->stateful = sublen > 0;
 	if (!op) {
 		if (sublen > 0 || (nlen && memmem(name, nlen, "Aggregate", 9)))
 			sl_buf_printf(lost, "%s%.*s (%.*s)", lost->len ? ", " : "", (int)nlen, name,
@@ -333,6 +361,60 @@ static int restore_op(sl_graph *g, sl_snap_reader *r, sl_buf *lost, sl_err *err)
 	sl_snap_reader sr;
 	sl_snap_reader_init(&sr, sub, sublen);
 	return op->vt->restore(op, &sr, err);
+}
+
+/*
+ * Before operator ids were unique by construction (plan_ident.c), two
+ * identical operators over the same input had one id and shared one state;
+ * such a snapshot holds two records with that id.  Its state cannot be
+ * split between the operators (their results were wrong when it was
+ * taken), so a restore of it is refused, naming the operator; stateless
+ * operators with one id are harmless.  recs[0..n) are the snapshot's
+ * records, r a copy of the reader positioned at the state records.
+ * Returns 0 or SL_ESTATE.
+ */
+static int check_shared_ids(sl_graph *g, snap_rec *recs, uint32_t n, sl_snap_reader r,
+                            sl_err *err)
+{
+	/* a record is stateful when it has a body or state tables "uid/..." */
+	char name[256];
+	uint32_t vs;
+	int64_t count;
+	int rc;
+	while ((rc = sl_snap_get_table(&r, name, &vs, &count, err)) == 1) {
+		const char *slash = strchr(name, '/');
+		for (uint32_t i = 0; slash && i < n; i++)
+			if (recs[i].ulen == (size_t)(slash - name) && !memcmp(recs[i].uid, name, recs[i].ulen))
+				recs[i].stateful = 1;
+		for (int64_t k = 0; k < count; k++) {
+			int64_t ns;
+			const void *kk, *v;
+			size_t kl, vl;
+			if ((rc = sl_snap_get_entry(&r, name, vs, &ns, &kk, &kl, &v, &vl, err)))
+				return rc;
+		}
+	}
+	if (rc < 0)
+		return rc;
+	for (uint32_t i = 1; i < n; i++)
+		for (uint32_t j = 0; j < i; j++) {
+			if (recs[i].ulen != recs[j].ulen || memcmp(recs[i].uid, recs[j].uid, recs[i].ulen) ||
+			    !(recs[i].stateful || recs[j].stateful))
+				continue;
+			sl_op *op = op_by_uid(g, recs[i].uid, recs[i].ulen);
+			char who[160];
+			if (op)
+				snprintf(who, sizeof(who), "#%d %s (id %s)", op->id, op->vt->name, op->uid);
+			else
+				snprintf(who, sizeof(who), "with id %.*s", (int)recs[i].ulen, recs[i].uid);
+			return sl_err_set(err, SL_ESTATE, "the snapshot cannot be restored: operator %s "
+			                  "shared its state with an identical operator of the job "
+			                  "(snapshot records %u and %u had one id, given by a sluice "
+			                  "before ids were unique per job, and their results were wrong); "
+			                  "start the job without it (remove the job's checkpoints, or give it "
+			                  "a new 'pipeline.name')", who, j, i);
+		}
+	return 0;
 }
 
 /*
@@ -420,11 +502,19 @@ int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err)
 	if (magic != SNAP_MAGIC)
 		return sl_err_set(err, SL_ESTATE, "not a sluice job snapshot");
 	uint32_t n = sl_snap_get_u32(r);
+	if (n > 1u << 20)
+		return sl_err_set(err, SL_ESTATE, "job snapshot damaged");
+	snap_rec *recs = calloc(n ? n : 1, sizeof(*recs));
+	if (!recs)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	sl_buf lost;
 	sl_buf_init(&lost);
 	int rc = 0;
 	for (uint32_t i = 0; !rc && i < n; i++)
-		rc = restore_op(g, r, &lost, err);
+		rc = restore_op(g, r, &lost, &recs[i], err);
+	if (!rc)
+		rc = check_shared_ids(g, recs, n, *r, err);
+	free(recs);
 	if (!rc && lost.len && !g->allow_non_restored)
 		rc = sl_err_set(err, SL_ESTATE, "the snapshot holds state of operators the job no "
 		                "longer has: %s (start with --allow-non-restored-state to drop it)",

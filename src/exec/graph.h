@@ -53,6 +53,11 @@ int sl_graph_connect(sl_graph *g, sl_op *from, sl_op *to, int input);
  * (each step, each push), so a batch sees one processing time. */
 void sl_graph_tick(sl_graph *g);
 
+/* Sets the clock (sl_graph_tick) and calls the proctime method of every
+ * operator that has one and whose inputs have not ended, in topological
+ * order (processing-time windows fire).  Returns 0 or the first error. */
+int sl_graph_fire_timers(sl_graph *g, sl_err *err);
+
 /* Opens every operator in order.  Returns 0 or the first error. */
 int sl_graph_open(sl_graph *g, sl_err *err);
 

@@ -21,7 +21,9 @@ typedef enum sl_join_kind {
 	SL_JOIN_INNER = 0,
 	SL_JOIN_LEFT,
 	SL_JOIN_RIGHT,
-	SL_JOIN_FULL
+	SL_JOIN_FULL,
+	SL_JOIN_SEMI,  /* window join only: the left rows with a match */
+	SL_JOIN_ANTI   /* window join only: the left rows without one */
 } sl_join_kind;
 
 /* Read-only plan of a join (owned by the planner's arena; the operator
@@ -59,7 +61,9 @@ sl_op *sl_op_join_new(const sl_join_plan *p, sl_err *err);
 sl_op *sl_op_interval_join_new(const sl_join_plan *p, sl_err *err);
 
 /* Window join (op_window_join.c): append-only inputs of the same window
- * TVF, joined per window when the watermark closes it; append-only output. */
+ * TVF, joined per window when the watermark closes it; append-only output.
+ * SL_JOIN_SEMI / SL_JOIN_ANTI: the output is the left rows (left columns)
+ * that have / have not a match in their window. */
 sl_op *sl_op_window_join_new(const sl_join_plan *p, sl_err *err);
 
 /* Event-time temporal join (op_temporal_join.c): the left (probe) rows
@@ -77,6 +81,14 @@ sl_op *sl_op_temporal_join_new(const sl_join_plan *p, sl_err *err);
  * the probe's kind and W_before.  No state.  Returns NULL with err set. */
 struct sl_lookup;
 sl_op *sl_op_lookup_join_new(const sl_join_plan *p, struct sl_lookup *lk, sl_err *err);
+
+/* Semi (anti = 0) or anti (anti = 1) join (op_semi_join.c): emits the
+ * left rows that have (semi) or have not (anti) a right row with equal
+ * keys (nkeys may be 0: every pair) for which the residual holds; inputs
+ * append-only or updating, output the left columns, updating unless a
+ * semi join of append-only inputs.  p->kind is ignored.  State as the
+ * regular join's.  Returns NULL with err set. */
+sl_op *sl_op_semi_join_new(const sl_join_plan *p, int anti, sl_err *err);
 
 /* ---- join_rows.c: shared by the three operators --------------------------- */
 
@@ -141,6 +153,8 @@ typedef struct sl_joiner {
 	sl_eval_ctx *ectx;
 } sl_joiner;
 
+/* Candidates have p's left and right columns, the output op's columns
+ * (the joined row, or the left columns of a semi / anti join). */
 int sl__joiner_init(sl_joiner *j, sl_op *op, const sl_join_plan *p, sl_err *err);
 void sl__joiner_deinit(sl_joiner *j);
 
@@ -168,6 +182,11 @@ int sl__joiner_emit_cand(sl_joiner *j, int i, uint8_t op, int64_t wm, sl_err *er
 int sl__joiner_emit(sl_joiner *j, const sl_batch *lb, int lrow, const char *lbytes,
                     uint32_t llen, const sl_batch *rb, int rrow, const char *rbytes,
                     uint32_t rlen, uint8_t op, int64_t wm, sl_err *err);
+
+/* Emits a stored left row alone (the output has the left columns only:
+ * semi and anti joins). */
+int sl__joiner_emit_left(sl_joiner *j, const char *lbytes, uint32_t llen, uint8_t op,
+                         int64_t wm, sl_err *err);
 
 /* Emits the pending output rows to the consumers. */
 int sl__joiner_flush(sl_joiner *j, sl_err *err);

@@ -177,16 +177,24 @@ int sl__joiner_init(sl_joiner *j, sl_op *op, const sl_join_plan *p, sl_err *err)
 	j->op = op;
 	j->nl = p->nl;
 	j->nr = p->nr;
-	j->out = sl_batch_new(op->nout, op->out_types, 0);
-	j->cand = sl_batch_new(op->nout, op->out_types, 256);
-	j->ok = calloc(256, 1);
-	if (!j->out || !j->cand || !j->ok)
+	int n = p->nl + p->nr;
+	sl_type *ct = malloc(sizeof(sl_type) * (size_t)(n + 1));
+	if (!ct)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if (p->residual) {
-		j->residual = sl_prog_compile(&p->residual, 1, op->out_types, op->nout, err);
-		if (!j->residual)
-			return err->code;
+	memcpy(ct, p->ltypes, sizeof(sl_type) * (size_t)p->nl);
+	memcpy(ct + p->nl, p->rtypes, sizeof(sl_type) * (size_t)p->nr);
+	j->out = sl_batch_new(op->nout, op->out_types, 0);
+	j->cand = sl_batch_new(n, ct, 256);
+	j->ok = calloc(256, 1);
+	if (!j->out || !j->cand || !j->ok) {
+		free(ct);
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	}
+	if (p->residual)
+		j->residual = sl_prog_compile(&p->residual, 1, ct, n, err);
+	free(ct);
+	if (p->residual && !j->residual)
+		return err->code;
 	j->ectx = &op->graph->ectx;
 	return 0;
 }
@@ -255,6 +263,18 @@ int sl__joiner_cand_eval(sl_joiner *j, sl_err *err)
 	c->sel = NULL;
 	c->nsel = 0;
 	return 0;
+}
+
+int sl__joiner_emit_left(sl_joiner *j, const char *lbytes, uint32_t llen, uint8_t op,
+                         int64_t wm, sl_err *err)
+{
+	int rc;
+	if (j->out->nrows == j->out->cap && (rc = sl__joiner_flush(j, err)))
+		return rc;
+	int row = sl_batch_add_row(j->out, op, wm);
+	if (row < 0)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return fill_side(j->out, 0, j->nl, row, NULL, -1, lbytes, llen, err);
 }
 
 int sl__joiner_flush(sl_joiner *j, sl_err *err)

@@ -62,6 +62,14 @@ struct sl_op_vtab {
 	 * available now, SL_EEOF at the end of input, or an error.
 	 */
 	int (*pump)(sl_op *op, sl_err *err);
+	/*
+	 * Processing-time timers (processing-time windows): the job's clock
+	 * (graph.h, ectx.proctime) moved to `now`; fire what it completes and
+	 * emit it.  Called by sl_graph_fire_timers, in topological order,
+	 * before input that the new time stamps is processed, and never after
+	 * the operator's inputs ended.  NULL = no timers.
+	 */
+	int (*proctime)(sl_op *op, int64_t now, sl_err *err);
 };
 
 /* One edge from an operator's output to a consumer input. */
@@ -85,6 +93,7 @@ struct sl_op {
 	char uid[64];         /* stable id for state (hash of definition or UID hint) */
 	const char *uid_hint; /* UID('...') hint of its SELECT of the query, or NULL */
 	const char *label;    /* EXPLAIN text for this operator (plan arena) */
+	const char *ident;    /* identity text its uid derives from (plan arena; plan_ident.c) */
 
 	/* output schema */
 	int nout;

@@ -19,7 +19,8 @@
  *
  * State: table "acc", namespace 0, key = encoded GROUP BY key, value =
  * [row count, emitted flag][accumulators]; table "distinct" for DISTINCT
- * aggregates: key = group key + aggregate index + value -> count; table
+ * aggregates: key = group key + aggregate index + value -> count of the
+ * rows with that value that pass the aggregate's FILTER; table
  * "values" for MIN/MAX over updating input: key = group key + aggregate
  * index -> the sorted values with their counts (agg.h, sl_agg_vals_add).
  */
@@ -131,6 +132,13 @@ static int fold(group_op *o, void *slot, const sl_batch *in, int row, int sign, 
 			const sl_col *c = &in->cols[a->arg_col];
 			if (c->null[row])
 				continue;
+			/* a row that fails FILTER must not count the value as seen:
+			 * its next row that passes would be taken for a repeat */
+			if (a->filter_col >= 0) {
+				const sl_col *f = &in->cols[a->filter_col];
+				if (f->null[row] || !f->v.i64[row])
+					continue;
+			}
 			sl_buf_clear(&o->dkey);
 			sl_buf_append(&o->dkey, o->key.p, o->key.len);
 			sl_buf_putc(&o->dkey, (char)i);

@@ -1,6 +1,8 @@
 /*
  * op_over_agg.c - event-time OVER aggregates: agg(x) OVER (PARTITION BY k
- * ORDER BY rowtime ROWS|RANGE BETWEEN .. PRECEDING AND CURRENT ROW).
+ * ORDER BY rowtime ROWS|RANGE BETWEEN .. PRECEDING AND CURRENT ROW).  With
+ * no aggregates, no PARTITION BY and an unbounded frame it is the temporal
+ * sort of `ORDER BY rowtime` (plan_order.c): rows in rowtime order.
  *
  * INTERFACE ROUTINES
  *   process    a row with ts < W_before is late: dropped and counted.

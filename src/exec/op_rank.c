@@ -1,7 +1,16 @@
 /*
  * op_rank.c - Top-N: ROW_NUMBER() OVER (PARTITION BY k ORDER BY x) with
- * WHERE rn <= N, over an append-only or a retracting input; and the
- * sorted-list helpers the rank operators share (op_rank.h).
+ * WHERE rn <= N (or a rank range lo .. N, Flink's rank start), over an
+ * append-only or a retracting input; also ORDER BY .. LIMIT (one
+ * partition) and LIMIT alone (no ORDER BY: every row ties, so rows keep
+ * arrival order); and the sorted-list helpers the rank operators share
+ * (op_rank.h).
+ *
+ * Rank ranges: the list keeps ranks 1 .. N as always, but only ranks lo ..
+ * N are output: with rn, the -U/+U/+I/-D below start at rank lo; without
+ * it, a row inserted above lo brings the row pushed down to rank lo into
+ * the output (+I), and a retraction above lo takes the row moving up out
+ * of rank lo out of it (-D).
  *
  * INTERFACE ROUTINES
  *   process    inserts each row into its partition's sorted top-N list and
@@ -321,14 +330,22 @@ static int rank_retract(rank_op *o, int64_t wm, sl_err *err)
 		return sl_err_set(err, rc, "Top-N: state write failed");
 	if (at >= o->p.n)
 		return 0;
+	int lo = o->p.lo > 1 ? (int)o->p.lo - 1 : 0; /* first output rank, 0-based */
 	if (!o->p.out_rn) {
-		if ((rc = put_row(o, hole, SL_DELETE, 0, wm, err)))
+		/* the range loses the removed row, or (removed above it) the row
+		 * that moves up out of it, and gains the row moving up into it */
+		const uint8_t *gone = at >= lo ? hole : oldn > lo ? sl__rank_list_at(o->old.p, lo) : NULL;
+		if (gone && (rc = put_row(o, gone, SL_DELETE, 0, wm, err)))
 			return rc;
 		return oldn > o->p.n ? put_row(o, sl__rank_list_at(o->list.p, (int)o->p.n - 1),
 		                               SL_INSERT, 0, wm, err) : 0;
 	}
-	const uint8_t *oe = hole, *ne = nn > (uint32_t)at ? sl__rank_list_at(o->list.p, at) : NULL;
-	for (int r = at; r < oldn && r < o->p.n; r++) {
+	int from = at > lo ? at : lo;
+	if (from >= oldn)
+		return 0;
+	const uint8_t *oe = sl__rank_list_at(o->old.p, from);
+	const uint8_t *ne = nn > (uint32_t)from ? sl__rank_list_at(o->list.p, from) : NULL;
+	for (int r = from; r < oldn && r < o->p.n; r++) {
 		if (r < (int)nn) {
 			if ((rc = put_row(o, oe, SL_UPDATE_BEFORE, r + 1, wm, err)) ||
 			    (rc = put_row(o, ne, SL_UPDATE_AFTER, r + 1, wm, err)))
@@ -384,16 +401,24 @@ static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
 	if (pos >= o->p.n)
 		return 0;
 	int64_t wm = in->wm[row];
-	if (!o->p.out_rn) {
-		if (ev && (rc = put_row(o, ev, SL_DELETE, 0, wm, err)))
-			return rc;
-		return put_row(o, (const uint8_t *)o->entry.p, SL_INSERT, 0, wm, err);
-	}
+	int lo = o->p.lo > 1 ? (int)o->p.lo - 1 : 0; /* first output rank, 0-based */
 	int oldn = sl__rank_list_count(o->old.p, (uint32_t)o->old.len);
 	int newn = sl__rank_list_count(o->list.p, (uint32_t)o->list.len);
-	const uint8_t *oe = oldn > pos ? sl__rank_list_at(o->old.p, pos) : NULL;
-	const uint8_t *ne = sl__rank_list_at(o->list.p, pos);
-	for (int r = pos; r < newn && r < o->p.n; r++) {
+	if (!o->p.out_rn) {
+		/* the range gains the new row, or (inserted above it) the row
+		 * pushed down into it, and loses the row pushed out of the top N */
+		const uint8_t *in_e = pos >= lo ? (const uint8_t *)o->entry.p
+		                    : newn > lo ? sl__rank_list_at(o->list.p, lo) : NULL;
+		if (ev && oldn > lo && (rc = put_row(o, ev, SL_DELETE, 0, wm, err)))
+			return rc;
+		return in_e ? put_row(o, in_e, SL_INSERT, 0, wm, err) : 0;
+	}
+	int from = pos > lo ? pos : lo;
+	if (from >= newn)
+		return 0;
+	const uint8_t *oe = oldn > from ? sl__rank_list_at(o->old.p, from) : NULL;
+	const uint8_t *ne = sl__rank_list_at(o->list.p, from);
+	for (int r = from; r < newn && r < o->p.n; r++) {
 		if (oe && r < oldn) {
 			if ((rc = put_row(o, oe, SL_UPDATE_BEFORE, r + 1, wm, err)) ||
 			    (rc = put_row(o, ne, SL_UPDATE_AFTER, r + 1, wm, err)))

@@ -43,6 +43,8 @@ typedef struct sl_rank_plan {
 	const uint8_t *desc;       /* per ORDER BY column: DESC */
 	const uint8_t *nulls_first;/* per ORDER BY column: NULLs sort before values */
 	int64_t n;                 /* keep rows with rn <= n (n >= 1) */
+	int64_t lo;                /* TOPN, WINDOW: output rows with rn >= lo
+	                            * (0 or 1: from the first; Flink's rank start) */
 	int out_rn;                /* append the row number column */
 	int time_col;              /* DEDUP_ROW_*: the rowtime; WINDOW: window_time */
 	int retract;               /* TOPN: the input is updating (-U/-D retract a

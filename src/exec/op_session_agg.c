@@ -1,5 +1,5 @@
 /*
- * op_session_agg.c - event-time SESSION window aggregation.
+ * op_session_agg.c - SESSION window aggregation, on event or processing time.
  *
  * INTERFACE ROUTINES
  *   process    merges each row into its key's sessions, or judges it late
@@ -16,6 +16,11 @@
  * sessions it overlaps or touches: every emitted session it extends or
  * bridges is retracted (-D) and the merged session is emitted (+I) at once
  * if it is closed, or when it closes.
+ *
+ * Processing time (sl_window_spec.proc): a row's time is the job's clock
+ * when it arrives, the clock plays W's part (the proctime method fires
+ * sessions as it moves), watermarks are only forwarded, nothing is late,
+ * and sessions open at end of input are not fired (as Flink).
  *
  * State.  Table "sess" (variable-length values), namespace 0, key = group
  * key: the key's sessions, sorted by start, each [start, end, flags,
@@ -295,13 +300,16 @@ static int sess_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	sess_op *o = (sess_op *)op;
 	const sl_col *tc = &in->cols[o->p.win.time_col];
+	int proc = o->p.win.proc;
+	int64_t now = proc ? op->graph->ectx.proctime : 0;
 	int rc;
 	SL_BATCH_FOREACH(in, k, row) {
-		if (in->wm[row] > o->wm && (rc = advance(o, in->wm[row], err)))
+		int64_t w = proc ? now : in->wm[row];
+		if (w > o->wm && (rc = advance(o, w, err)))
 			return rc;
 		if (tc->null[row])
 			return sl_err_set(err, SL_EINPUT, "session window: NULL rowtime");
-		int64_t ts = tc->v.i64[row];
+		int64_t ts = proc ? now : tc->v.i64[row];
 		int late = ts + o->p.win.size <= o->wm;
 		if (late && (o->p.lateness == 0 || ts + o->p.win.size <= o->wm - o->p.lateness)) {
 			if ((rc = sl__window_late_row(&o->base, &o->p, o->late, in, row, err)))
@@ -323,8 +331,20 @@ static int sess_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 
 static int sess_watermark(sl_op *op, int64_t wm, sl_err *err)
 {
+	if (((sess_op *)op)->p.win.proc) /* fires on the clock (sess_proctime) */
+		return sl_op_emit_watermark(op, wm, err);
 	int rc = advance((sess_op *)op, wm, err);
 	return rc ? rc : sl_op_emit_watermark(op, wm, err);
+}
+
+/* Processing-time sessions: fire those whose end the clock reached. */
+static int sess_proctime(sl_op *op, int64_t now, sl_err *err)
+{
+	sess_op *o = (sess_op *)op;
+	if (!o->p.win.proc || now <= o->wm)
+		return 0;
+	int rc = advance(o, now, err);
+	return rc ? rc : flush_out(o, err);
 }
 
 static int sess_finish(sl_op *op, sl_err *err)
@@ -385,6 +405,7 @@ static const sl_op_vtab sess_vtab = {
 	.restore = sess_restore,
 	.finish = sess_finish,
 	.close = sess_close,
+	.proctime = sess_proctime,
 };
 
 sl_op *sl_op_session_agg_new(const sl_window_agg_plan *p, const sl_type *in_types, int nin,

@@ -1,5 +1,6 @@
 /*
- * op_window_agg.c - event-time window aggregation: TUMBLE, HOP, CUMULATE.
+ * op_window_agg.c - window aggregation: TUMBLE, HOP, CUMULATE, on event or
+ * processing time.
  *
  * INTERFACE ROUTINES (sl_op_vtab)
  *   open       opens the accumulator and distinct-value state tables
@@ -16,6 +17,13 @@
  * index + value, value = occurrence count.  Window start is derived from
  * the end (end - size, or for CUMULATE the enclosing max-size window), so
  * it is not stored.
+ *
+ * Processing time (sl_window_spec.proc): the job's clock takes the
+ * watermark's place: a row goes to the windows of the clock when it
+ * arrives, windows fire when the clock reaches their end (the proctime
+ * method, called as the clock moves, and before each row), watermarks are
+ * only forwarded, nothing is late, and at end of input windows still open
+ * are not fired (as Flink's streaming mode).
  *
  * Time (DESIGN.md §2).  Rows carry W_before; before a row is handled the
  * operator first fires what a larger W_before completes, so output is
@@ -519,7 +527,9 @@ static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	int live = sl_batch_live(in);
 	if (encode_keys(o, in, live))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	int pf = o->p.win.kind == SL_WIN_TUMBLE && !o->p.win.tz; /* kend is set */
+	int proc = o->p.win.proc;
+	int64_t now = proc ? op->graph->ectx.proctime : 0;
+	int pf = o->p.win.kind == SL_WIN_TUMBLE && !o->p.win.tz && !proc; /* kend is set */
 	if (pf) {
 		for (int k = 0; k < PF_INDEX && k < live; k++)
 			sl_state_prefetch(o->acc, o->kend[k], o->khash[k], 0);
@@ -533,7 +543,8 @@ static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 			if (k + PF_ENTRY < live)
 				sl_state_prefetch(o->acc, o->kend[k + PF_ENTRY], o->khash[k + PF_ENTRY], 1);
 		}
-		int64_t w = in->wm[row];
+		/* processing time: the clock plays the watermark's part */
+		int64_t w = proc ? now : in->wm[row];
 		if (w > o->fired_wm) {
 			/* Why: W grows with nearly every row and advance() per row
 			 * (scan for the first namespace) cost ~27 instructions a
@@ -553,7 +564,7 @@ static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		if (pf)
 			ends[0] = o->kend[k]; /* TUMBLE: computed by encode_keys */
 		else
-			n = assign(&o->p.win, tc->v.i64[row], ends);
+			n = assign(&o->p.win, proc ? now : tc->v.i64[row], ends);
 		int counted = 0;
 		int64_t cur = o->fired_wm;
 		for (int i = 0; i < n; i++) {
@@ -586,12 +597,23 @@ static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 static int win_watermark(sl_op *op, int64_t wm, sl_err *err)
 {
 	win_op *o = (win_op *)op;
+	if (o->p.win.proc) /* fires on the clock (win_proctime), not on W */
+		return sl_op_emit_watermark(op, wm, err);
 	int rc = advance(o, wm, err);
 	if (rc)
 		return rc;
 	/* window results carry rowtime end - 1 ms: forward W unchanged (a
 	 * cascaded window over window_time sees them as on time) */
 	return sl_op_emit_watermark(op, wm, err);
+}
+
+/* Processing-time windows: fire every window whose end the clock reached. */
+static int win_proctime(sl_op *op, int64_t now, sl_err *err)
+{
+	win_op *o = (win_op *)op;
+	if (!o->p.win.proc || now <= o->fired_wm)
+		return 0;
+	return advance(o, now, err);
 }
 
 static int win_finish(sl_op *op, sl_err *err)
@@ -671,6 +693,7 @@ static const sl_op_vtab win_vtab = {
 	.restore = win_restore,
 	.finish = win_finish,
 	.close = win_close,
+	.proctime = win_proctime,
 };
 
 /* Output types: keys, window_start, window_end, window_time, aggregates. */

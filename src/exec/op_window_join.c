@@ -14,7 +14,10 @@
  *
  * Firing a window (end <= W, DESIGN.md §2): for each key, every pair
  * (left row, right row) that satisfies the residual emits +I; a row of an
- * outer side that matched nothing emits +I padded with NULLs.  Rows carry
+ * outer side that matched nothing emits +I padded with NULLs.  A semi
+ * join (SL_JOIN_SEMI) emits instead each left row that matched (once), an
+ * anti join each left row that did not (rows with a NULL key included),
+ * with the left columns only (Flink's window semi / anti joins).  Rows carry
  * W_before = the watermark forwarded before (their window_time, end - 1 ms,
  * is at or above it), so windows can follow.  Then the window's state is
  * dropped.
@@ -39,6 +42,7 @@ typedef struct wjoin_op {
 	int *keys[2];
 	int wend[2];
 	int outer[2];
+	int semi;        /* 1 semi, 2 anti join: only left rows are emitted */
 	sl_state_table *st[2];
 	sl_joiner j;
 	sl_buf key, lst[2], due, lmatch, rmatch;
@@ -65,6 +69,8 @@ static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uin
 static int emit_padded(wjoin_op *o, int side, const sl_jrec *r, sl_err *err)
 {
 	int64_t wm = o->base.out_wm;
+	if (o->semi) /* the left row alone */
+		return sl__joiner_emit_left(&o->j, r->row, r->len, SL_INSERT, wm, err);
 	return side == 0
 	     ? sl__joiner_emit(&o->j, NULL, -1, r->row, r->len, NULL, -1, NULL, 0, SL_INSERT, wm, err)
 	     : sl__joiner_emit(&o->j, NULL, -1, NULL, 0, NULL, -1, r->row, r->len, SL_INSERT, wm, err);
@@ -134,10 +140,16 @@ static int join_lists(wjoin_op *o, sl_err *err)
 					continue;
 				o->lmatch.p[li] = 1;
 				o->rmatch.p[first + i] = 1;
-				if ((rc = sl__joiner_emit_cand(&o->j, i, SL_INSERT, o->base.out_wm, err)))
+				if (!o->semi &&
+				    (rc = sl__joiner_emit_cand(&o->j, i, SL_INSERT, o->base.out_wm, err)))
 					return rc;
 			}
 		}
+	}
+	if (o->semi == 1) { /* the matched left rows: flip the flags */
+		for (size_t i = 0; i < o->lmatch.len; i++)
+			o->lmatch.p[i] = !o->lmatch.p[i];
+		return pad_unmatched(o, 0, &o->lst[0], &o->lmatch, err);
 	}
 	if (o->outer[0] && (rc = pad_unmatched(o, 0, &o->lst[0], &o->lmatch, err)))
 		return rc;
@@ -325,7 +337,9 @@ sl_op *sl_op_window_join_new(const sl_join_plan *p, sl_err *err)
 	}
 	o->wend[0] = p->lwend;
 	o->wend[1] = p->rwend;
-	o->outer[0] = p->kind == SL_JOIN_LEFT || p->kind == SL_JOIN_FULL;
+	o->semi = p->kind == SL_JOIN_SEMI ? 1 : p->kind == SL_JOIN_ANTI ? 2 : 0;
+	/* an anti join keeps left rows with a NULL key, to emit them */
+	o->outer[0] = p->kind == SL_JOIN_LEFT || p->kind == SL_JOIN_FULL || p->kind == SL_JOIN_ANTI;
 	o->outer[1] = p->kind == SL_JOIN_RIGHT || p->kind == SL_JOIN_FULL;
 	return &o->base;
 }

@@ -59,6 +59,8 @@ static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 	int n = sl__rank_list_count(val, vlen);
 	const uint8_t *e = sl__rank_list_at(val, 0);
 	for (int r = 0; r < n; r++, e += sl__rank_entry_size(e)) {
+		if (r + 1 < o->p.lo)
+			continue; /* below the rank range's start */
 		if (o->out->nrows == o->out->cap && (o->rc = flush(o, o->err)))
 			return o->rc;
 		int row = sl_batch_add_row(o->out, SL_INSERT, o->base.out_wm);

@@ -69,10 +69,36 @@ sl_op *sl_op_calc_new(sl_expr *filter, sl_expr *const *proj, int nproj, const sl
 /* The operator owns `sink` from now on. */
 sl_op *sl_op_sink_new(sl_sink *sink, sl_err *err);
 int sl_op_sink_set_upsert(sl_op *op, const int *pk, int npk, sl_err *err);
+/* The sink of a Sink operator, NULL for any other operator. */
+sl_sink *sl_op_sink_get(sl_op *op);
+
+/* ---- ConstraintEnforcer: a sink's NOT NULL columns (op_constraint.c) ------ */
+
+/* Checks that the columns cols[0..ncols) (names: the sink's column names,
+ * kept by reference, plan arena) are not NULL: an error naming the column
+ * (drop = 0, Flink's 'table.exec.sink.not-null-enforcer' = ERROR) or the
+ * row left out (drop = 1, DROP).  Copies cols. */
+sl_op *sl_op_constraint_new(const int *cols, const char *const *names, int ncols, int drop,
+                            sl_err *err);
 
 /* ---- Union all ----------------------------------------------------------- */
 
 sl_op *sl_op_union_new(sl_err *err);
+
+/* ---- VALUES: constant rows (op_values.c) --------------------------------- */
+
+/* nrows rows of ncols constants (row-major, not copied: plan arena). */
+sl_op *sl_op_values_new(int nrows, int ncols, const sl_value *vals, sl_err *err);
+/* Emits a Values source's rows and ends it (no-op for other operators). */
+int sl_op_values_start(sl_op *op, sl_err *err);
+
+/* ---- INTERSECT / EXCEPT (op_set_op.c) ------------------------------------ */
+
+typedef enum sl_setop_kind { SL_SETOP_INTERSECT = 1, SL_SETOP_EXCEPT } sl_setop_kind;
+
+/* Two inputs (left, right) of the same column types; output: those
+ * columns, +I/-D as the row's output count grows/shrinks. */
+sl_op *sl_op_set_op_new(sl_setop_kind kind, int all, sl_err *err);
 
 /* ---- Window aggregate (TUMBLE / HOP / CUMULATE) -------------------------- */
 
@@ -89,6 +115,13 @@ typedef struct sl_window_spec {
 	 * window_start/window_end are then local wall-clock TIMESTAMP(3) values,
 	 * window_time the TIMESTAMP_LTZ instant end - 1 ms (as Flink). */
 	const char *tz;
+	/* 1: a processing-time window (time_col is a PROCTIME() attribute,
+	 * TIMESTAMP_LTZ(3)).  Rows go to the windows of the job's clock when
+	 * they reach the operator (graph.h), a window fires when the clock
+	 * reaches its end (sl_op_vtab.proctime), never on watermarks; nothing
+	 * is late; windows still open at end of input are not fired (Flink's
+	 * streaming mode: pending processing-time timers are dropped). */
+	int proc;
 } sl_window_spec;
 
 /* UTC instant -> local wall clock in zone tz, and back (tz NULL: identity). */
@@ -121,6 +154,12 @@ sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types
 /* A window TVF read as a table: input columns + window_start, window_end,
  * window_time (the graph gives it nin + 3 output columns). */
 sl_op *sl_op_window_assign_new(const sl_window_spec *w, int nin, sl_err *err);
+
+/* The SESSION window TVF read as a table (op_session_assign.c): the same
+ * output; rows come out when their session closes.  Partitioned by
+ * key_cols[0..nkeys) (copied). */
+sl_op *sl_op_session_assign_new(const sl_window_spec *w, int nin, const int *key_cols, int nkeys,
+                                sl_err *err);
 
 /* Output types of a window aggregate (t has room for nkeys + 3 + naggs);
  * returns the count. */

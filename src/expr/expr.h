@@ -84,6 +84,34 @@ typedef enum sl_fn {
 	SL_FN_TIMESTAMPDIFF, /* args: unit, ts1, ts2 */
 	/* rows */
 	SL_FN_FIELD,         /* args: row; node->field = field index */
+	/* issue 8: more of Flink's built-in functions (fn_text.c, fn_math.c,
+	 * fn_json.c); conditional forms IF / IFNULL are bound to CASE / COALESCE */
+	SL_FN_GREATEST, SL_FN_LEAST, /* args: v1, v2, ... (common type; NULL if any is NULL) */
+	SL_FN_REPEAT,        /* args: s, n */
+	SL_FN_REVERSE, SL_FN_INITCAP, SL_FN_ASCII,
+	SL_FN_CHR,           /* args: INT */
+	SL_FN_LEFT, SL_FN_RIGHT, /* args: s, n */
+	SL_FN_INSTR,         /* args: s, needle -> INT (1-based, 0 when absent) */
+	SL_FN_LOCATE,        /* args: needle, s [, from] -> INT */
+	SL_FN_OVERLAY,       /* args: s, r, pos [, len] */
+	SL_FN_PARSE_URL,     /* args: url, part [, query key] */
+	SL_FN_HEX,           /* args: integer | string */
+	SL_FN_BIN,           /* args: integer */
+	SL_FN_TO_BASE64, SL_FN_FROM_BASE64,
+	SL_FN_LOG,           /* args: x | base, x */
+	SL_FN_LOG2, SL_FN_SIN, SL_FN_SINH, SL_FN_COS, SL_FN_COSH, SL_FN_TAN, SL_FN_TANH,
+	SL_FN_COT, SL_FN_ASIN, SL_FN_ACOS, SL_FN_ATAN, SL_FN_ATAN2, SL_FN_DEGREES,
+	SL_FN_RADIANS, SL_FN_SIGN, SL_FN_PI, SL_FN_E,
+	SL_FN_TRUNCATE,      /* args: x [, digits] (typed like ROUND) */
+	SL_FN_IS_JSON,       /* args: s, kind INT literal (0 VALUE, 1 SCALAR, 2 ARRAY, 3 OBJECT) */
+	SL_FN_JSON_EXISTS,   /* args: s, path, on-error INT literal (SL_JSON_*) */
+	SL_FN_JSON_VALUE,    /* args: s, path, on-empty, empty-default, on-error, error-default;
+	                      * the node's type is the RETURNING type */
+	SL_FN_JSON_QUERY,    /* args: s, path, wrapper, on-empty, on-error (INT literals) */
+	SL_FN_JSON_OBJECT,   /* args: on-null (0 NULL, 1 ABSENT), then (key, value, raw) triples;
+	                      * raw = INT literal 1 when the value is JSON text to insert as is */
+	SL_FN_JSON_ARRAY,    /* args: on-null, then (value, raw) pairs */
+	SL_FN_JSON_STRING,   /* args: value -> its JSON text */
 	SL_FN__COUNT
 } sl_fn;
 
@@ -93,6 +121,15 @@ typedef enum sl_time_unit {
 	SL_TU_YEAR, SL_TU_DOW, SL_TU_DOY, SL_TU_EPOCH, SL_TU_DECADE, SL_TU_CENTURY,
 	SL_TU_MILLENNIUM
 } sl_time_unit;
+
+/* Behaviours of the JSON functions' ON EMPTY / ON ERROR / wrapper clauses
+ * (INT literal arguments). */
+enum {
+	SL_JSON_NULL = 0, SL_JSON_ERROR, SL_JSON_DEFAULT, /* JSON_VALUE */
+	SL_JSON_EMPTY_ARRAY, SL_JSON_EMPTY_OBJECT,        /* JSON_QUERY */
+	SL_JSON_TRUE, SL_JSON_FALSE, SL_JSON_UNKNOWN,     /* JSON_EXISTS */
+	SL_JSON_WITHOUT_WRAPPER = 0, SL_JSON_CONDITIONAL_WRAPPER, SL_JSON_UNCONDITIONAL_WRAPPER
+};
 
 typedef enum sl_expr_kind {
 	SL_EX_COL,  /* input column `col` of the operator's input batch */

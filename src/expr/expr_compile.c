@@ -221,6 +221,9 @@ static int may_fail(const sl_expr *e)
 	case SL_FN_DIV: case SL_FN_MOD: case SL_FN_CAST: case SL_FN_ROUND:
 	case SL_FN_TO_TIMESTAMP_LTZ: case SL_FN_REGEXP_EXTRACT: case SL_FN_REGEXP:
 	case SL_FN_REGEXP_REPLACE: case SL_FN_SIMILAR: case SL_FN_DATE_FORMAT:
+	case SL_FN_FROM_BASE64: case SL_FN_REPEAT: case SL_FN_TRUNCATE: case SL_FN_SIGN:
+	case SL_FN_JSON_VALUE: case SL_FN_JSON_QUERY: case SL_FN_JSON_EXISTS:
+	case SL_FN_JSON_OBJECT:
 		return 1;
 	case SL_FN_ADD: case SL_FN_SUB: case SL_FN_MUL: case SL_FN_NEG: case SL_FN_ABS:
 		if (e->type.id == SL_T_DECIMAL)
@@ -253,6 +256,7 @@ static int bind_step(sl_prog *p, sl_step *st, sl_err *err)
 	int (*binders[])(sl_prog *, sl_step *, sl_err *) = {
 		sl__bind_logic, sl__bind_arith, sl__bind_math, sl__bind_cast,
 		sl__bind_string, sl__bind_regex, sl__bind_time, sl__bind_hash,
+		sl__bind_text, sl__bind_cond, sl__bind_json,
 	};
 	for (size_t i = 0; i < sizeof(binders) / sizeof(binders[0]); i++) {
 		int r = binders[i](p, st, err);

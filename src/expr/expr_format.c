@@ -46,6 +46,20 @@ static const name_map FN_NAMES[] = {
 	{"CAST", SL_FN_CAST}, {"TRY_CAST", SL_FN_TRY_CAST}, {"SIMILAR", SL_FN_SIMILAR},
 	{"LIKE", SL_FN_LIKE}, {"IN", SL_FN_IN}, {"CASE", SL_FN_CASE},
 	{"AND", SL_FN_AND}, {"OR", SL_FN_OR}, {"NOT", SL_FN_NOT},
+	/* issue 8: more built-in functions (IF, IFNULL and the JSON_* query and
+	 * constructor syntaxes are bound in src/plan/bind_fn.c) */
+	{"GREATEST", SL_FN_GREATEST}, {"LEAST", SL_FN_LEAST}, {"REPEAT", SL_FN_REPEAT},
+	{"REVERSE", SL_FN_REVERSE}, {"INITCAP", SL_FN_INITCAP}, {"ASCII", SL_FN_ASCII},
+	{"CHR", SL_FN_CHR}, {"LEFT", SL_FN_LEFT}, {"RIGHT", SL_FN_RIGHT}, {"INSTR", SL_FN_INSTR},
+	{"LOCATE", SL_FN_LOCATE}, {"OVERLAY", SL_FN_OVERLAY}, {"PARSE_URL", SL_FN_PARSE_URL},
+	{"HEX", SL_FN_HEX}, {"BIN", SL_FN_BIN}, {"TO_BASE64", SL_FN_TO_BASE64},
+	{"FROM_BASE64", SL_FN_FROM_BASE64}, {"LOG", SL_FN_LOG}, {"LOG2", SL_FN_LOG2},
+	{"SIN", SL_FN_SIN}, {"SINH", SL_FN_SINH}, {"COS", SL_FN_COS}, {"COSH", SL_FN_COSH},
+	{"TAN", SL_FN_TAN}, {"TANH", SL_FN_TANH}, {"COT", SL_FN_COT}, {"ASIN", SL_FN_ASIN},
+	{"ACOS", SL_FN_ACOS}, {"ATAN", SL_FN_ATAN}, {"ATAN2", SL_FN_ATAN2},
+	{"DEGREES", SL_FN_DEGREES}, {"RADIANS", SL_FN_RADIANS}, {"SIGN", SL_FN_SIGN},
+	{"PI", SL_FN_PI}, {"E", SL_FN_E}, {"TRUNCATE", SL_FN_TRUNCATE},
+	{"JSON_STRING", SL_FN_JSON_STRING},
 };
 
 int sl_fn_from_name(const char *name)

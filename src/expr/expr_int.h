@@ -164,6 +164,13 @@ int sl__bind_regex(sl_prog *p, sl_step *st, sl_err *err);   /* fn_regex.c */
 int sl__bind_time(sl_prog *p, sl_step *st, sl_err *err);    /* fn_time.c */
 int sl__bind_hash(sl_prog *p, sl_step *st, sl_err *err);    /* fn_hash.c */
 int sl__bind_logic(sl_prog *p, sl_step *st, sl_err *err);   /* expr_eval.c */
+int sl__bind_text(sl_prog *p, sl_step *st, sl_err *err);    /* fn_text.c */
+int sl__bind_cond(sl_prog *p, sl_step *st, sl_err *err);    /* fn_cond.c */
+int sl__bind_json(sl_prog *p, sl_step *st, sl_err *err);    /* fn_json.c */
+
+/* Converts text (p, n) to st->type into row i of o as CAST(text AS type)
+ * does (blanks trimmed): 0, 1 when it does not convert (fn_cast.c). */
+int sl__cast_text(sl_xctx *x, const sl_step *st, const char *p, int64_t n, sl_col *o, int i);
 
 /* Kernels for the control steps the compiler emits (expr_eval.c). */
 int sl__k_split_true(sl_xctx *x, const sl_step *st);     /* arg0 TRUE -> sel_a, else sel_b */

@@ -520,12 +520,19 @@ static sl_expr *type_coalesce(sl_arena *a, sl_fn fn, sl_expr **args, int nargs, 
 		c = na[0]->type;
 		nn = 0;
 	}
+	if (fn == SL_FN_GREATEST || fn == SL_FN_LEAST) {
+		if (c.id == SL_T_ROW) {
+			bad_args(err, fn, args, nargs);
+			return NULL;
+		}
+		nn = all_notnull(na, nargs);
+	}
 	c.notnull = (uint8_t)nn;
 	return mk_call(a, fn, na, nargs, c);
 }
 
 /* Argument classes for the table-driven functions. */
-enum { A_ANY, A_STR, A_INT, A_NUM, A_TIME, A_STRTIME, A_BOOL };
+enum { A_ANY, A_STR, A_INT, A_NUM, A_TIME, A_STRTIME, A_BOOL, A_STRINT, A_STRBIN };
 
 static int arg_ok(sl_type t, int cls)
 {
@@ -536,6 +543,8 @@ static int arg_ok(sl_type t, int cls)
 	case A_TIME: return temporal(t) || t.id == SL_T_NULL;
 	case A_STRTIME: return temporal(t) || sl__type_is_char(t) || t.id == SL_T_NULL;
 	case A_BOOL: return t.id == SL_T_BOOLEAN || t.id == SL_T_NULL;
+	case A_STRINT: return sl__type_is_char(t) || sl_type_is_integer(t) || t.id == SL_T_NULL;
+	case A_STRBIN: return sl__type_is_char(t) || sl_type_is_binary(t) || t.id == SL_T_NULL;
 	default: return 1;
 	}
 }
@@ -604,6 +613,36 @@ static const fn_info FN[SL_FN__COUNT] = {
 	[SL_FN_TIMESTAMPADD] = {"TIMESTAMPADD", 3, 3, {A_INT, A_INT, A_TIME}},
 	[SL_FN_TIMESTAMPDIFF] = {"TIMESTAMPDIFF", 3, 3, {A_INT, A_TIME, A_TIME}},
 	[SL_FN_FIELD] = {"FIELD", 1, 1, {0}},
+	/* issue 8: more built-in functions (typed by type_morefn and type_json_*) */
+	[SL_FN_GREATEST] = {"GREATEST", 1, -1, {0}}, [SL_FN_LEAST] = {"LEAST", 1, -1, {0}},
+	[SL_FN_REPEAT] = {"REPEAT", 2, 2, {A_STR, A_INT}},
+	[SL_FN_REVERSE] = {"REVERSE", 1, 1, {A_STR}}, [SL_FN_INITCAP] = {"INITCAP", 1, 1, {A_STR}},
+	[SL_FN_ASCII] = {"ASCII", 1, 1, {A_STR}}, [SL_FN_CHR] = {"CHR", 1, 1, {A_INT}},
+	[SL_FN_LEFT] = {"LEFT", 2, 2, {A_STR, A_INT}}, [SL_FN_RIGHT] = {"RIGHT", 2, 2, {A_STR, A_INT}},
+	[SL_FN_INSTR] = {"INSTR", 2, 2, {A_STR, A_STR}},
+	[SL_FN_LOCATE] = {"LOCATE", 2, 3, {A_STR, A_STR, A_INT}},
+	[SL_FN_OVERLAY] = {"OVERLAY", 3, 4, {A_STR, A_STR, A_INT}},
+	[SL_FN_PARSE_URL] = {"PARSE_URL", 2, 3, {A_STR, A_STR, A_STR}},
+	[SL_FN_HEX] = {"HEX", 1, 1, {A_STRINT}}, [SL_FN_BIN] = {"BIN", 1, 1, {A_INT}},
+	[SL_FN_TO_BASE64] = {"TO_BASE64", 1, 1, {A_STRBIN}},
+	[SL_FN_FROM_BASE64] = {"FROM_BASE64", 1, 1, {A_STR}},
+	[SL_FN_LOG] = {"LOG", 1, 2, {A_NUM, A_NUM}}, [SL_FN_LOG2] = {"LOG2", 1, 1, {A_NUM}},
+	[SL_FN_SIN] = {"SIN", 1, 1, {A_NUM}}, [SL_FN_SINH] = {"SINH", 1, 1, {A_NUM}},
+	[SL_FN_COS] = {"COS", 1, 1, {A_NUM}}, [SL_FN_COSH] = {"COSH", 1, 1, {A_NUM}},
+	[SL_FN_TAN] = {"TAN", 1, 1, {A_NUM}}, [SL_FN_TANH] = {"TANH", 1, 1, {A_NUM}},
+	[SL_FN_COT] = {"COT", 1, 1, {A_NUM}}, [SL_FN_ASIN] = {"ASIN", 1, 1, {A_NUM}},
+	[SL_FN_ACOS] = {"ACOS", 1, 1, {A_NUM}}, [SL_FN_ATAN] = {"ATAN", 1, 1, {A_NUM}},
+	[SL_FN_ATAN2] = {"ATAN2", 2, 2, {A_NUM, A_NUM}},
+	[SL_FN_DEGREES] = {"DEGREES", 1, 1, {A_NUM}}, [SL_FN_RADIANS] = {"RADIANS", 1, 1, {A_NUM}},
+	[SL_FN_SIGN] = {"SIGN", 1, 1, {A_NUM}}, [SL_FN_PI] = {"PI", 0, 0, {0}},
+	[SL_FN_E] = {"E", 0, 0, {0}}, [SL_FN_TRUNCATE] = {"TRUNCATE", 1, 2, {A_NUM, A_INT}},
+	[SL_FN_IS_JSON] = {"IS JSON", 2, 2, {A_STR, A_INT}},
+	[SL_FN_JSON_EXISTS] = {"JSON_EXISTS", 3, 3, {A_STR, A_STR, A_INT}},
+	[SL_FN_JSON_VALUE] = {"JSON_VALUE", 6, 6, {A_STR, A_STR, A_ANY}},
+	[SL_FN_JSON_QUERY] = {"JSON_QUERY", 5, 5, {A_STR, A_STR, A_INT}},
+	[SL_FN_JSON_OBJECT] = {"JSON_OBJECT", 1, -1, {A_INT, A_ANY, A_ANY}},
+	[SL_FN_JSON_ARRAY] = {"JSON_ARRAY", 1, -1, {A_INT, A_ANY, A_ANY}},
+	[SL_FN_JSON_STRING] = {"JSON_STRING", 1, 1, {A_ANY}},
 };
 
 const char *sl_fn_name(sl_fn fn)
@@ -732,7 +771,10 @@ static int type_strfn(sl_fn fn, sl_expr **args, int nargs, sl_type *rt)
 {
 	int nn = all_notnull(args, nargs);
 	switch (fn) {
-	case SL_FN_CONCAT: case SL_FN_SUBSTRING: case SL_FN_TRIM_BOTH:
+	case SL_FN_SUBSTRING: /* a negative length gives NULL */
+		*rt = str_type(nn && (nargs < 3 || (args[2]->kind == SL_EX_LIT && args[2]->lit.v.i64 >= 0)));
+		return 0;
+	case SL_FN_CONCAT: case SL_FN_TRIM_BOTH:
 	case SL_FN_TRIM_LEADING: case SL_FN_TRIM_TRAILING: case SL_FN_REPLACE:
 		*rt = str_type(nn);
 		return 0;
@@ -759,6 +801,149 @@ static int type_strfn(sl_fn fn, sl_expr **args, int nargs, sl_type *rt)
 		return 0;
 	default: return SL_ENOTSUP;
 	}
+}
+
+/* Result types of issue 8's table-driven functions. */
+static int type_morefn(sl_fn fn, sl_expr **args, int nargs, sl_type *rt, sl_err *err)
+{
+	int nn = all_notnull(args, nargs);
+	switch (fn) {
+	case SL_FN_REPEAT: case SL_FN_REVERSE: case SL_FN_INITCAP: case SL_FN_LEFT:
+	case SL_FN_RIGHT: case SL_FN_OVERLAY: case SL_FN_TO_BASE64:
+	case SL_FN_HEX: case SL_FN_BIN: case SL_FN_CHR: case SL_FN_FROM_BASE64:
+	case SL_FN_JSON_QUERY:
+		*rt = str_type(fn == SL_FN_JSON_QUERY ? 0 : nn);
+		return 0;
+	case SL_FN_PARSE_URL:
+		*rt = str_type(0);
+		return 0;
+	case SL_FN_ASCII: case SL_FN_INSTR: case SL_FN_LOCATE:
+		*rt = with_nn(sl_type_make(SL_T_INT), nn);
+		return 0;
+	case SL_FN_IS_JSON:
+		*rt = with_nn(sl_type_make(SL_T_BOOLEAN), 1); /* NULL IS JSON is FALSE */
+		return 0;
+	case SL_FN_JSON_EXISTS:
+		*rt = sl_type_make(SL_T_BOOLEAN); /* UNKNOWN ON ERROR gives NULL */
+		return 0;
+	case SL_FN_SIGN:
+		*rt = with_nn(args[0]->type.id == SL_T_NULL ? sl_type_make(SL_T_DOUBLE) : args[0]->type, nn);
+		return 0;
+	case SL_FN_TRUNCATE:
+		return type_numfn(SL_FN_ROUND, args, nargs, rt, err);
+	default:
+		if (fn >= SL_FN_LOG && fn <= SL_FN_E) {
+			*rt = with_nn(sl_type_make(SL_T_DOUBLE), nn);
+			return 0;
+		}
+		return SL_ENOTSUP;
+	}
+}
+
+static int castable(sl_type f, sl_type t);
+
+/* JSON_VALUE(s, path, on-empty, empty-default, on-error, error-default)
+ * RETURNING *target (STRING when NULL): the defaults are brought to the
+ * result type; a BOOLEAN default of a STRING result reads 'true'/'false'
+ * as Flink's JSON_VALUE returns it. */
+static sl_expr *type_json_value(sl_arena *a, sl_expr **args, const sl_type *target, sl_err *err)
+{
+	sl_type rt = target ? *target : str_type(0);
+	rt.notnull = 0;
+	if (!(sl__type_is_char(rt) || rt.id == SL_T_BOOLEAN || sl_type_is_numeric(rt))) {
+		char b[64];
+		sl_err_set(err, SL_ENOTSUP, "JSON_VALUE ... RETURNING %s is not supported",
+		           sl__type_str(rt, b, sizeof(b)));
+		return NULL;
+	}
+	sl_expr *na[6];
+	for (int i = 0; i < 6; i++)
+		na[i] = args[i];
+	for (int i = 0; i < 2; i++) {
+		if (!arg_ok(na[i]->type, A_STR))
+			goto bad;
+		if (is_null_type(na[i]) && !(na[i] = sl_expr_lit_null(a, str_type(0))))
+			return NULL;
+	}
+	for (int i = 3; i < 6; i += 2) {
+		sl_expr *d = na[i];
+		if (is_null_type(d)) {
+			na[i] = sl_expr_lit_null(a, rt);
+		} else if (d->type.id == SL_T_BOOLEAN && sl__type_is_char(rt)) {
+			sl_expr *t = sl_expr_lit_str(a, "true", 4), *f = sl_expr_lit_str(a, "false", 5);
+			sl_expr *nd = t && f ? sl_expr_call(a, SL_FN_NOT, &d, 1, NULL, 0, err) : NULL;
+			sl_expr *cs[4] = {d, t, nd, f};
+			na[i] = nd ? sl_expr_call(a, SL_FN_CASE, cs, 4, NULL, 0, err) : NULL;
+			if (na[i])
+				na[i] = coerce(a, na[i], rt, err);
+		} else if (!castable(d->type, rt)) {
+			goto bad;
+		} else {
+			na[i] = coerce(a, d, rt, err);
+		}
+		if (!na[i])
+			return NULL;
+	}
+	return mk_call(a, SL_FN_JSON_VALUE, na, 6, rt);
+bad:
+	bad_args(err, SL_FN_JSON_VALUE, args, 6);
+	return NULL;
+}
+
+/* A value JSON_OBJECT / JSON_ARRAY / JSON_STRING can write. */
+static int json_writable(sl_type t)
+{
+	return t.id == SL_T_NULL || sl__type_is_char(t) || sl_type_is_numeric(t) ||
+	       t.id == SL_T_BOOLEAN;
+}
+
+/* JSON_OBJECT(on-null, k1, v1, ...) -> (on-null, k1, v1, raw1, ...);
+ * JSON_ARRAY(on-null, v1, ...) -> (on-null, v1, raw1, ...); raw is 1 when
+ * the value is itself built by JSON_OBJECT / JSON_ARRAY (inserted as JSON,
+ * not as a string, as Flink does). */
+static sl_expr *type_json_ctor(sl_arena *a, sl_fn fn, sl_expr **args, int nargs, sl_err *err)
+{
+	int obj = fn == SL_FN_JSON_OBJECT, first = fn == SL_FN_JSON_STRING ? 0 : 1;
+	int per = obj ? 2 : 1;
+	if (fn != SL_FN_JSON_STRING && (nargs - 1) % per) {
+		sl_err_set(err, SL_EPLAN, "JSON_OBJECT takes KEY k VALUE v pairs");
+		return NULL;
+	}
+	int nv = (nargs - first) / per;
+	int total = fn == SL_FN_JSON_STRING ? 1 : first + nv * (per + 1);
+	sl_expr **na = sl_arena_alloc(a, sizeof(sl_expr *) * (size_t)(total + 1));
+	if (!na)
+		return NULL;
+	if (first)
+		na[0] = args[0];
+	for (int k = 0; k < nv; k++) {
+		sl_expr *key = obj ? args[first + 2 * k] : NULL, *v = args[first + per * k + per - 1];
+		char b[64];
+		if (key && !sl__type_is_char(key->type)) {
+			sl_err_set(err, SL_EPLAN, "JSON_OBJECT keys must be strings, got %s",
+			           sl__type_str(key->type, b, sizeof(b)));
+			return NULL;
+		}
+		if (!json_writable(v->type)) {
+			sl_err_set(err, SL_ENOTSUP, "%s of a %s value is not supported", sl_fn_name(fn),
+			           sl__type_str(v->type, b, sizeof(b)));
+			return NULL;
+		}
+		if (is_null_type(v) && !(v = sl_expr_lit_null(a, str_type(0))))
+			return NULL;
+		if (fn == SL_FN_JSON_STRING) {
+			na[0] = v;
+			break;
+		}
+		int raw = v->kind == SL_EX_CALL && (v->fn == SL_FN_JSON_OBJECT || v->fn == SL_FN_JSON_ARRAY);
+		int o = first + k * (per + 1);
+		if (key)
+			na[o++] = key;
+		na[o++] = v;
+		if (!(na[o] = sl_expr_lit_i64(a, sl_type_make(SL_T_INT), raw)))
+			return NULL;
+	}
+	return mk_call(a, fn, na, total, str_type(fn == SL_FN_JSON_STRING ? na[0]->type.notnull : 1));
 }
 
 /* 1 when CAST(from AS to) is allowed. */
@@ -845,11 +1030,13 @@ static sl_expr *type_generic(sl_arena *a, sl_fn fn, sl_expr **args, int nargs, s
 	if (r == SL_ENOTSUP)
 		r = type_timefn(fn, na, nargs, &rt, err);
 	if (r == SL_ENOTSUP)
+		r = type_morefn(fn, na, nargs, &rt, err);
+	if (r == SL_ENOTSUP)
 		r = type_numfn(fn, na, nargs, &rt, err);
 	if (r)
 		return NULL;
 	if (fn == SL_FN_POWER || fn == SL_FN_SQRT || fn == SL_FN_LN || fn == SL_FN_LOG10 ||
-	    fn == SL_FN_EXP) {
+	    fn == SL_FN_EXP || (fn >= SL_FN_LOG && fn <= SL_FN_RADIANS)) {
 		for (int i = 0; i < nargs; i++)
 			if (!(na[i] = coerce(a, na[i], sl_type_make(SL_T_DOUBLE), err)))
 				return NULL;
@@ -888,8 +1075,12 @@ sl_expr *sl_expr_call(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
 		return type_in(a, args, nargs, err);
 	case SL_FN_CASE:
 		return type_case(a, args, nargs, err);
-	case SL_FN_COALESCE: case SL_FN_NULLIF:
+	case SL_FN_COALESCE: case SL_FN_NULLIF: case SL_FN_GREATEST: case SL_FN_LEAST:
 		return type_coalesce(a, fn, args, nargs, err);
+	case SL_FN_JSON_VALUE:
+		return type_json_value(a, args, target, err);
+	case SL_FN_JSON_OBJECT: case SL_FN_JSON_ARRAY: case SL_FN_JSON_STRING:
+		return type_json_ctor(a, fn, args, nargs, err);
 	case SL_FN_CAST: case SL_FN_TRY_CAST:
 		return type_cast(a, fn, args[0], target, err);
 	case SL_FN_FIELD:

@@ -208,9 +208,20 @@ static int parse_i64(const char *p, const char *e, int64_t *out)
 	return 0;
 }
 
+static int str_to(sl_xctx *x, const sl_step *st, const char *p, const char *e, sl_col *o, int i);
+
 static int c_str_to(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
 {
-	const char *p = a->v.str[i].ptr, *e = p + a->v.str[i].len;
+	return str_to(x, st, a->v.str[i].ptr, a->v.str[i].ptr + a->v.str[i].len, o, i);
+}
+
+int sl__cast_text(sl_xctx *x, const sl_step *st, const char *p, int64_t n, sl_col *o, int i)
+{
+	return str_to(x, st, p, p + n, o, i);
+}
+
+static int str_to(sl_xctx *x, const sl_step *st, const char *p, const char *e, sl_col *o, int i)
+{
 	sl_type t = st->type;
 	trim_ws(&p, &e);
 	size_t n = (size_t)(e - p);
@@ -289,19 +300,28 @@ static int64_t utf8_count(const char *s, int64_t len)
 	return n;
 }
 
-/* Stores text (p, n) as the result: truncated/padded to the target length,
- * copied into the step's arena when `copy`. */
+/* Stores text or bytes (p, n) as the result: truncated/padded to the target
+ * length (characters: CHAR pads with spaces; bytes: BINARY pads with zero
+ * bytes, as Flink's casts since 1.15), copied into the step's arena when
+ * `copy`. */
 static int put_text(sl_xctx *x, const sl_step *st, const char *p, int64_t n, int copy,
                     sl_col *o, int i)
 {
 	int32_t L = st->type.length;
 	int64_t pad = 0;
+	char padc = ' ';
 	if (sl__type_is_char(st->type) && L != SL_STRING_LEN) {
 		int64_t chars = utf8_count(p, n);
 		if (chars > L)
 			n = utf8_prefix(p, n, L);
 		else if (st->type.id == SL_T_CHAR)
 			pad = L - chars;
+	} else if (sl_type_is_binary(st->type) && L != SL_STRING_LEN) {
+		if (n > L)
+			n = L;
+		else if (st->type.id == SL_T_BINARY)
+			pad = L - n;
+		padc = 0;
 	}
 	if (!copy && !pad) {
 		o->v.str[i].ptr = p;
@@ -312,7 +332,7 @@ static int put_text(sl_xctx *x, const sl_step *st, const char *p, int64_t n, int
 	if (!d)
 		return sl_err_set(x->err, SL_ENOMEM, "out of memory in CAST");
 	memcpy(d, p, (size_t)n);
-	memset(d + n, ' ', (size_t)pad);
+	memset(d + n, padc, (size_t)pad);
 	d[n + pad] = 0;
 	o->v.str[i].ptr = d;
 	o->v.str[i].len = n + pad;

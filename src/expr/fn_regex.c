@@ -12,7 +12,8 @@
  * metacharacters '.', '^', '$', '\' quoted) and matches the whole string.
  *
  * REGEXP_EXTRACT returns NULL when nothing matches or the group does not
- * exist; an invalid literal pattern is a planning error, an invalid pattern
+ * exist, and the whole match when no group is given (Flink's default 0);
+ * REGEXP with an empty pattern is FALSE, as in Flink; an invalid literal pattern is a planning error, an invalid pattern
  * from data a runtime error naming it.
  */
 #include "expr_int.h"
@@ -151,6 +152,10 @@ static int k_regexp(sl_xctx *x, const sl_step *st)
 		o->null[i] = any_null(x, st, i);
 		if (o->null[i])
 			continue;
+		if (st->fn == SL_FN_REGEXP && SL_X_ARG(x, st, 1)->v.str[i].len == 0) {
+			o->v.i64[i] = 0; /* Flink: an empty regex matches nothing */
+			continue;
+		}
 		int rc = rx_row(x, st, r, i);
 		if (rc)
 			return rc;
@@ -172,7 +177,7 @@ static int k_regexp_extract(sl_xctx *x, const sl_step *st)
 		int rc = rx_row(x, st, r, i);
 		if (rc)
 			return rc;
-		int64_t grp = g ? g->v.i64[i] : 1;
+		int64_t grp = g ? g->v.i64[i] : 0; /* Flink: the whole match by default */
 		int m = rx_exec(r, a->v.str[i]);
 		if (m < 0 || grp < 0 || grp >= (int64_t)pcre2_get_ovector_count(r->md))
 			continue;

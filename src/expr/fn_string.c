@@ -5,11 +5,16 @@
  *
  * Strings are UTF-8 (pointer, length) pairs.  Positions and lengths are
  * counted in characters, as Flink counts them (SUBSTRING is 1-based; a
- * negative start counts from the end).  Results that are slices of an
+ * negative start counts from the end, one before the start gives '', a
+ * negative length NULL).  LPAD/RPAD give NULL for a negative length or an
+ * empty pad; SPLIT_INDEX gives NULL for '' and splits on ' ' when the
+ * delimiter is empty; REPLACE of '' puts the replacement around every
+ * character, as Java's String.replace (Flink's SqlFunctionUtils rules).  Results that are slices of an
  * argument point into it (no copy); new strings are allocated from the
  * step's arena (the output batch's arena when the value can reach an
  * output column, the program's scratch arena otherwise), never malloc'd.
- * UPPER/LOWER map ASCII and Latin-1 letters; other characters are kept.
+ * UPPER/LOWER map ASCII and Latin-1 letters; other characters are kept
+ * (Java maps every script: docs/sql.md lists the difference).
  *
  * LIKE: a literal pattern is classified once at bind time (exact, prefix%,
  * %suffix, %infix%, or general); the general matcher is the iterative
@@ -152,16 +157,14 @@ static int k_substring(sl_xctx *x, const sl_step *st)
 		}
 		const char *s = a->v.str[i].ptr;
 		int64_t len = a->v.str[i].len, pos = ps->v.i64[i];
+		if (pl && pl->v.i64[i] < 0) { /* Flink: a negative length gives NULL */
+			o->null[i] = 1;
+			continue;
+		}
 		int64_t nc = nchars(s, len);
 		int64_t start = pos > 0 ? pos - 1 : pos < 0 ? nc + pos : 0;
-		int64_t end = pl ? start + pl->v.i64[i] : nc;
-		if (pl && pl->v.i64[i] < 0)
-			end = start;
-		if (start < 0)
-			start = 0;
-		if (end > nc)
-			end = nc;
-		if (end <= start) {
+		int64_t end = pl && pl->v.i64[i] < nc - start ? start + pl->v.i64[i] : nc;
+		if (end <= start || start < 0) { /* before the start: '' (Flink) */
 			set_str(o, i, "", 0);
 			continue;
 		}
@@ -314,9 +317,10 @@ static int k_split_index(sl_xctx *x, const sl_step *st)
 	sl_col *o = SL_X_OUT(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
 		o->null[i] = 1;
-		if (any_null(x, st, i) || ix->v.i64[i] < 0 || dl->v.str[i].len == 0)
+		/* Flink: '' splits into no parts; an empty delimiter splits on ' ' */
+		if (any_null(x, st, i) || ix->v.i64[i] < 0 || a->v.str[i].len == 0)
 			continue;
-		sl_str s = a->v.str[i], d = dl->v.str[i];
+		sl_str s = a->v.str[i], d = dl->v.str[i].len ? dl->v.str[i] : (sl_str){" ", 1};
 		int64_t want = ix->v.i64[i];
 		const char *p = s.ptr, *e = s.ptr + s.len;
 		for (int64_t k = 0;; k++) {
@@ -342,11 +346,10 @@ static int k_pad(sl_xctx *x, const sl_step *st)
 	int left = st->fn == SL_FN_LPAD;
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
 		o->null[i] = 1;
-		if (any_null(x, st, i) || ln->v.i64[i] < 0)
+		/* Flink: a negative length or an empty pad gives NULL */
+		if (any_null(x, st, i) || ln->v.i64[i] < 0 || pd->v.str[i].len == 0)
 			continue;
 		sl_str s = a->v.str[i], p = pd->v.str[i];
-		if (p.len == 0)
-			continue; /* an empty pad is NULL even when nothing is padded (Flink) */
 		int64_t want = ln->v.i64[i], have = nchars(s.ptr, s.len);
 		if (want <= have) {
 			set_str(o, i, s.ptr, char_off(s.ptr, s.len, want));

@@ -350,6 +350,8 @@ static sl_expr *bind_is(planner *p, const scope *s, const sl_ast_expr *e)
 		if (!(args[1] = sl__bind_expr(p, s, e->u.is.b)))
 			return NULL;
 		return call(p, e, neg ? SL_FN_IS_NOT_DISTINCT : SL_FN_IS_DISTINCT, args, 2);
+	case SL_AIS_JSON:
+		return negate(p, e, sl__bind_is_json(p, e, args[0]), neg);
 	}
 	return NULL;
 }
@@ -524,7 +526,13 @@ static sl_expr *bind_call(planner *p, const scope *s, const sl_ast_expr *e)
 	    !strncmp(f, "CUMULATE", 8))
 		return sl__plan_error(p, e->line, e->col, SL_EPLAN,
 		                      "%s is only allowed with a GROUP BY window of the same kind", f);
+	sl_expr *sx;
+	if (sl__bind_fn_call(p, s, e, &sx))
+		return sx;
 	int fn = sl_fn_from_name(f);
+	const char *missing = fn < 0 ? sl__flink_missing_fn(f) : NULL;
+	if (missing)
+		return sl__plan_error(p, e->line, e->col, SL_ENOTSUP, missing, f);
 	if (fn < 0)
 		return sl__plan_error(p, e->line, e->col, SL_EPLAN,
 		                      "No match found for function signature %s (unknown function)", f);
@@ -575,11 +583,20 @@ sl_expr *sl__bind_expr(planner *p, const scope *s, const sl_ast_expr *e)
 	}
 	case SL_AX_STAR:
 		return sl__plan_error(p, e->line, e->col, SL_EPLAN, "'*' is not allowed here");
+	case SL_AX_SUBQUERY:
+		for (int i = p->nscalar - 1; i >= 0; i--) /* planned by plan_subquery.c */
+			if (p->scalar_at[i] == e)
+				for (int c = 0; c < s->r->ncols; c++)
+					if (!strcmp(s->r->cols[c].name, p->scalar_col[i]))
+						return sl_expr_col(p->a, c, s->r->cols[c].type);
+		return sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
+		                      "a scalar subquery here is not supported (it is in WHERE and in "
+		                      "the SELECT list of a query without aggregates)");
 	case SL_AX_IN_QUERY:
 	case SL_AX_EXISTS:
-	case SL_AX_SUBQUERY:
 		return sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
-		                      "subqueries in expressions are not supported yet");
+		                      "IN and EXISTS subqueries are only supported as conditions of "
+		                      "WHERE joined by AND");
 	default:
 		return sl__plan_error(p, e->line, e->col, SL_EPLAN, "unexpected expression");
 	}

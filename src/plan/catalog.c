@@ -4,6 +4,7 @@
 #include "catalog.h"
 #include "sluice.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,8 @@ void sl_catalog_deinit(sl_catalog *c)
 {
 	free(c->tables);
 	free(c->views);
+	sl_catalog_close_functions(c);
+	free(c->functions);
 	sl_arena_deinit(&c->arena);
 	memset(c, 0, sizeof(*c));
 }
@@ -123,6 +126,87 @@ static int fill_keys(sl_catalog *c, sl_table_def *d, const sl_ast_create_table *
 	return 0;
 }
 
+/* Flink's legacy (pre-1.11 'connector.type' style) option keys and their
+ * new spellings; "" = no longer an option. */
+static const struct { const char *old, *neu; } legacy_keys[] = {
+	{"connector.type", "connector"},
+	{"connector.path", "path"},
+	{"connector.topic", "topic"},
+	{"connector.properties.bootstrap.servers", "properties.bootstrap.servers"},
+	{"connector.properties.group.id", "properties.group.id"},
+	{"connector.startup-mode", "scan.startup.mode"},
+	{"connector.url", "url"},
+	{"connector.table", "table-name"},
+	{"connector.username", "username"},
+	{"connector.password", "password"},
+	{"connector.rows-per-second", "rows-per-second"},
+	{"connector.version", ""},
+	{"format.type", "format"},
+	{"format.field-delimiter", "csv.field-delimiter"},
+	{"format.derive-schema", ""},
+	{"update-mode", ""},
+};
+
+/* Refuses Flink's legacy option keys, naming the new spelling. */
+static int check_legacy(const sl_ast_create_table *t, const char *name, sl_err *err)
+{
+	for (int i = 0; i < t->noptions; i++) {
+		const sl_ast_option *o = &t->options[i];
+		const char *k = o->key;
+		int legacy = !strncmp(k, "connector.", 10) || !strncmp(k, "format.", 7) ||
+		             !strcmp(k, "update-mode");
+		if (!legacy)
+			continue;
+		const char *neu = NULL;
+		for (size_t j = 0; j < sizeof(legacy_keys) / sizeof(legacy_keys[0]); j++)
+			if (!strcmp(k, legacy_keys[j].old))
+				neu = legacy_keys[j].neu;
+		char hint[300];
+		if (neu && !*neu)
+			snprintf(hint, sizeof hint, "drop it: the new options have no such key%s",
+			         !strcmp(k, "update-mode") ? " (the changelog mode follows the "
+			         "'format' and the PRIMARY KEY)" : "");
+		else if (neu)
+			snprintf(hint, sizeof hint, "write '%s' = '%s'", neu, o->value ? o->value : "");
+		else if (!strncmp(k, "format.", 7))
+			snprintf(hint, sizeof hint, "write '<format>.%s' (e.g. 'json.%s', 'csv.%s')",
+			         k + 7, k + 7, k + 7);
+		else
+			snprintf(hint, sizeof hint, "write '%s' without the 'connector.' prefix "
+			         "(see the connector's options in docs/sql.md)", k + 10);
+		return sl_err_set_at(err, SL_ENOTSUP, o->line, o->col,
+		                     "line %d, column %d: table '%s': '%s' is one of Flink's legacy "
+		                     "option keys (removed in Flink 1.14), not supported: %s",
+		                     o->line, o->col, name, k, hint);
+	}
+	return 0;
+}
+
+/* PARTITIONED BY (a, b): physical columns of the table. */
+static int fill_partition(sl_catalog *c, sl_table_def *d, const sl_ast_create_table *t,
+                          sl_err *err)
+{
+	d->part = sl_arena_calloc(&c->arena, sizeof(int) * (size_t)(t->npartition + 1));
+	if (!d->part)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < t->npartition; i++) {
+		const sl_ast_ident *id = &t->partition[i];
+		int k = col_index(d, id->name);
+		if (k < 0 || d->cols[k].computed || d->cols[k].metadata)
+			return sl_err_set_at(err, SL_EPLAN, id->line, id->col,
+			                     "line %d, column %d: partition column '%s' is not a "
+			                     "physical column of table '%s'", id->line, id->col,
+			                     id->name, d->name);
+		for (int j = 0; j < d->npart; j++)
+			if (d->part[j] == k)
+				return sl_err_set_at(err, SL_EPLAN, id->line, id->col,
+				                     "line %d, column %d: partition column '%s' is listed "
+				                     "twice", id->line, id->col, id->name);
+		d->part[d->npart++] = k;
+	}
+	return 0;
+}
+
 int sl_catalog_add_table(sl_catalog *c, const sl_ast_create_table *t, int line, int col,
                          sl_err *err)
 {
@@ -144,9 +228,14 @@ int sl_catalog_add_table(sl_catalog *c, const sl_ast_create_table *t, int line, 
 	d->name = sl_arena_strdup(&c->arena, name);
 	d->line = line;
 	d->col = col;
-	int rc = fill_columns(c, d, t, err);
+	d->ast = t;
+	int rc = check_legacy(t, name, err);
+	if (!rc)
+		rc = fill_columns(c, d, t, err);
 	if (!rc)
 		rc = fill_keys(c, d, t, err);
+	if (!rc)
+		rc = fill_partition(c, d, t, err);
 	if (rc)
 		return rc;
 	sl_opts_init(&d->opts, &c->arena);

@@ -8,8 +8,10 @@
  * Names are matched case-sensitively, as Flink does.
  *
  * What is checked at CREATE time: unique column names, the WATERMARK
- * column exists and is TIMESTAMP(p)/TIMESTAMP_LTZ(p), PRIMARY KEY columns
- * exist, 'connector' is present.  Expressions are bound later, when a job
+ * column exists and is TIMESTAMP(p)/TIMESTAMP_LTZ(p), PRIMARY KEY and
+ * PARTITIONED BY columns exist, 'connector' is present, and none of
+ * Flink's legacy option keys ('connector.type', 'format.type',
+ * 'update-mode', ...) is used (the error gives the new spelling).  Expressions are bound later, when a job
  * reads the table (their errors still come before any input is read).
  */
 #ifndef SL_CATALOG_H
@@ -37,6 +39,10 @@ typedef struct sl_table_def {
 	int *pk;                    /* column indexes */
 	sl_opts opts;               /* WITH options */
 	int line, col;
+	const sl_ast_create_table *ast; /* its CREATE TABLE (comments, PARTITIONED BY,
+	                                 * constraint name: SHOW CREATE TABLE) */
+	int npart;                  /* PARTITIONED BY columns */
+	int *part;                  /* their column indexes */
 } sl_table_def;
 
 typedef struct sl_view_def {
@@ -44,13 +50,30 @@ typedef struct sl_view_def {
 	const sl_ast_query *query;
 	int ncols;                  /* CREATE VIEW v (c1, c2) */
 	const sl_ast_ident *cols;
+	const char *text;           /* the CREATE VIEW statement's text, or NULL */
 } sl_view_def;
+
+/* A function of CREATE FUNCTION (udf.c loads it). */
+typedef struct sl_func_def {
+	const char *name;           /* as written; matched case-insensitively */
+	const char *symbol;         /* AS '...' */
+	const char *path;           /* USING JAR '...' */
+	int temporary;
+	void *dl;                   /* dlopen handle (udf.c); closed with the catalog */
+	const struct sluice_udf *udf; /* the registration the symbol returned */
+	int nargs;
+	sl_type *arg_types;         /* the registration's types, parsed */
+	sl_type result;
+} sl_func_def;
 
 typedef struct sl_catalog {
 	sl_arena arena;             /* definitions (not the ASTs) */
-	int ntables, nviews;
+	int ntables, nviews, nfunctions;
 	sl_table_def **tables;
 	sl_view_def **views;
+	sl_func_def **functions;
+	int ndls;
+	void **dls;                 /* every library loaded (udf.c), closed at deinit */
 } sl_catalog;
 
 void sl_catalog_init(sl_catalog *c);
@@ -66,6 +89,17 @@ int sl_catalog_add_view(sl_catalog *c, const sl_ast_create_view *v, int line, in
 /* DROP TABLE / VIEW. */
 int sl_catalog_drop(sl_catalog *c, const sl_ast_drop *d, int view, int line, int col,
                     sl_err *err);
+
+/* CREATE FUNCTION (loads the library and checks the registration, udf.c)
+ * / DROP FUNCTION.  0, or an error with line and column. */
+int sl_catalog_add_function(sl_catalog *c, const sl_ast_create_function *f, int line, int col,
+                            sl_err *err);
+int sl_catalog_drop_function(sl_catalog *c, const sl_ast_drop_function *f, int line, int col,
+                             sl_err *err);
+/* Closes the libraries of every function ever loaded (sl_catalog_deinit). */
+void sl_catalog_close_functions(sl_catalog *c);
+/* The function named (case-insensitive), or NULL. */
+sl_func_def *sl_catalog_function(const sl_catalog *c, const char *name);
 
 sl_table_def *sl_catalog_table(const sl_catalog *c, const char *name);
 sl_view_def *sl_catalog_view(const sl_catalog *c, const char *name);

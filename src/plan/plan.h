@@ -44,4 +44,13 @@ typedef struct sl_plan_args {
 int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_graph *g,
                 sl_buf *explain, sl_err *err);
 
+/*
+ * Runs SHOW / DESCRIBE statement s (plan_show.c) against the catalog and
+ * appends its output (Flink SQL client tableau format) to out; arena holds
+ * scratch data.  Returns 0 or a negative SL_E* code with err set (line and
+ * column of the statement).
+ */
+int sl_plan_show(const sl_catalog *cat, const sl_opts *session, sl_arena *arena,
+                 const sl_ast_stmt *s, sl_buf *out, sl_err *err);
+
 #endif

@@ -9,9 +9,10 @@
  * aggregate query the mapping of GROUP BY keys and aggregate calls to the
  * aggregate's output columns).
  *
- * Files: bind.c (expressions), plan_query.c (FROM, WHERE, SELECT, GROUP
+ * Files: bind.c (expressions), bind_fn.c (IF, JSON functions), plan_query.c (FROM, WHERE, SELECT, GROUP
  * BY, windows, UNION), plan_over.c (ROW_NUMBER, OVER aggregates),
- * plan_job.c (scans, sinks, INSERT, statement sets, EXPLAIN).
+ * plan_job.c (scans, sinks, INSERT, statement sets, EXPLAIN), plan_sink.c
+ * (casts and constraints in front of a sink).
  */
 #ifndef SL_PLAN_INT_H
 #define SL_PLAN_INT_H
@@ -101,7 +102,17 @@ typedef struct planner {
 	int64_t attempt;
 	int64_t state_ttl;              /* 'table.exec.state.ttl' in micros, 0 = none */
 	const sl_ast_select *ttl_sel;   /* the SELECT being planned (its STATE_TTL hint) */
+	/* Scalar subqueries of the SELECTs being planned (plan_subquery.c): the
+	 * AST node and the column ("$scalarN") the binder reads it from. */
+	int nscalar;
+	const sl_ast_expr *scalar_at[32];
+	const char *scalar_col[32];
+	int view_depth;                 /* views being expanded (SL_PLAN_MAX_VIEW_DEPTH) */
 } planner;
+
+/* Views expanded inside one another: a view over a view over ... deeper
+ * than this is an error (planning recurses once per level). */
+#define SL_PLAN_MAX_VIEW_DEPTH 200
 
 /* ---- plan_ttl.c: state TTL ---- */
 
@@ -117,6 +128,10 @@ int sl__plan_ttl_check(planner *p, const sl_ast_select *sel);
  * join planned for FROM item f over inputs l and r (per side), and to the
  * group aggregate r->op of sel. */
 void sl__plan_join_ttl(planner *p, const sl_ast_from *f, const rel *l, const rel *r);
+/* The same for a join whose inputs l and r are the FROM items lf and rf
+ * (either NULL: no hint for that side); comma joins (plan_comma.c). */
+void sl__plan_join_ttl_items(planner *p, const sl_ast_from *lf, const sl_ast_from *rf,
+                             const rel *l, const rel *r);
 void sl__plan_agg_ttl(planner *p, const sl_ast_select *sel, rel *r);
 
 /* The EXPLAIN marker of op's state bound ("state=[bounded by TTL 1 h]",
@@ -137,9 +152,22 @@ int sl__bind_interval(planner *p, const sl_ast_expr *e, int64_t *us);
 
 /* Printed form of an AST expression (arena string), used as a key. */
 const char *sl__ast_text(planner *p, const sl_ast_expr *e);
+/* plan_unsup.c: for a call name sluice does not know, a printf format
+ * (one %s: the name) saying the Flink built-in is not supported, or NULL
+ * when the name is not a Flink built-in. */
+const char *sl__flink_missing_fn(const char *fname);
 
 /* Whether the call is an aggregate function (COUNT, SUM, ...). */
 int sl__is_agg_call(const sl_ast_expr *e);
+
+/* ---- bind_fn.c ---- */
+
+/* Binds IF, IFNULL and the JSON query/constructor calls, or refuses a Flink
+ * function sluice lacks: 1 handled (*out the result, NULL with p->err
+ * set), 0 not one of them. */
+int sl__bind_fn_call(planner *p, const scope *s, const sl_ast_expr *e, sl_expr **out);
+/* x IS JSON kind (e the IS node, arg the bound x); NULL with p->err set. */
+sl_expr *sl__bind_is_json(planner *p, const sl_ast_expr *e, sl_expr *arg);
 
 /* ---- plan_query.c ---- */
 
@@ -151,10 +179,81 @@ rel *sl__rel_new(planner *p, int ncols);
 /* Adds op to the graph with rel r's columns as its output. */
 int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label);
 
+/* ---- plan_ident.c: operator identity ---- */
+
+/* The identity text of an operator with plan label `label` and output r
+ * (arena string; frozen: ids of existing checkpoints are hashes of it). */
+const char *sl__op_ident(planner *p, const char *label, const rel *r);
+
+/* Sets the stable id (op->uid) of every operator of the complete graph:
+ * unique within the job, the same for every run of the same job text.
+ * Returns 0, or SL_EPLAN when two operators carry the same UID hint. */
+int sl__plan_idents(planner *p);
+
 /* A Calc over `in`: optional filter, then the projection x[0..n) named
  * names[i]; time attributes follow plain column references.  NULL with
  * p->err set. */
 rel *sl__add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **x, int n, const char **names);
+
+/* Identity projection of every column of in with a filter (keeps the time
+ * attributes and qualifiers).  NULL with p->err set. */
+rel *sl__add_filter(planner *p, rel *in, sl_expr *filter);
+
+/* ---- plan_comma.c: FROM a, b WHERE ... ---- */
+
+/* Plans one FROM item (a window TVF materialized). */
+typedef rel *(*sl_plan_item_fn)(planner *p, const sl_ast_from *f);
+
+/* Plans the comma join f (SL_AJ_COMMA items) with the conjuncts of where:
+ * one-item conjuncts filter that item, the others are the conditions of
+ * left-deep inner joins (sl__plan_join_cond); *rest gets the conjuncts
+ * left for the WHERE (constants, subqueries; with keep_unbound also those
+ * that do not bind against the items), NULL when none.  NULL with p->err
+ * set. */
+rel *sl__plan_comma(planner *p, const sl_ast_from *f, const sl_ast_expr *where,
+                    const sl_ast_expr **rest, int keep_unbound, sl_plan_item_fn plan_item);
+
+/* ---- plan_subquery.c: IN / EXISTS subqueries ---- */
+
+/* Plans the conjuncts of `where` over r: the plain ones as a filter, then
+ * each IN, NOT IN, EXISTS, NOT EXISTS subquery as a semi or anti join.
+ * The whole WHERE is consumed.  NULL with p->err set (other subqueries
+ * are refused with their position). */
+rel *sl__plan_subqueries(planner *p, rel *r, const sl_ast_expr *where, sl_plan_item_fn plan_item);
+
+/* Plans the scalar subqueries of sel's WHERE and SELECT list (agg: sel
+ * aggregates, where only its WHERE may have them): each, a one-row global
+ * aggregate, LEFT-joined to r as a column "$scalarN" the binder reads the
+ * node from (p->scalar_at).  Returns r when there are none; NULL with
+ * p->err set. */
+rel *sl__plan_scalar_subqueries(planner *p, const sl_ast_select *sel, rel *r, int agg);
+
+/* 1 when e holds a subquery (IN, EXISTS, scalar). */
+int sl__ast_has_subquery(const sl_ast_expr *e);
+
+/* The subquery nodes of e of kind `what` (not those nested in them): their
+ * number; the first cap go to out. */
+enum { SL_SUBQ_ANY, SL_SUBQ_SCALAR, SL_SUBQ_PRED /* IN, EXISTS */ };
+int sl__ast_subqueries(const sl_ast_expr *e, int what, const sl_ast_expr **out, int cap);
+
+/* The AST conjunction x[0] AND ... AND x[n-1] (arena), NULL when n = 0. */
+const sl_ast_expr *sl__ast_and(planner *p, const sl_ast_expr **x, int n);
+/* ---- plan_values.c ---- */
+
+/* VALUES (..), (..): a Values source of constants.  NULL with p->err set. */
+rel *sl__plan_values(planner *p, const sl_ast_query *q);
+/* The one-row relation SELECT without FROM reads. */
+rel *sl__plan_one_row(planner *p);
+
+/* ---- plan_order.c ---- */
+
+/* ORDER BY / LIMIT / OFFSET of q over its planned body r: a Top-N, a
+ * Limit or a temporal sort; refused forms with Flink's reasons.  r's first
+ * nvis columns are the query's; hidden[i] (NULL: none) is the column of r
+ * holding ORDER BY item i planned as a hidden SELECT item, or -1.  The
+ * result has the nvis columns.  NULL with p->err set. */
+rel *sl__plan_order_limit(planner *p, const sl_ast_query *q, rel *r, int nvis,
+                          const int *hidden);
 
 /* ---- plan_over.c ---- */
 
@@ -178,5 +277,14 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
  * outputs fed directly by an operator). */
 sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,
                      int connect);
+
+/* ---- plan_sink.c ---- */
+
+/* What feeds the sink of table t (its physical columns f[0..n)) from
+ * `in`: the casts to its column types (lengths per
+ * 'table.exec.sink.type-length-enforcer') and its NOT NULL checks
+ * ('table.exec.sink.not-null-enforcer'), each only when needed.  NULL with
+ * p->err set. */
+rel *sl__plan_sink_input(planner *p, rel *in, const sl_table_def *t, const sl_field *f, int n);
 
 #endif

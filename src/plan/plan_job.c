@@ -1,18 +1,18 @@
 /*
  * plan_job.c - plans a job: table scans (sources with computed columns and
- * watermarks), sinks (with the changelog check and implicit casts),
- * INSERT INTO / bare SELECT / statement sets, stable operator ids and the
- * EXPLAIN text.
+ * watermarks), sinks (with the changelog check; casts and constraints in
+ * front of them come from plan_sink.c), INSERT INTO (with a column list:
+ * missing columns NULL) / bare SELECT / statement sets, stable operator ids
+ * and the EXPLAIN text.
  *
  * A job's statements share their sources: a table read by several INSERTs
  * is scanned once and its operator feeds every consumer.
  *
- * Operator ids (for state) are a hash of the operator's label and its
- * inputs' ids, so they are stable across runs of the same job.
+ * Operator ids (for state) are set by plan_ident.c once the graph is
+ * complete: unique within the job, stable across runs of the same job.
  */
 #include "plan_int.h"
 #include "sluice.h"
-#include "../base/hash.h"
 #include "../connector/conn_lines.h"
 #include "../format/format.h"
 
@@ -20,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-sl_sink *sl_op_sink_get(sl_op *op);
 
 /* The EXPLAIN buffer of the job being planned (set by sl_plan_job). */
 static __thread sl_buf *explain_buf;
@@ -34,6 +32,9 @@ int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label)
 		t[i] = r->cols[i].type;
 		n[i] = r->cols[i].name;
 	}
+	/* the identity text (plan_ident.c) is frozen; today's EXPLAIN label
+	 * shows the same decoration, but may change without changing ids */
+	op->ident = sl__op_ident(p, label, r);
 	if (r->ncols > 0) {
 		int rt = r->rowtime >= 0 && r->rowtime < r->ncols;
 		const char *kind = !r->updating ? "append-only"
@@ -52,55 +53,24 @@ int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label)
 	return 0;
 }
 
-/* Computes op ids from labels and input ids, and writes EXPLAIN lines. */
-static void finish_plan(planner *p, sl_buf *out)
+/* Writes the EXPLAIN lines (ids are set by sl__plan_idents). */
+static void explain_plan(planner *p, sl_buf *out)
 {
 	sl_graph *g = p->g;
 	for (int i = 0; i < g->nops; i++) {
 		sl_op *op = g->ops[i];
-		uint64_t h = sl_hash_bytes(op->label, strlen(op->label), 0x5eed);
+		sl_buf_printf(out, "#%d %s", i, op->label);
 		/* inputs: every op with an edge to this one */
-		sl_buf ins;
-		sl_buf_init(&ins);
+		int nins = 0;
 		for (int k = 0; k < i; k++)
 			for (int e = 0; e < g->ops[k]->nedges; e++)
-				if (g->ops[k]->edges[e].to == op) {
-					h = sl_hash_bytes(g->ops[k]->uid, strlen(g->ops[k]->uid), h);
-					sl_buf_printf(&ins, "%s#%d", ins.len ? ", " : "", k);
-				}
-		sl_sink *k = sl_op_sink_get(op);
-		if (k) {
-			/* a sink is identified by its table (and which write of that
-			 * table it is), not by the query feeding it: its staged output
-			 * must survive edits upstream */
-			int nth = 0;
-			for (int j = 0; j < i; j++) {
-				sl_sink *o = sl_op_sink_get(g->ops[j]);
-				nth += o && !strcmp(o->table, k->table);
-			}
-			char key[300];
-			snprintf(key, sizeof(key), "sink:%s#%d", k->table, nth);
-			h = sl_hash_bytes(key, strlen(key), 0x5eed);
-		}
-		if (op->uid_hint) {
-			/* sluice extension: the UID('name') query hint pins the aggregate's id so
-			 * that its state survives any edit of the query around it */
-			char key[300];
-			snprintf(key, sizeof(key), "uid:%s", op->uid_hint);
-			h = sl_hash_bytes(key, strlen(key), 0x5eed);
-		}
-		snprintf(op->uid, sizeof(op->uid), "%016llx", (unsigned long long)h);
-		if (out) {
-			sl_buf_printf(out, "#%d %s", i, op->label);
-			if (ins.len)
-				sl_buf_printf(out, " <- %s", sl_buf_cstr(&ins));
-			/* not in the label: ids must not depend on the TTL */
-			const char *st = sl__plan_ttl_explain(p, op);
-			if (st)
-				sl_buf_printf(out, " %s", st);
-			sl_buf_putc(out, '\n');
-		}
-		sl_buf_deinit(&ins);
+				if (g->ops[k]->edges[e].to == op)
+					sl_buf_printf(out, "%s#%d", nins++ ? ", " : " <- ", k);
+		/* not in the label: ids must not depend on the TTL */
+		const char *st = sl__plan_ttl_explain(p, op);
+		if (st)
+			sl_buf_printf(out, " %s", st);
+		sl_buf_putc(out, '\n');
 	}
 }
 
@@ -174,6 +144,19 @@ static rel *plan_normalize(planner *p, const sl_table_def *t, rel *in)
 	return r;
 }
 
+/* PARTITIONED BY is refused until a connector implements it. */
+static int check_partitioned(planner *p, const sl_table_def *t)
+{
+	if (!t->npart)
+		return 0;
+	const sl_ast_ident *id = &t->ast->partition[0];
+	sl__plan_error(p, id->line, id->col, SL_ENOTSUP,
+	               "table '%s': PARTITIONED BY is not supported yet (the filesystem "
+	               "connector reads and writes unpartitioned directories; docs/sql.md)",
+	               t->name);
+	return SL_ENOTSUP;
+}
+
 rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int line, int col)
 {
 	for (int i = 0; !hint && i < p->nscans; i++)
@@ -181,6 +164,8 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 			return p->scans[i].r;
 	if (p->nscans == 64)
 		return sl__plan_error(p, line, col, SL_ENOTSUP, "too many tables in one job");
+	if (check_partitioned(p, t))
+		return NULL;
 	sl_opts *o = use_opts(p, t);
 	if (hint) {
 		sl_opts_merge(o, hint);
@@ -345,49 +330,11 @@ static const char *schema_text(planner *p, const rel *r)
 	return t;
 }
 
-/* Casts the columns of in to the sink's physical types where they differ. */
-static rel *cast_to(planner *p, rel *in, const sl_field *f, int n)
-{
-	int same = 1;
-	for (int i = 0; i < n; i++) {
-		sl_type a = in->cols[i].type, b = f[i].type;
-		a.notnull = b.notnull = 0;
-		if (!sl_type_equal(a, b))
-			same = 0;
-	}
-	if (same)
-		return in;
-	sl_expr **x = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(n + 1));
-	const char **names = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(n + 1));
-	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
-	for (int i = 0; i < in->ncols; i++)
-		it[i] = in->cols[i].type;
-	for (int i = 0; i < n; i++) {
-		sl_type t = f[i].type;
-		t.notnull = 0;
-		x[i] = sl_expr_cast(p->a, sl_expr_col(p->a, i, in->cols[i].type), t, p->err);
-		if (!x[i])
-			return NULL;
-		names[i] = f[i].name;
-	}
-	sl_op *op = sl_op_calc_new(NULL, x, n, it, in->ncols, p->err);
-	if (!op)
-		return NULL;
-	rel *r = sl__rel_new(p, n);
-	for (int i = 0; i < n; i++) {
-		r->cols[i].name = names[i];
-		r->cols[i].type = x[i]->type;
-	}
-	r->updating = in->updating;
-	r->upd_op = in->upd_op;
-	if (sl__add_op(p, op, 1, r, "Calc(cast to sink types)") || sl_graph_connect(p->g, in->op, op, 0))
-		return NULL;
-	return r;
-}
-
 sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,
                      int connect)
 {
+	if (check_partitioned(p, t))
+		return NULL;
 	sl_opts *o = use_opts(p, t);
 	const char *conn = sl_opts_get(o, "connector");
 	const sl_sink_vtab *vt = sl_sink_find(conn);
@@ -440,7 +387,7 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 			fpk[i] = k;
 		}
 	}
-	rel *src = connect ? cast_to(p, (rel *)in, f, n) : (rel *)in;
+	rel *src = connect ? sl__plan_sink_input(p, (rel *)in, t, f, n) : (rel *)in;
 	if (!src)
 		return NULL;
 	sl_sink *k = sl_sink_new(vt, &ca, p->err);
@@ -486,11 +433,67 @@ static sl_op *select_sink(planner *p, const rel *in, int line, int col)
 	for (int i = 0; i < in->ncols; i++) {
 		t->cols[i].name = in->cols[i].name;
 		t->cols[i].type = in->cols[i].type;
+		t->cols[i].type.notnull = 0; /* the query's own types: nothing to enforce */
 	}
 	t->rowtime = -1;
 	sl_opts_init(&t->opts, p->a);
 	sl_opts_set(&t->opts, "connector", p->select_to_queue ? "push" : "print");
 	return sl__plan_sink(p, t, in, line, col, 1);
+}
+
+/*
+ * INSERT INTO t (c1, c2, ...) query: the query's columns go to the listed
+ * columns in order, every other physical column of t gets NULL (as Flink;
+ * a NOT NULL column left out is an error).  Returns the projection in t's
+ * physical column order, or NULL with p->err set.
+ */
+static rel *insert_columns(planner *p, const sl_table_def *t, const sl_ast_insert *in, rel *q)
+{
+	int *src = sl_arena_alloc(p->a, sizeof(int) * (size_t)(t->ncols + 1));
+	for (int c = 0; c < t->ncols; c++)
+		src[c] = -1;
+	if (q->ncols != in->ncols)
+		return sl__plan_error(p, in->cols[0].line, in->cols[0].col, SL_EPLAN,
+		                      "Number of INSERT target columns (%d) does not equal number of "
+		                      "source items (%d)", in->ncols, q->ncols);
+	for (int i = 0; i < in->ncols; i++) {
+		const sl_ast_ident *id = &in->cols[i];
+		int c = 0;
+		while (c < t->ncols && strcmp(t->cols[c].name, id->name))
+			c++;
+		if (c == t->ncols)
+			return sl__plan_error(p, id->line, id->col, SL_EPLAN,
+			                      "Unknown target column '%s' of table '%s'", id->name,
+			                      t->name);
+		if (t->cols[c].computed || t->cols[c].metadata)
+			return sl__plan_error(p, id->line, id->col, SL_EPLAN,
+			                      "Column '%s' of table '%s' is a %s column and cannot be "
+			                      "written", id->name, t->name,
+			                      t->cols[c].computed ? "computed" : "metadata");
+		if (src[c] >= 0)
+			return sl__plan_error(p, id->line, id->col, SL_EPLAN,
+			                      "Target column '%s' is assigned more than once", id->name);
+		src[c] = i;
+	}
+	sl_expr **x = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(t->ncols + 1));
+	const char **names = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(t->ncols + 1));
+	int n = 0;
+	for (int c = 0; c < t->ncols; c++) {
+		if (t->cols[c].computed || t->cols[c].metadata)
+			continue;
+		names[n] = t->cols[c].name;
+		if (src[c] >= 0) {
+			x[n++] = sl_expr_col(p->a, src[c], q->cols[src[c]].type);
+			continue;
+		}
+		if (t->cols[c].type.notnull)
+			return sl__plan_error(p, in->cols[0].line, in->cols[0].col, SL_EPLAN,
+			                      "Column '%s' has no default value and does not allow NULLs "
+			                      "(INSERT INTO '%s' leaves it out)", t->cols[c].name, t->name);
+		sl_type ty = t->cols[c].type;
+		x[n++] = sl_expr_lit_null(p->a, ty);
+	}
+	return sl__add_calc(p, q, NULL, x, n, names);
 }
 
 static int plan_stmt(planner *p, const sl_ast_stmt *s)
@@ -503,12 +506,15 @@ static int plan_stmt(planner *p, const sl_ast_stmt *s)
 			sl__plan_error(p, s->line, s->col, SL_EPLAN, "Object '%s' not found", name);
 			return SL_EPLAN;
 		}
-		if (s->u.insert.ncols || s->u.insert.nhints) {
-			sl__plan_error(p, s->line, s->col, SL_ENOTSUP,
-			               "INSERT with a column list or hints is not supported yet");
+		if (s->u.insert.nhints) {
+			const sl_ast_hint *h = &s->u.insert.hints[0];
+			sl__plan_error(p, h->line, h->col, SL_ENOTSUP,
+			               "hints on the target table of INSERT are not supported yet");
 			return SL_ENOTSUP;
 		}
 		rel *r = sl__plan_query(p, s->u.insert.query);
+		if (r && s->u.insert.ncols)
+			r = insert_columns(p, t, &s->u.insert, r);
 		if (!r || !sl__plan_sink(p, t, r, s->line, s->col, 1))
 			return p->err->code ? p->err->code : SL_EPLAN;
 		return 0;
@@ -560,6 +566,9 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_grap
 		if ((rc = plan_stmt(p, stmts[i])))
 			return rc;
 	explain_buf = explain;
-	finish_plan(p, explain);
+	if ((rc = sl__plan_idents(p)))
+		return rc;
+	if (explain)
+		explain_plan(p, explain);
 	return 0;
 }

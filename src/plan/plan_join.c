@@ -59,11 +59,22 @@ typedef struct join_cond {
 	int wstart, wend;         /* window_start / window_end equalities seen */
 	int window, interval;     /* the join's kind (neither: regular) */
 	sl_expr *residual;        /* AND of res, NULL = none */
+	/* Expression keys (ON MOD(l.x, 10) = r.k): computed by a Calc in front
+	 * of the join, appended to the side's columns; lkeys[i] >= l->ncols
+	 * (rkeys[i] >= r->ncols) names them.  Both over the joined row. */
+	int nlx, nrx;
+	sl_expr **lx, **rx;
+	int as_of;                /* SPLIT_AS_OF / SPLIT_SEMI flags */
 } join_cond;
+
+/* split_on modes */
+#define SPLIT_AS_OF 1 /* temporal / lookup join: right keys are columns */
+#define SPLIT_SEMI 2  /* semi / anti join: no key needed, no time classes */
 
 static const char *kind_name(sl_join_kind k)
 {
-	static const char *n[] = {"InnerJoin", "LeftOuterJoin", "RightOuterJoin", "FullOuterJoin"};
+	static const char *n[] = {"InnerJoin", "LeftOuterJoin", "RightOuterJoin", "FullOuterJoin",
+	                          "LeftSemiJoin", "LeftAntiJoin"};
 	return n[k];
 }
 
@@ -161,6 +172,76 @@ static const sl_expr *key_col(const sl_expr *e)
 	return e->kind == SL_EX_COL ? e : NULL;
 }
 
+/* Which sides expression e reads (over the joined row, nl left columns):
+ * bit 0 the left, bit 1 the right. */
+static int sides_of(const sl_expr *e, int nl)
+{
+	if (e->kind == SL_EX_COL)
+		return e->col < nl ? 1 : 2;
+	int m = 0;
+	for (int i = 0; e->kind == SL_EX_CALL && i < e->nargs; i++)
+		m |= sides_of(e->args[i], nl);
+	return m;
+}
+
+static int key_type_error(planner *p, const sl_ast_expr *on, const char *a, sl_type ta,
+                          const char *b, sl_type tb)
+{
+	char sa[64], sb[64];
+	sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+	               "join key %s (%s) and %s (%s) have types that do not compare as equal "
+	               "keys; CAST one side to the other's type", a,
+	               sl_type_format(ta, sa, sizeof(sa)), b, sl_type_format(tb, sb, sizeof(sb)));
+	return SL_EPLAN;
+}
+
+static const char *col_text(planner *p, const rcol *c)
+{
+	return sl_arena_printf(p->a, "%s.%s", c->qual ? c->qual : "", c->name);
+}
+
+/* An equality between an expression of the left side and one of the right
+ * side that is not a plain column pair: an expression key.  Returns 1
+ * (added), 0 (not one: residual) or SL_EPLAN. */
+static int expr_key(planner *p, const sl_ast_expr *on, join_cond *c, const sl_expr *e,
+                    const rel *l, const rel *r)
+{
+	int nl = l->ncols;
+	sl_expr *a = e->args[0], *b = e->args[1];
+	int sa = sides_of(a, nl), sb = sides_of(b, nl);
+	if (sa == 2 && sb == 1) {
+		sl_expr *t = a;
+		a = b;
+		b = t;
+		sa = 1;
+		sb = 2;
+	}
+	if (sa != 1 || sb != 2)
+		return 0;
+	const sl_expr *ca = key_col(a), *cb = key_col(b);
+	if ((c->as_of & SPLIT_AS_OF) && !cb)
+		return 0; /* the right side of a lookup / temporal key is a column */
+	sl_type ta = ca ? l->cols[ca->col].type : a->type;
+	sl_type tb = cb ? r->cols[cb->col - nl].type : b->type;
+	if (!key_compatible(ta, tb))
+		return key_type_error(p, on, ca ? col_text(p, &l->cols[ca->col]) : "expression",
+		                      ta, cb ? col_text(p, &r->cols[cb->col - nl]) : "expression", tb);
+	if (ca) {
+		c->lkeys[c->nkeys] = ca->col;
+	} else {
+		c->lkeys[c->nkeys] = nl + c->nlx;
+		c->lx[c->nlx++] = a;
+	}
+	if (cb) {
+		c->rkeys[c->nkeys] = cb->col - nl;
+	} else {
+		c->rkeys[c->nkeys] = r->ncols + c->nrx;
+		c->rx[c->nrx++] = b;
+	}
+	c->nkeys++;
+	return 1;
+}
+
 /* Classifies one conjunct.  Returns 0 or SL_EPLAN (error set). */
 static int classify(planner *p, const sl_ast_expr *on, join_cond *c, sl_expr *e, const rel *l,
                     const rel *r, int window)
@@ -181,21 +262,18 @@ static int classify(planner *p, const sl_ast_expr *on, join_cond *c, sl_expr *e,
 				c->wend = 1;
 			if (window && a == l->win_start && b == r->win_start)
 				c->wstart = 1;
-			if (!key_compatible(l->cols[a].type, r->cols[b].type)) {
-				char ta[64], tb[64];
-				sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
-				               "join key %s.%s (%s) and %s.%s (%s) have types that do not "
-				               "compare as equal keys; CAST one side to the other's type",
-				               l->cols[a].qual ? l->cols[a].qual : "", l->cols[a].name,
-				               sl_type_format(l->cols[a].type, ta, sizeof(ta)),
-				               r->cols[b].qual ? r->cols[b].qual : "", r->cols[b].name,
-				               sl_type_format(r->cols[b].type, tb, sizeof(tb)));
-				return SL_EPLAN;
-			}
+			if (!key_compatible(l->cols[a].type, r->cols[b].type))
+				return key_type_error(p, on, col_text(p, &l->cols[a]), l->cols[a].type,
+				                      col_text(p, &r->cols[b]), r->cols[b].type);
 			c->lkeys[c->nkeys] = a;
 			c->rkeys[c->nkeys++] = b;
 			return 0;
 		}
+	}
+	if (e->kind == SL_EX_CALL && e->fn == SL_FN_EQ && e->nargs == 2) {
+		int k = expr_key(p, on, c, e, l, r);
+		if (k)
+			return k < 0 ? k : 0;
 	}
 	join_cond probe;
 	memset(&probe, 0, sizeof(probe));
@@ -217,21 +295,31 @@ static sl_expr *and_all(planner *p, sl_expr **x, int n)
 {
 	if (n == 0)
 		return NULL;
-	if (n == 1)
-		return x[0];
-	return sl_expr_call(p->a, SL_FN_AND, x, n, NULL, 0, p->err);
+	sl_expr *acc = x[0]; /* AND is binary */
+	for (int i = 1; acc && i < n; i++) {
+		sl_expr *two[2] = {acc, x[i]};
+		acc = sl_expr_call(p->a, SL_FN_AND, two, 2, NULL, 0, p->err);
+	}
+	return acc;
 }
 
-/* The joined rel: l's columns then r's. */
-static rel *joined_rel(planner *p, const rel *l, const rel *r)
+/* The joined rel: l's columns then r's; the side an outer join pads with
+ * NULLs is nullable whatever its own types say. */
+static rel *joined_rel(planner *p, const rel *l, const rel *r, sl_join_kind kind)
 {
 	rel *j = sl__rel_new(p, l->ncols + r->ncols);
 	if (!j)
 		return NULL;
-	for (int i = 0; i < l->ncols; i++)
+	for (int i = 0; i < l->ncols; i++) {
 		j->cols[i] = l->cols[i];
-	for (int i = 0; i < r->ncols; i++)
+		if (kind == SL_JOIN_RIGHT || kind == SL_JOIN_FULL)
+			j->cols[i].type.notnull = 0;
+	}
+	for (int i = 0; i < r->ncols; i++) {
 		j->cols[l->ncols + i] = r->cols[i];
+		if (kind == SL_JOIN_LEFT || kind == SL_JOIN_FULL)
+			j->cols[l->ncols + i].type.notnull = 0;
+	}
 	return j;
 }
 
@@ -359,7 +447,7 @@ static int same_window(const sl_window_spec *a, const sl_window_spec *b)
  * bounds, window equalities, residual; decides window / interval join.
  * Returns 0 or SL_EPLAN with p->err set. */
 static int split_on(planner *p, const sl_ast_expr *on, sl_expr *cond, rel *j, const rel *l,
-                    const rel *r, join_cond *c)
+                    const rel *r, join_cond *c, int mode)
 {
 	if (!cond) {
 		j->rowtime = l->rowtime; /* CURRENT_WATERMARK in ON sees the left rowtime */
@@ -388,24 +476,32 @@ static int split_on(planner *p, const sl_ast_expr *on, sl_expr *cond, rel *j, co
 	c->rkeys = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nconj + 1));
 	c->res = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(nconj + 1));
 	c->bound = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(nconj + 1));
+	c->lx = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(nconj + 1));
+	c->rx = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(nconj + 1));
+	c->as_of = mode;
 	int window = l->win && r->win;
 	for (int i = 0; i < nconj; i++)
 		if (classify(p, on, c, conj[i], l, r, window))
 			return SL_EPLAN;
-	if (c->nkeys == 0) {
+	if (c->nkeys == 0 && !(mode & SPLIT_SEMI)) {
 		sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
 		               "a join needs at least one equality between a column of each side "
 		               "(e.g. ON a.k = b.k); other joins are not supported, as in Flink");
 		return SL_EPLAN;
 	}
 	c->window = window && c->wstart && c->wend;
+	if (c->window && (l->win->proc || r->win->proc)) {
+		sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+		               "a window join over processing-time windows is not supported");
+		return SL_EPLAN;
+	}
 	if (c->window && !same_window(l->win, r->win)) {
 		sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
 		               "a window join needs both sides to be the same window TVF "
 		               "(kind, size, slide and offset)");
 		return SL_EPLAN;
 	}
-	c->interval = !c->window && c->has_lo && c->has_hi;
+	c->interval = !c->window && c->has_lo && c->has_hi && !(mode & SPLIT_SEMI);
 	if (!c->interval)
 		for (int i = 0; i < c->nbound; i++)
 			c->res[c->nres++] = c->bound[i];
@@ -415,6 +511,98 @@ static int split_on(planner *p, const sl_ast_expr *on, sl_expr *cond, rel *j, co
 		return SL_EPLAN;
 	}
 	return 0;
+}
+
+/* A copy of e with every column c replaced by map[c] (arena). */
+static sl_expr *remap(planner *p, const sl_expr *e, const int *map)
+{
+	sl_expr *x = sl_arena_alloc(p->a, sizeof(*x));
+	if (!x)
+		return NULL;
+	*x = *e;
+	if (e->kind == SL_EX_COL) {
+		x->col = map[e->col];
+		return x;
+	}
+	if (e->kind != SL_EX_CALL || e->nargs == 0)
+		return x;
+	x->args = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)e->nargs);
+	for (int i = 0; x->args && i < e->nargs; i++)
+		if (!(x->args[i] = remap(p, e->args[i], map)))
+			return NULL;
+	return x->args ? x : NULL;
+}
+
+/* Side s (l or r, its columns at `base` in the joined row) extended by the
+ * key expressions x[0..n) (over the joined row): a Calc keeping every
+ * column (and the time attributes, window columns and qualifiers) and
+ * appending the keys as $k0, $k1, ...  NULL with p->err set. */
+static rel *extend_side(planner *p, const rel *s, int base, int njoined, sl_expr **x, int n)
+{
+	int nc = s->ncols;
+	sl_expr **proj = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(nc + n));
+	const char **names = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(nc + n));
+	int *map = sl_arena_alloc(p->a, sizeof(int) * (size_t)(njoined + 1));
+	for (int i = 0; i < njoined; i++)
+		map[i] = i - base;
+	for (int i = 0; i < nc; i++) {
+		proj[i] = sl_expr_col(p->a, i, s->cols[i].type);
+		names[i] = s->cols[i].name;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!(proj[nc + i] = remap(p, x[i], map)))
+			return NULL;
+		names[nc + i] = sl_arena_printf(p->a, "$k%d", i);
+	}
+	rel *e = sl__add_calc(p, (rel *)s, NULL, proj, nc + n, names);
+	if (e) {
+		for (int i = 0; i < nc; i++)
+			e->cols[i].qual = s->cols[i].qual;
+		e->rowtime = s->rowtime;
+		e->proctime = s->proctime;
+	}
+	return e;
+}
+
+/* Computes c's expression keys: *l and *r become sides extended by their
+ * key columns, c's residual is remapped to the extended joined row, and
+ * *j becomes that row (the caller projects the join's output back to the
+ * original columns with restore_cols).  0 or SL_EPLAN. */
+static int extend_sides(planner *p, join_cond *c, sl_join_kind kind, rel **l, rel **r, rel **j)
+{
+	int nl = (*l)->ncols, nr = (*r)->ncols;
+	if (c->nlx && !(*l = extend_side(p, *l, 0, nl + nr, c->lx, c->nlx)))
+		return SL_EPLAN;
+	if (c->nrx && !(*r = extend_side(p, *r, nl, nl + nr, c->rx, c->nrx)))
+		return SL_EPLAN;
+	int *map = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nl + nr + 1));
+	for (int i = 0; i < nl + nr; i++)
+		map[i] = i < nl ? i : i + c->nlx;
+	if (c->residual && !(c->residual = remap(p, c->residual, map)))
+		return SL_EPLAN;
+	for (int i = 0; i < c->nres; i++)
+		if (!(c->res[i] = remap(p, c->res[i], map)))
+			return SL_EPLAN;
+	*j = joined_rel(p, *l, *r, kind);
+	return *j ? 0 : SL_EPLAN;
+}
+
+/* The join's output x (over sides extended by nlx / nrx key columns)
+ * projected back to the original joined row `orig` (nl left columns). */
+static rel *restore_cols(planner *p, rel *x, const rel *orig, int nl, int nlx)
+{
+	int n = orig->ncols;
+	sl_expr **proj = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(n + 1));
+	const char **names = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++) {
+		int from = i < nl ? i : i + nlx;
+		proj[i] = sl_expr_col(p->a, from, x->cols[from].type);
+		names[i] = orig->cols[i].name;
+	}
+	rel *out = sl__add_calc(p, x, NULL, proj, n, names);
+	for (int i = 0; out && i < n; i++)
+		out->cols[i].qual = orig->cols[i].qual;
+	return out;
 }
 
 static void fill_plan(planner *p, sl_join_plan *jp, sl_join_kind kind, const join_cond *c,
@@ -505,42 +693,20 @@ static sl_op *interval_join(planner *p, const sl_ast_expr *on, const sl_join_pla
 	return sl_op_interval_join_new(jp, p->err);
 }
 
-rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
+/* The join of l and r of kind `kind` on condition `on` (AST, bound here)
+ * or `cond` (bound over l ++ r; `on` then only a position): a regular,
+ * interval or window join, with Calcs for expression keys.  The result
+ * has l's columns then r's.  NULL with p->err set. */
+static rel *join_rels(planner *p, sl_join_kind kind, const sl_ast_expr *on, sl_expr *cond,
+                      rel *l, rel *r)
 {
-	sl_join_kind kind;
-	switch (f->u.join.type) {
-	case SL_AJ_INNER: kind = SL_JOIN_INNER; break;
-	case SL_AJ_LEFT: kind = SL_JOIN_LEFT; break;
-	case SL_AJ_RIGHT: kind = SL_JOIN_RIGHT; break;
-	case SL_AJ_FULL: kind = SL_JOIN_FULL; break;
-	default:
-		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
-		                      "%s is not supported: a streaming join needs an equality "
-		                      "condition between its sides (JOIN ... ON a.k = b.k), as in Flink",
-		                      f->u.join.type == SL_AJ_CROSS ? "CROSS JOIN" : "a comma join");
-	}
-	int nusing = f->u.join.nusing;
-	if (!f->u.join.on && !nusing)
-		return sl__plan_error(p, f->line, f->col, SL_EPLAN, "JOIN needs an ON condition");
-	sl_ast_expr using_pos; /* where messages about a USING join point */
-	memset(&using_pos, 0, sizeof(using_pos));
-	if (nusing) {
-		using_pos.line = f->u.join.using_[0].line;
-		using_pos.col = f->u.join.using_[0].col;
-	}
-	const sl_ast_expr *on = nusing ? &using_pos : f->u.join.on;
-	if (l->upsert_key || r->upsert_key)
-		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
-		                      "a join over an upsert stream (%s: deletes may hold only the "
-		                      "key) is not supported", l->upsert_key ? l->upd_op : r->upd_op);
-	rel *j = joined_rel(p, l, r);
-	int *lcols = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nusing + 1));
-	int *rcols = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nusing + 1));
-	sl_expr *ucond = NULL;
-	if (!j || (nusing && !(ucond = using_cond(p, f, l, r, lcols, rcols))))
-		return NULL;
+	rel *j = joined_rel(p, l, r, kind), *orig = j;
+	int nl = l->ncols;
 	join_cond c;
-	if (split_on(p, on, ucond, j, l, r, &c))
+	if (!j || split_on(p, on, cond, j, l, r, &c, 0))
+		return NULL;
+	int nlx = c.nlx, extended = c.nlx || c.nrx;
+	if (extended && extend_sides(p, &c, kind, &l, &r, &j))
 		return NULL;
 	sl_join_plan jp;
 	fill_plan(p, &jp, kind, &c, l, r);
@@ -569,7 +735,176 @@ rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
 	if (sl__add_op(p, op, 2, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||
 	    sl_graph_connect(p->g, r->op, op, 1))
 		return NULL;
+	return extended ? restore_cols(p, j, orig, nl, nlx) : j;
+}
+
+rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
+{
+	sl_join_kind kind;
+	switch (f->u.join.type) {
+	case SL_AJ_INNER: kind = SL_JOIN_INNER; break;
+	case SL_AJ_LEFT: kind = SL_JOIN_LEFT; break;
+	case SL_AJ_RIGHT: kind = SL_JOIN_RIGHT; break;
+	case SL_AJ_FULL: kind = SL_JOIN_FULL; break;
+	default:
+		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
+		                      "%s is not supported: a streaming join needs an equality "
+		                      "condition between its sides (JOIN ... ON a.k = b.k), as in Flink",
+		                      f->u.join.type == SL_AJ_CROSS ? "CROSS JOIN" : "a comma join");
+	}
+	int nusing = f->u.join.nusing;
+	if (!f->u.join.on && !nusing)
+		return sl__plan_error(p, f->line, f->col, SL_EPLAN, "JOIN needs an ON condition");
+	sl_ast_expr using_pos; /* where messages about a USING join point */
+	memset(&using_pos, 0, sizeof(using_pos));
+	if (nusing) {
+		using_pos.line = f->u.join.using_[0].line;
+		using_pos.col = f->u.join.using_[0].col;
+	}
+	const sl_ast_expr *on = nusing ? &using_pos : f->u.join.on;
+	if (l->upsert_key || r->upsert_key)
+		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
+		                      "a join over an upsert stream (%s: deletes may hold only the "
+		                      "key) is not supported", l->upsert_key ? l->upd_op : r->upd_op);
+	int *lcols = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nusing + 1));
+	int *rcols = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nusing + 1));
+	sl_expr *ucond = NULL;
+	if (nusing && !(ucond = using_cond(p, f, l, r, lcols, rcols)))
+		return NULL;
+	rel *j = join_rels(p, kind, on, ucond, l, r);
+	if (!j)
+		return NULL;
 	return nusing ? using_project(p, f, j, l->ncols, kind, lcols, rcols) : j;
+}
+
+rel *sl__plan_join_cond(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *l, rel *r)
+{
+	if (l->upsert_key || r->upsert_key)
+		return sl__plan_error(p, pos->line, pos->col, SL_ENOTSUP,
+		                      "a join over an upsert stream (%s: deletes may hold only the "
+		                      "key) is not supported", l->upsert_key ? l->upd_op : r->upd_op);
+	return join_rels(p, SL_JOIN_INNER, pos, cond, l, r);
+}
+
+/* The left columns of the semi / anti join output x over l (extended by
+ * nlx key columns): x itself, or a projection dropping the keys. */
+static rel *semi_output(planner *p, rel *x, const rel *l, int nl, int nlx)
+{
+	if (!nlx)
+		return x;
+	rel *orig = sl__rel_new(p, nl);
+	if (!orig)
+		return NULL;
+	memcpy(orig->cols, l->cols, sizeof(rcol) * (size_t)nl);
+	return restore_cols(p, x, orig, nl, 0);
+}
+
+/* A window semi / anti join (both sides the same window TVF, the window
+ * equalities in the condition): the left rows of each window with / without
+ * a match, emitted when the window closes; append-only, keeping the left
+ * side's window columns and window_time. */
+static rel *window_semi_join(planner *p, const sl_ast_expr *pos, const sl_join_plan *jp,
+                             const rel *l, const rel *r, const join_lab *lb, int nl, int nlx)
+{
+	rel *j = sl__rel_new(p, l->ncols);
+	if (!j)
+		return NULL;
+	const char *label = NULL;
+	sl_op *op = window_join(p, pos, jp, j, l, r, lb, &label);
+	if (!op && !label)
+		return NULL;
+	if (!op)
+		return sl__plan_error(p, pos->line, pos->col, p->err->code, "%s", p->err->msg);
+	memcpy(j->cols, l->cols, sizeof(rcol) * (size_t)l->ncols);
+	j->rowtime = l->rowtime;
+	j->win = l->win;
+	j->win_start = l->win_start;
+	j->win_end = l->win_end;
+	if (sl__add_op(p, op, 2, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||
+	    sl_graph_connect(p->g, r->op, op, 1))
+		return NULL;
+	return semi_output(p, j, l, nl, nlx);
+}
+
+rel *sl__plan_semi_join(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *l, rel *r,
+                        int anti)
+{
+	if (l->upsert_key || r->upsert_key)
+		return sl__plan_error(p, pos->line, pos->col, SL_ENOTSUP,
+		                      "a subquery over an upsert stream (%s: deletes may hold only the "
+		                      "key) is not supported", l->upsert_key ? l->upd_op : r->upd_op);
+	rel *j = joined_rel(p, l, r, SL_JOIN_INNER); /* only l's columns are output */
+	int nl = l->ncols;
+	join_cond c;
+	if (!j || split_on(p, pos, cond, j, l, r, &c, SPLIT_SEMI))
+		return NULL;
+	int nlx = c.nlx;
+	if ((c.nlx || c.nrx) && extend_sides(p, &c, SL_JOIN_INNER, &l, &r, &j))
+		return NULL;
+	sl_join_kind kind = anti ? SL_JOIN_ANTI : SL_JOIN_SEMI;
+	sl_join_plan jp;
+	fill_plan(p, &jp, kind, &c, l, r);
+	join_cond shown = c;
+	shown.rkeys = sl_arena_alloc(p->a, sizeof(int) * (size_t)(c.nkeys + 1));
+	for (int i = 0; i < c.nkeys; i++)
+		shown.rkeys[i] = c.rkeys[i] + l->ncols;
+	join_lab lb = {kind, j, &shown};
+	const char *label = NULL;
+	if (c.window)
+		return window_semi_join(p, pos, &jp, l, r, &lb, nl, nlx);
+	label = lab_text(p, &lb, "Join", NULL);
+	rel *out = sl__rel_new(p, l->ncols);
+	if (!out)
+		return NULL;
+	memcpy(out->cols, l->cols, sizeof(rcol) * (size_t)l->ncols);
+	out->updating = l->updating || r->updating || anti;
+	out->upd_op = l->updating ? l->upd_op : r->updating ? r->upd_op : label;
+	sl_op *op = sl_op_semi_join_new(&jp, anti, p->err);
+	if (!op)
+		return sl__plan_error(p, pos->line, pos->col, p->err->code, "%s", p->err->msg);
+	if (sl__add_op(p, op, 2, out, label) || sl_graph_connect(p->g, l->op, op, 0) ||
+	    sl_graph_connect(p->g, r->op, op, 1))
+		return NULL;
+	return semi_output(p, out, l, nl, nlx);
+}
+
+rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub)
+{
+	rel *j = joined_rel(p, l, sub, SL_JOIN_LEFT), *orig = j;
+	int nl = l->ncols;
+	if (!j)
+		return NULL;
+	join_cond c;
+	memset(&c, 0, sizeof(c));
+	sl_expr *zero = sl_expr_lit_i64(p->a, sl_type_make(SL_T_INT), 0);
+	c.nkeys = c.nlx = c.nrx = 1;
+	c.lkeys = sl_arena_alloc(p->a, sizeof(int));
+	c.rkeys = sl_arena_alloc(p->a, sizeof(int));
+	c.lx = sl_arena_alloc(p->a, sizeof(sl_expr *));
+	c.rx = sl_arena_alloc(p->a, sizeof(sl_expr *));
+	if (!zero || !c.lkeys || !c.rkeys || !c.lx || !c.rx)
+		return NULL;
+	c.lkeys[0] = l->ncols;
+	c.rkeys[0] = sub->ncols;
+	c.lx[0] = c.rx[0] = zero;
+	if (extend_sides(p, &c, SL_JOIN_LEFT, &l, &sub, &j))
+		return NULL;
+	sl_join_plan jp;
+	fill_plan(p, &jp, SL_JOIN_LEFT, &c, l, sub);
+	join_cond shown = c;
+	int rk = c.rkeys[0] + l->ncols;
+	shown.rkeys = &rk;
+	join_lab lb = {SL_JOIN_LEFT, j, &shown};
+	const char *label = lab_text(p, &lb, "Join", NULL);
+	sl_op *op = sl_op_join_new(&jp, p->err);
+	if (!op)
+		return sl__plan_error(p, pos->line, pos->col, p->err->code, "%s", p->err->msg);
+	j->updating = 1;
+	j->upd_op = l->updating ? l->upd_op : sub->updating ? sub->upd_op : label;
+	if (sl__add_op(p, op, 2, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||
+	    sl_graph_connect(p->g, sub->op, op, 1))
+		return NULL;
+	return restore_cols(p, j, orig, nl, 1);
 }
 
 /* ---- FOR SYSTEM_TIME AS OF: temporal and lookup joins ----------------------- */
@@ -605,7 +940,7 @@ static int as_of_kind(planner *p, const sl_ast_from *f, sl_join_kind *kind)
 static int as_of_cond(planner *p, const sl_ast_from *f, rel *j, const rel *l, const rel *r,
                       join_cond *c)
 {
-	if (split_on(p, f->u.join.on, NULL, j, l, r, c))
+	if (split_on(p, f->u.join.on, NULL, j, l, r, c, SPLIT_AS_OF))
 		return SL_EPLAN;
 	if (c->interval) {
 		for (int i = 0; i < c->nbound; i++)
@@ -655,7 +990,7 @@ static int keys_on_pk(planner *p, const sl_ast_from *f, join_cond *c, const rel 
 		if (used[i])
 			continue;
 		int a = c->lkeys[i], b = l->ncols + c->rkeys[i];
-		sl_expr *x[2] = {sl_expr_col(p->a, a, l->cols[a].type),
+		sl_expr *x[2] = {a >= l->ncols ? c->lx[a - l->ncols] : sl_expr_col(p->a, a, l->cols[a].type),
 		                 sl_expr_col(p->a, b, r->cols[c->rkeys[i]].type)};
 		if (!(res[nres++] = sl_expr_call(p->a, SL_FN_EQ, x, 2, NULL, 0, p->err)))
 			return SL_EPLAN;
@@ -834,9 +1169,13 @@ static rel *temporal_join(planner *p, const sl_ast_from *f, sl_join_kind kind, r
 		return sl__plan_error(p, rf->line, rf->col, SL_ENOTSUP,
 		                      "a temporal join over the upsert stream of '%s' is not supported",
 		                      name);
-	rel *j = joined_rel(p, l, r);
+	rel *j = joined_rel(p, l, r, kind);
 	join_cond c;
 	if (!j || as_of_cond(p, f, j, l, r, &c) || keys_on_pk(p, f, &c, l, r, pk, npk))
+		return NULL;
+	rel *orig = j;
+	int nl = l->ncols, nlx = c.nlx;
+	if (nlx && extend_sides(p, &c, kind, &l, &r, &j))
 		return NULL;
 	sl_join_plan jp;
 	fill_plan(p, &jp, kind, &c, l, r);
@@ -847,7 +1186,9 @@ static rel *temporal_join(planner *p, const sl_ast_from *f, sl_join_kind kind, r
 	                                                r->cols[r->rowtime].name));
 	j->rowtime = l->rowtime;
 	j->proctime = l->proctime;
-	return add_as_of_op(p, f, sl_op_temporal_join_new(&jp, p->err), j, l, r, label);
+	if (!add_as_of_op(p, f, sl_op_temporal_join_new(&jp, p->err), j, l, r, label))
+		return NULL;
+	return nlx ? restore_cols(p, j, orig, nl, nlx) : j;
 }
 
 /* The lookup table's columns as a rel without operator (qualified by the
@@ -905,9 +1246,13 @@ static rel *lookup_join(planner *p, const sl_ast_from *f, sl_join_kind kind, rel
 		o->v[i].used = 0;
 	sl_opts_get(o, "connector");
 	sl_field *fields;
-	rel *r = lookup_rel(p, rf, td, &fields), *j = r ? joined_rel(p, l, r) : NULL;
+	rel *r = lookup_rel(p, rf, td, &fields), *j = r ? joined_rel(p, l, r, kind) : NULL;
 	join_cond c;
 	if (!j || as_of_cond(p, f, j, l, r, &c))
+		return NULL;
+	rel *orig = j;
+	int nl = l->ncols, nlx = c.nlx;
+	if (nlx && extend_sides(p, &c, kind, &l, &r, &j))
 		return NULL;
 	sl_conn_args ca = {name, fields, td->ncols, td->pk, td->npk, o, p->engine, p->tz,
 	                   0, p->job, (int)p->attempt, 0};
@@ -930,7 +1275,9 @@ static rel *lookup_join(planner *p, const sl_ast_from *f, sl_join_kind kind, rel
 	                                                cache ? cache : "NONE"));
 	j->rowtime = l->rowtime;
 	j->proctime = l->proctime;
-	return add_as_of_op(p, f, sl_op_lookup_join_new(&jp, lk, p->err), j, l, NULL, label);
+	if (!add_as_of_op(p, f, sl_op_lookup_join_new(&jp, lk, p->err), j, l, NULL, label))
+		return NULL;
+	return nlx ? restore_cols(p, j, orig, nl, nlx) : j;
 }
 
 rel *sl__plan_as_of_join(planner *p, const sl_ast_from *f, rel *l, sl_plan_side_fn plan_right)

@@ -18,6 +18,33 @@
  */
 rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r);
 
+/*
+ * Plans the inner join of l and r on cond, already bound over l's columns
+ * followed by r's (the WHERE conditions of a comma join, plan_comma.c),
+ * exactly as JOIN ... ON cond (regular, interval or window join); pos is
+ * where messages point.  Returns NULL with p->err set.
+ */
+rel *sl__plan_join_cond(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *l, rel *r);
+
+/*
+ * Plans a semi (anti = 0) or anti (anti = 1) join of l with r on cond,
+ * bound over l's columns followed by r's (the subquery planner,
+ * plan_subquery.c): equalities between the sides (columns or expressions)
+ * are its keys, none needed; the rest is its residual.  The result has
+ * l's columns without time attributes; it is updating when an input is or
+ * for an anti join.  pos is where messages point.  NULL with p->err set.
+ */
+rel *sl__plan_semi_join(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *l, rel *r,
+                        int anti);
+
+/*
+ * Plans the LEFT join of l with sub, a one-row (global aggregate) input,
+ * on a constant key: every row of l gets sub's columns (NULLs while sub
+ * has no row).  The result has l's columns then sub's, updating.  NULL
+ * with p->err set.
+ */
+rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub);
+
 /* Plans the right side of a join (an SL_AF_TABLE item), its alias applied. */
 typedef rel *(*sl_plan_side_fn)(planner *p, const sl_ast_from *f);
 

@@ -5,7 +5,8 @@
  * ROW_NUMBER (Flink's FlinkLogicalRank / Deduplicate rules).  A query
  *   SELECT .. FROM (SELECT .., ROW_NUMBER() OVER (PARTITION BY k ORDER BY x)
  *                   AS rn FROM t [WHERE ..]) [alias] WHERE rn <= N [AND ..]
- * (also rn < N, rn = 1, rn BETWEEN 1 AND N, N >= rn) becomes one rank
+ * (also rn < N, rn = K, rn BETWEEN L AND N, rn > L AND rn <= N, N >= rn:
+ * a rank range from L to N, Flink's rankStart/rankEnd) becomes one rank
  * operator.  The inner SELECT is planned with its ROW_NUMBER item replaced
  * by a placeholder and with hidden leading columns: the ORDER BY and
  * PARTITION BY expressions (and window_time for a window Top-N), so that
@@ -22,7 +23,9 @@
  * A Calc after the operator drops the hidden columns and puts rn where the
  * ROW_NUMBER item was, or leaves it out when the enclosing query never
  * reads it (Flink's rank without row number: +I/-D only).  ROW_NUMBER
- * anywhere else, RANK and DENSE_RANK are planning errors.
+ * anywhere else, RANK and DENSE_RANK (as in Flink 1.20: "RANK() on
+ * streaming table is not supported currently") and rank ranges without an
+ * end are planning errors.
  *
  * OVER aggregates: see sl__plan_over_aggs below.
  */
@@ -127,14 +130,18 @@ static int is_col(const sl_ast_expr *e, const char *name)
 	       !strcasecmp(e->u.name.parts[e->u.name.n - 1].name, name);
 }
 
-/* If conjunct c bounds rn from above (rn <= N, rn < N, rn = 1, rn BETWEEN
- * 1 AND N, N >= rn, N > rn): 1 and *n = N.  0 otherwise. */
-static int rn_bound(const sl_ast_expr *c, const char *rn, int64_t *n)
+/* If conjunct c bounds rn (rn <= N, rn < N, rn = K, rn BETWEEN L AND N,
+ * rn >= L, rn > L, and the mirrored forms N >= rn ...): 1, with *hi
+ * lowered to an upper bound and *lo raised to a lower bound it gives.
+ * 0 otherwise (the conjunct stays a filter). */
+static int rn_bound(const sl_ast_expr *c, const char *rn, int64_t *lo, int64_t *hi)
 {
-	int64_t v, lo;
-	if (c->kind == SL_AX_BETWEEN && !c->u.between.negated && is_col(c->u.between.a, rn) &&
-	    int_lit(c->u.between.lo, &lo) && lo == 1 && int_lit(c->u.between.hi, &v)) {
-		*n = v;
+	int64_t v, l;
+	if (c->kind == SL_AX_BETWEEN && !c->u.between.negated && !c->u.between.symmetric &&
+	    is_col(c->u.between.a, rn) && int_lit(c->u.between.lo, &l) &&
+	    int_lit(c->u.between.hi, &v)) {
+		*lo = l > *lo ? l : *lo;
+		*hi = v < *hi ? v : *hi;
 		return 1;
 	}
 	if (c->kind != SL_AX_BINARY)
@@ -150,15 +157,17 @@ static int rn_bound(const sl_ast_expr *c, const char *rn, int64_t *n)
 	}
 	if (!is_col(a, rn) || !int_lit(b, &v))
 		return 0;
-	if (op == SL_AOP_LE || (op == SL_AOP_EQ && v == 1)) {
-		*n = v;
+	switch (op) {
+	case SL_AOP_LE: *hi = v < *hi ? v : *hi; return 1;
+	case SL_AOP_LT: *hi = v - 1 < *hi ? v - 1 : *hi; return 1;
+	case SL_AOP_GE: *lo = v > *lo ? v : *lo; return 1;
+	case SL_AOP_GT: *lo = v + 1 > *lo ? v + 1 : *lo; return 1;
+	case SL_AOP_EQ:
+		*hi = v < *hi ? v : *hi;
+		*lo = v > *lo ? v : *lo;
 		return 1;
+	default: return 0;
 	}
-	if (op == SL_AOP_LT) {
-		*n = v - 1;
-		return 1;
-	}
-	return 0;
 }
 
 /* Splits the AND tree e into conjuncts (arena array). */
@@ -212,7 +221,8 @@ typedef struct rank_shape {
 	const sl_ast_select_item *item; /* the ROW_NUMBER item */
 	const sl_ast_window *w;
 	const char *rn;                 /* its alias */
-	int64_t n;
+	int64_t n;                      /* rank range end */
+	int64_t lo;                     /* rank range start (1 = from the first) */
 	int windowed;                   /* PARTITION BY window_start, window_end */
 	int nhidden;                    /* hidden leading columns */
 	int hk, ho;                     /* first hidden key / order column */
@@ -228,8 +238,10 @@ static int rank_shape_of(planner *p, const sl_ast_select *sel, rank_shape *s,
 	s->item = &in->items[rank_item(in)];
 	const sl_ast_expr *call = s->item->expr;
 	if (strcmp(call->u.call.fname, "ROW_NUMBER")) {
+		/* Flink 1.20 refuses them on streams (StreamExecRank) */
 		sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
-		               "%s is not supported yet (ROW_NUMBER is)", call->u.call.fname);
+		               "%s() on streaming table is not supported currently (ROW_NUMBER() is)",
+		               call->u.call.fname);
 		return SL_EPLAN;
 	}
 	if (call->u.call.nargs) {
@@ -263,13 +275,21 @@ static int rank_shape_of(planner *p, const sl_ast_select *sel, rank_shape *s,
 		sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP, "too many AND terms in WHERE");
 		return SL_EPLAN;
 	}
+	int64_t lo = 1, hi = INT64_MAX;
 	for (int i = 0; i < nc; i++) {
-		int64_t v;
-		if (rn_bound(cs[i], s->rn, &v)) {
-			s->n = found++ ? (v < s->n ? v : s->n) : v;
+		if (rn_bound(cs[i], s->rn, &lo, &hi)) {
+			found++;
 			continue;
 		}
 		rest->where = ast_and(p, rest->where, cs[i]);
+	}
+	s->n = hi;
+	s->lo = lo;
+	if (found && hi == INT64_MAX) {
+		sl__plan_error(p, sel->where->line, sel->where->col, SL_ENOTSUP,
+		               "Rank end is not specified. Currently rank only support TopN, which "
+		               "means the rank end must be specified (%s <= N)", s->rn);
+		return SL_EPLAN;
 	}
 	if (!found) {
 		sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
@@ -278,7 +298,7 @@ static int rank_shape_of(planner *p, const sl_ast_select *sel, rank_shape *s,
 		               s->rn, s->rn);
 		return SL_EPLAN;
 	}
-	if (s->n < 1) {
+	if (s->n < 1 || s->lo > s->n) {
 		sl__plan_error(p, sel->where->line, sel->where->col, SL_EPLAN,
 		               "the filter on %s keeps no row (N must be at least 1)", s->rn);
 		return SL_EPLAN;
@@ -290,6 +310,55 @@ static int rank_shape_of(planner *p, const sl_ast_select *sel, rank_shape *s,
 	}
 	s->windowed = ws && we;
 	return 0;
+}
+
+/*
+ * Window Top-N directly over a window aggregate that does not select
+ * window_time (Flink's window-topn.md example): a copy of that FROM
+ * subquery with window_time appended as the hidden item "$window_time"
+ * ('*' does not expand '$' names), or NULL when f is not such a subquery.
+ */
+static sl_ast_from *expose_window_time(planner *p, const sl_ast_from *f)
+{
+	if (!f || f->kind != SL_AF_SUBQUERY || f->u.sub.query->kind != SL_AQ_SELECT)
+		return NULL;
+	const sl_ast_query *q = f->u.sub.query;
+	const sl_ast_select *in = q->select;
+	int ws = 0, we = 0;
+	for (int i = 0; i < in->ngroup; i++) {
+		ws |= is_col(in->group[i], "window_start");
+		we |= is_col(in->group[i], "window_end");
+	}
+	if (!ws || !we || q->norder || q->limit)
+		return NULL;
+	for (int i = 0; i < in->nitems; i++) {
+		const sl_ast_select_item *it = &in->items[i];
+		if (it->expr->kind == SL_AX_STAR)
+			return NULL;
+		const char *name = it->alias ? it->alias->name
+		                 : it->expr->kind == SL_AX_COLUMN
+		                 ? it->expr->u.name.parts[it->expr->u.name.n - 1].name : NULL;
+		if (name && !strcasecmp(name, "window_time"))
+			return NULL;
+	}
+	sl_ast_select_item *items = sl_arena_calloc(p->a, sizeof(*items) * (size_t)(in->nitems + 1));
+	memcpy(items, in->items, sizeof(*items) * (size_t)in->nitems);
+	static const sl_ast_ident alias = {"$window_time", 1, 0, 0};
+	items[in->nitems].expr = ast_col(p, "window_time", in->line, in->col);
+	items[in->nitems].alias = &alias;
+	items[in->nitems].line = in->line;
+	items[in->nitems].col = in->col;
+	sl_ast_select *s2 = sl_arena_alloc(p->a, sizeof(*s2));
+	*s2 = *in;
+	s2->items = items;
+	s2->nitems = in->nitems + 1;
+	sl_ast_query *q2 = sl_arena_alloc(p->a, sizeof(*q2));
+	*q2 = *q;
+	q2->select = s2;
+	sl_ast_from *f2 = sl_arena_alloc(p->a, sizeof(*f2));
+	*f2 = *f;
+	f2->u.sub.query = q2;
+	return f2;
 }
 
 /*
@@ -305,8 +374,9 @@ static rel *plan_inner(planner *p, const sl_ast_query *q, rank_shape *s)
 	int cap = in->nitems + w->norder + w->npartition + 2;
 	sl_ast_select_item *items = sl_arena_calloc(p->a, sizeof(*items) * (size_t)cap);
 	int n = 0;
+	sl_ast_from *wt_from = s->windowed ? expose_window_time(p, in->from) : NULL;
 	if (s->windowed)
-		items[n++].expr = ast_col(p, "window_time", w->line, w->col);
+		items[n++].expr = ast_col(p, wt_from ? "$window_time" : "window_time", w->line, w->col);
 	s->ho = n;
 	for (int i = 0; i < w->norder; i++)
 		items[n++].expr = w->order[i].expr;
@@ -340,6 +410,8 @@ static rel *plan_inner(planner *p, const sl_ast_query *q, rank_shape *s)
 	*sel2 = *in;
 	sel2->items = items;
 	sel2->nitems = n;
+	if (wt_from)
+		sel2->from = wt_from;
 	sl_ast_query *q2 = sl_arena_alloc(p->a, sizeof(*q2));
 	*q2 = *q;
 	q2->select = sel2;
@@ -378,6 +450,7 @@ static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
 	rp->desc = desc;
 	rp->nulls_first = nf;
 	rp->n = s->n;
+	rp->lo = s->lo;
 	for (int i = 0; i < r->ncols; i++)
 		if (sl_type_phys(r->cols[i].type) == SL_PHYS_ROW)
 			return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
@@ -390,12 +463,15 @@ static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
 	for (int i = 0; i < r->ncols; i++)
 		it[i] = r->cols[i].type;
 	int tattr = w->norder == 1 && (r->rowtime == s->ho || r->proctime == s->ho);
-	if (r->updating && (s->windowed || (tattr && s->n == 1)))
+	if (r->updating && (s->windowed || (tattr && s->n == 1 && s->lo <= 1)))
 		return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
 		                      "%s over an updating input (made by %s) is not supported yet",
 		                      s->windowed ? "window Top-N" : "deduplication",
 		                      r->upd_op ? r->upd_op : "an operator");
 	if (s->windowed) {
+		if (r->win && r->win->proc)
+			return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
+			                      "window Top-N over a processing-time window is not supported");
 		if (r->rowtime != 0)
 			return sl__plan_error(p, call->line, call->col, SL_EPLAN,
 			                      "window Top-N: window_time of the input must be its time "
@@ -405,7 +481,7 @@ static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
 		*kind = "WindowRank";
 		return sl_op_window_rank_new(rp, it, r->ncols, p->err);
 	}
-	if (tattr && s->n == 1) {
+	if (tattr && s->n == 1 && s->lo <= 1) {
 		int row = r->rowtime == s->ho;
 		rp->mode = row ? (desc[0] ? SL_RANK_DEDUP_ROW_LAST : SL_RANK_DEDUP_ROW_FIRST)
 		               : (desc[0] ? SL_RANK_DEDUP_PROC_LAST : SL_RANK_DEDUP_PROC_FIRST);
@@ -458,7 +534,11 @@ rel *sl__plan_rank(planner *p, const sl_ast_select *sel, sl_ast_select *rest)
 	int upd = rp.mode == SL_RANK_TOPN || rp.mode == SL_RANK_DEDUP_PROC_LAST ||
 	          rp.mode == SL_RANK_DEDUP_ROW_LAST;
 	rr->updating = upd;
-	const char *label = sl_arena_printf(p->a, "%s(rankEnd=%lld, rowNumber=%s)", kind,
+	const char *label = s.lo > 1
+	                  ? sl_arena_printf(p->a, "%s(rankStart=%lld, rankEnd=%lld, rowNumber=%s)",
+	                                    kind, (long long)s.lo, (long long)s.n,
+	                                    out_rn ? "true" : "false")
+	                  : sl_arena_printf(p->a, "%s(rankEnd=%lld, rowNumber=%s)", kind,
 	                                    (long long)s.n, out_rn ? "true" : "false");
 	rr->upd_op = upd ? label : NULL;
 	if (sl__add_op(p, op, 1, rr, label) || sl_graph_connect(p->g, r->op, op, 0))

@@ -97,6 +97,9 @@ static rel *add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **proj, int n
 				r->rowtime = i;
 			if (proj[i]->col == in->proctime && r->proctime < 0)
 				r->proctime = i;
+		} else if (proj[i]->kind == SL_EX_CALL && proj[i]->fn == SL_FN_PROCTIME &&
+		           r->proctime < 0) {
+			r->proctime = i; /* PROCTIME() in a view or subquery (Flink) */
 		}
 	}
 	r->updating = in->updating;
@@ -140,6 +143,11 @@ static rel *add_filter(planner *p, rel *in, sl_expr *filter, const char *text)
 		r->proctime = in->proctime;
 	}
 	return r;
+}
+
+rel *sl__add_filter(planner *p, rel *in, sl_expr *filter)
+{
+	return add_filter(p, in, filter, NULL);
 }
 
 static int is_condition(planner *p, const sl_ast_expr *at, const sl_expr *x);
@@ -213,8 +221,9 @@ static int check_window(planner *p, const sl_ast_expr *at, const sl_window_spec 
 	return 0;
 }
 
-/* The event-time column of rel r named by a DESCRIPTOR or a column ref. */
-static int time_col(planner *p, const rel *r, const char *name, int line, int col)
+/* The time attribute of rel r named by a DESCRIPTOR or a column ref: its
+ * rowtime, or its PROCTIME() column (*proc = 1: a processing-time window). */
+static int time_col(planner *p, const rel *r, const char *name, int line, int col, int *proc)
 {
 	int idx = -1;
 	for (int i = 0; i < r->ncols; i++)
@@ -224,11 +233,9 @@ static int time_col(planner *p, const rel *r, const char *name, int line, int co
 		sl__plan_error(p, line, col, SL_EPLAN, "Column '%s' not found in any table", name);
 		return -1;
 	}
-	if (idx == r->proctime) {
-		sl__plan_error(p, line, col, SL_ENOTSUP,
-		               "processing-time windows are not supported yet (column '%s')", name);
-		return -1;
-	}
+	*proc = idx == r->proctime;
+	if (*proc)
+		return idx;
 	if (idx != r->rowtime) {
 		sl__plan_error(p, line, col, SL_EPLAN,
 		               "the window's time column '%s' is not a time attribute: declare "
@@ -278,7 +285,7 @@ static rel *plan_tvf(planner *p, const sl_ast_from *f)
 	if (!in)
 		return NULL;
 	const sl_ast_ident *d = &tc->u.descriptor.cols[0];
-	if ((w.time_col = time_col(p, in, d->name, d->line, d->col)) < 0)
+	if ((w.time_col = time_col(p, in, d->name, d->line, d->col, &w.proc)) < 0)
 		return NULL;
 	w.tz = window_tz(p, in->cols[w.time_col].type);
 	rel *r = sl__rel_new(p, in->ncols + 3);
@@ -290,7 +297,11 @@ static rel *plan_tvf(planner *p, const sl_ast_from *f)
 		r->cols[in->ncols + i].type = i < 2 ? sl_type_timestamp(SL_T_TIMESTAMP, 3)
 		                                    : in->cols[w.time_col].type;
 	}
-	r->rowtime = in->ncols + 2;
+	/* window_time: a time attribute of the window's kind (Flink) */
+	if (w.proc)
+		r->proctime = in->ncols + 2;
+	else
+		r->rowtime = in->ncols + 2;
 	r->tvf_in = in;
 	r->tvf_win = w;
 	r->tvf_call = c;
@@ -311,7 +322,13 @@ static rel *plan_table_name(planner *p, const sl_ast_name *n, int line, int col,
 	}
 	const sl_view_def *v = sl_catalog_view(p->cat, name);
 	if (v) {
+		if (p->view_depth >= SL_PLAN_MAX_VIEW_DEPTH)
+			return sl__plan_error(p, line, col, SL_EPLAN,
+			                      "views nested too deeply at view '%s' (more than %d views "
+			                      "expanded inside one another)", name, SL_PLAN_MAX_VIEW_DEPTH);
+		p->view_depth++;
 		rel *r = sl__plan_query(p, v->query);
+		p->view_depth--;
 		if (r && v->ncols) {
 			if (v->ncols != r->ncols)
 				return sl__plan_error(p, line, col, SL_EPLAN,
@@ -414,6 +431,13 @@ static rel *plan_from(planner *p, const sl_ast_from *f)
 	for (int i = 0; i < f->ncol_aliases && i < r->ncols; i++)
 		r->cols[i].name = f->col_aliases[i].name;
 	return r;
+}
+
+/* A comma join's item: planned, a window TVF materialized (plan_comma.c). */
+static rel *plan_item(planner *p, const sl_ast_from *f)
+{
+	rel *r = plan_from(p, f);
+	return r && r->tvf_in ? materialize_tvf(p, r) : r;
 }
 
 /* ---- aggregates ------------------------------------------------------------ */
@@ -523,7 +547,8 @@ static int legacy_window(planner *p, const rel *in, const sl_ast_expr *g, sl_win
 		               "attribute column", f);
 		return SL_EPLAN;
 	}
-	if ((w->time_col = time_col(p, in, sl_ast_name_last(&ts->u.name), ts->line, ts->col)) < 0)
+	if ((w->time_col = time_col(p, in, sl_ast_name_last(&ts->u.name), ts->line, ts->col,
+	                            &w->proc)) < 0)
 		return SL_EPLAN;
 	w->tz = window_tz(p, in->cols[w->time_col].type);
 	if (!strcmp(f, "TUMBLE") && (n == 2 || n == 3)) {
@@ -550,7 +575,8 @@ static int legacy_window(planner *p, const rel *in, const sl_ast_expr *g, sl_win
 }
 
 /* Maps legacy auxiliary calls (TUMBLE_START(ts, size), ...) to ws/we/wt. */
-static int map_aux(planner *p, const agg_collect *c, const sl_ast_expr *g, int base, agg_map *m)
+static int map_aux(planner *p, const agg_collect *c, const sl_ast_expr *g, int base, agg_map *m,
+                   int proc)
 {
 	const char *kind = g->u.call.fname;
 	for (int i = 0; i < c->naux; i++) {
@@ -563,7 +589,13 @@ static int map_aux(planner *p, const agg_collect *c, const sl_ast_expr *g, int b
 			                                                                           : SL_EPLAN;
 		const char *suffix = f + kl + 1;
 		int col = !strcmp(suffix, "START") ? base : !strcmp(suffix, "END") ? base + 1
-		        : !strcmp(suffix, "ROWTIME") ? base + 2 : -1;
+		        : !strcmp(suffix, proc ? "PROCTIME" : "ROWTIME") ? base + 2 : -1;
+		if (col < 0 && (!strcmp(suffix, "ROWTIME") || !strcmp(suffix, "PROCTIME"))) {
+			sl__plan_error(p, e->line, e->col, SL_EPLAN, "%s needs a window over %s", f,
+			               proc ? "an event-time attribute (a column with a WATERMARK)"
+			                    : "a processing-time attribute (a PROCTIME() column)");
+			return SL_EPLAN;
+		}
 		if (col < 0) {
 			sl__plan_error(p, e->line, e->col, SL_ENOTSUP, "%s is not supported", f);
 			return SL_EPLAN;
@@ -683,9 +715,9 @@ static const char *agg_label(planner *p, const char *kind, agg_build *b, const s
 	sl_buf_printf(&s, "%s(", kind);
 	if (w) {
 		static const char *wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
-		sl_buf_printf(&s, "window=[%s(size=%lld ms, slide=%lld ms, offset=%lld ms)], ", wk[w->kind],
-		              (long long)(w->size / 1000), (long long)(w->slide / 1000),
-		              (long long)(w->offset / 1000));
+		sl_buf_printf(&s, "window=[%s(%ssize=%lld ms, slide=%lld ms, offset=%lld ms)], ",
+		              wk[w->kind], w->proc ? "proctime, " : "", (long long)(w->size / 1000),
+		              (long long)(w->slide / 1000), (long long)(w->offset / 1000));
 	}
 	sl_buf_puts(&s, "groupBy=[");
 	for (int i = 0; i < b->ngroup; i++)
@@ -800,8 +832,15 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
                             const sl_window_spec *w, agg_map *m, const sl_ast_expr *gw)
 {
 	late_spec ls;
+	if (w->proc && (sel->allowed_lateness || sel->on_late))
+		return sl__plan_error(p, sel->allowed_lateness ? sel->lateness_line : sel->on_late_line,
+		                      sel->allowed_lateness ? sel->lateness_col : sel->on_late_col,
+		                      SL_EPLAN, "late-data clauses (ALLOWED LATENESS, ON LATE) do not "
+		                      "apply to processing-time windows: no row is late for them");
 	if (late_clauses(p, sel, &ls))
 		return NULL;
+	if (w->proc)
+		ls.lateness = 0; /* 'table.exec.emit.allow-lateness' is about event time */
 	int *key_cols;
 	rel *in = pre_project(p, b, &key_cols);
 	if (!in)
@@ -822,8 +861,12 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 	wp.time_type = in->cols[w->time_col].type;
 	wp.time_type.precision = 3;
 	rel *out = agg_output(p, b, 1, in, m, wp.time_type);
-	if (gw && map_aux(p, &b->calls, gw, b->ngroup, m))
+	if (gw && map_aux(p, &b->calls, gw, b->ngroup, m, w->proc))
 		return NULL;
+	if (w->proc) { /* window_time is a processing-time attribute */
+		out->proctime = out->rowtime;
+		out->rowtime = -1;
+	}
 	scope os = {out, m, in};
 	if (sel->having && (!(wp.having = sl__bind_expr(p, &os, sel->having)) ||
 	                    !is_condition(p, sel->having, wp.having)))
@@ -1032,6 +1075,9 @@ static rel *plan_projection(planner *p, const sl_ast_select *sel, rel *r, const 
 			for (int k = 0; k < (m && m->over ? m->nstar : r->ncols); k++) {
 				if (q && (!r->cols[k].qual || strcmp(r->cols[k].qual, q)))
 					continue;
+				if (r->cols[k].name[0] == '$')
+					continue; /* hidden columns the planner added ($window_time,
+					           * a scalar subquery's $scalar value: plan_subquery.c) */
 				names[n] = r->cols[k].name;
 				x[n++] = sl_expr_col(p->a, k, r->cols[k].type);
 			}
@@ -1094,21 +1140,56 @@ static int is_condition(planner *p, const sl_ast_expr *at, const sl_expr *x)
 }
 
 /* A window TVF used as a table: the window assignment operator. */
+/* The SESSION TVF read as a table (op_session_assign.c): its PARTITION BY
+ * keys must be columns of its input. */
+static sl_op *session_assign(planner *p, rel *v)
+{
+	const sl_ast_expr *ta = v->tvf_part;
+	int np = ta ? ta->u.table_arg.npartition : 0;
+	int *keys = sl_arena_calloc(p->a, sizeof(int) * (size_t)(np + 1));
+	scope s = {v->tvf_in, NULL, NULL};
+	for (int i = 0; i < np; i++) {
+		const sl_ast_expr *pk = ta->u.table_arg.partition[i];
+		sl_expr *x = sl__bind_expr(p, &s, pk);
+		if (!x)
+			return NULL;
+		if (x->kind != SL_EX_COL)
+			return sl__plan_error(p, pk->line, pk->col, SL_ENOTSUP,
+			                      "SESSION: PARTITION BY keys must be columns");
+		keys[i] = x->col;
+	}
+	return sl_op_session_assign_new(&v->tvf_win, v->tvf_in->ncols, keys, np, p->err);
+}
+
 static rel *materialize_tvf(planner *p, rel *v)
 {
-	sl_op *op = sl_op_window_assign_new(&v->tvf_win, v->tvf_in->ncols, p->err);
+	if (v->tvf_in->updating)
+		return sl__plan_error(p, v->tvf_call->line, v->tvf_call->col, SL_ENOTSUP,
+		                      "a window TVF read as a table over an updating input (made by %s) "
+		                      "is not supported", v->tvf_in->upd_op);
+	sl_op *op = v->tvf_win.kind == SL_WIN_SESSION ? session_assign(p, v)
+	          : sl_op_window_assign_new(&v->tvf_win, v->tvf_in->ncols, p->err);
+	if (!op && v->tvf_win.kind == SL_WIN_SESSION && p->err->code)
+		return NULL;
 	if (!op)
 		return sl__plan_error(p, v->tvf_call->line, v->tvf_call->col, p->err->code, "%s",
 		                      p->err->msg);
 	rel *r = sl__rel_new(p, v->ncols);
 	for (int i = 0; i < v->ncols; i++)
 		r->cols[i] = v->cols[i];
-	r->rowtime = v->ncols - 1; /* window_time */
+	if (v->tvf_win.proc)
+		r->proctime = v->ncols - 1; /* window_time */
+	else
+		r->rowtime = v->ncols - 1;
 	r->win = &v->tvf_win;
 	r->win_start = v->ncols - 3;
 	r->win_end = v->ncols - 2;
 	static const char *wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
-	const char *label = sl_arena_printf(p->a, "WindowTableFunction(%s(size=%lld ms, slide=%lld ms, "
+	const char *label = v->tvf_win.kind == SL_WIN_SESSION
+	                  ? sl_arena_printf(p->a, "WindowTableFunction(SESSION(gap=%lld ms, "
+	                                    "partition=[%s]))", (long long)(v->tvf_win.size / 1000),
+	                                    v->tvf_part ? sl__ast_text(p, v->tvf_part) : "")
+	                  : sl_arena_printf(p->a, "WindowTableFunction(%s(size=%lld ms, slide=%lld ms, "
 	                                    "offset=%lld ms))", wk[v->tvf_win.kind],
 	                                    (long long)(v->tvf_win.size / 1000),
 	                                    (long long)(v->tvf_win.slide / 1000),
@@ -1120,32 +1201,65 @@ static rel *materialize_tvf(planner *p, rel *v)
 
 static rel *plan_select_body(planner *p, const sl_ast_select *sel);
 
+/* 1 when sel's SELECT list has a scalar subquery. */
+static int sel_has_scalar(const sl_ast_select *sel)
+{
+	for (int i = 0; i < sel->nitems; i++)
+		if (sl__ast_subqueries(sel->items[i].expr, SL_SUBQ_SCALAR, NULL, 0))
+			return 1;
+	return 0;
+}
+
 /* Plans sel with its STATE_TTL hint current for the joins and the
  * aggregate it plans (plan_ttl.c). */
 static rel *plan_select(planner *p, const sl_ast_select *sel)
 {
 	const sl_ast_select *outer = p->ttl_sel;
+	int nscalar = p->nscalar; /* its scalar subqueries are its own */
 	p->ttl_sel = sel;
 	rel *r = sl__plan_ttl_check(p, sel) ? NULL : plan_select_body(p, sel);
 	p->ttl_sel = outer;
+	p->nscalar = nscalar;
 	return r;
 }
 
 static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 {
-	if (!sel->from)
-		return sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP,
-		                      "SELECT without FROM is not supported yet");
 	sl_ast_select rest; /* ROW_NUMBER pattern: sel without its rn filter */
 	rel *r;
-	if (sl__is_rank_query(sel)) {
+	if (!sel->from) {
+		for (int i = 0; i < sel->nitems; i++)
+			if (sel->items[i].expr->kind == SL_AX_STAR)
+				return sl__plan_error(p, sel->items[i].expr->line, sel->items[i].expr->col,
+				                      SL_EPLAN, "SELECT * is not allowed without FROM");
+		r = sl__plan_one_row(p);
+	} else if (sl__is_rank_query(sel)) {
 		r = sl__plan_rank(p, sel, &rest);
+		sel = &rest;
+	} else if (sel->from->kind == SL_AF_JOIN && sel->from->u.join.type == SL_AJ_COMMA) {
+		rest = *sel; /* the WHERE conjuncts the joins did not take */
+		r = sl__plan_comma(p, sel->from, sel->where, (const sl_ast_expr **)&rest.where, 0,
+		                   plan_item);
 		sel = &rest;
 	} else {
 		r = plan_from(p, sel->from);
 	}
 	if (!r)
 		return NULL;
+	int agg0 = sel->ngroup > 0 || has_agg(p, sel);
+	if (r->tvf_in && (sl__ast_has_subquery(sel->where) || sel_has_scalar(sel)) &&
+	    !(r = materialize_tvf(p, r)))
+		return NULL;
+	if (!(r = sl__plan_scalar_subqueries(p, sel, r, agg0))) /* plan_subquery.c */
+		return NULL;
+	if (sl__ast_subqueries(sel->where, SL_SUBQ_PRED, NULL, 0)) { /* IN, EXISTS */
+		if (sel != &rest)
+			rest = *sel;
+		if (!(r = sl__plan_subqueries(p, r, sel->where, plan_item)))
+			return NULL;
+		rest.where = NULL;
+		sel = &rest;
+	}
 	agg_map m = {0};
 	int agg = sel->ngroup > 0 || has_agg(p, sel);
 	int over = sl__select_has_over(p, sel); /* OVER aggregates: plan_over.c */
@@ -1207,26 +1321,58 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 	return r;
 }
 
+/* INTERSECT / EXCEPT [ALL] over the two sides, already of the common
+ * column types: one SetOp operator (op_set_op.c).  Its output is updating
+ * unless it can only grow (INTERSECT of append-only inputs); it carries no
+ * time attribute. */
+static rel *plan_set_op(planner *p, const sl_ast_query *q, rel *const side[2],
+                        const sl_type *common)
+{
+	int inter = q->setop.op == SL_SET_INTERSECT;
+	sl_op *op = sl_op_set_op_new(inter ? SL_SETOP_INTERSECT : SL_SETOP_EXCEPT, q->setop.all,
+	                             p->err);
+	rel *out = sl__rel_new(p, side[0]->ncols);
+	for (int i = 0; i < side[0]->ncols; i++) {
+		out->cols[i].name = side[0]->cols[i].name;
+		out->cols[i].type = common[i];
+	}
+	const char *label = sl_arena_printf(p->a, "%s(all=[%s])", inter ? "Intersect" : "Minus",
+	                                    q->setop.all ? "true" : "false");
+	out->updating = !inter || side[0]->updating || side[1]->updating;
+	if (out->updating)
+		out->upd_op = !inter ? label : side[0]->updating ? side[0]->upd_op : side[1]->upd_op;
+	if (!op || sl__add_op(p, op, 2, out, label) ||
+	    sl_graph_connect(p->g, side[0]->op, op, 0) || sl_graph_connect(p->g, side[1]->op, op, 1))
+		return NULL;
+	return out;
+}
+
+/* UNION, INTERSECT, EXCEPT: both sides cast to the common type of each
+ * column, then a Union (and for UNION DISTINCT a GROUP BY every column)
+ * or a SetOp. */
 static rel *plan_union(planner *p, const sl_ast_query *q)
 {
-	if (q->setop.op != SL_SET_UNION)
-		return sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
-		                      "INTERSECT and EXCEPT are not supported yet");
+	static const char *opname[] = {"", "UNION", "INTERSECT", "EXCEPT"};
+	const char *what = opname[q->setop.op];
 	rel *l = sl__plan_query(p, q->setop.left), *r = l ? sl__plan_query(p, q->setop.right) : NULL;
 	if (!r)
 		return NULL;
 	if (l->ncols != r->ncols)
 		return sl__plan_error(p, q->line, q->col, SL_EPLAN,
-		                      "UNION: the inputs have %d and %d columns", l->ncols, r->ncols);
+		                      "%s: the inputs have %d and %d columns", what, l->ncols, r->ncols);
 	/* cast both sides to the common type of each column */
 	rel *side[2] = {l, r};
 	sl_type *common = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(l->ncols + 1));
 	for (int i = 0; i < l->ncols; i++) {
 		sl_expr *a[2] = {sl_expr_col(p->a, 0, l->cols[i].type), sl_expr_col(p->a, 1, r->cols[i].type)};
 		sl_expr *c = sl_expr_call(p->a, SL_FN_COALESCE, a, 2, NULL, 0, p->err);
-		if (!c)
-			return sl__plan_error(p, q->line, q->col, SL_EPLAN, "UNION: column %d: %s", i + 1,
-			                      p->err->msg);
+		if (!c) {
+			char m[SL_ERR_MAX];
+			snprintf(m, sizeof(m), "%s", p->err->msg);
+			sl_err_clear(p->err); /* the first error would win */
+			return sl__plan_error(p, q->line, q->col, SL_EPLAN, "%s: column %d: %s", what,
+			                      i + 1, m);
+		}
 		common[i] = c->type;
 	}
 	for (int s = 0; s < 2; s++) {
@@ -1249,6 +1395,8 @@ static rel *plan_union(planner *p, const sl_ast_query *q)
 			return NULL;
 		side[s]->rowtime = rt;
 	}
+	if (q->setop.op != SL_SET_UNION)
+		return plan_set_op(p, q, side, common);
 	sl_op *op = sl_op_union_new(p->err);
 	rel *out = sl__rel_new(p, l->ncols);
 	for (int i = 0; i < l->ncols; i++) {
@@ -1279,16 +1427,46 @@ rel *sl__plan_query(planner *p, const sl_ast_query *q)
 		c->planned = NULL;
 	}
 	rel *r = NULL;
-	if (q->norder || q->limit || q->offset) {
-		sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
-		               "ORDER BY and LIMIT on a stream are not supported yet (Top-N is planned)");
+	int *hidden = NULL, nhidden = 0;
+	if (q->kind == SL_AQ_SELECT && q->norder && !q->select->distinct) {
+		/* ORDER BY items other than positions become hidden trailing
+		 * SELECT items, so they may use the SELECT's whole scope */
+		const sl_ast_select *sel = q->select;
+		sl_ast_select *s2 = sl_arena_alloc(p->a, sizeof(*s2));
+		sl_ast_select_item *items = sl_arena_calloc(p->a, sizeof(*items) *
+		                                            (size_t)(sel->nitems + q->norder));
+		hidden = sl_arena_alloc(p->a, sizeof(int) * (size_t)q->norder);
+		*s2 = *sel;
+		memcpy(items, sel->items, sizeof(*items) * (size_t)sel->nitems);
+		for (int i = 0; i < q->norder; i++) {
+			const sl_ast_expr *e = q->order[i].expr;
+			hidden[i] = -1;
+			if (e->kind == SL_AX_LITERAL && e->u.lit.kind == SL_AL_INTEGER)
+				continue;
+			sl_ast_select_item *it = &items[sel->nitems + nhidden++];
+			it->expr = (sl_ast_expr *)e;
+			it->line = e->line;
+			it->col = e->col;
+			sl_ast_ident *al = sl_arena_calloc(p->a, sizeof(*al));
+			al->name = sl_arena_printf(p->a, "$order%d", i);
+			it->alias = al;
+			hidden[i] = nhidden - 1; /* made absolute below */
+		}
+		s2->items = items;
+		s2->nitems = sel->nitems + nhidden;
+		r = plan_select(p, s2);
+		for (int i = 0; r && i < q->norder; i++)
+			if (hidden[i] >= 0)
+				hidden[i] += r->ncols - nhidden;
 	} else if (q->kind == SL_AQ_SELECT) {
 		r = plan_select(p, q->select);
 	} else if (q->kind == SL_AQ_SETOP) {
 		r = plan_union(p, q);
 	} else {
-		sl__plan_error(p, q->line, q->col, SL_ENOTSUP, "VALUES is not supported yet");
+		r = sl__plan_values(p, q);
 	}
+	if (r && (q->norder || q->limit || q->offset))
+		r = sl__plan_order_limit(p, q, r, r->ncols - nhidden, hidden); /* plan_order.c */
 	p->nctes = saved;
 	return r;
 }

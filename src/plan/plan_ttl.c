@@ -33,8 +33,8 @@ enum { ST_NONE, ST_TTL, ST_WATERMARK, ST_OVER, ST_TEMPORAL };
 
 static int state_kind(const sl_op *op)
 {
-	static const char *ttl[] = {"GroupAggregate", "Join", "Rank", "Deduplicate",
-	                            "ChangelogNormalize"};
+	static const char *ttl[] = {"GroupAggregate", "Join", "SemiJoin", "Rank", "Deduplicate",
+	                            "ChangelogNormalize", "SetOp"};
 	static const char *wm[] = {"WindowAggregate", "SessionWindowAggregate", "IntervalJoin",
 	                           "WindowJoin", "WindowRank"};
 	const char *n = op->vt->name;
@@ -79,13 +79,15 @@ const char *sl__plan_ttl_explain(planner *p, const sl_op *op)
 {
 	switch (state_kind(op)) {
 	case ST_TTL:
-		if (!strcmp(op->vt->name, "Join") && op->state_ttl[0] != op->state_ttl[1])
+		if ((!strcmp(op->vt->name, "Join") || !strcmp(op->vt->name, "SemiJoin")) &&
+		    op->state_ttl[0] != op->state_ttl[1])
 			return sl_arena_printf(p->a, "state=[left %s, right %s]",
 			                       bound_text(p, op->state_ttl[0]),
 			                       bound_text(p, op->state_ttl[1]));
 		return sl_arena_printf(p->a, "state=[%s]", bound_text(p, op->state_ttl[0]));
-	case ST_WATERMARK:
-		return "state=[bounded by watermark]";
+	case ST_WATERMARK: /* processing-time windows: labelled by agg_label */
+		return op->label && strstr(op->label, "(proctime, ") ? "state=[bounded by processing time]"
+		                                                     : "state=[bounded by watermark]";
 	case ST_OVER:
 		return "state=[unbounded: per partition, OVER ignores TTL]";
 	case ST_TEMPORAL:
@@ -175,29 +177,52 @@ int sl__plan_ttl_check(planner *p, const sl_ast_select *sel)
 	return 0;
 }
 
+/* 1 when `from` feeds input `input` of `to` directly or through the Calc
+ * that computes expression join keys (plan_join.c). */
+static int feeds(const sl_op *from, const sl_op *to, int input)
+{
+	for (int e = 0; from && e < from->nedges; e++) {
+		const sl_op *x = from->edges[e].to;
+		if (x == to && from->edges[e].input == input)
+			return 1;
+		if (!strcmp(x->vt->name, "Calc"))
+			for (int k = 0; k < x->nedges; k++)
+				if (x->edges[k].to == to && x->edges[k].input == input)
+					return 1;
+	}
+	return 0;
+}
+
 /* The regular-join operator fed by l (input 0) and r (input 1), or NULL. */
 static sl_op *join_of(const rel *l, const rel *r)
 {
 	for (int e = 0; l->op && e < l->op->nedges; e++) {
 		sl_op *to = l->op->edges[e].to;
-		if (l->op->edges[e].input != 0 || strcmp(to->vt->name, "Join"))
+		if (!strcmp(to->vt->name, "Calc") && to->nedges)
+			to = to->edges[to->nedges - 1].to;
+		if (strcmp(to->vt->name, "Join"))
 			continue;
-		for (int k = 0; r->op && k < r->op->nedges; k++)
-			if (r->op->edges[k].to == to && r->op->edges[k].input == 1)
-				return to;
+		if (feeds(l->op, to, 0) && feeds(r->op, to, 1))
+			return to;
 	}
 	return NULL;
 }
 
 void sl__plan_join_ttl(planner *p, const sl_ast_from *f, const rel *l, const rel *r)
 {
+	sl__plan_join_ttl_items(p, f->u.join.left, f->u.join.right, l, r);
+}
+
+void sl__plan_join_ttl_items(planner *p, const sl_ast_from *lf, const sl_ast_from *rf,
+                             const rel *l, const rel *r)
+{
 	sl_op *op = join_of(l, r);
 	int64_t us;
 	if (!op)
 		return;
-	if (hint_ttl(p, f->u.join.left, &us))
+	if (lf && hint_ttl(p, lf, &us))
 		op->state_ttl[0] = us;
-	if (hint_ttl(p, f->u.join.right, &us))
+	if (rf && hint_ttl(p, rf, &us))
 		op->state_ttl[1] = us;
 }
 

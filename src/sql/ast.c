@@ -208,7 +208,7 @@ static void call(pr *w, const sl_ast_expr *e)
 
 static void predicate(pr *w, const sl_ast_expr *e)
 {
-	static const char *const is[] = {"", "NULL", "TRUE", "FALSE", "UNKNOWN", "DISTINCT"};
+	static const char *const is[] = {"", "NULL", "TRUE", "FALSE", "UNKNOWN", "DISTINCT", "JSON"};
 	switch (e->kind) {
 	case SL_AX_IS:
 		put(w, e->u.is.negated ? "(IS NOT " : "(IS ");
@@ -622,6 +622,37 @@ static void stmt(pr *w, const sl_ast_stmt *s)
 	case SL_AS_QUERY:
 		query(w, s->u.query);
 		return;
+	case SL_AS_SHOW:
+		{
+			char num[16];
+			snprintf(num, sizeof num, "%d", (int)s->u.show.what);
+			putf(w, "(SHOW %s", num);
+		}
+		if (s->u.show.user)
+			put(w, " USER");
+		if (s->u.show.name.n) {
+			put(w, " ");
+			name(w, &s->u.show.name);
+		}
+		if (s->u.show.like)
+		{
+			put(w, s->u.show.not_like ? " NOT LIKE" : " LIKE");
+			putf(w, " '%s'", s->u.show.like);
+		}
+		break;
+	case SL_AS_CREATE_FUNCTION:
+		put(w, "(CREATE FUNCTION ");
+		name(w, &s->u.create_function.name);
+		putf(w, " '%s'", s->u.create_function.symbol);
+		if (s->u.create_function.language)
+			putf(w, " LANGUAGE %s", s->u.create_function.language);
+		if (s->u.create_function.path)
+			putf(w, " USING '%s'", s->u.create_function.path);
+		break;
+	case SL_AS_DROP_FUNCTION:
+		put(w, "(DROP FUNCTION ");
+		name(w, &s->u.drop_function.name);
+		break;
 	}
 	put(w, ")");
 }

@@ -46,6 +46,10 @@
  *     ordinary calls; window table functions inside FROM TABLE(...) are
  *     calls whose arguments may be TABLE_ARG and DESCRIPTOR nodes, possibly
  *     named (DATA => TABLE t): see call.argnames.
+ *   - OVERLAY(s PLACING r FROM p [FOR n]), JSON_VALUE, JSON_QUERY,
+ *     JSON_EXISTS, JSON_OBJECT and JSON_ARRAY with their keyword clauses
+ *     -> calls with KEYWORD arguments (listed in parse_fn.c);
+ *     x IS [NOT] JSON [kind] -> an IS node (what = JSON, b = KEYWORD kind).
  *   - `x NOT IN (...)`, `x NOT LIKE p`, `x NOT BETWEEN ..` set `negated` on
  *     their node instead of wrapping in NOT; `IS NOT ...` likewise.
  *   - A parenthesised expression leaves no node; a parenthesised query in
@@ -203,7 +207,8 @@ typedef struct sl_ast_lit {
 } sl_ast_lit;
 
 typedef enum sl_ast_is_kind {
-	SL_AIS_NULL = 1, SL_AIS_TRUE, SL_AIS_FALSE, SL_AIS_UNKNOWN, SL_AIS_DISTINCT
+	SL_AIS_NULL = 1, SL_AIS_TRUE, SL_AIS_FALSE, SL_AIS_UNKNOWN, SL_AIS_DISTINCT,
+	SL_AIS_JSON       /* a IS [NOT] JSON b: b a KEYWORD VALUE|SCALAR|ARRAY|OBJECT */
 } sl_ast_is_kind;
 
 typedef struct sl_ast_order {
@@ -243,6 +248,7 @@ typedef struct sl_ast_window {
 struct sl_ast_expr {
 	sl_ast_expr_kind kind;
 	int line, col;
+	int height;         /* 1 + the largest child's height (parse_limits.c) */
 	union {
 		sl_ast_lit lit;                 /* LITERAL */
 		sl_ast_name name;               /* COLUMN, STAR */
@@ -506,6 +512,47 @@ typedef struct sl_ast_insert {
 	sl_ast_query *query;
 } sl_ast_insert;
 
+/* SHOW ... / DESCRIBE (parse_show.c). */
+typedef enum sl_ast_show_what {
+	SL_SHOW_TABLES = 1,     /* SHOW TABLES [[NOT] LIKE 'p'] */
+	SL_SHOW_VIEWS,          /* SHOW VIEWS */
+	SL_SHOW_FUNCTIONS,      /* SHOW [USER] FUNCTIONS [[NOT] LIKE 'p'] (user: `user`) */
+	SL_SHOW_CREATE_TABLE,   /* SHOW CREATE TABLE name */
+	SL_SHOW_CREATE_VIEW,    /* SHOW CREATE VIEW name */
+	SL_SHOW_COLUMNS,        /* SHOW COLUMNS FROM|IN name [[NOT] LIKE 'p'], DESCRIBE name */
+	SL_SHOW_CATALOGS,       /* SHOW CATALOGS */
+	SL_SHOW_DATABASES,      /* SHOW DATABASES */
+	SL_SHOW_CURRENT_CATALOG,
+	SL_SHOW_CURRENT_DATABASE
+} sl_ast_show_what;
+
+typedef struct sl_ast_show {
+	sl_ast_show_what what;
+	uint8_t user;            /* SHOW USER FUNCTIONS */
+	uint8_t describe;        /* written DESCRIBE / DESC */
+	uint8_t not_like;        /* NOT LIKE */
+	uint8_t ilike;           /* ILIKE (case-insensitive) */
+	const char *like;        /* LIKE pattern, or NULL */
+	sl_ast_name name;        /* table / view (n = 0 when none) */
+} sl_ast_show;
+
+/* CREATE [TEMPORARY [SYSTEM]] FUNCTION [IF NOT EXISTS] name AS 'symbol'
+ * [LANGUAGE lang] [USING JAR 'path'] (parse_show.c). */
+typedef struct sl_ast_create_function {
+	sl_ast_name name;
+	uint8_t temporary, system, if_not_exists;
+	const char *symbol;      /* AS '...' */
+	const char *language;    /* upper-cased LANGUAGE word, or NULL */
+	int lang_line, lang_col;
+	const char *path;        /* USING JAR '...', or NULL */
+	int nusing;              /* number of USING resources */
+} sl_ast_create_function;
+
+typedef struct sl_ast_drop_function {
+	sl_ast_name name;
+	uint8_t temporary, system, if_exists;
+} sl_ast_drop_function;
+
 typedef enum sl_ast_stmt_kind {
 	SL_AS_CREATE_TABLE = 1,
 	SL_AS_CREATE_VIEW,
@@ -516,7 +563,10 @@ typedef enum sl_ast_stmt_kind {
 	SL_AS_SET,            /* SET 'k' = 'v'; SET alone lists (option NULL) */
 	SL_AS_RESET,          /* RESET ['k'] */
 	SL_AS_EXPLAIN,
-	SL_AS_QUERY
+	SL_AS_QUERY,
+	SL_AS_SHOW,           /* SHOW ..., DESCRIBE */
+	SL_AS_CREATE_FUNCTION,
+	SL_AS_DROP_FUNCTION
 } sl_ast_stmt_kind;
 
 struct sl_ast_stmt {
@@ -542,6 +592,9 @@ struct sl_ast_stmt {
 			const char **details;
 		} explain;
 		sl_ast_query *query;          /* QUERY */
+		sl_ast_show show;             /* SHOW */
+		sl_ast_create_function create_function;
+		sl_ast_drop_function drop_function;
 	} u;
 };
 

@@ -8,7 +8,8 @@
  * TIMESTAMPADD units, CURRENT_TIMESTAMP ...) become generic CALL nodes; the
  * normalizations are listed in ast.h.  Recursion goes through sl__p_enter
  * at every level that can nest (parentheses, NOT, unary minus), so depth is
- * bounded.
+ * bounded.  Every finished node gets its tree height (sl__p_fix,
+ * parse_limits.c), bounded too; long AND / OR chains are built balanced.
  */
 #include "parse_int.h"
 #include "sluice.h"
@@ -18,6 +19,7 @@
 
 static sl_ast_expr *add_expr(sl_parser *p);
 static sl_ast_expr *unary(sl_parser *p);
+static sl_ast_expr *and_expr(sl_parser *p);
 
 static sl_ast_expr *node(sl_parser *p, sl_ast_expr_kind kind, const sl_token *t)
 {
@@ -40,7 +42,7 @@ static sl_ast_expr *binary(sl_parser *p, const sl_token *t, sl_ast_op op, sl_ast
 	e->u.op.op = op;
 	e->u.op.a = a;
 	e->u.op.b = b;
-	return e;
+	return sl__p_fix(p, e);
 }
 
 /* A CALL node named fname with room for args added by add_arg. */
@@ -319,6 +321,9 @@ static int trim_args(sl_parser *p, sl_ast_expr *c, const sl_token *t, int *cap)
 static int special_args(sl_parser *p, sl_ast_expr *c, const sl_token *t, int *cap)
 {
 	const char *f = c->u.call.fname;
+	int r = sl__p_fn_args(p, c, t, cap);
+	if (r)
+		return r;
 	if (!strcmp(f, "EXTRACT")) {
 		if (add_arg(p, c, unit_arg(p), cap) || sl__p_expect_kw(p, "FROM") || add_arg(p, c, sl__p_expr(p), cap))
 			return -1;
@@ -547,7 +552,7 @@ static sl_ast_expr *paren_expr(sl_parser *p)
 		if (!(e = node(p, SL_AX_SUBQUERY, t)))
 			return NULL;
 		p->i++;
-		if (!(e->u.query = sl__p_query(p)) || sl__p_expect_op(p, ")"))
+		if (!(e->u.query = sl__p_subquery(p, &e->height)) || sl__p_expect_op(p, ")"))
 			return NULL;
 		return e;
 	}
@@ -586,7 +591,7 @@ static sl_ast_expr *keyword_primary(sl_parser *p, int *done)
 	if (sl__p_is_kw(p, 0, "EXISTS") && sl__p_is_op(p, 1, "(")) {
 		sl_ast_expr *e = node(p, SL_AX_EXISTS, t);
 		p->i += 2;
-		if (!e || !(e->u.query = sl__p_query(p)) || sl__p_expect_op(p, ")"))
+		if (!e || !(e->u.query = sl__p_subquery(p, &e->height)) || sl__p_expect_op(p, ")"))
 			return NULL;
 		return e;
 	}
@@ -685,7 +690,7 @@ static sl_ast_expr *primary(sl_parser *p)
 /* primary { [ index ] | . field } */
 static sl_ast_expr *postfix(sl_parser *p)
 {
-	sl_ast_expr *e = primary(p);
+	sl_ast_expr *e = sl__p_fix(p, primary(p));
 	while (e) {
 		const sl_token *t = sl__p_tok(p, 0);
 		if (sl__p_accept_op(p, "[")) {
@@ -696,7 +701,7 @@ static sl_ast_expr *postfix(sl_parser *p)
 				return NULL;
 			c->line = e->line;
 			c->col = e->col;
-			e = c;
+			e = sl__p_fix(p, c);
 		} else if (sl__p_is_op(p, 0, ".") && sl__p_is_ident(p, 1)) {
 			sl_ast_expr *f = node(p, SL_AX_FIELD, t);
 			p->i++;
@@ -705,7 +710,7 @@ static sl_ast_expr *postfix(sl_parser *p)
 			f->u.field.a = e;
 			f->line = e->line;
 			f->col = e->col;
-			e = f;
+			e = sl__p_fix(p, f);
 		} else {
 			break;
 		}
@@ -797,8 +802,12 @@ static sl_ast_expr *is_pred(sl_parser *p, sl_ast_expr *a, const sl_token *t)
 		e->u.is.what = SL_AIS_DISTINCT;
 		if (sl__p_expect_kw(p, "FROM") || !(e->u.is.b = add_expr(p)))
 			return NULL;
+	} else if (sl__p_accept_kw(p, "JSON")) {
+		e->u.is.what = SL_AIS_JSON;
+		if (!(e->u.is.b = sl__p_json_kind(p)))
+			return NULL;
 	} else {
-		return sl__p_error(p, "NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM after IS"), NULL;
+		return sl__p_error(p, "NULL, TRUE, FALSE, UNKNOWN, JSON or DISTINCT FROM after IS"), NULL;
 	}
 	return e;
 }
@@ -816,7 +825,7 @@ static sl_ast_expr *in_pred(sl_parser *p, sl_ast_expr *a, int neg)
 	e->u.in.negated = (uint8_t)neg;
 	if (sl__p_is_kw(p, 0, "SELECT") || sl__p_is_kw(p, 0, "WITH") || sl__p_is_kw(p, 0, "VALUES")) {
 		e->kind = SL_AX_IN_QUERY;
-		if (!(e->u.in.query = sl__p_query(p)))
+		if (!(e->u.in.query = sl__p_subquery(p, &e->height)))
 			return NULL;
 	} else {
 		do {
@@ -884,12 +893,12 @@ static sl_ast_expr *predicate(sl_parser *p)
 			sl_ast_expr *b = add_expr(p);
 			e = b ? binary(p, t, op, e, b) : NULL;
 		} else if (sl__p_accept_kw(p, "IS")) {
-			e = is_pred(p, e, t);
+			e = sl__p_fix(p, is_pred(p, e, t));
 		} else {
 			sl_ast_expr *n = neg_pred(p, e, &m);
 			if (!m)
 				break;
-			e = n;
+			e = sl__p_fix(p, n);
 		}
 	}
 	return e;
@@ -910,16 +919,63 @@ static sl_ast_expr *not_expr(sl_parser *p)
 	return e;
 }
 
+/* Operands xs[lo, hi) joined by op as a balanced tree; ts[i] is the
+ * operator token before xs[i].  Recursion depth log2(hi - lo). */
+static sl_ast_expr *balanced(sl_parser *p, sl_ast_op op, sl_ast_expr **xs, const sl_token **ts,
+                             int lo, int hi)
+{
+	if (hi - lo == 1)
+		return xs[lo];
+	int mid = lo + (hi - lo) / 2;
+	sl_ast_expr *a = balanced(p, op, xs, ts, lo, mid);
+	sl_ast_expr *b = a ? balanced(p, op, xs, ts, mid, hi) : NULL;
+	return b ? binary(p, ts[mid], op, a, b) : NULL;
+}
+
+/*
+ * operand { op operand } for op AND (operands: not_expr) or OR (operands:
+ * and_expr).  Up to CHAIN_LEFT_DEEP operands make the usual left-deep tree
+ * (((a AND b) AND c) AND d); longer chains a balanced one, so that a
+ * WHERE clause of 100 000 ORed comparisons is a tree of height 17 and no
+ * recursive pass over it runs deep (parse_limits.c).  AND and OR are
+ * associative in three-valued logic, so the shape changes no result.
+ */
+#define CHAIN_LEFT_DEEP 8
+static sl_ast_expr *logic_chain(sl_parser *p, sl_ast_op op)
+{
+	const char *kw = op == SL_AOP_AND ? "AND" : "OR";
+	sl_ast_expr *e = op == SL_AOP_AND ? not_expr(p) : and_expr(p);
+	sl_ast_expr **xs = NULL;
+	const sl_token **ts = NULL;
+	int n = 0, nt = 0, cap = 0, capt = 0;
+	if (!e || !sl__p_is_kw(p, 0, kw))
+		return e;
+	for (const sl_token *t = NULL; e;) {  /* ts[i]: the operator before xs[i] */
+		sl_ast_expr **x = sl__p_push(p, &xs, &n, &cap, sizeof(*x));
+		const sl_token **tp = sl__p_push(p, &ts, &nt, &capt, sizeof(*tp));
+		if (!x || !tp)
+			return NULL;
+		*x = e;
+		*tp = t;
+		if (!sl__p_is_kw(p, 0, kw))
+			break;
+		t = sl__p_tok(p, 0);
+		p->i++;
+		if (!(e = op == SL_AOP_AND ? not_expr(p) : and_expr(p)))
+			return NULL;
+	}
+	if (n <= CHAIN_LEFT_DEEP) {
+		e = xs[0];
+		for (int i = 1; e && i < n; i++)
+			e = binary(p, ts[i], op, e, xs[i]);
+		return e;
+	}
+	return balanced(p, op, xs, ts, 0, n);
+}
+
 static sl_ast_expr *and_expr(sl_parser *p)
 {
-	sl_ast_expr *e = not_expr(p);
-	while (e && sl__p_is_kw(p, 0, "AND")) {
-		const sl_token *t = sl__p_tok(p, 0);
-		p->i++;
-		sl_ast_expr *b = not_expr(p);
-		e = b ? binary(p, t, SL_AOP_AND, e, b) : NULL;
-	}
-	return e;
+	return logic_chain(p, SL_AOP_AND);
 }
 
 sl_ast_expr *sl__p_expr(sl_parser *p)
@@ -927,13 +983,7 @@ sl_ast_expr *sl__p_expr(sl_parser *p)
 	sl_ast_expr *e;
 	if (sl__p_enter(p))
 		return NULL;
-	e = and_expr(p);
-	while (e && sl__p_is_kw(p, 0, "OR")) {
-		const sl_token *t = sl__p_tok(p, 0);
-		p->i++;
-		sl_ast_expr *b = and_expr(p);
-		e = b ? binary(p, t, SL_AOP_OR, e, b) : NULL;
-	}
+	e = logic_chain(p, SL_AOP_OR);
 	sl__p_leave(p);
 	return e;
 }

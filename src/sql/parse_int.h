@@ -1,7 +1,7 @@
 /*
  * parse_int.h - state and helpers shared by the parser's files
  * (parser.c: statements, types, hints; parse_query.c: queries and FROM;
- * parse_expr.c: expressions).  Internal to src/sql.
+ * parse_expr.c: expressions; parse_fn.c: OVERLAY and JSON function syntax).  Internal to src/sql.
  *
  * Error protocol: a parse function returns NULL (or -1) after writing the
  * first error into p->err; every caller returns at once, so the first,
@@ -20,6 +20,8 @@ typedef struct sl_parser {
 	const sl_token *t;  /* token array, EOF-terminated */
 	int n, i;           /* count, current index */
 	int depth;
+	int maxh;           /* largest expression height since the last reset (parse_limits.c) */
+	int links;          /* JOINs and set operations in the current statement */
 	sl_err *err;
 } sl_parser;
 
@@ -34,10 +36,24 @@ int sl__p_expect_op(sl_parser *p, const char *op);
 int sl__p_error(sl_parser *p, const char *expected);  /* error at current token, -1 */
 int sl__p_error_at(sl_parser *p, const sl_token *t, int code, const char *msg); /* custom, -1 */
 int sl__p_failed(sl_parser *p);                        /* error already set */
+/* parse_unsup.c: when the current token starts (or is inside the first
+ * words of) a Flink construct sluice refuses, sets "... is not supported"
+ * and returns -1; else 0.  sl__p_error asks it first. */
+int sl__p_unsupported(sl_parser *p);
 
 /* Depth guard: sl__p_enter returns -1 with an error when too deep. */
 int sl__p_enter(sl_parser *p);
 void sl__p_leave(sl_parser *p);
+
+/* parse_limits.c.  sl__p_fix sets e's height from its direct children
+ * and fails (NULL, error at e) above SL_PARSE_MAX_HEIGHT; NULL e passes
+ * through.  sl__p_subquery parses a query in expression position and
+ * stores its height (1 + its largest expression's) in *height.
+ * sl__p_link counts a JOIN or set operation of the statement at token t;
+ * -1 with an error above SL_PARSE_MAX_LINKS. */
+sl_ast_expr *sl__p_fix(sl_parser *p, sl_ast_expr *e);
+sl_ast_query *sl__p_subquery(sl_parser *p, int *height);
+int sl__p_link(sl_parser *p, const sl_token *t);
 
 /* Allocation (zeroed); NULL with SL_ENOMEM set on failure. */
 void *sl__p_alloc(sl_parser *p, size_t n);
@@ -67,5 +83,16 @@ int sl__p_order_list(sl_parser *p, sl_ast_order **out, int *n);   /* after ORDER
 sl_ast_window *sl__p_window_spec(sl_parser *p);                   /* at '(' */
 sl_ast_expr *sl__p_interval(sl_parser *p);                        /* at INTERVAL */
 sl_ast_unit sl__p_unit_word(sl_parser *p, int k);                 /* unit keyword or NONE */
+/* parse_fn.c: arguments of OVERLAY and the JSON functions (after '('):
+ * 1 handled, 0 not one of them, -1 error; the kind after IS [NOT] JSON. */
+int sl__p_fn_args(sl_parser *p, sl_ast_expr *c, const sl_token *t, int *cap);
+sl_ast_expr *sl__p_json_kind(sl_parser *p);
+
+/* parse_show.c: SHOW (after SHOW), DESCRIBE (after DESCRIBE / DESC),
+ * CREATE / DROP FUNCTION (after FUNCTION).  0 or -1 with the error set. */
+int sl__p_show(sl_parser *p, sl_ast_stmt *s);
+int sl__p_describe(sl_parser *p, sl_ast_stmt *s);
+int sl__p_create_function(sl_parser *p, sl_ast_stmt *s, int temporary, int system);
+int sl__p_drop_function(sl_parser *p, sl_ast_stmt *s, int temporary, int system);
 
 #endif

@@ -195,6 +195,8 @@ static sl_ast_from *join_chain(sl_parser *p)
 		int kind = join_kind(p);
 		if (!kind)
 			break;
+		if (sl__p_link(p, t))
+			return NULL;
 		sl_ast_from *j = sl__p_alloc(p, sizeof(*j));
 		if (!j)
 			return NULL;
@@ -230,7 +232,7 @@ static sl_ast_from *from_list(sl_parser *p)
 		const sl_token *t = sl__p_tok(p, 0);
 		sl_ast_from *j = sl__p_alloc(p, sizeof(*j));
 		p->i++;
-		if (!j)
+		if (!j || sl__p_link(p, t))
 			return NULL;
 		j->kind = SL_AF_JOIN;
 		j->line = t->line;
@@ -409,7 +411,7 @@ static sl_ast_query *setop_node(sl_parser *p, const sl_token *t, sl_ast_setop op
                                 sl_ast_query *left, sl_ast_query *right)
 {
 	sl_ast_query *q = sl__p_alloc(p, sizeof(*q));
-	if (!q)
+	if (!q || sl__p_link(p, t))
 		return NULL;
 	q->kind = SL_AQ_SETOP;
 	q->line = left->line;
@@ -417,7 +419,6 @@ static sl_ast_query *setop_node(sl_parser *p, const sl_token *t, sl_ast_setop op
 	q->setop.op = op;
 	q->setop.left = left;
 	q->setop.right = right;
-	(void)t;
 	return q;
 }
 

@@ -6,7 +6,8 @@
  * A script is a list of statements separated by ';'.  Each statement
  * records its source span (from its first token to the end of its last
  * token) and an arena copy of that text.  CREATE TABLE / VIEW, DROP, INSERT,
- * statement sets, SET / RESET, EXPLAIN and queries are parsed here; types
+ * statement sets, SET / RESET, EXPLAIN and queries are parsed here (SHOW,
+ * DESCRIBE and CREATE / DROP FUNCTION in parse_show.c); types
  * and helpers are in parser.c, queries in parse_query.c, expressions in
  * parse_expr.c.
  */
@@ -154,28 +155,39 @@ static int create_view(sl_parser *p, sl_ast_stmt *s, int temporary)
 
 static int create(sl_parser *p, sl_ast_stmt *s)
 {
-	int temporary = 0;
+	int temporary = 0, system = 0;
 	if (sl__p_accept_kw(p, "TEMPORARY"))
 		temporary = 1;
+	if (temporary && sl__p_is_kw(p, 0, "SYSTEM") && sl__p_is_kw(p, 1, "FUNCTION")) {
+		p->i++;
+		system = 1;
+	}
+	if (sl__p_accept_kw(p, "FUNCTION"))
+		return sl__p_create_function(p, s, temporary, system);
 	if (sl__p_accept_kw(p, "TABLE")) {
 		s->u.create_table.temporary = (uint8_t)temporary;
 		return create_table(p, s);
 	}
 	if (sl__p_accept_kw(p, "VIEW"))
 		return create_view(p, s, temporary);
-	return sl__p_error(p, temporary ? "TABLE or VIEW" : "TABLE, VIEW or TEMPORARY");
+	return sl__p_error(p, temporary ? "TABLE, VIEW or FUNCTION"
+	                                : "TABLE, VIEW, FUNCTION or TEMPORARY");
 }
 
 static int drop(sl_parser *p, sl_ast_stmt *s)
 {
 	sl_ast_drop *d = &s->u.drop;
 	d->temporary = (uint8_t)sl__p_accept_kw(p, "TEMPORARY");
+	int system = d->temporary && sl__p_is_kw(p, 0, "SYSTEM") && sl__p_is_kw(p, 1, "FUNCTION");
+	p->i += system;
+	if (sl__p_accept_kw(p, "FUNCTION"))
+		return sl__p_drop_function(p, s, d->temporary, system);
 	if (sl__p_accept_kw(p, "TABLE"))
 		s->kind = SL_AS_DROP_TABLE;
 	else if (sl__p_accept_kw(p, "VIEW"))
 		s->kind = SL_AS_DROP_VIEW;
 	else
-		return sl__p_error(p, "TABLE or VIEW");
+		return sl__p_error(p, "TABLE, VIEW or FUNCTION");
 	if (sl__p_accept_kw(p, "IF")) {
 		if (sl__p_expect_kw(p, "EXISTS"))
 			return -1;
@@ -190,7 +202,8 @@ static int insert(sl_parser *p, sl_ast_stmt *s)
 	s->kind = SL_AS_INSERT;
 	if (sl__p_is_kw(p, 0, "OVERWRITE"))
 		return sl__p_error_at(p, sl__p_tok(p, 0), SL_ENOTSUP,
-		                      "INSERT OVERWRITE is not supported by sluice (streaming sinks are append or upsert); use INSERT INTO");
+		                      "INSERT OVERWRITE is not supported in streaming mode (as in Flink; sluice "
+		                      "runs every job in streaming mode): use INSERT INTO");
 	if (sl__p_expect_kw(p, "INTO") || sl__p_name(p, &in->table, "table name"))
 		return -1;
 	if (sl__p_hints(p, &in->hints, &in->nhints))
@@ -326,12 +339,17 @@ static int statement_body(sl_parser *p, sl_ast_stmt *s)
 		return set_reset(p, s, 0);
 	if (sl__p_accept_kw(p, "EXPLAIN"))
 		return explain(p, s);
+	if (sl__p_accept_kw(p, "SHOW"))
+		return sl__p_show(p, s);
+	if (sl__p_accept_kw(p, "DESCRIBE") || sl__p_accept_kw(p, "DESC"))
+		return sl__p_describe(p, s);
 	if (sl__p_is_kw(p, 0, "SELECT") || sl__p_is_kw(p, 0, "WITH") || sl__p_is_kw(p, 0, "VALUES") ||
 	    sl__p_is_op(p, 0, "(")) {
 		s->kind = SL_AS_QUERY;
 		return (s->u.query = sl__p_query(p)) ? 0 : -1;
 	}
-	return sl__p_error(p, "statement (CREATE, DROP, INSERT, SELECT, SET, RESET, EXPLAIN, EXECUTE)");
+	return sl__p_error(p, "statement (CREATE, DROP, INSERT, SELECT, SET, RESET, EXPLAIN, "
+	                   "EXECUTE, SHOW, DESCRIBE)");
 }
 
 /* One statement with its source span. */
@@ -341,6 +359,8 @@ static sl_ast_stmt *statement(sl_parser *p)
 	sl_ast_stmt *s = NULL;
 	if (sl__p_enter(p))
 		return NULL;
+	if (p->depth == 1)
+		p->links = 0; /* per top-level statement (parse_limits.c) */
 	if (!(s = sl__p_alloc(p, sizeof(*s))))
 		goto fail;
 	s->line = t->line;

@@ -69,6 +69,8 @@ int sl__p_error(sl_parser *p, const char *expected)
 {
 	const sl_token *t = sl__p_tok(p, 0);
 	char d[64];
+	if (sl__p_unsupported(p))
+		return -1;
 	sl_sql_token_desc(p->sql, t, d, sizeof(d));
 	if (t->type == SL_TK_EOF)
 		sl_err_set_at(p->err, SL_ESYNTAX, t->line, t->col,
@@ -475,8 +477,15 @@ static int scalar_type(sl_parser *p, sl_ast_type *ty)
 			k = 2;
 		if ((np = type_params(p, &a, &b)) < 0)
 			return -1;
+		if (np && (a < 1 || a > SL_STRING_LEN))
+			return sl__p_error_at(p, sl__p_tok(p, -1), SL_ESYNTAX,
+			                      "type length must be 1..2147483647");
+		/* without a length: CHAR and BINARY are CHAR(1) and BINARY(1), VARCHAR
+		 * and VARBINARY the maximum length, i.e. STRING and BYTES (Flink's type
+		 * system, FlinkTypeSystem.getDefaultPrecision) */
 		ty->sql = sl_type_make(sized[k].id);
-		ty->sql.length = np ? (int32_t)(a < 1 ? 1 : a) : 1;
+		if (np)
+			ty->sql.length = (int32_t)a;
 		return 1;
 	}
 	return 0;

@@ -18,6 +18,10 @@
 #include "ast.h"
 
 #define SL_PARSE_MAX_DEPTH 200
+/* Height of an expression tree (AND / OR chains excepted: built balanced)
+ * and JOINs + set operations per statement: parse_limits.c. */
+#define SL_PARSE_MAX_HEIGHT 1000
+#define SL_PARSE_MAX_LINKS 1000
 
 /*
  * Parses a script of ';'-separated statements (a trailing ';' is optional;

@@ -511,7 +511,10 @@ static void do_proctime(runner *r, const record *rec, const char *a)
 		return;
 	}
 	r->proc = t;
-	sl_set_processing_time(r->e, t);
+	/* processing-time windows that the new time closes fire now */
+	if (sl_set_processing_time(r->e, t))
+		fail(r, rec->line, "proctime: %s", sl_errmsg(r->e));
+	poll_rows(r);
 }
 
 /* ---- file reading and dispatch ------------------------------------------- */

@@ -170,8 +170,9 @@ static void test_regex(void **st)
 {
 	assert_string_equal(sv(call(SL_FN_REGEXP_EXTRACT, 3, slit("foo123bar"), slit("([a-z]+)(\\d+)"),
 	                            ilit(2))), "123");
+	/* no group: the whole match (Flink's SqlFunctionUtils.regexpExtract uses group 0) */
 	assert_string_equal(sv(call(SL_FN_REGEXP_EXTRACT, 2, slit("foo123bar"), slit("([a-z]+)(\\d+)"))),
-	                    "foo");
+	                    "foo123");
 	assert_true(isnull(call(SL_FN_REGEXP_EXTRACT, 2, slit("xyz"), slit("(\\d+)"))));
 	assert_int_equal(iv(call(SL_FN_REGEXP, 2, slit("abc42"), slit("\\d"))), 1);
 	assert_int_equal(iv(call(SL_FN_REGEXP, 2, slit("abc"), slit("^b"))), 0);

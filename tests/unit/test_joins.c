@@ -5,7 +5,8 @@
  * a residual predicate), the interval join (rows exactly on the bounds,
  * outer rows emitted when the watermark proves no match can come, state
  * freed, the held-back output watermark) and the window join (pairs and
- * padding when the watermark closes a window, late rows); each on both
+ * padding when the watermark closes a window, late rows; window semi and
+ * anti joins: the left rows with / without a match, NULL keys); each on both
  * state backends, and with a snapshot/restore in the middle of the stream
  * whose output equals an uninterrupted run's.
  *
@@ -139,7 +140,8 @@ static void h_init(harness *h, jtype t, sl_join_kind k, int res, int64_t lo, int
 	}
 	h->op = make_op(h, t, k, res, lo, hi);
 	assert_non_null(h->op);
-	assert_int_equal(sl_graph_add(&h->g, h->op, 2, 6, h->types, NULL), 0);
+	int nout = k == SL_JOIN_SEMI || k == SL_JOIN_ANTI ? 3 : 6; /* semi: left columns */
+	assert_int_equal(sl_graph_add(&h->g, h->op, 2, nout, h->types, NULL), 0);
 	h->cap = calloc(1, sizeof(capture_op));
 	h->cap->base.vt = &capture_vtab;
 	assert_int_equal(sl_graph_add(&h->g, &h->cap->base, 1, 0, NULL, NULL), 0);
@@ -463,6 +465,48 @@ static void test_window_join_fire(void **st)
 	h_deinit(&h);
 }
 
+static void test_window_semi_anti(void **st)
+{
+	const in_row rows[] = {{L, "a", 10, 1, I, -1}, {L, "a", 10, 1, I, -1},
+	                       {L, "b", 10, 2, I, -1}, {L, NULL, 10, 3, I, -1},
+	                       {L, "c", 20, 4, I, -1}, {R, "a", 10, 5, I, -1},
+	                       {R, "a", 10, 6, I, -1}, {R, NULL, 10, 7, I, -1},
+	                       {R, "c", 10, 8, I, -1}};
+	harness h;
+	h_init(&h, WINDOW, SL_JOIN_SEMI, 0, 0, 0);
+	feed(&h, rows, 9, 4);
+	wm(&h, L, 10);
+	wm(&h, R, 10);
+	/* each matched left row once (two matches, two identical rows) */
+	assert_string_equal(out(&h), "+I[a, 2026-08-01 09:00:10, 1]\n"
+	                             "+I[a, 2026-08-01 09:00:10, 1]\n");
+	reset_out(&h);
+	end_inputs(&h); /* c's right row was in another window */
+	assert_string_equal(out(&h), "");
+	h_deinit(&h);
+
+	h_init(&h, WINDOW, SL_JOIN_ANTI, 0, 0, 0);
+	feed(&h, rows, 9, 4);
+	wm(&h, L, 10);
+	wm(&h, R, 10);
+	/* unmatched left rows, the NULL key among them */
+	assert_same_rows(out(&h), "+I[b, 2026-08-01 09:00:10, 2]\n"
+	                          "+I[NULL, 2026-08-01 09:00:10, 3]\n");
+	reset_out(&h);
+	end_inputs(&h);
+	assert_string_equal(out(&h), "+I[c, 2026-08-01 09:00:20, 4]\n");
+	h_deinit(&h);
+
+	/* a residual: l.v < r.v */
+	h_init(&h, WINDOW, SL_JOIN_ANTI, 1, 0, 0);
+	const in_row res[] = {{L, "a", 10, 5, I, -1}, {L, "a", 10, 9, I, -1},
+	                      {R, "a", 10, 7, I, -1}};
+	feed(&h, res, 3, 4);
+	end_inputs(&h);
+	assert_string_equal(out(&h), "+I[a, 2026-08-01 09:00:10, 9]\n");
+	h_deinit(&h);
+}
+
 static const in_row wj_rows[] = {
 	{L, "a", 10, 1, I, -1}, {R, "a", 10, 2, I, -1}, {R, "b", 10, 3, I, -1},
 	{L, "a", 20, 4, I, 5}, {L, "c", 20, 5, I, 10}, {R, "a", 20, 6, I, 10},
@@ -474,6 +518,10 @@ static void test_window_join_snapshot_restore(void **st)
 	for (int cut = 1; cut <= 9; cut += 4) {
 		roundtrip(WINDOW, SL_JOIN_INNER, 0, 0, wj_rows, 9, cut, NULL);
 		roundtrip(WINDOW, SL_JOIN_FULL, 0, 0, wj_rows, 9, cut, NULL);
+	}
+	for (int cut = 0; cut <= 9; cut++) {
+		roundtrip(WINDOW, SL_JOIN_SEMI, 0, 0, wj_rows, 9, cut, NULL);
+		roundtrip(WINDOW, SL_JOIN_ANTI, 0, 0, wj_rows, 9, cut, NULL);
 	}
 }
 
@@ -487,6 +535,7 @@ static void run_all(void)
 		cmocka_unit_test(test_interval_outer_and_cleanup),
 		cmocka_unit_test(test_interval_snapshot_restore),
 		cmocka_unit_test(test_window_join_fire),
+		cmocka_unit_test(test_window_semi_anti),
 		cmocka_unit_test(test_window_join_snapshot_restore),
 	};
 	if (cmocka_run_group_tests_name(g_backend, tests, NULL, NULL))

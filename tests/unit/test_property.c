@@ -21,6 +21,16 @@
  *             rows; windows are computed in SQL over epoch milliseconds
  *             and DECIMALs are stored as integer cents.  The generator's
  *             premise is checked too: the job reports no late rows.
+ *   mutants   For the FILTER / DISTINCT cases (every aggregate with
+ *             FILTER, DISTINCT or both, windowed and not), each oracle
+ *             mutant (one FILTER clause or one DISTINCT removed) must
+ *             differ from the engine's answer for some seed, so the inputs
+ *             are known to exercise every FILTER and DISTINCT.
+ *
+ * proctime  The TUMBLE, HOP, CUMULATE and SESSION queries over a PROCTIME()
+ *           column instead, on the manual clock (sl_set_processing_time):
+ *           rows arrive at the largest ts so far; batch sizes agree and
+ *           the final result equals sqlite3's over those arrival times.
  *
  * A failure prints the seed, the query, the batch size and the first
  * differing rows.  The oracle tests are skipped when no sqlite3 binary is
@@ -64,6 +74,7 @@ typedef struct prop_query {
 	const char *oracle; /* SQLite query printing each result row as the
 	                       engine's text form, one per line */
 	const char *late_oracle; /* the same for the late side output lt */
+	int mutate;         /* check that each oracle mutant (oracle_mutant) differs */
 } prop_query;
 
 /* Generator parameters: disorder is the largest distance a row's ts may lag
@@ -628,6 +639,68 @@ static int prop_check_oracle(const prop_query *q, prop_rows *rows, const prop_ou
 	                   ctx);
 }
 
+/* ---- oracle mutants ---------------------------------------------------------- */
+
+/*
+ * The n-th mutant of an oracle query: its n-th "FILTER (WHERE ...)" clause
+ * removed, or (past the last FILTER) its k-th "(DISTINCT " made "(" (an
+ * aggregate's DISTINCT; a lower-case "(distinct " is left alone: for MIN
+ * and MAX it cannot matter).  A case with `mutate` set must give, for some
+ * seed, an answer that each of its mutants does not: otherwise its inputs
+ * never exercise that FILTER or DISTINCT, and the comparison proves
+ * nothing about it.  Returns a malloc'd string (what: the removed text in
+ * brackets after the text before it), or NULL when n is past the last
+ * mutant.
+ */
+static char *oracle_mutant(const char *sql, int n, char *what, size_t wl)
+{
+	static const char *const pat[] = {" FILTER (WHERE ", "(DISTINCT "};
+	for (int k = 0; k < 2; k++) {
+		for (const char *p = strstr(sql, pat[k]); p; p = strstr(p + 1, pat[k])) {
+			if (n-- > 0)
+				continue;
+			const char *from = k ? p + 1 : p, *to = from + strlen(k ? "DISTINCT " : pat[0]);
+			if (!k) /* to the parenthesis closing "(WHERE" */
+				for (int depth = 1; *to && depth; to++)
+					depth += *to == '(' ? 1 : *to == ')' ? -1 : 0;
+			/* what: the removed text, after up to 40 characters before it */
+			const char *ctx = from - sql > 40 ? from - 40 : sql;
+			snprintf(what, wl, "...%.*s[%.*s]", (int)(from - ctx), ctx, (int)(to - from), from);
+			char *m = malloc(strlen(sql) + 1);
+			assert_non_null(m);
+			memcpy(m, sql, (size_t)(from - sql));
+			strcpy(m + (from - sql), to);
+			return m;
+		}
+	}
+	return NULL;
+}
+
+/* Marks in killed[] the mutants of q's oracle whose answer over rows
+ * differs from the engine's final result in out. */
+static void kill_mutants(const prop_query *q, prop_rows *rows, const prop_out *out,
+                         char *killed, int nmut)
+{
+	int ne = 0;
+	char **eng = final_rows(out, "select", &ne, q->name);
+	assert_non_null(eng);
+	for (int i = 0; i < nmut; i++) {
+		if (killed[i])
+			continue;
+		char what[200];
+		char *m = oracle_mutant(q->oracle, i, what, sizeof(what));
+		int nm = 0;
+		char **got = oracle_lines(m, "select", rows, &nm);
+		int same = nm == ne;
+		for (int j = 0; same && j < ne; j++)
+			same = !strcmp(eng[j], got[j]);
+		killed[i] = !same;
+		free_lines(got, nm);
+		free(m);
+	}
+	free_lines(eng, ne);
+}
+
 /* ---- the queries ---------------------------------------------------------- */
 
 /* SQLite text forms of the engine's Flink text (see prop_util.h). */
@@ -678,90 +751,157 @@ static int prop_check_oracle(const prop_query *q, prop_rows *rows, const prop_ou
 	DEC("MIN(amt)") SEP DEC("MAX(amt)")
 #define WKEY_LITE "'[' || k" SEP TS("ws") SEP TS("we") SEP
 
+/*
+ * Every aggregate with FILTER, with DISTINCT and with both (FD_SQL; the
+ * DISTINCT arguments are v % M, so values repeat within a group, and a
+ * value is often first seen on a row its FILTER rejects), plus FIRST_VALUE
+ * and LAST_VALUE with FILTER (FV_SQL: append-only input only).  On the
+ * SQLite side the aggregates are computed once each in an inner query
+ * (so that an oracle mutant changes one aggregate), then printed: AVG of
+ * BIGINT as SQLite's AVG truncated toward zero (exact for these sums),
+ * FIRST_VALUE / LAST_VALUE as the value of the smallest / largest seq
+ * among the rows that pass the FILTER with a non-NULL argument.
+ */
+#define FD_SQL(M)                                                                  \
+	"COUNT(DISTINCT v % " M ") FILTER (WHERE amt > 50), COUNT(DISTINCT v % " M "), "    \
+	"COUNT(*) FILTER (WHERE v > 0), COUNT(v) FILTER (WHERE amt < 0), "                   \
+	"SUM(DISTINCT v % " M ") FILTER (WHERE amt > 50), SUM(amt) FILTER (WHERE v % 2 = 0), " \
+	"AVG(v) FILTER (WHERE amt > 0), AVG(DISTINCT v % " M ") FILTER (WHERE amt < 100), "   \
+	"AVG(amt) FILTER (WHERE v > 0), MIN(v) FILTER (WHERE amt > 50), "                     \
+	"MAX(amt) FILTER (WHERE v < 0), MIN(DISTINCT v % " M ") FILTER (WHERE v > 0), "    \
+	"MAX(DISTINCT v) FILTER (WHERE v < 50), MAX(CAST(v AS STRING)) FILTER (WHERE amt > 0 AND v < 90), " \
+	"MIN(CAST(v AS STRING)) FILTER (WHERE amt < 100 AND v > 0), "                                   \
+	"COUNT(DISTINCT CAST(v % " M " AS STRING)) FILTER (WHERE amt > 0)"
+#define FD_INNER(M)                                                                \
+	"COUNT(DISTINCT v % " M ") FILTER (WHERE amt > 5000) AS a1, COUNT(DISTINCT v % " M  \
+	") AS a2, COUNT(*) FILTER (WHERE v > 0) AS a3, COUNT(v) FILTER (WHERE amt < 0) AS a4, " \
+	"SUM(DISTINCT v % " M ") FILTER (WHERE amt > 5000) AS a5, "                           \
+	"SUM(amt) FILTER (WHERE v % 2 = 0) AS a6, CAST(AVG(v) FILTER (WHERE amt > 0) AS INTEGER) AS a7, " \
+	"CAST(AVG(DISTINCT v % " M ") FILTER (WHERE amt < 10000) AS INTEGER) AS a8, "          \
+	"SUM(amt) FILTER (WHERE v > 0) AS a9s, COUNT(amt) FILTER (WHERE v > 0) AS a9c, "      \
+	"MIN(v) FILTER (WHERE amt > 5000) AS a10, MAX(amt) FILTER (WHERE v < 0) AS a11, "     \
+	"MIN(distinct v % " M ") FILTER (WHERE v > 0) AS a12, "                          \
+	"MAX(distinct v) FILTER (WHERE v < 50) AS a13, "                                     \
+	"MAX(CAST(v AS TEXT)) FILTER (WHERE amt > 0 AND v < 90) AS a14, "                                \
+	"MIN(CAST(v AS TEXT)) FILTER (WHERE amt < 10000 AND v > 0) AS a15, "                            \
+	"COUNT(DISTINCT CAST(v % " M " AS TEXT)) FILTER (WHERE amt > 0) AS a16"
+#define FD_OUTER                                                                   \
+	"a1" SEP "a2" SEP "a3" SEP "a4" SEP INT("a5") SEP DEC("a6") SEP INT("a7") SEP INT("a8") SEP \
+	AVGDEC("a9s", "a9c") SEP INT("a10") SEP DEC("a11") SEP INT("a12") SEP INT("a13") SEP      \
+	INT("a14") SEP INT("a15") SEP "a16"
+#define FV_SQL "FIRST_VALUE(v) FILTER (WHERE amt > 50), LAST_VALUE(amt) FILTER (WHERE v > 0)"
+#define FV_INNER                                                                   \
+	"MIN(CASE WHEN v IS NOT NULL THEN printf('%06d|%d', seq, v) END) FILTER (WHERE amt > 5000) " \
+	"AS f1, MAX(CASE WHEN amt IS NOT NULL THEN printf('%06d|%d', seq, amt) END) "             \
+	"FILTER (WHERE v > 0) AS f2"
+#define FV_OUTER INT("substr(f1, 8)") SEP DEC("CAST(substr(f2, 8) AS INTEGER)")
+
 #define TVF(kind, args) "FROM TABLE(" kind "(TABLE t, DESCRIPTOR(ts), " args ")) "
 #define GB_WIN "GROUP BY k, window_start, window_end "
 
 static const prop_query QUERIES[] = {
 	{"tumble_aggs", 2,
 	 "SELECT k, window_start, window_end, " AGGS_SQL " " TVF("TUMBLE", "INTERVAL '5' SECOND") GB_WIN,
-	 W_TUMBLE("5000", "0") "SELECT " WKEY_LITE AGGS_LITE " || ']' FROM w GROUP BY k, ws, we", NULL},
+	 W_TUMBLE("5000", "0") "SELECT " WKEY_LITE AGGS_LITE " || ']' FROM w GROUP BY k, ws, we", NULL, 0},
 	{"tumble_having", 2,
 	 "SELECT k, window_start, window_end, SUM(amt), COUNT(*) " TVF("TUMBLE", "INTERVAL '5' SECOND")
 	 GB_WIN "HAVING COUNT(*) > 3",
 	 W_TUMBLE("5000", "0") "SELECT " WKEY_LITE DEC("SUM(amt)") SEP "COUNT(*) || ']' FROM w "
-	 "GROUP BY k, ws, we HAVING COUNT(*) > 3", NULL},
+	 "GROUP BY k, ws, we HAVING COUNT(*) > 3", NULL, 0},
 	{"tumble_global", 1,
 	 "SELECT window_start, window_end, COUNT(*), SUM(v), MAX(amt) "
 	 TVF("TUMBLE", "INTERVAL '3' SECOND") "GROUP BY window_start, window_end",
 	 W_TUMBLE("3000", "0") "SELECT '[' || " TS("ws") SEP TS("we") SEP "COUNT(*)" SEP INT("SUM(v)") SEP
-	 DEC("MAX(amt)") " || ']' FROM w GROUP BY ws, we", NULL},
+	 DEC("MAX(amt)") " || ']' FROM w GROUP BY ws, we", NULL, 0},
 	{"hop_aggs", 2,
 	 "SELECT k, window_start, window_end, " AGGS_SQL " "
 	 TVF("HOP", "INTERVAL '2' SECOND, INTERVAL '6' SECOND") GB_WIN,
-	 W_HOP("2000", "6000", "0") "SELECT " WKEY_LITE AGGS_LITE " || ']' FROM w GROUP BY k, ws, we", NULL},
+	 W_HOP("2000", "6000", "0") "SELECT " WKEY_LITE AGGS_LITE " || ']' FROM w GROUP BY k, ws, we", NULL, 0},
 	{"cumulate_aggs", 2,
 	 "SELECT k, window_start, window_end, " AGGS_SQL " "
 	 TVF("CUMULATE", "INTERVAL '2' SECOND, INTERVAL '8' SECOND") GB_WIN,
-	 W_CUM("2000", "8000", "0") "SELECT " WKEY_LITE AGGS_LITE " || ']' FROM w GROUP BY k, ws, we", NULL},
+	 W_CUM("2000", "8000", "0") "SELECT " WKEY_LITE AGGS_LITE " || ']' FROM w GROUP BY k, ws, we", NULL, 0},
 	{"tumble_lateness", 2,
 	 "SELECT k, window_start, window_end, SUM(amt), COUNT(*), MIN(v), MAX(v), AVG(amt) "
 	 TVF("TUMBLE", "INTERVAL '5' SECOND") GB_WIN "ALLOWED LATENESS INTERVAL '4' SECOND",
 	 W_TUMBLE("5000", "4000") "SELECT " WKEY_LITE DEC("SUM(amt)") SEP "COUNT(*)" SEP INT("MIN(v)") SEP
-	 INT("MAX(v)") SEP AVGDEC("SUM(amt)", "COUNT(amt)") " || ']' FROM w GROUP BY k, ws, we", NULL},
+	 INT("MAX(v)") SEP AVGDEC("SUM(amt)", "COUNT(amt)") " || ']' FROM w GROUP BY k, ws, we", NULL, 0},
 	{"tumble_having_lateness", 2,
 	 "SELECT k, window_start, window_end, SUM(v), COUNT(*) " TVF("TUMBLE", "INTERVAL '5' SECOND")
 	 GB_WIN "HAVING SUM(v) > 100 ALLOWED LATENESS INTERVAL '6' SECOND",
 	 W_TUMBLE("5000", "6000") "SELECT " WKEY_LITE INT("SUM(v)") SEP "COUNT(*) || ']' FROM w "
-	 "GROUP BY k, ws, we HAVING SUM(v) > 100", NULL},
+	 "GROUP BY k, ws, we HAVING SUM(v) > 100", NULL, 0},
 	{"hop_late_side", 2,
 	 "SELECT k, window_start, window_end, COUNT(*), SUM(amt) "
 	 TVF("HOP", "INTERVAL '1' SECOND, INTERVAL '3' SECOND") GB_WIN "ON LATE INSERT INTO lt",
 	 W_HOP("1000", "3000", "0") "SELECT " WKEY_LITE "COUNT(*)" SEP DEC("SUM(amt)") " || ']' FROM w "
 	 "GROUP BY k, ws, we",
-	 W_HOP("1000", "3000", "0") LATE_ROWS},
+	 W_HOP("1000", "3000", "0") LATE_ROWS, 0},
 	{"cumulate_lateness", 2,
 	 "SELECT k, window_start, window_end, COUNT(*), MAX(v), SUM(amt) "
 	 TVF("CUMULATE", "INTERVAL '1' SECOND, INTERVAL '4' SECOND") GB_WIN
 	 "ALLOWED LATENESS INTERVAL '3' SECOND",
 	 W_CUM("1000", "4000", "3000") "SELECT " WKEY_LITE "COUNT(*)" SEP INT("MAX(v)") SEP DEC("SUM(amt)")
-	 " || ']' FROM w GROUP BY k, ws, we", NULL},
+	 " || ']' FROM w GROUP BY k, ws, we", NULL, 0},
 	{"tumble_late_side_lateness", 2,
 	 "SELECT k, window_start, window_end, COUNT(v), MIN(amt) "
 	 TVF("TUMBLE", "INTERVAL '2' SECOND") GB_WIN
 	 "ALLOWED LATENESS INTERVAL '1' SECOND ON LATE INSERT INTO lt",
 	 W_TUMBLE("2000", "1000") "SELECT " WKEY_LITE "COUNT(v)" SEP DEC("MIN(amt)") " || ']' FROM w "
 	 "GROUP BY k, ws, we",
-	 W_TUMBLE("2000", "1000") LATE_ROWS},
+	 W_TUMBLE("2000", "1000") LATE_ROWS, 0},
 	{"tumble_distinct_aggs", 2,
 	 "SELECT k, window_start, window_end, COUNT(DISTINCT v), SUM(DISTINCT v), COUNT(*) "
 	 TVF("TUMBLE", "INTERVAL '4' SECOND") GB_WIN "ALLOWED LATENESS INTERVAL '2' SECOND",
 	 W_TUMBLE("4000", "2000") "SELECT " WKEY_LITE "COUNT(DISTINCT v)" SEP INT("SUM(DISTINCT v)") SEP
-	 "COUNT(*) || ']' FROM w GROUP BY k, ws, we", NULL},
+	 "COUNT(*) || ']' FROM w GROUP BY k, ws, we", NULL, 0},
 	/* sessions: batching only (a batch oracle differs by design where a row
 	 * touches a session the watermark has already closed) */
 	{"session", 2,
 	 "SELECT k, window_start, window_end, COUNT(*), SUM(v), MAX(amt) "
 	 "FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND)) " GB_WIN,
-	 NULL, NULL},
+	 NULL, NULL, 0},
 	{"session_lateness", 2,
 	 "SELECT k, window_start, window_end, COUNT(*), MIN(v) "
 	 "FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '800' MILLISECOND)) "
 	 GB_WIN "ALLOWED LATENESS INTERVAL '3' SECOND ON LATE INSERT INTO lt",
-	 NULL, NULL},
+	 NULL, NULL, 0},
+	{"session_filter", 2,
+	 "SELECT k, window_start, window_end, COUNT(*) FILTER (WHERE v > 0), SUM(amt) FILTER "
+	 "(WHERE v < 0), MIN(v) FILTER (WHERE amt > 50), AVG(v) FILTER (WHERE amt < 0) "
+	 "FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND)) " GB_WIN
+	 "ALLOWED LATENESS INTERVAL '2' SECOND",
+	 NULL, NULL, 0},
 	{"group_by", 1,
 	 "SELECT k, COUNT(*), SUM(amt), MIN(v), MAX(v), AVG(v), COUNT(amt) FROM t GROUP BY k",
 	 "SELECT '[' || k" SEP "COUNT(*)" SEP DEC("SUM(amt)") SEP INT("MIN(v)") SEP INT("MAX(v)") SEP
-	 AVGINT("v") SEP "COUNT(amt) || ']' FROM t GROUP BY k", NULL},
+	 AVGINT("v") SEP "COUNT(amt) || ']' FROM t GROUP BY k", NULL, 0},
 	{"group_by_having", 1,
 	 "SELECT k, SUM(v), COUNT(*) FROM t GROUP BY k HAVING COUNT(*) % 3 = 1",
 	 "SELECT '[' || k" SEP INT("SUM(v)") SEP "COUNT(*) || ']' FROM t GROUP BY k "
-	 "HAVING COUNT(*) % 3 = 1", NULL},
+	 "HAVING COUNT(*) % 3 = 1", NULL, 0},
+	/* FILTER and DISTINCT, windowed (with and without lateness) and not */
+	{"tumble_filter_distinct", 2,
+	 "SELECT k, window_start, window_end, " FD_SQL("7") ", " FV_SQL " "
+	 TVF("TUMBLE", "INTERVAL '5' SECOND") GB_WIN,
+	 W_TUMBLE("5000", "0") "SELECT " WKEY_LITE FD_OUTER SEP FV_OUTER " || ']' FROM (SELECT k, "
+	 "ws, we, " FD_INNER("7") ", " FV_INNER " FROM w GROUP BY k, ws, we)", NULL, 1},
+	{"hop_filter_distinct_lateness", 2,
+	 "SELECT k, window_start, window_end, " FD_SQL("5") ", " FV_SQL " "
+	 TVF("HOP", "INTERVAL '2' SECOND, INTERVAL '6' SECOND") GB_WIN
+	 "ALLOWED LATENESS INTERVAL '3' SECOND",
+	 W_HOP("2000", "6000", "3000") "SELECT " WKEY_LITE FD_OUTER SEP FV_OUTER " || ']' FROM ("
+	 "SELECT k, ws, we, " FD_INNER("5") ", " FV_INNER " FROM w GROUP BY k, ws, we)", NULL, 1},
+	{"group_by_filter_distinct", 1,
+	 "SELECT k, " FD_SQL("41") ", " FV_SQL " FROM t GROUP BY k",
+	 "SELECT '[' || k" SEP FD_OUTER SEP FV_OUTER " || ']' FROM (SELECT k, " FD_INNER("41") ", "
+	 FV_INNER " FROM t GROUP BY k)", NULL, 1},
 	{"distinct", -1, "SELECT DISTINCT k, v FROM t",
-	 "SELECT DISTINCT '[' || k" SEP INT("v") " || ']' FROM t", NULL},
+	 "SELECT DISTINCT '[' || k" SEP INT("v") " || ']' FROM t", NULL, 0},
 	{"where_projection", -1,
 	 "SELECT k, v, amt, v * 2 AS v2 FROM t WHERE v > 10 OR amt IS NULL",
 	 "SELECT '[' || k" SEP INT("v") SEP DEC("amt") SEP INT("v * 2") " || ']' FROM t "
-	 "WHERE v > 10 OR amt IS NULL", NULL},
+	 "WHERE v > 10 OR amt IS NULL", NULL, 0},
 };
 #define NQUERIES ((int)(sizeof(QUERIES) / sizeof(QUERIES[0])))
 
@@ -819,6 +959,11 @@ static void test_oracle(void **state)
 	const prop_query *q = *state;
 	if (!prop_have_sqlite())
 		skip();
+	char what[200], killed[64] = {0};
+	int nmut = 0;
+	for (char *m; q->mutate && (m = oracle_mutant(q->oracle, nmut, what, sizeof(what)));)
+		free(m), nmut++;
+	assert_true(nmut <= 64);
 	for (int s = 0; s < 2 * NSEEDS; s++) {
 		/* even: in order (WM_DELAY_MS disorder at most); odd: late rows */
 		int inorder = s % 2 == 0;
@@ -838,6 +983,8 @@ static void test_oracle(void **state)
 				print_error("%s: generator premise broken, the job saw late rows:\n%s", ctx,
 				            out.stats);
 			ok = ok && prop_check_oracle(q, &rows, &out, ctx);
+			if (ok && bi)
+				kill_mutants(q, &rows, &out, killed, nmut);
 			prop_out_free(&out);
 			if (!ok) {
 				print_error("query: %s\nsqlite3: %s\n", q->sql, q->oracle);
@@ -849,6 +996,152 @@ static void test_oracle(void **state)
 		}
 		prop_rows_free(&rows);
 	}
+	int alive = 0;
+	for (int i = 0; i < nmut; i++)
+		if (!killed[i]) {
+			free(oracle_mutant(q->oracle, i, what, sizeof(what)));
+			print_error("query %s: the oracle without the part in brackets (%s) gives the "
+			            "engine's answer for every seed: the inputs do not exercise it\n",
+			            q->name, what);
+			alive++;
+		}
+	if (alive)
+		fail();
+}
+
+/* ---- processing-time windows on the manual clock ----------------------------- */
+
+/*
+ * The window queries above over PROCTIME() instead of the rowtime (issue 8).
+ * Each generated row arrives at processing time a(i) = the largest ts so far
+ * (non-decreasing, as a clock is): the manual clock is set to a(i) before
+ * the rows arriving then are pushed (one push per instant), and a day after
+ * the last one before end of input, so that every window fires (windows
+ * still open at end of input are not fired, as in Flink).  Properties:
+ * batch sizes 1 and 7 give the changes of 1024, and the final result equals
+ * the event-time query's sqlite3 answer over rows whose ts is a(i).
+ */
+static const char *PROC_DDL =
+	"CREATE TABLE t (k STRING, v BIGINT, amt DECIMAL(10, 2), ts TIMESTAMP(3),"
+	"  pt AS PROCTIME()) WITH ('connector' = 'push');";
+
+static const char *const PROC_QUERIES[] = {"tumble_aggs", "tumble_global", "hop_aggs",
+                                           "cumulate_aggs", "session"};
+#define NPROC ((int)(sizeof(PROC_QUERIES) / sizeof(PROC_QUERIES[0])))
+
+/* sql with every DESCRIPTOR(ts) made DESCRIPTOR(pt); malloc'd. */
+static char *proc_sql(const char *sql)
+{
+	char *r = malloc(strlen(sql) + 1), *o = r;
+	assert_non_null(r);
+	for (const char *p = sql; *p;) {
+		if (!strncmp(p, "DESCRIPTOR(ts)", 14)) {
+			memcpy(o, "DESCRIPTOR(pt)", 14);
+			o += 14, p += 14;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = 0;
+	return r;
+}
+
+/* Generated rows with ts replaced by their arrival times a(i). */
+static void proc_rows(uint64_t seed, prop_rows *r)
+{
+	prop_gen g = {seed, NROWS, 8000, 0};
+	prop_gen_rows(&g, r);
+	for (int i = 1; i < r->n; i++)
+		if (r->ts[i] < r->ts[i - 1])
+			r->ts[i] = r->ts[i - 1];
+	free(r->json);
+	r->json = NULL;
+	rows_render(r);
+	r->id |= UINT64_C(1) << 62; /* its own SQLite copy */
+}
+
+static int proc_run(const char *sql, const prop_rows *rows, int batch, prop_out *out)
+{
+	memset(out, 0, sizeof(*out));
+	sl_engine *e;
+	char bs[16];
+	snprintf(bs, sizeof(bs), "%d", batch);
+	if (sl_engine_open(&e))
+		return -1;
+	int rc = sl_set(e, "sluice.poll.format", "text");
+	if (!rc)
+		rc = sl_set(e, "sluice.batch-size", bs);
+	if (!rc)
+		rc = sl_set_processing_time(e, rows->ts[0] * 1000);
+	if (!rc)
+		rc = sl_exec(e, PROC_DDL);
+	if (!rc)
+		rc = sl_exec(e, sql);
+	const char *p = rows->json;
+	for (int i = 0; !rc && i < rows->n;) {
+		const char *q = p;
+		int j = i;
+		for (; j < rows->n && rows->ts[j] == rows->ts[i]; j++)
+			q = strchr(q, '\n') + 1;
+		rc = sl_set_processing_time(e, rows->ts[i] * 1000);
+		if (!rc)
+			rc = sl_push_json_lines(e, "t", p, (size_t)(q - p));
+		sl_poll(e, collect, out);
+		p = q;
+		i = j;
+	}
+	if (!rc)
+		rc = sl_set_processing_time(e, (rows->ts[rows->n - 1] + 86400000) * 1000);
+	if (!rc)
+		rc = sl_push_end(e, "t");
+	sl_poll(e, collect, out);
+	out->stats = strdup(sl_job_stats(e, 0));
+	out->late_rows = late_count(out->stats);
+	if (rc)
+		print_error("processing-time query, batch size %d: %s\n%s\n", batch, sl_errmsg(e), sql);
+	sl_engine_close(e);
+	return rc ? -1 : 0;
+}
+
+static void test_proctime(void **state)
+{
+	const prop_query *q = *state;
+	char *sql = proc_sql(q->sql);
+	prop_query pq = *q;
+	pq.sql = sql;
+	for (int s = 0; s < NSEEDS; s++) {
+		prop_rows rows;
+		proc_rows(SEEDS[s] * 31 + 5, &rows);
+		prop_out base;
+		assert_int_equal(proc_run(sql, &rows, 1024, &base), 0);
+		char ctx[256];
+		int ok = base.n > 0 && base.late_rows == 0;
+		if (!ok)
+			print_error("seed %llu, processing-time %s: %d rows, %lld late\n",
+			            (unsigned long long)SEEDS[s], q->name, base.n, base.late_rows);
+		for (int b = 0; ok && b < 2; b++) {
+			prop_out other;
+			assert_int_equal(proc_run(sql, &rows, b ? 7 : 1, &other), 0);
+			snprintf(ctx, sizeof(ctx), "seed %llu, processing-time %s, batch size %d vs 1024",
+			         (unsigned long long)SEEDS[s], q->name, b ? 7 : 1);
+			ok = prop_same_multiset(&base, &other, ctx) &&
+			     prop_same_key_sequences(&base, &other, q->nkey, ctx);
+			prop_out_free(&other);
+		}
+		if (ok && q->oracle && prop_have_sqlite()) {
+			snprintf(ctx, sizeof(ctx), "seed %llu, processing-time %s vs sqlite3",
+			         (unsigned long long)SEEDS[s], q->name);
+			ok = prop_check_oracle(&pq, &rows, &base, ctx);
+		}
+		prop_out_free(&base);
+		prop_rows_free(&rows);
+		if (!ok) {
+			print_error("query: %s\n", sql);
+			free(sql);
+			fail();
+		}
+	}
+	free(sql);
 }
 
 /* ---- a fixed regression-style case ----------------------------------------- */
@@ -859,7 +1152,7 @@ static void test_lateness_changelog_example(void **state)
 	prop_query q = {"example", 2,
 	                "SELECT k, window_start, window_end, COUNT(*), SUM(v) "
 	                TVF("TUMBLE", "INTERVAL '5' SECOND") GB_WIN
-	                "ALLOWED LATENESS INTERVAL '5' SECOND", NULL, NULL};
+	                "ALLOWED LATENESS INTERVAL '5' SECOND", NULL, NULL, 0};
 	prop_rows rows;
 	prop_rows_from_ms(&rows, (const int64_t[]){1000, 9000, 2000, 20000}, 4);
 	prop_out out;
@@ -883,8 +1176,8 @@ static void test_lateness_changelog_example(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[2 * NQUERIES + 1];
-	static char names[2 * NQUERIES][96];
+	struct CMUnitTest tests[2 * NQUERIES + 1 + NPROC];
+	static char names[2 * NQUERIES + NPROC][96];
 	int n = 0;
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_lateness_changelog_example);
 	for (int i = 0; i < NQUERIES; i++) {
@@ -897,6 +1190,14 @@ int main(void)
 		tests[n++] = (struct CMUnitTest){names[2 * i + 1], test_oracle, NULL, NULL,
 		                                 (void *)&QUERIES[i]};
 	}
+	for (int i = 0; i < NPROC; i++)
+		for (int j = 0; j < NQUERIES; j++) {
+			if (strcmp(QUERIES[j].name, PROC_QUERIES[i]))
+				continue;
+			snprintf(names[2 * NQUERIES + i], sizeof(names[0]), "proctime_%s", QUERIES[j].name);
+			tests[n++] = (struct CMUnitTest){names[2 * NQUERIES + i], test_proctime, NULL, NULL,
+			                                 (void *)&QUERIES[j]};
+		}
 	int rc = _cmocka_run_group_tests("property", tests, (size_t)n, NULL, NULL);
 	prop_cleanup();
 	return rc;

@@ -2,7 +2,12 @@
  * test_property_stateful.c - the sqlite3 oracle property (test_property.c)
  * for the stateful operators of issue 4: regular, interval and window
  * joins, deduplication, Top-N, OVER aggregates, and group aggregates over
- * updating inputs, driven through the public API (include/sluice.h).
+ * updating inputs; and of issue 8's query forms: INTERSECT / EXCEPT [ALL]
+ * (also over GROUP BYs), Top-N rank ranges not starting at 1, ORDER BY ..
+ * LIMIT .. OFFSET, LIMIT alone and ORDER BY the rowtime; driven through
+ * the public API (include/sluice.h).  Each of issue 8's cases was checked
+ * to fail with its oracle mutated (a bound, a set operator or an ordering
+ * changed).
  *
  * Property: for random append-only inputs in which no row is late, the
  * final state of each query (its changelog applied as a multiset: +I/+U
@@ -27,7 +32,10 @@
  * with 'table.exec.mini-batch.enabled'; one seed runs at batch size 3 with
  * a snapshot/restore after every chunk.  Besides the oracle, the multiset
  * of changes (kind and row) must be the same in every run of a seed but the
- * mini-batch one (which folds changes by design).
+ * mini-batch one (which folds changes by design).  The FILTER / DISTINCT
+ * cases (every aggregate with FILTER, DISTINCT or both, under retractions)
+ * also check that each oracle mutant (one FILTER clause or one DISTINCT
+ * removed) differs from the engine's answer for some seed.
  *
  * The SQLite side has t and u with a seq column (arrival order within the
  * table), ts as epoch milliseconds and amt as integer cents, and prints
@@ -90,6 +98,7 @@ typedef struct sq_query {
 	const char *oracle; /* SQLite query printing each result row as the
 	                       engine's text form "[a, b, ...]", one per line */
 	const char *skip;
+	int mutate;         /* check that each oracle mutant (oracle_mutant) differs */
 } sq_query;
 
 /* One table's rows. */
@@ -548,6 +557,63 @@ static char **oracle_lines(const char *sql, const char *db, int *n)
 	return v;
 }
 
+/* ---- oracle mutants ---------------------------------------------------------- */
+
+/*
+ * The n-th mutant of an oracle query: its n-th "FILTER (WHERE ...)" clause
+ * removed, or (past the last FILTER) its k-th "(DISTINCT " made "(" (an
+ * aggregate's DISTINCT; a lower-case "(distinct " is left alone: for MIN
+ * and MAX it cannot matter).  A case with `mutate` set must give, for some
+ * seed, an answer that each of its mutants does not: otherwise its inputs
+ * never exercise that FILTER or DISTINCT, and the comparison proves
+ * nothing about it.  Returns a malloc'd string (what: the removed text in
+ * brackets after the text before it), or NULL when n is past the last
+ * mutant.  (The same as test_property.c's.)
+ */
+static char *oracle_mutant(const char *sql, int n, char *what, size_t wl)
+{
+	static const char *const pat[] = {" FILTER (WHERE ", "(DISTINCT "};
+	for (int k = 0; k < 2; k++) {
+		for (const char *p = strstr(sql, pat[k]); p; p = strstr(p + 1, pat[k])) {
+			if (n-- > 0)
+				continue;
+			const char *from = k ? p + 1 : p, *to = from + strlen(k ? "DISTINCT " : pat[0]);
+			if (!k) /* to the parenthesis closing "(WHERE" */
+				for (int depth = 1; *to && depth; to++)
+					depth += *to == '(' ? 1 : *to == ')' ? -1 : 0;
+			const char *ctx = from - sql > 40 ? from - 40 : sql;
+			snprintf(what, wl, "...%.*s[%.*s]", (int)(from - ctx), ctx, (int)(to - from), from);
+			char *m = malloc(strlen(sql) + 1);
+			assert_non_null(m);
+			memcpy(m, sql, (size_t)(from - sql));
+			strcpy(m + (from - sql), to);
+			return m;
+		}
+	}
+	return NULL;
+}
+
+/* Marks in killed[] the mutants of q's oracle whose answer over database
+ * db differs from the engine's final result eng[0..ne). */
+static void kill_mutants(const sq_query *q, const char *db, char **eng, int ne, char *killed,
+                         int nmut)
+{
+	for (int i = 0; i < nmut; i++) {
+		if (killed[i])
+			continue;
+		char what[200];
+		char *m = oracle_mutant(q->oracle, i, what, sizeof(what));
+		int nm = 0;
+		char **got = oracle_lines(m, db, &nm);
+		int same = nm == ne;
+		for (int j = 0; same && j < ne; j++)
+			same = !strcmp(eng[j], got[j]);
+		killed[i] = !same;
+		free_lines(got, nm);
+		free(m);
+	}
+}
+
 /* ---- the queries ---------------------------------------------------------- */
 
 /* SQLite text forms of the engine's Flink text. */
@@ -613,12 +679,54 @@ static char **oracle_lines(const char *sql, const char *db, int *n)
 	N_("(SUM(v) OVER w) / (COUNT(v) OVER w)"))                                                \
 	" FROM t WINDOW w AS (PARTITION BY k ORDER BY " order " " frame ")"
 
+/*
+ * Every aggregate with FILTER, with DISTINCT and with both over an updating
+ * input (FIRST_VALUE and LAST_VALUE are refused there): the DISTINCT
+ * arguments are v % M, so values repeat within a group and are often first
+ * seen, or last retracted, on a row the FILTER rejects.  The SQLite side
+ * computes each aggregate once in an inner query (so that an oracle mutant
+ * changes one aggregate): AVG of BIGINT as SQLite's AVG truncated toward
+ * zero (exact for these sums), AVG(DECIMAL(10, 2)) HALF_UP at scale 6.
+ */
+#define AVGQ(s, c) "((abs(" s ") * 20000 + (" c ")) / (2 * (" c ")))"
+#define AVGDEC(s, c)                                                                \
+	"(CASE WHEN (" c ") = 0 THEN 'NULL' ELSE (CASE WHEN (" s ") < 0 AND " AVGQ(s, c)     \
+	" > 0 THEN '-' ELSE '' END) || (" AVGQ(s, c) " / 1000000) || '.' || substr('00000' || (" \
+	AVGQ(s, c) " % 1000000), -6) END)"
+#define FD_SQL(M)                                                                  \
+	"COUNT(DISTINCT v % " M ") FILTER (WHERE amt > 50), COUNT(DISTINCT v % " M "), "    \
+	"COUNT(*) FILTER (WHERE v > 0), COUNT(v) FILTER (WHERE amt < 0), "                   \
+	"SUM(DISTINCT v % " M ") FILTER (WHERE amt > 50), SUM(amt) FILTER (WHERE v % 2 = 0), " \
+	"AVG(v) FILTER (WHERE amt > 0), AVG(DISTINCT v % " M ") FILTER (WHERE amt < 100), "   \
+	"AVG(amt) FILTER (WHERE v > 0), MIN(v) FILTER (WHERE amt > 50), "                     \
+	"MAX(amt) FILTER (WHERE v < 0), MIN(DISTINCT v % " M ") FILTER (WHERE v > 0), "    \
+	"MAX(DISTINCT v) FILTER (WHERE v < 50), MAX(CAST(v AS STRING)) FILTER (WHERE amt > 0 AND v < 90), " \
+	"MIN(CAST(v AS STRING)) FILTER (WHERE amt < 100 AND v > 0), "                                   \
+	"COUNT(DISTINCT CAST(v % " M " AS STRING)) FILTER (WHERE amt > 0)"
+#define FD_INNER(M)                                                                \
+	"COUNT(DISTINCT v % " M ") FILTER (WHERE amt > 5000) AS a1, COUNT(DISTINCT v % " M  \
+	") AS a2, COUNT(*) FILTER (WHERE v > 0) AS a3, COUNT(v) FILTER (WHERE amt < 0) AS a4, " \
+	"SUM(DISTINCT v % " M ") FILTER (WHERE amt > 5000) AS a5, "                           \
+	"SUM(amt) FILTER (WHERE v % 2 = 0) AS a6, CAST(AVG(v) FILTER (WHERE amt > 0) AS INTEGER) AS a7, " \
+	"CAST(AVG(DISTINCT v % " M ") FILTER (WHERE amt < 10000) AS INTEGER) AS a8, "          \
+	"SUM(amt) FILTER (WHERE v > 0) AS a9s, COUNT(amt) FILTER (WHERE v > 0) AS a9c, "      \
+	"MIN(v) FILTER (WHERE amt > 5000) AS a10, MAX(amt) FILTER (WHERE v < 0) AS a11, "     \
+	"MIN(distinct v % " M ") FILTER (WHERE v > 0) AS a12, "                          \
+	"MAX(distinct v) FILTER (WHERE v < 50) AS a13, "                                     \
+	"MAX(CAST(v AS TEXT)) FILTER (WHERE amt > 0 AND v < 90) AS a14, "                                \
+	"MIN(CAST(v AS TEXT)) FILTER (WHERE amt < 10000 AND v > 0) AS a15, "                            \
+	"COUNT(DISTINCT CAST(v % " M " AS TEXT)) FILTER (WHERE amt > 0) AS a16"
+#define FD_OUTER                                                                   \
+	"a1" SEP "a2" SEP "a3" SEP "a4" SEP N_("a5") SEP DEC("a6") SEP N_("a7") SEP N_("a8") SEP \
+	AVGDEC("a9s", "a9c") SEP N_("a10") SEP DEC("a11") SEP N_("a12") SEP N_("a13") SEP        \
+	N_("a14") SEP N_("a15") SEP "a16"
+
 static const sq_query QUERIES[] = {
 	/* regular joins, append-only inputs with NULL keys and NULL v */
-	{"join_inner", T_ | U_, RJ_SQL("INNER"), RJ_LITE("INNER"), NULL},
-	{"join_left", T_ | U_, RJ_SQL("LEFT"), RJ_LITE("LEFT"), NULL},
-	{"join_right", T_ | U_, RJ_SQL("RIGHT"), RJ_LITE("RIGHT"), NULL},
-	{"join_full", T_ | U_, RJ_SQL("FULL"), RJ_LITE("FULL"), NULL},
+	{"join_inner", T_ | U_, RJ_SQL("INNER"), RJ_LITE("INNER"), NULL, 0},
+	{"join_left", T_ | U_, RJ_SQL("LEFT"), RJ_LITE("LEFT"), NULL, 0},
+	{"join_right", T_ | U_, RJ_SQL("RIGHT"), RJ_LITE("RIGHT"), NULL, 0},
+	{"join_full", T_ | U_, RJ_SQL("FULL"), RJ_LITE("FULL"), NULL, 0},
 	/* a regular join whose right side is a GROUP BY: its MIN falls, so
 	 * matches come and LEFT padding goes */
 	{"join_left_groupby", T_ | U_,
@@ -626,14 +734,14 @@ static const sq_query QUERIES[] = {
 	 "MIN(v) AS mn FROM u GROUP BY k) a ON t.k = a.k AND t.v > a.mn + 20",
 	 "SELECT " ROW(N_("t.k") SEP N_("t.v") SEP N_("a.c") SEP N_("a.s") SEP N_("a.mn"))
 	 " FROM t LEFT JOIN (SELECT k, COUNT(*) AS c, SUM(v) AS s, MIN(v) AS mn FROM u GROUP BY k) a "
-	 "ON t.k = a.k AND t.v > a.mn + 20", NULL},
+	 "ON t.k = a.k AND t.v > a.mn + 20", NULL, 0},
 	/* a FULL join whose left side is a GROUP BY (updates flip matches) */
 	{"join_full_groupby", T_ | U_,
 	 "SELECT a.k, a.c, a.s, u.k AS uk, u.v FROM (SELECT k, COUNT(*) AS c, SUM(amt) AS s FROM t "
 	 "GROUP BY k) a FULL JOIN u ON a.k = u.k AND u.v % 3 = a.c % 3",
 	 "SELECT " ROW(N_("a.k") SEP N_("a.c") SEP DEC("a.s") SEP N_("u.k") SEP N_("u.v"))
 	 " FROM (SELECT k, COUNT(*) AS c, SUM(amt) AS s FROM t GROUP BY k) a FULL JOIN u "
-	 "ON a.k = u.k AND u.v % 3 = a.c % 3", NULL},
+	 "ON a.k = u.k AND u.v % 3 = a.c % 3", NULL, 0},
 	/* both sides GROUP BYs: every count change flips the match */
 	{"join_left_both_groupby", T_ | U_,
 	 "SELECT a.k, a.c, a.mx, b.c AS bc, b.mn FROM (SELECT k, COUNT(*) AS c, MAX(v) AS mx FROM t "
@@ -641,19 +749,19 @@ static const sq_query QUERIES[] = {
 	 "ON a.k = b.k AND a.c % 2 = b.c % 2",
 	 "SELECT " ROW(N_("a.k") SEP "a.c" SEP N_("a.mx") SEP N_("b.c") SEP N_("b.mn"))
 	 " FROM (SELECT k, COUNT(*) AS c, MAX(v) AS mx FROM t GROUP BY k) a LEFT JOIN (SELECT k, "
-	 "COUNT(*) AS c, MIN(v) AS mn FROM u GROUP BY k) b ON a.k = b.k AND a.c % 2 = b.c % 2", NULL},
+	 "COUNT(*) AS c, MIN(v) AS mn FROM u GROUP BY k) b ON a.k = b.k AND a.c % 2 = b.c % 2", NULL, 0},
 	/* interval joins */
-	{"interval_inner", T_ | U_, IJ_SQL("INNER", ""), IJ_LITE("INNER", ""), NULL},
+	{"interval_inner", T_ | U_, IJ_SQL("INNER", ""), IJ_LITE("INNER", ""), NULL, 0},
 	{"interval_left", T_ | U_, IJ_SQL("LEFT", " AND t.v < u.v"),
-	 IJ_LITE("LEFT", " AND t.v < u.v"), NULL},
+	 IJ_LITE("LEFT", " AND t.v < u.v"), NULL, 0},
 	{"interval_right", T_ | U_, IJ_SQL("RIGHT", " AND t.v < u.v"),
-	 IJ_LITE("RIGHT", " AND t.v < u.v"), NULL},
+	 IJ_LITE("RIGHT", " AND t.v < u.v"), NULL, 0},
 	{"interval_full", T_ | U_, IJ_SQL("FULL", " AND t.v < u.v"),
-	 IJ_LITE("FULL", " AND t.v < u.v"), NULL},
+	 IJ_LITE("FULL", " AND t.v < u.v"), NULL, 0},
 	/* window joins over TUMBLE TVFs, with a residual */
-	{"window_join_inner", T_ | U_, WJ_SQL("INNER"), WJ_LITE("INNER"), NULL},
-	{"window_join_left", T_ | U_, WJ_SQL("LEFT"), WJ_LITE("LEFT"), NULL},
-	{"window_join_full", T_ | U_, WJ_SQL("FULL"), WJ_LITE("FULL"), NULL},
+	{"window_join_inner", T_ | U_, WJ_SQL("INNER"), WJ_LITE("INNER"), NULL, 0},
+	{"window_join_left", T_ | U_, WJ_SQL("LEFT"), WJ_LITE("LEFT"), NULL, 0},
+	{"window_join_full", T_ | U_, WJ_SQL("FULL"), WJ_LITE("FULL"), NULL, 0},
 	/* a window join over HOP(1 s, 3 s) TVFs: every row in three windows */
 	{"window_join_hop", T_ | U_,
 	 "SELECT l.k, l.window_start, l.window_end, l.v, r.v AS rv FROM (SELECT * FROM TABLE(HOP("
@@ -664,14 +772,14 @@ static const sq_query QUERIES[] = {
 	 "WITH l AS (SELECT t.*, ts - ts % 1000 - n.j * 1000 AS ws FROM t JOIN n ON n.j < 3), "
 	 "r AS (SELECT u.*, ts - ts % 1000 - n.j * 1000 AS ws FROM u JOIN n ON n.j < 3) SELECT "
 	 ROW(N_("l.k") SEP TSMS("l.ws") SEP TSMS("l.ws + 3000") SEP N_("l.v") SEP N_("r.v"))
-	 " FROM l JOIN r ON l.ws = r.ws AND l.k = r.k AND l.v > r.v", NULL},
+	 " FROM l JOIN r ON l.ws = r.ws AND l.k = r.k AND l.v > r.v", NULL, 0},
 	/* an interval join with strict bounds (on the 50 ms grid rows often
 	 * sit exactly on them) */
 	{"interval_strict_inner", T_ | U_,
 	 "SELECT t.k, t.v, t.ts, u.v AS uv, u.ts AS uts FROM t JOIN u ON t.k = u.k "
 	 "AND t.ts > u.ts - INTERVAL '1' SECOND AND t.ts < u.ts + INTERVAL '500' MILLISECOND",
 	 "SELECT " ROW(N_("t.k") SEP N_("t.v") SEP TSMS("t.ts") SEP N_("u.v") SEP TSMS("u.ts"))
-	 " FROM t JOIN u ON t.k = u.k AND t.ts > u.ts - 1000 AND t.ts < u.ts + 500", NULL},
+	 " FROM t JOIN u ON t.k = u.k AND t.ts > u.ts - 1000 AND t.ts < u.ts + 500", NULL, 0},
 	/* window Top-N over a TUMBLE TVF (ties in arrival order) */
 	{"window_topn", T_,
 	 "SELECT k, v, amt, window_start, window_end, rn FROM (SELECT *, ROW_NUMBER() OVER ("
@@ -679,23 +787,23 @@ static const sq_query QUERIES[] = {
 	 "TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND))) WHERE rn <= 2",
 	 "SELECT " ROW(N_("k") SEP N_("v") SEP DEC("amt") SEP TSMS("ws") SEP TSMS("ws + 2000") SEP
 	 "rn") " FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY ws, k ORDER BY v DESC, seq ASC) "
-	 "AS rn FROM (SELECT *, ts - ts % 2000 AS ws FROM t)) WHERE rn <= 2", NULL},
+	 "AS rn FROM (SELECT *, ts - ts % 2000 AS ws FROM t)) WHERE rn <= 2", NULL, 0},
 	/* deduplication on event time: keep first (smallest ts, ties: first
 	 * arrival), keep last (largest ts, ties: last arrival) */
-	{"dedup_first", T_, DEDUP_SQL("ASC"), DEDUP_LITE("ASC"), NULL},
-	{"dedup_last", T_, DEDUP_SQL("DESC"), DEDUP_LITE("DESC"), NULL},
+	{"dedup_first", T_, DEDUP_SQL("ASC"), DEDUP_LITE("ASC"), NULL, 0},
+	{"dedup_last", T_, DEDUP_SQL("DESC"), DEDUP_LITE("DESC"), NULL, 0},
 	/* Top-N over an append-only input: ties in arrival order, NULLs last
 	 * in DESC (first in ASC), as Flink and SQLite */
 	{"topn_append", T_,
 	 "SELECT k, v, amt, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) "
 	 "AS rn FROM t) WHERE rn <= 3",
 	 "SELECT " ROW(N_("k") SEP N_("v") SEP DEC("amt") SEP "rn") " FROM (SELECT *, ROW_NUMBER() "
-	 "OVER (PARTITION BY k ORDER BY v DESC, seq ASC) AS rn FROM t) WHERE rn <= 3", NULL},
+	 "OVER (PARTITION BY k ORDER BY v DESC, seq ASC) AS rn FROM t) WHERE rn <= 3", NULL, 0},
 	{"topn_append_no_rn", T_,
 	 "SELECT k, amt, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY amt ASC) "
 	 "AS rn FROM t) WHERE rn <= 2",
 	 "SELECT " ROW(N_("k") SEP DEC("amt") SEP TSMS("ts")) " FROM (SELECT *, ROW_NUMBER() "
-	 "OVER (PARTITION BY k ORDER BY amt ASC, seq ASC) AS rn FROM t) WHERE rn <= 2", NULL},
+	 "OVER (PARTITION BY k ORDER BY amt ASC, seq ASC) AS rn FROM t) WHERE rn <= 2", NULL, 0},
 	/* Top-N over a GROUP BY (retractions move rows up): a total order */
 	{"topn_groupby", T_,
 	 "SELECT k, g, c, s, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY c DESC, "
@@ -703,7 +811,7 @@ static const sq_query QUERIES[] = {
 	 "GROUP BY k, v % 5)) WHERE rn <= 3",
 	 "SELECT " ROW(N_("k") SEP N_("g") SEP "c" SEP DEC("s") SEP "rn") " FROM (SELECT *, "
 	 "ROW_NUMBER() OVER (PARTITION BY k ORDER BY c DESC, g ASC) AS rn FROM (SELECT k, v % 5 AS g, "
-	 "COUNT(*) AS c, SUM(amt) AS s FROM t GROUP BY k, v % 5)) WHERE rn <= 3", NULL},
+	 "COUNT(*) AS c, SUM(amt) AS s FROM t GROUP BY k, v % 5)) WHERE rn <= 3", NULL, 0},
 	/* Top-N over a GROUP BY without rn (+I / -D), by a sum that moves both
 	 * ways (NULL sums last) */
 	{"topn_groupby_sum_no_rn", T_,
@@ -711,7 +819,7 @@ static const sq_query QUERIES[] = {
 	 "AS rn FROM (SELECT k, v % 4 AS g, SUM(amt) AS s FROM t GROUP BY k, v % 4)) WHERE rn <= 2",
 	 "SELECT " ROW(N_("k") SEP N_("g") SEP DEC("s")) " FROM (SELECT *, ROW_NUMBER() OVER "
 	 "(PARTITION BY k ORDER BY s DESC, g ASC) AS rn FROM (SELECT k, v % 4 AS g, SUM(amt) AS s "
-	 "FROM t GROUP BY k, v % 4)) WHERE rn <= 2", NULL},
+	 "FROM t GROUP BY k, v % 4)) WHERE rn <= 2", NULL, 0},
 	/* Top-N over a LEFT join (a retract stream: -D padded / +I joined);
 	 * rows that tie on (uv, v) are equal rows, so any order is the same */
 	{"topn_over_left_join", T_ | U_,
@@ -720,16 +828,16 @@ static const sq_query QUERIES[] = {
 	 "AND t.v > u.v + 60)) WHERE rn <= 4",
 	 "SELECT " ROW(N_("k") SEP N_("v") SEP N_("uv") SEP "rn") " FROM (SELECT *, ROW_NUMBER() "
 	 "OVER (PARTITION BY k ORDER BY uv DESC, v DESC) AS rn FROM (SELECT t.k, t.v, u.v AS uv "
-	 "FROM t LEFT JOIN u ON t.k = u.k AND t.v > u.v + 60)) WHERE rn <= 4", NULL},
+	 "FROM t LEFT JOIN u ON t.k = u.k AND t.v > u.v + 60)) WHERE rn <= 4", NULL, 0},
 	/* OVER aggregates: ROWS frames in rowtime order, ties in arrival order;
 	 * RANGE frames with peers */
 	{"over_rows_2_preceding", T_, OVER_SQL("ROWS BETWEEN 2 PRECEDING AND CURRENT ROW"),
-	 OVER_LITE("ts, seq", "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW"), NULL},
+	 OVER_LITE("ts, seq", "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW"), NULL, 0},
 	{"over_rows_unbounded", T_, OVER_SQL("ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"),
-	 OVER_LITE("ts, seq", "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"), NULL},
+	 OVER_LITE("ts, seq", "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"), NULL, 0},
 	{"over_range_10s", T_,
 	 OVER_SQL("RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW"),
-	 OVER_LITE("ts", "RANGE BETWEEN 10000 PRECEDING AND CURRENT ROW"), NULL},
+	 OVER_LITE("ts", "RANGE BETWEEN 10000 PRECEDING AND CURRENT ROW"), NULL, 0},
 	/* time-keeping operators followed by a window aggregate over their
 	 * rowtime: the watermark they forward must leave none of their rows
 	 * late (the stats are checked for late rows) */
@@ -742,7 +850,7 @@ static const sq_query QUERIES[] = {
 	 "WITH j AS (SELECT t.k, t.v, u.v AS uv, t.ts, t.ts - t.ts % 2000 AS ws FROM t LEFT JOIN u "
 	 "ON t.k = u.k AND t.ts BETWEEN u.ts - 1000 AND u.ts + 500) SELECT " ROW(N_("k") SEP
 	 TSMS("ws") SEP TSMS("ws + 2000") SEP "COUNT(*)" SEP "COUNT(uv)" SEP N_("SUM(uv)"))
-	 " FROM j GROUP BY k, ws", NULL},
+	 " FROM j GROUP BY k, ws", NULL, 0},
 	{"over_then_tumble", T_,
 	 "CREATE VIEW o AS SELECT k, ts, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 "
 	 "PRECEDING AND CURRENT ROW) AS s3 FROM t; "
@@ -752,7 +860,7 @@ static const sq_query QUERIES[] = {
 	 "WITH o AS (SELECT k, ts, ts - ts % 2000 AS ws, SUM(v) OVER (PARTITION BY k ORDER BY ts, seq "
 	 "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s3 FROM t) SELECT " ROW(N_("k") SEP TSMS("ws")
 	 SEP TSMS("ws + 2000") SEP "COUNT(*)" SEP N_("SUM(s3)") SEP N_("MIN(s3)"))
-	 " FROM o GROUP BY k, ws", NULL},
+	 " FROM o GROUP BY k, ws", NULL, 0},
 	/* a GROUP BY over keep-last dedup (-U/+U as the last row changes) */
 	{"groupby_over_dedup_last", T_,
 	 "CREATE VIEW d AS SELECT k, v, amt, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, "
@@ -761,7 +869,7 @@ static const sq_query QUERIES[] = {
 	 "WITH d AS (SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, v % 6 ORDER BY ts "
 	 "DESC, seq DESC) AS rn FROM t) WHERE rn = 1) SELECT " ROW(N_("k") SEP "COUNT(*)" SEP
 	 DEC("SUM(amt)") SEP N_("MIN(v)") SEP N_("MAX(v)") SEP DEC("MIN(amt)") SEP
-	 "COUNT(DISTINCT amt)") " FROM d GROUP BY k", NULL},
+	 "COUNT(DISTINCT amt)") " FROM d GROUP BY k", NULL, 0},
 	/* group aggregates over updating inputs: MIN/MAX (numbers, DECIMAL,
 	 * strings) and COUNT(DISTINCT) under retractions */
 	{"groupby_over_groupby", T_,
@@ -772,20 +880,92 @@ static const sq_query QUERIES[] = {
 	               DEC("MIN(s)") SEP DEC("MAX(s)") SEP DEC("SUM(s)") SEP N_("MIN(mx)") SEP
 	               N_("MAX(mx)"))
 	 " FROM (SELECT k, v % 7 AS g, COUNT(*) AS c, SUM(amt) AS s, MAX(CAST(v AS TEXT)) AS mx "
-	 "FROM t GROUP BY k, v % 7) GROUP BY k", NULL},
+	 "FROM t GROUP BY k, v % 7) GROUP BY k", NULL, 0},
 	{"groupby_over_full_join", T_ | U_,
 	 "SELECT u.k, COUNT(*), COUNT(t.k), MIN(t.k), MAX(t.k), COUNT(DISTINCT t.v), SUM(t.amt) "
 	 "FROM t FULL JOIN u ON t.k = u.k AND t.v + u.v > 150 GROUP BY u.k",
 	 "SELECT " ROW(N_("u.k") SEP "COUNT(*)" SEP "COUNT(t.k)" SEP N_("MIN(t.k)") SEP
 	               N_("MAX(t.k)") SEP "COUNT(DISTINCT t.v)" SEP DEC("SUM(t.amt)"))
-	 " FROM t FULL JOIN u ON t.k = u.k AND t.v + u.v > 150 GROUP BY u.k", NULL},
+	 " FROM t FULL JOIN u ON t.k = u.k AND t.v + u.v > 150 GROUP BY u.k", NULL, 0},
 	{"groupby_over_left_join", T_ | U_,
 	 "SELECT t.k, COUNT(*), COUNT(u.v), MIN(u.v), MAX(u.v), COUNT(DISTINCT u.v), MIN(u.amt), "
 	 "MAX(u.amt) FROM t LEFT JOIN u ON t.k = u.k AND t.v < u.v GROUP BY t.k",
 	 "SELECT " ROW(N_("t.k") SEP "COUNT(*)" SEP "COUNT(u.v)" SEP N_("MIN(u.v)") SEP
 	               N_("MAX(u.v)") SEP "COUNT(DISTINCT u.v)" SEP DEC("MIN(u.amt)") SEP
 	               DEC("MAX(u.amt)"))
-	 " FROM t LEFT JOIN u ON t.k = u.k AND t.v < u.v GROUP BY t.k", NULL},
+	 " FROM t LEFT JOIN u ON t.k = u.k AND t.v < u.v GROUP BY t.k", NULL, 0},
+	/* FILTER and DISTINCT under retractions: over keep-last dedup (-U/+U)
+	 * and over a LEFT join (-D of padded rows, matches coming and going) */
+	{"groupby_filter_distinct_over_dedup_last", T_,
+	 "CREATE VIEW d AS SELECT k, v, amt, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, "
+	 "v % 6 ORDER BY ts DESC) AS rn FROM t) WHERE rn = 1; "
+	 "SELECT k, " FD_SQL("4") " FROM d GROUP BY k",
+	 "WITH d AS (SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, v % 6 ORDER BY ts "
+	 "DESC, seq DESC) AS rn FROM t) WHERE rn = 1) SELECT " ROW(N_("k") SEP FD_OUTER)
+	 " FROM (SELECT k, " FD_INNER("4") " FROM d GROUP BY k)", NULL, 1},
+	{"groupby_filter_distinct_over_left_join", T_ | U_,
+	 "CREATE VIEW j AS SELECT t.k, u.v, t.amt FROM t LEFT JOIN u ON t.k = u.k AND t.v < u.v; "
+	 "SELECT k, " FD_SQL("9") " FROM j GROUP BY k",
+	 "WITH j AS (SELECT t.k, u.v, t.amt FROM t LEFT JOIN u ON t.k = u.k AND t.v < u.v) SELECT "
+	 ROW(N_("k") SEP FD_OUTER) " FROM (SELECT k, " FD_INNER("9") " FROM j GROUP BY k)", NULL, 1},
+	/* INTERSECT / EXCEPT (op_set_op.c): SQLite has no ALL forms, so they
+	 * number each value's copies (n) and intersect / subtract the
+	 * numbered rows, which gives min(l, r) / max(l - r, 0) copies */
+	{"intersect", T_ | U_, "SELECT k, v % 4 AS g FROM t INTERSECT SELECT k, v % 4 FROM u",
+	 "SELECT " ROW(N_("k") SEP N_("g")) " FROM (SELECT k, v % 4 AS g FROM t INTERSECT "
+	 "SELECT k, v % 4 FROM u)", NULL, 0},
+	{"except", T_ | U_, "SELECT k, v % 6 AS g FROM t EXCEPT SELECT k, v % 6 FROM u",
+	 "SELECT " ROW(N_("k") SEP N_("g")) " FROM (SELECT k, v % 6 AS g FROM t EXCEPT "
+	 "SELECT k, v % 6 FROM u)", NULL, 0},
+	{"intersect_all", T_ | U_, "SELECT k, v % 4 AS g FROM t INTERSECT ALL SELECT k, v % 4 FROM u",
+	 "SELECT " ROW(N_("k") SEP N_("g")) " FROM (SELECT k, g, n FROM (SELECT k, v % 4 AS g, "
+	 "ROW_NUMBER() OVER (PARTITION BY k, v % 4) AS n FROM t) INTERSECT SELECT k, g, n FROM "
+	 "(SELECT k, v % 4 AS g, ROW_NUMBER() OVER (PARTITION BY k, v % 4) AS n FROM u))", NULL, 0},
+	{"except_all", T_ | U_, "SELECT k, v % 4 AS g FROM t EXCEPT ALL SELECT k, v % 4 FROM u",
+	 "SELECT " ROW(N_("k") SEP N_("g")) " FROM (SELECT k, g, n FROM (SELECT k, v % 4 AS g, "
+	 "ROW_NUMBER() OVER (PARTITION BY k, v % 4) AS n FROM t) EXCEPT SELECT k, g, n FROM "
+	 "(SELECT k, v % 4 AS g, ROW_NUMBER() OVER (PARTITION BY k, v % 4) AS n FROM u))", NULL, 0},
+	/* over updating inputs: a GROUP BY's counts move rows in and out */
+	{"except_all_over_groupby", T_ | U_,
+	 "SELECT k, c % 3 AS g FROM (SELECT k, v % 5 AS x, COUNT(*) AS c FROM t GROUP BY k, v % 5) "
+	 "EXCEPT ALL SELECT k, v % 3 FROM u",
+	 "WITH a AS (SELECT k, c % 3 AS g FROM (SELECT k, v % 5 AS x, COUNT(*) AS c FROM t GROUP BY "
+	 "k, v % 5)) SELECT " ROW(N_("k") SEP N_("g")) " FROM (SELECT k, g, n FROM (SELECT k, g, "
+	 "ROW_NUMBER() OVER (PARTITION BY k, g) AS n FROM a) EXCEPT SELECT k, g, n FROM (SELECT k, "
+	 "v % 3 AS g, ROW_NUMBER() OVER (PARTITION BY k, v % 3) AS n FROM u))", NULL, 0},
+	{"intersect_over_groupbys", T_ | U_,
+	 "SELECT k, COUNT(*) % 4 AS c FROM t GROUP BY k, v % 3 INTERSECT "
+	 "SELECT k, COUNT(*) % 4 FROM u GROUP BY k, v % 2",
+	 "SELECT " ROW(N_("k") SEP "c") " FROM (SELECT k, COUNT(*) % 4 AS c FROM t GROUP BY k, v % 3 "
+	 "INTERSECT SELECT k, COUNT(*) % 4 FROM u GROUP BY k, v % 2)", NULL, 0},
+	/* Top-N with a rank range not starting at 1, with and without rn,
+	 * over an append-only input (ties by arrival) and a GROUP BY */
+	{"topn_range", T_,
+	 "SELECT k, v, amt, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) "
+	 "AS rn FROM t) WHERE rn BETWEEN 2 AND 4",
+	 "SELECT " ROW(N_("k") SEP N_("v") SEP DEC("amt") SEP "rn") " FROM (SELECT *, ROW_NUMBER() "
+	 "OVER (PARTITION BY k ORDER BY v DESC, seq ASC) AS rn FROM t) WHERE rn BETWEEN 2 AND 4", NULL, 0},
+	{"topn_range_groupby_no_rn", T_,
+	 "SELECT k, g, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY c DESC, g ASC) "
+	 "AS rn FROM (SELECT k, v % 5 AS g, COUNT(*) AS c FROM t GROUP BY k, v % 5)) "
+	 "WHERE rn > 1 AND rn <= 3",
+	 "SELECT " ROW(N_("k") SEP N_("g") SEP "c") " FROM (SELECT *, ROW_NUMBER() OVER (PARTITION "
+	 "BY k ORDER BY c DESC, g ASC) AS rn FROM (SELECT k, v % 5 AS g, COUNT(*) AS c FROM t "
+	 "GROUP BY k, v % 5)) WHERE rn > 1 AND rn <= 3", NULL, 0},
+	/* ORDER BY .. LIMIT .. OFFSET (a global Top-N), LIMIT alone (the first
+	 * rows by arrival), ORDER BY the rowtime (a temporal sort) */
+	{"order_limit_offset", T_, "SELECT k, v, amt FROM t ORDER BY v DESC LIMIT 5 OFFSET 2",
+	 "SELECT " ROW(N_("k") SEP N_("v") SEP DEC("amt")) " FROM (SELECT * FROM t ORDER BY v DESC, "
+	 "seq ASC LIMIT 5 OFFSET 2)", NULL, 0},
+	{"order_limit_groupby", T_,
+	 "SELECT k, c FROM (SELECT k, COUNT(*) AS c FROM t GROUP BY k, v % 3) ORDER BY c DESC, k "
+	 "LIMIT 3",
+	 "SELECT " ROW(N_("k") SEP "c") " FROM (SELECT k, COUNT(*) AS c FROM t GROUP BY k, v % 3 "
+	 "ORDER BY c DESC, k ASC LIMIT 3)", NULL, 0},
+	{"limit", T_, "SELECT k, v FROM t LIMIT 7",
+	 "SELECT " ROW(N_("k") SEP N_("v")) " FROM (SELECT * FROM t ORDER BY seq LIMIT 7)", NULL, 0},
+	{"order_by_rowtime", T_, "SELECT k, v, ts FROM t ORDER BY ts",
+	 "SELECT " ROW(N_("k") SEP N_("v") SEP TSMS("ts")) " FROM t", NULL, 0},
 };
 #define NQUERIES ((int)(sizeof(QUERIES) / sizeof(QUERIES[0])))
 
@@ -803,6 +983,11 @@ static void test_oracle(void **state)
 	}
 	if (!have_sqlite())
 		skip();
+	char what[200], killed[64] = {0};
+	int nmut = 0;
+	for (char *m; q->mutate && (m = oracle_mutant(q->oracle, nmut, what, sizeof(what)));)
+		free(m), nmut++;
+	assert_true(nmut <= 64);
 	/* runs 0-3 for every seed, 4-5 (RocksDB is slower to open) for the
 	 * first two, 6 for the first; cut = -1: snapshot/restore after a chunk
 	 * chosen by the seed.  Mini-batch folds changes, so only its final state
@@ -862,6 +1047,8 @@ static void test_oracle(void **state)
 			int ne = 0;
 			char **eng = ok ? final_rows(&out, &ne, ctx) : NULL;
 			ok = ok && eng && lists_equal(ctx, eng, ne, "engine", want, nw, "sqlite3");
+			if (ok && b == 0)
+				kill_mutants(q, db, eng, ne, killed, nmut);
 			free(eng);
 			out_free(&out);
 			if (!ok) {
@@ -878,6 +1065,17 @@ static void test_oracle(void **state)
 		rows_free(&rt);
 		rows_free(&ru);
 	}
+	int alive = 0;
+	for (int i = 0; i < nmut; i++)
+		if (!killed[i]) {
+			free(oracle_mutant(q->oracle, i, what, sizeof(what)));
+			print_error("query %s: the oracle without the part in brackets (%s) gives the "
+			            "engine's answer for every seed: the inputs do not exercise it\n",
+			            q->name, what);
+			alive++;
+		}
+	if (alive)
+		fail();
 }
 
 /* The oracle itself must see what the cases rely on: NULL keys on both

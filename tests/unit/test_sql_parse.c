@@ -111,10 +111,14 @@ static void test_types(void **st)
 	(void)st;
 	check_stmt("CREATE TABLE t (a INT NOT NULL, b VARCHAR, c CHAR, d DECIMAL, e TIMESTAMP, "
 	           "f TIMESTAMP(3) WITH LOCAL TIME ZONE, g TIMESTAMP_LTZ(3), h DOUBLE PRECISION, "
-	           "i ARRAY<INT>, j MAP<STRING, BIGINT>, k ROW<x INT, y STRING>, l BYTES) WITH ()",
-	           "(CREATE TABLE t (a INT NOT NULL) (b VARCHAR(1)) (c CHAR(1)) (d DECIMAL(10, 0)) "
+	           "i ARRAY<INT>, j MAP<STRING, BIGINT>, k ROW<x INT, y STRING>, l BYTES, "
+	           "m VARBINARY, n BINARY, o TIME, p CHARACTER VARYING, q TIMESTAMP_LTZ, "
+	           "r VARCHAR(5)) WITH ()",
+	           "(CREATE TABLE t (a INT NOT NULL) (b STRING) (c CHAR(1)) (d DECIMAL(10, 0)) "
 	           "(e TIMESTAMP(6)) (f TIMESTAMP_LTZ(3)) (g TIMESTAMP_LTZ(3)) (h DOUBLE) "
-	           "(i ARRAY<INT>) (j MAP<STRING, BIGINT>) (k ROW<`x` INT, `y` STRING>) (l BYTES))");
+	           "(i ARRAY<INT>) (j MAP<STRING, BIGINT>) (k ROW<`x` INT, `y` STRING>) (l BYTES) "
+	           "(m BYTES) (n BINARY(1)) (o TIME(0)) (p STRING) (q TIMESTAMP_LTZ(6)) "
+	           "(r VARCHAR(5)))");
 }
 
 static void test_exprs(void **st)
@@ -189,7 +193,8 @@ static void test_errors(void **st)
 	check_err("CREATE TABLE t (a INT", SL_ESYNTAX, 1, 22, "line 1, column 22: expected ')', found end of input");
 	check_err("SELECT 'abc", SL_ESYNTAX, 1, 8, "line 1, column 8: unterminated string literal");
 	check_err("INSERT OVERWRITE t SELECT 1", SL_ENOTSUP, 1, 8,
-	          "line 1, column 8: INSERT OVERWRITE is not supported by sluice (streaming sinks are append or upsert); use INSERT INTO");
+	          "line 1, column 8: INSERT OVERWRITE is not supported in streaming mode (as in Flink; "
+	          "sluice runs every job in streaming mode): use INSERT INTO");
 	check_err("SELECT k FROM t GROUP BY k ON LATE DROP ON LATE DROP", SL_ESYNTAX, 1, 41,
 	          "line 1, column 41: ON LATE given twice");
 }

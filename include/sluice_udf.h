@@ -1,0 +1,123 @@
+/*
+ * sluice_udf.h - the C ABI of user-defined scalar functions, loaded from a
+ * shared object by
+ *
+ *     CREATE [TEMPORARY] FUNCTION name AS 'symbol' LANGUAGE C USING JAR '/path/lib.so';
+ *
+ * `symbol` names a function of type sluice_udf_entry exported by the
+ * library.  sluice calls it once, at CREATE FUNCTION, and keeps the
+ * returned registration (it must stay valid while the library is loaded:
+ * make it a static const).  A function evaluates whole batches over
+ * column vectors, never one row at a time:
+ *
+ *     static int add_eval(sluice_udf_ctx *ctx, int n, const uint32_t *rows,
+ *                         const sluice_udf_col *args, sluice_udf_col *out)
+ *     {
+ *         for (int k = 0; k < n; k++) {
+ *             uint32_t i = rows[k];
+ *             out->v.i64[i] = args[0].v.i64[i] + args[1].v.i64[i];
+ *         }
+ *         return 0;
+ *     }
+ *     static const char *const add_args[] = {"BIGINT", "BIGINT"};
+ *     static const sluice_udf add_udf = {
+ *         SLUICE_UDF_ABI_VERSION, "add", 2, add_args, "BIGINT",
+ *         SLUICE_UDF_NULL_IN_NULL_OUT, 1, add_eval,
+ *     };
+ *     const sluice_udf *add_entry(void) { return &add_udf; }
+ *
+ * Types (arg_types, result_type) are SQL type names: BOOLEAN, TINYINT,
+ * SMALLINT, INT, BIGINT, FLOAT, DOUBLE, STRING (or VARCHAR), BYTES, DATE,
+ * TIMESTAMP(3) (any precision 0-9), TIMESTAMP_LTZ(3).  Their vectors:
+ *
+ *   BOOLEAN (0/1), TINYINT..BIGINT        v.i64  (int64_t)
+ *   DATE                                  v.i64  days since 1970-01-01
+ *   TIMESTAMP(p), TIMESTAMP_LTZ(p)        v.i64  microseconds since the epoch
+ *   FLOAT, DOUBLE                         v.f64  (double)
+ *   STRING, BYTES                         v.str  (pointer, length; not
+ *                                                NUL-terminated, UTF-8 for STRING)
+ *
+ * Arguments are converted to the declared types as Flink's implicit casts
+ * do (an INT column passed to a BIGINT parameter); other types are a
+ * planning error naming the function.  null[i] is 1 for a NULL at row i.
+ *
+ * Evaluation contract: eval(ctx, n, rows, args, out) computes the result
+ * for rows rows[0..n) (physical row indices, ascending) and writes
+ * out->null[i] and out->v.<kind>[i] for each of them; other rows must not
+ * be touched.  With SLUICE_UDF_NULL_IN_NULL_OUT, rows with a NULL
+ * argument are not passed (their result is NULL already) and out->null[i]
+ * is 0 on entry; with SLUICE_UDF_CALLED_ON_NULL every row is passed and
+ * the function sets out->null[i] itself.  String results must point into
+ * memory from ctx->alloc (valid until the batch is consumed) or into an
+ * argument's bytes of the same row.  Return 0, or -1 after writing a
+ * message into ctx->errmsg: the job stops with a runtime error naming the
+ * function and the message.  The function must not keep pointers to
+ * arguments after it returns, and it must be thread-safe if it keeps
+ * state (it is called by one thread at a time per job operator).
+ *
+ * Versioning: abi_version must be SLUICE_UDF_ABI_VERSION of the header
+ * the library was compiled with; sluice refuses other versions with a
+ * message naming both.  Fields are only ever appended, with a new
+ * version.  Aggregate functions are not part of this version.
+ */
+#ifndef SLUICE_UDF_H
+#define SLUICE_UDF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SLUICE_UDF_ABI_VERSION 1
+
+/* null_handling */
+#define SLUICE_UDF_NULL_IN_NULL_OUT 0 /* any NULL argument gives NULL, eval never sees it */
+#define SLUICE_UDF_CALLED_ON_NULL 1   /* eval sees every row and sets out->null */
+
+typedef struct sluice_udf_str {
+	const char *ptr;
+	int64_t len;
+} sluice_udf_str;
+
+/* A column vector: per-row null flags and values (indexed by row). */
+typedef struct sluice_udf_col {
+	uint8_t *null;
+	union {
+		int64_t *i64;
+		double *f64;
+		sluice_udf_str *str;
+	} v;
+} sluice_udf_col;
+
+typedef struct sluice_udf_ctx sluice_udf_ctx;
+struct sluice_udf_ctx {
+	/* Allocates n bytes for string results, valid until the batch is
+	 * consumed (NULL when out of memory: return -1). */
+	void *(*alloc)(sluice_udf_ctx *ctx, size_t n);
+	char errmsg[256];     /* message of a failed call */
+	void *impl;           /* sluice's (do not touch) */
+};
+
+typedef int (*sluice_udf_eval_fn)(sluice_udf_ctx *ctx, int n, const uint32_t *rows,
+                                  const sluice_udf_col *args, sluice_udf_col *out);
+
+typedef struct sluice_udf {
+	uint32_t abi_version;          /* SLUICE_UDF_ABI_VERSION */
+	const char *name;              /* informative (messages) */
+	int nargs;                     /* 0..16 */
+	const char *const *arg_types;  /* nargs SQL type names */
+	const char *result_type;       /* SQL type name */
+	int null_handling;             /* SLUICE_UDF_NULL_IN_NULL_OUT or _CALLED_ON_NULL */
+	int deterministic;             /* 1: same arguments, same result (informative) */
+	sluice_udf_eval_fn eval;
+} sluice_udf;
+
+/* The type of the symbol named in CREATE FUNCTION ... AS 'symbol'. */
+typedef const sluice_udf *(*sluice_udf_entry)(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,347 @@
+/*
+ * op_session_assign.c - the SESSION window TVF read as a table: every row
+ * with window_start, window_end and window_time of its session appended,
+ * emitted when the session closes.
+ *
+ * INTERFACE ROUTINES
+ *   process    a row late for sessions (ts + gap <= W_before) is dropped and
+ *              counted; otherwise it merges into its partition's sessions
+ *              (DESIGN.md §2: [ts, ts + gap) merges with every open session
+ *              it overlaps or touches; a session ends at its last event +
+ *              gap) and waits in state.  Before a row whose W_before is
+ *              larger than the watermark acted on, the sessions that
+ *              watermark closes are emitted first, so output does not
+ *              depend on batch boundaries.
+ *   watermark  emits the rows of every session [s, e) with e <= W, each
+ *              session's rows in arrival order, as +I with window_start = s,
+ *              window_end = e, window_time = e - 1 ms (a time attribute: the
+ *              rows carry the previously forwarded watermark, below it);
+ *              then forwards W.  The output is append-only.
+ *   snapshot   the watermark acted on.
+ *
+ * A session's rows cannot be emitted before it closes: a later row may
+ * still extend it (or bridge it with the next one) and change its end, as
+ * in Flink, where the SESSION table function's rows come out when the
+ * session window fires.
+ *
+ * State.  "sessions": namespace 0, key = encoded PARTITION BY key (empty
+ * without one), value = the key's open sessions, [start, end] int64 pairs
+ * sorted by start.  "rows": same key, value = the key's pending rows in
+ * arrival order, each [i64 ts][u32 len][every input column, rowkey-
+ * encoded]; a session's rows are exactly the key's rows with ts in
+ * [start, end) (open sessions of a key do not overlap).  "timers":
+ * namespace = a session end, key = the partition key; a stale timer (the
+ * session grew) costs a lookup.  Appending a row rewrites its key's row
+ * list: cost per row grows with the rows its key has pending (open
+ * sessions).  One thread; no malloc per row (reused buffers).
+ */
+#include "graph.h"
+#include "ops.h"
+#include "rowkey.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct span {
+	int64_t start, end;
+} span;
+
+typedef struct sassign_op {
+	sl_op base;
+	sl_window_spec w;
+	int nin;
+	int *key_cols, nkeys;
+	int *all_cols;
+	sl_state_table *sess, *rows, *timer;
+	sl_batch *out;
+	sl_col **cols;
+	sl_buf key, list, rlist, keys, enc;
+	int64_t wm;
+} sassign_op;
+
+static int flush(sassign_op *o, sl_err *err)
+{
+	int rc = sl_op_emit(&o->base, o->out, err);
+	sl_batch_reset(o->out);
+	return rc;
+}
+
+static int load(sl_state_table *t, const sl_buf *key, sl_buf *out)
+{
+	const void *v;
+	uint32_t vl;
+	sl_buf_clear(out);
+	if (sl_state_get_var(t, 0, key->p, (uint32_t)key->len, &v, &vl))
+		return sl_buf_append(out, v, vl);
+	return 0;
+}
+
+static int store(sl_state_table *t, const sl_buf *key, const sl_buf *val)
+{
+	if (val->len == 0) {
+		sl_state_delete(t, 0, key->p, (uint32_t)key->len);
+		return 0;
+	}
+	return sl_state_put_var(t, 0, key->p, (uint32_t)key->len, val->p, (uint32_t)val->len);
+}
+
+/* Emits one stored row (bytes r, n) with the session's window columns. */
+static int emit_row(sassign_op *o, const char *r, uint32_t n, const span *s, sl_err *err)
+{
+	if (o->out->nrows == o->out->cap) {
+		int rc = flush(o, err);
+		if (rc)
+			return rc;
+	}
+	int row = sl_batch_add_row(o->out, SL_INSERT, o->base.out_wm);
+	if (sl_rowkey_decode(r, n, o->out, o->cols, o->nin, row) < 0)
+		return sl_err_set(err, SL_ESTATE, "session table function: malformed stored row");
+	sl_col_set_i64(&o->out->cols[o->nin], row, sl_win_to_local(o->w.tz, s->start));
+	sl_col_set_i64(&o->out->cols[o->nin + 1], row, sl_win_to_local(o->w.tz, s->end));
+	sl_col_set_i64(&o->out->cols[o->nin + 2], row, s->end - 1000);
+	return 0;
+}
+
+/* Emits the loaded key's sessions that W closed with their rows and drops
+ * them; re-arms the timers of the others. */
+static int settle_key(sassign_op *o, int64_t w, sl_err *err)
+{
+	int n = (int)(o->list.len / sizeof(span)), keep = 0, rc;
+	span *sp = (span *)o->list.p;
+	if (load(o->rows, &o->key, &o->rlist))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < n; i++) {
+		span s = sp[i];
+		if (s.end > w) {
+			sp[keep++] = s;
+			if (!sl_state_upsert(o->timer, s.end, o->key.p, (uint32_t)o->key.len, NULL))
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			continue;
+		}
+		/* emit and remove the rows of [start, end) */
+		size_t at = 0, kept = 0;
+		while (at < o->rlist.len) {
+			int64_t ts;
+			uint32_t len;
+			memcpy(&ts, o->rlist.p + at, 8);
+			memcpy(&len, o->rlist.p + at + 8, 4);
+			size_t sz = 12 + (size_t)len;
+			if (ts >= s.start && ts < s.end) {
+				if ((rc = emit_row(o, o->rlist.p + at + 12, len, &s, err)))
+					return rc;
+			} else {
+				memmove(o->rlist.p + kept, o->rlist.p + at, sz);
+				kept += sz;
+			}
+			at += sz;
+		}
+		o->rlist.len = kept;
+	}
+	o->list.len = (size_t)keep * sizeof(span);
+	if (store(o->sess, &o->key, &o->list) || store(o->rows, &o->key, &o->rlist))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+{
+	(void)val;
+	(void)vlen;
+	sl_buf *b = ctx;
+	return sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen);
+}
+
+static int advance(sassign_op *o, int64_t w, sl_err *err)
+{
+	int64_t ns;
+	while (sl_state_ns_first(o->timer, &ns) && ns <= w) {
+		sl_buf_clear(&o->keys);
+		if (sl_state_ns_scan(o->timer, ns, collect_key, &o->keys))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		sl_state_ns_drop(o->timer, ns);
+		const char *p = o->keys.p, *end = p + o->keys.len;
+		while (p < end) {
+			uint32_t kl;
+			memcpy(&kl, p, 4);
+			p += 4;
+			sl_buf_clear(&o->key);
+			if (sl_buf_reserve(&o->key, 16) || sl_buf_append(&o->key, p, kl))
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			p += kl;
+			int rc;
+			if (load(o->sess, &o->key, &o->list))
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			if ((rc = settle_key(o, w, err)))
+				return rc;
+		}
+	}
+	if (w > o->wm)
+		o->wm = w;
+	return flush(o, err);
+}
+
+/* Merges [ts, ts + gap) into the loaded key's sessions and stores the row. */
+static int add_row(sassign_op *o, const sl_batch *in, int row, int64_t ts, sl_err *err)
+{
+	span m = {ts, ts + o->w.size};
+	int n = (int)(o->list.len / sizeof(span)), keep = 0;
+	span *sp = (span *)o->list.p;
+	for (int i = 0; i < n; i++) {
+		if (sp[i].start <= m.end && m.start <= sp[i].end) { /* overlaps or touches */
+			if (sp[i].start < m.start)
+				m.start = sp[i].start;
+			if (sp[i].end > m.end)
+				m.end = sp[i].end;
+			continue;
+		}
+		sp[keep++] = sp[i];
+	}
+	int pos = 0;
+	while (pos < keep && sp[pos].start < m.start)
+		pos++;
+	o->list.len = (size_t)keep * sizeof(span);
+	if (sl_buf_append(&o->list, &m, sizeof(span)))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	sp = (span *)o->list.p;
+	memmove(sp + pos + 1, sp + pos, sizeof(span) * (size_t)(keep - pos));
+	sp[pos] = m;
+	if (store(o->sess, &o->key, &o->list) ||
+	    !sl_state_upsert(o->timer, m.end, o->key.p, (uint32_t)o->key.len, NULL))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	/* append [ts][len][row] to the key's rows */
+	sl_buf_clear(&o->enc);
+	uint32_t z = 0;
+	if (sl_buf_append(&o->enc, &ts, 8) || sl_buf_append(&o->enc, &z, 4) ||
+	    sl_rowkey_encode(in, o->all_cols, o->nin, row, &o->enc) ||
+	    load(o->rows, &o->key, &o->rlist))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	uint32_t len = (uint32_t)(o->enc.len - 12);
+	memcpy(o->enc.p + 8, &len, 4);
+	if (sl_buf_append(&o->rlist, o->enc.p, o->enc.len) || store(o->rows, &o->key, &o->rlist))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int sassign_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
+{
+	(void)input;
+	sassign_op *o = (sassign_op *)op;
+	const sl_col *tc = &in->cols[o->w.time_col];
+	int rc;
+	SL_BATCH_FOREACH(in, k, row) {
+		if (in->op[row] != SL_INSERT)
+			return sl_err_set(err, SL_EINPUT, "SESSION window TVF: the input must be append-only");
+		if (in->wm[row] > o->wm && (rc = advance(o, in->wm[row], err)))
+			return rc;
+		if (tc->null[row])
+			return sl_err_set(err, SL_EINPUT, "session window: NULL rowtime");
+		int64_t ts = tc->v.i64[row];
+		if (ts + o->w.size <= o->wm) {
+			op->stats.late_dropped++;
+			continue;
+		}
+		sl_buf_clear(&o->key);
+		if (sl_buf_reserve(&o->key, 16) ||
+		    sl_rowkey_encode(in, o->key_cols, o->nkeys, row, &o->key) ||
+		    load(o->sess, &o->key, &o->list))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if ((rc = add_row(o, in, row, ts, err)))
+			return rc;
+	}
+	return flush(o, err);
+}
+
+static int sassign_watermark(sl_op *op, int64_t wm, sl_err *err)
+{
+	int rc = advance((sassign_op *)op, wm, err);
+	return rc ? rc : sl_op_emit_watermark(op, wm, err);
+}
+
+static int sassign_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
+{
+	(void)err;
+	sl_snap_put_i64(w, ((sassign_op *)op)->wm);
+	return 0;
+}
+
+static int sassign_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
+{
+	((sassign_op *)op)->wm = sl_snap_get_i64(r);
+	return sl_snap_reader_ok(r) ? 0 : sl_err_set(err, SL_ESTATE, "session table function state damaged");
+}
+
+static int sassign_open(sl_op *op, sl_err *err)
+{
+	sassign_op *o = (sassign_op *)op;
+	if (!(o->sess = sl_state_table_open(op->state, op->uid, "sessions", 0, err)) ||
+	    !(o->rows = sl_state_table_open(op->state, op->uid, "rows", 0, err)) ||
+	    !(o->timer = sl_state_table_open(op->state, op->uid, "timers", 8, err)))
+		return err->code;
+	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
+	if (!o->out || !o->cols)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < o->nin; i++)
+		o->cols[i] = &o->out->cols[i];
+	return 0;
+}
+
+static void sassign_close(sl_op *op)
+{
+	sassign_op *o = (sassign_op *)op;
+	sl_batch_free(o->out);
+	free(o->cols);
+	free(o->key_cols);
+	free(o->all_cols);
+	sl_buf_deinit(&o->key);
+	sl_buf_deinit(&o->list);
+	sl_buf_deinit(&o->rlist);
+	sl_buf_deinit(&o->keys);
+	sl_buf_deinit(&o->enc);
+}
+
+static const sl_op_vtab sassign_vtab = {
+	.name = "SessionWindowTableFunction",
+	.open = sassign_open,
+	.process = sassign_process,
+	.watermark = sassign_watermark,
+	.snapshot = sassign_snapshot,
+	.restore = sassign_restore,
+	.close = sassign_close,
+};
+
+/*
+ * sl_op_session_assign_new: the SESSION window TVF w (kind SL_WIN_SESSION,
+ * gap in w->size) over nin input columns, partitioned by key_cols[0..nkeys)
+ * (copied; none: one partition).  Output (set by sl_graph_add): the input
+ * columns, window_start, window_end, window_time.  Returns the operator or
+ * NULL with err set (SL_ENOMEM).
+ */
+sl_op *sl_op_session_assign_new(const sl_window_spec *w, int nin, const int *key_cols, int nkeys,
+                                sl_err *err)
+{
+	sassign_op *o = calloc(1, sizeof(*o));
+	if (!o) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	o->base.vt = &sassign_vtab;
+	o->w = *w;
+	o->nin = nin;
+	o->nkeys = nkeys;
+	o->wm = SL_WM_MIN;
+	o->key_cols = calloc((size_t)nkeys + 1, sizeof(int));
+	o->all_cols = calloc((size_t)nin + 1, sizeof(int));
+	if (!o->key_cols || !o->all_cols) {
+		sassign_close(&o->base);
+		free(o);
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (nkeys)
+		memcpy(o->key_cols, key_cols, sizeof(int) * (size_t)nkeys);
+	for (int i = 0; i < nin; i++)
+		o->all_cols[i] = i;
+	return &o->base;
+}

@@ -1,0 +1,311 @@
+/*
+ * plan_comma.c - plans a comma join, `FROM a, b [, c ...] WHERE ...`, as
+ * the inner joins that JOIN ... ON would give (plan_join.c).
+ *
+ * The FROM items separated by commas (each may itself be a table, a
+ * subquery, a window TVF or an explicit JOIN) are planned first, in order.
+ * The WHERE condition is split into its conjuncts (AND), and each is bound
+ * against all the items' columns (item 0's, then item 1's, ...; each keeps
+ * its qualifier, so a.k and b.k resolve and an unqualified name present in
+ * two items is ambiguous) and placed by the items it reads:
+ *   - one item: a filter on that item, below the joins (for inner joins
+ *     this keeps the result and shrinks the joins' state);
+ *   - several items: the condition of the join that adds the last of
+ *     them; the items are joined left-deep in FROM order (as Flink, which
+ *     does not reorder joins by default), so the join adding item i gets
+ *     every conjunct over items 0..i that reads item i;
+ *   - none (constants), or a subquery (IN / EXISTS, plan_subquery.c): left
+ *     in the WHERE, evaluated after the joins.
+ * A join that gets no conjunct is a cross join and is refused, like CROSS
+ * JOIN.  Each join is classified like JOIN ... ON (equi-keys, expression
+ * keys, interval bounds on the rowtimes, window equalities, residual), so
+ * `FROM auction A, bid B WHERE A.id = B.auction AND B.dateTime BETWEEN
+ * A.dateTime AND A.expires` is the same interval join as its JOIN form.
+ *
+ * With `keep_unbound`, a conjunct that does not bind against the items
+ * (a correlated reference to an enclosing query) is left in the rest
+ * instead of failing: the subquery planner decorrelates it.
+ */
+#include "plan_int.h"
+#include "plan_join.h"
+#include "sluice.h"
+
+#include <string.h>
+
+#define MAX_ITEMS 64
+#define MAX_CONJ 512
+
+/* The items of a comma join, left to right. */
+static int comma_items(const sl_ast_from *f, const sl_ast_from **out, int *n)
+{
+	if (f->kind == SL_AF_JOIN && f->u.join.type == SL_AJ_COMMA)
+		return comma_items(f->u.join.left, out, n) || comma_items(f->u.join.right, out, n);
+	if (*n == MAX_ITEMS)
+		return -1;
+	out[(*n)++] = f;
+	return 0;
+}
+
+/* Conjuncts of an AST condition. */
+static int ast_conjuncts(const sl_ast_expr *e, const sl_ast_expr **out, int *n)
+{
+	if (e->kind == SL_AX_BINARY && e->u.op.op == SL_AOP_AND)
+		return ast_conjuncts(e->u.op.a, out, n) || ast_conjuncts(e->u.op.b, out, n);
+	if (*n == MAX_CONJ)
+		return -1;
+	out[(*n)++] = e;
+	return 0;
+}
+
+/* Visits the subquery nodes of e (not those inside them). */
+static void visit_subq(const sl_ast_expr *e, int what, const sl_ast_expr **out, int cap, int *n)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case SL_AX_IN_QUERY: case SL_AX_EXISTS: case SL_AX_SUBQUERY: {
+		int scalar = e->kind == SL_AX_SUBQUERY;
+		if (what == SL_SUBQ_ANY || (what == SL_SUBQ_SCALAR) == scalar) {
+			if (*n < cap)
+				out[*n] = e;
+			(*n)++;
+		}
+		if (e->kind == SL_AX_IN_QUERY)
+			visit_subq(e->u.in.a, what, out, cap, n);
+		return;
+	}
+	case SL_AX_UNARY: case SL_AX_BINARY:
+		visit_subq(e->u.op.a, what, out, cap, n);
+		visit_subq(e->u.op.b, what, out, cap, n);
+		return;
+	case SL_AX_IS:
+		visit_subq(e->u.is.a, what, out, cap, n);
+		visit_subq(e->u.is.b, what, out, cap, n);
+		return;
+	case SL_AX_BETWEEN:
+		visit_subq(e->u.between.a, what, out, cap, n);
+		visit_subq(e->u.between.lo, what, out, cap, n);
+		visit_subq(e->u.between.hi, what, out, cap, n);
+		return;
+	case SL_AX_IN_LIST:
+		visit_subq(e->u.in.a, what, out, cap, n);
+		for (int i = 0; i < e->u.in.nlist; i++)
+			visit_subq(e->u.in.list[i], what, out, cap, n);
+		return;
+	case SL_AX_LIKE:
+		visit_subq(e->u.like.a, what, out, cap, n);
+		visit_subq(e->u.like.pattern, what, out, cap, n);
+		visit_subq(e->u.like.escape, what, out, cap, n);
+		return;
+	case SL_AX_CASE:
+		visit_subq(e->u.case_.operand, what, out, cap, n);
+		for (int i = 0; i < e->u.case_.nwhen; i++) {
+			visit_subq(e->u.case_.when[i], what, out, cap, n);
+			visit_subq(e->u.case_.then[i], what, out, cap, n);
+		}
+		visit_subq(e->u.case_.else_, what, out, cap, n);
+		return;
+	case SL_AX_CAST:
+		visit_subq(e->u.cast.a, what, out, cap, n);
+		return;
+	case SL_AX_CALL:
+		for (int i = 0; i < e->u.call.nargs; i++)
+			visit_subq(e->u.call.args[i], what, out, cap, n);
+		visit_subq(e->u.call.filter, what, out, cap, n);
+		return;
+	case SL_AX_FIELD:
+		visit_subq(e->u.field.a, what, out, cap, n);
+		return;
+	default:
+		return;
+	}
+}
+
+int sl__ast_subqueries(const sl_ast_expr *e, int what, const sl_ast_expr **out, int cap)
+{
+	int n = 0;
+	visit_subq(e, what, out, cap, &n);
+	return n;
+}
+
+int sl__ast_has_subquery(const sl_ast_expr *e)
+{
+	return sl__ast_subqueries(e, SL_SUBQ_ANY, NULL, 0) > 0;
+}
+
+const sl_ast_expr *sl__ast_and(planner *p, const sl_ast_expr **x, int n)
+{
+	if (n == 0)
+		return NULL;
+	const sl_ast_expr *acc = x[0];
+	for (int i = 1; i < n; i++) {
+		sl_ast_expr *a = sl_arena_calloc(p->a, sizeof(*a));
+		if (!a)
+			return NULL;
+		a->kind = SL_AX_BINARY;
+		a->line = x[i]->line;
+		a->col = x[i]->col;
+		a->u.op.op = SL_AOP_AND;
+		a->u.op.a = (sl_ast_expr *)acc;
+		a->u.op.b = (sl_ast_expr *)x[i];
+		acc = a;
+	}
+	return acc;
+}
+
+/* Bit i set when e reads a column of item i (item i's columns start at
+ * off[i]; off[n] = the total). */
+static uint64_t items_of(const sl_expr *e, const int *off, int n)
+{
+	if (e->kind == SL_EX_COL) {
+		for (int i = 0; i < n; i++)
+			if (e->col >= off[i] && e->col < off[i + 1])
+				return (uint64_t)1 << i;
+		return 0;
+	}
+	uint64_t m = 0;
+	for (int i = 0; e->kind == SL_EX_CALL && i < e->nargs; i++)
+		m |= items_of(e->args[i], off, n);
+	return m;
+}
+
+/* A copy of e with every column shifted by -by (arena). */
+static sl_expr *shift(planner *p, const sl_expr *e, int by)
+{
+	sl_expr *x = sl_arena_alloc(p->a, sizeof(*x));
+	if (!x)
+		return NULL;
+	*x = *e;
+	if (e->kind == SL_EX_COL)
+		x->col -= by;
+	if (e->kind != SL_EX_CALL || e->nargs == 0)
+		return x;
+	x->args = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)e->nargs);
+	for (int i = 0; x->args && i < e->nargs; i++)
+		if (!(x->args[i] = shift(p, e->args[i], by)))
+			return NULL;
+	return x->args ? x : NULL;
+}
+
+static sl_expr *and_exprs(planner *p, sl_expr **x, int n)
+{
+	sl_expr *acc = x[0];
+	for (int i = 1; acc && i < n; i++) {
+		sl_expr *two[2] = {acc, x[i]};
+		acc = sl_expr_call(p->a, SL_FN_AND, two, 2, NULL, 0, p->err);
+	}
+	return acc;
+}
+
+/* The display name of comma item f (its alias or table name). */
+static const char *item_name(const sl_ast_from *f)
+{
+	if (f->alias)
+		return f->alias->name;
+	if (f->kind == SL_AF_TABLE)
+		return sl_ast_name_last(&f->u.table.name);
+	return f->kind == SL_AF_JOIN ? "a join" : "a subquery";
+}
+
+rel *sl__plan_comma(planner *p, const sl_ast_from *f, const sl_ast_expr *where,
+                    const sl_ast_expr **rest, int keep_unbound, sl_plan_item_fn plan_item)
+{
+	const sl_ast_from *it[MAX_ITEMS];
+	const sl_ast_expr *conj[MAX_CONJ], *left[MAX_CONJ];
+	rel *ir[MAX_ITEMS];
+	int n = 0, nconj = 0, nleft = 0, off[MAX_ITEMS + 1];
+	*rest = NULL;
+	if (comma_items(f, it, &n))
+		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
+		                      "a comma join of more than %d items is not supported", MAX_ITEMS);
+	if (where && ast_conjuncts(where, conj, &nconj))
+		return sl__plan_error(p, where->line, where->col, SL_ENOTSUP,
+		                      "a WHERE condition of more than %d conjuncts over a comma join "
+		                      "is not supported", MAX_CONJ);
+	off[0] = 0;
+	for (int i = 0; i < n; i++) {
+		if (it[i]->kind == SL_AF_TABLE && it[i]->u.table.as_of)
+			return sl__plan_error(p, it[i]->line, it[i]->col, SL_ENOTSUP,
+			                      "FOR SYSTEM_TIME AS OF in a comma join is not supported; "
+			                      "write it as JOIN %s FOR SYSTEM_TIME AS OF ... ON ...",
+			                      item_name(it[i]));
+		if (!(ir[i] = plan_item(p, it[i])))
+			return NULL;
+		off[i + 1] = off[i] + ir[i]->ncols;
+	}
+	/* all items' columns, for binding (no operator) */
+	rel *all = sl__rel_new(p, off[n]);
+	if (!all)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		memcpy(all->cols + off[i], ir[i]->cols, sizeof(rcol) * (size_t)ir[i]->ncols);
+	sl_expr **filt = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(nconj + 1));
+	int *fitem = sl_arena_calloc(p->a, sizeof(int) * (size_t)(nconj + 1));
+	const sl_ast_expr **fast = sl_arena_calloc(p->a, sizeof(sl_ast_expr *) * (size_t)(nconj + 1));
+	int nfilt = 0;
+	scope s = {all, NULL, NULL};
+	for (int k = 0; k < nconj; k++) {
+		if (sl__ast_has_subquery(conj[k])) {
+			left[nleft++] = conj[k];
+			continue;
+		}
+		sl_expr *x = sl__bind_expr(p, &s, conj[k]);
+		if (!x && keep_unbound && p->err->code == SL_EPLAN) {
+			sl_err_clear(p->err);
+			left[nleft++] = conj[k];
+			continue;
+		}
+		if (!x)
+			return NULL;
+		uint64_t m = items_of(x, off, n);
+		if (!m) {
+			left[nleft++] = conj[k];
+			continue;
+		}
+		int last = 63 - __builtin_clzll(m);
+		filt[nfilt] = x;
+		fast[nfilt] = conj[k];
+		fitem[nfilt++] = (m & (m - 1)) ? last : -1 - last; /* < 0: one item */
+	}
+	/* one-item conjuncts: filters below the joins */
+	for (int i = 0; i < n; i++) {
+		sl_expr *one[MAX_CONJ];
+		int none = 0;
+		for (int k = 0; k < nfilt; k++)
+			if (fitem[k] == -1 - i && !(one[none++] = shift(p, filt[k], off[i])))
+				return NULL;
+		if (none) {
+			sl_expr *c = and_exprs(p, one, none);
+			if (!c || !(ir[i] = sl__add_filter(p, ir[i], c)))
+				return c ? NULL : sl__plan_error(p, where->line, where->col, SL_EPLAN, "%s",
+				                                 p->err->msg);
+		}
+	}
+	rel *acc = ir[0];
+	for (int i = 1; i < n; i++) {
+		sl_expr *two[MAX_CONJ];
+		const sl_ast_expr *pos = NULL;
+		int ntwo = 0;
+		for (int k = 0; k < nfilt; k++)
+			if (fitem[k] == i) {
+				if (!pos)
+					pos = fast[k]; /* messages point at the first one */
+				two[ntwo++] = filt[k];
+			}
+		if (!ntwo)
+			return sl__plan_error(p, it[i]->line, it[i]->col, SL_ENOTSUP,
+			                      "the comma join of %s has no condition in WHERE relating it "
+			                      "to the items before it (a cross join); a streaming join "
+			                      "needs an equality between its sides (e.g. WHERE a.k = "
+			                      "b.k), as in Flink", item_name(it[i]));
+		sl_expr *c = and_exprs(p, two, ntwo);
+		if (!c)
+			return sl__plan_error(p, pos->line, pos->col, SL_EPLAN, "%s", p->err->msg);
+		rel *l = acc;
+		if (!(acc = sl__plan_join_cond(p, pos, c, l, ir[i])))
+			return NULL;
+		sl__plan_join_ttl_items(p, i == 1 ? it[0] : NULL, it[i], l, ir[i]);
+	}
+	*rest = sl__ast_and(p, left, nleft);
+	return acc;
+}

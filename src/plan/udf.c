@@ -1,0 +1,219 @@
+/*
+ * udf.c - CREATE FUNCTION / DROP FUNCTION: user-defined scalar functions
+ * loaded from shared objects (include/sluice_udf.h is their ABI).
+ *
+ * Data flow:  CREATE FUNCTION name AS 'symbol' LANGUAGE C USING JAR 'lib.so'
+ * --(sl_catalog_add_function)--> dlopen(lib.so), dlsym(symbol), call it,
+ * check the registration (ABI version, argument and result types,
+ * eval) --> an sl_func_def in the catalog.  The binder (bind.c) turns
+ * calls of the name into SL_FN_UDF expressions whose kernel
+ * (src/expr/fn_udf.c) calls the registration's eval per batch.
+ *
+ * Every loading error names the file and the symbol (with dlerror's
+ * text).  Libraries stay loaded until the catalog is freed, even after
+ * DROP FUNCTION, because a running job may still call into them.
+ * Function names match case-insensitively, as Flink's do.  Built-in
+ * function names cannot be shadowed (Flink resolves built-ins first for
+ * non-temporary-system functions; sluice refuses the ambiguity).
+ */
+#include "catalog.h"
+#include "sluice.h"
+#include "sluice_udf.h"
+#include "../expr/expr.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+sl_func_def *sl_catalog_function(const sl_catalog *c, const char *name)
+{
+	for (int i = 0; i < c->nfunctions; i++)
+		if (!strcasecmp(c->functions[i]->name, name))
+			return c->functions[i];
+	return NULL;
+}
+
+/* A registration type name ("BIGINT", "TIMESTAMP(3)") as an sl_type; 0 or
+ * -1 when it is not one the ABI supports. */
+static int udf_type(const char *s, sl_type *t)
+{
+	static const struct { const char *name; sl_type_id id; } simple[] = {
+		{"BOOLEAN", SL_T_BOOLEAN}, {"TINYINT", SL_T_TINYINT}, {"SMALLINT", SL_T_SMALLINT},
+		{"INT", SL_T_INT}, {"INTEGER", SL_T_INT}, {"BIGINT", SL_T_BIGINT},
+		{"FLOAT", SL_T_FLOAT}, {"DOUBLE", SL_T_DOUBLE}, {"DATE", SL_T_DATE},
+	};
+	int p = 0;
+	char rest = 0;
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
+		if (!strcasecmp(s, simple[i].name)) {
+			*t = sl_type_make(simple[i].id);
+			return 0;
+		}
+	if (!strcasecmp(s, "STRING") || !strcasecmp(s, "VARCHAR")) {
+		*t = sl_type_varchar(SL_STRING_LEN);
+		return 0;
+	}
+	if (!strcasecmp(s, "BYTES") || !strcasecmp(s, "VARBINARY")) {
+		*t = sl_type_make(SL_T_VARBINARY);
+		t->length = SL_STRING_LEN;
+		return 0;
+	}
+	if (sscanf(s, "TIMESTAMP_LTZ(%d)%c", &p, &rest) == 2 && rest == ')' && p >= 0 && p <= 9) {
+		*t = sl_type_timestamp(SL_T_TIMESTAMP_LTZ, p);
+		return 0;
+	}
+	if (sscanf(s, "TIMESTAMP(%d)%c", &p, &rest) == 2 && rest == ')' && p >= 0 && p <= 9) {
+		*t = sl_type_timestamp(SL_T_TIMESTAMP, p);
+		return 0;
+	}
+	return -1;
+}
+
+/* Checks the registration r of symbol sym in path and fills d's types. */
+static int check_registration(sl_catalog *c, sl_func_def *d, const sluice_udf *r,
+                              const char *path, const char *sym, int line, int col,
+                              sl_err *err)
+{
+#define REG_ERR(...) sl_err_set_at(err, SL_EPLAN, line, col, __VA_ARGS__)
+	if (r->abi_version != SLUICE_UDF_ABI_VERSION)
+		return REG_ERR("line %d, column %d: function '%s': symbol '%s' in '%s' returned a "
+		               "registration of ABI version %u; this sluice supports version %d "
+		               "(include/sluice_udf.h): rebuild the library", line, col, d->name,
+		               sym, path, (unsigned)r->abi_version, SLUICE_UDF_ABI_VERSION);
+	if (r->nargs < 0 || r->nargs > 16 || (r->nargs && !r->arg_types) || !r->eval ||
+	    (r->null_handling != SLUICE_UDF_NULL_IN_NULL_OUT &&
+	     r->null_handling != SLUICE_UDF_CALLED_ON_NULL))
+		return REG_ERR("line %d, column %d: function '%s': the registration returned by "
+		               "symbol '%s' in '%s' is invalid (nargs must be 0-16 with arg_types, "
+		               "eval must be set, null_handling one of the SLUICE_UDF_* values)",
+		               line, col, d->name, sym, path);
+	d->nargs = r->nargs;
+	d->arg_types = sl_arena_calloc(&c->arena, sizeof(sl_type) * (size_t)(r->nargs + 1));
+	if (!d->arg_types)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < r->nargs; i++)
+		if (udf_type(r->arg_types[i], &d->arg_types[i]))
+			return REG_ERR("line %d, column %d: function '%s' (symbol '%s' in '%s'): "
+			               "argument %d has type '%s', which the C ABI does not support "
+			               "(BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, STRING, "
+			               "BYTES, DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p))", line, col, d->name,
+			               sym, path, i + 1, r->arg_types[i] ? r->arg_types[i] : "(null)");
+	if (udf_type(r->result_type, &d->result))
+		return REG_ERR("line %d, column %d: function '%s' (symbol '%s' in '%s'): result "
+		               "type '%s' is not supported by the C ABI", line, col, d->name, sym,
+		               path, r->result_type ? r->result_type : "(null)");
+	d->udf = r;
+	return 0;
+#undef REG_ERR
+}
+
+/* dlopen + dlsym + call the entry; errors name the file and the symbol. */
+static int load(sl_catalog *c, sl_func_def *d, int line, int col, sl_err *err)
+{
+	d->dl = dlopen(d->path, RTLD_NOW | RTLD_LOCAL);
+	if (!d->dl)
+		return sl_err_set_at(err, SL_EPLAN, line, col,
+		                     "line %d, column %d: function '%s': cannot load library '%s': %s",
+		                     line, col, d->name, d->path, dlerror());
+	dlerror();
+	void *sym = dlsym(d->dl, d->symbol);
+	const char *e = dlerror();
+	if (e || !sym)
+		return sl_err_set_at(err, SL_EPLAN, line, col,
+		                     "line %d, column %d: function '%s': symbol '%s' not found in "
+		                     "library '%s': %s", line, col, d->name, d->symbol, d->path,
+		                     e ? e : "NULL symbol");
+	sluice_udf_entry entry;
+	memcpy(&entry, &sym, sizeof entry);
+	const sluice_udf *r = entry();
+	if (!r)
+		return sl_err_set_at(err, SL_EPLAN, line, col,
+		                     "line %d, column %d: function '%s': symbol '%s' in library '%s' "
+		                     "returned no registration (NULL)", line, col, d->name, d->symbol,
+		                     d->path);
+	return check_registration(c, d, r, d->path, d->symbol, line, col, err);
+}
+
+int sl_catalog_add_function(sl_catalog *c, const sl_ast_create_function *f, int line, int col,
+                            sl_err *err)
+{
+	const char *name = sl_ast_name_last(&f->name);
+	if (sl_catalog_function(c, name)) {
+		if (f->if_not_exists)
+			return 0;
+		return sl_err_set_at(err, SL_EPLAN, line, col, "line %d, column %d: function '%s' "
+		                     "already exists", line, col, name);
+	}
+	if (sl_fn_from_name(name) >= 0)
+		return sl_err_set_at(err, SL_EPLAN, line, col, "line %d, column %d: '%s' is a "
+		                     "built-in function: a user-defined function cannot take its name",
+		                     line, col, name);
+	if (f->language && strcmp(f->language, "C"))
+		return sl_err_set_at(err, SL_ENOTSUP, f->lang_line, f->lang_col,
+		                     "line %d, column %d: LANGUAGE %s is not supported: sluice loads "
+		                     "functions written in C (LANGUAGE C) from a shared object "
+		                     "(docs/udf.md)", f->lang_line, f->lang_col, f->language);
+	if (!f->path)
+		return sl_err_set_at(err, SL_EPLAN, line, col, "line %d, column %d: function '%s': "
+		                     "USING JAR '/path/lib.so' is required (the shared object that "
+		                     "exports '%s')", line, col, name, f->symbol);
+	if (f->nusing > 1)
+		return sl_err_set_at(err, SL_ENOTSUP, line, col, "line %d, column %d: function '%s': "
+		                     "only one USING JAR library is supported", line, col, name);
+	sl_func_def *d = sl_arena_calloc(&c->arena, sizeof(*d));
+	sl_func_def **nf = realloc(c->functions, sizeof(*nf) * (size_t)(c->nfunctions + 1));
+	if (!d || !nf) {
+		free(nf);
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	c->functions = nf;
+	d->name = sl_arena_strdup(&c->arena, name);
+	d->symbol = sl_arena_strdup(&c->arena, f->symbol);
+	d->path = sl_arena_strdup(&c->arena, f->path);
+	d->temporary = f->temporary;
+	int rc = load(c, d, line, col, err);
+	void **nd = d->dl ? realloc(c->dls, sizeof(*nd) * (size_t)(c->ndls + 1)) : NULL;
+	if (nd) {
+		c->dls = nd;
+		c->dls[c->ndls++] = d->dl; /* closed with the catalog */
+	} else if (d->dl) {
+		dlclose(d->dl);
+		if (!rc)
+			rc = sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	if (!rc)
+		c->functions[c->nfunctions++] = d;
+	return rc;
+}
+
+int sl_catalog_drop_function(sl_catalog *c, const sl_ast_drop_function *f, int line, int col,
+                             sl_err *err)
+{
+	const char *name = sl_ast_name_last(&f->name);
+	for (int i = 0; i < c->nfunctions; i++)
+		if (!strcasecmp(c->functions[i]->name, name)) {
+			/* the library stays loaded (a running job may call it): the
+			 * catalog closes it when it is freed */
+			memmove(c->functions + i, c->functions + i + 1,
+			        sizeof(*c->functions) * (size_t)(c->nfunctions - i - 1));
+			c->nfunctions--;
+			return 0;
+		}
+	if (f->if_exists)
+		return 0;
+	return sl_err_set_at(err, SL_EPLAN, line, col, "line %d, column %d: function '%s' does "
+	                     "not exist", line, col, name);
+}
+
+void sl_catalog_close_functions(sl_catalog *c)
+{
+	for (int i = 0; i < c->ndls; i++)
+		dlclose(c->dls[i]);
+	free(c->dls);
+	c->dls = NULL;
+	c->ndls = 0;
+}

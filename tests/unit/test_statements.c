@@ -1,0 +1,225 @@
+/*
+ * test_statements.c - the catalog statements through the public API:
+ * SHOW TABLES / VIEWS / USER FUNCTIONS / CURRENT DATABASE, [NOT] LIKE
+ * filters, DESCRIBE / DESC / SHOW COLUMNS and SHOW CREATE TABLE / VIEW
+ * (their text compared with Flink 1.20's documented output, in
+ * sl_explain_text), and the refusals of legacy option keys, PARTITIONED BY
+ * and unsupported SHOW forms with their positions.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sluice.h"
+
+/* The table of Flink's DESCRIBE docs example
+ * (docs/content/docs/dev/table/sql/describe.md, Flink 1.20). */
+static const char *orders_ddl =
+	"CREATE TABLE Orders (\n"
+	" `user` BIGINT NOT NULl comment 'this is primary key',\n"
+	" product VARCHAR(32),\n"
+	" amount INT,\n"
+	" ts TIMESTAMP(3) comment 'notice: watermark',\n"
+	" ptime AS PROCTIME() comment 'this is a computed column',\n"
+	" PRIMARY KEY(`user`) NOT ENFORCED,\n"
+	" WATERMARK FOR ts AS ts - INTERVAL '1' SECONDS\n"
+	") with ('connector' = 'datagen');";
+
+static sl_engine *open_with_orders(void)
+{
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, orders_ddl), 0);
+	return e;
+}
+
+static void expect_output(sl_engine *e, const char *sql, const char *want)
+{
+	int rc = sl_exec(e, sql);
+	if (rc)
+		fail_msg("%s: %s", sql, sl_errmsg(e));
+	if (strcmp(sl_explain_text(e), want))
+		fail_msg("%s\n--- got:\n%s--- want:\n%s", sql, sl_explain_text(e), want);
+}
+
+static void expect_error(sl_engine *e, const char *sql, const char *want)
+{
+	int rc = sl_exec(e, sql);
+	assert_true(rc < 0);
+	if (!strstr(sl_errmsg(e), want))
+		fail_msg("%s\n got: %s\nwant: %s", sql, sl_errmsg(e), want);
+}
+
+/* The docs' DESCRIBE Orders result, verbatim. */
+static void test_describe(void **st)
+{
+	(void)st;
+	sl_engine *e = open_with_orders();
+	const char *want =
+		"+---------+-----------------------------+-------+-----------+---------------+----------------------------+---------------------------+\n"
+		"|    name |                        type |  null |       key |        extras |                  watermark |                   comment |\n"
+		"+---------+-----------------------------+-------+-----------+---------------+----------------------------+---------------------------+\n"
+		"|    user |                      BIGINT | FALSE | PRI(user) |               |                            |       this is primary key |\n"
+		"| product |                 VARCHAR(32) |  TRUE |           |               |                            |                           |\n"
+		"|  amount |                         INT |  TRUE |           |               |                            |                           |\n"
+		"|      ts |      TIMESTAMP(3) *ROWTIME* |  TRUE |           |               | `ts` - INTERVAL '1' SECOND |         notice: watermark |\n"
+		"|   ptime | TIMESTAMP_LTZ(3) *PROCTIME* | FALSE |           | AS PROCTIME() |                            | this is a computed column |\n"
+		"+---------+-----------------------------+-------+-----------+---------------+----------------------------+---------------------------+\n"
+		"5 rows in set\n";
+	expect_output(e, "DESCRIBE Orders", want);
+	expect_output(e, "DESC Orders;", want);
+	expect_output(e, "SHOW COLUMNS FROM Orders LIKE '%r'",
+		"+------+--------+-------+-----------+--------+-----------+---------------------+\n"
+		"| name |   type |  null |       key | extras | watermark |             comment |\n"
+		"+------+--------+-------+-----------+--------+-----------+---------------------+\n"
+		"| user | BIGINT | FALSE | PRI(user) |        |           | this is primary key |\n"
+		"+------+--------+-------+-----------+--------+-----------+---------------------+\n"
+		"1 row in set\n");
+	expect_error(e, "DESCRIBE Nope", "line 1, column 1: Table or view 'Nope' not found");
+	expect_error(e, "DESCRIBE CATALOG c", "line 1, column 10: DESCRIBE CATALOG / DATABASE / "
+	             "FUNCTION / MODEL is not supported");
+	sl_engine_close(e);
+}
+
+/* SHOW CREATE TABLE in Flink's layout (docs/content/docs/dev/table/sql/show.md). */
+static void test_show_create(void **st)
+{
+	(void)st;
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e,
+		"CREATE TABLE orders (\n"
+		"  order_id BIGINT NOT NULL comment 'this is the primary key, named ''order_id''.',\n"
+		"  product VARCHAR(32),\n"
+		"  amount INT,\n"
+		"  ts TIMESTAMP(3) comment 'notice: watermark, named ''ts''.',\n"
+		"  ptime AS PROCTIME() comment 'notice: computed column, named ''ptime''.',\n"
+		"  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND,\n"
+		"  CONSTRAINT `PK_order_id` PRIMARY KEY (order_id) NOT ENFORCED\n"
+		") WITH (\n"
+		"  'connector' = 'datagen'\n"
+		");"), 0);
+	expect_output(e, "show create table orders;",
+		"CREATE TABLE `default_catalog`.`default_database`.`orders` (\n"
+		"  `order_id` BIGINT NOT NULL COMMENT 'this is the primary key, named ''order_id''.',\n"
+		"  `product` VARCHAR(32),\n"
+		"  `amount` INT,\n"
+		"  `ts` TIMESTAMP(3) COMMENT 'notice: watermark, named ''ts''.',\n"
+		"  `ptime` AS PROCTIME() COMMENT 'notice: computed column, named ''ptime''.',\n"
+		"  WATERMARK FOR `ts` AS `ts` - INTERVAL '1' SECOND,\n"
+		"  CONSTRAINT `PK_order_id` PRIMARY KEY (`order_id`) NOT ENFORCED\n"
+		") WITH (\n"
+		"  'connector' = 'datagen'\n"
+		")\n");
+	assert_int_equal(sl_exec(e, "CREATE TABLE t2 (a INT, b DECIMAL(10, 2), c AS a * (2 + a), "
+	                            "PRIMARY KEY (a, b) NOT ENFORCED) COMMENT 'it''s t2' WITH "
+	                            "('connector' = 'blackhole')"), 0);
+	expect_output(e, "SHOW CREATE TABLE t2",
+		"CREATE TABLE `default_catalog`.`default_database`.`t2` (\n"
+		"  `a` INT NOT NULL,\n"
+		"  `b` DECIMAL(10, 2) NOT NULL,\n"
+		"  `c` AS `a` * (2 + `a`),\n"
+		"  CONSTRAINT `PK_a_b` PRIMARY KEY (`a`, `b`) NOT ENFORCED\n"
+		") COMMENT 'it''s t2'\n"
+		"WITH (\n"
+		"  'connector' = 'blackhole'\n"
+		")\n");
+	assert_int_equal(sl_exec(e, "CREATE VIEW v AS SELECT order_id FROM orders"), 0);
+	expect_output(e, "SHOW CREATE VIEW v", "CREATE VIEW v AS SELECT order_id FROM orders\n");
+	expect_error(e, "SHOW CREATE TABLE v", "'v' is a view");
+	expect_error(e, "SHOW CREATE VIEW orders", "View 'orders' not found");
+	sl_engine_close(e);
+}
+
+static void test_show_lists(void **st)
+{
+	(void)st;
+	sl_engine *e = open_with_orders();
+	assert_int_equal(sl_exec(e, "CREATE TABLE items (a INT) WITH ('connector' = 'blackhole');"
+	                            "CREATE VIEW my_view AS SELECT * FROM items"), 0);
+	/* as Flink: SHOW TABLES lists tables and views, sorted */
+	expect_output(e, "SHOW TABLES",
+		"+------------+\n"
+		"| table name |\n"
+		"+------------+\n"
+		"|     Orders |\n"
+		"|      items |\n"
+		"|    my_view |\n"
+		"+------------+\n"
+		"3 rows in set\n");
+	expect_output(e, "SHOW VIEWS",
+		"+-----------+\n| view name |\n+-----------+\n|   my_view |\n+-----------+\n"
+		"1 row in set\n");
+	expect_output(e, "show tables like '%s'",
+		"+------------+\n| table name |\n+------------+\n|     Orders |\n|      items |\n"
+		"+------------+\n2 rows in set\n");
+	expect_output(e, "show tables not like '%s'",
+		"+------------+\n| table name |\n+------------+\n|    my_view |\n+------------+\n"
+		"1 row in set\n");
+	expect_output(e, "SHOW TABLES LIKE 'x%'", "Empty set\n");
+	expect_output(e, "SHOW USER FUNCTIONS", "Empty set\n");
+	expect_output(e, "SHOW CURRENT DATABASE",
+		"+-----------------------+\n"
+		"| current database name |\n"
+		"+-----------------------+\n"
+		"|      default_database |\n"
+		"+-----------------------+\n"
+		"1 row in set\n");
+	/* several in one script: outputs one after the other */
+	expect_output(e, "SHOW VIEWS; SHOW CATALOGS",
+		"+-----------+\n| view name |\n+-----------+\n|   my_view |\n+-----------+\n"
+		"1 row in set\n"
+		"+-----------------+\n"
+		"|    catalog name |\n"
+		"+-----------------+\n"
+		"| default_catalog |\n"
+		"+-----------------+\n"
+		"1 row in set\n");
+	sl_engine_close(e);
+}
+
+static void test_refusals(void **st)
+{
+	(void)st;
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	expect_error(e, "CREATE TABLE k (a INT) WITH (\n  'connector.type' = 'kafka',\n"
+	                "  'connector.topic' = 't')",
+	             "line 2, column 3: table 'k': 'connector.type' is one of Flink's legacy option "
+	             "keys (removed in Flink 1.14), not supported: write 'connector' = 'kafka'");
+	expect_error(e, "CREATE TABLE k (a INT) WITH ('connector' = 'filesystem', "
+	                "'format.type' = 'csv')", "write 'format' = 'csv'");
+	expect_error(e, "CREATE TABLE k (a INT) WITH ('connector' = 'filesystem', "
+	                "'format.ignore-parse-errors' = 'true')",
+	             "write '<format>.ignore-parse-errors' (e.g. 'json.ignore-parse-errors'");
+	expect_error(e, "CREATE TABLE k (a INT) WITH ('connector' = 'kafka', "
+	                "'update-mode' = 'append')", "'update-mode' is one of Flink's legacy");
+	expect_error(e, "CREATE TABLE k (a INT) WITH ('connector' = 'kafka', "
+	                "'connector.startup-mode' = 'earliest-offset')",
+	             "write 'scan.startup.mode' = 'earliest-offset'");
+	expect_error(e, "CREATE TABLE p (a INT, b STRING) PARTITIONED BY (c) WITH ('connector' = "
+	                "'blackhole')", "line 1, column 50: partition column 'c' is not a physical "
+	                "column of table 'p'");
+	expect_error(e, "SHOW PARTITIONS t", "line 1, column 6: SHOW PARTITIONS is not supported");
+	expect_error(e, "SHOW JOBS", "SHOW JOBS is not supported");
+	expect_error(e, "SHOW FUNCTIONS", "SHOW FUNCTIONS (with the built-in functions) is not "
+	             "supported");
+	expect_error(e, "SHOW TABLES FROM db1", "line 1, column 13: SHOW ... FROM|IN a database");
+	sl_engine_close(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_show_create),
+		cmocka_unit_test(test_show_lists),
+		cmocka_unit_test(test_refusals),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

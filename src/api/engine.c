@@ -536,7 +536,9 @@ const char *sl_job_stats(sl_engine *e, int verbose)
 		char wm[48];
 		wm_text(op->out_wm, wm);
 		sl_sink *k = sl_op_sink_get(op);
-		if (op->nin == 0) {
+		if (op->nin == 0 && !sl_op_is_scan(op)) { /* VALUES */
+			sl_buf_printf(b, "%s: %lld rows\n", op->vt->name, (long long)s->rows_out);
+		} else if (op->nin == 0) {
 			sl_buf_printf(b, "source %s: %lld rows read, %lld skipped, final watermark %s\n",
 			              sl_op_scan_table(op), (long long)s->rows_out,
 			              (long long)sl_op_scan_skipped(op), wm);

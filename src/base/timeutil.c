@@ -762,7 +762,8 @@ static int match_name(const char **p, const char *e, const char *const *names, i
 /* Parsed calendar fields. */
 typedef struct pfields {
 	int64_t y, mo, d, h, mi, s, us, off, doy;
-	int pm; /* -1 none, 0 AM, 1 PM */
+	int pm;      /* -1 none, 0 AM, 1 PM */
+	int has_off; /* the text carried a zone offset */
 } pfields;
 
 static int parse_tok(const sl_datefmt *f, int i, const char **p, const char *e, pfields *v)
@@ -820,8 +821,10 @@ static int parse_tok(const sl_datefmt *f, int i, const char **p, const char *e, 
 			return -1;
 		return 0;
 	default: /* X, x, Z: "Z", "+hh", "+hhmm", "+hh:mm" */
-		if (*p < e && (**p == 'Z' || **p == '+' || **p == '-'))
+		if (*p < e && (**p == 'Z' || **p == '+' || **p == '-')) {
+			v->has_off = 1;
 			return parse_offset(p, e, &v->off);
+		}
 		return -1;
 	}
 }
@@ -830,13 +833,22 @@ static int parse_tok(const sl_datefmt *f, int i, const char **p, const char *e, 
  * carries an offset, else the wall clock).  0 or -1. */
 int sl_datefmt_parse(const sl_datefmt *f, const char *s, size_t len, int64_t *out_us)
 {
-	pfields v = {1970, 1, 1, 0, 0, 0, 0, 0, -1, -1};
+	return sl_datefmt_parse_ex(f, s, len, 0, out_us, NULL);
+}
+
+/* sl_datefmt_parse_ex: see timeutil.h. */
+int sl_datefmt_parse_ex(const sl_datefmt *f, const char *s, size_t len, int prefix,
+                        int64_t *out_us, int *has_offset)
+{
+	pfields v = {1970, 1, 1, 0, 0, 0, 0, 0, -1, -1, 0};
 	const char *p = s, *e = s + len;
 	for (int i = 0; i < f->n; i++)
 		if (parse_tok(f, i, &p, e, &v))
 			return -1;
-	if (p != e)
+	if (p != e && !prefix)
 		return -1;
+	if (has_offset)
+		*has_offset = v.has_off;
 	if (v.pm >= 0) {
 		if (v.h < 1 || v.h > 12)
 			return -1;

@@ -61,6 +61,12 @@ sl_datefmt *sl_datefmt_compile(const char *pattern, char *errbuf, size_t errcap)
 void sl_datefmt_free(sl_datefmt *f);
 int sl_datefmt_format(const sl_datefmt *f, int64_t us, char *buf, size_t cap); /* length */
 int sl_datefmt_parse(const sl_datefmt *f, const char *s, size_t len, int64_t *out_us); /* 0/-1 */
+/* The same; with prefix = 1 text after the pattern's end is ignored (Java's
+ * SimpleDateFormat.parse, which Flink's UNIX_TIMESTAMP uses); *has_offset
+ * (when not NULL) says whether the text carried a zone offset, i.e. whether
+ * *out_us is UTC rather than a wall clock. */
+int sl_datefmt_parse_ex(const sl_datefmt *f, const char *s, size_t len, int prefix,
+                        int64_t *out_us, int *has_offset);
 
 /* Time-zone offset in micros of zone `tz` at instant `utc_us` (0 for UTC or
  * NULL).  Returns 0, or -1 for an unknown zone. */

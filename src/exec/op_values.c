@@ -64,7 +64,6 @@ static int values_pump(sl_op *op, sl_err *err)
 				return rc;
 		}
 	}
-	op->stats.rows_out += o->nrows;
 	return o->nrows;
 }
 

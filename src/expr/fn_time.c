@@ -13,7 +13,9 @@
  * string literal).  Java date patterns (DATE_FORMAT, TO_TIMESTAMP, ...)
  * are compiled once at bind time when literal, otherwise per distinct
  * pattern (cached in the step).  Text that does not parse gives NULL, as
- * in Flink.
+ * in Flink, except UNIX_TIMESTAMP(s[, pattern]), which follows Flink's
+ * SimpleDateFormat: Long.MIN_VALUE then, text after the pattern ignored,
+ * an offset in the text winning over the session zone.
  */
 #include "expr_int.h"
 #include "base/timeutil.h"
@@ -320,6 +322,20 @@ static int k_parse_time(sl_xctx *x, const sl_step *st)
 		int64_t w;
 		const char *s = a->v.str[i].ptr;
 		size_t n = (size_t)a->v.str[i].len;
+		if (st->fn == SL_FN_UNIX_TIMESTAMP) {
+			/* as Flink (SimpleDateFormat.parse): text after the pattern is
+			 * ignored, an offset in the text (pattern X) wins over the
+			 * session zone, and text that does not parse gives
+			 * Long.MIN_VALUE (docs/data/sql_functions.yml) */
+			int has_off = 0;
+			o->null[i] = 0;
+			if (d->f ? sl_datefmt_parse_ex(d->f, s, n, 1, &w, &has_off) : sl_ts_parse(s, n, &w))
+				o->v.i64[i] = INT64_MIN;
+			else
+				o->v.i64[i] = sl_floordiv(has_off ? w : from_wall(x, SL_T_TIMESTAMP_LTZ, w),
+				                          SL_US_PER_SEC);
+			continue;
+		}
 		if (d->f ? sl_datefmt_parse(d->f, s, n, &w)
 		         : (st->fn == SL_FN_TO_DATE ? sl_date_parse(s, n, &w) ||
 		                                          ((w *= SL_US_PER_DAY), 0)
@@ -328,8 +344,6 @@ static int k_parse_time(sl_xctx *x, const sl_step *st)
 		o->null[i] = 0;
 		if (st->fn == SL_FN_TO_DATE)
 			o->v.i64[i] = sl_floordiv(w, SL_US_PER_DAY);
-		else if (st->fn == SL_FN_UNIX_TIMESTAMP)
-			o->v.i64[i] = sl_floordiv(from_wall(x, SL_T_TIMESTAMP_LTZ, w), SL_US_PER_SEC);
 		else
 			o->v.i64[i] = sl_floordiv(w, 1000) * 1000;
 	});

@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/functions/systemFunctions.md (docs/data/sql_functions.yml), JSON functions
--- xfail: not supported yet: JSON_VALUE, JSON_QUERY, JSON_EXISTS, IS JSON, JSON_OBJECT, JSON_ARRAY
 CREATE TABLE f (
     id INT,
     s STRING,

@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/functions/systemFunctions.md (docs/data/sql_functions.yml), numeric functions not in docs/sql.md yet
--- xfail: not supported yet: SIGN, TRUNCATE, LOG2, LOG, PI, E, SIN, COS, TAN, ATAN2, DEGREES, RADIANS
 CREATE TABLE f (
     id INT,
     s STRING,

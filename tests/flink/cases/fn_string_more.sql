@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/functions/systemFunctions.md (docs/data/sql_functions.yml), string functions not in docs/sql.md yet
--- xfail: not supported yet: INITCAP, REVERSE, LEFT, RIGHT, LOCATE, ASCII, CHR, REPEAT, OVERLAY, LTRIM, RTRIM, INSTR
 CREATE TABLE f (
     id INT,
     s STRING,

@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/functions/systemFunctions.md (docs/data/sql_functions.yml), PARSE_URL
--- xfail: not supported yet: PARSE_URL
 CREATE TABLE f (
     id INT,
     s STRING,

@@ -1,4 +1,3 @@
--- xfail: open bug: COUNT(DISTINCT x) FILTER (WHERE ...) loses a value first seen on a row that fails the filter (issue 8, wrong answer 3)
 -- Flink docs: docs/dev/table/sql/queries/group-agg.md (FILTER and DISTINCT together)
 CREATE TABLE Orders (
     order_id INT,

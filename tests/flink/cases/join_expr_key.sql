@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/sql/queries/joins.md (an expression as the equi-join key)
--- xfail: not supported yet: expressions as equi-join keys
 CREATE TABLE Orders (
     order_id INT,
     customer STRING,

@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/sql/queries/joins.md (Interval Joins, the docs' comma form)
--- xfail: not supported yet: comma joins with the condition in WHERE
 CREATE TABLE Orders (
     order_id INT,
     customer STRING,

@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/sql/queries/window-topn.md (Window Top-N follows after Window Aggregation)
--- xfail: not supported yet: window Top-N over a window aggregate that does not select window_time
 CREATE TABLE Bid (
     bidtime TIMESTAMP(3),
     price DECIMAL(10, 2),

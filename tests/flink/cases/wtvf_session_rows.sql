@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/sql/queries/window-tvf.md (SESSION read as a table)
--- xfail: not supported yet: reading a SESSION window TVF as a table
 CREATE TABLE Bid (
     bidtime TIMESTAMP(3),
     price DECIMAL(10, 2),

@@ -21,7 +21,8 @@ inputs). Markers in a case's leading comments:
   -- xfail: <reason>       expected to fail (a feature sluice does not have yet): a
                            difference or a sluice error is XFAIL, a match is XPASS
   -- deliberate: <reason>  a documented deliberate difference (docs/sql.md): a
-                           difference is DELIB, not a failure
+                           difference (or an error of either engine) is DELIB, not a
+                           failure
   -- changelog: none       compare only the final result
   -- both-refuse: <text>   Flink refuses the script with a message containing <text>
                            (SQL that Flink 1.20 does not run in streaming): PASS when
@@ -313,6 +314,8 @@ def main():
             else:
                 status = "DELIB" if c.deliberate else "FAIL"
                 detail = "  Flink refuses it (%s), sluice runs it\n" % c.both_refuse
+        elif f_err and c.deliberate:
+            status, detail = "DELIB", "  Flink refused the case: %s\n" % first_line(f_err)
         elif f_err:
             status, detail = "FAIL", "  Flink refused the case: %s\n" % first_line(f_err)
             if c.xfail:

@@ -1,5 +1,4 @@
--- Flink docs: docs/dev/table/functions/systemFunctions.md (docs/data/sql_functions.yml), conditional functions not in docs/sql.md yet
--- xfail: not supported yet: IF, IFNULL, IS_ALPHA, IS_DIGIT, GREATEST, LEAST
+-- Flink docs: docs/dev/table/functions/systemFunctions.md (docs/data/sql_functions.yml), IF, IFNULL, GREATEST, LEAST
 CREATE TABLE f (
     id INT,
     s STRING,
@@ -14,6 +13,5 @@ CREATE TABLE f (
     url STRING,
     js STRING
 ) WITH ('connector' = 'filesystem', 'path' = '$DATA/funcs.jsonl', 'format' = 'json');
-SELECT id, IF(j > 5, 'big', 'small'), IFNULL(s, 'none'), IS_DIGIT(CAST(j AS STRING)), IS_ALPHA(s),
-  GREATEST(i, j), LEAST(i, j)
+SELECT id, IF(j > 5, 'big', 'small'), IFNULL(s, 'none'), IFNULL(j, i), GREATEST(i, j), LEAST(i, j), LEAST(s, t)
 FROM f;

@@ -24,6 +24,7 @@ inputs). Markers in a case's leading comments:
                            difference (or an error of either engine) is DELIB, not a
                            failure
   -- changelog: none       compare only the final result
+  -- changelog: ordered    compare the changelog in order (ORDER BY)
   -- both-refuse: <text>   Flink refuses the script with a message containing <text>
                            (SQL that Flink 1.20 does not run in streaming): PASS when
                            sluice refuses it too
@@ -191,7 +192,10 @@ def compare(case, flink_out, sluice_out):
     if s_bad and not f_bad:
         msg += "  sluice: " + "; ".join(s_bad[:3]) + "\n"
     msg += show_diff("final result (multiset)", bag_lines(f_bag), bag_lines(s_bag))
-    if not msg and case.changelog != "none":
+    if not msg and case.changelog == "ordered":
+        msg += show_diff("changelog (in order)", ["%s[%s]" % r for r in f_rows],
+                         ["%s[%s]" % r for r in s_rows])
+    elif not msg and case.changelog != "none":
         f_cl = sorted("%s[%s]" % r for r in f_rows)
         s_cl = sorted("%s[%s]" % r for r in s_rows)
         msg += show_diff("changelog (multiset)", f_cl, s_cl)

@@ -4,11 +4,15 @@
 Writes COUNT cases (OUTDIR/gen_SEED_NNN.sql, each with its own OUTDIR/gen_SEED_NNN.jsonl
 or .csv input) from one seed: a fixed schema of INT, BIGINT, DECIMAL(10, 2), DOUBLE,
 STRING and TIMESTAMP(3) columns with NULLs, and one query each of the forms
-projection + WHERE, GROUP BY (with HAVING), a global aggregate, SELECT DISTINCT, and
-TUMBLE / HOP / CUMULATE window aggregates, built from random expressions, predicates
-and aggregates. Inputs are out of order by less than the watermark delay, so no row
-is late in either engine and the final results do not depend on when watermarks are
-emitted. The same seed gives the same files.
+projection + WHERE, GROUP BY (with HAVING), a global aggregate, SELECT DISTINCT,
+TUMBLE / HOP / CUMULATE window aggregates, regular joins with a second table u
+(inner and outer, some feeding an aggregate), Top-N, event-time deduplication, OVER
+aggregates, UNION ALL and a filter over an aggregate, built from random expressions,
+predicates and aggregates. Inputs are out of order by less than the watermark delay,
+so no row is late in either engine and the final results do not depend on when
+watermarks are emitted. Cases whose changelog legitimately differs are marked
+`-- changelog: none`, forms sluice lacks `-- xfail: not supported yet`. The same
+seed gives the same files.
 """
 
 import json

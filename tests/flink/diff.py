@@ -143,7 +143,7 @@ def split_fields(body):
 def parse_rows(text):
     """[(kind, row text)] and [lines that are not rows]."""
     rows, other = [], []
-    for line in text.splitlines():
+    for line in text.split("\n"):
         m = ROW_RE.match(line)
         if m:
             row = ", ".join(norm_value(v) for v in split_fields(m.group(2)))
@@ -211,7 +211,7 @@ def run_oracle(cases, build, keep_dir):
         k = c.key()
         p = os.path.join(cache, k)
         if os.path.exists(p + ".out") and os.path.exists(p + ".err"):
-            result[c.name] = (open(p + ".out").read(), open(p + ".err").read())
+            result[c.name] = (open(p + ".out", newline="").read(), open(p + ".err").read())
         else:
             todo.append((c, k))
     if todo:
@@ -239,7 +239,7 @@ def run_oracle(cases, build, keep_dir):
                 result[c.name] = ("", "the oracle did not run this case (see %s/flink.log)\n"
                                   % keep_dir)
                 continue
-            out, err = open(o).read(), open(e).read()
+            out, err = open(o, newline="").read(), open(e).read()
             result[c.name] = (out, err)
             if not err.startswith("TIMEOUT"):
                 shutil.copy(o, os.path.join(cache, k + ".out"))
@@ -252,10 +252,12 @@ def run_sluice(sluice, case, keep_dir):
     with open(path, "w", encoding="utf-8") as f:
         f.write(case.script())
     try:
-        p = subprocess.run([sluice, "run", path], capture_output=True, text=True, timeout=120,
-                           cwd=keep_dir)
-        err = "" if p.returncode == 0 else (p.stderr.strip() or "exit %d" % p.returncode)
-        return p.stdout, err
+        p = subprocess.run([sluice, "run", path], capture_output=True, timeout=120,
+                           cwd=keep_dir)  # bytes: a value may hold a CR (CHR(13))
+        out = p.stdout.decode("utf-8", "replace")
+        err = "" if p.returncode == 0 else (p.stderr.decode("utf-8", "replace").strip() or
+                                            "exit %d" % p.returncode)
+        return out, err
     except subprocess.TimeoutExpired:
         return "", "TIMEOUT after 120 s"
 
@@ -304,9 +306,9 @@ def main():
     for c in cases:
         f_out, f_err = oracle[c.name]
         s_out, s_err = run_sluice(sluice, c, work)
-        with open(os.path.join(work, c.name + ".sluice.out"), "w") as f:
+        with open(os.path.join(work, c.name + ".sluice.out"), "w", newline="") as f:
             f.write(s_out)
-        with open(os.path.join(work, c.name + ".flink.out"), "w") as f:
+        with open(os.path.join(work, c.name + ".flink.out"), "w", newline="") as f:
             f.write(f_out)
         if c.both_refuse:
             if not f_err or c.both_refuse not in f_err:

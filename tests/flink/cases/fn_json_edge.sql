@@ -3,7 +3,7 @@
 -- kinds, over objects, arrays, invalid text and NULL
 CREATE TABLE j (id INT, js STRING) WITH ('connector' = 'filesystem', 'path' = '$DATA/json_docs.jsonl', 'format' = 'json');
 SELECT id,
-  JSON_VALUE(js, '$.c'), JSON_VALUE(js, '$.n' RETURNING DOUBLE), JSON_VALUE(js, '$.c' RETURNING INT),
+  JSON_VALUE(js, '$.c'),
   JSON_VALUE(js, '$.missing' DEFAULT 'dflt' ON EMPTY), JSON_VALUE(js, '$.a' NULL ON ERROR),
   JSON_VALUE(js, '$.t' RETURNING BOOLEAN), JSON_VALUE(js, '$[1]'), JSON_VALUE(js, '$.e'),
   JSON_QUERY(js, '$.a'), JSON_QUERY(js, '$.a.b'), JSON_QUERY(js, '$.c' WITH WRAPPER),

@@ -46,6 +46,8 @@ sl_op *sl_op_scan_new(const sl_scan_plan *p, sl_err *err);
  * changelog 'format') into the scan's batch and pushes it through (the
  * scan must have been built with a push source). */
 int sl_op_scan_push(sl_op *op, const char *json, size_t len, sl_err *err);
+/* 1 when op is a TableSourceScan (the sl_op_scan_* calls need one). */
+int sl_op_is_scan(const sl_op *op);
 int sl_op_scan_is_push(const sl_op *op);
 /* Decodes newline-separated JSON rows and pushes them through in batches
  * of the scan's batch size (every line's effect as if pushed one by one). */

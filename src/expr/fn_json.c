@@ -375,6 +375,49 @@ static int k_json_query(sl_xctx *x, const sl_step *st)
 
 /* ---- constructors ------------------------------------------------------- */
 
+/*
+ * A DECIMAL as Flink's JSON constructors write it (Jackson's node factory:
+ * BigDecimal.stripTrailingZeros().toString()): -0.500 is -0.5, 0.00 is 0,
+ * 1200.00 is 1.2E+3, 0.0000001 is 1E-7.  Found by make test-flink.  out
+ * holds at least 128 bytes.
+ */
+static int dec_json_text(sl_i128 v, int scale, char *out)
+{
+	char d[48];
+	int neg = v < 0;
+	int n = sl_dec_format(neg ? -v : v, 0, d); /* the unscaled digits */
+	if (n == 1 && d[0] == '0')
+		return sprintf(out, "0");
+	while (n > 1 && d[n - 1] == '0') {
+		n--;
+		scale--;
+	}
+	d[n] = 0;
+	int adj = n - 1 - scale; /* exponent of the first digit */
+	char *o = out;
+	if (neg)
+		*o++ = '-';
+	if (scale >= 0 && adj >= -6) {
+		if (scale == 0) {
+			o += sprintf(o, "%s", d);
+		} else if (n > scale) {
+			o += sprintf(o, "%.*s.%s", n - scale, d, d + n - scale);
+		} else {
+			o += sprintf(o, "0.");
+			for (int k = 0; k < scale - n; k++)
+				*o++ = '0';
+			o += sprintf(o, "%s", d);
+		}
+	} else {
+		*o++ = d[0];
+		if (n > 1)
+			o += sprintf(o, ".%s", d + 1);
+		o += sprintf(o, "E%c%d", adj < 0 ? '-' : '+', adj < 0 ? -adj : adj);
+	}
+	*o = 0;
+	return (int)(o - out);
+}
+
 /* Appends the JSON text of row i of column c (type t); raw: c holds JSON. */
 static int put_value(sl_xctx *x, jstate *js, const sl_col *c, int i, sl_type t, int raw)
 {
@@ -392,6 +435,10 @@ static int put_value(sl_xctx *x, jstate *js, const sl_col *c, int i, sl_type t, 
 		int quote = !(b[0] == '-' || (b[0] >= '0' && b[0] <= '9')); /* NaN, Infinity */
 		return (quote && put_buf(js, "\"", 1)) || put_buf(js, b, n) ||
 		       (quote && put_buf(js, "\"", 1));
+	}
+	if (t.id == SL_T_DECIMAL) {
+		char db[128];
+		return put_buf(js, db, dec_json_text(c->v.i128[i], t.scale, db));
 	}
 	sl_buf *tb = &x->p->tbuf;
 	sl_buf_clear(tb);

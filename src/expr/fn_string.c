@@ -294,24 +294,27 @@ static int k_replace(sl_xctx *x, const sl_step *st)
 			continue;
 		}
 		sl_str s = a->v.str[i], fr = f->v.str[i], to = t->v.str[i];
-		if (fr.len == 0) { /* Java's String.replace: `to` around every character */
-			int64_t nc = nchars(s.ptr, s.len), n = s.len + (nc + 1) * to.len;
+		if (fr.len == 0) {
+			/* as Flink (Java's String.replace): the replacement goes before
+			 * every character and at the end: REPLACE('ab', '', 'x') = 'xaxbx' */
+			int64_t nc = 0;
+			for (int64_t b = 0; b < s.len; b += char_off(s.ptr + b, s.len - b, 1))
+				nc++;
+			int64_t n = s.len + (nc + 1) * to.len;
 			char *d = sl_arena_alloc(ar, (size_t)n + 1), *w = d;
 			if (!d)
 				return oom(x, st);
-			memcpy(w, to.ptr, (size_t)to.len);
-			w += to.len;
-			for (int64_t k = 0; k < s.len;) {
-				int m = utf8_len1((unsigned char)s.ptr[k]);
-				if (k + m > s.len)
-					m = (int)(s.len - k);
-				memcpy(w, s.ptr + k, (size_t)m);
-				w += m;
-				k += m;
+			for (int64_t b = 0;;) {
 				memcpy(w, to.ptr, (size_t)to.len);
 				w += to.len;
+				if (b >= s.len)
+					break;
+				int64_t cl = char_off(s.ptr + b, s.len - b, 1);
+				memcpy(w, s.ptr + b, (size_t)cl);
+				w += cl;
+				b += cl;
 			}
-			*w = 0;
+			d[n] = 0;
 			set_str(o, i, d, n);
 			continue;
 		}
@@ -410,8 +413,6 @@ static int k_pad(sl_xctx *x, const sl_step *st)
 			set_str(o, i, s.ptr, char_off(s.ptr, s.len, want));
 			continue;
 		}
-		if (p.len == 0)
-			continue;
 		int64_t padc = want - have, pcn = nchars(p.ptr, p.len);
 		int64_t full = padc / pcn, rest = padc % pcn;
 		int64_t padb = full * p.len + char_off(p.ptr, p.len, rest);

@@ -199,10 +199,17 @@ static sl_expr *bind_literal(planner *p, const sl_ast_expr *e)
 		if (sl_date_parse(l->text, strlen(l->text), &v.v.i64))
 			break;
 		return sl_expr_lit(p->a, sl_type_make(SL_T_DATE), v);
-	case SL_AL_TIME:
+	case SL_AL_TIME: {
 		if (sl_time_parse(l->text, strlen(l->text), &v.v.i64))
 			break;
-		return sl_expr_lit(p->a, sl_type_make(SL_T_TIME), v);
+		/* TIME '10:11:12.345' is TIME(3), as in Flink (make test-flink) */
+		const char *dot = strchr(l->text, '.');
+		sl_type t = sl_type_make(SL_T_TIME);
+		t.precision = dot ? (int)strspn(dot + 1, "0123456789") : 0;
+		if (t.precision > 6)
+			t.precision = 6;
+		return sl_expr_lit(p->a, t, v);
+	}
 	case SL_AL_TIMESTAMP:
 	case SL_AL_TIMESTAMP_LTZ: {
 		if (sl_ts_parse(l->text, strlen(l->text), &v.v.i64))

@@ -11,7 +11,7 @@ bounded input files, and compares:
     `-- changelog: none` (where the interleaving of inputs makes it nondeterministic).
 
 Rows are compared in their text forms (DESIGN.md section 3), after one normalization:
-a number with 12 or more significant digits (DOUBLE results whose last bits depend on
+a number with a fraction or an exponent and 12 or more significant digits (DOUBLE results whose last bits depend on
 the order of additions) is rounded to 12.
 
 Cases: tests/flink/cases/*.sql (Flink's documented examples; `$DATA` in them is
@@ -21,8 +21,13 @@ inputs). Markers in a case's leading comments:
   -- xfail: <reason>       expected to fail (a feature sluice does not have yet): a
                            difference or a sluice error is XFAIL, a match is XPASS
   -- deliberate: <reason>  a documented deliberate difference (docs/sql.md): a
-                           difference is DELIB, not a failure
+                           difference (or an error of either engine) is DELIB, not a
+                           failure
   -- changelog: none       compare only the final result
+  -- changelog: ordered    compare the changelog in order (ORDER BY)
+  -- both-refuse: <text>   Flink refuses the script with a message containing <text>
+                           (SQL that Flink 1.20 does not run in streaming): PASS when
+                           sluice refuses it too
 
 Usage: diff.py [--sluice build/sluice] [--build build] [--seed N] [--random N]
                [--only SUBSTRING] [--keep]
@@ -72,6 +77,7 @@ class Case:
         self.xfail = self.marker("xfail")
         self.deliberate = self.marker("deliberate")
         self.changelog = (self.marker("changelog") or "multiset").strip()
+        self.both_refuse = self.marker("both-refuse")
 
     def marker(self, key):
         for line in self.text.splitlines():
@@ -89,8 +95,11 @@ class Case:
         return self.text.replace("$DATA", self.data_dir)
 
     def key(self):
-        """Hash of the script and of every data file it names (the Flink cache key)."""
+        """Hash of the oracle, the script and every data file it names (the Flink cache key)."""
         h = hashlib.sha256(self.script().encode())
+        for f in (os.path.join(HERE, "pom.xml"),
+                  os.path.join(HERE, "src", "main", "java", "sluice", "FlinkOracle.java")):
+            h.update(open(f, "rb").read())
         for path in sorted(set(re.findall(r"'path'\s*=\s*'([^']*)'", self.script()))):
             files = [path] if os.path.isfile(path) else sorted(glob.glob(path + "/*"))
             for f in files:
@@ -101,7 +110,7 @@ class Case:
 
 
 def norm_value(v):
-    if NUM_RE.match(v):
+    if NUM_RE.match(v) and ("." in v or "E" in v):
         digits = re.sub(r"E.*$", "", v).replace("-", "").replace(".", "").lstrip("0")
         if len(digits) >= 12:
             try:
@@ -134,7 +143,7 @@ def split_fields(body):
 def parse_rows(text):
     """[(kind, row text)] and [lines that are not rows]."""
     rows, other = [], []
-    for line in text.splitlines():
+    for line in text.split("\n"):
         m = ROW_RE.match(line)
         if m:
             row = ", ".join(norm_value(v) for v in split_fields(m.group(2)))
@@ -183,7 +192,10 @@ def compare(case, flink_out, sluice_out):
     if s_bad and not f_bad:
         msg += "  sluice: " + "; ".join(s_bad[:3]) + "\n"
     msg += show_diff("final result (multiset)", bag_lines(f_bag), bag_lines(s_bag))
-    if not msg and case.changelog != "none":
+    if not msg and case.changelog == "ordered":
+        msg += show_diff("changelog (in order)", ["%s[%s]" % r for r in f_rows],
+                         ["%s[%s]" % r for r in s_rows])
+    elif not msg and case.changelog != "none":
         f_cl = sorted("%s[%s]" % r for r in f_rows)
         s_cl = sorted("%s[%s]" % r for r in s_rows)
         msg += show_diff("changelog (multiset)", f_cl, s_cl)
@@ -199,7 +211,7 @@ def run_oracle(cases, build, keep_dir):
         k = c.key()
         p = os.path.join(cache, k)
         if os.path.exists(p + ".out") and os.path.exists(p + ".err"):
-            result[c.name] = (open(p + ".out").read(), open(p + ".err").read())
+            result[c.name] = (open(p + ".out", newline="").read(), open(p + ".err").read())
         else:
             todo.append((c, k))
     if todo:
@@ -227,7 +239,7 @@ def run_oracle(cases, build, keep_dir):
                 result[c.name] = ("", "the oracle did not run this case (see %s/flink.log)\n"
                                   % keep_dir)
                 continue
-            out, err = open(o).read(), open(e).read()
+            out, err = open(o, newline="").read(), open(e).read()
             result[c.name] = (out, err)
             if not err.startswith("TIMEOUT"):
                 shutil.copy(o, os.path.join(cache, k + ".out"))
@@ -240,16 +252,24 @@ def run_sluice(sluice, case, keep_dir):
     with open(path, "w", encoding="utf-8") as f:
         f.write(case.script())
     try:
-        p = subprocess.run([sluice, "run", path], capture_output=True, text=True, timeout=120,
-                           cwd=keep_dir)
-        err = "" if p.returncode == 0 else (p.stderr.strip() or "exit %d" % p.returncode)
-        return p.stdout, err
+        p = subprocess.run([sluice, "run", path], capture_output=True, timeout=120,
+                           cwd=keep_dir)  # bytes: a value may hold a CR (CHR(13))
+        out = p.stdout.decode("utf-8", "replace")
+        err = "" if p.returncode == 0 else (p.stderr.decode("utf-8", "replace").strip() or
+                                            "exit %d" % p.returncode)
+        return out, err
     except subprocess.TimeoutExpired:
         return "", "TIMEOUT after 120 s"
 
 
 def first_line(s):
-    return s.strip().splitlines()[0] if s.strip() else ""
+    """The first line of an error, with Flink's root cause when it has one."""
+    lines = s.strip().splitlines()
+    if not lines:
+        return ""
+    root = [x for x in lines[1:3] if x.startswith("root cause: ")]
+    first = lines[0] if len(lines[0]) <= 200 else lines[0][:200] + "..."
+    return first + ("\n    " + root[0] if root else "")
 
 
 def main():
@@ -286,18 +306,30 @@ def main():
     for c in cases:
         f_out, f_err = oracle[c.name]
         s_out, s_err = run_sluice(sluice, c, work)
-        with open(os.path.join(work, c.name + ".sluice.out"), "w") as f:
+        with open(os.path.join(work, c.name + ".sluice.out"), "w", newline="") as f:
             f.write(s_out)
-        with open(os.path.join(work, c.name + ".flink.out"), "w") as f:
+        with open(os.path.join(work, c.name + ".flink.out"), "w", newline="") as f:
             f.write(f_out)
-        if f_err:
+        if c.both_refuse:
+            if not f_err or c.both_refuse not in f_err:
+                status = "FAIL"
+                detail = "  Flink did not refuse it with '%s': %s\n" % (
+                    c.both_refuse, first_line(f_err) or "it ran")
+            elif s_err:
+                status, detail = "PASS", ""
+            else:
+                status = "DELIB" if c.deliberate else "FAIL"
+                detail = "  Flink refuses it (%s), sluice runs it\n" % c.both_refuse
+        elif f_err and c.deliberate:
+            status, detail = "DELIB", "  Flink refused the case: %s\n" % first_line(f_err)
+        elif f_err:
             status, detail = "FAIL", "  Flink refused the case: %s\n" % first_line(f_err)
             if c.xfail:
                 status = "FAIL"
                 detail += "  (marked xfail, but the case itself must run on Flink)\n"
         elif s_err:
             detail = "  sluice: %s\n" % first_line(s_err)
-            status = "XFAIL" if c.xfail else "FAIL"
+            status = "XFAIL" if c.xfail else "DELIB" if c.deliberate else "FAIL"
         else:
             detail = compare(c, f_out, s_out)
             if not detail:

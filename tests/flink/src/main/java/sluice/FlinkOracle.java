@@ -145,7 +145,7 @@ public final class FlinkOracle {
 				if (cancelled)
 					return;
 				String head = firstWord(stmt);
-				java.util.regex.Matcher m = SET.matcher(stmt);
+				java.util.regex.Matcher m = SET.matcher(stripComments(stmt));
 				if (head.equals("SET") && m.matches()) {
 					env.getConfig().set(m.group(1), m.group(2));
 					continue;
@@ -262,6 +262,26 @@ public final class FlinkOracle {
 	static String time(LocalTime t) {
 		return String.format("%02d:%02d:%02d", t.getHour(), t.getMinute(), t.getSecond())
 			+ fraction(t.getNano());
+	}
+
+	/* The statement without the comments before its first keyword. */
+	static String stripComments(String s) {
+		int i = 0;
+		int n = s.length();
+		while (i < n) {
+			if (Character.isWhitespace(s.charAt(i))) {
+				i++;
+			} else if (s.startsWith("--", i)) {
+				while (i < n && s.charAt(i) != '\n')
+					i++;
+			} else if (s.startsWith("/*", i)) {
+				int e = s.indexOf("*/", i + 2);
+				i = e < 0 ? n : e + 2;
+			} else {
+				break;
+			}
+		}
+		return s.substring(i);
 	}
 
 	/* The first keyword of a statement (comments skipped), upper case. */

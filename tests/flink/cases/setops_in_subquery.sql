@@ -1,0 +1,4 @@
+-- Flink docs: docs/dev/table/sql/queries/set-ops.md (IN)
+CREATE TABLE t1 (s STRING) WITH ('connector' = 'filesystem', 'path' = '$DATA/t1.jsonl', 'format' = 'json');
+CREATE TABLE t2 (s STRING) WITH ('connector' = 'filesystem', 'path' = '$DATA/t2.jsonl', 'format' = 'json');
+SELECT s FROM t1 WHERE s IN (SELECT s FROM t2);

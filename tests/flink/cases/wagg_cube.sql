@@ -1,0 +1,13 @@
+-- Flink docs: docs/dev/table/sql/queries/window-agg.md (Window TVF Aggregation) (CUBE)
+-- xfail: not supported yet: CUBE
+CREATE TABLE Bid (
+    bidtime TIMESTAMP(3),
+    price DECIMAL(10, 2),
+    item STRING,
+    supplier_id STRING,
+    WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '$DATA/bid.jsonl', 'format' = 'json');
+SELECT window_start, window_end, item, supplier_id, SUM(price) as price
+  FROM TABLE(
+    TUMBLE(TABLE Bid, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES))
+  GROUP BY window_start, window_end, CUBE (supplier_id, item);

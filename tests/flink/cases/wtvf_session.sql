@@ -1,0 +1,12 @@
+-- Flink docs: docs/dev/table/sql/queries/window-tvf.md (SESSION)
+CREATE TABLE Bid (
+    bidtime TIMESTAMP(3),
+    price DECIMAL(10, 2),
+    item STRING,
+    supplier_id STRING,
+    WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '$DATA/bid.jsonl', 'format' = 'json');
+SELECT window_start, window_end, supplier_id, SUM(price) AS total_price
+  FROM TABLE(
+    SESSION(TABLE Bid PARTITION BY supplier_id, DESCRIPTOR(bidtime), INTERVAL '2' MINUTES))
+  GROUP BY window_start, window_end, supplier_id;

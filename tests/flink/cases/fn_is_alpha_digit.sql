@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/functions/systemFunctions.md (docs/data/sql_functions.yml), IS_ALPHA, IS_DIGIT, IS_DECIMAL
--- xfail: not supported yet: IS_ALPHA, IS_DIGIT, IS_DECIMAL
 CREATE TABLE f (
     id INT,
     s STRING,

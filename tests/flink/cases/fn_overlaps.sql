@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/functions/systemFunctions.md (docs/data/sql_functions.yml), OVERLAPS
--- xfail: not supported yet: OVERLAPS
 CREATE TABLE f (
     id INT,
     s STRING,

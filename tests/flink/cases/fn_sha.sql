@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/functions/systemFunctions.md (docs/data/sql_functions.yml), SHA1, SHA2, SHA256
--- xfail: not supported yet: SHA1, SHA256, SHA2
 CREATE TABLE f (
     id INT,
     s STRING,

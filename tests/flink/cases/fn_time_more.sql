@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/functions/systemFunctions.md (docs/data/sql_functions.yml), temporal functions sluice lacks
--- xfail: not supported yet: YEAR, QUARTER, MONTH, WEEK, DAYOFYEAR, DAYOFMONTH, DAYOFWEEK, HOUR, MINUTE, SECOND
 CREATE TABLE f (
     id INT,
     s STRING,

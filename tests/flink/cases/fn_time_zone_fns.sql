@@ -1,6 +1,5 @@
 -- Flink docs: docs/dev/table/functions/systemFunctions.md (docs/data/sql_functions.yml), FROM_UNIXTIME and CONVERT_TZ
 -- (the docs' examples: FROM_UNIXTIME(44) in UTC and Asia/Tokyo, CONVERT_TZ to America/Los_Angeles)
--- xfail: not supported yet: FROM_UNIXTIME, CONVERT_TZ
 SET 'table.local-time-zone' = 'Asia/Tokyo';
 CREATE TABLE f (
     id INT,

@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/sql/queries/group-agg.md (CUBE)
--- xfail: not supported yet: CUBE
 CREATE TABLE Orders (
     order_id INT,
     customer STRING,

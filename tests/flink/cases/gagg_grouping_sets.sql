@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/sql/queries/group-agg.md (GROUPING SETS)
--- xfail: not supported yet: GROUPING SETS
 CREATE TABLE Orders (
     order_id INT,
     customer STRING,

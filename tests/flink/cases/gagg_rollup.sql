@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/sql/queries/group-agg.md (ROLLUP)
--- xfail: not supported yet: ROLLUP
 CREATE TABLE Orders (
     order_id INT,
     customer STRING,

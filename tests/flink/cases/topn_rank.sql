@@ -1,5 +1,6 @@
 -- Flink docs: docs/dev/table/sql/queries/topn.md (RANK)
--- Flink 1.20 runs only ROW_NUMBER Top-N in streaming (StreamExecRank); sluice refuses it too
+-- Flink 1.20 runs only ROW_NUMBER Top-N in streaming (StreamExecRank); sluice runs it (docs/sql.md)
+-- deliberate: sluice extension: RANK Top-N, which Flink 1.20 refuses in streaming
 -- both-refuse: RANK() on streaming table is not supported currently
 CREATE TABLE ShopSales (
   product_id   STRING,

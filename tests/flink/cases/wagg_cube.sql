@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/sql/queries/window-agg.md (Window TVF Aggregation) (CUBE)
--- xfail: not supported yet: CUBE
 CREATE TABLE Bid (
     bidtime TIMESTAMP(3),
     price DECIMAL(10, 2),

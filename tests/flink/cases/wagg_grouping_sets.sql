@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/sql/queries/window-agg.md (Window TVF Aggregation) (GROUPING SETS)
--- xfail: not supported yet: GROUPING SETS
 CREATE TABLE Bid (
     bidtime TIMESTAMP(3),
     price DECIMAL(10, 2),

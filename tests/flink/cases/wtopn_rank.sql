@@ -1,5 +1,6 @@
 -- Flink docs: docs/dev/table/sql/queries/window-topn.md, with RANK (ties: 08:05 A and 08:06 C both 4.00)
--- Flink 1.20 runs only ROW_NUMBER window Top-N; sluice refuses it too
+-- Flink 1.20 runs only ROW_NUMBER window Top-N; sluice runs it (docs/sql.md)
+-- deliberate: sluice extension: RANK window Top-N, which Flink 1.20 refuses
 -- both-refuse: RANK() function is not supported on Window TopN currently
 CREATE TABLE Bid (
     bidtime TIMESTAMP(3),

@@ -11,6 +11,7 @@
 #include "sluice.h"
 #include "../base/decimal.h"
 
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 
@@ -351,6 +352,149 @@ static int last_merge(const sl_agg *a, void *dst, const void *src, sl_err *err)
 	return 0;
 }
 
+/* ---- STDDEV_POP / STDDEV_SAMP / VAR_POP / VAR_SAMP / VARIANCE ------------ */
+
+/*
+ * Flink (Calcite's AggregateReduceFunctionsRule) rewrites these into
+ * SUM(x * x), SUM(x) and COUNT(x) evaluated in the result type, which is the
+ * argument's type (DOUBLE for FLOAT, as AVG here):
+ *   VAR_POP  = (SUM(x*x) - SUM(x)*SUM(x) / COUNT(x)) / COUNT(x)
+ *   VAR_SAMP = (...) / (COUNT(x) - 1), NULL when COUNT(x) = 1
+ *   STDDEV_* = POWER(VAR_*, 0.5) cast to the result type.
+ * Over an integer type every step is integer arithmetic in that type
+ * (truncating division, wrapping like Flink's SUM(INT)); the accumulator
+ * keeps 64-bit sums, which agree modulo the type's width, and narrows them
+ * before each division.  DECIMAL arguments are refused (not supported).
+ * Retraction subtracts; merging adds.
+ */
+typedef struct acc_var {
+	int64_t n;
+	int64_t pad;
+	union {
+		int64_t i;
+		double d;
+	} s, s2; /* sum and sum of squares */
+} acc_var;
+
+static int var_type(sl_type arg, int star, sl_type *out, sl_err *err)
+{
+	if (numeric_arg("STDDEV/VARIANCE", arg, err))
+		return SL_EPLAN;
+	if (arg.id == SL_T_DECIMAL)
+		return sl_err_set(err, SL_ENOTSUP,
+		                  "STDDEV_POP/STDDEV_SAMP/VAR_POP/VAR_SAMP/VARIANCE over DECIMAL "
+		                  "are not supported");
+	if (arg.id == SL_T_FLOAT || arg.id == SL_T_DOUBLE)
+		*out = sl_type_make(SL_T_DOUBLE);
+	else
+		*out = arg;
+	out->notnull = 0;
+	return 0;
+}
+
+static int var_add(const sl_agg *a, void *accp, const sl_col *c, int row, int sign, sl_err *err)
+{
+	acc_var *acc = accp;
+	acc->n += sign;
+	if (sl_type_phys(c->type) == SL_PHYS_F64) {
+		double x = c->v.f64[row];
+		acc->s.d += sign * x;
+		acc->s2.d += sign * (x * x);
+	} else {
+		/* unsigned: wraps (Flink's INT/BIGINT arithmetic wraps too) */
+		uint64_t x = (uint64_t)c->v.i64[row];
+		uint64_t sg = (uint64_t)(int64_t)sign;
+		acc->s.i = (int64_t)((uint64_t)acc->s.i + sg * x);
+		acc->s2.i = (int64_t)((uint64_t)acc->s2.i + sg * (x * x));
+	}
+	return 0;
+}
+
+static int var_merge(const sl_agg *a, void *dstp, const void *srcp, sl_err *err)
+{
+	acc_var *d = dstp;
+	const acc_var *s = srcp;
+	d->n += s->n;
+	if (sl_type_phys(a->arg_type) == SL_PHYS_F64) {
+		d->s.d += s->s.d;
+		d->s2.d += s->s2.d;
+	} else {
+		d->s.i = (int64_t)((uint64_t)d->s.i + (uint64_t)s->s.i);
+		d->s2.i = (int64_t)((uint64_t)d->s2.i + (uint64_t)s->s2.i);
+	}
+	return 0;
+}
+
+/* v narrowed to the width of integer type t (two's complement wrap) */
+static int64_t wrap_int(sl_type t, int64_t v)
+{
+	switch (t.id) {
+	case SL_T_TINYINT: return (int8_t)v;
+	case SL_T_SMALLINT: return (int16_t)v;
+	case SL_T_INT: return (int32_t)v;
+	default: return v;
+	}
+}
+
+static int var_result_k(const sl_agg *a, const void *accp, sl_col *out, int orow, int samp,
+                        int sq)
+{
+	const acc_var *acc = accp;
+	int64_t n = acc->n;
+	if (n <= 0 || (samp && n == 1)) {
+		sl_col_set_null(out, orow);
+		return 0;
+	}
+	int64_t den = samp ? n - 1 : n;
+	if (sl_type_phys(a->out_type) == SL_PHYS_F64) {
+		double v = (acc->s2.d - acc->s.d * acc->s.d / (double)n) / (double)den;
+		sl_col_set_f64(out, orow, sq ? pow(v, 0.5) : v);
+		return 0;
+	}
+	sl_type t = a->out_type;
+	int64_t s = wrap_int(t, acc->s.i), s2 = wrap_int(t, acc->s2.i);
+	int64_t ss = wrap_int(t, (int64_t)((uint64_t)s * (uint64_t)s));
+	/* n >= 1 and den >= 1 here: the divisions cannot trap */
+	int64_t avg = wrap_int(t, ss / n);
+	int64_t diff = wrap_int(t, (int64_t)((uint64_t)s2 - (uint64_t)avg));
+	int64_t v = wrap_int(t, diff / den);
+	if (sq) {
+		double r = pow((double)v, 0.5);
+		/* Java's (long) cast of a double: NaN -> 0, saturating */
+		if (r != r)
+			v = 0;
+		else if (r >= 9.2233720368547758e18)
+			v = INT64_MAX;
+		else
+			v = (int64_t)r;
+		v = wrap_int(t, v);
+	}
+	sl_col_set_i64(out, orow, v);
+	return 0;
+}
+
+static int var_pop_result(const sl_agg *a, const void *acc, sl_col *out, int orow, sl_err *err)
+{
+	return var_result_k(a, acc, out, orow, 0, 0);
+}
+
+static int var_samp_result(const sl_agg *a, const void *acc, sl_col *out, int orow, sl_err *err)
+{
+	return var_result_k(a, acc, out, orow, 1, 0);
+}
+
+static int stddev_pop_result(const sl_agg *a, const void *acc, sl_col *out, int orow,
+                             sl_err *err)
+{
+	return var_result_k(a, acc, out, orow, 0, 1);
+}
+
+static int stddev_samp_result(const sl_agg *a, const void *acc, sl_col *out, int orow,
+                              sl_err *err)
+{
+	return var_result_k(a, acc, out, orow, 1, 1);
+}
+
 static const sl_agg_vtab aggs[] = {
 	{"COUNT", 1, count_type, 16, count_add, count_result, count_merge, 0},
 	{"SUM", 1, sum_type, sizeof(acc_num), sum_add, sum_result, sum_merge, 0},
@@ -359,6 +503,11 @@ static const sl_agg_vtab aggs[] = {
 	{"MAX", 0, minmax_type, sizeof(acc_num), max_add, val_result, max_merge, 1},
 	{"FIRST_VALUE", 0, minmax_type, sizeof(acc_num), first_add, val_result, first_merge, 0},
 	{"LAST_VALUE", 0, minmax_type, sizeof(acc_num), last_add, val_result, last_merge, 0},
+	{"STDDEV_POP", 1, var_type, sizeof(acc_var), var_add, stddev_pop_result, var_merge, 0},
+	{"STDDEV_SAMP", 1, var_type, sizeof(acc_var), var_add, stddev_samp_result, var_merge, 0},
+	{"VAR_POP", 1, var_type, sizeof(acc_var), var_add, var_pop_result, var_merge, 0},
+	{"VAR_SAMP", 1, var_type, sizeof(acc_var), var_add, var_samp_result, var_merge, 0},
+	{"VARIANCE", 1, var_type, sizeof(acc_var), var_add, var_samp_result, var_merge, 0},
 };
 
 const sl_agg_vtab *sl_agg_find(const char *name)
@@ -396,7 +545,7 @@ int sl_agg_sum_overflow(const sl_agg *a, int row, sl_err *err)
 
 int sl_agg_is_str(const sl_agg *a)
 {
-	return a->vt->add != count_add && a->vt->add != sum_add &&
+	return a->vt->add != count_add && a->vt->add != sum_add && a->vt->add != var_add &&
 	       sl_type_phys(a->arg_type) == SL_PHYS_STR;
 }
 

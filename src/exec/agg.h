@@ -11,10 +11,13 @@
  * NULL over no non-NULL input; SUM keeps the argument type except
  * DECIMAL(p,s) -> DECIMAL(38,s); AVG of an integer type is that type
  * (integer division), of DECIMAL(p,s) is DECIMAL(38, max(s,6)), of
- * FLOAT/DOUBLE is DOUBLE.  A DECIMAL result that overflows 38 digits is an
+ * FLOAT/DOUBLE is DOUBLE.  STDDEV_POP/STDDEV_SAMP/VAR_POP/VAR_SAMP/VARIANCE
+ * keep count, sum and sum of squares (agg.c has Flink's formula and types).
+ * A DECIMAL result that overflows 38 digits is an
  * error, never NULL (DESIGN.md §3).
  *
- * Retraction (-U/-D input) is supported by COUNT, SUM and AVG in their
+ * Retraction (-U/-D input) is supported by COUNT, SUM, AVG and the
+ * STDDEV/VAR family in their
  * accumulators.  MIN and MAX need the values they may have to take back:
  * over an updating input the planner sets sl_agg.retract and the operator
  * keeps each group's values with their counts in a variable-length state

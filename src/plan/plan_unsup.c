@@ -38,9 +38,9 @@ static const char *const flink_fns[] = {
 	"RAND", "RAND_INTEGER", "RANK", "REGEXP_COUNT", "REGEXP_EXTRACT_ALL", "REGEXP_INSTR",
 	"REGEXP_SUBSTR", "REPEAT", "REVERSE", "RIGHT", "RTRIM", "SECOND", "SHA1", "SHA2",
 	"SHA224", "SHA256", "SHA384", "SHA512", "SIGN", "SIN", "SINH", "SOURCE_WATERMARK",
-	"SPLIT", "STDDEV_POP", "STDDEV_SAMP", "STR_TO_MAP", "TAN", "TANH", "TO_BASE64",
+	"SPLIT", "STR_TO_MAP", "TAN", "TANH", "TO_BASE64",
 	"TRANSLATE", "TRUNCATE", "TYPEOF", "UNHEX", "URL_DECODE", "URL_ENCODE", "UUID",
-	"VARIANCE", "VAR_POP", "VAR_SAMP", "WEEK", "YEAR",
+	"WEEK", "YEAR",
 };
 
 static int cmp_name(const void *k, const void *e)

@@ -495,6 +495,28 @@ static int stddev_samp_result(const sl_agg *a, const void *acc, sl_col *out, int
 	return var_result_k(a, acc, out, orow, 1, 1);
 }
 
+/* ---- LISTAGG -------------------------------------------------------------- */
+
+/* LISTAGG is a string aggregate: sl_agg_str_add does the work; listagg_add
+ * only identifies it (never called: sl_agg_is_str routes around the vtab). */
+static int listagg_type(sl_type arg, int star, sl_type *out, sl_err *err)
+{
+	if (!sl_type_is_string(arg)) {
+		char buf[64];
+		return sl_err_set(err, SL_EPLAN, "LISTAGG does not accept an argument of type %s",
+		                  sl_type_format(arg, buf, sizeof(buf)));
+	}
+	*out = sl_type_varchar(SL_STRING_LEN);
+	out->notnull = 0;
+	return 0;
+}
+
+static int listagg_add(const sl_agg *a, void *acc, const sl_col *c, int row, int sign,
+                       sl_err *err)
+{
+	return 0;
+}
+
 static const sl_agg_vtab aggs[] = {
 	{"COUNT", 1, count_type, 16, count_add, count_result, count_merge, 0},
 	{"SUM", 1, sum_type, sizeof(acc_num), sum_add, sum_result, sum_merge, 0},
@@ -508,6 +530,7 @@ static const sl_agg_vtab aggs[] = {
 	{"VAR_POP", 1, var_type, sizeof(acc_var), var_add, var_pop_result, var_merge, 0},
 	{"VAR_SAMP", 1, var_type, sizeof(acc_var), var_add, var_samp_result, var_merge, 0},
 	{"VARIANCE", 1, var_type, sizeof(acc_var), var_add, var_samp_result, var_merge, 0},
+	{"LISTAGG", 0, listagg_type, sizeof(acc_num), listagg_add, val_result, first_merge, 0},
 };
 
 const sl_agg_vtab *sl_agg_find(const char *name)
@@ -570,6 +593,18 @@ int sl_agg_str_add(const sl_agg *a, int idx, sl_state_table *t, int64_t ns, cons
 	int have = sl_state_get_var(t, ns, scratch->p, (uint32_t)scratch->len, &cur, &clen);
 	const sl_str *v = &c->v.str[row];
 	int take;
+	if (have && a->vt->add == listagg_add) {
+		/* kept string + separator + value, built after the key in scratch */
+		size_t kl = scratch->len;
+		const char *sep = a->sep ? a->sep : ",";
+		size_t sl = a->sep ? a->seplen : 1;
+		if (sl_buf_append(scratch, cur, clen) || sl_buf_append(scratch, sep, sl) ||
+		    sl_buf_append(scratch, v->ptr, (size_t)v->len) ||
+		    sl_state_put_var(t, ns, scratch->p, (uint32_t)kl, scratch->p + kl,
+		                     (uint32_t)(scratch->len - kl)))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		return 0;
+	}
 	if (!have) {
 		take = 1;
 	} else if (a->vt->add == first_add) {

@@ -27,6 +27,10 @@
  * operator's per-value counts.  FIRST_VALUE and LAST_VALUE over updating
  * input are refused by the planner.
  *
+ * LISTAGG(s [, 'sep']) is a string aggregate (below): it appends sep and
+ * each non-NULL value in arrival order to the kept string; it cannot take
+ * values back, so the planner refuses it over updating input.
+ *
  * MIN, MAX, FIRST_VALUE and LAST_VALUE over strings keep their value in a
  * variable-length state table of the operator ("strings"), keyed by the
  * accumulator's namespace and (group key, aggregate index): the fixed slot
@@ -75,6 +79,8 @@ struct sl_agg {
 	int retract;       /* MIN/MAX over updating input: sl_agg_vals_add */
 	uint32_t offset;   /* of its accumulator in the slot */
 	int line, col;     /* SQL position of the call (overflow messages), 0 = none */
+	const char *sep;   /* LISTAGG's separator (NULL = ","), seplen bytes */
+	uint32_t seplen;
 };
 
 /*
@@ -169,7 +175,7 @@ static inline int sl_agg_fold_row(const sl_agg *aggs, const uint8_t *kinds, int 
 	return 0;
 }
 
-/* 1 when a is a string MIN/MAX/FIRST_VALUE/LAST_VALUE (see above). */
+/* 1 when a is a string MIN/MAX/FIRST_VALUE/LAST_VALUE or LISTAGG (above). */
 int sl_agg_is_str(const sl_agg *a);
 
 /*

@@ -634,7 +634,17 @@ static int bind_aggs(planner *p, agg_build *b, scope *s)
 		a->line = e->line; /* its run-time errors name it */
 		a->col = e->col;
 		int star = e->u.call.star || e->u.call.nargs == 0;
-		if (!star && e->u.call.nargs != 1) {
+		if (!star && e->u.call.nargs == 2 && !strcmp(a->vt->name, "LISTAGG")) {
+			/* LISTAGG(expr, 'separator'): the separator is a string literal */
+			const sl_ast_expr *sx = e->u.call.args[1];
+			if (sx->kind != SL_AX_LITERAL || sx->u.lit.kind != SL_AL_STRING) {
+				sl__plan_error(p, sx->line, sx->col, SL_EPLAN,
+				               "LISTAGG's separator must be a string literal");
+				return SL_EPLAN;
+			}
+			a->sep = sx->u.lit.text;
+			a->seplen = (uint32_t)strlen(sx->u.lit.text);
+		} else if (!star && e->u.call.nargs != 1) {
 			sl__plan_error(p, e->line, e->col, SL_EPLAN, "%s takes one argument", e->u.call.fname);
 			return SL_EPLAN;
 		}

@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/functions/systemFunctions.md (aggregate functions)
--- xfail: not supported yet: STDDEV_POP, STDDEV_SAMP, VAR_POP, VAR_SAMP, LISTAGG
 CREATE TABLE f (
     id INT,
     s STRING,

@@ -357,7 +357,7 @@ static int last_merge(const sl_agg *a, void *dst, const void *src, sl_err *err)
 /*
  * Flink (Calcite's AggregateReduceFunctionsRule) rewrites these into
  * SUM(x * x), SUM(x) and COUNT(x) evaluated in the result type, which is the
- * argument's type (DOUBLE for FLOAT, as AVG here):
+ * argument's type (FLOAT arithmetic for FLOAT):
  *   VAR_POP  = (SUM(x*x) - SUM(x)*SUM(x) / COUNT(x)) / COUNT(x)
  *   VAR_SAMP = (...) / (COUNT(x) - 1), NULL when COUNT(x) = 1
  *   STDDEV_* = POWER(VAR_*, 0.5) cast to the result type.
@@ -384,12 +384,17 @@ static int var_type(sl_type arg, int star, sl_type *out, sl_err *err)
 		return sl_err_set(err, SL_ENOTSUP,
 		                  "STDDEV_POP/STDDEV_SAMP/VAR_POP/VAR_SAMP/VARIANCE over DECIMAL "
 		                  "are not supported");
-	if (arg.id == SL_T_FLOAT || arg.id == SL_T_DOUBLE)
-		*out = sl_type_make(SL_T_DOUBLE);
-	else
-		*out = arg;
+	*out = arg; /* FLOAT stays FLOAT (computed in float, as Flink) */
 	out->notnull = 0;
 	return 0;
+}
+
+/* x rounded to float when the aggregate's type is FLOAT, else x.  Each
+ * step of a float operation done in double then rounded is the correctly
+ * rounded float result (for +, -, *, /), so this is Java float arithmetic. */
+static double fl(const sl_agg *a, double x)
+{
+	return a->arg_type.id == SL_T_FLOAT ? (double)(float)x : x;
 }
 
 static int var_add(const sl_agg *a, void *accp, const sl_col *c, int row, int sign, sl_err *err)
@@ -398,8 +403,8 @@ static int var_add(const sl_agg *a, void *accp, const sl_col *c, int row, int si
 	acc->n += sign;
 	if (sl_type_phys(c->type) == SL_PHYS_F64) {
 		double x = c->v.f64[row];
-		acc->s.d += sign * x;
-		acc->s2.d += sign * (x * x);
+		acc->s.d = fl(a, acc->s.d + sign * x);
+		acc->s2.d = fl(a, acc->s2.d + sign * fl(a, x * x));
 	} else {
 		/* unsigned: wraps (Flink's INT/BIGINT arithmetic wraps too) */
 		uint64_t x = (uint64_t)c->v.i64[row];
@@ -416,8 +421,8 @@ static int var_merge(const sl_agg *a, void *dstp, const void *srcp, sl_err *err)
 	const acc_var *s = srcp;
 	d->n += s->n;
 	if (sl_type_phys(a->arg_type) == SL_PHYS_F64) {
-		d->s.d += s->s.d;
-		d->s2.d += s->s2.d;
+		d->s.d = fl(a, d->s.d + s->s.d);
+		d->s2.d = fl(a, d->s2.d + s->s2.d);
 	} else {
 		d->s.i = (int64_t)((uint64_t)d->s.i + (uint64_t)s->s.i);
 		d->s2.i = (int64_t)((uint64_t)d->s2.i + (uint64_t)s->s2.i);
@@ -447,8 +452,9 @@ static int var_result_k(const sl_agg *a, const void *accp, sl_col *out, int orow
 	}
 	int64_t den = samp ? n - 1 : n;
 	if (sl_type_phys(a->out_type) == SL_PHYS_F64) {
-		double v = (acc->s2.d - acc->s.d * acc->s.d / (double)n) / (double)den;
-		sl_col_set_f64(out, orow, sq ? pow(v, 0.5) : v);
+		double avg = fl(a, fl(a, acc->s.d * acc->s.d) / (double)n);
+		double v = fl(a, fl(a, acc->s2.d - avg) / (double)den);
+		sl_col_set_f64(out, orow, fl(a, sq ? pow(v, 0.5) : v));
 		return 0;
 	}
 	sl_type t = a->out_type;

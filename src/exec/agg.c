@@ -536,7 +536,7 @@ static const sl_agg_vtab aggs[] = {
 	{"VAR_POP", 1, var_type, sizeof(acc_var), var_add, var_pop_result, var_merge, 0},
 	{"VAR_SAMP", 1, var_type, sizeof(acc_var), var_add, var_samp_result, var_merge, 0},
 	{"VARIANCE", 1, var_type, sizeof(acc_var), var_add, var_samp_result, var_merge, 0},
-	{"LISTAGG", 0, listagg_type, sizeof(acc_num), listagg_add, val_result, first_merge, 0},
+	{"LISTAGG", 0, listagg_type, sizeof(acc_num), listagg_add, val_result, first_merge, 1},
 };
 
 const sl_agg_vtab *sl_agg_find(const char *name)
@@ -733,6 +733,55 @@ static int vals_apply(sl_buf *w, int phys, const void *v, uint32_t vl, int sign)
 	return 0;
 }
 
+/*
+ * LISTAGG over updating input (as Flink's retracting LISTAGG): work holds
+ * the group's values in arrival order, entries [u32 len][bytes]; +1
+ * appends v, -1 removes its first occurrence (a value the group does not
+ * hold changes nothing); then the list is stored in vals under the key in
+ * scratch and its joined string in strs (deleted when the list is empty).
+ */
+static int list_apply(const sl_agg *a, sl_state_table *vals, sl_state_table *strs, int64_t ns,
+                      sl_buf *scratch, sl_buf *work, const void *v, uint32_t vl, int sign,
+                      sl_err *err)
+{
+	if (sign > 0) {
+		if (sl_buf_append(work, &vl, 4) || sl_buf_append(work, v, vl))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	} else {
+		uint32_t el = 0;
+		for (size_t pos = 0; pos < work->len; pos += 4 + el) {
+			memcpy(&el, work->p + pos, 4);
+			if (el == vl && !memcmp(work->p + pos + 4, v, vl)) {
+				size_t end = pos + 4 + el;
+				memmove(work->p + pos, work->p + end, work->len - end);
+				work->len -= 4 + el;
+				break;
+			}
+		}
+	}
+	uint32_t kl = (uint32_t)scratch->len;
+	if (!work->len) {
+		sl_state_delete(vals, ns, scratch->p, kl);
+		sl_state_delete(strs, ns, scratch->p, kl);
+		return 0;
+	}
+	if (sl_state_put_var(vals, ns, scratch->p, kl, work->p, (uint32_t)work->len))
+		return sl_err_set(err, SL_ENOMEM, "LISTAGG: cannot store the group's values");
+	/* the joined string, built after the key in scratch */
+	const char *sep = a->sep ? a->sep : ",";
+	size_t sl = a->sep ? a->seplen : 1;
+	uint32_t el = 0;
+	for (size_t pos = 0; pos < work->len; pos += 4 + el) {
+		memcpy(&el, work->p + pos, 4);
+		if ((pos && sl_buf_append(scratch, sep, sl)) ||
+		    sl_buf_append(scratch, work->p + pos + 4, el))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	if (sl_state_put_var(strs, ns, scratch->p, kl, scratch->p + kl, (uint32_t)(scratch->len - kl)))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
 int sl_agg_vals_add(const sl_agg *a, int idx, sl_state_table *vals, sl_state_table *strs,
                     int64_t ns, const void *key, size_t klen, void *slot, const sl_batch *in,
                     int row, int sign, sl_buf *scratch, sl_buf *work, sl_err *err)
@@ -752,6 +801,8 @@ int sl_agg_vals_add(const sl_agg *a, int idx, sl_state_table *vals, sl_state_tab
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	int phys = sl_type_phys(c->type);
 	const void *v = val_bytes(c, row, &vl);
+	if (a->vt->add == listagg_add)
+		return list_apply(a, vals, strs, ns, scratch, work, v, vl, sign, err);
 	if (vals_apply(work, phys, v, vl, sign))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	/* the extreme: the first entry (MIN) or the last (MAX) */

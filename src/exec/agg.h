@@ -28,8 +28,10 @@
  * input are refused by the planner.
  *
  * LISTAGG(s [, 'sep']) is a string aggregate (below): it appends sep and
- * each non-NULL value in arrival order to the kept string; it cannot take
- * values back, so the planner refuses it over updating input.
+ * each non-NULL value in arrival order to the kept string.  Over updating
+ * input it keeps the group's values in arrival order in "values"
+ * (sl_agg_vals_add): a retraction removes the first equal value and the
+ * string is rebuilt.
  *
  * MIN, MAX, FIRST_VALUE and LAST_VALUE over strings keep their value in a
  * variable-length state table of the operator ("strings"), keyed by the
@@ -65,7 +67,7 @@ typedef struct sl_agg_vtab {
 	/* Merges accumulator src into dst (session windows merging); dst holds
 	 * the earlier rows.  Returns 0 or SL_ERUNTIME (overflow). */
 	int (*merge)(const sl_agg *a, void *dst, const void *src, sl_err *err);
-	int retract_values;        /* retractable through sl_agg_vals_add (MIN, MAX) */
+	int retract_values;        /* retractable through sl_agg_vals_add (MIN, MAX, LISTAGG) */
 } sl_agg_vtab;
 
 /* One aggregate call of a query. */

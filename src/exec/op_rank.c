@@ -23,7 +23,9 @@
  *   process    inserts each row into its partition's sorted top-N list and
  *              emits the change (Flink's AppendOnlyTopNFunction):
  *              without the rn column, +I for the row that entered and -D
- *              (before it) for the row it pushed out of the top N; with the
+ *              (before it) for the row it pushed out of the top N, except
+ *              for a Top-1 (rank range 1 .. 1), keyed by the partition key
+ *              as Flink's FastTop1Function: -U old / +U new; with the
  *              rn column, for every rank from the new row's down to the
  *              last, -U [old row, r] / +U [new row, r], or +I [row, r] for
  *              a rank that was empty.  A row that does not enter the top N
@@ -555,9 +557,15 @@ static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
 		 * pushed down into it, and loses the row pushed out of the top N */
 		const uint8_t *in_e = pos >= lo ? (const uint8_t *)o->entry.p
 		                    : newn > lo ? sl__rank_list_at(o->list.p, lo) : NULL;
-		if (ev && oldn > lo && (rc = put_row(o, ev, SL_DELETE, 0, wm, err)))
+		/* Top-1 over an append-only input: the partition key is a unique
+		 * key of the output, so the change is -U old / +U new (as Flink's
+		 * FastTop1Function) */
+		int top1 = o->p.n == 1 && lo == 0 && !o->p.retract;
+		if (ev && oldn > lo &&
+		    (rc = put_row(o, ev, top1 ? SL_UPDATE_BEFORE : SL_DELETE, 0, wm, err)))
 			return rc;
-		return in_e ? put_row(o, in_e, SL_INSERT, 0, wm, err) : 0;
+		return in_e ? put_row(o, in_e, top1 && ev ? SL_UPDATE_AFTER : SL_INSERT, 0, wm, err)
+		            : 0;
 	}
 	int from = pos > lo ? pos : lo;
 	if (from >= newn)

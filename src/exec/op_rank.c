@@ -126,7 +126,7 @@ int sl__rank_entry(const sl_rank_plan *p, const sl_batch *in, int row, sl_buf *o
 
 /* Compares two non-NULL encoded values of physical kind `phys`; advances
  * both cursors past them. */
-static int cmp_value(int phys, const uint8_t **pa, const uint8_t **pb)
+int sl__rank_cmp_value(int phys, const uint8_t **pa, const uint8_t **pb)
 {
 	const uint8_t *a = *pa, *b = *pb;
 	int r = 0;
@@ -171,7 +171,7 @@ static int cmp_value(int phys, const uint8_t **pa, const uint8_t **pb)
 }
 
 /* Skips one non-NULL encoded value. */
-static const uint8_t *skip_value(int phys, const uint8_t *a)
+const uint8_t *sl__rank_skip_value(int phys, const uint8_t *a)
 {
 	if (phys == SL_PHYS_STR) {
 		uint32_t l;
@@ -190,9 +190,9 @@ int sl__rank_cmp(const sl_rank_plan *p, const sl_type *in_types, const uint8_t *
 		int na = *a++, nb = *b++, r;
 		if (na || nb) {
 			if (!na)
-				a = skip_value(phys, a);
+				a = sl__rank_skip_value(phys, a);
 			if (!nb)
-				b = skip_value(phys, b);
+				b = sl__rank_skip_value(phys, b);
 			if (na && nb)
 				continue;
 			r = na ? -1 : 1; /* NULL first */
@@ -200,7 +200,7 @@ int sl__rank_cmp(const sl_rank_plan *p, const sl_type *in_types, const uint8_t *
 				r = -r;
 			return r;
 		}
-		r = cmp_value(phys, &a, &b);
+		r = sl__rank_cmp_value(phys, &a, &b);
 		if (r)
 			return p->desc[i] ? -r : r;
 	}

@@ -27,6 +27,11 @@ typedef struct sl_over_plan {
 	int naggs;
 	const sl_agg *aggs;     /* arg_col / filter_col index the input; no
 	                         * DISTINCT, no string MIN/MAX/FIRST/LAST */
+	int nsort;              /* temporal sort only (naggs 0): further sort
+	                         * keys ordering the rows of one rowtime */
+	const int *sort_cols;
+	const uint8_t *sort_desc;
+	const uint8_t *sort_nulls_first;
 } sl_over_plan;
 
 /* Output columns: the input's, then the aggregates (aggs[i].out_type). */

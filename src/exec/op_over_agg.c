@@ -13,7 +13,9 @@
  *              boundaries.
  *   watermark  emits every pending row with ts < W (W means no row with a
  *              smaller ts is still to come, DESIGN.md §2), in rowtime order,
- *              rows of one rowtime in arrival order, each with its input
+ *              rows of one rowtime in arrival order (or, with further sort
+ *              keys, `ORDER BY rowtime, k [DESC] ..`, in the order of those
+ *              keys, ties in arrival order), each with its input
  *              columns and the aggregates over its frame (+I: the output is
  *              append-only); then forwards W.  Emitted rows carry the
  *              previously forwarded watermark, below their ts, so they are
@@ -49,6 +51,7 @@
  */
 #include "op_over.h"
 #include "graph.h"
+#include "op_rank.h"
 #include "rowkey.h"
 #include "sluice.h"
 
@@ -76,6 +79,10 @@ typedef struct over_op {
 	sl_buf key, enc, st, fired;
 	int64_t fired_wm;      /* rows with ts < fired_wm have been emitted */
 	int64_t seq;           /* arrival counter */
+	int *sort_cols;        /* p.nsort further sort keys */
+	uint8_t *sort_desc, *sort_nf;
+	int *phys;             /* physical kind of each input column */
+	sl_buf offs, sorted;   /* sorting one rowtime's entries */
 } over_op;
 
 /* ---- partition state in o->st: [slot][u32 n][frame rows] ---------------- */
@@ -256,6 +263,70 @@ static int emit_row(over_op *o, sl_err *err)
 	return 0;
 }
 
+/* The encoded value of input column c in pending entry e (see
+ * load_pending), or NULL when it is NULL. */
+static const uint8_t *entry_col(const over_op *o, const char *e, int c)
+{
+	uint32_t klen;
+	memcpy(&klen, e + 4, 4);
+	const uint8_t *v = (const uint8_t *)e + 8 + klen;
+	for (int i = 0; i < c; i++)
+		v = *v ? v + 1 : sl__rank_skip_value(o->phys[i], v + 1);
+	return *v ? NULL : v + 1;
+}
+
+/* qsort_r order of two offsets into o->fired: the further sort keys, then
+ * arrival (the offsets grow with it). */
+static int entry_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const over_op *o = ctx;
+	size_t x, y;
+	memcpy(&x, pa, sizeof(x));
+	memcpy(&y, pb, sizeof(y));
+	for (int i = 0; i < o->p.nsort; i++) {
+		int c = o->sort_cols[i];
+		const uint8_t *a = entry_col(o, o->fired.p + x, c), *b = entry_col(o, o->fired.p + y, c);
+		int r;
+		if (!a || !b) {
+			if (!a && !b)
+				continue;
+			r = !a ? -1 : 1; /* NULL smallest, then as NULLS FIRST/LAST says */
+			return o->sort_nf[i] ? r : -r;
+		}
+		if ((r = sl__rank_cmp_value(o->phys[c], &a, &b)))
+			return o->sort_desc[i] ? -r : r;
+	}
+	return (x > y) - (x < y);
+}
+
+/* Reorders the entries of o->fired by the further sort keys. */
+static int sort_fired(over_op *o)
+{
+	sl_buf_clear(&o->offs);
+	sl_buf_clear(&o->sorted);
+	for (size_t off = 0; off < o->fired.len;) {
+		uint32_t vlen;
+		memcpy(&vlen, o->fired.p + off, 4);
+		if (sl_buf_append(&o->offs, &off, sizeof(off)))
+			return SL_ENOMEM;
+		off += 4 + (size_t)vlen;
+	}
+	size_t n = o->offs.len / sizeof(size_t);
+	qsort_r(o->offs.p, n, sizeof(size_t), entry_cmp, o);
+	for (size_t i = 0; i < n; i++) {
+		size_t off;
+		uint32_t vlen;
+		memcpy(&off, o->offs.p + i * sizeof(size_t), sizeof(off));
+		memcpy(&vlen, o->fired.p + off, 4);
+		if (sl_buf_append(&o->sorted, o->fired.p + off, 4 + (size_t)vlen))
+			return SL_ENOMEM;
+	}
+	sl_buf tmp = o->fired;
+	o->fired = o->sorted;
+	o->sorted = tmp;
+	return 0;
+}
+
 /* One pass over the rows of one rowtime: add (and, for ROWS, emit) each. */
 static int fire_pass(over_op *o, int64_t ts, int pass, sl_err *err)
 {
@@ -296,6 +367,8 @@ static int advance(over_op *o, int64_t wm, sl_err *err)
 		if (sl_state_ns_scan(o->pend, ns, collect, o))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		sl_state_ns_drop(o->pend, ns);
+		if (o->p.nsort && sort_fired(o))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		if ((rc = fire_pass(o, ns, 0, err)) || (!o->p.rows && (rc = fire_pass(o, ns, 1, err))))
 			return rc;
 	}
@@ -416,6 +489,12 @@ static void over_close(sl_op *op)
 	free(o->aggs);
 	free(o->faggs);
 	free(o->fcols);
+	free(o->sort_cols);
+	free(o->sort_desc);
+	free(o->sort_nf);
+	free(o->phys);
+	sl_buf_deinit(&o->offs);
+	sl_buf_deinit(&o->sorted);
 	sl_buf_deinit(&o->key);
 	sl_buf_deinit(&o->enc);
 	sl_buf_deinit(&o->st);
@@ -458,7 +537,12 @@ sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int ni
 	o->aggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
 	o->faggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
 	o->fcols = calloc((size_t)p->naggs * 2 + 1, sizeof(int));
-	if (!o->key_cols || !o->aggs || !o->faggs || !o->fcols) {
+	o->sort_cols = calloc((size_t)p->nsort + 1, sizeof(int));
+	o->sort_desc = calloc((size_t)p->nsort + 1, 1);
+	o->sort_nf = calloc((size_t)p->nsort + 1, 1);
+	o->phys = calloc((size_t)nin + 1, sizeof(int));
+	if (!o->key_cols || !o->aggs || !o->faggs || !o->fcols || !o->sort_cols || !o->sort_desc ||
+	    !o->sort_nf || !o->phys) {
 		over_close(&o->base);
 		free(o);
 		sl_err_set(err, SL_ENOMEM, "out of memory");
@@ -467,6 +551,16 @@ sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int ni
 	if (p->nkeys)
 		memcpy(o->key_cols, p->key_cols, sizeof(int) * (size_t)p->nkeys);
 	o->p.key_cols = o->key_cols;
+	for (int i = 0; i < nin; i++)
+		o->phys[i] = sl_type_phys(in_types[i]);
+	for (int i = 0; i < p->nsort; i++) {
+		o->sort_cols[i] = p->sort_cols[i];
+		o->sort_desc[i] = p->sort_desc[i];
+		o->sort_nf[i] = p->sort_nulls_first[i];
+	}
+	o->p.sort_cols = o->sort_cols;
+	o->p.sort_desc = o->sort_desc;
+	o->p.sort_nulls_first = o->sort_nf;
 	uint32_t off = 0;
 	int retract = 1;
 	for (int i = 0; i < p->naggs; i++) {

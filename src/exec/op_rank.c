@@ -23,7 +23,9 @@
  *   process    inserts each row into its partition's sorted top-N list and
  *              emits the change (Flink's AppendOnlyTopNFunction):
  *              without the rn column, +I for the row that entered and -D
- *              (before it) for the row it pushed out of the top N; with the
+ *              (before it) for the row it pushed out of the top N, except
+ *              for a Top-1 (rank range 1 .. 1), keyed by the partition key
+ *              as Flink's FastTop1Function: -U old / +U new; with the
  *              rn column, for every rank from the new row's down to the
  *              last, -U [old row, r] / +U [new row, r], or +I [row, r] for
  *              a rank that was empty.  A row that does not enter the top N
@@ -124,7 +126,7 @@ int sl__rank_entry(const sl_rank_plan *p, const sl_batch *in, int row, sl_buf *o
 
 /* Compares two non-NULL encoded values of physical kind `phys`; advances
  * both cursors past them. */
-static int cmp_value(int phys, const uint8_t **pa, const uint8_t **pb)
+int sl__rank_cmp_value(int phys, const uint8_t **pa, const uint8_t **pb)
 {
 	const uint8_t *a = *pa, *b = *pb;
 	int r = 0;
@@ -169,7 +171,7 @@ static int cmp_value(int phys, const uint8_t **pa, const uint8_t **pb)
 }
 
 /* Skips one non-NULL encoded value. */
-static const uint8_t *skip_value(int phys, const uint8_t *a)
+const uint8_t *sl__rank_skip_value(int phys, const uint8_t *a)
 {
 	if (phys == SL_PHYS_STR) {
 		uint32_t l;
@@ -188,9 +190,9 @@ int sl__rank_cmp(const sl_rank_plan *p, const sl_type *in_types, const uint8_t *
 		int na = *a++, nb = *b++, r;
 		if (na || nb) {
 			if (!na)
-				a = skip_value(phys, a);
+				a = sl__rank_skip_value(phys, a);
 			if (!nb)
-				b = skip_value(phys, b);
+				b = sl__rank_skip_value(phys, b);
 			if (na && nb)
 				continue;
 			r = na ? -1 : 1; /* NULL first */
@@ -198,7 +200,7 @@ int sl__rank_cmp(const sl_rank_plan *p, const sl_type *in_types, const uint8_t *
 				r = -r;
 			return r;
 		}
-		r = cmp_value(phys, &a, &b);
+		r = sl__rank_cmp_value(phys, &a, &b);
 		if (r)
 			return p->desc[i] ? -r : r;
 	}
@@ -555,9 +557,15 @@ static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
 		 * pushed down into it, and loses the row pushed out of the top N */
 		const uint8_t *in_e = pos >= lo ? (const uint8_t *)o->entry.p
 		                    : newn > lo ? sl__rank_list_at(o->list.p, lo) : NULL;
-		if (ev && oldn > lo && (rc = put_row(o, ev, SL_DELETE, 0, wm, err)))
+		/* Top-1 over an append-only input: the partition key is a unique
+		 * key of the output, so the change is -U old / +U new (as Flink's
+		 * FastTop1Function) */
+		int top1 = o->p.n == 1 && lo == 0 && !o->p.retract;
+		if (ev && oldn > lo &&
+		    (rc = put_row(o, ev, top1 ? SL_UPDATE_BEFORE : SL_DELETE, 0, wm, err)))
 			return rc;
-		return in_e ? put_row(o, in_e, SL_INSERT, 0, wm, err) : 0;
+		return in_e ? put_row(o, in_e, top1 && ev ? SL_UPDATE_AFTER : SL_INSERT, 0, wm, err)
+		            : 0;
 	}
 	int from = pos > lo ? pos : lo;
 	if (from >= newn)

@@ -93,6 +93,14 @@ int sl__rank_entry(const sl_rank_plan *p, const sl_batch *in, int row, sl_buf *o
 int sl__rank_cmp(const sl_rank_plan *p, const sl_type *in_types, const uint8_t *a,
                  const uint8_t *b);
 
+/* Compares two non-NULL values of physical kind phys encoded as
+ * sl_rowkey_encode writes them (strings bytewise, a prefix first): < 0, 0
+ * or > 0; advances both cursors past them.  sl__rank_skip_value advances
+ * one cursor past such a value.  Also used by the temporal sort
+ * (op_over_agg.c). */
+int sl__rank_cmp_value(int phys, const uint8_t **pa, const uint8_t **pb);
+const uint8_t *sl__rank_skip_value(int phys, const uint8_t *a);
+
 /* Size in bytes of the entry at e. */
 static inline uint32_t sl__rank_entry_size(const uint8_t *e)
 {

@@ -23,55 +23,11 @@
  * two-pointer algorithm that backtracks only to the last '%'.
  */
 #include "expr_int.h"
+#include "str_util.h"
 
 #include <locale.h>
 #include <string.h>
 #include <wctype.h>
-
-static int oom(sl_xctx *x, const sl_step *st)
-{
-	return sl_err_set(x->err, SL_ENOMEM, "out of memory in '%s'", sl_fn_name(st->fn));
-}
-
-static int utf8_len1(unsigned char c)
-{
-	return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-}
-
-static int64_t nchars(const char *s, int64_t len)
-{
-	int64_t n = 0;
-	for (int64_t i = 0; i < len; i++)
-		n += ((unsigned char)s[i] & 0xC0) != 0x80;
-	return n;
-}
-
-/* Byte offset of character index ci (clamped to len). */
-static int64_t char_off(const char *s, int64_t len, int64_t ci)
-{
-	int64_t i = 0;
-	while (i < len && ci > 0) {
-		i += utf8_len1((unsigned char)s[i]);
-		ci--;
-	}
-	return i > len ? len : i;
-}
-
-/* Any NULL argument makes the row NULL; returns 1 then. */
-static int any_null(const sl_xctx *x, const sl_step *st, int i)
-{
-	for (int j = 0; j < st->nargs; j++)
-		if (SL_X_ARG(x, st, j)->null[i])
-			return 1;
-	return 0;
-}
-
-static void set_str(sl_col *o, int i, const char *p, int64_t n)
-{
-	o->null[i] = 0;
-	o->v.str[i].ptr = p;
-	o->v.str[i].len = n;
-}
 
 static int k_concat(sl_xctx *x, const sl_step *st)
 {
@@ -79,7 +35,7 @@ static int k_concat(sl_xctx *x, const sl_step *st)
 	sl_arena *ar = sl__x_arena(x, st);
 	int ws = st->fn == SL_FN_CONCAT_WS;
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		if (ws ? SL_X_ARG(x, st, 0)->null[i] : any_null(x, st, i)) {
+		if (ws ? SL_X_ARG(x, st, 0)->null[i] : sl__any_null(x, st, i)) {
 			o->null[i] = 1;
 			continue;
 		}
@@ -93,7 +49,7 @@ static int k_concat(sl_xctx *x, const sl_step *st)
 		n += parts > 1 ? sep.len * (parts - 1) : 0;
 		char *d = sl_arena_alloc(ar, (size_t)n + 1), *w = d;
 		if (!d)
-			return oom(x, st);
+			return sl__str_oom(x, st);
 		parts = 0;
 		for (int j = ws; j < st->nargs; j++) {
 			const sl_col *c = SL_X_ARG(x, st, j);
@@ -107,7 +63,7 @@ static int k_concat(sl_xctx *x, const sl_step *st)
 			w += c->v.str[i].len;
 		}
 		*w = 0;
-		set_str(o, i, d, n);
+		sl__set_str(o, i, d, n);
 	});
 	return 0;
 }
@@ -157,10 +113,10 @@ static int k_case_map(sl_xctx *x, const sl_step *st)
 		int64_t n = a->v.str[i].len, w = 0;
 		unsigned char *d = sl_arena_alloc(ar, (size_t)(n + n / 2 + 5));
 		if (!d)
-			return oom(x, st);
+			return sl__str_oom(x, st);
 		for (int64_t k = 0; k < n;) {
 			unsigned char c = s[k];
-			int m = utf8_len1(c);
+			int m = sl__u8len(c);
 			if (c < 0x80 || k + m > n) {
 				d[w++] = up ? (c >= 'a' && c <= 'z' ? c ^ 0x20 : c)
 				            : (c >= 'A' && c <= 'Z' ? c ^ 0x20 : c);
@@ -185,7 +141,7 @@ static int k_case_map(sl_xctx *x, const sl_step *st)
 			w += put_utf8(d + w, cp);
 		}
 		d[w] = 0;
-		set_str(o, i, (const char *)d, w);
+		sl__set_str(o, i, (const char *)d, w);
 	});
 	return 0;
 }
@@ -196,7 +152,7 @@ static int k_substring(sl_xctx *x, const sl_step *st)
 	const sl_col *pl = st->nargs > 2 ? SL_X_ARG(x, st, 2) : NULL;
 	sl_col *o = SL_X_OUT(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		if (any_null(x, st, i)) {
+		if (sl__any_null(x, st, i)) {
 			o->null[i] = 1;
 			continue;
 		}
@@ -206,16 +162,16 @@ static int k_substring(sl_xctx *x, const sl_step *st)
 			o->null[i] = 1;
 			continue;
 		}
-		int64_t nc = nchars(s, len);
+		int64_t nc = sl__nchars(s, len);
 		int64_t start = pos > 0 ? pos - 1 : pos < 0 ? nc + pos : 0;
 		int64_t end = pl && pl->v.i64[i] < nc - start ? start + pl->v.i64[i] : nc;
 		if (end <= start || start < 0) { /* before the start: '' (Flink) */
-			set_str(o, i, "", 0);
+			sl__set_str(o, i, "", 0);
 			continue;
 		}
-		int64_t b0 = char_off(s, len, start);
-		int64_t b1 = b0 + char_off(s + b0, len - b0, end - start);
-		set_str(o, i, s + b0, b1 - b0);
+		int64_t b0 = sl__char_off(s, len, start);
+		int64_t b1 = b0 + sl__char_off(s + b0, len - b0, end - start);
+		sl__set_str(o, i, s + b0, b1 - b0);
 	});
 	return 0;
 }
@@ -226,7 +182,7 @@ static int k_char_length(sl_xctx *x, const sl_step *st)
 	sl_col *o = SL_X_OUT(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
 		o->null[i] = a->null[i];
-		o->v.i64[i] = a->null[i] ? 0 : nchars(a->v.str[i].ptr, a->v.str[i].len);
+		o->v.i64[i] = a->null[i] ? 0 : sl__nchars(a->v.str[i].ptr, a->v.str[i].len);
 	});
 	return 0;
 }
@@ -235,7 +191,7 @@ static int k_char_length(sl_xctx *x, const sl_step *st)
 static int in_set(const char *s, int n, sl_str set)
 {
 	for (int64_t k = 0; k < set.len;) {
-		int m = utf8_len1((unsigned char)set.ptr[k]);
+		int m = sl__u8len((unsigned char)set.ptr[k]);
 		if (m == n && !memcmp(set.ptr + k, s, (size_t)n))
 			return 1;
 		k += m;
@@ -250,7 +206,7 @@ static int k_trim(sl_xctx *x, const sl_step *st)
 	sl_col *o = SL_X_OUT(x, st);
 	int lead = st->fn != SL_FN_TRIM_TRAILING, trail = st->fn != SL_FN_TRIM_LEADING;
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		if (any_null(x, st, i)) {
+		if (sl__any_null(x, st, i)) {
 			o->null[i] = 1;
 			continue;
 		}
@@ -258,7 +214,7 @@ static int k_trim(sl_xctx *x, const sl_step *st)
 		const char *s = a->v.str[i].ptr;
 		int64_t b = 0, e = a->v.str[i].len;
 		while (lead && b < e) {
-			int m = utf8_len1((unsigned char)s[b]);
+			int m = sl__u8len((unsigned char)s[b]);
 			if (!in_set(s + b, m, set))
 				break;
 			b += m;
@@ -271,7 +227,7 @@ static int k_trim(sl_xctx *x, const sl_step *st)
 				break;
 			e = k;
 		}
-		set_str(o, i, s + b, e - b);
+		sl__set_str(o, i, s + b, e - b);
 	});
 	return 0;
 }
@@ -289,7 +245,7 @@ static int k_replace(sl_xctx *x, const sl_step *st)
 	sl_col *o = SL_X_OUT(x, st);
 	sl_arena *ar = sl__x_arena(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		if (any_null(x, st, i)) {
+		if (sl__any_null(x, st, i)) {
 			o->null[i] = 1;
 			continue;
 		}
@@ -298,24 +254,24 @@ static int k_replace(sl_xctx *x, const sl_step *st)
 			/* as Flink (Java's String.replace): the replacement goes before
 			 * every character and at the end: REPLACE('ab', '', 'x') = 'xaxbx' */
 			int64_t nc = 0;
-			for (int64_t b = 0; b < s.len; b += char_off(s.ptr + b, s.len - b, 1))
+			for (int64_t b = 0; b < s.len; b += sl__char_off(s.ptr + b, s.len - b, 1))
 				nc++;
 			int64_t n = s.len + (nc + 1) * to.len;
 			char *d = sl_arena_alloc(ar, (size_t)n + 1), *w = d;
 			if (!d)
-				return oom(x, st);
+				return sl__str_oom(x, st);
 			for (int64_t b = 0;;) {
 				memcpy(w, to.ptr, (size_t)to.len);
 				w += to.len;
 				if (b >= s.len)
 					break;
-				int64_t cl = char_off(s.ptr + b, s.len - b, 1);
+				int64_t cl = sl__char_off(s.ptr + b, s.len - b, 1);
 				memcpy(w, s.ptr + b, (size_t)cl);
 				w += cl;
 				b += cl;
 			}
 			d[n] = 0;
-			set_str(o, i, d, n);
+			sl__set_str(o, i, d, n);
 			continue;
 		}
 		int64_t cnt = 0;
@@ -325,7 +281,7 @@ static int k_replace(sl_xctx *x, const sl_step *st)
 		int64_t n = s.len + cnt * (to.len - fr.len);
 		char *d = sl_arena_alloc(ar, (size_t)n + 1), *w = d;
 		if (!d)
-			return oom(x, st);
+			return sl__str_oom(x, st);
 		const char *p = s.ptr, *e = s.ptr + s.len, *q;
 		while ((q = find(p, e - p, fr.ptr, fr.len))) {
 			memcpy(w, p, (size_t)(q - p));
@@ -336,7 +292,7 @@ static int k_replace(sl_xctx *x, const sl_step *st)
 		}
 		memcpy(w, p, (size_t)(e - p));
 		d[n] = 0;
-		set_str(o, i, d, n);
+		sl__set_str(o, i, d, n);
 	});
 	return 0;
 }
@@ -351,7 +307,7 @@ static int k_position(sl_xctx *x, const sl_step *st)
 			continue;
 		sl_str hs = h->v.str[i], ns = nd->v.str[i];
 		const char *q = find(hs.ptr, hs.len, ns.ptr, ns.len);
-		o->v.i64[i] = q ? nchars(hs.ptr, q - hs.ptr) + 1 : 0;
+		o->v.i64[i] = q ? sl__nchars(hs.ptr, q - hs.ptr) + 1 : 0;
 	});
 	return 0;
 }
@@ -376,7 +332,7 @@ static int k_split_index(sl_xctx *x, const sl_step *st)
 		o->null[i] = 1;
 		/* Flink: '' splits into no parts; an empty delimiter splits at every
 		 * whitespace character (commons-lang's splitByWholeSeparator...) */
-		if (any_null(x, st, i) || ix->v.i64[i] < 0 || a->v.str[i].len == 0)
+		if (sl__any_null(x, st, i) || ix->v.i64[i] < 0 || a->v.str[i].len == 0)
 			continue;
 		sl_str s = a->v.str[i], d = dl->v.str[i];
 		int64_t want = ix->v.i64[i];
@@ -385,7 +341,7 @@ static int k_split_index(sl_xctx *x, const sl_step *st)
 			const char *q = d.len ? find(p, e - p, d.ptr, d.len) : find_ws(p, e - p);
 			const char *end = q ? q : e;
 			if (k == want) {
-				set_str(o, i, p, end - p);
+				sl__set_str(o, i, p, end - p);
 				break;
 			}
 			if (!q)
@@ -405,34 +361,34 @@ static int k_pad(sl_xctx *x, const sl_step *st)
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
 		o->null[i] = 1;
 		/* Flink: a negative length or an empty pad gives NULL */
-		if (any_null(x, st, i) || ln->v.i64[i] < 0 || pd->v.str[i].len == 0)
+		if (sl__any_null(x, st, i) || ln->v.i64[i] < 0 || pd->v.str[i].len == 0)
 			continue;
 		sl_str s = a->v.str[i], p = pd->v.str[i];
-		int64_t want = ln->v.i64[i], have = nchars(s.ptr, s.len);
+		int64_t want = ln->v.i64[i], have = sl__nchars(s.ptr, s.len);
 		if (want <= have) {
-			set_str(o, i, s.ptr, char_off(s.ptr, s.len, want));
+			sl__set_str(o, i, s.ptr, sl__char_off(s.ptr, s.len, want));
 			continue;
 		}
-		int64_t padc = want - have, pcn = nchars(p.ptr, p.len);
+		int64_t padc = want - have, pcn = sl__nchars(p.ptr, p.len);
 		int64_t full = padc / pcn, rest = padc % pcn;
-		int64_t padb = full * p.len + char_off(p.ptr, p.len, rest);
+		int64_t padb = full * p.len + sl__char_off(p.ptr, p.len, rest);
 		char *d = sl_arena_alloc(ar, (size_t)(padb + s.len + 1)), *w = d;
 		if (!d)
-			return oom(x, st);
+			return sl__str_oom(x, st);
 		if (!left) {
 			memcpy(w, s.ptr, (size_t)s.len);
 			w += s.len;
 		}
 		for (int64_t k = 0; k < full; k++, w += p.len)
 			memcpy(w, p.ptr, (size_t)p.len);
-		memcpy(w, p.ptr, (size_t)char_off(p.ptr, p.len, rest));
-		w += char_off(p.ptr, p.len, rest);
+		memcpy(w, p.ptr, (size_t)sl__char_off(p.ptr, p.len, rest));
+		w += sl__char_off(p.ptr, p.len, rest);
 		if (left) {
 			memcpy(w, s.ptr, (size_t)s.len);
 			w += s.len;
 		}
 		*w = 0;
-		set_str(o, i, d, padb + s.len);
+		sl__set_str(o, i, d, padb + s.len);
 	});
 	return 0;
 }
@@ -460,7 +416,7 @@ static int like_match(const char *s, int64_t sn, const char *p, int64_t pn, int 
 				continue;
 			}
 			if (c == '_' && (int)c != esc) {
-				si += utf8_len1((unsigned char)s[si]);
+				si += sl__u8len((unsigned char)s[si]);
 				pi++;
 				continue;
 			}
@@ -476,7 +432,7 @@ static int like_match(const char *s, int64_t sn, const char *p, int64_t pn, int 
 		if (star_p < 0)
 			return 0;
 		pi = star_p;
-		star_s += utf8_len1((unsigned char)s[star_s]);
+		star_s += sl__u8len((unsigned char)s[star_s]);
 		si = star_s;
 	}
 	while (pi < pn && p[pi] == '%' && esc != '%')
@@ -522,7 +478,7 @@ static int k_like(sl_xctx *x, const sl_step *st)
 	sl_col *o = SL_X_OUT(x, st);
 	const like_pat *lp = st->aux;
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		o->null[i] = any_null(x, st, i);
+		o->null[i] = sl__any_null(x, st, i);
 		if (o->null[i])
 			continue;
 		sl_str s = a->v.str[i], p = pc->v.str[i];

@@ -26,56 +26,13 @@
  * .5, 0x1p3, a d/f suffix, blanks around).
  */
 #include "expr_int.h"
+#include "str_util.h"
 
 #include <locale.h>
 #include <pthread.h>
 #include <string.h>
 #include <strings.h>
 #include <wctype.h>
-
-static int oom(sl_xctx *x, const sl_step *st)
-{
-	return sl_err_set(x->err, SL_ENOMEM, "out of memory in '%s'", sl_fn_name(st->fn));
-}
-
-static int u8len(unsigned char c)
-{
-	return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-}
-
-static int64_t nchars(const char *s, int64_t len)
-{
-	int64_t n = 0;
-	for (int64_t i = 0; i < len; i++)
-		n += ((unsigned char)s[i] & 0xC0) != 0x80;
-	return n;
-}
-
-/* Byte offset of character index ci (clamped to len). */
-static int64_t coff(const char *s, int64_t len, int64_t ci)
-{
-	int64_t i = 0;
-	while (i < len && ci > 0) {
-		i += u8len((unsigned char)s[i]);
-		ci--;
-	}
-	return i > len ? len : i;
-}
-
-static int any_null(const sl_xctx *x, const sl_step *st, int i)
-{
-	for (int j = 0; j < st->nargs; j++)
-		if (SL_X_ARG(x, st, j)->null[i])
-			return 1;
-	return 0;
-}
-
-static void set_str(sl_col *o, int i, const char *p, int64_t n)
-{
-	o->null[i] = 0;
-	o->v.str[i].ptr = p;
-	o->v.str[i].len = n;
-}
 
 static sl_str arg_str(const sl_xctx *x, const sl_step *st, int j, int i)
 {
@@ -91,14 +48,14 @@ static int k_repeat(sl_xctx *x, const sl_step *st)
 {
 	sl_col *o = SL_X_OUT(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		if (any_null(x, st, i)) {
+		if (sl__any_null(x, st, i)) {
 			o->null[i] = 1;
 			continue;
 		}
 		sl_str s = arg_str(x, st, 0, i);
 		int64_t n = arg_int(x, st, 1, i);
 		if (n <= 0 || s.len == 0) {
-			set_str(o, i, "", 0);
+			sl__set_str(o, i, "", 0);
 			continue;
 		}
 		if (s.len > (INT32_MAX / n))
@@ -106,11 +63,11 @@ static int k_repeat(sl_xctx *x, const sl_step *st)
 			                  (long long)n, (long long)s.len);
 		char *d = sl_arena_alloc(sl__x_arena(x, st), (size_t)(s.len * n) + 1);
 		if (!d)
-			return oom(x, st);
+			return sl__str_oom(x, st);
 		for (int64_t k = 0; k < n; k++)
 			memcpy(d + k * s.len, s.ptr, (size_t)s.len);
 		d[s.len * n] = 0;
-		set_str(o, i, d, s.len * n);
+		sl__set_str(o, i, d, s.len * n);
 	});
 	return 0;
 }
@@ -119,23 +76,23 @@ static int k_reverse(sl_xctx *x, const sl_step *st)
 {
 	sl_col *o = SL_X_OUT(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		if (any_null(x, st, i)) {
+		if (sl__any_null(x, st, i)) {
 			o->null[i] = 1;
 			continue;
 		}
 		sl_str s = arg_str(x, st, 0, i);
 		char *d = sl_arena_alloc(sl__x_arena(x, st), (size_t)s.len + 1);
 		if (!d)
-			return oom(x, st);
+			return sl__str_oom(x, st);
 		for (int64_t k = 0; k < s.len;) { /* whole characters, back to front */
-			int m = u8len((unsigned char)s.ptr[k]);
+			int m = sl__u8len((unsigned char)s.ptr[k]);
 			if (k + m > s.len)
 				m = (int)(s.len - k);
 			memcpy(d + s.len - k - m, s.ptr + k, (size_t)m);
 			k += m;
 		}
 		d[s.len] = 0;
-		set_str(o, i, d, s.len);
+		sl__set_str(o, i, d, s.len);
 	});
 	return 0;
 }
@@ -149,14 +106,14 @@ static int k_initcap(sl_xctx *x, const sl_step *st)
 {
 	sl_col *o = SL_X_OUT(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		if (any_null(x, st, i)) {
+		if (sl__any_null(x, st, i)) {
 			o->null[i] = 1;
 			continue;
 		}
 		sl_str s = arg_str(x, st, 0, i);
 		char *d = sl_arena_alloc(sl__x_arena(x, st), (size_t)s.len + 1);
 		if (!d)
-			return oom(x, st);
+			return sl__str_oom(x, st);
 		int start = 1;
 		for (int64_t k = 0; k < s.len; k++) {
 			unsigned char c = (unsigned char)s.ptr[k];
@@ -172,7 +129,7 @@ static int k_initcap(sl_xctx *x, const sl_step *st)
 			d[k] = (char)c;
 		}
 		d[s.len] = 0;
-		set_str(o, i, d, s.len);
+		sl__set_str(o, i, d, s.len);
 	});
 	return 0;
 }
@@ -184,7 +141,7 @@ static int k_ascii(sl_xctx *x, const sl_step *st)
 	sl_col *o = SL_X_OUT(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
 		sl_str s = arg_str(x, st, 0, i);
-		o->null[i] = any_null(x, st, i);
+		o->null[i] = sl__any_null(x, st, i);
 		o->v.i64[i] = o->null[i] || s.len == 0 ? 0 : (int8_t)s.ptr[0];
 	});
 	return 0;
@@ -194,19 +151,19 @@ static int k_chr(sl_xctx *x, const sl_step *st)
 {
 	sl_col *o = SL_X_OUT(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		if (any_null(x, st, i)) {
+		if (sl__any_null(x, st, i)) {
 			o->null[i] = 1;
 			continue;
 		}
 		int64_t v = arg_int(x, st, 0, i);
 		if (v < 0) {
-			set_str(o, i, "", 0);
+			sl__set_str(o, i, "", 0);
 			continue;
 		}
 		unsigned c = (unsigned)(v & 0xFF);
 		char *d = sl_arena_alloc(sl__x_arena(x, st), 3);
 		if (!d)
-			return oom(x, st);
+			return sl__str_oom(x, st);
 		int n = 1;
 		if (c < 0x80) {
 			d[0] = (char)c;
@@ -216,7 +173,7 @@ static int k_chr(sl_xctx *x, const sl_step *st)
 			n = 2;
 		}
 		d[n] = 0;
-		set_str(o, i, d, n);
+		sl__set_str(o, i, d, n);
 	});
 	return 0;
 }
@@ -226,22 +183,22 @@ static int k_left_right(sl_xctx *x, const sl_step *st)
 	sl_col *o = SL_X_OUT(x, st);
 	int left = st->fn == SL_FN_LEFT;
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		if (any_null(x, st, i)) {
+		if (sl__any_null(x, st, i)) {
 			o->null[i] = 1;
 			continue;
 		}
 		sl_str s = arg_str(x, st, 0, i);
 		int64_t n = arg_int(x, st, 1, i);
 		if (n <= 0) {
-			set_str(o, i, "", 0);
+			sl__set_str(o, i, "", 0);
 			continue;
 		}
 		if (left) {
-			set_str(o, i, s.ptr, coff(s.ptr, s.len, n));
+			sl__set_str(o, i, s.ptr, sl__char_off(s.ptr, s.len, n));
 		} else {
-			int64_t nc = nchars(s.ptr, s.len);
-			int64_t b = n >= nc ? 0 : coff(s.ptr, s.len, nc - n);
-			set_str(o, i, s.ptr + b, s.len - b);
+			int64_t nc = sl__nchars(s.ptr, s.len);
+			int64_t b = n >= nc ? 0 : sl__char_off(s.ptr, s.len, nc - n);
+			sl__set_str(o, i, s.ptr + b, s.len - b);
 		}
 	});
 	return 0;
@@ -254,9 +211,9 @@ static int64_t find_from(sl_str s, sl_str needle, int64_t from)
 {
 	if (needle.len == 0)
 		return 1;
-	int64_t b = coff(s.ptr, s.len, from < 0 ? 0 : from);
+	int64_t b = sl__char_off(s.ptr, s.len, from < 0 ? 0 : from);
 	const char *q = memmem(s.ptr + b, (size_t)(s.len - b), needle.ptr, (size_t)needle.len);
-	return q ? nchars(s.ptr, q - s.ptr) + 1 : 0;
+	return q ? sl__nchars(s.ptr, q - s.ptr) + 1 : 0;
 }
 
 static int k_instr_locate(sl_xctx *x, const sl_step *st)
@@ -264,7 +221,7 @@ static int k_instr_locate(sl_xctx *x, const sl_step *st)
 	sl_col *o = SL_X_OUT(x, st);
 	int locate = st->fn == SL_FN_LOCATE;
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		o->null[i] = any_null(x, st, i);
+		o->null[i] = sl__any_null(x, st, i);
 		if (o->null[i])
 			continue;
 		/* INSTR(s, needle), LOCATE(needle, s [, pos]) */
@@ -279,31 +236,31 @@ static int k_overlay(sl_xctx *x, const sl_step *st)
 {
 	sl_col *o = SL_X_OUT(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		if (any_null(x, st, i)) {
+		if (sl__any_null(x, st, i)) {
 			o->null[i] = 1;
 			continue;
 		}
 		sl_str s = arg_str(x, st, 0, i), r = arg_str(x, st, 1, i);
 		int64_t pos = arg_int(x, st, 2, i);
-		int64_t len = st->nargs > 3 ? arg_int(x, st, 3, i) : nchars(r.ptr, r.len);
-		int64_t nc = nchars(s.ptr, s.len);
+		int64_t len = st->nargs > 3 ? arg_int(x, st, 3, i) : sl__nchars(r.ptr, r.len);
+		int64_t nc = sl__nchars(s.ptr, s.len);
 		if (pos <= 0 || pos > nc) { /* Flink: s unchanged */
-			set_str(o, i, s.ptr, s.len);
+			sl__set_str(o, i, s.ptr, s.len);
 			continue;
 		}
 		/* the rest after pos - 1 + len is kept only when len > 0 and it
 		 * ends inside s (Flink's SqlFunctionUtils.overlay) */
-		int64_t hb = coff(s.ptr, s.len, pos - 1);
-		int64_t tb = len > 0 && pos + len <= nc ? coff(s.ptr, s.len, pos - 1 + len) : s.len;
+		int64_t hb = sl__char_off(s.ptr, s.len, pos - 1);
+		int64_t tb = len > 0 && pos + len <= nc ? sl__char_off(s.ptr, s.len, pos - 1 + len) : s.len;
 		int64_t n = hb + r.len + (s.len - tb);
 		char *d = sl_arena_alloc(sl__x_arena(x, st), (size_t)n + 1);
 		if (!d)
-			return oom(x, st);
+			return sl__str_oom(x, st);
 		memcpy(d, s.ptr, (size_t)hb);
 		memcpy(d + hb, r.ptr, (size_t)r.len);
 		memcpy(d + hb + r.len, s.ptr + tb, (size_t)(s.len - tb));
 		d[n] = 0;
-		set_str(o, i, d, n);
+		sl__set_str(o, i, d, n);
 	});
 	return 0;
 }
@@ -400,7 +357,7 @@ static int k_parse_url(sl_xctx *x, const sl_step *st)
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
 		o->null[i] = 1;
 		url_parts up;
-		if (any_null(x, st, i) || parse_url(arg_str(x, st, 0, i), &up))
+		if (sl__any_null(x, st, i) || parse_url(arg_str(x, st, 0, i), &up))
 			continue;
 		sl_str part = arg_str(x, st, 1, i), r;
 		char w[16];
@@ -411,25 +368,25 @@ static int k_parse_url(sl_xctx *x, const sl_step *st)
 		if (st->nargs > 2) {
 			if (!strcmp(w, "QUERY") && up.has_query &&
 			    query_value(up.query, arg_str(x, st, 2, i), &r))
-				set_str(o, i, r.ptr, r.len);
+				sl__set_str(o, i, r.ptr, r.len);
 			continue;
 		}
 		if (!strcmp(w, "HOST"))
-			set_str(o, i, up.host.ptr, up.host.len);
+			sl__set_str(o, i, up.host.ptr, up.host.len);
 		else if (!strcmp(w, "PATH"))
-			set_str(o, i, up.path.ptr, up.path.len);
+			sl__set_str(o, i, up.path.ptr, up.path.len);
 		else if (!strcmp(w, "QUERY") && up.has_query)
-			set_str(o, i, up.query.ptr, up.query.len);
+			sl__set_str(o, i, up.query.ptr, up.query.len);
 		else if (!strcmp(w, "REF") && up.has_ref)
-			set_str(o, i, up.ref.ptr, up.ref.len);
+			sl__set_str(o, i, up.ref.ptr, up.ref.len);
 		else if (!strcmp(w, "PROTOCOL"))
-			set_str(o, i, up.protocol.ptr, up.protocol.len);
+			sl__set_str(o, i, up.protocol.ptr, up.protocol.len);
 		else if (!strcmp(w, "AUTHORITY") && up.authority.ptr)
-			set_str(o, i, up.authority.ptr, up.authority.len);
+			sl__set_str(o, i, up.authority.ptr, up.authority.len);
 		else if (!strcmp(w, "FILE"))
-			set_str(o, i, up.file.ptr, up.file.len);
+			sl__set_str(o, i, up.file.ptr, up.file.len);
 		else if (!strcmp(w, "USERINFO") && up.has_userinfo)
-			set_str(o, i, up.userinfo.ptr, up.userinfo.len);
+			sl__set_str(o, i, up.userinfo.ptr, up.userinfo.len);
 	});
 	return 0;
 }
@@ -444,7 +401,7 @@ static int k_hex_bin(sl_xctx *x, const sl_step *st)
 	int is_str = sl__type_is_char(SL_X_ATYPE(x->p, st, 0));
 	int bits = st->fn == SL_FN_BIN ? 1 : 4;
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		if (any_null(x, st, i)) {
+		if (sl__any_null(x, st, i)) {
 			o->null[i] = 1;
 			continue;
 		}
@@ -452,13 +409,13 @@ static int k_hex_bin(sl_xctx *x, const sl_step *st)
 			sl_str s = arg_str(x, st, 0, i);
 			char *d = sl_arena_alloc(sl__x_arena(x, st), (size_t)s.len * 2 + 1);
 			if (!d)
-				return oom(x, st);
+				return sl__str_oom(x, st);
 			for (int64_t k = 0; k < s.len; k++) {
 				d[2 * k] = HX[(unsigned char)s.ptr[k] >> 4];
 				d[2 * k + 1] = HX[(unsigned char)s.ptr[k] & 15];
 			}
 			d[2 * s.len] = 0;
-			set_str(o, i, d, 2 * s.len);
+			sl__set_str(o, i, d, 2 * s.len);
 			continue;
 		}
 		uint64_t v = (uint64_t)arg_int(x, st, 0, i);
@@ -470,11 +427,11 @@ static int k_hex_bin(sl_xctx *x, const sl_step *st)
 		} while (v);
 		char *d = sl_arena_alloc(sl__x_arena(x, st), (size_t)n + 1);
 		if (!d)
-			return oom(x, st);
+			return sl__str_oom(x, st);
 		for (int k = 0; k < n; k++)
 			d[k] = tmp[n - 1 - k];
 		d[n] = 0;
-		set_str(o, i, d, n);
+		sl__set_str(o, i, d, n);
 	});
 	return 0;
 }
@@ -485,7 +442,7 @@ static int k_to_base64(sl_xctx *x, const sl_step *st)
 {
 	sl_col *o = SL_X_OUT(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		if (any_null(x, st, i)) {
+		if (sl__any_null(x, st, i)) {
 			o->null[i] = 1;
 			continue;
 		}
@@ -494,7 +451,7 @@ static int k_to_base64(sl_xctx *x, const sl_step *st)
 		int64_t n = (s.len + 2) / 3 * 4;
 		char *d = sl_arena_alloc(sl__x_arena(x, st), (size_t)n + 1), *w = d;
 		if (!d)
-			return oom(x, st);
+			return sl__str_oom(x, st);
 		for (int64_t k = 0; k < s.len; k += 3) {
 			uint32_t v = (uint32_t)p[k] << 16;
 			if (k + 1 < s.len)
@@ -507,7 +464,7 @@ static int k_to_base64(sl_xctx *x, const sl_step *st)
 			*w++ = k + 2 < s.len ? B64[v & 63] : '=';
 		}
 		*w = 0;
-		set_str(o, i, d, n);
+		sl__set_str(o, i, d, n);
 	});
 	return 0;
 }
@@ -546,20 +503,20 @@ static int k_from_base64(sl_xctx *x, const sl_step *st)
 {
 	sl_col *o = SL_X_OUT(x, st);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		if (any_null(x, st, i)) {
+		if (sl__any_null(x, st, i)) {
 			o->null[i] = 1;
 			continue;
 		}
 		sl_str s = arg_str(x, st, 0, i);
 		char *d = sl_arena_alloc(sl__x_arena(x, st), (size_t)s.len + 1);
 		if (!d)
-			return oom(x, st);
+			return sl__str_oom(x, st);
 		int64_t n = b64_decode(s, d);
 		if (n < 0)
 			return sl_err_set(x->err, SL_ERUNTIME, "FROM_BASE64: '%.*s' is not base64",
 			                  (int)(s.len > 60 ? 60 : s.len), s.ptr);
 		d[n] = 0;
-		set_str(o, i, d, n);
+		sl__set_str(o, i, d, n);
 	});
 	return 0;
 }
@@ -617,7 +574,7 @@ static int java_double(const char *p, const char *e)
 static int32_t next_cp(sl_str s, int64_t *k)
 {
 	const unsigned char *p = (const unsigned char *)s.ptr + *k;
-	int m = u8len(p[0]);
+	int m = sl__u8len(p[0]);
 	if (*k + m > s.len) {
 		(*k)++;
 		return -1;
@@ -636,7 +593,7 @@ static int k_is_class(sl_xctx *x, const sl_step *st)
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
 		o->null[i] = 0;
 		o->v.i64[i] = 0;
-		if (any_null(x, st, i))
+		if (sl__any_null(x, st, i))
 			continue;
 		sl_str s = arg_str(x, st, 0, i);
 		if (st->fn == SL_FN_IS_DECIMAL) {

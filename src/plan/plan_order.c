@@ -11,9 +11,10 @@
  *       Flink's Limit: the first rows by arrival (every row ties, ties keep
  *       arrival order), so over an append-only input the output is
  *       append-only (+I of rows m+1 .. m+n, then nothing).
- *   ORDER BY rowtime [ASC] without LIMIT
+ *   ORDER BY rowtime [ASC] [, k [DESC] ..] without LIMIT
  *       Flink's temporal sort: every row is emitted once the watermark
- *       passes its rowtime, in rowtime order (ties in arrival order); late
+ *       passes its rowtime, in rowtime order (ties in the order of the
+ *       further keys k, then in arrival order); late
  *       rows are dropped and counted.  It is an OVER aggregate without
  *       aggregates (op_over_agg.c), so it keeps the rowtime.
  *   ORDER BY a PROCTIME() column [ASC] without LIMIT
@@ -21,8 +22,10 @@
  *
  * Refused with Flink's reasons: ORDER BY anything else without LIMIT
  * ("Sort on a non-time-attribute field is not supported."), OFFSET
- * without LIMIT/FETCH ("FETCH is missed ..."); and, as not supported yet,
- * further sort keys after a time attribute.  ORDER BY items are output
+ * without LIMIT/FETCH ("FETCH is missed ..."); and, as not supported,
+ * further sort keys after a PROCTIME() attribute (Flink sorts by them
+ * within each millisecond of arrival) or further keys after the rowtime
+ * that are not columns.  ORDER BY items are output
  * columns (by name or by position, `ORDER BY 2`) or, in a SELECT (not
  * DISTINCT), any expression of its scope: plan_query.c plans those as
  * hidden trailing items of the SELECT, dropped after the sort; other
@@ -121,13 +124,32 @@ static rel *keep_cols(planner *p, rel *r, int nkeep)
 	return kept;
 }
 
-/* Temporal sort: ORDER BY the rowtime (x) ascending, no LIMIT. */
-static rel *temporal_sort(planner *p, rel *r)
+/* Temporal sort: ORDER BY the rowtime ascending, then the further keys
+ * x[1..q->norder) (columns of r), no LIMIT. */
+static rel *temporal_sort(planner *p, const sl_ast_query *q, rel *r, sl_expr **x)
 {
 	sl_over_plan op = {0};
 	op.time_col = r->rowtime;
 	op.rows = 1;
 	op.preceding = -1;
+	int ns = q->norder - 1;
+	int *sc = sl_arena_calloc(p->a, sizeof(int) * (size_t)(ns + 1));
+	uint8_t *sd = sl_arena_calloc(p->a, (size_t)ns + 1);
+	uint8_t *nf = sl_arena_calloc(p->a, (size_t)ns + 1);
+	const char *keys = "";
+	for (int i = 0; i < ns; i++) {
+		const sl_ast_order *oi = &q->order[i + 1];
+		sc[i] = x[i + 1]->col;
+		sd[i] = oi->desc;
+		/* Flink's default: NULLs are the smallest values */
+		nf[i] = oi->nulls_first >= 0 ? (uint8_t)oi->nulls_first : !sd[i];
+		keys = sl_arena_printf(p->a, "%s, %s %s", keys, r->cols[sc[i]].name,
+		                       sd[i] ? "DESC" : "ASC");
+	}
+	op.nsort = ns;
+	op.sort_cols = sc;
+	op.sort_desc = sd;
+	op.sort_nulls_first = nf;
 	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(r->ncols + 1));
 	for (int i = 0; i < r->ncols; i++)
 		it[i] = r->cols[i].type;
@@ -136,8 +158,8 @@ static rel *temporal_sort(planner *p, rel *r)
 	for (int i = 0; i < r->ncols; i++)
 		out->cols[i] = r->cols[i];
 	out->rowtime = r->rowtime;
-	const char *label = sl_arena_printf(p->a, "TemporalSort(orderBy=[%s ASC])",
-	                                    r->cols[r->rowtime].name);
+	const char *label = sl_arena_printf(p->a, "TemporalSort(orderBy=[%s ASC%s])",
+	                                    r->cols[r->rowtime].name, keys);
 	if (!o || sl__add_op(p, o, 1, out, label) || sl_graph_connect(p->g, r->op, o, 0))
 		return NULL;
 	return out;
@@ -224,15 +246,21 @@ rel *sl__plan_order_limit(planner *p, const sl_ast_query *q, rel *r, int nvis,
 			                      "Sort on a non-time-attribute field is not supported. (ORDER "
 			                      "BY on a stream needs a LIMIT, or a time attribute in "
 			                      "ascending order first)");
-		if (q->norder > 1)
+		if (q->norder > 1 && first == r->proctime)
 			return sl__plan_error(p, q->order[1].expr->line, q->order[1].expr->col,
-			                      SL_ENOTSUP, "ORDER BY a time attribute followed by further "
-			                      "sort keys is not supported yet");
+			                      SL_ENOTSUP, "ORDER BY a PROCTIME() attribute followed by "
+			                      "further sort keys is not supported");
+		for (int i = 1; i < q->norder; i++)
+			if (x[i]->kind != SL_EX_COL)
+				return sl__plan_error(p, q->order[i].expr->line, q->order[i].expr->col,
+				                      SL_ENOTSUP, "ORDER BY a time attribute followed by a "
+				                      "sort key that is not a column is not supported "
+				                      "(select it as a column)");
 		if (r->updating)
 			return sl__plan_error(p, o0->expr->line, o0->expr->col, SL_ENOTSUP,
 			                      "ORDER BY a time attribute over an updating input (made by "
 			                      "%s) is not supported", r->upd_op ? r->upd_op : "an operator");
-		return keep_cols(p, first == r->proctime ? r : temporal_sort(p, r), nvis);
+		return keep_cols(p, first == r->proctime ? r : temporal_sort(p, q, r, x), nvis);
 	}
 	/* Top-N: ORDER BY expressions that are not plain columns are computed
 	 * after r's columns, and dropped after the rank */

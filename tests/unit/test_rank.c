@@ -252,6 +252,7 @@ static sl_op *mk_rank(sl_rank_mode mode, int out_rn, int64_t n, const int *ord,
 
 static sl_op *top2_rn(sl_type *t, int *n) { return mk_rank(SL_RANK_TOPN, 1, 2, ord_v, desc1, t, n); }
 static sl_op *top2(sl_type *t, int *n) { return mk_rank(SL_RANK_TOPN, 0, 2, ord_v, desc1, t, n); }
+static sl_op *top1(sl_type *t, int *n) { return mk_rank(SL_RANK_TOPN, 0, 1, ord_v, desc1, t, n); }
 static sl_op *first_row(sl_type *t, int *n)
 {
 	return mk_rank(SL_RANK_DEDUP_ROW_FIRST, 0, 1, ord_ts, asc1, t, n);
@@ -306,6 +307,18 @@ static void test_topn_updates(void **st)
 	free(s);
 	roundtrip_all(top2_rn, topn_rows, NROWS(topn_rows));
 	roundtrip_all(top2, topn_rows, NROWS(topn_rows));
+	/* Top-1 without rn: keyed by the partition key, -U old / +U new (as
+	 * Flink's FastTop1Function); a tie or a lower row emits nothing */
+	s = run_all(top1, topn_rows, NROWS(topn_rows), 1, NULL);
+	assert_string_equal(s,
+		"+I[a, 2026-08-01 09:00:01, 10]\n"
+		"-U[a, 2026-08-01 09:00:01, 10]\n"
+		"+U[a, 2026-08-01 09:00:02, 20]\n"
+		"+I[b, 2026-08-01 09:00:03, 1]\n"
+		"-U[b, 2026-08-01 09:00:03, 1]\n"
+		"+U[b, 2026-08-01 09:00:07, 3]\n");
+	free(s);
+	roundtrip_all(top1, topn_rows, NROWS(topn_rows));
 }
 
 /* keep-first by rowtime with out-of-order and late rows (delay 2 s) */

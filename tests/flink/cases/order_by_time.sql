@@ -1,5 +1,4 @@
 -- Flink docs: docs/dev/table/sql/queries/orderby.md (streaming: sorted on a time attribute, ascending, first)
--- xfail: not supported yet: ORDER BY a time attribute followed by further sort keys
 -- changelog: ordered
 CREATE TABLE Orders (
     order_id INT,

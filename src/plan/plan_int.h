@@ -278,6 +278,33 @@ int sl__ast_subqueries(const sl_ast_expr *e, int what, const sl_ast_expr **out, 
 
 /* The AST conjunction x[0] AND ... AND x[n-1] (arena), NULL when n = 0. */
 const sl_ast_expr *sl__ast_and(planner *p, const sl_ast_expr **x, int n);
+/* ---- helpers of plan_query.c shared with plan_agg.c ---- */
+
+/* The interval argument `a` of window call c (named `what` in messages),
+ * in micros, into *out.  0, or SL_EPLAN with p->err set. */
+int sl__interval_arg(planner *p, const sl_ast_expr *c, const sl_ast_expr *a, const char *what,
+                     int64_t *out);
+/* The time zone windows over a column of type t align in (NULL: UTC). */
+const char *sl__window_tz(planner *p, sl_type t);
+/* Checks Flink's size rules of w (HOP, CUMULATE); SL_EPLAN with the
+ * position of `at` when broken. */
+int sl__check_window(planner *p, const sl_ast_expr *at, const sl_window_spec *w);
+/* Index of r's column `name` when it is a time attribute (*proc = 1 for
+ * processing time); -1 with p->err set otherwise. */
+int sl__time_col(planner *p, const rel *r, const char *name, int line, int col, int *proc);
+/* 1 when x (bound from `at`) is a BOOLEAN condition, else 0 with p->err set. */
+int sl__is_condition(planner *p, const sl_ast_expr *at, const sl_expr *x);
+/* sl__add_filter with the condition's SQL text for the Calc's label. */
+rel *sl__add_filter_text(planner *p, rel *in, sl_expr *filter, const char *text);
+
+/* ---- plan_agg.c ---- */
+
+/* 1 when the SELECT list or HAVING of sel holds an aggregate call. */
+int sl__has_agg(planner *p, const sl_ast_select *sel);
+/* SELECT DISTINCT over in: a group aggregate keyed by all its columns.
+ * NULL with p->err set. */
+rel *sl__plan_distinct(planner *p, rel *in);
+
 /* ---- plan_values.c ---- */
 
 /* VALUES (..), (..): a Values source of constants.  NULL with p->err set. */

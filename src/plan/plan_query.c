@@ -1,23 +1,13 @@
 /*
- * plan_query.c - plans a query: FROM items, WHERE, GROUP BY with or
- * without windows, HAVING, the late-data clauses, SELECT lists, DISTINCT,
- * UNION ALL and WITH.  Comma joins (plan_comma.c) take their conditions
+ * plan_query.c - plans a query: FROM items, WHERE, SELECT lists, DISTINCT,
+ * UNION / INTERSECT / EXCEPT and WITH.  Comma joins (plan_comma.c) take their conditions
  * from the WHERE; scalar subqueries and then IN / EXISTS subqueries of the
  * WHERE (plan_subquery.c) are joined to the FROM relation before the rest
- * of the query.
- *
- * Windows.  A GROUP BY holding a legacy group window call (TUMBLE(ts,
- * size), HOP(ts, slide, size), SESSION(ts, gap)) or grouping a window TVF's
- * window_start and window_end becomes one window aggregate operator fed by
- * the window's input (the TVF itself is virtual: its window columns exist
- * only as the aggregate's output).  The rowtime must be the input's event
- * time attribute.  The window aggregate's window_time stays a time
- * attribute, so windows cascade.
- *
- * Aggregates.  Keys and aggregate arguments that are not plain columns are
- * computed by a Calc in front of the aggregate, appended after the input's
- * own columns, so that a late row sent to ON LATE INSERT INTO keeps the
- * input relation's columns (DESIGN.md §2).
+ * of the query.  GROUP BY, its windows and aggregates are planned by
+ * plan_agg.c (sl__plan_aggregate); this file keeps FROM items (tables,
+ * views, window TVFs), WHERE, the SELECT list, DISTINCT and the set
+ * operations, and exports the small helpers plan_agg.c shares (window
+ * arguments, the time column, filters).
  */
 #include "plan_int.h"
 #include "plan_join.h"
@@ -130,7 +120,7 @@ rel *sl__add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **x, int n, cons
 }
 
 /* Identity projection of every column of in, with a filter. */
-static rel *add_filter(planner *p, rel *in, sl_expr *filter, const char *text)
+rel *sl__add_filter_text(planner *p, rel *in, sl_expr *filter, const char *text)
 {
 	sl_expr **proj = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(in->ncols + 1));
 	const char **names = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(in->ncols + 1));
@@ -150,10 +140,9 @@ static rel *add_filter(planner *p, rel *in, sl_expr *filter, const char *text)
 
 rel *sl__add_filter(planner *p, rel *in, sl_expr *filter)
 {
-	return add_filter(p, in, filter, NULL);
+	return sl__add_filter_text(p, in, filter, NULL);
 }
 
-static int is_condition(planner *p, const sl_ast_expr *at, const sl_expr *x);
 static rel *materialize_tvf(planner *p, rel *v);
 
 /* ---- FROM ----------------------------------------------------------------- */
@@ -174,7 +163,7 @@ static const sl_ast_expr *tvf_arg(const sl_ast_expr *c, int pos, const char *nam
 static rel *plan_table_name(planner *p, const sl_ast_name *n, int line, int col,
                             const sl_ast_hint *hints, int nhints);
 
-static int interval_arg(planner *p, const sl_ast_expr *c, const sl_ast_expr *a, const char *what,
+int sl__interval_arg(planner *p, const sl_ast_expr *c, const sl_ast_expr *a, const char *what,
                         int64_t *out)
 {
 	if (!a) {
@@ -194,7 +183,7 @@ static int interval_arg(planner *p, const sl_ast_expr *c, const sl_ast_expr *a, 
 
 /* The zone windows over column type t align in: the session zone for a
  * TIMESTAMP_LTZ rowtime (NULL when it is UTC), NULL for TIMESTAMP. */
-static const char *window_tz(planner *p, sl_type t)
+const char *sl__window_tz(planner *p, sl_type t)
 {
 	const char *tz = p->tz;
 	if (t.id != SL_T_TIMESTAMP_LTZ || !tz || !strcasecmp(tz, "UTC") || !strcasecmp(tz, "Z") ||
@@ -204,7 +193,7 @@ static const char *window_tz(planner *p, sl_type t)
 }
 
 /* Checks the window's size rules (Flink's). */
-static int check_window(planner *p, const sl_ast_expr *at, const sl_window_spec *w)
+int sl__check_window(planner *p, const sl_ast_expr *at, const sl_window_spec *w)
 {
 	if (w->kind == SL_WIN_HOP && w->size % w->slide != 0) {
 		sl__plan_error(p, at->line, at->col, SL_EPLAN,
@@ -226,7 +215,7 @@ static int check_window(planner *p, const sl_ast_expr *at, const sl_window_spec 
 
 /* The time attribute of rel r named by a DESCRIPTOR or a column ref: its
  * rowtime, or its PROCTIME() column (*proc = 1: a processing-time window). */
-static int time_col(planner *p, const rel *r, const char *name, int line, int col, int *proc)
+int sl__time_col(planner *p, const rel *r, const char *name, int line, int col, int *proc)
 {
 	int idx = -1;
 	for (int i = 0; i < r->ncols; i++)
@@ -256,21 +245,21 @@ static rel *plan_tvf(planner *p, const sl_ast_from *f)
 	const sl_ast_expr *data = tvf_arg(c, 0, "DATA"), *tc = tvf_arg(c, 1, "TIMECOL");
 	if (!strcmp(fn, "TUMBLE")) {
 		w.kind = SL_WIN_TUMBLE;
-		if (interval_arg(p, c, tvf_arg(c, 2, "SIZE"), "SIZE", &w.size))
+		if (sl__interval_arg(p, c, tvf_arg(c, 2, "SIZE"), "SIZE", &w.size))
 			return NULL;
-		if (tvf_arg(c, 3, "OFFSET") && interval_arg(p, c, tvf_arg(c, 3, "OFFSET"), "OFFSET", &w.offset))
+		if (tvf_arg(c, 3, "OFFSET") && sl__interval_arg(p, c, tvf_arg(c, 3, "OFFSET"), "OFFSET", &w.offset))
 			return NULL;
 	} else if (!strcmp(fn, "HOP") || !strcmp(fn, "CUMULATE")) {
 		int hop = fn[0] == 'H';
 		w.kind = hop ? SL_WIN_HOP : SL_WIN_CUMULATE;
-		if (interval_arg(p, c, tvf_arg(c, 2, hop ? "SLIDE" : "STEP"), hop ? "SLIDE" : "STEP", &w.slide) ||
-		    interval_arg(p, c, tvf_arg(c, 3, "SIZE"), "SIZE", &w.size))
+		if (sl__interval_arg(p, c, tvf_arg(c, 2, hop ? "SLIDE" : "STEP"), hop ? "SLIDE" : "STEP", &w.slide) ||
+		    sl__interval_arg(p, c, tvf_arg(c, 3, "SIZE"), "SIZE", &w.size))
 			return NULL;
-		if (tvf_arg(c, 4, "OFFSET") && interval_arg(p, c, tvf_arg(c, 4, "OFFSET"), "OFFSET", &w.offset))
+		if (tvf_arg(c, 4, "OFFSET") && sl__interval_arg(p, c, tvf_arg(c, 4, "OFFSET"), "OFFSET", &w.offset))
 			return NULL;
 	} else if (!strcmp(fn, "SESSION")) {
 		w.kind = SL_WIN_SESSION;
-		if (interval_arg(p, c, tvf_arg(c, 2, "GAP"), "GAP", &w.size))
+		if (sl__interval_arg(p, c, tvf_arg(c, 2, "GAP"), "GAP", &w.size))
 			return NULL;
 	} else {
 		return sl__plan_error(p, c->line, c->col, SL_ENOTSUP,
@@ -282,15 +271,15 @@ static rel *plan_tvf(planner *p, const sl_ast_from *f)
 	if (!tc || tc->kind != SL_AX_DESCRIPTOR || tc->u.descriptor.ncols != 1)
 		return sl__plan_error(p, c->line, c->col, SL_EPLAN,
 		                      "%s: the time column must be given as DESCRIPTOR(column)", fn);
-	if (check_window(p, c, &w))
+	if (sl__check_window(p, c, &w))
 		return NULL;
 	rel *in = plan_table_name(p, &data->u.table_arg.table, data->line, data->col, NULL, 0);
 	if (!in)
 		return NULL;
 	const sl_ast_ident *d = &tc->u.descriptor.cols[0];
-	if ((w.time_col = time_col(p, in, d->name, d->line, d->col, &w.proc)) < 0)
+	if ((w.time_col = sl__time_col(p, in, d->name, d->line, d->col, &w.proc)) < 0)
 		return NULL;
-	w.tz = window_tz(p, in->cols[w.time_col].type);
+	w.tz = sl__window_tz(p, in->cols[w.time_col].type);
 	rel *r = sl__rel_new(p, in->ncols + 3);
 	for (int i = 0; i < in->ncols; i++)
 		r->cols[i] = in->cols[i];
@@ -443,628 +432,8 @@ static rel *plan_item(planner *p, const sl_ast_from *f)
 	return r && r->tvf_in ? materialize_tvf(p, r) : r;
 }
 
-/* ---- aggregates ------------------------------------------------------------ */
-
-typedef void (*walk_cb)(planner *p, const sl_ast_expr *e, void *ctx);
-
-static void walk(planner *p, const sl_ast_expr *e, walk_cb cb, void *ctx)
-{
-	if (!e)
-		return;
-	cb(p, e, ctx);
-	switch (e->kind) {
-	case SL_AX_UNARY:
-	case SL_AX_BINARY: walk(p, e->u.op.a, cb, ctx); walk(p, e->u.op.b, cb, ctx); break;
-	case SL_AX_IS: walk(p, e->u.is.a, cb, ctx); walk(p, e->u.is.b, cb, ctx); break;
-	case SL_AX_BETWEEN:
-		walk(p, e->u.between.a, cb, ctx);
-		walk(p, e->u.between.lo, cb, ctx);
-		walk(p, e->u.between.hi, cb, ctx);
-		break;
-	case SL_AX_IN_LIST:
-		walk(p, e->u.in.a, cb, ctx);
-		for (int i = 0; i < e->u.in.nlist; i++)
-			walk(p, e->u.in.list[i], cb, ctx);
-		break;
-	case SL_AX_LIKE: walk(p, e->u.like.a, cb, ctx); walk(p, e->u.like.pattern, cb, ctx); break;
-	case SL_AX_CASE:
-		walk(p, e->u.case_.operand, cb, ctx);
-		for (int i = 0; i < e->u.case_.nwhen; i++) {
-			walk(p, e->u.case_.when[i], cb, ctx);
-			walk(p, e->u.case_.then[i], cb, ctx);
-		}
-		walk(p, e->u.case_.else_, cb, ctx);
-		break;
-	case SL_AX_CAST: walk(p, e->u.cast.a, cb, ctx); break;
-	case SL_AX_FIELD: walk(p, e->u.field.a, cb, ctx); break;
-	case SL_AX_CALL:
-		if (sl__is_agg_call(e))
-			break; /* aggregate arguments are not walked */
-		for (int i = 0; i < e->u.call.nargs; i++)
-			walk(p, e->u.call.args[i], cb, ctx);
-		break;
-	default: break;
-	}
-}
-
-typedef struct agg_collect {
-	int n, cap;
-	const sl_ast_expr **calls;
-	const char **texts;
-	int naux;
-	const sl_ast_expr *aux[32]; /* TUMBLE_START(...) etc. */
-} agg_collect;
-
-static void collect_cb(planner *p, const sl_ast_expr *e, void *ctx)
-{
-	agg_collect *c = ctx;
-	if (e->kind != SL_AX_CALL)
-		return;
-	const char *f = e->u.call.fname;
-	if (sl__is_agg_call(e)) {
-		const char *t = sl__ast_text(p, e);
-		for (int i = 0; i < c->n; i++)
-			if (!strcmp(c->texts[i], t))
-				return;
-		if (c->n == c->cap) {
-			c->cap = c->cap ? c->cap * 2 : 8;
-			const sl_ast_expr **nc = sl_arena_alloc(p->a, sizeof(*nc) * (size_t)c->cap);
-			const char **nt = sl_arena_alloc(p->a, sizeof(*nt) * (size_t)c->cap);
-			if (c->n) {
-				memcpy(nc, c->calls, sizeof(*nc) * (size_t)c->n);
-				memcpy(nt, c->texts, sizeof(*nt) * (size_t)c->n);
-			}
-			c->calls = nc;
-			c->texts = nt;
-		}
-		c->calls[c->n] = e;
-		c->texts[c->n++] = t;
-	} else if (c->naux < 32 && (strstr(f, "_START") || strstr(f, "_END") || strstr(f, "_ROWTIME") ||
-	                            strstr(f, "_PROCTIME")) &&
-	           (!strncmp(f, "TUMBLE_", 7) || !strncmp(f, "HOP_", 4) || !strncmp(f, "SESSION_", 8))) {
-		c->aux[c->naux++] = e;
-	}
-}
-
-/* Legacy group window in GROUP BY: index into sel->group, or -1. */
-static int find_group_window(const sl_ast_select *sel)
-{
-	for (int i = 0; i < sel->ngroup; i++) {
-		const sl_ast_expr *g = sel->group[i];
-		if (g->kind == SL_AX_CALL && (!strcmp(g->u.call.fname, "TUMBLE") ||
-		                              !strcmp(g->u.call.fname, "HOP") ||
-		                              !strcmp(g->u.call.fname, "SESSION")))
-			return i;
-	}
-	return -1;
-}
-
-static int legacy_window(planner *p, const rel *in, const sl_ast_expr *g, sl_window_spec *w)
-{
-	const char *f = g->u.call.fname;
-	int n = g->u.call.nargs;
-	memset(w, 0, sizeof(*w));
-	const sl_ast_expr *ts = n > 0 ? g->u.call.args[0] : NULL;
-	if (!ts || ts->kind != SL_AX_COLUMN) {
-		sl__plan_error(p, g->line, g->col, SL_EPLAN, "%s: the first argument must be the time "
-		               "attribute column", f);
-		return SL_EPLAN;
-	}
-	if ((w->time_col = time_col(p, in, sl_ast_name_last(&ts->u.name), ts->line, ts->col,
-	                            &w->proc)) < 0)
-		return SL_EPLAN;
-	w->tz = window_tz(p, in->cols[w->time_col].type);
-	if (!strcmp(f, "TUMBLE") && (n == 2 || n == 3)) {
-		w->kind = SL_WIN_TUMBLE;
-		if (interval_arg(p, g, g->u.call.args[1], "size", &w->size) ||
-		    (n == 3 && interval_arg(p, g, g->u.call.args[2], "OFFSET", &w->offset)))
-			return SL_EPLAN;
-	} else if (!strcmp(f, "HOP") && (n == 3 || n == 4)) {
-		w->kind = SL_WIN_HOP;
-		if (interval_arg(p, g, g->u.call.args[1], "slide", &w->slide) ||
-		    interval_arg(p, g, g->u.call.args[2], "size", &w->size) ||
-		    (n == 4 && interval_arg(p, g, g->u.call.args[3], "OFFSET", &w->offset)))
-			return SL_EPLAN;
-	} else if (!strcmp(f, "SESSION") && n == 2) {
-		w->kind = SL_WIN_SESSION;
-		if (interval_arg(p, g, g->u.call.args[1], "gap", &w->size))
-			return SL_EPLAN;
-
-	} else {
-		sl__plan_error(p, g->line, g->col, SL_EPLAN, "%s: wrong number of arguments", f);
-		return SL_EPLAN;
-	}
-	return check_window(p, g, w);
-}
-
-/* Maps legacy auxiliary calls (TUMBLE_START(ts, size), ...) to ws/we/wt. */
-static int map_aux(planner *p, const agg_collect *c, const sl_ast_expr *g, int base, agg_map *m,
-                   int proc)
-{
-	const char *kind = g->u.call.fname;
-	for (int i = 0; i < c->naux; i++) {
-		const sl_ast_expr *e = c->aux[i];
-		const char *f = e->u.call.fname;
-		size_t kl = strlen(kind);
-		if (strncmp(f, kind, kl) || f[kl] != '_')
-			return sl__plan_error(p, e->line, e->col, SL_EPLAN,
-			                      "%s does not match the GROUP BY window %s", f, kind) ? 0
-			                                                                           : SL_EPLAN;
-		const char *suffix = f + kl + 1;
-		int col = !strcmp(suffix, "START") ? base : !strcmp(suffix, "END") ? base + 1
-		        : !strcmp(suffix, proc ? "PROCTIME" : "ROWTIME") ? base + 2 : -1;
-		if (col < 0 && (!strcmp(suffix, "ROWTIME") || !strcmp(suffix, "PROCTIME"))) {
-			sl__plan_error(p, e->line, e->col, SL_EPLAN, "%s needs a window over %s", f,
-			               proc ? "an event-time attribute (a column with a WATERMARK)"
-			                    : "a processing-time attribute (a PROCTIME() column)");
-			return SL_EPLAN;
-		}
-		if (col < 0) {
-			sl__plan_error(p, e->line, e->col, SL_ENOTSUP, "%s is not supported", f);
-			return SL_EPLAN;
-		}
-		m->text[m->n] = sl__ast_text(p, e);
-		m->col[m->n++] = col;
-	}
-	return 0;
-}
-
-/* Everything needed to build one aggregate. */
-typedef struct agg_build {
-	rel *in;              /* input relation (after WHERE) */
-	int ngroup;           /* GROUP BY entries that are keys */
-	const sl_ast_expr **keys;
-	sl_expr **key_x;      /* bound keys over `in` */
-	sl_agg *aggs;
-	sl_expr **arg_x;      /* bound aggregate arguments (NULL for COUNT(*)) */
-	sl_expr **filt_x;     /* bound FILTER conditions */
-	agg_collect calls;
-} agg_build;
-
-static int bind_aggs(planner *p, agg_build *b, scope *s)
-{
-	int n = b->calls.n;
-	b->aggs = sl_arena_calloc(p->a, sizeof(sl_agg) * (size_t)(n + 1));
-	b->arg_x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(n + 1));
-	b->filt_x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(n + 1));
-	for (int i = 0; i < n; i++) {
-		const sl_ast_expr *e = b->calls.calls[i];
-		sl_agg *a = &b->aggs[i];
-		a->vt = sl_agg_find(e->u.call.fname);
-		a->line = e->line; /* its run-time errors name it */
-		a->col = e->col;
-		int star = e->u.call.star || e->u.call.nargs == 0;
-		if (!star && e->u.call.nargs == 2 && !strcmp(a->vt->name, "LISTAGG")) {
-			/* LISTAGG(expr, 'separator'): the separator is a string literal */
-			const sl_ast_expr *sx = e->u.call.args[1];
-			if (sx->kind != SL_AX_LITERAL || sx->u.lit.kind != SL_AL_STRING) {
-				sl__plan_error(p, sx->line, sx->col, SL_EPLAN,
-				               "LISTAGG's separator must be a string literal");
-				return SL_EPLAN;
-			}
-			a->sep = sx->u.lit.text;
-			a->seplen = (uint32_t)strlen(sx->u.lit.text);
-		} else if (!star && e->u.call.nargs != 1) {
-			sl__plan_error(p, e->line, e->col, SL_EPLAN, "%s takes one argument", e->u.call.fname);
-			return SL_EPLAN;
-		}
-		if (star && strcmp(a->vt->name, "COUNT")) {
-			sl__plan_error(p, e->line, e->col, SL_EPLAN, "%s needs an argument", e->u.call.fname);
-			return SL_EPLAN;
-		}
-		if (!star && !(b->arg_x[i] = sl__bind_expr(p, s, e->u.call.args[0])))
-			return SL_EPLAN;
-		a->arg_type = star ? sl_type_make(SL_T_BIGINT) : b->arg_x[i]->type;
-		if (a->vt->result_type(a->arg_type, star, &a->out_type, p->err)) {
-			char msg[SL_ERR_MAX];
-			snprintf(msg, sizeof(msg), "%s", p->err->msg);
-			int code = p->err->code;
-			sl_err_clear(p->err);
-			sl__plan_error(p, e->line, e->col, code, "%s", msg);
-			return code;
-		}
-		a->distinct = e->u.call.distinct;
-		a->arg_col = a->filter_col = -1;
-		if (e->u.call.filter && !(b->filt_x[i] = sl__bind_expr(p, s, e->u.call.filter)))
-			return SL_EPLAN;
-	}
-	return 0;
-}
-
-/*
- * Places keys, arguments and filters as columns of the aggregate's input:
- * plain column references use the input column, other expressions are
- * appended by a Calc.  Returns the (possibly new) input rel.
- */
-static rel *pre_project(planner *p, agg_build *b, int **key_cols)
-{
-	rel *in = b->in;
-	int extra = 0, n = in->ncols;
-	int nx = b->ngroup + 2 * b->calls.n;
-	sl_expr **x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(n + nx + 1));
-	const char **names = sl_arena_calloc(p->a, sizeof(char *) * (size_t)(n + nx + 1));
-	for (int i = 0; i < n; i++) {
-		x[i] = sl_expr_col(p->a, i, in->cols[i].type);
-		names[i] = in->cols[i].name;
-	}
-	*key_cols = sl_arena_calloc(p->a, sizeof(int) * (size_t)(b->ngroup + 1));
-	for (int i = 0; i < b->ngroup; i++) {
-		if (b->key_x[i]->kind == SL_EX_COL) {
-			(*key_cols)[i] = b->key_x[i]->col;
-			continue;
-		}
-		(*key_cols)[i] = n + extra;
-		names[n + extra] = sl_arena_printf(p->a, "$k%d", i);
-		x[n + extra++] = b->key_x[i];
-	}
-	for (int i = 0; i < b->calls.n; i++) {
-		sl_expr *ax = b->arg_x[i];
-		if (ax && ax->kind == SL_EX_COL) {
-			b->aggs[i].arg_col = ax->col;
-		} else if (ax) {
-			b->aggs[i].arg_col = n + extra;
-			names[n + extra] = sl_arena_printf(p->a, "$a%d", i);
-			x[n + extra++] = ax;
-		}
-		if (b->filt_x[i]) {
-			b->aggs[i].filter_col = n + extra;
-			names[n + extra] = sl_arena_printf(p->a, "$f%d", i);
-			x[n + extra++] = b->filt_x[i];
-		}
-	}
-	if (!extra)
-		return in;
-	rel *r = add_calc(p, in, NULL, x, n + extra, names, NULL);
-	if (r) {
-		r->rowtime = in->rowtime;
-		for (int i = 0; i < n; i++)
-			r->cols[i].qual = in->cols[i].qual;
-	}
-	return r;
-}
-
-static const char *agg_label(planner *p, const char *kind, agg_build *b, const sl_window_spec *w)
-{
-	sl_buf s;
-	sl_buf_init(&s);
-	sl_buf_printf(&s, "%s(", kind);
-	if (w) {
-		static const char *wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
-		sl_buf_printf(&s, "window=[%s(%ssize=%lld ms, slide=%lld ms, offset=%lld ms)], ",
-		              wk[w->kind], w->proc ? "proctime, " : "", (long long)(w->size / 1000),
-		              (long long)(w->slide / 1000), (long long)(w->offset / 1000));
-	}
-	sl_buf_puts(&s, "groupBy=[");
-	for (int i = 0; i < b->ngroup; i++)
-		sl_buf_printf(&s, "%s%s", i ? ", " : "", sl__ast_text(p, b->keys[i]));
-	sl_buf_puts(&s, "], select=[");
-	for (int i = 0; i < b->calls.n; i++)
-		sl_buf_printf(&s, "%s%s", i ? ", " : "", b->calls.texts[i]);
-	sl_buf_puts(&s, "])");
-	const char *r = sl_arena_strndup(p->a, s.p, s.len);
-	sl_buf_deinit(&s);
-	return r;
-}
-
-/* Output rel of an aggregate: keys, [ws, we, wt], aggs; and its agg_map. */
-static rel *agg_output(planner *p, agg_build *b, int windowed, const rel *in, agg_map *m,
-                       sl_type time_type)
-{
-	int nw = windowed ? 3 : 0;
-	rel *r = sl__rel_new(p, b->ngroup + nw + b->calls.n);
-	int n = 0;
-	for (int i = 0; i < b->ngroup; i++) {
-		r->cols[n].type = b->key_x[i]->type;
-		r->cols[n].name = b->keys[i]->kind == SL_AX_COLUMN ? sl_ast_name_last(&b->keys[i]->u.name)
-		                                                   : sl__ast_text(p, b->keys[i]);
-		m->text[m->n] = sl__ast_text(p, b->keys[i]);
-		m->col[m->n++] = n++;
-	}
-	if (windowed) {
-		static const char *wn[3] = {"window_start", "window_end", "window_time"};
-		for (int i = 0; i < 3; i++) {
-			r->cols[n].name = wn[i];
-			r->cols[n++].type = i < 2 ? sl_type_timestamp(SL_T_TIMESTAMP, 3) : time_type;
-		}
-		r->rowtime = b->ngroup + 2;
-	}
-	for (int i = 0; i < b->calls.n; i++) {
-		r->cols[n].type = b->aggs[i].out_type;
-		r->cols[n].name = sl_arena_printf(p->a, "EXPR$%d", i);
-		m->text[m->n] = b->calls.texts[i];
-		m->col[m->n++] = n++;
-	}
-	return r;
-}
-
-typedef struct late_spec {
-	int64_t lateness;
-	int policy;
-	const sl_table_def *side;
-	int line, col;
-} late_spec;
-
-static int late_clauses(planner *p, const sl_ast_select *sel, late_spec *ls)
-{
-	memset(ls, 0, sizeof(*ls));
-	ls->lateness = p->default_lateness;
-	if (sel->allowed_lateness && sl__bind_interval(p, sel->allowed_lateness, &ls->lateness))
-		return SL_EPLAN;
-	if (ls->lateness < 0) {
-		sl__plan_error(p, sel->lateness_line, sel->lateness_col, SL_EPLAN,
-		               "ALLOWED LATENESS must not be negative");
-		return SL_EPLAN;
-	}
-	if (sel->on_late == SL_LATE_INSERT) {
-		const char *t = sl_ast_name_last(&sel->late_table);
-		ls->side = sl_catalog_table(p->cat, t);
-		ls->policy = SL_LATEPOL_SIDE;
-		if (!ls->side) {
-			sl__plan_error(p, sel->on_late_line, sel->on_late_col, SL_EPLAN,
-			               "ON LATE INSERT INTO: table '%s' not found", t);
-			return SL_EPLAN;
-		}
-	}
-	return 0;
-}
-
-/* The side-output sink of ON LATE INSERT INTO, checked against `in`. */
-static sl_op *late_sink(planner *p, const sl_ast_select *sel, const late_spec *ls, const rel *in)
-{
-	const sl_table_def *t = ls->side;
-	int nphys = 0;
-	for (int i = 0; i < t->ncols; i++)
-		nphys += !t->cols[i].computed && !t->cols[i].metadata;
-	int ok = nphys == in->ncols;
-	for (int i = 0, k = 0; ok && i < t->ncols; i++) {
-		if (t->cols[i].computed || t->cols[i].metadata)
-			continue;
-		sl_type a = t->cols[i].type, b = in->cols[k++].type;
-		a.notnull = b.notnull = 0;
-		if (sl_type_is_string(a) && sl_type_is_string(b))
-			continue;
-		if (!sl_type_equal(a, b))
-			ok = 0;
-	}
-	if (!ok) {
-		sl_buf s;
-		sl_buf_init(&s);
-		for (int i = 0; i < in->ncols; i++) {
-			char tb[64];
-			sl_buf_printf(&s, "%s%s %s", i ? ", " : "", in->cols[i].name,
-			              sl_type_format(in->cols[i].type, tb, sizeof(tb)));
-		}
-		sl__plan_error(p, sel->on_late_line, sel->on_late_col, SL_EPLAN,
-		               "ON LATE INSERT INTO '%s': the table's columns must match the window's "
-		               "input relation [%s]", t->name, sl_buf_cstr(&s));
-		sl_buf_deinit(&s);
-		return NULL;
-	}
-	return sl__plan_sink(p, t, in, sel->on_late_line, sel->on_late_col, 0);
-}
-
-static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
-                            const sl_window_spec *w, agg_map *m, const sl_ast_expr *gw)
-{
-	late_spec ls;
-	if (w->proc && (sel->allowed_lateness || sel->on_late))
-		return sl__plan_error(p, sel->allowed_lateness ? sel->lateness_line : sel->on_late_line,
-		                      sel->allowed_lateness ? sel->lateness_col : sel->on_late_col,
-		                      SL_EPLAN, "late-data clauses (ALLOWED LATENESS, ON LATE) do not "
-		                      "apply to processing-time windows: no row is late for them");
-	if (late_clauses(p, sel, &ls))
-		return NULL;
-	if (w->proc)
-		ls.lateness = 0; /* 'table.exec.emit.allow-lateness' is about event time */
-	int *key_cols;
-	rel *in = pre_project(p, b, &key_cols);
-	if (!in)
-		return NULL;
-	if (in->updating)
-		return sl__plan_error(p, sel->line, sel->col, SL_EPLAN,
-		                      "a window aggregate doesn't support consuming update and delete "
-		                      "changes which is produced by node %s", in->upd_op);
-	sl_window_agg_plan wp = {0};
-	wp.win = *w;
-	wp.nkeys = b->ngroup;
-	wp.key_cols = key_cols;
-	wp.naggs = b->calls.n;
-	wp.aggs = b->aggs;
-	wp.lateness = ls.lateness;
-	wp.late_policy = ls.policy;
-	wp.late_ncols = b->in->ncols;
-	wp.time_type = in->cols[w->time_col].type;
-	wp.time_type.precision = 3;
-	rel *out = agg_output(p, b, 1, in, m, wp.time_type);
-	if (gw && map_aux(p, &b->calls, gw, b->ngroup, m, w->proc))
-		return NULL;
-	if (w->proc) { /* window_time is a processing-time attribute */
-		out->proctime = out->rowtime;
-		out->rowtime = -1;
-	}
-	scope os = {out, m, in};
-	if (sel->having && (!(wp.having = sl__bind_expr(p, &os, sel->having)) ||
-	                    !is_condition(p, sel->having, wp.having)))
-		return NULL;
-	if (ls.policy == SL_LATEPOL_SIDE && !(wp.late_op = late_sink(p, sel, &ls, b->in)))
-		return NULL;
-	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
-	for (int i = 0; i < in->ncols; i++)
-		it[i] = in->cols[i].type;
-	sl_op *op = w->kind == SL_WIN_SESSION ? sl_op_session_agg_new(&wp, it, in->ncols, p->err)
-	                                      : sl_op_window_agg_new(&wp, it, in->ncols, p->err);
-	if (!op)
-		return NULL;
-	const char *label = agg_label(p, w->kind == SL_WIN_SESSION ? "SessionWindowAggregate"
-	                                                            : "WindowAggregate", b, w);
-	if (ls.lateness || ls.policy)
-		label = sl_arena_printf(p->a, "%s, lateness=[%lld ms], onLate=[%s]", label,
-		                        (long long)(ls.lateness / 1000),
-		                        ls.policy ? ls.side->name : "DROP");
-	if (sl__add_op(p, op, 1, out, label) || sl_graph_connect(p->g, in->op, op, 0))
-		return NULL;
-	return out;
-}
-
-static rel *plan_group_agg(planner *p, const sl_ast_select *sel, agg_build *b, agg_map *m)
-{
-	int *key_cols;
-	rel *in = pre_project(p, b, &key_cols);
-	if (!in)
-		return NULL;
-	for (int i = 0; i < b->calls.n; i++) {
-		if (in->updating && !b->aggs[i].vt->retractable && !b->aggs[i].vt->retract_values)
-			return sl__plan_error(p, b->calls.calls[i]->line, b->calls.calls[i]->col, SL_ENOTSUP,
-			                      "%s over an updating input is not supported yet",
-			                      b->aggs[i].vt->name);
-		/* MIN/MAX keep the values they may have to take back (agg.h) */
-		b->aggs[i].retract = in->updating && b->aggs[i].vt->retract_values;
-	}
-	sl_group_agg_plan gp = {b->ngroup, key_cols, b->calls.n, b->aggs, p->mini_batch};
-	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
-	for (int i = 0; i < in->ncols; i++)
-		it[i] = in->cols[i].type;
-	sl_op *op = sl_op_group_agg_new(&gp, it, in->ncols, p->err);
-	if (!op)
-		return NULL;
-	rel *out = agg_output(p, b, 0, in, m, sl_type_make(SL_T_NULL));
-	out->updating = 1;
-	out->upd_op = agg_label(p, "GroupAggregate", b, NULL);
-	if (sl__add_op(p, op, 1, out, out->upd_op) || sl_graph_connect(p->g, in->op, op, 0))
-		return NULL;
-	if (sel->having) {
-		scope os = {out, m, in};
-		sl_expr *h = sl__bind_expr(p, &os, sel->having);
-		if (!h || !is_condition(p, sel->having, h))
-			return NULL;
-		/* after filtering, the map still points at the same columns */
-		out = add_filter(p, out, h, sl__ast_text(p, sel->having));
-	}
-	return out;
-}
-
-/*
- * A SESSION TVF forms sessions per PARTITION BY key; sluice's session
- * operator forms them per GROUP BY key, so the two must be the same set of
- * columns (a finer GROUP BY inside sessions is not supported yet).
- */
-static int check_session_keys(planner *p, const agg_build *b, const rel *from)
-{
-	const sl_ast_expr *ta = from->tvf_part;
-	int np = ta ? ta->u.table_arg.npartition : 0;
-	int ok = np == b->ngroup;
-	for (int i = 0; ok && i < np; i++) {
-		const sl_ast_expr *pk = ta->u.table_arg.partition[i];
-		int found = 0;
-		for (int k = 0; k < b->ngroup; k++)
-			if (!strcmp(sl__ast_text(p, pk), sl__ast_text(p, b->keys[k])))
-				found = 1;
-		ok = found;
-	}
-	if (ok)
-		return 0;
-	sl__plan_error(p, from->tvf_call->line, from->tvf_call->col, SL_ENOTSUP,
-	               "SESSION window TVF: the GROUP BY keys (besides window_start and window_end) "
-	               "must be exactly the PARTITION BY keys");
-	return SL_EPLAN;
-}
-
-/* Plans GROUP BY / aggregates; returns the aggregate rel and fills m. */
-rel *sl__plan_aggregate(planner *p, const sl_ast_select *sel, rel *from, agg_map *m)
-{
-	agg_build b;
-	memset(&b, 0, sizeof(b));
-	for (int i = 0; i < sel->nitems; i++)
-		walk(p, sel->items[i].expr, collect_cb, &b.calls);
-	walk(p, sel->having, collect_cb, &b.calls);
-	int cap = sel->ngroup + b.calls.n + b.calls.naux + 8;
-	m->text = sl_arena_calloc(p->a, sizeof(char *) * (size_t)cap);
-	m->col = sl_arena_calloc(p->a, sizeof(int) * (size_t)cap);
-	b.keys = sl_arena_calloc(p->a, sizeof(sl_ast_expr *) * (size_t)(sel->ngroup + 1));
-	b.key_x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(sel->ngroup + 1));
-	sl_window_spec w;
-	int gwi = find_group_window(sel);
-	int tvf_ws = -1, tvf_we = -1;
-	rel *in = from->tvf_in ? from->tvf_in : from;
-	if (gwi >= 0 && legacy_window(p, in, sel->group[gwi], &w))
-		return NULL;
-	if (from->tvf_in)
-		w = from->tvf_win;
-	scope s = {from, NULL, NULL};
-	for (int i = 0; i < sel->ngroup; i++) {
-		if (i == gwi)
-			continue;
-		sl_expr *x = sl__bind_expr(p, &s, sel->group[i]);
-		if (!x)
-			return NULL;
-		if (from->tvf_in && x->kind == SL_EX_COL && x->col >= in->ncols) {
-			int k = x->col - in->ncols;
-			if (k == 0)
-				tvf_ws = i;
-			else if (k == 1)
-				tvf_we = i;
-			/* window_time is grouped implicitly */
-			m->text[m->n] = sl__ast_text(p, sel->group[i]);
-			m->col[m->n++] = -100 - k; /* patched below */
-			continue;
-		}
-		b.keys[b.ngroup] = sel->group[i];
-		b.key_x[b.ngroup++] = x;
-	}
-	if (from->tvf_in && (tvf_ws < 0 || tvf_we < 0))
-		return sl__plan_error(p, sel->line, sel->col, SL_EPLAN,
-		                      "a window TVF aggregation must GROUP BY window_start and "
-		                      "window_end");
-	/* keys over a TVF were bound against `from`, whose leading columns are
-	 * the TVF input's, so their column indexes hold for `in` too */
-	if (from->tvf_in && w.kind == SL_WIN_SESSION && check_session_keys(p, &b, from))
-		return NULL;
-	b.in = in;
-	scope is = {in, NULL, NULL};
-	if (bind_aggs(p, &b, from->tvf_in ? &s : &is))
-		return NULL;
-	for (int i = 0; i < b.calls.n; i++)
-		if (b.arg_x[i] && b.arg_x[i]->kind == SL_EX_COL && b.arg_x[i]->col >= in->ncols)
-			return sl__plan_error(p, b.calls.calls[i]->line, b.calls.calls[i]->col, SL_ENOTSUP,
-			                      "aggregating window columns is not supported");
-	if (gwi < 0 && !from->tvf_in) {
-		if (sel->allowed_lateness || sel->on_late)
-			return sl__plan_error(p, sel->allowed_lateness ? sel->lateness_line : sel->on_late_line,
-			                      sel->allowed_lateness ? sel->lateness_col : sel->on_late_col,
-			                      SL_EPLAN, "late-data clauses (ALLOWED LATENESS, ON LATE) are "
-			                      "only allowed on a window aggregate");
-		return plan_group_agg(p, sel, &b, m);
-	}
-	/* the window entries, copied: plan_window_agg refills m's arrays */
-	int nfixed = m->n;
-	agg_map tmp = *m;
-	tmp.text = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(nfixed + 1));
-	tmp.col = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nfixed + 1));
-	memcpy(tmp.text, m->text, sizeof(char *) * (size_t)nfixed);
-	memcpy(tmp.col, m->col, sizeof(int) * (size_t)nfixed);
-	m->n = 0;
-	rel *out = plan_window_agg(p, sel, &b, &w, m, gwi >= 0 ? sel->group[gwi] : NULL);
-	if (!out)
-		return NULL;
-	for (int i = 0; i < nfixed; i++) /* window_start/_end/_time group entries */
-		if (tmp.col[i] <= -100) {
-			m->text[m->n] = tmp.text[i];
-			m->col[m->n++] = b.ngroup + (-100 - tmp.col[i]);
-		}
-	return out;
-}
 
 /* ---- SELECT ------------------------------------------------------------------ */
-
-static int has_agg(planner *p, const sl_ast_select *sel)
-{
-	agg_collect c;
-	memset(&c, 0, sizeof(c));
-	for (int i = 0; i < sel->nitems; i++)
-		walk(p, sel->items[i].expr, collect_cb, &c);
-	walk(p, sel->having, collect_cb, &c);
-	return c.n > 0;
-}
 
 static const char *item_name(planner *p, const sl_ast_select_item *it, int i)
 {
@@ -1123,33 +492,8 @@ static rel *plan_projection(planner *p, const sl_ast_select *sel, rel *r, const 
 	return out;
 }
 
-static rel *plan_distinct(planner *p, rel *in)
-{
-	agg_build b;
-	memset(&b, 0, sizeof(b));
-	b.in = in;
-	b.ngroup = in->ncols;
-	b.keys = sl_arena_calloc(p->a, sizeof(sl_ast_expr *) * (size_t)(in->ncols + 1));
-	b.key_x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(in->ncols + 1));
-	agg_map m = {0};
-	m.text = sl_arena_calloc(p->a, sizeof(char *) * (size_t)(in->ncols + 1));
-	m.col = sl_arena_calloc(p->a, sizeof(int) * (size_t)(in->ncols + 1));
-	for (int i = 0; i < in->ncols; i++) {
-		sl_ast_expr *e = sl_arena_calloc(p->a, sizeof(*e));
-		e->kind = SL_AX_COLUMN;
-		e->u.name.n = 1;
-		e->u.name.parts = sl_arena_calloc(p->a, sizeof(sl_ast_ident));
-		e->u.name.parts[0].name = in->cols[i].name;
-		b.keys[i] = e;
-		b.key_x[i] = sl_expr_col(p->a, i, in->cols[i].type);
-	}
-	sl_ast_select none;
-	memset(&none, 0, sizeof(none));
-	return plan_group_agg(p, &none, &b, &m);
-}
-
 /* WHERE / HAVING must be BOOLEAN (Flink refuses anything else). */
-static int is_condition(planner *p, const sl_ast_expr *at, const sl_expr *x)
+int sl__is_condition(planner *p, const sl_ast_expr *at, const sl_expr *x)
 {
 	if (x->type.id == SL_T_BOOLEAN || x->type.id == SL_T_NULL)
 		return 1;
@@ -1266,7 +610,7 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 	}
 	if (!r)
 		return NULL;
-	int agg0 = sel->ngroup > 0 || has_agg(p, sel);
+	int agg0 = sel->ngroup > 0 || sl__has_agg(p, sel);
 	if (r->tvf_in && (sl__ast_has_subquery(sel->where) || sel_has_scalar(sel)) &&
 	    !(r = materialize_tvf(p, r)))
 		return NULL;
@@ -1281,7 +625,7 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 		sel = &rest;
 	}
 	agg_map m = {0};
-	int agg = sel->ngroup > 0 || has_agg(p, sel);
+	int agg = sel->ngroup > 0 || sl__has_agg(p, sel);
 	int over = sl__select_has_over(p, sel); /* OVER aggregates: plan_over.c */
 	if (over && agg)
 		return sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP,
@@ -1290,15 +634,15 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 	sl_expr *fused = NULL; /* WHERE evaluated by the projection's Calc */
 	if (sel->where && !agg && !over && !r->tvf_in) {
 		scope s = {r, NULL, NULL};
-		if (!(fused = sl__bind_expr(p, &s, sel->where)) || !is_condition(p, sel->where, fused))
+		if (!(fused = sl__bind_expr(p, &s, sel->where)) || !sl__is_condition(p, sel->where, fused))
 			return NULL;
 	} else if (sel->where && (agg || over)) {
 		rel *target = r->tvf_in ? r->tvf_in : r;
 		scope s = {target, NULL, NULL};
 		sl_expr *f = sl__bind_expr(p, &s, sel->where);
-		if (!f || !is_condition(p, sel->where, f))
+		if (!f || !sl__is_condition(p, sel->where, f))
 			return NULL;
-		rel *fr = add_filter(p, target, f, sl__ast_text(p, sel->where));
+		rel *fr = sl__add_filter_text(p, target, f, sl__ast_text(p, sel->where));
 		if (!fr)
 			return NULL;
 		if (r->tvf_in) {
@@ -1331,14 +675,14 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 			return NULL;
 		if (sel->where) {
 			scope s = {r, NULL, NULL};
-			if (!(fused = sl__bind_expr(p, &s, sel->where)) || !is_condition(p, sel->where, fused))
+			if (!(fused = sl__bind_expr(p, &s, sel->where)) || !sl__is_condition(p, sel->where, fused))
 				return NULL;
 		}
 	}
 	if (!(r = plan_projection(p, sel, r, agg || over ? &m : NULL, fused)))
 		return NULL;
 	if (sel->distinct)
-		r = plan_distinct(p, r);
+		r = sl__plan_distinct(p, r);
 	return r;
 }
 
@@ -1437,7 +781,7 @@ static rel *plan_union(planner *p, const sl_ast_query *q)
 	    sl_graph_connect(p->g, side[0]->op, op, 0) || sl_graph_connect(p->g, side[1]->op, op, 1))
 		return NULL;
 	if (!q->setop.all)
-		out = plan_distinct(p, out);
+		out = sl__plan_distinct(p, out);
 	return out;
 }
 

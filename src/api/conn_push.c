@@ -10,7 +10,7 @@
  * PRIMARY KEY receives them as upserts (+I/+U/-D by key, no -U: conn.h).
  */
 #include "engine_int.h"
-#include "../base/valtext.h"
+#include "../data/valtext.h"
 #include "../connector/conn.h"
 #include "../format/format.h"
 

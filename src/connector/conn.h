@@ -24,8 +24,8 @@
 #include "../base/arena.h"
 #include "../base/err.h"
 #include "../base/opts.h"
-#include "../base/types.h"
-#include "../exec/batch.h"
+#include "../data/types.h"
+#include "../data/batch.h"
 #include "../state/state.h"
 
 struct sl_engine;

@@ -27,7 +27,7 @@
  */
 #include "conn.h"
 #include "sluice.h"
-#include "base/decimal.h"
+#include "data/decimal.h"
 #include "base/timeutil.h"
 
 #include <errno.h>

@@ -37,7 +37,7 @@
 #include "conn.h"
 #include "sluice.h"
 #include "exec/join.h"
-#include "exec/rowkey.h"
+#include "data/rowkey.h"
 #include "format/format.h"
 
 #include <dirent.h>

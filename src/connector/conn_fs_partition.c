@@ -50,7 +50,7 @@
 #include "sluice.h"
 #include "../base/hash.h"
 #include "../base/timeutil.h"
-#include "../base/valtext.h"
+#include "../data/valtext.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -15,7 +15,7 @@
  */
 #include "conn.h"
 #include "sluice.h"
-#include "base/valtext.h"
+#include "data/valtext.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
  */
 #include "agg.h"
 #include "sluice.h"
-#include "../base/decimal.h"
+#include "../data/decimal.h"
 
 #include <math.h>
 #include <string.h>

@@ -45,10 +45,10 @@
 #include <stdint.h>
 
 #include "../base/err.h"
-#include "../base/types.h"
+#include "../data/types.h"
 #include "../base/buf.h"
 #include "../state/state.h"
-#include "batch.h"
+#include "../data/batch.h"
 
 typedef struct sl_agg sl_agg;
 

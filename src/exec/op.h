@@ -39,9 +39,9 @@
 #include <stdint.h>
 
 #include "../base/err.h"
-#include "../base/types.h"
+#include "../data/types.h"
 #include "../state/state.h"
-#include "batch.h"
+#include "../data/batch.h"
 
 struct sl_graph;
 typedef struct sl_op sl_op;

@@ -30,7 +30,7 @@
  * output batch is re-used.  One thread (the job's).
  */
 #include "ops.h"
-#include "rowkey.h"
+#include "../data/rowkey.h"
 #include "sluice.h"
 
 #include <stdlib.h>

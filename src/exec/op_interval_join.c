@@ -36,7 +36,7 @@
  */
 #include "join.h"
 #include "graph.h"
-#include "rowkey.h"
+#include "../data/rowkey.h"
 #include "sluice.h"
 
 #include <stdlib.h>

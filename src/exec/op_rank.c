@@ -52,7 +52,7 @@
  */
 #include "op_rank.h"
 #include "graph.h"
-#include "rowkey.h"
+#include "../data/rowkey.h"
 #include "sluice.h"
 
 #include <stdlib.h>

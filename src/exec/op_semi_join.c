@@ -41,7 +41,7 @@
  */
 #include "join.h"
 #include "graph.h"
-#include "rowkey.h"
+#include "../data/rowkey.h"
 #include "sluice.h"
 
 #include <stdlib.h>

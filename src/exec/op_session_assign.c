@@ -37,7 +37,7 @@
  */
 #include "graph.h"
 #include "ops.h"
-#include "rowkey.h"
+#include "../data/rowkey.h"
 #include "sluice.h"
 
 #include <stdlib.h>

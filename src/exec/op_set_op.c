@@ -35,7 +35,7 @@
  * thread (the job's).
  */
 #include "ops.h"
-#include "rowkey.h"
+#include "../data/rowkey.h"
 #include "sluice.h"
 
 #include <stdlib.h>

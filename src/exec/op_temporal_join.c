@@ -51,7 +51,7 @@
  */
 #include "join.h"
 #include "graph.h"
-#include "rowkey.h"
+#include "../data/rowkey.h"
 #include "sluice.h"
 
 #include <stdlib.h>

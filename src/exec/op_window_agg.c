@@ -38,7 +38,7 @@
  */
 #include "graph.h"
 #include "ops.h"
-#include "rowkey.h"
+#include "../data/rowkey.h"
 #include "sluice.h"
 #include "../base/timeutil.h"
 

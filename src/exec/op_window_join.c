@@ -30,7 +30,7 @@
 #include "join.h"
 #include "graph.h"
 #include "ops.h"
-#include "rowkey.h"
+#include "../data/rowkey.h"
 #include "sluice.h"
 
 #include <stdlib.h>

@@ -26,8 +26,8 @@
 
 #include "../base/arena.h"
 #include "../base/err.h"
-#include "../base/types.h"
-#include "../exec/batch.h"
+#include "../data/types.h"
+#include "../data/batch.h"
 
 /* Scalar functions and operators.  The binder maps SQL syntax onto these;
  * argument conventions are noted where not obvious. */

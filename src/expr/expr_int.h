@@ -24,7 +24,7 @@
 
 #include "expr.h"
 #include "base/buf.h"
-#include "base/decimal.h"
+#include "data/decimal.h"
 #include "sluice.h"
 
 enum { SL_REG_TMP, SL_REG_INPUT, SL_REG_CONST, SL_REG_ALIAS };

@@ -18,9 +18,9 @@
  * TIMESTAMP_LTZ reads epoch seconds.
  */
 #include "expr_int.h"
-#include "base/decimal.h"
+#include "data/decimal.h"
 #include "base/timeutil.h"
-#include "base/valtext.h"
+#include "data/valtext.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -25,7 +25,7 @@
  */
 #include "expr_int.h"
 #include "json_path.h"
-#include "base/valtext.h"
+#include "data/valtext.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,8 +14,8 @@
  * C's math library (NaN for LN(-1), as Java); LOG(b, x) is ln(x) / ln(b).
  */
 #include "expr_int.h"
-#include "base/decimal.h"
-#include "base/valtext.h"
+#include "data/decimal.h"
+#include "data/valtext.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -21,7 +21,7 @@
  * by doubling, so a steady stream of rows allocates nothing.
  */
 #include "json_path.h"
-#include "base/valtext.h"
+#include "data/valtext.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/decimal.h"
+#include "data/decimal.h"
 #include "base/timeutil.h"
-#include "base/valtext.h"
+#include "data/valtext.h"
 #include "fmt_json.h"
 #include "sluice.h"
 

@@ -29,9 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/decimal.h"
+#include "data/decimal.h"
 #include "base/timeutil.h"
-#include "base/valtext.h"
+#include "data/valtext.h"
 #include "sluice.h"
 
 #define SL_JSON_MAX_DEPTH 64

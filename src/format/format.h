@@ -20,8 +20,8 @@
 #include "../base/buf.h"
 #include "../base/err.h"
 #include "../base/opts.h"
-#include "../base/types.h"
-#include "../exec/batch.h"
+#include "../data/types.h"
+#include "../data/batch.h"
 
 typedef struct sl_format_vtab sl_format_vtab;
 

@@ -13,7 +13,7 @@
  */
 #include "plan_int.h"
 #include "sluice.h"
-#include "../base/decimal.h"
+#include "../data/decimal.h"
 #include "../base/timeutil.h"
 #include "../sql/parser.h"
 

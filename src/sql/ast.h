@@ -70,7 +70,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../base/types.h"
+#include "../data/types.h"
 
 struct sl_buf;
 

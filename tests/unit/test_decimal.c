@@ -1,6 +1,6 @@
 /*
- * test_decimal.c - unit tests of src/base/decimal.c and the number text
- * forms of src/base/valtext.c (DOUBLE/FLOAT as Java prints them, DECIMAL
+ * test_decimal.c - unit tests of src/data/decimal.c and the number text
+ * forms of src/data/valtext.c (DOUBLE/FLOAT as Java prints them, DECIMAL
  * with its scale, intervals).
  */
 #include <stdarg.h>
@@ -11,8 +11,8 @@
 
 #include <string.h>
 
-#include "base/decimal.h"
-#include "base/valtext.h"
+#include "data/decimal.h"
+#include "data/valtext.h"
 
 static sl_i128 P(const char *s, int p, int sc)
 {

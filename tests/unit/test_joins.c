@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "sluice.h"
-#include "base/valtext.h"
+#include "data/valtext.h"
 #include "exec/graph.h"
 #include "exec/join.h"
 

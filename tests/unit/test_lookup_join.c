@@ -28,11 +28,11 @@
 #include <unistd.h>
 
 #include "sluice.h"
-#include "base/valtext.h"
+#include "data/valtext.h"
 #include "connector/conn.h"
 #include "exec/graph.h"
 #include "exec/join.h"
-#include "exec/rowkey.h"
+#include "data/rowkey.h"
 
 static char g_dir[] = "/tmp/sl-lookup-XXXXXX";
 static char g_path[256];

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "sluice.h"
-#include "base/valtext.h"
+#include "data/valtext.h"
 #include "exec/graph.h"
 #include "exec/ops.h"
 

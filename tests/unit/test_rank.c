@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "sluice.h"
-#include "base/valtext.h"
+#include "data/valtext.h"
 #include "exec/graph.h"
 #include "exec/op_over.h"
 #include "exec/op_rank.h"

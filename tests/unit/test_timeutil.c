@@ -1,7 +1,7 @@
 /*
  * test_timeutil.c - unit tests of src/base/timeutil.c (civil dates,
  * timestamp text, Java date patterns, time zones) and of the temporal and
- * composite text forms of src/base/valtext.c.
+ * composite text forms of src/data/valtext.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "base/timeutil.h"
-#include "base/valtext.h"
-#include "exec/batch.h"
+#include "data/valtext.h"
+#include "data/batch.h"
 
 static int64_t TS(const char *s)
 {

@@ -21,7 +21,7 @@
 
 #include "decimal.h"
 #include "sluice.h"
-#include "timeutil.h"
+#include "../base/timeutil.h"
 
 /*
  * Shortest decimal digits of d that read back as d (as a double, or as a

@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #include "../base/arena.h"
-#include "../base/types.h"
+#include "types.h"
 
 #define SL_BATCH_ROWS 1024
 

@@ -3,7 +3,7 @@
  *
  * Every value that travels through sluice has a logical SQL type (sl_type)
  * and one of a handful of physical representations (sl_phys).  Column
- * vectors (src/exec/batch.h) store values by physical kind only, so kernels
+ * vectors (src/data/batch.h) store values by physical kind only, so kernels
  * are written once per physical kind:
  *
  *   SL_PHYS_I64   BOOLEAN (0/1), TINYINT..BIGINT, DATE (days since epoch),

@@ -8,9 +8,9 @@
 #ifndef SL_VALTEXT_H
 #define SL_VALTEXT_H
 
-#include "buf.h"
+#include "../base/buf.h"
 #include "types.h"
-#include "../exec/batch.h"
+#include "batch.h"
 
 /*
  * Appends the text form of row `row` of column c (type c->type) to out.

@@ -14,7 +14,7 @@ CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2 -g
 CFLAGS  ?= $(OPT)
-WARN    := -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wshadow=local -Wvla -Wno-format-truncation
+WARN    := -Wall -Wextra -Wmissing-prototypes -Wno-unused-parameter -Wno-sign-compare -Wshadow=local -Wvla -Wno-format-truncation
 CPPFLAGS_ALL := -Iinclude -Isrc -D_GNU_SOURCE
 CFLAGS_ALL   := -std=gnu11 $(WARN) -fvisibility=hidden -fno-strict-aliasing $(CFLAGS)
 PCRE_CFLAGS  := $(shell pkg-config --cflags libpcre2-8 2>/dev/null)

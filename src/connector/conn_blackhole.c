@@ -6,7 +6,7 @@
  * elsewhere.  It only counts the live rows it was given (rows_written), so
  * its cost per batch is O(1).  No options besides 'connector'.
  */
-#include "conn.h"
+#include "conn_builtin.h"
 #include "sluice.h"
 
 typedef struct blackhole_sink {

@@ -25,7 +25,7 @@
  * relative to the wall clock at open ("now", as Flink), saved in snapshots.
  * Every type of types.h except ROW can be generated.
  */
-#include "conn.h"
+#include "conn_builtin.h"
 #include "sluice.h"
 #include "data/decimal.h"
 #include "base/timeutil.h"

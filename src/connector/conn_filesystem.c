@@ -222,11 +222,6 @@ sl_encoder *sl__conn_encoder(const sl_conn_args *a, const char *def, sl_err *err
 	return e;
 }
 
-/* conn_fs_lookup.c: the lookup method, and the check of the 'lookup.*'
- * options (so a table declared for lookups can be scanned too). */
-extern const sl_lookup_vtab sl__fs_lookup_vtab;
-int sl__fs_lookup_options(const sl_conn_args *a, sl_err *err);
-
 /* Sets up a partitioned source: the decoder reads the data columns only,
  * the partition columns come from the directory names. */
 static int open_partitioned(fs_source *f, const sl_conn_args *a, sl_err *err)

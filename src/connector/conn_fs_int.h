@@ -8,12 +8,18 @@
 #ifndef SL_CONN_FS_INT_H
 #define SL_CONN_FS_INT_H
 
-#include "conn.h"
+#include "conn_builtin.h"
 #include "../base/buf.h"
 
-extern const sl_sink_vtab sl_filesystem_sink_vtab;
 extern const sl_sink_vtab sl__fs_partitioned_sink_vtab;
-extern const sl_source_vtab sl_filesystem_source_vtab;
+
+/* conn_fs_lookup.c: the lookup method of filesystem tables. */
+extern const sl_lookup_vtab sl__fs_lookup_vtab;
+
+/* conn_fs_lookup.c: validates (and marks read) the 'lookup.*' options of a
+ * filesystem table, so a table declared for lookups can be scanned too.
+ * 0 or SL_EINVAL with err. */
+int sl__fs_lookup_options(const sl_conn_args *a, sl_err *err);
 
 /*
  * The local path of a 'path' option: "file:///x" and "file:/x" become
@@ -26,15 +32,6 @@ const char *sl__fs_local_path(const char *path, const char *what, const char *ta
 /* 1 when an unpartitioned filesystem sink has nothing open, waiting,
  * staged or pending: it can be closed without losing output. */
 int sl__fs_sink_idle(const sl_sink *s);
-
-/* Appends a partition value escaped as Flink and Hive do in directory
- * names ('%' + two upper-case hex digits for control characters and
- * "#%'*\/:=?\\\x7f{[]^ and the double quote).  0 or SL_ENOMEM. */
-int sl__fs_escape(sl_buf *out, const char *s, size_t n);
-
-/* Unescapes a directory-name value in place (%XX sequences); returns its
- * new length. */
-size_t sl__fs_unescape(char *s);
 
 /* Validates (and marks read) the sink-side options of a filesystem table
  * (partition commit, rolling policy): the source and the unpartitioned

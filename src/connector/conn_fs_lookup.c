@@ -34,7 +34,7 @@
  * sl_lookup_new/sl_lookup_free (conn.h), the constructor every lookup
  * method table goes through.  One thread (the job's).
  */
-#include "conn.h"
+#include "conn_fs_int.h"
 #include "sluice.h"
 #include "exec/join.h"
 #include "data/rowkey.h"
@@ -47,8 +47,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
-
-extern const sl_source_vtab sl_filesystem_source_vtab;
 
 enum { CACHE_NONE, CACHE_FULL };
 

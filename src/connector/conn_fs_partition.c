@@ -71,7 +71,10 @@ static int must_escape(unsigned char c)
 	return c < 0x20 || c == 0x7f || strchr("\"#%'*/:=?\\{[]^", c) != NULL;
 }
 
-int sl__fs_escape(sl_buf *out, const char *s, size_t n)
+/* Appends a partition value escaped as Flink and Hive do in directory
+ * names ('%' + two upper-case hex digits for control characters and
+ * "#%'*\/:=?\\\x7f{[]^ and the double quote).  0 or SL_ENOMEM. */
+static int fs_escape(sl_buf *out, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	for (size_t i = 0; i < n; i++) {
@@ -91,7 +94,9 @@ static int hexval(char c)
 	     : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-size_t sl__fs_unescape(char *s)
+/* Unescapes a directory-name value in place (%XX sequences); returns its
+ * new length. */
+static size_t fs_unescape(char *s)
 {
 	char *w = s;
 	for (const char *r = s; *r; r++) {
@@ -342,7 +347,7 @@ static int rel_value(const char *rel, const char *name, char *buf, size_t cap)
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 		if (len > nl && !strncmp(p, name, nl) && p[nl] == '=') {
 			snprintf(buf, cap, "%.*s", (int)(len - nl - 1), p + nl + 1);
-			sl__fs_unescape(buf);
+			fs_unescape(buf);
 			return 0;
 		}
 		p = end ? end + 1 : NULL;
@@ -529,7 +534,7 @@ static int row_path(fs_psink *k, const sl_batch *b, int row)
 			return SL_ENOMEM;
 		memcpy(v, k->key.p + at, n);
 		k->key.len = at;
-		int rc = sl__fs_escape(&k->key, v, n);
+		int rc = fs_escape(&k->key, v, n);
 		if (v != small)
 			free(v);
 		if (rc)
@@ -949,7 +954,7 @@ int sl__fs_list_partitions(const char *root, int npart, const char *const *names
 				free(v);
 				v = NULL;
 			} else {
-				sl__fs_unescape(v);
+				fs_unescape(v);
 			}
 			vals[f * npart + j] = v;
 			p = end + 1;

@@ -13,7 +13,7 @@
  * and written with one fwrite + fflush at its end, which keeps output in
  * order with other stdio writers of the process.
  */
-#include "conn.h"
+#include "conn_builtin.h"
 #include "sluice.h"
 #include "data/valtext.h"
 

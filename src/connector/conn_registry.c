@@ -7,29 +7,15 @@
  * sl_source_new / sl_sink_new, which allocate vt->size zeroed bytes (the
  * concrete struct, whose first member is the sl_source / sl_sink base),
  * fill the base and call the connector's open.  A new connector is one new
- * file plus one line in each table below.  The tables are read-only; no
+ * file, its method table's declaration in conn_builtin.h and one line in
+ * each table below.  The tables are read-only; no
  * locking is needed.
  */
-#include "conn.h"
+#include "conn_builtin.h"
 #include "sluice.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-extern const sl_source_vtab sl_filesystem_source_vtab;
-extern const sl_source_vtab sl_stdin_source_vtab;
-extern const sl_source_vtab sl_datagen_source_vtab;
-
-extern const sl_sink_vtab sl_filesystem_sink_vtab;
-extern const sl_sink_vtab sl_stdout_sink_vtab;
-extern const sl_sink_vtab sl_print_sink_vtab;
-extern const sl_sink_vtab sl_blackhole_sink_vtab;
-
-/* ---- push connectors (engine-owned, src/api/conn_push.c) -----------------
- * A 'push' table read by a job has no source object: its scan operator is
- * fed by sl_push_json (op_scan.c push mode), so only the sink is listed.
- */
-extern const sl_sink_vtab sl_push_sink_vtab;
 
 static const sl_source_vtab *const source_table[] = {
 	&sl_filesystem_source_vtab,

@@ -13,7 +13,7 @@
  * and writes it to standard output (through stdio, so output stays ordered
  * with other stdout writers of the process) at the end of every batch.
  */
-#include "conn.h"
+#include "conn_builtin.h"
 #include "conn_lines.h"
 #include "sluice.h"
 

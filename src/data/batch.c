@@ -185,35 +185,3 @@ int sl_batch_copy_row(sl_batch *dst, const sl_batch *src, int src_row, uint8_t o
 	return row;
 }
 
-static void col_move(sl_col *c, int to, int from)
-{
-	c->null[to] = c->null[from];
-	switch (sl_type_phys(c->type)) {
-	case SL_PHYS_I64: c->v.i64[to] = c->v.i64[from]; break;
-	case SL_PHYS_F64: c->v.f64[to] = c->v.f64[from]; break;
-	case SL_PHYS_I128: c->v.i128[to] = c->v.i128[from]; break;
-	case SL_PHYS_STR: c->v.str[to] = c->v.str[from]; break;
-	case SL_PHYS_ROW:
-		for (int i = 0; i < c->nchild; i++)
-			col_move(&c->child[i], to, from);
-		break;
-	}
-}
-
-void sl_batch_compact(sl_batch *b)
-{
-	if (!b->sel)
-		return;
-	for (int k = 0; k < b->nsel; k++) {
-		int from = (int)b->sel[k];
-		if (from == k)
-			continue;
-		b->op[k] = b->op[from];
-		b->wm[k] = b->wm[from];
-		for (int i = 0; i < b->ncols; i++)
-			col_move(&b->cols[i], k, from);
-	}
-	b->nrows = b->nsel;
-	b->sel = NULL;
-	b->nsel = 0;
-}

@@ -143,7 +143,4 @@ int sl_batch_copy_row(sl_batch *dst, const sl_batch *src, int src_row, uint8_t o
  * SL_ENOMEM. */
 int sl_col_copy_value(sl_batch *dst_batch, sl_col *dst, int drow, const sl_col *src, int srow);
 
-/* Materializes the selection: moves live rows to the front, sel = NULL. */
-void sl_batch_compact(sl_batch *b);
-
 #endif

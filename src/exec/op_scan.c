@@ -226,11 +226,6 @@ int64_t sl_op_scan_events_skipped(const sl_op *op)
 	return d ? d->events_skipped : 0;
 }
 
-int sl_op_is_scan(const sl_op *op)
-{
-	return op->vt->pump == scan_pump;
-}
-
 int sl_op_scan_is_push(const sl_op *op)
 {
 	return op->vt->pump == scan_pump && !((const scan_op *)op)->p.source;

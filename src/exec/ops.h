@@ -46,8 +46,6 @@ sl_op *sl_op_scan_new(const sl_scan_plan *p, sl_err *err);
  * changelog 'format') into the scan's batch and pushes it through (the
  * scan must have been built with a push source). */
 int sl_op_scan_push(sl_op *op, const char *json, size_t len, sl_err *err);
-/* 1 when op is a TableSourceScan (the sl_op_scan_* calls need one). */
-int sl_op_is_scan(const sl_op *op);
 int sl_op_scan_is_push(const sl_op *op);
 /* Decodes newline-separated JSON rows and pushes them through in batches
  * of the scan's batch size (every line's effect as if pushed one by one). */
@@ -73,6 +71,11 @@ sl_op *sl_op_sink_new(sl_sink *sink, sl_err *err);
 int sl_op_sink_set_upsert(sl_op *op, const int *pk, int npk, sl_err *err);
 /* The sink of a Sink operator, NULL for any other operator. */
 sl_sink *sl_op_sink_get(sl_op *op);
+/* Publishes what a Sink operator has written, if not yet done (used after
+ * a fatal error: the rows before it are kept); 0 for any other operator.
+ * (Sinks are found by their vtable pointer; the checkpoint-hook work of
+ * issue 9 replaces this.) */
+int sl_op_sink_finish(sl_op *op, sl_err *err);
 
 /* ---- ConstraintEnforcer: a sink's NOT NULL columns (op_constraint.c) ------ */
 

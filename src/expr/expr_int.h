@@ -196,9 +196,6 @@ int sl__k_split_null(sl_xctx *x, const sl_step *st);     /* arg0 NULL -> sel_a *
 int sl__k_case_merge(sl_xctx *x, const sl_step *st);     /* args: (val, sel) pairs via k1 */
 int sl__k_copy(sl_xctx *x, const sl_step *st);           /* out = arg0 (same phys) */
 
-/* Writes a short text form of value (col, row) for error messages. */
-void sl__value_snippet(const sl_col *c, int row, char *buf, size_t cap);
-
 /* Type helpers shared by the constructor and the binders (expr_type.c). */
 int sl__type_is_char(sl_type t);                 /* CHAR/VARCHAR */
 const char *sl__type_str(sl_type t, char *buf, size_t cap);

@@ -383,7 +383,8 @@ static int c_ts_str(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_co
 	return put_text(x, st, t, n, 1, o, i);
 }
 
-void sl__value_snippet(const sl_col *c, int row, char *buf, size_t cap)
+/* Writes a short text form of value (col, row) for error messages. */
+static void value_snippet(const sl_col *c, int row, char *buf, size_t cap)
 {
 	sl_buf b;
 	sl_buf_init(&b);
@@ -418,7 +419,7 @@ static int k_cast(sl_xctx *x, const sl_step *st)
 				continue;
 			}
 			char vb[256], tb[64];
-			sl__value_snippet(a, i, vb, sizeof(vb));
+			value_snippet(a, i, vb, sizeof(vb));
 			return sl_err_set(x->err, SL_ERUNTIME, "cannot cast %s to %s", vb,
 			                  sl__type_str(st->type, tb, sizeof(tb)));
 		}

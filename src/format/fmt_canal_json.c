@@ -34,6 +34,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "fmt_builtin.h"
 #include "fmt_json.h"
 
 #include <stdio.h>

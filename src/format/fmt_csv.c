@@ -25,6 +25,7 @@
 #include "data/decimal.h"
 #include "base/timeutil.h"
 #include "data/valtext.h"
+#include "fmt_builtin.h"
 #include "fmt_json.h"
 #include "sluice.h"
 

@@ -23,6 +23,7 @@
  * Invariants as fmt_json.c: no per-row malloc, on error no row is left
  * appended, messages give the byte offset or the field.
  */
+#include "fmt_builtin.h"
 #include "fmt_json.h"
 
 #include <string.h>

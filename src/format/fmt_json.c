@@ -22,6 +22,7 @@
  * or the byte offset; nesting deeper than SL_JSON_MAX_DEPTH is an error,
  * never a stack overflow.  The encoder writes fields in schema order.
  */
+#include "fmt_builtin.h"
 #include "fmt_json.h"
 
 #include <math.h>

@@ -5,21 +5,15 @@
  * A connector asks sl_format_find("json") for a method table, then
  * sl_decoder_new / sl_encoder_new allocate the concrete struct
  * (vt->decoder_size bytes, base first), fill the base (fields, vtab) and
- * call the format's init.  A new format is one file plus one line in
- * `formats` below.  The table is constant; lookups are thread-safe.
+ * call the format's init.  A new format is one file, its method table's
+ * declaration in fmt_builtin.h and one line in `formats` below.  The table is constant; lookups are thread-safe.
  */
-#include "format.h"
+#include "fmt_builtin.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "sluice.h"
-
-extern const sl_format_vtab sl__fmt_json;
-extern const sl_format_vtab sl__fmt_csv;
-extern const sl_format_vtab sl__fmt_debezium_json;
-extern const sl_format_vtab sl__fmt_canal_json;
-extern const sl_format_vtab sl__fmt_maxwell_json;
 
 static const sl_format_vtab *const formats[] = {
 	&sl__fmt_json,

@@ -664,23 +664,9 @@ int sl_ast_print_stmt(sl_buf *b, const sl_ast_stmt *s)
 	return w.rc;
 }
 
-int sl_ast_print_query(sl_buf *b, const sl_ast_query *q)
-{
-	pr w = {b, 0};
-	query(&w, q);
-	return w.rc;
-}
-
 int sl_ast_print_expr(sl_buf *b, const sl_ast_expr *e)
 {
 	pr w = {b, 0};
 	expr(&w, e);
-	return w.rc;
-}
-
-int sl_ast_print_type(sl_buf *b, const sl_ast_type *t)
-{
-	pr w = {b, 0};
-	type(&w, t);
 	return w.rc;
 }

@@ -604,13 +604,11 @@ typedef struct sl_ast_script {
 } sl_ast_script;
 
 /*
- * Prints a statement / query / expression / type to b in a compact,
- * deterministic, parenthesised form (used by tests and debug output; the
- * format is not a stable interface).  Returns 0 or SL_ENOMEM.
+ * Prints a statement / expression to b in a compact, deterministic,
+ * parenthesised form (used by tests and debug output; the format is not a
+ * stable interface).  Returns 0 or SL_ENOMEM.
  */
 int sl_ast_print_stmt(struct sl_buf *b, const sl_ast_stmt *s);
-int sl_ast_print_query(struct sl_buf *b, const sl_ast_query *q);
 int sl_ast_print_expr(struct sl_buf *b, const sl_ast_expr *e);
-int sl_ast_print_type(struct sl_buf *b, const sl_ast_type *t);
 
 #endif

@@ -133,7 +133,8 @@ static int skip_precision(sl_parser *p)
 	return sl__p_expect_op(p, ")");
 }
 
-sl_ast_expr *sl__p_interval(sl_parser *p)
+/* INTERVAL literal, at the INTERVAL keyword. */
+static sl_ast_expr *p_interval(sl_parser *p)
 {
 	const sl_token *t = sl__p_tok(p, 0);
 	sl_ast_expr *e = node(p, SL_AX_LITERAL, t);
@@ -439,8 +440,6 @@ static int call_arg(sl_parser *p, sl_ast_expr *c, int *cap, argnames *an)
 	return 0;
 }
 
-sl_ast_window *sl__p_window_spec(sl_parser *p);
-
 /* FILTER (WHERE e) and OVER (...) / OVER w after a call. */
 static int call_suffix(sl_parser *p, sl_ast_expr *c)
 {
@@ -583,7 +582,7 @@ static sl_ast_expr *keyword_primary(sl_parser *p, int *done)
 	if (sl__p_is_kw(p, 0, "TRUE") || sl__p_is_kw(p, 0, "FALSE"))
 		return literal(p, SL_AL_BOOL);
 	if (sl__p_is_kw(p, 0, "INTERVAL"))
-		return sl__p_interval(p);
+		return p_interval(p);
 	if (sl__p_is_kw(p, 0, "CASE"))
 		return case_expr(p);
 	if ((sl__p_is_kw(p, 0, "CAST") || sl__p_is_kw(p, 0, "TRY_CAST")) && sl__p_is_op(p, 1, "("))

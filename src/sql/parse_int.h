@@ -36,7 +36,6 @@ int sl__p_expect_kw(sl_parser *p, const char *kw);    /* 0 or -1 with error */
 int sl__p_expect_op(sl_parser *p, const char *op);
 int sl__p_error(sl_parser *p, const char *expected);  /* error at current token, -1 */
 int sl__p_error_at(sl_parser *p, const sl_token *t, int code, const char *msg); /* custom, -1 */
-int sl__p_failed(sl_parser *p);                        /* error already set */
 /* parse_unsup.c: when the current token starts (or is inside the first
  * words of) a Flink construct sluice refuses, sets "... is not supported"
  * and returns -1; else 0.  sl__p_error asks it first. */
@@ -82,7 +81,6 @@ sl_ast_query *sl__p_query(sl_parser *p);
 sl_ast_type *sl__p_type(sl_parser *p);
 int sl__p_order_list(sl_parser *p, sl_ast_order **out, int *n);   /* after ORDER BY */
 sl_ast_window *sl__p_window_spec(sl_parser *p);                   /* at '(' */
-sl_ast_expr *sl__p_interval(sl_parser *p);                        /* at INTERVAL */
 sl_ast_unit sl__p_unit_word(sl_parser *p, int k);                 /* unit keyword or NONE */
 int sl__p_group_by(sl_parser *p, sl_ast_expr ***out, int *n);     /* after GROUP BY (parse_group.c) */
 /* parse_fn.c: arguments of OVERLAY and the JSON functions (after '('):

@@ -60,11 +60,6 @@ int sl__p_accept_op(sl_parser *p, const char *op)
 	return 1;
 }
 
-int sl__p_failed(sl_parser *p)
-{
-	return p->err->code != 0;
-}
-
 int sl__p_error(sl_parser *p, const char *expected)
 {
 	const sl_token *t = sl__p_tok(p, 0);

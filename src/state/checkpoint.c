@@ -57,25 +57,16 @@ static int fsync_dir(const char *dir)
 	return rc;
 }
 
-/* Writes a whole file and fsyncs it; crash point in the middle if asked. */
-static int write_file(const char *path, const void *data, size_t len, const char *fault_mid,
-                      sl_err *err)
+/* Writes a whole file and fsyncs it. */
+static int write_file(const char *path, const void *data, size_t len, sl_err *err)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return sl_err_set(err, SL_EIO, "cannot create '%s': %s", path, strerror(errno));
 	const char *p = data;
-	size_t left = len, half = len / 2;
+	size_t left = len;
 	while (left) {
 		size_t chunk = left > (1 << 20) ? (1 << 20) : left;
-		if (fault_mid && len - left <= half && len - left + chunk > half) {
-			chunk = half - (len - left);
-			if (!chunk) {
-				sl_fault(fault_mid);
-				fault_mid = NULL;
-				continue;
-			}
-		}
 		ssize_t n = write(fd, p, chunk);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -117,7 +108,7 @@ static int write_manifest(const char *base, const char *dir, const sl_ckpt_meta 
 	}
 	snprintf(tmp, sizeof(tmp), "%s/_manifest.tmp", dir);
 	snprintf(path, sizeof(path), "%s/_manifest", dir);
-	int rc = write_file(tmp, w.buf, w.len, NULL, err);
+	int rc = write_file(tmp, w.buf, w.len, err);
 	sl_snap_writer_deinit(&w);
 	if (rc)
 		return rc;
@@ -126,20 +117,6 @@ static int write_manifest(const char *base, const char *dir, const sl_ckpt_meta 
 		return sl_err_set(err, SL_EIO, "cannot publish '%s': %s", path, strerror(errno));
 	sl_fault("after-manifest-rename");
 	return 0;
-}
-
-int sl_ckpt_write(const char *base, const char *prefix, const sl_ckpt_meta *meta,
-                  const void *data, size_t len, sl_err *err)
-{
-	char dir[4096], path[4200];
-	snprintf(dir, sizeof(dir), "%s/%s-%" PRId64, base, prefix, meta->id);
-	int rc = sl_mkdirs(dir, err);
-	if (rc)
-		return rc;
-	snprintf(path, sizeof(path), "%s/state", dir);
-	if ((rc = write_file(path, data, len, "mid-state-write", err)))
-		return rc;
-	return write_manifest(base, dir, meta, len, sl_crc32c(0, data, len), err);
 }
 
 int sl_ckpt_begin(sl_ckpt_out *o, const char *base, const char *prefix, int64_t id, sl_err *err)

@@ -42,20 +42,14 @@ typedef struct sl_ckpt_meta {
 } sl_ckpt_meta;
 
 /*
- * Writes checkpoint `meta->id` into directory `base` (the checkpoints or
- * savepoints dir, created if needed) as <prefix>-<id>/state + _manifest.
- * Returns 0 or SL_EIO with err naming the file.  `fault` names a fault point
- * to crash at (tests, see SLUICE_FAULT): "before-manifest-rename",
- * "after-manifest-rename", "mid-state-write", or NULL.
- */
-int sl_ckpt_write(const char *base, const char *prefix, const sl_ckpt_meta *meta,
-                  const void *data, size_t len, sl_err *err);
-
-/*
- * Streaming form of sl_ckpt_write for large states: begin creates
- * <base>/<prefix>-<id>/state and gives a writer (o->w) that streams to it
- * in 1 MiB chunks (the snapshot never sits whole in memory); commit flushes,
- * fsyncs and writes the manifest; abandon closes after a failure.
+ * Writes checkpoint `id` into directory `base` (the checkpoints or
+ * savepoints dir, created if needed) as <prefix>-<id>/state + _manifest:
+ * begin creates <base>/<prefix>-<id>/state and gives a writer (o->w) that
+ * streams to it in 1 MiB chunks (the snapshot never sits whole in memory);
+ * commit flushes, fsyncs and writes the manifest; abandon closes after a
+ * failure.  begin and commit return 0 or SL_EIO with err naming the file.
+ * Fault points (tests, see SLUICE_FAULT): "mid-state-write",
+ * "before-manifest-rename", "after-manifest-rename".
  */
 typedef struct sl_ckpt_out {
 	char base[2048];

@@ -150,16 +150,6 @@ void sl_collapser_pause(sl_collapser *c)
 	pthread_mutex_unlock(&c->mu);
 }
 
-long sl_collapser_done(const sl_collapser *c)
-{
-	if (!c)
-		return 0;
-	pthread_mutex_lock((pthread_mutex_t *)&c->mu);
-	long d = c->done;
-	pthread_mutex_unlock((pthread_mutex_t *)&c->mu);
-	return d;
-}
-
 void sl_collapser_free(sl_collapser *c)
 {
 	if (!c)

@@ -46,7 +46,4 @@ void sl_collapser_pause(sl_collapser *c);
 /* Stops and joins the thread and frees c.  Safe on NULL. */
 void sl_collapser_free(sl_collapser *c);
 
-/* Regions collapsed so far (for tests and stats). */
-long sl_collapser_done(const sl_collapser *c);
-
 #endif

@@ -7,15 +7,10 @@
  * first member is its method table; the per-table calls of state.h are
  * inline indirect calls through it, the backend-level ones are here.
  */
-#include "state.h"
+#include "state_backends.h"
 #include "sluice.h"
 
 #include <string.h>
-
-int sl__state_mem_open(const struct sl_opts *opts, const char *job_dir, sl_state_backend **out,
-                       sl_err *err);
-int sl__state_rocksdb_open(const struct sl_opts *opts, const char *job_dir,
-                           sl_state_backend **out, sl_err *err);
 
 int sl_state_backend_open2(const char *type, const struct sl_opts *opts, const char *job_dir,
                            sl_state_backend **out, sl_err *err)

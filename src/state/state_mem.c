@@ -29,7 +29,7 @@
  * These functions are the "hashmap" implementation of state.h's method
  * table (mem_vt, at the end); sl__state_mem_open is the only entry point.
  */
-#include "state.h"
+#include "state_backends.h"
 #include "sluice.h"
 #include "../base/hash.h"
 

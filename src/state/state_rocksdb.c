@@ -48,6 +48,7 @@
  * both files use are in rocksdb_int.h.
  */
 #include "rocksdb_int.h"
+#include "state_backends.h"
 #include "sluice.h"
 #include "../base/opts.h"
 

@@ -47,7 +47,7 @@ extern "C" {
 #define SL_ERUNTIME (-6) /* evaluation error (overflow, bad cast, ...) */
 #define SL_EINVAL (-7)   /* bad argument to an API call or bad option */
 #define SL_ENOTSUP (-8)  /* feature not supported */
-#define SL_EEOF (-9)     /* end of input (internal signalling) */
+/* (-9) is reserved: an internal code (src/base/err.h), never returned */
 #define SL_ESTATE (-10)  /* checkpoint/state damaged or incompatible */
 
 typedef struct sl_engine sl_engine;

@@ -14,6 +14,16 @@
 
 #include <stddef.h>
 
+/*
+ * Internal return codes: signalling between the runtime's parts, never
+ * returned by a function of include/sluice.h (whose codes, SL_OK and
+ * SL_ENOMEM .. SL_ESTATE, every file here uses too).  Their values do not
+ * collide with the public ones; -9 stays reserved in sluice.h so the
+ * public codes keep their values.  (Formats have one more of their own,
+ * SL_EFULL in format/format.h.)
+ */
+#define SL_EEOF (-9) /* end of input: a source or a pump has nothing more */
+
 #define SL_ERR_MAX 1024
 
 typedef struct sl_err {

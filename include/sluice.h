@@ -72,6 +72,20 @@ SL_API void sl_engine_close(sl_engine *e);
 SL_API const char *sl_errmsg(const sl_engine *e);
 
 /*
+ * Where the last failed call's error is in SQL text, when it has such a
+ * place: sets *line and *column (1-based; a column counts characters) and
+ * returns 1; otherwise sets both to 0 and returns 0 (I/O, options, bad
+ * input rows, ...).  The text is the script given to sl_exec (sl_explain)
+ * that holds the failing construct: for a syntax or planning error the
+ * failing call's own script; for a run-time error of an expression (a bad
+ * CAST, an overflow; reported by sl_run, sl_push_* or sl_advance) the
+ * script that started the job.  The message (sl_errmsg) starts with
+ * "line L, column C: " for the same place unless context was prepended
+ * to it.  line or column may be NULL.
+ */
+SL_API int sl_errpos(const sl_engine *e, int *line, int *column);
+
+/*
  * Executes a script of ';'-separated statements.  DDL and SET take effect
  * at once.  INSERT INTO / SELECT statements build a job; a script's
  * statements that write are started together as one job (sharing their

@@ -87,6 +87,16 @@ const char *sl_errmsg(const sl_engine *e)
 	return e ? e->err.msg : "no engine";
 }
 
+int sl_errpos(const sl_engine *e, int *line, int *column)
+{
+	int has = e && e->err.code && e->err.line > 0;
+	if (line)
+		*line = has ? e->err.line : 0;
+	if (column)
+		*column = has ? e->err.col : 0;
+	return has;
+}
+
 int sl_set(sl_engine *e, const char *key, const char *value)
 {
 	sl_err_clear(&e->err);

@@ -61,6 +61,15 @@ void sl_err_prefix(sl_err *e, const char *fmt, ...)
 	snprintf(e->msg, sizeof(e->msg), "%s: %s", pre, old);
 }
 
+void sl_err_prefix_at(sl_err *e, int line, int col)
+{
+	if (!e || !e->code)
+		return;
+	sl_err_prefix(e, "line %d, column %d", line, col);
+	e->line = line;
+	e->col = col;
+}
+
 void sl_err_append(sl_err *e, const char *fmt, ...)
 {
 	if (!e || !e->code)

@@ -58,6 +58,12 @@ int sl_err_set_at(sl_err *e, int code, int line, int col, const char *fmt, ...)
 void sl_err_prefix(sl_err *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Prepends "line L, column C: " to an existing message and records that
+ * SQL position as the error's (no-op if no error is set): the context of
+ * an error made without a place (a cast, a kernel) at the expression that
+ * failed. */
+void sl_err_prefix_at(sl_err *e, int line, int col);
+
 /* Appends printf-style text to an existing message (no-op if none). */
 void sl_err_append(sl_err *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

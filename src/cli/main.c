@@ -62,8 +62,8 @@ static void report(sl_engine *e, const char *sql)
 {
 	const char *msg = sl_errmsg(e);
 	fprintf(stderr, "sluice: %s\n", msg);
-	int line = 0, col = 0;
-	if (sscanf(msg, "line %d, column %d", &line, &col) != 2 || !sql)
+	int line, col;
+	if (!sl_errpos(e, &line, &col) || !sql)
 		return;
 	const char *p = sql;
 	for (int l = 1; l < line && p; l++) {

@@ -101,8 +101,9 @@ static int dec_overflow(const sl_agg *a, const char *fn, int row, sl_err *err)
 	if (err && err->code)
 		return SL_ERUNTIME;
 	if (a->line > 0)
-		sl_err_set(err, SL_ERUNTIME, "line %d, column %d: %s overflow: the result does not fit %s",
-		           a->line, a->col, fn, sl_type_format(a->out_type, buf, sizeof(buf)));
+		sl_err_set_at(err, SL_ERUNTIME, a->line, a->col,
+		              "line %d, column %d: %s overflow: the result does not fit %s", a->line,
+		              a->col, fn, sl_type_format(a->out_type, buf, sizeof(buf)));
 	else
 		sl_err_set(err, SL_ERUNTIME, "%s overflow: the result does not fit %s", fn,
 		           sl_type_format(a->out_type, buf, sizeof(buf)));

@@ -275,7 +275,7 @@ static int locate_error(sl_prog *p, sl_xctx *x, const sl_step *st, int rc)
 		err->row_batch = x->in;
 	}
 	if (st->line > 0 && !p->no_pos)
-		sl_err_prefix(err, "line %d, column %d", st->line, st->col);
+		sl_err_prefix_at(err, st->line, st->col);
 	return err->code ? err->code : rc;
 }
 

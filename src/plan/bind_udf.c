@@ -87,7 +87,7 @@ sl_expr *sl__bind_udf_call(planner *p, const scope *s, const sl_ast_expr *e, con
 		if (sl_type_equal(args[i]->type, t))
 			continue;
 		if (!(args[i] = sl_expr_cast(p->a, args[i], t, p->err))) {
-			sl_err_prefix(p->err, "line %d, column %d", e->line, e->col);
+			sl_err_prefix_at(p->err, e->line, e->col);
 			return NULL;
 		}
 	}

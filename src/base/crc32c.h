@@ -1,9 +1,10 @@
 /*
  * crc32c.h - CRC-32C (Castagnoli), the checksum of checkpoint files.
  *
- * Uses the SSE4.2 crc32 instruction when the CPU has it (checked once at
- * run time), a table otherwise; both give the same values (RFC 3720's
- * polynomial 0x1EDC6F41, reflected, initial value and final xor ~0).
+ * Uses the SSE4.2 crc32 instruction when the CPU has it (libgcc's CPU
+ * model, filled before main), a constant table otherwise; both give the
+ * same values (RFC 3720's polynomial 0x1EDC6F41, reflected, initial value
+ * and final xor ~0).  No state: safe from any thread.
  */
 #ifndef SL_CRC32C_H
 #define SL_CRC32C_H

@@ -830,7 +830,7 @@ static int delete_published(fs_sink *k, sl_err *err)
 
 static int fsk_open(sl_sink *s, const sl_conn_args *a, sl_err *err)
 {
-	static int instance;
+	static _Atomic unsigned instance; /* distinguishes sinks opened in the same microsecond */
 	fs_sink *k = (fs_sink *)s;
 	int rc;
 	k->fd = k->dfd = -1;
@@ -867,7 +867,7 @@ static int fsk_open(sl_sink *s, const sl_conn_args *a, sl_err *err)
 	gettimeofday(&tv, NULL);
 	snprintf(k->runid, sizeof k->runid, "%llx%05x%02x",
 	         (unsigned long long)tv.tv_sec * 1000000ULL + (unsigned long long)tv.tv_usec,
-	         (unsigned)getpid() & 0xfffff, (unsigned)(instance++) & 0xff);
+	         (unsigned)getpid() & 0xfffff, (instance++) & 0xff);
 	return 0;
 }
 

@@ -205,13 +205,13 @@ static uint64_t files_sig(const char *path)
 	return h;
 }
 
-static fs_lookup *g_sort; /* qsort context (one thread) */
-
-static int cmp_ent(const void *a, const void *b)
+/* qsort_r order of entries: key bytes, then arrival. */
+static int cmp_ent(const void *a, const void *b, void *ctx)
 {
 	const fs_ent *x = a, *y = b;
+	const fs_lookup *f = ctx;
 	uint32_t n = x->klen < y->klen ? x->klen : y->klen;
-	int c = memcmp(g_sort->kbuf.p + x->koff, g_sort->kbuf.p + y->koff, n);
+	int c = memcmp(f->kbuf.p + x->koff, f->kbuf.p + y->koff, n);
 	if (c)
 		return c;
 	if (x->klen != y->klen)
@@ -289,9 +289,7 @@ static int load(fs_lookup *f, int64_t now, sl_err *err)
 		sl_err_prefix(err, "lookup join");
 		return rc;
 	}
-	g_sort = f;
-	qsort(f->ents, f->nents, sizeof(fs_ent), cmp_ent);
-	g_sort = NULL;
+	qsort_r(f->ents, f->nents, sizeof(fs_ent), cmp_ent, f);
 	f->loaded = 1;
 	f->load_end = now + (mono_us() - t0); /* the read's end, on the caller's clock */
 	f->base.loads++;

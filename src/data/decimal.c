@@ -28,16 +28,25 @@ typedef unsigned __int128 u128;
 #define I128_MAX ((sl_i128)(((u128)1 << 127) - 1))
 #define I128_MIN (-I128_MAX - 1)
 
-/* 10^n for 0 <= n <= 38, filled before main() runs (so no thread ever
- * sees a half-built table). */
-static sl_i128 pow10_tab[39];
-
-__attribute__((constructor)) static void pow10_init(void)
-{
-	pow10_tab[0] = 1;
-	for (int i = 1; i <= 38; i++)
-		pow10_tab[i] = pow10_tab[i - 1] * 10;
-}
+/* 10^n for 0 <= n <= 38: constant data (10^19 and up do not fit an
+ * int64_t literal, so they are products with P19 = 10^19). */
+#define P19 ((sl_i128)10000000000000000000ULL)
+static const sl_i128 pow10_tab[39] = {
+	1, 10LL, 100LL,
+	1000LL, 10000LL, 100000LL,
+	1000000LL, 10000000LL, 100000000LL,
+	1000000000LL, 10000000000LL, 100000000000LL,
+	1000000000000LL, 10000000000000LL, 100000000000000LL,
+	1000000000000000LL, 10000000000000000LL, 100000000000000000LL,
+	1000000000000000000LL, P19, P19 * 10LL,
+	P19 * 100LL, P19 * 1000LL, P19 * 10000LL,
+	P19 * 100000LL, P19 * 1000000LL, P19 * 10000000LL,
+	P19 * 100000000LL, P19 * 1000000000LL, P19 * 10000000000LL,
+	P19 * 100000000000LL, P19 * 1000000000000LL, P19 * 10000000000000LL,
+	P19 * 100000000000000LL, P19 * 1000000000000000LL, P19 * 10000000000000000LL,
+	P19 * 100000000000000000LL, P19 * 1000000000000000000LL, P19 * P19,
+};
+#undef P19
 
 static inline sl_i128 p10(int n)
 {

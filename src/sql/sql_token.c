@@ -1,8 +1,9 @@
 /*
  * sql_token.c - table-driven SQL tokenizer (see sql_token.h).
  *
- * Each byte is mapped to a character class through a 256-entry table; the
- * main loop dispatches on the class of the token's first byte, in the
+ * Each byte is mapped to a character class through a 256-entry constant
+ * table (no state: tokenizers in several threads run at once); the main
+ * loop dispatches on the class of the token's first byte, in the
  * manner of sqlite's tokenize.c.  Bytes >= 0x80 (UTF-8) are identifier
  * characters, so non-ASCII names work unquoted.  Line and column are
  * tracked incrementally; a column counts characters (UTF-8 continuation
@@ -23,41 +24,35 @@ enum cc {
 	CC_BANG, CC_PIPE, CC_EQ, CC_SIMPLE, CC_X, CC_NUL
 };
 
-static unsigned char cclass[256];
-
-static void init_classes(void)
-{
-	static int done;
-	if (done)
-		return;
-	for (int c = 0; c < 256; c++) {
-		unsigned char k = CC_ILLEGAL;
-		if (c >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$')
-			k = CC_ALPHA;
-		else if (c >= '0' && c <= '9')
-			k = CC_DIGIT;
-		else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v')
-			k = CC_SPACE;
-		else if (strchr("(),;+*%[]?:{}^~&", c) && c)
-			k = CC_SIMPLE;
-		cclass[c] = k;
-	}
-	cclass['\n'] = CC_NL;
-	cclass['.'] = CC_DOT;
-	cclass['\''] = CC_QUOTE;
-	cclass['`'] = CC_BACKQ;
-	cclass['"'] = CC_DQUOTE;
-	cclass['-'] = CC_MINUS;
-	cclass['/'] = CC_SLASH;
-	cclass['<'] = CC_LT;
-	cclass['>'] = CC_GT;
-	cclass['!'] = CC_BANG;
-	cclass['|'] = CC_PIPE;
-	cclass['='] = CC_EQ;
-	cclass['x'] = cclass['X'] = CC_X;
-	cclass[0] = CC_NUL;
-	done = 1;
-}
+/* Character class of each byte.  Constant data (no first-use fill), so
+ * concurrent tokenizers in several threads share it safely.  Entries not
+ * named are CC_ILLEGAL (0); the ranges do not overlap (-Woverride-init). */
+static const unsigned char cclass[256] = {
+	[0] = CC_NUL,
+	['\t'] = CC_SPACE, ['\v'] = CC_SPACE, ['\f'] = CC_SPACE, ['\r'] = CC_SPACE,
+	[' '] = CC_SPACE,
+	['\n'] = CC_NL,
+	['a' ... 'w'] = CC_ALPHA, ['x'] = CC_X, ['y' ... 'z'] = CC_ALPHA,
+	['A' ... 'W'] = CC_ALPHA, ['X'] = CC_X, ['Y' ... 'Z'] = CC_ALPHA,
+	['_'] = CC_ALPHA, ['$'] = CC_ALPHA,
+	[0x80 ... 0xff] = CC_ALPHA, /* UTF-8 bytes: identifier characters */
+	['0' ... '9'] = CC_DIGIT,
+	['('] = CC_SIMPLE, [')'] = CC_SIMPLE, [','] = CC_SIMPLE, [';'] = CC_SIMPLE,
+	['+'] = CC_SIMPLE, ['*'] = CC_SIMPLE, ['%'] = CC_SIMPLE, ['['] = CC_SIMPLE,
+	[']'] = CC_SIMPLE, ['?'] = CC_SIMPLE, [':'] = CC_SIMPLE, ['{'] = CC_SIMPLE,
+	['}'] = CC_SIMPLE, ['^'] = CC_SIMPLE, ['~'] = CC_SIMPLE, ['&'] = CC_SIMPLE,
+	['.'] = CC_DOT,
+	['\''] = CC_QUOTE,
+	['`'] = CC_BACKQ,
+	['"'] = CC_DQUOTE,
+	['-'] = CC_MINUS,
+	['/'] = CC_SLASH,
+	['<'] = CC_LT,
+	['>'] = CC_GT,
+	['!'] = CC_BANG,
+	['|'] = CC_PIPE,
+	['='] = CC_EQ,
+};
 
 /* Reserved words, sorted (upper case) for bsearch. */
 static const char *const reserved[] = {
@@ -313,7 +308,6 @@ int sl_sql_tokenize(const char *sql, sl_token **toks, int *ntok, sl_err *err)
 {
 	lexer lx;
 	int rc;
-	init_classes();
 	memset(&lx, 0, sizeof(lx));
 	lx.s = sql;
 	lx.line = lx.col = 1;

@@ -4,6 +4,7 @@
 #include <rocksdb/c.h>
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
 
 #include "sluice.h"
@@ -16,12 +17,14 @@
 
 struct sl_rdb_api sl__rdb;
 
-static int loaded;
+/* The load runs once per process (pthread_once: engines opening RocksDB
+ * backends in several threads at once must not fill sl__rdb together);
+ * its outcome, success or the error, is kept for every later caller. */
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static sl_err load_err;
 
-int sl__rdb_load(sl_err *err)
+static int load(sl_err *err)
 {
-	if (loaded)
-		return 0;
 	static const char *const names[] = {"librocksdb.so.7.8", "librocksdb.so.7", "librocksdb.so"};
 	void *h = NULL;
 	for (size_t i = 0; !h && i < sizeof(names) / sizeof(names[0]); i++)
@@ -35,6 +38,18 @@ int sl__rdb_load(sl_err *err)
 		                  #f);
 	SL_RDB_FUNCS(SL_RDB_LOAD)
 #undef SL_RDB_LOAD
-	loaded = 1;
+	return 0;
+}
+
+static void load_once_fn(void)
+{
+	load(&load_err);
+}
+
+int sl__rdb_load(sl_err *err)
+{
+	pthread_once(&load_once, load_once_fn);
+	if (load_err.code)
+		return sl_err_set(err, load_err.code, "%s", load_err.msg);
 	return 0;
 }

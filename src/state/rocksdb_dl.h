@@ -104,8 +104,9 @@ struct sl_rdb_api {
 
 extern struct sl_rdb_api sl__rdb;
 
-/* Loads librocksdb once.  Returns 0, or SL_ENOTSUP with err naming the
- * library or symbol that is missing. */
+/* Loads librocksdb once per process (thread-safe; a failure is kept and
+ * reported again to later callers).  Returns 0, or SL_ENOTSUP with err
+ * naming the library or symbol that is missing. */
 int sl__rdb_load(sl_err *err);
 
 #ifndef SL_RDB_NO_MACROS

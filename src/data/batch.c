@@ -8,6 +8,7 @@
 #include "batch.h"
 #include "sluice.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,6 +132,7 @@ static void col_clear_row(sl_col *c, int row)
 
 int sl_batch_add_row(sl_batch *b, uint8_t op, int64_t wm)
 {
+	assert(b->nrows < b->cap); /* callers flush a full batch first */
 	int row = b->nrows++;
 	b->op[row] = op;
 	b->wm[row] = wm;
@@ -176,6 +178,8 @@ int sl_col_copy_value(sl_batch *db, sl_col *dst, int drow, const sl_col *src, in
 
 int sl_batch_copy_row(sl_batch *dst, const sl_batch *src, int src_row, uint8_t op, int64_t wm)
 {
+	assert(dst->nrows < dst->cap && src_row >= 0 && src_row < src->nrows);
+	assert(dst->ncols <= src->ncols);
 	int row = dst->nrows++;
 	dst->op[row] = op;
 	dst->wm[row] = wm;

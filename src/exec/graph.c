@@ -6,6 +6,7 @@
 #include "../base/buf.h"
 #include "sluice.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -92,6 +93,7 @@ int sl_graph_add(sl_graph *g, sl_op *op, int nin, int nout, const sl_type *types
 
 int sl_graph_connect(sl_graph *g, sl_op *from, sl_op *to, int input)
 {
+	assert(input >= 0 && input < to->nin); /* sl_graph_add gave `to` its inputs */
 	sl_edge *ne = realloc(from->edges, sizeof(*ne) * (size_t)(from->nedges + 1));
 	if (!ne)
 		return SL_ENOMEM;
@@ -164,6 +166,7 @@ static int merge_wm(sl_op *op, sl_err *err)
 /* Delivers watermark wm on input `input` of op. */
 static int deliver_wm(sl_op *op, int input, int64_t wm, sl_err *err)
 {
+	assert(input >= 0 && input < op->nin);
 	if (wm <= op->in_wm[input])
 		return 0;
 	op->in_wm[input] = wm;
@@ -208,6 +211,7 @@ int sl_graph_end_input(sl_op *op, int input, sl_err *err)
 	int rc = deliver_wm(op, input, SL_WM_MAX, err);
 	if (rc)
 		return rc;
+	assert(op->in_ended < op->nin); /* each input ends once: finish runs once */
 	if (++op->in_ended < op->nin)
 		return 0;
 	if (op->vt->finish && (rc = op->vt->finish(op, err)))

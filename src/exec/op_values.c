@@ -23,6 +23,7 @@
 #include "ops.h"
 #include "sluice.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +44,7 @@ static void set_value(sl_col *c, int row, const sl_value *v)
 	case SL_PHYS_F64: sl_col_set_f64(c, row, v->v.f64); break;
 	case SL_PHYS_I128: sl_col_set_i128(c, row, v->v.i128); break;
 	case SL_PHYS_STR: sl_col_set_str_ref(c, row, v->v.str.ptr, v->v.str.len); break;
-	default: break; /* the planner refuses other kinds */
+	default: assert(!"a ROW value in VALUES"); break; /* the planner refuses them */
 	}
 }
 

@@ -42,6 +42,7 @@
 #include "sluice.h"
 #include "../base/timeutil.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,7 +161,8 @@ static int assign_local(const sl_window_spec *w, int64_t ts, int64_t *ends)
 				ends[n++] = e;
 		break;
 	}
-	default:
+	default: /* sessions have their own operator (op_session_agg.c) */
+		assert(!"window kind of a window aggregate");
 		break;
 	}
 	return n;

@@ -33,6 +33,7 @@
 #include "sluice.h"
 #include "../base/hash.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,6 +344,7 @@ static nsmap *ns_get(sl_state_table *t, int64_t ns, int create)
 	if (!create)
 		return NULL;
 	i = -i - 1;
+	assert((t->nss - t->nsbase) + t->nns <= t->capns);
 	if ((t->nss - t->nsbase) + t->nns == t->capns) { /* no room at the end */
 		if (t->capns && t->nss - t->nsbase >= t->capns / 4) {
 			memmove(t->nsbase, t->nss, sizeof(*t->nss) * (size_t)t->nns);
@@ -371,6 +373,7 @@ static nsmap *ns_get(sl_state_table *t, int64_t ns, int create)
 static void ns_remove(sl_state_table *t, nsmap *m)
 {
 	int i = ns_find(t, m->ns);
+	assert(i >= 0 && t->nss[i] == m); /* m is one of t's namespaces */
 	if (i < 0)
 		return;
 	if (i == 0) /* the oldest: the array's front moves up */
@@ -554,6 +557,7 @@ static long lookup(const nsmap *m, const void *key, uint32_t klen, uint32_t h)
 static entry *insert(sl_state_table *t, nsmap *m, const void *key, uint32_t klen, uint32_t h,
                      uint32_t vlen)
 {
+	assert(klen < DEAD); /* the header's top bit marks deleted entries */
 	if ((m->count + 1) * 4 > (m->mask + 1) * 3 && grow(t->be, m))
 		return NULL;
 	entry *e = ent_alloc(t->be, m, klen, vlen);
@@ -718,6 +722,7 @@ static void mem_prefetch(sl_state_table *t, int64_t ns, uint32_t hash, int stage
 static void *mem_upsert_h(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
                           uint32_t h, int *created)
 {
+	assert(t->val_size); /* a fixed-size table */
 	nsmap *m = ns_get(t, ns, 1);
 	if (!m)
 		return NULL;
@@ -737,6 +742,7 @@ static void *mem_upsert_h(sl_state_table *t, int64_t ns, const void *key, uint32
 
 static void *mem_get(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
 {
+	assert(t->val_size); /* a fixed-size table */
 	nsmap *m = ns_get(t, ns, 0);
 	if (!m)
 		return NULL;
@@ -747,6 +753,7 @@ static void *mem_get(sl_state_table *t, int64_t ns, const void *key, uint32_t kl
 static int mem_get_var(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
                        const void **val, uint32_t *vlen)
 {
+	assert(!t->val_size); /* a variable-length table */
 	nsmap *m = ns_get(t, ns, 0);
 	if (!m)
 		return 0;
@@ -761,6 +768,7 @@ static int mem_get_var(sl_state_table *t, int64_t ns, const void *key, uint32_t 
 static int mem_put_var(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
                        const void *val, uint32_t vlen)
 {
+	assert(!t->val_size); /* a variable-length table */
 	nsmap *m = ns_get(t, ns, 1);
 	if (!m)
 		return SL_ENOMEM;

@@ -86,6 +86,19 @@ SL_API const char *sl_errmsg(const sl_engine *e);
 SL_API int sl_errpos(const sl_engine *e, int *line, int *column);
 
 /*
+ * Where the last failed call's error is in the input, when it concerns
+ * one input row (a record that does not decode, a NULL rowtime, a run-time
+ * error of an expression over the row): sets *file to the row's file (the
+ * filesystem source's path, or "dir/name" for a directory; "stdin" for
+ * standard input; "" for rows pushed with sl_push_json_lines, whose lines
+ * are counted from the start of that call's text) and *line to its 1-based
+ * line, and returns 1.  Otherwise sets *file to NULL and *line to 0 and
+ * returns 0 (generated rows, errors without an input row).  *file is
+ * valid until the next call on e.  file or line may be NULL.
+ */
+SL_API int sl_errinput(const sl_engine *e, const char **file, long long *line);
+
+/*
  * Executes a script of ';'-separated statements.  DDL and SET take effect
  * at once.  INSERT INTO / SELECT statements build a job; a script's
  * statements that write are started together as one job (sharing their

@@ -87,6 +87,16 @@ const char *sl_errmsg(const sl_engine *e)
 	return e ? e->err.msg : "no engine";
 }
 
+int sl_errinput(const sl_engine *e, const char **file, long long *line)
+{
+	int has = e && e->err.code && e->err.in_line > 0;
+	if (file)
+		*file = has ? e->err.in_file : NULL;
+	if (line)
+		*line = has ? (long long)e->err.in_line : 0;
+	return has;
+}
+
 int sl_errpos(const sl_engine *e, int *line, int *column)
 {
 	int has = e && e->err.code && e->err.line > 0;

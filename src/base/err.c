@@ -17,6 +17,8 @@ void sl_err_clear(sl_err *e)
 	e->line = e->col = 0;
 	e->row = 0;
 	e->row_batch = NULL;
+	e->in_line = 0;
+	e->in_file[0] = 0;
 }
 
 static int vset(sl_err *e, int code, int line, int col, const char *fmt, va_list ap)
@@ -26,6 +28,8 @@ static int vset(sl_err *e, int code, int line, int col, const char *fmt, va_list
 	e->code = code;
 	e->line = line;
 	e->col = col;
+	e->in_line = 0;
+	e->in_file[0] = 0;
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	return code;
 }
@@ -68,6 +72,14 @@ void sl_err_prefix_at(sl_err *e, int line, int col)
 	sl_err_prefix(e, "line %d, column %d", line, col);
 	e->line = line;
 	e->col = col;
+}
+
+void sl_err_input(sl_err *e, const char *file, int64_t line)
+{
+	if (!e || !e->code || e->in_line > 0 || line <= 0)
+		return;
+	e->in_line = line;
+	snprintf(e->in_file, sizeof(e->in_file), "%s", file ? file : "");
 }
 
 void sl_err_append(sl_err *e, const char *fmt, ...)

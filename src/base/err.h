@@ -13,6 +13,7 @@
 #define SL_ERR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Internal return codes: signalling between the runtime's parts, never
@@ -39,6 +40,11 @@ typedef struct sl_err {
 	 * the batch can name the row's source position (op_scan.c). */
 	int row;
 	const void *row_batch;
+	/* Bad input and run-time errors of one input row: the row's file
+	 * (in_file, "" for rows pushed through the API) and 1-based line
+	 * (in_line, 0 when unknown).  Set with sl_err_input. */
+	int64_t in_line;
+	char in_file[SL_ERR_MAX];
 } sl_err;
 
 /* Clears the error. */
@@ -63,6 +69,11 @@ void sl_err_prefix(sl_err *e, const char *fmt, ...)
  * an error made without a place (a cast, a kernel) at the expression that
  * failed. */
 void sl_err_prefix_at(sl_err *e, int line, int col);
+
+/* Records the input place of an existing error: file (NULL or "" for rows
+ * pushed through the API) and 1-based line.  The first place recorded
+ * wins, like the message; a no-op without an error or with line <= 0. */
+void sl_err_input(sl_err *e, const char *file, int64_t line);
 
 /* Appends printf-style text to an existing message (no-op if none). */
 void sl_err_append(sl_err *e, const char *fmt, ...)

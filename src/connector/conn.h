@@ -89,6 +89,14 @@ struct sl_source_vtab {
 	 * rowtime).  May be NULL.
 	 */
 	void (*where)(sl_source *s, int row, char *buf, size_t cap);
+	/*
+	 * The input file and 1-based line of row `row` of the last batch, for
+	 * the error's input place (sl_err_input, sl_errinput): returns 1 and
+	 * sets *file (valid until the next read or close; "stdin" for
+	 * standard input) and *line, or 0 when unknown.  May be NULL (a
+	 * source without lines, such as datagen).
+	 */
+	int (*row_input)(sl_source *s, int row, const char **file, int64_t *line);
 	/* Position for checkpoints (file offset and line, generator state). */
 	int (*snapshot)(sl_source *s, sl_snap_writer *w, sl_err *err);
 	int (*restore)(sl_source *s, sl_snap_reader *r, sl_err *err);

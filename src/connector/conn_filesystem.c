@@ -481,10 +481,12 @@ static int decode_one(fs_source *f, const char *rec, size_t len, int64_t line, i
 		f->base.rows_skipped++;
 		return 0;
 	}
-	if (rc < 0)
-		return sl_err_set(err, rc, "source '%s': file '%s', line %lld: %s", f->base.table,
-		                  file_name(f, f->cur), (long long)line,
-		                  derr.code ? derr.msg : sl_err_name(rc));
+	if (rc < 0) {
+		sl_err_set(err, rc, "source '%s': file '%s', line %lld: %s", f->base.table,
+		           file_name(f, f->cur), (long long)line, derr.code ? derr.msg : sl_err_name(rc));
+		sl_err_input(err, file_name(f, f->cur), line);
+		return rc;
+	}
 	for (int r = first; r < out->nrows; r++) {
 		f->prov_file[r] = f->cur;
 		f->prov_line[r] = line;
@@ -553,6 +555,16 @@ static void fss_where(sl_source *s, int row, char *buf, size_t cap)
 	}
 	snprintf(buf, cap, "file '%s', line %lld", file_name(f, f->prov_file[row]),
 	         (long long)f->prov_line[row]);
+}
+
+static int fss_row_input(sl_source *s, int row, const char **file, int64_t *line)
+{
+	fs_source *f = (fs_source *)s;
+	if (row < 0 || row >= f->prov_n || row >= f->prov_cap || !f->prov_file)
+		return 0;
+	*file = file_name(f, f->prov_file[row]);
+	*line = f->prov_line[row];
+	return 1;
 }
 
 /* Snapshot: u8 version, file index, file name ("" when done), offset and
@@ -649,6 +661,7 @@ const sl_source_vtab sl_filesystem_source_vtab = {
 	.open = fss_open,
 	.read = fss_read,
 	.where = fss_where,
+	.row_input = fss_row_input,
 	.snapshot = fss_snapshot,
 	.restore = fss_restore,
 	.close = fss_close,

@@ -62,9 +62,12 @@ static int sin_decode(stdin_source *in, const char *rec, size_t len, int64_t lin
 		in->base.rows_skipped++;
 		return 0;
 	}
-	if (rc < 0)
-		return sl_err_set(err, rc, "source '%s': stdin, line %lld: %s", in->base.table,
-		                  (long long)line, derr.code ? derr.msg : sl_err_name(rc));
+	if (rc < 0) {
+		sl_err_set(err, rc, "source '%s': stdin, line %lld: %s", in->base.table,
+		           (long long)line, derr.code ? derr.msg : sl_err_name(rc));
+		sl_err_input(err, "stdin", line);
+		return rc;
+	}
 	for (int r = first; r < out->nrows; r++)
 		in->prov_line[r] = line;
 	return rc;
@@ -122,6 +125,16 @@ static void sin_where(sl_source *s, int row, char *buf, size_t cap)
 		snprintf(buf, cap, "stdin");
 }
 
+static int sin_row_input(sl_source *s, int row, const char **file, int64_t *line)
+{
+	stdin_source *in = (stdin_source *)s;
+	if (row < 0 || row >= in->prov_n || row >= in->prov_cap)
+		return 0;
+	*file = "stdin";
+	*line = in->prov_line[row];
+	return 1;
+}
+
 /* Not replayable: the snapshot is the line count only. */
 static int sin_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 {
@@ -160,6 +173,7 @@ const sl_source_vtab sl_stdin_source_vtab = {
 	.open = sin_open,
 	.read = sin_read,
 	.where = sin_where,
+	.row_input = sin_row_input,
 	.snapshot = sin_snapshot,
 	.restore = sin_restore,
 	.close = sin_close,

@@ -75,13 +75,29 @@ static void build_view(scan_op *o)
 	}
 }
 
+/* Records the input place of row `row` of this scan's batch in err
+ * (sl_err_input): the source's file and line, or the line of the text
+ * pushed through the API. */
+static void row_input(scan_op *o, int row, sl_err *err)
+{
+	const char *file;
+	int64_t line;
+	if (o->p.source && o->p.source->vt->row_input &&
+	    o->p.source->vt->row_input(o->p.source, row, &file, &line))
+		sl_err_input(err, file, line);
+	else if (!o->p.source && o->push_line && row < o->push_line_cap && o->push_line[row] > 0)
+		sl_err_input(err, NULL, o->push_line[row]);
+}
+
 static int null_rowtime(scan_op *o, int row, sl_err *err)
 {
 	char where[512] = "";
 	if (o->p.source && o->p.source->vt->where)
 		o->p.source->vt->where(o->p.source, row, where, sizeof(where));
-	return sl_err_set(err, SL_EINPUT, "source '%s'%s%s: field '%s': NULL rowtime", o->table,
-	                  where[0] ? ": " : "", where, o->base.out_names[o->p.rowtime_col]);
+	sl_err_set(err, SL_EINPUT, "source '%s'%s%s: field '%s': NULL rowtime", o->table,
+	           where[0] ? ": " : "", where, o->base.out_names[o->p.rowtime_col]);
+	row_input(o, row, err);
+	return SL_EINPUT;
 }
 
 /* A run-time error whose failing row is a row of this scan's batch: appends
@@ -99,6 +115,7 @@ static int name_row(scan_op *o, int rc, sl_err *err)
 	else if (!o->p.source)
 		snprintf(where, sizeof(where), "the pushed record");
 	sl_err_append(err, " (source '%s'%s%s)", o->table, where[0] ? ", " : "", where);
+	row_input(o, row, err);
 	err->row_batch = NULL; /* named */
 	return rc;
 }
@@ -278,6 +295,7 @@ int sl_op_scan_push_lines(sl_op *op, const char *text, size_t len, sl_err *err)
 			}
 			if (n < 0) {
 				sl_err_prefix(err, "table '%s', line %d", o->table, line);
+				sl_err_input(err, NULL, line);
 				return n;
 			}
 			if (o->phys->nrows > o->push_line_cap) {

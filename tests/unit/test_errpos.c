@@ -5,7 +5,10 @@
  * expressions (a failing CAST, an aggregate's overflow) reported by
  * sl_push_json, and errors that have no place.  The position agrees with
  * the "line L, column C: " that starts the message; a later successful
- * call clears it.
+ * call clears it.  And the input place of an error about one input row
+ * (sl_errinput): a record that does not decode and a run-time error, in
+ * a file and in text pushed with sl_push_json_lines; none for generated
+ * rows.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +18,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sluice.h"
 
@@ -127,6 +131,95 @@ static void test_errors_without_place(void **st)
 	assert_int_equal(sl_errpos(NULL, NULL, NULL), 0);
 }
 
+/* Asserts the input place of the last error (file NULL: none). */
+static void expect_input(sl_engine *e, const char *file, long long line)
+{
+	const char *f = (const char *)1;
+	long long l = -1;
+	int has = sl_errinput(e, &f, &l);
+	if (!file) {
+		if (has || f || l)
+			fail_msg("'%s': input place %s:%lld, want none", sl_errmsg(e), f ? f : "NULL", l);
+		return;
+	}
+	if (!has || !f || strcmp(f, file) || l != line)
+		fail_msg("'%s': input place %s:%lld, want %s:%lld", sl_errmsg(e), f ? f : "NULL", l,
+		         file, line);
+}
+
+static void test_input_places(void **st)
+{
+	(void)st;
+	sl_engine *e;
+	/* pushed text: lines count from the start of the call's text */
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, "CREATE TABLE t (s STRING) WITH ('connector' = 'push');\n"
+	                            "CREATE TABLE o (n INT) WITH ('connector' = 'push');\n"
+	                            "INSERT INTO o SELECT CAST(s AS INT) FROM t"),
+	                 0);
+	const char *bad_rec = "{\"s\": \"1\"}\n\n{\"s\": \"2\"}\n{\"s\": }\n";
+	assert_int_equal(sl_push_json_lines(e, "t", bad_rec, strlen(bad_rec)), SL_EINPUT);
+	expect_input(e, "", 4);
+	expect_no_pos(e);
+	sl_engine_close(e); /* a failed push stops the job */
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, "CREATE TABLE t (s STRING) WITH ('connector' = 'push');\n"
+	                            "CREATE TABLE o (n INT) WITH ('connector' = 'push');\n"
+	                            "INSERT INTO o SELECT CAST(s AS INT) FROM t"),
+	                 0);
+	const char *good = "{\"s\": \"3\"}";
+	assert_int_equal(sl_push_json_lines(e, "t", good, strlen(good)), 0);
+	expect_input(e, NULL, 0);
+	const char *bad_val = "{\"s\": \"1\"}\n{\"s\": \"x\"}\n";
+	assert_int_equal(sl_push_json_lines(e, "t", bad_val, strlen(bad_val)), SL_ERUNTIME);
+	expect_input(e, "", 2);
+	expect_pos(e, 3, 22, "cannot cast 'x' to INT");
+	assert_int_equal(sl_errinput(e, NULL, NULL), 1);
+	sl_engine_close(e);
+
+	/* a file: its path and line, for a bad record and for a bad value */
+	char path[64], sql[1024];
+	snprintf(path, sizeof(path), "/tmp/sl-errpos-%d.jsonl", (int)getpid());
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"s\": \"1\"}\n{\"s\": \"y\"}\n", f);
+	fclose(f);
+	snprintf(sql, sizeof(sql),
+	         "CREATE TABLE t (s STRING) WITH ('connector' = 'filesystem', 'path' = '%s', "
+	         "'format' = 'json');\n"
+	         "CREATE TABLE o (n INT) WITH ('connector' = 'blackhole');\n"
+	         "INSERT INTO o SELECT CAST(s AS INT) FROM t", path);
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, sql), 0);
+	assert_int_equal(sl_run(e), SL_ERUNTIME);
+	expect_input(e, path, 2);
+	sl_engine_close(e);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"s\": \"1\"}\n{\"s\": \"2\"}\n{\"s\" \"3\"}\n", f);
+	fclose(f);
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, sql), 0);
+	assert_int_equal(sl_run(e), SL_EINPUT);
+	expect_input(e, path, 3);
+	sl_engine_close(e);
+	unlink(path);
+
+	/* generated rows have no input place (the message names the row) */
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, "CREATE TABLE g (id INT) WITH ('connector' = 'datagen', "
+	                            "'number-of-rows' = '5', 'fields.id.kind' = 'sequence', "
+	                            "'fields.id.start' = '1', 'fields.id.end' = '5');\n"
+	                            "CREATE TABLE o (x INT) WITH ('connector' = 'blackhole');\n"
+	                            "INSERT INTO o SELECT 10 / (id - 3) FROM g"),
+	                 0);
+	assert_int_equal(sl_run(e), SL_ERUNTIME);
+	expect_input(e, NULL, 0);
+	expect_pos(e, 3, 22, "division by zero");
+	sl_engine_close(e);
+	assert_int_equal(sl_errinput(NULL, NULL, NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -134,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_planning_errors),
 		cmocka_unit_test(test_runtime_errors),
 		cmocka_unit_test(test_errors_without_place),
+		cmocka_unit_test(test_input_places),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,6 +52,7 @@
 #include "sluice.h"
 #include "../base/opts.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
@@ -544,6 +545,7 @@ static cent *cache_load(sl_state_table *t, uint64_t h, int64_t ns, size_t n, int
 static void *rdb_upsert_h(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
                           uint32_t hash, int *created)
 {
+	assert(t->val_size); /* a fixed-size table */
 	(void)hash; /* the cache hashes the encoded key (table and namespace too) */
 	note_last(t);
 	size_t n = sl__rdb_enc(t, ns, key, klen);
@@ -570,6 +572,7 @@ static void *rdb_upsert_h(sl_state_table *t, int64_t ns, const void *key, uint32
 
 static void *rdb_get(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
 {
+	assert(t->val_size); /* a fixed-size table */
 	note_last(t);
 	size_t n = sl__rdb_enc(t, ns, key, klen);
 	if (!n)
@@ -606,6 +609,7 @@ static int exists(sl_state_table *t, uint64_t h, size_t n)
 static int rdb_get_var(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
                        const void **val, uint32_t *vlen)
 {
+	assert(!t->val_size); /* a variable-length table */
 	size_t n = sl__rdb_enc(t, ns, key, klen);
 	if (!n)
 		return 0;
@@ -630,6 +634,7 @@ static int rdb_get_var(sl_state_table *t, int64_t ns, const void *key, uint32_t 
 static int rdb_put_var(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
                        const void *val, uint32_t vlen)
 {
+	assert(!t->val_size); /* a variable-length table */
 	size_t n = sl__rdb_enc(t, ns, key, klen);
 	if (!n)
 		return SL_ENOMEM;

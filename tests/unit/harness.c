@@ -2,7 +2,7 @@
  * harness.c - the shared unit-test harness (contracts in harness.h): the
  * capture and feeder operators and the feeders -> operator -> capture
  * graph of the operator tests, the two-input row feeder of the join
- * tests, sorted-line comparison, the changelog collector of the SQL
+ * tests, sorted-line comparison, format decoders over a field list, the changelog collector of the SQL
  * property tests, scratch directories.
  *
  * Linked into every tests/unit/test_*.c program (Makefile); uses cmocka's
@@ -232,6 +232,43 @@ void th_assert_same_rows(const char *got, const char *want)
 	assert_string_equal(x, y);
 	free(x);
 	free(y);
+}
+
+/* ---- batches from record text through a format ------------------------------ */
+
+void th_codec_init(th_codec *c, const char *fmt, const sl_field *fields, int n, int cap,
+                   const char *const *kv, unsigned flags)
+{
+	sl_type types[TH_MAX_COLS];
+	assert_true(n <= TH_MAX_COLS);
+	for (int i = 0; i < n; i++)
+		types[i] = fields[i].type;
+	memset(c, 0, sizeof(*c));
+	sl_arena_init(&c->a, 0);
+	sl_opts_init(&c->o, &c->a);
+	for (int i = 0; kv && kv[i]; i += 2)
+		sl_opts_set(&c->o, kv[i], kv[i + 1]);
+	c->d = sl_decoder_new(sl_format_find(fmt), fields, n, &c->o, &c->err);
+	assert_non_null(c->d);
+	if (flags & TH_CODEC_ENCODER) {
+		c->e = sl_encoder_new(sl_format_find(fmt), fields, n, &c->o, &c->err);
+		assert_non_null(c->e);
+	}
+	c->b = sl_batch_new(n, types, cap);
+}
+
+void th_codec_deinit(th_codec *c)
+{
+	sl_decoder_free(c->d);
+	sl_encoder_free(c->e);
+	sl_batch_free(c->b);
+	sl_arena_deinit(&c->a);
+}
+
+int th_decode(th_codec *c, const char *rec)
+{
+	sl_err_clear(&c->err);
+	return c->d->vt->decode(c->d, rec, strlen(rec), c->b, 0, &c->err);
 }
 
 /* ---- SQL jobs through the push connector ------------------------------------ */

@@ -17,6 +17,9 @@
  * with times in seconds after TH_T0; th_kv_row and th_feed_sides feed rows
  * of it to one of two inputs.
  *
+ * Format tests decode record text into a batch with th_codec (a format's
+ * decoder, and encoder, over a field list).
+ *
  * SQL tests run a job through the push connector and collect its changelog
  * with th_changes (one "<table> <kind>[<row text>]" line per polled row).
  *
@@ -38,6 +41,7 @@
 #include "base/buf.h"
 #include "data/batch.h"
 #include "exec/graph.h"
+#include "format/format.h"
 #include "state/state.h"
 
 /* ---- the capture operator ------------------------------------------------- */
@@ -148,6 +152,37 @@ char *th_sorted_lines(const char *text);
 
 /* Fails unless got and want hold the same lines in any order. */
 void th_assert_same_rows(const char *got, const char *want);
+
+/* ---- batches from record text through a format ------------------------------ */
+
+/* th_codec_init flags */
+enum {
+	TH_CODEC_ENCODER = 1, /* also open the format's encoder */
+};
+
+/* A format's decoder (and encoder) over a field list, and the batch its
+ * records decode into. */
+typedef struct th_codec {
+	sl_decoder *d;
+	sl_encoder *e; /* NULL without TH_CODEC_ENCODER */
+	sl_batch *b;   /* cap rows of the fields' types */
+	sl_err err;    /* the last decode's error */
+	sl_arena a;
+	sl_opts o;     /* the format options */
+} th_codec;
+
+/* Opens format `fmt` over fields[0..n) with the options kv (key, value
+ * pairs ending with NULL; NULL for none) and a batch of cap rows.  Fails
+ * the test when the decoder (or the encoder) cannot be made. */
+void th_codec_init(th_codec *c, const char *fmt, const sl_field *fields, int n, int cap,
+                   const char *const *kv, unsigned flags);
+
+/* Frees what th_codec_init made. */
+void th_codec_deinit(th_codec *c);
+
+/* Decodes one record (W_before 0) into c->b after its rows, with c->err
+ * cleared first.  Returns the decoder's result: rows added, or an error. */
+int th_decode(th_codec *c, const char *rec);
 
 /* ---- SQL jobs through the push connector ------------------------------------ */
 

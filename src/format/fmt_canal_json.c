@@ -346,7 +346,7 @@ static void canal_decoder_deinit(sl_decoder *dd)
 	sl_arena_deinit(&d->arena);
 }
 
-/* The envelope written (DESIGN.md §3; fmt_json_envelope.c). */
+/* The envelope written (docs/semantics.md §2; fmt_json_envelope.c). */
 static const sl_jenvelope canal_envelope = {
 	.format = "canal-json",
 	.add_open = "{\"data\":[",

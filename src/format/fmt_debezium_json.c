@@ -17,9 +17,10 @@
  * error that says to declare the PRIMARY KEY.  The envelope is walked
  * once to find the two images and "op" whatever the key order; the images
  * are then decoded with fmt_json.c's schema-directed reader, in row order.
- * Encoding (DESIGN.md §3): +I/+U as {"before":null,"after":{...},"op":"c"}
- * and -U/-D as {"before":{...},"after":null,"op":"d"}; the literals are a
- * table for fmt_json_envelope.c's shared encoder.
+ * Encoding (docs/semantics.md §2): +I/+U as
+ * {"before":null,"after":{...},"op":"c"} and -U/-D as
+ * {"before":{...},"after":null,"op":"d"}; the literals are a table for
+ * fmt_json_envelope.c's shared encoder.
  *
  * Invariants as fmt_json.c: no per-row malloc, on error no row is left
  * appended, messages give the byte offset or the field.
@@ -216,7 +217,7 @@ static void dbz_decoder_deinit(sl_decoder *dd)
 	sl_arena_deinit(&((dbz_dec *)dd)->arena);
 }
 
-/* The envelope written (DESIGN.md §3; fmt_json_envelope.c). */
+/* The envelope written (docs/semantics.md §2; fmt_json_envelope.c). */
 static const sl_jenvelope dbz_envelope = {
 	.format = "debezium-json",
 	.add_open = "{\"before\":null,\"after\":",

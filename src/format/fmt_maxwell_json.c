@@ -196,7 +196,7 @@ static void mw_decoder_deinit(sl_decoder *dd)
 	sl_arena_deinit(&((mw_dec *)dd)->arena);
 }
 
-/* The envelope written (DESIGN.md §3; fmt_json_envelope.c). */
+/* The envelope written (docs/semantics.md §2; fmt_json_envelope.c). */
 static const sl_jenvelope mw_envelope = {
 	.format = "maxwell-json",
 	.add_open = "{\"data\":",

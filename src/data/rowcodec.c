@@ -79,6 +79,14 @@ int sl_rowcodec_cols(const sl_batch *b, const int *cols, int n, int row, sl_buf 
 	return 0;
 }
 
+int sl_rowcodec_key_null(const sl_batch *b, const int *cols, int n, int row)
+{
+	for (int i = 0; i < n; i++)
+		if (b->cols[cols[i]].null[row])
+			return 1;
+	return 0;
+}
+
 /* Sets a ROW value's fields NULL at row `row`, recursively. */
 static void null_fields(sl_col *c, int row)
 {

@@ -54,6 +54,10 @@ int sl_rowcodec_row(const sl_batch *b, int row, sl_buf *out);
  * Returns 0 or SL_ENOMEM. */
 int sl_rowcodec_cols(const sl_batch *b, const int *cols, int n, int row, sl_buf *out);
 
+/* 1 when a column of cols[0..n) is NULL at row `row`: such a key matches
+ * nothing in a join or a lookup (SQL's NULL = NULL is not TRUE). */
+int sl_rowcodec_key_null(const sl_batch *b, const int *cols, int n, int row);
+
 /* Decodes n encoded columns (either form) from p[0..len) into row `row`
  * of the columns out[0..n) of ob, whose types must be those encoded;
  * strings are copied into ob's arena; a NULL ROW sets its fields NULL

@@ -109,21 +109,6 @@ static const char *key_names(planner *p, const sl_table_def *t)
 	return s;
 }
 
-/* Whether the rows of changelog table t can be kept by key (1), else 0
- * with the planning error set. */
-static int normalizable(planner *p, const sl_table_def *t, const rel *r)
-{
-	for (int i = 0; i < r->ncols; i++)
-		if (sl_type_phys(r->cols[i].type) == SL_PHYS_ROW) {
-			sl__plan_error(p, t->line, t->col, SL_ENOTSUP,
-			               "table '%s': a changelog source with a PRIMARY KEY keeps its rows "
-			               "by key, which is not supported yet for the ROW column '%s'",
-			               t->name, r->cols[i].name);
-			return 0;
-		}
-	return 1;
-}
-
 /*
  * ChangelogNormalize after the scan rel `in` of changelog table t with a
  * PRIMARY KEY: the upsert stream (updates possibly without their old row,
@@ -289,8 +274,7 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	}
 	const sl_decoder *dec = sp.push_dec ? sp.push_dec : sp.source ? sp.source->dec : NULL;
 	int changelog = dec && dec->vt->changelog;
-	if (check_unused(p, t, o, t->line, t->col) ||
-	    (changelog && t->npk && !normalizable(p, t, r))) {
+	if (check_unused(p, t, o, t->line, t->col)) {
 		sl_source_free(sp.source);
 		sl_decoder_free(sp.push_dec);
 		return NULL;

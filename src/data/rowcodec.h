@@ -19,8 +19,8 @@
  *             operations' rows).
  *   row form  (sl_rowcodec_row, sl_rowcodec_cols)  values exact (doubles
  *             as they are): rows kept in state to be given back as they
- *             came (join records, the lookup index, deduplication's and
- *             OVER's stored rows).
+ *             came (join records, the lookup index, the rows stored by
+ *             deduplication, OVER and the SESSION window TVF).
  *
  * One decoder reads both.  Equal bytes mean equal values of the same
  * column types; byte order is not value order (integers are little-endian

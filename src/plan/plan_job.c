@@ -330,7 +330,7 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 {
 	sl_opts *o = use_opts(p, t);
 	const char *conn = sl_opts_get(o, "connector");
-	const sl_sink_vtab *vt = sl_sink_find(conn);
+	const sl_sink_vtab *vt = conn && !strcmp(conn, "push") ? p->push_sink : sl_sink_find(conn);
 	if (!vt)
 		return sl__plan_error(p, line, col, SL_EPLAN,
 		                      "table '%s': connector '%s' cannot be written (no such sink)",
@@ -576,6 +576,7 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_grap
 	p->err = err;
 	p->engine = a->engine;
 	p->select_to_queue = a->select_to_queue;
+	p->push_sink = a->push_sink;
 	p->tz = sl_opts_get(a->session, "table.local-time-zone");
 	p->checkpointing = a->checkpointing;
 	p->warnings = a->warnings;

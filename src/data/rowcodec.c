@@ -11,7 +11,7 @@
  *
  * Called per row on hot paths (every keyed operator encodes a key per
  * row): no allocation here beyond the caller's growing buffer, recursion
- * only into ROW fields.  Pure functions; any thread.
+ * only into ROW fields.  No state of its own: any thread.
  */
 #include "rowcodec.h"
 #include "sluice.h"

@@ -11,7 +11,7 @@
  */
 #include "engine_int.h"
 #include "../data/valtext.h"
-#include "../connector/conn_builtin.h"
+#include "../connector/conn.h"
 #include "../format/format.h"
 
 #include <stdlib.h>

@@ -3,9 +3,8 @@
  * defined in its conn_*.c file and listed in conn_registry.c's tables
  * (the planner finds a connector by name through sl_source_find /
  * sl_sink_find; the filesystem connector's files also use its tables
- * directly).  Internal to src/connector, except that the 'push' sink is
- * defined by the engine (src/api/conn_push.c), which includes this header
- * for its declaration.
+ * directly).  Internal to src/connector.  (The engine's 'push' sink is not
+ * one of them: src/api/engine_int.h declares it.)
  */
 #ifndef SL_CONN_BUILTIN_H
 #define SL_CONN_BUILTIN_H
@@ -20,10 +19,5 @@ extern const sl_sink_vtab sl_filesystem_sink_vtab; /* conn_filesystem.c */
 extern const sl_sink_vtab sl_stdout_sink_vtab;     /* conn_stdio.c */
 extern const sl_sink_vtab sl_print_sink_vtab;      /* conn_print.c */
 extern const sl_sink_vtab sl_blackhole_sink_vtab;  /* conn_blackhole.c */
-
-/* A 'push' table read by a job has no source object: its scan operator is
- * fed by sl_push_json (op_scan.c push mode), so only the sink is listed.
- * Engine-owned: src/api/conn_push.c. */
-extern const sl_sink_vtab sl_push_sink_vtab;
 
 #endif

@@ -9,7 +9,10 @@
  * fill the base and call the connector's open.  A new connector is one new
  * file, its method table's declaration in conn_builtin.h and one line in
  * each table below.  The tables are read-only; no
- * locking is needed.
+ * locking is needed.  Not listed: the 'push' connector of the C API
+ * (src/api/conn_push.c), which lives in the engine: a push table read by a
+ * job has no source object (its scan is fed by sl_push_json), and the
+ * planner gets its sink from the engine (sl_plan_args.push_sink).
  */
 #include "conn_builtin.h"
 #include "sluice.h"
@@ -29,7 +32,6 @@ static const sl_sink_vtab *const sink_table[] = {
 	&sl_stdout_sink_vtab,
 	&sl_print_sink_vtab,
 	&sl_blackhole_sink_vtab,
-	&sl_push_sink_vtab,
 	NULL
 };
 

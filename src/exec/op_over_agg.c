@@ -30,8 +30,10 @@
  * all added, then emitted.  UNBOUNDED PRECEDING: every row so far (peers
  * included for RANGE).
  *
- * Aggregates come from agg.c.  When every aggregate can retract (COUNT,
- * SUM, AVG) or the frame is unbounded, one accumulator per partition is
+ * Aggregates come from agg.c (user-defined ones from agg_udf.c, their
+ * several argument columns all kept in frame rows).  When every aggregate
+ * can retract (COUNT, SUM, AVG, a user-defined one with retract) or the
+ * frame is unbounded, one accumulator per partition is
  * updated incrementally: rows entering the frame are added, rows leaving it
  * retracted.  Otherwise (MIN/MAX/FIRST_VALUE/LAST_VALUE over a bounded
  * frame) the result is recomputed over the frame's rows for every output

@@ -118,8 +118,8 @@ sl_expr *sl__bind_udf_call(planner *p, const scope *s, const sl_ast_expr *e, con
 
 const sl_func_def *sl__udaf(planner *p, const sl_ast_expr *e)
 {
-	if (e->kind != SL_AX_CALL || !p->cat)
-		return NULL;
+	if (e->kind != SL_AX_CALL || !p->cat || sl_agg_find(e->u.call.fname))
+		return NULL; /* a built-in aggregate's name is never a user's (udf.c) */
 	const sl_func_def *u = sl_catalog_function(p->cat, e->u.call.fname);
 	return u && u->agg_vt ? u : NULL;
 }

@@ -178,6 +178,27 @@ static int load(sl_catalog *c, sl_func_def *d, int line, int col, sl_err *err)
 	return check_registration(c, d, r, d->path, d->symbol, line, col, err);
 }
 
+/* Names the binder resolves before user-defined functions besides the
+ * scalar built-ins: aggregates, ranking, grouping and window functions.
+ * A function of such a name could never be called (or, for an aggregate,
+ * would be ambiguous), so CREATE FUNCTION refuses it. */
+static int reserved_name(const char *name)
+{
+	static const char *const names[] = {
+		"ROW_NUMBER", "RANK", "DENSE_RANK", "GROUPING", "GROUPING_ID", "GROUP_ID",
+		"TUMBLE", "HOP", "SESSION", "CUMULATE", "TUMBLE_START", "TUMBLE_END",
+		"TUMBLE_ROWTIME", "TUMBLE_PROCTIME", "HOP_START", "HOP_END", "HOP_ROWTIME",
+		"HOP_PROCTIME", "SESSION_START", "SESSION_END", "SESSION_ROWTIME",
+		"SESSION_PROCTIME", "PROCTIME", "CURRENT_WATERMARK", NULL,
+	};
+	if (sl_agg_find(name))
+		return 1;
+	for (int i = 0; names[i]; i++)
+		if (!strcasecmp(name, names[i]))
+			return 1;
+	return 0;
+}
+
 int sl_catalog_add_function(sl_catalog *c, const sl_ast_create_function *f, int line, int col,
                             sl_err *err)
 {
@@ -188,7 +209,7 @@ int sl_catalog_add_function(sl_catalog *c, const sl_ast_create_function *f, int 
 		return sl_err_set_at(err, SL_EPLAN, line, col, "line %d, column %d: function '%s' "
 		                     "already exists", line, col, name);
 	}
-	if (sl_fn_from_name(name) >= 0)
+	if (sl_fn_from_name(name) >= 0 || reserved_name(name))
 		return sl_err_set_at(err, SL_EPLAN, line, col, "line %d, column %d: '%s' is a "
 		                     "built-in function: a user-defined function cannot take its name",
 		                     line, col, name);

@@ -19,8 +19,8 @@
  * Aggregates.  Keys and aggregate arguments that are not plain columns are
  * computed by a Calc in front of the aggregate, appended after the input's
  * own columns, so that a late row sent to ON LATE INSERT INTO keeps the
- * input relation's columns (DESIGN.md §2).  A user-defined aggregate
- * (CREATE FUNCTION, bind_udf.c) gets one column per argument
+ * input relation's columns (docs/semantics.md §1).  A user-defined
+ * aggregate (CREATE FUNCTION, bind_udf.c) gets one column per argument
  * (sl_agg.arg_cols); it is refused over an updating input without a
  * retract callback and in a SESSION window without merge.
  */

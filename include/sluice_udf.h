@@ -21,8 +21,10 @@
  *     }
  *     static const char *const add_args[] = {"BIGINT", "BIGINT"};
  *     static const sluice_udf add_udf = {
- *         SLUICE_UDF_ABI_VERSION, "add", 2, add_args, "BIGINT",
- *         SLUICE_UDF_NULL_IN_NULL_OUT, 1, add_eval,
+ *         .abi_version = SLUICE_UDF_ABI_VERSION, .name = "add",
+ *         .nargs = 2, .arg_types = add_args, .result_type = "BIGINT",
+ *         .null_handling = SLUICE_UDF_NULL_IN_NULL_OUT, .deterministic = 1,
+ *         .eval = add_eval,
  *     };
  *     const sluice_udf *add_entry(void) { return &add_udf; }
  *
@@ -93,6 +95,9 @@
  * a pointer to them); ctx->alloc is NULL in aggregate callbacks.  Each
  * callback returns 0, or -1 after writing ctx->errmsg: the job stops with
  * a runtime error naming the function, the callback and the message.
+ *
+ * Write registrations with designated initializers (fields not named are
+ * zero: a scalar function's kind is SLUICE_UDF_SCALAR).
  *
  * Versioning: abi_version is SLUICE_UDF_ABI_VERSION of the header the
  * library was compiled with.  sluice accepts versions 1 and 2: a version-1

@@ -23,6 +23,9 @@
  *                             first such row); called on NULLs (a NULL k
  *                             is ignored, a NULL v can be the answer);
  *                             init sets k to -infinity; merge, no retract.
+ *   row_count()               rows, without arguments (COUNT(*)); the
+ *                             accumulator is the zero bytes sluice starts
+ *                             with (no init); retract and merge.
  */
 #include "sluice_udf.h"
 
@@ -219,6 +222,58 @@ static const sluice_udf max_by = {
 	.accumulate = max_by_accumulate, .merge = max_by_merge, .get_value = max_by_get_value,
 };
 EXPORT const sluice_udf *max_by_udaf(void) { return &max_by; }
+
+/* ---- row_count ------------------------------------------------------------- */
+
+static int row_count_fold(int n, void *const *accs, int sign)
+{
+	for (int k = 0; k < n; k++)
+		*(int64_t *)accs[k] += sign;
+	return 0;
+}
+
+static int row_count_accumulate(sluice_udf_ctx *ctx, int n, const uint32_t *rows,
+                                const sluice_udf_col *args, void *const *accs)
+{
+	(void)ctx;
+	(void)rows;
+	(void)args; /* NULL: no arguments */
+	return row_count_fold(n, accs, 1);
+}
+
+static int row_count_retract(sluice_udf_ctx *ctx, int n, const uint32_t *rows,
+                             const sluice_udf_col *args, void *const *accs)
+{
+	(void)ctx;
+	(void)rows;
+	(void)args;
+	return row_count_fold(n, accs, -1);
+}
+
+static int row_count_merge(sluice_udf_ctx *ctx, void *acc, const void *other)
+{
+	(void)ctx;
+	*(int64_t *)acc += *(const int64_t *)other;
+	return 0;
+}
+
+static int row_count_get_value(sluice_udf_ctx *ctx, const void *acc, sluice_udf_col *out,
+                               uint32_t row)
+{
+	(void)ctx;
+	out->v.i64[row] = *(const int64_t *)acc;
+	return 0;
+}
+
+static const sluice_udf row_count = {
+	.abi_version = SLUICE_UDF_ABI_VERSION, .name = "row_count",
+	.nargs = 0, .result_type = "BIGINT",
+	.null_handling = SLUICE_UDF_NULL_IN_NULL_OUT, .deterministic = 1,
+	.kind = SLUICE_UDF_AGGREGATE, .acc_size = sizeof(int64_t),
+	.accumulate = row_count_accumulate, .retract = row_count_retract,
+	.merge = row_count_merge, .get_value = row_count_get_value,
+};
+EXPORT const sluice_udf *row_count_udaf(void) { return &row_count; }
 
 /* ---- registrations that are wrong on purpose (refused at CREATE FUNCTION) --- */
 

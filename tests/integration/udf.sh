@@ -98,7 +98,7 @@ while :; do
 	(cd "$tmp/run" && exec "$B/sluice" run --stats job.sql) >> "$tmp/run/log" 2>&1 &
 	pid=$!
 	if [ $kills -lt "$KILLS" ]; then
-		sleep "0.$((100 + $(od -An -N1 -tu1 /dev/urandom) * 2))"
+		sleep "0.$((100 + $(od -An -N1 -tu1 /dev/urandom) % 200))"
 		if kill -9 $pid 2>/dev/null; then
 			wait $pid 2>/dev/null || true
 			kills=$((kills + 1))
@@ -107,6 +107,10 @@ while :; do
 	fi
 	rc=0
 	wait $pid || rc=$?
+	if [ $rc = 0 ] && [ $kills = 0 ]; then # finished before the first kill: again
+		rm -rf "$tmp/run" && mkdir -p "$tmp/run"
+		continue
+	fi
 	[ $rc = 0 ] && break
 	echo "udf.sh: run failed with status $rc"; tail -20 "$tmp/run/log"; exit 1
 done

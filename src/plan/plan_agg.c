@@ -485,8 +485,20 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 		label = sl_arena_printf(p->a, "%s, lateness=[%lld ms], onLate=[%s]", label,
 		                        (long long)(ls.lateness / 1000),
 		                        ls.policy ? ls.side->name : "DROP");
+	/* With a lateness, late rows correct closed windows (-U/+U, -D/+I
+	 * under HAVING): an updating stream, as a GroupAggregate's (each row
+	 * is keyed by the group keys and the window, but -U comes with the
+	 * full old row, so it is a retract stream, not an upsert one).  The
+	 * identity text stays the append-only one it had before, so that ids
+	 * and savepoints of existing jobs keep restoring (plan_ident.c). */
+	const char *ident = sl__op_ident(p, label, out);
+	if (ls.lateness > 0) {
+		out->updating = 1;
+		out->upd_op = label;
+	}
 	if (sl__add_op(p, op, 1, out, label) || sl_graph_connect(p->g, in->op, op, 0))
 		return NULL;
+	op->ident = ident;
 	return out;
 }
 

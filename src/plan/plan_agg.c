@@ -14,7 +14,9 @@
  * the window's input (the TVF itself is virtual: its window columns exist
  * only as the aggregate's output).  The rowtime must be the input's event
  * time attribute.  The window aggregate's window_time stays a time
- * attribute, so windows cascade.
+ * attribute, so windows cascade.  Its output is append-only, or updating
+ * under a lateness (ALLOWED LATENESS, 'table.exec.emit.allow-lateness'):
+ * late rows correct closed windows with -U/+U/-D.
  *
  * Aggregates.  Keys and aggregate arguments that are not plain columns are
  * computed by a Calc in front of the aggregate, appended after the input's

@@ -218,6 +218,8 @@ static void roundtrip_all(make_fn mk, const in_row *rows, int n)
 /* ---- rank plans ------------------------------------------------------------ */
 
 static int g_retract; /* mk_rank builds a retracting Top-N */
+static int g_update_fast; /* ... an update-fast one, upsert key (k, ts) */
+static const int ukey1[] = {1};
 static const int key0[] = {0};
 static const int ord_v[] = {2};
 static const int ord_ts[] = {1};
@@ -237,7 +239,10 @@ static sl_op *mk_rank(sl_rank_mode mode, int out_rn, int64_t n, const int *ord,
 	p.n = n;
 	p.out_rn = out_rn;
 	p.time_col = 1;
-	p.retract = g_retract;
+	p.retract = g_retract || g_update_fast;
+	p.update_fast = g_update_fast;
+	p.nukey = g_update_fast ? 1 : 0;
+	p.ukey_cols = ukey1;
 	sl_type in[3];
 	in_schema(in);
 	*nout = sl__rank_out_types(&p, in, 3, t);
@@ -498,6 +503,76 @@ static void test_topn_retract(void **st)
 	g_retract = 0;
 }
 
+/* Update-fast (Flink's UpdateFastStrategy): an upsert stream keyed by ts
+ * (the "item") whose v only grows; -U rows are skipped (Flink's aggregate
+ * does not send them). */
+#define U_(k, ts, v) {k, ts, v, SL_UPDATE_BEFORE}, {k, ts, v, SL_UPDATE_AFTER}
+static const in_row uf_rows[] = {
+	{"a", 1, 10}, {"a", 2, 10},
+	U_("a", 2, 10),            /* same sort key: updated in its place */
+	{"a", 3, 5},               /* below the top 2 (a tie with the last too) */
+	{"a", 3, 5, SL_UPDATE_BEFORE}, {"a", 3, 30, SL_UPDATE_AFTER}, /* enters: pushes :02 out */
+	{"a", 1, 10, SL_UPDATE_BEFORE}, {"a", 1, 40, SL_UPDATE_AFTER}, /* moves from 2 to 1 */
+	{"b", 9, 1},
+};
+
+static void test_topn_update_fast(void **st)
+{
+	g_update_fast = 1;
+	char *s = run_all(top2_rn, uf_rows, NROWS(uf_rows), 2, NULL);
+	assert_string_equal(s,
+		"+I[a, 2026-08-01 09:00:01, 10, 1]\n"
+		"+I[a, 2026-08-01 09:00:02, 10, 2]\n"
+		"-U[a, 2026-08-01 09:00:02, 10, 2]\n"
+		"+U[a, 2026-08-01 09:00:02, 10, 2]\n"
+		"-U[a, 2026-08-01 09:00:01, 10, 1]\n"
+		"+U[a, 2026-08-01 09:00:03, 30, 1]\n"
+		"-U[a, 2026-08-01 09:00:02, 10, 2]\n"
+		"+U[a, 2026-08-01 09:00:01, 10, 2]\n"
+		/* UpdatableTopNFunction's order: the old row retracted after the
+		 * first rank's old row */
+		"-U[a, 2026-08-01 09:00:03, 30, 1]\n"
+		"-U[a, 2026-08-01 09:00:01, 10, 2]\n"
+		"+U[a, 2026-08-01 09:00:01, 40, 1]\n"
+		"+U[a, 2026-08-01 09:00:03, 30, 2]\n"
+		"+I[b, 2026-08-01 09:00:09, 1, 1]\n");
+	free(s);
+	s = run_all(top2, uf_rows, NROWS(uf_rows), 3, NULL);
+	assert_string_equal(s,
+		"+I[a, 2026-08-01 09:00:01, 10]\n"
+		"+I[a, 2026-08-01 09:00:02, 10]\n"
+		"-U[a, 2026-08-01 09:00:02, 10]\n"
+		"+U[a, 2026-08-01 09:00:02, 10]\n"
+		"-D[a, 2026-08-01 09:00:02, 10]\n"
+		"+I[a, 2026-08-01 09:00:03, 30]\n"
+		"-U[a, 2026-08-01 09:00:01, 10]\n"
+		"+U[a, 2026-08-01 09:00:01, 40]\n"
+		"+I[b, 2026-08-01 09:00:09, 1]\n");
+	free(s);
+	/* Top-1 (FastTop1Function): only a row strictly before the top moves it */
+	s = run_all(top1, uf_rows, NROWS(uf_rows), 1, NULL);
+	assert_string_equal(s,
+		"+I[a, 2026-08-01 09:00:01, 10]\n"
+		"-U[a, 2026-08-01 09:00:01, 10]\n"
+		"+U[a, 2026-08-01 09:00:03, 30]\n"
+		"-U[a, 2026-08-01 09:00:03, 30]\n"
+		"+U[a, 2026-08-01 09:00:01, 40]\n"
+		"+I[b, 2026-08-01 09:00:09, 1]\n");
+	free(s);
+	roundtrip_all(top2_rn, uf_rows, NROWS(uf_rows));
+	roundtrip_all(top2, uf_rows, NROWS(uf_rows));
+	roundtrip_all(top1, uf_rows, NROWS(uf_rows));
+	/* a -D cannot come from a monotonic upsert input: an error, not a guess */
+	static const in_row del[] = {{"a", 1, 10}, {"a", 1, 10, SL_DELETE}};
+	harness h;
+	int64_t wm = SL_WM_MIN;
+	h_init(&h, top2);
+	assert_int_equal(feed(&h, del, 0, 2, 2, &wm), SL_EINPUT);
+	assert_non_null(strstr(h.err.msg, "update-fast"));
+	h_deinit(&h);
+	g_update_fast = 0;
+}
+
 static int setup_rocksdb(void **st)
 {
 	g_type = "rocksdb";
@@ -518,11 +593,13 @@ int main(void)
 		cmocka_unit_test_setup(test_window_topn, setup_hashmap),
 		cmocka_unit_test_setup(test_over_frames, setup_hashmap),
 		cmocka_unit_test_setup(test_topn_retract, setup_hashmap),
+		cmocka_unit_test_setup(test_topn_update_fast, setup_hashmap),
 		cmocka_unit_test_setup(test_topn_updates, setup_rocksdb),
 		cmocka_unit_test_setup(test_dedup_event_time, setup_rocksdb),
 		cmocka_unit_test_setup(test_window_topn, setup_rocksdb),
 		cmocka_unit_test_setup(test_over_frames, setup_rocksdb),
 		cmocka_unit_test_setup(test_topn_retract, setup_rocksdb),
+		cmocka_unit_test_setup(test_topn_update_fast, setup_rocksdb),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,8 +53,10 @@
  * rows are kept (a row never falls back).  Otherwise the state of a partition is never
  * freed (no state TTL yet), as in Flink without TTL.
  *
- * Output rows carry the input row's W_before.  One thread; no malloc per
- * row (the list is rebuilt in a reused buffer).
+ * Output rows carry the input row's W_before; a run-time error downstream
+ * in one of them comes back as that input row (err.h), which the scan
+ * upstream names.  One thread; no malloc per row (the list is rebuilt in a
+ * reused buffer).
  */
 #include "op_rank.h"
 #include "graph.h"
@@ -326,11 +328,21 @@ typedef struct rank_op {
 	sl_buf key, entry, list, old;
 	sl_buf pairs;       /* RANK / DENSE_RANK: the output rows before and after */
 	sl_buf ukey, ukey2; /* update-fast: upsert keys of the input row, an entry */
+	int *out_src;       /* per row of out: the input row it answers */
+	const sl_batch *cur_in;
+	int cur_row;
 } rank_op;
 
+/* Emits o->out; a run-time error downstream in one of its rows comes back
+ * as the input row whose change produced it (err.h), named by the scan
+ * upstream. */
 static int flush(rank_op *o, sl_err *err)
 {
 	int rc = sl_op_emit(&o->base, o->out, err);
+	if (rc && err->row > 0 && err->row_batch == o->out) {
+		err->row_batch = o->cur_in;
+		err->row = o->out_src[err->row - 1] + 1;
+	}
 	sl_batch_reset(o->out);
 	return rc;
 }
@@ -344,6 +356,7 @@ static int put_row(rank_op *o, const uint8_t *e, uint8_t kind, int64_t r, int64_
 			return rc;
 	}
 	int row = sl_batch_add_row(o->out, kind, wm);
+	o->out_src[row] = o->cur_row;
 	if (sl__rank_decode_row(e, o->out, o->cols, o->nin, row))
 		return sl_err_set(err, SL_ESTATE, "Top-N state: malformed row");
 	if (o->p.out_rn)
@@ -776,7 +789,9 @@ static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
 static int rank_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	rank_op *o = (rank_op *)op;
+	o->cur_in = in;
 	SL_BATCH_FOREACH(in, k, row) {
+		o->cur_row = row;
 		int rc = rank_row(o, in, row, err);
 		if (rc)
 			return rc;
@@ -791,7 +806,7 @@ static int rank_open(sl_op *op, sl_err *err)
 		return err->code;
 	o->out = sl_batch_new(op->nout, op->out_types, 0);
 	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
-	if (!o->out || !o->cols)
+	if (!o->out || !o->cols || !(o->out_src = calloc((size_t)o->out->cap + 1, sizeof(int))))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->nin; i++)
 		o->cols[i] = &o->out->cols[i];
@@ -806,6 +821,7 @@ static void rank_close(sl_op *op)
 {
 	rank_op *o = (rank_op *)op;
 	sl_batch_free(o->out);
+	free(o->out_src);
 	free(o->cols);
 	free(o->in_types);
 	sl_buf_deinit(&o->key);

@@ -17,9 +17,12 @@
  *   - N = 1 and ORDER BY a single time attribute: deduplication (proctime:
  *     by arrival; rowtime: by event time), ASC keeps the first row, DESC the
  *     last;
- *   - otherwise Top-N, over an append-only input or a retracting one (a
- *     GROUP BY's -U/+U); deduplication and window Top-N need append-only
- *     input, and upsert streams (no -U) are refused.
+ *   - otherwise Top-N, over an append-only input or an updating one (a
+ *     GROUP BY's -U/+U) with Flink's strategy (sl__rank_strategy: update-
+ *     fast when the input's upsert key holds the partition key and every
+ *     ORDER BY column only moves towards the top, retract otherwise);
+ *     deduplication and window Top-N need append-only input, and upsert
+ *     streams (no -U) are refused.
  * A Calc after the operator drops the hidden columns and puts rn where the
  * ROW_NUMBER item was, or leaves it out when the enclosing query never
  * reads it (Flink's rank without row number: +I/-D only).  ROW_NUMBER

@@ -573,6 +573,80 @@ static void test_topn_update_fast(void **st)
 	g_update_fast = 0;
 }
 
+/* Flink's UpdatableTopNFunctionTest and FastTop1FunctionTest
+ * (flink-table-runtime, operators/rank): testSortKeyChangesWhen(Not)
+ * OutputRankNumber, rank range 1 .. 2 (and 1 .. 1) over
+ * (partition, row key, sort value ASC), the row key here in the ts column;
+ * the expected changelogs are Flink's, in Flink's order. */
+static sl_op *top2_rn_asc(sl_type *t, int *n) { return mk_rank(SL_RANK_TOPN, 1, 2, ord_v, asc1, t, n); }
+static sl_op *top2_asc(sl_type *t, int *n) { return mk_rank(SL_RANK_TOPN, 0, 2, ord_v, asc1, t, n); }
+static sl_op *top1_asc(sl_type *t, int *n) { return mk_rank(SL_RANK_TOPN, 0, 1, ord_v, asc1, t, n); }
+static sl_op *top1_rn_asc(sl_type *t, int *n) { return mk_rank(SL_RANK_TOPN, 1, 1, ord_v, asc1, t, n); }
+static const in_row flink_uf_rows[] = {
+	{"book", 2, 19}, {"book", 3, 16}, {"book", 2, 11, SL_UPDATE_AFTER},
+	{"book", 3, 15, SL_UPDATE_AFTER}, {"book", 4, 2}, {"book", 2, 1, SL_UPDATE_AFTER},
+};
+
+static void test_topn_update_fast_flink(void **st)
+{
+	g_update_fast = 1;
+	char *s = run_all(top2_rn_asc, flink_uf_rows, NROWS(flink_uf_rows), 1, NULL);
+	assert_string_equal(s,
+		"+I[book, 2026-08-01 09:00:02, 19, 1]\n"
+		"-U[book, 2026-08-01 09:00:02, 19, 1]\n"
+		"+U[book, 2026-08-01 09:00:03, 16, 1]\n"
+		"+I[book, 2026-08-01 09:00:02, 19, 2]\n"
+		"-U[book, 2026-08-01 09:00:03, 16, 1]\n"
+		"-U[book, 2026-08-01 09:00:02, 19, 2]\n"
+		"+U[book, 2026-08-01 09:00:02, 11, 1]\n"
+		"+U[book, 2026-08-01 09:00:03, 16, 2]\n"
+		"-U[book, 2026-08-01 09:00:03, 16, 2]\n"
+		"+U[book, 2026-08-01 09:00:03, 15, 2]\n"
+		"-U[book, 2026-08-01 09:00:02, 11, 1]\n"
+		"+U[book, 2026-08-01 09:00:04, 2, 1]\n"
+		"-U[book, 2026-08-01 09:00:03, 15, 2]\n"
+		"+U[book, 2026-08-01 09:00:02, 11, 2]\n"
+		"-U[book, 2026-08-01 09:00:04, 2, 1]\n"
+		"-U[book, 2026-08-01 09:00:02, 11, 2]\n"
+		"+U[book, 2026-08-01 09:00:02, 1, 1]\n"
+		"+U[book, 2026-08-01 09:00:04, 2, 2]\n");
+	free(s);
+	s = run_all(top2_asc, flink_uf_rows, NROWS(flink_uf_rows), 1, NULL);
+	assert_string_equal(s,
+		"+I[book, 2026-08-01 09:00:02, 19]\n"
+		"+I[book, 2026-08-01 09:00:03, 16]\n"
+		"-U[book, 2026-08-01 09:00:02, 19]\n"
+		"+U[book, 2026-08-01 09:00:02, 11]\n"
+		"-U[book, 2026-08-01 09:00:03, 16]\n"
+		"+U[book, 2026-08-01 09:00:03, 15]\n"
+		"-D[book, 2026-08-01 09:00:03, 15]\n"
+		"+I[book, 2026-08-01 09:00:04, 2]\n"
+		"-U[book, 2026-08-01 09:00:02, 11]\n"
+		"+U[book, 2026-08-01 09:00:02, 1]\n");
+	free(s);
+	/* FastTop1FunctionTest: testSortKeyChangesWhenNotOutputRankNumber and
+	 * (the same rows with rn 1) testSortKeyChangesWhenOutputRankNumber */
+	static const char top1_want[] =
+		"+I[book, 2026-08-01 09:00:02, 19%s]\n"
+		"-U[book, 2026-08-01 09:00:02, 19%s]\n"
+		"+U[book, 2026-08-01 09:00:03, 16%s]\n"
+		"-U[book, 2026-08-01 09:00:03, 16%s]\n"
+		"+U[book, 2026-08-01 09:00:02, 11%s]\n"
+		"-U[book, 2026-08-01 09:00:02, 11%s]\n"
+		"+U[book, 2026-08-01 09:00:04, 2%s]\n"
+		"-U[book, 2026-08-01 09:00:04, 2%s]\n"
+		"+U[book, 2026-08-01 09:00:02, 1%s]\n";
+	char want[1024];
+	for (int rn = 0; rn <= 1; rn++) {
+		const char *r = rn ? ", 1" : "";
+		snprintf(want, sizeof(want), top1_want, r, r, r, r, r, r, r, r, r);
+		s = run_all(rn ? top1_rn_asc : top1_asc, flink_uf_rows, NROWS(flink_uf_rows), 1, NULL);
+		assert_string_equal(s, want);
+		free(s);
+	}
+	g_update_fast = 0;
+}
+
 static int setup_rocksdb(void **st)
 {
 	g_type = "rocksdb";
@@ -594,6 +668,7 @@ int main(void)
 		cmocka_unit_test_setup(test_over_frames, setup_hashmap),
 		cmocka_unit_test_setup(test_topn_retract, setup_hashmap),
 		cmocka_unit_test_setup(test_topn_update_fast, setup_hashmap),
+		cmocka_unit_test_setup(test_topn_update_fast_flink, setup_hashmap),
 		cmocka_unit_test_setup(test_topn_updates, setup_rocksdb),
 		cmocka_unit_test_setup(test_dedup_event_time, setup_rocksdb),
 		cmocka_unit_test_setup(test_window_topn, setup_rocksdb),

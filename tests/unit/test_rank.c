@@ -647,6 +647,39 @@ static void test_topn_update_fast_flink(void **st)
 	g_update_fast = 0;
 }
 
+/* The retract strategy against Flink's RetractableTopNFunctionTest
+ * (flink-table-runtime, operators/rank): testProcessRetractMessageWith
+ * GenerateUpdateBefore, rank range 1 .. 2 with rn, sort value ASC. */
+static const in_row flink_retract_rows[] = {
+	{"book", 1, 12}, {"book", 2, 19}, {"book", 4, 11}, {"book", 1, 12, SL_UPDATE_BEFORE},
+	{"book", 5, 11}, {"fruit", 4, 33}, {"fruit", 3, 44}, {"fruit", 5, 22},
+};
+
+static void test_topn_retract_flink(void **st)
+{
+	g_retract = 1;
+	char *s = run_all(top2_rn_asc, flink_retract_rows, NROWS(flink_retract_rows), 1, NULL);
+	assert_string_equal(s,
+		"+I[book, 2026-08-01 09:00:01, 12, 1]\n"
+		"+I[book, 2026-08-01 09:00:02, 19, 2]\n"
+		"-U[book, 2026-08-01 09:00:01, 12, 1]\n"
+		"+U[book, 2026-08-01 09:00:04, 11, 1]\n"
+		"-U[book, 2026-08-01 09:00:02, 19, 2]\n"
+		"+U[book, 2026-08-01 09:00:01, 12, 2]\n"
+		"-U[book, 2026-08-01 09:00:01, 12, 2]\n"
+		"+U[book, 2026-08-01 09:00:02, 19, 2]\n"
+		"-U[book, 2026-08-01 09:00:02, 19, 2]\n"
+		"+U[book, 2026-08-01 09:00:05, 11, 2]\n"
+		"+I[fruit, 2026-08-01 09:00:04, 33, 1]\n"
+		"+I[fruit, 2026-08-01 09:00:03, 44, 2]\n"
+		"-U[fruit, 2026-08-01 09:00:04, 33, 1]\n"
+		"+U[fruit, 2026-08-01 09:00:05, 22, 1]\n"
+		"-U[fruit, 2026-08-01 09:00:03, 44, 2]\n"
+		"+U[fruit, 2026-08-01 09:00:04, 33, 2]\n");
+	free(s);
+	g_retract = 0;
+}
+
 static int setup_rocksdb(void **st)
 {
 	g_type = "rocksdb";
@@ -669,6 +702,7 @@ int main(void)
 		cmocka_unit_test_setup(test_topn_retract, setup_hashmap),
 		cmocka_unit_test_setup(test_topn_update_fast, setup_hashmap),
 		cmocka_unit_test_setup(test_topn_update_fast_flink, setup_hashmap),
+		cmocka_unit_test_setup(test_topn_retract_flink, setup_hashmap),
 		cmocka_unit_test_setup(test_topn_updates, setup_rocksdb),
 		cmocka_unit_test_setup(test_dedup_event_time, setup_rocksdb),
 		cmocka_unit_test_setup(test_window_topn, setup_rocksdb),

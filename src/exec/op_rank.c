@@ -60,7 +60,7 @@
  */
 #include "op_rank.h"
 #include "graph.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -126,11 +126,11 @@ int sl__rank_entry(const sl_rank_plan *p, const sl_batch *in, int row, sl_buf *o
 	sl_buf_clear(out);
 	uint32_t z = 0;
 	if (sl_buf_append(out, &z, 4) || sl_buf_append(out, &z, 4) ||
-	    sl_rowkey_encode(in, p->order_cols, p->norder, row, out))
+	    sl_rowcodec_key(in, p->order_cols, p->norder, row, out))
 		return SL_ENOMEM;
 	uint32_t klen = (uint32_t)out->len - 8;
 	for (int i = 0; i < in->ncols; i++)
-		if (sl_rowkey_encode(in, &i, 1, row, out))
+		if (sl_rowcodec_key(in, &i, 1, row, out))
 			return SL_ENOMEM;
 	uint32_t rlen = (uint32_t)out->len - 8 - klen;
 	memcpy(out->p, &klen, 4);
@@ -312,7 +312,7 @@ int sl__rank_decode_row(const uint8_t *e, sl_batch *b, sl_col *const *cols, int 
 	uint32_t k, r;
 	memcpy(&k, e, 4);
 	memcpy(&r, e + 4, 4);
-	return sl_rowkey_decode(e + 8 + k, r, b, cols, nin, row) < 0 ? SL_ESTATE : 0;
+	return sl_rowcodec_decode(e + 8 + k, r, b, cols, nin, row) < 0 ? SL_ESTATE : 0;
 }
 
 /* ---- the Top-N operator ---------------------------------------------------- */
@@ -533,8 +533,21 @@ static int rank_row_peers(rank_op *o, const sl_batch *in, int row, int add, sl_e
 
 /* ---- the update-fast strategy ------------------------------------------------ */
 
+/* Skips one encoded column of type t (null byte, then the value; a ROW's
+ * fields each encoded the same way, rowcodec.h). */
+static const uint8_t *skip_col(sl_type t, const uint8_t *c)
+{
+	if (*c++)
+		return c; /* NULL */
+	if (sl_type_phys(t) != SL_PHYS_ROW)
+		return sl__rank_skip_value(sl_type_phys(t), c);
+	for (int f = 0; t.row && f < t.row->nfields; f++)
+		c = skip_col(t.row->fields[f].type, c);
+	return c;
+}
+
 /* Appends the upsert key of list entry e (the encodings of the key columns,
- * as sl_rowkey_encode writes them) to out. */
+ * in the key form of sl_rowcodec_key) to out. */
 static int entry_ukey(rank_op *o, const uint8_t *e, sl_buf *out)
 {
 	uint32_t k;
@@ -543,10 +556,8 @@ static int entry_ukey(rank_op *o, const uint8_t *e, sl_buf *out)
 	for (int m = 0; m < o->p.nukey; m++) {
 		const uint8_t *c = row;
 		for (int i = 0; i < o->p.ukey_cols[m]; i++)
-			c = *c ? c + 1 : sl__rank_skip_value(sl_type_phys(o->in_types[i]), c + 1);
-		const uint8_t *end = *c ? c + 1
-		                   : sl__rank_skip_value(sl_type_phys(o->in_types[o->p.ukey_cols[m]]),
-		                                         c + 1);
+			c = skip_col(o->in_types[i], c);
+		const uint8_t *end = skip_col(o->in_types[o->p.ukey_cols[m]], c);
 		if (sl_buf_append(out, c, (size_t)(end - c)))
 			return SL_ENOMEM;
 	}
@@ -558,7 +569,7 @@ static int entry_ukey(rank_op *o, const uint8_t *e, sl_buf *out)
 static int find_ukey(rank_op *o, const sl_batch *in, int row, const void *list, int n, int *rc)
 {
 	sl_buf_clear(&o->ukey);
-	*rc = sl_rowkey_encode(in, o->p.ukey_cols, o->p.nukey, row, &o->ukey) ? SL_ENOMEM : 0;
+	*rc = sl_rowcodec_key(in, o->p.ukey_cols, o->p.nukey, row, &o->ukey) ? SL_ENOMEM : 0;
 	const uint8_t *c = n ? sl__rank_list_at(list, 0) : NULL;
 	for (int i = 0; i < n && !*rc; i++, c += sl__rank_entry_size(c)) {
 		sl_buf_clear(&o->ukey2);
@@ -710,7 +721,7 @@ static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
 	if (!o->p.retract && in->op[row] != SL_INSERT)
 		return sl_err_set(err, SL_EINPUT, "Top-N: the input must be append-only");
 	sl_buf_clear(&o->key);
-	if (sl_rowkey_encode(in, o->p.key_cols, o->p.nkeys, row, &o->key) ||
+	if (sl_rowcodec_key(in, o->p.key_cols, o->p.nkeys, row, &o->key) ||
 	    sl__rank_entry(&o->p, in, row, &o->entry))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	const void *v = NULL;

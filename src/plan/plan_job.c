@@ -55,8 +55,10 @@ int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label)
 	return 0;
 }
 
-/* Writes the EXPLAIN lines (ids are set by sl__plan_idents). */
-static void explain_plan(planner *p, sl_buf *out)
+/* Writes the EXPLAIN lines (ids are set by sl__plan_idents); with ids
+ * (session option 'sluice.explain.ids'), each line ends with the
+ * operator's state id, " uid=<16 hex digits>", for tests that pin ids. */
+static void explain_plan(planner *p, sl_buf *out, int ids)
 {
 	sl_graph *g = p->g;
 	for (int i = 0; i < g->nops; i++) {
@@ -72,6 +74,8 @@ static void explain_plan(planner *p, sl_buf *out)
 		const char *st = sl__plan_ttl_explain(p, op);
 		if (st)
 			sl_buf_printf(out, " %s", st);
+		if (ids)
+			sl_buf_printf(out, " uid=%s", op->uid);
 		sl_buf_putc(out, '\n');
 	}
 }
@@ -107,21 +111,6 @@ static const char *key_names(planner *p, const sl_table_def *t)
 	for (int i = 0; i < t->npk; i++)
 		s = sl_arena_printf(p->a, "%s%s%s", s, i ? ", " : "", t->cols[t->pk[i]].name);
 	return s;
-}
-
-/* Whether the rows of changelog table t can be kept by key (1), else 0
- * with the planning error set. */
-static int normalizable(planner *p, const sl_table_def *t, const rel *r)
-{
-	for (int i = 0; i < r->ncols; i++)
-		if (sl_type_phys(r->cols[i].type) == SL_PHYS_ROW) {
-			sl__plan_error(p, t->line, t->col, SL_ENOTSUP,
-			               "table '%s': a changelog source with a PRIMARY KEY keeps its rows "
-			               "by key, which is not supported yet for the ROW column '%s'",
-			               t->name, r->cols[i].name);
-			return 0;
-		}
-	return 1;
 }
 
 /*
@@ -289,8 +278,7 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	}
 	const sl_decoder *dec = sp.push_dec ? sp.push_dec : sp.source ? sp.source->dec : NULL;
 	int changelog = dec && dec->vt->changelog;
-	if (check_unused(p, t, o, t->line, t->col) ||
-	    (changelog && t->npk && !normalizable(p, t, r))) {
+	if (check_unused(p, t, o, t->line, t->col)) {
 		sl_source_free(sp.source);
 		sl_decoder_free(sp.push_dec);
 		return NULL;
@@ -346,7 +334,7 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 {
 	sl_opts *o = use_opts(p, t);
 	const char *conn = sl_opts_get(o, "connector");
-	const sl_sink_vtab *vt = sl_sink_find(conn);
+	const sl_sink_vtab *vt = conn && !strcmp(conn, "push") ? p->push_sink : sl_sink_find(conn);
 	if (!vt)
 		return sl__plan_error(p, line, col, SL_EPLAN,
 		                      "table '%s': connector '%s' cannot be written (no such sink)",
@@ -592,6 +580,7 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_grap
 	p->err = err;
 	p->engine = a->engine;
 	p->select_to_queue = a->select_to_queue;
+	p->push_sink = a->push_sink;
 	p->tz = sl_opts_get(a->session, "table.local-time-zone");
 	p->checkpointing = a->checkpointing;
 	p->warnings = a->warnings;
@@ -609,7 +598,11 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_grap
 	explain_buf = explain;
 	if ((rc = sl__plan_idents(p)))
 		return rc;
-	if (explain)
-		explain_plan(p, explain);
+	if (explain) {
+		int ids;
+		if ((rc = sl_opts_bool(a->session, "sluice.explain.ids", 0, &ids, err)))
+			return rc;
+		explain_plan(p, explain, ids);
+	}
 	return 0;
 }

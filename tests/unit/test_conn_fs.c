@@ -348,7 +348,7 @@ static void test_sink_publish_at_finish(void **state)
 	const sl_sink_vtab *vt = sl_sink_find(sl_opts_get(&f.opts, "connector"));
 	assert_non_null(vt);
 	assert_false(vt->can_update(&a));
-	sl_sink *k = sl_sink_new(vt, &a, &err);
+	sl_sink *k = sl_sink_new_open(vt, &a, &err);
 	assert_non_null(k);
 	assert_null(sl_opts_unused(&f.opts));
 	sl_batch *b = sample_batch(3);
@@ -376,7 +376,7 @@ static void test_sink_publish_at_finish(void **state)
 
 	/* an updating row is refused by a plain format; close without finish
 	 * leaves the part hidden */
-	k = sl_sink_new(vt, &a, &err);
+	k = sl_sink_new_open(vt, &a, &err);
 	assert_int_equal(k->vt->write(k, b, &err), 0);
 	b->op[1] = SL_DELETE;
 	sl_err_clear(&err);
@@ -400,7 +400,7 @@ static void test_sink_rolling(void **state)
 	fx_init(&f, "json", out);
 	sl_opts_set(&f.opts, "sink.rolling-policy.file-size", "100");
 	sl_conn_args a = fx_args(&f);
-	sl_sink *k = sl_sink_new(sl_sink_find("filesystem"), &a, &err);
+	sl_sink *k = sl_sink_new_open(sl_sink_find("filesystem"), &a, &err);
 	assert_non_null(k);
 	sl_batch *b = sample_batch(40); /* ~20 bytes a row: a part every 5 rows */
 	assert_int_equal(k->vt->write(k, b, &err), 0);
@@ -454,7 +454,7 @@ static void test_sink_changelog_and_ext(void **state)
 		sl_conn_args a = fx_args(&f);
 		const sl_sink_vtab *vt = sl_sink_find("filesystem");
 		assert_int_equal(vt->can_update(&a), i == 0);
-		sl_sink *k = sl_sink_new(vt, &a, &err);
+		sl_sink *k = sl_sink_new_open(vt, &a, &err);
 		assert_non_null(k);
 		sl_batch *b = sample_batch(2);
 		if (i == 0)
@@ -500,7 +500,7 @@ static sl_sink *ck_sink(fx *f, const char *job, int attempt)
 	a.attempt = attempt;
 	sl_err err;
 	sl_err_clear(&err);
-	sl_sink *k = sl_sink_new(sl_sink_find("filesystem"), &a, &err);
+	sl_sink *k = sl_sink_new_open(sl_sink_find("filesystem"), &a, &err);
 	if (!k)
 		fail_msg("%s", err.msg);
 	return k;
@@ -899,7 +899,7 @@ static void test_ckpt_finish_abort_args(void **state)
 
 	/* without checkpointing the protocol is refused */
 	sl_conn_args a = fx_args(&f);
-	k = sl_sink_new(sl_sink_find("filesystem"), &a, &err);
+	k = sl_sink_new_open(sl_sink_find("filesystem"), &a, &err);
 	assert_non_null(k);
 	sl_snap_writer_init(&w);
 	sl_err_clear(&err);
@@ -912,11 +912,11 @@ static void test_ckpt_finish_abort_args(void **state)
 	a.checkpointing = 1;
 	a.job = "a/b";
 	sl_err_clear(&err);
-	assert_null(sl_sink_new(sl_sink_find("filesystem"), &a, &err));
+	assert_null(sl_sink_new_open(sl_sink_find("filesystem"), &a, &err));
 	assert_non_null(strstr(err.msg, "job name"));
 	a.job = NULL;
 	sl_err_clear(&err);
-	assert_null(sl_sink_new(sl_sink_find("filesystem"), &a, &err));
+	assert_null(sl_sink_new_open(sl_sink_find("filesystem"), &a, &err));
 	assert_string_equal(dir_names(d), "part-j-1-1-0.json");
 	sl_arena_deinit(&f.arena);
 }

@@ -42,7 +42,7 @@ static sl_sink *p_sink(pfx *p, const char *job, int attempt, sl_err *err)
 	a.job = job;
 	a.attempt = attempt;
 	sl_err_clear(err);
-	return sl_sink_new(sl_sink_find("filesystem")->partitioned, &a, err);
+	return sl_sink_new_open(sl_sink_find("filesystem")->partitioned, &a, err);
 }
 
 /* Rows r<i>:i for i in [from, from + n), all in partition dt (NULL: NULL). */
@@ -87,7 +87,7 @@ static const char *p_read(const char *root)
 	pfx_init(&p, "json", root);
 	sl_conn_args a = pfx_args(&p);
 	sl_err_clear(&err);
-	sl_source *s = sl_source_new(sl_source_find("filesystem")->partitioned, &a, &err);
+	sl_source *s = sl_source_new_open(sl_source_find("filesystem")->partitioned, &a, &err);
 	if (!s)
 		fail_msg("%s", err.msg);
 	sl_type t[3] = {sl_type_varchar(SL_STRING_LEN), sl_type_make(SL_T_BIGINT),
@@ -377,7 +377,7 @@ static void test_part_source_restore(void **state)
 	pfx_init(&p, "json", d);
 	sl_conn_args a = pfx_args(&p);
 	sl_err_clear(&err);
-	sl_source *s = sl_source_new(sl_source_find("filesystem")->partitioned, &a, &err);
+	sl_source *s = sl_source_new_open(sl_source_find("filesystem")->partitioned, &a, &err);
 	assert_non_null(s);
 	char out[1024] = "";
 	assert_true(p_read_some(s, 2, 2, out, sizeof out) > 0);
@@ -386,7 +386,7 @@ static void test_part_source_restore(void **state)
 	sl_snap_writer_init(&w);
 	assert_int_equal(s->vt->snapshot(s, &w, &err), 0);
 	sl_source_free(s);
-	s = sl_source_new(sl_source_find("filesystem")->partitioned, &a, &err);
+	s = sl_source_new_open(sl_source_find("filesystem")->partitioned, &a, &err);
 	assert_non_null(s);
 	sl_snap_reader r;
 	sl_snap_reader_init(&r, w.buf, w.len);
@@ -401,7 +401,7 @@ static void test_part_source_restore(void **state)
 	pfx_init(&p, "json", d);
 	p.fields[2] = (sl_field){"dt", sl_type_make(SL_T_INT)};
 	a = pfx_args(&p);
-	s = sl_source_new(sl_source_find("filesystem")->partitioned, &a, &err);
+	s = sl_source_new_open(sl_source_find("filesystem")->partitioned, &a, &err);
 	assert_non_null(s);
 	sl_type t[3] = {sl_type_varchar(SL_STRING_LEN), sl_type_make(SL_T_BIGINT),
 	                sl_type_make(SL_T_INT)};

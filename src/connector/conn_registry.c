@@ -9,7 +9,10 @@
  * call the connector's configure (no I/O, conn.h); the runtime opens it
  * with sl_source_open / sl_sink_open when the job starts.  A new connector
  * is one new file plus one line in each table below.  The tables are
- * read-only; no locking is needed.
+ * read-only; no locking is needed.  Not listed: the 'push' connector of the
+ * C API (src/api/conn_push.c), which lives in the engine: a push table read
+ * by a job has no source object (its scan is fed by sl_push_json), and the
+ * planner gets its sink from the engine (sl_plan_args.push_sink).
  */
 #include "conn.h"
 #include "sluice.h"
@@ -26,12 +29,6 @@ extern const sl_sink_vtab sl_stdout_sink_vtab;
 extern const sl_sink_vtab sl_print_sink_vtab;
 extern const sl_sink_vtab sl_blackhole_sink_vtab;
 
-/* ---- push connectors (engine-owned, src/api/conn_push.c) -----------------
- * A 'push' table read by a job has no source object: its scan operator is
- * fed by sl_push_json (op_scan.c push mode), so only the sink is listed.
- */
-extern const sl_sink_vtab sl_push_sink_vtab;
-
 static const sl_source_vtab *const source_table[] = {
 	&sl_filesystem_source_vtab,
 	&sl_stdin_source_vtab,
@@ -44,7 +41,6 @@ static const sl_sink_vtab *const sink_table[] = {
 	&sl_stdout_sink_vtab,
 	&sl_print_sink_vtab,
 	&sl_blackhole_sink_vtab,
-	&sl_push_sink_vtab,
 	NULL
 };
 

@@ -102,6 +102,7 @@ typedef struct planner {
 	int nctes;
 	cte_def ctes[64];
 	int select_to_queue;     /* bare SELECT -> push queue (API) or print (CLI) */
+	const sl_sink_vtab *push_sink; /* sl_plan_args.push_sink */
 	int64_t default_lateness;
 	int mini_batch;
 	int checkpointing;       /* sinks stage output until checkpoints commit */

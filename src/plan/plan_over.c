@@ -452,10 +452,10 @@ static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
 	rp->n = s->n;
 	rp->lo = s->lo;
 	rp->fn = s->fn;
-	for (int i = 0; i < r->ncols; i++)
-		if (sl_type_phys(r->cols[i].type) == SL_PHYS_ROW)
-			return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
-			                      "ROW_NUMBER over rows with ROW columns is not supported yet");
+	for (int i = 0; i < w->norder; i++)
+		if (sl_type_phys(r->cols[ord[i]].type) == SL_PHYS_ROW)
+			return sl__plan_error(p, w->order[i].expr->line, w->order[i].expr->col,
+			                      SL_ENOTSUP, "ORDER BY a ROW value is not supported");
 	if (r->upsert_key)
 		return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
 		                      "ROW_NUMBER over an upsert stream (%s, no -U before +U) is not "
@@ -848,9 +848,6 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 		sl_expr *k = sl__bind_expr(p, &s, w->partition[i]);
 		if (!k)
 			return NULL;
-		if (sl_type_phys(k->type) == SL_PHYS_ROW)
-			return sl__plan_error(p, w->partition[i]->line, w->partition[i]->col, SL_ENOTSUP,
-			                      "PARTITION BY a ROW value is not supported");
 		keys[i] = pre_col(p, k, x, names, &n, "k", i);
 	}
 	sl_agg *aggs = sl_arena_calloc(p->a, sizeof(sl_agg) * (size_t)(c.n + 1));
@@ -860,11 +857,6 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 	rel *in = r;
 	if (n > r->ncols && !(in = sl__add_calc(p, r, NULL, x, n, names)))
 		return NULL;
-	for (int i = 0; i < in->ncols; i++)
-		if (sl_type_phys(in->cols[i].type) == SL_PHYS_ROW)
-			return sl__plan_error(p, c0->line, c0->col, SL_ENOTSUP,
-			                      "OVER aggregates over rows with ROW columns are not "
-			                      "supported yet");
 	op.nkeys = w->npartition;
 	op.key_cols = keys;
 	op.naggs = c.n;

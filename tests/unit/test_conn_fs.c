@@ -7,7 +7,7 @@
  * changelog formats (debezium-json, canal-json records of several rows
  * that do not fit the batch's room: read again into the next batch), the
  * sink's hidden in-progress parts published only at finish, the checkpoint
- * protocol.  PARTITIONED BY tables are tested by test_conn_fs_partition.c;
+ * protocol, configure (no I/O) then open.  PARTITIONED BY tables are tested by test_conn_fs_partition.c;
  * the helpers both share are in fs_test_util.h.
  */
 #include <stdarg.h>
@@ -117,6 +117,48 @@ static void test_bad_record(void **state)
 	assert_int_equal(s->rows_skipped, 2);
 	assert_int_equal(s->rows_read, 4);
 	sl_source_free(s);
+	sl_arena_deinit(&f.arena);
+}
+
+/* Configure (sl_source_new / sl_sink_new, what the planner calls, so
+ * EXPLAIN) looks at nothing on disk and creates nothing; open (the job's
+ * start) reports the missing input and creates the output directory.  A
+ * sink only configured and freed leaves no directory behind. */
+static void test_configure_then_open(void **state)
+{
+	char in[600], out[600];
+	struct stat st;
+	snprintf(in, sizeof in, "%s/cfg_missing/in.jsonl", tmpdir);
+	snprintf(out, sizeof out, "%s/cfg_out/a/b", tmpdir);
+	fx f;
+	sl_err err;
+	fx_init(&f, "json", in);
+	sl_conn_args a = fx_args(&f);
+	sl_err_clear(&err);
+	sl_source *s = sl_source_new(sl_source_find("filesystem"), &a, &err);
+	assert_non_null(s);
+	assert_non_null(s->dec); /* the format is configured */
+	assert_int_equal(sl_source_open(s, &err), SL_EIO);
+	assert_non_null(strstr(err.msg, "source 'orders': path '"));
+	assert_non_null(strstr(err.msg, "cfg_missing/in.jsonl' does not exist"));
+	sl_source_free(s);
+	sl_arena_deinit(&f.arena);
+
+	fx_init(&f, "json", out);
+	a = fx_args(&f);
+	sl_err_clear(&err);
+	sl_sink *k = sl_sink_new(sl_sink_find("filesystem"), &a, &err);
+	assert_non_null(k);
+	assert_int_not_equal(stat(out, &st), 0);
+	sl_sink_free(k); /* configured only: nothing to publish, nothing created */
+	snprintf(in, sizeof in, "%s/cfg_out", tmpdir);
+	assert_int_not_equal(stat(in, &st), 0);
+	k = sl_sink_new(sl_sink_find("filesystem"), &a, &err);
+	assert_non_null(k);
+	assert_int_equal(sl_sink_open(k, &err), 0);
+	assert_int_equal(stat(out, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	sl_sink_free(k);
 	sl_arena_deinit(&f.arena);
 }
 
@@ -926,6 +968,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dir_json),
+		cmocka_unit_test(test_configure_then_open),
 		cmocka_unit_test(test_single_file_csv),
 		cmocka_unit_test(test_bad_record),
 		cmocka_unit_test(test_missing_path_and_format),

@@ -121,6 +121,7 @@ static void sink_close(sl_op *op)
 
 static const sl_op_vtab sink_vtab = {
 	.name = "Sink",
+	.kind = SL_OPK_SINK,
 	.process = sink_process,
 	.finish = sink_finish,
 	.close = sink_close,

@@ -67,6 +67,10 @@ typedef enum sl_op_kind {
  * SL_OPF_LATE_STATS   --stats always prints its late-row counters (dropped,
  *                     diverted to ON LATE, ALLOWED LATENESS corrections);
  *                     other operators print them only when not zero.
+ *
+ * Stateful operators whose state is bounded neither way (OVER aggregates,
+ * temporal joins: the TTL does not apply to them) have no state flag; the
+ * planner gives each its EXPLAIN marker by kind (plan_ttl.c).
  */
 enum {
 	SL_OPF_STATE_TTL = 1u << 0,

@@ -30,8 +30,10 @@
  * all added, then emitted.  UNBOUNDED PRECEDING: every row so far (peers
  * included for RANGE).
  *
- * Aggregates come from agg.c.  When every aggregate can retract (COUNT,
- * SUM, AVG) or the frame is unbounded, one accumulator per partition is
+ * Aggregates come from agg.c (user-defined ones from agg_udf.c, their
+ * several argument columns all kept in frame rows).  When every aggregate
+ * can retract (COUNT, SUM, AVG, a user-defined one with retract) or the
+ * frame is unbounded, one accumulator per partition is
  * updated incrementally: rows entering the frame are added, rows leaving it
  * retracted.  Otherwise (MIN/MAX/FIRST_VALUE/LAST_VALUE over a bounded
  * frame) the result is recomputed over the frame's rows for every output
@@ -538,7 +540,7 @@ sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int ni
 	o->key_cols = calloc((size_t)p->nkeys + 1, sizeof(int));
 	o->aggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
 	o->faggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
-	o->fcols = calloc((size_t)p->naggs * 2 + 1, sizeof(int));
+	o->fcols = calloc((size_t)p->naggs * (2 + SL_AGG_MAX_ARGS) + 1, sizeof(int));
 	o->sort_cols = calloc((size_t)p->nsort + 1, sizeof(int));
 	o->sort_desc = calloc((size_t)p->nsort + 1, 1);
 	o->sort_nf = calloc((size_t)p->nsort + 1, 1);
@@ -573,6 +575,8 @@ sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int ni
 		o->faggs[i] = o->aggs[i];
 		o->faggs[i].arg_col = frame_col(o, o->aggs[i].arg_col);
 		o->faggs[i].filter_col = frame_col(o, o->aggs[i].filter_col);
+		for (int j = 0; j < o->aggs[i].nargs; j++) /* user-defined aggregates */
+			o->faggs[i].arg_cols[j] = frame_col(o, o->aggs[i].arg_cols[j]);
 	}
 	o->p.aggs = o->aggs;
 	o->slot_size = off ? (off + 15) / 16 * 16 : 16;

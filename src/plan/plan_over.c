@@ -742,6 +742,24 @@ static int over_agg(planner *p, const scope *s, const sl_ast_expr *e, int i, sl_
 		               "on it (WHERE rn <= N or rn = 1)", f);
 		return SL_EPLAN;
 	}
+	const sl_func_def *u = sl__udaf(p, e);
+	if (u) { /* a user-defined aggregate (bind_udf.c): its arguments are columns too */
+		if (e->u.call.distinct) {
+			sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
+			               "DISTINCT in OVER aggregates is not supported yet");
+			return SL_EPLAN;
+		}
+		sl_expr **ux = sl__bind_udaf_call(p, s, e, u, a);
+		sl_expr *filt = NULL;
+		if (!ux || (e->u.call.filter && !(filt = sl__bind_expr(p, s, e->u.call.filter))))
+			return SL_EPLAN;
+		for (int j = 0; j < a->nargs; j++)
+			a->arg_cols[j] = pre_col(p, ux[j], x, names, n,
+			                         sl_arena_printf(p->a, "a%d_", i), j);
+		a->arg_col = a->nargs ? a->arg_cols[0] : -1;
+		a->filter_col = filt ? pre_col(p, filt, x, names, n, "f", i) : -1;
+		return 0;
+	}
 	memset(a, 0, sizeof(*a));
 	a->vt = sl_agg_find(f);
 	if (!a->vt) {
@@ -817,7 +835,7 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 		w = wi;
 		wt = ti;
 	}
-	int cap = r->ncols + w->npartition + 2 * c.n + 1;
+	int cap = r->ncols + w->npartition + (2 + SL_AGG_MAX_ARGS) * c.n + 1;
 	sl_expr **x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)cap);
 	const char **names = sl_arena_calloc(p->a, sizeof(char *) * (size_t)cap);
 	int n = r->ncols;

@@ -14,7 +14,9 @@
  * the window's input (the TVF itself is virtual: its window columns exist
  * only as the aggregate's output).  The rowtime must be the input's event
  * time attribute.  The window aggregate's window_time stays a time
- * attribute, so windows cascade.
+ * attribute, so windows cascade.  Its output is append-only, or updating
+ * under a lateness (ALLOWED LATENESS, 'table.exec.emit.allow-lateness'):
+ * late rows correct closed windows with -U/+U/-D.
  *
  * Aggregates.  Keys and aggregate arguments that are not plain columns are
  * computed by a Calc in front of the aggregate, appended after the input's
@@ -517,8 +519,20 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 		label = sl_arena_printf(p->a, "%s, lateness=[%lld ms], onLate=[%s]", label,
 		                        (long long)(ls.lateness / 1000),
 		                        ls.policy ? ls.side->name : "DROP");
+	/* With a lateness, late rows correct closed windows (-U/+U, -D/+I
+	 * under HAVING): an updating stream, as a GroupAggregate's (each row
+	 * is keyed by the group keys and the window, but -U comes with the
+	 * full old row, so it is a retract stream, not an upsert one).  The
+	 * identity text stays the append-only one it had before, so that ids
+	 * and savepoints of existing jobs keep restoring (plan_ident.c). */
+	const char *ident = sl__op_ident(p, label, out);
+	if (ls.lateness > 0) {
+		out->updating = 1;
+		out->upd_op = label;
+	}
 	if (sl__add_op(p, op, 1, out, label) || sl_graph_connect(p->g, in->op, op, 0))
 		return NULL;
+	op->ident = ident;
 	return out;
 }
 

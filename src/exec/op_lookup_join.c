@@ -131,6 +131,7 @@ static void ljoin_close(sl_op *op)
 
 static const sl_op_vtab ljoin_vtab = {
 	.name = "LookupJoin",
+	.kind = SL_OPK_LOOKUP_JOIN,
 	.open = ljoin_open,
 	.process = ljoin_process,
 	.close = ljoin_close,

@@ -397,6 +397,7 @@ static void scan_close(sl_op *op)
 
 static const sl_op_vtab scan_vtab = {
 	.name = "TableSourceScan",
+	.kind = SL_OPK_SCAN,
 	.open = scan_open,
 	.snapshot = scan_snapshot,
 	.restore = scan_restore,

@@ -132,6 +132,7 @@ static void sink_close(sl_op *op)
 
 static const sl_op_vtab sink_vtab = {
 	.name = "Sink",
+	.kind = SL_OPK_SINK,
 	.open = sink_open,
 	.process = sink_process,
 	.finish = sink_finish,

@@ -29,6 +29,7 @@
  * stale (a session grew); handling a key re-derives everything from its
  * sessions, so a stale timer costs a lookup and nothing else.
  */
+#include "emit.h"
 #include "graph.h"
 #include "ops.h"
 #include "../data/rowkey.h"
@@ -56,7 +57,8 @@ typedef struct sess_op {
 	uint32_t acc_size, rec_size;
 	sl_prog *having;
 	sl_state_table *sess, *timer;
-	sl_batch *out, *tmp, *late;
+	sl_emitter out;     /* emit.h */
+	sl_batch *tmp, *late;
 	sl_type *late_types;
 	sl_buf key;
 	sl_buf list;        /* a key's sessions being edited */
@@ -122,20 +124,13 @@ static int emit_one(sess_op *o, sess *s, uint8_t op, sl_err *err)
 	} else {
 		s->flags &= ~F_VISIBLE;
 	}
-	if (o->out->nrows == o->out->cap) {
-		int rc = sl_op_emit(&o->base, o->out, err);
-		sl_batch_reset(o->out);
-		if (rc)
-			return rc;
-	}
-	return sl_batch_copy_row(o->out, t, 0, op, o->base.out_wm) < 0 ? SL_ENOMEM : 0;
+	int rc = sl_emitter_copy_row(&o->out, t, 0, op, o->base.out_wm, err);
+	return rc < 0 ? rc : 0;
 }
 
 static int flush_out(sess_op *o, sl_err *err)
 {
-	int rc = sl_op_emit(&o->base, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
+	return sl_emitter_flush(&o->out, err);
 }
 
 /* ---- state helpers ------------------------------------------------------ */
@@ -371,9 +366,10 @@ static int sess_open(sl_op *op, sl_err *err)
 	if (!(o->sess = sl_state_table_open(op->state, op->uid, "sessions", 0, err)) ||
 	    !(o->timer = sl_state_table_open(op->state, op->uid, "timers", 8, err)))
 		return err->code;
-	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	if (sl_emitter_init(&o->out, op, 0, err))
+		return err->code;
 	o->tmp = sl_batch_new(op->nout, op->out_types, 2);
-	if (!o->out || !o->tmp)
+	if (!o->tmp)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if (o->p.late_policy == SL_LATEPOL_SIDE &&
 	    !(o->late = sl_batch_new(o->p.late_ncols, o->late_types, 0)))
@@ -384,7 +380,7 @@ static int sess_open(sl_op *op, sl_err *err)
 static void sess_close(sl_op *op)
 {
 	sess_op *o = (sess_op *)op;
-	sl_batch_free(o->out);
+	sl_emitter_deinit(&o->out);
 	sl_batch_free(o->tmp);
 	sl_batch_free(o->late);
 	sl_prog_free(o->having);

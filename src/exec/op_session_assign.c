@@ -35,6 +35,7 @@
  * list: cost per row grows with the rows its key has pending (open
  * sessions).  One thread; no malloc per row (reused buffers).
  */
+#include "emit.h"
 #include "graph.h"
 #include "ops.h"
 #include "../data/rowkey.h"
@@ -54,7 +55,7 @@ typedef struct sassign_op {
 	int *key_cols, nkeys;
 	int *all_cols;
 	sl_state_table *sess, *rows, *timer;
-	sl_batch *out;
+	sl_emitter out;  /* emit.h */
 	sl_col **cols;
 	sl_buf key, list, rlist, keys, enc;
 	int64_t wm;
@@ -62,9 +63,7 @@ typedef struct sassign_op {
 
 static int flush(sassign_op *o, sl_err *err)
 {
-	int rc = sl_op_emit(&o->base, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
+	return sl_emitter_flush(&o->out, err);
 }
 
 static int load(sl_state_table *t, const sl_buf *key, sl_buf *out)
@@ -89,17 +88,15 @@ static int store(sl_state_table *t, const sl_buf *key, const sl_buf *val)
 /* Emits one stored row (bytes r, n) with the session's window columns. */
 static int emit_row(sassign_op *o, const char *r, uint32_t n, const span *s, sl_err *err)
 {
-	if (o->out->nrows == o->out->cap) {
-		int rc = flush(o, err);
-		if (rc)
-			return rc;
-	}
-	int row = sl_batch_add_row(o->out, SL_INSERT, o->base.out_wm);
-	if (sl_rowkey_decode(r, n, o->out, o->cols, o->nin, row) < 0)
+	int row = sl_emitter_row(&o->out, SL_INSERT, o->base.out_wm, err);
+	if (row < 0)
+		return row;
+	sl_batch *b = o->out.b;
+	if (sl_rowkey_decode(r, n, b, o->cols, o->nin, row) < 0)
 		return sl_err_set(err, SL_ESTATE, "session table function: malformed stored row");
-	sl_col_set_i64(&o->out->cols[o->nin], row, sl_win_to_local(o->w.tz, s->start));
-	sl_col_set_i64(&o->out->cols[o->nin + 1], row, sl_win_to_local(o->w.tz, s->end));
-	sl_col_set_i64(&o->out->cols[o->nin + 2], row, s->end - 1000);
+	sl_col_set_i64(&b->cols[o->nin], row, sl_win_to_local(o->w.tz, s->start));
+	sl_col_set_i64(&b->cols[o->nin + 1], row, sl_win_to_local(o->w.tz, s->end));
+	sl_col_set_i64(&b->cols[o->nin + 2], row, s->end - 1000);
 	return 0;
 }
 
@@ -278,19 +275,20 @@ static int sassign_open(sl_op *op, sl_err *err)
 	    !(o->rows = sl_state_table_open(op->state, op->uid, "rows", 0, err)) ||
 	    !(o->timer = sl_state_table_open(op->state, op->uid, "timers", 8, err)))
 		return err->code;
-	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	if (sl_emitter_init(&o->out, op, 0, err))
+		return err->code;
 	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
-	if (!o->out || !o->cols)
+	if (!o->cols)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->nin; i++)
-		o->cols[i] = &o->out->cols[i];
+		o->cols[i] = &o->out.b->cols[i];
 	return 0;
 }
 
 static void sassign_close(sl_op *op)
 {
 	sassign_op *o = (sassign_op *)op;
-	sl_batch_free(o->out);
+	sl_emitter_deinit(&o->out);
 	free(o->cols);
 	free(o->key_cols);
 	free(o->all_cols);

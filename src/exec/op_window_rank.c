@@ -28,6 +28,7 @@
  * when it fires.
  */
 #include "op_rank.h"
+#include "emit.h"
 #include "graph.h"
 #include "../data/rowkey.h"
 #include "sluice.h"
@@ -41,7 +42,7 @@ typedef struct wrank_op {
 	int nin;
 	sl_type *in_types;
 	sl_state_table *win;
-	sl_batch *out;
+	sl_emitter out;    /* emit.h */
 	sl_col **cols;
 	sl_buf key, entry, list, old;
 	int64_t fired_wm;  /* windows with end <= fired_wm have fired */
@@ -51,9 +52,7 @@ typedef struct wrank_op {
 
 static int flush(wrank_op *o, sl_err *err)
 {
-	int rc = sl_op_emit(&o->base, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
+	return sl_emitter_flush(&o->out, err);
 }
 
 /* Emits one (window, key)'s list: +I rows ranked 1.. */
@@ -69,13 +68,13 @@ static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 			break;
 		if (rank < o->p.lo)
 			continue; /* below the rank range's start */
-		if (o->out->nrows == o->out->cap && (o->rc = flush(o, o->err)))
-			return o->rc;
-		int row = sl_batch_add_row(o->out, SL_INSERT, o->base.out_wm);
-		if (sl__rank_decode_row(e, o->out, o->cols, o->nin, row))
+		int row = sl_emitter_row(&o->out, SL_INSERT, o->base.out_wm, o->err);
+		if (row < 0)
+			return o->rc = row;
+		if (sl__rank_decode_row(e, o->out.b, o->cols, o->nin, row))
 			return o->rc = sl_err_set(o->err, SL_ESTATE, "window Top-N state: malformed row");
 		if (o->p.out_rn)
-			sl_col_set_i64(&o->out->cols[o->nin], row, rank);
+			sl_col_set_i64(&o->out.b->cols[o->nin], row, rank);
 	}
 	return 0;
 }
@@ -174,12 +173,13 @@ static int wrank_open(sl_op *op, sl_err *err)
 	wrank_op *o = (wrank_op *)op;
 	if (!(o->win = sl_state_table_open(op->state, op->uid, "win", 0, err)))
 		return err->code;
-	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	if (sl_emitter_init(&o->out, op, 0, err))
+		return err->code;
 	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
-	if (!o->out || !o->cols)
+	if (!o->cols)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->nin; i++)
-		o->cols[i] = &o->out->cols[i];
+		o->cols[i] = &o->out.b->cols[i];
 	/* an empty PARTITION BY encodes to 0 bytes: keep key.p non-NULL (the
 	 * backends memcmp/memcpy it) */
 	if (sl_buf_reserve(&o->key, 64))
@@ -190,7 +190,7 @@ static int wrank_open(sl_op *op, sl_err *err)
 static void wrank_close(sl_op *op)
 {
 	wrank_op *o = (wrank_op *)op;
-	sl_batch_free(o->out);
+	sl_emitter_deinit(&o->out);
 	free(o->cols);
 	free(o->in_types);
 	sl_buf_deinit(&o->key);

@@ -36,6 +36,7 @@
  * new, +I when the (window, key) had emitted nothing, -D / +I when HAVING
  * stops / starts to hold.
  */
+#include "emit.h"
 #include "graph.h"
 #include "ops.h"
 #include "../data/rowkey.h"
@@ -75,7 +76,7 @@ typedef struct win_op {
 	sl_state_table *strs;   /* string MIN/MAX/FIRST/LAST values (agg.h) */
 	int has_str;
 	sl_buf skey;            /* key scratch for strs */
-	sl_batch *out;          /* output rows being built */
+	sl_emitter out;         /* output rows being built (emit.h) */
 	void **out_slots;       /* slot of each output row (for the emitted flag) */
 	sl_batch *late;         /* late rows for the side output */
 	sl_batch *corr;         /* two-row scratch: old and new result */
@@ -195,26 +196,22 @@ static int build_row(win_op *o, sl_batch *b, int64_t end, const void *key, uint3
 	return row;
 }
 
-static int flush_out(win_op *o, sl_err *err)
+/* The emitter's hook (emit.h), on each batch of fired results before it
+ * leaves: HAVING selects the rows; under lateness the results that leave
+ * are marked visible, so a late row later corrects them. */
+static int before_emit(void *ctx, sl_batch *b, sl_err *err)
 {
-	sl_batch *b = o->out;
-	if (b->nrows == 0)
-		return 0;
-	int rc = 0;
+	win_op *o = ctx;
 	if (o->having) {
-		rc = sl_prog_filter(o->having, b, &o->base.graph->ectx, err);
+		int rc = sl_prog_filter(o->having, b, &o->base.graph->ectx, err);
 		if (rc)
-			goto done;
+			return rc;
 	}
 	if (o->p.lateness > 0) {
-		/* remember which (window, key) results are visible */
 		SL_BATCH_FOREACH(b, k, row)
 			((slot_hdr *)o->out_slots[row])->emitted = 1;
 	}
-	rc = sl_op_emit(&o->base, b, err);
-done:
-	sl_batch_reset(b);
-	return rc;
+	return 0;
 }
 
 typedef struct fire_ctx {
@@ -229,12 +226,12 @@ static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 	win_op *o = f->o;
 	if (o->hdr_size && ((slot_hdr *)val)->rows <= 0)
 		return 0;
-	int row = build_row(o, o->out, f->end, key, klen, val, SL_INSERT, o->err);
+	if ((f->rc = sl_emitter_reserve(&o->out, 1, o->err)))
+		return f->rc;
+	int row = build_row(o, o->out.b, f->end, key, klen, val, SL_INSERT, o->err);
 	if (row < 0)
 		return f->rc = row;
 	o->out_slots[row] = val;
-	if (o->out->nrows == o->out->cap && (f->rc = flush_out(o, o->err)))
-		return f->rc;
 	return 0;
 }
 
@@ -250,7 +247,7 @@ static int advance(win_op *o, int64_t wm, sl_err *err)
 			sl_state_ns_scan(o->acc, ns, fire_entry, &f);
 			if (f.rc)
 				return f.rc;
-			int rc = flush_out(o, err);
+			int rc = sl_emitter_flush(&o->out, err);
 			if (rc)
 				return rc;
 		}
@@ -651,10 +648,12 @@ static int win_open(sl_op *op, sl_err *err)
 		return err->code;
 	if (o->has_str && !(o->strs = sl_state_table_open(op->state, op->uid, "strings", 0, err)))
 		return err->code;
-	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	if (sl_emitter_init(&o->out, op, 0, err))
+		return err->code;
+	sl_emitter_set_hook(&o->out, before_emit, o);
 	o->corr = sl_batch_new(op->nout, op->out_types, 2);
 	o->out_slots = calloc(SL_BATCH_ROWS, sizeof(void *));
-	if (!o->out || !o->corr || !o->out_slots)
+	if (!o->corr || !o->out_slots)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if (o->p.late_policy == SL_LATEPOL_SIDE) {
 		o->late = sl_batch_new(o->p.late_ncols, o->late_types, 0);
@@ -667,7 +666,7 @@ static int win_open(sl_op *op, sl_err *err)
 static void win_close(sl_op *op)
 {
 	win_op *o = (win_op *)op;
-	sl_batch_free(o->out);
+	sl_emitter_deinit(&o->out);
 	sl_batch_free(o->corr);
 	sl_batch_free(o->late);
 	free(o->out_slots);

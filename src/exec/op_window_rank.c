@@ -24,12 +24,15 @@
  *
  * State: table "win", namespace = window end (window_time + 1 ms), key =
  * encoded PARTITION BY key without the window columns, value = the sorted
- * list of op_rank.h (at most N entries, or N ranks).  A window's namespace is dropped
- * when it fires.
+ * list of op_rank.h (at most N entries, or N ranks).  The namespaces are
+ * the operator's event-time timers (sl_ns_timers, timers.h): a window's
+ * namespace fires once and is dropped.  Output rows go through an emitter
+ * (emit.h).
  */
 #include "op_rank.h"
 #include "emit.h"
 #include "graph.h"
+#include "timers.h"
 #include "../data/rowkey.h"
 #include "sluice.h"
 
@@ -45,7 +48,8 @@ typedef struct wrank_op {
 	sl_emitter out;    /* emit.h */
 	sl_col **cols;
 	sl_buf key, entry, list, old;
-	int64_t fired_wm;  /* windows with end <= fired_wm have fired */
+	sl_ns_timers tm;   /* the namespaces of "win" (timers.h); tm.fired: windows
+	                    * with end <= tm.fired have fired */
 	sl_err *err;
 	int rc;
 } wrank_op;
@@ -79,20 +83,21 @@ static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 	return 0;
 }
 
+/* Fires window `end` (a namespace timer, timers.h): its keys' lists. */
+static int fire_window(void *ctx, int64_t end, sl_err *err)
+{
+	wrank_op *o = ctx;
+	o->err = err;
+	o->rc = 0;
+	sl_state_ns_scan(o->win, end, fire_entry, o);
+	return o->rc;
+}
+
+/* Fires every window with end <= wm, oldest first, and drops it. */
 static int advance(wrank_op *o, int64_t wm, sl_err *err)
 {
-	int64_t ns;
-	o->err = err;
-	while (sl_state_ns_first(o->win, &ns) && ns <= wm) {
-		o->rc = 0;
-		sl_state_ns_scan(o->win, ns, fire_entry, o);
-		if (o->rc)
-			return o->rc;
-		sl_state_ns_drop(o->win, ns);
-	}
-	if (wm > o->fired_wm)
-		o->fired_wm = wm;
-	return flush(o, err);
+	int rc = sl_ns_timers_fire(&o->tm, wm, fire_window, o, err);
+	return rc ? rc : flush(o, err);
 }
 
 static int wrank_row(wrank_op *o, const sl_batch *in, int row, sl_err *err)
@@ -100,13 +105,13 @@ static int wrank_row(wrank_op *o, const sl_batch *in, int row, sl_err *err)
 	int rc;
 	if (in->op[row] != SL_INSERT)
 		return sl_err_set(err, SL_EINPUT, "window Top-N: the input must be append-only");
-	if (in->wm[row] > o->fired_wm && (rc = advance(o, in->wm[row], err)))
+	if (in->wm[row] > o->tm.fired && (rc = advance(o, in->wm[row], err)))
 		return rc;
 	const sl_col *tc = &in->cols[o->p.time_col];
 	if (tc->null[row])
 		return sl_err_set(err, SL_EINPUT, "window Top-N: NULL window_time");
 	int64_t end = tc->v.i64[row] + 1000; /* window_time = end - 1 ms */
-	if (in->wm[row] >= end || o->fired_wm >= end) {
+	if (in->wm[row] >= end || o->tm.fired >= end) {
 		o->base.stats.late_dropped++;
 		return 0;
 	}
@@ -158,13 +163,13 @@ static int wrank_watermark(sl_op *op, int64_t wm, sl_err *err)
 
 static int wrank_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
 {
-	sl_snap_put_i64(w, ((wrank_op *)op)->fired_wm);
+	sl_snap_put_i64(w, ((wrank_op *)op)->tm.fired);
 	return 0;
 }
 
 static int wrank_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
 {
-	((wrank_op *)op)->fired_wm = sl_snap_get_i64(r);
+	((wrank_op *)op)->tm.fired = sl_snap_get_i64(r);
 	return sl_snap_reader_ok(r) ? 0 : sl_err_set(err, SL_ESTATE, "window Top-N state damaged");
 }
 
@@ -173,6 +178,7 @@ static int wrank_open(sl_op *op, sl_err *err)
 	wrank_op *o = (wrank_op *)op;
 	if (!(o->win = sl_state_table_open(op->state, op->uid, "win", 0, err)))
 		return err->code;
+	sl_ns_timers_add(&o->tm, o->win);
 	if (sl_emitter_init(&o->out, op, 0, err))
 		return err->code;
 	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
@@ -220,7 +226,7 @@ sl_op *sl_op_window_rank_new(const sl_rank_plan *p, const sl_type *in_types, int
 	}
 	o->base.vt = &wrank_vtab;
 	o->nin = nin;
-	o->fired_wm = SL_WM_MIN;
+	sl_ns_timers_init(&o->tm, 0);
 	o->in_types = calloc((size_t)nin + 1, sizeof(sl_type));
 	if (!o->in_types || sl__rank_plan_copy(&o->p, p)) {
 		wrank_close(&o->base);

@@ -1,5 +1,5 @@
 /*
- * engine_ckpt.c - the checkpoint coordinator of a job (DESIGN.md §5).
+ * engine_ckpt.c - the checkpoint coordinator of a job (docs/semantics.md §3).
  *
  * One job runs on one thread and pushes each batch to the end of the graph
  * before reading the next, so between two pump steps every operator is

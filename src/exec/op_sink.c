@@ -139,7 +139,7 @@ sl_op *sl_op_sink_new(sl_sink *sink, sl_err *err)
 }
 
 /* Publishes what a sink operator has written, if not yet done (used after
- * a fatal error: the rows before it are kept, DESIGN.md §5). */
+ * a fatal error: the rows before it are kept, docs/semantics.md §3). */
 int sl_op_sink_finish(sl_op *op, sl_err *err)
 {
 	if (op->vt != &sink_vtab)

@@ -118,6 +118,7 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 	e->graph.allow_non_restored = allow && !strcmp(allow, "true");
 	e->graph.ectx.tz = sl_opts_get(&e->session, "table.local-time-zone");
 	sl_plan_args pa = {.cat = &e->cat, .session = &e->session, .engine = e,
+	                   .push_sink = &sl_push_sink_vtab,
 	                   .select_to_queue = !e->select_to_print, .arena = &e->job_arena};
 	sl_buf_clear(&e->explain);
 	e->job = 1;

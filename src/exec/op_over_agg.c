@@ -222,10 +222,13 @@ static int frame_result(over_op *o, sl_err *err)
 /* ---- firing ------------------------------------------------------------------ */
 
 /* Collects a namespace's pending entries (the scan must not write). */
-static int collect(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+static int collect(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                   sl_err *err)
 {
 	over_op *o = ctx;
-	return sl_buf_append(&o->fired, &vlen, 4) || sl_buf_append(&o->fired, val, vlen);
+	if (sl_buf_append(&o->fired, &vlen, 4) || sl_buf_append(&o->fired, val, vlen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
 }
 
 /* Decodes pending entry e (u32 vlen, then [u32 klen][key][row]) into
@@ -368,8 +371,8 @@ static int advance(over_op *o, int64_t wm, sl_err *err)
 	int rc;
 	while (sl_state_ns_first(o->pend, &ns) && ns < wm) {
 		sl_buf_clear(&o->fired);
-		if (sl_state_ns_scan(o->pend, ns, collect, o))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if ((rc = sl_state_ns_scan(o->pend, ns, collect, o, err)))
+			return rc;
 		sl_state_ns_drop(o->pend, ns);
 		if (o->p.nsort && sort_fired(o))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");

@@ -56,8 +56,6 @@ typedef struct dedup_op {
 	sl_col **cols;
 	sl_buf key, row, old;
 	int64_t fired_wm;   /* ROW_FIRST: candidates with ts < fired_wm were emitted */
-	sl_err *err;        /* error sink during scans */
-	int rc;
 } dedup_op;
 
 static int flush(dedup_op *o, sl_err *err)
@@ -94,28 +92,29 @@ static int encode_row(dedup_op *o, const sl_batch *in, int row, const void *pref
 }
 
 /* ROW_FIRST: emits the pending candidates of one rowtime. */
-static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                      sl_err *err)
 {
 	dedup_op *o = ctx;
-	if ((o->rc = put_row(o, val, vlen, SL_INSERT, o->base.out_wm, o->err)))
-		return o->rc;
+	int rc = put_row(o, val, vlen, SL_INSERT, o->base.out_wm, err);
+	if (rc)
+		return rc;
 	/* remember the key: its "seen" slot is marked after the scan, as a
 	 * read-modify-write backend must not be written during a scan */
-	return sl_buf_append(&o->old, &klen, 4) || sl_buf_append(&o->old, key, klen)
-	       ? (o->rc = sl_err_set(o->err, SL_ENOMEM, "out of memory")) : 0;
+	if (sl_buf_append(&o->old, &klen, 4) || sl_buf_append(&o->old, key, klen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
 }
 
 /* ROW_FIRST: emits every candidate with ts < wm. */
 static int advance(dedup_op *o, int64_t wm, sl_err *err)
 {
 	int64_t ns;
-	o->err = err;
 	while (sl_state_ns_first(o->pend, &ns) && ns < wm) {
 		sl_buf_clear(&o->old);
-		o->rc = 0;
-		sl_state_ns_scan(o->pend, ns, fire_entry, o);
-		if (o->rc)
-			return o->rc;
+		int rc = sl_state_ns_scan(o->pend, ns, fire_entry, o, err);
+		if (rc)
+			return rc;
 		sl_state_ns_drop(o->pend, ns);
 		for (size_t off = 0; off < o->old.len;) {
 			uint32_t kl;

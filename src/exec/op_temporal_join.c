@@ -95,11 +95,14 @@ static int store(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
 }
 
 /* Scan callback: appends (u32 klen, key, u32 vlen, value) to a buffer. */
-static int collect(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+static int collect(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                   sl_err *err)
 {
 	sl_buf *b = ctx;
-	return sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen) ||
-	       sl_buf_append(b, &vlen, 4) || sl_buf_append(b, val, vlen);
+	if (sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen) ||
+	    sl_buf_append(b, &vlen, 4) || sl_buf_append(b, val, vlen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
 }
 
 /* The version record (in o->vers) of the latest time <= t, or 0. */
@@ -228,8 +231,8 @@ static int advance(tjoin_op *o, int64_t w, sl_err *err)
 	int rc;
 	while (sl_state_ns_first(o->probes, &ns) && ns < w) {
 		sl_buf_clear(&o->due);
-		if (sl_state_ns_scan(o->probes, ns, collect, &o->due))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if ((rc = sl_state_ns_scan(o->probes, ns, collect, &o->due, err)))
+			return rc;
 		sl_state_ns_drop(o->probes, ns);
 		for (const char *p = o->due.p, *end = p + o->due.len; p < end;) {
 			uint32_t kl, vl;

@@ -99,7 +99,6 @@ typedef struct win_op {
 	 * namespace below it (SL_WM_MIN: unknown). */
 	sl_ns_timers tm;
 	int nkeys_out;
-	sl_err *err;            /* error sink during scans */
 } win_op;
 
 /* ---- window assignment ------------------------------------------------- */
@@ -224,20 +223,22 @@ static int before_emit(void *ctx, sl_batch *b, sl_err *err)
 typedef struct fire_ctx {
 	win_op *o;
 	int64_t end;
-	int rc;
 } fire_ctx;
 
-static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+/* One (window, key) of the window being fired (a scan callback, state.h). */
+static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                      sl_err *err)
 {
 	fire_ctx *f = ctx;
 	win_op *o = f->o;
 	if (o->hdr_size && ((slot_hdr *)val)->rows <= 0)
 		return 0;
-	if ((f->rc = sl_emitter_reserve(&o->out, 1, o->err)))
-		return f->rc;
-	int row = build_row(o, o->out.b, f->end, key, klen, val, SL_INSERT, o->err);
+	int rc = sl_emitter_reserve(&o->out, 1, err);
+	if (rc)
+		return rc;
+	int row = build_row(o, o->out.b, f->end, key, klen, val, SL_INSERT, err);
 	if (row < 0)
-		return f->rc = row;
+		return row;
 	o->out_slots[row] = val;
 	return 0;
 }
@@ -247,10 +248,9 @@ static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 static int fire_window(void *ctx, int64_t end, sl_err *err)
 {
 	win_op *o = ctx;
-	fire_ctx f = {o, end, 0};
-	o->err = err;
-	sl_state_ns_scan(o->acc, end, fire_entry, &f);
-	return f.rc ? f.rc : sl_emitter_flush(&o->out, err);
+	fire_ctx f = {o, end};
+	int rc = sl_state_ns_scan(o->acc, end, fire_entry, &f, err);
+	return rc ? rc : sl_emitter_flush(&o->out, err);
 }
 
 /* Fires windows with tm.fired < end <= wm, frees state past end + lateness

@@ -63,10 +63,13 @@ static int load(sl_state_table *t, int64_t ns, const void *key, uint32_t klen, s
 	return 0;
 }
 
-static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                       sl_err *err)
 {
 	sl_buf *b = ctx;
-	return sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen);
+	if (sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
 }
 
 static int emit_padded(wjoin_op *o, int side, const sl_jrec *r, sl_err *err)
@@ -170,8 +173,8 @@ static int fire_window(void *ctx, int64_t end, sl_err *err)
 	int rc;
 	for (int s = 0; s < 2; s++) {
 		sl_buf_clear(&o->due);
-		if (sl_state_ns_scan(o->st[s], end, collect_key, &o->due))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if ((rc = sl_state_ns_scan(o->st[s], end, collect_key, &o->due, err)))
+			return rc;
 		const char *p = o->due.p, *pend = p + o->due.len;
 		while (p < pend) {
 			uint32_t klen;

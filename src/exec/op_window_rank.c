@@ -50,8 +50,6 @@ typedef struct wrank_op {
 	sl_buf key, entry, list, old;
 	sl_ns_timers tm;   /* the namespaces of "win" (timers.h); tm.fired: windows
 	                    * with end <= tm.fired have fired */
-	sl_err *err;
-	int rc;
 } wrank_op;
 
 static int flush(wrank_op *o, sl_err *err)
@@ -60,7 +58,8 @@ static int flush(wrank_op *o, sl_err *err)
 }
 
 /* Emits one (window, key)'s list: +I rows ranked 1.. */
-static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                      sl_err *err)
 {
 	wrank_op *o = ctx;
 	int n = sl__rank_list_count(val, vlen);
@@ -72,11 +71,11 @@ static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 			break;
 		if (rank < o->p.lo)
 			continue; /* below the rank range's start */
-		int row = sl_emitter_row(&o->out, SL_INSERT, o->base.out_wm, o->err);
+		int row = sl_emitter_row(&o->out, SL_INSERT, o->base.out_wm, err);
 		if (row < 0)
-			return o->rc = row;
+			return row;
 		if (sl__rank_decode_row(e, o->out.b, o->cols, o->nin, row))
-			return o->rc = sl_err_set(o->err, SL_ESTATE, "window Top-N state: malformed row");
+			return sl_err_set(err, SL_ESTATE, "window Top-N state: malformed row");
 		if (o->p.out_rn)
 			sl_col_set_i64(&o->out.b->cols[o->nin], row, rank);
 	}
@@ -87,10 +86,7 @@ static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 static int fire_window(void *ctx, int64_t end, sl_err *err)
 {
 	wrank_op *o = ctx;
-	o->err = err;
-	o->rc = 0;
-	sl_state_ns_scan(o->win, end, fire_entry, o);
-	return o->rc;
+	return sl_state_ns_scan(o->win, end, fire_entry, o, err);
 }
 
 /* Fires every window with end <= wm, oldest first, and drops it. */

@@ -38,12 +38,15 @@ int sl_timers_set(sl_timers *tm, int64_t ts, const void *key, uint32_t klen, sl_
 	return 0;
 }
 
-static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                       sl_err *err)
 {
 	(void)val;
 	(void)vlen;
 	sl_buf *b = ctx;
-	return sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen);
+	if (sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
 }
 
 int sl_timers_fire(sl_timers *tm, int64_t w, sl_timer_cb cb, void *ctx, sl_err *err)
@@ -51,14 +54,15 @@ int sl_timers_fire(sl_timers *tm, int64_t w, sl_timer_cb cb, void *ctx, sl_err *
 	int64_t ns;
 	while (sl_state_ns_first(tm->t, &ns) && ns <= w) {
 		sl_buf_clear(&tm->due);
-		if (sl_state_ns_scan(tm->t, ns, collect_key, &tm->due))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		int rc = sl_state_ns_scan(tm->t, ns, collect_key, &tm->due, err);
+		if (rc)
+			return rc;
 		sl_state_ns_drop(tm->t, ns);
 		const char *p = tm->due.p, *end = p + tm->due.len;
 		while (p < end) {
 			uint32_t klen;
 			memcpy(&klen, p, 4);
-			int rc = cb(ctx, ns, p + 4, klen, err);
+			rc = cb(ctx, ns, p + 4, klen, err);
 			if (rc)
 				return rc;
 			p += 4 + klen;

@@ -35,6 +35,7 @@
  * With out_rn the output has a trailing rn column, always 1.
  */
 #include "op_rank.h"
+#include "emit.h"
 #include "graph.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
@@ -52,7 +53,7 @@ typedef struct dedup_op {
 	sl_rank_plan p;
 	int nin;
 	sl_state_table *seen, *last, *pend;
-	sl_batch *out;
+	sl_emitter out;     /* emit.h */
 	sl_col **cols;
 	sl_buf key, row, old;
 	int64_t fired_wm;   /* ROW_FIRST: candidates with ts < fired_wm were emitted */
@@ -60,25 +61,20 @@ typedef struct dedup_op {
 
 static int flush(dedup_op *o, sl_err *err)
 {
-	int rc = sl_op_emit(&o->base, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
+	return sl_emitter_flush(&o->out, err);
 }
 
 /* Appends the encoded row r[0..len) with kind `kind`. */
 static int put_row(dedup_op *o, const void *r, uint32_t len, uint8_t kind, int64_t wm,
                    sl_err *err)
 {
-	if (o->out->nrows == o->out->cap) {
-		int rc = flush(o, err);
-		if (rc)
-			return rc;
-	}
-	int row = sl_batch_add_row(o->out, kind, wm);
-	if (sl_rowcodec_decode(r, len, o->out, o->cols, o->nin, row) < 0)
+	int row = sl_emitter_row(&o->out, kind, wm, err);
+	if (row < 0)
+		return row;
+	if (sl_rowcodec_decode(r, len, o->out.b, o->cols, o->nin, row) < 0)
 		return sl_err_set(err, SL_ESTATE, "deduplicate state: malformed row");
 	if (o->p.out_rn)
-		sl_col_set_i64(&o->out->cols[o->nin], row, 1);
+		sl_col_set_i64(&o->out.b->cols[o->nin], row, 1);
 	return 0;
 }
 
@@ -282,12 +278,13 @@ static int dedup_open(sl_op *op, sl_err *err)
 	}
 	if (!o->seen && !o->last)
 		return err->code;
-	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	if (sl_emitter_init(&o->out, op, 0, err))
+		return err->code;
 	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
-	if (!o->out || !o->cols)
+	if (!o->cols)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->nin; i++)
-		o->cols[i] = &o->out->cols[i];
+		o->cols[i] = &o->out.b->cols[i];
 	/* an empty PARTITION BY encodes to 0 bytes: keep key.p non-NULL (the
 	 * backends memcmp/memcpy it) */
 	if (sl_buf_reserve(&o->key, 64))
@@ -298,7 +295,7 @@ static int dedup_open(sl_op *op, sl_err *err)
 static void dedup_close(sl_op *op)
 {
 	dedup_op *o = (dedup_op *)op;
-	sl_batch_free(o->out);
+	sl_emitter_deinit(&o->out);
 	free(o->cols);
 	sl_buf_deinit(&o->key);
 	sl_buf_deinit(&o->row);

@@ -54,6 +54,7 @@
  * One thread; no malloc per row (reused buffers and scratch batches).
  */
 #include "op_over.h"
+#include "emit.h"
 #include "graph.h"
 #include "op_rank.h"
 #include "../data/rowcodec.h"
@@ -76,7 +77,7 @@ typedef struct over_op {
 	int incremental;       /* accumulator kept, rows retracted */
 	int keep_rows;         /* the frame is bounded: frame rows are stored */
 	sl_state_table *pend, *part;
-	sl_batch *out;         /* output rows */
+	sl_emitter out;        /* output rows (emit.h) */
 	sl_batch *row;         /* one decoded pending row (input columns) */
 	sl_batch *fb;          /* one decoded frame row (frame columns) */
 	sl_col **out_cols, **row_cols, **fb_cols;
@@ -250,15 +251,11 @@ static size_t load_pending(over_op *o, const char *e)
 /* Appends the output row: o->row's columns, then the results in o->slot. */
 static int emit_row(over_op *o, sl_err *err)
 {
-	if (o->out->nrows == o->out->cap) {
-		int rc = sl_op_emit(&o->base, o->out, err);
-		sl_batch_reset(o->out);
-		if (rc)
-			return rc;
-	}
-	int r = sl_batch_add_row(o->out, SL_INSERT, o->base.out_wm);
+	int r = sl_emitter_row(&o->out, SL_INSERT, o->base.out_wm, err);
+	if (r < 0)
+		return r;
 	for (int i = 0; i < o->nin; i++)
-		if (sl_col_copy_value(o->out, o->out_cols[i], r, o->row_cols[i], 0))
+		if (sl_col_copy_value(o->out.b, o->out_cols[i], r, o->row_cols[i], 0))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->p.naggs; i++) {
 		const sl_agg *a = &o->aggs[i];
@@ -381,9 +378,7 @@ static int advance(over_op *o, int64_t wm, sl_err *err)
 	}
 	if (wm > o->fired_wm)
 		o->fired_wm = wm;
-	rc = sl_op_emit(&o->base, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
+	return sl_emitter_flush(&o->out, err);
 }
 
 /* ---- method table -------------------------------------------------------------- */
@@ -422,9 +417,7 @@ static int over_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		if ((rc = sl_state_put_var(o->pend, ts, seq, 8, o->enc.p, (uint32_t)o->enc.len)))
 			return sl_err_set(err, rc, "OVER aggregate: state write failed");
 	}
-	rc = sl_op_emit(op, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
+	return sl_emitter_flush(&o->out, err);
 }
 
 static int over_watermark(sl_op *op, int64_t wm, sl_err *err)
@@ -458,7 +451,10 @@ static int over_open(sl_op *op, sl_err *err)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->nfcols; i++)
 		ft[i] = op->out_types[o->fcols[i]];
-	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	if (sl_emitter_init(&o->out, op, 0, err)) {
+		free(ft);
+		return err->code;
+	}
 	o->row = sl_batch_new(o->nin, op->out_types, 1);
 	o->fb = sl_batch_new(o->nfcols, ft, 1);
 	free(ft);
@@ -466,10 +462,10 @@ static int over_open(sl_op *op, sl_err *err)
 	o->out_cols = calloc((size_t)op->nout + 1, sizeof(sl_col *));
 	o->row_cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
 	o->fb_cols = calloc((size_t)o->nfcols + 1, sizeof(sl_col *));
-	if (!o->out || !o->row || !o->fb || !o->slot || !o->out_cols || !o->row_cols || !o->fb_cols)
+	if (!o->row || !o->fb || !o->slot || !o->out_cols || !o->row_cols || !o->fb_cols)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < op->nout; i++)
-		o->out_cols[i] = &o->out->cols[i];
+		o->out_cols[i] = &o->out.b->cols[i];
 	for (int i = 0; i < o->nin; i++)
 		o->row_cols[i] = &o->row->cols[i];
 	for (int i = 0; i < o->nfcols; i++)
@@ -484,7 +480,7 @@ static int over_open(sl_op *op, sl_err *err)
 static void over_close(sl_op *op)
 {
 	over_op *o = (over_op *)op;
-	sl_batch_free(o->out);
+	sl_emitter_deinit(&o->out);
 	sl_batch_free(o->row);
 	sl_batch_free(o->fb);
 	free(o->slot);

@@ -29,7 +29,9 @@
  *   "last"  PROC_LAST / ROW_LAST: the key's current row ([i64 ts][row],
  *           the row in rowcodec.h's row form: values exact, ROW too);
  *   "pend"  ROW_FIRST: namespace = candidate's rowtime, value = its row;
- *           the namespace is dropped when it fires.
+ *           the namespaces are event-time timers (sl_ns_timers,
+ *           timers.h): one fires once W passes it, then is dropped.
+ * Output rows go through an emitter (emit.h).
  * No key's state is freed (no state TTL yet), as in Flink without TTL.
  *
  * With out_rn the output has a trailing rn column, always 1.
@@ -37,6 +39,7 @@
 #include "op_rank.h"
 #include "emit.h"
 #include "graph.h"
+#include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
 
@@ -57,6 +60,7 @@ typedef struct dedup_op {
 	sl_col **cols;
 	sl_buf key, row, old;
 	int64_t fired_wm;   /* ROW_FIRST: candidates with ts < fired_wm were emitted */
+	sl_ns_timers tm;    /* ROW_FIRST: the namespaces of "pend" (timers.h) */
 } dedup_op;
 
 static int flush(dedup_op *o, sl_err *err)
@@ -102,26 +106,34 @@ static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 	return 0;
 }
 
-/* ROW_FIRST: emits every candidate with ts < wm. */
+/* ROW_FIRST: fires rowtime ts (a namespace timer, timers.h, which drops
+ * it after): emits its candidates and closes their keys. */
+static int fire_time(void *ctx, int64_t ts, sl_err *err)
+{
+	dedup_op *o = ctx;
+	sl_buf_clear(&o->old);
+	int rc = sl_state_ns_scan(o->pend, ts, fire_entry, o, err);
+	if (rc)
+		return rc;
+	for (size_t off = 0; off < o->old.len;) {
+		uint32_t kl;
+		memcpy(&kl, o->old.p + off, 4);
+		first_slot *s = sl_state_upsert(o->seen, 0, o->old.p + off + 4, kl, NULL);
+		if (!s)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		s->status = 2;
+		off += 4 + kl;
+	}
+	return 0;
+}
+
+/* ROW_FIRST: emits every candidate with ts < wm (the timers up to wm - 1;
+ * wm > SL_WM_MIN, as every watermark that moves). */
 static int advance(dedup_op *o, int64_t wm, sl_err *err)
 {
-	int64_t ns;
-	while (sl_state_ns_first(o->pend, &ns) && ns < wm) {
-		sl_buf_clear(&o->old);
-		int rc = sl_state_ns_scan(o->pend, ns, fire_entry, o, err);
-		if (rc)
-			return rc;
-		sl_state_ns_drop(o->pend, ns);
-		for (size_t off = 0; off < o->old.len;) {
-			uint32_t kl;
-			memcpy(&kl, o->old.p + off, 4);
-			first_slot *s = sl_state_upsert(o->seen, 0, o->old.p + off + 4, kl, NULL);
-			if (!s)
-				return sl_err_set(err, SL_ENOMEM, "out of memory");
-			s->status = 2;
-			off += 4 + kl;
-		}
-	}
+	int rc = sl_ns_timers_fire(&o->tm, wm - 1, fire_time, o, err);
+	if (rc)
+		return rc;
 	if (wm > o->fired_wm)
 		o->fired_wm = wm;
 	return flush(o, err);
@@ -271,6 +283,7 @@ static int dedup_open(sl_op *op, sl_err *err)
 		o->pend = o->seen ? sl_state_table_open(op->state, op->uid, "pend", 0, err) : NULL;
 		if (!o->pend)
 			return err->code;
+		sl_ns_timers_add(&o->tm, o->pend);
 		break;
 	default:
 		o->last = sl_op_table_open(op, "last", 0, 0, 0, err);
@@ -324,5 +337,6 @@ sl_op *sl_op_dedup_new(const sl_rank_plan *p, const sl_type *in_types, int nin, 
 	o->base.vt = &dedup_vtab;
 	o->nin = nin;
 	o->fired_wm = SL_WM_MIN;
+	sl_ns_timers_init(&o->tm, 0);
 	return &o->base;
 }

@@ -42,8 +42,9 @@
  * State:
  *   "pend"  namespace = rowtime, key = 8-byte big-endian arrival number
  *           (so both backends scan a namespace in arrival order), value =
- *           [u32 klen][partition key][the row]; a
- *           namespace is dropped once emitted.
+ *           [u32 klen][partition key][the row]; the namespaces are
+ *           event-time timers (sl_ns_timers, timers.h): one fires once W
+ *           passes it, then is dropped.
  *   "part"  namespace 0, key = encoded partition key, value = [accumulator
  *           slot][u32 n][n frame rows: i64 ts, u32 len, the aggregates'
  *           argument columns], oldest first.  Unbounded frames keep no
@@ -51,12 +52,14 @@
  *           yet), as in Flink without TTL.
  * Keys are in the key form of data/rowcodec.h, rows and argument columns
  * in its row form (values exact, ROW values included).
- * One thread; no malloc per row (reused buffers and scratch batches).
+ * Output rows go through an emitter (emit.h).  One thread; no malloc per
+ * row (reused buffers and scratch batches).
  */
 #include "op_over.h"
 #include "emit.h"
 #include "graph.h"
 #include "op_rank.h"
+#include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
 
@@ -83,6 +86,7 @@ typedef struct over_op {
 	sl_col **out_cols, **row_cols, **fb_cols;
 	sl_buf key, enc, st, fired;
 	int64_t fired_wm;      /* rows with ts < fired_wm have been emitted */
+	sl_ns_timers tm;       /* the namespaces of "pend" (timers.h) */
 	int64_t seq;           /* arrival counter */
 	int *sort_cols;        /* p.nsort further sort keys */
 	uint8_t *sort_desc, *sort_nf;
@@ -361,21 +365,29 @@ static int fire_pass(over_op *o, int64_t ts, int pass, sl_err *err)
 	return 0;
 }
 
-/* Emits every pending row with ts < wm. */
+/* Fires rowtime ts (a namespace timer, timers.h, which drops it after):
+ * emits its pending rows. */
+static int fire_time(void *ctx, int64_t ts, sl_err *err)
+{
+	over_op *o = ctx;
+	sl_buf_clear(&o->fired);
+	int rc = sl_state_ns_scan(o->pend, ts, collect, o, err);
+	if (rc)
+		return rc;
+	if (o->p.nsort && sort_fired(o))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if ((rc = fire_pass(o, ts, 0, err)) || (!o->p.rows && (rc = fire_pass(o, ts, 1, err))))
+		return rc;
+	return 0;
+}
+
+/* Emits every pending row with ts < wm (the timers up to wm - 1; wm >
+ * SL_WM_MIN, as every watermark that moves). */
 static int advance(over_op *o, int64_t wm, sl_err *err)
 {
-	int64_t ns;
-	int rc;
-	while (sl_state_ns_first(o->pend, &ns) && ns < wm) {
-		sl_buf_clear(&o->fired);
-		if ((rc = sl_state_ns_scan(o->pend, ns, collect, o, err)))
-			return rc;
-		sl_state_ns_drop(o->pend, ns);
-		if (o->p.nsort && sort_fired(o))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-		if ((rc = fire_pass(o, ns, 0, err)) || (!o->p.rows && (rc = fire_pass(o, ns, 1, err))))
-			return rc;
-	}
+	int rc = sl_ns_timers_fire(&o->tm, wm - 1, fire_time, o, err);
+	if (rc)
+		return rc;
 	if (wm > o->fired_wm)
 		o->fired_wm = wm;
 	return sl_emitter_flush(&o->out, err);
@@ -446,6 +458,7 @@ static int over_open(sl_op *op, sl_err *err)
 	if (!(o->pend = sl_state_table_open(op->state, op->uid, "pend", 0, err)) ||
 	    !(o->part = sl_state_table_open(op->state, op->uid, "part", 0, err)))
 		return err->code;
+	sl_ns_timers_add(&o->tm, o->pend);
 	sl_type *ft = calloc((size_t)o->nfcols + 1, sizeof(sl_type));
 	if (!ft)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
@@ -581,5 +594,6 @@ sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int ni
 	o->keep_rows = p->preceding >= 0;
 	o->incremental = retract || !o->keep_rows;
 	o->fired_wm = SL_WM_MIN;
+	sl_ns_timers_init(&o->tm, 0);
 	return &o->base;
 }

@@ -16,8 +16,8 @@
  * after the current time's keys.  Timers may be stale (a session grew
  * after its timer was set): the callback re-derives what is due from the
  * key's state, so a stale timer costs a lookup and nothing else.
- * Used by the session aggregate, the session table function and the
- * interval join.
+ * Used by the session aggregate, the session table function, the interval
+ * join and the temporal join (its versions).
  *
  * Namespace timers (sl_ns_timers): the namespaces of the operator's own
  * state tables are the timers (a window's end, for window state), so
@@ -28,7 +28,9 @@
  * ALLOWED LATENESS keeps a fired window's state for L more).  `fired` and
  * `next` are plain fields the operator reads (lateness checks, a fast
  * path that skips firing below `next`) and snapshots if it needs them.
- * Used by the window aggregate, window join and window Top-N.
+ * Used by the window aggregate, window join and window Top-N, and (fired up
+ * to W - 1, their rule being ts < W) the OVER aggregate and the event-time
+ * keep-first deduplication.
  *
  * Both are driven by the operator, at the two places time moves: before
  * a row whose W_before exceeds the watermark acted on (so output does not

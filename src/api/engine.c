@@ -12,7 +12,9 @@
  * tables).  One job per engine.
  *
  * After a fatal error, sinks still publish what was written before it
- * (docs/semantics.md §3); the error message is the first line of sl_errmsg.
+ * (docs/semantics.md §3), and so they do at a clean stop without
+ * checkpointing (sl_stop_complete); the error message is the first line of
+ * sl_errmsg.
  */
 #include "engine_int.h"
 #include "../exec/ops.h"
@@ -325,6 +327,31 @@ int sl_savepoint(sl_engine *e, int drain, char *path, size_t cap)
 			return rc;
 	}
 	return sl__ckpt_take(e, 1, 0, path, cap);
+}
+
+int sl_stop_complete(sl_engine *e, int drain, char *path, size_t cap)
+{
+	if (cap)
+		path[0] = 0;
+	if (e->job && e->ck.on)
+		return sl_savepoint(e, drain, path, cap);
+	sl_err_clear(&e->err);
+	if (!e->job || e->failed)
+		return sl_err_set(&e->err, SL_EINVAL, "%s%s", e->job ? "the job stopped after an "
+		                  "error: " : "no job to stop", e->job ? e->fail_msg : "");
+	/* without checkpointing a clean stop publishes, as the end of input
+	 * does: rows counted as written must not stay in hidden files */
+	int rc = 0;
+	for (int i = 0; drain && !rc && i < e->graph.nops; i++) {
+		sl_op *op = e->graph.ops[i];
+		if (op->nin == 0 && !op->in_ended)
+			rc = sl_graph_end_source(op, &e->err);
+	}
+	for (int i = 0; !rc && i < e->graph.nops; i++)
+		rc = sl_op_sink_finish(e->graph.ops[i], &e->err);
+	if (rc)
+		fail_job(e);
+	return rc;
 }
 
 int sl_set_processing_time(sl_engine *e, int64_t micros)

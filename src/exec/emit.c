@@ -8,6 +8,8 @@
 #include "emit.h"
 #include "sluice.h"
 
+#include <stdlib.h>
+
 int sl_emitter_init(sl_emitter *e, sl_op *op, int cap, sl_err *err)
 {
 	e->op = op;
@@ -16,10 +18,19 @@ int sl_emitter_init(sl_emitter *e, sl_op *op, int cap, sl_err *err)
 	return 0;
 }
 
+int sl_emitter_track_src(sl_emitter *e, sl_err *err)
+{
+	if (!(e->src = calloc((size_t)e->b->cap + 1, sizeof(int))))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
 void sl_emitter_deinit(sl_emitter *e)
 {
 	sl_batch_free(e->b);
 	e->b = NULL;
+	free(e->src);
+	e->src = NULL;
 }
 
 int sl_emitter_flush(sl_emitter *e, sl_err *err)
@@ -28,8 +39,14 @@ int sl_emitter_flush(sl_emitter *e, sl_err *err)
 	if (b->nrows == 0)
 		return 0;
 	int rc = e->before ? e->before(e->ctx, b, err) : 0;
-	if (!rc)
+	if (!rc) {
 		rc = sl_op_emit(e->op, b, err);
+		if (rc && e->src && err->row > 0 && err->row_batch == b) {
+			int src = e->src[err->row - 1];
+			err->row_batch = src >= 0 ? e->src_in : NULL;
+			err->row = src >= 0 ? src + 1 : 0;
+		}
+	}
 	sl_batch_reset(b);
 	return rc;
 }

@@ -49,6 +49,10 @@ struct sl_emitter {
 	sl_batch *b;          /* the rows being built (owned) */
 	sl_emit_hook before;  /* optional, see above (NULL: none) */
 	void *ctx;            /* its context */
+	/* Optional source rows (sl_emitter_track_src): per row of b, the row
+	 * of src_in it answers, or -1 (NULL: not tracked). */
+	int *src;
+	const sl_batch *src_in;
 };
 
 /*
@@ -62,6 +66,24 @@ int sl_emitter_init(sl_emitter *e, sl_op *op, int cap, sl_err *err);
 
 /* Frees the batch.  Safe on a zero-filled emitter and twice. */
 void sl_emitter_deinit(sl_emitter *e);
+
+/*
+ * Source rows, for run-time errors downstream (err.h): after this, when a
+ * consumer fails on row r of a batch the emitter sent (err->row_batch ==
+ * e->b), the flush rewrites the error to name row src[r] of e->src_in (the
+ * input batch being processed, set by the operator), or no row when src[r]
+ * is -1, so the scan upstream can name the input row.  The operator sets
+ * each row's source with sl_emitter_set_src.  Returns 0 or SL_ENOMEM (err
+ * set).  Call after sl_emitter_init.
+ */
+int sl_emitter_track_src(sl_emitter *e, sl_err *err);
+
+/* Row `row` of the batch answers input row src (-1: none). */
+static inline void sl_emitter_set_src(sl_emitter *e, int row, int src)
+{
+	if (e->src)
+		e->src[row] = src;
+}
 
 /* Sets the hook run before each emit (NULL: none). */
 static inline void sl_emitter_set_hook(sl_emitter *e, sl_emit_hook before, void *ctx)

@@ -8,6 +8,11 @@
  *              falls to zero (its state is then freed)
  *   watermark  forwarded unchanged (the output carries no time attribute)
  *
+ * A run-time error downstream (a HAVING condition) in an output row comes
+ * back as the input row whose change produced it (err.h), so the scan
+ * upstream names its source position (with mini-batch, the rows of a
+ * flush answer no single input row and are not named).
+ *
  * Input may itself be updating: +I/+U add, -U/-D retract (COUNT, SUM and
  * AVG in their accumulators, MIN and MAX through the group's values kept
  * in table "values", COUNT(DISTINCT) through table "distinct"; the
@@ -52,7 +57,8 @@ typedef struct group_op {
 	int has_str, has_retract;
 	sl_buf vbuf;            /* work buffer of sl_agg_vals_add */
 	sl_buf skey;
-	sl_emitter out;         /* emit.h */
+	sl_emitter out;         /* emit.h; sources tracked (sl_emitter_track_src) */
+	int cur_row;            /* the input row being folded (-1: mini-batch flush) */
 	sl_buf key, dkey;
 	/* mini-batch bookkeeping: keys touched in the current batch */
 	sl_batch *pre;       /* their results before the batch (-U candidates) */
@@ -64,6 +70,8 @@ static int build_row(group_op *o, sl_batch *b, const void *slot, uint8_t op, int
                      sl_err *err)
 {
 	int row = sl_batch_add_row(b, op, wm);
+	if (b == o->out.b)
+		sl_emitter_set_src(&o->out, row, o->cur_row);
 	sl_col *kc[64];
 	for (int i = 0; i < o->p.nkeys; i++)
 		kc[i] = &b->cols[i];
@@ -255,6 +263,7 @@ static int mb_flush(group_op *o, int64_t wm, sl_err *err)
 			old = sl_batch_copy_row(b, o->pre, k, SL_UPDATE_BEFORE, wm);
 			if (old < 0)
 				return old;
+			sl_emitter_set_src(&o->out, old, -1);
 		}
 		k++;
 		if (!slot || h->rows <= 0) {
@@ -284,7 +293,9 @@ static int group_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	group_op *o = (group_op *)op;
 	int rc;
 	int64_t last_wm = SL_WM_MIN;
+	o->out.src_in = in;
 	SL_BATCH_FOREACH(in, k, row) {
+		o->cur_row = o->p.mini_batch ? -1 : row;
 		sl_buf_clear(&o->key);
 		if (sl_rowcodec_key(in, o->key_cols, o->p.nkeys, row, &o->key))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
@@ -303,6 +314,7 @@ static int group_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		if ((rc = fold(o, slot, in, row, sign, err)))
 			return rc;
 	}
+	o->cur_row = -1;
 	if (o->p.mini_batch && (rc = mb_flush(o, last_wm, err)))
 		return rc;
 	return sl_emitter_flush(&o->out, err);
@@ -325,7 +337,7 @@ static int group_open(sl_op *op, sl_err *err)
 	if (sl_emitter_init(&o->out, op, 0, err))
 		return err->code;
 	o->pre = sl_batch_new(op->nout, op->out_types, 0);
-	if (!o->pre)
+	if (!o->pre || sl_emitter_track_src(&o->out, err))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	return 0;
 }

@@ -35,6 +35,11 @@
  * No key's state is freed (no state TTL yet), as in Flink without TTL.
  *
  * With out_rn the output has a trailing rn column, always 1.
+ *
+ * A run-time error downstream (a condition on the deduplicated rows) in an
+ * output row comes back as the input row that produced it (err.h), which
+ * the scan upstream names; rows fired by the watermark (ROW_FIRST) answer
+ * no input row.
  */
 #include "op_rank.h"
 #include "emit.h"
@@ -56,13 +61,16 @@ typedef struct dedup_op {
 	sl_rank_plan p;
 	int nin;
 	sl_state_table *seen, *last, *pend;
-	sl_emitter out;     /* emit.h */
+	sl_emitter out;         /* emit.h; sources tracked (sl_emitter_track_src) */
+	int cur_row;            /* the current input row (-1: rows fired by the watermark) */
 	sl_col **cols;
 	sl_buf key, row, old;
 	int64_t fired_wm;   /* ROW_FIRST: candidates with ts < fired_wm were emitted */
 	sl_ns_timers tm;    /* ROW_FIRST: the namespaces of "pend" (timers.h) */
 } dedup_op;
 
+/* Emits o->out; a run-time error downstream in one of its rows comes back
+ * as the input row that produced it (err.h), named by the scan upstream. */
 static int flush(dedup_op *o, sl_err *err)
 {
 	return sl_emitter_flush(&o->out, err);
@@ -75,6 +83,7 @@ static int put_row(dedup_op *o, const void *r, uint32_t len, uint8_t kind, int64
 	int row = sl_emitter_row(&o->out, kind, wm, err);
 	if (row < 0)
 		return row;
+	sl_emitter_set_src(&o->out, row, o->cur_row);
 	if (sl_rowcodec_decode(r, len, o->out.b, o->cols, o->nin, row) < 0)
 		return sl_err_set(err, SL_ESTATE, "deduplicate state: malformed row");
 	if (o->p.out_rn)
@@ -244,7 +253,9 @@ static int dedup_row(dedup_op *o, const sl_batch *in, int row, sl_err *err)
 static int dedup_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	dedup_op *o = (dedup_op *)op;
+	o->out.src_in = in;
 	SL_BATCH_FOREACH(in, k, row) {
+		o->cur_row = o->p.mode == SL_RANK_DEDUP_ROW_FIRST ? -1 : row;
 		int rc = dedup_row(o, in, row, err);
 		if (rc)
 			return rc;
@@ -255,6 +266,7 @@ static int dedup_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 static int dedup_watermark(sl_op *op, int64_t wm, sl_err *err)
 {
 	dedup_op *o = (dedup_op *)op;
+	o->cur_row = -1;
 	int rc = o->pend ? advance(o, wm, err) : 0;
 	return rc ? rc : sl_op_emit_watermark(op, wm, err);
 }
@@ -294,7 +306,7 @@ static int dedup_open(sl_op *op, sl_err *err)
 	if (sl_emitter_init(&o->out, op, 0, err))
 		return err->code;
 	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
-	if (!o->cols)
+	if (!o->cols || sl_emitter_track_src(&o->out, err))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->nin; i++)
 		o->cols[i] = &o->out.b->cols[i];

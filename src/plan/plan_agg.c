@@ -14,7 +14,9 @@
  * the window's input (the TVF itself is virtual: its window columns exist
  * only as the aggregate's output).  The rowtime must be the input's event
  * time attribute.  The window aggregate's window_time stays a time
- * attribute, so windows cascade.
+ * attribute, so windows cascade.  Its output is append-only, or updating
+ * under a lateness (ALLOWED LATENESS, 'table.exec.emit.allow-lateness'):
+ * late rows correct closed windows with -U/+U/-D.
  *
  * Aggregates.  Keys and aggregate arguments that are not plain columns are
  * computed by a Calc in front of the aggregate, appended after the input's
@@ -517,9 +519,49 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 		label = sl_arena_printf(p->a, "%s, lateness=[%lld ms], onLate=[%s]", label,
 		                        (long long)(ls.lateness / 1000),
 		                        ls.policy ? ls.side->name : "DROP");
+	/* With a lateness, late rows correct closed windows (-U/+U, -D/+I
+	 * under HAVING): an updating stream, as a GroupAggregate's (each row
+	 * is keyed by the group keys and the window, but -U comes with the
+	 * full old row, so it is a retract stream, not an upsert one).  The
+	 * identity text stays the append-only one it had before, so that ids
+	 * and savepoints of existing jobs keep restoring (plan_ident.c). */
+	const char *ident = sl__op_ident(p, label, out);
+	if (ls.lateness > 0) {
+		out->updating = 1;
+		out->upd_op = label;
+	}
 	if (sl__add_op(p, op, 1, out, label) || sl_graph_connect(p->g, in->op, op, 0))
 		return NULL;
+	op->ident = ident;
 	return out;
+}
+
+/* A GROUP BY over an append-only input: its upsert key is the group key
+ * and each column's monotonicity is Flink's (FlinkRelMdModifiedMonotonicity
+ * on an aggregate): keys constant, COUNT and MAX increasing, MIN
+ * decreasing, the rest (SUM too: Flink finds it monotonic only where a
+ * filter bounds its argument's sign) not monotonic.  Top-N reads them to
+ * choose its strategy (plan_over.c).  Returns 0 or SL_ENOMEM. */
+static int group_agg_mono(planner *p, const agg_build *b, rel *out)
+{
+	int8_t *mono = sl_arena_calloc(p->a, (size_t)out->ncols + 1);
+	int8_t *ukey = sl_arena_calloc(p->a, (size_t)out->ncols + 1);
+	if (!mono || !ukey)
+		return sl_err_set(p->err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < out->ncols; i++) {
+		int a = i - b->ngroup;
+		const char *fn = a >= 0 ? b->aggs[a].vt->name : NULL;
+		mono[i] = a < 0 ? SL_MONO_CONST
+		        : !strcmp(fn, "COUNT") || !strcmp(fn, "MAX") ? SL_MONO_INC
+		        : !strcmp(fn, "MIN") ? SL_MONO_DEC : SL_MONO_NOT;
+		ukey[i] = (int8_t)(a < 0 && i < 127 ? i : -1);
+	}
+	if (b->ngroup >= 127)
+		return 0;
+	out->mono = mono;
+	out->ukey = ukey;
+	out->nukey = b->ngroup;
+	return 0;
 }
 
 static rel *plan_group_agg(planner *p, const sl_ast_select *sel, agg_build *b, agg_map *m)
@@ -551,6 +593,8 @@ static rel *plan_group_agg(planner *p, const sl_ast_select *sel, agg_build *b, a
 		return NULL;
 	rel *out = agg_output(p, b, 0, in, m, sl_type_make(SL_T_NULL));
 	out->updating = 1;
+	if (!in->updating && group_agg_mono(p, b, out))
+		return NULL;
 	out->upd_op = agg_label(p, "GroupAggregate", b, NULL);
 	if (sl__add_op(p, op, 1, out, out->upd_op) || sl_graph_connect(p->g, in->op, op, 0))
 		return NULL;

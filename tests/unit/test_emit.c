@@ -29,14 +29,18 @@ typedef struct capture_op {
 	uint8_t ops[1024];
 	int nvals;
 	int fail;             /* return SL_EINPUT from process */
+	int fail_row;         /* with fail: report this row (1-based) of the batch */
 } capture_op;
 
 static int capture_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	(void)input;
 	capture_op *c = (capture_op *)op;
-	if (c->fail)
-		return sl_err_set(err, SL_EINPUT, "consumer failed");
+	if (c->fail) {
+		sl_err_set(err, SL_EINPUT, "consumer failed");
+		err->row = c->fail_row;
+		return SL_EINPUT;
+	}
 	assert_true(c->nb < MAXB);
 	c->sizes[c->nb++] = sl_batch_live(in);
 	SL_BATCH_FOREACH(in, k, row) {
@@ -218,6 +222,36 @@ static void test_consumer_error(void **state)
 	h_deinit(&h);
 }
 
+/* Tracked sources: a consumer's error in row r of an emitted batch comes
+ * back naming the input row that row answers, or no row (-1). */
+static void test_track_src(void **state)
+{
+	(void)state;
+	harness h;
+	h_init(&h, 4);
+	assert_int_equal(sl_emitter_track_src(&h.e, &h.err), 0);
+	sl_type t = sl_type_make(SL_T_BIGINT);
+	sl_batch *in = sl_batch_new(1, &t, 8);
+	h.e.src_in = in;
+	add(&h, 1);
+	sl_emitter_set_src(&h.e, 0, 5);
+	add(&h, 2);
+	sl_emitter_set_src(&h.e, 1, -1);
+	h.cap->fail = 1;
+	h.cap->fail_row = 1;
+	assert_int_equal(sl_emitter_flush(&h.e, &h.err), SL_EINPUT);
+	assert_ptr_equal(h.err.row_batch, in);
+	assert_int_equal(h.err.row, 6);
+	memset(&h.err, 0, sizeof(h.err));
+	add(&h, 1);
+	sl_emitter_set_src(&h.e, 0, -1);
+	assert_int_equal(sl_emitter_flush(&h.e, &h.err), SL_EINPUT);
+	assert_null(h.err.row_batch);
+	assert_int_equal(h.err.row, 0);
+	sl_batch_free(in);
+	h_deinit(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_hook),
 		cmocka_unit_test(test_copy_row),
 		cmocka_unit_test(test_consumer_error),
+		cmocka_unit_test(test_track_src),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -152,6 +152,8 @@ static void norm_close(sl_op *op)
 
 static const sl_op_vtab norm_vtab = {
 	.name = "ChangelogNormalize",
+	.kind = SL_OPK_CHANGELOG_NORMALIZE,
+	.flags = SL_OPF_STATE_TTL,
 	.open = norm_open,
 	.process = norm_process,
 	.close = norm_close,

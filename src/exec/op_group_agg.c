@@ -358,6 +358,8 @@ static void group_close(sl_op *op)
 
 static const sl_op_vtab group_vtab = {
 	.name = "GroupAggregate",
+	.kind = SL_OPK_GROUP_AGG,
+	.flags = SL_OPF_STATE_TTL,
 	.open = group_open,
 	.process = group_process,
 	.close = group_close,

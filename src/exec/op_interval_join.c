@@ -301,6 +301,8 @@ static void ijoin_close(sl_op *op)
 
 static const sl_op_vtab ijoin_vtab = {
 	.name = "IntervalJoin",
+	.kind = SL_OPK_INTERVAL_JOIN,
+	.flags = SL_OPF_STATE_WM,
 	.open = ijoin_open,
 	.process = ijoin_process,
 	.watermark = ijoin_watermark,

@@ -518,6 +518,7 @@ static void over_close(sl_op *op)
 
 static const sl_op_vtab over_vtab = {
 	.name = "OverAggregate",
+	.kind = SL_OPK_OVER_AGG,
 	.open = over_open,
 	.process = over_process,
 	.watermark = over_watermark,

@@ -837,6 +837,8 @@ static void rank_close(sl_op *op)
 
 static const sl_op_vtab rank_vtab = {
 	.name = "Rank",
+	.kind = SL_OPK_RANK,
+	.flags = SL_OPF_STATE_TTL,
 	.open = rank_open,
 	.process = rank_process,
 	.close = rank_close,

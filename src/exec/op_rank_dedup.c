@@ -330,6 +330,8 @@ static void dedup_close(sl_op *op)
 
 static const sl_op_vtab dedup_vtab = {
 	.name = "Deduplicate",
+	.kind = SL_OPK_DEDUP,
+	.flags = SL_OPF_STATE_TTL,
 	.open = dedup_open,
 	.process = dedup_process,
 	.watermark = dedup_watermark,

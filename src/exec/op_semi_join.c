@@ -316,6 +316,8 @@ static void semi_close(sl_op *op)
 
 static const sl_op_vtab semi_vtab = {
 	.name = "SemiJoin",
+	.kind = SL_OPK_SEMI_JOIN,
+	.flags = SL_OPF_STATE_TTL | SL_OPF_TTL_PER_SIDE,
 	.open = semi_open,
 	.process = semi_process,
 	.close = semi_close,

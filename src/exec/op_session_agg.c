@@ -395,6 +395,8 @@ static void sess_close(sl_op *op)
 
 static const sl_op_vtab sess_vtab = {
 	.name = "SessionWindowAggregate",
+	.kind = SL_OPK_SESSION_AGG,
+	.flags = SL_OPF_STATE_WM | SL_OPF_LATE_STATS,
 	.open = sess_open,
 	.process = sess_process,
 	.watermark = sess_watermark,
@@ -415,6 +417,7 @@ sl_op *sl_op_session_agg_new(const sl_window_agg_plan *p, const sl_type *in_type
 	}
 	o->base.vt = &sess_vtab;
 	o->p = *p;
+	o->base.state_proctime = p->win.proc;
 	o->wm = SL_WM_MIN;
 	o->key_cols = calloc((size_t)p->nkeys + 1, sizeof(int));
 	o->aggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));

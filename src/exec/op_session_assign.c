@@ -299,6 +299,10 @@ static void sassign_close(sl_op *op)
 
 static const sl_op_vtab sassign_vtab = {
 	.name = "SessionWindowTableFunction",
+	.kind = SL_OPK_SESSION_ASSIGN,
+	/* No SL_OPF_STATE_WM although the watermark frees its state (rows of
+	 * open sessions): EXPLAIN has never printed a state bound for a window
+	 * TVF, and the flag would add one. */
 	.open = sassign_open,
 	.process = sassign_process,
 	.watermark = sassign_watermark,

@@ -130,6 +130,8 @@ static void setop_close(sl_op *op)
 
 static const sl_op_vtab setop_vtab = {
 	.name = "SetOp",
+	.kind = SL_OPK_SET_OP,
+	.flags = SL_OPF_STATE_TTL,
 	.open = setop_open,
 	.process = setop_process,
 	.close = setop_close,

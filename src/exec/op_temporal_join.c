@@ -374,6 +374,7 @@ static void tjoin_close(sl_op *op)
 
 static const sl_op_vtab tjoin_vtab = {
 	.name = "TemporalJoin",
+	.kind = SL_OPK_TEMPORAL_JOIN,
 	.open = tjoin_open,
 	.process = tjoin_process,
 	.watermark = tjoin_watermark,

@@ -93,6 +93,7 @@ static void values_close(sl_op *op)
 
 static const sl_op_vtab values_vtab = {
 	.name = "Values",
+	.kind = SL_OPK_VALUES,
 	.open = values_open,
 	.pump = values_pump,
 	.snapshot = values_snapshot,

@@ -677,6 +677,8 @@ static void win_close(sl_op *op)
 
 static const sl_op_vtab win_vtab = {
 	.name = "WindowAggregate",
+	.kind = SL_OPK_WINDOW_AGG,
+	.flags = SL_OPF_STATE_WM | SL_OPF_LATE_STATS,
 	.open = win_open,
 	.process = win_process,
 	.watermark = win_watermark,
@@ -714,6 +716,7 @@ sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types
 	}
 	o->base.vt = &win_vtab;
 	o->p = *p;
+	o->base.state_proctime = p->win.proc;
 	o->key_cols = calloc((size_t)p->nkeys + 1, sizeof(int));
 	o->aggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
 	o->kinds = calloc((size_t)p->naggs + 1, 1);

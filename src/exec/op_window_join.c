@@ -305,6 +305,8 @@ static void wjoin_close(sl_op *op)
 
 static const sl_op_vtab wjoin_vtab = {
 	.name = "WindowJoin",
+	.kind = SL_OPK_WINDOW_JOIN,
+	.flags = SL_OPF_STATE_WM,
 	.open = wjoin_open,
 	.process = wjoin_process,
 	.watermark = wjoin_watermark,

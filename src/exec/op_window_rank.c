@@ -204,6 +204,8 @@ static void wrank_close(sl_op *op)
 
 static const sl_op_vtab wrank_vtab = {
 	.name = "WindowRank",
+	.kind = SL_OPK_WINDOW_RANK,
+	.flags = SL_OPF_STATE_WM,
 	.open = wrank_open,
 	.process = wrank_process,
 	.watermark = wrank_watermark,

@@ -8,8 +8,10 @@
  * statement sets) are collected and planned together as one job when the
  * script ends, so they share their sources.  The job is opened at once
  * (every planning error comes before any input is read) and then driven
- * by sl_run (sources that end or run forever) or by sl_push_* (push
- * tables).  One job per engine.
+ * by sl_run (sources that end or run forever: the run loop and the
+ * checkpoint coordinator of src/runtime/) or by sl_push_* (push tables).
+ * One job per engine.  This file is the public API's glue: the runtime
+ * lives in src/runtime/ and src/exec/.
  *
  * After a fatal error, sinks still publish what was written before it
  * (DESIGN.md §5); the error message is the first line of sl_errmsg.
@@ -17,6 +19,7 @@
 #include "engine_int.h"
 #include "../exec/ops.h"
 #include "../plan/plan.h"
+#include "../runtime/run.h"
 #include "../sql/parser.h"
 #include "../base/timeutil.h"
 
@@ -24,9 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-int sl_op_sink_finish(sl_op *op, sl_err *err);
-sl_sink *sl_op_sink_get(sl_op *op);
 
 const char *sl_version(void)
 {
@@ -42,6 +42,7 @@ int sl_engine_open(sl_engine **out)
 	sl_arena_init(&e->opt_arena, 4096);
 	sl_opts_init(&e->session, &e->opt_arena);
 	sl_arena_init(&e->job_arena, 64 * 1024);
+	sl_coord_init(&e->ck);
 	e->proc_manual = -1;
 	*out = e;
 	return 0;
@@ -49,7 +50,7 @@ int sl_engine_open(sl_engine **out)
 
 static void job_close(sl_engine *e)
 {
-	sl__ckpt_close(e);
+	sl_coord_close(&e->ck);
 	if (!e->job)
 		return;
 	sl_graph_deinit(&e->graph);
@@ -121,7 +122,8 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 	                   .select_to_queue = !e->select_to_print, .arena = &e->job_arena};
 	sl_buf_clear(&e->explain);
 	e->job = 1;
-	if (!explain_only && (rc = sl__ckpt_prepare(e))) {
+	if (!explain_only &&
+	    (rc = sl_coord_prepare(&e->ck, &e->session, &e->graph, e->state, &e->err))) {
 		job_close(e);
 		return rc;
 	}
@@ -134,7 +136,7 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 	if (!rc && !explain_only)
 		rc = sl_graph_open(&e->graph, &e->err);
 	if (!rc && !explain_only)
-		rc = sl__ckpt_restore(e);
+		rc = sl_coord_restore(&e->ck, &e->finished);
 	if (rc || explain_only)
 		job_close(e);
 	return rc;
@@ -266,45 +268,18 @@ const char *sl_explain_text(sl_engine *e)
 
 /* ---- running ---------------------------------------------------------- */
 
-/* After a fatal error: publish what the sinks wrote before it (without
- * checkpointing; with it, the last checkpoint is what counts and the rows
- * after it are replayed at restart). */
-static void publish_on_error(sl_engine *e)
-{
-	if (e->ck.on)
-		return;
-	sl_err ignore;
-	sl_err_clear(&ignore);
-	for (int i = 0; i < e->graph.nops; i++)
-		sl_op_sink_finish(e->graph.ops[i], &ignore);
-}
-
 static void fail_job(sl_engine *e);
 
 int sl_run(sl_engine *e)
 {
 	sl_err_clear(&e->err);
-	if (!e->job)
+	if (!e->job || e->finished)
 		return 0;
-	while (!e->finished && !e->graph.stop) {
-		int64_t progress;
-		int rc = sl_graph_step(&e->graph, &progress, &e->err);
-		if (rc == 0) {
-			/* end of all inputs: the final checkpoint commits the output */
-			if (e->ck.on && (rc = sl__ckpt_take(e, 0, 1, NULL, 0)))
-				goto fail;
-			e->finished = 1;
-			break;
-		}
-		if (rc < 0 || (rc = sl__ckpt_maybe(e)))
-			goto fail;
-		if (progress == 0) {
-			struct timespec ts = {0, 1000000}; /* idle sources: 1 ms */
-			nanosleep(&ts, NULL);
-		}
-	}
-	return 0;
-fail:
+	int rc = sl_job_run(&e->graph, &e->ck, &e->err);
+	if (rc == 1)
+		e->finished = 1;
+	if (rc >= 0)
+		return 0;
 	fail_job(e);
 	return e->err.code ? e->err.code : SL_ERUNTIME;
 }
@@ -317,13 +292,7 @@ int sl_savepoint(sl_engine *e, int drain, char *path, size_t cap)
 		                  "('execution.checkpointing.interval')");
 	if (e->failed)
 		return sl_err_set(&e->err, SL_EINVAL, "the job stopped after an error: %s", e->fail_msg);
-	int rc;
-	for (int i = 0; drain && i < e->graph.nops; i++) {
-		sl_op *op = e->graph.ops[i];
-		if (op->nin == 0 && !op->in_ended && (rc = sl_graph_end_source(op, &e->err)))
-			return rc;
-	}
-	return sl__ckpt_take(e, 1, 0, path, cap);
+	return sl_job_savepoint(&e->graph, &e->ck, drain, path, cap, &e->err);
 }
 
 int sl_set_processing_time(sl_engine *e, int64_t micros)
@@ -365,7 +334,7 @@ static void fail_job(sl_engine *e)
 {
 	e->failed = 1;
 	snprintf(e->fail_msg, sizeof(e->fail_msg), "%s", e->err.msg);
-	publish_on_error(e);
+	sl_job_publish_on_error(&e->graph, &e->ck);
 }
 
 static sl_op *push_scan(sl_engine *e, const char *table)

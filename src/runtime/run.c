@@ -1,0 +1,57 @@
+/*
+ * run.c - the run loop of a job (see run.h): sources, processing-time
+ * timers and checkpoint barriers are driven from here and nowhere else.
+ *
+ * One job runs on one thread.  Each iteration calls sl_graph_step, which
+ * fires due processing-time timers and pumps every source once; every
+ * batch is pushed synchronously to the end of the graph before the next
+ * read, so when the step returns every operator is quiescent: the moment
+ * between two steps is an aligned barrier for all sources at once, where
+ * the coordinator (ckpt_coord.c) may take a checkpoint.
+ */
+#include "run.h"
+#include "../exec/ops.h"
+
+#include <time.h>
+
+int sl_job_run(sl_graph *g, sl_coord *c, sl_err *err)
+{
+	while (!g->stop) {
+		int64_t progress;
+		int rc = sl_graph_step(g, &progress, err);
+		if (rc == 0) {
+			/* end of all inputs: the final checkpoint commits the output */
+			if (c->on && (rc = sl_coord_take(c, 0, 1, NULL, 0)))
+				return rc;
+			return 1;
+		}
+		if (rc < 0 || (rc = sl_coord_maybe(c)))
+			return rc;
+		if (progress == 0) {
+			struct timespec ts = {0, 1000000}; /* idle sources: 1 ms */
+			nanosleep(&ts, NULL);
+		}
+	}
+	return 0;
+}
+
+int sl_job_savepoint(sl_graph *g, sl_coord *c, int drain, char *path, size_t cap, sl_err *err)
+{
+	int rc;
+	for (int i = 0; drain && i < g->nops; i++) {
+		sl_op *op = g->ops[i];
+		if (op->nin == 0 && !op->in_ended && (rc = sl_graph_end_source(op, err)))
+			return rc;
+	}
+	return sl_coord_take(c, 1, 0, path, cap);
+}
+
+void sl_job_publish_on_error(sl_graph *g, const sl_coord *c)
+{
+	if (c->on)
+		return;
+	sl_err ignore;
+	sl_err_clear(&ignore);
+	for (int i = 0; i < g->nops; i++)
+		sl_op_sink_finish(g->ops[i], &ignore);
+}

@@ -4,7 +4,9 @@
  * A running job is a DAG of operators (sl_graph, graph.c).  Each operator is
  * one op_*.c file implementing sl_op_vtab; its concrete struct embeds sl_op
  * as the first member.  Messages travel in order along each edge: batches
- * of rows, watermarks, (later) checkpoint barriers, and end of input.
+ * of rows, watermarks and end of input.  There are no barrier messages:
+ * one job runs on one thread and checkpoints are taken between two pump
+ * steps, when every operator is quiescent (src/runtime/run.c).
  *
  * Lifecycle (PostgreSQL's init/exec/end, Arroyo's operator trait):
  *   open      once, after construction: open state tables, allocate output
@@ -49,8 +51,10 @@
  *               SL_ESTATE when output of a newer checkpoint was already
  *               published (falling back would repeat rows).
  * An operator that has pre_commit has a record in every checkpoint (empty
- * when it staged nothing), so it must keep pre_commit set for every
- * instance of its kind; the others leave what they do not need NULL.
+ * when it staged nothing), and a restore hands each record to the
+ * operator with that uid and a pre_commit hook, so a kind keeps pre_commit
+ * set for all its instances and across versions; hooks an operator does
+ * not need stay NULL.
  *
  * Lifetime: a constructor (sl_op_*_new, ops.h) returns an operator owned
  * by its caller until sl_graph_add succeeds, owned by the graph after;

@@ -463,7 +463,6 @@ nomem:
 fail:
 	o->p.source = NULL; /* the caller still owns them on failure */
 	o->p.push_dec = NULL;
-	scan_close(&o->base);
-	free(o);
+	sl_op_free(&o->base); /* calls its close */
 	return NULL;
 }

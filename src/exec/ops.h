@@ -4,7 +4,9 @@
  * Each operator lives in its own op_*.c file; this header lists their plan
  * structs (read-only configuration the planner fills, owned by the plan
  * arena unless said otherwise) and constructors.  A constructor allocates
- * the operator; sl_graph_add takes ownership.
+ * the operator and returns it (NULL with err set on failure, having freed
+ * what it allocated); sl_graph_add takes ownership; sl_op_free (op.h)
+ * frees it in any stage, including inside a constructor that fails.
  */
 #ifndef SL_OPS_H
 #define SL_OPS_H

@@ -26,6 +26,7 @@
 
 #include "sluice.h"
 #include "exec/graph.h"
+#include "exec/join.h"
 #include "exec/ops.h"
 #include "runtime/ckpt_coord.h"
 #include "runtime/run.h"
@@ -298,6 +299,11 @@ static void test_op_free_unregistered(void **state)
 	assert_non_null(sink);
 	sl_op_free(sink);
 	sl_arena_deinit(&a);
+	/* a constructor that fails after allocating (the join copies its plan,
+	 * then refuses no equality key) frees itself through sl_op_free */
+	sl_join_plan jp = {.kind = SL_JOIN_INNER, .nl = 1, .nr = 1, .ltypes = &t, .rtypes = &t};
+	assert_null(sl_op_join_new(&jp, &err));
+	assert_int_equal(err.code, SL_EPLAN);
 }
 
 static int64_t source_committed;

@@ -1,5 +1,6 @@
 #!/bin/sh
-# install-deps.sh - installs the Debian 12 packages sluice needs (DESIGN.md §6).
+# install-deps.sh - installs the Debian 12 packages sluice needs
+# (docs/architecture.md, "Dependencies").
 #
 # Checks which packages are missing with dpkg-query; installs them through
 # apt-get when run as root, otherwise prints the exact apt-get line and fails.

@@ -1,6 +1,7 @@
--- The seed's FraudDetector (shared/seeds/000, a KeyedProcessFunction that
--- counts a user's orders and alerts when a user who already has more than
--- 10 orders places one over 1000) as Flink SQL with an OVER aggregate: the
+-- The seed's FraudDetector (in the Flink example sluice started from, not
+-- part of this repository: a KeyedProcessFunction that counts a user's
+-- orders and alerts when a user who already has more than 10 orders places
+-- one over 1000) as Flink SQL with an OVER aggregate: the
 -- running count of the user's orders in event-time order, minus the
 -- current one.  Rows come out once the watermark (5 s behind) passes them,
 -- in event-time order, so the count is that of the orders before it in

@@ -1,5 +1,6 @@
--- The seed pipeline (shared/seeds/000): hourly revenue per user, in Flink SQL
--- as written there, with file connectors in place of Kafka and Iceberg.
+-- The seed pipeline (the Flink streaming-ETL example sluice started from,
+-- not part of this repository): hourly revenue per user, in Flink SQL as
+-- written there, with file connectors in place of Kafka and Iceberg.
 -- Run from the repository root:  ./build/sluice run examples/hourly_revenue/job.sql
 CREATE TABLE orders (
     id STRING,

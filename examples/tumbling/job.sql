@@ -1,4 +1,5 @@
--- The seed tutorial's tumbling scenario (shared/seeds/004): 10-second
+-- The seed tutorial's tumbling scenario (a Python streaming-ETL tutorial
+-- sluice started from, not part of this repository): 10-second
 -- tumbling windows, SUM(amount).  Expected: 09:00:00 -> 10, 09:00:10 -> 20,
 -- 09:00:20 -> 5, 09:00:30 -> 8.
 CREATE TABLE events (

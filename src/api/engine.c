@@ -14,7 +14,7 @@
  * lives in src/runtime/ and src/exec/.
  *
  * After a fatal error, sinks still publish what was written before it
- * (DESIGN.md §5); the error message is the first line of sl_errmsg.
+ * (docs/semantics.md §3); the error message is the first line of sl_errmsg.
  */
 #include "engine_int.h"
 #include "../exec/ops.h"
@@ -329,7 +329,7 @@ void sl_stop(sl_engine *e)
 }
 
 /* A job that hit an error stops: its sinks publish what came before the
- * error and later pushes are refused (DESIGN.md §7). */
+ * error and later pushes are refused (docs/semantics.md §4). */
 static void fail_job(sl_engine *e)
 {
 	e->failed = 1;

@@ -33,7 +33,7 @@ struct sl_engine {
 	sl_graph graph;
 	sl_state_backend *state;
 	int finished;            /* all sources ended */
-	int failed;              /* the job stopped on an error (DESIGN.md §7) */
+	int failed;              /* the job stopped on an error (docs/semantics.md §4) */
 	char fail_msg[SL_ERR_MAX]; /* that error */
 	sl_buf explain;
 	sl_buf explain_out;      /* EXPLAIN statements' plans of the last sl_exec */

@@ -1,5 +1,5 @@
 /*
- * fault.h - named fault points for crash tests (DESIGN.md §5).
+ * fault.h - named fault points for crash tests (docs/checkpoints.md).
  *
  * sl_fault("after-manifest-rename") kills the process with SIGKILL when the
  * environment variable SLUICE_FAULT names that point ("point", or "point@N"

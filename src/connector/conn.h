@@ -8,8 +8,8 @@
  * which also knows the source's partition.  A sink consumes batches in its
  * table's schema.
  *
- * Connectors are registered by name ('connector' = 'filesystem', 'print',
- * 'blackhole', 'datagen', 'push') in conn_registry.c: a new connector is
+ * Connectors are registered by name ('connector' = 'filesystem', 'stdin',
+ * 'stdout', 'print', 'blackhole', 'datagen', 'push') in conn_registry.c: a new connector is
  * one new file plus one registry line.  The concrete struct embeds
  * sl_source / sl_sink as its first member; vt->size says how much to
  * allocate.  Unknown options left unread after open are reported by the
@@ -43,7 +43,7 @@ typedef struct sl_conn_args {
 	const sl_opts *opts;    /* the WITH options (plus hints) */
 	struct sl_engine *engine; /* for push connectors and engine services */
 	const char *tz;         /* session time zone */
-	/* Checkpointing (DESIGN.md §5), filled by the planner; zero = off. */
+	/* Checkpointing (docs/semantics.md §3), filled by the planner; zero = off. */
 	int checkpointing;      /* 1: checkpoints drive pre_commit/commit; finish
 	                         * then only flushes (the final checkpoint publishes) */
 	const char *job;        /* job name, stable across restarts (sink file names) */
@@ -146,7 +146,7 @@ struct sl_sink_vtab {
 	 */
 	int (*finish)(sl_sink *k, sl_err *err);
 	/*
-	 * Checkpoint protocol (DESIGN.md §5; the operator hooks of the same
+	 * Checkpoint protocol (docs/semantics.md §3; the operator hooks of the same
 	 * names in src/exec/op.h forward to these); NULL = nothing to stage
 	 * (print, blackhole).  Called between batches, in one thread:
 	 * pre_commit at a barrier makes the output since the previous

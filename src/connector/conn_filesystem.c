@@ -34,8 +34,8 @@
  * Without checkpointing, parts are `.part-<runid>-<n>.<ext>.inprogress`
  * and finish() fsyncs and renames each to `part-<runid>-<n>.<ext>`.
  *
- * With checkpointing (sl_conn_args.checkpointing, job, attempt; DESIGN.md
- * §5) names carry the job, the attempt a and the checkpoint id:
+ * With checkpointing (sl_conn_args.checkpointing, job, attempt;
+ * docs/semantics.md §3) names carry the job, the attempt a and the checkpoint id:
  *   in progress  .part-<job>-<a>-<seq>.<ext>.inprogress
  *   staged       .part-<job>-<id>-<a>-<n>.<ext>.pending
  *   published    part-<job>-<id>-<a>-<n>.<ext>

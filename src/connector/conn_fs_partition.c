@@ -6,7 +6,7 @@
  *
  * Sink.  Each partition directory is written by its own unpartitioned
  * filesystem sink (conn_filesystem.c, "child"), which brings the whole
- * exactly-once protocol of DESIGN.md §5 along: in-progress and staged
+ * exactly-once protocol of docs/semantics.md §3 along: in-progress and staged
  * names start with '.', parts are renamed into place at commit, recover
  * publishes the restored checkpoint's parts and deletes other hidden
  * files.  A row goes to the directory named by its partition values (the
@@ -810,7 +810,7 @@ static int fsp_abort(sl_sink *s, int64_t id, sl_err *err)
  * the children publish and every pending partition is committed now.
  * Partitions are committed only at the end of input (the watermark is
  * +infinity): a finish after a fatal error publishes the rows written
- * before it (DESIGN.md §5) but announces no partition as complete.
+ * before it (docs/semantics.md §3) but announces no partition as complete.
  */
 static int fsp_finish(sl_sink *s, sl_err *err)
 {

@@ -7,7 +7,7 @@
  *
  *   op[i]   the row's change kind (sl_rowkind: +I, -U, +U, -D);
  *   wm[i]   W_before: the watermark of the row's stream just before the row
- *           (DESIGN.md §2), SL_WM_MIN for -infinity.  Operators judge
+ *           (docs/semantics.md §1), SL_WM_MIN for -infinity.  Operators judge
  *           lateness with it; it is non-decreasing along a batch;
  *   sel     an optional selection vector: when non-NULL only the rows
  *           sel[0..nsel) are live, in that order (filters set it instead of

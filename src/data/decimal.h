@@ -4,7 +4,7 @@
  * A DECIMAL(p, s) value v is stored as the integer v * 10^s (sl_i128), with
  * |unscaled| < 10^p.  Nothing here goes through a double.  Overflow (a
  * result that does not fit its precision) is reported, never wrapped or
- * turned into NULL silently (DESIGN.md §3).
+ * turned into NULL silently (docs/semantics.md §2).
  */
 #ifndef SL_DECIMAL_H
 #define SL_DECIMAL_H

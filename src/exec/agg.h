@@ -14,7 +14,7 @@
  * FLOAT/DOUBLE is DOUBLE.  STDDEV_POP/STDDEV_SAMP/VAR_POP/VAR_SAMP/VARIANCE
  * keep count, sum and sum of squares (agg.c has Flink's formula and types).
  * A DECIMAL result that overflows 38 digits is an
- * error, never NULL (DESIGN.md §3).
+ * error, never NULL (docs/semantics.md §2).
  *
  * Retraction (-U/-D input) is supported by COUNT, SUM, AVG and the
  * STDDEV/VAR family in their

@@ -27,7 +27,7 @@
  *             is left.  NULL = nothing to do.
  *   close     free everything; never fails; safe after a failed open.
  *
- * Checkpoint protocol (DESIGN.md §5, docs/checkpoints.md): four optional
+ * Checkpoint protocol (docs/semantics.md §3, docs/checkpoints.md): four optional
  * hooks, called by the checkpoint coordinator (src/runtime/ckpt_coord.c)
  * on every operator that has them, in graph order, between two batches
  * (the job is quiescent: an aligned barrier for every source at once):
@@ -66,7 +66,7 @@
  * judge lateness (window aggregates) compare each row against it and, when
  * a row's W_before is larger than the watermark they have seen, first fire
  * what that watermark completes, so results never depend on batch
- * boundaries (DESIGN.md §2).
+ * boundaries (docs/semantics.md §1).
  *
  * Threading: one job runs on one thread; operators need no locking.
  */
@@ -197,7 +197,7 @@ int sl_op_emit_watermark(sl_op *op, int64_t wm, sl_err *err);
 
 /*
  * Marks the operator's output idle (1) or active (0) for its consumers
- * ('scan.watermark.idle-timeout', DESIGN.md §2): an idle input is left out
+ * ('scan.watermark.idle-timeout', docs/semantics.md §1): an idle input is left out
  * of its consumer's watermark minimum, which may then advance; an operator
  * whose inputs are all idle is idle itself.  A source becomes active again
  * before it emits rows.

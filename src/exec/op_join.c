@@ -25,7 +25,9 @@
  * count (duplicates) and, for outer sides, the number of rows of the other
  * side it matches (to know when the padded row must be retracted or
  * re-emitted).  A record goes when its count falls to zero, a key when its
- * list is empty; otherwise state lives as long as the job (no state TTL).
+ * list is empty; otherwise state lives as long as the job, unless a state
+ * TTL (per side: 'table.exec.state.ttl', the STATE_TTL hint) expires a
+ * key's list ttl after its last write (docs/state.md, "State TTL").
  * Each input row reads and rewrites its key's lists: a hot key with n rows
  * costs O(n) per row.
  */

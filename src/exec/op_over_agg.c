@@ -12,7 +12,7 @@
  *              emitted first, so output does not depend on batch
  *              boundaries.
  *   watermark  emits every pending row with ts < W (W means no row with a
- *              smaller ts is still to come, DESIGN.md §2), in rowtime order,
+ *              smaller ts is still to come, docs/semantics.md §1), in rowtime order,
  *              rows of one rowtime in arrival order (or, with further sort
  *              keys, `ORDER BY rowtime, k [DESC] ..`, in the order of those
  *              keys, ties in arrival order), each with its input

@@ -12,7 +12,7 @@
  *              a Kafka source commits its offsets); only for sources that
  *              have one (scan_commit_vtab), NULL for the others
  *
- * Watermark (DESIGN.md §2).  A source is one partition.  W starts at
+ * Watermark (docs/semantics.md §1).  A source is one partition.  W starts at
  * -infinity; for each row r in arrival order, W_before(r) = W, then
  * W = max(W, expr(r)) unless expr(r) is NULL.  A NULL rowtime is bad input:
  * the job stops with an error naming the source's position for that row.
@@ -166,7 +166,8 @@ static int push_batch2(scan_op *o, sl_err *err)
 }
 
 /* No rows now: the source turns idle once 'scan.watermark.idle-timeout'
- * passed without data (the only wall-clock rule, DESIGN.md §2).  Returns 0
+ * passed without data (docs/semantics.md §1; measured on the monotonic clock,
+ * not the job's processing-time clock).  Returns 0
  * or an error. */
 static int idle_check(scan_op *o, sl_err *err)
 {
@@ -188,7 +189,7 @@ static int scan_pump(sl_op *op, sl_err *err)
 	sl_batch_reset(o->phys);
 	int n = o->p.source->vt->read(o->p.source, o->phys, err);
 	if (n < 0 && n != SL_EEOF) {
-		/* rows decoded before the error still flow (DESIGN.md §7) */
+		/* rows decoded before the error still flow (docs/semantics.md §4) */
 		if (o->phys->nrows) {
 			sl_err keep = *err;
 			sl_err_clear(err);

@@ -6,7 +6,7 @@
  *   watermark  fires the sessions that W closed, frees state past
  *              end + lateness, forwards W
  *
- * Semantics (DESIGN.md §2).  A row opens [ts, ts + gap); it merges with
+ * Semantics (docs/semantics.md §1).  A row opens [ts, ts + gap); it merges with
  * every open session of its key that it overlaps or touches, and the merged
  * session ends at last event + gap.  A session [s, e) closes when W >= e.
  * A row is late for sessions when ts + gap <= W_before; non-late rows merge

@@ -6,7 +6,7 @@
  * INTERFACE ROUTINES
  *   process    a row late for sessions (ts + gap <= W_before) is dropped and
  *              counted; otherwise it merges into its partition's sessions
- *              (DESIGN.md §2: [ts, ts + gap) merges with every open session
+ *              (docs/semantics.md §1: [ts, ts + gap) merges with every open session
  *              it overlaps or touches; a session ends at its last event +
  *              gap) and waits in state.  Before a row whose W_before is
  *              larger than the watermark acted on, the sessions that

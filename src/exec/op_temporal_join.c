@@ -17,7 +17,7 @@
  *   snapshot   the merged watermark applied so far (judges late probes)
  *   restore
  *
- * Time (DESIGN.md §2: W means no more rows with ts < W).  A probe row at
+ * Time (docs/semantics.md §1: W means no more rows with ts < W).  A probe row at
  * time t waits until W > t: only then can no version with time <= t still
  * arrive.  It then joins the version of its key whose time is the latest
  * <= t: a +I/+U row (a version) joins, a -D (the key deleted at that time)

@@ -4,7 +4,7 @@
  * The runtime merges the inputs' watermarks (minimum).  Each row's
  * W_before is lowered to the minimum of its own and the other inputs'
  * current watermarks, so that a downstream window judges it against the
- * merged watermark (DESIGN.md §2: an operator with several inputs has the
+ * merged watermark (docs/semantics.md §1: an operator with several inputs has the
  * minimum of its inputs' watermarks, idle inputs left out).
  */
 #include "ops.h"

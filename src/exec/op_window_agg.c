@@ -25,7 +25,7 @@
  * only forwarded, nothing is late, and at end of input windows still open
  * are not fired (as Flink's streaming mode).
  *
- * Time (DESIGN.md §2).  Rows carry W_before; before a row is handled the
+ * Time (docs/semantics.md §1).  Rows carry W_before; before a row is handled the
  * operator first fires what a larger W_before completes, so output is
  * independent of batch boundaries.  A window [start, end) closes when
  * W >= end.  A row is late for a window when W_before >= end; it still

@@ -12,7 +12,7 @@
  *              dropped and counted as late
  *   watermark  fires every window with end <= W and forwards W
  *
- * Firing a window (end <= W, DESIGN.md §2): for each key, every pair
+ * Firing a window (end <= W, docs/semantics.md §1): for each key, every pair
  * (left row, right row) that satisfies the residual emits +I; a row of an
  * outer side that matched nothing emits +I padded with NULLs.  A semi
  * join (SL_JOIN_SEMI) emits instead each left row that matched (once), an

@@ -78,7 +78,7 @@ int sl_op_sink_set_upsert(sl_op *op, const int *pk, int npk, sl_err *err);
 sl_sink *sl_op_sink_get(sl_op *op);
 /* Publishes what a Sink operator has written, if not yet done (its finish;
  * the run loop calls it after a fatal error without checkpointing: the
- * rows before the error are kept, DESIGN.md §5).  No-op for other
+ * rows before the error are kept, docs/semantics.md §3).  No-op for other
  * operators.  Returns 0 or the connector's error. */
 int sl_op_sink_finish(sl_op *op, sl_err *err);
 

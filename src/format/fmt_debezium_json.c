@@ -17,7 +17,7 @@
  * error that says to declare the PRIMARY KEY.  The envelope is walked
  * once to find the two images and "op" whatever the key order; the images
  * are then decoded with fmt_json.c's schema-directed reader, in row order.
- * Encoding (DESIGN.md §3): +I/+U as {"before":null,"after":{...},"op":"c"}
+ * Encoding (docs/semantics.md §2): +I/+U as {"before":null,"after":{...},"op":"c"}
  * and -U/-D as {"before":{...},"after":null,"op":"d"}.
  *
  * Invariants as fmt_json.c: no per-row malloc, on error no row is left

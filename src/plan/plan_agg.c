@@ -19,7 +19,7 @@
  * Aggregates.  Keys and aggregate arguments that are not plain columns are
  * computed by a Calc in front of the aggregate, appended after the input's
  * own columns, so that a late row sent to ON LATE INSERT INTO keeps the
- * input relation's columns (DESIGN.md §2).
+ * input relation's columns (docs/semantics.md §1).
  */
 #include "plan_int.h"
 #include "sluice.h"

@@ -3,7 +3,7 @@
  * operator keeps its state and is found again in a checkpoint.
  *
  * An id is unique within a job by construction and stable across runs of
- * the same job text (DESIGN.md section 4):
+ * the same job text (docs/semantics.md §3):
  *
  *   base(op)  = hash(ident(op), uid of each input in graph order)
  *   sink      = hash("sink:<table>#<n-th write of that table>")

@@ -9,12 +9,18 @@
  * aggregate query the mapping of GROUP BY keys and aggregate calls to the
  * aggregate's output columns).
  *
- * Files: bind.c (expressions), bind_fn.c (IF, JSON functions), plan_query.c
- * (FROM, WHERE, SELECT, GROUP BY, windows, UNION), plan_join.c (joins),
+ * Files: bind.c (expressions), bind_fn.c (IF, JSON functions), bind_time.c
+ * (temporal rewrites), bind_inlist.c (OR chains as IN), bind_udf.c (C UDF
+ * calls), plan_query.c (FROM, WHERE, SELECT, window TVFs, UNION /
+ * INTERSECT / EXCEPT, WITH), plan_agg.c (GROUP BY, windows, aggregates,
+ * SELECT DISTINCT), plan_grouping.c (GROUPING SETS), plan_join.c (joins),
  * plan_comma.c (FROM a, b WHERE ...), plan_subquery.c (IN / EXISTS /
- * scalar subqueries), plan_over.c (ROW_NUMBER, OVER aggregates),
- * plan_job.c (scans, sinks, INSERT, statement sets, EXPLAIN), plan_sink.c
- * (casts and constraints in front of a sink).
+ * scalar subqueries), plan_over.c (ROW_NUMBER, OVER aggregates), plan_order.c
+ * (ORDER BY, LIMIT), plan_values.c (VALUES), plan_job.c (scans, sinks,
+ * INSERT, statement sets, EXPLAIN), plan_sink.c (casts and constraints in
+ * front of a sink), plan_ident.c (operator ids), plan_ttl.c (state TTL),
+ * plan_unsup.c (Flink functions sluice lacks), plan_show.c (SHOW,
+ * DESCRIBE), catalog.c, udf.c (CREATE FUNCTION).
  */
 #ifndef SL_PLAN_INT_H
 #define SL_PLAN_INT_H

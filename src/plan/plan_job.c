@@ -252,7 +252,7 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	if (sl_opts_duration(o, "scan.watermark.idle-timeout", 0, &sp.idle_timeout_us, p->err))
 		return NULL;
 	/* Flink's 'scan.watermark.emit.strategy': sluice's watermark always moves
-	 * per row (DESIGN.md §2), which is 'on-event'; 'on-periodic' only makes
+	 * per row (docs/semantics.md §1), which is 'on-event'; 'on-periodic' only makes
 	 * Flink's lateness depend on timing, so it is accepted and acts the same */
 	const char *emit = sl_opts_get(o, "scan.watermark.emit.strategy");
 	if (emit && strcasecmp(emit, "on-event") && strcasecmp(emit, "on-periodic"))

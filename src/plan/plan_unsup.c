@@ -1,11 +1,11 @@
 /*
  * plan_unsup.c - Flink built-in functions that sluice does not have.
  *
- * The binder (bind.c, bind_fn.c) looks a call's name up among sluice's
- * functions and bind_fn.c's own list of missing ones first; only a name
- * neither knows comes here (the temporal, collection and window families,
- * value constructors), so implementing one of these functions needs no
- * change to this list (a stale entry is harmless).
+ * The binder (bind.c) looks a call's name up among sluice's own functions
+ * first (its special forms, bind_time.c, bind_fn.c, user-defined functions,
+ * then sl_fn_from_name); only a name none of them knows comes here, so
+ * implementing one of these functions needs no change to this list (a
+ * stale entry is harmless).
  * A name on the list is refused as "function X is not supported" (a Flink
  * function sluice lacks) rather than "unknown function" (a typo or a
  * user-defined function that was never created).

@@ -1,5 +1,5 @@
 /*
- * ckpt_coord.c - the checkpoint coordinator of a job (DESIGN.md §5,
+ * ckpt_coord.c - the checkpoint coordinator of a job (docs/semantics.md §3,
  * docs/checkpoints.md; the interface is ckpt_coord.h).
  *
  * One job runs on one thread and pushes each batch to the end of the graph

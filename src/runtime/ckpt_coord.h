@@ -1,5 +1,5 @@
 /*
- * ckpt_coord.h - the checkpoint coordinator of a running job (DESIGN.md §5,
+ * ckpt_coord.h - the checkpoint coordinator of a running job (docs/semantics.md §3,
  * docs/checkpoints.md).
  *
  * The coordinator takes checkpoints and savepoints of one graph between

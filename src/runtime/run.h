@@ -34,7 +34,7 @@ int sl_job_run(sl_graph *g, sl_coord *c, sl_err *err);
 
 /*
  * Stop with savepoint: with drain, ends every source first (a +infinity
- * watermark fires what is open, DESIGN.md §2); then takes a savepoint and
+ * watermark fires what is open, docs/semantics.md §1); then takes a savepoint and
  * writes its directory to path[0..cap) (path may be NULL).  Returns 0 or
  * a negative code.
  */
@@ -42,7 +42,7 @@ int sl_job_savepoint(sl_graph *g, sl_coord *c, int drain, char *path, size_t cap
 
 /*
  * After a fatal error: without checkpointing the sinks publish what they
- * wrote before it (DESIGN.md §5); with checkpointing nothing happens (the
+ * wrote before it (docs/semantics.md §3); with checkpointing nothing happens (the
  * last checkpoint is what counts and a restart replays the rest).
  */
 void sl_job_publish_on_error(sl_graph *g, const sl_coord *c);

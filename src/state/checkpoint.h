@@ -1,7 +1,7 @@
 /*
  * checkpoint.h - durable checkpoints and savepoints on the file system.
  *
- * Layout (DESIGN.md §5):
+ * Layout (docs/checkpoints.md):
  *
  *     <checkpoints dir>/chk-<id>/state        the job snapshot (graph, state,
  *                                              operators' pre-commit data)

@@ -2,7 +2,7 @@
 # bigstate.sh - state larger than memory: a non-windowed GROUP BY over KEYS
 # distinct keys on the RocksDB backend with a 256 MB memory budget must run
 # to completion with a peak RSS under MAX_RSS_MB and give the same result
-# as the hashmap backend (DESIGN.md §4, docs/state.md).
+# as the hashmap backend (docs/state.md).
 #
 #   bigstate.sh [KEYS] [MAX_RSS_MB] [COMPARE]   (defaults: 50000000 1024 1)
 #

@@ -1,5 +1,5 @@
 #!/bin/bash
-# crash.sh - the exactly-once proof (DESIGN.md §5): a job over a bounded
+# crash.sh - the exactly-once proof (docs/semantics.md §3): a job over a bounded
 # input, checkpointing every 100-300 ms, is killed with SIGKILL at random
 # moments and restarted each time until it finishes; its committed output,
 # compared as a multiset, must equal an uninterrupted run's, with no row

@@ -1,5 +1,5 @@
 #!/bin/bash
-# faults.sh - named fault points and damaged checkpoints (DESIGN.md §5).
+# faults.sh - named fault points and damaged checkpoints (docs/checkpoints.md).
 #
 # Each case crashes the job at a named point of its N-th checkpoint
 # (SLUICE_FAULT=point@N), restarts it without the fault until it finishes,

@@ -10,7 +10,7 @@ bounded input files, and compares:
   * the changelog itself as a multiset of (kind, row), unless the case says
     `-- changelog: none` (where the interleaving of inputs makes it nondeterministic).
 
-Rows are compared in their text forms (DESIGN.md section 3), after one normalization:
+Rows are compared in their text forms (docs/semantics.md §2), after one normalization:
 a number with a fraction or an exponent and 12 or more significant digits (DOUBLE results whose last bits depend on
 the order of additions) is rounded to 12.
 

@@ -1,6 +1,6 @@
 /*
  * test_property.c - property tests of the engine through the public API
- * (include/sluice.h), for the time semantics of DESIGN.md §2.
+ * (include/sluice.h), for the time semantics of docs/semantics.md §1.
  *
  * Inputs are generated from fixed seeds: a few hundred rows of a push
  * table t (k STRING, v BIGINT, amt DECIMAL(10, 2), ts TIMESTAMP(3),

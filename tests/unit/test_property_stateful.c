@@ -1204,7 +1204,7 @@ static void test_oracle(void **state)
 		}
 		/* the same random chunks at every batch size (one interleaving of t
 		 * and u per seed), so the changes themselves must not depend on the
-		 * batch size either (DESIGN.md section 2) */
+		 * batch size either (docs/semantics.md §1) */
 		uint64_t chunks = SEEDS[s] * 31 + 5;
 		char **base = NULL;
 		int nbase = 0;

@@ -1,5 +1,5 @@
 -- Late rows with a watermark per row ('scan.watermark.emit.strategy' = 'on-event', what
--- sluice always does, DESIGN.md section 2): 09:00:05 comes after W = 09:00:12 and is late in both.
+-- sluice always does, docs/semantics.md §1): 09:00:05 comes after W = 09:00:12 and is late in both.
 CREATE TABLE t (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
 WITH ('connector' = 'filesystem', 'path' = '$DATA/late_rows.jsonl', 'format' = 'json',
       'scan.watermark.emit.strategy' = 'on-event');

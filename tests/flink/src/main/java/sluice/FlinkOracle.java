@@ -6,7 +6,7 @@
  * zone UTC (a script may SET its own). Every statement runs in order; each query
  * (SELECT / WITH / VALUES) is collected with TableResult.collect() and printed as
  * the changelog Flink emitted, one row a line, "+I[v1, v2]" with the row kind and
- * the values as sluice's print sink writes them (DESIGN.md section 3: TRUE/FALSE,
+ * the values as sluice's print sink writes them (docs/semantics.md §2: TRUE/FALSE,
  * DECIMAL with its scale, DOUBLE as Java's Double.toString, timestamps without
  * trailing zeros in the fraction, TIMESTAMP_LTZ in the session zone, ROW as "(a, b)",
  * NULL as "null").

@@ -275,7 +275,7 @@ int sl_run(sl_engine *e)
 	sl_err_clear(&e->err);
 	if (!e->job || e->finished)
 		return 0;
-	int rc = sl_job_run(&e->graph, &e->ck, &e->err);
+	int rc = sl_runtime_run(&e->graph, &e->ck, &e->err);
 	if (rc == 1)
 		e->finished = 1;
 	if (rc >= 0)
@@ -292,7 +292,7 @@ int sl_savepoint(sl_engine *e, int drain, char *path, size_t cap)
 		                  "('execution.checkpointing.interval')");
 	if (e->failed)
 		return sl_err_set(&e->err, SL_EINVAL, "the job stopped after an error: %s", e->fail_msg);
-	return sl_job_savepoint(&e->graph, &e->ck, drain, path, cap, &e->err);
+	return sl_runtime_savepoint(&e->graph, &e->ck, drain, path, cap, &e->err);
 }
 
 int sl_set_processing_time(sl_engine *e, int64_t micros)
@@ -303,8 +303,7 @@ int sl_set_processing_time(sl_engine *e, int64_t micros)
 		e->graph.proc_manual = e->proc_manual;
 		if (e->failed)
 			return 0;
-		/* processing-time windows fire as the clock passes their ends */
-		int rc = sl_graph_fire_timers(&e->graph, &e->err);
+		int rc = sl_runtime_clock_moved(&e->graph, &e->err);
 		if (rc)
 			fail_job(e);
 		return rc;
@@ -334,7 +333,7 @@ static void fail_job(sl_engine *e)
 {
 	e->failed = 1;
 	snprintf(e->fail_msg, sizeof(e->fail_msg), "%s", e->err.msg);
-	sl_job_publish_on_error(&e->graph, &e->ck);
+	sl_runtime_publish_on_error(&e->graph, &e->ck);
 }
 
 static sl_op *push_scan(sl_engine *e, const char *table)
@@ -351,22 +350,16 @@ static sl_op *push_scan(sl_engine *e, const char *table)
 	return NULL;
 }
 
-/* Emits the rows of the job's VALUES sources (once; op_values.c) before
- * any pushed row or poll, so that API clients see them without driving the
- * sources: after a restore, a restored source emits nothing.  Returns 0 or
- * the error (the job then fails). */
+/* Emits the rows of the job's VALUES sources before a poll
+ * (sl_runtime_start_values).  Returns 0 or the error (the job then fails). */
 static int start_values(sl_engine *e)
 {
 	if (!e->job || e->failed)
 		return 0;
-	for (int i = 0; i < e->graph.nops; i++) {
-		int rc = sl_op_values_start(e->graph.ops[i], &e->err);
-		if (rc) {
-			fail_job(e);
-			return rc;
-		}
-	}
-	return 0;
+	int rc = sl_runtime_start_values(&e->graph, &e->err);
+	if (rc)
+		fail_job(e);
+	return rc;
 }
 
 int sl_push_json(sl_engine *e, const char *table, const char *json, size_t len)
@@ -377,11 +370,7 @@ int sl_push_json(sl_engine *e, const char *table, const char *json, size_t len)
 		return sl_err_set(&e->err, SL_EINVAL,
 		                  "no running job reads push table '%s' (declare it WITH "
 		                  "('connector' = 'push') and start a job that reads it)", table);
-	int rc = sl_graph_fire_timers(&e->graph, &e->err);
-	if (!rc)
-		rc = start_values(e);
-	if (!rc)
-		rc = sl_op_scan_push(op, json, len, &e->err);
+	int rc = sl_runtime_push(&e->graph, op, json, len, 0, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;
@@ -393,11 +382,7 @@ int sl_push_json_lines(sl_engine *e, const char *table, const char *text, size_t
 	sl_op *op = push_scan(e, table);
 	if (!op)
 		return sl_err_set(&e->err, SL_EINVAL, "no running job reads push table '%s'", table);
-	int rc = sl_graph_fire_timers(&e->graph, &e->err);
-	if (!rc)
-		rc = start_values(e);
-	if (!rc)
-		rc = sl_op_scan_push_lines(op, text, len, &e->err);
+	int rc = sl_runtime_push(&e->graph, op, text, len, 1, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;
@@ -409,10 +394,7 @@ int sl_push_end(sl_engine *e, const char *table)
 	sl_op *op = push_scan(e, table);
 	if (!op)
 		return sl_err_set(&e->err, SL_EINVAL, "no running job reads push table '%s'", table);
-	int rc = start_values(e);
-	if (rc)
-		return rc;
-	rc = sl_graph_end_source(op, &e->err);
+	int rc = sl_runtime_push_end(&e->graph, op, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;

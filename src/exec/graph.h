@@ -4,7 +4,7 @@
  * The planner builds a graph by adding operators (sl_graph_add) and edges
  * (sl_graph_connect) in topological order: sources first.  sl_graph_step
  * fires the processing-time timers and pumps every source once; the one
- * run loop (sl_job_run, src/runtime/run.h) repeats it and takes the
+ * run loop (sl_runtime_run, src/runtime/run.h) repeats it and takes the
  * checkpoints between steps.  Every batch is pushed synchronously
  * through the DAG (sl_op_emit -> consumer process), so one job runs on one
  * thread with bounded memory (a batch in flight per edge at most) and

@@ -476,8 +476,8 @@ static int finish_ckpt(sl_coord *c, int64_t id, int failed, int savepoint, int f
 	int64_t t1 = mono_us();
 	c->last_end_us = t1;
 	sl_buf_printf(&c->log, "%s %" PRId64 ": %.1f ms, %zu bytes, blocked %.2f ms\n",
-	              savepoint ? "savepoint" : final ? "final checkpoint" : "checkpoint", id, (t1 - t0) / 1000.0, size,
-	              blocked / 1000.0);
+	              savepoint ? "savepoint" : final ? "final checkpoint" : "checkpoint", id,
+	              (t1 - t0) / 1000.0, size, blocked / 1000.0);
 	return 0;
 }
 

@@ -7,14 +7,16 @@
  * batch is pushed synchronously to the end of the graph before the next
  * read, so when the step returns every operator is quiescent: the moment
  * between two steps is an aligned barrier for all sources at once, where
- * the coordinator (ckpt_coord.c) may take a checkpoint.
+ * the coordinator (ckpt_coord.c) may take a checkpoint.  Push tables are
+ * driven a call at a time by the API (sl_runtime_push): timers first, then the
+ * pushed rows, through the same graph.
  */
 #include "run.h"
 #include "../exec/ops.h"
 
 #include <time.h>
 
-int sl_job_run(sl_graph *g, sl_coord *c, sl_err *err)
+int sl_runtime_run(sl_graph *g, sl_coord *c, sl_err *err)
 {
 	while (!g->stop) {
 		int64_t progress;
@@ -35,7 +37,7 @@ int sl_job_run(sl_graph *g, sl_coord *c, sl_err *err)
 	return 0;
 }
 
-int sl_job_savepoint(sl_graph *g, sl_coord *c, int drain, char *path, size_t cap, sl_err *err)
+int sl_runtime_savepoint(sl_graph *g, sl_coord *c, int drain, char *path, size_t cap, sl_err *err)
 {
 	int rc;
 	for (int i = 0; drain && i < g->nops; i++) {
@@ -46,7 +48,39 @@ int sl_job_savepoint(sl_graph *g, sl_coord *c, int drain, char *path, size_t cap
 	return sl_coord_take(c, 1, 0, path, cap);
 }
 
-void sl_job_publish_on_error(sl_graph *g, const sl_coord *c)
+int sl_runtime_start_values(sl_graph *g, sl_err *err)
+{
+	for (int i = 0; i < g->nops; i++) {
+		int rc = sl_op_values_start(g->ops[i], err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int sl_runtime_clock_moved(sl_graph *g, sl_err *err)
+{
+	return sl_graph_fire_timers(g, err);
+}
+
+int sl_runtime_push(sl_graph *g, sl_op *scan, const char *text, size_t len, int lines, sl_err *err)
+{
+	int rc = sl_graph_fire_timers(g, err);
+	if (!rc)
+		rc = sl_runtime_start_values(g, err);
+	if (!rc)
+		rc = lines ? sl_op_scan_push_lines(scan, text, len, err)
+		           : sl_op_scan_push(scan, text, len, err);
+	return rc;
+}
+
+int sl_runtime_push_end(sl_graph *g, sl_op *scan, sl_err *err)
+{
+	int rc = sl_runtime_start_values(g, err);
+	return rc ? rc : sl_graph_end_source(scan, err);
+}
+
+void sl_runtime_publish_on_error(sl_graph *g, const sl_coord *c)
 {
 	if (c->on)
 		return;

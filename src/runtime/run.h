@@ -9,7 +9,7 @@
  * two steps, lets the coordinator take a checkpoint; at the end of all
  * inputs it takes the final checkpoint.  Push tables (sl_push_*) are
  * driven by their caller instead, one call at a time, through the same
- * graph.
+ * graph (sl_runtime_push below).
  */
 #ifndef SL_RUN_H
 #define SL_RUN_H
@@ -28,9 +28,9 @@
  * checkpoint commits the output.  Idle sources make the loop sleep 1 ms.
  * Returns 1 when all inputs ended (the job is finished), 0 when stopped,
  * or a negative code with err set (the caller fails the job:
- * sl_job_publish_on_error).
+ * sl_runtime_publish_on_error).
  */
-int sl_job_run(sl_graph *g, sl_coord *c, sl_err *err);
+int sl_runtime_run(sl_graph *g, sl_coord *c, sl_err *err);
 
 /*
  * Stop with savepoint: with drain, ends every source first (a +infinity
@@ -38,13 +38,34 @@ int sl_job_run(sl_graph *g, sl_coord *c, sl_err *err);
  * writes its directory to path[0..cap) (path may be NULL).  Returns 0 or
  * a negative code.
  */
-int sl_job_savepoint(sl_graph *g, sl_coord *c, int drain, char *path, size_t cap, sl_err *err);
+int sl_runtime_savepoint(sl_graph *g, sl_coord *c, int drain, char *path, size_t cap, sl_err *err);
+
+/*
+ * Push tables: the API caller drives the job a call at a time.
+ *
+ * sl_runtime_start_values emits the rows of the job's VALUES sources (once;
+ * op_values.c), before any pushed row or poll, so that API clients see
+ * them without driving the sources (after a restore, a restored source
+ * emits nothing).  sl_runtime_push fires the processing-time timers the clock
+ * passed, starts the VALUES sources, then decodes text (one JSON record or
+ * change event; with lines, newline-separated ones) into the push-mode
+ * scan `scan` and pushes it through the graph.  sl_runtime_push_end starts the
+ * VALUES sources and ends `scan`'s input (+infinity watermark, finish).
+ * Each returns 0 or a negative code with err set (the caller fails the
+ * job).
+ */
+int sl_runtime_start_values(sl_graph *g, sl_err *err);
+/* The manual clock (g->proc_manual, sl_set_processing_time) moved:
+ * processing-time windows fire as it passes their ends. */
+int sl_runtime_clock_moved(sl_graph *g, sl_err *err);
+int sl_runtime_push(sl_graph *g, sl_op *scan, const char *text, size_t len, int lines, sl_err *err);
+int sl_runtime_push_end(sl_graph *g, sl_op *scan, sl_err *err);
 
 /*
  * After a fatal error: without checkpointing the sinks publish what they
  * wrote before it (docs/semantics.md §3); with checkpointing nothing happens (the
  * last checkpoint is what counts and a restart replays the rest).
  */
-void sl_job_publish_on_error(sl_graph *g, const sl_coord *c);
+void sl_runtime_publish_on_error(sl_graph *g, const sl_coord *c);
 
 #endif

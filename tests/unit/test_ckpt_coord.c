@@ -255,7 +255,7 @@ static void test_recover(void **state)
 }
 
 /* The run loop: sources until they end, then the final checkpoint, whose
- * commit hooks run before sl_job_run returns; a restart of the finished
+ * commit hooks run before sl_runtime_run returns; a restart of the finished
  * job knows it has finished. */
 static void test_run_loop_final_checkpoint(void **state)
 {
@@ -264,7 +264,7 @@ static void test_run_loop_final_checkpoint(void **state)
 	int fin;
 	assert_int_equal(sl_coord_restore(&j.c, &fin), 0);
 	sl_buf_clear(&calls);
-	assert_int_equal(sl_job_run(&j.g, &j.c, &j.err), 1);
+	assert_int_equal(sl_runtime_run(&j.g, &j.c, &j.err), 1);
 	assert_int_equal(j.src->pumps_left, -1); /* three batches, then SL_EEOF */
 	assert_string_equal(sl_buf_cstr(&calls), "a.pre_commit(1) b.pre_commit(1) "
 	                                         "src.commit(1,manifest=1) a.commit(1) b.commit(1) ");

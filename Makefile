@@ -8,7 +8,8 @@
 #   make asan       build and run the tests under AddressSanitizer/UBSan
 #
 # Every .c file under src/ goes into libsluice.a except src/cli/ (the
-# binary).  Unit tests are tests/unit/test_*.c, one cmocka program each.
+# binary).  Unit tests are tests/unit/test_*.c, one cmocka program each,
+# linked with the shared harness tests/unit/harness.c.
 
 CC      ?= cc
 BUILD   ?= build
@@ -49,9 +50,18 @@ $(BUILD)/libsluice.a: $(LIB_OBJ)
 $(BUILD)/sluice: $(CLI_OBJ) $(BUILD)/libsluice.a
 	$(CC) $(CFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libsluice.a $(LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libsluice.a
+# every unit test links the shared harness (tests/unit/harness.{c,h});
+# -MMD writes each program's header dependencies next to the objects
+UNIT_HARNESS := $(BUILD)/tests/obj/harness.o
+
+$(UNIT_HARNESS): tests/unit/harness.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libsluice.a -lcmocka $(LIBS)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c $(UNIT_HARNESS) $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)obj
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -MF $(BUILD)/tests/obj/$*.d -MT $@ \
+		-o $@ $< $(UNIT_HARNESS) $(BUILD)/libsluice.a -lcmocka $(LIBS)
 
 $(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
@@ -104,4 +114,5 @@ asan:
 clean:
 	rm -rf build build-asan build-fuzz
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_HARNESS:.o=.d) \
+	$(UNIT_BIN:$(BUILD)/tests/%=$(BUILD)/tests/obj/%.d)

@@ -26,7 +26,8 @@
  * (SL_EFULL, format.h).
  *
  * Encoding (as Flink: UPDATE_BEFORE/UPDATE_AFTER are not merged): +I/+U as
- * {"data":[{...}],"type":"INSERT"}, -U/-D as {"data":[{...}],"type":"DELETE"}.
+ * {"data":[{...}],"type":"INSERT"}, -U/-D as {"data":[{...}],"type":"DELETE"};
+ * the literals are a table for fmt_json_envelope.c's shared encoder.
  *
  * Invariants as fmt_json.c: no per-row malloc, on error no row is left
  * appended, messages give the byte offset or the field.
@@ -34,7 +35,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "fmt_json.h"
+#include "fmt_json_envelope.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -49,11 +50,6 @@ typedef struct canal_dec {
 	pcre2_code *db_re, *tbl_re;
 	pcre2_match_data *md;
 } canal_dec;
-
-typedef struct canal_enc {
-	sl_encoder base;
-	sl_jopts o;
-} canal_enc;
 
 /* The parts of a message: where "data" and "old" start (NULL = absent or
  * null), the number of elements of "data", and the scalars. */
@@ -350,36 +346,29 @@ static void canal_decoder_deinit(sl_decoder *dd)
 	sl_arena_deinit(&d->arena);
 }
 
+/* The envelope written (docs/semantics.md §2; fmt_json_envelope.c). */
+static const sl_jenvelope canal_envelope = {
+	.format = "canal-json",
+	.add_open = "{\"data\":[",
+	.add_close = "],\"type\":\"INSERT\"}\n",
+	.del_open = "{\"data\":[",
+	.del_close = "],\"type\":\"DELETE\"}\n",
+};
+
 static int canal_encoder_init(sl_encoder *e, const sl_opts *opts, sl_err *err)
 {
-	return sl__jopts_read("canal-json", opts, &((canal_enc *)e)->o, NULL, err);
-}
-
-static int canal_encode(sl_encoder *e, const sl_batch *b, int row, sl_buf *out, sl_err *err)
-{
-	const sl_jopts *o = &((canal_enc *)e)->o;
-	int ins = b->op[row] == SL_INSERT || b->op[row] == SL_UPDATE_AFTER;
-	int rc = sl_buf_puts(out, "{\"data\":[");
-	if (!rc)
-		rc = sl__json_write_object(e->fields, e->nfields, b->cols, row, o, out);
-	if (!rc)
-		rc = sl_buf_puts(out, ins ? "],\"type\":\"INSERT\"}\n" : "],\"type\":\"DELETE\"}\n");
-	return rc ? sl_err_set(err, SL_ENOMEM, "canal-json: out of memory") : 0;
-}
-
-static void canal_encoder_deinit(sl_encoder *e)
-{
+	return sl__jenv_encoder_init(e, &canal_envelope, opts, err);
 }
 
 const sl_format_vtab sl__fmt_canal_json = {
 	.name = "canal-json",
 	.decoder_size = sizeof(canal_dec),
-	.encoder_size = sizeof(canal_enc),
+	.encoder_size = sizeof(sl_jenv_encoder),
 	.changelog = 1,
 	.decoder_init = canal_decoder_init,
 	.decode = canal_decode,
 	.decoder_deinit = canal_decoder_deinit,
 	.encoder_init = canal_encoder_init,
-	.encode = canal_encode,
-	.encoder_deinit = canal_encoder_deinit,
+	.encode = sl__jenv_encode,
+	.encoder_deinit = sl__jenv_encoder_deinit,
 };

@@ -17,13 +17,15 @@
  * error that says to declare the PRIMARY KEY.  The envelope is walked
  * once to find the two images and "op" whatever the key order; the images
  * are then decoded with fmt_json.c's schema-directed reader, in row order.
- * Encoding (docs/semantics.md §2): +I/+U as {"before":null,"after":{...},"op":"c"}
- * and -U/-D as {"before":{...},"after":null,"op":"d"}.
+ * Encoding (docs/semantics.md §2): +I/+U as
+ * {"before":null,"after":{...},"op":"c"} and -U/-D as
+ * {"before":{...},"after":null,"op":"d"}; the literals are a table for
+ * fmt_json_envelope.c's shared encoder.
  *
  * Invariants as fmt_json.c: no per-row malloc, on error no row is left
  * appended, messages give the byte offset or the field.
  */
-#include "fmt_json.h"
+#include "fmt_json_envelope.h"
 
 #include <string.h>
 
@@ -35,11 +37,6 @@ typedef struct dbz_dec {
 	sl_arena arena;
 	sl_jschema *schema;
 } dbz_dec;
-
-typedef struct dbz_enc {
-	sl_encoder base;
-	sl_jopts o;
-} dbz_enc;
 
 /* Where the parts of an envelope are: byte offsets of the images (-1 when
  * absent or null) and the op letter. */
@@ -220,36 +217,29 @@ static void dbz_decoder_deinit(sl_decoder *dd)
 	sl_arena_deinit(&((dbz_dec *)dd)->arena);
 }
 
+/* The envelope written (docs/semantics.md §2; fmt_json_envelope.c). */
+static const sl_jenvelope dbz_envelope = {
+	.format = "debezium-json",
+	.add_open = "{\"before\":null,\"after\":",
+	.add_close = ",\"op\":\"c\"}\n",
+	.del_open = "{\"before\":",
+	.del_close = ",\"after\":null,\"op\":\"d\"}\n",
+};
+
 static int dbz_encoder_init(sl_encoder *e, const sl_opts *opts, sl_err *err)
 {
-	return sl__jopts_read("debezium-json", opts, &((dbz_enc *)e)->o, NULL, err);
-}
-
-static int dbz_encode(sl_encoder *e, const sl_batch *b, int row, sl_buf *out, sl_err *err)
-{
-	const sl_jopts *o = &((dbz_enc *)e)->o;
-	int ins = b->op[row] == SL_INSERT || b->op[row] == SL_UPDATE_AFTER;
-	int rc = sl_buf_puts(out, ins ? "{\"before\":null,\"after\":" : "{\"before\":");
-	if (!rc)
-		rc = sl__json_write_object(e->fields, e->nfields, b->cols, row, o, out);
-	if (!rc)
-		rc = sl_buf_puts(out, ins ? ",\"op\":\"c\"}\n" : ",\"after\":null,\"op\":\"d\"}\n");
-	return rc ? sl_err_set(err, SL_ENOMEM, "debezium-json: out of memory") : 0;
-}
-
-static void dbz_encoder_deinit(sl_encoder *e)
-{
+	return sl__jenv_encoder_init(e, &dbz_envelope, opts, err);
 }
 
 const sl_format_vtab sl__fmt_debezium_json = {
 	.name = "debezium-json",
 	.decoder_size = sizeof(dbz_dec),
-	.encoder_size = sizeof(dbz_enc),
+	.encoder_size = sizeof(sl_jenv_encoder),
 	.changelog = 1,
 	.decoder_init = dbz_decoder_init,
 	.decode = dbz_decode,
 	.decoder_deinit = dbz_decoder_deinit,
 	.encoder_init = dbz_encoder_init,
-	.encode = dbz_encode,
-	.encoder_deinit = dbz_encoder_deinit,
+	.encode = sl__jenv_encode,
+	.encoder_deinit = sl__jenv_encoder_deinit,
 };

@@ -18,12 +18,13 @@
  *   null are counted in events_skipped; any other type is an error.
  *
  * Encoding (as Flink): +I/+U as {"data":{...},"type":"insert"}, -U/-D as
- * {"data":{...},"type":"delete"}.
+ * {"data":{...},"type":"delete"}; the literals are a table for
+ * fmt_json_envelope.c's shared encoder.
  *
  * Invariants as fmt_json.c: no per-row malloc, on error no row is left
  * appended, messages give the byte offset or the field.
  */
-#include "fmt_json.h"
+#include "fmt_json_envelope.h"
 
 #include <string.h>
 
@@ -35,11 +36,6 @@ typedef struct mw_dec {
 	sl_arena arena;
 	sl_jschema *schema;
 } mw_dec;
-
-typedef struct mw_enc {
-	sl_encoder base;
-	sl_jopts o;
-} mw_enc;
 
 typedef struct mw_msg {
 	const char *data, *old; /* objects, NULL = absent or null */
@@ -200,36 +196,29 @@ static void mw_decoder_deinit(sl_decoder *dd)
 	sl_arena_deinit(&((mw_dec *)dd)->arena);
 }
 
+/* The envelope written (docs/semantics.md §2; fmt_json_envelope.c). */
+static const sl_jenvelope mw_envelope = {
+	.format = "maxwell-json",
+	.add_open = "{\"data\":",
+	.add_close = ",\"type\":\"insert\"}\n",
+	.del_open = "{\"data\":",
+	.del_close = ",\"type\":\"delete\"}\n",
+};
+
 static int mw_encoder_init(sl_encoder *e, const sl_opts *opts, sl_err *err)
 {
-	return sl__jopts_read("maxwell-json", opts, &((mw_enc *)e)->o, NULL, err);
-}
-
-static int mw_encode(sl_encoder *e, const sl_batch *b, int row, sl_buf *out, sl_err *err)
-{
-	const sl_jopts *o = &((mw_enc *)e)->o;
-	int ins = b->op[row] == SL_INSERT || b->op[row] == SL_UPDATE_AFTER;
-	int rc = sl_buf_puts(out, "{\"data\":");
-	if (!rc)
-		rc = sl__json_write_object(e->fields, e->nfields, b->cols, row, o, out);
-	if (!rc)
-		rc = sl_buf_puts(out, ins ? ",\"type\":\"insert\"}\n" : ",\"type\":\"delete\"}\n");
-	return rc ? sl_err_set(err, SL_ENOMEM, "maxwell-json: out of memory") : 0;
-}
-
-static void mw_encoder_deinit(sl_encoder *e)
-{
+	return sl__jenv_encoder_init(e, &mw_envelope, opts, err);
 }
 
 const sl_format_vtab sl__fmt_maxwell_json = {
 	.name = "maxwell-json",
 	.decoder_size = sizeof(mw_dec),
-	.encoder_size = sizeof(mw_enc),
+	.encoder_size = sizeof(sl_jenv_encoder),
 	.changelog = 1,
 	.decoder_init = mw_decoder_init,
 	.decode = mw_decode,
 	.decoder_deinit = mw_decoder_deinit,
 	.encoder_init = mw_encoder_init,
-	.encode = mw_encode,
-	.encoder_deinit = mw_encoder_deinit,
+	.encode = sl__jenv_encode,
+	.encoder_deinit = sl__jenv_encoder_deinit,
 };

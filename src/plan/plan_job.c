@@ -56,8 +56,10 @@ int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label)
 	return 0;
 }
 
-/* Writes the EXPLAIN lines (ids are set by sl__plan_idents). */
-static void explain_plan(planner *p, sl_buf *out)
+/* Writes the EXPLAIN lines (ids are set by sl__plan_idents); with ids
+ * (session option 'sluice.explain.ids'), each line ends with the
+ * operator's state id, " uid=<16 hex digits>", for tests that pin ids. */
+static void explain_plan(planner *p, sl_buf *out, int ids)
 {
 	sl_graph *g = p->g;
 	for (int i = 0; i < g->nops; i++) {
@@ -73,6 +75,8 @@ static void explain_plan(planner *p, sl_buf *out)
 		const char *st = sl__plan_ttl_explain(p, op);
 		if (st)
 			sl_buf_printf(out, " %s", st);
+		if (ids)
+			sl_buf_printf(out, " uid=%s", op->uid);
 		sl_buf_putc(out, '\n');
 	}
 }
@@ -609,7 +613,11 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_grap
 	explain_buf = explain;
 	if ((rc = sl__plan_idents(p)))
 		return rc;
-	if (explain)
-		explain_plan(p, explain);
+	if (explain) {
+		int ids;
+		if ((rc = sl_opts_bool(a->session, "sluice.explain.ids", 0, &ids, err)))
+			return rc;
+		explain_plan(p, explain, ids);
+	}
 	return 0;
 }

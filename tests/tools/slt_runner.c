@@ -5,7 +5,7 @@
  *     build/tools/slt_runner FILE.slt [FILE.slt ...]
  *
  * A file is a sequence of records separated by blank lines; lines starting
- * with '#' are comments.  The first line of a record is its directive, the
+ * with '#' are comments (except in an explain record's expected plan).  The first line of a record is its directive, the
  * rest its body (SQL text, JSON rows or expected result lines).  The
  * directives (documented with examples in docs/testing.md):
  *
@@ -16,6 +16,9 @@
  *   end <table>                                   sl_push_end
  *   expect [ordered]                              compare polled rows
  *   stats                                         substrings of job stats
+ *   explain [ids]                                 SQL, "----", the expected
+ *                                                 EXPLAIN text (with ids: and
+ *                                                 each operator's state id)
  *   snapshot / restore                            sl_snapshot / sl_restore
  *   reset                                         a fresh engine
  *   proctime <YYYY-MM-DD HH:MM:SS> | + <n> <unit> | wall
@@ -29,8 +32,8 @@
  * text ("sluice.poll.format" = "text") and kept in the runner's pending
  * list until an `expect` consumes them, so rows survive a `restore`.
  *
- * Counting: a record with an assertion (statement, expect, stats, feed
- * ... error) passes or fails; an action (job, feed, end, snapshot,
+ * Counting: a record with an assertion (statement, expect, stats, explain,
+ * feed ... error) passes or fails; an action (job, feed, end, snapshot,
  * restore) that fails unexpectedly is reported and counted as a failure.
  * The last line printed is "N passed, N failed" (", N skipped" when some
  * records were skipped); the exit status is 1 when anything failed.
@@ -421,6 +424,73 @@ static void do_stats(runner *r, const record *rec)
 	r->passed++;
 }
 
+/* The length of s without trailing blanks. */
+static size_t trimmed_len(const char *s, size_t n)
+{
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	return n;
+}
+
+/* explain [ids]: the body is SQL, a line "----", then the expected EXPLAIN
+ * text (sl_explain), line for line; with ids, the lines end with each
+ * operator's state id ('sluice.explain.ids').  The SQL's DDL is applied,
+ * its job only planned: no job may be running. */
+static void do_explain(runner *r, const record *rec, const char *arg)
+{
+	int ids = !strcmp(arg, "ids");
+	if (!ids && *arg) {
+		fail(r, rec->line, "explain: expected 'explain' or 'explain ids', got '%s'", arg);
+		return;
+	}
+	int sep = 0;
+	while (sep < rec->nbody && strcmp(rec->body[sep], "----"))
+		sep++;
+	if (sep == rec->nbody) {
+		fail(r, rec->line, "explain: no '----' line between the SQL and the expected plan");
+		return;
+	}
+	record q = *rec;
+	q.nbody = sep;
+	char *sql = body_text(&q);
+	const char *text = "";
+	int rc = sl_set(r->e, "sluice.explain.ids", ids ? "true" : "false");
+	if (rc >= 0)
+		rc = sl_explain(r->e, sql, &text);
+	free(sql);
+	if (rc < 0) {
+		fail(r, rec->line, "explain failed (%d): %s", rc, sl_errmsg(r->e));
+		return;
+	}
+	/* compare line by line, trailing blanks ignored */
+	const char *p = text;
+	int i = sep + 1, same = 1;
+	while (same && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		const char *want = i < rec->nbody ? rec->body[i] : NULL;
+		same = want && trimmed_len(p, n) == trimmed_len(want, strlen(want)) &&
+		       !strncmp(p, want, trimmed_len(p, n));
+		p += n + (nl != NULL);
+		i++;
+	}
+	if (same && i == rec->nbody) {
+		r->passed++;
+		return;
+	}
+	fail(r, rec->line, "explain%s: the plan differs", ids ? " ids" : "");
+	printf("  expected:\n");
+	for (int k = sep + 1; k < rec->nbody; k++)
+		printf("    %s\n", rec->body[k]);
+	printf("  actual:\n");
+	for (p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		printf("    %.*s\n", (int)n, p);
+		p += n + (nl != NULL);
+	}
+}
+
 static void do_snapshot(runner *r, const record *rec)
 {
 	free(r->snap);
@@ -527,7 +597,7 @@ static void run_record(runner *r, const record *rec)
 	const char *skip = rec->skip ? rec->skip : r->skip_case;
 	if (skip) {
 		int counted = after_word(h, "expect") || after_word(h, "stats") ||
-		              after_word(h, "statement");
+		              after_word(h, "statement") || after_word(h, "explain");
 		if (counted) {
 			printf("SKIP %s:%d: %s (%s)\n", r->file, rec->line, h, skip);
 			r->skipped++;
@@ -552,6 +622,8 @@ static void run_record(runner *r, const record *rec)
 		do_expect(r, rec, a);
 	else if (after_word(h, "stats"))
 		do_stats(r, rec);
+	else if ((a = after_word(h, "explain")))
+		do_explain(r, rec, a);
 	else if (after_word(h, "snapshot"))
 		do_snapshot(r, rec);
 	else if (after_word(h, "restore"))
@@ -655,9 +727,15 @@ static int run_file(const char *path, int *tp, int *tf, int *ts)
 			rec.line = i + 1;
 			rec.head = lines[i];
 		}
-		for (i++; i < n && !is_blank(lines[i]); i++)
-			if (lines[i][0] != '#')
+		/* an explain record's expected plan (after "----") is verbatim:
+		 * its lines start with '#' */
+		int is_explain = after_word(rec.head, "explain") != NULL, verbatim = 0;
+		for (i++; i < n && !is_blank(lines[i]); i++) {
+			if (verbatim || lines[i][0] != '#')
 				body[rec.nbody++] = lines[i];
+			if (is_explain && !strcmp(lines[i], "----"))
+				verbatim = 1;
+		}
 		run_record(&r, &rec);
 	}
 	*tp += r.passed;

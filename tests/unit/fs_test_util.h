@@ -2,8 +2,8 @@
  * fs_test_util.h - what the filesystem connector's two unit tests share
  * (test_conn_fs.c: the source, the sink and its checkpoint protocol;
  * test_conn_fs_partition.c: PARTITIONED BY tables): a scratch directory
- * made by setup() and removed by teardown(), a (name STRING, n BIGINT)
- * fixture over a path, a reader that prints rows as "name:n", and the
+ * made by setup() and removed by teardown() (harness.h's th_tmpdir), a
+ * (name STRING, n BIGINT) fixture over a path, a reader that prints rows as "name:n", and the
  * sink's checkpoint steps that fail the test on error.  Included by each
  * test program once (static functions; a helper a program does not call is
  * inline, so it costs nothing).
@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "connector/conn.h"
+#include "harness.h"
 #include "sluice.h"
 
 static char tmpdir[256];
@@ -185,15 +186,12 @@ static inline char *ck_dir(const char *name)
 
 static inline int setup(void **state)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/sluice-test-fs-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return th_tmpdir(tmpdir, sizeof tmpdir, "sluice-test-fs");
 }
 
 static inline int teardown(void **state)
 {
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return th_rmtree(tmpdir);
 }
 
 #endif

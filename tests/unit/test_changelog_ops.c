@@ -25,54 +25,14 @@
 #include <string.h>
 
 #include "sluice.h"
-#include "data/valtext.h"
-#include "exec/graph.h"
 #include "exec/ops.h"
+#include "harness.h"
 
 static const char *g_type = "hashmap";
 
-/* ---- harness: feeder -> operator -> capture ------------------------------- */
+/* ---- harness.h: feeder -> operator -> capture ------------------------------- */
 
-typedef struct capture_op {
-	sl_op base;
-	sl_buf rows;
-} capture_op;
-
-static const char *const kinds[] = {"+I", "-U", "+U", "-D"};
-
-static int capture_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
-{
-	capture_op *c = (capture_op *)op;
-	SL_BATCH_FOREACH(in, k, row) {
-		sl_buf_puts(&c->rows, kinds[in->op[row] & 3]);
-		sl_buf_putc(&c->rows, '[');
-		for (int i = 0; i < in->ncols; i++) {
-			if (i)
-				sl_buf_puts(&c->rows, ", ");
-			sl_value_text(&in->cols[i], row, "NULL", NULL, &c->rows);
-		}
-		sl_buf_puts(&c->rows, "]\n");
-	}
-	return 0;
-}
-
-static void capture_close(sl_op *op)
-{
-	sl_buf_deinit(&((capture_op *)op)->rows);
-}
-
-static const sl_op_vtab capture_vtab = {.name = "Capture", .process = capture_process,
-                                        .close = capture_close};
-static const sl_op_vtab feeder_vtab = {.name = "Feeder"};
-
-typedef struct harness {
-	sl_state_backend *be;
-	sl_graph g;
-	sl_op *feed, *op;
-	capture_op *cap;
-	sl_err err;
-	sl_type in_types[3];
-} harness;
+typedef th_graph harness;
 
 /* Input schema: k STRING, s STRING, v BIGINT. */
 static void in_schema(sl_type *t)
@@ -86,31 +46,17 @@ typedef sl_op *(*make_fn)(sl_type *out, int *nout);
 
 static void h_init(harness *h, make_fn mk)
 {
+	th_graph_init(h, g_type, 3);
+	in_schema(h->types);
 	sl_type t[8];
 	int nout;
-	memset(h, 0, sizeof(*h));
-	sl_err_clear(&h->err);
-	assert_int_equal(sl_state_backend_open(g_type, &h->be, &h->err), 0);
-	sl_graph_init(&h->g, h->be);
-	in_schema(h->in_types);
-	h->feed = calloc(1, sizeof(sl_op));
-	h->feed->vt = &feeder_vtab;
-	assert_int_equal(sl_graph_add(&h->g, h->feed, 0, 3, h->in_types, NULL), 0);
-	h->op = mk(t, &nout);
-	assert_non_null(h->op);
-	assert_int_equal(sl_graph_add(&h->g, h->op, 1, nout, t, NULL), 0);
-	h->cap = calloc(1, sizeof(capture_op));
-	h->cap->base.vt = &capture_vtab;
-	assert_int_equal(sl_graph_add(&h->g, &h->cap->base, 1, 0, NULL, NULL), 0);
-	sl_graph_connect(&h->g, h->feed, h->op, 0);
-	sl_graph_connect(&h->g, h->op, &h->cap->base, 0);
-	assert_int_equal(sl_graph_open(&h->g, &h->err), 0);
+	sl_op *op = mk(t, &nout);
+	th_graph_open(h, op, 1, nout, t, NULL, 0);
 }
 
 static void h_deinit(harness *h)
 {
-	sl_graph_deinit(&h->g);
-	sl_state_backend_close(h->be);
+	th_graph_deinit(h);
 }
 
 /* A row: kind, key, s (NULL = NULL), v (-1 = NULL). */
@@ -124,7 +70,7 @@ typedef struct in_row {
  * batch, as decoders produce them. */
 static void feed(harness *h, const in_row *rows, int n, int bs)
 {
-	sl_batch *b = sl_batch_new(3, h->in_types, bs + 1);
+	sl_batch *b = sl_batch_new(3, h->types, bs + 1);
 	for (int i = 0; i < n;) {
 		sl_batch_reset(b);
 		for (int k = 0; i < n && (k < bs || (rows[i].op == SL_UPDATE_AFTER &&
@@ -137,14 +83,9 @@ static void feed(harness *h, const in_row *rows, int n, int bs)
 			if (rows[i].v >= 0)
 				sl_col_set_i64(&b->cols[2], r, rows[i].v);
 		}
-		assert_int_equal(sl_op_emit(h->feed, b, &h->err), 0);
+		assert_int_equal(sl_op_emit(h->feed[0], b, &h->err), 0);
 	}
 	sl_batch_free(b);
-}
-
-static const char *out(harness *h)
-{
-	return sl_buf_cstr(&h->cap->rows);
 }
 
 /* Uninterrupted run equals want; every cut with a snapshot/restore into a
@@ -155,7 +96,7 @@ static void check(make_fn mk, const in_row *rows, int n, const char *want)
 		harness a;
 		h_init(&a, mk);
 		feed(&a, rows, n, bs);
-		assert_string_equal(out(&a), want);
+		assert_string_equal(th_out(&a), want);
 		h_deinit(&a);
 		int rocks = !strcmp(g_type, "rocksdb");
 		for (int cut = rocks ? n / 3 : 0; cut <= n; cut += rocks ? n / 3 : 1) {
@@ -166,18 +107,15 @@ static void check(make_fn mk, const in_row *rows, int n, const char *want)
 			h_init(&b, mk);
 			feed(&b, rows, cut, bs);
 			sl_snap_writer w;
-			sl_snap_writer_init(&w);
-			assert_int_equal(sl_graph_snapshot(&b.g, &w, &b.err), 0);
+			th_snapshot(&b, &w);
 			sl_buf all;
 			sl_buf_init(&all);
-			sl_buf_puts(&all, out(&b));
+			sl_buf_puts(&all, th_out(&b));
 			h_deinit(&b);
 			h_init(&c, mk);
-			sl_snap_reader r;
-			sl_snap_reader_init(&r, w.buf, w.len);
-			assert_int_equal(sl_graph_restore(&c.g, &r, &c.err), 0);
+			th_restore(&c, &w);
 			feed(&c, rows + cut, n - cut, bs);
-			sl_buf_puts(&all, out(&c));
+			sl_buf_puts(&all, th_out(&c));
 			if (strcmp(sl_buf_cstr(&all), want))
 				fail_msg("%s, batch size %d, cut %d:\n%s\nwanted\n%s", g_type, bs, cut,
 				         sl_buf_cstr(&all), want);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "format/format.h"
+#include "harness.h"
 #include "sluice.h"
 
 static sl_field inner_f[] = {
@@ -30,48 +31,26 @@ static sl_field F[] = {
 };
 #define NF 6
 
-typedef struct fx {
-	sl_decoder *d;
-	sl_encoder *e;
-	sl_batch *b;
-	sl_err err;
-	sl_arena a;
-	sl_opts o;
-} fx;
+typedef th_codec fx; /* harness.h */
 
 static fx *fx_new(const char *k1, const char *v1, const char *k2, const char *v2)
 {
 	static fx f;
-	sl_type types[NF];
-	for (int i = 0; i < NF; i++)
-		types[i] = F[i].type;
-	memset(&f, 0, sizeof(f));
-	sl_arena_init(&f.a, 0);
-	sl_opts_init(&f.o, &f.a);
-	if (k1)
-		sl_opts_set(&f.o, k1, v1);
-	if (k2)
-		sl_opts_set(&f.o, k2, v2);
-	f.d = sl_decoder_new(sl_format_find("csv"), F, NF, &f.o, &f.err);
-	f.e = sl_encoder_new(sl_format_find("csv"), F, NF, &f.o, &f.err);
-	assert_non_null(f.d);
-	assert_non_null(f.e);
-	f.b = sl_batch_new(NF, types, 8);
+	const char *kv[] = {k1, v1, k2, v2, NULL};
+	if (!k2)
+		kv[2] = NULL;
+	th_codec_init(&f, "csv", F, NF, 8, k1 ? kv : NULL, TH_CODEC_ENCODER);
 	return &f;
 }
 
 static void fx_free(fx *f)
 {
-	sl_decoder_free(f->d);
-	sl_encoder_free(f->e);
-	sl_batch_free(f->b);
-	sl_arena_deinit(&f->a);
+	th_codec_deinit(f);
 }
 
 static int dec(fx *f, const char *rec)
 {
-	sl_err_clear(&f->err);
-	return f->d->vt->decode(f->d, rec, strlen(rec), f->b, 0, &f->err);
+	return th_decode(f, rec);
 }
 
 static void roundtrip(fx *f, int row, const char *want)

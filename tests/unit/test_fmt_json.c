@@ -14,6 +14,7 @@
 
 #include "base/timeutil.h"
 #include "format/format.h"
+#include "harness.h"
 #include "sluice.h"
 
 static sl_field inner_f[] = {
@@ -38,42 +39,24 @@ static sl_field F[] = {
 };
 #define NF ((int)(sizeof(F) / sizeof(F[0])))
 
-typedef struct fx {
-	sl_decoder *d;
-	sl_batch *b;
-	sl_err err;
-	sl_arena a;
-	sl_opts o;
-} fx;
+typedef th_codec fx; /* harness.h */
 
 static fx *fx_new(const char *fmt, const char *k1, const char *v1)
 {
 	static fx f;
-	sl_type types[NF];
-	for (int i = 0; i < NF; i++)
-		types[i] = F[i].type;
-	memset(&f, 0, sizeof(f));
-	sl_arena_init(&f.a, 0);
-	sl_opts_init(&f.o, &f.a);
-	if (k1)
-		sl_opts_set(&f.o, k1, v1);
-	f.d = sl_decoder_new(sl_format_find(fmt), F, NF, &f.o, &f.err);
-	assert_non_null(f.d);
-	f.b = sl_batch_new(NF, types, 8);
+	const char *kv[] = {k1, v1, NULL};
+	th_codec_init(&f, fmt, F, NF, 8, k1 ? kv : NULL, 0);
 	return &f;
 }
 
 static void fx_free(fx *f)
 {
-	sl_decoder_free(f->d);
-	sl_batch_free(f->b);
-	sl_arena_deinit(&f->a);
+	th_codec_deinit(f);
 }
 
 static int dec(fx *f, const char *rec)
 {
-	sl_err_clear(&f->err);
-	return f->d->vt->decode(f->d, rec, strlen(rec), f->b, 0, &f->err);
+	return th_decode(f, rec);
 }
 
 static void expect_err(fx *f, const char *rec, const char *msg)

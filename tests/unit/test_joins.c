@@ -10,10 +10,10 @@
  * state backends, and with a snapshot/restore in the middle of the stream
  * whose output equals an uninterrupted run's.
  *
- * Harness: two "feeder" operators (no methods) are the graph's sources,
- * connected to inputs 0 (left) and 1 (right) of the join; a "capture"
- * operator records every row as text ("+I[a, 09:00:01, 1, ...]") and the
- * last watermark.  Both inputs have the schema k STRING, ts TIMESTAMP(3),
+ * Harness (tests/unit/harness.h): two "feeder" operators (no methods) are
+ * the graph's sources, connected to inputs 0 (left) and 1 (right) of the
+ * join; a "capture" operator records every row as text ("+I[a, 09:00:01,
+ * 1, ...]") and the last watermark.  Both inputs have the schema k STRING, ts TIMESTAMP(3),
  * v BIGINT.
  */
 #include <stdarg.h>
@@ -27,74 +27,19 @@
 #include <string.h>
 
 #include "sluice.h"
-#include "data/valtext.h"
-#include "exec/graph.h"
 #include "exec/join.h"
+#include "harness.h"
 
-/* ---- harness ------------------------------------------------------------ */
+/* ---- harness (tests/unit/harness.h) ------------------------------------ */
 
-typedef struct capture_op {
-	sl_op base;
-	sl_buf rows;
-	int64_t last_wm;
-} capture_op;
-
-static const char *const kinds[] = {"+I", "-U", "+U", "-D"};
-
-static int capture_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
-{
-	capture_op *c = (capture_op *)op;
-	SL_BATCH_FOREACH(in, k, row) {
-		sl_buf_puts(&c->rows, kinds[in->op[row]]);
-		sl_buf_putc(&c->rows, '[');
-		for (int i = 0; i < in->ncols; i++) {
-			if (i)
-				sl_buf_puts(&c->rows, ", ");
-			sl_value_text(&in->cols[i], row, "NULL", NULL, &c->rows);
-		}
-		sl_buf_puts(&c->rows, "]\n");
-	}
-	return 0;
-}
-
-static int capture_wm(sl_op *op, int64_t wm, sl_err *err)
-{
-	((capture_op *)op)->last_wm = wm;
-	return 0;
-}
-
-static void capture_close(sl_op *op)
-{
-	sl_buf_deinit(&((capture_op *)op)->rows);
-}
-
-static const sl_op_vtab capture_vtab = {.name = "Capture", .process = capture_process,
-                                        .watermark = capture_wm, .close = capture_close};
-static const sl_op_vtab feeder_vtab = {.name = "Feeder"};
-
-#define T0 1785574800000000LL /* 2026-08-01 09:00:00 UTC in micros */
-#define S(x) ((int64_t)(x) * 1000000LL)
+#define T0 TH_T0
+#define S(x) TH_S(x)
 
 typedef enum { REGULAR, INTERVAL, WINDOW } jtype;
 
-typedef struct harness {
-	sl_state_backend *be;
-	sl_graph g;
-	sl_op *feed[2], *op;
-	capture_op *cap;
-	sl_err err;
-	sl_type types[6];
-	sl_arena arena;
-} harness;
+typedef th_graph harness;
 
 static const char *g_backend = "hashmap";
-
-static void schema(sl_type *t)
-{
-	t[0] = sl_type_varchar(SL_STRING_LEN);
-	t[1] = sl_type_timestamp(SL_T_TIMESTAMP, 3);
-	t[2] = sl_type_make(SL_T_BIGINT);
-}
 
 static int keys[1] = {0};
 
@@ -126,77 +71,27 @@ static sl_op *make_op(harness *h, jtype t, sl_join_kind k, int res, int64_t lo, 
 
 static void h_init(harness *h, jtype t, sl_join_kind k, int res, int64_t lo, int64_t hi)
 {
-	memset(h, 0, sizeof(*h));
-	sl_err_clear(&h->err);
-	sl_arena_init(&h->arena, 4096);
-	assert_int_equal(sl_state_backend_open(g_backend, &h->be, &h->err), 0);
-	sl_graph_init(&h->g, h->be);
-	schema(h->types);
-	schema(h->types + 3);
-	for (int s = 0; s < 2; s++) {
-		h->feed[s] = calloc(1, sizeof(sl_op));
-		h->feed[s]->vt = &feeder_vtab;
-		assert_int_equal(sl_graph_add(&h->g, h->feed[s], 0, 3, h->types, NULL), 0);
-	}
-	h->op = make_op(h, t, k, res, lo, hi);
-	assert_non_null(h->op);
+	th_graph_init(h, g_backend, 3);
+	th_kv_schema(h->types);
+	th_kv_schema(h->types + 3);
 	int nout = k == SL_JOIN_SEMI || k == SL_JOIN_ANTI ? 3 : 6; /* semi: left columns */
-	assert_int_equal(sl_graph_add(&h->g, h->op, 2, nout, h->types, NULL), 0);
-	h->cap = calloc(1, sizeof(capture_op));
-	h->cap->base.vt = &capture_vtab;
-	assert_int_equal(sl_graph_add(&h->g, &h->cap->base, 1, 0, NULL, NULL), 0);
-	sl_graph_connect(&h->g, h->feed[0], h->op, 0);
-	sl_graph_connect(&h->g, h->feed[1], h->op, 1);
-	sl_graph_connect(&h->g, h->op, &h->cap->base, 0);
-	assert_int_equal(sl_graph_open(&h->g, &h->err), 0);
+	th_graph_open(h, make_op(h, t, k, res, lo, hi), 2, nout, h->types, NULL, 0);
 }
 
 static void h_deinit(harness *h)
 {
-	sl_graph_deinit(&h->g);
-	sl_state_backend_close(h->be);
-	sl_arena_deinit(&h->arena);
+	th_graph_deinit(h);
 }
 
-/* An input row: side, key (NULL ok), ts in seconds after T0, value, op,
- * W_before of its side in seconds (-1 = -inf). */
-typedef struct in_row {
-	int side;
-	const char *k;
-	int64_t ts_s;
-	int64_t v;
-	uint8_t op;
-	int64_t wm_s;
-} in_row;
+/* An input row (harness.h): side, key (NULL ok), ts and W_before in seconds. */
+typedef th_kv_row in_row;
 
 /* Feeds rows (consecutive rows of one side in batches of up to bs); after
  * each batch the side's watermark moves to the next row's W_before of that
  * side, when given. */
 static void feed(harness *h, const in_row *rows, int n, int bs)
 {
-	sl_batch *b = sl_batch_new(3, h->types, bs);
-	for (int i = 0; i < n;) {
-		sl_batch_reset(b);
-		int s = rows[i].side, k = i;
-		for (; k < n && k < i + bs && rows[k].side == s; k++) {
-			int64_t wm = rows[k].wm_s < 0 ? SL_WM_MIN : T0 + S(rows[k].wm_s);
-			int r = sl_batch_add_row(b, rows[k].op, wm);
-			if (rows[k].k)
-				sl_col_set_str_ref(&b->cols[0], r, rows[k].k, (int64_t)strlen(rows[k].k));
-			sl_col_set_i64(&b->cols[1], r, T0 + S(rows[k].ts_s));
-			sl_col_set_i64(&b->cols[2], r, rows[k].v);
-		}
-		assert_int_equal(sl_op_emit(h->feed[s], b, &h->err), 0);
-		for (int m = k; m < n; m++)
-			if (rows[m].side == s) {
-				if (rows[m].wm_s >= 0)
-					assert_int_equal(sl_op_emit_watermark(h->feed[s], T0 + S(rows[m].wm_s),
-					                                      &h->err), 0);
-				break;
-			}
-		i = k;
-	}
-	sl_batch_free(b);
+	th_feed_sides(h, rows, n, bs, 0);
 }
 
 static void end_inputs(harness *h)
@@ -208,16 +103,6 @@ static void end_inputs(harness *h)
 static void wm(harness *h, int side, int64_t s)
 {
 	assert_int_equal(sl_op_emit_watermark(h->feed[side], T0 + S(s), &h->err), 0);
-}
-
-static const char *out(harness *h)
-{
-	return sl_buf_cstr(&h->cap->rows);
-}
-
-static void reset_out(harness *h)
-{
-	sl_buf_clear(&h->cap->rows);
 }
 
 #define L 0
@@ -235,29 +120,29 @@ static void test_regular_left_retractions(void **st)
 	h_init(&h, REGULAR, SL_JOIN_LEFT, 0, 0, 0);
 	const in_row a[] = {{L, "a", 1, 1, I, -1}, {L, NULL, 2, 2, I, -1}};
 	feed(&h, a, 2, 4);
-	assert_string_equal(out(&h), "+I[a, 2026-08-01 09:00:01, 1, NULL, NULL, NULL]\n"
+	assert_string_equal(th_out(&h), "+I[a, 2026-08-01 09:00:01, 1, NULL, NULL, NULL]\n"
 	                             "+I[NULL, 2026-08-01 09:00:02, 2, NULL, NULL, NULL]\n");
-	reset_out(&h);
+	th_out_reset(&h);
 	/* the first match retracts the padding; a second match adds a row */
 	const in_row b[] = {{R, "a", 5, 10, I, -1}, {R, "a", 6, 11, I, -1}, {R, NULL, 7, 12, I, -1}};
 	feed(&h, b, 3, 1);
-	assert_string_equal(out(&h),
+	assert_string_equal(th_out(&h),
 	                    "-D[a, 2026-08-01 09:00:01, 1, NULL, NULL, NULL]\n"
 	                    "+I[a, 2026-08-01 09:00:01, 1, a, 2026-08-01 09:00:05, 10]\n"
 	                    "+I[a, 2026-08-01 09:00:01, 1, a, 2026-08-01 09:00:06, 11]\n");
-	reset_out(&h);
+	th_out_reset(&h);
 	/* the matches go away one by one: padding back after the last */
 	const in_row c[] = {{R, "a", 5, 10, UB, -1}, {R, "a", 6, 11, D, -1}, {R, "z", 6, 11, D, -1}};
 	feed(&h, c, 3, 3);
-	assert_string_equal(out(&h),
+	assert_string_equal(th_out(&h),
 	                    "-D[a, 2026-08-01 09:00:01, 1, a, 2026-08-01 09:00:05, 10]\n"
 	                    "-D[a, 2026-08-01 09:00:01, 1, a, 2026-08-01 09:00:06, 11]\n"
 	                    "+I[a, 2026-08-01 09:00:01, 1, NULL, NULL, NULL]\n");
-	reset_out(&h);
+	th_out_reset(&h);
 	/* the left row itself retracted; then the NULL-keyed one */
 	const in_row d[] = {{L, "a", 1, 1, D, -1}, {L, NULL, 2, 2, D, -1}};
 	feed(&h, d, 2, 2);
-	assert_string_equal(out(&h), "-D[a, 2026-08-01 09:00:01, 1, NULL, NULL, NULL]\n"
+	assert_string_equal(th_out(&h), "-D[a, 2026-08-01 09:00:01, 1, NULL, NULL, NULL]\n"
 	                             "-D[NULL, 2026-08-01 09:00:02, 2, NULL, NULL, NULL]\n");
 	h_deinit(&h);
 }
@@ -270,43 +155,12 @@ static void test_regular_inner_duplicates_residual(void **st)
 	const in_row a[] = {{L, "a", 1, 5, I, -1}, {L, "a", 1, 5, I, -1}, {R, "a", 2, 4, I, -1},
 	                    {R, "a", 3, 6, I, -1}, {L, "a", 1, 5, D, -1}, {R, "a", 3, 6, D, -1}};
 	feed(&h, a, 6, 8);
-	assert_string_equal(out(&h),
+	assert_string_equal(th_out(&h),
 	                    "+I[a, 2026-08-01 09:00:01, 5, a, 2026-08-01 09:00:03, 6]\n"
 	                    "+I[a, 2026-08-01 09:00:01, 5, a, 2026-08-01 09:00:03, 6]\n"
 	                    "-D[a, 2026-08-01 09:00:01, 5, a, 2026-08-01 09:00:03, 6]\n"
 	                    "-D[a, 2026-08-01 09:00:01, 5, a, 2026-08-01 09:00:03, 6]\n");
 	h_deinit(&h);
-}
-
-static int cmp_line(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The lines of text, sorted (outputs compared as multisets: the harness
- * moves watermarks at batch ends, which may order fired rows differently). */
-static char *sorted(const char *text)
-{
-	char *copy = strdup(text), *lines[512];
-	int n = 0;
-	for (char *p = strtok(copy, "\n"); p && n < 512; p = strtok(NULL, "\n"))
-		lines[n++] = p;
-	qsort(lines, (size_t)n, sizeof(char *), cmp_line);
-	char *res = calloc(1, strlen(text) + 2);
-	for (int i = 0; i < n; i++) {
-		strcat(res, lines[i]);
-		strcat(res, "\n");
-	}
-	free(copy);
-	return res;
-}
-
-static void assert_same_rows(const char *got, const char *want)
-{
-	char *x = sorted(got), *y = sorted(want);
-	assert_string_equal(x, y);
-	free(x);
-	free(y);
 }
 
 /* A run of rows through a fresh operator, in one go and with a snapshot
@@ -319,27 +173,24 @@ static void roundtrip(jtype t, sl_join_kind k, int64_t lo, int64_t hi, const in_
 	feed(&a, rows, n, 3);
 	end_inputs(&a);
 	if (want)
-		assert_string_equal(out(&a), want);
+		assert_string_equal(th_out(&a), want);
 
 	h_init(&b, t, k, 0, lo, hi);
 	feed(&b, rows, cut, 3);
 	sl_snap_writer w;
-	sl_snap_writer_init(&w);
-	assert_int_equal(sl_graph_snapshot(&b.g, &w, &b.err), 0);
-	char *first = strdup(out(&b));
+	th_snapshot(&b, &w);
+	char *first = strdup(th_out(&b));
 	h_deinit(&b);
 
 	h_init(&c, t, k, 0, lo, hi);
-	sl_snap_reader r;
-	sl_snap_reader_init(&r, w.buf, w.len);
-	assert_int_equal(sl_graph_restore(&c.g, &r, &c.err), 0);
+	th_restore(&c, &w);
 	feed(&c, rows + cut, n - cut, 3);
 	end_inputs(&c);
 	sl_buf all;
 	sl_buf_init(&all);
 	sl_buf_puts(&all, first);
-	sl_buf_puts(&all, out(&c));
-	char *x = sorted(sl_buf_cstr(&all)), *y = sorted(out(&a));
+	sl_buf_puts(&all, th_out(&c));
+	char *x = th_sorted_lines(sl_buf_cstr(&all)), *y = th_sorted_lines(th_out(&a));
 	assert_string_equal(x, y);
 	free(x);
 	free(y);
@@ -382,7 +233,7 @@ static void test_interval_bounds(void **st)
 		sl_col_set_i64(&b->cols[2], row, 10 + i);
 	}
 	assert_int_equal(sl_op_emit(h.feed[0], b, &h.err), 0);
-	assert_string_equal(out(&h),
+	assert_string_equal(th_out(&h),
 	                    "+I[a, 2026-08-01 09:00:15, 10, a, 2026-08-01 09:00:20, 1]\n"
 	                    "+I[a, 2026-08-01 09:00:30, 12, a, 2026-08-01 09:00:20, 1]\n");
 	sl_batch_free(b);
@@ -396,18 +247,18 @@ static void test_interval_outer_and_cleanup(void **st)
 	const in_row rows[] = {{L, "a", 10, 1, I, -1}, {R, "b", 10, 2, I, -1},
 	                       {R, "a", 12, 3, I, -1}};
 	feed(&h, rows, 3, 1);
-	assert_string_equal(out(&h), "+I[a, 2026-08-01 09:00:10, 1, a, 2026-08-01 09:00:12, 3]\n");
-	reset_out(&h);
+	assert_string_equal(th_out(&h), "+I[a, 2026-08-01 09:00:10, 1, a, 2026-08-01 09:00:12, 3]\n");
+	th_out_reset(&h);
 	/* W = 15 on both sides: the left row (expires when W > 10 + 5) stays */
 	wm(&h, L, 15);
 	wm(&h, R, 15);
-	assert_string_equal(out(&h), "");
+	assert_string_equal(th_out(&h), "");
 	assert_true(h.cap->last_wm == T0 + S(5)); /* FULL: held back by max(5, 10) */
 	/* W = 20.001: the left row's bound passed; right b (expires at W > 20) goes
 	 * padded, right a (matched) silently */
 	wm(&h, L, 21);
 	wm(&h, R, 21);
-	assert_string_equal(out(&h), "+I[NULL, NULL, NULL, b, 2026-08-01 09:00:10, 2]\n");
+	assert_string_equal(th_out(&h), "+I[NULL, NULL, NULL, b, 2026-08-01 09:00:10, 2]\n");
 	end_inputs(&h);
 	sl_state_table *t = sl_state_table_open(h.be, h.op->uid, "left", 0, &h.err);
 	sl_state_table *u = sl_state_table_open(h.be, h.op->uid, "right", 0, &h.err);
@@ -444,22 +295,22 @@ static void test_window_join_fire(void **st)
 	feed(&h, rows, 7, 8);
 	wm(&h, L, 9);
 	wm(&h, R, 12);
-	assert_string_equal(out(&h), ""); /* W = 9 < end 10 */
+	assert_string_equal(th_out(&h), ""); /* W = 9 < end 10 */
 	wm(&h, L, 10);
 	/* keys fire in the backend's order: compared as multisets */
-	assert_same_rows(out(&h),
+	th_assert_same_rows(th_out(&h),
 	                    "+I[a, 2026-08-01 09:00:10, 1, a, 2026-08-01 09:00:10, 5]\n"
 	                    "+I[a, 2026-08-01 09:00:10, 1, a, 2026-08-01 09:00:10, 6]\n"
 	                    "+I[b, 2026-08-01 09:00:10, 2, NULL, NULL, NULL]\n"
 	                    "+I[NULL, 2026-08-01 09:00:10, 3, NULL, NULL, NULL]\n"
 	                    "+I[NULL, NULL, NULL, c, 2026-08-01 09:00:10, 7]\n");
-	reset_out(&h);
+	th_out_reset(&h);
 	/* a row for the fired window is late: dropped and counted */
 	const in_row late[] = {{R, "b", 10, 8, I, 12}};
 	feed(&h, late, 1, 1);
 	assert_int_equal(h.op->stats.late_dropped, 1);
 	end_inputs(&h);
-	assert_string_equal(out(&h), "+I[a, 2026-08-01 09:00:20, 4, NULL, NULL, NULL]\n");
+	assert_string_equal(th_out(&h), "+I[a, 2026-08-01 09:00:20, 4, NULL, NULL, NULL]\n");
 	sl_state_table *t = sl_state_table_open(h.be, h.op->uid, "left", 0, &h.err);
 	assert_int_equal(sl_state_count(t), 0);
 	h_deinit(&h);
@@ -478,11 +329,11 @@ static void test_window_semi_anti(void **st)
 	wm(&h, L, 10);
 	wm(&h, R, 10);
 	/* each matched left row once (two matches, two identical rows) */
-	assert_string_equal(out(&h), "+I[a, 2026-08-01 09:00:10, 1]\n"
+	assert_string_equal(th_out(&h), "+I[a, 2026-08-01 09:00:10, 1]\n"
 	                             "+I[a, 2026-08-01 09:00:10, 1]\n");
-	reset_out(&h);
+	th_out_reset(&h);
 	end_inputs(&h); /* c's right row was in another window */
-	assert_string_equal(out(&h), "");
+	assert_string_equal(th_out(&h), "");
 	h_deinit(&h);
 
 	h_init(&h, WINDOW, SL_JOIN_ANTI, 0, 0, 0);
@@ -490,11 +341,11 @@ static void test_window_semi_anti(void **st)
 	wm(&h, L, 10);
 	wm(&h, R, 10);
 	/* unmatched left rows, the NULL key among them */
-	assert_same_rows(out(&h), "+I[b, 2026-08-01 09:00:10, 2]\n"
+	th_assert_same_rows(th_out(&h), "+I[b, 2026-08-01 09:00:10, 2]\n"
 	                          "+I[NULL, 2026-08-01 09:00:10, 3]\n");
-	reset_out(&h);
+	th_out_reset(&h);
 	end_inputs(&h);
-	assert_string_equal(out(&h), "+I[c, 2026-08-01 09:00:20, 4]\n");
+	assert_string_equal(th_out(&h), "+I[c, 2026-08-01 09:00:20, 4]\n");
 	h_deinit(&h);
 
 	/* a residual: l.v < r.v */
@@ -503,7 +354,7 @@ static void test_window_semi_anti(void **st)
 	                      {R, "a", 10, 7, I, -1}};
 	feed(&h, res, 3, 4);
 	end_inputs(&h);
-	assert_string_equal(out(&h), "+I[a, 2026-08-01 09:00:10, 9]\n");
+	assert_string_equal(th_out(&h), "+I[a, 2026-08-01 09:00:10, 9]\n");
 	h_deinit(&h);
 }
 

@@ -28,13 +28,12 @@
 #include <unistd.h>
 
 #include "sluice.h"
-#include "data/valtext.h"
 #include "connector/conn.h"
-#include "exec/graph.h"
 #include "exec/join.h"
 #include "data/rowkey.h"
+#include "harness.h"
 
-static char g_dir[] = "/tmp/sl-lookup-XXXXXX";
+static char g_dir[256];
 static char g_path[256];
 static const char *g_backend = "hashmap";
 
@@ -244,93 +243,45 @@ static void test_fs_scan_with_lookup_options(void **st)
 
 /* ---- the operator ------------------------------------------------------------ */
 
-typedef struct capture_op {
-	sl_op base;
-	sl_buf rows;
-} capture_op;
-
-static const char *const kinds[] = {"+I", "-U", "+U", "-D"};
-
-static int capture_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
-{
-	capture_op *c = (capture_op *)op;
-	SL_BATCH_FOREACH(in, k, row) {
-		sl_buf_printf(&c->rows, "%s[", kinds[in->op[row]]);
-		for (int i = 0; i < in->ncols; i++) {
-			if (i)
-				sl_buf_puts(&c->rows, ", ");
-			sl_value_text(&in->cols[i], row, "NULL", NULL, &c->rows);
-		}
-		sl_buf_printf(&c->rows, "] wm=%lld\n", (long long)in->wm[row]);
-	}
-	return 0;
-}
-
-static void capture_close(sl_op *op)
-{
-	sl_buf_deinit(&((capture_op *)op)->rows);
-}
-
-static const sl_op_vtab capture_vtab = {.name = "Capture", .process = capture_process,
-                                        .close = capture_close};
-static const sl_op_vtab feeder_vtab = {.name = "Feeder"};
-
 typedef struct harness {
-	table t;
-	sl_state_backend *be;
-	sl_graph g;
-	sl_op *feed, *op;
-	capture_op *cap;
-	sl_type types[5];
+	th_graph x; /* feeder (probe k STRING, v BIGINT) -> lookup join -> capture */
+	table t;    /* the looked-up table */
 } harness;
 
 /* A lookup join of kind k on probe k = dim k; residual "probe v < dim n"
  * when res. */
 static void h_init(harness *h, sl_join_kind kind, int res)
 {
-	memset(h, 0, sizeof(*h));
 	table_init(&h->t, NULL);
-	assert_int_equal(sl_state_backend_open(g_backend, &h->be, &h->t.err), 0);
-	sl_graph_init(&h->g, h->be);
-	h->types[0] = sl_type_varchar(SL_STRING_LEN);
-	h->types[1] = sl_type_make(SL_T_BIGINT);
+	th_graph_init(&h->x, g_backend, 2);
+	h->x.types[0] = sl_type_varchar(SL_STRING_LEN);
+	h->x.types[1] = sl_type_make(SL_T_BIGINT);
 	for (int i = 0; i < 3; i++)
-		h->types[2 + i] = h->t.fields[i].type;
+		h->x.types[2 + i] = h->t.fields[i].type;
 	sl_join_plan p;
 	memset(&p, 0, sizeof(p));
 	p.kind = kind;
 	p.nl = 2;
 	p.nr = 3;
-	p.ltypes = h->types;
-	p.rtypes = h->types + 2;
+	p.ltypes = h->x.types;
+	p.rtypes = h->x.types + 2;
 	p.nkeys = 1;
 	p.lkeys = p.rkeys = key0;
 	if (res) {
-		sl_expr *a[2] = {sl_expr_col(&h->t.arena, 1, h->types[1]),
-		                 sl_expr_col(&h->t.arena, 4, h->types[4])};
+		sl_expr *a[2] = {sl_expr_col(&h->t.arena, 1, h->x.types[1]),
+		                 sl_expr_col(&h->t.arena, 4, h->x.types[4])};
 		p.residual = sl_expr_call(&h->t.arena, SL_FN_LT, a, 2, NULL, 0, &h->t.err);
 	}
 	sl_lookup *l = sl_lookup_new(sl_source_find("filesystem")->lookup, &h->t.args, key0, 1,
 	                             &h->t.err);
 	assert_non_null(l);
-	h->op = sl_op_lookup_join_new(&p, l, &h->t.err);
-	assert_non_null(h->op);
-	h->feed = calloc(1, sizeof(sl_op));
-	h->feed->vt = &feeder_vtab;
-	assert_int_equal(sl_graph_add(&h->g, h->feed, 0, 2, h->types, NULL), 0);
-	assert_int_equal(sl_graph_add(&h->g, h->op, 1, 5, h->types, NULL), 0);
-	h->cap = calloc(1, sizeof(capture_op));
-	h->cap->base.vt = &capture_vtab;
-	assert_int_equal(sl_graph_add(&h->g, &h->cap->base, 1, 0, NULL, NULL), 0);
-	sl_graph_connect(&h->g, h->feed, h->op, 0);
-	sl_graph_connect(&h->g, h->op, &h->cap->base, 0);
-	assert_int_equal(sl_graph_open(&h->g, &h->t.err), 0);
+	th_graph_open(&h->x, sl_op_lookup_join_new(&p, l, &h->t.err), 1, 5, h->x.types, NULL,
+	              TH_CAPTURE_ROW_WM);
 }
 
 static void h_deinit(harness *h)
 {
-	sl_graph_deinit(&h->g);
-	sl_state_backend_close(h->be);
+	th_graph_deinit(&h->x);
 	sl_arena_deinit(&h->t.arena);
 }
 
@@ -343,7 +294,7 @@ typedef struct in_row {
 
 static void feed(harness *h, const in_row *rows, int n, int bs)
 {
-	sl_batch *b = sl_batch_new(2, h->types, bs);
+	sl_batch *b = sl_batch_new(2, h->x.types, bs);
 	for (int i = 0; i < n; i += bs) {
 		sl_batch_reset(b);
 		for (int k = i; k < n && k < i + bs; k++) {
@@ -352,7 +303,7 @@ static void feed(harness *h, const in_row *rows, int n, int bs)
 				sl_col_set_str_ref(&b->cols[0], r, rows[k].k, (int64_t)strlen(rows[k].k));
 			sl_col_set_i64(&b->cols[1], r, rows[k].v);
 		}
-		assert_int_equal(sl_op_emit(h->feed, b, &h->t.err), 0);
+		assert_int_equal(sl_op_emit(h->x.feed[0], b, &h->x.err), 0);
 	}
 	sl_batch_free(b);
 }
@@ -368,7 +319,7 @@ static void test_op_inner_left(void **st)
 	harness h;
 	h_init(&h, SL_JOIN_INNER, 0);
 	feed(&h, probes, 6, 4);
-	assert_string_equal(sl_buf_cstr(&h.cap->rows),
+	assert_string_equal(th_out(&h.x),
 	                    "+I[a, 0, a, apple, 1] wm=5\n"
 	                    "+I[b, 2, b, banana, 2] wm=6\n"
 	                    "+I[b, 2, b, blueberry, 3] wm=6\n"
@@ -378,7 +329,7 @@ static void test_op_inner_left(void **st)
 	h_deinit(&h);
 	h_init(&h, SL_JOIN_LEFT, 1); /* residual probe v < dim n */
 	feed(&h, probes, 6, 1);
-	assert_string_equal(sl_buf_cstr(&h.cap->rows),
+	assert_string_equal(th_out(&h.x),
 	                    "+I[a, 0, a, apple, 1] wm=5\n"
 	                    "+I[b, 2, b, blueberry, 3] wm=6\n"
 	                    "+I[zz, 0, NULL, NULL, NULL] wm=7\n"
@@ -398,18 +349,15 @@ static void test_op_snapshot_restore(void **st)
 		h_init(&b, SL_JOIN_LEFT, 0);
 		feed(&b, probes, cut, 2);
 		sl_snap_writer w;
-		sl_snap_writer_init(&w);
-		assert_int_equal(sl_graph_snapshot(&b.g, &w, &b.t.err), 0);
+		th_snapshot(&b.x, &w);
 		h_init(&c, SL_JOIN_LEFT, 0);
-		sl_snap_reader r;
-		sl_snap_reader_init(&r, w.buf, w.len);
-		assert_int_equal(sl_graph_restore(&c.g, &r, &c.t.err), 0);
+		th_restore(&c.x, &w);
 		feed(&c, probes + cut, 6 - cut, 2);
 		sl_buf all;
 		sl_buf_init(&all);
-		sl_buf_puts(&all, sl_buf_cstr(&b.cap->rows));
-		sl_buf_puts(&all, sl_buf_cstr(&c.cap->rows));
-		assert_string_equal(sl_buf_cstr(&all), sl_buf_cstr(&a.cap->rows));
+		sl_buf_puts(&all, th_out(&b.x));
+		sl_buf_puts(&all, th_out(&c.x));
+		assert_string_equal(sl_buf_cstr(&all), th_out(&a.x));
 		sl_buf_deinit(&all);
 		sl_snap_writer_deinit(&w);
 		h_deinit(&b);
@@ -434,14 +382,13 @@ static void run_all(void)
 
 int main(void)
 {
-	if (!mkdtemp(g_dir))
+	if (th_tmpdir(g_dir, sizeof(g_dir), "sl-lookup"))
 		return 1;
 	snprintf(g_path, sizeof(g_path), "%s/dim.jsonl", g_dir);
 	g_backend = "hashmap";
 	run_all();
 	g_backend = "rocksdb";
 	run_all();
-	unlink(g_path);
-	rmdir(g_dir);
+	th_rmtree(g_dir);
 	return 0;
 }

@@ -6,7 +6,8 @@
  * snapshot/restore round trip in the middle of the stream, whose output
  * must equal an uninterrupted run's.
  *
- * Harness: a "feeder" operator (no methods) is the graph's source; the
+ * Harness (tests/unit/harness.h): a "feeder" operator (no methods) is the
+ * graph's source; the input schema is k STRING, ts TIMESTAMP(3), v BIGINT; the
  * operator under test consumes it; a "capture" operator records every row
  * it receives as text ("+I[a, 30]") and the watermarks.
  */
@@ -21,93 +22,23 @@
 #include <string.h>
 
 #include "sluice.h"
-#include "data/valtext.h"
-#include "exec/graph.h"
 #include "exec/ops.h"
+#include "harness.h"
 
-/* ---- harness ------------------------------------------------------------ */
+/* ---- harness (tests/unit/harness.h) ------------------------------------ */
 
-typedef struct capture_op {
-	sl_op base;
-	sl_buf rows;
-	int64_t last_wm;
-} capture_op;
-
-static const char *const kinds[] = {"+I", "-U", "+U", "-D"};
-
-static int capture_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
-{
-	capture_op *c = (capture_op *)op;
-	SL_BATCH_FOREACH(in, k, row) {
-		sl_buf_puts(&c->rows, kinds[in->op[row]]);
-		sl_buf_putc(&c->rows, '[');
-		for (int i = 0; i < in->ncols; i++) {
-			if (i)
-				sl_buf_puts(&c->rows, ", ");
-			sl_value_text(&in->cols[i], row, "NULL", NULL, &c->rows);
-		}
-		sl_buf_puts(&c->rows, "]\n");
-	}
-	return 0;
-}
-
-static int capture_wm(sl_op *op, int64_t wm, sl_err *err)
-{
-	((capture_op *)op)->last_wm = wm;
-	return 0;
-}
-
-static void capture_close(sl_op *op)
-{
-	sl_buf_deinit(&((capture_op *)op)->rows);
-}
-
-static const sl_op_vtab capture_vtab = {.name = "Capture", .process = capture_process,
-                                        .watermark = capture_wm, .close = capture_close};
-static const sl_op_vtab feeder_vtab = {.name = "Feeder"};
-
-typedef struct harness {
-	sl_state_backend *be;
-	sl_graph g;
-	sl_op *feed, *op;
-	capture_op *cap;
-	sl_err err;
-	sl_type in_types[4];
-} harness;
-
-/* Input schema of every test: k STRING, ts TIMESTAMP(3), v BIGINT. */
-static void in_schema(sl_type *t)
-{
-	t[0] = sl_type_varchar(SL_STRING_LEN);
-	t[1] = sl_type_timestamp(SL_T_TIMESTAMP, 3);
-	t[2] = sl_type_make(SL_T_BIGINT);
-}
+typedef th_graph harness;
 
 static void h_init(harness *h, sl_op *op, int nout, const sl_type *out_types)
 {
-	memset(h, 0, sizeof(*h));
-	sl_err_clear(&h->err);
-	assert_int_equal(sl_state_backend_open("hashmap", &h->be, &h->err), 0);
-	sl_graph_init(&h->g, h->be);
-	in_schema(h->in_types);
-	h->feed = calloc(1, sizeof(sl_op));
-	h->feed->vt = &feeder_vtab;
-	assert_int_equal(sl_graph_add(&h->g, h->feed, 0, 3, h->in_types, NULL), 0);
-	h->op = op;
-	assert_non_null(op);
-	assert_int_equal(sl_graph_add(&h->g, op, 1, nout, out_types, NULL), 0);
-	h->cap = calloc(1, sizeof(capture_op));
-	h->cap->base.vt = &capture_vtab;
-	assert_int_equal(sl_graph_add(&h->g, &h->cap->base, 1, 0, NULL, NULL), 0);
-	sl_graph_connect(&h->g, h->feed, op, 0);
-	sl_graph_connect(&h->g, op, &h->cap->base, 0);
-	assert_int_equal(sl_graph_open(&h->g, &h->err), 0);
+	th_graph_init(h, "hashmap", 3);
+	th_kv_schema(h->types);
+	th_graph_open(h, op, 1, nout, out_types, NULL, 0);
 }
 
 static void h_deinit(harness *h)
 {
-	sl_graph_deinit(&h->g);
-	sl_state_backend_close(h->be);
+	th_graph_deinit(h);
 }
 
 /* A row: key, ts "HH:MM:SS" on 2026-08-01, value, op, W_before (-1 = -inf). */
@@ -119,13 +50,13 @@ typedef struct in_row {
 	int64_t wm_s;
 } in_row;
 
-#define T0 1785574800000000LL /* 2026-08-01 09:00:00 UTC in micros */
-#define S(x) ((int64_t)(x) * 1000000LL)
+#define T0 TH_T0
+#define S(x) TH_S(x)
 
 /* Feeds rows in batches of `bs`; after each batch the watermark after it. */
 static int feed(harness *h, const in_row *rows, int n, int bs)
 {
-	sl_batch *b = sl_batch_new(3, h->in_types, bs);
+	sl_batch *b = sl_batch_new(3, h->types, bs);
 	int rc = 0;
 	for (int i = 0; i < n && !rc; i += bs) {
 		sl_batch_reset(b);
@@ -138,9 +69,9 @@ static int feed(harness *h, const in_row *rows, int n, int bs)
 			sl_col_set_i64(&b->cols[2], r, rows[k].v);
 			last = wm;
 		}
-		rc = sl_op_emit(h->feed, b, &h->err);
+		rc = sl_op_emit(h->feed[0], b, &h->err);
 		if (!rc && last != SL_WM_MIN)
-			rc = sl_op_emit_watermark(h->feed, last, &h->err);
+			rc = sl_op_emit_watermark(h->feed[0], last, &h->err);
 	}
 	sl_batch_free(b);
 	return rc;
@@ -148,12 +79,7 @@ static int feed(harness *h, const in_row *rows, int n, int bs)
 
 static int end_input(harness *h)
 {
-	return sl_graph_end_source(h->feed, &h->err);
-}
-
-static const char *out(harness *h)
-{
-	return sl_buf_cstr(&h->cap->rows);
+	return sl_graph_end_source(h->feed[0], &h->err);
 }
 
 /* ---- window aggregate ----------------------------------------------------- */
@@ -191,7 +117,7 @@ static sl_op *window_op(sl_window_agg_plan *p, sl_type *out_t, int *nout, sl_win
 	p->late_ncols = 3;
 	p->time_type = sl_type_timestamp(SL_T_TIMESTAMP, 3);
 	sl_type in[3];
-	in_schema(in);
+	th_kv_schema(in);
 	*nout = sl_window_agg_out_types(p, in, out_t);
 	sl_err e;
 	sl_err_clear(&e);
@@ -218,7 +144,7 @@ static void run_late(int bs, int64_t lateness, const char *want, int64_t want_dr
 	h_init(&h, op, n, t);
 	assert_int_equal(feed(&h, late_rows, 5, bs), 0);
 	assert_int_equal(end_input(&h), 0);
-	assert_string_equal(out(&h), want);
+	assert_string_equal(th_out(&h), want);
 	assert_int_equal(op->stats.late_dropped, want_dropped);
 	assert_true(h.cap->last_wm == SL_WM_MAX);
 	h_deinit(&h);
@@ -254,7 +180,7 @@ static void test_window_boundaries(void **st)
 	int n;
 	sl_op *op = window_op(&p, t, &n, SL_WIN_TUMBLE, S(10), 0, 0);
 	h_init(&h, op, n, t);
-	sl_batch *b = sl_batch_new(3, h.in_types, 8);
+	sl_batch *b = sl_batch_new(3, h.types, 8);
 	/* rows with ts 09:00:09.999 arriving with W_before 09:00:09.999 (on time),
 	 * 09:00:10 (late: W >= end) */
 	int64_t end = T0 + S(10);
@@ -266,9 +192,9 @@ static void test_window_boundaries(void **st)
 		sl_col_set_i64(&b->cols[1], r, tss[i]);
 		sl_col_set_i64(&b->cols[2], r, 1 << i);
 	}
-	assert_int_equal(sl_op_emit(h.feed, b, &h.err), 0);
+	assert_int_equal(sl_op_emit(h.feed[0], b, &h.err), 0);
 	/* the third row's W_before = end closed [09:00:00, 09:00:10) first */
-	assert_string_equal(out(&h), "+I[k, 2026-08-01 09:00:00, 2026-08-01 09:00:10, "
+	assert_string_equal(th_out(&h), "+I[k, 2026-08-01 09:00:00, 2026-08-01 09:00:10, "
 	                             "2026-08-01 09:00:09.999, 1]\n");
 	assert_int_equal(op->stats.late_dropped, 1);
 	assert_int_equal(end_input(&h), 0);
@@ -289,7 +215,7 @@ static void test_hop_partially_late(void **st)
 	const in_row rows[] = {{"k", 1, 1, SL_INSERT, -1}, {"k", 7, 2, SL_INSERT, 10}};
 	assert_int_equal(feed(&h, rows, 2, 1), 0);
 	assert_int_equal(end_input(&h), 0);
-	assert_string_equal(out(&h),
+	assert_string_equal(th_out(&h),
 	                    "+I[k, 2026-08-01 08:59:55, 2026-08-01 09:00:05, 2026-08-01 09:00:04.999, 1]\n"
 	                    "+I[k, 2026-08-01 09:00:00, 2026-08-01 09:00:10, 2026-08-01 09:00:09.999, 1]\n"
 	                    "+I[k, 2026-08-01 09:00:05, 2026-08-01 09:00:15, 2026-08-01 09:00:14.999, 2]\n");
@@ -313,22 +239,19 @@ static void roundtrip(sl_win_kind kind, int64_t size, int64_t slide, int64_t lat
 	{ sl_op *op_ = window_op(&p, t, &n, kind, size, slide, lateness); h_init(&b, op_, n, t); }
 	assert_int_equal(feed(&b, rows, cut, 2), 0);
 	sl_snap_writer w;
-	sl_snap_writer_init(&w);
-	assert_int_equal(sl_graph_snapshot(&b.g, &w, &b.err), 0);
-	char *first = strdup(out(&b));
+	th_snapshot(&b, &w);
+	char *first = strdup(th_out(&b));
 	h_deinit(&b);
 
 	{ sl_op *op_ = window_op(&p, t, &n, kind, size, slide, lateness); h_init(&c, op_, n, t); }
-	sl_snap_reader r;
-	sl_snap_reader_init(&r, w.buf, w.len);
-	assert_int_equal(sl_graph_restore(&c.g, &r, &c.err), 0);
+	th_restore(&c, &w);
 	assert_int_equal(feed(&c, rows + cut, nrows - cut, 2), 0);
 	assert_int_equal(end_input(&c), 0);
 	sl_buf all;
 	sl_buf_init(&all);
 	sl_buf_puts(&all, first);
-	sl_buf_puts(&all, out(&c));
-	assert_string_equal(sl_buf_cstr(&all), out(&a));
+	sl_buf_puts(&all, th_out(&c));
+	assert_string_equal(sl_buf_cstr(&all), th_out(&a));
 	sl_buf_deinit(&all);
 	free(first);
 	sl_snap_writer_deinit(&w);
@@ -366,7 +289,7 @@ static void test_session_merge_and_lateness(void **st)
 	h_init(&h, op, n, t);
 	assert_int_equal(feed(&h, sess_rows, 5, 1), 0);
 	assert_int_equal(end_input(&h), 0);
-	assert_string_equal(out(&h),
+	assert_string_equal(th_out(&h),
 		"+I[a, 2026-08-01 09:00:00, 2026-08-01 09:00:30, 2026-08-01 09:00:29.999, 1]\n"
 		"+I[a, 2026-08-01 09:01:00, 2026-08-01 09:01:30, 2026-08-01 09:01:29.999, 2]\n"
 		"-D[a, 2026-08-01 09:01:00, 2026-08-01 09:01:30, 2026-08-01 09:01:29.999, 2]\n"
@@ -389,7 +312,7 @@ static void test_session_touching(void **st)
 	                       {"a", 40, 4, SL_INSERT, -1}};
 	assert_int_equal(feed(&h, rows, 3, 3), 0);
 	assert_int_equal(end_input(&h), 0);
-	assert_string_equal(out(&h),
+	assert_string_equal(th_out(&h),
 		"+I[a, 2026-08-01 09:00:00, 2026-08-01 09:00:20, 2026-08-01 09:00:19.999, 3]\n"
 		"+I[a, 2026-08-01 09:00:40, 2026-08-01 09:00:50, 2026-08-01 09:00:49.999, 4]\n");
 	h_deinit(&h);
@@ -413,7 +336,7 @@ static sl_op *group_op(int mini, sl_type *out_t, int *nout)
 	out_t[1] = aggs[0].out_type;
 	*nout = 2;
 	sl_type in[3];
-	in_schema(in);
+	th_kv_schema(in);
 	sl_err e;
 	sl_err_clear(&e);
 	return sl_op_group_agg_new(&p, in, 3, &e);
@@ -435,13 +358,13 @@ static void test_group_updates(void **st)
 	int n;
 	{ sl_op *op_ = group_op(0, t, &n); h_init(&h, op_, n, t); }
 	assert_int_equal(feed(&h, grp_rows, 6, 1), 0);
-	assert_string_equal(out(&h), "+I[a, 1]\n+I[b, 5]\n-U[a, 1]\n+U[a, 3]\n-U[a, 3]\n+U[a, 2]\n"
+	assert_string_equal(th_out(&h), "+I[a, 1]\n+I[b, 5]\n-U[a, 1]\n+U[a, 3]\n-U[a, 3]\n+U[a, 2]\n"
 	                             "-D[b, 5]\n");
 	h_deinit(&h);
 	/* same rows in one batch: the same changes */
 	{ sl_op *op_ = group_op(0, t, &n); h_init(&h, op_, n, t); }
 	assert_int_equal(feed(&h, grp_rows, 6, 6), 0);
-	assert_string_equal(out(&h), "+I[a, 1]\n+I[b, 5]\n-U[a, 1]\n+U[a, 3]\n-U[a, 3]\n+U[a, 2]\n"
+	assert_string_equal(th_out(&h), "+I[a, 1]\n+I[b, 5]\n-U[a, 1]\n+U[a, 3]\n-U[a, 3]\n+U[a, 2]\n"
 	                             "-D[b, 5]\n");
 	h_deinit(&h);
 }
@@ -455,7 +378,7 @@ static void test_group_mini_batch(void **st)
 	assert_int_equal(feed(&h, grp_rows, 3, 3), 0);
 	assert_int_equal(feed(&h, grp_rows + 3, 3, 3), 0);
 	/* per batch: one change per key */
-	assert_string_equal(out(&h), "+I[a, 3]\n+I[b, 5]\n-U[a, 3]\n+U[a, 2]\n-D[b, 5]\n");
+	assert_string_equal(th_out(&h), "+I[a, 3]\n+I[b, 5]\n-U[a, 3]\n+U[a, 2]\n-D[b, 5]\n");
 	h_deinit(&h);
 }
 
@@ -467,14 +390,12 @@ static void test_group_snapshot_restore(void **st)
 	{ sl_op *op_ = group_op(0, t, &n); h_init(&a, op_, n, t); }
 	assert_int_equal(feed(&a, grp_rows, 3, 1), 0);
 	sl_snap_writer w;
-	sl_snap_writer_init(&w);
-	assert_int_equal(sl_graph_snapshot(&a.g, &w, &a.err), 0);
+	th_snapshot(&a, &w);
 	{ sl_op *op_ = group_op(0, t, &n); h_init(&b, op_, n, t); }
+	th_restore(&b, &w);
 	sl_snap_reader r;
-	sl_snap_reader_init(&r, w.buf, w.len);
-	assert_int_equal(sl_graph_restore(&b.g, &r, &b.err), 0);
 	assert_int_equal(feed(&b, grp_rows + 3, 3, 1), 0);
-	assert_string_equal(out(&b), "-U[a, 3]\n+U[a, 2]\n-D[b, 5]\n");
+	assert_string_equal(th_out(&b), "-U[a, 3]\n+U[a, 2]\n-D[b, 5]\n");
 	/* a damaged snapshot is refused, never a crash */
 	sl_snap_reader_init(&r, w.buf, w.len / 2);
 	harness c;
@@ -495,7 +416,7 @@ static void test_calc_filter_projection(void **st)
 	sl_err e;
 	sl_err_clear(&e);
 	sl_type in[3];
-	in_schema(in);
+	th_kv_schema(in);
 	sl_expr *v = sl_expr_col(&ar, 2, in[2]);
 	sl_expr *two = sl_expr_lit_i64(&ar, sl_type_make(SL_T_INT), 2);
 	sl_expr *gt_args[2] = {v, two};
@@ -508,7 +429,7 @@ static void test_calc_filter_projection(void **st)
 	const in_row rows[] = {{"a", 0, 1, SL_INSERT, -1}, {"b", 0, 3, SL_UPDATE_AFTER, -1},
 	                       {"c", 0, 5, SL_DELETE, -1}};
 	assert_int_equal(feed(&h, rows, 3, 3), 0);
-	assert_string_equal(out(&h), "+U[b, 30]\n-D[c, 50]\n");
+	assert_string_equal(th_out(&h), "+U[b, 30]\n-D[c, 50]\n");
 	h_deinit(&h);
 	sl_arena_deinit(&ar);
 }
@@ -519,13 +440,12 @@ static void test_union_lowers_wm(void **st)
 	 * lags: rows from input 0 carry the minimum as W_before */
 	harness h;
 	sl_type in[3];
-	in_schema(in);
+	th_kv_schema(in);
 	sl_err e;
 	sl_err_clear(&e);
 	h_init(&h, sl_op_union_new(&e), 3, in);
 	/* graph already has feeder (input 0); add a second input */
-	sl_op *f2 = calloc(1, sizeof(sl_op));
-	f2->vt = &feeder_vtab;
+	sl_op *f2 = th_feeder_new();
 	h.op->nin = 2;
 	h.op->in_wm = realloc(h.op->in_wm, 2 * sizeof(int64_t));
 	h.op->in_idle = realloc(h.op->in_idle, 2);
@@ -545,12 +465,11 @@ static void test_idle_input(void **st)
 {
 	harness h;
 	sl_type in[3];
-	in_schema(in);
+	th_kv_schema(in);
 	sl_err e;
 	sl_err_clear(&e);
 	h_init(&h, sl_op_union_new(&e), 3, in);
-	sl_op *f2 = calloc(1, sizeof(sl_op));
-	f2->vt = &feeder_vtab;
+	sl_op *f2 = th_feeder_new();
 	h.op->nin = 2;
 	h.op->in_wm = realloc(h.op->in_wm, 2 * sizeof(int64_t));
 	h.op->in_idle = realloc(h.op->in_idle, 2);
@@ -564,7 +483,7 @@ static void test_idle_input(void **st)
 	assert_int_equal(sl_op_emit_idle(f2, 1, &h.err), 0);
 	assert_true(h.cap->last_wm == T0 + S(40));
 	assert_int_equal(h.op->idle, 0);
-	assert_int_equal(sl_op_emit_idle(h.feed, 1, &h.err), 0);
+	assert_int_equal(sl_op_emit_idle(h.feed[0], 1, &h.err), 0);
 	assert_int_equal(h.op->idle, 1); /* all inputs idle: idle downstream too */
 	assert_int_equal(h.cap->base.in_idle[0], 1);
 	assert_int_equal(sl_op_emit_idle(f2, 0, &h.err), 0);

@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "sluice.h"
+#include "harness.h"
 
 /* ---- generated inputs --------------------------------------------------------- */
 
@@ -217,35 +218,19 @@ static void prop_rows_free(prop_rows *r)
 
 /* ---- running the engine ------------------------------------------------------ */
 
-typedef struct prop_rec {
-	char *line; /* "<table> <kind> [<row text>]" */
-	int seq;    /* arrival order */
-} prop_rec;
+/* One polled row: "<table> <kind> [<row text>]" and its arrival order. */
+typedef th_change prop_rec;
 
 typedef struct prop_out {
-	int n, cap;
-	prop_rec *rec;
+	th_changes ch;       /* every polled row in order (th_collect) */
 	long long late_rows; /* late rows dropped + diverted + corrections */
 	char *stats;
 } prop_out;
 
-static const char *const KIND[] = {"+I", "-U", "+U", "-D"};
-
 static void collect(void *ctx, const char *table, sl_rowkind kind, const char *text, size_t len)
 {
-	prop_out *o = ctx;
-	if (o->n == o->cap) {
-		o->cap = o->cap ? 2 * o->cap : 256;
-		o->rec = realloc(o->rec, sizeof(*o->rec) * (size_t)o->cap);
-		assert_non_null(o->rec);
-	}
-	char *line;
-	assert_true(asprintf(&line, "%s %s %.*s", table, KIND[kind & 3], (int)len, text) > 0);
-	o->rec[o->n].line = line;
-	o->rec[o->n].seq = o->n;
-	o->n++;
+	th_collect(&((prop_out *)ctx)->ch, table, kind, text, len);
 }
-
 /* Sums the three counters of every "#N WindowAggregate: ..." stats line. */
 static long long late_count(const char *stats)
 {
@@ -314,18 +299,16 @@ static int prop_run(const prop_query *q, const prop_rows *rows, int batch, uint6
 
 static void prop_out_free(prop_out *o)
 {
-	for (int i = 0; i < o->n; i++)
-		free(o->rec[i].line);
-	free(o->rec);
+	th_changes_free(&o->ch);
 	free(o->stats);
 	memset(o, 0, sizeof(*o));
 }
 
 static void prop_out_print(const prop_out *o, const char *title)
 {
-	print_error("%s (%d rows):\n", title, o->n);
-	for (int i = 0; i < o->n; i++)
-		print_error("  %s\n", o->rec[i].line);
+	print_error("%s (%d rows):\n", title, o->ch.n);
+	for (int i = 0; i < o->ch.n; i++)
+		print_error("  %s\n", o->ch.v[i].line);
 }
 
 /* ---- comparisons ------------------------------------------------------------- */
@@ -337,11 +320,11 @@ static int cmp_str(const void *a, const void *b)
 
 static char **sorted_lines(const prop_out *o)
 {
-	char **v = calloc((size_t)o->n + 1, sizeof(char *));
+	char **v = calloc((size_t)o->ch.n + 1, sizeof(char *));
 	assert_non_null(v);
-	for (int i = 0; i < o->n; i++)
-		v[i] = o->rec[i].line;
-	qsort(v, (size_t)o->n, sizeof(char *), cmp_str);
+	for (int i = 0; i < o->ch.n; i++)
+		v[i] = o->ch.v[i].line;
+	qsort(v, (size_t)o->ch.n, sizeof(char *), cmp_str);
 	return v;
 }
 
@@ -373,7 +356,7 @@ static int lists_equal(const char *ctx, char **a, int na, const char *an, char *
 static int prop_same_multiset(const prop_out *x, const prop_out *y, const char *ctx)
 {
 	char **a = sorted_lines(x), **b = sorted_lines(y);
-	int ok = lists_equal(ctx, a, x->n, "batch 1024", b, y->n, "other");
+	int ok = lists_equal(ctx, a, x->ch.n, "batch 1024", b, y->ch.n, "other");
 	free(a);
 	free(b);
 	return ok;
@@ -415,13 +398,13 @@ static int cmp_keyed(const void *a, const void *b)
 
 static keyed *by_key(const prop_out *o, int nkey)
 {
-	keyed *v = calloc((size_t)o->n + 1, sizeof(keyed));
+	keyed *v = calloc((size_t)o->ch.n + 1, sizeof(keyed));
 	assert_non_null(v);
-	for (int i = 0; i < o->n; i++) {
-		rec_key(o->rec[i].line, nkey, v[i].key, sizeof(v[i].key));
-		v[i].r = &o->rec[i];
+	for (int i = 0; i < o->ch.n; i++) {
+		rec_key(o->ch.v[i].line, nkey, v[i].key, sizeof(v[i].key));
+		v[i].r = &o->ch.v[i];
 	}
-	qsort(v, (size_t)o->n, sizeof(keyed), cmp_keyed);
+	qsort(v, (size_t)o->ch.n, sizeof(keyed), cmp_keyed);
 	return v;
 }
 
@@ -431,14 +414,14 @@ static int prop_same_key_sequences(const prop_out *x, const prop_out *y, int nke
 {
 	keyed *a = by_key(x, nkey), *b = by_key(y, nkey);
 	int ok = 1;
-	for (int i = 0; ok && i < x->n && i < y->n; i++) {
+	for (int i = 0; ok && i < x->ch.n && i < y->ch.n; i++) {
 		if (!strcmp(a[i].key, b[i].key) && !strcmp(a[i].r->line, b[i].r->line))
 			continue;
 		ok = 0;
 		print_error("%s: per-key change sequences differ at key %s:\n", ctx, a[i].key);
-		for (int j = i; j < x->n && !strcmp(a[j].key, a[i].key); j++)
+		for (int j = i; j < x->ch.n && !strcmp(a[j].key, a[i].key); j++)
 			print_error("  batch 1024 #%d: %s\n", a[j].r->seq, a[j].r->line);
-		for (int j = i; j < y->n && !strcmp(b[j].key, a[i].key); j++)
+		for (int j = i; j < y->ch.n && !strcmp(b[j].key, a[i].key); j++)
 			print_error("  other      #%d: %s\n", b[j].r->seq, b[j].r->line);
 	}
 	free(a);
@@ -452,22 +435,15 @@ static char scratch_dir[256];
 
 static const char *scratch(void)
 {
-	if (!scratch_dir[0]) {
-		const char *t = getenv("TMPDIR");
-		snprintf(scratch_dir, sizeof(scratch_dir), "%s/sluice-prop-XXXXXX", t && *t ? t : "/tmp");
-		assert_non_null(mkdtemp(scratch_dir));
-	}
+	if (!scratch_dir[0])
+		assert_int_equal(th_tmpdir(scratch_dir, sizeof(scratch_dir), "sluice-prop"), 0);
 	return scratch_dir;
 }
 
 static void prop_cleanup(void)
 {
-	if (scratch_dir[0]) {
-		char cmd[300];
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch_dir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "could not remove %s\n", scratch_dir);
-	}
+	if (th_rmtree(scratch_dir))
+		fprintf(stderr, "could not remove %s\n", scratch_dir);
 }
 
 static int prop_have_sqlite(void)
@@ -559,13 +535,13 @@ static char **oracle_lines(const char *sql, const char *table, prop_rows *r, int
 static char **final_rows(const prop_out *o, const char *table, int *n, const char *ctx)
 {
 	size_t tl = strlen(table);
-	char **v = calloc((size_t)o->n + 1, sizeof(char *));
-	int *cnt = calloc((size_t)o->n + 1, sizeof(int));
+	char **v = calloc((size_t)o->ch.n + 1, sizeof(char *));
+	int *cnt = calloc((size_t)o->ch.n + 1, sizeof(int));
 	assert_non_null(v);
 	assert_non_null(cnt);
 	int m = 0, bad = 0;
-	for (int i = 0; i < o->n && !bad; i++) {
-		const char *line = o->rec[i].line;
+	for (int i = 0; i < o->ch.n && !bad; i++) {
+		const char *line = o->ch.v[i].line;
 		if (strncmp(line, table, tl) || line[tl] != ' ')
 			continue;
 		int add = line[tl + 1] == '+';
@@ -588,7 +564,7 @@ static char **final_rows(const prop_out *o, const char *table, int *n, const cha
 			bad = 1;
 		}
 	}
-	char **res = calloc((size_t)o->n + 1, sizeof(char *));
+	char **res = calloc((size_t)o->ch.n + 1, sizeof(char *));
 	assert_non_null(res);
 	*n = 0;
 	for (int j = 0; j < m; j++) {
@@ -1125,10 +1101,10 @@ static void test_proctime(void **state)
 		prop_out base;
 		assert_int_equal(proc_run(sql, &rows, 1024, &base), 0);
 		char ctx[256];
-		int ok = base.n > 0 && base.late_rows == 0;
+		int ok = base.ch.n > 0 && base.late_rows == 0;
 		if (!ok)
 			print_error("seed %llu, processing-time %s: %d rows, %lld late\n",
-			            (unsigned long long)SEEDS[s], q->name, base.n, base.late_rows);
+			            (unsigned long long)SEEDS[s], q->name, base.ch.n, base.late_rows);
 		for (int b = 0; ok && b < 2; b++) {
 			prop_out other;
 			assert_int_equal(proc_run(sql, &rows, b ? 7 : 1, &other), 0);
@@ -1175,11 +1151,11 @@ static void test_lateness_changelog_example(void **state)
 		"select +I [k0, 2026-01-01 00:00:20, 2026-01-01 00:00:25, 1, 4]",
 	};
 	int n = (int)(sizeof(want) / sizeof(want[0]));
-	if (out.n != n)
+	if (out.ch.n != n)
 		prop_out_print(&out, "example output");
-	assert_int_equal(out.n, n);
+	assert_int_equal(out.ch.n, n);
 	for (int i = 0; i < n; i++)
-		assert_string_equal(out.rec[i].line, want[i]);
+		assert_string_equal(out.ch.v[i].line, want[i]);
 	prop_out_free(&out);
 	prop_rows_free(&rows);
 }

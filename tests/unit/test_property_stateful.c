@@ -83,6 +83,7 @@
 #include <unistd.h>
 
 #include "sluice.h"
+#include "harness.h"
 
 /* ---- generated inputs --------------------------------------------------------- */
 
@@ -216,35 +217,19 @@ static void rows_free(sq_rows *r)
 
 /* ---- running the engine ------------------------------------------------------ */
 
-/* One emitted row: sign +1 (+I, +U) or -1 (-U, -D), its text, arrival. */
-typedef struct sq_rec {
-	char *text;
-	int kind, sign, seq;
-} sq_rec;
+/* One emitted row: kind, its text, arrival (harness.h). */
+typedef th_change sq_rec;
 
 typedef struct sq_out {
-	int n, cap;
-	sq_rec *rec;
+	th_changes ch;  /* every polled row in order (th_collect) */
 	long long late; /* late rows dropped + diverted, from the job stats */
 	char *stats;
 } sq_out;
 
 static void collect(void *ctx, const char *table, sl_rowkind kind, const char *text, size_t len)
 {
-	sq_out *o = ctx;
-	if (o->n == o->cap) {
-		o->cap = o->cap ? 2 * o->cap : 1024;
-		o->rec = realloc(o->rec, sizeof(*o->rec) * (size_t)o->cap);
-		assert_non_null(o->rec);
-	}
-	o->rec[o->n].text = strndup(text, len);
-	assert_non_null(o->rec[o->n].text);
-	o->rec[o->n].kind = (int)kind & 3;
-	o->rec[o->n].sign = (kind == SL_INSERT || kind == SL_UPDATE_AFTER) ? 1 : -1;
-	o->rec[o->n].seq = o->n;
-	o->n++;
+	th_collect(&((sq_out *)ctx)->ch, table, kind, text, len);
 }
-
 /* Sums "N late rows dropped, M diverted" over every operator line of the
  * job stats (every operator that dropped or diverted a row prints one). */
 static long long late_count(const char *stats)
@@ -368,9 +353,7 @@ static int sq_run(const sq_query *q, const sq_rows *rt, const sq_rows *ru, const
 
 static void out_free(sq_out *o)
 {
-	for (int i = 0; i < o->n; i++)
-		free(o->rec[i].text);
-	free(o->rec);
+	th_changes_free(&o->ch);
 	free(o->stats);
 	memset(o, 0, sizeof(*o));
 }
@@ -401,23 +384,23 @@ static void free_lines(char **v, int n)
  * NULL (after printing) when a retraction finds no row to remove. */
 static char **final_rows(sq_out *o, int *n, const char *ctx)
 {
-	qsort(o->rec, (size_t)o->n, sizeof(sq_rec), cmp_rec);
-	char **res = calloc((size_t)o->n + 1, sizeof(char *));
+	qsort(o->ch.v, (size_t)o->ch.n, sizeof(sq_rec), cmp_rec);
+	char **res = calloc((size_t)o->ch.n + 1, sizeof(char *));
 	assert_non_null(res);
 	*n = 0;
-	for (int i = 0; i < o->n;) {
+	for (int i = 0; i < o->ch.n;) {
 		int j = i, cnt = 0;
-		for (; j < o->n && !strcmp(o->rec[j].text, o->rec[i].text); j++) {
-			cnt += o->rec[j].sign;
+		for (; j < o->ch.n && !strcmp(o->ch.v[j].text, o->ch.v[i].text); j++) {
+			cnt += th_change_sign(&o->ch.v[j]);
 			if (cnt < 0) {
 				print_error("%s: change #%d retracts %s, which is not in the result\n", ctx,
-				            o->rec[j].seq, o->rec[j].text);
+				            o->ch.v[j].seq, o->ch.v[j].text);
 				free(res);
 				return NULL;
 			}
 		}
 		for (; cnt > 0; cnt--)
-			res[(*n)++] = o->rec[i].text;
+			res[(*n)++] = o->ch.v[i].text;
 		i = j;
 	}
 	return res;
@@ -427,11 +410,11 @@ static char **final_rows(sq_out *o, int *n, const char *ctx)
 static char **changelog(const sq_out *o)
 {
 	static const char *const KIND[] = {"+I", "-U", "+U", "-D"};
-	char **v = calloc((size_t)o->n + 1, sizeof(char *));
+	char **v = calloc((size_t)o->ch.n + 1, sizeof(char *));
 	assert_non_null(v);
-	for (int i = 0; i < o->n; i++)
-		assert_true(asprintf(&v[i], "%s %s", KIND[o->rec[i].kind], o->rec[i].text) > 0);
-	qsort(v, (size_t)o->n, sizeof(char *), cmp_str);
+	for (int i = 0; i < o->ch.n; i++)
+		assert_true(asprintf(&v[i], "%s %s", KIND[o->ch.v[i].kind], o->ch.v[i].text) > 0);
+	qsort(v, (size_t)o->ch.n, sizeof(char *), cmp_str);
 	return v;
 }
 
@@ -459,23 +442,15 @@ static char scratch_dir[256];
 
 static const char *scratch(void)
 {
-	if (!scratch_dir[0]) {
-		const char *t = getenv("TMPDIR");
-		snprintf(scratch_dir, sizeof(scratch_dir), "%s/sluice-propst-XXXXXX",
-		         t && *t ? t : "/tmp");
-		assert_non_null(mkdtemp(scratch_dir));
-	}
+	if (!scratch_dir[0])
+		assert_int_equal(th_tmpdir(scratch_dir, sizeof(scratch_dir), "sluice-propst"), 0);
 	return scratch_dir;
 }
 
 static void cleanup(void)
 {
-	if (scratch_dir[0]) {
-		char cmd[300];
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch_dir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "could not remove %s\n", scratch_dir);
-	}
+	if (th_rmtree(scratch_dir))
+		fprintf(stderr, "could not remove %s\n", scratch_dir);
 }
 
 /* 1 when a sqlite3 CLI with RIGHT/FULL JOIN (3.39) is on PATH. */
@@ -1229,12 +1204,12 @@ static void test_oracle(void **state)
 			char **cl = changelog(&out);
 			if (b == 0) {
 				base = cl;
-				nbase = out.n;
+				nbase = out.ch.n;
 			} else if (!cfg.minibatch) {
-				ok = ok && lists_equal(ctx, cl, out.n, "changes", base, nbase, "at 1024");
-				free_lines(cl, out.n);
+				ok = ok && lists_equal(ctx, cl, out.ch.n, "changes", base, nbase, "at 1024");
+				free_lines(cl, out.ch.n);
 			} else {
-				free_lines(cl, out.n);
+				free_lines(cl, out.ch.n);
 			}
 			int ne = 0;
 			char **eng = ok ? final_rows(&out, &ne, ctx) : NULL;

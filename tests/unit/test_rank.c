@@ -7,9 +7,9 @@
  * output must equal an uninterrupted run's, on both state backends
  * ("hashmap", "rocksdb") and at batch sizes 1 and 3.
  *
- * Harness (as test_ops.c): a "feeder" operator is the graph's source, the
- * operator under test consumes it, a "capture" operator records every row
- * as text ("+I[a, 30]").
+ * Harness (tests/unit/harness.h): a "feeder" operator is the graph's
+ * source, the operator under test consumes it, a "capture" operator
+ * records every row as text ("+I[a, 30]").
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,95 +22,33 @@
 #include <string.h>
 
 #include "sluice.h"
-#include "data/valtext.h"
-#include "exec/graph.h"
 #include "exec/op_over.h"
 #include "exec/op_rank.h"
 #include "exec/ops.h"
+#include "harness.h"
 
-/* ---- harness ------------------------------------------------------------ */
+/* ---- harness (tests/unit/harness.h) ------------------------------------ */
 
 static const char *g_type = "hashmap"; /* the backend the cases run on */
 
-typedef struct capture_op {
-	sl_op base;
-	sl_buf rows;
-} capture_op;
-
-static const char *const kinds[] = {"+I", "-U", "+U", "-D"};
-
-static int capture_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
-{
-	capture_op *c = (capture_op *)op;
-	SL_BATCH_FOREACH(in, k, row) {
-		sl_buf_puts(&c->rows, kinds[in->op[row]]);
-		sl_buf_putc(&c->rows, '[');
-		for (int i = 0; i < in->ncols; i++) {
-			if (i)
-				sl_buf_puts(&c->rows, ", ");
-			sl_value_text(&in->cols[i], row, "NULL", NULL, &c->rows);
-		}
-		sl_buf_puts(&c->rows, "]\n");
-	}
-	return 0;
-}
-
-static void capture_close(sl_op *op)
-{
-	sl_buf_deinit(&((capture_op *)op)->rows);
-}
-
-static const sl_op_vtab capture_vtab = {.name = "Capture", .process = capture_process,
-                                        .close = capture_close};
-static const sl_op_vtab feeder_vtab = {.name = "Feeder"};
-
-typedef struct harness {
-	sl_state_backend *be;
-	sl_graph g;
-	sl_op *feed, *op;
-	capture_op *cap;
-	sl_err err;
-	sl_type in_types[3];
-} harness;
-
-/* Input schema of every test: k STRING, ts TIMESTAMP(3), v BIGINT. */
-static void in_schema(sl_type *t)
-{
-	t[0] = sl_type_varchar(SL_STRING_LEN);
-	t[1] = sl_type_timestamp(SL_T_TIMESTAMP, 3);
-	t[2] = sl_type_make(SL_T_BIGINT);
-}
+typedef th_graph harness;
 
 /* Builds the operator under test: output types into t, count into *nout. */
 typedef sl_op *(*make_fn)(sl_type *t, int *nout);
 
 static void h_init(harness *h, make_fn mk)
 {
-	memset(h, 0, sizeof(*h));
-	sl_err_clear(&h->err);
-	assert_int_equal(sl_state_backend_open(g_type, &h->be, &h->err), 0);
-	sl_graph_init(&h->g, h->be);
-	in_schema(h->in_types);
-	h->feed = calloc(1, sizeof(sl_op));
-	h->feed->vt = &feeder_vtab;
-	assert_int_equal(sl_graph_add(&h->g, h->feed, 0, 3, h->in_types, NULL), 0);
+	th_graph_init(h, g_type, 3);
+	th_kv_schema(h->types);
 	sl_type t[8];
 	int nout;
-	h->op = mk(t, &nout);
-	assert_non_null(h->op);
-	assert_int_equal(sl_graph_add(&h->g, h->op, 1, nout, t, NULL), 0);
-	h->cap = calloc(1, sizeof(capture_op));
-	h->cap->base.vt = &capture_vtab;
-	assert_int_equal(sl_graph_add(&h->g, &h->cap->base, 1, 0, NULL, NULL), 0);
-	sl_graph_connect(&h->g, h->feed, h->op, 0);
-	sl_graph_connect(&h->g, h->op, &h->cap->base, 0);
-	assert_int_equal(sl_graph_open(&h->g, &h->err), 0);
+	sl_op *op = mk(t, &nout);
+	th_graph_open(h, op, 1, nout, t, NULL, 0);
 }
 
 static void h_deinit(harness *h)
 {
-	sl_graph_deinit(&h->g);
-	sl_state_backend_close(h->be);
+	th_graph_deinit(h);
 }
 
 /* A row: key, ts in seconds after 09:00:00, value; the watermark is ts -
@@ -131,7 +69,7 @@ typedef struct in_row {
 /* Feeds rows[from, to) in batches of bs, W carried in *wm across calls. */
 static int feed(harness *h, const in_row *rows, int from, int to, int bs, int64_t *wm)
 {
-	sl_batch *b = sl_batch_new(3, h->in_types, bs);
+	sl_batch *b = sl_batch_new(3, h->types, bs);
 	int rc = 0;
 	for (int i = from; i < to && !rc; i += bs) {
 		sl_batch_reset(b);
@@ -143,17 +81,12 @@ static int feed(harness *h, const in_row *rows, int from, int to, int bs, int64_
 			if (T0 + S(rows[k].ts_s) - DELAY > *wm)
 				*wm = T0 + S(rows[k].ts_s) - DELAY;
 		}
-		rc = sl_op_emit(h->feed, b, &h->err);
+		rc = sl_op_emit(h->feed[0], b, &h->err);
 		if (!rc && *wm != SL_WM_MIN)
-			rc = sl_op_emit_watermark(h->feed, *wm, &h->err);
+			rc = sl_op_emit_watermark(h->feed[0], *wm, &h->err);
 	}
 	sl_batch_free(b);
 	return rc;
-}
-
-static const char *out(harness *h)
-{
-	return sl_buf_cstr(&h->cap->rows);
 }
 
 /* Runs rows uninterrupted; returns the output (malloc'd) and late drops. */
@@ -163,8 +96,8 @@ static char *run_all(make_fn mk, const in_row *rows, int n, int bs, int64_t *lat
 	int64_t wm = SL_WM_MIN;
 	h_init(&h, mk);
 	assert_int_equal(feed(&h, rows, 0, n, bs, &wm), 0);
-	assert_int_equal(sl_graph_end_source(h.feed, &h.err), 0);
-	char *s = strdup(out(&h));
+	assert_int_equal(sl_graph_end_source(h.feed[0], &h.err), 0);
+	char *s = strdup(th_out(&h));
 	if (late)
 		*late = h.op->stats.late_dropped;
 	h_deinit(&h);
@@ -181,19 +114,16 @@ static void roundtrip(make_fn mk, const in_row *rows, int n, int bs, int cut)
 	h_init(&b, mk);
 	assert_int_equal(feed(&b, rows, 0, cut, bs, &wm), 0);
 	sl_snap_writer w;
-	sl_snap_writer_init(&w);
-	assert_int_equal(sl_graph_snapshot(&b.g, &w, &b.err), 0);
+	th_snapshot(&b, &w);
 	sl_buf all;
 	sl_buf_init(&all);
-	sl_buf_puts(&all, out(&b));
+	sl_buf_puts(&all, th_out(&b));
 	h_deinit(&b);
 	h_init(&c, mk);
-	sl_snap_reader r;
-	sl_snap_reader_init(&r, w.buf, w.len);
-	assert_int_equal(sl_graph_restore(&c.g, &r, &c.err), 0);
+	th_restore(&c, &w);
 	assert_int_equal(feed(&c, rows, cut, n, bs, &wm), 0);
-	assert_int_equal(sl_graph_end_source(c.feed, &c.err), 0);
-	sl_buf_puts(&all, out(&c));
+	assert_int_equal(sl_graph_end_source(c.feed[0], &c.err), 0);
+	sl_buf_puts(&all, th_out(&c));
 	assert_string_equal(sl_buf_cstr(&all), want);
 	sl_buf_deinit(&all);
 	sl_snap_writer_deinit(&w);
@@ -239,7 +169,7 @@ static sl_op *mk_rank(sl_rank_mode mode, int out_rn, int64_t n, const int *ord,
 	p.time_col = 1;
 	p.retract = g_retract;
 	sl_type in[3];
-	in_schema(in);
+	th_kv_schema(in);
 	*nout = sl__rank_out_types(&p, in, 3, t);
 	sl_err err;
 	sl_err_clear(&err);
@@ -403,7 +333,7 @@ static sl_op *mk_over(int rows, int64_t preceding, sl_type *t, int *nout)
 	p.preceding = preceding;
 	p.naggs = 3;
 	p.aggs = aggs;
-	in_schema(t);
+	th_kv_schema(t);
 	for (int i = 0; i < 3; i++)
 		t[3 + i] = aggs[i].out_type;
 	*nout = 6;

@@ -24,6 +24,7 @@
 #include "sluice.h"
 #include "exec/graph.h"
 #include "exec/ops.h"
+#include "harness.h"
 
 #define NV 6 /* values 0..4 and NULL (index 5) */
 
@@ -49,46 +50,29 @@ static int capture_process(sl_op *op, int input, const sl_batch *in, sl_err *err
 }
 
 static const sl_op_vtab capture_vtab = {.name = "Capture", .process = capture_process};
-static const sl_op_vtab feeder_vtab = {.name = "Feeder"};
 
 typedef struct harness {
-	sl_state_backend *be;
-	sl_graph g;
-	sl_op *feed[2], *op;
-	capture_op *cap;
+	th_graph x;      /* two feeders (v BIGINT) -> SetOp -> cap (harness.h) */
+	capture_op *cap; /* the output multiset */
 	sl_batch *b;
-	sl_err err;
 } harness;
 
 static void h_init(harness *h, const char *backend, sl_setop_kind kind, int all)
 {
 	sl_type t = sl_type_make(SL_T_BIGINT);
 	memset(h, 0, sizeof(*h));
-	assert_int_equal(sl_state_backend_open(backend, &h->be, &h->err), 0);
-	sl_graph_init(&h->g, h->be);
-	for (int i = 0; i < 2; i++) {
-		h->feed[i] = calloc(1, sizeof(sl_op));
-		h->feed[i]->vt = &feeder_vtab;
-		assert_int_equal(sl_graph_add(&h->g, h->feed[i], 0, 1, &t, NULL), 0);
-	}
-	h->op = sl_op_set_op_new(kind, all, &h->err);
-	assert_non_null(h->op);
-	assert_int_equal(sl_graph_add(&h->g, h->op, 2, 1, &t, NULL), 0);
+	th_graph_init(&h->x, backend, 1);
+	h->x.types[0] = t;
 	h->cap = calloc(1, sizeof(capture_op));
 	h->cap->base.vt = &capture_vtab;
-	assert_int_equal(sl_graph_add(&h->g, &h->cap->base, 1, 0, NULL, NULL), 0);
-	sl_graph_connect(&h->g, h->feed[0], h->op, 0);
-	sl_graph_connect(&h->g, h->feed[1], h->op, 1);
-	sl_graph_connect(&h->g, h->op, &h->cap->base, 0);
-	assert_int_equal(sl_graph_open(&h->g, &h->err), 0);
+	th_graph_open(&h->x, sl_op_set_op_new(kind, all, &h->x.err), 2, 1, &t, &h->cap->base, 0);
 	h->b = sl_batch_new(1, &t, 4);
 }
 
 static void h_deinit(harness *h)
 {
 	sl_batch_free(h->b);
-	sl_graph_deinit(&h->g);
-	sl_state_backend_close(h->be);
+	th_graph_deinit(&h->x);
 }
 
 /* Feeds one row (v = NV - 1: NULL) to side `side`; returns output rows. */
@@ -99,7 +83,7 @@ static int feed(harness *h, int side, uint8_t op, int v)
 	if (v != NV - 1)
 		sl_col_set_i64(&h->b->cols[0], r, v);
 	h->cap->rows = 0;
-	assert_int_equal(h->op->vt->process(h->op, side, h->b, &h->err), 0);
+	assert_int_equal(h->x.op->vt->process(h->x.op, side, h->b, &h->x.err), 0);
 	return h->cap->rows;
 }
 

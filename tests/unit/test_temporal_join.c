@@ -10,7 +10,7 @@
  * with a snapshot/restore after every prefix of a stream whose output
  * equals an uninterrupted run's.
  *
- * Harness (as test_joins.c): two feeder operators feed input 0 (probes)
+ * Harness (tests/unit/harness.h): two feeder operators feed input 0 (probes)
  * and input 1 (versions) of the join; a capture operator records rows as
  * text.  Both inputs have the schema k STRING, ts TIMESTAMP(3), v BIGINT.
  */
@@ -25,72 +25,17 @@
 #include <string.h>
 
 #include "sluice.h"
-#include "data/valtext.h"
-#include "exec/graph.h"
 #include "exec/join.h"
+#include "harness.h"
 
-/* ---- harness ------------------------------------------------------------ */
+/* ---- harness (tests/unit/harness.h) ------------------------------------ */
 
-typedef struct capture_op {
-	sl_op base;
-	sl_buf rows;
-	int64_t last_wm;
-} capture_op;
+#define T0 TH_T0
+#define S(x) TH_S(x)
 
-static const char *const kinds[] = {"+I", "-U", "+U", "-D"};
-
-static int capture_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
-{
-	capture_op *c = (capture_op *)op;
-	SL_BATCH_FOREACH(in, k, row) {
-		sl_buf_puts(&c->rows, kinds[in->op[row]]);
-		sl_buf_putc(&c->rows, '[');
-		for (int i = 0; i < in->ncols; i++) {
-			if (i)
-				sl_buf_puts(&c->rows, ", ");
-			sl_value_text(&in->cols[i], row, "NULL", NULL, &c->rows);
-		}
-		sl_buf_puts(&c->rows, "]\n");
-	}
-	return 0;
-}
-
-static int capture_wm(sl_op *op, int64_t wm, sl_err *err)
-{
-	((capture_op *)op)->last_wm = wm;
-	return 0;
-}
-
-static void capture_close(sl_op *op)
-{
-	sl_buf_deinit(&((capture_op *)op)->rows);
-}
-
-static const sl_op_vtab capture_vtab = {.name = "Capture", .process = capture_process,
-                                        .watermark = capture_wm, .close = capture_close};
-static const sl_op_vtab feeder_vtab = {.name = "Feeder"};
-
-#define T0 1785574800000000LL /* 2026-08-01 09:00:00 UTC in micros */
-#define S(x) ((int64_t)(x) * 1000000LL)
-
-typedef struct harness {
-	sl_state_backend *be;
-	sl_graph g;
-	sl_op *feed[2], *op;
-	capture_op *cap;
-	sl_err err;
-	sl_type types[6];
-	sl_arena arena;
-} harness;
+typedef th_graph harness;
 
 static const char *g_backend = "hashmap";
-
-static void schema(sl_type *t)
-{
-	t[0] = sl_type_varchar(SL_STRING_LEN);
-	t[1] = sl_type_timestamp(SL_T_TIMESTAMP, 3);
-	t[2] = sl_type_make(SL_T_BIGINT);
-}
 
 static int keys[1] = {0};
 
@@ -117,76 +62,26 @@ static sl_op *make_op(harness *h, sl_join_kind k, int res)
 
 static void h_init(harness *h, sl_join_kind k, int res)
 {
-	memset(h, 0, sizeof(*h));
-	sl_err_clear(&h->err);
-	sl_arena_init(&h->arena, 4096);
-	assert_int_equal(sl_state_backend_open(g_backend, &h->be, &h->err), 0);
-	sl_graph_init(&h->g, h->be);
-	schema(h->types);
-	schema(h->types + 3);
-	for (int s = 0; s < 2; s++) {
-		h->feed[s] = calloc(1, sizeof(sl_op));
-		h->feed[s]->vt = &feeder_vtab;
-		assert_int_equal(sl_graph_add(&h->g, h->feed[s], 0, 3, h->types, NULL), 0);
-	}
-	h->op = make_op(h, k, res);
-	assert_non_null(h->op);
-	assert_int_equal(sl_graph_add(&h->g, h->op, 2, 6, h->types, NULL), 0);
-	h->cap = calloc(1, sizeof(capture_op));
-	h->cap->base.vt = &capture_vtab;
-	assert_int_equal(sl_graph_add(&h->g, &h->cap->base, 1, 0, NULL, NULL), 0);
-	sl_graph_connect(&h->g, h->feed[0], h->op, 0);
-	sl_graph_connect(&h->g, h->feed[1], h->op, 1);
-	sl_graph_connect(&h->g, h->op, &h->cap->base, 0);
-	assert_int_equal(sl_graph_open(&h->g, &h->err), 0);
+	th_graph_init(h, g_backend, 3);
+	th_kv_schema(h->types);
+	th_kv_schema(h->types + 3);
+	th_graph_open(h, make_op(h, k, res), 2, 6, h->types, NULL, 0);
 }
 
 static void h_deinit(harness *h)
 {
-	sl_graph_deinit(&h->g);
-	sl_state_backend_close(h->be);
-	sl_arena_deinit(&h->arena);
+	th_graph_deinit(h);
 }
 
-/* An input row: side, key (NULL ok), ts in seconds after T0, value, op,
- * W_before of its side in seconds (-1 = -inf). */
-typedef struct in_row {
-	int side;
-	const char *k;
-	int64_t ts_s;
-	int64_t v;
-	uint8_t op;
-	int64_t wm_s;
-} in_row;
+/* An input row (harness.h): side, key (NULL ok), ts and W_before in seconds. */
+typedef th_kv_row in_row;
 
 /* Feeds rows (consecutive rows of one side in batches of up to bs); after
  * each batch the side's watermark moves to the next row's W_before of that
  * side, when given. */
 static void feed(harness *h, const in_row *rows, int n, int bs)
 {
-	sl_batch *b = sl_batch_new(3, h->types, bs);
-	for (int i = 0; i < n;) {
-		sl_batch_reset(b);
-		int s = rows[i].side, k = i;
-		for (; k < n && k < i + bs && rows[k].side == s; k++) {
-			int64_t wm = rows[k].wm_s < 0 ? SL_WM_MIN : T0 + S(rows[k].wm_s);
-			int r = sl_batch_add_row(b, rows[k].op, wm);
-			if (rows[k].k)
-				sl_col_set_str_ref(&b->cols[0], r, rows[k].k, (int64_t)strlen(rows[k].k));
-			sl_col_set_i64(&b->cols[1], r, T0 + S(rows[k].ts_s));
-			sl_col_set_i64(&b->cols[2], r, rows[k].v);
-		}
-		assert_int_equal(sl_op_emit(h->feed[s], b, &h->err), 0);
-		for (int m = k; m < n; m++)
-			if (rows[m].side == s) {
-				if (rows[m].wm_s >= 0)
-					assert_int_equal(sl_op_emit_watermark(h->feed[s], T0 + S(rows[m].wm_s),
-					                                      &h->err), 0);
-				break;
-			}
-		i = k;
-	}
-	sl_batch_free(b);
+	th_feed_sides(h, rows, n, bs, 0);
 }
 
 static void end_inputs(harness *h)
@@ -200,53 +95,12 @@ static void wm(harness *h, int side, int64_t s)
 	assert_int_equal(sl_op_emit_watermark(h->feed[side], T0 + S(s), &h->err), 0);
 }
 
-static const char *out(harness *h)
-{
-	return sl_buf_cstr(&h->cap->rows);
-}
-
-static void reset_out(harness *h)
-{
-	sl_buf_clear(&h->cap->rows);
-}
-
 #define L 0
 #define R 1
 #define I SL_INSERT
 #define D SL_DELETE
 #define UB SL_UPDATE_BEFORE
 #define UA SL_UPDATE_AFTER
-
-static int cmp_line(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The lines of text, sorted (outputs compared as multisets: the harness
- * moves watermarks at batch ends, which may order fired rows differently). */
-static char *sorted(const char *text)
-{
-	char *copy = strdup(text), *lines[512];
-	int n = 0;
-	for (char *p = strtok(copy, "\n"); p && n < 512; p = strtok(NULL, "\n"))
-		lines[n++] = p;
-	qsort(lines, (size_t)n, sizeof(char *), cmp_line);
-	char *res = calloc(1, strlen(text) + 2);
-	for (int i = 0; i < n; i++) {
-		strcat(res, lines[i]);
-		strcat(res, "\n");
-	}
-	free(copy);
-	return res;
-}
-
-static void assert_same_rows(const char *got, const char *want)
-{
-	char *x = sorted(got), *y = sorted(want);
-	assert_string_equal(x, y);
-	free(x);
-	free(y);
-}
 
 
 #define TS(s) "2026-08-01 09:00:" s
@@ -268,27 +122,27 @@ static void test_versions_and_probe_times(void **st)
 	wm(&h, R, 10);
 	wm(&h, L, 12);
 	/* W = 10: probes at :05 and :06 fire; :10 waits */
-	assert_string_equal(out(&h), "+I[NULL, " TS("11") ", 103, NULL, NULL, NULL]\n"
+	assert_string_equal(th_out(&h), "+I[NULL, " TS("11") ", 103, NULL, NULL, NULL]\n"
 	                             "+I[a, " TS("05") ", 100, a, " TS("00") ", 1]\n"
 	                             "+I[b, " TS("06") ", 101, NULL, NULL, NULL]\n");
-	reset_out(&h);
+	th_out_reset(&h);
 	/* a version at exactly :10 replaces the one of :10; then W = 11 */
 	const in_row v2[] = {{R, "a", 10, 3, UA, 10}};
 	feed(&h, v2, 1, 1);
 	wm(&h, R, 11);
-	assert_string_equal(out(&h), "+I[a, " TS("10") ", 102, a, " TS("10") ", 3]\n");
-	reset_out(&h);
+	assert_string_equal(th_out(&h), "+I[a, " TS("10") ", 102, a, " TS("10") ", 3]\n");
+	th_out_reset(&h);
 	/* a late probe (:09 < W = 11) is dropped and counted */
 	const in_row late[] = {{L, "a", 9, 105, I, 12}};
 	feed(&h, late, 1, 1);
-	assert_string_equal(out(&h), "");
+	assert_string_equal(th_out(&h), "");
 	assert_int_equal(h.op->stats.late_dropped, 1);
 	/* c has no version: padded once W is above :12 (W = 12 is not enough:
 	 * a version at :12 could still come) */
 	wm(&h, R, 20);
-	assert_string_equal(out(&h), "");
+	assert_string_equal(th_out(&h), "");
 	wm(&h, L, 13);
-	assert_string_equal(out(&h), "+I[c, " TS("12") ", 104, NULL, NULL, NULL]\n");
+	assert_string_equal(th_out(&h), "+I[c, " TS("12") ", 104, NULL, NULL, NULL]\n");
 	assert_int_equal(h.cap->last_wm, T0 + S(13));
 	h_deinit(&h);
 }
@@ -306,16 +160,16 @@ static void test_delete_and_cleanup(void **st)
 	wm(&h, R, 8);
 	wm(&h, L, 10);
 	/* W = 8: :01 -> 10, :06 -> 20 (25 fails the residual); :09 waits */
-	assert_same_rows(out(&h), "+I[a, " TS("01") ", 5, a, " TS("00") ", 10]\n"
+	th_assert_same_rows(th_out(&h), "+I[a, " TS("01") ", 5, a, " TS("00") ", 10]\n"
 	                          "+I[a, " TS("06") ", 15, a, " TS("05") ", 20]\n");
-	reset_out(&h);
+	th_out_reset(&h);
 	/* W = 8 freed the versions before the newest at or before 8 (the -D,
 	 * freed too): the key is gone */
 	sl_state_table *t = sl_state_table_open(h.be, h.op->uid, "versions", 0, &h.err);
 	assert_non_null(t);
 	assert_int_equal(sl_state_count(t), 0);
 	wm(&h, R, 30);
-	assert_string_equal(out(&h), ""); /* :09 after the delete: nothing */
+	assert_string_equal(th_out(&h), ""); /* :09 after the delete: nothing */
 	h_deinit(&h);
 }
 
@@ -340,21 +194,18 @@ static void roundtrip(int cut)
 	h_init(&b, SL_JOIN_LEFT, 0);
 	feed(&b, stream, cut, 3);
 	sl_snap_writer w;
-	sl_snap_writer_init(&w);
-	assert_int_equal(sl_graph_snapshot(&b.g, &w, &b.err), 0);
-	char *first = strdup(out(&b));
+	th_snapshot(&b, &w);
+	char *first = strdup(th_out(&b));
 	h_deinit(&b);
 	h_init(&c, SL_JOIN_LEFT, 0);
-	sl_snap_reader r;
-	sl_snap_reader_init(&r, w.buf, w.len);
-	assert_int_equal(sl_graph_restore(&c.g, &r, &c.err), 0);
+	th_restore(&c, &w);
 	feed(&c, stream + cut, n - cut, 3);
 	end_inputs(&c);
 	sl_buf all;
 	sl_buf_init(&all);
 	sl_buf_puts(&all, first);
-	sl_buf_puts(&all, out(&c));
-	assert_same_rows(sl_buf_cstr(&all), out(&a));
+	sl_buf_puts(&all, th_out(&c));
+	th_assert_same_rows(sl_buf_cstr(&all), th_out(&a));
 	sl_buf_deinit(&all);
 	free(first);
 	sl_snap_writer_deinit(&w);
@@ -369,7 +220,7 @@ static void test_snapshot_restore(void **st)
 	h_init(&a, SL_JOIN_LEFT, 0);
 	feed(&a, stream, n, 3);
 	end_inputs(&a);
-	assert_same_rows(out(&a), "+I[a, " TS("01") ", 10, a, " TS("00") ", 1]\n"
+	th_assert_same_rows(th_out(&a), "+I[a, " TS("01") ", 10, a, " TS("00") ", 1]\n"
 	                          "+I[b, " TS("03") ", 11, b, " TS("02") ", 2]\n"
 	                          "+I[a, " TS("04") ", 12, a, " TS("04") ", 4]\n"
 	                          "+I[c, " TS("05") ", 13, NULL, NULL, NULL]\n"

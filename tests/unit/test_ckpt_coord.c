@@ -8,7 +8,7 @@
  * recover gets back what pre_commit wrote (and NULL on a fresh start), the
  * final checkpoint of the run loop, a scan's commit hook reaching its
  * source connector, and sl_op_free on operators that never reached a
- * graph.  Each test runs in its own temporary directory (the
+ * graph.  Each test runs in its own scratch directory (harness.h; the
  * coordinator writes ./sluice-state/<job>).
  */
 #include <stdarg.h>
@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "sluice.h"
+#include "harness.h"
 #include "exec/graph.h"
 #include "exec/join.h"
 #include "exec/ops.h"
@@ -170,13 +171,12 @@ static void job_close(job *j)
 	sl_arena_deinit(&j->arena);
 }
 
-static char tmpdir[64], olddir[4096];
+static char tmpdir[4096], olddir[4096];
 
 static int setup(void **state)
 {
 	assert_non_null(getcwd(olddir, sizeof(olddir)));
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/sl_coord_XXXXXX");
-	assert_non_null(mkdtemp(tmpdir));
+	assert_int_equal(th_tmpdir(tmpdir, sizeof(tmpdir), "sl_coord"), 0);
 	assert_int_equal(chdir(tmpdir), 0);
 	sl_buf_init(&calls);
 	fail_pre_commit = 0;
@@ -186,9 +186,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	assert_int_equal(chdir(olddir), 0);
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	if (system(cmd) != 0)
+	if (th_rmtree(tmpdir))
 		return -1;
 	sl_buf_deinit(&calls);
 	return 0;

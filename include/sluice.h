@@ -154,6 +154,18 @@ SL_API const char *sl_job_stats(sl_engine *e, int verbose);
 SL_API int sl_savepoint(sl_engine *e, int drain, char *path, size_t cap);
 
 /*
+ * Completes a clean stop (after sl_run returned on sl_stop: Ctrl-C,
+ * SIGTERM) so that no row already written is lost.  With checkpointing it
+ * is sl_savepoint (path receives the savepoint's directory).  Without,
+ * every sink publishes what it wrote, as at the end of input (the
+ * filesystem sink renames its in-progress part into place; path receives
+ * ""); with drain a final +infinity watermark first closes every window.
+ * Returns 0, or an error (SL_EINVAL: no job, or it failed; its sinks then
+ * published what came before the error).
+ */
+SL_API int sl_stop_complete(sl_engine *e, int drain, char *path, size_t cap);
+
+/*
  * Processing time (PROCTIME(), state TTL: 'table.exec.state.ttl') is the
  * wall clock by default.  With micros >= 0 the engine's clock stands still
  * at that instant (microseconds since the epoch) until the next call, for

@@ -1,14 +1,14 @@
 /*
- * sluice_udf.h - the C ABI of user-defined scalar functions, loaded from a
- * shared object by
+ * sluice_udf.h - the C ABI of user-defined functions, scalar and aggregate,
+ * loaded from a shared object by
  *
  *     CREATE [TEMPORARY] FUNCTION name AS 'symbol' LANGUAGE C USING JAR '/path/lib.so';
  *
  * `symbol` names a function of type sluice_udf_entry exported by the
  * library.  sluice calls it once, at CREATE FUNCTION, and keeps the
  * returned registration (it must stay valid while the library is loaded:
- * make it a static const).  A function evaluates whole batches over
- * column vectors, never one row at a time:
+ * make it a static const).  Functions work on whole batches over column
+ * vectors, never one row at a time.  A scalar function:
  *
  *     static int add_eval(sluice_udf_ctx *ctx, int n, const uint32_t *rows,
  *                         const sluice_udf_col *args, sluice_udf_col *out)
@@ -21,8 +21,10 @@
  *     }
  *     static const char *const add_args[] = {"BIGINT", "BIGINT"};
  *     static const sluice_udf add_udf = {
- *         SLUICE_UDF_ABI_VERSION, "add", 2, add_args, "BIGINT",
- *         SLUICE_UDF_NULL_IN_NULL_OUT, 1, add_eval,
+ *         .abi_version = SLUICE_UDF_ABI_VERSION, .name = "add",
+ *         .nargs = 2, .arg_types = add_args, .result_type = "BIGINT",
+ *         .null_handling = SLUICE_UDF_NULL_IN_NULL_OUT, .deterministic = 1,
+ *         .eval = add_eval,
  *     };
  *     const sluice_udf *add_entry(void) { return &add_udf; }
  *
@@ -41,8 +43,8 @@
  * do (an INT column passed to a BIGINT parameter); other types are a
  * planning error naming the function.  null[i] is 1 for a NULL at row i.
  *
- * Evaluation contract: eval(ctx, n, rows, args, out) computes the result
- * for rows rows[0..n) (physical row indices, ascending) and writes
+ * Evaluation contract (scalar): eval(ctx, n, rows, args, out) computes the
+ * result for rows rows[0..n) (physical row indices, ascending) and writes
  * out->null[i] and out->v.<kind>[i] for each of them; other rows must not
  * be touched.  With SLUICE_UDF_NULL_IN_NULL_OUT, rows with a NULL
  * argument are not passed (their result is NULL already) and out->null[i]
@@ -55,10 +57,54 @@
  * arguments after it returns, and it must be thread-safe if it keeps
  * state (it is called by one thread at a time per job operator).
  *
- * Versioning: abi_version must be SLUICE_UDF_ABI_VERSION of the header
- * the library was compiled with; sluice refuses other versions with a
- * message naming both.  Fields are only ever appended, with a new
- * version.  Aggregate functions are not part of this version.
+ * Aggregate functions (ABI version 2, kind = SLUICE_UDF_AGGREGATE) keep an
+ * accumulator of acc_size bytes per group (and per window) that sluice
+ * stores inline in its own state: it must be plain bytes, without
+ * pointers, because sluice copies it, moves it, writes it to checkpoints
+ * and restores it byte for byte (possibly into another process).  It is
+ * aligned to 8 bytes.  The callbacks:
+ *
+ *   init(acc)            optional: sets up a fresh accumulator (NULL: the
+ *                        accumulator starts as acc_size zero bytes).
+ *   accumulate(ctx, n, rows, args, accs)
+ *                        folds rows rows[0..n) into accs[0..n): accs[k] is
+ *                        the accumulator of row rows[k].  Rows of one call
+ *                        may belong to different groups, and several k may
+ *                        share one accumulator: process them in order k =
+ *                        0, 1, ...  n may be 1.
+ *   retract(ctx, n, rows, args, accs)
+ *                        optional: takes rows back (update and delete
+ *                        changes of an updating input, sliding OVER
+ *                        frames).  Without it, a query that would need it
+ *                        is refused at planning time, naming the function.
+ *   merge(ctx, acc, other)
+ *                        optional: folds accumulator `other` into `acc`
+ *                        (`acc` holds the earlier rows).  SESSION windows
+ *                        need it (sessions merge); without it they are
+ *                        refused at planning time.
+ *   get_value(ctx, acc, out, row)
+ *                        writes the result into out->null[row] and
+ *                        out->v.<kind>[row].  A group whose rows were all
+ *                        skipped (FILTER, NULL arguments) gets a fresh
+ *                        accumulator (init).  Must not change acc.
+ *
+ * NULL arguments: with SLUICE_UDF_NULL_IN_NULL_OUT rows with a NULL
+ * argument are skipped (as built-in aggregates skip NULLs), with
+ * SLUICE_UDF_CALLED_ON_NULL every row is passed.  Result types are those
+ * of scalar functions except STRING and BYTES (an accumulator cannot hold
+ * a pointer to them); ctx->alloc is NULL in aggregate callbacks.  Each
+ * callback returns 0, or -1 after writing ctx->errmsg: the job stops with
+ * a runtime error naming the function, the callback and the message.
+ *
+ * Write registrations with designated initializers (fields not named are
+ * zero: a scalar function's kind is SLUICE_UDF_SCALAR).
+ *
+ * Versioning: abi_version is SLUICE_UDF_ABI_VERSION of the header the
+ * library was compiled with.  sluice accepts versions 1 and 2: a version-1
+ * registration is a scalar function and sluice does not read the fields
+ * version 2 appended (libraries built against the version-1 header load
+ * unchanged).  Other versions are refused with a message naming both.
+ * Fields are only ever appended, with a new version.
  */
 #ifndef SLUICE_UDF_H
 #define SLUICE_UDF_H
@@ -70,7 +116,14 @@
 extern "C" {
 #endif
 
-#define SLUICE_UDF_ABI_VERSION 1
+#define SLUICE_UDF_ABI_VERSION 2
+
+/* kind (version 2) */
+#define SLUICE_UDF_SCALAR 0    /* eval per row (version 1 registrations are scalar) */
+#define SLUICE_UDF_AGGREGATE 1 /* acc_size, init, accumulate, retract, merge, get_value */
+
+/* The largest acc_size sluice accepts. */
+#define SLUICE_UDF_MAX_ACC 1024
 
 /* null_handling */
 #define SLUICE_UDF_NULL_IN_NULL_OUT 0 /* any NULL argument gives NULL, eval never sees it */
@@ -103,6 +156,14 @@ struct sluice_udf_ctx {
 typedef int (*sluice_udf_eval_fn)(sluice_udf_ctx *ctx, int n, const uint32_t *rows,
                                   const sluice_udf_col *args, sluice_udf_col *out);
 
+/* Aggregate callbacks (version 2): see "Aggregate functions" above. */
+typedef void (*sluice_udaf_init_fn)(void *acc);
+typedef int (*sluice_udaf_accumulate_fn)(sluice_udf_ctx *ctx, int n, const uint32_t *rows,
+                                         const sluice_udf_col *args, void *const *accs);
+typedef int (*sluice_udaf_merge_fn)(sluice_udf_ctx *ctx, void *acc, const void *other);
+typedef int (*sluice_udaf_get_value_fn)(sluice_udf_ctx *ctx, const void *acc,
+                                        sluice_udf_col *out, uint32_t row);
+
 typedef struct sluice_udf {
 	uint32_t abi_version;          /* SLUICE_UDF_ABI_VERSION */
 	const char *name;              /* informative (messages) */
@@ -111,7 +172,15 @@ typedef struct sluice_udf {
 	const char *result_type;       /* SQL type name */
 	int null_handling;             /* SLUICE_UDF_NULL_IN_NULL_OUT or _CALLED_ON_NULL */
 	int deterministic;             /* 1: same arguments, same result (informative) */
-	sluice_udf_eval_fn eval;
+	sluice_udf_eval_fn eval;       /* scalar: required; aggregate: NULL */
+	/* ---- version 2 (not read in a version-1 registration) ---- */
+	int kind;                      /* SLUICE_UDF_SCALAR or SLUICE_UDF_AGGREGATE */
+	uint32_t acc_size;             /* aggregate: accumulator bytes, 1..SLUICE_UDF_MAX_ACC */
+	sluice_udaf_init_fn init;      /* optional (NULL: zero bytes) */
+	sluice_udaf_accumulate_fn accumulate;
+	sluice_udaf_accumulate_fn retract;   /* optional */
+	sluice_udaf_merge_fn merge;          /* optional */
+	sluice_udaf_get_value_fn get_value;
 } sluice_udf;
 
 /* The type of the symbol named in CREATE FUNCTION ... AS 'symbol'. */

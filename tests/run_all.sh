@@ -3,9 +3,10 @@
 #   N passed, N failed[, N skipped]
 #
 # Suites: the cmocka unit programs (build/tests/test_*), the sqllogictest
-# files (tests/slt/*.slt, through build/tools/slt_runner) and the shell
-# integration tests (tests/integration/*.sh).  Each suite's own output is
-# kept in build/test-logs/; a failing suite's log is printed.
+# files (tests/slt/*.slt, through build/tools/slt_runner), the shell
+# integration tests (tests/integration/*.sh) and the layering check of
+# src/'s directories (tests/tools/layers.sh, one test).  Each suite's own
+# output is kept in build/test-logs/; a failing suite's log is printed.
 BUILD=${1:-build}
 LOGS=$BUILD/test-logs
 mkdir -p "$LOGS"
@@ -78,6 +79,17 @@ for s in tests/integration/*.sh; do
 		echo "FAIL integration $name:"; tail -40 "$log"
 	fi
 done
+
+# the layering check (one test): src/ directories depend downwards only
+log="$LOGS/layers.log"
+if BUILD="$BUILD" timeout 300 sh tests/tools/layers.sh >"$log" 2>&1; then
+	passed=$((passed + 1))
+	tail -1 "$log"
+else
+	failed=$((failed + 1))
+	failures="$failures layers"
+	echo "FAIL layering:"; tail -40 "$log"
+fi
 
 [ -n "$failures" ] && echo "failed:$failures"
 if [ "$skipped" != 0 ]; then

@@ -30,8 +30,9 @@ static int add_one_eval(sluice_udf_ctx *ctx, int n, const uint32_t *rows,
 }
 static const char *const add_one_args[] = {"BIGINT"};
 static const sluice_udf add_one = {
-	SLUICE_UDF_ABI_VERSION, "add_one", 1, add_one_args, "BIGINT",
-	SLUICE_UDF_NULL_IN_NULL_OUT, 1, add_one_eval,
+	.abi_version = SLUICE_UDF_ABI_VERSION, .name = "add_one",
+	.nargs = 1, .arg_types = add_one_args, .result_type = "BIGINT",
+	.null_handling = SLUICE_UDF_NULL_IN_NULL_OUT, .deterministic = 1, .eval = add_one_eval,
 };
 EXPORT const sluice_udf *add_one_udf(void) { return &add_one; }
 
@@ -57,8 +58,9 @@ static int greet_eval(sluice_udf_ctx *ctx, int n, const uint32_t *rows,
 }
 static const char *const greet_args[] = {"STRING"};
 static const sluice_udf greet = {
-	SLUICE_UDF_ABI_VERSION, "greet", 1, greet_args, "STRING",
-	SLUICE_UDF_NULL_IN_NULL_OUT, 1, greet_eval,
+	.abi_version = SLUICE_UDF_ABI_VERSION, .name = "greet",
+	.nargs = 1, .arg_types = greet_args, .result_type = "STRING",
+	.null_handling = SLUICE_UDF_NULL_IN_NULL_OUT, .deterministic = 1, .eval = greet_eval,
 };
 EXPORT const sluice_udf *greet_udf(void) { return &greet; }
 
@@ -78,8 +80,9 @@ static int or_default_eval(sluice_udf_ctx *ctx, int n, const uint32_t *rows,
 }
 static const char *const or_default_args[] = {"STRING", "STRING"};
 static const sluice_udf or_default = {
-	SLUICE_UDF_ABI_VERSION, "or_default", 2, or_default_args, "STRING",
-	SLUICE_UDF_CALLED_ON_NULL, 1, or_default_eval,
+	.abi_version = SLUICE_UDF_ABI_VERSION, .name = "or_default",
+	.nargs = 2, .arg_types = or_default_args, .result_type = "STRING",
+	.null_handling = SLUICE_UDF_CALLED_ON_NULL, .deterministic = 1, .eval = or_default_eval,
 };
 EXPORT const sluice_udf *or_default_udf(void) { return &or_default; }
 
@@ -94,8 +97,9 @@ static int is_big_eval(sluice_udf_ctx *ctx, int n, const uint32_t *rows,
 }
 static const char *const is_big_args[] = {"DOUBLE"};
 static const sluice_udf is_big = {
-	SLUICE_UDF_ABI_VERSION, "is_big", 1, is_big_args, "BOOLEAN",
-	SLUICE_UDF_NULL_IN_NULL_OUT, 1, is_big_eval,
+	.abi_version = SLUICE_UDF_ABI_VERSION, .name = "is_big",
+	.nargs = 1, .arg_types = is_big_args, .result_type = "BOOLEAN",
+	.null_handling = SLUICE_UDF_NULL_IN_NULL_OUT, .deterministic = 1, .eval = is_big_eval,
 };
 EXPORT const sluice_udf *is_big_udf(void) { return &is_big; }
 
@@ -115,8 +119,9 @@ static int checked_inv_eval(sluice_udf_ctx *ctx, int n, const uint32_t *rows,
 }
 static const char *const checked_inv_args[] = {"INT"};
 static const sluice_udf checked_inv = {
-	SLUICE_UDF_ABI_VERSION, "checked_inv", 1, checked_inv_args, "INT",
-	SLUICE_UDF_NULL_IN_NULL_OUT, 1, checked_inv_eval,
+	.abi_version = SLUICE_UDF_ABI_VERSION, .name = "checked_inv",
+	.nargs = 1, .arg_types = checked_inv_args, .result_type = "INT",
+	.null_handling = SLUICE_UDF_NULL_IN_NULL_OUT, .deterministic = 1, .eval = checked_inv_eval,
 };
 EXPORT const sluice_udf *checked_inv_udf(void) { return &checked_inv; }
 
@@ -132,21 +137,52 @@ static int too_big_eval(sluice_udf_ctx *ctx, int n, const uint32_t *rows,
 }
 static const char *const too_big_args[] = {"INT"};
 static const sluice_udf too_big = {
-	SLUICE_UDF_ABI_VERSION, "too_big", 1, too_big_args, "INT",
-	SLUICE_UDF_NULL_IN_NULL_OUT, 1, too_big_eval,
+	.abi_version = SLUICE_UDF_ABI_VERSION, .name = "too_big",
+	.nargs = 1, .arg_types = too_big_args, .result_type = "INT",
+	.null_handling = SLUICE_UDF_NULL_IN_NULL_OUT, .deterministic = 1, .eval = too_big_eval,
 };
 EXPORT const sluice_udf *too_big_udf(void) { return &too_big; }
 
 /* A registration from a future ABI: refused at CREATE FUNCTION. */
 static const sluice_udf future = {
-	99, "future", 0, NULL, "INT", SLUICE_UDF_NULL_IN_NULL_OUT, 1, too_big_eval,
+	.abi_version = 99, .name = "future", .result_type = "INT",
+	.null_handling = SLUICE_UDF_NULL_IN_NULL_OUT, .deterministic = 1, .eval = too_big_eval,
 };
 EXPORT const sluice_udf *future_udf(void) { return &future; }
 
 /* A registration with a type the ABI does not have. */
 static const char *const bad_type_args[] = {"DECIMAL(10, 2)"};
 static const sluice_udf bad_type = {
-	SLUICE_UDF_ABI_VERSION, "bad_type", 1, bad_type_args, "INT",
-	SLUICE_UDF_NULL_IN_NULL_OUT, 1, too_big_eval,
+	.abi_version = SLUICE_UDF_ABI_VERSION, .name = "bad_type",
+	.nargs = 1, .arg_types = bad_type_args, .result_type = "INT",
+	.null_handling = SLUICE_UDF_NULL_IN_NULL_OUT, .deterministic = 1, .eval = too_big_eval,
 };
 EXPORT const sluice_udf *bad_type_udf(void) { return &bad_type; }
+
+/*
+ * neg_v1(BIGINT) -> BIGINT, registered as a library built against the
+ * version-1 header would register it: a struct that ends at eval and says
+ * abi_version 1.  sluice must load it and must not read past eval.
+ */
+typedef struct udf_v1 {
+	uint32_t abi_version;
+	const char *name;
+	int nargs;
+	const char *const *arg_types;
+	const char *result_type;
+	int null_handling;
+	int deterministic;
+	sluice_udf_eval_fn eval;
+} udf_v1;
+static int neg_eval(sluice_udf_ctx *ctx, int n, const uint32_t *rows,
+                    const sluice_udf_col *args, sluice_udf_col *out)
+{
+	(void)ctx;
+	for (int k = 0; k < n; k++)
+		out->v.i64[rows[k]] = -args[0].v.i64[rows[k]];
+	return 0;
+}
+static const char *const neg_args[] = {"BIGINT"};
+static const udf_v1 neg_v1 = {1, "neg_v1", 1, neg_args, "BIGINT", SLUICE_UDF_NULL_IN_NULL_OUT, 1,
+                              neg_eval};
+EXPORT const sluice_udf *neg_v1_udf(void) { return (const sluice_udf *)(const void *)&neg_v1; }

@@ -14,7 +14,9 @@
  * lives in src/runtime/ and src/exec/.
  *
  * After a fatal error, sinks still publish what was written before it
- * (docs/semantics.md §3); the error message is the first line of sl_errmsg.
+ * (docs/semantics.md §3), and so they do at a clean stop without
+ * checkpointing (sl_stop_complete); the error message is the first line of
+ * sl_errmsg.
  */
 #include "engine_int.h"
 #include "../exec/ops.h"
@@ -119,6 +121,7 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 	e->graph.allow_non_restored = allow && !strcmp(allow, "true");
 	e->graph.ectx.tz = sl_opts_get(&e->session, "table.local-time-zone");
 	sl_plan_args pa = {.cat = &e->cat, .session = &e->session, .engine = e,
+	                   .push_sink = &sl_push_sink_vtab,
 	                   .select_to_queue = !e->select_to_print, .arena = &e->job_arena};
 	sl_buf_clear(&e->explain);
 	e->job = 1;
@@ -293,6 +296,22 @@ int sl_savepoint(sl_engine *e, int drain, char *path, size_t cap)
 	if (e->failed)
 		return sl_err_set(&e->err, SL_EINVAL, "the job stopped after an error: %s", e->fail_msg);
 	return sl_runtime_savepoint(&e->graph, &e->ck, drain, path, cap, &e->err);
+}
+
+int sl_stop_complete(sl_engine *e, int drain, char *path, size_t cap)
+{
+	if (cap)
+		path[0] = 0;
+	if (e->job && e->ck.on)
+		return sl_savepoint(e, drain, path, cap);
+	sl_err_clear(&e->err);
+	if (!e->job || e->failed)
+		return sl_err_set(&e->err, SL_EINVAL, "%s%s", e->job ? "the job stopped after an "
+		                  "error: " : "no job to stop", e->job ? e->fail_msg : "");
+	int rc = sl_runtime_stop_publish(&e->graph, drain, &e->err);
+	if (rc)
+		fail_job(e);
+	return rc;
 }
 
 int sl_set_processing_time(sl_engine *e, int64_t micros)

@@ -47,6 +47,12 @@ struct sl_engine {
 	int select_to_print;     /* bare SELECT -> print sink (CLI) */
 };
 
+/* The 'push' sink (conn_push.c): rows queued in the engine for sl_poll.
+ * Handed to the planner (sl_plan_args.push_sink), as the connector
+ * registry, a lower layer, cannot name it. */
+struct sl_sink_vtab;
+extern const struct sl_sink_vtab sl_push_sink_vtab;
+
 /* Appends a result row to the queue (used by the push sink). */
 int sl__engine_enqueue(struct sl_engine *e, const char *table, int kind, const char *text,
                        size_t len);

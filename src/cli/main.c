@@ -13,9 +13,10 @@
  * a position.  At the end of a run the job's summary (rows per source and
  * sink, late rows, final watermarks) goes to stderr.
  *
- * With checkpointing on, SIGINT or SIGTERM stops the job with a savepoint
- * (its path is printed; --drain first closes every window); a second
- * signal aborts at once without one.
+ * SIGINT or SIGTERM stops the job cleanly (sl_stop_complete): with
+ * checkpointing with a savepoint (its path is printed), without it the
+ * sinks publish what they wrote, as at the end of input; --drain first
+ * closes every window.  A second signal aborts at once.
  */
 #include "sluice.h"
 
@@ -210,12 +211,16 @@ int main(int argc, char **argv)
 	rc = sl_run(e);
 	running = NULL;
 	if (!rc && signals && !sl_job_finished(e)) {
-		/* stopped by a signal: stop with a savepoint when checkpointing */
+		/* stopped by a signal: with checkpointing a savepoint, without
+		 * the sinks publish what they wrote */
 		char path[4096];
-		if (sl_savepoint(e, drain, path, sizeof(path)) == 0)
+		if ((rc = sl_stop_complete(e, drain, path, sizeof(path))))
+			fprintf(stderr, "sluice: stopped, but the stop did not complete:\n");
+		else if (path[0])
 			fprintf(stderr, "sluice: stopped with savepoint %s\n", path);
 		else
-			fprintf(stderr, "sluice: stopped without a savepoint (%s)\n", sl_errmsg(e));
+			fprintf(stderr, "sluice: stopped; the sinks published their output "
+			        "(no checkpointing)\n");
 	}
 	fflush(stdout);
 	if (rc)

@@ -169,10 +169,13 @@ struct sl_sink_vtab {
 };
 
 /*
- * Lookups by key (op_lookup_join.c): a connector that can find the rows of
- * its table whose key columns equal a probe's, opened once per lookup join
- * with the columns it is looked up by.  Not checkpointed: what a lookup
- * returns depends on when it runs (Flink's lookup joins alike).
+ * Lookups by key: a connector that can find the rows of its table whose
+ * key columns equal a probe's, opened once per lookup join with the
+ * columns it is looked up by.  This is the whole contract between a lookup
+ * connector and the lookup join (exec/op_lookup_join.c, its one caller);
+ * keys and rows travel in the encodings of data/rowcodec.h, the layer
+ * below both.  Not checkpointed: what a lookup returns depends on when it
+ * runs (Flink's lookup joins alike).
  */
 typedef struct sl_lookup {
 	const sl_lookup_vtab *vt;
@@ -187,11 +190,15 @@ struct sl_lookup_vtab {
 	 * values it does not implement).  Returns 0 or a code with err. */
 	int (*open)(sl_lookup *l, const sl_conn_args *a, const int *keys, int nkeys, sl_err *err);
 	/*
-	 * The rows whose key fields encode (rowkey.h) to key[0..klen), at
-	 * processing time now_us: *rows points to *len bytes holding, per
-	 * row, u32 n + n bytes of the row (join_rows.c encoding of every
-	 * field); valid until the next call.  Returns 0 (no rows: *len = 0) or
-	 * a negative code with err (the table could not be read).
+	 * The rows whose key fields, in the key form of data/rowcodec.h
+	 * (sl_rowcodec_key over the fields of open's keys, in that order),
+	 * are the bytes key[0..klen), at processing time now_us.  The caller
+	 * never asks for a key with a NULL field (it matches nothing).  *rows
+	 * points to *len bytes holding, per row, u32 n + n bytes of the row:
+	 * the row form of every field of the table (sl_rowcodec_row), which
+	 * the caller decodes with sl_rowcodec_decode_cols; valid until the
+	 * next call.  Returns 0 (no rows: *len = 0) or a negative code with
+	 * err (the table could not be read).
 	 */
 	int (*lookup)(sl_lookup *l, const void *key, uint32_t klen, int64_t now_us,
 	              const void **rows, uint32_t *len, sl_err *err);

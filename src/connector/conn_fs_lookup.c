@@ -5,8 +5,8 @@
  *
  * A file cannot be read by key, so the table is read whole, with the
  * filesystem source itself (the same 'path', 'format' and format options),
- * into an index: every row's key (rowkey.h encoding of the lookup fields)
- * and row bytes (join_rows.c encoding) appended to two buffers, and an
+ * into an index: every row's key (the key form of data/rowcodec.h over the
+ * lookup fields) and row (its row form) appended to two buffers, and an
  * array of entries sorted by (key, file order), searched by bisection.
  * Rows whose key has a NULL are left out (they never match).  The first
  * lookup reads the table ("a bounded file read when first needed"); when
@@ -36,8 +36,7 @@
  */
 #include "conn.h"
 #include "sluice.h"
-#include "exec/join.h"
-#include "data/rowkey.h"
+#include "data/rowcodec.h"
 #include "format/format.h"
 
 #include <dirent.h>
@@ -207,13 +206,13 @@ static uint64_t files_sig(const char *path)
 	return h;
 }
 
-static fs_lookup *g_sort; /* qsort context (one thread) */
-
-static int cmp_ent(const void *a, const void *b)
+/* qsort_r comparator of entries; ctx is the fs_lookup whose keys they index. */
+static int cmp_ent(const void *a, const void *b, void *ctx)
 {
 	const fs_ent *x = a, *y = b;
+	const fs_lookup *f = ctx;
 	uint32_t n = x->klen < y->klen ? x->klen : y->klen;
-	int c = memcmp(g_sort->kbuf.p + x->koff, g_sort->kbuf.p + y->koff, n);
+	int c = memcmp(f->kbuf.p + x->koff, f->kbuf.p + y->koff, n);
 	if (c)
 		return c;
 	if (x->klen != y->klen)
@@ -226,7 +225,7 @@ static int index_batch(fs_lookup *f, sl_err *err)
 {
 	sl_batch *b = f->batch;
 	for (int row = 0; row < b->nrows; row++) {
-		if (sl__join_key_null(b, f->keys, f->nkeys, row))
+		if (sl_rowcodec_key_null(b, f->keys, f->nkeys, row))
 			continue;
 		if (f->nents == f->cap) {
 			uint32_t cap = f->cap ? f->cap * 2 : 1024;
@@ -241,8 +240,8 @@ static int index_batch(fs_lookup *f, sl_err *err)
 		e->roff = (uint32_t)f->rbuf.len;
 		e->seq = f->nents;
 		uint32_t len = 0;
-		if (sl_rowkey_encode(b, f->keys, f->nkeys, row, &f->kbuf) ||
-		    sl_buf_append(&f->rbuf, &len, 4) || sl__jrow_encode(b, row, &f->rbuf))
+		if (sl_rowcodec_key(b, f->keys, f->nkeys, row, &f->kbuf) ||
+		    sl_buf_append(&f->rbuf, &len, 4) || sl_rowcodec_row(b, row, &f->rbuf))
 			return sl_err_set(err, SL_ENOMEM, "table '%s': out of memory", f->base.table);
 		e->klen = (uint32_t)(f->kbuf.len - e->koff);
 		len = (uint32_t)(f->rbuf.len - e->roff - 4);
@@ -291,9 +290,7 @@ static int load(fs_lookup *f, int64_t now, sl_err *err)
 		sl_err_prefix(err, "lookup join");
 		return rc;
 	}
-	g_sort = f;
-	qsort(f->ents, f->nents, sizeof(fs_ent), cmp_ent);
-	g_sort = NULL;
+	qsort_r(f->ents, f->nents, sizeof(fs_ent), cmp_ent, f);
 	f->loaded = 1;
 	f->load_end = now + (mono_us() - t0); /* the read's end, on the caller's clock */
 	f->base.loads++;

@@ -8,7 +8,10 @@
  * concrete struct, whose first member is the sl_source / sl_sink base),
  * fill the base and call the connector's open.  A new connector is one new
  * file plus one line in each table below.  The tables are read-only; no
- * locking is needed.
+ * locking is needed.  Not listed: the 'push' connector of the C API
+ * (src/api/conn_push.c), which lives in the engine: a push table read by a
+ * job has no source object (its scan is fed by sl_push_json), and the
+ * planner gets its sink from the engine (sl_plan_args.push_sink).
  */
 #include "conn.h"
 #include "sluice.h"
@@ -25,12 +28,6 @@ extern const sl_sink_vtab sl_stdout_sink_vtab;
 extern const sl_sink_vtab sl_print_sink_vtab;
 extern const sl_sink_vtab sl_blackhole_sink_vtab;
 
-/* ---- push connectors (engine-owned, src/api/conn_push.c) -----------------
- * A 'push' table read by a job has no source object: its scan operator is
- * fed by sl_push_json (op_scan.c push mode), so only the sink is listed.
- */
-extern const sl_sink_vtab sl_push_sink_vtab;
-
 static const sl_source_vtab *const source_table[] = {
 	&sl_filesystem_source_vtab,
 	&sl_stdin_source_vtab,
@@ -43,7 +40,6 @@ static const sl_sink_vtab *const sink_table[] = {
 	&sl_stdout_sink_vtab,
 	&sl_print_sink_vtab,
 	&sl_blackhole_sink_vtab,
-	&sl_push_sink_vtab,
 	NULL
 };
 

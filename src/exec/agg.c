@@ -28,6 +28,8 @@ int sl_agg_add_one(const sl_agg *a, void *slot, const sl_batch *in, int row, int
 {
 	if (a->filter_col >= 0 && !is_true(&in->cols[a->filter_col], row))
 		return 0;
+	if (a->vt->add_row) /* user-defined (agg_udf.c): NULLs are its business */
+		return a->vt->add_row(a, (char *)slot + a->offset, in, row, sign, err);
 	const sl_col *c = a->arg_col >= 0 ? &in->cols[a->arg_col] : NULL;
 	if (c && c->null[row])
 		return 0;
@@ -524,19 +526,21 @@ static int listagg_add(const sl_agg *a, void *acc, const sl_col *c, int row, int
 }
 
 static const sl_agg_vtab aggs[] = {
-	{"COUNT", 1, count_type, 16, count_add, count_result, count_merge, 0},
-	{"SUM", 1, sum_type, sizeof(acc_num), sum_add, sum_result, sum_merge, 0},
-	{"AVG", 1, avg_type, sizeof(acc_num), sum_add, avg_result, sum_merge, 0},
-	{"MIN", 0, minmax_type, sizeof(acc_num), min_add, val_result, min_merge, 1},
-	{"MAX", 0, minmax_type, sizeof(acc_num), max_add, val_result, max_merge, 1},
-	{"FIRST_VALUE", 0, minmax_type, sizeof(acc_num), first_add, val_result, first_merge, 0},
-	{"LAST_VALUE", 0, minmax_type, sizeof(acc_num), last_add, val_result, last_merge, 0},
-	{"STDDEV_POP", 1, var_type, sizeof(acc_var), var_add, stddev_pop_result, var_merge, 0},
-	{"STDDEV_SAMP", 1, var_type, sizeof(acc_var), var_add, stddev_samp_result, var_merge, 0},
-	{"VAR_POP", 1, var_type, sizeof(acc_var), var_add, var_pop_result, var_merge, 0},
-	{"VAR_SAMP", 1, var_type, sizeof(acc_var), var_add, var_samp_result, var_merge, 0},
-	{"VARIANCE", 1, var_type, sizeof(acc_var), var_add, var_samp_result, var_merge, 0},
-	{"LISTAGG", 0, listagg_type, sizeof(acc_num), listagg_add, val_result, first_merge, 1},
+	{"COUNT", 1, count_type, 16, count_add, count_result, count_merge, 0, NULL, NULL},
+	{"SUM", 1, sum_type, sizeof(acc_num), sum_add, sum_result, sum_merge, 0, NULL, NULL},
+	{"AVG", 1, avg_type, sizeof(acc_num), sum_add, avg_result, sum_merge, 0, NULL, NULL},
+	{"MIN", 0, minmax_type, sizeof(acc_num), min_add, val_result, min_merge, 1, NULL, NULL},
+	{"MAX", 0, minmax_type, sizeof(acc_num), max_add, val_result, max_merge, 1, NULL, NULL},
+	{"FIRST_VALUE", 0, minmax_type, sizeof(acc_num), first_add, val_result, first_merge,
+	 0, NULL, NULL},
+	{"LAST_VALUE", 0, minmax_type, sizeof(acc_num), last_add, val_result, last_merge, 0, NULL, NULL},
+	{"STDDEV_POP", 1, var_type, sizeof(acc_var), var_add, stddev_pop_result, var_merge, 0, NULL, NULL},
+	{"STDDEV_SAMP", 1, var_type, sizeof(acc_var), var_add, stddev_samp_result, var_merge,
+	 0, NULL, NULL},
+	{"VAR_POP", 1, var_type, sizeof(acc_var), var_add, var_pop_result, var_merge, 0, NULL, NULL},
+	{"VAR_SAMP", 1, var_type, sizeof(acc_var), var_add, var_samp_result, var_merge, 0, NULL, NULL},
+	{"VARIANCE", 1, var_type, sizeof(acc_var), var_add, var_samp_result, var_merge, 0, NULL, NULL},
+	{"LISTAGG", 0, listagg_type, sizeof(acc_num), listagg_add, val_result, first_merge, 1, NULL, NULL},
 };
 
 const sl_agg_vtab *sl_agg_find(const char *name)
@@ -574,6 +578,8 @@ int sl_agg_sum_overflow(const sl_agg *a, int row, sl_err *err)
 
 int sl_agg_is_str(const sl_agg *a)
 {
+	if (a->vt->add_row)
+		return 0; /* user-defined: plain bytes in the slot */
 	return a->vt->add != count_add && a->vt->add != sum_add && a->vt->add != var_add &&
 	       sl_type_phys(a->arg_type) == SL_PHYS_STR;
 }

@@ -38,6 +38,12 @@
  * accumulator's namespace and (group key, aggregate index): the fixed slot
  * cannot hold a string.  The operator calls sl_agg_str_add /
  * sl_agg_str_result for them instead of the vtab (sl_agg_is_str).
+ *
+ * User-defined aggregates (CREATE FUNCTION of a library's aggregate,
+ * include/sluice_udf.h) get a vtab of their own, built by
+ * sl_agg_udf_vtab (agg_udf.c): their accumulator is a slice of the slot
+ * like any other, their arguments are the columns arg_cols[0..nargs), and
+ * sl_agg_add_one calls the vtab's add_row with the whole input row.
  */
 #ifndef SL_AGG_H
 #define SL_AGG_H
@@ -68,7 +74,18 @@ typedef struct sl_agg_vtab {
 	 * the earlier rows.  Returns 0 or SL_ERUNTIME (overflow). */
 	int (*merge)(const sl_agg *a, void *dst, const void *src, sl_err *err);
 	int retract_values;        /* retractable through sl_agg_vals_add (MIN, MAX, LISTAGG) */
+	/* User-defined aggregates only (agg_udf.c; NULL for built-ins): folds
+	 * row `row` of `in` (arguments a->arg_cols[0..a->nargs)) into acc with
+	 * sign; sl_agg_add_one calls it instead of add.  (Their merge fails
+	 * when the library has none: the planner checks udf->merge first.)
+	 * Returns 0 or SL_ERUNTIME. */
+	int (*add_row)(const sl_agg *a, void *acc, const sl_batch *in, int row, int sign,
+	               sl_err *err);
+	const struct sluice_udf *udf; /* the library's registration */
 } sl_agg_vtab;
+
+/* The most arguments of a user-defined aggregate. */
+#define SL_AGG_MAX_ARGS 16
 
 /* One aggregate call of a query. */
 struct sl_agg {
@@ -83,6 +100,8 @@ struct sl_agg {
 	int line, col;     /* SQL position of the call (overflow messages), 0 = none */
 	const char *sep;   /* LISTAGG's separator (NULL = ","), seplen bytes */
 	uint32_t seplen;
+	int nargs;         /* user-defined aggregates: argument columns (arg_col = */
+	int arg_cols[SL_AGG_MAX_ARGS]; /* arg_cols[0], -1 without arguments) */
 };
 
 /*
@@ -210,6 +229,18 @@ int sl_agg_str_result(const sl_agg *a, int idx, sl_state_table *t, int64_t ns, c
 int sl_agg_vals_add(const sl_agg *a, int idx, sl_state_table *vals, sl_state_table *strs,
                     int64_t ns, const void *key, size_t klen, void *slot, const sl_batch *in,
                     int row, int sign, sl_buf *scratch, sl_buf *work, sl_err *err);
+
+/*
+ * Fills vt as the vtab of user-defined aggregate u (a registration of
+ * kind SLUICE_UDF_AGGREGATE that udf.c has checked) named `name` (kept,
+ * not copied: it must outlive vt).  vt->acc_size is u->acc_size rounded
+ * up to 16 plus a 16-byte header that marks the accumulator initialised
+ * (slots start as zero bytes; init is called at the first row).
+ * retractable follows the library's retract; merge is always set and
+ * fails at run time when the library has none (the planner refuses
+ * SESSION windows over such a function first).
+ */
+void sl_agg_udf_vtab(sl_agg_vtab *vt, const struct sluice_udf *u, const char *name);
 
 /* Removes the group's string values (its group disappeared). */
 void sl_agg_str_delete(int idx, sl_state_table *t, int64_t ns, const void *key, size_t klen,

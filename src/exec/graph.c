@@ -309,16 +309,19 @@ static sl_op *op_by_uid(sl_graph *g, const char *uid, size_t n)
 	return NULL;
 }
 
-/* A snapshot record's id, and whether its operator kept state. */
+/* A snapshot record's id and kind, and whether its operator kept state. */
 typedef struct snap_rec {
 	const char *uid;
 	size_t ulen;
-	int stateful;
+	const char *name; /* the operator's kind (vtab name), nlen bytes */
+	size_t nlen;
+	int matched;      /* the job has an operator with this id */
+	int stateful;     /* a snapshot body or state tables, even empty ones */
+	int held;         /* a snapshot body or a state entry */
 } snap_rec;
 
-/* Restores one operator's record (v2) and describes it in *rec; unmatched
- * stateful records are appended to `lost`. */
-static int restore_op(sl_graph *g, sl_snap_reader *r, sl_buf *lost, snap_rec *rec, sl_err *err)
+/* Restores one operator's record (v2) and describes it in *rec. */
+static int restore_op(sl_graph *g, sl_snap_reader *r, snap_rec *rec, sl_err *err)
 {
 	size_t ulen, nlen, sublen;
 	const char *uid = sl_snap_get_bytes(r, &ulen);
@@ -337,13 +340,12 @@ static int restore_op(sl_graph *g, sl_snap_reader *r, sl_buf *lost, snap_rec *re
 		return sl_err_set(err, SL_ESTATE, "job snapshot truncated");
 	rec->uid = uid;
 	rec->ulen = ulen;
-	rec->stateful = sublen > 0;
-	if (!op) {
-		if (sublen > 0 || (nlen && memmem(name, nlen, "Aggregate", 9)))
-			sl_buf_printf(lost, "%s%.*s (%.*s)", lost->len ? ", " : "", (int)nlen, name,
-			              (int)ulen, uid);
-		return 0;
-	}
+	rec->name = name ? name : "";
+	rec->nlen = name ? nlen : 0;
+	rec->matched = op != NULL;
+	rec->stateful = rec->held = sublen > 0;
+	if (!op)
+		return 0; /* lost if it held state: unclaimed_state() */
 	if ((int)nin == op->nin)
 		memcpy(op->in_wm, wms, sizeof(int64_t) * nin);
 	op->wm = wm;
@@ -377,8 +379,10 @@ static int check_shared_ids(sl_graph *g, snap_rec *recs, uint32_t n, sl_snap_rea
 	while ((rc = sl_snap_get_table(&r, name, &vs, &count, err)) == 1) {
 		const char *slash = strchr(name, '/');
 		for (uint32_t i = 0; slash && i < n; i++)
-			if (recs[i].ulen == (size_t)(slash - name) && !memcmp(recs[i].uid, name, recs[i].ulen))
+			if (recs[i].ulen == (size_t)(slash - name) && !memcmp(recs[i].uid, name, recs[i].ulen)) {
 				recs[i].stateful = 1;
+				recs[i].held |= count > 0; /* for unclaimed_state() */
+			}
 		for (int64_t k = 0; k < count; k++) {
 			int64_t ns;
 			const void *kk, *v;
@@ -411,15 +415,72 @@ static int check_shared_ids(sl_graph *g, snap_rec *recs, uint32_t n, sl_snap_rea
 }
 
 /*
+ * Flink refuses a savepoint that holds state of an operator the job no
+ * longer has, unless allowNonRestoredState.  A snapshot record whose id no
+ * operator of the job has counts as unclaimed when it held any state: a
+ * snapshot body (scalars), or an entry in a state table of its id
+ * ("uid/name", also "uid/name~ttl"; recs[].held, set by check_shared_ids
+ * from the state records).  Decided by the state itself, never by the
+ * operator's kind: every operator's keyed state lives in tables named by
+ * its id on both backends (docs/state.md).  An operator without any state
+ * at the snapshot loses nothing (Flink skips empty state too).  Appends
+ * "Kind (id)" of each unclaimed record to lost.
+ */
+static void unclaimed_state(const snap_rec *recs, uint32_t n, sl_buf *lost)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (!recs[i].matched && recs[i].held)
+			sl_buf_printf(lost, "%s%.*s (%.*s)", lost->len ? ", " : "", (int)recs[i].nlen,
+			              recs[i].name, (int)recs[i].ulen, recs[i].uid);
+}
+
+/*
+ * The state of operators the job no longer has, restored with
+ * --allow-non-restored-state (or carried by an earlier version), is
+ * dropped as Flink drops it: its tables are emptied after the restore, so
+ * later snapshots do not carry it and a later job that has the id again
+ * starts it empty.  r: a copy of the reader positioned at the state
+ * records.  Returns 0 or the snapshot's error.
+ */
+static int drop_unclaimed(sl_graph *g, sl_snap_reader r, sl_err *err)
+{
+	char name[256];
+	uint32_t vs;
+	int64_t count;
+	int rc;
+	while ((rc = sl_snap_get_table(&r, name, &vs, &count, err)) == 1) {
+		for (int64_t i = 0; i < count; i++) {
+			int64_t ns;
+			const void *k, *v;
+			size_t kl, vl;
+			if ((rc = sl_snap_get_entry(&r, name, vs, &ns, &k, &kl, &v, &vl, err)))
+				return rc;
+		}
+		char *slash = strchr(name, '/');
+		if (!slash || count == 0 || op_by_uid(g, name, (size_t)(slash - name)))
+			continue;
+		*slash = 0;
+		sl_state_table *t = sl_state_table_open(g->state, name, slash + 1, vs, err);
+		if (!t)
+			return err->code ? err->code : SL_ESTATE;
+		int64_t ns;
+		while (sl_state_ns_first(t, &ns))
+			sl_state_ns_drop(t, ns);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+/*
  * A state TTL is part of a table's layout (state_ttl.c: the backend table
  * `name~ttl`, values behind a write time): state written with a TTL cannot
  * be read by a job without one on that table, nor the reverse; Flink
  * refuses such a restore too.  Checks the table names of the snapshot's
  * state records (r: a copy of the reader, positioned at them) against the
- * tables the job's operators opened with a TTL.  Returns 0, or SL_ESTATE
- * naming the operator and the table.
+ * tables the job's operators opened with a TTL.  *orphans (if not NULL)
+ * is set when a table with entries belongs to no operator of the job.
+ * Returns 0, or SL_ESTATE naming the operator and the table.
  */
-static int check_ttl_layout(sl_graph *g, sl_snap_reader r, sl_err *err)
+static int check_ttl_layout(sl_graph *g, sl_snap_reader r, int *orphans, sl_err *err)
 {
 	char name[256];
 	uint32_t vs;
@@ -435,6 +496,8 @@ static int check_ttl_layout(sl_graph *g, sl_snap_reader r, sl_err *err)
 		}
 		const char *slash = strchr(name, '/');
 		sl_op *op = slash ? op_by_uid(g, name, (size_t)(slash - name)) : NULL;
+		if (!op && orphans && count > 0)
+			*orphans = 1;
 		if (!op)
 			continue;
 		const char *t = slash + 1;
@@ -483,7 +546,7 @@ static int restore_v1(sl_graph *g, sl_snap_reader *r, sl_err *err)
 				return rc;
 		}
 	}
-	int rc = check_ttl_layout(g, *r, err);
+	int rc = check_ttl_layout(g, *r, NULL, err);
 	return rc ? rc : sl_state_restore(g->state, r, err);
 }
 
@@ -504,19 +567,25 @@ int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err)
 	sl_buf_init(&lost);
 	int rc = 0;
 	for (uint32_t i = 0; !rc && i < n; i++)
-		rc = restore_op(g, r, &lost, &recs[i], err);
+		rc = restore_op(g, r, &recs[i], err);
 	if (!rc)
 		rc = check_shared_ids(g, recs, n, *r, err);
+	if (!rc)
+		unclaimed_state(recs, n, &lost);
 	free(recs);
 	if (!rc && lost.len && !g->allow_non_restored)
 		rc = sl_err_set(err, SL_ESTATE, "the snapshot holds state of operators the job no "
 		                "longer has: %s (start with --allow-non-restored-state to drop it)",
 		                sl_buf_cstr(&lost));
 	sl_buf_deinit(&lost);
+	int orphans = 0;
+	sl_snap_reader state_at = *r;
 	if (!rc)
-		rc = check_ttl_layout(g, *r, err);
+		rc = check_ttl_layout(g, *r, &orphans, err);
 	if (!rc)
 		rc = sl_state_restore(g->state, r, err);
+	if (!rc && orphans)
+		rc = drop_unclaimed(g, state_at, err);
 	return rc;
 }
 

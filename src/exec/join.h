@@ -94,7 +94,8 @@ sl_op *sl_op_semi_join_new(const sl_join_plan *p, int anti, sl_err *err);
 
 /*
  * A stored row record inside a state value (a list of records per key):
- *   u32 len (of the row bytes), u32 count (duplicates), i64 aux, row bytes
+ *   u32 len (of the row bytes), u32 count (duplicates), i64 aux, i64 time,
+ *   row bytes (the row form of data/rowcodec.h: exact, ROW values too)
  * aux is the number of matches of an outer-side row (regular and interval
  * joins) or the row's time (interval join keeps it in `time`).  Records
  * are unaligned: read them with sl__jrec_read.
@@ -113,9 +114,8 @@ typedef struct sl_jrec {
  * SL_ESTATE when the bytes are malformed. */
 int sl__jrec_read(const char **p, const char *end, sl_jrec *r);
 
-/* Appends a record header + the encoding of row `row` of all columns of
- * `in` to out.  Returns 0 or SL_ENOMEM (SL_EINVAL never: ROW columns are
- * encoded field by field). */
+/* Appends a record header + the row form of row `row` of all columns of
+ * `in` to out.  Returns 0 or SL_ENOMEM. */
 int sl__jrec_append(sl_buf *out, const sl_batch *in, int row, uint32_t count, int64_t aux,
                     int64_t time);
 
@@ -123,20 +123,10 @@ int sl__jrec_append(sl_buf *out, const sl_batch *in, int row, uint32_t count, in
  * sl__jrec_read, which left it at rec). */
 void sl__jrec_set(char *rec, uint32_t count, int64_t aux);
 
-/* Encodes row `row` of all columns of b (the stored row format) to out. */
-int sl__jrow_encode(const sl_batch *b, int row, sl_buf *out);
-
-/* Decodes stored row bytes into columns cols[0..n) of b at row `row`
- * (strings copied into b's arena).  Returns 0 or SL_ESTATE. */
-int sl__jrow_decode(const char *p, uint32_t len, sl_batch *b, sl_col *cols, int n, int row);
-
 /* Copies plan p into *dst with the operator's own copies of the key arrays
  * (keys[0] for lkeys, keys[1] for rkeys; the operator frees them at close,
  * also after a failure here).  Returns 0 or SL_ENOMEM with err set. */
 int sl__join_plan_own(sl_join_plan *dst, int *keys[2], const sl_join_plan *p, sl_err *err);
-
-/* 1 when a key column of row `row` is NULL (the row matches nothing). */
-int sl__join_key_null(const sl_batch *b, const int *keys, int n, int row);
 
 /*
  * Builder of joined output rows: an output batch (left ++ right columns)

@@ -1,16 +1,11 @@
 /*
- * join_rows.c - what the join operators share (join.h): the encoding of
- * whole rows inside state values, the record lists kept per join key, and
- * the builder of joined output rows with the residual predicate.
- *
- * Row bytes: per column, one null byte (1 = NULL) and, when not NULL, the
- * value: 8 bytes for I64/F64, 16 for I128, u32 length + bytes for strings,
- * the fields in order for ROW columns.  It is the encoding of rowkey.c
- * extended to ROW columns; like it, it is stored in snapshots as opaque
- * bytes and must stay stable.
+ * join_rows.c - what the join operators share (join.h): the record lists
+ * of whole rows kept per join key in state values, and the builder of
+ * joined output rows with the residual predicate.
  *
  * Records: a state value is a list of records (join.h: sl_jrec), each a
- * 24-byte header and the row bytes, unaligned.
+ * 24-byte header and the row's bytes in the row form of data/rowcodec.h
+ * (values exact, ROW values included), unaligned.
  *
  * Joined rows are assembled in a candidate batch (left columns then right
  * columns), filtered by the residual program in one call per chunk, and
@@ -18,110 +13,12 @@
  * buffers are reused).  One thread, the job's.
  */
 #include "join.h"
+#include "../data/rowcodec.h"
 #include "graph.h"
 #include "sluice.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- row bytes -------------------------------------------------------------- */
-
-static int enc_col(const sl_col *c, int row, sl_buf *out)
-{
-	char isnull = (char)c->null[row];
-	if (sl_buf_putc(out, isnull))
-		return SL_ENOMEM;
-	if (isnull)
-		return 0;
-	switch (sl_type_phys(c->type)) {
-	case SL_PHYS_I64: return sl_buf_append(out, &c->v.i64[row], 8) ? SL_ENOMEM : 0;
-	case SL_PHYS_F64: return sl_buf_append(out, &c->v.f64[row], 8) ? SL_ENOMEM : 0;
-	case SL_PHYS_I128: return sl_buf_append(out, &c->v.i128[row], 16) ? SL_ENOMEM : 0;
-	case SL_PHYS_STR: {
-		uint32_t len = (uint32_t)c->v.str[row].len;
-		if (sl_buf_append(out, &len, 4) || sl_buf_append(out, c->v.str[row].ptr, len))
-			return SL_ENOMEM;
-		return 0;
-	}
-	case SL_PHYS_ROW:
-		for (int i = 0; i < c->nchild; i++)
-			if (enc_col(&c->child[i], row, out))
-				return SL_ENOMEM;
-		return 0;
-	}
-	return 0;
-}
-
-int sl__jrow_encode(const sl_batch *b, int row, sl_buf *out)
-{
-	for (int i = 0; i < b->ncols; i++)
-		if (enc_col(&b->cols[i], row, out))
-			return SL_ENOMEM;
-	return 0;
-}
-
-static int dec_col(const char **pp, const char *end, sl_batch *b, sl_col *c, int row)
-{
-	const char *p = *pp;
-	if (p >= end)
-		return SL_ESTATE;
-	if (*p++) {
-		if (sl_type_phys(c->type) == SL_PHYS_ROW)
-			for (int i = 0; i < c->nchild; i++)
-				sl_col_set_null(&c->child[i], row);
-		sl_col_set_null(c, row);
-		*pp = p;
-		return 0;
-	}
-	switch (sl_type_phys(c->type)) {
-	case SL_PHYS_I64:
-	case SL_PHYS_F64:
-		if (end - p < 8)
-			return SL_ESTATE;
-		c->null[row] = 0;
-		memcpy(sl_type_phys(c->type) == SL_PHYS_I64 ? (void *)&c->v.i64[row]
-		                                            : (void *)&c->v.f64[row], p, 8);
-		p += 8;
-		break;
-	case SL_PHYS_I128:
-		if (end - p < 16)
-			return SL_ESTATE;
-		c->null[row] = 0;
-		memcpy(&c->v.i128[row], p, 16);
-		p += 16;
-		break;
-	case SL_PHYS_STR: {
-		uint32_t len;
-		if (end - p < 4)
-			return SL_ESTATE;
-		memcpy(&len, p, 4);
-		p += 4;
-		if ((uint32_t)(end - p) < len)
-			return SL_ESTATE;
-		if (sl_col_set_str(b, c, row, p, len))
-			return SL_ENOMEM;
-		p += len;
-		break;
-	}
-	case SL_PHYS_ROW:
-		c->null[row] = 0;
-		for (int i = 0; i < c->nchild; i++)
-			if (dec_col(&p, end, b, &c->child[i], row))
-				return SL_ESTATE;
-		break;
-	}
-	*pp = p;
-	return 0;
-}
-
-int sl__jrow_decode(const char *p, uint32_t len, sl_batch *b, sl_col *cols, int n, int row)
-{
-	const char *end = p + len;
-	for (int i = 0; i < n; i++)
-		if (dec_col(&p, end, b, &cols[i], row))
-			return SL_ESTATE;
-	return p == end ? 0 : SL_ESTATE;
-}
 
 /* ---- records ---------------------------------------------------------------- */
 
@@ -145,7 +42,7 @@ int sl__jrec_append(sl_buf *out, const sl_batch *in, int row, uint32_t count, in
 {
 	size_t at = out->len;
 	char hdr[SL_JREC_HDR] = {0};
-	if (sl_buf_append(out, hdr, sizeof(hdr)) || sl__jrow_encode(in, row, out))
+	if (sl_buf_append(out, hdr, sizeof(hdr)) || sl_rowcodec_row(in, row, out))
 		return SL_ENOMEM;
 	uint32_t len = (uint32_t)(out->len - at - SL_JREC_HDR);
 	memcpy(out->p + at, &len, 4);
@@ -159,14 +56,6 @@ void sl__jrec_set(char *rec, uint32_t count, int64_t aux)
 {
 	memcpy(rec + 4, &count, 4);
 	memcpy(rec + 8, &aux, 8);
-}
-
-int sl__join_key_null(const sl_batch *b, const int *keys, int n, int row)
-{
-	for (int i = 0; i < n; i++)
-		if (b->cols[keys[i]].null[row])
-			return 1;
-	return 0;
 }
 
 /* ---- joined rows ------------------------------------------------------------- */
@@ -223,7 +112,7 @@ static int fill_side(sl_batch *b, int off, int n, int row, const sl_batch *src, 
 				return sl_err_set(err, SL_ENOMEM, "out of memory");
 		return 0;
 	}
-	if (bytes && sl__jrow_decode(bytes, blen, b, b->cols + off, n, row))
+	if (bytes && sl_rowcodec_decode_cols(bytes, blen, b, b->cols + off, n, row))
 		return sl_err_set(err, SL_ESTATE, "join state: malformed row");
 	return 0; /* padded: sl_batch_add_row left the columns NULL */
 }

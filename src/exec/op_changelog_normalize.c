@@ -21,8 +21,10 @@
  *              the key is forgotten, nothing for an unknown key
  *   watermark  forwarded unchanged (rows keep their W_before)
  *
- * State: table "rows", namespace 0, key = the PRIMARY KEY columns encoded
- * by rowkey.c, value = every column of the row encoded the same way.  It
+ * State: table "rows", namespace 0, key = the PRIMARY KEY columns in the
+ * key form of data/rowcodec.h, value = every column of the row in the
+ * same form (ROW values included; the key form because a duplicate event
+ * is found by comparing bytes, so a stored -0.0 comes back as 0.0).  It
  * is snapshotted and restored by the state backend (hashmap or rocksdb)
  * like every table; the operator has no private scalars.
  *
@@ -30,7 +32,7 @@
  * output batch is re-used.  One thread (the job's).
  */
 #include "ops.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -61,7 +63,7 @@ static int emit_stored(norm_op *o, const void *v, uint32_t n, uint8_t op, int64_
                        sl_err *err)
 {
 	int r = sl_batch_add_row(o->out, op, wm);
-	if (sl_rowkey_decode(v, n, o->out, o->ocols, o->base.nout, r) < 0)
+	if (sl_rowcodec_decode(v, n, o->out, o->ocols, o->base.nout, r) < 0)
 		return sl_err_set(err, SL_ESTATE, "ChangelogNormalize: malformed stored row");
 	return 0;
 }
@@ -71,12 +73,12 @@ static int norm_row(norm_op *o, const sl_batch *in, int row, int next, sl_err *e
 {
 	uint8_t op = in->op[row];
 	sl_buf_clear(&o->key);
-	if (sl_rowkey_encode(in, o->key_cols, o->nkeys, row, &o->key))
+	if (sl_rowcodec_key(in, o->key_cols, o->nkeys, row, &o->key))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if (op == SL_UPDATE_BEFORE) {
 		if (next >= 0 && in->op[next] == SL_UPDATE_AFTER) {
 			sl_buf_clear(&o->val);
-			if (sl_rowkey_encode(in, o->key_cols, o->nkeys, next, &o->val))
+			if (sl_rowcodec_key(in, o->key_cols, o->nkeys, next, &o->val))
 				return sl_err_set(err, SL_ENOMEM, "out of memory");
 			if (o->val.len == o->key.len && !memcmp(o->val.p, o->key.p, o->key.len))
 				return 0;
@@ -97,7 +99,7 @@ static int norm_row(norm_op *o, const sl_batch *in, int row, int next, sl_err *e
 		return flush_if_full(o, err);
 	}
 	sl_buf_clear(&o->val);
-	if (sl_rowkey_encode(in, o->all_cols, o->base.nout, row, &o->val))
+	if (sl_rowcodec_key(in, o->all_cols, o->base.nout, row, &o->val))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if (have && clen == o->val.len && memcmp(cur, o->val.p, clen) == 0)
 		return 0; /* a duplicate event: nothing changed */

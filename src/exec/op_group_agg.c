@@ -26,7 +26,7 @@
  */
 #include "graph.h"
 #include "ops.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -75,7 +75,7 @@ static int build_row(group_op *o, sl_batch *b, const void *slot, uint8_t op, int
 	sl_col *kc[64];
 	for (int i = 0; i < o->p.nkeys; i++)
 		kc[i] = &b->cols[i];
-	if (sl_rowkey_decode(o->key.p, (uint32_t)o->key.len, b, kc, o->p.nkeys, row) < 0)
+	if (sl_rowcodec_decode(o->key.p, (uint32_t)o->key.len, b, kc, o->p.nkeys, row) < 0)
 		return sl_err_set(err, SL_ESTATE, "group state: malformed key");
 	for (int i = 0; i < o->p.naggs; i++) {
 		int rc = sl_agg_is_str(&o->aggs[i])
@@ -142,7 +142,7 @@ static int fold(group_op *o, void *slot, const sl_batch *in, int row, int sign, 
 			sl_buf_clear(&o->dkey);
 			sl_buf_append(&o->dkey, o->key.p, o->key.len);
 			sl_buf_putc(&o->dkey, (char)i);
-			if (sl_rowkey_encode(in, &a->arg_col, 1, row, &o->dkey))
+			if (sl_rowcodec_key(in, &a->arg_col, 1, row, &o->dkey))
 				return sl_err_set(err, SL_ENOMEM, "out of memory");
 			int64_t *cnt = sl_state_upsert(o->dist, 0, o->dkey.p, (uint32_t)o->dkey.len, NULL);
 			if (!cnt)
@@ -222,7 +222,7 @@ static int mb_touch(group_op *o, int64_t wm, sl_err *err)
 		sl_col *kc[64];
 		for (int i = 0; i < o->p.nkeys; i++)
 			kc[i] = &o->pre->cols[i];
-		sl_rowkey_decode(o->key.p, len, o->pre, kc, o->p.nkeys, r);
+		sl_rowcodec_decode(o->key.p, len, o->pre, kc, o->p.nkeys, r);
 		for (int i = 0; i < o->p.naggs; i++) {
 			sl_col *oc = &o->pre->cols[o->p.nkeys + i];
 			if (sl_agg_is_str(&o->aggs[i]))
@@ -291,7 +291,7 @@ static int group_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	int64_t last_wm = SL_WM_MIN;
 	SL_BATCH_FOREACH(in, k, row) {
 		sl_buf_clear(&o->key);
-		if (sl_rowkey_encode(in, o->key_cols, o->p.nkeys, row, &o->key))
+		if (sl_rowcodec_key(in, o->key_cols, o->p.nkeys, row, &o->key))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		last_wm = in->wm[row];
 		if (!o->p.mini_batch) {

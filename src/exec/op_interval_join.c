@@ -36,7 +36,7 @@
  */
 #include "join.h"
 #include "graph.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -224,7 +224,7 @@ static int ijoin_row(ijoin_op *o, int s, const sl_batch *in, int row, int64_t w,
 	int rc;
 	int64_t wm = out_wm(o, w);
 	const sl_col *tc = &in->cols[o->time_col[s]];
-	if (tc->null[row] || sl__join_key_null(in, o->keys[s], o->p.nkeys, row)) {
+	if (tc->null[row] || sl_rowcodec_key_null(in, o->keys[s], o->p.nkeys, row)) {
 		if (!o->outer[s])
 			return 0;
 		return s == 0 ? sl__joiner_emit(&o->j, in, row, NULL, 0, NULL, -1, NULL, 0, SL_INSERT, wm, err)
@@ -232,7 +232,7 @@ static int ijoin_row(ijoin_op *o, int s, const sl_batch *in, int row, int64_t w,
 	}
 	int64_t ts = tc->v.i64[row], nm;
 	sl_buf_clear(&o->key);
-	if (sl_rowkey_encode(in, o->keys[s], o->p.nkeys, row, &o->key))
+	if (sl_rowcodec_key(in, o->keys[s], o->p.nkeys, row, &o->key))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if ((rc = match_other(o, s, in, row, ts, wm, &nm, err)))
 		return rc;

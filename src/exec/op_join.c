@@ -33,7 +33,7 @@
  */
 #include "join.h"
 #include "graph.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -214,15 +214,15 @@ static int update_mine(join_op *o, int s, const sl_batch *in, int row, int acc, 
 static int join_row(join_op *o, int s, const sl_batch *in, int row, int64_t wm, sl_err *err)
 {
 	int acc = in->op[row] == SL_INSERT || in->op[row] == SL_UPDATE_AFTER, rc;
-	if (sl__join_key_null(in, o->keys[s], o->p.nkeys, row)) {
+	if (sl_rowcodec_key_null(in, o->keys[s], o->p.nkeys, row)) {
 		if (!o->outer[s])
 			return 0;
 		return emit_pair(o, s, in, row, NULL, 0, acc ? SL_INSERT : SL_DELETE, wm, err);
 	}
 	sl_buf_clear(&o->key);
 	sl_buf_clear(&o->row);
-	if (sl_rowkey_encode(in, o->keys[s], o->p.nkeys, row, &o->key) ||
-	    sl__jrow_encode(in, row, &o->row))
+	if (sl_rowcodec_key(in, o->keys[s], o->p.nkeys, row, &o->key) ||
+	    sl_rowcodec_row(in, row, &o->row))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if ((rc = load(o->st[s], &o->key, &o->mine, err)))
 		return rc;

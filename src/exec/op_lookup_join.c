@@ -8,7 +8,7 @@
  * INTERFACE ROUTINES
  *   open       builds the joiner (output and candidate batches, residual)
  *   process    per probe row: encodes the key (the probe's equi-key
- *              columns, rowkey.h), asks the lookup for the rows of that key
+ *              columns, data/rowcodec.h), asks the lookup for the rows of that key
  *              at the batch's processing time, evaluates the residual over
  *              the joined candidates and emits each match with the probe's
  *              kind and W_before; a LEFT probe without a match (a miss, a
@@ -31,7 +31,7 @@
  */
 #include "join.h"
 #include "graph.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 #include "connector/conn.h"
 
@@ -92,14 +92,14 @@ static int ljoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	int64_t now = o->base.graph->ectx.proctime;
 	SL_BATCH_FOREACH(in, k, row) {
 		int rc;
-		if (sl__join_key_null(in, o->lkeys, o->p.nkeys, row)) {
+		if (sl_rowcodec_key_null(in, o->lkeys, o->p.nkeys, row)) {
 			if (o->outer && (rc = sl__joiner_emit(&o->j, in, row, NULL, 0, NULL, -1, NULL, 0,
 			                                      in->op[row], in->wm[row], err)))
 				return rc;
 			continue;
 		}
 		sl_buf_clear(&o->key);
-		if (sl_rowkey_encode(in, o->lkeys, o->p.nkeys, row, &o->key))
+		if (sl_rowcodec_key(in, o->lkeys, o->p.nkeys, row, &o->key))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		const void *rows;
 		uint32_t len;

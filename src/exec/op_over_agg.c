@@ -30,8 +30,10 @@
  * all added, then emitted.  UNBOUNDED PRECEDING: every row so far (peers
  * included for RANGE).
  *
- * Aggregates come from agg.c.  When every aggregate can retract (COUNT,
- * SUM, AVG) or the frame is unbounded, one accumulator per partition is
+ * Aggregates come from agg.c (user-defined ones from agg_udf.c, their
+ * several argument columns all kept in frame rows).  When every aggregate
+ * can retract (COUNT, SUM, AVG, a user-defined one with retract) or the
+ * frame is unbounded, one accumulator per partition is
  * updated incrementally: rows entering the frame are added, rows leaving it
  * retracted.  Otherwise (MIN/MAX/FIRST_VALUE/LAST_VALUE over a bounded
  * frame) the result is recomputed over the frame's rows for every output
@@ -40,19 +42,21 @@
  * State:
  *   "pend"  namespace = rowtime, key = 8-byte big-endian arrival number
  *           (so both backends scan a namespace in arrival order), value =
- *           [u32 klen][partition key][the row, rowkey-encoded]; a
+ *           [u32 klen][partition key][the row]; a
  *           namespace is dropped once emitted.
  *   "part"  namespace 0, key = encoded partition key, value = [accumulator
  *           slot][u32 n][n frame rows: i64 ts, u32 len, the aggregates'
- *           argument columns rowkey-encoded], oldest first.  Unbounded
- *           frames keep no rows.  A partition's state is never freed (no
- *           state TTL yet), as in Flink without TTL.
+ *           argument columns], oldest first.  Unbounded frames keep no
+ *           rows.  A partition's state is never freed (no state TTL
+ *           yet), as in Flink without TTL.
+ * Keys are in the key form of data/rowcodec.h, rows and argument columns
+ * in its row form (values exact, ROW values included).
  * One thread; no malloc per row (reused buffers and scratch batches).
  */
 #include "op_over.h"
 #include "graph.h"
 #include "op_rank.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -128,7 +132,7 @@ static int fold_frame_row(over_op *o, const char *e, int sign, sl_err *err)
 	memcpy(&len, e + 8, 4);
 	sl_batch_reset(o->fb);
 	int r = sl_batch_add_row(o->fb, SL_INSERT, SL_WM_MIN);
-	if (sl_rowkey_decode(e + 12, len, o->fb, o->fb_cols, o->nfcols, r) < 0)
+	if (sl_rowcodec_decode(e + 12, len, o->fb, o->fb_cols, o->nfcols, r) < 0)
 		return sl_err_set(err, SL_ESTATE, "OVER aggregate state: malformed row");
 	for (int i = 0; i < o->p.naggs; i++) {
 		int rc = sl_agg_add_one(&o->faggs[i], o->slot, o->fb, r, sign, err);
@@ -153,7 +157,7 @@ static int frame_add(over_op *o, int64_t ts, sl_err *err)
 	if (!o->keep_rows)
 		return 0;
 	sl_buf_clear(&o->enc);
-	if (sl_rowkey_encode(o->row, o->fcols, o->nfcols, 0, &o->enc))
+	if (sl_rowcodec_cols(o->row, o->fcols, o->nfcols, 0, &o->enc))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	uint32_t len = (uint32_t)o->enc.len;
 	if (sl_buf_append(&o->st, &ts, 8) || sl_buf_append(&o->st, &len, 4) ||
@@ -235,7 +239,7 @@ static size_t load_pending(over_op *o, const char *e)
 	sl_buf_append(&o->key, e + 8, klen);
 	sl_batch_reset(o->row);
 	sl_batch_add_row(o->row, SL_INSERT, SL_WM_MIN);
-	if (sl_rowkey_decode(e + 8 + klen, vlen - 4 - klen, o->row, o->row_cols, o->nin, 0) < 0)
+	if (sl_rowcodec_decode(e + 8 + klen, vlen - 4 - klen, o->row, o->row_cols, o->nin, 0) < 0)
 		return 0;
 	return 4 + vlen;
 }
@@ -402,13 +406,12 @@ static int over_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		sl_buf_clear(&o->enc);
 		uint32_t klen = 0;
 		if (sl_buf_append(&o->enc, &klen, 4) ||
-		    sl_rowkey_encode(in, o->key_cols, o->p.nkeys, row, &o->enc))
+		    sl_rowcodec_key(in, o->key_cols, o->p.nkeys, row, &o->enc))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		klen = (uint32_t)o->enc.len - 4;
 		memcpy(o->enc.p, &klen, 4);
-		for (int i = 0; i < o->nin; i++)
-			if (sl_rowkey_encode(in, &i, 1, row, &o->enc))
-				return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if (sl_rowcodec_row(in, row, &o->enc))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		uint8_t seq[8];
 		uint64_t s = (uint64_t)o->seq++;
 		for (int i = 0; i < 8; i++)
@@ -536,7 +539,7 @@ sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int ni
 	o->key_cols = calloc((size_t)p->nkeys + 1, sizeof(int));
 	o->aggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
 	o->faggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
-	o->fcols = calloc((size_t)p->naggs * 2 + 1, sizeof(int));
+	o->fcols = calloc((size_t)p->naggs * (2 + SL_AGG_MAX_ARGS) + 1, sizeof(int));
 	o->sort_cols = calloc((size_t)p->nsort + 1, sizeof(int));
 	o->sort_desc = calloc((size_t)p->nsort + 1, 1);
 	o->sort_nf = calloc((size_t)p->nsort + 1, 1);
@@ -570,6 +573,8 @@ sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int ni
 		o->faggs[i] = o->aggs[i];
 		o->faggs[i].arg_col = frame_col(o, o->aggs[i].arg_col);
 		o->faggs[i].filter_col = frame_col(o, o->aggs[i].filter_col);
+		for (int j = 0; j < o->aggs[i].nargs; j++) /* user-defined aggregates */
+			o->faggs[i].arg_cols[j] = frame_col(o, o->aggs[i].arg_cols[j]);
 	}
 	o->p.aggs = o->aggs;
 	o->slot_size = off ? (off + 15) / 16 * 16 : 16;

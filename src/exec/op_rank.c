@@ -52,7 +52,7 @@
  */
 #include "op_rank.h"
 #include "graph.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -112,11 +112,11 @@ int sl__rank_entry(const sl_rank_plan *p, const sl_batch *in, int row, sl_buf *o
 	sl_buf_clear(out);
 	uint32_t z = 0;
 	if (sl_buf_append(out, &z, 4) || sl_buf_append(out, &z, 4) ||
-	    sl_rowkey_encode(in, p->order_cols, p->norder, row, out))
+	    sl_rowcodec_key(in, p->order_cols, p->norder, row, out))
 		return SL_ENOMEM;
 	uint32_t klen = (uint32_t)out->len - 8;
 	for (int i = 0; i < in->ncols; i++)
-		if (sl_rowkey_encode(in, &i, 1, row, out))
+		if (sl_rowcodec_key(in, &i, 1, row, out))
 			return SL_ENOMEM;
 	uint32_t rlen = (uint32_t)out->len - 8 - klen;
 	memcpy(out->p, &klen, 4);
@@ -298,7 +298,7 @@ int sl__rank_decode_row(const uint8_t *e, sl_batch *b, sl_col *const *cols, int 
 	uint32_t k, r;
 	memcpy(&k, e, 4);
 	memcpy(&r, e + 4, 4);
-	return sl_rowkey_decode(e + 8 + k, r, b, cols, nin, row) < 0 ? SL_ESTATE : 0;
+	return sl_rowcodec_decode(e + 8 + k, r, b, cols, nin, row) < 0 ? SL_ESTATE : 0;
 }
 
 /* ---- the Top-N operator ---------------------------------------------------- */
@@ -512,7 +512,7 @@ static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
 	if (!o->p.retract && in->op[row] != SL_INSERT)
 		return sl_err_set(err, SL_EINPUT, "Top-N: the input must be append-only");
 	sl_buf_clear(&o->key);
-	if (sl_rowkey_encode(in, o->p.key_cols, o->p.nkeys, row, &o->key) ||
+	if (sl_rowcodec_key(in, o->p.key_cols, o->p.nkeys, row, &o->key) ||
 	    sl__rank_entry(&o->p, in, row, &o->entry))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	const void *v = NULL;

@@ -13,9 +13,12 @@
  * Sorted lists.  Top-N keeps, per partition key, its current top rows in
  * one variable-length state value: u32 count, then count entries, each
  * [u32 klen][u32 rlen][sort key (klen bytes)][row (rlen bytes)], best
- * first.  The sort key is the rowkey encoding (rowkey.h) of the ORDER BY
- * columns, the row the rowkey encoding of every input column.  A new row
- * goes after every entry that is not worse (ties keep arrival order).
+ * first.  The sort key is the key form (data/rowcodec.h) of the ORDER BY
+ * columns (never ROW: the planner refuses ORDER BY a ROW value), the row
+ * the key form of every input column, ROW values included: a retraction
+ * finds its entry by comparing bytes, so SQL-equal doubles must encode
+ * alike (the cost: a -0.0 comes back as 0.0).  A new row goes after every
+ * entry that is not worse (ties keep arrival order).
  */
 #ifndef SL_OP_RANK_H
 #define SL_OP_RANK_H
@@ -94,7 +97,7 @@ int sl__rank_cmp(const sl_rank_plan *p, const sl_type *in_types, const uint8_t *
                  const uint8_t *b);
 
 /* Compares two non-NULL values of physical kind phys encoded as
- * sl_rowkey_encode writes them (strings bytewise, a prefix first): < 0, 0
+ * sl_rowcodec_key writes them (strings bytewise, a prefix first): < 0, 0
  * or > 0; advances both cursors past them.  sl__rank_skip_value advances
  * one cursor past such a value.  Also used by the temporal sort
  * (op_over_agg.c). */

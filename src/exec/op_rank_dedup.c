@@ -27,7 +27,7 @@
  *           ROW_FIRST: 16-byte slot [i64 status][i64 ts], status 1 = a
  *           candidate with rowtime ts is pending, 2 = emitted (key closed);
  *   "last"  PROC_LAST / ROW_LAST: the key's current row ([i64 ts][row],
- *           the row rowkey-encoded);
+ *           the row in rowcodec.h's row form: values exact, ROW too);
  *   "pend"  ROW_FIRST: namespace = candidate's rowtime, value = its row;
  *           the namespace is dropped when it fires.
  * No key's state is freed (no state TTL yet), as in Flink without TTL.
@@ -36,7 +36,7 @@
  */
 #include "op_rank.h"
 #include "graph.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -77,7 +77,7 @@ static int put_row(dedup_op *o, const void *r, uint32_t len, uint8_t kind, int64
 			return rc;
 	}
 	int row = sl_batch_add_row(o->out, kind, wm);
-	if (sl_rowkey_decode(r, len, o->out, o->cols, o->nin, row) < 0)
+	if (sl_rowcodec_decode(r, len, o->out, o->cols, o->nin, row) < 0)
 		return sl_err_set(err, SL_ESTATE, "deduplicate state: malformed row");
 	if (o->p.out_rn)
 		sl_col_set_i64(&o->out->cols[o->nin], row, 1);
@@ -90,10 +90,7 @@ static int encode_row(dedup_op *o, const sl_batch *in, int row, const void *pref
 	sl_buf_clear(&o->row);
 	if (plen && sl_buf_append(&o->row, prefix, plen))
 		return SL_ENOMEM;
-	for (int i = 0; i < in->ncols; i++)
-		if (sl_rowkey_encode(in, &i, 1, row, &o->row))
-			return SL_ENOMEM;
-	return 0;
+	return sl_rowcodec_row(in, row, &o->row) ? SL_ENOMEM : 0;
 }
 
 /* ROW_FIRST: emits the pending candidates of one rowtime. */
@@ -208,7 +205,7 @@ static int dedup_row(dedup_op *o, const sl_batch *in, int row, sl_err *err)
 	if (in->op[row] != SL_INSERT)
 		return sl_err_set(err, SL_EINPUT, "deduplicate: the input must be append-only");
 	sl_buf_clear(&o->key);
-	if (sl_rowkey_encode(in, o->p.key_cols, o->p.nkeys, row, &o->key))
+	if (sl_rowcodec_key(in, o->p.key_cols, o->p.nkeys, row, &o->key))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	switch (o->p.mode) {
 	case SL_RANK_DEDUP_PROC_FIRST: {

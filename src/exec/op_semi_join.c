@@ -41,7 +41,7 @@
  */
 #include "join.h"
 #include "graph.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -104,9 +104,9 @@ static int encode_key(semi_op *o, int s, const sl_batch *in, int row, sl_err *er
 	sl_buf_clear(&o->key);
 	if (o->p.nkeys == 0)
 		return sl_buf_putc(&o->key, 0) ? -sl_err_set(err, SL_ENOMEM, "out of memory") : 0;
-	if (sl__join_key_null(in, o->keys[s], o->p.nkeys, row))
+	if (sl_rowcodec_key_null(in, o->keys[s], o->p.nkeys, row))
 		return 1;
-	if (sl_rowkey_encode(in, o->keys[s], o->p.nkeys, row, &o->key))
+	if (sl_rowcodec_key(in, o->keys[s], o->p.nkeys, row, &o->key))
 		return -sl_err_set(err, SL_ENOMEM, "out of memory");
 	return 0;
 }
@@ -226,7 +226,7 @@ static int left_row(semi_op *o, const sl_batch *in, int row, int acc, int64_t wm
 	if (rc == 1) /* NULL key: no match ever */
 		return o->anti ? emit_left(o, in, row, NULL, 0, acc ? SL_INSERT : SL_DELETE, wm, err) : 0;
 	sl_buf_clear(&o->row);
-	if (sl__jrow_encode(in, row, &o->row))
+	if (sl_rowcodec_row(in, row, &o->row))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if ((rc = load(o->st[0], &o->key, &o->mine, err)))
 		return rc;
@@ -260,7 +260,7 @@ static int right_row(semi_op *o, const sl_batch *in, int row, int acc, int64_t w
 	if (rc)
 		return rc < 0 ? -rc : 0; /* a NULL key matches nothing */
 	sl_buf_clear(&o->row);
-	if (sl__jrow_encode(in, row, &o->row))
+	if (sl_rowcodec_row(in, row, &o->row))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if ((rc = load(o->st[1], &o->key, &o->mine, err)))
 		return rc;

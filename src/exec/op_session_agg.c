@@ -31,7 +31,7 @@
  */
 #include "graph.h"
 #include "ops.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -84,7 +84,7 @@ static int build_row(sess_op *o, sl_batch *b, const sess *s, uint8_t op, sl_err 
 	int nk = o->p.nkeys;
 	for (int i = 0; i < nk; i++)
 		kc[i] = &b->cols[i];
-	if (sl_rowkey_decode(o->key.p, (uint32_t)o->key.len, b, kc, nk, row) < 0)
+	if (sl_rowcodec_decode(o->key.p, (uint32_t)o->key.len, b, kc, nk, row) < 0)
 		return sl_err_set(err, SL_ESTATE, "session state: malformed key");
 	sl_col_set_i64(&b->cols[nk], row, sl_win_to_local(o->p.win.tz, s->start));
 	sl_col_set_i64(&b->cols[nk + 1], row, sl_win_to_local(o->p.win.tz, s->end));
@@ -317,7 +317,7 @@ static int sess_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 			continue;
 		}
 		sl_buf_clear(&o->key);
-		if (sl_rowkey_encode(in, o->key_cols, o->p.nkeys, row, &o->key))
+		if (sl_rowcodec_key(in, o->key_cols, o->p.nkeys, row, &o->key))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		if (load(o))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");

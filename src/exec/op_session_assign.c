@@ -27,8 +27,8 @@
  * State.  "sessions": namespace 0, key = encoded PARTITION BY key (empty
  * without one), value = the key's open sessions, [start, end] int64 pairs
  * sorted by start.  "rows": same key, value = the key's pending rows in
- * arrival order, each [i64 ts][u32 len][every input column, rowkey-
- * encoded]; a session's rows are exactly the key's rows with ts in
+ * arrival order, each [i64 ts][u32 len][every input column in the row
+ * form of rowcodec.h]; a session's rows are exactly the key's rows with ts in
  * [start, end) (open sessions of a key do not overlap).  "timers":
  * namespace = a session end, key = the partition key; a stale timer (the
  * session grew) costs a lookup.  Appending a row rewrites its key's row
@@ -37,7 +37,7 @@
  */
 #include "graph.h"
 #include "ops.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -95,7 +95,7 @@ static int emit_row(sassign_op *o, const char *r, uint32_t n, const span *s, sl_
 			return rc;
 	}
 	int row = sl_batch_add_row(o->out, SL_INSERT, o->base.out_wm);
-	if (sl_rowkey_decode(r, n, o->out, o->cols, o->nin, row) < 0)
+	if (sl_rowcodec_decode(r, n, o->out, o->cols, o->nin, row) < 0)
 		return sl_err_set(err, SL_ESTATE, "session table function: malformed stored row");
 	sl_col_set_i64(&o->out->cols[o->nin], row, sl_win_to_local(o->w.tz, s->start));
 	sl_col_set_i64(&o->out->cols[o->nin + 1], row, sl_win_to_local(o->w.tz, s->end));
@@ -213,7 +213,7 @@ static int add_row(sassign_op *o, const sl_batch *in, int row, int64_t ts, sl_er
 	sl_buf_clear(&o->enc);
 	uint32_t z = 0;
 	if (sl_buf_append(&o->enc, &ts, 8) || sl_buf_append(&o->enc, &z, 4) ||
-	    sl_rowkey_encode(in, o->all_cols, o->nin, row, &o->enc) ||
+	    sl_rowcodec_cols(in, o->all_cols, o->nin, row, &o->enc) ||
 	    load(o->rows, &o->key, &o->rlist))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	uint32_t len = (uint32_t)(o->enc.len - 12);
@@ -243,7 +243,7 @@ static int sassign_process(sl_op *op, int input, const sl_batch *in, sl_err *err
 		}
 		sl_buf_clear(&o->key);
 		if (sl_buf_reserve(&o->key, 16) ||
-		    sl_rowkey_encode(in, o->key_cols, o->nkeys, row, &o->key) ||
+		    sl_rowcodec_key(in, o->key_cols, o->nkeys, row, &o->key) ||
 		    load(o->sess, &o->key, &o->list))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		if ((rc = add_row(o, in, row, ts, err)))

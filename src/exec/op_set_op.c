@@ -25,9 +25,9 @@
  * The output is append-only when it can only grow: INTERSECT over two
  * append-only inputs; otherwise it is updating (+I/-D).
  *
- * State: table "counts", namespace 0, key = every column encoded by
- * rowkey.c, value = two int64 counts (left, right); an entry whose counts
- * are both zero is deleted.  Snapshotted by the state backend like every
+ * State: table "counts", namespace 0, key = every column in the key form
+ * of data/rowcodec.h, value = two int64 counts (left, right); an entry
+ * whose counts are both zero is deleted.  Snapshotted by the state backend like every
  * table; no private scalars.  Under a state TTL ('table.exec.state.ttl')
  * an entry not written for the TTL is forgotten, as in Flink.
  *
@@ -35,7 +35,7 @@
  * thread (the job's).
  */
 #include "ops.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -68,7 +68,7 @@ static int setop_row(setop_op *o, int input, const sl_batch *in, int row, sl_err
 {
 	int sign = in->op[row] == SL_INSERT || in->op[row] == SL_UPDATE_AFTER ? 1 : -1;
 	sl_buf_clear(&o->key);
-	if (sl_rowkey_encode(in, o->all_cols, o->base.nout, row, &o->key))
+	if (sl_rowcodec_key(in, o->all_cols, o->base.nout, row, &o->key))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	uint32_t klen = (uint32_t)o->key.len;
 	counts *c = sign > 0 ? sl_state_upsert(o->counts, 0, o->key.p, klen, NULL)

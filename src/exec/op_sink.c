@@ -29,7 +29,7 @@
  */
 #include "graph.h"
 #include "ops.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -75,8 +75,8 @@ static int upsert_view(sink_op *o, const sl_batch *in, sl_batch *v)
 			if (next >= 0 && in->op[next] == SL_UPDATE_AFTER) {
 				sl_buf_clear(&o->k1);
 				sl_buf_clear(&o->k2);
-				if (sl_rowkey_encode(in, o->pk, o->npk, row, &o->k1) ||
-				    sl_rowkey_encode(in, o->pk, o->npk, next, &o->k2))
+				if (sl_rowcodec_key(in, o->pk, o->npk, row, &o->k1) ||
+				    sl_rowcodec_key(in, o->pk, o->npk, next, &o->k2))
 					return SL_ENOMEM;
 				same = o->k1.len == o->k2.len && !memcmp(o->k1.p, o->k2.p, o->k1.len);
 			}

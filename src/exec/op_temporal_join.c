@@ -41,7 +41,7 @@
  * The probes of a time are deleted once they have fired.
  *
  * State.  "probes": namespace = probe time, key = the encoded join key
- * (rowkey.h), value = list of records (join.h), one per probe row, in
+ * (data/rowcodec.h), value = list of records (join.h), one per probe row, in
  * arrival order.  "versions": namespace 0, key = the join key (the
  * versioned table's PRIMARY KEY), value = records sorted by time with
  * aux = 1 for a version, 0 for a -D.  "timers": namespace = a version's
@@ -51,7 +51,7 @@
  */
 #include "join.h"
 #include "graph.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -246,13 +246,13 @@ static int advance(tjoin_op *o, int64_t w, sl_err *err)
 static int probe_row(tjoin_op *o, const sl_batch *in, int row, sl_err *err)
 {
 	const sl_col *tc = &in->cols[o->p.ltime];
-	if (tc->null[row] || sl__join_key_null(in, o->keys[0], o->p.nkeys, row))
+	if (tc->null[row] || sl_rowcodec_key_null(in, o->keys[0], o->p.nkeys, row))
 		return o->outer ? sl__joiner_emit(&o->j, in, row, NULL, 0, NULL, -1, NULL, 0, SL_INSERT,
 		                                  o->base.out_wm, err)
 		                : 0;
 	int64_t t = tc->v.i64[row];
 	sl_buf_clear(&o->key);
-	if (sl_rowkey_encode(in, o->keys[0], o->p.nkeys, row, &o->key))
+	if (sl_rowcodec_key(in, o->keys[0], o->p.nkeys, row, &o->key))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if (t < o->fired) { /* late: its time has fired, its version may be freed */
 		o->base.stats.late_dropped++;
@@ -273,11 +273,11 @@ static int version_row(tjoin_op *o, const sl_batch *in, int row, sl_err *err)
 	uint8_t op = in->op[row];
 	const sl_col *tc = &in->cols[o->p.rtime];
 	if (op == SL_UPDATE_BEFORE || tc->null[row] ||
-	    sl__join_key_null(in, o->keys[1], o->p.nkeys, row))
+	    sl_rowcodec_key_null(in, o->keys[1], o->p.nkeys, row))
 		return 0;
 	int64_t t = tc->v.i64[row];
 	sl_buf_clear(&o->key);
-	if (sl_rowkey_encode(in, o->keys[1], o->p.nkeys, row, &o->key))
+	if (sl_rowcodec_key(in, o->keys[1], o->p.nkeys, row, &o->key))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	int rc = load(o->versions, 0, o->key.p, (uint32_t)o->key.len, &o->vers, err);
 	if (rc)

@@ -38,7 +38,7 @@
  */
 #include "graph.h"
 #include "ops.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 #include "../base/timeutil.h"
 
@@ -177,7 +177,7 @@ static int build_row(win_op *o, sl_batch *b, int64_t end, const void *key, uint3
 	int nk = o->p.nkeys;
 	for (int i = 0; i < nk; i++)
 		kc[i] = &b->cols[i];
-	if (sl_rowkey_decode(key, klen, b, kc, nk, row) < 0)
+	if (sl_rowcodec_decode(key, klen, b, kc, nk, row) < 0)
 		return sl_err_set(err, SL_ESTATE, "window state: malformed key");
 	int64_t lend = sl_win_to_local(o->p.win.tz, end);
 	sl_col_set_i64(&b->cols[nk], row, win_start_of_end(&o->p.win, lend));
@@ -296,7 +296,7 @@ static int fold(win_op *o, void *slot, int64_t end, const sl_batch *in, int row,
 			sl_buf_clear(&o->dkey);
 			sl_buf_append(&o->dkey, o->kp, o->kl);
 			sl_buf_putc(&o->dkey, (char)i);
-			if (sl_rowkey_encode(in, &a->arg_col, 1, row, &o->dkey))
+			if (sl_rowcodec_key(in, &a->arg_col, 1, row, &o->dkey))
 				return sl_err_set(err, SL_ENOMEM, "out of memory");
 			/* the distinct table call may move the acc slot in a
 			 * read-modify-write backend, but they are different tables */
@@ -430,13 +430,13 @@ static int grow_key_arrays(win_op *o, int n)
 
 /*
  * Writes the key of a single BIGINT GROUP BY column exactly as
- * sl_rowkey_encode does ([0][8 value bytes], or [1] for NULL) at p, which
+ * sl_rowcodec_key does ([0][8 value bytes], or [1] for NULL) at p, which
  * has 16 bytes of room; returns its length.  Why: the generic encoder's
  * 1-byte and 8-byte stores, read back at once by the hash's 8-byte load,
  * defeat store-to-load forwarding: perf annotate put 36% of sl_state_hash
  * (14% of the datagen window benchmark) on that load.  Two 8-byte stores
  * that the hash's loads line up with forward fine.  Little-endian only
- * (the byte order sl_rowkey_encode's memcpy gives there).
+ * (the byte order sl_rowcodec_key's memcpy gives there).
  */
 static inline uint32_t put_i64_key(char *p, const sl_col *c, int row)
 {
@@ -485,7 +485,7 @@ static int encode_keys(win_op *o, const sl_batch *in, int n)
 		o->koff[k] = (uint32_t)o->key.len;
 		if (fixed)
 			o->key.len += put_i64_key(o->key.p + o->key.len, kc, row);
-		else if (sl_rowkey_encode(in, o->key_cols, o->p.nkeys, row, &o->key))
+		else if (sl_rowcodec_key(in, o->key_cols, o->p.nkeys, row, &o->key))
 			return SL_ENOMEM;
 		o->khash[k] = sl_state_hash(o->key.p + o->koff[k],
 		                            (uint32_t)(o->key.len - o->koff[k]));

@@ -30,7 +30,7 @@
 #include "join.h"
 #include "graph.h"
 #include "ops.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -225,7 +225,7 @@ static int fire(wjoin_op *o, int64_t w, sl_err *err)
 static int wjoin_row(wjoin_op *o, int s, const sl_batch *in, int row, sl_err *err)
 {
 	const sl_col *ec = &in->cols[o->wend[s]];
-	int nullkey = sl__join_key_null(in, o->keys[s], o->p.nkeys, row);
+	int nullkey = sl_rowcodec_key_null(in, o->keys[s], o->p.nkeys, row);
 	if (ec->null[row] || (nullkey && !o->outer[s]))
 		return 0;
 	int64_t end = sl_win_to_utc(o->p.tz, ec->v.i64[row]);
@@ -235,7 +235,7 @@ static int wjoin_row(wjoin_op *o, int s, const sl_batch *in, int row, sl_err *er
 	}
 	sl_buf_clear(&o->key);
 	if (sl_buf_putc(&o->key, (char)nullkey) ||
-	    sl_rowkey_encode(in, o->keys[s], o->p.nkeys, row, &o->key))
+	    sl_rowcodec_key(in, o->keys[s], o->p.nkeys, row, &o->key))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	int rc = load(o->st[s], end, o->key.p, (uint32_t)o->key.len, &o->lst[s], err);
 	if (rc)

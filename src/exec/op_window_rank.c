@@ -29,7 +29,7 @@
  */
 #include "op_rank.h"
 #include "graph.h"
-#include "../data/rowkey.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
@@ -112,7 +112,7 @@ static int wrank_row(wrank_op *o, const sl_batch *in, int row, sl_err *err)
 		return 0;
 	}
 	sl_buf_clear(&o->key);
-	if (sl_rowkey_encode(in, o->p.key_cols, o->p.nkeys, row, &o->key) ||
+	if (sl_rowcodec_key(in, o->p.key_cols, o->p.nkeys, row, &o->key) ||
 	    sl__rank_entry(&o->p, in, row, &o->entry))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	const void *v = NULL;

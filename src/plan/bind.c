@@ -52,14 +52,14 @@ static const char *const agg_names[] = {"COUNT", "SUM", "AVG", "MIN", "MAX", "FI
                                         "LAST_VALUE", "STDDEV_POP", "STDDEV_SAMP",
                                         "VAR_POP", "VAR_SAMP", "VARIANCE", "LISTAGG", NULL};
 
-int sl__is_agg_call(const sl_ast_expr *e)
+int sl__is_agg_call(planner *p, const sl_ast_expr *e)
 {
 	if (e->kind != SL_AX_CALL || e->u.call.over)
 		return 0;
 	for (int i = 0; agg_names[i]; i++)
 		if (strcmp(e->u.call.fname, agg_names[i]) == 0)
 			return 1;
-	return 0;
+	return sl__udaf(p, e) != NULL;
 }
 
 /* ---- literals ------------------------------------------------------------ */
@@ -500,7 +500,7 @@ static sl_expr *bind_call(planner *p, const scope *s, const sl_ast_expr *e)
 	if (e->u.call.over)
 		return sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
 		                      "OVER windows are not supported yet ('%s')", f);
-	if (sl__is_agg_call(e))
+	if (sl__is_agg_call(p, e))
 		return sl__plan_error(p, e->line, e->col, SL_EPLAN,
 		                      "aggregate function %s is not allowed here", f);
 	if (!strcmp(f, "EXTRACT") && n == 2) {

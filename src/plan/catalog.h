@@ -64,6 +64,7 @@ typedef struct sl_func_def {
 	int nargs;
 	sl_type *arg_types;         /* the registration's types, parsed */
 	sl_type result;
+	struct sl_agg_vtab *agg_vt; /* an aggregate function's (udf.c), NULL for scalar */
 } sl_func_def;
 
 typedef struct sl_catalog {

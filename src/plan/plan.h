@@ -27,6 +27,9 @@ typedef struct sl_plan_args {
 	const sl_catalog *cat;
 	const sl_opts *session;   /* SET options */
 	struct sl_engine *engine; /* for push connectors */
+	/* the sink of 'push' tables (and of bare SELECTs with select_to_queue):
+	 * the engine's (api/conn_push.c); NULL = 'push' cannot be written */
+	const sl_sink_vtab *push_sink;
 	int select_to_queue;      /* bare SELECT results: 1 = engine queue, 0 = print */
 	sl_arena *arena;          /* plan arena, lives as long as the job */
 	int checkpointing;        /* checkpoints on: sinks stage until commit */

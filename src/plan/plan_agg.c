@@ -14,15 +14,21 @@
  * the window's input (the TVF itself is virtual: its window columns exist
  * only as the aggregate's output).  The rowtime must be the input's event
  * time attribute.  The window aggregate's window_time stays a time
- * attribute, so windows cascade.
+ * attribute, so windows cascade.  Its output is append-only, or updating
+ * under a lateness (ALLOWED LATENESS, 'table.exec.emit.allow-lateness'):
+ * late rows correct closed windows with -U/+U/-D.
  *
  * Aggregates.  Keys and aggregate arguments that are not plain columns are
  * computed by a Calc in front of the aggregate, appended after the input's
  * own columns, so that a late row sent to ON LATE INSERT INTO keeps the
- * input relation's columns (docs/semantics.md §1).
+ * input relation's columns (docs/semantics.md §1).  A user-defined
+ * aggregate (CREATE FUNCTION, bind_udf.c) gets one column per argument
+ * (sl_agg.arg_cols); it is refused over an updating input without a
+ * retract callback and in a SESSION window without merge.
  */
 #include "plan_int.h"
 #include "sluice.h"
+#include "sluice_udf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +68,7 @@ static void walk(planner *p, const sl_ast_expr *e, walk_cb cb, void *ctx)
 	case SL_AX_CAST: walk(p, e->u.cast.a, cb, ctx); break;
 	case SL_AX_FIELD: walk(p, e->u.field.a, cb, ctx); break;
 	case SL_AX_CALL:
-		if (sl__is_agg_call(e))
+		if (sl__is_agg_call(p, e))
 			break; /* aggregate arguments are not walked */
 		for (int i = 0; i < e->u.call.nargs; i++)
 			walk(p, e->u.call.args[i], cb, ctx);
@@ -85,7 +91,7 @@ static void collect_cb(planner *p, const sl_ast_expr *e, void *ctx)
 	if (e->kind != SL_AX_CALL)
 		return;
 	const char *f = e->u.call.fname;
-	if (sl__is_agg_call(e)) {
+	if (sl__is_agg_call(p, e)) {
 		const char *t = sl__ast_text(p, e);
 		for (int i = 0; i < c->n; i++)
 			if (!strcmp(c->texts[i], t))
@@ -202,6 +208,7 @@ typedef struct agg_build {
 	sl_agg *aggs;
 	sl_expr **arg_x;      /* bound aggregate arguments (NULL for COUNT(*)) */
 	sl_expr **filt_x;     /* bound FILTER conditions */
+	sl_expr ***udaf_x;    /* a user-defined aggregate's arguments (aggs[i].nargs), else NULL */
 	agg_collect calls;
 } agg_build;
 
@@ -211,9 +218,17 @@ static int bind_aggs(planner *p, agg_build *b, scope *s)
 	b->aggs = sl_arena_calloc(p->a, sizeof(sl_agg) * (size_t)(n + 1));
 	b->arg_x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(n + 1));
 	b->filt_x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(n + 1));
+	b->udaf_x = sl_arena_calloc(p->a, sizeof(sl_expr **) * (size_t)(n + 1));
 	for (int i = 0; i < n; i++) {
 		const sl_ast_expr *e = b->calls.calls[i];
 		sl_agg *a = &b->aggs[i];
+		const sl_func_def *u = sl__udaf(p, e);
+		if (u) { /* CREATE FUNCTION of an aggregate (bind_udf.c) */
+			if (!(b->udaf_x[i] = sl__bind_udaf_call(p, s, e, u, a)) ||
+			    (e->u.call.filter && !(b->filt_x[i] = sl__bind_expr(p, s, e->u.call.filter))))
+				return SL_EPLAN;
+			continue;
+		}
 		a->vt = sl_agg_find(e->u.call.fname);
 		a->line = e->line; /* its run-time errors name it */
 		a->col = e->col;
@@ -264,7 +279,7 @@ static rel *pre_project(planner *p, agg_build *b, int **key_cols)
 {
 	rel *in = b->in;
 	int extra = 0, n = in->ncols;
-	int nx = b->ngroup + 2 * b->calls.n;
+	int nx = b->ngroup + (2 + SL_AGG_MAX_ARGS) * b->calls.n;
 	sl_expr **x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(n + nx + 1));
 	const char **names = sl_arena_calloc(p->a, sizeof(char *) * (size_t)(n + nx + 1));
 	for (int i = 0; i < n; i++) {
@@ -282,6 +297,19 @@ static rel *pre_project(planner *p, agg_build *b, int **key_cols)
 		x[n + extra++] = b->key_x[i];
 	}
 	for (int i = 0; i < b->calls.n; i++) {
+		sl_agg *a = &b->aggs[i];
+		for (int j = 0; b->udaf_x && b->udaf_x[i] && j < a->nargs; j++) {
+			sl_expr *ux = b->udaf_x[i][j];
+			if (ux->kind == SL_EX_COL) {
+				a->arg_cols[j] = ux->col;
+				continue;
+			}
+			a->arg_cols[j] = n + extra;
+			names[n + extra] = sl_arena_printf(p->a, "$a%d_%d", i, j);
+			x[n + extra++] = ux;
+		}
+		if (b->udaf_x && b->udaf_x[i])
+			a->arg_col = a->nargs ? a->arg_cols[0] : -1;
 		sl_expr *ax = b->arg_x[i];
 		if (ax && ax->kind == SL_EX_COL) {
 			b->aggs[i].arg_col = ax->col;
@@ -448,6 +476,12 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 		return sl__plan_error(p, sel->line, sel->col, SL_EPLAN,
 		                      "a window aggregate doesn't support consuming update and delete "
 		                      "changes which is produced by node %s", in->upd_op);
+	for (int i = 0; w->kind == SL_WIN_SESSION && i < b->calls.n; i++)
+		if (b->aggs[i].vt->udf && !b->aggs[i].vt->udf->merge)
+			return sl__plan_error(p, b->calls.calls[i]->line, b->calls.calls[i]->col, SL_EPLAN,
+			                      "the user-defined aggregate function '%s' has no merge "
+			                      "function, which SESSION windows require (sessions merge; "
+			                      "docs/udf.md)", b->aggs[i].vt->name);
 	sl_window_agg_plan wp = {0};
 	wp.win = *w;
 	wp.nkeys = b->ngroup;
@@ -485,8 +519,20 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 		label = sl_arena_printf(p->a, "%s, lateness=[%lld ms], onLate=[%s]", label,
 		                        (long long)(ls.lateness / 1000),
 		                        ls.policy ? ls.side->name : "DROP");
+	/* With a lateness, late rows correct closed windows (-U/+U, -D/+I
+	 * under HAVING): an updating stream, as a GroupAggregate's (each row
+	 * is keyed by the group keys and the window, but -U comes with the
+	 * full old row, so it is a retract stream, not an upsert one).  The
+	 * identity text stays the append-only one it had before, so that ids
+	 * and savepoints of existing jobs keep restoring (plan_ident.c). */
+	const char *ident = sl__op_ident(p, label, out);
+	if (ls.lateness > 0) {
+		out->updating = 1;
+		out->upd_op = label;
+	}
 	if (sl__add_op(p, op, 1, out, label) || sl_graph_connect(p->g, in->op, op, 0))
 		return NULL;
+	op->ident = ident;
 	return out;
 }
 
@@ -497,6 +543,12 @@ static rel *plan_group_agg(planner *p, const sl_ast_select *sel, agg_build *b, a
 	if (!in)
 		return NULL;
 	for (int i = 0; i < b->calls.n; i++) {
+		if (in->updating && b->aggs[i].vt->udf && !b->aggs[i].vt->retractable)
+			return sl__plan_error(p, b->calls.calls[i]->line, b->calls.calls[i]->col, SL_EPLAN,
+			                      "the user-defined aggregate function '%s' has no retract "
+			                      "function, which is required to consume the update and "
+			                      "delete changes produced by node %s (docs/udf.md)",
+			                      b->aggs[i].vt->name, in->upd_op);
 		if (in->updating && !b->aggs[i].vt->retractable && !b->aggs[i].vt->retract_values)
 			return sl__plan_error(p, b->calls.calls[i]->line, b->calls.calls[i]->col, SL_ENOTSUP,
 			                      "%s over an updating input is not supported yet",
@@ -607,10 +659,14 @@ rel *sl__plan_aggregate(planner *p, const sl_ast_select *sel, rel *from, agg_map
 	scope is = {in, NULL, NULL};
 	if (bind_aggs(p, &b, from->tvf_in ? &s : &is))
 		return NULL;
-	for (int i = 0; i < b.calls.n; i++)
-		if (b.arg_x[i] && b.arg_x[i]->kind == SL_EX_COL && b.arg_x[i]->col >= in->ncols)
+	for (int i = 0; i < b.calls.n; i++) {
+		int win = b.arg_x[i] && b.arg_x[i]->kind == SL_EX_COL && b.arg_x[i]->col >= in->ncols;
+		for (int j = 0; b.udaf_x[i] && j < b.aggs[i].nargs; j++)
+			win |= b.udaf_x[i][j]->kind == SL_EX_COL && b.udaf_x[i][j]->col >= in->ncols;
+		if (win)
 			return sl__plan_error(p, b.calls.calls[i]->line, b.calls.calls[i]->col, SL_ENOTSUP,
 			                      "aggregating window columns is not supported");
+	}
 	if (gwi < 0 && !from->tvf_in) {
 		if (sel->allowed_lateness || sel->on_late)
 			return sl__plan_error(p, sel->allowed_lateness ? sel->lateness_line : sel->on_late_line,

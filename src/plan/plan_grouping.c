@@ -242,7 +242,7 @@ static void find_calls(gcalls *c, const sl_ast_expr *e)
 	case SL_AX_CALL: break;
 	default: return;
 	}
-	if (sl__is_agg_call(e))
+	if (sl__is_agg_call(c->p, e))
 		return;
 	if (!is_group_fn(e)) {
 		for (int i = 0; i < e->u.call.nargs; i++)

@@ -102,6 +102,7 @@ typedef struct planner {
 	int nctes;
 	cte_def ctes[64];
 	int select_to_queue;     /* bare SELECT -> push queue (API) or print (CLI) */
+	const sl_sink_vtab *push_sink; /* sl_plan_args.push_sink */
 	int64_t default_lateness;
 	int mini_batch;
 	int checkpointing;       /* sinks stage output until checkpoints commit */
@@ -174,9 +175,20 @@ sl_expr *sl__bind_inlist(planner *p, const scope *s, const sl_ast_expr *e, int *
  * arguments cast to the registration's types where Flink would cast
  * implicitly.  NULL with p->err set. */
 sl_expr *sl__bind_udf_call(planner *p, const scope *s, const sl_ast_expr *e, const sl_func_def *u);
+/* bind_udf.c: the user-defined aggregate function call e names (CREATE
+ * FUNCTION of an aggregate registration), or NULL. */
+const sl_func_def *sl__udaf(planner *p, const sl_ast_expr *e);
+/* bind_udf.c: binds call e of user-defined aggregate u into *a (vtab,
+ * types, nargs, position; arg_col, filter_col and arg_cols[] left -1 for
+ * the caller, who places the returned arguments in input columns) and
+ * returns its e->u.call.nargs argument expressions, cast to the declared
+ * types; NULL with p->err set.  FILTER is the caller's. */
+sl_expr **sl__bind_udaf_call(planner *p, const scope *s, const sl_ast_expr *e,
+                             const sl_func_def *u, sl_agg *a);
 
-/* Whether the call is an aggregate function (COUNT, SUM, ...). */
-int sl__is_agg_call(const sl_ast_expr *e);
+/* Whether the call is an aggregate function (COUNT, SUM, ..., or a
+ * user-defined aggregate of p's catalog) and not an OVER call. */
+int sl__is_agg_call(planner *p, const sl_ast_expr *e);
 
 /* ---- bind_time.c ---- */
 

@@ -114,21 +114,6 @@ static const char *key_names(planner *p, const sl_table_def *t)
 	return s;
 }
 
-/* Whether the rows of changelog table t can be kept by key (1), else 0
- * with the planning error set. */
-static int normalizable(planner *p, const sl_table_def *t, const rel *r)
-{
-	for (int i = 0; i < r->ncols; i++)
-		if (sl_type_phys(r->cols[i].type) == SL_PHYS_ROW) {
-			sl__plan_error(p, t->line, t->col, SL_ENOTSUP,
-			               "table '%s': a changelog source with a PRIMARY KEY keeps its rows "
-			               "by key, which is not supported yet for the ROW column '%s'",
-			               t->name, r->cols[i].name);
-			return 0;
-		}
-	return 1;
-}
-
 /*
  * ChangelogNormalize after the scan rel `in` of changelog table t with a
  * PRIMARY KEY: the upsert stream (updates possibly without their old row,
@@ -294,8 +279,7 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	}
 	const sl_decoder *dec = sp.push_dec ? sp.push_dec : sp.source ? sp.source->dec : NULL;
 	int changelog = dec && dec->vt->changelog;
-	if (check_unused(p, t, o, t->line, t->col) ||
-	    (changelog && t->npk && !normalizable(p, t, r))) {
+	if (check_unused(p, t, o, t->line, t->col)) {
 		sl_source_free(sp.source);
 		sl_decoder_free(sp.push_dec);
 		return NULL;
@@ -351,7 +335,7 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 {
 	sl_opts *o = use_opts(p, t);
 	const char *conn = sl_opts_get(o, "connector");
-	const sl_sink_vtab *vt = sl_sink_find(conn);
+	const sl_sink_vtab *vt = conn && !strcmp(conn, "push") ? p->push_sink : sl_sink_find(conn);
 	if (!vt)
 		return sl__plan_error(p, line, col, SL_EPLAN,
 		                      "table '%s': connector '%s' cannot be written (no such sink)",
@@ -596,6 +580,7 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_grap
 	p->err = err;
 	p->engine = a->engine;
 	p->select_to_queue = a->select_to_queue;
+	p->push_sink = a->push_sink;
 	p->tz = sl_opts_get(a->session, "table.local-time-zone");
 	p->checkpointing = a->checkpointing;
 	p->warnings = a->warnings;

@@ -161,7 +161,7 @@ static int time_bound(join_cond *c, const sl_expr *e, int lt, int rt)
 	return 1;
 }
 
-/* Key columns must encode alike (rowkey.h): integers together, strings
+/* Key columns must encode alike (data/rowcodec.h): integers together, strings
  * together, DECIMALs of one scale, otherwise the same type. */
 static int key_compatible(sl_type a, sl_type b)
 {

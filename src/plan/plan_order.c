@@ -190,10 +190,6 @@ static rel *sort_limit(planner *p, const sl_ast_query *q, rel *r, const int *ord
 		return sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
 		                      "ORDER BY / LIMIT over an upsert stream (%s, no -U before +U) is "
 		                      "not supported yet", r->upd_op ? r->upd_op : "an operator");
-	for (int i = 0; i < r->ncols; i++)
-		if (sl_type_phys(r->cols[i].type) == SL_PHYS_ROW)
-			return sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
-			                      "ORDER BY / LIMIT over rows with ROW columns is not supported yet");
 	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(r->ncols + 1));
 	for (int i = 0; i < r->ncols; i++)
 		it[i] = r->cols[i].type;

@@ -452,10 +452,10 @@ static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
 	rp->n = s->n;
 	rp->lo = s->lo;
 	rp->fn = s->fn;
-	for (int i = 0; i < r->ncols; i++)
-		if (sl_type_phys(r->cols[i].type) == SL_PHYS_ROW)
-			return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
-			                      "ROW_NUMBER over rows with ROW columns is not supported yet");
+	for (int i = 0; i < w->norder; i++)
+		if (sl_type_phys(r->cols[ord[i]].type) == SL_PHYS_ROW)
+			return sl__plan_error(p, w->order[i].expr->line, w->order[i].expr->col,
+			                      SL_ENOTSUP, "ORDER BY a ROW value is not supported");
 	if (r->upsert_key)
 		return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
 		                      "ROW_NUMBER over an upsert stream (%s, no -U before +U) is not "
@@ -742,6 +742,24 @@ static int over_agg(planner *p, const scope *s, const sl_ast_expr *e, int i, sl_
 		               "on it (WHERE rn <= N or rn = 1)", f);
 		return SL_EPLAN;
 	}
+	const sl_func_def *u = sl__udaf(p, e);
+	if (u) { /* a user-defined aggregate (bind_udf.c): its arguments are columns too */
+		if (e->u.call.distinct) {
+			sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
+			               "DISTINCT in OVER aggregates is not supported yet");
+			return SL_EPLAN;
+		}
+		sl_expr **ux = sl__bind_udaf_call(p, s, e, u, a);
+		sl_expr *filt = NULL;
+		if (!ux || (e->u.call.filter && !(filt = sl__bind_expr(p, s, e->u.call.filter))))
+			return SL_EPLAN;
+		for (int j = 0; j < a->nargs; j++)
+			a->arg_cols[j] = pre_col(p, ux[j], x, names, n,
+			                         sl_arena_printf(p->a, "a%d_", i), j);
+		a->arg_col = a->nargs ? a->arg_cols[0] : -1;
+		a->filter_col = filt ? pre_col(p, filt, x, names, n, "f", i) : -1;
+		return 0;
+	}
 	memset(a, 0, sizeof(*a));
 	a->vt = sl_agg_find(f);
 	if (!a->vt) {
@@ -817,7 +835,7 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 		w = wi;
 		wt = ti;
 	}
-	int cap = r->ncols + w->npartition + 2 * c.n + 1;
+	int cap = r->ncols + w->npartition + (2 + SL_AGG_MAX_ARGS) * c.n + 1;
 	sl_expr **x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)cap);
 	const char **names = sl_arena_calloc(p->a, sizeof(char *) * (size_t)cap);
 	int n = r->ncols;
@@ -848,9 +866,6 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 		sl_expr *k = sl__bind_expr(p, &s, w->partition[i]);
 		if (!k)
 			return NULL;
-		if (sl_type_phys(k->type) == SL_PHYS_ROW)
-			return sl__plan_error(p, w->partition[i]->line, w->partition[i]->col, SL_ENOTSUP,
-			                      "PARTITION BY a ROW value is not supported");
 		keys[i] = pre_col(p, k, x, names, &n, "k", i);
 	}
 	sl_agg *aggs = sl_arena_calloc(p->a, sizeof(sl_agg) * (size_t)(c.n + 1));
@@ -860,11 +875,6 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 	rel *in = r;
 	if (n > r->ncols && !(in = sl__add_calc(p, r, NULL, x, n, names)))
 		return NULL;
-	for (int i = 0; i < in->ncols; i++)
-		if (sl_type_phys(in->cols[i].type) == SL_PHYS_ROW)
-			return sl__plan_error(p, c0->line, c0->col, SL_ENOTSUP,
-			                      "OVER aggregates over rows with ROW columns are not "
-			                      "supported yet");
 	op.nkeys = w->npartition;
 	op.key_cols = keys;
 	op.naggs = c.n;

@@ -694,11 +694,6 @@ static rel *plan_set_op(planner *p, const sl_ast_query *q, rel *const side[2],
                         const sl_type *common)
 {
 	int inter = q->setop.op == SL_SET_INTERSECT;
-	for (int i = 0; i < side[0]->ncols; i++)
-		if (sl_type_phys(common[i]) == SL_PHYS_ROW)
-			return sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
-			                      "%s over ROW columns is not supported yet (column %d)",
-			                      inter ? "INTERSECT" : "EXCEPT", i + 1);
 	sl_op *op = sl_op_set_op_new(inter ? SL_SETOP_INTERSECT : SL_SETOP_EXCEPT, q->setop.all,
 	                             p->err);
 	rel *out = sl__rel_new(p, side[0]->ncols);

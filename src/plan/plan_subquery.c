@@ -64,35 +64,35 @@ static int ast_conjuncts(const sl_ast_expr *e, const sl_ast_expr **out, int *n)
 }
 
 /* 1 when e holds an aggregate call or an OVER call. */
-static int has_agg_call(const sl_ast_expr *e)
+static int has_agg_call(planner *p, const sl_ast_expr *e)
 {
 	if (!e)
 		return 0;
 	if (e->kind == SL_AX_CALL) {
-		if (sl__is_agg_call(e) || e->u.call.over)
+		if (sl__is_agg_call(p, e) || e->u.call.over)
 			return 1;
 		for (int i = 0; i < e->u.call.nargs; i++)
-			if (has_agg_call(e->u.call.args[i]))
+			if (has_agg_call(p, e->u.call.args[i]))
 				return 1;
 		return 0;
 	}
 	switch (e->kind) {
 	case SL_AX_UNARY: case SL_AX_BINARY:
-		return has_agg_call(e->u.op.a) || has_agg_call(e->u.op.b);
+		return has_agg_call(p, e->u.op.a) || has_agg_call(p, e->u.op.b);
 	case SL_AX_CAST:
-		return has_agg_call(e->u.cast.a);
+		return has_agg_call(p, e->u.cast.a);
 	case SL_AX_CASE:
 		for (int i = 0; i < e->u.case_.nwhen; i++)
-			if (has_agg_call(e->u.case_.when[i]) || has_agg_call(e->u.case_.then[i]))
+			if (has_agg_call(p, e->u.case_.when[i]) || has_agg_call(p, e->u.case_.then[i]))
 				return 1;
-		return has_agg_call(e->u.case_.operand) || has_agg_call(e->u.case_.else_);
+		return has_agg_call(p, e->u.case_.operand) || has_agg_call(p, e->u.case_.else_);
 	default:
 		return 0;
 	}
 }
 
 /* A subquery whose FROM and WHERE can be taken apart (decorrelated). */
-static int plain_select(const sl_ast_query *q)
+static int plain_select(planner *p, const sl_ast_query *q)
 {
 	if (q->kind != SL_AQ_SELECT || q->nwith || q->norder || q->limit || q->offset)
 		return 0;
@@ -101,7 +101,7 @@ static int plain_select(const sl_ast_query *q)
 	    s->on_late || sl__is_rank_query(s))
 		return 0;
 	for (int i = 0; i < s->nitems; i++)
-		if (has_agg_call(s->items[i].expr))
+		if (has_agg_call(p, s->items[i].expr))
 			return 0;
 	return 1;
 }
@@ -174,7 +174,7 @@ static int plan_inner(planner *p, const sl_ast_expr *at, const sl_ast_query *q, 
 {
 	*corr = NULL;
 	*y = NULL;
-	if (!plain_select(q)) {
+	if (!plain_select(p, q)) {
 		if (!(*inner = sl__plan_query(p, q)))
 			return correlated_hint(p, "a subquery with GROUP BY, aggregates, DISTINCT or "
 			                       "set operations");
@@ -306,13 +306,13 @@ rel *sl__plan_subqueries(planner *p, rel *r, const sl_ast_expr *where, sl_plan_i
 
 /* A subquery that returns at most one row: a SELECT of one aggregate item
  * without GROUP BY (HAVING may drop its row). */
-static int one_row(const sl_ast_query *q)
+static int one_row(planner *p, const sl_ast_query *q)
 {
 	if (q->kind != SL_AQ_SELECT || q->nwith || q->norder || q->limit || q->offset)
 		return 0;
 	const sl_ast_select *s = q->select;
 	return s->from && !s->ngroup && !s->distinct && s->nitems == 1 &&
-	       s->items[0].expr->kind != SL_AX_STAR && has_agg_call(s->items[0].expr) &&
+	       s->items[0].expr->kind != SL_AX_STAR && has_agg_call(p, s->items[0].expr) &&
 	       !sl__is_rank_query(s);
 }
 
@@ -339,7 +339,7 @@ rel *sl__plan_scalar_subqueries(planner *p, const sl_ast_select *sel, rel *r, in
 		                      "more than 32 scalar subqueries are not supported");
 	for (int i = 0; i < n && r; i++) {
 		const sl_ast_query *q = at[i]->u.query;
-		if (!one_row(q))
+		if (!one_row(p, q))
 			return sl__plan_error(p, at[i]->line, at[i]->col, SL_ENOTSUP,
 			                      "this scalar subquery is not supported: only an aggregate "
 			                      "without GROUP BY, which returns one row (e.g. (SELECT "

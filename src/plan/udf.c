@@ -1,13 +1,18 @@
 /*
- * udf.c - CREATE FUNCTION / DROP FUNCTION: user-defined scalar functions
- * loaded from shared objects (include/sluice_udf.h is their ABI).
+ * udf.c - CREATE FUNCTION / DROP FUNCTION: user-defined scalar and
+ * aggregate functions loaded from shared objects (include/sluice_udf.h is
+ * their ABI, versions 1 and 2).
  *
  * Data flow:  CREATE FUNCTION name AS 'symbol' LANGUAGE C USING JAR 'lib.so'
  * --(sl_catalog_add_function)--> dlopen(lib.so), dlsym(symbol), call it,
- * check the registration (ABI version, argument and result types,
- * eval) --> an sl_func_def in the catalog.  The binder (bind.c) turns
- * calls of the name into SL_FN_UDF expressions whose kernel
- * (src/expr/fn_udf.c) calls the registration's eval per batch.
+ * check the registration (ABI version, kind, argument and result types,
+ * callbacks) --> an sl_func_def in the catalog.  The binder (bind.c) turns
+ * calls of a scalar function into SL_FN_UDF expressions whose kernel
+ * (src/expr/fn_udf.c) calls the registration's eval per batch; an
+ * aggregate function gets its aggregate vtab here (sl_agg_udf_vtab,
+ * src/exec/agg_udf.c, in the catalog's arena) and the aggregate planners
+ * (plan_agg.c, plan_over.c) use it like a built-in's.  A version-1
+ * registration is scalar and its version-2 fields are never read.
  *
  * Every loading error names the file and the symbol (with dlerror's
  * text).  Libraries stay loaded until the catalog is freed, even after
@@ -20,6 +25,7 @@
 #include "sluice.h"
 #include "sluice_udf.h"
 #include "../expr/expr.h"
+#include "../exec/agg.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -73,18 +79,50 @@ static int udf_type(const char *s, sl_type *t)
 	return -1;
 }
 
+/* The version-2 checks of an aggregate registration: callbacks, acc_size
+ * and a result type an accumulator can produce; builds d's vtab. */
+static int check_aggregate(sl_catalog *c, sl_func_def *d, const sluice_udf *r,
+                           const char *path, const char *sym, int line, int col, sl_err *err)
+{
+	const char *bad = !r->accumulate ? "accumulate must be set"
+	                : !r->get_value ? "get_value must be set"
+	                : (r->acc_size < 1 || r->acc_size > SLUICE_UDF_MAX_ACC)
+	                ? "acc_size must be 1 to SLUICE_UDF_MAX_ACC (1024) bytes" : NULL;
+	if (bad)
+		return sl_err_set_at(err, SL_EPLAN, line, col, "line %d, column %d: aggregate "
+		                     "function '%s': the registration returned by symbol '%s' in '%s' "
+		                     "is invalid: %s", line, col, d->name, sym, path, bad);
+	if (sl_type_is_string(d->result) || sl_type_is_binary(d->result))
+		return sl_err_set_at(err, SL_EPLAN, line, col, "line %d, column %d: aggregate "
+		                     "function '%s' (symbol '%s' in '%s'): result type '%s' is not "
+		                     "supported for aggregate functions (an accumulator cannot hold "
+		                     "the string; ABI version 2)", line, col, d->name, sym, path,
+		                     r->result_type);
+	if (!(d->agg_vt = sl_arena_calloc(&c->arena, sizeof(*d->agg_vt))))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	sl_agg_udf_vtab(d->agg_vt, r, d->name);
+	return 0;
+}
+
 /* Checks the registration r of symbol sym in path and fills d's types. */
 static int check_registration(sl_catalog *c, sl_func_def *d, const sluice_udf *r,
                               const char *path, const char *sym, int line, int col,
                               sl_err *err)
 {
 #define REG_ERR(...) sl_err_set_at(err, SL_EPLAN, line, col, __VA_ARGS__)
-	if (r->abi_version != SLUICE_UDF_ABI_VERSION)
+	if (r->abi_version != 1 && r->abi_version != SLUICE_UDF_ABI_VERSION)
 		return REG_ERR("line %d, column %d: function '%s': symbol '%s' in '%s' returned a "
-		               "registration of ABI version %u; this sluice supports version %d "
-		               "(include/sluice_udf.h): rebuild the library", line, col, d->name,
+		               "registration of ABI version %u; this sluice supports versions 1 and "
+		               "%d (include/sluice_udf.h): rebuild the library", line, col, d->name,
 		               sym, path, (unsigned)r->abi_version, SLUICE_UDF_ABI_VERSION);
-	if (r->nargs < 0 || r->nargs > 16 || (r->nargs && !r->arg_types) || !r->eval ||
+	/* a version-1 registration ends at eval: its kind is scalar */
+	int kind = r->abi_version >= 2 ? r->kind : SLUICE_UDF_SCALAR;
+	if (kind != SLUICE_UDF_SCALAR && kind != SLUICE_UDF_AGGREGATE)
+		return REG_ERR("line %d, column %d: function '%s': the registration returned by "
+		               "symbol '%s' in '%s' has kind %d (SLUICE_UDF_SCALAR or "
+		               "SLUICE_UDF_AGGREGATE expected)", line, col, d->name, sym, path, kind);
+	if (r->nargs < 0 || r->nargs > 16 || (r->nargs && !r->arg_types) ||
+	    (kind == SLUICE_UDF_SCALAR && !r->eval) ||
 	    (r->null_handling != SLUICE_UDF_NULL_IN_NULL_OUT &&
 	     r->null_handling != SLUICE_UDF_CALLED_ON_NULL))
 		return REG_ERR("line %d, column %d: function '%s': the registration returned by "
@@ -106,6 +144,8 @@ static int check_registration(sl_catalog *c, sl_func_def *d, const sluice_udf *r
 		return REG_ERR("line %d, column %d: function '%s' (symbol '%s' in '%s'): result "
 		               "type '%s' is not supported by the C ABI", line, col, d->name, sym,
 		               path, r->result_type ? r->result_type : "(null)");
+	if (kind == SLUICE_UDF_AGGREGATE && check_aggregate(c, d, r, path, sym, line, col, err))
+		return err->code;
 	d->udf = r;
 	return 0;
 #undef REG_ERR
@@ -138,6 +178,37 @@ static int load(sl_catalog *c, sl_func_def *d, int line, int col, sl_err *err)
 	return check_registration(c, d, r, d->path, d->symbol, line, col, err);
 }
 
+/* Names the binder resolves before user-defined functions besides the
+ * scalar built-ins of sl_fn_from_name: aggregates, ranking, grouping and
+ * window functions, and the calls bind.c, bind_fn.c and bind_time.c bind
+ * themselves.  A function of such a name could never be called (or, for
+ * an aggregate, would be ambiguous), so CREATE FUNCTION refuses it.  (A
+ * name added to those binders and not here is caught by the tests only
+ * if it is used as a function name; keep the lists together.) */
+static int reserved_name(const char *name)
+{
+	static const char *const names[] = {
+		"ROW_NUMBER", "RANK", "DENSE_RANK", "GROUPING", "GROUPING_ID", "GROUP_ID",
+		"TUMBLE", "HOP", "SESSION", "CUMULATE", "TUMBLE_START", "TUMBLE_END",
+		"TUMBLE_ROWTIME", "TUMBLE_PROCTIME", "HOP_START", "HOP_END", "HOP_ROWTIME",
+		"HOP_PROCTIME", "SESSION_START", "SESSION_END", "SESSION_ROWTIME",
+		"SESSION_PROCTIME", "PROCTIME", "CURRENT_WATERMARK",
+		/* bind.c, bind_fn.c */
+		"EXTRACT", "FLOOR", "CEIL", "TRIM", "TIMESTAMPADD", "TIMESTAMPDIFF", "IF", "IFNULL",
+		"JSON_VALUE", "JSON_QUERY", "JSON_EXISTS", "JSON_OBJECT", "JSON_ARRAY",
+		/* bind_time.c */
+		"CURRENT_DATE", "CURRENT_TIME", "CURRENT_ROW_TIMESTAMP", "LOCALTIME",
+		"LOCALTIMESTAMP", "YEAR", "QUARTER", "MONTH", "WEEK", "DAYOFYEAR", "DAYOFMONTH",
+		"DAYOFWEEK", "HOUR", "MINUTE", "SECOND", "OVERLAPS", "ROW", NULL,
+	};
+	if (sl_agg_find(name))
+		return 1;
+	for (int i = 0; names[i]; i++)
+		if (!strcasecmp(name, names[i]))
+			return 1;
+	return 0;
+}
+
 int sl_catalog_add_function(sl_catalog *c, const sl_ast_create_function *f, int line, int col,
                             sl_err *err)
 {
@@ -148,7 +219,7 @@ int sl_catalog_add_function(sl_catalog *c, const sl_ast_create_function *f, int 
 		return sl_err_set_at(err, SL_EPLAN, line, col, "line %d, column %d: function '%s' "
 		                     "already exists", line, col, name);
 	}
-	if (sl_fn_from_name(name) >= 0)
+	if (sl_fn_from_name(name) >= 0 || reserved_name(name))
 		return sl_err_set_at(err, SL_EPLAN, line, col, "line %d, column %d: '%s' is a "
 		                     "built-in function: a user-defined function cannot take its name",
 		                     line, col, name);

@@ -37,15 +37,30 @@ int sl_runtime_run(sl_graph *g, sl_coord *c, sl_err *err)
 	return 0;
 }
 
-int sl_runtime_savepoint(sl_graph *g, sl_coord *c, int drain, char *path, size_t cap, sl_err *err)
+/* Ends every source that has not ended (a +infinity watermark each). */
+static int drain_sources(sl_graph *g, sl_err *err)
 {
 	int rc;
-	for (int i = 0; drain && i < g->nops; i++) {
+	for (int i = 0; i < g->nops; i++) {
 		sl_op *op = g->ops[i];
 		if (op->nin == 0 && !op->in_ended && (rc = sl_graph_end_source(op, err)))
 			return rc;
 	}
-	return sl_coord_take(c, 1, 0, path, cap);
+	return 0;
+}
+
+int sl_runtime_savepoint(sl_graph *g, sl_coord *c, int drain, char *path, size_t cap, sl_err *err)
+{
+	int rc = drain ? drain_sources(g, err) : 0;
+	return rc ? rc : sl_coord_take(c, 1, 0, path, cap);
+}
+
+int sl_runtime_stop_publish(sl_graph *g, int drain, sl_err *err)
+{
+	int rc = drain ? drain_sources(g, err) : 0;
+	for (int i = 0; !rc && i < g->nops; i++)
+		rc = sl_op_sink_finish(g->ops[i], err);
+	return rc;
 }
 
 int sl_runtime_start_values(sl_graph *g, sl_err *err)

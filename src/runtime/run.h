@@ -41,6 +41,14 @@ int sl_runtime_run(sl_graph *g, sl_coord *c, sl_err *err);
 int sl_runtime_savepoint(sl_graph *g, sl_coord *c, int drain, char *path, size_t cap, sl_err *err);
 
 /*
+ * A clean stop without checkpointing: with drain, ends every source first;
+ * then every sink publishes what it wrote (its finish, as at the end of
+ * input: rows counted as written must not stay in hidden files).  Returns
+ * 0 or the first error.
+ */
+int sl_runtime_stop_publish(sl_graph *g, int drain, sl_err *err);
+
+/*
  * Push tables: the API caller drives the job a call at a time.
  *
  * sl_runtime_start_values emits the rows of the job's VALUES sources (once;

@@ -103,7 +103,7 @@ static inline int64_t get_ns(const char *p)
 
 /*
  * Keys are stored byte-reversed.  Group keys encode integers little-endian
- * (rowkey.c), so in RocksDB's byte order consecutive ids (sequences,
+ * (data/rowcodec.c), so in RocksDB's byte order consecutive ids (sequences,
  * timestamps) were scattered over the whole key space: every read of an
  * existing key missed the block cache and decompressed a block (perf, 2 M
  * keys x 2 rows: 36% of the job in reads).  Reversed, they are adjacent:

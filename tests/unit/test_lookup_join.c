@@ -30,7 +30,7 @@
 #include "sluice.h"
 #include "connector/conn.h"
 #include "exec/join.h"
-#include "data/rowkey.h"
+#include "data/rowcodec.h"
 #include "harness.h"
 
 static char g_dir[256];
@@ -93,7 +93,7 @@ static const char *names(sl_lookup *l, const char *k, int64_t now, char *buf)
 	sl_col_set_str_ref(&b->cols[0], r, k, (int64_t)strlen(k));
 	sl_buf key;
 	sl_buf_init(&key);
-	assert_int_equal(sl_rowkey_encode(b, key0, 1, 0, &key), 0);
+	assert_int_equal(sl_rowcodec_key(b, key0, 1, 0, &key), 0);
 	const void *rows;
 	uint32_t len;
 	sl_err err;

@@ -1,0 +1,75 @@
+/*
+ * rowcodec.h - the one encoding of row values as byte strings, used for
+ * state keys and for rows kept in state (rowcodec.c).
+ *
+ * Layout, per column in order: one null byte (1 = NULL) and, when not
+ * NULL, the value by physical kind (types.h): 8 bytes for I64 and F64
+ * (native byte order), 16 for I128, u32 length + bytes for strings, and
+ * for a ROW value its fields in order, each encoded the same way (so
+ * nested ROWs nest).  A NULL ROW is the null byte alone.
+ *
+ * Two forms share that layout and differ only in doubles:
+ *
+ *   key form  (sl_rowcodec_key)  doubles canonical: -0.0 is written as
+ *             0.0 and every NaN as one NaN, so SQL-equal values give
+ *             equal bytes.  It is what operators hash and compare: state
+ *             keys (GROUP BY, PARTITION BY, join and PRIMARY KEYs), and
+ *             rows whose bytes are matched against each other (Top-N's
+ *             retractions, ChangelogNormalize's duplicate events, the set
+ *             operations' rows).
+ *   row form  (sl_rowcodec_row, sl_rowcodec_cols)  values exact (doubles
+ *             as they are): rows kept in state to be given back as they
+ *             came (join records, the lookup index, the rows stored by
+ *             deduplication, OVER and the SESSION window TVF).
+ *
+ * One decoder reads both.  Equal bytes mean equal values of the same
+ * column types; byte order is not value order (integers are little-endian
+ * on the machines sluice runs on), so the forms are for hashing and
+ * equality only (docs/state.md: RocksDB keeps keys byte-reversed for
+ * locality, not for order).
+ *
+ * Stability: these bytes are written into snapshots and checkpoints
+ * (tests/fixtures/ckpt-v1 holds them) and read back by later versions, so
+ * the layout never changes without a checkpoint format version bump.
+ * tests/unit/test_rowcodec.c pins the bytes of every type.
+ */
+#ifndef SL_ROWCODEC_H
+#define SL_ROWCODEC_H
+
+#include <stdint.h>
+
+#include "../base/buf.h"
+#include "batch.h"
+
+/* Appends the key form of columns cols[0..n) of row `row` of b to out.
+ * Every type is accepted, ROW (nested) included.  Returns 0 or
+ * SL_ENOMEM. */
+int sl_rowcodec_key(const sl_batch *b, const int *cols, int n, int row, sl_buf *out);
+
+/* Appends the row form of every column of row `row` of b to out.  Returns
+ * 0 or SL_ENOMEM. */
+int sl_rowcodec_row(const sl_batch *b, int row, sl_buf *out);
+
+/* Appends the row form of columns cols[0..n) of row `row` of b to out.
+ * Returns 0 or SL_ENOMEM. */
+int sl_rowcodec_cols(const sl_batch *b, const int *cols, int n, int row, sl_buf *out);
+
+/* 1 when a column of cols[0..n) is NULL at row `row`: such a key matches
+ * nothing in a join or a lookup (SQL's NULL = NULL is not TRUE). */
+int sl_rowcodec_key_null(const sl_batch *b, const int *cols, int n, int row);
+
+/* Decodes n encoded columns (either form) from p[0..len) into row `row`
+ * of the columns out[0..n) of ob, whose types must be those encoded;
+ * strings are copied into ob's arena; a NULL ROW sets its fields NULL
+ * too.  Returns the number of bytes consumed (what follows is the
+ * caller's), or SL_ESTATE for malformed bytes, SL_ENOMEM. */
+int sl_rowcodec_decode(const void *p, uint32_t len, sl_batch *ob, sl_col *const *out, int n,
+                       int row);
+
+/* As sl_rowcodec_decode into the contiguous columns cols[0..n) of b, and
+ * the bytes must be exactly n columns.  Returns 0, SL_ESTATE or
+ * SL_ENOMEM. */
+int sl_rowcodec_decode_cols(const void *p, uint32_t len, sl_batch *b, sl_col *cols, int n,
+                            int row);
+
+#endif

@@ -140,6 +140,12 @@ typedef struct sl_joiner {
 	sl_batch *cand;    /* candidate joined rows (residual evaluation) */
 	sl_prog *residual; /* NULL = every candidate matches */
 	uint8_t *ok;       /* per candidate row: the residual held */
+	/* per candidate row: the input batch row it was built from (either
+	 * side), src_b NULL when both sides came from state; an error of the
+	 * residual is handed back as that row (err.h), so the scan upstream
+	 * names its source position */
+	const sl_batch **src_b;
+	int *src_row;
 	sl_eval_ctx *ectx;
 } sl_joiner;
 
@@ -161,7 +167,8 @@ int sl__joiner_cand_add(sl_joiner *j, const sl_batch *lb, int lrow, const char *
                         uint32_t rlen, sl_err *err);
 
 /* Evaluates the residual over the candidates: sets j->ok[i].  Returns 0 or
- * an evaluation error. */
+ * an evaluation error (err->row / row_batch: the input row of the failing
+ * candidate, when it has one). */
 int sl__joiner_cand_eval(sl_joiner *j, sl_err *err);
 
 /* Copies candidate i to the output with kind op and W_before wm (flushing

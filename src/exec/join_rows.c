@@ -10,7 +10,11 @@
  * Joined rows are assembled in a candidate batch (left columns then right
  * columns), filtered by the residual program in one call per chunk, and
  * copied to the output batch; nothing here allocates per row (batches and
- * buffers are reused).  One thread, the job's.
+ * buffers are reused).  A run-time error of the residual comes back as the
+ * row of the input batch the failing candidate was built from (err->row,
+ * err.h), which the scan upstream names; a candidate made of two stored
+ * rows (window and temporal joins, fired by the watermark) has none.  One
+ * thread, the job's.
  */
 #include "join.h"
 #include "../data/rowcodec.h"
@@ -75,7 +79,9 @@ int sl__joiner_init(sl_joiner *j, sl_op *op, const sl_join_plan *p, sl_err *err)
 	j->out = sl_batch_new(op->nout, op->out_types, 0);
 	j->cand = sl_batch_new(n, ct, 256);
 	j->ok = calloc(256, 1);
-	if (!j->out || !j->cand || !j->ok) {
+	j->src_b = calloc(256, sizeof(*j->src_b));
+	j->src_row = calloc(256, sizeof(int));
+	if (!j->out || !j->cand || !j->ok || !j->src_b || !j->src_row) {
 		free(ct);
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	}
@@ -94,6 +100,8 @@ void sl__joiner_deinit(sl_joiner *j)
 	sl_batch_free(j->cand);
 	sl_prog_free(j->residual);
 	free(j->ok);
+	free(j->src_b);
+	free(j->src_row);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -132,8 +140,13 @@ int sl__joiner_cand_add(sl_joiner *j, const sl_batch *lb, int lrow, const char *
                         uint32_t llen, const sl_batch *rb, int rrow, const char *rbytes,
                         uint32_t rlen, sl_err *err)
 {
-	return build(j, j->cand, lb, lrow, lbytes, llen, rb, rrow, rbytes, rlen, SL_INSERT,
-	             SL_WM_MIN, err);
+	int row = build(j, j->cand, lb, lrow, lbytes, llen, rb, rrow, rbytes, rlen, SL_INSERT,
+	                SL_WM_MIN, err);
+	if (row >= 0) {
+		j->src_b[row] = lb ? lb : rb;
+		j->src_row[row] = lb ? lrow : rrow;
+	}
+	return row;
 }
 
 int sl__joiner_cand_eval(sl_joiner *j, sl_err *err)
@@ -145,8 +158,15 @@ int sl__joiner_cand_eval(sl_joiner *j, sl_err *err)
 	}
 	memset(j->ok, 0, (size_t)c->nrows);
 	int rc = sl_prog_filter(j->residual, c, j->ectx, err);
-	if (rc)
+	if (rc) {
+		/* the failing candidate's input row, if it has one (err.h) */
+		if (err->row > 0 && err->row_batch == c) {
+			int i = err->row - 1;
+			err->row_batch = j->src_b[i];
+			err->row = j->src_b[i] ? j->src_row[i] + 1 : 0;
+		}
 		return rc;
+	}
 	SL_BATCH_FOREACH(c, k, row)
 		j->ok[row] = 1;
 	c->sel = NULL;

@@ -8,6 +8,11 @@
  *              falls to zero (its state is then freed)
  *   watermark  forwarded unchanged (the output carries no time attribute)
  *
+ * A run-time error downstream (a HAVING condition) in an output row comes
+ * back as the input row whose change produced it (err.h), so the scan
+ * upstream names its source position (with mini-batch, the rows of a
+ * flush answer no single input row and are not named).
+ *
  * Input may itself be updating: +I/+U add, -U/-D retract (COUNT, SUM and
  * AVG in their accumulators, MIN and MAX through the group's values kept
  * in table "values", COUNT(DISTINCT) through table "distinct"; the
@@ -52,19 +57,35 @@ typedef struct group_op {
 	sl_buf vbuf;            /* work buffer of sl_agg_vals_add */
 	sl_buf skey;
 	sl_batch *out;
+	int *out_src;           /* per row of out: the input row it answers, or -1 */
+	const sl_batch *cur_in; /* the input batch being processed */
+	int cur_row;            /* its row being folded (-1: mini-batch flush) */
 	sl_buf key, dkey;
 	/* mini-batch bookkeeping: keys touched in the current batch */
 	sl_batch *pre;       /* their results before the batch (-U candidates) */
 	sl_buf touched;      /* concatenated (u32 len, key) of touched keys */
 } group_op;
 
+/* Emits o->out.  A run-time error downstream (HAVING) in one of its rows
+ * comes back as the input row that produced it (err.h), which the scan
+ * upstream names. */
+static int emit_out(group_op *o, sl_err *err)
+{
+	int rc = sl_op_emit(&o->base, o->out, err);
+	if (rc && err->row > 0 && err->row_batch == o->out) {
+		int src = o->out_src[err->row - 1];
+		err->row_batch = src >= 0 ? o->cur_in : NULL;
+		err->row = src >= 0 ? src + 1 : 0;
+	}
+	sl_batch_reset(o->out);
+	return rc;
+}
+
 static int emit_if_full(group_op *o, sl_err *err)
 {
 	if (o->out->nrows + 2 <= o->out->cap)
 		return 0;
-	int rc = sl_op_emit(&o->base, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
+	return emit_out(o, err);
 }
 
 /* Appends the result row of (key, slot) to b. */
@@ -72,6 +93,8 @@ static int build_row(group_op *o, sl_batch *b, const void *slot, uint8_t op, int
                      sl_err *err)
 {
 	int row = sl_batch_add_row(b, op, wm);
+	if (b == o->out)
+		o->out_src[row] = o->cur_row;
 	sl_col *kc[64];
 	for (int i = 0; i < o->p.nkeys; i++)
 		kc[i] = &b->cols[i];
@@ -258,6 +281,7 @@ static int mb_flush(group_op *o, int64_t wm, sl_err *err)
 			old = sl_batch_copy_row(b, o->pre, k, SL_UPDATE_BEFORE, wm);
 			if (old < 0)
 				return old;
+			o->out_src[old] = -1;
 		}
 		k++;
 		if (!slot || h->rows <= 0) {
@@ -289,7 +313,9 @@ static int group_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	group_op *o = (group_op *)op;
 	int rc;
 	int64_t last_wm = SL_WM_MIN;
+	o->cur_in = in;
 	SL_BATCH_FOREACH(in, k, row) {
+		o->cur_row = o->p.mini_batch ? -1 : row;
 		sl_buf_clear(&o->key);
 		if (sl_rowcodec_key(in, o->key_cols, o->p.nkeys, row, &o->key))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
@@ -308,11 +334,10 @@ static int group_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		if ((rc = fold(o, slot, in, row, sign, err)))
 			return rc;
 	}
+	o->cur_row = -1;
 	if (o->p.mini_batch && (rc = mb_flush(o, last_wm, err)))
 		return rc;
-	rc = sl_op_emit(op, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
+	return emit_out(o, err);
 }
 
 static int group_open(sl_op *op, sl_err *err)
@@ -331,7 +356,8 @@ static int group_open(sl_op *op, sl_err *err)
 		return err->code;
 	o->out = sl_batch_new(op->nout, op->out_types, 0);
 	o->pre = sl_batch_new(op->nout, op->out_types, 0);
-	if (!o->out || !o->pre)
+	if (!o->out || !o->pre ||
+	    !(o->out_src = calloc((size_t)o->out->cap + 1, sizeof(int))))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	return 0;
 }
@@ -340,6 +366,7 @@ static void group_close(sl_op *op)
 {
 	group_op *o = (group_op *)op;
 	sl_batch_free(o->out);
+	free(o->out_src);
 	sl_batch_free(o->pre);
 	sl_buf_deinit(&o->key);
 	sl_buf_deinit(&o->dkey);

@@ -34,7 +34,12 @@
  *              of its partition; if it was in the top N: without rn, -D of
  *              it and +I of the row that moves up into the top N; with rn,
  *              -U/+U for every rank from its own down, -D for a rank that
- *              empties.
+ *              empties.  When the planner finds Flink's update-fast
+ *              strategy (p->update_fast: the input's upsert key holds the
+ *              partition key and the sort key only moves towards the top,
+ *              e.g. COUNT DESC over a GROUP BY) it follows Flink's
+ *              FastTop1Function / UpdatableTopNFunction instead
+ *              (rank_row_uf: -U old / +U new for a row that moves).
  *   watermark  forwarded unchanged (the output is updating and has no time
  *              attribute)
  *
@@ -44,11 +49,14 @@
  * are forgotten (they can never come back); over an updating input every
  * row of the partition is kept (a retraction may bring one back into the
  * top N; cost: the partition's size per row) and the key is deleted when
- * its last row is retracted.  Otherwise the state of a partition is never
+ * its last row is retracted; with the update-fast strategy only the top N
+ * rows are kept (a row never falls back).  Otherwise the state of a partition is never
  * freed (no state TTL yet), as in Flink without TTL.
  *
- * Output rows carry the input row's W_before.  One thread; no malloc per
- * row (the list is rebuilt in a reused buffer).
+ * Output rows carry the input row's W_before; a run-time error downstream
+ * in one of them comes back as that input row (err.h), which the scan
+ * upstream names.  One thread; no malloc per row (the list is rebuilt in a
+ * reused buffer).
  */
 #include "op_rank.h"
 #include "graph.h"
@@ -64,10 +72,12 @@ int sl__rank_plan_copy(sl_rank_plan *dst, const sl_rank_plan *src)
 {
 	*dst = *src;
 	int *kc = calloc((size_t)src->nkeys + 1, sizeof(int));
+	int *uc = calloc((size_t)src->nukey + 1, sizeof(int));
 	int *oc = calloc((size_t)src->norder + 1, sizeof(int));
 	uint8_t *d = calloc((size_t)src->norder + 1, 1), *nf = calloc((size_t)src->norder + 1, 1);
-	if (!kc || !oc || !d || !nf) {
+	if (!kc || !uc || !oc || !d || !nf) {
 		free(kc);
+		free(uc);
 		free(oc);
 		free(d);
 		free(nf);
@@ -81,7 +91,10 @@ int sl__rank_plan_copy(sl_rank_plan *dst, const sl_rank_plan *src)
 		memcpy(d, src->desc, (size_t)src->norder);
 		memcpy(nf, src->nulls_first, (size_t)src->norder);
 	}
+	if (src->nukey)
+		memcpy(uc, src->ukey_cols, sizeof(int) * (size_t)src->nukey);
 	dst->key_cols = kc;
+	dst->ukey_cols = uc;
 	dst->order_cols = oc;
 	dst->desc = d;
 	dst->nulls_first = nf;
@@ -91,6 +104,7 @@ int sl__rank_plan_copy(sl_rank_plan *dst, const sl_rank_plan *src)
 void sl__rank_plan_free(sl_rank_plan *p)
 {
 	free((void *)p->key_cols);
+	free((void *)p->ukey_cols);
 	free((void *)p->order_cols);
 	free((void *)p->desc);
 	free((void *)p->nulls_first);
@@ -313,11 +327,22 @@ typedef struct rank_op {
 	sl_col **cols;      /* output columns 0..nin) for decoding */
 	sl_buf key, entry, list, old;
 	sl_buf pairs;       /* RANK / DENSE_RANK: the output rows before and after */
+	sl_buf ukey, ukey2; /* update-fast: upsert keys of the input row, an entry */
+	int *out_src;       /* per row of out: the input row it answers */
+	const sl_batch *cur_in;
+	int cur_row;
 } rank_op;
 
+/* Emits o->out; a run-time error downstream in one of its rows comes back
+ * as the input row whose change produced it (err.h), named by the scan
+ * upstream. */
 static int flush(rank_op *o, sl_err *err)
 {
 	int rc = sl_op_emit(&o->base, o->out, err);
+	if (rc && err->row > 0 && err->row_batch == o->out) {
+		err->row_batch = o->cur_in;
+		err->row = o->out_src[err->row - 1] + 1;
+	}
 	sl_batch_reset(o->out);
 	return rc;
 }
@@ -331,6 +356,7 @@ static int put_row(rank_op *o, const uint8_t *e, uint8_t kind, int64_t r, int64_
 			return rc;
 	}
 	int row = sl_batch_add_row(o->out, kind, wm);
+	o->out_src[row] = o->cur_row;
 	if (sl__rank_decode_row(e, o->out, o->cols, o->nin, row))
 		return sl_err_set(err, SL_ESTATE, "Top-N state: malformed row");
 	if (o->p.out_rn)
@@ -505,6 +531,189 @@ static int rank_row_peers(rank_op *o, const sl_batch *in, int row, int add, sl_e
 	return emit_rank_diff(o, in->wm[row], err);
 }
 
+/* ---- the update-fast strategy ------------------------------------------------ */
+
+/* Skips one encoded column of type t (null byte, then the value; a ROW's
+ * fields each encoded the same way, rowcodec.h). */
+static const uint8_t *skip_col(sl_type t, const uint8_t *c)
+{
+	if (*c++)
+		return c; /* NULL */
+	if (sl_type_phys(t) != SL_PHYS_ROW)
+		return sl__rank_skip_value(sl_type_phys(t), c);
+	for (int f = 0; t.row && f < t.row->nfields; f++)
+		c = skip_col(t.row->fields[f].type, c);
+	return c;
+}
+
+/* Appends the upsert key of list entry e (the encodings of the key columns,
+ * in the key form of sl_rowcodec_key) to out. */
+static int entry_ukey(rank_op *o, const uint8_t *e, sl_buf *out)
+{
+	uint32_t k;
+	memcpy(&k, e, 4);
+	const uint8_t *row = e + 8 + k;
+	for (int m = 0; m < o->p.nukey; m++) {
+		const uint8_t *c = row;
+		for (int i = 0; i < o->p.ukey_cols[m]; i++)
+			c = skip_col(o->in_types[i], c);
+		const uint8_t *end = skip_col(o->in_types[o->p.ukey_cols[m]], c);
+		if (sl_buf_append(out, c, (size_t)(end - c)))
+			return SL_ENOMEM;
+	}
+	return 0;
+}
+
+/* Index of the entry of list (n entries) with the upsert key of input row
+ * `row`, or -1; *rc = SL_ENOMEM on failure. */
+static int find_ukey(rank_op *o, const sl_batch *in, int row, const void *list, int n, int *rc)
+{
+	sl_buf_clear(&o->ukey);
+	*rc = sl_rowcodec_key(in, o->p.ukey_cols, o->p.nukey, row, &o->ukey) ? SL_ENOMEM : 0;
+	const uint8_t *c = n ? sl__rank_list_at(list, 0) : NULL;
+	for (int i = 0; i < n && !*rc; i++, c += sl__rank_entry_size(c)) {
+		sl_buf_clear(&o->ukey2);
+		if ((*rc = entry_ukey(o, c, &o->ukey2)))
+			break;
+		if (o->ukey2.len == o->ukey.len && !memcmp(o->ukey2.p, o->ukey.p, o->ukey.len))
+			return i;
+	}
+	return -1;
+}
+
+/* Emits rank r (0-based) of the old list (-U) and of the new one (+U) for
+ * r in first .. last (both within both lists), ranks below lo left out;
+ * `at` is the old rank of the updated row, retracted with the first rank
+ * (Flink's UpdatableTopNFunction order). */
+static int uf_emit_ranks(rank_op *o, int first, int last, int at, int64_t wm, sl_err *err)
+{
+	int lo = o->p.lo > 1 ? (int)o->p.lo - 1 : 0, rc;
+	for (int r = first > lo ? first : lo; r <= last; r++) {
+		if (r != at && (rc = put_row(o, sl__rank_list_at(o->old.p, r), SL_UPDATE_BEFORE, r + 1,
+		                             wm, err)))
+			return rc;
+		if (r == (first > lo ? first : lo) && at >= lo &&
+		    (rc = put_row(o, sl__rank_list_at(o->old.p, at), SL_UPDATE_BEFORE, at + 1, wm, err)))
+			return rc;
+		if ((rc = put_row(o, sl__rank_list_at(o->list.p, r), SL_UPDATE_AFTER, r + 1, wm, err)))
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Flink's update-fast strategy: the input is an upsert stream keyed by the
+ * upsert key (Flink's aggregate sends no -U to it; sluice's does and they
+ * are skipped here) in which a row's sort key only moves towards the top.
+ * The list keeps the top N rows only.
+ *   Top-1 (FastTop1Function): +I for a partition's first row, then -U old
+ *   / +U new when a row sorts strictly before the top row (an update of
+ *   the top row to an equal sort key emits nothing).
+ *   Top-N without rn and from rank 1 (UpdatableTopNFunction): a row whose
+ *   upsert key is in the top N moves and emits -U old / +U new; another
+ *   row entering the top N emits -D for the row it pushes out, then +I.
+ *   With rn or a rank range from lo > 1: a row of the top N updated in
+ *   place (same sort key) emits -U / +U at its rank; one that moves up
+ *   emits -U / +U for every rank from its new one to its old one; a new
+ *   row emits -U / +U for every rank from its own down (+I for a rank that
+ *   was empty); only ranks lo .. N are output.
+ */
+static int rank_row_uf(rank_op *o, const sl_batch *in, int row, sl_err *err)
+{
+	if (in->op[row] == SL_UPDATE_BEFORE)
+		return 0;
+	if (in->op[row] == SL_DELETE)
+		return sl_err_set(err, SL_EINPUT, "Top-N (update-fast strategy): the input deleted a "
+		                  "row, which its planning excluded");
+	int64_t wm = in->wm[row];
+	int n = (int)(o->p.n < INT32_MAX ? o->p.n : INT32_MAX);
+	int oldn = sl__rank_list_count(o->old.p, (uint32_t)o->old.len), rc;
+	if (oldn > n) { /* a list of the retract strategy (an older plan): its top N */
+		memcpy(o->old.p, &n, 4);
+		o->old.len = (size_t)(sl__rank_list_at(o->old.p, n) - (const uint8_t *)o->old.p);
+		oldn = n;
+	}
+	const uint8_t *e = (const uint8_t *)o->entry.p;
+	int rn = o->p.out_rn || o->p.lo > 1;
+	if (n == 1) { /* FastTop1Function */
+		const uint8_t *top = oldn ? sl__rank_list_at(o->old.p, 0) : NULL;
+		if (top && sl__rank_cmp(&o->p, o->in_types, e, top) >= 0)
+			return 0;
+		uint32_t one = 1;
+		sl_buf_clear(&o->list);
+		if (sl_buf_append(&o->list, &one, 4) || sl_buf_append(&o->list, e, sl__rank_entry_size(e)))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if ((rc = sl_state_put_var(o->topn, 0, o->key.p, (uint32_t)o->key.len, o->list.p,
+		                           (uint32_t)o->list.len)))
+			return sl_err_set(err, rc, "Top-N: state write failed");
+		if (!top)
+			return put_row(o, e, SL_INSERT, 1, wm, err);
+		return (rc = put_row(o, top, SL_UPDATE_BEFORE, 1, wm, err)) ? rc
+		     : put_row(o, e, SL_UPDATE_AFTER, 1, wm, err);
+	}
+	int at = find_ukey(o, in, row, o->old.p, oldn, &rc), pos;
+	if (rc)
+		return sl_err_set(err, rc, "out of memory");
+	const uint8_t *ev = NULL;
+	if (at >= 0) {
+		const uint8_t *oe = sl__rank_list_at(o->old.p, at);
+		uint32_t osz = sl__rank_entry_size(oe);
+		const uint8_t *base = sl__rank_list_at(o->old.p, 0);
+		const uint8_t *end = (const uint8_t *)o->old.p + o->old.len;
+		int same = sl__rank_cmp(&o->p, o->in_types, e, oe) == 0;
+		/* the list without the row, then the new row (in its place when
+		 * the sort key is the same) */
+		uint32_t nn = (uint32_t)oldn - (same ? 0 : 1);
+		sl_buf_clear(&o->list);
+		if (sl_buf_append(&o->list, &nn, 4) || sl_buf_append(&o->list, base, (size_t)(oe - base)) ||
+		    (same && sl_buf_append(&o->list, e, sl__rank_entry_size(e))) ||
+		    sl_buf_append(&o->list, oe + osz, (size_t)(end - oe - osz)))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		pos = at;
+		if (!same) {
+			sl_buf tmp = o->list;
+			o->list = o->pairs; /* pairs is free scratch here */
+			o->pairs = tmp;
+			if (sl__rank_list_insert(&o->p, o->in_types, o->pairs.p, (uint32_t)o->pairs.len, e,
+			                         &o->list, &pos, &ev))
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+		}
+	} else {
+		if (sl__rank_list_insert(&o->p, o->in_types, o->old.p, (uint32_t)o->old.len, e, &o->list,
+		                         &pos, &ev))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if (pos < 0)
+			return 0;
+	}
+	if ((rc = sl_state_put_var(o->topn, 0, o->key.p, (uint32_t)o->key.len, o->list.p,
+	                           (uint32_t)o->list.len)))
+		return sl_err_set(err, rc, "Top-N: state write failed");
+	if (!rn) {
+		if (at >= 0)
+			return (rc = put_row(o, sl__rank_list_at(o->old.p, at), SL_UPDATE_BEFORE, 0, wm,
+			                     err)) ? rc : put_row(o, e, SL_UPDATE_AFTER, 0, wm, err);
+		if (ev && (rc = put_row(o, ev, SL_DELETE, 0, wm, err)))
+			return rc;
+		return put_row(o, e, SL_INSERT, 0, wm, err);
+	}
+	if (at >= 0) /* ranks between the old and the new place change */
+		return uf_emit_ranks(o, pos < at ? pos : at, pos < at ? at : pos, at, wm, err);
+	int newn = sl__rank_list_count(o->list.p, (uint32_t)o->list.len);
+	int lo = o->p.lo > 1 ? (int)o->p.lo - 1 : 0;
+	for (int r = pos > lo ? pos : lo; r < newn; r++) {
+		const uint8_t *ne = sl__rank_list_at(o->list.p, r);
+		if (r < oldn) {
+			if ((rc = put_row(o, sl__rank_list_at(o->old.p, r), SL_UPDATE_BEFORE, r + 1, wm,
+			                  err)) ||
+			    (rc = put_row(o, ne, SL_UPDATE_AFTER, r + 1, wm, err)))
+				return rc;
+		} else if ((rc = put_row(o, ne, SL_INSERT, r + 1, wm, err))) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
 /* One input row: insert (or, retracting, remove) it and emit the change. */
 static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
 {
@@ -522,6 +731,8 @@ static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
 	sl_buf_clear(&o->old);
 	if (v && sl_buf_append(&o->old, v, vlen))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (o->p.update_fast)
+		return rank_row_uf(o, in, row, err);
 	if (o->p.fn != SL_RANKFN_ROW_NUMBER)
 		return rank_row_peers(o, in, row, add, err);
 	if (!add)
@@ -589,7 +800,9 @@ static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
 static int rank_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	rank_op *o = (rank_op *)op;
+	o->cur_in = in;
 	SL_BATCH_FOREACH(in, k, row) {
+		o->cur_row = row;
 		int rc = rank_row(o, in, row, err);
 		if (rc)
 			return rc;
@@ -604,7 +817,7 @@ static int rank_open(sl_op *op, sl_err *err)
 		return err->code;
 	o->out = sl_batch_new(op->nout, op->out_types, 0);
 	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
-	if (!o->out || !o->cols)
+	if (!o->out || !o->cols || !(o->out_src = calloc((size_t)o->out->cap + 1, sizeof(int))))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->nin; i++)
 		o->cols[i] = &o->out->cols[i];
@@ -619,6 +832,7 @@ static void rank_close(sl_op *op)
 {
 	rank_op *o = (rank_op *)op;
 	sl_batch_free(o->out);
+	free(o->out_src);
 	free(o->cols);
 	free(o->in_types);
 	sl_buf_deinit(&o->key);
@@ -626,6 +840,8 @@ static void rank_close(sl_op *op)
 	sl_buf_deinit(&o->list);
 	sl_buf_deinit(&o->old);
 	sl_buf_deinit(&o->pairs);
+	sl_buf_deinit(&o->ukey);
+	sl_buf_deinit(&o->ukey2);
 	sl__rank_plan_free(&o->p);
 }
 

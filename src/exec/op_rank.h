@@ -63,10 +63,18 @@ typedef struct sl_rank_plan {
 	int time_col;              /* DEDUP_ROW_*: the rowtime; WINDOW: window_time */
 	int retract;               /* TOPN: the input is updating (-U/-D retract a
 	                            * row): every row of a partition is kept */
+	int update_fast;           /* TOPN, ROW_NUMBER, with retract: Flink's
+	                            * update-fast strategy (op_rank.c): the input's
+	                            * upsert key holds the partition key and every
+	                            * ORDER BY column only moves towards the top */
+	int nukey;                 /* update_fast: the input's upsert key columns */
+	const int *ukey_cols;
 } sl_rank_plan;
 
 /* Top-N (op_rank.c): +I / -U / +U / -D as rows enter and leave the top n
- * of their partition.  The input is append-only unless p->retract. */
+ * of their partition.  The input is append-only unless p->retract; with
+ * p->update_fast it is an upsert stream by p->ukey_cols whose -U rows are
+ * ignored and that has no -D. */
 sl_op *sl_op_rank_new(const sl_rank_plan *p, const sl_type *in_types, int nin, sl_err *err);
 
 /* Deduplication (op_rank_dedup.c), modes SL_RANK_DEDUP_*. */

@@ -33,6 +33,11 @@
  * No key's state is freed (no state TTL yet), as in Flink without TTL.
  *
  * With out_rn the output has a trailing rn column, always 1.
+ *
+ * A run-time error downstream (a condition on the deduplicated rows) in an
+ * output row comes back as the input row that produced it (err.h), which
+ * the scan upstream names; rows fired by the watermark (ROW_FIRST) answer
+ * no input row.
  */
 #include "op_rank.h"
 #include "graph.h"
@@ -53,6 +58,9 @@ typedef struct dedup_op {
 	int nin;
 	sl_state_table *seen, *last, *pend;
 	sl_batch *out;
+	int *out_src;           /* per row of out: the input row it answers, or -1 */
+	const sl_batch *cur_in; /* the input batch being processed */
+	int cur_row;            /* its current row (-1: rows fired by the watermark) */
 	sl_col **cols;
 	sl_buf key, row, old;
 	int64_t fired_wm;   /* ROW_FIRST: candidates with ts < fired_wm were emitted */
@@ -60,9 +68,16 @@ typedef struct dedup_op {
 	int rc;
 } dedup_op;
 
+/* Emits o->out; a run-time error downstream in one of its rows comes back
+ * as the input row that produced it (err.h), named by the scan upstream. */
 static int flush(dedup_op *o, sl_err *err)
 {
 	int rc = sl_op_emit(&o->base, o->out, err);
+	if (rc && err->row > 0 && err->row_batch == o->out) {
+		int src = o->out_src[err->row - 1];
+		err->row_batch = src >= 0 ? o->cur_in : NULL;
+		err->row = src >= 0 ? src + 1 : 0;
+	}
 	sl_batch_reset(o->out);
 	return rc;
 }
@@ -77,6 +92,7 @@ static int put_row(dedup_op *o, const void *r, uint32_t len, uint8_t kind, int64
 			return rc;
 	}
 	int row = sl_batch_add_row(o->out, kind, wm);
+	o->out_src[row] = o->cur_row;
 	if (sl_rowcodec_decode(r, len, o->out, o->cols, o->nin, row) < 0)
 		return sl_err_set(err, SL_ESTATE, "deduplicate state: malformed row");
 	if (o->p.out_rn)
@@ -237,7 +253,9 @@ static int dedup_row(dedup_op *o, const sl_batch *in, int row, sl_err *err)
 static int dedup_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	dedup_op *o = (dedup_op *)op;
+	o->cur_in = in;
 	SL_BATCH_FOREACH(in, k, row) {
+		o->cur_row = o->p.mode == SL_RANK_DEDUP_ROW_FIRST ? -1 : row;
 		int rc = dedup_row(o, in, row, err);
 		if (rc)
 			return rc;
@@ -248,6 +266,7 @@ static int dedup_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 static int dedup_watermark(sl_op *op, int64_t wm, sl_err *err)
 {
 	dedup_op *o = (dedup_op *)op;
+	o->cur_row = -1;
 	int rc = o->pend ? advance(o, wm, err) : 0;
 	return rc ? rc : sl_op_emit_watermark(op, wm, err);
 }
@@ -285,7 +304,7 @@ static int dedup_open(sl_op *op, sl_err *err)
 		return err->code;
 	o->out = sl_batch_new(op->nout, op->out_types, 0);
 	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
-	if (!o->out || !o->cols)
+	if (!o->out || !o->cols || !(o->out_src = calloc((size_t)o->out->cap + 1, sizeof(int))))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->nin; i++)
 		o->cols[i] = &o->out->cols[i];
@@ -300,6 +319,7 @@ static void dedup_close(sl_op *op)
 {
 	dedup_op *o = (dedup_op *)op;
 	sl_batch_free(o->out);
+	free(o->out_src);
 	free(o->cols);
 	sl_buf_deinit(&o->key);
 	sl_buf_deinit(&o->row);

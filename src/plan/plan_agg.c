@@ -536,6 +536,34 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 	return out;
 }
 
+/* A GROUP BY over an append-only input: its upsert key is the group key
+ * and each column's monotonicity is Flink's (FlinkRelMdModifiedMonotonicity
+ * on an aggregate): keys constant, COUNT and MAX increasing, MIN
+ * decreasing, the rest (SUM too: Flink finds it monotonic only where a
+ * filter bounds its argument's sign) not monotonic.  Top-N reads them to
+ * choose its strategy (plan_over.c).  Returns 0 or SL_ENOMEM. */
+static int group_agg_mono(planner *p, const agg_build *b, rel *out)
+{
+	int8_t *mono = sl_arena_calloc(p->a, (size_t)out->ncols + 1);
+	int8_t *ukey = sl_arena_calloc(p->a, (size_t)out->ncols + 1);
+	if (!mono || !ukey)
+		return sl_err_set(p->err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < out->ncols; i++) {
+		int a = i - b->ngroup;
+		const char *fn = a >= 0 ? b->aggs[a].vt->name : NULL;
+		mono[i] = a < 0 ? SL_MONO_CONST
+		        : !strcmp(fn, "COUNT") || !strcmp(fn, "MAX") ? SL_MONO_INC
+		        : !strcmp(fn, "MIN") ? SL_MONO_DEC : SL_MONO_NOT;
+		ukey[i] = (int8_t)(a < 0 && i < 127 ? i : -1);
+	}
+	if (b->ngroup >= 127)
+		return 0;
+	out->mono = mono;
+	out->ukey = ukey;
+	out->nukey = b->ngroup;
+	return 0;
+}
+
 static rel *plan_group_agg(planner *p, const sl_ast_select *sel, agg_build *b, agg_map *m)
 {
 	int *key_cols;
@@ -565,6 +593,8 @@ static rel *plan_group_agg(planner *p, const sl_ast_select *sel, agg_build *b, a
 		return NULL;
 	rel *out = agg_output(p, b, 0, in, m, sl_type_make(SL_T_NULL));
 	out->updating = 1;
+	if (!in->updating && group_agg_mono(p, b, out))
+		return NULL;
 	out->upd_op = agg_label(p, "GroupAggregate", b, NULL);
 	if (sl__add_op(p, op, 1, out, out->upd_op) || sl_graph_connect(p->g, in->op, op, 0))
 		return NULL;

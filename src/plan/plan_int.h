@@ -62,7 +62,18 @@ struct rel {
 	sl_window_spec tvf_win;
 	const sl_ast_expr *tvf_call;
 	const sl_ast_expr *tvf_part; /* SESSION: the TABLE arg with PARTITION BY */
+	/* What Top-N's strategy needs (plan_over.c; Flink's modified
+	 * monotonicity and upsert keys), NULL when not known: mono[i] = how
+	 * column i moves when its row is updated (SL_MONO_*); ukey[i] = the
+	 * member of the input's upsert key that column i copies, or -1, over
+	 * nukey members.  Set by a GROUP BY over an append-only input, kept
+	 * by projections without a filter (plan_query.c add_calc). */
+	const int8_t *mono;
+	const int8_t *ukey;
+	int nukey;
 };
+
+enum { SL_MONO_NOT = 0, SL_MONO_CONST, SL_MONO_INC, SL_MONO_DEC };
 
 /* Aggregate query scope: what GROUP BY keys and aggregates became. */
 typedef struct agg_map {
@@ -348,6 +359,14 @@ int sl__is_rank_query(const sl_ast_select *sel);
 /* Plans that subquery and its rank operator (dedup, Top-N, window Top-N);
  * *rest = sel without the rn filter.  NULL with p->err set. */
 rel *sl__plan_rank(planner *p, const sl_ast_select *sel, sl_ast_select *rest);
+struct sl_rank_plan;
+/* Top-N's strategy over r (Flink's RankProcessStrategy): sets
+ * rp->update_fast (and the upsert key columns, arena-owned) when r is
+ * updating, ROW_NUMBER ranks it, r's upsert key holds rp's partition key
+ * and every ORDER BY column is constant or moves towards the top (r->mono);
+ * otherwise leaves it 0 (the retract strategy).  rp's fn, keys and ORDER
+ * BY must be set.  Returns 0 or SL_ENOMEM. */
+int sl__rank_strategy(planner *p, const rel *r, struct sl_rank_plan *rp);
 /* Number of OVER calls in sel's SELECT list. */
 int sl__select_has_over(planner *p, const sl_ast_select *sel);
 /* Plans them over r (after WHERE): an OverAggregate whose output is r's

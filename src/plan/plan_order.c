@@ -186,6 +186,8 @@ static rel *sort_limit(planner *p, const sl_ast_query *q, rel *r, const int *ord
 	rp.n = hi;
 	rp.lo = lo;
 	rp.retract = r->updating;
+	if (sl__rank_strategy(p, r, &rp))
+		return NULL;
 	if (r->upsert_key)
 		return sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
 		                      "ORDER BY / LIMIT over an upsert stream (%s, no -U before +U) is "

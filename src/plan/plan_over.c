@@ -17,9 +17,12 @@
  *   - N = 1 and ORDER BY a single time attribute: deduplication (proctime:
  *     by arrival; rowtime: by event time), ASC keeps the first row, DESC the
  *     last;
- *   - otherwise Top-N, over an append-only input or a retracting one (a
- *     GROUP BY's -U/+U); deduplication and window Top-N need append-only
- *     input, and upsert streams (no -U) are refused.
+ *   - otherwise Top-N, over an append-only input or an updating one (a
+ *     GROUP BY's -U/+U) with Flink's strategy (sl__rank_strategy: update-
+ *     fast when the input's upsert key holds the partition key and every
+ *     ORDER BY column only moves towards the top, retract otherwise);
+ *     deduplication and window Top-N need append-only input, and upsert
+ *     streams (no -U) are refused.
  * A Calc after the operator drops the hidden columns and puts rn where the
  * ROW_NUMBER item was, or leaves it out when the enclosing query never
  * reads it (Flink's rank without row number: +I/-D only).  ROW_NUMBER
@@ -425,6 +428,35 @@ static rel *plan_inner(planner *p, const sl_ast_query *q, rank_shape *s)
 	return r;
 }
 
+int sl__rank_strategy(planner *p, const rel *r, sl_rank_plan *rp)
+{
+	rp->update_fast = 0;
+	if (!r->updating || !r->mono || !r->ukey || rp->fn != SL_RANKFN_ROW_NUMBER ||
+	    rp->norder == 0)
+		return 0;
+	for (int i = 0; i < rp->nkeys; i++)
+		if (r->ukey[rp->key_cols[i]] < 0)
+			return 0; /* the upsert key does not hold the partition key */
+	for (int i = 0; i < rp->norder; i++) {
+		int m = r->mono[rp->order_cols[i]];
+		if (m != SL_MONO_CONST && m != (rp->desc[i] ? SL_MONO_INC : SL_MONO_DEC))
+			return 0;
+	}
+	int *uc = sl_arena_calloc(p->a, sizeof(int) * (size_t)(r->nukey + 1));
+	if (!uc)
+		return sl_err_set(p->err, SL_ENOMEM, "out of memory");
+	for (int m = 0; m < r->nukey; m++)
+		for (int i = 0; i < r->ncols; i++)
+			if (r->ukey[i] == m) {
+				uc[m] = i;
+				break;
+			}
+	rp->nukey = r->nukey;
+	rp->ukey_cols = uc;
+	rp->update_fast = 1;
+	return 0;
+}
+
 /* The operator for the shape over the planned inner rel r. */
 static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
                       const char **kind)
@@ -493,7 +525,9 @@ static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
 	}
 	rp->mode = SL_RANK_TOPN;
 	rp->retract = r->updating;
-	*kind = r->updating ? "RetractRank" : "Rank";
+	if (sl__rank_strategy(p, r, rp))
+		return NULL;
+	*kind = rp->update_fast ? "UpdateFastRank" : r->updating ? "RetractRank" : "Rank";
 	return sl_op_rank_new(rp, it, r->ncols, p->err);
 }
 

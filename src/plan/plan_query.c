@@ -68,6 +68,37 @@ static const char *calc_label(planner *p, const rel *in, const sl_expr *filter,
 	return r;
 }
 
+/* Top-N's strategy metadata (plan_int.h) through a projection: a column
+ * or a CAST of one keeps its monotonicity, a column its upsert-key member;
+ * the key survives when every member is projected (Flink's metadata on a
+ * Calc without a condition). */
+static void keep_mono(planner *p, const rel *in, sl_expr *const *proj, int n, rel *r)
+{
+	int8_t *mono = sl_arena_calloc(p->a, (size_t)n + 1);
+	int8_t *ukey = sl_arena_calloc(p->a, (size_t)n + 1);
+	uint8_t *seen = sl_arena_calloc(p->a, (size_t)in->nukey + 1);
+	if (!mono || !ukey || !seen)
+		return; /* no metadata: Top-N falls back to its retract strategy */
+	int nseen = 0;
+	for (int i = 0; i < n; i++) {
+		const sl_expr *x = proj[i];
+		ukey[i] = -1;
+		if (x->kind == SL_EX_COL && in->ukey && in->ukey[x->col] >= 0) {
+			ukey[i] = in->ukey[x->col];
+			nseen += !seen[ukey[i]];
+			seen[ukey[i]] = 1;
+		}
+		if (x->kind == SL_EX_CALL && x->fn == SL_FN_CAST)
+			x = x->args[0];
+		mono[i] = x->kind == SL_EX_COL ? in->mono[x->col] : SL_MONO_NOT;
+	}
+	r->mono = mono;
+	if (in->ukey && nseen == in->nukey) {
+		r->ukey = ukey;
+		r->nukey = in->nukey;
+	}
+}
+
 /* Calc over `in`: optional filter, projection exprs -> new rel. */
 static rel *add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **proj, int n,
                      const char **names, const char *label)
@@ -97,6 +128,8 @@ static rel *add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **proj, int n
 	}
 	r->updating = in->updating;
 	r->upd_op = in->upd_op;
+	if (in->mono && !filter)
+		keep_mono(p, in, proj, n, r);
 	int ws = -1, we = -1; /* window columns kept: window joins */
 	for (int i = 0; in->win && i < n; i++) {
 		if (proj[i]->kind == SL_EX_COL && proj[i]->col == in->win_start && ws < 0)

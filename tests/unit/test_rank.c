@@ -148,6 +148,8 @@ static void roundtrip_all(make_fn mk, const in_row *rows, int n)
 /* ---- rank plans ------------------------------------------------------------ */
 
 static int g_retract; /* mk_rank builds a retracting Top-N */
+static int g_update_fast; /* ... an update-fast one, upsert key (k, ts) */
+static const int ukey1[] = {1};
 static const int key0[] = {0};
 static const int ord_v[] = {2};
 static const int ord_ts[] = {1};
@@ -167,7 +169,10 @@ static sl_op *mk_rank(sl_rank_mode mode, int out_rn, int64_t n, const int *ord,
 	p.n = n;
 	p.out_rn = out_rn;
 	p.time_col = 1;
-	p.retract = g_retract;
+	p.retract = g_retract || g_update_fast;
+	p.update_fast = g_update_fast;
+	p.nukey = g_update_fast ? 1 : 0;
+	p.ukey_cols = ukey1;
 	sl_type in[3];
 	th_kv_schema(in);
 	*nout = sl__rank_out_types(&p, in, 3, t);
@@ -428,6 +433,183 @@ static void test_topn_retract(void **st)
 	g_retract = 0;
 }
 
+/* Update-fast (Flink's UpdateFastStrategy): an upsert stream keyed by ts
+ * (the "item") whose v only grows; -U rows are skipped (Flink's aggregate
+ * does not send them). */
+#define U_(k, ts, v) {k, ts, v, SL_UPDATE_BEFORE}, {k, ts, v, SL_UPDATE_AFTER}
+static const in_row uf_rows[] = {
+	{"a", 1, 10}, {"a", 2, 10},
+	U_("a", 2, 10),            /* same sort key: updated in its place */
+	{"a", 3, 5},               /* below the top 2 (a tie with the last too) */
+	{"a", 3, 5, SL_UPDATE_BEFORE}, {"a", 3, 30, SL_UPDATE_AFTER}, /* enters: pushes :02 out */
+	{"a", 1, 10, SL_UPDATE_BEFORE}, {"a", 1, 40, SL_UPDATE_AFTER}, /* moves from 2 to 1 */
+	{"b", 9, 1},
+};
+
+static void test_topn_update_fast(void **st)
+{
+	g_update_fast = 1;
+	char *s = run_all(top2_rn, uf_rows, NROWS(uf_rows), 2, NULL);
+	assert_string_equal(s,
+		"+I[a, 2026-08-01 09:00:01, 10, 1]\n"
+		"+I[a, 2026-08-01 09:00:02, 10, 2]\n"
+		"-U[a, 2026-08-01 09:00:02, 10, 2]\n"
+		"+U[a, 2026-08-01 09:00:02, 10, 2]\n"
+		"-U[a, 2026-08-01 09:00:01, 10, 1]\n"
+		"+U[a, 2026-08-01 09:00:03, 30, 1]\n"
+		"-U[a, 2026-08-01 09:00:02, 10, 2]\n"
+		"+U[a, 2026-08-01 09:00:01, 10, 2]\n"
+		/* UpdatableTopNFunction's order: the old row retracted after the
+		 * first rank's old row */
+		"-U[a, 2026-08-01 09:00:03, 30, 1]\n"
+		"-U[a, 2026-08-01 09:00:01, 10, 2]\n"
+		"+U[a, 2026-08-01 09:00:01, 40, 1]\n"
+		"+U[a, 2026-08-01 09:00:03, 30, 2]\n"
+		"+I[b, 2026-08-01 09:00:09, 1, 1]\n");
+	free(s);
+	s = run_all(top2, uf_rows, NROWS(uf_rows), 3, NULL);
+	assert_string_equal(s,
+		"+I[a, 2026-08-01 09:00:01, 10]\n"
+		"+I[a, 2026-08-01 09:00:02, 10]\n"
+		"-U[a, 2026-08-01 09:00:02, 10]\n"
+		"+U[a, 2026-08-01 09:00:02, 10]\n"
+		"-D[a, 2026-08-01 09:00:02, 10]\n"
+		"+I[a, 2026-08-01 09:00:03, 30]\n"
+		"-U[a, 2026-08-01 09:00:01, 10]\n"
+		"+U[a, 2026-08-01 09:00:01, 40]\n"
+		"+I[b, 2026-08-01 09:00:09, 1]\n");
+	free(s);
+	/* Top-1 (FastTop1Function): only a row strictly before the top moves it */
+	s = run_all(top1, uf_rows, NROWS(uf_rows), 1, NULL);
+	assert_string_equal(s,
+		"+I[a, 2026-08-01 09:00:01, 10]\n"
+		"-U[a, 2026-08-01 09:00:01, 10]\n"
+		"+U[a, 2026-08-01 09:00:03, 30]\n"
+		"-U[a, 2026-08-01 09:00:03, 30]\n"
+		"+U[a, 2026-08-01 09:00:01, 40]\n"
+		"+I[b, 2026-08-01 09:00:09, 1]\n");
+	free(s);
+	roundtrip_all(top2_rn, uf_rows, NROWS(uf_rows));
+	roundtrip_all(top2, uf_rows, NROWS(uf_rows));
+	roundtrip_all(top1, uf_rows, NROWS(uf_rows));
+	/* a -D cannot come from a monotonic upsert input: an error, not a guess */
+	static const in_row del[] = {{"a", 1, 10}, {"a", 1, 10, SL_DELETE}};
+	harness h;
+	int64_t wm = SL_WM_MIN;
+	h_init(&h, top2);
+	assert_int_equal(feed(&h, del, 0, 2, 2, &wm), SL_EINPUT);
+	assert_non_null(strstr(h.err.msg, "update-fast"));
+	h_deinit(&h);
+	g_update_fast = 0;
+}
+
+/* Flink's UpdatableTopNFunctionTest and FastTop1FunctionTest
+ * (flink-table-runtime, operators/rank): testSortKeyChangesWhen(Not)
+ * OutputRankNumber, rank range 1 .. 2 (and 1 .. 1) over
+ * (partition, row key, sort value ASC), the row key here in the ts column;
+ * the expected changelogs are Flink's, in Flink's order. */
+static sl_op *top2_rn_asc(sl_type *t, int *n) { return mk_rank(SL_RANK_TOPN, 1, 2, ord_v, asc1, t, n); }
+static sl_op *top2_asc(sl_type *t, int *n) { return mk_rank(SL_RANK_TOPN, 0, 2, ord_v, asc1, t, n); }
+static sl_op *top1_asc(sl_type *t, int *n) { return mk_rank(SL_RANK_TOPN, 0, 1, ord_v, asc1, t, n); }
+static sl_op *top1_rn_asc(sl_type *t, int *n) { return mk_rank(SL_RANK_TOPN, 1, 1, ord_v, asc1, t, n); }
+static const in_row flink_uf_rows[] = {
+	{"book", 2, 19}, {"book", 3, 16}, {"book", 2, 11, SL_UPDATE_AFTER},
+	{"book", 3, 15, SL_UPDATE_AFTER}, {"book", 4, 2}, {"book", 2, 1, SL_UPDATE_AFTER},
+};
+
+static void test_topn_update_fast_flink(void **st)
+{
+	g_update_fast = 1;
+	char *s = run_all(top2_rn_asc, flink_uf_rows, NROWS(flink_uf_rows), 1, NULL);
+	assert_string_equal(s,
+		"+I[book, 2026-08-01 09:00:02, 19, 1]\n"
+		"-U[book, 2026-08-01 09:00:02, 19, 1]\n"
+		"+U[book, 2026-08-01 09:00:03, 16, 1]\n"
+		"+I[book, 2026-08-01 09:00:02, 19, 2]\n"
+		"-U[book, 2026-08-01 09:00:03, 16, 1]\n"
+		"-U[book, 2026-08-01 09:00:02, 19, 2]\n"
+		"+U[book, 2026-08-01 09:00:02, 11, 1]\n"
+		"+U[book, 2026-08-01 09:00:03, 16, 2]\n"
+		"-U[book, 2026-08-01 09:00:03, 16, 2]\n"
+		"+U[book, 2026-08-01 09:00:03, 15, 2]\n"
+		"-U[book, 2026-08-01 09:00:02, 11, 1]\n"
+		"+U[book, 2026-08-01 09:00:04, 2, 1]\n"
+		"-U[book, 2026-08-01 09:00:03, 15, 2]\n"
+		"+U[book, 2026-08-01 09:00:02, 11, 2]\n"
+		"-U[book, 2026-08-01 09:00:04, 2, 1]\n"
+		"-U[book, 2026-08-01 09:00:02, 11, 2]\n"
+		"+U[book, 2026-08-01 09:00:02, 1, 1]\n"
+		"+U[book, 2026-08-01 09:00:04, 2, 2]\n");
+	free(s);
+	s = run_all(top2_asc, flink_uf_rows, NROWS(flink_uf_rows), 1, NULL);
+	assert_string_equal(s,
+		"+I[book, 2026-08-01 09:00:02, 19]\n"
+		"+I[book, 2026-08-01 09:00:03, 16]\n"
+		"-U[book, 2026-08-01 09:00:02, 19]\n"
+		"+U[book, 2026-08-01 09:00:02, 11]\n"
+		"-U[book, 2026-08-01 09:00:03, 16]\n"
+		"+U[book, 2026-08-01 09:00:03, 15]\n"
+		"-D[book, 2026-08-01 09:00:03, 15]\n"
+		"+I[book, 2026-08-01 09:00:04, 2]\n"
+		"-U[book, 2026-08-01 09:00:02, 11]\n"
+		"+U[book, 2026-08-01 09:00:02, 1]\n");
+	free(s);
+	/* FastTop1FunctionTest: testSortKeyChangesWhenNotOutputRankNumber and
+	 * (the same rows with rn 1) testSortKeyChangesWhenOutputRankNumber */
+	static const char top1_want[] =
+		"+I[book, 2026-08-01 09:00:02, 19%s]\n"
+		"-U[book, 2026-08-01 09:00:02, 19%s]\n"
+		"+U[book, 2026-08-01 09:00:03, 16%s]\n"
+		"-U[book, 2026-08-01 09:00:03, 16%s]\n"
+		"+U[book, 2026-08-01 09:00:02, 11%s]\n"
+		"-U[book, 2026-08-01 09:00:02, 11%s]\n"
+		"+U[book, 2026-08-01 09:00:04, 2%s]\n"
+		"-U[book, 2026-08-01 09:00:04, 2%s]\n"
+		"+U[book, 2026-08-01 09:00:02, 1%s]\n";
+	char want[1024];
+	for (int rn = 0; rn <= 1; rn++) {
+		const char *r = rn ? ", 1" : "";
+		snprintf(want, sizeof(want), top1_want, r, r, r, r, r, r, r, r, r);
+		s = run_all(rn ? top1_rn_asc : top1_asc, flink_uf_rows, NROWS(flink_uf_rows), 1, NULL);
+		assert_string_equal(s, want);
+		free(s);
+	}
+	g_update_fast = 0;
+}
+
+/* The retract strategy against Flink's RetractableTopNFunctionTest
+ * (flink-table-runtime, operators/rank): testProcessRetractMessageWith
+ * GenerateUpdateBefore, rank range 1 .. 2 with rn, sort value ASC. */
+static const in_row flink_retract_rows[] = {
+	{"book", 1, 12}, {"book", 2, 19}, {"book", 4, 11}, {"book", 1, 12, SL_UPDATE_BEFORE},
+	{"book", 5, 11}, {"fruit", 4, 33}, {"fruit", 3, 44}, {"fruit", 5, 22},
+};
+
+static void test_topn_retract_flink(void **st)
+{
+	g_retract = 1;
+	char *s = run_all(top2_rn_asc, flink_retract_rows, NROWS(flink_retract_rows), 1, NULL);
+	assert_string_equal(s,
+		"+I[book, 2026-08-01 09:00:01, 12, 1]\n"
+		"+I[book, 2026-08-01 09:00:02, 19, 2]\n"
+		"-U[book, 2026-08-01 09:00:01, 12, 1]\n"
+		"+U[book, 2026-08-01 09:00:04, 11, 1]\n"
+		"-U[book, 2026-08-01 09:00:02, 19, 2]\n"
+		"+U[book, 2026-08-01 09:00:01, 12, 2]\n"
+		"-U[book, 2026-08-01 09:00:01, 12, 2]\n"
+		"+U[book, 2026-08-01 09:00:02, 19, 2]\n"
+		"-U[book, 2026-08-01 09:00:02, 19, 2]\n"
+		"+U[book, 2026-08-01 09:00:05, 11, 2]\n"
+		"+I[fruit, 2026-08-01 09:00:04, 33, 1]\n"
+		"+I[fruit, 2026-08-01 09:00:03, 44, 2]\n"
+		"-U[fruit, 2026-08-01 09:00:04, 33, 1]\n"
+		"+U[fruit, 2026-08-01 09:00:05, 22, 1]\n"
+		"-U[fruit, 2026-08-01 09:00:03, 44, 2]\n"
+		"+U[fruit, 2026-08-01 09:00:04, 33, 2]\n");
+	free(s);
+	g_retract = 0;
+}
+
 static int setup_rocksdb(void **st)
 {
 	g_type = "rocksdb";
@@ -448,11 +630,15 @@ int main(void)
 		cmocka_unit_test_setup(test_window_topn, setup_hashmap),
 		cmocka_unit_test_setup(test_over_frames, setup_hashmap),
 		cmocka_unit_test_setup(test_topn_retract, setup_hashmap),
+		cmocka_unit_test_setup(test_topn_update_fast, setup_hashmap),
+		cmocka_unit_test_setup(test_topn_update_fast_flink, setup_hashmap),
+		cmocka_unit_test_setup(test_topn_retract_flink, setup_hashmap),
 		cmocka_unit_test_setup(test_topn_updates, setup_rocksdb),
 		cmocka_unit_test_setup(test_dedup_event_time, setup_rocksdb),
 		cmocka_unit_test_setup(test_window_topn, setup_rocksdb),
 		cmocka_unit_test_setup(test_over_frames, setup_rocksdb),
 		cmocka_unit_test_setup(test_topn_retract, setup_rocksdb),
+		cmocka_unit_test_setup(test_topn_update_fast, setup_rocksdb),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

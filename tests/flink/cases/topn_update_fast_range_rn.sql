@@ -1,0 +1,12 @@
+-- Ranks 2 .. 3 over a GROUP BY's COUNT with the row number (update-fast)
+CREATE TABLE clicks (
+  k    STRING,
+  item STRING,
+  amt  INT
+) WITH ('connector' = 'filesystem', 'path' = '$DATA/clicks.jsonl', 'format' = 'json');
+SELECT k, item, cnt, rn
+FROM (
+  SELECT k, item, cnt,
+    ROW_NUMBER() OVER (PARTITION BY k ORDER BY cnt DESC) AS rn
+  FROM (SELECT k, item, COUNT(*) AS cnt FROM clicks GROUP BY k, item))
+WHERE rn BETWEEN 2 AND 3;

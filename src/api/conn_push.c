@@ -26,7 +26,8 @@ typedef struct push_sink {
 	uint8_t *ins;  /* all +I, for the JSON encoder */
 } push_sink;
 
-static int push_open(sl_sink *k, const sl_conn_args *a, sl_err *err)
+/* Everything is in memory: configure is all there is (no open). */
+static int push_configure(sl_sink *k, const sl_conn_args *a, sl_err *err)
 {
 	push_sink *s = (push_sink *)k;
 	s->engine = a->engine;
@@ -92,7 +93,7 @@ const sl_sink_vtab sl_push_sink_vtab = {
 	.accepts_updates = 1,
 	.upsert = 1,
 	.guarantee = "at-least-once",
-	.open = push_open,
+	.configure = push_configure,
 	.write = push_write,
 	.close = push_close,
 };

@@ -508,7 +508,7 @@ const char *sl_job_stats(sl_engine *e, int verbose)
 		char wm[48];
 		wm_text(op->out_wm, wm);
 		sl_sink *k = sl_op_sink_get(op);
-		if (op->nin == 0 && strcmp(op->vt->name, "TableSourceScan")) {
+		if (op->nin == 0 && op->vt->kind != SL_OPK_SCAN) {
 			sl_buf_printf(b, "source #%d %s: %lld rows\n", op->id, op->vt->name,
 			              (long long)s->rows_out); /* VALUES */
 		} else if (op->nin == 0) {
@@ -521,7 +521,7 @@ const char *sl_job_stats(sl_engine *e, int verbose)
 				              (long long)sl_op_scan_events_skipped(op));
 		} else if (k) {
 			sl_buf_printf(b, "sink %s: %lld rows written\n", k->table, (long long)s->rows_in);
-		} else if (strstr(op->vt->name, "WindowAggregate") || s->late_dropped || s->late_diverted) {
+		} else if ((op->vt->flags & SL_OPF_LATE_STATS) || s->late_dropped || s->late_diverted) {
 			sl_buf_printf(b, "#%d %s: %lld late rows dropped, %lld diverted, %lld corrections\n",
 			              op->id, op->vt->name, (long long)s->late_dropped,
 			              (long long)s->late_diverted, (long long)s->late_corrected);

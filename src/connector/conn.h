@@ -12,8 +12,25 @@
  * 'stdout', 'print', 'blackhole', 'datagen', 'push') in conn_registry.c: a new connector is
  * one new file plus one registry line.  The concrete struct embeds
  * sl_source / sl_sink as its first member; vt->size says how much to
- * allocate.  Unknown options left unread after open are reported by the
- * caller (sl_opts_unused) as Flink does.
+ * allocate.
+ *
+ * Two steps, as SQLite's xCreate/xConnect split what is declared from
+ * what is attached:
+ *   configure  (sl_source_new / sl_sink_new / sl_lookup_new, called by the
+ *              planner, so also by EXPLAIN) reads and validates every
+ *              option, the format's included, and computes what depends
+ *              on the schema (decoders, encoders, generators).  It does no
+ *              I/O: no files or directories are looked at or created, no
+ *              file descriptors, sockets or threads, no clock read whose
+ *              value is kept.  Options left unread after configure are
+ *              reported by the caller (sl_opts_unused) as Flink does.
+ *   open       (sl_source_open / sl_sink_open / sl_lookup_open, called by
+ *              the runtime when the job starts: the scan, sink and lookup
+ *              join operators' open, before any restore or read) does the
+ *              I/O: opens or lists files, creates directories, reads the
+ *              clock.  NULL when there is nothing to do.  Its errors name
+ *              the table and the file.
+ * close is safe after configure alone, after a failed configure or open.
  *
  * Exactly-once hooks (a source's snapshot/restore/commit, a sink's
  * pre_commit/commit/abort/recover) are reached through the operator that
@@ -76,8 +93,14 @@ struct sl_source_vtab {
 	/* Lookup joins (FOR SYSTEM_TIME AS OF a PROCTIME() column) against the
 	 * table, or NULL when the connector cannot answer lookups. */
 	const sl_lookup_vtab *lookup;
-	/* Opens; reads its options.  Returns 0 or a negative code with err. */
-	int (*open)(sl_source *s, const sl_conn_args *a, sl_err *err);
+	/* Reads and validates its options (no I/O; see the header).  What
+	 * open needs later is copied into the source: a is the planner's.
+	 * Returns 0 or a negative code with err. */
+	int (*configure)(sl_source *s, const sl_conn_args *a, sl_err *err);
+	/* The I/O of starting (files looked up and listed, the clock read),
+	 * once, after configure and before restore or read.  NULL = none.
+	 * Returns 0 or a negative code with err naming table and file. */
+	int (*open)(sl_source *s, sl_err *err);
 	/*
 	 * Appends up to out->cap - out->nrows rows to out (reset by the caller).
 	 * Returns the number of rows appended (> 0), 0 when nothing is
@@ -106,7 +129,8 @@ struct sl_source_vtab {
 	 * generators).
 	 */
 	int (*commit)(sl_source *s, int64_t ckpt_id, sl_err *err);
-	/* Frees resources; safe after a failed open. */
+	/* Frees resources; safe after configure alone and after a failed
+	 * configure or open. */
 	void (*close)(sl_source *s);
 	/* The source to use for a PARTITIONED BY table (a->part), or NULL when
 	 * the connector cannot read partitioned tables. */
@@ -136,7 +160,13 @@ struct sl_sink_vtab {
 	 * key (Flink's upsert semantics): it never sees -U (op_sink.c drops it
 	 * or turns it into -D of its key); +I/+U upsert, -D deletes by key. */
 	int upsert;
-	int (*open)(sl_sink *k, const sl_conn_args *a, sl_err *err);
+	/* Reads and validates its options, as the source's configure (no
+	 * I/O: an output directory is not created here). */
+	int (*configure)(sl_sink *k, const sl_conn_args *a, sl_err *err);
+	/* The I/O of starting (creates the output directory, reads the
+	 * clock), once, after configure and before recover or write.  NULL =
+	 * none. */
+	int (*open)(sl_sink *k, sl_err *err);
 	/* Writes the live rows of b (with their ops). */
 	int (*write)(sl_sink *k, const sl_batch *b, sl_err *err);
 	/*
@@ -162,6 +192,8 @@ struct sl_sink_vtab {
 	int (*commit)(sl_sink *k, int64_t ckpt_id, sl_err *err);
 	int (*abort)(sl_sink *k, int64_t ckpt_id, sl_err *err);
 	int (*recover)(sl_sink *k, sl_snap_reader *r, sl_err *err);
+	/* Frees resources without publishing; safe after configure alone and
+	 * after a failed configure or open. */
 	void (*close)(sl_sink *k);
 	/* The sink to use for a PARTITIONED BY table (a->part), or NULL when
 	 * the connector cannot write partitioned tables. */
@@ -185,10 +217,16 @@ typedef struct sl_lookup {
 
 struct sl_lookup_vtab {
 	size_t size;
-	/* Opens for lookups by the fields keys[0..nkeys) (indexes into
-	 * a->fields); reads its options ('lookup.cache' and the rest, refusing
-	 * values it does not implement).  Returns 0 or a code with err. */
-	int (*open)(sl_lookup *l, const sl_conn_args *a, const int *keys, int nkeys, sl_err *err);
+	/* Configures lookups by the fields keys[0..nkeys) (indexes into
+	 * a->fields): reads its options ('lookup.cache' and the rest, refusing
+	 * values it does not implement), without I/O.  Returns 0 or a code
+	 * with err. */
+	int (*configure)(sl_lookup *l, const sl_conn_args *a, const int *keys, int nkeys,
+	                 sl_err *err);
+	/* Checks at job start that the table can be read (its errors name the
+	 * table and the file); NULL = nothing to check.  Returns 0 or a code
+	 * with err. */
+	int (*open)(sl_lookup *l, sl_err *err);
 	/*
 	 * The rows whose key fields, in the key form of data/rowcodec.h
 	 * (sl_rowcodec_key over the fields of open's keys, in that order),
@@ -202,22 +240,42 @@ struct sl_lookup_vtab {
 	 */
 	int (*lookup)(sl_lookup *l, const void *key, uint32_t klen, int64_t now_us,
 	              const void **rows, uint32_t *len, sl_err *err);
-	/* Frees resources; safe after a failed open. */
+	/* Frees resources; safe after configure alone and after a failed
+	 * configure or open. */
 	void (*close)(sl_lookup *l);
 };
 
 const sl_source_vtab *sl_source_find(const char *connector);
 const sl_sink_vtab *sl_sink_find(const char *connector);
 
-/* Allocate + open / close + free.  NULL with err set on failure. */
+/*
+ * Allocate + configure (no I/O): what the planner calls.  NULL with err set
+ * on failure (the half-configured connector is closed and freed).  The
+ * caller owns the result; free with sl_source_free / sl_sink_free /
+ * sl_lookup_free, which close it (opened or not).
+ */
 sl_source *sl_source_new(const sl_source_vtab *vt, const sl_conn_args *a, sl_err *err);
-void sl_source_free(sl_source *s);
-/* Allocate + open a lookup of vt (by fields keys[0..nkeys)) / close + free.
- * NULL with err set on failure. */
+sl_sink *sl_sink_new(const sl_sink_vtab *vt, const sl_conn_args *a, sl_err *err);
+/* ... a lookup of vt by the fields keys[0..nkeys). */
 sl_lookup *sl_lookup_new(const sl_lookup_vtab *vt, const sl_conn_args *a, const int *keys,
                          int nkeys, sl_err *err);
-void sl_lookup_free(sl_lookup *l);
-sl_sink *sl_sink_new(const sl_sink_vtab *vt, const sl_conn_args *a, sl_err *err);
+/*
+ * Open a configured connector (its vtab's open, if any): what the runtime
+ * calls when the job starts, once.  0 or a negative code with err set
+ * (naming the table when the connector's message does not); the connector
+ * stays owned by the caller and is freed as usual.
+ */
+int sl_source_open(sl_source *s, sl_err *err);
+int sl_sink_open(sl_sink *k, sl_err *err);
+int sl_lookup_open(sl_lookup *l, sl_err *err);
+/* sl_source_new then sl_source_open (the same for sinks): a connector
+ * ready to read or write, for connectors that start others at run time
+ * (a lookup's table reads, a partition's sink) and for tests. */
+sl_source *sl_source_new_open(const sl_source_vtab *vt, const sl_conn_args *a, sl_err *err);
+sl_sink *sl_sink_new_open(const sl_sink_vtab *vt, const sl_conn_args *a, sl_err *err);
+/* Close + free.  Safe on NULL. */
+void sl_source_free(sl_source *s);
 void sl_sink_free(sl_sink *k);
+void sl_lookup_free(sl_lookup *l);
 
 #endif

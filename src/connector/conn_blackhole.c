@@ -13,7 +13,7 @@ typedef struct blackhole_sink {
 	sl_sink base; /* must be first */
 } blackhole_sink;
 
-static int bh_open(sl_sink *k, const sl_conn_args *a, sl_err *err)
+static int bh_configure(sl_sink *k, const sl_conn_args *a, sl_err *err)
 {
 	(void)k, (void)a, (void)err;
 	return 0;
@@ -44,7 +44,7 @@ const sl_sink_vtab sl_blackhole_sink_vtab = {
 	.accepts_updates = 1,
 	.can_update = NULL,
 	.guarantee = "exactly-once",
-	.open = bh_open,
+	.configure = bh_configure,
 	.write = bh_write,
 	.finish = bh_finish,
 	.close = bh_close,

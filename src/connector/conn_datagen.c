@@ -22,7 +22,8 @@
  * second one for NULLs), seeded from (seed, column index), one fixed number
  * of draws per row in row order, so the same options give the same rows
  * whatever the batch sizes.  Exception: random TIMESTAMP/DATE values are
- * relative to the wall clock at open ("now", as Flink), saved in snapshots.
+ * relative to the wall clock at open ("now", as Flink; read in open, not
+ * in configure, so planning reads no clock), saved in snapshots.
  * Every type of types.h except ROW can be generated.
  */
 #include "conn.h"
@@ -382,7 +383,8 @@ static int64_t mono_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static int dg_open(sl_source *s, const sl_conn_args *a, sl_err *err)
+/* Reads the options and prepares every column's generator; no clock yet. */
+static int dg_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 {
 	datagen_source *d = (datagen_source *)s;
 	const sl_opts *o = a->opts;
@@ -397,9 +399,6 @@ static int dg_open(sl_source *s, const sl_conn_args *a, sl_err *err)
 		return sl_err_set(err, SL_EINVAL,
 		                  "source '%s': datagen: 'number-of-rows' must not be negative",
 		                  a->table);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	d->anchor_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 	d->ncols = a->nfields;
 	d->cols = calloc((size_t)(a->nfields ? a->nfields : 1), sizeof(gen_col));
 	if (!d->cols)
@@ -409,6 +408,18 @@ static int dg_open(sl_source *s, const sl_conn_args *a, sl_err *err)
 		if (rc)
 			return rc;
 	}
+	return 0;
+}
+
+/* Takes "now" for random TIMESTAMP/DATE values from the wall clock (a
+ * restore replaces it with the snapshot's). */
+static int dg_open(sl_source *s, sl_err *err)
+{
+	datagen_source *d = (datagen_source *)s;
+	struct timespec ts;
+	(void)err;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	d->anchor_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 	return 0;
 }
 
@@ -685,6 +696,7 @@ static void dg_close(sl_source *s)
 const sl_source_vtab sl_datagen_source_vtab = {
 	.name = "datagen",
 	.size = sizeof(datagen_source),
+	.configure = dg_configure,
 	.open = dg_open,
 	.read = dg_read,
 	.where = dg_where,

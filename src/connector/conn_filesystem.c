@@ -10,7 +10,12 @@
  * is conn_fs_partition.c's, which runs one sink of this file per partition
  * directory.
  *
- * Source.  'path' is a file or a directory; a directory is one partition
+ * Both sides are configured while the job is planned ('path', the format
+ * and every option checked, nothing on disk looked at: EXPLAIN touches no
+ * file) and opened when it starts (conn.h).
+ *
+ * Source.  'path' is a file or a directory (looked at by open: a missing
+ * path is an error naming it); a directory is one partition
  * whose regular files are read in byte-wise name order, skipping names that
  * start with '.' or '_' (hidden and in-progress files).  Records come from
  * the shared line reader (conn_lines.c, 1 MiB read(2) blocks, records in
@@ -21,8 +26,8 @@
  * last record consumed, so a snapshot (file index and name, offset, line)
  * restores exactly at the next record.
  *
- * Sink.  'path' is a directory (created if missing).  Rows are encoded by
- * the format into a buffer written with write(2) in 1 MiB chunks to a
+ * Sink.  'path' is a directory (created by open if missing).  Rows are
+ * encoded by the format into a buffer written with write(2) in 1 MiB chunks to a
  * hidden in-progress part, rolling at 'sink.rolling-policy.file-size'
  * (default 128 MB) and, checked when a batch arrives, when the part has
  * been open for 'sink.rolling-policy.rollover-interval' of processing time
@@ -109,6 +114,8 @@ typedef struct fs_source {
 	int pval_file;      /* the file pval belongs to, -1 */
 	const sl_field *fields; /* the table's physical columns */
 	sl_field *dfields;  /* the decoder's fields (data columns) */
+	const char **pnames; /* partition column names (fields' strings) */
+	char *default_name; /* 'partition.default-name' */
 } fs_source;
 
 /* Display name of file i: "dir/name" for a directory, else the path. */
@@ -227,13 +234,14 @@ sl_encoder *sl__conn_encoder(const sl_conn_args *a, const char *def, sl_err *err
 extern const sl_lookup_vtab sl__fs_lookup_vtab;
 int sl__fs_lookup_options(const sl_conn_args *a, sl_err *err);
 
-/* Sets up a partitioned source: the decoder reads the data columns only,
- * the partition columns come from the directory names. */
-static int open_partitioned(fs_source *f, const sl_conn_args *a, sl_err *err)
+/* Configures a partitioned source: the decoder reads the data columns
+ * only, the partition columns come from the directory names (listed by
+ * open). */
+static int configure_partitioned(fs_source *f, const sl_conn_args *a, sl_err *err)
 {
 	sl_conn_args da = *a;
 	sl_field *df = calloc((size_t)a->nfields, sizeof(sl_field));
-	const char **names = calloc((size_t)a->npart, sizeof(char *));
+	f->pnames = calloc((size_t)a->npart, sizeof(char *));
 	f->npart = a->npart;
 	f->ndata = a->nfields - a->npart;
 	f->pcol = calloc((size_t)a->npart, sizeof(int));
@@ -242,11 +250,9 @@ static int open_partitioned(fs_source *f, const sl_conn_args *a, sl_err *err)
 	f->pval = calloc((size_t)a->npart, sizeof(fs_pval));
 	f->pval_file = -1;
 	f->fields = a->fields;
-	int rc = 0;
-	if (!df || !names || !f->pcol || !f->dcol || !f->vcols || !f->pval) {
-		rc = sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", a->table);
-		goto done;
-	}
+	f->dfields = df; /* the decoder keeps pointing at it */
+	if (!df || !f->pnames || !f->pcol || !f->dcol || !f->vcols || !f->pval)
+		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", a->table);
 	for (int i = 0, d = 0; i < a->nfields; i++) {
 		int pk = -1;
 		for (int j = 0; j < a->npart; j++)
@@ -261,42 +267,35 @@ static int open_partitioned(fs_source *f, const sl_conn_args *a, sl_err *err)
 		if (t.id == SL_T_DECIMAL || t.id == SL_T_ROW || t.id == SL_T_TIME ||
 		    t.id == SL_T_INTERVAL_DT || t.id == SL_T_INTERVAL_YM || sl_type_is_binary(t)) {
 			char tb[64];
-			rc = sl_err_set(err, SL_ENOTSUP, "source '%s': partition column '%s' of type %s "
-			                "is not supported (use a string, integer, floating-point, "
-			                "BOOLEAN, DATE or TIMESTAMP column)", a->table, a->fields[i].name,
-			                sl_type_format(t, tb, sizeof tb));
-			goto done;
+			return sl_err_set(err, SL_ENOTSUP, "source '%s': partition column '%s' of type %s "
+			                  "is not supported (use a string, integer, floating-point, "
+			                  "BOOLEAN, DATE or TIMESTAMP column)", a->table, a->fields[i].name,
+			                  sl_type_format(t, tb, sizeof tb));
 		}
 		f->pcol[pk] = i;
-		names[pk] = a->fields[i].name;
+		f->pnames[pk] = a->fields[i].name;
 	}
 	da.fields = df;
 	da.nfields = f->ndata;
 	da.part = NULL;
 	da.npart = 0;
-	if (!(f->dec = sl__conn_decoder(&da, NULL, err))) {
-		rc = err && err->code ? err->code : SL_EINVAL;
-		goto done;
-	}
+	if (!(f->dec = sl__conn_decoder(&da, NULL, err)))
+		return err && err->code ? err->code : SL_EINVAL;
 	f->base.dec = f->dec;
-	if ((rc = sl__fs_check_commit_options(a, err)))
-		goto done;
-	const char *dn = sl_opts_get(a->opts, "partition.default-name");
-	f->is_dir = 1;
-	rc = sl__fs_list_partitions(f->path, f->npart, names, dn ? dn : "__DEFAULT_PARTITION__",
-	                            &f->files, &f->values, &f->nfiles, a->table, err);
+	int rc = sl__fs_check_commit_options(a, err);
 	if (rc)
-		sl_err_prefix(err, "source");
-done:
-	free(names);
-	f->dfields = df; /* the decoder keeps pointing at it */
-	return rc;
+		return rc;
+	const char *dn = sl_opts_get(a->opts, "partition.default-name");
+	if (!(f->default_name = strdup(dn ? dn : "__DEFAULT_PARTITION__")))
+		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", a->table);
+	return 0;
 }
 
-static int fss_open(sl_source *s, const sl_conn_args *a, sl_err *err)
+/* Reads 'path', the format with its options and the sink-side and lookup
+ * options a filesystem table may carry; the path is not looked at. */
+static int fss_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 {
 	fs_source *f = (fs_source *)s;
-	struct stat st;
 	sl__lines_init(&f->lr);
 	const char *path = sl_opts_get(a->opts, "path");
 	if (!path)
@@ -308,29 +307,44 @@ static int fss_open(sl_source *s, const sl_conn_args *a, sl_err *err)
 	int rc = sl__fs_lookup_options(a, err); /* the table may also serve lookups */
 	if (rc)
 		return rc;
-	if (stat(path, &st) == 0 && a->npart && !S_ISDIR(st.st_mode))
-		return sl_err_set(err, SL_EINVAL, "source '%s': a partitioned table's path '%s' must "
-		                  "be a directory", a->table, path);
-	if (a->npart && stat(path, &st) == 0)
-		return open_partitioned(f, a, err);
+	if (a->npart)
+		return configure_partitioned(f, a, err);
 	if (!(f->dec = sl__conn_decoder(a, NULL, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	f->base.dec = f->dec;
-	if ((rc = sl__fs_check_commit_options(a, err)))
-		return rc;
+	return sl__fs_check_commit_options(a, err);
+}
+
+/* Lists what to read: the file, the directory's files, or the partition
+ * directories' files. */
+static int fss_open(sl_source *s, sl_err *err)
+{
+	fs_source *f = (fs_source *)s;
+	const char *path = f->path, *table = s->table;
+	struct stat st;
 	if (stat(path, &st))
-		return sl_err_set(err, SL_EIO, "source '%s': path '%s' does not exist", a->table,
-		                  path);
+		return sl_err_set(err, SL_EIO, "source '%s': path '%s' does not exist", table, path);
+	if (f->npart) {
+		if (!S_ISDIR(st.st_mode))
+			return sl_err_set(err, SL_EINVAL, "source '%s': a partitioned table's path '%s' "
+			                  "must be a directory", table, path);
+		f->is_dir = 1;
+		int rc = sl__fs_list_partitions(path, f->npart, f->pnames, f->default_name, &f->files,
+		                                &f->values, &f->nfiles, table, err);
+		if (rc)
+			sl_err_prefix(err, "source");
+		return rc;
+	}
 	if (S_ISDIR(st.st_mode)) {
 		f->is_dir = 1;
 		return list_dir(f, err);
 	}
 	if (!S_ISREG(st.st_mode))
 		return sl_err_set(err, SL_EIO, "source '%s': path '%s' is not a file or directory",
-		                  a->table, path);
+		                  table, path);
 	f->files = malloc(sizeof(char *));
 	if (!f->files || !(f->files[0] = strdup(path)))
-		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", a->table);
+		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", table);
 	f->nfiles = 1;
 	return 0;
 }
@@ -639,6 +653,8 @@ static void fss_close(sl_source *s)
 	free(f->vcols);
 	free(f->pval);
 	free(f->dfields);
+	free(f->pnames);
+	free(f->default_name);
 	f->dec = NULL;
 	f->files = NULL;
 	f->nfiles = 0;
@@ -651,13 +667,14 @@ const sl_source_vtab sl_filesystem_source_vtab = {
 	.name = "filesystem",
 	.size = sizeof(fs_source),
 	.lookup = &sl__fs_lookup_vtab,
+	.configure = fss_configure,
 	.open = fss_open,
 	.read = fss_read,
 	.where = fss_where,
 	.snapshot = fss_snapshot,
 	.restore = fss_restore,
 	.close = fss_close,
-	.partitioned = &sl_filesystem_source_vtab, /* fss_open reads a->part */
+	.partitioned = &sl_filesystem_source_vtab, /* fss_configure reads a->part */
 };
 
 /* ---- sink -------------------------------------------------------------------- */
@@ -833,9 +850,10 @@ static int delete_published(fs_sink *k, sl_err *err)
 	return 0;
 }
 
-static int fsk_open(sl_sink *s, const sl_conn_args *a, sl_err *err)
+/* Reads 'path', the rolling policy, the partition-commit options, the
+ * checkpointing arguments and the format; the directory is not touched. */
+static int fsk_configure(sl_sink *s, const sl_conn_args *a, sl_err *err)
 {
-	static int instance;
 	fs_sink *k = (fs_sink *)s;
 	int rc;
 	k->fd = k->dfd = -1;
@@ -864,10 +882,18 @@ static int fsk_open(sl_sink *s, const sl_conn_args *a, sl_err *err)
 	if (!(k->enc = sl__conn_encoder(a, NULL, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	k->ext = format_ext(k->enc->vt->name);
-	if (make_dirs(path) ||
-	    (k->dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	return 0;
+}
+
+/* Creates the directory (mkdir -p) and opens it; names this run. */
+static int fsk_open(sl_sink *s, sl_err *err)
+{
+	static int instance;
+	fs_sink *k = (fs_sink *)s;
+	if (make_dirs(k->dir) ||
+	    (k->dfd = open(k->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return sl_err_set(err, SL_EIO, "sink '%s': cannot create directory '%s': %s",
-		                  a->table, path, strerror(errno));
+		                  s->table, k->dir, strerror(errno));
 	struct timeval tv;
 	gettimeofday(&tv, NULL);
 	snprintf(k->runid, sizeof k->runid, "%llx%05x%02x",
@@ -1394,6 +1420,7 @@ const sl_sink_vtab sl_filesystem_sink_vtab = {
 	.accepts_updates = 1,
 	.can_update = fsk_can_update,
 	.guarantee = "exactly-once",
+	.configure = fsk_configure,
 	.open = fsk_open,
 	.write = fsk_write,
 	.finish = fsk_finish,

@@ -30,9 +30,11 @@
  * and changelog formats (a lookup table is a plain set of rows).
  *
  * Not checkpointed: a lookup join is not deterministic across restarts
- * when the file changes (as in Flink).  The file also holds
- * sl_lookup_new/sl_lookup_free (conn.h), the constructor every lookup
- * method table goes through.  One thread (the job's).
+ * when the file changes (as in Flink).  Planning only configures (the
+ * options, the format); the job's start checks that the path exists
+ * (open), and the first lookup reads it.  The file also holds
+ * sl_lookup_new/sl_lookup_open/sl_lookup_free (conn.h), the constructor
+ * every lookup method table goes through.  One thread (the job's).
  */
 #include "conn.h"
 #include "sluice.h"
@@ -140,8 +142,10 @@ int sl__fs_lookup_options(const sl_conn_args *a, sl_err *err)
 	return read_options(&f, a->opts, err);
 }
 
-static int fsl_open(sl_lookup *l, const sl_conn_args *a, const int *keys, int nkeys,
-                    sl_err *err)
+/* Reads the 'lookup.*' options and, through a filesystem source configured
+ * and freed at once, 'path', 'format' and its options; no I/O. */
+static int fsl_configure(sl_lookup *l, const sl_conn_args *a, const int *keys, int nkeys,
+                         sl_err *err)
 {
 	fs_lookup *f = (fs_lookup *)l;
 	f->args = *a;
@@ -149,7 +153,6 @@ static int fsl_open(sl_lookup *l, const sl_conn_args *a, const int *keys, int nk
 	int rc = read_options(f, a->opts, err);
 	if (rc)
 		return rc;
-	/* open a source once now: checks 'path', 'format' and its options */
 	sl_source *s = sl_source_new(&sl_filesystem_source_vtab, a, err);
 	if (!s)
 		return err->code ? err->code : SL_EINVAL;
@@ -170,6 +173,18 @@ static int fsl_open(sl_lookup *l, const sl_conn_args *a, const int *keys, int nk
 		return sl_err_set(err, SL_ENOMEM, "table '%s': out of memory", a->table);
 	memcpy(f->keys, keys, sizeof(int) * (size_t)nkeys);
 	f->nkeys = nkeys;
+	return 0;
+}
+
+/* At job start: the table's path must exist (a source opened and closed at
+ * once, so the message is the scan's); it is read at the first lookup. */
+static int fsl_open(sl_lookup *l, sl_err *err)
+{
+	fs_lookup *f = (fs_lookup *)l;
+	sl_source *s = sl_source_new_open(&sl_filesystem_source_vtab, &f->args, err);
+	if (!s)
+		return err->code ? err->code : SL_EIO;
+	sl_source_free(s);
 	return 0;
 }
 
@@ -271,7 +286,7 @@ static int load(fs_lookup *f, int64_t now, sl_err *err)
 	sl_buf_clear(&f->kbuf);
 	sl_buf_clear(&f->rbuf);
 	f->nents = 0;
-	sl_source *s = sl_source_new(&sl_filesystem_source_vtab, &f->args, err);
+	sl_source *s = sl_source_new_open(&sl_filesystem_source_vtab, &f->args, err);
 	if (!s)
 		return err->code ? err->code : SL_EIO;
 	int rc;
@@ -360,6 +375,7 @@ static void fsl_close(sl_lookup *l)
  * its source vtab's `lookup` here). */
 const sl_lookup_vtab sl__fs_lookup_vtab = {
 	.size = sizeof(fs_lookup),
+	.configure = fsl_configure,
 	.open = fsl_open,
 	.lookup = fsl_lookup,
 	.close = fsl_close,
@@ -376,7 +392,7 @@ sl_lookup *sl_lookup_new(const sl_lookup_vtab *vt, const sl_conn_args *a, const 
 	}
 	l->vt = vt;
 	l->table = a->table;
-	int rc = vt->open(l, a, keys, nkeys, err);
+	int rc = vt->configure(l, a, keys, nkeys, err);
 	if (rc < 0) {
 		if (!err->code)
 			sl_err_set(err, rc, "table '%s': cannot open for lookups", a->table);
@@ -384,6 +400,14 @@ sl_lookup *sl_lookup_new(const sl_lookup_vtab *vt, const sl_conn_args *a, const 
 		return NULL;
 	}
 	return l;
+}
+
+int sl_lookup_open(sl_lookup *l, sl_err *err)
+{
+	int rc = l->vt->open ? l->vt->open(l, err) : 0;
+	if (rc < 0 && !err->code)
+		sl_err_set(err, rc, "table '%s': cannot open for lookups", l->table);
+	return rc < 0 ? rc : 0;
 }
 
 void sl_lookup_free(sl_lookup *l)

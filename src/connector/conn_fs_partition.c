@@ -15,6 +15,8 @@
  * into the files (as Flink).  Children are opened when their partition
  * first gets a row and closed after a commit leaves them idle, so the
  * open files track the active partitions, not all partitions ever seen.
+ * configure checks the options (through a child configured on the table's
+ * own options); open creates the root directory; planning touches no file.
  *
  * Partition commit (Flink's 'sink.partition-commit.*').  A partition that
  * received rows since its last commit is pending.  At each pre_commit the
@@ -240,6 +242,7 @@ typedef struct fs_psink {
 	sl_arena arena;       /* child options and fields */
 	sl_opts copts;        /* the table's options; 'path' set per child */
 	sl_conn_args ca;      /* children's arguments (data columns only) */
+	sl_opts ropts;        /* the table's options as given (the root) */
 	int npart;
 	int *pcol;            /* partition columns: batch column indexes */
 	const char **pname;   /* their names */
@@ -401,7 +404,7 @@ static int open_child(fs_psink *k, fs_part *p, sl_err *err)
 	if (!dir || sl_opts_set(&k->copts, "path", dir))
 		return sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", k->base.table);
 	k->ca.opts = &k->copts;
-	if (!(p->child = sl_sink_new(&sl_filesystem_sink_vtab, &k->ca, err)))
+	if (!(p->child = sl_sink_new_open(&sl_filesystem_sink_vtab, &k->ca, err)))
 		return err->code ? err->code : SL_EIO;
 	return 0;
 }
@@ -412,7 +415,10 @@ static void close_child(fs_part *p)
 	p->child = NULL;
 }
 
-static int fsp_open(sl_sink *s, const sl_conn_args *a, sl_err *err)
+/* Reads the options (the partition commit's, and through a child
+ * configured on the table's own options the format and rolling policy);
+ * nothing on disk is touched. */
+static int fsp_configure(sl_sink *s, const sl_conn_args *a, sl_err *err)
 {
 	fs_psink *k = psink(s);
 	sl_arena_init(&k->arena, 4096);
@@ -469,14 +475,30 @@ static int fsp_open(sl_sink *s, const sl_conn_args *a, sl_err *err)
 	k->ca.npart = 0;
 	k->ca.opts = &k->copts;
 	k->dcol = dcol;
-	/* a child on the table's own options, opened and closed at once: checks
-	 * the format and rolling options (read now, so unknown options are
-	 * reported before the job starts) and creates the root directory */
+	sl_opts_init(&k->ropts, &k->arena);
+	sl_opts_merge(&k->ropts, a->opts);
+	/* a child on the table's own options, configured and freed at once:
+	 * checks the format and rolling options (read now, so unknown options
+	 * are reported when the job is planned) */
 	sl_conn_args pa = k->ca;
 	pa.opts = a->opts;
 	sl_sink *probe = sl_sink_new(&sl_filesystem_sink_vtab, &pa, err);
 	if (!probe)
 		return err->code ? err->code : SL_EINVAL;
+	sl_sink_free(probe);
+	return 0;
+}
+
+/* Creates the root directory, through a child on the table's own options
+ * opened and closed at once (the same message as an unpartitioned sink's). */
+static int fsp_open(sl_sink *s, sl_err *err)
+{
+	fs_psink *k = psink(s);
+	sl_conn_args pa = k->ca;
+	pa.opts = &k->ropts;
+	sl_sink *probe = sl_sink_new_open(&sl_filesystem_sink_vtab, &pa, err);
+	if (!probe)
+		return err->code ? err->code : SL_EIO;
 	sl_sink_free(probe);
 	return 0;
 }
@@ -1172,6 +1194,7 @@ const sl_sink_vtab sl__fs_partitioned_sink_vtab = {
 	.accepts_updates = 1,
 	.can_update = fsp_can_update,
 	.guarantee = "exactly-once",
+	.configure = fsp_configure,
 	.open = fsp_open,
 	.write = fsp_write,
 	.finish = fsp_finish,

@@ -30,7 +30,8 @@ typedef struct print_sink {
 	sl_buf out;    /* the batch's text */
 } print_sink;
 
-static int pr_open(sl_sink *s, const sl_conn_args *a, sl_err *err)
+/* Reads the options; stdout / stderr are the process's, open already. */
+static int pr_configure(sl_sink *s, const sl_conn_args *a, sl_err *err)
 {
 	print_sink *k = (print_sink *)s;
 	int to_err = 0;
@@ -130,7 +131,7 @@ const sl_sink_vtab sl_print_sink_vtab = {
 	.accepts_updates = 1,
 	.can_update = NULL,
 	.guarantee = "at-least-once",
-	.open = pr_open,
+	.configure = pr_configure,
 	.write = pr_write,
 	.finish = pr_finish,
 	.close = pr_close,

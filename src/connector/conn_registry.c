@@ -3,14 +3,15 @@
  * constructor/destructor of sources and sinks.
  *
  * The planner looks a connector up by its WITH ('connector' = ...) name
- * (sl_source_find / sl_sink_find) and the runtime opens it with
- * sl_source_new / sl_sink_new, which allocate vt->size zeroed bytes (the
- * concrete struct, whose first member is the sl_source / sl_sink base),
- * fill the base and call the connector's open.  A new connector is one new
- * file plus one line in each table below.  The tables are read-only; no
- * locking is needed.  Not listed: the 'push' connector of the C API
- * (src/api/conn_push.c), which lives in the engine: a push table read by a
- * job has no source object (its scan is fed by sl_push_json), and the
+ * (sl_source_find / sl_sink_find) and configures it with sl_source_new /
+ * sl_sink_new, which allocate vt->size zeroed bytes (the concrete struct,
+ * whose first member is the sl_source / sl_sink base), fill the base and
+ * call the connector's configure (no I/O, conn.h); the runtime opens it
+ * with sl_source_open / sl_sink_open when the job starts.  A new connector
+ * is one new file plus one line in each table below.  The tables are
+ * read-only; no locking is needed.  Not listed: the 'push' connector of the
+ * C API (src/api/conn_push.c), which lives in the engine: a push table read
+ * by a job has no source object (its scan is fed by sl_push_json), and the
  * planner gets its sink from the engine (sl_plan_args.push_sink).
  */
 #include "conn.h"
@@ -73,9 +74,9 @@ const sl_sink_vtab *sl_sink_find(const char *connector)
 
 /*
  * Allocates a source of type vt (vt->size bytes, zeroed), fills its base
- * and opens it with a.  The caller owns the result (free with
- * sl_source_free).  On failure the half-open source is closed and freed,
- * err holds the message and NULL is returned.
+ * and configures it with a (no I/O).  The caller owns the result (free with
+ * sl_source_free).  On failure the half-configured source is closed and
+ * freed, err holds the message and NULL is returned.
  */
 sl_source *sl_source_new(const sl_source_vtab *vt, const sl_conn_args *a, sl_err *err)
 {
@@ -87,7 +88,7 @@ sl_source *sl_source_new(const sl_source_vtab *vt, const sl_conn_args *a, sl_err
 	}
 	s->vt = vt;
 	s->table = a->table;
-	int rc = vt->open(s, a, err);
+	int rc = vt->configure(s, a, err);
 	if (rc < 0) {
 		if (err && !err->code)
 			sl_err_set(err, rc, "source '%s': cannot open", a->table);
@@ -97,7 +98,31 @@ sl_source *sl_source_new(const sl_source_vtab *vt, const sl_conn_args *a, sl_err
 	return s;
 }
 
-/* Closes and frees a source.  Safe on NULL. */
+/*
+ * Opens a configured source (vt->open, if any).  Returns 0 or a negative
+ * code with err set; the source stays the caller's either way.
+ */
+int sl_source_open(sl_source *s, sl_err *err)
+{
+	int rc = s->vt->open ? s->vt->open(s, err) : 0;
+	if (rc < 0 && err && !err->code)
+		sl_err_set(err, rc, "source '%s': cannot open", s->table);
+	return rc < 0 ? rc : 0;
+}
+
+/* sl_source_new, then sl_source_open; NULL (nothing left over) with err on
+ * failure of either. */
+sl_source *sl_source_new_open(const sl_source_vtab *vt, const sl_conn_args *a, sl_err *err)
+{
+	sl_source *s = sl_source_new(vt, a, err);
+	if (s && sl_source_open(s, err)) {
+		sl_source_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Closes and frees a source (opened or only configured).  Safe on NULL. */
 void sl_source_free(sl_source *s)
 {
 	if (!s)
@@ -108,8 +133,8 @@ void sl_source_free(sl_source *s)
 }
 
 /*
- * Allocates a sink of type vt, fills its base and opens it with a.  Same
- * contract as sl_source_new.
+ * Allocates a sink of type vt, fills its base and configures it with a (no
+ * I/O).  Same contract as sl_source_new.
  */
 sl_sink *sl_sink_new(const sl_sink_vtab *vt, const sl_conn_args *a, sl_err *err)
 {
@@ -121,7 +146,7 @@ sl_sink *sl_sink_new(const sl_sink_vtab *vt, const sl_conn_args *a, sl_err *err)
 	}
 	k->vt = vt;
 	k->table = a->table;
-	int rc = vt->open(k, a, err);
+	int rc = vt->configure(k, a, err);
 	if (rc < 0) {
 		if (err && !err->code)
 			sl_err_set(err, rc, "sink '%s': cannot open", a->table);
@@ -131,7 +156,30 @@ sl_sink *sl_sink_new(const sl_sink_vtab *vt, const sl_conn_args *a, sl_err *err)
 	return k;
 }
 
-/* Closes (without publishing) and frees a sink.  Safe on NULL. */
+/* Opens a configured sink (vt->open, if any).  Same contract as
+ * sl_source_open. */
+int sl_sink_open(sl_sink *k, sl_err *err)
+{
+	int rc = k->vt->open ? k->vt->open(k, err) : 0;
+	if (rc < 0 && err && !err->code)
+		sl_err_set(err, rc, "sink '%s': cannot open", k->table);
+	return rc < 0 ? rc : 0;
+}
+
+/* sl_sink_new, then sl_sink_open; NULL (nothing left over) with err on
+ * failure of either. */
+sl_sink *sl_sink_new_open(const sl_sink_vtab *vt, const sl_conn_args *a, sl_err *err)
+{
+	sl_sink *k = sl_sink_new(vt, a, err);
+	if (k && sl_sink_open(k, err)) {
+		sl_sink_free(k);
+		return NULL;
+	}
+	return k;
+}
+
+/* Closes (without publishing) and frees a sink, opened or only
+ * configured.  Safe on NULL. */
 void sl_sink_free(sl_sink *k)
 {
 	if (!k)

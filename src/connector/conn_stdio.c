@@ -35,15 +35,23 @@ typedef struct stdin_source {
 	int prov_cap, prov_n;
 } stdin_source;
 
-static int sin_open(sl_source *s, const sl_conn_args *a, sl_err *err)
+/* The format and its options; standard input is not touched yet. */
+static int sin_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 {
 	stdin_source *in = (stdin_source *)s;
 	sl__lines_init(&in->lr);
 	if (!(in->dec = sl__conn_decoder(a, NULL, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	in->base.dec = in->dec;
+	return 0;
+}
+
+/* Starts the line reader on fd 0. */
+static int sin_open(sl_source *s, sl_err *err)
+{
+	stdin_source *in = (stdin_source *)s;
 	if (sl__lines_start(&in->lr, STDIN_FILENO, 0, 0, 0))
-		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", a->table);
+		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", s->table);
 	in->started = 1;
 	return 0;
 }
@@ -157,6 +165,7 @@ static void sin_close(sl_source *s)
 const sl_source_vtab sl_stdin_source_vtab = {
 	.name = "stdin",
 	.size = sizeof(stdin_source),
+	.configure = sin_configure,
 	.open = sin_open,
 	.read = sin_read,
 	.where = sin_where,
@@ -173,7 +182,8 @@ typedef struct stdout_sink {
 	sl_buf out;      /* the batch's encoded rows */
 } stdout_sink;
 
-static int sout_open(sl_sink *s, const sl_conn_args *a, sl_err *err)
+/* The format and its options (stdout needs no opening). */
+static int sout_configure(sl_sink *s, const sl_conn_args *a, sl_err *err)
 {
 	stdout_sink *k = (stdout_sink *)s;
 	sl_buf_init(&k->out);
@@ -239,7 +249,7 @@ const sl_sink_vtab sl_stdout_sink_vtab = {
 	.accepts_updates = 1,
 	.can_update = sout_can_update,
 	.guarantee = "at-least-once",
-	.open = sout_open,
+	.configure = sout_configure,
 	.write = sout_write,
 	.finish = sout_finish,
 	.close = sout_close,

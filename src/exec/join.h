@@ -15,6 +15,7 @@
 
 #include "../base/buf.h"
 #include "../expr/expr.h"
+#include "emit.h"
 #include "op.h"
 
 typedef enum sl_join_kind {
@@ -129,14 +130,14 @@ void sl__jrec_set(char *rec, uint32_t count, int64_t aux);
 int sl__join_plan_own(sl_join_plan *dst, int *keys[2], const sl_join_plan *p, sl_err *err);
 
 /*
- * Builder of joined output rows: an output batch (left ++ right columns)
- * flushed to the operator's consumers when full, and a candidate batch in
+ * Builder of joined output rows: an emitter (emit.h) of output rows (left
+ * ++ right columns) to the operator's consumers, and a candidate batch in
  * which joined pairs are assembled and filtered by the residual predicate.
  */
 typedef struct sl_joiner {
 	sl_op *op;
 	int nl, nr;
-	sl_batch *out;     /* rows being emitted */
+	sl_emitter out;    /* rows being emitted */
 	sl_batch *cand;    /* candidate joined rows (residual evaluation) */
 	sl_prog *residual; /* NULL = every candidate matches */
 	uint8_t *ok;       /* per candidate row: the residual held */

@@ -9,12 +9,12 @@
  *
  * Joined rows are assembled in a candidate batch (left columns then right
  * columns), filtered by the residual program in one call per chunk, and
- * copied to the output batch; nothing here allocates per row (batches and
- * buffers are reused).  A run-time error of the residual comes back as the
- * row of the input batch the failing candidate was built from (err->row,
- * err.h), which the scan upstream names; a candidate made of two stored
- * rows (window and temporal joins, fired by the watermark) has none.  One
- * thread, the job's.
+ * copied to the output through an emitter (emit.h); nothing here
+ * allocates per row (batches and buffers are reused).  A run-time error of
+ * the residual comes back as the row of the input batch the failing
+ * candidate was built from (err->row, err.h), which the scan upstream
+ * names; a candidate made of two stored rows (window and temporal joins,
+ * fired by the watermark) has none.  One thread, the job's.
  */
 #include "join.h"
 #include "../data/rowcodec.h"
@@ -76,12 +76,15 @@ int sl__joiner_init(sl_joiner *j, sl_op *op, const sl_join_plan *p, sl_err *err)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	memcpy(ct, p->ltypes, sizeof(sl_type) * (size_t)p->nl);
 	memcpy(ct + p->nl, p->rtypes, sizeof(sl_type) * (size_t)p->nr);
-	j->out = sl_batch_new(op->nout, op->out_types, 0);
+	if (sl_emitter_init(&j->out, op, 0, err)) {
+		free(ct);
+		return err->code;
+	}
 	j->cand = sl_batch_new(n, ct, 256);
 	j->ok = calloc(256, 1);
 	j->src_b = calloc(256, sizeof(*j->src_b));
 	j->src_row = calloc(256, sizeof(int));
-	if (!j->out || !j->cand || !j->ok || !j->src_b || !j->src_row) {
+	if (!j->cand || !j->ok || !j->src_b || !j->src_row) {
 		free(ct);
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	}
@@ -96,7 +99,7 @@ int sl__joiner_init(sl_joiner *j, sl_op *op, const sl_join_plan *p, sl_err *err)
 
 void sl__joiner_deinit(sl_joiner *j)
 {
-	sl_batch_free(j->out);
+	sl_emitter_deinit(&j->out);
 	sl_batch_free(j->cand);
 	sl_prog_free(j->residual);
 	free(j->ok);
@@ -177,41 +180,31 @@ int sl__joiner_cand_eval(sl_joiner *j, sl_err *err)
 int sl__joiner_emit_left(sl_joiner *j, const char *lbytes, uint32_t llen, uint8_t op,
                          int64_t wm, sl_err *err)
 {
-	int rc;
-	if (j->out->nrows == j->out->cap && (rc = sl__joiner_flush(j, err)))
-		return rc;
-	int row = sl_batch_add_row(j->out, op, wm);
+	int row = sl_emitter_row(&j->out, op, wm, err);
 	if (row < 0)
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return fill_side(j->out, 0, j->nl, row, NULL, -1, lbytes, llen, err);
+		return row;
+	return fill_side(j->out.b, 0, j->nl, row, NULL, -1, lbytes, llen, err);
 }
 
 int sl__joiner_flush(sl_joiner *j, sl_err *err)
 {
-	if (j->out->nrows == 0)
-		return 0;
-	int rc = sl_op_emit(j->op, j->out, err);
-	sl_batch_reset(j->out);
-	return rc;
+	return sl_emitter_flush(&j->out, err);
 }
 
 int sl__joiner_emit_cand(sl_joiner *j, int i, uint8_t op, int64_t wm, sl_err *err)
 {
-	int rc;
-	if (j->out->nrows == j->out->cap && (rc = sl__joiner_flush(j, err)))
-		return rc;
-	rc = sl_batch_copy_row(j->out, j->cand, i, op, wm);
-	return rc < 0 ? sl_err_set(err, SL_ENOMEM, "out of memory") : 0;
+	int rc = sl_emitter_copy_row(&j->out, j->cand, i, op, wm, err);
+	return rc < 0 ? rc : 0;
 }
 
 int sl__joiner_emit(sl_joiner *j, const sl_batch *lb, int lrow, const char *lbytes,
                     uint32_t llen, const sl_batch *rb, int rrow, const char *rbytes,
                     uint32_t rlen, uint8_t op, int64_t wm, sl_err *err)
 {
-	int rc;
-	if (j->out->nrows == j->out->cap && (rc = sl__joiner_flush(j, err)))
+	int rc = sl_emitter_reserve(&j->out, 1, err);
+	if (rc)
 		return rc;
-	rc = build(j, j->out, lb, lrow, lbytes, llen, rb, rrow, rbytes, rlen, op, wm, err);
+	rc = build(j, j->out.b, lb, lrow, lbytes, llen, rb, rrow, rbytes, rlen, op, wm, err);
 	return rc < 0 ? rc : 0;
 }
 

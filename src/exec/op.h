@@ -79,13 +79,17 @@
 #include "../data/types.h"
 #include "../state/state.h"
 #include "../data/batch.h"
+#include "op_kind.h"
 
 struct sl_graph;
 typedef struct sl_op sl_op;
 typedef struct sl_op_vtab sl_op_vtab;
 
 struct sl_op_vtab {
-	const char *name; /* "WindowAggregate", "Calc", ... (EXPLAIN, stats) */
+	const char *name; /* "WindowAggregate", "Calc", ... for display (EXPLAIN,
+	                   * stats, messages); decide by kind and flags */
+	sl_op_kind kind;  /* one value per method table (op_kind.h) */
+	unsigned flags;   /* SL_OPF_* properties of the kind (op_kind.h) */
 	int (*open)(sl_op *op, sl_err *err);
 	int (*process)(sl_op *op, int input, const sl_batch *in, sl_err *err);
 	int (*watermark)(sl_op *op, int64_t wm, sl_err *err);
@@ -163,6 +167,10 @@ struct sl_op {
 	 * for non-windowed stateful operators; 0 = none): [0] the operator's
 	 * state or a join's left side, [1] a join's right side. */
 	int64_t state_ttl[2];
+	/* 1: its state is freed by the job's processing-time clock, not by the
+	 * watermark (a processing-time window; set by the constructor from its
+	 * parameters; see SL_OPF_STATE_WM). */
+	int state_proctime;
 	sl_state_table *ttl_chain; /* wrappers of its TTL tables (sl_op_table_open) */
 };
 

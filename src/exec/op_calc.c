@@ -91,6 +91,7 @@ static void calc_close(sl_op *op)
 
 static const sl_op_vtab calc_vtab = {
 	.name = "Calc",
+	.kind = SL_OPK_CALC,
 	.open = calc_open,
 	.process = calc_process,
 	.close = calc_close,

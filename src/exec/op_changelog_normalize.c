@@ -31,6 +31,7 @@
  * No malloc per row: keys and rows are encoded into re-used buffers; the
  * output batch is re-used.  One thread (the job's).
  */
+#include "emit.h"
 #include "ops.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
@@ -44,26 +45,17 @@ typedef struct norm_op {
 	int nkeys;
 	int *all_cols;   /* 0..nout-1 */
 	sl_state_table *rows;
-	sl_batch *out;
-	sl_col **ocols;  /* &out->cols[i] for decoding */
+	sl_emitter out;  /* emit.h */
+	sl_col **ocols;  /* &out.b->cols[i] for decoding */
 	sl_buf key, val;
 } norm_op;
-
-static int flush_if_full(norm_op *o, sl_err *err)
-{
-	if (o->out->nrows + 2 <= o->out->cap)
-		return 0;
-	int rc = sl_op_emit(&o->base, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
-}
 
 /* Appends the stored row (bytes v[0..n)) to the output with kind op. */
 static int emit_stored(norm_op *o, const void *v, uint32_t n, uint8_t op, int64_t wm,
                        sl_err *err)
 {
-	int r = sl_batch_add_row(o->out, op, wm);
-	if (sl_rowcodec_decode(v, n, o->out, o->ocols, o->base.nout, r) < 0)
+	int r = sl_batch_add_row(o->out.b, op, wm);
+	if (sl_rowcodec_decode(v, n, o->out.b, o->ocols, o->base.nout, r) < 0)
 		return sl_err_set(err, SL_ESTATE, "ChangelogNormalize: malformed stored row");
 	return 0;
 }
@@ -71,6 +63,10 @@ static int emit_stored(norm_op *o, const void *v, uint32_t n, uint8_t op, int64_
 /* Row `row` of `in`; `next` is the next live row or -1. */
 static int norm_row(norm_op *o, const sl_batch *in, int row, int next, sl_err *err)
 {
+	/* room for a -U/+U pair, so it never straddles two batches */
+	int rc = sl_emitter_reserve(&o->out, 2, err);
+	if (rc)
+		return rc;
 	uint8_t op = in->op[row];
 	sl_buf_clear(&o->key);
 	if (sl_rowcodec_key(in, o->key_cols, o->nkeys, row, &o->key))
@@ -89,14 +85,13 @@ static int norm_row(norm_op *o, const sl_batch *in, int row, int next, sl_err *e
 	uint32_t clen;
 	int have = sl_state_get_var(o->rows, 0, o->key.p, (uint32_t)o->key.len, &cur, &clen);
 	int64_t wm = in->wm[row];
-	int rc;
 	if (op == SL_DELETE) {
 		if (!have)
 			return 0;
 		if ((rc = emit_stored(o, cur, clen, SL_DELETE, wm, err)))
 			return rc;
 		sl_state_delete(o->rows, 0, o->key.p, (uint32_t)o->key.len);
-		return flush_if_full(o, err);
+		return 0;
 	}
 	sl_buf_clear(&o->val);
 	if (sl_rowcodec_key(in, o->all_cols, o->base.nout, row, &o->val))
@@ -105,12 +100,12 @@ static int norm_row(norm_op *o, const sl_batch *in, int row, int next, sl_err *e
 		return 0; /* a duplicate event: nothing changed */
 	if (have && (rc = emit_stored(o, cur, clen, SL_UPDATE_BEFORE, wm, err)))
 		return rc;
-	if (sl_batch_copy_row(o->out, in, row, have ? SL_UPDATE_AFTER : SL_INSERT, wm) < 0)
+	if (sl_batch_copy_row(o->out.b, in, row, have ? SL_UPDATE_AFTER : SL_INSERT, wm) < 0)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if (sl_state_put_var(o->rows, 0, o->key.p, (uint32_t)o->key.len, o->val.p,
 	                     (uint32_t)o->val.len))
 		return sl_err_set(err, SL_ENOMEM, "ChangelogNormalize: cannot store the row");
-	return flush_if_full(o, err);
+	return 0;
 }
 
 static int norm_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
@@ -123,9 +118,7 @@ static int norm_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		if ((rc = norm_row(o, in, row, next, err)))
 			return rc;
 	}
-	rc = sl_op_emit(op, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
+	return sl_emitter_flush(&o->out, err);
 }
 
 static int norm_open(sl_op *op, sl_err *err)
@@ -133,13 +126,14 @@ static int norm_open(sl_op *op, sl_err *err)
 	norm_op *o = (norm_op *)op;
 	if (!(o->rows = sl_op_table_open(op, "rows", 0, 0, 0, err)))
 		return err->code;
-	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	if (sl_emitter_init(&o->out, op, 0, err))
+		return err->code;
 	o->ocols = calloc((size_t)op->nout + 1, sizeof(sl_col *));
 	o->all_cols = calloc((size_t)op->nout + 1, sizeof(int));
-	if (!o->out || !o->ocols || !o->all_cols)
+	if (!o->ocols || !o->all_cols)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < op->nout; i++) {
-		o->ocols[i] = &o->out->cols[i];
+		o->ocols[i] = &o->out.b->cols[i];
 		o->all_cols[i] = i;
 	}
 	return 0;
@@ -148,7 +142,7 @@ static int norm_open(sl_op *op, sl_err *err)
 static void norm_close(sl_op *op)
 {
 	norm_op *o = (norm_op *)op;
-	sl_batch_free(o->out);
+	sl_emitter_deinit(&o->out);
 	free(o->ocols);
 	free(o->all_cols);
 	free(o->key_cols);
@@ -158,6 +152,8 @@ static void norm_close(sl_op *op)
 
 static const sl_op_vtab norm_vtab = {
 	.name = "ChangelogNormalize",
+	.kind = SL_OPK_CHANGELOG_NORMALIZE,
+	.flags = SL_OPF_STATE_TTL,
 	.open = norm_open,
 	.process = norm_process,
 	.close = norm_close,

@@ -84,6 +84,7 @@ static void constraint_close(sl_op *op)
 
 static const sl_op_vtab constraint_vtab = {
 	.name = "ConstraintEnforcer",
+	.kind = SL_OPK_CONSTRAINT,
 	.process = constraint_process,
 	.close = constraint_close,
 };

@@ -29,6 +29,7 @@
  * "values" for MIN/MAX over updating input: key = group key + aggregate
  * index -> the sorted values with their counts (agg.h, sl_agg_vals_add).
  */
+#include "emit.h"
 #include "graph.h"
 #include "ops.h"
 #include "../data/rowcodec.h"
@@ -56,45 +57,21 @@ typedef struct group_op {
 	int has_str, has_retract;
 	sl_buf vbuf;            /* work buffer of sl_agg_vals_add */
 	sl_buf skey;
-	sl_batch *out;
-	int *out_src;           /* per row of out: the input row it answers, or -1 */
-	const sl_batch *cur_in; /* the input batch being processed */
-	int cur_row;            /* its row being folded (-1: mini-batch flush) */
+	sl_emitter out;         /* emit.h; sources tracked (sl_emitter_track_src) */
+	int cur_row;            /* the input row being folded (-1: mini-batch flush) */
 	sl_buf key, dkey;
 	/* mini-batch bookkeeping: keys touched in the current batch */
 	sl_batch *pre;       /* their results before the batch (-U candidates) */
 	sl_buf touched;      /* concatenated (u32 len, key) of touched keys */
 } group_op;
 
-/* Emits o->out.  A run-time error downstream (HAVING) in one of its rows
- * comes back as the input row that produced it (err.h), which the scan
- * upstream names. */
-static int emit_out(group_op *o, sl_err *err)
-{
-	int rc = sl_op_emit(&o->base, o->out, err);
-	if (rc && err->row > 0 && err->row_batch == o->out) {
-		int src = o->out_src[err->row - 1];
-		err->row_batch = src >= 0 ? o->cur_in : NULL;
-		err->row = src >= 0 ? src + 1 : 0;
-	}
-	sl_batch_reset(o->out);
-	return rc;
-}
-
-static int emit_if_full(group_op *o, sl_err *err)
-{
-	if (o->out->nrows + 2 <= o->out->cap)
-		return 0;
-	return emit_out(o, err);
-}
-
 /* Appends the result row of (key, slot) to b. */
 static int build_row(group_op *o, sl_batch *b, const void *slot, uint8_t op, int64_t wm,
                      sl_err *err)
 {
 	int row = sl_batch_add_row(b, op, wm);
-	if (b == o->out)
-		o->out_src[row] = o->cur_row;
+	if (b == o->out.b)
+		sl_emitter_set_src(&o->out, row, o->cur_row);
 	sl_col *kc[64];
 	for (int i = 0; i < o->p.nkeys; i++)
 		kc[i] = &b->cols[i];
@@ -203,8 +180,11 @@ static int update_group(group_op *o, const sl_batch *in, int row, sl_err *err)
 		sl_state_delete(o->acc, 0, o->key.p, (uint32_t)o->key.len);
 		return 0;
 	}
-	sl_batch *b = o->out;
-	int rc, old = -1;
+	/* room for the -U/+U pair, so it never straddles two batches */
+	int rc = sl_emitter_reserve(&o->out, 2, err), old = -1;
+	if (rc)
+		return rc;
+	sl_batch *b = o->out.b;
 	if (h->emitted && (old = build_row(o, b, slot, SL_UPDATE_BEFORE, wm, err)) < 0)
 		return old;
 	if ((rc = fold(o, slot, in, row, sign, err)))
@@ -216,7 +196,7 @@ static int update_group(group_op *o, const sl_batch *in, int row, sl_err *err)
 			b->op[old] = SL_DELETE;
 		sl_state_delete(o->acc, 0, o->key.p, (uint32_t)o->key.len);
 		drop_strs(o);
-		return emit_if_full(o, err);
+		return 0;
 	}
 	int nr = build_row(o, b, slot, old >= 0 ? SL_UPDATE_AFTER : SL_INSERT, wm, err);
 	if (nr < 0)
@@ -224,7 +204,7 @@ static int update_group(group_op *o, const sl_batch *in, int row, sl_err *err)
 	if (old >= 0 && rows_equal(b, old, nr))
 		b->nrows -= 2; /* unchanged result: emit nothing */
 	h->emitted = 1;
-	return emit_if_full(o, err);
+	return 0;
 }
 
 /* Mini-batch: remember the key's result before the batch, once. */
@@ -275,13 +255,15 @@ static int mb_flush(group_op *o, int64_t wm, sl_err *err)
 		void *slot = sl_state_get(o->acc, 0, o->key.p, len);
 		slot_hdr *h = slot;
 		int had = o->pre->op[k] != 0xff;
-		sl_batch *b = o->out;
+		if ((rc = sl_emitter_reserve(&o->out, 2, err)))
+			return rc;
+		sl_batch *b = o->out.b;
 		int old = -1;
 		if (had) {
 			old = sl_batch_copy_row(b, o->pre, k, SL_UPDATE_BEFORE, wm);
 			if (old < 0)
 				return old;
-			o->out_src[old] = -1;
+			sl_emitter_set_src(&o->out, old, -1);
 		}
 		k++;
 		if (!slot || h->rows <= 0) {
@@ -300,8 +282,6 @@ static int mb_flush(group_op *o, int64_t wm, sl_err *err)
 				b->nrows -= 2;
 			h->emitted = 1;
 		}
-		if ((rc = emit_if_full(o, err)))
-			return rc;
 	}
 	sl_buf_clear(&o->touched);
 	sl_batch_reset(o->pre);
@@ -313,7 +293,7 @@ static int group_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	group_op *o = (group_op *)op;
 	int rc;
 	int64_t last_wm = SL_WM_MIN;
-	o->cur_in = in;
+	o->out.src_in = in;
 	SL_BATCH_FOREACH(in, k, row) {
 		o->cur_row = o->p.mini_batch ? -1 : row;
 		sl_buf_clear(&o->key);
@@ -337,7 +317,7 @@ static int group_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	o->cur_row = -1;
 	if (o->p.mini_batch && (rc = mb_flush(o, last_wm, err)))
 		return rc;
-	return emit_out(o, err);
+	return sl_emitter_flush(&o->out, err);
 }
 
 static int group_open(sl_op *op, sl_err *err)
@@ -354,10 +334,10 @@ static int group_open(sl_op *op, sl_err *err)
 	if (o->has_retract &&
 	    !(o->vals = sl_op_table_open(op, "values", 0, 0, SL_STATE_TTL_READ_REFRESH, err)))
 		return err->code;
-	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	if (sl_emitter_init(&o->out, op, 0, err))
+		return err->code;
 	o->pre = sl_batch_new(op->nout, op->out_types, 0);
-	if (!o->out || !o->pre ||
-	    !(o->out_src = calloc((size_t)o->out->cap + 1, sizeof(int))))
+	if (!o->pre || sl_emitter_track_src(&o->out, err))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	return 0;
 }
@@ -365,8 +345,7 @@ static int group_open(sl_op *op, sl_err *err)
 static void group_close(sl_op *op)
 {
 	group_op *o = (group_op *)op;
-	sl_batch_free(o->out);
-	free(o->out_src);
+	sl_emitter_deinit(&o->out);
 	sl_batch_free(o->pre);
 	sl_buf_deinit(&o->key);
 	sl_buf_deinit(&o->dkey);
@@ -379,6 +358,8 @@ static void group_close(sl_op *op)
 
 static const sl_op_vtab group_vtab = {
 	.name = "GroupAggregate",
+	.kind = SL_OPK_GROUP_AGG,
+	.flags = SL_OPF_STATE_TTL,
 	.open = group_open,
 	.process = group_process,
 	.close = group_close,

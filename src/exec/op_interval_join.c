@@ -29,13 +29,15 @@
  *
  * State.  Tables "left"/"right": namespace 0, key = encoded join key,
  * value = list of records (join.h) with the row's time in `time` and its
- * match count in `aux`.  Tables "ltimers"/"rtimers": namespace = the
- * expiry instant E of a stored row, key = its join key; firing a timer
- * rewrites the key's list without the rows with E < W.  So a row's state
+ * match count in `aux`.  Tables "ltimers"/"rtimers" (keyed timers,
+ * timers.h): namespace = the expiry instant E of a stored row, key = its
+ * join key; firing a timer rewrites the key's list without the rows with
+ * E < W.  So a row's state
  * is freed as soon as the watermark passes its bound.
  */
 #include "join.h"
 #include "graph.h"
+#include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
 
@@ -49,9 +51,9 @@ typedef struct ijoin_op {
 	int time_col[2];
 	int outer[2];
 	sl_state_table *st[2];     /* "left", "right" */
-	sl_state_table *tm[2];     /* "ltimers", "rtimers" */
+	sl_timers tm[2];           /* "ltimers", "rtimers" (timers.h) */
 	sl_joiner j;
-	sl_buf key, list, keys_due;
+	sl_buf key, list;
 	size_t recoff[256];
 	int64_t fired;             /* rows with E < fired are gone */
 } ijoin_op;
@@ -112,11 +114,6 @@ static int store(sl_state_table *t, const void *key, uint32_t klen, const sl_buf
 	return rc ? sl_err_set(err, rc, "join state: write failed") : 0;
 }
 
-static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
-{
-	sl_buf *b = ctx;
-	return sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen);
-}
 
 /* Drops the rows of key (side s) with E < w, emitting unmatched outer ones. */
 static int expire_key(ijoin_op *o, int s, const char *key, uint32_t klen, int64_t w, sl_err *err)
@@ -145,29 +142,32 @@ static int expire_key(ijoin_op *o, int s, const char *key, uint32_t klen, int64_
 	return store(o->st[s], key, klen, &o->list, err);
 }
 
-/* Expires every stored row whose bound the merged watermark w passed. */
+typedef struct expire_ctx {
+	ijoin_op *o;
+	int side;
+	int64_t w;
+} expire_ctx;
+
+/* A due timer (timers.h): expires its key's rows of one side. */
+static int expire_cb(void *ctx, int64_t ts, const void *key, uint32_t klen, sl_err *err)
+{
+	expire_ctx *x = ctx;
+	(void)ts;
+	return expire_key(x->o, x->side, key, klen, x->w, err);
+}
+
+/* Expires every stored row whose bound the merged watermark w passed: the
+ * timers with E < w, i.e. E <= w - 1, of the left side, then the right. */
 static int expire(ijoin_op *o, int64_t w, sl_err *err)
 {
 	if (w <= o->fired)
 		return 0;
 	o->fired = w;
 	for (int s = 0; s < 2; s++) {
-		int64_t ns;
-		while (sl_state_ns_first(o->tm[s], &ns) && ns < w) {
-			sl_buf_clear(&o->keys_due);
-			if (sl_state_ns_scan(o->tm[s], ns, collect_key, &o->keys_due))
-				return sl_err_set(err, SL_ENOMEM, "out of memory");
-			sl_state_ns_drop(o->tm[s], ns);
-			const char *p = o->keys_due.p, *end = p + o->keys_due.len;
-			while (p < end) {
-				uint32_t klen;
-				memcpy(&klen, p, 4);
-				int rc = expire_key(o, s, p + 4, klen, w, err);
-				if (rc)
-					return rc;
-				p += 4 + klen;
-			}
-		}
+		expire_ctx x = {o, s, w};
+		int rc = sl_timers_fire(&o->tm[s], w - 1, expire_cb, &x, err);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -249,9 +249,7 @@ static int ijoin_row(ijoin_op *o, int s, const sl_batch *in, int row, int64_t w,
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if ((rc = store(o->st[s], o->key.p, (uint32_t)o->key.len, &o->list, err)))
 		return rc;
-	if (!sl_state_upsert(o->tm[s], e, o->key.p, (uint32_t)o->key.len, NULL))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return 0;
+	return sl_timers_set(&o->tm[s], e, o->key.p, (uint32_t)o->key.len, err);
 }
 
 static int ijoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
@@ -284,7 +282,7 @@ static int ijoin_open(sl_op *op, sl_err *err)
 	static const char *names[2] = {"left", "right"}, *tnames[2] = {"ltimers", "rtimers"};
 	for (int s = 0; s < 2; s++)
 		if (!(o->st[s] = sl_state_table_open(op->state, op->uid, names[s], 0, err)) ||
-		    !(o->tm[s] = sl_state_table_open(op->state, op->uid, tnames[s], 8, err)))
+		    sl_timers_open(&o->tm[s], op, tnames[s], err))
 			return err->code;
 	return sl__joiner_init(&o->j, op, &o->p, err);
 }
@@ -295,13 +293,16 @@ static void ijoin_close(sl_op *op)
 	sl__joiner_deinit(&o->j);
 	sl_buf_deinit(&o->key);
 	sl_buf_deinit(&o->list);
-	sl_buf_deinit(&o->keys_due);
+	sl_timers_deinit(&o->tm[0]);
+	sl_timers_deinit(&o->tm[1]);
 	free(o->keys[0]);
 	free(o->keys[1]);
 }
 
 static const sl_op_vtab ijoin_vtab = {
 	.name = "IntervalJoin",
+	.kind = SL_OPK_INTERVAL_JOIN,
+	.flags = SL_OPF_STATE_WM,
 	.open = ijoin_open,
 	.process = ijoin_process,
 	.watermark = ijoin_watermark,

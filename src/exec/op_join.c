@@ -278,6 +278,8 @@ static void join_close(sl_op *op)
 
 static const sl_op_vtab join_vtab = {
 	.name = "Join",
+	.kind = SL_OPK_JOIN,
+	.flags = SL_OPF_STATE_TTL | SL_OPF_TTL_PER_SIDE,
 	.open = join_open,
 	.process = join_process,
 	.close = join_close,

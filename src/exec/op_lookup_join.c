@@ -6,7 +6,9 @@
  * key at that processing time.  INNER and LEFT.
  *
  * INTERFACE ROUTINES
- *   open       builds the joiner (output and candidate batches, residual)
+ *   open       opens the lookup (conn.h: its table must exist now; the
+ *              planner only configured it), builds the joiner (output and
+ *              candidate batches, residual)
  *   process    per probe row: encodes the key (the probe's equi-key
  *              columns, data/rowcodec.h), asks the lookup for the rows of that key
  *              at the batch's processing time, evaluates the residual over
@@ -114,7 +116,8 @@ static int ljoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 static int ljoin_open(sl_op *op, sl_err *err)
 {
 	ljoin_op *o = (ljoin_op *)op;
-	return sl__joiner_init(&o->j, op, &o->p, err);
+	int rc = sl_lookup_open(o->lk, err); /* planning only configured it (conn.h) */
+	return rc ? rc : sl__joiner_init(&o->j, op, &o->p, err);
 }
 
 static void ljoin_close(sl_op *op)
@@ -128,6 +131,7 @@ static void ljoin_close(sl_op *op)
 
 static const sl_op_vtab ljoin_vtab = {
 	.name = "LookupJoin",
+	.kind = SL_OPK_LOOKUP_JOIN,
 	.open = ljoin_open,
 	.process = ljoin_process,
 	.close = ljoin_close,

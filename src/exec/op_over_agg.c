@@ -42,8 +42,9 @@
  * State:
  *   "pend"  namespace = rowtime, key = 8-byte big-endian arrival number
  *           (so both backends scan a namespace in arrival order), value =
- *           [u32 klen][partition key][the row]; a
- *           namespace is dropped once emitted.
+ *           [u32 klen][partition key][the row]; the namespaces are
+ *           event-time timers (sl_ns_timers, timers.h): one fires once W
+ *           passes it, then is dropped.
  *   "part"  namespace 0, key = encoded partition key, value = [accumulator
  *           slot][u32 n][n frame rows: i64 ts, u32 len, the aggregates'
  *           argument columns], oldest first.  Unbounded frames keep no
@@ -51,11 +52,14 @@
  *           yet), as in Flink without TTL.
  * Keys are in the key form of data/rowcodec.h, rows and argument columns
  * in its row form (values exact, ROW values included).
- * One thread; no malloc per row (reused buffers and scratch batches).
+ * Output rows go through an emitter (emit.h).  One thread; no malloc per
+ * row (reused buffers and scratch batches).
  */
 #include "op_over.h"
+#include "emit.h"
 #include "graph.h"
 #include "op_rank.h"
+#include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
 
@@ -76,12 +80,13 @@ typedef struct over_op {
 	int incremental;       /* accumulator kept, rows retracted */
 	int keep_rows;         /* the frame is bounded: frame rows are stored */
 	sl_state_table *pend, *part;
-	sl_batch *out;         /* output rows */
+	sl_emitter out;        /* output rows (emit.h) */
 	sl_batch *row;         /* one decoded pending row (input columns) */
 	sl_batch *fb;          /* one decoded frame row (frame columns) */
 	sl_col **out_cols, **row_cols, **fb_cols;
 	sl_buf key, enc, st, fired;
 	int64_t fired_wm;      /* rows with ts < fired_wm have been emitted */
+	sl_ns_timers tm;       /* the namespaces of "pend" (timers.h) */
 	int64_t seq;           /* arrival counter */
 	int *sort_cols;        /* p.nsort further sort keys */
 	uint8_t *sort_desc, *sort_nf;
@@ -222,10 +227,13 @@ static int frame_result(over_op *o, sl_err *err)
 /* ---- firing ------------------------------------------------------------------ */
 
 /* Collects a namespace's pending entries (the scan must not write). */
-static int collect(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+static int collect(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                   sl_err *err)
 {
 	over_op *o = ctx;
-	return sl_buf_append(&o->fired, &vlen, 4) || sl_buf_append(&o->fired, val, vlen);
+	if (sl_buf_append(&o->fired, &vlen, 4) || sl_buf_append(&o->fired, val, vlen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
 }
 
 /* Decodes pending entry e (u32 vlen, then [u32 klen][key][row]) into
@@ -247,15 +255,11 @@ static size_t load_pending(over_op *o, const char *e)
 /* Appends the output row: o->row's columns, then the results in o->slot. */
 static int emit_row(over_op *o, sl_err *err)
 {
-	if (o->out->nrows == o->out->cap) {
-		int rc = sl_op_emit(&o->base, o->out, err);
-		sl_batch_reset(o->out);
-		if (rc)
-			return rc;
-	}
-	int r = sl_batch_add_row(o->out, SL_INSERT, o->base.out_wm);
+	int r = sl_emitter_row(&o->out, SL_INSERT, o->base.out_wm, err);
+	if (r < 0)
+		return r;
 	for (int i = 0; i < o->nin; i++)
-		if (sl_col_copy_value(o->out, o->out_cols[i], r, o->row_cols[i], 0))
+		if (sl_col_copy_value(o->out.b, o->out_cols[i], r, o->row_cols[i], 0))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->p.naggs; i++) {
 		const sl_agg *a = &o->aggs[i];
@@ -361,26 +365,32 @@ static int fire_pass(over_op *o, int64_t ts, int pass, sl_err *err)
 	return 0;
 }
 
-/* Emits every pending row with ts < wm. */
+/* Fires rowtime ts (a namespace timer, timers.h, which drops it after):
+ * emits its pending rows. */
+static int fire_time(void *ctx, int64_t ts, sl_err *err)
+{
+	over_op *o = ctx;
+	sl_buf_clear(&o->fired);
+	int rc = sl_state_ns_scan(o->pend, ts, collect, o, err);
+	if (rc)
+		return rc;
+	if (o->p.nsort && sort_fired(o))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if ((rc = fire_pass(o, ts, 0, err)) || (!o->p.rows && (rc = fire_pass(o, ts, 1, err))))
+		return rc;
+	return 0;
+}
+
+/* Emits every pending row with ts < wm (the timers up to wm - 1; wm >
+ * SL_WM_MIN, as every watermark that moves). */
 static int advance(over_op *o, int64_t wm, sl_err *err)
 {
-	int64_t ns;
-	int rc;
-	while (sl_state_ns_first(o->pend, &ns) && ns < wm) {
-		sl_buf_clear(&o->fired);
-		if (sl_state_ns_scan(o->pend, ns, collect, o))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-		sl_state_ns_drop(o->pend, ns);
-		if (o->p.nsort && sort_fired(o))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-		if ((rc = fire_pass(o, ns, 0, err)) || (!o->p.rows && (rc = fire_pass(o, ns, 1, err))))
-			return rc;
-	}
+	int rc = sl_ns_timers_fire(&o->tm, wm - 1, fire_time, o, err);
+	if (rc)
+		return rc;
 	if (wm > o->fired_wm)
 		o->fired_wm = wm;
-	rc = sl_op_emit(&o->base, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
+	return sl_emitter_flush(&o->out, err);
 }
 
 /* ---- method table -------------------------------------------------------------- */
@@ -419,9 +429,7 @@ static int over_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		if ((rc = sl_state_put_var(o->pend, ts, seq, 8, o->enc.p, (uint32_t)o->enc.len)))
 			return sl_err_set(err, rc, "OVER aggregate: state write failed");
 	}
-	rc = sl_op_emit(op, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
+	return sl_emitter_flush(&o->out, err);
 }
 
 static int over_watermark(sl_op *op, int64_t wm, sl_err *err)
@@ -450,12 +458,16 @@ static int over_open(sl_op *op, sl_err *err)
 	if (!(o->pend = sl_state_table_open(op->state, op->uid, "pend", 0, err)) ||
 	    !(o->part = sl_state_table_open(op->state, op->uid, "part", 0, err)))
 		return err->code;
+	sl_ns_timers_add(&o->tm, o->pend);
 	sl_type *ft = calloc((size_t)o->nfcols + 1, sizeof(sl_type));
 	if (!ft)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->nfcols; i++)
 		ft[i] = op->out_types[o->fcols[i]];
-	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	if (sl_emitter_init(&o->out, op, 0, err)) {
+		free(ft);
+		return err->code;
+	}
 	o->row = sl_batch_new(o->nin, op->out_types, 1);
 	o->fb = sl_batch_new(o->nfcols, ft, 1);
 	free(ft);
@@ -463,10 +475,10 @@ static int over_open(sl_op *op, sl_err *err)
 	o->out_cols = calloc((size_t)op->nout + 1, sizeof(sl_col *));
 	o->row_cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
 	o->fb_cols = calloc((size_t)o->nfcols + 1, sizeof(sl_col *));
-	if (!o->out || !o->row || !o->fb || !o->slot || !o->out_cols || !o->row_cols || !o->fb_cols)
+	if (!o->row || !o->fb || !o->slot || !o->out_cols || !o->row_cols || !o->fb_cols)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < op->nout; i++)
-		o->out_cols[i] = &o->out->cols[i];
+		o->out_cols[i] = &o->out.b->cols[i];
 	for (int i = 0; i < o->nin; i++)
 		o->row_cols[i] = &o->row->cols[i];
 	for (int i = 0; i < o->nfcols; i++)
@@ -481,7 +493,7 @@ static int over_open(sl_op *op, sl_err *err)
 static void over_close(sl_op *op)
 {
 	over_op *o = (over_op *)op;
-	sl_batch_free(o->out);
+	sl_emitter_deinit(&o->out);
 	sl_batch_free(o->row);
 	sl_batch_free(o->fb);
 	free(o->slot);
@@ -506,6 +518,7 @@ static void over_close(sl_op *op)
 
 static const sl_op_vtab over_vtab = {
 	.name = "OverAggregate",
+	.kind = SL_OPK_OVER_AGG,
 	.open = over_open,
 	.process = over_process,
 	.watermark = over_watermark,
@@ -581,5 +594,6 @@ sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int ni
 	o->keep_rows = p->preceding >= 0;
 	o->incremental = retract || !o->keep_rows;
 	o->fired_wm = SL_WM_MIN;
+	sl_ns_timers_init(&o->tm, 0);
 	return &o->base;
 }

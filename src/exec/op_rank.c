@@ -59,6 +59,7 @@
  * reused buffer).
  */
 #include "op_rank.h"
+#include "emit.h"
 #include "graph.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
@@ -323,14 +324,12 @@ typedef struct rank_op {
 	int nin;
 	sl_type *in_types;
 	sl_state_table *topn;
-	sl_batch *out;
+	sl_emitter out;     /* emit.h */
 	sl_col **cols;      /* output columns 0..nin) for decoding */
 	sl_buf key, entry, list, old;
 	sl_buf pairs;       /* RANK / DENSE_RANK: the output rows before and after */
 	sl_buf ukey, ukey2; /* update-fast: upsert keys of the input row, an entry */
-	int *out_src;       /* per row of out: the input row it answers */
-	const sl_batch *cur_in;
-	int cur_row;
+	int cur_row;        /* the input row being processed (emitter sources) */
 } rank_op;
 
 /* Emits o->out; a run-time error downstream in one of its rows comes back
@@ -338,29 +337,20 @@ typedef struct rank_op {
  * upstream. */
 static int flush(rank_op *o, sl_err *err)
 {
-	int rc = sl_op_emit(&o->base, o->out, err);
-	if (rc && err->row > 0 && err->row_batch == o->out) {
-		err->row_batch = o->cur_in;
-		err->row = o->out_src[err->row - 1] + 1;
-	}
-	sl_batch_reset(o->out);
-	return rc;
+	return sl_emitter_flush(&o->out, err);
 }
 
 /* Appends entry e with kind `kind` and rank r to the output. */
 static int put_row(rank_op *o, const uint8_t *e, uint8_t kind, int64_t r, int64_t wm, sl_err *err)
 {
-	if (o->out->nrows == o->out->cap) {
-		int rc = flush(o, err);
-		if (rc)
-			return rc;
-	}
-	int row = sl_batch_add_row(o->out, kind, wm);
-	o->out_src[row] = o->cur_row;
-	if (sl__rank_decode_row(e, o->out, o->cols, o->nin, row))
+	int row = sl_emitter_row(&o->out, kind, wm, err);
+	if (row < 0)
+		return row;
+	sl_emitter_set_src(&o->out, row, o->cur_row);
+	if (sl__rank_decode_row(e, o->out.b, o->cols, o->nin, row))
 		return sl_err_set(err, SL_ESTATE, "Top-N state: malformed row");
 	if (o->p.out_rn)
-		sl_col_set_i64(&o->out->cols[o->nin], row, r);
+		sl_col_set_i64(&o->out.b->cols[o->nin], row, r);
 	return 0;
 }
 
@@ -800,7 +790,7 @@ static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
 static int rank_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	rank_op *o = (rank_op *)op;
-	o->cur_in = in;
+	o->out.src_in = in;
 	SL_BATCH_FOREACH(in, k, row) {
 		o->cur_row = row;
 		int rc = rank_row(o, in, row, err);
@@ -815,12 +805,13 @@ static int rank_open(sl_op *op, sl_err *err)
 	rank_op *o = (rank_op *)op;
 	if (!(o->topn = sl_op_table_open(op, "topn", 0, 0, 0, err)))
 		return err->code;
-	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	if (sl_emitter_init(&o->out, op, 0, err))
+		return err->code;
 	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
-	if (!o->out || !o->cols || !(o->out_src = calloc((size_t)o->out->cap + 1, sizeof(int))))
+	if (!o->cols || sl_emitter_track_src(&o->out, err))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->nin; i++)
-		o->cols[i] = &o->out->cols[i];
+		o->cols[i] = &o->out.b->cols[i];
 	/* an empty PARTITION BY encodes to 0 bytes: keep key.p non-NULL (the
 	 * backends memcmp/memcpy it) */
 	if (sl_buf_reserve(&o->key, 64))
@@ -831,8 +822,7 @@ static int rank_open(sl_op *op, sl_err *err)
 static void rank_close(sl_op *op)
 {
 	rank_op *o = (rank_op *)op;
-	sl_batch_free(o->out);
-	free(o->out_src);
+	sl_emitter_deinit(&o->out);
 	free(o->cols);
 	free(o->in_types);
 	sl_buf_deinit(&o->key);
@@ -847,6 +837,8 @@ static void rank_close(sl_op *op)
 
 static const sl_op_vtab rank_vtab = {
 	.name = "Rank",
+	.kind = SL_OPK_RANK,
+	.flags = SL_OPF_STATE_TTL,
 	.open = rank_open,
 	.process = rank_process,
 	.close = rank_close,

@@ -29,7 +29,9 @@
  *   "last"  PROC_LAST / ROW_LAST: the key's current row ([i64 ts][row],
  *           the row in rowcodec.h's row form: values exact, ROW too);
  *   "pend"  ROW_FIRST: namespace = candidate's rowtime, value = its row;
- *           the namespace is dropped when it fires.
+ *           the namespaces are event-time timers (sl_ns_timers,
+ *           timers.h): one fires once W passes it, then is dropped.
+ * Output rows go through an emitter (emit.h).
  * No key's state is freed (no state TTL yet), as in Flink without TTL.
  *
  * With out_rn the output has a trailing rn column, always 1.
@@ -40,7 +42,9 @@
  * no input row.
  */
 #include "op_rank.h"
+#include "emit.h"
 #include "graph.h"
+#include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
 
@@ -57,46 +61,33 @@ typedef struct dedup_op {
 	sl_rank_plan p;
 	int nin;
 	sl_state_table *seen, *last, *pend;
-	sl_batch *out;
-	int *out_src;           /* per row of out: the input row it answers, or -1 */
-	const sl_batch *cur_in; /* the input batch being processed */
-	int cur_row;            /* its current row (-1: rows fired by the watermark) */
+	sl_emitter out;         /* emit.h; sources tracked (sl_emitter_track_src) */
+	int cur_row;            /* the current input row (-1: rows fired by the watermark) */
 	sl_col **cols;
 	sl_buf key, row, old;
 	int64_t fired_wm;   /* ROW_FIRST: candidates with ts < fired_wm were emitted */
-	sl_err *err;        /* error sink during scans */
-	int rc;
+	sl_ns_timers tm;    /* ROW_FIRST: the namespaces of "pend" (timers.h) */
 } dedup_op;
 
 /* Emits o->out; a run-time error downstream in one of its rows comes back
  * as the input row that produced it (err.h), named by the scan upstream. */
 static int flush(dedup_op *o, sl_err *err)
 {
-	int rc = sl_op_emit(&o->base, o->out, err);
-	if (rc && err->row > 0 && err->row_batch == o->out) {
-		int src = o->out_src[err->row - 1];
-		err->row_batch = src >= 0 ? o->cur_in : NULL;
-		err->row = src >= 0 ? src + 1 : 0;
-	}
-	sl_batch_reset(o->out);
-	return rc;
+	return sl_emitter_flush(&o->out, err);
 }
 
 /* Appends the encoded row r[0..len) with kind `kind`. */
 static int put_row(dedup_op *o, const void *r, uint32_t len, uint8_t kind, int64_t wm,
                    sl_err *err)
 {
-	if (o->out->nrows == o->out->cap) {
-		int rc = flush(o, err);
-		if (rc)
-			return rc;
-	}
-	int row = sl_batch_add_row(o->out, kind, wm);
-	o->out_src[row] = o->cur_row;
-	if (sl_rowcodec_decode(r, len, o->out, o->cols, o->nin, row) < 0)
+	int row = sl_emitter_row(&o->out, kind, wm, err);
+	if (row < 0)
+		return row;
+	sl_emitter_set_src(&o->out, row, o->cur_row);
+	if (sl_rowcodec_decode(r, len, o->out.b, o->cols, o->nin, row) < 0)
 		return sl_err_set(err, SL_ESTATE, "deduplicate state: malformed row");
 	if (o->p.out_rn)
-		sl_col_set_i64(&o->out->cols[o->nin], row, 1);
+		sl_col_set_i64(&o->out.b->cols[o->nin], row, 1);
 	return 0;
 }
 
@@ -110,39 +101,48 @@ static int encode_row(dedup_op *o, const sl_batch *in, int row, const void *pref
 }
 
 /* ROW_FIRST: emits the pending candidates of one rowtime. */
-static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                      sl_err *err)
 {
 	dedup_op *o = ctx;
-	if ((o->rc = put_row(o, val, vlen, SL_INSERT, o->base.out_wm, o->err)))
-		return o->rc;
+	int rc = put_row(o, val, vlen, SL_INSERT, o->base.out_wm, err);
+	if (rc)
+		return rc;
 	/* remember the key: its "seen" slot is marked after the scan, as a
 	 * read-modify-write backend must not be written during a scan */
-	return sl_buf_append(&o->old, &klen, 4) || sl_buf_append(&o->old, key, klen)
-	       ? (o->rc = sl_err_set(o->err, SL_ENOMEM, "out of memory")) : 0;
+	if (sl_buf_append(&o->old, &klen, 4) || sl_buf_append(&o->old, key, klen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
 }
 
-/* ROW_FIRST: emits every candidate with ts < wm. */
+/* ROW_FIRST: fires rowtime ts (a namespace timer, timers.h, which drops
+ * it after): emits its candidates and closes their keys. */
+static int fire_time(void *ctx, int64_t ts, sl_err *err)
+{
+	dedup_op *o = ctx;
+	sl_buf_clear(&o->old);
+	int rc = sl_state_ns_scan(o->pend, ts, fire_entry, o, err);
+	if (rc)
+		return rc;
+	for (size_t off = 0; off < o->old.len;) {
+		uint32_t kl;
+		memcpy(&kl, o->old.p + off, 4);
+		first_slot *s = sl_state_upsert(o->seen, 0, o->old.p + off + 4, kl, NULL);
+		if (!s)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		s->status = 2;
+		off += 4 + kl;
+	}
+	return 0;
+}
+
+/* ROW_FIRST: emits every candidate with ts < wm (the timers up to wm - 1;
+ * wm > SL_WM_MIN, as every watermark that moves). */
 static int advance(dedup_op *o, int64_t wm, sl_err *err)
 {
-	int64_t ns;
-	o->err = err;
-	while (sl_state_ns_first(o->pend, &ns) && ns < wm) {
-		sl_buf_clear(&o->old);
-		o->rc = 0;
-		sl_state_ns_scan(o->pend, ns, fire_entry, o);
-		if (o->rc)
-			return o->rc;
-		sl_state_ns_drop(o->pend, ns);
-		for (size_t off = 0; off < o->old.len;) {
-			uint32_t kl;
-			memcpy(&kl, o->old.p + off, 4);
-			first_slot *s = sl_state_upsert(o->seen, 0, o->old.p + off + 4, kl, NULL);
-			if (!s)
-				return sl_err_set(err, SL_ENOMEM, "out of memory");
-			s->status = 2;
-			off += 4 + kl;
-		}
-	}
+	int rc = sl_ns_timers_fire(&o->tm, wm - 1, fire_time, o, err);
+	if (rc)
+		return rc;
 	if (wm > o->fired_wm)
 		o->fired_wm = wm;
 	return flush(o, err);
@@ -253,7 +253,7 @@ static int dedup_row(dedup_op *o, const sl_batch *in, int row, sl_err *err)
 static int dedup_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	dedup_op *o = (dedup_op *)op;
-	o->cur_in = in;
+	o->out.src_in = in;
 	SL_BATCH_FOREACH(in, k, row) {
 		o->cur_row = o->p.mode == SL_RANK_DEDUP_ROW_FIRST ? -1 : row;
 		int rc = dedup_row(o, in, row, err);
@@ -295,6 +295,7 @@ static int dedup_open(sl_op *op, sl_err *err)
 		o->pend = o->seen ? sl_state_table_open(op->state, op->uid, "pend", 0, err) : NULL;
 		if (!o->pend)
 			return err->code;
+		sl_ns_timers_add(&o->tm, o->pend);
 		break;
 	default:
 		o->last = sl_op_table_open(op, "last", 0, 0, 0, err);
@@ -302,12 +303,13 @@ static int dedup_open(sl_op *op, sl_err *err)
 	}
 	if (!o->seen && !o->last)
 		return err->code;
-	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	if (sl_emitter_init(&o->out, op, 0, err))
+		return err->code;
 	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
-	if (!o->out || !o->cols || !(o->out_src = calloc((size_t)o->out->cap + 1, sizeof(int))))
+	if (!o->cols || sl_emitter_track_src(&o->out, err))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->nin; i++)
-		o->cols[i] = &o->out->cols[i];
+		o->cols[i] = &o->out.b->cols[i];
 	/* an empty PARTITION BY encodes to 0 bytes: keep key.p non-NULL (the
 	 * backends memcmp/memcpy it) */
 	if (sl_buf_reserve(&o->key, 64))
@@ -318,8 +320,7 @@ static int dedup_open(sl_op *op, sl_err *err)
 static void dedup_close(sl_op *op)
 {
 	dedup_op *o = (dedup_op *)op;
-	sl_batch_free(o->out);
-	free(o->out_src);
+	sl_emitter_deinit(&o->out);
 	free(o->cols);
 	sl_buf_deinit(&o->key);
 	sl_buf_deinit(&o->row);
@@ -329,6 +330,8 @@ static void dedup_close(sl_op *op)
 
 static const sl_op_vtab dedup_vtab = {
 	.name = "Deduplicate",
+	.kind = SL_OPK_DEDUP,
+	.flags = SL_OPF_STATE_TTL,
 	.open = dedup_open,
 	.process = dedup_process,
 	.watermark = dedup_watermark,
@@ -348,5 +351,6 @@ sl_op *sl_op_dedup_new(const sl_rank_plan *p, const sl_type *in_types, int nin, 
 	o->base.vt = &dedup_vtab;
 	o->nin = nin;
 	o->fired_wm = SL_WM_MIN;
+	sl_ns_timers_init(&o->tm, 0);
 	return &o->base;
 }

@@ -3,6 +3,8 @@
  * table's computed columns and assigns watermarks.
  *
  * INTERFACE ROUTINES
+ *   open       opens the source (conn.h: the planner only configured it,
+ *              so EXPLAIN touches no file), allocates the batches
  *   pump       reads one batch from the source, evaluates computed columns,
  *              sets each row's W_before and emits the batch, then the
  *              watermark after its last row
@@ -308,6 +310,13 @@ int sl_op_scan_push_lines(sl_op *op, const char *text, size_t len, sl_err *err)
 static int scan_open(sl_op *op, sl_err *err)
 {
 	scan_op *o = (scan_op *)op;
+	/* the connector's I/O (files, the clock) happens now, not when the
+	 * job was planned (conn.h): its errors name the table as planning's do */
+	int rc = o->p.source ? sl_source_open(o->p.source, err) : 0;
+	if (rc) {
+		sl_err_prefix(err, "table '%s'", o->table);
+		return rc;
+	}
 	sl_type *pt = calloc((size_t)o->p.nphys + 1, sizeof(sl_type));
 	if (!pt)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
@@ -400,6 +409,7 @@ static int scan_commit(sl_op *op, int64_t id, sl_err *err)
 
 static const sl_op_vtab scan_vtab = {
 	.name = "TableSourceScan",
+	.kind = SL_OPK_SCAN,
 	.open = scan_open,
 	.snapshot = scan_snapshot,
 	.restore = scan_restore,
@@ -411,6 +421,7 @@ static const sl_op_vtab scan_vtab = {
  * only the hooks that exist, so the others keep commit NULL. */
 static const sl_op_vtab scan_commit_vtab = {
 	.name = "TableSourceScan",
+	.kind = SL_OPK_SCAN,
 	.open = scan_open,
 	.snapshot = scan_snapshot,
 	.restore = scan_restore,

@@ -54,7 +54,7 @@ typedef struct semi_op {
 	int *keys[2];           /* key columns of each input */
 	sl_type *jtypes;        /* left ++ right column types (candidates) */
 	sl_state_table *st[2];  /* "left", "right" */
-	sl_joiner j;            /* candidates and residual; j.out = left columns */
+	sl_joiner j;            /* candidates and residual; j.out: left columns */
 	sl_buf key;             /* encoded join key of the current row */
 	sl_buf row;             /* encoded current row */
 	sl_buf mine, other;     /* copies of the key's record lists */
@@ -86,13 +86,9 @@ static int store(sl_state_table *t, const sl_buf *key, const sl_buf *val, sl_err
 static int emit_left(semi_op *o, const sl_batch *in, int row, const char *bytes, uint32_t len,
                      uint8_t op, int64_t wm, sl_err *err)
 {
-	sl_batch *out = o->j.out;
-	int rc;
-	if (out->nrows == out->cap && (rc = sl__joiner_flush(&o->j, err)))
-		return rc;
 	if (in) {
-		rc = sl_batch_copy_row(out, in, row, op, wm);
-		return rc < 0 ? sl_err_set(err, SL_ENOMEM, "out of memory") : 0;
+		int rc = sl_emitter_copy_row(&o->j.out, in, row, op, wm, err);
+		return rc < 0 ? rc : 0;
 	}
 	return sl__joiner_emit_left(&o->j, bytes, len, op, wm, err);
 }
@@ -320,6 +316,8 @@ static void semi_close(sl_op *op)
 
 static const sl_op_vtab semi_vtab = {
 	.name = "SemiJoin",
+	.kind = SL_OPK_SEMI_JOIN,
+	.flags = SL_OPF_STATE_TTL | SL_OPF_TTL_PER_SIDE,
 	.open = semi_open,
 	.process = semi_process,
 	.close = semi_close,

@@ -24,13 +24,16 @@
  *
  * State.  Table "sess" (variable-length values), namespace 0, key = group
  * key: the key's sessions, sorted by start, each [start, end, flags,
- * accumulators].  Table "timer": namespace = the time a key needs attention
- * (a session end, or end + L for cleanup), key = group key.  Timers may be
- * stale (a session grew); handling a key re-derives everything from its
- * sessions, so a stale timer costs a lookup and nothing else.
+ * accumulators].  Table "timers" (keyed timers, timers.h): namespace = the
+ * time a key needs attention (a session end, or end + L for cleanup), key
+ * = group key.  Timers may be stale (a session grew); handling a key
+ * re-derives everything from its sessions, so a stale timer costs a lookup
+ * and nothing else.  Output rows go through an emitter (emit.h).
  */
+#include "emit.h"
 #include "graph.h"
 #include "ops.h"
+#include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
 
@@ -55,12 +58,13 @@ typedef struct sess_op {
 	sl_agg *aggs;
 	uint32_t acc_size, rec_size;
 	sl_prog *having;
-	sl_state_table *sess, *timer;
-	sl_batch *out, *tmp, *late;
+	sl_state_table *sess;
+	sl_timers timers;   /* timers.h: table "timers" */
+	sl_emitter out;     /* emit.h */
+	sl_batch *tmp, *late;
 	sl_type *late_types;
 	sl_buf key;
 	sl_buf list;        /* a key's sessions being edited */
-	sl_buf keys;        /* keys collected from a timer namespace */
 	int64_t wm;         /* watermark seen */
 } sess_op;
 
@@ -122,20 +126,13 @@ static int emit_one(sess_op *o, sess *s, uint8_t op, sl_err *err)
 	} else {
 		s->flags &= ~F_VISIBLE;
 	}
-	if (o->out->nrows == o->out->cap) {
-		int rc = sl_op_emit(&o->base, o->out, err);
-		sl_batch_reset(o->out);
-		if (rc)
-			return rc;
-	}
-	return sl_batch_copy_row(o->out, t, 0, op, o->base.out_wm) < 0 ? SL_ENOMEM : 0;
+	int rc = sl_emitter_copy_row(&o->out, t, 0, op, o->base.out_wm, err);
+	return rc < 0 ? rc : 0;
 }
 
 static int flush_out(sess_op *o, sl_err *err)
 {
-	int rc = sl_op_emit(&o->base, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
+	return sl_emitter_flush(&o->out, err);
 }
 
 /* ---- state helpers ------------------------------------------------------ */
@@ -160,9 +157,9 @@ static int store(sess_op *o)
 	                        (uint32_t)o->list.len);
 }
 
-static int add_timer(sess_op *o, int64_t t)
+static int add_timer(sess_op *o, int64_t t, sl_err *err)
 {
-	return sl_state_upsert(o->timer, t, o->key.p, (uint32_t)o->key.len, NULL) ? 0 : SL_ENOMEM;
+	return sl_timers_set(&o->timers, t, o->key.p, (uint32_t)o->key.len, err);
 }
 
 /* Fires what W closed and drops what is past lateness, for the loaded key. */
@@ -182,40 +179,39 @@ static int settle_key(sess_op *o, int64_t w, sl_err *err)
 		if (keep != i)
 			memmove(rec(o, &o->list, keep), s, o->rec_size);
 		s = rec(o, &o->list, keep++);
-		if ((rc = add_timer(o, (s->flags & F_FIRED) ? s->end + o->p.lateness : s->end)))
-			return sl_err_set(err, rc, "out of memory");
+		if ((rc = add_timer(o, (s->flags & F_FIRED) ? s->end + o->p.lateness : s->end, err)))
+			return rc;
 	}
 	o->list.len = (size_t)keep * o->rec_size;
 	return store(o) ? sl_err_set(err, SL_ENOMEM, "out of memory") : 0;
 }
 
-static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+typedef struct fire_ctx {
+	sess_op *o;
+	int64_t w;
+} fire_ctx;
+
+/* A due timer (timers.h): settles its key's sessions at W. */
+static int fire_key(void *ctx, int64_t ts, const void *key, uint32_t klen, sl_err *err)
 {
-	sl_buf *b = ctx;
-	return sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen);
+	fire_ctx *f = ctx;
+	sess_op *o = f->o;
+	(void)ts;
+	sl_buf_clear(&o->key);
+	sl_buf_append(&o->key, key, klen);
+	int rc;
+	if ((rc = load(o)) || (rc = settle_key(o, f->w, err)))
+		return rc < 0 ? rc : sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
 }
 
+/* Fires every timer <= w (sessions closed, state past lateness). */
 static int advance(sess_op *o, int64_t w, sl_err *err)
 {
-	int64_t ns;
-	while (sl_state_ns_first(o->timer, &ns) && ns <= w) {
-		sl_buf_clear(&o->keys);
-		if (sl_state_ns_scan(o->timer, ns, collect_key, &o->keys))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-		sl_state_ns_drop(o->timer, ns);
-		const char *p = o->keys.p, *end = p + o->keys.len;
-		while (p < end) {
-			uint32_t kl;
-			memcpy(&kl, p, 4);
-			p += 4;
-			sl_buf_clear(&o->key);
-			sl_buf_append(&o->key, p, kl);
-			p += kl;
-			int rc;
-			if ((rc = load(o)) || (rc = settle_key(o, w, err)))
-				return rc < 0 ? rc : sl_err_set(err, SL_ENOMEM, "out of memory");
-		}
-	}
+	fire_ctx f = {o, w};
+	int rc = sl_timers_fire(&o->timers, w, fire_key, &f, err);
+	if (rc)
+		return rc;
 	if (w > o->wm)
 		o->wm = w;
 	return flush_out(o, err);
@@ -287,9 +283,9 @@ static int merge_row(sess_op *o, const sl_batch *in, int row, int64_t ts, int la
 		if ((rc = emit_one(o, d, SL_INSERT, err)))
 			return rc;
 		o->base.stats.late_corrected++;
-		rc = add_timer(o, d->end + o->p.lateness);
+		rc = add_timer(o, d->end + o->p.lateness, err);
 	} else {
-		rc = add_timer(o, d->end);
+		rc = add_timer(o, d->end, err);
 	}
 	if (rc || store(o))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
@@ -369,11 +365,12 @@ static int sess_open(sl_op *op, sl_err *err)
 {
 	sess_op *o = (sess_op *)op;
 	if (!(o->sess = sl_state_table_open(op->state, op->uid, "sessions", 0, err)) ||
-	    !(o->timer = sl_state_table_open(op->state, op->uid, "timers", 8, err)))
+	    sl_timers_open(&o->timers, op, "timers", err))
 		return err->code;
-	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	if (sl_emitter_init(&o->out, op, 0, err))
+		return err->code;
 	o->tmp = sl_batch_new(op->nout, op->out_types, 2);
-	if (!o->out || !o->tmp)
+	if (!o->tmp)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if (o->p.late_policy == SL_LATEPOL_SIDE &&
 	    !(o->late = sl_batch_new(o->p.late_ncols, o->late_types, 0)))
@@ -384,13 +381,13 @@ static int sess_open(sl_op *op, sl_err *err)
 static void sess_close(sl_op *op)
 {
 	sess_op *o = (sess_op *)op;
-	sl_batch_free(o->out);
+	sl_emitter_deinit(&o->out);
 	sl_batch_free(o->tmp);
 	sl_batch_free(o->late);
 	sl_prog_free(o->having);
 	sl_buf_deinit(&o->key);
 	sl_buf_deinit(&o->list);
-	sl_buf_deinit(&o->keys);
+	sl_timers_deinit(&o->timers);
 	free(o->key_cols);
 	free(o->aggs);
 	free(o->late_types);
@@ -398,6 +395,8 @@ static void sess_close(sl_op *op)
 
 static const sl_op_vtab sess_vtab = {
 	.name = "SessionWindowAggregate",
+	.kind = SL_OPK_SESSION_AGG,
+	.flags = SL_OPF_STATE_WM | SL_OPF_LATE_STATS,
 	.open = sess_open,
 	.process = sess_process,
 	.watermark = sess_watermark,
@@ -418,6 +417,7 @@ sl_op *sl_op_session_agg_new(const sl_window_agg_plan *p, const sl_type *in_type
 	}
 	o->base.vt = &sess_vtab;
 	o->p = *p;
+	o->base.state_proctime = p->win.proc;
 	o->wm = SL_WM_MIN;
 	o->key_cols = calloc((size_t)p->nkeys + 1, sizeof(int));
 	o->aggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));

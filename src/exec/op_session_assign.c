@@ -29,14 +29,17 @@
  * sorted by start.  "rows": same key, value = the key's pending rows in
  * arrival order, each [i64 ts][u32 len][every input column in the row
  * form of rowcodec.h]; a session's rows are exactly the key's rows with ts in
- * [start, end) (open sessions of a key do not overlap).  "timers":
- * namespace = a session end, key = the partition key; a stale timer (the
- * session grew) costs a lookup.  Appending a row rewrites its key's row
+ * [start, end) (open sessions of a key do not overlap).  "timers" (keyed
+ * timers, timers.h): namespace = a session end, key = the partition key;
+ * a stale timer (the session grew) costs a lookup.  Output rows go through
+ * an emitter (emit.h).  Appending a row rewrites its key's row
  * list: cost per row grows with the rows its key has pending (open
  * sessions).  One thread; no malloc per row (reused buffers).
  */
+#include "emit.h"
 #include "graph.h"
 #include "ops.h"
+#include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
 
@@ -53,18 +56,17 @@ typedef struct sassign_op {
 	int nin;
 	int *key_cols, nkeys;
 	int *all_cols;
-	sl_state_table *sess, *rows, *timer;
-	sl_batch *out;
+	sl_state_table *sess, *rows;
+	sl_timers timers; /* timers.h: table "timers" */
+	sl_emitter out;  /* emit.h */
 	sl_col **cols;
-	sl_buf key, list, rlist, keys, enc;
+	sl_buf key, list, rlist, enc;
 	int64_t wm;
 } sassign_op;
 
 static int flush(sassign_op *o, sl_err *err)
 {
-	int rc = sl_op_emit(&o->base, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
+	return sl_emitter_flush(&o->out, err);
 }
 
 static int load(sl_state_table *t, const sl_buf *key, sl_buf *out)
@@ -89,17 +91,15 @@ static int store(sl_state_table *t, const sl_buf *key, const sl_buf *val)
 /* Emits one stored row (bytes r, n) with the session's window columns. */
 static int emit_row(sassign_op *o, const char *r, uint32_t n, const span *s, sl_err *err)
 {
-	if (o->out->nrows == o->out->cap) {
-		int rc = flush(o, err);
-		if (rc)
-			return rc;
-	}
-	int row = sl_batch_add_row(o->out, SL_INSERT, o->base.out_wm);
-	if (sl_rowcodec_decode(r, n, o->out, o->cols, o->nin, row) < 0)
+	int row = sl_emitter_row(&o->out, SL_INSERT, o->base.out_wm, err);
+	if (row < 0)
+		return row;
+	sl_batch *b = o->out.b;
+	if (sl_rowcodec_decode(r, n, b, o->cols, o->nin, row) < 0)
 		return sl_err_set(err, SL_ESTATE, "session table function: malformed stored row");
-	sl_col_set_i64(&o->out->cols[o->nin], row, sl_win_to_local(o->w.tz, s->start));
-	sl_col_set_i64(&o->out->cols[o->nin + 1], row, sl_win_to_local(o->w.tz, s->end));
-	sl_col_set_i64(&o->out->cols[o->nin + 2], row, s->end - 1000);
+	sl_col_set_i64(&b->cols[o->nin], row, sl_win_to_local(o->w.tz, s->start));
+	sl_col_set_i64(&b->cols[o->nin + 1], row, sl_win_to_local(o->w.tz, s->end));
+	sl_col_set_i64(&b->cols[o->nin + 2], row, s->end - 1000);
 	return 0;
 }
 
@@ -115,8 +115,8 @@ static int settle_key(sassign_op *o, int64_t w, sl_err *err)
 		span s = sp[i];
 		if (s.end > w) {
 			sp[keep++] = s;
-			if (!sl_state_upsert(o->timer, s.end, o->key.p, (uint32_t)o->key.len, NULL))
-				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			if ((rc = sl_timers_set(&o->timers, s.end, o->key.p, (uint32_t)o->key.len, err)))
+				return rc;
 			continue;
 		}
 		/* emit and remove the rows of [start, end) */
@@ -144,38 +144,31 @@ static int settle_key(sassign_op *o, int64_t w, sl_err *err)
 	return 0;
 }
 
-static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+typedef struct fire_ctx {
+	sassign_op *o;
+	int64_t w;
+} fire_ctx;
+
+/* A due timer (timers.h): emits and drops its key's sessions closed at W. */
+static int fire_key(void *ctx, int64_t ts, const void *key, uint32_t klen, sl_err *err)
 {
-	(void)val;
-	(void)vlen;
-	sl_buf *b = ctx;
-	return sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen);
+	fire_ctx *f = ctx;
+	sassign_op *o = f->o;
+	(void)ts;
+	sl_buf_clear(&o->key);
+	if (sl_buf_reserve(&o->key, 16) || sl_buf_append(&o->key, key, klen) ||
+	    load(o->sess, &o->key, &o->list))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return settle_key(o, f->w, err);
 }
 
+/* Fires every timer <= w: the sessions W closed. */
 static int advance(sassign_op *o, int64_t w, sl_err *err)
 {
-	int64_t ns;
-	while (sl_state_ns_first(o->timer, &ns) && ns <= w) {
-		sl_buf_clear(&o->keys);
-		if (sl_state_ns_scan(o->timer, ns, collect_key, &o->keys))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-		sl_state_ns_drop(o->timer, ns);
-		const char *p = o->keys.p, *end = p + o->keys.len;
-		while (p < end) {
-			uint32_t kl;
-			memcpy(&kl, p, 4);
-			p += 4;
-			sl_buf_clear(&o->key);
-			if (sl_buf_reserve(&o->key, 16) || sl_buf_append(&o->key, p, kl))
-				return sl_err_set(err, SL_ENOMEM, "out of memory");
-			p += kl;
-			int rc;
-			if (load(o->sess, &o->key, &o->list))
-				return sl_err_set(err, SL_ENOMEM, "out of memory");
-			if ((rc = settle_key(o, w, err)))
-				return rc;
-		}
-	}
+	fire_ctx f = {o, w};
+	int rc = sl_timers_fire(&o->timers, w, fire_key, &f, err);
+	if (rc)
+		return rc;
 	if (w > o->wm)
 		o->wm = w;
 	return flush(o, err);
@@ -206,9 +199,11 @@ static int add_row(sassign_op *o, const sl_batch *in, int row, int64_t ts, sl_er
 	sp = (span *)o->list.p;
 	memmove(sp + pos + 1, sp + pos, sizeof(span) * (size_t)(keep - pos));
 	sp[pos] = m;
-	if (store(o->sess, &o->key, &o->list) ||
-	    !sl_state_upsert(o->timer, m.end, o->key.p, (uint32_t)o->key.len, NULL))
+	if (store(o->sess, &o->key, &o->list))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	int rc = sl_timers_set(&o->timers, m.end, o->key.p, (uint32_t)o->key.len, err);
+	if (rc)
+		return rc;
 	/* append [ts][len][row] to the key's rows */
 	sl_buf_clear(&o->enc);
 	uint32_t z = 0;
@@ -276,33 +271,38 @@ static int sassign_open(sl_op *op, sl_err *err)
 	sassign_op *o = (sassign_op *)op;
 	if (!(o->sess = sl_state_table_open(op->state, op->uid, "sessions", 0, err)) ||
 	    !(o->rows = sl_state_table_open(op->state, op->uid, "rows", 0, err)) ||
-	    !(o->timer = sl_state_table_open(op->state, op->uid, "timers", 8, err)))
+	    sl_timers_open(&o->timers, op, "timers", err))
 		return err->code;
-	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	if (sl_emitter_init(&o->out, op, 0, err))
+		return err->code;
 	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
-	if (!o->out || !o->cols)
+	if (!o->cols)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->nin; i++)
-		o->cols[i] = &o->out->cols[i];
+		o->cols[i] = &o->out.b->cols[i];
 	return 0;
 }
 
 static void sassign_close(sl_op *op)
 {
 	sassign_op *o = (sassign_op *)op;
-	sl_batch_free(o->out);
+	sl_emitter_deinit(&o->out);
 	free(o->cols);
 	free(o->key_cols);
 	free(o->all_cols);
 	sl_buf_deinit(&o->key);
 	sl_buf_deinit(&o->list);
 	sl_buf_deinit(&o->rlist);
-	sl_buf_deinit(&o->keys);
+	sl_timers_deinit(&o->timers);
 	sl_buf_deinit(&o->enc);
 }
 
 static const sl_op_vtab sassign_vtab = {
 	.name = "SessionWindowTableFunction",
+	.kind = SL_OPK_SESSION_ASSIGN,
+	/* No SL_OPF_STATE_WM although the watermark frees its state (rows of
+	 * open sessions): EXPLAIN has never printed a state bound for a window
+	 * TVF, and the flag would add one. */
 	.open = sassign_open,
 	.process = sassign_process,
 	.watermark = sassign_watermark,

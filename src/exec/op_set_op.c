@@ -31,9 +31,11 @@
  * table; no private scalars.  Under a state TTL ('table.exec.state.ttl')
  * an entry not written for the TTL is forgotten, as in Flink.
  *
- * No malloc per row (the key buffer and output batch are re-used).  One
+ * No malloc per row (the key buffer and the emitter's batch, emit.h, are
+ * re-used).  One
  * thread (the job's).
  */
+#include "emit.h"
 #include "ops.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
@@ -51,7 +53,7 @@ typedef struct setop_op {
 	int all;
 	int *all_cols; /* 0..nout-1 */
 	sl_state_table *counts;
-	sl_batch *out;
+	sl_emitter out;
 	sl_buf key;
 } setop_op;
 
@@ -87,13 +89,9 @@ static int setop_row(setop_op *o, int input, const sl_batch *in, int row, sl_err
 		sl_state_delete(o->counts, 0, o->key.p, klen);
 	if (after == before)
 		return 0;
-	if (sl_batch_copy_row(o->out, in, row, after > before ? SL_INSERT : SL_DELETE, in->wm[row]) < 0)
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if (o->out->nrows < o->out->cap)
-		return 0;
-	int rc = sl_op_emit(&o->base, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
+	int rc = sl_emitter_copy_row(&o->out, in, row, after > before ? SL_INSERT : SL_DELETE,
+	                             in->wm[row], err);
+	return rc < 0 ? rc : 0;
 }
 
 static int setop_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
@@ -104,9 +102,7 @@ static int setop_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		if ((rc = setop_row(o, input, in, row, err)))
 			return rc;
 	}
-	rc = sl_op_emit(op, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
+	return sl_emitter_flush(&o->out, err);
 }
 
 static int setop_open(sl_op *op, sl_err *err)
@@ -114,9 +110,10 @@ static int setop_open(sl_op *op, sl_err *err)
 	setop_op *o = (setop_op *)op;
 	if (!(o->counts = sl_op_table_open(op, "counts", sizeof(counts), 0, 0, err)))
 		return err->code;
-	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	if (sl_emitter_init(&o->out, op, 0, err))
+		return err->code;
 	o->all_cols = calloc((size_t)op->nout + 1, sizeof(int));
-	if (!o->out || !o->all_cols)
+	if (!o->all_cols)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < op->nout; i++)
 		o->all_cols[i] = i;
@@ -126,13 +123,15 @@ static int setop_open(sl_op *op, sl_err *err)
 static void setop_close(sl_op *op)
 {
 	setop_op *o = (setop_op *)op;
-	sl_batch_free(o->out);
+	sl_emitter_deinit(&o->out);
 	free(o->all_cols);
 	sl_buf_deinit(&o->key);
 }
 
 static const sl_op_vtab setop_vtab = {
 	.name = "SetOp",
+	.kind = SL_OPK_SET_OP,
+	.flags = SL_OPF_STATE_TTL,
 	.open = setop_open,
 	.process = setop_process,
 	.close = setop_close,

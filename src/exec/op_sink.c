@@ -3,6 +3,8 @@
  * connector sink (conn.h) and publishes at end of input.
  *
  * INTERFACE ROUTINES
+ *   open        opens the sink (conn.h: the planner only configured it, so
+ *               EXPLAIN creates no directory)
  *   process     sink->write(batch)
  *   finish      sink->finish (publish everything written; with
  *               checkpointing only flush: the final checkpoint publishes)
@@ -97,6 +99,15 @@ static void sink_sync(sink_op *o)
 	o->sink->wm = o->base.wm;
 }
 
+static int sink_open(sl_op *op, sl_err *err)
+{
+	sink_op *o = (sink_op *)op;
+	int rc = sl_sink_open(o->sink, err);
+	if (rc)
+		sl_err_prefix(err, "table '%s'", o->sink->table);
+	return rc;
+}
+
 static int sink_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	sink_op *o = (sink_op *)op;
@@ -164,6 +175,8 @@ static int sink_recover(sl_op *op, sl_snap_reader *r, sl_err *err)
 
 static const sl_op_vtab sink_vtab = {
 	.name = "Sink",
+	.kind = SL_OPK_SINK,
+	.open = sink_open,
 	.process = sink_process,
 	.finish = sink_finish,
 	.close = sink_close,

@@ -44,13 +44,14 @@
  * (data/rowcodec.h), value = list of records (join.h), one per probe row, in
  * arrival order.  "versions": namespace 0, key = the join key (the
  * versioned table's PRIMARY KEY), value = records sorted by time with
- * aux = 1 for a version, 0 for a -D.  "timers": namespace = a version's
- * time, key = its join key (8-byte slot, unused).  No malloc per row:
+ * aux = 1 for a version, 0 for a -D.  "timers" (keyed timers, timers.h):
+ * namespace = a version's time, key = its join key (8-byte slot, unused).  No malloc per row:
  * keys and lists go through re-used buffers, joined rows through the
  * shared joiner (join_rows.c).  One thread, the job's.
  */
 #include "join.h"
 #include "graph.h"
+#include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
 
@@ -62,7 +63,8 @@ typedef struct tjoin_op {
 	sl_join_plan p;
 	int *keys[2];
 	int outer;
-	sl_state_table *probes, *versions, *timers;
+	sl_state_table *probes, *versions;
+	sl_timers timers;     /* timers.h: table "timers" */
 	sl_joiner j;
 	sl_buf key, list, due, vers;
 	size_t poff[256];     /* candidate i: its probe record in `due` */
@@ -93,11 +95,14 @@ static int store(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
 }
 
 /* Scan callback: appends (u32 klen, key, u32 vlen, value) to a buffer. */
-static int collect(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+static int collect(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                   sl_err *err)
 {
 	sl_buf *b = ctx;
-	return sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen) ||
-	       sl_buf_append(b, &vlen, 4) || sl_buf_append(b, val, vlen);
+	if (sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen) ||
+	    sl_buf_append(b, &vlen, 4) || sl_buf_append(b, val, vlen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
 }
 
 /* The version record (in o->vers) of the latest time <= t, or 0. */
@@ -202,6 +207,19 @@ static int clean_key(tjoin_op *o, const char *key, uint32_t klen, int64_t w, sl_
 	return store(o->versions, 0, key, klen, &o->list, err);
 }
 
+typedef struct clean_ctx {
+	tjoin_op *o;
+	int64_t w;
+} clean_ctx;
+
+/* A due version timer (timers.h): cleans its key at W. */
+static int clean_cb(void *ctx, int64_t ts, const void *key, uint32_t klen, sl_err *err)
+{
+	clean_ctx *c = ctx;
+	(void)ts;
+	return clean_key(c->o, key, klen, c->w, err);
+}
+
 /* Applies merged watermark w: fires the probes with t < w, then frees the
  * versions w makes unreachable. */
 static int advance(tjoin_op *o, int64_t w, sl_err *err)
@@ -213,8 +231,8 @@ static int advance(tjoin_op *o, int64_t w, sl_err *err)
 	int rc;
 	while (sl_state_ns_first(o->probes, &ns) && ns < w) {
 		sl_buf_clear(&o->due);
-		if (sl_state_ns_scan(o->probes, ns, collect, &o->due))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if ((rc = sl_state_ns_scan(o->probes, ns, collect, &o->due, err)))
+			return rc;
 		sl_state_ns_drop(o->probes, ns);
 		for (const char *p = o->due.p, *end = p + o->due.len; p < end;) {
 			uint32_t kl, vl;
@@ -225,21 +243,8 @@ static int advance(tjoin_op *o, int64_t w, sl_err *err)
 			p += 8 + kl + vl;
 		}
 	}
-	while (sl_state_ns_first(o->timers, &ns) && ns <= w) {
-		sl_buf_clear(&o->due);
-		if (sl_state_ns_scan(o->timers, ns, collect, &o->due))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-		sl_state_ns_drop(o->timers, ns);
-		for (const char *p = o->due.p, *end = p + o->due.len; p < end;) {
-			uint32_t kl, vl;
-			memcpy(&kl, p, 4);
-			memcpy(&vl, p + 4 + kl, 4);
-			if ((rc = clean_key(o, p + 4, kl, w, err)))
-				return rc;
-			p += 8 + kl + vl;
-		}
-	}
-	return 0;
+	clean_ctx c = {o, w};
+	return sl_timers_fire(&o->timers, w, clean_cb, &c, err);
 }
 
 /* A probe row: buffered under (t, key); dropped and counted when late. */
@@ -302,8 +307,8 @@ static int version_row(tjoin_op *o, const sl_batch *in, int row, sl_err *err)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if ((rc = store(o->versions, 0, o->key.p, (uint32_t)o->key.len, &o->list, err)))
 		return rc;
-	if (!sl_state_upsert(o->timers, t, o->key.p, (uint32_t)o->key.len, NULL))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if ((rc = sl_timers_set(&o->timers, t, o->key.p, (uint32_t)o->key.len, err)))
+		return rc;
 	/* a version at or below the applied watermark: clean its key now */
 	return t <= o->fired ? clean_key(o, o->key.p, (uint32_t)o->key.len, o->fired, err) : 0;
 }
@@ -349,7 +354,7 @@ static int tjoin_open(sl_op *op, sl_err *err)
 	tjoin_op *o = (tjoin_op *)op;
 	if (!(o->probes = sl_state_table_open(op->state, op->uid, "probes", 0, err)) ||
 	    !(o->versions = sl_state_table_open(op->state, op->uid, "versions", 0, err)) ||
-	    !(o->timers = sl_state_table_open(op->state, op->uid, "timers", 8, err)))
+	    sl_timers_open(&o->timers, op, "timers", err))
 		return err->code;
 	return sl__joiner_init(&o->j, op, &o->p, err);
 }
@@ -362,12 +367,14 @@ static void tjoin_close(sl_op *op)
 	sl_buf_deinit(&o->list);
 	sl_buf_deinit(&o->due);
 	sl_buf_deinit(&o->vers);
+	sl_timers_deinit(&o->timers);
 	free(o->keys[0]);
 	free(o->keys[1]);
 }
 
 static const sl_op_vtab tjoin_vtab = {
 	.name = "TemporalJoin",
+	.kind = SL_OPK_TEMPORAL_JOIN,
 	.open = tjoin_open,
 	.process = tjoin_process,
 	.watermark = tjoin_watermark,

@@ -43,6 +43,7 @@ static void union_close(sl_op *op)
 
 static const sl_op_vtab union_vtab = {
 	.name = "Union",
+	.kind = SL_OPK_UNION,
 	.process = union_process,
 	.close = union_close,
 };

@@ -19,6 +19,7 @@
  * and poll (the C API, the slt runner) see VALUES rows without driving the
  * sources themselves.  One thread (the job's).
  */
+#include "emit.h"
 #include "graph.h"
 #include "ops.h"
 #include "sluice.h"
@@ -31,7 +32,7 @@ typedef struct values_op {
 	int nrows, ncols;
 	const sl_value *vals; /* nrows * ncols, row-major; plan arena */
 	int done;
-	sl_batch *out;
+	sl_emitter out;
 } values_op;
 
 static void set_value(sl_col *c, int row, const sl_value *v)
@@ -54,25 +55,20 @@ static int values_pump(sl_op *op, sl_err *err)
 		return SL_EEOF;
 	o->done = 1;
 	for (int r = 0; r < o->nrows; r++) {
-		int row = sl_batch_add_row(o->out, SL_INSERT, SL_WM_MIN);
+		int row = sl_emitter_row(&o->out, SL_INSERT, SL_WM_MIN, err);
+		if (row < 0)
+			return row;
 		for (int c = 0; c < o->ncols; c++)
-			set_value(&o->out->cols[c], row, &o->vals[(size_t)r * (size_t)o->ncols + (size_t)c]);
-		if (o->out->nrows == o->out->cap || r == o->nrows - 1) {
-			int rc = sl_op_emit(op, o->out, err);
-			sl_batch_reset(o->out);
-			if (rc)
-				return rc;
-		}
+			set_value(&o->out.b->cols[c], row,
+			          &o->vals[(size_t)r * (size_t)o->ncols + (size_t)c]);
 	}
-	return o->nrows;
+	int rc = sl_emitter_flush(&o->out, err);
+	return rc ? rc : o->nrows;
 }
 
 static int values_open(sl_op *op, sl_err *err)
 {
-	values_op *o = (values_op *)op;
-	if (!(o->out = sl_batch_new(op->nout, op->out_types, 0)))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return 0;
+	return sl_emitter_init(&((values_op *)op)->out, op, 0, err);
 }
 
 static int values_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
@@ -92,11 +88,12 @@ static int values_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
 
 static void values_close(sl_op *op)
 {
-	sl_batch_free(((values_op *)op)->out);
+	sl_emitter_deinit(&((values_op *)op)->out);
 }
 
 static const sl_op_vtab values_vtab = {
 	.name = "Values",
+	.kind = SL_OPK_VALUES,
 	.open = values_open,
 	.pump = values_pump,
 	.snapshot = values_snapshot,

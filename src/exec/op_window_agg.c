@@ -16,7 +16,10 @@
  * DISTINCT aggregates): namespace = window end, key = group key + aggregate
  * index + value, value = occurrence count.  Window start is derived from
  * the end (end - size, or for CUMULATE the enclosing max-size window), so
- * it is not stored.
+ * it is not stored.  The namespaces (window ends) are the operator's
+ * event-time timers (sl_ns_timers, timers.h: fired in end order up to W,
+ * dropped at W >= end + lateness); fired results leave through an emitter
+ * (emit.h) whose before-emit hook applies HAVING.
  *
  * Processing time (sl_window_spec.proc): the job's clock takes the
  * watermark's place: a row goes to the windows of the clock when it
@@ -36,8 +39,10 @@
  * new, +I when the (window, key) had emitted nothing, -D / +I when HAVING
  * stops / starts to hold.
  */
+#include "emit.h"
 #include "graph.h"
 #include "ops.h"
+#include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
 #include "../base/timeutil.h"
@@ -75,7 +80,7 @@ typedef struct win_op {
 	sl_state_table *strs;   /* string MIN/MAX/FIRST/LAST values (agg.h) */
 	int has_str;
 	sl_buf skey;            /* key scratch for strs */
-	sl_batch *out;          /* output rows being built */
+	sl_emitter out;         /* output rows being built (emit.h) */
 	void **out_slots;       /* slot of each output row (for the emitted flag) */
 	sl_batch *late;         /* late rows for the side output */
 	sl_batch *corr;         /* two-row scratch: old and new result */
@@ -88,10 +93,12 @@ typedef struct win_op {
 	int64_t *kend;          /* per live row: TUMBLE window end (prefetch) */
 	int kcap;               /* capacity of koff/khash/kend in rows */
 	sl_buf dkey;            /* distinct key scratch */
-	int64_t fired_wm;       /* windows with end <= fired_wm have fired */
-	int64_t next_end;       /* no acc namespace below it (SL_WM_MIN: unknown) */
+	/* The namespaces of acc, distinct and strings are the windows'
+	 * event-time timers (timers.h), kept past firing for the lateness:
+	 * tm.fired: windows with end <= tm.fired have fired; tm.next: no acc
+	 * namespace below it (SL_WM_MIN: unknown). */
+	sl_ns_timers tm;
 	int nkeys_out;
-	sl_err *err;            /* error sink during scans */
 } win_op;
 
 /* ---- window assignment ------------------------------------------------- */
@@ -195,84 +202,63 @@ static int build_row(win_op *o, sl_batch *b, int64_t end, const void *key, uint3
 	return row;
 }
 
-static int flush_out(win_op *o, sl_err *err)
+/* The emitter's hook (emit.h), on each batch of fired results before it
+ * leaves: HAVING selects the rows; under lateness the results that leave
+ * are marked visible, so a late row later corrects them. */
+static int before_emit(void *ctx, sl_batch *b, sl_err *err)
 {
-	sl_batch *b = o->out;
-	if (b->nrows == 0)
-		return 0;
-	int rc = 0;
+	win_op *o = ctx;
 	if (o->having) {
-		rc = sl_prog_filter(o->having, b, &o->base.graph->ectx, err);
+		int rc = sl_prog_filter(o->having, b, &o->base.graph->ectx, err);
 		if (rc)
-			goto done;
+			return rc;
 	}
 	if (o->p.lateness > 0) {
-		/* remember which (window, key) results are visible */
 		SL_BATCH_FOREACH(b, k, row)
 			((slot_hdr *)o->out_slots[row])->emitted = 1;
 	}
-	rc = sl_op_emit(&o->base, b, err);
-done:
-	sl_batch_reset(b);
-	return rc;
+	return 0;
 }
 
 typedef struct fire_ctx {
 	win_op *o;
 	int64_t end;
-	int rc;
 } fire_ctx;
 
-static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+/* One (window, key) of the window being fired (a scan callback, state.h). */
+static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                      sl_err *err)
 {
 	fire_ctx *f = ctx;
 	win_op *o = f->o;
 	if (o->hdr_size && ((slot_hdr *)val)->rows <= 0)
 		return 0;
-	int row = build_row(o, o->out, f->end, key, klen, val, SL_INSERT, o->err);
+	int rc = sl_emitter_reserve(&o->out, 1, err);
+	if (rc)
+		return rc;
+	int row = build_row(o, o->out.b, f->end, key, klen, val, SL_INSERT, err);
 	if (row < 0)
-		return f->rc = row;
+		return row;
 	o->out_slots[row] = val;
-	if (o->out->nrows == o->out->cap && (f->rc = flush_out(o, o->err)))
-		return f->rc;
 	return 0;
 }
 
-/* Fires windows with fired_wm < end <= wm, frees state past end + lateness. */
+/* Fires window `end` (a namespace timer, timers.h): emits the result of
+ * every key. */
+static int fire_window(void *ctx, int64_t end, sl_err *err)
+{
+	win_op *o = ctx;
+	fire_ctx f = {o, end};
+	int rc = sl_state_ns_scan(o->acc, end, fire_entry, &f, err);
+	return rc ? rc : sl_emitter_flush(&o->out, err);
+}
+
+/* Fires windows with tm.fired < end <= wm, frees state past end + lateness
+ * (the timers drop a window's namespaces of acc, distinct and strings
+ * together). */
 static int advance(win_op *o, int64_t wm, sl_err *err)
 {
-	int64_t ns;
-	int have = sl_state_ns_first(o->acc, &ns);
-	o->err = err;
-	while (have && ns <= wm) {
-		if (ns > o->fired_wm) {
-			fire_ctx f = {o, ns, 0};
-			sl_state_ns_scan(o->acc, ns, fire_entry, &f);
-			if (f.rc)
-				return f.rc;
-			int rc = flush_out(o, err);
-			if (rc)
-				return rc;
-		}
-		int64_t cur = ns;
-		have = sl_state_ns_next(o->acc, cur, &ns);
-		if (o->p.lateness == 0 || cur <= wm - o->p.lateness) {
-			sl_state_ns_drop(o->acc, cur);
-			if (o->dist)
-				sl_state_ns_drop(o->dist, cur);
-			if (o->strs)
-				sl_state_ns_drop(o->strs, cur);
-		}
-	}
-	o->next_end = have ? ns : INT64_MAX;
-	if (o->dist && o->p.lateness == 0) {
-		/* distinct namespaces without accumulators (cannot normally happen) */
-		while (sl_state_ns_first(o->dist, &ns) && ns <= wm)
-			sl_state_ns_drop(o->dist, ns);
-	}
-	if (wm > o->fired_wm)
-		o->fired_wm = wm;
-	return 0;
+	return sl_ns_timers_fire(&o->tm, wm, fire_window, o, err);
 }
 
 /* ---- folding rows ------------------------------------------------------- */
@@ -545,14 +531,14 @@ static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		}
 		/* processing time: the clock plays the watermark's part */
 		int64_t w = proc ? now : in->wm[row];
-		if (w > o->fired_wm) {
+		if (w > o->tm.fired) {
 			/* Why: W grows with nearly every row and advance() per row
 			 * (scan for the first namespace) cost ~27 instructions a
 			 * row (callgrind, datagen window benchmark); below the
 			 * smallest window end nothing fires (and, without
 			 * lateness, nothing is dropped) */
-			if (w < o->next_end && !o->p.lateness && !o->dist && !o->strs)
-				o->fired_wm = w;
+			if (w < o->tm.next && !o->p.lateness && !o->dist && !o->strs)
+				o->tm.fired = w;
 			else if ((rc = advance(o, w, err)))
 				return rc;
 		}
@@ -566,7 +552,7 @@ static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		else
 			n = assign(&o->p.win, proc ? now : tc->v.i64[row], ends);
 		int counted = 0;
-		int64_t cur = o->fired_wm;
+		int64_t cur = o->tm.fired;
 		for (int i = 0; i < n; i++) {
 			if (cur >= ends[i]) {
 				/* late for this window */
@@ -577,8 +563,8 @@ static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 				}
 				continue;
 			}
-			if (ends[i] < o->next_end)
-				o->next_end = ends[i];
+			if (ends[i] < o->tm.next)
+				o->tm.next = ends[i];
 			void *slot = sl_state_upsert_h(o->acc, ends[i], o->kp, o->kl, o->khash[k], NULL);
 			if (!slot)
 				return sl_err_set(err, SL_ENOMEM, "out of memory");
@@ -611,7 +597,7 @@ static int win_watermark(sl_op *op, int64_t wm, sl_err *err)
 static int win_proctime(sl_op *op, int64_t now, sl_err *err)
 {
 	win_op *o = (win_op *)op;
-	if (!o->p.win.proc || now <= o->fired_wm)
+	if (!o->p.win.proc || now <= o->tm.fired)
 		return 0;
 	return advance(o, now, err);
 }
@@ -629,14 +615,14 @@ static int win_finish(sl_op *op, sl_err *err)
 
 static int win_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
 {
-	sl_snap_put_i64(w, ((win_op *)op)->fired_wm);
+	sl_snap_put_i64(w, ((win_op *)op)->tm.fired);
 	return 0;
 }
 
 static int win_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
 {
-	((win_op *)op)->fired_wm = sl_snap_get_i64(r);
-	((win_op *)op)->next_end = SL_WM_MIN; /* unknown: the next W runs advance() */
+	((win_op *)op)->tm.fired = sl_snap_get_i64(r);
+	((win_op *)op)->tm.next = SL_WM_MIN; /* unknown: the next W runs advance() */
 	return sl_snap_reader_ok(r) ? 0 : sl_err_set(err, SL_ESTATE, "window operator state damaged");
 }
 
@@ -651,10 +637,15 @@ static int win_open(sl_op *op, sl_err *err)
 		return err->code;
 	if (o->has_str && !(o->strs = sl_state_table_open(op->state, op->uid, "strings", 0, err)))
 		return err->code;
-	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	sl_ns_timers_add(&o->tm, o->acc);
+	sl_ns_timers_add(&o->tm, o->dist); /* NULL: ignored */
+	sl_ns_timers_add(&o->tm, o->strs);
+	if (sl_emitter_init(&o->out, op, 0, err))
+		return err->code;
+	sl_emitter_set_hook(&o->out, before_emit, o);
 	o->corr = sl_batch_new(op->nout, op->out_types, 2);
 	o->out_slots = calloc(SL_BATCH_ROWS, sizeof(void *));
-	if (!o->out || !o->corr || !o->out_slots)
+	if (!o->corr || !o->out_slots)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if (o->p.late_policy == SL_LATEPOL_SIDE) {
 		o->late = sl_batch_new(o->p.late_ncols, o->late_types, 0);
@@ -667,7 +658,7 @@ static int win_open(sl_op *op, sl_err *err)
 static void win_close(sl_op *op)
 {
 	win_op *o = (win_op *)op;
-	sl_batch_free(o->out);
+	sl_emitter_deinit(&o->out);
 	sl_batch_free(o->corr);
 	sl_batch_free(o->late);
 	free(o->out_slots);
@@ -686,6 +677,8 @@ static void win_close(sl_op *op)
 
 static const sl_op_vtab win_vtab = {
 	.name = "WindowAggregate",
+	.kind = SL_OPK_WINDOW_AGG,
+	.flags = SL_OPF_STATE_WM | SL_OPF_LATE_STATS,
 	.open = win_open,
 	.process = win_process,
 	.watermark = win_watermark,
@@ -723,6 +716,7 @@ sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types
 	}
 	o->base.vt = &win_vtab;
 	o->p = *p;
+	o->base.state_proctime = p->win.proc;
 	o->key_cols = calloc((size_t)p->nkeys + 1, sizeof(int));
 	o->aggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
 	o->kinds = calloc((size_t)p->naggs + 1, 1);
@@ -744,8 +738,7 @@ sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types
 	o->fast = !o->has_distinct && !o->has_str && !o->hdr_size;
 	o->p.aggs = o->aggs;
 	o->slot_size = off ? off : 16; /* no aggregates, no header: 0 would mean variable-length */
-	o->fired_wm = SL_WM_MIN;
-	o->next_end = SL_WM_MIN;
+	sl_ns_timers_init(&o->tm, p->lateness);
 	if (p->late_policy == SL_LATEPOL_SIDE) {
 		o->late_types = calloc((size_t)p->late_ncols + 1, sizeof(sl_type));
 		if (!o->late_types)

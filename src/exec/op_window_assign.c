@@ -114,6 +114,7 @@ static void assign_close(sl_op *op)
 
 static const sl_op_vtab assign_vtab = {
 	.name = "WindowTableFunction",
+	.kind = SL_OPK_WINDOW_ASSIGN,
 	.open = assign_open,
 	.process = assign_process,
 	.close = assign_close,

@@ -25,11 +25,13 @@
  * State.  Tables "left"/"right": namespace = window end (UTC micros), key =
  * one flag byte (1 when a key column is NULL: such rows never match and
  * are only kept on an outer side, to be padded) + the encoded join key,
- * value = list of records (join.h), one per row.
+ * value = list of records (join.h), one per row.  The namespaces of both
+ * tables are the operator's event-time timers (sl_ns_timers, timers.h).
  */
 #include "join.h"
 #include "graph.h"
 #include "ops.h"
+#include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
 
@@ -46,7 +48,8 @@ typedef struct wjoin_op {
 	sl_state_table *st[2];
 	sl_joiner j;
 	sl_buf key, lst[2], due, lmatch, rmatch;
-	int64_t fired;   /* windows with end <= fired have fired */
+	sl_ns_timers tm; /* the namespaces of both tables (timers.h); tm.fired:
+	                  * windows with end <= tm.fired have fired */
 } wjoin_op;
 
 static int load(sl_state_table *t, int64_t ns, const void *key, uint32_t klen, sl_buf *into,
@@ -60,10 +63,13 @@ static int load(sl_state_table *t, int64_t ns, const void *key, uint32_t klen, s
 	return 0;
 }
 
-static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                       sl_err *err)
 {
 	sl_buf *b = ctx;
-	return sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen);
+	if (sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
 }
 
 static int emit_padded(wjoin_op *o, int side, const sl_jrec *r, sl_err *err)
@@ -158,15 +164,17 @@ static int join_lists(wjoin_op *o, sl_err *err)
 	return 0;
 }
 
-/* Fires window `end`: the left keys (with their right rows), then right
- * keys without left rows; drops the window's state. */
-static int fire_window(wjoin_op *o, int64_t end, sl_err *err)
+/* Fires window `end` (a namespace timer, timers.h, which drops the
+ * window's state after): the left keys (with their right rows), then right
+ * keys without left rows. */
+static int fire_window(void *ctx, int64_t end, sl_err *err)
 {
+	wjoin_op *o = ctx;
 	int rc;
 	for (int s = 0; s < 2; s++) {
 		sl_buf_clear(&o->due);
-		if (sl_state_ns_scan(o->st[s], end, collect_key, &o->due))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if ((rc = sl_state_ns_scan(o->st[s], end, collect_key, &o->due, err)))
+			return rc;
 		const char *p = o->due.p, *pend = p + o->due.len;
 		while (p < pend) {
 			uint32_t klen;
@@ -197,29 +205,13 @@ static int fire_window(wjoin_op *o, int64_t end, sl_err *err)
 				return rc;
 		}
 	}
-	sl_state_ns_drop(o->st[0], end);
-	sl_state_ns_drop(o->st[1], end);
 	return 0;
 }
 
 /* Fires every window with end <= w, oldest first. */
 static int fire(wjoin_op *o, int64_t w, sl_err *err)
 {
-	if (w <= o->fired)
-		return 0;
-	o->fired = w;
-	for (;;) {
-		int64_t a, b, end;
-		int ha = sl_state_ns_first(o->st[0], &a), hb = sl_state_ns_first(o->st[1], &b);
-		if (!ha && !hb)
-			return 0;
-		end = !ha ? b : !hb ? a : a < b ? a : b;
-		if (end > w)
-			return 0;
-		int rc = fire_window(o, end, err);
-		if (rc)
-			return rc;
-	}
+	return sl_ns_timers_fire(&o->tm, w, fire_window, o, err);
 }
 
 static int wjoin_row(wjoin_op *o, int s, const sl_batch *in, int row, sl_err *err)
@@ -229,7 +221,7 @@ static int wjoin_row(wjoin_op *o, int s, const sl_batch *in, int row, sl_err *er
 	if (ec->null[row] || (nullkey && !o->outer[s]))
 		return 0;
 	int64_t end = sl_win_to_utc(o->p.tz, ec->v.i64[row]);
-	if (end <= o->fired) {
+	if (end <= o->tm.fired) {
 		o->base.stats.late_dropped++;
 		return 0;
 	}
@@ -275,9 +267,11 @@ static int wjoin_open(sl_op *op, sl_err *err)
 {
 	wjoin_op *o = (wjoin_op *)op;
 	static const char *names[2] = {"left", "right"};
-	for (int s = 0; s < 2; s++)
+	for (int s = 0; s < 2; s++) {
 		if (!(o->st[s] = sl_state_table_open(op->state, op->uid, names[s], 0, err)))
 			return err->code;
+		sl_ns_timers_add(&o->tm, o->st[s]);
+	}
 	return sl__joiner_init(&o->j, op, &o->p, err);
 }
 
@@ -285,13 +279,13 @@ static int wjoin_open(sl_op *op, sl_err *err)
  * watermark (restored by the graph); kept here to judge late rows. */
 static int wjoin_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
 {
-	sl_snap_put_i64(w, ((wjoin_op *)op)->fired);
+	sl_snap_put_i64(w, ((wjoin_op *)op)->tm.fired);
 	return 0;
 }
 
 static int wjoin_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
 {
-	((wjoin_op *)op)->fired = sl_snap_get_i64(r);
+	((wjoin_op *)op)->tm.fired = sl_snap_get_i64(r);
 	return sl_snap_reader_ok(r) ? 0 : sl_err_set(err, SL_ESTATE, "window join: damaged snapshot");
 }
 
@@ -311,6 +305,8 @@ static void wjoin_close(sl_op *op)
 
 static const sl_op_vtab wjoin_vtab = {
 	.name = "WindowJoin",
+	.kind = SL_OPK_WINDOW_JOIN,
+	.flags = SL_OPF_STATE_WM,
 	.open = wjoin_open,
 	.process = wjoin_process,
 	.watermark = wjoin_watermark,
@@ -327,7 +323,7 @@ sl_op *sl_op_window_join_new(const sl_join_plan *p, sl_err *err)
 		return NULL;
 	}
 	o->base.vt = &wjoin_vtab;
-	o->fired = SL_WM_MIN;
+	sl_ns_timers_init(&o->tm, 0);
 	if (sl__join_plan_own(&o->p, o->keys, p, err) ||
 	    ((p->lwend < 0 || p->rwend < 0) &&
 	     sl_err_set(err, SL_EPLAN, "a window join needs window_end on both sides"))) {

@@ -24,11 +24,15 @@
  *
  * State: table "win", namespace = window end (window_time + 1 ms), key =
  * encoded PARTITION BY key without the window columns, value = the sorted
- * list of op_rank.h (at most N entries, or N ranks).  A window's namespace is dropped
- * when it fires.
+ * list of op_rank.h (at most N entries, or N ranks).  The namespaces are
+ * the operator's event-time timers (sl_ns_timers, timers.h): a window's
+ * namespace fires once and is dropped.  Output rows go through an emitter
+ * (emit.h).
  */
 #include "op_rank.h"
+#include "emit.h"
 #include "graph.h"
+#include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
 
@@ -41,23 +45,21 @@ typedef struct wrank_op {
 	int nin;
 	sl_type *in_types;
 	sl_state_table *win;
-	sl_batch *out;
+	sl_emitter out;    /* emit.h */
 	sl_col **cols;
 	sl_buf key, entry, list, old;
-	int64_t fired_wm;  /* windows with end <= fired_wm have fired */
-	sl_err *err;
-	int rc;
+	sl_ns_timers tm;   /* the namespaces of "win" (timers.h); tm.fired: windows
+	                    * with end <= tm.fired have fired */
 } wrank_op;
 
 static int flush(wrank_op *o, sl_err *err)
 {
-	int rc = sl_op_emit(&o->base, o->out, err);
-	sl_batch_reset(o->out);
-	return rc;
+	return sl_emitter_flush(&o->out, err);
 }
 
 /* Emits one (window, key)'s list: +I rows ranked 1.. */
-static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                      sl_err *err)
 {
 	wrank_op *o = ctx;
 	int n = sl__rank_list_count(val, vlen);
@@ -69,31 +71,29 @@ static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 			break;
 		if (rank < o->p.lo)
 			continue; /* below the rank range's start */
-		if (o->out->nrows == o->out->cap && (o->rc = flush(o, o->err)))
-			return o->rc;
-		int row = sl_batch_add_row(o->out, SL_INSERT, o->base.out_wm);
-		if (sl__rank_decode_row(e, o->out, o->cols, o->nin, row))
-			return o->rc = sl_err_set(o->err, SL_ESTATE, "window Top-N state: malformed row");
+		int row = sl_emitter_row(&o->out, SL_INSERT, o->base.out_wm, err);
+		if (row < 0)
+			return row;
+		if (sl__rank_decode_row(e, o->out.b, o->cols, o->nin, row))
+			return sl_err_set(err, SL_ESTATE, "window Top-N state: malformed row");
 		if (o->p.out_rn)
-			sl_col_set_i64(&o->out->cols[o->nin], row, rank);
+			sl_col_set_i64(&o->out.b->cols[o->nin], row, rank);
 	}
 	return 0;
 }
 
+/* Fires window `end` (a namespace timer, timers.h): its keys' lists. */
+static int fire_window(void *ctx, int64_t end, sl_err *err)
+{
+	wrank_op *o = ctx;
+	return sl_state_ns_scan(o->win, end, fire_entry, o, err);
+}
+
+/* Fires every window with end <= wm, oldest first, and drops it. */
 static int advance(wrank_op *o, int64_t wm, sl_err *err)
 {
-	int64_t ns;
-	o->err = err;
-	while (sl_state_ns_first(o->win, &ns) && ns <= wm) {
-		o->rc = 0;
-		sl_state_ns_scan(o->win, ns, fire_entry, o);
-		if (o->rc)
-			return o->rc;
-		sl_state_ns_drop(o->win, ns);
-	}
-	if (wm > o->fired_wm)
-		o->fired_wm = wm;
-	return flush(o, err);
+	int rc = sl_ns_timers_fire(&o->tm, wm, fire_window, o, err);
+	return rc ? rc : flush(o, err);
 }
 
 static int wrank_row(wrank_op *o, const sl_batch *in, int row, sl_err *err)
@@ -101,13 +101,13 @@ static int wrank_row(wrank_op *o, const sl_batch *in, int row, sl_err *err)
 	int rc;
 	if (in->op[row] != SL_INSERT)
 		return sl_err_set(err, SL_EINPUT, "window Top-N: the input must be append-only");
-	if (in->wm[row] > o->fired_wm && (rc = advance(o, in->wm[row], err)))
+	if (in->wm[row] > o->tm.fired && (rc = advance(o, in->wm[row], err)))
 		return rc;
 	const sl_col *tc = &in->cols[o->p.time_col];
 	if (tc->null[row])
 		return sl_err_set(err, SL_EINPUT, "window Top-N: NULL window_time");
 	int64_t end = tc->v.i64[row] + 1000; /* window_time = end - 1 ms */
-	if (in->wm[row] >= end || o->fired_wm >= end) {
+	if (in->wm[row] >= end || o->tm.fired >= end) {
 		o->base.stats.late_dropped++;
 		return 0;
 	}
@@ -159,13 +159,13 @@ static int wrank_watermark(sl_op *op, int64_t wm, sl_err *err)
 
 static int wrank_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
 {
-	sl_snap_put_i64(w, ((wrank_op *)op)->fired_wm);
+	sl_snap_put_i64(w, ((wrank_op *)op)->tm.fired);
 	return 0;
 }
 
 static int wrank_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
 {
-	((wrank_op *)op)->fired_wm = sl_snap_get_i64(r);
+	((wrank_op *)op)->tm.fired = sl_snap_get_i64(r);
 	return sl_snap_reader_ok(r) ? 0 : sl_err_set(err, SL_ESTATE, "window Top-N state damaged");
 }
 
@@ -174,12 +174,14 @@ static int wrank_open(sl_op *op, sl_err *err)
 	wrank_op *o = (wrank_op *)op;
 	if (!(o->win = sl_state_table_open(op->state, op->uid, "win", 0, err)))
 		return err->code;
-	o->out = sl_batch_new(op->nout, op->out_types, 0);
+	sl_ns_timers_add(&o->tm, o->win);
+	if (sl_emitter_init(&o->out, op, 0, err))
+		return err->code;
 	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
-	if (!o->out || !o->cols)
+	if (!o->cols)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->nin; i++)
-		o->cols[i] = &o->out->cols[i];
+		o->cols[i] = &o->out.b->cols[i];
 	/* an empty PARTITION BY encodes to 0 bytes: keep key.p non-NULL (the
 	 * backends memcmp/memcpy it) */
 	if (sl_buf_reserve(&o->key, 64))
@@ -190,7 +192,7 @@ static int wrank_open(sl_op *op, sl_err *err)
 static void wrank_close(sl_op *op)
 {
 	wrank_op *o = (wrank_op *)op;
-	sl_batch_free(o->out);
+	sl_emitter_deinit(&o->out);
 	free(o->cols);
 	free(o->in_types);
 	sl_buf_deinit(&o->key);
@@ -202,6 +204,8 @@ static void wrank_close(sl_op *op)
 
 static const sl_op_vtab wrank_vtab = {
 	.name = "WindowRank",
+	.kind = SL_OPK_WINDOW_RANK,
+	.flags = SL_OPF_STATE_WM,
 	.open = wrank_open,
 	.process = wrank_process,
 	.watermark = wrank_watermark,
@@ -220,7 +224,7 @@ sl_op *sl_op_window_rank_new(const sl_rank_plan *p, const sl_type *in_types, int
 	}
 	o->base.vt = &wrank_vtab;
 	o->nin = nin;
-	o->fired_wm = SL_WM_MIN;
+	sl_ns_timers_init(&o->tm, 0);
 	o->in_types = calloc((size_t)nin + 1, sizeof(sl_type));
 	if (!o->in_types || sl__rank_plan_copy(&o->p, p)) {
 		sl_op_free(&o->base); /* calls its close */

@@ -41,8 +41,9 @@ typedef struct sl_plan_args {
 /*
  * Plans statements stmts[0..n) (INSERT, QUERY or STATEMENT_SET) into graph
  * g (initialized by the caller, not yet opened) and appends the EXPLAIN
- * text to explain (may be NULL).  Returns 0 or a negative SL_E* code with
- * err set.
+ * text to explain (may be NULL).  No I/O: connectors are configured, not
+ * opened (sl_graph_open opens them).  Returns 0 or a negative SL_E* code
+ * with err set.
  */
 int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_graph *g,
                 sl_buf *explain, sl_err *err);

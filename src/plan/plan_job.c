@@ -10,6 +10,11 @@
  * A job's statements share their sources: a table read by several INSERTs
  * is scanned once and its operator feeds every consumer.
  *
+ * Connectors are configured here (sl_source_new / sl_sink_new: every
+ * option and the format checked, options left unread refused), never
+ * opened: the scan and sink operators open them when the job starts
+ * (conn.h), so planning, and with it EXPLAIN, touches no file.
+ *
  * Operator ids (for state) are set by plan_ident.c once the graph is
  * complete: unique within the job, stable across runs of the same job.
  */

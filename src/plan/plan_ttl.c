@@ -14,6 +14,13 @@
  * key names its one input); '0' means no TTL.  A key naming no input of
  * the SELECT's FROM is a planning error.
  *
+ * Which operators are which is declared by their method tables, never
+ * read from names or labels (op_kind.h): SL_OPF_STATE_TTL (the TTL
+ * applies; SL_OPF_TTL_PER_SIDE for a join's two sides), SL_OPF_STATE_WM
+ * (freed by the watermark, or by processing time when the instance's
+ * sl_op.state_proctime is set), the kinds OVER and temporal join for their
+ * own markers; the hint finds its join and group aggregate by kind.
+ *
  * The TTL is stored in sl_op.state_ttl ([0] the state or a join's left
  * side, [1] a join's right side); the operators pass it when opening their
  * tables (sl_op_table_open).  The EXPLAIN marker is printed after an
@@ -28,32 +35,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* How an operator's state is bounded. */
-enum { ST_NONE, ST_TTL, ST_WATERMARK, ST_OVER, ST_TEMPORAL };
-
-static int state_kind(const sl_op *op)
-{
-	static const char *ttl[] = {"GroupAggregate", "Join", "SemiJoin", "Rank", "Deduplicate",
-	                            "ChangelogNormalize", "SetOp"};
-	static const char *wm[] = {"WindowAggregate", "SessionWindowAggregate", "IntervalJoin",
-	                           "WindowJoin", "WindowRank"};
-	const char *n = op->vt->name;
-	for (size_t i = 0; i < sizeof(ttl) / sizeof(ttl[0]); i++)
-		if (!strcmp(n, ttl[i]))
-			return ST_TTL;
-	for (size_t i = 0; i < sizeof(wm) / sizeof(wm[0]); i++)
-		if (!strcmp(n, wm[i]))
-			return ST_WATERMARK;
-	if (!strcmp(n, "OverAggregate"))
-		return ST_OVER;
-	if (!strcmp(n, "TemporalJoin"))
-		return ST_TEMPORAL;
-	return ST_NONE;
-}
-
 void sl__plan_ttl_default(planner *p, sl_op *op)
 {
-	if (state_kind(op) == ST_TTL)
+	if (op->vt->flags & SL_OPF_STATE_TTL)
 		op->state_ttl[0] = op->state_ttl[1] = p->state_ttl;
 }
 
@@ -77,24 +61,26 @@ static const char *bound_text(planner *p, int64_t us)
 
 const char *sl__plan_ttl_explain(planner *p, const sl_op *op)
 {
-	switch (state_kind(op)) {
-	case ST_TTL:
-		if ((!strcmp(op->vt->name, "Join") || !strcmp(op->vt->name, "SemiJoin")) &&
-		    op->state_ttl[0] != op->state_ttl[1])
+	unsigned f = op->vt->flags;
+	if (f & SL_OPF_STATE_TTL) {
+		if ((f & SL_OPF_TTL_PER_SIDE) && op->state_ttl[0] != op->state_ttl[1])
 			return sl_arena_printf(p->a, "state=[left %s, right %s]",
 			                       bound_text(p, op->state_ttl[0]),
 			                       bound_text(p, op->state_ttl[1]));
 		return sl_arena_printf(p->a, "state=[%s]", bound_text(p, op->state_ttl[0]));
-	case ST_WATERMARK: /* processing-time windows: labelled by agg_label */
-		return op->label && strstr(op->label, "(proctime, ") ? "state=[bounded by processing time]"
-		                                                     : "state=[bounded by watermark]";
-	case ST_OVER:
+	}
+	if (f & SL_OPF_STATE_WM)
+		return op->state_proctime ? "state=[bounded by processing time]"
+		                          : "state=[bounded by watermark]";
+	switch (op->vt->kind) {
+	case SL_OPK_OVER_AGG:
 		return "state=[unbounded: per partition, OVER ignores TTL]";
-	case ST_TEMPORAL:
+	case SL_OPK_TEMPORAL_JOIN:
 		return "state=[probes bounded by watermark, versions unbounded: latest per key, "
 		       "temporal joins ignore TTL]";
+	default:
+		return NULL;
 	}
-	return NULL;
 }
 
 /* ---- the STATE_TTL hint ------------------------------------------------------ */
@@ -185,7 +171,7 @@ static int feeds(const sl_op *from, const sl_op *to, int input)
 		const sl_op *x = from->edges[e].to;
 		if (x == to && from->edges[e].input == input)
 			return 1;
-		if (!strcmp(x->vt->name, "Calc"))
+		if (x->vt->kind == SL_OPK_CALC)
 			for (int k = 0; k < x->nedges; k++)
 				if (x->edges[k].to == to && x->edges[k].input == input)
 					return 1;
@@ -198,9 +184,9 @@ static sl_op *join_of(const rel *l, const rel *r)
 {
 	for (int e = 0; l->op && e < l->op->nedges; e++) {
 		sl_op *to = l->op->edges[e].to;
-		if (!strcmp(to->vt->name, "Calc") && to->nedges)
+		if (to->vt->kind == SL_OPK_CALC && to->nedges)
 			to = to->edges[to->nedges - 1].to;
-		if (strcmp(to->vt->name, "Join"))
+		if (to->vt->kind != SL_OPK_JOIN)
 			continue;
 		if (feeds(l->op, to, 0) && feeds(r->op, to, 1))
 			return to;
@@ -229,7 +215,7 @@ void sl__plan_join_ttl_items(planner *p, const sl_ast_from *lf, const sl_ast_fro
 void sl__plan_agg_ttl(planner *p, const sl_ast_select *sel, rel *r)
 {
 	int64_t us;
-	if (r->op && !strcmp(r->op->vt->name, "GroupAggregate") && sel->from &&
+	if (r->op && r->op->vt->kind == SL_OPK_GROUP_AGG && sel->from &&
 	    hint_ttl(p, sel->from, &us))
 		r->op->state_ttl[0] = r->op->state_ttl[1] = us;
 }

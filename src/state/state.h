@@ -94,11 +94,14 @@ struct sl_opts;
 
 /*
  * Callback of sl_state_ns_scan / sl_state_scan: one entry.  val may be
- * modified in place (the change persists); returns 0 to continue or
- * non-zero to stop (returned by the scan).
+ * modified in place (the change persists).  Returns 0 to continue, or
+ * non-zero to stop, which the scan returns: a negative SL_E* code with
+ * the message in err (the error sink the scan was given, so callbacks
+ * need no error pointer of their own), or a positive value to stop early
+ * without an error.
  */
 typedef int (*sl_state_scan_cb)(void *ctx, const void *key, uint32_t klen, void *val,
-                                uint32_t vlen);
+                                uint32_t vlen, sl_err *err);
 
 /*
  * The method table of a backend (state_mem.c: "hashmap", state_rocksdb.c:
@@ -124,8 +127,8 @@ struct sl_state_vt {
 	void (*del)(sl_state_table *t, int64_t ns, const void *key, uint32_t klen);
 	int (*ns_first)(sl_state_table *t, int64_t *ns);
 	int (*ns_next)(sl_state_table *t, int64_t after, int64_t *ns);
-	int (*ns_scan)(sl_state_table *t, int64_t ns, sl_state_scan_cb cb, void *ctx);
-	int (*scan)(sl_state_table *t, sl_state_scan_cb cb, void *ctx);
+	int (*ns_scan)(sl_state_table *t, int64_t ns, sl_state_scan_cb cb, void *ctx, sl_err *err);
+	int (*scan)(sl_state_table *t, sl_state_scan_cb cb, void *ctx, sl_err *err);
 	void (*ns_drop)(sl_state_table *t, int64_t ns);
 	uint64_t (*count)(const sl_state_table *t);
 	uint64_t (*mem)(const sl_state_backend *be);
@@ -270,17 +273,20 @@ static inline int sl_state_ns_next(sl_state_table *t, int64_t after, int64_t *ns
 /*
  * Calls cb for every entry of namespace ns, in an unspecified but
  * deterministic order (memory: the order entries were created; RocksDB:
- * key order).  cb must not call into t.
+ * key order), passing err on to it.  cb must not call into t.  Returns 0,
+ * the non-zero value cb stopped with, or a negative code of the backend
+ * (SL_ENOMEM, SL_EIO) with err set.
  */
-static inline int sl_state_ns_scan(sl_state_table *t, int64_t ns, sl_state_scan_cb cb, void *ctx)
+static inline int sl_state_ns_scan(sl_state_table *t, int64_t ns, sl_state_scan_cb cb, void *ctx,
+                                   sl_err *err)
 {
-	return sl__tab_vt(t)->ns_scan(t, ns, cb, ctx);
+	return sl__tab_vt(t)->ns_scan(t, ns, cb, ctx, err);
 }
 
 /* Like ns_scan over every namespace in ascending order. */
-static inline int sl_state_scan(sl_state_table *t, sl_state_scan_cb cb, void *ctx)
+static inline int sl_state_scan(sl_state_table *t, sl_state_scan_cb cb, void *ctx, sl_err *err)
 {
-	return sl__tab_vt(t)->scan(t, cb, ctx);
+	return sl__tab_vt(t)->scan(t, cb, ctx, err);
 }
 
 /* Removes every entry of namespace ns. */

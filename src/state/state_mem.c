@@ -814,7 +814,7 @@ static int mem_ns_next(sl_state_table *t, int64_t after, int64_t *ns)
 	return 1;
 }
 
-static int scan_map(nsmap *m, sl_state_scan_cb cb, void *ctx)
+static int scan_map(nsmap *m, sl_state_scan_cb cb, void *ctx, sl_err *err)
 {
 	for (chunk *c = m->first; c; c = c->next) {
 		size_t off = 0;
@@ -823,7 +823,7 @@ static int scan_map(nsmap *m, sl_state_scan_cb cb, void *ctx)
 			off += ent_size(m, e);
 			if (e->klen & DEAD)
 				continue;
-			int rc = cb(ctx, ent_key(e), e->klen, ent_val(m, e), ent_vlen(m, e));
+			int rc = cb(ctx, ent_key(e), e->klen, ent_val(m, e), ent_vlen(m, e), err);
 			if (rc)
 				return rc;
 		}
@@ -831,16 +831,17 @@ static int scan_map(nsmap *m, sl_state_scan_cb cb, void *ctx)
 	return 0;
 }
 
-static int mem_ns_scan(sl_state_table *t, int64_t ns, sl_state_scan_cb cb, void *ctx)
+static int mem_ns_scan(sl_state_table *t, int64_t ns, sl_state_scan_cb cb, void *ctx,
+                       sl_err *err)
 {
 	nsmap *m = ns_get(t, ns, 0);
-	return m ? scan_map(m, cb, ctx) : 0;
+	return m ? scan_map(m, cb, ctx, err) : 0;
 }
 
-static int mem_scan(sl_state_table *t, sl_state_scan_cb cb, void *ctx)
+static int mem_scan(sl_state_table *t, sl_state_scan_cb cb, void *ctx, sl_err *err)
 {
 	for (int i = 0; i < t->nns; i++) {
-		int rc = scan_map(t->nss[i], cb, ctx);
+		int rc = scan_map(t->nss[i], cb, ctx, err);
 		if (rc)
 			return rc;
 	}
@@ -882,7 +883,8 @@ typedef struct snap_ctx {
 	int64_t ns;
 } snap_ctx;
 
-static int snap_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+static int snap_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                      sl_err *err)
 {
 	snap_ctx *s = ctx;
 	sl_snap_put_entry(s->w, s->ns, key, klen, val, vlen);
@@ -899,7 +901,7 @@ static int mem_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer
 		snap_ctx s = {w, 0};
 		for (int i = 0; i < t->nns; i++) {
 			s.ns = t->nss[i]->ns;
-			scan_map(t->nss[i], snap_entry, &s);
+			scan_map(t->nss[i], snap_entry, &s, err);
 		}
 	}
 	sl_snap_put_end(w);

@@ -699,13 +699,14 @@ static int rdb_ns_next(sl_state_table *t, int64_t after, int64_t *ns)
 /*
  * Calls cb for every entry with lo <= key < hi (encoded), in key order.
  * Values are copied to a 16-aligned buffer (accumulators may hold
- * __int128) and written back when cb changed them.
+ * __int128) and written back when cb changed them.  Its own failures
+ * (SL_EIO, SL_ENOMEM) set err; cb's errors are cb's (err.h: first wins).
  */
 static int iter_range(sl_state_table *t, const char *lo, const char *hi, sl_state_scan_cb cb,
-                      void *ctx)
+                      void *ctx, sl_err *err)
 {
 	if (evict(t)) /* cb's changes go straight to the database */
-		return SL_EIO;
+		return sl_err_set(err, SL_EIO, "state: %s", t->be->errmsg);
 	rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
 	rocksdb_readoptions_set_iterate_upper_bound(ro, hi, PFX);
 	rocksdb_iterator_t *it = rocksdb_create_iterator(t->be->db, ro);
@@ -732,7 +733,7 @@ static int iter_range(sl_state_table *t, const char *lo, const char *hi, sl_stat
 			rc = SL_ENOMEM;
 			break;
 		}
-		rc = cb(ctx, uk, (uint32_t)(kl - PFX), buf, (uint32_t)vl);
+		rc = cb(ctx, uk, (uint32_t)(kl - PFX), buf, (uint32_t)vl, err);
 		if (memcmp(buf, v, vl))
 			rocksdb_writebatch_put(wb, k, kl, buf, vl);
 		if (rc)
@@ -756,24 +757,27 @@ static int iter_range(sl_state_table *t, const char *lo, const char *hi, sl_stat
 	}
 	rocksdb_writebatch_destroy(wb);
 	free(buf);
+	if (rc < 0) /* ignored when cb set err already */
+		sl_err_set(err, rc, "state: %s", rc == SL_EIO ? t->be->errmsg : "out of memory");
 	return rc;
 }
 
-static int rdb_ns_scan(sl_state_table *t, int64_t ns, sl_state_scan_cb cb, void *ctx)
+static int rdb_ns_scan(sl_state_table *t, int64_t ns, sl_state_scan_cb cb, void *ctx,
+                       sl_err *err)
 {
 	char lo[PFX], hi[PFX];
 	put_prefix(lo, t->id, ns);
 	memcpy(hi, lo, PFX);
 	prefix_after(hi);
-	return iter_range(t, lo, hi, cb, ctx);
+	return iter_range(t, lo, hi, cb, ctx, err);
 }
 
-static int rdb_scan(sl_state_table *t, sl_state_scan_cb cb, void *ctx)
+static int rdb_scan(sl_state_table *t, sl_state_scan_cb cb, void *ctx, sl_err *err)
 {
 	char lo[PFX], hi[PFX];
 	put_prefix(lo, t->id, INT64_MIN);
 	put_prefix(hi, t->id + 1, INT64_MIN);
-	return iter_range(t, lo, hi, cb, ctx);
+	return iter_range(t, lo, hi, cb, ctx, err);
 }
 
 /*

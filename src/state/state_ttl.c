@@ -92,8 +92,10 @@ typedef struct sweep_ctx {
 	int oom;
 } sweep_ctx;
 
-static int sweep_cb(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+static int sweep_cb(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                    sl_err *err)
 {
+	(void)err;
 	sweep_ctx *s = ctx;
 	if (vlen < s->t->hdr || !expired(s->t, stamp(val)))
 		return 0;
@@ -108,12 +110,13 @@ static int sweep_cb(void *ctx, const void *key, uint32_t klen, void *val, uint32
 static void sweep(ttl_table *t)
 {
 	sweep_ctx s = {t, 0, 0};
+	sl_err ignored = {0}; /* a failed sweep leaves entries for the next one */
 	sl_buf_clear(&t->dead);
 	int64_t ns;
 	int have = sl_state_ns_first(t->in, &ns);
 	while (have && !s.oom) {
 		s.ns = ns;
-		sl_state_ns_scan(t->in, ns, sweep_cb, &s);
+		sl_state_ns_scan(t->in, ns, sweep_cb, &s, &ignored);
 		have = sl_state_ns_next(t->in, ns, &ns);
 	}
 	for (size_t off = 0; off + 12 <= t->dead.len;) {
@@ -243,26 +246,28 @@ typedef struct scan_ctx {
 	void *ctx;
 } scan_ctx;
 
-static int scan_cb(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+static int scan_cb(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                   sl_err *err)
 {
 	scan_ctx *s = ctx;
 	if (vlen < s->t->hdr || expired(s->t, stamp(val)))
 		return 0;
-	return s->cb(s->ctx, key, klen, (char *)val + s->t->hdr, vlen - s->t->hdr);
+	return s->cb(s->ctx, key, klen, (char *)val + s->t->hdr, vlen - s->t->hdr, err);
 }
 
-static int ttl_ns_scan(sl_state_table *tab, int64_t ns, sl_state_scan_cb cb, void *ctx)
+static int ttl_ns_scan(sl_state_table *tab, int64_t ns, sl_state_scan_cb cb, void *ctx,
+                       sl_err *err)
 {
 	ttl_table *t = (ttl_table *)tab;
 	scan_ctx s = {t, cb, ctx};
-	return sl_state_ns_scan(t->in, ns, scan_cb, &s);
+	return sl_state_ns_scan(t->in, ns, scan_cb, &s, err);
 }
 
-static int ttl_scan(sl_state_table *tab, sl_state_scan_cb cb, void *ctx)
+static int ttl_scan(sl_state_table *tab, sl_state_scan_cb cb, void *ctx, sl_err *err)
 {
 	ttl_table *t = (ttl_table *)tab;
 	scan_ctx s = {t, cb, ctx};
-	return sl_state_scan(t->in, scan_cb, &s);
+	return sl_state_scan(t->in, scan_cb, &s, err);
 }
 
 static void ttl_ns_drop(sl_state_table *tab, int64_t ns)

@@ -86,7 +86,7 @@ static inline sl_source *fx_source(fx *f, sl_err *err)
 {
 	sl_conn_args a = fx_args(f);
 	sl_err_clear(err);
-	return sl_source_new(sl_source_find(sl_opts_get(&f->opts, "connector")), &a, err);
+	return sl_source_new_open(sl_source_find(sl_opts_get(&f->opts, "connector")), &a, err);
 }
 
 /* Reads up to max rows (batches of cap) into "name:n" strings joined by

@@ -50,7 +50,7 @@ static sl_source *fx_open(fixture *f, sl_err *err)
 	const sl_source_vtab *vt = sl_source_find(sl_opts_get(&f->opts, "connector"));
 	assert_non_null(vt);
 	sl_err_clear(err);
-	return sl_source_new(vt, &a, err);
+	return sl_source_new_open(vt, &a, err);
 }
 
 static void fx_deinit(fixture *f)
@@ -329,7 +329,7 @@ static void test_blackhole_throughput(void **state)
 	sl_source *s = fx_open(&f, &err);
 	sl_conn_args a = {.table = "bh", .fields = f.fields, .nfields = f.nfields,
 	                  .opts = &f.opts};
-	sl_sink *k = sl_sink_new(sl_sink_find("blackhole"), &a, &err);
+	sl_sink *k = sl_sink_new_open(sl_sink_find("blackhole"), &a, &err);
 	assert_non_null(k);
 	sl_batch *b = sl_batch_new(f.nfields, f.types, 0);
 	struct timespec t0, t1;

@@ -7,7 +7,7 @@
  * changelog formats (debezium-json, canal-json records of several rows
  * that do not fit the batch's room: read again into the next batch), the
  * sink's hidden in-progress parts published only at finish, the checkpoint
- * protocol.  PARTITIONED BY tables are tested by test_conn_fs_partition.c;
+ * protocol, configure (no I/O) then open.  PARTITIONED BY tables are tested by test_conn_fs_partition.c;
  * the helpers both share are in fs_test_util.h.
  */
 #include <stdarg.h>
@@ -117,6 +117,48 @@ static void test_bad_record(void **state)
 	assert_int_equal(s->rows_skipped, 2);
 	assert_int_equal(s->rows_read, 4);
 	sl_source_free(s);
+	sl_arena_deinit(&f.arena);
+}
+
+/* Configure (sl_source_new / sl_sink_new, what the planner calls, so
+ * EXPLAIN) looks at nothing on disk and creates nothing; open (the job's
+ * start) reports the missing input and creates the output directory.  A
+ * sink only configured and freed leaves no directory behind. */
+static void test_configure_then_open(void **state)
+{
+	char in[600], out[600];
+	struct stat st;
+	snprintf(in, sizeof in, "%s/cfg_missing/in.jsonl", tmpdir);
+	snprintf(out, sizeof out, "%s/cfg_out/a/b", tmpdir);
+	fx f;
+	sl_err err;
+	fx_init(&f, "json", in);
+	sl_conn_args a = fx_args(&f);
+	sl_err_clear(&err);
+	sl_source *s = sl_source_new(sl_source_find("filesystem"), &a, &err);
+	assert_non_null(s);
+	assert_non_null(s->dec); /* the format is configured */
+	assert_int_equal(sl_source_open(s, &err), SL_EIO);
+	assert_non_null(strstr(err.msg, "source 'orders': path '"));
+	assert_non_null(strstr(err.msg, "cfg_missing/in.jsonl' does not exist"));
+	sl_source_free(s);
+	sl_arena_deinit(&f.arena);
+
+	fx_init(&f, "json", out);
+	a = fx_args(&f);
+	sl_err_clear(&err);
+	sl_sink *k = sl_sink_new(sl_sink_find("filesystem"), &a, &err);
+	assert_non_null(k);
+	assert_int_not_equal(stat(out, &st), 0);
+	sl_sink_free(k); /* configured only: nothing to publish, nothing created */
+	snprintf(in, sizeof in, "%s/cfg_out", tmpdir);
+	assert_int_not_equal(stat(in, &st), 0);
+	k = sl_sink_new(sl_sink_find("filesystem"), &a, &err);
+	assert_non_null(k);
+	assert_int_equal(sl_sink_open(k, &err), 0);
+	assert_int_equal(stat(out, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	sl_sink_free(k);
 	sl_arena_deinit(&f.arena);
 }
 
@@ -348,7 +390,7 @@ static void test_sink_publish_at_finish(void **state)
 	const sl_sink_vtab *vt = sl_sink_find(sl_opts_get(&f.opts, "connector"));
 	assert_non_null(vt);
 	assert_false(vt->can_update(&a));
-	sl_sink *k = sl_sink_new(vt, &a, &err);
+	sl_sink *k = sl_sink_new_open(vt, &a, &err);
 	assert_non_null(k);
 	assert_null(sl_opts_unused(&f.opts));
 	sl_batch *b = sample_batch(3);
@@ -376,7 +418,7 @@ static void test_sink_publish_at_finish(void **state)
 
 	/* an updating row is refused by a plain format; close without finish
 	 * leaves the part hidden */
-	k = sl_sink_new(vt, &a, &err);
+	k = sl_sink_new_open(vt, &a, &err);
 	assert_int_equal(k->vt->write(k, b, &err), 0);
 	b->op[1] = SL_DELETE;
 	sl_err_clear(&err);
@@ -400,7 +442,7 @@ static void test_sink_rolling(void **state)
 	fx_init(&f, "json", out);
 	sl_opts_set(&f.opts, "sink.rolling-policy.file-size", "100");
 	sl_conn_args a = fx_args(&f);
-	sl_sink *k = sl_sink_new(sl_sink_find("filesystem"), &a, &err);
+	sl_sink *k = sl_sink_new_open(sl_sink_find("filesystem"), &a, &err);
 	assert_non_null(k);
 	sl_batch *b = sample_batch(40); /* ~20 bytes a row: a part every 5 rows */
 	assert_int_equal(k->vt->write(k, b, &err), 0);
@@ -454,7 +496,7 @@ static void test_sink_changelog_and_ext(void **state)
 		sl_conn_args a = fx_args(&f);
 		const sl_sink_vtab *vt = sl_sink_find("filesystem");
 		assert_int_equal(vt->can_update(&a), i == 0);
-		sl_sink *k = sl_sink_new(vt, &a, &err);
+		sl_sink *k = sl_sink_new_open(vt, &a, &err);
 		assert_non_null(k);
 		sl_batch *b = sample_batch(2);
 		if (i == 0)
@@ -500,7 +542,7 @@ static sl_sink *ck_sink(fx *f, const char *job, int attempt)
 	a.attempt = attempt;
 	sl_err err;
 	sl_err_clear(&err);
-	sl_sink *k = sl_sink_new(sl_sink_find("filesystem"), &a, &err);
+	sl_sink *k = sl_sink_new_open(sl_sink_find("filesystem"), &a, &err);
 	if (!k)
 		fail_msg("%s", err.msg);
 	return k;
@@ -899,7 +941,7 @@ static void test_ckpt_finish_abort_args(void **state)
 
 	/* without checkpointing the protocol is refused */
 	sl_conn_args a = fx_args(&f);
-	k = sl_sink_new(sl_sink_find("filesystem"), &a, &err);
+	k = sl_sink_new_open(sl_sink_find("filesystem"), &a, &err);
 	assert_non_null(k);
 	sl_snap_writer_init(&w);
 	sl_err_clear(&err);
@@ -912,11 +954,11 @@ static void test_ckpt_finish_abort_args(void **state)
 	a.checkpointing = 1;
 	a.job = "a/b";
 	sl_err_clear(&err);
-	assert_null(sl_sink_new(sl_sink_find("filesystem"), &a, &err));
+	assert_null(sl_sink_new_open(sl_sink_find("filesystem"), &a, &err));
 	assert_non_null(strstr(err.msg, "job name"));
 	a.job = NULL;
 	sl_err_clear(&err);
-	assert_null(sl_sink_new(sl_sink_find("filesystem"), &a, &err));
+	assert_null(sl_sink_new_open(sl_sink_find("filesystem"), &a, &err));
 	assert_string_equal(dir_names(d), "part-j-1-1-0.json");
 	sl_arena_deinit(&f.arena);
 }
@@ -926,6 +968,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dir_json),
+		cmocka_unit_test(test_configure_then_open),
 		cmocka_unit_test(test_single_file_csv),
 		cmocka_unit_test(test_bad_record),
 		cmocka_unit_test(test_missing_path_and_format),

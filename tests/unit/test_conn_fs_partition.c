@@ -4,7 +4,8 @@
  * value (escaped, default partition), read back with values from the
  * names, partition commit by process time and by partition time (success
  * files only after the files are published), crash and recovery across
- * partitions, a partitioned source snapshotted mid-file and restored.
+ * partitions, a partitioned source snapshotted mid-file and restored,
+ * configure (no directory created, a bad partition type refused) then open.
  * Shared helpers: fs_test_util.h.
  */
 #include "fs_test_util.h"
@@ -42,7 +43,7 @@ static sl_sink *p_sink(pfx *p, const char *job, int attempt, sl_err *err)
 	a.job = job;
 	a.attempt = attempt;
 	sl_err_clear(err);
-	return sl_sink_new(sl_sink_find("filesystem")->partitioned, &a, err);
+	return sl_sink_new_open(sl_sink_find("filesystem")->partitioned, &a, err);
 }
 
 /* Rows r<i>:i for i in [from, from + n), all in partition dt (NULL: NULL). */
@@ -87,7 +88,7 @@ static const char *p_read(const char *root)
 	pfx_init(&p, "json", root);
 	sl_conn_args a = pfx_args(&p);
 	sl_err_clear(&err);
-	sl_source *s = sl_source_new(sl_source_find("filesystem")->partitioned, &a, &err);
+	sl_source *s = sl_source_new_open(sl_source_find("filesystem")->partitioned, &a, &err);
 	if (!s)
 		fail_msg("%s", err.msg);
 	sl_type t[3] = {sl_type_varchar(SL_STRING_LEN), sl_type_make(SL_T_BIGINT),
@@ -111,6 +112,47 @@ static const char *p_read(const char *root)
 	sl_source_free(s);
 	sl_arena_deinit(&p.f.arena);
 	return out;
+}
+
+/* Configure looks at nothing on disk: a partitioned sink configured (what
+ * the planner does) creates no root directory, its open does; a
+ * partitioned source over a missing root configures (a bad partition
+ * column type is refused already) and its open names the path. */
+static void test_part_configure_then_open(void **state)
+{
+	char *d = ck_dir("part_cfg");
+	char root[600];
+	struct stat st;
+	snprintf(root, sizeof root, "%s/root", d);
+	pfx p;
+	sl_err err;
+	pfx_init(&p, "csv", root);
+	sl_conn_args a = pfx_args(&p);
+	sl_err_clear(&err);
+	sl_sink *k = sl_sink_new(sl_sink_find("filesystem")->partitioned, &a, &err);
+	if (!k)
+		fail_msg("%s", err.msg);
+	assert_int_not_equal(stat(root, &st), 0);
+	assert_int_equal(sl_sink_open(k, &err), 0);
+	assert_int_equal(stat(root, &st), 0);
+	sl_sink_free(k);
+	sl_arena_deinit(&p.f.arena);
+
+	snprintf(root, sizeof root, "%s/none", d);
+	pfx_init(&p, "csv", root);
+	a = pfx_args(&p);
+	sl_err_clear(&err);
+	sl_source *s = sl_source_new(sl_source_find("filesystem")->partitioned, &a, &err);
+	if (!s)
+		fail_msg("%s", err.msg);
+	assert_int_equal(sl_source_open(s, &err), SL_EIO);
+	assert_non_null(strstr(err.msg, "none' does not exist"));
+	sl_source_free(s);
+	p.fields[2].type = sl_type_make(SL_T_TIME);
+	sl_err_clear(&err);
+	assert_null(sl_source_new(sl_source_find("filesystem")->partitioned, &a, &err));
+	assert_non_null(strstr(err.msg, "partition column 'dt' of type TIME"));
+	sl_arena_deinit(&p.f.arena);
 }
 
 /* Without checkpointing: one directory per value (escaped; NULL and ''
@@ -377,7 +419,7 @@ static void test_part_source_restore(void **state)
 	pfx_init(&p, "json", d);
 	sl_conn_args a = pfx_args(&p);
 	sl_err_clear(&err);
-	sl_source *s = sl_source_new(sl_source_find("filesystem")->partitioned, &a, &err);
+	sl_source *s = sl_source_new_open(sl_source_find("filesystem")->partitioned, &a, &err);
 	assert_non_null(s);
 	char out[1024] = "";
 	assert_true(p_read_some(s, 2, 2, out, sizeof out) > 0);
@@ -386,7 +428,7 @@ static void test_part_source_restore(void **state)
 	sl_snap_writer_init(&w);
 	assert_int_equal(s->vt->snapshot(s, &w, &err), 0);
 	sl_source_free(s);
-	s = sl_source_new(sl_source_find("filesystem")->partitioned, &a, &err);
+	s = sl_source_new_open(sl_source_find("filesystem")->partitioned, &a, &err);
 	assert_non_null(s);
 	sl_snap_reader r;
 	sl_snap_reader_init(&r, w.buf, w.len);
@@ -401,7 +443,7 @@ static void test_part_source_restore(void **state)
 	pfx_init(&p, "json", d);
 	p.fields[2] = (sl_field){"dt", sl_type_make(SL_T_INT)};
 	a = pfx_args(&p);
-	s = sl_source_new(sl_source_find("filesystem")->partitioned, &a, &err);
+	s = sl_source_new_open(sl_source_find("filesystem")->partitioned, &a, &err);
 	assert_non_null(s);
 	sl_type t[3] = {sl_type_varchar(SL_STRING_LEN), sl_type_make(SL_T_BIGINT),
 	                sl_type_make(SL_T_INT)};
@@ -418,6 +460,7 @@ static void test_part_source_restore(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_part_configure_then_open),
 		cmocka_unit_test(test_part_write_read),
 		cmocka_unit_test(test_part_process_time),
 		cmocka_unit_test(test_part_partition_time),

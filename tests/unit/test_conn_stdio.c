@@ -75,7 +75,7 @@ static sl_sink *fx_sink(fx *f, sl_err *err)
 	sl_conn_args a = {.table = "out", .fields = f->fields, .nfields = 3, .opts = &f->opts,
 	                  .tz = "UTC"};
 	sl_err_clear(err);
-	sl_sink *k = sl_sink_new(sl_sink_find(sl_opts_get(&f->opts, "connector")), &a, err);
+	sl_sink *k = sl_sink_new_open(sl_sink_find(sl_opts_get(&f->opts, "connector")), &a, err);
 	assert_non_null(k);
 	assert_null(sl_opts_unused(&f->opts));
 	return k;
@@ -167,7 +167,7 @@ static void test_stdin(void **state)
 	fx_init(&f, "stdin");
 	sl_opts_set(&f.opts, "format", "json");
 	sl_conn_args a = {.table = "in", .fields = f.fields, .nfields = 3, .opts = &f.opts};
-	sl_source *s = sl_source_new(sl_source_find(sl_opts_get(&f.opts, "connector")), &a, &err);
+	sl_source *s = sl_source_new_open(sl_source_find(sl_opts_get(&f.opts, "connector")), &a, &err);
 	assert_non_null(s);
 	sl_batch *b = sl_batch_new(3, f.types, 0);
 	/* the bad record on line 4 stops the first batch after two rows */

@@ -225,7 +225,7 @@ static void test_fs_scan_with_lookup_options(void **st)
 	table_init(&t, (const char *const[]){"lookup.cache", "FULL",
 	                                     "lookup.full-cache.periodic-reload.interval", "1 min",
 	                                     NULL});
-	sl_source *s = sl_source_new(sl_source_find("filesystem"), &t.args, &t.err);
+	sl_source *s = sl_source_new_open(sl_source_find("filesystem"), &t.args, &t.err);
 	assert_non_null(s);
 	sl_opts_get(&t.opts, "connector"); /* read by the planner */
 	assert_null(sl_opts_unused(&t.opts));
@@ -236,7 +236,7 @@ static void test_fs_scan_with_lookup_options(void **st)
 	sl_source_free(s);
 	sl_arena_deinit(&t.arena);
 	table_init(&t, (const char *const[]){"lookup.cache", "PARTIAL", NULL});
-	assert_null(sl_source_new(sl_source_find("filesystem"), &t.args, &t.err));
+	assert_null(sl_source_new_open(sl_source_find("filesystem"), &t.args, &t.err));
 	assert_non_null(strstr(t.err.msg, "'PARTIAL' is not supported"));
 	sl_arena_deinit(&t.arena);
 }

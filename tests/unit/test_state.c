@@ -87,7 +87,7 @@ static void test_upsert_get_delete(void **st)
 	sl_state_backend_close(be);
 }
 
-static int count_cb(void *ctx, const void *k, uint32_t kl, void *v, uint32_t vl)
+static int count_cb(void *ctx, const void *k, uint32_t kl, void *v, uint32_t vl, sl_err *err)
 {
 	(*(int *)ctx)++;
 	return 0;
@@ -108,7 +108,7 @@ static void test_namespaces(void **st)
 	assert_int_equal(sl_state_ns_first(t, &ns), 1);
 	assert_int_equal(ns, 10);
 	int n = 0;
-	sl_state_ns_scan(t, 10, count_cb, &n);
+	sl_state_ns_scan(t, 10, count_cb, &n, &err);
 	assert_int_equal(n, 2);
 	assert_int_equal(sl_state_ns_next(t, 10, &ns), 1);
 	assert_int_equal(ns, 20);
@@ -240,7 +240,7 @@ static void test_slot_writeback(void **st)
 	sl_state_backend_close(be);
 }
 
-static int add_cb(void *ctx, const void *k, uint32_t kl, void *v, uint32_t vl)
+static int add_cb(void *ctx, const void *k, uint32_t kl, void *v, uint32_t vl, sl_err *err)
 {
 	((acc *)v)->sum += 100;
 	*(int64_t *)ctx += 1;
@@ -269,7 +269,7 @@ static void test_ns_order(void **st)
 	for (int i = 0; i < 8; i++) {
 		assert_true(ns == sorted[i]);
 		int64_t n = 0;
-		assert_int_equal(sl_state_ns_scan(t, ns, add_cb, &n), 0);
+		assert_int_equal(sl_state_ns_scan(t, ns, add_cb, &n, &err), 0);
 		assert_int_equal(n, 3); /* no bleeding into neighbours or the other table */
 		int more = sl_state_ns_next(t, ns, &ns);
 		assert_int_equal(more, i < 7);
@@ -288,9 +288,54 @@ static void test_ns_order(void **st)
 	assert_int_equal(sl_state_ns_first(t, &ns), 1);
 	assert_true(ns == -256);
 	int64_t n = 0;
-	sl_state_scan(t, add_cb, &n);
+	sl_state_scan(t, add_cb, &n, &err);
 	assert_int_equal(n, 18);
 	assert_int_equal(sl_state_count(other), 8);
+	sl_state_backend_close(be);
+}
+
+/* Stops at the second entry: with an error in the scan's sink (negative
+ * ctx->stop) or without one (positive). */
+typedef struct stop_ctx {
+	int n, stop;
+} stop_ctx;
+
+static int stop_cb(void *ctx, const void *k, uint32_t kl, void *v, uint32_t vl, sl_err *err)
+{
+	stop_ctx *s = ctx;
+	if (++s->n < 2)
+		return 0;
+	return s->stop < 0 ? sl_err_set(err, s->stop, "stopped at entry %d", s->n) : s->stop;
+}
+
+/* The scan callback's error sink: the error a callback sets comes back
+ * from ns_scan and scan with its message; a positive stop is returned
+ * with err left clear; both stop the scan. */
+static void test_scan_error_sink(void **st)
+{
+	sl_state_backend *be = open_be();
+	sl_err err;
+	sl_err_clear(&err);
+	sl_state_table *t = sl_state_table_open(be, "w", "win", 8, &err);
+	for (int i = 0; i < 4; i++) {
+		char k = (char)('a' + i);
+		assert_non_null(sl_state_upsert(t, i % 2, &k, 1, NULL));
+	}
+	stop_ctx s = {0, SL_EINPUT};
+	assert_int_equal(sl_state_ns_scan(t, 0, stop_cb, &s, &err), SL_EINPUT);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(err.code, SL_EINPUT);
+	assert_string_equal(err.msg, "stopped at entry 2");
+	sl_err_clear(&err);
+	s = (stop_ctx){0, SL_EINPUT};
+	assert_int_equal(sl_state_scan(t, stop_cb, &s, &err), SL_EINPUT);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(err.msg, "stopped at entry 2");
+	sl_err_clear(&err);
+	s = (stop_ctx){0, 7};
+	assert_int_equal(sl_state_scan(t, stop_cb, &s, &err), 7);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(err.code, 0);
 	sl_state_backend_close(be);
 }
 
@@ -528,6 +573,8 @@ int main(void)
 		SHARED(test_var_values, "rocksdb"),
 		SHARED(test_snapshot_roundtrip, "rocksdb"),
 		SHARED(test_ns_order, "rocksdb"),
+		SHARED(test_scan_error_sink, "hashmap"),
+		SHARED(test_scan_error_sink, "rocksdb"),
 		cmocka_unit_test(test_slot_writeback),
 		cmocka_unit_test(test_cross_backend),
 		cmocka_unit_test(test_restore_large),

@@ -34,7 +34,8 @@ static sl_state_backend *open_type(const char *type)
 	return be;
 }
 
-static int count_cb(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen)
+static int count_cb(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                    sl_err *err)
 {
 	(void)key, (void)klen, (void)val, (void)vlen;
 	++*(int *)ctx;
@@ -70,12 +71,12 @@ static void test_semantics(void **st)
 	assert_int_equal(vlen, 5);
 	assert_memory_equal(val, "hello", 5);
 	int n = 0;
-	sl_state_scan(v, count_cb, &n);
+	sl_state_scan(v, count_cb, &n, &err);
 	assert_int_equal(n, 1);
 	now = 11 * HOUR; /* rows/k (written 10:00) expired; acc/k (10:30) not */
 	assert_int_equal(sl_state_get_var(v, 0, "k", 1, &val, &vlen), 0);
 	n = 0;
-	sl_state_scan(v, count_cb, &n);
+	sl_state_scan(v, count_cb, &n, &err);
 	assert_int_equal(n, 0);
 	assert_non_null(sl_state_get(t, 0, "k", 1));
 	now = 11 * HOUR + HOUR / 2;

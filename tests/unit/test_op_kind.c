@@ -1,0 +1,169 @@
+/*
+ * test_op_kind.c - every built-in operator declares its kind and
+ * properties (src/exec/op_kind.h), and they are the ones the planner and
+ * the engine decided by before they stopped comparing names.
+ *
+ * The planner (state TTL, EXPLAIN's state marker, the STATE_TTL hint) and
+ * the job summary decide by sl_op_vtab.kind and .flags and by the
+ * instance's sl_op.state_proctime, never by display names or labels.  This
+ * test plans a corpus of jobs that between them use every kind, and checks
+ * for every operator: a kind in range, one method table per kind and one
+ * kind per method table, its display name, and its flags against the
+ * table below, which is the rule of the name lists these flags replaced
+ * (plan_ttl.c state_kind(), engine.c sl_job_stats).  A window aggregate
+ * over a processing-time window has state_proctime set; one over event
+ * time has not.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sluice.h"
+#include "api/engine_int.h"
+
+static const char *DDL =
+	"CREATE TABLE orders (id STRING, user_id STRING, amount DECIMAL(10, 2), v INT, "
+	"  ts TIMESTAMP(3), pt AS PROCTIME(), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) "
+	"  WITH ('connector' = 'push');"
+	"CREATE TABLE users (user_id STRING, name STRING, uts TIMESTAMP(3), "
+	"  WATERMARK FOR uts AS uts) WITH ('connector' = 'push');"
+	"CREATE TABLE rates (user_id STRING, rate INT, rts TIMESTAMP(3), WATERMARK FOR rts AS rts, "
+	"  PRIMARY KEY (user_id) NOT ENFORCED) WITH ('connector' = 'push', "
+	"  'format' = 'debezium-json');"
+	"CREATE TABLE dim (k STRING, name STRING, score BIGINT) WITH ('connector' = 'filesystem', "
+	"  'path' = 'tests/fixtures/lookup/dim.jsonl', 'format' = 'json');"
+	"CREATE TABLE out_strict (id CHAR(3), v INT NOT NULL) WITH ('connector' = 'push');";
+
+/* Between them, every kind of operator. */
+static const char *JOBS[] = {
+	"SELECT id, amount * 2 FROM orders WHERE v > 1",
+	"INSERT INTO out_strict SELECT id, v FROM orders",
+	"SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS t (n, s)",
+	"SELECT user_id FROM orders UNION ALL SELECT user_id FROM users",
+	"SELECT user_id FROM orders INTERSECT SELECT user_id FROM users",
+	"SELECT user_id, COUNT(*) FROM orders GROUP BY user_id",
+	"SELECT window_start, user_id, SUM(amount) FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), "
+	"INTERVAL '10' SECOND)) GROUP BY window_start, window_end, user_id",
+	"SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(pt), "
+	"INTERVAL '10' SECOND)) GROUP BY window_start, window_end",
+	"SELECT window_start, user_id, COUNT(*) FROM TABLE(SESSION(TABLE orders PARTITION BY user_id, "
+	"DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, user_id",
+	"SELECT * FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '10' SECOND))",
+	"SELECT * FROM TABLE(SESSION(TABLE orders PARTITION BY user_id, DESCRIPTOR(ts), "
+	"INTERVAL '10' SECOND))",
+	"SELECT id, SUM(amount) OVER (PARTITION BY user_id ORDER BY ts ROWS BETWEEN 2 PRECEDING "
+	"AND CURRENT ROW) FROM orders",
+	"SELECT o.id, u.name FROM orders AS o JOIN users AS u ON o.user_id = u.user_id",
+	"SELECT id FROM orders WHERE user_id IN (SELECT user_id FROM users)",
+	"SELECT o.id, u.name FROM orders AS o JOIN users AS u ON o.user_id = u.user_id AND "
+	"o.ts BETWEEN u.uts - INTERVAL '1' MINUTE AND u.uts",
+	"SELECT L.id, R.name FROM (SELECT * FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), "
+	"INTERVAL '10' SECOND))) L JOIN (SELECT * FROM TABLE(TUMBLE(TABLE users, DESCRIPTOR(uts), "
+	"INTERVAL '10' SECOND))) R ON L.user_id = R.user_id AND L.window_start = R.window_start "
+	"AND L.window_end = R.window_end",
+	"SELECT o.id, r.rate FROM orders AS o JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r "
+	"ON o.user_id = r.user_id",
+	"SELECT o.id, d.name FROM orders AS o LEFT JOIN dim FOR SYSTEM_TIME AS OF o.pt AS d "
+	"ON o.user_id = d.k",
+	"SELECT * FROM (SELECT id, user_id, amount, ROW_NUMBER() OVER (PARTITION BY user_id "
+	"ORDER BY amount DESC) AS rn FROM orders) WHERE rn <= 3",
+	"SELECT id, user_id FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY ts DESC) "
+	"AS rn FROM orders) WHERE rn = 1",
+	"SELECT * FROM (SELECT window_start, window_end, user_id, s, ROW_NUMBER() OVER (PARTITION BY "
+	"window_start, window_end ORDER BY s DESC) AS rn FROM (SELECT window_start, window_end, "
+	"user_id, SUM(amount) AS s FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), "
+	"INTERVAL '10' SECOND)) GROUP BY window_start, window_end, user_id)) WHERE rn <= 2",
+	"SELECT * FROM rates",
+};
+
+/* Per kind: its display name and flags (the rule of the former name lists:
+ * TTL-bounded GroupAggregate, Join, SemiJoin, Rank, Deduplicate,
+ * ChangelogNormalize, SetOp; watermark-bounded WindowAggregate,
+ * SessionWindowAggregate, IntervalJoin, WindowJoin, WindowRank; per-side
+ * TTL Join and SemiJoin; late counters always printed for names containing
+ * "WindowAggregate"). */
+static const struct {
+	const char *name;
+	unsigned flags;
+} EXPECT[SL_OPK__COUNT] = {
+	[SL_OPK_SCAN] = {"TableSourceScan", 0},
+	[SL_OPK_VALUES] = {"Values", 0},
+	[SL_OPK_CALC] = {"Calc", 0},
+	[SL_OPK_UNION] = {"Union", 0},
+	[SL_OPK_CONSTRAINT] = {"ConstraintEnforcer", 0},
+	[SL_OPK_SINK] = {"Sink", 0},
+	[SL_OPK_WINDOW_ASSIGN] = {"WindowTableFunction", 0},
+	[SL_OPK_SESSION_ASSIGN] = {"SessionWindowTableFunction", 0},
+	[SL_OPK_LOOKUP_JOIN] = {"LookupJoin", 0},
+	[SL_OPK_GROUP_AGG] = {"GroupAggregate", SL_OPF_STATE_TTL},
+	[SL_OPK_WINDOW_AGG] = {"WindowAggregate", SL_OPF_STATE_WM | SL_OPF_LATE_STATS},
+	[SL_OPK_SESSION_AGG] = {"SessionWindowAggregate", SL_OPF_STATE_WM | SL_OPF_LATE_STATS},
+	[SL_OPK_OVER_AGG] = {"OverAggregate", 0},
+	[SL_OPK_JOIN] = {"Join", SL_OPF_STATE_TTL | SL_OPF_TTL_PER_SIDE},
+	[SL_OPK_SEMI_JOIN] = {"SemiJoin", SL_OPF_STATE_TTL | SL_OPF_TTL_PER_SIDE},
+	[SL_OPK_INTERVAL_JOIN] = {"IntervalJoin", SL_OPF_STATE_WM},
+	[SL_OPK_WINDOW_JOIN] = {"WindowJoin", SL_OPF_STATE_WM},
+	[SL_OPK_TEMPORAL_JOIN] = {"TemporalJoin", 0},
+	[SL_OPK_RANK] = {"Rank", SL_OPF_STATE_TTL},
+	[SL_OPK_DEDUP] = {"Deduplicate", SL_OPF_STATE_TTL},
+	[SL_OPK_WINDOW_RANK] = {"WindowRank", SL_OPF_STATE_WM},
+	[SL_OPK_SET_OP] = {"SetOp", SL_OPF_STATE_TTL},
+	[SL_OPK_CHANGELOG_NORMALIZE] = {"ChangelogNormalize", SL_OPF_STATE_TTL},
+};
+
+static void test_every_kind_declared(void **state)
+{
+	const sl_op_vtab *vt_of[SL_OPK__COUNT] = {0};
+	int windows = 0;
+	for (size_t j = 0; j < sizeof(JOBS) / sizeof(JOBS[0]); j++) {
+		sl_engine *e;
+		assert_int_equal(sl_engine_open(&e), 0);
+		assert_int_equal(sl_exec(e, DDL), 0);
+		int rc = sl_exec(e, JOBS[j]);
+		if (rc)
+			print_error("%s: %s\n", JOBS[j], sl_errmsg(e));
+		assert_int_equal(rc, 0);
+		for (int i = 0; i < e->graph.nops; i++) {
+			const sl_op *op = e->graph.ops[i];
+			sl_op_kind k = op->vt->kind;
+			if (k <= SL_OPK_NONE || k >= SL_OPK__COUNT)
+				fail_msg("%s: operator %s has no kind", JOBS[j], op->vt->name);
+			if (vt_of[k] && vt_of[k] != op->vt)
+				fail_msg("kind %d has two method tables", (int)k);
+			vt_of[k] = op->vt;
+			assert_string_equal(op->vt->name, EXPECT[k].name);
+			if (op->vt->flags != EXPECT[k].flags)
+				fail_msg("%s: flags %#x, expected %#x", op->vt->name, op->vt->flags,
+				         EXPECT[k].flags);
+			if (k == SL_OPK_WINDOW_AGG) {
+				/* the one processing-time window of the corpus */
+				int proc = strstr(JOBS[j], "DESCRIPTOR(pt)") != NULL;
+				assert_int_equal(op->state_proctime, proc);
+				windows++;
+			} else {
+				assert_int_equal(op->state_proctime, 0);
+			}
+		}
+		sl_engine_close(e);
+	}
+	for (int k = SL_OPK_NONE + 1; k < SL_OPK__COUNT; k++)
+		if (!vt_of[k])
+			fail_msg("no job of the corpus uses kind %d (%s)", k, EXPECT[k].name);
+	for (int a = 1; a < SL_OPK__COUNT; a++)
+		for (int b = a + 1; b < SL_OPK__COUNT; b++)
+			assert_ptr_not_equal(vt_of[a], vt_of[b]);
+	assert_true(windows >= 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_kind_declared),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

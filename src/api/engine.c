@@ -8,8 +8,10 @@
  * statement sets) are collected and planned together as one job when the
  * script ends, so they share their sources.  The job is opened at once
  * (every planning error comes before any input is read) and then driven
- * by sl_run (sources that end or run forever) or by sl_push_* (push
- * tables).  One job per engine.
+ * by sl_run (sources that end or run forever: the run loop and the
+ * checkpoint coordinator of src/runtime/) or by sl_push_* (push tables).
+ * One job per engine.  This file is the public API's glue: the runtime
+ * lives in src/runtime/ and src/exec/.
  *
  * After a fatal error, sinks still publish what was written before it
  * (docs/semantics.md §3), and so they do at a clean stop without
@@ -19,6 +21,7 @@
 #include "engine_int.h"
 #include "../exec/ops.h"
 #include "../plan/plan.h"
+#include "../runtime/run.h"
 #include "../sql/parser.h"
 #include "../base/timeutil.h"
 
@@ -26,9 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-int sl_op_sink_finish(sl_op *op, sl_err *err);
-sl_sink *sl_op_sink_get(sl_op *op);
 
 const char *sl_version(void)
 {
@@ -44,6 +44,7 @@ int sl_engine_open(sl_engine **out)
 	sl_arena_init(&e->opt_arena, 4096);
 	sl_opts_init(&e->session, &e->opt_arena);
 	sl_arena_init(&e->job_arena, 64 * 1024);
+	sl_coord_init(&e->ck);
 	e->proc_manual = -1;
 	*out = e;
 	return 0;
@@ -51,7 +52,7 @@ int sl_engine_open(sl_engine **out)
 
 static void job_close(sl_engine *e)
 {
-	sl__ckpt_close(e);
+	sl_coord_close(&e->ck);
 	if (!e->job)
 		return;
 	sl_graph_deinit(&e->graph);
@@ -144,7 +145,8 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 	                   .select_to_queue = !e->select_to_print, .arena = &e->job_arena};
 	sl_buf_clear(&e->explain);
 	e->job = 1;
-	if (!explain_only && (rc = sl__ckpt_prepare(e))) {
+	if (!explain_only &&
+	    (rc = sl_coord_prepare(&e->ck, &e->session, &e->graph, e->state, &e->err))) {
 		job_close(e);
 		return rc;
 	}
@@ -157,7 +159,7 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 	if (!rc && !explain_only)
 		rc = sl_graph_open(&e->graph, &e->err);
 	if (!rc && !explain_only)
-		rc = sl__ckpt_restore(e);
+		rc = sl_coord_restore(&e->ck, &e->finished);
 	if (rc || explain_only)
 		job_close(e);
 	return rc;
@@ -289,45 +291,18 @@ const char *sl_explain_text(sl_engine *e)
 
 /* ---- running ---------------------------------------------------------- */
 
-/* After a fatal error: publish what the sinks wrote before it (without
- * checkpointing; with it, the last checkpoint is what counts and the rows
- * after it are replayed at restart). */
-static void publish_on_error(sl_engine *e)
-{
-	if (e->ck.on)
-		return;
-	sl_err ignore;
-	sl_err_clear(&ignore);
-	for (int i = 0; i < e->graph.nops; i++)
-		sl_op_sink_finish(e->graph.ops[i], &ignore);
-}
-
 static void fail_job(sl_engine *e);
 
 int sl_run(sl_engine *e)
 {
 	sl_err_clear(&e->err);
-	if (!e->job)
+	if (!e->job || e->finished)
 		return 0;
-	while (!e->finished && !e->graph.stop) {
-		int64_t progress;
-		int rc = sl_graph_step(&e->graph, &progress, &e->err);
-		if (rc == 0) {
-			/* end of all inputs: the final checkpoint commits the output */
-			if (e->ck.on && (rc = sl__ckpt_take(e, 0, 1, NULL, 0)))
-				goto fail;
-			e->finished = 1;
-			break;
-		}
-		if (rc < 0 || (rc = sl__ckpt_maybe(e)))
-			goto fail;
-		if (progress == 0) {
-			struct timespec ts = {0, 1000000}; /* idle sources: 1 ms */
-			nanosleep(&ts, NULL);
-		}
-	}
-	return 0;
-fail:
+	int rc = sl_runtime_run(&e->graph, &e->ck, &e->err);
+	if (rc == 1)
+		e->finished = 1;
+	if (rc >= 0)
+		return 0;
 	fail_job(e);
 	return e->err.code ? e->err.code : SL_ERUNTIME;
 }
@@ -340,13 +315,7 @@ int sl_savepoint(sl_engine *e, int drain, char *path, size_t cap)
 		                  "('execution.checkpointing.interval')");
 	if (e->failed)
 		return sl_err_set(&e->err, SL_EINVAL, "the job stopped after an error: %s", e->fail_msg);
-	int rc;
-	for (int i = 0; drain && i < e->graph.nops; i++) {
-		sl_op *op = e->graph.ops[i];
-		if (op->nin == 0 && !op->in_ended && (rc = sl_graph_end_source(op, &e->err)))
-			return rc;
-	}
-	return sl__ckpt_take(e, 1, 0, path, cap);
+	return sl_runtime_savepoint(&e->graph, &e->ck, drain, path, cap, &e->err);
 }
 
 int sl_stop_complete(sl_engine *e, int drain, char *path, size_t cap)
@@ -359,16 +328,7 @@ int sl_stop_complete(sl_engine *e, int drain, char *path, size_t cap)
 	if (!e->job || e->failed)
 		return sl_err_set(&e->err, SL_EINVAL, "%s%s", e->job ? "the job stopped after an "
 		                  "error: " : "no job to stop", e->job ? e->fail_msg : "");
-	/* without checkpointing a clean stop publishes, as the end of input
-	 * does: rows counted as written must not stay in hidden files */
-	int rc = 0;
-	for (int i = 0; drain && !rc && i < e->graph.nops; i++) {
-		sl_op *op = e->graph.ops[i];
-		if (op->nin == 0 && !op->in_ended)
-			rc = sl_graph_end_source(op, &e->err);
-	}
-	for (int i = 0; !rc && i < e->graph.nops; i++)
-		rc = sl_op_sink_finish(e->graph.ops[i], &e->err);
+	int rc = sl_runtime_stop_publish(&e->graph, drain, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;
@@ -382,8 +342,7 @@ int sl_set_processing_time(sl_engine *e, int64_t micros)
 		e->graph.proc_manual = e->proc_manual;
 		if (e->failed)
 			return 0;
-		/* processing-time windows fire as the clock passes their ends */
-		int rc = sl_graph_fire_timers(&e->graph, &e->err);
+		int rc = sl_runtime_clock_moved(&e->graph, &e->err);
 		if (rc)
 			fail_job(e);
 		return rc;
@@ -413,7 +372,7 @@ static void fail_job(sl_engine *e)
 {
 	e->failed = 1;
 	snprintf(e->fail_msg, sizeof(e->fail_msg), "%s", e->err.msg);
-	publish_on_error(e);
+	sl_runtime_publish_on_error(&e->graph, &e->ck);
 }
 
 static sl_op *push_scan(sl_engine *e, const char *table)
@@ -430,22 +389,16 @@ static sl_op *push_scan(sl_engine *e, const char *table)
 	return NULL;
 }
 
-/* Emits the rows of the job's VALUES sources (once; op_values.c) before
- * any pushed row or poll, so that API clients see them without driving the
- * sources: after a restore, a restored source emits nothing.  Returns 0 or
- * the error (the job then fails). */
+/* Emits the rows of the job's VALUES sources before a poll
+ * (sl_runtime_start_values).  Returns 0 or the error (the job then fails). */
 static int start_values(sl_engine *e)
 {
 	if (!e->job || e->failed)
 		return 0;
-	for (int i = 0; i < e->graph.nops; i++) {
-		int rc = sl_op_values_start(e->graph.ops[i], &e->err);
-		if (rc) {
-			fail_job(e);
-			return rc;
-		}
-	}
-	return 0;
+	int rc = sl_runtime_start_values(&e->graph, &e->err);
+	if (rc)
+		fail_job(e);
+	return rc;
 }
 
 int sl_push_json(sl_engine *e, const char *table, const char *json, size_t len)
@@ -456,11 +409,7 @@ int sl_push_json(sl_engine *e, const char *table, const char *json, size_t len)
 		return sl_err_set(&e->err, SL_EINVAL,
 		                  "no running job reads push table '%s' (declare it WITH "
 		                  "('connector' = 'push') and start a job that reads it)", table);
-	int rc = sl_graph_fire_timers(&e->graph, &e->err);
-	if (!rc)
-		rc = start_values(e);
-	if (!rc)
-		rc = sl_op_scan_push(op, json, len, &e->err);
+	int rc = sl_runtime_push(&e->graph, op, json, len, 0, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;
@@ -472,11 +421,7 @@ int sl_push_json_lines(sl_engine *e, const char *table, const char *text, size_t
 	sl_op *op = push_scan(e, table);
 	if (!op)
 		return sl_err_set(&e->err, SL_EINVAL, "no running job reads push table '%s'", table);
-	int rc = sl_graph_fire_timers(&e->graph, &e->err);
-	if (!rc)
-		rc = start_values(e);
-	if (!rc)
-		rc = sl_op_scan_push_lines(op, text, len, &e->err);
+	int rc = sl_runtime_push(&e->graph, op, text, len, 1, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;
@@ -488,10 +433,7 @@ int sl_push_end(sl_engine *e, const char *table)
 	sl_op *op = push_scan(e, table);
 	if (!op)
 		return sl_err_set(&e->err, SL_EINVAL, "no running job reads push table '%s'", table);
-	int rc = start_values(e);
-	if (rc)
-		return rc;
-	rc = sl_graph_end_source(op, &e->err);
+	int rc = sl_runtime_push_end(&e->graph, op, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;

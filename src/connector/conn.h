@@ -32,8 +32,11 @@
  *              the table and the file.
  * close is safe after configure alone, after a failed configure or open.
  *
- * Exactly-once hooks (snapshot/restore, pre_commit/commit/abort/recover)
- * are part of the tables from the start; checkpointing drives them.
+ * Exactly-once hooks (a source's snapshot/restore/commit, a sink's
+ * pre_commit/commit/abort/recover) are reached through the operator that
+ * holds the connector (op_scan.c, op_sink.c: the hooks of sl_op_vtab,
+ * src/exec/op.h); the checkpoint coordinator (src/runtime/ckpt_coord.c)
+ * drives them.
  */
 #ifndef SL_CONN_H
 #define SL_CONN_H
@@ -123,6 +126,17 @@ struct sl_source_vtab {
 	/* Position for checkpoints (file offset and line, generator state). */
 	int (*snapshot)(sl_source *s, sl_snap_writer *w, sl_err *err);
 	int (*restore)(sl_source *s, sl_snap_reader *r, sl_err *err);
+	/*
+	 * Checkpoint ckpt_id is complete (its manifest is durable, phase 2 of
+	 * the protocol, src/exec/op.h): the positions its snapshot recorded
+	 * are consumed, and a source that tells the outside world (a Kafka
+	 * consumer group's offsets) does so here.  Exactly-once does not
+	 * depend on it: a restore reads the positions from the checkpoint.
+	 * Called on the job thread between batches; returns 0 or a negative
+	 * code with err (the job fails).  NULL = nothing to do (files, stdin,
+	 * generators).
+	 */
+	int (*commit)(sl_source *s, int64_t ckpt_id, sl_err *err);
 	/* Frees resources; safe after configure alone and after a failed
 	 * configure or open. */
 	void (*close)(sl_source *s);
@@ -170,8 +184,9 @@ struct sl_sink_vtab {
 	 */
 	int (*finish)(sl_sink *k, sl_err *err);
 	/*
-	 * Checkpoint protocol (docs/semantics.md §3); may be NULL until checkpointing
-	 * lands for the sink.  Called between batches, in one thread:
+	 * Checkpoint protocol (docs/semantics.md §3; the operator hooks of the same
+	 * names in src/exec/op.h forward to these); NULL = nothing to stage
+	 * (print, blackhole).  Called between batches, in one thread:
 	 * pre_commit at a barrier makes the output since the previous
 	 * checkpoint durable but invisible and writes into w what publishing
 	 * it needs; commit after the manifest is durable publishes it

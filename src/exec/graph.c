@@ -1,6 +1,8 @@
 /*
- * graph.c - the job runtime: edges, watermark merging, end of input, the
- * pump loop (see graph.h).
+ * graph.c - the operator DAG of a running job: registration, edges,
+ * watermark and idleness propagation, end of input, one pump step over
+ * the sources (the run loop that repeats it is src/runtime/run.c), the
+ * job snapshot of the operators, and sl_op_free (see graph.h, op.h).
  */
 #include "graph.h"
 #include "../base/buf.h"
@@ -73,17 +75,19 @@ int sl_graph_add(sl_graph *g, sl_op *op, int nin, int nout, const sl_type *types
 	op->nin = nin;
 	op->in_wm = calloc((size_t)(nin ? nin : 1), sizeof(int64_t));
 	op->in_idle = calloc((size_t)(nin ? nin : 1), 1);
-	op->nout = nout;
 	op->out_types = calloc((size_t)(nout ? nout : 1), sizeof(sl_type));
 	op->out_names = calloc((size_t)(nout ? nout : 1), sizeof(char *));
 	if (!op->in_wm || !op->in_idle || !op->out_types || !op->out_names)
-		return SL_ENOMEM;
+		return SL_ENOMEM; /* the caller still owns op: sl_op_free */
+	op->nout = nout;
 	for (int i = 0; i < nin; i++)
 		op->in_wm[i] = SL_WM_MIN;
 	op->wm = op->out_wm = SL_WM_MIN;
 	for (int i = 0; i < nout; i++) {
 		op->out_types[i] = types[i];
-		op->out_names[i] = names ? strdup(names[i] ? names[i] : "") : strdup("");
+		op->out_names[i] = strdup(names && names[i] ? names[i] : "");
+		if (!op->out_names[i])
+			return SL_ENOMEM;
 	}
 	if (!op->uid[0])
 		snprintf(op->uid, sizeof(op->uid), "op%d", op->id);
@@ -263,22 +267,6 @@ int sl_graph_step(sl_graph *g, int64_t *progress, sl_err *err)
 		live = 1;
 	}
 	return live;
-}
-
-int sl_graph_run(sl_graph *g, sl_err *err)
-{
-	for (;;) {
-		if (g->stop)
-			return 0;
-		int64_t progress;
-		int rc = sl_graph_step(g, &progress, err);
-		if (rc <= 0)
-			return rc;
-		if (progress == 0) {
-			struct timespec ts = {0, 1000000}; /* idle sources: 1 ms */
-			nanosleep(&ts, NULL);
-		}
-	}
 }
 
 #define SNAP_MAGIC_V1 0x534c4731u /* "SLG1": operators by position */
@@ -605,22 +593,27 @@ int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err)
 	return rc;
 }
 
+void sl_op_free(sl_op *op)
+{
+	if (!op)
+		return;
+	if (op->vt && op->vt->close)
+		op->vt->close(op);
+	sl_state_ttl_free_chain(op->ttl_chain);
+	free(op->in_wm);
+	free(op->in_idle);
+	free(op->out_types);
+	for (int k = 0; op->out_names && k < op->nout; k++)
+		free((char *)op->out_names[k]);
+	free(op->out_names);
+	free(op->edges);
+	free(op);
+}
+
 void sl_graph_deinit(sl_graph *g)
 {
-	for (int i = 0; i < g->nops; i++) {
-		sl_op *op = g->ops[i];
-		if (op->vt->close)
-			op->vt->close(op);
-		sl_state_ttl_free_chain(op->ttl_chain);
-		free(op->in_wm);
-		free(op->in_idle);
-		free(op->out_types);
-		for (int k = 0; k < op->nout; k++)
-			free((char *)op->out_names[k]);
-		free(op->out_names);
-		free(op->edges);
-		free(op);
-	}
+	for (int i = 0; i < g->nops; i++)
+		sl_op_free(g->ops[i]);
 	free(g->ops);
 	memset(g, 0, sizeof(*g));
 }

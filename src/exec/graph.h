@@ -1,9 +1,11 @@
 /*
- * graph.h - a running job: the operator DAG and the loop that drives it.
+ * graph.h - a running job's operator DAG and one step of driving it.
  *
  * The planner builds a graph by adding operators (sl_graph_add) and edges
- * (sl_graph_connect) in topological order: sources first.  sl_graph_run
- * then pumps the sources round-robin; every batch is pushed synchronously
+ * (sl_graph_connect) in topological order: sources first.  sl_graph_step
+ * fires the processing-time timers and pumps every source once; the one
+ * run loop (sl_runtime_run, src/runtime/run.h) repeats it and takes the
+ * checkpoints between steps.  Every batch is pushed synchronously
  * through the DAG (sl_op_emit -> consumer process), so one job runs on one
  * thread with bounded memory (a batch in flight per edge at most) and
  * backpressure is implicit.  Watermarks follow their batches on every edge;
@@ -38,9 +40,10 @@ typedef struct sl_graph {
 void sl_graph_init(sl_graph *g, sl_state_backend *state);
 
 /*
- * Adds op (allocated by its constructor, owned by the graph from now on:
- * sl_graph_deinit closes and frees it) with nin inputs and nout output
- * columns of the given types/names (copied).  Returns 0 or SL_ENOMEM.
+ * Adds op (allocated by its constructor) with nin inputs and nout output
+ * columns of the given types/names (copied).  Returns 0: the graph owns op
+ * from now on (sl_graph_deinit frees it); or SL_ENOMEM: op is not in the
+ * graph and the caller still owns it (free it with sl_op_free).
  */
 int sl_graph_add(sl_graph *g, sl_op *op, int nin, int nout, const sl_type *types,
                  const char *const *names);
@@ -68,9 +71,6 @@ int sl_graph_open(sl_graph *g, sl_err *err);
  */
 int sl_graph_step(sl_graph *g, int64_t *progress, sl_err *err);
 
-/* Runs until all sources end (or g->stop is set).  Returns 0 or an error. */
-int sl_graph_run(sl_graph *g, sl_err *err);
-
 /* Ends input `input` of op: when all its inputs have ended, forwards a
  * +infinity watermark, finishes op and ends its consumers. */
 int sl_graph_end_input(sl_op *op, int input, sl_err *err);
@@ -93,7 +93,7 @@ int sl_graph_snapshot(sl_graph *g, sl_snap_writer *w, sl_err *err);
 int sl_graph_snapshot_ops(sl_graph *g, sl_snap_writer *w, sl_err *err);
 int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err);
 
-/* Closes and frees every operator. */
+/* Closes and frees every operator (sl_op_free). */
 void sl_graph_deinit(sl_graph *g);
 
 #endif

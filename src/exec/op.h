@@ -4,7 +4,9 @@
  * A running job is a DAG of operators (sl_graph, graph.c).  Each operator is
  * one op_*.c file implementing sl_op_vtab; its concrete struct embeds sl_op
  * as the first member.  Messages travel in order along each edge: batches
- * of rows, watermarks, (later) checkpoint barriers, and end of input.
+ * of rows, watermarks and end of input.  There are no barrier messages:
+ * one job runs on one thread and checkpoints are taken between two pump
+ * steps, when every operator is quiescent (src/runtime/run.c).
  *
  * Lifecycle (PostgreSQL's init/exec/end, Arroyo's operator trait):
  *   open      once, after construction: open state tables, allocate output
@@ -24,6 +26,41 @@
  *   finish    end of all inputs, after the +infinity watermark: emit what
  *             is left.  NULL = nothing to do.
  *   close     free everything; never fails; safe after a failed open.
+ *
+ * Checkpoint protocol (docs/semantics.md §3, docs/checkpoints.md): four optional
+ * hooks, called by the checkpoint coordinator (src/runtime/ckpt_coord.c)
+ * on every operator that has them, in graph order, between two batches
+ * (the job is quiescent: an aligned barrier for every source at once):
+ *   pre_commit  phase 1, at the barrier of checkpoint id: make the output
+ *               since the previous checkpoint durable but invisible and
+ *               write into w what publishing it needs.  The bytes are
+ *               stored in the checkpoint under the operator's uid and
+ *               handed back to recover on restore.  Sinks.
+ *   commit      phase 2, after the checkpoint's manifest is durable:
+ *               publish what pre_commit staged for id (sinks), or tell
+ *               the outside world that id is done (a source committing
+ *               its offsets).  Idempotent; the job fails if it fails.
+ *   abort       the checkpoint id failed before its manifest was durable:
+ *               discard what pre_commit staged (the rows are written
+ *               again into the next checkpoint's output).
+ *   recover     at start, after the graph was restored (or with r NULL on
+ *               a fresh start), before any input: r holds what pre_commit
+ *               wrote for the restored checkpoint; finish what it staged
+ *               (publish it if not yet published, idempotent) and roll
+ *               back everything else an earlier run left staged.
+ *               SL_ESTATE when output of a newer checkpoint was already
+ *               published (falling back would repeat rows).
+ * An operator that has pre_commit has a record in every checkpoint (empty
+ * when it staged nothing), and a restore hands each record to the
+ * operator with that uid and a pre_commit hook, so a kind keeps pre_commit
+ * set for all its instances and across versions; hooks an operator does
+ * not need stay NULL.
+ *
+ * Lifetime: a constructor (sl_op_*_new, ops.h) returns an operator owned
+ * by its caller until sl_graph_add succeeds, owned by the graph after;
+ * sl_op_free frees it in either stage (sl_graph_deinit calls it for every
+ * registered operator).  A constructor that fails frees what it allocated
+ * and returns NULL.
  *
  * Per-row watermarks: batch->wm[i] is the W_before of row i.  Operators that
  * judge lateness (window aggregates) compare each row against it and, when
@@ -74,6 +111,12 @@ struct sl_op_vtab {
 	 * the operator's inputs ended.  NULL = no timers.
 	 */
 	int (*proctime)(sl_op *op, int64_t now, sl_err *err);
+	/* The checkpoint protocol (see the top of this file); NULL = nothing
+	 * to do at that step. */
+	int (*pre_commit)(sl_op *op, int64_t ckpt_id, sl_snap_writer *w, sl_err *err);
+	int (*commit)(sl_op *op, int64_t ckpt_id, sl_err *err);
+	int (*abort)(sl_op *op, int64_t ckpt_id, sl_err *err);
+	int (*recover)(sl_op *op, sl_snap_reader *r, sl_err *err);
 };
 
 /* One edge from an operator's output to a consumer input. */
@@ -130,6 +173,16 @@ struct sl_op {
 	int state_proctime;
 	sl_state_table *ttl_chain; /* wrappers of its TTL tables (sl_op_table_open) */
 };
+
+/*
+ * Frees an operator in any stage: just constructed (not yet in a graph),
+ * registered in a graph (sl_graph_add) or left behind by a failed
+ * sl_graph_add.  Calls its close method, then frees what the graph
+ * allocated for it and the operator itself.  Only sl_graph_deinit frees a
+ * registered operator (it must leave the graph's list first); NULL is a
+ * no-op.
+ */
+void sl_op_free(sl_op *op);
 
 /*
  * Opens the operator's state table `name` (sl_state_table_open) with the

@@ -112,7 +112,6 @@ sl_op *sl_op_calc_new(sl_expr *filter, sl_expr *const *proj, int nproj, const sl
 		goto fail;
 	return &o->base;
 fail:
-	calc_close(&o->base);
-	free(o);
+	sl_op_free(&o->base); /* calls its close */
 	return NULL;
 }

@@ -383,8 +383,7 @@ sl_op *sl_op_group_agg_new(const sl_group_agg_plan *p, const sl_type *in_types, 
 	o->key_cols = calloc((size_t)p->nkeys + 1, sizeof(int));
 	o->aggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
 	if (!o->key_cols || !o->aggs) {
-		group_close(&o->base);
-		free(o);
+		sl_op_free(&o->base); /* calls its close */
 		sl_err_set(err, SL_ENOMEM, "out of memory");
 		return NULL;
 	}

@@ -322,8 +322,7 @@ sl_op *sl_op_interval_join_new(const sl_join_plan *p, sl_err *err)
 	    ((p->nkeys < 1 || p->ltime < 0 || p->rtime < 0 || p->lo > p->hi) &&
 	     sl_err_set(err, SL_EPLAN, "an interval join needs an equality key, both rowtimes "
 	                               "and bounds lo <= hi"))) {
-		ijoin_close(&o->base);
-		free(o);
+		sl_op_free(&o->base); /* calls its close */
 		return NULL;
 	}
 	o->time_col[0] = p->ltime;

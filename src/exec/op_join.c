@@ -295,8 +295,7 @@ sl_op *sl_op_join_new(const sl_join_plan *p, sl_err *err)
 	o->base.vt = &join_vtab;
 	if (sl__join_plan_own(&o->p, o->keys, p, err) ||
 	    (p->nkeys < 1 && sl_err_set(err, SL_EPLAN, "a join needs at least one equality key"))) {
-		join_close(&o->base);
-		free(o);
+		sl_op_free(&o->base); /* calls its close */
 		return NULL;
 	}
 	o->outer[0] = p->kind == SL_JOIN_LEFT || p->kind == SL_JOIN_FULL;

@@ -156,8 +156,7 @@ sl_op *sl_op_lookup_join_new(const sl_join_plan *p, sl_lookup *lk, sl_err *err)
 		else
 			sl_err_set(err, SL_EPLAN, "a lookup join needs a lookup, an equality key and "
 			                          "INNER or LEFT");
-		ljoin_close(&o->base);
-		free(o);
+		sl_op_free(&o->base); /* calls its close */
 		return NULL;
 	}
 	memcpy(o->lkeys, p->lkeys, sizeof(int) * (size_t)p->nkeys);

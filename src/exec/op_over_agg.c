@@ -559,8 +559,7 @@ sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int ni
 	o->phys = calloc((size_t)nin + 1, sizeof(int));
 	if (!o->key_cols || !o->aggs || !o->faggs || !o->fcols || !o->sort_cols || !o->sort_desc ||
 	    !o->sort_nf || !o->phys) {
-		over_close(&o->base);
-		free(o);
+		sl_op_free(&o->base); /* calls its close */
 		sl_err_set(err, SL_ENOMEM, "out of memory");
 		return NULL;
 	}

@@ -10,6 +10,9 @@
  *              watermark after its last row
  *   snapshot   the source position and the partition watermark
  *   finish     nothing: the graph sends +infinity after the last batch
+ *   commit     the source's commit (a checkpoint's positions are durable:
+ *              a Kafka source commits its offsets); only for sources that
+ *              have one (scan_commit_vtab), NULL for the others
  *
  * Watermark (docs/semantics.md §1).  A source is one partition.  W starts at
  * -infinity; for each row r in arrival order, W_before(r) = W, then
@@ -408,6 +411,15 @@ static void scan_close(sl_op *op)
 	free(o->push_line);
 }
 
+static int scan_commit(sl_op *op, int64_t id, sl_err *err)
+{
+	sl_source *src = ((scan_op *)op)->p.source;
+	int rc = src->vt->commit(src, id, err);
+	if (rc)
+		sl_err_prefix(err, "source '%s'", src->table ? src->table : "?");
+	return rc;
+}
+
 static const sl_op_vtab scan_vtab = {
 	.name = "TableSourceScan",
 	.kind = SL_OPK_SCAN,
@@ -418,6 +430,19 @@ static const sl_op_vtab scan_vtab = {
 	.pump = scan_pump,
 };
 
+/* A scan of a source with a commit hook: the checkpoint coordinator calls
+ * only the hooks that exist, so the others keep commit NULL. */
+static const sl_op_vtab scan_commit_vtab = {
+	.name = "TableSourceScan",
+	.kind = SL_OPK_SCAN,
+	.open = scan_open,
+	.snapshot = scan_snapshot,
+	.restore = scan_restore,
+	.close = scan_close,
+	.pump = scan_pump,
+	.commit = scan_commit,
+};
+
 sl_op *sl_op_scan_new(const sl_scan_plan *p, sl_err *err)
 {
 	scan_op *o = calloc(1, sizeof(*o));
@@ -425,7 +450,7 @@ sl_op *sl_op_scan_new(const sl_scan_plan *p, sl_err *err)
 		sl_err_set(err, SL_ENOMEM, "out of memory");
 		return NULL;
 	}
-	o->base.vt = &scan_vtab;
+	o->base.vt = p->source && p->source->vt->commit ? &scan_commit_vtab : &scan_vtab;
 	o->p = *p;
 	o->wm = SL_WM_MIN;
 	snprintf(o->table, sizeof(o->table), "%s", p->table ? p->table : "?");
@@ -463,7 +488,6 @@ nomem:
 fail:
 	o->p.source = NULL; /* the caller still owns them on failure */
 	o->p.push_dec = NULL;
-	scan_close(&o->base);
-	free(o);
+	sl_op_free(&o->base); /* calls its close */
 	return NULL;
 }

@@ -345,7 +345,6 @@ sl_op *sl_op_semi_join_new(const sl_join_plan *p, int anti, sl_err *err)
 	o->p.rtypes = o->jtypes + p->nl;
 	return &o->base;
 fail:
-	semi_close(&o->base);
-	free(o);
+	sl_op_free(&o->base); /* calls its close */
 	return NULL;
 }

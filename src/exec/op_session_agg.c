@@ -456,7 +456,6 @@ sl_op *sl_op_session_agg_new(const sl_window_agg_plan *p, const sl_type *in_type
 nomem:
 	sl_err_set(err, SL_ENOMEM, "out of memory");
 fail:
-	sess_close(&o->base);
-	free(o);
+	sl_op_free(&o->base); /* calls its close */
 	return NULL;
 }

@@ -334,8 +334,7 @@ sl_op *sl_op_session_assign_new(const sl_window_spec *w, int nin, const int *key
 	o->key_cols = calloc((size_t)nkeys + 1, sizeof(int));
 	o->all_cols = calloc((size_t)nin + 1, sizeof(int));
 	if (!o->key_cols || !o->all_cols) {
-		sassign_close(&o->base);
-		free(o);
+		sl_op_free(&o->base); /* calls its close */
 		sl_err_set(err, SL_ENOMEM, "out of memory");
 		return NULL;
 	}

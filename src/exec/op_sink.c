@@ -3,12 +3,22 @@
  * connector sink (conn.h) and publishes at end of input.
  *
  * INTERFACE ROUTINES
- *   open      opens the sink (conn.h: the planner only configured it, so
- *             EXPLAIN creates no directory)
- *   process   sink->write(batch)
- *   finish    sink->finish (publish everything written)
- *   close     closes the sink; a sink closed without finish keeps its
- *             output hidden (the checkpoint protocol decides its fate)
+ *   open        opens the sink (conn.h: the planner only configured it, so
+ *               EXPLAIN creates no directory)
+ *   process     sink->write(batch)
+ *   finish      sink->finish (publish everything written; with
+ *               checkpointing only flush: the final checkpoint publishes)
+ *   pre_commit  the checkpoint protocol (op.h): the connector's
+ *   commit      pre_commit / commit / abort / recover, each optional in the
+ *   abort       connector (a sink without them stages nothing).  Every sink
+ *   recover     operator has all four, so that every sink has a record in
+ *               every checkpoint (the format of docs/checkpoints.md).
+ *   close       closes the sink; a sink closed without finish keeps its
+ *               output hidden (the checkpoint protocol decides its fate)
+ *
+ * The connector sees the job's processing time and the operator's input
+ * watermark (sl_sink.proc_now / .wm) as of each write, finish and
+ * pre_commit.
  *
  * Upsert mode (sl_op_sink_set_upsert: an upsert connector whose table has
  * a PRIMARY KEY, fed by an updating stream; Flink's upsert semantics): the
@@ -81,6 +91,14 @@ static int upsert_view(sink_op *o, const sl_batch *in, sl_batch *v)
 	return 0;
 }
 
+/* Gives the connector the job's processing time and the operator's input
+ * watermark before it is called. */
+static void sink_sync(sink_op *o)
+{
+	o->sink->proc_now = o->base.graph ? o->base.graph->ectx.proctime : 0;
+	o->sink->wm = o->base.wm;
+}
+
 static int sink_open(sl_op *op, sl_err *err)
 {
 	sink_op *o = (sink_op *)op;
@@ -94,7 +112,7 @@ static int sink_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	sink_op *o = (sink_op *)op;
 	sl_batch view;
-	sl_op_sink_sync(op);
+	sink_sync(o);
 	if (o->pk) {
 		if (upsert_view(o, in, &view))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
@@ -112,7 +130,7 @@ static int sink_finish(sl_op *op, sl_err *err)
 	if (o->finished)
 		return 0;
 	o->finished = 1;
-	sl_op_sink_sync(op);
+	sink_sync(o);
 	int rc = o->sink->vt->finish ? o->sink->vt->finish(o->sink, err) : 0;
 	if (rc)
 		sl_err_prefix(err, "sink '%s'", o->sink->table);
@@ -130,6 +148,31 @@ static void sink_close(sl_op *op)
 	sl_buf_deinit(&o->k2);
 }
 
+static int sink_pre_commit(sl_op *op, int64_t id, sl_snap_writer *w, sl_err *err)
+{
+	sink_op *o = (sink_op *)op;
+	sink_sync(o);
+	return o->sink->vt->pre_commit ? o->sink->vt->pre_commit(o->sink, id, w, err) : 0;
+}
+
+static int sink_commit(sl_op *op, int64_t id, sl_err *err)
+{
+	sl_sink *k = ((sink_op *)op)->sink;
+	return k->vt->commit ? k->vt->commit(k, id, err) : 0;
+}
+
+static int sink_abort(sl_op *op, int64_t id, sl_err *err)
+{
+	sl_sink *k = ((sink_op *)op)->sink;
+	return k->vt->abort ? k->vt->abort(k, id, err) : 0;
+}
+
+static int sink_recover(sl_op *op, sl_snap_reader *r, sl_err *err)
+{
+	sl_sink *k = ((sink_op *)op)->sink;
+	return k->vt->recover ? k->vt->recover(k, r, err) : 0;
+}
+
 static const sl_op_vtab sink_vtab = {
 	.name = "Sink",
 	.kind = SL_OPK_SINK,
@@ -137,6 +180,10 @@ static const sl_op_vtab sink_vtab = {
 	.process = sink_process,
 	.finish = sink_finish,
 	.close = sink_close,
+	.pre_commit = sink_pre_commit,
+	.commit = sink_commit,
+	.abort = sink_abort,
+	.recover = sink_recover,
 };
 
 sl_op *sl_op_sink_new(sl_sink *sink, sl_err *err)
@@ -151,8 +198,6 @@ sl_op *sl_op_sink_new(sl_sink *sink, sl_err *err)
 	return &o->base;
 }
 
-/* Publishes what a sink operator has written, if not yet done (used after
- * a fatal error: the rows before it are kept, docs/semantics.md §3). */
 int sl_op_sink_finish(sl_op *op, sl_err *err)
 {
 	if (op->vt != &sink_vtab)
@@ -160,16 +205,6 @@ int sl_op_sink_finish(sl_op *op, sl_err *err)
 	return sink_finish(op, err);
 }
 
-void sl_op_sink_sync(sl_op *op)
-{
-	if (op->vt != &sink_vtab)
-		return;
-	sink_op *o = (sink_op *)op;
-	o->sink->proc_now = op->graph ? op->graph->ectx.proctime : 0;
-	o->sink->wm = op->wm;
-}
-
-/* The connector sink of a sink operator (NULL for other operators). */
 sl_sink *sl_op_sink_get(sl_op *op)
 {
 	return op->vt == &sink_vtab ? ((sink_op *)op)->sink : NULL;

@@ -397,8 +397,7 @@ sl_op *sl_op_temporal_join_new(const sl_join_plan *p, sl_err *err)
 	      (p->kind != SL_JOIN_INNER && p->kind != SL_JOIN_LEFT)) &&
 	     sl_err_set(err, SL_EPLAN, "a temporal join needs an equality key, both "
 	                               "rowtimes and INNER or LEFT"))) {
-		tjoin_close(&o->base);
-		free(o);
+		sl_op_free(&o->base); /* calls its close */
 		return NULL;
 	}
 	o->outer = p->kind == SL_JOIN_LEFT;

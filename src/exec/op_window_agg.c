@@ -757,8 +757,7 @@ sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types
 nomem:
 	sl_err_set(err, SL_ENOMEM, "out of memory");
 fail:
-	win_close(&o->base);
-	free(o);
+	sl_op_free(&o->base); /* calls its close */
 	return NULL;
 }
 

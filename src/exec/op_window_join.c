@@ -327,8 +327,7 @@ sl_op *sl_op_window_join_new(const sl_join_plan *p, sl_err *err)
 	if (sl__join_plan_own(&o->p, o->keys, p, err) ||
 	    ((p->lwend < 0 || p->rwend < 0) &&
 	     sl_err_set(err, SL_EPLAN, "a window join needs window_end on both sides"))) {
-		wjoin_close(&o->base);
-		free(o);
+		sl_op_free(&o->base); /* calls its close */
 		return NULL;
 	}
 	o->wend[0] = p->lwend;

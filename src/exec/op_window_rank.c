@@ -227,8 +227,7 @@ sl_op *sl_op_window_rank_new(const sl_rank_plan *p, const sl_type *in_types, int
 	sl_ns_timers_init(&o->tm, 0);
 	o->in_types = calloc((size_t)nin + 1, sizeof(sl_type));
 	if (!o->in_types || sl__rank_plan_copy(&o->p, p)) {
-		wrank_close(&o->base);
-		free(o);
+		sl_op_free(&o->base); /* calls its close */
 		sl_err_set(err, SL_ENOMEM, "out of memory");
 		return NULL;
 	}

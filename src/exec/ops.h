@@ -4,7 +4,9 @@
  * Each operator lives in its own op_*.c file; this header lists their plan
  * structs (read-only configuration the planner fills, owned by the plan
  * arena unless said otherwise) and constructors.  A constructor allocates
- * the operator; sl_graph_add takes ownership.
+ * the operator and returns it (NULL with err set on failure, having freed
+ * what it allocated); sl_graph_add takes ownership; sl_op_free (op.h)
+ * frees it in any stage, including inside a constructor that fails.
  */
 #ifndef SL_OPS_H
 #define SL_OPS_H
@@ -69,12 +71,13 @@ sl_op *sl_op_calc_new(sl_expr *filter, sl_expr *const *proj, int nproj, const sl
 /* The operator owns `sink` from now on. */
 sl_op *sl_op_sink_new(sl_sink *sink, sl_err *err);
 int sl_op_sink_set_upsert(sl_op *op, const int *pk, int npk, sl_err *err);
-/* The sink of a Sink operator, NULL for any other operator. */
+/* The sink of a Sink operator, NULL for any other operator (statistics,
+ * identities; the checkpoint protocol goes through sl_op_vtab). */
 sl_sink *sl_op_sink_get(sl_op *op);
-/* Publishes what a Sink operator has written, if not yet done (used after
- * a fatal error: the rows before it are kept); 0 for any other operator.
- * (Sinks are found by their vtable pointer; the checkpoint-hook work of
- * issue 9 replaces this.) */
+/* Publishes what a Sink operator has written, if not yet done (its finish;
+ * the run loop calls it after a fatal error without checkpointing: the
+ * rows before the error are kept, docs/semantics.md §3).  No-op for other
+ * operators.  Returns 0 or the connector's error. */
 int sl_op_sink_finish(sl_op *op, sl_err *err);
 
 /* ---- ConstraintEnforcer: a sink's NOT NULL columns (op_constraint.c) ------ */
@@ -85,10 +88,6 @@ int sl_op_sink_finish(sl_op *op, sl_err *err);
  * row left out (drop = 1, DROP).  Copies cols. */
 sl_op *sl_op_constraint_new(const int *cols, const char *const *names, int ncols, int drop,
                             sl_err *err);
-/* Gives a sink operator's connector the job's processing time and the
- * operator's input watermark (sl_sink.proc_now / .wm) before the runtime
- * calls it directly (pre_commit); no-op for other operators. */
-void sl_op_sink_sync(sl_op *op);
 
 /* ---- Union all ----------------------------------------------------------- */
 

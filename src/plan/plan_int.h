@@ -224,7 +224,8 @@ rel *sl__plan_query(planner *p, const sl_ast_query *q);
 /* A new rel with n columns (arena). */
 rel *sl__rel_new(planner *p, int ncols);
 
-/* Adds op to the graph with rel r's columns as its output. */
+/* Adds op to the graph with rel r's columns as its output.  Takes op in
+ * every case: on failure (SL_ENOMEM, p->err set) it is freed. */
 int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label);
 
 /* The aggregate of sel over `from` (GROUP BY, window TVF or legacy group

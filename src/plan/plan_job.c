@@ -53,6 +53,7 @@ int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label)
 	op->label = label;
 	sl__plan_ttl_default(p, op);
 	if (sl_graph_add(p->g, op, nin, r->ncols, t, n)) {
+		sl_op_free(op); /* not in the graph: still ours */
 		sl_err_set(p->err, SL_ENOMEM, "out of memory");
 		return SL_ENOMEM;
 	}
@@ -415,8 +416,7 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 	}
 	rel out = {0};
 	if (fpk && sl_op_sink_set_upsert(op, fpk, t->npk, p->err)) {
-		op->vt->close(op); /* frees the sink too */
-		free(op);
+		sl_op_free(op); /* frees the sink too */
 		return NULL;
 	}
 	const char *kind = !in->updating ? "append-only"

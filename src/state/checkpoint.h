@@ -4,7 +4,7 @@
  * Layout (docs/checkpoints.md):
  *
  *     <checkpoints dir>/chk-<id>/state        the job snapshot (graph, state,
- *                                              sinks' pre-commit data)
+ *                                              operators' pre-commit data)
  *     <checkpoints dir>/chk-<id>/_manifest    written last, atomically
  *     <savepoints dir>/savepoint-<id>/...     same layout, self-contained
  *
@@ -19,7 +19,8 @@
  * complete or not.
  *
  * A lock file in the job directory (flock) stops two processes from running
- * the same job.
+ * the same job.  The coordinator that decides what goes into a checkpoint
+ * and when is src/runtime/ckpt_coord.c; this file only stores them.
  */
 #ifndef SL_CHECKPOINT_H
 #define SL_CHECKPOINT_H

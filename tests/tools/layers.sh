@@ -2,8 +2,8 @@
 # layers.sh - checks that the directories of src/ depend on each other in
 # one direction only (docs/testing.md):
 #
-#   base <- data <- {sql, expr, format, state} <- connector <- exec <- plan
-#        <- api <- {cli, server}
+#   base <- data <- {sql, expr, format, state} <- connector <- exec <- runtime
+#        <- plan <- api <- {cli, server}
 #
 # A file in src/<dir>/ may include a header of its own directory, of a
 # directory of a lower layer, or the public headers of include/.  Within one
@@ -43,9 +43,10 @@ layer() {
 	sql | expr | format | state) L=2 ;;
 	connector) L=3 ;;
 	exec) L=4 ;;
-	plan) L=5 ;;
-	api) L=6 ;;
-	cli | server) L=7 ;;
+	runtime) L=5 ;;
+	plan) L=6 ;;
+	api) L=7 ;;
+	cli | server) L=8 ;;
 	*) L=-1 ;;
 	esac
 }

@@ -1,0 +1,110 @@
+/*
+ * ckpt_coord.h - the checkpoint coordinator of a running job (docs/semantics.md §3,
+ * docs/checkpoints.md).
+ *
+ * The coordinator takes checkpoints and savepoints of one graph between
+ * two pump steps (an aligned barrier for every source at once), writes
+ * them with checkpoint.c, and drives the operators' checkpoint hooks
+ * (pre_commit, commit, abort, recover: src/exec/op.h) on whichever
+ * operators have them, walking the graph in order.  It knows no operator
+ * or connector kind.  At start it restores the newest complete checkpoint
+ * or savepoint into a freshly planned graph.
+ *
+ * Layering: src/runtime/ sits between exec and plan (base <- data <-
+ * {expr, format, state} <- connector <- exec <- runtime <- plan <- api <-
+ * cli); api/ (engine.c) owns a coordinator per job and calls it.
+ *
+ * Threading: every function is called on the job's thread.  A periodic
+ * checkpoint is written by a forked child or, for backends that cannot be
+ * forked (RocksDB), by a writer thread; the coordinator reaps it and runs
+ * phase 2 on the job's thread.
+ */
+#ifndef SL_CKPT_COORD_H
+#define SL_CKPT_COORD_H
+
+#include <stdint.h>
+
+#include "../base/buf.h"
+#include "../base/err.h"
+#include "../base/opts.h"
+#include "../exec/graph.h"
+#include "../state/state.h"
+
+struct ck_writer;
+struct sl_collapser;
+
+typedef struct sl_coord {
+	/* configuration (sl_coord_prepare) */
+	int on;                  /* execution.checkpointing.interval set */
+	int64_t interval_us, min_pause_us;
+	int64_t retained;
+	char job[128];
+	char jobdir[2048];       /* ./sluice-state/<job> */
+	char dir[2048];          /* checkpoints */
+	char sp_dir[2048];       /* savepoints */
+	/* the job (not owned) */
+	const sl_opts *opts;     /* the session's options */
+	sl_graph *graph;
+	sl_state_backend *state;
+	sl_err *err;             /* where errors go (the engine's) */
+	int lock_fd;             /* -1 = not locked */
+	int64_t next_id;
+	int64_t attempt;
+	int64_t last_end_us;     /* monotonic end of the last checkpoint */
+	int64_t restored_id;     /* 0 = fresh start */
+	char restored_path[2048];
+	sl_buf log;              /* per-checkpoint stats for --stats */
+	/* the checkpoint being written in the background */
+	int pending_pid;         /* forked writer, 0 = none */
+	struct ck_writer *pending_thr; /* writer thread (RocksDB), or NULL */
+	struct sl_collapser *collapser; /* re-maps state in huge pages (hugepage.h) */
+	int64_t pending_id;
+	int64_t pending_t0, pending_blocked;
+} sl_coord;
+
+/* Initializes an idle coordinator (checkpointing off, nothing locked). */
+void sl_coord_init(sl_coord *c);
+
+/*
+ * Before planning: reads the checkpointing options of `opts` (kept by
+ * reference) for the job of graph g with state backend st (not owned);
+ * with an interval set (c->on) takes the job lock and counts the run
+ * attempt (c->attempt, for staged file names).  Errors go to err, kept
+ * for the later calls.  Returns 0 or a negative code.
+ */
+int sl_coord_prepare(sl_coord *c, const sl_opts *opts, sl_graph *g, sl_state_backend *st,
+                     sl_err *err);
+
+/*
+ * After the graph is open, before any input: restores the checkpoint or
+ * savepoint named by 'execution.savepoint.path', or (unless 'sluice.fresh')
+ * the newest complete one, trying older ones when one is damaged; then
+ * calls every operator's recover hook (with the restored pre-commit data,
+ * or NULL on a fresh start).  Sets *finished to 1 when the restored
+ * checkpoint was taken at the end of all inputs, else 0.  No-op (and
+ * *finished untouched) when checkpointing is off.
+ * Returns 0 or a negative code.
+ */
+int sl_coord_restore(sl_coord *c, int *finished);
+
+/*
+ * Between two pump steps: reaps a finished background checkpoint (phase
+ * 2: commit, or abort on failure) and starts the next one when the
+ * interval and min-pause have passed.  No-op when checkpointing is off.
+ * Returns 0 or a negative code (a failed checkpoint fails the job).
+ */
+int sl_coord_maybe(sl_coord *c);
+
+/*
+ * Takes a checkpoint (savepoint = 0) or a savepoint now, synchronously,
+ * after the pending one; `finished` marks the final checkpoint at the end
+ * of all inputs.  The directory written goes to path[0..cap) when path is
+ * not NULL.  Returns 0 or a negative code.
+ */
+int sl_coord_take(sl_coord *c, int savepoint, int finished, char *path, size_t cap);
+
+/* Waits for a background checkpoint, releases the lock and resets c to
+ * sl_coord_init's state.  Safe on an initialized, never-prepared c. */
+void sl_coord_close(sl_coord *c);
+
+#endif

@@ -7,8 +7,9 @@
  * source's batch.  There is no DOM: the reader walks the text once, and for
  * each key finds the target field through a per-level lookup (sl_jschema)
  * that first tries the field after the previous match (records almost
- * always list keys in schema order) and otherwise a small open-addressing
- * hash of the key.  Unknown keys are skipped, whatever they hold; missing
+ * always list keys in schema order: its quoted name is compared in place,
+ * 8 bytes at a time, before the key is scanned) and otherwise a small
+ * open-addressing hash of the key.  Unknown keys are skipped, whatever they hold; missing
  * keys stay NULL.  Strings without escapes are referenced in place (the
  * caller keeps the record bytes alive as long as the batch is used, see
  * format.h); strings with escapes are unescaped into the batch arena.
@@ -37,6 +38,18 @@
 
 #define SL_JSON_MAX_DEPTH 64
 
+/*
+ * A field's key as it appears in a record, quote to quote ("name", ql
+ * bytes), for matching the expected key in place (read_object): w0 holds
+ * its first 8 bytes (m0 masks the ones a key shorter than 8 has), w1 its
+ * last 8 when ql > 8.  ql = 0: no fast match (ql > 16, or the name holds a
+ * '"', a '\\' or a control byte, which a record would write escaped).
+ */
+typedef struct jkey {
+	uint64_t w0, w1, m0;
+	uint32_t ql;
+} jkey;
+
 struct sl_jschema {
 	int n;
 	const sl_field *fields;
@@ -44,6 +57,7 @@ struct sl_jschema {
 	uint16_t *slot;      /* field index + 1, 0 = empty; mask + 1 entries */
 	uint32_t mask;
 	sl_jschema **child;  /* ROW fields: their level; else NULL */
+	jkey *key;           /* n entries */
 };
 
 static uint32_t key_hash(const char *k, size_t n)
@@ -52,6 +66,46 @@ static uint32_t key_hash(const char *k, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ (unsigned char)k[i]) * 16777619u;
 	return h;
+}
+
+static inline uint64_t load8(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	return w;
+}
+
+static void jkey_build(jkey *k, const char *name, size_t len)
+{
+	char q[24] = {0};
+	memset(k, 0, sizeof(*k));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (len + 2 > 16)
+		return;
+	for (size_t i = 0; i < len; i++)
+		if (name[i] == '"' || name[i] == '\\' || (unsigned char)name[i] < 0x20)
+			return;
+	q[0] = '"';
+	memcpy(q + 1, name, len);
+	q[len + 1] = '"';
+	k->ql = (uint32_t)(len + 2);
+	k->w0 = load8(q);
+	k->m0 = k->ql >= 8 ? ~0ULL : (1ULL << (8 * k->ql)) - 1;
+	if (k->ql > 8)
+		k->w1 = load8(q + k->ql - 8);
+#else
+	(void)q, (void)name, (void)len;
+#endif
+}
+
+/* Whether the text at p (more than 16 bytes before the end) is key k, quotes
+ * included: a key with those bytes holds no escape, so it is the field's
+ * name exactly. */
+static inline int jkey_at(const jkey *k, const char *p)
+{
+	if (!k->ql || (load8(p) & k->m0) != k->w0)
+		return 0;
+	return k->ql <= 8 || load8(p + k->ql - 8) == k->w1;
 }
 
 /* sl__jschema_build: see fmt_json.h. */
@@ -69,11 +123,13 @@ int sl__jschema_build(sl_arena *a, const sl_field *fields, int n, sl_jschema **o
 	s->namelen = sl_arena_calloc(a, sizeof(int32_t) * (size_t)(n + 1));
 	s->slot = sl_arena_calloc(a, sizeof(uint16_t) * cap);
 	s->child = sl_arena_calloc(a, sizeof(sl_jschema *) * (size_t)(n + 1));
-	if (!s->namelen || !s->slot || !s->child || n > 65535)
+	s->key = sl_arena_calloc(a, sizeof(jkey) * (size_t)(n + 1));
+	if (!s->namelen || !s->slot || !s->child || !s->key || n > 65535)
 		return SL_ENOMEM;
 	for (int i = 0; i < n; i++) {
 		size_t len = strlen(fields[i].name);
 		s->namelen[i] = (int32_t)len;
+		jkey_build(&s->key[i], fields[i].name, len);
 		uint32_t h = key_hash(fields[i].name, len) & s->mask;
 		while (s->slot[h])
 			h = (h + 1) & s->mask;
@@ -751,9 +807,18 @@ int sl__json_read_object(sl_jcur *c, const sl_jschema *s, sl_col *cols, int row)
 	}
 	for (;;) {
 		sl_str k;
-		if (read_key(c, &k))
-			return SL_EINPUT;
-		int f = jschema_find(s, k.ptr, (size_t)k.len, hint);
+		int f;
+		/* the key after the previous match, compared in place: records
+		 * almost always list keys in schema order */
+		if (hint < s->n && c->e - c->p > 16 && jkey_at(&s->key[hint], c->p) &&
+		    c->p[s->key[hint].ql] == ':') {
+			f = hint;
+			c->p += s->key[hint].ql + 1;
+		} else {
+			if (read_key(c, &k))
+				return SL_EINPUT;
+			f = jschema_find(s, k.ptr, (size_t)k.len, hint);
+		}
 		if (f < 0) {
 			if (sl__json_skip_value(c))
 				return SL_EINPUT;

@@ -143,6 +143,50 @@ static void test_strings_escapes(void **st)
 	fx_free(f);
 }
 
+/* Keys matched in place (read_object's fast path: the quoted name of the
+ * field after the previous match, compared 8 bytes at a time) against the
+ * scanned path: names of every length class, keys that only start like a
+ * field's name, escaped keys, blanks, out-of-order and repeated keys, and
+ * records ending right after a key. */
+static void test_keys_in_place(void **st)
+{
+	static sl_field K[] = {
+		{"id", {.id = SL_T_INT}},                                /* ql 4 */
+		{"amount", {.id = SL_T_INT}},                            /* ql 8 */
+		{"user_id", {.id = SL_T_INT}},                           /* ql 9 */
+		{"fourteen_chars", {.id = SL_T_INT}},                    /* ql 16 */
+		{"fifteen_chars_x", {.id = SL_T_INT}},                   /* ql 17: scanned */
+		{"q\"x", {.id = SL_T_INT}},                              /* a quote: scanned */
+	};
+	th_codec f;
+	th_codec_init(&f, "json", K, 6, 16, NULL, 0);
+	sl_batch *b = f.b;
+	assert_int_equal(th_decode(&f, "{\"id\":1,\"amount\":2,\"user_id\":3,\"fourteen_chars\":4,"
+	                                "\"fifteen_chars_x\":5,\"q\\\"x\":6}"), 1);
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(b->cols[i].null[0], 0);
+		assert_int_equal(b->cols[i].v.i64[0], i + 1);
+	}
+	/* keys that extend a field's name, an escaped name, blanks, reordering */
+	assert_int_equal(th_decode(&f, "{\"idx\":9,\"amounts\":9,\"\\u0069d\":7,\"user_i\":9,"
+	                                "\"fourteen_charsy\":9,\"user_id\" :8,\"amount\":10,"
+	                                "\"fourteen_chars\":11,\"id\":12}"), 1);
+	assert_int_equal(b->cols[0].v.i64[1], 12);
+	assert_int_equal(b->cols[1].v.i64[1], 10);
+	assert_int_equal(b->cols[2].v.i64[1], 8);
+	assert_int_equal(b->cols[3].v.i64[1], 11);
+	assert_int_equal(b->cols[4].null[1], 1);
+	assert_int_equal(b->cols[5].null[1], 1);
+	/* a record that ends within 16 bytes of a key, and one cut after it */
+	assert_int_equal(th_decode(&f, "{\"id\":1,\"amount\":2}"), 1);
+	assert_int_equal(b->cols[1].v.i64[2], 2);
+	assert_int_equal(th_decode(&f, "{\"id\":1,\"amount\""), SL_EINPUT);
+	assert_int_equal(th_decode(&f, "{\"id\":1,\"amount\":2,\"user_id\":3,\"fourteen_chars\""),
+	                 SL_EINPUT);
+	assert_int_equal(b->nrows, 3);
+	th_codec_deinit(&f);
+}
+
 static void test_errors(void **st)
 {
 	fx *f = fx_new("json", NULL, NULL);
@@ -297,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_decode_all_types),
 		cmocka_unit_test(test_missing_unknown_null),
 		cmocka_unit_test(test_strings_escapes),
+		cmocka_unit_test(test_keys_in_place),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_encode),

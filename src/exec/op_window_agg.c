@@ -193,7 +193,7 @@ static int build_row(win_op *o, sl_batch *b, int64_t end, const void *key, uint3
 	sl_col_set_i64(&b->cols[nk + 1], row, lend);
 	sl_col_set_i64(&b->cols[nk + 2], row, end - 1000); /* window_time = end - 1 ms */
 	for (int i = 0; i < o->p.naggs; i++) {
-		int rc = sl_agg_is_str(&o->aggs[i])
+		int rc = o->has_str && sl_agg_is_str(&o->aggs[i])
 		       ? sl_agg_str_result(&o->aggs[i], i, o->strs, end, key, klen, &o->skey, b,
 		                           &b->cols[nk + 3 + i], row)
 		       : o->aggs[i].vt->result(&o->aggs[i], (const char *)slot + o->aggs[i].offset,

@@ -628,7 +628,7 @@ static int set_scalar(sl_jcur *c, sl_col *col, int row, const char *v, size_t n,
 	case SL_T_TIMESTAMP:
 	case SL_T_TIMESTAMP_LTZ:
 		if (is_str) {
-			if (sl_ts_parse(v, n, &i))
+			if (sl_ts_parse_cached(v, n, &i, c->tsc))
 				return value_err(c, v, n, t, 0);
 		} else if (t.id == SL_T_TIMESTAMP_LTZ && parse_i64(v, n, &i) == 0) {
 			if (i > INT64_MAX / 1000 || i < INT64_MIN / 1000)
@@ -986,6 +986,7 @@ typedef struct json_dec {
 	sl_jopts o;
 	sl_arena arena; /* lookup tables */
 	sl_jschema *schema;
+	sl_ts_cache tsc; /* last timestamp's date (timeutil.h) */
 } json_dec;
 
 typedef struct json_enc {
@@ -1046,6 +1047,7 @@ static int json_decode(sl_decoder *d, const char *rec, size_t len, sl_batch *out
 	c.b = out;
 	c.err = err;
 	c.o = &j->o;
+	c.tsc = &j->tsc;
 	c.depth = 0;
 	c.npath = 0;
 	int ch = sl__json_ws(&c);

@@ -10,9 +10,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "base/timeutil.h"
+#include "data/decimal.h"
 #include "format/format.h"
 #include "harness.h"
 #include "sluice.h"
@@ -187,6 +189,47 @@ static void test_keys_in_place(void **st)
 	th_codec_deinit(&f);
 }
 
+/* JSON numbers into a DECIMAL column (read_value's dec_fast and the general
+ * path behind it): each gives what sl_dec_parse gives for its text, or the
+ * same error, whichever path takes it. */
+static void test_decimal_numbers(void **st)
+{
+	static const char *const ok[] = {
+		"0", "-0", "5", "344.88", "-344.88", "0.5", "0.05", "12.5", "99999999.99", "-99999999.99",
+		"1.234", "1.235", "-1.235", "0.999", "1e2", "1.5E1", "-2.5e-1", "12345678.5",
+		"123456789012345678", "1234567.123456789012345", "0.000000000000000000001",
+	};
+	static const char *const bad[] = {"00", "01.5", "-", "1.", ".5", "-.5", "+1", "1.2.3",
+	                                  "100000000.00", "1e20", "true"};
+	fx *f = fx_new("json", NULL, NULL);
+	char rec[128];
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		sl_i128 want;
+		int rc = sl_dec_parse(ok[i], strlen(ok[i]), 10, 2, &want);
+		snprintf(rec, sizeof(rec), "{\"amount\":%s}", ok[i]);
+		int n0 = f->b->nrows;
+		if (rc == 0) {
+			assert_int_equal(dec(f, rec), 1);
+			assert_true(f->b->cols[3].v.i128[n0] == want);
+			snprintf(rec, sizeof(rec), "{\"amount\" : %s }", ok[i]);
+			assert_int_equal(dec(f, rec), 1);
+			assert_true(f->b->cols[3].v.i128[n0 + 1] == want);
+		} else {
+			assert_int_equal(dec(f, rec), SL_EINPUT);
+		}
+		if (f->b->nrows > 6)
+			sl_batch_reset(f->b);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(rec, sizeof(rec), "{\"amount\":%s}", bad[i]);
+		assert_int_equal(dec(f, rec), SL_EINPUT);
+	}
+	expect_err(f, "{\"amount\":100000000.00}",
+	           "field 'amount': 100000000.00 is out of range for DECIMAL(10, 2)");
+	expect_err(f, "{\"amount\":01}", "malformed JSON at byte 10: expected a value");
+	fx_free(f);
+}
+
 static void test_errors(void **st)
 {
 	fx *f = fx_new("json", NULL, NULL);
@@ -342,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_missing_unknown_null),
 		cmocka_unit_test(test_strings_escapes),
 		cmocka_unit_test(test_keys_in_place),
+		cmocka_unit_test(test_decimal_numbers),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_encode),

@@ -727,16 +727,17 @@ static int dec_fast(const char *p, const char *e, sl_type t, sl_i128 *out, size_
 	const char *q = p;
 	int neg = q < e && *q == '-';
 	q += neg;
-	const char *d = q;
+	const char *d = q, *lim = e - q > 18 ? q + 18 : e; /* 18 digits at most */
 	int64_t v = 0;
-	while (q < e && (unsigned)(*q - '0') < 10 && q - d < 18)
+	while (q < lim && (unsigned)(*q - '0') < 10)
 		v = v * 10 + (*q++ - '0');
 	int ni = (int)(q - d), nf = 0;
 	if (ni == 0 || (*d == '0' && ni > 1))
 		return -1; /* no digit, or a leading zero: JSON's error, general path */
 	if (q < e && *q == '.') {
 		const char *f = ++q;
-		while (q < e && (unsigned)(*q - '0') < 10 && ni + (q - f) < 18)
+		lim = e - q > 18 - ni ? q + (18 - ni) : e;
+		while (q < lim && (unsigned)(*q - '0') < 10)
 			v = v * 10 + (*q++ - '0');
 		nf = (int)(q - f);
 		if (nf == 0)

@@ -139,6 +139,16 @@ static void test_strings_escapes(void **st)
 	assert_int_equal(dec(f, "{\"id\":12.50}"), 1);
 	assert_int_equal(f->b->cols[0].v.str[1].len, 5);
 	assert_memory_equal(f->b->cols[0].v.str[1].ptr, "12.50", 5);
+	/* escapes and the closing quote past the first 16 bytes (the 16-byte
+	 * scan), in the last 16 bytes of the record (the 8-byte and byte scans) */
+	assert_int_equal(dec(f, "{\"id\":\"0123456789abcdefghij\\\"klmnopqrstuvwxyz\",\"n\":1}"), 1);
+	s = f->b->cols[0].v.str[2];
+	assert_int_equal(s.len, 37);
+	assert_memory_equal(s.ptr, "0123456789abcdefghij\"klmnopqrstuvwxyz", 37);
+	assert_int_equal(dec(f, "{\"n\":1,\"id\":\"0123456789abcdefghijkl\"}"), 1);
+	assert_int_equal(f->b->cols[0].v.str[3].len, 22);
+	expect_err(f, "{\"id\":\"0123456789abcdefghijklmnopqrstuvwxyz}",
+	           "malformed JSON at byte 6: unterminated string");
 	expect_err(f, "{\"id\":\"\\ud83d\"}", "malformed JSON at byte 13: invalid surrogate pair");
 	expect_err(f, "{\"id\":\"\\x\"}", "malformed JSON at byte 8: invalid escape in string");
 	expect_err(f, "{\"id\":\"abc}", "malformed JSON at byte 6: unterminated string");

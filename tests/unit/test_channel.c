@@ -6,7 +6,9 @@
  * other side moves; END is the last message and a push after it aborts;
  * a consumer waits on several channels sharing one wake, with a timeout;
  * cancelling wakes a blocked producer and consumer; a million messages
- * between two threads through small rings arrive intact and in order; and
+ * between two threads through small rings arrive intact and in order, and
+ * so do the messages of three producers into channels sharing one
+ * consumer's wake; and
  * the producer's blocked time counts its sleeps and nothing else.  `make
  * tsan` runs this program under ThreadSanitizer.
  */
@@ -361,6 +363,54 @@ static void test_many_messages(void **st)
 	stream(50000, 2);
 }
 
+/* An exchange's consumer: three producers, three small channels sharing
+ * the consumer's wake, one consumer taking whatever is ready with
+ * sl_chan_wait_any; each channel's messages arrive whole and in order and
+ * the consumer never sleeps through a message (a lost wake-up would hang
+ * here). */
+static void test_shared_wake_many_producers(void **st)
+{
+	enum { NP = 3, N = 30000 };
+	sl_wake w;
+	sl_wake_init(&w);
+	sl_chan *c[NP];
+	pusher p[NP];
+	pthread_t th[NP];
+	for (int i = 0; i < NP; i++) {
+		c[i] = sl_chan_new(i + 1, &w); /* capacities 1, 2 and 4 */
+		p[i] = (pusher){c[i], N, 1, 0, 0};
+		assert_int_equal(pthread_create(&th[i], NULL, push_main, &p[i]), 0);
+	}
+	int64_t next[NP] = {0};
+	sl_chan *open[NP];
+	int idx[NP], nopen = NP;
+	for (int i = 0; i < NP; i++)
+		open[i] = c[i], idx[i] = i;
+	while (nopen > 0) {
+		int k = sl_chan_wait_any(open, nopen, -1);
+		assert_true(k >= 0 && k < nopen);
+		sl_chan_msg m;
+		assert_int_equal(sl_chan_try_pop(open[k], &m), 1);
+		int i = idx[k];
+		if (m.kind == SL_CHAN_END) {
+			assert_true(next[i] == N);
+			open[k] = open[nopen - 1];
+			idx[k] = idx[nopen - 1];
+			nopen--;
+			continue;
+		}
+		if (m.value != next[i])
+			fail_msg("channel %d: message %lld arrived as %lld", i, (long long)next[i],
+			         (long long)m.value);
+		next[i]++;
+	}
+	for (int i = 0; i < NP; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(p[i].rc, 0);
+		sl_chan_free(c[i]);
+	}
+}
+
 /* The producer's blocked time is its sleeps on a full channel: a consumer
  * that takes one message every 10 ms from a full 2-slot channel keeps it
  * asleep most of the ~200 ms; a fast consumer keeps it near zero. */
@@ -405,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_cancel_wakes_both),
 		cmocka_unit_test(test_wait_any),
 		cmocka_unit_test(test_many_messages),
+		cmocka_unit_test(test_shared_wake_many_producers),
 		cmocka_unit_test(test_blocked_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -220,19 +220,27 @@ static inline int ts_digits(const char *s)
 }
 
 /* Fast path for exactly "YYYY-MM-DD HH:MM:SS" + optional ".f{1,9}"; c
- * (may be NULL) holds the last date seen: the same first 10 bytes give the
- * same day number, validated when it was stored. */
+ * (may be NULL) holds the last date and second seen: the same first 10
+ * bytes give the same day number, the same first 19 the same second, both
+ * validated when they were stored.  The fraction is always checked. */
 static int ts_fast(const char *s, size_t len, int64_t *out, sl_ts_cache *c)
 {
-	if (len < 19 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' ||
-	    s[16] != ':')
+	if (len < 19)
 		return -1;
-	if (!ts_digits(s))
-		return -1;
-	uint64_t w0;
+	uint64_t w0, t0;
 	uint16_t w1;
 	memcpy(&w0, s, 8);
 	memcpy(&w1, s + 8, 2);
+	memcpy(&t0, s + 11, 8);
+	int64_t sec_us;
+	if (c && c->tvalid && c->w0 == w0 && c->w1 == w1 && s[10] == ' ' && c->t0 == t0) {
+		sec_us = c->sec_us; /* bytes 0..19 are a text validated before */
+		goto frac;
+	}
+	if (s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':')
+		return -1;
+	if (!ts_digits(s))
+		return -1;
 	int64_t days;
 	if (c && c->valid && c->w0 == w0 && c->w1 == w1) {
 		days = c->days;
@@ -244,13 +252,17 @@ static int ts_fast(const char *s, size_t len, int64_t *out, sl_ts_cache *c)
 			return -1;
 		days = sl_days_from_civil(y, mo, d);
 		if (c)
-			c->w0 = w0, c->w1 = w1, c->days = days, c->valid = 1;
+			c->w0 = w0, c->w1 = w1, c->days = days, c->valid = 1, c->tvalid = 0;
 	}
 	int h = (s[11] - '0') * 10 + (s[12] - '0');
 	int mi = (s[14] - '0') * 10 + (s[15] - '0');
 	int se = (s[17] - '0') * 10 + (s[18] - '0');
 	if (h > 23 || mi > 59 || se > 59)
 		return -1;
+	sec_us = days * SL_US_PER_DAY + ((int64_t)(h * 60 + mi) * 60 + se) * SL_US_PER_SEC;
+	if (c)
+		c->t0 = t0, c->sec_us = sec_us, c->tvalid = 1; /* c->w0, w1 hold this date */
+frac:;
 	int64_t frac = 0;
 	if (len == 23 && s[19] == '.' && dig(s[20]) && dig(s[21]) && dig(s[22])) {
 		/* milliseconds, the common form */
@@ -268,7 +280,7 @@ static int ts_fast(const char *s, size_t len, int64_t *out, sl_ts_cache *c)
 		for (size_t k = n; k < 6; k++)
 			frac *= 10;
 	}
-	*out = days * SL_US_PER_DAY + ((int64_t)(h * 60 + mi) * 60 + se) * SL_US_PER_SEC + frac;
+	*out = sec_us + frac;
 	return 0;
 }
 

@@ -82,8 +82,9 @@ static void test_ts_parse(void **st)
 }
 
 /* sl_ts_parse_cached gives sl_ts_parse's result for every text, whatever
- * date its cache holds: the same date, another, an invalid one after a
- * valid one, the millisecond form and the other fraction lengths. */
+ * date and second its cache holds: the same date or second, another, an
+ * invalid one after a valid one, the millisecond form, the other fraction
+ * lengths and malformed fractions after a cached second. */
 static void test_ts_parse_cached(void **st)
 {
 	static const char *const texts[] = {
@@ -93,6 +94,9 @@ static void test_ts_parse_cached(void **st)
 		"2026-08-01 09:00:00.1234567890", "2026-08-01T09:00:05.123Z", "2023-02-28 10:00:00.000",
 		"2023-02-29 10:00:00.000", "2023-02-28 10:00:00.00x", "2023-02-28 10:60:00.000",
 		"2026-08-01", "1969-12-31 23:59:59.999", "2024-02-29 00:00:00.500", "2026-08-01 9:00:00",
+		"2026-08-01 09:00:05.", "2026-08-01 09:00:05x", "2026-08-01 09:00:05.1234567890",
+		"2026-08-01 09:00:05.999", "2026-08-01T09:00:05.999", "2026-08-01 09:00:06.000",
+		"2026-08-02 09:00:05.500",
 	};
 	int n = (int)(sizeof(texts) / sizeof(texts[0]));
 	sl_ts_cache c;
@@ -109,7 +113,16 @@ static void test_ts_parse_cached(void **st)
 					assert_true(a == b);
 			}
 		}
+	/* a new date whose time is invalid must not leave the old second
+	 * cached under the new date */
 	int64_t v;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(sl_ts_parse_cached("2026-08-01 09:00:05.000", 23, &v, &c), 0);
+	assert_int_equal(sl_ts_parse_cached("2026-08-02 24:00:05.000", 23, &v, &c), -1);
+	assert_int_equal(sl_ts_parse_cached("2026-08-02 09:00:05.500", 23, &v, &c), 0);
+	assert_true(v == TS("2026-08-02 09:00:05.500"));
+	assert_int_equal(sl_ts_parse_cached("2026-08-02 09:00:05.250", 23, &v, &c), 0);
+	assert_true(v == TS("2026-08-02 09:00:05.250"));
 	assert_int_equal(sl_ts_parse_cached("2026-08-01 09:00:00.123", 23, &v, NULL), 0);
 	assert_true(v == TS("2026-08-01 09:00:00.123"));
 }

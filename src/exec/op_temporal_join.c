@@ -37,10 +37,13 @@
  * Freeing.  A future probe has t >= W, so of the versions of a key with
  * time <= W only the newest can still be joined: the older ones are
  * deleted, and that newest one too when it is a -D.  Each version
- * registers a timer at its time; when W reaches it, its key is cleaned.
- * The probes of a time are deleted once they have fired.
+ * registers a keyed timer at its time (timers.h); when W reaches it, its
+ * key is cleaned.  The probes wait on namespace timers (the namespaces of
+ * "probes" are their times): W fires every time t < W, oldest first, and
+ * drops it once its probes have been joined.
  *
- * State.  "probes": namespace = probe time, key = the encoded join key
+ * State.  "probes": namespace = probe time (the probes' event-time timers,
+ * sl_ns_timers), key = the encoded join key
  * (data/rowcodec.h), value = list of records (join.h), one per probe row, in
  * arrival order.  "versions": namespace 0, key = the join key (the
  * versioned table's PRIMARY KEY), value = records sorted by time with
@@ -64,7 +67,8 @@ typedef struct tjoin_op {
 	int *keys[2];
 	int outer;
 	sl_state_table *probes, *versions;
-	sl_timers timers;     /* timers.h: table "timers" */
+	sl_timers timers;     /* timers.h: table "timers" (versions to clean) */
+	sl_ns_timers ptm;     /* timers.h: the namespaces of "probes" */
 	sl_joiner j;
 	sl_buf key, list, due, vers;
 	size_t poff[256];     /* candidate i: its probe record in `due` */
@@ -220,29 +224,35 @@ static int clean_cb(void *ctx, int64_t ts, const void *key, uint32_t klen, sl_er
 	return clean_key(c->o, key, klen, c->w, err);
 }
 
-/* Applies merged watermark w: fires the probes with t < w, then frees the
- * versions w makes unreachable. */
+/* Fires the probes of time t (a namespace timer of "probes", timers.h,
+ * which drops the namespace after this returns): collects them first (a
+ * scan callback must not call into its table), then joins key by key. */
+static int fire_probes(void *ctx, int64_t t, sl_err *err)
+{
+	tjoin_op *o = ctx;
+	sl_buf_clear(&o->due);
+	int rc = sl_state_ns_scan(o->probes, t, collect, &o->due, err);
+	for (const char *p = o->due.p, *end = p + o->due.len; !rc && p < end;) {
+		uint32_t kl, vl;
+		memcpy(&kl, p, 4);
+		memcpy(&vl, p + 4 + kl, 4);
+		rc = join_probes(o, p + 4, kl, p + 8 + kl, vl, err);
+		p += 8 + kl + vl;
+	}
+	return rc;
+}
+
+/* Applies merged watermark w: fires the probes with t < w (namespace
+ * timers up to w - 1), then frees the versions w makes unreachable (keyed
+ * timers up to w). */
 static int advance(tjoin_op *o, int64_t w, sl_err *err)
 {
 	if (w <= o->fired)
 		return 0;
 	o->fired = w;
-	int64_t ns;
-	int rc;
-	while (sl_state_ns_first(o->probes, &ns) && ns < w) {
-		sl_buf_clear(&o->due);
-		if ((rc = sl_state_ns_scan(o->probes, ns, collect, &o->due, err)))
-			return rc;
-		sl_state_ns_drop(o->probes, ns);
-		for (const char *p = o->due.p, *end = p + o->due.len; p < end;) {
-			uint32_t kl, vl;
-			memcpy(&kl, p, 4);
-			memcpy(&vl, p + 4 + kl, 4);
-			if ((rc = join_probes(o, p + 4, kl, p + 8 + kl, vl, err)))
-				return rc;
-			p += 8 + kl + vl;
-		}
-	}
+	int rc = sl_ns_timers_fire(&o->ptm, w - 1, fire_probes, o, err);
+	if (rc)
+		return rc;
 	clean_ctx c = {o, w};
 	return sl_timers_fire(&o->timers, w, clean_cb, &c, err);
 }
@@ -356,6 +366,7 @@ static int tjoin_open(sl_op *op, sl_err *err)
 	    !(o->versions = sl_state_table_open(op->state, op->uid, "versions", 0, err)) ||
 	    sl_timers_open(&o->timers, op, "timers", err))
 		return err->code;
+	sl_ns_timers_add(&o->ptm, o->probes);
 	return sl__joiner_init(&o->j, op, &o->p, err);
 }
 
@@ -392,6 +403,7 @@ sl_op *sl_op_temporal_join_new(const sl_join_plan *p, sl_err *err)
 	}
 	o->base.vt = &tjoin_vtab;
 	o->fired = SL_WM_MIN;
+	sl_ns_timers_init(&o->ptm, 0);
 	if (sl__join_plan_own(&o->p, o->keys, p, err) ||
 	    ((p->nkeys < 1 || p->ltime < 0 || p->rtime < 0 ||
 	      (p->kind != SL_JOIN_INNER && p->kind != SL_JOIN_LEFT)) &&

@@ -1,0 +1,193 @@
+/*
+ * join_base.c - the join base (join_base.h): construction, opening and
+ * closing of a join operator's shared parts, equi-key encoding, the record
+ * lists kept per join key in state values, and the chunked matching of an
+ * input row against a list of the other side.
+ *
+ * It sits between the join operators (op_*join.c) and the row helpers of
+ * join_rows.c (records, the joiner).  It writes no bytes of its own: keys
+ * are rowcodec.h's key form and records join_rows.c's, so an operator
+ * moved onto the base writes the same state as before.  No allocation
+ * per row (reused buffers); one thread, the job's.
+ */
+#include "join_base.h"
+#include "graph.h"
+#include "../data/rowcodec.h"
+#include "sluice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+sl_join_base *sl__join_base_new(size_t size, const sl_op_vtab *vt, const sl_join_plan *p,
+                                const char *what, sl_err *err)
+{
+	sl_join_base *b = calloc(1, size);
+	if (!b) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	b->op.vt = vt;
+	b->what = what;
+	if (sl__join_plan_own(&b->p, b->keys, p, err))
+		goto fail;
+	b->types = malloc(sizeof(sl_type) * (size_t)(p->nl + p->nr + 1));
+	if (!b->types) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (p->nl)
+		memcpy(b->types, p->ltypes, sizeof(sl_type) * (size_t)p->nl);
+	if (p->nr)
+		memcpy(b->types + p->nl, p->rtypes, sizeof(sl_type) * (size_t)p->nr);
+	b->p.ltypes = b->types; /* the planner's arrays may go */
+	b->p.rtypes = b->types + p->nl;
+	b->outer[0] = p->kind == SL_JOIN_LEFT || p->kind == SL_JOIN_FULL;
+	b->outer[1] = p->kind == SL_JOIN_RIGHT || p->kind == SL_JOIN_FULL;
+	return b;
+fail:
+	free(b->keys[0]);
+	free(b->keys[1]);
+	free(b);
+	return NULL;
+}
+
+int sl__join_base_open(sl_join_base *b, const char *const names[2], sl_err *err)
+{
+	sl_op *op = &b->op;
+	int per_side = (op->vt->flags & SL_OPF_TTL_PER_SIDE) != 0;
+	for (int s = 0; s < 2; s++) {
+		if (!names[s])
+			continue;
+		b->st[s] = per_side ? sl_op_table_open(op, names[s], 0, s, 0, err)
+		                    : sl_state_table_open(op->state, op->uid, names[s], 0, err);
+		if (!b->st[s])
+			return err->code;
+	}
+	return sl__joiner_init(&b->j, op, &b->p, err);
+}
+
+void sl__join_base_close(sl_join_base *b)
+{
+	sl__joiner_deinit(&b->j);
+	sl_buf_deinit(&b->key);
+	free(b->keys[0]);
+	free(b->keys[1]);
+	free(b->types);
+	b->keys[0] = b->keys[1] = NULL;
+	b->types = NULL;
+}
+
+int sl__join_key(sl_join_base *b, int s, const sl_batch *in, int row, sl_err *err)
+{
+	sl_buf_clear(&b->key);
+	if (b->p.nkeys == 0) /* no equi-key (semi / anti joins): one constant byte */
+		return sl_buf_putc(&b->key, 0) ? sl_err_set(err, SL_ENOMEM, "out of memory") : 0;
+	if (sl_rowcodec_key_null(in, b->keys[s], b->p.nkeys, row))
+		return 1;
+	if (sl_rowcodec_key(in, b->keys[s], b->p.nkeys, row, &b->key))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* ---- record lists ------------------------------------------------------------ */
+
+int sl__jlist_load(sl_state_table *t, int64_t ns, const void *key, uint32_t klen, sl_buf *into,
+                   sl_err *err)
+{
+	const void *v;
+	uint32_t vl;
+	sl_buf_clear(into);
+	if (sl_state_get_var(t, ns, key, klen, &v, &vl) && sl_buf_append(into, v, vl))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
+int sl__jlist_store(const sl_join_base *b, sl_state_table *t, int64_t ns, const void *key,
+                    uint32_t klen, const sl_buf *val, sl_err *err)
+{
+	if (val->len == 0) {
+		sl_state_delete(t, ns, key, klen);
+		return 0;
+	}
+	int rc = sl_state_put_var(t, ns, key, klen, val->p, (uint32_t)val->len);
+	return rc ? sl_err_set(err, rc, "%s state: write failed", b->what) : 0;
+}
+
+long sl__jlist_find(const sl_join_base *b, const sl_buf *list, const char *row, size_t len,
+                    sl_err *err)
+{
+	const char *p = list->p, *end = p + list->len;
+	while (p < end) {
+		const char *at = p;
+		sl_jrec r;
+		if (sl__jrec_read(&p, end, &r)) {
+			sl_err_set(err, SL_ESTATE, "%s state: malformed record", b->what);
+			return -2;
+		}
+		if (r.len == len && memcmp(r.row, row, len) == 0)
+			return at - list->p;
+	}
+	return -1;
+}
+
+int sl__jlist_count(sl_buf *list, const sl_batch *in, int row, int acc, long at, int64_t nm,
+                    sl_err *err)
+{
+	if (at < 0)
+		return sl__jrec_append(list, in, row, 1, nm, 0)
+		     ? sl_err_set(err, SL_ENOMEM, "out of memory") : 0;
+	const char *p = list->p + at;
+	sl_jrec r;
+	sl__jrec_read(&p, list->p + list->len, &r); /* found by sl__jlist_find: well-formed */
+	uint32_t count = acc ? r.count + 1 : r.count - 1;
+	if (count == 0) {
+		size_t sz = SL_JREC_HDR + r.len;
+		memmove(list->p + at, list->p + at + sz, list->len - (size_t)at - sz);
+		list->len -= sz;
+	} else {
+		sl__jrec_set(list->p + at, count, nm);
+	}
+	return 0;
+}
+
+/* ---- matching ------------------------------------------------------------------ */
+
+int sl__join_match(sl_join_base *b, int s, const sl_batch *in, int row, sl_buf *list,
+                   sl_join_keep_fn keep, sl_join_match_fn on_match, void *ctx, sl_err *err)
+{
+	sl_joiner *j = &b->j;
+	int cap = j->cand->cap < 256 ? j->cand->cap : 256, rc;
+	const char *p = list->p, *end = p + list->len;
+	while (p < end) {
+		sl__joiner_cand_reset(j);
+		int n = 0;
+		while (p < end && n < cap) {
+			sl_jrec r;
+			size_t at = (size_t)(p - list->p);
+			if (sl__jrec_read(&p, end, &r))
+				return sl_err_set(err, SL_ESTATE, "%s state: malformed record", b->what);
+			if (keep && !keep(ctx, &r))
+				continue;
+			b->recoff[n] = at;
+			rc = s == 0 ? sl__joiner_cand_add(j, in, row, NULL, 0, NULL, -1, r.row, r.len, err)
+			            : sl__joiner_cand_add(j, NULL, -1, r.row, r.len, in, row, NULL, 0, err);
+			if (rc < 0)
+				return rc;
+			n++;
+		}
+		if ((rc = sl__joiner_cand_eval(j, err)))
+			return rc;
+		for (int i = 0; i < n; i++) {
+			if (!j->ok[i])
+				continue;
+			char *rec = list->p + b->recoff[i];
+			const char *q = rec;
+			sl_jrec r;
+			if (sl__jrec_read(&q, list->p + list->len, &r))
+				return sl_err_set(err, SL_ESTATE, "%s state: malformed record", b->what);
+			if ((rc = on_match(ctx, rec, &r, i, err)))
+				return rc;
+		}
+	}
+	return 0;
+}

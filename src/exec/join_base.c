@@ -51,19 +51,23 @@ fail:
 	return NULL;
 }
 
-int sl__join_base_open(sl_join_base *b, const char *const names[2], sl_err *err)
+int sl__join_base_table(sl_join_base *b, int s, const char *name, sl_err *err)
 {
 	sl_op *op = &b->op;
-	int per_side = (op->vt->flags & SL_OPF_TTL_PER_SIDE) != 0;
+	b->st[s] = op->vt->flags & SL_OPF_TTL_PER_SIDE
+	         ? sl_op_table_open(op, name, 0, s, 0, err)
+	         : sl_state_table_open(op->state, op->uid, name, 0, err);
+	return b->st[s] ? 0 : err->code;
+}
+
+int sl__join_base_open(sl_join_base *b, const char *const names[2], sl_err *err)
+{
 	for (int s = 0; s < 2; s++) {
-		if (!names[s])
-			continue;
-		b->st[s] = per_side ? sl_op_table_open(op, names[s], 0, s, 0, err)
-		                    : sl_state_table_open(op->state, op->uid, names[s], 0, err);
-		if (!b->st[s])
-			return err->code;
+		int rc = names[s] ? sl__join_base_table(b, s, names[s], err) : 0;
+		if (rc)
+			return rc;
 	}
-	return sl__joiner_init(&b->j, op, &b->p, err);
+	return sl__joiner_init(&b->j, &b->op, &b->p, err);
 }
 
 void sl__join_base_close(sl_join_base *b)

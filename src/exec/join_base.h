@@ -72,12 +72,19 @@ sl_join_base *sl__join_base_new(size_t size, const sl_op_vtab *vt, const sl_join
 
 /*
  * Opens the row tables names[0] (left) and names[1] (right) of the
- * operator (a NULL name: no table for that side), with per-side state TTL
- * when vt->flags has SL_OPF_TTL_PER_SIDE, then the joiner (output and
- * candidate batches, the residual compiled).  Returns 0 or an error with
- * err set.
+ * operator with sl__join_base_table (a NULL name: none, or opened before
+ * by the operator), then the joiner (output and candidate batches, the
+ * residual compiled).  Returns 0 or an error with err set.
  */
 int sl__join_base_open(sl_join_base *b, const char *const names[2], sl_err *err);
+
+/*
+ * Opens b->st[s], the row table `name` of side s, with the side's state
+ * TTL when vt->flags has SL_OPF_TTL_PER_SIDE.  For an operator that opens
+ * tables of its own in between (the order tables are opened in is the
+ * order a snapshot writes them).  Returns 0 or an error with err set.
+ */
+int sl__join_base_table(sl_join_base *b, int s, const char *name, sl_err *err);
 
 /* Frees what the base owns (joiner, buffers, key and type arrays); the
  * tables belong to the backend.  Safe after a failed new or open. */

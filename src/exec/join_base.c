@@ -35,9 +35,10 @@ sl_join_base *sl__join_base_new(size_t size, const sl_op_vtab *vt, const sl_join
 		sl_err_set(err, SL_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (p->nl)
+	memset(b->types, 0, sizeof(sl_type) * (size_t)(p->nl + p->nr + 1));
+	if (p->nl && p->ltypes) /* a plan the operator refuses may have none */
 		memcpy(b->types, p->ltypes, sizeof(sl_type) * (size_t)p->nl);
-	if (p->nr)
+	if (p->nr && p->rtypes)
 		memcpy(b->types + p->nl, p->rtypes, sizeof(sl_type) * (size_t)p->nr);
 	b->p.ltypes = b->types; /* the planner's arrays may go */
 	b->p.rtypes = b->types + p->nl;

@@ -216,10 +216,10 @@ int sl__join_plan_own(sl_join_plan *dst, int *keys[2], const sl_join_plan *p, sl
 	keys[1] = malloc(n);
 	if (!keys[0] || !keys[1])
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if (p->nkeys > 0) {
+	if (p->nkeys > 0 && p->lkeys)
 		memcpy(keys[0], p->lkeys, sizeof(int) * (size_t)p->nkeys);
+	if (p->nkeys > 0 && p->rkeys) /* a lookup join has no right key columns */
 		memcpy(keys[1], p->rkeys, sizeof(int) * (size_t)p->nkeys);
-	}
 	dst->lkeys = keys[0];
 	dst->rkeys = keys[1];
 	return 0;

@@ -1,7 +1,9 @@
 /*
- * join.h - the join operators (regular, interval, window, temporal, lookup) and what they
- * share: their plan struct and the helpers of join_rows.c that store rows
- * in state values and build joined output rows.
+ * join.h - the join operators (regular, semi/anti, interval, window,
+ * temporal, lookup): their plan struct and constructors, and the helpers
+ * of join_rows.c that store rows in state values and build joined output
+ * rows.  The operators are built on the join base (join_base.h), which
+ * uses these helpers.
  *
  * Every join has two inputs: input 0 is the left side, input 1 the right
  * side.  Its output columns are the left input's columns followed by the
@@ -91,7 +93,7 @@ sl_op *sl_op_lookup_join_new(const sl_join_plan *p, struct sl_lookup *lk, sl_err
  * regular join's.  Returns NULL with err set. */
 sl_op *sl_op_semi_join_new(const sl_join_plan *p, int anti, sl_err *err);
 
-/* ---- join_rows.c: shared by the three operators --------------------------- */
+/* ---- join_rows.c: records and joined rows, for the join base and operators -- */
 
 /*
  * A stored row record inside a state value (a list of records per key):

@@ -1,7 +1,8 @@
 /*
- * join_rows.c - what the join operators share (join.h): the record lists
- * of whole rows kept per join key in state values, and the builder of
- * joined output rows with the residual predicate.
+ * join_rows.c - the row-level helpers of the join operators (join.h),
+ * under the join base (join_base.c): the records of whole rows kept per
+ * join key in state values, and the builder of joined output rows with
+ * the residual predicate.
  *
  * Records: a state value is a list of records (join.h: sl_jrec), each a
  * 24-byte header and the row's bytes in the row form of data/rowcodec.h

@@ -82,41 +82,9 @@ void sl__join_base_close(sl_join_base *b)
 	b->types = NULL;
 }
 
-int sl__join_key(sl_join_base *b, int s, const sl_batch *in, int row, sl_err *err)
-{
-	sl_buf_clear(&b->key);
-	if (b->p.nkeys == 0) /* no equi-key (semi / anti joins): one constant byte */
-		return sl_buf_putc(&b->key, 0) ? sl_err_set(err, SL_ENOMEM, "out of memory") : 0;
-	if (sl_rowcodec_key_null(in, b->keys[s], b->p.nkeys, row))
-		return 1;
-	if (sl_rowcodec_key(in, b->keys[s], b->p.nkeys, row, &b->key))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return 0;
-}
 
 /* ---- record lists ------------------------------------------------------------ */
 
-int sl__jlist_load(sl_state_table *t, int64_t ns, const void *key, uint32_t klen, sl_buf *into,
-                   sl_err *err)
-{
-	const void *v;
-	uint32_t vl;
-	sl_buf_clear(into);
-	if (sl_state_get_var(t, ns, key, klen, &v, &vl) && sl_buf_append(into, v, vl))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return 0;
-}
-
-int sl__jlist_store(const sl_join_base *b, sl_state_table *t, int64_t ns, const void *key,
-                    uint32_t klen, const sl_buf *val, sl_err *err)
-{
-	if (val->len == 0) {
-		sl_state_delete(t, ns, key, klen);
-		return 0;
-	}
-	int rc = sl_state_put_var(t, ns, key, klen, val->p, (uint32_t)val->len);
-	return rc ? sl_err_set(err, rc, "%s state: write failed", b->what) : 0;
-}
 
 long sl__jlist_find(const sl_join_base *b, const sl_buf *list, const char *row, size_t len,
                     sl_err *err)
@@ -143,7 +111,8 @@ int sl__jlist_count(sl_buf *list, const sl_batch *in, int row, int acc, long at,
 		     ? sl_err_set(err, SL_ENOMEM, "out of memory") : 0;
 	const char *p = list->p + at;
 	sl_jrec r;
-	sl__jrec_read(&p, list->p + list->len, &r); /* found by sl__jlist_find: well-formed */
+	if (sl__jrec_read(&p, list->p + list->len, &r)) /* at came from sl__jlist_find */
+		return sl_err_set(err, SL_ESTATE, "join state: malformed record");
 	uint32_t count = acc ? r.count + 1 : r.count - 1;
 	if (count == 0) {
 		size_t sz = SL_JREC_HDR + r.len;
@@ -151,48 +120,6 @@ int sl__jlist_count(sl_buf *list, const sl_batch *in, int row, int acc, long at,
 		list->len -= sz;
 	} else {
 		sl__jrec_set(list->p + at, count, nm);
-	}
-	return 0;
-}
-
-/* ---- matching ------------------------------------------------------------------ */
-
-int sl__join_match(sl_join_base *b, int s, const sl_batch *in, int row, sl_buf *list,
-                   sl_join_keep_fn keep, sl_join_match_fn on_match, void *ctx, sl_err *err)
-{
-	sl_joiner *j = &b->j;
-	int cap = j->cand->cap < 256 ? j->cand->cap : 256, rc;
-	const char *p = list->p, *end = p + list->len;
-	while (p < end) {
-		sl__joiner_cand_reset(j);
-		int n = 0;
-		while (p < end && n < cap) {
-			sl_jrec r;
-			size_t at = (size_t)(p - list->p);
-			if (sl__jrec_read(&p, end, &r))
-				return sl_err_set(err, SL_ESTATE, "%s state: malformed record", b->what);
-			if (keep && !keep(ctx, &r))
-				continue;
-			b->recoff[n] = at;
-			rc = s == 0 ? sl__joiner_cand_add(j, in, row, NULL, 0, NULL, -1, r.row, r.len, err)
-			            : sl__joiner_cand_add(j, NULL, -1, r.row, r.len, in, row, NULL, 0, err);
-			if (rc < 0)
-				return rc;
-			n++;
-		}
-		if ((rc = sl__joiner_cand_eval(j, err)))
-			return rc;
-		for (int i = 0; i < n; i++) {
-			if (!j->ok[i])
-				continue;
-			char *rec = list->p + b->recoff[i];
-			const char *q = rec;
-			sl_jrec r;
-			if (sl__jrec_read(&q, list->p + list->len, &r))
-				return sl_err_set(err, SL_ESTATE, "%s state: malformed record", b->what);
-			if ((rc = on_match(ctx, rec, &r, i, err)))
-				return rc;
-		}
 	}
 	return 0;
 }

@@ -27,21 +27,6 @@
 
 /* ---- records ---------------------------------------------------------------- */
 
-int sl__jrec_read(const char **p, const char *end, sl_jrec *r)
-{
-	if (end - *p < SL_JREC_HDR)
-		return SL_ESTATE;
-	memcpy(&r->len, *p, 4);
-	memcpy(&r->count, *p + 4, 4);
-	memcpy(&r->aux, *p + 8, 8);
-	memcpy(&r->time, *p + 16, 8);
-	if ((uint64_t)(end - *p - SL_JREC_HDR) < r->len)
-		return SL_ESTATE;
-	r->row = *p + SL_JREC_HDR;
-	*p += SL_JREC_HDR + r->len;
-	return 0;
-}
-
 int sl__jrec_append(sl_buf *out, const sl_batch *in, int row, uint32_t count, int64_t aux,
                     int64_t time)
 {

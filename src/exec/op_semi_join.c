@@ -126,7 +126,8 @@ static int left_row(semi_op *o, const sl_batch *in, int row, int acc, int64_t wm
 	if (at >= 0) {
 		const char *p = o->mine.p + at;
 		sl_jrec r;
-		sl__jrec_read(&p, o->mine.p + o->mine.len, &r);
+		if (sl__jrec_read(&p, o->mine.p + o->mine.len, &r)) /* at: sl__jlist_find's */
+			return sl_err_set(err, SL_ESTATE, "semi join state: malformed record");
 		nm = r.aux; /* the stored count is current */
 	} else {
 		match_ctx m = {o, acc, wm, 0};

@@ -1,8 +1,10 @@
 /*
  * join_base.c - the join base (join_base.h): construction, opening and
- * closing of a join operator's shared parts, equi-key encoding, the record
- * lists kept per join key in state values, and the chunked matching of an
- * input row against a list of the other side.
+ * closing of a join operator's shared parts, and the search and counting
+ * of a row in the record lists kept per join key in state values.  The
+ * per-row helpers (key encoding, list load/store, the chunked matching of
+ * an input row against a list of the other side) are inline in
+ * join_base.h, for the reason given there.
  *
  * It sits between the join operators (op_*join.c) and the row helpers of
  * join_rows.c (records, the joiner).  It writes no bytes of its own: keys

@@ -10,7 +10,9 @@
  * datefmt.c's neighbour section below (sl_datefmt_*).
  *
  * Hot path: sl_ts_parse has a fast path for the exact shape
- * "YYYY-MM-DD HH:MM:SS[.fff...]" that JSON sources carry on every record,
+ * "YYYY-MM-DD HH:MM:SS[.fff...]" that JSON sources carry on every record
+ * (sl_ts_parse_cached adds the caller's one-entry cache of the last date
+ * and second, so a stream's records mostly parse only their fraction),
  * and the formatters write digits by hand (no snprintf).  Named zones are
  * read from the TZif files in /usr/share/zoneinfo once per name and cached
  * for the life of the process (never freed; the cache is guarded by a

@@ -21,8 +21,9 @@
  *     function, argument and result types, DISTINCT, retraction of
  *     MIN/MAX values, LISTAGG's separator, a UDAF's accumulator size);
  *   - the window (kind, size, slide, offset, time zone, event or
- *     processing time), the join kind, Top-N's mode, function and rank
- *     range, deduplication's keep-first/last, the set operation;
+ *     processing time), the join kind (and for interval and window joins
+ *     the side whose time the output keeps), Top-N's mode, function and
+ *     rank range, deduplication's keep-first/last, the set operation;
  *   - an operator that keeps whole input rows in its state (joins, Top-N,
  *     deduplication, set operations, ChangelogNormalize, OVER, the SESSION
  *     TVF) also its input columns' types in order: the stored rows are

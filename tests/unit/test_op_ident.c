@@ -34,6 +34,7 @@
 
 #include "sluice.h"
 #include "api/engine_int.h"
+#include "exec/op_ident.h"
 
 static const char *DDL =
 	"CREATE TABLE orders (id STRING, user_id STRING, amount DECIMAL(10, 2), v INT, "
@@ -254,6 +255,39 @@ static void test_struct_text(void **state)
 	                       "right=[VARCHAR,VARCHAR,TIMESTAMP(3)]");
 }
 
+/* sl_op_struct_ident without the planner (the plan layer's node creation
+ * calls it so): the version prefix, a Calc's output types as a sorted
+ * multiset, and refusals of a kind without parameters. */
+static void test_struct_ident_direct(void **state)
+{
+	(void)state;
+	sl_buf b;
+	sl_buf_init(&b);
+	sl_err err;
+	sl_err_clear(&err);
+	sl_type t[3] = {sl_type_varchar(SL_STRING_LEN), sl_type_make(SL_T_BIGINT),
+	                sl_type_decimal(10, 2)};
+	t[1].notnull = 1;
+	assert_int_equal(sl_op_struct_ident(&b, SL_OPK_CALC, NULL, NULL, 0, t, 3, &err), 0);
+	assert_string_equal(sl_buf_cstr(&b), "v2 Calc out={BIGINT,DECIMAL(10,2),VARCHAR}");
+	sl_buf_clear(&b);
+	int keys[1] = {0};
+	sl_keys_ident k = {keys, 1};
+	assert_int_equal(sl_op_struct_ident(&b, SL_OPK_CHANGELOG_NORMALIZE, &k, t, 3, NULL, 0, &err),
+	                 0);
+	assert_string_equal(sl_buf_cstr(&b),
+	                    "v2 ChangelogNormalize keys=[VARCHAR] in=[VARCHAR,BIGINT,DECIMAL(10,2)]");
+	sl_buf_clear(&b);
+	keys[0] = 3; /* not an input column */
+	assert_int_equal(sl_op_struct_ident(&b, SL_OPK_CHANGELOG_NORMALIZE, &k, t, 3, NULL, 0, &err),
+	                 SL_EINVAL);
+	assert_int_equal(b.len, 0); /* nothing appended on failure */
+	assert_int_equal(sl_op_struct_ident(&b, SL_OPK_GROUP_AGG, NULL, t, 3, NULL, 0, &err),
+	                 SL_EINVAL);
+	assert_int_equal(sl_op_struct_ident(&b, SL_OPK_NONE, NULL, t, 3, NULL, 0, &err), SL_EINVAL);
+	sl_buf_deinit(&b);
+}
+
 /* Appends "<table> <kind> <json>\n" to the 4096-byte buffer ctx. */
 static void collect(void *ctx, const char *table, sl_rowkind kind, const char *json,
                     size_t len)
@@ -315,7 +349,7 @@ static void test_siblings_reordered(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[NCASES + 3];
+	struct CMUnitTest tests[NCASES + 4];
 	static char names[NCASES][64];
 	int n = 0;
 	for (int i = 0; i < NCASES; i++) {
@@ -324,6 +358,7 @@ int main(void)
 	}
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_unique);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_struct_text);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_struct_ident_direct);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_siblings_reordered);
 	return _cmocka_run_group_tests("op_ident", tests, (size_t)n, NULL, NULL);
 }

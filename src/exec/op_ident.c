@@ -242,9 +242,9 @@ static void put_window(tbuf *o, const sl_window_spec *w)
 {
 	static const char *const wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
 	tprintf(o, " window=%s(size=%lld,slide=%lld,offset=%lld,tz=%s,%s)",
-	              (unsigned)w->kind < 4 ? wk[w->kind] : "?", (long long)w->size,
-	              (long long)w->slide, (long long)w->offset, w->tz ? w->tz : "UTC",
-	              w->proc ? "proctime" : "rowtime");
+	        (unsigned)w->kind < 4 ? wk[w->kind] : "?", (long long)w->size,
+	        (long long)w->slide, (long long)w->offset, w->tz ? w->tz : "UTC",
+	        w->proc ? "proctime" : "rowtime");
 }
 
 /* One aggregate call: FN(arg types)->result, with its state-bearing flags. */
@@ -293,7 +293,7 @@ static int scan_ident(tbuf *o, const sl_scan_plan *p, sl_err *err)
 {
 	const sl_decoder *dec = p->push_dec ? p->push_dec : p->source ? p->source->dec : NULL;
 	tprintf(o, " table=%s connector=%s format=%s", p->table ? p->table : "",
-	              p->source ? p->source->vt->name : "push", dec ? dec->vt->name : "none");
+	        p->source ? p->source->vt->name : "push", dec ? dec->vt->name : "none");
 	tputs(o, " phys=[");
 	for (int i = 0; i < p->nphys; i++) {
 		if (i)
@@ -313,7 +313,7 @@ static int scan_ident(tbuf *o, const sl_scan_plan *p, sl_err *err)
 			return sl_err_set(err, SL_EINVAL, "operator identity: bad scan column %d", i);
 	}
 	tprintf(o, "] rowtime=%s watermark=%s", p->rowtime_col >= 0 ? "yes" : "no",
-	              p->watermark ? "yes" : "no");
+	        p->watermark ? "yes" : "no");
 	return 0;
 }
 
@@ -369,7 +369,7 @@ static int over_ident(tbuf *o, const sl_over_plan *p, const sl_type *in, int nin
 	if (rc)
 		return rc;
 	tprintf(o, " frame=%s preceding=%lld", p->rows ? "ROWS" : "RANGE",
-	              (long long)p->preceding);
+	        (long long)p->preceding);
 	put_aggs(o, p->aggs, p->naggs, in, nin);
 	put_types(o, "in", in, nin);
 	return 0;
@@ -383,7 +383,7 @@ static int rank_ident(tbuf *o, const sl_rank_plan *p, const sl_type *in, int nin
 	tprintf(o, " mode=%s", (unsigned)p->mode < 6 ? mode[p->mode] : "?");
 	if (p->mode == SL_RANK_TOPN || p->mode == SL_RANK_WINDOW)
 		tprintf(o, " fn=%s range=[%lld,%lld]", (unsigned)p->fn < 3 ? fn[p->fn] : "?",
-		              (long long)p->lo, (long long)p->n);
+		        (long long)p->lo, (long long)p->n);
 	int rc = put_cols(o, "keys", in, nin, p->key_cols, p->nkeys, NULL, NULL, err);
 	if (!rc)
 		rc = put_cols(o, "order", in, nin, p->order_cols, p->norder, p->desc, p->nulls_first,
@@ -449,7 +449,7 @@ static int kind_ident(tbuf *o, sl_op_kind kind, const void *plan, const sl_type 
 	case SL_OPK_SET_OP: {
 		const sl_set_op_ident *s = plan;
 		tprintf(o, " op=%s all=%d", s->kind == SL_SETOP_INTERSECT ? "INTERSECT" : "EXCEPT",
-		              s->all);
+		        s->all);
 		put_types(o, "in", in, nin);
 		return 0;
 	}

@@ -421,8 +421,8 @@ static int kind_ident(tbuf *o, sl_op_kind kind, const void *plan, const sl_type 
 		put_window(o, plan);
 		return 0;
 	case SL_OPK_SESSION_ASSIGN: {
-		const sl_session_assign_ident *s = plan;
-		put_window(o, s->win);
+		const sl_assign_ident *s = plan;
+		put_window(o, &s->win);
 		int rc = put_cols(o, "keys", in, nin, s->key_cols, s->nkeys, NULL, NULL, err);
 		if (!rc)
 			put_types(o, "in", in, nin);
@@ -455,7 +455,7 @@ static int kind_ident(tbuf *o, sl_op_kind kind, const void *plan, const sl_type 
 	}
 	case SL_OPK_CHANGELOG_NORMALIZE: {
 		const sl_keys_ident *k = plan;
-		int rc = put_cols(o, "keys", in, nin, k->cols, k->n, NULL, NULL, err);
+		int rc = put_cols(o, "keys", in, nin, k->key_cols, k->nkeys, NULL, NULL, err);
 		if (!rc)
 			put_types(o, "in", in, nin);
 		return rc;

@@ -11,13 +11,16 @@
  *   SL_OPK_SCAN                const sl_scan_plan *
  *   SL_OPK_VALUES, SL_OPK_CALC, SL_OPK_UNION, SL_OPK_CONSTRAINT, SL_OPK_SINK
  *                              NULL (identified by kind and output types)
- *   SL_OPK_WINDOW_ASSIGN       const sl_window_spec *
- *   SL_OPK_SESSION_ASSIGN      const sl_session_assign_ident *
- *   SL_OPK_LOOKUP_JOIN, SL_OPK_JOIN, SL_OPK_INTERVAL_JOIN,
- *   SL_OPK_WINDOW_JOIN, SL_OPK_TEMPORAL_JOIN
- *                              const sl_join_plan *
+ *   SL_OPK_WINDOW_ASSIGN       const sl_window_spec * (or a struct that
+ *                              starts with one, as sl_assign_ident)
+ *   SL_OPK_SESSION_ASSIGN      const sl_assign_ident *
+ *   SL_OPK_JOIN, SL_OPK_INTERVAL_JOIN, SL_OPK_WINDOW_JOIN,
+ *   SL_OPK_TEMPORAL_JOIN       const sl_join_plan *
+ *   SL_OPK_LOOKUP_JOIN         const sl_join_plan * (or a struct that starts
+ *                              with one: the lookup connector is not read)
  *   SL_OPK_SEMI_JOIN           const sl_join_plan * whose kind is SL_JOIN_SEMI
- *                              or SL_JOIN_ANTI (the constructor's `anti`)
+ *                              or SL_JOIN_ANTI (the constructor's `anti`; or
+ *                              a struct that starts with such a plan)
  *   SL_OPK_GROUP_AGG           const sl_group_agg_plan *
  *   SL_OPK_WINDOW_AGG, SL_OPK_SESSION_AGG
  *                              const sl_window_agg_plan *
@@ -26,6 +29,10 @@
  *                              const sl_rank_plan *
  *   SL_OPK_SET_OP              const sl_set_op_ident *
  *   SL_OPK_CHANGELOG_NORMALIZE const sl_keys_ident *
+ *
+ * The small structs have the layout of the plan nodes' parameter structs
+ * of the same kinds (issue 9: sl_set_op_params, sl_normalize_params,
+ * sl_assign_params), so a node's parameters can be passed as they are.
  *
  * in_types are the types of the operator's input columns (of input 0; the
  * joins read both sides' types from their plan), out_types its output
@@ -54,16 +61,17 @@ typedef struct sl_set_op_ident {
 
 /* Key columns (input positions) of SL_OPK_CHANGELOG_NORMALIZE. */
 typedef struct sl_keys_ident {
-	const int *cols;
-	int n;
-} sl_keys_ident;
-
-/* SL_OPK_SESSION_ASSIGN's parameters (sl_op_session_assign_new's). */
-typedef struct sl_session_assign_ident {
-	const sl_window_spec *win;
 	const int *key_cols;
 	int nkeys;
-} sl_session_assign_ident;
+} sl_keys_ident;
+
+/* SL_OPK_SESSION_ASSIGN's parameters (sl_op_session_assign_new's): the
+ * window and the PARTITION BY columns. */
+typedef struct sl_assign_ident {
+	sl_window_spec win;
+	const int *key_cols;
+	int nkeys;
+} sl_assign_ident;
 
 /*
  * Appends to out the structural identity text of an operator of `kind`

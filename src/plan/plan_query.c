@@ -560,7 +560,7 @@ static sl_op *session_assign(planner *p, rel *v)
 	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(v->tvf_in->ncols + 1));
 	for (int i = 0; it && i < v->tvf_in->ncols; i++)
 		it[i] = v->tvf_in->cols[i].type;
-	if (op && sl__op_struct(p, op, &(sl_session_assign_ident){&v->tvf_win, keys, np}, it,
+	if (op && sl__op_struct(p, op, &(sl_assign_ident){v->tvf_win, keys, np}, it,
 	                        it ? v->tvf_in->ncols : 0)) {
 		sl_op_free(op); /* not yet in the graph */
 		return NULL;

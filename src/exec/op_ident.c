@@ -34,8 +34,10 @@
  *     projection's text, aliases) nor its column order (wiring: what an
  *     operator downstream stores is covered by that operator's own types)
  *     are part of it;
- *   - a scan: its table, connector, format and schema (physical and
- *     output column types), whether it has a rowtime and a watermark.
+ *   - a scan: its table, connector and format, whether it has a rowtime
+ *     and a watermark; not its columns (its state is its position in the
+ *     source: a column added to the table keeps the ids of every operator
+ *     that does not keep it in its state).
  *
  * Never part of it: expressions (filters, projections, residual join
  * conditions, HAVING, FILTER clauses, watermark expressions, interval join
@@ -289,30 +291,12 @@ static void put_aggs(tbuf *o, const sl_agg *aggs, int n, const sl_type *in, int 
 
 /* ---- per kind ---------------------------------------------------------------- */
 
-static int scan_ident(tbuf *o, const sl_scan_plan *p, sl_err *err)
+static int scan_ident(tbuf *o, const sl_scan_plan *p)
 {
 	const sl_decoder *dec = p->push_dec ? p->push_dec : p->source ? p->source->dec : NULL;
-	tprintf(o, " table=%s connector=%s format=%s", p->table ? p->table : "",
-	        p->source ? p->source->vt->name : "push", dec ? dec->vt->name : "none");
-	tputs(o, " phys=[");
-	for (int i = 0; i < p->nphys; i++) {
-		if (i)
-			tputc(o, ',');
-		put_type(o, p->phys[i].type);
-	}
-	tputs(o, "] cols=[");
-	for (int i = 0; i < p->nout; i++) {
-		int m = p->out_map[i];
-		if (i)
-			tputc(o, ',');
-		if (m >= 0 && m < p->nphys)
-			put_type(o, p->phys[m].type);
-		else if (m < 0 && -1 - m < p->ncomputed)
-			put_type(o, p->computed[-1 - m]->type);
-		else
-			return sl_err_set(err, SL_EINVAL, "operator identity: bad scan column %d", i);
-	}
-	tprintf(o, "] rowtime=%s watermark=%s", p->rowtime_col >= 0 ? "yes" : "no",
+	tprintf(o, " table=%s connector=%s format=%s rowtime=%s watermark=%s",
+	        p->table ? p->table : "", p->source ? p->source->vt->name : "push",
+	        dec ? dec->vt->name : "none", p->rowtime_col >= 0 ? "yes" : "no",
 	        p->watermark ? "yes" : "no");
 	return 0;
 }
@@ -416,7 +400,7 @@ static int kind_ident(tbuf *o, sl_op_kind kind, const void *plan, const sl_type 
 			break;
 		return put_multiset(o, out, nout, err);
 	case SL_OPK_SCAN:
-		return scan_ident(o, plan, err);
+		return scan_ident(o, plan);
 	case SL_OPK_WINDOW_ASSIGN:
 		put_window(o, plan);
 		return 0;

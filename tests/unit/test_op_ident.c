@@ -255,6 +255,43 @@ static void test_struct_text(void **state)
 	                       "right=[VARCHAR,VARCHAR,TIMESTAMP(3)]");
 }
 
+/* The structural id of the first operator named `name` of `job` planned
+ * after `ddl` (to uid, 17 bytes). */
+static void uid_after(const char *ddl, const char *job, const char *name, char *uid)
+{
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, ddl), 0);
+	assert_int_equal(sl_exec(e, job), 0);
+	uid[0] = 0;
+	for (int i = 0; i < e->graph.nops && !uid[0]; i++)
+		if (!strcmp(e->graph.ops[i]->vt->name, name))
+			snprintf(uid, 17, "%s", e->graph.ops[i]->uid);
+	sl_engine_close(e);
+	assert_true(uid[0] != 0);
+}
+
+/* A column added to a table: a scan is identified by its table, connector
+ * and format, not its columns, so an aggregate over it keeps its id; an
+ * operator that stores whole rows of it (a join) does not. */
+static void test_column_added(void **state)
+{
+	(void)state;
+	const char *t1 = "CREATE TABLE a (k STRING, v INT) WITH ('connector' = 'push');"
+	                 "CREATE TABLE b (k STRING, w INT) WITH ('connector' = 'push');";
+	const char *t2 = "CREATE TABLE a (k STRING, v INT, extra DOUBLE) WITH ('connector' = 'push');"
+	                 "CREATE TABLE b (k STRING, w INT) WITH ('connector' = 'push');";
+	const char *agg = "SELECT k, SUM(v) FROM a GROUP BY k";
+	const char *join = "SELECT a.k, b.w FROM a JOIN b ON a.k = b.k";
+	char u1[17], u2[17];
+	uid_after(t1, agg, "GroupAggregate", u1);
+	uid_after(t2, agg, "GroupAggregate", u2);
+	assert_string_equal(u1, u2);
+	uid_after(t1, join, "Join", u1);
+	uid_after(t2, join, "Join", u2);
+	assert_string_not_equal(u1, u2);
+}
+
 /* sl_op_struct_ident without the planner (the plan layer's node creation
  * calls it so): the version prefix, a Calc's output types as a sorted
  * multiset, and refusals of a kind without parameters. */
@@ -349,7 +386,7 @@ static void test_siblings_reordered(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[NCASES + 4];
+	struct CMUnitTest tests[NCASES + 5];
 	static char names[NCASES][64];
 	int n = 0;
 	for (int i = 0; i < NCASES; i++) {
@@ -359,6 +396,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_unique);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_struct_text);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_struct_ident_direct);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_column_added);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_siblings_reordered);
 	return _cmocka_run_group_tests("op_ident", tests, (size_t)n, NULL, NULL);
 }

@@ -12,7 +12,8 @@
  *              watermark in the graph's snapshot)
  *
  * State.  Table "acc": namespace = window end, key = encoded GROUP BY
- * key, value = [slot header][accumulators].  Table "distinct" (only with
+ * key, value = [slot header][accumulators].  Table "pending" (ALLOWED
+ * LATENESS only): late rows waiting for their window to fire (below).  Table "distinct" (only with
  * DISTINCT aggregates): namespace = window end, key = group key + aggregate
  * index + value, value = occurrence count.  Window start is derived from
  * the end (end - size, or for CUMULATE the enclosing max-size window), so
@@ -28,16 +29,23 @@
  * only forwarded, nothing is late, and at end of input windows still open
  * are not fired (as Flink's streaming mode).
  *
- * Time (docs/semantics.md §1).  Rows carry W_before; before a row is handled the
- * operator first fires what a larger W_before completes, so output is
- * independent of batch boundaries.  A window [start, end) closes when
- * W >= end.  A row is late for a window when W_before >= end; it still
- * counts in its other windows that are open.  A row late for all its
- * windows is dropped (counted once) or sent to the ON LATE INSERT INTO
- * operator; with ALLOWED LATENESS L a window keeps its state until
- * W >= end + L and a late row within that bound corrects it: -U old / +U
- * new, +I when the (window, key) had emitted nothing, -D / +I when HAVING
- * stops / starts to hold.
+ * Time (docs/semantics.md §1, docs/parallel.md §4).  Windows fire at the
+ * operator's watermark only (the minimum over its inputs, the watermark
+ * method), never at a row's W_before: a window [start, end) closes when
+ * W >= end.  A row is late for a window exactly when its own W_before >=
+ * end (rule 3; or the window fired already, which only idle inputs can
+ * cause), whether or not the window has fired here, so which rows count
+ * depends on the data only, not on batch boundaries or on how far other
+ * inputs have got.  A late row still counts in its other windows that are
+ * not late.  A row late for all its windows is dropped (counted once) or
+ * sent to the ON LATE INSERT INTO operator; with ALLOWED LATENESS L a
+ * window keeps its state until W >= end + L and a row late by less than L
+ * corrects it: -U old / +U new, +I when the (window, key) had emitted
+ * nothing, -D / +I when HAVING stops / starts to hold.  Such a row whose
+ * window has not fired yet is kept in "pending" and applied right after
+ * the window fires, so the first result and the changes do not depend on
+ * when the watermark came.  Rule 6: fired results carry W_before = end -
+ * 1 us, corrections the late row's W_before.
  */
 #include "emit.h"
 #include "graph.h"
@@ -100,6 +108,15 @@ typedef struct win_op {
 	 * namespace below it (SL_WM_MIN: unknown). */
 	sl_ns_timers tm;
 	int nkeys_out;
+	/* ALLOWED LATENESS only: table "pending" (namespace = window end, key
+	 * = group key, value = the key's late rows that arrived before the
+	 * window fired: [i64 W_before][u32 len][row form]...), applied right
+	 * after the window fires; prow decodes one of them. */
+	sl_state_table *pending;
+	sl_batch *prow;
+	sl_type *in_types;
+	int nin;
+	sl_buf pbuf;
 } win_op;
 
 /* ---- window assignment ------------------------------------------------- */
@@ -177,11 +194,13 @@ static int assign_local(const sl_window_spec *w, int64_t ts, int64_t *ends)
 
 /* ---- output rows --------------------------------------------------------- */
 
-/* Appends the result row of (end, key, slot) to b with kind op. */
+/* Appends the result row of (end, key, slot) to b with kind op and
+ * W_before wm (docs/parallel.md §4, rule 6: end - 1 us for a window's
+ * firing, the late row's W_before for its correction). */
 static int build_row(win_op *o, sl_batch *b, int64_t end, const void *key, uint32_t klen,
-                     const void *slot, uint8_t op, sl_err *err)
+                     const void *slot, uint8_t op, int64_t wm, sl_err *err)
 {
-	int row = sl_batch_add_row(b, op, o->base.out_wm);
+	int row = sl_batch_add_row(b, op, wm);
 	sl_col *kc[64];
 	int nk = o->p.nkeys;
 	for (int i = 0; i < nk; i++)
@@ -238,21 +257,88 @@ static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 	int rc = sl_emitter_reserve(&o->out, 1, err);
 	if (rc)
 		return rc;
-	int row = build_row(o, o->out.b, f->end, key, klen, val, SL_INSERT, err);
+	int row = build_row(o, o->out.b, f->end, key, klen, val, SL_INSERT, f->end - 1, err);
 	if (row < 0)
 		return row;
 	o->out_slots[row] = val;
 	return 0;
 }
 
+static int correct(win_op *o, int64_t end, const sl_batch *in, int row, sl_err *err);
+
+/* The pending corrections of one key of the window being fired (a scan
+ * callback over "pending", state.h): each stored late row, in arrival
+ * order, corrects the result just emitted, as if the window had fired
+ * before the row arrived. */
+static int apply_pending(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                         sl_err *err)
+{
+	fire_ctx *f = ctx;
+	win_op *o = f->o;
+	const char *p = val, *e = p + vlen;
+	while (p < e) {
+		int64_t wm;
+		uint32_t len;
+		if (e - p < 12)
+			return sl_err_set(err, SL_ESTATE, "window state: malformed pending row");
+		memcpy(&wm, p, 8);
+		memcpy(&len, p + 8, 4);
+		p += 12;
+		if ((uint32_t)(e - p) < len)
+			return sl_err_set(err, SL_ESTATE, "window state: malformed pending row");
+		sl_batch *b = o->prow;
+		sl_batch_reset(b);
+		int r = sl_batch_add_row(b, SL_INSERT, wm);
+		int rc = sl_rowcodec_decode_cols(p, len, b, b->cols, b->ncols, r);
+		if (rc)
+			return rc == SL_ENOMEM ? sl_err_set(err, rc, "out of memory")
+			                       : sl_err_set(err, SL_ESTATE, "window state: malformed pending row");
+		p += len;
+		o->kp = (const char *)key;
+		o->kl = klen;
+		if ((rc = correct(o, f->end, b, r, err)))
+			return rc;
+	}
+	return 0;
+}
+
 /* Fires window `end` (a namespace timer, timers.h): emits the result of
- * every key. */
+ * every key, then applies the window's pending corrections (late rows that
+ * arrived before it fired; they stay in "pending" until the window's
+ * state is dropped at W >= end + lateness, and are never read again). */
 static int fire_window(void *ctx, int64_t end, sl_err *err)
 {
 	win_op *o = ctx;
 	fire_ctx f = {o, end};
 	int rc = sl_state_ns_scan(o->acc, end, fire_entry, &f, err);
-	return rc ? rc : sl_emitter_flush(&o->out, err);
+	if (!rc)
+		rc = sl_emitter_flush(&o->out, err);
+	if (!rc && o->pending)
+		rc = sl_state_ns_scan(o->pending, end, apply_pending, &f, err);
+	return rc;
+}
+
+/* Keeps row `row` of in, late by its own W_before for window `end` that
+ * has not fired yet, as a pending correction of (end, current key),
+ * appended after the key's earlier ones (docs/parallel.md §4, rule 4). */
+static int keep_pending(win_op *o, int64_t end, const sl_batch *in, int row, sl_err *err)
+{
+	sl_buf *v = &o->pbuf;
+	sl_buf_clear(v);
+	const void *old;
+	uint32_t olen;
+	if (sl_state_get_var(o->pending, end, o->kp, o->kl, &old, &olen) &&
+	    sl_buf_append(v, old, olen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	size_t at = v->len;
+	int64_t wm = in->wm[row];
+	uint32_t len = 0;
+	if (sl_buf_append(v, &wm, 8) || sl_buf_append(v, &len, 4) || sl_rowcodec_row(in, row, v))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	len = (uint32_t)(v->len - at - 12);
+	memcpy(v->p + at + 8, &len, 4);
+	int rc = sl_state_put_var(o->pending, end, o->kp, o->kl, v->p, (uint32_t)v->len);
+	return rc ? sl_err_set(err, rc, rc == SL_ENOMEM ? "out of memory" : "state write failed") : 0;
 }
 
 /* Fires windows with tm.fired < end <= wm, frees state past end + lateness
@@ -314,13 +400,13 @@ static int correct(win_op *o, int64_t end, const sl_batch *in, int row, sl_err *
 	sl_batch_reset(c);
 	int old_vis = ((slot_hdr *)slot)->emitted;
 	int rc;
-	if (old_vis && (rc = build_row(o, c, end, o->kp, o->kl, slot,
-	                               SL_UPDATE_BEFORE, err)) < 0)
+	if (old_vis && (rc = build_row(o, c, end, o->kp, o->kl, slot, SL_UPDATE_BEFORE,
+	                               in->wm[row], err)) < 0)
 		return rc;
 	if ((rc = fold(o, slot, end, in, row, err)))
 		return rc;
 	/* fold may have used other tables only; slot is still valid */
-	int newrow = build_row(o, c, end, o->kp, o->kl, slot, SL_UPDATE_AFTER, err);
+	int newrow = build_row(o, c, end, o->kp, o->kl, slot, SL_UPDATE_AFTER, in->wm[row], err);
 	if (newrow < 0)
 		return newrow;
 	int new_vis = 1;
@@ -562,19 +648,10 @@ static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 			if (k + PF_ENTRY < live)
 				sl_state_prefetch(o->acc, o->kend[k + PF_ENTRY], o->khash[k + PF_ENTRY], 1);
 		}
-		/* processing time: the clock plays the watermark's part */
-		int64_t w = proc ? now : in->wm[row];
-		if (w > o->tm.fired) {
-			/* Why: W grows with nearly every row and advance() per row
-			 * (scan for the first namespace) cost ~27 instructions a
-			 * row (callgrind, datagen window benchmark); below the
-			 * smallest window end nothing fires (and, without
-			 * lateness, nothing is dropped) */
-			if (w < o->tm.next && !o->p.lateness && !o->dist && !o->strs)
-				o->tm.fired = w;
-			else if ((rc = advance(o, w, err)))
-				return rc;
-		}
+		/* processing time: the clock fires windows before each row;
+		 * event time fires at the operator's watermark only (rule 4) */
+		if (proc && now > o->tm.fired && (rc = advance(o, now, err)))
+			return rc;
 		if (tc->null[row])
 			return sl_err_set(err, SL_EINPUT, "window aggregate: NULL rowtime");
 		o->kp = o->key.p + o->koff[k];
@@ -585,12 +662,18 @@ static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		else
 			n = assign(&o->p.win, proc ? now : tc->v.i64[row], ends);
 		int counted = 0;
+		/* late by the row's own W_before (rule 3), or for a window that
+		 * fired already (only possible with idle inputs) */
 		int64_t cur = o->tm.fired;
+		if (!proc && in->wm[row] > cur)
+			cur = in->wm[row];
 		for (int i = 0; i < n; i++) {
 			if (cur >= ends[i]) {
 				/* late for this window */
 				if (o->p.lateness > 0 && cur < ends[i] + o->p.lateness) {
-					if ((rc = correct(o, ends[i], in, row, err)))
+					rc = o->tm.fired >= ends[i] ? correct(o, ends[i], in, row, err)
+					                            : keep_pending(o, ends[i], in, row, err);
+					if (rc)
 						return rc;
 					counted = 1;
 				}
@@ -670,9 +753,16 @@ static int win_open(sl_op *op, sl_err *err)
 		return err->code;
 	if (o->has_str && !(o->strs = sl_state_table_open(op->state, op->uid, "strings", 0, err)))
 		return err->code;
+	if (o->p.lateness > 0 && !o->p.win.proc) {
+		if (!(o->pending = sl_state_table_open(op->state, op->uid, "pending", 0, err)))
+			return err->code;
+		if (!(o->prow = sl_batch_new(o->nin, o->in_types, 1)))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
 	sl_ns_timers_add(&o->tm, o->acc);
 	sl_ns_timers_add(&o->tm, o->dist); /* NULL: ignored */
 	sl_ns_timers_add(&o->tm, o->strs);
+	sl_ns_timers_add(&o->tm, o->pending);
 	if (sl_emitter_init(&o->out, op, 0, err))
 		return err->code;
 	sl_emitter_set_hook(&o->out, before_emit, o);
@@ -694,6 +784,9 @@ static void win_close(sl_op *op)
 	sl_emitter_deinit(&o->out);
 	sl_batch_free(o->corr);
 	sl_batch_free(o->late);
+	sl_batch_free(o->prow);
+	free(o->in_types);
+	sl_buf_deinit(&o->pbuf);
 	free(o->out_slots);
 	sl_prog_free(o->having);
 	sl_buf_deinit(&o->key);
@@ -771,6 +864,12 @@ sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types
 	o->fast = !o->has_distinct && !o->has_str && !o->hdr_size;
 	o->p.aggs = o->aggs;
 	o->slot_size = off ? off : 16; /* no aggregates, no header: 0 would mean variable-length */
+	if (p->lateness > 0) {
+		if (!(o->in_types = calloc((size_t)nin + 1, sizeof(sl_type))))
+			goto nomem;
+		memcpy(o->in_types, in_types, sizeof(sl_type) * (size_t)nin);
+		o->nin = nin;
+	}
 	sl_ns_timers_init(&o->tm, p->lateness);
 	if (p->late_policy == SL_LATEPOL_SIDE) {
 		o->late_types = calloc((size_t)p->late_ncols + 1, sizeof(sl_type));

@@ -814,7 +814,10 @@ static const prop_query QUERIES[] = {
 	 W_HOP("1000", "3000", "0") "SELECT " WKEY_LITE "COUNT(*)" SEP DEC("SUM(amt)") " || ']' FROM w "
 	 "GROUP BY k, ws, we",
 	 W_HOP("1000", "3000", "0") LATE_ROWS, 0},
-	{"cumulate_lateness", 2,
+	/* key (k, window_start, window_end): CUMULATE windows share their start,
+	 * and one watermark may close several of them, each followed by its own
+	 * pending corrections (docs/parallel.md §4) */
+	{"cumulate_lateness", 3,
 	 "SELECT k, window_start, window_end, COUNT(*), MAX(v), SUM(amt) "
 	 TVF("CUMULATE", "INTERVAL '1' SECOND, INTERVAL '4' SECOND") GB_WIN
 	 "ALLOWED LATENESS INTERVAL '3' SECOND",

@@ -7,25 +7,33 @@
  *
  * INTERFACE ROUTINES
  *   open       opens the row and timer tables of each side
- *   process    first expires what the row's W_before (merged over both
- *              inputs) ends, then joins the row with the other side's
- *              stored rows of its key, emits +I of each match, and stores
- *              the row while a future row of the other side can still
- *              match it
+ *   process    drops a row late by its own W_before (ts < W_before),
+ *              joins any other row with the other side's stored rows of
+ *              its key, emits +I of each match, and stores the row while
+ *              a future row of the other side can still match it
  *   watermark  expires rows the watermark ends (emitting an outer row
  *              that never matched, padded with NULLs), then forwards the
  *              watermark held back by the bound (below)
  *
- * Time (docs/joins.md).  Every future row has ts >= W (the merged
- * watermark).  A left row l can still match a future right row r only if
- * r <= l - lo, so it expires once W > l - lo; a right row r once
- * W > r + hi.  A row that arrives already expired (late) still joins with
- * the rows stored now and is not stored; if it is an outer row without a
- * match it is emitted padded at once (as Flink does).  The output keeps
- * the left rowtime (INNER, LEFT) or the right one (RIGHT): later matches
- * have left ts >= W + lo and right ts >= W - hi, so the watermark sent
- * downstream is min(W, W + lo), resp. min(W, W - hi) (FULL: the smaller
- * of both), and windows can follow the join.
+ * Time (docs/joins.md, docs/parallel.md §4).  A row r is late when ts <
+ * W_before(r), its own partition's watermark (Flink: ts below the
+ * operator's watermark): it is dropped and counted, outer or not, whatever
+ * the other input's watermark.  Stored rows expire only at the operator's
+ * watermark W (the minimum over both inputs, the watermark method), never
+ * at a row's W_before.  Every non-late row has ts >= W_before(r) >= W.  A
+ * left row l can still match a future right row r only if r <= l - lo, so
+ * it expires once W > l - lo; a right row r once W > r + hi.  So a
+ * non-late row finds every partner it can match (a partner p expires at W
+ * > E(p) >= ts), and which rows match depends on the data only.  A
+ * non-late row already past its own bound (lo > 0: E < W) joins with the
+ * rows stored now and is not stored; if it is an outer row without a match
+ * it is emitted padded at once.  The output keeps the left rowtime (INNER,
+ * LEFT) or the right one (RIGHT): later matches have left ts >= W + lo
+ * and right ts >= W - hi, so the watermark sent downstream is min(W,
+ * W + lo), resp. min(W, W - hi) (FULL: the smaller of both), and windows
+ * can follow the join.  Rule 6: a match or padded row made for input row
+ * r carries that shift of W_before(r); an outer row padded at expiry
+ * carries the shift of its bound E (the watermark passed E + 1).
  *
  * State.  Tables "left"/"right": namespace 0, key = encoded join key,
  * value = list of records (join.h) with the row's time in `time` and its
@@ -93,10 +101,11 @@ static int expire_key(ijoin_op *o, int s, const char *key, uint32_t klen, int64_
 		if (sl__jrec_read(&q, end, &r))
 			return sl_err_set(err, SL_ESTATE, "interval join state: malformed record");
 		size_t sz = (size_t)(q - p);
-		if (expiry(o, s, r.time) < w) {
+		int64_t e = expiry(o, s, r.time);
+		if (e < w) {
 			if (o->b.outer[s] && r.aux == 0 &&
 			    (rc = sl__joiner_emit_stored(&o->b.j, s, r.row, r.len, SL_INSERT,
-			                                 o->b.op.out_wm, err)))
+			                                 out_wm(o, e), err)))
 				return rc;
 		} else {
 			memmove(keep, p, sz);
@@ -187,9 +196,11 @@ static int match_other(ijoin_op *o, int s, const sl_batch *in, int row, int64_t 
 	                 : 0;
 }
 
+/* Joins and stores row `row` of input s (not late); w: the watermark the
+ * stored rows expired at (o->fired). */
 static int ijoin_row(ijoin_op *o, int s, const sl_batch *in, int row, int64_t w, sl_err *err)
 {
-	int64_t wm = out_wm(o, w);
+	int64_t wm = out_wm(o, in->wm[row]); /* rule 6 */
 	const sl_col *tc = &in->cols[o->time_col[s]];
 	int rc = tc->null[row] ? 1 : sl__join_key(&o->b, s, in, row, err);
 	if (rc < 0)
@@ -220,12 +231,13 @@ static int ijoin_row(ijoin_op *o, int s, const sl_batch *in, int row, int64_t w,
 static int ijoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	ijoin_op *o = (ijoin_op *)op;
-	int64_t others = sl_op_inputs_wm(op, input);
+	const sl_col *tc = &in->cols[o->time_col[input]];
 	SL_BATCH_FOREACH(in, k, row) {
-		int64_t w = sl__join_row_wm(in, row, others);
-		int rc = expire(o, w, err);
-		if (!rc)
-			rc = ijoin_row(o, input, in, row, w, err);
+		if (!tc->null[row] && tc->v.i64[row] < in->wm[row]) { /* late by its own W_before */
+			op->stats.late_dropped++;
+			continue;
+		}
+		int rc = ijoin_row(o, input, in, row, o->fired, err);
 		if (rc)
 			return rc;
 	}
@@ -265,7 +277,7 @@ static void ijoin_close(sl_op *op)
 static const sl_op_vtab ijoin_vtab = {
 	.name = "IntervalJoin",
 	.kind = SL_OPK_INTERVAL_JOIN,
-	.flags = SL_OPF_STATE_WM,
+	.flags = SL_OPF_STATE_WM | SL_OPF_LATE_STATS,
 	.open = ijoin_open,
 	.process = ijoin_process,
 	.watermark = ijoin_watermark,

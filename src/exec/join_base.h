@@ -15,8 +15,9 @@
  *     operator then checks its own plan rules and, on failure, frees
  *     itself with sl_op_free (its close calls sl__join_base_close).
  *   - Inputs: input 0 is the left side, input 1 the right (s below; 1 - s
- *     is the other side).  A row's time is its W_before merged with the
- *     other input's watermark (sl__join_row_wm).
+ *     is the other side).  A row is judged by its own W_before, never by
+ *     the other input's watermark, and results made for it carry it
+ *     (docs/parallel.md §4, rules 3 and 6).
  *   - Keys: sl__join_key encodes a row's equi-key columns in the key form
  *     of data/rowcodec.h into b->key; a key with a NULL never matches.
  *   - State: sl__join_base_open opens one row table per side (names given,
@@ -93,13 +94,6 @@ int sl__join_base_table(sl_join_base *b, int s, const char *name, sl_err *err);
 /* Frees what the base owns (joiner, buffers, key and type arrays); the
  * tables belong to the backend.  Safe after a failed new or open. */
 void sl__join_base_close(sl_join_base *b);
-
-/* The time of row `row` of a batch of input `input`: its W_before merged
- * with the other inputs' watermark `others` (sl_op_inputs_wm). */
-static inline int64_t sl__join_row_wm(const sl_batch *in, int row, int64_t others)
-{
-	return in->wm[row] < others ? in->wm[row] : others;
-}
 
 /*
  * Why the key, list and matching helpers below are inline (with join.h's

@@ -156,9 +156,10 @@ static int join_row(join_op *o, int s, const sl_batch *in, int row, int64_t wm, 
 static int join_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	join_op *o = (join_op *)op;
-	int64_t others = sl_op_inputs_wm(op, input);
+	/* results carry the input row's W_before (docs/parallel.md §4, rule
+	 * 6), never the other input's watermark (timing at parallelism N) */
 	SL_BATCH_FOREACH(in, k, row) {
-		int rc = join_row(o, input, in, row, sl__join_row_wm(in, row, others), err);
+		int rc = join_row(o, input, in, row, in->wm[row], err);
 		if (rc)
 			return rc;
 	}

@@ -175,9 +175,8 @@ static int right_row(semi_op *o, const sl_batch *in, int row, int acc, int64_t w
 static int semi_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	semi_op *o = (semi_op *)op;
-	int64_t others = sl_op_inputs_wm(op, input);
 	SL_BATCH_FOREACH(in, k, row) {
-		int64_t wm = sl__join_row_wm(in, row, others);
+		int64_t wm = in->wm[row]; /* rule 6 (docs/parallel.md §4) */
 		int acc = in->op[row] == SL_INSERT || in->op[row] == SL_UPDATE_AFTER;
 		int rc = input == 0 ? left_row(o, in, row, acc, wm, err)
 		                    : right_row(o, in, row, acc, wm, err);

@@ -10,10 +10,10 @@
  *
  * INTERFACE ROUTINES
  *   open       opens the probe, version and timer tables
- *   process    first applies the row's W_before merged over both inputs
- *              (fires probes, frees versions: below), then buffers a probe
- *              row under its time and key, or records a version
- *   watermark  the same for a new merged watermark, then forwards it
+ *   process    buffers a probe row under its time and key, or records a
+ *              version; a row late by its own W_before is dropped
+ *   watermark  fires the probes and frees the versions a new merged
+ *              watermark allows (below), then forwards it
  *   snapshot   the merged watermark applied so far (judges late probes)
  *   restore
  *
@@ -26,12 +26,20 @@
  * row; a LEFT probe whose version fails them is padded too.  A -U is
  * ignored: the +U that follows it starts the next version (Flink asks the
  * versioned input for updates without their -U).  A version replaces one
- * of the same key at the same time.  A probe that arrives late (t < W,
- * so its time has fired and the version valid then may be freed) is
- * dropped and counted (stats.late_dropped), like every late row in sluice.
- * Emitted rows carry W_before = the watermark forwarded last (every probe's
- * t is at or above it), and the watermark is forwarded unchanged: the
- * probes still buffered have t >= W.  A probe whose key or time is NULL
+ * of the same key at the same time.  Probes fire at the operator's
+ * watermark W only (the minimum over both inputs), never at a row's
+ * W_before (docs/parallel.md §4).  A row late by its own W_before (t <
+ * W_before(r)), or a probe whose time has fired (t < W: idle inputs), is
+ * dropped and counted (stats.late_dropped), like every late row in sluice:
+ * a late probe's version may be freed, and a late version could reach
+ * probes that fired or not depending on how far the probe input has got.
+ * A version that is not late has t >= W_before >= W, so no probe it can
+ * reach has fired: which versions a probe joins depends on the data only.
+ * Emitted rows carry W_before = t for a probe at t (rule 6: it fired when W
+ * reached t + 1 us, and t is the largest watermark at which it was not yet
+ * due), or the probe's own
+ * W_before when it is emitted at once (a NULL key or time), and the
+ * watermark is forwarded unchanged: the probes still buffered have t >= W.  A probe whose key or time is NULL
  * matches nothing: dropped (INNER) or emitted padded at once (LEFT).
  *
  * Freeing.  A future probe has t >= W, so of the versions of a key with
@@ -70,6 +78,7 @@ typedef struct tjoin_op {
 	size_t poff[256];     /* candidate i: its probe record in `due` */
 	uint32_t plen[256];
 	int64_t fired;        /* merged watermark applied: probes with t < fired emitted */
+	int64_t firing;       /* time of the probes being fired */
 } tjoin_op;
 
 #define PROBES(o) ((o)->b.st[0])
@@ -105,7 +114,7 @@ static int find_version(tjoin_op *o, int64_t t, sl_jrec *out, sl_err *err)
 
 static int emit_padded(tjoin_op *o, const char *row, uint32_t len, sl_err *err)
 {
-	return sl__joiner_emit_stored(&o->b.j, 0, row, len, SL_INSERT, o->b.op.out_wm, err);
+	return sl__joiner_emit_stored(&o->b.j, 0, row, len, SL_INSERT, o->firing, err);
 }
 
 /* Evaluates the pending candidates: emits the matches, pads the rest (LEFT). */
@@ -116,7 +125,7 @@ static int flush_cands(tjoin_op *o, int n, sl_err *err)
 	int rc = sl__joiner_cand_eval(&o->b.j, err);
 	for (int i = 0; !rc && i < n; i++) {
 		if (o->b.j.ok[i])
-			rc = sl__joiner_emit_cand(&o->b.j, i, SL_INSERT, o->b.op.out_wm, err);
+			rc = sl__joiner_emit_cand(&o->b.j, i, SL_INSERT, o->firing, err);
 		else if (o->b.outer[0])
 			rc = emit_padded(o, o->due.p + o->poff[i], o->plen[i], err);
 	}
@@ -207,6 +216,7 @@ static int fire_probes(void *ctx, int64_t t, sl_err *err)
 {
 	tjoin_op *o = ctx;
 	sl_buf_clear(&o->due);
+	o->firing = t;
 	int rc = sl_state_ns_scan(PROBES(o), t, collect, &o->due, err);
 	for (const char *p = o->due.p, *end = p + o->due.len; !rc && p < end;) {
 		uint32_t kl, vl;
@@ -242,10 +252,10 @@ static int probe_row(tjoin_op *o, const sl_batch *in, int row, sl_err *err)
 		return rc;
 	if (rc == 1) /* NULL time or key: matches nothing */
 		return o->b.outer[0] ? sl__joiner_emit_in(&o->b.j, 0, in, row, NULL, 0, SL_INSERT,
-		                                          o->b.op.out_wm, err)
+		                                          in->wm[row], err)
 		                     : 0;
 	int64_t t = tc->v.i64[row];
-	if (t < o->fired) { /* late: its time has fired, its version may be freed */
+	if (t < in->wm[row] || t < o->fired) { /* late (rule 3), or its time has fired */
 		o->b.op.stats.late_dropped++;
 		return 0;
 	}
@@ -269,6 +279,10 @@ static int version_row(tjoin_op *o, const sl_batch *in, int row, sl_err *err)
 	if (rc)
 		return rc < 0 ? rc : 0; /* a NULL key: no version of anything */
 	int64_t t = tc->v.i64[row];
+	if (t < in->wm[row]) { /* late by its own W_before (rule 3) */
+		o->b.op.stats.late_dropped++;
+		return 0;
+	}
 	if ((rc = sl__jlist_load(VERSIONS(o), 0, o->b.key.p, (uint32_t)o->b.key.len, &o->vers, err)))
 		return rc;
 	sl_buf_clear(&o->list);
@@ -300,12 +314,8 @@ static int version_row(tjoin_op *o, const sl_batch *in, int row, sl_err *err)
 static int tjoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	tjoin_op *o = (tjoin_op *)op;
-	int64_t others = sl_op_inputs_wm(op, input);
 	SL_BATCH_FOREACH(in, k, row) {
-		int64_t w = in->wm[row] < others ? in->wm[row] : others;
-		int rc = advance(o, w, err);
-		if (!rc)
-			rc = input == 0 ? probe_row(o, in, row, err) : version_row(o, in, row, err);
+		int rc = input == 0 ? probe_row(o, in, row, err) : version_row(o, in, row, err);
 		if (rc)
 			return rc;
 	}

@@ -6,11 +6,12 @@
  *
  * INTERFACE ROUTINES
  *   open       opens the row tables of both sides
- *   process    first fires the windows the row's W_before (merged over both
- *              inputs) closes, then buffers the row under its window end
- *              and join key; a row for a window that already fired is
- *              dropped and counted as late
- *   watermark  fires every window with end <= W and forwards W
+ *   process    buffers the row under its window end and join key; a row
+ *              late by its own W_before (W_before >= end) or for a window
+ *              that already fired is dropped and counted as late
+ *   watermark  fires every window with end <= W and forwards W (windows
+ *              fire at the operator's watermark only, the minimum over
+ *              both inputs, never at a row's W_before: docs/parallel.md §4)
  *
  * Firing a window (end <= W, docs/semantics.md §1): for each key, every pair
  * (left row, right row) that satisfies the residual emits +I; a row of an
@@ -18,8 +19,9 @@
  * join (SL_JOIN_SEMI) emits instead each left row that matched (once), an
  * anti join each left row that did not (rows with a NULL key included),
  * with the left columns only (Flink's window semi / anti joins).  Rows carry
- * W_before = the watermark forwarded before (their window_time, end - 1 ms,
- * is at or above it), so windows can follow.  Then the window's state is
+ * W_before = end - 1 us (rule 6: the largest watermark at which the window
+ * had not fired; their window_time, end - 1 ms, is inside windows ending at
+ * or after end), so windows can follow.  Then the window's state is
  * dropped.
  *
  * State.  Tables "left"/"right": namespace = window end (UTC micros), key =
@@ -47,6 +49,7 @@ typedef struct wjoin_op {
 	sl_buf lst[2], due, lmatch, rmatch;
 	sl_ns_timers tm; /* the namespaces of both tables (timers.h); tm.fired:
 	                  * windows with end <= tm.fired have fired */
+	int64_t firing;  /* end of the window being fired */
 } wjoin_op;
 
 static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
@@ -60,7 +63,7 @@ static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uin
 
 static int emit_padded(wjoin_op *o, int side, const sl_jrec *r, sl_err *err)
 {
-	int64_t wm = o->b.op.out_wm;
+	int64_t wm = o->firing - 1;
 	if (o->semi) /* the left row alone */
 		return sl__joiner_emit_left(&o->b.j, r->row, r->len, SL_INSERT, wm, err);
 	return sl__joiner_emit_stored(&o->b.j, side, r->row, r->len, SL_INSERT, wm, err);
@@ -131,7 +134,7 @@ static int join_lists(wjoin_op *o, sl_err *err)
 				o->lmatch.p[li] = 1;
 				o->rmatch.p[first + i] = 1;
 				if (!o->semi &&
-				    (rc = sl__joiner_emit_cand(&o->b.j, i, SL_INSERT, o->b.op.out_wm, err)))
+				    (rc = sl__joiner_emit_cand(&o->b.j, i, SL_INSERT, o->firing - 1, err)))
 					return rc;
 			}
 		}
@@ -155,6 +158,7 @@ static int fire_window(void *ctx, int64_t end, sl_err *err)
 {
 	wjoin_op *o = ctx;
 	int rc;
+	o->firing = end;
 	for (int s = 0; s < 2; s++) {
 		sl_buf_clear(&o->due);
 		if ((rc = sl_state_ns_scan(o->b.st[s], end, collect_key, &o->due, err)))
@@ -205,7 +209,7 @@ static int wjoin_row(wjoin_op *o, int s, const sl_batch *in, int row, sl_err *er
 	if (ec->null[row] || (nullkey && !o->b.outer[s]))
 		return 0;
 	int64_t end = sl_win_to_utc(o->b.p.tz, ec->v.i64[row]);
-	if (end <= o->tm.fired) {
+	if (end <= in->wm[row] || end <= o->tm.fired) { /* rule 3 */
 		o->b.op.stats.late_dropped++;
 		return 0;
 	}
@@ -225,12 +229,8 @@ static int wjoin_row(wjoin_op *o, int s, const sl_batch *in, int row, sl_err *er
 static int wjoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	wjoin_op *o = (wjoin_op *)op;
-	int64_t others = sl_op_inputs_wm(op, input);
 	SL_BATCH_FOREACH(in, k, row) {
-		int64_t w = sl__join_row_wm(in, row, others);
-		int rc = fire(o, w, err);
-		if (!rc)
-			rc = wjoin_row(o, input, in, row, err);
+		int rc = wjoin_row(o, input, in, row, err);
 		if (rc)
 			return rc;
 	}

@@ -421,7 +421,7 @@ static int late_clauses(planner *p, const sl_ast_select *sel, late_spec *ls)
 }
 
 /* The side-output sink of ON LATE INSERT INTO, checked against `in`. */
-static sl_op *late_sink(planner *p, const sl_ast_select *sel, const late_spec *ls, const rel *in)
+static sl_pnode *late_sink(planner *p, const sl_ast_select *sel, const late_spec *ls, const rel *in)
 {
 	const sl_table_def *t = ls->side;
 	int nphys = 0;
@@ -504,14 +504,8 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 	if (sel->having && (!(wp.having = sl__bind_expr(p, &os, sel->having)) ||
 	                    !sl__is_condition(p, sel->having, wp.having)))
 		return NULL;
-	if (ls.policy == SL_LATEPOL_SIDE && !(wp.late_op = late_sink(p, sel, &ls, b->in)))
-		return NULL;
-	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
-	for (int i = 0; i < in->ncols; i++)
-		it[i] = in->cols[i].type;
-	sl_op *op = w->kind == SL_WIN_SESSION ? sl_op_session_agg_new(&wp, it, in->ncols, p->err)
-	                                      : sl_op_window_agg_new(&wp, it, in->ncols, p->err);
-	if (!op)
+	sl_pnode *late = NULL;
+	if (ls.policy == SL_LATEPOL_SIDE && !(late = late_sink(p, sel, &ls, b->in)))
 		return NULL;
 	const char *label = agg_label(p, w->kind == SL_WIN_SESSION ? "SessionWindowAggregate"
 	                                                            : "WindowAggregate", b, w);
@@ -530,9 +524,13 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 		out->updating = 1;
 		out->upd_op = label;
 	}
-	if (sl__add_op(p, op, 1, out, label) || sl_graph_connect(p->g, in->op, op, 0))
+	sl_pnode *n = sl__node_new(p, w->kind == SL_WIN_SESSION ? SL_OPK_SESSION_AGG
+	                                                        : SL_OPK_WINDOW_AGG,
+	                           &wp, sizeof(wp), &in->node, 1, late, out, label);
+	if (!n)
 		return NULL;
-	op->ident = ident;
+	n->ident = ident;
+	out->op->ident = ident; /* operators are still built at once */
 	return out;
 }
 
@@ -585,18 +583,12 @@ static rel *plan_group_agg(planner *p, const sl_ast_select *sel, agg_build *b, a
 		b->aggs[i].retract = in->updating && b->aggs[i].vt->retract_values;
 	}
 	sl_group_agg_plan gp = {b->ngroup, key_cols, b->calls.n, b->aggs, p->mini_batch};
-	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
-	for (int i = 0; i < in->ncols; i++)
-		it[i] = in->cols[i].type;
-	sl_op *op = sl_op_group_agg_new(&gp, it, in->ncols, p->err);
-	if (!op)
-		return NULL;
 	rel *out = agg_output(p, b, 0, in, m, sl_type_make(SL_T_NULL));
 	out->updating = 1;
 	if (!in->updating && group_agg_mono(p, b, out))
 		return NULL;
 	out->upd_op = agg_label(p, "GroupAggregate", b, NULL);
-	if (sl__add_op(p, op, 1, out, out->upd_op) || sl_graph_connect(p->g, in->op, op, 0))
+	if (!sl__node_new(p, SL_OPK_GROUP_AGG, &gp, sizeof(gp), &in->node, 1, NULL, out, out->upd_op))
 		return NULL;
 	if (sel->having) {
 		scope os = {out, m, in};

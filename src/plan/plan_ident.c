@@ -48,28 +48,36 @@ const char *sl__op_ident(planner *p, const char *label, const rel *r)
 	                       rt ? r->cols[r->rowtime].name : "");
 }
 
-/* The id of ops[i] before the occurrence rule. */
-static uint64_t base_id(sl_graph *g, int i)
+/* The table a SINK node writes, NULL for any other node. */
+static const char *sink_table(const sl_pnode *n)
 {
-	sl_op *op = g->ops[i];
+	return n->kind == SL_OPK_SINK ? ((const sl_sink_params *)n->params)->table : NULL;
+}
+
+/* The id of nodes[i] before the occurrence rule. */
+static uint64_t base_id(sl_pnode *const *nodes, int i)
+{
+	const sl_pnode *op = nodes[i];
 	const char *ident = op->ident ? op->ident : op->label;
 	uint64_t h = sl_hash_bytes(ident, strlen(ident), 0x5eed);
+	/* the inputs' ids, in the order of the producers in the plan (each
+	 * producer once, as the graph's edges were walked) */
 	for (int k = 0; k < i; k++)
-		for (int e = 0; e < g->ops[k]->nedges; e++)
-			if (g->ops[k]->edges[e].to == op)
-				h = sl_hash_bytes(g->ops[k]->uid, strlen(g->ops[k]->uid), h);
-	sl_sink *s = sl_op_sink_get(op);
-	if (s) {
+		for (int e = 0; e < op->nin; e++)
+			if (op->in[e] == nodes[k])
+				h = sl_hash_bytes(nodes[k]->uid, strlen(nodes[k]->uid), h);
+	const char *table = sink_table(op);
+	if (table) {
 		/* a sink is identified by its table (and which write of that
 		 * table it is), not by the query feeding it: its staged output
 		 * must survive edits upstream */
 		int nth = 0;
 		for (int j = 0; j < i; j++) {
-			sl_sink *o = sl_op_sink_get(g->ops[j]);
-			nth += o && !strcmp(o->table, s->table);
+			const char *o = sink_table(nodes[j]);
+			nth += o && !strcmp(o, table);
 		}
 		char key[300];
-		snprintf(key, sizeof(key), "sink:%s#%d", s->table, nth);
+		snprintf(key, sizeof(key), "sink:%s#%d", table, nth);
 		h = sl_hash_bytes(key, strlen(key), 0x5eed);
 	}
 	if (op->uid_hint) {
@@ -82,30 +90,32 @@ static uint64_t base_id(sl_graph *g, int i)
 	return h;
 }
 
-static int uid_taken(sl_graph *g, int i, const char *uid)
+static int uid_taken(sl_pnode *const *nodes, int i, const char *uid)
 {
 	for (int j = 0; j < i; j++)
-		if (!strcmp(g->ops[j]->uid, uid))
+		if (!strcmp(nodes[j]->uid, uid))
 			return 1;
 	return 0;
 }
 
 int sl__plan_idents(planner *p)
 {
-	sl_graph *g = p->g;
-	uint64_t *base = sl_arena_alloc(p->a, sizeof(uint64_t) * (size_t)(g->nops + 1));
+	sl_pnode *const *nodes = p->plan.nodes;
+	int nn = p->plan.n;
+	uint64_t *base = sl_arena_alloc(p->a, sizeof(uint64_t) * (size_t)(nn + 1));
 	if (!base)
 		return sl_err_set(p->err, SL_ENOMEM, "out of memory");
-	for (int i = 0; i < g->nops; i++) {
-		sl_op *op = g->ops[i];
+	for (int i = 0; i < nn; i++) {
+		sl_pnode *op = nodes[i];
 		for (int j = 0; op->uid_hint && j < i; j++)
-			if (g->ops[j]->uid_hint && !strcmp(g->ops[j]->uid_hint, op->uid_hint))
+			if (nodes[j]->uid_hint && !strcmp(nodes[j]->uid_hint, op->uid_hint))
 				return sl_err_set(p->err, SL_EPLAN,
 				                  "the UID hint '%s' is given to two operators of the job "
 				                  "(#%d %s and #%d %s, e.g. a view holding the hint read "
 				                  "twice): a UID names one operator's state, give each its own",
-				                  op->uid_hint, j, g->ops[j]->vt->name, i, op->vt->name);
-		base[i] = base_id(g, i);
+				                  op->uid_hint, j, sl_op_kind_name(nodes[j]->kind), i,
+				                  sl_op_kind_name(op->kind));
+		base[i] = base_id(nodes, i);
 		int occ = 0;
 		for (int j = 0; j < i; j++)
 			occ += base[j] == base[i];
@@ -119,7 +129,7 @@ int sl__plan_idents(planner *p)
 				h = sl_hash_bytes(key, strlen(key), base[i]);
 			}
 			snprintf(op->uid, sizeof(op->uid), "%016llx", (unsigned long long)h);
-			if (!uid_taken(g, i, op->uid))
+			if (!uid_taken(nodes, i, op->uid))
 				break;
 		}
 	}

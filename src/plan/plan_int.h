@@ -28,6 +28,7 @@
 #include "../base/buf.h"
 #include "../exec/graph.h"
 #include "../exec/ops.h"
+#include "../exec/pnode.h"
 #include "../sql/ast.h"
 #include "catalog.h"
 #include "plan.h"
@@ -41,7 +42,9 @@ typedef struct rcol {
 typedef struct rel rel;
 
 struct rel {
-	sl_op *op;          /* producing operator (NULL for a virtual TVF rel) */
+	sl_pnode *node;     /* producing plan node (NULL for a virtual TVF rel) */
+	sl_op *op;          /* its operator, instantiated at once (until plan nodes
+	                     * are instantiated at the end of planning) */
 	int ncols;
 	rcol *cols;
 	int rowtime;        /* event-time attribute column, -1 */
@@ -104,6 +107,7 @@ typedef struct planner {
 	const sl_catalog *cat;
 	const sl_opts *session;  /* SET options */
 	sl_graph *g;
+	sl_pplan plan;           /* the physical plan: nodes in creation order */
 	sl_err *err;
 	struct sl_engine *engine;
 	const char *tz;
@@ -136,9 +140,10 @@ typedef struct planner {
 
 /* ---- plan_ttl.c: state TTL ---- */
 
-/* Gives op the job's TTL (p->state_ttl) when it is a non-windowed stateful
- * operator (sl__add_op calls it for every operator). */
-void sl__plan_ttl_default(planner *p, sl_op *op);
+/* Sets node n's state bound (n->state, from its kind and parameters) and
+ * gives it the job's TTL (p->state_ttl) when it is a non-windowed stateful
+ * operator (sl__node_new calls it for every node). */
+void sl__plan_ttl_default(planner *p, sl_pnode *n);
 
 /* Checks the STATE_TTL hints of sel (durations, keys naming inputs of its
  * FROM).  Returns 0 or SL_EPLAN with the error at the argument. */
@@ -154,9 +159,9 @@ void sl__plan_join_ttl_items(planner *p, const sl_ast_from *lf, const sl_ast_fro
                              const rel *l, const rel *r);
 void sl__plan_agg_ttl(planner *p, const sl_ast_select *sel, rel *r);
 
-/* The EXPLAIN marker of op's state bound ("state=[bounded by TTL 1 h]",
+/* The EXPLAIN marker of node n's state bound ("state=[bounded by TTL 1 h]",
  * arena string), or NULL for an operator without keyed state. */
-const char *sl__plan_ttl_explain(planner *p, const sl_op *op);
+const char *sl__plan_ttl_explain(planner *p, const sl_pnode *n);
 
 /* ---- bind.c ---- */
 
@@ -224,9 +229,19 @@ rel *sl__plan_query(planner *p, const sl_ast_query *q);
 /* A new rel with n columns (arena). */
 rel *sl__rel_new(planner *p, int ncols);
 
-/* Adds op to the graph with rel r's columns as its output.  Takes op in
- * every case: on failure (SL_ENOMEM, p->err set) it is freed. */
-int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label);
+/*
+ * The one place plan nodes are created (pnode.h): a node of kind k with
+ * parameters params (size bytes, copied into the plan arena, layout kept;
+ * NULL for none) over inputs in[0..nin) (in[i] feeds input i), the ON LATE
+ * sink `side` (window aggregates, else NULL) and rel r's columns, changelog
+ * mode and rowtime as its output; its EXPLAIN label is `label` followed by
+ * the changelog decoration, its identity text sl__op_ident's, its state
+ * bound and default TTL follow from its kind.  Sets r->node.  Returns the
+ * node, or NULL with p->err set (the node, once created, owns the
+ * single-use objects in params: sl_pplan_release frees them).
+ */
+sl_pnode *sl__node_new(planner *p, sl_op_kind k, const void *params, size_t size,
+                       sl_pnode *const *in, int nin, sl_pnode *side, rel *r, const char *label);
 
 /* The aggregate of sel over `from` (GROUP BY, window TVF or legacy group
  * window); fills m with what its output columns hold.  NULL with p->err
@@ -380,8 +395,8 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int line, int col);
 /* A sink for table t fed by `in` (connect = 0: not connected, for side
  * outputs fed directly by an operator). */
-sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,
-                     int connect);
+sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,
+                        int connect);
 
 /* ---- plan_sink.c ---- */
 

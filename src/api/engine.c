@@ -21,6 +21,7 @@
 #include "engine_int.h"
 #include "../exec/ops.h"
 #include "../plan/plan.h"
+#include "../runtime/instantiate.h"
 #include "../runtime/run.h"
 #include "../sql/parser.h"
 #include "../base/timeutil.h"
@@ -155,7 +156,13 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 	pa.attempt = e->ck.attempt;
 	sl_buf_clear(&e->warnings);
 	pa.warnings = &e->warnings;
-	rc = sl_plan_job(&pa, stmts, n, &e->graph, &e->explain, &e->err);
+	sl_pplan plan;
+	rc = sl_plan_job(&pa, stmts, n, &plan, &e->explain, &e->err);
+	if (!rc) {
+		if (!explain_only)
+			rc = sl_instantiate(&plan, &e->graph, &e->err);
+		sl_pplan_release(&plan); /* what EXPLAIN or a failed instantiation left */
+	}
 	if (!rc && !explain_only)
 		rc = sl_graph_open(&e->graph, &e->err);
 	if (!rc && !explain_only)

@@ -455,6 +455,34 @@ static sl_pnode *late_sink(planner *p, const sl_ast_select *sel, const late_spec
 	return sl__plan_sink(p, t, in, sel->on_late_line, sel->on_late_col, 0);
 }
 
+/* What the SESSION window aggregate (op_session_agg.c) cannot hold,
+ * refused while planning (its constructor refuses the same): 0, or
+ * SL_ENOTSUP with p->err set at the aggregate call. */
+static int session_limits(planner *p, const sl_ast_select *sel, const agg_build *b)
+{
+	uint32_t acc = 0;
+	for (int i = 0; i < b->calls.n; i++) {
+		const sl_ast_expr *c = b->calls.calls[i];
+		if (sl_agg_is_str(&b->aggs[i])) {
+			sl__plan_error(p, c->line, c->col, SL_ENOTSUP, "MIN/MAX/FIRST_VALUE/LAST_VALUE over "
+			               "strings in SESSION windows are not supported yet");
+			return SL_ENOTSUP;
+		}
+		if (b->aggs[i].distinct) {
+			sl__plan_error(p, c->line, c->col, SL_ENOTSUP,
+			               "DISTINCT aggregates in SESSION windows are not supported yet");
+			return SL_ENOTSUP;
+		}
+		acc += b->aggs[i].vt->acc_size;
+	}
+	if (acc > 4096 || b->ngroup > 64) {
+		sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP,
+		               "too many aggregates or keys in one SESSION window");
+		return SL_ENOTSUP;
+	}
+	return 0;
+}
+
 static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
                             const sl_window_spec *w, agg_map *m, const sl_ast_expr *gw)
 {
@@ -482,6 +510,11 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 			                      "the user-defined aggregate function '%s' has no merge "
 			                      "function, which SESSION windows require (sessions merge; "
 			                      "docs/udf.md)", b->aggs[i].vt->name);
+	if (w->kind == SL_WIN_SESSION && session_limits(p, sel, b))
+		return NULL;
+	if (b->ngroup > 64)
+		return sl__plan_error(p, sel->line, sel->col, SL_EPLAN,
+		                      "at most 64 GROUP BY keys are supported");
 	sl_window_agg_plan wp = {0};
 	wp.win = *w;
 	wp.nkeys = b->ngroup;
@@ -530,7 +563,6 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 	if (!n)
 		return NULL;
 	n->ident = ident;
-	out->op->ident = ident; /* operators are still built at once */
 	return out;
 }
 
@@ -582,6 +614,9 @@ static rel *plan_group_agg(planner *p, const sl_ast_select *sel, agg_build *b, a
 		/* MIN/MAX keep the values they may have to take back (agg.h) */
 		b->aggs[i].retract = in->updating && b->aggs[i].vt->retract_values;
 	}
+	if (b->ngroup > 64) /* the operator's limit (op_group_agg.c) */
+		return sl__plan_error(p, sel->line, sel->col, SL_EPLAN,
+		                      "at most 64 GROUP BY keys are supported");
 	sl_group_agg_plan gp = {b->ngroup, key_cols, b->calls.n, b->aggs, p->mini_batch};
 	rel *out = agg_output(p, b, 0, in, m, sl_type_make(SL_T_NULL));
 	out->updating = 1;

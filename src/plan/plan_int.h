@@ -43,8 +43,6 @@ typedef struct rel rel;
 
 struct rel {
 	sl_pnode *node;     /* producing plan node (NULL for a virtual TVF rel) */
-	sl_op *op;          /* its operator, instantiated at once (until plan nodes
-	                     * are instantiated at the end of planning) */
 	int ncols;
 	rcol *cols;
 	int rowtime;        /* event-time attribute column, -1 */
@@ -106,7 +104,6 @@ typedef struct planner {
 	sl_arena *a;             /* plan arena: job lifetime */
 	const sl_catalog *cat;
 	const sl_opts *session;  /* SET options */
-	sl_graph *g;
 	sl_pplan plan;           /* the physical plan: nodes in creation order */
 	sl_err *err;
 	struct sl_engine *engine;

@@ -97,11 +97,6 @@ sl_pnode *sl__node_new(planner *p, sl_op_kind k, const void *params, size_t size
 		return NULL;
 	}
 	r->node = n;
-	/* operators are still built at once (step towards instantiating the
-	 * finished plan) */
-	if (sl_instantiate_node(n, p->g, p->err))
-		return NULL;
-	r->op = p->g->ops[n->id];
 	return n;
 }
 
@@ -603,16 +598,16 @@ static int plan_stmt(planner *p, const sl_ast_stmt *s)
 	}
 }
 
-int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_graph *g,
+int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_pplan *plan,
                 sl_buf *explain, sl_err *err)
 {
+	memset(plan, 0, sizeof(*plan));
 	planner *p = sl_arena_calloc(a->arena, sizeof(*p));
 	if (!p)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	p->a = a->arena;
 	p->cat = a->cat;
 	p->session = a->session;
-	p->g = g;
 	p->err = err;
 	p->engine = a->engine;
 	p->select_to_queue = a->select_to_queue;
@@ -632,17 +627,15 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_grap
 		rc = plan_stmt(p, stmts[i]);
 	if (!rc)
 		rc = sl__plan_idents(p);
-	sl_pplan_release(&p->plan);
-	if (rc)
+	int ids = 0;
+	if (!rc && explain)
+		rc = sl_opts_bool(a->session, "sluice.explain.ids", 0, &ids, err);
+	if (rc) {
+		sl_pplan_release(&p->plan);
 		return rc;
-	/* operators are still built at once: give them their ids */
-	for (int i = 0; i < p->plan.n; i++)
-		memcpy(g->ops[i]->uid, p->plan.nodes[i]->uid, sizeof(g->ops[i]->uid));
-	if (explain) {
-		int ids;
-		if ((rc = sl_opts_bool(a->session, "sluice.explain.ids", 0, &ids, err)))
-			return rc;
-		explain_plan(p, explain, ids);
 	}
+	if (explain)
+		explain_plan(p, explain, ids);
+	*plan = p->plan;
 	return 0;
 }

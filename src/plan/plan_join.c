@@ -1134,7 +1134,6 @@ static rel *versioned_view(planner *p, const sl_ast_from *rf, sl_plan_side_fn pl
 		return NULL;
 	memcpy(v->cols, r->cols, sizeof(rcol) * (size_t)r->ncols);
 	v->node = r->node;
-	v->op = r->op;
 	v->updating = r->updating;
 	v->upd_op = r->upd_op;
 	v->rowtime = t;

@@ -697,7 +697,7 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 			return NULL;
 		for (int i = 0; i < sel->nhints; i++)
 			if (!strcmp(sel->hints[i].name, "UID") && sel->hints[i].nargs == 1)
-				r->node->uid_hint = r->op->uid_hint = sel->hints[i].args[0].value;
+				r->node->uid_hint = sel->hints[i].args[0].value;
 		sl__plan_agg_ttl(p, sel, r);
 	} else if (over && !(r = sl__plan_over_aggs(p, sel, r, &m))) {
 		return NULL;

@@ -198,10 +198,6 @@ static void set_ttl(planner *p, sl_pnode *n, int side, int64_t us)
 	for (int s = 0; s < 2; s++)
 		if (side == 2 || side == s)
 			n->state_ttl[s] = us;
-	/* operators are still built at once: theirs too */
-	sl_op *op = p->g->ops[n->id];
-	op->state_ttl[0] = n->state_ttl[0];
-	op->state_ttl[1] = n->state_ttl[1];
 }
 
 void sl__plan_join_ttl(planner *p, const sl_ast_from *f, const rel *l, const rel *r)

@@ -207,7 +207,10 @@ static const ctor_fn ctors[SL_OPK__COUNT] = {
 	[SL_OPK_CHANGELOG_NORMALIZE] = new_normalize,
 };
 
-int sl_instantiate_node(sl_pnode *n, sl_graph *g, sl_err *err)
+/* Instantiates node n into g as operator g->ops[n->id] (g holds exactly
+ * the operators of the nodes before n).  0, or a negative code with err
+ * set. */
+static int instantiate_node(sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	if (n->kind <= SL_OPK_NONE || n->kind >= SL_OPK__COUNT || !ctors[n->kind])
 		return sl_err_set(err, SL_ERUNTIME, "internal error: plan node #%d: no constructor for "
@@ -245,7 +248,7 @@ int sl_instantiate(sl_pplan *plan, sl_graph *g, sl_err *err)
 {
 	assert(g->nops == 0);
 	for (int i = 0; i < plan->n; i++) {
-		int rc = sl_instantiate_node(plan->nodes[i], g, err);
+		int rc = instantiate_node(plan->nodes[i], g, err);
 		if (rc)
 			return rc;
 	}

@@ -27,13 +27,6 @@
 int sl_instantiate(sl_pplan *plan, sl_graph *g, sl_err *err);
 
 /*
- * Instantiates node n into g as operator g->ops[n->id] (the operators of
- * n's inputs must be g->ops[in->id], and g must hold exactly the operators
- * of the nodes before n).  0, or a negative SL_E* code with err set.
- */
-int sl_instantiate_node(sl_pnode *n, sl_graph *g, sl_err *err);
-
-/*
  * Frees the single-use objects (configured sources, sinks, decoders,
  * lookup connectors) of the plan's nodes that were not instantiated: after
  * EXPLAIN, after a planning error, after a failed sl_instantiate.  The

@@ -135,6 +135,14 @@ typedef struct planner {
  * than this is an error (planning recurses once per level). */
 #define SL_PLAN_MAX_VIEW_DEPTH 200
 
+/* ---- rewrite.c: rewrite rules over the plan ---- */
+
+/* Applies the rewrite rules to p->plan (complete, ids set) until none
+ * changes it; checks the plan after each change.  Returns 0, or a
+ * negative SL_E* code with p->err set (SL_ERUNTIME: a rule broke the
+ * plan). */
+int sl__plan_rewrite(planner *p);
+
 /* ---- plan_ttl.c: state TTL ---- */
 
 /* Sets node n's state bound (n->state, from its kind and parameters) and

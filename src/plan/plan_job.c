@@ -627,6 +627,8 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_ppla
 		rc = plan_stmt(p, stmts[i]);
 	if (!rc)
 		rc = sl__plan_idents(p);
+	if (!rc) /* after the ids: no rewrite changes an operator's state id */
+		rc = sl__plan_rewrite(p);
 	int ids = 0;
 	if (!rc && explain)
 		rc = sl_opts_bool(a->session, "sluice.explain.ids", 0, &ids, err);

@@ -1,19 +1,21 @@
 /*
- * plan_ident.c - operator identity: the stable id (sl_op.uid) under which an
- * operator keeps its state and is found again in a checkpoint.
+ * plan_ident.c - operator identity: the stable id (sl_pnode.uid, which the
+ * runtime copies into sl_op.uid) under which an operator keeps its state
+ * and is found again in a checkpoint.  Computed on the plan nodes as
+ * planned, before the rewrite pass (rewrite.c), so no rewrite changes one.
  *
  * An id is unique within a job by construction and stable across runs of
  * the same job text (docs/semantics.md §3):
  *
- *   base(op)  = hash(ident(op), uid of each input in graph order)
+ *   base(op)  = hash(ident(op), uid of each input, producers in plan order)
  *   sink      = hash("sink:<table>#<n-th write of that table>")
  *   UID hint  = hash("uid:<name>")       (two operators with one hint: error)
  *   uid(op)   = base(op) for the first operator with that base, else
  *               hash("occurrence:<k>", base(op)) for the k-th (k = 1, 2, ...)
  *               operator of the job, in planning order, with that base.
  *
- * ident(op) is the operator's identity text (sl_op.ident), kept apart from
- * its EXPLAIN label (sl_op.label): today it is the text of the label as it
+ * ident(op) is the node's identity text (sl_pnode.ident), kept apart from
+ * its EXPLAIN label (sl_pnode.label): today it is the text of the label as it
  * was when ids were introduced ("<label> [<changelog kind>, rowtime=<col>]",
  * sl__op_ident), frozen so that checkpoints written by earlier versions
  * (tests/fixtures/ckpt-v1) keep restoring while EXPLAIN may show other

@@ -1,13 +1,18 @@
 /*
  * plan_int.h - the planner's internal model, shared by its files.
  *
- * The planner turns statements into a running graph in one pass over the
+ * The planner turns statements into a physical plan in one pass over the
  * AST: each FROM item, filter, projection or aggregate becomes a "rel" (a
- * relation: the operator that produces it plus its columns, its time
+ * relation: the plan node that produces it plus its columns, its time
  * attributes and its changelog kind), built on top of the rels below it.
- * Expressions are bound against a scope (the columns of a rel, and in an
- * aggregate query the mapping of GROUP BY keys and aggregate calls to the
- * aggregate's output columns).
+ * Plan nodes (src/exec/pnode.h) are made by sl__node_new only, appended
+ * to the planner's node list in topological order; the planner builds no
+ * operator (the runtime instantiates the nodes, src/runtime/instantiate.c)
+ * and does no I/O.  After the statements, plan_ident.c gives every node its
+ * id, rewrite.c applies the rewrite rules and plan_job.c prints EXPLAIN
+ * from the nodes.  Expressions are bound against a scope (the columns of a
+ * rel, and in an aggregate query the mapping of GROUP BY keys and
+ * aggregate calls to the aggregate's output columns).
  *
  * Files: bind.c (expressions), bind_fn.c (IF, JSON functions), bind_time.c
  * (temporal rewrites), bind_inlist.c (OR chains as IN), bind_udf.c (C UDF
@@ -16,9 +21,10 @@
  * SELECT DISTINCT), plan_grouping.c (GROUPING SETS), plan_join.c (joins),
  * plan_comma.c (FROM a, b WHERE ...), plan_subquery.c (IN / EXISTS /
  * scalar subqueries), plan_over.c (ROW_NUMBER, OVER aggregates), plan_order.c
- * (ORDER BY, LIMIT), plan_values.c (VALUES), plan_job.c (scans, sinks,
- * INSERT, statement sets, EXPLAIN), plan_sink.c (casts and constraints in
- * front of a sink), plan_ident.c (operator ids), plan_ttl.c (state TTL),
+ * (ORDER BY, LIMIT), plan_values.c (VALUES), plan_job.c (plan nodes, scans,
+ * sinks, INSERT, statement sets, EXPLAIN), plan_sink.c (casts and
+ * constraints in front of a sink), plan_ident.c (operator ids), rewrite.c
+ * (rewrite rules over the plan), plan_ttl.c (state TTL and state bounds),
  * plan_unsup.c (Flink functions sluice lacks), plan_show.c (SHOW,
  * DESCRIBE), catalog.c, udf.c (CREATE FUNCTION).
  */
@@ -104,7 +110,8 @@ typedef struct planner {
 	sl_arena *a;             /* plan arena: job lifetime */
 	const sl_catalog *cat;
 	const sl_opts *session;  /* SET options */
-	sl_pplan plan;           /* the physical plan: nodes in creation order */
+	sl_pplan plan;           /* the physical plan: nodes in creation order,
+	                          * which is topological */
 	sl_err *err;
 	struct sl_engine *engine;
 	const char *tz;

@@ -1,21 +1,25 @@
 /*
- * plan_job.c - plans a job: table scans (sources with computed columns and
+ * plan_job.c - plans a job: the one function that makes plan nodes
+ * (sl__node_new), table scans (sources with computed columns and
  * watermarks), sinks (with the changelog check; casts and constraints in
  * front of them come from plan_sink.c), INSERT INTO (with a column list:
  * missing columns NULL; an OPTIONS hint on the target overriding its
  * options) / bare SELECT / statement sets, PARTITIONED BY tables handed to
- * the connector's `partitioned` vtabs, stable operator ids and the EXPLAIN
- * text.
+ * the connector's `partitioned` vtabs, then the ids, the rewrite pass and
+ * the EXPLAIN text printed from the plan nodes.  sl_plan_job returns the
+ * nodes; it builds no operator (src/runtime/instantiate.c does, when the
+ * job runs).
  *
  * A job's statements share their sources: a table read by several INSERTs
- * is scanned once and its operator feeds every consumer.
+ * is scanned once and its node feeds every consumer.
  *
  * Connectors are configured here (sl_source_new / sl_sink_new: every
  * option and the format checked, options left unread refused), never
- * opened: the scan and sink operators open them when the job starts
- * (conn.h), so planning, and with it EXPLAIN, touches no file.
+ * opened: the configured source or sink goes into its node, and the scan
+ * and sink operators built from it open it when the job starts (conn.h),
+ * so planning, and with it EXPLAIN, touches no file.
  *
- * Operator ids (for state) are set by plan_ident.c once the graph is
+ * Operator ids (for state) are set by plan_ident.c once the plan is
  * complete: unique within the job, stable across runs of the same job.
  */
 #include "plan_int.h"

@@ -1,7 +1,8 @@
 /*
- * plan_ttl.c - state TTL in the planner: which operators 'table.exec.state.ttl'
- * bounds, the STATE_TTL query hint, and the EXPLAIN marker of every
- * stateful operator's state bound.
+ * plan_ttl.c - state TTL in the planner: how each plan node's state is
+ * bounded (sl_pnode.state), which nodes 'table.exec.state.ttl' bounds, the
+ * STATE_TTL query hint, and the EXPLAIN marker of every stateful node's
+ * state bound.
  *
  * Flink's rules (docs/state.md "State TTL"): the option gives every
  * non-windowed stateful operator of the job (group aggregate, regular join,
@@ -14,16 +15,20 @@
  * key names its one input); '0' means no TTL.  A key naming no input of
  * the SELECT's FROM is a planning error.
  *
- * Which operators are which is declared by their method tables, never
- * read from names or labels (op_kind.h): SL_OPF_STATE_TTL (the TTL
- * applies; SL_OPF_TTL_PER_SIDE for a join's two sides), SL_OPF_STATE_WM
- * (freed by the watermark, or by processing time when the instance's
- * sl_op.state_proctime is set), the kinds OVER and temporal join for their
- * own markers; the hint finds its join and group aggregate by kind.
+ * Which operators are which is declared by kind, never read from names
+ * or labels (op_kind.h; each kind's flags in src/exec/pnode.c, the same as
+ * its method table's): SL_OPF_STATE_TTL (the TTL applies;
+ * SL_OPF_TTL_PER_SIDE for a join's two sides), SL_OPF_STATE_WM (freed by
+ * the watermark, or by processing time for a processing-time window
+ * aggregate, read from its parameters as its constructor reads it for
+ * sl_op.state_proctime), the kinds OVER and temporal join for their own
+ * markers; the hint finds its join and group aggregate among the nodes by
+ * kind and inputs.
  *
- * The TTL is stored in sl_op.state_ttl ([0] the state or a join's left
- * side, [1] a join's right side); the operators pass it when opening their
- * tables (sl_op_table_open).  The EXPLAIN marker is printed after an
+ * The TTL is stored in the node's state_ttl ([0] the state or a join's
+ * left side, [1] a join's right side); the runtime copies it into
+ * sl_op.state_ttl and the operators pass it when opening their tables
+ * (sl_op_table_open).  The EXPLAIN marker is printed after an
  * operator's inputs and is not part of its label, so operator ids (hashes
  * of labels) do not change with the TTL and checkpoints keep restoring.
  *

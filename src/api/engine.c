@@ -158,11 +158,8 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 	pa.warnings = &e->warnings;
 	sl_pplan plan;
 	rc = sl_plan_job(&pa, stmts, n, &plan, &e->explain, &e->err);
-	if (!rc) {
-		if (!explain_only)
-			rc = sl_instantiate(&plan, &e->graph, &e->err);
-		sl_pplan_release(&plan); /* what EXPLAIN or a failed instantiation left */
-	}
+	if (!rc && !explain_only)
+		rc = sl_instantiate(&plan, &e->graph, &e->err);
 	if (!rc && !explain_only)
 		rc = sl_graph_open(&e->graph, &e->err);
 	if (!rc && !explain_only)

@@ -16,7 +16,7 @@
  * rewrite the node list (src/plan/rewrite.c).
  *
  * Parameters by kind (sl_pnode.params):
- *   SCAN                  sl_scan_plan
+ *   SCAN                  sl_scan_params
  *   VALUES                sl_values_params
  *   CALC                  sl_calc_params
  *   UNION                 none (NULL)
@@ -41,15 +41,17 @@
  * The operator's input column types are its inputs' output types (the
  * first input's for one-input constructors).
  *
- * Single-use objects (issue 10 must change this).  A scan's configured
- * source (sl_scan_plan.source) or push decoder (push_dec), a sink's
- * configured sink (sl_sink_params.sink) and a lookup join's configured
- * lookup connector (sl_lookup_join_params.lookup) are objects the
- * constructor takes ownership of: a node can be instantiated once, and
- * instantiation marks it `consumed`.  Parallel instances need the node to
- * hold the connector's configuration (vtab and sl_conn_args) and each
- * instance to configure its own; everything else in a node is plain data
- * that any number of instances may share.
+ * A node owns nothing and instantiation consumes nothing, so a plan can
+ * be instantiated any number of times (issue 10: N instances per node).
+ * Connectors are the one place this takes care: the planner configures
+ * each (sl_source_new, sl_sink_new, sl_lookup_new: options checked, no
+ * I/O) to report their errors, then frees it, and the node keeps what
+ * configuring takes (the connector's vtab and its sl_conn_args, whose
+ * pointers lead into the plan arena and the catalog); each instantiation
+ * configures its own connector from them, which the operator owns.  Push
+ * tables' decoders are built the same way.  What an instance needs beyond
+ * that (which part of the input it reads, its part-file number) is for
+ * issue 10 to add to the arguments.
  */
 #ifndef SL_PNODE_H
 #define SL_PNODE_H
@@ -121,19 +123,35 @@ typedef struct sl_normalize_params {
 	int nkeys;
 } sl_normalize_params;
 
-/* SINK: a configured sink (single use, see above) writing table `table`;
- * an upsert sink keyed by its columns pk[0..npk) when npk > 0. */
+/* SCAN: the scan's plan (its source and push_dec NULL: each instance
+ * makes its own) and how: configure source vtab `source` with args, or
+ * when it is NULL (a push table) build the decoder of the table's 'format'
+ * (json by default) from args. */
+typedef struct sl_scan_params {
+	sl_scan_plan scan;
+	const sl_source_vtab *source;
+	sl_conn_args args;
+} sl_scan_params;
+
+/* SINK: configure sink vtab `sink` with args (table `table`); an upsert
+ * sink keyed by its columns pk[0..npk) when npk > 0. */
 typedef struct sl_sink_params {
-	sl_sink *sink;
+	const sl_sink_vtab *sink;
+	sl_conn_args args;
 	const char *table;
 	const int *pk;
 	int npk;
 } sl_sink_params;
 
-/* LOOKUP_JOIN: the join and a configured lookup connector (single use). */
+/* LOOKUP_JOIN: the join, and the lookup connector to configure: vtab
+ * `lookup` with args and the lookup keys keys[0..nkeys) (columns of the
+ * looked-up table). */
 typedef struct sl_lookup_join_params {
 	sl_join_plan join;
-	struct sl_lookup *lookup;
+	const sl_lookup_vtab *lookup;
+	sl_conn_args args;
+	const int *keys;
+	int nkeys;
 } sl_lookup_join_params;
 
 /* SEMI_JOIN: semi (anti = 0) or anti (anti = 1) join. */
@@ -169,7 +187,6 @@ struct sl_pnode {
 	const char *ident;        /* identity text the uid derives from */
 	const char *uid_hint;     /* UID('...') hint, or NULL */
 	char uid[64];             /* stable id for state (src/plan/plan_ident.c) */
-	int consumed;             /* instantiated: its single-use objects are gone */
 };
 
 /* A job's physical plan: nodes[0..n) in topological order, plan arena. */

@@ -44,11 +44,10 @@ typedef struct sl_plan_args {
  * Plans statements stmts[0..n) (INSERT, QUERY or STATEMENT_SET) into the
  * physical plan *plan (nodes in a->arena, topological order) and appends
  * the EXPLAIN text to explain (may be NULL).  No I/O and no operator:
- * connectors are configured, not opened; sl_instantiate (runtime) builds
- * the graph and sl_graph_open opens them.  On success the caller owns the
- * plan's single-use objects and frees what instantiation did not take with
- * sl_pplan_release.  Returns 0 or a negative SL_E* code with err set (the
- * plan then holds nothing).
+ * connectors are configured to check their options and freed;
+ * sl_instantiate (runtime) builds the graph, configuring a connector for
+ * each operator, and sl_graph_open opens them.  The plan owns nothing
+ * outside the arena.  Returns 0 or a negative SL_E* code with err set.
  */
 int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_pplan *plan,
                 sl_buf *explain, sl_err *err);

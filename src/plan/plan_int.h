@@ -249,8 +249,7 @@ rel *sl__rel_new(planner *p, int ncols);
  * mode and rowtime as its output; its EXPLAIN label is `label` followed by
  * the changelog decoration, its identity text sl__op_ident's, its state
  * bound and default TTL follow from its kind.  Sets r->node.  Returns the
- * node, or NULL with p->err set (the node, once created, owns the
- * single-use objects in params: sl_pplan_release frees them).
+ * node, or NULL with p->err set.
  */
 sl_pnode *sl__node_new(planner *p, sl_op_kind k, const void *params, size_t size,
                        sl_pnode *const *in, int nin, sl_pnode *side, rel *r, const char *label);

@@ -26,7 +26,6 @@
 #include "sluice.h"
 #include "../connector/conn_lines.h"
 #include "../format/format.h"
-#include "../runtime/instantiate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,12 +302,15 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 		              "the job is at-least-once for it, not exactly-once\n", t->name);
 	if (push && t->npart)
 		return not_partitionable(p, t, conn, "read");
+	/* configured here to check the options and learn the format, then
+	 * freed: each instance of the scan configures its own (pnode.h) */
+	const sl_source_vtab *vt = NULL;
 	if (push) {
 		/* a push table decodes its records with its 'format' (json by default) */
 		if (!(sp.push_dec = sl__conn_decoder(&ca, "json", p->err)))
 			return NULL;
 	} else {
-		const sl_source_vtab *vt = sl_source_find(conn);
+		vt = sl_source_find(conn);
 		if (!vt)
 			return sl__plan_error(p, t->line, t->col, SL_EPLAN,
 			                      "table '%s': connector '%s' cannot be read (no such source)",
@@ -321,13 +323,15 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 		}
 	}
 	const sl_decoder *dec = sp.push_dec ? sp.push_dec : sp.source ? sp.source->dec : NULL;
-	int changelog = dec && dec->vt->changelog;
-	if (check_unused(p, t, o, t->line, t->col)) {
-		sl_source_free(sp.source);
-		sl_decoder_free(sp.push_dec);
+	const char *cl_format = dec && dec->vt->changelog ? dec->vt->name : NULL;
+	sl_source_free(sp.source);
+	sl_decoder_free(sp.push_dec);
+	sp.source = NULL;
+	sp.push_dec = NULL;
+	if (check_unused(p, t, o, t->line, t->col))
 		return NULL;
-	}
-	const char *fmt = changelog ? sl_arena_printf(p->a, ", format=[%s]", dec->vt->name) : "";
+	int changelog = cl_format != NULL;
+	const char *fmt = changelog ? sl_arena_printf(p->a, ", format=[%s]", cl_format) : "";
 	const char *label = sl_arena_printf(p->a, "TableSourceScan(table=[%s], connector=[%s]%s%s%s%s)",
 	                                    t->name, conn, fmt, t->watermark ? ", watermark=[" : "",
 	                                    t->watermark ? sl__ast_text(p, t->watermark) : "",
@@ -335,17 +339,13 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	if (changelog) {
 		r->updating = 1;
 		r->upd_op = sl_arena_printf(p->a, "TableSourceScan(table=[%s], format=[%s])", t->name,
-		                            dec->vt->name);
+		                            cl_format);
 		if (t->npk)
 			r->upsert_key = key_names(p, t);
 	}
-	if (!sl__node_new(p, SL_OPK_SCAN, &sp, sizeof(sp), NULL, 0, NULL, r, label)) {
-		if (!r->node) { /* not in the plan: still ours */
-			sl_source_free(sp.source);
-			sl_decoder_free(sp.push_dec);
-		}
+	sl_scan_params sc = {sp, vt, ca};
+	if (!sl__node_new(p, SL_OPK_SCAN, &sc, sizeof(sc), NULL, 0, NULL, r, label))
 		return NULL;
-	}
 	if (changelog && t->npk && !(r = plan_normalize(p, t, r)))
 		return NULL;
 	p->scans[p->nscans].t = t;
@@ -437,16 +437,17 @@ sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int li
 	rel *src = connect ? sl__plan_sink_input(p, (rel *)in, t, f, n) : (rel *)in;
 	if (!src)
 		return NULL;
+	/* configured here to check the options, then freed: each instance of
+	 * the sink configures its own (pnode.h) */
 	sl_sink *k = sl_sink_new(vt, &ca, p->err);
 	if (!k) {
 		sl_err_prefix(p->err, "table '%s'", t->name);
 		return NULL;
 	}
-	if (check_unused(p, t, o, t->line, t->col)) {
-		sl_sink_free(k);
+	sl_sink_free(k);
+	if (check_unused(p, t, o, t->line, t->col))
 		return NULL;
-	}
-	sl_sink_params sk = {k, t->name, fpk, fpk ? t->npk : 0};
+	sl_sink_params sk = {vt, ca, t->name, fpk, fpk ? t->npk : 0};
 	rel out = {0};
 	const char *kind = !in->updating ? "append-only"
 	                 : fpk ? sl_arena_printf(p->a, "upsert, key=[%s]", key_names(p, t))
@@ -455,11 +456,8 @@ sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int li
 	                                    "guarantee=[%s])", t->name, conn, kind,
 	                                    vt->guarantee ? vt->guarantee : "at-least-once");
 	/* not connected: one input fed by another node's side output (NULL) */
-	sl_pnode *node = sl__node_new(p, SL_OPK_SINK, &sk, sizeof(sk),
-	                              connect ? &src->node : NULL, 1, NULL, &out, label);
-	if (!node && !out.node)
-		sl_sink_free(k); /* not in the plan: still ours */
-	return node;
+	return sl__node_new(p, SL_OPK_SINK, &sk, sizeof(sk), connect ? &src->node : NULL, 1, NULL,
+	                    &out, label);
 }
 
 /* Sink of a bare SELECT: the print sink (CLI) or the engine's queue (API). */
@@ -636,10 +634,8 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_ppla
 	int ids = 0;
 	if (!rc && explain)
 		rc = sl_opts_bool(a->session, "sluice.explain.ids", 0, &ids, err);
-	if (rc) {
-		sl_pplan_release(&p->plan);
+	if (rc)
 		return rc;
-	}
 	if (explain)
 		explain_plan(p, explain, ids);
 	*plan = p->plan;

@@ -1265,12 +1265,14 @@ static rel *lookup_join(planner *p, const sl_ast_from *f, sl_join_kind kind, rel
 		return NULL;
 	sl_conn_args ca = {name, fields, td->ncols, td->pk, td->npk, o, p->engine, p->tz,
 	                   0, p->job, (int)p->attempt, 0, NULL, 0};
+	/* configured here to check the options, then freed: each instance of
+	 * the join configures its own (pnode.h) */
 	struct sl_lookup *lk = sl_lookup_new(vt->lookup, &ca, c.rkeys, c.nkeys, p->err);
 	if (!lk)
 		return sl__plan_error(p, rf->line, rf->col, p->err->code, "%s", p->err->msg);
+	sl_lookup_free(lk);
 	const char *unused = sl_opts_unused(o);
 	if (unused) {
-		sl_lookup_free(lk);
 		return sl__plan_error(p, rf->line, rf->col, SL_EPLAN,
 		                      "Unsupported options found for '%s' (table '%s'): '%s'", conn,
 		                      name, unused);
@@ -1284,7 +1286,7 @@ static rel *lookup_join(planner *p, const sl_ast_from *f, sl_join_kind kind, rel
 	                                                cache ? cache : "NONE"));
 	j->rowtime = l->rowtime;
 	j->proctime = l->proctime;
-	sl_lookup_join_params lp = {jp, lk};
+	sl_lookup_join_params lp = {jp, vt->lookup, ca, c.rkeys, c.nkeys};
 	if (!add_join(p, SL_OPK_LOOKUP_JOIN, &lp, sizeof(lp), j, l, NULL, label, f->line, f->col))
 		return NULL;
 	return nlx ? restore_cols(p, j, orig, nl, nlx) : j;

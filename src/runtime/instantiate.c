@@ -13,8 +13,10 @@
  *
  * Each constructor copies the node's parameters where it keeps them; the
  * plan structs stay in the plan arena, which lives as long as the job.
- * The single-use connector objects (pnode.h) move into the operator, so a
- * node is instantiated once (issue 10 makes nodes instantiable N times).
+ * Scans, sinks and lookup joins configure their connector here from the
+ * node's vtab and arguments (pnode.h; the planner configured one already,
+ * so a failure here is unexpected), and the operator owns it.  Nothing in
+ * a node is used up, so a plan may be instantiated again.
  */
 #include "instantiate.h"
 #include "sluice.h"
@@ -23,54 +25,72 @@
 #include <string.h>
 
 #include "../connector/conn.h"
+#include "../connector/conn_lines.h"
 #include "../format/format.h"
 
 /* A constructor: n's operator (its inputs' operators are g->ops[in->id]). */
-typedef sl_op *(*ctor_fn)(sl_pnode *n, sl_graph *g, sl_err *err);
+typedef sl_op *(*ctor_fn)(const sl_pnode *n, sl_graph *g, sl_err *err);
 
 /* The first input's column types and count (one-input constructors). */
 #define IN_TYPES(n) ((n)->in[0]->out_types)
 #define IN_N(n) ((n)->in[0]->nout)
 
-static sl_op *new_scan(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_scan(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
-	sl_scan_plan *sp = n->params;
-	sl_op *op = sl_op_scan_new(sp, err);
-	if (op)
-		n->consumed = 1; /* source and push decoder are the operator's now */
+	const sl_scan_params *s = n->params;
+	sl_scan_plan sp = s->scan;
+	if (s->source)
+		sp.source = sl_source_new(s->source, &s->args, err);
+	else /* a push table decodes its records with its 'format' */
+		sp.push_dec = sl__conn_decoder(&s->args, "json", err);
+	if (!sp.source && !sp.push_dec) {
+		sl_err_prefix(err, "table '%s'", s->args.table);
+		return NULL;
+	}
+	sl_op *op = sl_op_scan_new(&sp, err); /* owns them from now on */
+	if (!op) {
+		sl_source_free(sp.source);
+		sl_decoder_free(sp.push_dec);
+	}
 	return op;
 }
 
-static sl_op *new_values(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_values(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	const sl_values_params *v = n->params;
 	return sl_op_values_new(v->nrows, v->ncols, v->vals, err);
 }
 
-static sl_op *new_calc(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_calc(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	const sl_calc_params *c = n->params;
 	return sl_op_calc_new(c->filter, c->proj, c->nproj, IN_TYPES(n), IN_N(n), err);
 }
 
-static sl_op *new_union(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_union(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	return sl_op_union_new(err);
 }
 
-static sl_op *new_constraint(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_constraint(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	const sl_constraint_params *c = n->params;
 	return sl_op_constraint_new(c->cols, c->names, c->ncols, c->drop, err);
 }
 
-static sl_op *new_sink(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_sink(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	const sl_sink_params *s = n->params;
-	sl_op *op = sl_op_sink_new(s->sink, err);
-	if (!op)
+	sl_sink *k = sl_sink_new(s->sink, &s->args, err);
+	if (!k) {
+		sl_err_prefix(err, "table '%s'", s->table);
 		return NULL;
-	n->consumed = 1; /* the operator owns the sink now */
+	}
+	sl_op *op = sl_op_sink_new(k, err); /* owns k from now on */
+	if (!op) {
+		sl_sink_free(k);
+		return NULL;
+	}
 	if (s->npk && sl_op_sink_set_upsert(op, s->pk, s->npk, err)) {
 		sl_op_free(op); /* frees the sink too */
 		return NULL;
@@ -78,26 +98,29 @@ static sl_op *new_sink(sl_pnode *n, sl_graph *g, sl_err *err)
 	return op;
 }
 
-static sl_op *new_window_assign(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_window_assign(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	const sl_assign_params *a = n->params;
 	return sl_op_window_assign_new(&a->win, IN_N(n), err);
 }
 
-static sl_op *new_session_assign(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_session_assign(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	const sl_assign_params *a = n->params;
 	return sl_op_session_assign_new(&a->win, IN_N(n), a->key_cols, a->nkeys, err);
 }
 
-static sl_op *new_lookup_join(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_lookup_join(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	const sl_lookup_join_params *l = n->params;
-	n->consumed = 1; /* the constructor owns the lookup connector, even when it fails */
-	return sl_op_lookup_join_new(&l->join, l->lookup, err);
+	sl_lookup *lk = sl_lookup_new(l->lookup, &l->args, l->keys, l->nkeys, err);
+	if (!lk)
+		return NULL;
+	/* the constructor owns lk, even when it fails */
+	return sl_op_lookup_join_new(&l->join, lk, err);
 }
 
-static sl_op *new_group_agg(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_group_agg(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	return sl_op_group_agg_new(n->params, IN_TYPES(n), IN_N(n), err);
 }
@@ -110,71 +133,71 @@ static sl_window_agg_plan window_plan(const sl_pnode *n, sl_graph *g)
 	return wp;
 }
 
-static sl_op *new_window_agg(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_window_agg(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	sl_window_agg_plan wp = window_plan(n, g);
 	return sl_op_window_agg_new(&wp, IN_TYPES(n), IN_N(n), err);
 }
 
-static sl_op *new_session_agg(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_session_agg(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	sl_window_agg_plan wp = window_plan(n, g);
 	return sl_op_session_agg_new(&wp, IN_TYPES(n), IN_N(n), err);
 }
 
-static sl_op *new_over_agg(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_over_agg(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	return sl_op_over_agg_new(n->params, IN_TYPES(n), IN_N(n), err);
 }
 
-static sl_op *new_join(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_join(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	return sl_op_join_new(n->params, err);
 }
 
-static sl_op *new_semi_join(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_semi_join(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	const sl_semi_join_params *s = n->params;
 	return sl_op_semi_join_new(&s->join, s->anti, err);
 }
 
-static sl_op *new_interval_join(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_interval_join(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	return sl_op_interval_join_new(n->params, err);
 }
 
-static sl_op *new_window_join(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_window_join(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	return sl_op_window_join_new(n->params, err);
 }
 
-static sl_op *new_temporal_join(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_temporal_join(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	return sl_op_temporal_join_new(n->params, err);
 }
 
-static sl_op *new_rank(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_rank(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	return sl_op_rank_new(n->params, IN_TYPES(n), IN_N(n), err);
 }
 
-static sl_op *new_dedup(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_dedup(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	return sl_op_dedup_new(n->params, IN_TYPES(n), IN_N(n), err);
 }
 
-static sl_op *new_window_rank(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_window_rank(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	return sl_op_window_rank_new(n->params, IN_TYPES(n), IN_N(n), err);
 }
 
-static sl_op *new_set_op(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_set_op(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	const sl_set_op_params *s = n->params;
 	return sl_op_set_op_new(s->kind, s->all, err);
 }
 
-static sl_op *new_normalize(sl_pnode *n, sl_graph *g, sl_err *err)
+static sl_op *new_normalize(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	const sl_normalize_params *c = n->params;
 	return sl_op_changelog_normalize_new(c->key_cols, c->nkeys, err);
@@ -210,14 +233,14 @@ static const ctor_fn ctors[SL_OPK__COUNT] = {
 /* Instantiates node n into g as operator g->ops[n->id] (g holds exactly
  * the operators of the nodes before n).  0, or a negative code with err
  * set. */
-static int instantiate_node(sl_pnode *n, sl_graph *g, sl_err *err)
+static int instantiate_node(const sl_pnode *n, sl_graph *g, sl_err *err)
 {
 	if (n->kind <= SL_OPK_NONE || n->kind >= SL_OPK__COUNT || !ctors[n->kind])
 		return sl_err_set(err, SL_ERUNTIME, "internal error: plan node #%d: no constructor for "
 		                  "kind %d", n->id, (int)n->kind);
-	if (n->consumed || n->id != g->nops)
-		return sl_err_set(err, SL_ERUNTIME, "internal error: plan node #%d instantiated twice "
-		                  "or out of order", n->id);
+	if (n->id != g->nops)
+		return sl_err_set(err, SL_ERUNTIME, "internal error: plan node #%d instantiated out "
+		                  "of order", n->id);
 	sl_op *op = ctors[n->kind](n, g, err);
 	if (!op)
 		return err->code ? err->code : SL_ENOMEM;
@@ -244,7 +267,7 @@ static int instantiate_node(sl_pnode *n, sl_graph *g, sl_err *err)
 	return 0;
 }
 
-int sl_instantiate(sl_pplan *plan, sl_graph *g, sl_err *err)
+int sl_instantiate(const sl_pplan *plan, sl_graph *g, sl_err *err)
 {
 	assert(g->nops == 0);
 	for (int i = 0; i < plan->n; i++) {
@@ -253,38 +276,4 @@ int sl_instantiate(sl_pplan *plan, sl_graph *g, sl_err *err)
 			return rc;
 	}
 	return 0;
-}
-
-void sl_pplan_release(sl_pplan *plan)
-{
-	for (int i = 0; i < plan->n; i++) {
-		sl_pnode *n = plan->nodes[i];
-		if (n->consumed || !n->params)
-			continue;
-		switch (n->kind) {
-		case SL_OPK_SCAN: {
-			sl_scan_plan *sp = n->params;
-			sl_source_free(sp->source);
-			sl_decoder_free(sp->push_dec);
-			sp->source = NULL;
-			sp->push_dec = NULL;
-			break;
-		}
-		case SL_OPK_SINK: {
-			sl_sink_params *s = n->params;
-			sl_sink_free(s->sink);
-			s->sink = NULL;
-			break;
-		}
-		case SL_OPK_LOOKUP_JOIN: {
-			sl_lookup_join_params *l = n->params;
-			sl_lookup_free(l->lookup);
-			l->lookup = NULL;
-			break;
-		}
-		default:
-			break;
-		}
-		n->consumed = 1;
-	}
 }

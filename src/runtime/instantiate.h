@@ -18,20 +18,12 @@
 
 /*
  * Instantiates every node of plan into g (empty, not yet opened), in
- * order: node k becomes g->ops[k].  Each node is instantiated once (its
- * single-use connector objects move into the operator: pnode.h).  Returns
- * 0, or a negative SL_E* code with err set; the operators added so far
- * stay in g (sl_graph_deinit frees them) and sl_pplan_release frees what
- * the other nodes hold.
+ * order: node k becomes g->ops[k], its connector (scans, sinks, lookup
+ * joins) configured for it.  The plan is not changed: it may be
+ * instantiated again, into another graph.  Returns 0, or a negative SL_E*
+ * code with err set; the operators added so far stay in g
+ * (sl_graph_deinit frees them).
  */
-int sl_instantiate(sl_pplan *plan, sl_graph *g, sl_err *err);
-
-/*
- * Frees the single-use objects (configured sources, sinks, decoders,
- * lookup connectors) of the plan's nodes that were not instantiated: after
- * EXPLAIN, after a planning error, after a failed sl_instantiate.  The
- * nodes themselves live in the plan arena.
- */
-void sl_pplan_release(sl_pplan *plan);
+int sl_instantiate(const sl_pplan *plan, sl_graph *g, sl_err *err);
 
 #endif

@@ -62,8 +62,9 @@ static uint64_t base_id(sl_pnode *const *nodes, int i)
 	const sl_pnode *op = nodes[i];
 	const char *ident = op->ident ? op->ident : op->label;
 	uint64_t h = sl_hash_bytes(ident, strlen(ident), 0x5eed);
-	/* the inputs' ids, in the order of the producers in the plan (each
-	 * producer once, as the graph's edges were walked) */
+	/* the inputs' ids, in the order of the producers in the plan, a
+	 * producer once per input it feeds (as the graph's edges were walked
+	 * when ids were computed on operators: the hashes stay the same) */
 	for (int k = 0; k < i; k++)
 		for (int e = 0; e < op->nin; e++)
 			if (op->in[e] == nodes[k])

@@ -3,7 +3,8 @@
  *
  * The planner (src/plan/) turns a job's statements into a list of plan
  * nodes, one per operator, in topological order (every node after its
- * inputs), without any I/O.  A node is read-only once planning is done:
+ * inputs), without any I/O.  A node is read-only once planning and the
+ * rewrite pass are done:
  * its kind (op_kind.h), its inputs in order, its output schema, changelog
  * mode, rowtime column, how its state is bounded, its EXPLAIN label and
  * identity text, the UID hint, the state TTL and the operator's parameters
@@ -51,7 +52,9 @@
  * configures its own connector from them, which the operator owns.  Push
  * tables' decoders are built the same way.  What an instance needs beyond
  * that (which part of the input it reads, its part-file number) is for
- * issue 10 to add to the arguments.
+ * issue 10 to add to the arguments.  Configuring marks the options it
+ * reads in the shared sl_opts (sl_opts_get), so instantiate a plan on one
+ * thread at a time.
  */
 #ifndef SL_PNODE_H
 #define SL_PNODE_H

@@ -187,9 +187,14 @@ struct sl_pnode {
 	                           * side, [1] a join's right side; 0 = none */
 	/* identity and display */
 	const char *label;        /* EXPLAIN text */
-	const char *ident;        /* identity text the uid derives from */
+	const char *ident;        /* frozen label-hash identity text uid_v1
+	                           * derives from */
+	const char *sident;       /* structural identity text uid derives from
+	                           * (op_ident.h) */
 	const char *uid_hint;     /* UID('...') hint, or NULL */
 	char uid[64];             /* stable id for state (src/plan/plan_ident.c) */
+	char uid_v1[64];          /* its label-hash id, by which restores of
+	                           * snapshots older than structural ids match it */
 };
 
 /* A job's physical plan: nodes[0..n) in topological order, plan arena. */

@@ -33,6 +33,7 @@
 
 #include "../base/buf.h"
 #include "../exec/graph.h"
+#include "../exec/op_ident.h"
 #include "../exec/ops.h"
 #include "../exec/pnode.h"
 #include "../sql/ast.h"
@@ -272,13 +273,22 @@ rel *sl__plan_grouping(planner *p, const sl_ast_select *sel, rel *from, agg_map 
 
 /* ---- plan_ident.c: operator identity ---- */
 
-/* The identity text of an operator with plan label `label` and output r
- * (arena string; frozen: ids of existing checkpoints are hashes of it). */
+/* The label-hash identity text of an operator with plan label `label` and
+ * output r (arena string; frozen: the ids of snapshots written before
+ * structural ids, op->uid_v1, are hashes of it). */
 const char *sl__op_ident(planner *p, const char *label, const rel *r);
 
-/* Sets the stable id (op->uid) of every operator of the complete graph:
- * unique within the job, the same for every run of the same job text.
- * Returns 0, or SL_EPLAN when two operators carry the same UID hint. */
+/* Sets n->sident, the structural identity of node n (exec/op_ident.h: of
+ * its kind, from its parameters, its first input's column types where the
+ * kind is identified by them, and its output types); sl__node_new calls
+ * it for every node.  Returns 0 or an error (p->err). */
+int sl__node_struct(planner *p, sl_pnode *n);
+
+/* Sets the stable ids of every node of the complete plan: n->uid
+ * (structural) and n->uid_v1 (label hash, for restores of older
+ * snapshots), each unique within the job and the same for every run of
+ * the same job text.  Returns 0, or SL_EPLAN when two nodes carry the
+ * same UID hint or one has no structural identity. */
 int sl__plan_idents(planner *p);
 
 /* A Calc over `in`: optional filter, then the projection x[0..n) named

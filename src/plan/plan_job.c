@@ -95,6 +95,8 @@ sl_pnode *sl__node_new(planner *p, sl_op_kind k, const void *params, size_t size
 	}
 	n->label = label;
 	sl__plan_ttl_default(p, n);
+	if (sl__node_struct(p, n)) /* its structural identity (plan_ident.c) */
+		return NULL;
 	if (plan_append(p, n)) {
 		sl_err_set(p->err, SL_ENOMEM, "out of memory");
 		return NULL;
@@ -324,12 +326,11 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	}
 	const sl_decoder *dec = sp.push_dec ? sp.push_dec : sp.source ? sp.source->dec : NULL;
 	const char *cl_format = dec && dec->vt->changelog ? dec->vt->name : NULL;
-	sl_source_free(sp.source);
-	sl_decoder_free(sp.push_dec);
-	sp.source = NULL;
-	sp.push_dec = NULL;
-	if (check_unused(p, t, o, t->line, t->col))
+	if (check_unused(p, t, o, t->line, t->col)) {
+		sl_source_free(sp.source);
+		sl_decoder_free(sp.push_dec);
 		return NULL;
+	}
 	int changelog = cl_format != NULL;
 	const char *fmt = changelog ? sl_arena_printf(p->a, ", format=[%s]", cl_format) : "";
 	const char *label = sl_arena_printf(p->a, "TableSourceScan(table=[%s], connector=[%s]%s%s%s%s)",
@@ -343,9 +344,16 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 		if (t->npk)
 			r->upsert_key = key_names(p, t);
 	}
+	/* the node's structural identity reads the configured source and
+	 * decoder (connector and format names); they go once it is made */
 	sl_scan_params sc = {sp, vt, ca};
-	if (!sl__node_new(p, SL_OPK_SCAN, &sc, sizeof(sc), NULL, 0, NULL, r, label))
+	sl_pnode *sn = sl__node_new(p, SL_OPK_SCAN, &sc, sizeof(sc), NULL, 0, NULL, r, label);
+	sl_source_free(sp.source);
+	sl_decoder_free(sp.push_dec);
+	if (!sn)
 		return NULL;
+	((sl_scan_params *)sn->params)->scan.source = NULL;
+	((sl_scan_params *)sn->params)->scan.push_dec = NULL;
 	if (changelog && t->npk && !(r = plan_normalize(p, t, r)))
 		return NULL;
 	p->scans[p->nscans].t = t;

@@ -253,8 +253,10 @@ static int instantiate_node(const sl_pnode *n, sl_graph *g, sl_err *err)
 	}
 	op->label = n->label;
 	op->ident = n->ident;
+	op->sident = n->sident;
 	op->uid_hint = n->uid_hint;
 	memcpy(op->uid, n->uid, sizeof(op->uid));
+	memcpy(op->uid_v1, n->uid_v1, sizeof(op->uid_v1));
 	op->state_ttl[0] = n->state_ttl[0];
 	op->state_ttl[1] = n->state_ttl[1];
 	if (sl_graph_add(g, op, n->nin, n->nout, n->out_types, n->out_names)) {

@@ -119,6 +119,8 @@ void sl_snap_reader_init(sl_snap_reader *r, const void *buf, size_t len)
 	r->len = len;
 	r->pos = 0;
 	r->failed = 0;
+	r->rename = NULL;
+	r->rename_ctx = NULL;
 }
 
 const void *sl_snap_get_raw(sl_snap_reader *r, size_t n)
@@ -206,6 +208,8 @@ int sl_snap_get_table(sl_snap_reader *r, char name[256], uint32_t *val_size, int
 		return sl_err_set(err, SL_ESTATE, "state snapshot damaged: bad table header");
 	memcpy(name, n, nlen);
 	name[nlen] = 0;
+	if (r->rename)
+		r->rename(r->rename_ctx, name);
 	return 1;
 }
 

@@ -1,6 +1,9 @@
 /*
- * plan_ident.c - operator identity: the stable id (sl_op.uid) under which an
- * operator keeps its state and is found again in a checkpoint.
+ * plan_ident.c - operator identity: the stable id (sl_pnode.uid, which the
+ * runtime copies into sl_op.uid) under which an operator keeps its state
+ * and is found again in a checkpoint.  Computed on the plan nodes as
+ * planned (op below is a node), before the rewrite pass (rewrite.c), so no
+ * rewrite rule changes an id.
  *
  * An id is unique within a job by construction, stable across runs of the
  * same job and stable under harmless rewrites of its query
@@ -18,19 +21,20 @@
  *   then, against a 64-bit collision with an earlier operator's id,
  *               hash("occurrence:<k>", that) for the next free k.
  *
- * sident(op) is the operator's structural identity (sl_op.sident): the
+ * sident(op) is the node's structural identity (sl_pnode.sident): the
  * canonical, versioned text of its kind and of the parameters its state
  * depends on (exec/op_ident.c, version "v2"), never display text, so that
  * `WHERE v > 1` and `WHERE 1 < v`, an alias or a reordered projection keep
- * every id.  The planner sets it where it builds each operator, through
- * sl__op_struct, from the operator's plan struct and input types; an
- * operator without one is an internal error here.
+ * every id.  sl__node_new sets it for every node, through
+ * sl__node_struct below, from the node's parameters and input types; a
+ * node without one is an internal error here.
  *
- * The ids of version 1 (sl_op.uid_v1), under which snapshots written
+ * The ids of version 1 (sl_pnode.uid_v1), under which snapshots written
  * before structural ids (tests/fixtures/ckpt-v1, users' savepoints) hold
  * their state, are computed too, by version 1's rules: the same sink and
- * hint rules, base = hash(ident(op), uid_v1 of each input in graph order)
- * over the label-hash identity text (sl_op.ident, sl__op_ident: "<label>
+ * hint rules, base = hash(ident(op), uid_v1 of each input, producers in
+ * plan order as the graph's edges were walked) over the label-hash
+ * identity text (sl_pnode.ident, sl__op_ident: "<label>
  * [<changelog kind>, rowtime=<col>]" as labels read when ids were
  * introduced, frozen apart from the EXPLAIN label), and the k-th operator
  * (k = 1, 2, ...) with an earlier one's base gets hash("occurrence:<k>",

@@ -7,7 +7,8 @@
  *
  * The registration fixes the argument types.  An argument of another type
  * is cast when Flink would cast it implicitly for a function call: an
- * integer to a wider integer or to FLOAT / DOUBLE, FLOAT to DOUBLE, CHAR /
+ * integer to a wider integer or to FLOAT / DOUBLE, a DECIMAL to FLOAT /
+ * DOUBLE, FLOAT to DOUBLE, CHAR /
  * VARCHAR to STRING, BINARY / VARBINARY to BYTES, a TIMESTAMP(p) to
  * another precision of the same kind, NULL to anything.  Anything else
  * (a STRING for an INT, a DOUBLE for a BIGINT) is a planning error that
@@ -40,7 +41,7 @@ static int implicit_ok(sl_type from, sl_type to)
 		return 1;
 	if (int_rank(f) && int_rank(t))
 		return int_rank(f) <= int_rank(t);
-	if (int_rank(f) && (t == SL_T_FLOAT || t == SL_T_DOUBLE))
+	if ((int_rank(f) || f == SL_T_DECIMAL) && (t == SL_T_FLOAT || t == SL_T_DOUBLE))
 		return 1;
 	if (f == SL_T_FLOAT && t == SL_T_DOUBLE)
 		return 1;

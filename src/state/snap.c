@@ -488,6 +488,14 @@ int sl_snap_get_tab(sl_snap_reader *r, sl_snap_tab *t, sl_err *err)
 	return 1;
 }
 
+void sl_snap_tab_block(const sl_snap_reader *r, const sl_snap_tab *t, uint32_t i, int *kg,
+                       int64_t *n, uint64_t *bytes)
+{
+	uint32_t g;
+	idx_get(r, t, i, &g, n, bytes);
+	*kg = (int)g;
+}
+
 void sl_snap_tab_deinit(sl_snap_tab *t)
 {
 	free(t->cur);

@@ -493,6 +493,12 @@ int sl_snap_tab_next(sl_snap_reader *r, sl_snap_tab *t, int first, int last, int
 int64_t sl_snap_tab_count_in(const sl_snap_reader *r, const sl_snap_tab *t, int first, int last);
 void sl_snap_tab_deinit(sl_snap_tab *t);
 
+/* Block i (< t->nblocks) of a grouped record from its index: its group,
+ * entries and bytes (blocks follow each other from t->next_data, as read
+ * by sl_snap_get_tab). */
+void sl_snap_tab_block(const sl_snap_reader *r, const sl_snap_tab *t, uint32_t i, int *kg,
+                       int64_t *n, uint64_t *bytes);
+
 /*
  * Tells the backend which key groups it holds (default: 128 groups, all
  * of them).  Snapshots record maxp; restores load only entries of groups

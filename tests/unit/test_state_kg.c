@@ -8,7 +8,10 @@
  * both backends and across them; the order of a memory backend's scans
  * kept by a restore; snapshots of the ungrouped format of earlier versions
  * restored whole and split; a different max parallelism refused for a
- * partial restore; the grouper's spill file; damaged indexes.
+ * partial restore; the grouper's spill file; damaged indexes; large
+ * tables restored into RocksDB by merging their blocks; and the tables of
+ * group and window aggregates (DISTINCT, string MIN/MAX) and OVER whose
+ * keys are not the partitioning key: their entries in its group.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,7 +28,7 @@
 #include "data/keygroup.h"
 #include "state/state.h"
 
-enum { NKEYS = 3000 };
+static int NKEYS = 3000; /* keys of fill_or_check */
 
 /* The partitioning key types of table "more": BIGINT, STRING. */
 static sl_type g_pk_types[2];
@@ -446,6 +449,117 @@ static void test_damaged_index(void **st)
 	sl_state_backend_close(a);
 }
 
+/* Tables large enough to be restored into RocksDB through SST files
+ * (65536 entries or more): a restore into each of 3 instances merges its
+ * blocks by key (test_state.c's test_restore_large restores a memory
+ * backend's snapshot, whose blocks are not in key order, into RocksDB:
+ * the fallback to write batches). */
+static void test_large_split(void **st)
+{
+	NKEYS = 66000;
+	rescale("rocksdb", "rocksdb", "rocksdb", "rocksdb");
+	NKEYS = 3000;
+}
+
+/* ---- operators: their tables' entries are in the group of their key ------ */
+
+typedef struct seen {
+	int tables, entries;
+	char names[1024];
+} seen;
+
+/* Finds the grouped state records in a job snapshot and checks that each
+ * entry's group is that of its partitioning key: the key form of the INT
+ * k (9 bytes) at the start of the state key, or, in OVER's "pend", at the
+ * start of the value after its length. */
+static void check_groups(const void *snap, size_t len, seen *sn)
+{
+	const uint8_t *b = snap;
+	for (size_t p = 0; p + 6 < len; p++) {
+		if (b[p] != SL_SNAP_GTABLE)
+			continue;
+		uint32_t nl = (uint32_t)b[p + 1] | (uint32_t)b[p + 2] << 8 | (uint32_t)b[p + 3] << 16 |
+		              (uint32_t)b[p + 4] << 24;
+		if (nl == 0 || nl > 255 || p + 5 + nl > len || !memchr(b + p + 5, '/', nl))
+			continue;
+		sl_snap_reader r;
+		sl_snap_reader_init(&r, snap, len);
+		r.pos = p;
+		sl_snap_tab t;
+		sl_err err;
+		sl_err_clear(&err);
+		if (sl_snap_get_tab(&r, &t, &err) != 1)
+			continue;
+		int pend = strstr(t.name, "/pend") != NULL;
+		int64_t ns;
+		const void *k, *v;
+		size_t kl, vl;
+		int kg;
+		while (sl_snap_tab_next(&r, &t, 0, (int)t.maxp - 1, &kg, &ns, &k, &kl, &v, &vl,
+		                        &err) == 1) {
+			const uint8_t *pk = pend ? (const uint8_t *)v + 4 : k;
+			assert_true(pend ? vl >= 13 : kl >= 9);
+			if (kg != sl_keygroup_of(pk, 9, (int)t.maxp))
+				fail_msg("table %s: an entry in group %d, its key's group is %d", t.name, kg,
+				         sl_keygroup_of(pk, 9, (int)t.maxp));
+			sn->entries++;
+		}
+		sl_snap_tab_deinit(&t);
+		sn->tables++;
+		size_t n = strlen(sn->names);
+		snprintf(sn->names + n, sizeof(sn->names) - n, "%s ", strchr(t.name, '/') + 1);
+		p = r.pos - 1;
+	}
+}
+
+static void run_job(const char *backend, const char *job, seen *sn)
+{
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_set(e, "state.backend.type", backend), 0);
+	assert_int_equal(sl_exec(e, "CREATE TABLE a (k INT, s STRING, v INT, ts TIMESTAMP(3), "
+	                            "WATERMARK FOR ts AS ts) WITH ('connector' = 'push')"), 0);
+	int rc = sl_exec(e, job);
+	if (rc)
+		fail_msg("%s", sl_errmsg(e));
+	char rows[8192];
+	size_t n = 0;
+	for (int i = 0; i < 60; i++)
+		n += (size_t)snprintf(rows + n, sizeof(rows) - n,
+		                      "{\"k\": %d, \"s\": \"s%d\", \"v\": %d, "
+		                      "\"ts\": \"2026-01-01 10:%02d:00\"}\n", i % 13, i % 7, i % 5,
+		                      i < 50 ? 0 : 30);
+	assert_int_equal(sl_push_json_lines(e, "a", rows, n), 0);
+	void *snap;
+	size_t len;
+	assert_int_equal(sl_snapshot(e, &snap, &len), 0);
+	check_groups(snap, len, sn);
+	free(snap);
+	sl_engine_close(e);
+}
+
+static void test_operator_groups(void **st)
+{
+	static const char *const jobs[] = {
+		"SELECT k, COUNT(DISTINCT v), MIN(s), MAX(s) FROM a GROUP BY k",
+		"SELECT k, window_start, COUNT(DISTINCT v), MIN(s) FROM TABLE(TUMBLE(TABLE a, "
+		"DESCRIPTOR(ts), INTERVAL '1' HOUR)) GROUP BY k, window_start, window_end",
+		"SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN UNBOUNDED "
+		"PRECEDING AND CURRENT ROW) FROM a",
+	};
+	static const char *const tables[] = {"acc distinct strings ", "acc distinct strings ",
+	                                     "pend part "};
+	const char *backends[2] = {"hashmap", "rocksdb"};
+	for (int b = 0; b < 2; b++)
+		for (int j = 0; j < 3; j++) {
+			seen sn = {0};
+			run_job(backends[b], jobs[j], &sn);
+			if (strcmp(sn.names, tables[j]))
+				fail_msg("job %d on %s: tables '%s'", j, backends[b], sn.names);
+			assert_true(sn.entries > 13);
+		}
+}
+
 int main(void)
 {
 	g_pk_types[0] = sl_type_make(SL_T_BIGINT);
@@ -459,6 +573,8 @@ int main(void)
 		cmocka_unit_test(test_maxp_change),
 		cmocka_unit_test(test_grouper_spill),
 		cmocka_unit_test(test_damaged_index),
+		cmocka_unit_test(test_large_split),
+		cmocka_unit_test(test_operator_groups),
 	};
 	return cmocka_run_group_tests_name("state_kg", tests, NULL, NULL);
 }

@@ -14,18 +14,32 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../base/opts.h"
 #include "../data/keygroup.h"
 
 int sl_state_backend_open2(const char *type, const struct sl_opts *opts, const char *job_dir,
                            sl_state_backend **out, sl_err *err)
 {
 	*out = NULL;
+	int64_t maxp = SL_KG_DEFAULT_MAXP;
+	if (opts && sl_opts_int(opts, "pipeline.max-parallelism", SL_KG_DEFAULT_MAXP, &maxp, err))
+		return SL_EINVAL;
+	if (maxp < 1 || maxp > SL_KG_MAX_MAXP)
+		return sl_err_set(err, SL_EINVAL, "'pipeline.max-parallelism' must be between 1 and "
+		                  "%d, not %lld", SL_KG_MAX_MAXP, (long long)maxp);
+	int rc;
 	if (!type || !strcmp(type, "hashmap") || !strcmp(type, "memory"))
-		return sl__state_mem_open(opts, job_dir, out, err);
-	if (!strcmp(type, "rocksdb"))
-		return sl__state_rocksdb_open(opts, job_dir, out, err);
-	return sl_err_set(err, SL_EINVAL,
-	                  "unknown state backend '%s' (supported: 'hashmap', 'rocksdb')", type);
+		rc = sl__state_mem_open(opts, job_dir, out, err);
+	else if (!strcmp(type, "rocksdb"))
+		rc = sl__state_rocksdb_open(opts, job_dir, out, err);
+	else
+		return sl_err_set(err, SL_EINVAL,
+		                  "unknown state backend '%s' (supported: 'hashmap', 'rocksdb')", type);
+	/* every group of 'pipeline.max-parallelism': the one instance of p = 1
+	 * (the parallel runtime narrows each instance's range) */
+	if (!rc)
+		rc = sl_state_set_key_groups(*out, (int)maxp, 0, (int)maxp - 1, err);
+	return rc;
 }
 
 int sl_state_backend_open(const char *type, sl_state_backend **out, sl_err *err)

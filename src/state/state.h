@@ -175,8 +175,9 @@ int sl_state_backend_open(const char *type, sl_state_backend **out, sl_err *err)
 /*
  * The same with the session's options (may be NULL) for the backend's
  * settings ('state.backend.rocksdb.localdir', '...memory.fixed-per-slot';
- * docs/state.md) and the job's state directory (may be NULL) for the
- * default local directory.  Returns 0, SL_EINVAL (bad type or option) or
+ * docs/state.md), the number of key groups ('pipeline.max-parallelism',
+ * 1..32768, default 128; the backend holds all of them) and the job's
+ * state directory (may be NULL) for the default local directory.  Returns 0, SL_EINVAL (bad type or option) or
  * SL_EIO (the backend could not be created), with err set.
  */
 int sl_state_backend_open2(const char *type, const struct sl_opts *opts, const char *job_dir,

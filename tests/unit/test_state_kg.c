@@ -24,7 +24,9 @@
 #include <string.h>
 
 #include "sluice.h"
+#include "base/arena.h"
 #include "base/buf.h"
+#include "base/opts.h"
 #include "data/keygroup.h"
 #include "state/state.h"
 
@@ -560,6 +562,44 @@ static void test_operator_groups(void **st)
 		}
 }
 
+/* 'pipeline.max-parallelism' sets the backend's groups (all of them);
+ * out of 1..32768 or not a number it is refused. */
+static void test_max_parallelism_option(void **st)
+{
+	const char *types[2] = {"hashmap", "rocksdb"};
+	for (int ty = 0; ty < 2; ty++) {
+		sl_arena a;
+		sl_arena_init(&a, 4096);
+		sl_opts o;
+		sl_opts_init(&o, &a);
+		sl_err err;
+		sl_err_clear(&err);
+		sl_state_backend *be = NULL;
+		sl_state_kgs k;
+		assert_int_equal(sl_state_backend_open2(types[ty], &o, NULL, &be, &err), 0);
+		sl_state_get_key_groups(be, &k);
+		assert_int_equal(k.maxp, 128);
+		assert_int_equal(k.first, 0);
+		assert_int_equal(k.last, 127);
+		sl_state_backend_close(be);
+		assert_int_equal(sl_opts_set(&o, "pipeline.max-parallelism", "300"), 0);
+		assert_int_equal(sl_state_backend_open2(types[ty], &o, NULL, &be, &err), 0);
+		sl_state_get_key_groups(be, &k);
+		assert_int_equal(k.maxp, 300);
+		assert_int_equal(k.last, 299);
+		sl_state_backend_close(be);
+		const char *bad[3] = {"0", "32769", "many"};
+		for (int i = 0; i < 3; i++) {
+			be = NULL;
+			assert_int_equal(sl_opts_set(&o, "pipeline.max-parallelism", bad[i]), 0);
+			assert_int_equal(sl_state_backend_open2(types[ty], &o, NULL, &be, &err), SL_EINVAL);
+			assert_null(be);
+			assert_non_null(strstr(err.msg, "pipeline.max-parallelism"));
+		}
+		sl_arena_deinit(&a);
+	}
+}
+
 int main(void)
 {
 	g_pk_types[0] = sl_type_make(SL_T_BIGINT);
@@ -575,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_damaged_index),
 		cmocka_unit_test(test_large_split),
 		cmocka_unit_test(test_operator_groups),
+		cmocka_unit_test(test_max_parallelism_option),
 	};
 	return cmocka_run_group_tests_name("state_kg", tests, NULL, NULL);
 }

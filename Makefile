@@ -6,6 +6,7 @@
 #   make bench      benchmarks (not timed tests)
 #   make fuzz       build the libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make asan       build and run the tests under AddressSanitizer/UBSan
+#   make tsan       build what starts threads with ThreadSanitizer and run it
 #
 # Every .c file under src/ goes into libsluice.a except src/cli/ (the
 # binary).  Unit tests are tests/unit/test_*.c, one cmocka program each,
@@ -32,7 +33,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all deps demo test unit slt integration bench fuzz asan clean examples torture
+.PHONY: all deps demo test unit slt integration bench fuzz asan tsan clean examples torture
 
 all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN)
 
@@ -111,8 +112,19 @@ asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
 		LIBS="$(LIBS) -fsanitize=address,undefined" test
 
+# ThreadSanitizer (docs/testing.md): the unit programs that start threads and
+# a checkpointing job per state backend (tests/tools/tsan.sh), built into
+# build-tsan; a second build of the library and about a minute to run, so not
+# part of `make test`
+TSAN_UNIT := test_channel test_cpus test_sql_threads test_state test_ckpt_coord
+tsan:
+	$(MAKE) BUILD=build-tsan OPT="-O2 -g -fsanitize=thread" \
+		LIBS="$(LIBS) -fsanitize=thread" build-tsan/sluice build-tsan/tools/gen_events \
+		$(TSAN_UNIT:%=build-tsan/tests/%)
+	@sh tests/tools/tsan.sh build-tsan $(TSAN_UNIT)
+
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-tsan
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_HARNESS:.o=.d) \
 	$(UNIT_BIN:$(BUILD)/tests/%=$(BUILD)/tests/obj/%.d)

@@ -206,3 +206,83 @@ int sl_rowcodec_decode_cols(const void *bytes, uint32_t len, sl_batch *b, sl_col
 	}
 	return p == end ? 0 : SL_ESTATE;
 }
+
+/* ---- equality as the key form defines it -------------------------------------- */
+
+static int eq_value(sl_type t, const char **pa, const char *ea, const char **pb, const char *eb);
+
+/* Compares one encoded column of type t at *pa and *pb (advancing both):
+ * 1 equal, 0 not (or malformed). */
+static int eq_col(sl_type t, const char **pa, const char *ea, const char **pb, const char *eb)
+{
+	if (*pa >= ea || *pb >= eb)
+		return 0;
+	char na = *(*pa)++, nb = *(*pb)++;
+	if (na != nb)
+		return 0;
+	return na ? 1 : eq_value(t, pa, ea, pb, eb);
+}
+
+static int eq_value(sl_type t, const char **pa, const char *ea, const char **pb, const char *eb)
+{
+	const char *a = *pa, *b = *pb;
+	size_t n;
+	switch (sl_type_phys(t)) {
+	case SL_PHYS_F64: {
+		double x, y;
+		if (ea - a < 8 || eb - b < 8)
+			return 0;
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		*pa = a + 8, *pb = b + 8;
+		return x == y || (isnan(x) && isnan(y)); /* -0.0 == 0.0; one NaN */
+	}
+	case SL_PHYS_ROW:
+		for (int f = 0; t.row && f < t.row->nfields; f++)
+			if (!eq_col(t.row->fields[f].type, pa, ea, pb, eb))
+				return 0;
+		return 1;
+	case SL_PHYS_STR: {
+		uint32_t la, lb;
+		if (ea - a < 4 || eb - b < 4)
+			return 0;
+		memcpy(&la, a, 4);
+		memcpy(&lb, b, 4);
+		if (la != lb || (uint32_t)(ea - a - 4) < la || (uint32_t)(eb - b - 4) < lb)
+			return 0;
+		n = 4 + (size_t)la;
+		break;
+	}
+	default:
+		n = sl_type_phys(t) == SL_PHYS_I128 ? 16 : 8;
+		if ((size_t)(ea - a) < n || (size_t)(eb - b) < n)
+			return 0;
+	}
+	*pa = a + n, *pb = b + n;
+	return memcmp(a, b, n) == 0;
+}
+
+int sl_rowcodec_equal(const sl_type *types, int n, const void *a, uint32_t alen, const void *b,
+                      uint32_t blen)
+{
+	const char *pa = a, *ea = pa + alen, *pb = b, *eb = pb + blen;
+	for (int i = 0; i < n; i++)
+		if (!eq_col(types[i], &pa, ea, &pb, eb))
+			return 0;
+	return pa == ea && pb == eb;
+}
+
+int sl_rowcodec_forms_differ(const sl_type *types, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int phys = sl_type_phys(types[i]);
+		if (phys == SL_PHYS_F64)
+			return 1;
+		if (phys == SL_PHYS_ROW && types[i].row) {
+			for (int f = 0; f < types[i].row->nfields; f++)
+				if (sl_rowcodec_forms_differ(&types[i].row->fields[f].type, 1))
+					return 1;
+		}
+	}
+	return 0;
+}

@@ -14,13 +14,15 @@
  *             0.0 and every NaN as one NaN, so SQL-equal values give
  *             equal bytes.  It is what operators hash and compare: state
  *             keys (GROUP BY, PARTITION BY, join and PRIMARY KEYs), and
- *             rows whose bytes are matched against each other (Top-N's
- *             retractions, ChangelogNormalize's duplicate events, the set
- *             operations' rows).
+ *             rows whose bytes are matched against each other (the set
+ *             operations' rows, Top-N's sort keys).
  *   row form  (sl_rowcodec_row, sl_rowcodec_cols)  values exact (doubles
  *             as they are): rows kept in state to be given back as they
  *             came (join records, the lookup index, the rows stored by
- *             deduplication, OVER and the SESSION window TVF).
+ *             deduplication, Top-N, ChangelogNormalize, OVER and the
+ *             SESSION window TVF).  Where such rows are matched (Top-N's
+ *             retractions, ChangelogNormalize's duplicate events),
+ *             sl_rowcodec_equal compares them as the key form would.
  *
  * One decoder reads both.  Equal bytes mean equal values of the same
  * column types; byte order is not value order (integers are little-endian
@@ -71,5 +73,21 @@ int sl_rowcodec_decode(const void *p, uint32_t len, sl_batch *ob, sl_col *const 
  * SL_ENOMEM. */
 int sl_rowcodec_decode_cols(const void *p, uint32_t len, sl_batch *b, sl_col *cols, int n,
                             int row);
+
+/*
+ * 1 when the encodings a[0..alen) and b[0..blen) (either form, each
+ * exactly n columns of types[0..n)) hold values the key form makes equal:
+ * the same bytes except that doubles compare as SQL does (-0.0 equals
+ * 0.0) and every NaN equals every NaN.  So a row kept in the row form
+ * (its -0.0 intact, to be output as given) can be matched as if it were
+ * in the key form.  0 when they differ or either is malformed.
+ */
+int sl_rowcodec_equal(const sl_type *types, int n, const void *a, uint32_t alen, const void *b,
+                      uint32_t blen);
+
+/* 1 when the two forms can differ for columns of types[0..n): one of
+ * them is a DOUBLE or FLOAT, ROW fields included.  Otherwise equal values
+ * have equal bytes in either form and memcmp decides equality. */
+int sl_rowcodec_forms_differ(const sl_type *types, int n);
 
 #endif

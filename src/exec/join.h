@@ -1,7 +1,9 @@
 /*
- * join.h - the join operators (regular, interval, window, temporal, lookup) and what they
- * share: their plan struct and the helpers of join_rows.c that store rows
- * in state values and build joined output rows.
+ * join.h - the join operators (regular, semi/anti, interval, window,
+ * temporal, lookup): their plan struct and constructors, and the helpers
+ * of join_rows.c that store rows in state values and build joined output
+ * rows.  The operators are built on the join base (join_base.h), which
+ * uses these helpers.
  *
  * Every join has two inputs: input 0 is the left side, input 1 the right
  * side.  Its output columns are the left input's columns followed by the
@@ -13,10 +15,13 @@
 #ifndef SL_JOIN_H
 #define SL_JOIN_H
 
+#include <string.h>
+
 #include "../base/buf.h"
 #include "../expr/expr.h"
 #include "emit.h"
 #include "op.h"
+#include "sluice.h"
 
 typedef enum sl_join_kind {
 	SL_JOIN_INNER = 0,
@@ -91,7 +96,7 @@ sl_op *sl_op_lookup_join_new(const sl_join_plan *p, struct sl_lookup *lk, sl_err
  * regular join's.  Returns NULL with err set. */
 sl_op *sl_op_semi_join_new(const sl_join_plan *p, int anti, sl_err *err);
 
-/* ---- join_rows.c: shared by the three operators --------------------------- */
+/* ---- join_rows.c: records and joined rows, for the join base and operators -- */
 
 /*
  * A stored row record inside a state value (a list of records per key):
@@ -112,8 +117,22 @@ typedef struct sl_jrec {
 #define SL_JREC_HDR 24 /* len, count, aux, time */
 
 /* Reads the record at *p (advancing it) within [*p, end); returns 0 or
- * SL_ESTATE when the bytes are malformed. */
-int sl__jrec_read(const char **p, const char *end, sl_jrec *r);
+ * SL_ESTATE when the bytes are malformed.  Inline: it runs once per stored
+ * row a join visits (see join_base.h on inlining). */
+static inline int sl__jrec_read(const char **p, const char *end, sl_jrec *r)
+{
+	if (end - *p < SL_JREC_HDR)
+		return SL_ESTATE;
+	memcpy(&r->len, *p, 4);
+	memcpy(&r->count, *p + 4, 4);
+	memcpy(&r->aux, *p + 8, 8);
+	memcpy(&r->time, *p + 16, 8);
+	if ((uint64_t)(end - *p - SL_JREC_HDR) < r->len)
+		return SL_ESTATE;
+	r->row = *p + SL_JREC_HDR;
+	*p += SL_JREC_HDR + r->len;
+	return 0;
+}
 
 /* Appends a record header + the row form of row `row` of all columns of
  * `in` to out.  Returns 0 or SL_ENOMEM. */

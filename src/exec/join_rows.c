@@ -1,7 +1,8 @@
 /*
- * join_rows.c - what the join operators share (join.h): the record lists
- * of whole rows kept per join key in state values, and the builder of
- * joined output rows with the residual predicate.
+ * join_rows.c - the row-level helpers of the join operators (join.h),
+ * under the join base (join_base.c): the records of whole rows kept per
+ * join key in state values, and the builder of joined output rows with
+ * the residual predicate.
  *
  * Records: a state value is a list of records (join.h: sl_jrec), each a
  * 24-byte header and the row's bytes in the row form of data/rowcodec.h
@@ -25,21 +26,6 @@
 #include <string.h>
 
 /* ---- records ---------------------------------------------------------------- */
-
-int sl__jrec_read(const char **p, const char *end, sl_jrec *r)
-{
-	if (end - *p < SL_JREC_HDR)
-		return SL_ESTATE;
-	memcpy(&r->len, *p, 4);
-	memcpy(&r->count, *p + 4, 4);
-	memcpy(&r->aux, *p + 8, 8);
-	memcpy(&r->time, *p + 16, 8);
-	if ((uint64_t)(end - *p - SL_JREC_HDR) < r->len)
-		return SL_ESTATE;
-	r->row = *p + SL_JREC_HDR;
-	*p += SL_JREC_HDR + r->len;
-	return 0;
-}
 
 int sl__jrec_append(sl_buf *out, const sl_batch *in, int row, uint32_t count, int64_t aux,
                     int64_t time)
@@ -216,10 +202,10 @@ int sl__join_plan_own(sl_join_plan *dst, int *keys[2], const sl_join_plan *p, sl
 	keys[1] = malloc(n);
 	if (!keys[0] || !keys[1])
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if (p->nkeys > 0) {
+	if (p->nkeys > 0 && p->lkeys)
 		memcpy(keys[0], p->lkeys, sizeof(int) * (size_t)p->nkeys);
+	if (p->nkeys > 0 && p->rkeys) /* a lookup join has no right key columns */
 		memcpy(keys[1], p->rkeys, sizeof(int) * (size_t)p->nkeys);
-	}
 	dst->lkeys = keys[0];
 	dst->rkeys = keys[1];
 	return 0;

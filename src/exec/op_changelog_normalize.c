@@ -22,11 +22,15 @@
  *   watermark  forwarded unchanged (rows keep their W_before)
  *
  * State: table "rows", namespace 0, key = the PRIMARY KEY columns in the
- * key form of data/rowcodec.h, value = every column of the row in the
- * same form (ROW values included; the key form because a duplicate event
- * is found by comparing bytes, so a stored -0.0 comes back as 0.0).  It
- * is snapshotted and restored by the state backend (hashmap or rocksdb)
- * like every table; the operator has no private scalars.
+ * key form of data/rowcodec.h, value = every column of the row in the row
+ * form (values exact, ROW values included), so a -U/-D gives back the row
+ * as it came, -0.0 included.  A duplicate event is a row equal to the
+ * stored one as the key form defines equality (sl_rowcodec_equal: -0.0
+ * equals 0.0, NaN equals NaN), as before.  Values written by versions
+ * that stored the key form (-0.0 written as 0.0, the same layout) read
+ * back the same way.  It is snapshotted and restored by the state backend
+ * (hashmap or rocksdb) like every table; the operator has no private
+ * scalars.
  *
  * No malloc per row: keys and rows are encoded into re-used buffers; the
  * output batch is re-used.  One thread (the job's).
@@ -47,6 +51,7 @@ typedef struct norm_op {
 	sl_state_table *rows;
 	sl_emitter out;  /* emit.h */
 	sl_col **ocols;  /* &out.b->cols[i] for decoding */
+	int canon_cmp;   /* the row's two forms can differ: compare with sl_rowcodec_equal */
 	sl_buf key, val;
 } norm_op;
 
@@ -94,9 +99,12 @@ static int norm_row(norm_op *o, const sl_batch *in, int row, int next, sl_err *e
 		return 0;
 	}
 	sl_buf_clear(&o->val);
-	if (sl_rowcodec_key(in, o->all_cols, o->base.nout, row, &o->val))
+	if (sl_rowcodec_cols(in, o->all_cols, o->base.nout, row, &o->val))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if (have && clen == o->val.len && memcmp(cur, o->val.p, clen) == 0)
+	if (have && clen == o->val.len &&
+	    (memcmp(cur, o->val.p, clen) == 0 ||
+	     (o->canon_cmp && sl_rowcodec_equal(o->base.out_types, o->base.nout, cur, clen,
+	                                        o->val.p, (uint32_t)o->val.len))))
 		return 0; /* a duplicate event: nothing changed */
 	if (have && (rc = emit_stored(o, cur, clen, SL_UPDATE_BEFORE, wm, err)))
 		return rc;
@@ -136,6 +144,7 @@ static int norm_open(sl_op *op, sl_err *err)
 		o->ocols[i] = &o->out.b->cols[i];
 		o->all_cols[i] = i;
 	}
+	o->canon_cmp = sl_rowcodec_forms_differ(op->out_types, op->nout);
 	return 0;
 }
 

@@ -32,29 +32,22 @@
  * match count in `aux`.  Tables "ltimers"/"rtimers" (keyed timers,
  * timers.h): namespace = the expiry instant E of a stored row, key = its
  * join key; firing a timer rewrites the key's list without the rows with
- * E < W.  So a row's state
- * is freed as soon as the watermark passes its bound.
+ * E < W.  So a row's state is freed as soon as the watermark passes its
+ * bound.  Built on the join base (join_base.h: keys, record lists, chunked
+ * matching with the time bounds as the pre-filter, padded output).
  */
-#include "join.h"
-#include "graph.h"
+#include "join_base.h"
 #include "timers.h"
-#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct ijoin_op {
-	sl_op base;
-	sl_join_plan p;
-	int *keys[2];
+	sl_join_base b;            /* first (join_base.h): tables "left", "right" */
 	int time_col[2];
-	int outer[2];
-	sl_state_table *st[2];     /* "left", "right" */
 	sl_timers tm[2];           /* "ltimers", "rtimers" (timers.h) */
-	sl_joiner j;
-	sl_buf key, list;
-	size_t recoff[256];
+	sl_buf list;
 	int64_t fired;             /* rows with E < fired are gone */
 } ijoin_op;
 
@@ -72,10 +65,11 @@ static int64_t sat_add(int64_t a, int64_t b)
 /* The output watermark for merged watermark w. */
 static int64_t out_wm(const ijoin_op *o, int64_t w)
 {
-	int64_t a = sat_add(w, o->p.lo < 0 ? o->p.lo : 0), b = sat_add(w, o->p.hi > 0 ? -o->p.hi : 0);
-	if (o->p.time_side == 0)
+	const sl_join_plan *p = &o->b.p;
+	int64_t a = sat_add(w, p->lo < 0 ? p->lo : 0), b = sat_add(w, p->hi > 0 ? -p->hi : 0);
+	if (p->time_side == 0)
 		return a;
-	if (o->p.time_side == 1)
+	if (p->time_side == 1)
 		return b;
 	return a < b ? a : b;
 }
@@ -83,42 +77,13 @@ static int64_t out_wm(const ijoin_op *o, int64_t w)
 /* Expiry instant of a row of side s with time ts. */
 static int64_t expiry(const ijoin_op *o, int s, int64_t ts)
 {
-	return s == 0 ? sat_add(ts, -o->p.lo) : sat_add(ts, o->p.hi);
+	return s == 0 ? sat_add(ts, -o->b.p.lo) : sat_add(ts, o->b.p.hi);
 }
-
-static int emit_stored(ijoin_op *o, int side, const char *bytes, uint32_t len, int64_t wm,
-                       sl_err *err)
-{
-	return side == 0
-	     ? sl__joiner_emit(&o->j, NULL, -1, bytes, len, NULL, -1, NULL, 0, SL_INSERT, wm, err)
-	     : sl__joiner_emit(&o->j, NULL, -1, NULL, 0, NULL, -1, bytes, len, SL_INSERT, wm, err);
-}
-
-static int load(sl_state_table *t, const void *key, uint32_t klen, sl_buf *into, sl_err *err)
-{
-	const void *v;
-	uint32_t vl;
-	sl_buf_clear(into);
-	if (sl_state_get_var(t, 0, key, klen, &v, &vl) && sl_buf_append(into, v, vl))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return 0;
-}
-
-static int store(sl_state_table *t, const void *key, uint32_t klen, const sl_buf *val, sl_err *err)
-{
-	if (val->len == 0) {
-		sl_state_delete(t, 0, key, klen);
-		return 0;
-	}
-	int rc = sl_state_put_var(t, 0, key, klen, val->p, (uint32_t)val->len);
-	return rc ? sl_err_set(err, rc, "join state: write failed") : 0;
-}
-
 
 /* Drops the rows of key (side s) with E < w, emitting unmatched outer ones. */
 static int expire_key(ijoin_op *o, int s, const char *key, uint32_t klen, int64_t w, sl_err *err)
 {
-	int rc = load(o->st[s], key, klen, &o->list, err);
+	int rc = sl__jlist_load(o->b.st[s], 0, key, klen, &o->list, err);
 	if (rc)
 		return rc;
 	char *p = o->list.p, *end = p + o->list.len, *keep = p;
@@ -129,8 +94,9 @@ static int expire_key(ijoin_op *o, int s, const char *key, uint32_t klen, int64_
 			return sl_err_set(err, SL_ESTATE, "interval join state: malformed record");
 		size_t sz = (size_t)(q - p);
 		if (expiry(o, s, r.time) < w) {
-			if (o->outer[s] && r.aux == 0 &&
-			    (rc = emit_stored(o, s, r.row, r.len, o->base.out_wm, err)))
+			if (o->b.outer[s] && r.aux == 0 &&
+			    (rc = sl__joiner_emit_stored(&o->b.j, s, r.row, r.len, SL_INSERT,
+			                                 o->b.op.out_wm, err)))
 				return rc;
 		} else {
 			memmove(keep, p, sz);
@@ -139,7 +105,7 @@ static int expire_key(ijoin_op *o, int s, const char *key, uint32_t klen, int64_
 		p += sz;
 	}
 	o->list.len = (size_t)(keep - o->list.p);
-	return store(o->st[s], key, klen, &o->list, err);
+	return sl__jlist_store(&o->b, o->b.st[s], 0, key, klen, &o->list, err);
 }
 
 typedef struct expire_ctx {
@@ -172,84 +138,83 @@ static int expire(ijoin_op *o, int64_t w, sl_err *err)
 	return 0;
 }
 
+typedef struct match_ctx {
+	ijoin_op *o;
+	int s;
+	int64_t ts, wm;
+	int64_t nm;   /* matches */
+	int changed;  /* a record's match count was raised */
+} match_ctx;
+
+/* Pre-filter: the stored row's time is within the bounds (L.ts - R.ts in
+ * [lo, hi]). */
+static int in_bounds(void *ctx, const sl_jrec *r)
+{
+	match_ctx *m = ctx;
+	int64_t d = m->s == 0 ? m->ts - r->time : r->time - m->ts;
+	return d >= m->o->b.p.lo && d <= m->o->b.p.hi;
+}
+
+static int on_match(void *ctx, char *rec, const sl_jrec *r, int cand, sl_err *err)
+{
+	match_ctx *m = ctx;
+	ijoin_op *o = m->o;
+	m->nm++;
+	int rc = sl__joiner_emit_cand(&o->b.j, cand, SL_INSERT, m->wm, err);
+	if (rc)
+		return rc;
+	if (o->b.outer[1 - m->s]) {
+		sl__jrec_set(rec, r->count, r->aux + 1);
+		m->changed = 1;
+	}
+	return 0;
+}
+
 /* Joins input row (s, in, row, ts) with the other side; *nm = matches. */
 static int match_other(ijoin_op *o, int s, const sl_batch *in, int row, int64_t ts, int64_t wm,
                        int64_t *nm, sl_err *err)
 {
-	int os = 1 - s, rc, changed = 0;
+	int os = 1 - s, rc;
+	const sl_buf *key = &o->b.key;
+	match_ctx m = {o, s, ts, wm, 0, 0};
 	*nm = 0;
-	if ((rc = load(o->st[os], o->key.p, (uint32_t)o->key.len, &o->list, err)))
+	if ((rc = sl__jlist_load(o->b.st[os], 0, key->p, (uint32_t)key->len, &o->list, err)) ||
+	    (rc = sl__join_match(&o->b, s, in, row, &o->list, in_bounds, on_match, &m, err)))
 		return rc;
-	char *p = o->list.p, *end = p + o->list.len;
-	while (p < end) {
-		sl__joiner_cand_reset(&o->j);
-		int n = 0;
-		while (p < end && n < o->j.cand->cap) {
-			sl_jrec r;
-			size_t at = (size_t)(p - o->list.p);
-			if (sl__jrec_read((const char **)&p, end, &r))
-				return sl_err_set(err, SL_ESTATE, "interval join state: malformed record");
-			int64_t d = s == 0 ? ts - r.time : r.time - ts; /* L.ts - R.ts */
-			if (d < o->p.lo || d > o->p.hi)
-				continue;
-			o->recoff[n] = at;
-			rc = s == 0 ? sl__joiner_cand_add(&o->j, in, row, NULL, 0, NULL, -1, r.row, r.len, err)
-			            : sl__joiner_cand_add(&o->j, NULL, -1, r.row, r.len, in, row, NULL, 0, err);
-			if (rc < 0)
-				return rc;
-			n++;
-		}
-		if ((rc = sl__joiner_cand_eval(&o->j, err)))
-			return rc;
-		for (int i = 0; i < n; i++) {
-			if (!o->j.ok[i])
-				continue;
-			(*nm)++;
-			if ((rc = sl__joiner_emit_cand(&o->j, i, SL_INSERT, wm, err)))
-				return rc;
-			if (o->outer[os]) {
-				const char *q = o->list.p + o->recoff[i];
-				sl_jrec r;
-				sl__jrec_read(&q, end, &r);
-				sl__jrec_set(o->list.p + o->recoff[i], r.count, r.aux + 1);
-				changed = 1;
-			}
-		}
-	}
-	return changed ? store(o->st[os], o->key.p, (uint32_t)o->key.len, &o->list, err) : 0;
+	*nm = m.nm;
+	return m.changed ? sl__jlist_store(&o->b, o->b.st[os], 0, key->p, (uint32_t)key->len,
+	                                   &o->list, err)
+	                 : 0;
 }
 
 static int ijoin_row(ijoin_op *o, int s, const sl_batch *in, int row, int64_t w, sl_err *err)
 {
-	int rc;
 	int64_t wm = out_wm(o, w);
 	const sl_col *tc = &in->cols[o->time_col[s]];
-	if (tc->null[row] || sl_rowcodec_key_null(in, o->keys[s], o->p.nkeys, row)) {
-		if (!o->outer[s])
-			return 0;
-		return s == 0 ? sl__joiner_emit(&o->j, in, row, NULL, 0, NULL, -1, NULL, 0, SL_INSERT, wm, err)
-		              : sl__joiner_emit(&o->j, NULL, -1, NULL, 0, in, row, NULL, 0, SL_INSERT, wm, err);
-	}
+	int rc = tc->null[row] ? 1 : sl__join_key(&o->b, s, in, row, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) /* NULL time or key: matches nothing */
+		return o->b.outer[s] ? sl__joiner_emit_in(&o->b.j, s, in, row, NULL, 0, SL_INSERT, wm,
+		                                          err)
+		                     : 0;
+	const sl_buf *key = &o->b.key;
 	int64_t ts = tc->v.i64[row], nm;
-	sl_buf_clear(&o->key);
-	if (sl_rowcodec_key(in, o->keys[s], o->p.nkeys, row, &o->key))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if ((rc = match_other(o, s, in, row, ts, wm, &nm, err)))
 		return rc;
 	int64_t e = expiry(o, s, ts);
 	if (e < w) { /* no future row can match it */
-		if (nm == 0 && o->outer[s])
-			return s == 0 ? sl__joiner_emit(&o->j, in, row, NULL, 0, NULL, -1, NULL, 0, SL_INSERT, wm, err)
-			              : sl__joiner_emit(&o->j, NULL, -1, NULL, 0, in, row, NULL, 0, SL_INSERT, wm, err);
+		if (nm == 0 && o->b.outer[s])
+			return sl__joiner_emit_in(&o->b.j, s, in, row, NULL, 0, SL_INSERT, wm, err);
 		return 0;
 	}
-	if ((rc = load(o->st[s], o->key.p, (uint32_t)o->key.len, &o->list, err)))
+	if ((rc = sl__jlist_load(o->b.st[s], 0, key->p, (uint32_t)key->len, &o->list, err)))
 		return rc;
 	if (sl__jrec_append(&o->list, in, row, 1, nm, ts))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if ((rc = store(o->st[s], o->key.p, (uint32_t)o->key.len, &o->list, err)))
+	if ((rc = sl__jlist_store(&o->b, o->b.st[s], 0, key->p, (uint32_t)key->len, &o->list, err)))
 		return rc;
-	return sl_timers_set(&o->tm[s], e, o->key.p, (uint32_t)o->key.len, err);
+	return sl_timers_set(&o->tm[s], e, key->p, (uint32_t)key->len, err);
 }
 
 static int ijoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
@@ -257,14 +222,14 @@ static int ijoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	ijoin_op *o = (ijoin_op *)op;
 	int64_t others = sl_op_inputs_wm(op, input);
 	SL_BATCH_FOREACH(in, k, row) {
-		int64_t w = in->wm[row] < others ? in->wm[row] : others;
+		int64_t w = sl__join_row_wm(in, row, others);
 		int rc = expire(o, w, err);
 		if (!rc)
 			rc = ijoin_row(o, input, in, row, w, err);
 		if (rc)
 			return rc;
 	}
-	return sl__joiner_flush(&o->j, err);
+	return sl__joiner_flush(&o->b.j, err);
 }
 
 static int ijoin_watermark(sl_op *op, int64_t wm, sl_err *err)
@@ -272,31 +237,29 @@ static int ijoin_watermark(sl_op *op, int64_t wm, sl_err *err)
 	ijoin_op *o = (ijoin_op *)op;
 	int rc = expire(o, wm, err);
 	if (!rc)
-		rc = sl__joiner_flush(&o->j, err);
+		rc = sl__joiner_flush(&o->b.j, err);
 	return rc ? rc : sl_op_emit_watermark(op, out_wm(o, wm), err);
 }
 
 static int ijoin_open(sl_op *op, sl_err *err)
 {
 	ijoin_op *o = (ijoin_op *)op;
-	static const char *names[2] = {"left", "right"}, *tnames[2] = {"ltimers", "rtimers"};
-	for (int s = 0; s < 2; s++)
-		if (!(o->st[s] = sl_state_table_open(op->state, op->uid, names[s], 0, err)) ||
+	static const char *const names[2] = {"left", "right"}, *tnames[2] = {"ltimers", "rtimers"};
+	static const char *const none[2] = {NULL, NULL};
+	for (int s = 0; s < 2; s++) /* left, ltimers, right, rtimers: the snapshot's order */
+		if (sl__join_base_table(&o->b, s, names[s], err) ||
 		    sl_timers_open(&o->tm[s], op, tnames[s], err))
 			return err->code;
-	return sl__joiner_init(&o->j, op, &o->p, err);
+	return sl__join_base_open(&o->b, none, err);
 }
 
 static void ijoin_close(sl_op *op)
 {
 	ijoin_op *o = (ijoin_op *)op;
-	sl__joiner_deinit(&o->j);
-	sl_buf_deinit(&o->key);
+	sl__join_base_close(&o->b);
 	sl_buf_deinit(&o->list);
 	sl_timers_deinit(&o->tm[0]);
 	sl_timers_deinit(&o->tm[1]);
-	free(o->keys[0]);
-	free(o->keys[1]);
 }
 
 static const sl_op_vtab ijoin_vtab = {
@@ -311,23 +274,18 @@ static const sl_op_vtab ijoin_vtab = {
 
 sl_op *sl_op_interval_join_new(const sl_join_plan *p, sl_err *err)
 {
-	ijoin_op *o = calloc(1, sizeof(*o));
-	if (!o) {
-		sl_err_set(err, SL_ENOMEM, "out of memory");
+	sl_join_base *b = sl__join_base_new(sizeof(ijoin_op), &ijoin_vtab, p, "interval join", err);
+	if (!b)
+		return NULL;
+	if (p->nkeys < 1 || p->ltime < 0 || p->rtime < 0 || p->lo > p->hi) {
+		sl_err_set(err, SL_EPLAN, "an interval join needs an equality key, both rowtimes "
+		                          "and bounds lo <= hi");
+		sl_op_free(&b->op); /* calls its close */
 		return NULL;
 	}
-	o->base.vt = &ijoin_vtab;
+	ijoin_op *o = (ijoin_op *)b;
 	o->fired = SL_WM_MIN;
-	if (sl__join_plan_own(&o->p, o->keys, p, err) ||
-	    ((p->nkeys < 1 || p->ltime < 0 || p->rtime < 0 || p->lo > p->hi) &&
-	     sl_err_set(err, SL_EPLAN, "an interval join needs an equality key, both rowtimes "
-	                               "and bounds lo <= hi"))) {
-		sl_op_free(&o->base); /* calls its close */
-		return NULL;
-	}
 	o->time_col[0] = p->ltime;
 	o->time_col[1] = p->rtime;
-	o->outer[0] = p->kind == SL_JOIN_LEFT || p->kind == SL_JOIN_FULL;
-	o->outer[1] = p->kind == SL_JOIN_RIGHT || p->kind == SL_JOIN_FULL;
-	return &o->base;
+	return &b->op;
 }

@@ -30,9 +30,12 @@
  * key's list ttl after its last write (docs/state.md, "State TTL").
  * Each input row reads and rewrites its key's lists: a hot key with n rows
  * costs O(n) per row.
+ *
+ * Built on the join base (join_base.h): key encoding, the record lists,
+ * the chunked matching and the padded output are the base's; what is
+ * this operator's own is the changelog rules above.
  */
-#include "join.h"
-#include "graph.h"
+#include "join_base.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
 
@@ -40,100 +43,60 @@
 #include <string.h>
 
 typedef struct join_op {
-	sl_op base;
-	sl_join_plan p;
-	int *keys[2];           /* key columns of each input */
-	int outer[2];           /* side s keeps unmatched rows (padded) */
-	sl_state_table *st[2];  /* "left", "right" */
-	sl_joiner j;
-	sl_buf key;             /* encoded join key of the current row */
+	sl_join_base b;         /* first (join_base.h): tables "left", "right" */
 	sl_buf row;             /* encoded current row */
 	sl_buf mine, other;     /* copies of the key's record lists */
-	size_t recoff[256];     /* offsets in `other` of the chunk's records */
 } join_op;
-
-/* Emits (input row | stored bytes of side 1 - s) with the input row on side
- * s; bytes NULL pads the other side, in NULL pads the input's side. */
-static int emit_pair(join_op *o, int s, const sl_batch *in, int row, const char *bytes,
-                     uint32_t len, uint8_t op, int64_t wm, sl_err *err)
-{
-	if (s == 0)
-		return sl__joiner_emit(&o->j, in, row, NULL, 0, NULL, -1, bytes, len, op, wm, err);
-	return sl__joiner_emit(&o->j, NULL, -1, bytes, len, in, row, NULL, 0, op, wm, err);
-}
 
 /* Emits n copies of a stored row of side `side`, the other side padded. */
 static int emit_stored(join_op *o, int side, const char *bytes, uint32_t len, uint32_t n,
                        uint8_t op, int64_t wm, sl_err *err)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		int rc = side == 0
-		       ? sl__joiner_emit(&o->j, NULL, -1, bytes, len, NULL, -1, NULL, 0, op, wm, err)
-		       : sl__joiner_emit(&o->j, NULL, -1, NULL, 0, NULL, -1, bytes, len, op, wm, err);
+		int rc = sl__joiner_emit_stored(&o->b.j, side, bytes, len, op, wm, err);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-static int load(sl_state_table *t, const sl_buf *key, sl_buf *into, sl_err *err)
-{
-	const void *v;
-	uint32_t vl;
-	sl_buf_clear(into);
-	if (sl_state_get_var(t, 0, key->p, (uint32_t)key->len, &v, &vl) &&
-	    sl_buf_append(into, v, vl))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return 0;
-}
+typedef struct match_ctx {
+	join_op *o;
+	int s, acc;
+	int64_t wm;
+	int64_t nm;   /* matched rows of the other side (with duplicates) */
+	int changed;  /* a record of `other` was rewritten */
+} match_ctx;
 
-static int store(sl_state_table *t, const sl_buf *key, const sl_buf *val, sl_err *err)
+/* A stored record of the other side matches the input row: emits the
+ * joined rows (and the outer side's padded row changes) and counts it. */
+static int on_match(void *ctx, char *rec, const sl_jrec *r, int cand, sl_err *err)
 {
-	if (val->len == 0) {
-		sl_state_delete(t, 0, key->p, (uint32_t)key->len);
-		return 0;
-	}
-	int rc = sl_state_put_var(t, 0, key->p, (uint32_t)key->len, val->p, (uint32_t)val->len);
-	return rc ? sl_err_set(err, rc, "join state: write failed") : 0;
-}
-
-/* Handles the matched records of one evaluated chunk (records at recoff[]
- * of `other`, candidates 0..n).  Adds the matched row count to *nm. */
-static int chunk_matched(join_op *o, int s, int n, int acc, int64_t wm, int64_t *nm, int *changed,
-                         sl_err *err)
-{
-	int os = 1 - s, rc;
-	for (int i = 0; i < n; i++) {
-		if (!o->j.ok[i])
-			continue;
-		const char *p = o->other.p + o->recoff[i], *end = o->other.p + o->other.len;
-		sl_jrec r;
-		if (sl__jrec_read(&p, end, &r))
-			return sl_err_set(err, SL_ESTATE, "join state: malformed record");
-		char *rec = o->other.p + o->recoff[i];
-		*nm += r.count;
-		if (acc) {
-			if (o->outer[os] && r.aux == 0 &&
-			    (rc = emit_stored(o, os, r.row, r.len, r.count, SL_DELETE, wm, err)))
+	match_ctx *m = ctx;
+	join_op *o = m->o;
+	int os = 1 - m->s, rc;
+	m->nm += r->count;
+	if (m->acc) {
+		if (o->b.outer[os] && r->aux == 0 &&
+		    (rc = emit_stored(o, os, r->row, r->len, r->count, SL_DELETE, m->wm, err)))
+			return rc;
+		for (uint32_t k = 0; k < r->count; k++)
+			if ((rc = sl__joiner_emit_cand(&o->b.j, cand, SL_INSERT, m->wm, err)))
 				return rc;
-			for (uint32_t k = 0; k < r.count; k++)
-				if ((rc = sl__joiner_emit_cand(&o->j, i, SL_INSERT, wm, err)))
-					return rc;
-			if (o->outer[os]) {
-				sl__jrec_set(rec, r.count, r.aux + 1);
-				*changed = 1;
-			}
-		} else {
-			for (uint32_t k = 0; k < r.count; k++)
-				if ((rc = sl__joiner_emit_cand(&o->j, i, SL_DELETE, wm, err)))
-					return rc;
-			if (o->outer[os]) {
-				if (r.aux == 1 &&
-				    (rc = emit_stored(o, os, r.row, r.len, r.count, SL_INSERT, wm, err)))
-					return rc;
-				sl__jrec_set(rec, r.count, r.aux > 0 ? r.aux - 1 : 0);
-				*changed = 1;
-			}
+		if (o->b.outer[os]) {
+			sl__jrec_set(rec, r->count, r->aux + 1);
+			m->changed = 1;
+		}
+	} else {
+		for (uint32_t k = 0; k < r->count; k++)
+			if ((rc = sl__joiner_emit_cand(&o->b.j, cand, SL_DELETE, m->wm, err)))
+				return rc;
+		if (o->b.outer[os]) {
+			if (r->aux == 1 &&
+			    (rc = emit_stored(o, os, r->row, r->len, r->count, SL_INSERT, m->wm, err)))
+				return rc;
+			sl__jrec_set(rec, r->count, r->aux > 0 ? r->aux - 1 : 0);
+			m->changed = 1;
 		}
 	}
 	return 0;
@@ -144,89 +107,36 @@ static int chunk_matched(join_op *o, int s, int n, int acc, int64_t wm, int64_t 
 static int match_other(join_op *o, int s, const sl_batch *in, int row, int acc, int64_t wm,
                        int64_t *nm, sl_err *err)
 {
-	int os = 1 - s, rc, changed = 0;
+	int os = 1 - s, rc;
+	match_ctx m = {o, s, acc, wm, 0, 0};
+	const sl_buf *key = &o->b.key;
 	*nm = 0;
-	if ((rc = load(o->st[os], &o->key, &o->other, err)))
+	if ((rc = sl__jlist_load(o->b.st[os], 0, key->p, (uint32_t)key->len, &o->other, err)) ||
+	    (rc = sl__join_match(&o->b, s, in, row, &o->other, NULL, on_match, &m, err)))
 		return rc;
-	const char *p = o->other.p, *end = p + o->other.len;
-	while (p < end) {
-		sl__joiner_cand_reset(&o->j);
-		int n = 0;
-		while (p < end && n < o->j.cand->cap) {
-			sl_jrec r;
-			o->recoff[n] = (size_t)(p - o->other.p);
-			if (sl__jrec_read(&p, end, &r))
-				return sl_err_set(err, SL_ESTATE, "join state: malformed record");
-			rc = s == 0 ? sl__joiner_cand_add(&o->j, in, row, NULL, 0, NULL, -1, r.row, r.len, err)
-			            : sl__joiner_cand_add(&o->j, NULL, -1, r.row, r.len, in, row, NULL, 0, err);
-			if (rc < 0)
-				return rc;
-			n++;
-		}
-		if ((rc = sl__joiner_cand_eval(&o->j, err)) ||
-		    (rc = chunk_matched(o, s, n, acc, wm, nm, &changed, err)))
-			return rc;
-	}
-	return changed ? store(o->st[os], &o->key, &o->other, err) : 0;
-}
-
-/* Finds the record of the current row (o->row) in `mine`: its offset, or -1. */
-static long find_mine(join_op *o, sl_err *err)
-{
-	const char *p = o->mine.p, *end = p + o->mine.len;
-	while (p < end) {
-		const char *at = p;
-		sl_jrec r;
-		if (sl__jrec_read(&p, end, &r)) {
-			sl_err_set(err, SL_ESTATE, "join state: malformed record");
-			return -2;
-		}
-		if (r.len == o->row.len && memcmp(r.row, o->row.p, r.len) == 0)
-			return at - o->mine.p;
-	}
-	return -1;
-}
-
-/* Adds (acc) or retracts the current row in its side's list (loaded in
- * `mine`, record at `at` or -1), nm = its matches, and writes it back. */
-static int update_mine(join_op *o, int s, const sl_batch *in, int row, int acc, long at,
-                       int64_t nm, sl_err *err)
-{
-	if (at < 0) {
-		if (sl__jrec_append(&o->mine, in, row, 1, nm, 0))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-	} else {
-		const char *p = o->mine.p + at;
-		sl_jrec r;
-		sl__jrec_read(&p, o->mine.p + o->mine.len, &r);
-		uint32_t count = acc ? r.count + 1 : r.count - 1;
-		if (count == 0) {
-			size_t sz = SL_JREC_HDR + r.len;
-			memmove(o->mine.p + at, o->mine.p + at + sz, o->mine.len - (size_t)at - sz);
-			o->mine.len -= sz;
-		} else {
-			sl__jrec_set(o->mine.p + at, count, nm);
-		}
-	}
-	return store(o->st[s], &o->key, &o->mine, err);
+	*nm = m.nm;
+	return m.changed ? sl__jlist_store(&o->b, o->b.st[os], 0, key->p, (uint32_t)key->len,
+	                                   &o->other, err)
+	                 : 0;
 }
 
 static int join_row(join_op *o, int s, const sl_batch *in, int row, int64_t wm, sl_err *err)
 {
-	int acc = in->op[row] == SL_INSERT || in->op[row] == SL_UPDATE_AFTER, rc;
-	if (sl_rowcodec_key_null(in, o->keys[s], o->p.nkeys, row)) {
-		if (!o->outer[s])
-			return 0;
-		return emit_pair(o, s, in, row, NULL, 0, acc ? SL_INSERT : SL_DELETE, wm, err);
-	}
-	sl_buf_clear(&o->key);
-	sl_buf_clear(&o->row);
-	if (sl_rowcodec_key(in, o->keys[s], o->p.nkeys, row, &o->key) ||
-	    sl_rowcodec_row(in, row, &o->row))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if ((rc = load(o->st[s], &o->key, &o->mine, err)))
+	int acc = in->op[row] == SL_INSERT || in->op[row] == SL_UPDATE_AFTER;
+	uint8_t kind = acc ? SL_INSERT : SL_DELETE;
+	int rc = sl__join_key(&o->b, s, in, row, err);
+	if (rc < 0)
 		return rc;
-	long at = find_mine(o, err);
+	if (rc == 1) /* a NULL key matches nothing: only an outer row shows, padded */
+		return o->b.outer[s] ? sl__joiner_emit_in(&o->b.j, s, in, row, NULL, 0, kind, wm, err)
+		                     : 0;
+	const sl_buf *key = &o->b.key;
+	sl_buf_clear(&o->row);
+	if (sl_rowcodec_row(in, row, &o->row))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if ((rc = sl__jlist_load(o->b.st[s], 0, key->p, (uint32_t)key->len, &o->mine, err)))
+		return rc;
+	long at = sl__jlist_find(&o->b, &o->mine, o->row.p, o->row.len, err);
 	if (at == -2)
 		return err->code;
 	if (!acc && at < 0)
@@ -234,11 +144,13 @@ static int join_row(join_op *o, int s, const sl_batch *in, int row, int64_t wm, 
 	int64_t nm;
 	if ((rc = match_other(o, s, in, row, acc, wm, &nm, err)))
 		return rc;
-	if (nm == 0 && o->outer[s] &&
-	    (rc = emit_pair(o, s, in, row, NULL, 0, acc ? SL_INSERT : SL_DELETE, wm, err)))
+	if (nm == 0 && o->b.outer[s] &&
+	    (rc = sl__joiner_emit_in(&o->b.j, s, in, row, NULL, 0, kind, wm, err)))
 		return rc;
 	/* `mine` is a copy: the other side's write did not disturb it */
-	return update_mine(o, s, in, row, acc, at, nm, err);
+	if ((rc = sl__jlist_count(&o->mine, in, row, acc, at, nm, err)))
+		return rc;
+	return sl__jlist_store(&o->b, o->b.st[s], 0, key->p, (uint32_t)key->len, &o->mine, err);
 }
 
 static int join_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
@@ -246,34 +158,26 @@ static int join_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	join_op *o = (join_op *)op;
 	int64_t others = sl_op_inputs_wm(op, input);
 	SL_BATCH_FOREACH(in, k, row) {
-		int64_t wm = in->wm[row] < others ? in->wm[row] : others;
-		int rc = join_row(o, input, in, row, wm, err);
+		int rc = join_row(o, input, in, row, sl__join_row_wm(in, row, others), err);
 		if (rc)
 			return rc;
 	}
-	return sl__joiner_flush(&o->j, err);
+	return sl__joiner_flush(&o->b.j, err);
 }
 
 static int join_open(sl_op *op, sl_err *err)
 {
-	join_op *o = (join_op *)op;
-	static const char *names[2] = {"left", "right"};
-	for (int s = 0; s < 2; s++)
-		if (!(o->st[s] = sl_op_table_open(op, names[s], 0, s, 0, err)))
-			return err->code;
-	return sl__joiner_init(&o->j, op, &o->p, err);
+	static const char *const names[2] = {"left", "right"};
+	return sl__join_base_open((sl_join_base *)op, names, err);
 }
 
 static void join_close(sl_op *op)
 {
 	join_op *o = (join_op *)op;
-	sl__joiner_deinit(&o->j);
-	sl_buf_deinit(&o->key);
+	sl__join_base_close(&o->b);
 	sl_buf_deinit(&o->row);
 	sl_buf_deinit(&o->mine);
 	sl_buf_deinit(&o->other);
-	free(o->keys[0]);
-	free(o->keys[1]);
 }
 
 static const sl_op_vtab join_vtab = {
@@ -287,18 +191,11 @@ static const sl_op_vtab join_vtab = {
 
 sl_op *sl_op_join_new(const sl_join_plan *p, sl_err *err)
 {
-	join_op *o = calloc(1, sizeof(*o));
-	if (!o) {
-		sl_err_set(err, SL_ENOMEM, "out of memory");
+	sl_join_base *b = sl__join_base_new(sizeof(join_op), &join_vtab, p, "join", err);
+	if (b && p->nkeys < 1) {
+		sl_err_set(err, SL_EPLAN, "a join needs at least one equality key");
+		sl_op_free(&b->op); /* calls its close */
 		return NULL;
 	}
-	o->base.vt = &join_vtab;
-	if (sl__join_plan_own(&o->p, o->keys, p, err) ||
-	    (p->nkeys < 1 && sl_err_set(err, SL_EPLAN, "a join needs at least one equality key"))) {
-		sl_op_free(&o->base); /* calls its close */
-		return NULL;
-	}
-	o->outer[0] = p->kind == SL_JOIN_LEFT || p->kind == SL_JOIN_FULL;
-	o->outer[1] = p->kind == SL_JOIN_RIGHT || p->kind == SL_JOIN_FULL;
-	return &o->base;
+	return b ? &b->op : NULL;
 }

@@ -28,12 +28,13 @@
  * looked-up table at that moment, which no checkpoint captures: after a
  * restart, replayed probe rows join the table as it is then, so a lookup
  * join is not deterministic across restarts when the table changes (as in
- * Flink).  No malloc per row: keys and candidates go through re-used
+ * Flink).  Built on the join base (join_base.h: keys, the joiner, padded
+ * output; no tables); the looked-up rows come as (u32 length, row bytes)
+ * from the lookup, not as records, so it pairs them itself.  No malloc per row: keys and candidates go through re-used
  * buffers and batches.  One thread, the job's.
  */
-#include "join.h"
+#include "join_base.h"
 #include "graph.h"
-#include "../data/rowcodec.h"
 #include "sluice.h"
 #include "connector/conn.h"
 
@@ -42,13 +43,8 @@
 #include <time.h>
 
 typedef struct ljoin_op {
-	sl_op base;
-	sl_join_plan p;
-	int *lkeys;
-	int outer;
+	sl_join_base b;  /* first (join_base.h): no tables */
 	sl_lookup *lk;
-	sl_joiner j;
-	sl_buf key;
 } ljoin_op;
 
 /* Joins probe row `row` of `in` with the looked-up rows rows[0..len). */
@@ -60,73 +56,71 @@ static int join_row(ljoin_op *o, const sl_batch *in, int row, const char *rows, 
 	int matched = 0, rc;
 	const char *p = rows, *end = rows + len;
 	while (p < end) {
-		sl__joiner_cand_reset(&o->j);
+		sl__joiner_cand_reset(&o->b.j);
 		int n = 0;
-		while (p < end && n < o->j.cand->cap) {
+		while (p < end && n < o->b.j.cand->cap) {
 			uint32_t rl;
 			if (end - p < 4)
 				return sl_err_set(err, SL_ESTATE, "lookup join: malformed lookup rows");
 			memcpy(&rl, p, 4);
 			if ((uint32_t)(end - p - 4) < rl)
 				return sl_err_set(err, SL_ESTATE, "lookup join: malformed lookup rows");
-			if ((rc = sl__joiner_cand_add(&o->j, in, row, NULL, 0, NULL, -1, p + 4, rl, err)) < 0)
+			if ((rc = sl__joiner_cand_add(&o->b.j, in, row, NULL, 0, NULL, -1, p + 4, rl, err)) < 0)
 				return rc;
 			p += 4 + rl;
 			n++;
 		}
-		if ((rc = sl__joiner_cand_eval(&o->j, err)))
+		if ((rc = sl__joiner_cand_eval(&o->b.j, err)))
 			return rc;
 		for (int i = 0; i < n; i++)
-			if (o->j.ok[i]) {
+			if (o->b.j.ok[i]) {
 				matched++;
-				if ((rc = sl__joiner_emit_cand(&o->j, i, op, wm, err)))
+				if ((rc = sl__joiner_emit_cand(&o->b.j, i, op, wm, err)))
 					return rc;
 			}
 	}
-	if (!matched && o->outer)
-		return sl__joiner_emit(&o->j, in, row, NULL, 0, NULL, -1, NULL, 0, op, wm, err);
+	if (!matched && o->b.outer[0])
+		return sl__joiner_emit_in(&o->b.j, 0, in, row, NULL, 0, op, wm, err);
 	return 0;
 }
 
 static int ljoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	ljoin_op *o = (ljoin_op *)op;
-	int64_t now = o->base.graph->ectx.proctime;
+	int64_t now = op->graph->ectx.proctime;
 	SL_BATCH_FOREACH(in, k, row) {
-		int rc;
-		if (sl_rowcodec_key_null(in, o->lkeys, o->p.nkeys, row)) {
-			if (o->outer && (rc = sl__joiner_emit(&o->j, in, row, NULL, 0, NULL, -1, NULL, 0,
-			                                      in->op[row], in->wm[row], err)))
+		int rc = sl__join_key(&o->b, 0, in, row, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) { /* a NULL key matches nothing */
+			if (o->b.outer[0] && (rc = sl__joiner_emit_in(&o->b.j, 0, in, row, NULL, 0,
+			                                              in->op[row], in->wm[row], err)))
 				return rc;
 			continue;
 		}
-		sl_buf_clear(&o->key);
-		if (sl_rowcodec_key(in, o->lkeys, o->p.nkeys, row, &o->key))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		const void *rows;
 		uint32_t len;
-		if ((rc = o->lk->vt->lookup(o->lk, o->key.p, (uint32_t)o->key.len, now, &rows, &len,
+		if ((rc = o->lk->vt->lookup(o->lk, o->b.key.p, (uint32_t)o->b.key.len, now, &rows, &len,
 		                            err)) ||
 		    (rc = join_row(o, in, row, rows, len, err)))
 			return rc;
 	}
-	return sl__joiner_flush(&o->j, err);
+	return sl__joiner_flush(&o->b.j, err);
 }
 
 static int ljoin_open(sl_op *op, sl_err *err)
 {
 	ljoin_op *o = (ljoin_op *)op;
+	static const char *const none[2] = {NULL, NULL};
 	int rc = sl_lookup_open(o->lk, err); /* planning only configured it (conn.h) */
-	return rc ? rc : sl__joiner_init(&o->j, op, &o->p, err);
+	return rc ? rc : sl__join_base_open(&o->b, none, err);
 }
 
 static void ljoin_close(sl_op *op)
 {
 	ljoin_op *o = (ljoin_op *)op;
-	sl__joiner_deinit(&o->j);
-	sl_buf_deinit(&o->key);
+	sl__join_base_close(&o->b);
 	sl_lookup_free(o->lk);
-	free(o->lkeys);
 }
 
 static const sl_op_vtab ljoin_vtab = {
@@ -139,29 +133,19 @@ static const sl_op_vtab ljoin_vtab = {
 
 sl_op *sl_op_lookup_join_new(const sl_join_plan *p, sl_lookup *lk, sl_err *err)
 {
-	ljoin_op *o = calloc(1, sizeof(*o));
-	if (!o) {
+	sl_join_base *b = sl__join_base_new(sizeof(ljoin_op), &ljoin_vtab, p, "lookup join", err);
+	if (!b) {
 		sl_lookup_free(lk);
-		sl_err_set(err, SL_ENOMEM, "out of memory");
 		return NULL;
 	}
-	o->base.vt = &ljoin_vtab;
-	o->p = *p;
+	ljoin_op *o = (ljoin_op *)b;
 	o->lk = lk;
-	o->lkeys = malloc(sizeof(int) * (size_t)(p->nkeys + 1));
-	if (!o->lkeys || !lk || p->nkeys < 1 ||
-	    (p->kind != SL_JOIN_INNER && p->kind != SL_JOIN_LEFT)) {
-		if (!o->lkeys)
-			sl_err_set(err, SL_ENOMEM, "out of memory");
-		else
-			sl_err_set(err, SL_EPLAN, "a lookup join needs a lookup, an equality key and "
-			                          "INNER or LEFT");
-		sl_op_free(&o->base); /* calls its close */
+	b->p.rkeys = NULL; /* the looked-up table is keyed by the lookup itself */
+	if (!lk || p->nkeys < 1 || (p->kind != SL_JOIN_INNER && p->kind != SL_JOIN_LEFT)) {
+		sl_err_set(err, SL_EPLAN, "a lookup join needs a lookup, an equality key and "
+		                          "INNER or LEFT");
+		sl_op_free(&b->op); /* calls its close */
 		return NULL;
 	}
-	memcpy(o->lkeys, p->lkeys, sizeof(int) * (size_t)p->nkeys);
-	o->p.lkeys = o->lkeys;
-	o->p.rkeys = NULL;
-	o->outer = p->kind == SL_JOIN_LEFT;
-	return &o->base;
+	return &b->op;
 }

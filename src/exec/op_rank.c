@@ -130,9 +130,8 @@ int sl__rank_entry(const sl_rank_plan *p, const sl_batch *in, int row, sl_buf *o
 	    sl_rowcodec_key(in, p->order_cols, p->norder, row, out))
 		return SL_ENOMEM;
 	uint32_t klen = (uint32_t)out->len - 8;
-	for (int i = 0; i < in->ncols; i++)
-		if (sl_rowcodec_key(in, &i, 1, row, out))
-			return SL_ENOMEM;
+	if (sl_rowcodec_row(in, row, out)) /* the row form: output as given, -0.0 too */
+		return SL_ENOMEM;
 	uint32_t rlen = (uint32_t)out->len - 8 - klen;
 	memcpy(out->p, &klen, 4);
 	memcpy(out->p + 4, &rlen, 4);
@@ -329,6 +328,10 @@ typedef struct rank_op {
 	sl_buf key, entry, list, old;
 	sl_buf pairs;       /* RANK / DENSE_RANK: the output rows before and after */
 	sl_buf ukey, ukey2; /* update-fast: upsert keys of the input row, an entry */
+	sl_type *ukey_types;  /* their column types */
+	int canon_row;      /* rows' two forms can differ (rowcodec.h): entries that are
+	                     * not byte-equal may still be equal rows */
+	int canon_ukey;     /* the same for the upsert key's columns */
 	int cur_row;        /* the input row being processed (emitter sources) */
 } rank_op;
 
@@ -354,6 +357,25 @@ static int put_row(rank_op *o, const uint8_t *e, uint8_t kind, int64_t r, int64_
 	return 0;
 }
 
+/* 1 when list entry c holds the same row as entry e (o->entry) as the key
+ * form defines equality: equal bytes, or (DOUBLE columns) equal sort keys
+ * and rows equal by sl_rowcodec_equal (-0.0 = 0.0; an entry written by a
+ * version that stored rows in the key form matches the row form). */
+static int same_entry(const rank_op *o, const uint8_t *c, const uint8_t *e, uint32_t esz)
+{
+	if (sl__rank_entry_size(c) != esz)
+		return 0;
+	if (!memcmp(c, e, esz))
+		return 1;
+	if (!o->canon_row)
+		return 0;
+	uint32_t ck, cr, ek, er;
+	memcpy(&ck, c, 4), memcpy(&cr, c + 4, 4);
+	memcpy(&ek, e, 4), memcpy(&er, e + 4, 4);
+	return ck == ek && !memcmp(c + 8, e + 8, ck) &&
+	       sl_rowcodec_equal(o->in_types, o->nin, c + 8 + ck, cr, e + 8 + ek, er);
+}
+
 /* Retracting input: removes the row equal to o->entry from the list in
  * o->old and emits the change. */
 static int rank_retract(rank_op *o, int64_t wm, sl_err *err)
@@ -363,7 +385,7 @@ static int rank_retract(rank_op *o, int64_t wm, sl_err *err)
 	uint32_t esz = sl__rank_entry_size(e);
 	const uint8_t *c = oldn ? sl__rank_list_at(o->old.p, 0) : NULL;
 	for (int i = 0; i < oldn; i++, c += sl__rank_entry_size(c))
-		if (sl__rank_entry_size(c) == esz && !memcmp(c, e, esz)) {
+		if (same_entry(o, c, e, esz)) {
 			at = i;
 			break;
 		}
@@ -498,7 +520,7 @@ static int rank_row_peers(rank_op *o, const sl_batch *in, int row, int add, sl_e
 		uint32_t esz = sl__rank_entry_size(e);
 		const uint8_t *c = oldn ? sl__rank_list_at(o->old.p, 0) : NULL;
 		for (int i = 0; i < oldn; i++, c += sl__rank_entry_size(c))
-			if (sl__rank_entry_size(c) == esz && !memcmp(c, e, esz)) {
+			if (same_entry(o, c, e, esz)) {
 				at = i;
 				break;
 			}
@@ -537,7 +559,8 @@ static const uint8_t *skip_col(sl_type t, const uint8_t *c)
 }
 
 /* Appends the upsert key of list entry e (the encodings of the key columns,
- * in the key form of sl_rowcodec_key) to out. */
+ * as the entry holds them: the row form, or the key form in entries of
+ * earlier versions) to out. */
 static int entry_ukey(rank_op *o, const uint8_t *e, sl_buf *out)
 {
 	uint32_t k;
@@ -565,7 +588,11 @@ static int find_ukey(rank_op *o, const sl_batch *in, int row, const void *list, 
 		sl_buf_clear(&o->ukey2);
 		if ((*rc = entry_ukey(o, c, &o->ukey2)))
 			break;
-		if (o->ukey2.len == o->ukey.len && !memcmp(o->ukey2.p, o->ukey.p, o->ukey.len))
+		if (o->ukey2.len == o->ukey.len &&
+		    (!memcmp(o->ukey2.p, o->ukey.p, o->ukey.len) ||
+		     (o->canon_ukey && sl_rowcodec_equal(o->ukey_types, o->p.nukey, o->ukey2.p,
+		                                         (uint32_t)o->ukey2.len, o->ukey.p,
+		                                         (uint32_t)o->ukey.len))))
 			return i;
 	}
 	return -1;
@@ -825,6 +852,7 @@ static void rank_close(sl_op *op)
 	sl_emitter_deinit(&o->out);
 	free(o->cols);
 	free(o->in_types);
+	free(o->ukey_types);
 	sl_buf_deinit(&o->key);
 	sl_buf_deinit(&o->entry);
 	sl_buf_deinit(&o->list);
@@ -854,11 +882,16 @@ sl_op *sl_op_rank_new(const sl_rank_plan *p, const sl_type *in_types, int nin, s
 	o->base.vt = &rank_vtab;
 	o->nin = nin;
 	o->in_types = calloc((size_t)nin + 1, sizeof(sl_type));
-	if (!o->in_types || sl__rank_plan_copy(&o->p, p)) {
+	o->ukey_types = calloc((size_t)p->nukey + 1, sizeof(sl_type));
+	if (!o->in_types || !o->ukey_types || sl__rank_plan_copy(&o->p, p)) {
 		sl_op_free(&o->base); /* calls its close */
 		sl_err_set(err, SL_ENOMEM, "out of memory");
 		return NULL;
 	}
 	memcpy(o->in_types, in_types, sizeof(sl_type) * (size_t)nin);
+	for (int m = 0; m < p->nukey; m++)
+		o->ukey_types[m] = in_types[p->ukey_cols[m]];
+	o->canon_row = sl_rowcodec_forms_differ(o->in_types, nin);
+	o->canon_ukey = sl_rowcodec_forms_differ(o->ukey_types, p->nukey);
 	return &o->base;
 }

@@ -15,10 +15,13 @@
  * [u32 klen][u32 rlen][sort key (klen bytes)][row (rlen bytes)], best
  * first.  The sort key is the key form (data/rowcodec.h) of the ORDER BY
  * columns (never ROW: the planner refuses ORDER BY a ROW value), the row
- * the key form of every input column, ROW values included: a retraction
- * finds its entry by comparing bytes, so SQL-equal doubles must encode
- * alike (the cost: a -0.0 comes back as 0.0).  A new row goes after every
- * entry that is not worse (ties keep arrival order).
+ * the row form of every input column, ROW values included, so rows are
+ * output as they came (-0.0 keeps its sign).  A retraction finds its entry
+ * by comparing bytes, or with sl_rowcodec_equal when the row has DOUBLE
+ * columns (SQL-equal doubles, -0.0 and 0.0, match); entries written by
+ * earlier versions hold the row in the key form, the same layout, and
+ * match the same way.  A new row goes after every entry that is not worse
+ * (ties keep arrival order).
  */
 #ifndef SL_OP_RANK_H
 #define SL_OP_RANK_H

@@ -38,9 +38,11 @@
  * join) a key's rows go when not written for the TTL.  Each row reads and
  * rewrites its key's lists: O(rows of the key) per row, and every row
  * without keys is O(rows of the other side).
+ *
+ * Built on the join base (join_base.h: keys, record lists, chunked
+ * matching); the output emitter (the joiner's) has the left columns only.
  */
-#include "join.h"
-#include "graph.h"
+#include "join_base.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
 
@@ -48,166 +50,54 @@
 #include <string.h>
 
 typedef struct semi_op {
-	sl_op base;
-	sl_join_plan p;
+	sl_join_base b;         /* first (join_base.h); b.j.out: left columns */
 	int anti;
-	int *keys[2];           /* key columns of each input */
-	sl_type *jtypes;        /* left ++ right column types (candidates) */
-	sl_state_table *st[2];  /* "left", "right" */
-	sl_joiner j;            /* candidates and residual; j.out: left columns */
-	sl_buf key;             /* encoded join key of the current row */
 	sl_buf row;             /* encoded current row */
 	sl_buf mine, other;     /* copies of the key's record lists */
-	size_t recoff[256];     /* offsets in `other` of the chunk's records */
 } semi_op;
-
-static int load(sl_state_table *t, const sl_buf *key, sl_buf *into, sl_err *err)
-{
-	const void *v;
-	uint32_t vl;
-	sl_buf_clear(into);
-	if (sl_state_get_var(t, 0, key->p, (uint32_t)key->len, &v, &vl) &&
-	    sl_buf_append(into, v, vl))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return 0;
-}
-
-static int store(sl_state_table *t, const sl_buf *key, const sl_buf *val, sl_err *err)
-{
-	if (val->len == 0) {
-		sl_state_delete(t, 0, key->p, (uint32_t)key->len);
-		return 0;
-	}
-	int rc = sl_state_put_var(t, 0, key->p, (uint32_t)key->len, val->p, (uint32_t)val->len);
-	return rc ? sl_err_set(err, rc, "semi join state: write failed") : 0;
-}
 
 /* Emits a left row: from the input batch (in, row) or stored bytes. */
 static int emit_left(semi_op *o, const sl_batch *in, int row, const char *bytes, uint32_t len,
                      uint8_t op, int64_t wm, sl_err *err)
 {
 	if (in) {
-		int rc = sl_emitter_copy_row(&o->j.out, in, row, op, wm, err);
+		int rc = sl_emitter_copy_row(&o->b.j.out, in, row, op, wm, err);
 		return rc < 0 ? rc : 0;
 	}
-	return sl__joiner_emit_left(&o->j, bytes, len, op, wm, err);
+	return sl__joiner_emit_left(&o->b.j, bytes, len, op, wm, err);
 }
 
-/* Encodes the join key of row `row` of input s into o->key; 1 when a key
- * column is NULL (the row matches nothing). */
-static int encode_key(semi_op *o, int s, const sl_batch *in, int row, sl_err *err)
-{
-	sl_buf_clear(&o->key);
-	if (o->p.nkeys == 0)
-		return sl_buf_putc(&o->key, 0) ? -sl_err_set(err, SL_ENOMEM, "out of memory") : 0;
-	if (sl_rowcodec_key_null(in, o->keys[s], o->p.nkeys, row))
-		return 1;
-	if (sl_rowcodec_key(in, o->keys[s], o->p.nkeys, row, &o->key))
-		return -sl_err_set(err, SL_ENOMEM, "out of memory");
-	return 0;
-}
-
-/* Finds the current row (o->row) in `list`: its offset, -1 absent, -2 error. */
-static long find_rec(const sl_buf *list, const sl_buf *row, sl_err *err)
-{
-	const char *p = list->p, *end = p + list->len;
-	while (p < end) {
-		const char *at = p;
-		sl_jrec r;
-		if (sl__jrec_read(&p, end, &r)) {
-			sl_err_set(err, SL_ESTATE, "semi join state: malformed record");
-			return -2;
-		}
-		if (r.len == row->len && memcmp(r.row, row->p, r.len) == 0)
-			return at - list->p;
-	}
-	return -1;
-}
-
-/* Adds (acc) or retracts the current row in `list` (record at `at` or -1),
- * with match count nm for a new or updated record. */
-static int update_list(sl_buf *list, const sl_batch *in, int row, int acc, long at, int64_t nm,
-                       sl_err *err)
-{
-	if (at < 0)
-		return sl__jrec_append(list, in, row, 1, nm, 0) ? sl_err_set(err, SL_ENOMEM,
-		                                                             "out of memory") : 0;
-	const char *p = list->p + at;
-	sl_jrec r;
-	sl__jrec_read(&p, list->p + list->len, &r);
-	uint32_t count = acc ? r.count + 1 : r.count - 1;
-	if (count == 0) {
-		size_t sz = SL_JREC_HDR + r.len;
-		memmove(list->p + at, list->p + at + sz, list->len - (size_t)at - sz);
-		list->len -= sz;
-	} else {
-		sl__jrec_set(list->p + at, count, nm);
-	}
-	return 0;
-}
-
-/* Evaluates the residual for the records of `other` against input row
- * (s, in, row), chunk by chunk, calling back for each match. */
-typedef int (*match_fn)(semi_op *o, int i, int64_t wm, int acc, int64_t *acc_out, sl_err *err);
-
-static int for_matches(semi_op *o, int s, const sl_batch *in, int row, match_fn fn, int64_t wm,
-                       int acc, int64_t *total, sl_err *err)
-{
-	const char *p = o->other.p, *end = p + o->other.len;
-	int rc;
-	while (p < end) {
-		sl__joiner_cand_reset(&o->j);
-		int n = 0;
-		while (p < end && n < o->j.cand->cap) {
-			sl_jrec r;
-			o->recoff[n] = (size_t)(p - o->other.p);
-			if (sl__jrec_read(&p, end, &r))
-				return sl_err_set(err, SL_ESTATE, "semi join state: malformed record");
-			rc = s == 0 ? sl__joiner_cand_add(&o->j, in, row, NULL, 0, NULL, -1, r.row, r.len, err)
-			            : sl__joiner_cand_add(&o->j, NULL, -1, r.row, r.len, in, row, NULL, 0, err);
-			if (rc < 0)
-				return rc;
-			n++;
-		}
-		if ((rc = sl__joiner_cand_eval(&o->j, err)))
-			return rc;
-		for (int i = 0; i < n; i++)
-			if (o->j.ok[i] && (rc = fn(o, i, wm, acc, total, err)))
-				return rc;
-	}
-	return 0;
-}
+typedef struct match_ctx {
+	semi_op *o;
+	int acc;
+	int64_t wm;
+	int64_t total; /* left row: matching right rows; right row: a record changed */
+} match_ctx;
 
 /* Left row: sums the counts of the matching right records. */
-static int count_match(semi_op *o, int i, int64_t wm, int acc, int64_t *total, sl_err *err)
+static int count_match(void *ctx, char *rec, const sl_jrec *r, int cand, sl_err *err)
 {
-	(void)wm, (void)acc;
-	const char *p = o->other.p + o->recoff[i];
-	sl_jrec r;
-	if (sl__jrec_read(&p, o->other.p + o->other.len, &r))
-		return sl_err_set(err, SL_ESTATE, "semi join state: malformed record");
-	*total += r.count;
+	(void)rec, (void)cand, (void)err;
+	((match_ctx *)ctx)->total += r->count;
 	return 0;
 }
 
 /* Right row: moves the match count of a matching left record by one and
  * emits the left row's change when its visibility flips. */
-static int bump_match(semi_op *o, int i, int64_t wm, int acc, int64_t *changed, sl_err *err)
+static int bump_match(void *ctx, char *rec, const sl_jrec *r, int cand, sl_err *err)
 {
-	char *rec = o->other.p + o->recoff[i];
-	const char *p = rec;
-	sl_jrec r;
-	if (sl__jrec_read(&p, o->other.p + o->other.len, &r))
-		return sl_err_set(err, SL_ESTATE, "semi join state: malformed record");
-	int64_t nm = acc ? r.aux + 1 : (r.aux > 0 ? r.aux - 1 : 0);
-	sl__jrec_set(rec, r.count, nm);
-	*changed = 1;
-	if ((r.aux == 0) == (nm == 0))
+	match_ctx *m = ctx;
+	semi_op *o = m->o;
+	(void)cand;
+	int64_t nm = m->acc ? r->aux + 1 : (r->aux > 0 ? r->aux - 1 : 0);
+	sl__jrec_set(rec, r->count, nm);
+	m->total = 1;
+	if ((r->aux == 0) == (nm == 0))
 		return 0; /* visibility unchanged */
 	/* semi: 0 -> 1 inserts, 1 -> 0 deletes; anti the opposite */
 	uint8_t op = (nm > 0) != o->anti ? SL_INSERT : SL_DELETE;
-	for (uint32_t k = 0; k < r.count; k++) {
-		int rc = emit_left(o, NULL, -1, r.row, r.len, op, wm, err);
+	for (uint32_t k = 0; k < r->count; k++) {
+		int rc = emit_left(o, NULL, -1, r->row, r->len, op, m->wm, err);
 		if (rc)
 			return rc;
 	}
@@ -216,17 +106,18 @@ static int bump_match(semi_op *o, int i, int64_t wm, int acc, int64_t *changed, 
 
 static int left_row(semi_op *o, const sl_batch *in, int row, int acc, int64_t wm, sl_err *err)
 {
-	int rc = encode_key(o, 0, in, row, err);
+	int rc = sl__join_key(&o->b, 0, in, row, err);
 	if (rc < 0)
-		return -rc;
+		return rc;
 	if (rc == 1) /* NULL key: no match ever */
 		return o->anti ? emit_left(o, in, row, NULL, 0, acc ? SL_INSERT : SL_DELETE, wm, err) : 0;
+	const sl_buf *key = &o->b.key;
 	sl_buf_clear(&o->row);
 	if (sl_rowcodec_row(in, row, &o->row))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if ((rc = load(o->st[0], &o->key, &o->mine, err)))
+	if ((rc = sl__jlist_load(o->b.st[0], 0, key->p, (uint32_t)key->len, &o->mine, err)))
 		return rc;
-	long at = find_rec(&o->mine, &o->row, err);
+	long at = sl__jlist_find(&o->b, &o->mine, o->row.p, o->row.len, err);
 	if (at == -2)
 		return err->code;
 	int64_t nm = 0;
@@ -235,45 +126,50 @@ static int left_row(semi_op *o, const sl_batch *in, int row, int acc, int64_t wm
 	if (at >= 0) {
 		const char *p = o->mine.p + at;
 		sl_jrec r;
-		sl__jrec_read(&p, o->mine.p + o->mine.len, &r);
+		if (sl__jrec_read(&p, o->mine.p + o->mine.len, &r)) /* at: sl__jlist_find's */
+			return sl_err_set(err, SL_ESTATE, "semi join state: malformed record");
 		nm = r.aux; /* the stored count is current */
 	} else {
-		if ((rc = load(o->st[1], &o->key, &o->other, err)) ||
-		    (rc = for_matches(o, 0, in, row, count_match, wm, acc, &nm, err)))
+		match_ctx m = {o, acc, wm, 0};
+		if ((rc = sl__jlist_load(o->b.st[1], 0, key->p, (uint32_t)key->len, &o->other, err)) ||
+		    (rc = sl__join_match(&o->b, 0, in, row, &o->other, NULL, count_match, &m, err)))
 			return rc;
+		nm = m.total;
 	}
 	if ((nm > 0) != o->anti &&
 	    (rc = emit_left(o, in, row, NULL, 0, acc ? SL_INSERT : SL_DELETE, wm, err)))
 		return rc;
-	if ((rc = update_list(&o->mine, in, row, acc, at, nm, err)))
+	if ((rc = sl__jlist_count(&o->mine, in, row, acc, at, nm, err)))
 		return rc;
-	return store(o->st[0], &o->key, &o->mine, err);
+	return sl__jlist_store(&o->b, o->b.st[0], 0, key->p, (uint32_t)key->len, &o->mine, err);
 }
 
 static int right_row(semi_op *o, const sl_batch *in, int row, int acc, int64_t wm, sl_err *err)
 {
-	int rc = encode_key(o, 1, in, row, err);
+	int rc = sl__join_key(&o->b, 1, in, row, err);
 	if (rc)
-		return rc < 0 ? -rc : 0; /* a NULL key matches nothing */
+		return rc < 0 ? rc : 0; /* a NULL key matches nothing */
+	const sl_buf *key = &o->b.key;
 	sl_buf_clear(&o->row);
 	if (sl_rowcodec_row(in, row, &o->row))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if ((rc = load(o->st[1], &o->key, &o->mine, err)))
+	if ((rc = sl__jlist_load(o->b.st[1], 0, key->p, (uint32_t)key->len, &o->mine, err)))
 		return rc;
-	long at = find_rec(&o->mine, &o->row, err);
+	long at = sl__jlist_find(&o->b, &o->mine, o->row.p, o->row.len, err);
 	if (at == -2)
 		return err->code;
 	if (!acc && at < 0)
 		return 0; /* retraction of a row this join never saw */
-	int64_t changed = 0;
-	if ((rc = load(o->st[0], &o->key, &o->other, err)) ||
-	    (rc = for_matches(o, 1, in, row, bump_match, wm, acc, &changed, err)))
+	match_ctx m = {o, acc, wm, 0};
+	if ((rc = sl__jlist_load(o->b.st[0], 0, key->p, (uint32_t)key->len, &o->other, err)) ||
+	    (rc = sl__join_match(&o->b, 1, in, row, &o->other, NULL, bump_match, &m, err)))
 		return rc;
-	if (changed && (rc = store(o->st[0], &o->key, &o->other, err)))
+	if (m.total &&
+	    (rc = sl__jlist_store(&o->b, o->b.st[0], 0, key->p, (uint32_t)key->len, &o->other, err)))
 		return rc;
-	if ((rc = update_list(&o->mine, in, row, acc, at, 0, err)))
+	if ((rc = sl__jlist_count(&o->mine, in, row, acc, at, 0, err)))
 		return rc;
-	return store(o->st[1], &o->key, &o->mine, err);
+	return sl__jlist_store(&o->b, o->b.st[1], 0, key->p, (uint32_t)key->len, &o->mine, err);
 }
 
 static int semi_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
@@ -281,37 +177,29 @@ static int semi_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	semi_op *o = (semi_op *)op;
 	int64_t others = sl_op_inputs_wm(op, input);
 	SL_BATCH_FOREACH(in, k, row) {
-		int64_t wm = in->wm[row] < others ? in->wm[row] : others;
+		int64_t wm = sl__join_row_wm(in, row, others);
 		int acc = in->op[row] == SL_INSERT || in->op[row] == SL_UPDATE_AFTER;
 		int rc = input == 0 ? left_row(o, in, row, acc, wm, err)
 		                    : right_row(o, in, row, acc, wm, err);
 		if (rc)
 			return rc;
 	}
-	return sl__joiner_flush(&o->j, err);
+	return sl__joiner_flush(&o->b.j, err);
 }
 
 static int semi_open(sl_op *op, sl_err *err)
 {
-	semi_op *o = (semi_op *)op;
-	static const char *names[2] = {"left", "right"};
-	for (int s = 0; s < 2; s++)
-		if (!(o->st[s] = sl_op_table_open(op, names[s], 0, s, 0, err)))
-			return err->code;
-	return sl__joiner_init(&o->j, op, &o->p, err);
+	static const char *const names[2] = {"left", "right"};
+	return sl__join_base_open((sl_join_base *)op, names, err);
 }
 
 static void semi_close(sl_op *op)
 {
 	semi_op *o = (semi_op *)op;
-	sl__joiner_deinit(&o->j);
-	sl_buf_deinit(&o->key);
+	sl__join_base_close(&o->b);
 	sl_buf_deinit(&o->row);
 	sl_buf_deinit(&o->mine);
 	sl_buf_deinit(&o->other);
-	free(o->keys[0]);
-	free(o->keys[1]);
-	free(o->jtypes);
 }
 
 static const sl_op_vtab semi_vtab = {
@@ -325,26 +213,9 @@ static const sl_op_vtab semi_vtab = {
 
 sl_op *sl_op_semi_join_new(const sl_join_plan *p, int anti, sl_err *err)
 {
-	semi_op *o = calloc(1, sizeof(*o));
-	if (!o) {
-		sl_err_set(err, SL_ENOMEM, "out of memory");
+	sl_join_base *b = sl__join_base_new(sizeof(semi_op), &semi_vtab, p, "semi join", err);
+	if (!b)
 		return NULL;
-	}
-	o->base.vt = &semi_vtab;
-	o->anti = anti;
-	if (sl__join_plan_own(&o->p, o->keys, p, err))
-		goto fail;
-	o->jtypes = malloc(sizeof(sl_type) * (size_t)(p->nl + p->nr + 1));
-	if (!o->jtypes) {
-		sl_err_set(err, SL_ENOMEM, "out of memory");
-		goto fail;
-	}
-	memcpy(o->jtypes, p->ltypes, sizeof(sl_type) * (size_t)p->nl);
-	memcpy(o->jtypes + p->nl, p->rtypes, sizeof(sl_type) * (size_t)p->nr);
-	o->p.ltypes = o->jtypes; /* the left part; the planner's array may go */
-	o->p.rtypes = o->jtypes + p->nl;
-	return &o->base;
-fail:
-	sl_op_free(&o->base); /* calls its close */
-	return NULL;
+	((semi_op *)b)->anti = anti;
+	return &b->op;
 }

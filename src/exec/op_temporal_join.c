@@ -37,20 +37,24 @@
  * Freeing.  A future probe has t >= W, so of the versions of a key with
  * time <= W only the newest can still be joined: the older ones are
  * deleted, and that newest one too when it is a -D.  Each version
- * registers a timer at its time; when W reaches it, its key is cleaned.
- * The probes of a time are deleted once they have fired.
+ * registers a keyed timer at its time (timers.h); when W reaches it, its
+ * key is cleaned.  The probes wait on namespace timers (the namespaces of
+ * "probes" are their times): W fires every time t < W, oldest first, and
+ * drops it once its probes have been joined.
  *
- * State.  "probes": namespace = probe time, key = the encoded join key
+ * State.  "probes": namespace = probe time (the probes' event-time timers,
+ * sl_ns_timers), key = the encoded join key
  * (data/rowcodec.h), value = list of records (join.h), one per probe row, in
  * arrival order.  "versions": namespace 0, key = the join key (the
  * versioned table's PRIMARY KEY), value = records sorted by time with
  * aux = 1 for a version, 0 for a -D.  "timers" (keyed timers, timers.h):
- * namespace = a version's time, key = its join key (8-byte slot, unused).  No malloc per row:
- * keys and lists go through re-used buffers, joined rows through the
- * shared joiner (join_rows.c).  One thread, the job's.
+ * namespace = a version's time, key = its join key (8-byte slot, unused).
+ * Built on the join base (join_base.h: "probes" and "versions" are its
+ * left and right row tables; keys, record lists, the joiner).  No malloc
+ * per row: keys and lists go through re-used buffers.  One thread, the
+ * job's.
  */
-#include "join.h"
-#include "graph.h"
+#include "join_base.h"
 #include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
@@ -59,40 +63,17 @@
 #include <string.h>
 
 typedef struct tjoin_op {
-	sl_op base;
-	sl_join_plan p;
-	int *keys[2];
-	int outer;
-	sl_state_table *probes, *versions;
-	sl_timers timers;     /* timers.h: table "timers" */
-	sl_joiner j;
-	sl_buf key, list, due, vers;
+	sl_join_base b;       /* first (join_base.h): st[0] "probes", st[1] "versions" */
+	sl_timers timers;     /* timers.h: table "timers" (versions to clean) */
+	sl_ns_timers ptm;     /* timers.h: the namespaces of "probes" */
+	sl_buf list, due, vers;
 	size_t poff[256];     /* candidate i: its probe record in `due` */
 	uint32_t plen[256];
 	int64_t fired;        /* merged watermark applied: probes with t < fired emitted */
 } tjoin_op;
 
-static int load(sl_state_table *t, int64_t ns, const void *key, uint32_t klen, sl_buf *into,
-                sl_err *err)
-{
-	const void *v;
-	uint32_t vl;
-	sl_buf_clear(into);
-	if (sl_state_get_var(t, ns, key, klen, &v, &vl) && sl_buf_append(into, v, vl))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return 0;
-}
-
-static int store(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
-                 const sl_buf *val, sl_err *err)
-{
-	if (val->len == 0) {
-		sl_state_delete(t, ns, key, klen);
-		return 0;
-	}
-	int rc = sl_state_put_var(t, ns, key, klen, val->p, (uint32_t)val->len);
-	return rc ? sl_err_set(err, rc, "temporal join state: write failed") : 0;
-}
+#define PROBES(o) ((o)->b.st[0])
+#define VERSIONS(o) ((o)->b.st[1])
 
 /* Scan callback: appends (u32 klen, key, u32 vlen, value) to a buffer. */
 static int collect(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
@@ -124,8 +105,7 @@ static int find_version(tjoin_op *o, int64_t t, sl_jrec *out, sl_err *err)
 
 static int emit_padded(tjoin_op *o, const char *row, uint32_t len, sl_err *err)
 {
-	return sl__joiner_emit(&o->j, NULL, -1, row, len, NULL, -1, NULL, 0, SL_INSERT,
-	                       o->base.out_wm, err);
+	return sl__joiner_emit_stored(&o->b.j, 0, row, len, SL_INSERT, o->b.op.out_wm, err);
 }
 
 /* Evaluates the pending candidates: emits the matches, pads the rest (LEFT). */
@@ -133,14 +113,14 @@ static int flush_cands(tjoin_op *o, int n, sl_err *err)
 {
 	if (n == 0)
 		return 0;
-	int rc = sl__joiner_cand_eval(&o->j, err);
+	int rc = sl__joiner_cand_eval(&o->b.j, err);
 	for (int i = 0; !rc && i < n; i++) {
-		if (o->j.ok[i])
-			rc = sl__joiner_emit_cand(&o->j, i, SL_INSERT, o->base.out_wm, err);
-		else if (o->outer)
+		if (o->b.j.ok[i])
+			rc = sl__joiner_emit_cand(&o->b.j, i, SL_INSERT, o->b.op.out_wm, err);
+		else if (o->b.outer[0])
 			rc = emit_padded(o, o->due.p + o->poff[i], o->plen[i], err);
 	}
-	sl__joiner_cand_reset(&o->j);
+	sl__joiner_cand_reset(&o->b.j);
 	return rc;
 }
 
@@ -149,11 +129,11 @@ static int flush_cands(tjoin_op *o, int n, sl_err *err)
 static int join_probes(tjoin_op *o, const char *key, uint32_t klen, const char *list,
                        uint32_t llen, sl_err *err)
 {
-	int rc = load(o->versions, 0, key, klen, &o->vers, err), n = 0;
+	int rc = sl__jlist_load(VERSIONS(o), 0, key, klen, &o->vers, err), n = 0;
 	if (rc)
 		return rc;
 	const char *p = list, *end = list + llen;
-	sl__joiner_cand_reset(&o->j);
+	sl__joiner_cand_reset(&o->b.j);
 	while (p < end) {
 		sl_jrec pr, v = {0};
 		if (sl__jrec_read(&p, end, &pr))
@@ -162,18 +142,18 @@ static int join_probes(tjoin_op *o, const char *key, uint32_t klen, const char *
 		if (f < 0)
 			return f;
 		if (!f || v.aux == 0) { /* no version, or the key deleted */
-			if (o->outer && (rc = emit_padded(o, pr.row, pr.len, err)))
+			if (o->b.outer[0] && (rc = emit_padded(o, pr.row, pr.len, err)))
 				return rc;
 			continue;
 		}
-		if (n == o->j.cand->cap) {
+		if (n == o->b.j.cand->cap) {
 			if ((rc = flush_cands(o, n, err)))
 				return rc;
 			n = 0;
 		}
 		o->poff[n] = (size_t)(pr.row - o->due.p);
 		o->plen[n] = pr.len;
-		if ((rc = sl__joiner_cand_add(&o->j, NULL, -1, pr.row, pr.len, NULL, -1, v.row, v.len,
+		if ((rc = sl__joiner_cand_add(&o->b.j, NULL, -1, pr.row, pr.len, NULL, -1, v.row, v.len,
 		                              err)) < 0)
 			return rc;
 		n++;
@@ -184,7 +164,7 @@ static int join_probes(tjoin_op *o, const char *key, uint32_t klen, const char *
 /* Deletes the versions of key that no probe at or after w can join. */
 static int clean_key(tjoin_op *o, const char *key, uint32_t klen, int64_t w, sl_err *err)
 {
-	int rc = load(o->versions, 0, key, klen, &o->list, err);
+	int rc = sl__jlist_load(VERSIONS(o), 0, key, klen, &o->list, err);
 	if (rc)
 		return rc;
 	const char *p = o->list.p, *end = p + o->list.len, *base = NULL;
@@ -204,7 +184,7 @@ static int clean_key(tjoin_op *o, const char *key, uint32_t klen, int64_t w, sl_
 	size_t keep = (size_t)(end - from);
 	memmove(o->list.p, from, keep);
 	o->list.len = keep;
-	return store(o->versions, 0, key, klen, &o->list, err);
+	return sl__jlist_store(&o->b, VERSIONS(o), 0, key, klen, &o->list, err);
 }
 
 typedef struct clean_ctx {
@@ -220,29 +200,35 @@ static int clean_cb(void *ctx, int64_t ts, const void *key, uint32_t klen, sl_er
 	return clean_key(c->o, key, klen, c->w, err);
 }
 
-/* Applies merged watermark w: fires the probes with t < w, then frees the
- * versions w makes unreachable. */
+/* Fires the probes of time t (a namespace timer of "probes", timers.h,
+ * which drops the namespace after this returns): collects them first (a
+ * scan callback must not call into its table), then joins key by key. */
+static int fire_probes(void *ctx, int64_t t, sl_err *err)
+{
+	tjoin_op *o = ctx;
+	sl_buf_clear(&o->due);
+	int rc = sl_state_ns_scan(PROBES(o), t, collect, &o->due, err);
+	for (const char *p = o->due.p, *end = p + o->due.len; !rc && p < end;) {
+		uint32_t kl, vl;
+		memcpy(&kl, p, 4);
+		memcpy(&vl, p + 4 + kl, 4);
+		rc = join_probes(o, p + 4, kl, p + 8 + kl, vl, err);
+		p += 8 + kl + vl;
+	}
+	return rc;
+}
+
+/* Applies merged watermark w: fires the probes with t < w (namespace
+ * timers up to w - 1), then frees the versions w makes unreachable (keyed
+ * timers up to w). */
 static int advance(tjoin_op *o, int64_t w, sl_err *err)
 {
 	if (w <= o->fired)
 		return 0;
 	o->fired = w;
-	int64_t ns;
-	int rc;
-	while (sl_state_ns_first(o->probes, &ns) && ns < w) {
-		sl_buf_clear(&o->due);
-		if ((rc = sl_state_ns_scan(o->probes, ns, collect, &o->due, err)))
-			return rc;
-		sl_state_ns_drop(o->probes, ns);
-		for (const char *p = o->due.p, *end = p + o->due.len; p < end;) {
-			uint32_t kl, vl;
-			memcpy(&kl, p, 4);
-			memcpy(&vl, p + 4 + kl, 4);
-			if ((rc = join_probes(o, p + 4, kl, p + 8 + kl, vl, err)))
-				return rc;
-			p += 8 + kl + vl;
-		}
-	}
+	int rc = sl_ns_timers_fire(&o->ptm, w - 1, fire_probes, o, err);
+	if (rc)
+		return rc;
 	clean_ctx c = {o, w};
 	return sl_timers_fire(&o->timers, w, clean_cb, &c, err);
 }
@@ -250,25 +236,25 @@ static int advance(tjoin_op *o, int64_t w, sl_err *err)
 /* A probe row: buffered under (t, key); dropped and counted when late. */
 static int probe_row(tjoin_op *o, const sl_batch *in, int row, sl_err *err)
 {
-	const sl_col *tc = &in->cols[o->p.ltime];
-	if (tc->null[row] || sl_rowcodec_key_null(in, o->keys[0], o->p.nkeys, row))
-		return o->outer ? sl__joiner_emit(&o->j, in, row, NULL, 0, NULL, -1, NULL, 0, SL_INSERT,
-		                                  o->base.out_wm, err)
-		                : 0;
+	const sl_col *tc = &in->cols[o->b.p.ltime];
+	int rc = tc->null[row] ? 1 : sl__join_key(&o->b, 0, in, row, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) /* NULL time or key: matches nothing */
+		return o->b.outer[0] ? sl__joiner_emit_in(&o->b.j, 0, in, row, NULL, 0, SL_INSERT,
+		                                          o->b.op.out_wm, err)
+		                     : 0;
 	int64_t t = tc->v.i64[row];
-	sl_buf_clear(&o->key);
-	if (sl_rowcodec_key(in, o->keys[0], o->p.nkeys, row, &o->key))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if (t < o->fired) { /* late: its time has fired, its version may be freed */
-		o->base.stats.late_dropped++;
+		o->b.op.stats.late_dropped++;
 		return 0;
 	}
-	int rc = load(o->probes, t, o->key.p, (uint32_t)o->key.len, &o->list, err);
+	rc = sl__jlist_load(PROBES(o), t, o->b.key.p, (uint32_t)o->b.key.len, &o->list, err);
 	if (rc)
 		return rc;
 	if (sl__jrec_append(&o->list, in, row, 1, 0, t))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return store(o->probes, t, o->key.p, (uint32_t)o->key.len, &o->list, err);
+	return sl__jlist_store(&o->b, PROBES(o), t, o->b.key.p, (uint32_t)o->b.key.len, &o->list, err);
 }
 
 /* A row of the versioned input: a version (+I/+U) or the key's deletion
@@ -276,16 +262,14 @@ static int probe_row(tjoin_op *o, const sl_batch *in, int row, sl_err *err)
 static int version_row(tjoin_op *o, const sl_batch *in, int row, sl_err *err)
 {
 	uint8_t op = in->op[row];
-	const sl_col *tc = &in->cols[o->p.rtime];
-	if (op == SL_UPDATE_BEFORE || tc->null[row] ||
-	    sl_rowcodec_key_null(in, o->keys[1], o->p.nkeys, row))
+	const sl_col *tc = &in->cols[o->b.p.rtime];
+	if (op == SL_UPDATE_BEFORE || tc->null[row])
 		return 0;
-	int64_t t = tc->v.i64[row];
-	sl_buf_clear(&o->key);
-	if (sl_rowcodec_key(in, o->keys[1], o->p.nkeys, row, &o->key))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	int rc = load(o->versions, 0, o->key.p, (uint32_t)o->key.len, &o->vers, err);
+	int rc = sl__join_key(&o->b, 1, in, row, err);
 	if (rc)
+		return rc < 0 ? rc : 0; /* a NULL key: no version of anything */
+	int64_t t = tc->v.i64[row];
+	if ((rc = sl__jlist_load(VERSIONS(o), 0, o->b.key.p, (uint32_t)o->b.key.len, &o->vers, err)))
 		return rc;
 	sl_buf_clear(&o->list);
 	const char *p = o->vers.p, *end = p + o->vers.len;
@@ -305,12 +289,12 @@ static int version_row(tjoin_op *o, const sl_batch *in, int row, sl_err *err)
 	}
 	if (!added && sl__jrec_append(&o->list, in, row, 1, op != SL_DELETE, t))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if ((rc = store(o->versions, 0, o->key.p, (uint32_t)o->key.len, &o->list, err)))
-		return rc;
-	if ((rc = sl_timers_set(&o->timers, t, o->key.p, (uint32_t)o->key.len, err)))
+	const sl_buf *key = &o->b.key;
+	if ((rc = sl__jlist_store(&o->b, VERSIONS(o), 0, key->p, (uint32_t)key->len, &o->list, err)) ||
+	    (rc = sl_timers_set(&o->timers, t, key->p, (uint32_t)key->len, err)))
 		return rc;
 	/* a version at or below the applied watermark: clean its key now */
-	return t <= o->fired ? clean_key(o, o->key.p, (uint32_t)o->key.len, o->fired, err) : 0;
+	return t <= o->fired ? clean_key(o, key->p, (uint32_t)key->len, o->fired, err) : 0;
 }
 
 static int tjoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
@@ -325,7 +309,7 @@ static int tjoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		if (rc)
 			return rc;
 	}
-	return sl__joiner_flush(&o->j, err);
+	return sl__joiner_flush(&o->b.j, err);
 }
 
 static int tjoin_watermark(sl_op *op, int64_t wm, sl_err *err)
@@ -333,7 +317,7 @@ static int tjoin_watermark(sl_op *op, int64_t wm, sl_err *err)
 	tjoin_op *o = (tjoin_op *)op;
 	int rc = advance(o, wm, err);
 	if (!rc)
-		rc = sl__joiner_flush(&o->j, err);
+		rc = sl__joiner_flush(&o->b.j, err);
 	return rc ? rc : sl_op_emit_watermark(op, wm, err);
 }
 
@@ -352,24 +336,21 @@ static int tjoin_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
 static int tjoin_open(sl_op *op, sl_err *err)
 {
 	tjoin_op *o = (tjoin_op *)op;
-	if (!(o->probes = sl_state_table_open(op->state, op->uid, "probes", 0, err)) ||
-	    !(o->versions = sl_state_table_open(op->state, op->uid, "versions", 0, err)) ||
-	    sl_timers_open(&o->timers, op, "timers", err))
+	static const char *const names[2] = {"probes", "versions"};
+	if (sl__join_base_open(&o->b, names, err) || sl_timers_open(&o->timers, op, "timers", err))
 		return err->code;
-	return sl__joiner_init(&o->j, op, &o->p, err);
+	sl_ns_timers_add(&o->ptm, PROBES(o));
+	return 0;
 }
 
 static void tjoin_close(sl_op *op)
 {
 	tjoin_op *o = (tjoin_op *)op;
-	sl__joiner_deinit(&o->j);
-	sl_buf_deinit(&o->key);
+	sl__join_base_close(&o->b);
 	sl_buf_deinit(&o->list);
 	sl_buf_deinit(&o->due);
 	sl_buf_deinit(&o->vers);
 	sl_timers_deinit(&o->timers);
-	free(o->keys[0]);
-	free(o->keys[1]);
 }
 
 static const sl_op_vtab tjoin_vtab = {
@@ -385,21 +366,18 @@ static const sl_op_vtab tjoin_vtab = {
 
 sl_op *sl_op_temporal_join_new(const sl_join_plan *p, sl_err *err)
 {
-	tjoin_op *o = calloc(1, sizeof(*o));
-	if (!o) {
-		sl_err_set(err, SL_ENOMEM, "out of memory");
+	sl_join_base *b = sl__join_base_new(sizeof(tjoin_op), &tjoin_vtab, p, "temporal join", err);
+	if (!b)
 		return NULL;
-	}
-	o->base.vt = &tjoin_vtab;
+	tjoin_op *o = (tjoin_op *)b;
 	o->fired = SL_WM_MIN;
-	if (sl__join_plan_own(&o->p, o->keys, p, err) ||
-	    ((p->nkeys < 1 || p->ltime < 0 || p->rtime < 0 ||
-	      (p->kind != SL_JOIN_INNER && p->kind != SL_JOIN_LEFT)) &&
-	     sl_err_set(err, SL_EPLAN, "a temporal join needs an equality key, both "
-	                               "rowtimes and INNER or LEFT"))) {
-		sl_op_free(&o->base); /* calls its close */
+	sl_ns_timers_init(&o->ptm, 0);
+	if (p->nkeys < 1 || p->ltime < 0 || p->rtime < 0 ||
+	    (p->kind != SL_JOIN_INNER && p->kind != SL_JOIN_LEFT)) {
+		sl_err_set(err, SL_EPLAN, "a temporal join needs an equality key, both "
+		                          "rowtimes and INNER or LEFT");
+		sl_op_free(&b->op); /* calls its close */
 		return NULL;
 	}
-	o->outer = p->kind == SL_JOIN_LEFT;
-	return &o->base;
+	return &b->op;
 }

@@ -27,9 +27,11 @@
  * are only kept on an outer side, to be padded) + the encoded join key,
  * value = list of records (join.h), one per row.  The namespaces of both
  * tables are the operator's event-time timers (sl_ns_timers, timers.h).
+ * Built on the join base (join_base.h: tables, record lists, the joiner
+ * and padded output); its key has the flag byte in front, and pairs are
+ * made of two stored rows, so it pairs the lists itself.
  */
-#include "join.h"
-#include "graph.h"
+#include "join_base.h"
 #include "ops.h"
 #include "timers.h"
 #include "../data/rowcodec.h"
@@ -39,29 +41,13 @@
 #include <string.h>
 
 typedef struct wjoin_op {
-	sl_op base;
-	sl_join_plan p;
-	int *keys[2];
+	sl_join_base b;  /* first (join_base.h): tables "left", "right" */
 	int wend[2];
-	int outer[2];
 	int semi;        /* 1 semi, 2 anti join: only left rows are emitted */
-	sl_state_table *st[2];
-	sl_joiner j;
-	sl_buf key, lst[2], due, lmatch, rmatch;
+	sl_buf lst[2], due, lmatch, rmatch;
 	sl_ns_timers tm; /* the namespaces of both tables (timers.h); tm.fired:
 	                  * windows with end <= tm.fired have fired */
 } wjoin_op;
-
-static int load(sl_state_table *t, int64_t ns, const void *key, uint32_t klen, sl_buf *into,
-                sl_err *err)
-{
-	const void *v;
-	uint32_t vl;
-	sl_buf_clear(into);
-	if (sl_state_get_var(t, ns, key, klen, &v, &vl) && sl_buf_append(into, v, vl))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return 0;
-}
 
 static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
                        sl_err *err)
@@ -74,12 +60,10 @@ static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uin
 
 static int emit_padded(wjoin_op *o, int side, const sl_jrec *r, sl_err *err)
 {
-	int64_t wm = o->base.out_wm;
+	int64_t wm = o->b.op.out_wm;
 	if (o->semi) /* the left row alone */
-		return sl__joiner_emit_left(&o->j, r->row, r->len, SL_INSERT, wm, err);
-	return side == 0
-	     ? sl__joiner_emit(&o->j, NULL, -1, r->row, r->len, NULL, -1, NULL, 0, SL_INSERT, wm, err)
-	     : sl__joiner_emit(&o->j, NULL, -1, NULL, 0, NULL, -1, r->row, r->len, SL_INSERT, wm, err);
+		return sl__joiner_emit_left(&o->b.j, r->row, r->len, SL_INSERT, wm, err);
+	return sl__joiner_emit_stored(&o->b.j, side, r->row, r->len, SL_INSERT, wm, err);
 }
 
 /* Pads every record of list b (side s) whose flag in `matched` is 0
@@ -127,27 +111,27 @@ static int join_lists(wjoin_op *o, sl_err *err)
 		const char *rp = o->lst[1].p, *rend = rp + o->lst[1].len;
 		int ri = 0;
 		while (rp < rend) {
-			sl__joiner_cand_reset(&o->j);
+			sl__joiner_cand_reset(&o->b.j);
 			int n = 0, first = ri;
-			while (rp < rend && n < o->j.cand->cap) {
+			while (rp < rend && n < o->b.j.cand->cap) {
 				sl_jrec r;
 				if (sl__jrec_read(&rp, rend, &r))
 					return sl_err_set(err, SL_ESTATE, "window join state: malformed record");
-				if ((rc = sl__joiner_cand_add(&o->j, NULL, -1, l.row, l.len, NULL, -1, r.row,
+				if ((rc = sl__joiner_cand_add(&o->b.j, NULL, -1, l.row, l.len, NULL, -1, r.row,
 				                              r.len, err)) < 0)
 					return rc;
 				n++;
 				ri++;
 			}
-			if ((rc = sl__joiner_cand_eval(&o->j, err)))
+			if ((rc = sl__joiner_cand_eval(&o->b.j, err)))
 				return rc;
 			for (int i = 0; i < n; i++) {
-				if (!o->j.ok[i])
+				if (!o->b.j.ok[i])
 					continue;
 				o->lmatch.p[li] = 1;
 				o->rmatch.p[first + i] = 1;
 				if (!o->semi &&
-				    (rc = sl__joiner_emit_cand(&o->j, i, SL_INSERT, o->base.out_wm, err)))
+				    (rc = sl__joiner_emit_cand(&o->b.j, i, SL_INSERT, o->b.op.out_wm, err)))
 					return rc;
 			}
 		}
@@ -157,9 +141,9 @@ static int join_lists(wjoin_op *o, sl_err *err)
 			o->lmatch.p[i] = !o->lmatch.p[i];
 		return pad_unmatched(o, 0, &o->lst[0], &o->lmatch, err);
 	}
-	if (o->outer[0] && (rc = pad_unmatched(o, 0, &o->lst[0], &o->lmatch, err)))
+	if (o->b.outer[0] && (rc = pad_unmatched(o, 0, &o->lst[0], &o->lmatch, err)))
 		return rc;
-	if (o->outer[1] && (rc = pad_unmatched(o, 1, &o->lst[1], &o->rmatch, err)))
+	if (o->b.outer[1] && (rc = pad_unmatched(o, 1, &o->lst[1], &o->rmatch, err)))
 		return rc;
 	return 0;
 }
@@ -173,7 +157,7 @@ static int fire_window(void *ctx, int64_t end, sl_err *err)
 	int rc;
 	for (int s = 0; s < 2; s++) {
 		sl_buf_clear(&o->due);
-		if ((rc = sl_state_ns_scan(o->st[s], end, collect_key, &o->due, err)))
+		if ((rc = sl_state_ns_scan(o->b.st[s], end, collect_key, &o->due, err)))
 			return rc;
 		const char *p = o->due.p, *pend = p + o->due.len;
 		while (p < pend) {
@@ -183,21 +167,21 @@ static int fire_window(void *ctx, int64_t end, sl_err *err)
 			p += 4 + klen;
 			int nullkey = klen > 0 && key[0] == 1;
 			if (s == 0) {
-				if ((rc = load(o->st[0], end, key, klen, &o->lst[0], err)))
+				if ((rc = sl__jlist_load(o->b.st[0], end, key, klen, &o->lst[0], err)))
 					return rc;
 				sl_buf_clear(&o->lst[1]);
-				if (!nullkey && (rc = load(o->st[1], end, key, klen, &o->lst[1], err)))
+				if (!nullkey && (rc = sl__jlist_load(o->b.st[1], end, key, klen, &o->lst[1], err)))
 					return rc;
 				rc = nullkey ? pad_unmatched(o, 0, &o->lst[0], NULL, err) : join_lists(o, err);
 			} else {
 				/* right keys the left side has (non-NULL) were joined above */
 				const void *v;
 				uint32_t vl;
-				if (!nullkey && sl_state_get_var(o->st[0], end, key, klen, &v, &vl))
+				if (!nullkey && sl_state_get_var(o->b.st[0], end, key, klen, &v, &vl))
 					continue;
-				if (!o->outer[1])
+				if (!o->b.outer[1])
 					continue;
-				if ((rc = load(o->st[1], end, key, klen, &o->lst[1], err)))
+				if ((rc = sl__jlist_load(o->b.st[1], end, key, klen, &o->lst[1], err)))
 					return rc;
 				rc = pad_unmatched(o, 1, &o->lst[1], NULL, err);
 			}
@@ -217,26 +201,25 @@ static int fire(wjoin_op *o, int64_t w, sl_err *err)
 static int wjoin_row(wjoin_op *o, int s, const sl_batch *in, int row, sl_err *err)
 {
 	const sl_col *ec = &in->cols[o->wend[s]];
-	int nullkey = sl_rowcodec_key_null(in, o->keys[s], o->p.nkeys, row);
-	if (ec->null[row] || (nullkey && !o->outer[s]))
+	int nullkey = sl_rowcodec_key_null(in, o->b.keys[s], o->b.p.nkeys, row);
+	if (ec->null[row] || (nullkey && !o->b.outer[s]))
 		return 0;
-	int64_t end = sl_win_to_utc(o->p.tz, ec->v.i64[row]);
+	int64_t end = sl_win_to_utc(o->b.p.tz, ec->v.i64[row]);
 	if (end <= o->tm.fired) {
-		o->base.stats.late_dropped++;
+		o->b.op.stats.late_dropped++;
 		return 0;
 	}
-	sl_buf_clear(&o->key);
-	if (sl_buf_putc(&o->key, (char)nullkey) ||
-	    sl_rowcodec_key(in, o->keys[s], o->p.nkeys, row, &o->key))
+	sl_buf *key = &o->b.key;
+	sl_buf_clear(key);
+	if (sl_buf_putc(key, (char)nullkey) ||
+	    sl_rowcodec_key(in, o->b.keys[s], o->b.p.nkeys, row, key))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	int rc = load(o->st[s], end, o->key.p, (uint32_t)o->key.len, &o->lst[s], err);
+	int rc = sl__jlist_load(o->b.st[s], end, key->p, (uint32_t)key->len, &o->lst[s], err);
 	if (rc)
 		return rc;
 	if (sl__jrec_append(&o->lst[s], in, row, 1, 0, 0))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	rc = sl_state_put_var(o->st[s], end, o->key.p, (uint32_t)o->key.len, o->lst[s].p,
-	                      (uint32_t)o->lst[s].len);
-	return rc ? sl_err_set(err, rc, "window join state: write failed") : 0;
+	return sl__jlist_store(&o->b, o->b.st[s], end, key->p, (uint32_t)key->len, &o->lst[s], err);
 }
 
 static int wjoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
@@ -244,14 +227,14 @@ static int wjoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	wjoin_op *o = (wjoin_op *)op;
 	int64_t others = sl_op_inputs_wm(op, input);
 	SL_BATCH_FOREACH(in, k, row) {
-		int64_t w = in->wm[row] < others ? in->wm[row] : others;
+		int64_t w = sl__join_row_wm(in, row, others);
 		int rc = fire(o, w, err);
 		if (!rc)
 			rc = wjoin_row(o, input, in, row, err);
 		if (rc)
 			return rc;
 	}
-	return sl__joiner_flush(&o->j, err);
+	return sl__joiner_flush(&o->b.j, err);
 }
 
 static int wjoin_watermark(sl_op *op, int64_t wm, sl_err *err)
@@ -259,20 +242,18 @@ static int wjoin_watermark(sl_op *op, int64_t wm, sl_err *err)
 	wjoin_op *o = (wjoin_op *)op;
 	int rc = fire(o, wm, err);
 	if (!rc)
-		rc = sl__joiner_flush(&o->j, err);
+		rc = sl__joiner_flush(&o->b.j, err);
 	return rc ? rc : sl_op_emit_watermark(op, wm, err);
 }
 
 static int wjoin_open(sl_op *op, sl_err *err)
 {
 	wjoin_op *o = (wjoin_op *)op;
-	static const char *names[2] = {"left", "right"};
-	for (int s = 0; s < 2; s++) {
-		if (!(o->st[s] = sl_state_table_open(op->state, op->uid, names[s], 0, err)))
-			return err->code;
-		sl_ns_timers_add(&o->tm, o->st[s]);
-	}
-	return sl__joiner_init(&o->j, op, &o->p, err);
+	static const char *const names[2] = {"left", "right"};
+	int rc = sl__join_base_open(&o->b, names, err);
+	sl_ns_timers_add(&o->tm, o->b.st[0]);
+	sl_ns_timers_add(&o->tm, o->b.st[1]);
+	return rc;
 }
 
 /* The watermark up to which windows have fired is the operator's merged
@@ -292,15 +273,12 @@ static int wjoin_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
 static void wjoin_close(sl_op *op)
 {
 	wjoin_op *o = (wjoin_op *)op;
-	sl__joiner_deinit(&o->j);
-	sl_buf_deinit(&o->key);
+	sl__join_base_close(&o->b);
 	sl_buf_deinit(&o->lst[0]);
 	sl_buf_deinit(&o->lst[1]);
 	sl_buf_deinit(&o->due);
 	sl_buf_deinit(&o->lmatch);
 	sl_buf_deinit(&o->rmatch);
-	free(o->keys[0]);
-	free(o->keys[1]);
 }
 
 static const sl_op_vtab wjoin_vtab = {
@@ -317,24 +295,20 @@ static const sl_op_vtab wjoin_vtab = {
 
 sl_op *sl_op_window_join_new(const sl_join_plan *p, sl_err *err)
 {
-	wjoin_op *o = calloc(1, sizeof(*o));
-	if (!o) {
-		sl_err_set(err, SL_ENOMEM, "out of memory");
+	sl_join_base *b = sl__join_base_new(sizeof(wjoin_op), &wjoin_vtab, p, "window join", err);
+	if (!b)
 		return NULL;
-	}
-	o->base.vt = &wjoin_vtab;
+	wjoin_op *o = (wjoin_op *)b;
 	sl_ns_timers_init(&o->tm, 0);
-	if (sl__join_plan_own(&o->p, o->keys, p, err) ||
-	    ((p->lwend < 0 || p->rwend < 0) &&
-	     sl_err_set(err, SL_EPLAN, "a window join needs window_end on both sides"))) {
-		sl_op_free(&o->base); /* calls its close */
+	if (p->lwend < 0 || p->rwend < 0) {
+		sl_err_set(err, SL_EPLAN, "a window join needs window_end on both sides");
+		sl_op_free(&b->op); /* calls its close */
 		return NULL;
 	}
 	o->wend[0] = p->lwend;
 	o->wend[1] = p->rwend;
 	o->semi = p->kind == SL_JOIN_SEMI ? 1 : p->kind == SL_JOIN_ANTI ? 2 : 0;
 	/* an anti join keeps left rows with a NULL key, to emit them */
-	o->outer[0] = p->kind == SL_JOIN_LEFT || p->kind == SL_JOIN_FULL || p->kind == SL_JOIN_ANTI;
-	o->outer[1] = p->kind == SL_JOIN_RIGHT || p->kind == SL_JOIN_FULL;
-	return &o->base;
+	b->outer[0] = p->kind == SL_JOIN_LEFT || p->kind == SL_JOIN_FULL || p->kind == SL_JOIN_ANTI;
+	return &b->op;
 }

@@ -29,8 +29,8 @@
  * `next` are plain fields the operator reads (lateness checks, a fast
  * path that skips firing below `next`) and snapshots if it needs them.
  * Used by the window aggregate, window join and window Top-N, and (fired up
- * to W - 1, their rule being ts < W) the OVER aggregate and the event-time
- * keep-first deduplication.
+ * to W - 1, their rule being ts < W) the OVER aggregate, the event-time
+ * keep-first deduplication and the temporal join (its probes).
  *
  * Both are driven by the operator, at the two places time moves: before
  * a row whose W_before exceeds the watermark acted on (so output does not

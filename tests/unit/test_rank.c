@@ -2,7 +2,8 @@
  * test_rank.c - the ROW_NUMBER and OVER operators driven through their
  * method tables with synthetic batches and watermarks: Top-N (with and
  * without the rn column, ties), deduplication (event-time keep-first with
- * late rows, processing-time keep-last), window Top-N and OVER aggregates;
+ * late rows, processing-time keep-last), window Top-N and OVER aggregates,
+ * DOUBLE -0.0 through a retracting Top-N;
  * each also with a snapshot/restore in the middle of the stream whose
  * output must equal an uninterrupted run's, on both state backends
  * ("hashmap", "rocksdb") and at batch sizes 1 and 3.
@@ -622,6 +623,53 @@ static int setup_hashmap(void **st)
 	return 0;
 }
 
+/* DOUBLE -0.0 through a retracting Top-2 (k STRING, d DOUBLE, v BIGINT),
+ * ORDER BY v: the stored row comes back with its sign, and a retraction
+ * finds the row SQL-equal to it (-0.0 = 0.0) though its bytes differ:
+ * -D(0.0) removes the +I(-0.0), -D(-0.0) the +I(0.0) (as an entry stored
+ * in the key form by earlier versions, whose 0.0 has the same bytes). */
+static void feed_d(harness *h, const char *k, double d, int64_t v, uint8_t op)
+{
+	sl_batch *b = sl_batch_new(3, h->types, 1);
+	int r = sl_batch_add_row(b, op, SL_WM_MIN);
+	sl_col_set_str_ref(&b->cols[0], r, k, (int64_t)strlen(k));
+	sl_col_set_f64(&b->cols[1], r, d);
+	sl_col_set_i64(&b->cols[2], r, v);
+	assert_int_equal(sl_op_emit(h->feed[0], b, &h->err), 0);
+	sl_batch_free(b);
+}
+
+static void test_topn_negative_zero(void **st)
+{
+	harness h;
+	th_graph_init(&h, g_type, 3);
+	h.types[0] = sl_type_varchar(SL_STRING_LEN);
+	h.types[1] = sl_type_make(SL_T_DOUBLE);
+	h.types[2] = sl_type_make(SL_T_BIGINT);
+	sl_rank_plan p = {0};
+	p.mode = SL_RANK_TOPN;
+	p.nkeys = 1;
+	p.key_cols = key0;
+	p.norder = 1;
+	p.order_cols = ord_v;
+	p.desc = desc1;
+	p.nulls_first = asc1;
+	p.n = 2;
+	p.retract = 1;
+	sl_op *op = sl_op_rank_new(&p, h.types, 3, &h.err);
+	assert_non_null(op);
+	th_graph_open(&h, op, 1, 3, h.types, NULL, 0);
+	feed_d(&h, "a", -0.0, 1, SL_INSERT);
+	feed_d(&h, "a", 0.0, 2, SL_INSERT);
+	feed_d(&h, "a", 0.0, 1, SL_DELETE);  /* removes the -0.0 row */
+	feed_d(&h, "a", -0.0, 2, SL_DELETE); /* removes the 0.0 row */
+	assert_string_equal(th_out(&h), "+I[a, -0.0, 1]\n"
+	                                "+I[a, 0.0, 2]\n"
+	                                "-D[a, -0.0, 1]\n"
+	                                "-D[a, 0.0, 2]\n");
+	th_graph_deinit(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -630,6 +678,7 @@ int main(void)
 		cmocka_unit_test_setup(test_window_topn, setup_hashmap),
 		cmocka_unit_test_setup(test_over_frames, setup_hashmap),
 		cmocka_unit_test_setup(test_topn_retract, setup_hashmap),
+		cmocka_unit_test_setup(test_topn_negative_zero, setup_hashmap),
 		cmocka_unit_test_setup(test_topn_update_fast, setup_hashmap),
 		cmocka_unit_test_setup(test_topn_update_fast_flink, setup_hashmap),
 		cmocka_unit_test_setup(test_topn_retract_flink, setup_hashmap),
@@ -638,6 +687,7 @@ int main(void)
 		cmocka_unit_test_setup(test_window_topn, setup_rocksdb),
 		cmocka_unit_test_setup(test_over_frames, setup_rocksdb),
 		cmocka_unit_test_setup(test_topn_retract, setup_rocksdb),
+		cmocka_unit_test_setup(test_topn_negative_zero, setup_rocksdb),
 		cmocka_unit_test_setup(test_topn_update_fast, setup_rocksdb),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,8 +2,9 @@
  * test_rowcodec.c - unit tests of src/data/rowcodec.c: the bytes of the
  * key form and the row form for every type (pinned: snapshots and
  * checkpoints hold them), canonical doubles in the key form only, ROW
- * values (nested, NULL, NULL fields) through encode and decode, and
- * malformed bytes refused.
+ * values (nested, NULL, NULL fields) through encode and decode,
+ * equality as the key form defines it over either form, and malformed
+ * bytes refused.
  *
  * The pinned bytes were checked equal to those of the two codecs
  * rowcodec.c replaced (data/rowkey.c per column for every non-ROW type,
@@ -301,6 +302,78 @@ static void test_key_form_canonical(void **st)
 	sl_batch_free(b);
 }
 
+/* sl_rowcodec_equal: equality as the key form defines it, over either
+ * form: -0.0 = 0.0 and NaN = NaN (also inside a ROW), other values and
+ * NULLs by their bytes; every type's rows of make_batch equal themselves
+ * and not each other; malformed or short bytes are not equal.
+ * sl_rowcodec_forms_differ: only DOUBLE / FLOAT columns, ROW fields
+ * included, make the forms differ. */
+static void test_equal_as_key(void **st)
+{
+	sl_type t[2] = {sl_type_make(SL_T_DOUBLE), sl_type_make(SL_T_ROW)};
+	t[1].row = &outer_t;
+	sl_batch *b = sl_batch_new(2, t, 6);
+	double v[6] = {0.0, -0.0, NAN, -NAN, 1.0, 2.0};
+	for (int r = 0; r < 6; r++) {
+		sl_batch_add_row(b, SL_INSERT, 0);
+		sl_col_set_f64(&b->cols[0], r, v[r]);
+		b->cols[1].null[r] = 0;
+		sl_col_set_f64(&b->cols[1].child[0], r, v[r]);
+	}
+	sl_buf w[6], k1;
+	int cols[2] = {0, 1};
+	for (int r = 0; r < 6; r++) {
+		sl_buf_init(&w[r]);
+		assert_int_equal(sl_rowcodec_row(b, r, &w[r]), 0);
+	}
+	sl_buf_init(&k1);
+	assert_int_equal(sl_rowcodec_key(b, cols, 2, 1, &k1), 0); /* -0.0 in the key form */
+#define EQ(i, j) sl_rowcodec_equal(t, 2, w[i].p, (uint32_t)w[i].len, w[j].p, (uint32_t)w[j].len)
+	assert_true(EQ(0, 1));
+	assert_true(EQ(1, 0));
+	assert_true(EQ(2, 3));
+	assert_true(EQ(4, 4));
+	assert_false(EQ(4, 5));
+	assert_false(EQ(0, 2));
+	assert_false(EQ(0, 4));
+#undef EQ
+	/* the row form of -0.0 equals the key form written by earlier versions */
+	assert_true(sl_rowcodec_equal(t, 2, w[1].p, (uint32_t)w[1].len, k1.p, (uint32_t)k1.len));
+	assert_true(sl_rowcodec_equal(t, 2, w[0].p, (uint32_t)w[0].len, k1.p, (uint32_t)k1.len));
+	/* short or trailing bytes */
+	assert_false(sl_rowcodec_equal(t, 2, w[0].p, (uint32_t)w[0].len - 1, w[1].p,
+	                               (uint32_t)w[1].len - 1));
+	assert_false(sl_rowcodec_equal(t, 1, w[0].p, (uint32_t)w[0].len, w[1].p, (uint32_t)w[1].len));
+	/* every type: make_batch's rows */
+	sl_type at[NT];
+	all_types(at);
+	sl_batch *m = make_batch();
+	sl_buf r[3];
+	for (int i = 0; i < 3; i++) {
+		sl_buf_init(&r[i]);
+		assert_int_equal(sl_rowcodec_row(m, i, &r[i]), 0);
+	}
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			assert_int_equal(sl_rowcodec_equal(at, NT, r[i].p, (uint32_t)r[i].len, r[j].p,
+			                                   (uint32_t)r[j].len), i == j);
+	/* forms_differ */
+	assert_true(sl_rowcodec_forms_differ(at, NT));
+	assert_false(sl_rowcodec_forms_differ(at, 5));
+	assert_true(sl_rowcodec_forms_differ(at + 5, 1)); /* FLOAT */
+	assert_true(sl_rowcodec_forms_differ(at + 19, 1)); /* a ROW with a DOUBLE field */
+	sl_type inner = sl_type_make(SL_T_ROW);
+	inner.row = &inner_t;
+	assert_false(sl_rowcodec_forms_differ(&inner, 1));
+	for (int i = 0; i < 3; i++)
+		sl_buf_deinit(&r[i]);
+	for (int i = 0; i < 6; i++)
+		sl_buf_deinit(&w[i]);
+	sl_buf_deinit(&k1);
+	sl_batch_free(m);
+	sl_batch_free(b);
+}
+
 /* Every row of make_batch survives encode + decode in both forms: the
  * decoded row encodes to the same bytes; a NULL ROW sets its fields NULL. */
 static void test_round_trip(void **st)
@@ -390,6 +463,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pinned_bytes),
 		cmocka_unit_test(test_key_form_canonical),
+		cmocka_unit_test(test_equal_as_key),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_malformed),
 	};

@@ -6,7 +6,8 @@
  * it (versions before, at and after the probe time, a -U ignored, a -D
  * ending the key, a version replacing one of the same time), LEFT padding,
  * NULL keys, a residual, late probes dropped and counted, versions freed
- * once the watermark passes a newer one; each on both state backends, and
+ * once the watermark passes a newer one, one watermark firing several
+ * probe times; each on both state backends, and
  * with a snapshot/restore after every prefix of a stream whose output
  * equals an uninterrupted run's.
  *
@@ -233,6 +234,43 @@ static void test_snapshot_restore(void **st)
 		roundtrip(cut);
 }
 
+/* One watermark fires several pending probe times at once (the probes'
+ * namespace timers, timers.h): oldest time first, a time's probes of one
+ * key in arrival order, each joining the version valid at its own time;
+ * a probe at W itself waits, and only it is left in "probes". */
+static void test_watermark_fires_several_times(void **st)
+{
+	harness h;
+	h_init(&h, SL_JOIN_LEFT, 0);
+	const in_row v[] = {{R, "a", 0, 1, I, -1}, {R, "b", 0, 5, I, -1}, {R, "a", 3, 2, I, -1}};
+	feed(&h, v, 3, 3);
+	const in_row p[] = {{L, "a", 5, 100, I, -1}, {L, "b", 2, 101, I, -1},
+	                    {L, "a", 1, 102, I, -1}, {L, "a", 5, 103, I, -1},
+	                    {L, "c", 4, 104, I, -1}, {L, "b", 10, 105, I, -1}};
+	feed(&h, p, 6, 6);
+	wm(&h, R, 10);
+	assert_string_equal(th_out(&h), "");
+	wm(&h, L, 10); /* W = 10: times :01, :02, :04 and :05 fire, :10 waits */
+	assert_string_equal(th_out(&h), "+I[a, " TS("01") ", 102, a, " TS("00") ", 1]\n"
+	                             "+I[b, " TS("02") ", 101, b, " TS("00") ", 5]\n"
+	                             "+I[c, " TS("04") ", 104, NULL, NULL, NULL]\n"
+	                             "+I[a, " TS("05") ", 100, a, " TS("03") ", 2]\n"
+	                             "+I[a, " TS("05") ", 103, a, " TS("03") ", 2]\n");
+	assert_int_equal(h.cap->last_wm, T0 + S(10));
+	sl_state_table *t = sl_state_table_open(h.be, h.op->uid, "probes", 0, &h.err);
+	assert_non_null(t);
+	assert_int_equal(sl_state_count(t), 1);
+	int64_t ns;
+	assert_true(sl_state_ns_first(t, &ns));
+	assert_int_equal(ns, T0 + S(10));
+	th_out_reset(&h);
+	wm(&h, R, 11);
+	wm(&h, L, 11);
+	assert_string_equal(th_out(&h), "+I[b, " TS("10") ", 105, b, " TS("00") ", 5]\n");
+	assert_int_equal(sl_state_count(t), 0);
+	h_deinit(&h);
+}
+
 static void test_refused_plans(void **st)
 {
 	harness h;
@@ -254,6 +292,7 @@ static void run_all(void)
 		cmocka_unit_test(test_versions_and_probe_times),
 		cmocka_unit_test(test_delete_and_cleanup),
 		cmocka_unit_test(test_snapshot_restore),
+		cmocka_unit_test(test_watermark_fires_several_times),
 		cmocka_unit_test(test_refused_plans),
 	};
 	if (cmocka_run_group_tests_name(g_backend, tests, NULL, NULL))

@@ -270,7 +270,8 @@ int sl_graph_step(sl_graph *g, int64_t *progress, sl_err *err)
 }
 
 #define SNAP_MAGIC_V1 0x534c4731u /* "SLG1": operators by position */
-#define SNAP_MAGIC 0x534c4732u    /* "SLG2": operators by stable id */
+#define SNAP_MAGIC_V2 0x534c4732u /* "SLG2": by label-hash id (op->uid_v1) */
+#define SNAP_MAGIC 0x534c4733u    /* "SLG3": by structural id (op->uid) */
 
 int sl_graph_snapshot(sl_graph *g, sl_snap_writer *w, sl_err *err)
 {
@@ -313,6 +314,45 @@ static sl_op *op_by_uid(sl_graph *g, const char *uid, size_t n)
 	return NULL;
 }
 
+/* The id under which the snapshot being restored names op. */
+static const char *snap_id(const sl_graph *g, const sl_op *op)
+{
+	return g->restored_label_ids && op->uid_v1[0] ? op->uid_v1 : op->uid;
+}
+
+sl_op *sl_graph_op_by_snap_id(const sl_graph *g, const char *id, size_t n)
+{
+	for (int i = 0; i < g->nops; i++) {
+		const char *u = snap_id(g, g->ops[i]);
+		if (strlen(u) == n && !memcmp(u, id, n))
+			return g->ops[i];
+	}
+	return NULL;
+}
+
+/*
+ * The reader's rename hook (state.h) while a snapshot with label-hash ids
+ * is restored: a state table "<uid_v1>/<name>" of an operator of the job
+ * becomes "<uid>/<name>", so the backend restores it where the operator
+ * opened it; tables of ids the job does not have keep their names (the
+ * checks below find no operator for them either).  Every later step of
+ * the restore reads the records through copies of the reader and so sees
+ * the structural ids only.
+ */
+static void rename_table(void *ctx, char name[256])
+{
+	const sl_graph *g = ctx;
+	char *slash = strchr(name, '/');
+	sl_op *op = slash ? sl_graph_op_by_snap_id(g, name, (size_t)(slash - name)) : NULL;
+	if (!op)
+		return;
+	size_t ul = strlen(op->uid), rl = strlen(slash);
+	if (ul + rl > 255)
+		return; /* ids are 16 hex digits: never */
+	memmove(name + ul, slash, rl + 1);
+	memcpy(name, op->uid, ul);
+}
+
 /* A snapshot record's id and kind, and whether its operator kept state. */
 typedef struct snap_rec {
 	const char *uid;
@@ -333,7 +373,7 @@ static int restore_op(sl_graph *g, sl_snap_reader *r, snap_rec *rec, sl_err *err
 	uint32_t nin = sl_snap_get_u32(r);
 	if (!sl_snap_reader_ok(r) || !uid || nin > 1024)
 		return sl_err_set(err, SL_ESTATE, "job snapshot damaged");
-	sl_op *op = op_by_uid(g, uid, ulen);
+	sl_op *op = sl_graph_op_by_snap_id(g, uid, ulen);
 	int64_t wms[1024];
 	for (uint32_t k = 0; k < nin; k++)
 		wms[k] = sl_snap_get_i64(r);
@@ -342,8 +382,8 @@ static int restore_op(sl_graph *g, sl_snap_reader *r, snap_rec *rec, sl_err *err
 	const void *sub = sl_snap_get_bytes(r, &sublen);
 	if (!sl_snap_reader_ok(r))
 		return sl_err_set(err, SL_ESTATE, "job snapshot truncated");
-	rec->uid = uid;
-	rec->ulen = ulen;
+	rec->uid = op ? op->uid : uid; /* the job's id, as rename_table */
+	rec->ulen = op ? strlen(op->uid) : ulen;
 	rec->name = name ? name : "";
 	rec->nlen = name ? nlen : 0;
 	rec->matched = op != NULL;
@@ -529,9 +569,10 @@ static int restore_v1(sl_graph *g, sl_snap_reader *r, sl_err *err)
 		sl_op *op = g->ops[i];
 		size_t ulen, sublen;
 		const char *uid = sl_snap_get_bytes(r, &ulen);
-		if (!uid || ulen != strlen(op->uid) || memcmp(uid, op->uid, ulen))
+		const char *want = snap_id(g, op);
+		if (!uid || ulen != strlen(want) || memcmp(uid, want, ulen))
 			return sl_err_set(err, SL_ESTATE, "snapshot operator %d does not match '%s'", i,
-			                  op->uid);
+			                  want);
 		for (int k = 0; k < op->nin; k++)
 			op->in_wm[k] = sl_snap_get_i64(r);
 		op->wm = sl_snap_get_i64(r);
@@ -554,13 +595,9 @@ static int restore_v1(sl_graph *g, sl_snap_reader *r, sl_err *err)
 	return rc ? rc : sl_state_restore(g->state, r, err);
 }
 
-int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err)
+/* The current format and SLG2: operators by id (restore_v1: by position). */
+static int restore_by_id(sl_graph *g, sl_snap_reader *r, sl_err *err)
 {
-	uint32_t magic = sl_snap_get_u32(r);
-	if (magic == SNAP_MAGIC_V1)
-		return restore_v1(g, r, err);
-	if (magic != SNAP_MAGIC)
-		return sl_err_set(err, SL_ESTATE, "not a sluice job snapshot");
 	uint32_t n = sl_snap_get_u32(r);
 	if (n > 1u << 20)
 		return sl_err_set(err, SL_ESTATE, "job snapshot damaged");
@@ -590,6 +627,25 @@ int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err)
 		rc = sl_state_restore(g->state, r, err);
 	if (!rc && orphans)
 		rc = drop_unclaimed(g, state_at, err);
+	return rc;
+}
+
+int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err)
+{
+	uint32_t magic = sl_snap_get_u32(r);
+	if (magic != SNAP_MAGIC_V1 && magic != SNAP_MAGIC_V2 && magic != SNAP_MAGIC)
+		return sl_err_set(err, SL_ESTATE, "not a sluice job snapshot");
+	/* written before structural ids: match by the label-hash ids */
+	g->restored_label_ids = magic != SNAP_MAGIC;
+	void (*rename0)(void *, char *) = r->rename;
+	void *ctx0 = r->rename_ctx;
+	if (g->restored_label_ids) {
+		r->rename = rename_table;
+		r->rename_ctx = g;
+	}
+	int rc = magic == SNAP_MAGIC_V1 ? restore_v1(g, r, err) : restore_by_id(g, r, err);
+	r->rename = rename0;
+	r->rename_ctx = ctx0;
 	return rc;
 }
 

@@ -34,6 +34,9 @@ typedef struct sl_graph {
 	int stop;              /* set asynchronously to request a stop */
 	int opened;
 	int allow_non_restored; /* restore may drop state of unknown operators */
+	int restored_label_ids; /* the snapshot last restored (sl_graph_restore)
+	                         * was written before structural ids: its records
+	                         * name operators by op->uid_v1 */
 } sl_graph;
 
 /* Initializes an empty graph using backend `state` (not owned). */
@@ -80,10 +83,15 @@ int sl_graph_end_source(sl_op *op, sl_err *err);
 
 /*
  * Snapshot / restore of every operator's scalars and of the state backend.
- * Operators are matched by their stable id (op->uid), so an edited job
- * restores every operator whose id is unchanged; operators that are new
- * start empty; state of operators the job no longer has makes the restore
- * fail unless g->allow_non_restored (then it is dropped).
+ * Operators are matched by their stable id, so an edited job restores
+ * every operator whose id is unchanged; operators that are new start
+ * empty; state of operators the job no longer has makes the restore fail
+ * unless g->allow_non_restored (then it is dropped).  A snapshot records
+ * which ids it holds: snapshots are written with the structural ids
+ * (op->uid, "SLG3"); one written before them ("SLG2", "SLG1": the label-
+ * hash ids, tests/fixtures/ckpt-v1) is matched by op->uid_v1 and its state
+ * is restored under op->uid, so the job's next snapshot has structural
+ * ids (docs/checkpoints.md).
  */
 int sl_graph_snapshot(sl_graph *g, sl_snap_writer *w, sl_err *err);
 
@@ -92,6 +100,14 @@ int sl_graph_snapshot(sl_graph *g, sl_snap_writer *w, sl_err *err);
  * checkpoint written on another thread, sl_state_snap_write). */
 int sl_graph_snapshot_ops(sl_graph *g, sl_snap_writer *w, sl_err *err);
 int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err);
+
+/* The operator that a record of the snapshot last restored names by id
+ * id[0..n): by op->uid, or by op->uid_v1 when that snapshot was written
+ * before structural ids (g->restored_label_ids; an operator with an empty
+ * uid_v1, not built by the planner, by op->uid).  NULL when the job has
+ * none.  For records that follow the graph's in a checkpoint (the pre-
+ * commit data of the coordinator). */
+sl_op *sl_graph_op_by_snap_id(const sl_graph *g, const char *id, size_t n);
 
 /* Closes and frees every operator (sl_op_free). */
 void sl_graph_deinit(sl_graph *g);

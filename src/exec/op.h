@@ -137,10 +137,18 @@ struct sl_op {
 	const sl_op_vtab *vt;
 	struct sl_graph *graph;
 	int id;               /* position in the graph, topological */
-	char uid[64];         /* stable id for state (hash of definition or UID hint) */
+	char uid[64];         /* stable id for state (hash of its structural identity
+	                       * and inputs, or of its UID hint; plan_ident.c) */
+	char uid_v1[64];      /* its id under the label-hash scheme of snapshots
+	                       * written before structural ids (hash of ident), by
+	                       * which a restore of such a snapshot matches it;
+	                       * empty: the same as uid (graph.c) */
 	const char *uid_hint; /* UID('...') hint of its SELECT of the query, or NULL */
 	const char *label;    /* EXPLAIN text for this operator (plan arena) */
-	const char *ident;    /* identity text its uid derives from (plan arena; plan_ident.c) */
+	const char *ident;    /* frozen label-hash identity text uid_v1 derives from
+	                       * (plan arena; plan_ident.c) */
+	const char *sident;   /* structural identity text uid derives from (plan
+	                       * arena; exec/op_ident.c) */
 
 	/* output schema */
 	int nout;

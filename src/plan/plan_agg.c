@@ -530,7 +530,8 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 		out->updating = 1;
 		out->upd_op = label;
 	}
-	if (sl__add_op(p, op, 1, out, label) || sl_graph_connect(p->g, in->op, op, 0))
+	if (sl__add_op(p, op, 1, out, label) || sl_graph_connect(p->g, in->op, op, 0) ||
+	    sl__op_struct(p, op, &wp, it, in->ncols))
 		return NULL;
 	op->ident = ident;
 	return out;
@@ -596,7 +597,8 @@ static rel *plan_group_agg(planner *p, const sl_ast_select *sel, agg_build *b, a
 	if (!in->updating && group_agg_mono(p, b, out))
 		return NULL;
 	out->upd_op = agg_label(p, "GroupAggregate", b, NULL);
-	if (sl__add_op(p, op, 1, out, out->upd_op) || sl_graph_connect(p->g, in->op, op, 0))
+	if (sl__add_op(p, op, 1, out, out->upd_op) || sl_graph_connect(p->g, in->op, op, 0) ||
+	    sl__op_struct(p, op, &gp, it, in->ncols))
 		return NULL;
 	if (sel->having) {
 		scope os = {out, m, in};

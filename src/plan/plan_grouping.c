@@ -532,7 +532,7 @@ rel *sl__plan_grouping(planner *p, const sl_ast_select *sel, rel *from, agg_map 
 		}
 		const char *label = sl_arena_printf(p->a, "Union(all=[true], groupingSets=[%d])",
 		                                    g->nsets);
-		if (!op || sl__add_op(p, op, g->nsets, out, label))
+		if (!op || sl__add_op(p, op, g->nsets, out, label) || sl__op_struct(p, op, NULL, NULL, 0))
 			return NULL;
 		for (int si = 0; si < g->nsets; si++)
 			if (sl_graph_connect(p->g, parts[si]->op, op, si))

@@ -2,36 +2,65 @@
  * plan_ident.c - operator identity: the stable id (sl_op.uid) under which an
  * operator keeps its state and is found again in a checkpoint.
  *
- * An id is unique within a job by construction and stable across runs of
- * the same job text (docs/semantics.md §3):
+ * An id is unique within a job by construction, stable across runs of the
+ * same job and stable under harmless rewrites of its query
+ * (docs/semantics.md §3):
  *
- *   base(op)  = hash(ident(op), uid of each input in graph order)
+ *   base(op)  = hash(sident(op), uid of each input in input order)
  *   sink      = hash("sink:<table>#<n-th write of that table>")
  *   UID hint  = hash("uid:<name>")       (two operators with one hint: error)
- *   uid(op)   = base(op) for the first operator with that base, else
- *               hash("occurrence:<k>", base(op)) for the k-th (k = 1, 2, ...)
- *               operator of the job, in planning order, with that base.
+ *   uid(op)   = base(op) unless another operator of the job is an equal
+ *               sibling (the same sident over the same inputs, no sink or
+ *               hint), else
+ *               hash("feeds:<the sinks it feeds, sorted>[#<k>]", base(op)),
+ *               k >= 1 counting the siblings before it (in planning order)
+ *               that feed the same sinks;
+ *   then, against a 64-bit collision with an earlier operator's id,
+ *               hash("occurrence:<k>", that) for the next free k.
  *
- * ident(op) is the operator's identity text (sl_op.ident), kept apart from
- * its EXPLAIN label (sl_op.label): today it is the text of the label as it
- * was when ids were introduced ("<label> [<changelog kind>, rowtime=<col>]",
- * sl__op_ident), frozen so that checkpoints written by earlier versions
- * (tests/fixtures/ckpt-v1) keep restoring while EXPLAIN may show other
- * decoration.  The occurrence rule exists because two identical stateful
- * operators over the same input (two INSERTs with the same aggregate, or one
- * query reading two copies of it, as Nexmark q5) had the same id and shared
- * their state; the first occurrence keeps the id earlier versions gave it,
- * and graph.c refuses a checkpoint in which one id held the state of two
- * operators.  A structural identity (kind and parameters rather than label
- * text, stable under harmless rewrites) is issue 9's work.
+ * sident(op) is the operator's structural identity (sl_op.sident): the
+ * canonical, versioned text of its kind and of the parameters its state
+ * depends on (exec/op_ident.c, version "v2"), never display text, so that
+ * `WHERE v > 1` and `WHERE 1 < v`, an alias or a reordered projection keep
+ * every id.  The planner sets it where it builds each operator, through
+ * sl__op_struct, from the operator's plan struct and input types; an
+ * operator without one is an internal error here.
+ *
+ * The ids of version 1 (sl_op.uid_v1), under which snapshots written
+ * before structural ids (tests/fixtures/ckpt-v1, users' savepoints) hold
+ * their state, are computed too, by version 1's rules: the same sink and
+ * hint rules, base = hash(ident(op), uid_v1 of each input in graph order)
+ * over the label-hash identity text (sl_op.ident, sl__op_ident: "<label>
+ * [<changelog kind>, rowtime=<col>]" as labels read when ids were
+ * introduced, frozen apart from the EXPLAIN label), and the k-th operator
+ * (k = 1, 2, ...) with an earlier one's base gets hash("occurrence:<k>",
+ * base).  A restore of such a snapshot matches operators by them and the
+ * job's next snapshot is written with structural ids (exec/graph.c).
+ * tests/unit/test_op_ident.c pins them.
+ *
+ * The sibling rule exists because two identical stateful operators over
+ * the same input (two INSERTs with the same aggregate, or one query reading
+ * two copies of it, as Nexmark q5) had the same id and shared their state
+ * (graph.c refuses a checkpoint in which one id held the state of two
+ * operators).  Siblings are told apart by the sinks they feed before their
+ * order: with structural identities, siblings differ in expressions
+ * (`WHERE v > 1` in one statement, `WHERE v <= 1` in the next), and ids by
+ * order alone would hand each the other's state, silently, when the
+ * statements are reordered (tests/unit/test_op_ident.c).  The price: an
+ * operator that gains or loses its only sibling (a statement of the same
+ * shape over the same table added or removed) changes id, and the restore
+ * refuses its state by name; a UID hint pins it.
  *
  * Planning runs on the caller's thread; nothing here is shared.
  */
 #include "plan_int.h"
 #include "sluice.h"
 #include "../base/hash.h"
+#include "../exec/op_ident.h"
 
+#include <assert.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 
@@ -48,29 +77,72 @@ const char *sl__op_ident(planner *p, const char *label, const rel *r)
 	                       rt ? r->cols[r->rowtime].name : "");
 }
 
-/* The id of ops[i] before the occurrence rule. */
-static uint64_t base_id(sl_graph *g, int i)
+int sl__op_struct(planner *p, sl_op *op, const void *plan, const sl_type *in_types, int nin)
 {
+	sl_buf b;
+	sl_buf_init(&b);
+	int rc = sl_op_struct_ident(&b, op->vt->kind, plan, in_types, nin,
+	                            op->graph ? op->out_types : NULL, op->graph ? op->nout : 0,
+	                            p->err);
+	if (!rc && !(op->sident = sl_arena_strdup(p->a, b.p)))
+		rc = sl_err_set(p->err, SL_ENOMEM, "out of memory");
+	sl_buf_deinit(&b);
+	return rc;
+}
+
+/* The two schemes: structural ids (uid) and the label-hash ids of
+ * snapshots written before them (uid_v1). */
+typedef enum id_scheme { SCHEME_STRUCT, SCHEME_LABEL } id_scheme;
+
+/* What the id rules read of the graph, computed once. */
+typedef struct id_ctx {
+	sl_graph *g;
+	uint64_t *base;      /* per operator: its id before the occurrence rules */
+	int **prod;          /* prod[i][s]: graph index of the producer of ops[i]'s
+	                      * input s, -1 when none */
+	const char **sink;   /* per sink operator: "sink:<table>#<n-th>", else NULL */
+	const char **feeds;  /* structural scheme: per operator with an equal
+	                      * sibling, the sinks it feeds (once computed) */
+} id_ctx;
+
+static char *uid_of(sl_op *op, id_scheme s)
+{
+	return s == SCHEME_STRUCT ? op->uid : op->uid_v1;
+}
+
+/* Hashes the ids of ops[i]'s inputs into h: by input index under the
+ * structural scheme, in graph order of the producers under the label one
+ * (as version 1 did). */
+static uint64_t hash_inputs(const id_ctx *c, int i, id_scheme s, uint64_t h)
+{
+	sl_graph *g = c->g;
 	sl_op *op = g->ops[i];
-	const char *ident = op->ident ? op->ident : op->label;
-	uint64_t h = sl_hash_bytes(ident, strlen(ident), 0x5eed);
-	for (int k = 0; k < i; k++)
-		for (int e = 0; e < g->ops[k]->nedges; e++)
-			if (g->ops[k]->edges[e].to == op)
-				h = sl_hash_bytes(g->ops[k]->uid, strlen(g->ops[k]->uid), h);
-	sl_sink *s = sl_op_sink_get(op);
-	if (s) {
+	if (s == SCHEME_LABEL) {
+		for (int k = 0; k < i; k++)
+			for (int e = 0; e < g->ops[k]->nedges; e++)
+				if (g->ops[k]->edges[e].to == op)
+					h = sl_hash_bytes(g->ops[k]->uid_v1, strlen(g->ops[k]->uid_v1), h);
+		return h;
+	}
+	for (int in = 0; in < op->nin; in++) {
+		int k = c->prod[i][in];
+		if (k >= 0)
+			h = sl_hash_bytes(g->ops[k]->uid, strlen(g->ops[k]->uid), h);
+	}
+	return h;
+}
+
+/* The id of ops[i] under scheme s before the occurrence rules. */
+static uint64_t base_id(const id_ctx *c, int i, id_scheme s)
+{
+	sl_op *op = c->g->ops[i];
+	const char *ident = s == SCHEME_STRUCT ? op->sident : op->ident ? op->ident : op->label;
+	uint64_t h = hash_inputs(c, i, s, sl_hash_bytes(ident, strlen(ident), 0x5eed));
+	if (c->sink[i]) {
 		/* a sink is identified by its table (and which write of that
 		 * table it is), not by the query feeding it: its staged output
 		 * must survive edits upstream */
-		int nth = 0;
-		for (int j = 0; j < i; j++) {
-			sl_sink *o = sl_op_sink_get(g->ops[j]);
-			nth += o && !strcmp(o->table, s->table);
-		}
-		char key[300];
-		snprintf(key, sizeof(key), "sink:%s#%d", s->table, nth);
-		h = sl_hash_bytes(key, strlen(key), 0x5eed);
+		h = sl_hash_bytes(c->sink[i], strnlen(c->sink[i], 299), 0x5eed); /* as v1 */
 	}
 	if (op->uid_hint) {
 		/* sluice extension: the UID('name') query hint pins the aggregate's id so
@@ -82,22 +154,201 @@ static uint64_t base_id(sl_graph *g, int i)
 	return h;
 }
 
-static int uid_taken(sl_graph *g, int i, const char *uid)
+static int uid_taken(sl_graph *g, int i, const char *uid, id_scheme s)
 {
 	for (int j = 0; j < i; j++)
-		if (!strcmp(g->ops[j]->uid, uid))
+		if (!strcmp(uid_of(g->ops[j], s), uid))
 			return 1;
+	return 0;
+}
+
+/* Sets ops[i]'s id under scheme s to `h`, or, against a (64-bit) collision
+ * with an earlier operator's id, to hash("occurrence:<k>", h) for the
+ * next free k: unique by construction. */
+static void set_unique(sl_graph *g, int i, uint64_t h0, int k0, id_scheme s)
+{
+	char *uid = uid_of(g->ops[i], s);
+	uint64_t h = h0;
+	for (int k = k0;; k++) {
+		if (k > 0) {
+			char key[32];
+			snprintf(key, sizeof(key), "occurrence:%d", k);
+			h = sl_hash_bytes(key, strlen(key), h0);
+		}
+		snprintf(uid, sizeof(g->ops[i]->uid), "%016llx", (unsigned long long)h);
+		if (!uid_taken(g, i, uid, s))
+			return;
+	}
+}
+
+/* The label-hash ids of version 1: the k-th operator of the job (k = 1,
+ * 2, ...) with the base of an earlier one gets hash("occurrence:<k>"). */
+static void set_label_ids(id_ctx *c)
+{
+	sl_graph *g = c->g;
+	for (int i = 0; i < g->nops; i++) {
+		c->base[i] = base_id(c, i, SCHEME_LABEL);
+		int occ = 0;
+		for (int j = 0; j < i; j++)
+			occ += c->base[j] == c->base[i];
+		set_unique(g, i, c->base[i], occ, SCHEME_LABEL);
+	}
+}
+
+/* 1 when ops[i] and ops[j] are equal siblings: the same structural
+ * identity over the same inputs, ids not pinned by a sink or a UID hint. */
+static int siblings(const id_ctx *c, int i, int j)
+{
+	sl_op *a = c->g->ops[i], *b = c->g->ops[j];
+	if (c->sink[i] || c->sink[j] || a->uid_hint || b->uid_hint || a->nin != b->nin ||
+	    strcmp(a->sident, b->sident))
+		return 0;
+	for (int in = 0; in < a->nin; in++)
+		if (c->prod[i][in] != c->prod[j][in])
+			return 0;
+	return 1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "feeds:<sink>,<sink>...": the sinks reachable from ops[i], sorted
+ * (arena).  NULL on ENOMEM. */
+static const char *feeds_of(planner *p, const id_ctx *c, int i)
+{
+	sl_graph *g = c->g;
+	int *stack = sl_arena_alloc(p->a, sizeof(int) * (size_t)(g->nops + 1));
+	char *seen = sl_arena_calloc(p->a, (size_t)g->nops + 1);
+	const char **keys = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(g->nops + 1));
+	if (!stack || !seen || !keys)
+		return NULL;
+	int sp = 0, nk = 0;
+	stack[sp++] = i;
+	seen[i] = 1;
+	while (sp > 0) {
+		int k = stack[--sp];
+		if (c->sink[k])
+			keys[nk++] = c->sink[k];
+		for (int e = 0; e < g->ops[k]->nedges; e++) {
+			int t = g->ops[k]->edges[e].to->id;
+			if (!seen[t]) {
+				seen[t] = 1;
+				stack[sp++] = t;
+			}
+		}
+	}
+	qsort(keys, (size_t)nk, sizeof(char *), cmp_str);
+	sl_buf b;
+	sl_buf_init(&b);
+	int bad = sl_buf_puts(&b, "feeds:");
+	for (int k = 0; k < nk; k++)
+		bad |= sl_buf_printf(&b, "%s%s", k ? "," : "", keys[k]);
+	const char *r = bad ? NULL : sl_arena_strdup(p->a, sl_buf_cstr(&b));
+	sl_buf_deinit(&b);
+	return r;
+}
+
+/* c->feeds[i], computed once.  NULL on ENOMEM. */
+static const char *feeds(planner *p, id_ctx *c, int i)
+{
+	if (!c->feeds[i])
+		c->feeds[i] = feeds_of(p, c, i);
+	return c->feeds[i];
+}
+
+/*
+ * The structural ids.  An operator without an equal sibling keeps its
+ * base.  Equal siblings (all of them, the first too) are told apart by the
+ * sinks they feed and, among those feeding the same sinks, by their order:
+ * hash("feeds:<sinks>[#<k>]", base).  So reordering the statements of a
+ * statement set keeps every id: siblings that differ only in expressions
+ * (`WHERE v > 1` in one statement, `WHERE v <= 1` in the next) never trade
+ * ids, and state.
+ */
+static int set_struct_ids(planner *p, id_ctx *c)
+{
+	sl_graph *g = c->g;
+	for (int i = 0; i < g->nops; i++) {
+		c->base[i] = base_id(c, i, SCHEME_STRUCT);
+		int sib = 0;
+		for (int j = 0; j < g->nops && !sib; j++)
+			sib = j != i && siblings(c, i, j);
+		if (!sib) {
+			set_unique(g, i, c->base[i], 0, SCHEME_STRUCT);
+			continue;
+		}
+		const char *f = feeds(p, c, i);
+		if (!f)
+			return sl_err_set(p->err, SL_ENOMEM, "out of memory");
+		int occ = 0;
+		for (int j = 0; j < i; j++) {
+			if (!siblings(c, i, j))
+				continue;
+			const char *fj = feeds(p, c, j);
+			if (!fj)
+				return sl_err_set(p->err, SL_ENOMEM, "out of memory");
+			occ += !strcmp(fj, f);
+		}
+		char occs[24] = "";
+		if (occ)
+			snprintf(occs, sizeof(occs), "#%d", occ);
+		const char *key = sl_arena_printf(p->a, "%s%s", f, occs);
+		if (!key)
+			return sl_err_set(p->err, SL_ENOMEM, "out of memory");
+		set_unique(g, i, sl_hash_bytes(key, strlen(key), c->base[i]), 0, SCHEME_STRUCT);
+	}
+	return 0;
+}
+
+/* Fills c's producers and sink keys. */
+static int id_ctx_init(planner *p, id_ctx *c)
+{
+	sl_graph *g = p->g;
+	size_t n = (size_t)g->nops + 1;
+	c->g = g;
+	c->base = sl_arena_alloc(p->a, sizeof(uint64_t) * n);
+	c->prod = sl_arena_calloc(p->a, sizeof(int *) * n);
+	c->sink = sl_arena_calloc(p->a, sizeof(char *) * n);
+	c->feeds = sl_arena_calloc(p->a, sizeof(char *) * n);
+	if (!c->base || !c->prod || !c->sink || !c->feeds)
+		return sl_err_set(p->err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < g->nops; i++) {
+		sl_op *op = g->ops[i];
+		if (!(c->prod[i] = sl_arena_alloc(p->a, sizeof(int) * (size_t)(op->nin + 1))))
+			return sl_err_set(p->err, SL_ENOMEM, "out of memory");
+		for (int in = 0; in < op->nin; in++)
+			c->prod[i][in] = -1;
+		sl_sink *k = sl_op_sink_get(op);
+		if (k) {
+			int nth = 0;
+			for (int j = 0; j < i; j++) {
+				sl_sink *o = sl_op_sink_get(g->ops[j]);
+				nth += o && !strcmp(o->table, k->table);
+			}
+			if (!(c->sink[i] = sl_arena_printf(p->a, "sink:%s#%d", k->table, nth)))
+				return sl_err_set(p->err, SL_ENOMEM, "out of memory");
+		}
+	}
+	for (int k = 0; k < g->nops; k++)
+		for (int e = 0; e < g->ops[k]->nedges; e++) {
+			const sl_edge *ed = &g->ops[k]->edges[e];
+			assert(ed->to->id > k && ed->input < ed->to->nin); /* topological */
+			if (c->prod[ed->to->id][ed->input] < 0)
+				c->prod[ed->to->id][ed->input] = k;
+		}
 	return 0;
 }
 
 int sl__plan_idents(planner *p)
 {
 	sl_graph *g = p->g;
-	uint64_t *base = sl_arena_alloc(p->a, sizeof(uint64_t) * (size_t)(g->nops + 1));
-	if (!base)
-		return sl_err_set(p->err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < g->nops; i++) {
 		sl_op *op = g->ops[i];
+		if (!op->sident)
+			return sl_err_set(p->err, SL_EPLAN, "internal error: operator #%d %s has no "
+			                  "structural identity (sl__op_struct)", i, op->vt->name);
 		for (int j = 0; op->uid_hint && j < i; j++)
 			if (g->ops[j]->uid_hint && !strcmp(g->ops[j]->uid_hint, op->uid_hint))
 				return sl_err_set(p->err, SL_EPLAN,
@@ -105,23 +356,11 @@ int sl__plan_idents(planner *p)
 				                  "(#%d %s and #%d %s, e.g. a view holding the hint read "
 				                  "twice): a UID names one operator's state, give each its own",
 				                  op->uid_hint, j, g->ops[j]->vt->name, i, op->vt->name);
-		base[i] = base_id(g, i);
-		int occ = 0;
-		for (int j = 0; j < i; j++)
-			occ += base[j] == base[i];
-		uint64_t h = base[i];
-		/* k-th occurrence; then, against a (64-bit) collision with any
-		 * other operator's id, the next k: unique by construction */
-		for (int k = occ;; k++) {
-			if (k > 0) {
-				char key[32];
-				snprintf(key, sizeof(key), "occurrence:%d", k);
-				h = sl_hash_bytes(key, strlen(key), base[i]);
-			}
-			snprintf(op->uid, sizeof(op->uid), "%016llx", (unsigned long long)h);
-			if (!uid_taken(g, i, op->uid))
-				break;
-		}
 	}
-	return 0;
+	id_ctx c;
+	int rc = id_ctx_init(p, &c);
+	if (rc)
+		return rc;
+	set_label_ids(&c);
+	return set_struct_ids(p, &c);
 }

@@ -27,6 +27,7 @@
 
 #include "../base/buf.h"
 #include "../exec/graph.h"
+#include "../exec/op_ident.h"
 #include "../exec/ops.h"
 #include "../sql/ast.h"
 #include "catalog.h"
@@ -246,13 +247,23 @@ rel *sl__plan_grouping(planner *p, const sl_ast_select *sel, rel *from, agg_map 
 
 /* ---- plan_ident.c: operator identity ---- */
 
-/* The identity text of an operator with plan label `label` and output r
- * (arena string; frozen: ids of existing checkpoints are hashes of it). */
+/* The label-hash identity text of an operator with plan label `label` and
+ * output r (arena string; frozen: the ids of snapshots written before
+ * structural ids, op->uid_v1, are hashes of it). */
 const char *sl__op_ident(planner *p, const char *label, const rel *r);
 
-/* Sets the stable id (op->uid) of every operator of the complete graph:
- * unique within the job, the same for every run of the same job text.
- * Returns 0, or SL_EPLAN when two operators carry the same UID hint. */
+/* Sets op->sident, the structural identity of op (exec/op_ident.h: of kind
+ * op->vt->kind, `plan` as that header says for the kind, input column types
+ * in_types[0..nin)); the output types are op's in the graph, so call it
+ * after sl__add_op (or before, for a kind not identified by them).  Every
+ * operator the planner builds needs one.  Returns 0 or an error (p->err). */
+int sl__op_struct(planner *p, sl_op *op, const void *plan, const sl_type *in_types, int nin);
+
+/* Sets the stable ids of every operator of the complete graph: op->uid
+ * (structural) and op->uid_v1 (label hash, for restores of older
+ * snapshots), each unique within the job and the same for every run of
+ * the same job text.  Returns 0, or SL_EPLAN when two operators carry the
+ * same UID hint or one has no structural identity. */
 int sl__plan_idents(planner *p);
 
 /* A Calc over `in`: optional filter, then the projection x[0..n) named

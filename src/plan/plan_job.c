@@ -136,7 +136,9 @@ static rel *plan_normalize(planner *p, const sl_table_def *t, rel *in)
 	r->updating = 1;
 	const char *label = sl_arena_printf(p->a, "ChangelogNormalize(key=[%s])", key_names(p, t));
 	r->upd_op = label;
-	if (sl__add_op(p, op, 1, r, label) || sl_graph_connect(p->g, in->op, op, 0))
+	/* its input types: its output's (the same columns) */
+	if (sl__add_op(p, op, 1, r, label) || sl_graph_connect(p->g, in->op, op, 0) ||
+	    sl__op_struct(p, op, &(sl_keys_ident){t->pk, t->npk}, op->out_types, op->nout))
 		return NULL;
 	return r;
 }
@@ -307,7 +309,7 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 		if (t->npk)
 			r->upsert_key = key_names(p, t);
 	}
-	if (sl__add_op(p, op, 0, r, label))
+	if (sl__add_op(p, op, 0, r, label) || sl__op_struct(p, op, &sp, NULL, 0))
 		return NULL;
 	if (changelog && t->npk && !(r = plan_normalize(p, t, r)))
 		return NULL;
@@ -425,7 +427,7 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 	const char *label = sl_arena_printf(p->a, "Sink(table=[%s], connector=[%s], changelog=[%s], "
 	                                    "guarantee=[%s])", t->name, conn, kind,
 	                                    vt->guarantee ? vt->guarantee : "at-least-once");
-	if (sl__add_op(p, op, 1, &out, label))
+	if (sl__add_op(p, op, 1, &out, label) || sl__op_struct(p, op, NULL, NULL, 0))
 		return NULL;
 	if (connect && sl_graph_connect(p->g, src->op, op, 0))
 		return NULL;

@@ -744,7 +744,7 @@ static rel *join_rels(planner *p, sl_join_kind kind, const sl_ast_expr *on, sl_e
 	if (!op)
 		return sl__plan_error(p, on->line, on->col, p->err->code, "%s", p->err->msg);
 	if (sl__add_op(p, op, 2, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||
-	    sl_graph_connect(p->g, r->op, op, 1))
+	    sl_graph_connect(p->g, r->op, op, 1) || sl__op_struct(p, op, &jp, NULL, 0))
 		return NULL;
 	return extended ? restore_cols(p, j, orig, nl, nlx) : j;
 }
@@ -832,7 +832,7 @@ static rel *window_semi_join(planner *p, const sl_ast_expr *pos, const sl_join_p
 	j->win_start = l->win_start;
 	j->win_end = l->win_end;
 	if (sl__add_op(p, op, 2, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||
-	    sl_graph_connect(p->g, r->op, op, 1))
+	    sl_graph_connect(p->g, r->op, op, 1) || sl__op_struct(p, op, jp, NULL, 0))
 		return NULL;
 	return semi_output(p, j, l, nl, nlx);
 }
@@ -874,7 +874,7 @@ rel *sl__plan_semi_join(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *
 	if (!op)
 		return sl__plan_error(p, pos->line, pos->col, p->err->code, "%s", p->err->msg);
 	if (sl__add_op(p, op, 2, out, label) || sl_graph_connect(p->g, l->op, op, 0) ||
-	    sl_graph_connect(p->g, r->op, op, 1))
+	    sl_graph_connect(p->g, r->op, op, 1) || sl__op_struct(p, op, &jp, NULL, 0))
 		return NULL;
 	return semi_output(p, out, l, nl, nlx);
 }
@@ -913,7 +913,7 @@ rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub)
 	j->updating = 1;
 	j->upd_op = l->updating ? l->upd_op : sub->updating ? sub->upd_op : label;
 	if (sl__add_op(p, op, 2, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||
-	    sl_graph_connect(p->g, sub->op, op, 1))
+	    sl_graph_connect(p->g, sub->op, op, 1) || sl__op_struct(p, op, &jp, NULL, 0))
 		return NULL;
 	return restore_cols(p, j, orig, nl, 1);
 }
@@ -1197,7 +1197,8 @@ static rel *temporal_join(planner *p, const sl_ast_from *f, sl_join_kind kind, r
 	                                                r->cols[r->rowtime].name));
 	j->rowtime = l->rowtime;
 	j->proctime = l->proctime;
-	if (!add_as_of_op(p, f, sl_op_temporal_join_new(&jp, p->err), j, l, r, label))
+	if (!add_as_of_op(p, f, sl_op_temporal_join_new(&jp, p->err), j, l, r, label) ||
+	    sl__op_struct(p, j->op, &jp, NULL, 0))
 		return NULL;
 	return nlx ? restore_cols(p, j, orig, nl, nlx) : j;
 }
@@ -1289,7 +1290,8 @@ static rel *lookup_join(planner *p, const sl_ast_from *f, sl_join_kind kind, rel
 	                                                cache ? cache : "NONE"));
 	j->rowtime = l->rowtime;
 	j->proctime = l->proctime;
-	if (!add_as_of_op(p, f, sl_op_lookup_join_new(&jp, lk, p->err), j, l, NULL, label))
+	if (!add_as_of_op(p, f, sl_op_lookup_join_new(&jp, lk, p->err), j, l, NULL, label) ||
+	    sl__op_struct(p, j->op, &jp, NULL, 0))
 		return NULL;
 	return nlx ? restore_cols(p, j, orig, nl, nlx) : j;
 }

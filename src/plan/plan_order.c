@@ -160,7 +160,8 @@ static rel *temporal_sort(planner *p, const sl_ast_query *q, rel *r, sl_expr **x
 	out->rowtime = r->rowtime;
 	const char *label = sl_arena_printf(p->a, "TemporalSort(orderBy=[%s ASC%s])",
 	                                    r->cols[r->rowtime].name, keys);
-	if (!o || sl__add_op(p, o, 1, out, label) || sl_graph_connect(p->g, r->op, o, 0))
+	if (!o || sl__add_op(p, o, 1, out, label) || sl_graph_connect(p->g, r->op, o, 0) ||
+	    sl__op_struct(p, o, &op, it, r->ncols))
 		return NULL;
 	return out;
 }
@@ -207,7 +208,8 @@ static rel *sort_limit(planner *p, const sl_ast_query *q, rel *r, const int *ord
 	                  : sl_arena_printf(p->a, "Limit(offset=[%lld], fetch=[%lld])",
 	                                    (long long)(lo - 1), (long long)(hi - lo + 1));
 	out->upd_op = !out->updating ? NULL : r->updating ? r->upd_op : label;
-	if (!o || sl__add_op(p, o, 1, out, label) || sl_graph_connect(p->g, r->op, o, 0))
+	if (!o || sl__add_op(p, o, 1, out, label) || sl_graph_connect(p->g, r->op, o, 0) ||
+	    sl__op_struct(p, o, &rp, it, r->ncols))
 		return NULL;
 	return keep_cols(p, out, nkeep);
 }

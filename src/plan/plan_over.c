@@ -581,7 +581,9 @@ rel *sl__plan_rank(planner *p, const sl_ast_select *sel, sl_ast_select *rest)
 	                  : sl_arena_printf(p->a, "%s(rankEnd=%lld, rowNumber=%s)", kind,
 	                                    (long long)s.n, out_rn ? "true" : "false");
 	rr->upd_op = upd ? label : NULL;
-	if (sl__add_op(p, op, 1, rr, label) || sl_graph_connect(p->g, r->op, op, 0))
+	/* its input types: the first r->ncols of its output's */
+	if (sl__add_op(p, op, 1, rr, label) || sl_graph_connect(p->g, r->op, op, 0) ||
+	    sl__op_struct(p, op, &rp, op->out_types, r->ncols))
 		return NULL;
 	/* drop the hidden columns, rn (or nothing) where ROW_NUMBER was */
 	sl_expr **x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(nr + 1));
@@ -943,7 +945,8 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 	sl_buf_puts(&lb, "])");
 	const char *label = sl_arena_strndup(p->a, lb.p, lb.len);
 	sl_buf_deinit(&lb);
-	if (sl__add_op(p, o, 1, out, label) || sl_graph_connect(p->g, in->op, o, 0))
+	if (sl__add_op(p, o, 1, out, label) || sl_graph_connect(p->g, in->op, o, 0) ||
+	    sl__op_struct(p, o, &op, it, in->ncols))
 		return NULL;
 	return out;
 }

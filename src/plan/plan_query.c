@@ -142,7 +142,8 @@ static rel *add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **proj, int n
 		r->win_start = ws;
 		r->win_end = we;
 	}
-	if (sl__add_op(p, op, 1, r, label) || sl_graph_connect(p->g, in->op, op, 0))
+	if (sl__add_op(p, op, 1, r, label) || sl_graph_connect(p->g, in->op, op, 0) ||
+	    sl__op_struct(p, op, NULL, NULL, 0))
 		return NULL;
 	return r;
 }
@@ -555,7 +556,16 @@ static sl_op *session_assign(planner *p, rel *v)
 			                      "SESSION: PARTITION BY keys must be columns");
 		keys[i] = x->col;
 	}
-	return sl_op_session_assign_new(&v->tvf_win, v->tvf_in->ncols, keys, np, p->err);
+	sl_op *op = sl_op_session_assign_new(&v->tvf_win, v->tvf_in->ncols, keys, np, p->err);
+	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(v->tvf_in->ncols + 1));
+	for (int i = 0; it && i < v->tvf_in->ncols; i++)
+		it[i] = v->tvf_in->cols[i].type;
+	if (op && sl__op_struct(p, op, &(sl_assign_ident){v->tvf_win, keys, np}, it,
+	                        it ? v->tvf_in->ncols : 0)) {
+		sl_op_free(op); /* not yet in the graph */
+		return NULL;
+	}
+	return op;
 }
 
 static rel *materialize_tvf(planner *p, rel *v)
@@ -591,7 +601,8 @@ static rel *materialize_tvf(planner *p, rel *v)
 	                                    (long long)(v->tvf_win.size / 1000),
 	                                    (long long)(v->tvf_win.slide / 1000),
 	                                    (long long)(v->tvf_win.offset / 1000));
-	if (sl__add_op(p, op, 1, r, label) || sl_graph_connect(p->g, v->tvf_in->op, op, 0))
+	if (sl__add_op(p, op, 1, r, label) || sl_graph_connect(p->g, v->tvf_in->op, op, 0) ||
+	    (v->tvf_win.kind != SL_WIN_SESSION && sl__op_struct(p, op, &v->tvf_win, NULL, 0)))
 		return NULL;
 	return r;
 }
@@ -740,7 +751,9 @@ static rel *plan_set_op(planner *p, const sl_ast_query *q, rel *const side[2],
 	if (out->updating)
 		out->upd_op = !inter ? label : side[0]->updating ? side[0]->upd_op : side[1]->upd_op;
 	if (!op || sl__add_op(p, op, 2, out, label) ||
-	    sl_graph_connect(p->g, side[0]->op, op, 0) || sl_graph_connect(p->g, side[1]->op, op, 1))
+	    sl_graph_connect(p->g, side[0]->op, op, 0) || sl_graph_connect(p->g, side[1]->op, op, 1) ||
+	    sl__op_struct(p, op, &(sl_set_op_ident){inter ? SL_SETOP_INTERSECT : SL_SETOP_EXCEPT,
+	                                            q->setop.all}, common, side[0]->ncols))
 		return NULL;
 	return out;
 }
@@ -806,7 +819,8 @@ static rel *plan_union(planner *p, const sl_ast_query *q)
 	out->updating = l->updating || r->updating;
 	out->upd_op = l->updating ? l->upd_op : r->upd_op;
 	if (!op || sl__add_op(p, op, 2, out, "Union(all=[true])") ||
-	    sl_graph_connect(p->g, side[0]->op, op, 0) || sl_graph_connect(p->g, side[1]->op, op, 1))
+	    sl_graph_connect(p->g, side[0]->op, op, 0) || sl_graph_connect(p->g, side[1]->op, op, 1) ||
+	    sl__op_struct(p, op, NULL, NULL, 0))
 		return NULL;
 	if (!q->setop.all)
 		out = sl__plan_distinct(p, out);

@@ -96,7 +96,8 @@ static rel *cast_to(planner *p, rel *in, const sl_field *f, int n, int trim_pad)
 	}
 	r->updating = in->updating;
 	r->upd_op = in->upd_op;
-	if (sl__add_op(p, op, 1, r, "Calc(cast to sink types)") || sl_graph_connect(p->g, in->op, op, 0))
+	if (sl__add_op(p, op, 1, r, "Calc(cast to sink types)") ||
+	    sl_graph_connect(p->g, in->op, op, 0) || sl__op_struct(p, op, NULL, NULL, 0))
 		return NULL;
 	return r;
 }
@@ -139,7 +140,8 @@ static rel *not_null(planner *p, rel *in, const sl_table_def *t, int drop)
 	r->updating = in->updating;
 	r->upd_op = in->upd_op;
 	r->upsert_key = in->upsert_key;
-	if (sl__add_op(p, op, 1, r, label) || sl_graph_connect(p->g, in->op, op, 0))
+	if (sl__add_op(p, op, 1, r, label) || sl_graph_connect(p->g, in->op, op, 0) ||
+	    sl__op_struct(p, op, NULL, NULL, 0))
 		return NULL;
 	return r;
 }

@@ -54,7 +54,7 @@ static rel *values_rel(planner *p, int nrows, int ncols, sl_value *vals, const s
 		r->cols[c].type = types[c];
 	}
 	sl_op *op = sl_op_values_new(nrows, ncols, vals, p->err);
-	if (!op || sl__add_op(p, op, 0, r, label))
+	if (!op || sl__add_op(p, op, 0, r, label) || sl__op_struct(p, op, NULL, NULL, 0))
 		return NULL;
 	return r;
 }

@@ -149,15 +149,14 @@ static int64_t next_attempt(sl_coord *c)
 
 /* ---- restore --------------------------------------------------------------- */
 
-/* The operator with uid[0..n) that wrote pre-commit data (has the hook). */
+/* The operator with id uid[0..n) that wrote pre-commit data (has the
+ * hook); the id is of the scheme of the graph snapshot just restored
+ * (sl_graph_op_by_snap_id: ids of snapshots written before structural ids
+ * are matched too). */
 static sl_op *committer_by_uid(sl_coord *c, const char *uid, size_t n)
 {
-	for (int i = 0; i < c->graph->nops; i++) {
-		sl_op *op = c->graph->ops[i];
-		if (op->vt->pre_commit && strlen(op->uid) == n && !memcmp(op->uid, uid, n))
-			return op;
-	}
-	return NULL;
+	sl_op *op = sl_graph_op_by_snap_id(c->graph, uid, n);
+	return op && op->vt->pre_commit ? op : NULL;
 }
 
 static int restore_blob(sl_coord *c, const void *data, size_t len)

@@ -127,6 +127,8 @@ void sl_snap_reader_init(sl_snap_reader *r, const void *buf, size_t len)
 	r->len = len;
 	r->pos = 0;
 	r->failed = 0;
+	r->rename = NULL;
+	r->rename_ctx = NULL;
 }
 
 const void *sl_snap_get_raw(sl_snap_reader *r, size_t n)
@@ -442,6 +444,8 @@ int sl_snap_get_tab(sl_snap_reader *r, sl_snap_tab *t, sl_err *err)
 		return sl_err_set(err, SL_ESTATE, "state snapshot damaged: bad table header");
 	memcpy(t->name, n, nlen);
 	t->name[nlen] = 0;
+	if (r->rename) /* the job's ids for an older scheme's (state.h) */
+		r->rename(r->rename_ctx, t->name);
 	t->kg = -1;
 	if (tag == SL_SNAP_TABLE) {
 		t->left = t->count;

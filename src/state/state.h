@@ -81,6 +81,13 @@ typedef struct sl_snap_reader {
 	const uint8_t *buf;
 	size_t len, pos;
 	int failed;
+	/* Optional (NULL after sl_snap_reader_init; kept by copies of the
+	 * reader): rewrites each state table name sl_snap_get_table reads, in
+	 * place (NUL-terminated, at most 255 bytes).  A restore of a snapshot
+	 * whose operator ids are of an older scheme maps them to the job's
+	 * (exec/graph.c), so every backend restores under the new names. */
+	void (*rename)(void *ctx, char name[256]);
+	void *rename_ctx;
 } sl_snap_reader;
 
 void sl_snap_reader_init(sl_snap_reader *r, const void *buf, size_t len);

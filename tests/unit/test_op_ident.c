@@ -1,21 +1,26 @@
 /*
- * test_op_ident.c - operator identities (src/plan/plan_ident.c) pinned for
- * a corpus of jobs.
+ * test_op_ident.c - the label-hash operator identities of version 1
+ * (sl_op.uid_v1, src/plan/plan_ident.c) pinned for a corpus of jobs.
  *
- * An operator's id names its state in every checkpoint and savepoint: a
- * change of the id of an existing job's operator makes its savepoints
- * refuse to restore ("state of operators the job no longer has").  Ids
- * still derive from each operator's identity text (today its label, which
- * issue 9 replaces by a structural identity), so a change of how a label
- * prints an expression, a type or an aggregate changes ids.  This test
- * pins the ids of a corpus of jobs; the pinned values are those of the
- * sluice that wrote tests/fixtures/ckpt-v1 (checked against that build
- * when this test was written, for every job it could plan).  When a change
- * alters one on purpose, it must say so and keep old savepoints restoring
- * (or refuse them clearly) - never update a pinned value silently.
+ * Snapshots written before structural ids (tests/fixtures/ckpt-v1, users'
+ * savepoints) name each operator's state by its label-hash id: a hash of
+ * its identity text (its label as it was when ids were introduced) chained
+ * through its inputs.  A restore of such a snapshot matches operators by
+ * these ids (exec/graph.c), so they must never move: a change of how a
+ * label prints an expression, a type or an aggregate would make those
+ * snapshots refuse to restore ("state of operators the job no longer
+ * has").  This test pins them; the pinned values are those of the sluice
+ * that wrote tests/fixtures/ckpt-v1 (checked against that build when this
+ * test was written, for every job it could plan).  Never update a pinned
+ * value silently.  The structural ids (sl_op.uid) that snapshots are
+ * written with now are pinned by tests/slt/explain.slt.
  *
- * Also: two identical aggregates of one job get two ids, the first the id
- * it had before ids were unique per job.  SL_IDENT_PRINT=1 prints the ids.
+ * Also: two identical aggregates of one job get two ids (label-hash: the
+ * first the id it had before ids were unique per job), under both schemes;
+ * the structural identity texts of a few operators (kinds and types, the
+ * same for `v > 1` and `1 < v`); and equal siblings of two statements keep
+ * their own state when the statements are reordered.  SL_IDENT_PRINT=1
+ * prints the label-hash ids.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,6 +34,7 @@
 
 #include "sluice.h"
 #include "api/engine_int.h"
+#include "exec/op_ident.h"
 
 static const char *DDL =
 	"CREATE TABLE orders (id STRING, user_id STRING, amount DECIMAL(10, 2), v INT, "
@@ -59,10 +65,47 @@ static void job_ids(const char *job, char *out, size_t cap)
 	out[0] = 0;
 	for (int i = 0; i < e->graph.nops; i++) {
 		const sl_op *op = e->graph.ops[i];
+		n += (size_t)snprintf(out + n, cap - n, "%s %s\n", op->uid_v1, op->vt->name);
+		assert_true(n < cap);
+	}
+	sl_engine_close(e);
+}
+
+/* As job_ids, with the structural ids (sl_op.uid). */
+static void job_struct_ids(const char *job, char *out, size_t cap)
+{
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, DDL), 0);
+	assert_int_equal(sl_exec(e, job), 0);
+	size_t n = 0;
+	out[0] = 0;
+	for (int i = 0; i < e->graph.nops; i++) {
+		const sl_op *op = e->graph.ops[i];
 		n += (size_t)snprintf(out + n, cap - n, "%s %s\n", op->uid, op->vt->name);
 		assert_true(n < cap);
 	}
 	sl_engine_close(e);
+}
+
+/* The structural identity text of the first operator named `name` of
+ * job (copied to out), and its id (to uid, 17 bytes). */
+static void struct_ident(const char *job, const char *name, char *out, size_t cap, char *uid)
+{
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, DDL), 0);
+	assert_int_equal(sl_exec(e, job), 0);
+	out[0] = 0;
+	for (int i = 0; i < e->graph.nops && !out[0]; i++) {
+		const sl_op *op = e->graph.ops[i];
+		if (!strcmp(op->vt->name, name)) {
+			snprintf(out, cap, "%s", op->sident);
+			snprintf(uid, 17, "%s", op->uid);
+		}
+	}
+	sl_engine_close(e);
+	assert_true(out[0] != 0);
 }
 
 static const ident_case CASES[] = {
@@ -169,25 +212,181 @@ static void test_pinned(void **state)
 	}
 }
 
-/* Every id of a job is unique, also with identical operators. */
+/* Every id of a job is unique, also with identical operators, under both
+ * schemes. */
 static void test_unique(void **state)
 {
 	(void)state;
-	for (int k = 0; k < NCASES; k++) {
+	for (int k = 0; k < 2 * NCASES; k++) {
 		char got[8192];
-		job_ids(CASES[k].job, got, sizeof(got));
+		(k < NCASES ? job_ids : job_struct_ids)(CASES[k % NCASES].job, got, sizeof(got));
 		for (char *l = got; *l; l = strchr(l, '\n') + 1)
 			for (char *m = strchr(l, '\n') + 1; *m; m = strchr(m, '\n') + 1)
 				if (!strncmp(l, m, 16)) {
-					print_error("job %s: two operators with id %.16s\n", CASES[k].name, l);
+					print_error("job %s: two operators with id %.16s\n",
+					            CASES[k % NCASES].name, l);
 					fail();
 				}
 	}
 }
 
+/* The structural identity: kinds and types, not expressions or names. */
+static void test_struct_text(void **state)
+{
+	(void)state;
+	char a[512], b[512], ua[17], ub[17];
+	struct_ident("SELECT user_id, COUNT(*), SUM(amount), MAX(id) FROM orders WHERE v > 1 "
+	             "GROUP BY user_id", "GroupAggregate", a, sizeof(a), ua);
+	assert_string_equal(a, "v2 GroupAggregate keys=[VARCHAR] aggs=[COUNT(*)->BIGINT, "
+	                       "SUM(DECIMAL(10,2))->DECIMAL(38,2), MAX(VARCHAR)->VARCHAR]");
+	struct_ident("SELECT user_id AS u, COUNT(*) AS n, SUM(amount), MAX(id) FROM orders "
+	             "WHERE 1 < v GROUP BY user_id", "GroupAggregate", b, sizeof(b), ub);
+	assert_string_equal(a, b);
+	assert_string_equal(ua, ub);
+	struct_ident("SELECT id, amount FROM orders WHERE v > 1", "Calc", a, sizeof(a), ua);
+	struct_ident("SELECT amount AS x, id FROM orders WHERE 1 < v", "Calc", b, sizeof(b), ub);
+	assert_string_equal(a, "v2 Calc out={DECIMAL(10,2),VARCHAR}");
+	assert_string_equal(a, b);
+	assert_string_equal(ua, ub);
+	struct_ident("SELECT o.id, u.name FROM orders o JOIN users u ON o.user_id = u.user_id",
+	             "Join", a, sizeof(a), ua);
+	assert_string_equal(a, "v2 Join kind=INNER lkeys=[VARCHAR] rkeys=[VARCHAR] "
+	                       "left=[VARCHAR,VARCHAR,DECIMAL(10,2),INT,TIMESTAMP(3)] "
+	                       "right=[VARCHAR,VARCHAR,TIMESTAMP(3)]");
+}
+
+/* The structural id of the first operator named `name` of `job` planned
+ * after `ddl` (to uid, 17 bytes). */
+static void uid_after(const char *ddl, const char *job, const char *name, char *uid)
+{
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, ddl), 0);
+	assert_int_equal(sl_exec(e, job), 0);
+	uid[0] = 0;
+	for (int i = 0; i < e->graph.nops && !uid[0]; i++)
+		if (!strcmp(e->graph.ops[i]->vt->name, name))
+			snprintf(uid, 17, "%s", e->graph.ops[i]->uid);
+	sl_engine_close(e);
+	assert_true(uid[0] != 0);
+}
+
+/* A column added to a table: a scan is identified by its table, connector
+ * and format, not its columns, so an aggregate over it keeps its id; an
+ * operator that stores whole rows of it (a join) does not. */
+static void test_column_added(void **state)
+{
+	(void)state;
+	const char *t1 = "CREATE TABLE a (k STRING, v INT) WITH ('connector' = 'push');"
+	                 "CREATE TABLE b (k STRING, w INT) WITH ('connector' = 'push');";
+	const char *t2 = "CREATE TABLE a (k STRING, v INT, extra DOUBLE) WITH ('connector' = 'push');"
+	                 "CREATE TABLE b (k STRING, w INT) WITH ('connector' = 'push');";
+	const char *agg = "SELECT k, SUM(v) FROM a GROUP BY k";
+	const char *join = "SELECT a.k, b.w FROM a JOIN b ON a.k = b.k";
+	char u1[17], u2[17];
+	uid_after(t1, agg, "GroupAggregate", u1);
+	uid_after(t2, agg, "GroupAggregate", u2);
+	assert_string_equal(u1, u2);
+	uid_after(t1, join, "Join", u1);
+	uid_after(t2, join, "Join", u2);
+	assert_string_not_equal(u1, u2);
+}
+
+/* sl_op_struct_ident without the planner (the plan layer's node creation
+ * calls it so): the version prefix, a Calc's output types as a sorted
+ * multiset, and refusals of a kind without parameters. */
+static void test_struct_ident_direct(void **state)
+{
+	(void)state;
+	sl_buf b;
+	sl_buf_init(&b);
+	sl_err err;
+	sl_err_clear(&err);
+	sl_type t[3] = {sl_type_varchar(SL_STRING_LEN), sl_type_make(SL_T_BIGINT),
+	                sl_type_decimal(10, 2)};
+	t[1].notnull = 1;
+	assert_int_equal(sl_op_struct_ident(&b, SL_OPK_CALC, NULL, NULL, 0, t, 3, &err), 0);
+	assert_string_equal(sl_buf_cstr(&b), "v2 Calc out={BIGINT,DECIMAL(10,2),VARCHAR}");
+	sl_buf_clear(&b);
+	int keys[1] = {0};
+	sl_keys_ident k = {keys, 1};
+	assert_int_equal(sl_op_struct_ident(&b, SL_OPK_CHANGELOG_NORMALIZE, &k, t, 3, NULL, 0, &err),
+	                 0);
+	assert_string_equal(sl_buf_cstr(&b),
+	                    "v2 ChangelogNormalize keys=[VARCHAR] in=[VARCHAR,BIGINT,DECIMAL(10,2)]");
+	sl_buf_clear(&b);
+	keys[0] = 3; /* not an input column */
+	assert_int_equal(sl_op_struct_ident(&b, SL_OPK_CHANGELOG_NORMALIZE, &k, t, 3, NULL, 0, &err),
+	                 SL_EINVAL);
+	assert_int_equal(b.len, 0); /* nothing appended on failure */
+	assert_int_equal(sl_op_struct_ident(&b, SL_OPK_GROUP_AGG, NULL, t, 3, NULL, 0, &err),
+	                 SL_EINVAL);
+	assert_int_equal(sl_op_struct_ident(&b, SL_OPK_NONE, NULL, t, 3, NULL, 0, &err), SL_EINVAL);
+	sl_buf_deinit(&b);
+}
+
+/* Appends "<table> <kind> <json>\n" to the 4096-byte buffer ctx. */
+static void collect(void *ctx, const char *table, sl_rowkind kind, const char *json,
+                    size_t len)
+{
+	static const char *const kinds[] = {"+I", "-U", "+U", "-D"};
+	char *out = ctx;
+	size_t n = strlen(out);
+	snprintf(out + n, 4096 - n, "%s %s %.*s\n", table, kinds[kind], (int)len, json);
+}
+
+/*
+ * Two statements with the same aggregate behind different filters into
+ * two tables (their Calcs are equal siblings: the same structure over the
+ * same input): reordering the statements keeps every id, so each
+ * aggregate gets its own state back.  With ids by occurrence alone the two
+ * chains traded ids and the restore handed out1's count to out2's
+ * aggregate without a word (out2's held nothing, so nothing was refused).
+ */
+static void test_siblings_reordered(void **state)
+{
+	(void)state;
+	const char *s1 = "INSERT INTO out1 SELECT user_id, COUNT(*) FROM orders WHERE v > 1 "
+	                 "GROUP BY user_id; ";
+	const char *s2 = "INSERT INTO out2 SELECT user_id, COUNT(*) FROM orders WHERE v <= 1 "
+	                 "GROUP BY user_id; ";
+	const char *row = "{\"id\": \"a\", \"user_id\": \"u\", \"amount\": 1, \"v\": 5, "
+	                  "\"event_time\": \"2026-01-01 10:00:00\"}";
+	char job[2][1024], out[4096] = "";
+	for (int k = 0; k < 2; k++)
+		snprintf(job[k], sizeof(job[k]), "EXECUTE STATEMENT SET BEGIN %s%s END", k ? s2 : s1,
+		         k ? s1 : s2);
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, DDL), 0);
+	assert_int_equal(sl_exec(e, job[0]), 0);
+	assert_int_equal(sl_push_json_lines(e, "orders", row, strlen(row)), 0);
+	void *snap;
+	size_t len;
+	assert_int_equal(sl_snapshot(e, &snap, &len), 0);
+	sl_engine_close(e);
+
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, DDL), 0);
+	assert_int_equal(sl_exec(e, job[1]), 0);
+	int rc = sl_restore(e, snap, len);
+	if (rc)
+		print_error("reordered: %s\n", sl_errmsg(e));
+	assert_int_equal(rc, 0);
+	assert_true(sl_poll(e, collect, out) >= 0);
+	out[0] = 0;
+	assert_int_equal(sl_push_json_lines(e, "orders", row, strlen(row)), 0);
+	assert_true(sl_poll(e, collect, out) >= 0);
+	/* out1's aggregate goes on from its count of 1 */
+	assert_string_equal(out, "out1 -U {\"user_id\":\"u\",\"n\":1}\n"
+	                         "out1 +U {\"user_id\":\"u\",\"n\":2}\n");
+	sl_engine_close(e);
+	free(snap);
+}
+
 int main(void)
 {
-	struct CMUnitTest tests[NCASES + 1];
+	struct CMUnitTest tests[NCASES + 5];
 	static char names[NCASES][64];
 	int n = 0;
 	for (int i = 0; i < NCASES; i++) {
@@ -195,5 +394,9 @@ int main(void)
 		tests[n++] = (struct CMUnitTest){names[i], test_pinned, NULL, NULL, (void *)&CASES[i]};
 	}
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_unique);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_struct_text);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_struct_ident_direct);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_column_added);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_siblings_reordered);
 	return _cmocka_run_group_tests("op_ident", tests, (size_t)n, NULL, NULL);
 }

@@ -8,13 +8,15 @@
 #      the time processing was blocked, then the restore time after a crash
 #      right after a checkpoint.
 #
-#   sh bench/ckpt.sh BUILD    (env: CKPT_KEYS, default 12000000)
+#   sh bench/ckpt.sh BUILD    (env: CKPT_KEYS, default 12000000; BENCH_DATA,
+#   default BUILD/bench-data, where bench/run.sh left the 10 M orders)
 set -u
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
 KEYS=${CKPT_KEYS:-12000000}
-DATA="$B/bench-data/orders-10000000-10000.json"
+DATA="${BENCH_DATA:-$B/bench-data}/orders-10000000-10000.json"
+case "$DATA" in /*) ;; *) DATA="$ROOT/$DATA" ;; esac
 W=$(mktemp -d /tmp/sluice-ckbench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 cd "$W"

@@ -16,14 +16,19 @@
 #               floor: the same datagen table straight into a blackhole.
 #   3. keys:    1 M distinct keys open at once (datagen, random user in
 #               1..1000000, 10 M rows over 2.8 h of event time, 1-day TUMBLE).
+#   4. high cardinality: 4 M orders as JSON lines over 10 000 users with
+#               10 ms of event time between rows (bench/gen_orders.c's
+#               STEP_MS = 10: most user/window pairs hold one or two rows,
+#               about 3/4 of the rows come out) -> the query of 1.
 #
 # Figures: rows per CPU-second = rows / (user + sys) of the child, and its
 # peak RSS, both from wait4(2) (bench/rusage.c).
 #
 # Environment (all optional): BENCH_FILE_ROWS (10000000), BENCH_USERS
 # (10000), BENCH_DG_ROWS (50000000), BENCH_KEYS_ROWS (10000000),
-# BENCH_KEYS (1000000), BENCH_DATA (BUILD_DIR/bench-data), BENCH_REPEAT (3:
-# each figure is the best of that many runs).
+# BENCH_KEYS (1000000), BENCH_HC_ROWS (4000000), BENCH_DATA
+# (BUILD_DIR/bench-data), BENCH_REPEAT (3: each figure is the best of that
+# many runs).
 set -eu
 
 BUILD=${1:-build}
@@ -32,6 +37,7 @@ USERS=${BENCH_USERS:-10000}
 DG_ROWS=${BENCH_DG_ROWS:-50000000}
 KEYS_ROWS=${BENCH_KEYS_ROWS:-10000000}
 KEYS=${BENCH_KEYS:-1000000}
+HC_ROWS=${BENCH_HC_ROWS:-4000000}
 DATA=${BENCH_DATA:-$BUILD/bench-data}
 REPEAT=${BENCH_REPEAT:-3}
 SLUICE=$BUILD/sluice
@@ -51,6 +57,12 @@ if [ ! -f "$ORDERS" ]; then
 	echo "generating $FILE_ROWS orders into $ORDERS (once) ..."
 	"$TOOLS/gen_orders" "$FILE_ROWS" "$USERS" > "$ORDERS.tmp"
 	mv "$ORDERS.tmp" "$ORDERS"
+fi
+HC_ORDERS=$DATA/orders-$HC_ROWS-$USERS-10ms.json
+if [ ! -f "$HC_ORDERS" ]; then
+	echo "generating $HC_ROWS orders 10 ms apart into $HC_ORDERS (once) ..."
+	"$TOOLS/gen_orders" "$HC_ROWS" "$USERS" 10 > "$HC_ORDERS.tmp"
+	mv "$HC_ORDERS.tmp" "$HC_ORDERS"
 fi
 
 # measure NAME ROWS CMD...: runs CMD REPEAT times under rusage; sets CPU (s,
@@ -103,15 +115,16 @@ CREATE TABLE gen (seq BIGINT, user_id BIGINT, amount DECIMAL(10, 2),
 SQL
 }
 
-# ---- 1. file -> json -> tumble -> blackhole ---------------------------------
-{
+orders_sql() { # PATH: the JSON orders table of jobs 1 and 4
 	cat <<SQL
 CREATE TABLE orders (id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3),
   WATERMARK FOR event_time AS event_time - INTERVAL '2' SECOND)
-  WITH ('connector' = 'filesystem', 'path' = '$ORDERS', 'format' = 'json');
+  WITH ('connector' = 'filesystem', 'path' = '$1', 'format' = 'json');
 SQL
-	window_sql orders event_time STRING "'1' MINUTE"
-} > "$WORK/file.sql"
+}
+
+# ---- 1. file -> json -> tumble -> blackhole ---------------------------------
+{ orders_sql "$ORDERS"; window_sql orders event_time STRING "'1' MINUTE"; } > "$WORK/file.sql"
 measure floor_lines "$FILE_ROWS" "$TOOLS/floor_lines" "$ORDERS"
 F1_RATE=$RATE F1_RSS=$RSS F1_CPU=$CPU
 measure file "$FILE_ROWS" "$SLUICE" run "$WORK/file.sql"
@@ -140,6 +153,12 @@ measure keys "$KEYS_ROWS" "$SLUICE" run "$WORK/keys.sql"
 R3_RATE=$RATE R3_RSS=$RSS R3_CPU=$CPU
 R3_OUT=$(sed -n 's/^sink out_w: \([0-9]*\) rows written.*/\1/p' "$WORK/keys.log")
 
+# ---- 4. high cardinality: 10 ms between rows, ~1.3 rows per user and window --
+{ orders_sql "$HC_ORDERS"; window_sql orders event_time STRING "'1' MINUTE"; } > "$WORK/hc.sql"
+measure hc "$HC_ROWS" "$SLUICE" run "$WORK/hc.sql"
+R4_RATE=$RATE R4_RSS=$RSS R4_CPU=$CPU
+R4_OUT=$(sed -n 's/^sink out_w: \([0-9]*\) rows written.*/\1/p' "$WORK/hc.log")
+
 # ---- report ------------------------------------------------------------------------
 echo
 echo "sluice bench  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -m), $(nproc) cores"
@@ -156,8 +175,11 @@ printf '%-34s %12s %8s %14s %10s\n' "   floor: datagen -> blackhole" "$(mrows "$
 	"$F2_CPU" "$(mrows "$F2_RATE")" "$(mib "$F2_RSS")"
 printf '%-34s %12s %8s %14s %10s\n' "3. $R3_OUT keys open, tumble 1 day" \
 	"$(mrows "$KEYS_ROWS")" "$R3_CPU" "$(mrows "$R3_RATE")" "$(mib "$R3_RSS")"
+printf '%-34s %12s %8s %14s %10s\n' "4. high-card json tumble 1 min" "$(mrows "$HC_ROWS")" \
+	"$R4_CPU" "$(mrows "$R4_RATE")" "$(mib "$R4_RSS")"
 echo
-echo "window rows out: file $R1_OUT, datagen $R2_OUT, keys $R3_OUT"
+echo "window rows out: file $R1_OUT, datagen $R2_OUT, keys $R3_OUT, high-card $R4_OUT"
 echo "target 1 (>= 4 M rows/cpu-s):      $(verdict "$R1_RATE" 4000000)"
 echo "target 2 (>= 15 M rows/cpu-s):     $(verdict "$R2_RATE" 15000000)"
 echo "target 3 (1 M keys in < 100 MB):   $(awk -v k="$R3_RSS" 'BEGIN { print (k * 1024 < 100e6 ? "met" : "NOT met") }')"
+echo "target 4 (>= 6 M rows/cpu-s):      $(verdict "$R4_RATE" 6000000)"

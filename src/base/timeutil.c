@@ -10,7 +10,9 @@
  * datefmt.c's neighbour section below (sl_datefmt_*).
  *
  * Hot path: sl_ts_parse has a fast path for the exact shape
- * "YYYY-MM-DD HH:MM:SS[.fff...]" that JSON sources carry on every record,
+ * "YYYY-MM-DD HH:MM:SS[.fff...]" that JSON sources carry on every record
+ * (sl_ts_parse_cached adds the caller's one-entry cache of the last date
+ * and second, so a stream's records mostly parse only their fraction),
  * and the formatters write digits by hand (no snprintf).  Named zones are
  * read from the TZif files in /usr/share/zoneinfo once per name and cached
  * for the life of the process (never freed; the cache is guarded by a
@@ -219,25 +221,55 @@ static inline int ts_digits(const char *s)
 #endif
 }
 
-/* Fast path for exactly "YYYY-MM-DD HH:MM:SS" + optional ".f{1,9}". */
-static int ts_fast(const char *s, size_t len, int64_t *out)
+/* Fast path for exactly "YYYY-MM-DD HH:MM:SS" + optional ".f{1,9}"; c
+ * (may be NULL) holds the last date and second seen: the same first 10
+ * bytes give the same day number, the same first 19 the same second, both
+ * validated when they were stored.  The fraction is always checked. */
+static int ts_fast(const char *s, size_t len, int64_t *out, sl_ts_cache *c)
 {
-	if (len < 19 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' ||
-	    s[16] != ':')
+	if (len < 19)
+		return -1;
+	uint64_t w0, t0;
+	uint16_t w1;
+	memcpy(&w0, s, 8);
+	memcpy(&w1, s + 8, 2);
+	memcpy(&t0, s + 11, 8);
+	int64_t sec_us;
+	if (c && c->tvalid && c->w0 == w0 && c->w1 == w1 && s[10] == ' ' && c->t0 == t0) {
+		sec_us = c->sec_us; /* bytes 0..19 are a text validated before */
+		goto frac;
+	}
+	if (s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':')
 		return -1;
 	if (!ts_digits(s))
 		return -1;
-	int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
-	unsigned mo = (unsigned)((s[5] - '0') * 10 + (s[6] - '0'));
-	unsigned d = (unsigned)((s[8] - '0') * 10 + (s[9] - '0'));
+	int64_t days;
+	if (c && c->valid && c->w0 == w0 && c->w1 == w1) {
+		days = c->days;
+	} else {
+		int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+		unsigned mo = (unsigned)((s[5] - '0') * 10 + (s[6] - '0'));
+		unsigned d = (unsigned)((s[8] - '0') * 10 + (s[9] - '0'));
+		if (mo < 1 || mo > 12 || d < 1 || (int)d > sl_days_in_month(y, mo))
+			return -1;
+		days = sl_days_from_civil(y, mo, d);
+		if (c)
+			c->w0 = w0, c->w1 = w1, c->days = days, c->valid = 1, c->tvalid = 0;
+	}
 	int h = (s[11] - '0') * 10 + (s[12] - '0');
 	int mi = (s[14] - '0') * 10 + (s[15] - '0');
 	int se = (s[17] - '0') * 10 + (s[18] - '0');
-	if (mo < 1 || mo > 12 || d < 1 || (int)d > sl_days_in_month(y, mo) || h > 23 ||
-	    mi > 59 || se > 59)
+	if (h > 23 || mi > 59 || se > 59)
 		return -1;
+	sec_us = days * SL_US_PER_DAY + ((int64_t)(h * 60 + mi) * 60 + se) * SL_US_PER_SEC;
+	if (c)
+		c->t0 = t0, c->sec_us = sec_us, c->tvalid = 1; /* c->w0, w1 hold this date */
+frac:;
 	int64_t frac = 0;
-	if (len > 19) {
+	if (len == 23 && s[19] == '.' && dig(s[20]) && dig(s[21]) && dig(s[22])) {
+		/* milliseconds, the common form */
+		frac = ((s[20] - '0') * 100 + (s[21] - '0') * 10 + (s[22] - '0')) * 1000;
+	} else if (len > 19) {
 		if (s[19] != '.' || len == 20 || len > 29)
 			return -1;
 		size_t n = len - 20;
@@ -250,15 +282,20 @@ static int ts_fast(const char *s, size_t len, int64_t *out)
 		for (size_t k = n; k < 6; k++)
 			frac *= 10;
 	}
-	int64_t days = sl_days_from_civil(y, mo, d);
-	*out = days * SL_US_PER_DAY + ((int64_t)(h * 60 + mi) * 60 + se) * SL_US_PER_SEC + frac;
+	*out = sec_us + frac;
 	return 0;
 }
 
 /* sl_ts_parse: SQL or ISO-8601 timestamp text to micros (UTC for offsets). */
 int sl_ts_parse(const char *s, size_t len, int64_t *out_us)
 {
-	if (ts_fast(s, len, out_us) == 0)
+	return sl_ts_parse_cached(s, len, out_us, NULL);
+}
+
+/* sl_ts_parse_cached: see timeutil.h. */
+int sl_ts_parse_cached(const char *s, size_t len, int64_t *out_us, sl_ts_cache *c)
+{
+	if (ts_fast(s, len, out_us, c) == 0)
 		return 0;
 	const char *p = s, *e = s + len;
 	trim(&p, &e);

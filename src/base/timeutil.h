@@ -43,6 +43,26 @@ static inline int64_t sl_floormod(int64_t a, int64_t b) { return a - sl_floordiv
  * offset).  Returns 0 and micros, -1 when malformed.
  */
 int sl_ts_parse(const char *s, size_t len, int64_t *out_us);
+
+/* The date and time of the last "YYYY-MM-DD HH:MM:SS[.f]" texts that
+ * sl_ts_parse_cached parsed: the date's day number, and the micros of the
+ * whole second.  Zeroed: empty.  One per reader (a decoder), never shared
+ * between threads. */
+typedef struct sl_ts_cache {
+	uint64_t w0;   /* bytes 0..8 of the text */
+	uint16_t w1;   /* bytes 8..10 */
+	int valid;
+	int64_t days;
+	uint64_t t0;   /* bytes 11..19 ("HH:MM:SS") of a text with date w0, w1 */
+	int tvalid;
+	int64_t sec_us; /* that text's micros without the fraction */
+} sl_ts_cache;
+
+/* sl_ts_parse, the same results, but a text whose date part (or date and
+ * time up to the second) equals the previous one's in c skips their
+ * parsing and validation (records of a stream mostly share their date and
+ * come many to a second).  c may be NULL. */
+int sl_ts_parse_cached(const char *s, size_t len, int64_t *out_us, sl_ts_cache *c);
 int sl_date_parse(const char *s, size_t len, int64_t *out_days);
 int sl_time_parse(const char *s, size_t len, int64_t *out_us);
 

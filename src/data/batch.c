@@ -114,12 +114,16 @@ static void col_clear_row(sl_col *c, int row);
 static inline void col_clear_one(sl_col *c, int row)
 {
 	c->null[row] = 1;
-	switch (sl_type_phys(c->type)) {
-	case SL_PHYS_I64: c->v.i64[row] = 0; break;
-	case SL_PHYS_F64: c->v.f64[row] = 0; break;
-	case SL_PHYS_I128: c->v.i128[row] = 0; break;
-	case SL_PHYS_STR: c->v.str[row].ptr = ""; c->v.str[row].len = 0; break;
-	case SL_PHYS_ROW: col_clear_row(c, row); break;
+	sl_phys p = sl_type_phys(c->type);
+	if (p == SL_PHYS_I64 || p == SL_PHYS_F64) {
+		c->v.i64[row] = 0; /* a double's 0.0 is all zero bits */
+	} else if (p == SL_PHYS_STR) {
+		c->v.str[row].ptr = "";
+		c->v.str[row].len = 0;
+	} else if (p == SL_PHYS_I128) {
+		c->v.i128[row] = 0;
+	} else {
+		col_clear_row(c, row);
 	}
 }
 

@@ -161,10 +161,15 @@ static inline __attribute__((always_inline)) int dec_col(const char **pp, const 
 		break;
 	}
 	case SL_PHYS_ROW: {
+		/* q, not p: p's address taken would keep p in memory on every
+		 * path (callgrind: 3 instructions a column more than rowkey.c's
+		 * decoder, +1% on the Top-N benchmark) */
+		const char *q = p;
 		c->null[row] = 0;
-		int rc = dec_fields(&p, end, b, c, row);
+		int rc = dec_fields(&q, end, b, c, row);
 		if (rc)
 			return rc;
+		p = q;
 		break;
 	}
 	}

@@ -11,7 +11,10 @@
  *   watermark (default: forwarded unchanged)
  *
  * Strings of the output may point into the input batch; that is valid for
- * consumers because they see the output during the emit of the input.
+ * consumers because they see the output during the emit of the input.  A
+ * projection of input columns only, each of its own type (as after a window
+ * aggregate, which drops window_end and window_time), copies nothing: the
+ * output is a view whose columns are the input's (o->ref).
  *
  * Run-time errors: rows keep their positions, so an error whose failing row
  * (err->row, err.h) is in the filtered view or in the output batch is
@@ -30,6 +33,8 @@ typedef struct calc_op {
 	sl_prog *filter;
 	sl_prog *proj;
 	sl_batch *out;
+	int *ref;       /* projection of input columns only: their indices; else NULL */
+	sl_batch vout;  /* with ref: the output view (cols owned here, vectors not) */
 } calc_op;
 
 static int calc_process2(calc_op *o, const sl_batch *in, sl_batch *view, sl_err *err);
@@ -39,7 +44,7 @@ static int calc_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	calc_op *o = (calc_op *)op;
 	sl_batch view = *in;
 	int rc = calc_process2(o, in, &view, err);
-	if (rc && (err->row_batch == &view || err->row_batch == o->out))
+	if (rc && (err->row_batch == &view || err->row_batch == o->out || err->row_batch == &o->vout))
 		err->row_batch = in; /* same row positions */
 	return rc;
 }
@@ -53,6 +58,18 @@ static int calc_process2(calc_op *o, const sl_batch *in, sl_batch *view, sl_err 
 			return rc;
 		if (sl_batch_live(view) == 0)
 			return 0;
+	}
+	if (o->ref) {
+		sl_batch *v = &o->vout;
+		v->nrows = in->nrows;
+		v->cap = in->cap;
+		v->op = in->op;
+		v->wm = in->wm;
+		v->sel = view->sel;
+		v->nsel = view->nsel;
+		for (int i = 0; i < v->ncols; i++)
+			v->cols[i] = in->cols[o->ref[i]];
+		return sl_op_emit(op, v, err);
 	}
 	sl_batch *out = o->out;
 	if (in->nrows > out->cap) {
@@ -87,6 +104,34 @@ static void calc_close(sl_op *op)
 	sl_prog_free(o->filter);
 	sl_prog_free(o->proj);
 	sl_batch_free(o->out);
+	free(o->ref);
+	free(o->vout.cols);
+}
+
+/* Whether a and b hold the same values in the same representation. */
+static int same_type(const sl_type *a, const sl_type *b)
+{
+	return a->id == b->id && a->precision == b->precision && a->scale == b->scale &&
+	       a->length == b->length && a->row == b->row;
+}
+
+/* Sets o->ref when every projected expression is an input column of the
+ * same type as the output's (nothing to compute).  0 or SL_ENOMEM. */
+static int find_refs(calc_op *o, sl_expr *const *proj, int nproj, const sl_type *in_types,
+                     int nin)
+{
+	for (int i = 0; i < nproj; i++)
+		if (proj[i]->kind != SL_EX_COL || proj[i]->col < 0 || proj[i]->col >= nin ||
+		    !same_type(&proj[i]->type, &in_types[proj[i]->col]))
+			return 0;
+	o->ref = malloc(sizeof(int) * (size_t)(nproj ? nproj : 1));
+	o->vout.cols = calloc((size_t)(nproj ? nproj : 1), sizeof(sl_col));
+	if (!o->ref || !o->vout.cols)
+		return SL_ENOMEM;
+	for (int i = 0; i < nproj; i++)
+		o->ref[i] = proj[i]->col;
+	o->vout.ncols = nproj;
+	return 0;
 }
 
 static const sl_op_vtab calc_vtab = {
@@ -110,6 +155,10 @@ sl_op *sl_op_calc_new(sl_expr *filter, sl_expr *const *proj, int nproj, const sl
 		goto fail;
 	if (!(o->proj = sl_prog_compile(proj, nproj, in_types, nin, err)))
 		goto fail;
+	if (find_refs(o, proj, nproj, in_types, nin)) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		goto fail;
+	}
 	return &o->base;
 fail:
 	sl_op_free(&o->base); /* calls its close */

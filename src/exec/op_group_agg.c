@@ -81,7 +81,7 @@ static int build_row(group_op *o, sl_batch *b, const void *slot, uint8_t op, int
 	if (sl_rowcodec_decode(o->key.p, (uint32_t)o->key.len, b, kc, o->p.nkeys, row) < 0)
 		return sl_err_set(err, SL_ESTATE, "group state: malformed key");
 	for (int i = 0; i < o->p.naggs; i++) {
-		int rc = sl_agg_is_str(&o->aggs[i])
+		int rc = o->has_str && sl_agg_is_str(&o->aggs[i])
 		       ? sl_agg_str_result(&o->aggs[i], i, o->strs, 0, o->key.p, o->key.len, &o->skey, b,
 		                           &b->cols[o->p.nkeys + i], row)
 		       : o->aggs[i].vt->result(&o->aggs[i], (const char *)slot + o->aggs[i].offset,
@@ -160,7 +160,7 @@ static int fold(group_op *o, void *slot, const sl_batch *in, int row, int sign, 
 		int rc = a->retract
 		       ? sl_agg_vals_add(a, i, o->vals, o->strs, 0, o->key.p, o->key.len, slot, in, row,
 		                         sign, &o->skey, &o->vbuf, err)
-		       : sl_agg_is_str(a)
+		       : o->has_str && sl_agg_is_str(a)
 		       ? sl_agg_str_add(a, i, o->strs, 0, o->key.p, o->key.len, in, row, &o->skey, err)
 		       : sl_agg_add_one(a, slot, in, row, sign, err);
 		if (rc)
@@ -231,7 +231,7 @@ static int mb_touch(group_op *o, int64_t wm, sl_err *err)
 		sl_rowcodec_decode(o->key.p, len, o->pre, kc, o->p.nkeys, r);
 		for (int i = 0; i < o->p.naggs; i++) {
 			sl_col *oc = &o->pre->cols[o->p.nkeys + i];
-			if (sl_agg_is_str(&o->aggs[i]))
+			if (o->has_str && sl_agg_is_str(&o->aggs[i]))
 				sl_agg_str_result(&o->aggs[i], i, o->strs, 0, o->key.p, len, &o->skey, o->pre,
 				                  oc, r);
 			else

@@ -7,8 +7,9 @@
  * source's batch.  There is no DOM: the reader walks the text once, and for
  * each key finds the target field through a per-level lookup (sl_jschema)
  * that first tries the field after the previous match (records almost
- * always list keys in schema order) and otherwise a small open-addressing
- * hash of the key.  Unknown keys are skipped, whatever they hold; missing
+ * always list keys in schema order: its quoted name is compared in place,
+ * 8 bytes at a time, before the key is scanned) and otherwise a small
+ * open-addressing hash of the key.  Unknown keys are skipped, whatever they hold; missing
  * keys stay NULL.  Strings without escapes are referenced in place (the
  * caller keeps the record bytes alive as long as the batch is used, see
  * format.h); strings with escapes are unescaped into the batch arena.
@@ -27,6 +28,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +41,18 @@
 
 #define SL_JSON_MAX_DEPTH 64
 
+/*
+ * A field's key as it appears in a record, quote to quote ("name", ql
+ * bytes), for matching the expected key in place (read_object): w0 holds
+ * its first 8 bytes (m0 masks the ones a key shorter than 8 has), w1 its
+ * last 8 when ql > 8.  ql = 0: no fast match (ql > 16, or the name holds a
+ * '"', a '\\' or a control byte, which a record would write escaped).
+ */
+typedef struct jkey {
+	uint64_t w0, w1, m0;
+	uint32_t ql;
+} jkey;
+
 struct sl_jschema {
 	int n;
 	const sl_field *fields;
@@ -44,6 +60,7 @@ struct sl_jschema {
 	uint16_t *slot;      /* field index + 1, 0 = empty; mask + 1 entries */
 	uint32_t mask;
 	sl_jschema **child;  /* ROW fields: their level; else NULL */
+	jkey *key;           /* n entries */
 };
 
 static uint32_t key_hash(const char *k, size_t n)
@@ -52,6 +69,46 @@ static uint32_t key_hash(const char *k, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ (unsigned char)k[i]) * 16777619u;
 	return h;
+}
+
+static inline uint64_t load8(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	return w;
+}
+
+static void jkey_build(jkey *k, const char *name, size_t len)
+{
+	char q[24] = {0};
+	memset(k, 0, sizeof(*k));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (len + 2 > 16)
+		return;
+	for (size_t i = 0; i < len; i++)
+		if (name[i] == '"' || name[i] == '\\' || (unsigned char)name[i] < 0x20)
+			return;
+	q[0] = '"';
+	memcpy(q + 1, name, len);
+	q[len + 1] = '"';
+	k->ql = (uint32_t)(len + 2);
+	k->w0 = load8(q);
+	k->m0 = k->ql >= 8 ? ~0ULL : (1ULL << (8 * k->ql)) - 1;
+	if (k->ql > 8)
+		k->w1 = load8(q + k->ql - 8);
+#else
+	(void)q, (void)name, (void)len;
+#endif
+}
+
+/* Whether the text at p (more than 16 bytes before the end) is key k, quotes
+ * included: a key with those bytes holds no escape, so it is the field's
+ * name exactly. */
+static inline int jkey_at(const jkey *k, const char *p)
+{
+	if (!k->ql || (load8(p) & k->m0) != k->w0)
+		return 0;
+	return k->ql <= 8 || load8(p + k->ql - 8) == k->w1;
 }
 
 /* sl__jschema_build: see fmt_json.h. */
@@ -69,11 +126,13 @@ int sl__jschema_build(sl_arena *a, const sl_field *fields, int n, sl_jschema **o
 	s->namelen = sl_arena_calloc(a, sizeof(int32_t) * (size_t)(n + 1));
 	s->slot = sl_arena_calloc(a, sizeof(uint16_t) * cap);
 	s->child = sl_arena_calloc(a, sizeof(sl_jschema *) * (size_t)(n + 1));
-	if (!s->namelen || !s->slot || !s->child || n > 65535)
+	s->key = sl_arena_calloc(a, sizeof(jkey) * (size_t)(n + 1));
+	if (!s->namelen || !s->slot || !s->child || !s->key || n > 65535)
 		return SL_ENOMEM;
 	for (int i = 0; i < n; i++) {
 		size_t len = strlen(fields[i].name);
 		s->namelen[i] = (int32_t)len;
+		jkey_build(&s->key[i], fields[i].name, len);
 		uint32_t h = key_hash(fields[i].name, len) & s->mask;
 		while (s->slot[h])
 			h = (h + 1) & s->mask;
@@ -248,12 +307,27 @@ static const char *string_end(const char *p, const char *e)
  * The first '"' or '\\' in [p, e), or e.  Why not memchr for the quote and
  * again for a backslash: keys and values are a few bytes, and the two libc
  * calls per string were ~8% of the file benchmark (perf: memchr 10%,
- * read_string 4.5%).  Eight bytes at a time: a byte of w equal to c makes
+ * read_string 4.5%).  Sixteen bytes at a time with SSE2 while the record
+ * has them (the 8-byte loop below cost ~77 instructions a string value,
+ * callgrind), then eight bytes at a time: a byte of w equal to c makes
  * (x - 0x01..) & ~x & 0x80.. nonzero with x = w ^ c*0x01..; its lowest set
  * bit marks the first match exactly (false hits only above it).
  */
 static inline const char *quote_or_bs(const char *p, const char *e)
 {
+#if defined(__SSE2__)
+	/* 16 bytes at a time where the record has them (x86-64 always has
+	 * SSE2): a compare for each byte, one mask, its lowest set bit */
+	const __m128i qv = _mm_set1_epi8('"'), bv = _mm_set1_epi8('\\');
+	while (e - p >= 16) {
+		__m128i w = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(w, qv), _mm_cmpeq_epi8(w, bv)));
+		if (m)
+			return p + __builtin_ctz(m);
+		p += 16;
+	}
+#endif
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
 	while (e - p >= 8) {
@@ -272,6 +346,23 @@ static inline const char *quote_or_bs(const char *p, const char *e)
 	return p;
 }
 
+static int read_escaped(sl_jcur *c, const char *start, sl_str *out);
+
+/* sl__json_read_string inline, for read_value's string values.  Why: the
+ * call per value (three a record in the benchmarks) showed in perf. */
+static inline int read_string(sl_jcur *c, sl_str *out)
+{
+	const char *start = c->p + 1;
+	const char *q = quote_or_bs(start, c->e);
+	if (q != c->e && *q == '"') {
+		out->ptr = start;
+		out->len = q - start;
+		c->p = q + 1;
+		return 0;
+	}
+	return sl__json_read_string(c, out);
+}
+
 /* sl__json_read_string: see fmt_json.h. */
 int sl__json_read_string(sl_jcur *c, sl_str *out)
 {
@@ -285,6 +376,13 @@ int sl__json_read_string(sl_jcur *c, sl_str *out)
 		c->p = q + 1;
 		return 0;
 	}
+	return read_escaped(c, start, out);
+}
+
+/* The string whose body starts at start holds an escape: unescaped into
+ * the batch arena. */
+static int read_escaped(sl_jcur *c, const char *start, sl_str *out)
+{
 	const char *end = string_end(start, c->e);
 	if (!end)
 		return sl__json_syntax(c, "unterminated string");
@@ -572,7 +670,7 @@ static int set_scalar(sl_jcur *c, sl_col *col, int row, const char *v, size_t n,
 	case SL_T_TIMESTAMP:
 	case SL_T_TIMESTAMP_LTZ:
 		if (is_str) {
-			if (sl_ts_parse(v, n, &i))
+			if (sl_ts_parse_cached(v, n, &i, c->tsc))
 				return value_err(c, v, n, t, 0);
 		} else if (t.id == SL_T_TIMESTAMP_LTZ && parse_i64(v, n, &i) == 0) {
 			if (i > INT64_MAX / 1000 || i < INT64_MIN / 1000)
@@ -652,6 +750,55 @@ int sl__json_set_text(sl_jcur *c, sl_col *col, int row, const char *v, size_t n)
 	return set_scalar(c, col, row, v, n, 1);
 }
 
+/*
+ * A DECIMAL column's value written as a plain JSON number [-]int[.frac]
+ * (at most 18 digits, no more fraction digits than the scale, no exponent)
+ * at p, converted as sl_dec_parse would: sets *out (the unscaled value,
+ * which fits 18 digits) and *len (the number's bytes), returns 0; -1 for
+ * anything else, which then takes the general path (scan_scalar and
+ * sl_dec_parse) with its rounding and its errors.
+ * Why: scanning the token and parsing it again was ~250 instructions a
+ * value (callgrind, "amount":344.88), this one loop ~60.
+ */
+static int dec_fast(const char *p, const char *e, sl_type t, int64_t *out, size_t *len)
+{
+	static const int64_t p10[19] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+		1000000000, 10000000000, 100000000000, 1000000000000, 10000000000000,
+		100000000000000, 1000000000000000, 10000000000000000,
+		100000000000000000, 1000000000000000000};
+	const char *q = p;
+	int neg = q < e && *q == '-';
+	q += neg;
+	const char *d = q, *lim = e - q > 18 ? q + 18 : e; /* 18 digits at most */
+	int64_t v = 0;
+	while (q < lim && (unsigned)(*q - '0') < 10)
+		v = v * 10 + (*q++ - '0');
+	int ni = (int)(q - d), nf = 0;
+	if (ni == 0 || (*d == '0' && ni > 1))
+		return -1; /* no digit, or a leading zero: JSON's error, general path */
+	if (q < e && *q == '.') {
+		const char *f = ++q;
+		lim = e - q > 18 - ni ? q + (18 - ni) : e;
+		while (q < lim && (unsigned)(*q - '0') < 10)
+			v = v * 10 + (*q++ - '0');
+		nf = (int)(q - f);
+		if (nf == 0)
+			return -1;
+	}
+	if (q < e && ((unsigned)(*q - '0') < 10 || *q == '.' || *q == 'e' || *q == 'E'))
+		return -1; /* more digits than 18, or an exponent */
+	int sh = t.scale - nf;
+	if (sh < 0 || ni + nf + sh > 18 || t.precision <= 0)
+		return -1;
+	v *= p10[sh];
+	if (t.precision <= 18 && v >= p10[t.precision])
+		return -1;
+	*out = neg ? -v : v; /* |v| < 10^18 */
+	*len = (size_t)(q - p);
+	return 0;
+}
+
 /* Reads the value at c->p into (col, row); sub is the level of a ROW. */
 static int read_value(sl_jcur *c, const sl_jschema *sub, sl_col *col, int row)
 {
@@ -676,7 +823,7 @@ static int read_value(sl_jcur *c, const sl_jschema *sub, sl_col *col, int row)
 	}
 	if (ch == '"') {
 		sl_str s;
-		int rc = sl__json_read_string(c, &s);
+		int rc = read_string(c, &s);
 		if (rc)
 			return rc;
 		if (id == SL_T_CHAR || id == SL_T_VARCHAR) {
@@ -698,6 +845,18 @@ static int read_value(sl_jcur *c, const sl_jschema *sub, sl_col *col, int row)
 		return value_err(c, start, (size_t)(c->p - start), col->type, 0);
 	}
 	size_t len;
+	if (id == SL_T_DECIMAL) {
+		/* Why an int64 result: an sl_i128 passed through memory was
+		 * written as two 8-byte halves and read back as one 16-byte
+		 * load, which the store buffer cannot forward (perf annotate:
+		 * 14% of read_object's samples on that load) */
+		int64_t dec;
+		if (dec_fast(c->p, c->e, col->type, &dec, &len) == 0) {
+			c->p += len;
+			sl_col_set_i128(col, row, (sl_i128)dec);
+			return 0;
+		}
+	}
 	if (ch < 0 || scan_scalar(c, &len))
 		return sl__json_syntax(c, "expected a value");
 	c->p += len;
@@ -751,9 +910,18 @@ int sl__json_read_object(sl_jcur *c, const sl_jschema *s, sl_col *cols, int row)
 	}
 	for (;;) {
 		sl_str k;
-		if (read_key(c, &k))
-			return SL_EINPUT;
-		int f = jschema_find(s, k.ptr, (size_t)k.len, hint);
+		int f;
+		/* the key after the previous match, compared in place: records
+		 * almost always list keys in schema order */
+		if (hint < s->n && c->e - c->p > 16 && jkey_at(&s->key[hint], c->p) &&
+		    c->p[s->key[hint].ql] == ':') {
+			f = hint;
+			c->p += s->key[hint].ql + 1;
+		} else {
+			if (read_key(c, &k))
+				return SL_EINPUT;
+			f = jschema_find(s, k.ptr, (size_t)k.len, hint);
+		}
 		if (f < 0) {
 			if (sl__json_skip_value(c))
 				return SL_EINPUT;
@@ -921,6 +1089,7 @@ typedef struct json_dec {
 	sl_jopts o;
 	sl_arena arena; /* lookup tables */
 	sl_jschema *schema;
+	sl_ts_cache tsc; /* last timestamp's date (timeutil.h) */
 } json_dec;
 
 typedef struct json_enc {
@@ -973,7 +1142,17 @@ static int json_decode(sl_decoder *d, const char *rec, size_t len, sl_batch *out
                        sl_err *err)
 {
 	json_dec *j = (json_dec *)d;
-	sl_jcur c = {.s = rec, .p = rec, .e = rec + len, .b = out, .err = err, .o = &j->o};
+	/* Why field by field: an initializer zeroes path[] too (256 bytes, ~50
+	 * instructions a record, callgrind); only path[0..npath) is ever read */
+	sl_jcur c;
+	c.s = c.p = rec;
+	c.e = rec + len;
+	c.b = out;
+	c.err = err;
+	c.o = &j->o;
+	c.tsc = &j->tsc;
+	c.depth = 0;
+	c.npath = 0;
 	int ch = sl__json_ws(&c);
 	if (ch < 0)
 		return 0; /* blank record: nothing */

@@ -13,6 +13,7 @@
 #define SL_FMT_JSON_H
 
 #include "format.h"
+#include "base/timeutil.h"
 
 /* Key -> field lookup of one object level (the top schema or a ROW type). */
 typedef struct sl_jschema sl_jschema;
@@ -29,6 +30,7 @@ typedef struct sl_jcur {
 	sl_batch *b;           /* target batch (string bytes go to its arena) */
 	sl_err *err;
 	const sl_jopts *o;
+	sl_ts_cache *tsc;      /* the decoder's date cache (timeutil.h), or NULL */
 	int depth;
 	const char *path[32];  /* field names from the top, for messages */
 	int npath;

@@ -10,9 +10,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "base/timeutil.h"
+#include "data/decimal.h"
 #include "format/format.h"
 #include "harness.h"
 #include "sluice.h"
@@ -137,9 +139,104 @@ static void test_strings_escapes(void **st)
 	assert_int_equal(dec(f, "{\"id\":12.50}"), 1);
 	assert_int_equal(f->b->cols[0].v.str[1].len, 5);
 	assert_memory_equal(f->b->cols[0].v.str[1].ptr, "12.50", 5);
+	/* escapes and the closing quote past the first 16 bytes (the 16-byte
+	 * scan), in the last 16 bytes of the record (the 8-byte and byte scans) */
+	assert_int_equal(dec(f, "{\"id\":\"0123456789abcdefghij\\\"klmnopqrstuvwxyz\",\"n\":1}"), 1);
+	s = f->b->cols[0].v.str[2];
+	assert_int_equal(s.len, 37);
+	assert_memory_equal(s.ptr, "0123456789abcdefghij\"klmnopqrstuvwxyz", 37);
+	assert_int_equal(dec(f, "{\"n\":1,\"id\":\"0123456789abcdefghijkl\"}"), 1);
+	assert_int_equal(f->b->cols[0].v.str[3].len, 22);
+	expect_err(f, "{\"id\":\"0123456789abcdefghijklmnopqrstuvwxyz}",
+	           "malformed JSON at byte 6: unterminated string");
 	expect_err(f, "{\"id\":\"\\ud83d\"}", "malformed JSON at byte 13: invalid surrogate pair");
 	expect_err(f, "{\"id\":\"\\x\"}", "malformed JSON at byte 8: invalid escape in string");
 	expect_err(f, "{\"id\":\"abc}", "malformed JSON at byte 6: unterminated string");
+	fx_free(f);
+}
+
+/* Keys matched in place (read_object's fast path: the quoted name of the
+ * field after the previous match, compared 8 bytes at a time) against the
+ * scanned path: names of every length class, keys that only start like a
+ * field's name, escaped keys, blanks, out-of-order and repeated keys, and
+ * records ending right after a key. */
+static void test_keys_in_place(void **st)
+{
+	static sl_field K[] = {
+		{"id", {.id = SL_T_INT}},                                /* ql 4 */
+		{"amount", {.id = SL_T_INT}},                            /* ql 8 */
+		{"user_id", {.id = SL_T_INT}},                           /* ql 9 */
+		{"fourteen_chars", {.id = SL_T_INT}},                    /* ql 16 */
+		{"fifteen_chars_x", {.id = SL_T_INT}},                   /* ql 17: scanned */
+		{"q\"x", {.id = SL_T_INT}},                              /* a quote: scanned */
+	};
+	th_codec f;
+	th_codec_init(&f, "json", K, 6, 16, NULL, 0);
+	sl_batch *b = f.b;
+	assert_int_equal(th_decode(&f, "{\"id\":1,\"amount\":2,\"user_id\":3,\"fourteen_chars\":4,"
+	                                "\"fifteen_chars_x\":5,\"q\\\"x\":6}"), 1);
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(b->cols[i].null[0], 0);
+		assert_int_equal(b->cols[i].v.i64[0], i + 1);
+	}
+	/* keys that extend a field's name, an escaped name, blanks, reordering */
+	assert_int_equal(th_decode(&f, "{\"idx\":9,\"amounts\":9,\"\\u0069d\":7,\"user_i\":9,"
+	                                "\"fourteen_charsy\":9,\"user_id\" :8,\"amount\":10,"
+	                                "\"fourteen_chars\":11,\"id\":12}"), 1);
+	assert_int_equal(b->cols[0].v.i64[1], 12);
+	assert_int_equal(b->cols[1].v.i64[1], 10);
+	assert_int_equal(b->cols[2].v.i64[1], 8);
+	assert_int_equal(b->cols[3].v.i64[1], 11);
+	assert_int_equal(b->cols[4].null[1], 1);
+	assert_int_equal(b->cols[5].null[1], 1);
+	/* a record that ends within 16 bytes of a key, and one cut after it */
+	assert_int_equal(th_decode(&f, "{\"id\":1,\"amount\":2}"), 1);
+	assert_int_equal(b->cols[1].v.i64[2], 2);
+	assert_int_equal(th_decode(&f, "{\"id\":1,\"amount\""), SL_EINPUT);
+	assert_int_equal(th_decode(&f, "{\"id\":1,\"amount\":2,\"user_id\":3,\"fourteen_chars\""),
+	                 SL_EINPUT);
+	assert_int_equal(b->nrows, 3);
+	th_codec_deinit(&f);
+}
+
+/* JSON numbers into a DECIMAL column (read_value's dec_fast and the general
+ * path behind it): each gives what sl_dec_parse gives for its text, or the
+ * same error, whichever path takes it. */
+static void test_decimal_numbers(void **st)
+{
+	static const char *const ok[] = {
+		"0", "-0", "5", "344.88", "-344.88", "0.5", "0.05", "12.5", "99999999.99", "-99999999.99",
+		"1.234", "1.235", "-1.235", "0.999", "1e2", "1.5E1", "-2.5e-1", "12345678.5",
+		"123456789012345678", "1234567.123456789012345", "0.000000000000000000001",
+	};
+	static const char *const bad[] = {"00", "01.5", "-", "1.", ".5", "-.5", "+1", "1.2.3",
+	                                  "100000000.00", "1e20", "true"};
+	fx *f = fx_new("json", NULL, NULL);
+	char rec[128];
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		sl_i128 want;
+		int rc = sl_dec_parse(ok[i], strlen(ok[i]), 10, 2, &want);
+		snprintf(rec, sizeof(rec), "{\"amount\":%s}", ok[i]);
+		int n0 = f->b->nrows;
+		if (rc == 0) {
+			assert_int_equal(dec(f, rec), 1);
+			assert_true(f->b->cols[3].v.i128[n0] == want);
+			snprintf(rec, sizeof(rec), "{\"amount\" : %s }", ok[i]);
+			assert_int_equal(dec(f, rec), 1);
+			assert_true(f->b->cols[3].v.i128[n0 + 1] == want);
+		} else {
+			assert_int_equal(dec(f, rec), SL_EINPUT);
+		}
+		if (f->b->nrows > 6)
+			sl_batch_reset(f->b);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(rec, sizeof(rec), "{\"amount\":%s}", bad[i]);
+		assert_int_equal(dec(f, rec), SL_EINPUT);
+	}
+	expect_err(f, "{\"amount\":100000000.00}",
+	           "field 'amount': 100000000.00 is out of range for DECIMAL(10, 2)");
+	expect_err(f, "{\"amount\":01}", "malformed JSON at byte 10: expected a value");
 	fx_free(f);
 }
 
@@ -297,6 +394,8 @@ int main(void)
 		cmocka_unit_test(test_decode_all_types),
 		cmocka_unit_test(test_missing_unknown_null),
 		cmocka_unit_test(test_strings_escapes),
+		cmocka_unit_test(test_keys_in_place),
+		cmocka_unit_test(test_decimal_numbers),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_encode),

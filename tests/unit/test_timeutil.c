@@ -81,6 +81,52 @@ static void test_ts_parse(void **st)
 	assert_int_equal(sl_time_parse("9", 1, &t), -1);
 }
 
+/* sl_ts_parse_cached gives sl_ts_parse's result for every text, whatever
+ * date and second its cache holds: the same date or second, another, an
+ * invalid one after a valid one, the millisecond form, the other fraction
+ * lengths and malformed fractions after a cached second. */
+static void test_ts_parse_cached(void **st)
+{
+	static const char *const texts[] = {
+		"2026-08-01 09:00:00.123", "2026-08-01 09:00:00.124", "2026-08-01 23:59:59.999",
+		"2026-08-02 00:00:00.000", "2026-08-01 09:00:05", "2026-08-01 09:00:05.1",
+		"2026-08-01 09:00:05.123456789", "2026-08-01 09:00:05.12a", "2026-08-01 24:00:00.000",
+		"2026-08-01 09:00:00.1234567890", "2026-08-01T09:00:05.123Z", "2023-02-28 10:00:00.000",
+		"2023-02-29 10:00:00.000", "2023-02-28 10:00:00.00x", "2023-02-28 10:60:00.000",
+		"2026-08-01", "1969-12-31 23:59:59.999", "2024-02-29 00:00:00.500", "2026-08-01 9:00:00",
+		"2026-08-01 09:00:05.", "2026-08-01 09:00:05x", "2026-08-01 09:00:05.1234567890",
+		"2026-08-01 09:00:05.999", "2026-08-01T09:00:05.999", "2026-08-01 09:00:06.000",
+		"2026-08-02 09:00:05.500",
+	};
+	int n = (int)(sizeof(texts) / sizeof(texts[0]));
+	sl_ts_cache c;
+	memset(&c, 0, sizeof(c));
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < n; i++) {
+			for (int j = 0; j < n; j++) { /* cache holding texts[j]'s date (if valid) */
+				int64_t a = 0, b = 0, x;
+				sl_ts_parse_cached(texts[j], strlen(texts[j]), &x, &c);
+				int ra = sl_ts_parse(texts[i], strlen(texts[i]), &a);
+				int rb = sl_ts_parse_cached(texts[i], strlen(texts[i]), &b, &c);
+				assert_int_equal(ra, rb);
+				if (ra == 0)
+					assert_true(a == b);
+			}
+		}
+	/* a new date whose time is invalid must not leave the old second
+	 * cached under the new date */
+	int64_t v;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(sl_ts_parse_cached("2026-08-01 09:00:05.000", 23, &v, &c), 0);
+	assert_int_equal(sl_ts_parse_cached("2026-08-02 24:00:05.000", 23, &v, &c), -1);
+	assert_int_equal(sl_ts_parse_cached("2026-08-02 09:00:05.500", 23, &v, &c), 0);
+	assert_true(v == TS("2026-08-02 09:00:05.500"));
+	assert_int_equal(sl_ts_parse_cached("2026-08-02 09:00:05.250", 23, &v, &c), 0);
+	assert_true(v == TS("2026-08-02 09:00:05.250"));
+	assert_int_equal(sl_ts_parse_cached("2026-08-01 09:00:00.123", 23, &v, NULL), 0);
+	assert_true(v == TS("2026-08-01 09:00:00.123"));
+}
+
 static void check_ts(int64_t us, int p, int iso, int ltz, const char *want)
 {
 	char b[48];
@@ -286,6 +332,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_civil),
 		cmocka_unit_test(test_ts_parse),
+		cmocka_unit_test(test_ts_parse_cached),
 		cmocka_unit_test(test_ts_format),
 		cmocka_unit_test(test_patterns),
 		cmocka_unit_test(test_tz),

@@ -474,7 +474,9 @@ int sl_poll(sl_engine *e, sl_row_cb cb, void *ctx)
 	int rc = start_values(e);
 	if (rc)
 		return rc;
-	const char *p = e->queue.p, *end = p + e->queue.len;
+	/* no row queued yet: p is NULL, and NULL + 0 is undefined (fuzz_snapshot
+	 * found it: corpus/snapshot/regress_poll_empty_queue.snap) */
+	const char *p = e->queue.p, *end = p ? p + e->queue.len : p;
 	int n = 0;
 	char tname[256];
 	while (p < end) {

@@ -17,7 +17,8 @@
  *
  * Time (docs/joins.md, docs/parallel.md §4).  A row r is late when ts <
  * W_before(r), its own partition's watermark (Flink: ts below the
- * operator's watermark): it is dropped and counted, outer or not, whatever
+ * operator's watermark): it is dropped and counted (--stats shows the
+ * count once it is not zero), outer or not, whatever
  * the other input's watermark.  Stored rows expire only at the operator's
  * watermark W (the minimum over both inputs, the watermark method), never
  * at a row's W_before.  Every non-late row has ts >= W_before(r) >= W.  A
@@ -277,7 +278,7 @@ static void ijoin_close(sl_op *op)
 static const sl_op_vtab ijoin_vtab = {
 	.name = "IntervalJoin",
 	.kind = SL_OPK_INTERVAL_JOIN,
-	.flags = SL_OPF_STATE_WM | SL_OPF_LATE_STATS,
+	.flags = SL_OPF_STATE_WM,
 	.open = ijoin_open,
 	.process = ijoin_process,
 	.watermark = ijoin_watermark,

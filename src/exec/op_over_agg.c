@@ -5,21 +5,21 @@
  * sort of `ORDER BY rowtime` (plan_order.c): rows in rowtime order.
  *
  * INTERFACE ROUTINES
- *   process    a row with ts < W_before is late: dropped and counted.
- *              Otherwise it waits in "pend" until the watermark passes
- *              it.  Before a row whose W_before is larger than the
- *              watermark acted on, the rows that watermark completes are
- *              emitted first, so output does not depend on batch
- *              boundaries.
+ *   process    a row with ts < W_before (its own partition's watermark) is
+ *              late: dropped and counted.  Otherwise it waits in "pend"
+ *              until the operator's watermark passes it; rows are never
+ *              emitted at a row's W_before (docs/parallel.md §4), so which
+ *              rows count and what is emitted do not depend on batch
+ *              boundaries or on other inputs.
  *   watermark  emits every pending row with ts < W (W means no row with a
  *              smaller ts is still to come, docs/semantics.md §1), in rowtime order,
  *              rows of one rowtime in arrival order (or, with further sort
  *              keys, `ORDER BY rowtime, k [DESC] ..`, in the order of those
  *              keys, ties in arrival order), each with its input
  *              columns and the aggregates over its frame (+I: the output is
- *              append-only); then forwards W.  Emitted rows carry the
- *              previously forwarded watermark, below their ts, so they are
- *              on time downstream.
+ *              append-only); then forwards W.  An emitted row with
+ *              rowtime ts carries W_before = ts (rule 6: it was emitted
+ *              when W reached ts + 1 us), so it is on time downstream.
  *   snapshot   the watermark acted on and the arrival counter.
  *
  * Frames.  ROWS n PRECEDING: the row and the n rows of its partition
@@ -87,6 +87,7 @@ typedef struct over_op {
 	sl_col **out_cols, **row_cols, **fb_cols;
 	sl_buf key, enc, st, fired;
 	int64_t fired_wm;      /* rows with ts < fired_wm have been emitted */
+	int64_t firing;        /* rowtime of the rows being emitted */
 	sl_ns_timers tm;       /* the namespaces of "pend" (timers.h) */
 	int64_t seq;           /* arrival counter */
 	int *sort_cols;        /* p.nsort further sort keys */
@@ -256,7 +257,7 @@ static size_t load_pending(over_op *o, const char *e)
 /* Appends the output row: o->row's columns, then the results in o->slot. */
 static int emit_row(over_op *o, sl_err *err)
 {
-	int r = sl_emitter_row(&o->out, SL_INSERT, o->base.out_wm, err);
+	int r = sl_emitter_row(&o->out, SL_INSERT, o->firing, err);
 	if (r < 0)
 		return r;
 	for (int i = 0; i < o->nin; i++)
@@ -372,6 +373,7 @@ static int fire_time(void *ctx, int64_t ts, sl_err *err)
 {
 	over_op *o = ctx;
 	sl_buf_clear(&o->fired);
+	o->firing = ts;
 	int rc = sl_state_ns_scan(o->pend, ts, collect, o, err);
 	if (rc)
 		return rc;
@@ -404,12 +406,11 @@ static int over_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	SL_BATCH_FOREACH(in, k, row) {
 		if (in->op[row] != SL_INSERT)
 			return sl_err_set(err, SL_EINPUT, "OVER aggregate: the input must be append-only");
-		if (in->wm[row] > o->fired_wm && (rc = advance(o, in->wm[row], err)))
-			return rc;
 		if (tc->null[row])
 			return sl_err_set(err, SL_EINPUT, "OVER aggregate: NULL rowtime");
 		int64_t ts = tc->v.i64[row];
-		if (ts < in->wm[row] || ts < o->fired_wm) { /* its rowtime was emitted */
+		/* late by its own W_before (rule 3), or its rowtime was emitted */
+		if (ts < in->wm[row] || ts < o->fired_wm) {
 			op->stats.late_dropped++;
 			continue;
 		}

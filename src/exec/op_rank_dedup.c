@@ -12,7 +12,10 @@
  *                 (ties: the first to arrive); it is emitted (+I) once the
  *                 watermark passes its rowtime (W > ts), and the key is then
  *                 closed: later rows are dropped.  A row with ts < W_before
- *                 is late: dropped and counted.  Append-only.
+ *                 (its own) is late: dropped and counted.  Candidates are
+ *                 emitted at the operator's watermark only, never at a
+ *                 row's W_before (docs/parallel.md §4), with W_before = ts
+ *                 (rule 6: the watermark reached ts + 1 us).  Append-only.
  *     ROW_LAST    a row whose rowtime is >= its key's current row's (ties:
  *                 the last to arrive wins) replaces it at once: +I, then
  *                 -U old / +U new; an older row is dropped (as Flink's
@@ -66,6 +69,7 @@ typedef struct dedup_op {
 	sl_col **cols;
 	sl_buf key, row, old;
 	int64_t fired_wm;   /* ROW_FIRST: candidates with ts < fired_wm were emitted */
+	int64_t firing;     /* ROW_FIRST: rowtime of the candidates being emitted */
 	sl_ns_timers tm;    /* ROW_FIRST: the namespaces of "pend" (timers.h) */
 } dedup_op;
 
@@ -105,7 +109,7 @@ static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
                       sl_err *err)
 {
 	dedup_op *o = ctx;
-	int rc = put_row(o, val, vlen, SL_INSERT, o->base.out_wm, err);
+	int rc = put_row(o, val, vlen, SL_INSERT, o->firing, err);
 	if (rc)
 		return rc;
 	/* remember the key: its "seen" slot is marked after the scan, as a
@@ -121,6 +125,7 @@ static int fire_time(void *ctx, int64_t ts, sl_err *err)
 {
 	dedup_op *o = ctx;
 	sl_buf_clear(&o->old);
+	o->firing = ts;
 	int rc = sl_state_ns_scan(o->pend, ts, fire_entry, o, err);
 	if (rc)
 		return rc;
@@ -239,11 +244,6 @@ static int dedup_row(dedup_op *o, const sl_batch *in, int row, sl_err *err)
 		return put_row(o, o->row.p, (uint32_t)o->row.len, SL_INSERT, in->wm[row], err);
 	}
 	case SL_RANK_DEDUP_ROW_FIRST:
-		if (in->wm[row] > o->fired_wm) {
-			int rc = advance(o, in->wm[row], err);
-			if (rc)
-				return rc;
-		}
 		return row_first(o, in, row, err);
 	default:
 		return keep_last(o, in, row, err);

@@ -9,13 +9,20 @@
  * Semantics (docs/semantics.md §1).  A row opens [ts, ts + gap); it merges with
  * every open session of its key that it overlaps or touches, and the merged
  * session ends at last event + gap.  A session [s, e) closes when W >= e.
- * A row is late for sessions when ts + gap <= W_before; non-late rows merge
- * only with open sessions.  Without ALLOWED LATENESS a late row follows the
- * ON LATE policy.  With lateness L, closed sessions keep their state until
- * W >= e + L, and a late row with ts + gap + L > W merges with the retained
- * sessions it overlaps or touches: every emitted session it extends or
- * bridges is retracted (-D) and the merged session is emitted (+I) at once
- * if it is closed, or when it closes.
+ * Sessions fire at the operator's watermark W only (the minimum over its
+ * inputs), never at a row's W_before; a row is judged by its own W_before
+ * (docs/parallel.md §4; w below: W_before, or W when larger, which only
+ * idle inputs cause).  A row is late for sessions when ts + gap <= w;
+ * non-late rows merge only with sessions open for them (end > w), whether
+ * or not the others have fired here.  Without ALLOWED LATENESS a late row
+ * follows the ON LATE policy.  With lateness L, closed sessions keep their
+ * state until W >= e + L, and a late row with ts + gap + L > w merges with
+ * the sessions it overlaps or touches that are not past the lateness for
+ * it (e + L > w): those closed for it that have not fired here yet fire
+ * first (for its key only), every emitted session it extends or bridges is
+ * retracted (-D), and the merged session is emitted (+I) at once if it is
+ * closed for the row, or when it closes.  Fired sessions carry W_before =
+ * end - 1 us, corrections the late row's W_before (rule 6).
  *
  * Processing time (sl_window_spec.proc): a row's time is the job's clock
  * when it arrives, the clock plays W's part (the proctime method fires
@@ -102,8 +109,10 @@ static int build_row(sess_op *o, sl_batch *b, const sess *s, uint8_t op, sl_err 
 	return row;
 }
 
-/* Emits s with kind op if it passes HAVING (for +I) / was visible (for -D). */
-static int emit_one(sess_op *o, sess *s, uint8_t op, sl_err *err)
+/* Emits s with kind op if it passes HAVING (for +I) / was visible (for -D),
+ * with W_before wm (docs/parallel.md §4, rule 6: end - 1 us when the
+ * session fires, the late row's W_before for its corrections). */
+static int emit_one(sess_op *o, sess *s, uint8_t op, int64_t wm, sl_err *err)
 {
 	if (op == SL_DELETE && !(s->flags & F_VISIBLE))
 		return 0;
@@ -126,7 +135,7 @@ static int emit_one(sess_op *o, sess *s, uint8_t op, sl_err *err)
 	} else {
 		s->flags &= ~F_VISIBLE;
 	}
-	int rc = sl_emitter_copy_row(&o->out, t, 0, op, o->base.out_wm, err);
+	int rc = sl_emitter_copy_row(&o->out, t, 0, op, wm, err);
 	return rc < 0 ? rc : 0;
 }
 
@@ -170,7 +179,7 @@ static int settle_key(sess_op *o, int64_t w, sl_err *err)
 		sess *s = rec(o, &o->list, i);
 		if (s->end <= w && !(s->flags & F_FIRED)) {
 			s->flags |= F_FIRED;
-			if ((rc = emit_one(o, s, SL_INSERT, err)))
+			if ((rc = emit_one(o, s, SL_INSERT, s->end - 1, err)))
 				return rc;
 		}
 		int expired = s->end <= w && (o->p.lateness == 0 || s->end <= w - o->p.lateness);
@@ -219,10 +228,13 @@ static int advance(sess_op *o, int64_t w, sl_err *err)
 
 /* ---- rows --------------------------------------------------------------- */
 
-/* Merges row `row` ([ts, ts + gap)) into the loaded key's sessions. */
-static int merge_row(sess_op *o, const sl_batch *in, int row, int64_t ts, int late, sl_err *err)
+/* Merges row `row` ([ts, ts + gap)) into the loaded key's sessions; w: the
+ * watermark the row is judged by (its W_before, or the fired watermark when
+ * larger): sessions with end <= w are closed for it. */
+static int merge_row(sess_op *o, const sl_batch *in, int row, int64_t ts, int late, int64_t w,
+                     sl_err *err)
 {
-	int64_t s0 = ts, e0 = ts + o->p.win.size, w = o->wm;
+	int64_t s0 = ts, e0 = ts + o->p.win.size;
 	int n = nrec(o, &o->list), rc;
 	/* the merged session, built in a scratch record at the end of the list */
 	if (sl_buf_reserve(&o->list, o->rec_size))
@@ -232,17 +244,31 @@ static int merge_row(sess_op *o, const sl_batch *in, int row, int64_t ts, int la
 	m->start = s0;
 	m->end = e0;
 	int first = 1, keep = 0;
+	/* a late row (ALLOWED LATENESS) corrects the sessions closed for it
+	 * (end <= w) that it touches: those that have not fired here yet fire
+	 * first, so the key's changes are those of firing before the row */
+	for (int i = 0; late && i < n; i++) {
+		sess *s = rec(o, &o->list, i);
+		if (s->start <= e0 && s0 <= s->end && s->end <= w && s->end + o->p.lateness > w &&
+		    !(s->flags & F_FIRED)) {
+			s->flags |= F_FIRED;
+			if ((rc = emit_one(o, s, SL_INSERT, s->end - 1, err)))
+				return rc;
+			m = (sess *)(o->list.p + o->list.len); /* emit_one does not move list */
+		}
+	}
 	for (int i = 0; i < n; i++) {
 		sess *s = rec(o, &o->list, i);
 		int touches = s->start <= e0 && s0 <= s->end;
 		int open = s->end > w;
-		if (!touches || (!late && !open)) {
+		int gone = s->end + o->p.lateness <= w; /* past lateness for the row */
+		if (!touches || (!late && !open) || gone) {
 			if (keep != i)
 				memmove(rec(o, &o->list, keep), s, o->rec_size);
 			keep++;
 			continue;
 		}
-		if ((rc = emit_one(o, s, SL_DELETE, err)))
+		if ((rc = emit_one(o, s, SL_DELETE, in->wm[row], err)))
 			return rc;
 		if (first) {
 			memcpy(m + 1, s + 1, o->acc_size);
@@ -278,9 +304,9 @@ static int merge_row(sess_op *o, const sl_batch *in, int row, int64_t ts, int la
 	for (int k = 0; k < o->p.naggs; k++)
 		if ((rc = sl_agg_add_one(&o->aggs[k], d + 1, in, row, 1, err)))
 			return rc;
-	if (d->end <= w) { /* closed already: a correction within lateness */
+	if (d->end <= w) { /* closed for the row: a correction within lateness */
 		d->flags |= F_FIRED;
-		if ((rc = emit_one(o, d, SL_INSERT, err)))
+		if ((rc = emit_one(o, d, SL_INSERT, in->wm[row], err)))
 			return rc;
 		o->base.stats.late_corrected++;
 		rc = add_timer(o, d->end + o->p.lateness, err);
@@ -300,14 +326,18 @@ static int sess_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	int64_t now = proc ? op->graph->ectx.proctime : 0;
 	int rc;
 	SL_BATCH_FOREACH(in, k, row) {
-		int64_t w = proc ? now : in->wm[row];
-		if (w > o->wm && (rc = advance(o, w, err)))
+		/* processing time: the clock fires sessions before each row;
+		 * event time fires at the operator's watermark only (rule 4) */
+		if (proc && now > o->wm && (rc = advance(o, now, err)))
 			return rc;
 		if (tc->null[row])
 			return sl_err_set(err, SL_EINPUT, "session window: NULL rowtime");
 		int64_t ts = proc ? now : tc->v.i64[row];
-		int late = ts + o->p.win.size <= o->wm;
-		if (late && (o->p.lateness == 0 || ts + o->p.win.size <= o->wm - o->p.lateness)) {
+		/* judged by its own W_before (rule 3; the fired watermark when
+		 * larger: idle inputs) */
+		int64_t w = !proc && in->wm[row] > o->wm ? in->wm[row] : o->wm;
+		int late = ts + o->p.win.size <= w;
+		if (late && (o->p.lateness == 0 || ts + o->p.win.size <= w - o->p.lateness)) {
 			if ((rc = sl__window_late_row(&o->base, &o->p, o->late, in, row, err)))
 				return rc;
 			continue;
@@ -317,7 +347,7 @@ static int sess_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		if (load(o))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
-		if ((rc = merge_row(o, in, row, ts, late, err)))
+		if ((rc = merge_row(o, in, row, ts, late, w, err)))
 			return rc;
 	}
 	if ((rc = flush_out(o, err)))

@@ -4,18 +4,19 @@
  * emitted when the session closes.
  *
  * INTERFACE ROUTINES
- *   process    a row late for sessions (ts + gap <= W_before) is dropped and
- *              counted; otherwise it merges into its partition's sessions
- *              (docs/semantics.md §1: [ts, ts + gap) merges with every open session
- *              it overlaps or touches; a session ends at its last event +
- *              gap) and waits in state.  Before a row whose W_before is
- *              larger than the watermark acted on, the sessions that
- *              watermark closes are emitted first, so output does not
- *              depend on batch boundaries.
+ *   process    a row late for sessions by its own W_before (ts + gap <=
+ *              W_before) is dropped and counted; otherwise it merges into
+ *              its partition's sessions (docs/semantics.md §1: [ts, ts +
+ *              gap) merges with every open session it overlaps or touches;
+ *              a session ends at its last event + gap) and waits in state.
+ *              Sessions of its key closed for it (end <= W_before) are
+ *              emitted first, that key only, so output does not depend on
+ *              batch boundaries; the other keys' sessions fire at the
+ *              operator's watermark (docs/parallel.md §4).
  *   watermark  emits the rows of every session [s, e) with e <= W, each
  *              session's rows in arrival order, as +I with window_start = s,
  *              window_end = e, window_time = e - 1 ms (a time attribute: the
- *              rows carry the previously forwarded watermark, below it);
+ *              rows carry W_before = e - 1 us, rule 6, below e);
  *              then forwards W.  The output is append-only.
  *   snapshot   the watermark acted on.
  *
@@ -91,7 +92,7 @@ static int store(sl_state_table *t, const sl_buf *key, const sl_buf *val)
 /* Emits one stored row (bytes r, n) with the session's window columns. */
 static int emit_row(sassign_op *o, const char *r, uint32_t n, const span *s, sl_err *err)
 {
-	int row = sl_emitter_row(&o->out, SL_INSERT, o->base.out_wm, err);
+	int row = sl_emitter_row(&o->out, SL_INSERT, s->end - 1, err); /* rule 6 */
 	if (row < 0)
 		return row;
 	sl_batch *b = o->out.b;
@@ -174,6 +175,16 @@ static int advance(sassign_op *o, int64_t w, sl_err *err)
 	return flush(o, err);
 }
 
+/* 1 when a session of the loaded key ends at or before w. */
+static int closed_for(const sassign_op *o, int64_t w)
+{
+	const span *sp = (const span *)o->list.p;
+	for (size_t i = 0; i < o->list.len / sizeof(span); i++)
+		if (sp[i].end <= w)
+			return 1;
+	return 0;
+}
+
 /* Merges [ts, ts + gap) into the loaded key's sessions and stores the row. */
 static int add_row(sassign_op *o, const sl_batch *in, int row, int64_t ts, sl_err *err)
 {
@@ -227,12 +238,13 @@ static int sassign_process(sl_op *op, int input, const sl_batch *in, sl_err *err
 	SL_BATCH_FOREACH(in, k, row) {
 		if (in->op[row] != SL_INSERT)
 			return sl_err_set(err, SL_EINPUT, "SESSION window TVF: the input must be append-only");
-		if (in->wm[row] > o->wm && (rc = advance(o, in->wm[row], err)))
-			return rc;
 		if (tc->null[row])
 			return sl_err_set(err, SL_EINPUT, "session window: NULL rowtime");
 		int64_t ts = tc->v.i64[row];
-		if (ts + o->w.size <= o->wm) {
+		/* judged by its own W_before (rule 3; the fired watermark when
+		 * larger: idle inputs) */
+		int64_t w = in->wm[row] > o->wm ? in->wm[row] : o->wm;
+		if (ts + o->w.size <= w) {
 			op->stats.late_dropped++;
 			continue;
 		}
@@ -241,6 +253,10 @@ static int sassign_process(sl_op *op, int input, const sl_batch *in, sl_err *err
 		    sl_rowcodec_key(in, o->key_cols, o->nkeys, row, &o->key) ||
 		    load(o->sess, &o->key, &o->list))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		/* the key's sessions closed for this row (end <= w) are emitted
+		 * before it, so it never joins them (its key only) */
+		if (closed_for(o, w) && (rc = settle_key(o, w, err)))
+			return rc;
 		if ((rc = add_row(o, in, row, ts, err)))
 			return rc;
 	}

@@ -7,15 +7,16 @@
  *
  * INTERFACE ROUTINES
  *   process    judges each row against the window it belongs to (its
- *              window_time + 1 ms is the window end): late when W_before >=
- *              end (dropped and counted); otherwise inserted into the sorted
- *              list of (window, key), keeping the best N (ties in arrival
- *              order).  Before a row whose W_before is larger than the
- *              watermark acted on, the windows that watermark closes fire
- *              first, so output does not depend on batch boundaries.
+ *              window_time + 1 ms is the window end): late when its own
+ *              W_before >= end, or the window fired (dropped and counted);
+ *              otherwise inserted into the sorted list of (window, key),
+ *              keeping the best N (ties in arrival order).
  *   watermark  fires every window with end <= W, in end order (within one
  *              window, keys in the state's scan order), frees its state and
- *              forwards W.
+ *              forwards W.  Windows fire at the operator's watermark only,
+ *              never at a row's W_before (docs/parallel.md §4), so output
+ *              does not depend on batch boundaries; rows carry W_before =
+ *              end - 1 us (rule 6).
  *   snapshot   the watermark up to which windows fired.
  *
  * RANK() / DENSE_RANK() (a sluice extension): the list keeps every row
@@ -50,6 +51,7 @@ typedef struct wrank_op {
 	sl_buf key, entry, list, old;
 	sl_ns_timers tm;   /* the namespaces of "win" (timers.h); tm.fired: windows
 	                    * with end <= tm.fired have fired */
+	int64_t firing;    /* end of the window being fired */
 } wrank_op;
 
 static int flush(wrank_op *o, sl_err *err)
@@ -71,7 +73,7 @@ static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 			break;
 		if (rank < o->p.lo)
 			continue; /* below the rank range's start */
-		int row = sl_emitter_row(&o->out, SL_INSERT, o->base.out_wm, err);
+		int row = sl_emitter_row(&o->out, SL_INSERT, o->firing - 1, err);
 		if (row < 0)
 			return row;
 		if (sl__rank_decode_row(e, o->out.b, o->cols, o->nin, row))
@@ -86,6 +88,7 @@ static int fire_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 static int fire_window(void *ctx, int64_t end, sl_err *err)
 {
 	wrank_op *o = ctx;
+	o->firing = end;
 	return sl_state_ns_scan(o->win, end, fire_entry, o, err);
 }
 
@@ -101,8 +104,6 @@ static int wrank_row(wrank_op *o, const sl_batch *in, int row, sl_err *err)
 	int rc;
 	if (in->op[row] != SL_INSERT)
 		return sl_err_set(err, SL_EINPUT, "window Top-N: the input must be append-only");
-	if (in->wm[row] > o->tm.fired && (rc = advance(o, in->wm[row], err)))
-		return rc;
 	const sl_col *tc = &in->cols[o->p.time_col];
 	if (tc->null[row])
 		return sl_err_set(err, SL_EINPUT, "window Top-N: NULL window_time");

@@ -62,11 +62,15 @@
  * registered operator).  A constructor that fails frees what it allocated
  * and returns NULL.
  *
- * Per-row watermarks: batch->wm[i] is the W_before of row i.  Operators that
- * judge lateness (window aggregates) compare each row against it and, when
- * a row's W_before is larger than the watermark they have seen, first fire
- * what that watermark completes, so results never depend on batch
- * boundaries (docs/semantics.md §1).
+ * Per-row watermarks: batch->wm[i] is the W_before of row i, the watermark
+ * of the row's own source before it; operators pass it on unchanged.
+ * Operators that judge lateness compare each row against it alone (a row
+ * is late by its own W_before, never by another input's watermark), and
+ * fire only in their watermark method, at the minimum over their inputs,
+ * never at a row's W_before; rows they make carry the W_before of the row
+ * they answer, or T - 1 us when the watermark passed a time T.  So results
+ * depend neither on batch boundaries nor on the interleaving of inputs
+ * (docs/parallel.md §4, docs/watermarks.md "The three rules").
  *
  * Threading: one job runs on one thread; operators need no locking.
  */

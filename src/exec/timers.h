@@ -32,10 +32,9 @@
  * to W - 1, their rule being ts < W) the OVER aggregate, the event-time
  * keep-first deduplication and the temporal join (its probes).
  *
- * Both are driven by the operator, at the two places time moves: before
- * a row whose W_before exceeds the watermark acted on (so output does not
- * depend on batch boundaries, op.h), and in its watermark method before
- * the watermark is forwarded.  One thread (the job's); no allocation per
+ * Both are driven by the operator in its watermark method, before the
+ * watermark is forwarded: at the operator's watermark only, never at a
+ * row's W_before (op.h, docs/parallel.md §4).  One thread (the job's); no allocation per
  * timer beyond the state table's own and a reused key buffer.
  */
 #ifndef SL_TIMERS_H

@@ -28,13 +28,19 @@
  * versioned input for updates without their -U).  A version replaces one
  * of the same key at the same time.  Probes fire at the operator's
  * watermark W only (the minimum over both inputs), never at a row's
- * W_before (docs/parallel.md §4).  A row late by its own W_before (t <
- * W_before(r)), or a probe whose time has fired (t < W: idle inputs), is
- * dropped and counted (stats.late_dropped), like every late row in sluice:
- * a late probe's version may be freed, and a late version could reach
- * probes that fired or not depending on how far the probe input has got.
- * A version that is not late has t >= W_before >= W, so no probe it can
- * reach has fired: which versions a probe joins depends on the data only.
+ * W_before (docs/parallel.md §4).  A probe late by its own W_before (t <
+ * W_before(r)), or whose time has fired (t < W: idle inputs), is dropped
+ * and counted (stats.late_dropped), like every late row in sluice: its
+ * version may be freed.  Versions are never dropped (a delete after
+ * ChangelogNormalize carries the deleted version's own, old, time); a
+ * version with t < W_before(r) takes effect at W_before(r) instead of t:
+ * probes before W_before(r) may have fired already or not, depending on
+ * how far the probe input has got, so none of them sees it, and all later
+ * ones do.  That is also what Flink with per-row watermarks gives: its
+ * probes below the versioned input's watermark have fired before the row
+ * arrives.  A version with t >= W_before reaches no probe that has fired
+ * (W <= W_before).  So which version a probe joins depends on the data
+ * only.
  * Emitted rows carry W_before = t for a probe at t (rule 6: it fired when W
  * reached t + 1 us, and t is the largest watermark at which it was not yet
  * due), or the probe's own
@@ -279,10 +285,8 @@ static int version_row(tjoin_op *o, const sl_batch *in, int row, sl_err *err)
 	if (rc)
 		return rc < 0 ? rc : 0; /* a NULL key: no version of anything */
 	int64_t t = tc->v.i64[row];
-	if (t < in->wm[row]) { /* late by its own W_before (rule 3) */
-		o->b.op.stats.late_dropped++;
-		return 0;
-	}
+	if (t < in->wm[row]) /* takes effect at its own W_before (see the top) */
+		t = in->wm[row];
 	if ((rc = sl__jlist_load(VERSIONS(o), 0, o->b.key.p, (uint32_t)o->b.key.len, &o->vers, err)))
 		return rc;
 	sl_buf_clear(&o->list);

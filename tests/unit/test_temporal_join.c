@@ -112,7 +112,7 @@ static void test_versions_and_probe_times(void **st)
 	h_init(&h, SL_JOIN_LEFT, 0);
 	/* a: 1 from :00, 2 from :10 (an update: -U ignored), b: 5 from :07 */
 	const in_row v[] = {{R, "a", 0, 1, I, -1}, {R, "a", 0, 1, UB, 0}, {R, "a", 10, 2, UA, 0},
-	                    {R, "b", 7, 5, I, 7}}; /* W_before 10 would make it late */
+	                    {R, "b", 7, 5, I, 10}};
 	feed(&h, v, 4, 2);
 	const in_row p[] = {{L, "a", 5, 100, I, -1}, {L, "b", 6, 101, I, 5},
 	                    {L, "a", 10, 102, I, 6}, {L, NULL, 11, 103, I, 10},

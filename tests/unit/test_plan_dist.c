@@ -96,6 +96,9 @@ static const char *JOBS[] = {
 	"ORDER BY amount DESC) AS rn FROM orders) WHERE rn <= 3",
 	"SELECT * FROM (SELECT id, d, RANK() OVER (PARTITION BY d ORDER BY v) AS rk FROM orders) "
 	"WHERE rk <= 2",
+	"SELECT * FROM (SELECT v, user_id, c, ROW_NUMBER() OVER (PARTITION BY v ORDER BY c DESC) "
+	"AS rn FROM (SELECT user_id, v, COUNT(*) AS c FROM orders GROUP BY user_id, v)) WHERE rn <= 2",
+	"SELECT DISTINCT user_id, d FROM orders",
 	"SELECT id, user_id FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY ts DESC) "
 	"AS rn FROM orders) WHERE rn = 1",
 	"SELECT id, user_id FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY user_id, v "

@@ -25,7 +25,8 @@
  *   hash by their key (GROUP BY / PARTITION BY / primary key, window
  *   columns excluded: the window is the state's namespace); singleton
  *   without one (a global aggregate, ORDER BY ... LIMIT, an OVER without
- *   PARTITION BY, a window Top-N partitioned by the window only).
+ *   PARTITION BY or a temporal sort, a window Top-N partitioned by the
+ *   window only).
  *   Regular, interval, window and temporal joins: each side hashed by its
  *   equi-keys (lkeys / rkeys, in key order); a semi / anti join without
  *   equi-keys is singleton on both sides.  A window join's equi-keys hold

@@ -110,6 +110,7 @@ static const char *JOBS[] = {
 	"ORDER BY v DESC) AS rn FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), "
 	"INTERVAL '10' SECOND))) WHERE rn <= 2",
 	"SELECT id, v FROM orders ORDER BY v LIMIT 3",
+	"SELECT id, ts FROM orders ORDER BY ts",
 	"SELECT user_id FROM orders INTERSECT SELECT user_id FROM users",
 	"SELECT user_id, v FROM orders EXCEPT ALL SELECT user_id, CAST(n AS INT) FROM users",
 	"SELECT * FROM rates",

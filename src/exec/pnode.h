@@ -6,7 +6,8 @@
  * inputs), without any I/O.  A node is read-only once planning and the
  * rewrite pass are done:
  * its kind (op_kind.h), its inputs in order, its output schema, changelog
- * mode, rowtime column, how its state is bounded, its EXPLAIN label and
+ * mode, rowtime column, how its state is bounded, the distribution each
+ * input requires (sl_dist below), its EXPLAIN label and
  * identity text, the UID hint, the state TTL and the operator's parameters
  * (the plan structs of ops.h, join.h, op_rank.h, op_over.h, or the small
  * structs below for constructors that take loose arguments), all in the

@@ -1,8 +1,9 @@
 /*
  * graph.h - a running job's operator DAG and one step of driving it.
  *
- * The planner builds a graph by adding operators (sl_graph_add) and edges
- * (sl_graph_connect) in topological order: sources first.  sl_graph_step
+ * The runtime builds a graph from the plan nodes (src/runtime/instantiate.c)
+ * by adding operators (sl_graph_add) and edges (sl_graph_connect) in
+ * topological order: sources first.  sl_graph_step
  * fires the processing-time timers and pumps every source once; the one
  * run loop (sl_runtime_run, src/runtime/run.h) repeats it and takes the
  * checkpoints between steps.  Every batch is pushed synchronously

@@ -60,6 +60,9 @@ typedef struct group_op {
 	sl_emitter out;         /* emit.h; sources tracked (sl_emitter_track_src) */
 	int cur_row;            /* the input row being folded (-1: mini-batch flush) */
 	sl_buf key, dkey;
+	/* the partitioning key of "distinct", "strings", "values" (keys: the
+	 * GROUP BY key, then more; docs/state.md "Key groups") */
+	sl_state_pkey_cols_ctx pkc;
 	/* mini-batch bookkeeping: keys touched in the current batch */
 	sl_batch *pre;       /* their results before the batch (-U candidates) */
 	sl_buf touched;      /* concatenated (u32 len, key) of touched keys */
@@ -334,6 +337,12 @@ static int group_open(sl_op *op, sl_err *err)
 	if (o->has_retract &&
 	    !(o->vals = sl_op_table_open(op, "values", 0, 0, SL_STATE_TTL_READ_REFRESH, err)))
 		return err->code;
+	o->pkc.types = op->out_types; /* the GROUP BY columns come first */
+	o->pkc.n = o->p.nkeys;
+	sl_state_table *more[3] = {o->dist, o->strs, o->vals};
+	for (int i = 0; i < 3; i++)
+		if (more[i])
+			sl_state_table_set_pkey(more[i], sl_state_pkey_cols, &o->pkc);
 	if (sl_emitter_init(&o->out, op, 0, err))
 		return err->code;
 	o->pre = sl_batch_new(op->nout, op->out_types, 0);

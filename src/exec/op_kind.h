@@ -5,11 +5,11 @@
  * Each built-in sl_op_vtab (op.h) names its kind (one value per method
  * table) and its flags; the planner and the engine decide by these, never
  * by comparing display names or EXPLAIN labels, which stay free to read
- * as Flink's do.  The kind is also the index the plan layer's table of
- * constructors will use (issue 9: plan nodes carry a kind and the runtime
- * instantiates each through one constructor per kind), so it lives in a
- * header of its own with no dependencies, which the plan layer above exec/
- * can include without the operator interface.  A property that depends
+ * as Flink's do.  The kind is also what a plan node carries (pnode.h) and
+ * the index of the runtime's table of constructors
+ * (src/runtime/instantiate.c), so it lives in a header of its own with no
+ * dependencies; each kind's flags are also listed in pnode.c, for the
+ * planner, which decides before any operator exists.  A property that depends
  * on an operator's parameters rather than its kind (state freed by
  * processing time: a processing-time window) is a field of the sl_op
  * instance that its constructor sets (sl_op.state_proctime).

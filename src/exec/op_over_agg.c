@@ -44,7 +44,8 @@
  *           (so both backends scan a namespace in arrival order), value =
  *           [u32 klen][partition key][the row]; the namespaces are
  *           event-time timers (sl_ns_timers, timers.h): one fires once W
- *           passes it, then is dropped.
+ *           passes it, then is dropped.  Its entries' key group is the
+ *           partition key's (pend_pkey).
  *   "part"  namespace 0, key = encoded partition key, value = [accumulator
  *           slot][u32 n][n frame rows: i64 ts, u32 len, the aggregates'
  *           argument columns], oldest first.  Unbounded frames keep no
@@ -452,12 +453,30 @@ static int over_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
 	return sl_snap_reader_ok(r) ? 0 : sl_err_set(err, SL_ESTATE, "OVER aggregate state damaged");
 }
 
+/* The partitioning key of a "pend" entry: in front of the row in the
+ * value (docs/state.md "Key groups"). */
+static uint32_t pend_pkey(const void *ctx, const void *key, uint32_t klen, const void *val,
+                          uint32_t vlen, const void **pk)
+{
+	(void)ctx;
+	uint32_t pl = 0;
+	if (vlen >= 4)
+		memcpy(&pl, val, 4);
+	if (vlen < 4 || pl > vlen - 4) { /* never for entries this operator wrote */
+		*pk = key;
+		return klen;
+	}
+	*pk = (const char *)val + 4;
+	return pl;
+}
+
 static int over_open(sl_op *op, sl_err *err)
 {
 	over_op *o = (over_op *)op;
 	if (!(o->pend = sl_state_table_open(op->state, op->uid, "pend", 0, err)) ||
 	    !(o->part = sl_state_table_open(op->state, op->uid, "part", 0, err)))
 		return err->code;
+	sl_state_table_set_pkey(o->pend, pend_pkey, NULL);
 	sl_ns_timers_add(&o->tm, o->pend);
 	sl_type *ft = calloc((size_t)o->nfcols + 1, sizeof(sl_type));
 	if (!ft)

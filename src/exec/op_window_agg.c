@@ -94,6 +94,7 @@ typedef struct win_op {
 	int64_t *kend;          /* per live row: TUMBLE window end (prefetch) */
 	int kcap;               /* capacity of koff/khash/kend in rows */
 	sl_buf dkey;            /* distinct key scratch */
+	sl_state_pkey_cols_ctx pkc; /* partitioning key of dist, strs: the GROUP BY key */
 	/* The namespaces of acc, distinct and strings are the windows'
 	 * event-time timers (timers.h), kept past firing for the lateness:
 	 * tm.fired: windows with end <= tm.fired have fired; tm.next: no acc
@@ -670,6 +671,13 @@ static int win_open(sl_op *op, sl_err *err)
 		return err->code;
 	if (o->has_str && !(o->strs = sl_state_table_open(op->state, op->uid, "strings", 0, err)))
 		return err->code;
+	/* their keys are the GROUP BY key, then more (docs/state.md "Key groups") */
+	o->pkc.types = op->out_types;
+	o->pkc.n = o->p.nkeys;
+	if (o->dist)
+		sl_state_table_set_pkey(o->dist, sl_state_pkey_cols, &o->pkc);
+	if (o->strs)
+		sl_state_table_set_pkey(o->strs, sl_state_pkey_cols, &o->pkc);
 	sl_ns_timers_add(&o->tm, o->acc);
 	sl_ns_timers_add(&o->tm, o->dist); /* NULL: ignored */
 	sl_ns_timers_add(&o->tm, o->strs);

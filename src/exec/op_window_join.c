@@ -25,8 +25,9 @@
  * State.  Tables "left"/"right": namespace = window end (UTC micros), key =
  * one flag byte (1 when a key column is NULL: such rows never match and
  * are only kept on an outer side, to be padded) + the encoded join key,
- * value = list of records (join.h), one per row.  The namespaces of both
- * tables are the operator's event-time timers (sl_ns_timers, timers.h).
+ * value = list of records (join.h), one per row; an entry's key group is
+ * the join key's (side_pkey).  The namespaces of both tables are the
+ * operator's event-time timers (sl_ns_timers, timers.h).
  * Built on the join base (join_base.h: tables, record lists, the joiner
  * and padded output); its key has the flag byte in front, and pairs are
  * made of two stored rows, so it pairs the lists itself.
@@ -246,11 +247,23 @@ static int wjoin_watermark(sl_op *op, int64_t wm, sl_err *err)
 	return rc ? rc : sl_op_emit_watermark(op, wm, err);
 }
 
+/* The partitioning key of a side's entry: the join key after the flag
+ * byte (docs/state.md "Key groups"). */
+static uint32_t side_pkey(const void *ctx, const void *key, uint32_t klen, const void *val,
+                          uint32_t vlen, const void **pk)
+{
+	(void)ctx;
+	*pk = klen ? (const char *)key + 1 : key;
+	return klen ? klen - 1 : 0;
+}
+
 static int wjoin_open(sl_op *op, sl_err *err)
 {
 	wjoin_op *o = (wjoin_op *)op;
 	static const char *const names[2] = {"left", "right"};
 	int rc = sl__join_base_open(&o->b, names, err);
+	for (int s = 0; !rc && s < 2; s++)
+		sl_state_table_set_pkey(o->b.st[s], side_pkey, NULL);
 	sl_ns_timers_add(&o->tm, o->b.st[0]);
 	sl_ns_timers_add(&o->tm, o->b.st[1]);
 	return rc;

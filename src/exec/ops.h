@@ -1,9 +1,11 @@
 /*
- * ops.h - constructors of the built-in operators, used by the planner.
+ * ops.h - constructors of the built-in operators, called by the runtime's
+ * constructor table (src/runtime/instantiate.c).
  *
  * Each operator lives in its own op_*.c file; this header lists their plan
- * structs (read-only configuration the planner fills, owned by the plan
- * arena unless said otherwise) and constructors.  A constructor allocates
+ * structs (read-only configuration the planner fills and keeps in a plan
+ * node's parameters, pnode.h; owned by the plan arena unless said
+ * otherwise) and constructors.  A constructor allocates
  * the operator and returns it (NULL with err set on failure, having freed
  * what it allocated); sl_graph_add takes ownership; sl_op_free (op.h)
  * frees it in any stage, including inside a constructor that fails.
@@ -150,7 +152,9 @@ typedef struct sl_window_agg_plan {
 	sl_expr *having;
 	int64_t lateness;      /* ALLOWED LATENESS in micros, 0 = none */
 	int late_policy;       /* SL_LATEPOL_DROP or SL_LATEPOL_SIDE */
-	sl_op *late_op;        /* SL_LATEPOL_SIDE: receives late rows (input 0) */
+	sl_op *late_op;        /* SL_LATEPOL_SIDE: receives late rows (input 0);
+	                        * NULL in a plan node, set by the runtime from
+	                        * the node's side (pnode.h) */
 	int late_ncols;        /* leading input columns that form a late row */
 	sl_type time_type;     /* type of window_time (rowtime type, precision 3) */
 } sl_window_agg_plan;

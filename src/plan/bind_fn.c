@@ -25,6 +25,9 @@ static sl_expr *fcall(planner *p, const sl_ast_expr *at, sl_fn fn, sl_expr **arg
                       const sl_type *target)
 {
 	sl_expr *x = sl_expr_call(p->a, fn, args, n, target, 0, p->err);
+	if (x && fn == SL_FN_CASE && x->type.id == SL_T_ROW) /* expr_compile.c cannot */
+		return sl__plan_error(p, at->line, at->col, SL_ENOTSUP,
+		                      "CASE returning a ROW is not supported");
 	if (!x && p->err->code && !p->err->line) {
 		char msg[SL_ERR_MAX];
 		snprintf(msg, sizeof(msg), "%s", p->err->msg);

@@ -1,9 +1,11 @@
 /*
- * plan.h - the planner's entry point: statements -> a runnable job graph.
+ * plan.h - the planner's entry point: statements -> a physical plan.
  *
  * Data flow:  AST statements (INSERT INTO, bare SELECT, statement sets)
- *             --(sl_plan_job)--> operators in an sl_graph, plus the EXPLAIN
- *             text of the plan.
+ *             --(sl_plan_job)--> plan nodes (src/exec/pnode.h), rewritten
+ *             (rewrite.c), with their operator ids, plus the EXPLAIN text
+ *             printed from them; the runtime instantiates the nodes as a
+ *             graph of operators (src/runtime/instantiate.h).
  *
  * All planning errors (unknown names, type mismatches, a window over a
  * column without a watermark, an updating stream into an append-only sink,
@@ -17,7 +19,7 @@
 #include "../base/buf.h"
 #include "../base/err.h"
 #include "../base/opts.h"
-#include "../exec/graph.h"
+#include "../exec/pnode.h"
 #include "../sql/ast.h"
 #include "catalog.h"
 
@@ -39,13 +41,15 @@ typedef struct sl_plan_args {
 } sl_plan_args;
 
 /*
- * Plans statements stmts[0..n) (INSERT, QUERY or STATEMENT_SET) into graph
- * g (initialized by the caller, not yet opened) and appends the EXPLAIN
- * text to explain (may be NULL).  No I/O: connectors are configured, not
- * opened (sl_graph_open opens them).  Returns 0 or a negative SL_E* code
- * with err set.
+ * Plans statements stmts[0..n) (INSERT, QUERY or STATEMENT_SET) into the
+ * physical plan *plan (nodes in a->arena, topological order) and appends
+ * the EXPLAIN text to explain (may be NULL).  No I/O and no operator:
+ * connectors are configured to check their options and freed;
+ * sl_instantiate (runtime) builds the graph, configuring a connector for
+ * each operator, and sl_graph_open opens them.  The plan owns nothing
+ * outside the arena.  Returns 0 or a negative SL_E* code with err set.
  */
-int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_graph *g,
+int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_pplan *plan,
                 sl_buf *explain, sl_err *err);
 
 /*

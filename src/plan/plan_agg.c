@@ -421,7 +421,7 @@ static int late_clauses(planner *p, const sl_ast_select *sel, late_spec *ls)
 }
 
 /* The side-output sink of ON LATE INSERT INTO, checked against `in`. */
-static sl_op *late_sink(planner *p, const sl_ast_select *sel, const late_spec *ls, const rel *in)
+static sl_pnode *late_sink(planner *p, const sl_ast_select *sel, const late_spec *ls, const rel *in)
 {
 	const sl_table_def *t = ls->side;
 	int nphys = 0;
@@ -455,6 +455,34 @@ static sl_op *late_sink(planner *p, const sl_ast_select *sel, const late_spec *l
 	return sl__plan_sink(p, t, in, sel->on_late_line, sel->on_late_col, 0);
 }
 
+/* What the SESSION window aggregate (op_session_agg.c) cannot hold,
+ * refused while planning (its constructor refuses the same): 0, or
+ * SL_ENOTSUP with p->err set at the aggregate call. */
+static int session_limits(planner *p, const sl_ast_select *sel, const agg_build *b)
+{
+	uint32_t acc = 0;
+	for (int i = 0; i < b->calls.n; i++) {
+		const sl_ast_expr *c = b->calls.calls[i];
+		if (sl_agg_is_str(&b->aggs[i])) {
+			sl__plan_error(p, c->line, c->col, SL_ENOTSUP, "MIN/MAX/FIRST_VALUE/LAST_VALUE over "
+			               "strings in SESSION windows are not supported yet");
+			return SL_ENOTSUP;
+		}
+		if (b->aggs[i].distinct) {
+			sl__plan_error(p, c->line, c->col, SL_ENOTSUP,
+			               "DISTINCT aggregates in SESSION windows are not supported yet");
+			return SL_ENOTSUP;
+		}
+		acc += b->aggs[i].vt->acc_size;
+	}
+	if (acc > 4096 || b->ngroup > 64) {
+		sl__plan_error(p, sel->line, sel->col, SL_ENOTSUP,
+		               "too many aggregates or keys in one SESSION window");
+		return SL_ENOTSUP;
+	}
+	return 0;
+}
+
 static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
                             const sl_window_spec *w, agg_map *m, const sl_ast_expr *gw)
 {
@@ -482,6 +510,11 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 			                      "the user-defined aggregate function '%s' has no merge "
 			                      "function, which SESSION windows require (sessions merge; "
 			                      "docs/udf.md)", b->aggs[i].vt->name);
+	if (w->kind == SL_WIN_SESSION && session_limits(p, sel, b))
+		return NULL;
+	if (b->ngroup > 64)
+		return sl__plan_error(p, sel->line, sel->col, SL_EPLAN,
+		                      "at most 64 GROUP BY keys are supported");
 	sl_window_agg_plan wp = {0};
 	wp.win = *w;
 	wp.nkeys = b->ngroup;
@@ -504,14 +537,8 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 	if (sel->having && (!(wp.having = sl__bind_expr(p, &os, sel->having)) ||
 	                    !sl__is_condition(p, sel->having, wp.having)))
 		return NULL;
-	if (ls.policy == SL_LATEPOL_SIDE && !(wp.late_op = late_sink(p, sel, &ls, b->in)))
-		return NULL;
-	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
-	for (int i = 0; i < in->ncols; i++)
-		it[i] = in->cols[i].type;
-	sl_op *op = w->kind == SL_WIN_SESSION ? sl_op_session_agg_new(&wp, it, in->ncols, p->err)
-	                                      : sl_op_window_agg_new(&wp, it, in->ncols, p->err);
-	if (!op)
+	sl_pnode *late = NULL;
+	if (ls.policy == SL_LATEPOL_SIDE && !(late = late_sink(p, sel, &ls, b->in)))
 		return NULL;
 	const char *label = agg_label(p, w->kind == SL_WIN_SESSION ? "SessionWindowAggregate"
 	                                                            : "WindowAggregate", b, w);
@@ -530,10 +557,12 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 		out->updating = 1;
 		out->upd_op = label;
 	}
-	if (sl__add_op(p, op, 1, out, label) || sl_graph_connect(p->g, in->op, op, 0) ||
-	    sl__op_struct(p, op, &wp, it, in->ncols))
+	sl_pnode *n = sl__node_new(p, w->kind == SL_WIN_SESSION ? SL_OPK_SESSION_AGG
+	                                                        : SL_OPK_WINDOW_AGG,
+	                           &wp, sizeof(wp), &in->node, 1, late, out, label);
+	if (!n)
 		return NULL;
-	op->ident = ident;
+	n->ident = ident;
 	return out;
 }
 
@@ -585,20 +614,16 @@ static rel *plan_group_agg(planner *p, const sl_ast_select *sel, agg_build *b, a
 		/* MIN/MAX keep the values they may have to take back (agg.h) */
 		b->aggs[i].retract = in->updating && b->aggs[i].vt->retract_values;
 	}
+	if (b->ngroup > 64) /* the operator's limit (op_group_agg.c) */
+		return sl__plan_error(p, sel->line, sel->col, SL_EPLAN,
+		                      "at most 64 GROUP BY keys are supported");
 	sl_group_agg_plan gp = {b->ngroup, key_cols, b->calls.n, b->aggs, p->mini_batch};
-	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
-	for (int i = 0; i < in->ncols; i++)
-		it[i] = in->cols[i].type;
-	sl_op *op = sl_op_group_agg_new(&gp, it, in->ncols, p->err);
-	if (!op)
-		return NULL;
 	rel *out = agg_output(p, b, 0, in, m, sl_type_make(SL_T_NULL));
 	out->updating = 1;
 	if (!in->updating && group_agg_mono(p, b, out))
 		return NULL;
 	out->upd_op = agg_label(p, "GroupAggregate", b, NULL);
-	if (sl__add_op(p, op, 1, out, out->upd_op) || sl_graph_connect(p->g, in->op, op, 0) ||
-	    sl__op_struct(p, op, &gp, it, in->ncols))
+	if (!sl__node_new(p, SL_OPK_GROUP_AGG, &gp, sizeof(gp), &in->node, 1, NULL, out, out->upd_op))
 		return NULL;
 	if (sel->having) {
 		scope os = {out, m, in};

@@ -515,7 +515,6 @@ rel *sl__plan_grouping(planner *p, const sl_ast_select *sel, rel *from, agg_map 
 	}
 	rel *out = parts[0];
 	if (g->nsets > 1) {
-		sl_op *op = sl_op_union_new(p->err);
 		out = sl__rel_new(p, L.ncols);
 		for (int i = 0; i < L.ncols; i++) {
 			out->cols[i].name = L.names[i];
@@ -532,11 +531,13 @@ rel *sl__plan_grouping(planner *p, const sl_ast_select *sel, rel *from, agg_map 
 		}
 		const char *label = sl_arena_printf(p->a, "Union(all=[true], groupingSets=[%d])",
 		                                    g->nsets);
-		if (!op || sl__add_op(p, op, g->nsets, out, label) || sl__op_struct(p, op, NULL, NULL, 0))
-			return NULL;
+		sl_pnode **in = sl_arena_alloc(p->a, sizeof(*in) * (size_t)g->nsets);
+		if (!in)
+			return sl__plan_error(p, 0, 0, SL_ENOMEM, "out of memory");
 		for (int si = 0; si < g->nsets; si++)
-			if (sl_graph_connect(p->g, parts[si]->op, op, si))
-				return sl__plan_error(p, 0, 0, SL_ENOMEM, "out of memory");
+			in[si] = parts[si]->node;
+		if (!sl__node_new(p, SL_OPK_UNION, NULL, 0, in, g->nsets, NULL, out, label))
+			return NULL;
 	}
 	*m = L.m;
 	if (!sel->having)

@@ -1,6 +1,9 @@
 /*
- * plan_ident.c - operator identity: the stable id (sl_op.uid) under which an
- * operator keeps its state and is found again in a checkpoint.
+ * plan_ident.c - operator identity: the stable id (sl_pnode.uid, which the
+ * runtime copies into sl_op.uid) under which an operator keeps its state
+ * and is found again in a checkpoint.  Computed on the plan nodes as
+ * planned (op below is a node), before the rewrite pass (rewrite.c), so no
+ * rewrite rule changes an id.
  *
  * An id is unique within a job by construction, stable across runs of the
  * same job and stable under harmless rewrites of its query
@@ -18,19 +21,20 @@
  *   then, against a 64-bit collision with an earlier operator's id,
  *               hash("occurrence:<k>", that) for the next free k.
  *
- * sident(op) is the operator's structural identity (sl_op.sident): the
+ * sident(op) is the node's structural identity (sl_pnode.sident): the
  * canonical, versioned text of its kind and of the parameters its state
  * depends on (exec/op_ident.c, version "v2"), never display text, so that
  * `WHERE v > 1` and `WHERE 1 < v`, an alias or a reordered projection keep
- * every id.  The planner sets it where it builds each operator, through
- * sl__op_struct, from the operator's plan struct and input types; an
- * operator without one is an internal error here.
+ * every id.  sl__node_new sets it for every node, through
+ * sl__node_struct below, from the node's parameters and input types; a
+ * node without one is an internal error here.
  *
- * The ids of version 1 (sl_op.uid_v1), under which snapshots written
+ * The ids of version 1 (sl_pnode.uid_v1), under which snapshots written
  * before structural ids (tests/fixtures/ckpt-v1, users' savepoints) hold
  * their state, are computed too, by version 1's rules: the same sink and
- * hint rules, base = hash(ident(op), uid_v1 of each input in graph order)
- * over the label-hash identity text (sl_op.ident, sl__op_ident: "<label>
+ * hint rules, base = hash(ident(op), uid_v1 of each input, producers in
+ * plan order as the graph's edges were walked) over the label-hash
+ * identity text (sl_pnode.ident, sl__op_ident: "<label>
  * [<changelog kind>, rowtime=<col>]" as labels read when ids were
  * introduced, frozen apart from the EXPLAIN label), and the k-th operator
  * (k = 1, 2, ...) with an earlier one's base gets hash("occurrence:<k>",
@@ -77,14 +81,40 @@ const char *sl__op_ident(planner *p, const char *label, const rel *r)
 	                       rt ? r->cols[r->rowtime].name : "");
 }
 
-int sl__op_struct(planner *p, sl_op *op, const void *plan, const sl_type *in_types, int nin)
+int sl__node_struct(planner *p, sl_pnode *n)
 {
+	/* what op_ident.h asks of each kind: the parameters (the scan's plan
+	 * struct, none for the kinds identified by their output types), the
+	 * first input's column types for the kinds identified by them */
+	const void *plan = n->params;
+	const sl_type *in = NULL;
+	int nin = 0;
+	switch (n->kind) {
+	case SL_OPK_SCAN:
+		plan = &((const sl_scan_params *)n->params)->scan;
+		break;
+	case SL_OPK_VALUES: case SL_OPK_CALC: case SL_OPK_UNION: case SL_OPK_CONSTRAINT:
+	case SL_OPK_SINK:
+		plan = NULL;
+		break;
+	case SL_OPK_GROUP_AGG: case SL_OPK_WINDOW_AGG: case SL_OPK_SESSION_AGG: case SL_OPK_OVER_AGG:
+	case SL_OPK_RANK: case SL_OPK_DEDUP: case SL_OPK_WINDOW_RANK: case SL_OPK_SET_OP:
+	case SL_OPK_SESSION_ASSIGN: case SL_OPK_CHANGELOG_NORMALIZE:
+		if (n->nin && n->in[0]) {
+			in = n->in[0]->out_types;
+			nin = n->in[0]->nout;
+		}
+		break;
+	default:
+		break;
+	}
+	/* the session TVF is identified before its output exists (as it was) */
+	int no_out = n->kind == SL_OPK_SESSION_ASSIGN;
 	sl_buf b;
 	sl_buf_init(&b);
-	int rc = sl_op_struct_ident(&b, op->vt->kind, plan, in_types, nin,
-	                            op->graph ? op->out_types : NULL, op->graph ? op->nout : 0,
-	                            p->err);
-	if (!rc && !(op->sident = sl_arena_strdup(p->a, b.p)))
+	int rc = sl_op_struct_ident(&b, n->kind, plan, in, nin, no_out ? NULL : n->out_types,
+	                            no_out ? 0 : n->nout, p->err);
+	if (!rc && !(n->sident = sl_arena_strdup(p->a, b.p)))
 		rc = sl_err_set(p->err, SL_ENOMEM, "out of memory");
 	sl_buf_deinit(&b);
 	return rc;
@@ -96,7 +126,8 @@ typedef enum id_scheme { SCHEME_STRUCT, SCHEME_LABEL } id_scheme;
 
 /* What the id rules read of the graph, computed once. */
 typedef struct id_ctx {
-	sl_graph *g;
+	sl_pnode *const *ops; /* the plan's nodes */
+	int nops;
 	uint64_t *base;      /* per operator: its id before the occurrence rules */
 	int **prod;          /* prod[i][s]: graph index of the producer of ops[i]'s
 	                      * input s, -1 when none */
@@ -105,7 +136,7 @@ typedef struct id_ctx {
 	                      * sibling, the sinks it feeds (once computed) */
 } id_ctx;
 
-static char *uid_of(sl_op *op, id_scheme s)
+static char *uid_of(sl_pnode *op, id_scheme s)
 {
 	return s == SCHEME_STRUCT ? op->uid : op->uid_v1;
 }
@@ -115,19 +146,21 @@ static char *uid_of(sl_op *op, id_scheme s)
  * (as version 1 did). */
 static uint64_t hash_inputs(const id_ctx *c, int i, id_scheme s, uint64_t h)
 {
-	sl_graph *g = c->g;
-	sl_op *op = g->ops[i];
+	sl_pnode *const *ops = c->ops;
+	const sl_pnode *op = ops[i];
 	if (s == SCHEME_LABEL) {
+		/* producers in plan order, each once per input it feeds (as the
+		 * graph's edges were walked) */
 		for (int k = 0; k < i; k++)
-			for (int e = 0; e < g->ops[k]->nedges; e++)
-				if (g->ops[k]->edges[e].to == op)
-					h = sl_hash_bytes(g->ops[k]->uid_v1, strlen(g->ops[k]->uid_v1), h);
+			for (int e = 0; e < op->nin; e++)
+				if (op->in[e] == ops[k])
+					h = sl_hash_bytes(ops[k]->uid_v1, strlen(ops[k]->uid_v1), h);
 		return h;
 	}
 	for (int in = 0; in < op->nin; in++) {
 		int k = c->prod[i][in];
 		if (k >= 0)
-			h = sl_hash_bytes(g->ops[k]->uid, strlen(g->ops[k]->uid), h);
+			h = sl_hash_bytes(ops[k]->uid, strlen(ops[k]->uid), h);
 	}
 	return h;
 }
@@ -135,7 +168,7 @@ static uint64_t hash_inputs(const id_ctx *c, int i, id_scheme s, uint64_t h)
 /* The id of ops[i] under scheme s before the occurrence rules. */
 static uint64_t base_id(const id_ctx *c, int i, id_scheme s)
 {
-	sl_op *op = c->g->ops[i];
+	const sl_pnode *op = c->ops[i];
 	const char *ident = s == SCHEME_STRUCT ? op->sident : op->ident ? op->ident : op->label;
 	uint64_t h = hash_inputs(c, i, s, sl_hash_bytes(ident, strlen(ident), 0x5eed));
 	if (c->sink[i]) {
@@ -154,10 +187,10 @@ static uint64_t base_id(const id_ctx *c, int i, id_scheme s)
 	return h;
 }
 
-static int uid_taken(sl_graph *g, int i, const char *uid, id_scheme s)
+static int uid_taken(sl_pnode *const *ops, int i, const char *uid, id_scheme s)
 {
 	for (int j = 0; j < i; j++)
-		if (!strcmp(uid_of(g->ops[j], s), uid))
+		if (!strcmp(uid_of(ops[j], s), uid))
 			return 1;
 	return 0;
 }
@@ -165,9 +198,9 @@ static int uid_taken(sl_graph *g, int i, const char *uid, id_scheme s)
 /* Sets ops[i]'s id under scheme s to `h`, or, against a (64-bit) collision
  * with an earlier operator's id, to hash("occurrence:<k>", h) for the
  * next free k: unique by construction. */
-static void set_unique(sl_graph *g, int i, uint64_t h0, int k0, id_scheme s)
+static void set_unique(sl_pnode *const *ops, int i, uint64_t h0, int k0, id_scheme s)
 {
-	char *uid = uid_of(g->ops[i], s);
+	char *uid = uid_of(ops[i], s);
 	uint64_t h = h0;
 	for (int k = k0;; k++) {
 		if (k > 0) {
@@ -175,8 +208,8 @@ static void set_unique(sl_graph *g, int i, uint64_t h0, int k0, id_scheme s)
 			snprintf(key, sizeof(key), "occurrence:%d", k);
 			h = sl_hash_bytes(key, strlen(key), h0);
 		}
-		snprintf(uid, sizeof(g->ops[i]->uid), "%016llx", (unsigned long long)h);
-		if (!uid_taken(g, i, uid, s))
+		snprintf(uid, sizeof(ops[i]->uid), "%016llx", (unsigned long long)h);
+		if (!uid_taken(ops, i, uid, s))
 			return;
 	}
 }
@@ -185,13 +218,12 @@ static void set_unique(sl_graph *g, int i, uint64_t h0, int k0, id_scheme s)
  * 2, ...) with the base of an earlier one gets hash("occurrence:<k>"). */
 static void set_label_ids(id_ctx *c)
 {
-	sl_graph *g = c->g;
-	for (int i = 0; i < g->nops; i++) {
+	for (int i = 0; i < c->nops; i++) {
 		c->base[i] = base_id(c, i, SCHEME_LABEL);
 		int occ = 0;
 		for (int j = 0; j < i; j++)
 			occ += c->base[j] == c->base[i];
-		set_unique(g, i, c->base[i], occ, SCHEME_LABEL);
+		set_unique(c->ops, i, c->base[i], occ, SCHEME_LABEL);
 	}
 }
 
@@ -199,7 +231,7 @@ static void set_label_ids(id_ctx *c)
  * identity over the same inputs, ids not pinned by a sink or a UID hint. */
 static int siblings(const id_ctx *c, int i, int j)
 {
-	sl_op *a = c->g->ops[i], *b = c->g->ops[j];
+	const sl_pnode *a = c->ops[i], *b = c->ops[j];
 	if (c->sink[i] || c->sink[j] || a->uid_hint || b->uid_hint || a->nin != b->nin ||
 	    strcmp(a->sident, b->sident))
 		return 0;
@@ -218,10 +250,10 @@ static int cmp_str(const void *a, const void *b)
  * (arena).  NULL on ENOMEM. */
 static const char *feeds_of(planner *p, const id_ctx *c, int i)
 {
-	sl_graph *g = c->g;
-	int *stack = sl_arena_alloc(p->a, sizeof(int) * (size_t)(g->nops + 1));
-	char *seen = sl_arena_calloc(p->a, (size_t)g->nops + 1);
-	const char **keys = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(g->nops + 1));
+	int n = c->nops;
+	int *stack = sl_arena_alloc(p->a, sizeof(int) * (size_t)(n + 1));
+	char *seen = sl_arena_calloc(p->a, (size_t)n + 1);
+	const char **keys = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(n + 1));
 	if (!stack || !seen || !keys)
 		return NULL;
 	int sp = 0, nk = 0;
@@ -231,13 +263,12 @@ static const char *feeds_of(planner *p, const id_ctx *c, int i)
 		int k = stack[--sp];
 		if (c->sink[k])
 			keys[nk++] = c->sink[k];
-		for (int e = 0; e < g->ops[k]->nedges; e++) {
-			int t = g->ops[k]->edges[e].to->id;
-			if (!seen[t]) {
-				seen[t] = 1;
-				stack[sp++] = t;
-			}
-		}
+		for (int t = k + 1; t < n; t++) /* k's consumers */
+			for (int e = 0; e < c->ops[t]->nin; e++)
+				if (c->ops[t]->in[e] == c->ops[k] && !seen[t]) {
+					seen[t] = 1;
+					stack[sp++] = t;
+				}
 	}
 	qsort(keys, (size_t)nk, sizeof(char *), cmp_str);
 	sl_buf b;
@@ -269,14 +300,13 @@ static const char *feeds(planner *p, id_ctx *c, int i)
  */
 static int set_struct_ids(planner *p, id_ctx *c)
 {
-	sl_graph *g = c->g;
-	for (int i = 0; i < g->nops; i++) {
+	for (int i = 0; i < c->nops; i++) {
 		c->base[i] = base_id(c, i, SCHEME_STRUCT);
 		int sib = 0;
-		for (int j = 0; j < g->nops && !sib; j++)
+		for (int j = 0; j < c->nops && !sib; j++)
 			sib = j != i && siblings(c, i, j);
 		if (!sib) {
-			set_unique(g, i, c->base[i], 0, SCHEME_STRUCT);
+			set_unique(c->ops, i, c->base[i], 0, SCHEME_STRUCT);
 			continue;
 		}
 		const char *f = feeds(p, c, i);
@@ -297,65 +327,70 @@ static int set_struct_ids(planner *p, id_ctx *c)
 		const char *key = sl_arena_printf(p->a, "%s%s", f, occs);
 		if (!key)
 			return sl_err_set(p->err, SL_ENOMEM, "out of memory");
-		set_unique(g, i, sl_hash_bytes(key, strlen(key), c->base[i]), 0, SCHEME_STRUCT);
+		set_unique(c->ops, i, sl_hash_bytes(key, strlen(key), c->base[i]), 0, SCHEME_STRUCT);
 	}
 	return 0;
+}
+
+/* The table a SINK node writes, NULL for any other node. */
+static const char *sink_table(const sl_pnode *n)
+{
+	return n->kind == SL_OPK_SINK ? ((const sl_sink_params *)n->params)->table : NULL;
 }
 
 /* Fills c's producers and sink keys. */
 static int id_ctx_init(planner *p, id_ctx *c)
 {
-	sl_graph *g = p->g;
-	size_t n = (size_t)g->nops + 1;
-	c->g = g;
+	sl_pnode *const *ops = p->plan.nodes;
+	int nops = p->plan.n;
+	size_t n = (size_t)nops + 1;
+	c->ops = ops;
+	c->nops = nops;
 	c->base = sl_arena_alloc(p->a, sizeof(uint64_t) * n);
 	c->prod = sl_arena_calloc(p->a, sizeof(int *) * n);
 	c->sink = sl_arena_calloc(p->a, sizeof(char *) * n);
 	c->feeds = sl_arena_calloc(p->a, sizeof(char *) * n);
 	if (!c->base || !c->prod || !c->sink || !c->feeds)
 		return sl_err_set(p->err, SL_ENOMEM, "out of memory");
-	for (int i = 0; i < g->nops; i++) {
-		sl_op *op = g->ops[i];
+	for (int i = 0; i < nops; i++) {
+		const sl_pnode *op = ops[i];
 		if (!(c->prod[i] = sl_arena_alloc(p->a, sizeof(int) * (size_t)(op->nin + 1))))
 			return sl_err_set(p->err, SL_ENOMEM, "out of memory");
-		for (int in = 0; in < op->nin; in++)
-			c->prod[i][in] = -1;
-		sl_sink *k = sl_op_sink_get(op);
+		for (int in = 0; in < op->nin; in++) {
+			assert(!op->in[in] || op->in[in]->id < i); /* topological */
+			c->prod[i][in] = op->in[in] ? op->in[in]->id : -1;
+		}
+		const char *k = sink_table(op);
 		if (k) {
 			int nth = 0;
 			for (int j = 0; j < i; j++) {
-				sl_sink *o = sl_op_sink_get(g->ops[j]);
-				nth += o && !strcmp(o->table, k->table);
+				const char *o = sink_table(ops[j]);
+				nth += o && !strcmp(o, k);
 			}
-			if (!(c->sink[i] = sl_arena_printf(p->a, "sink:%s#%d", k->table, nth)))
+			if (!(c->sink[i] = sl_arena_printf(p->a, "sink:%s#%d", k, nth)))
 				return sl_err_set(p->err, SL_ENOMEM, "out of memory");
 		}
 	}
-	for (int k = 0; k < g->nops; k++)
-		for (int e = 0; e < g->ops[k]->nedges; e++) {
-			const sl_edge *ed = &g->ops[k]->edges[e];
-			assert(ed->to->id > k && ed->input < ed->to->nin); /* topological */
-			if (c->prod[ed->to->id][ed->input] < 0)
-				c->prod[ed->to->id][ed->input] = k;
-		}
 	return 0;
 }
 
 int sl__plan_idents(planner *p)
 {
-	sl_graph *g = p->g;
-	for (int i = 0; i < g->nops; i++) {
-		sl_op *op = g->ops[i];
+	sl_pnode *const *ops = p->plan.nodes;
+	for (int i = 0; i < p->plan.n; i++) {
+		const sl_pnode *op = ops[i];
 		if (!op->sident)
-			return sl_err_set(p->err, SL_EPLAN, "internal error: operator #%d %s has no "
-			                  "structural identity (sl__op_struct)", i, op->vt->name);
+			return sl_err_set(p->err, SL_EPLAN, "internal error: plan node #%d %s has no "
+			                  "structural identity (sl__node_struct)", i,
+			                  sl_op_kind_name(op->kind));
 		for (int j = 0; op->uid_hint && j < i; j++)
-			if (g->ops[j]->uid_hint && !strcmp(g->ops[j]->uid_hint, op->uid_hint))
+			if (ops[j]->uid_hint && !strcmp(ops[j]->uid_hint, op->uid_hint))
 				return sl_err_set(p->err, SL_EPLAN,
 				                  "the UID hint '%s' is given to two operators of the job "
 				                  "(#%d %s and #%d %s, e.g. a view holding the hint read "
 				                  "twice): a UID names one operator's state, give each its own",
-				                  op->uid_hint, j, g->ops[j]->vt->name, i, op->vt->name);
+				                  op->uid_hint, j, sl_op_kind_name(ops[j]->kind), i,
+				                  sl_op_kind_name(op->kind));
 	}
 	id_ctx c;
 	int rc = id_ctx_init(p, &c);

@@ -1,13 +1,18 @@
 /*
  * plan_int.h - the planner's internal model, shared by its files.
  *
- * The planner turns statements into a running graph in one pass over the
+ * The planner turns statements into a physical plan in one pass over the
  * AST: each FROM item, filter, projection or aggregate becomes a "rel" (a
- * relation: the operator that produces it plus its columns, its time
+ * relation: the plan node that produces it plus its columns, its time
  * attributes and its changelog kind), built on top of the rels below it.
- * Expressions are bound against a scope (the columns of a rel, and in an
- * aggregate query the mapping of GROUP BY keys and aggregate calls to the
- * aggregate's output columns).
+ * Plan nodes (src/exec/pnode.h) are made by sl__node_new only, appended
+ * to the planner's node list in topological order; the planner builds no
+ * operator (the runtime instantiates the nodes, src/runtime/instantiate.c)
+ * and does no I/O.  After the statements, plan_ident.c gives every node its
+ * id, rewrite.c applies the rewrite rules and plan_job.c prints EXPLAIN
+ * from the nodes.  Expressions are bound against a scope (the columns of a
+ * rel, and in an aggregate query the mapping of GROUP BY keys and
+ * aggregate calls to the aggregate's output columns).
  *
  * Files: bind.c (expressions), bind_fn.c (IF, JSON functions), bind_time.c
  * (temporal rewrites), bind_inlist.c (OR chains as IN), bind_udf.c (C UDF
@@ -16,9 +21,10 @@
  * SELECT DISTINCT), plan_grouping.c (GROUPING SETS), plan_join.c (joins),
  * plan_comma.c (FROM a, b WHERE ...), plan_subquery.c (IN / EXISTS /
  * scalar subqueries), plan_over.c (ROW_NUMBER, OVER aggregates), plan_order.c
- * (ORDER BY, LIMIT), plan_values.c (VALUES), plan_job.c (scans, sinks,
- * INSERT, statement sets, EXPLAIN), plan_sink.c (casts and constraints in
- * front of a sink), plan_ident.c (operator ids), plan_ttl.c (state TTL),
+ * (ORDER BY, LIMIT), plan_values.c (VALUES), plan_job.c (plan nodes, scans,
+ * sinks, INSERT, statement sets, EXPLAIN), plan_sink.c (casts and
+ * constraints in front of a sink), plan_ident.c (operator ids), rewrite.c
+ * (rewrite rules over the plan), plan_ttl.c (state TTL and state bounds),
  * plan_unsup.c (Flink functions sluice lacks), plan_show.c (SHOW,
  * DESCRIBE), catalog.c, udf.c (CREATE FUNCTION).
  */
@@ -29,6 +35,7 @@
 #include "../exec/graph.h"
 #include "../exec/op_ident.h"
 #include "../exec/ops.h"
+#include "../exec/pnode.h"
 #include "../sql/ast.h"
 #include "catalog.h"
 #include "plan.h"
@@ -42,7 +49,7 @@ typedef struct rcol {
 typedef struct rel rel;
 
 struct rel {
-	sl_op *op;          /* producing operator (NULL for a virtual TVF rel) */
+	sl_pnode *node;     /* producing plan node (NULL for a virtual TVF rel) */
 	int ncols;
 	rcol *cols;
 	int rowtime;        /* event-time attribute column, -1 */
@@ -104,7 +111,8 @@ typedef struct planner {
 	sl_arena *a;             /* plan arena: job lifetime */
 	const sl_catalog *cat;
 	const sl_opts *session;  /* SET options */
-	sl_graph *g;
+	sl_pplan plan;           /* the physical plan: nodes in creation order,
+	                          * which is topological */
 	sl_err *err;
 	struct sl_engine *engine;
 	const char *tz;
@@ -135,11 +143,20 @@ typedef struct planner {
  * than this is an error (planning recurses once per level). */
 #define SL_PLAN_MAX_VIEW_DEPTH 200
 
+/* ---- rewrite.c: rewrite rules over the plan ---- */
+
+/* Applies the rewrite rules to p->plan (complete, ids set) until none
+ * changes it; checks the plan after each change.  Returns 0, or a
+ * negative SL_E* code with p->err set (SL_ERUNTIME: a rule broke the
+ * plan). */
+int sl__plan_rewrite(planner *p);
+
 /* ---- plan_ttl.c: state TTL ---- */
 
-/* Gives op the job's TTL (p->state_ttl) when it is a non-windowed stateful
- * operator (sl__add_op calls it for every operator). */
-void sl__plan_ttl_default(planner *p, sl_op *op);
+/* Sets node n's state bound (n->state, from its kind and parameters) and
+ * gives it the job's TTL (p->state_ttl) when it is a non-windowed stateful
+ * operator (sl__node_new calls it for every node). */
+void sl__plan_ttl_default(planner *p, sl_pnode *n);
 
 /* Checks the STATE_TTL hints of sel (durations, keys naming inputs of its
  * FROM).  Returns 0 or SL_EPLAN with the error at the argument. */
@@ -155,9 +172,9 @@ void sl__plan_join_ttl_items(planner *p, const sl_ast_from *lf, const sl_ast_fro
                              const rel *l, const rel *r);
 void sl__plan_agg_ttl(planner *p, const sl_ast_select *sel, rel *r);
 
-/* The EXPLAIN marker of op's state bound ("state=[bounded by TTL 1 h]",
+/* The EXPLAIN marker of node n's state bound ("state=[bounded by TTL 1 h]",
  * arena string), or NULL for an operator without keyed state. */
-const char *sl__plan_ttl_explain(planner *p, const sl_op *op);
+const char *sl__plan_ttl_explain(planner *p, const sl_pnode *n);
 
 /* ---- bind.c ---- */
 
@@ -225,9 +242,18 @@ rel *sl__plan_query(planner *p, const sl_ast_query *q);
 /* A new rel with n columns (arena). */
 rel *sl__rel_new(planner *p, int ncols);
 
-/* Adds op to the graph with rel r's columns as its output.  Takes op in
- * every case: on failure (SL_ENOMEM, p->err set) it is freed. */
-int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label);
+/*
+ * The one place plan nodes are created (pnode.h): a node of kind k with
+ * parameters params (size bytes, copied into the plan arena, layout kept;
+ * NULL for none) over inputs in[0..nin) (in[i] feeds input i), the ON LATE
+ * sink `side` (window aggregates, else NULL) and rel r's columns, changelog
+ * mode and rowtime as its output; its EXPLAIN label is `label` followed by
+ * the changelog decoration, its identity text sl__op_ident's, its state
+ * bound and default TTL follow from its kind.  Sets r->node.  Returns the
+ * node, or NULL with p->err set.
+ */
+sl_pnode *sl__node_new(planner *p, sl_op_kind k, const void *params, size_t size,
+                       sl_pnode *const *in, int nin, sl_pnode *side, rel *r, const char *label);
 
 /* The aggregate of sel over `from` (GROUP BY, window TVF or legacy group
  * window); fills m with what its output columns hold.  NULL with p->err
@@ -252,17 +278,16 @@ rel *sl__plan_grouping(planner *p, const sl_ast_select *sel, rel *from, agg_map 
  * structural ids, op->uid_v1, are hashes of it). */
 const char *sl__op_ident(planner *p, const char *label, const rel *r);
 
-/* Sets op->sident, the structural identity of op (exec/op_ident.h: of kind
- * op->vt->kind, `plan` as that header says for the kind, input column types
- * in_types[0..nin)); the output types are op's in the graph, so call it
- * after sl__add_op (or before, for a kind not identified by them).  Every
- * operator the planner builds needs one.  Returns 0 or an error (p->err). */
-int sl__op_struct(planner *p, sl_op *op, const void *plan, const sl_type *in_types, int nin);
+/* Sets n->sident, the structural identity of node n (exec/op_ident.h: of
+ * its kind, from its parameters, its first input's column types where the
+ * kind is identified by them, and its output types); sl__node_new calls
+ * it for every node.  Returns 0 or an error (p->err). */
+int sl__node_struct(planner *p, sl_pnode *n);
 
-/* Sets the stable ids of every operator of the complete graph: op->uid
- * (structural) and op->uid_v1 (label hash, for restores of older
+/* Sets the stable ids of every node of the complete plan: n->uid
+ * (structural) and n->uid_v1 (label hash, for restores of older
  * snapshots), each unique within the job and the same for every run of
- * the same job text.  Returns 0, or SL_EPLAN when two operators carry the
+ * the same job text.  Returns 0, or SL_EPLAN when two nodes carry the
  * same UID hint or one has no structural identity. */
 int sl__plan_idents(planner *p);
 
@@ -391,8 +416,8 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int line, int col);
 /* A sink for table t fed by `in` (connect = 0: not connected, for side
  * outputs fed directly by an operator). */
-sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,
-                     int connect);
+sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,
+                        int connect);
 
 /* ---- plan_sink.c ---- */
 

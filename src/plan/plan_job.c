@@ -1,21 +1,25 @@
 /*
- * plan_job.c - plans a job: table scans (sources with computed columns and
+ * plan_job.c - plans a job: the one function that makes plan nodes
+ * (sl__node_new), table scans (sources with computed columns and
  * watermarks), sinks (with the changelog check; casts and constraints in
  * front of them come from plan_sink.c), INSERT INTO (with a column list:
  * missing columns NULL; an OPTIONS hint on the target overriding its
  * options) / bare SELECT / statement sets, PARTITIONED BY tables handed to
- * the connector's `partitioned` vtabs, stable operator ids and the EXPLAIN
- * text.
+ * the connector's `partitioned` vtabs, then the ids, the rewrite pass and
+ * the EXPLAIN text printed from the plan nodes.  sl_plan_job returns the
+ * nodes; it builds no operator (src/runtime/instantiate.c does, when the
+ * job runs).
  *
  * A job's statements share their sources: a table read by several INSERTs
- * is scanned once and its operator feeds every consumer.
+ * is scanned once and its node feeds every consumer.
  *
  * Connectors are configured here (sl_source_new / sl_sink_new: every
  * option and the format checked, options left unread refused), never
- * opened: the scan and sink operators open them when the job starts
- * (conn.h), so planning, and with it EXPLAIN, touches no file.
+ * opened: the configured source or sink goes into its node, and the scan
+ * and sink operators built from it open it when the job starts (conn.h),
+ * so planning, and with it EXPLAIN, touches no file.
  *
- * Operator ids (for state) are set by plan_ident.c once the graph is
+ * Operator ids (for state) are set by plan_ident.c once the plan is
  * complete: unique within the job, stable across runs of the same job.
  */
 #include "plan_int.h"
@@ -28,37 +32,77 @@
 #include <string.h>
 #include <strings.h>
 
-/* The EXPLAIN buffer of the job being planned (set by sl_plan_job). */
-static __thread sl_buf *explain_buf;
-
-int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label)
+/* Appends n to the plan (arena array, doubled when full). */
+static int plan_append(planner *p, sl_pnode *n)
 {
+	sl_pplan *pl = &p->plan;
+	if (pl->n == pl->cap) {
+		int cap = pl->cap ? pl->cap * 2 : 32;
+		sl_pnode **nn = sl_arena_alloc(p->a, sizeof(*nn) * (size_t)cap);
+		if (!nn)
+			return SL_ENOMEM;
+		if (pl->n)
+			memcpy(nn, pl->nodes, sizeof(*nn) * (size_t)pl->n);
+		pl->nodes = nn;
+		pl->cap = cap;
+	}
+	n->id = pl->n;
+	pl->nodes[pl->n++] = n;
+	return 0;
+}
+
+sl_pnode *sl__node_new(planner *p, sl_op_kind k, const void *params, size_t size,
+                       sl_pnode *const *in, int nin, sl_pnode *side, rel *r, const char *label)
+{
+	sl_pnode *n = sl_arena_calloc(p->a, sizeof(*n));
 	sl_type *t = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(r->ncols + 1));
-	const char **n = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(r->ncols + 1));
+	const char **names = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(r->ncols + 1));
+	n->in = sl_arena_calloc(p->a, sizeof(sl_pnode *) * (size_t)(nin + 1));
+	void *pc = params && size ? sl_arena_alloc(p->a, size) : NULL;
+	if (!n || !t || !names || !n->in || (params && size && !pc)) {
+		sl_err_set(p->err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (pc)
+		memcpy(pc, params, size);
+	n->kind = k;
+	n->params = pc;
+	n->nin = nin;
+	for (int i = 0; in && i < nin; i++)
+		n->in[i] = in[i];
+	n->side = side;
 	for (int i = 0; i < r->ncols; i++) {
 		t[i] = r->cols[i].type;
-		n[i] = r->cols[i].name;
+		names[i] = r->cols[i].name;
 	}
+	n->nout = r->ncols;
+	n->out_types = t;
+	n->out_names = names;
+	n->changelog = !r->updating ? SL_CHANGELOG_APPEND
+	             : r->upsert_key ? SL_CHANGELOG_UPSERT : SL_CHANGELOG_UPDATING;
+	n->upsert_key = r->updating ? r->upsert_key : NULL;
+	n->rowtime = r->rowtime >= 0 && r->rowtime < r->ncols ? r->rowtime : -1;
 	/* the identity text (plan_ident.c) is frozen; today's EXPLAIN label
 	 * shows the same decoration, but may change without changing ids */
-	op->ident = sl__op_ident(p, label, r);
+	n->ident = sl__op_ident(p, label, r);
 	if (r->ncols > 0) {
-		int rt = r->rowtime >= 0 && r->rowtime < r->ncols;
+		int rt = n->rowtime >= 0;
 		const char *kind = !r->updating ? "append-only"
 		                 : r->upsert_key ? sl_arena_printf(p->a, "upsert, key=[%s]", r->upsert_key)
 		                 : "updating";
 		label = sl_arena_printf(p->a, "%s [%s%s%s]", label, kind,
 		                        rt ? ", rowtime=" : "", rt ? r->cols[r->rowtime].name : "");
 	}
-	op->label = label;
-	sl__plan_ttl_default(p, op);
-	if (sl_graph_add(p->g, op, nin, r->ncols, t, n)) {
-		sl_op_free(op); /* not in the graph: still ours */
+	n->label = label;
+	sl__plan_ttl_default(p, n);
+	if (sl__node_struct(p, n)) /* its structural identity (plan_ident.c) */
+		return NULL;
+	if (plan_append(p, n)) {
 		sl_err_set(p->err, SL_ENOMEM, "out of memory");
-		return SL_ENOMEM;
+		return NULL;
 	}
-	r->op = op;
-	return 0;
+	r->node = n;
+	return n;
 }
 
 /* Writes the EXPLAIN lines (ids are set by sl__plan_idents); with ids
@@ -66,22 +110,18 @@ int sl__add_op(planner *p, sl_op *op, int nin, rel *r, const char *label)
  * operator's state id, " uid=<16 hex digits>", for tests that pin ids. */
 static void explain_plan(planner *p, sl_buf *out, int ids)
 {
-	sl_graph *g = p->g;
-	for (int i = 0; i < g->nops; i++) {
-		sl_op *op = g->ops[i];
-		sl_buf_printf(out, "#%d %s", i, op->label);
-		/* inputs: every op with an edge to this one */
-		int nins = 0;
-		for (int k = 0; k < i; k++)
-			for (int e = 0; e < g->ops[k]->nedges; e++)
-				if (g->ops[k]->edges[e].to == op)
-					sl_buf_printf(out, "%s#%d", nins++ ? ", " : " <- ", k);
+	for (int i = 0; i < p->plan.n; i++) {
+		const sl_pnode *n = p->plan.nodes[i];
+		sl_buf_printf(out, "#%d %s", i, n->label);
+		for (int k = 0, nins = 0; k < n->nin; k++)
+			if (n->in[k])
+				sl_buf_printf(out, "%s#%d", nins++ ? ", " : " <- ", n->in[k]->id);
 		/* not in the label: ids must not depend on the TTL */
-		const char *st = sl__plan_ttl_explain(p, op);
+		const char *st = sl__plan_ttl_explain(p, n);
 		if (st)
 			sl_buf_printf(out, " %s", st);
 		if (ids)
-			sl_buf_printf(out, " uid=%s", op->uid);
+			sl_buf_printf(out, " uid=%s", n->uid);
 		sl_buf_putc(out, '\n');
 	}
 }
@@ -126,9 +166,7 @@ static const char *key_names(planner *p, const sl_table_def *t)
  */
 static rel *plan_normalize(planner *p, const sl_table_def *t, rel *in)
 {
-	sl_op *op = sl_op_changelog_normalize_new(t->pk, t->npk, p->err);
-	if (!op)
-		return NULL;
+	sl_normalize_params np = {t->pk, t->npk};
 	rel *r = sl__rel_new(p, in->ncols);
 	memcpy(r->cols, in->cols, sizeof(rcol) * (size_t)in->ncols);
 	r->rowtime = in->rowtime;
@@ -136,9 +174,8 @@ static rel *plan_normalize(planner *p, const sl_table_def *t, rel *in)
 	r->updating = 1;
 	const char *label = sl_arena_printf(p->a, "ChangelogNormalize(key=[%s])", key_names(p, t));
 	r->upd_op = label;
-	/* its input types: its output's (the same columns) */
-	if (sl__add_op(p, op, 1, r, label) || sl_graph_connect(p->g, in->op, op, 0) ||
-	    sl__op_struct(p, op, &(sl_keys_ident){t->pk, t->npk}, op->out_types, op->nout))
+	if (!sl__node_new(p, SL_OPK_CHANGELOG_NORMALIZE, &np, sizeof(np), &in->node, 1, NULL, r,
+	                  label))
 		return NULL;
 	return r;
 }
@@ -267,12 +304,15 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 		              "the job is at-least-once for it, not exactly-once\n", t->name);
 	if (push && t->npart)
 		return not_partitionable(p, t, conn, "read");
+	/* configured here to check the options and learn the format, then
+	 * freed: each instance of the scan configures its own (pnode.h) */
+	const sl_source_vtab *vt = NULL;
 	if (push) {
 		/* a push table decodes its records with its 'format' (json by default) */
 		if (!(sp.push_dec = sl__conn_decoder(&ca, "json", p->err)))
 			return NULL;
 	} else {
-		const sl_source_vtab *vt = sl_source_find(conn);
+		vt = sl_source_find(conn);
 		if (!vt)
 			return sl__plan_error(p, t->line, t->col, SL_EPLAN,
 			                      "table '%s': connector '%s' cannot be read (no such source)",
@@ -285,19 +325,14 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 		}
 	}
 	const sl_decoder *dec = sp.push_dec ? sp.push_dec : sp.source ? sp.source->dec : NULL;
-	int changelog = dec && dec->vt->changelog;
+	const char *cl_format = dec && dec->vt->changelog ? dec->vt->name : NULL;
 	if (check_unused(p, t, o, t->line, t->col)) {
 		sl_source_free(sp.source);
 		sl_decoder_free(sp.push_dec);
 		return NULL;
 	}
-	sl_op *op = sl_op_scan_new(&sp, p->err);
-	if (!op) {
-		sl_source_free(sp.source);
-		sl_decoder_free(sp.push_dec);
-		return NULL;
-	}
-	const char *fmt = changelog ? sl_arena_printf(p->a, ", format=[%s]", dec->vt->name) : "";
+	int changelog = cl_format != NULL;
+	const char *fmt = changelog ? sl_arena_printf(p->a, ", format=[%s]", cl_format) : "";
 	const char *label = sl_arena_printf(p->a, "TableSourceScan(table=[%s], connector=[%s]%s%s%s%s)",
 	                                    t->name, conn, fmt, t->watermark ? ", watermark=[" : "",
 	                                    t->watermark ? sl__ast_text(p, t->watermark) : "",
@@ -305,12 +340,20 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	if (changelog) {
 		r->updating = 1;
 		r->upd_op = sl_arena_printf(p->a, "TableSourceScan(table=[%s], format=[%s])", t->name,
-		                            dec->vt->name);
+		                            cl_format);
 		if (t->npk)
 			r->upsert_key = key_names(p, t);
 	}
-	if (sl__add_op(p, op, 0, r, label) || sl__op_struct(p, op, &sp, NULL, 0))
+	/* the node's structural identity reads the configured source and
+	 * decoder (connector and format names); they go once it is made */
+	sl_scan_params sc = {sp, vt, ca};
+	sl_pnode *sn = sl__node_new(p, SL_OPK_SCAN, &sc, sizeof(sc), NULL, 0, NULL, r, label);
+	sl_source_free(sp.source);
+	sl_decoder_free(sp.push_dec);
+	if (!sn)
 		return NULL;
+	((sl_scan_params *)sn->params)->scan.source = NULL;
+	((sl_scan_params *)sn->params)->scan.push_dec = NULL;
 	if (changelog && t->npk && !(r = plan_normalize(p, t, r)))
 		return NULL;
 	p->scans[p->nscans].t = t;
@@ -337,8 +380,8 @@ static const char *schema_text(planner *p, const rel *r)
 	return t;
 }
 
-sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,
-                     int connect)
+sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,
+                        int connect)
 {
 	sl_opts *o = use_opts(p, t);
 	const char *conn = sl_opts_get(o, "connector");
@@ -402,40 +445,31 @@ sl_op *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line,
 	rel *src = connect ? sl__plan_sink_input(p, (rel *)in, t, f, n) : (rel *)in;
 	if (!src)
 		return NULL;
+	/* configured here to check the options, then freed: each instance of
+	 * the sink configures its own (pnode.h) */
 	sl_sink *k = sl_sink_new(vt, &ca, p->err);
 	if (!k) {
 		sl_err_prefix(p->err, "table '%s'", t->name);
 		return NULL;
 	}
-	if (check_unused(p, t, o, t->line, t->col)) {
-		sl_sink_free(k);
+	sl_sink_free(k);
+	if (check_unused(p, t, o, t->line, t->col))
 		return NULL;
-	}
-	sl_op *op = sl_op_sink_new(k, p->err);
-	if (!op) {
-		sl_sink_free(k);
-		return NULL;
-	}
+	sl_sink_params sk = {vt, ca, t->name, fpk, fpk ? t->npk : 0};
 	rel out = {0};
-	if (fpk && sl_op_sink_set_upsert(op, fpk, t->npk, p->err)) {
-		sl_op_free(op); /* frees the sink too */
-		return NULL;
-	}
 	const char *kind = !in->updating ? "append-only"
 	                 : fpk ? sl_arena_printf(p->a, "upsert, key=[%s]", key_names(p, t))
 	                 : "updating";
 	const char *label = sl_arena_printf(p->a, "Sink(table=[%s], connector=[%s], changelog=[%s], "
 	                                    "guarantee=[%s])", t->name, conn, kind,
 	                                    vt->guarantee ? vt->guarantee : "at-least-once");
-	if (sl__add_op(p, op, 1, &out, label) || sl__op_struct(p, op, NULL, NULL, 0))
-		return NULL;
-	if (connect && sl_graph_connect(p->g, src->op, op, 0))
-		return NULL;
-	return op;
+	/* not connected: one input fed by another node's side output (NULL) */
+	return sl__node_new(p, SL_OPK_SINK, &sk, sizeof(sk), connect ? &src->node : NULL, 1, NULL,
+	                    &out, label);
 }
 
 /* Sink of a bare SELECT: the print sink (CLI) or the engine's queue (API). */
-static sl_op *select_sink(planner *p, const rel *in, int line, int col)
+static sl_pnode *select_sink(planner *p, const rel *in, int line, int col)
 {
 	sl_table_def *t = sl_arena_calloc(p->a, sizeof(*t));
 	t->name = "select";
@@ -574,16 +608,16 @@ static int plan_stmt(planner *p, const sl_ast_stmt *s)
 	}
 }
 
-int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_graph *g,
+int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_pplan *plan,
                 sl_buf *explain, sl_err *err)
 {
+	memset(plan, 0, sizeof(*plan));
 	planner *p = sl_arena_calloc(a->arena, sizeof(*p));
 	if (!p)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	p->a = a->arena;
 	p->cat = a->cat;
 	p->session = a->session;
-	p->g = g;
 	p->err = err;
 	p->engine = a->engine;
 	p->select_to_queue = a->select_to_queue;
@@ -599,17 +633,19 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_grap
 	    (rc = sl_opts_bool(a->session, "table.exec.mini-batch.enabled", 0, &p->mini_batch, err)) ||
 	    (rc = sl_opts_duration(a->session, "table.exec.state.ttl", 0, &p->state_ttl, err)))
 		return rc;
-	for (int i = 0; i < n; i++)
-		if ((rc = plan_stmt(p, stmts[i])))
-			return rc;
-	explain_buf = explain;
-	if ((rc = sl__plan_idents(p)))
+	for (int i = 0; i < n && !rc; i++)
+		rc = plan_stmt(p, stmts[i]);
+	if (!rc)
+		rc = sl__plan_idents(p);
+	if (!rc) /* after the ids: no rewrite changes an operator's state id */
+		rc = sl__plan_rewrite(p);
+	int ids = 0;
+	if (!rc && explain)
+		rc = sl_opts_bool(a->session, "sluice.explain.ids", 0, &ids, err);
+	if (rc)
 		return rc;
-	if (explain) {
-		int ids;
-		if ((rc = sl_opts_bool(a->session, "sluice.explain.ids", 0, &ids, err)))
-			return rc;
+	if (explain)
 		explain_plan(p, explain, ids);
-	}
+	*plan = p->plan;
 	return 0;
 }

@@ -657,15 +657,18 @@ static int check_append_only(planner *p, const sl_ast_expr *on, const char *what
 	return SL_EPLAN;
 }
 
-/* The window join's operator and EXPLAIN label; sets j's rowtime. */
-static sl_op *window_join(planner *p, const sl_ast_expr *on, const sl_join_plan *jp, rel *j,
+/* The window join's EXPLAIN label; sets j's rowtime.  SL_OPK_WINDOW_JOIN,
+ * or SL_OPK_NONE with p->err set. */
+static sl_op_kind window_join(planner *p, const sl_ast_expr *on, const sl_join_plan *jp, rel *j,
                           const rel *l, const rel *r, const join_lab *lb, const char **text)
 {
 	if (check_append_only(p, on, "a window join", l, r))
-		return NULL;
-	if (l->win->kind == SL_WIN_SESSION)
-		return sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
-		                      "a window join over SESSION windows is not supported");
+		return SL_OPK_NONE;
+	if (l->win->kind == SL_WIN_SESSION) {
+		sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
+		               "a window join over SESSION windows is not supported");
+		return SL_OPK_NONE;
+	}
 	static const char *wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
 	*text = lab_text(p, lb, "WindowJoin",
 	              sl_arena_printf(p->a, "window=[%s(size=%lld ms, slide=%lld ms, offset=%lld ms)]",
@@ -676,22 +679,25 @@ static sl_op *window_join(planner *p, const sl_ast_expr *on, const sl_join_plan 
 		j->rowtime = l->rowtime;
 	else if (jp->time_side == 1 && r->rowtime >= 0)
 		j->rowtime = l->ncols + r->rowtime;
-	return sl_op_window_join_new(jp, p->err);
+	return SL_OPK_WINDOW_JOIN;
 }
 
-/* The interval join's operator and EXPLAIN label; sets j's rowtime. */
-static sl_op *interval_join(planner *p, const sl_ast_expr *on, const sl_join_plan *jp, rel *j,
+/* The interval join's EXPLAIN label; sets j's rowtime.  SL_OPK_INTERVAL_JOIN,
+ * or SL_OPK_NONE with p->err set. */
+static sl_op_kind interval_join(planner *p, const sl_ast_expr *on, const sl_join_plan *jp, rel *j,
                             const rel *l, const rel *r, const join_lab *lb, const char **text)
 {
 	if (check_append_only(p, on, "an interval join", l, r))
-		return NULL;
+		return SL_OPK_NONE;
 	const rcol *lc = &l->cols[l->rowtime], *rc = &r->cols[r->rowtime];
-	if (jp->lo > jp->hi)
-		return sl__plan_error(p, on->line, on->col, SL_EPLAN,
-		                      "the interval join's time bounds are empty: %s.%s - %s.%s must "
-		                      "be >= %lld ms and <= %lld ms", lc->qual ? lc->qual : "",
-		                      lc->name, rc->qual ? rc->qual : "", rc->name,
-		                      (long long)(jp->lo / 1000), (long long)(jp->hi / 1000));
+	if (jp->lo > jp->hi) {
+		sl__plan_error(p, on->line, on->col, SL_EPLAN,
+		               "the interval join's time bounds are empty: %s.%s - %s.%s must "
+		               "be >= %lld ms and <= %lld ms", lc->qual ? lc->qual : "",
+		               lc->name, rc->qual ? rc->qual : "", rc->name,
+		               (long long)(jp->lo / 1000), (long long)(jp->hi / 1000));
+		return SL_OPK_NONE;
+	}
 	*text = lab_text(p, lb, "IntervalJoin",
 	              sl_arena_printf(p->a, "windowBounds=[isRowTime=true, leftLowerBound=%lld, "
 	                              "leftUpperBound=%lld, leftTimeIndex=%d, rightTimeIndex=%d]",
@@ -701,7 +707,21 @@ static sl_op *interval_join(planner *p, const sl_ast_expr *on, const sl_join_pla
 		j->rowtime = l->rowtime;
 	else if (jp->time_side == 1)
 		j->rowtime = l->ncols + r->rowtime;
-	return sl_op_interval_join_new(jp, p->err);
+	return SL_OPK_INTERVAL_JOIN;
+}
+
+/* A join node of kind k (parameters params, size bytes) over l (input 0)
+ * and r (input 1; NULL: one input) with output j; an error of the node's
+ * operator is reported at pos.  j, or NULL with p->err set. */
+static rel *add_join(planner *p, sl_op_kind k, const void *params, size_t size, rel *j,
+                     const rel *l, const rel *r, const char *label, int line, int col)
+{
+	sl_pnode *in[2] = {l->node, r ? r->node : NULL};
+	if (sl__node_new(p, k, params, size, in, r ? 2 : 1, NULL, j, label))
+		return j;
+	if (p->err->code != SL_ENOMEM)
+		sl__plan_error(p, line, col, p->err->code, "%s", p->err->msg);
+	return NULL;
 }
 
 /* The join of l and r of kind `kind` on condition `on` (AST, bound here)
@@ -728,23 +748,20 @@ static rel *join_rels(planner *p, sl_join_kind kind, const sl_ast_expr *on, sl_e
 		shown.rkeys[i] = c.rkeys[i] + l->ncols;
 	join_lab lb = {kind, j, &shown};
 	const char *label = NULL;
-	sl_op *op;
+	sl_op_kind k;
 	if (c.window) {
-		op = window_join(p, on, &jp, j, l, r, &lb, &label);
+		k = window_join(p, on, &jp, j, l, r, &lb, &label);
 	} else if (c.interval) {
-		op = interval_join(p, on, &jp, j, l, r, &lb, &label);
+		k = interval_join(p, on, &jp, j, l, r, &lb, &label);
 	} else {
 		label = lab_text(p, &lb, "Join", NULL);
-		op = sl_op_join_new(&jp, p->err);
+		k = SL_OPK_JOIN;
 		j->updating = l->updating || r->updating || kind != SL_JOIN_INNER;
 		j->upd_op = l->updating ? l->upd_op : r->updating ? r->upd_op : label;
 	}
-	if (!op && !label)
+	if (k == SL_OPK_NONE)
 		return NULL; /* refused above, p->err set */
-	if (!op)
-		return sl__plan_error(p, on->line, on->col, p->err->code, "%s", p->err->msg);
-	if (sl__add_op(p, op, 2, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||
-	    sl_graph_connect(p->g, r->op, op, 1) || sl__op_struct(p, op, &jp, NULL, 0))
+	if (!add_join(p, k, &jp, sizeof(jp), j, l, r, label, on->line, on->col))
 		return NULL;
 	return extended ? restore_cols(p, j, orig, nl, nlx) : j;
 }
@@ -821,18 +838,14 @@ static rel *window_semi_join(planner *p, const sl_ast_expr *pos, const sl_join_p
 	if (!j)
 		return NULL;
 	const char *label = NULL;
-	sl_op *op = window_join(p, pos, jp, j, l, r, lb, &label);
-	if (!op && !label)
+	if (window_join(p, pos, jp, j, l, r, lb, &label) == SL_OPK_NONE)
 		return NULL;
-	if (!op)
-		return sl__plan_error(p, pos->line, pos->col, p->err->code, "%s", p->err->msg);
 	memcpy(j->cols, l->cols, sizeof(rcol) * (size_t)l->ncols);
 	j->rowtime = l->rowtime;
 	j->win = l->win;
 	j->win_start = l->win_start;
 	j->win_end = l->win_end;
-	if (sl__add_op(p, op, 2, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||
-	    sl_graph_connect(p->g, r->op, op, 1) || sl__op_struct(p, op, jp, NULL, 0))
+	if (!add_join(p, SL_OPK_WINDOW_JOIN, jp, sizeof(*jp), j, l, r, label, pos->line, pos->col))
 		return NULL;
 	return semi_output(p, j, l, nl, nlx);
 }
@@ -870,11 +883,8 @@ rel *sl__plan_semi_join(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *
 	memcpy(out->cols, l->cols, sizeof(rcol) * (size_t)l->ncols);
 	out->updating = l->updating || r->updating || anti;
 	out->upd_op = l->updating ? l->upd_op : r->updating ? r->upd_op : label;
-	sl_op *op = sl_op_semi_join_new(&jp, anti, p->err);
-	if (!op)
-		return sl__plan_error(p, pos->line, pos->col, p->err->code, "%s", p->err->msg);
-	if (sl__add_op(p, op, 2, out, label) || sl_graph_connect(p->g, l->op, op, 0) ||
-	    sl_graph_connect(p->g, r->op, op, 1) || sl__op_struct(p, op, &jp, NULL, 0))
+	sl_semi_join_params sp = {jp, anti};
+	if (!add_join(p, SL_OPK_SEMI_JOIN, &sp, sizeof(sp), out, l, r, label, pos->line, pos->col))
 		return NULL;
 	return semi_output(p, out, l, nl, nlx);
 }
@@ -907,13 +917,9 @@ rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub)
 	shown.rkeys = &rk;
 	join_lab lb = {SL_JOIN_LEFT, j, &shown};
 	const char *label = lab_text(p, &lb, "Join", NULL);
-	sl_op *op = sl_op_join_new(&jp, p->err);
-	if (!op)
-		return sl__plan_error(p, pos->line, pos->col, p->err->code, "%s", p->err->msg);
 	j->updating = 1;
 	j->upd_op = l->updating ? l->upd_op : sub->updating ? sub->upd_op : label;
-	if (sl__add_op(p, op, 2, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||
-	    sl_graph_connect(p->g, sub->op, op, 1) || sl__op_struct(p, op, &jp, NULL, 0))
+	if (!add_join(p, SL_OPK_JOIN, &jp, sizeof(jp), j, l, sub, label, pos->line, pos->col))
 		return NULL;
 	return restore_cols(p, j, orig, nl, 1);
 }
@@ -1028,17 +1034,6 @@ static const char *as_of_label(planner *p, const char *op, sl_join_kind kind, co
 	return lab_text(p, &lb, op, extra);
 }
 
-/* Adds op (two inputs l, r; or one input l when r is NULL) with output j. */
-static rel *add_as_of_op(planner *p, const sl_ast_from *f, sl_op *op, rel *j, const rel *l,
-                         const rel *r, const char *label)
-{
-	if (!op)
-		return sl__plan_error(p, f->line, f->col, p->err->code, "%s", p->err->msg);
-	if (sl__add_op(p, op, r ? 2 : 1, j, label) || sl_graph_connect(p->g, l->op, op, 0) ||
-	    (r && sl_graph_connect(p->g, r->op, op, 1)))
-		return NULL;
-	return j;
-}
 
 /* The query of view or WITH query `name` (NULL when it has a column list). */
 static const sl_ast_query *named_query(planner *p, const char *name)
@@ -1138,7 +1133,7 @@ static rel *versioned_view(planner *p, const sl_ast_from *rf, sl_plan_side_fn pl
 	if (!v)
 		return NULL;
 	memcpy(v->cols, r->cols, sizeof(rcol) * (size_t)r->ncols);
-	v->op = r->op;
+	v->node = r->node;
 	v->updating = r->updating;
 	v->upd_op = r->upd_op;
 	v->rowtime = t;
@@ -1197,8 +1192,7 @@ static rel *temporal_join(planner *p, const sl_ast_from *f, sl_join_kind kind, r
 	                                                r->cols[r->rowtime].name));
 	j->rowtime = l->rowtime;
 	j->proctime = l->proctime;
-	if (!add_as_of_op(p, f, sl_op_temporal_join_new(&jp, p->err), j, l, r, label) ||
-	    sl__op_struct(p, j->op, &jp, NULL, 0))
+	if (!add_join(p, SL_OPK_TEMPORAL_JOIN, &jp, sizeof(jp), j, l, r, label, f->line, f->col))
 		return NULL;
 	return nlx ? restore_cols(p, j, orig, nl, nlx) : j;
 }
@@ -1271,12 +1265,14 @@ static rel *lookup_join(planner *p, const sl_ast_from *f, sl_join_kind kind, rel
 		return NULL;
 	sl_conn_args ca = {name, fields, td->ncols, td->pk, td->npk, o, p->engine, p->tz,
 	                   0, p->job, (int)p->attempt, 0, NULL, 0};
+	/* configured here to check the options, then freed: each instance of
+	 * the join configures its own (pnode.h) */
 	struct sl_lookup *lk = sl_lookup_new(vt->lookup, &ca, c.rkeys, c.nkeys, p->err);
 	if (!lk)
 		return sl__plan_error(p, rf->line, rf->col, p->err->code, "%s", p->err->msg);
+	sl_lookup_free(lk);
 	const char *unused = sl_opts_unused(o);
 	if (unused) {
-		sl_lookup_free(lk);
 		return sl__plan_error(p, rf->line, rf->col, SL_EPLAN,
 		                      "Unsupported options found for '%s' (table '%s'): '%s'", conn,
 		                      name, unused);
@@ -1290,8 +1286,8 @@ static rel *lookup_join(planner *p, const sl_ast_from *f, sl_join_kind kind, rel
 	                                                cache ? cache : "NONE"));
 	j->rowtime = l->rowtime;
 	j->proctime = l->proctime;
-	if (!add_as_of_op(p, f, sl_op_lookup_join_new(&jp, lk, p->err), j, l, NULL, label) ||
-	    sl__op_struct(p, j->op, &jp, NULL, 0))
+	sl_lookup_join_params lp = {jp, vt->lookup, ca, c.rkeys, c.nkeys};
+	if (!add_join(p, SL_OPK_LOOKUP_JOIN, &lp, sizeof(lp), j, l, NULL, label, f->line, f->col))
 		return NULL;
 	return nlx ? restore_cols(p, j, orig, nl, nlx) : j;
 }

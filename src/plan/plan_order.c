@@ -150,18 +150,13 @@ static rel *temporal_sort(planner *p, const sl_ast_query *q, rel *r, sl_expr **x
 	op.sort_cols = sc;
 	op.sort_desc = sd;
 	op.sort_nulls_first = nf;
-	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(r->ncols + 1));
-	for (int i = 0; i < r->ncols; i++)
-		it[i] = r->cols[i].type;
-	sl_op *o = sl_op_over_agg_new(&op, it, r->ncols, p->err);
 	rel *out = sl__rel_new(p, r->ncols);
 	for (int i = 0; i < r->ncols; i++)
 		out->cols[i] = r->cols[i];
 	out->rowtime = r->rowtime;
 	const char *label = sl_arena_printf(p->a, "TemporalSort(orderBy=[%s ASC%s])",
 	                                    r->cols[r->rowtime].name, keys);
-	if (!o || sl__add_op(p, o, 1, out, label) || sl_graph_connect(p->g, r->op, o, 0) ||
-	    sl__op_struct(p, o, &op, it, r->ncols))
+	if (!sl__node_new(p, SL_OPK_OVER_AGG, &op, sizeof(op), &r->node, 1, NULL, out, label))
 		return NULL;
 	return out;
 }
@@ -193,10 +188,6 @@ static rel *sort_limit(planner *p, const sl_ast_query *q, rel *r, const int *ord
 		return sl__plan_error(p, q->line, q->col, SL_ENOTSUP,
 		                      "ORDER BY / LIMIT over an upsert stream (%s, no -U before +U) is "
 		                      "not supported yet", r->upd_op ? r->upd_op : "an operator");
-	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(r->ncols + 1));
-	for (int i = 0; i < r->ncols; i++)
-		it[i] = r->cols[i].type;
-	sl_op *o = sl_op_rank_new(&rp, it, r->ncols, p->err);
 	rel *out = sl__rel_new(p, r->ncols);
 	for (int i = 0; i < r->ncols; i++)
 		out->cols[i] = r->cols[i];
@@ -208,8 +199,7 @@ static rel *sort_limit(planner *p, const sl_ast_query *q, rel *r, const int *ord
 	                  : sl_arena_printf(p->a, "Limit(offset=[%lld], fetch=[%lld])",
 	                                    (long long)(lo - 1), (long long)(hi - lo + 1));
 	out->upd_op = !out->updating ? NULL : r->updating ? r->upd_op : label;
-	if (!o || sl__add_op(p, o, 1, out, label) || sl_graph_connect(p->g, r->op, o, 0) ||
-	    sl__op_struct(p, o, &rp, it, r->ncols))
+	if (!sl__node_new(p, SL_OPK_RANK, &rp, sizeof(rp), &r->node, 1, NULL, out, label))
 		return NULL;
 	return keep_cols(p, out, nkeep);
 }

@@ -457,8 +457,9 @@ int sl__rank_strategy(planner *p, const rel *r, sl_rank_plan *rp)
 	return 0;
 }
 
-/* The operator for the shape over the planned inner rel r. */
-static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
+/* The operator kind for the shape over the planned inner rel r (fills
+ * rp); SL_OPK_NONE with p->err set. */
+static sl_op_kind rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
                       const char **kind)
 {
 	const sl_ast_window *w = s->w;
@@ -485,35 +486,42 @@ static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
 	rp->lo = s->lo;
 	rp->fn = s->fn;
 	for (int i = 0; i < w->norder; i++)
-		if (sl_type_phys(r->cols[ord[i]].type) == SL_PHYS_ROW)
-			return sl__plan_error(p, w->order[i].expr->line, w->order[i].expr->col,
-			                      SL_ENOTSUP, "ORDER BY a ROW value is not supported");
-	if (r->upsert_key)
-		return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
-		                      "ROW_NUMBER over an upsert stream (%s, no -U before +U) is not "
-		                      "supported yet", r->upd_op ? r->upd_op : "an operator");
-	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(r->ncols + 1));
-	for (int i = 0; i < r->ncols; i++)
-		it[i] = r->cols[i].type;
+		if (sl_type_phys(r->cols[ord[i]].type) == SL_PHYS_ROW) {
+			sl__plan_error(p, w->order[i].expr->line, w->order[i].expr->col, SL_ENOTSUP,
+			               "ORDER BY a ROW value is not supported");
+			return SL_OPK_NONE;
+		}
+	if (r->upsert_key) {
+		sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
+		               "ROW_NUMBER over an upsert stream (%s, no -U before +U) is not "
+		               "supported yet", r->upd_op ? r->upd_op : "an operator");
+		return SL_OPK_NONE;
+	}
 	int tattr = w->norder == 1 && (r->rowtime == s->ho || r->proctime == s->ho);
 	int dedup = tattr && s->n == 1 && s->lo <= 1 && s->fn == SL_RANKFN_ROW_NUMBER;
-	if (r->updating && (s->windowed || dedup))
-		return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
-		                      "%s over an updating input (made by %s) is not supported yet",
-		                      s->windowed ? "window Top-N" : "deduplication",
-		                      r->upd_op ? r->upd_op : "an operator");
+	if (r->updating && (s->windowed || dedup)) {
+		sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
+		               "%s over an updating input (made by %s) is not supported yet",
+		               s->windowed ? "window Top-N" : "deduplication",
+		               r->upd_op ? r->upd_op : "an operator");
+		return SL_OPK_NONE;
+	}
 	if (s->windowed) {
-		if (r->win && r->win->proc)
-			return sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
-			                      "window Top-N over a processing-time window is not supported");
-		if (r->rowtime != 0)
-			return sl__plan_error(p, call->line, call->col, SL_EPLAN,
-			                      "window Top-N: window_time of the input must be its time "
-			                      "attribute (a window TVF or window aggregate)");
+		if (r->win && r->win->proc) {
+			sl__plan_error(p, call->line, call->col, SL_ENOTSUP,
+			               "window Top-N over a processing-time window is not supported");
+			return SL_OPK_NONE;
+		}
+		if (r->rowtime != 0) {
+			sl__plan_error(p, call->line, call->col, SL_EPLAN,
+			               "window Top-N: window_time of the input must be its time "
+			               "attribute (a window TVF or window aggregate)");
+			return SL_OPK_NONE;
+		}
 		rp->mode = SL_RANK_WINDOW;
 		rp->time_col = 0;
 		*kind = "WindowRank";
-		return sl_op_window_rank_new(rp, it, r->ncols, p->err);
+		return SL_OPK_WINDOW_RANK;
 	}
 	if (dedup) {
 		int row = r->rowtime == s->ho;
@@ -521,14 +529,14 @@ static sl_op *rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan *rp,
 		               : (desc[0] ? SL_RANK_DEDUP_PROC_LAST : SL_RANK_DEDUP_PROC_FIRST);
 		rp->time_col = s->ho;
 		*kind = desc[0] ? "Deduplicate(keep=[LastRow])" : "Deduplicate(keep=[FirstRow])";
-		return sl_op_dedup_new(rp, it, r->ncols, p->err);
+		return SL_OPK_DEDUP;
 	}
 	rp->mode = SL_RANK_TOPN;
 	rp->retract = r->updating;
 	if (sl__rank_strategy(p, r, rp))
-		return NULL;
+		return SL_OPK_NONE;
 	*kind = rp->update_fast ? "UpdateFastRank" : r->updating ? "RetractRank" : "Rank";
-	return sl_op_rank_new(rp, it, r->ncols, p->err);
+	return SL_OPK_RANK;
 }
 
 /*
@@ -556,8 +564,8 @@ rel *sl__plan_rank(planner *p, const sl_ast_select *sel, sl_ast_select *rest)
 	sl_rank_plan rp = {0};
 	rp.out_rn = out_rn;
 	const char *kind = NULL;
-	sl_op *op = rank_op(p, &s, r, &rp, &kind);
-	if (!op)
+	sl_op_kind k = rank_op(p, &s, r, &rp, &kind);
+	if (k == SL_OPK_NONE)
 		return NULL;
 	int nr = r->ncols + (out_rn ? 1 : 0);
 	rel *rr = sl__rel_new(p, nr);
@@ -581,9 +589,7 @@ rel *sl__plan_rank(planner *p, const sl_ast_select *sel, sl_ast_select *rest)
 	                  : sl_arena_printf(p->a, "%s(rankEnd=%lld, rowNumber=%s)", kind,
 	                                    (long long)s.n, out_rn ? "true" : "false");
 	rr->upd_op = upd ? label : NULL;
-	/* its input types: the first r->ncols of its output's */
-	if (sl__add_op(p, op, 1, rr, label) || sl_graph_connect(p->g, r->op, op, 0) ||
-	    sl__op_struct(p, op, &rp, op->out_types, r->ncols))
+	if (!sl__node_new(p, k, &rp, sizeof(rp), &r->node, 1, NULL, rr, label))
 		return NULL;
 	/* drop the hidden columns, rn (or nothing) where ROW_NUMBER was */
 	sl_expr **x = sl_arena_calloc(p->a, sizeof(sl_expr *) * (size_t)(nr + 1));
@@ -915,12 +921,6 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 	op.key_cols = keys;
 	op.naggs = c.n;
 	op.aggs = aggs;
-	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
-	for (int i = 0; i < in->ncols; i++)
-		it[i] = in->cols[i].type;
-	sl_op *o = sl_op_over_agg_new(&op, it, in->ncols, p->err);
-	if (!o)
-		return NULL;
 	rel *out = sl__rel_new(p, in->ncols + c.n);
 	for (int i = 0; i < in->ncols; i++)
 		out->cols[i] = in->cols[i];
@@ -945,8 +945,7 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 	sl_buf_puts(&lb, "])");
 	const char *label = sl_arena_strndup(p->a, lb.p, lb.len);
 	sl_buf_deinit(&lb);
-	if (sl__add_op(p, o, 1, out, label) || sl_graph_connect(p->g, in->op, o, 0) ||
-	    sl__op_struct(p, o, &op, it, in->ncols))
+	if (!sl__node_new(p, SL_OPK_OVER_AGG, &op, sizeof(op), &in->node, 1, NULL, out, label))
 		return NULL;
 	return out;
 }

@@ -105,12 +105,6 @@ static rel *add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **proj, int n
 {
 	if (!label)
 		label = calc_label(p, in, filter, proj, n, names);
-	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
-	for (int i = 0; i < in->ncols; i++)
-		it[i] = in->cols[i].type;
-	sl_op *op = sl_op_calc_new(filter, proj, n, it, in->ncols, p->err);
-	if (!op)
-		return NULL;
 	rel *r = sl__rel_new(p, n);
 	for (int i = 0; i < n; i++) {
 		r->cols[i].name = names[i];
@@ -142,8 +136,8 @@ static rel *add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **proj, int n
 		r->win_start = ws;
 		r->win_end = we;
 	}
-	if (sl__add_op(p, op, 1, r, label) || sl_graph_connect(p->g, in->op, op, 0) ||
-	    sl__op_struct(p, op, NULL, NULL, 0))
+	sl_calc_params cp = {filter, proj, n};
+	if (!sl__node_new(p, SL_OPK_CALC, &cp, sizeof(cp), &in->node, 1, NULL, r, label))
 		return NULL;
 	return r;
 }
@@ -537,10 +531,10 @@ int sl__is_condition(planner *p, const sl_ast_expr *at, const sl_expr *x)
 	return 0;
 }
 
-/* A window TVF used as a table: the window assignment operator. */
 /* The SESSION TVF read as a table (op_session_assign.c): its PARTITION BY
- * keys must be columns of its input. */
-static sl_op *session_assign(planner *p, rel *v)
+ * keys must be columns of its input; they go to a.  0, or SL_EPLAN /
+ * SL_ENOTSUP with p->err set. */
+static int session_assign(planner *p, rel *v, sl_assign_params *a)
 {
 	const sl_ast_expr *ta = v->tvf_part;
 	int np = ta ? ta->u.table_arg.npartition : 0;
@@ -550,23 +544,20 @@ static sl_op *session_assign(planner *p, rel *v)
 		const sl_ast_expr *pk = ta->u.table_arg.partition[i];
 		sl_expr *x = sl__bind_expr(p, &s, pk);
 		if (!x)
-			return NULL;
-		if (x->kind != SL_EX_COL)
-			return sl__plan_error(p, pk->line, pk->col, SL_ENOTSUP,
-			                      "SESSION: PARTITION BY keys must be columns");
+			return p->err->code ? p->err->code : SL_EPLAN;
+		if (x->kind != SL_EX_COL) {
+			sl__plan_error(p, pk->line, pk->col, SL_ENOTSUP,
+			               "SESSION: PARTITION BY keys must be columns");
+			return SL_ENOTSUP;
+		}
 		keys[i] = x->col;
 	}
-	sl_op *op = sl_op_session_assign_new(&v->tvf_win, v->tvf_in->ncols, keys, np, p->err);
-	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(v->tvf_in->ncols + 1));
-	for (int i = 0; it && i < v->tvf_in->ncols; i++)
-		it[i] = v->tvf_in->cols[i].type;
-	if (op && sl__op_struct(p, op, &(sl_assign_ident){v->tvf_win, keys, np}, it,
-	                        it ? v->tvf_in->ncols : 0)) {
-		sl_op_free(op); /* not yet in the graph */
-		return NULL;
-	}
-	return op;
+	a->key_cols = keys;
+	a->nkeys = np;
+	return 0;
 }
+
+/* A window TVF used as a table: the window assignment operator. */
 
 static rel *materialize_tvf(planner *p, rel *v)
 {
@@ -574,13 +565,10 @@ static rel *materialize_tvf(planner *p, rel *v)
 		return sl__plan_error(p, v->tvf_call->line, v->tvf_call->col, SL_ENOTSUP,
 		                      "a window TVF read as a table over an updating input (made by %s) "
 		                      "is not supported", v->tvf_in->upd_op);
-	sl_op *op = v->tvf_win.kind == SL_WIN_SESSION ? session_assign(p, v)
-	          : sl_op_window_assign_new(&v->tvf_win, v->tvf_in->ncols, p->err);
-	if (!op && v->tvf_win.kind == SL_WIN_SESSION && p->err->code)
+	sl_assign_params ap = {v->tvf_win, NULL, 0};
+	int session = v->tvf_win.kind == SL_WIN_SESSION;
+	if (session && session_assign(p, v, &ap))
 		return NULL;
-	if (!op)
-		return sl__plan_error(p, v->tvf_call->line, v->tvf_call->col, p->err->code, "%s",
-		                      p->err->msg);
 	rel *r = sl__rel_new(p, v->ncols);
 	for (int i = 0; i < v->ncols; i++)
 		r->cols[i] = v->cols[i];
@@ -601,9 +589,13 @@ static rel *materialize_tvf(planner *p, rel *v)
 	                                    (long long)(v->tvf_win.size / 1000),
 	                                    (long long)(v->tvf_win.slide / 1000),
 	                                    (long long)(v->tvf_win.offset / 1000));
-	if (sl__add_op(p, op, 1, r, label) || sl_graph_connect(p->g, v->tvf_in->op, op, 0) ||
-	    (v->tvf_win.kind != SL_WIN_SESSION && sl__op_struct(p, op, &v->tvf_win, NULL, 0)))
+	if (!sl__node_new(p, session ? SL_OPK_SESSION_ASSIGN : SL_OPK_WINDOW_ASSIGN, &ap, sizeof(ap),
+	                  &v->tvf_in->node, 1, NULL, r, label)) {
+		if (p->err->code != SL_ENOMEM)
+			sl__plan_error(p, v->tvf_call->line, v->tvf_call->col, p->err->code, "%s",
+			               p->err->msg);
 		return NULL;
+	}
 	return r;
 }
 
@@ -705,7 +697,7 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 			return NULL;
 		for (int i = 0; i < sel->nhints; i++)
 			if (!strcmp(sel->hints[i].name, "UID") && sel->hints[i].nargs == 1)
-				r->op->uid_hint = sel->hints[i].args[0].value;
+				r->node->uid_hint = sel->hints[i].args[0].value;
 		sl__plan_agg_ttl(p, sel, r);
 	} else if (over && !(r = sl__plan_over_aggs(p, sel, r, &m))) {
 		return NULL;
@@ -738,8 +730,7 @@ static rel *plan_set_op(planner *p, const sl_ast_query *q, rel *const side[2],
                         const sl_type *common)
 {
 	int inter = q->setop.op == SL_SET_INTERSECT;
-	sl_op *op = sl_op_set_op_new(inter ? SL_SETOP_INTERSECT : SL_SETOP_EXCEPT, q->setop.all,
-	                             p->err);
+	sl_set_op_params sp = {inter ? SL_SETOP_INTERSECT : SL_SETOP_EXCEPT, q->setop.all};
 	rel *out = sl__rel_new(p, side[0]->ncols);
 	for (int i = 0; i < side[0]->ncols; i++) {
 		out->cols[i].name = side[0]->cols[i].name;
@@ -750,10 +741,8 @@ static rel *plan_set_op(planner *p, const sl_ast_query *q, rel *const side[2],
 	out->updating = !inter || side[0]->updating || side[1]->updating;
 	if (out->updating)
 		out->upd_op = !inter ? label : side[0]->updating ? side[0]->upd_op : side[1]->upd_op;
-	if (!op || sl__add_op(p, op, 2, out, label) ||
-	    sl_graph_connect(p->g, side[0]->op, op, 0) || sl_graph_connect(p->g, side[1]->op, op, 1) ||
-	    sl__op_struct(p, op, &(sl_set_op_ident){inter ? SL_SETOP_INTERSECT : SL_SETOP_EXCEPT,
-	                                            q->setop.all}, common, side[0]->ncols))
+	sl_pnode *in[2] = {side[0]->node, side[1]->node};
+	if (!sl__node_new(p, SL_OPK_SET_OP, &sp, sizeof(sp), in, 2, NULL, out, label))
 		return NULL;
 	return out;
 }
@@ -808,7 +797,6 @@ static rel *plan_union(planner *p, const sl_ast_query *q)
 	}
 	if (q->setop.op != SL_SET_UNION)
 		return plan_set_op(p, q, side, common);
-	sl_op *op = sl_op_union_new(p->err);
 	rel *out = sl__rel_new(p, l->ncols);
 	for (int i = 0; i < l->ncols; i++) {
 		out->cols[i].name = l->cols[i].name;
@@ -818,9 +806,8 @@ static rel *plan_union(planner *p, const sl_ast_query *q)
 		out->rowtime = side[0]->rowtime;
 	out->updating = l->updating || r->updating;
 	out->upd_op = l->updating ? l->upd_op : r->upd_op;
-	if (!op || sl__add_op(p, op, 2, out, "Union(all=[true])") ||
-	    sl_graph_connect(p->g, side[0]->op, op, 0) || sl_graph_connect(p->g, side[1]->op, op, 1) ||
-	    sl__op_struct(p, op, NULL, NULL, 0))
+	sl_pnode *in[2] = {side[0]->node, side[1]->node};
+	if (!sl__node_new(p, SL_OPK_UNION, NULL, 0, in, 2, NULL, out, "Union(all=[true])"))
 		return NULL;
 	if (!q->setop.all)
 		out = sl__plan_distinct(p, out);

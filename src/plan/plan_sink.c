@@ -78,17 +78,11 @@ static rel *cast_to(planner *p, rel *in, const sl_field *f, int n, int trim_pad)
 	if (same)
 		return in;
 	sl_expr **x = sl_arena_alloc(p->a, sizeof(sl_expr *) * (size_t)(n + 1));
-	sl_type *it = sl_arena_alloc(p->a, sizeof(sl_type) * (size_t)(in->ncols + 1));
-	for (int i = 0; i < in->ncols; i++)
-		it[i] = in->cols[i].type;
 	for (int i = 0; i < n; i++) {
 		x[i] = sl_expr_cast(p->a, sl_expr_col(p->a, i, in->cols[i].type), tt[i], p->err);
 		if (!x[i])
 			return NULL;
 	}
-	sl_op *op = sl_op_calc_new(NULL, x, n, it, in->ncols, p->err);
-	if (!op)
-		return NULL;
 	rel *r = sl__rel_new(p, n);
 	for (int i = 0; i < n; i++) {
 		r->cols[i].name = f[i].name;
@@ -96,8 +90,9 @@ static rel *cast_to(planner *p, rel *in, const sl_field *f, int n, int trim_pad)
 	}
 	r->updating = in->updating;
 	r->upd_op = in->upd_op;
-	if (sl__add_op(p, op, 1, r, "Calc(cast to sink types)") ||
-	    sl_graph_connect(p->g, in->op, op, 0) || sl__op_struct(p, op, NULL, NULL, 0))
+	sl_calc_params cp = {NULL, x, n};
+	if (!sl__node_new(p, SL_OPK_CALC, &cp, sizeof(cp), &in->node, 1, NULL, r,
+	                  "Calc(cast to sink types)"))
 		return NULL;
 	return r;
 }
@@ -131,17 +126,14 @@ static rel *not_null(planner *p, rel *in, const sl_table_def *t, int drop)
 	const char *label = sl_arena_printf(p->a, "ConstraintEnforcer[NotNullEnforcer(fields=[%s]%s)]",
 	                                    sl_buf_cstr(&lb), drop ? ", drop" : "");
 	sl_buf_deinit(&lb);
-	sl_op *op = sl_op_constraint_new(cols, names, n, drop, p->err);
-	if (!op)
-		return NULL;
+	sl_constraint_params cp = {cols, names, n, drop};
 	rel *r = sl__rel_new(p, in->ncols);
 	memcpy(r->cols, in->cols, sizeof(rcol) * (size_t)in->ncols);
 	r->rowtime = r->proctime = -1;
 	r->updating = in->updating;
 	r->upd_op = in->upd_op;
 	r->upsert_key = in->upsert_key;
-	if (sl__add_op(p, op, 1, r, label) || sl_graph_connect(p->g, in->op, op, 0) ||
-	    sl__op_struct(p, op, NULL, NULL, 0))
+	if (!sl__node_new(p, SL_OPK_CONSTRAINT, &cp, sizeof(cp), &in->node, 1, NULL, r, label))
 		return NULL;
 	return r;
 }

@@ -1,7 +1,8 @@
 /*
- * plan_ttl.c - state TTL in the planner: which operators 'table.exec.state.ttl'
- * bounds, the STATE_TTL query hint, and the EXPLAIN marker of every
- * stateful operator's state bound.
+ * plan_ttl.c - state TTL in the planner: how each plan node's state is
+ * bounded (sl_pnode.state), which nodes 'table.exec.state.ttl' bounds, the
+ * STATE_TTL query hint, and the EXPLAIN marker of every stateful node's
+ * state bound.
  *
  * Flink's rules (docs/state.md "State TTL"): the option gives every
  * non-windowed stateful operator of the job (group aggregate, regular join,
@@ -14,16 +15,20 @@
  * key names its one input); '0' means no TTL.  A key naming no input of
  * the SELECT's FROM is a planning error.
  *
- * Which operators are which is declared by their method tables, never
- * read from names or labels (op_kind.h): SL_OPF_STATE_TTL (the TTL
- * applies; SL_OPF_TTL_PER_SIDE for a join's two sides), SL_OPF_STATE_WM
- * (freed by the watermark, or by processing time when the instance's
- * sl_op.state_proctime is set), the kinds OVER and temporal join for their
- * own markers; the hint finds its join and group aggregate by kind.
+ * Which operators are which is declared by kind, never read from names
+ * or labels (op_kind.h; each kind's flags in src/exec/pnode.c, the same as
+ * its method table's): SL_OPF_STATE_TTL (the TTL applies;
+ * SL_OPF_TTL_PER_SIDE for a join's two sides), SL_OPF_STATE_WM (freed by
+ * the watermark, or by processing time for a processing-time window
+ * aggregate, read from its parameters as its constructor reads it for
+ * sl_op.state_proctime), the kinds OVER and temporal join for their own
+ * markers; the hint finds its join and group aggregate among the nodes by
+ * kind and inputs.
  *
- * The TTL is stored in sl_op.state_ttl ([0] the state or a join's left
- * side, [1] a join's right side); the operators pass it when opening their
- * tables (sl_op_table_open).  The EXPLAIN marker is printed after an
+ * The TTL is stored in the node's state_ttl ([0] the state or a join's
+ * left side, [1] a join's right side); the runtime copies it into
+ * sl_op.state_ttl and the operators pass it when opening their tables
+ * (sl_op_table_open).  The EXPLAIN marker is printed after an
  * operator's inputs and is not part of its label, so operator ids (hashes
  * of labels) do not change with the TTL and checkpoints keep restoring.
  *
@@ -35,10 +40,21 @@
 #include <stdio.h>
 #include <string.h>
 
-void sl__plan_ttl_default(planner *p, sl_op *op)
+void sl__plan_ttl_default(planner *p, sl_pnode *n)
 {
-	if (op->vt->flags & SL_OPF_STATE_TTL)
-		op->state_ttl[0] = op->state_ttl[1] = p->state_ttl;
+	unsigned f = sl_op_kind_flags(n->kind);
+	if (f & SL_OPF_STATE_TTL) {
+		n->state = SL_STATE_TTL;
+		n->state_ttl[0] = n->state_ttl[1] = p->state_ttl;
+	} else if (f & SL_OPF_STATE_WM) {
+		/* a processing-time window: the constructors set
+		 * sl_op.state_proctime from the same field */
+		int proc = (n->kind == SL_OPK_WINDOW_AGG || n->kind == SL_OPK_SESSION_AGG) &&
+		           ((const sl_window_agg_plan *)n->params)->win.proc;
+		n->state = proc ? SL_STATE_PROCTIME : SL_STATE_WATERMARK;
+	} else if (n->kind == SL_OPK_OVER_AGG || n->kind == SL_OPK_TEMPORAL_JOIN) {
+		n->state = SL_STATE_UNBOUNDED;
+	}
 }
 
 /* "1 h", "90 s", "1500 ms": the largest unit that divides the TTL. */
@@ -59,25 +75,24 @@ static const char *bound_text(planner *p, int64_t us)
 	              : "unbounded: no TTL";
 }
 
-const char *sl__plan_ttl_explain(planner *p, const sl_op *op)
+const char *sl__plan_ttl_explain(planner *p, const sl_pnode *n)
 {
-	unsigned f = op->vt->flags;
-	if (f & SL_OPF_STATE_TTL) {
-		if ((f & SL_OPF_TTL_PER_SIDE) && op->state_ttl[0] != op->state_ttl[1])
+	switch (n->state) {
+	case SL_STATE_TTL:
+		if ((sl_op_kind_flags(n->kind) & SL_OPF_TTL_PER_SIDE) && n->state_ttl[0] != n->state_ttl[1])
 			return sl_arena_printf(p->a, "state=[left %s, right %s]",
-			                       bound_text(p, op->state_ttl[0]),
-			                       bound_text(p, op->state_ttl[1]));
-		return sl_arena_printf(p->a, "state=[%s]", bound_text(p, op->state_ttl[0]));
-	}
-	if (f & SL_OPF_STATE_WM)
-		return op->state_proctime ? "state=[bounded by processing time]"
-		                          : "state=[bounded by watermark]";
-	switch (op->vt->kind) {
-	case SL_OPK_OVER_AGG:
+			                       bound_text(p, n->state_ttl[0]),
+			                       bound_text(p, n->state_ttl[1]));
+		return sl_arena_printf(p->a, "state=[%s]", bound_text(p, n->state_ttl[0]));
+	case SL_STATE_WATERMARK:
+		return "state=[bounded by watermark]";
+	case SL_STATE_PROCTIME:
+		return "state=[bounded by processing time]";
+	case SL_STATE_UNBOUNDED:
+		if (n->kind == SL_OPK_TEMPORAL_JOIN)
+			return "state=[probes bounded by watermark, versions unbounded: latest per key, "
+			       "temporal joins ignore TTL]";
 		return "state=[unbounded: per partition, OVER ignores TTL]";
-	case SL_OPK_TEMPORAL_JOIN:
-		return "state=[probes bounded by watermark, versions unbounded: latest per key, "
-		       "temporal joins ignore TTL]";
 	default:
 		return NULL;
 	}
@@ -165,33 +180,29 @@ int sl__plan_ttl_check(planner *p, const sl_ast_select *sel)
 
 /* 1 when `from` feeds input `input` of `to` directly or through the Calc
  * that computes expression join keys (plan_join.c). */
-static int feeds(const sl_op *from, const sl_op *to, int input)
+static int feeds(const sl_pnode *from, const sl_pnode *to, int input)
 {
-	for (int e = 0; from && e < from->nedges; e++) {
-		const sl_op *x = from->edges[e].to;
-		if (x == to && from->edges[e].input == input)
-			return 1;
-		if (x->vt->kind == SL_OPK_CALC)
-			for (int k = 0; k < x->nedges; k++)
-				if (x->edges[k].to == to && x->edges[k].input == input)
-					return 1;
-	}
-	return 0;
+	const sl_pnode *x = input < to->nin ? to->in[input] : NULL;
+	return from && x && (x == from || (x->kind == SL_OPK_CALC && x->in[0] == from));
 }
 
-/* The regular-join operator fed by l (input 0) and r (input 1), or NULL. */
-static sl_op *join_of(const rel *l, const rel *r)
+/* The first regular-join node fed by l (input 0) and r (input 1), or NULL. */
+static sl_pnode *join_of(planner *p, const rel *l, const rel *r)
 {
-	for (int e = 0; l->op && e < l->op->nedges; e++) {
-		sl_op *to = l->op->edges[e].to;
-		if (to->vt->kind == SL_OPK_CALC && to->nedges)
-			to = to->edges[to->nedges - 1].to;
-		if (to->vt->kind != SL_OPK_JOIN)
-			continue;
-		if (feeds(l->op, to, 0) && feeds(r->op, to, 1))
-			return to;
+	for (int i = 0; l->node && i < p->plan.n; i++) {
+		sl_pnode *n = p->plan.nodes[i];
+		if (n->kind == SL_OPK_JOIN && feeds(l->node, n, 0) && feeds(r->node, n, 1))
+			return n;
 	}
 	return NULL;
+}
+
+/* Sets the TTL of node n's side (0 left, 1 right; 2 both). */
+static void set_ttl(planner *p, sl_pnode *n, int side, int64_t us)
+{
+	for (int s = 0; s < 2; s++)
+		if (side == 2 || side == s)
+			n->state_ttl[s] = us;
 }
 
 void sl__plan_join_ttl(planner *p, const sl_ast_from *f, const rel *l, const rel *r)
@@ -202,20 +213,20 @@ void sl__plan_join_ttl(planner *p, const sl_ast_from *f, const rel *l, const rel
 void sl__plan_join_ttl_items(planner *p, const sl_ast_from *lf, const sl_ast_from *rf,
                              const rel *l, const rel *r)
 {
-	sl_op *op = join_of(l, r);
+	sl_pnode *n = join_of(p, l, r);
 	int64_t us;
-	if (!op)
+	if (!n)
 		return;
 	if (lf && hint_ttl(p, lf, &us))
-		op->state_ttl[0] = us;
+		set_ttl(p, n, 0, us);
 	if (rf && hint_ttl(p, rf, &us))
-		op->state_ttl[1] = us;
+		set_ttl(p, n, 1, us);
 }
 
 void sl__plan_agg_ttl(planner *p, const sl_ast_select *sel, rel *r)
 {
 	int64_t us;
-	if (r->op && r->op->vt->kind == SL_OPK_GROUP_AGG && sel->from &&
+	if (r->node && r->node->kind == SL_OPK_GROUP_AGG && sel->from &&
 	    hint_ttl(p, sel->from, &us))
-		r->op->state_ttl[0] = r->op->state_ttl[1] = us;
+		set_ttl(p, r->node, 2, us);
 }

@@ -53,8 +53,8 @@ static rel *values_rel(planner *p, int nrows, int ncols, sl_value *vals, const s
 		r->cols[c].name = names[c];
 		r->cols[c].type = types[c];
 	}
-	sl_op *op = sl_op_values_new(nrows, ncols, vals, p->err);
-	if (!op || sl__add_op(p, op, 0, r, label) || sl__op_struct(p, op, NULL, NULL, 0))
+	sl_values_params vp = {nrows, ncols, vals};
+	if (!sl__node_new(p, SL_OPK_VALUES, &vp, sizeof(vp), NULL, 0, NULL, r, label))
 		return NULL;
 	return r;
 }

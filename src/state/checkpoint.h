@@ -31,7 +31,9 @@
 #include "../base/err.h"
 #include "state.h"
 
-#define SL_CKPT_VERSION 1
+/* 1: state tables ungrouped; 2: state tables grouped by key group with an
+ * index (docs/state.md "Key groups").  Both are read; 2 is written. */
+#define SL_CKPT_VERSION 2
 
 typedef struct sl_ckpt_meta {
 	int64_t id;

@@ -61,12 +61,14 @@ struct sl_state_table {
 	rocksdb_pinnableslice_t *ps; /* the last point lookup's value */
 	char *ubuf;            /* a decoded key (dec_key) */
 	size_t ucap;
+	sl_state_pkey pk;      /* the partitioning key of its entries */
 	/* the last get_var value */
 	char *vbuf;
 };
 
 struct sl_state_backend {
 	const sl_state_vt *vt; /* first */
+	sl_state_kgs kgs;      /* second (state_backends.h) */
 	rocksdb_t *db;
 	rocksdb_options_t *opts;
 	rocksdb_block_based_table_options_t *bbto;
@@ -188,6 +190,6 @@ sl_state_snap *sl__rdb_snap_begin(sl_state_backend *be, const char *op_uid, sl_e
 int sl__rdb_snap_write(sl_state_snap *s, sl_snap_writer *w, sl_err *err);
 void sl__rdb_snap_free(sl_state_snap *s);
 int sl__rdb_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer *w, sl_err *err);
-int sl__rdb_restore(sl_state_backend *be, sl_snap_reader *r, sl_err *err);
+int sl__rdb_restore(sl_state_backend *be, sl_snap_reader *r, int merge, sl_err *err);
 
 #endif

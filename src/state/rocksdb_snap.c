@@ -3,14 +3,16 @@
  * (state_rocksdb.c has the rest of it; rocksdb_int.h what they share).
  *
  * A snapshot is written in the backend-independent record format of
- * state.h (snap.c's writers), in two steps so that a checkpoint blocks the
- * job only for the first (below); a restore reads that format from any
- * backend and loads large tables as SST files.  Threading: begin, restore
+ * state.h (snap.c's writers, each table grouped by key group), in two
+ * steps so that a checkpoint blocks the job only for the first (below); a
+ * restore reads that format from any backend, only the groups the backend
+ * holds, and loads large tables as SST files.  Threading: begin, restore
  * and the synchronous snapshot run on the job thread; write and free may
  * run on the checkpoint writer thread and touch only the database handle
  * and the snapshot's own copies.
  */
 #include "rocksdb_int.h"
+#include "state_backends.h"
 #include "sluice.h"
 
 #include <stdio.h>
@@ -43,6 +45,7 @@ typedef struct snap_tab {
 	char *name;
 	uint32_t id, val_size;
 	uint64_t count;
+	sl_state_pkey pk;  /* the table's partitioning key (pure: see state.h) */
 	char *ov;          /* overlay records: u8 live, u32 klen, key, value */
 	size_t ovlen;
 	uint32_t *ovoff;   /* offsets of the records (sorted by write) */
@@ -52,9 +55,9 @@ typedef struct snap_tab {
 struct sl_state_snap {
 	sl_state_backend *be;  /* first (state.c dispatches through it) */
 	const rocksdb_snapshot_t *snap;
+	int maxp;              /* key groups (be->kgs at the barrier) */
 	snap_tab *tabs;
 	int ntabs;
-	char errmsg[256];
 };
 
 void sl__rdb_snap_free(sl_state_snap *s)
@@ -117,6 +120,7 @@ sl_state_snap *sl__rdb_snap_begin(sl_state_backend *be, const char *op_uid, sl_e
 	if (!s || !(s->tabs = calloc((size_t)(n ? n : 1), sizeof(snap_tab))))
 		goto nomem;
 	s->be = be;
+	s->maxp = be->kgs.maxp;
 	size_t plen = op_uid ? strlen(op_uid) : 0;
 	for (sl_state_table *t = be->tables; t; t = t->next) {
 		if (op_uid && (strncmp(t->name, op_uid, plen) != 0 || t->name[plen] != '/'))
@@ -126,6 +130,7 @@ sl_state_snap *sl__rdb_snap_begin(sl_state_backend *be, const char *op_uid, sl_e
 		st->id = t->id;
 		st->val_size = t->val_size;
 		st->count = t->count;
+		st->pk = t->pk;
 		if (!(st->name = strdup(t->name)) || (t->val_size && copy_dirty(t, st)))
 			goto nomem;
 	}
@@ -157,29 +162,34 @@ static int ov_cmp(const void *a, const void *b, void *ctx)
 	return key_cmp(pa, ka, pb, kb);
 }
 
-/* Emits one entry (stored key k[0..kl), prefix included). */
-static void put_stored(sl_snap_writer *w, const char *k, size_t kl, const void *v, size_t vl,
-                       char **ubuf, size_t *ucap)
+/* Adds one entry (stored key k[0..kl), prefix included) to its group. */
+static int put_stored(sl_snap_grouper *gr, const snap_tab *st, const char *k, size_t kl,
+                      const void *v, size_t vl, char **ubuf, size_t *ucap, sl_err *err)
 {
 	if (kl > *ucap) {
 		char *p = realloc(*ubuf, kl * 2);
-		if (!p) {
-			w->failed = 1;
-			return;
-		}
+		if (!p)
+			return sl_err_set(err, SL_ENOMEM, "out of memory writing a state snapshot");
 		*ubuf = p;
 		*ucap = kl * 2;
 	}
 	rev_copy(*ubuf, k + PFX, kl - PFX);
-	sl_snap_put_entry(w, get_ns(k), *ubuf, kl - PFX, v, vl);
+	int kg = sl_state_pkey_group(&st->pk, *ubuf, (uint32_t)(kl - PFX), v, (uint32_t)vl,
+	                             gr->maxp);
+	return sl_snap_grouper_add(gr, kg, get_ns(k), *ubuf, kl - PFX, v, vl, err);
 }
 
-/* Writes one table: the RocksDB snapshot's entries merged with the overlay. */
-static int snap_write_tab(sl_state_snap *s, snap_tab *st, sl_snap_writer *w)
+/* Writes one table: the RocksDB snapshot's entries merged with the
+ * overlay, grouped by key group (docs/state.md "Key groups"). */
+static int snap_write_tab(sl_state_snap *s, snap_tab *st, sl_snap_writer *w, sl_err *err)
 {
 	if (st->nov) /* qsort_r takes no NULL base, even for 0 elements */
 		qsort_r(st->ovoff, st->nov, sizeof(uint32_t), ov_cmp, st);
-	sl_snap_put_table(w, st->name, st->val_size, (int64_t)st->count);
+	sl_snap_grouper gr;
+	/* not ordered: a restore gives RocksDB's key order back anyway */
+	int rc = sl_snap_grouper_init(&gr, s->maxp, s->be->dir, 0, err);
+	if (rc)
+		return rc;
 	char lo[PFX], hi[PFX];
 	put_prefix(lo, st->id, INT64_MIN);
 	put_prefix(hi, st->id + 1, INT64_MIN);
@@ -192,7 +202,7 @@ static int snap_write_tab(sl_state_snap *s, snap_tab *st, sl_snap_writer *w)
 	size_t ucap = 0, i = 0;
 	uint64_t n = 0;
 	rocksdb_iter_seek(it, lo, PFX);
-	for (;;) {
+	while (!rc) {
 		int valid = rocksdb_iter_valid(it);
 		size_t kl = 0, vl;
 		const char *k = valid ? rocksdb_iter_key(it, &kl) : NULL;
@@ -203,43 +213,41 @@ static int snap_write_tab(sl_state_snap *s, snap_tab *st, sl_snap_writer *w)
 		int c = !k ? 1 : !ok ? -1 : key_cmp(k, kl, ok, okl);
 		if (c < 0) { /* only in the database */
 			const char *v = rocksdb_iter_value(it, &vl);
-			put_stored(w, k, kl, v, vl, &ubuf, &ucap);
+			rc = put_stored(&gr, st, k, kl, v, vl, &ubuf, &ucap, err);
 			n++;
 		} else if (st->ov[st->ovoff[i]]) { /* the overlay's live value wins */
-			put_stored(w, ok, okl, ok + okl, st->val_size, &ubuf, &ucap);
+			rc = put_stored(&gr, st, ok, okl, ok + okl, st->val_size, &ubuf, &ucap, err);
 			n++;
 		}
 		if (c <= 0)
 			rocksdb_iter_next(it);
 		if (c >= 0)
 			i++;
-		if (w->failed)
-			break;
 	}
 	free(ubuf);
 	char *rerr = NULL;
 	rocksdb_iter_get_error(it, &rerr);
 	rocksdb_iter_destroy(it);
 	rocksdb_readoptions_destroy(ro);
-	if (rerr) {
-		snprintf(s->errmsg, sizeof(s->errmsg), "iterate: %s", rerr);
-		free(rerr);
-		return SL_EIO;
-	}
-	if (!w->failed && n != st->count) {
-		snprintf(s->errmsg, sizeof(s->errmsg), "table '%s' holds %llu entries, counted %llu",
-		         st->name, (unsigned long long)n, (unsigned long long)st->count);
-		return SL_ESTATE;
-	}
-	return 0;
+	if (!rc && rerr)
+		rc = sl_err_set(err, SL_EIO, "state snapshot: iterate: %s", rerr);
+	free(rerr);
+	if (!rc && n != st->count)
+		rc = sl_err_set(err, SL_ESTATE, "state snapshot: table '%s' holds %llu entries, "
+		                "counted %llu", st->name, (unsigned long long)n,
+		                (unsigned long long)st->count);
+	if (!rc)
+		rc = sl_snap_grouper_finish(&gr, w, st->name, st->val_size, err);
+	sl_snap_grouper_deinit(&gr);
+	return rc;
 }
 
 int sl__rdb_snap_write(sl_state_snap *s, sl_snap_writer *w, sl_err *err)
 {
 	for (int i = 0; i < s->ntabs; i++) {
-		int rc = snap_write_tab(s, &s->tabs[i], w);
+		int rc = snap_write_tab(s, &s->tabs[i], w, err);
 		if (rc)
-			return sl_err_set(err, rc, "state snapshot: %s", s->errmsg);
+			return rc;
 	}
 	sl_snap_put_end(w);
 	if (w->failed)
@@ -337,22 +345,210 @@ static int sst_add(sl_state_table *t, sst_load *l, size_t n, const void *val, si
 	return 1;
 }
 
-/* Reads count records into t: an SST file for a large table in key order,
- * otherwise write batches written every 4 MB. */
-static int restore_records(sl_state_table *t, sl_snap_reader *r, int64_t count, sl_err *err)
+/*
+ * The entries of a restore come from an entry source: the record read in
+ * order (sl_snap_tab_next), or, for a large grouped record with several
+ * blocks to load, a merge of the blocks by encoded key (a cursor per
+ * block, a binary heap).  Why the merge: each block written by this
+ * backend is in key order, but the groups interleave over the whole key
+ * range, so reading block after block put the second block's first key
+ * before the first block's last and sent all but one block through write
+ * batches instead of one SST file.  Blocks not in key order (from the
+ * memory backend) merge into a sequence that is not either, and
+ * restore_records falls back to write batches at the first key out of
+ * order as before.
+ */
+typedef struct mcur {
+	sl_snap_reader r;   /* over its block */
+	int64_t left;       /* entries after the current one */
+	int64_t ns;
+	const void *key, *val;
+	size_t klen, vlen;
+	char *ek;           /* the current entry's encoded key */
+	size_t ekl, ekcap;
+	uint64_t o1, o2;    /* its bytes 4..12 and 12..20 big-endian, zero-padded */
+} mcur;
+
+typedef struct esrc {
+	sl_snap_reader *r;
+	sl_snap_tab *st;
+	int first, last;
+	mcur *c;            /* merge: a cursor per block to load */
+	int *heap, nheap, nc;
+} esrc;
+
+/* Reads cursor c's next entry and encodes its key.  0 or SL_E*. */
+static int mcur_load(sl_state_table *t, esrc *s, mcur *c, sl_err *err)
+{
+	if (sl_snap_get_entry(&c->r, s->st->name, s->st->val_size, &c->ns, &c->key, &c->klen,
+	                      &c->val, &c->vlen, err))
+		return SL_ESTATE;
+	size_t n = sl__rdb_enc(t, c->ns, c->key, (uint32_t)c->klen);
+	if (!n)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (n > c->ekcap) {
+		char *p = realloc(c->ek, n * 2);
+		if (!p)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		c->ek = p;
+		c->ekcap = n * 2;
+	}
+	memcpy(c->ek, t->kbuf, n);
+	c->ekl = n;
+	c->o1 = c->o2 = 0;
+	for (size_t i = 4; i < 20; i++) {
+		uint64_t byte = i < n ? (uint8_t)c->ek[i] : 0;
+		if (i < 12)
+			c->o1 = c->o1 << 8 | byte;
+		else
+			c->o2 = c->o2 << 8 | byte;
+	}
+	return 0;
+}
+
+/* Key order of two cursors' entries.  Why the integers: with 128 blocks a
+ * pop compares ~14 keys; memcmp of whole keys made the merge cost a third
+ * of a 2 M-entry restore.  Bytes 0..4 are the table id, equal here; equal
+ * integers (or zero padding) fall back to the whole keys. */
+static int mless(const esrc *s, int a, int b)
+{
+	const mcur *x = &s->c[a], *y = &s->c[b];
+	if (x->o1 != y->o1)
+		return x->o1 < y->o1;
+	if (x->o2 != y->o2)
+		return x->o2 < y->o2;
+	return key_cmp(x->ek, x->ekl, y->ek, y->ekl) < 0;
+}
+
+static void sift_down(esrc *s, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, m = i;
+		if (l < s->nheap && mless(s, s->heap[l], s->heap[m]))
+			m = l;
+		if (l + 1 < s->nheap && mless(s, s->heap[l + 1], s->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		int tmp = s->heap[i];
+		s->heap[i] = s->heap[m];
+		s->heap[m] = tmp;
+		i = m;
+	}
+}
+
+/* Sets up a merge when worth it (see above).  0 or SL_E*. */
+static int esrc_init(sl_state_table *t, esrc *s, int merge, sl_err *err)
+{
+	const sl_snap_tab *st = s->st;
+	int nb = 0;
+	for (uint32_t i = 0; merge && st->maxp && i < st->nblocks; i++) {
+		int kg;
+		int64_t n;
+		uint64_t bytes;
+		sl_snap_tab_block(s->r, st, i, &kg, &n, &bytes);
+		nb += kg >= s->first && kg <= s->last;
+	}
+	if (nb < 2)
+		return 0;
+	s->c = calloc((size_t)nb, sizeof(mcur));
+	s->heap = malloc(sizeof(int) * (size_t)nb);
+	if (!s->c || !s->heap)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	size_t start = st->next_data;
+	for (uint32_t i = 0; i < st->nblocks; i++) {
+		int kg;
+		int64_t n;
+		uint64_t bytes;
+		sl_snap_tab_block(s->r, st, i, &kg, &n, &bytes);
+		size_t at = start;
+		start += (size_t)bytes;
+		if (kg < s->first || kg > s->last)
+			continue;
+		mcur *c = &s->c[s->nc];
+		sl_snap_reader_init(&c->r, s->r->buf, at + (size_t)bytes);
+		c->r.pos = at;
+		c->left = n - 1;
+		int rc = mcur_load(t, s, c, err);
+		if (rc)
+			return rc;
+		s->heap[s->nheap++] = s->nc++;
+	}
+	for (int i = s->nheap / 2 - 1; i >= 0; i--)
+		sift_down(s, i);
+	s->r->pos = st->end; /* the record is read through the cursors */
+	return 0;
+}
+
+/* The next entry: 1, 0 at the end, or SL_ESTATE. */
+static int esrc_next(sl_state_table *t, esrc *s, int *kg, int64_t *ns, const void **key,
+                     size_t *klen, const void **val, size_t *vlen, sl_err *err)
+{
+	if (!s->c)
+		return sl_snap_tab_next(s->r, s->st, s->first, s->last, kg, ns, key, klen, val, vlen,
+		                        err);
+	static const char none;
+	if (!s->nheap)
+		return 0;
+	mcur *c = &s->c[s->heap[0]];
+	/* hand out copies' pointers: the cursor moves on below */
+	*kg = -1;
+	*ns = c->ns;
+	*key = c->key ? c->key : &none;
+	*klen = c->klen;
+	*val = c->val;
+	*vlen = c->vlen;
+	if (c->left > 0) {
+		c->left--;
+		int rc = mcur_load(t, s, c, err);
+		if (rc)
+			return rc;
+	} else {
+		if (c->r.pos != c->r.len)
+			return sl_err_set(err, SL_ESTATE, "state snapshot damaged in table '%s'",
+			                  s->st->name);
+		s->heap[0] = s->heap[--s->nheap];
+	}
+	sift_down(s, 0);
+	return 1;
+}
+
+static void esrc_deinit(esrc *s)
+{
+	for (int i = 0; i < s->nc; i++)
+		free(s->c[i].ek);
+	free(s->c);
+	free(s->heap);
+}
+
+/* Reads the entries of groups [first, last] of record st into t (compute:
+ * an ungrouped record, each entry's group computed): an SST file for a
+ * large table in key order, otherwise write batches written every 4 MB. */
+static int restore_records(sl_state_table *t, sl_snap_tab *st, sl_snap_reader *r, int first,
+                           int last, int compute, sl_err *err)
 {
 	rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
 	sst_load l = {0};
+	int64_t count = sl_snap_tab_count_in(r, st, first, last);
 	int rc = 0, use_sst = count >= SST_MIN && t->be->dir[0];
 	size_t pending = 0;
 	char *rerr = NULL;
-	for (int64_t i = 0; i < count && !rc; i++) {
+	esrc src = {r, st, first, last, NULL, NULL, 0, 0};
+	rc = esrc_init(t, &src, use_sst, err);
+	while (!rc) {
 		int64_t ns;
 		size_t klen, vlen, n;
 		const void *key, *val;
-		if (sl_snap_get_entry(r, t->name, t->val_size, &ns, &key, &klen, &val, &vlen, err)) {
-			rc = SL_ESTATE;
+		int kg;
+		rc = esrc_next(t, &src, &kg, &ns, &key, &klen, &val, &vlen, err);
+		if (rc <= 0)
 			break;
+		rc = 0;
+		if (compute) {
+			kg = sl_state_pkey_group(&t->pk, key, (uint32_t)klen, val, (uint32_t)vlen,
+			                         t->be->kgs.maxp);
+			if (kg < first || kg > last)
+				continue;
 		}
 		if (!(n = sl__rdb_enc(t, ns, key, (uint32_t)klen)) || sl__rdb_nsc_add(t, ns, 1)) {
 			rc = sl_err_set(err, SL_ENOMEM, "out of memory");
@@ -404,31 +600,37 @@ static int restore_records(sl_state_table *t, sl_snap_reader *r, int64_t count, 
 		rocksdb_envoptions_destroy(l.env);
 	free(l.last);
 	rocksdb_writebatch_destroy(wb);
+	esrc_deinit(&src);
 	return rc;
 }
 
-static int restore_table(sl_state_backend *be, const char *full, uint32_t val_size,
-                         int64_t count, sl_snap_reader *r, sl_err *err)
+static int restore_table(sl_state_backend *be, sl_snap_tab *st, sl_snap_reader *r, int merge,
+                         sl_err *err)
 {
-	sl_state_table *t = sl__rdb_table_find(be, full);
-	if (t && t->val_size != val_size)
+	int first, last, compute;
+	int rc = sl__state_kg_check(&be->kgs, st, &first, &last, &compute, err);
+	if (rc)
+		return rc;
+	sl_state_table *t = sl__rdb_table_find(be, st->name);
+	if (t && t->val_size != st->val_size)
 		return sl_err_set(err, SL_ESTATE, "state table '%s': value size %u in snapshot, %u now",
-		                  full, val_size, t->val_size);
-	if (!t && !(t = sl__rdb_table_create(be, full, val_size)))
+		                  st->name, st->val_size, t->val_size);
+	if (!t && !(t = sl__rdb_table_create(be, st->name, st->val_size)))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if (sl__rdb_table_clear(t))
+	if (!merge && sl__rdb_table_clear(t))
 		return sl_err_set(err, SL_EIO, "restoring state: %s", be->errmsg);
-	return restore_records(t, r, count, err);
+	return restore_records(t, st, r, first, last, compute, err);
 }
 
-int sl__rdb_restore(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
+int sl__rdb_restore(sl_state_backend *be, sl_snap_reader *r, int merge, sl_err *err)
 {
-	char name[256];
-	uint32_t val_size;
-	int64_t count;
+	sl_snap_tab st;
 	int rc;
-	while ((rc = sl_snap_get_table(r, name, &val_size, &count, err)) == 1)
-		if ((rc = restore_table(be, name, val_size, count, r, err)))
+	while ((rc = sl_snap_get_tab(r, &st, err)) == 1) {
+		rc = restore_table(be, &st, r, merge, err);
+		sl_snap_tab_deinit(&st);
+		if (rc)
 			return rc;
+	}
 	return rc;
 }

@@ -5,23 +5,41 @@
  * Flink's key): "hashmap" (state_mem.c, alias "memory") or "rocksdb"
  * (state_rocksdb.c).  Each backend's open function returns a struct whose
  * first member is its method table; the per-table calls of state.h are
- * inline indirect calls through it, the backend-level ones are here.
+ * inline indirect calls through it, the backend-level ones are here, with
+ * the key-group helpers every backend shares (docs/state.md "Key groups").
  */
 #include "state_backends.h"
 #include "sluice.h"
 
+#include <stdint.h>
 #include <string.h>
+
+#include "../base/opts.h"
+#include "../data/keygroup.h"
 
 int sl_state_backend_open2(const char *type, const struct sl_opts *opts, const char *job_dir,
                            sl_state_backend **out, sl_err *err)
 {
 	*out = NULL;
+	int64_t maxp = SL_KG_DEFAULT_MAXP;
+	if (opts && sl_opts_int(opts, "pipeline.max-parallelism", SL_KG_DEFAULT_MAXP, &maxp, err))
+		return SL_EINVAL;
+	if (maxp < 1 || maxp > SL_KG_MAX_MAXP)
+		return sl_err_set(err, SL_EINVAL, "'pipeline.max-parallelism' must be between 1 and "
+		                  "%d, not %lld", SL_KG_MAX_MAXP, (long long)maxp);
+	int rc;
 	if (!type || !strcmp(type, "hashmap") || !strcmp(type, "memory"))
-		return sl__state_mem_open(opts, job_dir, out, err);
-	if (!strcmp(type, "rocksdb"))
-		return sl__state_rocksdb_open(opts, job_dir, out, err);
-	return sl_err_set(err, SL_EINVAL,
-	                  "unknown state backend '%s' (supported: 'hashmap', 'rocksdb')", type);
+		rc = sl__state_mem_open(opts, job_dir, out, err);
+	else if (!strcmp(type, "rocksdb"))
+		rc = sl__state_rocksdb_open(opts, job_dir, out, err);
+	else
+		return sl_err_set(err, SL_EINVAL,
+		                  "unknown state backend '%s' (supported: 'hashmap', 'rocksdb')", type);
+	/* every group of 'pipeline.max-parallelism': the one instance of p = 1
+	 * (the parallel runtime narrows each instance's range) */
+	if (!rc)
+		rc = sl_state_set_key_groups(*out, (int)maxp, 0, (int)maxp - 1, err);
+	return rc;
 }
 
 int sl_state_backend_open(const char *type, sl_state_backend **out, sl_err *err)
@@ -62,7 +80,76 @@ int sl_state_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer *
 
 int sl_state_restore(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
 {
-	return sl__be_vt(be)->restore(be, r, err);
+	return sl__be_vt(be)->restore(be, r, 0, err);
+}
+
+int sl_state_restore_merge(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
+{
+	return sl__be_vt(be)->restore(be, r, 1, err);
+}
+
+/* ---- key groups ---------------------------------------------------------- */
+
+/* Every backend's struct starts with its method table, then its groups. */
+typedef struct be_head {
+	const sl_state_vt *vt;
+	sl_state_kgs kgs;
+} be_head;
+
+int sl_state_set_key_groups(sl_state_backend *be, int maxp, int first, int last, sl_err *err)
+{
+	if (maxp < 1 || maxp > SL_KG_MAX_MAXP || first < 0 || last < first || last >= maxp)
+		return sl_err_set(err, SL_EINVAL, "bad key groups %d..%d of %d", first, last, maxp);
+	sl_state_kgs *k = &((be_head *)be)->kgs;
+	k->maxp = maxp;
+	k->first = first;
+	k->last = last;
+	return 0;
+}
+
+void sl_state_get_key_groups(const sl_state_backend *be, sl_state_kgs *out)
+{
+	*out = ((const be_head *)be)->kgs;
+}
+
+int sl_state_pkey_group(const sl_state_pkey *pk, const void *key, uint32_t klen, const void *val,
+                        uint32_t vlen, int maxp)
+{
+	if (!pk->fn)
+		return sl_keygroup_of(key, klen, maxp);
+	const void *p = NULL;
+	uint32_t n = pk->fn(pk->ctx, key, klen, val, vlen, &p);
+	return sl_keygroup_of(p, n, maxp);
+}
+
+uint32_t sl_state_pkey_cols(const void *ctx, const void *key, uint32_t klen, const void *val,
+                            uint32_t vlen, const void **pk)
+{
+	const sl_state_pkey_cols_ctx *c = ctx;
+	int64_t n = sl_keygroup_key_prefix(key, klen, c->types, c->n);
+	*pk = key;
+	return n < 0 ? klen : (uint32_t)n;
+}
+
+int sl__state_kg_check(const sl_state_kgs *k, const sl_snap_tab *t, int *first, int *last,
+                       int *compute, sl_err *err)
+{
+	int all = k->first == 0 && k->last == k->maxp - 1;
+	*compute = 0;
+	if (all) { /* every group: any maxp, any record */
+		*first = 0;
+		*last = INT32_MAX;
+		return 0;
+	}
+	if (t->maxp && (int)t->maxp != k->maxp)
+		return sl_err_set(err, SL_ESTATE, "state table '%s' was written with %u key groups "
+		                  "('pipeline.max-parallelism') and the job has %d: a snapshot "
+		                  "restores at another parallelism only with the same max "
+		                  "parallelism", t->name, t->maxp, k->maxp);
+	*first = k->first;
+	*last = k->last;
+	*compute = !t->maxp; /* an ungrouped record: the group of each entry */
+	return 0;
 }
 
 void sl_state_regions(sl_state_backend *be, void (*cb)(void *ctx, void *base, size_t len),

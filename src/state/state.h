@@ -22,7 +22,14 @@
  *
  * Snapshots: sl_state_snapshot writes every table of the backend through an
  * sl_snap_writer in a backend-independent format (table name, namespace,
- * key, value records) and sl_state_restore reads it back into any backend.
+ * key, value records, grouped by key group) and sl_state_restore reads it
+ * back into any backend, only the key groups the backend holds.
+ *
+ * Key groups (docs/state.md "Key groups"): every entry belongs to the key
+ * group of its operator's partitioning key, by default the whole key;
+ * sl_state_table_set_pkey names another part (a key prefix, a key kept in
+ * the value).  Groups are computed only when state is snapshotted or
+ * restored, never on the per-row calls.
  *
  * Backends: the functions below dispatch through the backend's method
  * table (struct sl_state_vt); the per-table ones are inline one-line
@@ -110,6 +117,9 @@ struct sl_opts;
 typedef int (*sl_state_scan_cb)(void *ctx, const void *key, uint32_t klen, void *val,
                                 uint32_t vlen, sl_err *err);
 
+typedef uint32_t (*sl_state_pkey_fn)(const void *ctx, const void *key, uint32_t klen,
+                                     const void *val, uint32_t vlen, const void **pk);
+
 /*
  * The method table of a backend (state_mem.c: "hashmap", state_rocksdb.c:
  * "rocksdb").  Every backend's struct sl_state_backend and struct
@@ -141,7 +151,8 @@ struct sl_state_vt {
 	uint64_t (*mem)(const sl_state_backend *be);
 	int (*flush)(sl_state_backend *be, sl_err *err);
 	int (*snapshot)(sl_state_backend *be, const char *op_uid, sl_snap_writer *w, sl_err *err);
-	int (*restore)(sl_state_backend *be, sl_snap_reader *r, sl_err *err);
+	int (*restore)(sl_state_backend *be, sl_snap_reader *r, int merge, sl_err *err);
+	void (*set_pkey)(sl_state_table *t, sl_state_pkey_fn fn, const void *ctx);
 	/* Two-step snapshots (may be NULL: the backend has only `snapshot`);
 	 * see sl_state_snap_begin. */
 	struct sl_state_snap *(*snap_begin)(sl_state_backend *be, const char *op_uid, sl_err *err);
@@ -171,8 +182,9 @@ int sl_state_backend_open(const char *type, sl_state_backend **out, sl_err *err)
 /*
  * The same with the session's options (may be NULL) for the backend's
  * settings ('state.backend.rocksdb.localdir', '...memory.fixed-per-slot';
- * docs/state.md) and the job's state directory (may be NULL) for the
- * default local directory.  Returns 0, SL_EINVAL (bad type or option) or
+ * docs/state.md), the number of key groups ('pipeline.max-parallelism',
+ * 1..32768, default 128; the backend holds all of them) and the job's
+ * state directory (may be NULL) for the default local directory.  Returns 0, SL_EINVAL (bad type or option) or
  * SL_EIO (the backend could not be created), with err set.
  */
 int sl_state_backend_open2(const char *type, const struct sl_opts *opts, const char *job_dir,
@@ -348,16 +360,26 @@ void sl_state_regions(sl_state_backend *be, void (*cb)(void *ctx, void *base, si
 int sl_state_flush(sl_state_backend *be, sl_err *err);
 
 /* The snapshot records (every backend writes and reads these):
- *   SL_SNAP_TABLE, bytes name ("op_uid/table"), u32 val_size, i64 count,
- *     count x (i64 ns, bytes key, bytes value)
- *   ... SL_SNAP_END */
+ *   SL_SNAP_GTABLE, bytes name ("op_uid/table"), u32 val_size, i64 count,
+ *     u32 maxp, u32 nblocks, nblocks x (u32 group, i64 entries, u64 bytes),
+ *     u8 ordered, if ordered count x u16 group (the group of each entry in
+ *     the backend's order, which a restore of every group reproduces),
+ *     then the blocks' entries, block after block in the index's order
+ *     (groups ascending, each once): count x (i64 ns, bytes key, bytes value)
+ *   ... SL_SNAP_END
+ * and, written by earlier versions and still read, ungrouped tables:
+ *   SL_SNAP_TABLE, bytes name, u32 val_size, i64 count, count x entry
+ * (docs/state.md "Key groups" and "Snapshots"). */
 #define SL_SNAP_TABLE 'T'
+#define SL_SNAP_GTABLE 'G'
 #define SL_SNAP_END 'E'
 
 /* Writers and readers of those records, shared by every backend (snap.c).
- * sl_snap_get_table returns 1 with the next table's header, 0 at
- * SL_SNAP_END, or SL_ESTATE (err set) when the stream is damaged;
- * sl_snap_get_entry returns 0 or SL_ESTATE naming the table. */
+ * sl_snap_get_table returns 1 with the next table's header (either kind:
+ * a grouped table's index is checked and skipped, so its count entries
+ * follow as in an ungrouped one), 0 at SL_SNAP_END, or SL_ESTATE (err
+ * set) when the stream is damaged; sl_snap_get_entry returns 0 or
+ * SL_ESTATE naming the table. */
 void sl_snap_put_table(sl_snap_writer *w, const char *name, uint32_t val_size, int64_t count);
 void sl_snap_put_entry(sl_snap_writer *w, int64_t ns, const void *key, size_t klen,
                        const void *val, size_t vlen);
@@ -368,13 +390,154 @@ int sl_snap_get_entry(sl_snap_reader *r, const char *table, uint32_t val_size, i
                       const void **key, size_t *klen, const void **val, size_t *vlen,
                       sl_err *err);
 
+/* ---- key groups (docs/state.md "Key groups") -------------------------------- */
+
+/*
+ * sl_state_pkey_fn (declared above the method table): the partitioning
+ * key of a table's entry: returns its length and points
+ * *pk at its bytes, inside key[0..klen) or val[0..vlen).  Must be a pure
+ * function of its arguments and ctx (it runs in a forked child or on the
+ * checkpoint writer thread while the job goes on).
+ */
+/* A table's partitioning key: fn == NULL means the whole key. */
+typedef struct sl_state_pkey {
+	sl_state_pkey_fn fn;
+	const void *ctx;
+} sl_state_pkey;
+
+/* The key group (0..maxp-1) of an entry under pk. */
+int sl_state_pkey_group(const sl_state_pkey *pk, const void *key, uint32_t klen, const void *val,
+                        uint32_t vlen, int maxp);
+
+/* The key groups a backend holds: maxp groups in all, first..last its own. */
+typedef struct sl_state_kgs {
+	int maxp, first, last;
+} sl_state_kgs;
+
+/* ctx of sl_state_pkey_cols: the first n columns of the key form. */
+typedef struct sl_state_pkey_cols_ctx {
+	const struct sl_type *types; /* n types, owned by the caller, outliving the table */
+	int n;
+} sl_state_pkey_cols_ctx;
+
+/* A sl_state_pkey_fn: the first ctx->n columns of the key (the whole key
+ * if its bytes are shorter than those columns: never for keys the
+ * operator wrote). */
+uint32_t sl_state_pkey_cols(const void *ctx, const void *key, uint32_t klen, const void *val,
+                            uint32_t vlen, const void **pk);
+
+/*
+ * Grouping a table's entries for its SL_SNAP_GTABLE record: entries are
+ * added in any order with their group, kept in one buffer per group and
+ * spilled to an unlinked temporary file in `dir` when more than
+ * SL_SNAP_GROUP_MEM bytes are held; finish writes the record (header,
+ * index, blocks; each group's entries in the order they were added).
+ * With ordered = 1 the record also keeps the order of all adds (2 bytes
+ * per entry), so that a restore of every group gives the backend the
+ * entries in that order (the memory backend's scans follow it).
+ * init returns 0 or SL_ENOMEM; add and finish return 0, SL_ENOMEM or
+ * SL_EIO with err set; deinit frees everything (safe after a failure).
+ */
+#define SL_SNAP_GROUP_MEM (64u << 20)
+typedef struct sl_snap_group_buf sl_snap_group_buf;
+typedef struct sl_snap_grouper {
+	int maxp;
+	sl_snap_group_buf *g;  /* maxp buffers */
+	size_t held;           /* bytes in the buffers */
+	int fd;                /* spill file, -1 until the first spill */
+	uint64_t flen;
+	uint64_t *seg;         /* per spill: maxp x (offset, length) in the file */
+	int nspills;
+	const char *dir;
+	int64_t count;
+	int ordered;
+	size_t limit;          /* bytes held before a spill (SL_SNAP_GROUP_MEM) */
+	uint16_t *order;       /* ordered: the group of each add */
+	size_t ocap;
+} sl_snap_grouper;
+
+int sl_snap_grouper_init(sl_snap_grouper *gr, int maxp, const char *dir, int ordered,
+                         sl_err *err);
+int sl_snap_grouper_add(sl_snap_grouper *gr, int kg, int64_t ns, const void *key, size_t klen,
+                        const void *val, size_t vlen, sl_err *err);
+int sl_snap_grouper_finish(sl_snap_grouper *gr, sl_snap_writer *w, const char *name,
+                           uint32_t val_size, sl_err *err);
+void sl_snap_grouper_deinit(sl_snap_grouper *gr);
+
+/*
+ * Reading a table record for a restore into a range of groups:
+ * sl_snap_get_tab reads the next record's header (1; 0 at SL_SNAP_END;
+ * SL_ESTATE), sl_snap_tab_next the next entry of a group in
+ * [first, last] (grouped records: the other groups' blocks are skipped
+ * whole; ungrouped ones: every entry, *kg = -1 for the caller to decide)
+ * and returns 1, or 0 after the record's last entry (the reader is then
+ * after the record), or SL_ESTATE.  When the range holds every group of an
+ * ordered record, the entries come in the recorded order.
+ * sl_snap_tab_count_in is the number of entries of those groups
+ * (ungrouped: all).  sl_snap_tab_deinit frees what reading allocated.
+ */
+typedef struct sl_snap_tab {
+	char name[256];
+	uint32_t val_size;
+	int64_t count;
+	uint32_t maxp;      /* 0: an ungrouped record */
+	uint32_t nblocks, blk;
+	size_t index;       /* reader offset of the index */
+	size_t next_data;   /* reader offset of block blk's entries */
+	size_t end;         /* reader offset after the record (grouped) */
+	size_t blk_end;
+	int64_t left;       /* entries left in the current block (ungrouped: record) */
+	int kg;
+	size_t order;       /* reader offset of the order (0: none) */
+	int64_t done;       /* ordered reading: entries read */
+	size_t *cur;        /* ordered reading: per block, offset of its next entry */
+	int32_t *blk_of;    /* ordered reading: per group, its block or -1 */
+} sl_snap_tab;
+
+int sl_snap_get_tab(sl_snap_reader *r, sl_snap_tab *t, sl_err *err);
+int sl_snap_tab_next(sl_snap_reader *r, sl_snap_tab *t, int first, int last, int *kg,
+                     int64_t *ns, const void **key, size_t *klen, const void **val,
+                     size_t *vlen, sl_err *err);
+int64_t sl_snap_tab_count_in(const sl_snap_reader *r, const sl_snap_tab *t, int first, int last);
+void sl_snap_tab_deinit(sl_snap_tab *t);
+
+/* Block i (< t->nblocks) of a grouped record from its index: its group,
+ * entries and bytes (blocks follow each other from t->next_data, as read
+ * by sl_snap_get_tab). */
+void sl_snap_tab_block(const sl_snap_reader *r, const sl_snap_tab *t, uint32_t i, int *kg,
+                       int64_t *n, uint64_t *bytes);
+
+/*
+ * Tells the backend which key groups it holds (default: 128 groups, all
+ * of them).  Snapshots record maxp; restores load only entries of groups
+ * first..last.  maxp 1..32768, 0 <= first <= last < maxp.  Returns 0 or
+ * SL_EINVAL.
+ */
+int sl_state_set_key_groups(sl_state_backend *be, int maxp, int first, int last, sl_err *err);
+void sl_state_get_key_groups(const sl_state_backend *be, sl_state_kgs *out);
+
+/* Sets how table t finds the partitioning key of its entries (default:
+ * the whole key).  ctx must outlive the table's use in snapshots. */
+static inline void sl_state_table_set_pkey(sl_state_table *t, sl_state_pkey_fn fn,
+                                           const void *ctx)
+{
+	sl__tab_vt(t)->set_pkey(t, fn, ctx);
+}
+
 /* Writes every table of the backend (or, with op_uid non-NULL, only that
  * operator's tables) into w in the backend-independent format. */
 int sl_state_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer *w, sl_err *err);
 
-/* Clears the tables it names and loads a snapshot written by
- * sl_state_snapshot.  Returns 0 or SL_ESTATE with err set when damaged. */
+/* Clears the tables it names and loads the entries of the backend's key
+ * groups (sl_state_set_key_groups) from a snapshot written by
+ * sl_state_snapshot, of this version or an earlier one.  Returns 0, or
+ * SL_ESTATE with err set when damaged or written with another maxp (into
+ * a backend that does not hold every group). */
 int sl_state_restore(sl_state_backend *be, sl_snap_reader *r, sl_err *err);
+
+/* The same without clearing the tables first: combines the snapshots of
+ * several instances (their entries are in disjoint groups). */
+int sl_state_restore_merge(sl_state_backend *be, sl_snap_reader *r, sl_err *err);
 
 /* ---- state TTL (state_ttl.c, docs/state.md "State TTL") --------------------- */
 

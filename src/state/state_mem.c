@@ -99,12 +99,14 @@ struct sl_state_table {
 	nsmap *last;       /* lookup cache */
 	uint64_t count;
 	uint32_t cap_hint;  /* index capacity for a new namespace (see ns_new) */
+	sl_state_pkey pk;   /* the partitioning key of its entries */
 	sl_state_table *next;
 	struct sl_state_backend *be;
 };
 
 struct sl_state_backend {
 	const sl_state_vt *vt; /* first */
+	sl_state_kgs kgs;      /* second (state_backends.h) */
 	sl_state_table *tables;
 	uint64_t bytes;
 	chunk *pool;    /* freed CHUNK_BYTES chunks kept for reuse */
@@ -886,8 +888,21 @@ static int mem_flush(sl_state_backend *be, sl_err *err)
 
 /* ---- snapshot / restore ------------------------------------------------ */
 
+static void mem_set_pkey(sl_state_table *t, sl_state_pkey_fn fn, const void *ctx)
+{
+	t->pk.fn = fn;
+	t->pk.ctx = ctx;
+}
+
+/*
+ * Snapshots group each table's entries by key group (docs/state.md "Key
+ * groups"): the group of every entry is computed here, from its
+ * partitioning key, and the grouper orders them.  Runs in the forked
+ * child at a checkpoint, so the job thread does not pay for it.
+ */
 typedef struct snap_ctx {
-	sl_snap_writer *w;
+	sl_snap_grouper *gr;
+	const sl_state_table *t;
 	int64_t ns;
 } snap_ctx;
 
@@ -895,8 +910,8 @@ static int snap_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
                       sl_err *err)
 {
 	snap_ctx *s = ctx;
-	sl_snap_put_entry(s->w, s->ns, key, klen, val, vlen);
-	return 0;
+	int kg = sl_state_pkey_group(&s->t->pk, key, klen, val, vlen, s->gr->maxp);
+	return sl_snap_grouper_add(s->gr, kg, s->ns, key, klen, val, vlen, err);
 }
 
 static int mem_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer *w, sl_err *err)
@@ -905,12 +920,19 @@ static int mem_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer
 	for (sl_state_table *t = be->tables; t; t = t->next) {
 		if (op_uid && (strncmp(t->name, op_uid, plen) != 0 || t->name[plen] != '/'))
 			continue;
-		sl_snap_put_table(w, t->name, t->val_size, (int64_t)t->count);
-		snap_ctx s = {w, 0};
-		for (int i = 0; i < t->nns; i++) {
+		sl_snap_grouper gr;
+		/* ordered: a restore of every group gives back the scan order */
+		int rc = sl_snap_grouper_init(&gr, be->kgs.maxp, NULL, 1, err);
+		snap_ctx s = {&gr, t, 0};
+		for (int i = 0; !rc && i < t->nns; i++) {
 			s.ns = t->nss[i]->ns;
-			scan_map(t->nss[i], snap_entry, &s, err);
+			rc = scan_map(t->nss[i], snap_entry, &s, err);
 		}
+		if (!rc)
+			rc = sl_snap_grouper_finish(&gr, w, t->name, t->val_size, err);
+		sl_snap_grouper_deinit(&gr);
+		if (rc)
+			return rc;
 	}
 	sl_snap_put_end(w);
 	if (w->failed)
@@ -918,33 +940,52 @@ static int mem_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer
 	return 0;
 }
 
-static int restore_table(sl_state_backend *be, const char *full, uint32_t val_size,
-                         int64_t count, sl_snap_reader *r, sl_err *err)
+/* Loads the entries of the backend's groups of table record st. */
+static int restore_table(sl_state_backend *be, sl_snap_tab *st, sl_snap_reader *r, int merge,
+                         sl_err *err)
 {
+	const char *full = st->name;
+	uint32_t val_size = st->val_size;
+	int first, last, compute;
+	int rc = sl__state_kg_check(&be->kgs, st, &first, &last, &compute, err);
+	if (rc)
+		return rc;
 	sl_state_table *t = table_find(be, full);
 	if (t && t->val_size != val_size)
 		return sl_err_set(err, SL_ESTATE, "state table '%s': value size %u in snapshot, %u now",
 		                  full, val_size, t->val_size);
 	if (!t && !(t = table_create(be, full, val_size)))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	table_clear(t);
-	for (int64_t i = 0; i < count; i++) {
+	if (!merge)
+		table_clear(t);
+	int64_t count = sl_snap_tab_count_in(r, st, first, last), i = 0;
+	for (;; i++) {
 		int64_t ns;
 		size_t klen, vlen;
 		const void *key, *val;
-		if (sl_snap_get_entry(r, full, val_size, &ns, &key, &klen, &val, &vlen, err))
-			return SL_ESTATE;
+		int kg;
+		rc = sl_snap_tab_next(r, st, first, last, &kg, &ns, &key, &klen, &val, &vlen, err);
+		if (rc <= 0)
+			return rc;
+		if (compute) {
+			kg = sl_state_pkey_group(&t->pk, key, (uint32_t)klen, val, (uint32_t)vlen,
+			                         be->kgs.maxp);
+			if (kg < first || kg > last)
+				continue;
+		}
 		nsmap *m = ns_get(t, ns, 1);
 		/* namespace 0 (non-windowed state) gets its final index size at
 		 * once instead of doubling ~20 times: restore of 12 M keys spent
 		 * its time re-inserting on every growth */
-		while (m && ns == 0 && i == 0 && (uint64_t)(m->mask + 1) * 3 / 4 < (uint64_t)count &&
+		while (m && ns == 0 && i == 0 &&
+		       (uint64_t)(m->mask + 1) * 3 / 4 < (uint64_t)(count + m->count) &&
 		       m->mask < 0x7fffffffu && !grow(be, m))
 			;
 		uint32_t h = hash32(key, (uint32_t)klen);
 		/* no duplicate probe: the checkpoint's CRC32C already vouches for
 		 * the bytes, and a crafted duplicate only adds an unreachable entry
-		 * (the probe was half of a 12 M-key restore's time) */
+		 * (the probe was half of a 12 M-key restore's time); merged
+		 * snapshots hold disjoint groups */
 		if (!m)
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		entry *e = insert(t, m, key, (uint32_t)klen, h, (uint32_t)vlen);
@@ -953,18 +994,18 @@ static int restore_table(sl_state_backend *be, const char *full, uint32_t val_si
 		if (vlen)
 			memcpy(ent_val(m, e), val, vlen);
 	}
-	return 0;
 }
 
-static int mem_restore(sl_state_backend *be, sl_snap_reader *r, sl_err *err)
+static int mem_restore(sl_state_backend *be, sl_snap_reader *r, int merge, sl_err *err)
 {
-	char name[256];
-	uint32_t val_size;
-	int64_t count;
+	sl_snap_tab st;
 	int rc;
-	while ((rc = sl_snap_get_table(r, name, &val_size, &count, err)) == 1)
-		if ((rc = restore_table(be, name, val_size, count, r, err)))
+	while ((rc = sl_snap_get_tab(r, &st, err)) == 1) {
+		rc = restore_table(be, &st, r, merge, err);
+		sl_snap_tab_deinit(&st);
+		if (rc)
 			return rc;
+	}
 	return rc;
 }
 
@@ -1009,6 +1050,7 @@ static const sl_state_vt mem_vt = {
 	.flush = mem_flush,
 	.snapshot = mem_snapshot,
 	.restore = mem_restore,
+	.set_pkey = mem_set_pkey,
 	.regions = mem_regions,
 };
 
@@ -1021,6 +1063,7 @@ int sl__state_mem_open(const struct sl_opts *opts, const char *job_dir, sl_state
 	if (!be)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	be->vt = &mem_vt;
+	sl__state_kgs_init(&be->kgs);
 	*out = be;
 	return 0;
 }

@@ -1112,6 +1112,12 @@ static void set_options(sl_state_backend *be, int64_t budget)
 	be->ro = rocksdb_readoptions_create();
 }
 
+static void rdb_set_pkey(sl_state_table *t, sl_state_pkey_fn fn, const void *ctx)
+{
+	t->pk.fn = fn;
+	t->pk.ctx = ctx;
+}
+
 static const sl_state_vt rdb_vt = {
 	.name = "rocksdb",
 	.can_fork = 0,
@@ -1133,6 +1139,7 @@ static const sl_state_vt rdb_vt = {
 	.flush = rdb_flush,
 	.snapshot = sl__rdb_snapshot,
 	.restore = sl__rdb_restore,
+	.set_pkey = rdb_set_pkey,
 	.snap_begin = sl__rdb_snap_begin,
 	.snap_write = sl__rdb_snap_write,
 	.snap_free = sl__rdb_snap_free,
@@ -1161,6 +1168,7 @@ int sl__state_rocksdb_open(const struct sl_opts *opts, const char *job_dir,
 	if (!be)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	be->vt = &rdb_vt;
+	sl__state_kgs_init(&be->kgs);
 	be->next_id = 1;
 	int rc = make_dir(be, opts, job_dir, err);
 	if (rc) {

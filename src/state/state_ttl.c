@@ -64,6 +64,7 @@ typedef struct ttl_table {
 	sl_buf scratch;        /* put_var copies, refreshed get_var values */
 	sl_buf dead;           /* (ns, klen, key) of expired entries found by a sweep */
 	struct ttl_table *next;/* the owner's chain */
+	sl_state_pkey pk;      /* the caller's partitioning key (values without header) */
 	char name[128];        /* the caller's table name (without ~ttl) */
 } ttl_table;
 
@@ -282,6 +283,24 @@ static uint64_t ttl_count(const sl_state_table *tab)
 
 /* Only the per-table methods are used on a wrapper: backend-level calls
  * take the backend, never a table. */
+/* The partitioning key of a backend entry: the caller's function sees the
+ * value without the write-time header, as it wrote it. */
+static uint32_t ttl_pkey(const void *ctx, const void *key, uint32_t klen, const void *val,
+                         uint32_t vlen, const void **pk)
+{
+	const ttl_table *t = ctx;
+	uint32_t h = vlen >= t->hdr ? t->hdr : vlen;
+	return t->pk.fn(t->pk.ctx, key, klen, (const char *)val + h, vlen - h, pk);
+}
+
+static void ttl_set_pkey(sl_state_table *tab, sl_state_pkey_fn fn, const void *ctx)
+{
+	ttl_table *t = (ttl_table *)tab;
+	t->pk.fn = fn;
+	t->pk.ctx = ctx;
+	sl_state_table_set_pkey(t->in, fn ? ttl_pkey : NULL, fn ? t : NULL);
+}
+
 static const sl_state_vt ttl_vt = {
 	.name = "ttl",
 	.upsert_h = ttl_upsert_h,
@@ -296,6 +315,7 @@ static const sl_state_vt ttl_vt = {
 	.scan = ttl_scan,
 	.ns_drop = ttl_ns_drop,
 	.count = ttl_count,
+	.set_pkey = ttl_set_pkey,
 };
 
 /* ---- opening --------------------------------------------------------------- */

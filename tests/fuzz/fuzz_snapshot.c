@@ -12,7 +12,10 @@
  * expected answer to damaged bytes.
  *
  * The seed corpus (tests/fuzz/corpus/snapshot/) holds real snapshots of
- * this job taken at a few points; regenerate them with
+ * this job taken at a few points, in both state formats: job_after_* with
+ * ungrouped tables (checkpoint format version 1), job_v2_after_* with
+ * tables grouped by key group (version 2, docs/state.md); regenerate the
+ * current format's with
  *   build-fuzz/fuzz_snapshot -runs=0 with FUZZ_SNAPSHOT_SEED=dir set
  * (see write_seeds below).
  */

@@ -7,7 +7,11 @@
 #   2. `sluice run` of the same job fails with the missing file's message
 #      (as when planning opened the source) and creates no sink directory;
 #   3. an unknown option and a bad option value are still refused by
-#      explain, with the same message as run gives.
+#      explain, with the same message as run gives;
+#   4. explain opens no state backend: with the RocksDB backend and its
+#      'state.backend.rocksdb.localdir' under a directory that does not
+#      exist, explain succeeds and creates nothing (an unknown backend
+#      name is still refused, as by run).
 set -eu
 BUILD=${BUILD:-build}
 cd "$(dirname "$0")/../.."
@@ -60,5 +64,18 @@ for opt in ", 'no.such.option' = 'x'" ", 'json.ignore-parse-errors' = 'perhaps'"
 	grep -qE "no.such.option|json.ignore-parse-errors" "$T/e1" \
 		|| { echo "FAIL: message$opt"; cat "$T/err.explain"; exit 1; }
 	[ ! -e "$T/in" ] && [ ! -e "$T/out" ] || { echo "FAIL: files created$opt"; exit 1; }
+done
+{ echo "SET 'state.backend.type' = 'rocksdb';"
+  echo "SET 'state.backend.rocksdb.localdir' = '$T/rocksdb';"; job ""; } > "$T/rdb.sql"
+"$BUILD/sluice" explain "$T/rdb.sql" > /dev/null 2> "$T/err" \
+	|| { echo "FAIL: explain with the RocksDB backend"; cat "$T/err"; exit 1; }
+[ ! -e "$T/rocksdb" ] || { echo "FAIL: explain created the RocksDB directory"; ls -R "$T"; exit 1; }
+{ echo "SET 'state.backend.type' = 'nosuch';"; job ""; } > "$T/nobe.sql"
+for cmd in explain run; do
+	if "$BUILD/sluice" $cmd "$T/nobe.sql" > /dev/null 2> "$T/err.$cmd"; then
+		echo "FAIL: $cmd accepted an unknown state backend"; exit 1
+	fi
+	grep -qF "unknown state backend 'nosuch'" "$T/err.$cmd" \
+		|| { echo "FAIL: $cmd message"; cat "$T/err.$cmd"; exit 1; }
 done
 echo "ok explain_no_io"

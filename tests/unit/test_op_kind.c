@@ -12,7 +12,17 @@
  * table below, which is the rule of the name lists these flags replaced
  * (plan_ttl.c state_kind(), engine.c sl_job_stats).  A window aggregate
  * over a processing-time window has state_proctime set; one over event
- * time has not.
+ * time has not.  The kind table the planner reads before any operator
+ * exists (src/exec/pnode.c) holds the same names and flags.
+ *
+ * The physical plan (src/exec/pnode.h): each job of the corpus planned
+ * with sl_plan_job (which builds no operator: it has no graph) gives nodes
+ * in topological order, with each node's state bound following its kind
+ * and an EXPLAIN line per node; the runtime's constructor table
+ * (sl_instantiate) turns them into a graph with one operator per node, of
+ * the node's kind, label, id and TTL, and an edge for every input, twice
+ * from the same plan (a node owns nothing that instantiation uses up, as
+ * parallel instances will need).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +35,10 @@
 
 #include "sluice.h"
 #include "api/engine_int.h"
+#include "exec/pnode.h"
+#include "plan/plan.h"
+#include "runtime/instantiate.h"
+#include "sql/parser.h"
 
 static const char *DDL =
 	"CREATE TABLE orders (id STRING, user_id STRING, amount DECIMAL(10, 2), v INT, "
@@ -158,12 +172,103 @@ static void test_every_kind_declared(void **state)
 		for (int b = a + 1; b < SL_OPK__COUNT; b++)
 			assert_ptr_not_equal(vt_of[a], vt_of[b]);
 	assert_true(windows >= 2);
+	for (int k = SL_OPK_NONE + 1; k < SL_OPK__COUNT; k++) {
+		assert_string_equal(sl_op_kind_name((sl_op_kind)k), EXPECT[k].name);
+		assert_int_equal(sl_op_kind_flags((sl_op_kind)k), EXPECT[k].flags);
+	}
+}
+
+/* 1 when operator `from` has an edge to input `input` of `to`. */
+static int has_edge(const sl_op *from, const sl_op *to, int input)
+{
+	for (int e = 0; e < from->nedges; e++)
+		if (from->edges[e].to == to && from->edges[e].input == input)
+			return 1;
+	return 0;
+}
+
+/* Instantiates plan into g (on backend st) and checks it against the
+ * nodes; seen[kind] = 1 for each node's kind. */
+static void instantiate_checked(const sl_pplan *plan, sl_graph *g, sl_state_backend *st,
+                                const char *job, int *seen)
+{
+	sl_err err = {0};
+	sl_graph_init(g, st);
+	if (sl_instantiate(plan, g, &err))
+		fail_msg("%s: %s", job, err.msg);
+	assert_int_equal(g->nops, plan->n);
+	for (int i = 0; i < plan->n; i++) {
+		const sl_pnode *n = plan->nodes[i];
+		const sl_op *op = g->ops[i];
+		seen[n->kind] = 1;
+		assert_int_equal(op->vt->kind, n->kind);
+		assert_string_equal(op->label, n->label);
+		assert_string_equal(op->uid, n->uid);
+		assert_int_equal(op->nin, n->nin);
+		assert_int_equal(op->nout, n->nout);
+		assert_true(op->state_ttl[0] == n->state_ttl[0] && op->state_ttl[1] == n->state_ttl[1]);
+		assert_int_equal(op->state_proctime, n->state == SL_STATE_PROCTIME);
+		for (int k = 0; k < n->nin; k++)
+			assert_true(!n->in[k] || has_edge(g->ops[n->in[k]->id], op, k));
+	}
+}
+
+static void test_plan_nodes_instantiated(void **state)
+{
+	int seen[SL_OPK__COUNT] = {0};
+	for (size_t j = 0; j < sizeof(JOBS) / sizeof(JOBS[0]); j++) {
+		sl_engine *e;
+		assert_int_equal(sl_engine_open(&e), 0);
+		assert_int_equal(sl_exec(e, DDL), 0);
+		sl_arena a;
+		sl_arena_init(&a, 16 * 1024);
+		sl_ast_script *script;
+		sl_err err = {0};
+		assert_int_equal(sl_parse(&a, JOBS[j], &script, &err), 0);
+		sl_plan_args pa = {.cat = &e->cat, .session = &e->session, .engine = e,
+		                   .push_sink = &sl_push_sink_vtab, .select_to_queue = 1, .arena = &a};
+		sl_pplan plan;
+		sl_buf explain;
+		sl_buf_init(&explain);
+		int rc = sl_plan_job(&pa, script->stmts, script->nstmts, &plan, &explain, &err);
+		if (rc)
+			fail_msg("%s: %s", JOBS[j], err.msg);
+		assert_true(plan.n >= 2);
+		for (int i = 0; i < plan.n; i++) {
+			const sl_pnode *n = plan.nodes[i];
+			assert_int_equal(n->id, i);
+			for (int k = 0; k < n->nin; k++)
+				assert_true(!n->in[k] || n->in[k]->id < i);
+			unsigned f = sl_op_kind_flags(n->kind);
+			assert_int_equal(n->state == SL_STATE_TTL, (f & SL_OPF_STATE_TTL) != 0);
+			assert_int_equal(n->state == SL_STATE_WATERMARK || n->state == SL_STATE_PROCTIME,
+			                 (f & SL_OPF_STATE_WM) != 0);
+			/* the EXPLAIN line of node i */
+			char head[32];
+			snprintf(head, sizeof head, "#%d %s", i, n->label);
+			assert_non_null(strstr(sl_buf_cstr(&explain), head));
+		}
+		sl_graph g[2];
+		for (int gi = 0; gi < 2; gi++)
+			instantiate_checked(&plan, &g[gi], e->state, JOBS[j], seen);
+		for (int i = 0; i < plan.n; i++) /* each its own operator, connector included */
+			assert_ptr_not_equal(g[0].ops[i], g[1].ops[i]);
+		sl_graph_deinit(&g[0]);
+		sl_graph_deinit(&g[1]);
+		sl_buf_deinit(&explain);
+		sl_arena_deinit(&a);
+		sl_engine_close(e);
+	}
+	for (int k = SL_OPK_NONE + 1; k < SL_OPK__COUNT; k++)
+		if (!seen[k])
+			fail_msg("no job of the corpus has a node of kind %d", k);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_kind_declared),
+		cmocka_unit_test(test_plan_nodes_instantiated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,281 @@
+/*
+ * instantiate.c - turns a physical plan (src/exec/pnode.h) into a running
+ * graph: one constructor per operator kind in one table, then the edges.
+ *
+ * Node k becomes operator g->ops[k]; its inputs are earlier nodes, so
+ * their operators exist and the edges are connected in the order the
+ * planner created the nodes (a producer's consumers in creation order,
+ * each consumer's inputs in order), which is the order in which an
+ * operator's output reaches its consumers.  The operator takes the node's
+ * label, identity text, uid, UID hint and state TTL; the graph takes its
+ * output schema.  A window aggregate's ON LATE sink (node->side) is handed
+ * to it as sl_window_agg_plan.late_op.
+ *
+ * Each constructor copies the node's parameters where it keeps them; the
+ * plan structs stay in the plan arena, which lives as long as the job.
+ * Scans, sinks and lookup joins configure their connector here from the
+ * node's vtab and arguments (pnode.h; the planner configured one already,
+ * so a failure here is unexpected), and the operator owns it.  Nothing in
+ * a node is used up, so a plan may be instantiated again.
+ */
+#include "instantiate.h"
+#include "sluice.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "../connector/conn.h"
+#include "../connector/conn_lines.h"
+#include "../format/format.h"
+
+/* A constructor: n's operator (its inputs' operators are g->ops[in->id]). */
+typedef sl_op *(*ctor_fn)(const sl_pnode *n, sl_graph *g, sl_err *err);
+
+/* The first input's column types and count (one-input constructors). */
+#define IN_TYPES(n) ((n)->in[0]->out_types)
+#define IN_N(n) ((n)->in[0]->nout)
+
+static sl_op *new_scan(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	const sl_scan_params *s = n->params;
+	sl_scan_plan sp = s->scan;
+	if (s->source)
+		sp.source = sl_source_new(s->source, &s->args, err);
+	else /* a push table decodes its records with its 'format' */
+		sp.push_dec = sl__conn_decoder(&s->args, "json", err);
+	if (!sp.source && !sp.push_dec) {
+		sl_err_prefix(err, "table '%s'", s->args.table);
+		return NULL;
+	}
+	sl_op *op = sl_op_scan_new(&sp, err); /* owns them from now on */
+	if (!op) {
+		sl_source_free(sp.source);
+		sl_decoder_free(sp.push_dec);
+	}
+	return op;
+}
+
+static sl_op *new_values(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	const sl_values_params *v = n->params;
+	return sl_op_values_new(v->nrows, v->ncols, v->vals, err);
+}
+
+static sl_op *new_calc(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	const sl_calc_params *c = n->params;
+	return sl_op_calc_new(c->filter, c->proj, c->nproj, IN_TYPES(n), IN_N(n), err);
+}
+
+static sl_op *new_union(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	return sl_op_union_new(err);
+}
+
+static sl_op *new_constraint(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	const sl_constraint_params *c = n->params;
+	return sl_op_constraint_new(c->cols, c->names, c->ncols, c->drop, err);
+}
+
+static sl_op *new_sink(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	const sl_sink_params *s = n->params;
+	sl_sink *k = sl_sink_new(s->sink, &s->args, err);
+	if (!k) {
+		sl_err_prefix(err, "table '%s'", s->table);
+		return NULL;
+	}
+	sl_op *op = sl_op_sink_new(k, err); /* owns k from now on */
+	if (!op) {
+		sl_sink_free(k);
+		return NULL;
+	}
+	if (s->npk && sl_op_sink_set_upsert(op, s->pk, s->npk, err)) {
+		sl_op_free(op); /* frees the sink too */
+		return NULL;
+	}
+	return op;
+}
+
+static sl_op *new_window_assign(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	const sl_assign_params *a = n->params;
+	return sl_op_window_assign_new(&a->win, IN_N(n), err);
+}
+
+static sl_op *new_session_assign(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	const sl_assign_params *a = n->params;
+	return sl_op_session_assign_new(&a->win, IN_N(n), a->key_cols, a->nkeys, err);
+}
+
+static sl_op *new_lookup_join(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	const sl_lookup_join_params *l = n->params;
+	sl_lookup *lk = sl_lookup_new(l->lookup, &l->args, l->keys, l->nkeys, err);
+	if (!lk)
+		return NULL;
+	/* the constructor owns lk, even when it fails */
+	return sl_op_lookup_join_new(&l->join, lk, err);
+}
+
+static sl_op *new_group_agg(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	return sl_op_group_agg_new(n->params, IN_TYPES(n), IN_N(n), err);
+}
+
+/* The plan with late_op set to the ON LATE sink's operator. */
+static sl_window_agg_plan window_plan(const sl_pnode *n, sl_graph *g)
+{
+	sl_window_agg_plan wp = *(const sl_window_agg_plan *)n->params;
+	wp.late_op = n->side ? g->ops[n->side->id] : NULL;
+	return wp;
+}
+
+static sl_op *new_window_agg(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	sl_window_agg_plan wp = window_plan(n, g);
+	return sl_op_window_agg_new(&wp, IN_TYPES(n), IN_N(n), err);
+}
+
+static sl_op *new_session_agg(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	sl_window_agg_plan wp = window_plan(n, g);
+	return sl_op_session_agg_new(&wp, IN_TYPES(n), IN_N(n), err);
+}
+
+static sl_op *new_over_agg(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	return sl_op_over_agg_new(n->params, IN_TYPES(n), IN_N(n), err);
+}
+
+static sl_op *new_join(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	return sl_op_join_new(n->params, err);
+}
+
+static sl_op *new_semi_join(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	const sl_semi_join_params *s = n->params;
+	return sl_op_semi_join_new(&s->join, s->anti, err);
+}
+
+static sl_op *new_interval_join(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	return sl_op_interval_join_new(n->params, err);
+}
+
+static sl_op *new_window_join(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	return sl_op_window_join_new(n->params, err);
+}
+
+static sl_op *new_temporal_join(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	return sl_op_temporal_join_new(n->params, err);
+}
+
+static sl_op *new_rank(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	return sl_op_rank_new(n->params, IN_TYPES(n), IN_N(n), err);
+}
+
+static sl_op *new_dedup(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	return sl_op_dedup_new(n->params, IN_TYPES(n), IN_N(n), err);
+}
+
+static sl_op *new_window_rank(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	return sl_op_window_rank_new(n->params, IN_TYPES(n), IN_N(n), err);
+}
+
+static sl_op *new_set_op(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	const sl_set_op_params *s = n->params;
+	return sl_op_set_op_new(s->kind, s->all, err);
+}
+
+static sl_op *new_normalize(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	const sl_normalize_params *c = n->params;
+	return sl_op_changelog_normalize_new(c->key_cols, c->nkeys, err);
+}
+
+/* The constructor table: one entry per kind (op_kind.h). */
+static const ctor_fn ctors[SL_OPK__COUNT] = {
+	[SL_OPK_SCAN] = new_scan,
+	[SL_OPK_VALUES] = new_values,
+	[SL_OPK_CALC] = new_calc,
+	[SL_OPK_UNION] = new_union,
+	[SL_OPK_CONSTRAINT] = new_constraint,
+	[SL_OPK_SINK] = new_sink,
+	[SL_OPK_WINDOW_ASSIGN] = new_window_assign,
+	[SL_OPK_SESSION_ASSIGN] = new_session_assign,
+	[SL_OPK_LOOKUP_JOIN] = new_lookup_join,
+	[SL_OPK_GROUP_AGG] = new_group_agg,
+	[SL_OPK_WINDOW_AGG] = new_window_agg,
+	[SL_OPK_SESSION_AGG] = new_session_agg,
+	[SL_OPK_OVER_AGG] = new_over_agg,
+	[SL_OPK_JOIN] = new_join,
+	[SL_OPK_SEMI_JOIN] = new_semi_join,
+	[SL_OPK_INTERVAL_JOIN] = new_interval_join,
+	[SL_OPK_WINDOW_JOIN] = new_window_join,
+	[SL_OPK_TEMPORAL_JOIN] = new_temporal_join,
+	[SL_OPK_RANK] = new_rank,
+	[SL_OPK_DEDUP] = new_dedup,
+	[SL_OPK_WINDOW_RANK] = new_window_rank,
+	[SL_OPK_SET_OP] = new_set_op,
+	[SL_OPK_CHANGELOG_NORMALIZE] = new_normalize,
+};
+
+/* Instantiates node n into g as operator g->ops[n->id] (g holds exactly
+ * the operators of the nodes before n).  0, or a negative code with err
+ * set. */
+static int instantiate_node(const sl_pnode *n, sl_graph *g, sl_err *err)
+{
+	if (n->kind <= SL_OPK_NONE || n->kind >= SL_OPK__COUNT || !ctors[n->kind])
+		return sl_err_set(err, SL_ERUNTIME, "internal error: plan node #%d: no constructor for "
+		                  "kind %d", n->id, (int)n->kind);
+	if (n->id != g->nops)
+		return sl_err_set(err, SL_ERUNTIME, "internal error: plan node #%d instantiated out "
+		                  "of order", n->id);
+	sl_op *op = ctors[n->kind](n, g, err);
+	if (!op)
+		return err->code ? err->code : SL_ENOMEM;
+	if (op->vt->kind != n->kind || op->vt->flags != sl_op_kind_flags(n->kind)) {
+		/* pnode.c's table and the method table disagree */
+		sl_op_free(op);
+		return sl_err_set(err, SL_ERUNTIME, "internal error: plan node #%d: operator %s does "
+		                  "not match its kind (src/exec/pnode.c)", n->id,
+		                  sl_op_kind_name(n->kind));
+	}
+	op->label = n->label;
+	op->ident = n->ident;
+	op->sident = n->sident;
+	op->uid_hint = n->uid_hint;
+	memcpy(op->uid, n->uid, sizeof(op->uid));
+	memcpy(op->uid_v1, n->uid_v1, sizeof(op->uid_v1));
+	op->state_ttl[0] = n->state_ttl[0];
+	op->state_ttl[1] = n->state_ttl[1];
+	if (sl_graph_add(g, op, n->nin, n->nout, n->out_types, n->out_names)) {
+		sl_op_free(op); /* not in the graph: still ours */
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	for (int i = 0; i < n->nin; i++)
+		if (n->in[i] && sl_graph_connect(g, g->ops[n->in[i]->id], op, i))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
+int sl_instantiate(const sl_pplan *plan, sl_graph *g, sl_err *err)
+{
+	assert(g->nops == 0);
+	for (int i = 0; i < plan->n; i++) {
+		int rc = instantiate_node(plan->nodes[i], g, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}

@@ -26,14 +26,16 @@
  * in configure, so planning reads no clock), saved in snapshots.
  * Every type of types.h except ROW can be generated.
  *
- * Splits (docs/parallel.md §4): a bounded generator ('number-of-rows' or a
- * sequence) of more than DG_CHUNK_ROWS rows is cut into chunks of that many
+ * Splits (docs/parallel.md §4): an unthrottled ('rows-per-second' <= 0)
+ * bounded generator ('number-of-rows' or a sequence) of more than
+ * DG_CHUNK_ROWS rows is cut into chunks of that many
  * rows, each a split with its own watermark in the scan.  Chunk 0 is the
  * generator as seeded (a generator of at most one chunk gives the rows it
  * gave before splits); chunk k starts its sequences k * DG_CHUNK_ROWS
  * further and draws from streams seeded from (seed, column, k), so every
  * row is still a function of the options and its row number.  The chunks
- * are read a batch each in turn.  An unbounded generator is one split.
+ * are read a batch each in turn.  An unbounded or throttled generator, or
+ * one of more than DG_MAX_CHUNKS chunks (2^32 rows), is one split.
  */
 #include "conn_builtin.h"
 #include "sluice.h"
@@ -51,6 +53,7 @@
 #define DG_DEFAULT_SEED 0x5eed5107c0ffee11ULL
 #define DG_MAX_SLEEP_US 100000 /* longest sleep of one throttled read */
 #define DG_CHUNK_ROWS (1LL << 20) /* rows of a split of a bounded generator */
+#define DG_MAX_CHUNKS 4096          /* more chunks than this: one split */
 #define DG_SNAP_CHUNKED 0xffffffffu /* first u32 of a chunked snapshot */
 
 enum { GEN_RANDOM = 0, GEN_SEQUENCE = 1 };
@@ -416,7 +419,10 @@ static int64_t rows_left(const datagen_source *d);
  * sequences k * chunk_rows further and seeds its random streams from
  * (seed, column, k).  An unbounded generator, or one of at most one
  * chunk, stays one split (nchunks = 0): an unbounded one would hold the
- * watermark at -infinity with splits never started (rule 5).
+ * watermark at -infinity with splits never started (rule 5).  So does a
+ * throttled one ('rows-per-second' > 0): a live stream paced by the wall
+ * clock (often a long sequence used as a counter), whose rows and
+ * watermark would otherwise advance in a thousand chunks at once.
  */
 static int make_chunks(datagen_source *d, uint64_t seed, sl_err *err)
 {
@@ -424,11 +430,11 @@ static int make_chunks(datagen_source *d, uint64_t seed, sl_err *err)
 	long long c = v ? atoll(v) : 0;
 	d->chunk_rows = c > 0 ? (int64_t)c : DG_CHUNK_ROWS;
 	int64_t total = rows_left(d);
-	if (total == INT64_MAX || total <= d->chunk_rows)
+	if (d->rps > 0 || total == INT64_MAX || total <= d->chunk_rows)
 		return 0;
 	int64_t n = (total + d->chunk_rows - 1) / d->chunk_rows;
-	if (n > 1 << 20)
-		return 0; /* absurdly many: one split */
+	if (n > DG_MAX_CHUNKS)
+		return 0; /* more than 2^32 rows: one split (the chunks' state would be too big) */
 	d->nchunks = (int)n;
 	d->ccols = calloc((size_t)n * (size_t)(d->ncols ? d->ncols : 1), sizeof(gen_col));
 	d->cemitted = calloc((size_t)n, sizeof(int64_t));

@@ -341,11 +341,16 @@ static void test_chunks(void **state)
 	}
 	sl_source_free(s);
 
-	/* unbounded: one split */
+	/* unbounded: one split; throttled: one split (a live stream, often a
+	 * long sequence as a counter: tests/integration/signal_stop.sh) */
 	fixture u;
 	fx_init(&u);
 	fx_field(&u, "id", sl_type_make(SL_T_BIGINT));
 	s = fx_open(&u, &err);
+	assert_int_equal(s->nsplits, 0);
+	sl_source_free(s);
+	sl_opts_set(&f.opts, "rows-per-second", "100");
+	s = fx_open(&f, &err);
 	assert_int_equal(s->nsplits, 0);
 	sl_source_free(s);
 	unsetenv("SLUICE_TEST_DATAGEN_CHUNK_ROWS");

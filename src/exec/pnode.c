@@ -51,3 +51,9 @@ const char *sl_op_kind_name(sl_op_kind k)
 {
 	return k > SL_OPK_NONE && k < SL_OPK__COUNT ? kinds[k].name : "?";
 }
+
+const char *sl_dist_kind_name(sl_dist_kind k)
+{
+	static const char *const names[] = {"forward", "hash", "singleton", "broadcast"};
+	return k >= SL_DIST_FORWARD && k <= SL_DIST_BROADCAST ? names[k] : "?";
+}

@@ -6,7 +6,8 @@
  * inputs), without any I/O.  A node is read-only once planning and the
  * rewrite pass are done:
  * its kind (op_kind.h), its inputs in order, its output schema, changelog
- * mode, rowtime column, how its state is bounded, its EXPLAIN label and
+ * mode, rowtime column, how its state is bounded, the distribution each
+ * input requires (sl_dist below), its EXPLAIN label and
  * identity text, the UID hint, the state TTL and the operator's parameters
  * (the plan structs of ops.h, join.h, op_rank.h, op_over.h, or the small
  * structs below for constructors that take loose arguments), all in the
@@ -68,6 +69,40 @@
 #include "ops.h"
 
 typedef struct sl_pnode sl_pnode;
+
+/*
+ * The distribution a node requires of one of its inputs (issue 10,
+ * docs/parallel.md sections 1-2): how the rows of the input must be spread
+ * over the node's parallel instances for each instance's state to be
+ * complete.  Derived from the node's kind and parameters by
+ * sl_plan_dist (src/plan/plan_dist.c) after the rewrite pass.
+ *
+ * The rule that makes a parallel run correct: for a HASH input, the key
+ * group (sl_keygroup_of, data/keygroup.h) of the row codec's key form of
+ * the row's columns cols[0..ncols) (sl_rowcodec key encoding, in that
+ * order) is the group of every state entry the row creates or reads: the
+ * partitioning key of the operator's state tables (the default, the
+ * whole state key, or sl_state_table_set_pkey's function) is those same
+ * bytes.  tests/unit/test_plan_dist.c checks it on real jobs, for every
+ * keyed kind, on both backends.
+ */
+typedef enum sl_dist_kind {
+	SL_DIST_FORWARD = 0, /* any: stateless, or state per instance (a sink);
+	                      * chained to its input, same parallelism */
+	SL_DIST_HASH,        /* by the columns cols[0..ncols) of the input */
+	SL_DIST_SINGLETON,   /* every row to one instance: a keyed operator
+	                      * without a key (global aggregate, ORDER BY ...
+	                      * LIMIT, a semi join without equi-keys), which
+	                      * runs at parallelism 1; its key group is 0 */
+	SL_DIST_BROADCAST    /* every row to every instance (no kind needs it
+	                      * yet: a lookup join looks up per instance) */
+} sl_dist_kind;
+
+typedef struct sl_dist {
+	sl_dist_kind kind;
+	int ncols;           /* SL_DIST_HASH: at least 1 */
+	const int *cols;     /* input columns, plan arena */
+} sl_dist;
 
 /* How a node's output changes (Flink's changelog mode). */
 typedef enum sl_changelog_mode {
@@ -172,6 +207,9 @@ struct sl_pnode {
 	                           * directly by another node's side output
 	                           * (the ON LATE sink of a window aggregate,
 	                           * planned before it), no edge */
+	sl_dist *dist;            /* dist[0..nin): the distribution each input
+	                           * requires (plan_dist.c); set for every node
+	                           * once planning is done */
 	sl_pnode *side;           /* WINDOW_AGG / SESSION_AGG: the ON LATE sink its
 	                           * late rows go to directly (no edge), or NULL */
 	/* output schema */
@@ -210,5 +248,9 @@ unsigned sl_op_kind_flags(sl_op_kind k);
 
 /* The display name of kind k ("Calc", "Join", ...), as its method table's. */
 const char *sl_op_kind_name(sl_op_kind k);
+
+/* The name of distribution kind k: "forward", "hash", "singleton",
+ * "broadcast" (EXPLAIN's exchanges). */
+const char *sl_dist_kind_name(sl_dist_kind k);
 
 #endif

@@ -25,6 +25,7 @@
  * sinks, INSERT, statement sets, EXPLAIN), plan_sink.c (casts and
  * constraints in front of a sink), plan_ident.c (operator ids), rewrite.c
  * (rewrite rules over the plan), plan_ttl.c (state TTL and state bounds),
+ * plan_dist.c (the distribution of each node's inputs),
  * plan_unsup.c (Flink functions sluice lacks), plan_show.c (SHOW,
  * DESCRIBE), catalog.c, udf.c (CREATE FUNCTION).
  */
@@ -150,6 +151,17 @@ typedef struct planner {
  * negative SL_E* code with p->err set (SL_ERUNTIME: a rule broke the
  * plan). */
 int sl__plan_rewrite(planner *p);
+
+/* ---- plan_dist.c: the distribution each node requires of its inputs ---- */
+
+/* Sets every node's dist (pnode.h) from its kind and parameters; after the
+ * rewrite pass.  Returns 0 or SL_ENOMEM with p->err set. */
+int sl__plan_dist(planner *p);
+
+/* Node n's EXPLAIN marker of its inputs' distributions, one per input in
+ * order ("exchange=[hash[user_id], forward]", arena string); called after
+ * sl__plan_dist, for nodes with inputs. */
+const char *sl__plan_dist_explain(planner *p, const sl_pnode *n);
 
 /* ---- plan_ttl.c: state TTL ---- */
 

@@ -107,8 +107,10 @@ sl_pnode *sl__node_new(planner *p, sl_op_kind k, const void *params, size_t size
 
 /* Writes the EXPLAIN lines (ids are set by sl__plan_idents); with ids
  * (session option 'sluice.explain.ids'), each line ends with the
- * operator's state id, " uid=<16 hex digits>", for tests that pin ids. */
-static void explain_plan(planner *p, sl_buf *out, int ids)
+ * operator's state id, " uid=<16 hex digits>", for tests that pin ids;
+ * with exchanges ('sluice.explain.exchanges'), a node with inputs shows
+ * the distribution each requires (plan_dist.c), "exchange=[hash[k]]". */
+static void explain_plan(planner *p, sl_buf *out, int ids, int exchanges)
 {
 	for (int i = 0; i < p->plan.n; i++) {
 		const sl_pnode *n = p->plan.nodes[i];
@@ -120,6 +122,8 @@ static void explain_plan(planner *p, sl_buf *out, int ids)
 		const char *st = sl__plan_ttl_explain(p, n);
 		if (st)
 			sl_buf_printf(out, " %s", st);
+		if (exchanges && n->nin)
+			sl_buf_printf(out, " %s", sl__plan_dist_explain(p, n));
 		if (ids)
 			sl_buf_printf(out, " uid=%s", n->uid);
 		sl_buf_putc(out, '\n');
@@ -639,13 +643,17 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_ppla
 		rc = sl__plan_idents(p);
 	if (!rc) /* after the ids: no rewrite changes an operator's state id */
 		rc = sl__plan_rewrite(p);
-	int ids = 0;
+	if (!rc) /* on the final node list */
+		rc = sl__plan_dist(p);
+	int ids = 0, exchanges = 0;
 	if (!rc && explain)
 		rc = sl_opts_bool(a->session, "sluice.explain.ids", 0, &ids, err);
+	if (!rc && explain)
+		rc = sl_opts_bool(a->session, "sluice.explain.exchanges", 0, &exchanges, err);
 	if (rc)
 		return rc;
 	if (explain)
-		explain_plan(p, explain, ids);
+		explain_plan(p, explain, ids, exchanges);
 	*plan = p->plan;
 	return 0;
 }

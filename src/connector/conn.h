@@ -5,7 +5,8 @@
  * declared columns that are not computed), with op set (+I unless the
  * format is a changelog) and wm = SL_WM_MIN: watermarks and computed
  * columns are added after the source by the scan operator (op_scan.c),
- * which also knows the source's partition.  A sink consumes batches in its
+ * which keeps a watermark per split of the source (sl_source.nsplits).  A
+ * sink consumes batches in its
  * table's schema.
  *
  * Connectors are registered by name ('connector' = 'filesystem', 'stdin',
@@ -83,6 +84,20 @@ typedef struct sl_source {
 	int64_t rows_read;     /* rows produced */
 	int64_t rows_skipped;  /* bad rows skipped (ignore-parse-errors) */
 	struct sl_decoder *dec; /* its format's decoder, or NULL (stats) */
+	/*
+	 * Splits (docs/parallel.md §4): a source whose input is cut into
+	 * splits by its data sets these in open (or restore); nsplits = 0 is
+	 * one split (stdin, datagen, ...).  Every read returns rows of one
+	 * split only, `split`; split_done[i] is 1 once split i can produce no
+	 * more rows.  split_wm[i] is split i's watermark: the scan operator
+	 * keeps it (op_scan.c), the source saves and restores it with the
+	 * split's position, so a checkpoint holds both under the split's id.
+	 * Arrays owned by the source.
+	 */
+	int nsplits;
+	int split;
+	const uint8_t *split_done;
+	int64_t *split_wm;
 } sl_source;
 
 typedef struct sl_lookup_vtab sl_lookup_vtab;

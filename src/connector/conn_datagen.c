@@ -25,6 +25,17 @@
  * relative to the wall clock at open ("now", as Flink; read in open, not
  * in configure, so planning reads no clock), saved in snapshots.
  * Every type of types.h except ROW can be generated.
+ *
+ * Splits (docs/parallel.md §4): an unthrottled ('rows-per-second' <= 0)
+ * bounded generator ('number-of-rows' or a sequence) of more than
+ * DG_CHUNK_ROWS rows is cut into chunks of that many
+ * rows, each a split with its own watermark in the scan.  Chunk 0 is the
+ * generator as seeded (a generator of at most one chunk gives the rows it
+ * gave before splits); chunk k starts its sequences k * DG_CHUNK_ROWS
+ * further and draws from streams seeded from (seed, column, k), so every
+ * row is still a function of the options and its row number.  The chunks
+ * are read a batch each in turn.  An unbounded or throttled generator, or
+ * one of more than DG_MAX_CHUNKS chunks (2^32 rows), is one split.
  */
 #include "conn_builtin.h"
 #include "sluice.h"
@@ -41,6 +52,9 @@
 
 #define DG_DEFAULT_SEED 0x5eed5107c0ffee11ULL
 #define DG_MAX_SLEEP_US 100000 /* longest sleep of one throttled read */
+#define DG_CHUNK_ROWS (1LL << 20) /* rows of a split of a bounded generator */
+#define DG_MAX_CHUNKS 4096          /* more chunks than this: one split */
+#define DG_SNAP_CHUNKED 0xffffffffu /* first u32 of a chunked snapshot */
 
 enum { GEN_RANDOM = 0, GEN_SEQUENCE = 1 };
 
@@ -80,6 +94,19 @@ typedef struct datagen_source {
 	int64_t thr_start_us;  /* monotonic time throttling counts from, 0 = unset */
 	int64_t thr_base;      /* `emitted` at thr_start_us */
 	int64_t batch_first;   /* row number of the last batch's first row */
+	/* Splits (docs/parallel.md §4): a bounded generator of more than
+	 * DG_CHUNK_ROWS rows is cut into chunks of that many rows, chunk k
+	 * holding rows [k * DG_CHUNK_ROWS, ...) with its own generators (see
+	 * the header); nchunks = 0: one split, d->cols. */
+	int nchunks;
+	int cur;               /* chunk whose turn it is */
+	gen_col *ccols;        /* nchunks x ncols generators */
+	int64_t *cemitted;     /* per chunk: rows produced */
+	int64_t *clen;         /* per chunk: its rows */
+	uint8_t *cdone;        /* per chunk: all produced (base.split_done) */
+	int64_t *cwm;          /* per chunk: the scan's watermark (base.split_wm) */
+	int ndone;
+	int64_t chunk_rows;    /* DG_CHUNK_ROWS, or the test override */
 } datagen_source;
 
 /* ---- random numbers -------------------------------------------------------- */
@@ -383,6 +410,63 @@ static int64_t mono_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+static int64_t rows_left(const datagen_source *d);
+
+/*
+ * Cuts a bounded generator into chunks of chunk_rows rows (the test-only
+ * SLUICE_TEST_DATAGEN_CHUNK_ROWS overrides DG_CHUNK_ROWS, docs/testing.md).
+ * Chunk 0 keeps the column generators as seeded; chunk k > 0 starts its
+ * sequences k * chunk_rows further and seeds its random streams from
+ * (seed, column, k).  An unbounded generator, or one of at most one
+ * chunk, stays one split (nchunks = 0): an unbounded one would hold the
+ * watermark at -infinity with splits never started (rule 5).  So does a
+ * throttled one ('rows-per-second' > 0): a live stream paced by the wall
+ * clock (often a long sequence used as a counter), whose rows and
+ * watermark would otherwise advance in a thousand chunks at once.
+ */
+static int make_chunks(datagen_source *d, uint64_t seed, sl_err *err)
+{
+	const char *v = getenv("SLUICE_TEST_DATAGEN_CHUNK_ROWS");
+	long long c = v ? atoll(v) : 0;
+	d->chunk_rows = c > 0 ? (int64_t)c : DG_CHUNK_ROWS;
+	int64_t total = rows_left(d);
+	if (d->rps > 0 || total == INT64_MAX || total <= d->chunk_rows)
+		return 0;
+	int64_t n = (total + d->chunk_rows - 1) / d->chunk_rows;
+	if (n > DG_MAX_CHUNKS)
+		return 0; /* more than 2^32 rows: one split (the chunks' state would be too big) */
+	d->nchunks = (int)n;
+	d->ccols = calloc((size_t)n * (size_t)(d->ncols ? d->ncols : 1), sizeof(gen_col));
+	d->cemitted = calloc((size_t)n, sizeof(int64_t));
+	d->clen = calloc((size_t)n, sizeof(int64_t));
+	d->cdone = calloc((size_t)n, 1);
+	d->cwm = calloc((size_t)n, sizeof(int64_t));
+	if (!d->ccols || !d->cemitted || !d->clen || !d->cdone || !d->cwm)
+		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", d->base.table);
+	for (int64_t k = 0; k < n; k++) {
+		int64_t start = k * d->chunk_rows;
+		d->clen[k] = total - start < d->chunk_rows ? total - start : d->chunk_rows;
+		d->cwm[k] = SL_WM_MIN;
+		for (int i = 0; i < d->ncols; i++) {
+			gen_col *g = &d->ccols[k * d->ncols + i];
+			*g = d->cols[i];
+			if (k == 0)
+				continue;
+			if (g->kind == GEN_SEQUENCE) {
+				g->seq_next = (int64_t)((uint64_t)g->seq_next + (uint64_t)start);
+				g->seq_left -= (uint64_t)start;
+			}
+			uint64_t ks = seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)k);
+			rng_seed(g->rng, ks ^ (0x100000001b3ULL * (uint64_t)(2 * i + 1)));
+			rng_seed(g->nrng, ks ^ (0x100000001b3ULL * (uint64_t)(2 * i + 2)));
+		}
+	}
+	d->base.nsplits = d->nchunks;
+	d->base.split_done = d->cdone;
+	d->base.split_wm = d->cwm;
+	return 0;
+}
+
 /* Reads the options and prepares every column's generator; no clock yet. */
 static int dg_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 {
@@ -408,7 +492,7 @@ static int dg_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return make_chunks(d, (uint64_t)seed, err);
 }
 
 /* Takes "now" for random TIMESTAMP/DATE values from the wall clock (a
@@ -603,9 +687,60 @@ static int64_t throttle(datagen_source *d)
 	return allowed > done ? allowed - done : 0;
 }
 
+/* A bounded generator cut into chunks: a batch from each chunk in turn
+ * (docs/parallel.md §4, rule 5), each batch holding rows of one chunk. */
+static int dg_read_chunk(datagen_source *d, sl_batch *out, sl_err *err)
+{
+	if (d->ndone >= d->nchunks)
+		return SL_EEOF;
+	int k = d->cur;
+	int64_t n = d->clen[k] - d->cemitted[k];
+	int64_t room = out->cap - out->nrows, allow = throttle(d);
+	if (n > room)
+		n = room;
+	if (n > allow)
+		n = allow;
+	if (n <= 0)
+		return 0;
+	int r0 = out->nrows;
+	memset(out->op + r0, SL_INSERT, (size_t)n);
+	for (int j = 0; j < n; j++)
+		out->wm[r0 + j] = SL_WM_MIN;
+	gen_col *saved = d->cols;
+	d->cols = &d->ccols[(size_t)k * (size_t)d->ncols];
+	for (int i = 0; i < d->ncols; i++) {
+		int rc = fill_col(d, out, i, r0, (int)n);
+		if (rc) {
+			d->cols = saved;
+			return sl_err_set(err, rc, "source '%s': datagen: out of memory", d->base.table);
+		}
+	}
+	d->cols = saved;
+	out->nrows += (int)n;
+	d->base.split = k;
+	d->batch_first = (int64_t)k * d->chunk_rows + d->cemitted[k] - r0;
+	d->cemitted[k] += n;
+	d->emitted += n;
+	d->base.rows_read += n;
+	if (d->cemitted[k] >= d->clen[k]) {
+		d->cdone[k] = 1;
+		d->ndone++;
+	}
+	for (int i = 1; i <= d->nchunks; i++) { /* the next chunk not done */
+		int j = (k + i) % d->nchunks;
+		if (!d->cdone[j]) {
+			d->cur = j;
+			break;
+		}
+	}
+	return (int)n;
+}
+
 static int dg_read(sl_source *s, sl_batch *out, sl_err *err)
 {
 	datagen_source *d = (datagen_source *)s;
+	if (d->nchunks)
+		return dg_read_chunk(d, out, err);
 	int64_t n = rows_left(d);
 	if (n <= 0)
 		return SL_EEOF;
@@ -638,45 +773,119 @@ static void dg_where(sl_source *s, int row, char *buf, size_t cap)
 	snprintf(buf, cap, "generated row %lld", (long long)(d->batch_first + row + 1));
 }
 
-/* Snapshot: row count, anchor, then per column the sequence counter and
- * both RNG states. */
+static void put_col(sl_snap_writer *w, const gen_col *g)
+{
+	sl_snap_put_i64(w, g->seq_next);
+	sl_snap_put_i64(w, (int64_t)g->seq_left);
+	for (int j = 0; j < 4; j++)
+		sl_snap_put_i64(w, (int64_t)g->rng[j]);
+	for (int j = 0; j < 4; j++)
+		sl_snap_put_i64(w, (int64_t)g->nrng[j]);
+}
+
+static void get_col(sl_snap_reader *r, gen_col *g)
+{
+	g->seq_next = sl_snap_get_i64(r);
+	g->seq_left = (uint64_t)sl_snap_get_i64(r);
+	for (int j = 0; j < 4; j++)
+		g->rng[j] = (uint64_t)sl_snap_get_i64(r);
+	for (int j = 0; j < 4; j++)
+		g->nrng[j] = (uint64_t)sl_snap_get_i64(r);
+}
+
+/*
+ * Snapshot of one split: u32 columns, row count, anchor, then per column
+ * the sequence counter and both RNG states (the format before splits,
+ * unchanged).  Of a chunked generator: u32 DG_SNAP_CHUNKED, u32 columns,
+ * row count, anchor, u32 chunks, u32 the chunk whose turn it is, then per
+ * chunk its rows produced, its watermark (base.split_wm) and its columns'
+ * states.
+ */
 static int dg_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 {
 	datagen_source *d = (datagen_source *)s;
-	sl_snap_put_u32(w, (uint32_t)d->ncols);
-	sl_snap_put_i64(w, d->emitted);
-	sl_snap_put_i64(w, d->anchor_us);
-	for (int i = 0; i < d->ncols; i++) {
-		gen_col *g = &d->cols[i];
-		sl_snap_put_i64(w, g->seq_next);
-		sl_snap_put_i64(w, (int64_t)g->seq_left);
-		for (int j = 0; j < 4; j++)
-			sl_snap_put_i64(w, (int64_t)g->rng[j]);
-		for (int j = 0; j < 4; j++)
-			sl_snap_put_i64(w, (int64_t)g->nrng[j]);
+	if (d->nchunks) {
+		sl_snap_put_u32(w, DG_SNAP_CHUNKED);
+		sl_snap_put_u32(w, (uint32_t)d->ncols);
+		sl_snap_put_i64(w, d->emitted);
+		sl_snap_put_i64(w, d->anchor_us);
+		sl_snap_put_u32(w, (uint32_t)d->nchunks);
+		sl_snap_put_u32(w, (uint32_t)d->cur);
+		for (int k = 0; k < d->nchunks; k++) {
+			sl_snap_put_i64(w, d->cemitted[k]);
+			sl_snap_put_i64(w, d->cwm[k]);
+			for (int i = 0; i < d->ncols; i++)
+				put_col(w, &d->ccols[(size_t)k * (size_t)d->ncols + i]);
+		}
+	} else {
+		sl_snap_put_u32(w, (uint32_t)d->ncols);
+		sl_snap_put_i64(w, d->emitted);
+		sl_snap_put_i64(w, d->anchor_us);
+		for (int i = 0; i < d->ncols; i++)
+			put_col(w, &d->cols[i]);
 	}
 	if (w->failed)
 		return sl_err_set(err, SL_ENOMEM, "source '%s': snapshot: out of memory", s->table);
 	return 0;
 }
 
+/* Marks chunk k done or not from its rows produced. */
+static void chunk_state(datagen_source *d, int k)
+{
+	int done = d->cemitted[k] >= d->clen[k];
+	d->ndone += done - d->cdone[k];
+	d->cdone[k] = (uint8_t)done;
+}
+
 static int dg_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 {
 	datagen_source *d = (datagen_source *)s;
-	if (sl_snap_get_u32(r) != (uint32_t)d->ncols || !sl_snap_reader_ok(r))
+	uint32_t first = sl_snap_get_u32(r);
+	int chunked = first == DG_SNAP_CHUNKED;
+	uint32_t ncols = chunked ? sl_snap_get_u32(r) : first;
+	if (ncols != (uint32_t)d->ncols || !sl_snap_reader_ok(r))
 		return sl_err_set(err, SL_ESTATE,
 		                  "source '%s': datagen snapshot has a different number of columns",
 		                  s->table);
 	d->emitted = sl_snap_get_i64(r);
 	d->anchor_us = sl_snap_get_i64(r);
-	for (int i = 0; i < d->ncols; i++) {
-		gen_col *g = &d->cols[i];
-		g->seq_next = sl_snap_get_i64(r);
-		g->seq_left = (uint64_t)sl_snap_get_i64(r);
-		for (int j = 0; j < 4; j++)
-			g->rng[j] = (uint64_t)sl_snap_get_i64(r);
-		for (int j = 0; j < 4; j++)
-			g->nrng[j] = (uint64_t)sl_snap_get_i64(r);
+	if (chunked) {
+		uint32_t n = sl_snap_get_u32(r), cur = sl_snap_get_u32(r);
+		if (!sl_snap_reader_ok(r) || n != (uint32_t)d->nchunks || cur >= n)
+			return sl_err_set(err, SL_ESTATE, "source '%s': datagen snapshot has %u chunks, "
+			                  "the table's options make %d", s->table, n, d->nchunks);
+		d->cur = (int)cur;
+		for (uint32_t k = 0; k < n; k++) {
+			d->cemitted[k] = sl_snap_get_i64(r);
+			d->cwm[k] = sl_snap_get_i64(r);
+			for (int i = 0; i < d->ncols; i++)
+				get_col(r, &d->ccols[(size_t)k * (size_t)d->ncols + i]);
+			chunk_state(d, (int)k);
+		}
+	} else if (d->nchunks) {
+		/* a snapshot from before chunks (one stream of `emitted` rows): the
+		 * chunks before that row are done, the one holding it goes on with
+		 * the stream's generators and watermark (the scan's, in cwm), the
+		 * later ones start afresh at -infinity */
+		int64_t wm = d->cwm[0];
+		int at = (int)(d->emitted / d->chunk_rows);
+		for (int k = 0; k < d->nchunks; k++) {
+			d->cemitted[k] = k < at ? d->clen[k] : k == at ? d->emitted - (int64_t)k * d->chunk_rows : 0;
+			d->cwm[k] = k == at ? wm : SL_WM_MIN;
+			if (k == at)
+				for (int i = 0; i < d->ncols; i++)
+					get_col(r, &d->ccols[(size_t)k * (size_t)d->ncols + i]);
+			chunk_state(d, k);
+		}
+		if (at >= d->nchunks) { /* finished: skip the columns */
+			gen_col tmp;
+			for (int i = 0; i < d->ncols; i++)
+				get_col(r, &tmp);
+		}
+		d->cur = at < d->nchunks ? at : 0;
+	} else {
+		for (int i = 0; i < d->ncols; i++)
+			get_col(r, &d->cols[i]);
 	}
 	if (!sl_snap_reader_ok(r))
 		return sl_err_set(err, SL_ESTATE, "source '%s': datagen snapshot is damaged",
@@ -689,7 +898,18 @@ static void dg_close(sl_source *s)
 {
 	datagen_source *d = (datagen_source *)s;
 	free(d->cols);
-	d->cols = NULL;
+	free(d->ccols);
+	free(d->cemitted);
+	free(d->clen);
+	free(d->cdone);
+	free(d->cwm);
+	d->cols = d->ccols = NULL;
+	d->cemitted = d->clen = d->cwm = NULL;
+	d->cdone = NULL;
+	d->nchunks = 0;
+	s->nsplits = 0;
+	s->split_done = NULL;
+	s->split_wm = NULL;
 }
 
 /* The 'datagen' source method table. */

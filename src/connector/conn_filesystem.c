@@ -15,16 +15,24 @@
  * file) and opened when it starts (conn.h).
  *
  * Source.  'path' is a file or a directory (looked at by open: a missing
- * path is an error naming it); a directory is one partition
- * whose regular files are read in byte-wise name order, skipping names that
- * start with '.' or '_' (hidden and in-progress files).  Records come from
+ * path is an error naming it); a directory's regular files are listed in
+ * byte-wise name order, skipping names that start with '.' or '_' (hidden
+ * and in-progress files).  The input is cut into splits by its data
+ * (docs/parallel.md §4, docs/watermarks.md "Splits"): each file is a split,
+ * and a file of a line-oriented format (not a changelog format, no PRIMARY
+ * KEY) larger than FS_SPLIT_BYTES is cut into ranges of that size, a range
+ * owning the lines that start in it.  The splits are read in turns (one
+ * aligned MiB of a file each; fss_read), every batch holding rows of one
+ * split (sl_source.split), so the scan keeps a watermark per split
+ * (sl_source.split_wm, saved here with the positions).  Records come from
  * the shared line reader (conn_lines.c, 1 MiB read(2) blocks, records in
  * place) and are decoded by the 'format' into the caller's batch; the
  * format's own options pass through.  For each row of the current batch
- * the source remembers file, line and byte offset (for `where` and error
- * messages).  Invariant: the reader's position is always just after the
- * last record consumed, so a snapshot (file index and name, offset, line)
- * restores exactly at the next record.
+ * the source remembers split, line and byte offset (for `where` and error
+ * messages, which name the line in the whole file).  Invariant: a split's
+ * position is always just after the last record consumed from it, so a
+ * snapshot (per split: id, state, offset, line, watermark; and whose turn
+ * it is) restores exactly at the next record of every split.
  *
  * Sink.  'path' is a directory (created by open if missing).  Rows are
  * encoded by the format into a buffer written with write(2) in 1 MiB chunks to a
@@ -77,6 +85,10 @@
 #define FS_DEFAULT_ROLL (128LL * 1024 * 1024)   /* 'sink.rolling-policy.file-size' */
 #define FS_DEFAULT_ROLLOVER (30LL * 60 * 1000000) /* '...rollover-interval': 30 min */
 #define FS_DEFAULT_CHECK (60LL * 1000000)       /* '...check-interval': 1 min */
+#define FS_SPLIT_BYTES (64LL * 1024 * 1024)     /* ranges of a large file (source) */
+#define FS_SRC_SNAP_VERSION 2                   /* the source's snapshot (per split) */
+#define FS_TURN_BYTES (1LL << 20)               /* a split's turn: records starting in
+                                                 * one aligned MiB of its file */
 
 /* ---- source ---------------------------------------------------------------- */
 
@@ -88,19 +100,50 @@ typedef struct fs_pval {
 	sl_str str;
 } fs_pval;
 
+/* Split states. */
+enum { FS_WAITING = 0, FS_STARTED = 1, FS_DONE = 2 };
+
+/*
+ * A split: a file, or a byte range [start, end) of a large line-oriented
+ * file owning the lines that start in it.  Its id is (file name, start).
+ * Lines are counted from an origin: `first` (the split's first line
+ * start) normally, the start of the file after a restore of a version-1
+ * snapshot; `base` is the number of lines before the origin, -1 until an
+ * error message needs it (counted then).
+ */
+typedef struct fs_split {
+	int file;           /* index into files */
+	int64_t start;      /* byte where the split starts (its id) */
+	int64_t end;        /* byte where it ends, -1 = the end of the file */
+	int state;          /* FS_WAITING, FS_STARTED, FS_DONE */
+	int64_t first;      /* started: the first line start >= start */
+	int64_t off;        /* started: offset of the next record */
+	int64_t line;       /* started: lines consumed since the origin */
+	int64_t base;       /* lines before the origin, -1 = not counted yet */
+} fs_split;
+
 typedef struct fs_source {
 	sl_source base;     /* must be first */
 	char *path;         /* 'path' as given */
 	int is_dir;         /* path is a directory */
 	char **files;       /* file names (directory) or {path} (file), sorted */
 	int nfiles;
-	int cur;            /* index of the file being read; nfiles = done */
-	sl_linereader lr;   /* reader of files[cur] */
+	fs_split *splits;   /* in file order, then start order */
+	int nsplits;
+	uint8_t *done;      /* per split: state == FS_DONE (base.split_done) */
+	int64_t *wm;        /* per split: the scan's watermark (base.split_wm) */
+	int ndone;          /* splits done */
+	int cur;            /* split whose turn it is */
+	int lr_split;       /* split the reader is positioned in, -1 = none */
+	int64_t turn_end;   /* the turn of split cur ends before this offset */
+	int64_t turn_bytes; /* FS_TURN_BYTES, or half a test's small split size */
+	int cutable;        /* the format is line-oriented: big files are cut */
+	sl_linereader lr;   /* reader of splits[lr_split] */
 	sl_decoder *dec;    /* the format's decoder */
 	int prov_cap;       /* size of the provenance arrays */
 	int prov_n;         /* rows of the last batch with provenance */
-	int32_t *prov_file; /* per batch row: file index */
-	int64_t *prov_line; /* per batch row: line (1-based) */
+	int32_t *prov_file; /* per batch row: split index */
+	int64_t *prov_line; /* per batch row: line since the split's origin (1-based) */
 	int64_t *prov_off;  /* per batch row: byte offset of its record */
 	char namebuf[4096]; /* display name scratch */
 	/* PARTITIONED BY (conn_fs_partition.c lists the files): */
@@ -277,6 +320,7 @@ static int configure_partitioned(fs_source *f, const sl_conn_args *a, sl_err *er
 	if (!(f->dec = sl__conn_decoder(&da, NULL, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	f->base.dec = f->dec;
+	f->cutable = !f->dec->vt->changelog && !f->dec->keyed;
 	int rc = sl__fs_check_commit_options(a, err);
 	if (rc)
 		return rc;
@@ -292,6 +336,8 @@ static int fss_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 {
 	fs_source *f = (fs_source *)s;
 	sl__lines_init(&f->lr);
+	f->lr_split = -1;
+	f->turn_end = -1;
 	const char *path = sl_opts_get(a->opts, "path");
 	if (!path)
 		return sl_err_set(err, SL_EINVAL, "source '%s': option 'path' is required", a->table);
@@ -307,11 +353,71 @@ static int fss_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 	if (!(f->dec = sl__conn_decoder(a, NULL, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	f->base.dec = f->dec;
+	f->cutable = !f->dec->vt->changelog && !f->dec->keyed;
 	return sl__fs_check_commit_options(a, err);
 }
 
+/*
+ * The size above which a line-oriented file is cut into ranges of that
+ * size (docs/parallel.md §4): a constant; the environment variable
+ * SLUICE_TEST_SPLIT_BYTES overrides it for tests only (docs/testing.md).
+ */
+static int64_t split_bytes(void)
+{
+	const char *v = getenv("SLUICE_TEST_SPLIT_BYTES");
+	long long n = v ? atoll(v) : 0;
+	return n > 0 ? (int64_t)n : FS_SPLIT_BYTES;
+}
+
+/* Cuts the listed files into splits (a file; ranges of a large file of a
+ * line-oriented format) and publishes them in the base (conn.h). */
+static int make_splits(fs_source *f, sl_err *err)
+{
+	int64_t size = split_bytes();
+	int cap = f->nfiles + 1;
+	f->turn_bytes = size / 2 < FS_TURN_BYTES ? (size > 1 ? size / 2 : 1) : FS_TURN_BYTES;
+	f->splits = calloc((size_t)cap, sizeof *f->splits);
+	if (!f->splits)
+		goto nomem;
+	for (int i = 0; i < f->nfiles; i++) {
+		struct stat st;
+		int64_t len = 0;
+		if (f->cutable && !stat(file_name(f, i), &st))
+			len = (int64_t)st.st_size;
+		int64_t start = 0;
+		do {
+			if (f->nsplits == cap) {
+				cap *= 2;
+				fs_split *ns = realloc(f->splits, (size_t)cap * sizeof *ns);
+				if (!ns)
+					goto nomem;
+				f->splits = ns;
+			}
+			fs_split *sp = &f->splits[f->nsplits++];
+			memset(sp, 0, sizeof *sp);
+			sp->file = i;
+			sp->start = start;
+			sp->end = len > start + size ? start + size : -1;
+			sp->base = start ? -1 : 0;
+			start += size;
+		} while (len > start);
+	}
+	f->done = calloc((size_t)f->nsplits + 1, 1);
+	f->wm = malloc(((size_t)f->nsplits + 1) * sizeof *f->wm);
+	if (!f->done || !f->wm)
+		goto nomem;
+	for (int i = 0; i < f->nsplits; i++)
+		f->wm[i] = SL_WM_MIN;
+	f->base.nsplits = f->nsplits;
+	f->base.split_done = f->done;
+	f->base.split_wm = f->wm;
+	return 0;
+nomem:
+	return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", f->base.table);
+}
+
 /* Lists what to read: the file, the directory's files, or the partition
- * directories' files. */
+ * directories' files; cuts them into splits. */
 static int fss_open(sl_source *s, sl_err *err)
 {
 	fs_source *f = (fs_source *)s;
@@ -326,13 +432,16 @@ static int fss_open(sl_source *s, sl_err *err)
 		f->is_dir = 1;
 		int rc = sl__fs_list_partitions(path, f->npart, f->pnames, f->default_name, &f->files,
 		                                &f->values, &f->nfiles, table, err);
-		if (rc)
+		if (rc) {
 			sl_err_prefix(err, "source");
-		return rc;
+			return rc;
+		}
+		return make_splits(f, err);
 	}
 	if (S_ISDIR(st.st_mode)) {
 		f->is_dir = 1;
-		return list_dir(f, err);
+		int rc = list_dir(f, err);
+		return rc ? rc : make_splits(f, err);
 	}
 	if (!S_ISREG(st.st_mode))
 		return sl_err_set(err, SL_EIO, "source '%s': path '%s' is not a file or directory",
@@ -341,17 +450,51 @@ static int fss_open(sl_source *s, sl_err *err)
 	if (!f->files || !(f->files[0] = strdup(path)))
 		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", table);
 	f->nfiles = 1;
-	return 0;
+	return make_splits(f, err);
 }
 
-/* Opens files[cur] at byte off / line; checks that off is inside it. */
-static int open_file(fs_source *f, int64_t off, int64_t line, sl_err *err)
+/* The first line start at or after byte `start` of fd (start itself when
+ * the byte before it is '\n'; the file's size when none). */
+static int64_t line_start_from(int fd, int64_t start)
 {
-	const char *name = file_name(f, f->cur);
+	char buf[65536];
+	int64_t at = start - 1;
+	for (;;) {
+		ssize_t n = pread(fd, buf, sizeof buf, at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : at;
+		char *nl = memchr(buf, '\n', (size_t)n);
+		if (nl)
+			return at + (nl - buf) + 1;
+		at += n;
+	}
+}
+
+/* Positions the reader in split k: at its first line when it has not
+ * started, else at its next record; checks that the offset is inside the
+ * file.  Marks it started. */
+static int open_split(fs_source *f, int k, sl_err *err)
+{
+	fs_split *sp = &f->splits[k];
+	const char *name = file_name(f, sp->file);
 	int fd = open(name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return sl_err_set(err, SL_EIO, "source '%s': cannot open file '%s': %s",
 		                  f->base.table, name, strerror(errno));
+	if (sp->state == FS_WAITING) {
+		sp->first = sp->start ? line_start_from(fd, sp->start) : 0;
+		if (sp->first < 0) {
+			close(fd);
+			return sl_err_set(err, SL_EIO, "source '%s': file '%s': read failed: %s",
+			                  f->base.table, name, strerror(errno));
+		}
+		sp->off = sp->first;
+		sp->line = 0;
+		sp->state = FS_STARTED;
+	}
+	int64_t off = sp->off;
 	if (off > 0) {
 		struct stat st;
 		if (fstat(fd, &st) || st.st_size < off || lseek(fd, off, SEEK_SET) != off) {
@@ -361,11 +504,67 @@ static int open_file(fs_source *f, int64_t off, int64_t line, sl_err *err)
 			                  "offset %lld", f->base.table, name, (long long)off);
 		}
 	}
-	if (sl__lines_start(&f->lr, fd, 1, off, line)) {
+	if (sl__lines_start(&f->lr, fd, 1, off, sp->line)) {
 		close(fd);
 		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", f->base.table);
 	}
+	f->lr_split = k;
 	return 0;
+}
+
+/* The reader leaves its split: the split keeps the reader's position. */
+static void leave_split(fs_source *f)
+{
+	if (f->lr_split < 0)
+		return;
+	fs_split *sp = &f->splits[f->lr_split];
+	if (sp->state == FS_STARTED) {
+		sp->off = f->lr.off;
+		sp->line = f->lr.line;
+	}
+	sl__lines_stop(&f->lr);
+	f->lr_split = -1;
+}
+
+static void finish_split(fs_source *f, int k)
+{
+	if (f->lr_split == k)
+		leave_split(f);
+	if (f->splits[k].state != FS_DONE) {
+		f->splits[k].state = FS_DONE;
+		f->done[k] = 1;
+		f->ndone++;
+	}
+}
+
+/* The line in its file of the row at line `rel` since split k's origin:
+ * counts the lines before the origin the first time it is needed (an
+ * error message), -1 when the file cannot be read. */
+static int64_t abs_line(fs_source *f, int k, int64_t rel)
+{
+	fs_split *sp = &f->splits[k];
+	if (sp->base < 0) {
+		int fd = open(file_name(f, sp->file), O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		char buf[65536];
+		int64_t at = 0, n = 0;
+		while (at < sp->first) {
+			size_t want = sp->first - at < (int64_t)sizeof buf ? (size_t)(sp->first - at)
+			                                                    : sizeof buf;
+			ssize_t got = pread(fd, buf, want, at);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0)
+				break;
+			for (ssize_t i = 0; i < got; i++)
+				n += buf[i] == '\n';
+			at += got;
+		}
+		close(fd);
+		sp->base = n;
+	}
+	return sp->base + rel;
 }
 
 static int ensure_prov(fs_source *f, int cap, sl_err *err)
@@ -450,7 +649,8 @@ static int load_pvals(fs_source *f, int i, sl_err *err)
 static int decode_view(fs_source *f, const char *rec, size_t len, sl_batch *out, sl_err *derr,
                        sl_err *err)
 {
-	if (f->pval_file != f->cur && load_pvals(f, f->cur, err))
+	int file = f->splits[f->lr_split].file;
+	if (f->pval_file != file && load_pvals(f, file, err))
 		return SL_EINPUT - 1000; /* err is set: not a decoder error */
 	sl_batch v = *out;
 	for (int j = 0; j < f->ndata; j++)
@@ -496,19 +696,46 @@ static int decode_one(fs_source *f, const char *rec, size_t len, int64_t line, i
 		return 0;
 	}
 	if (rc < 0) {
+		int file = f->splits[f->lr_split].file;
+		line = abs_line(f, f->lr_split, line);
 		sl_err_set(err, rc, "source '%s': file '%s', line %lld: %s", f->base.table,
-		           file_name(f, f->cur), (long long)line, derr.code ? derr.msg : sl_err_name(rc));
-		sl_err_input(err, file_name(f, f->cur), line);
+		           file_name(f, file), (long long)line, derr.code ? derr.msg : sl_err_name(rc));
+		sl_err_input(err, file_name(f, file), line);
 		return rc;
 	}
 	for (int r = first; r < out->nrows; r++) {
-		f->prov_file[r] = f->cur;
+		f->prov_file[r] = f->lr_split;
 		f->prov_line[r] = line;
 		f->prov_off[r] = off;
 	}
 	return rc;
 }
 
+/* The next split not done after split k, round-robin (k itself when it
+ * is the only one left). */
+static int next_split(const fs_source *f, int k)
+{
+	for (int i = 1; i <= f->nsplits; i++) {
+		int j = (k + i) % f->nsplits;
+		if (f->splits[j].state != FS_DONE)
+			return j;
+	}
+	return k;
+}
+
+/*
+ * Reads rows of the split whose turn it is (every batch holds rows of one
+ * split, base.split).  While several splits are left, a turn is the
+ * records that start in one aligned MiB of the split's file (from the
+ * turn's first record to the next multiple of FS_TURN_BYTES), a batch or
+ * more (a test's small split size makes turns half as large); then the
+ * next split not done takes its turn, so all splits are
+ * read interleaved (docs/parallel.md §4, rule 5) with one reader, one
+ * buffer and one open file at a time.  Turns are defined by file offsets,
+ * not by batch sizes or reads, and a snapshot keeps the turn, so a
+ * restored job reads the splits in the order the uninterrupted job does.
+ * A range ends at the first record starting at or after its end.
+ */
 static int fss_read(sl_source *s, sl_batch *out, sl_err *err)
 {
 	fs_source *f = (fs_source *)s;
@@ -516,29 +743,48 @@ static int fss_read(sl_source *s, sl_batch *out, sl_err *err)
 	if (ensure_prov(f, out->cap, err))
 		return SL_ENOMEM;
 	f->prov_n = 0;
-	while (out->cap - out->nrows >= 2 && f->cur < f->nfiles) {
+	while (out->cap - out->nrows >= 2 && f->ndone < f->nsplits) {
 		int may_move = out->nrows == rows0; /* no row of ours points at the buffer */
-		if (f->lr.fd < 0) {
+		fs_split *sp = &f->splits[f->cur];
+		if (f->lr_split != f->cur) {
 			if (!may_move)
-				break; /* a new file would overwrite the buffer */
-			if ((rc = open_file(f, 0, 0, err)))
+				break; /* another split would overwrite the buffer */
+			leave_split(f);
+			if ((rc = open_split(f, f->cur, err)))
 				goto fail;
+			if (f->turn_end < 0)
+				f->turn_end = (sp->off / f->turn_bytes + 1) * f->turn_bytes;
 		}
+		s->split = f->cur;
 		const char *rec;
 		size_t len;
 		int64_t line, off;
 		rc = sl__lines_next(&f->lr, may_move, &rec, &len, &line, &off);
-		if (rc == 0)
-			break;
-		if (rc == SL_EEOF) {
-			sl__lines_stop(&f->lr);
-			f->cur++;
+		int turn_over = 0;
+		if (rc == 1 && sp->end >= 0 && off >= sp->end) {
+			sl__lines_unread(&f->lr, rec, line, off);
+			rc = SL_EEOF; /* the record belongs to the next range */
+		} else if (rc == 1 && off >= f->turn_end && f->nsplits - f->ndone > 1) {
+			sl__lines_unread(&f->lr, rec, line, off);
+			turn_over = 1;
+		}
+		if (rc == SL_EEOF || turn_over) {
+			if (rc == SL_EEOF)
+				finish_split(f, f->cur);
+			else
+				leave_split(f);
+			f->cur = next_split(f, f->cur);
+			f->turn_end = -1; /* the next turn starts where its split is */
+			if (out->nrows > rows0)
+				break; /* a batch holds one split's rows */
 			continue;
 		}
+		if (rc == 0)
+			break;
 		if (rc < 0) {
 			sl_err_set(err, rc, "source '%s': file '%s': read failed: %s", s->table,
-			           file_name(f, f->cur), rc == SL_ENOMEM ? "out of memory"
-			                                                 : strerror(errno));
+			           file_name(f, sp->file), rc == SL_ENOMEM ? "out of memory"
+			                                                   : strerror(errno));
 			goto fail;
 		}
 		if ((rc = decode_one(f, rec, len, line, off, out, err)) == SL_EFULL) {
@@ -553,7 +799,7 @@ static int fss_read(sl_source *s, sl_batch *out, sl_err *err)
 	s->rows_read += out->nrows - rows0;
 	if (out->nrows > rows0)
 		return out->nrows - rows0;
-	return f->cur >= f->nfiles ? SL_EEOF : 0;
+	return f->ndone >= f->nsplits ? SL_EEOF : 0;
 fail:
 	f->prov_n = out->nrows;
 	s->rows_read += out->nrows - rows0;
@@ -567,8 +813,9 @@ static void fss_where(sl_source *s, int row, char *buf, size_t cap)
 		snprintf(buf, cap, "path '%s'", f->path);
 		return;
 	}
-	snprintf(buf, cap, "file '%s', line %lld", file_name(f, f->prov_file[row]),
-	         (long long)f->prov_line[row]);
+	int k = f->prov_file[row];
+	int64_t line = abs_line(f, k, f->prov_line[row]);
+	snprintf(buf, cap, "file '%s', line %lld", file_name(f, f->splits[k].file), (long long)line);
 }
 
 static int fss_row_input(sl_source *s, int row, const char **file, int64_t *line)
@@ -576,23 +823,45 @@ static int fss_row_input(sl_source *s, int row, const char **file, int64_t *line
 	fs_source *f = (fs_source *)s;
 	if (row < 0 || row >= f->prov_n || row >= f->prov_cap || !f->prov_file)
 		return 0;
-	*file = file_name(f, f->prov_file[row]);
-	*line = f->prov_line[row];
+	int k = f->prov_file[row];
+	*line = abs_line(f, k, f->prov_line[row]);
+	*file = file_name(f, f->splits[k].file);
 	return 1;
 }
 
-/* Snapshot: u8 version, file index, file name ("" when done), offset and
- * line of the next record. */
+/*
+ * Snapshot, version 2: u8 2, the split whose turn it is (u32 index) and
+ * where its turn ends (i64, -1 = not begun), u32 splits, then per split its id (file name,
+ * start), u8 state, the first line start, the offset and line (since the
+ * origin) of its next record, the lines before the origin (-1 = not
+ * counted) and its watermark (base.split_wm, kept by the scan).
+ * Version 1 (one stream over the files in name order, before splits):
+ * u8 1, file index, file name ("" when done), offset and line of the next
+ * record; fss_restore maps it onto the splits.
+ */
 static int fss_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 {
 	fs_source *f = (fs_source *)s;
-	int open = f->lr.fd >= 0;
-	const char *name = f->cur < f->nfiles ? f->files[f->cur] : "";
-	sl_snap_put_u8(w, 1);
+	if (f->lr_split >= 0 && f->splits[f->lr_split].state == FS_STARTED) {
+		f->splits[f->lr_split].off = f->lr.off;
+		f->splits[f->lr_split].line = f->lr.line;
+	}
+	sl_snap_put_u8(w, FS_SRC_SNAP_VERSION);
 	sl_snap_put_u32(w, (uint32_t)f->cur);
-	sl_snap_put_bytes(w, name, strlen(name));
-	sl_snap_put_i64(w, open ? f->lr.off : 0);
-	sl_snap_put_i64(w, open ? f->lr.line : 0);
+	sl_snap_put_i64(w, f->turn_end);
+	sl_snap_put_u32(w, (uint32_t)f->nsplits);
+	for (int i = 0; i < f->nsplits; i++) {
+		const fs_split *sp = &f->splits[i];
+		const char *name = f->files[sp->file];
+		sl_snap_put_bytes(w, name, strlen(name));
+		sl_snap_put_i64(w, sp->start);
+		sl_snap_put_u8(w, (uint8_t)sp->state);
+		sl_snap_put_i64(w, sp->first);
+		sl_snap_put_i64(w, sp->off);
+		sl_snap_put_i64(w, sp->line);
+		sl_snap_put_i64(w, sp->base);
+		sl_snap_put_i64(w, f->wm[i]);
+	}
 	if (w->failed)
 		return sl_err_set(err, SL_ENOMEM, "source '%s': snapshot: out of memory", s->table);
 	return 0;
@@ -615,27 +884,129 @@ static int find_file(const fs_source *f, const char *name, size_t n, int *exact)
 	return f->nfiles;
 }
 
-static int fss_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
+/* Resets every split to not started, watermark -infinity. */
+static void reset_splits(fs_source *f)
 {
-	fs_source *f = (fs_source *)s;
+	for (int i = 0; i < f->nsplits; i++) {
+		fs_split *sp = &f->splits[i];
+		sp->state = FS_WAITING;
+		sp->first = sp->off = sp->line = 0;
+		sp->base = sp->start ? -1 : 0;
+		f->done[i] = 0;
+		f->wm[i] = SL_WM_MIN;
+	}
+	f->ndone = 0;
+	f->cur = 0;
+	f->turn_end = -1;
+}
+
+/*
+ * Version 1: the files were one stream.  Files before the named one are
+ * done; in the named file (when it still exists) the splits ending at or
+ * before the offset are done, the split holding it is started there with
+ * the stream's watermark (the scan put it in base.split_wm before calling
+ * restore) and lines counted from the start of the file; the rest start
+ * afresh at -infinity (their own watermark, docs/parallel.md §4).
+ */
+static int restore_v1(fs_source *f, sl_snap_reader *r, sl_err *err)
+{
 	size_t n = 0;
 	int exact;
-	uint8_t ver = sl_snap_get_u8(r);
 	(void)sl_snap_get_u32(r); /* the index is informative: names decide */
 	const char *name = sl_snap_get_bytes(r, &n);
 	int64_t off = sl_snap_get_i64(r), line = sl_snap_get_i64(r);
-	if (!sl_snap_reader_ok(r) || ver != 1 || off < 0 || line < 0)
+	if (!sl_snap_reader_ok(r) || off < 0 || line < 0)
+		return sl_err_set(err, SL_ESTATE, "source '%s': damaged filesystem snapshot",
+		                  f->base.table);
+	int64_t stream_wm = f->nsplits ? f->wm[0] : SL_WM_MIN;
+	reset_splits(f);
+	int file = n == 0 ? f->nfiles : find_file(f, name, n, &exact);
+	int at = n != 0 && file < f->nfiles && exact; /* resume inside `file` */
+	for (int i = 0; i < f->nsplits; i++) {
+		fs_split *sp = &f->splits[i];
+		if (sp->file < file || (at && sp->file == file && sp->end >= 0 && sp->end <= off)) {
+			finish_split(f, i);
+		} else if (at && sp->file == file && sp->start <= off) {
+			sp->state = FS_STARTED;
+			sp->first = 0; /* lines counted from the start of the file */
+			sp->base = 0;
+			sp->off = off;
+			sp->line = line;
+			f->wm[i] = stream_wm;
+		}
+	}
+	f->cur = next_split(f, f->nsplits ? f->nsplits - 1 : 0);
+	return 0;
+}
+
+/* Version 2: each saved split's state goes to the split with the same id
+ * (file name, start); splits not in the snapshot (new files) start afresh,
+ * saved splits whose file is gone are dropped. */
+static int restore_v2(fs_source *f, sl_snap_reader *r, sl_err *err)
+{
+	uint32_t cur = sl_snap_get_u32(r);
+	int64_t turn_end = sl_snap_get_i64(r);
+	uint32_t n = sl_snap_get_u32(r);
+	int cur_k = -1;
+	reset_splits(f);
+	for (uint32_t i = 0; i < n && sl_snap_reader_ok(r); i++) {
+		size_t len = 0;
+		int exact;
+		const char *name = sl_snap_get_bytes(r, &len);
+		int64_t start = sl_snap_get_i64(r);
+		int state = sl_snap_get_u8(r);
+		int64_t first = sl_snap_get_i64(r), off = sl_snap_get_i64(r);
+		int64_t line = sl_snap_get_i64(r), base = sl_snap_get_i64(r), wm = sl_snap_get_i64(r);
+		if (!sl_snap_reader_ok(r) || state > FS_DONE || off < 0 || line < 0)
+			break;
+		int file = find_file(f, name, len, &exact);
+		if (file >= f->nfiles || !exact)
+			continue; /* the file is gone */
+		for (int k = 0; k < f->nsplits; k++) {
+			fs_split *sp = &f->splits[k];
+			if (sp->file != file || sp->start != start)
+				continue;
+			f->wm[k] = wm;
+			if (i == cur)
+				cur_k = k;
+			if (state == FS_DONE) {
+				finish_split(f, k);
+			} else if (state == FS_STARTED) {
+				sp->state = FS_STARTED;
+				sp->first = first;
+				sp->off = off;
+				sp->line = line;
+				sp->base = base;
+			}
+		}
+	}
+	if (!sl_snap_reader_ok(r))
+		return sl_err_set(err, SL_ESTATE, "source '%s': damaged filesystem snapshot",
+		                  f->base.table);
+	if (cur_k >= 0 && f->splits[cur_k].state != FS_DONE) {
+		f->cur = cur_k; /* the turn goes on where it was */
+		f->turn_end = turn_end;
+	} else {
+		f->cur = next_split(f, cur_k >= 0 ? cur_k : f->nsplits ? f->nsplits - 1 : 0);
+	}
+	return 0;
+}
+
+static int fss_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
+{
+	fs_source *f = (fs_source *)s;
+	uint8_t ver = sl_snap_get_u8(r);
+	leave_split(f);
+	if (ver == 1)
+		return restore_v1(f, r, err);
+	if (ver == FS_SRC_SNAP_VERSION)
+		return restore_v2(f, r, err);
+	if (!sl_snap_reader_ok(r))
 		return sl_err_set(err, SL_ESTATE, "source '%s': damaged filesystem snapshot",
 		                  s->table);
-	sl__lines_stop(&f->lr);
-	if (n == 0) { /* finished */
-		f->cur = f->nfiles;
-		return 0;
-	}
-	f->cur = find_file(f, name, n, &exact);
-	if (f->cur >= f->nfiles || !exact)
-		return 0; /* the file is gone: continue with the next name */
-	return open_file(f, off, line, err);
+	return sl_err_set(err, SL_ESTATE, "source '%s': filesystem snapshot version %d is not "
+	                  "supported (this build reads 1 and %d)", s->table, ver,
+	                  FS_SRC_SNAP_VERSION);
 }
 
 static void fss_close(sl_source *s)
@@ -651,6 +1022,16 @@ static void fss_close(sl_source *s)
 	free(f->prov_file);
 	free(f->prov_line);
 	free(f->prov_off);
+	free(f->splits);
+	free(f->done);
+	free(f->wm);
+	f->splits = NULL;
+	f->done = NULL;
+	f->wm = NULL;
+	f->nsplits = 0;
+	s->nsplits = 0;
+	s->split_done = NULL;
+	s->split_wm = NULL;
 	if (f->values)
 		for (int i = 0; i < f->nfiles * f->npart; i++)
 			free(f->values[i]);

@@ -8,16 +8,24 @@
  *   pump       reads one batch from the source, evaluates computed columns,
  *              sets each row's W_before and emits the batch, then the
  *              watermark after its last row
- *   snapshot   the source position and the partition watermark
+ *   snapshot   the source's watermark, then the source's positions (with
+ *              its splits' watermarks)
  *   finish     nothing: the graph sends +infinity after the last batch
  *   commit     the source's commit (a checkpoint's positions are durable:
  *              a Kafka source commits its offsets); only for sources that
  *              have one (scan_commit_vtab), NULL for the others
  *
- * Watermark (docs/semantics.md §1).  A source is one partition.  W starts at
- * -infinity; for each row r in arrival order, W_before(r) = W, then
- * W = max(W, expr(r)) unless expr(r) is NULL.  A NULL rowtime is bad input:
- * the job stops with an error naming the source's position for that row.
+ * Watermark (docs/semantics.md §1, docs/parallel.md §4).  A split of the
+ * source (a file, a range of a large file; the whole source when it has no
+ * splits, conn.h) is one partition with its own W: W starts at -infinity;
+ * for each row r of the split in arrival order, W_before(r) = W, then
+ * W = max(W, expr(r)) unless expr(r) is NULL.  Every batch holds rows of
+ * one split.  The watermark the scan emits after a batch is the source's:
+ * the minimum of W over the splits that can still produce rows, started or
+ * not (a finished split counts as +infinity).  The splits' W live in the
+ * source (sl_source.split_wm), which saves them with the splits' positions.
+ * A NULL rowtime is bad input: the job stops with an error naming the
+ * source's position for that row.
  *
  * The output batch is a view: physical columns point at the source batch's
  * vectors, computed columns at vectors owned here; nothing is copied.
@@ -57,7 +65,7 @@ typedef struct scan_op {
 	sl_batch *wmb;         /* one column: the watermark expression */
 	sl_prog *comp_prog;
 	sl_prog *wm_prog;
-	int64_t wm;            /* partition watermark */
+	int64_t wm;            /* the watermark emitted last (the source's) */
 	sl_decoder *push_dec;  /* push mode */
 	int64_t last_data_us;  /* monotonic time of the last rows (idle timeout) */
 	char table[128];
@@ -127,6 +135,32 @@ static int name_row(scan_op *o, int rc, sl_err *err)
 
 static int push_batch2(scan_op *o, sl_err *err);
 
+/* The source has splits with their own watermarks (conn.h). */
+static int has_splits(const scan_op *o)
+{
+	return o->p.source && o->p.source->split_wm && o->p.source->nsplits > 0;
+}
+
+/* The source's watermark: the minimum of its splits' that can still
+ * produce rows; when none can, the largest (the end of input follows). */
+static int64_t source_wm(const scan_op *o)
+{
+	const sl_source *s = o->p.source;
+	int64_t lo = SL_WM_MAX, hi = SL_WM_MIN;
+	int live = 0;
+	for (int i = 0; i < s->nsplits; i++) {
+		int64_t w = s->split_wm[i];
+		if (w > hi)
+			hi = w;
+		if (!s->split_done[i]) {
+			live = 1;
+			if (w < lo)
+				lo = w;
+		}
+	}
+	return live ? lo : hi;
+}
+
 /* Computed columns, watermarks, emit. */
 static int push_batch(scan_op *o, sl_err *err)
 {
@@ -164,7 +198,8 @@ static int push_batch2(scan_op *o, sl_err *err)
 		wc = &o->wmb->cols[0];
 	}
 	const sl_col *rt = o->p.rowtime_col >= 0 ? &o->view.cols[o->p.rowtime_col] : NULL;
-	int64_t w = o->wm;
+	int split = has_splits(o) ? o->p.source->split : -1;
+	int64_t w = split >= 0 ? o->p.source->split_wm[split] : o->wm;
 	int bad = -1;
 	for (int i = 0; i < b->nrows; i++) {
 		if (rt && rt->null[i]) {
@@ -174,6 +209,10 @@ static int push_batch2(scan_op *o, sl_err *err)
 		b->wm[i] = w;
 		if (wc && !wc->null[i] && wc->v.i64[i] > w)
 			w = wc->v.i64[i];
+	}
+	if (split >= 0) {
+		o->p.source->split_wm[split] = w;
+		w = source_wm(o);
 	}
 	o->wm = w;
 	if (bad >= 0)
@@ -224,6 +263,16 @@ static int scan_pump(sl_op *op, sl_err *err)
 	}
 	if (n == SL_EEOF)
 		return SL_EEOF;
+	if (!o->phys->nrows && has_splits(o) && !o->base.idle) {
+		/* a split ended without rows: the source's watermark may move */
+		int64_t w = source_wm(o);
+		if (w > o->wm) {
+			o->wm = w;
+			int rc = sl_op_emit_watermark(&o->base, w, err);
+			if (rc)
+				return rc;
+		}
+	}
 	if (n == 0)
 		return idle_check(o, err);
 	return o->phys->nrows;
@@ -390,6 +439,11 @@ static int scan_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
 	o->wm = sl_snap_get_i64(r);
 	if (!sl_snap_reader_ok(r))
 		return sl_err_set(err, SL_ESTATE, "scan state damaged");
+	/* a source's snapshot from before splits holds one stream's watermark:
+	 * the source gives it to the split it resumes (conn_filesystem.c) */
+	if (has_splits(o))
+		for (int i = 0; i < o->p.source->nsplits; i++)
+			o->p.source->split_wm[i] = o->wm;
 	if (o->p.source && o->p.source->vt->restore)
 		return o->p.source->vt->restore(o->p.source, r, err);
 	return 0;

@@ -7,6 +7,11 @@
 #
 #   crash.sh [ROWS] [KILLS] [BACKEND]      (defaults: 1000000 20 hashmap)
 #
+# CRASH_FILES=N cuts the input into N files of a directory (N splits, each
+# with its own watermark, read interleaved: docs/watermarks.md, "Splits");
+# with SLUICE_TEST_SPLIT_BYTES the files are cut into ranges too, so the
+# kills restore the job mid-way through many splits.
+#
 # The job (tests/crash/job.sh): 1-minute tumbling windows into a json file
 # sink, a non-windowed aggregate into a debezium-json file sink, a regular
 # join, an interval join and a Top-N, each into its own file sink.
@@ -23,6 +28,10 @@ W=$(mktemp -d /tmp/sluice-crash.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 mkdir -p "$W/in" "$W/ref" "$W/run"
 "$B/tools/gen_events" "$ROWS" 1000 7 > "$W/in/orders.jsonl"
+if [ "${CRASH_FILES:-1}" -gt 1 ]; then
+	(cd "$W/in" && split -n "l/$CRASH_FILES" -d --additional-suffix=.jsonl orders.jsonl orders- &&
+		rm orders.jsonl)
+fi
 
 job() { # dir interval
 	cat <<SQL

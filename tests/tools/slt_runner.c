@@ -12,6 +12,8 @@
  *   statement ok | statement error <substring>    sl_exec of the body
  *   set <key> = <value>                           sl_set
  *   job                                           sl_exec starting a job
+ *   run                                           sl_run: the job's bounded
+ *                                                 sources (files) to their end
  *   feed <table> [one-by-one] [error <substring>] push JSON rows
  *   end <table>                                   sl_push_end
  *   expect [ordered]                              compare polled rows
@@ -25,6 +27,10 @@
  *                                                 the engine's processing-
  *                                                 time clock (manual, UTC;
  *                                                 kept across restore)
+ *   setenv <NAME> = <value>                       a test-only environment
+ *                                                 variable (docs/testing.md;
+ *                                                 empty value: unset; unset
+ *                                                 again by reset)
  *   skipif <reason>                               skip the next record, or
  *                                                 alone: the case up to reset
  *
@@ -113,6 +119,8 @@ typedef struct runner {
 	int passed, failed, skipped;
 	const char *skip_case; /* a standalone skipif: skip up to the next reset */
 	int64_t proc;          /* manual processing time (micros), -1 = wall clock */
+	char *env[8];          /* names set by setenv, unset by reset */
+	int nenv;
 } runner;
 
 /* One record: directive line, body lines, line number of the directive. */
@@ -183,6 +191,11 @@ static void engine_reset(runner *r)
 	free(r->snap);
 	r->snap = NULL;
 	r->proc = -1;
+	for (int i = 0; i < r->nenv; i++) {
+		unsetenv(r->env[i]);
+		free(r->env[i]);
+	}
+	r->nenv = 0;
 	engine_new(r);
 }
 
@@ -529,6 +542,34 @@ static void do_restore(runner *r, const record *rec)
 	poll_rows(r);
 }
 
+/* setenv NAME = value: sets (empty value: unsets) a test-only environment
+ * variable the engine reads when a job starts (SLUICE_TEST_SPLIT_BYTES). */
+static void do_setenv(runner *r, const record *rec, const char *a)
+{
+	char name[128];
+	const char *eq = strchr(a, '=');
+	size_t n = eq ? (size_t)(eq - a) : 0;
+	while (n > 0 && (a[n - 1] == ' ' || a[n - 1] == '\t'))
+		n--;
+	if (!eq || n == 0 || n >= sizeof name || r->nenv == 8) {
+		fail(r, rec->line, "setenv: expected 'NAME = value'");
+		return;
+	}
+	memcpy(name, a, n);
+	name[n] = 0;
+	const char *v = eq + 1;
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (*v ? setenv(name, v, 1) : unsetenv(name)) {
+		fail(r, rec->line, "setenv: cannot set '%s'", name);
+		return;
+	}
+	char *copy = strdup(name);
+	if (!copy)
+		die_oom();
+	r->env[r->nenv++] = copy;
+}
+
 /* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
  * days_from_civil). */
 static int64_t days_from_civil(int64_t y, int m, int d)
@@ -610,10 +651,17 @@ static void run_record(runner *r, const record *rec)
 	}
 	if ((a = after_word(h, "statement")))
 		do_statement(r, rec, a);
+	else if ((a = after_word(h, "setenv")))
+		do_setenv(r, rec, a);
 	else if ((a = after_word(h, "set")))
 		do_set(r, rec, a);
 	else if (after_word(h, "job"))
 		do_job(r, rec);
+	else if (after_word(h, "run")) {
+		if (!r->e || sl_run(r->e) < 0)
+			fail(r, rec->line, "run failed: %s", r->e ? sl_errmsg(r->e) : "no engine");
+		poll_rows(r);
+	}
 	else if ((a = after_word(h, "feed")))
 		do_feed(r, rec, a);
 	else if ((a = after_word(h, "end")))

@@ -3,7 +3,9 @@
  * through their method tables: determinism (same options, same rows,
  * whatever the batch size), sequence bounds and end of input,
  * number-of-rows, random ranges, null-rate, snapshot/restore of the
- * generator state, option errors, and throughput into blackhole.
+ * generator state, a bounded generator cut into chunks (splits, read in
+ * turns, restored after every batch; an unchunked snapshot onto chunks),
+ * option errors, and throughput into blackhole.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -209,6 +212,152 @@ static void test_snapshot_restore(void **state)
 	fx_deinit(&f);
 }
 
+/* Reads one batch of cap rows into c0/c1 at *n and the batch's split into
+ * sp; returns the read code. */
+static int read_one(sl_source *s, fixture *f, int cap, int64_t *c0, int64_t *c1, int *sp,
+                    int *n)
+{
+	sl_batch *b = sl_batch_new(f->nfields, f->types, cap);
+	sl_err err;
+	sl_err_clear(&err);
+	int rc = s->vt->read(s, b, &err);
+	for (int r = 0; r < b->nrows; r++, (*n)++) {
+		c0[*n] = b->cols[0].v.i64[r];
+		c1[*n] = b->cols[1].v.i64[r];
+		sp[*n] = s->split;
+	}
+	sl_batch_free(b);
+	return rc;
+}
+
+/* A bounded generator of more rows than a chunk is cut into chunks
+ * (splits, docs/parallel.md §4): here 5 chunks of 1000 rows (the test-only
+ * SLUICE_TEST_DATAGEN_CHUNK_ROWS), read a batch from each in turn, each
+ * batch of one chunk, chunk k's sequence starting at 1 + k * 1000; the
+ * first chunk's rows are those of the unchunked generator; a snapshot
+ * after every batch restored into a new source gives the same rows in the
+ * same order with the chunks' watermarks; an unchunked snapshot (the
+ * format before splits) restores onto the chunks; unbounded stays one
+ * split. */
+static void test_chunks(void **state)
+{
+	(void)state;
+	enum { N = 5000 };
+	static int64_t one0[N], one1[N], ref0[N], ref1[N], run0[N], run1[N];
+	static int refsp[N], runsp[N];
+	fixture f;
+	sl_err err;
+	fx_init(&f);
+	fx_field(&f, "id", sl_type_make(SL_T_BIGINT));
+	fx_field(&f, "r", sl_type_make(SL_T_BIGINT));
+	sl_opts_set(&f.opts, "fields.id.kind", "sequence");
+	sl_opts_set(&f.opts, "fields.id.start", "1");
+	sl_opts_set(&f.opts, "fields.id.end", "5000");
+	sl_source *s = fx_open(&f, &err);
+	assert_int_equal(s->nsplits, 0); /* 5000 rows < 1 M: one split */
+	assert_int_equal(read_all(s, &f, 300, one0, one1, N), N);
+	sl_source_free(s);
+
+	setenv("SLUICE_TEST_DATAGEN_CHUNK_ROWS", "1000", 1);
+	s = fx_open(&f, &err);
+	assert_int_equal(s->nsplits, 5);
+	int n = 0, rc;
+	while ((rc = read_one(s, &f, 300, ref0, ref1, refsp, &n)) > 0)
+		;
+	assert_int_equal(rc, SL_EEOF);
+	assert_int_equal(n, N);
+	static char seen[N + 1];
+	int64_t next[5] = {1, 1001, 2001, 3001, 4001};
+	for (int i = 0; i < N; i++) {
+		assert_true(ref0[i] >= 1 && ref0[i] <= N && !seen[ref0[i]]);
+		seen[ref0[i]] = 1;
+		assert_int_equal((ref0[i] - 1) / 1000, refsp[i]);
+		assert_int_equal(ref0[i], next[refsp[i]]++);
+		if (refsp[i] == 0)
+			assert_int_equal(ref1[i], one1[ref0[i] - 1]); /* chunk 0 = the old stream */
+	}
+	assert_true(refsp[300] == 1); /* the second batch is the second chunk's */
+	sl_source_free(s);
+
+	s = fx_open(&f, &err);
+	for (int k = 0; k < 5; k++)
+		s->split_wm[k] = 100 + k;
+	n = 0;
+	for (;;) {
+		rc = read_one(s, &f, 300, run0, run1, runsp, &n);
+		if (rc == SL_EEOF)
+			break;
+		assert_true(rc > 0);
+		sl_snap_writer w;
+		sl_snap_writer_init(&w);
+		assert_int_equal(s->vt->snapshot(s, &w, &err), 0);
+		sl_source_free(s);
+		s = fx_open(&f, &err);
+		sl_snap_reader r;
+		sl_snap_reader_init(&r, w.buf, w.len);
+		assert_int_equal(s->vt->restore(s, &r, &err), 0);
+		sl_snap_writer_deinit(&w);
+		for (int k = 0; k < 5; k++)
+			assert_int_equal(s->split_wm[k], 100 + k);
+	}
+	assert_int_equal(n, N);
+	assert_memory_equal(run0, ref0, sizeof ref0);
+	assert_memory_equal(run1, ref1, sizeof ref1);
+	assert_memory_equal(runsp, refsp, sizeof refsp);
+	sl_source_free(s);
+
+	/* an unchunked snapshot after 1500 rows: chunk 0 done, chunk 1 goes on
+	 * at row 1501 with the old stream's watermark, the others from their
+	 * starts at -infinity */
+	unsetenv("SLUICE_TEST_DATAGEN_CHUNK_ROWS");
+	s = fx_open(&f, &err);
+	n = 0;
+	assert_int_equal(read_all(s, &f, 500, run0, run1, 1500), 1500);
+	sl_snap_writer w;
+	sl_snap_writer_init(&w);
+	assert_int_equal(s->vt->snapshot(s, &w, &err), 0);
+	sl_source_free(s);
+	setenv("SLUICE_TEST_DATAGEN_CHUNK_ROWS", "1000", 1);
+	s = fx_open(&f, &err);
+	for (int k = 0; k < 5; k++)
+		s->split_wm[k] = 777; /* the scan puts its watermark there before restore */
+	sl_snap_reader r;
+	sl_snap_reader_init(&r, w.buf, w.len);
+	assert_int_equal(s->vt->restore(s, &r, &err), 0);
+	sl_snap_writer_deinit(&w);
+	assert_int_equal(s->split_done[0], 1);
+	assert_int_equal(s->split_wm[1], 777);
+	assert_int_equal(s->split_wm[2], SL_WM_MIN);
+	n = 0;
+	while ((rc = read_one(s, &f, 300, run0, run1, runsp, &n)) > 0)
+		;
+	assert_int_equal(n, N - 1500);
+	memset(seen, 0, sizeof seen);
+	for (int i = 0; i < n; i++) {
+		assert_true(run0[i] > 1500 && !seen[run0[i]]);
+		seen[run0[i]] = 1;
+		if (run0[i] <= 2000)
+			assert_int_equal(run1[i], one1[run0[i] - 1]); /* the old stream goes on */
+	}
+	sl_source_free(s);
+
+	/* unbounded: one split; throttled: one split (a live stream, often a
+	 * long sequence as a counter: tests/integration/signal_stop.sh) */
+	fixture u;
+	fx_init(&u);
+	fx_field(&u, "id", sl_type_make(SL_T_BIGINT));
+	s = fx_open(&u, &err);
+	assert_int_equal(s->nsplits, 0);
+	sl_source_free(s);
+	sl_opts_set(&f.opts, "rows-per-second", "100");
+	s = fx_open(&f, &err);
+	assert_int_equal(s->nsplits, 0);
+	sl_source_free(s);
+	unsetenv("SLUICE_TEST_DATAGEN_CHUNK_ROWS");
+	fx_deinit(&u);
+	fx_deinit(&f);
+}
+
 static void test_all_types(void **state)
 {
 	fixture f;
@@ -359,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_number_of_rows_and_range),
 		cmocka_unit_test(test_deterministic_any_batch_size),
 		cmocka_unit_test(test_snapshot_restore),
+		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_all_types),
 		cmocka_unit_test(test_option_errors),
 		cmocka_unit_test(test_throttle),

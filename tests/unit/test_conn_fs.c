@@ -196,9 +196,12 @@ static char *make_big(const char *d, int files, int rows)
 	return (char *)d;
 }
 
-/* Reads everything checking row k has n == k and name "row<k>-x..."; starts
- * at *k.  Returns the number of rows read (stops after max). */
-static int check_seq(sl_source *s, int cap, int *k, int max)
+/* Reads everything checking that row k has n == k and name "row<k>-x...",
+ * that the rows of each file (`per` rows each) come in order, next[f]
+ * being the next row expected of file f, and that a batch holds rows of
+ * one file (a split, docs/parallel.md §4).  *k counts the rows read.
+ * Returns the number of rows read (stops after max). */
+static int check_seq(sl_source *s, int cap, int *next, int per, int *k, int max)
 {
 	sl_type t[2] = {sl_type_varchar(SL_STRING_LEN), sl_type_make(SL_T_BIGINT)};
 	sl_batch *b = sl_batch_new(2, t, cap);
@@ -210,13 +213,18 @@ static int check_seq(sl_source *s, int cap, int *k, int max)
 		if (rc == SL_EEOF)
 			break;
 		assert_true(rc > 0);
+		int file = (int)(b->cols[1].v.i64[0] / per);
+		assert_int_equal(s->split, file); /* one split per file here */
 		for (int r = 0; r < b->nrows; r++, n++, (*k)++) {
+			int v = (int)b->cols[1].v.i64[r];
 			char want[16];
-			snprintf(want, sizeof want, "row%07d-", *k);
-			assert_int_equal(b->cols[1].v.i64[r], *k);
-			assert_int_equal(b->cols[0].v.str[r].len, 11 + *k % 97);
+			snprintf(want, sizeof want, "row%07d-", v);
+			assert_int_equal(v / per, file);
+			assert_int_equal(v, next[file]);
+			next[file]++;
+			assert_int_equal(b->cols[0].v.str[r].len, 11 + v % 97);
 			assert_memory_equal(b->cols[0].v.str[r].ptr, want, 11);
-			assert_true(b->cols[0].v.str[r].ptr[10 + *k % 97] == 'x' || *k % 97 == 0);
+			assert_true(b->cols[0].v.str[r].ptr[10 + v % 97] == 'x' || v % 97 == 0);
 		}
 	}
 	sl_batch_free(b);
@@ -230,21 +238,24 @@ static void test_big_files_and_restore(void **state)
 	sl_err err;
 	fx_init(&f, "json", d);
 	sl_source *s = fx_source(&f, &err);
-	int k = 0;
-	assert_int_equal(check_seq(s, 1024, &k, 1 << 30), 60000);
+	int k = 0, next[3] = {0, 20000, 40000};
+	assert_int_equal(s->nsplits, 3);
+	assert_int_equal(check_seq(s, 1024, next, 20000, &k, 1 << 30), 60000);
+	assert_int_equal(next[0] + next[1] + next[2], 20000 + 40000 + 60000);
 	sl_source_free(s);
 
 	/* snapshot at odd places (mid-file, at a file boundary), restore into a
-	 * new source each time: the sequence continues exactly */
+	 * new source each time: every file's sequence continues exactly */
 	int stops[] = {5, 1234, 19995, 20000, 25000, 39999, 40000, 59999};
 	k = 0;
+	next[0] = 0, next[1] = 20000, next[2] = 40000;
 	s = fx_source(&f, &err);
 	sl_snap_writer w;
 	for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) {
 		int cap = 7 + (int)i * 100;
 		while (k < stops[i]) {
 			int want = stops[i] - k < cap ? stops[i] - k : cap;
-			check_seq(s, want < 2 ? 2 : want, &k, 1);
+			check_seq(s, want < 2 ? 2 : want, next, 20000, &k, 1);
 		}
 		sl_snap_writer_init(&w);
 		assert_int_equal(s->vt->snapshot(s, &w, &err), 0);
@@ -255,8 +266,9 @@ static void test_big_files_and_restore(void **state)
 		assert_int_equal(s->vt->restore(s, &r, &err), 0);
 		sl_snap_writer_deinit(&w);
 	}
-	check_seq(s, 1024, &k, 1 << 30);
+	check_seq(s, 1024, next, 20000, &k, 1 << 30);
 	assert_int_equal(k, 60000);
+	assert_int_equal(next[0] + next[1] + next[2], 20000 + 40000 + 60000);
 	sl_source_free(s);
 	sl_arena_deinit(&f.arena);
 }

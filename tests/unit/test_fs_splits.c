@@ -1,0 +1,343 @@
+/*
+ * test_fs_splits.c - the filesystem source's splits (docs/parallel.md §4):
+ * a large line-oriented file cut into byte ranges, each owning the lines
+ * that start in it (every line read exactly once whatever the cut points:
+ * empty lines, CRLF, a last line without '\n', ranges holding no line
+ * start), error positions with the line in the whole file, a changelog
+ * file never cut, the splits read interleaved in turns, snapshots taken
+ * after every batch and restored into a new source giving the rows of the
+ * uninterrupted run in the same order, and a version-1 snapshot (one
+ * stream over the files, before splits) mapped onto the splits.  The
+ * threshold is the test-only SLUICE_TEST_SPLIT_BYTES (docs/testing.md).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "connector/conn.h"
+#include "sluice.h"
+#include "connector/conn_builtin.h"
+#include "fs_test_util.h"
+
+#define MAXROWS 4096
+
+/* Rows read: n of each row, its split and its line as `where` gives it. */
+typedef struct got {
+	int n;
+	long long v[MAXROWS];
+	int split[MAXROWS];
+	long long line[MAXROWS];
+} got;
+
+/* Reads batches of cap rows (at most max batches, -1 = to the end).
+ * Returns the last read code. */
+static int read_some(sl_source *s, int cap, int max, got *g)
+{
+	sl_batch *b = sl_batch_new(2, (sl_type[]){sl_type_varchar(SL_STRING_LEN),
+	                                          sl_type_make(SL_T_BIGINT)}, cap);
+	sl_err err;
+	int rc = 0;
+	for (int k = 0; max < 0 || k < max; k++) {
+		sl_batch_reset(b);
+		rc = s->vt->read(s, b, &err);
+		for (int r = 0; r < b->nrows; r++) {
+			assert_true(g->n < MAXROWS);
+			char w[600];
+			s->vt->where(s, r, w, sizeof w);
+			const char *l = strstr(w, "line ");
+			assert_non_null(l);
+			g->v[g->n] = b->cols[1].v.i64[r];
+			g->split[g->n] = s->split;
+			g->line[g->n] = atoll(l + 5);
+			g->n++;
+		}
+		if (rc <= 0)
+			break;
+	}
+	sl_batch_free(b);
+	return rc;
+}
+
+/* A file of `lines` lines where line i (1-based) holds n = i, of varying
+ * lengths, with empty lines (every 7th) and CRLF (every 5th), the last
+ * line without '\n'.  Returns the number of records. */
+static int write_lines(const char *dir, const char *name, int lines)
+{
+	char p[600];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	FILE *fp = fopen(p, "w");
+	assert_non_null(fp);
+	int recs = 0;
+	for (int i = 1; i <= lines; i++) {
+		if (i % 7 == 0) {
+			fputs(i % 5 == 0 ? "\r\n" : "\n", fp);
+			continue;
+		}
+		fprintf(fp, "{\"name\": \"%.*s\", \"n\": %d}%s", i % 13, "abcdefghijklmnop", i,
+		        i == lines ? "" : i % 5 == 0 ? "\r\n" : "\n");
+		recs++;
+	}
+	fclose(fp);
+	return recs;
+}
+
+static void set_split_bytes(long long n)
+{
+	char v[32];
+	snprintf(v, sizeof v, "%lld", n);
+	setenv("SLUICE_TEST_SPLIT_BYTES", v, 1);
+}
+
+/* Every record exactly once, per split in file order, `where` naming the
+ * record's line in the whole file (n = line). */
+static void check_all(const got *g, int recs, int lines)
+{
+	assert_int_equal(g->n, recs);
+	static char seen[MAXROWS];
+	memset(seen, 0, sizeof seen);
+	for (int i = 0; i < g->n; i++) {
+		assert_true(g->v[i] >= 1 && g->v[i] <= lines);
+		assert_int_equal(seen[g->v[i]], 0);
+		seen[g->v[i]] = 1;
+		assert_int_equal(g->line[i], g->v[i]);
+		for (int j = i - 1; j >= 0; j--)
+			if (g->split[j] == g->split[i]) {
+				assert_true(g->v[j] < g->v[i]);
+				break;
+			}
+	}
+}
+
+static void test_ranges_every_cut(void **state)
+{
+	(void)state;
+	char *d = subdir("ranges");
+	int lines = 300, recs = write_lines(d, "in.jsonl", lines);
+	char p[600];
+	snprintf(p, sizeof p, "%s/in.jsonl", d);
+	static const long long sizes[] = {1, 2, 3, 17, 29, 30, 31, 64, 100, 1000, 1 << 20};
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		set_split_bytes(sizes[k]);
+		fx f;
+		sl_err err;
+		fx_init(&f, "json", p);
+		sl_source *s = fx_source(&f, &err);
+		assert_non_null(s);
+		assert_true(sizes[k] >= (1 << 20) ? s->nsplits == 1 : s->nsplits > 1);
+		static got g;
+		g.n = 0;
+		assert_int_equal(read_some(s, 2 + (int)k % 4 * 3, -1, &g), SL_EEOF);
+		check_all(&g, recs, lines);
+		for (int i = 0; i < s->nsplits; i++)
+			assert_int_equal(s->split_done[i], 1);
+		sl_source_free(s);
+		sl_arena_deinit(&f.arena);
+	}
+	unsetenv("SLUICE_TEST_SPLIT_BYTES");
+}
+
+/* A bad record in a range past the first: the error names its line in the
+ * whole file. */
+static void test_range_error_line(void **state)
+{
+	(void)state;
+	char *d = subdir("rangeerr");
+	char text[4096] = "";
+	for (int i = 1; i <= 40; i++)
+		snprintf(text + strlen(text), sizeof text - strlen(text),
+		         i == 33 ? "{\"name\": \"x\", \"n\": oops}\n" : "{\"name\": \"x\", \"n\": %d}\n", i);
+	write_file(d, "bad.jsonl", text);
+	char p[600];
+	snprintf(p, sizeof p, "%s/bad.jsonl", d);
+	set_split_bytes(200);
+	fx f;
+	sl_err err;
+	fx_init(&f, "json", p);
+	sl_source *s = fx_source(&f, &err);
+	assert_non_null(s);
+	sl_batch *b = sl_batch_new(2, f.types, 0);
+	int rc;
+	do {
+		sl_batch_reset(b);
+		sl_err_clear(&err);
+		rc = s->vt->read(s, b, &err);
+	} while (rc > 0);
+	assert_int_equal(rc, SL_EINPUT);
+	assert_non_null(strstr(err.msg, "bad.jsonl', line 33:"));
+	sl_batch_free(b);
+	sl_source_free(s);
+	sl_arena_deinit(&f.arena);
+	unsetenv("SLUICE_TEST_SPLIT_BYTES");
+}
+
+/* A changelog file is never cut (per-key order stays in one split); a
+ * json table with a PRIMARY KEY is not either. */
+static void test_changelog_not_cut(void **state)
+{
+	(void)state;
+	char *d = subdir("cdcsplit");
+	char text[8192] = "";
+	for (int i = 1; i <= 50; i++)
+		snprintf(text + strlen(text), sizeof text - strlen(text),
+		         "{\"before\":null,\"after\":{\"name\":\"a\",\"n\":%d},\"op\":\"c\"}\n", i);
+	write_file(d, "dbz.json", text);
+	char p[600];
+	snprintf(p, sizeof p, "%s/dbz.json", d);
+	set_split_bytes(100);
+	fx f;
+	sl_err err;
+	fx_init(&f, "debezium-json", p);
+	sl_source *s = fx_source(&f, &err);
+	assert_non_null(s);
+	assert_int_equal(s->nsplits, 1);
+	sl_source_free(s);
+	sl_arena_deinit(&f.arena);
+
+	fx_init(&f, "json", p);
+	sl_conn_args a = fx_args(&f);
+	int pk = 1;
+	a.pk = &pk;
+	a.npk = 1;
+	s = sl_source_new_open(&sl_filesystem_source_vtab, &a, &err);
+	assert_non_null(s);
+	assert_int_equal(s->nsplits, 1);
+	sl_source_free(s);
+	sl_arena_deinit(&f.arena);
+	unsetenv("SLUICE_TEST_SPLIT_BYTES");
+}
+
+/* Several files, the last one cut into ranges, read with small batches:
+ * a snapshot after every batch restored into a new source (the split
+ * watermarks travel too) gives exactly the rows, in the order, of the
+ * uninterrupted run; the splits are read interleaved. */
+static void test_restore_every_batch(void **state)
+{
+	(void)state;
+	char *d = subdir("splitsdir");
+	int recs = write_lines(d, "a.jsonl", 120) + write_lines(d, "b.jsonl", 90) +
+	           write_lines(d, "c.jsonl", 500);
+	(void)recs;
+	set_split_bytes(4000); /* a and b: one split each; c: several; turns of 4000 bytes */
+	fx f;
+	sl_err err;
+	fx_init(&f, "json", d);
+	sl_source *s = fx_source(&f, &err);
+	assert_non_null(s);
+	assert_true(s->nsplits >= 4);
+	static got ref, run;
+	ref.n = run.n = 0;
+	assert_int_equal(read_some(s, 5, -1, &ref), SL_EEOF);
+	sl_source_free(s);
+	/* interleaved: the second split's first row comes before the first
+	 * split's last */
+	int first_b = -1, last_a = -1;
+	for (int i = 0; i < ref.n; i++) {
+		if (ref.split[i] == 1 && first_b < 0)
+			first_b = i;
+		if (ref.split[i] == 0)
+			last_a = i;
+	}
+	assert_true(first_b >= 0 && first_b < last_a);
+
+	s = fx_source(&f, &err);
+	for (int i = 0; i < s->nsplits; i++)
+		s->split_wm[i] = 1000 + i; /* stands for the scan's watermarks */
+	int steps = 0;
+	for (;;) {
+		int rc = read_some(s, 5, 1, &run);
+		if (rc == SL_EEOF)
+			break;
+		assert_true(rc >= 0);
+		sl_snap_writer w;
+		sl_snap_writer_init(&w);
+		assert_int_equal(s->vt->snapshot(s, &w, &err), 0);
+		int nsplits = s->nsplits;
+		sl_source_free(s);
+		s = fx_source(&f, &err);
+		assert_non_null(s);
+		sl_snap_reader r;
+		sl_snap_reader_init(&r, w.buf, w.len);
+		assert_int_equal(s->vt->restore(s, &r, &err), 0);
+		sl_snap_writer_deinit(&w);
+		assert_int_equal(s->nsplits, nsplits);
+		for (int i = 0; i < s->nsplits; i++)
+			assert_int_equal(s->split_wm[i], 1000 + i);
+		steps++;
+	}
+	assert_true(steps > 10);
+	assert_int_equal(run.n, ref.n);
+	for (int i = 0; i < ref.n; i++) {
+		assert_int_equal(run.v[i], ref.v[i]);
+		assert_int_equal(run.split[i], ref.split[i]);
+		assert_int_equal(run.line[i], ref.line[i]);
+	}
+	sl_source_free(s);
+	sl_arena_deinit(&f.arena);
+	unsetenv("SLUICE_TEST_SPLIT_BYTES");
+}
+
+/* A version-1 snapshot (u8 1, file index, name, offset, line: one stream
+ * over the files in name order) restores onto the splits: the files
+ * before the named one are done, the named one resumes at the offset with
+ * the stream's watermark (put in split_wm by the scan before restore),
+ * the later ones start afresh at -infinity. */
+static void test_restore_v1(void **state)
+{
+	(void)state;
+	char *d = subdir("v1dir");
+	write_file(d, "a.jsonl", "{\"name\": \"a\", \"n\": 1}\n{\"name\": \"a\", \"n\": 2}\n");
+	write_file(d, "b.jsonl", "{\"name\": \"b\", \"n\": 3}\n{\"name\": \"b\", \"n\": 4}\n"
+	                         "{\"name\": \"b\", \"n\": 5}\n");
+	write_file(d, "c.jsonl", "{\"name\": \"c\", \"n\": 6}\n");
+	fx f;
+	sl_err err;
+	fx_init(&f, "json", d);
+	sl_source *s = fx_source(&f, &err);
+	assert_non_null(s);
+	assert_int_equal(s->nsplits, 3);
+	for (int i = 0; i < 3; i++)
+		s->split_wm[i] = 777; /* the scan's restored stream watermark */
+	sl_snap_writer w;
+	sl_snap_writer_init(&w);
+	sl_snap_put_u8(&w, 1);
+	sl_snap_put_u32(&w, 1);
+	sl_snap_put_bytes(&w, "b.jsonl", 7);
+	sl_snap_put_i64(&w, 22); /* after b's first line */
+	sl_snap_put_i64(&w, 1);
+	sl_snap_reader r;
+	sl_snap_reader_init(&r, w.buf, w.len);
+	assert_int_equal(s->vt->restore(s, &r, &err), 0);
+	sl_snap_writer_deinit(&w);
+	assert_int_equal(s->split_done[0], 1);
+	assert_int_equal(s->split_done[1], 0);
+	assert_int_equal(s->split_wm[1], 777);
+	assert_int_equal(s->split_wm[2], SL_WM_MIN);
+	static got g;
+	g.n = 0;
+	assert_int_equal(read_some(s, 10, -1, &g), SL_EEOF);
+	char out[64] = "";
+	for (int i = 0; i < g.n; i++)
+		snprintf(out + strlen(out), sizeof out - strlen(out), "%s%lld@%lld", i ? " " : "",
+		         g.v[i], g.line[i]);
+	assert_string_equal(out, "4@2 5@3 6@1");
+	sl_source_free(s);
+	sl_arena_deinit(&f.arena);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ranges_every_cut),
+		cmocka_unit_test(test_range_error_line),
+		cmocka_unit_test(test_changelog_not_cut),
+		cmocka_unit_test(test_restore_every_batch),
+		cmocka_unit_test(test_restore_v1),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -98,6 +98,16 @@ typedef struct sl_source {
 	int split;
 	const uint8_t *split_done;
 	int64_t *split_wm;
+	/*
+	 * Seeds (docs/watermarks.md "Splits"): when a read sets seed, its rows
+	 * are not data but give splits their initial watermarks: the scan
+	 * evaluates the table's computed columns and watermark expression on
+	 * each row and sets split_wm[seed_split[row]] to the value (-infinity
+	 * when NULL or when it fails), later rows of a split deciding; nothing
+	 * is emitted or counted.  Only before the split starts.
+	 */
+	int seed;
+	const int32_t *seed_split;
 } sl_source;
 
 typedef struct sl_lookup_vtab sl_lookup_vtab;

@@ -22,9 +22,13 @@
  * and a file of a line-oriented format (not a changelog format, no PRIMARY
  * KEY) larger than FS_SPLIT_BYTES is cut into ranges of that size, a range
  * owning the lines that start in it.  The splits are read in turns (one
- * aligned MiB of a file each; fss_read), every batch holding rows of one
- * split (sl_source.split), so the scan keeps a watermark per split
- * (sl_source.split_wm, saved here with the positions).  Records come from
+ * aligned MiB of a file each; fss_read), only the first unfinished range
+ * of each file taking turns (a file's ranges are read in order), every
+ * batch holding rows of one split (sl_source.split), so the scan keeps a
+ * watermark per split (sl_source.split_wm, saved here with the
+ * positions).  Before the first row, a seed batch gives each range k > 0
+ * its initial watermark: the last line before the range, decoded, whose
+ * watermark expression the scan computes (read_seeds, conn.h).  Records come from
  * the shared line reader (conn_lines.c, 1 MiB read(2) blocks, records in
  * place) and are decoded by the 'format' into the caller's batch; the
  * format's own options pass through.  For each row of the current batch
@@ -120,6 +124,7 @@ typedef struct fs_split {
 	int64_t off;        /* started: offset of the next record */
 	int64_t line;       /* started: lines consumed since the origin */
 	int64_t base;       /* lines before the origin, -1 = not counted yet */
+	int seeded;         /* its initial watermark was looked for (in memory) */
 } fs_split;
 
 typedef struct fs_source {
@@ -138,6 +143,7 @@ typedef struct fs_source {
 	int64_t turn_end;   /* the turn of split cur ends before this offset */
 	int64_t turn_bytes; /* FS_TURN_BYTES, or half a test's small split size */
 	int cutable;        /* the format is line-oriented: big files are cut */
+	int seeding;        /* ranges' initial watermarks may be left to look for */
 	sl_linereader lr;   /* reader of splits[lr_split] */
 	sl_decoder *dec;    /* the format's decoder */
 	int prov_cap;       /* size of the provenance arrays */
@@ -411,6 +417,7 @@ static int make_splits(fs_source *f, sl_err *err)
 	f->base.nsplits = f->nsplits;
 	f->base.split_done = f->done;
 	f->base.split_wm = f->wm;
+	f->seeding = 1;
 	return 0;
 nomem:
 	return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", f->base.table);
@@ -646,10 +653,9 @@ static int load_pvals(fs_source *f, int i, sl_err *err)
 
 /* Partitioned: decodes the data columns through a view of out, then fills
  * the partition columns of the new rows from the file's values. */
-static int decode_view(fs_source *f, const char *rec, size_t len, sl_batch *out, sl_err *derr,
-                       sl_err *err)
+static int decode_view(fs_source *f, int file, const char *rec, size_t len, sl_batch *out,
+                       sl_err *derr, sl_err *err)
 {
-	int file = f->splits[f->lr_split].file;
 	if (f->pval_file != file && load_pvals(f, file, err))
 		return SL_EINPUT - 1000; /* err is set: not a decoder error */
 	sl_batch v = *out;
@@ -684,7 +690,7 @@ static int decode_one(fs_source *f, const char *rec, size_t len, int64_t line, i
 	sl_err derr;
 	sl_err_clear(&derr);
 	int first = out->nrows;
-	int rc = f->npart ? decode_view(f, rec, len, out, &derr, err)
+	int rc = f->npart ? decode_view(f, f->splits[f->lr_split].file, rec, len, out, &derr, err)
 	                  : f->dec->vt->decode(f->dec, rec, len, out, SL_WM_MIN, &derr);
 	if (rc == SL_EINPUT - 1000)
 		return SL_EINPUT;
@@ -711,16 +717,116 @@ static int decode_one(fs_source *f, const char *rec, size_t len, int64_t line, i
 	return rc;
 }
 
-/* The next split not done after split k, round-robin (k itself when it
- * is the only one left). */
+/* Split j may take turns: it is not done and it is the first range of
+ * its file that is not (the ranges of one file are read in order). */
+static int may_turn(const fs_source *f, int j)
+{
+	const fs_split *sp = &f->splits[j];
+	return sp->state != FS_DONE &&
+	       (j == 0 || sp[-1].file != sp->file || sp[-1].state == FS_DONE);
+}
+
+/* The next split after split k that may take turns, round-robin (k
+ * itself when it is the only one). */
 static int next_split(const fs_source *f, int k)
 {
 	for (int i = 1; i <= f->nsplits; i++) {
 		int j = (k + i) % f->nsplits;
-		if (f->splits[j].state != FS_DONE)
+		if (may_turn(f, j))
 			return j;
 	}
 	return k;
+}
+
+/*
+ * The last line that starts before byte `start` of fd, start > 0: the
+ * line holding byte start - 1, without its '\n' (and '\r').  Sets *line
+ * (malloc'd, *len bytes) and returns 0; returns -1 when it cannot be read.
+ */
+static int line_before(int fd, int64_t start, char **line, size_t *len)
+{
+	int64_t first = line_start_from(fd, start);
+	if (first < 0)
+		return -1;
+	int64_t end = first; /* the line is [begin, end) */
+	char c;
+	if (end > 0 && pread(fd, &c, 1, end - 1) == 1 && c == '\n')
+		end--;
+	int64_t begin = end;
+	char buf[4096];
+	while (begin > 0) {
+		int64_t at = begin > (int64_t)sizeof buf ? begin - (int64_t)sizeof buf : 0;
+		ssize_t n = pread(fd, buf, (size_t)(begin - at), at);
+		if (n != begin - at)
+			return -1;
+		char *nl = memrchr(buf, '\n', (size_t)n);
+		if (nl) {
+			begin = at + (nl - buf) + 1;
+			break;
+		}
+		begin = at;
+	}
+	if (end > begin && pread(fd, &c, 1, end - 1) == 1 && c == '\r')
+		end--;
+	*len = (size_t)(end - begin);
+	*line = malloc(*len + 1);
+	if (!*line || pread(fd, *line, *len, begin) != (ssize_t)*len) {
+		free(*line);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Seeds (docs/watermarks.md "Splits"): the rows whose watermark
+ * expression gives the ranges k > 0 of a file their initial watermarks,
+ * one per range not started, not looked for yet, and whose watermark is
+ * still -infinity (so a restore recomputes nothing it restored: a range
+ * waiting with a watermark found earlier keeps it, and one found NULL
+ * finds NULL again).  The row is the last line that starts before the
+ * range, decoded with the format; a line that does not decode gives no
+ * row (the range stays at -infinity).  Appends the rows to out (a record
+ * may give several: its last decides), sets prov_file[row] to the range
+ * and returns how many (0 = none left).
+ */
+static int read_seeds(fs_source *f, sl_batch *out)
+{
+	int n = 0;
+	for (int k = 0; k < f->nsplits && out->cap - out->nrows >= 2; k++) {
+		fs_split *sp = &f->splits[k];
+		if (!sp->start || sp->seeded || sp->state != FS_WAITING || f->wm[k] != SL_WM_MIN)
+			continue;
+		sp->seeded = 1;
+		int fd = open(file_name(f, sp->file), O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* opening the range reports it */
+		char *line = NULL;
+		size_t len = 0;
+		int got = line_before(fd, sp->start, &line, &len);
+		close(fd);
+		if (got)
+			continue;
+		sl_err derr, ferr;
+		sl_err_clear(&derr);
+		sl_err_clear(&ferr);
+		int first = out->nrows;
+		int rc = f->npart ? decode_view(f, sp->file, line, len, out, &derr, &ferr)
+		                  : f->dec->vt->decode(f->dec, line, len, out, SL_WM_MIN, &derr);
+		free(line);
+		if (rc == SL_EFULL) {
+			out->nrows = first;
+			sp->seeded = 0; /* the next read looks again */
+			break;
+		}
+		if (rc < 0 || out->nrows == first) {
+			out->nrows = first;
+			continue;
+		}
+		for (int r = first; r < out->nrows; r++)
+			f->prov_file[r] = k; /* the record's last row decides */
+		n += out->nrows - first;
+	}
+	return n;
 }
 
 /*
@@ -729,9 +835,12 @@ static int next_split(const fs_source *f, int k)
  * records that start in one aligned MiB of the split's file (from the
  * turn's first record to the next multiple of FS_TURN_BYTES), a batch or
  * more (a test's small split size makes turns half as large); then the
- * next split not done takes its turn, so all splits are
- * read interleaved (docs/parallel.md §4, rule 5) with one reader, one
- * buffer and one open file at a time.  Turns are defined by file offsets,
+ * next split that may take turns (may_turn: the first unfinished range of
+ * its file) takes its turn, so the files are read interleaved and the
+ * ranges of each in order (docs/parallel.md §4, rules 2 and 5) with one
+ * reader, one buffer and one open file at a time; while no other split
+ * may take a turn, the current one goes on.  The first reads return the
+ * seed batches (read_seeds) before any row.  Turns are defined by file offsets,
  * not by batch sizes or reads, and a snapshot keeps the turn, so a
  * restored job reads the splits in the order the uninterrupted job does.
  * A range ends at the first record starting at or after its end.
@@ -740,9 +849,19 @@ static int fss_read(sl_source *s, sl_batch *out, sl_err *err)
 {
 	fs_source *f = (fs_source *)s;
 	int rows0 = out->nrows, rc = 0;
+	s->seed = 0;
 	if (ensure_prov(f, out->cap, err))
 		return SL_ENOMEM;
 	f->prov_n = 0;
+	if (f->seeding) {
+		int n = out->nrows == rows0 ? read_seeds(f, out) : 0;
+		if (n > 0) {
+			s->seed = 1;
+			s->seed_split = f->prov_file;
+			return n;
+		}
+		f->seeding = 0;
+	}
 	while (out->cap - out->nrows >= 2 && f->ndone < f->nsplits) {
 		int may_move = out->nrows == rows0; /* no row of ours points at the buffer */
 		fs_split *sp = &f->splits[f->cur];
@@ -764,9 +883,13 @@ static int fss_read(sl_source *s, sl_batch *out, sl_err *err)
 		if (rc == 1 && sp->end >= 0 && off >= sp->end) {
 			sl__lines_unread(&f->lr, rec, line, off);
 			rc = SL_EEOF; /* the record belongs to the next range */
-		} else if (rc == 1 && off >= f->turn_end && f->nsplits - f->ndone > 1) {
-			sl__lines_unread(&f->lr, rec, line, off);
-			turn_over = 1;
+		} else if (rc == 1 && off >= f->turn_end) {
+			if (next_split(f, f->cur) != f->cur) {
+				sl__lines_unread(&f->lr, rec, line, off);
+				turn_over = 1;
+			} else { /* no other split may take a turn: this one goes on */
+				f->turn_end = (off / f->turn_bytes + 1) * f->turn_bytes;
+			}
 		}
 		if (rc == SL_EEOF || turn_over) {
 			if (rc == SL_EEOF)
@@ -892,6 +1015,7 @@ static void reset_splits(fs_source *f)
 		sp->state = FS_WAITING;
 		sp->first = sp->off = sp->line = 0;
 		sp->base = sp->start ? -1 : 0;
+		sp->seeded = 0;
 		f->done[i] = 0;
 		f->wm[i] = SL_WM_MIN;
 	}
@@ -997,6 +1121,7 @@ static int fss_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 	fs_source *f = (fs_source *)s;
 	uint8_t ver = sl_snap_get_u8(r);
 	leave_split(f);
+	f->seeding = 1;
 	if (ver == 1)
 		return restore_v1(f, r, err);
 	if (ver == FS_SRC_SNAP_VERSION)

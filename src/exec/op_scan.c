@@ -5,7 +5,8 @@
  * INTERFACE ROUTINES
  *   open       opens the source (conn.h: the planner only configured it,
  *              so EXPLAIN touches no file), allocates the batches
- *   pump       reads one batch from the source, evaluates computed columns,
+ *   pump       reads one batch from the source (a seed batch only sets
+ *              splits' initial watermarks), evaluates computed columns,
  *              sets each row's W_before and emits the batch, then the
  *              watermark after its last row
  *   snapshot   the source's watermark, then the source's positions (with
@@ -17,7 +18,9 @@
  *
  * Watermark (docs/semantics.md §1, docs/parallel.md §4).  A split of the
  * source (a file, a range of a large file; the whole source when it has no
- * splits, conn.h) is one partition with its own W: W starts at -infinity;
+ * splits, conn.h) is one partition with its own W: W starts at -infinity,
+ * or at the initial watermark a seed batch gives it (conn.h: the watermark
+ * expression of a row before a file's range, computed by seed_splits);
  * for each row r of the split in arrival order, W_before(r) = W, then
  * W = max(W, expr(r)) unless expr(r) is NULL.  Every batch holds rows of
  * one split.  The watermark the scan emits after a batch is the source's:
@@ -161,6 +164,37 @@ static int64_t source_wm(const scan_op *o)
 	return live ? lo : hi;
 }
 
+/* A seed batch (conn.h): each row's watermark expression, after the
+ * computed columns, is its split's initial watermark (-infinity when NULL
+ * or when the expression fails: the row is not data, so its failure is
+ * reported, if at all, where the row is read as data).  Emits nothing. */
+static void seed_splits(scan_op *o)
+{
+	sl_batch *b = o->phys;
+	sl_source *s = o->p.source;
+	if (!o->wm_prog || !has_splits(o))
+		return;
+	sl_err e;
+	sl_err_clear(&e);
+	if (o->comp_prog) {
+		sl_batch_reset(o->comp);
+		o->comp->nrows = b->nrows;
+		if (sl_prog_eval(o->comp_prog, b, o->comp, o->comp->cols, &o->base.graph->ectx, &e))
+			return;
+	}
+	build_view(o);
+	sl_batch_reset(o->wmb);
+	o->wmb->nrows = b->nrows;
+	if (sl_prog_eval(o->wm_prog, &o->view, o->wmb, o->wmb->cols, &o->base.graph->ectx, &e))
+		return;
+	const sl_col *wc = &o->wmb->cols[0];
+	for (int i = 0; i < b->nrows; i++) {
+		int k = s->seed_split[i];
+		if (k >= 0 && k < s->nsplits)
+			s->split_wm[k] = wc->null[i] ? SL_WM_MIN : wc->v.i64[i];
+	}
+}
+
 /* Computed columns, watermarks, emit. */
 static int push_batch(scan_op *o, sl_err *err)
 {
@@ -246,6 +280,10 @@ static int scan_pump(sl_op *op, sl_err *err)
 		return idle_check(o, err); /* push mode: rows arrive through the API */
 	sl_batch_reset(o->phys);
 	int n = o->p.source->vt->read(o->p.source, o->phys, err);
+	if (n > 0 && o->p.source->seed) {
+		seed_splits(o);
+		return n; /* progress, though no row flows */
+	}
 	if (n < 0 && n != SL_EEOF) {
 		/* rows decoded before the error still flow (docs/semantics.md §4) */
 		if (o->phys->nrows) {

@@ -9,6 +9,7 @@ bash tests/crash/crash.sh 1000000 5
 bash tests/crash/faults.sh 300000
 bash tests/crash/savepoint.sh
 bash tests/crash/crash.sh 1000000 5 rocksdb
-# splits: 3 files cut into 8 MB ranges (12 splits read interleaved)
+# splits: 3 files cut into 8 MB ranges (12 splits: the files read interleaved,
+# the ranges of each in order from their seeded initial watermarks)
 CRASH_FILES=3 SLUICE_TEST_SPLIT_BYTES=8000000 bash tests/crash/crash.sh 1000000 5
 CRASH_FILES=3 SLUICE_TEST_SPLIT_BYTES=8000000 bash tests/crash/crash.sh 1000000 5 rocksdb

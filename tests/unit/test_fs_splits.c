@@ -4,7 +4,9 @@
  * that start in it (every line read exactly once whatever the cut points:
  * empty lines, CRLF, a last line without '\n', ranges holding no line
  * start), error positions with the line in the whole file, a changelog
- * file never cut, the splits read interleaved in turns, snapshots taken
+ * file never cut, the ranges of a file read in order and their initial
+ * watermarks' seed rows (the last line before each range), the files of a
+ * directory read interleaved in turns, snapshots taken
  * after every batch and restored into a new source giving the rows of the
  * uninterrupted run in the same order, and a version-1 snapshot (one
  * stream over the files, before splits) mapped onto the splits.  The
@@ -26,6 +28,7 @@
 #include "fs_test_util.h"
 
 #define MAXROWS 4096
+#define MAXSEEDS 16384 /* a range per byte of a 9 KB file */
 
 /* Rows read: n of each row, its split and its line as `where` gives it. */
 typedef struct got {
@@ -33,6 +36,10 @@ typedef struct got {
 	long long v[MAXROWS];
 	int split[MAXROWS];
 	long long line[MAXROWS];
+	int seeds;  /* seed rows read (conn.h) */
+	long long seed_v[MAXSEEDS];   /* their n */
+	int seed_split[MAXSEEDS];     /* the split each seeds */
+	int seed_at[MAXSEEDS];        /* rows read before it */
 } got;
 
 /* Reads batches of cap rows (at most max batches, -1 = to the end).
@@ -46,6 +53,15 @@ static int read_some(sl_source *s, int cap, int max, got *g)
 	for (int k = 0; max < 0 || k < max; k++) {
 		sl_batch_reset(b);
 		rc = s->vt->read(s, b, &err);
+		if (rc > 0 && s->seed) { /* not data: the ranges' initial watermarks */
+			for (int r = 0; r < b->nrows; r++) {
+				assert_true(g->seeds < MAXSEEDS);
+				g->seed_v[g->seeds] = b->cols[1].v.i64[r];
+				g->seed_split[g->seeds] = s->seed_split[r];
+				g->seed_at[g->seeds++] = g->n;
+			}
+			continue;
+		}
 		for (int r = 0; r < b->nrows; r++) {
 			assert_true(g->n < MAXROWS);
 			char w[600];
@@ -131,11 +147,83 @@ static void test_ranges_every_cut(void **state)
 		assert_non_null(s);
 		assert_true(sizes[k] >= (1 << 20) ? s->nsplits == 1 : s->nsplits > 1);
 		static got g;
-		g.n = 0;
+		g.n = g.seeds = 0;
 		assert_int_equal(read_some(s, 2 + (int)k % 4 * 3, -1, &g), SL_EEOF);
 		check_all(&g, recs, lines);
+		for (int i = 1; i < g.n; i++) /* the ranges of a file in order */
+			assert_true(g.v[i] > g.v[i - 1]);
 		for (int i = 0; i < s->nsplits; i++)
 			assert_int_equal(s->split_done[i], 1);
+		sl_source_free(s);
+		sl_arena_deinit(&f.arena);
+	}
+	unsetenv("SLUICE_TEST_SPLIT_BYTES");
+}
+
+/*
+ * Seeds: before any row, each range k > 0 gets one seed row, the last
+ * line that starts before the range (the line holding byte start - 1),
+ * unless that line is empty (it does not decode: no seed, -infinity).
+ * Checked against the file's text for every cut size; a range whose
+ * watermark is already set (restored) gets none.
+ */
+static void test_seeds(void **state)
+{
+	(void)state;
+	char *d = subdir("seeds");
+	int lines = 300;
+	write_lines(d, "in.jsonl", lines);
+	char p[600];
+	snprintf(p, sizeof p, "%s/in.jsonl", d);
+	static char text[65536];
+	FILE *fp = fopen(p, "rb");
+	assert_non_null(fp);
+	size_t len = fread(text, 1, sizeof text, fp);
+	fclose(fp);
+	static const long long sizes[] = {1, 2, 3, 17, 29, 30, 31, 64, 100, 1000};
+	for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+		set_split_bytes(sizes[z]);
+		fx f;
+		sl_err err;
+		fx_init(&f, "json", p);
+		sl_source *s = fx_source(&f, &err);
+		assert_non_null(s);
+		static got g;
+		g.n = g.seeds = 0;
+		assert_int_equal(read_some(s, 7, -1, &g), SL_EEOF);
+		int want = 0;
+		for (int k = 1; k < s->nsplits; k++) {
+			size_t at = (size_t)(k * sizes[z]) - 1; /* the line holding it */
+			size_t b = at;
+			while (b > 0 && text[b - 1] != '\n')
+				b--;
+			int blank = text[b] == '\n' || text[b] == '\r';
+			int line = 1;
+			for (size_t i = 0; i < b; i++)
+				line += text[i] == '\n';
+			int found = -1;
+			for (int i = 0; i < g.seeds; i++)
+				if (g.seed_split[i] == k)
+					found = i;
+			if (blank) {
+				assert_int_equal(found, -1);
+				continue;
+			}
+			assert_true(found >= 0);
+			assert_int_equal(g.seed_v[found], line);
+			assert_int_equal(g.seed_at[found], 0); /* before any row */
+			want++;
+		}
+		assert_int_equal(g.seeds, want);
+		assert_true(len > 0 && want > 0);
+		sl_source_free(s);
+		/* a range whose watermark is set gets no seed */
+		s = fx_source(&f, &err);
+		for (int i = 0; i < s->nsplits; i++)
+			s->split_wm[i] = 7;
+		g.n = g.seeds = 0;
+		assert_int_equal(read_some(s, 7, -1, &g), SL_EEOF);
+		assert_int_equal(g.seeds, 0);
 		sl_source_free(s);
 		sl_arena_deinit(&f.arena);
 	}
@@ -334,6 +422,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ranges_every_cut),
+		cmocka_unit_test(test_seeds),
 		cmocka_unit_test(test_range_error_line),
 		cmocka_unit_test(test_changelog_not_cut),
 		cmocka_unit_test(test_restore_every_batch),

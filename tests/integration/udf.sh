@@ -56,12 +56,14 @@ esac
 
 # ---- checkpoints: the accumulators survive kill -9 ------------------------
 # A TUMBLE window with wavg, geo_mean and max_by over generated orders,
-# at batch size 32 (a run takes about a second), checkpointing every 20-60
-# ms, killed with SIGKILL at random moments and restarted until it finishes
+# at batch size 32, checkpointing every 20-60 ms, killed with SIGKILL at
+# random moments (between 20% and 80% of the uninterrupted run's wall
+# time, so that a faster build or machine still gets killed mid-run) and
+# restarted until it finishes
 # (at least one restart restores a checkpoint): its committed output equals an
 # uninterrupted run's, row for row (the accumulators are restored byte for
 # byte, so even the DOUBLE results are identical).
-ROWS=${UDAF_ROWS:-300000}
+ROWS=${UDAF_ROWS:-1000000}
 KILLS=${UDAF_KILLS:-3}
 "$BUILD/tools/gen_events" "$ROWS" 50 11 > "$tmp/orders.jsonl"
 mkdir -p "$tmp/ref" "$tmp/run"
@@ -85,8 +87,11 @@ GROUP BY user_id, window_start, window_end;
 SQL
 }
 job "$tmp/ref" "1 s" > "$tmp/ref/job.sql"
+t0=$(date +%s%N)
 (cd "$tmp/ref" && "$B/sluice" run job.sql) > "$tmp/ref/log" 2>&1 ||
 	{ echo "udf.sh: reference run failed"; cat "$tmp/ref/log"; exit 1; }
+ref_ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$ref_ms" -ge 50 ] || ref_ms=50
 sort "$tmp"/ref/out/part-* > "$tmp/ref.rows"
 [ "$(wc -l < "$tmp/ref.rows")" -gt 100 ] || { echo "udf.sh: reference wrote too few rows"; exit 1; }
 kills=0
@@ -94,11 +99,15 @@ attempts=0
 while :; do
 	attempts=$((attempts + 1))
 	[ $attempts -le $((KILLS * 5 + 20)) ] || { echo "udf.sh: no progress after $attempts runs"; exit 1; }
-	job "$tmp/run" "$((20 + $(od -An -N1 -tu1 /dev/urandom) % 41)) ms" > "$tmp/run/job.sql"
+	iv=$((20 + $(od -An -N1 -tu1 /dev/urandom) % 41))
+	job "$tmp/run" "$iv ms" > "$tmp/run/job.sql"
 	(cd "$tmp/run" && exec "$B/sluice" run --stats job.sql) >> "$tmp/run/log" 2>&1 &
 	pid=$!
 	if [ $kills -lt "$KILLS" ]; then
-		sleep "0.$((100 + $(od -An -N1 -tu1 /dev/urandom) % 200))"
+		ms=$((ref_ms * (20 + $(od -An -N1 -tu1 /dev/urandom) % 61) / 100))
+		# after at least two checkpoint intervals, so a kill can restore one
+		[ $ms -ge $((iv * 2 + 30)) ] || ms=$((iv * 2 + 30))
+		sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
 		if kill -9 $pid 2>/dev/null; then
 			wait $pid 2>/dev/null || true
 			kills=$((kills + 1))
@@ -123,5 +132,5 @@ if ! cmp -s "$tmp/ref.rows" "$tmp/run.rows"; then
 	diff "$tmp/ref.rows" "$tmp/run.rows" | head -10
 	exit 1
 fi
-echo "udf.sh: $(wc -l < "$tmp/ref.rows") window rows equal after $kills kills in $attempts runs ($restores restored a checkpoint)"
+echo "udf.sh: $(wc -l < "$tmp/ref.rows") window rows equal after $kills kills in $attempts runs ($restores restored a checkpoint; uninterrupted run $ref_ms ms)"
 echo "udf.sh: ok"

@@ -1,6 +1,6 @@
 /*
  * conn_fs_int.h - shared internals of the 'filesystem' connector's files:
- * conn_filesystem.c (source and unpartitioned sink), conn_fs_partition.c
+ * conn_filesystem.c (source), conn_fs_sink.c (unpartitioned sink), conn_fs_partition.c
  * (PARTITIONED BY tables: the sink writing one directory per partition
  * and the source reading partition values from directory names).
  * Internal to src/connector.

@@ -5,7 +5,7 @@
  *     path/dt=2026-08-01/hm=09%3A00/part-<job>-<id>-<a>-<n>.csv
  *
  * Sink.  Each partition directory is written by its own unpartitioned
- * filesystem sink (conn_filesystem.c, "child"), which brings the whole
+ * filesystem sink (conn_fs_sink.c, "child"), which brings the whole
  * exactly-once protocol of docs/semantics.md §3 along: in-progress and staged
  * names start with '.', parts are renamed into place at commit, recover
  * publishes the restored checkpoint's parts and deletes other hidden
@@ -1024,7 +1024,7 @@ static int recover_dir(fs_psink *k, const char *rel, const void *data, size_t le
 	sl_snap_writer synth;
 	sl_snap_writer_init(&synth);
 	if (!data && rs) {
-		/* the checkpoint with nothing staged here (conn_filesystem.c's
+		/* the checkpoint with nothing staged here (conn_fs_sink.c's
 		 * version-1 layout) */
 		sl_snap_put_u8(&synth, 1);
 		sl_snap_put_i64(&synth, rs->id);

@@ -687,15 +687,13 @@ static int64_t throttle(datagen_source *d)
 	return allowed > done ? allowed - done : 0;
 }
 
-/* A bounded generator cut into chunks: a batch from each chunk in turn
- * (docs/parallel.md §4, rule 5), each batch holding rows of one chunk. */
-static int dg_read_chunk(datagen_source *d, sl_batch *out, sl_err *err)
+/* Appends up to `left` generated rows to out from the generators `cols`
+ * (d->cols, or a chunk's), bounded by the batch's room and the throttle.
+ * Returns the count (0: no room or not yet allowed) or an error. */
+static int append_rows(datagen_source *d, sl_batch *out, gen_col *cols, int64_t left,
+                       sl_err *err)
 {
-	if (d->ndone >= d->nchunks)
-		return SL_EEOF;
-	int k = d->cur;
-	int64_t n = d->clen[k] - d->cemitted[k];
-	int64_t room = out->cap - out->nrows, allow = throttle(d);
+	int64_t n = left, room = out->cap - out->nrows, allow = throttle(d);
 	if (n > room)
 		n = room;
 	if (n > allow)
@@ -707,7 +705,7 @@ static int dg_read_chunk(datagen_source *d, sl_batch *out, sl_err *err)
 	for (int j = 0; j < n; j++)
 		out->wm[r0 + j] = SL_WM_MIN;
 	gen_col *saved = d->cols;
-	d->cols = &d->ccols[(size_t)k * (size_t)d->ncols];
+	d->cols = cols;
 	for (int i = 0; i < d->ncols; i++) {
 		int rc = fill_col(d, out, i, r0, (int)n);
 		if (rc) {
@@ -717,11 +715,25 @@ static int dg_read_chunk(datagen_source *d, sl_batch *out, sl_err *err)
 	}
 	d->cols = saved;
 	out->nrows += (int)n;
+	d->emitted += n;
+	d->base.rows_read += n;
+	return (int)n;
+}
+
+/* A bounded generator cut into chunks: a batch from each chunk in turn
+ * (docs/parallel.md §4, rule 5), each batch holding rows of one chunk. */
+static int dg_read_chunk(datagen_source *d, sl_batch *out, sl_err *err)
+{
+	if (d->ndone >= d->nchunks)
+		return SL_EEOF;
+	int k = d->cur, r0 = out->nrows;
+	int n = append_rows(d, out, &d->ccols[(size_t)k * (size_t)d->ncols],
+	                    d->clen[k] - d->cemitted[k], err);
+	if (n <= 0)
+		return n;
 	d->base.split = k;
 	d->batch_first = (int64_t)k * d->chunk_rows + d->cemitted[k] - r0;
 	d->cemitted[k] += n;
-	d->emitted += n;
-	d->base.rows_read += n;
 	if (d->cemitted[k] >= d->clen[k]) {
 		d->cdone[k] = 1;
 		d->ndone++;
@@ -733,7 +745,7 @@ static int dg_read_chunk(datagen_source *d, sl_batch *out, sl_err *err)
 			break;
 		}
 	}
-	return (int)n;
+	return n;
 }
 
 static int dg_read(sl_source *s, sl_batch *out, sl_err *err)
@@ -741,30 +753,14 @@ static int dg_read(sl_source *s, sl_batch *out, sl_err *err)
 	datagen_source *d = (datagen_source *)s;
 	if (d->nchunks)
 		return dg_read_chunk(d, out, err);
-	int64_t n = rows_left(d);
-	if (n <= 0)
+	int64_t left = rows_left(d);
+	if (left <= 0)
 		return SL_EEOF;
-	int64_t room = out->cap - out->nrows, allow = throttle(d);
-	if (n > room)
-		n = room;
-	if (n > allow)
-		n = allow;
-	if (n <= 0)
-		return 0;
-	int r0 = out->nrows;
-	memset(out->op + r0, SL_INSERT, (size_t)n);
-	for (int k = 0; k < n; k++)
-		out->wm[r0 + k] = SL_WM_MIN;
-	for (int i = 0; i < d->ncols; i++) {
-		int rc = fill_col(d, out, i, r0, (int)n);
-		if (rc)
-			return sl_err_set(err, rc, "source '%s': datagen: out of memory", s->table);
-	}
-	out->nrows += (int)n;
-	d->batch_first = d->emitted - r0;
-	d->emitted += n;
-	s->rows_read += n;
-	return (int)n;
+	int64_t first = d->emitted - out->nrows;
+	int n = append_rows(d, out, d->cols, left, err);
+	if (n > 0)
+		d->batch_first = first;
+	return n;
 }
 
 static void dg_where(sl_source *s, int row, char *buf, size_t cap)

@@ -72,6 +72,18 @@ typedef struct sl_conn_args {
 	 * `partitioned` variants; NULL / 0 otherwise. */
 	const int *part;
 	int npart;
+	/*
+	 * Parallel instances (issue 10, docs/parallel.md §6): this connector
+	 * is instance `subtask` (0-based, Flink's subtask index) of
+	 * `nsubtasks` (>= 1) instances of its table's scan or sink.  A source
+	 * reads only the splits the static assignment gives it (split k goes
+	 * to instance k % nsubtasks, in split order) and ends at once without
+	 * any; a sink keeps its output apart from the other instances' (the
+	 * filesystem sink's part-file names).  Zero-initialized args mean one
+	 * instance: nsubtasks 0 is read as 1.
+	 */
+	int subtask;
+	int nsubtasks;
 } sl_conn_args;
 
 typedef struct sl_source_vtab sl_source_vtab;
@@ -168,6 +180,10 @@ struct sl_source_vtab {
 	/* The source to use for a PARTITIONED BY table (a->part), or NULL when
 	 * the connector cannot read partitioned tables. */
 	const sl_source_vtab *partitioned;
+	/* 1: the source cannot share its input among instances (stdin, push
+	 * tables): it runs as one instance and the runtime rebalances after
+	 * it (docs/parallel.md §2).  0: it honours sl_conn_args.subtask. */
+	int single_instance;
 };
 
 /* Base of every sink. */

@@ -186,6 +186,7 @@ const sl_source_vtab sl_stdin_source_vtab = {
 	.snapshot = sin_snapshot,
 	.restore = sin_restore,
 	.close = sin_close,
+	.single_instance = 1, /* one standard input */
 };
 
 /* ---- stdout sink --------------------------------------------------------- */

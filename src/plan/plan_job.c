@@ -302,7 +302,7 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	sp.batch_rows = (int)br;
 	sl_conn_args ca = {t->name, phys, nphys, t->pk, t->npk, o, p->engine, p->tz,
 	                   p->checkpointing, p->job, (int)p->attempt, 0,
-	                   part_fields(p, t, map), t->npart};
+	                   part_fields(p, t, map), t->npart, 0, 1};
 	if (!strcmp(conn, "stdin") && p->checkpointing && p->warnings)
 		sl_buf_printf(p->warnings, "warning: table '%s' reads stdin, which cannot be replayed: "
 		              "the job is at-least-once for it, not exactly-once\n", t->name);
@@ -422,7 +422,7 @@ sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int li
 	const char *ow = sl_opts_get(p->session, "sluice.overwrite-output");
 	sl_conn_args ca = {t->name, f, n, t->pk, t->npk, o, p->engine, p->tz,
 	                   p->checkpointing, p->job, (int)p->attempt, ow && !strcmp(ow, "true"),
-	                   part_fields(p, t, fmap), t->npart};
+	                   part_fields(p, t, fmap), t->npart, 0, 1};
 	int can = vt->can_update ? vt->can_update(&ca) : vt->accepts_updates;
 	if (in->updating && !can)
 		return sl__plan_error(p, line, col, SL_EPLAN,

@@ -22,7 +22,8 @@ CFLAGS_ALL   := -std=gnu11 $(WARN) -fvisibility=hidden -fno-strict-aliasing $(CF
 PCRE_CFLAGS  := $(shell pkg-config --cflags libpcre2-8 2>/dev/null)
 PCRE_LIBS    := $(shell pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8)
 # librocksdb is loaded at run time by the RocksDB backend (src/state/rocksdb_dl.h)
-LIBS    := $(PCRE_LIBS) -ldl -lm -lpthread
+# libsnappy, libzstd and zlib compress Parquet pages (src/format/parquet_codec.c)
+LIBS    := $(PCRE_LIBS) -lsnappy -lzstd -lz -ldl -lm -lpthread
 
 LIB_SRC  := $(shell find src -name '*.c' ! -path 'src/cli/*' | sort)
 CLI_SRC  := $(shell find src/cli -name '*.c' | sort)

@@ -111,6 +111,9 @@ typedef struct fs_source {
 	int64_t turn_end;   /* the turn of split cur ends before this offset */
 	int64_t turn_bytes; /* FS_TURN_BYTES, or half a test's small split size */
 	int cutable;        /* the format is line-oriented: big files are cut */
+	int filefmt;        /* a file format (Parquet): splits are whole files read
+	                     * through the format's file hooks (read_file_rows) */
+	int ffd;            /* filefmt: the open file of split lr_split, -1 = none */
 	int seeding;        /* ranges' initial watermarks may be left to look for */
 	sl_linereader lr;   /* reader of splits[lr_split] */
 	sl_decoder *dec;    /* the format's decoder */
@@ -294,7 +297,8 @@ static int configure_partitioned(fs_source *f, const sl_conn_args *a, sl_err *er
 	if (!(f->dec = sl__conn_decoder(&da, NULL, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	f->base.dec = f->dec;
-	f->cutable = !f->dec->vt->changelog && !f->dec->keyed;
+	f->filefmt = f->dec->vt->file_open != NULL;
+	f->cutable = !f->dec->vt->changelog && !f->dec->keyed && !f->filefmt;
 	int rc = sl__fs_check_commit_options(a, err);
 	if (rc)
 		return rc;
@@ -311,6 +315,7 @@ static int fss_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 	fs_source *f = (fs_source *)s;
 	sl__lines_init(&f->lr);
 	f->lr_split = -1;
+	f->ffd = -1;
 	f->turn_end = -1;
 	const char *path = sl_opts_get(a->opts, "path");
 	if (!path)
@@ -327,7 +332,8 @@ static int fss_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 	if (!(f->dec = sl__conn_decoder(a, NULL, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	f->base.dec = f->dec;
-	f->cutable = !f->dec->vt->changelog && !f->dec->keyed;
+	f->filefmt = f->dec->vt->file_open != NULL;
+	f->cutable = !f->dec->vt->changelog && !f->dec->keyed && !f->filefmt;
 	return sl__fs_check_commit_options(a, err);
 }
 
@@ -492,6 +498,14 @@ static void leave_split(fs_source *f)
 {
 	if (f->lr_split < 0)
 		return;
+	if (f->filefmt) { /* the split's position is kept as rows are read */
+		f->dec->vt->file_close(f->dec);
+		if (f->ffd >= 0)
+			close(f->ffd);
+		f->ffd = -1;
+		f->lr_split = -1;
+		return;
+	}
 	fs_split *sp = &f->splits[f->lr_split];
 	if (sp->state == FS_STARTED) {
 		sp->off = f->lr.off;
@@ -797,6 +811,112 @@ static int read_seeds(fs_source *f, sl_batch *out)
 	return n;
 }
 
+/* File formats: opens split k's file through the format and, for a split
+ * restored as started, passes over the rows it consumed (sp->off). */
+static int open_file_split(fs_source *f, int k, sl_err *err)
+{
+	fs_split *sp = &f->splits[k];
+	const char *name = file_name(f, sp->file);
+	const sl_format_vtab *vt = f->dec->vt;
+	f->ffd = open(name, O_RDONLY | O_CLOEXEC);
+	if (f->ffd < 0)
+		return sl_err_set(err, SL_EIO, "source '%s': cannot open file '%s': %s",
+		                  f->base.table, name, strerror(errno));
+	f->lr_split = k;
+	int rc = vt->file_open(f->dec, f->ffd, name, err);
+	if (!rc && sp->state == FS_STARTED && sp->off > 0)
+		rc = vt->file_skip(f->dec, sp->off, err);
+	if (rc) {
+		sl_err_prefix(err, "source '%s'", f->base.table);
+		leave_split(f);
+		return rc;
+	}
+	if (sp->state == FS_WAITING) {
+		sp->state = FS_STARTED;
+		sp->first = sp->off = sp->line = 0;
+	}
+	return 0;
+}
+
+/*
+ * File formats (Parquet, docs/parquet.md): each file is one split, read
+ * whole before the next (in name order, so a restored job reads in the
+ * same order); a read returns the rows of one call of the format's
+ * file_read.  A split's position is the count of rows consumed (sp->off,
+ * and sp->line: rows are numbered from 1 for messages), which a restore
+ * passes over with file_skip.  A partitioned table's data columns are read
+ * through a view of the batch, the partition columns filled from the
+ * file's directory names.
+ */
+static int read_file_rows(fs_source *f, sl_batch *out, sl_err *err)
+{
+	const sl_format_vtab *vt = f->dec->vt;
+	int rows0 = out->nrows;
+	f->prov_n = 0;
+	while (f->ndone < f->nsplits) {
+		fs_split *sp = &f->splits[f->cur];
+		int rc;
+		if (sp->state == FS_DONE) {
+			f->cur = next_split(f, f->cur);
+			continue;
+		}
+		if (f->lr_split != f->cur) {
+			leave_split(f);
+			if ((rc = open_file_split(f, f->cur, err)))
+				return rc;
+		}
+		f->base.split = f->cur;
+		if (f->npart) {
+			if (f->pval_file != sp->file && load_pvals(f, sp->file, err))
+				return SL_EINPUT;
+			sl_batch v = *out;
+			for (int j = 0; j < f->ndata; j++)
+				f->vcols[j] = out->cols[f->dcol[j]];
+			v.cols = f->vcols;
+			v.ncols = f->ndata;
+			rc = vt->file_read(f->dec, &v, err);
+			out->nrows = v.nrows;
+			out->arena = v.arena;
+			for (int j = 0; j < f->npart && rc > 0; j++) {
+				sl_col *c = &out->cols[f->pcol[j]];
+				const fs_pval *pv = &f->pval[j];
+				sl_phys ph = sl_type_phys(c->type);
+				for (int r = rows0; r < out->nrows; r++) {
+					c->null[r] = (uint8_t)pv->is_null;
+					if (ph == SL_PHYS_F64)
+						c->v.f64[r] = pv->f64;
+					else if (ph == SL_PHYS_STR)
+						c->v.str[r] = pv->str;
+					else
+						c->v.i64[r] = pv->i64;
+				}
+			}
+		} else {
+			rc = vt->file_read(f->dec, out, err);
+		}
+		if (rc == SL_EEOF) {
+			finish_split(f, f->cur);
+			f->cur = next_split(f, f->cur);
+			continue;
+		}
+		if (rc < 0) {
+			sl_err_prefix(err, "source '%s'", f->base.table);
+			return rc;
+		}
+		for (int r = rows0; r < out->nrows; r++) {
+			f->prov_file[r] = f->cur;
+			f->prov_line[r] = sp->line + 1 + (r - rows0);
+			f->prov_off[r] = -1;
+		}
+		sp->off += rc;
+		sp->line += rc;
+		f->prov_n = out->nrows;
+		f->base.rows_read += rc;
+		return rc;
+	}
+	return SL_EEOF;
+}
+
 /*
  * Reads rows of the split whose turn it is (every batch holds rows of one
  * split, base.split).  While several splits are left, a turn is the
@@ -830,6 +950,8 @@ static int fss_read(sl_source *s, sl_batch *out, sl_err *err)
 		}
 		f->seeding = 0;
 	}
+	if (f->filefmt)
+		return read_file_rows(f, out, err);
 	while (out->cap - out->nrows >= 2 && f->ndone < f->nsplits) {
 		int may_move = out->nrows == rows0; /* no row of ours points at the buffer */
 		fs_split *sp = &f->splits[f->cur];
@@ -906,7 +1028,8 @@ static void fss_where(sl_source *s, int row, char *buf, size_t cap)
 	}
 	int k = f->prov_file[row];
 	int64_t line = abs_line(f, k, f->prov_line[row]);
-	snprintf(buf, cap, "file '%s', line %lld", file_name(f, f->splits[k].file), (long long)line);
+	snprintf(buf, cap, "file '%s', %s %lld", file_name(f, f->splits[k].file),
+	         f->filefmt ? "row" : "line", (long long)line);
 }
 
 static int fss_row_input(sl_source *s, int row, const char **file, int64_t *line)
@@ -933,7 +1056,7 @@ static int fss_row_input(sl_source *s, int row, const char **file, int64_t *line
 static int fss_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 {
 	fs_source *f = (fs_source *)s;
-	if (f->lr_split >= 0 && f->splits[f->lr_split].state == FS_STARTED) {
+	if (!f->filefmt && f->lr_split >= 0 && f->splits[f->lr_split].state == FS_STARTED) {
 		f->splits[f->lr_split].off = f->lr.off;
 		f->splits[f->lr_split].line = f->lr.line;
 	}
@@ -1105,6 +1228,8 @@ static int fss_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 static void fss_close(sl_source *s)
 {
 	fs_source *f = (fs_source *)s;
+	if (f->filefmt)
+		leave_split(f);
 	sl__lines_deinit(&f->lr);
 	if (f->dec)
 		sl_decoder_free(f->dec);

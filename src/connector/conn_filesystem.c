@@ -839,10 +839,14 @@ static int open_file_split(fs_source *f, int k, sl_err *err)
 }
 
 /*
- * File formats (Parquet, docs/parquet.md): each file is one split, read
- * whole before the next (in name order, so a restored job reads in the
- * same order); a read returns the rows of one call of the format's
- * file_read.  A split's position is the count of rows consumed (sp->off,
+ * File formats (Parquet, docs/parquet.md): each file is one split; the
+ * splits take turns of one block (a Parquet row group) each, round-robin
+ * in name order, so every file's watermark moves as the files are read
+ * (docs/parallel.md §4); turns are set by the data's blocks and the
+ * snapshot keeps whose turn it is, so a restored job reads in the same
+ * order.  A turn reopens its file and passes over the rows consumed
+ * (file_skip passes over whole blocks without reading them).  A read
+ * returns the rows of one call of the format's file_read.  A split's position is the count of rows consumed (sp->off,
  * and sp->line: rows are numbered from 1 for messages), which a restore
  * passes over with file_skip.  A partitioned table's data columns are read
  * through a view of the batch, the partition columns filled from the
@@ -912,6 +916,10 @@ static int read_file_rows(fs_source *f, sl_batch *out, sl_err *err)
 		sp->line += rc;
 		f->prov_n = out->nrows;
 		f->base.rows_read += rc;
+		if (vt->file_block_end(f->dec) && next_split(f, f->cur) != f->cur) {
+			leave_split(f); /* the turn ends with the block */
+			f->cur = next_split(f, f->cur);
+		}
 		return rc;
 	}
 	return SL_EEOF;

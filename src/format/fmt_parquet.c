@@ -304,5 +304,6 @@ const sl_format_vtab sl__fmt_parquet = {
 	.file_open = pq_file_open,
 	.file_read = pq_file_read,
 	.file_skip = pq_file_skip,
+	.file_block_end = pq_file_block_end,
 	.file_close = pq_file_close,
 };

@@ -114,13 +114,18 @@ struct sl_format_vtab {
 	 * messages), then file_read to append up to out->cap - out->nrows rows
 	 * (+I, W_before SL_WM_MIN): the number appended, SL_EEOF after the
 	 * last row, or SL_EINPUT with err naming the file and column.
-	 * file_skip passes over the next n rows (a restore's position), and
+	 * A file is cut into blocks (Parquet row groups): one file_read call
+	 * returns rows of one block, and file_block_end says whether the last
+	 * call reached its block's end (the source lets another file take its
+	 * turn there).  file_skip passes over the next n rows (a restore's
+	 * position; whole blocks are passed over without reading them), and
 	 * file_close ends the file (safe after a failed open).  decode is not
 	 * used.
 	 */
 	int (*file_open)(sl_decoder *d, int fd, const char *name, sl_err *err);
 	int (*file_read)(sl_decoder *d, sl_batch *out, sl_err *err);
 	int (*file_skip)(sl_decoder *d, int64_t n, sl_err *err);
+	int (*file_block_end)(const sl_decoder *d);
 	void (*file_close)(sl_decoder *d);
 };
 

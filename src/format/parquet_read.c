@@ -1243,6 +1243,13 @@ int pq_file_read(sl_decoder *d, sl_batch *out, sl_err *err)
 	return (int)n;
 }
 
+/* file_block_end: the last read ended its row group. */
+int pq_file_block_end(const sl_decoder *d)
+{
+	const pq_reader *r = ((const pq_dec *)d)->r;
+	return r->open && r->rg_left == 0;
+}
+
 int pq_file_skip(sl_decoder *d, int64_t n, sl_err *err)
 {
 	pq_reader *r = ((pq_dec *)d)->r;

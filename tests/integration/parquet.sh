@@ -19,8 +19,9 @@
 #   3. DuckDB writes the reference rows as Parquet (COPY ... TO) with each
 #      codec and both format versions (V2: DELTA encodings, data page v2),
 #      small row groups; sluice reads each file equal to the reference.
-#   4. Errors: a damaged file and a column of the wrong type are refused
-#      naming the file and the column.
+#   4. A PARTITIONED BY table written as Parquet and read back.
+#   5. Errors: damaged files (cut; pages zeroed) and a column of the wrong
+#      type are refused naming the file and the column.
 set -u
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -140,6 +141,30 @@ run w_roll "$W/in.jsonl" json "$W/w_roll" parquet ", 'sink.rolling-policy.file-s
   'parquet.block.size' = '8kb'" &&
 	check_written w_roll SNAPPY 1 3 3
 
+# 4. a PARTITIONED BY table: part files per directory, read back with the
+# partition values from the directory names
+cat > "$W/part.sql" <<SQL
+CREATE TABLE src ($COLS) WITH ('connector' = 'filesystem', 'path' = '$W/in.jsonl', 'format' = 'json');
+CREATE TABLE dst ($COLS) PARTITIONED BY (b) WITH ('connector' = 'filesystem', 'path' = '$W/part', 'format' = 'parquet');
+INSERT INTO dst SELECT * FROM src;
+SQL
+if "$SLUICE" run "$W/part.sql" > "$W/part.log" 2>&1 &&
+	printf '%s\n' "CREATE TABLE p ($COLS) PARTITIONED BY (b) WITH ('connector' = 'filesystem', 'path' = '$W/part', 'format' = 'parquet');" \
+	"CREATE TABLE back ($COLS) WITH ('connector' = 'filesystem', 'path' = '$W/part-back', 'format' = 'json');" \
+	"INSERT INTO back SELECT * FROM p;" > "$W/part-back.sql" &&
+	"$SLUICE" run "$W/part-back.sql" >> "$W/part.log" 2>&1; then
+	nd=$(ls "$W/part" | wc -l)
+	cat "$W"/part-back/part-* | sort > "$W/part-back.rows"
+	if [ "$nd" = 3 ] && cmp -s "$W/part-back.rows" "$W/ref.rows"; then
+		echo "ok   partitioned: $nd directories (b=true, b=false, NULL), read back equal"
+	else
+		echo "FAIL partitioned: $nd directories, or the rows read back differ"
+		diff "$W/ref.rows" "$W/part-back.rows" | head -4; fail=1
+	fi
+else
+	echo "FAIL partitioned: sluice failed"; cat "$W/part.log"; fail=1
+fi
+
 # 3. DuckDB writes, sluice reads
 for v in V1 V2; do
 	for c in snappy zstd gzip uncompressed; do
@@ -161,17 +186,26 @@ for v in V1 V2; do
 	done
 done
 
-# 4. errors name the file and the column
-mkdir -p "$W/bad"
-head -c 300 "$W/duck_V1_snappy/data.parquet" > "$W/bad/cut.parquet"
-job "$W/bad" parquet "$W/bad-out" json "" > "$W/bad.sql"
-if "$SLUICE" run "$W/bad.sql" > "$W/bad.log" 2>&1; then
-	echo "FAIL: a damaged file was read"; fail=1
-elif ! grep -q "cut.parquet" "$W/bad.log"; then
-	echo "FAIL: the damaged file's error does not name it:"; cat "$W/bad.log"; fail=1
-else
-	echo "ok   damaged file: $(grep -o "parquet file.*" "$W/bad.log" | head -1)"
-fi
+# 5. errors name the file and the column: a cut file, and a file whose
+# pages are overwritten with zeros (the footer intact)
+for kind in cut zeroed; do
+	mkdir -p "$W/bad-$kind"
+	f=$W/bad-$kind/$kind.parquet
+	if [ $kind = cut ]; then
+		head -c 300 "$W/duck_V1_snappy/data.parquet" > "$f"
+	else
+		cp "$W/w_zstd/"part-*.parquet "$f"
+		dd if=/dev/zero of="$f" bs=1 seek=200 count=3000 conv=notrunc 2>/dev/null
+	fi
+	job "$W/bad-$kind" parquet "$W/bad-$kind-out" json "" > "$W/bad.sql"
+	if "$SLUICE" run "$W/bad.sql" > "$W/bad.log" 2>&1; then
+		echo "FAIL: a damaged file ($kind) was read"; fail=1
+	elif ! grep -q "parquet file '$f'" "$W/bad.log"; then
+		echo "FAIL: the damaged file's ($kind) error does not name it:"; cat "$W/bad.log"; fail=1
+	else
+		echo "ok   damaged file ($kind): $(grep -o "parquet file.*" "$W/bad.log" | head -1)"
+	fi
+done
 cat > "$W/type.sql" <<SQL
 CREATE TABLE src (str INT) WITH ('connector' = 'filesystem', 'path' = '$W/w_default', 'format' = 'parquet');
 CREATE TABLE dst (str INT) WITH ('connector' = 'filesystem', 'path' = '$W/type-out', 'format' = 'json');

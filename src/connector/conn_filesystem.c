@@ -28,7 +28,11 @@
  * watermark per split (sl_source.split_wm, saved here with the
  * positions).  Before the first row, a seed batch gives each range k > 0
  * its initial watermark: the last line before the range, decoded, whose
- * watermark expression the scan computes (read_seeds, conn.h).  Records come from
+ * watermark expression the scan computes (read_seeds, conn.h).  A file
+ * format (Parquet: a format with file hooks, format.h) is read by
+ * read_file_rows instead: a split is a whole file, the splits take turns
+ * of one row group, and a split's position is the count of rows read from
+ * it.  Records of the line formats come from
  * the shared line reader (conn_lines.c, 1 MiB read(2) blocks, records in
  * place) and are decoded by the 'format' into the caller's batch; the
  * format's own options pass through.  For each row of the current batch

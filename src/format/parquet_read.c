@@ -923,12 +923,15 @@ out:
 	return -1;
 }
 
-/* Reads the dictionary page's entries into c->dict. */
+/* Reads the dictionary page's entries into c->dict; takes buf over, also
+ * on failure. */
 static int load_dict(pq_reader *r, pq_rcol *c, uint8_t *buf, size_t len, int64_t n,
                      sl_err *err)
 {
-	if (n < 0 || n > pq_read_value_cap)
+	if (n < 0 || n > pq_read_value_cap) {
+		free(buf); /* not taken over (fuzz_parquet found the leak) */
 		return col_bad(r, c, err, "damaged dictionary page");
+	}
 	free(c->dict_buf);
 	free(c->dict);
 	c->dict_buf = buf;

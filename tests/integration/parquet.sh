@@ -91,6 +91,31 @@ $PEER sql "$(canon_sql "$REFSRC" "from_base64(bt)")" | sort > "$W/ref.duck" ||
 	{ echo "FAIL: DuckDB cannot read the reference"; exit 1; }
 [ "$(wc -l < "$W/ref.duck")" = "$ROWS" ] || { echo "FAIL: DuckDB read $(wc -l < "$W/ref.duck") reference rows"; exit 1; }
 
+# Statistics: per row group and column, min_value, max_value and
+# null_count of the footer (parquet_metadata) equal what DuckDB computes
+# from the row group's rows; prints "total bad"
+STATS_AGG=""
+for c in b t s i l f d d1 d2 d3 str bt dt tm ts ts6 ltz; do
+	STATS_AGG="$STATS_AGG UNION ALL SELECT '$c' p, fn, g, min($c)::VARCHAR mn, max($c)::VARCHAR mx,
+	  (count(*) - count($c))::BIGINT nc FROM d GROUP BY fn, g"
+done
+STATS_AGG=${STATS_AGG# UNION ALL }
+stats_check() { # files (a glob)
+	$PEER sql "WITH rg AS (SELECT DISTINCT file_name fn, row_group_id g, row_group_num_rows n
+	    FROM parquet_metadata('$1')),
+	  rs AS (SELECT fn, g, n, sum(n) OVER (PARTITION BY fn ORDER BY g) - n AS st FROM rg),
+	  d AS (SELECT x.*, rs.fn, rs.g
+	    FROM read_parquet('$1', file_row_number = true, filename = true) x
+	    JOIN rs ON x.filename = rs.fn AND x.file_row_number >= rs.st
+	      AND x.file_row_number < rs.st + rs.n),
+	  agg AS ($STATS_AGG),
+	  m AS (SELECT file_name fn, row_group_id g, path_in_schema p, stats_min_value mn,
+	    stats_max_value mx, stats_null_count nc FROM parquet_metadata('$1'))
+	  SELECT count(*) total, count(*) FILTER (WHERE m.mn IS DISTINCT FROM agg.mn
+	    OR m.mx IS DISTINCT FROM agg.mx OR m.nc != agg.nc) bad FROM m JOIN agg USING (fn, g, p)" |
+	sed 's/.*"total":"\{0,1\}\([0-9]*\)"\{0,1\},"bad":"\{0,1\}\([0-9]*\).*/\1 \2/'
+}
+
 # 2. sluice writes
 check_written() { # name codec expect-dict(0/1) min-files min-rowgroups
 	n=$1
@@ -115,6 +140,10 @@ check_written() { # name codec expect-dict(0/1) min-files min-rowgroups
 	echo "$meta" | grep -q "\"dict\":$want" || { echo "FAIL $n: dictionary $want expected: $meta"; fail=1; }
 	g=$(echo "$meta" | sed -n 's/.*"g":"\{0,1\}\([0-9]*\).*/\1/p')
 	[ "${g:-0}" -ge "$5" ] || { echo "FAIL $n: $g row groups, expected >= $5"; fail=1; }
+	set -- $(stats_check "$W/$n/part-*.parquet")
+	nstats=${1:-0}
+	[ "$nstats" -gt 0 ] && [ "${2:-1}" = 0 ] ||
+		{ echo "FAIL $n: statistics: ${1:-?} chunks checked, ${2:-?} wrong"; fail=1; }
 	# read back by sluice
 	run "$n-back" "$W/$n" parquet "$W/$n-back" json || return
 	cat "$W/$n-back"/part-* | sort > "$W/$n-back.rows"
@@ -122,7 +151,7 @@ check_written() { # name codec expect-dict(0/1) min-files min-rowgroups
 		echo "FAIL $n: sluice reads its Parquet back with other values"
 		diff "$W/ref.rows" "$W/$n-back.rows" | head -6; fail=1
 	fi
-	echo "ok   $n: $nf files, $g row groups, DuckDB, hyparquet and sluice read the same rows"
+	echo "ok   $n: $nf files, $g row groups, DuckDB, hyparquet and sluice read the same rows, $nstats chunk statistics right"
 }
 
 run w_default "$W/in.jsonl" json "$W/w_default" parquet &&

@@ -637,6 +637,34 @@ static int put_levels(pq_writer *w, const pq_wcol *c, sl_buf *buf, int64_t r0, i
 	return rc;
 }
 
+/* The specification's rule for zeros in floating-point statistics: a
+ * zero min is written -0.0 and a zero max +0.0, whichever zero was seen
+ * first, so readers that prune by them never skip a zero of either sign. */
+static void signed_zeros(pq_wcol *c)
+{
+	if (c->L->phys == PQ_FLOAT) {
+		float mn, mx;
+		memcpy(&mn, c->min.p, 4);
+		memcpy(&mx, c->max.p, 4);
+		if (mn == 0.0f)
+			mn = -0.0f;
+		if (mx == 0.0f)
+			mx = 0.0f;
+		memcpy(c->min.p, &mn, 4);
+		memcpy(c->max.p, &mx, 4);
+	} else if (c->L->phys == PQ_DOUBLE) {
+		double mn, mx;
+		memcpy(&mn, c->min.p, 8);
+		memcpy(&mx, c->max.p, 8);
+		if (mn == 0.0)
+			mn = -0.0;
+		if (mx == 0.0)
+			mx = 0.0;
+		memcpy(c->min.p, &mn, 8);
+		memcpy(c->max.p, &mx, 8);
+	}
+}
+
 /* Writes column c's chunk of the buffered row group. */
 static int write_chunk(pq_writer *w, pq_wcol *c, pq_chunk *ch, sl_buf *out)
 {
@@ -701,7 +729,9 @@ static int write_chunk(pq_writer *w, pq_wcol *c, pq_chunk *ch, sl_buf *out)
 		if (c->nrows == 0)
 			break;
 	}
-	if ((ch->has_minmax = c->has_minmax)) {
+	if ((ch->has_minmax = c->has_minmax))
+		signed_zeros(c);
+	if (ch->has_minmax) {
 		ch->min_off = w->stats.len;
 		ch->min_len = (uint32_t)c->min.len;
 		if (sl_buf_append(&w->stats, c->min.p, c->min.len))

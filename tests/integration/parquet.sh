@@ -194,6 +194,23 @@ else
 	echo "FAIL partitioned: sluice failed"; cat "$W/part.log"; fail=1
 fi
 
+# zeros in DOUBLE statistics (the specification's rule): a zero min is
+# written -0.0 and a zero max +0.0, whichever zero the data held
+printf '{"d":0.0}\n{"d":2.0}\n' > "$W/z1.jsonl"
+printf '{"d":-3.0}\n{"d":-0.0}\n' > "$W/z2.jsonl"
+for z in z1 z2; do
+	printf '%s\n' "CREATE TABLE s (d DOUBLE) WITH ('connector' = 'filesystem', 'path' = '$W/$z.jsonl', 'format' = 'json');" \
+		"CREATE TABLE o (d DOUBLE) WITH ('connector' = 'filesystem', 'path' = '$W/$z', 'format' = 'parquet');" \
+		"INSERT INTO o SELECT * FROM s;" > "$W/$z.sql"
+	"$SLUICE" run "$W/$z.sql" > "$W/$z.log" 2>&1 || { echo "FAIL $z: sluice failed"; fail=1; }
+	zs=$($PEER sql "SELECT stats_min_value mn, stats_max_value mx FROM parquet_metadata('$W/$z/*.parquet')")
+	case "$z:$zs" in
+	'z1:{"mn":"-0.0","mx":"2.0"}'|'z2:{"mn":"-3.0","mx":"0.0"}') ;;
+	*) echo "FAIL $z: zero statistics $zs"; fail=1 ;;
+	esac
+done
+echo "ok   zeros in statistics: min -0.0, max +0.0"
+
 # 3. DuckDB writes, sluice reads
 for v in V1 V2; do
 	for c in snappy zstd gzip uncompressed; do

@@ -856,9 +856,9 @@ int pq_file_end(sl_encoder *e, sl_buf *out, sl_err *err)
 		pq_tw_i32(&t, 7, g);
 		pq_tw_end(&t);
 	}
-	char by[64];
-	snprintf(by, sizeof by, "sluice version %s", sl_version());
-	pq_tw_bin(&t, 6, by, strlen(by));
+	/* created_by: the application only (sl_version lives in src/api, above
+	 * this layer); readers key their workarounds on other writers' names */
+	pq_tw_bin(&t, 6, "sluice", 6);
 	pq_tw_list(&t, 7, TC_STRUCT, w->nleaves); /* column_orders: TYPE_ORDER each */
 	for (int i = 0; i < w->nleaves; i++) {
 		pq_tw_elem_struct(&t);

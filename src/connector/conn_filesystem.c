@@ -210,14 +210,24 @@ static const sl_format_vtab *find_format(const sl_opts *o, const char *def, cons
 	return vt;
 }
 
-/*
- * Opens a decoder for a source: the 'format' option (def when absent) with
- * its options, keyed (format.h) when the table has a PRIMARY KEY.  Shared
- * with the stdin source and push tables.  Returns NULL with err set.
- */
-sl_decoder *sl__conn_decoder(const sl_conn_args *a, const char *def, sl_err *err)
+/* A file format (Parquet) where only records can be used: NULL with err. */
+static const sl_format_vtab *no_file_format(const sl_format_vtab *vt, const char *what,
+                                            const char *table, sl_err *err)
+{
+	if (!vt || !vt->file_begin)
+		return vt;
+	sl_err_set(err, SL_EINVAL, "%s '%s': format '%s' is a file format: only the "
+	           "'filesystem' connector can %s it", what, table, vt->name,
+	           what[1] == 'o' ? "read" : "write");
+	return NULL;
+}
+
+/* sl__conn_decoder, allowing file formats when file is 1. */
+static sl_decoder *conn_decoder(const sl_conn_args *a, const char *def, int file, sl_err *err)
 {
 	const sl_format_vtab *vt = find_format(a->opts, def, "source", a->table, err);
+	if (!file)
+		vt = no_file_format(vt, "source", a->table, err);
 	if (!vt)
 		return NULL;
 	if (!vt->decoder_size) {
@@ -234,12 +244,28 @@ sl_decoder *sl__conn_decoder(const sl_conn_args *a, const char *def, sl_err *err
 }
 
 /*
- * Opens an encoder for a sink, like sl__conn_decoder.  Returns NULL with
- * err set.
+ * Opens a decoder for a source: the 'format' option (def when absent) with
+ * its options, keyed (format.h) when the table has a PRIMARY KEY.  Shared
+ * with the stdin source and push tables, which read records: a file format
+ * (Parquet) is refused naming the table.  Returns NULL with err set.
  */
-sl_encoder *sl__conn_encoder(const sl_conn_args *a, const char *def, sl_err *err)
+sl_decoder *sl__conn_decoder(const sl_conn_args *a, const char *def, sl_err *err)
+{
+	return conn_decoder(a, def, 0, err);
+}
+
+/* The filesystem connector's decoder: sl__conn_decoder, file formats too. */
+sl_decoder *sl__fs_decoder(const sl_conn_args *a, sl_err *err)
+{
+	return conn_decoder(a, NULL, 1, err);
+}
+
+/* sl__conn_encoder, allowing file formats when file is 1. */
+static sl_encoder *conn_encoder(const sl_conn_args *a, const char *def, int file, sl_err *err)
 {
 	const sl_format_vtab *vt = find_format(a->opts, def, "sink", a->table, err);
+	if (!file)
+		vt = no_file_format(vt, "sink", a->table, err);
 	if (!vt)
 		return NULL;
 	if (!vt->encoder_size) {
@@ -251,6 +277,22 @@ sl_encoder *sl__conn_encoder(const sl_conn_args *a, const char *def, sl_err *err
 	if (!e)
 		sl_err_prefix(err, "sink '%s'", a->table);
 	return e;
+}
+
+/*
+ * Opens an encoder for a sink, like sl__conn_decoder (a file format is
+ * refused: a sink of records would never see its rows written).  Returns
+ * NULL with err set.
+ */
+sl_encoder *sl__conn_encoder(const sl_conn_args *a, const char *def, sl_err *err)
+{
+	return conn_encoder(a, def, 0, err);
+}
+
+/* The filesystem sink's encoder: sl__conn_encoder, file formats too. */
+sl_encoder *sl__fs_encoder(const sl_conn_args *a, sl_err *err)
+{
+	return conn_encoder(a, NULL, 1, err);
 }
 
 /* Configures a partitioned source: the decoder reads the data columns
@@ -298,7 +340,7 @@ static int configure_partitioned(fs_source *f, const sl_conn_args *a, sl_err *er
 	da.nfields = f->ndata;
 	da.part = NULL;
 	da.npart = 0;
-	if (!(f->dec = sl__conn_decoder(&da, NULL, err)))
+	if (!(f->dec = sl__fs_decoder(&da, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	f->base.dec = f->dec;
 	f->filefmt = f->dec->vt->file_open != NULL;
@@ -333,7 +375,7 @@ static int fss_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 		return rc;
 	if (a->npart)
 		return configure_partitioned(f, a, err);
-	if (!(f->dec = sl__conn_decoder(a, NULL, err)))
+	if (!(f->dec = sl__fs_decoder(a, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	f->base.dec = f->dec;
 	f->filefmt = f->dec->vt->file_open != NULL;

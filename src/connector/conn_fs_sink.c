@@ -259,7 +259,7 @@ static int fsk_configure(sl_sink *s, const sl_conn_args *a, sl_err *err)
 		return rc;
 	if (!(k->dir = strdup(path)))
 		return sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", a->table);
-	if (!(k->enc = sl__conn_encoder(a, NULL, err)))
+	if (!(k->enc = sl__fs_encoder(a, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	k->ext = format_ext(k->enc->vt->name);
 	return 0;

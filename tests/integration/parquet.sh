@@ -21,7 +21,8 @@
 #      small row groups; sluice reads each file equal to the reference.
 #   4. A PARTITIONED BY table written as Parquet and read back.
 #   5. Errors: damaged files (cut; pages zeroed) and a column of the wrong
-#      type are refused naming the file and the column.
+#      type are refused naming the file and the column; a record connector
+#      (stdout) refuses the format.
 set -u
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -263,6 +264,16 @@ elif ! grep -q "column 'str' is BYTE_ARRAY in the file and cannot be read as INT
 	echo "FAIL: the type error is not as expected:"; cat "$W/type.log"; fail=1
 else
 	echo "ok   wrong type: $(grep -o "column 'str'.*" "$W/type.log" | head -1)"
+fi
+# a record connector cannot take a file format (stdout would buffer rows
+# it never writes)
+printf '%s\n' "CREATE TABLE o (d DOUBLE) WITH ('connector' = 'stdout', 'format' = 'parquet');" \
+	"INSERT INTO o VALUES (1.0);" > "$W/stdout.sql"
+if "$SLUICE" run "$W/stdout.sql" > "$W/stdout.log" 2>&1 ||
+	! grep -q "sink 'o': format 'parquet' is a file format: only the 'filesystem' connector can write it" "$W/stdout.log"; then
+	echo "FAIL: stdout with format parquet:"; cat "$W/stdout.log"; fail=1
+else
+	echo "ok   stdout refuses format parquet"
 fi
 [ "$fail" = 0 ] && echo "parquet: all checks passed"
 exit "$fail"

@@ -160,7 +160,19 @@ struct sl_source_vtab {
 	 * source without lines, such as datagen).
 	 */
 	int (*row_input)(sl_source *s, int row, const char **file, int64_t *line);
-	/* Position for checkpoints (file offset and line, generator state). */
+	/*
+	 * Position for checkpoints (file offset and line, generator state):
+	 * a source with splits saves its own splits' positions and
+	 * watermarks under the splits' ids.  restore, before the first read,
+	 * is called once per snapshot of the instances of the run that took
+	 * the checkpoint (all of them, in any order; one call after a run of
+	 * one instance): each instance keeps the splits it owns now and skips
+	 * the others, so a restore at another parallelism, or after a
+	 * directory gained a file that moved later splits to other
+	 * instances, resumes every split where it was.  The filesystem source
+	 * and datagen refuse (SL_ESTATE) at the first read when a snapshot
+	 * of that run is missing, rather than read a split twice.
+	 */
 	int (*snapshot)(sl_source *s, sl_snap_writer *w, sl_err *err);
 	int (*restore)(sl_source *s, sl_snap_reader *r, sl_err *err);
 	/*

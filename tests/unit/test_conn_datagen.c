@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
 
 #include "connector/conn.h"
 #include "sluice.h"
@@ -714,6 +715,67 @@ static void test_blackhole_throughput(void **state)
 	fx_deinit(&f);
 }
 
+typedef struct bh_arg {
+	fixture *f;
+	int inst;
+	int64_t read, written;
+} bh_arg;
+
+/* Instance inst of 3: datagen into a blackhole, both of that instance. */
+static void *bh_main(void *p)
+{
+	bh_arg *ba = p;
+	sl_err err;
+	sl_source *s = fx_instance(ba->f, ba->inst, 3, &err);
+	sl_conn_args a = {.table = "bh", .fields = ba->f->fields, .nfields = ba->f->nfields,
+	                  .opts = &ba->f->opts, .subtask = ba->inst, .nsubtasks = 3};
+	sl_sink *k = sl_sink_new_open(sl_sink_find("blackhole"), &a, &err);
+	sl_batch *b = sl_batch_new(ba->f->nfields, ba->f->types, 0);
+	while (s && k) {
+		sl_batch_reset(b);
+		if (s->vt->read(s, b, &err) <= 0 || k->vt->write(k, b, &err))
+			break;
+	}
+	ba->read = s ? s->rows_read : -1;
+	ba->written = k ? k->rows_written : -1;
+	sl_batch_free(b);
+	sl_sink_free(k);
+	sl_source_free(s);
+	return NULL;
+}
+
+/* Three blackhole instances on their own threads, fed by three datagen
+ * instances (7 chunks of 1000 rows): each counts the rows of its own
+ * instance only, and the counts add up to the table's rows. */
+static void test_blackhole_instances(void **state)
+{
+	(void)state;
+	fixture f;
+	fx_init(&f);
+	fx_field(&f, "id", sl_type_make(SL_T_BIGINT));
+	sl_opts_set(&f.opts, "fields.id.kind", "sequence");
+	sl_opts_set(&f.opts, "fields.id.start", "1");
+	sl_opts_set(&f.opts, "fields.id.end", "6500");
+	setenv("SLUICE_TEST_DATAGEN_CHUNK_ROWS", "1000", 1);
+	pthread_t th[3];
+	bh_arg args[3];
+	for (int i = 0; i < 3; i++) {
+		args[i] = (bh_arg){&f, i, 0, 0};
+		assert_int_equal(pthread_create(&th[i], NULL, bh_main, &args[i]), 0);
+	}
+	int64_t sum = 0;
+	for (int i = 0; i < 3; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(args[i].written, args[i].read);
+		sum += args[i].written;
+	}
+	assert_int_equal(args[0].written, 2500); /* chunks 0, 3, 6 (500 rows) */
+	assert_int_equal(args[1].written, 2000);
+	assert_int_equal(sum, 6500);
+	unsetenv("SLUICE_TEST_DATAGEN_CHUNK_ROWS");
+	fx_deinit(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -724,6 +786,7 @@ int main(void)
 		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_instances_union),
 		cmocka_unit_test(test_instances_rescale),
+		cmocka_unit_test(test_blackhole_instances),
 		cmocka_unit_test(test_all_types),
 		cmocka_unit_test(test_option_errors),
 		cmocka_unit_test(test_throttle),

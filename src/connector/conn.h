@@ -38,6 +38,13 @@
  * holds the connector (op_scan.c, op_sink.c: the hooks of sl_op_vtab,
  * src/exec/op.h); the checkpoint coordinator (src/runtime/ckpt_coord.c)
  * drives them.
+ *
+ * Threads: a connector object is used by one thread at a time.  A parallel
+ * job opens one object per instance of a table's scan or sink
+ * (sl_conn_args.subtask / nsubtasks); instances share only the read-only
+ * arguments (configure may run on several threads at once over one
+ * table's options, base/opts.h) and the files, and keep their output and
+ * their splits apart as each connector's file says.
  */
 #ifndef SL_CONN_H
 #define SL_CONN_H

@@ -765,13 +765,14 @@ static int check_present(fs_sink *k, const fs_restored *rs, sl_err *err)
 
 /*
  * Whether recover deletes hidden file nm (in progress or staged, of this
- * job or rs's).  At one instance: all of them (the restored checkpoint's
- * parts are published by now).  Of several, each file is one recover's to
- * delete, and only after the record that could list it was published: the
- * record of old instance j deletes the files of instance j (and instance 0's
- * those of instances >= its run's count, left by runs at a higher
- * parallelism); a fresh start, this instance's share (my_share).  Files of
- * this attempt are this run's: they are never deleted at several instances.
+ * job or rs's).  Each file is one recover's to delete, and only after the
+ * record that could list it was published: the record of old instance j
+ * deletes the files of instance j (and instance 0's those of instances >=
+ * its run's count, left by runs at a higher parallelism; so a record of a
+ * run of one instance deletes them all, as before parallel instances); a
+ * fresh start, this instance's share (my_share: all of them at one
+ * instance).  Files of this attempt are this run's: at several instances
+ * they are never deleted.
  */
 static int hidden_mine(const fs_sink *k, const fs_restored *rs, const fs_name *nm)
 {

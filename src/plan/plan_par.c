@@ -21,9 +21,12 @@
  *     inputs, with two adjustments: the first forward node after a
  *     single-instance scan of an append-only stream (not a sink) runs at P
  *     behind a rebalance, so decoding happens once and the rest in
- *     parallel; and a forward node with an updating input at 1 and another
- *     at P runs at 1 (rebalancing an updating stream would reorder a key's
- *     changes);
+ *     parallel, when no keyed operator is downstream of it (a rebalance
+ *     sends one split's rows of a key through different instances, and a
+ *     hash exchange after them would mix their order: a group aggregate's
+ *     changes would differ, docs/parallel.md §4); and a forward node with
+ *     an updating input at 1 and another at P runs at 1 (rebalancing an
+ *     updating stream would reorder a key's changes);
  *   - the ON LATE sink of a window aggregate (its `side`, fed directly, no
  *     edge) runs with the aggregate, in its chain.
  * Exchanges: an input at the node's parallelism with a FORWARD requirement
@@ -46,8 +49,9 @@ static int is_single_scan(const sl_pnode *n)
 	return !s->source || s->source->single_instance;
 }
 
-/* The parallelism of node n (its inputs are decided). */
-static int node_par(const sl_pnode *n, int P)
+/* The parallelism of node n (its inputs are decided); keyed_down: a
+ * keyed operator (a HASH or SINGLETON input) is downstream of n. */
+static int node_par(const sl_pnode *n, int P, int keyed_down)
 {
 	if (P <= 1 || n->kind == SL_OPK_VALUES)
 		return 1;
@@ -74,7 +78,7 @@ static int node_par(const sl_pnode *n, int P)
 		return 1;
 	if (maxin == 0) /* fed by side outputs only: set by its producer */
 		return 1;
-	if (maxin == 1 && rebal && n->kind != SL_OPK_SINK)
+	if (maxin == 1 && rebal && n->kind != SL_OPK_SINK && !keyed_down)
 		return P;
 	return maxin;
 }
@@ -129,12 +133,24 @@ int sl__plan_par(planner *p)
 		p->parallelism = 1;
 	}
 	int P = p->parallelism > 1 ? p->parallelism : 1;
+	/* which nodes have a keyed operator downstream: consumers come after
+	 * their inputs, so one pass backwards */
+	uint8_t *keyed = sl_arena_calloc(p->a, (size_t)(p->plan.n ? p->plan.n : 1));
+	if (!keyed)
+		return sl_err_set(p->err, SL_ENOMEM, "out of memory");
+	for (int i = p->plan.n - 1; i >= 0; i--) {
+		const sl_pnode *n = p->plan.nodes[i];
+		for (int k = 0; k < n->nin; k++)
+			if (n->in[k] && (keyed[i] || n->dist[k].kind == SL_DIST_HASH ||
+			                 n->dist[k].kind == SL_DIST_SINGLETON))
+				keyed[n->in[k]->id] = 1;
+	}
 	for (int i = 0; i < p->plan.n; i++) {
 		sl_pnode *n = p->plan.nodes[i];
 		n->xchg = sl_arena_calloc(p->a, sizeof(sl_xchg_kind) * (size_t)(n->nin ? n->nin : 1));
 		if (!n->xchg)
 			return sl_err_set(p->err, SL_ENOMEM, "out of memory");
-		n->par = node_par(n, P);
+		n->par = node_par(n, P, keyed[i]);
 	}
 	/* a side-output sink runs in its producer's chain (planned before it) */
 	for (int i = 0; i < p->plan.n; i++) {

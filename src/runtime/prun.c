@@ -506,7 +506,8 @@ int sl_prun_run(sl_prun *j, sl_err *err)
 	pthread_mutex_lock(&j->mu);
 	/* the stop flag is set by a signal handler, which cannot signal the
 	 * condition: look at it every 20 ms (this thread runs no operator) */
-	while (j->ndone < j->ntasks && !j->failed && !atomic_load(&j->stop)) {
+	while (j->ndone < j->ntasks && !j->failed &&
+	       !(atomic_load(&j->stop) && !atomic_load(&j->drain))) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 20000000;

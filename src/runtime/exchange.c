@@ -15,8 +15,17 @@
  * (docs/parallel.md §2, "The rule that makes a hash exchange correct"),
  * and the instance owning it (sl_keygroup_instance).  REBALANCE: all rows
  * of an input batch to one channel, the next batch to the next channel.
- * A watermark flushes every batch and goes to every channel; so does the
- * end of input (finish), followed by END.  Idleness ('scan.watermark.idle-
+ * A watermark goes to every channel, behind every row that preceded it,
+ * but not at once: flushing every partial batch at every watermark (a
+ * scan sends one per batch) would halve the batches and double the
+ * messages and wake-ups.  The sender keeps it pending and pushes it on a
+ * channel right after that channel's next full batch, on every channel
+ * after WM_DELAY more input messages, when its task has nothing more to
+ * do (sl_xsend_flush, before the task sleeps), at +infinity and at the
+ * end of input (finish, followed by END).  A later watermark is still a
+ * correct one (it only bounds what is still to come), and lateness is
+ * decided by each row's own W_before, which travels with the row, so the
+ * delay changes when results come out, never which.  Idleness ('scan.watermark.idle-
  * timeout') travels as a watermark message with the XF_IDLE flag.
  *
  * Receiver.  Pops round-robin over its channels without blocking: a batch
@@ -42,6 +51,7 @@
 #include "../data/rowcodec.h"
 
 #define XF_IDLE 4u /* watermark message flag: value is the idle status */
+#define WM_DELAY 8 /* input messages a watermark may wait behind partial batches */
 
 /* ---- sender ----------------------------------------------------------- */
 
@@ -56,6 +66,9 @@ typedef struct xsend {
 	sl_batch **mine;    /* every batch allocated, to free (n * pool) */
 	int nmine;
 	int sent_idle;
+	int64_t pending_wm; /* the last watermark received */
+	int64_t *sent_wm;   /* per channel: the last watermark pushed */
+	int since;          /* input messages since pending_wm was not on every channel */
 	uint64_t wait_ns;
 	sl_buf key;
 } xsend;
@@ -114,16 +127,36 @@ static int flush(xsend *x, int t, sl_err *err)
 		return 0;
 	x->cur[t] = NULL;
 	x->op.stats.rows_out += b->nrows;
-	return push(x, t, SL_CHAN_BATCH, 0, 0, b, err);
+	int rc = push(x, t, SL_CHAN_BATCH, 0, 0, b, err);
+	if (!rc && x->pending_wm > x->sent_wm[t]) { /* the watermark behind its rows */
+		x->sent_wm[t] = x->pending_wm;
+		rc = push(x, t, SL_CHAN_WATERMARK, 0, x->pending_wm, NULL, err);
+	}
+	return rc;
 }
 
-static int flush_all(xsend *x, sl_err *err)
+/* Every batch out, then the pending watermark on every channel. */
+static int flush_wm(xsend *x, sl_err *err)
 {
+	x->since = 0;
 	for (int t = 0; t < x->n; t++) {
 		int rc = flush(x, t, err);
+		if (!rc && x->pending_wm > x->sent_wm[t]) {
+			x->sent_wm[t] = x->pending_wm;
+			rc = push(x, t, SL_CHAN_WATERMARK, 0, x->pending_wm, NULL, err);
+		}
 		if (rc)
 			return rc;
 	}
+	return 0;
+}
+
+int sl_xsend_flush(sl_op *op, sl_err *err)
+{
+	xsend *x = (xsend *)op;
+	for (int t = 0; t < x->n; t++)
+		if (x->pending_wm > x->sent_wm[t] || (x->cur[t] && x->cur[t]->nrows))
+			return flush_wm(x, err);
 	return 0;
 }
 
@@ -153,7 +186,7 @@ int sl_xsend_idle(sl_op *op, sl_err *err)
 	if (op->idle == x->sent_idle)
 		return 0;
 	x->sent_idle = op->idle;
-	int rc = flush_all(x, err);
+	int rc = flush_wm(x, err);
 	for (int t = 0; !rc && t < x->n; t++)
 		rc = push(x, t, SL_CHAN_WATERMARK, XF_IDLE, op->idle, NULL, err);
 	return rc;
@@ -163,6 +196,8 @@ static int xsend_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	xsend *x = (xsend *)op;
 	int rc = sl_xsend_idle(op, err); /* active again before these rows */
+	if (!rc && x->since && ++x->since > WM_DELAY)
+		rc = flush_wm(x, err);
 	if (rc)
 		return rc;
 	switch (x->kind) {
@@ -204,18 +239,17 @@ static int xsend_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 static int xsend_watermark(sl_op *op, int64_t wm, sl_err *err)
 {
 	xsend *x = (xsend *)op;
-	int rc = flush_all(x, err);
-	for (int t = 0; !rc && t < x->n; t++)
-		rc = push(x, t, SL_CHAN_WATERMARK, 0, wm, NULL, err);
-	if (!rc)
-		op->out_wm = wm;
-	return rc;
+	x->pending_wm = wm;
+	op->out_wm = wm;
+	if (wm == SL_WM_MAX || ++x->since > WM_DELAY)
+		return flush_wm(x, err);
+	return 0;
 }
 
 static int xsend_finish(sl_op *op, sl_err *err)
 {
 	xsend *x = (xsend *)op;
-	int rc = flush_all(x, err);
+	int rc = flush_wm(x, err);
 	for (int t = 0; !rc && t < x->n; t++)
 		rc = push(x, t, SL_CHAN_END, 0, 0, NULL, err);
 	return rc;
@@ -229,6 +263,7 @@ static void xsend_close(sl_op *op)
 	free(x->mine);
 	free(x->cur);
 	free(x->made);
+	free(x->sent_wm);
 	sl_buf_deinit(&x->key);
 }
 
@@ -262,7 +297,11 @@ sl_op *sl_xsend_new(sl_xchg_kind kind, const int *cols, int ncols, int maxp, sl_
 	x->cur = calloc((size_t)n, sizeof(*x->cur));
 	x->made = calloc((size_t)n, sizeof(*x->made));
 	x->mine = calloc((size_t)n * (size_t)pool, sizeof(*x->mine));
-	if (!x->cur || !x->made || !x->mine) {
+	x->sent_wm = malloc(sizeof(int64_t) * (size_t)n);
+	x->pending_wm = SL_WM_MIN;
+	for (int t = 0; x->sent_wm && t < n; t++)
+		x->sent_wm[t] = SL_WM_MIN;
+	if (!x->cur || !x->made || !x->mine || !x->sent_wm) {
 		sl_op_free(&x->op);
 		sl_err_set(err, SL_ENOMEM, "out of memory");
 		return NULL;

@@ -6,9 +6,9 @@
  * Both are operators of their task's graph (exec/graph.h), so the chain's
  * synchronous push, watermark merging and end of input work across them
  * unchanged.  The sender copies the rows it is given (strings included)
- * into one batch per output channel and pushes full batches; it flushes
- * them before forwarding a watermark or END, so control messages stay
- * behind the rows that precede them.  Batches come back from the receiver
+ * into one batch per output channel and pushes full batches; a watermark
+ * or END follows every row that preceded it on every channel (a
+ * watermark may wait a little for partial batches to fill: exchange.c).  Batches come back from the receiver
  * through a return channel per data channel and are reused: no malloc per
  * batch in steady state.  The receiver keeps a watermark per channel (+inf
  * once it ended), emits the minimum when it grows, forwards each batch as
@@ -40,6 +40,11 @@ sl_op *sl_xsend_new(sl_xchg_kind kind, const int *cols, int ncols, int maxp, sl_
 /* Nanoseconds the sender spent waiting for a batch to come back (the
  * consumers were behind: backpressure, as a full channel). */
 uint64_t sl_xsend_wait_ns(const sl_op *op);
+
+/* Pushes every partial batch and the pending watermark (the sender keeps
+ * a watermark back behind partial batches for a few input messages,
+ * exchange.c): called by its task before it sleeps.  0 or an error. */
+int sl_xsend_flush(sl_op *op, sl_err *err);
 
 /* Reports the sender's idleness change to its channels (the graph set
  * op->idle: every input of the sender idle): a message each.  0 or an

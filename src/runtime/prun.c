@@ -461,6 +461,10 @@ static void *task_main(void *arg)
 			break;
 		if (progress)
 			continue;
+		for (int s = 0; s < t->nsends && !rc; s++)
+			rc = sl_xsend_flush(t->sends[s], &t->err);
+		if (rc)
+			break;
 		int64_t timeout = t->has_scan ? (stop && !drain ? 10000 : 1000)
 		                              : t->has_timers ? 1000 : -1;
 		if (t->nwait)

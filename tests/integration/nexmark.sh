@@ -1,0 +1,83 @@
+#!/bin/sh
+# nexmark.sh - the 'nexmark' source end to end (docs/nexmark.md):
+#   1. Flink's DDL (bench/nexmark/ddl_gen.sql) into a JSON file sink: the
+#      first 3000 events equal those of tests/tools/nexmark_ref.py, an
+#      independent implementation of the specification, value by value;
+#   2. the same at 'first-event.rate' 7 with 'events.num' 2500 and a
+#      SLUICE_TEST_NEXMARK_CHUNK_EVENTS of 600 (five splits, read in order
+#      with seeded watermarks): the same events, and a TUMBLE count per 10 s
+#      over the bid view drops nothing (no event is late in its split);
+#   3. an option Flink's connector does not have is refused by the planner,
+#      as Flink's factory refuses it;
+#   4. Flink's query files run from bench/nexmark/ over 20 000 events into
+#      their blackhole sinks (bench/nexmark/run_query.sh): every query but
+#      q6, q13 and q14 (docs/nexmark.md says why those stop at planning).
+set -eu
+BUILD=${BUILD:-build}
+cd "$(dirname "$0")/../.."
+T=$(mktemp -d /tmp/sluice-nexmark.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+# the DDL of bench/nexmark at a rate and event count, plus a sink of the
+# wide table's physical columns
+dump_job() { # rate events out
+	NEXMARK_JOB=$T/base.sql NEXMARK_TPS=$1 NEXMARK_EVENTS=$2 \
+		sh bench/nexmark/run_query.sh "$BUILD" q0
+	sed -n '/^CREATE TABLE datagen/,/^);/p' "$T/base.sql"
+	cat <<SQL
+CREATE TABLE dump (
+    event_type INT,
+    person ROW<id BIGINT, name VARCHAR, emailAddress VARCHAR, creditCard VARCHAR,
+               city VARCHAR, state VARCHAR, \`dateTime\` TIMESTAMP(3), extra VARCHAR>,
+    auction ROW<id BIGINT, itemName VARCHAR, description VARCHAR, initialBid BIGINT,
+                reserve BIGINT, \`dateTime\` TIMESTAMP(3), expires TIMESTAMP(3),
+                seller BIGINT, category BIGINT, extra VARCHAR>,
+    bid ROW<auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR,
+            \`dateTime\` TIMESTAMP(3), extra VARCHAR>
+) WITH ('connector' = 'filesystem', 'path' = '$3', 'format' = 'json');
+INSERT INTO dump SELECT event_type, person, auction, bid FROM datagen;
+SQL
+}
+
+# 1.
+dump_job 1000 3000 "$T/out1" > "$T/dump1.sql"
+"$BUILD/sluice" run "$T/dump1.sql" > "$T/log1" 2>&1 || { cat "$T/log1"; exit 1; }
+python3 tests/tools/nexmark_ref.py check "$T"/out1/*.json 3000 1000
+
+# 2.
+dump_job 7 2500 "$T/out2" > "$T/dump2.sql"
+cat >> "$T/dump2.sql" <<'SQL'
+CREATE VIEW bid AS SELECT bid.auction, `dateTime` FROM datagen WHERE event_type = 2;
+CREATE TABLE counts (n BIGINT) WITH ('connector' = 'filesystem', 'path' = 'COUNTS', 'format' = 'csv');
+INSERT INTO counts SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND))
+  GROUP BY window_start, window_end;
+SQL
+sed -i "s|'COUNTS'|'$T/counts'|" "$T/dump2.sql"
+SLUICE_TEST_NEXMARK_CHUNK_EVENTS=600 "$BUILD/sluice" run "$T/dump2.sql" --stats > "$T/log2" 2>&1 \
+	|| { cat "$T/log2"; exit 1; }
+python3 tests/tools/nexmark_ref.py check "$T"/out2/*.json 2500 7
+sum=$(cat "$T"/counts/* | awk '{ s += $1 } END { print s }')
+# 2500 events: ids 2..2501, 46 of every 50 a bid
+want=$(awk 'BEGIN { n = 0; for (e = 2; e < 2502; e++) if (e % 50 >= 4) n++; print n }')
+if [ "$sum" != "$want" ]; then
+	echo "FAIL: the windows counted $sum bids, the stream has $want"; cat "$T/log2"; exit 1
+fi
+grep -q "WindowAggregate: 0 late rows dropped" "$T/log2" \
+	|| { echo "FAIL: late rows"; cat "$T/log2"; exit 1; }
+
+# 3.
+sed "s/'bid.proportion' = '46'/'bid.proportion' = '46', 'bids.hot' = '3'/" "$T/dump1.sql" > "$T/bad.sql"
+if "$BUILD/sluice" explain "$T/bad.sql" > "$T/log3" 2>&1; then
+	echo "FAIL: an unknown option was accepted"; exit 1
+fi
+grep -q "Unsupported options found for 'nexmark' (table 'datagen'): 'bids.hot'" "$T/log3" \
+	|| { echo "FAIL: unknown option message:"; cat "$T/log3"; exit 1; }
+
+# 4.
+for i in 0 1 2 3 4 5 7 8 9 10 11 12 15 16 17 18 19 20 21 22; do
+	if ! NEXMARK_WORK=$T/q NEXMARK_EVENTS=20000 sh bench/nexmark/run_query.sh "$BUILD" q$i \
+		> "$T/q$i.log" 2>&1; then
+		echo "FAIL: q$i:"; cat "$T/q$i.log"; exit 1
+	fi
+done
+echo "nexmark: ok"

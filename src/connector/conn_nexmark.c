@@ -32,6 +32,12 @@
  *                           reaches its event time since 'base-time'
  *   'keep-alive'            true: after the last event stay idle, no end
  *   'stop-at'               >= 0: end after that many events
+ *   RisingWave's form: 'nexmark.table.type' = 'Person' | 'Auction' | 'Bid'
+ *   makes the table the events of that type, its columns the fields of
+ *   that type's ROW; RisingWave's 'nexmark.event.num',
+ *   'nexmark.min.event.gap.in.ns' (the delay in ns) and
+ *   'nexmark.hot.{auction,bidder,seller}.ratio' are read for Flink's keys,
+ *   'nexmark.split.num' and 'nexmark.max.chunk.size' checked and left.
  *   sluice extensions: 'seed' (the random streams), 'base-time' (the
  *   event time origin, 'YYYY-MM-DD HH:MM:SS' UTC; default 2026-01-01
  *   00:00:00, where Flink takes the wall clock: a fixed origin makes the
@@ -58,6 +64,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define NX_CHUNK_EVENTS (1LL << 20) /* events of a split */
@@ -89,7 +96,9 @@ typedef struct nexmark_source {
 	int seeding;            /* seed rows may be left to give */
 	/* otherwise one stream walking the chunks subtask, subtask + n, ... */
 	int64_t walk_next;      /* its next event number */
-	int64_t batch_first;    /* event number of the last batch's first row */
+	int table_type;         /* -1: the wide table; NX_*: RisingWave's table of that type */
+	int64_t *row_g;         /* event number of each row of the last batch (where) */
+	int row_cap;
 } nexmark_source;
 
 /* ---- options and schema ------------------------------------------------------ */
@@ -142,17 +151,55 @@ static int rate_opts(const sl_opts *o, const char *tbl, sl_err *err)
 	return 0;
 }
 
+/* Key, or RisingWave's spelling rw of it when that is set. */
+static const char *key2(const sl_opts *o, const char *key, const char *rw)
+{
+	return sl_opts_get(o, rw) ? rw : key;
+}
+
+/* RisingWave's table type and the options of its form that change nothing
+ * here (its splits and chunk sizes: sluice's splits are the data's). */
+static int rw_opts(nexmark_source *x, const sl_opts *o, sl_err *err)
+{
+	const char *tbl = x->base.table;
+	static const char *types[3] = {"Person", "Auction", "Bid"};
+	const char *t = sl_opts_get(o, "nexmark.table.type");
+	int64_t v;
+	int b;
+	x->table_type = -1;
+	for (int i = 0; t && i < 3; i++)
+		if (!strcasecmp(t, types[i]))
+			x->table_type = i;
+	if (t && x->table_type < 0)
+		return sl_err_set(err, SL_EINVAL, "source '%s': nexmark: 'nexmark.table.type' must be "
+		                  "'Person', 'Auction' or 'Bid', not '%s'", tbl, t);
+	if (opt_int(o, "nexmark.split.num", 1, 1, INT32_MAX, &v, tbl, err) ||
+	    opt_int(o, "nexmark.max.chunk.size", 1024, 1, INT32_MAX, &v, tbl, err))
+		return SL_EINVAL;
+	if (sl_opts_bool(o, "nexmark.use.real.time", 0, &b, err)) {
+		sl_err_prefix(err, "source '%s': nexmark", tbl);
+		return SL_EINVAL;
+	}
+	if (b)
+		return sl_err_set(err, SL_EINVAL, "source '%s': nexmark: 'nexmark.use.real.time' = "
+		                  "true (the wall clock as event time) is not supported", tbl);
+	return 0;
+}
+
 static int read_cfg(nexmark_source *x, const sl_opts *o, nx_cfg *c, sl_err *err)
 {
 	const char *tbl = x->base.table;
-	int64_t v, rate, events, stop;
+	int64_t v, rate, events, stop, gap;
 	memset(c, 0, sizeof *c);
-	if (opt_int(o, "events.num", 0, 0, INT64_MAX, &events, tbl, err) ||
+	if (rw_opts(x, o, err) ||
+	    opt_int(o, key2(o, "events.num", "nexmark.event.num"), 0, 0, INT64_MAX, &events, tbl,
+	            err) ||
 	    opt_int(o, "stop-at", -1, -1, INT64_MAX, &stop, tbl, err) ||
 	    opt_int(o, "first-event.rate", 10000, 1, INT32_MAX, &rate, tbl, err) ||
+	    opt_int(o, "nexmark.min.event.gap.in.ns", 0, 0, INT64_MAX / 2, &gap, tbl, err) ||
 	    rate_opts(o, tbl, err))
 		return SL_EINVAL;
-	c->delay_us = 1000000.0 / (double)rate;
+	c->delay_us = gap ? (double)gap / 1000.0 : 1000000.0 / (double)rate;
 	const char *prop[3] = {"person.proportion", "auction.proportion", "bid.proportion"};
 	const int pdef[3] = {1, 3, 46};
 	int *pv[3] = {&c->person_prop, &c->auction_prop, &c->bid_prop};
@@ -168,10 +215,12 @@ static int read_cfg(nexmark_source *x, const sl_opts *o, nx_cfg *c, sl_err *err)
 		                  "are all 0", tbl);
 	const char *hot[3] = {"bid.hot-ratio.auctions", "bid.hot-ratio.bidders",
 	                      "auction.hot-ratio.sellers"};
+	const char *rwhot[3] = {"nexmark.hot.auction.ratio", "nexmark.hot.bidder.ratio",
+	                        "nexmark.hot.seller.ratio"};
 	const int hdef[3] = {2, 4, 4};
 	int *hv[3] = {&c->hot_auctions, &c->hot_bidders, &c->hot_sellers};
 	for (int i = 0; i < 3; i++) {
-		if (opt_int(o, hot[i], hdef[i], 1, INT32_MAX, &v, tbl, err))
+		if (opt_int(o, key2(o, hot[i], rwhot[i]), hdef[i], 1, INT32_MAX, &v, tbl, err))
 			return SL_EINVAL;
 		*hv[i] = (int)v;
 	}
@@ -233,12 +282,37 @@ static int kind_ok(sl_type t, char kind)
 	}
 }
 
+static const char *row_names[3] = {"person", "auction", "bid"};
+static const nx_field *row_fields[3] = {person_fields, auction_fields, bid_fields};
+static const int row_nf[3] = {8, 10, 7};
+
+/* RisingWave's form: the columns of type t's table are its ROW's fields. */
+static int check_flat(const sl_conn_args *a, int t, sl_err *err)
+{
+	if (a->nfields != row_nf[t])
+		return sl_err_set(err, SL_EINVAL, "source '%s': nexmark: a '%s' table "
+		                  "('nexmark.table.type') has %d columns, not %d", a->table,
+		                  row_names[t], row_nf[t], a->nfields);
+	for (int i = 0; i < row_nf[t]; i++) {
+		const nx_field *f = &row_fields[t][i];
+		if (kind_ok(a->fields[i].type, f->kind))
+			continue;
+		char tb[64];
+		return sl_err_set(err, SL_EINVAL, "source '%s': nexmark: column %d ('%s', the %s's %s) "
+		                  "must be %s, not %s", a->table, i + 1, a->fields[i].name,
+		                  row_names[t], f->name,
+		                  f->kind == 'i' ? "BIGINT" : f->kind == 's' ? "a string" : "a TIMESTAMP",
+		                  sl_type_format(a->fields[i].type, tb, sizeof tb));
+	}
+	return 0;
+}
+
 /* Checks the table's physical columns against Flink's wide schema. */
 static int check_schema(const sl_conn_args *a, sl_err *err)
 {
-	static const char *rows[3] = {"person", "auction", "bid"};
-	static const nx_field *fields[3] = {person_fields, auction_fields, bid_fields};
-	static const int nf[3] = {8, 10, 7};
+	const char **rows = row_names;
+	const nx_field *const *fields = row_fields;
+	const int *nf = row_nf;
 	const char *want = "the physical columns must be Flink's Nexmark schema: event_type INT, "
 	                   "person ROW<8 fields>, auction ROW<10 fields>, bid ROW<7 fields> "
 	                   "(bench/nexmark/ddl_gen.sql)";
@@ -312,7 +386,9 @@ static int nx_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 	nexmark_source *x = (nexmark_source *)s;
 	nx_cfg c;
 	int rc;
-	if ((rc = check_schema(a, err)) || (rc = read_cfg(x, a->opts, &c, err)))
+	if ((rc = read_cfg(x, a->opts, &c, err)))
+		return rc;
+	if ((rc = x->table_type < 0 ? check_schema(a, err) : check_flat(a, x->table_type, err)))
 		return rc;
 	x->nsubtasks = a->nsubtasks > 0 ? a->nsubtasks : 1;
 	x->subtask = a->subtask;
@@ -352,19 +428,49 @@ static void null_rows(sl_batch *b, int r0, int n)
 	}
 }
 
-/* Appends events g0 .. g0+n-1 (n <= room).  Returns n or an error. */
-static int fill(nexmark_source *x, sl_batch *out, int64_t g0, int n, sl_err *err)
+/*
+ * Appends the events g0 .. g0+n-1 (n <= room) of the table's type (all of
+ * them for the wide table) while out has room; *used gets how many events
+ * were looked at.  Returns the rows appended or an error.
+ */
+static int fill(nexmark_source *x, sl_batch *out, int64_t g0, int64_t n, int64_t *used,
+                sl_err *err)
 {
-	int r0 = out->nrows;
-	memset(out->op + r0, SL_INSERT, (size_t)n);
-	for (int i = 0; i < n; i++)
-		out->wm[r0 + i] = SL_WM_MIN;
-	null_rows(out, r0, n);
-	for (int i = 0; i < n; i++)
-		if (nx_event_fill(&x->m, g0 + i, out, r0 + i))
+	int r0 = out->nrows, k = 0;
+	if (x->row_cap < out->cap) {
+		free(x->row_g);
+		x->row_cap = 0;
+		if (!(x->row_g = malloc((size_t)out->cap * sizeof(int64_t))))
 			return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", x->base.table);
-	out->nrows += n;
-	return n;
+		x->row_cap = out->cap;
+	}
+	if (x->table_type < 0) {
+		memset(out->op + r0, SL_INSERT, (size_t)n);
+		null_rows(out, r0, (int)n);
+		for (k = 0; k < n; k++) {
+			out->wm[r0 + k] = SL_WM_MIN;
+			x->row_g[r0 + k] = g0 + k;
+			if (nx_event_fill(&x->m, g0 + k, out, r0 + k))
+				return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", x->base.table);
+		}
+		*used = n;
+		out->nrows += (int)n;
+		return (int)n;
+	}
+	int64_t i = 0;
+	for (; i < n && r0 + k < out->cap; i++) {
+		if (nx_event_type(&x->m.cfg, g0 + i) != x->table_type)
+			continue;
+		int r = r0 + k++;
+		out->op[r] = SL_INSERT;
+		out->wm[r] = SL_WM_MIN;
+		x->row_g[r] = g0 + i;
+		if (nx_event_fill_flat(&x->m, g0 + i, out, r))
+			return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", x->base.table);
+	}
+	*used = i;
+	out->nrows += k;
+	return k;
 }
 
 /* How many of the n events from g0 are due now (all unless throttled);
@@ -399,8 +505,15 @@ static int read_seeds(nexmark_source *x, sl_batch *out, sl_err *err)
 		if (x->seeded[j] || x->gk[j] <= 0 || x->emitted[j] || x->wm[j] != SL_WM_MIN)
 			continue;
 		x->seeded[j] = 1;
+		/* the last event of the table's type before the chunk */
+		int64_t g = x->gk[j] * x->chunk - 1, used;
+		while (x->table_type >= 0 && g >= 0 && nx_event_type(&x->m.cfg, g) != x->table_type &&
+		       g > x->gk[j] * x->chunk - 1 - x->m.cfg.total_prop)
+			g--;
+		if (g < 0 || (x->table_type >= 0 && nx_event_type(&x->m.cfg, g) != x->table_type))
+			continue; /* none: the chunk starts at -infinity */
 		x->seed_split[out->nrows] = j;
-		int rc = fill(x, out, x->gk[j] * x->chunk - 1, 1, err);
+		int rc = fill(x, out, g, 1, &used, err);
 		if (rc < 0)
 			return rc;
 		n++;
@@ -408,54 +521,74 @@ static int read_seeds(nexmark_source *x, sl_batch *out, sl_err *err)
 	return n;
 }
 
+/* Events to look at for a batch's room: the room itself for the wide
+ * table; for one type's table, enough events to fill it on average. */
+static int64_t span(const nexmark_source *x, int room)
+{
+	if (x->table_type < 0)
+		return room;
+	const nx_cfg *c = &x->m.cfg;
+	int p = x->table_type == NX_PERSON ? c->person_prop
+	        : x->table_type == NX_AUCTION ? c->auction_prop : c->bid_prop;
+	return p ? (int64_t)room * c->total_prop / p + c->total_prop : INT64_MAX;
+}
+
 static int read_split(nexmark_source *x, sl_batch *out, sl_err *err)
 {
-	while (x->cur < x->nsplits && x->done[x->cur])
-		x->cur++;
-	if (x->cur >= x->nsplits)
-		return x->keep_alive ? 0 : SL_EEOF;
-	int j = x->cur;
-	int64_t g0 = x->gk[j] * x->chunk + x->emitted[j], n = x->len[j] - x->emitted[j];
-	if (n > out->cap - out->nrows)
-		n = out->cap - out->nrows;
-	n = due(x, g0, n);
-	if (n <= 0)
-		return 0;
-	int rc = fill(x, out, g0, (int)n, err);
-	if (rc < 0)
+	for (;;) {
+		while (x->cur < x->nsplits && x->done[x->cur])
+			x->cur++;
+		if (x->cur >= x->nsplits)
+			return x->keep_alive ? 0 : SL_EEOF;
+		int j = x->cur;
+		int64_t g0 = x->gk[j] * x->chunk + x->emitted[j], n = x->len[j] - x->emitted[j], used;
+		int64_t room = span(x, out->cap - out->nrows);
+		if (n > room)
+			n = room;
+		n = due(x, g0, n);
+		if (n <= 0)
+			return 0;
+		int rc = fill(x, out, g0, n, &used, err);
+		if (rc < 0)
+			return rc;
+		x->emitted[j] += used;
+		if (x->emitted[j] >= x->len[j])
+			x->done[j] = 1;
+		if (rc == 0)
+			continue; /* no event of the table's type there */
+		x->base.split = j;
+		x->base.rows_read += rc;
 		return rc;
-	x->base.split = j;
-	x->batch_first = g0 - (out->nrows - rc);
-	x->emitted[j] += rc;
-	if (x->emitted[j] >= x->len[j])
-		x->done[j] = 1;
-	x->base.rows_read += rc;
-	return rc;
+	}
 }
 
 /* One stream over the chunks subtask, subtask + n, ... in order. */
 static int read_walk(nexmark_source *x, sl_batch *out, sl_err *err)
 {
-	int64_t g0 = x->walk_next;
-	if (g0 >= x->total)
-		return x->keep_alive ? 0 : SL_EEOF;
-	int64_t n = x->chunk - g0 % x->chunk; /* to the chunk's end */
-	if (n > x->total - g0)
-		n = x->total - g0;
-	if (n > out->cap - out->nrows)
-		n = out->cap - out->nrows;
-	n = due(x, g0, n);
-	if (n <= 0)
-		return 0;
-	int rc = fill(x, out, g0, (int)n, err);
-	if (rc < 0)
+	for (;;) {
+		int64_t g0 = x->walk_next, used;
+		if (g0 >= x->total)
+			return x->keep_alive ? 0 : SL_EEOF;
+		int64_t n = x->chunk - g0 % x->chunk; /* to the chunk's end */
+		int64_t room = span(x, out->cap - out->nrows);
+		if (n > x->total - g0)
+			n = x->total - g0;
+		if (n > room)
+			n = room;
+		n = due(x, g0, n);
+		if (n <= 0)
+			return 0;
+		int rc = fill(x, out, g0, n, &used, err);
+		if (rc < 0)
+			return rc;
+		x->walk_next = g0 + used;
+		if (x->walk_next % x->chunk == 0) /* the chunk is done: our next one */
+			x->walk_next += (int64_t)(x->nsubtasks - 1) * x->chunk;
+		if (rc == 0)
+			continue;
+		x->base.rows_read += rc;
 		return rc;
-	x->batch_first = g0 - (out->nrows - rc);
-	x->walk_next = g0 + rc;
-	if (x->walk_next % x->chunk == 0) /* the chunk is done: our next one */
-		x->walk_next += (int64_t)(x->nsubtasks - 1) * x->chunk;
-	x->base.rows_read += rc;
-	return rc;
+	}
 }
 
 static int nx_read(sl_source *s, sl_batch *out, sl_err *err)
@@ -480,7 +613,8 @@ static int nx_read(sl_source *s, sl_batch *out, sl_err *err)
 static void nx_where(sl_source *s, int row, char *buf, size_t cap)
 {
 	nexmark_source *x = (nexmark_source *)s;
-	snprintf(buf, cap, "generated event %lld", (long long)(x->batch_first + row + 1));
+	snprintf(buf, cap, "generated event %lld",
+	         (long long)(row >= 0 && row < x->row_cap ? x->row_g[row] + 1 : 0));
 }
 
 /* ---- checkpoints ---------------------------------------------------------------- */
@@ -554,6 +688,9 @@ static void nx_close(sl_source *s)
 	free(x->done);
 	free(x->seeded);
 	free(x->seed_split);
+	free(x->row_g);
+	x->row_g = NULL;
+	x->row_cap = 0;
 	x->gk = x->emitted = x->len = x->wm = NULL;
 	x->done = x->seeded = NULL;
 	x->seed_split = NULL;

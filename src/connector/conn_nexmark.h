@@ -74,4 +74,12 @@ int64_t nx_event_ts(const nx_cfg *c, int64_t g);
  */
 int nx_event_fill(const nx_model *m, int64_t g, sl_batch *b, int row);
 
+/*
+ * Writes event g into row `row` of b, a batch of one type's table
+ * (RisingWave's three-table form: the fields of that type's ROW, in the
+ * same order, as columns); g must be of that type.  Returns 0 or
+ * SL_ENOMEM.
+ */
+int nx_event_fill_flat(const nx_model *m, int64_t g, sl_batch *b, int row);
+
 #endif

@@ -241,10 +241,10 @@ static inline void put_str(sl_col *c, int row, const char *p, int64_t len)
 
 /* ---- events ------------------------------------------------------------------------ */
 
-static int fill_person(const nx_model *m, int64_t e, int64_t ts, rng *r, sl_batch *b, int row)
+static int fill_person(const nx_model *m, int64_t e, int64_t ts, rng *r, sl_batch *b, sl_col *f,
+                       int row)
 {
 	const nx_cfg *c = &m->cfg;
-	sl_col *f = b->cols[1].child;
 	int ni = (int)rint32(r, 11) * 9;
 	ni += (int)rint32(r, 9);
 	sl_str u = next_string(m, r, 7), h = next_string(m, r, 5);
@@ -281,10 +281,9 @@ static int fill_person(const nx_model *m, int64_t e, int64_t ts, rng *r, sl_batc
 }
 
 static int fill_auction(const nx_model *m, int64_t g, int64_t e, int64_t ts, rng *r, sl_batch *b,
-                        int row)
+                        sl_col *f, int row)
 {
 	const nx_cfg *c = &m->cfg;
-	sl_col *f = b->cols[2].child;
 	int64_t seller;
 	if (rint32(r, (uint32_t)c->hot_sellers) > 0)
 		seller = (last_person(c, e) / HOT_BATCH) * HOT_BATCH;
@@ -315,10 +314,10 @@ static int fill_auction(const nx_model *m, int64_t g, int64_t e, int64_t ts, rng
 	return 0;
 }
 
-static int fill_bid(const nx_model *m, int64_t e, int64_t ts, rng *r, sl_batch *b, int row)
+static int fill_bid(const nx_model *m, int64_t e, int64_t ts, rng *r, sl_batch *b, sl_col *f,
+                    int row)
 {
 	const nx_cfg *c = &m->cfg;
-	sl_col *f = b->cols[3].child;
 	int64_t auction, bidder;
 	if (rint32(r, (uint32_t)c->hot_auctions) > 0)
 		auction = (last_auction(c, e) / HOT_BATCH) * HOT_BATCH;
@@ -351,27 +350,44 @@ static int fill_bid(const nx_model *m, int64_t e, int64_t ts, rng *r, sl_batch *
 	return 0;
 }
 
+/* Event g, of type t, into the field columns f (its ROW's fields or a
+ * table's columns). */
+static int fill_event(const nx_model *m, int64_t g, int t, sl_batch *b, sl_col *f, int row)
+{
+	const nx_cfg *c = &m->cfg;
+	int64_t e = event_id(g), ts = ts_of_number(c, g + 1);
+	rng r;
+	rseed(&r, c->seed, e);
+	switch (t) {
+	case NX_PERSON:
+		return fill_person(m, e, ts, &r, b, f, row);
+	case NX_AUCTION:
+		return fill_auction(m, g, e, ts, &r, b, f, row);
+	default:
+		return fill_bid(m, e, ts, &r, b, f, row);
+	}
+}
+
 /*
  * Writes event g into row `row` of the wide-schema batch b (see the
  * header).  Returns 0 or SL_ENOMEM (the batch's arena is exhausted).
  */
 int nx_event_fill(const nx_model *m, int64_t g, sl_batch *b, int row)
 {
-	const nx_cfg *c = &m->cfg;
-	int64_t e = event_id(g), ts = ts_of_number(c, g + 1);
-	int t = nx_event_type(c, g);
-	rng r;
-	rseed(&r, c->seed, e);
+	int t = nx_event_type(&m->cfg, g);
 	put_i64(&b->cols[0], row, t);
 	b->cols[1 + t].null[row] = 0;
-	switch (t) {
-	case NX_PERSON:
-		return fill_person(m, e, ts, &r, b, row);
-	case NX_AUCTION:
-		return fill_auction(m, g, e, ts, &r, b, row);
-	default:
-		return fill_bid(m, e, ts, &r, b, row);
-	}
+	return fill_event(m, g, t, b, b->cols[1 + t].child, row);
+}
+
+/*
+ * Writes event g, whose type the caller checked, into row `row` of b, a
+ * batch of that type's table (RisingWave's form: the ROW's fields as
+ * columns).  Returns 0 or SL_ENOMEM.
+ */
+int nx_event_fill_flat(const nx_model *m, int64_t g, sl_batch *b, int row)
+{
+	return fill_event(m, g, nx_event_type(&m->cfg, g), b, b->cols, row);
 }
 
 /* ---- pools --------------------------------------------------------------------------- */

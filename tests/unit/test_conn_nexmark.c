@@ -474,6 +474,106 @@ static void test_proportions(void **state)
 	sl_arena_deinit(&f.arena);
 }
 
+/* A hash of fields f[0..n) at row r. */
+static uint64_t fields_hash(const sl_col *f, int n, int r)
+{
+	uint64_t h = 7;
+	for (int k = 0; k < n; k++)
+		h = hcol(h, &f[k], r);
+	return h;
+}
+
+/* RisingWave's form: a table of one type ('nexmark.table.type', its ROW's
+ * fields as columns) holds exactly the events of that type of the wide
+ * stream, with RisingWave's option names. */
+static void test_rw_tables(void **state)
+{
+	(void)state;
+	const int total = 30000;
+	setenv("SLUICE_TEST_NEXMARK_CHUNK_EVENTS", "7000", 1);
+	fixture f;
+	fx_init(&f, total);
+	sl_opts_set(&f.opts, "first-event.rate", "1000");
+	sl_err err;
+	uint64_t *want[3], *got = calloc(total, 8);
+	int64_t nwant[3] = {0};
+	for (int t = 0; t < 3; t++)
+		want[t] = calloc(total, 8);
+	sl_source *s = fx_open(&f, &err);
+	sl_batch *b = sl_batch_new(4, f.types, 512);
+	for (;;) {
+		sl_batch_reset(b);
+		int rc = s->vt->read(s, b, &err);
+		if (rc == SL_EEOF)
+			break;
+		if (s->seed)
+			continue;
+		for (int r = 0; r < b->nrows; r++) {
+			int t = (int)b->cols[0].v.i64[r];
+			want[t][nwant[t]++] = fields_hash(b->cols[1 + t].child, b->cols[1 + t].nchild, r);
+		}
+	}
+	sl_batch_free(b);
+	sl_source_free(s);
+	sl_arena_deinit(&f.arena);
+	static const char *types[3] = {"Person", "auction", "BID"};
+	const sl_row_type *rts[3] = {&person_rt, &auction_rt, &bid_rt};
+	for (int t = 0; t < 3; t++) {
+		sl_arena a;
+		sl_opts o;
+		sl_arena_init(&a, 0);
+		sl_opts_init(&o, &a);
+		sl_opts_set(&o, "connector", "nexmark");
+		sl_opts_set(&o, "nexmark.table.type", types[t]);
+		sl_opts_set(&o, "nexmark.event.num", "30000");
+		sl_opts_set(&o, "nexmark.min.event.gap.in.ns", "1000000");
+		sl_opts_set(&o, "nexmark.split.num", "4");
+		sl_type ty[10];
+		for (int i = 0; i < rts[t]->nfields; i++)
+			ty[i] = rts[t]->fields[i].type;
+		for (int n = 1; n <= 2; n++) {
+			int64_t k = 0;
+			for (int i = 0; i < n; i++) {
+				sl_conn_args ca = {.table = "rw", .fields = rts[t]->fields,
+				                   .nfields = rts[t]->nfields, .opts = &o, .tz = "UTC",
+				                   .subtask = i, .nsubtasks = n};
+				sl_err_clear(&err);
+				s = sl_source_new_open(sl_source_find("nexmark"), &ca, &err);
+				if (!s)
+					fail_msg("%s", err.msg);
+				b = sl_batch_new(rts[t]->nfields, ty, 300);
+				for (;;) {
+					sl_batch_reset(b);
+					int rc = s->vt->read(s, b, &err);
+					if (rc == SL_EEOF)
+						break;
+					assert_true(rc > 0);
+					if (s->seed)
+						continue;
+					for (int r = 0; r < b->nrows; r++)
+						got[k++] = fields_hash(b->cols, rts[t]->nfields, r);
+				}
+				sl_batch_free(b);
+				sl_source_free(s);
+			}
+			assert_true(k == nwant[t]);
+			if (n == 1) /* one instance: the same order */
+				assert_memory_equal(got, want[t], (size_t)k * 8);
+		}
+		/* the wide schema is refused for a table type */
+		sl_conn_args ca = {.table = "rw", .fields = f.fields, .nfields = 4, .opts = &o, .tz = "UTC"};
+		assert_null(sl_source_new(sl_source_find("nexmark"), &ca, &err));
+		assert_non_null(strstr(err.msg, "('nexmark.table.type') has"));
+		sl_arena_deinit(&a);
+	}
+	for (int t = 0; t < 3; t++)
+		free(want[t]);
+	free(got);
+	unsetenv("SLUICE_TEST_NEXMARK_CHUNK_EVENTS");
+	expect_error("nexmark.table.type", "Seller", "'nexmark.table.type' must be");
+	expect_error("nexmark.use.real.time", "true", "is not supported");
+}
+
 /* Events per CPU-second of the generator alone (a figure for
  * docs/nexmark.md; asserts only that it runs). */
 static void test_throughput(void **state)
@@ -520,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_restore),
 		cmocka_unit_test(test_option_errors),
 		cmocka_unit_test(test_proportions),
+		cmocka_unit_test(test_rw_tables),
 		cmocka_unit_test(test_throughput),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

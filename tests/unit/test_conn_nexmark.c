@@ -3,10 +3,12 @@
  * determinism (same options, same events, whatever the batch size), the
  * splits (at subtask i of n the instances' events are disjoint and their
  * union is the one-instance stream, chunk for chunk; seed rows give the
- * chunks' initial watermarks), the event mix and the id ranges of the
+ * chunks' initial watermarks; an unbounded stream walks instance i's
+ * chunks i, i + n, ...), the event mix and the id ranges of the
  * specification (docs/nexmark.md), events.num, stop-at and keep-alive,
- * snapshot/restore, option and schema errors, and the generator's
- * throughput into blackhole (a figure, not an assertion).
+ * snapshot/restore, option and schema errors, other proportions,
+ * RisingWave's one-type tables, and the generator's throughput into a
+ * batch (a figure, not an assertion).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -219,6 +221,58 @@ static void test_splits_union(void **state)
 	free(one);
 	free(part);
 	free(seen);
+	sl_arena_deinit(&f.arena);
+}
+
+/* Reads up to max events (seed batches apart) into hashes. */
+static int64_t read_some(sl_source *s, fixture *f, uint64_t *out, int64_t max)
+{
+	sl_batch *b = sl_batch_new(4, f->types, 256);
+	sl_err err;
+	int64_t n = 0;
+	while (n < max) {
+		sl_batch_reset(b);
+		int rc = s->vt->read(s, b, &err);
+		assert_true(rc > 0);
+		if (s->seed)
+			continue;
+		for (int r = 0; r < b->nrows && n < max; r++)
+			out[n++] = row_hash(b, r);
+	}
+	sl_batch_free(b);
+	return n;
+}
+
+/* An unbounded stream is one split per instance walking its chunks in
+ * order: instance i of n reads chunks i, i + n, ... of the same events. */
+static void test_unbounded_walk(void **state)
+{
+	(void)state;
+	const int64_t chunk = 500, max = 6000;
+	setenv("SLUICE_TEST_NEXMARK_CHUNK_EVENTS", "500", 1);
+	fixture f;
+	fx_init(&f, 0);
+	sl_err err;
+	uint64_t *one = calloc((size_t)max, 8), *part = calloc((size_t)max, 8);
+	sl_source *s = fx_open(&f, &err);
+	assert_non_null(s);
+	assert_int_equal(s->nsplits, 0);
+	read_some(s, &f, one, max);
+	sl_source_free(s);
+	for (int n = 2; n <= 3; n++)
+		for (int i = 0; i < n; i++) {
+			s = fx_open_at(&f, i, n, &err);
+			int64_t k = max / n - chunk; /* stays inside the first max events */
+			read_some(s, &f, part, k);
+			for (int64_t r = 0; r < k; r++) {
+				int64_t g = (i + (r / chunk) * n) * chunk + r % chunk;
+				assert_true(g < max && part[r] == one[g]);
+			}
+			sl_source_free(s);
+		}
+	unsetenv("SLUICE_TEST_NEXMARK_CHUNK_EVENTS");
+	free(one);
+	free(part);
 	sl_arena_deinit(&f.arena);
 }
 
@@ -615,6 +669,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_splits_union),
+		cmocka_unit_test(test_unbounded_walk),
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_snapshot_restore),

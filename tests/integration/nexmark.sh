@@ -15,6 +15,10 @@
 #   5. RisingWave's form: a 'nexmark.table.type' = 'Bid' table with
 #      RisingWave's option names and a watermark on date_time counts the
 #      same bids per 10 s window as step 2's wide table;
+#   6. exactly-once: step 1's job throttled ('max-emit-speed' = 'false':
+#      its 3000 events at 1000 per second take 3 s) with checkpoints every
+#      100 ms, killed with SIGKILL after its first checkpoint and run again
+#      (resuming from it), writes the events of step 1 once each.
 set -eu
 BUILD=${BUILD:-build}
 cd "$(dirname "$0")/../.."
@@ -99,4 +103,26 @@ SLUICE_TEST_NEXMARK_CHUNK_EVENTS=600 "$BUILD/sluice" run "$T/rw.sql" > "$T/log5"
 sort -n "$T"/counts/* > "$T/c2"
 sort -n "$T"/rwcounts/* > "$T/c5"
 cmp -s "$T/c2" "$T/c5" || { echo "FAIL: RisingWave's Bid table counts differ"; diff "$T/c2" "$T/c5" | head; exit 1; }
+# 6.
+mkdir -p "$T/eo"
+{
+	echo "SET 'execution.checkpointing.interval' = '100 ms';"
+	echo "SET 'pipeline.name' = 'nexmark-eo';"
+	dump_job 1000 3000 "$T/eo/out" | sed "s/'bid.proportion' = '46'/'bid.proportion' = '46', 'max-emit-speed' = 'false'/"
+} > "$T/eo/job.sql"
+SL=$(cd "$BUILD" && pwd)/sluice
+(cd "$T/eo" && exec "$SL" run job.sql) > "$T/eo/log" 2>&1 &
+pid=$!
+i=0 # the kill comes after the first checkpoint (at most 5 s)
+while [ $i -lt 50 ] && ! ls "$T"/eo/sluice-state/nexmark-eo/checkpoints/chk-* > /dev/null 2>&1; do
+	sleep 0.1; i=$((i + 1))
+done
+sleep 0.2
+kill -9 $pid 2>/dev/null && wait $pid 2>/dev/null || true
+(cd "$T/eo" && "$SL" run job.sql) >> "$T/eo/log" 2>&1 || { cat "$T/eo/log"; exit 1; }
+grep -q "resuming from checkpoint" "$T/eo/log" || { echo "FAIL: no checkpoint restored"; cat "$T/eo/log"; exit 1; }
+cat "$T"/eo/out/*.json | sort > "$T/eo/got"
+cat "$T"/out1/*.json | sort > "$T/eo/want"
+cmp -s "$T/eo/got" "$T/eo/want" || { echo "FAIL: the killed and restarted job's events differ"; \
+	wc -l "$T/eo/got" "$T/eo/want"; cat "$T/eo/log"; exit 1; }
 echo "nexmark: ok"

@@ -213,6 +213,21 @@ static void test_splits_union(void **state)
 		for (int64_t g = 0; g < total; g++)
 			assert_int_equal(seen[g], 1);
 	}
+	/* the seed rows: for each chunk j > 0, event j * chunk - 1; at 2
+	 * instances, instance 1's chunks are 1, 3, 5, ... */
+	for (int n = 1; n <= 2; n++) {
+		s = fx_open_at(&f, n - 1, n, &err);
+		sl_batch *b = sl_batch_new(4, f.types, 64);
+		assert_true(s->vt->read(s, b, &err) > 0);
+		assert_true(s->seed);
+		for (int r = 0; r < b->nrows; r++) {
+			int64_t k = (int64_t)s->seed_split[r] * n + (n - 1); /* the global chunk */
+			assert_true(k > 0 && row_hash(b, r) == one[k * chunk - 1]);
+		}
+		assert_int_equal(b->nrows, n == 1 ? 10 : 5);
+		sl_batch_free(b);
+		sl_source_free(s);
+	}
 	/* an instance without chunks ends at once */
 	s = fx_open_at(&f, 11, 12, &err);
 	assert_int_equal(read_all(s, &f, 256, part, total, NULL), 0);

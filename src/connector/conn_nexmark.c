@@ -77,7 +77,7 @@
 typedef struct nexmark_source {
 	sl_source base;         /* must be first */
 	nx_model m;
-	int64_t total;          /* events of the stream (INT64_MAX: unbounded) */
+	int64_t total;          /* events of the stream (unbounded: Flink's bound) */
 	int keep_alive;
 	int throttled;          /* 'max-emit-speed' = false */
 	int64_t wall_base_ms;   /* wall clock at open (throttling) */
@@ -621,9 +621,9 @@ static void nx_where(sl_source *s, int row, char *buf, size_t cap)
 
 /*
  * Snapshot: u32 NX_SNAP_MAGIC, u32 local splits (0: one walking stream),
- * i64 chunk size, i64 wall base; then per split its global chunk index,
- * events produced and watermark (base.split_wm), or the stream's next
- * event number.
+ * i64 chunk size, u32 subtask, u32 instances, i64 wall base; then per
+ * split its global chunk index, events produced and watermark
+ * (base.split_wm), or the walking stream's next event number.
  */
 static int nx_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 {
@@ -631,6 +631,8 @@ static int nx_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 	sl_snap_put_u32(w, NX_SNAP_MAGIC);
 	sl_snap_put_u32(w, (uint32_t)x->nsplits);
 	sl_snap_put_i64(w, x->chunk);
+	sl_snap_put_u32(w, (uint32_t)x->subtask);
+	sl_snap_put_u32(w, (uint32_t)x->nsubtasks);
 	sl_snap_put_i64(w, x->wall_base_ms);
 	if (!x->nsplits)
 		sl_snap_put_i64(w, x->walk_next);
@@ -649,8 +651,16 @@ static int nx_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 	nexmark_source *x = (nexmark_source *)s;
 	uint32_t magic = sl_snap_get_u32(r), n = sl_snap_get_u32(r);
 	int64_t chunk = sl_snap_get_i64(r);
+	uint32_t sub = sl_snap_get_u32(r), nsub = sl_snap_get_u32(r);
 	if (!sl_snap_reader_ok(r) || magic != NX_SNAP_MAGIC)
 		return sl_err_set(err, SL_ESTATE, "source '%s': not a nexmark snapshot", s->table);
+	/* a walking stream's position is one instance's (its chunks sub, sub + nsub, ...) */
+	if (!x->nsplits && (sub != (uint32_t)x->subtask || nsub != (uint32_t)x->nsubtasks))
+		return sl_err_set(err, SL_ESTATE,
+		                  "source '%s': the nexmark snapshot is of instance %u of %u, this is "
+		                  "instance %d of %d (an unbounded stream restores only at the "
+		                  "parallelism it was saved at)", s->table, sub, nsub, x->subtask,
+		                  x->nsubtasks);
 	if (n != (uint32_t)x->nsplits || chunk != x->chunk)
 		return sl_err_set(err, SL_ESTATE,
 		                  "source '%s': the nexmark snapshot has %u splits of %lld events, the "

@@ -239,10 +239,11 @@ static void test_splits_union(void **state)
 	sl_arena_deinit(&f.arena);
 }
 
-/* Reads up to max events (seed batches apart) into hashes. */
+/* Reads up to max events (seed batches apart) into hashes, in batches of
+ * 250 (so a multiple of 250 is read exactly). */
 static int64_t read_some(sl_source *s, fixture *f, uint64_t *out, int64_t max)
 {
-	sl_batch *b = sl_batch_new(4, f->types, 256);
+	sl_batch *b = sl_batch_new(4, f->types, 250);
 	sl_err err;
 	int64_t n = 0;
 	while (n < max) {
@@ -285,6 +286,30 @@ static void test_unbounded_walk(void **state)
 			}
 			sl_source_free(s);
 		}
+	/* its position restores at its own instance, not at another parallelism */
+	s = fx_open_at(&f, 1, 2, &err);
+	read_some(s, &f, part, 750); /* chunk 1, 250 of chunk 3 */
+	sl_snap_writer w;
+	sl_snap_writer_init(&w);
+	assert_int_equal(s->vt->snapshot(s, &w, &err), 0);
+	sl_source_free(s);
+	for (int n = 2; n <= 3; n++) {
+		s = fx_open_at(&f, 1, n, &err);
+		sl_snap_reader r;
+		sl_snap_reader_init(&r, w.buf, w.len);
+		int rc = s->vt->restore(s, &r, &err);
+		if (n == 2) {
+			assert_int_equal(rc, 0);
+			read_some(s, &f, part, 100); /* chunk 3 from 250 */
+			for (int64_t i = 0; i < 100; i++)
+				assert_true(part[i] == one[3 * chunk + 250 + i]);
+		} else {
+			assert_int_equal(rc, SL_ESTATE);
+			assert_non_null(strstr(err.msg, "instance 1 of 2, this is instance 1 of 3"));
+		}
+		sl_source_free(s);
+	}
+	sl_snap_writer_deinit(&w);
 	unsetenv("SLUICE_TEST_NEXMARK_CHUNK_EVENTS");
 	free(one);
 	free(part);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # nexmark.sh - the 'nexmark' source end to end (docs/nexmark.md):
-#   1. Flink's DDL (bench/nexmark/ddl_gen.sql) into a JSON file sink: the
+#   1. Flink's DDL (bench/nexmark/ddl_gen.sql) into a JSON file sink at
+#      parallelism 1 (steps 1 and 2 read the file in order): the
 #      first 3000 events equal those of tests/tools/nexmark_ref.py, an
 #      independent implementation of the specification, value by value;
 #   2. the same at 'first-event.rate' 8 with 'events.num' 2500 and a
@@ -10,15 +11,19 @@
 #   3. an option Flink's connector does not have is refused by the planner,
 #      as Flink's factory refuses it;
 #   4. Flink's query files run from bench/nexmark/ over 20 000 events into
-#      their blackhole sinks (bench/nexmark/run_query.sh): every query but
-#      q6, q13 and q14 (docs/nexmark.md says why those stop at planning).
+#      their blackhole sinks (bench/nexmark/run_query.sh) at the default
+#      parallelism (q10 at 1): every query but q6, q13 and q14
+#      (docs/nexmark.md says why those stop at planning).
 #   5. RisingWave's form: a 'nexmark.table.type' = 'Bid' table with
 #      RisingWave's option names and a watermark on date_time counts the
 #      same bids per 10 s window as step 2's wide table;
 #   6. exactly-once: step 1's job throttled ('max-emit-speed' = 'false':
 #      its 3000 events at 1000 per second take 3 s) with checkpoints every
 #      100 ms, killed with SIGKILL after its first checkpoint and run again
-#      (resuming from it), writes the events of step 1 once each.
+#      (resuming from it), writes the events of step 1 once each;
+#   7. parallelism 2 and 3 (chunks of 600 events, so every instance
+#      generates): step 1's dump holds the same events and step 2's
+#      window counts are the same as at parallelism 1.
 set -eu
 BUILD=${BUILD:-build}
 cd "$(dirname "$0")/../.."
@@ -48,7 +53,7 @@ SQL
 
 # 1.
 dump_job 1000 3000 "$T/out1" > "$T/dump1.sql"
-"$BUILD/sluice" run "$T/dump1.sql" > "$T/log1" 2>&1 || { cat "$T/log1"; exit 1; }
+"$BUILD/sluice" run "$T/dump1.sql" --set parallelism.default=1 > "$T/log1" 2>&1 || { cat "$T/log1"; exit 1; }
 python3 tests/tools/nexmark_ref.py check "$T"/out1/*.json 3000 1000
 
 # 2.
@@ -60,7 +65,8 @@ INSERT INTO counts SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(`date
   GROUP BY window_start, window_end;
 SQL
 sed -i "s|'COUNTS'|'$T/counts'|" "$T/dump2.sql"
-SLUICE_TEST_NEXMARK_CHUNK_EVENTS=600 "$BUILD/sluice" run "$T/dump2.sql" --stats > "$T/log2" 2>&1 \
+SLUICE_TEST_NEXMARK_CHUNK_EVENTS=600 "$BUILD/sluice" run "$T/dump2.sql" --stats \
+	--set parallelism.default=1 > "$T/log2" 2>&1 \
 	|| { cat "$T/log2"; exit 1; }
 python3 tests/tools/nexmark_ref.py check "$T"/out2/*.json 2500 8
 sum=$(cat "$T"/counts/* | awk '{ s += $1 } END { print s }')
@@ -82,7 +88,9 @@ grep -q "Unsupported options found for 'nexmark' (table 'datagen'): 'bids.hot'" 
 
 # 4.
 for i in 0 1 2 3 4 5 7 8 9 10 11 12 15 16 17 18 19 20 21 22; do
-	if ! NEXMARK_WORK=$T/q NEXMARK_EVENTS=20000 sh bench/nexmark/run_query.sh "$BUILD" q$i \
+	# q10's success-file partition commit runs at parallelism 1 only
+	p=; [ $i = 10 ] && p="--set parallelism.default=1"
+	if ! NEXMARK_WORK=$T/q NEXMARK_EVENTS=20000 sh bench/nexmark/run_query.sh "$BUILD" q$i $p \
 		> "$T/q$i.log" 2>&1; then
 		echo "FAIL: q$i:"; cat "$T/q$i.log"; exit 1
 	fi
@@ -125,4 +133,17 @@ cat "$T"/eo/out/*.json | sort > "$T/eo/got"
 cat "$T"/out1/*.json | sort > "$T/eo/want"
 cmp -s "$T/eo/got" "$T/eo/want" || { echo "FAIL: the killed and restarted job's events differ"; \
 	wc -l "$T/eo/got" "$T/eo/want"; cat "$T/eo/log"; exit 1; }
+# 7.
+for p in 2 3; do
+	rm -rf "$T/out1" "$T/counts"
+	SLUICE_TEST_NEXMARK_CHUNK_EVENTS=600 "$BUILD/sluice" run "$T/dump1.sql" --set parallelism.default=$p \
+		> "$T/log7" 2>&1 || { cat "$T/log7"; exit 1; }
+	cat "$T"/out1/*.json | sort > "$T/p$p"
+	cmp -s "$T/p$p" "$T/eo/want" || { echo "FAIL: the events at parallelism $p differ"; exit 1; }
+	SLUICE_TEST_NEXMARK_CHUNK_EVENTS=600 "$BUILD/sluice" run "$T/dump2.sql" --set parallelism.default=$p \
+		> "$T/log7" 2>&1 || { cat "$T/log7"; exit 1; }
+	sort -n "$T"/counts/* > "$T/c7"
+	cmp -s "$T/c2" "$T/c7" || { echo "FAIL: the window counts at parallelism $p differ"; \
+		diff "$T/c2" "$T/c7" | head; exit 1; }
+done
 echo "nexmark: ok"

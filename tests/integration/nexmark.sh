@@ -121,12 +121,13 @@ mkdir -p "$T/eo"
 SL=$(cd "$BUILD" && pwd)/sluice
 (cd "$T/eo" && exec "$SL" run job.sql) > "$T/eo/log" 2>&1 &
 pid=$!
-i=0 # the kill comes after the first checkpoint (at most 5 s)
-while [ $i -lt 50 ] && ! ls "$T"/eo/sluice-state/nexmark-eo/checkpoints/chk-* > /dev/null 2>&1; do
+i=0 # the kill comes after the first complete checkpoint (its _manifest)
+while [ $i -lt 100 ] && ! ls "$T"/eo/sluice-state/nexmark-eo/checkpoints/chk-*/_manifest \
+	> /dev/null 2>&1; do
 	sleep 0.1; i=$((i + 1))
 done
-sleep 0.2
 kill -9 $pid 2>/dev/null && wait $pid 2>/dev/null || true
+if [ $i -ge 100 ]; then echo "FAIL: no checkpoint in 10 s"; cat "$T/eo/log"; exit 1; fi
 (cd "$T/eo" && "$SL" run job.sql) >> "$T/eo/log" 2>&1 || { cat "$T/eo/log"; exit 1; }
 grep -q "resuming from checkpoint" "$T/eo/log" || { echo "FAIL: no checkpoint restored"; cat "$T/eo/log"; exit 1; }
 cat "$T"/eo/out/*.json | sort > "$T/eo/got"

@@ -145,23 +145,30 @@ static int has_splits(const scan_op *o)
 }
 
 /* The source's watermark: the minimum of its splits' that can still
- * produce rows; when none can, the largest (the end of input follows). */
+ * produce rows, leaving out idle splits (sl_source.split_idle); when none
+ * can, the largest (the end of input follows); when every split that can
+ * is idle, -infinity (nothing moves: the scan's own idleness, idle_check,
+ * speaks for the source). */
 static int64_t source_wm(const scan_op *o)
 {
 	const sl_source *s = o->p.source;
 	int64_t lo = SL_WM_MAX, hi = SL_WM_MIN;
-	int live = 0;
+	int live = 0, idle = 0;
 	for (int i = 0; i < s->nsplits; i++) {
 		int64_t w = s->split_wm[i];
 		if (w > hi)
 			hi = w;
 		if (!s->split_done[i]) {
+			if (s->split_idle && s->split_idle[i]) {
+				idle = 1;
+				continue;
+			}
 			live = 1;
 			if (w < lo)
 				lo = w;
 		}
 	}
-	return live ? lo : hi;
+	return live ? lo : idle ? SL_WM_MIN : hi;
 }
 
 /* A seed batch (conn.h): each row's watermark expression, after the

@@ -343,6 +343,12 @@ int sl__kafka_fmt_init(sl_kafka_fmt *f, const sl_conn_args *a, int upsert, int s
 		rc = side(f, a, sink, 0, fmt ? fmt : vf, fmt ? "format" : "value.format", err);
 	mark_used(&f->kopts, o, "key.");
 	mark_used(&f->vopts, o, fmt ? "" : "value.");
+	const sl_format_vtab *vvt = f->vdec ? f->vdec->vt : f->venc ? f->venc->vt : NULL;
+	if (!rc && !upsert && a->npk && vvt && !vvt->changelog)
+		rc = sl_err_set(err, SL_EINVAL, "%s '%s': The Kafka table '%s' with '%s' format "
+		                "doesn't support defining PRIMARY KEY constraint on the table, because "
+		                "it can't guarantee the semantic of primary key.", what, a->table,
+		                a->table, vvt->name);
 	if (!rc && upsert && f->vdec && f->vdec->vt->changelog)
 		rc = sl_err_set(err, SL_EINVAL, "%s '%s': 'upsert-kafka' needs an insert-only value "
 		                "format, not '%s'", what, a->table, vf);

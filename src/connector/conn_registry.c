@@ -35,6 +35,8 @@ static const sl_sink_vtab *const sink_table[] = {
 	&sl_stdout_sink_vtab,
 	&sl_print_sink_vtab,
 	&sl_blackhole_sink_vtab,
+	&sl_kafka_sink_vtab,
+	&sl_upsert_kafka_sink_vtab,
 	NULL
 };
 

@@ -37,7 +37,8 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all deps demo test unit slt integration bench fuzz asan tsan clean examples torture
+.PHONY: all deps demo test unit slt integration bench fuzz asan tsan clean examples torture \
+	kafka-torture
 
 all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN) $(BUILD)/tools/kafka_mock
 
@@ -106,6 +107,11 @@ torture: deps all
 	bash tests/crash/crash.sh 3000000 20 rocksdb
 	bash tests/crash/faults.sh 1000000
 	BUILD=$(BUILD) sh tests/crash/bigstate.sh $(BIGSTATE_KEYS) 1024 1
+
+# the long Kafka-source crash test (tests/kafka/crash.sh): 400 000 orders in 16
+# partitions of librdkafka's mock cluster, 20 SIGKILLs (docs/kafka.md)
+kafka-torture: deps all
+	bash tests/kafka/crash.sh 400000 20 16
 
 bench: deps all
 	@sh bench/run.sh $(BUILD)

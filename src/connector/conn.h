@@ -189,6 +189,14 @@ struct sl_source_vtab {
 	 * generators).
 	 */
 	int (*commit)(sl_source *s, int64_t ckpt_id, sl_err *err);
+	/*
+	 * At checkpoint ckpt_id's barrier, in the job's own process (the
+	 * snapshot itself may be taken in a forked child, whose memory the
+	 * parent never sees): remembers the positions commit will tell the
+	 * outside world.  Writes nothing into the checkpoint.  Only sources
+	 * with a commit hook; NULL = nothing to remember.
+	 */
+	int (*pre_commit)(sl_source *s, int64_t ckpt_id, sl_err *err);
 	/* Frees resources; safe after configure alone and after a failed
 	 * configure or open. */
 	void (*close)(sl_source *s);

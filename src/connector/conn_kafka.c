@@ -41,9 +41,9 @@
  * comes.
  *
  * Checkpoints: the snapshot holds, per split, (topic, partition), the
- * next offset, the end offset, done and the watermark; commit (a
- * checkpoint is complete) commits the last snapshot's offsets to the
- * group, asynchronously, so Kafka tools show the lag: exactly-once never
+ * next offset, the end offset, done and the watermark; pre_commit (at the
+ * barrier, in this process) remembers the positions and commit (the
+ * checkpoint is complete) commits them to the group, asynchronously, so Kafka tools show the lag: exactly-once never
  * depends on it.  librdkafka's threads and the forked checkpoint writer:
  * docs/checkpoints.md "Kafka".  Every call into librdkafka is on the job
  * thread; its logs and errors are served there.
@@ -117,7 +117,7 @@ typedef struct ks_source {
 	int32_t *prov_split;  /* per row of the last batch: split, offset */
 	int64_t *prov_off;
 	int prov_cap, prov_n;
-	int64_t *snap_pos;    /* the last snapshot's positions (commit) */
+	int64_t *snap_pos;    /* the positions at the last barrier (commit) */
 	int have_snap;
 	char fatal[512];      /* a fatal client error seen by error_cb */
 } ks_source;
@@ -588,7 +588,8 @@ static int ks_open(sl_source *s, sl_err *err)
 		return sl_err_set(err, SL_EIO, "source '%s': cannot create the Kafka consumer: %s",
 		                  s->table, es);
 	}
-	rd_kafka_poll_set_consumer(k->rk); /* logs and errors: served by our polls */
+	rd_kafka_set_log_queue(k->rk, NULL); /* logs: on the main queue, ... */
+	rd_kafka_poll_set_consumer(k->rk);   /* ... forwarded to the one we poll */
 	k->cq = rd_kafka_queue_get_consumer(k->rk);
 	k->last_split = -1;
 	int rc = list_splits(k, err);
@@ -815,6 +816,8 @@ static int split_of(ks_source *k, const char *topic, int32_t part)
 static int pull(ks_source *k, int room, sl_err *err)
 {
 	int rc = 0;
+	if (room > k->prov_cap)
+		room = k->prov_cap; /* k->pull's size */
 	ssize_t got = room > 0 ? rd_kafka_consume_batch_queue(k->cq, 0, k->pull, (size_t)room) : 0;
 	for (ssize_t j = 0; j < got; j++) {
 		rd_kafka_message_t *m = k->pull[j];
@@ -992,9 +995,7 @@ static int ks_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 		sl_snap_put_i64(w, sp->end);
 		sl_snap_put_u8(w, k->done[i]);
 		sl_snap_put_i64(w, k->wm[i]);
-		k->snap_pos[i] = sp->pos;
 	}
-	k->have_snap = 1;
 	if (w->failed)
 		return sl_err_set(err, SL_ENOMEM, "source '%s': snapshot: out of memory", s->table);
 	return 0;
@@ -1042,7 +1043,18 @@ static int ks_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 	return 0;
 }
 
-/* The last snapshot's offsets go to the group (asynchronously). */
+/* At the barrier (in this process, while the snapshot may be written by a
+ * forked child): the positions the checkpoint holds, for commit. */
+static int ks_pre_commit(sl_source *s, int64_t ckpt_id, sl_err *err)
+{
+	ks_source *k = (ks_source *)s;
+	for (int i = 0; i < k->nsplits; i++)
+		k->snap_pos[i] = k->splits[i].pos;
+	k->have_snap = k->nsplits > 0;
+	return 0;
+}
+
+/* The offsets of the last barrier go to the group (asynchronously). */
 static int ks_commit(sl_source *s, int64_t ckpt_id, sl_err *err)
 {
 	ks_source *k = (ks_source *)s;
@@ -1122,6 +1134,7 @@ const sl_source_vtab sl_kafka_source_vtab = {
 	.snapshot = ks_snapshot,
 	.restore = ks_restore,
 	.commit = ks_commit,
+	.pre_commit = ks_pre_commit,
 	.close = ks_close,
 	.metadata_keys = ks_meta_keys,
 };
@@ -1136,6 +1149,7 @@ const sl_source_vtab sl_upsert_kafka_source_vtab = {
 	.snapshot = ks_snapshot,
 	.restore = ks_restore,
 	.commit = ks_commit,
+	.pre_commit = ks_pre_commit,
 	.close = ks_close,
 	.metadata_keys = ks_meta_keys,
 };

@@ -117,8 +117,7 @@ rd_kafka_conf_t *sl__kafka_conf(const sl_kafka_props *p, const char *what, const
 	 * librdkafka's threads (a forked checkpoint writer must never find a
 	 * stdio lock taken: docs/checkpoints.md) */
 	rd_kafka_conf_set_log_cb(conf, log_cb);
-	if (!sl__kafka_prop(p, "log.queue"))
-		rd_kafka_conf_set(conf, "log.queue", "true", es, sizeof es);
+	rd_kafka_conf_set(conf, "log.queue", "true", es, sizeof es);
 	if (!sl__kafka_prop(p, "log_level"))
 		rd_kafka_conf_set(conf, "log_level", "4", es, sizeof es);
 	return conf;

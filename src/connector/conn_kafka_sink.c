@@ -197,6 +197,7 @@ static int kk_open(sl_sink *s, sl_err *err)
 		return sl_err_set(err, SL_EIO, "sink '%s': cannot create the Kafka producer: %s",
 		                  s->table, es);
 	}
+	rd_kafka_set_log_queue(k->rk, NULL); /* logs: served by rd_kafka_poll */
 	k->rkt = rd_kafka_topic_new(k->rk, k->topic, NULL);
 	if (!k->rkt)
 		return sl_err_set(err, SL_EIO, "sink '%s': topic '%s': %s", s->table, k->topic,

@@ -35,8 +35,10 @@
  * the planner normalizes the upserts by the PRIMARY KEY.  A message that
  * does not decode stops the job naming the topic, partition and offset,
  * or is skipped and counted with the format's 'ignore-parse-errors'.
- * A split is done at its end offset (bounded modes); the source ends when
- * every split is.  A partition without data for
+ * A split is done at its end offset (bounded modes), or when the
+ * consumer's position passed it with no message left (offsets without a
+ * message: transaction markers, compaction; check_positions); the source
+ * ends when every split is.  A partition without data for
  * 'scan.watermark.idle-timeout' is idle (sl_source.split_idle) until data
  * comes.
  *
@@ -114,6 +116,7 @@ typedef struct ks_source {
 	rd_kafka_message_t **pull; /* scratch for rd_kafka_consume_batch_queue */
 	int buffered;         /* messages in the splits' buffers */
 	int last_split;       /* the split of the last message routed (cache) */
+	int64_t last_pos_check_us; /* check_positions */
 	int32_t *prov_split;  /* per row of the last batch: split, offset */
 	int64_t *prov_off;
 	int prov_cap, prov_n;
@@ -927,6 +930,35 @@ static int read_split(ks_source *k, int i, sl_batch *out, sl_err *err)
 	return 0;
 }
 
+/*
+ * Bounded splits whose last offsets before the end hold no message (a
+ * transaction's commit marker, a compacted log): every 100 ms, a split
+ * with nothing buffered is done once the consumer's position for it (past
+ * such offsets) reached its end.
+ */
+static void check_positions(ks_source *k)
+{
+	int64_t now = mono_us();
+	if (k->bound_mode == BOUND_NONE || now - k->last_pos_check_us < 100000)
+		return;
+	k->last_pos_check_us = now;
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(k->nsplits + 1);
+	for (int i = 0; i < k->nsplits; i++)
+		if (!k->done[i] && k->splits[i].head == k->splits[i].n)
+			rd_kafka_topic_partition_list_add(l, k->splits[i].topic, k->splits[i].part);
+	if (l->cnt && !rd_kafka_position(k->rk, l))
+		for (int j = 0; j < l->cnt; j++) {
+			int i = split_of(k, l->elems[j].topic, l->elems[j].partition);
+			ks_split *sp = i >= 0 ? &k->splits[i] : NULL;
+			if (sp && !l->elems[j].err && l->elems[j].offset >= sp->end &&
+			    sp->pos < sp->end) {
+				sp->pos = sp->end;
+				check_done(k, i);
+			}
+		}
+	rd_kafka_topic_partition_list_destroy(l);
+}
+
 static int ks_read(sl_source *s, sl_batch *out, sl_err *err)
 {
 	ks_source *k = (ks_source *)s;
@@ -957,6 +989,8 @@ static int ks_read(sl_source *s, sl_batch *out, sl_err *err)
 	s->rows_read += out->nrows - rows0;
 	if (rc)
 		return rc;
+	if (out->nrows == rows0)
+		check_positions(k);
 	update_idle(k);
 	if (out->nrows > rows0)
 		return out->nrows - rows0;

@@ -327,7 +327,16 @@ static int ks_configure_any(sl_source *s, const sl_conn_args *a, int upsert, sl_
 		return err->code;
 	if (sl_opts_duration(o, "scan.watermark.idle-timeout", 0, &k->idle_us, err))
 		return err->code;
-	(void)sl_opts_get(o, "scan.topic-partition-discovery.interval");
+	/* partitions are listed once, at open: discovery while running is not
+	 * done, so only a disabled interval is accepted (Flink: 0 or negative) */
+	const char *disc = sl_opts_get(o, "scan.topic-partition-discovery.interval");
+	int64_t disc_us = 0;
+	if (disc && disc[0] != '-' && (sl_parse_duration(disc, &disc_us) || disc_us > 0))
+		return sl_err_set(err, SL_ENOTSUP, "source '%s': option "
+		                  "'scan.topic-partition-discovery.interval' = '%s': discovering "
+		                  "partitions while the job runs is not supported yet (the "
+		                  "partitions are listed when the job starts; use '0' to say so)",
+		                  a->table, disc);
 	if (check_meta(k, a, err))
 		return err->code;
 	int rc = sl__kafka_fmt_init(&k->fmt, a, upsert, 0, err);

@@ -28,7 +28,10 @@ trap 'kafka_down; rm -rf "$W"' EXIT
 mkdir -p "$W/ref" "$W/run"
 kafka_up
 kafka_topic orders "$PARTS"
-"$B/tools/gen_events" "$ROWS" 1000 7 | kafka_cat -P -t orders -X linger.ms=20
+# keyed by row number: spread evenly (the mock keeps 5 MiB a partition, and
+# keyless messages go to partitions in sticky runs)
+"$B/tools/gen_events" "$ROWS" 1000 7 | awk '{ print NR "|" $0 }' |
+	kafka_cat -P -t orders -K'|' -X linger.ms=20
 SINKS="out_win out_agg"
 job() { # dir interval
 	cat <<SQL

@@ -144,6 +144,17 @@ run meta "CREATE TABLE k (
 SELECT k, v, \`partition\`, off, tp, ts IS NOT NULL AND ts > TIMESTAMP '2020-01-01 00:00:00' FROM k;"
 printf '+I[a, 1, 0, 0, keyed, TRUE]\n+I[a, 3, 0, 2, keyed, TRUE]\n+I[b, 2, 0, 1, keyed, TRUE]\n+I[c, 4, 1, 0, keyed, TRUE]\n' > meta.exp
 check "metadata columns + key.format raw + EXCEPT_KEY" meta.exp meta.out
+# topic lists and patterns: 'events' holds 7 messages, 'keyed' 4
+run tlist "CREATE TABLE t (tp STRING METADATA FROM 'topic' VIRTUAL, x STRING) WITH ($WITH,
+  'topic' = 'events; keyed', 'format' = 'raw', 'scan.startup.mode' = 'earliest-offset',
+  'scan.bounded.mode' = 'latest-offset'); SELECT tp, COUNT(*) FROM t GROUP BY tp;"
+run tpat "CREATE TABLE t (tp STRING METADATA FROM 'topic' VIRTUAL, x STRING) WITH ($WITH,
+  'topic-pattern' = 'ev.*|key.d', 'format' = 'raw', 'scan.startup.mode' = 'earliest-offset',
+  'scan.bounded.mode' = 'latest-offset'); SELECT tp, COUNT(*) FROM t GROUP BY tp;"
+for t in tlist tpat; do grep -E '^[-+][IU]\[' $t.raw | awk -F'[][, ]+' '{ last[$2] = $3 } END { for (k in last) print k, last[k] }' | sort > $t.got; done
+printf 'events 7\nkeyed 4\n' > tlist.exp
+check "'topic' = 'events; keyed' reads both topics" tlist.exp tlist.got
+check "'topic-pattern' matches whole names ('ev.*|key.d'; 'orders', 'bad', ... are not read)" tlist.exp tpat.got
 run badmeta "CREATE TABLE k (v INT, h STRING METADATA FROM 'nope') WITH ($WITH,
   'topic' = 'keyed', 'format' = 'json'); SELECT * FROM k;"
 if grep -q "Invalid metadata key 'nope' in column 'h' of table 'k'" badmeta.err; then

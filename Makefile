@@ -23,9 +23,13 @@ CPPFLAGS_ALL := -Iinclude -Isrc -D_GNU_SOURCE
 CFLAGS_ALL   := -std=gnu11 $(WARN) -fvisibility=hidden -fno-strict-aliasing $(CFLAGS)
 PCRE_CFLAGS  := $(shell pkg-config --cflags libpcre2-8 2>/dev/null)
 PCRE_LIBS    := $(shell pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8)
+# librdkafka (Debian 12: librdkafka-dev 2.0.2) for the Kafka connectors
+# (src/connector/conn_kafka*.c, docs/kafka.md)
+RDKAFKA_CFLAGS := $(shell pkg-config --cflags rdkafka 2>/dev/null)
+RDKAFKA_LIBS   := $(shell pkg-config --libs rdkafka 2>/dev/null || echo -lrdkafka)
 # librocksdb is loaded at run time by the RocksDB backend (src/state/rocksdb_dl.h)
 # libsnappy, libzstd and zlib compress Parquet pages (src/format/parquet_codec.c)
-LIBS    := $(PCRE_LIBS) -lsnappy -lzstd -lz -ldl -lm -lpthread
+LIBS    := $(PCRE_LIBS) $(RDKAFKA_LIBS) -lsnappy -lzstd -lz -ldl -lm -lpthread
 
 LIB_SRC  := $(shell find src -name '*.c' ! -path 'src/cli/*' | sort)
 CLI_SRC  := $(shell find src/cli -name '*.c' | sort)
@@ -36,16 +40,17 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all deps demo test unit slt integration bench fuzz asan tsan clean examples torture install
+.PHONY: all deps demo test unit slt integration bench fuzz asan tsan clean examples torture install \
+	kafka-torture
 
-all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN)
+all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN) $(BUILD)/tools/kafka_mock
 
 deps:
 	@sh scripts/install-deps.sh
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PCRE_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PCRE_CFLAGS) $(RDKAFKA_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libsluice.a: $(LIB_OBJ)
 	@rm -f $@
@@ -64,12 +69,17 @@ $(UNIT_HARNESS): tests/unit/harness.c
 
 $(BUILD)/tests/%: tests/unit/%.c $(UNIT_HARNESS) $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)obj
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -MF $(BUILD)/tests/obj/$*.d -MT $@ \
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(RDKAFKA_CFLAGS) -MMD -MP -MF $(BUILD)/tests/obj/$*.d -MT $@ \
 		-o $@ $< $(UNIT_HARNESS) $(BUILD)/libsluice.a -lcmocka $(LIBS)
 
 $(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libsluice.a $(LIBS)
+
+# librdkafka's mock cluster as a process: the Kafka tests' fast peer (tests/kafka/lib.sh)
+$(BUILD)/tools/kafka_mock: tests/kafka/mockcluster.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(RDKAFKA_CFLAGS) -o $@ $< $(RDKAFKA_LIBS)
 
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
@@ -102,6 +112,11 @@ torture: deps all
 	bash tests/crash/crash.sh 400000 20 rocksdb
 	bash tests/crash/faults.sh 1000000
 	BUILD=$(BUILD) sh tests/crash/bigstate.sh $(BIGSTATE_KEYS) 1024 1
+
+# the long Kafka-source crash test (tests/kafka/crash.sh): 400 000 orders in 16
+# partitions of librdkafka's mock cluster, 20 SIGKILLs (docs/kafka.md)
+kafka-torture: deps all
+	bash tests/kafka/crash.sh 400000 20 16
 
 bench: deps all
 	@sh bench/run.sh $(BUILD)

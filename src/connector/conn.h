@@ -93,6 +93,10 @@ typedef struct sl_conn_args {
 	 */
 	int subtask;
 	int nsubtasks;
+	/* METADATA columns (a source whose vtab lists metadata_keys): meta[i]
+	 * is field i's metadata key ('partition', 'timestamp', ...) and the
+	 * source fills that column; NULL for a physical column.  NULL = none. */
+	const char *const *meta;
 } sl_conn_args;
 
 typedef struct sl_source_vtab sl_source_vtab;
@@ -129,6 +133,17 @@ typedef struct sl_source {
 	 */
 	int seed;
 	const int32_t *seed_split;
+	/*
+	 * Idle splits ('scan.watermark.idle-timeout' per split, as Flink's
+	 * per-partition idleness): split_idle[i] = 1 while split i has had no
+	 * data for the timeout; the scan then leaves it out of the source's
+	 * watermark until it has data again.  NULL = no split is ever idle.
+	 */
+	const uint8_t *split_idle;
+	/* The changelog the source produces when its format's decoder does not
+	 * say (dec->vt->changelog), e.g. "upsert-kafka": +I upserts and -D by
+	 * key, normalized after the scan by the PRIMARY KEY.  NULL = none. */
+	const char *changelog;
 } sl_source;
 
 typedef struct sl_lookup_vtab sl_lookup_vtab;
@@ -195,6 +210,14 @@ struct sl_source_vtab {
 	 * generators).
 	 */
 	int (*commit)(sl_source *s, int64_t ckpt_id, sl_err *err);
+	/*
+	 * At checkpoint ckpt_id's barrier, in the job's own process (the
+	 * snapshot itself may be taken in a forked child, whose memory the
+	 * parent never sees): remembers the positions commit will tell the
+	 * outside world.  Writes nothing into the checkpoint.  Only sources
+	 * with a commit hook; NULL = nothing to remember.
+	 */
+	int (*pre_commit)(sl_source *s, int64_t ckpt_id, sl_err *err);
 	/* Frees resources; safe after configure alone and after a failed
 	 * configure or open. */
 	void (*close)(sl_source *s);
@@ -205,6 +228,10 @@ struct sl_source_vtab {
 	 * tables): it runs as one instance and the runtime rebalances after
 	 * it (docs/parallel.md §2).  0: it honours sl_conn_args.subtask. */
 	int single_instance;
+	/* The METADATA keys the source can fill (NULL-terminated; NULL = no
+	 * METADATA column can be read from this connector): the planner
+	 * refuses other keys, the source's configure checks the types. */
+	const char *const *metadata_keys;
 };
 
 /* Base of every sink. */

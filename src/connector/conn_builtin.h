@@ -15,10 +15,14 @@ extern const sl_source_vtab sl_filesystem_source_vtab; /* conn_filesystem.c */
 extern const sl_source_vtab sl_stdin_source_vtab;      /* conn_stdio.c */
 extern const sl_source_vtab sl_datagen_source_vtab;    /* conn_datagen.c */
 extern const sl_source_vtab sl_nexmark_source_vtab;    /* conn_nexmark.c */
+extern const sl_source_vtab sl_kafka_source_vtab;      /* conn_kafka.c */
+extern const sl_source_vtab sl_upsert_kafka_source_vtab; /* conn_kafka.c */
 
 extern const sl_sink_vtab sl_filesystem_sink_vtab; /* conn_fs_sink.c */
 extern const sl_sink_vtab sl_stdout_sink_vtab;     /* conn_stdio.c */
 extern const sl_sink_vtab sl_print_sink_vtab;      /* conn_print.c */
 extern const sl_sink_vtab sl_blackhole_sink_vtab;  /* conn_blackhole.c */
+extern const sl_sink_vtab sl_kafka_sink_vtab;      /* conn_kafka_sink.c */
+extern const sl_sink_vtab sl_upsert_kafka_sink_vtab; /* conn_kafka_sink.c */
 
 #endif

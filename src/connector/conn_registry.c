@@ -26,6 +26,8 @@ static const sl_source_vtab *const source_table[] = {
 	&sl_stdin_source_vtab,
 	&sl_datagen_source_vtab,
 	&sl_nexmark_source_vtab,
+	&sl_kafka_source_vtab,
+	&sl_upsert_kafka_source_vtab,
 	NULL
 };
 
@@ -34,6 +36,8 @@ static const sl_sink_vtab *const sink_table[] = {
 	&sl_stdout_sink_vtab,
 	&sl_print_sink_vtab,
 	&sl_blackhole_sink_vtab,
+	&sl_kafka_sink_vtab,
+	&sl_upsert_kafka_sink_vtab,
 	NULL
 };
 

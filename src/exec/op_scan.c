@@ -15,6 +15,8 @@
  *   commit     the source's commit (a checkpoint's positions are durable:
  *              a Kafka source commits its offsets); only for sources that
  *              have one (scan_commit_vtab), NULL for the others
+ *   pre_commit with commit: the source's pre_commit at the barrier, in this
+ *              process (the snapshot may be written by a forked child)
  *
  * Watermark (docs/semantics.md §1, docs/parallel.md §4).  A split of the
  * source (a file, a range of a large file; the whole source when it has no
@@ -145,23 +147,30 @@ static int has_splits(const scan_op *o)
 }
 
 /* The source's watermark: the minimum of its splits' that can still
- * produce rows; when none can, the largest (the end of input follows). */
+ * produce rows, leaving out idle splits (sl_source.split_idle); when none
+ * can, the largest (the end of input follows); when every split that can
+ * is idle, -infinity (nothing moves: the scan's own idleness, idle_check,
+ * speaks for the source). */
 static int64_t source_wm(const scan_op *o)
 {
 	const sl_source *s = o->p.source;
 	int64_t lo = SL_WM_MAX, hi = SL_WM_MIN;
-	int live = 0;
+	int live = 0, idle = 0;
 	for (int i = 0; i < s->nsplits; i++) {
 		int64_t w = s->split_wm[i];
 		if (w > hi)
 			hi = w;
 		if (!s->split_done[i]) {
+			if (s->split_idle && s->split_idle[i]) {
+				idle = 1;
+				continue;
+			}
 			live = 1;
 			if (w < lo)
 				lo = w;
 		}
 	}
-	return live ? lo : hi;
+	return live ? lo : idle ? SL_WM_MIN : hi;
 }
 
 /* A seed batch (conn.h): each row's watermark expression, after the
@@ -512,6 +521,17 @@ static int scan_commit(sl_op *op, int64_t id, sl_err *err)
 	return rc;
 }
 
+/* At the barrier: the source remembers what its commit will publish (the
+ * checkpoint gets an empty pre-commit record for the scan). */
+static int scan_pre_commit(sl_op *op, int64_t id, sl_snap_writer *w, sl_err *err)
+{
+	sl_source *src = ((scan_op *)op)->p.source;
+	int rc = src->vt->pre_commit ? src->vt->pre_commit(src, id, err) : 0;
+	if (rc)
+		sl_err_prefix(err, "source '%s'", src->table ? src->table : "?");
+	return rc;
+}
+
 static const sl_op_vtab scan_vtab = {
 	.name = "TableSourceScan",
 	.kind = SL_OPK_SCAN,
@@ -523,7 +543,8 @@ static const sl_op_vtab scan_vtab = {
 };
 
 /* A scan of a source with a commit hook: the checkpoint coordinator calls
- * only the hooks that exist, so the others keep commit NULL. */
+ * only the hooks that exist, so the others keep commit and pre_commit
+ * NULL (and have no pre-commit record in checkpoints). */
 static const sl_op_vtab scan_commit_vtab = {
 	.name = "TableSourceScan",
 	.kind = SL_OPK_SCAN,
@@ -532,6 +553,7 @@ static const sl_op_vtab scan_commit_vtab = {
 	.restore = scan_restore,
 	.close = scan_close,
 	.pump = scan_pump,
+	.pre_commit = scan_pre_commit,
 	.commit = scan_commit,
 };
 

@@ -77,6 +77,8 @@ static int fill_columns(sl_catalog *c, sl_table_def *d, const sl_ast_create_tabl
 				                     ac->line, ac->col, ac->name.name);
 			col->type = ac->type->sql;
 			col->metadata = ac->kind == SL_ACOL_METADATA;
+			if (col->metadata) /* METADATA FROM 'key', else the column's name */
+				col->metadata_key = ac->metadata_key ? ac->metadata_key : ac->name.name;
 		}
 		d->ncols = i + 1;
 	}

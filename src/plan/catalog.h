@@ -26,7 +26,8 @@ typedef struct sl_table_col {
 	const char *name;
 	sl_type type;               /* physical and metadata columns */
 	const sl_ast_expr *computed; /* computed columns: `name AS expr` */
-	int metadata;               /* METADATA column (not supported by any connector yet) */
+	int metadata;               /* METADATA column (read by sources that know its key) */
+	const char *metadata_key;   /* METADATA: its key (FROM 'key', else the name) */
 } sl_table_col;
 
 typedef struct sl_table_def {

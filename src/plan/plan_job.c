@@ -234,10 +234,39 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	sl_field *phys = sl_arena_calloc(p->a, sizeof(sl_field) * (size_t)(t->ncols + 1));
 	int nphys = 0, ncomp = 0;
 	int *map = sl_arena_calloc(p->a, sizeof(int) * (size_t)(t->ncols + 1));
+	/* METADATA columns are read by the source like physical ones, when its
+	 * connector knows the key (sl_source_vtab.metadata_keys; conn.h) */
+	const sl_source_vtab *mvt = push ? NULL : sl_source_find(conn);
+	const char **meta = NULL;
 	for (int i = 0; i < t->ncols; i++) {
-		if (t->cols[i].metadata)
-			return sl__plan_error(p, line, col, SL_ENOTSUP,
-			                      "table '%s': METADATA columns are not supported yet", t->name);
+		if (t->cols[i].metadata) {
+			const char *key = t->cols[i].metadata_key ? t->cols[i].metadata_key
+			                                          : t->cols[i].name;
+			const char *const *mk = mvt ? mvt->metadata_keys : NULL;
+			if (!mk)
+				return sl__plan_error(p, line, col, SL_ENOTSUP,
+				                      "table '%s': connector '%s' has no METADATA columns "
+				                      "(column '%s')", t->name, conn, t->cols[i].name);
+			int k = 0;
+			while (mk[k] && strcmp(mk[k], key))
+				k++;
+			if (!mk[k]) {
+				sl_buf kb;
+				sl_buf_init(&kb);
+				for (k = 0; mk[k]; k++)
+					sl_buf_printf(&kb, "\n%s", mk[k]);
+				const char *list = sl_arena_strndup(p->a, kb.p, kb.len);
+				sl_buf_deinit(&kb);
+				return sl__plan_error(p, line, col, SL_EPLAN,
+				                      "Invalid metadata key '%s' in column '%s' of table '%s'. "
+				                      "The connector '%s' supports the following metadata keys "
+				                      "for reading:%s", key, t->cols[i].name, t->name, conn,
+				                      list);
+			}
+			if (!meta)
+				meta = sl_arena_calloc(p->a, sizeof(char *) * (size_t)(t->ncols + 1));
+			meta[nphys] = mk[k];
+		}
 		if (t->cols[i].computed) {
 			map[i] = -1 - ncomp++;
 			continue;
@@ -309,7 +338,7 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	sp.batch_rows = (int)br;
 	sl_conn_args ca = {t->name, phys, nphys, t->pk, t->npk, o, p->engine, p->tz,
 	                   p->checkpointing, p->job, (int)p->attempt, 0,
-	                   part_fields(p, t, map), t->npart, 0, 1};
+	                   part_fields(p, t, map), t->npart, 0, 1, (const char *const *)meta};
 	if (!strcmp(conn, "stdin") && p->checkpointing && p->warnings)
 		sl_buf_printf(p->warnings, "warning: table '%s' reads stdin, which cannot be replayed: "
 		              "the job is at-least-once for it, not exactly-once\n", t->name);
@@ -337,6 +366,8 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	}
 	const sl_decoder *dec = sp.push_dec ? sp.push_dec : sp.source ? sp.source->dec : NULL;
 	const char *cl_format = dec && dec->vt->changelog ? dec->vt->name : NULL;
+	if (!cl_format && sp.source)
+		cl_format = sp.source->changelog; /* upsert-kafka */
 	if (check_unused(p, t, o, t->line, t->col)) {
 		sl_source_free(sp.source);
 		sl_decoder_free(sp.push_dec);
@@ -429,7 +460,7 @@ sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int li
 	const char *ow = sl_opts_get(p->session, "sluice.overwrite-output");
 	sl_conn_args ca = {t->name, f, n, t->pk, t->npk, o, p->engine, p->tz,
 	                   p->checkpointing, p->job, (int)p->attempt, ow && !strcmp(ow, "true"),
-	                   part_fields(p, t, fmap), t->npart, 0, 1};
+	                   part_fields(p, t, fmap), t->npart, 0, 1, NULL};
 	int can = vt->can_update ? vt->can_update(&ca) : vt->accepts_updates;
 	if (in->updating && !can)
 		return sl__plan_error(p, line, col, SL_EPLAN,

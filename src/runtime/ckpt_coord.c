@@ -33,9 +33,11 @@
  * runs step 4.  The child dies with its parent (PR_SET_PDEATHSIG), so
  * a killed job leaves either no manifest or a complete one whose sinks the
  * restart publishes.  The final checkpoint and savepoints are written
- * synchronously.  Requires no other thread busy at fork time: the huge-
- * page collapser (state/hugepage.h) is paused first; connectors with
- * threads must revisit this.  After the child exits the collapser maps the
+ * synchronously.  Requires that no other thread changes the memory the
+ * child serializes: the huge-page collapser (state/hugepage.h) is paused
+ * first; librdkafka's threads (Kafka connectors) may run, since the child
+ * never calls into librdkafka nor takes a lock they can hold
+ * (docs/checkpoints.md, "Kafka").  After the child exits the collapser maps the
  * state with huge pages again (docs/checkpoints.md, "Huge pages and fork").
  *
  * The RocksDB backend cannot be forked (its threads); there the state is

@@ -1,0 +1,1198 @@
+/*
+ * conn_kafka.c - the source of Flink's 'kafka' and 'upsert-kafka'
+ * connectors, through librdkafka (docs/kafka.md).
+ *
+ * Configure (planning, no I/O) reads Flink 1.20's options: 'topic' (one
+ * or a ';' list) or 'topic-pattern' (a PCRE2 regular expression matched
+ * against the whole name), 'properties.*' (handed to librdkafka, checked
+ * there), 'scan.startup.mode' with its timestamp and specific offsets,
+ * 'scan.bounded.mode' with its timestamp, the key and value formats
+ * (conn_kafka_common.c) and the METADATA columns ('topic', 'partition',
+ * 'offset', 'timestamp', 'timestamp-type').
+ *
+ * Open creates a consumer (group.id from 'properties.group.id', if any; no
+ * subscription: partitions are assigned explicitly), lists the topics'
+ * partitions from the cluster's metadata and makes each (topic, partition)
+ * a split, sorted by topic name then partition; split k of that list
+ * belongs to instance k % nsubtasks (sl_conn_args.subtask).  It resolves
+ * every split's start offset (earliest, latest, the group's committed
+ * offset, the first offset at a timestamp, a specific offset) and, with a
+ * bounded mode, its end offset, to numbers, so a restart never depends on
+ * when it queried.  A restore (after open) replaces them with the
+ * checkpoint's, whatever the group's committed offsets say.
+ *
+ * Reading: at the first read the splits not finished are assigned at
+ * their positions, each with its own queue (rd_kafka_queue_get_partition,
+ * not forwarded), so every batch holds messages of one partition
+ * (sl_source.split) and the scan keeps a watermark per partition.  The
+ * splits are read in turns, a batch each, without waiting (0 ms polls:
+ * the run loop sleeps when nothing came).  A message is decoded into the
+ * caller's batch through each side's view of its columns (the key first,
+ * then the value, which wins for a column in both), the metadata columns
+ * are filled from the message; the messages of a batch stay alive until
+ * the next read (strings may point into them).  A null value is skipped,
+ * or, for 'upsert-kafka', a delete (-D) of its key; values become +I, and
+ * the planner normalizes the upserts by the PRIMARY KEY.  A message that
+ * does not decode stops the job naming the topic, partition and offset,
+ * or is skipped and counted with the format's 'ignore-parse-errors'.
+ * A split is done at its end offset (bounded modes), or when the
+ * consumer's position passed it with no message left (offsets without a
+ * message: transaction markers, compaction; check_positions); the source
+ * ends when every split is.  A partition without data for
+ * 'scan.watermark.idle-timeout' is idle (sl_source.split_idle) until data
+ * comes.
+ *
+ * Checkpoints: the snapshot holds, per split, (topic, partition), the
+ * next offset, the end offset, done and the watermark; pre_commit (at the
+ * barrier, in this process) remembers the positions and commit (the
+ * checkpoint is complete) commits them to the group, asynchronously, so Kafka tools show the lag: exactly-once never
+ * depends on it.  librdkafka's threads and the forked checkpoint writer:
+ * docs/checkpoints.md "Kafka".  Every call into librdkafka is on the job
+ * thread; its logs and errors are served there.
+ */
+#include "conn_kafka_int.h"
+#include "sluice.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define KS_SNAP_VERSION 1
+#define KS_TIMEOUT_MS 10000     /* metadata and offset queries at open */
+#define KS_NO_END INT64_MAX     /* unbounded split */
+
+enum { START_EARLIEST, START_LATEST, START_GROUP, START_TIMESTAMP, START_SPECIFIC };
+enum { BOUND_NONE, BOUND_LATEST, BOUND_TIMESTAMP, BOUND_GROUP };
+enum { META_TOPIC, META_PARTITION, META_OFFSET, META_TIMESTAMP, META_TSTYPE };
+
+static const char *const ks_meta_keys[] = {"topic", "partition", "offset", "timestamp",
+                                           "timestamp-type", NULL};
+
+typedef struct ks_split {
+	char *topic;
+	int32_t part;
+	int64_t pos;          /* offset of the next message to read */
+	int64_t end;          /* bounded: the split ends here; KS_NO_END */
+	int64_t last_data_us; /* monotonic time of its last message (idleness) */
+	rd_kafka_message_t **buf; /* messages received, not decoded: buf[head..n) */
+	int head, n, cap;
+} ks_split;
+
+typedef struct ks_source {
+	sl_source base;       /* must be first */
+	int upsert;
+	sl_kafka_props props;
+	char **topics;        /* 'topic' */
+	int ntopics;
+	pcre2_code *pattern;  /* 'topic-pattern' */
+	int start_mode, bound_mode;
+	int64_t start_ts_ms, bound_ts_ms;
+	int nspec;            /* 'scan.startup.specific-offsets' */
+	int32_t *spec_part;
+	int64_t *spec_off;
+	int64_t idle_us;      /* 'scan.watermark.idle-timeout', 0 = never */
+	int subtask, nsub;
+	int commit_offsets;   /* group.id set and 'properties.commit.offsets.on.checkpoint' */
+	sl_kafka_fmt fmt;
+	int nfields;
+	int *meta;            /* per field: META_* or -1 */
+	rd_kafka_t *rk;
+	ks_split *splits;
+	int nsplits;
+	uint8_t *done, *idle;
+	int64_t *wm;
+	int ndone;
+	int assigned;
+	int cur;              /* split whose turn it is */
+	rd_kafka_queue_t *cq; /* the consumer queue: messages, errors, logs */
+	rd_kafka_message_t **live; /* the last batch's messages (alive until the next read) */
+	int nlive, live_cap;
+	rd_kafka_message_t **pull; /* scratch for rd_kafka_consume_batch_queue */
+	int buffered;         /* messages in the splits' buffers */
+	int last_split;       /* the split of the last message routed (cache) */
+	int64_t last_pos_check_us; /* check_positions */
+	int32_t *prov_split;  /* per row of the last batch: split, offset */
+	int64_t *prov_off;
+	int prov_cap, prov_n;
+	int64_t *snap_pos;    /* the positions at the last barrier (commit) */
+	int have_snap;
+	char fatal[512];      /* a fatal client error seen by error_cb */
+} ks_source;
+
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int nomem(ks_source *k, sl_err *err)
+{
+	return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", k->base.table);
+}
+
+/* ---- configure ------------------------------------------------------------ */
+
+/* 'partition:0,offset:42;partition:1,offset:300' */
+static int parse_specific(ks_source *k, const char *s, sl_err *err)
+{
+	int cap = 1;
+	for (const char *c = s; *c; c++)
+		cap += *c == ';';
+	k->spec_part = calloc((size_t)cap, sizeof(int32_t));
+	k->spec_off = calloc((size_t)cap, sizeof(int64_t));
+	if (!k->spec_part || !k->spec_off)
+		return nomem(k, err);
+	const char *c = s;
+	while (*c) {
+		int p, used = 0;
+		long long off;
+		while (*c == ' ' || *c == ';')
+			c++;
+		if (!*c)
+			break;
+		if (sscanf(c, "partition:%d,offset:%lld%n", &p, &off, &used) != 2 || p < 0 || off < 0)
+			return sl_err_set(err, SL_EINVAL, "source '%s': Invalid properties for option "
+			                  "'scan.startup.specific-offsets': '%s'. The format is "
+			                  "'partition:0,offset:42;partition:1,offset:300'.",
+			                  k->base.table, s);
+		k->spec_part[k->nspec] = p;
+		k->spec_off[k->nspec++] = off;
+		c += used;
+		while (*c == ' ')
+			c++;
+		if (*c && *c != ';')
+			return sl_err_set(err, SL_EINVAL, "source '%s': Invalid properties for option "
+			                  "'scan.startup.specific-offsets': '%s'. The format is "
+			                  "'partition:0,offset:42;partition:1,offset:300'.",
+			                  k->base.table, s);
+	}
+	return 0;
+}
+
+static int ts_option(ks_source *k, const sl_opts *o, const char *key, const char *mode,
+                     int64_t *out, sl_err *err)
+{
+	const char *v = sl_opts_get(o, key);
+	if (!v)
+		return sl_err_set(err, SL_EINVAL, "source '%s': '%s' is required in '%s' %s mode "
+		                  "but missing.", k->base.table, key, "timestamp", mode);
+	char *end;
+	long long t = strtoll(v, &end, 10);
+	if (end == v || *end || t < 0)
+		return sl_err_set(err, SL_EINVAL, "source '%s': option '%s' must be milliseconds "
+		                  "since the epoch, not '%s'", k->base.table, key, v);
+	*out = t;
+	return 0;
+}
+
+/* The metadata columns: known keys and Flink's types. */
+static int check_meta(ks_source *k, const sl_conn_args *a, sl_err *err)
+{
+	k->meta = malloc(((size_t)a->nfields + 1) * sizeof(int));
+	if (!k->meta)
+		return nomem(k, err);
+	for (int i = 0; i < a->nfields; i++) {
+		k->meta[i] = -1;
+		const char *m = a->meta ? a->meta[i] : NULL;
+		if (!m)
+			continue;
+		int j = 0;
+		while (ks_meta_keys[j] && strcmp(ks_meta_keys[j], m))
+			j++;
+		if (!ks_meta_keys[j])
+			return sl_err_set(err, SL_EINVAL, "source '%s': Invalid metadata key '%s' in "
+			                  "column '%s'. The connector supports the following metadata "
+			                  "keys for reading: topic, partition, offset, timestamp, "
+			                  "timestamp-type", a->table, m, a->fields[i].name);
+		sl_type t = a->fields[i].type;
+		int ok = j == META_PARTITION ? t.id == SL_T_INT
+		       : j == META_OFFSET ? t.id == SL_T_BIGINT
+		       : j == META_TIMESTAMP ? t.id == SL_T_TIMESTAMP_LTZ
+		       : t.id == SL_T_VARCHAR || t.id == SL_T_CHAR;
+		static const char *const want[] = {"STRING", "INT", "BIGINT", "TIMESTAMP_LTZ(3)",
+		                                   "STRING"};
+		if (!ok) {
+			char tb[64];
+			return sl_err_set(err, SL_EINVAL, "source '%s': metadata column '%s' (key '%s') "
+			                  "must be %s, not %s", a->table, a->fields[i].name, m, want[j],
+			                  sl_type_format(t, tb, sizeof tb));
+		}
+		k->meta[i] = j;
+	}
+	return 0;
+}
+
+static int ks_configure_any(sl_source *s, const sl_conn_args *a, int upsert, sl_err *err)
+{
+	ks_source *k = (ks_source *)s;
+	const sl_opts *o = a->opts;
+	const char *what = upsert ? "upsert-kafka" : "kafka";
+	k->upsert = upsert;
+	k->cur = 0;
+	k->subtask = a->subtask;
+	k->nsub = a->nsubtasks > 0 ? a->nsubtasks : 1;
+	k->nfields = a->nfields;
+	const char *topic = sl_opts_get(o, "topic");
+	const char *pat = upsert ? NULL : sl_opts_get(o, "topic-pattern");
+	if (topic && pat)
+		return sl_err_set(err, SL_EINVAL, "source '%s': Option 'topic' and 'topic-pattern' "
+		                  "shouldn't be set together.", a->table);
+	if (!topic && !pat)
+		return sl_err_set(err, SL_EINVAL, upsert ? "source '%s': Missing required options "
+		                  "are:\n\ntopic" : "source '%s': Either 'topic' or 'topic-pattern' "
+		                  "must be set.", a->table);
+	if (topic && sl__kafka_topics(topic, &k->topics, &k->ntopics, "source", a->table, err))
+		return err->code;
+	if (pat) {
+		int ec;
+		PCRE2_SIZE eo;
+		k->pattern = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_ANCHORED |
+		                           PCRE2_ENDANCHORED, &ec, &eo, NULL);
+		if (!k->pattern) {
+			char m[256];
+			pcre2_get_error_message(ec, (PCRE2_UCHAR *)m, sizeof m);
+			return sl_err_set(err, SL_EINVAL, "source '%s': option 'topic-pattern' '%s': %s "
+			                  "at offset %zu", a->table, pat, m, (size_t)eo);
+		}
+	}
+	static const char *const skip[] = {"commit.offsets.on.checkpoint",
+	                                   "partition.discovery.interval.ms", NULL};
+	if (sl__kafka_props_read(&k->props, a, "source", skip, err))
+		return err->code;
+	int commit = 1;
+	if (sl_opts_bool(o, "properties.commit.offsets.on.checkpoint", 1, &commit, err))
+		return err->code;
+	k->commit_offsets = commit && sl__kafka_prop(&k->props, "group.id");
+	const char *sm = upsert ? NULL : sl_opts_get(o, "scan.startup.mode");
+	k->start_mode = upsert ? START_EARLIEST : START_GROUP;
+	if (sm) {
+		static const char *const names[] = {"earliest-offset", "latest-offset",
+		                                    "group-offsets", "timestamp", "specific-offsets"};
+		int m = 0;
+		while (m < 5 && strcmp(sm, names[m]))
+			m++;
+		if (m == 5)
+			return sl_err_set(err, SL_EINVAL, "source '%s': Invalid value for option "
+			                  "'scan.startup.mode'. Expected one of [earliest-offset, "
+			                  "latest-offset, group-offsets, timestamp, specific-offsets], "
+			                  "but is '%s'.", a->table, sm);
+		k->start_mode = m;
+	}
+	if (k->start_mode == START_GROUP && !sl__kafka_prop(&k->props, "group.id"))
+		return sl_err_set(err, SL_EINVAL, "source '%s': 'properties.group.id' is required "
+		                  "with 'scan.startup.mode' = 'group-offsets'%s", a->table,
+		                  sm ? "" : " (the default mode)");
+	if (k->start_mode == START_TIMESTAMP &&
+	    ts_option(k, o, "scan.startup.timestamp-millis", "startup", &k->start_ts_ms, err))
+		return err->code;
+	if (k->start_mode == START_SPECIFIC) {
+		const char *so = sl_opts_get(o, "scan.startup.specific-offsets");
+		if (!so)
+			return sl_err_set(err, SL_EINVAL, "source '%s': 'scan.startup.specific-offsets' "
+			                  "is required in 'specific-offsets' startup mode but missing.",
+			                  a->table);
+		if (k->ntopics != 1)
+			return sl_err_set(err, SL_EINVAL, "source '%s': 'specific-offsets' startup mode "
+			                  "needs exactly one 'topic'", a->table);
+		if (parse_specific(k, so, err))
+			return err->code;
+	}
+	const char *bm = sl_opts_get(o, "scan.bounded.mode");
+	k->bound_mode = BOUND_NONE;
+	if (bm) {
+		static const char *const names[] = {"unbounded", "latest-offset", "timestamp",
+		                                    "group-offsets"};
+		int m = 0;
+		while (m < 4 && strcmp(bm, names[m]))
+			m++;
+		if (m == 4)
+			return sl_err_set(err, SL_EINVAL, "source '%s': Invalid value for option "
+			                  "'scan.bounded.mode'. Expected one of [latest-offset, "
+			                  "group-offsets, timestamp, unbounded], but is '%s'.", a->table,
+			                  bm);
+		k->bound_mode = m;
+		if (m == BOUND_GROUP && !sl__kafka_prop(&k->props, "group.id"))
+			return sl_err_set(err, SL_EINVAL, "source '%s': 'properties.group.id' is "
+			                  "required with 'scan.bounded.mode' = 'group-offsets'", a->table);
+	}
+	if (k->bound_mode == BOUND_TIMESTAMP &&
+	    ts_option(k, o, "scan.bounded.timestamp-millis", "bounded", &k->bound_ts_ms, err))
+		return err->code;
+	if (sl_opts_duration(o, "scan.watermark.idle-timeout", 0, &k->idle_us, err))
+		return err->code;
+	/* partitions are listed once, at open: discovery while running is not
+	 * done, so only a disabled interval is accepted (Flink: 0 or negative) */
+	const char *disc = sl_opts_get(o, "scan.topic-partition-discovery.interval");
+	int64_t disc_us = 0;
+	if (disc && disc[0] != '-' && (sl_parse_duration(disc, &disc_us) || disc_us > 0))
+		return sl_err_set(err, SL_ENOTSUP, "source '%s': option "
+		                  "'scan.topic-partition-discovery.interval' = '%s': discovering "
+		                  "partitions while the job runs is not supported yet (the "
+		                  "partitions are listed when the job starts; use '0' to say so)",
+		                  a->table, disc);
+	if (check_meta(k, a, err))
+		return err->code;
+	int rc = sl__kafka_fmt_init(&k->fmt, a, upsert, 0, err);
+	if (rc)
+		return rc;
+	s->dec = k->fmt.vdec;
+	if (upsert)
+		s->changelog = "upsert-kafka";
+	(void)what;
+	return 0;
+}
+
+static int ks_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
+{
+	return ks_configure_any(s, a, 0, err);
+}
+
+static int uks_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
+{
+	return ks_configure_any(s, a, 1, err);
+}
+
+/* ---- open ----------------------------------------------------------------- */
+
+static void error_cb(rd_kafka_t *rk, int e, const char *reason, void *opaque)
+{
+	ks_source *k = opaque;
+	if (e == RD_KAFKA_RESP_ERR__FATAL) {
+		char buf[256];
+		rd_kafka_fatal_error(rk, buf, sizeof buf);
+		snprintf(k->fatal, sizeof k->fatal, "%s", buf);
+		return;
+	}
+	fprintf(stderr, "sluice: source '%s': kafka: %s\n", k->base.table, reason);
+}
+
+static int cmp_split(const void *x, const void *y)
+{
+	const ks_split *a = x, *b = y;
+	int c = strcmp(a->topic, b->topic);
+	return c ? c : (a->part > b->part) - (a->part < b->part);
+}
+
+static int wanted(ks_source *k, const char *name)
+{
+	if (k->pattern) {
+		pcre2_match_data *md = pcre2_match_data_create_from_pattern(k->pattern, NULL);
+		int rc = md ? pcre2_match(k->pattern, (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0,
+		                          md, NULL) : -1;
+		pcre2_match_data_free(md);
+		return rc >= 0;
+	}
+	for (int i = 0; i < k->ntopics; i++)
+		if (!strcmp(k->topics[i], name))
+			return 1;
+	return 0;
+}
+
+/* The splits of this instance: the listed topics' partitions, sorted,
+ * every nsub-th from subtask. */
+static int list_splits(ks_source *k, sl_err *err)
+{
+	const struct rd_kafka_metadata *md = NULL;
+	rd_kafka_resp_err_t e = rd_kafka_metadata(k->rk, 1, NULL, &md, KS_TIMEOUT_MS);
+	if (e)
+		return sl_err_set(err, SL_EIO, "source '%s': cannot read the topics' metadata from "
+		                  "'%s': %s", k->base.table, sl__kafka_prop(&k->props,
+		                  "bootstrap.servers"), SL_KERR(e));
+	int n = 0, rc = 0;
+	for (int i = 0; i < md->topic_cnt; i++)
+		if (wanted(k, md->topics[i].topic))
+			n += md->topics[i].partition_cnt;
+	for (int i = 0; i < k->ntopics && !rc; i++) {
+		int found = 0;
+		for (int j = 0; j < md->topic_cnt; j++)
+			found |= !strcmp(md->topics[j].topic, k->topics[i]) && !md->topics[j].err;
+		if (!found)
+			rc = sl_err_set(err, SL_EIO, "source '%s': topic '%s' does not exist",
+			                k->base.table, k->topics[i]);
+	}
+	ks_split *all = calloc((size_t)n + 1, sizeof *all);
+	if (!all && !rc)
+		rc = nomem(k, err);
+	int m = 0;
+	for (int i = 0; i < md->topic_cnt && !rc; i++) {
+		const struct rd_kafka_metadata_topic *t = &md->topics[i];
+		if (!wanted(k, t->topic))
+			continue;
+		for (int j = 0; j < t->partition_cnt; j++) {
+			all[m].topic = (char *)t->topic;
+			all[m++].part = t->partitions[j].id;
+		}
+	}
+	if (!rc) {
+		qsort(all, (size_t)m, sizeof *all, cmp_split);
+		k->splits = calloc((size_t)m / (size_t)k->nsub + 2, sizeof *k->splits);
+		if (!k->splits)
+			rc = nomem(k, err);
+		for (int i = 0; i < m && !rc; i++) {
+			if (i % k->nsub != k->subtask)
+				continue;
+			ks_split *sp = &k->splits[k->nsplits];
+			if (!(sp->topic = strdup(all[i].topic))) {
+				rc = nomem(k, err);
+				break;
+			}
+			sp->part = all[i].part;
+			sp->end = KS_NO_END;
+			k->nsplits++;
+		}
+	}
+	free(all);
+	rd_kafka_metadata_destroy(md);
+	return rc;
+}
+
+/* A list of every split's (topic, partition), offsets set to off. */
+static rd_kafka_topic_partition_list_t *split_list(ks_source *k, int64_t off)
+{
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(k->nsplits + 1);
+	for (int i = 0; i < k->nsplits; i++)
+		rd_kafka_topic_partition_list_add(l, k->splits[i].topic, k->splits[i].part)->offset =
+			off;
+	return l;
+}
+
+static int query_wm(ks_source *k, int i, int64_t *lo, int64_t *hi, sl_err *err)
+{
+	ks_split *sp = &k->splits[i];
+	rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(k->rk, sp->topic, sp->part, lo,
+	                                                         hi, KS_TIMEOUT_MS);
+	if (e)
+		return sl_err_set(err, SL_EIO, "source '%s': topic '%s', partition %d: cannot read "
+		                  "its offsets: %s", k->base.table, sp->topic, sp->part, SL_KERR(e));
+	return 0;
+}
+
+/* out[i] = the group's committed offset of split i, -1 when none. */
+static int committed(ks_source *k, int64_t *out, sl_err *err)
+{
+	rd_kafka_topic_partition_list_t *l = split_list(k, RD_KAFKA_OFFSET_INVALID);
+	rd_kafka_resp_err_t e = rd_kafka_committed(k->rk, l, KS_TIMEOUT_MS);
+	for (int i = 0; i < k->nsplits && !e; i++)
+		out[i] = l->elems[i].offset >= 0 ? l->elems[i].offset : -1;
+	rd_kafka_topic_partition_list_destroy(l);
+	if (e)
+		return sl_err_set(err, SL_EIO, "source '%s': cannot read group '%s''s committed "
+		                  "offsets: %s", k->base.table, sl__kafka_prop(&k->props, "group.id"),
+		                  SL_KERR(e));
+	return 0;
+}
+
+/* out[i] = the first offset of split i whose timestamp is >= ts_ms, -1
+ * when none (the end). */
+static int at_time(ks_source *k, int64_t ts_ms, int64_t *out, sl_err *err)
+{
+	rd_kafka_topic_partition_list_t *l = split_list(k, ts_ms);
+	rd_kafka_resp_err_t e = rd_kafka_offsets_for_times(k->rk, l, KS_TIMEOUT_MS);
+	for (int i = 0; i < k->nsplits && !e; i++)
+		out[i] = l->elems[i].err ? -1 : l->elems[i].offset;
+	rd_kafka_topic_partition_list_destroy(l);
+	if (e)
+		return sl_err_set(err, SL_EIO, "source '%s': cannot look offsets up by timestamp: %s",
+		                  k->base.table, SL_KERR(e));
+	return 0;
+}
+
+/* Each split's start and end offsets as numbers (see the file comment). */
+static int resolve_offsets(ks_source *k, sl_err *err)
+{
+	int n = k->nsplits;
+	int64_t *lo = calloc((size_t)n + 1, sizeof(int64_t)), *hi = calloc((size_t)n + 1, 8);
+	int64_t *x = calloc((size_t)n + 1, sizeof(int64_t));
+	int rc = !lo || !hi || !x ? nomem(k, err) : 0;
+	for (int i = 0; i < n && !rc; i++)
+		rc = query_wm(k, i, &lo[i], &hi[i], err);
+	const char *reset = sl__kafka_prop(&k->props, "auto.offset.reset");
+	if (!rc && (k->start_mode == START_GROUP || k->start_mode == START_SPECIFIC))
+		rc = committed(k, x, err);
+	if (!rc && k->start_mode == START_TIMESTAMP)
+		rc = at_time(k, k->start_ts_ms, x, err);
+	for (int i = 0; i < n && !rc; i++) {
+		ks_split *sp = &k->splits[i];
+		switch (k->start_mode) {
+		case START_EARLIEST: sp->pos = lo[i]; break;
+		case START_LATEST: sp->pos = hi[i]; break;
+		case START_TIMESTAMP: sp->pos = x[i] >= 0 ? x[i] : hi[i]; break;
+		case START_SPECIFIC:
+			sp->pos = x[i] >= 0 ? x[i] : lo[i];
+			for (int j = 0; j < k->nspec; j++)
+				if (k->spec_part[j] == sp->part)
+					sp->pos = k->spec_off[j];
+			break;
+		default: /* group offsets */
+			if (x[i] >= 0)
+				sp->pos = x[i];
+			else if (reset && (!strcmp(reset, "earliest") || !strcmp(reset, "smallest") ||
+			                   !strcmp(reset, "beginning")))
+				sp->pos = lo[i];
+			else if (reset && (!strcmp(reset, "latest") || !strcmp(reset, "largest") ||
+			                   !strcmp(reset, "end")))
+				sp->pos = hi[i];
+			else
+				rc = sl_err_set(err, SL_EINVAL, "source '%s': Undefined offset with no reset "
+				                "policy for partitions: [%s-%d] (group '%s' has no committed "
+				                "offset; set 'properties.auto.offset.reset')", k->base.table,
+				                sp->topic, sp->part, sl__kafka_prop(&k->props, "group.id"));
+		}
+		if (sp->pos < lo[i])
+			sp->pos = lo[i];
+	}
+	if (!rc && k->bound_mode == BOUND_GROUP)
+		rc = committed(k, x, err);
+	if (!rc && k->bound_mode == BOUND_TIMESTAMP)
+		rc = at_time(k, k->bound_ts_ms, x, err);
+	for (int i = 0; i < n && !rc; i++) {
+		ks_split *sp = &k->splits[i];
+		sp->end = k->bound_mode == BOUND_LATEST ? hi[i]
+		        : k->bound_mode == BOUND_TIMESTAMP ? (x[i] >= 0 ? x[i] : hi[i])
+		        : k->bound_mode == BOUND_GROUP ? (x[i] >= 0 ? x[i] : lo[i])
+		        : KS_NO_END;
+	}
+	free(lo);
+	free(hi);
+	free(x);
+	return rc;
+}
+
+/* Split i is done once its position reached its end. */
+static void check_done(ks_source *k, int i)
+{
+	if (!k->done[i] && k->splits[i].pos >= k->splits[i].end) {
+		k->done[i] = 1;
+		k->idle[i] = 0;
+		k->ndone++;
+	}
+}
+
+static int ks_open(sl_source *s, sl_err *err)
+{
+	ks_source *k = (ks_source *)s;
+	rd_kafka_conf_t *conf = sl__kafka_conf(&k->props, "source", s->table, err);
+	if (!conf)
+		return err->code;
+	char es[512];
+	rd_kafka_conf_set(conf, "enable.auto.commit", "false", es, sizeof es);
+	rd_kafka_conf_set(conf, "enable.auto.offset.store", "false", es, sizeof es);
+	rd_kafka_conf_set(conf, "enable.partition.eof", "false", es, sizeof es);
+	rd_kafka_conf_set_error_cb(conf, error_cb);
+	if (!sl__kafka_prop(&k->props, "group.id")) {
+		/* librdkafka assigns only with a group id; Flink names one too.
+		 * Nothing is committed under it (commit_offsets is 0). */
+		char g[300];
+		snprintf(g, sizeof g, "sluice-%s", s->table);
+		rd_kafka_conf_set(conf, "group.id", g, es, sizeof es);
+	}
+	rd_kafka_conf_set_opaque(conf, k);
+	k->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, es, sizeof es);
+	if (!k->rk) {
+		rd_kafka_conf_destroy(conf);
+		return sl_err_set(err, SL_EIO, "source '%s': cannot create the Kafka consumer: %s",
+		                  s->table, es);
+	}
+	rd_kafka_set_log_queue(k->rk, NULL); /* logs: on the main queue, ... */
+	rd_kafka_poll_set_consumer(k->rk);   /* ... forwarded to the one we poll */
+	k->cq = rd_kafka_queue_get_consumer(k->rk);
+	k->last_split = -1;
+	int rc = list_splits(k, err);
+	if (!rc)
+		rc = resolve_offsets(k, err);
+	if (rc)
+		return rc;
+	int n = k->nsplits;
+	k->done = calloc((size_t)n + 1, 1);
+	k->idle = calloc((size_t)n + 1, 1);
+	k->wm = malloc(((size_t)n + 1) * sizeof(int64_t));
+	k->snap_pos = calloc((size_t)n + 1, sizeof(int64_t));
+	if (!k->done || !k->idle || !k->wm || !k->snap_pos)
+		return nomem(k, err);
+	int64_t now = mono_us();
+	for (int i = 0; i < n; i++) {
+		k->wm[i] = SL_WM_MIN;
+		k->splits[i].last_data_us = now;
+		check_done(k, i);
+	}
+	s->nsplits = n;
+	s->split_done = k->done;
+	s->split_wm = k->wm;
+	s->split_idle = k->idle;
+	return 0;
+}
+
+/* ---- read ----------------------------------------------------------------- */
+
+/* Assigns the unfinished splits at their positions; their messages come
+ * on the consumer queue and are routed to the splits' buffers. */
+static int assign(ks_source *k, sl_err *err)
+{
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(k->nsplits + 1);
+	for (int i = 0; i < k->nsplits; i++)
+		if (!k->done[i])
+			rd_kafka_topic_partition_list_add(l, k->splits[i].topic, k->splits[i].part)
+				->offset = k->splits[i].pos;
+	rd_kafka_resp_err_t e = rd_kafka_assign(k->rk, l);
+	rd_kafka_topic_partition_list_destroy(l);
+	if (e)
+		return sl_err_set(err, SL_EIO, "source '%s': cannot assign its partitions: %s",
+		                  k->base.table, SL_KERR(e));
+	k->assigned = 1;
+	return 0;
+}
+
+static void release_live(ks_source *k)
+{
+	for (int i = 0; i < k->nlive; i++)
+		rd_kafka_message_destroy(k->live[i]);
+	k->nlive = 0;
+}
+
+static int ensure_cap(ks_source *k, int rows)
+{
+	if (rows <= k->prov_cap)
+		return 0;
+	int32_t *ps = realloc(k->prov_split, (size_t)rows * sizeof *ps);
+	if (ps)
+		k->prov_split = ps;
+	int64_t *po = realloc(k->prov_off, (size_t)rows * sizeof *po);
+	if (po)
+		k->prov_off = po;
+	rd_kafka_message_t **lv = realloc(k->live, (size_t)rows * sizeof *lv);
+	if (lv)
+		k->live = lv;
+	rd_kafka_message_t **pl = realloc(k->pull, (size_t)rows * sizeof *pl);
+	if (pl)
+		k->pull = pl;
+	if (!ps || !po || !lv || !pl)
+		return SL_ENOMEM;
+	k->prov_cap = k->live_cap = rows;
+	return 0;
+}
+
+/* The view of out over cols[0..n) (v's columns in view[]), nrows = at. */
+static void view_of(sl_batch *v, const sl_batch *out, sl_col *view, const int *cols, int n,
+                    int at)
+{
+	*v = *out;
+	for (int j = 0; j < n; j++)
+		view[j] = out->cols[cols[j]];
+	v->cols = view;
+	v->ncols = n;
+	v->nrows = at;
+}
+
+static const char *tstype_name(rd_kafka_timestamp_type_t t)
+{
+	return t == RD_KAFKA_TIMESTAMP_CREATE_TIME ? "CreateTime"
+	     : t == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? "LogAppendTime" : "NoTimestampType";
+}
+
+/* Fills the metadata columns of rows [first, last) from message m. */
+static void fill_meta(ks_source *k, const ks_split *sp, const rd_kafka_message_t *m,
+                      sl_batch *out, int first, int last)
+{
+	rd_kafka_timestamp_type_t tt;
+	int64_t ts = rd_kafka_message_timestamp(m, &tt);
+	for (int i = 0; i < k->nfields; i++) {
+		if (k->meta[i] < 0)
+			continue;
+		sl_col *c = &out->cols[i];
+		for (int r = first; r < last; r++) {
+			switch (k->meta[i]) {
+			case META_TOPIC: sl_col_set_str_ref(c, r, sp->topic, (int64_t)strlen(sp->topic)); break;
+			case META_PARTITION: sl_col_set_i64(c, r, sp->part); break;
+			case META_OFFSET: sl_col_set_i64(c, r, m->offset); break;
+			case META_TIMESTAMP:
+				if (ts >= 0 && tt != RD_KAFKA_TIMESTAMP_NOT_AVAILABLE)
+					sl_col_set_i64(c, r, ts * 1000);
+				else
+					sl_col_set_null(c, r);
+				break;
+			default: {
+				const char *n = tstype_name(tt);
+				sl_col_set_str_ref(c, r, n, (int64_t)strlen(n));
+			}
+			}
+		}
+	}
+}
+
+/*
+ * Decodes message m of split i into out: 0 (rows appended, or none for a
+ * skipped message), SL_EFULL (no room: nothing appended), or an error
+ * naming topic, partition and offset.
+ */
+static int decode_msg(ks_source *k, int i, rd_kafka_message_t *m, sl_batch *out, sl_err *err)
+{
+	ks_split *sp = &k->splits[i];
+	sl_kafka_fmt *f = &k->fmt;
+	int first = out->nrows, rc = 0;
+	sl_err derr;
+	sl_err_clear(&derr);
+	sl_batch v;
+	if (!m->payload && !k->upsert)
+		return 0; /* a null value carries no row (Flink's formats alike) */
+	if (out->cap - first < 2)
+		return SL_EFULL;
+	if (f->kdec) {
+		view_of(&v, out, f->kview, f->kcol, f->nkey, first);
+		if (m->key) {
+			rc = f->kdec->vt->decode(f->kdec, m->key, m->key_len, &v, SL_WM_MIN, &derr);
+		} else { /* no key: the key columns are NULL (Flink alike) */
+			sl_batch_add_row(&v, SL_INSERT, SL_WM_MIN);
+			rc = 1;
+		}
+		out->arena = v.arena;
+		if (rc >= 0 && v.nrows != first + 1)
+			rc = sl_err_set(&derr, SL_EINPUT, "the key gives %d rows, not 1",
+			                v.nrows - first);
+	}
+	int nrows = 1;
+	if (rc >= 0 && !m->payload) {
+		/* upsert-kafka: a tombstone deletes its key */
+		for (int j = 0; j < f->nval; j++) {
+			int in_key = 0;
+			for (int q = 0; q < f->nkey; q++)
+				in_key |= f->kcol[q] == f->vcol[j];
+			if (!in_key)
+				sl_col_set_null(&out->cols[f->vcol[j]], first);
+		}
+		out->op[first] = SL_DELETE;
+		out->wm[first] = SL_WM_MIN;
+	} else if (rc >= 0) {
+		view_of(&v, out, f->vview, f->vcol, f->nval, first);
+		rc = f->vdec->vt->decode(f->vdec, m->payload, m->len, &v, SL_WM_MIN, &derr);
+		out->arena = v.arena;
+		nrows = v.nrows - first;
+		if (rc == SL_EFULL)
+			return rc;
+		/* key columns not in the value: the first row's, for every row */
+		for (int q = 0; q < f->nkey && rc >= 0; q++) {
+			int kc = f->kcol[q], in_val = 0;
+			for (int j = 0; j < f->nval; j++)
+				in_val |= f->vcol[j] == kc;
+			for (int r = first + 1; !in_val && r < first + nrows; r++)
+				if (sl_col_copy_value(out, &out->cols[kc], r, &out->cols[kc], first))
+					rc = SL_ENOMEM;
+		}
+	}
+	if (rc < 0) {
+		out->nrows = first;
+		sl_decoder *d = f->vdec;
+		if (rc == SL_EINPUT && (d->ignore_errors || (f->kdec && f->kdec->ignore_errors))) {
+			k->base.rows_skipped++;
+			return 0;
+		}
+		return sl_err_set(err, rc == SL_ENOMEM ? rc : SL_EINPUT, "source '%s': topic '%s', "
+		                  "partition %d, offset %" PRId64 ": %s", k->base.table, sp->topic,
+		                  sp->part, (int64_t)m->offset, derr.code ? derr.msg
+		                                                          : sl_err_name(rc));
+	}
+	out->nrows = first + nrows;
+	fill_meta(k, sp, m, out, first, out->nrows);
+	for (int r = first; r < out->nrows; r++) {
+		k->prov_split[r] = i;
+		k->prov_off[r] = m->offset;
+	}
+	return 0;
+}
+
+/* The split of (topic, partition), -1 when not ours. */
+static int split_of(ks_source *k, const char *topic, int32_t part)
+{
+	int c = k->last_split;
+	if (c >= 0 && c < k->nsplits && k->splits[c].part == part &&
+	    !strcmp(k->splits[c].topic, topic))
+		return c;
+	for (int i = 0; i < k->nsplits; i++)
+		if (k->splits[i].part == part && !strcmp(k->splits[i].topic, topic))
+			return k->last_split = i;
+	return -1;
+}
+
+/*
+ * Takes what the consumer queue holds (up to room messages, without
+ * waiting): messages go to their split's buffer, errors of a partition
+ * stop the job, other errors are reported; a fatal client error stops the
+ * job.  Logs are printed by log_cb on this (the job's) thread.
+ */
+static int pull(ks_source *k, int room, sl_err *err)
+{
+	int rc = 0;
+	if (room > k->prov_cap)
+		room = k->prov_cap; /* k->pull's size */
+	ssize_t got = room > 0 ? rd_kafka_consume_batch_queue(k->cq, 0, k->pull, (size_t)room) : 0;
+	for (ssize_t j = 0; j < got; j++) {
+		rd_kafka_message_t *m = k->pull[j];
+		int i = m->rkt ? split_of(k, rd_kafka_topic_name(m->rkt), m->partition) : -1;
+		if (m->err) {
+			if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+				/* nothing to say */
+			} else if (i >= 0 && !rc && m->err != RD_KAFKA_RESP_ERR__TRANSPORT &&
+			           m->err != RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
+				rc = sl_err_set(err, SL_EIO, "source '%s': topic '%s', partition %d: %s",
+				                k->base.table, k->splits[i].topic, k->splits[i].part,
+				                rd_kafka_message_errstr(m));
+			} else {
+				fprintf(stderr, "sluice: source '%s': kafka: %s\n", k->base.table,
+				        rd_kafka_message_errstr(m));
+			}
+			rd_kafka_message_destroy(m);
+			continue;
+		}
+		if (i < 0 || k->done[i] || m->offset < k->splits[i].pos) {
+			rd_kafka_message_destroy(m); /* not ours, or before the position */
+			continue;
+		}
+		ks_split *sp = &k->splits[i];
+		if (sp->head > 0 && sp->n == sp->cap) {
+			memmove(sp->buf, sp->buf + sp->head, (size_t)(sp->n - sp->head) * sizeof *sp->buf);
+			sp->n -= sp->head;
+			sp->head = 0;
+		}
+		if (sp->n == sp->cap) {
+			int cap = sp->cap ? sp->cap * 2 : 64;
+			rd_kafka_message_t **nb = realloc(sp->buf, (size_t)cap * sizeof *nb);
+			if (!nb) {
+				rd_kafka_message_destroy(m);
+				if (!rc)
+					rc = nomem(k, err);
+				continue;
+			}
+			sp->buf = nb;
+			sp->cap = cap;
+		}
+		sp->buf[sp->n++] = m;
+		k->buffered++;
+		sp->last_data_us = mono_us();
+		k->idle[i] = 0;
+	}
+	if (!rc && k->fatal[0])
+		rc = sl_err_set(err, SL_EIO, "source '%s': kafka: fatal error: %s", k->base.table,
+		                k->fatal);
+	return rc;
+}
+
+/* Drops split i's buffered messages (it is done). */
+static void drop_buffer(ks_source *k, int i)
+{
+	ks_split *sp = &k->splits[i];
+	for (int j = sp->head; j < sp->n; j++)
+		rd_kafka_message_destroy(sp->buf[j]);
+	k->buffered -= sp->n - sp->head;
+	sp->head = sp->n = 0;
+}
+
+/* Marks idle the splits without data for the idle timeout. */
+static void update_idle(ks_source *k)
+{
+	if (!k->idle_us)
+		return;
+	int64_t now = mono_us();
+	for (int i = 0; i < k->nsplits; i++)
+		if (!k->done[i] && k->splits[i].head == k->splits[i].n &&
+		    now - k->splits[i].last_data_us >= k->idle_us)
+			k->idle[i] = 1;
+}
+
+/* Decodes split i's buffered messages into out (one split per batch). */
+static int read_split(ks_source *k, int i, sl_batch *out, sl_err *err)
+{
+	ks_split *sp = &k->splits[i];
+	int rc = 0;
+	k->base.split = i;
+	while (sp->head < sp->n && !k->done[i]) {
+		rd_kafka_message_t *m = sp->buf[sp->head];
+		if (m->offset >= sp->end) {
+			sp->pos = sp->end;
+			break;
+		}
+		if (m->offset < sp->pos) {
+			rd_kafka_message_destroy(m);
+		} else {
+			if ((rc = decode_msg(k, i, m, out, err)) == SL_EFULL)
+				return 0;
+			k->live[k->nlive++] = m; /* rows may point into it */
+			if (!rc)
+				sp->pos = m->offset + 1;
+		}
+		sp->head++;
+		k->buffered--;
+		if (rc)
+			return rc;
+		if (k->nlive == k->live_cap)
+			break;
+		check_done(k, i);
+	}
+	check_done(k, i);
+	if (k->done[i])
+		drop_buffer(k, i);
+	return 0;
+}
+
+/*
+ * Bounded splits whose last offsets before the end hold no message (a
+ * transaction's commit marker, a compacted log): every 100 ms, a split
+ * with nothing buffered is done once the consumer's position for it (past
+ * such offsets) reached its end.
+ */
+static void check_positions(ks_source *k)
+{
+	int64_t now = mono_us();
+	if (k->bound_mode == BOUND_NONE || now - k->last_pos_check_us < 100000)
+		return;
+	k->last_pos_check_us = now;
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(k->nsplits + 1);
+	for (int i = 0; i < k->nsplits; i++)
+		if (!k->done[i] && k->splits[i].head == k->splits[i].n)
+			rd_kafka_topic_partition_list_add(l, k->splits[i].topic, k->splits[i].part);
+	if (l->cnt && !rd_kafka_position(k->rk, l))
+		for (int j = 0; j < l->cnt; j++) {
+			int i = split_of(k, l->elems[j].topic, l->elems[j].partition);
+			ks_split *sp = i >= 0 ? &k->splits[i] : NULL;
+			if (sp && !l->elems[j].err && l->elems[j].offset >= sp->end &&
+			    sp->pos < sp->end) {
+				sp->pos = sp->end;
+				check_done(k, i);
+			}
+		}
+	rd_kafka_topic_partition_list_destroy(l);
+}
+
+static int ks_read(sl_source *s, sl_batch *out, sl_err *err)
+{
+	ks_source *k = (ks_source *)s;
+	int rows0 = out->nrows, rc = 0;
+	k->prov_n = 0;
+	release_live(k); /* the previous batch's rows are no longer referenced */
+	if (ensure_cap(k, out->cap))
+		return nomem(k, err);
+	if (k->ndone >= k->nsplits)
+		return SL_EEOF;
+	if (!k->assigned && (rc = assign(k, err)))
+		return rc;
+	/* keep at most about two batches' messages buffered */
+	if ((rc = pull(k, 2 * out->cap - k->buffered, err)))
+		return rc;
+	for (int t = 0; t < k->nsplits && out->nrows == rows0; t++) {
+		int i = (k->cur + t) % k->nsplits;
+		if (k->done[i] || k->splits[i].head == k->splits[i].n)
+			continue;
+		rc = read_split(k, i, out, err);
+		/* the next batch is the next split's turn, unless this one is
+		 * left with rows that did not fit */
+		k->cur = k->splits[i].head < k->splits[i].n && !rc ? i : (i + 1) % k->nsplits;
+		if (rc || out->nrows > rows0)
+			break;
+	}
+	k->prov_n = out->nrows;
+	s->rows_read += out->nrows - rows0;
+	if (rc)
+		return rc;
+	if (out->nrows == rows0)
+		check_positions(k);
+	update_idle(k);
+	if (out->nrows > rows0)
+		return out->nrows - rows0;
+	return k->ndone >= k->nsplits ? SL_EEOF : 0;
+}
+
+static void ks_where(sl_source *s, int row, char *buf, size_t cap)
+{
+	ks_source *k = (ks_source *)s;
+	if (row < 0 || row >= k->prov_n) {
+		snprintf(buf, cap, "kafka source '%s'", s->table);
+		return;
+	}
+	const ks_split *sp = &k->splits[k->prov_split[row]];
+	snprintf(buf, cap, "topic '%s', partition %d, offset %" PRId64, sp->topic, sp->part,
+	         k->prov_off[row]);
+}
+
+/* ---- checkpoints ---------------------------------------------------------- */
+
+/*
+ * Snapshot, version 1: u8 1, u32 splits, then per split: topic (bytes),
+ * u32 partition, i64 next offset, i64 end offset (KS_NO_END = unbounded),
+ * u8 done, i64 watermark (base.split_wm, kept by the scan).
+ */
+static int ks_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
+{
+	ks_source *k = (ks_source *)s;
+	sl_snap_put_u8(w, KS_SNAP_VERSION);
+	sl_snap_put_u32(w, (uint32_t)k->nsplits);
+	for (int i = 0; i < k->nsplits; i++) {
+		const ks_split *sp = &k->splits[i];
+		sl_snap_put_bytes(w, sp->topic, strlen(sp->topic));
+		sl_snap_put_u32(w, (uint32_t)sp->part);
+		sl_snap_put_i64(w, sp->pos);
+		sl_snap_put_i64(w, sp->end);
+		sl_snap_put_u8(w, k->done[i]);
+		sl_snap_put_i64(w, k->wm[i]);
+	}
+	if (w->failed)
+		return sl_err_set(err, SL_ENOMEM, "source '%s': snapshot: out of memory", s->table);
+	return 0;
+}
+
+/* Each saved split's position goes to the split with the same (topic,
+ * partition); partitions not in the snapshot keep their start offsets. */
+static int ks_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
+{
+	ks_source *k = (ks_source *)s;
+	uint8_t ver = sl_snap_get_u8(r);
+	if (sl_snap_reader_ok(r) && ver != KS_SNAP_VERSION)
+		return sl_err_set(err, SL_ESTATE, "source '%s': kafka snapshot version %d is not "
+		                  "supported (this build reads %d)", s->table, ver, KS_SNAP_VERSION);
+	uint32_t n = sl_snap_get_u32(r);
+	for (uint32_t j = 0; j < n && sl_snap_reader_ok(r); j++) {
+		size_t len = 0;
+		const char *topic = sl_snap_get_bytes(r, &len);
+		int32_t part = (int32_t)sl_snap_get_u32(r);
+		int64_t pos = sl_snap_get_i64(r), end = sl_snap_get_i64(r);
+		uint8_t done = sl_snap_get_u8(r);
+		int64_t wm = sl_snap_get_i64(r);
+		if (!sl_snap_reader_ok(r))
+			break;
+		for (int i = 0; i < k->nsplits; i++) {
+			ks_split *sp = &k->splits[i];
+			if (sp->part != part || strlen(sp->topic) != len || memcmp(sp->topic, topic, len))
+				continue;
+			sp->pos = pos;
+			sp->end = end;
+			k->wm[i] = wm;
+			if (k->done[i] && !done) {
+				k->done[i] = 0;
+				k->ndone--;
+			}
+			if (done && !k->done[i]) {
+				k->done[i] = 1;
+				k->ndone++;
+			}
+			check_done(k, i);
+		}
+	}
+	if (!sl_snap_reader_ok(r))
+		return sl_err_set(err, SL_ESTATE, "source '%s': damaged kafka snapshot", s->table);
+	return 0;
+}
+
+/* At the barrier (in this process, while the snapshot may be written by a
+ * forked child): the positions the checkpoint holds, for commit. */
+static int ks_pre_commit(sl_source *s, int64_t ckpt_id, sl_err *err)
+{
+	ks_source *k = (ks_source *)s;
+	for (int i = 0; i < k->nsplits; i++)
+		k->snap_pos[i] = k->splits[i].pos;
+	k->have_snap = k->nsplits > 0;
+	return 0;
+}
+
+/* The offsets of the last barrier go to the group (asynchronously). */
+static int ks_commit(sl_source *s, int64_t ckpt_id, sl_err *err)
+{
+	ks_source *k = (ks_source *)s;
+	if (!k->commit_offsets || !k->have_snap || !k->rk || !k->nsplits)
+		return 0;
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(k->nsplits);
+	for (int i = 0; i < k->nsplits; i++)
+		rd_kafka_topic_partition_list_add(l, k->splits[i].topic, k->splits[i].part)->offset =
+			k->snap_pos[i];
+	rd_kafka_resp_err_t e = rd_kafka_commit(k->rk, l, 1);
+	rd_kafka_topic_partition_list_destroy(l);
+	if (e)
+		fprintf(stderr, "sluice: source '%s': cannot commit the offsets of checkpoint %" PRId64
+		        " to the group: %s\n", s->table, ckpt_id, SL_KERR(e));
+	return pull(k, 0, err);
+}
+
+static void ks_close(sl_source *s)
+{
+	ks_source *k = (ks_source *)s;
+	release_live(k);
+	free(k->live);
+	free(k->pull);
+	for (int i = 0; i < k->nsplits; i++) {
+		drop_buffer(k, i);
+		free(k->splits[i].buf);
+	}
+	if (k->rk) {
+		/* a bounded job's last commit: synchronous, so the group has it */
+		if (k->commit_offsets && k->have_snap && k->nsplits) {
+			rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(k->nsplits);
+			for (int i = 0; i < k->nsplits; i++)
+				rd_kafka_topic_partition_list_add(l, k->splits[i].topic, k->splits[i].part)
+					->offset = k->snap_pos[i];
+			rd_kafka_commit(k->rk, l, 0);
+			rd_kafka_topic_partition_list_destroy(l);
+		}
+		if (k->cq)
+			rd_kafka_queue_destroy(k->cq);
+		rd_kafka_consumer_close(k->rk);
+		rd_kafka_destroy(k->rk);
+		k->rk = NULL;
+	}
+	for (int i = 0; i < k->nsplits; i++)
+		free(k->splits[i].topic);
+	free(k->splits);
+	k->splits = NULL;
+	k->nsplits = 0;
+	s->nsplits = 0;
+	s->split_done = NULL;
+	s->split_wm = NULL;
+	s->split_idle = NULL;
+	free(k->done);
+	free(k->idle);
+	free(k->wm);
+	free(k->snap_pos);
+	free(k->prov_split);
+	free(k->prov_off);
+	free(k->meta);
+	free(k->spec_part);
+	free(k->spec_off);
+	if (k->pattern)
+		pcre2_code_free(k->pattern);
+	sl__kafka_free_strv(k->topics, k->ntopics);
+	sl__kafka_props_free(&k->props);
+	sl__kafka_fmt_deinit(&k->fmt);
+	s->dec = NULL;
+}
+
+const sl_source_vtab sl_kafka_source_vtab = {
+	.name = "kafka",
+	.size = sizeof(ks_source),
+	.configure = ks_configure,
+	.open = ks_open,
+	.read = ks_read,
+	.where = ks_where,
+	.snapshot = ks_snapshot,
+	.restore = ks_restore,
+	.commit = ks_commit,
+	.pre_commit = ks_pre_commit,
+	.close = ks_close,
+	.metadata_keys = ks_meta_keys,
+};
+
+const sl_source_vtab sl_upsert_kafka_source_vtab = {
+	.name = "upsert-kafka",
+	.size = sizeof(ks_source),
+	.configure = uks_configure,
+	.open = ks_open,
+	.read = ks_read,
+	.where = ks_where,
+	.snapshot = ks_snapshot,
+	.restore = ks_restore,
+	.commit = ks_commit,
+	.pre_commit = ks_pre_commit,
+	.close = ks_close,
+	.metadata_keys = ks_meta_keys,
+};

@@ -18,6 +18,10 @@
  * parallelism (issue 10).  When the text does not, the harness says so
  * loudly and counts the runs at n as skipped, never as passed.
  *
+ * SLUICE_TEST_ASSUME_PARALLEL=1 makes the probe answer yes without asking:
+ * a self-test of the harnesses, whose comparisons at N must accept the
+ * engine's results at parallelism 1 (they are the reference).
+ *
  * Uses include/sluice.h only.  The answer is cached per process (for the
  * last n asked); not thread-safe.
  */
@@ -84,6 +88,9 @@ int pp_parallelism_effective(int n, char *why, size_t cap)
 		*why = 0;
 	if (n <= 1)
 		return 1;
+	const char *assume = getenv("SLUICE_TEST_ASSUME_PARALLEL");
+	if (assume && !strcmp(assume, "1"))
+		return 1; /* the harness's self-test: compare as at n over whatever runs */
 	if (cached_n != n) {
 		cached_ok = probe(n, cached_why, sizeof(cached_why));
 		cached_n = n;

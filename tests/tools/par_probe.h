@@ -16,7 +16,9 @@
  * 1 when a job planned with 'parallelism.default' = n runs its keyed
  * operators as n instances, as EXPLAIN shows it; 0 when not (why receives
  * the reason, NUL-terminated, cap bytes); -1 when the probe itself failed
- * (why says how).  n <= 1 is always honoured.  Opens and closes its own
+ * (why says how).  n <= 1 is always honoured; with the environment
+ * variable SLUICE_TEST_ASSUME_PARALLEL=1 every n is (a self-test of the
+ * harness: the comparisons at n run over the engine as it is).  Opens and closes its own
  * engine; the answer is computed once per n and process and cached.
  */
 int pp_parallelism_effective(int n, char *why, size_t cap);

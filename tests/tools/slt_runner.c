@@ -2,7 +2,16 @@
  * slt_runner.c - the sqllogictest-style runner of the SQL behaviour suite
  * (tests/slt/NAME.slt), a thin client of include/sluice.h only.
  *
- *     build/tools/slt_runner FILE.slt [FILE.slt ...]
+ *     build/tools/slt_runner [--parallelism N] FILE.slt [FILE.slt ...]
+ *
+ * Every engine it opens gets 'parallelism.default' = N (default 1, or
+ * SLUICE_TEST_PARALLELISM).  At N > 1 a file runs twice: at 1, silently,
+ * keeping each expect record's rows as the reference, then at N, where an
+ * expect compares as the contract says (slt_compare.h: the multiset with
+ * the file's lines, each key's order with the reference, retractions never
+ * ahead of their rows), and `skipif parallel <reason>` skips.  Before that,
+ * the probe of par_probe.h must find that the engine honours the option;
+ * if not, every file is reported as skipped, loudly.
  *
  * A file is a sequence of records separated by blank lines; lines starting
  * with '#' are comments (except in an explain record's expected plan).  The first line of a record is its directive, the
@@ -31,8 +40,9 @@
  *                                                 variable (docs/testing.md;
  *                                                 empty value: unset; unset
  *                                                 again by reset)
- *   skipif <reason>                               skip the next record, or
+ *   skipif [parallel] <reason>                    skip the next record, or
  *                                                 alone: the case up to reset
+ *                                                 (parallel: only at N > 1)
  *
  * One engine per file (or per `reset`).  Output rows are polled as Flink
  * text ("sluice.poll.format" = "text") and kept in the runner's pending
@@ -956,9 +966,10 @@ static int usage(const char *argv0)
 
 int main(int argc, char **argv)
 {
-	int par = pp_env_parallelism(1), first = 1, assume = 0;
+	int par = pp_env_parallelism(1), first = 1;
 	while (first < argc && !strcmp(argv[first], "--assume-parallel")) {
-		assume = 1; /* the harness's self-test: see usage() */
+		/* the harness's self-test: see usage() */
+		setenv("SLUICE_TEST_ASSUME_PARALLEL", "1", 1);
 		first++;
 	}
 	while (first < argc && !strncmp(argv[first], "--parallelism", 13)) {
@@ -978,7 +989,7 @@ int main(int argc, char **argv)
 		return usage(argv[0]);
 	int passed = 0, failed = 0, skipped = 0;
 	char why[256];
-	int eff = assume ? 1 : pp_parallelism_effective(par, why, sizeof(why));
+	int eff = pp_parallelism_effective(par, why, sizeof(why));
 	if (eff != 1) {
 		/* loudly: a run at 1 must not pass for a run at par */
 		fprintf(stderr, "slt_runner: PARALLELISM %d NOT IN EFFECT: %s; nothing is run at "

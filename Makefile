@@ -7,6 +7,8 @@
 #   make fuzz       build the libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make asan       build and run the tests under AddressSanitizer/UBSan
 #   make tsan       build what starts threads with ThreadSanitizer and run it
+#   make install    install binary, library, headers, pkg-config file and man
+#                   page under PREFIX (default /usr/local; DESTDIR for staging)
 #
 # Every .c file under src/ goes into libsluice.a except src/cli/ (the
 # binary).  Unit tests are tests/unit/test_*.c, one cmocka program each,
@@ -38,7 +40,7 @@ TOOL_LIB_OBJ := $(TOOL_LIB_SRC:tests/tools/%.c=$(BUILD)/tests/obj/%.o)
 TOOL_SRC := $(filter-out $(TOOL_LIB_SRC),$(sort $(wildcard tests/tools/*.c)))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all deps demo test unit slt slt-parallel integration bench fuzz asan tsan clean examples torture
+.PHONY: all deps demo test unit slt slt-parallel integration bench fuzz asan tsan clean examples torture install
 
 all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN)
 
@@ -146,6 +148,22 @@ tsan:
 		LIBS="$(LIBS) -fsanitize=thread" build-tsan/sluice build-tsan/tools/gen_events \
 		$(TSAN_UNIT:%=build-tsan/tests/%)
 	@sh tests/tools/tsan.sh build-tsan $(TSAN_UNIT)
+
+# `make install PREFIX=/opt/sluice`: the binary, the static library (every
+# program linking it also needs $(LIBS), which the pkg-config file lists),
+# the public headers, sluice.pc and the man page.  VERSION is sl_version()'s
+# (src/api/engine.c); tests/integration/install.sh checks that they agree.
+PREFIX  ?= /usr/local
+VERSION := $(shell sed -n 's/^\t*return "\([0-9][0-9.]*\)";/\1/p' src/api/engine.c | head -1)
+install: $(BUILD)/sluice $(BUILD)/libsluice.a
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BUILD)/sluice $(DESTDIR)$(PREFIX)/bin/sluice
+	install -m 644 $(BUILD)/libsluice.a $(DESTDIR)$(PREFIX)/lib/libsluice.a
+	install -m 644 include/sluice.h include/sluice_udf.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS@|$(LIBS)|' \
+		sluice.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/sluice.pc
+	install -m 644 docs/man/sluice.1 $(DESTDIR)$(PREFIX)/share/man/man1/sluice.1
 
 clean:
 	rm -rf build build-asan build-fuzz build-tsan

@@ -6,12 +6,14 @@
  *   sluice run -e "SQL" ...                       run inline SQL
  *   sluice run - ...                              read the script from stdin
  *   sluice explain job.sql | -e "SQL"             print the physical plan
- *   sluice version
+ *   sluice version | --version                   print the version
+ *   sluice help [COMMAND] | --help                print help
  *
- * Exit status 0 on success; otherwise the error message comes first on
- * stderr, followed by the offending SQL line and a caret when the error has
- * a position.  At the end of a run the job's summary (rows per source and
- * sink, late rows, final watermarks) goes to stderr.
+ * The help texts and the exit statuses are in help.c (`sluice --help`,
+ * `sluice help run`, docs/sluice.1).  On an error the message comes first
+ * on stderr, followed by the offending SQL line and a caret when the
+ * error has a position.  At the end of a run the job's summary (rows per
+ * source and sink, late rows, final watermarks) goes to stderr.
  *
  * SIGINT or SIGTERM stops the job cleanly (sl_stop_complete): with
  * checkpointing with a savepoint (its path is printed), without it the
@@ -19,6 +21,7 @@
  * closes every window.  A second signal aborts at once.
  */
 #include "sluice.h"
+#include "help.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -27,14 +30,29 @@
 
 static sl_engine *running;
 
-static void usage(FILE *f)
+/* A wrong command line: the message, a pointer to the help, status 2. */
+static int usage_error(const char *cmd, const char *fmt, const char *arg)
 {
-	fprintf(f,
-	        "usage: sluice run <job.sql | -e SQL | -> [--set key=value]... [--stats]\n"
-	        "                  [--fresh] [--from-savepoint PATH] [--drain]\n"
-	        "                  [--allow-non-restored-state] [--overwrite-output]\n"
-	        "       sluice explain <job.sql | -e SQL | -> [--set key=value]...\n"
-	        "       sluice version\n");
+	fprintf(stderr, "sluice: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'sluice help%s%s' for more information.\n", cmd ? " " : "",
+	        cmd ? cmd : "");
+	return SL_EXIT_USAGE;
+}
+
+/* The exit status of an error code from sl_exec / sl_explain: the SQL
+ * was rejected (3) or starting the job failed (1). */
+static int exec_status(int code)
+{
+	switch (code) {
+	case SL_ESYNTAX:
+	case SL_EPLAN:
+	case SL_ENOTSUP:
+	case SL_EINVAL:
+		return SL_EXIT_SQL;
+	default:
+		return SL_EXIT_FAILED;
+	}
 }
 
 static char *read_all(FILE *f)
@@ -84,7 +102,7 @@ static volatile sig_atomic_t signals;
 static void on_signal(int sig)
 {
 	if (++signals > 1)
-		_exit(130); /* second signal: abort without a savepoint */
+		_exit(SL_EXIT_ABORT); /* second signal: abort without a savepoint */
 	if (running)
 		sl_stop(running);
 }
@@ -126,53 +144,97 @@ static char *load_script(int argc, char **argv, int *i, const char **name)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+	if (argc < 2) {
+		sl_cli_usage(stderr);
+		return SL_EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "version")) {
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
+		sl_cli_usage(stdout);
+		return SL_EXIT_OK;
+	}
+	if (!strcmp(cmd, "help")) {
+		if (argc > 3)
+			return usage_error("help", "help takes one command, got '%s'", argv[3]);
+		if (sl_cli_help(argc > 2 ? argv[2] : NULL, stdout))
+			return usage_error(NULL, "no such command: '%s'", argv[2]);
+		return SL_EXIT_OK;
+	}
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+		if (argc > 2 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
+			sl_cli_help("version", stdout);
+			return SL_EXIT_OK;
+		}
+		if (argc > 2)
+			return usage_error("version", "version takes no arguments, got '%s'", argv[2]);
 		printf("sluice %s\n", sl_version());
-		return 0;
+		return SL_EXIT_OK;
 	}
-	int explain = !strcmp(argv[1], "explain");
-	if (!explain && strcmp(argv[1], "run")) {
-		usage(stderr);
-		return 2;
+	int explain = !strcmp(cmd, "explain");
+	if (!explain && strcmp(cmd, "run")) {
+		if (cmd[0] == '-')
+			return usage_error(NULL, "unknown option '%s' (options follow the command: "
+			                   "sluice run job.sql --stats)", cmd);
+		return usage_error(NULL, "unknown command '%s'", cmd);
 	}
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			sl_cli_help(cmd, stdout);
+			return SL_EXIT_OK;
+		} else if (!strcmp(argv[i], "-e") || !strcmp(argv[i], "--set") ||
+		           !strcmp(argv[i], "--from-savepoint")) {
+			i++; /* skip the argument: `-e --help` is SQL */
+		}
 	sl_engine *e;
 	if (sl_engine_open(&e)) {
 		fprintf(stderr, "sluice: out of memory\n");
-		return 1;
+		return SL_EXIT_FAILED;
 	}
 	sl_set(e, "sluice.select.sink", "print");
 	char *sql = NULL;
 	const char *name = NULL;
-	int stats = 0, rc = 0, drain = 0;
+	int stats = 0, rc = 0, status = SL_EXIT_OK, drain = 0;
 	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--stats")) {
+		const char *a = argv[i];
+		int run_only = !strcmp(a, "--stats") || !strcmp(a, "--drain") ||
+		               !strcmp(a, "--allow-non-restored-state") ||
+		               !strcmp(a, "--overwrite-output") || !strcmp(a, "--fresh") ||
+		               !strcmp(a, "--from-savepoint");
+		if (run_only && explain) {
+			status = usage_error(cmd, "'%s' is an option of 'sluice run', not of 'explain'", a);
+			goto out;
+		}
+		if ((!strcmp(a, "--from-savepoint") || !strcmp(a, "--set") || !strcmp(a, "-e")) &&
+		    i + 1 >= argc) {
+			status = usage_error(cmd, "'%s' needs an argument", a);
+			goto out;
+		}
+		if (!strcmp(a, "--stats")) {
 			stats = 1;
-		} else if (!strcmp(argv[i], "--drain")) {
+		} else if (!strcmp(a, "--drain")) {
 			drain = 1;
-		} else if (!strcmp(argv[i], "--allow-non-restored-state")) {
+		} else if (!strcmp(a, "--allow-non-restored-state")) {
 			sl_set(e, "execution.savepoint.ignore-unclaimed-state", "true");
-		} else if (!strcmp(argv[i], "--overwrite-output")) {
+		} else if (!strcmp(a, "--overwrite-output")) {
 			sl_set(e, "sluice.overwrite-output", "true");
-		} else if (!strcmp(argv[i], "--fresh")) {
+		} else if (!strcmp(a, "--fresh")) {
 			sl_set(e, "sluice.fresh", "true");
-		} else if (!strcmp(argv[i], "--from-savepoint") && i + 1 < argc) {
+		} else if (!strcmp(a, "--from-savepoint")) {
 			sl_set(e, "execution.savepoint.path", argv[++i]);
-		} else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+		} else if (!strcmp(a, "--set")) {
 			char *kv = argv[++i], *eq = strchr(kv, '=');
 			if (!eq) {
-				fprintf(stderr, "sluice: --set expects key=value, got '%s'\n", kv);
-				rc = 2;
+				status = usage_error(cmd, "--set expects key=value, got '%s'", kv);
 				goto out;
 			}
 			*eq = 0;
 			sl_set(e, kv, eq + 1);
+		} else if (a[0] == '-' && a[1] && strcmp(a, "-e")) {
+			status = usage_error(cmd, "unknown option '%s'", a);
+			goto out;
 		} else if (!sql) {
 			if (!(sql = load_script(argc, argv, &i, &name))) {
-				rc = 2;
+				status = SL_EXIT_USAGE;
 				goto out;
 			}
 			if (!strcmp(name, "stdin"))
@@ -180,20 +242,19 @@ int main(int argc, char **argv)
 			else if (strcmp(name, "inline"))
 				set_script_name(e, name);
 		} else {
-			usage(stderr);
-			rc = 2;
+			status = usage_error(cmd, "one script per job, got a second: '%s'", a);
 			goto out;
 		}
 	}
 	if (!sql) {
-		usage(stderr);
-		rc = 2;
+		status = usage_error(cmd, "%s", "no script: give a file, -e SQL, or - for stdin");
 		goto out;
 	}
 	if (explain) {
 		const char *text;
 		if ((rc = sl_explain(e, sql, &text))) {
 			report(e, sql);
+			status = exec_status(rc);
 			goto out;
 		}
 		fputs(text, stdout);
@@ -201,6 +262,7 @@ int main(int argc, char **argv)
 	}
 	if ((rc = sl_exec(e, sql))) {
 		report(e, sql);
+		status = exec_status(rc);
 		goto out;
 	}
 	fputs(sl_explain_text(e), stdout);
@@ -223,13 +285,15 @@ int main(int argc, char **argv)
 			        "(no checkpointing)\n");
 	}
 	fflush(stdout);
-	if (rc)
+	if (rc) {
 		report(e, NULL);
+		status = SL_EXIT_FAILED;
+	}
 	fputs(sl_job_stats(e, stats), stderr);
 	if (stats)
 		fputs(sl_checkpoint_log(e), stderr);
 out:
 	free(sql);
 	sl_engine_close(e);
-	return rc ? 1 : 0;
+	return status;
 }

@@ -1,0 +1,109 @@
+/*
+ * help.c - the sluice command's help texts: `sluice --help`, `sluice help
+ * COMMAND`, `sluice COMMAND --help`.
+ *
+ * The texts say what each command does, its options, and the exit codes
+ * (main.c returns them; docs/sluice.1, the man page, repeats them: keep
+ * the three in step).  Help asked for goes to stdout with exit status 0;
+ * usage printed because of a wrong command line goes to stderr (status 2).
+ */
+#include "help.h"
+
+#include <string.h>
+
+static const char general[] =
+	"usage: sluice <command> [arguments]\n"
+	"\n"
+	"Runs Flink SQL jobs over event streams: CREATE TABLE ... WITH ('connector' = ...)\n"
+	"and INSERT INTO ... SELECT, with event time, changelogs and exactly-once output.\n"
+	"\n"
+	"commands:\n"
+	"  run       run a SQL script until its input ends or it is stopped\n"
+	"  explain   print the physical plan of a script without running it\n"
+	"  version   print the version (also: sluice --version)\n"
+	"  help      print help for a command: sluice help run\n"
+	"\n"
+	"exit status:\n"
+	"  0    the job finished, or was stopped cleanly by SIGINT/SIGTERM\n"
+	"  1    the job failed while running (bad input, I/O, evaluation, restore)\n"
+	"  2    the command line was wrong (unknown command or option, no script)\n"
+	"  3    the SQL was rejected before anything ran (syntax, planning, options)\n"
+	"  130  a second SIGINT/SIGTERM aborted the stop\n"
+	"\n"
+	"See `man sluice` and README.md.\n";
+
+static const char run[] =
+	"usage: sluice run <job.sql | -e SQL | -> [options]\n"
+	"\n"
+	"Runs the script's statements: SET, CREATE TABLE/VIEW/FUNCTION, and one or more\n"
+	"INSERT INTO (or a SELECT, printed to stdout).  The script is a file, inline SQL\n"
+	"after -e, or standard input after a lone -.  The plan goes to stdout first, the\n"
+	"job's statistics to stderr at the end.  SIGINT or SIGTERM stops the job cleanly:\n"
+	"with checkpointing it takes a savepoint and prints its path; without, the sinks\n"
+	"publish what they wrote.  A second signal aborts.\n"
+	"\n"
+	"options:\n"
+	"  --set KEY=VALUE              set a configuration option, as SET 'KEY' = 'VALUE'\n"
+	"                               (e.g. execution.checkpointing.interval=10s)\n"
+	"  --stats                      print per-operator statistics and the checkpoint\n"
+	"                               log at the end\n"
+	"  --fresh                      ignore existing checkpoints: start from scratch\n"
+	"  --from-savepoint PATH        restore the job from a savepoint or checkpoint\n"
+	"  --allow-non-restored-state   restore even when the savepoint holds state of\n"
+	"                               operators the job no longer has (it is dropped)\n"
+	"  --drain                      on SIGINT/SIGTERM, end the input first so every\n"
+	"                               open window fires before the savepoint\n"
+	"  --overwrite-output           with --fresh, delete the job's earlier output\n"
+	"  -h, --help                   print this help\n"
+	"\n"
+	"exit status: 0 finished or stopped cleanly, 1 failed while running, 2 wrong\n"
+	"command line, 3 SQL rejected, 130 aborted by a second signal.\n";
+
+static const char explain[] =
+	"usage: sluice explain <job.sql | -e SQL | -> [--set KEY=VALUE]...\n"
+	"\n"
+	"Plans the script and prints the physical plan of its job, one operator per\n"
+	"line, without opening any input, output or state.  Errors are reported as by\n"
+	"`sluice run`, with the SQL line and a caret.\n"
+	"\n"
+	"options:\n"
+	"  --set KEY=VALUE   set a configuration option, as SET 'KEY' = 'VALUE'\n"
+	"  -h, --help        print this help\n"
+	"\n"
+	"exit status: 0 planned, 2 wrong command line, 3 SQL rejected.\n";
+
+static const char version[] =
+	"usage: sluice version\n"
+	"       sluice --version\n"
+	"\n"
+	"Prints `sluice` and the version of the engine, and exits with status 0.\n";
+
+static const char help[] =
+	"usage: sluice help [COMMAND]\n"
+	"\n"
+	"Prints help for COMMAND (run, explain, version, help), or the list of\n"
+	"commands.\n";
+
+void sl_cli_usage(FILE *f)
+{
+	fputs(general, f);
+}
+
+int sl_cli_help(const char *cmd, FILE *f)
+{
+	static const struct {
+		const char *name, *text;
+	} cmds[] = {
+		{"run", run}, {"explain", explain}, {"version", version}, {"help", help},
+	};
+	if (!cmd) {
+		fputs(general, f);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(cmd, cmds[i].name)) {
+			fputs(cmds[i].text, f);
+			return 0;
+		}
+	return -1;
+}

@@ -39,7 +39,7 @@ for t in "$BUILD"/tests/test_*; do
 		failures="$failures $name"
 		echo "FAIL $name (exit $rc):"; tail -30 "$log"
 	elif [ "$k" != 0 ]; then
-		echo "ok   $name ($p tests, $k SKIPPED:$(sed -n 's/^\[  SKIPPED \] /; /p' "$log" | grep -v 'test(s)' | tr -d '\n'))"
+		echo "ok   $name ($p tests, $k SKIPPED: $(sed -n 's/^\[  SKIPPED \] //p' "$log" | grep -v 'test(s)' | sort -u | tr '\n' ' ')see $log)"
 	else
 		echo "ok   $name ($p tests)"
 	fi

@@ -11,8 +11,9 @@
  * the file's run at parallelism 1 (the reference):
  *
  *   - the multiset of changes equals the file's expected lines;
- *   - for a table whose key is known (a sink's PRIMARY KEY), each key's
- *     sequence of changes equals the reference's;
+ *   - for a table whose key is known (a sink's PRIMARY KEY, or the key an
+ *     slt file declares), each key's sequence of changes equals the
+ *     reference's;
  *   - for a table without a known key (a retract stream), no change is
  *     compared by position, but a -U/-D that retracts a row the table had
  *     emitted before it (at this point of the case) in the reference must
@@ -27,13 +28,19 @@
 #include <stdio.h>
 
 #define SC_MAX_KEY 16
+#define SC_NO_KEY (-1) /* sc_table_key.nkey: no key known */
 
 /* What the runner knows of one sink table's key. */
 typedef struct sc_table_key {
 	char *table; /* as in the lines: "select" for the bare SELECT */
-	int ncols;   /* the table's number of columns (0: unknown) */
-	int nkey;    /* 0: no key known: the table is compared as a retract stream */
+	int ncols;   /* the table's number of columns (0: unknown: the values are
+	                split at every ", " outside brackets) */
+	int nkey;    /* SC_NO_KEY: none known, the table is compared as a retract
+	                stream; 0: the empty key (all changes are one sequence);
+	                > 0: the key's columns */
 	int cols[SC_MAX_KEY]; /* the key's column positions, 0-based */
+	int upsert;  /* an upsert sink (a PRIMARY KEY): +I/+U set the key's row,
+	                -U/-D delete it; otherwise changes add and remove rows */
 } sc_table_key;
 
 typedef struct sc_keys {
@@ -41,11 +48,11 @@ typedef struct sc_keys {
 	int n, cap;
 } sc_keys;
 
-/* Records table's key (nkey positions in cols, each < ncols; nkey 0:
- * none known).  A table recorded twice keeps the first record.  Returns 0,
- * or -1 when nkey > SC_MAX_KEY, a position is out of range or out of
- * memory. */
-int sc_keys_add(sc_keys *k, const char *table, int ncols, const int *cols, int nkey);
+/* Records table's key (nkey positions in cols, each < ncols when ncols
+ * > 0; nkey and upsert as sc_table_key says; upsert needs nkey > 0),
+ * replacing an earlier record of the table.  Returns 0, or -1 when nkey is
+ * out of range, a position is, or out of memory. */
+int sc_keys_add(sc_keys *k, const char *table, int ncols, const int *cols, int nkey, int upsert);
 
 /* The record of table (the first len bytes of table), or NULL. */
 const sc_table_key *sc_keys_find(const sc_keys *k, const char *table, size_t len);
@@ -67,7 +74,8 @@ typedef struct sc_change {
 int sc_parse(const char *line, sc_change *c);
 
 /* The key text of a change under keys: "<table>|<key values>" for a table
- * with a known key whose values split into its ncols columns, else
+ * with a known key whose values split into its ncols columns (or, ncols 0,
+ * into enough columns), "<table>|" for the empty key, else
  * "<table>|<all values>" (a finer partition than the key: still a correct
  * per-key check, only a weaker one).  Writes a NUL-terminated string into
  * buf (truncated to cap) and returns its length. */
@@ -80,9 +88,11 @@ size_t sc_key_text(const sc_keys *keys, const char *line, char *buf, size_t cap)
 void sc_parse_describe(const char *text, int *ncols, int *cols, int *nkey);
 
 /*
- * The rows each keyless table holds so far in one run of a case: every
- * +I/+U adds its row, every -U/-D removes one; a retraction of a row the
- * table does not hold is "unmatched" and removes nothing.
+ * What each table holds so far in one run of a case, its changes applied:
+ * an upsert sink's rows by key; any other table's rows as a multiset,
+ * where every +I/+U adds its row and every -U/-D removes one, and a
+ * retraction of a row the table does not hold is "unmatched" and removes
+ * nothing.
  */
 typedef struct sc_ledger {
 	struct sc_ledger_ent *v; /* open addressing, cap a power of two */
@@ -92,12 +102,16 @@ typedef struct sc_ledger {
 void sc_ledger_clear(sc_ledger *l); /* empty (keeps its memory) */
 void sc_ledger_free(sc_ledger *l);
 
-/* Applies n changes in order to the ledger (changes of tables with a known
- * key are ignored).  When unmatched is not NULL, every unmatched
- * retraction's "<table>|<values>" is malloc'd into (*unmatched)[*nunmatched++]
- * (the array grown with realloc).  Returns 0, or -1 when out of memory. */
+/* Applies n changes in order to the ledger.  When unmatched is not NULL,
+ * every unmatched retraction of a table without a known key has its
+ * "<table>|<values>" malloc'd into (*unmatched)[*nunmatched++] (the array
+ * grown with realloc).  Returns 0, or -1 when out of memory. */
 int sc_ledger_apply(sc_ledger *l, const sc_keys *keys, char *const *rows, int n,
                     char ***unmatched, int *nunmatched);
+
+/* 1 when two ledgers hold the same (a: the run at parallelism 1); else
+ * prints up to ten differences to out and returns 0. */
+int sc_ledger_same(const sc_ledger *a, const sc_ledger *b, FILE *out);
 
 /* Prints the expected and actual lists and their difference (want and got
  * sorted when !ordered) to out, as the runner reports a failed expect. */
@@ -113,10 +127,12 @@ void sc_print_diff(FILE *out, char *const *want, int nwant, char *const *got, in
  * advanced past it (ref and got applied).  Prints what differs to out and
  * returns 0 when everything holds, or the number of properties that fail
  * (1-3: the multiset, a key's order, a retraction ahead of its row), or -1
- * when out of memory.
+ * when out of memory.  With result_only (a case whose changes depend on
+ * arrival order by design), only what the tables hold after the record is
+ * compared with the reference (1 when it differs).
  */
-int sc_compare_parallel(const sc_keys *keys, char *const *want, int nwant, char *const *ref,
-                        int nref, sc_ledger *ref_l, char *const *got, int ngot, sc_ledger *got_l,
-                        FILE *out);
+int sc_compare_parallel(const sc_keys *keys, int result_only, char *const *want, int nwant,
+                        char *const *ref, int nref, sc_ledger *ref_l, char *const *got, int ngot,
+                        sc_ledger *got_l, FILE *out);
 
 #endif

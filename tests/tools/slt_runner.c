@@ -9,7 +9,8 @@
  * keeping each expect record's rows as the reference, then at N, where an
  * expect compares as the contract says (slt_compare.h: the multiset with
  * the file's lines, each key's order with the reference, retractions never
- * ahead of their rows), and `skipif parallel <reason>` skips.  Before that,
+ * ahead of their rows; after `parallel result <reason>`, what the tables
+ * hold), and `skipif parallel <reason>` skips.  Before that,
  * the probe of par_probe.h must find that the engine honours the option;
  * if not, every file is reported as skipped, loudly.
  *
@@ -40,6 +41,11 @@
  *                                                 variable (docs/testing.md;
  *                                                 empty value: unset; unset
  *                                                 again by reset)
+ *   key <table> = <position>, ... | ()            the key whose order holds at
+ *                                                 parallelism N (docs/testing.md)
+ *   parallel result <reason>                      at N, up to the next reset:
+ *                                                 compare what the tables hold,
+ *                                                 not the changes
  *   skipif [parallel] <reason>                    skip the next record, or
  *                                                 alone: the case up to reset
  *                                                 (parallel: only at N > 1)
@@ -139,7 +145,8 @@ typedef struct runner {
 	                          recording: where the reference run keeps them */
 	int recording;         /* this is the reference run (parallelism 1) */
 	sc_keys keys;          /* par > 1: each sink table's key (DESCRIBE) */
-	sc_ledger got_l, ref_l; /* par > 1: rows held by keyless tables, both runs */
+	sc_ledger got_l, ref_l; /* par > 1: what the tables hold, both runs */
+	const char *result_only; /* `parallel result <reason>`: up to the next reset */
 } runner;
 
 /* The changes each expect record consumed in the run at parallelism 1, by
@@ -230,6 +237,7 @@ static void engine_reset(runner *r)
 	}
 	r->nenv = 0;
 	sc_keys_clear(&r->keys);
+	r->result_only = NULL;
 	sc_ledger_clear(&r->got_l);
 	sc_ledger_clear(&r->ref_l);
 	engine_new(r);
@@ -441,10 +449,47 @@ static void learn_keys(runner *r, char *const *lines, int n)
 			if (sl_exec(r->e, sql) >= 0)
 				sc_parse_describe(sl_explain_text(r->e), &ncols, cols, &nkey);
 		}
-		if (sc_keys_add(&r->keys, name, ncols, cols, nkey))
-			sc_keys_add(&r->keys, name, 0, NULL, 0);
+		if (!nkey || sc_keys_add(&r->keys, name, ncols, cols, nkey, 1))
+			sc_keys_add(&r->keys, name, 0, NULL, SC_NO_KEY, 0);
 		free(name);
 	}
+}
+
+/* key <table> = <position>, ... | key <table> = (): the key whose changes
+ * keep their order at parallelism N (1-based result columns; () the empty
+ * key of a keyless operator: the table's whole output in order), declared
+ * for a table the runner cannot know the key of (the bare SELECT: table
+ * "select").  Inert at parallelism 1; forgotten at reset. */
+static void do_key(runner *r, const record *rec, const char *a)
+{
+	const char *eq = strchr(a, '=');
+	size_t tl = eq ? (size_t)(eq - a) : 0;
+	while (tl && (a[tl - 1] == ' ' || a[tl - 1] == '\t'))
+		tl--;
+	int cols[SC_MAX_KEY], n = 0, ok = eq && tl;
+	const char *p = eq ? eq + 1 : "";
+	while (*p == ' ')
+		p++;
+	if (ok && !strcmp(p, "()")) {
+		p += 2;
+	} else {
+		while (ok && *p) {
+			char *end;
+			long v = strtol(p, &end, 10);
+			ok = end != p && v >= 1 && n < SC_MAX_KEY;
+			if (ok)
+				cols[n++] = (int)v - 1;
+			p = end;
+			while (ok && (*p == ' ' || *p == ','))
+				p++;
+		}
+		ok = ok && n > 0;
+	}
+	char *table = ok ? xstrndup(a, tl) : NULL;
+	if (!ok || sc_keys_add(&r->keys, table, 0, cols, n, 0))
+		fail(r, rec->line, "key: expected 'key <table> = <position>[, ...]' or "
+		     "'key <table> = ()'");
+	free(table);
 }
 
 /* An expect record at parallelism > 1: the contract's comparison
@@ -458,8 +503,8 @@ static void expect_parallel(runner *r, const record *rec, const char *arg, strli
 	int nr = ref ? ref->n : want->n;
 	learn_keys(r, got->v, got->n);
 	learn_keys(r, rv, nr);
-	int bad = sc_compare_parallel(&r->keys, want->v, want->n, rv, nr, &r->ref_l, got->v, got->n,
-	                              &r->got_l, r->out);
+	int bad = sc_compare_parallel(&r->keys, r->result_only != NULL, want->v, want->n, rv, nr,
+	                              &r->ref_l, got->v, got->n, &r->got_l, r->out);
 	if (bad < 0)
 		die_oom();
 	if (bad == 0)
@@ -770,6 +815,15 @@ static void run_record(runner *r, const record *rec)
 		do_expect(r, rec, a);
 	else if (after_word(h, "stats"))
 		do_stats(r, rec);
+	else if ((a = after_word(h, "key")))
+		do_key(r, rec, a);
+	else if ((a = after_word(h, "parallel"))) {
+		/* parallel result <reason>: at N, compare what the tables hold */
+		if (!after_word(a, "result") || !*after_word(a, "result"))
+			fail(r, rec->line, "parallel: expected 'parallel result <reason>'");
+		else
+			r->result_only = after_word(a, "result");
+	}
 	else if ((a = after_word(h, "explain")))
 		do_explain(r, rec, a);
 	else if (after_word(h, "snapshot"))

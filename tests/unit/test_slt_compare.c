@@ -4,8 +4,9 @@
  * runtime exists: changes of different keys may come in any order, one
  * key's may not; a missing or a duplicated change fails; a retraction may
  * not overtake the row it retracts when the table's key is unknown, and
- * only then; the key comes from DESCRIBE's PRIMARY KEY and the row text's
- * fields (ROW values, strings that do not split).
+ * only then; the key comes from DESCRIBE's PRIMARY KEY, or from the slt
+ * file (the empty key included), and the row text's fields (ROW values,
+ * strings that do not split).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,9 +26,9 @@
 static void keys_tu(sc_keys *k)
 {
 	int c0 = 0;
-	assert_int_equal(sc_keys_add(k, "t", 2, &c0, 1), 0);
-	assert_int_equal(sc_keys_add(k, "u", 2, NULL, 0), 0);
-	assert_int_equal(sc_keys_add(k, "select", 0, NULL, 0), 0);
+	assert_int_equal(sc_keys_add(k, "t", 2, &c0, 1, 1), 0); /* an upsert sink */
+	assert_int_equal(sc_keys_add(k, "u", 2, NULL, SC_NO_KEY, 0), 0);
+	assert_int_equal(sc_keys_add(k, "select", 0, NULL, SC_NO_KEY, 0), 0);
 }
 
 /* sc_compare_parallel of got against want (= ref) on fresh ledgers; the
@@ -39,7 +40,7 @@ static int compare(char **want, int nw, char **got, int ng, char **msg)
 	keys_tu(&k);
 	FILE *f = tmpfile();
 	assert_non_null(f);
-	int rc = sc_compare_parallel(&k, want, nw, want, nw, &rl, got, ng, &gl, f);
+	int rc = sc_compare_parallel(&k, 0, want, nw, want, nw, &rl, got, ng, &gl, f);
 	long n = ftell(f);
 	rewind(f);
 	*msg = calloc((size_t)n + 1, 1);
@@ -152,17 +153,17 @@ static void test_ledger_across_records(void **state)
 	FILE *null = fopen("/dev/null", "w");
 	assert_non_null(null);
 	char *r1[] = {"+I[a, 1]"}, *r2[] = {"-U[a, 1]", "+U[a, 2]"};
-	assert_int_equal(sc_compare_parallel(&k, r1, 1, r1, 1, &rl, r1, 1, &gl, null), 0);
-	assert_int_equal(sc_compare_parallel(&k, r2, 2, r2, 2, &rl, r2, 2, &gl, null), 0);
+	assert_int_equal(sc_compare_parallel(&k, 0, r1, 1, r1, 1, &rl, r1, 1, &gl, null), 0);
+	assert_int_equal(sc_compare_parallel(&k, 0, r2, 2, r2, 2, &rl, r2, 2, &gl, null), 0);
 	/* next record: at 1, -U[a, 2] retracts the +U of record 2; here the
 	 * +U[a, 2] was lost in record 2 and arrives after its -U */
 	sc_ledger_clear(&rl);
 	sc_ledger_clear(&gl);
 	char *g2[] = {"-U[a, 1]"};
 	char *r3[] = {"-U[a, 2]", "+U[a, 3]"}, *g3[] = {"-U[a, 2]", "+U[a, 2]", "+U[a, 3]"};
-	assert_int_equal(sc_compare_parallel(&k, r1, 1, r1, 1, &rl, r1, 1, &gl, null), 0);
-	assert_int_equal(sc_compare_parallel(&k, r2, 2, r2, 2, &rl, g2, 1, &gl, null), 1);
-	assert_int_equal(sc_compare_parallel(&k, r3, 2, r3, 2, &rl, g3, 3, &gl, null), 2);
+	assert_int_equal(sc_compare_parallel(&k, 0, r1, 1, r1, 1, &rl, r1, 1, &gl, null), 0);
+	assert_int_equal(sc_compare_parallel(&k, 0, r2, 2, r2, 2, &rl, g2, 1, &gl, null), 1);
+	assert_int_equal(sc_compare_parallel(&k, 0, r3, 2, r3, 2, &rl, g3, 3, &gl, null), 2);
 	fclose(null);
 	sc_ledger_free(&rl);
 	sc_ledger_free(&gl);
@@ -174,9 +175,9 @@ static void test_key_text(void **state)
 	sc_keys k = {0};
 	int c1[] = {1}, c02[] = {0, 2};
 	char buf[256];
-	assert_int_equal(sc_keys_add(&k, "r", 3, c1, 1), 0);
-	assert_int_equal(sc_keys_add(&k, "s", 3, c02, 2), 0);
-	assert_int_equal(sc_keys_add(&k, "bad", 2, c02, 2), -1); /* column 2 of 2 */
+	assert_int_equal(sc_keys_add(&k, "r", 3, c1, 1, 0), 0);
+	assert_int_equal(sc_keys_add(&k, "s", 3, c02, 2, 0), 0);
+	assert_int_equal(sc_keys_add(&k, "bad", 2, c02, 2, 0), -1); /* column 2 of 2 */
 	sc_key_text(&k, "r +I[a, (1, x, (1.5, q)), 7]", buf, sizeof(buf));
 	assert_string_equal(buf, "r|(1, x, (1.5, q))");
 	sc_key_text(&k, "s -D[a, b, c]", buf, sizeof(buf));
@@ -195,6 +196,77 @@ static void test_key_text(void **state)
 	assert_int_equal((int)c.vlen, 0);
 	assert_int_equal(sc_parse("x +X[1]", &c), -1);
 	assert_int_equal(sc_parse("+I[1", &c), -1);
+	sc_keys_free(&k);
+}
+
+/* Keys an slt file declares: the empty key keeps the whole order (a
+ * keyless operator: a global aggregate, a temporal sort); positions without
+ * a column count split the values as far as needed. */
+static void test_declared_keys(void **state)
+{
+	sc_keys k = {0};
+	sc_ledger rl = {0}, gl = {0};
+	int c1[] = {1};
+	char buf[256];
+	FILE *null = fopen("/dev/null", "w");
+	assert_non_null(null);
+	assert_int_equal(sc_keys_add(&k, "select", 0, NULL, 0, 0), 0);
+	sc_key_text(&k, "+I[a, 1]", buf, sizeof(buf));
+	assert_string_equal(buf, "select|");
+	char *ref[] = {"+I[a, 1]", "+I[b, 1]"}, *got[] = {"+I[b, 1]", "+I[a, 1]"};
+	assert_int_equal(sc_compare_parallel(&k, 0, ref, 2, ref, 2, &rl, got, 2, &gl, null), 1);
+	/* replaced by a key of column 2 (0-based 1): now b and a are one key */
+	assert_int_equal(sc_keys_add(&k, "select", 0, c1, 1, 0), 0);
+	sc_key_text(&k, "+I[x, (1, 2), y]", buf, sizeof(buf));
+	assert_string_equal(buf, "select|(1, 2)");
+	assert_int_equal(sc_compare_parallel(&k, 0, ref, 2, ref, 2, &rl, got, 2, &gl, null), 1);
+	char *got2[] = {"+I[a, 1]", "+I[b, 1]"};
+	assert_int_equal(sc_compare_parallel(&k, 0, ref, 2, ref, 2, &rl, got2, 2, &gl, null), 0);
+	/* too few fields for the key: the whole row */
+	sc_key_text(&k, "+I[x]", buf, sizeof(buf));
+	assert_string_equal(buf, "select|x");
+	fclose(null);
+	sc_ledger_free(&rl);
+	sc_ledger_free(&gl);
+	sc_keys_free(&k);
+}
+
+/* A case marked `parallel result`: only what the tables hold is compared
+ * (a SUM over a re-keyed updating stream: its intermediate values depend on
+ * arrival order); the full comparison fails on it and says so. */
+static void test_result_only(void **state)
+{
+	sc_keys k = {0};
+	sc_ledger rl = {0}, gl = {0};
+	keys_tu(&k);
+	char *ref[] = {"+I[5]", "-U[5]", "+U[12]", "t +I[a, 1]", "t +U[a, 2]", "t +I[b, 1]"};
+	char *got[] = {"t +I[b, 1]", "+I[7]", "t +I[a, 3]", "-U[7]", "+U[12]", "t +U[a, 2]"};
+	char *bad[] = {"+I[7]", "-U[7]", "+U[13]", "t +I[a, 1]", "t +U[a, 2]", "t +I[b, 1]"};
+	char *bad2[] = {"+I[5]", "-U[5]", "+U[12]", "t +U[a, 2]", "t +I[a, 1]", "t +I[b, 1]"};
+	FILE *f = tmpfile();
+	assert_non_null(f);
+	assert_int_equal(sc_compare_parallel(&k, 1, ref, 6, ref, 6, &rl, got, 6, &gl, f), 0);
+	sc_ledger_clear(&rl);
+	sc_ledger_clear(&gl);
+	assert_int_equal(sc_compare_parallel(&k, 1, ref, 6, ref, 6, &rl, bad, 6, &gl, f), 1);
+	sc_ledger_clear(&rl);
+	sc_ledger_clear(&gl);
+	assert_int_equal(sc_compare_parallel(&k, 1, ref, 6, ref, 6, &rl, bad2, 6, &gl, f), 1);
+	sc_ledger_clear(&rl);
+	sc_ledger_clear(&gl);
+	assert_true(sc_compare_parallel(&k, 0, ref, 6, ref, 6, &rl, got, 6, &gl, f) >= 1);
+	long n = ftell(f);
+	rewind(f);
+	char *msg = calloc((size_t)n + 1, 1);
+	assert_non_null(msg);
+	assert_int_equal(fread(msg, 1, (size_t)n, f), (size_t)n);
+	assert_non_null(strstr(msg, "row select|13"));       /* bad: the sum */
+	assert_non_null(strstr(msg, "key t|a"));             /* bad2: the last upsert */
+	assert_non_null(strstr(msg, "mark the case 'parallel result")); /* the hint */
+	free(msg);
+	fclose(f);
+	sc_ledger_free(&rl);
+	sc_ledger_free(&gl);
 	sc_keys_free(&k);
 }
 
@@ -231,6 +303,8 @@ int main(void)
 		cmocka_unit_test(test_missing_or_duplicated_row_fails),
 		cmocka_unit_test(test_ledger_across_records),
 		cmocka_unit_test(test_key_text),
+		cmocka_unit_test(test_declared_keys),
+		cmocka_unit_test(test_result_only),
 		cmocka_unit_test(test_parse_describe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,6 +3,7 @@
 #   make            build build/sluice and build/libsluice.a
 #   make demo       install deps, build, run the hourly-revenue example
 #   make test       install deps, build, run every test; last line "N passed, N failed"
+#   make slt-parallel  every slt file at parallelism SLT_PARALLELISM (3; also in make test)
 #   make bench      benchmarks (not timed tests)
 #   make fuzz       build the libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make asan       build and run the tests under AddressSanitizer/UBSan
@@ -94,7 +95,7 @@ demo: deps all
 	@sh examples/demo.sh
 
 test: deps all $(UNIT_BIN) $(BUILD)/examples/embed
-	@sh tests/run_all.sh $(BUILD)
+	@SLT_PARALLELISM=$(SLT_PARALLELISM) sh tests/run_all.sh $(BUILD)
 
 # every slt file at parallelism SLT_PARALLELISM (3: more instances than this
 # machine's 2 cores), compared as the contract says (docs/testing.md,

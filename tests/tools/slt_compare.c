@@ -634,3 +634,65 @@ done:
 	strs_free(ug, nug);
 	return rc;
 }
+
+/* ---- a parallel run's reordering, simulated ----------------------------------- */
+
+int sc_scramble(const sc_keys *keys, char **rows, int n, unsigned long long seed)
+{
+	/* each row's group: its key, or without one its row value (which keeps
+	 * every retraction after the rows of the same value before it) */
+	keyed *g = calloc((size_t)n + 1, sizeof(keyed));
+	int *head = malloc(sizeof(int) * (size_t)(n + 1)), ngroups = 0, rc = -1;
+	char **out = malloc(sizeof(char *) * (size_t)(n + 1));
+	char buf[4096];
+	if (!g || !out || !head)
+		goto done;
+	for (int i = 0; i < n; i++) {
+		sc_change c;
+		const sc_table_key *t = sc_parse(rows[i], &c) ? NULL : sc_keys_find(keys, c.table, c.tlen);
+		if (t && t->nkey != SC_NO_KEY)
+			sc_key_text(keys, rows[i], buf, sizeof(buf));
+		else if (!sc_parse(rows[i], &c))
+			snprintf(buf, sizeof(buf), "%.*s|%.*s", (int)c.tlen, c.table, (int)c.vlen, c.vals);
+		else
+			snprintf(buf, sizeof(buf), "%s", rows[i]);
+		if (!(g[i].key = strdup(buf)))
+			goto done;
+		g[i].seq = i;
+		g[i].line = rows[i];
+	}
+	qsort(g, (size_t)n, sizeof(keyed), cmp_keyed);
+	for (int i = 0; i < n; i++) /* group k: g[head[k] .. head[k + 1]) */
+		if (i == 0 || strcmp(g[i].key, g[i - 1].key))
+			head[ngroups++] = i;
+	head[ngroups] = n;
+	/* draw a row at random among those left and take the first row left of
+	 * its group: a random interleaving that keeps each group's order */
+	uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+	for (int k = 0; k < n; k++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		int pick = (int)(x % (uint64_t)(n - k)), grp = 0, j = 0;
+		for (;; grp++) {
+			int left = 0;
+			for (j = head[grp]; j < head[grp + 1]; j++)
+				left += g[j].line != NULL;
+			if (pick < left)
+				break;
+			pick -= left;
+		}
+		for (j = head[grp]; !g[j].line; j++)
+			;
+		out[k] = (char *)g[j].line;
+		g[j].line = NULL;
+	}
+	if (n)
+		memcpy(rows, out, sizeof(char *) * (size_t)n);
+	rc = 0;
+done:
+	keyed_free(g, g ? n : 0);
+	free(out);
+	free(head);
+	return rc;
+}

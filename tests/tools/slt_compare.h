@@ -135,4 +135,12 @@ int sc_compare_parallel(const sc_keys *keys, int result_only, char *const *want,
                         char *const *ref, int nref, sc_ledger *ref_l, char *const *got, int ngot,
                         sc_ledger *got_l, FILE *out);
 
+/* Reorders rows (pointers only) as a run at parallelism N may: a random
+ * interleaving, from seed, of the groups of changes that keep their order:
+ * one per key of a table with a known key, one per row value of a table
+ * without (so no retraction overtakes a row of its value).  The runner's
+ * self-test (--assume-parallel) feeds its comparisons such orders.
+ * Returns 0, or -1 when out of memory (rows unchanged). */
+int sc_scramble(const sc_keys *keys, char **rows, int n, unsigned long long seed);
+
 #endif

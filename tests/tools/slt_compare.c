@@ -580,6 +580,18 @@ static int retractions_kept(FILE *out, char **ur, int nur, char **ug, int nug)
 	return ok;
 }
 
+/* 1 when a and b are the same multiset of lines (0 also when out of memory). */
+static int same_multiset(char *const *a, int na, char *const *b, int nb)
+{
+	char **x = na == nb ? sorted_copy(a, na) : NULL, **y = x ? sorted_copy(b, nb) : NULL;
+	int same = y != NULL;
+	for (int i = 0; same && i < na; i++)
+		same = !strcmp(x[i], y[i]);
+	free(x);
+	free(y);
+	return same;
+}
+
 int sc_compare_parallel(const sc_keys *keys, int result_only, char *const *want, int nwant,
                         char *const *ref, int nref, sc_ledger *ref_l, char *const *got, int ngot,
                         sc_ledger *got_l, FILE *out)
@@ -613,7 +625,8 @@ int sc_compare_parallel(const sc_keys *keys, int result_only, char *const *want,
 	    sc_ledger_apply(got_l, keys, got, ngot, &ug, &nug))
 		goto oom;
 	failed += !retractions_kept(out, ur, nur, ug, nug);
-	if (failed) {
+	if (failed && !same_multiset(ref, nref, got, ngot)) {
+		/* other changes than at 1, the same tables: the by-design kind? */
 		FILE *null = fopen("/dev/null", "w");
 		if (null && sc_ledger_same(ref_l, got_l, null))
 			fprintf(out, "  (the changes applied so far give the same tables as at parallelism "

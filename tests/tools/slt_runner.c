@@ -506,15 +506,24 @@ static void expect_parallel(runner *r, const record *rec, const char *arg, strli
 	learn_keys(r, rv, nr);
 	if (r->scramble && sc_scramble(&r->keys, got->v, got->n, (unsigned long long)rec->line))
 		die_oom();
+	char *msg = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&msg, &len);
+	if (!m)
+		die_oom();
 	int bad = sc_compare_parallel(&r->keys, r->result_only != NULL, want->v, want->n, rv, nr,
-	                              &r->ref_l, got->v, got->n, &r->got_l, r->out);
+	                              &r->ref_l, got->v, got->n, &r->got_l, m);
+	fclose(m);
 	if (bad < 0)
 		die_oom();
-	if (bad == 0)
+	if (bad == 0) {
 		r->passed++;
-	else
-		fail(r, rec->line, "expect%s%s at parallelism %d: see above", *arg ? " " : "", arg,
-		     r->par);
+	} else {
+		fail(r, rec->line, "expect%s%s at parallelism %d%s:", *arg ? " " : "", arg, r->par,
+		     r->result_only ? " (parallel result)" : "");
+		fputs(msg, r->out);
+	}
+	free(msg);
 }
 
 static void do_expect(runner *r, const record *rec, const char *arg)

@@ -23,6 +23,14 @@
  */
 int pp_parallelism_effective(int n, char *why, size_t cap);
 
+/* NULL when the job just started on e runs at the parallelism asked for;
+ * else the warning line (up to its end, valid until the engine's next
+ * call) by which the engine says it runs the job at 1 (it names the
+ * option: a job reading a push table, checkpointing on).  Declared with
+ * sl_engine from sluice.h. */
+struct sl_engine;
+const char *pp_job_serial(struct sl_engine *e);
+
 /* The parallelism asked for by the environment variable
  * SLUICE_TEST_PARALLELISM (a positive integer), or dflt when it is unset
  * or empty; -1 when it is set to anything else. */

@@ -233,6 +233,7 @@ typedef struct prop_out {
 	th_changes ch;       /* every polled row in order (th_collect) */
 	long long late_rows; /* late rows dropped + diverted + corrections */
 	char *stats;
+	int serial;          /* the engine ran the job at 1 whatever was asked */
 } prop_out;
 
 static void collect(void *ctx, const char *table, sl_rowkind kind, const char *text, size_t len)
@@ -295,6 +296,10 @@ static int prop_run(const prop_query *q, const prop_rows *rows, int batch, uint6
 		rc = sl_exec(e, DDL);
 	if (!rc && (step = "query", 1))
 		rc = sl_exec(e, q->sql);
+	if (!rc && par > 1 && pp_job_serial(e)) {
+		print_message("[  NOTE    ] %s: %s\n", q->name, pp_job_serial(e));
+		out->serial = 1;
+	}
 	if (!rc && (step = "push", 1))
 		rc = push_rows(e, rows, chunks);
 	if (!rc && (step = "end of input", 1))
@@ -1034,6 +1039,13 @@ static void test_parallel(void **state)
 			prop_out other, in_order;
 			char ctx[256];
 			assert_int_equal(prop_run(q, &rows, 1024, 0, par, &other), 0);
+			if (other.serial) { /* a run at 1 is no run at par: skipped */
+				prop_out_free(&other);
+				prop_out_free(&base);
+				prop_rows_free(&rows);
+				prop_rows_free(&orows);
+				skip();
+			}
 			snprintf(ctx, sizeof(ctx), "seed %llu, query %s, parallelism %d vs 1",
 			         (unsigned long long)SEEDS[s], q->name, par);
 			int ok = prop_same_multiset(&base, &other, ctx) &&

@@ -233,6 +233,7 @@ typedef struct sq_out {
 	th_changes ch;  /* every polled row in order (th_collect) */
 	long long late; /* late rows dropped + diverted, from the job stats */
 	char *stats;
+	int serial;     /* the engine ran the job at 1 whatever was asked */
 } sq_out;
 
 static void collect(void *ctx, const char *table, sl_rowkind kind, const char *text, size_t len)
@@ -306,6 +307,10 @@ static int sq_run(const sq_query *q, const sq_rows *rt, const sq_rows *ru, const
 	sl_engine *e = start_job(q, cfg);
 	if (!e)
 		return -1;
+	if (cfg->par > 1 && pp_job_serial(e)) {
+		print_message("[  NOTE    ] %s: %s\n", q->name, pp_job_serial(e));
+		out->serial = 1;
+	}
 	const sq_rows *rs[2] = {rt, ru};
 	const char *names[2] = {"t", "u"};
 	int pos[2] = {0, 0}, nchunk = 0, rc = 0;
@@ -1293,6 +1298,13 @@ static void test_parallel(void **state)
 			sq_out out;
 			sq_cfg cfg = {1024, "hashmap", 0, 0, 0, par};
 			assert_int_equal(sq_run(q, &rt, &ru, &cfg, chunks, &out), 0);
+			if (out.serial) { /* a run at 1 is no run at par: skipped */
+				out_free(&out);
+				free_lines(want, nw);
+				rows_free(&rt);
+				rows_free(&ru);
+				skip();
+			}
 			char ctx[256];
 			snprintf(ctx, sizeof(ctx), "seed %llu, query %s, parallelism %d",
 			         (unsigned long long)SEEDS[s], q->name, par);

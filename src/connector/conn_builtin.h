@@ -19,5 +19,6 @@ extern const sl_sink_vtab sl_filesystem_sink_vtab; /* conn_fs_sink.c */
 extern const sl_sink_vtab sl_stdout_sink_vtab;     /* conn_stdio.c */
 extern const sl_sink_vtab sl_print_sink_vtab;      /* conn_print.c */
 extern const sl_sink_vtab sl_blackhole_sink_vtab;  /* conn_blackhole.c */
+extern const sl_sink_vtab sl_jdbc_sink_vtab;       /* conn_jdbc.c */
 
 #endif

@@ -33,6 +33,7 @@ static const sl_sink_vtab *const sink_table[] = {
 	&sl_stdout_sink_vtab,
 	&sl_print_sink_vtab,
 	&sl_blackhole_sink_vtab,
+	&sl_jdbc_sink_vtab,
 	NULL
 };
 

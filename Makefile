@@ -4,6 +4,7 @@
 #   make demo       install deps, build, run the hourly-revenue example
 #   make test       install deps, build, run every test; last line "N passed, N failed"
 #   make bench      benchmarks (not timed tests)
+#   make test-pg    the long PostgreSQL crash test (the short one is in make test)
 #   make fuzz       build the libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make asan       build and run the tests under AddressSanitizer/UBSan
 #   make tsan       build what starts threads with ThreadSanitizer and run it
@@ -38,7 +39,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all deps demo test unit slt integration bench fuzz asan tsan clean examples torture install
+.PHONY: all deps demo test unit slt integration bench fuzz asan tsan clean examples torture install test-pg
 
 all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN)
 
@@ -102,6 +103,13 @@ torture: deps all
 	bash tests/crash/crash.sh 3000000 20 rocksdb
 	bash tests/crash/faults.sh 1000000
 	BUILD=$(BUILD) sh tests/crash/bigstate.sh $(BIGSTATE_KEYS) 1024 1
+
+# PostgreSQL (docs/postgres.md): the jdbc sink's long crash test, 20 SIGKILLs
+# over 300 000 rows and the fault points, on a private server (tests/pg/)
+test-pg: deps all
+	sh tests/pg/sink.sh
+	sh tests/pg/bad.sh
+	bash tests/pg/crash.sh 300000 20
 
 bench: deps all
 	@sh bench/run.sh $(BUILD)

@@ -484,6 +484,17 @@ static int flush(jd_sink *k, sl_err *err)
 
 /* ---- writing ------------------------------------------------------------------ */
 
+/* The sink operator prefixes write and finish errors with "sink '<table>'"
+ * (op_sink.c): drops this file's own prefix from err's message. */
+static int unprefixed(jd_sink *k, int rc, sl_err *err)
+{
+	size_t n = strlen(k->what);
+	if (rc && err && !strncmp(err->msg, k->what, n) && err->msg[n] == ':' &&
+	    err->msg[n + 1] == ' ')
+		memmove(err->msg, err->msg + n + 2, strlen(err->msg + n + 2) + 1);
+	return rc;
+}
+
 /* Encodes row `row` of b as one COPY line into k->line. */
 static int encode_row(jd_sink *k, const sl_batch *b, int row, int op)
 {
@@ -504,8 +515,8 @@ static int jd_write(sl_sink *s, const sl_batch *b, sl_err *err)
 	SL_BATCH_FOREACH(b, i, row) {
 		int op = b->op[row] == SL_DELETE ? JD_OP_DELETE : JD_OP_UPSERT;
 		if (!k->npk && b->op[row] != SL_INSERT)
-			return sl_err_set(err, SL_EINVAL, "%s: an update or delete reached an append-only "
-			                  "jdbc sink (no PRIMARY KEY)", k->what);
+			return sl_err_set(err, SL_EINVAL, "an update or delete reached an append-only "
+			                  "jdbc sink (no PRIMARY KEY)");
 		if (b->op[row] == SL_UPDATE_BEFORE)
 			continue; /* op_sink.c never sends it to an upsert sink; be safe */
 		sl_buf_clear(&k->key);
@@ -513,15 +524,15 @@ static int jd_write(sl_sink *s, const sl_batch *b, sl_err *err)
 		    (k->npk && sl_rowcodec_key(b, k->pk, k->npk, row, &k->key)) ||
 		    sl__jd_changes_add(&k->cur, k->key.p, k->key.len, (const char *)k->line.p,
 		                       k->line.len, 0))
-			return sl_err_set(err, SL_ENOMEM, "%s: out of memory", k->what);
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		s->rows_written++;
 		if (k->mode == JD_ALO && k->max_rows > 0 && k->cur.live >= k->max_rows &&
 		    (rc = flush(k, err)))
-			return rc;
+			return unprefixed(k, rc, err);
 	}
 	if (k->mode == JD_ALO && k->interval_us > 0 && k->cur.live > 0 &&
 	    s->proc_now - k->last_flush_us >= k->interval_us && (rc = flush(k, err)))
-		return rc;
+		return unprefixed(k, rc, err);
 	if (sl__jd_changes_bloated(&k->cur))
 		sl__jd_changes_compact(&k->cur);
 	return 0;
@@ -532,7 +543,7 @@ static int jd_write(sl_sink *s, const sl_batch *b, sl_err *err)
 static int jd_finish(sl_sink *s, sl_err *err)
 {
 	jd_sink *k = (jd_sink *)s;
-	return k->mode == JD_ALO ? flush(k, err) : 0;
+	return k->mode == JD_ALO ? unprefixed(k, flush(k, err), err) : 0;
 }
 
 /* ---- the checkpoint protocol -------------------------------------------------- */

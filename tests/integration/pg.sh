@@ -7,8 +7,10 @@ set -u
 cd "$(dirname "$0")/../.."
 [ -x /usr/lib/postgresql/15/bin/postgres ] || { echo "skip: no PostgreSQL 15"; exit 77; }
 rc=0
-for t in sink; do
+for t in sink bad; do
 	echo "== tests/pg/$t.sh"
 	sh "tests/pg/$t.sh" || rc=1
 done
+echo "== tests/pg/crash.sh 80000 10"
+bash tests/pg/crash.sh 80000 10 || rc=1
 exit $rc

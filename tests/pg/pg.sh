@@ -6,6 +6,7 @@
 #                    # and PG_PASSWORD; installs an EXIT trap that stops it
 #   psql_q 'SQL'     # psql over the socket (trust): unaligned, tuples only
 #   pg_kill          # stop the server at once (SIGQUIT: "server gone")
+#   pg_restart       # start it again on the same directory and port
 #   pg_down          # stop it and remove its directory (the trap does this)
 #
 # The server listens on 127.0.0.1 at a free port in 20000-59999 and on a
@@ -74,6 +75,18 @@ pg_up() {
 
 psql_q() {
 	psql -X -A -t -q -v ON_ERROR_STOP=1 -c "$1"
+}
+
+pg_restart() {
+	pg_as "$PGBIN/postgres" -D "$PGW/data" -p "$PGPORT" -k "$PGW/sock" \
+		-c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off \
+		-c wal_level=logical -c max_prepared_transactions=0 >> "$PGW/server.log" 2>&1 &
+	n=0
+	while [ $n -lt 1000 ] && ! pg_isready -q -h "$PGW/sock" -p "$PGPORT"; do
+		sleep 0.01; n=$((n + 1))
+	done
+	pg_isready -q -h "$PGW/sock" -p "$PGPORT" || { echo "postgres did not restart" >&2; return 1; }
+	PG_PID=$(head -1 "$PGW/data/postmaster.pid")
 }
 
 pg_kill() { # the server goes away at once

@@ -115,6 +115,7 @@ bench: deps all
 	@sh bench/run.sh $(BUILD)
 	@sh bench/stateful.sh $(BUILD)
 	@sh bench/ckpt.sh $(BUILD)
+	@sh bench/pg.sh $(BUILD)
 
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))

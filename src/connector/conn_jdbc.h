@@ -34,6 +34,8 @@ typedef struct sl_jd_changes {
 	uint32_t mask;
 	int64_t live;        /* live lines */
 	size_t live_bytes;   /* their bytes */
+	int64_t ndel;        /* deletes added since the last clear (live or not):
+	                      * 0 = the lines hold no delete */
 } sl_jd_changes;
 
 void sl__jd_changes_init(sl_jd_changes *c, int keyed);
@@ -47,6 +49,8 @@ void sl__jd_changes_move(sl_jd_changes *dst, sl_jd_changes *src);
  * only_if_absent = 1 is dropped when the key has one.  0 or SL_ENOMEM. */
 int sl__jd_changes_add(sl_jd_changes *c, const void *key, size_t klen, const char *line,
                        size_t len, int only_if_absent);
+/* Notes that a delete was added (sl_jd_changes.ndel). */
+static inline void sl__jd_changes_note_delete(sl_jd_changes *c) { c->ndel++; }
 /* Adds the live lines of `older` (changes that happened before c's) whose
  * keys c does not have: c then holds the reduction of both.  0 or
  * SL_ENOMEM. */

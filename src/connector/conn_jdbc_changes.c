@@ -53,6 +53,7 @@ void sl__jd_changes_clear(sl_jd_changes *c)
 	c->nents = 0;
 	c->live = 0;
 	c->live_bytes = 0;
+	c->ndel = 0;
 	if (c->slots)
 		memset(c->slots, 0, sizeof(uint32_t) * ((size_t)c->mask + 1));
 }
@@ -146,6 +147,7 @@ int sl__jd_changes_add(sl_jd_changes *c, const void *key, size_t klen, const cha
 
 int sl__jd_changes_merge_older(sl_jd_changes *c, const sl_jd_changes *older)
 {
+	c->ndel += older->ndel;
 	if (!c->keyed)
 		return sl_buf_append(&c->lines, older->lines.p, older->lines.len) ? SL_ENOMEM
 		       : (c->live += older->live, c->live_bytes += older->live_bytes, 0);

@@ -67,7 +67,7 @@ $(UNIT_HARNESS): tests/unit/harness.c
 
 $(BUILD)/tests/%: tests/unit/%.c $(UNIT_HARNESS) $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)obj
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -MF $(BUILD)/tests/obj/$*.d -MT $@ \
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PQ_CFLAGS) -MMD -MP -MF $(BUILD)/tests/obj/$*.d -MT $@ \
 		-o $@ $< $(UNIT_HARNESS) $(BUILD)/libsluice.a -lcmocka $(LIBS)
 
 $(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libsluice.a

@@ -274,14 +274,9 @@ static int build_sql(jd_sink *k, sl_err *err)
 	return 0;
 }
 
-/* Connects (if not connected) and prepares the session: the stage table. */
-static int ensure_conn(jd_sink *k, sl_err *err)
+/* Prepares a new session: the stage table of a keyed sink. */
+static int prepare_session(jd_sink *k, sl_err *err)
 {
-	if (k->conn && PQstatus(k->conn) == CONNECTION_OK)
-		return 0;
-	PQfinish(k->conn);
-	if (!(k->conn = sl__pg_connect(&k->params, k->what, err)))
-		return SL_EIO;
 	if (k->stage_sql) {
 		PGresult *r = sl__pg_exec(k->conn, k->stage_sql, PGRES_COMMAND_OK, k->what,
 		                          "creating the temporary stage table", err);
@@ -290,6 +285,17 @@ static int ensure_conn(jd_sink *k, sl_err *err)
 		PQclear(r);
 	}
 	return 0;
+}
+
+/* Connects (if not connected) and prepares the session. */
+static int ensure_conn(jd_sink *k, sl_err *err)
+{
+	if (k->conn && PQstatus(k->conn) == CONNECTION_OK)
+		return 0;
+	PQfinish(k->conn);
+	if (!(k->conn = sl__pg_connect(&k->params, k->what, err)))
+		return SL_EIO;
+	return prepare_session(k, err);
 }
 
 static int jd_open(sl_sink *s, sl_err *err)
@@ -302,10 +308,8 @@ static int jd_open(sl_sink *s, sl_err *err)
 	                             &k->tab, k->what, err)) ||
 	    (rc = build_sql(k, err)))
 		return rc;
-	PQfinish(k->conn); /* ensure_conn prepares the session */
-	k->conn = NULL;
 	k->last_flush_us = s->proc_now;
-	return ensure_conn(k, err);
+	return prepare_session(k, err);
 }
 
 /* ---- applying a batch of changes --------------------------------------------- */

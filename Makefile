@@ -25,10 +25,10 @@ CFLAGS_ALL   := -std=gnu11 $(WARN) -fvisibility=hidden -fno-strict-aliasing $(CF
 PCRE_CFLAGS  := $(shell pkg-config --cflags libpcre2-8 2>/dev/null)
 PCRE_LIBS    := $(shell pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8)
 # librocksdb is loaded at run time by the RocksDB backend (src/state/rocksdb_dl.h)
-# libpq: the jdbc connector (src/connector/conn_jdbc.c, conn_pg.c)
+# libpq's header: the jdbc connector (src/connector/conn_pg.c) loads libpq
+# with dlopen when a job configures a jdbc table (conn_pg_dl.h)
 PQ_CFLAGS    := $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)
-PQ_LIBS      := $(shell pkg-config --libs libpq 2>/dev/null || echo -lpq)
-LIBS    := $(PCRE_LIBS) $(PQ_LIBS) -ldl -lm -lpthread
+LIBS    := $(PCRE_LIBS) -ldl -lm -lpthread
 
 LIB_SRC  := $(shell find src -name '*.c' ! -path 'src/cli/*' | sort)
 CLI_SRC  := $(shell find src/cli -name '*.c' | sort)

@@ -43,8 +43,10 @@
  *       bounded by the checkpoint interval: one line per changed key for
  *       an upsert sink, every row for an append sink.
  * Failed statements are retried 'sink.max-retries' times (default 3) on a
- * new connection after 1 s, 2 s, ... (Flink's back-off); the exactly-once
- * transaction is safe to retry, its progress check makes it idempotent.
+ * new connection after 1 s, 2 s, ... (Flink's back-off) when the failure
+ * may pass (the connection, a serialization failure: sl__pg_retryable), not
+ * for a value the table refuses; the exactly-once transaction is safe to
+ * retry, its progress check makes it idempotent.
  * Single-threaded, like every connector; the checkpoint child (fork) never
  * touches the connection.
  */
@@ -470,7 +472,7 @@ static int apply(jd_sink *k, const sl_buf *lines, int deletes, int64_t id, sl_er
 		k->fenced = 0;
 		sl_err_clear(err);
 		if (!(rc = apply_once(k, lines, deletes, id, err)) || k->fenced ||
-		    attempt >= k->retries)
+		    attempt >= k->retries || !sl__pg_retryable(k->conn))
 			break;
 		if (k->conn && PQstatus(k->conn) != CONNECTION_OK) {
 			PQfinish(k->conn);
@@ -745,7 +747,8 @@ static int jd_recover(sl_sink *s, sl_snap_reader *r, sl_err *err)
 	for (int64_t attempt = 0;; attempt++) {
 		k->fenced = 0;
 		sl_err_clear(err);
-		if (!(rc = recover_once(k, &lines, id, err)) || k->fenced || attempt >= k->retries)
+		if (!(rc = recover_once(k, &lines, id, err)) || k->fenced || attempt >= k->retries ||
+		    !sl__pg_retryable(k->conn))
 			break;
 		if (k->conn && PQstatus(k->conn) != CONNECTION_OK) {
 			PQfinish(k->conn);

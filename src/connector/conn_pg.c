@@ -27,8 +27,9 @@
  * configured.  sluice keeps microseconds, PostgreSQL's precision too, so
  * no timestamp loses digits.
  *
- * Stateless apart from the per-thread message buffer; connections are the
- * callers'.
+ * libpq is loaded at run time (conn_pg_dl.h) by sl__pg_params_init, which
+ * every user calls first.  Stateless apart from the per-thread message
+ * buffer; connections are the callers'.
  */
 #include "conn_pg.h"
 #include "sluice.h"
@@ -44,6 +45,7 @@
 #define PG_DEFAULT_CONNECT_TIMEOUT "10"
 
 static _Thread_local char msgbuf[SL_ERR_MAX];
+static _Thread_local char last_state[6]; /* SQLSTATE of the last error read */
 
 /* ---- connection parameters ------------------------------------------------- */
 
@@ -236,6 +238,10 @@ int sl__pg_params_init(sl_pg_params *p, const char *url, const char *user,
 {
 	int rc = 0;
 	memset(p, 0, sizeof *p);
+	if ((rc = sl__pq_load(err))) {
+		sl_err_prefix(err, "%s", what);
+		return rc;
+	}
 	if (!strncmp(url, "jdbc:", 5)) {
 		if (strncmp(url, "jdbc:postgresql:", 16))
 			return sl_err_set(err, SL_EINVAL, "%s: 'url' = '%s': only PostgreSQL "
@@ -308,16 +314,30 @@ const char *sl__pg_result_error(const PGresult *r)
 {
 	const char *m = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 	const char *st = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+	const char *ctx = r ? PQresultErrorField(r, PG_DIAG_CONTEXT) : NULL;
+	snprintf(last_state, sizeof last_state, "%s", st ? st : "");
 	if (!m)
 		return trim_msg(r ? PQresultErrorMessage(r) : "no result (connection lost?)");
 	char tmp[SL_ERR_MAX];
-	snprintf(tmp, sizeof tmp, "%s%s%s%s", m, st ? " (SQLSTATE " : "", st ? st : "",
-	         st ? ")" : "");
+	snprintf(tmp, sizeof tmp, "%s%s%s%s%s%.300s", m, st ? " (SQLSTATE " : "", st ? st : "",
+	         st ? ")" : "", ctx ? "; " : "", ctx ? ctx : "");
 	return trim_msg(tmp);
+}
+
+int sl__pg_retryable(const PGconn *c)
+{
+	static const char *const classes[] = {"08", "40", "53", "57", "58"};
+	if (!c || PQstatus(c) != CONNECTION_OK || !last_state[0])
+		return 1;
+	for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
+		if (!strncmp(last_state, classes[i], 2))
+			return 1;
+	return 0;
 }
 
 PGconn *sl__pg_connect(const sl_pg_params *p, const char *what, sl_err *err)
 {
+	last_state[0] = 0;
 	PGconn *c = PQconnectdbParams(p->kw, (const char *const *)p->val, 1);
 	if (c && PQstatus(c) == CONNECTION_OK) {
 		PQsetNoticeProcessor(c, NULL, NULL);
@@ -332,6 +352,7 @@ PGconn *sl__pg_connect(const sl_pg_params *p, const char *what, sl_err *err)
 PGresult *sl__pg_exec(PGconn *c, const char *sql, ExecStatusType expect, const char *what,
                       const char *doing, sl_err *err)
 {
+	last_state[0] = 0;
 	PGresult *r = PQexec(c, sql);
 	if (r && PQresultStatus(r) == expect)
 		return r;

@@ -14,6 +14,8 @@
 
 #include <libpq-fe.h>
 
+#include "conn_pg_dl.h" /* libpq's functions, loaded at run time */
+
 #define SL_PG_MAX_PARAMS 24
 
 /* What libpq is given: keyword/value pairs (NULL-terminated arrays for
@@ -35,7 +37,8 @@ typedef struct sl_pg_params {
  * ('postgresql://...', 'postgres://...') or a conninfo string
  * ('host=... port=...'), then `user` and `password` (the 'username' and
  * 'password' options; NULL = not given).  No I/O: a URI or conninfo is
- * checked with PQconninfoParse.  Fills p (free with sl__pg_params_free);
+ * checked with PQconninfoParse.  Loads libpq first (conn_pg_dl.h): every
+ * other function here needs a successful call of this one before.  Fills p (free with sl__pg_params_free);
  * returns 0 or SL_EINVAL with err naming `what` (e.g. "sink 't'").
  */
 int sl__pg_params_init(sl_pg_params *p, const char *url, const char *user,
@@ -46,10 +49,20 @@ void sl__pg_params_free(sl_pg_params *p);
  * PostgreSQL at <where>: <libpq's reason>") on failure. */
 PGconn *sl__pg_connect(const sl_pg_params *p, const char *what, sl_err *err);
 
+/* Whether the last failure on c is worth retrying on a new connection: the
+ * connection is gone, or the last error read (sl__pg_result_error) has no
+ * SQLSTATE or one of classes 08 (connection), 40 (transaction rollback:
+ * serialization failure, deadlock), 53 (insufficient resources), 57
+ * (operator intervention) or 58 (system error).  A data error (22, 23,
+ * 42...) is not: repeating the statement would fail the same way. */
+int sl__pg_retryable(const PGconn *c);
+
 /* libpq's last message for c, without its trailing newline, in a static
  * per-thread buffer. */
 const char *sl__pg_error(const PGconn *c);
-/* The message of result r (its primary message and SQLSTATE), likewise. */
+/* The message of result r (its primary message, SQLSTATE and context: a
+ * COPY's line and column), likewise; remembers the SQLSTATE for
+ * sl__pg_retryable. */
 const char *sl__pg_result_error(const PGresult *r);
 
 /* Runs sql (one or more statements) and checks that the last result is

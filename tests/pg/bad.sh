@@ -17,7 +17,8 @@ fail=0
 psql_q "CREATE TABLE good (id bigint, v text);
         CREATE TABLE mism (id bigint, amount integer);
         CREATE TABLE nokey (id bigint, v text);
-        CREATE TABLE seq (id bigint PRIMARY KEY, v text);"
+        CREATE TABLE seq (id bigint PRIMARY KEY, v text);
+        CREATE TABLE short (id bigint, v varchar(2));"
 job() { # table-name columns extra-options (PW: the password)
 	cat <<SQL
 CREATE TABLE src (n BIGINT) WITH ('connector' = 'datagen', 'fields.n.kind' = 'sequence',
@@ -50,6 +51,13 @@ expect_fail "no unique constraint for the key" "table 'nokey' has no PRIMARY KEY
 { job good "id BIGINT, v STRING" "" | sed "s|'url' = '[^']*'|'url' = 'jdbc:postgresql://127.0.0.1:1/x?reWriteBatchedInserts=true'|"
   echo "INSERT INTO t SELECT n, 'x' FROM src;"; } > "$W/url.sql"
 expect_fail "a JDBC parameter libpq lacks (EXPLAIN, no connection)" "the JDBC URL parameter 'reWriteBatchedInserts' has no libpq equivalent" url.sql explain
+# a value the table refuses: no retry (it would fail the same way), the
+# message says the row and column
+{ job short "id BIGINT, v STRING" ""; echo "INSERT INTO t SELECT n, CASE WHEN n = 60 THEN 'toolong' ELSE 'x' END FROM src;"; } > "$W/long.sql"
+t0=$(date +%s)
+expect_fail "a value too long for its column (no retry)" "COPY into 'short' failed: value too long for type character varying(2) (SQLSTATE 22001); COPY short, line " long.sql
+grep -qF 'column v: "toolong"' "$W/log" || { echo "FAIL the message does not name the column and value"; fail=1; }
+[ $(($(date +%s) - t0)) -le 2 ] || { echo "FAIL the refused value was retried ($(($(date +%s) - t0)) s)"; fail=1; }
 n=$(psql_q "SELECT (SELECT count(*) FROM good) + (SELECT count(*) FROM mism) + (SELECT count(*) FROM nokey)")
 [ "$n" = 0 ] && echo "ok   no row written by the failed jobs" || { echo "FAIL $n rows written"; fail=1; }
 

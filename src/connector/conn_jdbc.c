@@ -294,7 +294,8 @@ static int ensure_conn(jd_sink *k, sl_err *err)
 {
 	if (k->conn && PQstatus(k->conn) == CONNECTION_OK)
 		return 0;
-	PQfinish(k->conn);
+	if (k->conn)
+		PQfinish(k->conn);
 	if (!(k->conn = sl__pg_connect(&k->params, k->what, err)))
 		return SL_EIO;
 	return prepare_session(k, err);
@@ -769,7 +770,8 @@ static int jd_can_update(const sl_conn_args *a)
 static void jd_close(sl_sink *s)
 {
 	jd_sink *k = (jd_sink *)s;
-	PQfinish(k->conn);
+	if (k->conn) /* libpq may not be loaded when configure failed early */
+		PQfinish(k->conn);
 	k->conn = NULL;
 	sl__pg_table_free(&k->tab);
 	sl__pg_params_free(&k->params);

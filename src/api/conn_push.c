@@ -8,6 +8,8 @@
  * option 'sluice.poll.format' = 'text', as Flink's print text without the
  * kind prefix ("[u1, 30.00]").  Accepts updating streams; a table with a
  * PRIMARY KEY receives them as upserts (+I/+U/-D by key, no -U: conn.h).
+ * A batch's rows are queued at once, under the queue's lock: at
+ * parallelism > 1 each instance of the sink runs on its own thread.
  */
 #include "engine_int.h"
 #include "../data/valtext.h"
@@ -22,6 +24,7 @@ typedef struct push_sink {
 	struct sl_engine *engine;
 	sl_encoder *enc;
 	sl_buf line;
+	sl_buf rec;    /* the batch's records, queued under one lock */
 	const char *tz;
 	uint8_t *ins;  /* all +I, for the JSON encoder */
 } push_sink;
@@ -32,6 +35,7 @@ static int push_configure(sl_sink *k, const sl_conn_args *a, sl_err *err)
 	push_sink *s = (push_sink *)k;
 	s->engine = a->engine;
 	s->tz = a->tz;
+	sl_buf_init(&s->rec);
 	if (!s->engine)
 		return sl_err_set(err, SL_EINVAL, "the 'push' connector needs the C API's engine");
 	sl_opts_get(a->opts, "format"); /* accepted and ignored: rows are JSON */
@@ -72,11 +76,13 @@ static int push_write(sl_sink *k, const sl_batch *b, sl_err *err)
 		}
 		if (rc)
 			return rc;
-		if ((rc = sl__engine_enqueue(s->engine, k->table, b->op[row], s->line.p, s->line.len)))
+		if ((rc = sl__engine_record(&s->rec, k->table, b->op[row], s->line.p, s->line.len)))
 			return sl_err_set(err, rc, "out of memory");
 		k->rows_written++;
 	}
-	return 0;
+	int rc = sl__engine_enqueue_records(s->engine, &s->rec);
+	sl_buf_clear(&s->rec);
+	return rc ? sl_err_set(err, rc, "out of memory") : 0;
 }
 
 static void push_close(sl_sink *k)
@@ -84,6 +90,7 @@ static void push_close(sl_sink *k)
 	push_sink *s = (push_sink *)k;
 	sl_encoder_free(s->enc);
 	sl_buf_deinit(&s->line);
+	sl_buf_deinit(&s->rec);
 	free(s->ins);
 }
 

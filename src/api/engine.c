@@ -21,7 +21,10 @@
 #include "engine_int.h"
 #include "../exec/ops.h"
 #include "../plan/plan.h"
+#include "../data/keygroup.h"
+#include "../runtime/cpus.h"
 #include "../runtime/instantiate.h"
+#include "../runtime/prun.h"
 #include "../runtime/run.h"
 #include "../sql/parser.h"
 #include "../base/timeutil.h"
@@ -46,6 +49,7 @@ int sl_engine_open(sl_engine **out)
 	sl_opts_init(&e->session, &e->opt_arena);
 	sl_arena_init(&e->job_arena, 64 * 1024);
 	sl_coord_init(&e->ck);
+	pthread_mutex_init(&e->queue_mu, NULL);
 	e->proc_manual = -1;
 	*out = e;
 	return 0;
@@ -56,6 +60,8 @@ static void job_close(sl_engine *e)
 	sl_coord_close(&e->ck);
 	if (!e->job)
 		return;
+	sl_prun_free(e->prun); /* joins its threads first */
+	e->prun = NULL;
 	sl_graph_deinit(&e->graph);
 	sl_state_backend_close(e->state);
 	e->state = NULL;
@@ -83,6 +89,8 @@ void sl_engine_close(sl_engine *e)
 	sl_buf_deinit(&e->stats);
 	sl_buf_deinit(&e->warnings);
 	sl_buf_deinit(&e->queue);
+	sl_buf_deinit(&e->queue_spare);
+	pthread_mutex_destroy(&e->queue_mu);
 	free(e);
 }
 
@@ -135,6 +143,46 @@ static int explain_backend(const char *type, sl_err *err)
 	                  "unknown state backend '%s' (supported: 'hashmap', 'rocksdb')", type);
 }
 
+/*
+ * The job's parallelism: 'parallelism.default' (explicit: set by the user),
+ * by default the CPUs this process may use (cpus.h), at most
+ * 'pipeline.max-parallelism'.  Checkpointing at parallelism > 1 (barriers,
+ * docs/parallel.md §5) is step 5 of issue 10: until it lands a job with
+ * checkpointing on runs at 1, with a warning when the user asked for
+ * more (a job reading a push table too: plan_par.c).  0 or SL_EINVAL.
+ */
+static int job_parallelism(sl_engine *e, int explain_only, int *par, int *explicit_)
+{
+	int64_t v = 1, maxp = SL_KG_DEFAULT_MAXP;
+	*explicit_ = sl_opts_get(&e->session, "parallelism.default") != NULL;
+	int rc = sl_opts_int(&e->session, "parallelism.default", sl_cpus_available(), &v, &e->err);
+	if (!rc)
+		rc = sl_opts_int(&e->session, "pipeline.max-parallelism", SL_KG_DEFAULT_MAXP, &maxp,
+		                 &e->err);
+	if (rc)
+		return rc;
+	if (v < 1)
+		return sl_err_set(&e->err, SL_EINVAL, "'parallelism.default' must be at least 1, not "
+		                  "%lld", (long long)v);
+	if (v > maxp && *explicit_)
+		return sl_err_set(&e->err, SL_EINVAL, "'parallelism.default' = %lld exceeds "
+		                  "'pipeline.max-parallelism' = %lld (the number of key groups)",
+		                  (long long)v, (long long)maxp);
+	if (v > maxp)
+		v = maxp;
+	int ckpt = explain_only ? sl_opts_get(&e->session, "execution.checkpointing.interval") != NULL
+	                        : e->ck.on;
+	if (v > 1 && ckpt) {
+		if (*explicit_)
+			sl_buf_printf(&e->warnings, "warning: 'parallelism.default' = %lld is not used: "
+			              "checkpointing at parallelism above 1 is not built yet (issue 10 "
+			              "step 5); the job runs at parallelism 1\n", (long long)v);
+		v = 1;
+	}
+	*par = (int)v;
+	return 0;
+}
+
 static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 {
 	if (e->job)
@@ -178,12 +226,24 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 	pa.attempt = e->ck.attempt;
 	sl_buf_clear(&e->warnings);
 	pa.warnings = &e->warnings;
-	sl_pplan plan;
-	rc = sl_plan_job(&pa, stmts, n, &plan, &e->explain, &e->err);
-	if (!rc && !explain_only)
-		rc = sl_instantiate(&plan, &e->graph, &e->err);
-	if (!rc && !explain_only)
-		rc = sl_graph_open(&e->graph, &e->err);
+	if ((rc = job_parallelism(e, explain_only, &pa.parallelism, &pa.parallelism_explicit))) {
+		job_close(e);
+		return rc;
+	}
+	sl_pplan *plan = &e->plan;
+	rc = sl_plan_job(&pa, stmts, n, plan, &e->explain, &e->err);
+	if (!rc && !explain_only && plan->par > 1) {
+		int64_t maxp = SL_KG_DEFAULT_MAXP;
+		rc = sl_opts_int(&e->session, "pipeline.max-parallelism", SL_KG_DEFAULT_MAXP, &maxp,
+		                 &e->err);
+		if (!rc && !(e->prun = sl_prun_new(plan, backend, &e->session, (int)maxp,
+		                                   e->proc_manual, e->graph.ectx.tz, &e->err)))
+			rc = e->err.code ? e->err.code : SL_ERUNTIME;
+	} else if (!rc && !explain_only) {
+		rc = sl_instantiate(plan, &e->graph, &e->err);
+		if (!rc)
+			rc = sl_graph_open(&e->graph, &e->err);
+	}
 	if (!rc && !explain_only)
 		rc = sl_coord_restore(&e->ck, &e->finished);
 	if (rc || explain_only)
@@ -324,7 +384,7 @@ int sl_run(sl_engine *e)
 	sl_err_clear(&e->err);
 	if (!e->job || e->finished)
 		return 0;
-	int rc = sl_runtime_run(&e->graph, &e->ck, &e->err);
+	int rc = e->prun ? sl_prun_run(e->prun, &e->err) : sl_runtime_run(&e->graph, &e->ck, &e->err);
 	if (rc == 1)
 		e->finished = 1;
 	if (rc >= 0)
@@ -354,7 +414,8 @@ int sl_stop_complete(sl_engine *e, int drain, char *path, size_t cap)
 	if (!e->job || e->failed)
 		return sl_err_set(&e->err, SL_EINVAL, "%s%s", e->job ? "the job stopped after an "
 		                  "error: " : "no job to stop", e->job ? e->fail_msg : "");
-	int rc = sl_runtime_stop_publish(&e->graph, drain, &e->err);
+	int rc = e->prun ? sl_prun_finish_stop(e->prun, drain, &e->err)
+	                 : sl_runtime_stop_publish(&e->graph, drain, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;
@@ -364,6 +425,10 @@ int sl_set_processing_time(sl_engine *e, int64_t micros)
 {
 	sl_err_clear(&e->err);
 	e->proc_manual = micros < 0 ? -1 : micros;
+	if (e->prun)
+		return sl_err_set(&e->err, SL_ENOTSUP, "the manual processing-time clock cannot move "
+		                  "while a job runs at parallelism above 1 (each instance has its own "
+		                  "clock); SET 'parallelism.default' = '1'");
 	if (e->job) {
 		e->graph.proc_manual = e->proc_manual;
 		if (e->failed)
@@ -388,7 +453,9 @@ const char *sl_checkpoint_log(sl_engine *e)
 
 void sl_stop(sl_engine *e)
 {
-	if (e && e->job)
+	if (e && e->job && e->prun)
+		sl_prun_stop(e->prun); /* an atomic store: called from signal handlers */
+	else if (e && e->job)
 		e->graph.stop = 1;
 }
 
@@ -398,7 +465,10 @@ static void fail_job(sl_engine *e)
 {
 	e->failed = 1;
 	snprintf(e->fail_msg, sizeof(e->fail_msg), "%s", e->err.msg);
-	sl_runtime_publish_on_error(&e->graph, &e->ck);
+	if (e->prun)
+		sl_prun_publish_on_error(e->prun);
+	else
+		sl_runtime_publish_on_error(&e->graph, &e->ck);
 }
 
 static sl_op *push_scan(sl_engine *e, const char *table)
@@ -467,15 +537,32 @@ int sl_push_end(sl_engine *e, const char *table)
 
 /* ---- result queue ------------------------------------------------------ */
 
-int sl__engine_enqueue(sl_engine *e, const char *table, int kind, const char *text, size_t len)
+int sl__engine_record(sl_buf *rec, const char *table, int kind, const char *text, size_t len)
 {
 	uint32_t tl = (uint32_t)strlen(table), l = (uint32_t)len;
 	uint8_t k = (uint8_t)kind;
-	if (sl_buf_append(&e->queue, &tl, 4) || sl_buf_append(&e->queue, table, tl) ||
-	    sl_buf_append(&e->queue, &k, 1) || sl_buf_append(&e->queue, &l, 4) ||
-	    sl_buf_append(&e->queue, text, len))
+	if (sl_buf_append(rec, &tl, 4) || sl_buf_append(rec, table, tl) ||
+	    sl_buf_append(rec, &k, 1) || sl_buf_append(rec, &l, 4) || sl_buf_append(rec, text, len))
 		return SL_ENOMEM;
 	return 0;
+}
+
+int sl__engine_enqueue_records(sl_engine *e, const sl_buf *rec)
+{
+	if (!rec->len)
+		return 0;
+	pthread_mutex_lock(&e->queue_mu);
+	int rc = sl_buf_append(&e->queue, rec->p, rec->len) ? SL_ENOMEM : 0;
+	pthread_mutex_unlock(&e->queue_mu);
+	return rc;
+}
+
+int sl__engine_enqueue(sl_engine *e, const char *table, int kind, const char *text, size_t len)
+{
+	pthread_mutex_lock(&e->queue_mu);
+	int rc = sl__engine_record(&e->queue, table, kind, text, len);
+	pthread_mutex_unlock(&e->queue_mu);
+	return rc;
 }
 
 int sl_poll(sl_engine *e, sl_row_cb cb, void *ctx)
@@ -483,9 +570,16 @@ int sl_poll(sl_engine *e, sl_row_cb cb, void *ctx)
 	int rc = start_values(e);
 	if (rc)
 		return rc;
+	/* take the queue: at parallelism > 1 sink instances may still append */
+	pthread_mutex_lock(&e->queue_mu);
+	sl_buf q = e->queue;
+	e->queue = e->queue_spare;
+	sl_buf_clear(&e->queue);
+	sl_buf_init(&e->queue_spare);
+	pthread_mutex_unlock(&e->queue_mu);
 	/* no row queued yet: p is NULL, and NULL + 0 is undefined (fuzz_snapshot
 	 * found it: corpus/snapshot/regress_poll_empty_queue.snap) */
-	const char *p = e->queue.p, *end = p ? p + e->queue.len : p;
+	const char *p = q.p, *end = p ? p + q.len : p;
 	int n = 0;
 	char tname[256];
 	while (p < end) {
@@ -501,7 +595,13 @@ int sl_poll(sl_engine *e, sl_row_cb cb, void *ctx)
 		p += l;
 		n++;
 	}
-	sl_buf_clear(&e->queue);
+	sl_buf_clear(&q);
+	pthread_mutex_lock(&e->queue_mu);
+	if (!e->queue_spare.p)
+		e->queue_spare = q;
+	else
+		sl_buf_deinit(&q);
+	pthread_mutex_unlock(&e->queue_mu);
 	return n;
 }
 
@@ -512,6 +612,9 @@ int sl_snapshot(sl_engine *e, void **buf, size_t *len)
 	sl_err_clear(&e->err);
 	if (!e->job)
 		return sl_err_set(&e->err, SL_EINVAL, "no job to snapshot");
+	if (e->prun)
+		return sl_err_set(&e->err, SL_ENOTSUP, "snapshots of a job at parallelism above 1 are "
+		                  "not built yet (issue 10 step 5); SET 'parallelism.default' = '1'");
 	sl_snap_writer w;
 	sl_snap_writer_init(&w);
 	int rc = sl_graph_snapshot(&e->graph, &w, &e->err);
@@ -529,6 +632,9 @@ int sl_restore(sl_engine *e, const void *buf, size_t len)
 	sl_err_clear(&e->err);
 	if (!e->job)
 		return sl_err_set(&e->err, SL_EINVAL, "no job to restore into");
+	if (e->prun)
+		return sl_err_set(&e->err, SL_ENOTSUP, "restoring a job at parallelism above 1 is not "
+		                  "built yet (issue 10 step 5); SET 'parallelism.default' = '1'");
 	sl_snap_reader r;
 	sl_snap_reader_init(&r, buf, len);
 	return sl_graph_restore(&e->graph, &r, &e->err);
@@ -546,41 +652,86 @@ static void wm_text(int64_t wm, char *buf)
 		sl_ts_format(wm, 3, 0, 0, buf);
 }
 
+/* The lines of one operator, whose instances are inst[0..n) (one at
+ * parallelism 1): counters summed over the instances, the final watermark
+ * their minimum. */
+static void op_stats(sl_buf *b, int id, sl_op *const *inst, int n, int verbose)
+{
+	sl_op *op = inst[0];
+	sl_op_stats sum = {0};
+	int64_t skipped = 0, events = 0, out_wm = SL_WM_MAX;
+	unsigned long long expired = 0;
+	for (int k = 0; k < n; k++) {
+		const sl_op_stats *s = &inst[k]->stats;
+		sum.rows_in += s->rows_in;
+		sum.rows_out += s->rows_out;
+		sum.late_dropped += s->late_dropped;
+		sum.late_diverted += s->late_diverted;
+		sum.late_corrected += s->late_corrected;
+		if (inst[k]->out_wm < out_wm)
+			out_wm = inst[k]->out_wm;
+		if (op->nin == 0 && op->vt->kind == SL_OPK_SCAN) {
+			skipped += sl_op_scan_skipped(inst[k]);
+			events += sl_op_scan_events_skipped(inst[k]);
+		}
+		if (inst[k]->ttl_chain)
+			expired += sl_state_ttl_chain_removed(inst[k]->ttl_chain);
+	}
+	const sl_op_stats *s = &sum;
+	char wm[48];
+	wm_text(out_wm, wm);
+	sl_sink *k = sl_op_sink_get(op);
+	if (op->nin == 0 && op->vt->kind != SL_OPK_SCAN) {
+		sl_buf_printf(b, "source #%d %s: %lld rows\n", id, op->vt->name,
+		              (long long)s->rows_out); /* VALUES */
+	} else if (op->nin == 0) {
+		sl_buf_printf(b, "source %s: %lld rows read, %lld skipped, final watermark %s\n",
+		              sl_op_scan_table(op), (long long)s->rows_out, (long long)skipped, wm);
+		if (events)
+			sl_buf_printf(b, "source %s: %lld change events without a row skipped "
+			              "(tombstones, truncates, messages)\n", sl_op_scan_table(op),
+			              (long long)events);
+	} else if (k) {
+		sl_buf_printf(b, "sink %s: %lld rows written\n", k->table, (long long)s->rows_in);
+	} else if ((op->vt->flags & SL_OPF_LATE_STATS) || s->late_dropped || s->late_diverted) {
+		sl_buf_printf(b, "#%d %s: %lld late rows dropped, %lld diverted, %lld corrections\n",
+		              id, op->vt->name, (long long)s->late_dropped,
+		              (long long)s->late_diverted, (long long)s->late_corrected);
+	}
+	if (op->ttl_chain)
+		sl_buf_printf(b, "#%d %s: %llu expired state entries removed (state TTL, this "
+		              "run)\n", id, op->vt->name, expired);
+	if (verbose && n > 1)
+		sl_buf_printf(b, "  #%d %s: in %lld, out %lld, watermark %s, %d instances\n", id,
+		              op->vt->name, (long long)s->rows_in, (long long)s->rows_out, wm, n);
+	else if (verbose)
+		sl_buf_printf(b, "  #%d %s: in %lld, out %lld, watermark %s\n", id,
+		              op->vt->name, (long long)s->rows_in, (long long)s->rows_out, wm);
+}
+
+/* At parallelism > 1 an operator is named by its plan node's id (the
+ * graphs of its instances number their operators otherwise). */
 const char *sl_job_stats(sl_engine *e, int verbose)
 {
 	sl_buf *b = &e->stats;
 	sl_buf_clear(b);
-	for (int i = 0; e->job && i < e->graph.nops; i++) {
-		sl_op *op = e->graph.ops[i];
-		const sl_op_stats *s = &op->stats;
-		char wm[48];
-		wm_text(op->out_wm, wm);
-		sl_sink *k = sl_op_sink_get(op);
-		if (op->nin == 0 && op->vt->kind != SL_OPK_SCAN) {
-			sl_buf_printf(b, "source #%d %s: %lld rows\n", op->id, op->vt->name,
-			              (long long)s->rows_out); /* VALUES */
-		} else if (op->nin == 0) {
-			sl_buf_printf(b, "source %s: %lld rows read, %lld skipped, final watermark %s\n",
-			              sl_op_scan_table(op), (long long)s->rows_out,
-			              (long long)sl_op_scan_skipped(op), wm);
-			if (sl_op_scan_events_skipped(op))
-				sl_buf_printf(b, "source %s: %lld change events without a row skipped "
-				              "(tombstones, truncates, messages)\n", sl_op_scan_table(op),
-				              (long long)sl_op_scan_events_skipped(op));
-		} else if (k) {
-			sl_buf_printf(b, "sink %s: %lld rows written\n", k->table, (long long)s->rows_in);
-		} else if ((op->vt->flags & SL_OPF_LATE_STATS) || s->late_dropped || s->late_diverted) {
-			sl_buf_printf(b, "#%d %s: %lld late rows dropped, %lld diverted, %lld corrections\n",
-			              op->id, op->vt->name, (long long)s->late_dropped,
-			              (long long)s->late_diverted, (long long)s->late_corrected);
+	if (e->job && e->prun) {
+		sl_op *inst[SL_KG_MAX_MAXP > 1024 ? 1024 : SL_KG_MAX_MAXP];
+		for (int i = 0; i < e->plan.n; i++) {
+			int n = sl_prun_ninst(e->prun, i);
+			if (n > 1024)
+				n = 1024;
+			for (int k = 0; k < n; k++)
+				inst[k] = sl_prun_op(e->prun, i, k);
+			if (n < 1 || !inst[0])
+				continue;
+			op_stats(b, i, inst, n, verbose);
 		}
-		if (op->ttl_chain)
-			sl_buf_printf(b, "#%d %s: %llu expired state entries removed (state TTL, this "
-			              "run)\n", op->id, op->vt->name,
-			              (unsigned long long)sl_state_ttl_chain_removed(op->ttl_chain));
 		if (verbose)
-			sl_buf_printf(b, "  #%d %s: in %lld, out %lld, watermark %s\n", op->id,
-			              op->vt->name, (long long)s->rows_in, (long long)s->rows_out, wm);
+			sl_prun_edge_stats(e->prun, b);
+		return sl_buf_cstr(b);
 	}
+	for (int i = 0; e->job && i < e->graph.nops; i++)
+		op_stats(b, e->graph.ops[i]->id, &e->graph.ops[i], 1, verbose);
 	return sl_buf_cstr(b);
 }

@@ -11,11 +11,14 @@
 #ifndef SL_ENGINE_INT_H
 #define SL_ENGINE_INT_H
 
+#include <pthread.h>
+
 #include "sluice.h"
 #include "../base/buf.h"
 #include "../base/err.h"
 #include "../base/opts.h"
 #include "../exec/graph.h"
+#include "../exec/pnode.h"
 #include "../plan/catalog.h"
 #include "../runtime/ckpt_coord.h"
 #include "../state/state.h"
@@ -30,7 +33,9 @@ struct sl_engine {
 	/* the job */
 	int job;                 /* a job has been planned and opened */
 	sl_arena job_arena;
-	sl_graph graph;
+	sl_graph graph;          /* the job at parallelism 1 (empty above) */
+	struct sl_prun *prun;    /* the job above parallelism 1, or NULL */
+	sl_pplan plan;           /* the job's plan (job_arena) */
 	sl_state_backend *state;
 	int finished;            /* all sources ended */
 	int failed;              /* the job stopped on an error (docs/semantics.md §4) */
@@ -43,6 +48,8 @@ struct sl_engine {
 	sl_coord ck;             /* the job's checkpoint coordinator */
 	/* result queue: records [u32 table len][table][u8 kind][u32 len][text] */
 	sl_buf queue;
+	sl_buf queue_spare;      /* sl_poll swaps it with queue (keeps both capacities) */
+	pthread_mutex_t queue_mu; /* several sink instances append (prun.h) */
 	int queue_text;          /* 1: rows as Flink text, 0: JSON */
 	int select_to_print;     /* bare SELECT -> print sink (CLI) */
 };
@@ -56,5 +63,11 @@ extern const struct sl_sink_vtab sl_push_sink_vtab;
 /* Appends a result row to the queue (used by the push sink). */
 int sl__engine_enqueue(struct sl_engine *e, const char *table, int kind, const char *text,
                        size_t len);
+
+/* Appends a result row to rec in the queue's record format, and rec's
+ * records to the queue, under its lock (one lock per batch: the push
+ * sink's instances run on several threads at parallelism > 1). */
+int sl__engine_record(sl_buf *rec, const char *table, int kind, const char *text, size_t len);
+int sl__engine_enqueue_records(struct sl_engine *e, const sl_buf *rec);
 
 #endif

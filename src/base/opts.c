@@ -70,7 +70,10 @@ const char *sl_opts_get(const sl_opts *o, const char *key)
 	sl_opt *p = find(o, key);
 	if (!p)
 		return NULL;
-	p->used = 1;
+	/* relaxed atomic: the instances of a parallel job's connector may be
+	 * configured on several threads from one table's options */
+	if (!__atomic_load_n(&p->used, __ATOMIC_RELAXED))
+		__atomic_store_n(&p->used, 1, __ATOMIC_RELAXED);
 	return p->value;
 }
 
@@ -207,7 +210,7 @@ bad:
 const char *sl_opts_unused(const sl_opts *o)
 {
 	for (int i = 0; i < o->n; i++)
-		if (!o->v[i].used)
+		if (!__atomic_load_n(&o->v[i].used, __ATOMIC_RELAXED))
 			return o->v[i].key;
 	return NULL;
 }

@@ -5,7 +5,9 @@
  * as Flink's do.  Every lookup marks the key as used, so that after a
  * connector opened, sl_opts_unused() names the keys nobody read (reported
  * as "unsupported option" errors, as Flink does).  Strings are owned by the
- * arena given at construction.
+ * arena given at construction.  Lookups may run on several threads at once
+ * (the instances of a parallel job's connector configured from one table's
+ * options: the used mark is a relaxed atomic); setting may not.
  */
 #ifndef SL_OPTS_H
 #define SL_OPTS_H

@@ -38,6 +38,13 @@
  * holds the connector (op_scan.c, op_sink.c: the hooks of sl_op_vtab,
  * src/exec/op.h); the checkpoint coordinator (src/runtime/ckpt_coord.c)
  * drives them.
+ *
+ * Threads: a connector object is used by one thread at a time.  A parallel
+ * job opens one object per instance of a table's scan or sink
+ * (sl_conn_args.subtask / nsubtasks); instances share only the read-only
+ * arguments (configure may run on several threads at once over one
+ * table's options, base/opts.h) and the files, and keep their output and
+ * their splits apart as each connector's file says.
  */
 #ifndef SL_CONN_H
 #define SL_CONN_H
@@ -80,7 +87,9 @@ typedef struct sl_conn_args {
 	 * to instance k % nsubtasks, in split order) and ends at once without
 	 * any; a sink keeps its output apart from the other instances' (the
 	 * filesystem sink's part-file names).  Zero-initialized args mean one
-	 * instance: nsubtasks 0 is read as 1.
+	 * instance: nsubtasks 0 is read as 1; a subtask outside [0,
+	 * nsubtasks) is refused by configure.  Lookups ignore both (every
+	 * instance of a lookup join reads the whole table).
 	 */
 	int subtask;
 	int nsubtasks;
@@ -160,7 +169,19 @@ struct sl_source_vtab {
 	 * source without lines, such as datagen).
 	 */
 	int (*row_input)(sl_source *s, int row, const char **file, int64_t *line);
-	/* Position for checkpoints (file offset and line, generator state). */
+	/*
+	 * Position for checkpoints (file offset and line, generator state):
+	 * a source with splits saves its own splits' positions and
+	 * watermarks under the splits' ids.  restore, before the first read,
+	 * is called once per snapshot of the instances of the run that took
+	 * the checkpoint (all of them, in any order; one call after a run of
+	 * one instance): each instance keeps the splits it owns now and skips
+	 * the others, so a restore at another parallelism, or after a
+	 * directory gained a file that moved later splits to other
+	 * instances, resumes every split where it was.  The filesystem source
+	 * and datagen refuse (SL_ESTATE) at the first read when a snapshot
+	 * of that run is missing, rather than read a split twice.
+	 */
 	int (*snapshot)(sl_source *s, sl_snap_writer *w, sl_err *err);
 	int (*restore)(sl_source *s, sl_snap_reader *r, sl_err *err);
 	/*
@@ -239,7 +260,13 @@ struct sl_sink_vtab {
 	 * bytes pre_commit wrote for the restored checkpoint, publishes them if
 	 * not yet published and discards every other staged output (SL_ESTATE
 	 * when output of a newer checkpoint is already published).  The
-	 * connector's file documents its exact contract.
+	 * connector's file documents its exact contract.  Several instances:
+	 * each pre-commits its own output; a restore gives every record of the
+	 * checkpoint (one per old instance) to some new instance, at any new
+	 * parallelism, one recover call per record before the first write
+	 * (conn_fs_sink.c: a record may go to several; recover discards only
+	 * the unlisted output of the instance that wrote it), and a fresh
+	 * start calls recover(NULL) on every instance.
 	 */
 	int (*pre_commit)(sl_sink *k, int64_t ckpt_id, sl_snap_writer *w, sl_err *err);
 	int (*commit)(sl_sink *k, int64_t ckpt_id, sl_err *err);

@@ -36,6 +36,17 @@
  * row is still a function of the options and its row number.  The chunks
  * are read a batch each in turn.  An unbounded or throttled generator, or
  * one of more than DG_MAX_CHUNKS chunks (2^32 rows), is one split.
+ *
+ * Parallel instances (sl_conn_args.subtask of nsubtasks, docs/parallel.md
+ * §4 rule 5): instance i generates the chunks k with k % nsubtasks == i
+ * (chunk k is the same rows whatever the parallelism, so the union over
+ * the instances is the output at parallelism 1); a generator of one split
+ * is instance 0's, and an instance without rows ends at once.  So a
+ * throttled generator keeps its one 'rows-per-second' rate in instance 0
+ * rather than dividing it over instances as Flink's DataGen does: its rows
+ * and their order stay those of parallelism 1 (docs/sql.md, "where sluice
+ * differs").  Snapshots name chunks by their number in the whole
+ * generator; a restore takes every old instance's snapshot (dg_restore).
  */
 #include "conn_builtin.h"
 #include "sluice.h"
@@ -55,6 +66,7 @@
 #define DG_CHUNK_ROWS (1LL << 20) /* rows of a split of a bounded generator */
 #define DG_MAX_CHUNKS 4096          /* more chunks than this: one split */
 #define DG_SNAP_CHUNKED 0xffffffffu /* first u32 of a chunked snapshot */
+#define DG_SNAP_BY_ID 0xfffffffeu   /* ... of one of several instances */
 
 enum { GEN_RANDOM = 0, GEN_SEQUENCE = 1 };
 
@@ -107,6 +119,23 @@ typedef struct datagen_source {
 	int64_t *cwm;          /* per chunk: the scan's watermark (base.split_wm) */
 	int ndone;
 	int64_t chunk_rows;    /* DG_CHUNK_ROWS, or the test override */
+	/* Parallel instances (docs/parallel.md §4 rule 5): instance subtask
+	 * of nsub keeps the chunks k with k % nsub == subtask; the arrays
+	 * above hold those only, chunk j being chunk cid[j] of the whole
+	 * generator (of total chunks).  none: this instance generates nothing
+	 * (the generator is one split, instance 0's, or it has no chunk). */
+	int subtask, nsub;
+	int total;             /* chunks of the whole generator (0: one split) */
+	int *cid;              /* per chunk: its number in the whole generator */
+	int none;
+	/* Restores (dg_restore, once per snapshot of the previous run's
+	 * instances): how many so far, which chunks they named (every one
+	 * must be, checked at the first read), the watermarks restored. */
+	int nrestored;
+	int need_check;        /* a restore happened: check before the first read */
+	int one_named;         /* one-split mode: the split's state came */
+	uint8_t *cnamed;
+	int64_t *cwm_keep;
 } datagen_source;
 
 /* ---- random numbers -------------------------------------------------------- */
@@ -411,6 +440,7 @@ static int64_t mono_us(void)
 }
 
 static int64_t rows_left(const datagen_source *d);
+static int check_restored(datagen_source *d, sl_err *err);
 
 /*
  * Cuts a bounded generator into chunks of chunk_rows rows (the test-only
@@ -430,25 +460,39 @@ static int make_chunks(datagen_source *d, uint64_t seed, sl_err *err)
 	long long c = v ? atoll(v) : 0;
 	d->chunk_rows = c > 0 ? (int64_t)c : DG_CHUNK_ROWS;
 	int64_t total = rows_left(d);
-	if (d->rps > 0 || total == INT64_MAX || total <= d->chunk_rows)
+	int64_t n = total / d->chunk_rows + (total % d->chunk_rows != 0);
+	if (d->rps > 0 || total == INT64_MAX || total <= d->chunk_rows || n > DG_MAX_CHUNKS) {
+		/* one split (more than 2^32 rows: the chunks' state would be too
+		 * big), instance 0's */
+		d->none = d->subtask != 0;
 		return 0;
-	int64_t n = (total + d->chunk_rows - 1) / d->chunk_rows;
-	if (n > DG_MAX_CHUNKS)
-		return 0; /* more than 2^32 rows: one split (the chunks' state would be too big) */
-	d->nchunks = (int)n;
-	d->ccols = calloc((size_t)n * (size_t)(d->ncols ? d->ncols : 1), sizeof(gen_col));
-	d->cemitted = calloc((size_t)n, sizeof(int64_t));
-	d->clen = calloc((size_t)n, sizeof(int64_t));
-	d->cdone = calloc((size_t)n, 1);
-	d->cwm = calloc((size_t)n, sizeof(int64_t));
-	if (!d->ccols || !d->cemitted || !d->clen || !d->cdone || !d->cwm)
+	}
+	d->total = (int)n;
+	int own = (int)((n - d->subtask + d->nsub - 1) / d->nsub); /* k % nsub == subtask */
+	if (own <= 0) {
+		d->none = 1;
+		return 0;
+	}
+	d->nchunks = own;
+	d->ccols = calloc((size_t)own * (size_t)(d->ncols ? d->ncols : 1), sizeof(gen_col));
+	d->cemitted = calloc((size_t)own, sizeof(int64_t));
+	d->clen = calloc((size_t)own, sizeof(int64_t));
+	d->cdone = calloc((size_t)own, 1);
+	d->cwm = calloc((size_t)own, sizeof(int64_t));
+	d->cid = calloc((size_t)own, sizeof(int));
+	d->cnamed = calloc((size_t)own, 1);
+	d->cwm_keep = calloc((size_t)own, sizeof(int64_t));
+	if (!d->ccols || !d->cemitted || !d->clen || !d->cdone || !d->cwm || !d->cid ||
+	    !d->cnamed || !d->cwm_keep)
 		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", d->base.table);
-	for (int64_t k = 0; k < n; k++) {
+	for (int j = 0; j < own; j++) {
+		int64_t k = (int64_t)j * d->nsub + d->subtask;
 		int64_t start = k * d->chunk_rows;
-		d->clen[k] = total - start < d->chunk_rows ? total - start : d->chunk_rows;
-		d->cwm[k] = SL_WM_MIN;
+		d->cid[j] = (int)k;
+		d->clen[j] = total - start < d->chunk_rows ? total - start : d->chunk_rows;
+		d->cwm[j] = SL_WM_MIN;
 		for (int i = 0; i < d->ncols; i++) {
-			gen_col *g = &d->ccols[k * d->ncols + i];
+			gen_col *g = &d->ccols[(size_t)j * (size_t)d->ncols + (size_t)i];
 			*g = d->cols[i];
 			if (k == 0)
 				continue;
@@ -483,6 +527,11 @@ static int dg_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 		return sl_err_set(err, SL_EINVAL,
 		                  "source '%s': datagen: 'number-of-rows' must not be negative",
 		                  a->table);
+	d->nsub = a->nsubtasks > 0 ? a->nsubtasks : 1;
+	d->subtask = a->subtask;
+	if (d->subtask < 0 || d->subtask >= d->nsub)
+		return sl_err_set(err, SL_EINVAL, "source '%s': instance %d of %d does not exist",
+		                  a->table, a->subtask, d->nsub);
 	d->ncols = a->nfields;
 	d->cols = calloc((size_t)(a->nfields ? a->nfields : 1), sizeof(gen_col));
 	if (!d->cols)
@@ -732,7 +781,7 @@ static int dg_read_chunk(datagen_source *d, sl_batch *out, sl_err *err)
 	if (n <= 0)
 		return n;
 	d->base.split = k;
-	d->batch_first = (int64_t)k * d->chunk_rows + d->cemitted[k] - r0;
+	d->batch_first = (int64_t)d->cid[k] * d->chunk_rows + d->cemitted[k] - r0;
 	d->cemitted[k] += n;
 	if (d->cemitted[k] >= d->clen[k]) {
 		d->cdone[k] = 1;
@@ -751,6 +800,13 @@ static int dg_read_chunk(datagen_source *d, sl_batch *out, sl_err *err)
 static int dg_read(sl_source *s, sl_batch *out, sl_err *err)
 {
 	datagen_source *d = (datagen_source *)s;
+	if (d->need_check) {
+		int rc = check_restored(d, err);
+		if (rc)
+			return rc;
+	}
+	if (d->none)
+		return SL_EEOF;
 	if (d->nchunks)
 		return dg_read_chunk(d, out, err);
 	int64_t left = rows_left(d);
@@ -792,15 +848,38 @@ static void get_col(sl_snap_reader *r, gen_col *g)
 /*
  * Snapshot of one split: u32 columns, row count, anchor, then per column
  * the sequence counter and both RNG states (the format before splits,
- * unchanged).  Of a chunked generator: u32 DG_SNAP_CHUNKED, u32 columns,
- * row count, anchor, u32 chunks, u32 the chunk whose turn it is, then per
- * chunk its rows produced, its watermark (base.split_wm) and its columns'
- * states.
+ * unchanged).  Of a chunked generator at one instance: u32
+ * DG_SNAP_CHUNKED, u32 columns, row count, anchor, u32 chunks, u32 the
+ * chunk whose turn it is, then per chunk its rows produced, its watermark
+ * (base.split_wm) and its columns' states.  Of instance `subtask` of nsub
+ * > 1 with chunks, or of an instance that generates nothing: u32
+ * DG_SNAP_BY_ID, u32 columns, row count, anchor, u32 subtask, u32 nsub,
+ * u32 chunks of the whole generator (0: one split), u32 the turn (index
+ * in the list), u32 count, then per chunk of this instance its number,
+ * rows produced, watermark and columns' states.  Instance 0 of a generator
+ * that is one split writes the first form.
  */
 static int dg_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 {
 	datagen_source *d = (datagen_source *)s;
-	if (d->nchunks) {
+	if (d->nsub > 1 && (d->nchunks || d->none)) {
+		sl_snap_put_u32(w, DG_SNAP_BY_ID);
+		sl_snap_put_u32(w, (uint32_t)d->ncols);
+		sl_snap_put_i64(w, d->emitted);
+		sl_snap_put_i64(w, d->anchor_us);
+		sl_snap_put_u32(w, (uint32_t)d->subtask);
+		sl_snap_put_u32(w, (uint32_t)d->nsub);
+		sl_snap_put_u32(w, (uint32_t)d->total);
+		sl_snap_put_u32(w, (uint32_t)d->cur);
+		sl_snap_put_u32(w, (uint32_t)d->nchunks);
+		for (int k = 0; k < d->nchunks; k++) {
+			sl_snap_put_u32(w, (uint32_t)d->cid[k]);
+			sl_snap_put_i64(w, d->cemitted[k]);
+			sl_snap_put_i64(w, d->cwm[k]);
+			for (int i = 0; i < d->ncols; i++)
+				put_col(w, &d->ccols[(size_t)k * (size_t)d->ncols + i]);
+		}
+	} else if (d->nchunks) {
 		sl_snap_put_u32(w, DG_SNAP_CHUNKED);
 		sl_snap_put_u32(w, (uint32_t)d->ncols);
 		sl_snap_put_i64(w, d->emitted);
@@ -833,60 +912,165 @@ static void chunk_state(datagen_source *d, int k)
 	d->cdone[k] = (uint8_t)done;
 }
 
+/* The index of chunk `id` of the whole generator among this instance's,
+ * or -1 when another instance owns it. */
+static int own_chunk(const datagen_source *d, int64_t id)
+{
+	if (id < 0 || id % d->nsub != d->subtask)
+		return -1;
+	int64_t j = id / d->nsub;
+	return j < d->nchunks ? (int)j : -1;
+}
+
+/* Restores chunk `id`'s rows produced, watermark and columns from r when
+ * this instance owns it (the bytes are read either way).  SL_ESTATE when
+ * a snapshot named it before. */
+static int get_chunk(datagen_source *d, sl_snap_reader *r, int64_t id, sl_err *err)
+{
+	int j = own_chunk(d, id);
+	int64_t emitted = sl_snap_get_i64(r), wm = sl_snap_get_i64(r);
+	gen_col tmp;
+	for (int i = 0; i < d->ncols; i++)
+		get_col(r, j >= 0 ? &d->ccols[(size_t)j * (size_t)d->ncols + i] : &tmp);
+	if (j < 0)
+		return 0;
+	if (d->cnamed[j])
+		return sl_err_set(err, SL_ESTATE, "source '%s': datagen restore: chunk %lld is in "
+		                  "two snapshots", d->base.table, (long long)id);
+	d->cnamed[j] = 1;
+	d->cemitted[j] = emitted;
+	d->cwm[j] = wm;
+	chunk_state(d, j);
+	return 0;
+}
+
+/*
+ * A snapshot from before chunks (one stream of `emitted` rows) onto the
+ * chunks this instance owns: the chunks before that row are done, the one
+ * holding it goes on with the stream's generators and watermark (the
+ * scan's, in cwm), the later ones start afresh at -infinity.
+ */
+static void restore_stream(datagen_source *d, sl_snap_reader *r)
+{
+	int64_t wm = d->nchunks ? d->cwm[0] : SL_WM_MIN;
+	int64_t at = d->emitted / d->chunk_rows;
+	int j_at = own_chunk(d, at);
+	gen_col tmp;
+	for (int i = 0; i < d->ncols; i++) /* the stream's columns: chunk `at`'s */
+		get_col(r, j_at >= 0 ? &d->ccols[(size_t)j_at * (size_t)d->ncols + i] : &tmp);
+	for (int j = 0; j < d->nchunks; j++) {
+		int64_t k = d->cid[j];
+		d->cemitted[j] = k < at ? d->clen[j] : k == at ? d->emitted - k * d->chunk_rows : 0;
+		d->cwm[j] = k == at ? wm : SL_WM_MIN;
+		d->cnamed[j] = 1;
+		chunk_state(d, j);
+	}
+	d->cur = j_at >= 0 ? j_at : 0;
+}
+
+/* The one-split form (see dg_snapshot), into a generator of one split or
+ * of chunks. */
+static int restore_one(datagen_source *d, sl_snap_reader *r, sl_err *err)
+{
+	d->emitted = sl_snap_get_i64(r);
+	d->anchor_us = sl_snap_get_i64(r);
+	if (d->nchunks) {
+		restore_stream(d, r);
+	} else if (!d->none && !d->total) {
+		if (d->one_named)
+			return sl_err_set(err, SL_ESTATE, "source '%s': datagen restore: the generator "
+			                  "is in two snapshots", d->base.table);
+		d->one_named = 1;
+		for (int i = 0; i < d->ncols; i++)
+			get_col(r, &d->cols[i]);
+	}
+	return 0; /* an instance without rows ignores it */
+}
+
+/* The chunked forms (see dg_snapshot). */
+static int restore_chunks(datagen_source *d, sl_snap_reader *r, int by_id, sl_err *err)
+{
+	uint32_t from = 0, nsub = 1, total, cur, n;
+	int64_t emitted = sl_snap_get_i64(r);
+	d->anchor_us = sl_snap_get_i64(r);
+	if (by_id) {
+		from = sl_snap_get_u32(r);
+		nsub = sl_snap_get_u32(r);
+	}
+	total = sl_snap_get_u32(r);
+	cur = by_id ? sl_snap_get_u32(r) : 0;
+	n = by_id ? sl_snap_get_u32(r) : total;
+	if (!by_id)
+		cur = sl_snap_get_u32(r);
+	if (!sl_snap_reader_ok(r) || from >= nsub || (n && cur >= n) || n > total)
+		return sl_err_set(err, SL_ESTATE, "source '%s': datagen snapshot is damaged",
+		                  d->base.table);
+	if (total != (uint32_t)d->total)
+		return sl_err_set(err, SL_ESTATE, "source '%s': datagen snapshot has %u chunks, "
+		                  "the table's options make %d", d->base.table, total, d->total);
+	(void)emitted; /* per instance: the chunks' counts decide */
+	for (uint32_t i = 0; i < n && sl_snap_reader_ok(r); i++) {
+		int64_t id = by_id ? (int64_t)sl_snap_get_u32(r) : (int64_t)i;
+		int rc = get_chunk(d, r, id, err);
+		if (rc)
+			return rc;
+		if (i == cur && own_chunk(d, id) >= 0)
+			d->cur = own_chunk(d, id); /* the turn goes on where it was */
+	}
+	return 0;
+}
+
+/*
+ * Restore: called once per snapshot of the instances of the run that took
+ * the checkpoint (conn.h), before the first read.  Each instance takes
+ * the chunks it owns (by their number in the whole generator) and skips
+ * the others; the first read checks that every chunk it owns was named
+ * (check_restored).  A later call gets back the watermarks the earlier
+ * ones restored (the scan sets every split_wm before each call).
+ */
 static int dg_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 {
 	datagen_source *d = (datagen_source *)s;
 	uint32_t first = sl_snap_get_u32(r);
-	int chunked = first == DG_SNAP_CHUNKED;
+	int chunked = first == DG_SNAP_CHUNKED || first == DG_SNAP_BY_ID;
 	uint32_t ncols = chunked ? sl_snap_get_u32(r) : first;
+	int rc;
 	if (ncols != (uint32_t)d->ncols || !sl_snap_reader_ok(r))
 		return sl_err_set(err, SL_ESTATE,
 		                  "source '%s': datagen snapshot has a different number of columns",
 		                  s->table);
-	d->emitted = sl_snap_get_i64(r);
-	d->anchor_us = sl_snap_get_i64(r);
-	if (chunked) {
-		uint32_t n = sl_snap_get_u32(r), cur = sl_snap_get_u32(r);
-		if (!sl_snap_reader_ok(r) || n != (uint32_t)d->nchunks || cur >= n)
-			return sl_err_set(err, SL_ESTATE, "source '%s': datagen snapshot has %u chunks, "
-			                  "the table's options make %d", s->table, n, d->nchunks);
-		d->cur = (int)cur;
-		for (uint32_t k = 0; k < n; k++) {
-			d->cemitted[k] = sl_snap_get_i64(r);
-			d->cwm[k] = sl_snap_get_i64(r);
-			for (int i = 0; i < d->ncols; i++)
-				get_col(r, &d->ccols[(size_t)k * (size_t)d->ncols + i]);
-			chunk_state(d, (int)k);
-		}
-	} else if (d->nchunks) {
-		/* a snapshot from before chunks (one stream of `emitted` rows): the
-		 * chunks before that row are done, the one holding it goes on with
-		 * the stream's generators and watermark (the scan's, in cwm), the
-		 * later ones start afresh at -infinity */
-		int64_t wm = d->cwm[0];
-		int at = (int)(d->emitted / d->chunk_rows);
-		for (int k = 0; k < d->nchunks; k++) {
-			d->cemitted[k] = k < at ? d->clen[k] : k == at ? d->emitted - (int64_t)k * d->chunk_rows : 0;
-			d->cwm[k] = k == at ? wm : SL_WM_MIN;
-			if (k == at)
-				for (int i = 0; i < d->ncols; i++)
-					get_col(r, &d->ccols[(size_t)k * (size_t)d->ncols + i]);
-			chunk_state(d, k);
-		}
-		if (at >= d->nchunks) { /* finished: skip the columns */
-			gen_col tmp;
-			for (int i = 0; i < d->ncols; i++)
-				get_col(r, &tmp);
-		}
-		d->cur = at < d->nchunks ? at : 0;
-	} else {
-		for (int i = 0; i < d->ncols; i++)
-			get_col(r, &d->cols[i]);
-	}
+	if (d->nrestored && d->nchunks)
+		memcpy(d->cwm, d->cwm_keep, (size_t)d->nchunks * sizeof *d->cwm);
+	rc = chunked ? restore_chunks(d, r, first == DG_SNAP_BY_ID, err) : restore_one(d, r, err);
+	if (rc)
+		return rc;
 	if (!sl_snap_reader_ok(r))
 		return sl_err_set(err, SL_ESTATE, "source '%s': datagen snapshot is damaged",
 		                  s->table);
+	for (int i = 0; d->nchunks && d->cdone[d->cur] && i < d->nchunks; i++)
+		d->cur = (d->cur + 1) % d->nchunks; /* a chunk not done takes the turn */
+	if (d->nchunks)
+		memcpy(d->cwm_keep, d->cwm, (size_t)d->nchunks * sizeof *d->cwm);
+	d->nrestored++;
+	d->need_check = 1;
 	d->thr_start_us = 0; /* throttle afresh */
+	return 0;
+}
+
+/* Before the first read after a restore: every chunk of this instance, or
+ * its one split, came back from some snapshot. */
+static int check_restored(datagen_source *d, sl_err *err)
+{
+	d->need_check = 0;
+	for (int j = 0; j < d->nchunks; j++)
+		if (!d->cnamed[j])
+			return sl_err_set(err, SL_ESTATE, "source '%s': datagen restore: no snapshot "
+			                  "holds chunk %d (the snapshot of the instance that read it is "
+			                  "missing)", d->base.table, d->cid[j]);
+	if (!d->none && !d->nchunks && !d->one_named)
+		return sl_err_set(err, SL_ESTATE, "source '%s': datagen restore: no snapshot holds "
+		                  "the generator's state (the snapshot of instance 0 is missing)",
+		                  d->base.table);
 	return 0;
 }
 
@@ -899,6 +1083,12 @@ static void dg_close(sl_source *s)
 	free(d->clen);
 	free(d->cdone);
 	free(d->cwm);
+	free(d->cid);
+	free(d->cnamed);
+	free(d->cwm_keep);
+	d->cid = NULL;
+	d->cnamed = NULL;
+	d->cwm_keep = NULL;
 	d->cols = d->ccols = NULL;
 	d->cemitted = d->clen = d->cwm = NULL;
 	d->cdone = NULL;

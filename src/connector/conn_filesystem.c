@@ -28,7 +28,19 @@
  * watermark per split (sl_source.split_wm, saved here with the
  * positions).  Before the first row, a seed batch gives each range k > 0
  * its initial watermark: the last line before the range, decoded, whose
- * watermark expression the scan computes (read_seeds, conn.h).  Records come from
+ * watermark expression the scan computes (read_seeds, conn.h).
+ *
+ * Parallel instances (sl_conn_args.subtask of nsubtasks, docs/parallel.md
+ * §4 rule 5): the splits are enumerated in the order above, which depends
+ * on the data only, and instance i keeps split k when k % nsubtasks == i
+ * (make_splits); the rest of this file sees only the kept splits, so an
+ * instance reads its ranges of a file in order, each seeded as above, and
+ * an instance without a split ends at once (SL_EEOF).  Its snapshot names
+ * only its splits (version 3, with the instance and the count); a restore
+ * takes the snapshots of every instance of the run that took the
+ * checkpoint, one call each (fss_restore), and keeps the splits it owns.
+ *
+ * Records come from
  * the shared line reader (conn_lines.c, 1 MiB read(2) blocks, records in
  * place) and are decoded by the 'format' into the caller's batch; the
  * format's own options pass through.  For each row of the current batch
@@ -38,7 +50,8 @@
  * snapshot (per split: id, state, offset, line, watermark; and whose turn
  * it is) restores exactly at the next record of every split.
  *
- * The sink is conn_fs_sink.c.  Single-threaded, like every connector.
+ * The sink is conn_fs_sink.c.  One thread uses an instance at a time, like
+ * every connector; instances share nothing but the files they read.
  */
 #include "conn_fs_int.h"
 #include "conn_lines.h"
@@ -59,6 +72,7 @@
 
 #define FS_SPLIT_BYTES (64LL * 1024 * 1024)     /* ranges of a large file (source) */
 #define FS_SRC_SNAP_VERSION 2                   /* the source's snapshot (per split) */
+#define FS_SRC_SNAP_PARALLEL 3                  /* ... of one of several instances */
 #define FS_TURN_BYTES (1LL << 20)               /* a split's turn: records starting in
                                                  * one aligned MiB of its file */
 
@@ -133,6 +147,19 @@ typedef struct fs_source {
 	sl_field *dfields;  /* the decoder's fields (data columns) */
 	const char **pnames; /* partition column names (fields' strings) */
 	char *default_name; /* 'partition.default-name' */
+	/* Parallel instances (docs/parallel.md §4 rule 5, conn.h): this is
+	 * instance `subtask` of `nsub`; it keeps the splits k of the whole
+	 * split order with k % nsub == subtask, and only those. */
+	int subtask, nsub;
+	/* Restores (fss_restore may be called once per snapshot of the
+	 * previous run's instances): how many so far, the previous run's
+	 * instance count and which of its instances' snapshots came (checked
+	 * complete before the first read), and the restored watermarks (the
+	 * scan overwrites split_wm before each call). */
+	int nrestored;
+	int old_nsub;
+	uint8_t *old_seen;
+	int64_t *wm_keep;
 } fs_source;
 
 /* Display name of file i: "dir/name" for a directory, else the path. */
@@ -312,6 +339,11 @@ static int fss_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 	sl__lines_init(&f->lr);
 	f->lr_split = -1;
 	f->turn_end = -1;
+	f->nsub = a->nsubtasks > 0 ? a->nsubtasks : 1;
+	f->subtask = a->subtask;
+	if (f->subtask < 0 || f->subtask >= f->nsub)
+		return sl_err_set(err, SL_EINVAL, "source '%s': instance %d of %d does not exist",
+		                  a->table, a->subtask, f->nsub);
 	const char *path = sl_opts_get(a->opts, "path");
 	if (!path)
 		return sl_err_set(err, SL_EINVAL, "source '%s': option 'path' is required", a->table);
@@ -343,11 +375,19 @@ static int64_t split_bytes(void)
 	return n > 0 ? (int64_t)n : FS_SPLIT_BYTES;
 }
 
-/* Cuts the listed files into splits (a file; ranges of a large file of a
- * line-oriented format) and publishes them in the base (conn.h). */
+/*
+ * Cuts the listed files into splits (a file; ranges of a large file of a
+ * line-oriented format), keeps those of this instance (split k of the
+ * whole order, files in name order and each file's ranges in start order,
+ * goes to instance k % nsub: the static round-robin assignment of
+ * docs/parallel.md §4 rule 5) and publishes them in the base (conn.h).
+ * An instance can hold no split (it ends at once) or some ranges of a
+ * file without the ranges between them (it reads them in order, each from
+ * its own seeded watermark, read_seeds).
+ */
 static int make_splits(fs_source *f, sl_err *err)
 {
-	int64_t size = split_bytes();
+	int64_t size = split_bytes(), k = 0;
 	int cap = f->nfiles + 1;
 	f->turn_bytes = size / 2 < FS_TURN_BYTES ? (size > 1 ? size / 2 : 1) : FS_TURN_BYTES;
 	f->splits = calloc((size_t)cap, sizeof *f->splits);
@@ -360,6 +400,10 @@ static int make_splits(fs_source *f, sl_err *err)
 			len = (int64_t)st.st_size;
 		int64_t start = 0;
 		do {
+			if (k++ % f->nsub != f->subtask) {
+				start += size; /* another instance's */
+				continue;
+			}
 			if (f->nsplits == cap) {
 				cap *= 2;
 				fs_split *ns = realloc(f->splits, (size_t)cap * sizeof *ns);
@@ -378,7 +422,8 @@ static int make_splits(fs_source *f, sl_err *err)
 	}
 	f->done = calloc((size_t)f->nsplits + 1, 1);
 	f->wm = malloc(((size_t)f->nsplits + 1) * sizeof *f->wm);
-	if (!f->done || !f->wm)
+	f->wm_keep = malloc(((size_t)f->nsplits + 1) * sizeof *f->wm_keep);
+	if (!f->done || !f->wm || !f->wm_keep)
 		goto nomem;
 	for (int i = 0; i < f->nsplits; i++)
 		f->wm[i] = SL_WM_MIN;
@@ -797,6 +842,22 @@ static int read_seeds(fs_source *f, sl_batch *out)
 	return n;
 }
 
+/* Before the first read after a restore: the snapshots of every instance
+ * that took the checkpoint came (fss_restore). */
+static int check_restored(fs_source *f, sl_err *err)
+{
+	int got = 0;
+	for (int i = 0; i < f->old_nsub; i++)
+		got += f->old_seen[i];
+	if (got < f->old_nsub)
+		return sl_err_set(err, SL_ESTATE, "source '%s': restored from the snapshots of %d "
+		                  "of the %d instances that took the checkpoint: the positions of "
+		                  "the others' splits are missing", f->base.table, got, f->old_nsub);
+	free(f->old_seen);
+	f->old_seen = NULL;
+	return 0;
+}
+
 /*
  * Reads rows of the split whose turn it is (every batch holds rows of one
  * split, base.split).  While several splits are left, a turn is the
@@ -820,6 +881,8 @@ static int fss_read(sl_source *s, sl_batch *out, sl_err *err)
 	s->seed = 0;
 	if (ensure_prov(f, out->cap, err))
 		return SL_ENOMEM;
+	if (f->old_seen && (rc = check_restored(f, err)))
+		return rc;
 	f->prov_n = 0;
 	if (f->seeding) {
 		int n = out->nrows == rows0 ? read_seeds(f, out) : 0;
@@ -921,11 +984,14 @@ static int fss_row_input(sl_source *s, int row, const char **file, int64_t *line
 }
 
 /*
- * Snapshot, version 2: u8 2, the split whose turn it is (u32 index) and
- * where its turn ends (i64, -1 = not begun), u32 splits, then per split its id (file name,
- * start), u8 state, the first line start, the offset and line (since the
- * origin) of its next record, the lines before the origin (-1 = not
- * counted) and its watermark (base.split_wm, kept by the scan).
+ * Snapshot, version 2 (one instance, nsub = 1): u8 2, the split whose turn
+ * it is (u32 index into the list below) and where its turn ends (i64, -1 =
+ * not begun), u32 splits, then per split its id (file name, start), u8
+ * state, the first line start, the offset and line (since the origin) of
+ * its next record, the lines before the origin (-1 = not counted) and its
+ * watermark (base.split_wm, kept by the scan).  Version 3 (instance
+ * `subtask` of nsub > 1): u8 3, u32 subtask, u32 nsub, then version 2's
+ * fields after its first byte, listing this instance's splits only.
  * Version 1 (one stream over the files in name order, before splits):
  * u8 1, file index, file name ("" when done), offset and line of the next
  * record; fss_restore maps it onto the splits.
@@ -937,7 +1003,13 @@ static int fss_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 		f->splits[f->lr_split].off = f->lr.off;
 		f->splits[f->lr_split].line = f->lr.line;
 	}
-	sl_snap_put_u8(w, FS_SRC_SNAP_VERSION);
+	if (f->nsub > 1) {
+		sl_snap_put_u8(w, FS_SRC_SNAP_PARALLEL);
+		sl_snap_put_u32(w, (uint32_t)f->subtask);
+		sl_snap_put_u32(w, (uint32_t)f->nsub);
+	} else {
+		sl_snap_put_u8(w, FS_SRC_SNAP_VERSION);
+	}
 	sl_snap_put_u32(w, (uint32_t)f->cur);
 	sl_snap_put_i64(w, f->turn_end);
 	sl_snap_put_u32(w, (uint32_t)f->nsplits);
@@ -1011,7 +1083,7 @@ static int restore_v1(fs_source *f, sl_snap_reader *r, sl_err *err)
 		return sl_err_set(err, SL_ESTATE, "source '%s': damaged filesystem snapshot",
 		                  f->base.table);
 	int64_t stream_wm = f->nsplits ? f->wm[0] : SL_WM_MIN;
-	reset_splits(f);
+	reset_splits(f); /* version 1 is one instance's: always the first restore */
 	int file = n == 0 ? f->nfiles : find_file(f, name, n, &exact);
 	int at = n != 0 && file < f->nfiles && exact; /* resume inside `file` */
 	for (int i = 0; i < f->nsplits; i++) {
@@ -1031,16 +1103,21 @@ static int restore_v1(fs_source *f, sl_snap_reader *r, sl_err *err)
 	return 0;
 }
 
-/* Version 2: each saved split's state goes to the split with the same id
- * (file name, start); splits not in the snapshot (new files) start afresh,
- * saved splits whose file is gone are dropped. */
-static int restore_v2(fs_source *f, sl_snap_reader *r, sl_err *err)
+/*
+ * Versions 2 and 3: each saved split's state goes to the split with the
+ * same id (file name, start) when this instance owns it; splits not in the
+ * snapshot start afresh (new files, or splits another snapshot names:
+ * see fss_restore), saved splits whose file is gone or that another
+ * instance owns are skipped.  `from` is the instance that took it.
+ */
+static int restore_v2(fs_source *f, sl_snap_reader *r, int from, sl_err *err)
 {
 	uint32_t cur = sl_snap_get_u32(r);
 	int64_t turn_end = sl_snap_get_i64(r);
 	uint32_t n = sl_snap_get_u32(r);
 	int cur_k = -1;
-	reset_splits(f);
+	if (!f->nrestored)
+		reset_splits(f);
 	for (uint32_t i = 0; i < n && sl_snap_reader_ok(r); i++) {
 		size_t len = 0;
 		int exact;
@@ -1053,7 +1130,7 @@ static int restore_v2(fs_source *f, sl_snap_reader *r, sl_err *err)
 			break;
 		int file = find_file(f, name, len, &exact);
 		if (file >= f->nfiles || !exact)
-			continue; /* the file is gone */
+			continue; /* the file is gone, or it has no split of this instance */
 		for (int k = 0; k < f->nsplits; k++) {
 			fs_split *sp = &f->splits[k];
 			if (sp->file != file || sp->start != start)
@@ -1075,31 +1152,84 @@ static int restore_v2(fs_source *f, sl_snap_reader *r, sl_err *err)
 	if (!sl_snap_reader_ok(r))
 		return sl_err_set(err, SL_ESTATE, "source '%s': damaged filesystem snapshot",
 		                  f->base.table);
-	if (cur_k >= 0 && f->splits[cur_k].state != FS_DONE) {
+	if (cur_k >= 0 && f->splits[cur_k].state != FS_DONE &&
+	    (!f->nrestored || from == f->subtask)) {
 		f->cur = cur_k; /* the turn goes on where it was */
 		f->turn_end = turn_end;
-	} else {
+	} else if (!f->nrestored) {
 		f->cur = next_split(f, cur_k >= 0 ? cur_k : f->nsplits ? f->nsplits - 1 : 0);
+	}
+	if (f->nsplits && !may_turn(f, f->cur)) { /* a later snapshot started a range before it */
+		f->cur = next_split(f, f->cur);
+		f->turn_end = -1;
 	}
 	return 0;
 }
 
+/*
+ * Which snapshots a restore got: the first call notes the instance count
+ * of the run that took them (1 for versions 1 and 2); later calls must
+ * come from other instances of the same run.  A later call gets back the
+ * watermarks the earlier ones restored (the scan sets every split_wm
+ * before each call, op_scan.c).
+ */
+static int note_restore(fs_source *f, uint32_t from, uint32_t nsub, sl_err *err)
+{
+	if (nsub < 1 || from >= nsub || nsub > 1u << 20)
+		return sl_err_set(err, SL_ESTATE, "source '%s': damaged filesystem snapshot",
+		                  f->base.table);
+	if (!f->nrestored) {
+		free(f->old_seen);
+		if (!(f->old_seen = calloc(nsub, 1)))
+			return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", f->base.table);
+		f->old_nsub = (int)nsub;
+	} else if (!f->old_seen || (int)nsub != f->old_nsub || f->old_seen[from]) {
+		return sl_err_set(err, SL_ESTATE, "source '%s': restore: the snapshot of instance "
+		                  "%u of %u does not belong with the %d restored before it",
+		                  f->base.table, from, nsub, f->nrestored);
+	} else {
+		memcpy(f->wm, f->wm_keep, (size_t)f->nsplits * sizeof *f->wm);
+	}
+	f->old_seen[from] = 1;
+	return 0;
+}
+
+/*
+ * Restore.  Called once per snapshot of the instances of the run that
+ * took the checkpoint (conn.h), in any order, before the first read: each
+ * instance of this run picks the splits it owns from all of them, which is
+ * what makes a restore at another parallelism, or after a directory gained
+ * a file that moved later splits to other instances, resume every split
+ * exactly where it was.  The first read refuses (SL_ESTATE) when the
+ * snapshots of some instances of that run were not given.
+ */
 static int fss_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 {
 	fs_source *f = (fs_source *)s;
 	uint8_t ver = sl_snap_get_u8(r);
+	uint32_t from = 0, nsub = 1;
+	int rc;
 	leave_split(f);
 	f->seeding = 1;
-	if (ver == 1)
-		return restore_v1(f, r, err);
-	if (ver == FS_SRC_SNAP_VERSION)
-		return restore_v2(f, r, err);
-	if (!sl_snap_reader_ok(r))
+	if (ver == FS_SRC_SNAP_PARALLEL) {
+		from = sl_snap_get_u32(r);
+		nsub = sl_snap_get_u32(r);
+	}
+	if (!sl_snap_reader_ok(r) || (ver == FS_SRC_SNAP_PARALLEL && nsub < 2))
 		return sl_err_set(err, SL_ESTATE, "source '%s': damaged filesystem snapshot",
 		                  s->table);
-	return sl_err_set(err, SL_ESTATE, "source '%s': filesystem snapshot version %d is not "
-	                  "supported (this build reads 1 and %d)", s->table, ver,
-	                  FS_SRC_SNAP_VERSION);
+	if (ver < 1 || ver > FS_SRC_SNAP_PARALLEL)
+		return sl_err_set(err, SL_ESTATE, "source '%s': filesystem snapshot version %d is "
+		                  "not supported (this build reads 1 to %d)", s->table, ver,
+		                  FS_SRC_SNAP_PARALLEL);
+	if ((rc = note_restore(f, from, nsub, err)))
+		return rc;
+	rc = ver == 1 ? restore_v1(f, r, err) : restore_v2(f, r, (int)from, err);
+	if (rc)
+		return rc;
+	f->nrestored++;
+	memcpy(f->wm_keep, f->wm, (size_t)f->nsplits * sizeof *f->wm);
+	return 0;
 }
 
 static void fss_close(sl_source *s)
@@ -1118,6 +1248,10 @@ static void fss_close(sl_source *s)
 	free(f->splits);
 	free(f->done);
 	free(f->wm);
+	free(f->wm_keep);
+	free(f->old_seen);
+	f->wm_keep = NULL;
+	f->old_seen = NULL;
 	f->splits = NULL;
 	f->done = NULL;
 	f->wm = NULL;

@@ -34,7 +34,13 @@
  * options, the format); the job's start checks that the path exists
  * (open), and the first lookup reads it.  The file also holds
  * sl_lookup_new/sl_lookup_open/sl_lookup_free (conn.h), the constructor
- * every lookup method table goes through.  One thread (the job's).
+ * every lookup method table goes through.  One thread uses a lookup at a
+ * time.  Parallel instances of a lookup join (docs/parallel.md §2: each
+ * looks up by itself) each open their own lookup, which reads the whole
+ * table (its source as the one instance of one, whatever
+ * sl_conn_args.subtask says) into its own index: nothing is shared between
+ * instances but the files, read-only; the memory is the table's once per
+ * instance.
  */
 #include "conn_fs_int.h"
 #include "sluice.h"
@@ -147,6 +153,11 @@ static int fsl_configure(sl_lookup *l, const sl_conn_args *a, const int *keys, i
 {
 	fs_lookup *f = (fs_lookup *)l;
 	f->args = *a;
+	/* every instance of a lookup join reads the whole table, not a share
+	 * of a scan's splits */
+	f->args.subtask = 0;
+	f->args.nsubtasks = 1;
+	a = &f->args;
 	f->path = sl_opts_get(a->opts, "path");
 	int rc = read_options(f, a->opts, err);
 	if (rc)

@@ -39,14 +39,26 @@
  * child (bytes partition path, bytes the child's pre_commit data), u32
  * count and per scheduled commit (i64 checkpoint id, bytes partition
  * path), u32 count and per pending partition (bytes path, i64 the
- * processing time of its first pending row).  recover walks the partition
- * directories: one listed gets its child's data back; any other directory
- * recovers as a child that restores the checkpoint with nothing staged
- * (hidden files deleted; a part published by a newer checkpoint refused).
+ * processing time of its first pending row).  Version 3, of instance
+ * `subtask` of nsub > 1 (conn.h): u8 3, i64 id, bytes job, u32 subtask,
+ * u32 nsub, then version 2's fields from the children on.  recover walks
+ * the partition directories: one listed gets its child's data back; any
+ * other directory recovers as a child that restores the checkpoint with
+ * nothing staged by the record's instance (its hidden files there
+ * deleted; a part published by a newer checkpoint refused).
+ *
+ * Parallel instances: every instance runs its own children, whose part
+ * names carry the instance number (conn_fs_sink.c), so instances writing
+ * the same partition directory never touch each other's files; each
+ * record recovers as conn_fs_sink.c's recover says.  The 'success-file'
+ * commit policy is refused at more than one instance: each instance
+ * decides its trigger alone, so one could announce a partition whose
+ * files from another instance are not published yet (Flink gathers the
+ * writers' reports in one committer task; sluice has none yet).
  *
  * Source: sl__fs_list_partitions lists the files of the partition
  * directories with their values (conn_filesystem.c reads them).
- * Single-threaded, like every connector.
+ * One thread uses an instance at a time, like every connector.
  */
 #include "conn_fs_int.h"
 #include "sluice.h"
@@ -63,7 +75,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FSP_SNAP_VERSION 2
+#define FSP_SNAP_VERSION 2      /* pre-commit data of a sink of one instance */
+#define FSP_SNAP_PARALLEL 3     /* ... of one of several instances */
 #define FSP_DEFAULT_NAME "__DEFAULT_PARTITION__"
 
 /* ---- names ------------------------------------------------------------------- */
@@ -256,6 +269,7 @@ typedef struct fs_psink {
 	sl_col *vcols;        /* view columns (data columns of the batch) */
 	fs_commit cm;
 	char *job;            /* checkpointing job name, or NULL */
+	int subtask, nsub;    /* instance `subtask` of `nsub` (conn.h) */
 	int ended;            /* finish() was called */
 	fs_part *parts;
 	int nparts, cap;
@@ -436,6 +450,13 @@ static int fsp_configure(sl_sink *s, const sl_conn_args *a, sl_err *err)
 	int rc = read_commit(a, &k->cm, err);
 	if (rc)
 		return rc;
+	k->nsub = a->nsubtasks > 0 ? a->nsubtasks : 1;
+	k->subtask = a->subtask;
+	if (k->cm.success && k->nsub > 1)
+		return sl_err_set(err, SL_ENOTSUP, "sink '%s': the partition commit policy "
+		                  "'success-file' needs parallelism 1 (each of %d instances would "
+		                  "announce a partition before the others' files in it are "
+		                  "published): set 'parallelism.default' = '1'", a->table, k->nsub);
 	if (!(k->root = strdup(path)))
 		return sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", a->table);
 	size_t rl = strlen(k->root);
@@ -738,9 +759,13 @@ static int fsp_pre_commit(sl_sink *s, int64_t id, sl_snap_writer *w, sl_err *err
 		return rc;
 	for (int i = 0; i < k->nparts; i++)
 		nchild += k->parts[i].child != NULL;
-	sl_snap_put_u8(w, FSP_SNAP_VERSION);
+	sl_snap_put_u8(w, k->nsub > 1 ? FSP_SNAP_PARALLEL : FSP_SNAP_VERSION);
 	sl_snap_put_i64(w, id);
 	sl_snap_put_bytes(w, k->job, strlen(k->job));
+	if (k->nsub > 1) {
+		sl_snap_put_u32(w, (uint32_t)k->subtask);
+		sl_snap_put_u32(w, (uint32_t)k->nsub);
+	}
 	sl_snap_put_u32(w, (uint32_t)nchild);
 	for (int i = 0; i < k->nparts; i++) {
 		fs_part *p = &k->parts[i];
@@ -993,6 +1018,7 @@ int sl__fs_list_partitions(const char *root, int npart, const char *const *names
 /* What the restored checkpoint's pre_commit wrote (version 2). */
 typedef struct fsp_restored {
 	int64_t id;
+	uint32_t from, nsub;    /* the instance that wrote it, of how many */
 	const char *job;
 	size_t joblen;
 	int nchild;
@@ -1024,12 +1050,17 @@ static int recover_dir(fs_psink *k, const char *rel, const void *data, size_t le
 	sl_snap_writer synth;
 	sl_snap_writer_init(&synth);
 	if (!data && rs) {
-		/* the checkpoint with nothing staged here (conn_fs_sink.c's
-		 * version-1 layout) */
-		sl_snap_put_u8(&synth, 1);
+		/* the checkpoint with nothing staged here by the instance that
+		 * wrote rs (conn_fs_sink.c's layouts, version 2 of one of several
+		 * instances: that instance's leftovers here go) */
+		sl_snap_put_u8(&synth, rs->nsub > 1 ? 2 : 1);
 		sl_snap_put_i64(&synth, rs->id);
 		sl_snap_put_bytes(&synth, rs->job, rs->joblen);
 		sl_snap_put_u32(&synth, 0);
+		if (rs->nsub > 1) {
+			sl_snap_put_u32(&synth, rs->from);
+			sl_snap_put_u32(&synth, rs->nsub);
+		}
 		sl_snap_put_u32(&synth, 0);
 		data = synth.buf;
 		len = synth.len;
@@ -1043,12 +1074,20 @@ static int recover_dir(fs_psink *k, const char *rel, const void *data, size_t le
 
 static int read_restored(fs_psink *k, sl_snap_reader *r, fsp_restored *rs, sl_err *err)
 {
-	if (sl_snap_get_u8(r) != FSP_SNAP_VERSION)
+	uint8_t ver = sl_snap_get_u8(r);
+	if (ver != FSP_SNAP_VERSION && ver != FSP_SNAP_PARALLEL)
 		return damaged(k, err);
 	rs->id = sl_snap_get_i64(r);
 	rs->job = sl_snap_get_bytes(r, &rs->joblen);
+	rs->from = 0;
+	rs->nsub = 1;
+	if (ver == FSP_SNAP_PARALLEL) {
+		rs->from = sl_snap_get_u32(r);
+		rs->nsub = sl_snap_get_u32(r);
+	}
 	uint32_t n = sl_snap_get_u32(r);
-	if (!sl_snap_reader_ok(r) || !rs->job || rs->id < 0 || n > r->len)
+	if (!sl_snap_reader_ok(r) || !rs->job || rs->id < 0 || n > r->len ||
+	    rs->from >= rs->nsub || (ver == FSP_SNAP_PARALLEL && rs->nsub < 2))
 		return damaged(k, err);
 	rs->nchild = (int)n;
 	rs->rel = calloc(n + 1, sizeof(char *));

@@ -34,7 +34,20 @@
  * the open part: the final checkpoint publishes it.  Each kind of name has
  * a fixed count of numbers after the job, so jobs "j" and "j-5" sharing a
  * directory never touch each other's files.  close() never publishes.
- * Single-threaded, like every connector.
+ *
+ * Parallel instances (sl_conn_args.subtask of nsubtasks > 1,
+ * docs/parallel.md §6): every name carries the instance number i as
+ * `-s<i>` before the part number (`part-<job>-<id>-<a>-s<i>-<n>.<ext>`,
+ * `.part-<job>-<a>-s<i>-<seq>...`, `part-<runid>-s<i>-<n>.<ext>`; names
+ * at one instance are unchanged), marked by its 's' so that the fixed
+ * counts above still tell jobs apart.  The protocol runs per instance on
+ * its own names; the pre-commit data adds the instance and the count
+ * (version 2).  recover publishes a record's list whoever gets it, and
+ * deletes only the leftovers of the instance that wrote the record
+ * (hidden_mine), never this run's files: so at any new parallelism every
+ * old instance's staged parts are published, provided every record is
+ * given to some instance, and no instance deletes a file another still
+ * has to publish.  One thread uses an instance at a time.
  */
 #include "conn_fs_int.h"
 #include "conn_lines.h"
@@ -58,7 +71,8 @@
 #define FS_DEFAULT_CHECK (60LL * 1000000)       /* '...check-interval': 1 min */
 
 #define FS_NAME_MAX 512  /* name buffers (job names are limited to 128 bytes) */
-#define FS_SNAP_VERSION 1
+#define FS_SNAP_VERSION 1       /* pre-commit data of a sink of one instance */
+#define FS_SNAP_PARALLEL 2      /* ... of one of several instances */
 
 /* Kinds of file names of a checkpointing sink (see the header). */
 enum { FS_INPROG, FS_STAGED, FS_FINAL };
@@ -79,6 +93,9 @@ typedef struct fs_sink {
 	char runid[40];       /* without checkpointing: hex of time, pid, instance */
 	char *job;            /* with checkpointing: the job name; NULL = off */
 	int attempt;          /* with checkpointing: the run attempt */
+	int subtask, nsub;    /* instance `subtask` of `nsub` (conn.h); names carry
+	                       * "-s<subtask>" when nsub > 1 */
+	char inst[16];        /* "-s<subtask>" when nsub > 1, else "" */
 	int overwrite;        /* recover(NULL) deletes the job's published parts */
 	int64_t roll_size;    /* 'sink.rolling-policy.file-size' */
 	int64_t rollover_us;  /* 'sink.rolling-policy.rollover-interval' */
@@ -100,18 +117,19 @@ typedef struct fs_sink {
 static const char *inprog_name(fs_sink *k, int n, char *buf)
 {
 	if (k->job)
-		snprintf(buf, FS_NAME_MAX, ".part-%s-%d-%d.%s.inprogress", k->job, k->attempt, n,
-		         k->ext);
+		snprintf(buf, FS_NAME_MAX, ".part-%s-%d%s-%d.%s.inprogress", k->job, k->attempt,
+		         k->inst, n, k->ext);
 	else
-		snprintf(buf, FS_NAME_MAX, ".part-%s-%d.%s.inprogress", k->runid, n, k->ext);
+		snprintf(buf, FS_NAME_MAX, ".part-%s%s-%d.%s.inprogress", k->runid, k->inst, n,
+		         k->ext);
 	return buf;
 }
 
 /* Staged (hidden) or final name of part i of checkpoint id. */
 static const char *ckpt_name(fs_sink *k, int64_t id, int i, int staged, char *buf)
 {
-	snprintf(buf, FS_NAME_MAX, "%spart-%s-%lld-%d-%d.%s%s", staged ? "." : "", k->job,
-	         (long long)id, k->attempt, i, k->ext, staged ? ".pending" : "");
+	snprintf(buf, FS_NAME_MAX, "%spart-%s-%lld-%d%s-%d.%s%s", staged ? "." : "", k->job,
+	         (long long)id, k->attempt, k->inst, i, k->ext, staged ? ".pending" : "");
 	return buf;
 }
 
@@ -128,28 +146,41 @@ static int parse_num(const char **p, int64_t *v)
 	return n > 0 && !(**p >= '0' && **p <= '9');
 }
 
+/* What parse_name found in a name besides its kind. */
+typedef struct fs_name {
+	int64_t id;      /* checkpoint id, -1 for in progress */
+	int64_t attempt;
+	int64_t inst;    /* the instance number, 0 when the name has none */
+} fs_name;
+
 /*
  * Whether `name` is a file of `job` of the given kind: in progress
- * `.part-<job>-<a>-<n>.<ext>.inprogress`, staged
- * `.part-<job>-<id>-<a>-<n>.<ext>.pending` or final
- * `part-<job>-<id>-<a>-<n>.<ext>`, any attempt and extension.  Each kind
- * has a fixed count of numbers after the job, so a job whose name extends
- * another's ("j" and "j-5") never matches the other's files.  Sets *id to
- * the checkpoint id (-1 for in progress).
+ * `.part-<job>-<a>[-s<i>]-<n>.<ext>.inprogress`, staged
+ * `.part-<job>-<id>-<a>[-s<i>]-<n>.<ext>.pending` or final
+ * `part-<job>-<id>-<a>[-s<i>]-<n>.<ext>`, any attempt, instance and
+ * extension (`-s<i>`: instance i of several, conn.h).  Each kind has a
+ * fixed count of plain numbers after the job, and the instance is marked
+ * by its 's', so a job whose name extends another's ("j" and "j-5") never
+ * matches the other's files at any parallelism.  Fills *nm when given.
  */
-static int parse_name(const char *name, const char *job, int kind, int64_t *id)
+static int parse_name(const char *name, const char *job, int kind, fs_name *nm)
 {
 	static const char *const pre[] = {".part-", ".part-", "part-"};
 	static const char *const suf[] = {".inprogress", ".pending", ""};
 	int nums = kind == FS_INPROG ? 2 : 3;
 	size_t pl = strlen(pre[kind]), jl = strlen(job);
-	int64_t v[3];
+	int64_t v[3], inst = 0;
 	if (strncmp(name, pre[kind], pl) || strncmp(name + pl, job, jl) || name[pl + jl] != '-')
 		return 0;
 	const char *p = name + pl + jl + 1;
 	for (int i = 0; i < nums; i++) {
 		if (i > 0 && *p++ != '-')
 			return 0;
+		if (i == nums - 1 && p[0] == 's') { /* the instance, before the part number */
+			p++;
+			if (!parse_num(&p, &inst) || *p++ != '-')
+				return 0;
+		}
 		if (!parse_num(&p, &v[i]))
 			return 0;
 	}
@@ -158,7 +189,11 @@ static int parse_name(const char *name, const char *job, int kind, int64_t *id)
 	size_t el = strcspn(p, "./");
 	if (el == 0 || strcmp(p + el, suf[kind]))
 		return 0;
-	*id = kind == FS_INPROG ? -1 : v[0];
+	if (nm) {
+		nm->id = kind == FS_INPROG ? -1 : v[0];
+		nm->attempt = kind == FS_INPROG ? v[0] : v[1];
+		nm->inst = inst;
+	}
 	return 1;
 }
 
@@ -209,18 +244,27 @@ static int open_ckpt_args(fs_sink *k, const sl_conn_args *a, sl_err *err)
 	return 0;
 }
 
-/* --overwrite-output: deletes the published parts of this job. */
+/* A fresh start's share of the job's files (recover(NULL)): instance i of
+ * n takes the files whose instance number is i modulo n, so each file of
+ * any earlier run is one instance's to delete. */
+static int my_share(const fs_sink *k, const fs_name *nm)
+{
+	return nm->inst % k->nsub == k->subtask;
+}
+
+/* --overwrite-output: deletes the published parts of this job (this
+ * instance's share, my_share). */
 static int delete_published(fs_sink *k, sl_err *err)
 {
 	DIR *d = opendir(k->dir);
 	struct dirent *e;
-	int64_t id;
+	fs_name nm;
 	char path[4096];
 	if (!d)
 		return sl_err_set(err, SL_EIO, "sink '%s': cannot open directory '%s': %s",
 		                  k->base.table, k->dir, strerror(errno));
 	while ((e = readdir(d)))
-		if (parse_name(e->d_name, k->job, FS_FINAL, &id)) {
+		if (parse_name(e->d_name, k->job, FS_FINAL, &nm) && my_share(k, &nm)) {
 			snprintf(path, sizeof(path), "%s/%s", k->dir, e->d_name);
 			unlink(path);
 		}
@@ -255,6 +299,13 @@ static int fsk_configure(sl_sink *s, const sl_conn_args *a, sl_err *err)
 		return rc;
 	if ((rc = open_ckpt_args(k, a, err)))
 		return rc;
+	k->nsub = a->nsubtasks > 0 ? a->nsubtasks : 1;
+	k->subtask = a->subtask;
+	if (k->subtask < 0 || k->subtask >= k->nsub)
+		return sl_err_set(err, SL_EINVAL, "sink '%s': instance %d of %d does not exist",
+		                  a->table, a->subtask, k->nsub);
+	if (k->nsub > 1)
+		snprintf(k->inst, sizeof k->inst, "-s%d", k->subtask);
 	if (!(k->dir = strdup(path)))
 		return sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", a->table);
 	if (!(k->enc = sl__conn_encoder(a, NULL, err)))
@@ -391,7 +442,7 @@ static int publish_now(fs_sink *k, sl_err *err)
 	char from[FS_NAME_MAX], to[FS_NAME_MAX];
 	for (int n = k->pub_from; n < k->part; n++) {
 		inprog_name(k, n, from);
-		snprintf(to, sizeof to, "part-%s-%d.%s", k->runid, n, k->ext);
+		snprintf(to, sizeof to, "part-%s%s-%d.%s", k->runid, k->inst, n, k->ext);
 		if (renameat(k->dfd, from, k->dfd, to))
 			return sl_err_set(err, SL_EIO, "sink '%s': cannot publish '%s/%s': %s",
 			                  k->base.table, k->dir, from, strerror(errno));
@@ -467,6 +518,8 @@ static int stage_parts(fs_sink *k, int64_t id, sl_err *err)
  * those of earlier checkpoints never committed nor aborted (restoring id
  * must publish them too: its source positions are past their rows).
  * Names are relative to the sink's directory.  ids must increase.
+ * Version 2, of instance `subtask` of nsub > 1: u8 2, then version 1's
+ * fields with u32 subtask and u32 nsub after the attempt.
  */
 static int fsk_pre_commit(sl_sink *s, int64_t id, sl_snap_writer *w, sl_err *err)
 {
@@ -484,10 +537,14 @@ static int fsk_pre_commit(sl_sink *s, int64_t id, sl_snap_writer *w, sl_err *err
 	k->last_id = id;
 	for (int e = 0; e < k->npend; e++)
 		count += k->pend[e].nparts;
-	sl_snap_put_u8(w, FS_SNAP_VERSION);
+	sl_snap_put_u8(w, k->nsub > 1 ? FS_SNAP_PARALLEL : FS_SNAP_VERSION);
 	sl_snap_put_i64(w, id);
 	sl_snap_put_bytes(w, k->job, strlen(k->job));
 	sl_snap_put_u32(w, (uint32_t)k->attempt);
+	if (k->nsub > 1) {
+		sl_snap_put_u32(w, (uint32_t)k->subtask);
+		sl_snap_put_u32(w, (uint32_t)k->nsub);
+	}
 	sl_snap_put_u32(w, (uint32_t)count);
 	for (int e = 0; e < k->npend; e++)
 		for (int i = 0; i < k->pend[e].nparts; i++) {
@@ -577,6 +634,8 @@ static int fsk_abort(sl_sink *s, int64_t id, sl_err *err)
  * (staged, final) name pairs (names[2i], names[2i+1]). */
 typedef struct fs_restored {
 	int64_t id;
+	int from, nsub;       /* the instance that wrote it, of how many; -1 = a
+	                       * fresh start (no checkpoint) */
 	char job[FS_NAME_MAX];
 	int n;
 	char **names;
@@ -606,10 +665,10 @@ static char *get_name(sl_snap_reader *r)
 static int pair_ok(const char *staged, const char *final, const char *job, int64_t max_id)
 {
 	size_t fl = strlen(final);
-	int64_t id;
+	fs_name nm;
 	return strlen(staged) == fl + 9 && staged[0] == '.' && !strncmp(staged + 1, final, fl) &&
-	       !strcmp(staged + 1 + fl, ".pending") && parse_name(final, job, FS_FINAL, &id) &&
-	       id <= max_id;
+	       !strcmp(staged + 1 + fl, ".pending") && parse_name(final, job, FS_FINAL, &nm) &&
+	       nm.id <= max_id;
 }
 
 /* Reads what pre_commit wrote (see fsk_pre_commit) into rs. */
@@ -620,10 +679,18 @@ static int read_restored(fs_sink *k, sl_snap_reader *r, fs_restored *rs, sl_err 
 	rs->id = sl_snap_get_i64(r);
 	const char *job = sl_snap_get_bytes(r, &jl);
 	(void)sl_snap_get_u32(r); /* attempt: informative, the names are literal */
+	uint32_t from = 0, nsub = 1;
+	if (ver == FS_SNAP_PARALLEL) {
+		from = sl_snap_get_u32(r);
+		nsub = sl_snap_get_u32(r);
+	}
 	uint32_t n = sl_snap_get_u32(r);
-	if (!sl_snap_reader_ok(r) || ver != FS_SNAP_VERSION || rs->id < 0 || !job || jl == 0 ||
-	    jl > 128 || memchr(job, '/', jl) || memchr(job, 0, jl) || n > r->len / 2)
+	if (!sl_snap_reader_ok(r) || (ver != FS_SNAP_VERSION && ver != FS_SNAP_PARALLEL) ||
+	    rs->id < 0 || !job || jl == 0 || jl > 128 || memchr(job, '/', jl) ||
+	    memchr(job, 0, jl) || n > r->len / 2 || nsub < 1 || nsub > 1u << 20 || from >= nsub)
 		goto damaged;
+	rs->from = (int)from;
+	rs->nsub = (int)nsub;
 	memcpy(rs->job, job, jl);
 	rs->job[jl] = 0;
 	if (n && !(rs->names = calloc(2 * (size_t)n, sizeof(char *))))
@@ -654,15 +721,16 @@ static int refuse_newer(fs_sink *k, const fs_restored *rs, sl_err *err)
 {
 	DIR *d = opendir(k->dir);
 	struct dirent *e;
-	int64_t id, max = rs->id;
+	int64_t max = rs->id;
+	fs_name nm;
 	char name[FS_NAME_MAX] = "";
 	if (!d)
 		return sl_err_set(err, SL_EIO, "sink '%s': cannot open directory '%s': %s",
 		                  k->base.table, k->dir, strerror(errno));
 	while ((e = readdir(d)))
-		if ((parse_name(e->d_name, k->job, FS_FINAL, &id) ||
-		     parse_name(e->d_name, rs->job, FS_FINAL, &id)) && id > max) {
-			max = id;
+		if ((parse_name(e->d_name, k->job, FS_FINAL, &nm) ||
+		     parse_name(e->d_name, rs->job, FS_FINAL, &nm)) && nm.id > max) {
+			max = nm.id;
 			snprintf(name, sizeof name, "%s", e->d_name);
 		}
 	closedir(d);
@@ -695,21 +763,43 @@ static int check_present(fs_sink *k, const fs_restored *rs, sl_err *err)
 	return 0;
 }
 
-/* Deletes every in-progress and staged file of this job or rs's job (all
- * attempts); the restored checkpoint's parts are published by now. */
+/*
+ * Whether recover deletes hidden file nm (in progress or staged, of this
+ * job or rs's).  Each file is one recover's to delete, and only after the
+ * record that could list it was published: the record of old instance j
+ * deletes the files of instance j (and instance 0's those of instances >=
+ * its run's count, left by runs at a higher parallelism; so a record of a
+ * run of one instance deletes them all, as before parallel instances); a
+ * fresh start, this instance's share (my_share: all of them at one
+ * instance).  Files of this attempt are this run's: at several instances
+ * they are never deleted.
+ */
+static int hidden_mine(const fs_sink *k, const fs_restored *rs, const fs_name *nm)
+{
+	if (k->nsub > 1 && nm->attempt == k->attempt)
+		return 0;
+	if (rs->from < 0)
+		return my_share(k, nm);
+	return nm->inst == rs->from || (rs->from == 0 && nm->inst >= rs->nsub);
+}
+
+/* Deletes the in-progress and staged files of this job or rs's job (all
+ * attempts) that are this recover's (hidden_mine). */
 static int delete_hidden(fs_sink *k, const fs_restored *rs, sl_err *err)
 {
 	DIR *d = opendir(k->dir);
 	struct dirent *e;
-	int64_t id;
+	fs_name nm;
 	int rc = 0, gone = 0;
 	if (!d)
 		return sl_err_set(err, SL_EIO, "sink '%s': cannot open directory '%s': %s",
 		                  k->base.table, k->dir, strerror(errno));
 	while (!rc && (e = readdir(d))) {
 		const char *n = e->d_name;
-		if (!parse_name(n, k->job, FS_INPROG, &id) && !parse_name(n, k->job, FS_STAGED, &id) &&
-		    !parse_name(n, rs->job, FS_INPROG, &id) && !parse_name(n, rs->job, FS_STAGED, &id))
+		if (!parse_name(n, k->job, FS_INPROG, &nm) && !parse_name(n, k->job, FS_STAGED, &nm) &&
+		    !parse_name(n, rs->job, FS_INPROG, &nm) && !parse_name(n, rs->job, FS_STAGED, &nm))
+			continue;
+		if (!hidden_mine(k, rs, &nm))
 			continue;
 		if (unlinkat(k->dfd, n, 0) && errno != ENOENT)
 			rc = sl_err_set(err, SL_EIO, "sink '%s': cannot delete '%s/%s': %s",
@@ -727,8 +817,13 @@ static int delete_hidden(fs_sink *k, const fs_restored *rs, sl_err *err)
  * newer checkpoint is published; checks every listed part is staged or
  * published (SL_ESTATE naming the file); publishes the staged ones and
  * fsyncs the directory; deletes every other in-progress or staged file of
- * the job (any attempt).  Idempotent; nothing is renamed when it fails
- * before publishing.
+ * the job (any attempt) that is its to delete (hidden_mine: all of them
+ * at one instance).  Idempotent; nothing is renamed when it fails before
+ * publishing.  Several instances (conn.h): the checkpoint holds one record
+ * per instance of the run that took it, and every record must be given to
+ * some instance of the new run, at any parallelism (a record may be given
+ * to several: publishing is idempotent); an instance may get several, one
+ * call each, before it writes.  recover(NULL) is called on every instance.
  */
 static int fsk_recover(sl_sink *s, sl_snap_reader *r, sl_err *err)
 {
@@ -740,11 +835,15 @@ static int fsk_recover(sl_sink *s, sl_snap_reader *r, sl_err *err)
 	if (k->part > 0 || k->fd >= 0 || k->npend > 0)
 		return sl_err_set(err, SL_EINVAL, "sink '%s': recover after output was written",
 		                  s->table);
+	rs.from = -1;
 	if (r)
 		rc = read_restored(k, r, &rs, err);
 	else if (!(rc = k->overwrite ? delete_published(k, err) : 0))
 		snprintf(rs.job, sizeof rs.job, "%s", k->job);
-	if (rc || (rc = refuse_newer(k, &rs, err)) || (rc = check_present(k, &rs, err)))
+	/* (after --overwrite-output at several instances, the others' shares
+	 * are theirs to delete, not output to refuse) */
+	if (rc || (!(!r && k->overwrite && k->nsub > 1) && (rc = refuse_newer(k, &rs, err))) ||
+	    (rc = check_present(k, &rs, err)))
 		goto done;
 	for (int i = 0; i < rs.n; i++)
 		if ((rc = publish_one(k, rs.names[2 * i], rs.names[2 * i + 1], err)))

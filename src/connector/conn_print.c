@@ -10,8 +10,17 @@
  *
  * 'standard-error' = 'true' writes to stderr.  Takes updates.  A batch is
  * formatted into one buffer (re-used, so no allocation in steady state)
- * and written with one fwrite + fflush at its end, which keeps output in
- * order with other stdio writers of the process.
+ * and written with one fwrite + fflush at its end, under the stream's lock
+ * (flockfile), which keeps output in order with other stdio writers of the
+ * process and keeps the lines of parallel instances, each with its own
+ * buffer on its own thread, whole: a batch's lines go out together,
+ * never interleaved with another instance's within a line.
+ *
+ * Parallel instances: unlike Flink's print sink, which prefixes "<i>> "
+ * (or "<identifier>:<i>> ") at parallelism > 1, sluice prints the same
+ * text at every parallelism, so output does not change with the machine's
+ * CPU count, the default parallelism (docs/sql.md, "where sluice
+ * differs").
  */
 #include "conn_builtin.h"
 #include "sluice.h"
@@ -37,7 +46,8 @@ static int pr_configure(sl_sink *s, const sl_conn_args *a, sl_err *err)
 	int to_err = 0;
 	sl_buf_init(&k->out);
 	const char *id = sl_opts_get(a->opts, "print-identifier");
-	(void)sl_opts_get(a->opts, "sink.parallelism"); /* accepted; sluice runs one task */
+	(void)sl_opts_get(a->opts, "sink.parallelism"); /* accepted; the job's parallelism
+	                                                   * decides (docs/parallel.md) */
 	if (sl_opts_bool(a->opts, "standard-error", 0, &to_err, err)) {
 		sl_err_prefix(err, "sink '%s'", a->table);
 		return SL_EINVAL;
@@ -86,10 +96,12 @@ static int print_row(print_sink *k, const sl_batch *b, int row)
 static int pr_flush(print_sink *k, sl_err *err)
 {
 	int rc = 0;
+	flockfile(k->fp); /* the batch's lines and the flush, as one */
 	if (k->out.len && fwrite(k->out.p, 1, k->out.len, k->fp) != k->out.len)
 		rc = SL_EIO;
 	if (fflush(k->fp))
 		rc = SL_EIO;
+	funlockfile(k->fp);
 	sl_buf_clear(&k->out);
 	if (rc)
 		return sl_err_set(err, rc, "sink '%s': cannot write to %s: %s", k->base.table,

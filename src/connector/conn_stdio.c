@@ -11,7 +11,13 @@
  *
  * The stdout sink encodes rows with 'format' (default json) into a buffer
  * and writes it to standard output (through stdio, so output stays ordered
- * with other stdout writers of the process) at the end of every batch.
+ * with other stdout writers of the process) at the end of every batch,
+ * with one fwrite + fflush under the stream's lock (flockfile), so the
+ * lines of parallel instances (each its own buffer, on its own thread)
+ * never interleave within a line.
+ *
+ * The stdin source is one instance whatever the parallelism
+ * (single_instance: the runtime rebalances its rows, docs/parallel.md §2).
  */
 #include "conn_builtin.h"
 #include "conn_lines.h"
@@ -209,11 +215,15 @@ static int sout_configure(sl_sink *s, const sl_conn_args *a, sl_err *err)
 
 static int sout_flush(stdout_sink *k, sl_err *err)
 {
+	int bad = 0;
+	flockfile(stdout); /* the batch's lines and the flush, as one */
 	if (k->out.len && fwrite(k->out.p, 1, k->out.len, stdout) != k->out.len)
-		return sl_err_set(err, SL_EIO, "sink '%s': cannot write to stdout: %s",
-		                  k->base.table, strerror(errno));
+		bad = 1;
+	if (!bad && fflush(stdout))
+		bad = 1;
+	funlockfile(stdout);
 	sl_buf_clear(&k->out);
-	if (fflush(stdout))
+	if (bad)
 		return sl_err_set(err, SL_EIO, "sink '%s': cannot write to stdout: %s",
 		                  k->base.table, strerror(errno));
 	return 0;

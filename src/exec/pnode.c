@@ -57,3 +57,10 @@ const char *sl_dist_kind_name(sl_dist_kind k)
 	static const char *const names[] = {"forward", "hash", "singleton", "broadcast"};
 	return k >= SL_DIST_FORWARD && k <= SL_DIST_BROADCAST ? names[k] : "?";
 }
+
+const char *sl_xchg_kind_name(sl_xchg_kind k)
+{
+	static const char *const names[] = {"FORWARD (chained)", "FORWARD", "HASH", "REBALANCE", "GLOBAL",
+	                                    "BROADCAST"};
+	return k >= SL_XCHG_CHAIN && k <= SL_XCHG_BROADCAST ? names[k] : "?";
+}

@@ -104,6 +104,22 @@ typedef struct sl_dist {
 	const int *cols;     /* input columns, plan arena */
 } sl_dist;
 
+/*
+ * How rows reach a node's input from its producer at run time (issue 10
+ * step 4, docs/parallel.md sections 1-2), decided by sl_plan_par
+ * (src/plan/plan_par.c) from the requirement (sl_dist) and the
+ * parallelism of both ends.  At parallelism 1 every edge is CHAIN.
+ */
+typedef enum sl_xchg_kind {
+	SL_XCHG_CHAIN = 0,   /* same instance, same thread: sl_op_emit */
+	SL_XCHG_FORWARD,     /* instance i -> instance i over a channel */
+	SL_XCHG_HASH,        /* by the key group of the input's sl_dist columns */
+	SL_XCHG_REBALANCE,   /* a batch to each instance in turn (after a
+	                      * source that cannot split) */
+	SL_XCHG_GATHER,      /* every row to the one instance (singleton) */
+	SL_XCHG_BROADCAST    /* every row to every instance (unused yet) */
+} sl_xchg_kind;
+
 /* How a node's output changes (Flink's changelog mode). */
 typedef enum sl_changelog_mode {
 	SL_CHANGELOG_APPEND = 0, /* +I only */
@@ -210,6 +226,9 @@ struct sl_pnode {
 	sl_dist *dist;            /* dist[0..nin): the distribution each input
 	                           * requires (plan_dist.c); set for every node
 	                           * once planning is done */
+	sl_xchg_kind *xchg;       /* xchg[0..nin): the exchange of each input
+	                           * (plan_par.c); set once planning is done */
+	int par;                  /* the node's parallelism (instances), >= 1 */
 	sl_pnode *side;           /* WINDOW_AGG / SESSION_AGG: the ON LATE sink its
 	                           * late rows go to directly (no edge), or NULL */
 	/* output schema */
@@ -239,6 +258,8 @@ struct sl_pnode {
 typedef struct sl_pplan {
 	int n, cap;
 	sl_pnode **nodes;
+	int par;      /* the job's parallelism (plan_par.c): above 1, some
+	               * node runs as several instances (src/runtime/prun.h) */
 } sl_pplan;
 
 /* The SL_OPF_* flags (op_kind.h) of every operator of kind k: the same
@@ -252,5 +273,10 @@ const char *sl_op_kind_name(sl_op_kind k);
 /* The name of distribution kind k: "forward", "hash", "singleton",
  * "broadcast" (EXPLAIN's exchanges). */
 const char *sl_dist_kind_name(sl_dist_kind k);
+
+/* The name of exchange kind k as Flink's plans print it ("ship
+ * strategy"): "FORWARD (chained)" (no exchange), "FORWARD", "HASH", "REBALANCE", "GLOBAL"
+ * (gather into one instance), "BROADCAST". */
+const char *sl_xchg_kind_name(sl_xchg_kind k);
 
 #endif

@@ -38,6 +38,9 @@ typedef struct sl_plan_args {
 	const char *job;          /* job name (sink file names), "" without checkpoints */
 	int64_t attempt;          /* run attempt (sink file names) */
 	sl_buf *warnings;         /* planning warnings, one per line (may be NULL) */
+	int parallelism;          /* the job's parallelism (plan_par.c); 0 = 1 */
+	int parallelism_explicit; /* the user set it ('parallelism.default'):
+	                           * running at 1 instead is worth a warning */
 } sl_plan_args;
 
 /*

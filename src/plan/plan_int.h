@@ -127,6 +127,8 @@ typedef struct planner {
 	int64_t default_lateness;
 	int mini_batch;
 	int checkpointing;       /* sinks stage output until checkpoints commit */
+	int parallelism;         /* the job's parallelism (plan_par.c), >= 1 */
+	int parallelism_explicit; /* sl_plan_args.parallelism_explicit */
 	sl_buf *warnings;
 	const char *job;
 	int64_t attempt;
@@ -162,6 +164,17 @@ int sl__plan_dist(planner *p);
  * order ("exchange=[hash[user_id], forward]", arena string); called after
  * sl__plan_dist, for nodes with inputs. */
 const char *sl__plan_dist_explain(planner *p, const sl_pnode *n);
+
+/* ---- plan_par.c: parallelism and exchanges (issue 10 step 4) ---- */
+
+/* Sets every node's parallelism (sl_pnode.par) and the exchange of each
+ * of its inputs (sl_pnode.xchg) from p->parallelism and the nodes'
+ * distributions (after sl__plan_dist).  Returns 0 or SL_ENOMEM. */
+int sl__plan_par(planner *p);
+
+/* EXPLAIN's text for node n at parallelism > 1: "parallelism=2" and, for
+ * nodes with inputs, "ship=[HASH[user_id], FORWARD (chained)]". */
+const char *sl__plan_par_explain(planner *p, const sl_pnode *n);
 
 /* ---- plan_ttl.c: state TTL ---- */
 

@@ -109,7 +109,12 @@ sl_pnode *sl__node_new(planner *p, sl_op_kind k, const void *params, size_t size
  * (session option 'sluice.explain.ids'), each line ends with the
  * operator's state id, " uid=<16 hex digits>", for tests that pin ids;
  * with exchanges ('sluice.explain.exchanges'), a node with inputs shows
- * the distribution each requires (plan_dist.c), "exchange=[hash[k]]". */
+ * the distribution each requires (plan_dist.c), "exchange=[hash[k]]"; a
+ * job at a parallelism above 1 set by 'parallelism.default' (or with
+ * exchanges) shows each node's parallelism and the exchange of each input
+ * (plan_par.c), "parallelism=2 ship=[HASH[k]]": the default parallelism
+ * is the machine's CPU count, which a plan pinned by a test must not
+ * depend on. */
 static void explain_plan(planner *p, sl_buf *out, int ids, int exchanges)
 {
 	for (int i = 0; i < p->plan.n; i++) {
@@ -124,6 +129,8 @@ static void explain_plan(planner *p, sl_buf *out, int ids, int exchanges)
 			sl_buf_printf(out, " %s", st);
 		if (exchanges && n->nin)
 			sl_buf_printf(out, " %s", sl__plan_dist_explain(p, n));
+		if (p->plan.par > 1 && (exchanges || p->parallelism_explicit))
+			sl_buf_printf(out, " %s", sl__plan_par_explain(p, n));
 		if (ids)
 			sl_buf_printf(out, " uid=%s", n->uid);
 		sl_buf_putc(out, '\n');
@@ -635,6 +642,8 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_ppla
 	p->push_sink = a->push_sink;
 	p->tz = sl_opts_get(a->session, "table.local-time-zone");
 	p->checkpointing = a->checkpointing;
+	p->parallelism = a->parallelism > 1 ? a->parallelism : 1;
+	p->parallelism_explicit = a->parallelism_explicit;
 	p->warnings = a->warnings;
 	p->job = a->job ? a->job : "";
 	p->attempt = a->attempt;
@@ -652,6 +661,8 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_ppla
 		rc = sl__plan_rewrite(p);
 	if (!rc) /* on the final node list */
 		rc = sl__plan_dist(p);
+	if (!rc)
+		rc = sl__plan_par(p);
 	int ids = 0, exchanges = 0;
 	if (!rc && explain)
 		rc = sl_opts_bool(a->session, "sluice.explain.ids", 0, &ids, err);

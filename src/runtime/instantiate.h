@@ -12,6 +12,8 @@
 #ifndef SL_INSTANTIATE_H
 #define SL_INSTANTIATE_H
 
+#include <stdint.h>
+
 #include "../base/err.h"
 #include "../exec/graph.h"
 #include "../exec/pnode.h"
@@ -25,5 +27,19 @@
  * (sl_graph_deinit frees them).
  */
 int sl_instantiate(const sl_pplan *plan, sl_graph *g, sl_err *err);
+
+/*
+ * One instance's part of a plan (the parallel runtime, prun.c): the nodes
+ * i with member[i] (all when member is NULL), in plan order, each as
+ * instance `subtask` of `nsubtasks` (its connectors' sl_conn_args), into
+ * g, which may already hold other operators (the exchanges' receivers).
+ * op_of[0..plan->n) must be NULL on entry for the member nodes; node i's
+ * operator is stored in op_of[i].  Inputs are connected where the producer
+ * is in g and the edge is chained (sl_pnode.xchg); the others are left
+ * for the caller's exchanges.  Returns 0 or a negative code with err set
+ * (the operators added so far stay in g).
+ */
+int sl_instantiate_part(const sl_pplan *plan, const uint8_t *member, int subtask, int nsubtasks,
+                        sl_graph *g, sl_op **op_of, sl_err *err);
 
 #endif

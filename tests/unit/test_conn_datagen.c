@@ -5,7 +5,9 @@
  * number-of-rows, random ranges, null-rate, snapshot/restore of the
  * generator state, a bounded generator cut into chunks (splits, read in
  * turns, restored after every batch; an unchunked snapshot onto chunks),
- * option errors, and throughput into blackhole.
+ * parallel instances (each generates its chunks, the union is the rows at
+ * parallelism 1; restores at another parallelism), option errors, and
+ * throughput into blackhole.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
 
 #include "connector/conn.h"
 #include "sluice.h"
@@ -339,6 +342,7 @@ static void test_chunks(void **state)
 		if (run0[i] <= 2000)
 			assert_int_equal(run1[i], one1[run0[i] - 1]); /* the old stream goes on */
 	}
+
 	sl_source_free(s);
 
 	/* unbounded: one split; throttled: one split (a live stream, often a
@@ -356,6 +360,216 @@ static void test_chunks(void **state)
 	unsetenv("SLUICE_TEST_DATAGEN_CHUNK_ROWS");
 	fx_deinit(&u);
 	fx_deinit(&f);
+}
+
+static sl_source *fx_instance(fixture *f, int inst, int np, sl_err *err)
+{
+	sl_conn_args a = {.table = "gen", .fields = f->fields, .nfields = f->nfields,
+	                  .opts = &f->opts, .tz = "UTC", .subtask = inst, .nsubtasks = np};
+	sl_err_clear(err);
+	return sl_source_new_open(sl_source_find("datagen"), &a, err);
+}
+
+typedef struct pair {
+	int64_t a, b;
+} pair;
+
+static int cmp_pair(const void *x, const void *y)
+{
+	const pair *p = x, *q = y;
+	return p->a != q->a ? (p->a < q->a ? -1 : 1) : p->b != q->b ? (p->b < q->b ? -1 : 1) : 0;
+}
+
+/* Reads s to the end (batches of cap, at most max rows when max >= 0),
+ * appending (column 0, column 1) pairs at out[*n]; checks that each
+ * split's column 0 goes up by one per row when seq is set.  Returns the
+ * last read code. */
+static int read_pairs(sl_source *s, fixture *f, int cap, int max, int seq, pair *out, int *n)
+{
+	static int64_t last[64];
+	for (int i = 0; i < 64; i++)
+		last[i] = -1;
+	sl_batch *b = sl_batch_new(f->nfields, f->types, cap);
+	sl_err err;
+	int rc, got = 0;
+	do {
+		sl_batch_reset(b);
+		sl_err_clear(&err);
+		rc = s->vt->read(s, b, &err);
+		for (int r = 0; r < b->nrows; r++, got++) {
+			int64_t v = b->cols[0].v.i64[r];
+			int sp = s->nsplits ? s->split : 0;
+			assert_true(sp < 64);
+			if (seq && last[sp] >= 0)
+				assert_int_equal(v, last[sp] + 1);
+			last[sp] = v;
+			out[*n].a = v;
+			out[(*n)++].b = b->cols[1].v.i64[r];
+		}
+	} while (rc > 0 && (max < 0 || got < max));
+	sl_batch_free(b);
+	return rc;
+}
+
+/*
+ * Parallel instances (docs/parallel.md §4 rule 5): a sequence of 5000 rows
+ * and a 'number-of-rows' generator of 4500 random rows, both cut into
+ * chunks of 1000: at parallelism 2, 3 and 7 (two instances without a
+ * chunk) instance i generates the chunks k with k % p == i, and the union
+ * of the instances' rows is the rows at parallelism 1, each once, each
+ * chunk's sequence in order.  A generator of one split (at most a chunk,
+ * or throttled) is instance 0's: the others end at once.
+ */
+static void test_instances_union(void **state)
+{
+	(void)state;
+	enum { N = 5000 };
+	static pair ref[N], got[N];
+	setenv("SLUICE_TEST_DATAGEN_CHUNK_ROWS", "1000", 1);
+	for (int kind = 0; kind < 4; kind++) {
+		fixture f;
+		sl_err err;
+		fx_init(&f);
+		fx_field(&f, "id", sl_type_make(SL_T_BIGINT));
+		fx_field(&f, "r", sl_type_make(SL_T_BIGINT));
+		int rows = kind == 1 ? 4500 : kind == 2 ? 800 : N;
+		if (kind != 1) {
+			sl_opts_set(&f.opts, "fields.id.kind", "sequence");
+			sl_opts_set(&f.opts, "fields.id.start", "1");
+			sl_opts_set(&f.opts, "fields.id.end", kind == 2 ? "800" : "5000");
+		} else {
+			sl_opts_set(&f.opts, "number-of-rows", "4500");
+		}
+		if (kind == 3)
+			sl_opts_set(&f.opts, "rows-per-second", "1000000");
+		int nref = 0;
+		sl_source *s = fx_instance(&f, 0, 1, &err);
+		assert_int_equal(s->nsplits, kind == 0 ? 5 : kind == 1 ? 5 : 0);
+		assert_int_equal(read_pairs(s, &f, 300, -1, kind != 1, ref, &nref), SL_EEOF);
+		assert_int_equal(nref, rows);
+		sl_source_free(s);
+		qsort(ref, (size_t)nref, sizeof *ref, cmp_pair);
+		static const int ps[] = {2, 3, 7};
+		for (size_t z = 0; z < sizeof ps / sizeof ps[0]; z++) {
+			int np = ps[z], n = 0;
+			for (int i = 0; i < np; i++) {
+				s = fx_instance(&f, i, np, &err);
+				assert_non_null(s);
+				int before = n;
+				assert_int_equal(read_pairs(s, &f, 100 + 50 * i, -1, kind != 1, got, &n),
+				                 SL_EEOF);
+				if (kind >= 2 && i > 0)
+					assert_int_equal(n, before); /* one split: instance 0's */
+				if (kind < 2)
+					assert_int_equal(s->nsplits, (5 - i + np - 1) / np);
+				sl_source_free(s);
+			}
+			assert_int_equal(n, nref);
+			qsort(got, (size_t)n, sizeof *got, cmp_pair);
+			assert_memory_equal(got, ref, (size_t)n * sizeof *got);
+		}
+		fx_deinit(&f);
+	}
+	fixture f;
+	sl_err err;
+	fx_init(&f);
+	fx_field(&f, "id", sl_type_make(SL_T_BIGINT));
+	assert_null(fx_instance(&f, 2, 2, &err));
+	assert_non_null(strstr(err.msg, "instance 2 of 2"));
+	fx_deinit(&f);
+	unsetenv("SLUICE_TEST_DATAGEN_CHUNK_ROWS");
+}
+
+/*
+ * Restore at another parallelism: the instances of a run at p read some
+ * batches and take snapshots; every instance of a run at q restores all of
+ * them (conn.h) and reads to the end: the rows before and after are the
+ * rows at parallelism 1, each once, for p, q in 1..3, for a chunked and a
+ * one-split generator, and the chunks' watermarks come back by chunk
+ * number (the scan's overwriting of split_wm emulated).  A missing
+ * snapshot is refused at the first read; a chunk in two snapshots at once.
+ */
+static void test_instances_rescale(void **state)
+{
+	(void)state;
+	enum { N = 5000 };
+	static pair ref[N], got[N];
+	setenv("SLUICE_TEST_DATAGEN_CHUNK_ROWS", "1000", 1);
+	for (int kind = 0; kind < 2; kind++) {
+		fixture f;
+		sl_err err;
+		fx_init(&f);
+		fx_field(&f, "id", sl_type_make(SL_T_BIGINT));
+		fx_field(&f, "r", sl_type_make(SL_T_BIGINT));
+		sl_opts_set(&f.opts, "fields.id.kind", "sequence");
+		sl_opts_set(&f.opts, "fields.id.start", "1");
+		sl_opts_set(&f.opts, "fields.id.end", kind ? "900" : "5000");
+		int nref = 0;
+		sl_source *s = fx_instance(&f, 0, 1, &err);
+		assert_int_equal(read_pairs(s, &f, 300, -1, 1, ref, &nref), SL_EEOF);
+		sl_source_free(s);
+		qsort(ref, (size_t)nref, sizeof *ref, cmp_pair);
+		for (int p = 1; p <= 3; p++)
+		for (int q = 1; q <= 3; q++) {
+			sl_snap_writer w[3];
+			int n = 0;
+			for (int i = 0; i < p; i++) {
+				s = fx_instance(&f, i, p, &err);
+				for (int j = 0; j < s->nsplits; j++)
+					s->split_wm[j] = 5000 + (long long)j * p + i; /* by chunk number */
+				read_pairs(s, &f, 100, 100 + 200 * i, 1, got, &n);
+				sl_snap_writer_init(&w[i]);
+				assert_int_equal(s->vt->snapshot(s, &w[i], &err), 0);
+				sl_source_free(s);
+			}
+			assert_true(n > 0 && n < nref);
+			for (int i = 0; i < q; i++) {
+				s = fx_instance(&f, i, q, &err);
+				for (int k = 0; k < p; k++) {
+					for (int j = 0; j < s->nsplits; j++)
+						s->split_wm[j] = 777; /* as op_scan.c's restore does */
+					sl_snap_reader r;
+					sl_snap_reader_init(&r, w[(k + i) % p].buf, w[(k + i) % p].len);
+					assert_int_equal(s->vt->restore(s, &r, &err), 0);
+				}
+				for (int j = 0; j < s->nsplits; j++)
+					assert_int_equal(s->split_wm[j], 5000 + (long long)j * q + i);
+				assert_int_equal(read_pairs(s, &f, 100, -1, 1, got, &n), SL_EEOF);
+				sl_source_free(s);
+			}
+			assert_int_equal(n, nref);
+			qsort(got, (size_t)n, sizeof *got, cmp_pair);
+			assert_memory_equal(got, ref, (size_t)n * sizeof *got);
+			if (p > 1) { /* instance 0 of q without the last old instance's snapshot */
+				s = fx_instance(&f, 0, q, &err);
+				for (int k = 0; k < p - 1; k++) {
+					sl_snap_reader r;
+					sl_snap_reader_init(&r, w[k].buf, w[k].len);
+					assert_int_equal(s->vt->restore(s, &r, &err), 0);
+				}
+				sl_batch *b = sl_batch_new(f.nfields, f.types, 0);
+				int rc = s->vt->read(s, b, &err);
+				/* refused when it owns what the missing snapshot held */
+				if (kind == 0 && q == 1)
+					assert_int_equal(rc, SL_ESTATE);
+				if (rc == SL_ESTATE)
+					assert_non_null(strstr(err.msg, "no snapshot holds"));
+				sl_batch_free(b);
+				sl_source_free(s);
+				s = fx_instance(&f, 0, q, &err); /* the same snapshot twice */
+				for (int k = 0; k < 2; k++) {
+					sl_snap_reader r;
+					sl_snap_reader_init(&r, w[0].buf, w[0].len);
+					assert_int_equal(s->vt->restore(s, &r, &err), k ? SL_ESTATE : 0);
+				}
+				sl_source_free(s);
+			}
+			for (int i = 0; i < p; i++)
+				sl_snap_writer_deinit(&w[i]);
+		}
+		fx_deinit(&f);
+	}
+	unsetenv("SLUICE_TEST_DATAGEN_CHUNK_ROWS");
 }
 
 static void test_all_types(void **state)
@@ -501,6 +715,67 @@ static void test_blackhole_throughput(void **state)
 	fx_deinit(&f);
 }
 
+typedef struct bh_arg {
+	fixture *f;
+	int inst;
+	int64_t read, written;
+} bh_arg;
+
+/* Instance inst of 3: datagen into a blackhole, both of that instance. */
+static void *bh_main(void *p)
+{
+	bh_arg *ba = p;
+	sl_err err;
+	sl_source *s = fx_instance(ba->f, ba->inst, 3, &err);
+	sl_conn_args a = {.table = "bh", .fields = ba->f->fields, .nfields = ba->f->nfields,
+	                  .opts = &ba->f->opts, .subtask = ba->inst, .nsubtasks = 3};
+	sl_sink *k = sl_sink_new_open(sl_sink_find("blackhole"), &a, &err);
+	sl_batch *b = sl_batch_new(ba->f->nfields, ba->f->types, 0);
+	while (s && k) {
+		sl_batch_reset(b);
+		if (s->vt->read(s, b, &err) <= 0 || k->vt->write(k, b, &err))
+			break;
+	}
+	ba->read = s ? s->rows_read : -1;
+	ba->written = k ? k->rows_written : -1;
+	sl_batch_free(b);
+	sl_sink_free(k);
+	sl_source_free(s);
+	return NULL;
+}
+
+/* Three blackhole instances on their own threads, fed by three datagen
+ * instances (7 chunks of 1000 rows): each counts the rows of its own
+ * instance only, and the counts add up to the table's rows. */
+static void test_blackhole_instances(void **state)
+{
+	(void)state;
+	fixture f;
+	fx_init(&f);
+	fx_field(&f, "id", sl_type_make(SL_T_BIGINT));
+	sl_opts_set(&f.opts, "fields.id.kind", "sequence");
+	sl_opts_set(&f.opts, "fields.id.start", "1");
+	sl_opts_set(&f.opts, "fields.id.end", "6500");
+	setenv("SLUICE_TEST_DATAGEN_CHUNK_ROWS", "1000", 1);
+	pthread_t th[3];
+	bh_arg args[3];
+	for (int i = 0; i < 3; i++) {
+		args[i] = (bh_arg){&f, i, 0, 0};
+		assert_int_equal(pthread_create(&th[i], NULL, bh_main, &args[i]), 0);
+	}
+	int64_t sum = 0;
+	for (int i = 0; i < 3; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(args[i].written, args[i].read);
+		sum += args[i].written;
+	}
+	assert_int_equal(args[0].written, 2500); /* chunks 0, 3, 6 (500 rows) */
+	assert_int_equal(args[1].written, 2000);
+	assert_int_equal(sum, 6500);
+	unsetenv("SLUICE_TEST_DATAGEN_CHUNK_ROWS");
+	fx_deinit(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -509,6 +784,9 @@ int main(void)
 		cmocka_unit_test(test_deterministic_any_batch_size),
 		cmocka_unit_test(test_snapshot_restore),
 		cmocka_unit_test(test_chunks),
+		cmocka_unit_test(test_instances_union),
+		cmocka_unit_test(test_instances_rescale),
+		cmocka_unit_test(test_blackhole_instances),
 		cmocka_unit_test(test_all_types),
 		cmocka_unit_test(test_option_errors),
 		cmocka_unit_test(test_throttle),

@@ -5,7 +5,8 @@
  * names, partition commit by process time and by partition time (success
  * files only after the files are published), crash and recovery across
  * partitions, a partitioned source snapshotted mid-file and restored,
- * configure (no directory created, a bad partition type refused) then open.
+ * configure (no directory created, a bad partition type refused) then open,
+ * and a partitioned source read by parallel instances.
  * Shared helpers: fs_test_util.h.
  */
 #include "fs_test_util.h"
@@ -457,6 +458,79 @@ static void test_part_source_restore(void **state)
 	sl_arena_deinit(&p.f.arena);
 }
 
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The space-separated words of text, sorted, joined by ' ' (in place). */
+static void sort_words(char *text)
+{
+	static char *w[512];
+	static char copy[8192];
+	int n = 0;
+	snprintf(copy, sizeof copy, "%s", text);
+	for (char *save = NULL, *t = strtok_r(copy, " ", &save); t && n < 512;
+	     t = strtok_r(NULL, " ", &save))
+		w[n++] = t;
+	qsort(w, (size_t)n, sizeof *w, cmp_cstr);
+	size_t len = 0;
+	text[0] = 0;
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, 8192 - len, "%s%s", i ? " " : "", w[i]);
+}
+
+/* A partitioned source as parallel instances (docs/parallel.md §4 rule 5):
+ * five files in three partition directories, read by the instances of 2
+ * and 3: each instance reads its files of the whole order, with their
+ * partition values, and the union is the rows of one instance. */
+static void test_part_source_instances(void **state)
+{
+	char *d = ck_dir("part_inst");
+	mkdir(d, 0777);
+	static const char *const dirs[] = {"dt=a", "dt=b", "dt=c"};
+	for (int i = 0, v = 0; i < 3; i++) {
+		char sub[700];
+		snprintf(sub, sizeof sub, "%s/%s", d, dirs[i]);
+		mkdir(sub, 0777);
+		for (int f = 0; f < (i == 1 ? 1 : 2); f++) {
+			char name[32], text[256] = "";
+			snprintf(name, sizeof name, "f%d.jsonl", f);
+			for (int r = 0; r < 3; r++, v++)
+				snprintf(text + strlen(text), sizeof text - strlen(text),
+				         "{\"name\": \"r%d\", \"n\": %d}\n", v, v);
+			write_file(sub, name, text);
+		}
+	}
+	pfx p;
+	sl_err err;
+	pfx_init(&p, "json", d);
+	static char ref[8192], got[8192];
+	ref[0] = 0;
+	sl_conn_args a = pfx_args(&p);
+	sl_source *s = sl_source_new_open(sl_source_find("filesystem")->partitioned, &a, &err);
+	assert_non_null(s);
+	assert_int_equal(s->nsplits, 5);
+	assert_int_equal(p_read_some(s, 2, 1000, ref, sizeof ref), SL_EEOF);
+	sl_source_free(s);
+	sort_words(ref);
+	for (int np = 2; np <= 3; np++) {
+		got[0] = 0;
+		for (int i = 0; i < np; i++) {
+			a.subtask = i;
+			a.nsubtasks = np;
+			s = sl_source_new_open(sl_source_find("filesystem")->partitioned, &a, &err);
+			assert_non_null(s);
+			assert_int_equal(s->nsplits, (5 - i + np - 1) / np);
+			assert_int_equal(p_read_some(s, 2, 1000, got, sizeof got), SL_EEOF);
+			sl_source_free(s);
+		}
+		sort_words(got);
+		assert_string_equal(got, ref);
+	}
+	sl_arena_deinit(&p.f.arena);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -466,6 +540,7 @@ int main(void)
 		cmocka_unit_test(test_part_partition_time),
 		cmocka_unit_test(test_part_crash_recover),
 		cmocka_unit_test(test_part_source_restore),
+		cmocka_unit_test(test_part_source_instances),
 	};
 	return cmocka_run_group_tests_name("conn_fs_partition", tests, setup, teardown);
 }

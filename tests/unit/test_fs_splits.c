@@ -8,9 +8,13 @@
  * watermarks' seed rows (the last line before each range), the files of a
  * directory read interleaved in turns, snapshots taken
  * after every batch and restored into a new source giving the rows of the
- * uninterrupted run in the same order, and a version-1 snapshot (one
- * stream over the files, before splits) mapped onto the splits.  The
- * threshold is the test-only SLUICE_TEST_SPLIT_BYTES (docs/testing.md).
+ * uninterrupted run in the same order, a version-1 snapshot (one
+ * stream over the files, before splits) mapped onto the splits, and
+ * parallel instances (sl_conn_args.subtask/nsubtasks): each reads its
+ * splits of the static assignment, their union is the rows at parallelism
+ * 1, and a restore at another parallelism from every instance's snapshot
+ * resumes every split where it was.  The threshold is the test-only
+ * SLUICE_TEST_SPLIT_BYTES (docs/testing.md).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +32,16 @@
 #include "fs_test_util.h"
 
 #define MAXROWS 4096
+
+/* The filesystem source of f as instance `inst` of np (conn.h). */
+static sl_source *fx_instance(fx *f, int inst, int np, sl_err *err)
+{
+	sl_conn_args a = fx_args(f);
+	a.subtask = inst;
+	a.nsubtasks = np;
+	sl_err_clear(err);
+	return sl_source_new_open(&sl_filesystem_source_vtab, &a, err);
+}
 #define MAXSEEDS 16384 /* a range per byte of a 9 KB file */
 
 /* Rows read: n of each row, its split and its line as `where` gives it. */
@@ -36,6 +50,7 @@ typedef struct got {
 	long long v[MAXROWS];
 	int split[MAXROWS];
 	long long line[MAXROWS];
+	char file[MAXROWS]; /* the letter before ".jsonl" in its file's name */
 	int seeds;  /* seed rows read (conn.h) */
 	long long seed_v[MAXSEEDS];   /* their n */
 	int seed_split[MAXSEEDS];     /* the split each seeds */
@@ -71,6 +86,8 @@ static int read_some(sl_source *s, int cap, int max, got *g)
 			g->v[g->n] = b->cols[1].v.i64[r];
 			g->split[g->n] = s->split;
 			g->line[g->n] = atoll(l + 5);
+			const char *e = strstr(w, ".jsonl'");
+			g->file[g->n] = e ? e[-1] : 0;
 			g->n++;
 		}
 		if (rc <= 0)
@@ -164,8 +181,9 @@ static void test_ranges_every_cut(void **state)
  * Seeds: before any row, each range k > 0 gets one seed row, the last
  * line that starts before the range (the line holding byte start - 1),
  * unless that line is empty (it does not decode: no seed, -infinity).
- * Checked against the file's text for every cut size; a range whose
- * watermark is already set (restored) gets none.
+ * Checked against the file's text for every cut size, at parallelism 1, 2
+ * and 3 (each instance seeds the ranges it owns, k = j * p + instance); a
+ * range whose watermark is already set (restored) gets none.
  */
 static void test_seeds(void **state)
 {
@@ -181,18 +199,23 @@ static void test_seeds(void **state)
 	size_t len = fread(text, 1, sizeof text, fp);
 	fclose(fp);
 	static const long long sizes[] = {1, 2, 3, 17, 29, 30, 31, 64, 100, 1000};
-	for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+	for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+	for (int np = 1; np <= 3; np++)
+	for (int inst = 0; inst < np; inst++) {
 		set_split_bytes(sizes[z]);
 		fx f;
 		sl_err err;
 		fx_init(&f, "json", p);
-		sl_source *s = fx_source(&f, &err);
+		sl_source *s = fx_instance(&f, inst, np, &err);
 		assert_non_null(s);
 		static got g;
 		g.n = g.seeds = 0;
 		assert_int_equal(read_some(s, 7, -1, &g), SL_EEOF);
 		int want = 0;
-		for (int k = 1; k < s->nsplits; k++) {
+		for (int j = 0; j < s->nsplits; j++) {
+			long long k = (long long)j * np + inst; /* the split in the whole order */
+			if (k == 0)
+				continue;
 			size_t at = (size_t)(k * sizes[z]) - 1; /* the line holding it */
 			size_t b = at;
 			while (b > 0 && text[b - 1] != '\n')
@@ -203,7 +226,7 @@ static void test_seeds(void **state)
 				line += text[i] == '\n';
 			int found = -1;
 			for (int i = 0; i < g.seeds; i++)
-				if (g.seed_split[i] == k)
+				if (g.seed_split[i] == j)
 					found = i;
 			if (blank) {
 				assert_int_equal(found, -1);
@@ -215,10 +238,10 @@ static void test_seeds(void **state)
 			want++;
 		}
 		assert_int_equal(g.seeds, want);
-		assert_true(len > 0 && want > 0);
+		assert_true(len > 0 && (want > 0 || s->nsplits <= 1));
 		sl_source_free(s);
 		/* a range whose watermark is set gets no seed */
-		s = fx_source(&f, &err);
+		s = fx_instance(&f, inst, np, &err);
 		for (int i = 0; i < s->nsplits; i++)
 			s->split_wm[i] = 7;
 		g.n = g.seeds = 0;
@@ -418,6 +441,206 @@ static void test_restore_v1(void **state)
 	sl_arena_deinit(&f.arena);
 }
 
+/* Row key: file letter and line. */
+static long long row_key(const got *g, int i)
+{
+	return (long long)g->file[i] * 1000000 + g->line[i];
+}
+
+/* Reads instance inst of np to the end into g (appending); checks that
+ * the rows of each file come in line order (a split's rows in file order,
+ * and the ranges an instance owns of a file one after the other). */
+static void read_instance(fx *f, int inst, int np, int cap, got *g)
+{
+	sl_err err;
+	sl_source *s = fx_instance(f, inst, np, &err);
+	assert_non_null(s);
+	int from = g->n;
+	assert_int_equal(read_some(s, cap, -1, g), SL_EEOF);
+	for (int i = from; i < g->n; i++)
+		for (int j = i - 1; j >= from; j--)
+			if (g->file[j] == g->file[i]) {
+				assert_true(g->line[j] < g->line[i]);
+				break;
+			}
+	sl_source_free(s);
+}
+
+/* The rows of g[0..n) are those of ref, each once. */
+static void check_same_rows(const got *ref, const got *g)
+{
+	static char seen[MAXROWS];
+	assert_int_equal(g->n, ref->n);
+	memset(seen, 0, sizeof seen);
+	for (int i = 0; i < g->n; i++) {
+		int at = -1;
+		for (int j = 0; j < ref->n && at < 0; j++)
+			if (row_key(ref, j) == row_key(g, i))
+				at = j;
+		assert_true(at >= 0);
+		assert_int_equal(seen[at], 0);
+		seen[at] = 1;
+		assert_int_equal(g->v[i], ref->v[at]);
+	}
+}
+
+/*
+ * Parallel instances (docs/parallel.md §4 rule 5): at parallelism 1, 2, 3
+ * and 5 (more instances than some files have splits, one instance with
+ * none), for a directory of three files the last cut into ranges and for
+ * one large file: every instance reads only its splits (split k of the
+ * whole order to instance k % p), the union of the instances' rows is the
+ * rows at parallelism 1, each once, each file's rows in line order within
+ * an instance; an instance without a split ends at once.
+ */
+static void test_instances_union(void **state)
+{
+	(void)state;
+	char *d = subdir("instdir");
+	write_lines(d, "a.jsonl", 120);
+	write_lines(d, "b.jsonl", 90);
+	write_lines(d, "c.jsonl", 500);
+	char big[600];
+	snprintf(big, sizeof big, "%s/c.jsonl", d);
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s", d); /* subdir's buffer is reused */
+	const char *paths[2] = {dir, big};
+	set_split_bytes(2000);
+	for (int pi = 0; pi < 2; pi++) {
+		fx f;
+		fx_init(&f, "json", paths[pi]);
+		static got ref, g;
+		ref.n = ref.seeds = 0;
+		read_instance(&f, 0, 1, 7, &ref);
+		assert_true(ref.n > 400);
+		static const int ps[] = {2, 3, 5};
+		for (size_t z = 0; z < sizeof ps / sizeof ps[0]; z++) {
+			int np = ps[z], total = 0;
+			g.n = g.seeds = 0;
+			for (int i = 0; i < np; i++) {
+				sl_err err;
+				sl_source *s = fx_instance(&f, i, np, &err);
+				assert_non_null(s);
+				total += s->nsplits;
+				sl_source_free(s);
+				read_instance(&f, i, np, 3 + i, &g);
+			}
+			sl_err err;
+			sl_source *s1 = fx_instance(&f, 0, 1, &err);
+			assert_int_equal(total, s1->nsplits); /* every split to one instance */
+			sl_source_free(s1);
+			check_same_rows(&ref, &g);
+		}
+		sl_arena_deinit(&f.arena);
+	}
+	/* one file of one split at parallelism 3: instances 1 and 2 end at once */
+	fx f;
+	fx_init(&f, "json", big);
+	unsetenv("SLUICE_TEST_SPLIT_BYTES");
+	for (int i = 1; i < 3; i++) {
+		sl_err err;
+		sl_source *s = fx_instance(&f, i, 3, &err);
+		assert_non_null(s);
+		assert_int_equal(s->nsplits, 0);
+		static got g;
+		g.n = 0;
+		assert_int_equal(read_some(s, 5, -1, &g), SL_EEOF);
+		assert_int_equal(g.n, 0);
+		sl_source_free(s);
+	}
+	sl_err err;
+	assert_null(fx_instance(&f, 3, 3, &err));
+	assert_non_null(strstr(err.msg, "instance 3 of 3"));
+	sl_arena_deinit(&f.arena);
+}
+
+/*
+ * Restore at another parallelism: the instances of a run at p read some
+ * batches each and take snapshots; every instance of a run at p' gets all
+ * of them (conn.h) and reads to the end.  The rows before the snapshots
+ * and after the restore are the rows at parallelism 1, each once, for
+ * every p, p' in 1..3; every split's watermark comes back under its id
+ * (the scan's overwriting of split_wm before each restore call emulated).
+ * Without one of the snapshots the first read refuses.
+ */
+static void test_instances_rescale(void **state)
+{
+	(void)state;
+	char *d = subdir("rescaledir");
+	write_lines(d, "a.jsonl", 120);
+	write_lines(d, "b.jsonl", 90);
+	write_lines(d, "c.jsonl", 500);
+	set_split_bytes(2000);
+	fx f;
+	fx_init(&f, "json", d);
+	static got ref, g;
+	ref.n = 0;
+	read_instance(&f, 0, 1, 7, &ref);
+	for (int p = 1; p <= 3; p++)
+	for (int q = 1; q <= 3; q++) {
+		sl_snap_writer w[3];
+		sl_err err;
+		g.n = g.seeds = 0;
+		for (int i = 0; i < p; i++) {
+			sl_source *s = fx_instance(&f, i, p, &err);
+			assert_non_null(s);
+			for (int j = 0; j < s->nsplits; j++)
+				s->split_wm[j] = 5000 + (long long)j * p + i; /* by the split's place */
+			read_some(s, 4, 2 + 3 * i, &g);
+			sl_snap_writer_init(&w[i]);
+			assert_int_equal(s->vt->snapshot(s, &w[i], &err), 0);
+			sl_source_free(s);
+		}
+		assert_true(g.n > 0 && g.n < ref.n);
+		for (int i = 0; i < q; i++) {
+			sl_source *s = fx_instance(&f, i, q, &err);
+			assert_non_null(s);
+			for (int k = p - 1; k >= 0; k--) { /* any order */
+				for (int j = 0; j < s->nsplits; j++)
+					s->split_wm[j] = 777; /* as op_scan.c's restore does */
+				sl_snap_reader r;
+				sl_snap_reader_init(&r, w[k].buf, w[k].len);
+				assert_int_equal(s->vt->restore(s, &r, &err), 0);
+			}
+			for (int j = 0; j < s->nsplits; j++)
+				assert_int_equal(s->split_wm[j], 5000 + (long long)j * q + i);
+			int from = g.n;
+			assert_int_equal(read_some(s, 5, -1, &g), SL_EEOF);
+			for (int a = from; a < g.n; a++)
+				for (int b = a - 1; b >= from; b--)
+					if (g.file[b] == g.file[a]) {
+						assert_true(g.line[b] < g.line[a]);
+						break;
+					}
+			sl_source_free(s);
+		}
+		check_same_rows(&ref, &g);
+		if (p > 1) { /* a missing snapshot is refused at the first read */
+			sl_source *s = fx_instance(&f, 0, q, &err);
+			sl_snap_reader r;
+			sl_snap_reader_init(&r, w[0].buf, w[0].len);
+			assert_int_equal(s->vt->restore(s, &r, &err), 0);
+			sl_batch *b = sl_batch_new(2, f.types, 0);
+			assert_int_equal(s->vt->read(s, b, &err), SL_ESTATE);
+			assert_non_null(strstr(err.msg, "snapshots of 1 of the"));
+			sl_batch_free(b);
+			sl_source_free(s);
+			/* the same instance's snapshot twice is refused at once */
+			s = fx_instance(&f, 0, q, &err);
+			for (int k = 0; k < 2; k++) {
+				sl_snap_reader_init(&r, w[1].buf, w[1].len);
+				int rc = s->vt->restore(s, &r, &err);
+				assert_int_equal(rc, k ? SL_ESTATE : 0);
+			}
+			sl_source_free(s);
+		}
+		for (int i = 0; i < p; i++)
+			sl_snap_writer_deinit(&w[i]);
+	}
+	sl_arena_deinit(&f.arena);
+	unsetenv("SLUICE_TEST_SPLIT_BYTES");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +650,8 @@ int main(void)
 		cmocka_unit_test(test_changelog_not_cut),
 		cmocka_unit_test(test_restore_every_batch),
 		cmocka_unit_test(test_restore_v1),
+		cmocka_unit_test(test_instances_union),
+		cmocka_unit_test(test_instances_rescale),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

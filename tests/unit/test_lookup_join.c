@@ -5,7 +5,8 @@
  * 'lookup.cache' = 'NONE' reading the file again only when it changed,
  * 'FULL' reading it once, or again after the periodic interval in
  * FIXED_DELAY and FIXED_RATE mode; refused options; the table still
- * readable as a scan source with them), and the operator (op_lookup_join.c)
+ * readable as a scan source with them; a parallel instance's lookup reads
+ * the whole table), and the operator (op_lookup_join.c)
  * driven through its method table: INNER and LEFT (miss, NULL key, a
  * residual), the probe's kind and W_before kept, and a snapshot/restore in
  * the middle of the stream whose output equals an uninterrupted run's, on
@@ -144,6 +145,33 @@ static void test_fs_lookup_none(void **st)
 	assert_int_equal(l->loads, 2);
 	sl_lookup_free(l);
 	sl_arena_deinit(&t.arena);
+}
+
+/* A lookup of a parallel instance (sl_conn_args.subtask/nsubtasks set, as
+ * the runtime opens one per lookup join instance) reads the whole table,
+ * not the instance's share of a scan's splits: here the file is cut into
+ * ranges of 40 bytes (SLUICE_TEST_SPLIT_BYTES), so a share would miss
+ * rows. */
+static void test_fs_lookup_instance_reads_all(void **st)
+{
+	char buf[256];
+	write_file(rows_v1);
+	setenv("SLUICE_TEST_SPLIT_BYTES", "40", 1);
+	for (int inst = 0; inst < 3; inst++) {
+		table t;
+		table_init(&t, NULL);
+		t.args.subtask = inst;
+		t.args.nsubtasks = 3;
+		sl_lookup *l = sl_lookup_new(sl_source_find("filesystem")->lookup, &t.args, key0, 1,
+		                             &t.err);
+		assert_non_null(l);
+		assert_int_equal(sl_lookup_open(l, &t.err), 0);
+		assert_string_equal(names(l, "a", 1 * SEC, buf), "apple");
+		assert_string_equal(names(l, "b", 1 * SEC, buf), "banana,blueberry");
+		sl_lookup_free(l);
+		sl_arena_deinit(&t.arena);
+	}
+	unsetenv("SLUICE_TEST_SPLIT_BYTES");
 }
 
 static void test_fs_lookup_full(void **st)
@@ -370,6 +398,7 @@ static void run_all(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fs_lookup_none),
+		cmocka_unit_test(test_fs_lookup_instance_reads_all),
 		cmocka_unit_test(test_fs_lookup_full),
 		cmocka_unit_test(test_fs_lookup_refused),
 		cmocka_unit_test(test_fs_scan_with_lookup_options),

@@ -5,6 +5,9 @@
  * line) and the datagen generator (its row number), in a projection, a
  * WHERE clause, a Calc behind another Calc, the residual conditions of
  * joins and HAVING.  Push sources are covered by tests/slt/errors.slt.
+ * At parallelism 1: above it, an error raised after an exchange names the
+ * SQL position only (docs/parallel.md §10); tests/unit/test_prun.c checks
+ * the source position of an error raised in the scan's own chain there.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +31,7 @@ static const char *run_job(const char *script)
 	static char msg[2048];
 	sl_engine *e = NULL;
 	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_set(e, "parallelism.default", "1"), 0);
 	int rc = sl_exec(e, script);
 	if (!rc)
 		rc = sl_run(e);

@@ -1,0 +1,195 @@
+/*
+ * plan_par.c - each plan node's parallelism and the exchange on each of
+ * its input edges (issue 10 step 4, docs/parallel.md sections 1-2),
+ * decided after the distributions (plan_dist.c) from the job's
+ * parallelism P ('parallelism.default', chosen by the engine) alone.
+ *
+ * Parallelism, node by node in topological order:
+ *   - a job that reads a push table runs at 1 (with a warning when the
+ *     user asked for more): a push must return after its rows went
+ *     through the job, which needs step 5's drain;
+ *   - so does a job that reads no table (VALUES alone): the API emits its
+ *     rows before the first poll without running the job (op_values.c);
+ *   - at P = 1 every node runs at 1 and every edge is chained: the job is
+ *     the single-threaded graph of today (docs/parallel.md §8);
+ *   - a scan runs at P, except a source that cannot split (its vtab's
+ *     single_instance: stdin) and a push table, which run at 1; VALUES at 1;
+ *   - a node with a SINGLETON input (a keyed operator without a key) at 1;
+ *     a node with a HASH input at P;
+ *   - a forward node (Calc, Union, ConstraintEnforcer, the window table
+ *     function, a lookup join, a sink) at the largest parallelism of its
+ *     inputs, with two adjustments: the first forward node after a
+ *     single-instance scan of an append-only stream (not a sink) runs at P
+ *     behind a rebalance, so decoding happens once and the rest in
+ *     parallel, when no keyed operator is downstream of it (a rebalance
+ *     sends one split's rows of a key through different instances, and a
+ *     hash exchange after them would mix their order: a group aggregate's
+ *     changes would differ, docs/parallel.md §4); and a forward node with
+ *     an updating input at 1 and another at P runs at 1 (rebalancing an
+ *     updating stream would reorder a key's changes);
+ *   - the ON LATE sink of a window aggregate (its `side`, fed directly, no
+ *     edge) runs with the aggregate, in its chain.
+ * Exchanges: an input at the node's parallelism with a FORWARD requirement
+ * is chained (same instance, same thread, no channel); a HASH requirement
+ * is a hash exchange whenever P > 1 (a producer's instances do not own key
+ * groups, so no producer is "already partitioned"); into a node at 1 from
+ * a producer at P a gather; from a producer at 1 into a forward node at P
+ * a rebalance.  The runtime (src/runtime/prun.c) forms chains from the
+ * chained edges and side links.
+ */
+#include "plan_int.h"
+
+#include <string.h>
+
+static int is_single_scan(const sl_pnode *n)
+{
+	if (n->kind != SL_OPK_SCAN)
+		return 0;
+	const sl_scan_params *s = n->params;
+	return !s->source || s->source->single_instance;
+}
+
+/* The parallelism of node n (its inputs are decided); keyed_down: a
+ * keyed operator (a HASH or SINGLETON input) is downstream of n. */
+static int node_par(const sl_pnode *n, int P, int keyed_down)
+{
+	if (P <= 1 || n->kind == SL_OPK_VALUES)
+		return 1;
+	if (n->kind == SL_OPK_SCAN)
+		return is_single_scan(n) ? 1 : P;
+	int hash = 0, maxin = 0, upd1 = 0, rebal = 0;
+	for (int i = 0; i < n->nin; i++) {
+		if (n->dist[i].kind == SL_DIST_SINGLETON)
+			return 1;
+		hash |= n->dist[i].kind == SL_DIST_HASH;
+		const sl_pnode *in = n->in[i];
+		if (!in)
+			continue;
+		if (in->par > maxin)
+			maxin = in->par;
+		if (in->par == 1 && in->changelog != SL_CHANGELOG_APPEND)
+			upd1 = 1;
+		if (in->par == 1 && in->changelog == SL_CHANGELOG_APPEND && is_single_scan(in))
+			rebal = 1;
+	}
+	if (hash)
+		return P;
+	if (upd1)
+		return 1;
+	if (maxin == 0) /* fed by side outputs only: set by its producer */
+		return 1;
+	if (maxin == 1 && rebal && n->kind != SL_OPK_SINK && !keyed_down)
+		return P;
+	return maxin;
+}
+
+static sl_xchg_kind edge_kind(const sl_pnode *n, int i)
+{
+	const sl_pnode *in = n->in[i];
+	if (!in)
+		return SL_XCHG_CHAIN;
+	if (n->dist[i].kind == SL_DIST_HASH && n->par > 1)
+		return SL_XCHG_HASH;
+	if (in->par == n->par)
+		return SL_XCHG_CHAIN;
+	if (n->par == 1)
+		return SL_XCHG_GATHER;
+	return SL_XCHG_REBALANCE; /* from 1 into P */
+}
+
+/* A push table's rows are pushed by the API caller, who expects them to
+ * have gone through the whole job when the push returns (docs/parallel.md
+ * §6: the drain through the channels is step 5's); such a job runs at 1. */
+static const char *push_table(const planner *p)
+{
+	for (int i = 0; i < p->plan.n; i++) {
+		const sl_pnode *n = p->plan.nodes[i];
+		if (n->kind == SL_OPK_SCAN && !((const sl_scan_params *)n->params)->source)
+			return ((const sl_scan_params *)n->params)->args.table;
+	}
+	return NULL;
+}
+
+/* 1 when the job reads a table (a scan), not VALUES alone. */
+static int has_scan(const planner *p)
+{
+	for (int i = 0; i < p->plan.n; i++)
+		if (p->plan.nodes[i]->kind == SL_OPK_SCAN)
+			return 1;
+	return 0;
+}
+
+int sl__plan_par(planner *p)
+{
+	if (!has_scan(p))
+		p->parallelism = 1; /* VALUES alone: emitted before a poll (op_values.c) */
+	const char *push = p->parallelism > 1 ? push_table(p) : NULL;
+	if (push) {
+		if (p->parallelism_explicit && p->warnings)
+			sl_buf_printf(p->warnings, "warning: 'parallelism.default' = %d is not used: the "
+			              "job reads push table '%s', and pushing into a job at parallelism "
+			              "above 1 is not built yet (issue 10 step 5); it runs at "
+			              "parallelism 1\n", p->parallelism, push);
+		p->parallelism = 1;
+	}
+	int P = p->parallelism > 1 ? p->parallelism : 1;
+	/* which nodes have a keyed operator downstream: consumers come after
+	 * their inputs, so one pass backwards */
+	uint8_t *keyed = sl_arena_calloc(p->a, (size_t)(p->plan.n ? p->plan.n : 1));
+	if (!keyed)
+		return sl_err_set(p->err, SL_ENOMEM, "out of memory");
+	for (int i = p->plan.n - 1; i >= 0; i--) {
+		const sl_pnode *n = p->plan.nodes[i];
+		for (int k = 0; k < n->nin; k++)
+			if (n->in[k] && (keyed[i] || n->dist[k].kind == SL_DIST_HASH ||
+			                 n->dist[k].kind == SL_DIST_SINGLETON))
+				keyed[n->in[k]->id] = 1;
+	}
+	for (int i = 0; i < p->plan.n; i++) {
+		sl_pnode *n = p->plan.nodes[i];
+		n->xchg = sl_arena_calloc(p->a, sizeof(sl_xchg_kind) * (size_t)(n->nin ? n->nin : 1));
+		if (!n->xchg)
+			return sl_err_set(p->err, SL_ENOMEM, "out of memory");
+		n->par = node_par(n, P, keyed[i]);
+	}
+	/* a side-output sink runs in its producer's chain (planned before it) */
+	for (int i = 0; i < p->plan.n; i++) {
+		sl_pnode *n = p->plan.nodes[i];
+		if (n->side)
+			n->side->par = n->par;
+	}
+	for (int i = 0; i < p->plan.n; i++) {
+		sl_pnode *n = p->plan.nodes[i];
+		for (int k = 0; k < n->nin; k++)
+			n->xchg[k] = edge_kind(n, k);
+		if (n->par > p->plan.par)
+			p->plan.par = n->par;
+	}
+	return 0;
+}
+
+const char *sl__plan_par_explain(planner *p, const sl_pnode *n)
+{
+	const char *s = sl_arena_printf(p->a, "parallelism=%d", n->par);
+	if (!n->nin)
+		return s;
+	s = sl_arena_printf(p->a, "%s ship=[", s);
+	for (int i = 0, k = 0; i < n->nin; i++) {
+		const sl_pnode *in = n->in[i];
+		if (!in)
+			continue;
+		s = sl_arena_printf(p->a, "%s%s%s", s, k++ ? ", " : "", sl_xchg_kind_name(n->xchg[i]));
+		if (n->xchg[i] != SL_XCHG_HASH)
+			continue;
+		const sl_dist *d = &n->dist[i];
+		s = sl_arena_printf(p->a, "%s[", s);
+		for (int c = 0; c < d->ncols; c++) {
+			const char *name = in->out_names && d->cols[c] < in->nout ? in->out_names[d->cols[c]]
+			                                                           : NULL;
+			s = name ? sl_arena_printf(p->a, "%s%s%s", s, c ? ", " : "", name)
+			         : sl_arena_printf(p->a, "%s%s$%d", s, c ? ", " : "", d->cols[c]);
+		}
+		s = sl_arena_printf(p->a, "%s]", s);
+	}
+	return sl_arena_printf(p->a, "%s]", s);
+}

@@ -1,0 +1,67 @@
+/*
+ * exchange.h - the two ends of an exchange between chain instances of a
+ * parallel job (docs/parallel.md §2): a sender operator at the end of the
+ * producer's chain and a receiver operator as a source of the consumer's.
+ *
+ * Both are operators of their task's graph (exec/graph.h), so the chain's
+ * synchronous push, watermark merging and end of input work across them
+ * unchanged.  The sender copies the rows it is given (strings included)
+ * into one batch per output channel and pushes full batches; a watermark
+ * or END follows every row that preceded it on every channel (a
+ * watermark may wait a little for partial batches to fill: exchange.c).  Batches come back from the receiver
+ * through a return channel per data channel and are reused: no malloc per
+ * batch in steady state.  The receiver keeps a watermark per channel (+inf
+ * once it ended), emits the minimum when it grows, forwards each batch as
+ * it is (rows keep their W_before) and ends when every channel ended.
+ */
+#ifndef SL_EXCHANGE_H
+#define SL_EXCHANGE_H
+
+#include <stdint.h>
+
+#include "../base/err.h"
+#include "../exec/op.h"
+#include "../exec/pnode.h"
+#include "channel.h"
+
+/*
+ * A sender over channels ch[0..n) with return channels ret[0..n) (ret[i]
+ * brings back the batches sent on ch[i]; its capacity is at least
+ * `pool`), distributing as `kind`: HASH by the key group of the key form
+ * of columns cols[0..ncols) (maxp groups, target = the instance owning the
+ * group among n), GATHER and FORWARD to ch[0], REBALANCE a batch to each
+ * channel in turn, BROADCAST to all.  At most `pool` batches per channel
+ * are in flight.  Add it to the graph with one input and the producer's
+ * output schema.  NULL when out of memory (err set).
+ */
+sl_op *sl_xsend_new(sl_xchg_kind kind, const int *cols, int ncols, int maxp, sl_chan **ch,
+                    sl_chan **ret, int n, int pool, sl_err *err);
+
+/* Nanoseconds the sender spent waiting for a batch to come back (the
+ * consumers were behind: backpressure, as a full channel). */
+uint64_t sl_xsend_wait_ns(const sl_op *op);
+
+/* Pushes every partial batch and the pending watermark (the sender keeps
+ * a watermark back behind partial batches for a few input messages,
+ * exchange.c): called by its task before it sleeps.  0 or an error. */
+int sl_xsend_flush(sl_op *op, sl_err *err);
+
+/* Reports the sender's idleness change to its channels (the graph set
+ * op->idle: every input of the sender idle): a message each.  0 or an
+ * error (cancelled). */
+int sl_xsend_idle(sl_op *op, sl_err *err);
+
+/*
+ * A receiver of channels ch[0..n) (made with its task's wake), handing
+ * each batch back on ret[i] after its consumers processed it.  A source
+ * operator: its pump takes what is queued without blocking (the task
+ * waits on the wake when no operator made progress) and returns SL_EEOF
+ * when every channel ended.  NULL when out of memory (err set).
+ */
+sl_op *sl_xrecv_new(sl_chan **ch, sl_chan **ret, int n, sl_err *err);
+
+/* 1 when op is a receiver or a sender (not a plan node's operator). */
+int sl_xchg_is_recv(const sl_op *op);
+int sl_xchg_is_send(const sl_op *op);
+
+#endif

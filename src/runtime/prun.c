@@ -1,0 +1,653 @@
+/*
+ * prun.c - the parallel run loop (see prun.h): chains, tasks, their
+ * threads, and the job's end, failure and stop.
+ *
+ * Building (caller's thread).  Chains are the connected components of the
+ * plan's chained edges and side links.  For every exchanged edge (from a
+ * producer node at np instances into input k of a consumer at nc) there
+ * is a channel from producer instance a to consumer instance b for every
+ * pair (only a = b for FORWARD), made with b's task's wake, and a return
+ * channel beside it whose consumer is a's thread.  Each task's graph
+ * gets, in this order: its receivers (one per exchanged input of its
+ * chain's nodes, over the channels of every producer instance), the
+ * chain's operators, and its senders; then it is opened.
+ *
+ * Task loop (one thread per task).  A step fires the task's
+ * processing-time timers and pumps each of its sources (scans, VALUES,
+ * receivers) once; when no source made progress, the task sleeps on its
+ * wake until a channel has a message (sl_chan_wait_any, no polling), or 1
+ * ms when it has a scan that may produce later or a processing-time
+ * operator.  After each step a sender whose input became idle tells its
+ * channels.  The task ends when its graph finished (every source ended,
+ * so every sender sent END).
+ *
+ * Failure.  The first task to fail records its error (message with its
+ * where and what, as the single-threaded loop reports it) and cancels
+ * every channel, which wakes every blocked thread; the others end without
+ * reporting the cancellation; the caller joins them all and fails the
+ * job with that first error.
+ *
+ * Stop.  sl_prun_stop sets a flag (from a signal handler): tasks stop
+ * pumping their scans and VALUES and keep serving their channels;
+ * sl_prun_run returns 0.  sl_prun_finish_stop then drains (every source
+ * ends in its own task and the job runs to its end) or cancels.
+ */
+#include "prun.h"
+#include "exchange.h"
+#include "instantiate.h"
+#include "sluice.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../data/keygroup.h"
+#include "../exec/ops.h"
+#include "../state/state.h"
+
+#define CHAN_CAP 8             /* messages per channel */
+#define POOL (CHAN_CAP + 2)    /* batches per channel in flight */
+
+/* One exchanged edge of the plan. */
+typedef struct xedge {
+	const sl_pnode *from, *to;
+	int input;
+	sl_xchg_kind kind;
+	int np, nc;
+	sl_chan **ch;   /* [a * nc + b], NULL where there is no channel */
+	sl_chan **ret;  /* beside ch */
+	sl_op **send;   /* per producer instance */
+	sl_chan **sch;  /* the senders' channel lists: np runs of nc */
+	sl_chan **sret;
+	sl_chan **rch;  /* the receivers' lists: nc runs of np */
+	sl_chan **rret;
+} xedge;
+
+typedef struct task {
+	struct sl_prun *job;
+	int chain, inst, par;
+	sl_graph g;
+	sl_state_backend *state;
+	sl_wake wake;
+	sl_chan **wait;  /* every data channel into the task */
+	int nwait;
+	sl_op **sends;
+	int nsends;
+	int has_scan, has_timers;
+	pthread_t th;
+	sl_err err;
+} task;
+
+struct sl_prun {
+	const sl_pplan *plan;
+	int ntasks;
+	task *tasks;
+	int nedges;
+	xedge *edges;
+	int *chain_of;   /* per node: its chain */
+	int *first_task; /* per chain: its instance 0's task */
+	sl_op **op_of;   /* [task * plan->n + node] */
+	_Atomic int stop, drain, cancelled;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int ndone, failed, started, joined;
+	sl_err err;
+};
+
+static int find(int *up, int i)
+{
+	while (up[i] != i)
+		i = up[i] = up[up[i]];
+	return i;
+}
+
+static void unite(int *up, int a, int b)
+{
+	a = find(up, a);
+	b = find(up, b);
+	if (a != b)
+		up[a > b ? a : b] = a < b ? a : b;
+}
+
+/* Chains: chain_of[node], numbered in plan order; first_task per chain. */
+static int make_chains(sl_prun *j, sl_err *err)
+{
+	const sl_pplan *p = j->plan;
+	int n = p->n;
+	int *up = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	j->chain_of = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	j->first_task = malloc(sizeof(int) * (size_t)(n + 1));
+	if (!up || !j->chain_of || !j->first_task) {
+		free(up);
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	for (int i = 0; i < n; i++)
+		up[i] = i;
+	for (int i = 0; i < n; i++) {
+		const sl_pnode *nd = p->nodes[i];
+		for (int k = 0; k < nd->nin; k++)
+			if (nd->in[k] && nd->xchg[k] == SL_XCHG_CHAIN)
+				unite(up, i, nd->in[k]->id);
+		if (nd->side)
+			unite(up, i, nd->side->id);
+	}
+	int nchains = 0;
+	for (int i = 0; i < n; i++)
+		j->chain_of[i] = -1;
+	for (int i = 0; i < n; i++) {
+		int r = find(up, i);
+		if (j->chain_of[r] < 0) {
+			j->chain_of[r] = nchains;
+			j->first_task[nchains] = j->ntasks;
+			j->ntasks += p->nodes[r]->par;
+			nchains++;
+		}
+		j->chain_of[i] = j->chain_of[r];
+		if (p->nodes[i]->par != p->nodes[r]->par) {
+			free(up);
+			return sl_err_set(err, SL_ERUNTIME, "internal error: plan nodes #%d and #%d are "
+			                  "chained at parallelisms %d and %d", r, i, p->nodes[r]->par,
+			                  p->nodes[i]->par);
+		}
+	}
+	free(up);
+	return 0;
+}
+
+static task *task_of(sl_prun *j, int node, int inst)
+{
+	return &j->tasks[j->first_task[j->chain_of[node]] + inst];
+}
+
+/* The exchanged edges and their channels. */
+static int make_edges(sl_prun *j, sl_err *err)
+{
+	const sl_pplan *p = j->plan;
+	for (int i = 0; i < p->n; i++)
+		for (int k = 0; k < p->nodes[i]->nin; k++)
+			j->nedges += p->nodes[i]->in[k] && p->nodes[i]->xchg[k] != SL_XCHG_CHAIN;
+	j->edges = calloc((size_t)(j->nedges ? j->nedges : 1), sizeof(*j->edges));
+	if (!j->edges)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	int e = 0;
+	for (int i = 0; i < p->n; i++) {
+		const sl_pnode *nd = p->nodes[i];
+		for (int k = 0; k < nd->nin; k++) {
+			if (!nd->in[k] || nd->xchg[k] == SL_XCHG_CHAIN)
+				continue;
+			xedge *x = &j->edges[e++];
+			x->from = nd->in[k];
+			x->to = nd;
+			x->input = k;
+			x->kind = nd->xchg[k];
+			x->np = x->from->par;
+			x->nc = nd->par;
+			size_t nn = (size_t)x->np * (size_t)x->nc;
+			x->ch = calloc(nn, sizeof(sl_chan *));
+			x->ret = calloc(nn, sizeof(sl_chan *));
+			x->sch = calloc(nn, sizeof(sl_chan *));
+			x->sret = calloc(nn, sizeof(sl_chan *));
+			x->rch = calloc(nn, sizeof(sl_chan *));
+			x->rret = calloc(nn, sizeof(sl_chan *));
+			x->send = calloc((size_t)x->np, sizeof(sl_op *));
+			if (!x->ch || !x->ret || !x->sch || !x->sret || !x->rch || !x->rret || !x->send)
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			for (int a = 0; a < x->np; a++)
+				for (int b = 0; b < x->nc; b++) {
+					if (x->kind == SL_XCHG_FORWARD && a != b)
+						continue;
+					task *t = task_of(j, nd->id, b);
+					x->ch[a * x->nc + b] = sl_chan_new(CHAN_CAP, &t->wake);
+					x->ret[a * x->nc + b] = sl_chan_new(POOL, NULL);
+					if (!x->ch[a * x->nc + b] || !x->ret[a * x->nc + b])
+						return sl_err_set(err, SL_ENOMEM, "out of memory");
+				}
+		}
+	}
+	return 0;
+}
+
+/* Adds op to t's graph with the schema of plan node `schema`. */
+static int add_op(task *t, sl_op *op, int nin, const sl_pnode *schema, sl_err *err)
+{
+	if (!op)
+		return err->code ? err->code : SL_ENOMEM;
+	if (sl_graph_add(&t->g, op, nin, schema->nout, schema->out_types, schema->out_names)) {
+		sl_op_free(op);
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* Builds task t (instance t->inst of chain t->chain) and opens it. */
+static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *session, int maxp,
+                      sl_err *err)
+{
+	const sl_pplan *p = j->plan;
+	int rc = sl_state_backend_open2(backend, session, NULL, &t->state, err);
+	if (rc)
+		return rc;
+	int first, last;
+	sl_keygroup_range(t->inst, t->par, maxp, &first, &last);
+	if ((rc = sl_state_set_key_groups(t->state, maxp, first, last, err)))
+		return rc;
+	sl_graph_init(&t->g, t->state);
+	sl_wake_init(&t->wake);
+	sl_op **op_of = &j->op_of[(size_t)(t - j->tasks) * (size_t)p->n];
+	/* receivers */
+	int nw = 0;
+	for (int e = 0; e < j->nedges; e++)
+		if (j->chain_of[j->edges[e].to->id] == t->chain)
+			nw += j->edges[e].np;
+	t->wait = calloc((size_t)(nw ? nw : 1), sizeof(sl_chan *));
+	if (!t->wait)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	int nrecv = 0;
+	for (int e = 0; e < j->nedges; e++) {
+		xedge *x = &j->edges[e];
+		if (j->chain_of[x->to->id] != t->chain)
+			continue;
+		sl_chan **rc_ = &x->rch[t->inst * x->np], **rr = &x->rret[t->inst * x->np];
+		int n = 0;
+		for (int a = 0; a < x->np; a++)
+			if (x->ch[a * x->nc + t->inst]) {
+				rc_[n] = x->ch[a * x->nc + t->inst];
+				rr[n] = x->ret[a * x->nc + t->inst];
+				t->wait[t->nwait++] = rc_[n];
+				n++;
+			}
+		if ((rc = add_op(t, sl_xrecv_new(rc_, rr, n, err), 0, x->from, err)))
+			return rc;
+		nrecv++;
+	}
+	/* the chain */
+	uint8_t *member = calloc((size_t)(p->n ? p->n : 1), 1);
+	if (!member)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < p->n; i++)
+		member[i] = j->chain_of[i] == t->chain;
+	rc = sl_instantiate_part(p, member, t->inst, t->par, &t->g, op_of, err);
+	free(member);
+	if (rc)
+		return rc;
+	/* connect the receivers, in the order they were added */
+	for (int e = 0, r = 0; e < j->nedges; e++) {
+		xedge *x = &j->edges[e];
+		if (j->chain_of[x->to->id] != t->chain)
+			continue;
+		if (sl_graph_connect(&t->g, t->g.ops[r++], op_of[x->to->id], x->input))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	(void)nrecv;
+	/* senders */
+	for (int e = 0; e < j->nedges; e++)
+		t->nsends += j->chain_of[j->edges[e].from->id] == t->chain;
+	t->sends = calloc((size_t)(t->nsends ? t->nsends : 1), sizeof(sl_op *));
+	if (!t->sends)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int e = 0, s = 0; e < j->nedges; e++) {
+		xedge *x = &j->edges[e];
+		if (j->chain_of[x->from->id] != t->chain)
+			continue;
+		sl_chan **sc = &x->sch[t->inst * x->nc], **sr = &x->sret[t->inst * x->nc];
+		int n = 0;
+		for (int b = 0; b < x->nc; b++)
+			if (x->ch[t->inst * x->nc + b]) {
+				sc[n] = x->ch[t->inst * x->nc + b];
+				sr[n] = x->ret[t->inst * x->nc + b];
+				n++;
+			}
+		const sl_dist *d = &x->to->dist[x->input];
+		sl_op *op = sl_xsend_new(x->kind, d->cols, d->ncols, maxp, sc, sr, n, POOL, err);
+		if ((rc = add_op(t, op, 1, x->from, err)))
+			return rc;
+		if (sl_graph_connect(&t->g, op_of[x->from->id], op, 0))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		x->send[t->inst] = op;
+		t->sends[s++] = op;
+	}
+	for (int i = 0; i < t->g.nops; i++) {
+		sl_op *op = t->g.ops[i];
+		t->has_scan |= op->nin == 0 && !sl_xchg_is_recv(op);
+		t->has_timers |= op->vt->proctime != NULL;
+	}
+	return sl_graph_open(&t->g, err);
+}
+
+sl_prun *sl_prun_new(const sl_pplan *plan, const char *backend, const sl_opts *session, int maxp,
+                     int64_t proc_manual, const char *tz, sl_err *err)
+{
+	sl_prun *j = calloc(1, sizeof(*j));
+	if (!j) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	j->plan = plan;
+	pthread_mutex_init(&j->mu, NULL);
+	pthread_cond_init(&j->cv, NULL);
+	int rc = make_chains(j, err);
+	if (!rc) {
+		j->tasks = calloc((size_t)(j->ntasks ? j->ntasks : 1), sizeof(*j->tasks));
+		j->op_of = calloc((size_t)j->ntasks * (size_t)(plan->n ? plan->n : 1), sizeof(sl_op *));
+		if (!j->tasks || !j->op_of)
+			rc = sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	if (!rc) {
+		/* each task knows its chain and instance before channels name its wake */
+		for (int i = 0; i < plan->n; i++) {
+			int c = j->chain_of[i];
+			for (int k = 0; k < plan->nodes[i]->par; k++) {
+				task *t = &j->tasks[j->first_task[c] + k];
+				t->job = j;
+				t->chain = c;
+				t->inst = k;
+				t->par = plan->nodes[i]->par;
+			}
+		}
+		rc = make_edges(j, err);
+	}
+	for (int i = 0; !rc && i < j->ntasks; i++) {
+		task *t = &j->tasks[i];
+		rc = build_task(j, t, backend, session, maxp, err);
+		t->g.proc_manual = proc_manual;
+		t->g.ectx.tz = tz;
+		sl_graph_tick(&t->g);
+	}
+	if (rc) {
+		sl_prun_free(j);
+		return NULL;
+	}
+	return j;
+}
+
+/* Cancels every channel: every blocked thread wakes and fails. */
+static void cancel_all(sl_prun *j)
+{
+	atomic_store(&j->cancelled, 1);
+	for (int e = 0; e < j->nedges; e++) {
+		xedge *x = &j->edges[e];
+		for (int i = 0; i < x->np * x->nc; i++) {
+			if (x->ch[i])
+				sl_chan_cancel(x->ch[i]);
+			if (x->ret[i])
+				sl_chan_cancel(x->ret[i]);
+		}
+	}
+}
+
+static void task_failed(sl_prun *j, const sl_err *err)
+{
+	pthread_mutex_lock(&j->mu);
+	int first = !j->failed && !atomic_load(&j->cancelled);
+	if (first) {
+		j->failed = 1;
+		j->err = *err;
+	}
+	pthread_mutex_unlock(&j->mu);
+	if (first)
+		cancel_all(j);
+}
+
+/* One step of task t: timers, then each source once (scans and VALUES
+ * not while paused).  1 while some source may produce, 0 when the graph
+ * finished, or an error.  *progress: rows produced. */
+static int task_step(task *t, int paused, int64_t *progress, sl_err *err)
+{
+	int live = 0;
+	*progress = 0;
+	int rc = sl_graph_fire_timers(&t->g, err);
+	if (rc)
+		return rc;
+	for (int i = 0; i < t->g.nops; i++) {
+		sl_op *op = t->g.ops[i];
+		if (op->nin != 0 || !op->vt->pump || op->in_ended)
+			continue;
+		if (paused && !sl_xchg_is_recv(op)) {
+			live = 1;
+			continue;
+		}
+		rc = op->vt->pump(op, err);
+		if (rc == SL_EEOF) {
+			if ((rc = sl_graph_end_source(op, err)))
+				return rc;
+			continue;
+		}
+		if (rc < 0)
+			return rc;
+		*progress += rc;
+		live = 1;
+	}
+	return live;
+}
+
+/* Ends t's scans and VALUES (a drained stop). */
+static int end_sources(task *t, sl_err *err)
+{
+	for (int i = 0; i < t->g.nops; i++) {
+		sl_op *op = t->g.ops[i];
+		if (op->nin == 0 && !op->in_ended && !sl_xchg_is_recv(op)) {
+			int rc = sl_graph_end_source(op, err);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static void *task_main(void *arg)
+{
+	task *t = arg;
+	sl_prun *j = t->job;
+	int rc = 0, ended = 0;
+	sl_err_clear(&t->err);
+	while (!atomic_load(&j->cancelled)) {
+		int stop = atomic_load(&j->stop), drain = atomic_load(&j->drain);
+		if (drain && !ended) {
+			ended = 1;
+			if ((rc = end_sources(t, &t->err)))
+				break;
+		}
+		int64_t progress;
+		rc = task_step(t, stop && !drain, &progress, &t->err);
+		if (rc <= 0)
+			break;
+		rc = 0;
+		for (int s = 0; s < t->nsends && !rc; s++)
+			rc = sl_xsend_idle(t->sends[s], &t->err);
+		if (rc)
+			break;
+		if (progress)
+			continue;
+		for (int s = 0; s < t->nsends && !rc; s++)
+			rc = sl_xsend_flush(t->sends[s], &t->err);
+		if (rc)
+			break;
+		int64_t timeout = t->has_scan ? (stop && !drain ? 10000 : 1000)
+		                              : t->has_timers ? 1000 : -1;
+		if (t->nwait)
+			sl_chan_wait_any(t->wait, t->nwait, timeout);
+		else {
+			struct timespec ts = {0, (long)timeout * 1000};
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (rc < 0 && !atomic_load(&j->cancelled))
+		task_failed(j, &t->err);
+	pthread_mutex_lock(&j->mu);
+	j->ndone++;
+	pthread_cond_signal(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+	return NULL;
+}
+
+static void join_all(sl_prun *j)
+{
+	if (!j->started || j->joined)
+		return;
+	for (int i = 0; i < j->ntasks; i++)
+		pthread_join(j->tasks[i].th, NULL);
+	j->joined = 1;
+}
+
+int sl_prun_run(sl_prun *j, sl_err *err)
+{
+	if (j->joined)
+		return j->failed ? sl_err_set(err, j->err.code, "%s", j->err.msg) : 1;
+	if (!j->started) {
+		for (int i = 0; i < j->ntasks; i++)
+			if (pthread_create(&j->tasks[i].th, NULL, task_main, &j->tasks[i])) {
+				cancel_all(j);
+				for (int k = 0; k < i; k++)
+					pthread_join(j->tasks[k].th, NULL);
+				j->joined = j->started = 1;
+				return sl_err_set(err, SL_ERUNTIME, "cannot start a thread for task %d", i);
+			}
+		j->started = 1;
+	}
+	pthread_mutex_lock(&j->mu);
+	/* the stop flag is set by a signal handler, which cannot signal the
+	 * condition: look at it every 20 ms (this thread runs no operator) */
+	while (j->ndone < j->ntasks && !j->failed &&
+	       !(atomic_load(&j->stop) && !atomic_load(&j->drain))) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 20000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&j->cv, &j->mu, &ts);
+	}
+	int failed = j->failed, done = j->ndone == j->ntasks;
+	pthread_mutex_unlock(&j->mu);
+	if (!failed && !done)
+		return 0; /* stopped */
+	join_all(j);
+	if (j->failed) {
+		*err = j->err;
+		return err->code ? err->code : SL_ERUNTIME;
+	}
+	return 1;
+}
+
+void sl_prun_stop(sl_prun *j)
+{
+	atomic_store(&j->stop, 1);
+}
+
+static int publish(sl_prun *j, sl_err *err)
+{
+	int rc = 0;
+	for (int i = 0; i < j->ntasks; i++)
+		for (int k = 0; k < j->tasks[i].g.nops; k++) {
+			int r = sl_op_sink_finish(j->tasks[i].g.ops[k], err);
+			if (r && !rc)
+				rc = r;
+		}
+	return rc;
+}
+
+int sl_prun_finish_stop(sl_prun *j, int drain, sl_err *err)
+{
+	if (!j->started || j->joined)
+		return j->failed ? 0 : publish(j, err);
+	if (drain) {
+		atomic_store(&j->drain, 1);
+		int rc = sl_prun_run(j, err);
+		return rc < 0 ? rc : 0;
+	}
+	cancel_all(j);
+	join_all(j);
+	return publish(j, err);
+}
+
+void sl_prun_publish_on_error(sl_prun *j)
+{
+	sl_err ignore;
+	sl_err_clear(&ignore);
+	cancel_all(j);
+	join_all(j);
+	publish(j, &ignore);
+}
+
+void sl_prun_free(sl_prun *j)
+{
+	if (!j)
+		return;
+	if (j->started && !j->joined) {
+		cancel_all(j);
+		join_all(j);
+	}
+	for (int i = 0; j->tasks && i < j->ntasks; i++) {
+		task *t = &j->tasks[i];
+		if (t->g.ops)
+			sl_graph_deinit(&t->g);
+		sl_state_backend_close(t->state);
+		free(t->wait);
+		free(t->sends);
+	}
+	for (int e = 0; j->edges && e < j->nedges; e++) {
+		xedge *x = &j->edges[e];
+		for (int i = 0; x->ch && i < x->np * x->nc; i++) {
+			sl_chan_free(x->ch[i]);
+			if (x->ret)
+				sl_chan_free(x->ret[i]);
+		}
+		free(x->ch);
+		free(x->ret);
+		free(x->sch);
+		free(x->sret);
+		free(x->rch);
+		free(x->rret);
+		free(x->send);
+	}
+	free(j->edges);
+	free(j->tasks);
+	free(j->op_of);
+	free(j->chain_of);
+	free(j->first_task);
+	pthread_mutex_destroy(&j->mu);
+	pthread_cond_destroy(&j->cv);
+	free(j);
+}
+
+int sl_prun_ninst(const sl_prun *j, int node)
+{
+	return node >= 0 && node < j->plan->n ? j->plan->nodes[node]->par : 0;
+}
+
+sl_op *sl_prun_op(const sl_prun *j, int node, int i)
+{
+	const task *t = &j->tasks[j->first_task[j->chain_of[node]] + i];
+	return j->op_of[(size_t)(t - j->tasks) * (size_t)j->plan->n + (size_t)node];
+}
+
+void sl_prun_edge_stats(const sl_prun *j, sl_buf *out)
+{
+	for (int e = 0; e < j->nedges; e++) {
+		const xedge *x = &j->edges[e];
+		uint64_t pushed = 0, blocks = 0, ns = 0, wait = 0;
+		int nch = 0;
+		for (int i = 0; i < x->np * x->nc; i++) {
+			if (!x->ch[i])
+				continue;
+			sl_chan_stats s;
+			sl_chan_stats_get(x->ch[i], &s);
+			pushed += s.pushed;
+			blocks += s.blocks;
+			ns += s.blocked_ns;
+			nch++;
+		}
+		for (int a = 0; a < x->np; a++)
+			if (x->send[a])
+				wait += sl_xsend_wait_ns(x->send[a]);
+		sl_buf_printf(out, "exchange #%d -> #%d %s (%d x %d, %d channels): %llu messages, "
+		              "producers blocked %.1f ms (%llu full-channel waits %.1f ms, batch-pool "
+		              "waits %.1f ms)\n", x->from->id, x->to->id, sl_xchg_kind_name(x->kind),
+		              x->np, x->nc, nch, (unsigned long long)pushed, (ns + wait) / 1e6,
+		              (unsigned long long)blocks, ns / 1e6, wait / 1e6);
+	}
+}

@@ -1,0 +1,83 @@
+/*
+ * prun.h - the parallel run loop (issue 10 step 4, docs/parallel.md §1-§3,
+ * docs/runtime.md "Threads"): a job whose plan has a node at parallelism
+ * above 1 runs as tasks, one per chain instance, each on its own thread
+ * with its own graph and state backend, joined by exchanges over channels.
+ *
+ * A chain is a run of plan nodes joined by chained edges (sl_pnode.xchg,
+ * src/plan/plan_par.c) and side links (a window aggregate's ON LATE
+ * sink); it runs as par instances.  Instance i of a chain is a task: a
+ * graph holding one receiver per exchanged input (exchange.h), the
+ * chain's operators (sl_instantiate_part: its connectors are instance i of
+ * par), one sender per exchanged output, and a state backend owning the
+ * key groups of instance i (sl_keygroup_range).  The caller's thread runs
+ * no operator: it starts the threads, waits for them, and stops or
+ * cancels them.  At parallelism 1 none of this exists (run.h).
+ *
+ * Checkpointing at parallelism > 1 (barriers, parking: docs/parallel.md §5)
+ * is step 5: until then the engine runs such jobs at parallelism 1.
+ */
+#ifndef SL_PRUN_H
+#define SL_PRUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../base/buf.h"
+#include "../base/err.h"
+#include "../base/opts.h"
+#include "../exec/graph.h"
+#include "../exec/pnode.h"
+
+typedef struct sl_prun sl_prun;
+
+/*
+ * Builds the tasks of plan (its nodes' par and xchg set) and opens their
+ * graphs, on the calling thread: every error of instantiating and opening
+ * comes before any thread starts.  The state backend of type
+ * `backend` (NULL: hashmap) configured from session; maxp key groups
+ * ('pipeline.max-parallelism'); proc_manual and tz as sl_graph's.  The
+ * plan must outlive the job.  Returns the job, or NULL with err set.
+ */
+sl_prun *sl_prun_new(const sl_pplan *plan, const char *backend, const sl_opts *session, int maxp,
+                     int64_t proc_manual, const char *tz, sl_err *err);
+
+/*
+ * Starts the threads (the first call) and waits until every task ended
+ * (returns 1), a task failed (returns its negative code with its message
+ * in err: every channel is cancelled and every thread joined first), or
+ * sl_prun_stop was called (returns 0; the tasks stay, their sources
+ * paused, for sl_prun_finish_stop).
+ */
+int sl_prun_run(sl_prun *j, sl_err *err);
+
+/* Requests a stop: sources pause.  Async-signal-safe (an atomic store). */
+void sl_prun_stop(sl_prun *j);
+
+/*
+ * Completes a stop without checkpointing: with drain, every source ends
+ * (+infinity watermark) and the job runs to its end, firing what is
+ * open; without, every channel is cancelled, the threads are joined and
+ * every sink instance publishes what it wrote (its finish).  Returns 0 or
+ * the first error.
+ */
+int sl_prun_finish_stop(sl_prun *j, int drain, sl_err *err);
+
+/* After a failure (threads joined): every sink instance publishes what it
+ * wrote before the error (docs/semantics.md §3). */
+void sl_prun_publish_on_error(sl_prun *j);
+
+/* Cancels what still runs, joins the threads, frees everything. */
+void sl_prun_free(sl_prun *j);
+
+/* The instances of plan node `node` (0 when it has none) and instance i's
+ * operator (for --stats: read after the threads ended). */
+int sl_prun_ninst(const sl_prun *j, int node);
+sl_op *sl_prun_op(const sl_prun *j, int node, int i);
+
+/* Appends one line per exchange edge to out: its kind, channels and the
+ * time its producers spent blocked (full channels, batches not yet
+ * back), summed over its channels. */
+void sl_prun_edge_stats(const sl_prun *j, sl_buf *out);
+
+#endif

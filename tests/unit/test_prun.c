@@ -1,0 +1,370 @@
+/*
+ * test_prun.c - the parallel runtime (src/runtime/prun.c, exchange.c;
+ * docs/parallel.md §1-§3): jobs run through the public API at parallelism
+ * 1, 2 and 3 give the same results, compared as the contract says: the
+ * changelog as a multiset and, where every row comes from one split, each
+ * key's changes in order; a global aggregate fed by several instances by
+ * its final table.  The input is standard input (freopen), a source that
+ * cannot split: it runs as one instance, and the job behind it runs at
+ * the parallelism asked for (hash exchanges into group and window
+ * aggregates and joins, a gather into a global aggregate, a rebalance
+ * into a stateless tail).  Also: an error in a worker thread fails the
+ * job with that row's message (file and line) and joins every thread;
+ * sl_stop stops an unbounded job at parallelism 2, with and without
+ * drain; checkpointing keeps a job at parallelism 1 with a warning.
+ * `make tsan` runs it under ThreadSanitizer.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sluice.h"
+
+#define NROWS 5000
+
+typedef struct rows {
+	char **v;
+	int n, cap;
+} rows;
+
+static void rows_push(rows *r, const char *s, size_t len)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 256;
+		r->v = realloc(r->v, sizeof(char *) * (size_t)r->cap);
+		assert_non_null(r->v);
+	}
+	r->v[r->n] = malloc(len + 1);
+	assert_non_null(r->v[r->n]);
+	memcpy(r->v[r->n], s, len);
+	r->v[r->n][len] = 0;
+	r->n++;
+}
+
+static void rows_free(rows *r)
+{
+	for (int i = 0; i < r->n; i++)
+		free(r->v[i]);
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}
+
+static void on_row(void *ctx, const char *table, sl_rowkind kind, const char *text, size_t len)
+{
+	static const char *const kinds[4] = {"+I", "-U", "+U", "-D"};
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "%s%.*s", kinds[kind & 3], (int)len, text);
+	rows_push(ctx, buf, (size_t)n);
+}
+
+static int cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The input file: NROWS orders of 40 users, 1 s of event time apart. */
+static char input[64];
+
+static int setup(void **state)
+{
+	strcpy(input, "/tmp/test_prun.XXXXXX");
+	int fd = mkstemp(input);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	for (int i = 0; i < NROWS; i++)
+		fprintf(f, "{\"user_id\":\"u%d\",\"amount\":%d,\"ts\":\"2026-01-01 00:%02d:%02d\"}\n",
+		        (i * 7) % 40, i % 97, (i / 60) % 60, i % 60);
+	fclose(f);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	unlink(input);
+	return 0;
+}
+
+static const char *const tables =
+	"CREATE TABLE o (user_id STRING, amount INT, ts TIMESTAMP(3),"
+	" WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)"
+	" WITH ('connector' = 'stdin', 'format' = 'json');"
+	"CREATE VIEW users (user_id, tier) AS VALUES ('u0', 'gold'), ('u7', 'silver'),"
+	" ('u14', 'gold'), ('u21', 'bronze'), ('u35', 'silver');";
+
+/* Runs tables + sql at parallelism par over the input on stdin; the
+ * result rows ("+I[...]") in arrival order into out. */
+static void run_job(const char *sql, int par, rows *out)
+{
+	assert_non_null(freopen(input, "r", stdin));
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	char p[16];
+	snprintf(p, sizeof(p), "%d", par);
+	assert_int_equal(sl_set(e, "parallelism.default", p), 0);
+	assert_int_equal(sl_set(e, "sluice.poll.format", "text"), 0);
+	char *script = malloc(strlen(tables) + strlen(sql) + 1);
+	strcpy(script, tables);
+	strcat(script, sql);
+	int rc = sl_exec(e, script);
+	if (rc)
+		fail_msg("%s", sl_errmsg(e));
+	if (sl_run(e))
+		fail_msg("%s", sl_errmsg(e));
+	assert_true(sl_job_finished(e));
+	assert_true(sl_poll(e, on_row, out) >= 0);
+	sl_engine_close(e);
+	free(script);
+}
+
+static void assert_same_multiset(rows *a, rows *b)
+{
+	assert_int_equal(a->n, b->n);
+	qsort(a->v, (size_t)a->n, sizeof(char *), cmp);
+	qsort(b->v, (size_t)b->n, sizeof(char *), cmp);
+	for (int i = 0; i < a->n; i++)
+		assert_string_equal(a->v[i], b->v[i]);
+}
+
+/* Each key's (the first field's) changes in arrival order, keys sorted:
+ * one string per key. */
+static void per_key(const rows *r, rows *out)
+{
+	rows tmp = {0};
+	for (int i = 0; i < r->n; i++) {
+		const char *k = r->v[i] + 3, *end = strchr(k, ',');
+		int kl = end ? (int)(end - k) : (int)strlen(k);
+		char buf[600];
+		int n = snprintf(buf, sizeof(buf), "%.*s %08d %s", kl, k, i, r->v[i]);
+		rows_push(&tmp, buf, (size_t)n);
+	}
+	qsort(tmp.v, (size_t)tmp.n, sizeof(char *), cmp); /* by key, then arrival */
+	for (int i = 0; i < tmp.n; i++) {
+		char *sp = strchr(tmp.v[i], ' ');
+		memmove(sp + 1, sp + 10, strlen(sp + 10) + 1); /* drop the position */
+		rows_push(out, tmp.v[i], strlen(tmp.v[i]));
+	}
+	rows_free(&tmp);
+}
+
+/* The final table of a changelog: +I/+U add a row, -U/-D remove one. */
+static void materialize(const rows *r, rows *out)
+{
+	rows t = {0};
+	for (int i = 0; i < r->n; i++)
+		if (r->v[i][0] == '+')
+			rows_push(&t, r->v[i] + 2, strlen(r->v[i] + 2));
+	for (int i = 0; i < r->n; i++) {
+		if (r->v[i][0] != '-')
+			continue;
+		int j = 0;
+		while (j < t.n && strcmp(t.v[j], r->v[i] + 2))
+			j++;
+		assert_true(j < t.n); /* a retraction of a row that is there */
+		free(t.v[j]);
+		t.v[j] = t.v[--t.n];
+	}
+	*out = t;
+}
+
+/* Runs sql at 1, 2 and 3 and compares with `how`: 0 the changelog as a
+ * multiset, 1 also each key's order, 2 the final table. */
+static void same_at_every_par(const char *sql, int how, int min_rows)
+{
+	rows base = {0};
+	run_job(sql, 1, &base);
+	assert_true(base.n >= min_rows);
+	for (int par = 2; par <= 3; par++) {
+		rows got = {0};
+		run_job(sql, par, &got);
+		if (how == 1) {
+			rows a = {0}, b = {0};
+			per_key(&base, &a);
+			per_key(&got, &b);
+			for (int i = 0; i < a.n && i < b.n; i++)
+				assert_string_equal(a.v[i], b.v[i]);
+			assert_int_equal(a.n, b.n);
+			rows_free(&a);
+			rows_free(&b);
+		}
+		if (how == 2) {
+			rows a = {0}, b = {0};
+			materialize(&base, &a);
+			materialize(&got, &b);
+			assert_same_multiset(&a, &b);
+			rows_free(&a);
+			rows_free(&b);
+		} else {
+			rows copy = {0};
+			for (int i = 0; i < base.n; i++)
+				rows_push(&copy, base.v[i], strlen(base.v[i]));
+			assert_same_multiset(&copy, &got);
+			rows_free(&copy);
+		}
+		rows_free(&got);
+	}
+	rows_free(&base);
+}
+
+static void test_group_by(void **state)
+{
+	same_at_every_par("SELECT user_id, SUM(amount), COUNT(*) FROM o GROUP BY user_id;", 1,
+	                  NROWS);
+}
+
+static void test_tumble_by_key(void **state)
+{
+	same_at_every_par("SELECT user_id, window_start, COUNT(*), SUM(amount) FROM TABLE("
+	                  "TUMBLE(TABLE o, DESCRIPTOR(ts), INTERVAL '1' MINUTE))"
+	                  " GROUP BY user_id, window_start, window_end;", 0, 1000);
+}
+
+static void test_join(void **state)
+{
+	same_at_every_par("SELECT o.user_id, amount, tier FROM o JOIN users"
+	                  " ON o.user_id = users.user_id;", 0, 500);
+}
+
+static void test_global_aggregate(void **state)
+{
+	same_at_every_par("SELECT COUNT(*), SUM(amount), MAX(ts) FROM o;", 2, 1);
+}
+
+static void test_union_rebalance(void **state)
+{
+	same_at_every_par("SELECT user_id, amount * 2 FROM o WHERE amount > 10"
+	                  " UNION ALL SELECT user_id, 0 FROM users;", 0, 1000);
+}
+
+/* EXPLAIN at 2: the exchanges the runtime above runs. */
+static void test_explain(void **state)
+{
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_set(e, "parallelism.default", "2"), 0);
+	const char *text;
+	char *script = malloc(strlen(tables) + 200);
+	strcpy(script, tables);
+	strcat(script, "SELECT user_id, COUNT(*) FROM o GROUP BY user_id;");
+	assert_int_equal(sl_explain(e, script, &text), 0);
+	assert_non_null(strstr(text, "[append-only, rowtime=ts] parallelism=1\n"));
+	assert_non_null(strstr(text, "parallelism=2 ship=[HASH[user_id]]"));
+	sl_engine_close(e);
+	/* a stateless tail after stdin is rebalanced */
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_set(e, "parallelism.default", "2"), 0);
+	strcpy(script, tables);
+	strcat(script, "SELECT UPPER(user_id) FROM o;");
+	assert_int_equal(sl_explain(e, script, &text), 0);
+	assert_non_null(strstr(text, "parallelism=2 ship=[REBALANCE]"));
+	sl_engine_close(e);
+	free(script);
+}
+
+/* A bad row in a file read at parallelism 3: the job fails with the row's
+ * file and line, every thread joined (the engine closes cleanly). */
+static void test_error_in_worker(void **state)
+{
+	char dir[] = "/tmp/test_prun_err.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[128];
+	snprintf(path, sizeof(path), "%s/in.jsonl", dir);
+	FILE *f = fopen(path, "w");
+	for (int i = 0; i < 300; i++)
+		fprintf(f, "{\"k\":\"k%d\",\"n\":%d}\n", i % 5, i == 211 ? 0 : i + 1);
+	fclose(f);
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_set(e, "parallelism.default", "3"), 0);
+	char sql[512];
+	snprintf(sql, sizeof(sql),
+	         "CREATE TABLE t (k STRING, n INT) WITH ('connector' = 'filesystem',"
+	         " 'path' = '%s', 'format' = 'json');"
+	         "SELECT k, SUM(100 / n) FROM t GROUP BY k;", path);
+	assert_int_equal(sl_exec(e, sql), 0);
+	int rc = sl_run(e);
+	assert_true(rc < 0);
+	const char *msg = sl_errmsg(e);
+	assert_non_null(strstr(msg, "division by zero"));
+	assert_non_null(strstr(msg, "in.jsonl"));
+	assert_non_null(strstr(msg, "line 212"));
+	sl_engine_close(e);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void *stopper(void *arg)
+{
+	usleep(300 * 1000);
+	sl_stop(arg);
+	return NULL;
+}
+
+/* sl_stop at parallelism 2: the run returns, the stop completes. */
+static void test_stop(void **state)
+{
+	for (int drain = 0; drain <= 1; drain++) {
+		sl_engine *e;
+		assert_int_equal(sl_engine_open(&e), 0);
+		assert_int_equal(sl_set(e, "parallelism.default", "2"), 0);
+		assert_int_equal(sl_exec(e, "CREATE TABLE g (k INT, v INT) WITH ('connector' = "
+		                            "'datagen', 'rows-per-second' = '2000',"
+		                            " 'fields.k.min' = '1', 'fields.k.max' = '50');"
+		                            "CREATE TABLE h (k INT, c BIGINT) WITH ('connector' = "
+		                            "'blackhole');"
+		                            "INSERT INTO h SELECT k, COUNT(*) FROM g GROUP BY k;"),
+		                 0);
+		pthread_t th;
+		assert_int_equal(pthread_create(&th, NULL, stopper, e), 0);
+		assert_int_equal(sl_run(e), 0);
+		pthread_join(th, NULL);
+		assert_false(sl_job_finished(e));
+		char path[16];
+		assert_int_equal(sl_stop_complete(e, drain, path, sizeof(path)), 0);
+		const char *st = sl_job_stats(e, 0);
+		assert_non_null(strstr(st, "sink h:"));
+		sl_engine_close(e);
+	}
+}
+
+/* Checkpointing at parallelism > 1 is step 5: the job runs at 1, and the
+ * user who asked for 2 is told why. */
+static void test_checkpointing_runs_at_one(void **state)
+{
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_set(e, "parallelism.default", "2"), 0);
+	assert_int_equal(sl_set(e, "execution.checkpointing.interval", "1 s"), 0);
+	const char *text;
+	char *script = malloc(strlen(tables) + 200);
+	strcpy(script, tables);
+	strcat(script, "SELECT user_id, COUNT(*) FROM o GROUP BY user_id;");
+	assert_int_equal(sl_explain(e, script, &text), 0);
+	assert_null(strstr(text, "parallelism=2"));
+	assert_non_null(strstr(sl_warnings(e), "checkpointing at parallelism above 1 is not built"));
+	sl_engine_close(e);
+	free(script);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_group_by),
+		cmocka_unit_test(test_tumble_by_key),
+		cmocka_unit_test(test_join),
+		cmocka_unit_test(test_global_aggregate),
+		cmocka_unit_test(test_union_rebalance),
+		cmocka_unit_test(test_explain),
+		cmocka_unit_test(test_error_in_worker),
+		cmocka_unit_test(test_stop),
+		cmocka_unit_test(test_checkpointing_runs_at_one),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -11,6 +11,6 @@ for t in sink bad; do
 	echo "== tests/pg/$t.sh"
 	sh "tests/pg/$t.sh" || rc=1
 done
-echo "== tests/pg/crash.sh 80000 10"
-bash tests/pg/crash.sh 80000 10 || rc=1
+echo "== tests/pg/crash.sh 60000 10"
+bash tests/pg/crash.sh 60000 10 || rc=1
 exit $rc

@@ -9,23 +9,28 @@
 # uninterrupted run's, with no row twice, and a restart of the finished job
 # must change nothing.
 #
-#   crash.sh [ROWS] [KILLS]      (defaults: 100000 10)
+#   crash.sh [ROWS] [KILLS]      (defaults: 80000 10)
 #
-# The tables: app (append-only, no key: every order of amount >= 500),
-# win (1-minute tumbling windows upserted by (user_id, ws)) and agg (a
-# non-windowed GROUP BY upserted by user_id: updates).
+# The input is a datagen sequence throttled to ROWS / (KILLS * 0.6 s) rows
+# per second, each order's columns computed from its number (so a replay
+# gives the same rows): every run lasts long enough for its kill (at most
+# 0.45 s of input each) whatever the machine's speed, and the job cannot
+# finish before the last kill.  The tables: app (append-only, no key:
+# every order of amount >= 500), win (1-minute tumbling windows upserted by
+# (user_id, ws)) and agg (a non-windowed GROUP BY upserted by user_id:
+# updates).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-build}
 case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
 SLUICE="$B/sluice"
-ROWS=${1:-100000}
+ROWS=${1:-80000}
 KILLS=${2:-10}
+RATE=$((ROWS * 10 / (KILLS * 6)))
 . "$ROOT/tests/pg/pg.sh"
 pg_up || exit 1
 W="$PGW/w"
 mkdir -p "$W/ref" "$W/run"
-"$B/tools/gen_events" "$ROWS" 1000 7 > "$W/orders.jsonl"
 
 mkdb() { # name: a database with the three tables
 	psql_q "CREATE DATABASE $1"
@@ -35,15 +40,20 @@ mkdb() { # name: a database with the three tables
 	                    PRIMARY KEY (user_id, ws));
 	  CREATE TABLE agg (user_id text PRIMARY KEY, total numeric(38,2), n bigint);"
 }
-job() { # database checkpoint-interval
+job() { # database checkpoint-interval [rows-per-second]
 	local url="jdbc:postgresql://127.0.0.1:$PGPORT/$1"
 	local o="'username' = 'postgres', 'password' = '$PG_PASSWORD', 'sink.delivery-guarantee' = 'exactly-once'"
 	cat <<SQL
 SET 'execution.checkpointing.interval' = '$2';
 SET 'pipeline.name' = 'pgcrash';
-CREATE TABLE orders (id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3),
+CREATE TABLE gen (n BIGINT,
+  event_time AS TO_TIMESTAMP_LTZ(1785542400000 + n * 37 - MOD(n * 7, 3000), 3),
   WATERMARK FOR event_time AS event_time - INTERVAL '5' SECOND)
-  WITH ('connector' = 'filesystem', 'path' = '$W/orders.jsonl', 'format' = 'json');
+  WITH ('connector' = 'datagen', 'rows-per-second' = '${3:-$RATE}',
+        'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '$ROWS');
+CREATE VIEW orders AS SELECT CONCAT('o', CAST(n AS STRING)) AS id,
+  CONCAT('u', CAST(MOD(n * 7919, 1000) AS STRING)) AS user_id,
+  CAST(MOD(n * 104729, 100000) AS DECIMAL(10, 2)) / 100 AS amount, event_time FROM gen;
 CREATE TABLE app (id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3))
   WITH ('connector' = 'jdbc', 'url' = '$url', 'table-name' = 'app', $o);
 CREATE TABLE win (user_id STRING, ws TIMESTAMP(3), total DECIMAL(38, 2), n BIGINT,
@@ -51,7 +61,8 @@ CREATE TABLE win (user_id STRING, ws TIMESTAMP(3), total DECIMAL(38, 2), n BIGIN
   WITH ('connector' = 'jdbc', 'url' = '$url', 'table-name' = 'win', $o);
 CREATE TABLE agg (user_id STRING, total DECIMAL(38, 2), n BIGINT, PRIMARY KEY (user_id) NOT ENFORCED)
   WITH ('connector' = 'jdbc', 'url' = '$url', 'table-name' = 'agg', $o);
-INSERT INTO app SELECT * FROM orders WHERE amount >= 500;
+INSERT INTO app SELECT id, user_id, amount, CAST(event_time AS TIMESTAMP(3)) FROM orders
+  WHERE amount >= 500;
 INSERT INTO win SELECT user_id, window_start, SUM(amount), COUNT(*)
   FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(event_time), INTERVAL '1' MINUTE))
   GROUP BY user_id, window_start, window_end;
@@ -88,7 +99,7 @@ finish_restart() { # database dir label: a restart of the finished job changes n
 }
 
 mkdb ref
-job ref "1 s" > "$W/ref/job.sql"
+job ref "1 s" 0 > "$W/ref/job.sql"
 t0=$(date +%s)
 (cd "$W/ref" && timeout 300 "$SLUICE" run job.sql) > "$W/ref/log" 2>&1 ||
 	{ echo "reference run failed"; cat "$W/ref/log"; exit 1; }
@@ -123,7 +134,8 @@ fences=$(psql -X -A -t -q -d run -c "SELECT min(fence) FROM sluice_sink_progress
 [ "$fences" -ge 1 ] 2>/dev/null && [ "$fences" -le "$attempts" ] ||
 	{ echo "FAIL: fence $fences after $attempts runs"; fail=1; }
 finish_restart run "$W/run" "kill -9"
-echo "crash test (jdbc): $ROWS rows, $kills kills, $attempts runs, fence $fences: $([ $fail = 0 ] && echo ok || echo FAILED)"
+[ $kills = "$KILLS" ] || { echo "FAIL: only $kills kills (the job finished first)"; fail=1; }
+echo "crash test (jdbc): $ROWS rows at $RATE rows/s, $kills kills, $attempts runs, fence $fences: $([ $fail = 0 ] && echo ok || echo FAILED)"
 
 # the fault points between staging (pre-commit) and commit
 for f in jdbc-before-commit@2 jdbc-after-commit@2 jdbc-after-commit@1; do
@@ -132,7 +144,7 @@ for f in jdbc-before-commit@2 jdbc-after-commit@2 jdbc-after-commit@1; do
 	fail=0
 	mkdb "$db"
 	mkdir -p "$W/$db"
-	job "$db" "150 ms" > "$W/$db/job.sql"
+	job "$db" "150 ms" $((ROWS / 2)) > "$W/$db/job.sql"
 	# the N-th checkpoint's commit may come after the job ended on a loaded
 	# machine (then the job finishes): start again on empty tables, 3 tries
 	for try in 1 2 3; do

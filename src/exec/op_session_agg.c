@@ -13,16 +13,26 @@
  * inputs), never at a row's W_before; a row is judged by its own W_before
  * (docs/parallel.md §4; w below: W_before, or W when larger, which only
  * idle inputs cause).  A row is late for sessions when ts + gap <= w;
- * non-late rows merge only with sessions open for them (end > w), whether
- * or not the others have fired here.  Without ALLOWED LATENESS a late row
- * follows the ON LATE policy.  With lateness L, closed sessions keep their
- * state until W >= e + L, and a late row with ts + gap + L > w merges with
- * the sessions it overlaps or touches that are not past the lateness for
- * it (e + L > w): those closed for it that have not fired here yet fire
- * first (for its key only), every emitted session it extends or bridges is
- * retracted (-D), and the merged session is emitted (+I) at once if it is
- * closed for the row, or when it closes.  Fired sessions carry W_before =
- * end - 1 us, corrections the late row's W_before (rule 6).
+ * non-late rows merge only with sessions open for them (end > w).  Without
+ * ALLOWED LATENESS a late row follows the ON LATE policy.  With lateness L,
+ * closed sessions keep their state until W >= e + L, and a late row with
+ * ts + gap + L > w merges with the sessions it overlaps or touches that
+ * are not past the lateness for it (e + L > w): every emitted session it
+ * extends or bridges is retracted (-D), and the merged session is emitted
+ * (+I) at once if it is closed for the row, or when it closes.  Fired
+ * sessions carry W_before = end - 1 us, corrections the row's W_before
+ * (rule 6).
+ *
+ * Pending rows (docs/watermarks.md, "Sessions").  A row takes effect as if
+ * W had reached w just before it: every session ending at or before w has
+ * fired.  When that is not so yet, the row waits in "pending": a late row
+ * while W < w, a row on time whose key has a session closed for it that
+ * has not fired, and any row behind its key's waiting rows with W_before
+ * <= w.  Settling a key at W (a due timer) fires its sessions and applies
+ * its waiting rows in time order, a session ending at or before a row's
+ * W_before first.  So results do not depend on batch boundaries nor on
+ * how far the other inputs (splits) have got, except for on-time rows of
+ * different splits (docs/watermarks.md says which).
  *
  * Processing time (sl_window_spec.proc): a row's time is the job's clock
  * when it arrives, the clock plays W's part (the proctime method fires
@@ -31,9 +41,12 @@
  *
  * State.  Table "sess" (variable-length values), namespace 0, key = group
  * key: the key's sessions, sorted by start, each [start, end, flags,
- * accumulators].  Table "timers" (keyed timers, timers.h): namespace = the
- * time a key needs attention (a session end, or end + L for cleanup), key
- * = group key.  Timers may be stale (a session grew); handling a key
+ * accumulators].  Table "pending" (event time only), namespace 0, key =
+ * group key: the key's waiting rows in (W_before, arrival) order, each
+ * [i64 W_before][u32 len][the input row in rowcodec's row form].  Table
+ * "timers" (keyed timers, timers.h): namespace = the time a key needs
+ * attention (a session end, end + L for cleanup, a waiting row's
+ * W_before), key = group key.  Timers may be stale (a session grew); handling a key
  * re-derives everything from its sessions, so a stale timer costs a lookup
  * and nothing else.  Output rows go through an emitter (emit.h).
  */
@@ -73,6 +86,13 @@ typedef struct sess_op {
 	sl_buf key;
 	sl_buf list;        /* a key's sessions being edited */
 	int64_t wm;         /* watermark seen */
+	/* event time only: table "pending" (rows waiting for their W_before,
+	 * below), plist the loaded key's, prow decodes one of them */
+	sl_state_table *pending;
+	sl_buf plist;
+	sl_batch *prow;
+	sl_type *in_types;
+	int nin;
 } sess_op;
 
 static sess *rec(sess_op *o, sl_buf *b, int i)
@@ -171,17 +191,158 @@ static int add_timer(sess_op *o, int64_t t, sl_err *err)
 	return sl_timers_set(&o->timers, t, o->key.p, (uint32_t)o->key.len, err);
 }
 
-/* Fires what W closed and drops what is past lateness, for the loaded key. */
+static int merge_row(sess_op *o, const sl_batch *in, int row, int64_t ts, int late, int64_t w,
+                     sl_err *err);
+
+/* Loads the current key's pending rows into plist (empty when none). */
+static int load_pending(sess_op *o)
+{
+	const void *v;
+	uint32_t vl;
+	sl_buf_clear(&o->plist);
+	if (o->pending && sl_state_count(o->pending) &&
+	    sl_state_get_var(o->pending, 0, o->key.p, (uint32_t)o->key.len, &v, &vl))
+		return sl_buf_append(&o->plist, v, vl);
+	return 0;
+}
+
+static int store_pending(sess_op *o)
+{
+	if (o->plist.len == 0) {
+		if (sl_state_count(o->pending))
+			sl_state_delete(o->pending, 0, o->key.p, (uint32_t)o->key.len);
+		return 0;
+	}
+	return sl_state_put_var(o->pending, 0, o->key.p, (uint32_t)o->key.len, o->plist.p,
+	                        (uint32_t)o->plist.len);
+}
+
+/* The W_before of the loaded key's first pending row, INT64_MAX if none. */
+static int64_t first_pending(const sess_op *o)
+{
+	int64_t w = INT64_MAX;
+	if (o->plist.len >= 12)
+		memcpy(&w, o->plist.p, 8);
+	return w;
+}
+
+/* 1 when a row judged by w must wait in "pending" (docs/parallel.md §4,
+ * rule 4): the loaded key has a session closed for it (end <= w) that has
+ * not fired here yet, or a pending row at or before w, which it must
+ * follow. */
+static int must_wait(sess_op *o, int64_t w)
+{
+	if (first_pending(o) <= w)
+		return 1;
+	for (int i = 0, n = nrec(o, &o->list); i < n; i++) {
+		const sess *s = rec(o, &o->list, i);
+		if (s->end <= w && !(s->flags & F_FIRED))
+			return 1;
+	}
+	return 0;
+}
+
+/* Keeps row `row` of in, judged by w, in the loaded key's pending rows,
+ * after those with W_before <= w (so in (W_before, arrival) order), and
+ * arms the key's timer at w. */
+static int keep_pending(sess_op *o, const sl_batch *in, int row, int64_t w, sl_err *err)
+{
+	size_t at = 0;
+	while (at < o->plist.len) {
+		int64_t pw;
+		uint32_t len;
+		memcpy(&pw, o->plist.p + at, 8);
+		memcpy(&len, o->plist.p + at + 8, 4);
+		if (pw > w)
+			break;
+		at += 12 + (size_t)len;
+	}
+	size_t tail = o->plist.len - at, old = o->plist.len;
+	uint32_t len = 0;
+	if (sl_buf_append(&o->plist, &w, 8) || sl_buf_append(&o->plist, &len, 4) ||
+	    sl_rowcodec_row(in, row, &o->plist))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	size_t sz = o->plist.len - old;
+	len = (uint32_t)(sz - 12);
+	memcpy(o->plist.p + old + 8, &len, 4);
+	if (tail) { /* rotate the new entry in front of the tail */
+		if (sl_buf_reserve(&o->plist, sz))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		char *b = o->plist.p;
+		memcpy(b + o->plist.len, b + old, sz);
+		memmove(b + at + sz, b + at, tail);
+		memcpy(b + at, b + o->plist.len, sz);
+	}
+	if (store_pending(o))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return add_timer(o, w, err);
+}
+
+/* Applies the loaded key's first pending row, judged by its W_before,
+ * and removes it from plist. */
+static int apply_first_pending(sess_op *o, sl_err *err)
+{
+	int64_t pw;
+	uint32_t len;
+	memcpy(&pw, o->plist.p, 8);
+	memcpy(&len, o->plist.p + 8, 4);
+	if (o->plist.len < 12 + (size_t)len)
+		return sl_err_set(err, SL_ESTATE, "session state: malformed pending row");
+	sl_batch *b = o->prow;
+	sl_batch_reset(b);
+	int r = sl_batch_add_row(b, SL_INSERT, pw);
+	int rc = sl_rowcodec_decode_cols(o->plist.p + 12, len, b, b->cols, b->ncols, r);
+	if (rc)
+		return rc == SL_ENOMEM ? sl_err_set(err, rc, "out of memory")
+		                       : sl_err_set(err, SL_ESTATE, "session state: malformed pending row");
+	size_t sz = 12 + (size_t)len;
+	memmove(o->plist.p, o->plist.p + sz, o->plist.len - sz);
+	o->plist.len -= sz;
+	const sl_col *tc = &b->cols[o->p.win.time_col];
+	int64_t ts = tc->v.i64[r];
+	return merge_row(o, b, r, ts, ts + o->p.win.size <= pw, pw, err);
+}
+
+/* Settles the loaded key at W: in time order, fires every session with
+ * end <= W and applies every pending row with W_before <= W (a session
+ * ending at or before a row's W_before first: it is closed for the row),
+ * as if the watermark had reached each of those times in turn; then drops
+ * what is past lateness and re-arms the key's timers. */
 static int settle_key(sess_op *o, int64_t w, sl_err *err)
 {
-	int n = nrec(o, &o->list), keep = 0, rc;
+	int rc;
+	if ((rc = load_pending(o)))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	int had_pending = o->plist.len > 0;
+	for (;;) {
+		int64_t e = INT64_MAX, pw = first_pending(o);
+		int n = nrec(o, &o->list);
+		for (int i = 0; i < n; i++) {
+			const sess *s = rec(o, &o->list, i);
+			if (!(s->flags & F_FIRED) && s->end <= w && s->end < e)
+				e = s->end;
+		}
+		if (pw > w)
+			pw = INT64_MAX;
+		if (e == INT64_MAX && pw == INT64_MAX)
+			break;
+		if (e <= pw) {
+			for (int i = 0; i < n; i++) {
+				sess *s = rec(o, &o->list, i);
+				if (s->end == e && !(s->flags & F_FIRED)) {
+					s->flags |= F_FIRED;
+					if ((rc = emit_one(o, s, SL_INSERT, s->end - 1, err)))
+						return rc;
+				}
+			}
+			continue;
+		}
+		if ((rc = apply_first_pending(o, err)))
+			return rc;
+	}
+	int n = nrec(o, &o->list), keep = 0;
 	for (int i = 0; i < n; i++) {
 		sess *s = rec(o, &o->list, i);
-		if (s->end <= w && !(s->flags & F_FIRED)) {
-			s->flags |= F_FIRED;
-			if ((rc = emit_one(o, s, SL_INSERT, s->end - 1, err)))
-				return rc;
-		}
 		int expired = s->end <= w && (o->p.lateness == 0 || s->end <= w - o->p.lateness);
 		if (expired)
 			continue;
@@ -192,7 +353,11 @@ static int settle_key(sess_op *o, int64_t w, sl_err *err)
 			return rc;
 	}
 	o->list.len = (size_t)keep * o->rec_size;
-	return store(o) ? sl_err_set(err, SL_ENOMEM, "out of memory") : 0;
+	if (o->plist.len && (rc = add_timer(o, first_pending(o), err)))
+		return rc;
+	if (store(o) || (had_pending && store_pending(o)))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
 }
 
 typedef struct fire_ctx {
@@ -230,7 +395,7 @@ static int advance(sess_op *o, int64_t w, sl_err *err)
 
 /* Merges row `row` ([ts, ts + gap)) into the loaded key's sessions; w: the
  * watermark the row is judged by (its W_before, or the fired watermark when
- * larger): sessions with end <= w are closed for it. */
+ * larger): sessions with end <= w are closed for it, and have fired. */
 static int merge_row(sess_op *o, const sl_batch *in, int row, int64_t ts, int late, int64_t w,
                      sl_err *err)
 {
@@ -244,19 +409,9 @@ static int merge_row(sess_op *o, const sl_batch *in, int row, int64_t ts, int la
 	m->start = s0;
 	m->end = e0;
 	int first = 1, keep = 0;
-	/* a late row (ALLOWED LATENESS) corrects the sessions closed for it
-	 * (end <= w) that it touches: those that have not fired here yet fire
-	 * first, so the key's changes are those of firing before the row */
-	for (int i = 0; late && i < n; i++) {
-		sess *s = rec(o, &o->list, i);
-		if (s->start <= e0 && s0 <= s->end && s->end <= w && s->end + o->p.lateness > w &&
-		    !(s->flags & F_FIRED)) {
-			s->flags |= F_FIRED;
-			if ((rc = emit_one(o, s, SL_INSERT, s->end - 1, err)))
-				return rc;
-			m = (sess *)(o->list.p + o->list.len); /* emit_one does not move list */
-		}
-	}
+	/* every session closed for the row (end <= w) has fired here: a row
+	 * waits in "pending" until it has (must_wait), so a late row corrects
+	 * emitted sessions only, as if they had fired before it */
 	for (int i = 0; i < n; i++) {
 		sess *s = rec(o, &o->list, i);
 		int touches = s->start <= e0 && s0 <= s->end;
@@ -345,8 +500,19 @@ static int sess_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		sl_buf_clear(&o->key);
 		if (sl_rowcodec_key(in, o->key_cols, o->p.nkeys, row, &o->key))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
-		if (load(o))
+		if (load(o) || load_pending(o))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		/* a late row waits until the operator's watermark reaches its
+		 * W_before: every row still to come is judged by a W_before at
+		 * least as large, and every session closed for it has fired
+		 * (rule 4: sessions fire at the operator's watermark only); a
+		 * row on time waits when its key has a session closed for it
+		 * that has not fired yet, or a waiting row it must follow */
+		if (!proc && (late ? w > o->wm : must_wait(o, w))) {
+			if ((rc = keep_pending(o, in, row, w, err)))
+				return rc;
+			continue;
+		}
 		if ((rc = merge_row(o, in, row, ts, late, w, err)))
 			return rc;
 	}
@@ -397,6 +563,12 @@ static int sess_open(sl_op *op, sl_err *err)
 	if (!(o->sess = sl_state_table_open(op->state, op->uid, "sessions", 0, err)) ||
 	    sl_timers_open(&o->timers, op, "timers", err))
 		return err->code;
+	if (!o->p.win.proc) {
+		if (!(o->pending = sl_state_table_open(op->state, op->uid, "pending", 0, err)))
+			return err->code;
+		if (!(o->prow = sl_batch_new(o->nin, o->in_types, 1)))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
 	if (sl_emitter_init(&o->out, op, 0, err))
 		return err->code;
 	o->tmp = sl_batch_new(op->nout, op->out_types, 2);
@@ -414,9 +586,12 @@ static void sess_close(sl_op *op)
 	sl_emitter_deinit(&o->out);
 	sl_batch_free(o->tmp);
 	sl_batch_free(o->late);
+	sl_batch_free(o->prow);
 	sl_prog_free(o->having);
 	sl_buf_deinit(&o->key);
 	sl_buf_deinit(&o->list);
+	sl_buf_deinit(&o->plist);
+	free(o->in_types);
 	sl_timers_deinit(&o->timers);
 	free(o->key_cols);
 	free(o->aggs);
@@ -452,8 +627,11 @@ sl_op *sl_op_session_agg_new(const sl_window_agg_plan *p, const sl_type *in_type
 	o->key_cols = calloc((size_t)p->nkeys + 1, sizeof(int));
 	o->aggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
 	o->late_types = calloc((size_t)p->late_ncols + 1, sizeof(sl_type));
-	if (!o->key_cols || !o->aggs || !o->late_types)
+	o->in_types = calloc((size_t)nin + 1, sizeof(sl_type));
+	o->nin = nin;
+	if (!o->key_cols || !o->aggs || !o->late_types || !o->in_types)
 		goto nomem;
+	memcpy(o->in_types, in_types, sizeof(sl_type) * (size_t)nin);
 	memcpy(o->key_cols, p->key_cols, sizeof(int) * (size_t)p->nkeys);
 	memcpy(o->late_types, in_types, sizeof(sl_type) * (size_t)p->late_ncols);
 	o->p.key_cols = o->key_cols;

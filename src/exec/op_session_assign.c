@@ -9,11 +9,16 @@
  *              its partition's sessions (docs/semantics.md §1: [ts, ts +
  *              gap) merges with every open session it overlaps or touches;
  *              a session ends at its last event + gap) and waits in state.
- *              Sessions of its key closed for it (end <= W_before) are
- *              emitted first, that key only, so output does not depend on
- *              batch boundaries; the other keys' sessions fire at the
- *              operator's watermark (docs/parallel.md §4).
- *   watermark  emits the rows of every session [s, e) with e <= W, each
+ *              A row whose key has a session closed for it (end <=
+ *              W_before) that has not fired yet, or rows waiting with a
+ *              W_before at or below its own, waits in "pending" until the
+ *              watermark reaches its W_before (docs/watermarks.md,
+ *              "Sessions"): it never joins a session closed for it, which
+ *              rows of a split that is behind may still extend.
+ *   watermark  in time order per key due, emits the rows of every session
+ *              [s, e) with e <= W and applies the waiting rows with
+ *              W_before <= W (sessions ending at or before a row's
+ *              W_before first; docs/parallel.md §4, rule 4), each
  *              session's rows in arrival order, as +I with window_start = s,
  *              window_end = e, window_time = e - 1 ms (a time attribute: the
  *              rows carry W_before = e - 1 us, rule 6, below e);
@@ -30,9 +35,12 @@
  * sorted by start.  "rows": same key, value = the key's pending rows in
  * arrival order, each [i64 ts][u32 len][every input column in the row
  * form of rowcodec.h]; a session's rows are exactly the key's rows with ts in
- * [start, end) (open sessions of a key do not overlap).  "timers" (keyed
- * timers, timers.h): namespace = a session end, key = the partition key;
- * a stale timer (the session grew) costs a lookup.  Output rows go through
+ * [start, end) (open sessions of a key do not overlap, since a row that
+ * would touch a session closed for it waits).  "pending": same key, value
+ * = the key's waiting rows in (W_before, arrival) order, each [i64
+ * W_before][i64 ts][u32 len][row form].  "timers" (keyed timers,
+ * timers.h): namespace = a session end or a waiting row's W_before, key =
+ * the partition key; a stale timer (the session grew) costs a lookup.  Output rows go through
  * an emitter (emit.h).  Appending a row rewrites its key's row
  * list: cost per row grows with the rows its key has pending (open
  * sessions).  One thread; no malloc per row (reused buffers).
@@ -57,11 +65,11 @@ typedef struct sassign_op {
 	int nin;
 	int *key_cols, nkeys;
 	int *all_cols;
-	sl_state_table *sess, *rows;
+	sl_state_table *sess, *rows, *pend;
 	sl_timers timers; /* timers.h: table "timers" */
 	sl_emitter out;  /* emit.h */
 	sl_col **cols;
-	sl_buf key, list, rlist, enc;
+	sl_buf key, list, rlist, plist, enc;
 	int64_t wm;
 } sassign_op;
 
@@ -104,89 +112,37 @@ static int emit_row(sassign_op *o, const char *r, uint32_t n, const span *s, sl_
 	return 0;
 }
 
-/* Emits the loaded key's sessions that W closed with their rows and drops
- * them; re-arms the timers of the others. */
-static int settle_key(sassign_op *o, int64_t w, sl_err *err)
+/* Emits the rows of span sp (the loaded key's session [start, end), which
+ * W closed) from rlist and removes them. */
+static int emit_span(sassign_op *o, const span *sp, sl_err *err)
 {
-	int n = (int)(o->list.len / sizeof(span)), keep = 0, rc;
-	span *sp = (span *)o->list.p;
-	if (load(o->rows, &o->key, &o->rlist))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	for (int i = 0; i < n; i++) {
-		span s = sp[i];
-		if (s.end > w) {
-			sp[keep++] = s;
-			if ((rc = sl_timers_set(&o->timers, s.end, o->key.p, (uint32_t)o->key.len, err)))
+	size_t at = 0, kept = 0;
+	int rc;
+	while (at < o->rlist.len) {
+		int64_t ts;
+		uint32_t len;
+		memcpy(&ts, o->rlist.p + at, 8);
+		memcpy(&len, o->rlist.p + at + 8, 4);
+		size_t sz = 12 + (size_t)len;
+		if (ts >= sp->start && ts < sp->end) {
+			if ((rc = emit_row(o, o->rlist.p + at + 12, len, sp, err)))
 				return rc;
-			continue;
+		} else {
+			memmove(o->rlist.p + kept, o->rlist.p + at, sz);
+			kept += sz;
 		}
-		/* emit and remove the rows of [start, end) */
-		size_t at = 0, kept = 0;
-		while (at < o->rlist.len) {
-			int64_t ts;
-			uint32_t len;
-			memcpy(&ts, o->rlist.p + at, 8);
-			memcpy(&len, o->rlist.p + at + 8, 4);
-			size_t sz = 12 + (size_t)len;
-			if (ts >= s.start && ts < s.end) {
-				if ((rc = emit_row(o, o->rlist.p + at + 12, len, &s, err)))
-					return rc;
-			} else {
-				memmove(o->rlist.p + kept, o->rlist.p + at, sz);
-				kept += sz;
-			}
-			at += sz;
-		}
-		o->rlist.len = kept;
+		at += sz;
 	}
-	o->list.len = (size_t)keep * sizeof(span);
-	if (store(o->sess, &o->key, &o->list) || store(o->rows, &o->key, &o->rlist))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	o->rlist.len = kept;
 	return 0;
 }
 
-typedef struct fire_ctx {
-	sassign_op *o;
-	int64_t w;
-} fire_ctx;
-
-/* A due timer (timers.h): emits and drops its key's sessions closed at W. */
-static int fire_key(void *ctx, int64_t ts, const void *key, uint32_t klen, sl_err *err)
-{
-	fire_ctx *f = ctx;
-	sassign_op *o = f->o;
-	(void)ts;
-	sl_buf_clear(&o->key);
-	if (sl_buf_reserve(&o->key, 16) || sl_buf_append(&o->key, key, klen) ||
-	    load(o->sess, &o->key, &o->list))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return settle_key(o, f->w, err);
-}
-
-/* Fires every timer <= w: the sessions W closed. */
-static int advance(sassign_op *o, int64_t w, sl_err *err)
-{
-	fire_ctx f = {o, w};
-	int rc = sl_timers_fire(&o->timers, w, fire_key, &f, err);
-	if (rc)
-		return rc;
-	if (w > o->wm)
-		o->wm = w;
-	return flush(o, err);
-}
-
-/* 1 when a session of the loaded key ends at or before w. */
-static int closed_for(const sassign_op *o, int64_t w)
-{
-	const span *sp = (const span *)o->list.p;
-	for (size_t i = 0; i < o->list.len / sizeof(span); i++)
-		if (sp[i].end <= w)
-			return 1;
-	return 0;
-}
-
-/* Merges [ts, ts + gap) into the loaded key's sessions and stores the row. */
-static int add_row(sassign_op *o, const sl_batch *in, int row, int64_t ts, sl_err *err)
+/* Merges [ts, ts + gap) into the loaded key's sessions (list) and appends
+ * the row (ts, its len bytes of row form) to its rows (rlist); the caller
+ * stores both.  Every session the row touches is open for it: a row that
+ * would touch one closed for it waits in "pending" until it has fired
+ * (sassign_process), so the sessions of a key never overlap. */
+static int add_row(sassign_op *o, int64_t ts, const void *row, uint32_t len, sl_err *err)
 {
 	span m = {ts, ts + o->w.size};
 	int n = (int)(o->list.len / sizeof(span)), keep = 0;
@@ -210,23 +166,149 @@ static int add_row(sassign_op *o, const sl_batch *in, int row, int64_t ts, sl_er
 	sp = (span *)o->list.p;
 	memmove(sp + pos + 1, sp + pos, sizeof(span) * (size_t)(keep - pos));
 	sp[pos] = m;
-	if (store(o->sess, &o->key, &o->list))
+	if (sl_buf_append(&o->rlist, &ts, 8) || sl_buf_append(&o->rlist, &len, 4) ||
+	    sl_buf_append(&o->rlist, row, len))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	int rc = sl_timers_set(&o->timers, m.end, o->key.p, (uint32_t)o->key.len, err);
-	if (rc)
+	return sl_timers_set(&o->timers, m.end, o->key.p, (uint32_t)o->key.len, err);
+}
+
+/* The W_before of the loaded key's first pending row, INT64_MAX if none. */
+static int64_t first_pending(const sassign_op *o)
+{
+	int64_t w = INT64_MAX;
+	if (o->plist.len >= 20)
+		memcpy(&w, o->plist.p, 8);
+	return w;
+}
+
+static int load_pending(sassign_op *o)
+{
+	sl_buf_clear(&o->plist);
+	return sl_state_count(o->pend) ? load(o->pend, &o->key, &o->plist) : 0;
+}
+
+/* Settles the loaded key (list loaded) at W: in time order, emits every
+ * session with end <= W and applies every pending row with W_before <= W
+ * (a session ending at or before a row's W_before first: it is closed for
+ * the row), as if the watermark had reached each of those times in turn;
+ * re-arms the key's timers. */
+static int settle_key(sassign_op *o, int64_t w, sl_err *err)
+{
+	int rc;
+	if (load(o->rows, &o->key, &o->rlist) || load_pending(o))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	int had_pending = o->plist.len > 0;
+	for (;;) {
+		int n = (int)(o->list.len / sizeof(span)), first = -1;
+		span *sp = (span *)o->list.p;
+		for (int i = 0; i < n; i++)
+			if (sp[i].end <= w && (first < 0 || sp[i].end < sp[first].end))
+				first = i;
+		int64_t pw = first_pending(o);
+		if (pw > w)
+			pw = INT64_MAX;
+		if (first < 0 && pw == INT64_MAX)
+			break;
+		if (first >= 0 && sp[first].end <= pw) {
+			span s = sp[first];
+			memmove(sp + first, sp + first + 1, sizeof(span) * (size_t)(n - first - 1));
+			o->list.len -= sizeof(span);
+			if ((rc = emit_span(o, &s, err)))
+				return rc;
+			continue;
+		}
+		/* the first pending row: [w][ts][len][row] */
+		int64_t ts;
+		uint32_t len;
+		memcpy(&ts, o->plist.p + 8, 8);
+		memcpy(&len, o->plist.p + 16, 4);
+		size_t sz = 20 + (size_t)len;
+		if (o->plist.len < sz)
+			return sl_err_set(err, SL_ESTATE, "session table function: malformed pending row");
+		if ((rc = add_row(o, ts, o->plist.p + 20, len, err)))
+			return rc;
+		memmove(o->plist.p, o->plist.p + sz, o->plist.len - sz);
+		o->plist.len -= sz;
+	}
+	const span *sp = (const span *)o->list.p;
+	for (size_t i = 0; i < o->list.len / sizeof(span); i++)
+		if ((rc = sl_timers_set(&o->timers, sp[i].end, o->key.p, (uint32_t)o->key.len, err)))
+			return rc;
+	if (o->plist.len && (rc = sl_timers_set(&o->timers, first_pending(o), o->key.p,
+	                                        (uint32_t)o->key.len, err)))
 		return rc;
-	/* append [ts][len][row] to the key's rows */
-	sl_buf_clear(&o->enc);
-	uint32_t z = 0;
-	if (sl_buf_append(&o->enc, &ts, 8) || sl_buf_append(&o->enc, &z, 4) ||
-	    sl_rowcodec_cols(in, o->all_cols, o->nin, row, &o->enc) ||
-	    load(o->rows, &o->key, &o->rlist))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	uint32_t len = (uint32_t)(o->enc.len - 12);
-	memcpy(o->enc.p + 8, &len, 4);
-	if (sl_buf_append(&o->rlist, o->enc.p, o->enc.len) || store(o->rows, &o->key, &o->rlist))
+	if (store(o->sess, &o->key, &o->list) || store(o->rows, &o->key, &o->rlist) ||
+	    (had_pending && store(o->pend, &o->key, &o->plist)))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	return 0;
+}
+
+typedef struct fire_ctx {
+	sassign_op *o;
+	int64_t w;
+} fire_ctx;
+
+/* A due timer (timers.h): settles its key at W. */
+static int fire_key(void *ctx, int64_t ts, const void *key, uint32_t klen, sl_err *err)
+{
+	fire_ctx *f = ctx;
+	sassign_op *o = f->o;
+	(void)ts;
+	sl_buf_clear(&o->key);
+	if (sl_buf_reserve(&o->key, 16) || sl_buf_append(&o->key, key, klen) ||
+	    load(o->sess, &o->key, &o->list))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return settle_key(o, f->w, err);
+}
+
+/* Fires every timer <= w: the sessions W closed, the rows it released. */
+static int advance(sassign_op *o, int64_t w, sl_err *err)
+{
+	fire_ctx f = {o, w};
+	int rc = sl_timers_fire(&o->timers, w, fire_key, &f, err);
+	if (rc)
+		return rc;
+	if (w > o->wm)
+		o->wm = w;
+	return flush(o, err);
+}
+
+/* 1 when a session of the loaded key ends at or before w. */
+static int closed_for(const sassign_op *o, int64_t w)
+{
+	const span *sp = (const span *)o->list.p;
+	for (size_t i = 0; i < o->list.len / sizeof(span); i++)
+		if (sp[i].end <= w)
+			return 1;
+	return 0;
+}
+
+/* Keeps the row encoded in enc ([ts][len][row]), judged by w, in the
+ * loaded key's pending rows after those with W_before <= w (so in
+ * (W_before, arrival) order), and arms the key's timer at w. */
+static int keep_pending(sassign_op *o, int64_t w, sl_err *err)
+{
+	size_t at = 0;
+	while (at < o->plist.len) {
+		int64_t pw;
+		uint32_t len;
+		memcpy(&pw, o->plist.p + at, 8);
+		memcpy(&len, o->plist.p + at + 16, 4);
+		if (pw > w)
+			break;
+		at += 20 + (size_t)len;
+	}
+	size_t sz = 8 + o->enc.len, tail = o->plist.len - at;
+	if (sl_buf_reserve(&o->plist, sz))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	char *b = o->plist.p;
+	memmove(b + at + sz, b + at, tail);
+	memcpy(b + at, &w, 8);
+	memcpy(b + at + 8, o->enc.p, o->enc.len);
+	o->plist.len += sz;
+	if (store(o->pend, &o->key, &o->plist))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return sl_timers_set(&o->timers, w, o->key.p, (uint32_t)o->key.len, err);
 }
 
 static int sassign_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
@@ -251,14 +333,31 @@ static int sassign_process(sl_op *op, int input, const sl_batch *in, sl_err *err
 		sl_buf_clear(&o->key);
 		if (sl_buf_reserve(&o->key, 16) ||
 		    sl_rowcodec_key(in, o->key_cols, o->nkeys, row, &o->key) ||
-		    load(o->sess, &o->key, &o->list))
+		    load(o->sess, &o->key, &o->list) || load_pending(o))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
-		/* the key's sessions closed for this row (end <= w) are emitted
-		 * before it, so it never joins them (its key only) */
-		if (closed_for(o, w) && (rc = settle_key(o, w, err)))
+		/* [ts][len][row] */
+		sl_buf_clear(&o->enc);
+		uint32_t len = 0;
+		if (sl_buf_append(&o->enc, &ts, 8) || sl_buf_append(&o->enc, &len, 4) ||
+		    sl_rowcodec_cols(in, o->all_cols, o->nin, row, &o->enc))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		len = (uint32_t)(o->enc.len - 12);
+		memcpy(o->enc.p + 8, &len, 4);
+		/* a session of its key closed for the row (end <= w) that has not
+		 * fired yet (it fires at the operator's watermark only, rule 4),
+		 * or an earlier pending row: the row waits, so it never joins a
+		 * session closed for it and follows the rows before it */
+		if (first_pending(o) <= w || closed_for(o, w)) {
+			if ((rc = keep_pending(o, w, err)))
+				return rc;
+			continue;
+		}
+		if (load(o->rows, &o->key, &o->rlist))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if ((rc = add_row(o, ts, o->enc.p + 12, len, err)))
 			return rc;
-		if ((rc = add_row(o, in, row, ts, err)))
-			return rc;
+		if (store(o->sess, &o->key, &o->list) || store(o->rows, &o->key, &o->rlist))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
 	}
 	return flush(o, err);
 }
@@ -287,6 +386,7 @@ static int sassign_open(sl_op *op, sl_err *err)
 	sassign_op *o = (sassign_op *)op;
 	if (!(o->sess = sl_state_table_open(op->state, op->uid, "sessions", 0, err)) ||
 	    !(o->rows = sl_state_table_open(op->state, op->uid, "rows", 0, err)) ||
+	    !(o->pend = sl_state_table_open(op->state, op->uid, "pending", 0, err)) ||
 	    sl_timers_open(&o->timers, op, "timers", err))
 		return err->code;
 	if (sl_emitter_init(&o->out, op, 0, err))
@@ -309,6 +409,7 @@ static void sassign_close(sl_op *op)
 	sl_buf_deinit(&o->key);
 	sl_buf_deinit(&o->list);
 	sl_buf_deinit(&o->rlist);
+	sl_buf_deinit(&o->plist);
 	sl_timers_deinit(&o->timers);
 	sl_buf_deinit(&o->enc);
 }

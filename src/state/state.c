@@ -134,18 +134,25 @@ uint32_t sl_state_pkey_cols(const void *ctx, const void *key, uint32_t klen, con
 int sl__state_kg_check(const sl_state_kgs *k, const sl_snap_tab *t, int *first, int *last,
                        int *compute, sl_err *err)
 {
-	int all = k->first == 0 && k->last == k->maxp - 1;
 	*compute = 0;
-	if (all) { /* every group: any maxp, any record */
+	/* A grouped record fixes the number of key groups for the life of the
+	 * job's state: every key's group depends on it, so a snapshot taken
+	 * with another 'pipeline.max-parallelism' is refused, whatever the
+	 * parallelism (docs/parallel.md section 7; Flink refuses to change the
+	 * max parallelism of a savepoint).  An ungrouped record (written before
+	 * key groups, tests/fixtures/ckpt-v1) has no groups to disagree with:
+	 * the group of each entry is computed. */
+	if (t->maxp && (int)t->maxp != k->maxp)
+		return sl_err_set(err, SL_ESTATE, "state table '%s' was written with "
+		                  "'pipeline.max-parallelism' = %u and the job has %d: the max "
+		                  "parallelism of a job's state cannot change; restore with "
+		                  "'pipeline.max-parallelism' = '%u' or start without the "
+		                  "checkpoint", t->name, t->maxp, k->maxp, t->maxp);
+	if (k->first == 0 && k->last == k->maxp - 1) { /* every group */
 		*first = 0;
 		*last = INT32_MAX;
 		return 0;
 	}
-	if (t->maxp && (int)t->maxp != k->maxp)
-		return sl_err_set(err, SL_ESTATE, "state table '%s' was written with %u key groups "
-		                  "('pipeline.max-parallelism') and the job has %d: a snapshot "
-		                  "restores at another parallelism only with the same max "
-		                  "parallelism", t->name, t->maxp, k->maxp);
 	*first = k->first;
 	*last = k->last;
 	*compute = !t->maxp; /* an ungrouped record: the group of each entry */

@@ -31,7 +31,8 @@ static inline void sl__state_kgs_init(sl_state_kgs *k)
  * group range to load [*first, *last] and *compute = 1 when the record is
  * ungrouped and only some groups are held (the caller then computes each
  * entry's group with the table's sl_state_pkey).  Returns 0, or SL_ESTATE
- * (err set) when t has another maxp and k is not every group.  state.c.
+ * (err set, naming 'pipeline.max-parallelism' and both values) when t is
+ * grouped with another maxp than k, whatever groups k holds.  state.c.
  */
 int sl__state_kg_check(const sl_state_kgs *k, const sl_snap_tab *t, int *first, int *last,
                        int *compute, sl_err *err);

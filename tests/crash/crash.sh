@@ -7,6 +7,16 @@
 #
 #   crash.sh [ROWS] [KILLS] [BACKEND]      (defaults: 1000000 20 hashmap)
 #
+# The kills land between 20% and 80% of the uninterrupted run's measured
+# wall time after a run starts (at least two checkpoint intervals in, so a
+# restart can restore a checkpoint), so a faster engine or machine is still
+# killed mid-run.  Only a kill that hit a running job counts (its run ended
+# by SIGKILL); one that came after the job had finished does not.  A job
+# finishes after a few kills, since each restart resumes from a checkpoint;
+# until KILLS real kills are reached, its output is checked and the job
+# starts over in a fresh directory (a cycle), and the test fails with fewer
+# than KILLS real kills.
+#
 # CRASH_FILES=N cuts the input into N files of a directory (N splits, each
 # with its own watermark, read interleaved: docs/watermarks.md, "Splits");
 # with SLUICE_TEST_SPLIT_BYTES the files are cut into ranges too, so the
@@ -42,52 +52,80 @@ SQL
 	job_tables "$W/in" "$1"
 }
 
-job "$W/ref" "1 s" > "$W/ref/job.sql"
+# the reference checkpoints every 200 ms, as the killed runs do on average,
+# so that its wall time is theirs uninterrupted
+job "$W/ref" "200 ms" > "$W/ref/job.sql"
+t0=$(date +%s%N)
 (cd "$W/ref" && "$SLUICE" run job.sql) > "$W/ref/log" 2>&1 || { echo "reference run failed"; cat "$W/ref/log"; exit 1; }
+ref_ms=$((($(date +%s%N) - t0) / 1000000))
+for s in $SINKS; do
+	cat "$W/ref/$s"/part-* 2>/dev/null | sort > "$W/ref.$s"
+done
 
-kills=0
+# check_run: the finished run's committed output against the reference
+fail=0
+check_run() {
+	for s in $SINKS; do
+		cat "$W/run/$s"/part-* 2>/dev/null | sort > "$W/run.$s"
+		if ! cmp -s "$W/ref.$s" "$W/run.$s"; then
+			echo "FAIL $s (cycle $cycles): committed output differs from the uninterrupted run ($(wc -l < "$W/ref.$s") vs $(wc -l < "$W/run.$s") rows)"
+			diff "$W/ref.$s" "$W/run.$s" | head -10
+			fail=1
+		fi
+		if ls -a "$W/run/$s" | grep -q '^\.part'; then
+			echo "FAIL $s (cycle $cycles): staged or in-progress files left behind"; ls -a "$W/run/$s"; fail=1
+		fi
+	done
+	dups=$(cut -d, -f1-2 "$W/run.out_win" | sort | uniq -d | wc -l)
+	[ "$dups" = 0 ] || { echo "FAIL (cycle $cycles): $dups window rows twice"; fail=1; }
+}
+
+kills=0     # SIGKILLs that ended a running job
+after=0     # SIGKILLs sent after the job had finished (not counted)
+cycles=0    # runs to the end, each checked against the reference
+ckills=0    # real kills in the current cycle
 attempts=0
 while :; do
 	attempts=$((attempts + 1))
-	if [ $attempts -gt $((KILLS * 5 + 20)) ]; then echo "no progress after $attempts attempts"; exit 1; fi
-	job "$W/run" "$((100 + RANDOM % 201)) ms" > "$W/run/job.sql"
+	if [ $attempts -gt $((KILLS * 5 + 20)) ]; then echo "no progress after $attempts attempts ($kills kills)"; exit 1; fi
+	iv=$((100 + RANDOM % 201))
+	job "$W/run" "$iv ms" > "$W/run/job.sql"
 	(cd "$W/run" && exec "$SLUICE" run job.sql) >> "$W/run/log" 2>&1 &
 	pid=$!
 	if [ $kills -lt "$KILLS" ]; then
-		sleep "0.$(printf '%03d' $((50 + RANDOM % 550)))"
-		if kill -9 $pid 2>/dev/null; then
-			wait $pid 2>/dev/null
-			kills=$((kills + 1))
-			continue
-		fi
+		ms=$((ref_ms * (20 + RANDOM % 61) / 100))
+		[ $ms -ge $((iv * 2 + 50)) ] || ms=$((iv * 2 + 50))
+		sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+		kill -9 $pid 2>/dev/null
 	fi
-	wait $pid
+	wait $pid 2>/dev/null
 	rc=$?
-	[ $rc = 0 ] && break
-	echo "run failed with status $rc"; tail -20 "$W/run/log"; exit 1
-done
-
-fail=0
-for s in $SINKS; do
-	cat "$W/ref/$s"/part-* 2>/dev/null | sort > "$W/ref.$s"
-	cat "$W/run/$s"/part-* 2>/dev/null | sort > "$W/run.$s"
-	if ! cmp -s "$W/ref.$s" "$W/run.$s"; then
-		echo "FAIL $s: committed output differs from the uninterrupted run ($(wc -l < "$W/ref.$s") vs $(wc -l < "$W/run.$s") rows)"
-		diff "$W/ref.$s" "$W/run.$s" | head -10
-		fail=1
+	if [ $rc = 137 ] && [ $kills -lt "$KILLS" ]; then
+		kills=$((kills + 1))
+		ckills=$((ckills + 1))
+		continue
 	fi
-	if ls -a "$W/run/$s" | grep -q '^\.part'; then
-		echo "FAIL $s: staged or in-progress files left behind"; ls -a "$W/run/$s"; fail=1
-	fi
+	[ $rc = 0 ] || { echo "run failed with status $rc"; tail -20 "$W/run/log"; exit 1; }
+	if [ $kills -lt "$KILLS" ]; then after=$((after + 1)); fi
+	check_run
+	cycles=$((cycles + 1))
+	[ $kills -ge "$KILLS" ] && break
+	# the job finished before the kill: start over for the kills still to come
+	ckills=0
+	cat "$W/run/log" >> "$W/runs.log"
+	rm -rf "$W/run"
+	mkdir -p "$W/run"
 done
-dups=$(cut -d, -f1-2 "$W/run.out_win" | sort | uniq -d | wc -l)
-[ "$dups" = 0 ] || { echo "FAIL: $dups window rows twice"; fail=1; }
+cat "$W/run/log" >> "$W/runs.log"
+[ $kills -ge "$KILLS" ] || { echo "FAIL: $kills real kills, $KILLS wanted"; fail=1; }
+restores=$(grep -c "resuming from checkpoint" "$W/runs.log")
+[ "$restores" -gt 0 ] || { echo "FAIL: no restart restored a checkpoint"; tail "$W/runs.log"; fail=1; }
 
 # a finished job restarts to nothing
 before=$(for s in $SINKS; do cat "$W/run/$s"/part-*; done | wc -l)
 (cd "$W/run" && "$SLUICE" run job.sql) > "$W/run/log2" 2>&1 || { echo "FAIL: restart of a finished job"; fail=1; }
-after=$(for s in $SINKS; do cat "$W/run/$s"/part-*; done | wc -l)
-[ "$before" = "$after" ] || { echo "FAIL: the finished job emitted $((after - before)) rows on restart"; fail=1; }
+after_rows=$(for s in $SINKS; do cat "$W/run/$s"/part-*; done | wc -l)
+[ "$before" = "$after_rows" ] || { echo "FAIL: the finished job emitted $((after_rows - before)) rows on restart"; fail=1; }
 
-echo "crash test ($BACKEND): $ROWS rows, $kills kills, $attempts runs, $(wc -l < "$W/run.out_win") window rows, $(wc -l < "$W/run.out_agg") changelog rows, $(wc -l < "$W/run.out_join") join, $(wc -l < "$W/run.out_ij") interval-join, $(wc -l < "$W/run.out_top") top-n rows: $([ $fail = 0 ] && echo ok || echo FAILED)"
+echo "crash test ($BACKEND): $ROWS rows, $kills kills in $cycles cycles ($after kills came after the job had finished, not counted), $attempts runs, $restores restored a checkpoint, kills at 20-80% of the uninterrupted ${ref_ms} ms, $(wc -l < "$W/run.out_win") window rows, $(wc -l < "$W/run.out_agg") changelog rows, $(wc -l < "$W/run.out_join") join, $(wc -l < "$W/run.out_ij") interval-join, $(wc -l < "$W/run.out_top") top-n rows: $([ $fail = 0 ] && echo ok || echo FAILED)"
 exit $fail

@@ -6,7 +6,8 @@
 # aggregate (`amount > -1` as `-1 < amount`, aliases: structural operator
 # ids keep its state).  Also: a second restart of the finished job emits
 # nothing, and a savepoint of operators the edited job lacks is refused
-# unless --allow-non-restored-state.  A savepoint taken on one state backend
+# unless --allow-non-restored-state, and one restored with another
+# 'pipeline.max-parallelism' is refused.  A savepoint taken on one state backend
 # restores into the other (hashmap -> rocksdb and back) with the same output.
 set -u
 BUILD=${BUILD:-build}
@@ -69,6 +70,16 @@ P=$!
 stop_soon $P
 wait $P
 sp=$(sed -n 's/.*stopped with savepoint //p' log)
+rm -rf out
+# another 'pipeline.max-parallelism' changes every key's group: refused,
+# naming the option and both values (docs/parallel.md section 7)
+if "$B/sluice" run v1.sql --from-savepoint "$sp" --set pipeline.max-parallelism=256 > logm 2>&1; then
+	echo "FAIL: a savepoint restored with another max parallelism"; fail=1
+else
+	grep -q "'pipeline.max-parallelism' = 128 and the job has 256" logm &&
+		echo "ok   another max parallelism refused, naming the option and both values" ||
+		{ echo "FAIL: max parallelism refusal message"; cat logm; fail=1; }
+fi
 rm -rf out
 if "$B/sluice" run v3.sql --from-savepoint "$sp" > log3 2>&1; then
 	echo "FAIL: state of a removed operator was dropped silently"; fail=1

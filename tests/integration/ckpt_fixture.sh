@@ -37,4 +37,20 @@ for backend in hashmap rocksdb; do
 		cmp - expected_win.txt
 	cat out_agg/part-* | sort | cmp - expected_agg.txt
 done
-echo "ok   the version-1 checkpoint fixture resumes to the uninterrupted output (hashmap, rocksdb)"
+# written before key groups, its state records no max parallelism: it
+# resumes with any 'pipeline.max-parallelism' (a grouped snapshot with
+# another one is refused: tests/crash/savepoint.sh)
+W="$W0/maxp"
+mkdir -p "$W"
+cp -a "$W0/hashmap/." "$W/"
+rm -rf "$W/out_win" "$W/out_agg" "$W/sluice-state"
+cp -a "$ROOT/tests/fixtures/ckpt-v1/out_win" "$ROOT/tests/fixtures/ckpt-v1/out_agg" \
+	"$ROOT/tests/fixtures/ckpt-v1/sluice-state" "$W/"
+cd "$W"
+"$B/sluice" run job.sql --set pipeline.max-parallelism=256 2> log || { cat log; exit 1; }
+grep -q "resuming from checkpoint ./sluice-state/fixture/checkpoints/chk-1" log ||
+	{ echo "did not resume from the fixture checkpoint (max parallelism 256)"; cat log; exit 1; }
+cat out_win/part-* | sed 's/^{"before":null,"after":\(.*\),"op":"c"}$/\1/' | sort |
+	cmp - expected_win.txt
+cat out_agg/part-* | sort | cmp - expected_agg.txt
+echo "ok   the version-1 checkpoint fixture resumes to the uninterrupted output (hashmap, rocksdb; max parallelism 256)"

@@ -7,8 +7,8 @@
  * merged back into 1 and split again into 2, giving the same entries, on
  * both backends and across them; the order of a memory backend's scans
  * kept by a restore; snapshots of the ungrouped format of earlier versions
- * restored whole and split; a different max parallelism refused for a
- * partial restore; the grouper's spill file; damaged indexes; large
+ * restored whole and split, with any max parallelism; a different max
+ * parallelism refused for a grouped snapshot, whole or partial restore; the grouper's spill file; damaged indexes; large
  * tables restored into RocksDB by merging their blocks; and the tables of
  * group and window aggregates (DISTINCT, string MIN/MAX), OVER and the
  * window join whose keys are not the partitioning key: their entries in
@@ -240,7 +240,7 @@ static void test_rescale_mixed(void **st)
 }
 
 /* A snapshot of the ungrouped format (earlier versions, ckpt-v1) restores
- * whole and split (the group of each entry computed with the table's
+ * whole and split, with any max parallelism (the group of each entry computed with the table's
  * partitioning key), on both backends. */
 static void test_ungrouped_format(void **st)
 {
@@ -277,6 +277,17 @@ static void test_ungrouped_format(void **st)
 		restore(whole, &w, 0);
 		fill_or_check(wt, 1, 128, 0, 127);
 		sl_state_backend_close(whole);
+		/* no groups recorded: any max parallelism, whole or partial */
+		sl_state_backend *w256 = open_kg(types[ty], 256, 0, 255);
+		tabs t256 = open_tabs(w256);
+		restore(w256, &w, 0);
+		fill_or_check(t256, 1, 256, 0, 255);
+		sl_state_backend_close(w256);
+		sl_state_backend *p256 = open_kg(types[ty], 256, 0, 99);
+		tabs tp = open_tabs(p256);
+		restore(p256, &w, 0);
+		fill_or_check(tp, 1, 256, 0, 99);
+		sl_state_backend_close(p256);
 		for (int i = 0; i < 3; i++)
 			sl_snap_writer_deinit(&parts[i]);
 	}
@@ -324,26 +335,33 @@ static void test_scan_order_kept(void **st)
 	sl_state_backend_close(b);
 }
 
-/* Another max parallelism: a backend holding every group takes it, a
- * partial one refuses it. */
+/* Another max parallelism: refused by every backend, one holding every
+ * group (parallelism 1) or a partial one, naming the option and both
+ * values (docs/parallel.md section 7); the same max parallelism restores. */
 static void test_maxp_change(void **st)
 {
 	sl_state_backend *a = open_kg("hashmap", 128, 0, 127);
 	fill_or_check(open_tabs(a), 0, 128, 0, 127);
 	sl_snap_writer w;
 	snap(a, &w);
-	sl_state_backend *all = open_kg("rocksdb", 256, 0, 255);
-	tabs t = open_tabs(all);
-	restore(all, &w, 0);
+	sl_state_backend *same = open_kg("rocksdb", 128, 0, 127);
+	tabs t = open_tabs(same);
+	restore(same, &w, 0);
 	fill_or_check(t, 1, 128, 0, 127);
+	sl_state_backend *all = open_kg("rocksdb", 256, 0, 255);
+	open_tabs(all);
 	sl_state_backend *part = open_kg("hashmap", 256, 0, 99);
 	open_tabs(part);
+	sl_state_backend *bes[] = {all, part};
 	sl_err err;
-	sl_err_clear(&err);
-	sl_snap_reader r;
-	sl_snap_reader_init(&r, w.buf, w.len);
-	assert_int_equal(sl_state_restore(part, &r, &err), SL_ESTATE);
-	assert_non_null(strstr(err.msg, "max parallelism"));
+	for (int i = 0; i < 2; i++) {
+		sl_err_clear(&err);
+		sl_snap_reader r;
+		sl_snap_reader_init(&r, w.buf, w.len);
+		assert_int_equal(sl_state_restore(bes[i], &r, &err), SL_ESTATE);
+		assert_non_null(strstr(err.msg, "'pipeline.max-parallelism' = 128"));
+		assert_non_null(strstr(err.msg, "the job has 256"));
+	}
 	/* bad ranges */
 	assert_int_equal(sl_state_set_key_groups(part, 0, 0, 0, &err), SL_EINVAL);
 	assert_int_equal(sl_state_set_key_groups(part, 128, 5, 4, &err), SL_EINVAL);
@@ -351,6 +369,7 @@ static void test_maxp_change(void **st)
 	assert_int_equal(sl_state_set_key_groups(part, 40000, 0, 1, &err), SL_EINVAL);
 	sl_snap_writer_deinit(&w);
 	sl_state_backend_close(a);
+	sl_state_backend_close(same);
 	sl_state_backend_close(all);
 	sl_state_backend_close(part);
 }

@@ -28,7 +28,8 @@ PCRE_LIBS    := $(shell pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2
 # libpq's header: the jdbc connector (src/connector/conn_pg.c) loads libpq
 # with dlopen when a job configures a jdbc table (conn_pg_dl.h)
 PQ_CFLAGS    := $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)
-LIBS    := $(PCRE_LIBS) -ldl -lm -lpthread
+# libsnappy, libzstd and zlib compress Parquet pages (src/format/parquet_codec.c)
+LIBS    := $(PCRE_LIBS) -lsnappy -lzstd -lz -ldl -lm -lpthread
 
 LIB_SRC  := $(shell find src -name '*.c' ! -path 'src/cli/*' | sort)
 CLI_SRC  := $(shell find src/cli -name '*.c' | sort)
@@ -117,6 +118,7 @@ bench: deps all
 	@sh bench/run.sh $(BUILD)
 	@sh bench/stateful.sh $(BUILD)
 	@sh bench/ckpt.sh $(BUILD)
+	@sh bench/parquet.sh $(BUILD)
 	@sh bench/pg.sh $(BUILD)
 
 FUZZ_SECONDS ?= 60

@@ -14,6 +14,7 @@
 extern const sl_source_vtab sl_filesystem_source_vtab; /* conn_filesystem.c */
 extern const sl_source_vtab sl_stdin_source_vtab;      /* conn_stdio.c */
 extern const sl_source_vtab sl_datagen_source_vtab;    /* conn_datagen.c */
+extern const sl_source_vtab sl_nexmark_source_vtab;    /* conn_nexmark.c */
 
 extern const sl_sink_vtab sl_filesystem_sink_vtab; /* conn_fs_sink.c */
 extern const sl_sink_vtab sl_stdout_sink_vtab;     /* conn_stdio.c */

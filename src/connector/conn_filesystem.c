@@ -28,7 +28,11 @@
  * watermark per split (sl_source.split_wm, saved here with the
  * positions).  Before the first row, a seed batch gives each range k > 0
  * its initial watermark: the last line before the range, decoded, whose
- * watermark expression the scan computes (read_seeds, conn.h).
+ * watermark expression the scan computes (read_seeds, conn.h).  A file
+ * format (Parquet: a format with file hooks, format.h) is read by
+ * read_file_rows instead: a split is a whole file, the splits take turns
+ * of one row group, and a split's position is the count of rows read from
+ * it.
  *
  * Parallel instances (sl_conn_args.subtask of nsubtasks, docs/parallel.md
  * §4 rule 5): the splits are enumerated in the order above, which depends
@@ -40,7 +44,7 @@
  * takes the snapshots of every instance of the run that took the
  * checkpoint, one call each (fss_restore), and keeps the splits it owns.
  *
- * Records come from
+ * Records of the line formats come from
  * the shared line reader (conn_lines.c, 1 MiB read(2) blocks, records in
  * place) and are decoded by the 'format' into the caller's batch; the
  * format's own options pass through.  For each row of the current batch
@@ -125,6 +129,9 @@ typedef struct fs_source {
 	int64_t turn_end;   /* the turn of split cur ends before this offset */
 	int64_t turn_bytes; /* FS_TURN_BYTES, or half a test's small split size */
 	int cutable;        /* the format is line-oriented: big files are cut */
+	int filefmt;        /* a file format (Parquet): splits are whole files read
+	                     * through the format's file hooks (read_file_rows) */
+	int ffd;            /* filefmt: the open file of split lr_split, -1 = none */
 	int seeding;        /* ranges' initial watermarks may be left to look for */
 	sl_linereader lr;   /* reader of splits[lr_split] */
 	sl_decoder *dec;    /* the format's decoder */
@@ -230,14 +237,24 @@ static const sl_format_vtab *find_format(const sl_opts *o, const char *def, cons
 	return vt;
 }
 
-/*
- * Opens a decoder for a source: the 'format' option (def when absent) with
- * its options, keyed (format.h) when the table has a PRIMARY KEY.  Shared
- * with the stdin source and push tables.  Returns NULL with err set.
- */
-sl_decoder *sl__conn_decoder(const sl_conn_args *a, const char *def, sl_err *err)
+/* A file format (Parquet) where only records can be used: NULL with err. */
+static const sl_format_vtab *no_file_format(const sl_format_vtab *vt, const char *what,
+                                            const char *table, sl_err *err)
+{
+	if (!vt || !vt->file_begin)
+		return vt;
+	sl_err_set(err, SL_EINVAL, "%s '%s': format '%s' is a file format: only the "
+	           "'filesystem' connector can %s it", what, table, vt->name,
+	           what[1] == 'o' ? "read" : "write");
+	return NULL;
+}
+
+/* sl__conn_decoder, allowing file formats when file is 1. */
+static sl_decoder *conn_decoder(const sl_conn_args *a, const char *def, int file, sl_err *err)
 {
 	const sl_format_vtab *vt = find_format(a->opts, def, "source", a->table, err);
+	if (!file)
+		vt = no_file_format(vt, "source", a->table, err);
 	if (!vt)
 		return NULL;
 	if (!vt->decoder_size) {
@@ -254,12 +271,28 @@ sl_decoder *sl__conn_decoder(const sl_conn_args *a, const char *def, sl_err *err
 }
 
 /*
- * Opens an encoder for a sink, like sl__conn_decoder.  Returns NULL with
- * err set.
+ * Opens a decoder for a source: the 'format' option (def when absent) with
+ * its options, keyed (format.h) when the table has a PRIMARY KEY.  Shared
+ * with the stdin source and push tables, which read records: a file format
+ * (Parquet) is refused naming the table.  Returns NULL with err set.
  */
-sl_encoder *sl__conn_encoder(const sl_conn_args *a, const char *def, sl_err *err)
+sl_decoder *sl__conn_decoder(const sl_conn_args *a, const char *def, sl_err *err)
+{
+	return conn_decoder(a, def, 0, err);
+}
+
+/* The filesystem connector's decoder: sl__conn_decoder, file formats too. */
+sl_decoder *sl__fs_decoder(const sl_conn_args *a, sl_err *err)
+{
+	return conn_decoder(a, NULL, 1, err);
+}
+
+/* sl__conn_encoder, allowing file formats when file is 1. */
+static sl_encoder *conn_encoder(const sl_conn_args *a, const char *def, int file, sl_err *err)
 {
 	const sl_format_vtab *vt = find_format(a->opts, def, "sink", a->table, err);
+	if (!file)
+		vt = no_file_format(vt, "sink", a->table, err);
 	if (!vt)
 		return NULL;
 	if (!vt->encoder_size) {
@@ -271,6 +304,22 @@ sl_encoder *sl__conn_encoder(const sl_conn_args *a, const char *def, sl_err *err
 	if (!e)
 		sl_err_prefix(err, "sink '%s'", a->table);
 	return e;
+}
+
+/*
+ * Opens an encoder for a sink, like sl__conn_decoder (a file format is
+ * refused: a sink of records would never see its rows written).  Returns
+ * NULL with err set.
+ */
+sl_encoder *sl__conn_encoder(const sl_conn_args *a, const char *def, sl_err *err)
+{
+	return conn_encoder(a, def, 0, err);
+}
+
+/* The filesystem sink's encoder: sl__conn_encoder, file formats too. */
+sl_encoder *sl__fs_encoder(const sl_conn_args *a, sl_err *err)
+{
+	return conn_encoder(a, NULL, 1, err);
 }
 
 /* Configures a partitioned source: the decoder reads the data columns
@@ -318,10 +367,11 @@ static int configure_partitioned(fs_source *f, const sl_conn_args *a, sl_err *er
 	da.nfields = f->ndata;
 	da.part = NULL;
 	da.npart = 0;
-	if (!(f->dec = sl__conn_decoder(&da, NULL, err)))
+	if (!(f->dec = sl__fs_decoder(&da, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	f->base.dec = f->dec;
-	f->cutable = !f->dec->vt->changelog && !f->dec->keyed;
+	f->filefmt = f->dec->vt->file_open != NULL;
+	f->cutable = !f->dec->vt->changelog && !f->dec->keyed && !f->filefmt;
 	int rc = sl__fs_check_commit_options(a, err);
 	if (rc)
 		return rc;
@@ -338,6 +388,7 @@ static int fss_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 	fs_source *f = (fs_source *)s;
 	sl__lines_init(&f->lr);
 	f->lr_split = -1;
+	f->ffd = -1;
 	f->turn_end = -1;
 	f->nsub = a->nsubtasks > 0 ? a->nsubtasks : 1;
 	f->subtask = a->subtask;
@@ -356,10 +407,11 @@ static int fss_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 		return rc;
 	if (a->npart)
 		return configure_partitioned(f, a, err);
-	if (!(f->dec = sl__conn_decoder(a, NULL, err)))
+	if (!(f->dec = sl__fs_decoder(a, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	f->base.dec = f->dec;
-	f->cutable = !f->dec->vt->changelog && !f->dec->keyed;
+	f->filefmt = f->dec->vt->file_open != NULL;
+	f->cutable = !f->dec->vt->changelog && !f->dec->keyed && !f->filefmt;
 	return sl__fs_check_commit_options(a, err);
 }
 
@@ -537,6 +589,14 @@ static void leave_split(fs_source *f)
 {
 	if (f->lr_split < 0)
 		return;
+	if (f->filefmt) { /* the split's position is kept as rows are read */
+		f->dec->vt->file_close(f->dec);
+		if (f->ffd >= 0)
+			close(f->ffd);
+		f->ffd = -1;
+		f->lr_split = -1;
+		return;
+	}
 	fs_split *sp = &f->splits[f->lr_split];
 	if (sp->state == FS_STARTED) {
 		sp->off = f->lr.off;
@@ -842,6 +902,120 @@ static int read_seeds(fs_source *f, sl_batch *out)
 	return n;
 }
 
+/* File formats: opens split k's file through the format and, for a split
+ * restored as started, passes over the rows it consumed (sp->off). */
+static int open_file_split(fs_source *f, int k, sl_err *err)
+{
+	fs_split *sp = &f->splits[k];
+	const char *name = file_name(f, sp->file);
+	const sl_format_vtab *vt = f->dec->vt;
+	f->ffd = open(name, O_RDONLY | O_CLOEXEC);
+	if (f->ffd < 0)
+		return sl_err_set(err, SL_EIO, "source '%s': cannot open file '%s': %s",
+		                  f->base.table, name, strerror(errno));
+	f->lr_split = k;
+	int rc = vt->file_open(f->dec, f->ffd, name, err);
+	if (!rc && sp->state == FS_STARTED && sp->off > 0)
+		rc = vt->file_skip(f->dec, sp->off, err);
+	if (rc) {
+		sl_err_prefix(err, "source '%s'", f->base.table);
+		leave_split(f);
+		return rc;
+	}
+	if (sp->state == FS_WAITING) {
+		sp->state = FS_STARTED;
+		sp->first = sp->off = sp->line = 0;
+	}
+	return 0;
+}
+
+/*
+ * File formats (Parquet, docs/parquet.md): each file is one split; the
+ * splits take turns of one block (a Parquet row group) each, round-robin
+ * in name order, so every file's watermark moves as the files are read
+ * (docs/parallel.md §4); turns are set by the data's blocks and the
+ * snapshot keeps whose turn it is, so a restored job reads in the same
+ * order.  A turn reopens its file and passes over the rows consumed
+ * (file_skip passes over whole blocks without reading them).  A read
+ * returns the rows of one call of the format's file_read.  A split's position is the count of rows consumed (sp->off,
+ * and sp->line: rows are numbered from 1 for messages), which a restore
+ * passes over with file_skip.  A partitioned table's data columns are read
+ * through a view of the batch, the partition columns filled from the
+ * file's directory names.
+ */
+static int read_file_rows(fs_source *f, sl_batch *out, sl_err *err)
+{
+	const sl_format_vtab *vt = f->dec->vt;
+	int rows0 = out->nrows;
+	f->prov_n = 0;
+	while (f->ndone < f->nsplits) {
+		fs_split *sp = &f->splits[f->cur];
+		int rc;
+		if (sp->state == FS_DONE) {
+			f->cur = next_split(f, f->cur);
+			continue;
+		}
+		if (f->lr_split != f->cur) {
+			leave_split(f);
+			if ((rc = open_file_split(f, f->cur, err)))
+				return rc;
+		}
+		f->base.split = f->cur;
+		if (f->npart) {
+			if (f->pval_file != sp->file && load_pvals(f, sp->file, err))
+				return SL_EINPUT;
+			sl_batch v = *out;
+			for (int j = 0; j < f->ndata; j++)
+				f->vcols[j] = out->cols[f->dcol[j]];
+			v.cols = f->vcols;
+			v.ncols = f->ndata;
+			rc = vt->file_read(f->dec, &v, err);
+			out->nrows = v.nrows;
+			out->arena = v.arena;
+			for (int j = 0; j < f->npart && rc > 0; j++) {
+				sl_col *c = &out->cols[f->pcol[j]];
+				const fs_pval *pv = &f->pval[j];
+				sl_phys ph = sl_type_phys(c->type);
+				for (int r = rows0; r < out->nrows; r++) {
+					c->null[r] = (uint8_t)pv->is_null;
+					if (ph == SL_PHYS_F64)
+						c->v.f64[r] = pv->f64;
+					else if (ph == SL_PHYS_STR)
+						c->v.str[r] = pv->str;
+					else
+						c->v.i64[r] = pv->i64;
+				}
+			}
+		} else {
+			rc = vt->file_read(f->dec, out, err);
+		}
+		if (rc == SL_EEOF) {
+			finish_split(f, f->cur);
+			f->cur = next_split(f, f->cur);
+			continue;
+		}
+		if (rc < 0) {
+			sl_err_prefix(err, "source '%s'", f->base.table);
+			return rc;
+		}
+		for (int r = rows0; r < out->nrows; r++) {
+			f->prov_file[r] = f->cur;
+			f->prov_line[r] = sp->line + 1 + (r - rows0);
+			f->prov_off[r] = -1;
+		}
+		sp->off += rc;
+		sp->line += rc;
+		f->prov_n = out->nrows;
+		f->base.rows_read += rc;
+		if (vt->file_block_end(f->dec) && next_split(f, f->cur) != f->cur) {
+			leave_split(f); /* the turn ends with the block */
+			f->cur = next_split(f, f->cur);
+		}
+		return rc;
+	}
+	return SL_EEOF;
+}
+
 /* Before the first read after a restore: the snapshots of every instance
  * that took the checkpoint came (fss_restore). */
 static int check_restored(fs_source *f, sl_err *err)
@@ -893,6 +1067,8 @@ static int fss_read(sl_source *s, sl_batch *out, sl_err *err)
 		}
 		f->seeding = 0;
 	}
+	if (f->filefmt)
+		return read_file_rows(f, out, err);
 	while (out->cap - out->nrows >= 2 && f->ndone < f->nsplits) {
 		int may_move = out->nrows == rows0; /* no row of ours points at the buffer */
 		fs_split *sp = &f->splits[f->cur];
@@ -969,7 +1145,8 @@ static void fss_where(sl_source *s, int row, char *buf, size_t cap)
 	}
 	int k = f->prov_file[row];
 	int64_t line = abs_line(f, k, f->prov_line[row]);
-	snprintf(buf, cap, "file '%s', line %lld", file_name(f, f->splits[k].file), (long long)line);
+	snprintf(buf, cap, "file '%s', %s %lld", file_name(f, f->splits[k].file),
+	         f->filefmt ? "row" : "line", (long long)line);
 }
 
 static int fss_row_input(sl_source *s, int row, const char **file, int64_t *line)
@@ -999,7 +1176,7 @@ static int fss_row_input(sl_source *s, int row, const char **file, int64_t *line
 static int fss_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 {
 	fs_source *f = (fs_source *)s;
-	if (f->lr_split >= 0 && f->splits[f->lr_split].state == FS_STARTED) {
+	if (!f->filefmt && f->lr_split >= 0 && f->splits[f->lr_split].state == FS_STARTED) {
 		f->splits[f->lr_split].off = f->lr.off;
 		f->splits[f->lr_split].line = f->lr.line;
 	}
@@ -1235,6 +1412,8 @@ static int fss_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 static void fss_close(sl_source *s)
 {
 	fs_source *f = (fs_source *)s;
+	if (f->filefmt)
+		leave_split(f);
 	sl__lines_deinit(&f->lr);
 	if (f->dec)
 		sl_decoder_free(f->dec);

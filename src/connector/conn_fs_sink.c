@@ -8,7 +8,9 @@
  *
  * Sink.  'path' is a directory (created by open if missing).  Rows are
  * encoded by the format into a buffer written with write(2) in 1 MiB chunks to a
- * hidden in-progress part, rolling at 'sink.rolling-policy.file-size'
+ * hidden in-progress part (a file format, Parquet, also writes its header
+ * when the part opens and its held-back rows and footer when it closes,
+ * format.h; its held-back bytes count towards the rolling size), rolling at 'sink.rolling-policy.file-size'
  * (default 128 MB) and, checked when a batch arrives, when the part has
  * been open for 'sink.rolling-policy.rollover-interval' of processing time
  * (default 30 min); a rolled part is fsynced, closed and waits, still
@@ -308,7 +310,7 @@ static int fsk_configure(sl_sink *s, const sl_conn_args *a, sl_err *err)
 		snprintf(k->inst, sizeof k->inst, "-s%d", k->subtask);
 	if (!(k->dir = strdup(path)))
 		return sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", a->table);
-	if (!(k->enc = sl__conn_encoder(a, NULL, err)))
+	if (!(k->enc = sl__fs_encoder(a, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	k->ext = format_ext(k->enc->vt->name);
 	return 0;
@@ -361,7 +363,17 @@ static int close_part(fs_sink *k, sl_err *err)
 {
 	if (k->fd < 0)
 		return 0;
-	int rc = flush_buf(k, err);
+	int rc = 0;
+	if (k->enc->vt->file_end) { /* a file format: the rows held back, the footer */
+		size_t before = k->out.len;
+		if ((rc = k->enc->vt->file_end(k->enc, &k->out, err)) != 0) {
+			k->broken = 1;
+			sl_err_prefix(err, "sink '%s'", k->base.table);
+		}
+		k->part_bytes += (int64_t)(k->out.len - before);
+	}
+	if (!rc)
+		rc = flush_buf(k, err);
 	if (!rc && k->part_bytes > 0 && fsync(k->fd)) {
 		k->broken = 1;
 		rc = sl_err_set(err, SL_EIO, "sink '%s': cannot fsync '%s/%s': %s", k->base.table,
@@ -386,6 +398,14 @@ static int open_part(fs_sink *k, sl_err *err)
 		                  k->dir, p, strerror(errno));
 	k->part_bytes = 0;
 	k->opened_us = k->base.proc_now;
+	if (k->enc->vt->file_begin) { /* a file format: its header */
+		size_t before = k->out.len;
+		if (k->enc->vt->file_begin(k->enc, &k->out, err)) {
+			k->broken = 1;
+			return SL_EIO;
+		}
+		k->part_bytes += (int64_t)(k->out.len - before);
+	}
 	return 0;
 }
 
@@ -404,12 +424,15 @@ static int fsk_write(sl_sink *s, const sl_batch *b, sl_err *err)
 		int rc = k->enc->vt->encode(k->enc, b, row, &k->out, err);
 		if (rc < 0) {
 			k->out.len = before; /* never half a row */
+			if (k->enc->vt->file_end && rc != SL_EINVAL)
+				k->broken = 1; /* the file format's buffers are not whole */
 			sl_err_prefix(err, "sink '%s'", s->table);
 			return rc;
 		}
 		k->part_bytes += (int64_t)(k->out.len - before);
 		s->rows_written++;
-		if (k->part_bytes >= k->roll_size) {
+		int64_t held = k->enc->vt->file_buffered ? k->enc->vt->file_buffered(k->enc) : 0;
+		if (k->part_bytes + held >= k->roll_size) {
 			if (close_part(k, err))
 				return SL_EIO;
 		} else if (k->out.len >= FS_WRITE_CHUNK && flush_buf(k, err)) {

@@ -25,6 +25,7 @@ static const sl_source_vtab *const source_table[] = {
 	&sl_filesystem_source_vtab,
 	&sl_stdin_source_vtab,
 	&sl_datagen_source_vtab,
+	&sl_nexmark_source_vtab,
 	NULL
 };
 

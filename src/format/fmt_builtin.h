@@ -14,5 +14,6 @@ extern const sl_format_vtab sl__fmt_csv;           /* fmt_csv.c */
 extern const sl_format_vtab sl__fmt_debezium_json; /* fmt_debezium_json.c */
 extern const sl_format_vtab sl__fmt_canal_json;    /* fmt_canal_json.c */
 extern const sl_format_vtab sl__fmt_maxwell_json;  /* fmt_maxwell_json.c */
+extern const sl_format_vtab sl__fmt_parquet;       /* fmt_parquet.c */
 
 #endif

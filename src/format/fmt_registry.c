@@ -21,6 +21,7 @@ static const sl_format_vtab *const formats[] = {
 	&sl__fmt_debezium_json,
 	&sl__fmt_canal_json,
 	&sl__fmt_maxwell_json,
+	&sl__fmt_parquet,
 };
 
 /* Options used when a caller passes none (formats never see NULL). */

@@ -93,6 +93,40 @@ struct sl_format_vtab {
 	int (*encode)(sl_encoder *e, const sl_batch *b, int row, sl_buf *out, sl_err *err);
 
 	void (*encoder_deinit)(sl_encoder *e);
+
+	/*
+	 * File formats (Parquet, docs/parquet.md): a file is one encoded whole
+	 * (a header, blocks, a footer), not a sequence of lines.  NULL for the
+	 * line formats.  Writing, the filesystem sink calls file_begin when it
+	 * opens a part file (the header goes to out), encode per row (the
+	 * format buffers the row and may append a finished block, a Parquet
+	 * row group, to out), file_buffered for the rolling policy (bytes held
+	 * back, not yet in out), and file_end before it closes the part (the
+	 * rows held back and the footer go to out).  The sink writes every byte
+	 * appended to out to the part, in order.  0 or a negative SL_E* code.
+	 */
+	int (*file_begin)(sl_encoder *e, sl_buf *out, sl_err *err);
+	int (*file_end)(sl_encoder *e, sl_buf *out, sl_err *err);
+	int64_t (*file_buffered)(const sl_encoder *e);
+	/*
+	 * Reading, the filesystem source calls file_open on each file (fd
+	 * stays the caller's and open until file_close; name is for
+	 * messages), then file_read to append up to out->cap - out->nrows rows
+	 * (+I, W_before SL_WM_MIN): the number appended, SL_EEOF after the
+	 * last row, or SL_EINPUT with err naming the file and column.
+	 * A file is cut into blocks (Parquet row groups): one file_read call
+	 * returns rows of one block, and file_block_end says whether the last
+	 * call reached its block's end (the source lets another file take its
+	 * turn there).  file_skip passes over the next n rows (a restore's
+	 * position; whole blocks are passed over without reading them), and
+	 * file_close ends the file (safe after a failed open).  decode is not
+	 * used.
+	 */
+	int (*file_open)(sl_decoder *d, int fd, const char *name, sl_err *err);
+	int (*file_read)(sl_decoder *d, sl_batch *out, sl_err *err);
+	int (*file_skip)(sl_decoder *d, int64_t n, sl_err *err);
+	int (*file_block_end)(const sl_decoder *d);
+	void (*file_close)(sl_decoder *d);
 };
 
 /* decode: the record's rows do not fit in the batch's room (see above);

@@ -1,0 +1,22 @@
+-- Query q0 of Flink's Nexmark suite: nexmark/nexmark (https://github.com/nexmark/nexmark, commit 6b3646c,
+-- nexmark-flink/src/main/resources/queries/q0.sql), Apache License 2.0; the text as published there.
+-- Unchanged; bench/nexmark/run_query.sh runs it after ddl_gen.sql and ddl_views.sql.
+-- -------------------------------------------------------------------------------------------------
+-- Query 0: Pass through (Not in original suite)
+-- -------------------------------------------------------------------------------------------------
+-- This measures the monitoring overhead of the Flink SQL implementation including the source generator.
+-- Using `bid` events here, as they are most numerous with default configuration.
+-- -------------------------------------------------------------------------------------------------
+
+CREATE TABLE nexmark_q0 (
+  auction  BIGINT,
+  bidder  BIGINT,
+  price  BIGINT,
+  `dateTime`  TIMESTAMP(3),
+  extra  VARCHAR
+) WITH (
+  'connector' = 'blackhole'
+);
+
+INSERT INTO nexmark_q0
+SELECT auction, bidder, price, `dateTime`, extra FROM bid;

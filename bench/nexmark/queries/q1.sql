@@ -1,0 +1,27 @@
+-- Query q1 of Flink's Nexmark suite: nexmark/nexmark (https://github.com/nexmark/nexmark, commit 6b3646c,
+-- nexmark-flink/src/main/resources/queries/q1.sql), Apache License 2.0; the text as published there.
+-- Unchanged; bench/nexmark/run_query.sh runs it after ddl_gen.sql and ddl_views.sql.
+-- -------------------------------------------------------------------------------------------------
+-- Query1: Currency conversion
+-- -------------------------------------------------------------------------------------------------
+-- Convert each bid value from dollars to euros. Illustrates a simple transformation.
+-- -------------------------------------------------------------------------------------------------
+
+CREATE TABLE nexmark_q1 (
+  auction  BIGINT,
+  bidder  BIGINT,
+  price  DECIMAL(23, 3),
+  `dateTime`  TIMESTAMP(3),
+  extra  VARCHAR
+) WITH (
+  'connector' = 'blackhole'
+);
+
+INSERT INTO nexmark_q1
+SELECT
+    auction,
+    bidder,
+    0.908 * price as price, -- convert dollar to euro
+    `dateTime`,
+    extra
+FROM bid;

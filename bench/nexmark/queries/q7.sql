@@ -1,0 +1,34 @@
+-- Query q7 of Flink's Nexmark suite: nexmark/nexmark (https://github.com/nexmark/nexmark, commit 6b3646c,
+-- nexmark-flink/src/main/resources/queries/q7.sql), Apache License 2.0; the text as published there.
+-- Unchanged; bench/nexmark/run_query.sh runs it after ddl_gen.sql and ddl_views.sql.
+-- -------------------------------------------------------------------------------------------------
+-- Query 7: Highest Bid
+-- -------------------------------------------------------------------------------------------------
+-- What are the highest bids per period?
+-- Deliberately implemented using a side input to illustrate fanout.
+--
+-- The original Nexmark Query7 calculate the highest bids in the last minute.
+-- We will use a shorter window (10 seconds) to help make testing easier.
+-- -------------------------------------------------------------------------------------------------
+
+CREATE TABLE nexmark_q7 (
+  auction  BIGINT,
+  bidder  BIGINT,
+  price  BIGINT,
+  `dateTime`  TIMESTAMP(3),
+  extra  VARCHAR
+) WITH (
+  'connector' = 'blackhole'
+);
+
+INSERT INTO nexmark_q7
+SELECT B.auction, B.price, B.bidder, B.`dateTime`, B.extra
+from bid B
+JOIN (
+  SELECT MAX(price) AS maxprice, window_end as `dateTime`
+  FROM TABLE(
+          TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND))
+  GROUP BY window_start, window_end
+) B1
+ON B.price = B1.maxprice
+WHERE B.`dateTime` BETWEEN B1.`dateTime`  - INTERVAL '10' SECOND AND B1.`dateTime`;

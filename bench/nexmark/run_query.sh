@@ -1,0 +1,45 @@
+#!/bin/sh
+# bench/nexmark/run_query.sh - runs one query of Flink's Nexmark suite with
+# sluice, from the files as nexmark/nexmark publishes them: ddl_gen.sql (the
+# 'nexmark' source), ddl_views.sql (person, auction, bid) and queries/qN.sql
+# (its sink and INSERT), after substituting their ${...} variables as Flink's
+# QueryRunner does.
+#
+# Usage: sh bench/nexmark/run_query.sh BUILD_DIR QUERY [sluice run options...]
+#   QUERY is q0 .. q22.  Environment (all optional):
+#   NEXMARK_EVENTS (1000000), NEXMARK_TPS (10000000, Flink's V1 suite),
+#   NEXMARK_WORK (a new temporary directory: the job file, q10's output,
+#   q13's side input), NEXMARK_SINK=print turns every blackhole sink into a
+#   print sink (to look at results), NEXMARK_JOB=path only writes the job.
+set -eu
+
+BUILD=${1:?usage: run_query.sh BUILD_DIR QUERY [options]}
+Q=${2:?usage: run_query.sh BUILD_DIR QUERY [options]}
+shift 2
+HERE=$(cd "$(dirname "$0")" && pwd)
+EVENTS=${NEXMARK_EVENTS:-1000000}
+TPS=${NEXMARK_TPS:-10000000}
+WORK=${NEXMARK_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/nexmark.XXXXXX")}
+mkdir -p "$WORK/data"
+
+# q13's side input: Flink's side_input_gen.sh writes "i,i" for i in [0, 10000)
+if [ "$Q" = q13 ] && [ ! -f "$WORK/data/side_input.txt" ]; then
+	awk 'BEGIN { for (i = 0; i < 10000; i++) print i "," i }' > "$WORK/data/side_input.txt"
+fi
+
+JOB=${NEXMARK_JOB:-$WORK/$Q.sql}
+cat "$HERE/ddl_gen.sql" "$HERE/ddl_views.sql" "$HERE/queries/$Q.sql" |
+sed -e "s|\${TPS}|$TPS|g" \
+    -e "s|\${EVENTS_NUM}|$EVENTS|g" \
+    -e "s|\${PERSON_PROPORTION}|1|g" \
+    -e "s|\${AUCTION_PROPORTION}|3|g" \
+    -e "s|\${BID_PROPORTION}|46|g" \
+    -e "s|\${NEXMARK_TABLE}|datagen|g" \
+    -e "s|\${NEXMARK_DIR}|$WORK|g" \
+    -e "s|\${FLINK_HOME}|$WORK|g" \
+    -e "s|\${SUBMIT_TIME}|$(date +%s)|g" > "$JOB"
+if [ "${NEXMARK_SINK:-}" = print ]; then
+	sed -i "s/'connector' = 'blackhole'/'connector' = 'print'/" "$JOB"
+fi
+[ -n "${NEXMARK_JOB:-}" ] && exit 0
+exec "$BUILD/sluice" run "$JOB" "$@"

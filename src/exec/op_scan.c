@@ -30,7 +30,8 @@
  * not (a finished split counts as +infinity).  The splits' W live in the
  * source (sl_source.split_wm), which saves them with the splits' positions.
  * A NULL rowtime is bad input: the job stops with an error naming the
- * source's position for that row.
+ * source's position for that row; so is a NULL in a column declared NOT
+ * NULL (Flink reads it and then computes with a value that is not there).
  *
  * The output batch is a view: physical columns point at the source batch's
  * vectors, computed columns at vectors owned here; nothing is copied.
@@ -204,10 +205,54 @@ static void seed_splits(scan_op *o)
 	}
 }
 
-/* Computed columns, watermarks, emit. */
+/* The first row of the source's batch, other than a delete, with a NULL
+ * in a column declared NOT NULL, or -1; *col is its column.  A delete may
+ * carry only its key (upsert-kafka's tombstones), so its other columns are
+ * not checked. */
+static int null_in_not_null(const scan_op *o, int *col)
+{
+	const sl_batch *b = o->phys;
+	int bad = -1;
+	for (int c = 0; c < o->p.nphys; c++) {
+		if (!o->p.phys[c].type.notnull)
+			continue;
+		const uint8_t *nl = b->cols[c].null;
+		int n = bad >= 0 ? bad : b->nrows;
+		for (int i = 0; i < n; i++)
+			if (nl[i] && b->op[i] != SL_DELETE) {
+				bad = i;
+				*col = c;
+				break;
+			}
+	}
+	return bad;
+}
+
+static int null_not_null_error(scan_op *o, int row, int col, sl_err *err)
+{
+	char where[512] = "";
+	if (o->p.source && o->p.source->vt->where)
+		o->p.source->vt->where(o->p.source, row, where, sizeof(where));
+	else if (!o->p.source && o->push_line && row < o->push_line_cap && o->push_line[row] > 0)
+		snprintf(where, sizeof(where), "line %d of the pushed text", o->push_line[row]);
+	sl_err_set(err, SL_EINPUT, "source '%s'%s%s: field '%s': NULL in a column declared NOT NULL",
+	           o->table, where[0] ? ": " : "", where, o->p.phys[col].name);
+	row_input(o, row, err);
+	return SL_EINPUT;
+}
+
+/* Computed columns, watermarks, emit.  A NULL in a NOT NULL column is bad
+ * input (docs/semantics.md §4): the rows before it flow, then the job
+ * stops with an error naming the field and the row's place. */
 static int push_batch(scan_op *o, sl_err *err)
 {
-	return name_row(o, push_batch2(o, err), err);
+	int col = -1, bad = null_in_not_null(o, &col);
+	if (bad >= 0)
+		o->phys->nrows = bad;
+	int rc = name_row(o, push_batch2(o, err), err);
+	if (rc || bad < 0)
+		return rc;
+	return null_not_null_error(o, bad, col, err);
 }
 
 static int push_batch2(scan_op *o, sl_err *err)

@@ -5,10 +5,7 @@
  * parallelism P ('parallelism.default', chosen by the engine) alone.
  *
  * Parallelism, node by node in topological order:
- *   - a job that reads a push table runs at 1 (with a warning when the
- *     user asked for more): a push must return after its rows went
- *     through the job, which needs step 5's drain;
- *   - so does a job that reads no table (VALUES alone): the API emits its
+ *   - a job that reads no table (VALUES alone): the API emits its
  *     rows before the first poll without running the job (op_values.c);
  *   - at P = 1 every node runs at 1 and every edge is chained: the job is
  *     the single-threaded graph of today (docs/parallel.md §8);
@@ -97,19 +94,6 @@ static sl_xchg_kind edge_kind(const sl_pnode *n, int i)
 	return SL_XCHG_REBALANCE; /* from 1 into P */
 }
 
-/* A push table's rows are pushed by the API caller, who expects them to
- * have gone through the whole job when the push returns (docs/parallel.md
- * §6: the drain through the channels is step 5's); such a job runs at 1. */
-static const char *push_table(const planner *p)
-{
-	for (int i = 0; i < p->plan.n; i++) {
-		const sl_pnode *n = p->plan.nodes[i];
-		if (n->kind == SL_OPK_SCAN && !((const sl_scan_params *)n->params)->source)
-			return ((const sl_scan_params *)n->params)->args.table;
-	}
-	return NULL;
-}
-
 /* 1 when the job reads a table (a scan), not VALUES alone. */
 static int has_scan(const planner *p)
 {
@@ -123,15 +107,6 @@ int sl__plan_par(planner *p)
 {
 	if (!has_scan(p))
 		p->parallelism = 1; /* VALUES alone: emitted before a poll (op_values.c) */
-	const char *push = p->parallelism > 1 ? push_table(p) : NULL;
-	if (push) {
-		if (p->parallelism_explicit && p->warnings)
-			sl_buf_printf(p->warnings, "warning: 'parallelism.default' = %d is not used: the "
-			              "job reads push table '%s', and pushing into a job at parallelism "
-			              "above 1 is not built yet (issue 10 step 5); it runs at "
-			              "parallelism 1\n", p->parallelism, push);
-		p->parallelism = 1;
-	}
 	int P = p->parallelism > 1 ? p->parallelism : 1;
 	/* which nodes have a keyed operator downstream: consumers come after
 	 * their inputs, so one pass backwards */

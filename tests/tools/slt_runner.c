@@ -2,7 +2,17 @@
  * slt_runner.c - the sqllogictest-style runner of the SQL behaviour suite
  * (tests/slt/NAME.slt), a thin client of include/sluice.h only.
  *
- *     build/tools/slt_runner FILE.slt [FILE.slt ...]
+ *     build/tools/slt_runner [--parallelism N] FILE.slt [FILE.slt ...]
+ *
+ * Every engine it opens gets 'parallelism.default' = N (default 1, or
+ * SLUICE_TEST_PARALLELISM).  At N > 1 a file runs twice: at 1, silently,
+ * keeping each expect record's rows as the reference, then at N, where an
+ * expect compares as the contract says (slt_compare.h: the multiset with
+ * the file's lines, each key's order with the reference, retractions never
+ * ahead of their rows; after `parallel result <reason>`, what the tables
+ * hold), and `skipif parallel <reason>` skips.  Before that,
+ * the probe of par_probe.h must find that the engine honours the option;
+ * if not, every file is reported as skipped, loudly.
  *
  * A file is a sequence of records separated by blank lines; lines starting
  * with '#' are comments (except in an explain record's expected plan).  The first line of a record is its directive, the
@@ -31,8 +41,14 @@
  *                                                 variable (docs/testing.md;
  *                                                 empty value: unset; unset
  *                                                 again by reset)
- *   skipif <reason>                               skip the next record, or
+ *   key <table> = <position>, ... | ()            the key whose order holds at
+ *                                                 parallelism N (docs/testing.md)
+ *   parallel result <reason>                      at N, up to the next reset:
+ *                                                 compare what the tables hold,
+ *                                                 not the changes
+ *   skipif [parallel] <reason>                    skip the next record, or
  *                                                 alone: the case up to reset
+ *                                                 (parallel: only at N > 1)
  *
  * One engine per file (or per `reset`).  Output rows are polled as Flink
  * text ("sluice.poll.format" = "text") and kept in the runner's pending
@@ -48,6 +64,8 @@
  * process ends (records and rows are small).
  */
 #include "sluice.h"
+#include "par_probe.h"
+#include "slt_compare.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -121,7 +139,28 @@ typedef struct runner {
 	int64_t proc;          /* manual processing time (micros), -1 = wall clock */
 	char *env[8];          /* names set by setenv, unset by reset */
 	int nenv;
+	FILE *out;             /* where FAIL / SKIP lines go (the reference run: nowhere) */
+	int par;               /* 'parallelism.default' of every engine */
+	struct refrun *ref;    /* par > 1: the file's rows at parallelism 1, per expect;
+	                          recording: where the reference run keeps them */
+	int recording;         /* this is the reference run (parallelism 1) */
+	sc_keys keys;          /* par > 1: each sink table's key (DESCRIBE) */
+	sc_ledger got_l, ref_l; /* par > 1: what the tables hold, both runs */
+	const char *result_only; /* `parallel result <reason>`: up to the next reset */
+	int scramble;          /* --assume-parallel: reorder rows as a parallel run may */
+	char *serial;          /* par > 1: why the case's job runs at 1 (the engine's
+	                          warning), up to the next reset */
 } runner;
+
+/* The changes each expect record consumed in the run at parallelism 1, by
+ * the record's line (a parallel run compares each key's order with them). */
+typedef struct refrun {
+	struct refrec {
+		int line;
+		strlist rows;
+	} *v;
+	int n, cap;
+} refrun;
 
 /* One record: directive line, body lines, line number of the directive. */
 typedef struct record {
@@ -135,11 +174,11 @@ typedef struct record {
 static void fail(runner *r, int line, const char *fmt, ...)
 {
 	va_list ap;
-	printf("FAIL %s:%d: ", r->file, line);
+	fprintf(r->out, "FAIL %s:%d: ", r->file, line);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vfprintf(r->out, fmt, ap);
 	va_end(ap);
-	printf("\n");
+	fprintf(r->out, "\n");
 	r->failed++;
 }
 
@@ -175,6 +214,10 @@ static int engine_new(runner *r)
 	}
 	if (r->proc >= 0)
 		sl_set_processing_time(r->e, r->proc);
+	char par[16];
+	snprintf(par, sizeof(par), "%d", r->par);
+	if (sl_set(r->e, PP_OPTION, par) < 0)
+		return -1;
 	return sl_set(r->e, "sluice.poll.format", "text");
 }
 
@@ -196,6 +239,12 @@ static void engine_reset(runner *r)
 		free(r->env[i]);
 	}
 	r->nenv = 0;
+	sc_keys_clear(&r->keys);
+	r->result_only = NULL;
+	free(r->serial);
+	r->serial = NULL;
+	sc_ledger_clear(&r->got_l);
+	sc_ledger_clear(&r->ref_l);
 	engine_new(r);
 }
 
@@ -313,6 +362,9 @@ static void do_job(runner *r, const record *rec)
 		fail(r, rec->line, "job failed to start (%d): %s", rc, sl_errmsg(r->e));
 	else
 		replay_add(r, 0, sql, NULL);
+	const char *w = rc >= 0 && r->par > 1 && !r->serial ? pp_job_serial(r->e) : NULL;
+	if (w) /* the engine runs this job at 1: its expects are not passes at N */
+		r->serial = xstrndup(w, strcspn(w, "\n"));
 	free(sql);
 }
 
@@ -363,32 +415,122 @@ static void do_end(runner *r, const record *rec, const char *arg)
 		fail(r, rec->line, "end %s failed (%d): %s", arg, rc, sl_errmsg(r->e));
 }
 
-/* Prints a diff of two sorted (or ordered) lists. */
-static void print_diff(const strlist *want, const strlist *got, int ordered)
+/* The rows the reference run kept for the expect record at line, or NULL. */
+static strlist *ref_rows(runner *r, int line)
 {
-	printf("  expected (%d rows):\n", want->n);
-	for (int i = 0; i < want->n; i++)
-		printf("    %s\n", want->v[i]);
-	printf("  actual (%d rows):\n", got->n);
-	for (int i = 0; i < got->n; i++)
-		printf("    %s\n", got->v[i]);
-	printf("  diff (- expected only, + actual only%s):\n", ordered ? ", in order" : "");
-	int i = 0, j = 0;
-	while (i < want->n || j < got->n) {
-		int c = i == want->n ? 1 : j == got->n ? -1 : strcmp(want->v[i], got->v[j]);
-		if (ordered && i < want->n && j < got->n && c)
-			c = -1; /* report both sides at the first difference */
-		if (c == 0) {
-			i++;
-			j++;
-		} else if (c < 0) {
-			printf("  - %s\n", want->v[i++]);
-			if (ordered && j < got->n)
-				printf("  + %s\n", got->v[j++]);
-		} else {
-			printf("  + %s\n", got->v[j++]);
-		}
+	for (int i = 0; r->ref && i < r->ref->n; i++)
+		if (r->ref->v[i].line == line)
+			return &r->ref->v[i].rows;
+	return NULL;
+}
+
+/* The reference run keeps a copy of the rows an expect record consumes. */
+static void ref_record(runner *r, int line, const strlist *rows)
+{
+	refrun *f = r->ref;
+	if (f->n == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 64;
+		if (!(f->v = realloc(f->v, sizeof(*f->v) * (size_t)f->cap)))
+			die_oom();
 	}
+	struct refrec *rr = &f->v[f->n++];
+	rr->line = line;
+	memset(&rr->rows, 0, sizeof(rr->rows));
+	for (int i = 0; i < rows->n; i++)
+		list_push(&rr->rows, xstrndup(rows->v[i], strlen(rows->v[i])));
+}
+
+/* Learns the key of every table the lines name and the runner does not
+ * know yet: a push sink's PRIMARY KEY (DESCRIBE <table>), none for the bare
+ * SELECT's sink. */
+static void learn_keys(runner *r, char *const *lines, int n)
+{
+	for (int i = 0; i < n; i++) {
+		sc_change c;
+		if (sc_parse(lines[i], &c) || sc_keys_find(&r->keys, c.table, c.tlen))
+			continue;
+		char *name = xstrndup(c.table, c.tlen);
+		int ncols = 0, nkey = 0, cols[SC_MAX_KEY];
+		if (strcmp(name, "select")) {
+			char sql[300];
+			snprintf(sql, sizeof(sql), "DESCRIBE `%s`", name);
+			if (sl_exec(r->e, sql) >= 0)
+				sc_parse_describe(sl_explain_text(r->e), &ncols, cols, &nkey);
+		}
+		if (!nkey || sc_keys_add(&r->keys, name, ncols, cols, nkey, 1))
+			sc_keys_add(&r->keys, name, 0, NULL, SC_NO_KEY, 0);
+		free(name);
+	}
+}
+
+/* key <table> = <position>, ... | key <table> = (): the key whose changes
+ * keep their order at parallelism N (1-based result columns; () the empty
+ * key of a keyless operator: the table's whole output in order), declared
+ * for a table the runner cannot know the key of (the bare SELECT: table
+ * "select").  Inert at parallelism 1; forgotten at reset. */
+static void do_key(runner *r, const record *rec, const char *a)
+{
+	const char *eq = strchr(a, '=');
+	size_t tl = eq ? (size_t)(eq - a) : 0;
+	while (tl && (a[tl - 1] == ' ' || a[tl - 1] == '\t'))
+		tl--;
+	int cols[SC_MAX_KEY], n = 0, ok = eq && tl;
+	const char *p = eq ? eq + 1 : "";
+	while (*p == ' ')
+		p++;
+	if (ok && !strcmp(p, "()")) {
+		p += 2;
+	} else {
+		while (ok && *p) {
+			char *end;
+			long v = strtol(p, &end, 10);
+			ok = end != p && v >= 1 && n < SC_MAX_KEY;
+			if (ok)
+				cols[n++] = (int)v - 1;
+			p = end;
+			while (ok && (*p == ' ' || *p == ','))
+				p++;
+		}
+		ok = ok && n > 0;
+	}
+	char *table = ok ? xstrndup(a, tl) : NULL;
+	if (!ok || sc_keys_add(&r->keys, table, 0, cols, n, 0))
+		fail(r, rec->line, "key: expected 'key <table> = <position>[, ...]' or "
+		     "'key <table> = ()'");
+	free(table);
+}
+
+/* An expect record at parallelism > 1: the contract's comparison
+ * (slt_compare.h) of the rows with the file's lines and with the rows of
+ * the same record in the run at parallelism 1. */
+static void expect_parallel(runner *r, const record *rec, const char *arg, strlist *want)
+{
+	strlist *ref = ref_rows(r, rec->line);
+	strlist *got = &r->pending;
+	char *const *rv = ref ? ref->v : want->v;
+	int nr = ref ? ref->n : want->n;
+	learn_keys(r, got->v, got->n);
+	learn_keys(r, rv, nr);
+	if (r->scramble && sc_scramble(&r->keys, got->v, got->n, (unsigned long long)rec->line))
+		die_oom();
+	char *msg = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&msg, &len);
+	if (!m)
+		die_oom();
+	int bad = sc_compare_parallel(&r->keys, r->result_only != NULL, want->v, want->n, rv, nr,
+	                              &r->ref_l, got->v, got->n, &r->got_l, m);
+	fclose(m);
+	if (bad < 0)
+		die_oom();
+	if (bad == 0) {
+		r->passed++;
+	} else {
+		fail(r, rec->line, "expect%s%s at parallelism %d%s:", *arg ? " " : "", arg, r->par,
+		     r->result_only ? " (parallel result)" : "");
+		fputs(msg, r->out);
+	}
+	free(msg);
 }
 
 static void do_expect(runner *r, const record *rec, const char *arg)
@@ -399,6 +541,8 @@ static void do_expect(runner *r, const record *rec, const char *arg)
 		return;
 	}
 	poll_rows(r);
+	if (r->recording)
+		ref_record(r, rec->line, &r->pending);
 	strlist want = {0};
 	for (int i = 0; i < rec->nbody; i++) {
 		size_t l = strlen(rec->body[i]);
@@ -407,6 +551,10 @@ static void do_expect(runner *r, const record *rec, const char *arg)
 		list_push(&want, xstrndup(rec->body[i], l));
 	}
 	strlist *got = &r->pending;
+	if (r->par > 1) {
+		expect_parallel(r, rec, arg, &want);
+		goto done;
+	}
 	if (!ordered && want.n > 1)
 		qsort(want.v, (size_t)want.n, sizeof(char *), cmp_str);
 	if (!ordered && got->n > 1)
@@ -418,11 +566,29 @@ static void do_expect(runner *r, const record *rec, const char *arg)
 		r->passed++;
 	} else {
 		fail(r, rec->line, "expect%s: results differ", ordered ? " ordered" : "");
-		print_diff(&want, got, ordered);
+		sc_print_diff(r->out, want.v, want.n, got->v, got->n, ordered);
 	}
+done:
 	list_clear(&want);
 	free(want.v);
 	list_clear(got);
+}
+
+/* A skipped expect: its rows are dropped, so that the stream stays aligned,
+ * after the ledgers of a parallel run (and the reference) have seen them. */
+static void expect_skipped(runner *r, const record *rec)
+{
+	poll_rows(r);
+	if (r->recording)
+		ref_record(r, rec->line, &r->pending);
+	if (r->par > 1) {
+		strlist *ref = ref_rows(r, rec->line);
+		learn_keys(r, r->pending.v, r->pending.n);
+		if ((ref && sc_ledger_apply(&r->ref_l, &r->keys, ref->v, ref->n, NULL, NULL)) ||
+		    sc_ledger_apply(&r->got_l, &r->keys, r->pending.v, r->pending.n, NULL, NULL))
+			die_oom();
+	}
+	list_clear(&r->pending);
 }
 
 static void do_stats(runner *r, const record *rec)
@@ -492,14 +658,14 @@ static void do_explain(runner *r, const record *rec, const char *arg)
 		return;
 	}
 	fail(r, rec->line, "explain%s: the plan differs", ids ? " ids" : "");
-	printf("  expected:\n");
+	fprintf(r->out, "  expected:\n");
 	for (int k = sep + 1; k < rec->nbody; k++)
-		printf("    %s\n", rec->body[k]);
-	printf("  actual:\n");
+		fprintf(r->out, "    %s\n", rec->body[k]);
+	fprintf(r->out, "  actual:\n");
 	for (p = text; *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		printf("    %.*s\n", (int)n, p);
+		fprintf(r->out, "    %.*s\n", (int)n, p);
 		p += n + (nl != NULL);
 	}
 }
@@ -636,17 +802,17 @@ static void run_record(runner *r, const record *rec)
 	if (r->skip_case && after_word(h, "reset"))
 		r->skip_case = NULL;
 	const char *skip = rec->skip ? rec->skip : r->skip_case;
+	if (!skip && r->serial && after_word(h, "expect"))
+		skip = r->serial;
 	if (skip) {
 		int counted = after_word(h, "expect") || after_word(h, "stats") ||
 		              after_word(h, "statement") || after_word(h, "explain");
 		if (counted) {
-			printf("SKIP %s:%d: %s (%s)\n", r->file, rec->line, h, skip);
+			fprintf(r->out, "SKIP %s:%d: %s (%s)\n", r->file, rec->line, h, skip);
 			r->skipped++;
 		}
-		if (after_word(h, "expect")) { /* keep the stream aligned */
-			poll_rows(r);
-			list_clear(&r->pending);
-		}
+		if (after_word(h, "expect")) /* keep the stream aligned */
+			expect_skipped(r, rec);
 		return;
 	}
 	if ((a = after_word(h, "statement")))
@@ -670,6 +836,15 @@ static void run_record(runner *r, const record *rec)
 		do_expect(r, rec, a);
 	else if (after_word(h, "stats"))
 		do_stats(r, rec);
+	else if ((a = after_word(h, "key")))
+		do_key(r, rec, a);
+	else if ((a = after_word(h, "parallel"))) {
+		/* parallel result <reason>: at N, compare what the tables hold */
+		if (!after_word(a, "result") || !*after_word(a, "result"))
+			fail(r, rec->line, "parallel: expected 'parallel result <reason>'");
+		else
+			r->result_only = after_word(a, "result");
+	}
 	else if ((a = after_word(h, "explain")))
 		do_explain(r, rec, a);
 	else if (after_word(h, "snapshot"))
@@ -738,20 +913,40 @@ static char *read_all(const char *path)
 	return s;
 }
 
-/* Runs one file; returns 0 when nothing failed. */
-static int run_file(const char *path, int *tp, int *tf, int *ts)
+/* How run_file runs a file. */
+typedef struct run_opts {
+	int par;       /* 'parallelism.default' */
+	refrun *ref;   /* the reference rows (par > 1), or where to record them */
+	int recording; /* this run records the reference (at parallelism 1) */
+	FILE *out;     /* FAIL / SKIP lines */
+	int scramble;  /* reorder each expect's rows as a parallel run may */
+} run_opts;
+
+/* Runs one file; adds its counts to *tp, *tf, *ts and returns 0 when
+ * nothing failed. */
+static int run_file(const char *path, const run_opts *o, int *tp, int *tf, int *ts)
 {
 	runner r = {0};
 	r.file = path;
 	r.proc = -1;
+	r.out = o->out;
+	r.par = o->par;
+	r.ref = o->ref;
+	r.recording = o->recording;
+	r.scramble = o->scramble;
 	char *text = read_all(path);
 	if (!text) {
-		printf("FAIL %s: cannot read the file\n", path);
+		fprintf(r.out, "FAIL %s: cannot read the file\n", path);
 		*tf += 1;
 		return 1;
 	}
-	if (engine_new(&r) < 0)
+	if (engine_new(&r) < 0) {
+		fprintf(r.out, "FAIL %s: cannot open an engine: %s\n", path, sl_errmsg(r.e));
+		*tf += 1;
+		sl_engine_close(r.e);
+		free(text);
 		return 1;
+	}
 	int n;
 	char **lines = split_lines(text, &n);
 	const char **body = malloc(sizeof(char *) * (size_t)(n + 1));
@@ -765,13 +960,16 @@ static int run_file(const char *path, int *tp, int *tf, int *ts)
 		record rec = {i + 1, lines[i], body, 0, NULL};
 		const char *sk = after_word(lines[i], "skipif");
 		if (sk) {
+			/* skipif parallel <reason>: only at parallelism > 1 */
+			int inert = after_word(sk, "parallel") && r.par <= 1;
 			while (++i < n && lines[i][0] == '#')
 				;
 			if (i == n || is_blank(lines[i])) { /* standalone: the whole case */
-				r.skip_case = sk;
+				if (!inert)
+					r.skip_case = sk;
 				continue;
 			}
-			rec.skip = sk;
+			rec.skip = inert ? NULL : sk;
 			rec.line = i + 1;
 			rec.head = lines[i];
 		}
@@ -793,21 +991,104 @@ static int run_file(const char *path, int *tp, int *tf, int *ts)
 	sl_engine_close(r.e);
 	free(r.rp);
 	free(r.pending.v);
+	free(r.serial);
+	sc_keys_free(&r.keys);
+	sc_ledger_free(&r.got_l);
+	sc_ledger_free(&r.ref_l);
 	free(body);
 	free(lines);
 	free(text);
 	return r.failed != 0;
 }
 
+static void refrun_free(refrun *f)
+{
+	for (int i = 0; i < f->n; i++) {
+		list_clear(&f->v[i].rows);
+		free(f->v[i].rows.v);
+	}
+	free(f->v);
+	memset(f, 0, sizeof(*f));
+}
+
+/* Runs a file at parallelism par > 1: first at 1, silently, to record the
+ * reference rows of each expect record, then at par. */
+static void run_parallel(const char *path, int par, int *tp, int *tf, int *ts)
+{
+	refrun ref = {0};
+	FILE *null = fopen("/dev/null", "w");
+	if (!null) {
+		fprintf(stderr, "slt_runner: cannot open /dev/null\n");
+		exit(2);
+	}
+	run_opts o = {1, &ref, 1, null, 0};
+	int rp = 0, rf = 0, rs = 0;
+	run_file(path, &o, &rp, &rf, &rs);
+	fclose(null);
+	if (rf)
+		printf("NOTE %s: %d record(s) fail at parallelism 1 too (the reference of the run "
+		       "at %d): run the file without --parallelism to see them\n", path, rf, par);
+	const char *assume = getenv("SLUICE_TEST_ASSUME_PARALLEL");
+	o = (run_opts){par, &ref, 0, stdout, assume && !strcmp(assume, "1")};
+	run_file(path, &o, tp, tf, ts);
+	refrun_free(&ref);
+}
+
+static int usage(const char *argv0)
+{
+	fprintf(stderr, "usage: %s [--assume-parallel] [--parallelism N] FILE.slt [FILE.slt ...]\n"
+	        "  N also from SLUICE_TEST_PARALLELISM; default 1.  --assume-parallel (or\n"
+	        "  SLUICE_TEST_ASSUME_PARALLEL=1): compare as at N even when the engine does not\n"
+	        "  honour 'parallelism.default', each expect's rows reordered at random as a\n"
+	        "  parallel run may (a self-test of the comparison: the run at 1 must pass it)\n",
+	        argv0);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s FILE.slt [FILE.slt ...]\n", argv[0]);
+	int par = pp_env_parallelism(1), first = 1;
+	while (first < argc && !strcmp(argv[first], "--assume-parallel")) {
+		/* the harness's self-test: see usage() */
+		setenv("SLUICE_TEST_ASSUME_PARALLEL", "1", 1);
+		first++;
+	}
+	while (first < argc && !strncmp(argv[first], "--parallelism", 13)) {
+		const char *v = argv[first][13] == '=' ? argv[first] + 14
+		                : !argv[first][13] && first + 1 < argc ? argv[++first] : NULL;
+		char *end = NULL;
+		par = v ? (int)strtol(v, &end, 10) : -1;
+		if (!v || *end || par < 1)
+			return usage(argv[0]);
+		first++;
+	}
+	if (par < 1) {
+		fprintf(stderr, "slt_runner: SLUICE_TEST_PARALLELISM must be a positive integer\n");
 		return 2;
 	}
+	if (first >= argc)
+		return usage(argv[0]);
 	int passed = 0, failed = 0, skipped = 0;
-	for (int i = 1; i < argc; i++)
-		run_file(argv[i], &passed, &failed, &skipped);
+	char why[256];
+	int eff = pp_parallelism_effective(par, why, sizeof(why));
+	if (eff != 1) {
+		/* loudly: a run at 1 must not pass for a run at par */
+		fprintf(stderr, "slt_runner: PARALLELISM %d NOT IN EFFECT: %s; nothing is run at "
+		        "parallelism %d\n", par, why, par);
+		for (int i = first; i < argc; i++)
+			printf("SKIP %s: not run at parallelism %d: %s\n", argv[i], par, why);
+		skipped = argc - first;
+		failed = eff < 0 ? skipped : 0; /* the probe failing is an error */
+		skipped = eff < 0 ? 0 : skipped;
+	} else {
+		run_opts o = {1, NULL, 0, stdout, 0};
+		for (int i = first; i < argc; i++) {
+			if (par > 1)
+				run_parallel(argv[i], par, &passed, &failed, &skipped);
+			else
+				run_file(argv[i], &o, &passed, &failed, &skipped);
+		}
+	}
 	if (skipped)
 		printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	else

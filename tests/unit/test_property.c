@@ -27,6 +27,13 @@
  *             differ from the engine's answer for some seed, so the inputs
  *             are known to exercise every FILTER and DISTINCT.
  *
+ * parallel  Parallelism 2 and 3 against 1 at batch size 1024: with late
+ *           rows the same multiset, per-key sequences and late-row count;
+ *           without, the final result equals sqlite3's.  These run only
+ *           when the engine honours 'parallelism.default' (the probe of
+ *           tests/tools/par_probe.c); until then one test says so and is
+ *           skipped.  Every run sets the option (1 elsewhere).
+ *
  * proctime  The TUMBLE, HOP, CUMULATE and SESSION queries over a PROCTIME()
  *           column instead, on the manual clock (sl_set_processing_time):
  *           rows arrive at the largest ts so far; batch sizes agree and
@@ -53,6 +60,7 @@
 
 #include "sluice.h"
 #include "harness.h"
+#include "par_probe.h"
 
 /* ---- generated inputs --------------------------------------------------------- */
 
@@ -225,6 +233,7 @@ typedef struct prop_out {
 	th_changes ch;       /* every polled row in order (th_collect) */
 	long long late_rows; /* late rows dropped + diverted + corrections */
 	char *stats;
+	int serial;          /* the engine ran the job at 1 whatever was asked */
 } prop_out;
 
 static void collect(void *ctx, const char *table, sl_rowkind kind, const char *text, size_t len)
@@ -264,25 +273,33 @@ static int push_rows(sl_engine *e, const prop_rows *rows, uint64_t chunks)
 }
 
 /* Runs q over rows with the given batch size (pushing in chunks, see
- * push_rows); out receives every polled row in order.  Returns 0, or -1
- * after printing the engine's error. */
+ * push_rows) at parallelism par ('parallelism.default', set on every
+ * engine, 1 included); out receives every polled row in order.  Returns 0,
+ * or -1 after printing the engine's error. */
 static int prop_run(const prop_query *q, const prop_rows *rows, int batch, uint64_t chunks,
-                    prop_out *out)
+                    int par, prop_out *out)
 {
 	memset(out, 0, sizeof(*out));
 	sl_engine *e;
-	char bs[16];
+	char bs[16], ps[16];
 	snprintf(bs, sizeof(bs), "%d", batch);
+	snprintf(ps, sizeof(ps), "%d", par);
 	if (sl_engine_open(&e))
 		return -1;
 	int rc = sl_set(e, "sluice.poll.format", "text");
 	const char *step = "set";
 	if (!rc)
 		rc = sl_set(e, "sluice.batch-size", bs);
+	if (!rc)
+		rc = sl_set(e, PP_OPTION, ps);
 	if (!rc && (step = "DDL", 1))
 		rc = sl_exec(e, DDL);
 	if (!rc && (step = "query", 1))
 		rc = sl_exec(e, q->sql);
+	if (!rc && par > 1 && pp_job_serial(e)) {
+		print_message("[  NOTE    ] %s: %s\n", q->name, pp_job_serial(e));
+		out->serial = 1;
+	}
 	if (!rc && (step = "push", 1))
 		rc = push_rows(e, rows, chunks);
 	if (!rc && (step = "end of input", 1))
@@ -291,8 +308,8 @@ static int prop_run(const prop_query *q, const prop_rows *rows, int batch, uint6
 	out->stats = strdup(sl_job_stats(e, 0));
 	out->late_rows = late_count(out->stats);
 	if (rc)
-		print_error("query %s, batch size %d%s: %s failed (%d): %s\n", q->name, batch,
-		            chunks ? " (pushed in chunks)" : "", step, rc, sl_errmsg(e));
+		print_error("query %s, batch size %d%s, parallelism %d: %s failed (%d): %s\n", q->name,
+		            batch, chunks ? " (pushed in chunks)" : "", par, step, rc, sl_errmsg(e));
 	sl_engine_close(e);
 	return rc ? -1 : 0;
 }
@@ -911,12 +928,12 @@ static void test_batching(void **state)
 		prop_rows rows;
 		prop_gen_rows(&g, &rows);
 		prop_out base;
-		assert_int_equal(prop_run(q, &rows, 1024, 0, &base), 0);
+		assert_int_equal(prop_run(q, &rows, 1024, 0, 1, &base), 0);
 		late += base.late_rows;
 		for (int b = 0; b < 4; b++) {
 			prop_out other;
 			uint64_t chunks = b >= 2 ? SEEDS[s] + 1 : 0;
-			assert_int_equal(prop_run(q, &rows, sizes[b], chunks, &other), 0);
+			assert_int_equal(prop_run(q, &rows, sizes[b], chunks, 1, &other), 0);
 			char ctx[256];
 			snprintf(ctx, sizeof(ctx), "seed %llu, query %s, batch size %d%s vs 1024",
 			         (unsigned long long)SEEDS[s], q->name, sizes[b],
@@ -962,7 +979,7 @@ static void test_oracle(void **state)
 		for (int bi = 0; bi < 2; bi++) {
 			int bs = bi ? 1024 : 7;
 			prop_out out;
-			assert_int_equal(prop_run(q, &rows, bs, 0, &out), 0);
+			assert_int_equal(prop_run(q, &rows, bs, 0, 1, &out), 0);
 			char ctx[256];
 			snprintf(ctx, sizeof(ctx), "seed %llu (%s), query %s, batch size %d vs sqlite3",
 			         (unsigned long long)g.seed, inorder ? "in order" : "with late rows",
@@ -996,6 +1013,80 @@ static void test_oracle(void **state)
 		}
 	if (alive)
 		fail();
+}
+
+/* ---- property (c): parallelism ---------------------------------------------- */
+
+/* Parallelism 2 and 3 against 1 (issue 10, "Tests"): with late rows, the
+ * same multiset of changes (late side output included), the same sequence
+ * of changes per key (the nkey leading columns, as for batching) and the
+ * same count of late rows; without, the final result equals sqlite3's.
+ * Registered only when the engine honours 'parallelism.default'
+ * (par_probe.h); otherwise one test, "parallelism", is skipped with the
+ * reason. */
+static void test_parallel(void **state)
+{
+	const prop_query *q = *state;
+	for (int s = 0; s < NSEEDS; s++) {
+		prop_gen g = {SEEDS[s], NROWS, 8000, 0};
+		prop_gen go = {SEEDS[s] * 7919 + 3, NROWS, WM_DELAY_MS, 1};
+		prop_rows rows, orows;
+		prop_gen_rows(&g, &rows);
+		prop_gen_rows(&go, &orows);
+		prop_out base;
+		assert_int_equal(prop_run(q, &rows, 1024, 0, 1, &base), 0);
+		for (int par = 2; par <= 3; par++) {
+			prop_out other, in_order;
+			char ctx[256];
+			assert_int_equal(prop_run(q, &rows, 1024, 0, par, &other), 0);
+			if (other.serial) { /* a run at 1 is no run at par: skipped */
+				prop_out_free(&other);
+				prop_out_free(&base);
+				prop_rows_free(&rows);
+				prop_rows_free(&orows);
+				skip();
+			}
+			snprintf(ctx, sizeof(ctx), "seed %llu, query %s, parallelism %d vs 1",
+			         (unsigned long long)SEEDS[s], q->name, par);
+			int ok = prop_same_multiset(&base, &other, ctx) &&
+			         prop_same_key_sequences(&base, &other, q->nkey, ctx);
+			if (ok && other.late_rows != base.late_rows) {
+				print_error("%s: %lld late rows vs %lld\n", ctx, other.late_rows,
+				            base.late_rows);
+				ok = 0;
+			}
+			prop_out_free(&other);
+			if (ok && q->oracle && prop_have_sqlite()) {
+				assert_int_equal(prop_run(q, &orows, 1024, 0, par, &in_order), 0);
+				snprintf(ctx, sizeof(ctx), "seed %llu (in order), query %s, parallelism %d vs "
+				         "sqlite3", (unsigned long long)go.seed, q->name, par);
+				ok = in_order.late_rows == 0 && prop_check_oracle(q, &orows, &in_order, ctx);
+				prop_out_free(&in_order);
+			}
+			if (!ok) {
+				print_error("query: %s\n", q->sql);
+				prop_out_free(&base);
+				prop_rows_free(&rows);
+				prop_rows_free(&orows);
+				fail();
+			}
+		}
+		prop_out_free(&base);
+		prop_rows_free(&rows);
+		prop_rows_free(&orows);
+	}
+}
+
+/* The engine does not honour 'parallelism.default': say so, loudly. */
+static void test_parallel_not_in_effect(void **state)
+{
+	char why[256];
+	int eff = pp_parallelism_effective(3, why, sizeof(why));
+	print_error("PARALLELISM NOT IN EFFECT: %s; the property tests at parallelism 2 and 3 "
+	            "did not run\n", why);
+	if (eff < 0)
+		fail();
+	skip();
 }
 
 /* ---- processing-time windows on the manual clock ----------------------------- */
@@ -1145,7 +1236,7 @@ static void test_lateness_changelog_example(void **state)
 	prop_rows rows;
 	prop_rows_from_ms(&rows, (const int64_t[]){1000, 9000, 2000, 20000}, 4);
 	prop_out out;
-	assert_int_equal(prop_run(&q, &rows, 1024, 0, &out), 0);
+	assert_int_equal(prop_run(&q, &rows, 1024, 0, 1, &out), 0);
 	const char *want[] = {
 		"select +I [k0, 2026-01-01 00:00:00, 2026-01-01 00:00:05, 1, 1]",
 		"select -U [k0, 2026-01-01 00:00:00, 2026-01-01 00:00:05, 1, 1]",
@@ -1165,9 +1256,12 @@ static void test_lateness_changelog_example(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[2 * NQUERIES + 1 + NPROC];
-	static char names[2 * NQUERIES + NPROC][96];
+	struct CMUnitTest tests[3 * NQUERIES + 2 + NPROC];
+	static char names[3 * NQUERIES + NPROC][96];
 	int n = 0;
+	char why[256];
+	int par = pp_parallelism_effective(3, why, sizeof(why)) == 1 &&
+	          pp_parallelism_effective(2, why, sizeof(why)) == 1;
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_lateness_changelog_example);
 	for (int i = 0; i < NQUERIES; i++) {
 		snprintf(names[2 * i], sizeof(names[0]), "batching_%s", QUERIES[i].name);
@@ -1187,6 +1281,14 @@ int main(void)
 			tests[n++] = (struct CMUnitTest){names[2 * NQUERIES + i], test_proctime, NULL, NULL,
 			                                 (void *)&QUERIES[j]};
 		}
+	for (int i = 0; par && i < NQUERIES; i++) {
+		snprintf(names[2 * NQUERIES + NPROC + i], sizeof(names[0]), "parallel_%s",
+		         QUERIES[i].name);
+		tests[n++] = (struct CMUnitTest){names[2 * NQUERIES + NPROC + i], test_parallel, NULL,
+		                                 NULL, (void *)&QUERIES[i]};
+	}
+	if (!par)
+		tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_parallel_not_in_effect);
 	int rc = _cmocka_run_group_tests("property", tests, (size_t)n, NULL, NULL);
 	prop_cleanup();
 	return rc;

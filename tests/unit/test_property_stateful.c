@@ -62,6 +62,14 @@
  * build/tests/test_property_stateful` runs that case alone against its
  * mutant, and it must fail, which shows the case can tell the difference.
  *
+ * Parallelism (issue 10): when the engine honours 'parallelism.default'
+ * (tests/tools/par_probe.c), each case also runs at parallelism 1, 2 and
+ * 3 (batch size 1024): retractions find their rows and the final result
+ * equals sqlite3's at each; the changes are not compared across
+ * parallelisms (a re-keyed updating stream's depend on arrival order, see
+ * test_parallel).  Otherwise one test says why and is skipped.  Every run
+ * sets the option (1 outside those cases).
+ *
  * A case with a known engine bug keeps its query and oracle and carries a
  * "TODO(bug): ..." reason in its skip field: the test prints it and is
  * counted as skipped (as the slt runner's skipif).  The oracle needs a
@@ -84,6 +92,7 @@
 
 #include "sluice.h"
 #include "harness.h"
+#include "par_probe.h"
 
 /* ---- generated inputs --------------------------------------------------------- */
 
@@ -224,6 +233,7 @@ typedef struct sq_out {
 	th_changes ch;  /* every polled row in order (th_collect) */
 	long long late; /* late rows dropped + diverted, from the job stats */
 	char *stats;
+	int serial;     /* the engine ran the job at 1 whatever was asked */
 } sq_out;
 
 static void collect(void *ctx, const char *table, sl_rowkind kind, const char *text, size_t len)
@@ -251,6 +261,7 @@ typedef struct sq_cfg {
 	int cut;             /* > 0: snapshot after that many push chunks, close the
 	                        engine, restore into a fresh one and go on */
 	int every;           /* the same after every push chunk */
+	int par;             /* 'parallelism.default' (0: 1) */
 } sq_cfg;
 
 /* Opens an engine and starts q's job as cfg says.  Returns the engine, or
@@ -258,14 +269,17 @@ typedef struct sq_cfg {
 static sl_engine *start_job(const sq_query *q, const sq_cfg *cfg)
 {
 	sl_engine *e;
-	char bs[16];
+	char bs[16], ps[16];
 	snprintf(bs, sizeof(bs), "%d", cfg->batch);
+	snprintf(ps, sizeof(ps), "%d", cfg->par > 1 ? cfg->par : 1);
 	if (sl_engine_open(&e))
 		return NULL;
 	const char *step = "set";
 	int rc = sl_set(e, "sluice.poll.format", "text");
 	if (!rc)
 		rc = sl_set(e, "sluice.batch-size", bs);
+	if (!rc)
+		rc = sl_set(e, PP_OPTION, ps);
 	if (!rc)
 		rc = sl_set(e, "state.backend.type", cfg->backend);
 	if (!rc && cfg->minibatch)
@@ -293,6 +307,10 @@ static int sq_run(const sq_query *q, const sq_rows *rt, const sq_rows *ru, const
 	sl_engine *e = start_job(q, cfg);
 	if (!e)
 		return -1;
+	if (cfg->par > 1 && pp_job_serial(e)) {
+		print_message("[  NOTE    ] %s: %s\n", q->name, pp_job_serial(e));
+		out->serial = 1;
+	}
 	const sq_rows *rs[2] = {rt, ru};
 	const char *names[2] = {"t", "u"};
 	int pos[2] = {0, 0}, nchunk = 0, rc = 0;
@@ -1156,9 +1174,10 @@ static void test_oracle(void **state)
 	 * chosen by the seed.  Mini-batch folds changes, so only its final state
 	 * is compared. */
 	static const sq_cfg runs[] = {
-		{1024, "hashmap", 0, 0, 0}, {7, "hashmap", 0, 0, 0},  {1, "hashmap", 0, 0, 0},
-		{7, "hashmap", 0, -1, 0},   {7, "rocksdb", 0, -1, 0}, {1024, "hashmap", 1, 0, 0},
-		{3, "hashmap", 0, 0, 1},
+		{1024, "hashmap", 0, 0, 0, 1}, {7, "hashmap", 0, 0, 0, 1},
+		{1, "hashmap", 0, 0, 0, 1},    {7, "hashmap", 0, -1, 0, 1},
+		{7, "rocksdb", 0, -1, 0, 1},   {1024, "hashmap", 1, 0, 0, 1},
+		{3, "hashmap", 0, 0, 1, 1},
 	};
 	for (int s = 0; s < NSEEDS; s++) {
 		sq_rows rt, ru;
@@ -1245,6 +1264,81 @@ static void test_oracle(void **state)
 		fail();
 }
 
+/* Parallelism 1, 2 and 3 (issue 10, "Tests"), at batch size 1024 on
+ * hashmap with the seed's chunks: at each, a changelog whose retractions
+ * each find their row (the inputs are append-only, so every retraction is
+ * of a row the same key emitted earlier: per-key order implies it) and the
+ * final result equal to sqlite3's, so equal to each other.  The changes
+ * themselves are not compared across parallelisms: many of these queries
+ * re-key an updating stream (a Top-N or an aggregate over an aggregate or
+ * a join), whose changes at one key come from several instances in
+ * arrival order, so only the result is fixed (docs/parallel.md §4;
+ * docs/testing.md, "Parallelism").  Registered only when the engine
+ * honours 'parallelism.default' (par_probe.h); otherwise one test says so
+ * and is skipped. */
+static void test_parallel(void **state)
+{
+	const sq_query *q = *state;
+	if (q->skip) {
+		print_message("[  SKIP    ] %s: %s\n", q->name, q->skip);
+		skip();
+	}
+	if (!have_sqlite())
+		skip();
+	for (int s = 0; s < NSEEDS; s++) {
+		sq_rows rt, ru;
+		gen_rows(SEEDS[s] * 2, &rt);
+		gen_rows(SEEDS[s] * 2 + 1, &ru);
+		char db[700];
+		rows_to_sqlite(SEEDS[s], &rt, &ru, db, sizeof(db));
+		int nw = 0;
+		char **want = oracle_lines(q->oracle, db, &nw);
+		uint64_t chunks = SEEDS[s] * 31 + 5;
+		for (int par = 1; par <= 3; par++) {
+			sq_out out;
+			sq_cfg cfg = {1024, "hashmap", 0, 0, 0, par};
+			assert_int_equal(sq_run(q, &rt, &ru, &cfg, chunks, &out), 0);
+			if (out.serial) { /* a run at 1 is no run at par: skipped */
+				out_free(&out);
+				free_lines(want, nw);
+				rows_free(&rt);
+				rows_free(&ru);
+				skip();
+			}
+			char ctx[256];
+			snprintf(ctx, sizeof(ctx), "seed %llu, query %s, parallelism %d",
+			         (unsigned long long)SEEDS[s], q->name, par);
+			int ok = out.late == 0, ne = 0;
+			char **eng = ok ? final_rows(&out, &ne, ctx) : NULL;
+			ok = ok && eng && lists_equal(ctx, eng, ne, "engine", want, nw, "sqlite3");
+			free(eng);
+			out_free(&out);
+			if (!ok) {
+				print_error("query: %s\nsqlite3: %s\n", q->sql, q->oracle);
+				free_lines(want, nw);
+				rows_free(&rt);
+				rows_free(&ru);
+				fail();
+			}
+		}
+		free_lines(want, nw);
+		rows_free(&rt);
+		rows_free(&ru);
+	}
+}
+
+/* The engine does not honour 'parallelism.default': say so, loudly. */
+static void test_parallel_not_in_effect(void **state)
+{
+	char why[256];
+	int eff = pp_parallelism_effective(3, why, sizeof(why));
+	print_error("PARALLELISM NOT IN EFFECT: %s; the property tests at parallelism 2 and 3 "
+	            "did not run\n", why);
+	if (eff < 0)
+		fail();
+	skip();
+}
+
 /* The oracle itself must see what the cases rely on: NULL keys on both
  * sides, keys that collide, rows at equal times within a key, and
  * non-empty answers, or the comparisons would prove little. */
@@ -1276,14 +1370,25 @@ static void test_generator_premises(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[NQUERIES + 1];
-	static char names[NQUERIES][96];
+	struct CMUnitTest tests[2 * NQUERIES + 2];
+	static char names[2 * NQUERIES][96];
 	int n = 0;
+	char why[256];
+	const char *mut = getenv("SL_PROPERTY_MUTATE");
+	int par = pp_parallelism_effective(3, why, sizeof(why)) == 1 &&
+	          pp_parallelism_effective(2, why, sizeof(why)) == 1 && !(mut && *mut);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_generator_premises);
 	for (int i = 0; i < NQUERIES; i++) {
 		snprintf(names[i], sizeof(names[0]), "oracle_%s", QUERIES[i].name);
 		tests[n++] = (struct CMUnitTest){names[i], test_oracle, NULL, NULL, (void *)&QUERIES[i]};
 	}
+	for (int i = 0; par && i < NQUERIES; i++) {
+		snprintf(names[NQUERIES + i], sizeof(names[0]), "parallel_%s", QUERIES[i].name);
+		tests[n++] = (struct CMUnitTest){names[NQUERIES + i], test_parallel, NULL, NULL,
+		                                 (void *)&QUERIES[i]};
+	}
+	if (!par && !(mut && *mut))
+		tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_parallel_not_in_effect);
 	int rc = _cmocka_run_group_tests("property_stateful", tests, (size_t)n, NULL, NULL);
 	cleanup();
 	return rc;

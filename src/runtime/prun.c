@@ -93,8 +93,11 @@ typedef struct task {
 	sl_op **recvs;   /* the task's receivers */
 	int nrecvs;
 	sl_chan **wait_now; /* scratch: the channels not blocked by a marker */
-	int64_t mk_done; /* the last marker this task forwarded (or acknowledged) */
-	int64_t acked;   /* under job->mu: the last marker acknowledged (terminal task) */
+	int64_t mk_done; /* the last marker this task acknowledged */
+	int64_t mk_handled; /* the last marker whose request it handled */
+	int64_t *sent_mk;   /* per sender: the last marker it forwarded */
+	uint64_t *send_up;  /* per sender: the receivers upstream of it (bit r % 64) */
+	int64_t acked;   /* under job->mu: mk_done, for the coordinator */
 	int done;        /* under job->mu: the thread ended */
 	int has_scan, has_timers;
 	pthread_t th;
@@ -342,6 +345,26 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 		x->send[t->inst] = op;
 		t->sends[s++] = op;
 	}
+	/* which receivers feed which sender (the marker's alignment) */
+	t->sent_mk = calloc((size_t)(t->nsends ? t->nsends : 1), sizeof(int64_t));
+	t->send_up = calloc((size_t)(t->nsends ? t->nsends : 1), sizeof(uint64_t));
+	uint8_t *reach = malloc((size_t)(t->g.nops ? t->g.nops : 1));
+	if (!t->sent_mk || !t->send_up || !reach) {
+		free(reach);
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	for (int r = 0; r < t->nrecvs; r++) {
+		memset(reach, 0, (size_t)t->g.nops);
+		reach[t->recvs[r]->id] = 1;
+		for (int i = 0; i < t->g.nops; i++) /* ids are topological */
+			if (reach[i])
+				for (int k = 0; k < t->g.ops[i]->nedges; k++)
+					reach[t->g.ops[i]->edges[k].to->id] = 1;
+		for (int s = 0; s < t->nsends; s++)
+			if (reach[t->sends[s]->id])
+				t->send_up[s] |= 1ull << (r & 63);
+	}
+	free(reach);
 	for (int i = 0; i < t->g.nops; i++) {
 		sl_op *op = t->g.ops[i];
 		t->has_scan |= op->nin == 0 && !sl_xchg_is_recv(op);
@@ -481,14 +504,21 @@ static int owns(const task *t, const sl_op *op)
 }
 
 /*
- * The drain marker at task t (docs/parallel.md §6): when the coordinator
- * asked for marker n = mk_done + 1 and every receiver is aligned on it
- * (a task without receivers: at once, after the push request it carries
- * when the task owns that push scan, and after its VALUES sources
- * emitted their rows), the task takes the marker's clock, fires its
- * timers, forwards the marker on every sender (partial batches first),
- * releases its receivers and, without senders, acknowledges it.  Returns
- * 1 when it handled a marker, 0 when none is due, or an error.
+ * The drain marker at task t (docs/parallel.md §6).  When the coordinator
+ * asked for marker n = mk_done + 1, the task first handles the request at
+ * once (the previous drain ended, so every row before it was processed
+ * everywhere: this is the moment between two calls of parallelism 1): it
+ * takes the request's clock, fires its timers, emits its VALUES rows and,
+ * when it owns the push scan, decodes the pushed text into it (or ends
+ * it).  Then each sender forwards n, behind its partial batches, once
+ * every receiver upstream of it in the task's graph delivered n on every
+ * channel (alignment: a receiver takes nothing more from a channel that
+ * delivered n until it is released); a sender fed by the task's sources
+ * only forwards at once, so a task that both feeds an exchange and reads
+ * its results back (a chain at parallelism 1 around keyed instances)
+ * never waits on itself.  When every receiver is aligned and every sender
+ * forwarded, the task releases its receivers and acknowledges n.  Returns
+ * 1 when something moved, 0 when nothing did, or an error.
  */
 static int task_marker(task *t, sl_err *err)
 {
@@ -496,47 +526,60 @@ static int task_marker(task *t, sl_err *err)
 	int64_t n = t->mk_done + 1;
 	if (atomic_load(&j->marker_req) < n)
 		return 0;
+	int rc = 0, moved = 0;
+	if (t->mk_handled < n) {
+		t->mk_handled = n;
+		moved = 1;
+		if (t->g.proc_manual != j->clock) {
+			t->g.proc_manual = j->clock;
+			sl_graph_tick(&t->g);
+		}
+		if ((rc = sl_graph_fire_timers(&t->g, err)))
+			return rc;
+		for (int i = 0; !rc && i < t->g.nops; i++)
+			rc = sl_op_values_start(t->g.ops[i], err);
+		if (rc)
+			return rc;
+		if (j->push_scan && owns(t, j->push_scan)) {
+			sl_op *scan = (sl_op *)j->push_scan;
+			if (j->push_mode == SL_PRUN_PUSH_END)
+				rc = scan->in_ended ? 0 : sl_graph_end_source(scan, err);
+			else if (j->push_mode == SL_PRUN_PUSH_LINES)
+				rc = sl_op_scan_push_lines(scan, j->push_text, j->push_len, err);
+			else
+				rc = sl_op_scan_push(scan, j->push_text, j->push_len, err);
+			if (rc)
+				return rc;
+		}
+	}
+	uint64_t aligned = 0;
 	for (int r = 0; r < t->nrecvs; r++)
-		if (!sl_xrecv_aligned(t->recvs[r], n))
-			return 0;
-	int rc = 0;
-	if (t->g.proc_manual != j->clock) {
-		t->g.proc_manual = j->clock;
-		sl_graph_tick(&t->g);
-	}
-	if ((rc = sl_graph_fire_timers(&t->g, err)))
-		return rc;
-	if (j->push_scan && owns(t, j->push_scan)) {
-		sl_op *scan = (sl_op *)j->push_scan;
-		for (int i = 0; !rc && i < t->g.nops; i++)
-			rc = sl_op_values_start(t->g.ops[i], err);
-		if (rc)
+		if (sl_xrecv_aligned(t->recvs[r], n))
+			aligned |= 1ull << (r & 63);
+	int all = 1;
+	for (int s = 0; s < t->nsends; s++) {
+		if (t->sent_mk[s] >= n)
+			continue;
+		if ((t->send_up[s] & aligned) != t->send_up[s]) {
+			all = 0;
+			continue;
+		}
+		if ((rc = sl_xsend_marker(t->sends[s], n, err)))
 			return rc;
-		if (j->push_mode == SL_PRUN_PUSH_END)
-			rc = scan->in_ended ? 0 : sl_graph_end_source(scan, err);
-		else if (j->push_mode == SL_PRUN_PUSH_LINES)
-			rc = sl_op_scan_push_lines(scan, j->push_text, j->push_len, err);
-		else
-			rc = sl_op_scan_push(scan, j->push_text, j->push_len, err);
-		if (rc)
-			return rc;
+		t->sent_mk[s] = n;
+		moved = 1;
 	}
-	if (t->nrecvs == 0)
-		for (int i = 0; !rc && i < t->g.nops; i++)
-			rc = sl_op_values_start(t->g.ops[i], err);
-	for (int s = 0; !rc && s < t->nsends; s++)
-		rc = sl_xsend_marker(t->sends[s], n, err);
-	if (rc)
-		return rc;
+	for (int r = 0; r < t->nrecvs && all; r++)
+		all = sl_xrecv_aligned(t->recvs[r], n);
+	if (!all)
+		return moved;
 	for (int r = 0; r < t->nrecvs; r++)
 		sl_xrecv_release(t->recvs[r], n);
 	t->mk_done = n;
-	if (t->nsends == 0) {
-		pthread_mutex_lock(&j->mu);
-		t->acked = n;
-		pthread_cond_broadcast(&j->cv);
-		pthread_mutex_unlock(&j->mu);
-	}
+	pthread_mutex_lock(&j->mu);
+	t->acked = n;
+	pthread_cond_broadcast(&j->cv);
+	pthread_mutex_unlock(&j->mu);
 	return 1;
 }
 
@@ -708,7 +751,7 @@ int sl_prun_drain(sl_prun *j, const sl_op *scan, const char *text, size_t len, i
 		int pending = 0;
 		for (int i = 0; i < j->ntasks && !pending; i++) {
 			const task *t = &j->tasks[i];
-			pending = t->nsends == 0 && !t->done && t->acked < n;
+			pending = !t->done && t->acked < n;
 		}
 		if (!pending || j->failed)
 			break;
@@ -783,6 +826,8 @@ void sl_prun_free(sl_prun *j)
 		free(t->sends);
 		free(t->recvs);
 		free(t->wait_now);
+		free(t->sent_mk);
+		free(t->send_up);
 	}
 	for (int e = 0; j->edges && e < j->nedges; e++) {
 		xedge *x = &j->edges[e];

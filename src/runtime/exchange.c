@@ -2,7 +2,10 @@
  * exchange.c - the sender and receiver operators of an exchange between
  * chain instances (see exchange.h; docs/parallel.md §2-§3).
  *
- * Sender.  One output batch per channel, taken from the channel's pool:
+ * Sender.  One output batch per channel, of 'sluice.batch-size' rows (a
+ * mini-batch aggregate after the exchange folds no more than at
+ * parallelism 1, where that is the scans' batch), taken from the
+ * channel's pool:
  * a batch that came back on the return channel, else a new one while
  * fewer than `pool` exist, else the sender waits for one to come back
  * (that wait is backpressure and is counted).  Rows are copied with
@@ -79,6 +82,7 @@ typedef struct xsend {
 	int64_t *sent_wm;   /* per channel: the last watermark pushed */
 	int since;          /* input messages since pending_wm was not on every channel */
 	int ended;          /* END was sent */
+	int bcap;           /* rows per batch ('sluice.batch-size'; 0: the default) */
 	uint64_t wait_ns;
 	sl_buf key;
 } xsend;
@@ -103,7 +107,7 @@ static int take_batch(xsend *x, int t, sl_err *err)
 	if (r < 0)
 		return cancelled(err);
 	if (r == 0 && x->made[t] < x->pool) {
-		sl_batch *b = sl_batch_new(x->op.nout, x->op.out_types, 0);
+		sl_batch *b = sl_batch_new(x->op.nout, x->op.out_types, x->bcap);
 		if (!b)
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		x->mine[x->nmine++] = b;
@@ -299,7 +303,7 @@ static const sl_op_vtab xsend_vt = {
 };
 
 sl_op *sl_xsend_new(sl_xchg_kind kind, const int *cols, int ncols, int maxp, sl_chan **ch,
-                    sl_chan **ret, int n, int pool, sl_err *err)
+                    sl_chan **ret, int n, int pool, int batch_rows, sl_err *err)
 {
 	xsend *x = calloc(1, sizeof(*x));
 	if (!x) {
@@ -315,6 +319,7 @@ sl_op *sl_xsend_new(sl_xchg_kind kind, const int *cols, int ncols, int maxp, sl_
 	x->ret = ret;
 	x->n = n;
 	x->pool = pool;
+	x->bcap = batch_rows > 0 ? batch_rows : 0;
 	sl_buf_init(&x->key);
 	x->cur = calloc((size_t)n, sizeof(*x->cur));
 	x->made = calloc((size_t)n, sizeof(*x->made));

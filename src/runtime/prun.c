@@ -319,6 +319,9 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 	for (int r = 0; r < nrecv; r++)
 		t->recvs[t->nrecvs++] = t->g.ops[r];
 	/* senders */
+	int64_t batch_rows = 0;
+	if ((rc = sl_opts_int(session, "sluice.batch-size", 0, &batch_rows, err)))
+		return rc;
 	for (int e = 0; e < j->nedges; e++)
 		t->nsends += j->chain_of[j->edges[e].from->id] == t->chain;
 	t->sends = calloc((size_t)(t->nsends ? t->nsends : 1), sizeof(sl_op *));
@@ -337,7 +340,8 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 				n++;
 			}
 		const sl_dist *d = &x->to->dist[x->input];
-		sl_op *op = sl_xsend_new(x->kind, d->cols, d->ncols, maxp, sc, sr, n, POOL, err);
+		sl_op *op = sl_xsend_new(x->kind, d->cols, d->ncols, maxp, sc, sr, n, POOL, batch_rows,
+		                         err);
 		if ((rc = add_op(t, op, 1, x->from, err)))
 			return rc;
 		if (sl_graph_connect(&t->g, op_of[x->from->id], op, 0))

@@ -18,7 +18,10 @@
  *     inputs, with two adjustments: the first forward node after a
  *     single-instance scan of an append-only stream (not a sink) runs at P
  *     behind a rebalance, so decoding happens once and the rest in
- *     parallel, when no keyed operator is downstream of it (a rebalance
+ *     parallel, when no keyed operator is downstream of it and the scan is
+ *     not a push table's (a push is drained whole anyway, and a run-time
+ *     error in its chain names the pushed line, as at parallelism 1, which
+ *     a row copied over a channel cannot) (a rebalance
  *     sends one split's rows of a key through different instances, and a
  *     hash exchange after them would mix their order: a group aggregate's
  *     changes would differ, docs/parallel.md §4); and a forward node with
@@ -66,8 +69,9 @@ static int node_par(const sl_pnode *n, int P, int keyed_down)
 			maxin = in->par;
 		if (in->par == 1 && in->changelog != SL_CHANGELOG_APPEND)
 			upd1 = 1;
-		if (in->par == 1 && in->changelog == SL_CHANGELOG_APPEND && is_single_scan(in))
-			rebal = 1;
+		if (in->par == 1 && in->changelog == SL_CHANGELOG_APPEND && is_single_scan(in) &&
+		    ((const sl_scan_params *)in->params)->source)
+			rebal = 1; /* not after a push table: its chain stays whole (below) */
 	}
 	if (hash)
 		return P;

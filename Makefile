@@ -5,6 +5,7 @@
 #   make test       install deps, build, run every test; last line "N passed, N failed"
 #   make slt-parallel  every slt file at parallelism SLT_PARALLELISM (3; also in make test)
 #   make bench      benchmarks (not timed tests)
+#   make test-pg    the long PostgreSQL crash test (the short one is in make test)
 #   make fuzz       build the libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make asan       build and run the tests under AddressSanitizer/UBSan
 #   make tsan       build what starts threads with ThreadSanitizer and run it
@@ -29,6 +30,9 @@ PCRE_LIBS    := $(shell pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2
 RDKAFKA_CFLAGS := $(shell pkg-config --cflags rdkafka 2>/dev/null)
 RDKAFKA_LIBS   := $(shell pkg-config --libs rdkafka 2>/dev/null || echo -lrdkafka)
 # librocksdb is loaded at run time by the RocksDB backend (src/state/rocksdb_dl.h)
+# libpq's header: the jdbc connector (src/connector/conn_pg.c) loads libpq
+# with dlopen when a job configures a jdbc table (conn_pg_dl.h)
+PQ_CFLAGS    := $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)
 # libsnappy, libzstd and zlib compress Parquet pages (src/format/parquet_codec.c)
 LIBS    := $(PCRE_LIBS) $(RDKAFKA_LIBS) -lsnappy -lzstd -lz -ldl -lm -lpthread
 
@@ -47,7 +51,7 @@ TOOL_SRC := $(filter-out $(TOOL_LIB_SRC),$(sort $(wildcard tests/tools/*.c)))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
 .PHONY: all deps demo test unit slt slt-parallel integration bench fuzz asan tsan clean examples torture \
-	install kafka-torture
+	install kafka-torture test-pg
 
 all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN) $(BUILD)/tools/kafka_mock
 
@@ -56,7 +60,7 @@ deps:
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PCRE_CFLAGS) $(RDKAFKA_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PCRE_CFLAGS) $(RDKAFKA_CFLAGS) $(PQ_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libsluice.a: $(LIB_OBJ)
 	@rm -f $@
@@ -81,7 +85,7 @@ $(TOOL_LIB_OBJ): $(BUILD)/tests/obj/%.o: tests/tools/%.c
 # ending in .o other than the harness)
 $(BUILD)/tests/%: tests/unit/%.c $(UNIT_HARNESS) $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)obj
-	$(CC) $(CPPFLAGS_ALL) -Itests/tools $(CFLAGS_ALL) $(RDKAFKA_CFLAGS) -MMD -MP -MF $(BUILD)/tests/obj/$*.d -MT $@ \
+	$(CC) $(CPPFLAGS_ALL) -Itests/tools $(CFLAGS_ALL) $(RDKAFKA_CFLAGS) $(PQ_CFLAGS) -MMD -MP -MF $(BUILD)/tests/obj/$*.d -MT $@ \
 		-o $@ $< $(filter %.o,$^) $(BUILD)/libsluice.a -lcmocka $(LIBS)
 
 $(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libsluice.a
@@ -143,11 +147,19 @@ torture: deps all
 kafka-torture: deps all
 	bash tests/kafka/crash.sh 400000 20 16
 
+# PostgreSQL (docs/postgres.md): the jdbc sink's long crash test, 20 SIGKILLs
+# over 300 000 rows and the fault points, on a private server (tests/pg/)
+test-pg: deps all
+	sh tests/pg/sink.sh
+	sh tests/pg/bad.sh
+	bash tests/pg/crash.sh 300000 20
+
 bench: deps all
 	@sh bench/run.sh $(BUILD)
 	@sh bench/stateful.sh $(BUILD)
 	@sh bench/ckpt.sh $(BUILD)
 	@sh bench/parquet.sh $(BUILD)
+	@sh bench/pg.sh $(BUILD)
 
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))

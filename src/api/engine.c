@@ -214,6 +214,15 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 	}
 	pa.checkpointing = e->ck.on;
 	pa.job = e->ck.job;
+	if (explain_only) {
+		/* nothing is prepared, but a sink's guarantee (EXPLAIN's
+		 * guarantee=[...]) depends on whether checkpointing is on */
+		const char *jn = sl_opts_get(&e->session, "pipeline.name");
+		if (!jn)
+			jn = sl_opts_get(&e->session, "sluice.script-name");
+		pa.checkpointing = sl_opts_get(&e->session, "execution.checkpointing.interval") != NULL;
+		pa.job = jn ? jn : "explain";
+	}
 	pa.attempt = e->ck.attempt;
 	sl_buf_clear(&e->warnings);
 	pa.warnings = &e->warnings;

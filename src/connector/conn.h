@@ -10,7 +10,7 @@
  * table's schema.
  *
  * Connectors are registered by name ('connector' = 'filesystem', 'stdin',
- * 'stdout', 'print', 'blackhole', 'datagen', 'nexmark', 'push') in conn_registry.c: a new connector is
+ * 'stdout', 'print', 'blackhole', 'datagen', 'nexmark', 'jdbc', 'push') in conn_registry.c: a new connector is
  * one new file plus one registry line.  The concrete struct embeds
  * sl_source / sl_sink as its first member; vt->size says how much to
  * allocate.
@@ -243,6 +243,10 @@ typedef struct sl_sink {
 	 * processing time (micros) and the sink's input watermark. */
 	int64_t proc_now;
 	int64_t wm;
+	/* Set by configure when the guarantee depends on the options (the
+	 * jdbc sink's 'sink.delivery-guarantee'): what EXPLAIN shows instead
+	 * of vt->guarantee.  NULL = vt->guarantee. */
+	const char *guarantee;
 } sl_sink;
 
 struct sl_sink_vtab {

@@ -458,7 +458,13 @@ sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int li
 		                      "Query schema: %s\nSink schema:  %s", t->name, schema_text(p, in),
 		                      schema_text(p, &sink_rel));
 	const char *ow = sl_opts_get(p->session, "sluice.overwrite-output");
-	sl_conn_args ca = {t->name, f, n, t->pk, t->npk, o, p->engine, p->tz,
+	/* the connector's PRIMARY KEY indexes its physical columns (conn.h);
+	 * none when a key column is computed or metadata */
+	int *ppk = t->npk ? sl_arena_calloc(p->a, sizeof(int) * (size_t)t->npk) : NULL;
+	for (int i = 0; ppk && i < t->npk; i++)
+		if ((ppk[i] = fmap[t->pk[i]]) < 0)
+			ppk = NULL;
+	sl_conn_args ca = {t->name, f, n, ppk, ppk ? t->npk : 0, o, p->engine, p->tz,
 	                   p->checkpointing, p->job, (int)p->attempt, ow && !strcmp(ow, "true"),
 	                   part_fields(p, t, fmap), t->npart, 0, 1, NULL};
 	int can = vt->can_update ? vt->can_update(&ca) : vt->accepts_updates;
@@ -494,6 +500,7 @@ sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int li
 		sl_err_prefix(p->err, "table '%s'", t->name);
 		return NULL;
 	}
+	const char *guarantee = k->guarantee ? k->guarantee : vt->guarantee;
 	sl_sink_free(k);
 	if (check_unused(p, t, o, t->line, t->col))
 		return NULL;
@@ -504,7 +511,7 @@ sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int li
 	                 : "updating";
 	const char *label = sl_arena_printf(p->a, "Sink(table=[%s], connector=[%s], changelog=[%s], "
 	                                    "guarantee=[%s])", t->name, conn, kind,
-	                                    vt->guarantee ? vt->guarantee : "at-least-once");
+	                                    guarantee ? guarantee : "at-least-once");
 	/* not connected: one input fed by another node's side output (NULL) */
 	return sl__node_new(p, SL_OPK_SINK, &sk, sizeof(sk), connect ? &src->node : NULL, 1, NULL,
 	                    &out, label);

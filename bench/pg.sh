@@ -1,0 +1,85 @@
+#!/bin/sh
+# bench/pg.sh - `make bench`: rows per second into PostgreSQL through the
+# jdbc sink, beside the same run's floor: psql COPY of the same rows from a
+# CSV file (docs/postgres.md).  A benchmark, never a timed test.
+#
+#   floor       psql \copy of N orders (CSV) into a table without a key;
+#               with a PRIMARY KEY (index upkeep), and the same rows upserted
+#               by psql: COPY into a temporary table, INSERT ... ON CONFLICT
+#   insert      the same rows as multi-row INSERTs of 1000 rows (psql -f):
+#               what a sink using INSERT instead of COPY would cost at best
+#   append      sluice: N orders (JSON lines) -> jdbc sink, no key (COPY;
+#               'sink.buffer-flush.max-rows' = '10000')
+#   upsert      the same into a table with PRIMARY KEY (id): COPY into the
+#               stage table, INSERT ... ON CONFLICT DO UPDATE
+#   exactly-once  the upsert, checkpointing every second
+# Rows per wall-clock second (the server works too); sluice's figures
+# include reading and decoding the JSON.
+#
+#   sh bench/pg.sh BUILD_DIR        (BENCH_PG_ROWS, default 1000000)
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-build}
+case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
+N=${BENCH_PG_ROWS:-1000000}
+. "$ROOT/tests/pg/pg.sh"
+pg_up || exit 1
+W="$PGW/w"
+mkdir -p "$W"
+"$B/tools/gen_events" "$N" 10000 3 > "$W/orders.jsonl"
+jq -r '[.id, .user_id, .amount, .event_time] | @csv' "$W/orders.jsonl" > "$W/orders.csv"
+awk -F, 'BEGIN { n = 0 } { if (n % 1000 == 0) { if (n) print ";"; printf "INSERT INTO ins VALUES " } else printf ","; printf "(%s,%s,%s,%s)", $1, $2, $3, $4; n++ } END { print ";" }' \
+	"$W/orders.csv" | sed "s/\"/'/g" > "$W/orders.sql"
+psql_q "CREATE TABLE floor (id text, user_id text, amount numeric(10,2), event_time timestamp(3));
+        CREATE TABLE ins (LIKE floor); CREATE TABLE app (LIKE floor);
+        CREATE TABLE ups (LIKE floor, PRIMARY KEY (id)); CREATE TABLE eo (LIKE floor, PRIMARY KEY (id))"
+now() { date +%s.%N; }
+rate() { echo "$N / ($2 - $1)" | bc; }
+t0=$(now); psql -X -q -c "\\copy floor FROM '$W/orders.csv' WITH (FORMAT csv)"; t1=$(now)
+floor=$(rate "$t0" "$t1")
+t0=$(now); psql -X -q -f "$W/orders.sql"; t1=$(now)
+ins=$(rate "$t0" "$t1")
+psql_q "CREATE TABLE kfloor (LIKE floor, PRIMARY KEY (id))"
+t0=$(now)
+psql -X -q -c "\copy kfloor FROM '$W/orders.csv' WITH (FORMAT csv)"
+t1=$(now)
+kcopy=$(rate "$t0" "$t1")
+psql_q "TRUNCATE kfloor"
+t0=$(now)
+psql -X -q <<SQL
+BEGIN;
+CREATE TEMP TABLE st (LIKE floor);
+\copy st FROM '$W/orders.csv' WITH (FORMAT csv)
+INSERT INTO kfloor SELECT * FROM st ON CONFLICT (id) DO UPDATE SET user_id = EXCLUDED.user_id,
+  amount = EXCLUDED.amount, event_time = EXCLUDED.event_time;
+COMMIT;
+SQL
+t1=$(now)
+kups=$(rate "$t0" "$t1")
+job() { # table extra
+	cat <<SQL
+$2
+CREATE TABLE orders (id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3))
+  WITH ('connector' = 'filesystem', 'path' = '$W/orders.jsonl', 'format' = 'json');
+CREATE TABLE t (id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3)$3)
+  WITH ('connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = '$1', 'username' = 'postgres',
+        'password' = '$PG_PASSWORD', 'sink.buffer-flush.max-rows' = '10000'$4);
+INSERT INTO t SELECT * FROM orders;
+SQL
+}
+sl() { # name table set-lines key extra
+	job "$2" "$3" "$4" "$5" > "$W/$1.sql"
+	t0=$(now); (cd "$W" && "$B/sluice" run "$1.sql") > "$W/$1.log" 2>&1 || { cat "$W/$1.log"; exit 1; }
+	t1=$(now)
+	rate "$t0" "$t1"
+}
+app=$(sl app app "" "" "")
+ups=$(sl ups ups "" ", PRIMARY KEY (id) NOT ENFORCED" "")
+eo=$(sl eo eo "SET 'execution.checkpointing.interval' = '1 s'; SET 'pipeline.name' = 'bench';" \
+	", PRIMARY KEY (id) NOT ENFORCED" ", 'sink.delivery-guarantee' = 'exactly-once'")
+c=$(psql_q "SELECT (SELECT count(*) FROM app) = $N AND (SELECT count(*) FROM ups) = $N AND (SELECT count(*) FROM eo) = $N")
+[ "$c" = t ] || echo "WARNING: row counts differ from $N"
+pct() { echo "100 * $1 / $floor" | bc; }
+echo "pg floor (psql COPY, $N rows): $floor rows/s; multi-row INSERT (psql, 1000 rows per statement): $ins rows/s ($(pct $ins)% of COPY)"
+echo "pg floor with a PRIMARY KEY: psql COPY $kcopy rows/s ($(pct $kcopy)%), psql COPY to a temporary table + INSERT ... ON CONFLICT $kups rows/s ($(pct $kups)%)"
+echo "pg sink append (COPY): $app rows/s ($(pct $app)% of the floor); upsert: $ups rows/s ($(pct $ups)%; $((100 * ups / kups))% of psql's upsert); upsert exactly-once: $eo rows/s ($(pct $eo)%) [target: >= 50% of the floor]"

@@ -1,0 +1,753 @@
+/*
+ * conn_pg.c - PostgreSQL through libpq for the jdbc connector: connection
+ * parameters, connecting, checking a table against a sink's columns, and
+ * values in COPY's text format (the interface and its contracts:
+ * conn_pg.h).
+ *
+ * URLs.  Flink's jdbc connector takes 'jdbc:postgresql://host:port/db';
+ * sluice also takes what libpq takes (a 'postgresql://' URI or a
+ * 'host=... dbname=...' conninfo).  A JDBC URL is rewritten into libpq
+ * keyword/value pairs (host, port, dbname and the driver parameters libpq
+ * has an equivalent for); 'username' and 'password' come last, so they
+ * win over a user or password inside the URL, as with the JDBC driver's
+ * properties.  Without a connect_timeout sluice sets 10 s, so a server
+ * that does not answer fails the job instead of hanging it.
+ *
+ * Types (docs/postgres.md has the table).  A sink column may be written
+ * into a PostgreSQL column whose type holds every value of the sluice type
+ * exactly: BOOLEAN -> boolean; TINYINT and SMALLINT -> smallint, integer,
+ * bigint or numeric (PostgreSQL has no one-byte integer); INT -> integer,
+ * bigint, numeric; BIGINT -> bigint, numeric; FLOAT -> real, double
+ * precision; DOUBLE -> double precision; DECIMAL(p, s) -> numeric without
+ * a typmod or numeric(P, S) with S >= s and P - S >= p - s; CHAR, VARCHAR,
+ * STRING -> text, varchar, char; BINARY, VARBINARY, BYTES -> bytea; DATE
+ * -> date; TIME -> time; TIMESTAMP(p) -> timestamp of precision >= min(p,
+ * 6); TIMESTAMP_LTZ(p) -> timestamptz likewise; INTERVALs -> interval.
+ * ROW has no column type to go to and is refused when the sink is
+ * configured.  sluice keeps microseconds, PostgreSQL's precision too, so
+ * no timestamp loses digits.
+ *
+ * libpq is loaded at run time (conn_pg_dl.h) by sl__pg_params_init, which
+ * every user calls first.  Stateless apart from the per-thread message
+ * buffer; connections are the callers'.
+ */
+#include "conn_pg.h"
+#include "sluice.h"
+#include "base/timeutil.h"
+#include "data/decimal.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PG_DEFAULT_CONNECT_TIMEOUT "10"
+
+static _Thread_local char msgbuf[SL_ERR_MAX];
+static _Thread_local char last_state[6]; /* SQLSTATE of the last error read */
+
+/* ---- connection parameters ------------------------------------------------- */
+
+static int add_param(sl_pg_params *p, const char *kw, const char *v, size_t n)
+{
+	for (int i = 0; i < p->n; i++)
+		if (!strcmp(p->kw[i], kw)) { /* later wins */
+			char *d = strndup(v, n);
+			if (!d)
+				return SL_ENOMEM;
+			free(p->val[i]);
+			p->val[i] = d;
+			return 0;
+		}
+	if (p->n >= SL_PG_MAX_PARAMS)
+		return SL_EINVAL;
+	if (!(p->val[p->n] = strndup(v, n)))
+		return SL_ENOMEM;
+	p->kw[p->n++] = kw;
+	p->kw[p->n] = NULL;
+	p->val[p->n] = NULL;
+	return 0;
+}
+
+/* Percent-decodes s[0..n) into a new string. */
+static char *pct_decode(const char *s, size_t n)
+{
+	char *d = malloc(n + 1), *o = d;
+	if (!d)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '%' && i + 2 < n && isxdigit((unsigned char)s[i + 1]) &&
+		    isxdigit((unsigned char)s[i + 2])) {
+			char h[3] = {s[i + 1], s[i + 2], 0};
+			*o++ = (char)strtol(h, NULL, 16);
+			i += 2;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o = 0;
+	return d;
+}
+
+/* The JDBC driver's parameter k = v as libpq pairs; 0, or SL_EINVAL with
+ * err for one libpq has no equivalent of. */
+static int jdbc_param(sl_pg_params *p, const char *k, const char *v, const char *what,
+                      sl_err *err)
+{
+	static const struct { const char *jdbc, *pq; } same[] = {
+		{"user", "user"}, {"password", "password"}, {"sslmode", "sslmode"},
+		{"connectTimeout", "connect_timeout"}, {"loginTimeout", "connect_timeout"},
+		{"ApplicationName", "application_name"}, {"applicationName", "application_name"},
+		{"sslcert", "sslcert"}, {"sslkey", "sslkey"}, {"sslrootcert", "sslrootcert"},
+		{"options", "options"},
+	};
+	for (size_t i = 0; i < sizeof same / sizeof *same; i++)
+		if (!strcmp(k, same[i].jdbc))
+			return add_param(p, same[i].pq, v, strlen(v));
+	if (!strcmp(k, "ssl")) {
+		const char *mode = !strcmp(v, "true") ? "require" : "disable";
+		return add_param(p, "sslmode", mode, strlen(mode));
+	}
+	if (!strcmp(k, "currentSchema")) {
+		char opt[512];
+		int n = snprintf(opt, sizeof opt, "-csearch_path=%s", v);
+		return add_param(p, "options", opt, (size_t)n);
+	}
+	return sl_err_set(err, SL_EINVAL, "%s: the JDBC URL parameter '%s' has no libpq "
+	                  "equivalent (sluice reads user, password, ssl, sslmode, connectTimeout, "
+	                  "loginTimeout, ApplicationName, currentSchema, options)", what, k);
+}
+
+/* 'jdbc:postgresql://host[:port][/db][?query]' into p. */
+static int parse_jdbc(sl_pg_params *p, const char *url, const char *what, sl_err *err)
+{
+	const char *s = url + strlen("jdbc:postgresql:");
+	int rc;
+	if (strncmp(s, "//", 2))
+		return sl_err_set(err, SL_EINVAL, "%s: 'url' = '%s': expected "
+		                  "'jdbc:postgresql://host:port/database'", what, url);
+	s += 2;
+	size_t hl = strcspn(s, "/?");
+	const char *hp = s, *colon = NULL;
+	/* host list "h1:p1,h2:p2": libpq takes host and port lists */
+	char hosts[1024] = "", ports[256] = "";
+	const char *h = hp;
+	while (h < hp + hl) {
+		size_t one = strcspn(h, ",");
+		if (h + one > hp + hl)
+			one = (size_t)(hp + hl - h);
+		colon = NULL;
+		for (const char *q = h; q < h + one; q++)
+			if (*q == ':' && (h[0] != '[' || (q > h && q[-1] == ']')))
+				colon = q;
+		size_t hlen = colon ? (size_t)(colon - h) : one;
+		const char *hs = h;
+		if (hlen >= 2 && hs[0] == '[' && hs[hlen - 1] == ']') { /* [IPv6] */
+			hs++;
+			hlen -= 2;
+		}
+		snprintf(hosts + strlen(hosts), sizeof hosts - strlen(hosts), "%s%.*s",
+		         hosts[0] ? "," : "", (int)hlen, hs);
+		snprintf(ports + strlen(ports), sizeof ports - strlen(ports), "%s%.*s",
+		         h == hp ? "" : ",", colon ? (int)(h + one - colon - 1) : 4,
+		         colon ? colon + 1 : "5432");
+		h += one + (h + one < hp + hl);
+	}
+	if (!hosts[0])
+		snprintf(hosts, sizeof hosts, "localhost");
+	if (!ports[0])
+		snprintf(ports, sizeof ports, "5432");
+	if ((rc = add_param(p, "host", hosts, strlen(hosts))) ||
+	    (rc = add_param(p, "port", ports, strlen(ports))))
+		goto fail;
+	s += hl;
+	if (*s == '/') {
+		size_t dl = strcspn(++s, "?");
+		char *db = pct_decode(s, dl);
+		if (!db || (rc = add_param(p, "dbname", db, strlen(db)))) {
+			free(db);
+			rc = SL_ENOMEM;
+			goto fail;
+		}
+		free(db);
+		s += dl;
+	}
+	if (*s == '?')
+		s++;
+	while (*s) {
+		size_t pl = strcspn(s, "&");
+		const char *eq = memchr(s, '=', pl);
+		char *k = pct_decode(s, eq ? (size_t)(eq - s) : pl);
+		char *v = eq ? pct_decode(eq + 1, pl - (size_t)(eq - s) - 1) : strdup("");
+		rc = k && v ? (k[0] ? jdbc_param(p, k, v, what, err) : 0) : SL_ENOMEM;
+		free(k);
+		free(v);
+		if (rc)
+			return rc;
+		s += pl + (s[pl] == '&');
+	}
+	return 0;
+fail:
+	return sl_err_set(err, rc, "%s: 'url' = '%s': %s", what, url,
+	                  rc == SL_ENOMEM ? "out of memory" : "too many parameters");
+}
+
+/* A short description of the server for messages. */
+static char *describe(const sl_pg_params *p)
+{
+	PQconninfoOption *o = NULL;
+	const char *host = NULL, *port = NULL, *db = NULL, *user = NULL;
+	char buf[1024];
+	for (int i = 0; i < p->n; i++) {
+		if (!strcmp(p->kw[i], "dbname") && i == 0 &&
+		    (o = PQconninfoParse(p->val[i], NULL))) {
+			for (PQconninfoOption *q = o; q->keyword; q++) {
+				if (!q->val)
+					continue;
+				if (!strcmp(q->keyword, "host") || !strcmp(q->keyword, "hostaddr"))
+					host = q->val;
+				else if (!strcmp(q->keyword, "port"))
+					port = q->val;
+				else if (!strcmp(q->keyword, "dbname"))
+					db = q->val;
+				else if (!strcmp(q->keyword, "user"))
+					user = q->val;
+			}
+			continue;
+		}
+		if (!strcmp(p->kw[i], "host"))
+			host = p->val[i];
+		else if (!strcmp(p->kw[i], "port"))
+			port = p->val[i];
+		else if (!strcmp(p->kw[i], "dbname"))
+			db = p->val[i];
+		else if (!strcmp(p->kw[i], "user"))
+			user = p->val[i];
+	}
+	snprintf(buf, sizeof buf, "%s:%s/%s as user '%s'", host ? host : "(default host)",
+	         port ? port : "5432", db ? db : "(default database)",
+	         user ? user : "(default user)");
+	if (o)
+		PQconninfoFree(o);
+	return strdup(buf);
+}
+
+int sl__pg_params_init(sl_pg_params *p, const char *url, const char *user,
+                       const char *password, const char *what, sl_err *err)
+{
+	int rc = 0;
+	memset(p, 0, sizeof *p);
+	if ((rc = sl__pq_load(err))) {
+		sl_err_prefix(err, "%s", what);
+		return rc;
+	}
+	if (!strncmp(url, "jdbc:", 5)) {
+		if (strncmp(url, "jdbc:postgresql:", 16))
+			return sl_err_set(err, SL_EINVAL, "%s: 'url' = '%s': only PostgreSQL "
+			                  "('jdbc:postgresql://...') is supported", what, url);
+		if ((rc = parse_jdbc(p, url, what, err)))
+			return rc;
+	} else {
+		char *emsg = NULL;
+		PQconninfoOption *o = PQconninfoParse(url, &emsg);
+		if (!o) {
+			rc = sl_err_set(err, SL_EINVAL, "%s: 'url' = '%s' is neither a JDBC URL nor a "
+			                "libpq URI or conninfo: %s", what, url,
+			                emsg ? emsg : "out of memory");
+			PQfreemem(emsg);
+			return rc;
+		}
+		PQconninfoFree(o);
+		if ((rc = add_param(p, "dbname", url, strlen(url))))
+			goto fail;
+	}
+	if ((user && (rc = add_param(p, "user", user, strlen(user)))) ||
+	    (password && (rc = add_param(p, "password", password, strlen(password)))))
+		goto fail;
+	int has_to = 0;
+	for (int i = 0; i < p->n; i++)
+		has_to |= !strcmp(p->kw[i], "connect_timeout");
+	if (!has_to && strstr(url, "connect_timeout"))
+		has_to = 1;
+	if (!has_to && (rc = add_param(p, "connect_timeout", PG_DEFAULT_CONNECT_TIMEOUT, 2)))
+		goto fail;
+	if (!(p->where = describe(p))) {
+		rc = SL_ENOMEM;
+		goto fail;
+	}
+	return 0;
+fail:
+	sl__pg_params_free(p);
+	return sl_err_set(err, rc, "%s: 'url': %s", what,
+	                  rc == SL_ENOMEM ? "out of memory" : "too many parameters");
+}
+
+void sl__pg_params_free(sl_pg_params *p)
+{
+	for (int i = 0; i < p->n; i++)
+		free(p->val[i]);
+	free(p->where);
+	memset(p, 0, sizeof *p);
+}
+
+/* ---- connections and statements -------------------------------------------- */
+
+static const char *trim_msg(const char *m)
+{
+	snprintf(msgbuf, sizeof msgbuf, "%s", m ? m : "(no message)");
+	size_t n = strlen(msgbuf);
+	while (n > 0 && (msgbuf[n - 1] == '\n' || msgbuf[n - 1] == ' '))
+		msgbuf[--n] = 0;
+	for (char *q = msgbuf; *q; q++) /* one line */
+		if (*q == '\n')
+			*q = ' ';
+	return msgbuf;
+}
+
+const char *sl__pg_error(const PGconn *c)
+{
+	return trim_msg(c ? PQerrorMessage(c) : "out of memory");
+}
+
+const char *sl__pg_result_error(const PGresult *r)
+{
+	const char *m = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *st = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+	const char *ctx = r ? PQresultErrorField(r, PG_DIAG_CONTEXT) : NULL;
+	snprintf(last_state, sizeof last_state, "%s", st ? st : "");
+	if (!m)
+		return trim_msg(r ? PQresultErrorMessage(r) : "no result (connection lost?)");
+	char tmp[SL_ERR_MAX];
+	snprintf(tmp, sizeof tmp, "%s%s%s%s%s%.300s", m, st ? " (SQLSTATE " : "", st ? st : "",
+	         st ? ")" : "", ctx ? "; " : "", ctx ? ctx : "");
+	return trim_msg(tmp);
+}
+
+int sl__pg_retryable(const PGconn *c)
+{
+	static const char *const classes[] = {"08", "40", "53", "57", "58"};
+	if (!c || PQstatus(c) != CONNECTION_OK || !last_state[0])
+		return 1;
+	for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
+		if (!strncmp(last_state, classes[i], 2))
+			return 1;
+	return 0;
+}
+
+PGconn *sl__pg_connect(const sl_pg_params *p, const char *what, sl_err *err)
+{
+	last_state[0] = 0;
+	PGconn *c = PQconnectdbParams(p->kw, (const char *const *)p->val, 1);
+	if (c && PQstatus(c) == CONNECTION_OK) {
+		PQsetNoticeProcessor(c, NULL, NULL);
+		return c;
+	}
+	sl_err_set(err, SL_EIO, "%s: cannot connect to PostgreSQL at %s: %s", what, p->where,
+	           sl__pg_error(c));
+	PQfinish(c);
+	return NULL;
+}
+
+PGresult *sl__pg_exec(PGconn *c, const char *sql, ExecStatusType expect, const char *what,
+                      const char *doing, sl_err *err)
+{
+	last_state[0] = 0;
+	PGresult *r = PQexec(c, sql);
+	if (r && PQresultStatus(r) == expect)
+		return r;
+	if (r && PQresultStatus(r) != PGRES_FATAL_ERROR && PQresultStatus(r) != expect)
+		sl_err_set(err, SL_EIO, "%s: %s: unexpected result %s", what, doing,
+		           PQresStatus(PQresultStatus(r)));
+	else
+		sl_err_set(err, SL_EIO, "%s: %s failed: %s", what, doing,
+		           r && PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY)
+		               ? sl__pg_result_error(r) : sl__pg_error(c));
+	PQclear(r);
+	return NULL;
+}
+
+int sl__pg_quote_ident(sl_buf *out, const char *s)
+{
+	int rc = sl_buf_putc(out, '"');
+	for (; !rc && *s; s++)
+		rc = *s == '"' ? sl_buf_puts(out, "\"\"") : sl_buf_putc(out, *s);
+	return rc ? rc : sl_buf_putc(out, '"');
+}
+
+int sl__pg_quote_literal(sl_buf *out, const char *s)
+{
+	int rc = sl_buf_putc(out, '\'');
+	for (; !rc && *s; s++)
+		rc = *s == '\'' ? sl_buf_puts(out, "''") : sl_buf_putc(out, *s);
+	return rc ? rc : sl_buf_putc(out, '\'');
+}
+
+/* ---- types --------------------------------------------------------------------- */
+
+int sl__pg_type_accepts(sl_type t, const char *ty, int typmod)
+{
+#define IS(x) (!strcmp(ty, x))
+	int tp = typmod; /* timestamp/time precision, -1 = 6 */
+	switch ((sl_type_id)t.id) {
+	case SL_T_BOOLEAN:
+		return IS("bool");
+	case SL_T_TINYINT:
+	case SL_T_SMALLINT:
+		return IS("int2") || IS("int4") || IS("int8") || (IS("numeric") && typmod < 0);
+	case SL_T_INT:
+		return IS("int4") || IS("int8") || (IS("numeric") && typmod < 0);
+	case SL_T_BIGINT:
+		return IS("int8") || (IS("numeric") && typmod < 0);
+	case SL_T_FLOAT:
+		return IS("float4") || IS("float8");
+	case SL_T_DOUBLE:
+		return IS("float8");
+	case SL_T_DECIMAL: {
+		if (!IS("numeric"))
+			return 0;
+		if (typmod < 0)
+			return 1;
+		int P = ((typmod - 4) >> 16) & 0xffff, S = (int16_t)((typmod - 4) & 0xffff);
+		return S >= t.scale && P - S >= t.precision - t.scale;
+	}
+	case SL_T_CHAR:
+	case SL_T_VARCHAR:
+		return IS("text") || IS("varchar") || IS("bpchar");
+	case SL_T_BINARY:
+	case SL_T_VARBINARY:
+		return IS("bytea");
+	case SL_T_DATE:
+		return IS("date");
+	case SL_T_TIME:
+		return IS("time") && (tp < 0 || tp >= (t.precision < 6 ? t.precision : 6));
+	case SL_T_TIMESTAMP:
+		return IS("timestamp") && (tp < 0 || tp >= (t.precision < 6 ? t.precision : 6));
+	case SL_T_TIMESTAMP_LTZ:
+		return IS("timestamptz") && (tp < 0 || tp >= (t.precision < 6 ? t.precision : 6));
+	case SL_T_INTERVAL_DT:
+	case SL_T_INTERVAL_YM:
+		return IS("interval");
+	default:
+		return 0;
+	}
+#undef IS
+}
+
+const char *sl__pg_type_for(sl_type t, char *buf, size_t cap)
+{
+	int tp = t.precision < 6 ? t.precision : 6;
+	switch ((sl_type_id)t.id) {
+	case SL_T_BOOLEAN: snprintf(buf, cap, "boolean"); break;
+	case SL_T_TINYINT:
+	case SL_T_SMALLINT: snprintf(buf, cap, "smallint"); break;
+	case SL_T_INT: snprintf(buf, cap, "integer"); break;
+	case SL_T_BIGINT: snprintf(buf, cap, "bigint"); break;
+	case SL_T_FLOAT: snprintf(buf, cap, "real"); break;
+	case SL_T_DOUBLE: snprintf(buf, cap, "double precision"); break;
+	case SL_T_DECIMAL: snprintf(buf, cap, "numeric(%d,%d)", t.precision, t.scale); break;
+	case SL_T_CHAR:
+	case SL_T_VARCHAR: snprintf(buf, cap, "text"); break;
+	case SL_T_BINARY:
+	case SL_T_VARBINARY: snprintf(buf, cap, "bytea"); break;
+	case SL_T_DATE: snprintf(buf, cap, "date"); break;
+	case SL_T_TIME: snprintf(buf, cap, "time(%d)", tp); break;
+	case SL_T_TIMESTAMP: snprintf(buf, cap, "timestamp(%d)", tp); break;
+	case SL_T_TIMESTAMP_LTZ: snprintf(buf, cap, "timestamptz(%d)", tp); break;
+	case SL_T_INTERVAL_DT:
+	case SL_T_INTERVAL_YM: snprintf(buf, cap, "interval"); break;
+	default: return NULL;
+	}
+	return buf;
+}
+
+/* ---- the table --------------------------------------------------------------- */
+
+void sl__pg_table_free(sl_pg_table *t)
+{
+	for (int i = 0; i < t->ncols; i++)
+		free(t->cols[i]);
+	free(t->cols);
+	free(t->qname);
+	free(t->schema);
+	memset(t, 0, sizeof *t);
+}
+
+static char *quoted(const char *s)
+{
+	sl_buf b;
+	sl_buf_init(&b);
+	if (sl__pg_quote_ident(&b, s) || sl_buf_putc(&b, 0)) {
+		sl_buf_deinit(&b);
+		return NULL;
+	}
+	return (char *)b.p; /* owned by the caller */
+}
+
+static char *lower_dup(const char *s)
+{
+	char *d = strdup(s);
+	for (char *q = d; q && *q; q++)
+		*q = (char)tolower((unsigned char)*q);
+	return d;
+}
+
+/* Row of r (attname, typname, typmod) for sink column f, by exact name then
+ * folded to lower case; -1 when absent. */
+static int find_col(const PGresult *r, const char *name)
+{
+	int n = PQntuples(r);
+	for (int i = 0; i < n; i++)
+		if (!strcmp(PQgetvalue(r, i, 0), name))
+			return i;
+	char *l = lower_dup(name);
+	int found = -1;
+	for (int i = 0; l && i < n && found < 0; i++)
+		if (!strcmp(PQgetvalue(r, i, 0), l))
+			found = i;
+	free(l);
+	return found;
+}
+
+/* Whether the table has a unique index (no predicate, no expression) on
+ * exactly the columns rows[0..npk) of the column result. */
+static int has_unique(PGconn *c, const char *oid, const PGresult *cols, const int *rows, int npk,
+                      const char *what, sl_err *err)
+{
+	const char *sql = "SELECT i.indexrelid, a.attname FROM pg_index i, "
+	                  "LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord) "
+	                  "JOIN pg_attribute a ON a.attnum = k.attnum "
+	                  "WHERE a.attrelid = i.indrelid AND i.indrelid = $1::oid AND i.indisunique "
+	                  "AND i.indpred IS NULL AND i.indexprs IS NULL AND k.ord <= i.indnkeyatts "
+	                  "ORDER BY 1, 2";
+	const char *pv[1] = {oid};
+	PGresult *r = PQexecParams(c, sql, 1, NULL, pv, NULL, NULL, 0);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+		sl_err_set(err, SL_EIO, "%s: reading the table's unique indexes failed: %s", what,
+		           sl__pg_result_error(r));
+		PQclear(r);
+		return -1;
+	}
+	int n = PQntuples(r), found = 0;
+	for (int i = 0; i < n && !found;) {
+		int j = i, match = 0;
+		while (j < n && !strcmp(PQgetvalue(r, j, 0), PQgetvalue(r, i, 0))) {
+			for (int k = 0; k < npk; k++)
+				match += !strcmp(PQgetvalue(r, j, 1), PQgetvalue(cols, rows[k], 0));
+			j++;
+		}
+		found = j - i == npk && match == npk;
+		i = j;
+	}
+	PQclear(r);
+	return found;
+}
+
+int sl__pg_table_check(PGconn *c, const char *name, const sl_field *fields, int nf,
+                       const int *pk, int npk, sl_pg_table *t, const char *what, sl_err *err)
+{
+	int rc = SL_EINVAL, *rows = NULL;
+	PGresult *rel = NULL, *cols = NULL;
+	const char *pv[1] = {name};
+	memset(t, 0, sizeof *t);
+	rel = PQexecParams(c, "SELECT c.oid, n.nspname, c.relname, c.relkind FROM pg_class c "
+	                   "JOIN pg_namespace n ON n.oid = c.relnamespace "
+	                   "WHERE c.oid = to_regclass($1)", 1, NULL, pv, NULL, NULL, 0);
+	if (PQresultStatus(rel) != PGRES_TUPLES_OK) {
+		rc = sl_err_set(err, SL_EINVAL, "%s: 'table-name' = '%s': %s", what, name,
+		                sl__pg_result_error(rel));
+		goto done;
+	}
+	if (PQntuples(rel) != 1) {
+		rc = sl_err_set(err, SL_EINVAL, "%s: table '%s' does not exist in the database "
+		                "(the jdbc sink writes into an existing table; create it first)",
+		                what, name);
+		goto done;
+	}
+	const char *kind = PQgetvalue(rel, 0, 3);
+	if (strcmp(kind, "r") && strcmp(kind, "p")) {
+		rc = sl_err_set(err, SL_EINVAL, "%s: '%s' is not a table (relkind '%s')", what, name,
+		                kind);
+		goto done;
+	}
+	const char *oid = PQgetvalue(rel, 0, 0);
+	const char *ov[1] = {oid};
+	cols = PQexecParams(c, "SELECT a.attname, t.typname, a.atttypmod, "
+	                    "format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
+	                    "JOIN pg_type t ON t.oid = a.atttypid WHERE a.attrelid = $1::oid "
+	                    "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+	                    1, NULL, ov, NULL, NULL, 0);
+	if (PQresultStatus(cols) != PGRES_TUPLES_OK) {
+		rc = sl_err_set(err, SL_EIO, "%s: reading the columns of '%s' failed: %s", what, name,
+		                sl__pg_result_error(cols));
+		goto done;
+	}
+	sl_buf q;
+	sl_buf_init(&q);
+	sl__pg_quote_ident(&q, PQgetvalue(rel, 0, 1));
+	sl_buf_putc(&q, '.');
+	sl__pg_quote_ident(&q, PQgetvalue(rel, 0, 2));
+	sl_buf_putc(&q, 0);
+	t->qname = (char *)q.p;
+	t->schema = quoted(PQgetvalue(rel, 0, 1));
+	t->cols = calloc((size_t)nf + 1, sizeof(char *));
+	rows = calloc((size_t)nf + 1, sizeof(int));
+	if (!t->qname || !t->schema || !t->cols || !rows) {
+		rc = sl_err_set(err, SL_ENOMEM, "%s: out of memory", what);
+		goto done;
+	}
+	t->ncols = nf;
+	for (int i = 0; i < nf; i++) {
+		char want[64], tb[64];
+		int row = find_col(cols, fields[i].name);
+		if (row < 0) {
+			rc = sl_err_set(err, SL_EINVAL, "%s: column '%s' does not exist in table '%s'",
+			                what, fields[i].name, name);
+			goto done;
+		}
+		if (!sl__pg_type_accepts(fields[i].type, PQgetvalue(cols, row, 1),
+		                         atoi(PQgetvalue(cols, row, 2)))) {
+			rc = sl_err_set(err, SL_EINVAL, "%s: column '%s' of table '%s' is %s in the "
+			                "database, which cannot hold %s values (expected %s)", what,
+			                fields[i].name, name, PQgetvalue(cols, row, 3),
+			                sl_type_format(fields[i].type, tb, sizeof tb),
+			                sl__pg_type_for(fields[i].type, want, sizeof want)
+			                    ? want : "no PostgreSQL type");
+			goto done;
+		}
+		for (int j = 0; j < i; j++)
+			if (rows[j] == row) {
+				rc = sl_err_set(err, SL_EINVAL, "%s: columns '%s' and '%s' are both column "
+				                "'%s' of table '%s'", what, fields[j].name, fields[i].name,
+				                PQgetvalue(cols, row, 0), name);
+				goto done;
+			}
+		rows[i] = row;
+		if (!(t->cols[i] = quoted(PQgetvalue(cols, row, 0)))) {
+			rc = sl_err_set(err, SL_ENOMEM, "%s: out of memory", what);
+			goto done;
+		}
+	}
+	if (npk > 0) {
+		int pkrows[64];
+		for (int k = 0; k < npk && k < 64; k++)
+			pkrows[k] = rows[pk[k]];
+		int u = has_unique(c, oid, cols, pkrows, npk < 64 ? npk : 64, what, err);
+		if (u < 0) {
+			rc = SL_EIO;
+			goto done;
+		}
+		if (!u) {
+			sl_buf kb;
+			sl_buf_init(&kb);
+			for (int k = 0; k < npk; k++)
+				sl_buf_printf(&kb, "%s%s", k ? ", " : "", fields[pk[k]].name);
+			rc = sl_err_set(err, SL_EINVAL, "%s: table '%s' has no PRIMARY KEY or UNIQUE "
+			                "constraint on exactly (%s), the sink's PRIMARY KEY: upserts "
+			                "(INSERT ... ON CONFLICT) need one", what, name, sl_buf_cstr(&kb));
+			sl_buf_deinit(&kb);
+			goto done;
+		}
+	}
+	rc = 0;
+done:
+	if (rc)
+		sl__pg_table_free(t);
+	free(rows);
+	PQclear(rel);
+	PQclear(cols);
+	return rc;
+}
+
+/* ---- values in COPY text --------------------------------------------------- */
+
+static int put_escaped(sl_buf *out, const char *p, int64_t n)
+{
+	if (sl_buf_reserve(out, (size_t)n + 16))
+		return SL_ENOMEM;
+	for (int64_t i = 0; i < n; i++) {
+		char ch = p[i];
+		const char *e = ch == '\\' ? "\\\\" : ch == '\t' ? "\\t" : ch == '\n' ? "\\n"
+		              : ch == '\r' ? "\\r" : NULL;
+		if (e ? sl_buf_append(out, e, 2) : sl_buf_putc(out, ch))
+			return SL_ENOMEM;
+	}
+	return 0;
+}
+
+static int put_double(sl_buf *out, double d, int is_float)
+{
+	char b[48];
+	if (isnan(d))
+		return sl_buf_puts(out, "NaN");
+	if (isinf(d))
+		return sl_buf_puts(out, d < 0 ? "-Infinity" : "Infinity");
+	int n = is_float ? snprintf(b, sizeof b, "%.9g", (double)(float)d)
+	                 : snprintf(b, sizeof b, "%.17g", d);
+	return sl_buf_append(out, b, (size_t)n);
+}
+
+int sl__pg_copy_value(const sl_col *c, int row, sl_buf *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	char b[64];
+	int n;
+	if (c->null[row])
+		return sl_buf_append(out, "\\N", 2);
+	int64_t v = c->v.i64[row];
+	switch ((sl_type_id)c->type.id) {
+	case SL_T_BOOLEAN:
+		return sl_buf_putc(out, v ? 't' : 'f');
+	case SL_T_FLOAT:
+	case SL_T_DOUBLE:
+		return put_double(out, c->v.f64[row], c->type.id == SL_T_FLOAT);
+	case SL_T_DECIMAL:
+		n = sl_dec_format(c->v.i128[row], c->type.scale, b);
+		return sl_buf_append(out, b, (size_t)n);
+	case SL_T_CHAR:
+	case SL_T_VARCHAR:
+		return put_escaped(out, c->v.str[row].ptr, c->v.str[row].len);
+	case SL_T_BINARY:
+	case SL_T_VARBINARY: {
+		const unsigned char *p = (const unsigned char *)c->v.str[row].ptr;
+		int64_t len = c->v.str[row].len;
+		if (sl_buf_reserve(out, (size_t)(2 * len + 4)) || sl_buf_append(out, "\\\\x", 3))
+			return SL_ENOMEM;
+		for (int64_t i = 0; i < len; i++) {
+			char h[2] = {hex[p[i] >> 4], hex[p[i] & 15]};
+			sl_buf_append(out, h, 2);
+		}
+		return 0;
+	}
+	case SL_T_DATE:
+		n = sl_date_format(v, b);
+		return sl_buf_append(out, b, (size_t)n);
+	case SL_T_TIME:
+		n = sl_time_format(v, 6, b);
+		return sl_buf_append(out, b, (size_t)n);
+	case SL_T_TIMESTAMP:
+		n = sl_ts_format(v, 6, 0, 0, b);
+		return sl_buf_append(out, b, (size_t)n);
+	case SL_T_TIMESTAMP_LTZ:
+		n = sl_ts_format(v, 6, 0, 0, b);
+		memcpy(b + n, "+00", 3);
+		return sl_buf_append(out, b, (size_t)n + 3);
+	case SL_T_INTERVAL_DT: {
+		/* days and seconds, so 1 day 02:03:04.5 reads back as such (not
+		 * as 26:03:04.5: PostgreSQL keeps days apart from hours) */
+		uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+		uint64_t day = 86400000000ULL, rest = u % day;
+		const char *sg = v < 0 ? "-" : "";
+		n = snprintf(b, sizeof b, "%s%llu days %s%llu.%06llu seconds", sg,
+		             (unsigned long long)(u / day), sg, (unsigned long long)(rest / 1000000),
+		             (unsigned long long)(rest % 1000000));
+		return sl_buf_append(out, b, (size_t)n);
+	}
+	case SL_T_INTERVAL_YM:
+		n = snprintf(b, sizeof b, "%lld months", (long long)v);
+		return sl_buf_append(out, b, (size_t)n);
+	default: /* integers */
+		n = snprintf(b, sizeof b, "%lld", (long long)v);
+		return sl_buf_append(out, b, (size_t)n);
+	}
+}

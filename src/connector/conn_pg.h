@@ -1,0 +1,115 @@
+/*
+ * conn_pg.h - PostgreSQL through libpq, the part the jdbc connector
+ * (conn_jdbc.c) shares with later PostgreSQL connectors (postgres-cdc,
+ * lookups): connection parameters from a JDBC URL, a libpq URI or a
+ * conninfo string; connecting with messages that name the server; the
+ * check of a table against a sink's columns; values in COPY's text form.
+ * Internal to src/connector (sl__ prefix); implemented in conn_pg.c.
+ */
+#ifndef SL_CONN_PG_H
+#define SL_CONN_PG_H
+
+#include "conn.h"
+#include "base/buf.h"
+
+#include <libpq-fe.h>
+
+#include "conn_pg_dl.h" /* libpq's functions, loaded at run time */
+
+#define SL_PG_MAX_PARAMS 24
+
+/* What libpq is given: keyword/value pairs (NULL-terminated arrays for
+ * PQconnectdbParams, expand_dbname 1: a "dbname" holding a URI or a
+ * conninfo is expanded, later pairs override it), and a short description
+ * of the server for messages ("127.0.0.1:5432/postgres"). */
+typedef struct sl_pg_params {
+	const char *kw[SL_PG_MAX_PARAMS + 1];
+	char *val[SL_PG_MAX_PARAMS + 1];
+	int n;
+	char *where;
+} sl_pg_params;
+
+/*
+ * Reads a connection URL: 'jdbc:postgresql://host[:port][/db][?k=v&...]'
+ * (the JDBC driver's parameters user, password, ssl, sslmode,
+ * connectTimeout, loginTimeout, ApplicationName and currentSchema are
+ * translated to libpq's; another is refused by name), a libpq URI
+ * ('postgresql://...', 'postgres://...') or a conninfo string
+ * ('host=... port=...'), then `user` and `password` (the 'username' and
+ * 'password' options; NULL = not given).  No I/O: a URI or conninfo is
+ * checked with PQconninfoParse.  Loads libpq first (conn_pg_dl.h): every
+ * other function here needs a successful call of this one before.  Fills p (free with sl__pg_params_free);
+ * returns 0 or SL_EINVAL with err naming `what` (e.g. "sink 't'").
+ */
+int sl__pg_params_init(sl_pg_params *p, const char *url, const char *user,
+                       const char *password, const char *what, sl_err *err);
+void sl__pg_params_free(sl_pg_params *p);
+
+/* Connects (blocking).  NULL with err ("<what>: cannot connect to
+ * PostgreSQL at <where>: <libpq's reason>") on failure. */
+PGconn *sl__pg_connect(const sl_pg_params *p, const char *what, sl_err *err);
+
+/* Whether the last failure on c is worth retrying on a new connection: the
+ * connection is gone, or the last error read (sl__pg_result_error) has no
+ * SQLSTATE or one of classes 08 (connection), 40 (transaction rollback:
+ * serialization failure, deadlock), 53 (insufficient resources), 57
+ * (operator intervention) or 58 (system error).  A data error (22, 23,
+ * 42...) is not: repeating the statement would fail the same way. */
+int sl__pg_retryable(const PGconn *c);
+
+/* libpq's last message for c, without its trailing newline, in a static
+ * per-thread buffer. */
+const char *sl__pg_error(const PGconn *c);
+/* The message of result r (its primary message, SQLSTATE and context: a
+ * COPY's line and column), likewise; remembers the SQLSTATE for
+ * sl__pg_retryable. */
+const char *sl__pg_result_error(const PGresult *r);
+
+/* Runs sql (one or more statements) and checks that the last result is
+ * of status `expect` (PGRES_COMMAND_OK, PGRES_TUPLES_OK).  Returns the
+ * result (the caller PQclear's it) or NULL with err "<what>: <doing>
+ * failed: <reason>". */
+PGresult *sl__pg_exec(PGconn *c, const char *sql, ExecStatusType expect, const char *what,
+                      const char *doing, sl_err *err);
+
+/* A table as found in the database, for the sink's columns. */
+typedef struct sl_pg_table {
+	char *qname;     /* schema-qualified, quoted: "public"."orders" */
+	char *schema;    /* its schema, quoted: "public" */
+	char **cols;     /* per sink column: the database's column name, quoted */
+	int ncols;
+} sl_pg_table;
+
+/*
+ * Finds table `name` (the 'table-name' option, an SQL name as PostgreSQL
+ * reads it: unquoted parts fold to lower case, "schema.table" allowed) and
+ * checks the sink's columns fields[0..nf) against it: each must exist
+ * (its name as written, else folded to lower case) with a type that holds
+ * every value of the sink's type (sl__pg_type_accepts); with a PRIMARY KEY
+ * (pk[0..npk), indexes into fields) the table must have a unique index on
+ * exactly those columns (what ON CONFLICT needs).  Fills t (free with
+ * sl__pg_table_free); returns 0 or SL_EINVAL with err naming the table and
+ * the column.
+ */
+int sl__pg_table_check(PGconn *c, const char *name, const sl_field *fields, int nf,
+                       const int *pk, int npk, sl_pg_table *t, const char *what, sl_err *err);
+void sl__pg_table_free(sl_pg_table *t);
+
+/* Whether sluice type t can be written to a column of PostgreSQL type
+ * `typname` (pg_type.typname) with typmod `typmod`: 1 or 0. */
+int sl__pg_type_accepts(sl_type t, const char *typname, int typmod);
+/* The PostgreSQL type a column of sluice type t maps to ("numeric(10,2)",
+ * "timestamp(3) without time zone"...), for messages and docs; NULL when t
+ * has no mapping (ROW, NULL). */
+const char *sl__pg_type_for(sl_type t, char *buf, size_t cap);
+
+/* Appends the value at row `row` of c in COPY's text format (NULL as \N,
+ * tab, newline, carriage return and backslash escaped; bytea as \\x...;
+ * TIMESTAMP_LTZ with "+00").  Returns 0 or SL_ENOMEM. */
+int sl__pg_copy_value(const sl_col *c, int row, sl_buf *out);
+
+/* Appends s as a quoted SQL identifier / string literal ("a""b", 'it''s'). */
+int sl__pg_quote_ident(sl_buf *out, const char *s);
+int sl__pg_quote_literal(sl_buf *out, const char *s);
+
+#endif

@@ -1,0 +1,169 @@
+#!/bin/sh
+# sink.sh - the jdbc sink against a real PostgreSQL 15 server of its own
+# (tests/pg/pg.sh), each result read back with psql and compared:
+#   seed      the seed's pipeline (orders -> hourly revenue, windows upserted
+#             by key) equals examples/hourly_revenue/expected.jsonl
+#   types     every sluice type and NULL round-trips through its column type
+#   oracle    an append-only filter (COPY), a GROUP BY upserted by key and a
+#             GROUP BY over a GROUP BY (upserts and deletes), flushed every 10
+#             rows, equal the same queries run by PostgreSQL on the same input;
+#             again exactly-once with checkpointing (and a restart of the
+#             finished job changes nothing)
+#   explain   the guarantee EXPLAIN shows; exactly-once without checkpointing
+#             and an updating query into a table without a key are refused
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
+SLUICE="$B/sluice"
+ROWS=${PG_SINK_ROWS:-4000}
+. "$ROOT/tests/pg/pg.sh"
+pg_up || exit 1
+W="$PGW/w"
+mkdir -p "$W"
+chmod 777 "$W"
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+same() { # name expected-file actual-file
+	if cmp -s "$2" "$3"; then ok "$1"; else bad "$1"; diff "$2" "$3" | head -10; fi
+}
+run() { # sql-file: runs it in $W, output in $W/log
+	t0=$(date +%s.%N)
+	(cd "$W" && timeout 120 "$SLUICE" run "$1") > "$W/log" 2>&1
+	rc=$?; echo "     ($1: $(echo "$(date +%s.%N) - $t0" | bc) s)"; return $rc
+}
+
+# ---- seed --------------------------------------------------------------
+psql_q "CREATE TABLE hourly_revenue (user_id text, window_start timestamp(3),
+  revenue numeric(20,2), PRIMARY KEY (user_id, window_start))"
+cat > "$W/seed.sql" <<SQL
+CREATE TABLE orders (
+    id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3),
+    WATERMARK FOR event_time AS event_time - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '$ROOT/examples/data/orders.jsonl', 'format' = 'json');
+CREATE TABLE hourly_revenue (
+    user_id STRING, window_start TIMESTAMP(3), revenue DECIMAL(20, 2),
+    PRIMARY KEY (user_id, window_start) NOT ENFORCED
+) WITH ('connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = 'hourly_revenue',
+        'username' = 'postgres', 'password' = '$PG_PASSWORD');
+INSERT INTO hourly_revenue
+SELECT user_id, TUMBLE_START(event_time, INTERVAL '1' HOUR) AS window_start, SUM(amount)
+FROM orders GROUP BY user_id, TUMBLE(event_time, INTERVAL '1' HOUR);
+SQL
+run seed.sql || { bad "seed: job failed"; cat "$W/log"; }
+sed -E 's/.*"user_id":"([^"]*)","window_start":"([^"]*)","revenue":([^}]*)\}.*/\1|\2|\3/' \
+	"$ROOT/examples/hourly_revenue/expected.jsonl" | sort > "$W/seed.exp"
+psql_q "SELECT user_id, window_start, revenue FROM hourly_revenue" | sort > "$W/seed.got"
+same "seed pipeline into PostgreSQL ($(wc -l < "$W/seed.got") windows)" "$W/seed.exp" "$W/seed.got"
+
+# ---- types ---------------------------------------------------------------
+psql_q "CREATE TABLE alltypes (b boolean, ti smallint, si smallint, i integer, bi bigint,
+  f real, d double precision, dec numeric(10,2), s text, vc varchar(10), ch char(3),
+  bt bytea, dt date, tm time(3), ts timestamp(3), ltz timestamptz(3), ids interval,
+  iym interval, extra text DEFAULT 'dflt')"
+cat > "$W/types.sql" <<SQL
+CREATE TABLE t (b BOOLEAN, ti TINYINT, si SMALLINT, i INT, bi BIGINT, f FLOAT, d DOUBLE,
+  dec DECIMAL(10, 2), s STRING, vc VARCHAR(10), ch CHAR(3), bt BYTES, dt DATE, tm TIME(3),
+  ts TIMESTAMP(3), ltz TIMESTAMP_LTZ(3), ids INTERVAL DAY TO SECOND(3),
+  iym INTERVAL YEAR TO MONTH)
+  WITH ('connector' = 'jdbc', 'url' = 'postgresql://postgres:$PG_PASSWORD@127.0.0.1:$PGPORT/postgres',
+        'table-name' = 'alltypes');
+INSERT INTO t VALUES (TRUE, CAST(1 AS TINYINT), CAST(-2 AS SMALLINT), 3,
+  CAST(4000000000 AS BIGINT), CAST(1.5 AS FLOAT), 0.1e0, CAST(-12.34 AS DECIMAL(10, 2)),
+  'tab	and\\back
+line', 'vc', 'abc', X'00ff10', DATE '2026-08-01', TIME '09:00:05.123',
+  TIMESTAMP '2026-08-01 09:00:05.123', CAST(TIMESTAMP '2026-08-01 09:00:05.123' AS TIMESTAMP_LTZ(3)),
+  INTERVAL '1 02:03:04.5' DAY TO SECOND(3), INTERVAL '1-2' YEAR TO MONTH),
+  (CAST(NULL AS BOOLEAN), CAST(NULL AS TINYINT), CAST(NULL AS SMALLINT), CAST(NULL AS INT),
+  CAST(NULL AS BIGINT), CAST(NULL AS FLOAT), CAST(NULL AS DOUBLE), CAST(NULL AS DECIMAL(10, 2)),
+  CAST(NULL AS STRING), CAST(NULL AS VARCHAR(10)), CAST(NULL AS CHAR(3)), CAST(NULL AS BYTES),
+  CAST(NULL AS DATE), CAST(NULL AS TIME(3)), CAST(NULL AS TIMESTAMP(3)),
+  CAST(NULL AS TIMESTAMP_LTZ(3)), CAST(NULL AS INTERVAL DAY TO SECOND(3)),
+  CAST(NULL AS INTERVAL YEAR TO MONTH));
+SQL
+run types.sql || { bad "types: job failed"; cat "$W/log"; }
+cat > "$W/types.exp" <<'EOF'
+t|1|-2|3|4000000000|1.5|0.1|-12.34|tab<TAB>and\back<NL>line|vc|abc|00ff10|2026-08-01|09:00:05.123|2026-08-01 09:00:05.123|2026-08-01 09:00:05.123+00|1 day 02:03:04.5|1 year 2 mons|dflt
+N|N|N|N|N|N|N|N|N|N|N|N|N|N|N|N|N|N|dflt
+EOF
+PGTZ=UTC psql -X -A -t -q -P null=N -c "SELECT b, ti, si, i, bi, f, d, dec,
+  replace(replace(s, E'\t', '<TAB>'), E'\n', '<NL>'), vc, ch, encode(bt, 'hex'), dt, tm, ts,
+  ltz, ids, iym, extra FROM alltypes ORDER BY b NULLS LAST" > "$W/types.got"
+same "every type round-trips (libpq URI)" "$W/types.exp" "$W/types.got"
+
+# ---- oracle: the same queries run by PostgreSQL -----------------------------
+"$B/tools/gen_events" "$ROWS" 300 11 > "$W/orders.jsonl"
+psql_q "CREATE TABLE src (id text, user_id text, amount numeric(10,2), event_time timestamp(3))"
+jq -r '[.id, .user_id, .amount, .event_time] | @csv' "$W/orders.jsonl" |
+	psql -X -q -c "COPY src FROM STDIN WITH (FORMAT csv)"
+oracle_tables() { # suffix guarantee
+	psql_q "CREATE TABLE big$1 (id text, user_id text, amount numeric(10,2), event_time timestamp(3));
+	  CREATE TABLE per_user$1 (user_id text PRIMARY KEY, total numeric(38,2), n bigint);
+	  CREATE TABLE per_n$1 (n bigint, users bigint, PRIMARY KEY (n))"
+}
+oracle_job() { # suffix extra-options
+	cat <<SQL
+CREATE TABLE orders (id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3))
+  WITH ('connector' = 'filesystem', 'path' = '$W/orders.jsonl', 'format' = 'json');
+CREATE TABLE big (id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3))
+  WITH ('connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = 'big$1',
+        'username' = 'postgres', 'password' = '$PG_PASSWORD', 'sink.buffer-flush.max-rows' = '10'$2);
+CREATE TABLE per_user (user_id STRING, total DECIMAL(38, 2), n BIGINT, PRIMARY KEY (user_id) NOT ENFORCED)
+  WITH ('connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = 'per_user$1',
+        'username' = 'postgres', 'password' = '$PG_PASSWORD', 'sink.buffer-flush.max-rows' = '10'$2);
+CREATE TABLE per_n (n BIGINT, users BIGINT, PRIMARY KEY (n) NOT ENFORCED)
+  WITH ('connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = 'per_n$1',
+        'username' = 'postgres', 'password' = '$PG_PASSWORD', 'sink.buffer-flush.max-rows' = '10'$2);
+INSERT INTO big SELECT * FROM orders WHERE amount >= 900;
+INSERT INTO per_user SELECT user_id, SUM(amount), COUNT(*) FROM orders GROUP BY user_id;
+INSERT INTO per_n SELECT n, COUNT(*) FROM (SELECT user_id, COUNT(*) AS n FROM orders GROUP BY user_id) GROUP BY n;
+SQL
+}
+oracle_check() { # suffix label
+	psql_q "SELECT * FROM src WHERE amount >= 900" | sort > "$W/big.exp"
+	psql_q "SELECT * FROM big$1" | sort > "$W/big.got"
+	same "$2: append-only filter equals PostgreSQL's ($(wc -l < "$W/big.got") rows)" "$W/big.exp" "$W/big.got"
+	psql_q "SELECT user_id, sum(amount), count(*) FROM src GROUP BY user_id" | sort > "$W/pu.exp"
+	psql_q "SELECT * FROM per_user$1" | sort > "$W/pu.got"
+	same "$2: GROUP BY upserted by key equals PostgreSQL's ($(wc -l < "$W/pu.got") keys)" "$W/pu.exp" "$W/pu.got"
+	psql_q "SELECT n, count(*) FROM (SELECT user_id, count(*) AS n FROM src GROUP BY user_id) x GROUP BY n" | sort > "$W/pn.exp"
+	psql_q "SELECT * FROM per_n$1" | sort > "$W/pn.got"
+	same "$2: upserts and deletes by key equal PostgreSQL's ($(wc -l < "$W/pn.got") keys)" "$W/pn.exp" "$W/pn.got"
+}
+oracle_tables ""
+oracle_job "" "" > "$W/oracle.sql"
+run oracle.sql || { bad "oracle: job failed"; cat "$W/log"; }
+oracle_check "" "at-least-once"
+
+oracle_tables _eo
+{ echo "SET 'execution.checkpointing.interval' = '100 ms'; SET 'pipeline.name' = 'pg_eo';"
+  oracle_job _eo ", 'sink.delivery-guarantee' = 'exactly-once'"; } > "$W/eo.sql"
+run eo.sql || { bad "exactly-once: job failed"; cat "$W/log"; }
+oracle_check _eo "exactly-once"
+prog=$(psql_q "SELECT count(*), min(fence), bool_and(checkpoint_id > 0) FROM sluice_sink_progress WHERE job = 'pg_eo'")
+[ "$prog" = "3|1|t" ] && ok "sluice_sink_progress: one row per sink, fence 1, a checkpoint recorded" ||
+	bad "sluice_sink_progress: got '$prog'"
+before=$(psql_q "SELECT count(*) FROM big_eo")
+run eo.sql || { bad "exactly-once: restart of the finished job failed"; cat "$W/log"; }
+after=$(psql_q "SELECT count(*) FROM big_eo")
+oracle_check _eo "exactly-once, restarted after the end"
+[ "$before" = "$after" ] && ok "a finished job restarts to nothing ($after rows)" || bad "restart added $((after - before)) rows"
+
+# ---- explain and refusals -------------------------------------------------
+expl() { (cd "$W" && "$SLUICE" explain "$1") 2>&1 | grep -o 'guarantee=\[[a-z-]*\]' | sort -u | tr '\n' ' '; }
+g=$(expl oracle.sql)
+[ "$g" = "guarantee=[at-least-once] " ] && ok "EXPLAIN without checkpointing: at-least-once" || bad "EXPLAIN: '$g'"
+g=$(expl eo.sql)
+[ "$g" = "guarantee=[exactly-once] " ] && ok "EXPLAIN with checkpointing and exactly-once: exactly-once" || bad "EXPLAIN eo: '$g'"
+oracle_job "" ", 'sink.delivery-guarantee' = 'exactly-once'" > "$W/eo_nock.sql"
+if (cd "$W" && "$SLUICE" explain eo_nock.sql) > "$W/log" 2>&1; then bad "exactly-once without checkpointing accepted"
+elif grep -q "needs checkpointing" "$W/log"; then ok "exactly-once without checkpointing refused"
+else bad "exactly-once without checkpointing: $(cat "$W/log")"; fi
+sed -e "s/PRIMARY KEY (n) NOT ENFORCED//" -e 's/users BIGINT,/users BIGINT/' "$W/oracle.sql" > "$W/nokey.sql"
+if (cd "$W" && "$SLUICE" explain nokey.sql) > "$W/log" 2>&1; then bad "updating input without a key accepted"
+elif grep -q "doesn't support consuming update and delete changes" "$W/log"; then ok "updating input without a PRIMARY KEY refused at planning"
+else bad "updating without key: $(cat "$W/log")"; fi
+
+[ $fail = 0 ] && echo "pg sink: all passed" || echo "pg sink: FAILED"
+exit $fail

@@ -1,0 +1,240 @@
+/*
+ * test_conn_jdbc.c - the jdbc connector's parts that need no server: the
+ * buffer of changes reduced per key (conn_jdbc_changes.c), URLs into libpq
+ * parameters, COPY text of every type and the type mapping (conn_pg.c).
+ * The sink against a real server: tests/pg/.
+ */
+#include "harness.h"
+#include "connector/conn_jdbc.h"
+#include "connector/conn_pg.h"
+#include "data/batch.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void add(sl_jd_changes *c, const char *key, const char *line, int only_if_absent)
+{
+	assert_int_equal(sl__jd_changes_add(c, key, strlen(key), line, strlen(line),
+	                                    only_if_absent), 0);
+}
+
+static const char *lines(sl_jd_changes *c)
+{
+	static char buf[4096];
+	sl__jd_changes_compact(c);
+	snprintf(buf, sizeof buf, "%.*s", (int)c->lines.len, (const char *)c->lines.p);
+	return buf;
+}
+
+/* one live line per key, the newest; compaction keeps arrival order of
+ * the survivors */
+static void test_reduce_per_key(void **st)
+{
+	(void)st;
+	sl_jd_changes c;
+	sl__jd_changes_init(&c, 1);
+	add(&c, "k1", "1\ta\n", 0);
+	add(&c, "k2", "1\tb\n", 0);
+	add(&c, "k1", "2\ta\n", 0);
+	assert_int_equal(c.live, 2);
+	assert_string_equal(lines(&c), "1\tb\n2\ta\n");
+	add(&c, "k2", "1\tc\n", 0); /* after a compaction too */
+	assert_string_equal(lines(&c), "2\ta\n1\tc\n");
+	sl__jd_changes_clear(&c);
+	assert_int_equal(c.live, 0);
+	assert_string_equal(lines(&c), "");
+	sl__jd_changes_deinit(&c);
+}
+
+/* an aborted or uncommitted checkpoint's changes go under the newer ones */
+static void test_merge_older(void **st)
+{
+	(void)st;
+	sl_jd_changes cur, old;
+	sl__jd_changes_init(&cur, 1);
+	sl__jd_changes_init(&old, 1);
+	add(&old, "k1", "1\told1\n", 0);
+	add(&old, "k3", "2\told3\n", 0);
+	sl__jd_changes_note_delete(&old);
+	add(&cur, "k1", "1\tnew1\n", 0);
+	assert_int_equal(sl__jd_changes_merge_older(&cur, &old), 0);
+	assert_int_equal(cur.live, 2);
+	assert_int_equal(cur.ndel, 1);
+	assert_string_equal(lines(&cur), "1\tnew1\n2\told3\n");
+	sl__jd_changes_move(&old, &cur); /* pre-commit keeps it, cur starts empty */
+	assert_int_equal(cur.live, 0);
+	assert_int_equal(old.live, 2);
+	add(&cur, "k3", "1\tnewer3\n", 0);
+	assert_int_equal(cur.live, 1);
+	sl__jd_changes_deinit(&cur);
+	sl__jd_changes_deinit(&old);
+}
+
+/* many keys updated many times: the table grows, dead lines are compacted */
+static void test_many_keys(void **st)
+{
+	(void)st;
+	sl_jd_changes c;
+	char k[32], l[64];
+	sl__jd_changes_init(&c, 1);
+	for (int round = 0; round < 20; round++) {
+		for (int i = 0; i < 5000; i++) {
+			snprintf(k, sizeof k, "key%d", i);
+			snprintf(l, sizeof l, "1\t%d\t%d\n", i, round);
+			add(&c, k, l, 0);
+		}
+		if (sl__jd_changes_bloated(&c))
+			sl__jd_changes_compact(&c);
+	}
+	assert_int_equal(c.live, 5000);
+	sl__jd_changes_compact(&c);
+	assert_int_equal(c.nents, 5000);
+	/* every key once, from the last round */
+	const char *p = (const char *)c.lines.p, *end = p + c.lines.len;
+	int n = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		assert_non_null(nl);
+		assert_memory_equal(nl - 3, "\t19", 3);
+		p = nl + 1;
+		n++;
+	}
+	assert_int_equal(n, 5000);
+	sl__jd_changes_deinit(&c);
+}
+
+static void test_append_only(void **st)
+{
+	(void)st;
+	sl_jd_changes c;
+	sl__jd_changes_init(&c, 0);
+	add(&c, "", "a\n", 0);
+	add(&c, "", "a\n", 0);
+	assert_int_equal(c.live, 2);
+	assert_string_equal(lines(&c), "a\na\n");
+	sl__jd_changes_deinit(&c);
+}
+
+static const char *param(const sl_pg_params *p, const char *kw)
+{
+	for (int i = 0; i < p->n; i++)
+		if (!strcmp(p->kw[i], kw))
+			return p->val[i];
+	return NULL;
+}
+
+static void test_urls(void **st)
+{
+	(void)st;
+	sl_pg_params p;
+	sl_err err;
+	sl_err_clear(&err);
+	assert_int_equal(sl__pg_params_init(&p, "jdbc:postgresql://db.example:5433/my%20db?user=u"
+	                                    "&currentSchema=app&ssl=true", "etl", "pw",
+	                                    "sink 't'", &err), 0);
+	assert_string_equal(param(&p, "host"), "db.example");
+	assert_string_equal(param(&p, "port"), "5433");
+	assert_string_equal(param(&p, "dbname"), "my db");
+	assert_string_equal(param(&p, "user"), "etl"); /* 'username' wins */
+	assert_string_equal(param(&p, "password"), "pw");
+	assert_string_equal(param(&p, "options"), "-csearch_path=app");
+	assert_string_equal(param(&p, "sslmode"), "require");
+	assert_string_equal(param(&p, "connect_timeout"), "10");
+	assert_string_equal(p.where, "db.example:5433/my db as user 'etl'");
+	sl__pg_params_free(&p);
+	assert_int_equal(sl__pg_params_init(&p, "jdbc:postgresql://h1:1,[::1]:2/d", NULL, NULL,
+	                                    "sink 't'", &err), 0);
+	assert_string_equal(param(&p, "host"), "h1,::1");
+	assert_string_equal(param(&p, "port"), "1,2");
+	sl__pg_params_free(&p);
+	assert_int_equal(sl__pg_params_init(&p, "postgresql://u@h:7/d?connect_timeout=3", NULL,
+	                                    NULL, "sink 't'", &err), 0);
+	assert_null(param(&p, "connect_timeout")); /* the URI has one */
+	assert_string_equal(p.where, "h:7/d as user 'u'");
+	sl__pg_params_free(&p);
+	assert_int_equal(sl__pg_params_init(&p, "host=h port=9 dbname=d", NULL, NULL, "sink 't'",
+	                                    &err), 0);
+	sl__pg_params_free(&p);
+	assert_int_equal(sl__pg_params_init(&p, "jdbc:postgresql://h/d?prepareThreshold=5", NULL,
+	                                    NULL, "sink 't'", &err), SL_EINVAL);
+	assert_non_null(strstr(err.msg, "'prepareThreshold' has no libpq equivalent"));
+	sl_err_clear(&err);
+	assert_int_equal(sl__pg_params_init(&p, "jdbc:mysql://h/d", NULL, NULL, "sink 't'", &err),
+	                 SL_EINVAL);
+	assert_non_null(strstr(err.msg, "only PostgreSQL"));
+	sl_err_clear(&err);
+	assert_int_equal(sl__pg_params_init(&p, "nonsense here", NULL, NULL, "sink 't'", &err),
+	                 SL_EINVAL);
+}
+
+static void test_copy_text(void **st)
+{
+	(void)st;
+	sl_type types[] = {sl_type_varchar(SL_STRING_LEN), sl_type_make(SL_T_VARBINARY),
+	                   sl_type_make(SL_T_DOUBLE), sl_type_timestamp(SL_T_TIMESTAMP_LTZ, 3),
+	                   sl_type_make(SL_T_INTERVAL_DT), sl_type_decimal(10, 2),
+	                   sl_type_make(SL_T_FLOAT)};
+	sl_batch *b = sl_batch_new(7, types, 4);
+	int r = sl_batch_add_row(b, SL_INSERT, SL_WM_MIN);
+	sl_col_set_str_ref(&b->cols[0], r, "a\tb\\c\nd\re", 9);
+	sl_col_set_str_ref(&b->cols[1], r, "\x00\xff", 2);
+	sl_col_set_f64(&b->cols[2], r, 0.1);
+	sl_col_set_i64(&b->cols[3], r, 1785574805123000LL); /* 2026-08-01 09:00:05.123 UTC */
+	sl_col_set_i64(&b->cols[4], r, -(86400000000LL + 1500000)); /* -(1 day 1.5 s) */
+	sl_col_set_i128(&b->cols[5], r, -1234);
+	sl_col_set_f64(&b->cols[6], r, (double)1.1f);
+	int r2 = sl_batch_add_row(b, SL_INSERT, SL_WM_MIN); /* all NULL */
+	const char *want[] = {"a\\tb\\\\c\\nd\\re", "\\\\x00ff", "0.10000000000000001",
+	                      "2026-08-01 09:00:05.123+00", "-1 days -1.500000 seconds", "-12.34",
+	                      "1.10000002"};
+	sl_buf out;
+	sl_buf_init(&out);
+	for (int c = 0; c < 7; c++) {
+		sl_buf_clear(&out);
+		assert_int_equal(sl__pg_copy_value(&b->cols[c], r, &out), 0);
+		assert_string_equal(sl_buf_cstr(&out), want[c]);
+		sl_buf_clear(&out);
+		assert_int_equal(sl__pg_copy_value(&b->cols[c], r2, &out), 0);
+		assert_string_equal(sl_buf_cstr(&out), "\\N");
+	}
+	sl_buf_deinit(&out);
+	sl_batch_free(b);
+}
+
+static void test_type_mapping(void **st)
+{
+	(void)st;
+	sl_type d = sl_type_decimal(10, 2);
+	/* numeric typmod: ((P << 16) | S) + 4 */
+#define NUM(P, S) ((((P) << 16) | (S)) + 4)
+	assert_true(sl__pg_type_accepts(d, "numeric", -1));
+	assert_true(sl__pg_type_accepts(d, "numeric", NUM(10, 2)));
+	assert_true(sl__pg_type_accepts(d, "numeric", NUM(11, 3)));
+	assert_false(sl__pg_type_accepts(d, "numeric", NUM(10, 3)));
+	assert_false(sl__pg_type_accepts(d, "numeric", NUM(10, 1)));
+	assert_false(sl__pg_type_accepts(d, "int4", -1));
+	assert_true(sl__pg_type_accepts(sl_type_make(SL_T_INT), "int8", -1));
+	assert_false(sl__pg_type_accepts(sl_type_make(SL_T_BIGINT), "int4", -1));
+	assert_true(sl__pg_type_accepts(sl_type_timestamp(SL_T_TIMESTAMP, 3), "timestamp", 3));
+	assert_false(sl__pg_type_accepts(sl_type_timestamp(SL_T_TIMESTAMP, 3), "timestamp", 0));
+	assert_false(sl__pg_type_accepts(sl_type_timestamp(SL_T_TIMESTAMP, 3), "timestamptz", -1));
+	assert_true(sl__pg_type_accepts(sl_type_timestamp(SL_T_TIMESTAMP, 9), "timestamp", 6));
+	assert_true(sl__pg_type_accepts(sl_type_varchar(SL_STRING_LEN), "varchar", 14));
+	char buf[64];
+	assert_string_equal(sl__pg_type_for(d, buf, sizeof buf), "numeric(10,2)");
+	assert_null(sl__pg_type_for(sl_type_make(SL_T_ROW), buf, sizeof buf));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reduce_per_key),
+		cmocka_unit_test(test_merge_older),
+		cmocka_unit_test(test_many_keys),
+		cmocka_unit_test(test_append_only),
+		cmocka_unit_test(test_urls),
+		cmocka_unit_test(test_copy_text),
+		cmocka_unit_test(test_type_mapping),
+	};
+	return cmocka_run_group_tests_name("conn_jdbc", tests, NULL, NULL);
+}

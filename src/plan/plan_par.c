@@ -5,8 +5,10 @@
  * parallelism P ('parallelism.default', chosen by the engine) alone.
  *
  * Parallelism, node by node in topological order:
- *   - a job that reads no table (VALUES alone): the API emits its
- *     rows before the first poll without running the job (op_values.c);
+ *   - a job that reads no table (VALUES alone) runs at 1: the API emits
+ *     its rows before the first poll without running the job (op_values.c);
+ *     a job reading a push table runs in parallel, each API call draining
+ *     it (runtime/prun.h);
  *   - at P = 1 every node runs at 1 and every edge is chained: the job is
  *     the single-threaded graph of today (docs/parallel.md §8);
  *   - a scan runs at P, except a source that cannot split (its vtab's

@@ -33,8 +33,8 @@
  * of columns cols[0..ncols) (maxp groups, target = the instance owning the
  * group among n), GATHER and FORWARD to ch[0], REBALANCE a batch to each
  * channel in turn, BROADCAST to all.  At most `pool` batches per channel
- * are in flight, of batch_rows rows each (0: SL_BATCH_ROWS).  Add it to the graph with one input and the producer's
- * output schema.  NULL when out of memory (err set).
+ * are in flight, of batch_rows rows each (0: SL_BATCH_ROWS).  Add it to
+ * the graph with one input and the producer's output schema.  NULL when out of memory (err set).
  */
 sl_op *sl_xsend_new(sl_xchg_kind kind, const int *cols, int ncols, int maxp, sl_chan **ch,
                     sl_chan **ret, int n, int pool, int batch_rows, sl_err *err);

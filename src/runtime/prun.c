@@ -27,18 +27,18 @@
  * reporting the cancellation; the caller joins them all and fails the
  * job with that first error.
  *
- * Drain (docs/parallel.md §6).  sl_prun_drain, on the API's thread,
- * records a push request and the clock, then asks for marker n (an
- * atomic store).  Each task handles it between two steps (task_marker): a
- * task without receivers at once (the task owning the push scan first
- * decodes the pushed text into it, or ends it), a task with receivers once
- * every input channel delivered n or ended (alignment: the receivers stop
- * taking from a channel that delivered n); then it fires its timers at the
- * marker's clock, forwards n behind its partial batches and, when it has
- * no senders (its chain ends in sinks), acknowledges n.  The caller
- * returns when every such task acknowledged n or ended: every row the
- * push caused has reached the sinks.  A task without channels to sleep on
- * looks at the request every millisecond.
+ * Drain (docs/parallel.md §6, §10).  sl_prun_drain, on the API's thread,
+ * records a request (the manual clock; a push: scan, text, mode) and asks
+ * for marker n (an atomic store); it returns when every task
+ * acknowledged n or ended.  Each task handles the request between two
+ * steps (task_marker): at once its clock, timers, VALUES rows and, in the
+ * task owning the scan, the push; then each sender forwards n once the
+ * receivers upstream of it in the task are aligned on n (every channel
+ * delivered n or ended; a receiver takes nothing more from a channel that
+ * delivered n until released), and when all are, the task releases its
+ * receivers and acknowledges.  So every row the request caused has
+ * reached the sinks when the caller returns.  A task without channels to
+ * sleep on looks at the request every millisecond.
  *
  * Stop.  sl_prun_stop sets a flag (from a signal handler): tasks stop
  * pumping their scans and VALUES and keep serving their channels;
@@ -59,7 +59,6 @@
 
 #include "../data/keygroup.h"
 #include "../exec/ops.h"
-#include "../exec/op.h"
 #include "../state/state.h"
 
 #define CHAN_CAP 8             /* messages per channel */
@@ -340,8 +339,8 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 				n++;
 			}
 		const sl_dist *d = &x->to->dist[x->input];
-		sl_op *op = sl_xsend_new(x->kind, d->cols, d->ncols, maxp, sc, sr, n, POOL, batch_rows,
-		                         err);
+		sl_op *op = sl_xsend_new(x->kind, d->cols, d->ncols, maxp, sc, sr, n, POOL,
+		                         (int)batch_rows, err);
 		if ((rc = add_op(t, op, 1, x->from, err)))
 			return rc;
 		if (sl_graph_connect(&t->g, op_of[x->from->id], op, 0))

@@ -7,8 +7,9 @@
  * Parallelism, node by node in topological order:
  *   - a job that reads no table (VALUES alone) runs at 1: the API emits
  *     its rows before the first poll without running the job (op_values.c);
- *     a job reading a push table runs in parallel, each API call draining
- *     it (runtime/prun.h);
+ *     a job reading a push table runs in parallel when 'parallelism.default'
+ *     was set, each API call draining it (runtime/prun.h), and at 1 at the
+ *     default (the API's snapshots at parallelism > 1 are step 5);
  *   - at P = 1 every node runs at 1 and every edge is chained: the job is
  *     the single-threaded graph of today (docs/parallel.md §8);
  *   - a scan runs at P, except a source that cannot split (its vtab's
@@ -100,6 +101,17 @@ static sl_xchg_kind edge_kind(const sl_pnode *n, int i)
 	return SL_XCHG_REBALANCE; /* from 1 into P */
 }
 
+/* 1 when the job reads a push table. */
+static int reads_push_table(const planner *p)
+{
+	for (int i = 0; i < p->plan.n; i++) {
+		const sl_pnode *n = p->plan.nodes[i];
+		if (n->kind == SL_OPK_SCAN && !((const sl_scan_params *)n->params)->source)
+			return 1;
+	}
+	return 0;
+}
+
 /* 1 when the job reads a table (a scan), not VALUES alone. */
 static int has_scan(const planner *p)
 {
@@ -113,6 +125,13 @@ int sl__plan_par(planner *p)
 {
 	if (!has_scan(p))
 		p->parallelism = 1; /* VALUES alone: emitted before a poll (op_values.c) */
+	/* A push table at the default parallelism runs at 1: the API's snapshots
+	 * (sl_snapshot, sl_restore) of a job at parallelism > 1 are issue 10
+	 * step 5, and an embedding that never asked for parallelism must keep
+	 * them.  Asked for explicitly, it runs in parallel, every API call
+	 * draining the job (runtime/prun.h). */
+	if (p->parallelism > 1 && !p->parallelism_explicit && reads_push_table(p))
+		p->parallelism = 1;
 	int P = p->parallelism > 1 ? p->parallelism : 1;
 	/* which nodes have a keyed operator downstream: consumers come after
 	 * their inputs, so one pass backwards */

@@ -434,6 +434,36 @@ static void test_push_windows_and_end(void **state)
 	                       "window_end", 100);
 }
 
+/* At the default parallelism (not set) a push-table job runs at 1, so an
+ * embedding's sl_snapshot keeps working (snapshots at parallelism > 1 are
+ * step 5); set explicitly, the job runs in parallel and the snapshot is
+ * refused with the reason. */
+static void test_push_default_runs_at_one(void **state)
+{
+	(void)state;
+	for (int explicit_ = 0; explicit_ < 2; explicit_++) {
+		sl_engine *e;
+		assert_int_equal(sl_engine_open(&e), 0);
+		if (explicit_)
+			assert_int_equal(sl_set(e, "parallelism.default", "3"), 0);
+		if (sl_exec(e, "CREATE TABLE p (k STRING, v INT) WITH ('connector' = 'push');"
+		               "SELECT k, COUNT(*) FROM p GROUP BY k"))
+			fail_msg("%s", sl_errmsg(e));
+		const char *row = "{\"k\": \"a\", \"v\": 1}";
+		assert_int_equal(sl_push_json(e, "p", row, strlen(row)), 0);
+		void *buf = NULL;
+		size_t len = 0;
+		int rc = sl_snapshot(e, &buf, &len);
+		if (explicit_) {
+			assert_int_equal(rc, SL_ENOTSUP);
+			assert_non_null(strstr(sl_errmsg(e), "parallelism above 1"));
+		} else
+			assert_int_equal(rc, 0);
+		free(buf);
+		sl_engine_close(e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_checkpointing_runs_at_one),
 		cmocka_unit_test(test_push_drain),
 		cmocka_unit_test(test_push_windows_and_end),
+		cmocka_unit_test(test_push_default_runs_at_one),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -614,7 +614,12 @@ static void *task_main(void *arg)
 			rc = mk;
 			break;
 		}
-		rc = task_step(t, stop && !drain, &progress, &t->err);
+		/* while a marker is half through the task its scans wait: rows they
+		 * read now would go behind the marker into a sender that already
+		 * forwarded it, whose consumer may be holding that channel for
+		 * alignment (and the drain is the moment between two API calls) */
+		int draining = t->mk_handled > t->mk_done;
+		rc = task_step(t, (stop && !drain) || draining, &progress, &t->err);
 		if (rc <= 0)
 			break;
 		progress += mk;

@@ -239,6 +239,10 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 		if (!rc && !(e->prun = sl_prun_new(plan, backend, &e->session, (int)maxp,
 		                                   e->proc_manual, e->graph.ectx.tz, &e->err)))
 			rc = e->err.code ? e->err.code : SL_ERUNTIME;
+		if (!rc) {
+			e->prun_push = sl_prun_has_push(e->prun);
+			e->prun_values = 0;
+		}
 	} else if (!rc && !explain_only) {
 		rc = sl_instantiate(plan, &e->graph, &e->err);
 		if (!rc)
@@ -425,10 +429,15 @@ int sl_set_processing_time(sl_engine *e, int64_t micros)
 {
 	sl_err_clear(&e->err);
 	e->proc_manual = micros < 0 ? -1 : micros;
-	if (e->prun)
-		return sl_err_set(&e->err, SL_ENOTSUP, "the manual processing-time clock cannot move "
-		                  "while a job runs at parallelism above 1 (each instance has its own "
-		                  "clock); SET 'parallelism.default' = '1'");
+	if (e->job && e->prun) { /* every instance takes the clock at a drain's marker */
+		if (e->failed)
+			return 0;
+		int rc = sl_prun_drain(e->prun, NULL, NULL, 0, SL_PRUN_PUSH_NONE, e->proc_manual,
+		                       &e->err);
+		if (rc)
+			fail_job(e);
+		return rc;
+	}
 	if (e->job) {
 		e->graph.proc_manual = e->proc_manual;
 		if (e->failed)
@@ -477,6 +486,8 @@ static sl_op *push_scan(sl_engine *e, const char *table)
 		sl_err_set(&e->err, SL_EINVAL, "the job stopped after an error: %s", e->fail_msg);
 		return NULL;
 	}
+	if (e->job && e->prun)
+		return sl_prun_push_scan(e->prun, table);
 	for (int i = 0; e->job && i < e->graph.nops; i++) {
 		sl_op *op = e->graph.ops[i];
 		if (op->nin == 0 && sl_op_scan_is_push(op) && !strcmp(sl_op_scan_table(op), table))
@@ -491,7 +502,15 @@ static int start_values(sl_engine *e)
 {
 	if (!e->job || e->failed)
 		return 0;
-	int rc = sl_runtime_start_values(&e->graph, &e->err);
+	int rc;
+	if (e->prun) { /* a job fed by pushes: a first drain emits the VALUES rows */
+		if (e->prun_values || !e->prun_push)
+			return 0;
+		e->prun_values = 1;
+		rc = sl_prun_drain(e->prun, NULL, NULL, 0, SL_PRUN_PUSH_NONE, e->proc_manual,
+		                   &e->err);
+	} else
+		rc = sl_runtime_start_values(&e->graph, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;
@@ -505,7 +524,8 @@ int sl_push_json(sl_engine *e, const char *table, const char *json, size_t len)
 		return sl_err_set(&e->err, SL_EINVAL,
 		                  "no running job reads push table '%s' (declare it WITH "
 		                  "('connector' = 'push') and start a job that reads it)", table);
-	int rc = sl_runtime_push(&e->graph, op, json, len, 0, &e->err);
+	int rc = e->prun ? sl_prun_drain(e->prun, op, json, len, SL_PRUN_PUSH_JSON, e->proc_manual, &e->err)
+	                 : sl_runtime_push(&e->graph, op, json, len, 0, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;
@@ -517,7 +537,8 @@ int sl_push_json_lines(sl_engine *e, const char *table, const char *text, size_t
 	sl_op *op = push_scan(e, table);
 	if (!op)
 		return sl_err_set(&e->err, SL_EINVAL, "no running job reads push table '%s'", table);
-	int rc = sl_runtime_push(&e->graph, op, text, len, 1, &e->err);
+	int rc = e->prun ? sl_prun_drain(e->prun, op, text, len, SL_PRUN_PUSH_LINES, e->proc_manual, &e->err)
+	                 : sl_runtime_push(&e->graph, op, text, len, 1, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;
@@ -529,7 +550,9 @@ int sl_push_end(sl_engine *e, const char *table)
 	sl_op *op = push_scan(e, table);
 	if (!op)
 		return sl_err_set(&e->err, SL_EINVAL, "no running job reads push table '%s'", table);
-	int rc = sl_runtime_push_end(&e->graph, op, &e->err);
+	int rc = e->prun ? sl_prun_drain(e->prun, op, NULL, 0, SL_PRUN_PUSH_END, e->proc_manual,
+	                               &e->err)
+	                 : sl_runtime_push_end(&e->graph, op, &e->err);
 	if (rc)
 		fail_job(e);
 	return rc;

@@ -35,6 +35,8 @@ struct sl_engine {
 	sl_arena job_arena;
 	sl_graph graph;          /* the job at parallelism 1 (empty above) */
 	struct sl_prun *prun;    /* the job above parallelism 1, or NULL */
+	int prun_push;           /* prun reads a push table (drained by the API calls) */
+	int prun_values;         /* prun: the first drain (VALUES rows before a poll) ran */
 	sl_pplan plan;           /* the job's plan (job_arena) */
 	sl_state_backend *state;
 	int finished;            /* all sources ended */

@@ -5,11 +5,11 @@
  * parallelism P ('parallelism.default', chosen by the engine) alone.
  *
  * Parallelism, node by node in topological order:
- *   - a job that reads a push table runs at 1 (with a warning when the
- *     user asked for more): a push must return after its rows went
- *     through the job, which needs step 5's drain;
- *   - so does a job that reads no table (VALUES alone): the API emits its
- *     rows before the first poll without running the job (op_values.c);
+ *   - a job that reads no table (VALUES alone) runs at 1: the API emits
+ *     its rows before the first poll without running the job (op_values.c);
+ *     a job reading a push table runs in parallel when 'parallelism.default'
+ *     was set, each API call draining it (runtime/prun.h), and at 1 at the
+ *     default (the API's snapshots at parallelism > 1 are step 5);
  *   - at P = 1 every node runs at 1 and every edge is chained: the job is
  *     the single-threaded graph of today (docs/parallel.md §8);
  *   - a scan runs at P, except a source that cannot split (its vtab's
@@ -21,7 +21,10 @@
  *     inputs, with two adjustments: the first forward node after a
  *     single-instance scan of an append-only stream (not a sink) runs at P
  *     behind a rebalance, so decoding happens once and the rest in
- *     parallel, when no keyed operator is downstream of it (a rebalance
+ *     parallel, when no keyed operator is downstream of it and the scan is
+ *     not a push table's (a push is drained whole anyway, and a run-time
+ *     error in its chain names the pushed line, as at parallelism 1, which
+ *     a row copied over a channel cannot) (a rebalance
  *     sends one split's rows of a key through different instances, and a
  *     hash exchange after them would mix their order: a group aggregate's
  *     changes would differ, docs/parallel.md §4); and a forward node with
@@ -69,8 +72,9 @@ static int node_par(const sl_pnode *n, int P, int keyed_down)
 			maxin = in->par;
 		if (in->par == 1 && in->changelog != SL_CHANGELOG_APPEND)
 			upd1 = 1;
-		if (in->par == 1 && in->changelog == SL_CHANGELOG_APPEND && is_single_scan(in))
-			rebal = 1;
+		if (in->par == 1 && in->changelog == SL_CHANGELOG_APPEND && is_single_scan(in) &&
+		    ((const sl_scan_params *)in->params)->source)
+			rebal = 1; /* not after a push table: its chain stays whole (below) */
 	}
 	if (hash)
 		return P;
@@ -97,17 +101,15 @@ static sl_xchg_kind edge_kind(const sl_pnode *n, int i)
 	return SL_XCHG_REBALANCE; /* from 1 into P */
 }
 
-/* A push table's rows are pushed by the API caller, who expects them to
- * have gone through the whole job when the push returns (docs/parallel.md
- * §6: the drain through the channels is step 5's); such a job runs at 1. */
-static const char *push_table(const planner *p)
+/* 1 when the job reads a push table. */
+static int reads_push_table(const planner *p)
 {
 	for (int i = 0; i < p->plan.n; i++) {
 		const sl_pnode *n = p->plan.nodes[i];
 		if (n->kind == SL_OPK_SCAN && !((const sl_scan_params *)n->params)->source)
-			return ((const sl_scan_params *)n->params)->args.table;
+			return 1;
 	}
-	return NULL;
+	return 0;
 }
 
 /* 1 when the job reads a table (a scan), not VALUES alone. */
@@ -123,15 +125,13 @@ int sl__plan_par(planner *p)
 {
 	if (!has_scan(p))
 		p->parallelism = 1; /* VALUES alone: emitted before a poll (op_values.c) */
-	const char *push = p->parallelism > 1 ? push_table(p) : NULL;
-	if (push) {
-		if (p->parallelism_explicit && p->warnings)
-			sl_buf_printf(p->warnings, "warning: 'parallelism.default' = %d is not used: the "
-			              "job reads push table '%s', and pushing into a job at parallelism "
-			              "above 1 is not built yet (issue 10 step 5); it runs at "
-			              "parallelism 1\n", p->parallelism, push);
+	/* A push table at the default parallelism runs at 1: the API's snapshots
+	 * (sl_snapshot, sl_restore) of a job at parallelism > 1 are issue 10
+	 * step 5, and an embedding that never asked for parallelism must keep
+	 * them.  Asked for explicitly, it runs in parallel, every API call
+	 * draining the job (runtime/prun.h). */
+	if (p->parallelism > 1 && !p->parallelism_explicit && reads_push_table(p))
 		p->parallelism = 1;
-	}
 	int P = p->parallelism > 1 ? p->parallelism : 1;
 	/* which nodes have a keyed operator downstream: consumers come after
 	 * their inputs, so one pass backwards */

@@ -42,6 +42,7 @@ typedef enum sl_chan_kind {
 	SL_CHAN_WATERMARK, /* value: the sender's watermark (micros; SL_WM_MAX at the end) */
 	SL_CHAN_BARRIER,   /* value: the checkpoint id; flags: SL_CHAN_F_* */
 	SL_CHAN_END,       /* end of input: the last message of the channel */
+	SL_CHAN_MARKER,    /* value: the marker's id (a drain: exchange.h, prun.h) */
 } sl_chan_kind;
 
 /* Barrier flags. */

@@ -2,7 +2,10 @@
  * exchange.c - the sender and receiver operators of an exchange between
  * chain instances (see exchange.h; docs/parallel.md §2-§3).
  *
- * Sender.  One output batch per channel, taken from the channel's pool:
+ * Sender.  One output batch per channel, of 'sluice.batch-size' rows (a
+ * mini-batch aggregate after the exchange folds no more than at
+ * parallelism 1, where that is the scans' batch), taken from the
+ * channel's pool:
  * a batch that came back on the return channel, else a new one while
  * fewer than `pool` exist, else the sender waits for one to come back
  * (that wait is backpressure and is counted).  Rows are copied with
@@ -38,6 +41,15 @@
  * (+infinity watermark, finish of the chain downstream).  A cancelled
  * channel (the job failed or stopped) is an error; the task loop tells
  * cancellation from a failure of its own.
+ *
+ * Markers.  MARKER(n) on channel i records n for i, and the pump takes
+ * nothing more from i until the task released n (sl_xrecv_release), which
+ * it does after every channel of every receiver of the task delivered n
+ * or ended (sl_xrecv_aligned) and the task forwarded n on its senders
+ * (sl_xsend_marker: partial batches and the pending watermark first).
+ * Markers do not move the watermark.  At most one marker is in flight in
+ * a job (the coordinator waits for its acknowledgements, prun.c), so a
+ * channel never holds two.
  */
 #include "exchange.h"
 #include "sluice.h"
@@ -69,6 +81,8 @@ typedef struct xsend {
 	int64_t pending_wm; /* the last watermark received */
 	int64_t *sent_wm;   /* per channel: the last watermark pushed */
 	int since;          /* input messages since pending_wm was not on every channel */
+	int ended;          /* END was sent */
+	int bcap;           /* rows per batch ('sluice.batch-size'; 0: the default) */
 	uint64_t wait_ns;
 	sl_buf key;
 } xsend;
@@ -93,7 +107,7 @@ static int take_batch(xsend *x, int t, sl_err *err)
 	if (r < 0)
 		return cancelled(err);
 	if (r == 0 && x->made[t] < x->pool) {
-		sl_batch *b = sl_batch_new(x->op.nout, x->op.out_types, 0);
+		sl_batch *b = sl_batch_new(x->op.nout, x->op.out_types, x->bcap);
 		if (!b)
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		x->mine[x->nmine++] = b;
@@ -252,6 +266,7 @@ static int xsend_finish(sl_op *op, sl_err *err)
 	int rc = flush_wm(x, err);
 	for (int t = 0; !rc && t < x->n; t++)
 		rc = push(x, t, SL_CHAN_END, 0, 0, NULL, err);
+	x->ended = 1;
 	return rc;
 }
 
@@ -267,6 +282,17 @@ static void xsend_close(sl_op *op)
 	sl_buf_deinit(&x->key);
 }
 
+int sl_xsend_marker(sl_op *op, int64_t id, sl_err *err)
+{
+	xsend *x = (xsend *)op;
+	if (x->ended) /* its channels ended: the consumers count them as aligned */
+		return 0;
+	int rc = flush_wm(x, err);
+	for (int t = 0; !rc && t < x->n; t++)
+		rc = push(x, t, SL_CHAN_MARKER, 0, id, NULL, err);
+	return rc;
+}
+
 static const sl_op_vtab xsend_vt = {
 	.name = "ExchangeSend",
 	.kind = SL_OPK_NONE,
@@ -277,7 +303,7 @@ static const sl_op_vtab xsend_vt = {
 };
 
 sl_op *sl_xsend_new(sl_xchg_kind kind, const int *cols, int ncols, int maxp, sl_chan **ch,
-                    sl_chan **ret, int n, int pool, sl_err *err)
+                    sl_chan **ret, int n, int pool, int batch_rows, sl_err *err)
 {
 	xsend *x = calloc(1, sizeof(*x));
 	if (!x) {
@@ -293,6 +319,7 @@ sl_op *sl_xsend_new(sl_xchg_kind kind, const int *cols, int ncols, int maxp, sl_
 	x->ret = ret;
 	x->n = n;
 	x->pool = pool;
+	x->bcap = batch_rows > 0 ? batch_rows : 0;
 	sl_buf_init(&x->key);
 	x->cur = calloc((size_t)n, sizeof(*x->cur));
 	x->made = calloc((size_t)n, sizeof(*x->made));
@@ -322,6 +349,9 @@ typedef struct xrecv {
 	sl_chan **ch, **ret;
 	int64_t *wm;     /* per channel; SL_WM_MAX once ended */
 	uint8_t *idle;   /* per channel */
+	uint8_t *ended;  /* per channel */
+	int64_t *mk;     /* per channel: the last marker it delivered */
+	int64_t released; /* the last marker the task forwarded */
 	int all_idle;
 } xrecv;
 
@@ -356,6 +386,10 @@ static int xrecv_pump(sl_op *op, sl_err *err)
 	for (int k = 0; k < 64 && empty < x->n && x->nended < x->n; ) {
 		int i = x->next;
 		x->next = (x->next + 1) % x->n;
+		if (x->ended[i] || x->mk[i] > x->released) { /* ended, or waiting for alignment */
+			empty++;
+			continue;
+		}
 		sl_chan_msg m;
 		int r = sl_chan_try_pop(x->ch[i], &m);
 		if (r < 0)
@@ -383,7 +417,11 @@ static int xrecv_pump(sl_op *op, sl_err *err)
 				x->wm[i] = m.value;
 			rc = recv_wm(x, err);
 			break;
+		case SL_CHAN_MARKER:
+			x->mk[i] = m.value; /* blocked until the task releases it */
+			break;
 		case SL_CHAN_END:
+			x->ended[i] = 1;
 			x->wm[i] = SL_WM_MAX;
 			x->idle[i] = 0;
 			x->nended++;
@@ -407,6 +445,8 @@ static void xrecv_close(sl_op *op)
 	xrecv *x = (xrecv *)op;
 	free(x->wm);
 	free(x->idle);
+	free(x->ended);
+	free(x->mk);
 }
 
 static const sl_op_vtab xrecv_vt = {
@@ -429,7 +469,9 @@ sl_op *sl_xrecv_new(sl_chan **ch, sl_chan **ret, int n, sl_err *err)
 	x->ret = ret;
 	x->wm = malloc(sizeof(int64_t) * (size_t)n);
 	x->idle = calloc((size_t)n, 1);
-	if (!x->wm || !x->idle) {
+	x->ended = calloc((size_t)n, 1);
+	x->mk = calloc((size_t)n, sizeof(int64_t));
+	if (!x->wm || !x->idle || !x->ended || !x->mk) {
 		sl_op_free(&x->op);
 		sl_err_set(err, SL_ENOMEM, "out of memory");
 		return NULL;
@@ -437,6 +479,30 @@ sl_op *sl_xrecv_new(sl_chan **ch, sl_chan **ret, int n, sl_err *err)
 	for (int i = 0; i < n; i++)
 		x->wm[i] = SL_WM_MIN;
 	return &x->op;
+}
+
+int sl_xrecv_aligned(const sl_op *op, int64_t n)
+{
+	const xrecv *x = (const xrecv *)op;
+	for (int i = 0; i < x->n; i++)
+		if (!x->ended[i] && x->mk[i] < n)
+			return 0;
+	return 1;
+}
+
+void sl_xrecv_release(sl_op *op, int64_t n)
+{
+	((xrecv *)op)->released = n;
+}
+
+int sl_xrecv_waitable(const sl_op *op, sl_chan **out)
+{
+	const xrecv *x = (const xrecv *)op;
+	int k = 0;
+	for (int i = 0; i < x->n; i++)
+		if (!x->ended[i] && x->mk[i] <= x->released)
+			out[k++] = x->ch[i];
+	return k;
 }
 
 int sl_xchg_is_recv(const sl_op *op)

@@ -13,6 +13,8 @@
  * batch in steady state.  The receiver keeps a watermark per channel (+inf
  * once it ended), emits the minimum when it grows, forwards each batch as
  * it is (rows keep their W_before) and ends when every channel ended.
+ * Drain markers (SL_CHAN_MARKER) travel behind every row that preceded
+ * them and are aligned at the receiver (sl_xrecv_aligned below).
  */
 #ifndef SL_EXCHANGE_H
 #define SL_EXCHANGE_H
@@ -31,11 +33,11 @@
  * of columns cols[0..ncols) (maxp groups, target = the instance owning the
  * group among n), GATHER and FORWARD to ch[0], REBALANCE a batch to each
  * channel in turn, BROADCAST to all.  At most `pool` batches per channel
- * are in flight.  Add it to the graph with one input and the producer's
- * output schema.  NULL when out of memory (err set).
+ * are in flight, of batch_rows rows each (0: SL_BATCH_ROWS).  Add it to
+ * the graph with one input and the producer's output schema.  NULL when out of memory (err set).
  */
 sl_op *sl_xsend_new(sl_xchg_kind kind, const int *cols, int ncols, int maxp, sl_chan **ch,
-                    sl_chan **ret, int n, int pool, sl_err *err);
+                    sl_chan **ret, int n, int pool, int batch_rows, sl_err *err);
 
 /* Nanoseconds the sender spent waiting for a batch to come back (the
  * consumers were behind: backpressure, as a full channel). */
@@ -51,6 +53,11 @@ int sl_xsend_flush(sl_op *op, sl_err *err);
  * error (cancelled). */
 int sl_xsend_idle(sl_op *op, sl_err *err);
 
+/* Pushes every partial batch and the pending watermark, then MARKER(id)
+ * on every channel (a drain marker or, later, a checkpoint barrier:
+ * docs/parallel.md §5-§6).  0 or an error (cancelled). */
+int sl_xsend_marker(sl_op *op, int64_t id, sl_err *err);
+
 /*
  * A receiver of channels ch[0..n) (made with its task's wake), handing
  * each batch back on ret[i] after its consumers processed it.  A source
@@ -59,6 +66,19 @@ int sl_xsend_idle(sl_op *op, sl_err *err);
  * when every channel ended.  NULL when out of memory (err set).
  */
 sl_op *sl_xrecv_new(sl_chan **ch, sl_chan **ret, int n, sl_err *err);
+
+/*
+ * Marker alignment at a receiver.  A channel that delivered MARKER(n)
+ * while the receiver's released marker is below n is blocked: the pump
+ * takes nothing more from it.  sl_xrecv_aligned: 1 when every channel
+ * delivered marker n or ended.  sl_xrecv_release: the task forwarded
+ * marker n; the blocked channels flow again.  sl_xrecv_waitable: stores
+ * the channels that are neither blocked nor ended into out (room for all)
+ * and returns how many (what the task may sleep on).
+ */
+int sl_xrecv_aligned(const sl_op *op, int64_t n);
+void sl_xrecv_release(sl_op *op, int64_t n);
+int sl_xrecv_waitable(const sl_op *op, sl_chan **out);
 
 /* 1 when op is a receiver or a sender (not a plan node's operator). */
 int sl_xchg_is_recv(const sl_op *op);

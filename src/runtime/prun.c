@@ -27,6 +27,19 @@
  * reporting the cancellation; the caller joins them all and fails the
  * job with that first error.
  *
+ * Drain (docs/parallel.md §6, §10).  sl_prun_drain, on the API's thread,
+ * records a request (the manual clock; a push: scan, text, mode) and asks
+ * for marker n (an atomic store); it returns when every task
+ * acknowledged n or ended.  Each task handles the request between two
+ * steps (task_marker): at once its clock, timers, VALUES rows and, in the
+ * task owning the scan, the push; then each sender forwards n once the
+ * receivers upstream of it in the task are aligned on n (every channel
+ * delivered n or ended; a receiver takes nothing more from a channel that
+ * delivered n until released), and when all are, the task releases its
+ * receivers and acknowledges.  So every row the request caused has
+ * reached the sinks when the caller returns.  A task without channels to
+ * sleep on looks at the request every millisecond.
+ *
  * Stop.  sl_prun_stop sets a flag (from a signal handler): tasks stop
  * pumping their scans and VALUES and keep serving their channels;
  * sl_prun_run returns 0.  sl_prun_finish_stop then drains (every source
@@ -76,6 +89,15 @@ typedef struct task {
 	int nwait;
 	sl_op **sends;
 	int nsends;
+	sl_op **recvs;   /* the task's receivers */
+	int nrecvs;
+	sl_chan **wait_now; /* scratch: the channels not blocked by a marker */
+	int64_t mk_done; /* the last marker this task acknowledged */
+	int64_t mk_handled; /* the last marker whose request it handled */
+	int64_t *sent_mk;   /* per sender: the last marker it forwarded */
+	uint64_t *send_up;  /* per sender: the receivers upstream of it (bit r % 64) */
+	int64_t acked;   /* under job->mu: mk_done, for the coordinator */
+	int done;        /* under job->mu: the thread ended */
 	int has_scan, has_timers;
 	pthread_t th;
 	sl_err err;
@@ -91,6 +113,14 @@ struct sl_prun {
 	int *first_task; /* per chain: its instance 0's task */
 	sl_op **op_of;   /* [task * plan->n + node] */
 	_Atomic int stop, drain, cancelled;
+	/* drains (docs/parallel.md §6): the API thread writes push_* and
+	 * clock, then stores marker_req; a task reads them after loading it */
+	_Atomic int64_t marker_req;
+	int64_t clock;             /* the manual processing-time clock for the marker */
+	const sl_op *push_scan;    /* the push request of the marker, or NULL */
+	const char *push_text;
+	size_t push_len;
+	int push_mode;             /* SL_PRUN_PUSH_* */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int ndone, failed, started, joined;
@@ -281,8 +311,16 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 		if (sl_graph_connect(&t->g, t->g.ops[r++], op_of[x->to->id], x->input))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 	}
-	(void)nrecv;
+	t->recvs = calloc((size_t)(nrecv ? nrecv : 1), sizeof(sl_op *));
+	t->wait_now = calloc((size_t)(nw ? nw : 1), sizeof(sl_chan *));
+	if (!t->recvs || !t->wait_now)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int r = 0; r < nrecv; r++)
+		t->recvs[t->nrecvs++] = t->g.ops[r];
 	/* senders */
+	int64_t batch_rows = 0;
+	if ((rc = sl_opts_int(session, "sluice.batch-size", 0, &batch_rows, err)))
+		return rc;
 	for (int e = 0; e < j->nedges; e++)
 		t->nsends += j->chain_of[j->edges[e].from->id] == t->chain;
 	t->sends = calloc((size_t)(t->nsends ? t->nsends : 1), sizeof(sl_op *));
@@ -301,7 +339,8 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 				n++;
 			}
 		const sl_dist *d = &x->to->dist[x->input];
-		sl_op *op = sl_xsend_new(x->kind, d->cols, d->ncols, maxp, sc, sr, n, POOL, err);
+		sl_op *op = sl_xsend_new(x->kind, d->cols, d->ncols, maxp, sc, sr, n, POOL,
+		                         (int)batch_rows, err);
 		if ((rc = add_op(t, op, 1, x->from, err)))
 			return rc;
 		if (sl_graph_connect(&t->g, op_of[x->from->id], op, 0))
@@ -309,6 +348,26 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 		x->send[t->inst] = op;
 		t->sends[s++] = op;
 	}
+	/* which receivers feed which sender (the marker's alignment) */
+	t->sent_mk = calloc((size_t)(t->nsends ? t->nsends : 1), sizeof(int64_t));
+	t->send_up = calloc((size_t)(t->nsends ? t->nsends : 1), sizeof(uint64_t));
+	uint8_t *reach = malloc((size_t)(t->g.nops ? t->g.nops : 1));
+	if (!t->sent_mk || !t->send_up || !reach) {
+		free(reach);
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	for (int r = 0; r < t->nrecvs; r++) {
+		memset(reach, 0, (size_t)t->g.nops);
+		reach[t->recvs[r]->id] = 1;
+		for (int i = 0; i < t->g.nops; i++) /* ids are topological */
+			if (reach[i])
+				for (int k = 0; k < t->g.ops[i]->nedges; k++)
+					reach[t->g.ops[i]->edges[k].to->id] = 1;
+		for (int s = 0; s < t->nsends; s++)
+			if (reach[t->sends[s]->id])
+				t->send_up[s] |= 1ull << (r & 63);
+	}
+	free(reach);
 	for (int i = 0; i < t->g.nops; i++) {
 		sl_op *op = t->g.ops[i];
 		t->has_scan |= op->nin == 0 && !sl_xchg_is_recv(op);
@@ -326,6 +385,7 @@ sl_prun *sl_prun_new(const sl_pplan *plan, const char *backend, const sl_opts *s
 		return NULL;
 	}
 	j->plan = plan;
+	j->clock = proc_manual;
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_cond_init(&j->cv, NULL);
 	int rc = make_chains(j, err);
@@ -437,6 +497,104 @@ static int end_sources(task *t, sl_err *err)
 	return 0;
 }
 
+/* 1 when op is one of t's operators. */
+static int owns(const task *t, const sl_op *op)
+{
+	for (int i = 0; i < t->g.nops; i++)
+		if (t->g.ops[i] == op)
+			return 1;
+	return 0;
+}
+
+/*
+ * The drain marker at task t (docs/parallel.md §6).  When the coordinator
+ * asked for marker n = mk_done + 1, the task first handles the request at
+ * once (the previous drain ended, so every row before it was processed
+ * everywhere: this is the moment between two calls of parallelism 1): it
+ * takes the request's clock, fires its timers, emits its VALUES rows and,
+ * when it owns the push scan, decodes the pushed text into it (or ends
+ * it).  Then each sender forwards n, behind its partial batches, once
+ * every receiver upstream of it in the task's graph delivered n on every
+ * channel (alignment: a receiver takes nothing more from a channel that
+ * delivered n until it is released); a sender fed by the task's sources
+ * only forwards at once, so a task that both feeds an exchange and reads
+ * its results back (a chain at parallelism 1 around keyed instances)
+ * never waits on itself.  When every receiver is aligned and every sender
+ * forwarded, the task releases its receivers and acknowledges n.  Returns
+ * 1 when something moved, 0 when nothing did, or an error.
+ */
+static int task_marker(task *t, sl_err *err)
+{
+	sl_prun *j = t->job;
+	int64_t n = t->mk_done + 1;
+	if (atomic_load(&j->marker_req) < n)
+		return 0;
+	int rc = 0, moved = 0;
+	if (t->mk_handled < n) {
+		t->mk_handled = n;
+		moved = 1;
+		if (t->g.proc_manual != j->clock) {
+			t->g.proc_manual = j->clock;
+			sl_graph_tick(&t->g);
+		}
+		if ((rc = sl_graph_fire_timers(&t->g, err)))
+			return rc;
+		for (int i = 0; !rc && i < t->g.nops; i++)
+			rc = sl_op_values_start(t->g.ops[i], err);
+		if (rc)
+			return rc;
+		if (j->push_scan && owns(t, j->push_scan)) {
+			sl_op *scan = (sl_op *)j->push_scan;
+			if (j->push_mode == SL_PRUN_PUSH_END)
+				rc = scan->in_ended ? 0 : sl_graph_end_source(scan, err);
+			else if (j->push_mode == SL_PRUN_PUSH_LINES)
+				rc = sl_op_scan_push_lines(scan, j->push_text, j->push_len, err);
+			else
+				rc = sl_op_scan_push(scan, j->push_text, j->push_len, err);
+			if (rc)
+				return rc;
+		}
+	}
+	uint64_t aligned = 0;
+	for (int r = 0; r < t->nrecvs; r++)
+		if (sl_xrecv_aligned(t->recvs[r], n))
+			aligned |= 1ull << (r & 63);
+	int all = 1;
+	for (int s = 0; s < t->nsends; s++) {
+		if (t->sent_mk[s] >= n)
+			continue;
+		if ((t->send_up[s] & aligned) != t->send_up[s]) {
+			all = 0;
+			continue;
+		}
+		if ((rc = sl_xsend_marker(t->sends[s], n, err)))
+			return rc;
+		t->sent_mk[s] = n;
+		moved = 1;
+	}
+	for (int r = 0; r < t->nrecvs && all; r++)
+		all = sl_xrecv_aligned(t->recvs[r], n);
+	if (!all)
+		return moved;
+	for (int r = 0; r < t->nrecvs; r++)
+		sl_xrecv_release(t->recvs[r], n);
+	t->mk_done = n;
+	pthread_mutex_lock(&j->mu);
+	t->acked = n;
+	pthread_cond_broadcast(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+	return 1;
+}
+
+/* The channels t may sleep on: not ended, not blocked by a marker. */
+static int task_waitable(task *t)
+{
+	int n = 0;
+	for (int r = 0; r < t->nrecvs; r++)
+		n += sl_xrecv_waitable(t->recvs[r], t->wait_now + n);
+	return n;
+}
+
 static void *task_main(void *arg)
 {
 	task *t = arg;
@@ -451,9 +609,20 @@ static void *task_main(void *arg)
 				break;
 		}
 		int64_t progress;
-		rc = task_step(t, stop && !drain, &progress, &t->err);
+		int mk = task_marker(t, &t->err);
+		if (mk < 0) {
+			rc = mk;
+			break;
+		}
+		/* while a marker is half through the task its scans wait: rows they
+		 * read now would go behind the marker into a sender that already
+		 * forwarded it, whose consumer may be holding that channel for
+		 * alignment (and the drain is the moment between two API calls) */
+		int draining = t->mk_handled > t->mk_done;
+		rc = task_step(t, (stop && !drain) || draining, &progress, &t->err);
 		if (rc <= 0)
 			break;
+		progress += mk;
 		rc = 0;
 		for (int s = 0; s < t->nsends && !rc; s++)
 			rc = sl_xsend_idle(t->sends[s], &t->err);
@@ -467,9 +636,12 @@ static void *task_main(void *arg)
 			break;
 		int64_t timeout = t->has_scan ? (stop && !drain ? 10000 : 1000)
 		                              : t->has_timers ? 1000 : -1;
-		if (t->nwait)
-			sl_chan_wait_any(t->wait, t->nwait, timeout);
+		int nw = task_waitable(t);
+		if (nw)
+			sl_chan_wait_any(t->wait_now, nw, timeout);
 		else {
+			if (timeout < 0)
+				timeout = 1000;
 			struct timespec ts = {0, (long)timeout * 1000};
 			nanosleep(&ts, NULL);
 		}
@@ -478,7 +650,8 @@ static void *task_main(void *arg)
 		task_failed(j, &t->err);
 	pthread_mutex_lock(&j->mu);
 	j->ndone++;
-	pthread_cond_signal(&j->cv);
+	t->done = 1;
+	pthread_cond_broadcast(&j->cv);
 	pthread_mutex_unlock(&j->mu);
 	return NULL;
 }
@@ -492,21 +665,31 @@ static void join_all(sl_prun *j)
 	j->joined = 1;
 }
 
+int sl_prun_start(sl_prun *j, sl_err *err)
+{
+	if (j->started)
+		return 0;
+	for (int i = 0; i < j->ntasks; i++)
+		if (pthread_create(&j->tasks[i].th, NULL, task_main, &j->tasks[i])) {
+			cancel_all(j);
+			for (int k = 0; k < i; k++)
+				pthread_join(j->tasks[k].th, NULL);
+			j->joined = j->started = 1;
+			j->failed = 1;
+			sl_err_set(&j->err, SL_ERUNTIME, "cannot start a thread for task %d", i);
+			return sl_err_set(err, SL_ERUNTIME, "cannot start a thread for task %d", i);
+		}
+	j->started = 1;
+	return 0;
+}
+
 int sl_prun_run(sl_prun *j, sl_err *err)
 {
 	if (j->joined)
 		return j->failed ? sl_err_set(err, j->err.code, "%s", j->err.msg) : 1;
-	if (!j->started) {
-		for (int i = 0; i < j->ntasks; i++)
-			if (pthread_create(&j->tasks[i].th, NULL, task_main, &j->tasks[i])) {
-				cancel_all(j);
-				for (int k = 0; k < i; k++)
-					pthread_join(j->tasks[k].th, NULL);
-				j->joined = j->started = 1;
-				return sl_err_set(err, SL_ERUNTIME, "cannot start a thread for task %d", i);
-			}
-		j->started = 1;
-	}
+	int rc = sl_prun_start(j, err);
+	if (rc)
+		return rc;
 	pthread_mutex_lock(&j->mu);
 	/* the stop flag is set by a signal handler, which cannot signal the
 	 * condition: look at it every 20 ms (this thread runs no operator) */
@@ -531,6 +714,67 @@ int sl_prun_run(sl_prun *j, sl_err *err)
 		return err->code ? err->code : SL_ERUNTIME;
 	}
 	return 1;
+}
+
+sl_op *sl_prun_push_scan(const sl_prun *j, const char *table)
+{
+	for (int i = 0; i < j->ntasks; i++)
+		for (int k = 0; k < j->tasks[i].g.nops; k++) {
+			sl_op *op = j->tasks[i].g.ops[k];
+			if (op->nin == 0 && !sl_xchg_is_recv(op) && sl_op_scan_is_push(op) &&
+			    !strcmp(sl_op_scan_table(op), table))
+				return op;
+		}
+	return NULL;
+}
+
+int sl_prun_has_push(const sl_prun *j)
+{
+	for (int i = 0; i < j->ntasks; i++)
+		for (int k = 0; k < j->tasks[i].g.nops; k++) {
+			const sl_op *op = j->tasks[i].g.ops[k];
+			if (op->nin == 0 && !sl_xchg_is_recv(op) && sl_op_scan_is_push(op))
+				return 1;
+		}
+	return 0;
+}
+
+int sl_prun_drain(sl_prun *j, const sl_op *scan, const char *text, size_t len, int mode,
+                  int64_t clock, sl_err *err)
+{
+	int rc = sl_prun_start(j, err);
+	if (rc)
+		return rc;
+	if (j->joined) /* ended (or failed): nothing runs any more */
+		return j->failed ? sl_err_set(err, j->err.code, "%s", j->err.msg) : 0;
+	int64_t n = atomic_load(&j->marker_req) + 1;
+	j->clock = clock;
+	j->push_scan = scan;
+	j->push_text = text;
+	j->push_len = len;
+	j->push_mode = mode;
+	atomic_store(&j->marker_req, n);
+	pthread_mutex_lock(&j->mu);
+	for (;;) {
+		int pending = 0;
+		for (int i = 0; i < j->ntasks && !pending; i++) {
+			const task *t = &j->tasks[i];
+			pending = !t->done && t->acked < n;
+		}
+		if (!pending || j->failed)
+			break;
+		pthread_cond_wait(&j->cv, &j->mu);
+	}
+	int failed = j->failed, done = j->ndone == j->ntasks;
+	pthread_mutex_unlock(&j->mu);
+	j->push_scan = NULL;
+	if (failed || done)
+		join_all(j);
+	if (failed) {
+		*err = j->err;
+		return err->code ? err->code : SL_ERUNTIME;
+	}
+	return 0;
 }
 
 void sl_prun_stop(sl_prun *j)
@@ -588,6 +832,10 @@ void sl_prun_free(sl_prun *j)
 		sl_state_backend_close(t->state);
 		free(t->wait);
 		free(t->sends);
+		free(t->recvs);
+		free(t->wait_now);
+		free(t->sent_mk);
+		free(t->send_up);
 	}
 	for (int e = 0; j->edges && e < j->nedges; e++) {
 		xedge *x = &j->edges[e];

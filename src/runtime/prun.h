@@ -14,8 +14,11 @@
  * no operator: it starts the threads, waits for them, and stops or
  * cancels them.  At parallelism 1 none of this exists (run.h).
  *
- * Checkpointing at parallelism > 1 (barriers, parking: docs/parallel.md §5)
- * is step 5: until then the engine runs such jobs at parallelism 1.
+ * Push tables (the embedding API) are driven by drains (sl_prun_drain):
+ * a marker through the channels that returns when every sink instance
+ * has seen it.  Checkpointing at parallelism > 1 (barriers, parking:
+ * docs/parallel.md §5) is step 5: until then the engine runs such jobs at
+ * parallelism 1.
  */
 #ifndef SL_PRUN_H
 #define SL_PRUN_H
@@ -50,6 +53,31 @@ sl_prun *sl_prun_new(const sl_pplan *plan, const char *backend, const sl_opts *s
  * paused, for sl_prun_finish_stop).
  */
 int sl_prun_run(sl_prun *j, sl_err *err);
+
+/* Starts the threads when they have not started.  0 or an error. */
+int sl_prun_start(sl_prun *j, sl_err *err);
+
+/* The push-mode scan of push table `table` in some task, or NULL. */
+sl_op *sl_prun_push_scan(const sl_prun *j, const char *table);
+
+/* 1 when some task reads a push table. */
+int sl_prun_has_push(const sl_prun *j);
+
+enum { SL_PRUN_PUSH_NONE, SL_PRUN_PUSH_JSON, SL_PRUN_PUSH_LINES, SL_PRUN_PUSH_END };
+
+/*
+ * A drain (docs/parallel.md §6), on the API's thread: starts the threads
+ * if needed, then sends a marker through the whole job and returns when
+ * every task ending in sinks has seen it (or ended), so every row it
+ * caused is in the sinks.  Before the marker: every task's manual clock
+ * becomes `clock` (-1: the wall clock) and its timers fire; the task
+ * owning `scan` (NULL: none) decodes text into it (mode JSON: one
+ * record, LINES: newline-separated ones) or ends its input (END), after
+ * its VALUES sources emitted their rows.  text must stay valid until the
+ * call returns.  0, or the job's first error (every thread joined).
+ */
+int sl_prun_drain(sl_prun *j, const sl_op *scan, const char *text, size_t len, int mode,
+                  int64_t clock, sl_err *err);
 
 /* Requests a stop: sources pause.  Async-signal-safe (an atomic store). */
 void sl_prun_stop(sl_prun *j);

@@ -102,9 +102,10 @@ static int kk_configure_any(sl_sink *s, const sl_conn_args *a, int upsert, sl_er
 		   : !strcmp(sem, "none") ? "none" : sem;
 	(void)sl_opts_get(o, "sink.transactional-id-prefix");
 	k->guarantee = GUAR_ALO;
-	if (dg && !strcmp(dg, "none"))
+	if (dg && !strcmp(dg, "none")) {
 		k->guarantee = GUAR_NONE;
-	else if (dg && !strcmp(dg, "exactly-once"))
+		s->guarantee = "none"; /* what EXPLAIN shows */
+	} else if (dg && !strcmp(dg, "exactly-once"))
 		return sl_err_set(err, SL_ENOTSUP, "sink '%s': 'sink.delivery-guarantee' = "
 		                  "'exactly-once' is not supported yet (Kafka transactions: "
 		                  "docs/kafka.md); use 'at-least-once', or a filesystem sink for "

@@ -161,6 +161,9 @@ perr pkjson "doesn't support defining PRIMARY KEY constraint on the table" \
 	"CREATE TABLE s (n INT, PRIMARY KEY (n) NOT ENFORCED) WITH ($WITH, 'topic' = 't', 'format' = 'json'); INSERT INTO s VALUES (1);"
 perr updates "doesn't support consuming update and delete changes" \
 	"CREATE TABLE s (n BIGINT) WITH ($WITH, 'topic' = 't', 'format' = 'json'); INSERT INTO s SELECT COUNT(*) FROM (VALUES (1), (2)) AS v(x);"
+# (not an error: EXPLAIN names the guarantee as configured)
+perr guarnone "guarantee=[none]" \
+	"CREATE TABLE s (n INT) WITH ($WITH, 'topic' = 't', 'format' = 'json', 'sink.delivery-guarantee' = 'none'); INSERT INTO s VALUES (1);"
 perr twotopics "only supports single topic" \
 	"CREATE TABLE s (n INT) WITH ($WITH, 'topic' = 'a;b', 'format' = 'json'); INSERT INTO s VALUES (1);"
 exit $fail

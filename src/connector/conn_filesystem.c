@@ -724,22 +724,21 @@ static int load_pvals(fs_source *f, int i, sl_err *err)
 	return 0;
 }
 
-/* Partitioned: decodes the data columns through a view of out, then fills
- * the partition columns of the new rows from the file's values. */
-static int decode_view(fs_source *f, int file, const char *rec, size_t len, sl_batch *out,
-                       sl_err *derr, sl_err *err)
+/* Partitioned: v becomes a view of out holding only the data columns
+ * (the ones the file's decoder fills); rows and arena stay out's. */
+static void data_view(fs_source *f, sl_batch *out, sl_batch *v)
 {
-	if (f->pval_file != file && load_pvals(f, file, err))
-		return SL_EINPUT - 1000; /* err is set: not a decoder error */
-	sl_batch v = *out;
+	*v = *out;
 	for (int j = 0; j < f->ndata; j++)
 		f->vcols[j] = out->cols[f->dcol[j]];
-	v.cols = f->vcols;
-	v.ncols = f->ndata;
-	int first = out->nrows;
-	int rc = f->dec->vt->decode(f->dec, rec, len, &v, SL_WM_MIN, derr);
-	out->nrows = v.nrows;
-	out->arena = v.arena;
+	v->cols = f->vcols;
+	v->ncols = f->ndata;
+}
+
+/* Partitioned: fills the partition columns of rows [first, out->nrows)
+ * with the current file's partition values. */
+static void fill_part_cols(fs_source *f, sl_batch *out, int first)
+{
 	for (int j = 0; j < f->npart; j++) {
 		sl_col *c = &out->cols[f->pcol[j]];
 		const fs_pval *pv = &f->pval[j];
@@ -754,6 +753,22 @@ static int decode_view(fs_source *f, int file, const char *rec, size_t len, sl_b
 				c->v.i64[r] = pv->i64;
 		}
 	}
+}
+
+/* Partitioned: decodes the data columns through a view of out, then fills
+ * the partition columns of the new rows from the file's values. */
+static int decode_view(fs_source *f, int file, const char *rec, size_t len, sl_batch *out,
+                       sl_err *derr, sl_err *err)
+{
+	if (f->pval_file != file && load_pvals(f, file, err))
+		return SL_EINPUT - 1000; /* err is set: not a decoder error */
+	sl_batch v;
+	data_view(f, out, &v);
+	int first = out->nrows;
+	int rc = f->dec->vt->decode(f->dec, rec, len, &v, SL_WM_MIN, derr);
+	out->nrows = v.nrows;
+	out->arena = v.arena;
+	fill_part_cols(f, out, first);
 	return rc;
 }
 
@@ -964,28 +979,13 @@ static int read_file_rows(fs_source *f, sl_batch *out, sl_err *err)
 		if (f->npart) {
 			if (f->pval_file != sp->file && load_pvals(f, sp->file, err))
 				return SL_EINPUT;
-			sl_batch v = *out;
-			for (int j = 0; j < f->ndata; j++)
-				f->vcols[j] = out->cols[f->dcol[j]];
-			v.cols = f->vcols;
-			v.ncols = f->ndata;
+			sl_batch v;
+			data_view(f, out, &v);
 			rc = vt->file_read(f->dec, &v, err);
 			out->nrows = v.nrows;
 			out->arena = v.arena;
-			for (int j = 0; j < f->npart && rc > 0; j++) {
-				sl_col *c = &out->cols[f->pcol[j]];
-				const fs_pval *pv = &f->pval[j];
-				sl_phys ph = sl_type_phys(c->type);
-				for (int r = rows0; r < out->nrows; r++) {
-					c->null[r] = (uint8_t)pv->is_null;
-					if (ph == SL_PHYS_F64)
-						c->v.f64[r] = pv->f64;
-					else if (ph == SL_PHYS_STR)
-						c->v.str[r] = pv->str;
-					else
-						c->v.i64[r] = pv->i64;
-				}
-			}
+			if (rc > 0)
+				fill_part_cols(f, out, rows0);
 		} else {
 			rc = vt->file_read(f->dec, out, err);
 		}

@@ -53,7 +53,7 @@ TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 .PHONY: all deps demo test unit slt slt-parallel integration bench fuzz asan tsan clean examples torture \
 	install kafka-torture test-pg
 
-all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN) $(BUILD)/tools/kafka_mock
+all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN) $(BUILD)/tools/kafka_mock $(BUILD)/tools/kafka_admin
 
 deps:
 	@sh scripts/install-deps.sh
@@ -99,6 +99,11 @@ $(BUILD)/tests/test_property $(BUILD)/tests/test_property_stateful: $(BUILD)/tes
 
 # librdkafka's mock cluster as a process: the Kafka tests' fast peer (tests/kafka/lib.sh)
 $(BUILD)/tools/kafka_mock: tests/kafka/mockcluster.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(RDKAFKA_CFLAGS) -o $@ $< $(RDKAFKA_LIBS)
+
+# topic creation on the real broker (tests/kafka/lib.sh, KAFKA_PEER=broker)
+$(BUILD)/tools/kafka_admin: tests/kafka/admin.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(RDKAFKA_CFLAGS) -o $@ $< $(RDKAFKA_LIBS)
 

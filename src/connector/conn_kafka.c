@@ -508,6 +508,9 @@ static int at_time(ks_source *k, int64_t ts_ms, int64_t *out, sl_err *err)
 static int resolve_offsets(ks_source *k, sl_err *err)
 {
 	int n = k->nsplits;
+	if (n == 0) /* an instance without splits (more instances than partitions):
+	             * librdkafka refuses an empty list with "Invalid argument" */
+		return 0;
 	int64_t *lo = calloc((size_t)n + 1, sizeof(int64_t)), *hi = calloc((size_t)n + 1, 8);
 	int64_t *x = calloc((size_t)n + 1, sizeof(int64_t));
 	int rc = !lo || !hi || !x ? nomem(k, err) : 0;

@@ -148,9 +148,12 @@ torture: deps all
 	BUILD=$(BUILD) sh tests/crash/bigstate.sh $(BIGSTATE_KEYS) 1024 1
 
 # the long Kafka-source crash test (tests/kafka/crash.sh): 400 000 orders in 16
-# partitions of librdkafka's mock cluster, 20 SIGKILLs (docs/kafka.md)
+# partitions of librdkafka's mock cluster, 20 SIGKILLs; then the exactly-once
+# Kafka sink's (tests/kafka/eos_crash.sh) against a real broker it starts,
+# 20 SIGKILLs (docs/kafka.md)
 kafka-torture: deps all
 	bash tests/kafka/crash.sh 400000 20 16
+	bash tests/kafka/eos_crash.sh 400000 20 8
 
 # PostgreSQL (docs/postgres.md): the jdbc sink's long crash test, 20 SIGKILLs
 # over 300 000 rows and the fault points, on a private server (tests/pg/)

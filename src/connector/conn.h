@@ -97,6 +97,11 @@ typedef struct sl_conn_args {
 	 * is field i's metadata key ('partition', 'timestamp', ...) and the
 	 * source fills that column; NULL for a physical column.  NULL = none. */
 	const char *const *meta;
+	/* The checkpoint interval ('execution.checkpointing.interval', micros)
+	 * when checkpointing is on, for a sink whose transactions span one
+	 * (the Kafka exactly-once sink checks its 'transaction.timeout.ms'
+	 * against it at planning); 0 = off or not known. */
+	int64_t ckpt_interval_us;
 } sl_conn_args;
 
 typedef struct sl_source_vtab sl_source_vtab;

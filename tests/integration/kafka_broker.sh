@@ -6,9 +6,11 @@
 # and runs against it, sharing that one start:
 #   - kafka_source.sh (with the startup and bounded timestamp modes, which
 #     the mock cannot answer) and kafka_sink.sh, unchanged;
-#   - the scripts of tests/kafka/broker/*.sh: what only a real broker can
-#     prove (the exactly-once sink with read_committed consumers, fencing,
-#     the KafkaJS client).
+#   - what only a real broker can prove: the exactly-once sink
+#     (tests/kafka/broker/eos.sh: read_committed, the abort on restart, a
+#     zombie fenced; tests/kafka/eos_crash.sh 200000 3 4: a fault between
+#     a checkpoint's manifest and its commit, then 3 SIGKILLs), and KafkaJS
+#     as a second client (tests/kafka/broker/kafkajs.sh).
 # The broker is stopped at the end.  A broker that cannot start (no java,
 # no Maven, Maven Central out of reach) fails this test: it never passes
 # vacuously.
@@ -25,12 +27,11 @@ kafka_up
 echo "broker up at $KAFKA_BOOTSTRAP in $((($(date +%s%N) - t0) / 1000000)) ms"
 export KAFKA_PEER KAFKA_SHARED_BOOTSTRAP="$KAFKA_BOOTSTRAP" BUILD
 fail=0
-for s in "$ROOT/tests/integration/kafka_source.sh" "$ROOT/tests/integration/kafka_sink.sh" \
-	"$ROOT"/tests/kafka/broker/*.sh; do
-	[ -f "$s" ] || continue
+# each: a script and its arguments
+while read -r s args; do
 	name=$(basename "$s" .sh)
 	t1=$(date +%s%N)
-	if bash "$s" > "$W/$name.log" 2>&1; then rc=0; else rc=$?; fi
+	if bash "$ROOT/$s" $args > "$W/$name.log" 2>&1; then rc=0; else rc=$?; fi
 	ms=$((($(date +%s%N) - t1) / 1000000))
 	sed "s/^/  $name: /" "$W/$name.log"
 	if [ $rc = 0 ]; then
@@ -39,5 +40,11 @@ for s in "$ROOT/tests/integration/kafka_source.sh" "$ROOT/tests/integration/kafk
 		echo "FAIL $name against the broker (exit $rc, $ms ms)"
 		fail=1
 	fi
-done
+done <<LIST
+tests/integration/kafka_source.sh
+tests/integration/kafka_sink.sh
+tests/kafka/broker/eos.sh
+tests/kafka/eos_crash.sh 200000 3 4
+tests/kafka/broker/kafkajs.sh
+LIST
 exit $fail

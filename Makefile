@@ -168,6 +168,7 @@ bench: deps all
 	@sh bench/ckpt.sh $(BUILD)
 	@sh bench/parquet.sh $(BUILD)
 	@sh bench/pg.sh $(BUILD)
+	@sh bench/kafka.sh $(BUILD)
 
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))

@@ -5,7 +5,8 @@
 # through scripts/kafka-setup.sh, a private log directory, loopback ports)
 # and runs against it, sharing that one start:
 #   - kafka_source.sh (with the startup and bounded timestamp modes, which
-#     the mock cannot answer) and kafka_sink.sh, unchanged;
+#     the mock cannot answer), kafka_sink.sh and the Kafka-source crash
+#     test (tests/kafka/crash.sh 100000 3 4), unchanged;
 #   - what only a real broker can prove: the exactly-once sink
 #     (tests/kafka/broker/eos.sh: read_committed, the abort on restart, a
 #     zombie fenced; tests/kafka/eos_crash.sh 200000 3 4: a fault between
@@ -43,6 +44,7 @@ while read -r s args; do
 done <<LIST
 tests/integration/kafka_source.sh
 tests/integration/kafka_sink.sh
+tests/kafka/crash.sh 100000 3 4
 tests/kafka/broker/eos.sh
 tests/kafka/eos_crash.sh 200000 3 4
 tests/kafka/broker/kafkajs.sh

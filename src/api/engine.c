@@ -50,6 +50,7 @@ int sl_engine_open(sl_engine **out)
 	sl_arena_init(&e->job_arena, 64 * 1024);
 	sl_coord_init(&e->ck);
 	pthread_mutex_init(&e->queue_mu, NULL);
+	pthread_mutex_init(&e->job_mu, NULL);
 	e->proc_manual = -1;
 	*out = e;
 	return 0;
@@ -57,6 +58,7 @@ int sl_engine_open(sl_engine **out)
 
 static void job_close(sl_engine *e)
 {
+	sl__metrics_job_close(e); /* no snapshot walks it from here on */
 	sl_coord_close(&e->ck);
 	if (!e->job)
 		return;
@@ -91,6 +93,7 @@ void sl_engine_close(sl_engine *e)
 	sl_buf_deinit(&e->queue);
 	sl_buf_deinit(&e->queue_spare);
 	pthread_mutex_destroy(&e->queue_mu);
+	pthread_mutex_destroy(&e->job_mu);
 	free(e);
 }
 
@@ -252,6 +255,10 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 		rc = sl_coord_restore(&e->ck, &e->finished);
 	if (rc || explain_only)
 		job_close(e);
+	else
+		sl__metrics_job_open(e);
+	if (!rc && !explain_only && e->finished)
+		sl__metrics_status(e, SL_JOB_FINISHED);
 	return rc;
 }
 
@@ -388,11 +395,14 @@ int sl_run(sl_engine *e)
 	sl_err_clear(&e->err);
 	if (!e->job || e->finished)
 		return 0;
+	sl__metrics_status(e, SL_JOB_RUNNING);
 	int rc = e->prun ? sl_prun_run(e->prun, &e->err) : sl_runtime_run(&e->graph, &e->ck, &e->err);
 	if (rc == 1)
 		e->finished = 1;
-	if (rc >= 0)
+	if (rc >= 0) {
+		sl__metrics_status(e, rc == 1 ? SL_JOB_FINISHED : SL_JOB_CANCELED);
 		return 0;
+	}
 	fail_job(e);
 	return e->err.code ? e->err.code : SL_ERUNTIME;
 }
@@ -473,6 +483,7 @@ void sl_stop(sl_engine *e)
 static void fail_job(sl_engine *e)
 {
 	e->failed = 1;
+	sl__metrics_status(e, SL_JOB_FAILED);
 	snprintf(e->fail_msg, sizeof(e->fail_msg), "%s", e->err.msg);
 	if (e->prun)
 		sl_prun_publish_on_error(e->prun);
@@ -660,7 +671,10 @@ int sl_restore(sl_engine *e, const void *buf, size_t len)
 		                  "built yet (issue 10 step 5); SET 'parallelism.default' = '1'");
 	sl_snap_reader r;
 	sl_snap_reader_init(&r, buf, len);
-	return sl_graph_restore(&e->graph, &r, &e->err);
+	pthread_mutex_lock(&e->job_mu); /* it rewrites counters a snapshot may read */
+	int rc = sl_graph_restore(&e->graph, &r, &e->err);
+	pthread_mutex_unlock(&e->job_mu);
+	return rc;
 }
 
 /* ---- statistics -------------------------------------------------------- */

@@ -50,6 +50,7 @@
 #define SL_CONN_H
 
 #include "../base/arena.h"
+#include "../base/counter.h"
 #include "../base/err.h"
 #include "../base/opts.h"
 #include "../data/types.h"
@@ -107,7 +108,8 @@ typedef struct sl_source {
 	const sl_source_vtab *vt;
 	const char *table;
 	int64_t rows_read;     /* rows produced */
-	int64_t rows_skipped;  /* bad rows skipped (ignore-parse-errors) */
+	int64_t rows_skipped;  /* bad rows skipped (ignore-parse-errors; SL_CTR_ADD:
+	                        * read live by the metrics, base/counter.h) */
 	struct sl_decoder *dec; /* its format's decoder, or NULL (stats) */
 	/*
 	 * Splits (docs/parallel.md §4): a source whose input is cut into

@@ -786,7 +786,7 @@ static int decode_one(fs_source *f, const char *rec, size_t len, int64_t line, i
 		return rc; /* the caller ends the batch and reads the record again */
 	if (rc == SL_EINPUT && f->dec->ignore_errors) {
 		out->nrows = first; /* no row of a bad record stays */
-		f->base.rows_skipped++;
+		SL_CTR_ADD(f->base.rows_skipped, 1);
 		return 0;
 	}
 	if (rc < 0) {

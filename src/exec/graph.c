@@ -127,10 +127,10 @@ int sl_op_emit(sl_op *op, const sl_batch *b, sl_err *err)
 	int n = sl_batch_live(b);
 	if (n == 0)
 		return 0;
-	op->stats.rows_out += n;
+	SL_CTR_ADD(op->stats.rows_out, n);
 	for (int i = 0; i < op->nedges; i++) {
 		sl_op *to = op->edges[i].to;
-		to->stats.rows_in += n;
+		SL_CTR_ADD(to->stats.rows_in, n);
 		int rc = to->vt->process(to, op->edges[i].input, b, err);
 		if (rc) {
 			/* a row-level error (an aggregate's overflow) in the batch
@@ -161,7 +161,7 @@ static int merge_wm(sl_op *op, sl_err *err)
 		all_idle &= op->in_idle[i];
 	if (all_idle || m <= op->wm)
 		return 0;
-	op->wm = m;
+	SL_CTR_SET(op->wm, m);
 	if (op->vt->watermark)
 		return op->vt->watermark(op, m, err);
 	return sl_op_emit_watermark(op, m, err);
@@ -201,7 +201,7 @@ int sl_op_emit_watermark(sl_op *op, int64_t wm, sl_err *err)
 {
 	if (wm <= op->out_wm)
 		return 0;
-	op->out_wm = wm;
+	SL_CTR_SET(op->out_wm, wm);
 	for (int i = 0; i < op->nedges; i++) {
 		int rc = deliver_wm(op->edges[i].to, op->edges[i].input, wm, err);
 		if (rc)

@@ -378,7 +378,7 @@ const char *sl_op_scan_table(const sl_op *op)
 int64_t sl_op_scan_skipped(const sl_op *op)
 {
 	const scan_op *o = (const scan_op *)op;
-	return o->p.source ? o->p.source->rows_skipped : 0;
+	return o->p.source ? SL_CTR_GET(o->p.source->rows_skipped) : 0; /* live metrics too */
 }
 
 /* Change events of the scan's changelog format that carried no row

@@ -283,7 +283,8 @@ typedef struct sl_metrics {
 	int64_t now_us;          /* when taken (wall clock, micros since the epoch) */
 	int64_t start_us;        /* when the job was opened (wall clock) */
 	int64_t rate_window_us;  /* the *_per_s rates: over this interval before now
-	                          * (at least 1 s once the job ran that long) */
+	                          * (1 to 2 s when snapshots come at least every
+	                          * second; since the job opened in its first) */
 	int parallelism;         /* the largest of the operators' */
 	int nops;                /* ops[]: by operator id, then instance */
 	sl_metric_op *ops;

@@ -18,12 +18,13 @@
  * (sl__metrics_job_open) or before it tears one down
  * (sl__metrics_job_close), so a snapshot never walks freed operators.
  *
- * Rates (numRecordsInPerSecond, ...): the engine keeps the counters of
- * the last sample at least a second old; a snapshot a second or more
- * after it computes new rates over the interval and becomes the sample;
- * one sooner returns the rates computed last (the status line asks four
- * times a second, a Prometheus scrape every 15 s: both see rates over at
- * least a second).  Before the first second: rates since the job opened.
+ * Rates (numRecordsInPerSecond, ...): the engine keeps two earlier
+ * samples of the counters, the newer replaced (and the older dropped) by
+ * a snapshot once it is a second old; a snapshot's rates are the growth
+ * since the older one over the time since it: one to two seconds when
+ * snapshots come often (the status line, four a second), the time since
+ * the previous scrape but one otherwise (Prometheus, every 15 s), since
+ * the job opened in its first second.
  */
 #include "engine_int.h"
 #include "../exec/ops.h"
@@ -34,13 +35,13 @@
 #include <string.h>
 #include <time.h>
 
-/* The previous sample for rates (under job_mu). */
+/* Two earlier samples for rates (under job_mu): base, and mid, the
+ * newer one, which becomes base when it is a second old. */
 struct sl_rates {
 	int n;
-	int64_t t_us;        /* when it was taken */
-	int64_t *in, *out;   /* its counters, per entry of sl_metrics.ops */
-	double *rin, *rout;  /* the rates computed last */
-	int64_t window_us;   /* over that interval */
+	int64_t base_us, mid_us; /* when they were taken */
+	int64_t *in, *out;       /* base's counters, per entry of sl_metrics.ops */
+	int64_t *min, *mout;     /* mid's */
 };
 
 static int64_t wall_us(void)
@@ -56,8 +57,8 @@ static void rates_free(struct sl_rates *r)
 		return;
 	free(r->in);
 	free(r->out);
-	free(r->rin);
-	free(r->rout);
+	free(r->min);
+	free(r->mout);
 	free(r);
 }
 
@@ -202,8 +203,13 @@ static int collect(sl_engine *e, sl_metrics *m)
 	return 0;
 }
 
-/* Fills the rates of m's operators from e's previous sample, and makes m
- * the sample when that one is at least a second old. */
+/*
+ * Fills the rates of m's operators: the counters' growth since the base
+ * sample over the time since it.  The newer sample (mid) becomes the base
+ * once it is a second old and m the newer one, so the interval is one to
+ * two seconds long (shorter only in the job's first second, when the base
+ * is the job's opening, counters 0).
+ */
 static int rates(sl_engine *e, sl_metrics *m)
 {
 	struct sl_rates *r = e->rates;
@@ -211,7 +217,6 @@ static int rates(sl_engine *e, sl_metrics *m)
 		rates_free(r);
 		r = e->rates = NULL;
 	}
-	int take = !r || m->now_us - r->t_us >= 1000000;
 	if (!r) {
 		r = e->rates = calloc(1, sizeof(*r));
 		if (!r)
@@ -220,32 +225,33 @@ static int rates(sl_engine *e, sl_metrics *m)
 		size_t n = (size_t)(m->nops ? m->nops : 1);
 		r->in = calloc(n, sizeof(int64_t));
 		r->out = calloc(n, sizeof(int64_t));
-		r->rin = calloc(n, sizeof(double));
-		r->rout = calloc(n, sizeof(double));
-		if (!r->in || !r->out || !r->rin || !r->rout) {
+		r->min = calloc(n, sizeof(int64_t));
+		r->mout = calloc(n, sizeof(int64_t));
+		if (!r->in || !r->out || !r->min || !r->mout) {
 			rates_free(r);
 			e->rates = NULL;
 			return SL_ENOMEM;
 		}
-		r->t_us = e->start_us; /* counters were 0 when the job opened */
+		r->base_us = r->mid_us = e->start_us; /* counters were 0 when the job opened */
 	}
-	if (take) {
-		int64_t dt = m->now_us - r->t_us;
+	if (m->now_us - r->mid_us >= 1000000) {
+		int64_t *t;
+		t = r->in, r->in = r->min, r->min = t;
+		t = r->out, r->out = r->mout, r->mout = t;
+		r->base_us = r->mid_us;
+		r->mid_us = m->now_us;
 		for (int i = 0; i < m->nops; i++) {
-			r->rin[i] = dt > 0 ? (double)(m->ops[i].rows_in - r->in[i]) * 1e6 / (double)dt : 0;
-			r->rout[i] = dt > 0 ? (double)(m->ops[i].rows_out - r->out[i]) * 1e6 / (double)dt
-			                    : 0;
-			r->in[i] = m->ops[i].rows_in;
-			r->out[i] = m->ops[i].rows_out;
+			r->min[i] = m->ops[i].rows_in;
+			r->mout[i] = m->ops[i].rows_out;
 		}
-		r->window_us = dt;
-		r->t_us = m->now_us;
 	}
+	int64_t dt = m->now_us - r->base_us;
+	double per_s = dt > 0 ? 1e6 / (double)dt : 0;
 	for (int i = 0; i < m->nops; i++) {
-		m->ops[i].rows_in_per_s = r->rin[i];
-		m->ops[i].rows_out_per_s = r->rout[i];
+		m->ops[i].rows_in_per_s = (double)(m->ops[i].rows_in - r->in[i]) * per_s;
+		m->ops[i].rows_out_per_s = (double)(m->ops[i].rows_out - r->out[i]) * per_s;
 	}
-	m->rate_window_us = r->window_us;
+	m->rate_window_us = dt;
 	return 0;
 }
 

@@ -2,7 +2,7 @@
  * main.c - the sluice command: a thin client of include/sluice.h.
  *
  *   sluice run job.sql [--set k=v]... [--stats]   run a Flink SQL script
- *        [--fresh] [--from-savepoint PATH] [--drain]
+ *        [--fresh] [--from-savepoint PATH] [--drain] [--quiet]
  *   sluice run -e "SQL" ...                       run inline SQL
  *   sluice run - ...                              read the script from stdin
  *   sluice explain job.sql | -e "SQL"             print the physical plan
@@ -12,8 +12,10 @@
  * The help texts and the exit statuses are in help.c (`sluice --help`,
  * `sluice help run`, docs/sluice.1).  On an error the message comes first
  * on stderr, followed by the offending SQL line and a caret when the
- * error has a position.  At the end of a run the job's summary (rows per
- * source and sink, late rows, final watermarks) goes to stderr.
+ * error has a position.  While the job runs, a status line is redrawn on
+ * stderr when it is a terminal (status.c; off with --quiet); at the end of
+ * a run, the line erased, the job's summary (rows per source and sink,
+ * late rows, final watermarks) goes to stderr.
  *
  * SIGINT or SIGTERM stops the job cleanly (sl_stop_complete): with
  * checkpointing with a savepoint (its path is printed), without it the
@@ -22,6 +24,7 @@
  */
 #include "sluice.h"
 #include "help.h"
+#include "status.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -101,8 +104,10 @@ static volatile sig_atomic_t signals;
 
 static void on_signal(int sig)
 {
-	if (++signals > 1)
+	if (++signals > 1) {
+		sl_status_abandon(); /* the terminal's whole screen back */
 		_exit(SL_EXIT_ABORT); /* second signal: abort without a savepoint */
+	}
 	if (running)
 		sl_stop(running);
 }
@@ -193,10 +198,11 @@ int main(int argc, char **argv)
 	sl_set(e, "sluice.select.sink", "print");
 	char *sql = NULL;
 	const char *name = NULL;
-	int stats = 0, rc = 0, status = SL_EXIT_OK, drain = 0;
+	int stats = 0, rc = 0, status = SL_EXIT_OK, drain = 0, quiet = 0;
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
-		int run_only = !strcmp(a, "--stats") || !strcmp(a, "--drain") ||
+		int run_only = !strcmp(a, "--stats") || !strcmp(a, "--drain") || !strcmp(a, "--quiet") ||
+		               !strcmp(a, "-q") ||
 		               !strcmp(a, "--allow-non-restored-state") ||
 		               !strcmp(a, "--overwrite-output") || !strcmp(a, "--fresh") ||
 		               !strcmp(a, "--from-savepoint");
@@ -211,6 +217,8 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(a, "--stats")) {
 			stats = 1;
+		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			quiet = 1;
 		} else if (!strcmp(a, "--drain")) {
 			drain = 1;
 		} else if (!strcmp(a, "--allow-non-restored-state")) {
@@ -270,7 +278,9 @@ int main(int argc, char **argv)
 	running = e;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	sl_status *line = quiet ? NULL : sl_status_start(e);
 	rc = sl_run(e);
+	sl_status_stop(line); /* erased: what follows starts on its own line */
 	running = NULL;
 	if (!rc && signals && !sl_job_finished(e)) {
 		/* stopped by a signal: with checkpointing a savepoint, without

@@ -112,6 +112,10 @@ SL_API int sl_exec(sl_engine *e, const char *sql);
 /* Sets an option as SET 'key' = 'value' would. */
 SL_API int sl_set(sl_engine *e, const char *key, const char *value);
 
+/* The value of option `key` as set by SET, sl_set or --set (the last one
+ * wins), or NULL when it was not set.  Valid until the next call on e. */
+SL_API const char *sl_option(sl_engine *e, const char *key);
+
 /* Runs the started jobs until every source has ended (or forever for
  * unbounded sources).  Returns 0 when all finished cleanly. */
 SL_API int sl_run(sl_engine *e);

@@ -8,7 +8,7 @@
 set -eu
 PKGS="build-essential pkg-config libcmocka-dev libpcre2-dev librdkafka-dev kcat \
 libpq-dev postgresql librocksdb-dev sqlite3 clang libclang-rt-14-dev jq \
-libsnappy-dev libzstd-dev zlib1g-dev"
+libsnappy-dev libzstd-dev zlib1g-dev libmicrohttpd-dev prometheus"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -134,6 +134,11 @@ int sl_set(sl_engine *e, const char *key, const char *value)
 	return 0;
 }
 
+const char *sl_option(sl_engine *e, const char *key)
+{
+	return sl_opts_get(&e->session, key);
+}
+
 /* ---- planning ---------------------------------------------------------- */
 
 /* The check of the state backend's name that opening it does

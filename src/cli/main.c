@@ -3,6 +3,7 @@
  *
  *   sluice run job.sql [--set k=v]... [--stats]   run a Flink SQL script
  *        [--fresh] [--from-savepoint PATH] [--drain] [--quiet]
+ *        [--http ADDR:PORT [--http-allow-remote]]
  *   sluice run -e "SQL" ...                       run inline SQL
  *   sluice run - ...                              read the script from stdin
  *   sluice explain job.sql | -e "SQL"             print the physical plan
@@ -15,7 +16,9 @@
  * error has a position.  While the job runs, a status line is redrawn on
  * stderr when it is a terminal (status.c; off with --quiet); at the end of
  * a run, the line erased, the job's summary (rows per source and sink,
- * late rows, final watermarks) goes to stderr.
+ * late rows, final watermarks) goes to stderr.  With --http (or 'rest.port'
+ * in the script) the job's metrics are served over HTTP while it runs
+ * (http.c).
  *
  * SIGINT or SIGTERM stops the job cleanly (sl_stop_complete): with
  * checkpointing with a savepoint (its path is printed), without it the

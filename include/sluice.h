@@ -267,6 +267,10 @@ typedef struct sl_metric_op {
 	int64_t late_corrected;  /* late rows that corrected a window (ALLOWED LATENESS) */
 	int64_t in_wm;           /* currentInputWatermark (the minimum of its inputs) */
 	int64_t out_wm;          /* currentOutputWatermark */
+	int nin;                 /* its inputs (0: a source) */
+	int64_t input_wm[4];     /* the watermark of each of its first 4 inputs */
+	int input_idle;          /* bit k: input k is idle (left out of in_wm) */
+	int idle;                /* its output is idle ('scan.watermark.idle-timeout') */
 } sl_metric_op;
 
 /* One edge between two operators (all instances of it). */
@@ -311,6 +315,17 @@ SL_API int sl_metrics_get(sl_engine *e, sl_metrics **out);
 
 /* Frees a snapshot; safe on NULL. */
 SL_API void sl_metrics_free(sl_metrics *m);
+
+/*
+ * "Why is there no output yet?" (EXPLAIN PENDING, docs/observability.md):
+ * text, from snapshot m, that names for each window, join and OVER
+ * operator the watermark it waits on and the input that holds it back,
+ * followed back through the graph to the source instance (its watermark,
+ * rows read, whether it is idle), then the watermark of every source
+ * instance and every operator (SHOW WATERMARKS).  Returns a malloc'd
+ * string (free it with free), or NULL when out of memory.
+ */
+SL_API char *sl_metrics_pending(const sl_metrics *m);
 
 /* Library version string, "major.minor.patch". */
 SL_API const char *sl_version(void);

@@ -118,6 +118,13 @@ static void op_figures(sl_metric_op *m, sl_op *op, int node, int inst, int par)
 	m->late_corrected = SL_CTR_GET(op->stats.late_corrected);
 	m->out_wm = SL_CTR_GET(op->out_wm);
 	m->in_wm = op->nin ? SL_CTR_GET(op->wm) : m->out_wm;
+	m->nin = op->nin;
+	for (int in = 0; in < op->nin && in < 4; in++) {
+		m->input_wm[in] = SL_CTR_GET(op->in_wm[in]);
+		if (SL_CTR_GET(op->in_idle[in]))
+			m->input_idle |= 1 << in;
+	}
+	m->idle = SL_CTR_GET(op->idle);
 }
 
 /* The operators (by id, then instance) and edges of the job. */

@@ -69,6 +69,12 @@ static const char run[] =
 
 static const char explain[] =
 	"usage: sluice explain <job.sql | -e SQL | -> [--set KEY=VALUE]...\n"
+	"       sluice explain --pending ADDRESS:PORT\n"
+	"\n"
+	"With --pending, asks the job running with --http ADDRESS:PORT why there is no\n"
+	"output yet: for each window, join and OVER operator, the watermark it waits on\n"
+	"and the input holding it back, down to the source instance; then every\n"
+	"watermark.  Otherwise:\n"
 	"\n"
 	"Plans the script and prints the physical plan of its job, one operator per\n"
 	"line, without opening any input, output or state.  Errors are reported as by\n"

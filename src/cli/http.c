@@ -13,6 +13,8 @@
  *
  *   /metrics   Prometheus text format (http_prom.c)
  *   /jobs...   Flink-shaped REST JSON (http_json.c)
+ *   /pending   why no output yet, and every watermark (sl_metrics_pending;
+ *              `sluice explain --pending ADDR:PORT` prints it)
  *   /          the page that draws the job live (http_page.c)
  *
  * Anything else is 404; a method other than GET or HEAD is 405.  The
@@ -65,12 +67,21 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 		return reply(c, 405, text, "only GET and HEAD\n", 18);
 	if (!strcmp(url, "/"))
 		return reply(c, 200, "text/html; charset=utf-8", sl_http_page, strlen(sl_http_page));
-	int prom = !strcmp(url, "/metrics");
-	if (!prom && strncmp(url, "/jobs", 5))
+	int prom = !strcmp(url, "/metrics"), pending = !strcmp(url, "/pending");
+	if (!prom && !pending && strncmp(url, "/jobs", 5))
 		return reply(c, 404, text, "not found\n", 10);
 	sl_metrics *m;
 	if (sl_metrics_get(h->e, &m))
 		return reply(c, 500, text, "out of memory\n", 14);
+	if (pending) {
+		char *t = sl_metrics_pending(m);
+		sl_metrics_free(m);
+		if (!t)
+			return reply(c, 500, text, "out of memory\n", 14);
+		enum MHD_Result rc = reply(c, 200, text, t, strlen(t));
+		free(t);
+		return rc;
+	}
 	sl_buf b;
 	sl_buf_init(&b);
 	int code = 200;

@@ -44,6 +44,13 @@ int sl_http_prometheus(const sl_metrics *m, sl_buf *out);
  */
 int sl_http_json(const sl_metrics *m, const char *path, sl_buf *out);
 
+/*
+ * GET path from the endpoint at hostport ("127.0.0.1:8081", "[::1]:8081")
+ * over HTTP/1.0 (http_client.c); appends the body of a 200 answer to body.
+ * Returns 0, or -1 with the reason in msg (cap bytes).
+ */
+int sl_http_get(const char *hostport, const char *path, sl_buf *body, char *msg, size_t cap);
+
 /* The page served at / (http_page.c): a NUL-terminated HTML document. */
 extern const char sl_http_page[];
 

@@ -7,6 +7,8 @@
  *   sluice run -e "SQL" ...                       run inline SQL
  *   sluice run - ...                              read the script from stdin
  *   sluice explain job.sql | -e "SQL"             print the physical plan
+ *   sluice explain --pending ADDR:PORT            ask a running job (--http)
+ *                                                 why there is no output yet
  *   sluice version | --version                   print the version
  *   sluice help [COMMAND] | --help                print help
  *
@@ -222,6 +224,21 @@ int main(int argc, char **argv)
 		return SL_EXIT_OK;
 	}
 	int explain = !strcmp(cmd, "explain");
+	if (explain && argc > 2 && !strcmp(argv[2], "--pending")) {
+		if (argc != 4)
+			return usage_error("explain", "%s", "--pending takes the ADDRESS:PORT of a "
+			                   "running job's --http endpoint");
+		sl_buf body;
+		sl_buf_init(&body);
+		char msg[512];
+		if (sl_http_get(argv[3], "/pending", &body, msg, sizeof(msg))) {
+			fprintf(stderr, "sluice: %s\n", msg);
+			return SL_EXIT_FAILED;
+		}
+		fwrite(body.p ? body.p : "", 1, body.len, stdout);
+		sl_buf_deinit(&body);
+		return SL_EXIT_OK;
+	}
 	if (!explain && strcmp(cmd, "run")) {
 		if (cmd[0] == '-')
 			return usage_error(NULL, "unknown option '%s' (options follow the command: "

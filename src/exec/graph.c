@@ -173,7 +173,7 @@ static int deliver_wm(sl_op *op, int input, int64_t wm, sl_err *err)
 	assert(input >= 0 && input < op->nin);
 	if (wm <= op->in_wm[input])
 		return 0;
-	op->in_wm[input] = wm;
+	SL_CTR_SET(op->in_wm[input], wm);
 	return merge_wm(op, err);
 }
 
@@ -181,10 +181,10 @@ int sl_op_emit_idle(sl_op *op, int idle, sl_err *err)
 {
 	if (op->idle == idle)
 		return 0;
-	op->idle = idle;
+	SL_CTR_SET(op->idle, idle);
 	for (int i = 0; i < op->nedges; i++) {
 		sl_op *to = op->edges[i].to;
-		to->in_idle[op->edges[i].input] = (uint8_t)idle;
+		SL_CTR_SET(to->in_idle[op->edges[i].input], (uint8_t)idle);
 		int rc = merge_wm(to, err);
 		if (rc)
 			return rc;

@@ -57,7 +57,7 @@ check "a rate" 'read src [0-9.]+k 1\.[0-9]k/s'
 check "watermark and lag" '\| wm 20[0-9-]+ [0-9:]+ lag [0-9.]+m?s now'
 check "sink" '\| wrote out [0-9]+'
 check "final stats on their own line" '^source src: 3000 rows read, 0 skipped'
-check "sink stats" '^sink out: 15 rows written'
+check "sink stats" '^sink out: [0-9]+ rows written'
 draws=$(grep -o "RUNNING" "$T/pty" | wc -l)
 # at most 4 a second (the first at once), over the run's wall time
 max=$(( ms * 4 / 1000 + 2 ))

@@ -66,11 +66,10 @@ $(BUILD)/libsluice.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# libmicrohttpd serves `sluice run --http` (src/cli/http.c); only the binary links it
-HTTP_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
-
+# libmicrohttpd serves `sluice run --http`: src/cli/http.c loads it with dlopen
+# (only its header is needed here)
 $(BUILD)/sluice: $(CLI_OBJ) $(BUILD)/libsluice.a
-	$(CC) $(CFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libsluice.a $(LIBS) $(HTTP_LIBS)
+	$(CC) $(CFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libsluice.a $(LIBS)
 
 # every unit test links the shared harness (tests/unit/harness.{c,h});
 # -MMD writes each program's header dependencies next to the objects

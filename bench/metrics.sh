@@ -65,23 +65,21 @@ run() {
 	off) "$RU" "$WORK/ru" "$SLUICE" run "$WORK/job$p.sql" > "$WORK/log" 2>&1 ;;
 	on)
 		# the status line needs a terminal: script(1) gives the job one
+		port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+		t0=$(now_ms) # not counting python's start
 		script -qfec "stty rows 30 cols 160; '$RU' '$WORK/ru' '$SLUICE' run '$WORK/job$p.sql' \
-			--http 127.0.0.1:0 2> '$WORK/err' > /dev/null" /dev/null > "$WORK/log" 2>&1 &
+			--http 127.0.0.1:$port > /dev/null" /dev/null > "$WORK/log" 2>&1 &
 		spid=$!
-		port=""
-		while [ -z "$port" ] && kill -0 $spid 2>/dev/null; do
-			port=$(sed -n 's|^sluice: serving http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$WORK/err" 2>/dev/null)
-			sleep 0.02
-		done
 		( while :; do curl -sf "http://127.0.0.1:$port/metrics" > /dev/null || true; sleep 1; done ) &
 		SCRAPER=$!
 		wait $spid
+		t1=$(now_ms) # before the scraper's sleep ends
 		kill $SCRAPER 2>/dev/null || true
 		wait $SCRAPER 2>/dev/null || true
 		SCRAPER=""
 		;;
 	esac
-	t1=$(now_ms)
+	[ "$v" = on ] || t1=$(now_ms)
 	read -r u s rss < "$WORK/ru"
 	awk -v u="$u" -v s="$s" -v w="$((t1 - t0))" 'BEGIN { printf "%.3f %.3f\n", u + s, w / 1000 }' \
 		>> "$WORK/$v-$p"

@@ -2,6 +2,9 @@
 # install-deps.sh - installs the Debian 12 packages sluice needs
 # (docs/architecture.md, "Dependencies").
 #
+# libmicrohttpd-dev: the sluice binary's HTTP endpoint (src/cli/http.c);
+# prometheus: its promtool checks /metrics in tests/integration/http.sh.
+#
 # Checks which packages are missing with dpkg-query; installs them through
 # apt-get when run as root, otherwise prints the exact apt-get line and fails.
 # Called by `make deps` (and so by `make demo` and `make test`).

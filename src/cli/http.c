@@ -3,8 +3,12 @@
  * `sluice run --http 127.0.0.1:8081`, or 'rest.port' / 'rest.address'
  * ('rest.bind-address') set in the script as in Flink.
  *
- * The server is libmicrohttpd (Debian's libmicrohttpd12): it parses the
- * requests, on one thread of its own (MHD_USE_INTERNAL_POLLING_THREAD),
+ * The server is libmicrohttpd (Debian's libmicrohttpd12), loaded with
+ * dlopen when an endpoint is asked for (as the RocksDB backend and the
+ * jdbc connector load theirs): linked, it brought ten shared libraries
+ * (GnuTLS and its own) into every `sluice run`, 4.5 M instructions of
+ * dynamic linking at each start (callgrind, docs/performance.md,
+ * "Metrics").  It parses the requests, on one thread of its own (MHD_USE_INTERNAL_POLLING_THREAD),
  * with limits on connections (32), their memory (64 KiB) and idle time
  * (10 s), so a malformed or slow request costs one connection, never the
  * job.  Each GET takes a metrics snapshot (sl_metrics_get, the engine
@@ -26,6 +30,7 @@
 #include "http.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -41,19 +46,61 @@ struct sl_http {
 	sl_engine *e;
 };
 
+/* The functions of libmicrohttpd used here, typed by its header. */
+static struct {
+	void *lib;
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_get_daemon_info) *get_daemon_info;
+	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
+} mhd;
+
+/* Loads libmicrohttpd once (the main thread, before any server runs).
+ * 0, or -1 with the reason in msg. */
+static int mhd_load(char *msg, size_t cap)
+{
+	if (mhd.lib)
+		return 0;
+	void *lib = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		snprintf(msg, cap, "--http needs libmicrohttpd (Debian package libmicrohttpd12): %s",
+		         dlerror());
+		return -1;
+	}
+#define LOAD(f)                                                                       \
+	if (!(*(void **)&mhd.f = dlsym(lib, "MHD_" #f))) {                            \
+		snprintf(msg, cap, "libmicrohttpd.so.12 lacks MHD_%s", #f);           \
+		dlclose(lib);                                                         \
+		return -1;                                                            \
+	}
+	LOAD(start_daemon)
+	LOAD(stop_daemon)
+	LOAD(get_daemon_info)
+	LOAD(create_response_from_buffer)
+	LOAD(add_response_header)
+	LOAD(queue_response)
+	LOAD(destroy_response)
+#undef LOAD
+	mhd.lib = lib;
+	return 0;
+}
+
 static enum MHD_Result reply(struct MHD_Connection *c, int code, const char *type,
                              const char *body, size_t len)
 {
 	struct MHD_Response *r =
-		MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+		mhd.create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, "Content-Type", type);
-	MHD_add_response_header(r, "Cache-Control", "no-store");
+	mhd.add_response_header(r, "Content-Type", type);
+	mhd.add_response_header(r, "Cache-Control", "no-store");
 	if (code == 405)
-		MHD_add_response_header(r, "Allow", "GET, HEAD");
-	enum MHD_Result rc = MHD_queue_response(c, (unsigned)code, r);
-	MHD_destroy_response(r);
+		mhd.add_response_header(r, "Allow", "GET, HEAD");
+	enum MHD_Result rc = mhd.queue_response(c, (unsigned)code, r);
+	mhd.destroy_response(r);
 	return rc;
 }
 
@@ -133,6 +180,8 @@ sl_http *sl_http_start(sl_engine *e, const char *addr, int port, int allow_remot
 		         "authentication; add --http-allow-remote to serve it there", addr);
 		return NULL;
 	}
+	if (mhd_load(msg, cap))
+		return NULL;
 	sl_http *h = calloc(1, sizeof(*h));
 	if (!h) {
 		snprintf(msg, cap, "out of memory");
@@ -142,7 +191,7 @@ sl_http *sl_http_start(sl_engine *e, const char *addr, int port, int allow_remot
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old); /* the server's thread inherits it */
-	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | (ip6 ? MHD_USE_IPv6 : 0),
+	h->d = mhd.start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | (ip6 ? MHD_USE_IPv6 : 0),
 	                        (uint16_t)port, NULL, NULL, answer, h,
 	                        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	                        MHD_OPTION_CONNECTION_LIMIT, 32u,
@@ -157,7 +206,7 @@ sl_http *sl_http_start(sl_engine *e, const char *addr, int port, int allow_remot
 		free(h);
 		return NULL;
 	}
-	const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+	const union MHD_DaemonInfo *di = mhd.get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
 	*bound = di ? di->port : port;
 	return h;
 }
@@ -166,6 +215,6 @@ void sl_http_stop(sl_http *h)
 {
 	if (!h)
 		return;
-	MHD_stop_daemon(h->d);
+	mhd.stop_daemon(h->d);
 	free(h);
 }

@@ -262,6 +262,9 @@ typedef struct sl_metric_op {
 	double rows_in_per_s;    /* numRecordsInPerSecond (see sl_metrics.rate_window_us) */
 	double rows_out_per_s;   /* numRecordsOutPerSecond */
 	int64_t rows_skipped;    /* sources: bad rows skipped (ignore-parse-errors) */
+	int64_t bytes_read;      /* file sources: bytes of this instance's splits read */
+	int64_t bytes_total;     /* and their size (0: unknown: other sources, file
+	                          * formats such as parquet) */
 	int64_t late_dropped;    /* numLateRecordsDropped */
 	int64_t late_diverted;   /* late rows written to an ON LATE INSERT INTO table */
 	int64_t late_corrected;  /* late rows that corrected a window (ALLOWED LATENESS) */

@@ -104,6 +104,7 @@ static void op_figures(sl_metric_op *m, sl_op *op, int node, int inst, int par)
 		if (op->vt->kind == SL_OPK_SCAN) {
 			snprintf(m->table, sizeof(m->table), "%s", sl_op_scan_table(op));
 			m->rows_skipped = sl_op_scan_skipped(op);
+			sl_op_scan_progress(op, &m->bytes_read, &m->bytes_total);
 		}
 	} else if (k) {
 		m->role = SL_ROLE_SINK;

@@ -88,13 +88,15 @@ static int node_end(const sl_metrics *m, int i)
 static void vertex(const sl_metrics *m, int i, int end, sl_buf *out)
 {
 	const sl_metric_op *o = &m->ops[i];
-	long long in = 0, outr = 0, late = 0;
+	long long in = 0, outr = 0, late = 0, bread = 0, btotal = 0;
 	double rin = 0, rout = 0;
 	int64_t in_wm = SL_WM_END, out_wm = SL_WM_END;
 	for (int k = i; k < end; k++) {
 		in += m->ops[k].rows_in;
 		outr += m->ops[k].rows_out;
 		late += m->ops[k].late_dropped;
+		bread += m->ops[k].bytes_read;
+		btotal += m->ops[k].bytes_total;
 		rin += m->ops[k].rows_in_per_s;
 		rout += m->ops[k].rows_out_per_s;
 		if (m->ops[k].in_wm < in_wm)
@@ -119,9 +121,10 @@ static void vertex(const sl_metrics *m, int i, int end, sl_buf *out)
 	              "\"read-records-complete\":true,\"write-records-complete\":true,"
 	              "\"numRecordsInPerSecond\":%.3f,\"numRecordsOutPerSecond\":%.3f,"
 	              "\"numLateRecordsDropped\":%lld,\"currentInputWatermark\":%lld,"
-	              "\"currentOutputWatermark\":%lld},\"subtasks\":[",
+	              "\"currentOutputWatermark\":%lld,\"sourceBytesRead\":%lld,"
+	              "\"sourceBytesTotal\":%lld},\"subtasks\":[",
 	              o->parallelism, state_name(m->status), (long long)(m->start_us / 1000), in,
-	              outr, rin, rout, late, wm_ms(in_wm), wm_ms(out_wm));
+	              outr, rin, rout, late, wm_ms(in_wm), wm_ms(out_wm), bread, btotal);
 	for (int k = i; k < end; k++) {
 		const sl_metric_op *s = &m->ops[k];
 		sl_buf_printf(out, "%s{\"subtask\":%d,\"numRecordsIn\":%lld,\"numRecordsOut\":%lld,"

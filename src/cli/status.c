@@ -7,10 +7,12 @@
  * 250 ms, so at most 4 redraws a second, and draws one line on standard
  * error:
  *
- *   RUNNING 0:12 | read orders 1.20M 98.1k/s | wm 2026-08-01 09:00:05 lag
+ *   RUNNING 0:12 | read orders 1.20M 98.1k/s 37% | wm 2026-08-01 09:00:05 lag
  *   3.2s now, 1.0s src | wrote out 1.20k | late 12 | ckpt #4 12ms 3.4MB
  *
- * (one line, cut to the terminal's width so that it never wraps).  The
+ * (one line, cut to the terminal's width so that it never wraps; the
+ * percentage, for sources that read line-oriented files, is of the bytes
+ * of their files read so far).  The
  * job's watermark is the minimum over the sinks' input watermarks (what
  * the output has reached); its lag is shown behind the wall clock and
  * behind the most advanced source (the newest events read), so a replay
@@ -180,17 +182,22 @@ size_t sl_status_format(const sl_metrics *m, char *buf, size_t cap, int width)
 			i++;
 			continue;
 		}
-		int64_t rows;
+		int64_t rows, done = 0, total = 0;
 		double rate;
 		int next = node_sum(m, i, &rows, &rate);
-		for (int k = i + 1; k < next; k++) {
-			late += m->ops[k].late_dropped + m->ops[k].late_diverted;
-			if (m->ops[k].out_wm != SL_WM_END && m->ops[k].out_wm > src_wm)
+		for (int k = i; k < next; k++) {
+			if (k > i)
+				late += m->ops[k].late_dropped + m->ops[k].late_diverted;
+			if (k > i && m->ops[k].out_wm != SL_WM_END && m->ops[k].out_wm > src_wm)
 				src_wm = m->ops[k].out_wm;
+			done += m->ops[k].bytes_read;
+			total += m->ops[k].bytes_total;
 		}
 		count_text((double)rows, a, sizeof(a));
 		count_text(rate, b, sizeof(b));
 		add(buf, cap, &n, "%s %s %s %s/s", sep, o->table, a, b);
+		if (total > 0) /* a bounded file source: how far through its files */
+			add(buf, cap, &n, " %d%%", (int)(done * 100 / total));
 		sep = ",";
 		i = next;
 	}

@@ -110,6 +110,10 @@ typedef struct sl_source {
 	int64_t rows_read;     /* rows produced */
 	int64_t rows_skipped;  /* bad rows skipped (ignore-parse-errors; SL_CTR_ADD:
 	                        * read live by the metrics, base/counter.h) */
+	int64_t bytes_read;    /* a bounded file source's progress: bytes of its
+	                        * splits read so far (SL_CTR_ADD; may pass
+	                        * bytes_total by a block at a range's end) */
+	int64_t bytes_total;   /* and the size of its splits (0: unknown) */
 	struct sl_decoder *dec; /* its format's decoder, or NULL (stats) */
 	/*
 	 * Splits (docs/parallel.md §4): a source whose input is cut into

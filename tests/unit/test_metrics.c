@@ -5,7 +5,8 @@
  * backwards and its watermarks never decrease; once the job finished, it
  * agrees with the final --stats text (rows read, rows written, late rows)
  * and with the input (rows read = lines in the file, late rows = the
- * late rows written into it); the source's watermark is +infinity; the
+ * late rows written into it) and the bytes read equal the file's size;
+ * the source's watermark is +infinity; the
  * edges name their exchanges and every exchange carried messages; a
  * checkpointing job counts its checkpoints; the pending text
  * (sl_metrics_pending) names the input that holds a window back.  `make tsan` runs it under
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sluice.h"
@@ -162,6 +164,7 @@ static void run_at(int par, int ckpt)
 	assert_string_equal(m->job, pipeline);
 	int64_t read = 0, written = 0, late = 0, in_of_sink = 0;
 	int sources = 0, sinks = 0, reading = 0;
+	int64_t bytes = 0, bytes_total = 0;
 	for (int i = 0; i < m->nops; i++) {
 		const sl_metric_op *o = &m->ops[i];
 		assert_true(o->instance < o->parallelism);
@@ -170,6 +173,8 @@ static void run_at(int par, int ckpt)
 			assert_true(o->out_wm == SL_WM_END);
 			read += o->rows_out;
 			reading += o->rows_out > 0;
+			bytes += o->bytes_read;
+			bytes_total += o->bytes_total;
 			sources++;
 		} else if (o->role == SL_ROLE_SINK) {
 			assert_string_equal(o->table, "out");
@@ -182,6 +187,11 @@ static void run_at(int par, int ckpt)
 	(void)in_of_sink;
 	assert_true(sources >= 1 && sinks >= 1);
 	assert_int_equal(read, NROWS);
+	/* progress: every byte of the file, over the instances' splits */
+	struct stat st;
+	assert_int_equal(stat(input, &st), 0);
+	assert_int_equal(bytes_total, st.st_size);
+	assert_int_equal(bytes, st.st_size);
 	assert_int_equal(late, nlate);
 	const char *stats = sl_job_stats(e, 0);
 	assert_int_equal(stat_after(stats, "source src: "), read);

@@ -502,6 +502,8 @@ static sl_op *push_scan(sl_engine *e, const char *table)
 		sl_err_set(&e->err, SL_EINVAL, "the job stopped after an error: %s", e->fail_msg);
 		return NULL;
 	}
+	if (e->job && SL_CTR_GET(e->status) == SL_JOB_CREATED)
+		sl__metrics_status(e, SL_JOB_RUNNING); /* a job driven by pushes runs from the first */
 	if (e->job && e->prun)
 		return sl_prun_push_scan(e->prun, table);
 	for (int i = 0; e->job && i < e->graph.nops; i++) {

@@ -309,6 +309,7 @@ static void test_metrics_pending(void **state)
 	}
 	sl_metrics *m;
 	assert_int_equal(sl_metrics_get(e, &m), 0);
+	assert_int_equal(m->status, SL_JOB_RUNNING); /* since the first push */
 	char *t = sl_metrics_pending(m);
 	assert_non_null(t);
 	if (!strstr(t, "WindowAggregate waits for its input watermark, now -infinity") ||

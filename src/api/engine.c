@@ -267,6 +267,31 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 	return rc;
 }
 
+/* EXPLAIN PENDING (pending) or SHOW WATERMARKS of the running job into the
+ * statement output (docs/observability.md). */
+static int running_text(sl_engine *e, const sl_ast_stmt *s, int pending)
+{
+	if (!e->job)
+		return sl_err_set_at(&e->err, SL_EPLAN, s->line, s->col, "line %d, column %d: %s "
+		                     "needs a running job (start one first; from a shell: sluice "
+		                     "explain --pending ADDRESS:PORT of a job run with --http)",
+		                     s->line, s->col, pending ? "EXPLAIN PENDING" : "SHOW WATERMARKS");
+	sl_metrics *m;
+	if (sl_metrics_get(e, &m))
+		return sl_err_set(&e->err, SL_ENOMEM, "out of memory");
+	int rc = 0;
+	if (pending) {
+		char *t = sl_metrics_pending(m);
+		if (!t || sl_buf_puts(&e->explain_out, t))
+			rc = sl_err_set(&e->err, SL_ENOMEM, "out of memory");
+		free(t);
+	} else if (sl__metrics_watermarks(m, &e->explain_out)) {
+		rc = sl_err_set(&e->err, SL_ENOMEM, "out of memory");
+	}
+	sl_metrics_free(m);
+	return rc;
+}
+
 static int apply_stmt(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njob, int *kept)
 {
 	switch (s->kind) {
@@ -282,6 +307,8 @@ static int apply_stmt(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njo
 		return rc;
 	}
 	case SL_AS_SHOW: {
+		if (s->u.show.what == SL_SHOW_WATERMARKS)
+			return running_text(e, s, 0);
 		sl_arena scratch;
 		sl_arena_init(&scratch, 4096);
 		int rc = sl_plan_show(&e->cat, &e->session, &scratch, s, &e->explain_out, &e->err);
@@ -317,6 +344,8 @@ static int apply_stmt(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njo
 			}
 		return 0;
 	case SL_AS_EXPLAIN: {
+		if (s->u.explain.pending)
+			return running_text(e, s, 1);
 		sl_ast_stmt *inner = s->u.explain.stmt;
 		int rc = start_job(e, &inner, 1, 1);
 		if (!rc)

@@ -69,6 +69,10 @@ void sl__metrics_job_open(struct sl_engine *e);
 void sl__metrics_job_close(struct sl_engine *e);
 void sl__metrics_status(struct sl_engine *e, int status);
 
+/* SHOW WATERMARKS: appends m's operators' watermarks to out as a table
+ * (metrics_pending.c).  0 or SL_ENOMEM. */
+int sl__metrics_watermarks(const sl_metrics *m, sl_buf *out);
+
 /* The 'push' sink (conn_push.c): rows queued in the engine for sl_poll.
  * Handed to the planner (sl_plan_args.push_sink), as the connector
  * registry, a lower layer, cannot name it. */

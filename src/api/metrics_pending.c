@@ -19,14 +19,18 @@
  * split, an idle topic partition): the text says so and names
  * 'scan.watermark.idle-timeout'.
  *
+ * SHOW WATERMARKS (sl__metrics_watermarks) is the same snapshot as a
+ * table: every operator instance with its input and output watermarks.
+ *
  * What it does not show: the windows themselves (the oldest open window
  * and its rows live in operator state, which is not read from another
  * thread), a source's partitions or splits (only its instances), and the
  * late rows of the last minute with an example (counters only).
  */
-#include "sluice.h"
+#include "engine_int.h"
 #include "../base/buf.h"
 #include "../base/timeutil.h"
+#include "../plan/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,4 +202,38 @@ char *sl_metrics_pending(const sl_metrics *m)
 		return NULL;
 	}
 	return b.p; /* the buffer's malloc'd bytes, NUL-terminated */
+}
+
+int sl__metrics_watermarks(const sl_metrics *m, sl_buf *out)
+{
+	static const char *const head[] = {"operator", "instance", "input watermark",
+	                                   "output watermark", "rows", "idle"};
+	enum { NC = 6, W = 48 };
+	char *cells = malloc((size_t)(m->nops ? m->nops : 1) * NC * W);
+	const char **v = malloc(sizeof(char *) * (size_t)(m->nops ? m->nops : 1) * NC);
+	if (!cells || !v) {
+		free(cells);
+		free(v);
+		return SL_ENOMEM;
+	}
+	for (int i = 0; i < m->nops; i++) {
+		const sl_metric_op *o = &m->ops[i];
+		char *c = cells + (size_t)i * NC * W;
+		if (o->table[0])
+			snprintf(c, W, "%s %s", o->role == SL_ROLE_SINK ? "sink" : "source", o->table);
+		else
+			snprintf(c, W, "#%d %s", o->node, o->name);
+		snprintf(c + W, W, "%d", o->instance);
+		wm_text(o->in_wm, c + 2 * W);
+		wm_text(o->out_wm, c + 3 * W);
+		snprintf(c + 4 * W, W, "%lld", (long long)(o->role == SL_ROLE_SOURCE ? o->rows_out
+		                                                                      : o->rows_in));
+		snprintf(c + 5 * W, W, "%s", o->idle ? "idle" : "");
+		for (int k = 0; k < NC; k++)
+			v[i * NC + k] = c + k * W;
+	}
+	sl_plan_tableau(out, NC, head, m->nops, v);
+	free(cells);
+	free(v);
+	return 0;
 }

@@ -9,7 +9,8 @@
  * the source's watermark is +infinity; the
  * edges name their exchanges and every exchange carried messages; a
  * checkpointing job counts its checkpoints; the pending text
- * (sl_metrics_pending) names the input that holds a window back.  `make tsan` runs it under
+ * (sl_metrics_pending, EXPLAIN PENDING) names the input that holds a
+ * window back, and SHOW WATERMARKS lists every instance's watermarks.  `make tsan` runs it under
  * ThreadSanitizer: the reader and the job's threads share no lock on the
  * per-row path, and TSan must report no race.
  */
@@ -293,6 +294,9 @@ static void test_metrics_pending(void **state)
 {
 	sl_engine *e;
 	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, "SHOW WATERMARKS"), SL_EPLAN); /* no job yet */
+	assert_non_null(strstr(sl_errmsg(e), "SHOW WATERMARKS needs a running job"));
+	assert_int_equal(sl_exec(e, "EXPLAIN PENDING"), SL_EPLAN);
 	if (sl_exec(e, "CREATE TABLE a (k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)\n"
 	               "  WITH ('connector' = 'push');\n"
 	               "CREATE TABLE b (k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)\n"
@@ -319,6 +323,17 @@ static void test_metrics_pending(void **state)
 		fail_msg("pending text:\n%s", t);
 	free(t);
 	sl_metrics_free(m);
+	/* the same through SQL: EXPLAIN PENDING and SHOW WATERMARKS */
+	if (sl_exec(e, "EXPLAIN PENDING; SHOW WATERMARKS;"))
+		fail_msg("%s", sl_errmsg(e));
+	const char *out = sl_explain_text(e);
+	if (!strstr(out, "held back by source b: watermark -infinity (none yet), 0 rows read") ||
+	    !strstr(out, " operator | instance | ") || !strstr(out, " input watermark |") ||
+	    !strstr(out, " source a |") || !strstr(out, " 2026-08-01 00:00:04 |") ||
+	    !strstr(out, " rows in set")) {
+		fputs(out, stderr);
+		fail_msg("EXPLAIN PENDING; SHOW WATERMARKS: see above");
+	}
 	/* b catches up: the watermark is a's again, held back by neither */
 	const char *row = "{\"k\":\"y\",\"ts\":\"2026-08-01 00:00:09\"}";
 	assert_int_equal(sl_push_json(e, "b", row, strlen(row)), 0);

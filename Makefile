@@ -67,6 +67,8 @@ $(BUILD)/libsluice.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+# libmicrohttpd serves `sluice run --http`: src/cli/http.c loads it with dlopen
+# (only its header is needed here)
 $(BUILD)/sluice: $(CLI_OBJ) $(BUILD)/libsluice.a
 	$(CC) $(CFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libsluice.a $(LIBS)
 
@@ -190,7 +192,7 @@ asan:
 # build-tsan; a second build of the library and about a minute to run, so not
 # part of `make test`
 TSAN_UNIT := test_channel test_cpus test_sql_threads test_state test_ckpt_coord \
-	test_conn_stdio test_conn_datagen test_prun
+	test_conn_stdio test_conn_datagen test_prun test_metrics
 tsan:
 	$(MAKE) BUILD=build-tsan OPT="-O2 -g -fsanitize=thread" \
 		LIBS="$(LIBS) -fsanitize=thread" build-tsan/sluice build-tsan/tools/gen_events \

@@ -792,7 +792,7 @@ static int decode_msg(ks_source *k, int i, rd_kafka_message_t *m, sl_batch *out,
 		out->nrows = first;
 		sl_decoder *d = f->vdec;
 		if (rc == SL_EINPUT && (d->ignore_errors || (f->kdec && f->kdec->ignore_errors))) {
-			k->base.rows_skipped++;
+			SL_CTR_ADD(k->base.rows_skipped, 1);
 			return 0;
 		}
 		return sl_err_set(err, rc == SL_ENOMEM ? rc : SL_EINPUT, "source '%s': topic '%s', "

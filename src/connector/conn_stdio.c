@@ -73,7 +73,7 @@ static int sin_decode(stdin_source *in, const char *rec, size_t len, int64_t lin
 		return rc; /* the caller ends the batch and reads the record again */
 	if (rc == SL_EINPUT && in->dec->ignore_errors) {
 		out->nrows = first;
-		in->base.rows_skipped++;
+		SL_CTR_ADD(in->base.rows_skipped, 1);
 		return 0;
 	}
 	if (rc < 0) {

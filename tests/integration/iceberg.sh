@@ -1,0 +1,172 @@
+#!/bin/sh
+# iceberg.sh - the Iceberg sink read back by readers that share no code
+# with sluice (docs/iceberg.md "Tests"; peers from tests/iceberg/peers.sh):
+#   1. the seed's pipeline (orders -> hourly revenue per user) into a new
+#      table, at the default parallelism (the sink gathers its input),
+#      without checkpointing (one snapshot at the end of input);
+#   2. a checkpointed job (every 20 ms) of per-minute revenue into a table
+#      PARTITIONED BY its window start: one snapshot per checkpoint;
+# each table read through its current snapshot by pyiceberg (StaticTable),
+# by pyarrow over the files pyiceberg plans, by icebird over HTTP on
+# loopback, and by DuckDB over the data files the manifests list as npm
+# avsc decodes them (with the header keys the spec requires), every answer
+# equal to sqlite3's over the input; every metadata version checked by
+# tests/iceberg/validate.py.  Then: a restart of the finished checkpointed
+# job commits nothing; four jobs appending to one table at once (commits
+# racing for the same version: link() lets one win, the others retry) lose
+# no row; a table whose schema is not the DDL's, another catalog type and
+# an updating input are refused.
+set -u
+BUILD=${BUILD:-build}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
+SLUICE="$B/sluice"
+command -v node >/dev/null 2>&1 || { echo "skip: node not found"; exit 77; }
+command -v sqlite3 >/dev/null 2>&1 || { echo "skip: sqlite3 not found"; exit 77; }
+PEERS=$(sh "$ROOT/tests/iceberg/peers.sh") || { echo "FAIL: cannot install the peers"; exit 1; }
+NPM=$(echo "$PEERS" | sed -n 1p)
+PY=$(echo "$PEERS" | sed -n 2p)
+export NPM
+W=$(mktemp -d /tmp/sluice-iceberg.XXXXXX)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
+export LC_ALL=C
+fail=0
+ok() { echo "ok   $*"; }
+no() { echo "FAIL $*"; fail=1; }
+
+# readers TABLE COLS ORACLE: every reader's rows (sorted) equal the oracle's
+readers() {
+	t=$1 cols=$2 want=$3
+	python3 "$ROOT/tests/iceberg/validate.py" "$t" > "$W/v.out" 2>&1 && ok "validate $(cat "$W/v.out")" ||
+		{ no "validate $t:"; head -20 "$W/v.out"; }
+	if node "$ROOT/tests/iceberg/peer.mjs" avsc "$t" > "$W/files" 2> "$W/avsc.err"; then
+		ok "$(tail -1 "$W/avsc.err")"
+	else
+		no "avsc:"; tail -5 "$W/avsc.err"
+	fi
+	sel=$(echo "$cols" | sed "s/window_start/strftime(window_start, '%Y-%m-%d %H:%M:%S')/; s/revenue/revenue::VARCHAR/")
+	# shellcheck disable=SC2046
+	node "$ROOT/tests/iceberg/peer.mjs" duck "SELECT $sel FROM read_parquet({files}, hive_partitioning = false)" $(cat "$W/files") |
+		sort > "$W/duck.rows" 2> "$W/duck.err"
+	"$PY" "$ROOT/tests/iceberg/read.py" pyiceberg "$t" "$cols" 2> "$W/pyi.err" | sort > "$W/pyiceberg.rows"
+	"$PY" "$ROOT/tests/iceberg/read.py" pyarrow "$t" "$cols" 2> "$W/pya.err" | sort > "$W/pyarrow.rows"
+	node "$ROOT/tests/iceberg/peer.mjs" icebird "$t" "$cols" 2> "$W/ib.err" | sort > "$W/icebird.rows"
+	for r in duck pyiceberg pyarrow icebird; do
+		if cmp -s "$want" "$W/$r.rows"; then
+			ok "$r: $(wc -l < "$want") rows equal sqlite3's"
+		else
+			no "$r differs from sqlite3 ($(wc -l < "$W/$r.rows") vs $(wc -l < "$want") rows):"
+			diff "$want" "$W/$r.rows" | head -5
+			cat "$W"/*.err | tail -5
+		fi
+	done
+}
+
+# sqlite3 over a JSON-lines file of orders: revenue per user and window
+# (FMT: the window's strftime format)
+oracle() { # jsonl fmt > rows
+	sed '1s/^/[/; $!s/$/,/; $s/$/]/' "$1" > "$W/in.json"
+	sqlite3 -separator '	' :memory: "SELECT json_extract(value, '\$.user_id') u,
+	  strftime('$2', json_extract(value, '\$.event_time')) w,
+	  printf('%.2f', sum(round(json_extract(value, '\$.amount') * 100)) / 100.0)
+	  FROM json_each(readfile('$W/in.json')) GROUP BY u, w" | sort
+}
+
+# 1. the seed pipeline, as written there, with an iceberg sink
+mkdir -p "$W/seed"
+cat > "$W/seed/job.sql" <<SQL
+CREATE TABLE orders (
+    id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3),
+    WATERMARK FOR event_time AS event_time - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '$ROOT/examples/data/orders.jsonl', 'format' = 'json');
+CREATE TABLE hourly_revenue (
+    user_id STRING, window_start TIMESTAMP(3), revenue DECIMAL(20, 2),
+    PRIMARY KEY (user_id, window_start) NOT ENFORCED
+) WITH ('connector' = 'iceberg', 'catalog-name' = 'hadoop_prod', 'catalog-type' = 'hadoop',
+    'warehouse' = 'file://$W/wh', 'catalog-database' = 'shop', 'catalog-table' = 'hourly_revenue');
+INSERT INTO hourly_revenue
+SELECT user_id, TUMBLE_START(event_time, INTERVAL '1' HOUR) AS window_start, SUM(amount)
+FROM orders GROUP BY user_id, TUMBLE(event_time, INTERVAL '1' HOUR);
+SQL
+(cd "$W/seed" && "$SLUICE" run job.sql) > "$W/seed/log" 2>&1 || { no "seed job:"; cat "$W/seed/log"; }
+oracle "$ROOT/examples/data/orders.jsonl" '%Y-%m-%d %H:00:00' > "$W/seed.want"
+readers "$W/wh/shop/hourly_revenue" user_id,window_start,revenue "$W/seed.want"
+
+# 2. checkpointed, partitioned by the window start, many snapshots
+"$B/tools/gen_events" 200000 50 11 > "$W/orders.jsonl"
+mkdir -p "$W/ck"
+cat > "$W/ck/job.sql" <<SQL
+SET 'execution.checkpointing.interval' = '20 ms';
+SET 'pipeline.name' = 'minutely';
+CREATE TABLE orders (
+    id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3),
+    WATERMARK FOR event_time AS event_time - INTERVAL '3' MINUTE
+) WITH ('connector' = 'filesystem', 'path' = '$W/orders.jsonl', 'format' = 'json');
+CREATE TABLE minutely (user_id STRING, window_start TIMESTAMP(3), revenue DECIMAL(20, 2))
+  PARTITIONED BY (window_start)
+  WITH ('connector' = 'iceberg', 'catalog-type' = 'hadoop', 'warehouse' = '$W/wh',
+    'catalog-database' = 'shop', 'write.parquet.compression-codec' = 'snappy');
+INSERT INTO minutely
+SELECT user_id, window_start, SUM(amount)
+FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(event_time), INTERVAL '1' MINUTE))
+GROUP BY user_id, window_start, window_end;
+SQL
+(cd "$W/ck" && "$SLUICE" run job.sql) > "$W/ck/log" 2>&1 || { no "checkpointed job:"; cat "$W/ck/log"; }
+oracle "$W/orders.jsonl" '%Y-%m-%d %H:%M:00' > "$W/ck.want"
+T="$W/wh/shop/minutely"
+readers "$T" user_id,window_start,revenue "$W/ck.want"
+nsnap=$(python3 -c "
+import json, os, re, sys
+d = '$T/metadata'
+v = max(int(m.group(1)) for n in os.listdir(d) if (m := re.match(r'v(\d+)\.metadata\.json$', n)))
+m = json.load(open('%s/v%d.metadata.json' % (d, v)))
+ids = [int(s['summary']['flink.max-committed-checkpoint-id']) for s in m['snapshots']]
+assert ids == sorted(set(ids)), ids
+assert all(s['summary']['flink.job-id'] == 'minutely' for s in m['snapshots'])
+print(len(ids))")
+[ "${nsnap:-0}" -ge 3 ] && ok "$nsnap snapshots, checkpoint ids increasing" || no "snapshots: ${nsnap:-none}"
+nparts=$(ls "$T/data" | grep -c '^window_start=')
+[ "$nparts" -ge 10 ] && ok "$nparts partition directories" || no "partition directories: $nparts"
+before=$(ls "$T/metadata" | grep -c 'metadata.json$')
+(cd "$W/ck" && "$SLUICE" run job.sql) > "$W/ck/log2" 2>&1 || { no "restart of the finished job:"; cat "$W/ck/log2"; }
+after=$(ls "$T/metadata" | grep -c 'metadata.json$')
+[ "$before" = "$after" ] && ok "the finished job's restart commits nothing" || no "restart made $before -> $after versions"
+
+# 3. four jobs appending to one table at once, checkpointing every 20 ms
+for i in 1 2 3 4; do
+	mkdir -p "$W/c$i"
+	sed "s/'minutely'/'race$i'/; s/'catalog-database' = 'shop'/'catalog-database' = 'race', 'catalog-table' = 'minutely'/" \
+		"$W/ck/job.sql" > "$W/c$i/job.sql"
+done
+for i in 1 2 3 4; do (cd "$W/c$i" && exec "$SLUICE" run job.sql > log 2>&1) & done
+wait
+for i in 1 2 3 4; do grep -q "rows written" "$W/c$i/log" || { no "racing job $i:"; tail -3 "$W/c$i/log"; }; done
+"$PY" "$ROOT/tests/iceberg/read.py" pyiceberg "$W/wh/race/minutely" user_id,window_start,revenue 2>&1 | sort > "$W/race.rows"
+for i in 1 2 3 4; do cat "$W/ck.want"; done | sort > "$W/race.want"
+cmp -s "$W/race.want" "$W/race.rows" && ok "4 racing jobs: $(wc -l < "$W/race.rows") rows, none lost or doubled" ||
+	{ no "racing jobs: $(wc -l < "$W/race.rows") rows, want $(wc -l < "$W/race.want")"; diff "$W/race.want" "$W/race.rows" | head -3; }
+python3 "$ROOT/tests/iceberg/validate.py" "$W/wh/race/minutely" > "$W/v.out" 2>&1 && ok "race table $(cat "$W/v.out")" ||
+	{ no "race table:"; head "$W/v.out"; }
+
+# 4. refusals
+refuse() { # name, expected message part, sql
+	if "$SLUICE" run -e "$3" > "$W/r.log" 2>&1; then no "$1: accepted"; 
+	elif grep -q "$2" "$W/r.log"; then ok "$1 refused"; else no "$1: $(cat "$W/r.log")"; fi
+}
+SRC="CREATE TABLE o (user_id STRING, amount DECIMAL(10, 2)) WITH ('connector' = 'filesystem', 'path' = '$W/orders.jsonl', 'format' = 'json');"
+refuse "catalog-type hive" "'catalog-type' = 'hive' is not supported" "$SRC
+CREATE TABLE t (user_id STRING) WITH ('connector' = 'iceberg', 'catalog-type' = 'hive', 'warehouse' = '$W/wh');
+INSERT INTO t SELECT user_id FROM o;"
+refuse "another schema" "the schema of table" "$SRC
+CREATE TABLE t (user_id STRING, n BIGINT) WITH ('connector' = 'iceberg', 'warehouse' = '$W/wh',
+  'catalog-database' = 'shop', 'catalog-table' = 'minutely');
+INSERT INTO t SELECT user_id, 1 FROM o;"
+refuse "updating input" "doesn't support consuming update" "$SRC
+CREATE TABLE t (user_id STRING, n BIGINT) WITH ('connector' = 'iceberg', 'warehouse' = '$W/wh');
+INSERT INTO t SELECT user_id, COUNT(*) FROM o GROUP BY user_id;"
+refuse "upserts" "write.upsert.enabled" "$SRC
+CREATE TABLE t (user_id STRING, n BIGINT) WITH ('connector' = 'iceberg', 'warehouse' = '$W/wh',
+  'write.upsert.enabled' = 'true');
+INSERT INTO t SELECT user_id, 1 FROM o;"
+[ $fail = 0 ] && echo "iceberg: ok" || echo "iceberg: FAILED"
+exit $fail

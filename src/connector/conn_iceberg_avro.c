@@ -263,53 +263,55 @@ static int slurp(const char *path, sl_buf *b)
 	return got < 0 ? -1 : 0;
 }
 
-int sl__ice_mlist_read(const char *path, ice_mref **refs, int *n, sl_err *err)
+int sl__ice_mlist_parse(const void *p, size_t len, const char *path, ice_mref **refs, int *n,
+                        sl_err *err)
 {
-	sl_buf b;
 	sl_avro_in in;
 	sl_avro_rd blk;
 	const char *why = "damaged manifest list";
 	int64_t count;
-	int rc = 0, got, cap = 0;
+	int got, cap = 0;
 	*refs = NULL;
 	*n = 0;
-	sl_buf_init(&b);
-	if (slurp(path, &b)) {
-		rc = sl_err_set(err, SL_EIO, "iceberg: cannot read manifest list '%s': %s", path,
-		                strerror(errno));
-		goto done;
-	}
-	if (sl_avro_open(&in, b.p, b.len, &why))
+	if (sl_avro_open(&in, p, len, &why))
 		goto bad;
 	size_t sl;
 	const uint8_t *s = sl_avro_meta(&in, "avro.schema", &sl);
-	if (!s || sl != strlen(mlist_schema) || memcmp(s, mlist_schema, sl)) {
-		rc = sl_err_set(err, SL_ENOTSUP, "iceberg: manifest list '%s' was not written by "
-		                "sluice: appending to a table another writer committed last is not "
-		                "supported yet", path);
-		goto done;
-	}
+	if (!s || sl != strlen(mlist_schema) || memcmp(s, mlist_schema, sl))
+		return sl_err_set(err, SL_ENOTSUP, "iceberg: manifest list '%s' was not written by "
+		                  "sluice: appending to a table another writer committed last is not "
+		                  "supported yet", path);
 	while ((got = sl_avro_next_block(&in, &blk, &count)) == 1)
 		for (int64_t k = 0; k < count; k++) {
 			if (*n == cap) {
 				cap = cap ? cap * 2 : 8;
 				ice_mref *nv = realloc(*refs, (size_t)cap * sizeof *nv);
-				if (!nv) {
-					rc = sl_err_set(err, SL_ENOMEM, "iceberg: out of memory");
-					goto done;
-				}
+				if (!nv)
+					return sl_err_set(err, SL_ENOMEM, "iceberg: out of memory");
 				*refs = nv;
 			}
 			if (read_mref(&blk, &(*refs)[*n]))
 				goto bad;
 			(*n)++;
 		}
-	if (got < 0)
-		goto bad;
-	goto done;
+	if (got == 0)
+		return 0;
 bad:
-	rc = sl_err_set(err, SL_ESTATE, "iceberg: manifest list '%s': %s", path, why);
-done:
+	return sl_err_set(err, SL_ESTATE, "iceberg: manifest list '%s': %s", path, why);
+}
+
+int sl__ice_mlist_read(const char *path, ice_mref **refs, int *n, sl_err *err)
+{
+	sl_buf b;
+	int rc;
+	*refs = NULL;
+	*n = 0;
+	sl_buf_init(&b);
+	if (slurp(path, &b))
+		rc = sl_err_set(err, SL_EIO, "iceberg: cannot read manifest list '%s': %s", path,
+		                strerror(errno));
+	else
+		rc = sl__ice_mlist_parse(b.p, b.len, path, refs, n, err);
 	sl_buf_deinit(&b);
 	return rc;
 }

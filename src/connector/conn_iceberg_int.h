@@ -112,6 +112,10 @@ int sl__ice_mref_new(ice_mref *m, const char *path, int64_t len, int64_t seq, in
  * them, malloc'd; free with sl__ice_mrefs_free).  0 or a code with err.
  */
 int sl__ice_mlist_read(const char *path, ice_mref **refs, int *n, sl_err *err);
+/* The same over the file's bytes p[0..len) (path for messages); on
+ * failure *refs may hold *n records to free. */
+int sl__ice_mlist_parse(const void *p, size_t len, const char *path, ice_mref **refs, int *n,
+                        sl_err *err);
 void sl__ice_mrefs_free(ice_mref *refs, int n);
 /* The manifest list of refs[0..n) for snapshot snap (parent, seq) into out. */
 int sl__ice_mlist(const ice_mref *refs, int n, int64_t snap, int64_t parent, int64_t seq,

@@ -2,8 +2,10 @@
 # iceberg.sh - the Iceberg sink read back by readers that share no code
 # with sluice (docs/iceberg.md "Tests"; peers from tests/iceberg/peers.sh):
 #   1. the seed's pipeline (orders -> hourly revenue per user) into a new
-#      table, at the default parallelism (the sink gathers its input),
-#      without checkpointing (one snapshot at the end of input);
+#      table, at the default parallelism, without checkpointing (one
+#      snapshot at the end of input); at parallelism 2 its EXPLAIN shows
+#      the sink at 1 behind a gather, and with a 1-byte target file size
+#      it writes a file per row;
 #   2. a checkpointed job (every 20 ms) of per-minute revenue into a table
 #      PARTITIONED BY its window start: one snapshot per checkpoint;
 # each table read through its current snapshot by pyiceberg (StaticTable),
@@ -91,6 +93,20 @@ SQL
 (cd "$W/seed" && "$SLUICE" run job.sql) > "$W/seed/log" 2>&1 || { no "seed job:"; cat "$W/seed/log"; }
 oracle "$ROOT/examples/data/orders.jsonl" '%Y-%m-%d %H:00:00' > "$W/seed.want"
 readers "$W/wh/shop/hourly_revenue" user_id,window_start,revenue "$W/seed.want"
+# at parallelism 2 the sink runs as one instance behind a gather
+sed "1i SET 'parallelism.default' = '2';" "$W/seed/job.sql" > "$W/seed/p2.sql"
+"$SLUICE" explain "$W/seed/p2.sql" 2>&1 | grep "Sink(table=\[hourly_revenue\]" > "$W/ex" || true
+grep -q "parallelism=1 ship=\[GLOBAL\]" "$W/ex" && ok "at parallelism 2 the sink is gathered into one instance" ||
+	no "explain at parallelism 2: $(cat "$W/ex")"
+# 'write.target-file-size-bytes' = '1': a file per row
+sed "s/'catalog-table' = 'hourly_revenue'/'catalog-table' = 'small', 'write.target-file-size-bytes' = '1'/" \
+	"$W/seed/p2.sql" > "$W/seed/small.sql"
+(cd "$W/seed" && "$SLUICE" run small.sql) > "$W/seed/log2" 2>&1 || { no "small files job:"; cat "$W/seed/log2"; }
+nf=$(ls "$W/wh/shop/small/data" | grep -c 'parquet$')
+"$PY" "$ROOT/tests/iceberg/read.py" pyiceberg "$W/wh/shop/small" user_id,window_start,revenue 2>&1 | sort > "$W/small.rows"
+[ "$nf" = 12 ] && cmp -s "$W/seed.want" "$W/small.rows" &&
+	ok "target file size 1 byte at parallelism 2: 12 files of one row, equal to sqlite3's" ||
+	{ no "target file size: $nf files"; diff "$W/seed.want" "$W/small.rows" | head -3; }
 
 # 2. checkpointed, partitioned by the window start, many snapshots
 "$B/tools/gen_events" 200000 50 11 > "$W/orders.jsonl"

@@ -194,8 +194,7 @@ static int read_schema(ice_sink *k, const sl_conn_args *a, sl_err *err)
 	ice_table *t = &k->t;
 	t->ncols = a->nfields;
 	if (!(t->cols = calloc((size_t)a->nfields, sizeof *t->cols)) ||
-	    !(k->efields = calloc((size_t)a->nfields, sizeof *k->efields)) ||
-	    (a->npart && !(t->pf = calloc((size_t)a->npart, sizeof *t->pf))))
+	    !(k->efields = calloc((size_t)a->nfields, sizeof *k->efields)))
 		return nomem(k, err);
 	for (int i = 0; i < a->nfields; i++) {
 		const sl_field *f = &a->fields[i];
@@ -207,16 +206,14 @@ static int read_schema(ice_sink *k, const sl_conn_args *a, sl_err *err)
 		t->cols[i] = (ice_col){f->name, f->type, i + 1};
 		k->efields[i] = (sl_field){f->name, enc_type(f->type)};
 	}
-	for (int i = 0; i < a->npart; i++) {
-		const sl_field *f = &a->fields[a->part[i]];
-		if (!sl__ice_part_avro_type(f->type))
-			return sl_err_set(err, SL_ENOTSUP, "sink '%s': cannot partition by column '%s' of "
-			                  "type %s (identity partitions of BOOLEAN, integer, FLOAT, "
-			                  "DOUBLE, DATE, TIMESTAMP and string columns)", a->table, f->name,
-			                  sl_type_format(f->type, tb, sizeof tb));
-		t->pf[i] = (ice_pfield){a->part[i], 1000 + i};
-	}
-	t->npf = a->npart;
+	const char *spec = sl_opts_get(a->opts, "partitioning");
+	if (spec && a->npart)
+		return sl_err_set(err, SL_EINVAL, "sink '%s': PARTITIONED BY and 'partitioning' "
+		                  "together: use one", a->table);
+	int rc = sl__ice_partitioning(spec, a->part, a->npart, a->fields, a->nfields, a->table,
+	                              &t->pf, &t->npf, err);
+	if (rc)
+		return rc;
 	t->pk = a->pk;
 	t->npk = a->npk;
 	for (int i = 0; i < a->npk; i++)
@@ -281,28 +278,12 @@ static int ice_open(sl_sink *s, sl_err *err)
 	return sl__ice_table_open(&k->t, err);
 }
 
-/* Appends the partition directory of row `row` ("a=1/b=x/", escaped). */
+/* Appends the partition directory of row `row` ("a=1/b_hour=.../"). */
 static int part_dir(ice_sink *k, const sl_batch *b, int row, sl_buf *out)
 {
-	sl_buf v;
-	sl_buf_init(&v);
 	int rc = 0;
-	for (int i = 0; i < k->t.npf; i++) {
-		const sl_col *c = &b->cols[k->t.pf[i].col];
-		sl_buf_clear(&v);
-		rc |= sl_buf_printf(out, "%s=", k->t.cols[k->t.pf[i].col].name);
-		rc |= sl_value_text(c, row, "null", k->tz, &v) ? -1 : 0;
-		for (size_t j = 0; j < v.len; j++) {
-			unsigned char ch = (unsigned char)v.p[j];
-			if ((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') ||
-			    (ch >= 'A' && ch <= 'Z') || ch == '-' || ch == '_' || ch == '.')
-				rc |= sl_buf_putc(out, (char)ch);
-			else
-				rc |= sl_buf_printf(out, "%%%02X", ch);
-		}
-		rc |= sl_buf_putc(out, '/');
-	}
-	sl_buf_deinit(&v);
+	for (int i = 0; i < k->t.npf; i++)
+		rc |= sl__ice_part_path(&k->t.pf[i], &b->cols[k->t.pf[i].col], row, k->tz, out);
 	return rc;
 }
 
@@ -469,7 +450,7 @@ static int ice_write(sl_sink *s, const sl_batch *b, sl_err *err)
 			                  "take an update or delete", s->table);
 		sl_buf_clear(&k->key);
 		for (int i = 0; i < k->t.npf; i++)
-			if (sl__ice_part_value(&b->cols[k->t.pf[i].col], row, &k->key))
+			if (sl__ice_part_value(&k->t.pf[i], &b->cols[k->t.pf[i].col], row, &k->key))
 				return nomem(k, err);
 		for (wi = 0; wi < k->nw; wi++)
 			if (k->w[wi].f.part.len == k->key.len &&
@@ -773,7 +754,7 @@ static void ice_close(sl_sink *s)
 	free(k->w);
 	free(k->pend);
 	free(k->t.cols);
-	free(k->t.pf);
+	sl__ice_pfields_free(k->t.pf, k->t.npf);
 	free(k->t.dir);
 	free(k->t.loc);
 	free(k->efields);

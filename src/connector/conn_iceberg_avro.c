@@ -86,48 +86,14 @@ static const char mlist_schema[] =
 	OPT("key_metadata", "\"bytes\"", 519)
 	"]}";
 
-const char *sl__ice_part_avro_type(sl_type ty)
-{
-	switch ((sl_type_id)ty.id) {
-	case SL_T_BOOLEAN: return "\"boolean\"";
-	case SL_T_TINYINT: case SL_T_SMALLINT: case SL_T_INT: return "\"int\"";
-	case SL_T_BIGINT: return "\"long\"";
-	case SL_T_FLOAT: return "\"float\"";
-	case SL_T_DOUBLE: return "\"double\"";
-	case SL_T_DATE: return "{\"type\":\"int\",\"logicalType\":\"date\"}";
-	case SL_T_TIMESTAMP:
-		return "{\"type\":\"long\",\"logicalType\":\"timestamp-micros\",\"adjust-to-utc\":false}";
-	case SL_T_TIMESTAMP_LTZ:
-		return "{\"type\":\"long\",\"logicalType\":\"timestamp-micros\",\"adjust-to-utc\":true}";
-	case SL_T_CHAR: case SL_T_VARCHAR: return "\"string\"";
-	default: return NULL;
-	}
-}
-
-int sl__ice_part_value(const sl_col *c, int row, sl_buf *out)
-{
-	if (c->null[row])
-		return sl_avro_long(out, 0);
-	if (sl_avro_long(out, 1))
-		return -1;
-	switch ((sl_type_id)c->type.id) {
-	case SL_T_BOOLEAN: return sl_avro_bool(out, c->v.i64[row] != 0);
-	case SL_T_FLOAT: return sl_avro_float(out, (float)c->v.f64[row]);
-	case SL_T_DOUBLE: return sl_avro_double(out, c->v.f64[row]);
-	case SL_T_CHAR: case SL_T_VARCHAR:
-		return sl_avro_bytes(out, c->v.str[row].ptr, (size_t)c->v.str[row].len);
-	default: return sl_avro_long(out, c->v.i64[row]);
-	}
-}
-
 int sl__ice_manifest_schema(const ice_table *t, sl_buf *out)
 {
 	int rc = sl_buf_puts(out, entry_head);
 	for (int i = 0; i < t->npf; i++) {
 		const ice_col *c = &t->cols[t->pf[i].col];
 		rc |= sl_buf_printf(out, "%s{\"name\":\"%s\",\"type\":[\"null\",%s],\"default\":null,"
-		                    "\"field-id\":%d}", i ? "," : "", c->name,
-		                    sl__ice_part_avro_type(c->type), t->pf[i].field_id);
+		                    "\"field-id\":%d}", i ? "," : "", t->pf[i].name,
+		                    sl__ice_part_avro_type(&t->pf[i], c->type), t->pf[i].field_id);
 	}
 	rc |= sl_buf_puts(out, entry_tail);
 	return rc ? -1 : 0;

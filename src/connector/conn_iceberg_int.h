@@ -19,11 +19,18 @@ typedef struct ice_col {
 	int id;
 } ice_col;
 
-/* A field of the partition spec (identity transforms): the source column
- * and the partition field id (1000 + position). */
+/* Partition transforms (conn_iceberg_part.c). */
+enum { ICE_T_IDENTITY, ICE_T_YEAR, ICE_T_MONTH, ICE_T_DAY, ICE_T_HOUR, ICE_T_BUCKET,
+       ICE_T_TRUNCATE };
+
+/* A field of the partition spec: the source column, the partition field
+ * id (1000 + position), the transform and its parameter, the name. */
 typedef struct ice_pfield {
 	int col;       /* index into the table's columns */
 	int field_id;
+	int transform; /* ICE_T_* */
+	int param;     /* bucket count, truncate width */
+	char *name;    /* malloc'd */
 } ice_pfield;
 
 /* The table as the sink sees it: its columns, partition spec and place. */
@@ -84,12 +91,30 @@ int sl__ice_commit(ice_table *t, const ice_commit *c, sl_err *err);
 
 /* The Avro schema (JSON) of the manifest entries for t's partition spec. */
 int sl__ice_manifest_schema(const ice_table *t, sl_buf *out);
-/* The Avro type (JSON) of a partition field of identity over a column of
- * type ty, or NULL when sluice cannot partition by it. */
-const char *sl__ice_part_avro_type(sl_type ty);
-/* Appends the Avro encoding of column c's value in row `row` of b as a
- * partition value (a ["null", type] union) to out. */
-int sl__ice_part_value(const sl_col *c, int row, sl_buf *out);
+/* ---- conn_iceberg_part.c ------------------------------------------------ */
+
+/*
+ * The partition spec: identity fields for the PARTITIONED BY columns
+ * part[0..npart), then the fields of the 'partitioning' option spec (NULL
+ * = none), checked against the columns' types.  *pf malloc'd (free with
+ * sl__ice_pfields_free).  0 or a code with err naming the table.
+ */
+int sl__ice_partitioning(const char *spec, const int *part, int npart, const sl_field *fields,
+                         int nfields, const char *table, ice_pfield **pf, int *npf,
+                         sl_err *err);
+void sl__ice_pfields_free(ice_pfield *pf, int n);
+/* The transform as the spec names it ("identity", "hour", "bucket[16]"). */
+const char *sl__ice_transform_name(const ice_pfield *pf, char *buf, size_t cap);
+/* The Avro type (JSON) of partition field pf over a column of type ty. */
+const char *sl__ice_part_avro_type(const ice_pfield *pf, sl_type ty);
+/* Appends the Avro encoding of pf's value for row `row` of column c (a
+ * ["null", type] union) to out.  0 or -1 (out of memory). */
+int sl__ice_part_value(const ice_pfield *pf, const sl_col *c, int row, sl_buf *out);
+/* Appends the directory "<name>=<value>/" of pf for row `row` of c. */
+int sl__ice_part_path(const ice_pfield *pf, const sl_col *c, int row, const char *tz,
+                      sl_buf *out);
+/* Murmur3 x86 32-bit, seed 0: the hash of Iceberg's bucket transform. */
+uint32_t sl__ice_murmur3(const void *data, size_t n);
 /*
  * The manifest of files[0..n) added by snapshot snap_id into out (a whole
  * Avro file with the header metadata the spec requires: schema, schema-id,

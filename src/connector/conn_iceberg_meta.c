@@ -265,13 +265,15 @@ static int schema_json(const ice_table *t, sl_buf *b)
 /* The partition spec's fields (a JSON array). */
 static int spec_json(const ice_table *t, sl_buf *b)
 {
+	char tb[32];
 	int rc = sl_buf_putc(b, '[');
 	for (int i = 0; i < t->npf; i++) {
 		const ice_col *c = &t->cols[t->pf[i].col];
 		rc |= sl_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
-		rc |= put_jstr(b, c->name);
-		rc |= sl_buf_printf(b, ",\"transform\":\"identity\",\"source-id\":%d,\"field-id\":%d}",
-		                    c->id, t->pf[i].field_id);
+		rc |= put_jstr(b, t->pf[i].name);
+		rc |= sl_buf_printf(b, ",\"transform\":\"%s\",\"source-id\":%d,\"field-id\":%d}",
+		                    sl__ice_transform_name(&t->pf[i], tb, sizeof tb), c->id,
+		                    t->pf[i].field_id);
 	}
 	return rc | sl_buf_putc(b, ']');
 }

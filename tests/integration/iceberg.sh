@@ -12,7 +12,10 @@
 # by pyarrow over the files pyiceberg plans, by icebird over HTTP on
 # loopback, and by DuckDB over the data files the manifests list as npm
 # avsc decodes them (with the header keys the spec requires), every answer
-# equal to sqlite3's over the input; every metadata version checked by
+# equal to sqlite3's over the input; a table partitioned with the
+# 'partitioning' transforms (hour, month, bucket, truncate) whose every
+# row is in the partition pyiceberg's own transforms give it; every
+# metadata version checked by
 # tests/iceberg/validate.py.  Then: a restart of the finished checkpointed
 # job commits nothing; four jobs appending to one table at once (commits
 # racing for the same version: link() lets one win, the others retry) lose
@@ -147,6 +150,29 @@ before=$(ls "$T/metadata" | grep -c 'metadata.json$')
 (cd "$W/ck" && "$SLUICE" run job.sql) > "$W/ck/log2" 2>&1 || { no "restart of the finished job:"; cat "$W/ck/log2"; }
 after=$(ls "$T/metadata" | grep -c 'metadata.json$')
 [ "$before" = "$after" ] && ok "the finished job's restart commits nothing" || no "restart made $before -> $after versions"
+
+# 2b. partition transforms ('partitioning'): every row's partition, as
+# pyiceberg's own transforms compute it, is its data file's in the manifest
+mkdir -p "$W/tr"
+cat > "$W/tr/job.sql" <<SQL
+SET 'execution.checkpointing.interval' = '20 ms';
+SET 'pipeline.name' = 'tr';
+CREATE TABLE orders (id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3),
+    WATERMARK FOR event_time AS event_time - INTERVAL '3' MINUTE)
+  WITH ('connector' = 'filesystem', 'path' = '$W/orders.jsonl', 'format' = 'json');
+CREATE TABLE t (id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3),
+    d DATE, n BIGINT)
+  WITH ('connector' = 'iceberg', 'warehouse' = '$W/wh', 'catalog-database' = 'shop',
+    'catalog-table' = 'transforms', 'partitioning' =
+    'hour(event_time), bucket(user_id, 4), truncate(id, 3), month(d), truncate(n, 1000)');
+INSERT INTO t SELECT id, user_id, amount, event_time, CAST(event_time AS DATE),
+  CAST(SUBSTRING(id, 2) AS BIGINT) - 100000 FROM orders WHERE id < 'o2';
+SQL
+(cd "$W/tr" && "$SLUICE" run job.sql) > "$W/tr/log" 2>&1 || { no "transforms job:"; cat "$W/tr/log"; }
+"$PY" "$ROOT/tests/iceberg/read.py" partcheck "$W/wh/shop/transforms" > "$W/tr/check" 2>&1 &&
+	ok "partition transforms: $(head -1 "$W/tr/check")" || { no "partition transforms:"; tail -3 "$W/tr/check"; }
+python3 "$ROOT/tests/iceberg/validate.py" "$W/wh/shop/transforms" > "$W/v.out" 2>&1 &&
+	ok "transforms table $(cat "$W/v.out")" || { no "transforms table:"; head "$W/v.out"; }
 
 # 3. four jobs appending to one table at once, checkpointing every 20 ms
 for i in 1 2 3 4; do

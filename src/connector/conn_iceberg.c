@@ -8,7 +8,8 @@
  * (default "default"), 'catalog-table' (default the table's name),
  * 'catalog-name' (accepted, unused), 'format-version' (2),
  * 'write.format.default' (parquet), 'write.parquet.compression-codec'
- * (zstd, as Iceberg), 'write.target-file-size-bytes' (512 MB, as Iceberg).
+ * (zstd, as Iceberg), 'write.target-file-size-bytes' (512 MB, as Iceberg),
+ * 'partitioning' (a sluice extension: partition transforms).
  * The table `<warehouse>/<database>/<table>` is created at open when it has
  * no metadata (conn_iceberg_meta.c), else its schema and partition spec
  * must be the DDL's.
@@ -16,8 +17,10 @@
  * Data files are Parquet, written by sluice's own writer (the 'parquet'
  * format's file hooks, with the columns' Iceberg field ids, timestamps in
  * microseconds and TINYINT/SMALLINT as INT, as Iceberg's types are) into
- * `data/` (under `<col>=<value>/` directories for PARTITIONED BY tables,
- * one open file per partition), rolling at the target size.  Data files
+ * `data/` (under `<field>=<value>/` directories for partitioned tables:
+ * identity fields from PARTITIONED BY or the transforms of the
+ * 'partitioning' option, conn_iceberg_part.c; one open file per
+ * partition), rolling at the target size.  Data files
  * are invisible until a snapshot lists them, so they need no hidden names:
  *   with checkpointing     data/[part/]<job>-a<attempt>-c<k>-<n>.parquet
  *   without                data/[part/]<runid>-<n>.parquet

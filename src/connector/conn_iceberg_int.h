@@ -3,8 +3,9 @@
  * (docs/iceberg.md): conn_iceberg.c (the sink: data files, the checkpoint
  * hooks), conn_iceberg_meta.c (the Hadoop catalog: table metadata JSON,
  * creating the table, reading the current version, committing a snapshot
- * atomically) and conn_iceberg_avro.c (manifests and manifest lists in
- * Avro).  Internal to src/connector.
+ * atomically), conn_iceberg_avro.c (manifests and manifest lists in
+ * Avro) and conn_iceberg_part.c (the partition spec and its transforms).
+ * Internal to src/connector.
  */
 #ifndef SL_CONN_ICEBERG_INT_H
 #define SL_CONN_ICEBERG_INT_H

@@ -8,8 +8,7 @@
  *
  * Creating a table writes v1 (format version 2: the DDL's schema with
  * field ids 1..n, the PRIMARY KEY as identifier fields, the partition spec
- * of PARTITIONED BY with identity transforms and field ids from 1000,
- * unsorted).  Committing a snapshot writes its manifest and manifest list
+ * (conn_iceberg_part.c) with field ids from 1000, unsorted).  Committing a snapshot writes its manifest and manifest list
  * (conn_iceberg_avro.c), then the next version: a temporary file, fsynced,
  * published by link() to v<N+1>.metadata.json, which fails when the name
  * exists, so of two writers racing for one version exactly one wins and

@@ -22,6 +22,7 @@
  */
 #include "sluice.h"
 #include "help.h"
+#include "cli_iceberg.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -170,6 +171,8 @@ int main(int argc, char **argv)
 		printf("sluice %s\n", sl_version());
 		return SL_EXIT_OK;
 	}
+	if (!strcmp(cmd, "iceberg")) /* table maintenance: cli_iceberg.c */
+		return sl_cli_iceberg(argc - 2, argv + 2);
 	int explain = !strcmp(cmd, "explain");
 	if (!explain && strcmp(cmd, "run")) {
 		if (cmd[0] == '-')

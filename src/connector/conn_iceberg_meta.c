@@ -28,7 +28,9 @@
  * sl__ice_committed reads it back for exactly-once after a restore.
  */
 #include "conn_iceberg_int.h"
+#include "iceberg.h"
 #include "base/fault.h"
+#include "format/avro.h"
 #include "sluice.h"
 
 #include <errno.h>
@@ -930,6 +932,230 @@ int sl__ice_commit(ice_table *t, const ice_commit *c, sl_err *err)
 	if (rc == 1)
 		rc = sl_err_set(err, SL_EIO, "sink '%s': table '%s': %d commits lost to concurrent "
 		                "writers", t->name, t->dir, ICE_RETRIES);
+	sl_buf_deinit(&b);
+	return rc;
+}
+
+/* ---- expire-snapshots ------------------------------------------------------ */
+
+/* The manifest paths listed by manifest list `path` (local), appended to
+ * *paths (n of them, malloc'd strings).  0 or a code with err. */
+static int manifests_of(const char *path, char ***paths, int *n, sl_err *err)
+{
+	ice_mref *refs = NULL;
+	int nr = 0, rc = sl__ice_mlist_read(path, &refs, &nr, err);
+	for (int i = 0; !rc && i < nr; i++) {
+		sl_avro_rd r = {(const uint8_t *)refs[i].rec.p,
+		                (const uint8_t *)refs[i].rec.p + refs[i].rec.len, 0};
+		size_t len;
+		const uint8_t *p = sl_avro_get_bytes(&r, &len);
+		char **nv = realloc(*paths, (size_t)(*n + 1) * sizeof *nv);
+		if (!nv || !p || !(nv[*n] = strndup((const char *)p, len))) {
+			if (nv)
+				*paths = nv;
+			rc = sl_err_set(err, SL_ENOMEM, "iceberg: out of memory");
+			break;
+		}
+		*paths = nv;
+		(*n)++;
+	}
+	sl__ice_mrefs_free(refs, nr);
+	return rc;
+}
+
+static void free_paths(char **p, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(p[i]);
+	free(p);
+}
+
+/* A snapshot of the current version, for expiring. */
+typedef struct exp_snap {
+	js text;           /* its JSON object */
+	int64_t id, ts;
+	char mlist[ICE_PATH]; /* local path */
+	int keep;
+} exp_snap;
+
+/* One attempt: 1 = lost the race for the next version. */
+static int expire_once(ice_table *t, js root, int64_t ver, int64_t older_ms, int retain,
+                       sl_iceberg_expired *st, sl_err *err)
+{
+	js v, k, s, m;
+	js_it it;
+	exp_snap *sn = NULL;
+	int n = 0, rc = 0, nkeep = 0, nk = 0, ne = 0;
+	char **kept = NULL, **gone = NULL, tmp[ICE_PATH], uuid[37], l[ICE_PATH];
+	int64_t cur = -1, last_ms = 0;
+	sl_buf o;
+	sl_buf_init(&o);
+	js_get_i64(root, "current-snapshot-id", &cur);
+	js_get_i64(root, "last-updated-ms", &last_ms);
+	if (js_get(root, "snapshots", &v) && !js_iter(&it, v, '['))
+		while (js_next(&it, &k, &s)) {
+			exp_snap *nv = realloc(sn, (size_t)(n + 1) * sizeof *nv);
+			if (!nv) {
+				rc = sl_err_set(err, SL_ENOMEM, "iceberg: out of memory");
+				goto done;
+			}
+			sn = nv;
+			sn[n].text = s;
+			if (js_get_i64(s, "snapshot-id", &sn[n].id) || js_get_i64(s, "timestamp-ms",
+			                                                          &sn[n].ts) ||
+			    !js_get(s, "manifest-list", &m) || js_str(m, l, sizeof l)) {
+				rc = sl_err_set(err, SL_ESTATE, "iceberg: damaged snapshot in '%s'", t->dir);
+				goto done;
+			}
+			snprintf(sn[n].mlist, ICE_PATH, "%s", local_of(l));
+			n++;
+		}
+	for (int i = n - 1; i >= 0; i--) {
+		sn[i].keep = sn[i].id == cur || n - i <= retain || sn[i].ts >= older_ms;
+		nkeep += sn[i].keep;
+	}
+	st->kept = nkeep;
+	st->expired = n - nkeep;
+	if (nkeep == n)
+		goto done;
+	for (int i = 0; i < n && !rc; i++)
+		rc = manifests_of(sn[i].mlist, sn[i].keep ? &kept : &gone, sn[i].keep ? &nk : &ne,
+		                  err);
+	if (rc)
+		goto done;
+	/* the next version: snapshots and snapshot-log without the expired ones */
+	int first = 1;
+	int64_t ms = now_ms() > last_ms ? now_ms() : last_ms;
+	rc = sl_buf_puts(&o, "{\n");
+	js_iter(&it, root, '{');
+	while (js_next(&it, &k, &v)) {
+		rc |= sl_buf_puts(&o, first ? "  " : ",\n  ");
+		first = 0;
+		rc |= sl_buf_append(&o, k.p, (size_t)(k.e - k.p)) | sl_buf_puts(&o, " : ");
+		if (js_key_is(k, "snapshots") || js_key_is(k, "snapshot-log")) {
+			js_it a;
+			js ak, av;
+			int any = 0, snaps = js_key_is(k, "snapshots");
+			rc |= sl_buf_puts(&o, "[ ");
+			js_iter(&a, v, '[');
+			while (js_next(&a, &ak, &av)) {
+				int64_t id = -1, keep = 0;
+				js_get_i64(av, "snapshot-id", &id);
+				for (int i = 0; i < n; i++)
+					keep |= sn[i].id == id && sn[i].keep;
+				if (!keep)
+					continue;
+				rc |= sl_buf_puts(&o, any ? ", " : "") |
+				      sl_buf_append(&o, av.p, (size_t)(av.e - av.p));
+				any = 1;
+			}
+			rc |= sl_buf_puts(&o, " ]");
+			(void)snaps;
+		} else if (js_key_is(k, "last-updated-ms")) {
+			rc |= sl_buf_printf(&o, "%lld", (long long)ms);
+		} else if (js_key_is(k, "metadata-log")) {
+			char add[ICE_PATH + 128];
+			sl_buf e;
+			sl_buf_init(&e);
+			snprintf(add, sizeof add, "%s/metadata/v%lld.metadata.json", t->loc,
+			         (long long)ver);
+			rc |= sl_buf_printf(&e, "{\"timestamp-ms\":%lld,\"metadata-file\":",
+			                    (long long)last_ms);
+			rc |= put_jstr(&e, add) | sl_buf_putc(&e, '}') | (sl_buf_cstr(&e) == NULL);
+			rc |= append_array(&o, v, e.p);
+			sl_buf_deinit(&e);
+		} else {
+			rc |= sl_buf_append(&o, v.p, (size_t)(v.e - v.p));
+		}
+	}
+	rc |= sl_buf_puts(&o, "\n}\n");
+	uuid4(uuid);
+	snprintf(tmp, sizeof tmp, "%s/metadata/.v%lld-%s.metadata.json.tmp", t->dir,
+	         (long long)ver + 1, uuid);
+	if (rc || write_new(tmp, &o)) {
+		rc = sl_err_set(err, SL_EIO, "iceberg: cannot write '%s': %s", tmp,
+		                rc ? "out of memory" : strerror(errno));
+		goto done;
+	}
+	int pub = publish_version(t, tmp, ver + 1);
+	if (pub) {
+		rc = pub == 1 ? 1 : sl_err_set(err, SL_EIO, "iceberg: cannot publish version %lld of "
+		                               "'%s': %s", (long long)ver + 1, t->dir, strerror(errno));
+		goto done;
+	}
+	snprintf(tmp, sizeof tmp, "%s/metadata", t->dir);
+	fsync_path(tmp);
+	if ((rc = write_hint(t, ver + 1, err)))
+		goto done;
+	/* the files only the expired snapshots referenced: their manifest lists
+	 * and the manifests no kept snapshot lists (data files stay: in an
+	 * append-only table every one is listed by the current snapshot) */
+	for (int i = 0; i < n; i++)
+		if (!sn[i].keep && unlink(sn[i].mlist) == 0)
+			st->files_deleted++;
+	for (int i = 0; i < ne; i++) {
+		int used = 0;
+		for (int j = 0; j < nk && !used; j++)
+			used = !strcmp(gone[i], kept[j]);
+		for (int j = 0; j < i && !used; j++)
+			used = !strcmp(gone[i], gone[j]); /* deleted already */
+		if (!used && unlink(local_of(gone[i])) == 0)
+			st->files_deleted++;
+	}
+done:
+	free(sn);
+	free_paths(kept, nk);
+	free_paths(gone, ne);
+	sl_buf_deinit(&o);
+	return rc;
+}
+
+int sl_iceberg_expire(const char *dir, int64_t older_ms, int retain, sl_iceberg_expired *st,
+                      sl_err *err)
+{
+	ice_table t;
+	sl_buf b;
+	int64_t ver;
+	int rc = 0;
+	memset(&t, 0, sizeof t);
+	memset(st, 0, sizeof *st);
+	t.name = "expire-snapshots";
+	if (retain < 1)
+		return sl_err_set(err, SL_EINVAL, "iceberg: expire-snapshots must retain at least 1 "
+		                  "snapshot");
+	if (!(t.dir = strdup(dir)))
+		return sl_err_set(err, SL_ENOMEM, "iceberg: out of memory");
+	sl_buf_init(&b);
+	for (int attempt = 0; attempt < ICE_RETRIES; attempt++) {
+		js root, loc;
+		char l[ICE_PATH];
+		if ((rc = read_current(&t, &ver, &b, err)))
+			break;
+		if (ver == 0) {
+			rc = sl_err_set(err, SL_EINVAL, "iceberg: '%s' holds no Iceberg table "
+			                "(no metadata/v<N>.metadata.json)", dir);
+			break;
+		}
+		root = (js){b.p, b.p + b.len};
+		free(t.loc);
+		t.loc = NULL;
+		if (!js_get(root, "location", &loc) || js_str(loc, l, sizeof l) ||
+		    !(t.loc = strdup(l))) {
+			rc = sl_err_set(err, SL_ESTATE, "iceberg: damaged table metadata in '%s'", dir);
+			break;
+		}
+		memset(st, 0, sizeof *st);
+		st->version = ver;
+		if ((rc = expire_once(&t, root, ver, older_ms, retain, st, err)) != 1)
+			break;
+	}
+	if (rc == 1)
+		rc = sl_err_set(err, SL_EIO, "iceberg: '%s': %d attempts lost to concurrent writers",
+		                dir, ICE_RETRIES);
+	if (!rc && st->expired)
+		st->version = ver + 1;
+	free(t.dir);
+	free(t.loc);
 	sl_buf_deinit(&b);
 	return rc;
 }

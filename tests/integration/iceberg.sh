@@ -19,7 +19,8 @@
 # tests/iceberg/validate.py.  Then: a restart of the finished checkpointed
 # job commits nothing; four jobs appending to one table at once (commits
 # racing for the same version: link() lets one win, the others retry) lose
-# no row; a table whose schema is not the DDL's, another catalog type and
+# no row; `sluice iceberg expire-snapshots` leaves one snapshot with the
+# same rows, and a job appends after it; a table whose schema is not the DDL's, another catalog type and
 # an updating input are refused.
 set -u
 BUILD=${BUILD:-build}
@@ -189,6 +190,28 @@ cmp -s "$W/race.want" "$W/race.rows" && ok "4 racing jobs: $(wc -l < "$W/race.ro
 	{ no "racing jobs: $(wc -l < "$W/race.rows") rows, want $(wc -l < "$W/race.want")"; diff "$W/race.want" "$W/race.rows" | head -3; }
 python3 "$ROOT/tests/iceberg/validate.py" "$W/wh/race/minutely" > "$W/v.out" 2>&1 && ok "race table $(cat "$W/v.out")" ||
 	{ no "race table:"; head "$W/v.out"; }
+
+# expire-snapshots on the race table: one snapshot left, the same rows,
+# and a job appends after it
+R="$W/wh/race/minutely"
+"$SLUICE" iceberg expire-snapshots "$R" --older-than '0 s' > "$W/exp.out" 2>&1 &&
+	grep -q "^expired [0-9]* snapshots, kept 1," "$W/exp.out" && ok "$(cat "$W/exp.out")" ||
+	no "expire-snapshots: $(cat "$W/exp.out")"
+"$PY" "$ROOT/tests/iceberg/read.py" pyiceberg "$R" user_id,window_start,revenue 2>&1 | sort > "$W/race2.rows"
+cmp -s "$W/race.want" "$W/race2.rows" && ok "after expiring: the same $(wc -l < "$W/race2.rows") rows" ||
+	no "after expiring: $(wc -l < "$W/race2.rows") rows"
+[ "$(ls "$R/metadata" | grep -c '^snap-')" = 1 ] && ok "one manifest list left" ||
+	no "manifest lists left: $(ls "$R/metadata" | grep -c '^snap-')"
+sed "s/'race1'/'race5'/" "$W/c1/job.sql" > "$W/c1/job5.sql"
+(cd "$W/c1" && "$SLUICE" run job5.sql) > "$W/c1/log5" 2>&1 || { no "append after expiring:"; tail -3 "$W/c1/log5"; }
+node "$ROOT/tests/iceberg/peer.mjs" icebird "$R" user_id,window_start,revenue 2>&1 | sort > "$W/race3.rows"
+for i in 1 2 3 4 5; do cat "$W/ck.want"; done | sort > "$W/race3.want"
+cmp -s "$W/race3.want" "$W/race3.rows" && ok "a job appends after expiring: icebird reads $(wc -l < "$W/race3.rows") rows" ||
+	no "append after expiring: $(wc -l < "$W/race3.rows") rows, want $(wc -l < "$W/race3.want")"
+python3 "$ROOT/tests/iceberg/validate.py" "$R" > "$W/v.out" 2>&1 && ok "expired table $(cat "$W/v.out")" ||
+	{ no "expired table:"; head "$W/v.out"; }
+"$SLUICE" iceberg expire-snapshots "$R" --retain-last 0 > "$W/exp.out" 2>&1 && no "--retain-last 0 accepted" ||
+	ok "--retain-last 0 refused"
 
 # 4. refusals
 refuse() { # name, expected message part, sql

@@ -725,6 +725,15 @@ static int ice_recover(sl_sink *s, sl_snap_reader *r, sl_err *err)
 			return sl_err_set(err, SL_ESTATE, "sink '%s': data file '%s' of checkpoint %lld "
 			                  "is missing", s->table, k->pend[i].f.path, (long long)id);
 	}
+	/* files of checkpoints the table holds (a commit that landed after the
+	 * list was written) are not committed again */
+	int keep = 0;
+	for (int i = 0; i < k->npend; i++)
+		if (k->pend[i].id <= max)
+			file_free(&k->pend[i].f);
+		else
+			k->pend[keep++] = k->pend[i];
+	k->npend = keep;
 	if (max < id && (rc = commit_pending(k, id, id, err)))
 		return rc;
 	for (int i = 0; i < k->npend; i++) /* the table had them (max == id) */

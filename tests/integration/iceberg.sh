@@ -102,6 +102,10 @@ sed "1i SET 'parallelism.default' = '2';" "$W/seed/job.sql" > "$W/seed/p2.sql"
 "$SLUICE" explain "$W/seed/p2.sql" 2>&1 | grep "Sink(table=\[hourly_revenue\]" > "$W/ex" || true
 grep -q "parallelism=1 ship=\[GLOBAL\]" "$W/ex" && ok "at parallelism 2 the sink is gathered into one instance" ||
 	no "explain at parallelism 2: $(cat "$W/ex")"
+# EXPLAIN creates no table (configure does no I/O)
+sed "s/'catalog-table' = 'hourly_revenue'/'catalog-table' = 'explained'/" "$W/seed/job.sql" > "$W/seed/ex.sql"
+"$SLUICE" explain "$W/seed/ex.sql" > /dev/null 2>&1
+[ ! -e "$W/wh/shop/explained" ] && ok "EXPLAIN creates no table" || no "EXPLAIN created $W/wh/shop/explained"
 # 'write.target-file-size-bytes' = '1': a file per row
 sed "s/'catalog-table' = 'hourly_revenue'/'catalog-table' = 'small', 'write.target-file-size-bytes' = '1'/" \
 	"$W/seed/p2.sql" > "$W/seed/small.sql"

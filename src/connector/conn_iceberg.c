@@ -15,7 +15,8 @@
  * must be the DDL's.
  *
  * Data files are Parquet, written by sluice's own writer (the 'parquet'
- * format's file hooks, with the columns' Iceberg field ids, timestamps in
+ * format's file hooks, with the columns' Iceberg field ids and names made
+ * valid Avro names as Iceberg's writers do, timestamps in
  * microseconds and TINYINT/SMALLINT as INT, as Iceberg's types are) into
  * `data/` (under `<field>=<value>/` directories for partitioned tables:
  * identity fields from PARTITIONED BY or the transforms of the
@@ -207,7 +208,14 @@ static int read_schema(ice_sink *k, const sl_conn_args *a, sl_err *err)
 			                  "Iceberg type in sluice", a->table, f->name,
 			                  sl_type_format(f->type, tb, sizeof tb));
 		t->cols[i] = (ice_col){f->name, f->type, i + 1};
-		k->efields[i] = (sl_field){f->name, enc_type(f->type)};
+		/* Parquet column names as Iceberg's writers make them (icebird
+		 * relies on it; readers by field id do not care) */
+		sl_buf_clear(&k->key);
+		if (sl__ice_avro_name(&k->key, f->name) || !sl_buf_cstr(&k->key))
+			return nomem(k, err);
+		k->efields[i] = (sl_field){sl_arena_strdup(&k->arena, k->key.p), enc_type(f->type)};
+		if (!k->efields[i].name)
+			return nomem(k, err);
 	}
 	const char *spec = sl_opts_get(a->opts, "partitioning");
 	if (spec && a->npart)

@@ -86,13 +86,28 @@ static const char mlist_schema[] =
 	OPT("key_metadata", "\"bytes\"", 519)
 	"]}";
 
+int sl__ice_avro_name(sl_buf *out, const char *name)
+{
+	int rc = 0;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_' ||
+		    (*p >= '0' && *p <= '9' && p != (const unsigned char *)name))
+			rc |= sl_buf_putc(out, (char)*p);
+		else if (*p >= '0' && *p <= '9') /* a leading digit */
+			rc |= sl_buf_printf(out, "_%c", *p);
+		else
+			rc |= sl_buf_printf(out, "_x%X", *p);
+	return rc;
+}
+
 int sl__ice_manifest_schema(const ice_table *t, sl_buf *out)
 {
 	int rc = sl_buf_puts(out, entry_head);
 	for (int i = 0; i < t->npf; i++) {
 		const ice_col *c = &t->cols[t->pf[i].col];
-		rc |= sl_buf_printf(out, "%s{\"name\":\"%s\",\"type\":[\"null\",%s],\"default\":null,"
-		                    "\"field-id\":%d}", i ? "," : "", t->pf[i].name,
+		rc |= sl_buf_puts(out, i ? ",{\"name\":\"" : "{\"name\":\"");
+		rc |= sl__ice_avro_name(out, t->pf[i].name);
+		rc |= sl_buf_printf(out, "\",\"type\":[\"null\",%s],\"default\":null,\"field-id\":%d}",
 		                    sl__ice_part_avro_type(&t->pf[i], c->type), t->pf[i].field_id);
 	}
 	rc |= sl_buf_puts(out, entry_tail);

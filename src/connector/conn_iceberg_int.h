@@ -90,6 +90,12 @@ int sl__ice_commit(ice_table *t, const ice_commit *c, sl_err *err);
 
 /* ---- conn_iceberg_avro.c ------------------------------------------------ */
 
+/* Appends name as a valid Avro name, as Iceberg's
+ * AvroSchemaUtil.makeCompatibleName makes it: a leading digit d becomes
+ * "_d", a character other than [A-Za-z0-9_] "_x" and its code in hex.
+ * Partition fields in manifests and data file columns are named so
+ * (readers find them by field id).  0 or -1 (out of memory). */
+int sl__ice_avro_name(sl_buf *out, const char *name);
 /* The Avro schema (JSON) of the manifest entries for t's partition spec. */
 int sl__ice_manifest_schema(const ice_table *t, sl_buf *out);
 /* ---- conn_iceberg_part.c ------------------------------------------------ */

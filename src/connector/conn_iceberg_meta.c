@@ -199,6 +199,23 @@ static int js_str(js v, char *buf, size_t cap)
 	return 0;
 }
 
+/* Appends v's text without the whitespace outside strings. */
+static void js_compact(js v, sl_buf *out)
+{
+	int in_str = 0;
+	for (const char *p = v.p; p < v.e; p++) {
+		if (in_str && *p == '\\' && p + 1 < v.e) {
+			sl_buf_append(out, p, 2);
+			p++;
+			continue;
+		}
+		if (*p == '"')
+			in_str = !in_str;
+		if (in_str || !strchr(" \n\r\t", *p))
+			sl_buf_putc(out, *p);
+	}
+}
+
 static int js_get_i64(js v, const char *name, int64_t *out)
 {
 	js m;
@@ -569,15 +586,11 @@ static int check_table(ice_table *t, js root, sl_err *err)
 	if (js_get(root, "partition-specs", &v) && !js_iter(&it, v, '['))
 		while (js_next(&it, &k, &s))
 			if (!js_get_i64(s, "spec-id", &x) && x == dspec && js_get(s, "fields", &f)) {
-				/* compare ignoring whitespace */
-				const char *p = f.p, *q = want.p, *qe = want.p + want.len;
-				for (;; p++, q++) {
-					while (p < f.e && strchr(" \n\r\t", *p))
-						p++;
-					if (p == f.e || q == qe || *p != *q)
-						break;
-				}
-				same = p == f.e && q == qe && dspec == 0;
+				sl_buf got;
+				sl_buf_init(&got);
+				js_compact(f, &got);
+				same = dspec == 0 && got.len == want.len && !memcmp(got.p, want.p, got.len);
+				sl_buf_deinit(&got);
 			}
 	sl_buf_deinit(&want);
 	if (!same)

@@ -51,7 +51,7 @@ TOOL_LIB_OBJ := $(TOOL_LIB_SRC:tests/tools/%.c=$(BUILD)/tests/obj/%.o)
 TOOL_SRC := $(filter-out $(TOOL_LIB_SRC),$(sort $(wildcard tests/tools/*.c)))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all deps demo test unit slt slt-parallel integration bench bench-par fuzz asan tsan clean examples torture \
+.PHONY: all deps demo test unit slt slt-parallel integration bench bench-par fuzz asan tsan clean examples torture iceberg-torture \
 	install kafka-torture test-pg
 
 all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN) $(BUILD)/tools/kafka_mock $(BUILD)/tools/kafka_admin
@@ -157,6 +157,11 @@ torture: deps all
 kafka-torture: deps all
 	bash tests/kafka/crash.sh 400000 20 16
 	bash tests/kafka/eos_crash.sh 400000 20 8
+
+# the long Iceberg crash test (tests/iceberg/crash.sh, docs/iceberg.md): 1 M orders
+# into a partitioned table, 20 SIGKILLs and the named fault points
+iceberg-torture: deps all
+	bash tests/iceberg/crash.sh 1000000 20
 
 # PostgreSQL (docs/postgres.md): the jdbc sink's long crash test, 20 SIGKILLs
 # over 300 000 rows and the fault points, on a private server (tests/pg/)

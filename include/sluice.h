@@ -333,6 +333,19 @@ SL_API char *sl_metrics_pending(const sl_metrics *m);
 /* Library version string, "major.minor.patch". */
 SL_API const char *sl_version(void);
 
+/*
+ * Iceberg table maintenance (docs/iceberg.md "Table maintenance"): expires
+ * the snapshots of the Hadoop-catalog table in directory `table` committed
+ * before `older_than` (a UTC timestamp 'YYYY-MM-DD HH:MM:SS[.fff]', or a
+ * duration back from now such as '5 d' or '0 s'; NULL = 5 days, Iceberg's
+ * default), keeping the current snapshot and the retain_last (>= 1) most
+ * recent ones; their manifest lists and unreferenced manifests are
+ * deleted.  A one-line report, or the error, is written into msg (cap
+ * bytes).  Returns 0 or a negative SL_E* code.
+ */
+SL_API int sl_iceberg_expire_snapshots(const char *table, const char *older_than,
+                                       int retain_last, char *msg, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

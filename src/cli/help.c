@@ -20,6 +20,7 @@ static const char general[] =
 	"commands:\n"
 	"  run       run a SQL script until its input ends or it is stopped\n"
 	"  explain   print the physical plan of a script without running it\n"
+	"  iceberg   Iceberg table maintenance: sluice iceberg expire-snapshots DIR\n"
 	"  version   print the version (also: sluice --version)\n"
 	"  help      print help for a command: sluice help run\n"
 	"\n"
@@ -92,10 +93,20 @@ static const char version[] =
 	"\n"
 	"Prints `sluice` and the version of the engine, and exits with status 0.\n";
 
+static const char iceberg[] =
+	"usage: sluice iceberg expire-snapshots TABLE-DIR [--older-than T] [--retain-last N]\n"
+	"\n"
+	"Expires the snapshots of the Iceberg table in TABLE-DIR (a Hadoop-catalog table:\n"
+	"TABLE-DIR/metadata/vN.metadata.json) committed before T, a UTC timestamp\n"
+	"('2026-12-01 00:00:00') or a duration back from now ('1 h', '0 s'; default 5 d),\n"
+	"keeping the current snapshot and the N most recent ones (default 1).  Their\n"
+	"manifest lists and unreferenced manifests are deleted; data files are not.\n"
+	"See docs/iceberg.md.\n";
+
 static const char help[] =
 	"usage: sluice help [COMMAND]\n"
 	"\n"
-	"Prints help for COMMAND (run, explain, version, help), or the list of\n"
+	"Prints help for COMMAND (run, explain, iceberg, version, help), or the list of\n"
 	"commands.\n";
 
 void sl_cli_usage(FILE *f)
@@ -109,6 +120,7 @@ int sl_cli_help(const char *cmd, FILE *f)
 		const char *name, *text;
 	} cmds[] = {
 		{"run", run}, {"explain", explain}, {"version", version}, {"help", help},
+		{"iceberg", iceberg},
 	};
 	if (!cmd) {
 		fputs(general, f);

@@ -29,6 +29,7 @@
  */
 #include "sluice.h"
 #include "help.h"
+#include "cli_iceberg.h"
 #include "http.h"
 #include "status.h"
 
@@ -223,6 +224,8 @@ int main(int argc, char **argv)
 		printf("sluice %s\n", sl_version());
 		return SL_EXIT_OK;
 	}
+	if (!strcmp(cmd, "iceberg")) /* table maintenance: cli_iceberg.c */
+		return sl_cli_iceberg(argc - 2, argv + 2);
 	int explain = !strcmp(cmd, "explain");
 	if (explain && argc > 2 && !strcmp(argv[2], "--pending")) {
 		if (argc != 4)

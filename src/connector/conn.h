@@ -10,7 +10,7 @@
  * table's schema.
  *
  * Connectors are registered by name ('connector' = 'filesystem', 'stdin',
- * 'stdout', 'print', 'blackhole', 'datagen', 'nexmark', 'jdbc', 'push') in conn_registry.c: a new connector is
+ * 'stdout', 'print', 'blackhole', 'datagen', 'nexmark', 'jdbc', 'iceberg', 'push') in conn_registry.c: a new connector is
  * one new file plus one registry line.  The concrete struct embeds
  * sl_source / sl_sink as its first member; vt->size says how much to
  * allocate.
@@ -316,6 +316,10 @@ struct sl_sink_vtab {
 	/* The sink to use for a PARTITIONED BY table (a->part), or NULL when
 	 * the connector cannot write partitioned tables. */
 	const sl_sink_vtab *partitioned;
+	/* 1: the sink runs as one instance at any parallelism, its input
+	 * gathered into it (plan_par.c): one committer for a table (the
+	 * iceberg sink).  0: one instance per instance of its input. */
+	int single_instance;
 };
 
 /*

@@ -25,5 +25,6 @@ extern const sl_sink_vtab sl_blackhole_sink_vtab;  /* conn_blackhole.c */
 extern const sl_sink_vtab sl_kafka_sink_vtab;      /* conn_kafka_sink.c */
 extern const sl_sink_vtab sl_upsert_kafka_sink_vtab; /* conn_kafka_sink.c */
 extern const sl_sink_vtab sl_jdbc_sink_vtab;       /* conn_jdbc.c */
+extern const sl_sink_vtab sl_iceberg_sink_vtab;    /* conn_iceberg.c */
 
 #endif

@@ -39,6 +39,7 @@ static const sl_sink_vtab *const sink_table[] = {
 	&sl_kafka_sink_vtab,
 	&sl_upsert_kafka_sink_vtab,
 	&sl_jdbc_sink_vtab,
+	&sl_iceberg_sink_vtab,
 	NULL
 };
 

@@ -9,6 +9,8 @@
  *   sluice explain job.sql | -e "SQL"             print the physical plan
  *   sluice explain --pending ADDR:PORT            ask a running job (--http)
  *                                                 why there is no output yet
+ *   sluice iceberg expire-snapshots ...           Iceberg table maintenance
+ *                                                 (cli_iceberg.c)
  *   sluice version | --version                   print the version
  *   sluice help [COMMAND] | --help                print help
  *

@@ -10,7 +10,7 @@
  * table's schema.
  *
  * Connectors are registered by name ('connector' = 'filesystem', 'stdin',
- * 'stdout', 'print', 'blackhole', 'datagen', 'nexmark', 'jdbc', 'push') in conn_registry.c: a new connector is
+ * 'stdout', 'print', 'blackhole', 'datagen', 'nexmark', 'jdbc', 'postgres-cdc', 'push') in conn_registry.c: a new connector is
  * one new file plus one registry line.  The concrete struct embeds
  * sl_source / sl_sink as its first member; vt->size says how much to
  * allocate.
@@ -145,6 +145,17 @@ typedef struct sl_source {
 	 * key, normalized after the scan by the PRIMARY KEY.  NULL = none. */
 	const char *changelog;
 } sl_source;
+
+/*
+ * A changelog source's mark for a column whose value an update left out
+ * because it did not change (PostgreSQL's unchanged TOASTed values,
+ * conn_pgcdc.c): col->null[row] = SL_NULL_UNCHANGED (the value reads as
+ * NULL to anything else).  Only in +U rows of a source whose `changelog`
+ * is set with a PRIMARY KEY: the ChangelogNormalize right after the scan
+ * (op_changelog_normalize.c) replaces it with the value it stored for the
+ * key, and fails the job when it has none.
+ */
+#define SL_NULL_UNCHANGED 2
 
 typedef struct sl_lookup_vtab sl_lookup_vtab;
 

@@ -153,6 +153,8 @@ test-pg: deps all
 	sh tests/pg/sink.sh
 	sh tests/pg/bad.sh
 	bash tests/pg/crash.sh 300000 20
+	sh tests/pg/cdc.sh
+	sh tests/pg/cdc_crash.sh 25 300
 
 bench: deps all
 	@sh bench/run.sh $(BUILD)

@@ -148,13 +148,15 @@ kafka-torture: deps all
 	bash tests/kafka/crash.sh 400000 20 16
 
 # PostgreSQL (docs/postgres.md): the jdbc sink's long crash test, 20 SIGKILLs
-# over 300 000 rows and the fault points, on a private server (tests/pg/)
+# over 300 000 rows and the fault points, and the postgres-cdc crash test
+# with 25 SIGKILLs, on a private server (tests/pg/)
 test-pg: deps all
 	sh tests/pg/sink.sh
 	sh tests/pg/bad.sh
 	bash tests/pg/crash.sh 300000 20
 	sh tests/pg/cdc.sh
 	sh tests/pg/cdc_crash.sh 25 300
+	sh tests/pg/lookup.sh
 
 bench: deps all
 	@sh bench/run.sh $(BUILD)
@@ -162,6 +164,7 @@ bench: deps all
 	@sh bench/ckpt.sh $(BUILD)
 	@sh bench/parquet.sh $(BUILD)
 	@sh bench/pg.sh $(BUILD)
+	@sh bench/pgcdc.sh $(BUILD)
 
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))

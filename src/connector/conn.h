@@ -358,6 +358,18 @@ struct sl_lookup_vtab {
 	 */
 	int (*lookup)(sl_lookup *l, const void *key, uint32_t klen, int64_t now_us,
 	              const void **rows, uint32_t *len, sl_err *err);
+	/*
+	 * Optional (NULL = none): the keys of one probe batch before its
+	 * lookups, so a connector that queries a server asks for all the keys
+	 * it lacks in one statement (the jdbc lookup, conn_jdbc_lookup.c).
+	 * keys holds nkeys entries of u32 length + key bytes (the form of
+	 * lookup's key; keys with a NULL field are left out; a key may
+	 * repeat).  The lookups that follow, for these keys at this now_us,
+	 * must answer from what this call fetched.  Returns 0 or a negative
+	 * code with err.
+	 */
+	int (*prefetch)(sl_lookup *l, const void *keys, size_t len, int nkeys, int64_t now_us,
+	                sl_err *err);
 	/* Frees resources; safe after configure alone and after a failed
 	 * configure or open. */
 	void (*close)(sl_lookup *l);

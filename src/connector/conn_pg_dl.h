@@ -30,6 +30,7 @@
 	X(PQerrorMessage) \
 	X(PQexec) \
 	X(PQexecParams) \
+	X(PQexecPrepared) \
 	X(PQfinish) \
 	X(PQflush) \
 	X(PQfreemem) \
@@ -39,6 +40,7 @@
 	X(PQgetvalue) \
 	X(PQnfields) \
 	X(PQntuples) \
+	X(PQprepare) \
 	X(PQputCopyData) \
 	X(PQputCopyEnd) \
 	X(PQresStatus) \
@@ -71,6 +73,7 @@ int sl__pq_load(sl_err *err);
 #define PQerrorMessage (sl__pq.PQerrorMessage)
 #define PQexec (sl__pq.PQexec)
 #define PQexecParams (sl__pq.PQexecParams)
+#define PQexecPrepared (sl__pq.PQexecPrepared)
 #define PQfinish (sl__pq.PQfinish)
 #define PQflush (sl__pq.PQflush)
 #define PQfreemem (sl__pq.PQfreemem)
@@ -80,6 +83,7 @@ int sl__pq_load(sl_err *err);
 #define PQgetvalue (sl__pq.PQgetvalue)
 #define PQnfields (sl__pq.PQnfields)
 #define PQntuples (sl__pq.PQntuples)
+#define PQprepare (sl__pq.PQprepare)
 #define PQputCopyData (sl__pq.PQputCopyData)
 #define PQputCopyEnd (sl__pq.PQputCopyEnd)
 #define PQresStatus (sl__pq.PQresStatus)

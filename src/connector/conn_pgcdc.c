@@ -220,6 +220,12 @@ static int pc_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 	if (cm && strcmp(cm, "all") && strcmp(cm, "upsert"))
 		return sl_err_set(err, SL_EINVAL, "%s: 'changelog-mode' = '%s': expected 'all' or "
 		                  "'upsert'", k->what, cm);
+	/* Flink CDC's incremental (chunked, parallel) snapshot: accepted, the
+	 * table is read in one pass whatever it says */
+	int incr;
+	if (sl_opts_bool(o, "scan.incremental.snapshot.enabled", 0, &incr, err))
+		return err->code;
+	(void)sl_opts_get(o, "scan.incremental.snapshot.chunk.size");
 	int64_t port;
 	if (sl_opts_int(o, "port", 5432, &port, err))
 		return err->code;
@@ -550,8 +556,6 @@ static int start_stream(pc_source *k, sl_err *err)
 		return rc;
 	k->phase = PC_STREAM;
 	k->pos_lsn = k->pos_lsn > k->start_lsn ? k->pos_lsn : k->start_lsn;
-	if (k->confirmed < k->start_lsn && k->nring == 0)
-		k->confirmed = 0; /* nothing of ours is confirmed yet */
 	k->last_status = 0;
 	return 0;
 }
@@ -560,6 +564,9 @@ static int start_stream(pc_source *k, sl_err *err)
  * says. */
 static int start(pc_source *k, sl_err *err)
 {
+	/* a checkpoint taken before the first read: a fresh start */
+	if (k->restored && k->rest_phase == PC_SNAPSHOT && k->rest_lsn == 0)
+		k->restored = 0;
 	int64_t slot_lsn = 0;
 	int have = slot_position(k, &slot_lsn, err);
 	if (have < 0)

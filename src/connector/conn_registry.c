@@ -29,6 +29,7 @@ static const sl_source_vtab *const source_table[] = {
 	&sl_kafka_source_vtab,
 	&sl_upsert_kafka_source_vtab,
 	&sl_pgcdc_source_vtab,
+	&sl_jdbc_source_vtab,
 	NULL
 };
 

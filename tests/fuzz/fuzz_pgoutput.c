@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sluice.h"
 #include "connector/conn_pgcdc.h"
 
 static const sl_type T[] = {

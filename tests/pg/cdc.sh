@@ -10,7 +10,8 @@
 # transaction touching many rows.  Each mirror must end equal to its table
 # and each aggregate equal to the same GROUP BY run by PostgreSQL on the
 # final table.  Then: the job is killed and restarted from its checkpoint
-# after more changes (nothing lost or doubled); bad input (wrong password,
+# after more changes (nothing lost or doubled); the server stopped mid-job
+# (the job fails naming it, and resumes once it is back); bad input (wrong password,
 # a missing table, a missing slot, a slot ahead of the checkpoint).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -140,6 +141,24 @@ converge "killed, changed while down, restarted from the checkpoint: nothing los
 slots=$(psql_q "SELECT string_agg(slot_name || ':' || (confirmed_flush_lsn > '0/0')::text, ',' ORDER BY slot_name) FROM pg_replication_slots")
 [ "$slots" = "slot_src_d:true,slot_src_f:true" ] && ok "slots confirmed after checkpoints: $slots" ||
 	bad "slots: $slots"
+# the server goes away mid-job: the job fails naming it; once it is back
+# the restart resumes from the checkpoint
+changes 4
+pg_kill
+i=0
+while [ $i -lt 300 ] && kill -0 "$JOB" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+if kill -0 "$JOB" 2>/dev/null; then
+	bad "server gone: the job still runs after 30 s"; stop_job
+else
+	wait "$JOB" 2>/dev/null; JOB=
+	m=$(grep -E "127\.0\.0\.1:$PGPORT" "$W/log" | tail -1)
+	[ -n "$m" ] && ok "server gone: the job failed naming it ($(echo "$m" | cut -c1-120))" ||
+		bad "server gone: no message naming the server: $(tail -2 "$W/log")"
+fi
+pg_restart
+changes 5
+start_job
+converge "server back, job restarted from its checkpoint: nothing lost or doubled"
 stop_job
 
 # ---- bad input -------------------------------------------------------------

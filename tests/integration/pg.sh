@@ -1,8 +1,8 @@
 #!/bin/sh
 # pg.sh - the PostgreSQL suites of `make test` (tests/pg/; each starts and
 # stops its own server): the jdbc sink end to end, its bad-input cases and
-# the short exactly-once crash test; the postgres-cdc source end to end and
-# its short kill -9 test; lookup joins against a jdbc table.  `make test-pg` runs the long crash
+# the short exactly-once crash test (the postgres-cdc source and lookup
+# joins: pgcdc.sh).  `make test-pg` runs the long crash
 # test.  Skipped (77) when PostgreSQL 15 is not installed.
 set -u
 cd "$(dirname "$0")/../.."
@@ -14,10 +14,4 @@ for t in sink bad; do
 done
 echo "== tests/pg/crash.sh 60000 10"
 bash tests/pg/crash.sh 60000 10 || rc=1
-echo "== tests/pg/lookup.sh"
-sh tests/pg/lookup.sh || rc=1
-echo "== tests/pg/cdc.sh"
-sh tests/pg/cdc.sh || rc=1
-echo "== tests/pg/cdc_crash.sh 8 80"
-sh tests/pg/cdc_crash.sh 8 80 || rc=1
 exit $rc

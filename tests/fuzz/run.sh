@@ -69,7 +69,7 @@ for f in tests/fuzz/fuzz_*.c; do
 	bin=$OUT/$t
 	echo "== $t: building"
 	# shellcheck disable=SC2086
-	if ! $CLANG $FLAGS -o "$bin" "$f" $OBJS $PCRE -lsnappy -lzstd -lz -ldl -lm -lpthread >"$OUT/$t.build.log" 2>&1; then
+	if ! $CLANG $FLAGS -o "$bin" "$f" $OBJS $PCRE $(pkg-config --libs rdkafka 2>/dev/null || echo -lrdkafka) -lsnappy -lzstd -lz -ldl -lm -lpthread >"$OUT/$t.build.log" 2>&1; then
 		echo "FAIL $t: build failed"; tail -20 "$OUT/$t.build.log"
 		failed="$failed $t"
 		continue

@@ -156,6 +156,11 @@ typedef struct sl_source {
  * key, and fails the job when it has none.
  */
 #define SL_NULL_UNCHANGED 2
+/* The same, for a change the source replays over a table copy taken after
+ * it (conn_pgcdc.c): a key the normaliser has no row for does not exist
+ * in the copy, so a later replayed change removes it; the column is NULL
+ * meanwhile instead of failing the job. */
+#define SL_NULL_UNCHANGED_REPLAY 3
 
 typedef struct sl_lookup_vtab sl_lookup_vtab;
 

@@ -31,6 +31,10 @@
  *       starts at the slot's confirmed position (at or before the
  *       snapshot): changes between the two are read twice and the
  *       normaliser drops those it already has; keys end as in the table.
+ *       A replayed update of a row the copy lacks (it is removed later in
+ *       the replay) may leave a TOASTed value unsent: such changes, up to
+ *       the WAL position read in the copy's transaction (overlap_end),
+ *       mark it SL_NULL_UNCHANGED_REPLAY, NULL for that short while.
  *   restored in streaming: the slot must exist and must not have confirmed
  *       a position beyond the checkpoint's (PostgreSQL would silently
  *       start at its own position, skipping changes): refused, saying how
@@ -53,7 +57,7 @@
  * Snapshot record, version 1: u8 1, u8 phase (1 snapshot, 2 streaming),
  * i64 LSN (phase 1: where streaming will start; 2: the position), i64
  * rows (phase 1: snapshot rows read; 2: rows of the next transaction
- * read), bytes slot name.
+ * read), bytes slot name, i64 the overlap's end (below; 0 = none).
  *
  * One instance (single_instance): one replication slot is one stream.
  * One thread, like every connector; the connections are never used by the
@@ -108,6 +112,8 @@ typedef struct pc_source {
 	int64_t snap_rows;     /* snapshot rows read */
 	int64_t pos_lsn;       /* end of the last transaction read whole */
 	int64_t done_rows;     /* rows of the next transaction read (or dropped) */
+	int64_t overlap_end;   /* WAL position of a copy taken after the stream's
+	                        * start: changes up to it replay over the copy */
 	/* the transaction being received / decoded */
 	sl_buf txn;            /* messages: u32 length + bytes */
 	int in_txn, ready;
@@ -605,6 +611,17 @@ static int start(pc_source *k, sl_err *err)
 			        k->what, k->slot);
 		int rc = rexec(k, "BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ", PGRES_COMMAND_OK,
 		               "starting the snapshot", NULL, err);
+		/* the copy's snapshot is taken by this first statement: every
+		 * transaction it sees ends before the position read */
+		PGresult *r = NULL;
+		if (!rc)
+			rc = rexec(k, "SELECT pg_current_wal_lsn()::text", PGRES_TUPLES_OK,
+			           "reading the WAL position", &r, err);
+		if (!rc) {
+			if (PQntuples(r) != 1 || sl__pgo_lsn_parse(PQgetvalue(r, 0, 0), &k->overlap_end))
+				rc = sl_err_set(err, SL_EIO, "%s: unreadable WAL position", k->what);
+			PQclear(r);
+		}
 		return rc ? rc : start_copy(k, err);
 	}
 	if (have) { /* latest-offset, the slot exists */
@@ -711,7 +728,8 @@ static int tuple_row(pc_source *k, uint8_t op, const sl_pgo_val *t, int n, const
 			sl_col_set_null(c, row);
 		} else if (v->kind == 'u') {
 			sl_col_set_null(c, row);
-			c->null[row] = SL_NULL_UNCHANGED;
+			c->null[row] = k->txn_end <= k->overlap_end ? SL_NULL_UNCHANGED_REPLAY
+			                                            : SL_NULL_UNCHANGED;
 		} else if (sl__pgo_set_value(out, c, row, v->p, (size_t)v->len, k->emsg,
 		                             sizeof k->emsg)) {
 			return value_error(k, i, "in a change", err);
@@ -1027,6 +1045,7 @@ static int pc_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 	sl_snap_put_i64(w, lsn);
 	sl_snap_put_i64(w, rows);
 	sl_snap_put_bytes(w, k->slot, strlen(k->slot));
+	sl_snap_put_i64(w, k->overlap_end);
 	if (w->failed)
 		return sl_err_set(err, SL_ENOMEM, "%s: snapshot: out of memory", k->what);
 	return 0;
@@ -1043,6 +1062,7 @@ static int pc_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 	int64_t lsn = sl_snap_get_i64(r), rows = sl_snap_get_i64(r);
 	size_t n = 0;
 	const char *slot = sl_snap_get_bytes(r, &n);
+	int64_t overlap = sl_snap_get_i64(r);
 	if (!sl_snap_reader_ok(r) || (phase != PC_SNAPSHOT && phase != PC_STREAM))
 		return sl_err_set(err, SL_ESTATE, "%s: damaged postgres-cdc snapshot", k->what);
 	if (n != strlen(k->slot) || memcmp(slot, k->slot, n))
@@ -1053,6 +1073,7 @@ static int pc_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 	k->rest_phase = phase;
 	k->rest_lsn = lsn;
 	k->rest_rows = rows;
+	k->overlap_end = phase == PC_STREAM ? overlap : 0; /* a new copy sets its own */
 	return 0;
 }
 

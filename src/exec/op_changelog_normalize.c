@@ -24,7 +24,9 @@
  *              conn_pgcdc.c) takes those columns from the stored row, or,
  *              right after a -U of another key (the key was updated), from
  *              the row that -U retracted; the job fails when there is
- *              none (the value is unknown).
+ *              none (the value is unknown), except for the mark
+ *              SL_NULL_UNCHANGED_REPLAY (a change replayed over a newer
+ *              table copy: the row is removed later), then NULL.
  *   watermark  forwarded unchanged (rows keep their W_before)
  *
  * State: table "rows", namespace 0, key = the PRIMARY KEY columns in the
@@ -74,7 +76,8 @@ typedef struct norm_op {
 static int first_unchanged(const sl_batch *in, int row)
 {
 	for (int c = 0; c < in->ncols; c++)
-		if (in->cols[c].null[row] == SL_NULL_UNCHANGED)
+		if (in->cols[c].null[row] == SL_NULL_UNCHANGED ||
+		    in->cols[c].null[row] == SL_NULL_UNCHANGED_REPLAY)
 			return c;
 	return -1;
 }
@@ -92,7 +95,8 @@ static int complete_row(norm_op *o, const sl_batch *in, int row, uint8_t op, con
 	if (sl_rowcodec_decode(cur, clen, o->stored, o->scols, o->base.nout, 0) < 0)
 		return sl_err_set(err, SL_ESTATE, "ChangelogNormalize: malformed stored row");
 	for (int c = 0; c < in->ncols; c++)
-		if (in->cols[c].null[row] == SL_NULL_UNCHANGED &&
+		if ((in->cols[c].null[row] == SL_NULL_UNCHANGED ||
+		     in->cols[c].null[row] == SL_NULL_UNCHANGED_REPLAY) &&
 		    sl_col_copy_value(o->fix, &o->fix->cols[c], 0, &o->stored->cols[c], 0) < 0)
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 	return 0;
@@ -154,16 +158,29 @@ static int norm_row(norm_op *o, const sl_batch *in, int row, int next, sl_err *e
 		/* a new key right after a -U of another: from the row it retracted */
 		const void *from = have ? cur : moved ? o->moved.p : NULL;
 		uint32_t flen = have ? clen : (uint32_t)o->moved.len;
-		if (!from)
+		if (!from && in->cols[uc].null[row] == SL_NULL_UNCHANGED_REPLAY) {
+			/* a replayed change of a row the copy does not hold: NULL
+			 * until the replay removes it */
+			sl_batch_reset(o->fix);
+			if (sl_batch_copy_row(o->fix, in, row, op, in->wm[row]) < 0)
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			for (int c = 0; c < in->ncols; c++)
+				if (o->fix->cols[c].null[0] > 1)
+					o->fix->cols[c].null[0] = 1;
+			in = o->fix;
+			row = 0;
+		} else if (!from)
 			return sl_err_set(err, SL_EINPUT, "ChangelogNormalize: an update leaves column %d "
 			                  "unchanged without sending it (a TOASTed PostgreSQL value) and "
 			                  "no earlier row of its key was read: set REPLICA IDENTITY FULL "
 			                  "on the table, or read it from 'scan.startup.mode' = 'initial'",
 			                  uc + 1);
-		if ((rc = complete_row(o, in, row, op, from, flen, err)))
-			return rc;
-		in = o->fix;
-		row = 0;
+		else {
+			if ((rc = complete_row(o, in, row, op, from, flen, err)))
+				return rc;
+			in = o->fix;
+			row = 0;
+		}
 	}
 	sl_buf_clear(&o->val);
 	if (sl_rowcodec_cols(in, o->all_cols, o->base.nout, row, &o->val))

@@ -161,6 +161,40 @@ start_job
 converge "server back, job restarted from its checkpoint: nothing lost or doubled"
 stop_job
 
+# a slot left by a run killed before its first checkpoint: the table is
+# copied again and the changes since the slot's position replayed over the
+# copy; among them an update leaving a TOASTed value unsent for a row the
+# copy no longer holds (deleted later in the replay)
+psql_q "CREATE TABLE src_o (id int PRIMARY KEY, grp text NOT NULL, amount numeric(10,2),
+  note text, ts timestamp(3), flag boolean)"
+psql_q "CREATE TABLE src_o_mirror (LIKE src_d_mirror INCLUDING CONSTRAINTS INCLUDING INDEXES)"
+psql_q "INSERT INTO src_o VALUES (1, 'a', 1, $BIG, NULL, NULL), (2, 'b', 2, 'short', NULL, NULL)"
+psql_q "CREATE PUBLICATION pub_o FOR TABLE src_o"
+psql_q "SELECT 1 FROM pg_create_logical_replication_slot('slot_src_o', 'pgoutput')" > /dev/null
+psql_q "UPDATE src_o SET amount = 5 WHERE id = 1; UPDATE src_o SET amount = 6 WHERE id = 2;
+  DELETE FROM src_o WHERE id = 1; INSERT INTO src_o VALUES (3, 'c', 3, NULL, NULL, NULL)"
+{
+	echo "SET 'execution.checkpointing.interval' = '200 ms'; SET 'pipeline.name' = 'cdc_o';"
+	ddl src_o slot_src_o | sed "s/'decoding.plugin.name' = 'pgoutput'/'decoding.plugin.name' = 'pgoutput', 'debezium.publication.name' = 'pub_o'/"
+	echo "CREATE TABLE src_o_mirror (id INT, grp STRING, amount DECIMAL(10, 2), note STRING,
+  ts TIMESTAMP(3), flag BOOLEAN, tbl STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ($(sink src_o_mirror));"
+	echo "INSERT INTO src_o_mirror SELECT id, grp, amount, note, ts, flag, tbl FROM src_o;"
+} > "$W/job_o.sql"
+(cd "$W" && exec "$SLUICE" run job_o.sql) > "$W/log_o" 2>&1 &
+JOB=$!
+i=0
+while [ $i -lt 150 ]; do
+	d=$(psql_q "SELECT count(*) FROM ((SELECT id, grp, amount, note, ts, flag, 'src_o' FROM src_o
+	  EXCEPT SELECT * FROM src_o_mirror) UNION ALL (SELECT * FROM src_o_mirror EXCEPT
+	  SELECT id, grp, amount, note, ts, flag, 'src_o' FROM src_o)) x")
+	[ "$d" = 0 ] && break
+	kill -0 "$JOB" 2>/dev/null || break
+	sleep 0.2; i=$((i + 1))
+done
+[ "$d" = 0 ] && ok "an existing slot: the copy again, the replay over it (a row updated then deleted before the copy) ends as the table" ||
+	bad "existing slot: $d rows differ: $(tail -2 "$W/log_o")"
+stop_job
+
 # ---- bad input -------------------------------------------------------------
 one() { # name expected-message-pattern sql
 	printf '%s\n' "$3" > "$W/bad.sql"

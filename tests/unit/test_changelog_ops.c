@@ -205,6 +205,34 @@ static void test_normalize_unchanged_unknown(void **st)
 	h_deinit(&h);
 }
 
+/* ... unless it is a replayed change (SL_NULL_UNCHANGED_REPLAY): NULL
+ * then, and a known key still gets its stored value. */
+static void test_normalize_unchanged_replay(void **st)
+{
+	harness h;
+	h_init(&h, mk_norm);
+	sl_batch *b = sl_batch_new(3, h.types, 4);
+	int r = sl_batch_add_row(b, SL_UPDATE_AFTER, SL_WM_MIN);
+	sl_col_set_str_ref(&b->cols[0], r, "q", 1);
+	b->cols[1].null[r] = SL_NULL_UNCHANGED_REPLAY;
+	sl_col_set_i64(&b->cols[2], r, 1);
+	r = sl_batch_add_row(b, SL_INSERT, SL_WM_MIN);
+	sl_col_set_str_ref(&b->cols[0], r, "k", 1);
+	sl_col_set_str_ref(&b->cols[1], r, "big", 3);
+	sl_col_set_i64(&b->cols[2], r, 1);
+	r = sl_batch_add_row(b, SL_UPDATE_AFTER, SL_WM_MIN);
+	sl_col_set_str_ref(&b->cols[0], r, "k", 1);
+	b->cols[1].null[r] = SL_NULL_UNCHANGED_REPLAY;
+	sl_col_set_i64(&b->cols[2], r, 2);
+	r = sl_batch_add_row(b, SL_DELETE, SL_WM_MIN);
+	sl_col_set_str_ref(&b->cols[0], r, "q", 1);
+	assert_int_equal(sl_op_emit(h.feed[0], b, &h.err), 0);
+	assert_string_equal(th_out(&h), "+I[q, NULL, 1]\n+I[k, big, 1]\n-U[k, big, 1]\n+U[k, big, 2]\n"
+	                                "-D[q, NULL, 1]\n");
+	sl_batch_free(b);
+	h_deinit(&h);
+}
+
 /* ---- GroupAggregate with MIN/MAX retraction ------------------------------- */
 
 static sl_agg mk_agg(const char *fn, int col, sl_type arg)
@@ -284,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_normalize),
 		cmocka_unit_test(test_normalize_unchanged),
 		cmocka_unit_test(test_normalize_unchanged_unknown),
+		cmocka_unit_test(test_normalize_unchanged_replay),
 		cmocka_unit_test(test_group_minmax_retract),
 		cmocka_unit_test_setup(test_normalize, use_rocksdb),
 		cmocka_unit_test_setup(test_group_minmax_retract, use_rocksdb),

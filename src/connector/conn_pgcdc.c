@@ -57,7 +57,8 @@
  * Snapshot record, version 1: u8 1, u8 phase (1 snapshot, 2 streaming),
  * i64 LSN (phase 1: where streaming will start; 2: the position), i64
  * rows (phase 1: snapshot rows read; 2: rows of the next transaction
- * read), bytes slot name, i64 the overlap's end (below; 0 = none).
+ * read), bytes slot name, i64 overlap_end (above; 0 = none).  A
+ * checkpoint taken before the first read restores as a fresh start.
  *
  * One instance (single_instance): one replication slot is one stream.
  * One thread, like every connector; the connections are never used by the

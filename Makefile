@@ -164,11 +164,15 @@ iceberg-torture: deps all
 	bash tests/iceberg/crash.sh 1000000 20
 
 # PostgreSQL (docs/postgres.md): the jdbc sink's long crash test, 20 SIGKILLs
-# over 300 000 rows and the fault points, on a private server (tests/pg/)
+# over 300 000 rows and the fault points, and the postgres-cdc crash test
+# with 25 SIGKILLs, on a private server (tests/pg/)
 test-pg: deps all
 	sh tests/pg/sink.sh
 	sh tests/pg/bad.sh
 	bash tests/pg/crash.sh 300000 20
+	sh tests/pg/cdc.sh
+	sh tests/pg/cdc_crash.sh 25 300
+	sh tests/pg/lookup.sh
 
 bench: deps all
 	@sh bench/run.sh $(BUILD)
@@ -177,6 +181,7 @@ bench: deps all
 	@sh bench/parquet.sh $(BUILD)
 	@sh bench/pg.sh $(BUILD)
 	@sh bench/kafka.sh $(BUILD)
+	@sh bench/pgcdc.sh $(BUILD)
 
 # bench/run.sh's job 5 alone: the window benchmarks at 'parallelism.default'
 # 1 and BENCH_PAR (2), wall and CPU time (docs/performance.md)

@@ -10,7 +10,7 @@
  * table's schema.
  *
  * Connectors are registered by name ('connector' = 'filesystem', 'stdin',
- * 'stdout', 'print', 'blackhole', 'datagen', 'nexmark', 'jdbc', 'iceberg', 'push') in conn_registry.c: a new connector is
+ * 'stdout', 'print', 'blackhole', 'datagen', 'nexmark', 'jdbc', 'postgres-cdc', 'iceberg', 'push') in conn_registry.c: a new connector is
  * one new file plus one registry line.  The concrete struct embeds
  * sl_source / sl_sink as its first member; vt->size says how much to
  * allocate.
@@ -156,6 +156,22 @@ typedef struct sl_source {
 	 * key, normalized after the scan by the PRIMARY KEY.  NULL = none. */
 	const char *changelog;
 } sl_source;
+
+/*
+ * A changelog source's mark for a column whose value an update left out
+ * because it did not change (PostgreSQL's unchanged TOASTed values,
+ * conn_pgcdc.c): col->null[row] = SL_NULL_UNCHANGED (the value reads as
+ * NULL to anything else).  Only in +U rows of a source whose `changelog`
+ * is set with a PRIMARY KEY: the ChangelogNormalize right after the scan
+ * (op_changelog_normalize.c) replaces it with the value it stored for the
+ * key, and fails the job when it has none.
+ */
+#define SL_NULL_UNCHANGED 2
+/* The same, for a change the source replays over a table copy taken after
+ * it (conn_pgcdc.c): a key the normaliser has no row for does not exist
+ * in the copy, so a later replayed change removes it; the column is NULL
+ * meanwhile instead of failing the job. */
+#define SL_NULL_UNCHANGED_REPLAY 3
 
 typedef struct sl_lookup_vtab sl_lookup_vtab;
 
@@ -362,6 +378,18 @@ struct sl_lookup_vtab {
 	 */
 	int (*lookup)(sl_lookup *l, const void *key, uint32_t klen, int64_t now_us,
 	              const void **rows, uint32_t *len, sl_err *err);
+	/*
+	 * Optional (NULL = none): the keys of one probe batch before its
+	 * lookups, so a connector that queries a server asks for all the keys
+	 * it lacks in one statement (the jdbc lookup, conn_jdbc_lookup.c).
+	 * keys holds nkeys entries of u32 length + key bytes (the form of
+	 * lookup's key; keys with a NULL field are left out; a key may
+	 * repeat).  The lookups that follow, for these keys at this now_us,
+	 * must answer from what this call fetched.  Returns 0 or a negative
+	 * code with err.
+	 */
+	int (*prefetch)(sl_lookup *l, const void *keys, size_t len, int nkeys, int64_t now_us,
+	                sl_err *err);
 	/* Frees resources; safe after configure alone and after a failed
 	 * configure or open. */
 	void (*close)(sl_lookup *l);

@@ -17,6 +17,8 @@ extern const sl_source_vtab sl_datagen_source_vtab;    /* conn_datagen.c */
 extern const sl_source_vtab sl_nexmark_source_vtab;    /* conn_nexmark.c */
 extern const sl_source_vtab sl_kafka_source_vtab;      /* conn_kafka.c */
 extern const sl_source_vtab sl_upsert_kafka_source_vtab; /* conn_kafka.c */
+extern const sl_source_vtab sl_pgcdc_source_vtab;     /* conn_pgcdc.c */
+extern const sl_source_vtab sl_jdbc_source_vtab;      /* conn_jdbc_lookup.c */
 
 extern const sl_sink_vtab sl_filesystem_sink_vtab; /* conn_fs_sink.c */
 extern const sl_sink_vtab sl_stdout_sink_vtab;     /* conn_stdio.c */

@@ -28,6 +28,8 @@ static const sl_source_vtab *const source_table[] = {
 	&sl_nexmark_source_vtab,
 	&sl_kafka_source_vtab,
 	&sl_upsert_kafka_source_vtab,
+	&sl_pgcdc_source_vtab,
+	&sl_jdbc_source_vtab,
 	NULL
 };
 

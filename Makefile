@@ -6,6 +6,7 @@
 #   make slt-parallel  every slt file at parallelism SLT_PARALLELISM (3; also in make test)
 #   make bench      benchmarks (not timed tests)
 #   make test-pg    the long PostgreSQL crash test (the short one is in make test)
+#   make crash-parallel  the crash test at parallelism 2, 20 kills per backend
 #   make fuzz       build the libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make asan       build and run the tests under AddressSanitizer/UBSan
 #   make tsan       build what starts threads with ThreadSanitizer and run it
@@ -50,7 +51,7 @@ TOOL_LIB_OBJ := $(TOOL_LIB_SRC:tests/tools/%.c=$(BUILD)/tests/obj/%.o)
 TOOL_SRC := $(filter-out $(TOOL_LIB_SRC),$(sort $(wildcard tests/tools/*.c)))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all deps demo test unit slt slt-parallel integration bench fuzz asan tsan clean examples torture \
+.PHONY: all deps demo test unit slt slt-parallel integration bench fuzz asan tsan clean examples torture crash-parallel \
 	install kafka-torture test-pg
 
 all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN) $(BUILD)/tools/kafka_mock
@@ -141,6 +142,14 @@ torture: deps all
 	bash tests/crash/crash.sh 400000 20 rocksdb
 	bash tests/crash/faults.sh 1000000
 	BUILD=$(BUILD) sh tests/crash/bigstate.sh $(BIGSTATE_KEYS) 1024 1
+	$(MAKE) crash-parallel
+
+# the exactly-once proof at parallelism 2 (docs/parallel.md §5): 20
+# SIGKILLs per state backend, the committed output equal to an
+# uninterrupted run at parallelism 1 (about 2 minutes)
+crash-parallel: deps all
+	bash tests/crash/crash.sh 200000 20 hashmap 2
+	bash tests/crash/crash.sh 200000 20 rocksdb 2
 
 # the long Kafka-source crash test (tests/kafka/crash.sh): 400 000 orders in 16
 # partitions of librdkafka's mock cluster, 20 SIGKILLs (docs/kafka.md)
@@ -175,7 +184,7 @@ asan:
 # build-tsan; a second build of the library and about a minute to run, so not
 # part of `make test`
 TSAN_UNIT := test_channel test_cpus test_sql_threads test_state test_ckpt_coord \
-	test_conn_stdio test_conn_datagen test_prun
+	test_conn_stdio test_conn_datagen test_prun test_pckpt
 tsan:
 	$(MAKE) BUILD=build-tsan OPT="-O2 -g -fsanitize=thread" \
 		LIBS="$(LIBS) -fsanitize=thread" build-tsan/sluice build-tsan/tools/gen_events \

@@ -146,10 +146,11 @@ static int explain_backend(const char *type, sl_err *err)
 /*
  * The job's parallelism: 'parallelism.default' (explicit: set by the user),
  * by default the CPUs this process may use (cpus.h), at most
- * 'pipeline.max-parallelism'.  Checkpointing at parallelism > 1 (barriers,
- * docs/parallel.md §5) is step 5 of issue 10: until it lands a job with
- * checkpointing on runs at 1, with a warning when the user asked for
- * more (a job reading a push table too: plan_par.c).  0 or SL_EINVAL.
+ * 'pipeline.max-parallelism'.  A job with checkpointing on runs at 1
+ * unless 'parallelism.default' is set (its checkpoints restore only at the
+ * parallelism that took them until rescaling is built, so the default
+ * must not follow the machine's CPUs; docs/parallel.md §10); a job
+ * reading a push table likewise (plan_par.c).  0 or SL_EINVAL.
  */
 static int job_parallelism(sl_engine *e, int explain_only, int *par, int *explicit_)
 {
@@ -172,13 +173,9 @@ static int job_parallelism(sl_engine *e, int explain_only, int *par, int *explic
 		v = maxp;
 	int ckpt = explain_only ? sl_opts_get(&e->session, "execution.checkpointing.interval") != NULL
 	                        : e->ck.on;
-	if (v > 1 && ckpt) {
-		if (*explicit_)
-			sl_buf_printf(&e->warnings, "warning: 'parallelism.default' = %lld is not used: "
-			              "checkpointing at parallelism above 1 is not built yet (issue 10 "
-			              "step 5); the job runs at parallelism 1\n", (long long)v);
-		v = 1;
-	}
+	if (v > 1 && ckpt && !*explicit_)
+		v = 1; /* a restore at another parallelism (rescaling) is not built:
+		        * a checkpointing job runs at the parallelism it is given */
 	*par = (int)v;
 	return 0;
 }
@@ -243,6 +240,8 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 			e->prun_push = sl_prun_has_push(e->prun);
 			e->prun_values = 0;
 		}
+		if (!rc && e->ck.on)
+			rc = sl_prun_attach_coord(e->prun, &e->ck, &e->err);
 	} else if (!rc && !explain_only) {
 		rc = sl_instantiate(plan, &e->graph, &e->err);
 		if (!rc)
@@ -405,6 +404,8 @@ int sl_savepoint(sl_engine *e, int drain, char *path, size_t cap)
 		                  "('execution.checkpointing.interval')");
 	if (e->failed)
 		return sl_err_set(&e->err, SL_EINVAL, "the job stopped after an error: %s", e->fail_msg);
+	if (e->prun)
+		return sl_prun_savepoint(e->prun, drain, path, cap, &e->err);
 	return sl_runtime_savepoint(&e->graph, &e->ck, drain, path, cap, &e->err);
 }
 

@@ -353,6 +353,35 @@ static void rename_table(void *ctx, char name[256])
 	memcpy(name, op->uid, ul);
 }
 
+int sl_graph_restore_op_from(sl_op *op, sl_snap_reader r, sl_err *err)
+{
+	if (sl_snap_get_u32(&r) != SNAP_MAGIC)
+		return sl_err_set(err, SL_ESTATE, "not a sluice job snapshot of this version");
+	uint32_t n = sl_snap_get_u32(&r);
+	for (uint32_t i = 0; i < n && sl_snap_reader_ok(&r); i++) {
+		size_t ulen, nlen, sublen;
+		const char *uid = sl_snap_get_bytes(&r, &ulen);
+		sl_snap_get_bytes(&r, &nlen);
+		uint32_t nin = sl_snap_get_u32(&r);
+		if (!sl_snap_reader_ok(&r) || nin > 1024)
+			break;
+		for (uint32_t k = 0; k < nin + 2; k++)
+			sl_snap_get_i64(&r);
+		sl_snap_get_raw(&r, sizeof(sl_op_stats));
+		const void *sub = sl_snap_get_bytes(&r, &sublen);
+		if (!sl_snap_reader_ok(&r))
+			break;
+		if (!uid || ulen != strlen(op->uid) || memcmp(uid, op->uid, ulen))
+			continue;
+		if (!op->vt->restore)
+			return 0;
+		sl_snap_reader sr;
+		sl_snap_reader_init(&sr, sub, sublen);
+		return op->vt->restore(op, &sr, err);
+	}
+	return sl_snap_reader_ok(&r) ? 0 : sl_err_set(err, SL_ESTATE, "job snapshot damaged");
+}
+
 /* A snapshot record's id and kind, and whether its operator kept state. */
 typedef struct snap_rec {
 	const char *uid;
@@ -388,8 +417,9 @@ static int restore_op(sl_graph *g, sl_snap_reader *r, snap_rec *rec, sl_err *err
 	rec->nlen = name ? nlen : 0;
 	rec->matched = op != NULL;
 	rec->stateful = rec->held = sublen > 0;
-	if (!op)
-		return 0; /* lost if it held state: unclaimed_state() */
+	if (!op || ulen == 0)
+		return 0; /* lost if it held state: unclaimed_state(); no id: an
+		           * exchange's end (parallel jobs), which keeps nothing */
 	if ((int)nin == op->nin)
 		memcpy(op->in_wm, wms, sizeof(int64_t) * nin);
 	op->wm = wm;

@@ -110,6 +110,16 @@ int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err);
  * commit data of the coordinator). */
 sl_op *sl_graph_op_by_snap_id(const sl_graph *g, const char *id, size_t n);
 
+/*
+ * Calls op's restore method with the body of the record of op's id in the
+ * graph snapshot r (a copy: r is not moved), written by sl_graph_snapshot
+ * of this version (structural ids): how a source instance of a parallel
+ * job gets the snapshots of the other instances of the run that took the
+ * checkpoint (connector/conn.h, docs/parallel.md §6).  0 (also when r has
+ * no such record or op no restore method) or the error.
+ */
+int sl_graph_restore_op_from(sl_op *op, sl_snap_reader r, sl_err *err);
+
 /* Closes and frees every operator (sl_op_free). */
 void sl_graph_deinit(sl_graph *g);
 

@@ -14,7 +14,9 @@
  * {expr, format, state} <- connector <- exec <- runtime <- plan <- api <-
  * cli); api/ (engine.c) owns a coordinator per job and calls it.
  *
- * Threading: every function is called on the job's thread.  A periodic
+ * Threading: every function is called on the job's thread (at
+ * parallelism > 1 the job's coordinating thread, which runs no operator;
+ * the instances are parked or ended whenever it touches their graphs).  A periodic
  * checkpoint is written by a forked child or, for backends that cannot be
  * forked (RocksDB), by a writer thread; the coordinator reaps it and runs
  * phase 2 on the job's thread.
@@ -33,6 +35,31 @@
 struct ck_writer;
 struct sl_collapser;
 
+/* One instance's graph and state backend (a task of a parallel job:
+ * instance inst of par; at parallelism 1 the one graph, 0 of 1). */
+typedef struct sl_coord_part {
+	sl_graph *graph;
+	sl_state_backend *state;
+	int par, inst;
+} sl_coord_part;
+
+/*
+ * What a parallel runtime (prun.c) gives the coordinator (docs/parallel.md
+ * §5): park brings every instance to checkpoint barrier id and parks it
+ * (every channel empty, every operator between two messages): 1 parked,
+ * 0 the job ended or was cancelled first (nothing taken), or an error;
+ * *aligned_us: from the first instance's park to the last one's.  release
+ * lets the parked instances go on.  phase2 runs every instance's commit
+ * hooks (abort: its abort hooks) on that instance's own thread, or on the
+ * caller's when the instance ended or is parked; 0 or the first error.
+ */
+typedef struct sl_coord_rt {
+	void *ctx;
+	int (*park)(void *ctx, int64_t id, int64_t *aligned_us, sl_err *err);
+	void (*release)(void *ctx);
+	int (*phase2)(void *ctx, int64_t id, int abort, sl_err *err);
+} sl_coord_rt;
+
 typedef struct sl_coord {
 	/* configuration (sl_coord_prepare) */
 	int on;                  /* execution.checkpointing.interval set */
@@ -47,6 +74,12 @@ typedef struct sl_coord {
 	sl_graph *graph;
 	sl_state_backend *state;
 	sl_err *err;             /* where errors go (the engine's) */
+	/* the instances: {graph, state} at parallelism 1, the tasks' above
+	 * (sl_coord_set_parts; multi: the job snapshot's version 2 layout) */
+	sl_coord_part one;
+	sl_coord_part *parts;
+	int nparts, multi;
+	sl_coord_rt rt;
 	int lock_fd;             /* -1 = not locked */
 	int64_t next_id;
 	int64_t attempt;
@@ -59,7 +92,7 @@ typedef struct sl_coord {
 	struct ck_writer *pending_thr; /* writer thread (RocksDB), or NULL */
 	struct sl_collapser *collapser; /* re-maps state in huge pages (hugepage.h) */
 	int64_t pending_id;
-	int64_t pending_t0, pending_blocked;
+	int64_t pending_t0, pending_blocked, pending_aligned;
 } sl_coord;
 
 /* Initializes an idle coordinator (checkpointing off, nothing locked). */
@@ -74,6 +107,16 @@ void sl_coord_init(sl_coord *c);
  */
 int sl_coord_prepare(sl_coord *c, const sl_opts *opts, sl_graph *g, sl_state_backend *st,
                      sl_err *err);
+
+/*
+ * A parallel job (after sl_coord_prepare, before sl_coord_restore): the
+ * instances parts[0..n) (copied; their graphs and backends must outlive
+ * c) replace the graph and backend given to prepare, and rt drives the
+ * barriers and phase 2 (see sl_coord_rt).  Checkpoints then hold every
+ * instance's snapshot (the job snapshot's version 2, ckpt_coord.c).
+ * Returns 0 or SL_ENOMEM.
+ */
+int sl_coord_set_parts(sl_coord *c, const sl_coord_part *parts, int n, const sl_coord_rt *rt);
 
 /*
  * After the graph is open, before any input: restores the checkpoint or

@@ -11,7 +11,7 @@
  * into a stateless tail).  Also: an error in a worker thread fails the
  * job with that row's message (file and line) and joins every thread;
  * sl_stop stops an unbounded job at parallelism 2, with and without
- * drain; checkpointing keeps a job at parallelism 1 with a warning.
+ * drain; a checkpointing job runs at the parallelism set, else at 1.
  * `make tsan` runs it under ThreadSanitizer.
  */
 #include <stdarg.h>
@@ -334,23 +334,33 @@ static void test_stop(void **state)
 	}
 }
 
-/* Checkpointing at parallelism > 1 is step 5: the job runs at 1, and the
- * user who asked for 2 is told why. */
-static void test_checkpointing_runs_at_one(void **state)
+/* A checkpointing job runs at the parallelism the user set (barriers
+ * through the channels, docs/parallel.md §5; tests/unit/test_pckpt.c),
+ * and at 1 when none was set (its checkpoints restore only at the
+ * parallelism that took them), without a warning either way. */
+static void test_checkpointing_parallelism(void **state)
 {
-	sl_engine *e;
-	assert_int_equal(sl_engine_open(&e), 0);
-	assert_int_equal(sl_set(e, "parallelism.default", "2"), 0);
-	assert_int_equal(sl_set(e, "execution.checkpointing.interval", "1 s"), 0);
-	const char *text;
-	char *script = malloc(strlen(tables) + 200);
-	strcpy(script, tables);
-	strcat(script, "SELECT user_id, COUNT(*) FROM o GROUP BY user_id;");
-	assert_int_equal(sl_explain(e, script, &text), 0);
-	assert_null(strstr(text, "parallelism=2"));
-	assert_non_null(strstr(sl_warnings(e), "checkpointing at parallelism above 1 is not built"));
-	sl_engine_close(e);
-	free(script);
+	(void)state;
+	for (int set = 0; set < 2; set++) {
+		sl_engine *e;
+		assert_int_equal(sl_engine_open(&e), 0);
+		if (set)
+			assert_int_equal(sl_set(e, "parallelism.default", "2"), 0);
+		assert_int_equal(sl_set(e, "sluice.explain.exchanges", "true"), 0);
+		assert_int_equal(sl_set(e, "execution.checkpointing.interval", "1 s"), 0);
+		const char *text;
+		char *script = malloc(strlen(tables) + 200);
+		strcpy(script, tables);
+		strcat(script, "SELECT user_id, COUNT(*) FROM o GROUP BY user_id;");
+		assert_int_equal(sl_explain(e, script, &text), 0);
+		if (set)
+			assert_non_null(strstr(text, "parallelism=2"));
+		else
+			assert_null(strstr(text, "parallelism=2"));
+		assert_null(strstr(sl_warnings(e), "parallelism"));
+		sl_engine_close(e);
+		free(script);
+	}
 }
 
 /* Push tables at parallelism > 1 (docs/parallel.md §6): every push drains
@@ -475,7 +485,7 @@ int main(void)
 		cmocka_unit_test(test_explain),
 		cmocka_unit_test(test_error_in_worker),
 		cmocka_unit_test(test_stop),
-		cmocka_unit_test(test_checkpointing_runs_at_one),
+		cmocka_unit_test(test_checkpointing_parallelism),
 		cmocka_unit_test(test_push_drain),
 		cmocka_unit_test(test_push_windows_and_end),
 		cmocka_unit_test(test_push_default_runs_at_one),

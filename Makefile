@@ -6,7 +6,7 @@
 #   make slt-parallel  every slt file at parallelism SLT_PARALLELISM (3; also in make test)
 #   make bench      benchmarks (not timed tests)
 #   make test-pg    the long PostgreSQL crash test (the short one is in make test)
-#   make crash-parallel  the crash test at parallelism 2, 20 kills per backend
+#   make crash-parallel  the crash tests at parallelism 2 and rescaled, 20 kills per backend
 #   make fuzz       build the libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make asan       build and run the tests under AddressSanitizer/UBSan
 #   make tsan       build what starts threads with ThreadSanitizer and run it
@@ -146,10 +146,15 @@ torture: deps all
 
 # the exactly-once proof at parallelism 2 (docs/parallel.md §5): 20
 # SIGKILLs per state backend, the committed output equal to an
-# uninterrupted run at parallelism 1 (about 2 minutes)
+# uninterrupted run at parallelism 1; then with each restart at 1, 2 or 3
+# (restores rescaled from checkpoints) and savepoints along 3 -> 1 -> 3 ->
+# 2 (§7) (about 7 minutes)
 crash-parallel: deps all
 	bash tests/crash/crash.sh 200000 20 hashmap 2
 	bash tests/crash/crash.sh 200000 20 rocksdb 2
+	bash tests/crash/crash.sh 200000 20 hashmap mix
+	bash tests/crash/crash.sh 150000 20 rocksdb mix
+	bash tests/crash/rescale.sh 300000
 
 # the long Kafka-source crash test (tests/kafka/crash.sh): 400 000 orders in 16
 # partitions of librdkafka's mock cluster, 20 SIGKILLs (docs/kafka.md)

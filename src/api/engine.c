@@ -147,10 +147,9 @@ static int explain_backend(const char *type, sl_err *err)
  * The job's parallelism: 'parallelism.default' (explicit: set by the user),
  * by default the CPUs this process may use (cpus.h), at most
  * 'pipeline.max-parallelism'.  A job with checkpointing on runs at 1
- * unless 'parallelism.default' is set (its checkpoints restore only at the
- * parallelism that took them until rescaling is built, so the default
- * must not follow the machine's CPUs; docs/parallel.md §10); a job
- * reading a push table likewise (plan_par.c).  0 or SL_EINVAL.
+ * unless 'parallelism.default' is set (docs/parallel.md §10 says why the
+ * default does not follow the CPUs there yet); a job reading a push table
+ * likewise (plan_par.c).  0 or SL_EINVAL.
  */
 static int job_parallelism(sl_engine *e, int explain_only, int *par, int *explicit_)
 {
@@ -174,8 +173,7 @@ static int job_parallelism(sl_engine *e, int explain_only, int *par, int *explic
 	int ckpt = explain_only ? sl_opts_get(&e->session, "execution.checkpointing.interval") != NULL
 	                        : e->ck.on;
 	if (v > 1 && ckpt && !*explicit_)
-		v = 1; /* a restore at another parallelism (rescaling) is not built:
-		        * a checkpointing job runs at the parallelism it is given */
+		v = 1; /* a checkpointing job runs at the parallelism it is given */
 	*par = (int)v;
 	return 0;
 }

@@ -265,14 +265,46 @@ static uint32_t secs_par(const snap_sec *secs, uint32_t n)
 	return p;
 }
 
-/*
- * A version-2 snapshot (parallelism > 1).  Each instance of the job gets
- * the body written by the same instance of the same operators at the same
- * parallelism; a snapshot of another parallelism or another cut into
- * instances is a rescale (docs/parallel.md §7).
- */
-static int restore_par(sl_coord *c, const uint8_t *data, size_t len)
+/* A snapshot's instances: the index of a version-2 snapshot, or one
+ * section for the body of a version-1 one (parallelism 1; its operators'
+ * ids read from its graph snapshot).  *out (free it) and *nout. */
+typedef struct id_list {
+	sl_snap_writer w; /* nid x bytes id */
+	uint32_t n;
+} id_list;
+
+static void add_id(void *ctx, const char *id, size_t n)
 {
+	id_list *l = ctx;
+	sl_snap_put_bytes(&l->w, id, n);
+	l->n++;
+}
+
+static int load_secs(sl_coord *c, const uint8_t *data, size_t len, uint32_t version,
+                     id_list *v1ids, snap_sec **out, uint32_t *nout)
+{
+	*out = NULL;
+	*nout = 0;
+	if (version != JOB_VERSION_PAR) {
+		sl_snap_reader r;
+		sl_snap_reader_init(&r, data + 8, len - 8);
+		int rc = sl_graph_snap_ids(r, add_id, v1ids, c->err);
+		if (rc)
+			return rc;
+		if (v1ids->w.failed)
+			return sl_err_set(c->err, SL_ENOMEM, "out of memory");
+		snap_sec *s = calloc(1, sizeof(*s));
+		if (!s)
+			return sl_err_set(c->err, SL_ENOMEM, "out of memory");
+		s->par = 1;
+		s->nuid = v1ids->n;
+		sl_snap_reader_init(&s->uids, v1ids->w.buf, v1ids->w.len);
+		s->off = 8;
+		s->len = (int64_t)len - 8;
+		*out = s;
+		*nout = 1;
+		return 0;
+	}
 	if (len < 16)
 		return sl_err_set(c->err, SL_ESTATE, "job snapshot truncated");
 	sl_snap_reader r;
@@ -299,36 +331,148 @@ static int restore_par(sl_coord *c, const uint8_t *data, size_t len)
 		}
 		s->off = sl_snap_get_i64(&r);
 		s->len = sl_snap_get_i64(&r);
-		if (s->off < 8 || s->len < 0 || s->off > ioff || s->len > ioff - s->off)
+		if (s->off < 8 || s->len < 0 || s->off > ioff || s->len > ioff - s->off ||
+		    s->inst >= s->par)
 			r.failed = 1;
 	}
+	if (!sl_snap_reader_ok(&r)) {
+		free(secs);
+		return sl_err_set(c->err, SL_ESTATE, "job snapshot damaged (its index)");
+	}
+	*out = secs;
+	*nout = n;
+	return 0;
+}
+
+/* 1 when some part's graph has operator id[0..n). */
+static int parts_have(const sl_coord *c, const char *id, size_t n)
+{
+	for (int k = 0; k < c->nparts; k++) {
+		const sl_graph *g = c->parts[k].graph;
+		for (int i = 0; i < g->nops; i++)
+			if (strlen(g->ops[i]->uid) == n && !memcmp(g->ops[i]->uid, id, n))
+				return 1;
+	}
+	return 0;
+}
+
+/* 1 when section s holds some operator of graph g. */
+static int sec_touches(const snap_sec *s, const sl_graph *g)
+{
+	for (int i = 0; i < g->nops; i++)
+		if (g->ops[i]->uid[0] && sec_has(s, g->ops[i]->uid))
+			return 1;
+	return 0;
+}
+
+/*
+ * A rescale (docs/parallel.md §7): the snapshot's instances are not the
+ * job's.  Every old operator must be some new instance's (else refused,
+ * as an operator the job no longer has, unless the user allowed dropping
+ * its state); each new instance restores from every old instance holding
+ * one of its operators (sl_graph_restore_rescaled: its key groups, the
+ * scalars by each kind's merge rule, the sources' positions from every
+ * old instance); the sink record of old instance j goes to new instance j
+ * % par of that sink, so every record is recovered by exactly one.
+ */
+static int restore_rescale(sl_coord *c, const uint8_t *data, snap_sec *secs, uint32_t n)
+{
+	sl_buf lost;
+	sl_buf_init(&lost);
+	for (uint32_t i = 0; i < n; i++) {
+		sl_snap_reader r = secs[i].uids;
+		for (uint32_t k = 0; k < secs[i].nuid; k++) {
+			size_t ul;
+			const char *u = sl_snap_get_bytes(&r, &ul);
+			char id[80];
+			snprintf(id, sizeof(id), "%.*s", (int)(ul < 64 ? ul : 64), u ? u : "");
+			if (u && !parts_have(c, u, ul) && !strstr(sl_buf_cstr(&lost), id))
+				sl_buf_printf(&lost, "%s%s", lost.len ? ", " : "", id);
+		}
+	}
 	int rc = 0;
-	if (!sl_snap_reader_ok(&r))
-		rc = sl_err_set(c->err, SL_ESTATE, "job snapshot damaged (its index)");
-	/* the same instances of the same operators, or a rescale (refused) */
-	int *of = calloc((size_t)c->nparts, sizeof(int));
-	if (!rc && !of)
+	if (lost.len && !c->parts[0].graph->allow_non_restored)
+		rc = sl_err_set(c->err, SL_ESTATE, "restoring at another parallelism: the snapshot "
+		                "holds operators the job no longer has: %s (start with "
+		                "--allow-non-restored-state to drop their state)", sl_buf_cstr(&lost));
+	sl_buf_deinit(&lost);
+	sl_snap_reader *rd = calloc(n ? n : 1, sizeof(*rd));
+	int *from = calloc(n ? n : 1, sizeof(int));
+	uint32_t *which = calloc(n ? n : 1, sizeof(uint32_t));
+	if (!rc && (!rd || !from || !which))
 		rc = sl_err_set(c->err, SL_ENOMEM, "out of memory");
 	for (int k = 0; !rc && k < c->nparts; k++) {
+		sl_coord_part *pt = &c->parts[k];
+		int m = 0;
+		for (uint32_t i = 0; i < n; i++)
+			if (sec_touches(&secs[i], pt->graph)) {
+				sl_snap_reader_init(&rd[m], data + secs[i].off, (size_t)secs[i].len);
+				from[m] = (int)secs[i].inst;
+				which[m++] = i;
+			}
+		rc = sl_graph_restore_rescaled(pt->graph, rd, from, m, pt->inst, pt->par, c->err);
+		/* the sinks' records: old instance j's to new instance j % par */
+		for (int i = 0; !rc && i < m; i++) {
+			uint32_t nr = sl_snap_get_u32(&rd[i]);
+			for (uint32_t q = 0; !rc && q < nr && sl_snap_reader_ok(&rd[i]); q++) {
+				size_t ul, bl;
+				const char *uid = sl_snap_get_bytes(&rd[i], &ul);
+				const void *blob = sl_snap_get_bytes(&rd[i], &bl);
+				sl_op *op = uid ? committer_by_uid(pt->graph, uid, ul) : NULL;
+				if (!op || from[i] % pt->par != pt->inst || !op->vt->recover)
+					continue;
+				sl_snap_reader sr;
+				sl_snap_reader_init(&sr, blob, bl);
+				rc = op->vt->recover(op, &sr, c->err);
+			}
+			if (!rc && !sl_snap_reader_ok(&rd[i]))
+				rc = sl_err_set(c->err, SL_ESTATE, "job snapshot truncated");
+		}
+		if (rc)
+			sl_err_prefix(c->err, "instance %d of %d", pt->inst, pt->par);
+	}
+	free(rd);
+	free(from);
+	free(which);
+	return rc;
+}
+
+/*
+ * A snapshot of a parallel job (version 2), or one of parallelism 1
+ * restored into a parallel job.  Each instance of the job gets the body
+ * written by the same instance of the same operators at the same
+ * parallelism when every instance has one (a restart); otherwise the job
+ * is rescaled (restore_rescale).
+ */
+static int restore_par(sl_coord *c, const uint8_t *data, size_t len, uint32_t version)
+{
+	id_list v1ids = {0};
+	sl_snap_writer_init(&v1ids.w);
+	snap_sec *secs;
+	uint32_t n;
+	int rc = load_secs(c, data, len, version, &v1ids, &secs, &n);
+	int *of = rc ? NULL : calloc((size_t)c->nparts, sizeof(int));
+	if (!rc && !of)
+		rc = sl_err_set(c->err, SL_ENOMEM, "out of memory");
+	int exact = !rc && version == JOB_VERSION_PAR && c->multi;
+	for (int k = 0; exact && k < c->nparts; k++) {
 		of[k] = -1;
 		for (uint32_t i = 0; i < n && of[k] < 0; i++)
 			if (!secs[i].used && sec_matches(&secs[i], &c->parts[k])) {
 				secs[i].used = 1;
 				of[k] = (int)i;
 			}
+		exact = of[k] >= 0;
 	}
-	int unused = 0;
-	for (uint32_t i = 0; !rc && i < n; i++)
-		unused |= !secs[i].used;
-	for (int k = 0; !rc && k < c->nparts; k++)
-		unused |= of[k] < 0;
-	if (!rc && unused)
-		rc = sl_err_set(c->err, SL_ENOTSUP, "the snapshot was taken with %u instances at "
-		                "parallelism %u and the job now has %d at parallelism %d (or other "
-		                "operators): restoring at another parallelism (rescaling) is not built "
-		                "yet; SET 'parallelism.default' = '%u'", n, secs_par(secs, n),
-		                c->nparts, c->nparts ? c->parts[c->nparts - 1].par : 0, secs_par(secs, n));
-	for (int k = 0; !rc && k < c->nparts; k++) {
+	for (uint32_t i = 0; exact && i < n; i++)
+		exact = secs[i].used;
+	if (!rc && !exact) {
+		fprintf(stderr, "sluice: rescaling from %u instances at parallelism %u to %d at "
+		        "parallelism %d\n", n, secs_par(secs, n), c->nparts,
+		        c->parts[c->nparts - 1].par);
+		rc = restore_rescale(c, data, secs, n);
+	}
+	for (int k = 0; !rc && exact && k < c->nparts; k++) {
 		/* a source instance's restore gets the snapshots of every instance
 		 * of the run that took the checkpoint (connector/conn.h), its own
 		 * last, in restore_body */
@@ -353,6 +497,7 @@ static int restore_par(sl_coord *c, const uint8_t *data, size_t len)
 	}
 	free(of);
 	free(secs);
+	sl_snap_writer_deinit(&v1ids.w);
 	return rc;
 }
 
@@ -363,19 +508,8 @@ static int restore_blob(sl_coord *c, const void *data, size_t len)
 	uint32_t magic = sl_snap_get_u32(&r), version = sl_snap_get_u32(&r);
 	if (magic != JOB_MAGIC || version > JOB_VERSION_PAR || !sl_snap_reader_ok(&r))
 		return sl_err_set(c->err, SL_ESTATE, "not a sluice job snapshot (or a newer format)");
-	if (version == JOB_VERSION_PAR) {
-		if (!c->multi)
-			return sl_err_set(c->err, SL_ENOTSUP, "the snapshot was taken at parallelism "
-			                  "above 1 and the job runs at 1: restoring at another "
-			                  "parallelism (rescaling) is not built yet; SET "
-			                  "'parallelism.default' as when it was taken");
-		return restore_par(c, data, len);
-	}
-	if (c->multi)
-		return sl_err_set(c->err, SL_ENOTSUP, "the snapshot was taken at parallelism 1 and "
-		                  "the job runs at %d: restoring at another parallelism (rescaling) is "
-		                  "not built yet; SET 'parallelism.default' = '1'",
-		                  c->parts[c->nparts - 1].par);
+	if (version == JOB_VERSION_PAR || c->multi)
+		return restore_par(c, data, len, version);
 	return restore_body(c, &c->parts[0], &r);
 }
 

@@ -304,6 +304,7 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 			}
 		if ((rc = add_op(t, sl_xrecv_new(rc_, rr, n, err), 0, x->from, err)))
 			return rc;
+		t->g.ops[t->g.nops - 1]->uid[0] = 0; /* no plan operator: no id (snapshots) */
 		nrecv++;
 	}
 	/* the chain */
@@ -356,6 +357,7 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 		                         (int)batch_rows, err);
 		if ((rc = add_op(t, op, 1, x->from, err)))
 			return rc;
+		op->uid[0] = 0;
 		if (sl_graph_connect(&t->g, op_of[x->from->id], op, 0))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		x->send[t->inst] = op;

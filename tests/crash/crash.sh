@@ -10,7 +10,9 @@
 # PAR > 1 runs the killed job at that parallelism ('parallelism.default':
 # checkpoints with barriers through the channels, docs/parallel.md §5)
 # while the reference stays an uninterrupted run at parallelism 1, so the
-# committed output must equal the parallelism-1 output.
+# committed output must equal the parallelism-1 output.  PAR = mix: each
+# run picks 1, 2 or 3 at random, so most restarts restore a checkpoint
+# taken at another parallelism (rescaling, docs/parallel.md §7).
 #
 # The kills land between 20% and 80% of the uninterrupted run's measured
 # wall time after a run starts (at least two checkpoint intervals in, so a
@@ -100,7 +102,9 @@ while :; do
 	iv=$((100 + RANDOM % 201))
 	[ $iv -le $((ref_ms / 5)) ] || iv=$((ref_ms / 5))
 	[ $iv -ge 20 ] || iv=20
-	job "$W/run" "$iv ms" "$PAR" > "$W/run/job.sql"
+	par=$PAR
+	[ "$PAR" = mix ] && par=$((1 + RANDOM % 3))
+	job "$W/run" "$iv ms" "$par" > "$W/run/job.sql"
 	t0=$(date +%s%N)
 	(cd "$W/run" && exec "$SLUICE" run job.sql) >> "$W/run/log" 2>&1 &
 	pid=$!

@@ -8,8 +8,8 @@
  * checkpoints, commits exactly the rows an uninterrupted run at
  * parallelism 1 commits; a restart of the finished job emits nothing; a
  * stop with a savepoint at 2 and a resume from it at 2 commit every row
- * once; a restore at another parallelism is refused naming it (rescaling
- * is not built yet).  The crash test at parallelism 2 (tests/crash/crash.sh
+ * once; savepoints rescaled along 3 -> 1 -> 3 -> 2 commit what an
+ * uninterrupted run commits; another max parallelism is refused.  The crash test at parallelism 2 (tests/crash/crash.sh
  * ... 2) kills such jobs; `make tsan` runs a parallel checkpointing job.
  */
 #include <stdarg.h>
@@ -91,11 +91,18 @@ static char *committed(const char *tag, int *n)
 	return all;
 }
 
-/* The job of run `tag` at parallelism par (0: not set) on backend be. */
-static sl_engine *open_job(const char *tag, int par, const char *be, const char *from)
+static const char *maxp; /* 'pipeline.max-parallelism' of the next jobs, or NULL */
+
+/* The job of run `tag` at parallelism par (0: not set) on backend be,
+ * from savepoint `from` (NULL: the newest checkpoint); NULL when it fails
+ * to start, its message in msg. */
+static sl_engine *open_job_from(const char *tag, int par, const char *be, const char *from,
+                                char *msg, size_t cap)
 {
 	sl_engine *e;
 	assert_int_equal(sl_engine_open(&e), 0);
+	if (maxp)
+		assert_int_equal(sl_set(e, "pipeline.max-parallelism", maxp), 0);
 	char v[16], path[160];
 	if (par) {
 		snprintf(v, sizeof(v), "%d", par);
@@ -126,9 +133,24 @@ static sl_engine *open_job(const char *tag, int par, const char *be, const char 
 	         "INSERT INTO win SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE o,"
 	         " DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end;"
 	         "END;", dir, dir, tag, dir, tag);
-	if (sl_exec(e, sql))
-		fail_msg("%s: %s", tag, sl_errmsg(e));
+	if (sl_exec(e, sql)) {
+		if (!msg)
+			fail_msg("%s: %s", tag, sl_errmsg(e));
+		snprintf(msg, cap, "%s", sl_errmsg(e));
+		sl_engine_close(e);
+		return NULL;
+	}
 	return e;
+}
+
+static sl_engine *open_job(const char *tag, int par, const char *be, const char *from)
+{
+	return open_job_from(tag, par, be, from, NULL, 0);
+}
+
+static sl_engine *open_job_rc(const char *tag, int par, const char *be, char *msg, size_t cap)
+{
+	return open_job_from(tag, par, be, NULL, msg, cap);
 }
 
 static void run_to_end(const char *tag, int par, const char *be)
@@ -173,7 +195,8 @@ static int teardown(void **state)
 }
 
 /* Parallelism 2 with checkpoints commits what parallelism 1 commits; the
- * finished job restarts to nothing; a restore at 3 is refused. */
+ * finished job restarts to nothing, at 2 and rescaled to 1 and 3; a
+ * restore with another max parallelism is refused, naming the option. */
 static void check_backend(const char *be)
 {
 	char ref[32], par[32];
@@ -196,35 +219,23 @@ static void check_backend(const char *be)
 	assert_string_equal(a, b);
 	free(b);
 	free(a);
-	/* another parallelism: refused, naming it */
-	sl_engine *e3;
-	assert_int_equal(sl_engine_open(&e3), 0);
-	sl_engine_close(e3);
+	/* another parallelism (a rescale): the finished job still emits nothing */
 	for (int p = 1; p <= 3; p += 2) {
-		sl_engine *x;
-		assert_int_equal(sl_engine_open(&x), 0);
-		char v[8], path[160], sql[1024];
-		snprintf(v, sizeof(v), "%d", p);
-		assert_int_equal(sl_set(x, "parallelism.default", v), 0);
-		assert_int_equal(sl_set(x, "state.backend.type", be), 0);
-		assert_int_equal(sl_set(x, "execution.checkpointing.interval", "20 ms"), 0);
-		snprintf(path, sizeof(path), "pckpt-%s", par);
-		assert_int_equal(sl_set(x, "pipeline.name", path), 0);
-		snprintf(path, sizeof(path), "%s/state-%s/ck", dir, par);
-		assert_int_equal(sl_set(x, "state.checkpoints.dir", path), 0);
-		snprintf(path, sizeof(path), "%s/state-%s/sp", dir, par);
-		assert_int_equal(sl_set(x, "state.savepoints.dir", path), 0);
-		snprintf(sql, sizeof(sql),
-		         "CREATE TABLE o (k STRING, v INT, ts TIMESTAMP(3),"
-		         " WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)"
-		         " WITH ('connector' = 'filesystem', 'path' = '%s/in.jsonl', 'format' = 'json');"
-		         "CREATE TABLE agg (k STRING, n BIGINT, s BIGINT) WITH ('connector' = "
-		         "'filesystem', 'path' = '%s/out-x/agg', 'format' = 'debezium-json');"
-		         "INSERT INTO agg SELECT k, COUNT(*), SUM(v) FROM o GROUP BY k;", dir, dir);
-		assert_int_not_equal(sl_exec(x, sql), 0);
-		assert_non_null(strstr(sl_errmsg(x), "rescaling"));
-		sl_engine_close(x);
+		e = open_job(par, p, be, NULL);
+		assert_int_equal(sl_run(e), 0);
+		assert_true(sl_job_finished(e));
+		sl_engine_close(e);
 	}
+	b = committed(par, &n2);
+	assert_int_equal(n1, n2);
+	free(b);
+	/* another max parallelism: refused, naming it */
+	maxp = "256";
+	char sqlerr[512] = "";
+	sl_engine *x = open_job_rc(par, 3, be, sqlerr, sizeof(sqlerr));
+	maxp = NULL;
+	assert_null(x);
+	assert_non_null(strstr(sqlerr, "pipeline.max-parallelism"));
 }
 
 static void test_hashmap(void **state)
@@ -244,6 +255,20 @@ static void *stopper(void *arg)
 	struct timespec ts = {0, 30 * 1000000};
 	nanosleep(&ts, NULL);
 	sl_stop(arg);
+	return NULL;
+}
+
+struct stop_arg {
+	sl_engine *e;
+	int ms;
+};
+
+static void *stopper_ms(void *arg)
+{
+	struct stop_arg *a = arg;
+	struct timespec ts = {a->ms / 1000, (long)(a->ms % 1000) * 1000000};
+	nanosleep(&ts, NULL);
+	sl_stop(a->e);
 	return NULL;
 }
 
@@ -279,12 +304,73 @@ static void test_savepoint(void **state)
 	free(b);
 }
 
+/*
+ * Rescaling (docs/parallel.md §7): savepoints taken and restored along
+ * parallelism 3 -> 1 -> 3 -> 2 (each stage stopped with a savepoint after
+ * `ms` milliseconds, the last one run to its end) commit what an
+ * uninterrupted run commits, every row once; on backend be.
+ */
+static void rescale_chain(const char *be, int ms)
+{
+	char ref[32], tag[32];
+	snprintf(ref, sizeof(ref), "rref-%s", be);
+	snprintf(tag, sizeof(tag), "rs-%s", be);
+	run_to_end(ref, 0, be);
+	static const int pars[] = {3, 1, 3, 2};
+	char path[512] = "";
+	int stopped = 0;
+	for (int st = 0; st < 4; st++) {
+		sl_engine *e = open_job(tag, pars[st], be, path[0] ? path : NULL);
+		pthread_t th;
+		struct stop_arg a = {e, ms};
+		if (st < 3)
+			assert_int_equal(pthread_create(&th, NULL, stopper_ms, &a), 0);
+		int rc = sl_run(e);
+		if (st < 3)
+			pthread_join(th, NULL);
+		if (rc)
+			fail_msg("stage %d (parallelism %d): %s", st, pars[st], sl_errmsg(e));
+		int finished = sl_job_finished(e);
+		path[0] = 0;
+		if (!finished) {
+			if (sl_stop_complete(e, 0, path, sizeof(path)))
+				fail_msg("savepoint at stage %d: %s", st, sl_errmsg(e));
+			stopped++;
+		}
+		sl_engine_close(e);
+		if (finished)
+			break;
+	}
+	print_message("rescale on %s: %d of 3 stages stopped with a savepoint\n", be, stopped);
+	assert_true(stopped >= 1);
+	int n1, n2;
+	char *a = committed(ref, &n1), *b = committed(tag, &n2);
+	assert_int_equal(n1, n2);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
+static void test_rescale_hashmap(void **state)
+{
+	(void)state;
+	rescale_chain("hashmap", 25);
+}
+
+static void test_rescale_rocksdb(void **state)
+{
+	(void)state;
+	rescale_chain("rocksdb", 60);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hashmap),
 		cmocka_unit_test(test_rocksdb),
 		cmocka_unit_test(test_savepoint),
+		cmocka_unit_test(test_rescale_hashmap),
+		cmocka_unit_test(test_rescale_rocksdb),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -634,12 +634,13 @@ int sl_snapshot(sl_engine *e, void **buf, size_t *len)
 	sl_err_clear(&e->err);
 	if (!e->job)
 		return sl_err_set(&e->err, SL_EINVAL, "no job to snapshot");
-	if (e->prun)
-		return sl_err_set(&e->err, SL_ENOTSUP, "snapshots of a job at parallelism above 1 are "
-		                  "not built yet (issue 10 step 5); SET 'parallelism.default' = '1'");
+	if (e->failed)
+		return sl_err_set(&e->err, SL_EINVAL, "the job stopped after an error: %s", e->fail_msg);
 	sl_snap_writer w;
 	sl_snap_writer_init(&w);
-	int rc = sl_graph_snapshot(&e->graph, &w, &e->err);
+	/* at parallelism > 1 a job snapshot of every instance (ckpt_coord.h) */
+	int rc = e->prun ? sl_prun_snapshot(e->prun, &w, &e->err)
+	                 : sl_graph_snapshot(&e->graph, &w, &e->err);
 	if (rc) {
 		sl_snap_writer_deinit(&w);
 		return rc;
@@ -654,9 +655,12 @@ int sl_restore(sl_engine *e, const void *buf, size_t len)
 	sl_err_clear(&e->err);
 	if (!e->job)
 		return sl_err_set(&e->err, SL_EINVAL, "no job to restore into");
-	if (e->prun)
-		return sl_err_set(&e->err, SL_ENOTSUP, "restoring a job at parallelism above 1 is not "
-		                  "built yet (issue 10 step 5); SET 'parallelism.default' = '1'");
+	if (e->prun) /* any parallelism's snapshot (a rescale when not this one) */
+		return sl_prun_restore(e->prun, buf, len, &e->err);
+	if (sl_coord_is_job_snapshot(buf, len)) { /* taken at parallelism > 1 */
+		sl_coord_part one = {&e->graph, e->state, 1, 0};
+		return sl_coord_restore_parts(&one, 1, 0, buf, len, &e->err);
+	}
 	sl_snap_reader r;
 	sl_snap_reader_init(&r, buf, len);
 	return sl_graph_restore(&e->graph, &r, &e->err);

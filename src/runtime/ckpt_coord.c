@@ -466,12 +466,12 @@ static int restore_par(sl_coord *c, const uint8_t *data, size_t len, uint32_t ve
 	}
 	for (uint32_t i = 0; exact && i < n; i++)
 		exact = secs[i].used;
-	if (!rc && !exact) {
+	if (!rc && !exact && c->on) /* a checkpoint or savepoint (not the API's) */
 		fprintf(stderr, "sluice: rescaling from %u instances at parallelism %u to %d at "
 		        "parallelism %d\n", n, secs_par(secs, n), c->nparts,
 		        c->parts[c->nparts - 1].par);
+	if (!rc && !exact)
 		rc = restore_rescale(c, data, secs, n);
-	}
 	for (int k = 0; !rc && exact && k < c->nparts; k++) {
 		/* a source instance's restore gets the snapshots of every instance
 		 * of the run that took the checkpoint (connector/conn.h), its own
@@ -747,24 +747,17 @@ static uint64_t wpos(const sl_snap_writer *w)
 }
 
 /*
- * Serializes the parts and their pre-commit sections ps[k].pc, streaming
- * the checkpoint files (the snapshot is never held whole in memory).
+ * Serializes the parts and their pre-commit sections ps[k].pc into w
+ * (write_job streams the checkpoint files: the snapshot is never held
+ * whole in memory).
  * With `fixed`, each part's operator section and state are the ones
  * taken at the barrier (ps[k].ops, ps[k].snap: the writer-thread path);
  * otherwise the live graphs are written.  Reads c's directories and
  * parts only, so it may run on the writer thread.
  */
-static int write_job(sl_coord *c, const sl_ckpt_meta *meta, part_snap *ps, int fixed,
-                     size_t *size, sl_err *err)
+static int write_parts(sl_coord *c, part_snap *ps, int fixed, sl_snap_writer *w, sl_err *err)
 {
-	sl_ckpt_out out;
-	const char *base = meta->savepoint ? c->sp_dir : c->dir;
-	int rc = sl_ckpt_begin(&out, base, meta->savepoint ? "savepoint" : "chk", meta->id, err);
-	if (rc) {
-		sl_ckpt_abandon(&out);
-		return rc;
-	}
-	sl_snap_writer *w = &out.w;
+	int rc = 0;
 	sl_snap_put_u32(w, JOB_MAGIC);
 	sl_snap_put_u32(w, c->multi ? JOB_VERSION_PAR : JOB_VERSION);
 	int64_t *off = calloc((size_t)c->nparts * 2, sizeof(int64_t));
@@ -799,6 +792,21 @@ static int write_job(sl_coord *c, const sl_ckpt_meta *meta, part_snap *ps, int f
 		sl_snap_put_i64(w, ioff);
 	}
 	free(off);
+	return rc;
+}
+
+static int write_job(sl_coord *c, const sl_ckpt_meta *meta, part_snap *ps, int fixed,
+                     size_t *size, sl_err *err)
+{
+	sl_ckpt_out out;
+	const char *base = meta->savepoint ? c->sp_dir : c->dir;
+	int rc = sl_ckpt_begin(&out, base, meta->savepoint ? "savepoint" : "chk", meta->id, err);
+	if (rc) {
+		sl_ckpt_abandon(&out);
+		return rc;
+	}
+	sl_snap_writer *w = &out.w;
+	rc = write_parts(c, ps, fixed, w, err);
 	if (!rc && w->failed)
 		rc = sl_err_set(err, SL_EIO, "cannot write checkpoint %" PRId64, meta->id);
 	*size = (size_t)wpos(w);
@@ -807,6 +815,56 @@ static int write_job(sl_coord *c, const sl_ckpt_meta *meta, part_snap *ps, int f
 		return rc;
 	}
 	return sl_ckpt_commit(&out, meta, err);
+}
+
+int sl_coord_snapshot_parts(sl_coord_part *parts, int n, sl_snap_writer *w, sl_err *err)
+{
+	sl_coord c;
+	sl_coord_init(&c);
+	c.parts = parts;
+	c.nparts = n;
+	c.multi = 1;
+	c.err = err;
+	part_snap *ps = parts_new(&c);
+	if (!ps)
+		return err->code;
+	for (int k = 0; k < n; k++)
+		sl_snap_put_u32(&ps[k].pc, 0); /* no sink's record: the API's snapshot */
+	int rc = write_parts(&c, ps, 0, w, err);
+	parts_free(ps, n);
+	return !rc && w->failed ? sl_err_set(err, SL_ENOMEM, "out of memory") : rc;
+}
+
+int sl_coord_is_job_snapshot(const void *buf, size_t len)
+{
+	sl_snap_reader r;
+	sl_snap_reader_init(&r, buf, len);
+	return sl_snap_get_u32(&r) == JOB_MAGIC && sl_snap_reader_ok(&r);
+}
+
+int sl_coord_restore_parts(sl_coord_part *parts, int n, int multi, const void *buf, size_t len,
+                           sl_err *err)
+{
+	sl_coord c;
+	sl_coord_init(&c);
+	c.parts = parts;
+	c.nparts = n;
+	c.multi = multi;
+	c.err = err;
+	if (sl_coord_is_job_snapshot(buf, len))
+		return restore_blob(&c, buf, len);
+	/* a graph snapshot (sl_snapshot at parallelism 1): the body of a
+	 * version-1 job snapshot without sinks' records */
+	sl_snap_writer w;
+	sl_snap_writer_init(&w);
+	sl_snap_put_u32(&w, JOB_MAGIC);
+	sl_snap_put_u32(&w, JOB_VERSION);
+	sl_snap_put_raw(&w, buf, len);
+	sl_snap_put_u32(&w, 0);
+	int rc = w.failed ? sl_err_set(err, SL_ENOMEM, "out of memory")
+	                  : restore_blob(&c, w.buf, w.len);
+	sl_snap_writer_deinit(&w);
+	return rc;
 }
 
 /*

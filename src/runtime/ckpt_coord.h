@@ -146,6 +146,24 @@ int sl_coord_maybe(sl_coord *c);
  */
 int sl_coord_take(sl_coord *c, int savepoint, int finished, char *path, size_t cap);
 
+/*
+ * The embedding API's snapshots (sl_snapshot / sl_restore) of a job's
+ * instances parts[0..n), outside checkpointing: sl_coord_snapshot_parts
+ * appends the job snapshot of version 2 (every instance's graph snapshot,
+ * no sink record) to w, the instances being quiescent (parked or not
+ * started); sl_coord_restore_parts restores one, or a graph snapshot of
+ * parallelism 1 (sl_graph_snapshot), into parts before they start (with
+ * multi = 0, into the one graph of a job at parallelism 1), rescaling
+ * when its instances are not these.  0 or an error.
+ */
+int sl_coord_snapshot_parts(sl_coord_part *parts, int n, sl_snap_writer *w, sl_err *err);
+int sl_coord_restore_parts(sl_coord_part *parts, int n, int multi, const void *buf, size_t len,
+                           sl_err *err);
+
+/* 1 when buf holds a job snapshot (as the two calls above write), not
+ * a graph snapshot. */
+int sl_coord_is_job_snapshot(const void *buf, size_t len);
+
 /* Waits for a background checkpoint, releases the lock and resets c to
  * sl_coord_init's state.  Safe on an initialized, never-prepared c. */
 void sl_coord_close(sl_coord *c);

@@ -40,6 +40,19 @@
  * reached the sinks when the caller returns.  A task without channels to
  * sleep on looks at the request every millisecond.
  *
+ * Checkpoints (docs/parallel.md §5, "As built").  With a coordinator
+ * attached, the caller's thread in sl_prun_run is the coordinator
+ * (ckpt_coord.c, through sl_coord_rt): a barrier is a marker flagged
+ * mk_barrier; a task handling it does no request, keeps its scans, VALUES
+ * and timers still until it acknowledged, then parks on park_cv until the
+ * coordinator releases the barrier (co_park, co_release); a task that
+ * ended counts as parked.  Phase 2 goes to each task's control channel
+ * (ctl, made with its wake) and runs between two steps (task_control);
+ * the coordinator runs it itself for ended tasks and while all are
+ * parked (co_phase2).  The final checkpoint follows the end of every
+ * task; savepoints and the API's snapshots park the tasks
+ * (sl_prun_savepoint, sl_prun_snapshot).
+ *
  * Stop.  sl_prun_stop sets a flag (from a signal handler): tasks stop
  * pumping their scans and VALUES and keep serving their channels;
  * sl_prun_run returns 0.  sl_prun_finish_stop then drains (every source
@@ -1037,19 +1050,70 @@ static int co_phase2(void *ctx, int64_t id, int abort, sl_err *err)
 	return rc;
 }
 
+static sl_coord_part *task_parts(sl_prun *j, sl_err *err);
+
 int sl_prun_attach_coord(sl_prun *j, sl_coord *c, sl_err *err)
 {
-	sl_coord_part *parts = malloc(sizeof(*parts) * (size_t)(j->ntasks ? j->ntasks : 1));
+	sl_coord_part *parts = task_parts(j, err);
 	if (!parts)
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	for (int i = 0; i < j->ntasks; i++)
-		parts[i] = (sl_coord_part){&j->tasks[i].g, j->tasks[i].state, j->tasks[i].par,
-		                           j->tasks[i].inst};
+		return err->code;
 	sl_coord_rt rt = {j, co_park, co_release, co_phase2};
 	int rc = sl_coord_set_parts(c, parts, j->ntasks, &rt);
 	free(parts);
 	if (!rc)
 		j->ck = c;
+	return rc;
+}
+
+/* Every task's graph and backend, as the coordinator's parts (free it). */
+static sl_coord_part *task_parts(sl_prun *j, sl_err *err)
+{
+	sl_coord_part *parts = malloc(sizeof(*parts) * (size_t)(j->ntasks ? j->ntasks : 1));
+	if (!parts) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	for (int i = 0; i < j->ntasks; i++)
+		parts[i] = (sl_coord_part){&j->tasks[i].g, j->tasks[i].state, j->tasks[i].par,
+		                           j->tasks[i].inst};
+	return parts;
+}
+
+int sl_prun_snapshot(sl_prun *j, sl_snap_writer *w, sl_err *err)
+{
+	if (j->failed)
+		return sl_err_set(err, j->err.code ? j->err.code : SL_ERUNTIME, "%s", j->err.msg);
+	sl_coord_part *parts = task_parts(j, err);
+	if (!parts)
+		return err->code;
+	int running = j->started && !j->joined, rc = 0;
+	int64_t aligned;
+	if (running && !co_park(j, 0, &aligned, err)) {
+		pthread_mutex_lock(&j->mu);
+		sl_err e = j->err;
+		pthread_mutex_unlock(&j->mu);
+		rc = sl_err_set(err, e.code ? e.code : SL_ERUNTIME, "%s",
+		                e.code ? e.msg : "the job was cancelled");
+		running = 0;
+	}
+	if (!rc)
+		rc = sl_coord_snapshot_parts(parts, j->ntasks, w, err);
+	if (running)
+		co_release(j);
+	free(parts);
+	return rc;
+}
+
+int sl_prun_restore(sl_prun *j, const void *buf, size_t len, sl_err *err)
+{
+	if (j->started)
+		return sl_err_set(err, SL_EINVAL, "restore a job at parallelism above 1 before its "
+		                  "first push or poll");
+	sl_coord_part *parts = task_parts(j, err);
+	if (!parts)
+		return err->code;
+	int rc = sl_coord_restore_parts(parts, j->ntasks, 1, buf, len, err);
+	free(parts);
 	return rc;
 }
 

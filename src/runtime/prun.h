@@ -101,6 +101,16 @@ int sl_prun_attach_coord(sl_prun *j, struct sl_coord *c, sl_err *err);
  */
 int sl_prun_savepoint(sl_prun *j, int drain, char *path, size_t cap, sl_err *err);
 
+/*
+ * The embedding API's snapshot of the job (sl_snapshot at parallelism >
+ * 1): every instance parks at a barrier (when the threads run), the job
+ * snapshot of every instance goes to w (ckpt_coord.h), they are released.
+ * sl_prun_restore restores one, before the threads start (an error
+ * after).  0 or an error.
+ */
+int sl_prun_snapshot(sl_prun *j, sl_snap_writer *w, sl_err *err);
+int sl_prun_restore(sl_prun *j, const void *buf, size_t len, sl_err *err);
+
 /* Requests a stop: sources pause.  Async-signal-safe (an atomic store). */
 void sl_prun_stop(sl_prun *j);
 

@@ -63,6 +63,14 @@
  * offset, i64 length of its body), and last the index's offset (i64).
  * The index lets a restore find every old instance holding an operator,
  * at any new parallelism (docs/parallel.md §7, docs/state.md).
+ *
+ * Restore of a parallel job: each instance takes the body of the same
+ * instance of the same operators when every instance has one (a restart);
+ * otherwise the job is rescaled (restore_rescale: every instance reads
+ * every old body holding one of its operators, sl_graph_restore_rescaled;
+ * old sink record j goes to new instance j % par).  A parallelism-1
+ * snapshot into a parallel job, and a version 2 one into a job at 1, are
+ * rescales too.
  */
 #include "ckpt_coord.h"
 #include "sluice.h"

@@ -123,7 +123,9 @@ int sl_coord_set_parts(sl_coord *c, const sl_coord_part *parts, int n, const sl_
  * savepoint named by 'execution.savepoint.path', or (unless 'sluice.fresh')
  * the newest complete one, trying older ones when one is damaged; then
  * calls every operator's recover hook (with the restored pre-commit data,
- * or NULL on a fresh start).  Sets *finished to 1 when the restored
+ * or NULL on a fresh start).  A snapshot taken by other instances than
+ * the job's (another parallelism) is rescaled into them (ckpt_coord.c;
+ * the same maxp is required).  Sets *finished to 1 when the restored
  * checkpoint was taken at the end of all inputs, else 0.  No-op (and
  * *finished untouched) when checkpointing is off.
  * Returns 0 or a negative code.

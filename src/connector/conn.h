@@ -50,6 +50,7 @@
 #define SL_CONN_H
 
 #include "../base/arena.h"
+#include "../base/counter.h"
 #include "../base/err.h"
 #include "../base/opts.h"
 #include "../data/types.h"
@@ -97,6 +98,11 @@ typedef struct sl_conn_args {
 	 * is field i's metadata key ('partition', 'timestamp', ...) and the
 	 * source fills that column; NULL for a physical column.  NULL = none. */
 	const char *const *meta;
+	/* The checkpoint interval ('execution.checkpointing.interval', micros)
+	 * when checkpointing is on, for a sink whose transactions span one
+	 * (the Kafka exactly-once sink checks its 'transaction.timeout.ms'
+	 * against it at planning); 0 = off or not known. */
+	int64_t ckpt_interval_us;
 } sl_conn_args;
 
 typedef struct sl_source_vtab sl_source_vtab;
@@ -107,7 +113,12 @@ typedef struct sl_source {
 	const sl_source_vtab *vt;
 	const char *table;
 	int64_t rows_read;     /* rows produced */
-	int64_t rows_skipped;  /* bad rows skipped (ignore-parse-errors) */
+	int64_t rows_skipped;  /* bad rows skipped (ignore-parse-errors; SL_CTR_ADD:
+	                        * read live by the metrics, base/counter.h) */
+	int64_t bytes_read;    /* a bounded file source's progress: bytes of its
+	                        * splits read so far (SL_CTR_ADD; may pass
+	                        * bytes_total by a block at a range's end) */
+	int64_t bytes_total;   /* and the size of its splits (0: unknown) */
 	struct sl_decoder *dec; /* its format's decoder, or NULL (stats) */
 	/*
 	 * Splits (docs/parallel.md §4): a source whose input is cut into

@@ -20,6 +20,8 @@ void sl_catalog_deinit(sl_catalog *c)
 	free(c->views);
 	sl_catalog_close_functions(c);
 	free(c->functions);
+	free(c->jars);
+	free(c->jar_dls);
 	sl_arena_deinit(&c->arena);
 	memset(c, 0, sizeof(*c));
 }

@@ -11,7 +11,10 @@
  * column exists and is TIMESTAMP(p)/TIMESTAMP_LTZ(p), PRIMARY KEY and
  * PARTITIONED BY columns exist, 'connector' is present, and none of
  * Flink's legacy option keys ('connector.type', 'format.type',
- * 'update-mode', ...) is used (the error gives the new spelling).  Expressions are bound later, when a job
+ * 'update-mode', ...) is used (the error gives the new spelling), but
+ * those of the legacy CSV file source Flink 1.20 still ships
+ * ('connector.type' = 'filesystem', 'format.type' = 'csv'), which are
+ * read in their new spelling.  Expressions are bound later, when a job
  * reads the table (their errors still come before any input is read).
  */
 #ifndef SL_CATALOG_H

@@ -50,7 +50,7 @@ TOOL_LIB_OBJ := $(TOOL_LIB_SRC:tests/tools/%.c=$(BUILD)/tests/obj/%.o)
 TOOL_SRC := $(filter-out $(TOOL_LIB_SRC),$(sort $(wildcard tests/tools/*.c)))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all deps demo test unit slt slt-parallel integration bench fuzz asan tsan clean examples torture \
+.PHONY: all deps demo test unit slt slt-parallel integration bench test-nexmark bench-nexmark fuzz asan tsan clean examples torture \
 	install kafka-torture test-pg
 
 all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN) $(BUILD)/tools/kafka_mock
@@ -153,6 +153,18 @@ test-pg: deps all
 	sh tests/pg/sink.sh
 	sh tests/pg/bad.sh
 	bash tests/pg/crash.sh 300000 20
+
+# Nexmark (docs/nexmark.md): every query's final answer against sqlite3's
+# batch answer over the same events, at parallelism 1 and 2
+# (tests/nexmark/check.sh; `make test` runs it over 20 000 events)
+NEXMARK_CHECK_EVENTS ?= 200000
+test-nexmark: deps all
+	@sh tests/nexmark/check.sh $(NEXMARK_CHECK_EVENTS) "1 2"
+
+# every Nexmark query into blackhole at parallelism 1 and 2, the generator's
+# floor and the published figures: writes docs/nexmark.md's table
+bench-nexmark: deps all
+	@sh bench/nexmark/bench.sh $(BUILD)
 
 bench: deps all
 	@sh bench/run.sh $(BUILD)

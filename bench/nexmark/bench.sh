@@ -139,7 +139,7 @@ done
 {
 	echo "<!-- bench-nexmark:begin (written by make bench-nexmark; do not edit) -->"
 	echo
-	echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs ($(uname -m)), main at"
+	echo "Run of $(date -u "+%Y-%m-%d %H:%M UTC") on $(nproc) CPUs ($(uname -m)), commit"
 	echo "$(git rev-parse --short HEAD 2>/dev/null || echo '?'), scale $SCALE, 'first-event.rate' 10 M (Flink's V1 suite);"
 	echo "ratios are sluice's p=1 events per CPU-second over the published per-core figure."
 	echo

@@ -48,6 +48,10 @@ SQL
 "$BUILD/sluice" run "$T/dump.sql" --set parallelism.default=1 > "$T/dump.log" 2>&1 \
 	|| { cat "$T/dump.log"; exit 1; }
 python3 tests/nexmark/batch.py load "$T/events" "$T/events.db"
+# NEXMARK_EVENTS_OUT=dir keeps a copy of the events (tests/nexmark/flink_check.py)
+if [ -n "${NEXMARK_EVENTS_OUT:-}" ]; then
+	rm -rf "$NEXMARK_EVENTS_OUT"; cp -r "$T/events" "$NEXMARK_EVENTS_OUT"
+fi
 
 fail=0
 for q in $QUERIES; do

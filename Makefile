@@ -157,11 +157,13 @@ test-pg: deps all
 # Nexmark (docs/nexmark.md): every query's final answer against sqlite3's
 # batch answer over the same events, at parallelism 1 and 2
 # (tests/nexmark/check.sh; `make test` runs it over 20 000 events), and
-# q12's processing-time windows over 25 s of wall clock (tests/nexmark/q12.sh)
+# q12's processing-time windows over 25 s of wall clock (tests/nexmark/q12.sh),
+# and Flink 1.20 as a second oracle of the batch answers (tests/nexmark/flink.sh)
 NEXMARK_CHECK_EVENTS ?= 200000
 test-nexmark: deps all
 	@sh tests/nexmark/check.sh $(NEXMARK_CHECK_EVENTS) "1 2"
 	@sh tests/nexmark/q12.sh
+	@sh tests/nexmark/flink.sh || [ $$? = 77 ]
 
 # every Nexmark query into blackhole at parallelism 1 and 2, the generator's
 # floor and the published figures: writes docs/nexmark.md's table

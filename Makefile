@@ -5,6 +5,7 @@
 #   make test       install deps, build, run every test; last line "N passed, N failed"
 #   make slt-parallel  every slt file at parallelism SLT_PARALLELISM (3; also in make test)
 #   make bench      benchmarks (not timed tests)
+#   make bench-par  the parallelism benchmark alone (window jobs at 1 and 2)
 #   make test-pg    the long PostgreSQL crash test (the short one is in make test)
 #   make fuzz       build the libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make asan       build and run the tests under AddressSanitizer/UBSan
@@ -50,7 +51,7 @@ TOOL_LIB_OBJ := $(TOOL_LIB_SRC:tests/tools/%.c=$(BUILD)/tests/obj/%.o)
 TOOL_SRC := $(filter-out $(TOOL_LIB_SRC),$(sort $(wildcard tests/tools/*.c)))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all deps demo test unit slt slt-parallel integration bench test-nexmark bench-nexmark fuzz asan tsan clean examples torture \
+.PHONY: all deps demo test unit slt slt-parallel integration bench bench-par test-nexmark bench-nexmark fuzz asan tsan clean examples torture \
 	install kafka-torture test-pg
 
 all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN) $(BUILD)/tools/kafka_mock
@@ -176,6 +177,11 @@ bench: deps all
 	@sh bench/ckpt.sh $(BUILD)
 	@sh bench/parquet.sh $(BUILD)
 	@sh bench/pg.sh $(BUILD)
+
+# bench/run.sh's job 5 alone: the window benchmarks at 'parallelism.default'
+# 1 and BENCH_PAR (2), wall and CPU time (docs/performance.md)
+bench-par: deps all
+	@BENCH_ONLY=par sh bench/run.sh $(BUILD)
 
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))

@@ -36,7 +36,7 @@ measure() {
 			cat "$WORK/$name.log" >&2
 			exit 1
 		fi
-		read -r u s rss < "$WORK/$name.ru"
+		read -r u s rss _wall < "$WORK/$name.ru"
 		c=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }')
 		CPU=$(awk -v a="$CPU" -v b="$c" 'BEGIN { print (a == "" || b + 0 < a + 0 ? b : a) }')
 	done

@@ -85,7 +85,7 @@ run() {
 		return
 	fi
 	t1=$(date +%s.%N)
-	read -r user sys rss < "$W/$name.p$p.ru"
+	read -r user sys rss _wall < "$W/$name.p$p.ru"
 	awk -v n="$n" -v u="$user" -v s="$sys" -v r="$rss" -v t0="$t0" -v t1="$t1" \
 		'BEGIN { printf "%.3f %.3f %d\n", n / (u + s) / 1e6, n / (t1 - t0) / 1e6, r / 1024 }'
 }

@@ -130,7 +130,7 @@ static int take_batch(xsend *x, int t, sl_err *err)
 	if (r == 0) {
 		uint64_t t0 = now_ns();
 		r = sl_chan_pop(x->ret[t], &m);
-		x->wait_ns += now_ns() - t0;
+		SL_CTR_ADD(x->wait_ns, now_ns() - t0);
 		if (!r)
 			return cancelled(err);
 	}
@@ -152,7 +152,7 @@ static int flush(xsend *x, int t, sl_err *err)
 	if (!b || b->nrows == 0)
 		return 0;
 	x->cur[t] = NULL;
-	x->op.stats.rows_out += b->nrows;
+	SL_CTR_ADD(x->op.stats.rows_out, b->nrows);
 	int rc = push(x, t, SL_CHAN_BATCH, 0, 0, b, err);
 	if (!rc && x->pending_wm > x->sent_wm[t]) { /* the watermark behind its rows */
 		x->sent_wm[t] = x->pending_wm;
@@ -389,7 +389,7 @@ static int xsend_watermark(sl_op *op, int64_t wm, sl_err *err)
 {
 	xsend *x = (xsend *)op;
 	x->pending_wm = wm;
-	op->out_wm = wm;
+	SL_CTR_SET(op->out_wm, wm);
 	if (wm == SL_WM_MAX || ++x->since > WM_DELAY)
 		return flush_wm(x, err);
 	return 0;
@@ -477,7 +477,7 @@ sl_op *sl_xsend_new(sl_xchg_kind kind, const int *cols, int ncols, int maxp, sl_
 
 uint64_t sl_xsend_wait_ns(const sl_op *op)
 {
-	return ((const xsend *)op)->wait_ns;
+	return SL_CTR_GET(((const xsend *)op)->wait_ns);
 }
 
 /* ---- receiver --------------------------------------------------------- */

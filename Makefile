@@ -52,7 +52,7 @@ TOOL_LIB_OBJ := $(TOOL_LIB_SRC:tests/tools/%.c=$(BUILD)/tests/obj/%.o)
 TOOL_SRC := $(filter-out $(TOOL_LIB_SRC),$(sort $(wildcard tests/tools/*.c)))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all deps demo test unit slt slt-parallel integration bench bench-par fuzz asan tsan clean examples torture iceberg-torture crash-parallel \
+.PHONY: all deps demo test unit slt slt-parallel integration bench bench-par test-nexmark bench-nexmark fuzz asan tsan clean examples torture iceberg-torture crash-parallel \
 	install kafka-torture test-pg
 
 all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN) $(BUILD)/tools/kafka_mock $(BUILD)/tools/kafka_admin
@@ -187,6 +187,22 @@ test-pg: deps all
 	sh tests/pg/cdc.sh
 	sh tests/pg/cdc_crash.sh 25 300
 	sh tests/pg/lookup.sh
+
+# Nexmark (docs/nexmark.md): every query's final answer against sqlite3's
+# batch answer over the same events, at parallelism 1 and 2
+# (tests/nexmark/check.sh; `make test` runs it over 20 000 events), and
+# q12's processing-time windows over 25 s of wall clock (tests/nexmark/q12.sh),
+# and Flink 1.20 as a second oracle of the batch answers (tests/nexmark/flink.sh)
+NEXMARK_CHECK_EVENTS ?= 200000
+test-nexmark: deps all
+	@sh tests/nexmark/check.sh $(NEXMARK_CHECK_EVENTS) "1 2"
+	@sh tests/nexmark/q12.sh
+	@sh tests/nexmark/flink.sh || [ $$? = 77 ]
+
+# every Nexmark query into blackhole at parallelism 1 and 2, the generator's
+# floor and the published figures: writes docs/nexmark.md's table
+bench-nexmark: deps all
+	@sh bench/nexmark/bench.sh $(BUILD)
 
 bench: deps all
 	@sh bench/run.sh $(BUILD)

@@ -316,6 +316,11 @@ static int apply_stmt(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njo
 		*kept = 1;
 		return sl_catalog_add_function(&e->cat, &s->u.create_function, s->line, s->col,
 		                               &e->err);
+	case SL_AS_ADD_JAR:
+		*kept = 1;
+		return sl_catalog_add_jar(&e->cat, s->u.jar_path, s->line, s->col, &e->err);
+	case SL_AS_REMOVE_JAR:
+		return sl_catalog_remove_jar(&e->cat, s->u.jar_path, s->line, s->col, &e->err);
 	case SL_AS_DROP_FUNCTION:
 		return sl_catalog_drop_function(&e->cat, &s->u.drop_function, s->line, s->col,
 		                                &e->err);

@@ -63,7 +63,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define JD_SNAP_VERSION 1
+#define JD_SNAP_VERSION 2 /* 1: before the writer's instance (parallelism 1) */
 #define JD_DEFAULT_MAX_ROWS 100               /* Flink's defaults */
 #define JD_DEFAULT_INTERVAL (1000000LL)       /* 1 s */
 #define JD_DEFAULT_RETRIES 3
@@ -89,6 +89,7 @@ typedef struct jd_sink {
 	int overwrite;         /* --overwrite-output: a fresh start resets progress */
 	char *job;             /* EO: the job name */
 	char sink_id[300];     /* EO: this sink's key in sluice_sink_progress */
+	int subtask, nsubtasks; /* this instance, of how many */
 	PGconn *conn;
 	sl_pg_table tab;
 	char *copy_sql;        /* COPY <target or stage> (...) FROM STDIN */
@@ -195,6 +196,8 @@ static int jd_configure(sl_sink *s, const sl_conn_args *a, sl_err *err)
 			return sl_err_set(err, SL_ENOMEM, "%s: out of memory", k->what);
 		snprintf(k->sink_id, sizeof k->sink_id, "%s/%d", a->table, a->subtask);
 	}
+	k->subtask = a->subtask;
+	k->nsubtasks = a->nsubtasks > 0 ? a->nsubtasks : 1;
 	s->guarantee = k->mode == JD_EO ? "exactly-once" : "at-least-once";
 	return 0;
 }
@@ -569,14 +572,17 @@ static int jd_finish(sl_sink *s, sl_err *err)
  * pre_commit: at-least-once flushes and writes u8 version, u8 0 (nothing
  * staged).  Exactly-once stages: the changes since the last checkpoint
  * (with those of an earlier checkpoint never committed, older first),
- * reduced per key, kept for commit and written into w: u8 version, u8 1,
- * u8 keyed, i64 id, i64 lines, bytes (the COPY text).
+ * reduced per key, kept for commit and written into w: u8 version, u32
+ * instance, u32 instances, u8 1, u8 keyed, i64 id, i64 lines, bytes (the
+ * COPY text).  (Version 1, of parallelism 1, had no instance fields.)
  */
 static int jd_pre_commit(sl_sink *s, int64_t id, sl_snap_writer *w, sl_err *err)
 {
 	jd_sink *k = (jd_sink *)s;
 	int rc;
 	sl_snap_put_u8(w, JD_SNAP_VERSION);
+	sl_snap_put_u32(w, (uint32_t)k->subtask);
+	sl_snap_put_u32(w, (uint32_t)k->nsubtasks);
 	if (k->mode == JD_ALO) {
 		if ((rc = flush(k, err)))
 			return rc;
@@ -699,9 +705,15 @@ rollback:
 
 /* Reads a pre-commit record; *lines points into r's buffer. */
 static int read_record(jd_sink *k, sl_snap_reader *r, int *staged, int64_t *id, sl_buf *lines,
-                       sl_err *err)
+                       int *inst, int *ninst, sl_err *err)
 {
 	uint8_t ver = sl_snap_get_u8(r);
+	*inst = 0;
+	*ninst = 1;
+	if (ver >= 2) {
+		*inst = (int)sl_snap_get_u32(r);
+		*ninst = (int)sl_snap_get_u32(r);
+	}
 	*staged = sl_snap_get_u8(r);
 	*id = 0;
 	if (*staged) {
@@ -715,7 +727,8 @@ static int read_record(jd_sink *k, sl_snap_reader *r, int *staged, int64_t *id, 
 		lines->p = (void *)p; /* borrowed: never freed or grown */
 		lines->len = lines->cap = n;
 	}
-	if (!sl_snap_reader_ok(r) || ver != JD_SNAP_VERSION || r->pos != r->len || *id < 0)
+	if (!sl_snap_reader_ok(r) || ver < 1 || ver > JD_SNAP_VERSION || r->pos != r->len ||
+	    *id < 0 || *ninst < 1 || *inst < 0 || *inst >= *ninst)
 		goto damaged;
 	return 0;
 damaged:
@@ -729,15 +742,24 @@ damaged:
  * fence and applies the restored checkpoint's changes unless the progress
  * row shows them applied; refuses (SL_ESTATE) a progress row newer than
  * the restored checkpoint.  r NULL = a start without a checkpoint.
+ * Exactly-once refuses a record written by another instance or at another
+ * parallelism (a rescale): its progress row is that instance's, and
+ * checking it against this instance's row could skip its changes.
  */
 static int jd_recover(sl_sink *s, sl_snap_reader *r, sl_err *err)
 {
 	jd_sink *k = (jd_sink *)s;
 	sl_buf lines = {0};
-	int staged = 0, rc;
+	int staged = 0, rc, inst = 0, ninst = 1;
 	int64_t id = 0;
-	if (r && (rc = read_record(k, r, &staged, &id, &lines, err)))
+	if (r && (rc = read_record(k, r, &staged, &id, &lines, &inst, &ninst, err)))
 		return rc;
+	if (r && k->mode == JD_EO && (inst != k->subtask || ninst != k->nsubtasks))
+		return sl_err_set(err, SL_ESTATE, "%s: 'sink.delivery-guarantee' = 'exactly-once' "
+		                  "cannot restore a checkpoint at another parallelism yet (written "
+		                  "by instance %d of %d, restored into instance %d of %d); restore "
+		                  "it with 'parallelism.default' = '%d'", k->what, inst, ninst,
+		                  k->subtask, k->nsubtasks, ninst);
 	if (k->mode == JD_ALO) {
 		if (staged)
 			return sl_err_set(err, SL_ESTATE, "%s: the restored checkpoint staged changes "

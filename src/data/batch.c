@@ -134,6 +134,12 @@ static void col_clear_row(sl_col *c, int row)
 		col_clear_one(&c->child[i], row);
 }
 
+/* sl_col_clear: see batch.h. */
+void sl_col_clear(sl_col *c, int row)
+{
+	col_clear_one(c, row);
+}
+
 int sl_batch_add_row(sl_batch *b, uint8_t op, int64_t wm)
 {
 	assert(b->nrows < b->cap); /* callers flush a full batch first */

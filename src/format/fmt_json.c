@@ -760,6 +760,31 @@ int sl__json_set_text(sl_jcur *c, sl_col *col, int row, const char *v, size_t n)
  * Why: scanning the token and parsing it again was ~250 instructions a
  * value (callgrind, "amount":344.88), this one loop ~60.
  */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The number of leading ASCII digits (0..8) of the 8 bytes at q (all
+ * readable), with the bytes in *w.  A byte is a digit when neither
+ * b - '0' nor b + 0x46 sets its top bit; borrows and carries only reach
+ * bytes after the first non-digit, which do not count. */
+static inline int lead_digits(const char *q, uint64_t *w)
+{
+	memcpy(w, q, 8);
+	uint64_t nd = ((*w - 0x3030303030303030ULL) | (*w + 0x4646464646464646ULL)) &
+	              0x8080808080808080ULL;
+	return nd ? __builtin_ctzll(nd) >> 3 : 8;
+}
+
+/* The value of the first n (1..8) digits of w (lead_digits): the digits
+ * moved to the top bytes (zero bytes below are leading zeros), then
+ * pairs, quads and the two halves combined by multiplies. */
+static inline int64_t digits_value(uint64_t w, int n)
+{
+	uint64_t v = (w << (8 * (8 - n))) & 0x0F0F0F0F0F0F0F0FULL;
+	v = (v * 2561) >> 8;
+	v = ((v & 0x00FF00FF00FF00FFULL) * 6553601) >> 16;
+	return (int64_t)(((v & 0x0000FFFF0000FFFFULL) * 42949672960001ULL) >> 32);
+}
+#endif
+
 static int dec_fast(const char *p, const char *e, sl_type t, int64_t *out, size_t *len)
 {
 	static const int64_t p10[19] = {
@@ -770,6 +795,39 @@ static int dec_fast(const char *p, const char *e, sl_type t, int64_t *out, size_
 	const char *q = p;
 	int neg = q < e && *q == '-';
 	q += neg;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* Up to 7 integer and 7 fraction digits, 8 bytes at a time (the loops
+	 * below were ~145 instructions for "344.88", callgrind); with 18
+	 * bytes left, both loads stay inside [p, e).  Anything else (more
+	 * digits, a leading zero, no digit) takes the loops, which decide. */
+	if (e - p >= 18) {
+		uint64_t wi, wf;
+		int ni = lead_digits(q, &wi), nf = 0;
+		if (ni >= 1 && ni < 8 && (q[0] != '0' || ni == 1)) {
+			const char *r = q + ni;
+			int64_t v = digits_value(wi, ni);
+			if (*r == '.') {
+				nf = lead_digits(r + 1, &wf);
+				if (nf >= 1 && nf < 8) {
+					v = v * p10[nf] + digits_value(wf, nf);
+					r += 1 + nf;
+				} else {
+					nf = -1;
+				}
+			}
+			int sh = t.scale - nf;
+			if (nf >= 0 && *r != '.' && *r != 'e' && *r != 'E' && sh >= 0 &&
+			    ni + nf + sh <= 18 && t.precision > 0) {
+				v *= p10[sh];
+				if (t.precision <= 18 && v >= p10[t.precision])
+					return -1;
+				*out = neg ? -v : v;
+				*len = (size_t)(r - p);
+				return 0;
+			}
+		}
+	}
+#endif
 	const char *d = q, *lim = e - q > 18 ? q + 18 : e; /* 18 digits at most */
 	int64_t v = 0;
 	while (q < lim && (unsigned)(*q - '0') < 10)
@@ -1194,7 +1252,14 @@ static int read_flat(sl_jcur *c, const json_dec *j, sl_col *cols, int row)
 		}
 		case FK_TS: {
 			int64_t us;
-			if (p < e && *p == '"' && (q = quote_or_bs(p + 1, e)) != e && *q == '"' &&
+			/* "YYYY-MM-DD HH:MM:SS.fff" first, without scanning for the
+			 * closing quote: a text that parses holds no '"' or '\\' */
+			if (e - p > 24 && *p == '"' && p[24] == '"' &&
+			    sl_ts_parse_cached(p + 1, 23, &us, c->tsc) == 0) {
+				sl_col_set_i64(col, row, trunc_prec(us, col->type.precision));
+				p += 25;
+				done = 1;
+			} else if (p < e && *p == '"' && (q = quote_or_bs(p + 1, e)) != e && *q == '"' &&
 			    sl_ts_parse_cached(p + 1, (size_t)(q - p - 1), &us, c->tsc) == 0) {
 				sl_col_set_i64(col, row, trunc_prec(us, col->type.precision));
 				p = q + 1;

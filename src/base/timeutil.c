@@ -307,11 +307,11 @@ frac:;
 /* sl_ts_parse: SQL or ISO-8601 timestamp text to micros (UTC for offsets). */
 int sl_ts_parse(const char *s, size_t len, int64_t *out_us)
 {
-	return sl_ts_parse_cached(s, len, out_us, NULL);
+	return sl__ts_parse_cached(s, len, out_us, NULL);
 }
 
-/* sl_ts_parse_cached: see timeutil.h. */
-int sl_ts_parse_cached(const char *s, size_t len, int64_t *out_us, sl_ts_cache *c)
+/* sl__ts_parse_cached: see timeutil.h. */
+int sl__ts_parse_cached(const char *s, size_t len, int64_t *out_us, sl_ts_cache *c)
 {
 	if (ts_fast(s, len, out_us, c) == 0)
 		return 0;

@@ -568,9 +568,18 @@ static inline int put_str_key(sl_buf *b, const sl_col *c, int row)
 	if (b->len + 5 + len > b->cap && sl_buf_reserve(b, 5 + (size_t)len))
 		return SL_ENOMEM;
 	char *p = b->p + b->len;
+	const char *s = c->v.str[row].ptr;
 	p[0] = 0;
 	memcpy(p + 1, &len, 4);
-	memcpy(p + 5, c->v.str[row].ptr, len);
+	if (len >= 4 && len <= 8) { /* user ids: no libc call (callgrind) */
+		uint32_t w0, w1;
+		memcpy(&w0, s, 4);
+		memcpy(&w1, s + len - 4, 4);
+		memcpy(p + 5, &w0, 4);
+		memcpy(p + 5 + len - 4, &w1, 4);
+	} else {
+		memcpy(p + 5, s, len);
+	}
 	b->len += 5 + (size_t)len;
 	return 0;
 }

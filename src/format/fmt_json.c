@@ -78,12 +78,13 @@ static inline uint64_t load8(const char *p)
 	return w;
 }
 
-static void jkey_build(jkey *k, const char *name, size_t len)
+/* colon = 1: the key followed by ':' (ql one more), for the flat path. */
+static void jkey_build(jkey *k, const char *name, size_t len, int colon)
 {
 	char q[24] = {0};
 	memset(k, 0, sizeof(*k));
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (len + 2 > 16)
+	if (len + 2 + (size_t)colon > 16)
 		return;
 	for (size_t i = 0; i < len; i++)
 		if (name[i] == '"' || name[i] == '\\' || (unsigned char)name[i] < 0x20)
@@ -91,7 +92,8 @@ static void jkey_build(jkey *k, const char *name, size_t len)
 	q[0] = '"';
 	memcpy(q + 1, name, len);
 	q[len + 1] = '"';
-	k->ql = (uint32_t)(len + 2);
+	q[len + 2] = colon ? ':' : 0;
+	k->ql = (uint32_t)(len + 2 + (size_t)colon);
 	k->w0 = load8(q);
 	k->m0 = k->ql >= 8 ? ~0ULL : (1ULL << (8 * k->ql)) - 1;
 	if (k->ql > 8)
@@ -132,7 +134,7 @@ int sl__jschema_build(sl_arena *a, const sl_field *fields, int n, sl_jschema **o
 	for (int i = 0; i < n; i++) {
 		size_t len = strlen(fields[i].name);
 		s->namelen[i] = (int32_t)len;
-		jkey_build(&s->key[i], fields[i].name, len);
+		jkey_build(&s->key[i], fields[i].name, len, 0);
 		uint32_t h = key_hash(fields[i].name, len) & s->mask;
 		while (s->slot[h])
 			h = (h + 1) & s->mask;
@@ -1152,7 +1154,7 @@ typedef struct json_dec {
 	sl_arena arena; /* lookup tables */
 	sl_jschema *schema;
 	sl_ts_cache tsc; /* last timestamp's date (timeutil.h) */
-	uint8_t *fk;     /* flat_kind of each field; NULL: no flat path */
+	struct jflat *fl; /* the flat path's view of each field; NULL: none */
 } json_dec;
 
 typedef struct json_enc {
@@ -1180,6 +1182,15 @@ typedef struct json_enc {
  */
 enum { FK_GEN, FK_STR, FK_DEC, FK_TS };
 
+/* A field as the flat path reads it: its key with the ':' (kc, matched as
+ * one; kc.ql = 0 for a name of 14 bytes, which has room for the quoted
+ * name only: then key, then ':'), and how its value is parsed. */
+typedef struct jflat {
+	jkey kc;
+	const jkey *key;
+	uint8_t kind;
+} jflat;
+
 static int flat_build(json_dec *j)
 {
 	const sl_jschema *s = j->schema;
@@ -1188,15 +1199,18 @@ static int flat_build(json_dec *j)
 	for (int i = 0; i < s->n; i++)
 		if (!s->key[i].ql || s->fields[i].type.id == SL_T_ROW)
 			return 0; /* no in-place match, or nested: general path only */
-	j->fk = sl_arena_calloc(&j->arena, (size_t)s->n);
-	if (!j->fk)
+	j->fl = sl_arena_calloc(&j->arena, sizeof(jflat) * (size_t)s->n);
+	if (!j->fl)
 		return SL_ENOMEM;
 	for (int i = 0; i < s->n; i++) {
 		sl_type t = s->fields[i].type;
-		j->fk[i] = t.id == SL_T_CHAR || t.id == SL_T_VARCHAR ? FK_STR
-		         : t.id == SL_T_DECIMAL                       ? FK_DEC
-		         : t.id == SL_T_TIMESTAMP || t.id == SL_T_TIMESTAMP_LTZ ? FK_TS
-		                                                      : FK_GEN;
+		jflat *f = &j->fl[i];
+		jkey_build(&f->kc, s->fields[i].name, (size_t)s->namelen[i], 1);
+		f->key = &s->key[i];
+		f->kind = t.id == SL_T_CHAR || t.id == SL_T_VARCHAR ? FK_STR
+		        : t.id == SL_T_DECIMAL                       ? FK_DEC
+		        : t.id == SL_T_TIMESTAMP || t.id == SL_T_TIMESTAMP_LTZ ? FK_TS
+		                                                     : FK_GEN;
 	}
 	return 0;
 }
@@ -1229,14 +1243,20 @@ static int read_flat(sl_jcur *c, const json_dec *j, sl_col *cols, int row)
 	int n = s->n;
 	c->depth = 1;
 	for (int i = 0;; i++) {
-		const jkey *k = &s->key[i];
-		if (!flat_key(k, p, e))
-			return 0;
-		p += k->ql + 1;
+		const jflat *f = &j->fl[i];
+		if (f->kc.ql && e - p > 16) { /* the key and ':' at once */
+			if (!jkey_at(&f->kc, p))
+				return 0;
+			p += f->kc.ql;
+		} else {
+			if (!flat_key(f->key, p, e))
+				return 0;
+			p += f->key->ql + 1;
+		}
 		sl_col *col = &cols[i];
 		const char *q;
 		int done = 0;
-		switch (j->fk[i]) {
+		switch (f->kind) {
 		case FK_STR:
 			if (p < e && *p == '"' && (q = quote_or_bs(p + 1, e)) != e && *q == '"') {
 				sl_col_set_str_ref(col, row, p + 1, q - p - 1);
@@ -1358,7 +1378,7 @@ static int json_decode(sl_decoder *d, const char *rec, size_t len, sl_batch *out
 		return 0; /* blank record: nothing */
 	if (ch != '{')
 		return sl__json_syntax(&c, "expected '{'");
-	if (j->fk && out->ncols == d->nfields && read_flat(&c, j, out->cols, out->nrows)) {
+	if (j->fl && out->ncols == d->nfields && read_flat(&c, j, out->cols, out->nrows)) {
 		int row = out->nrows++;
 		out->op[row] = SL_INSERT;
 		out->wm[row] = wm;

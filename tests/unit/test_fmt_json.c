@@ -458,6 +458,39 @@ static void test_flat_path(void **st)
 			}
 		}
 	}
+	/* names of 13 and 14 bytes (the key and ':' fit 16 bytes, or not),
+	 * near the record's end or not, a near miss in the ':' */
+	static sl_field LN[] = {
+		{"thirteen_char", {.id = SL_T_INT}},
+		{"fourteen_chars", {.id = SL_T_INT}},
+		{"x", {.id = SL_T_INT}},
+	};
+	static const char *lrecs[] = {
+		"{\"thirteen_char\":1,\"fourteen_chars\":2,\"x\":3}",
+		"{\"thirteen_char\":1,\"fourteen_chars\":2}",
+		"{\"thirteen_char\":1,\"fourteen_chars\";2,\"x\":3}",
+		"{\"thirteen_char\";1,\"fourteen_chars\":2,\"x\":3}",
+		"{\"thirteen_chars\":1,\"fourteen_chars\":2,\"x\":3}",
+		"{\"x\":3,\"thirteen_char\":1,\"fourteen_chars\":2}",
+		"{\"thirteen_char\":1,\"fourteen_chars\":2,\"x\":3,\"fourteen_chars\":4}",
+	};
+	th_codec la, lg;
+	th_codec_init(&la, "json", LN, 3, 16, NULL, 0);
+	th_codec_init(&lg, "json", LN, 3, 16, NULL, 0);
+	for (size_t i = 0; i < sizeof(lrecs) / sizeof(lrecs[0]); i++) {
+		snprintf(buf, sizeof(buf), "{ %s", lrecs[i] + 1);
+		int ra = th_decode(&la, lrecs[i]), rg = th_decode(&lg, buf);
+		assert_int_equal(ra, rg);
+		if (ra < 0)
+			continue;
+		int r = la.b->nrows - 1;
+		for (int c = 0; c < 3; c++) {
+			assert_int_equal(la.b->cols[c].null[r], lg.b->cols[c].null[r]);
+			assert_int_equal(la.b->cols[c].v.i64[r], lg.b->cols[c].v.i64[r]);
+		}
+	}
+	th_codec_deinit(&la);
+	th_codec_deinit(&lg);
 	/* what the flat path had set before leaving it is not kept */
 	assert_int_equal(th_decode(&a, "{\"id\":\"k\",\"n\":5,\"amount\":1.25}"), 1);
 	int r = a.b->nrows - 1;

@@ -153,7 +153,7 @@ int sl_batch_add_row(sl_batch *b, uint8_t op, int64_t wm)
 
 int sl_col_set_str(sl_batch *b, sl_col *c, int row, const char *p, int64_t len)
 {
-	char *d = sl_arena_alloc(&b->arena, (size_t)len + 1);
+	char *d = sl_arena_alloc_inl(&b->arena, (size_t)len + 1);
 	if (!d)
 		return SL_ENOMEM;
 	if (len >= 8 && len <= 16) {

@@ -10,7 +10,10 @@
  * always list keys in schema order: its quoted name is compared in place,
  * 8 bytes at a time, before the key is scanned) and otherwise a small
  * open-addressing hash of the key.  Unknown keys are skipped, whatever they hold; missing
- * keys stay NULL.  Strings without escapes are referenced in place (the
+ * keys stay NULL.  Before that general reader, a flat path (read_flat)
+ * takes the usual record whole: exactly the schema's fields, in order,
+ * no blanks, no nested ROW; any other record is read again from its start
+ * by the general reader, so both give the same row or the same error.  Strings without escapes are referenced in place (the
  * caller keeps the record bytes alive as long as the batch is used, see
  * format.h); strings with escapes are unescaped into the batch arena.
  * Numbers become integers, doubles or exact DECIMALs from their text

@@ -5,6 +5,7 @@
 #   make test       install deps, build, run every test; last line "N passed, N failed"
 #   make slt-parallel  every slt file at parallelism SLT_PARALLELISM (3; also in make test)
 #   make bench      benchmarks (not timed tests)
+#   make bench-par  the parallelism benchmark alone (window jobs at 1 and 2)
 #   make test-pg    the long PostgreSQL crash test (the short one is in make test)
 #   make fuzz       build the libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make asan       build and run the tests under AddressSanitizer/UBSan
@@ -50,10 +51,10 @@ TOOL_LIB_OBJ := $(TOOL_LIB_SRC:tests/tools/%.c=$(BUILD)/tests/obj/%.o)
 TOOL_SRC := $(filter-out $(TOOL_LIB_SRC),$(sort $(wildcard tests/tools/*.c)))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all deps demo test unit slt slt-parallel integration bench fuzz asan tsan clean examples torture \
+.PHONY: all deps demo test unit slt slt-parallel integration bench bench-par fuzz asan tsan clean examples torture iceberg-torture \
 	install kafka-torture test-pg
 
-all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN) $(BUILD)/tools/kafka_mock
+all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN) $(BUILD)/tools/kafka_mock $(BUILD)/tools/kafka_admin
 
 deps:
 	@sh scripts/install-deps.sh
@@ -66,6 +67,8 @@ $(BUILD)/libsluice.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+# libmicrohttpd serves `sluice run --http`: src/cli/http.c loads it with dlopen
+# (only its header is needed here)
 $(BUILD)/sluice: $(CLI_OBJ) $(BUILD)/libsluice.a
 	$(CC) $(CFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libsluice.a $(LIBS)
 
@@ -99,6 +102,11 @@ $(BUILD)/tests/test_property $(BUILD)/tests/test_property_stateful: $(BUILD)/tes
 
 # librdkafka's mock cluster as a process: the Kafka tests' fast peer (tests/kafka/lib.sh)
 $(BUILD)/tools/kafka_mock: tests/kafka/mockcluster.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(RDKAFKA_CFLAGS) -o $@ $< $(RDKAFKA_LIBS)
+
+# topic creation on the real broker (tests/kafka/lib.sh, KAFKA_PEER=broker)
+$(BUILD)/tools/kafka_admin: tests/kafka/admin.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(RDKAFKA_CFLAGS) -o $@ $< $(RDKAFKA_LIBS)
 
@@ -143,16 +151,28 @@ torture: deps all
 	BUILD=$(BUILD) sh tests/crash/bigstate.sh $(BIGSTATE_KEYS) 1024 1
 
 # the long Kafka-source crash test (tests/kafka/crash.sh): 400 000 orders in 16
-# partitions of librdkafka's mock cluster, 20 SIGKILLs (docs/kafka.md)
+# partitions of librdkafka's mock cluster, 20 SIGKILLs; then the exactly-once
+# Kafka sink's (tests/kafka/eos_crash.sh) against a real broker it starts,
+# 20 SIGKILLs (docs/kafka.md)
 kafka-torture: deps all
 	bash tests/kafka/crash.sh 400000 20 16
+	bash tests/kafka/eos_crash.sh 400000 20 8
+
+# the long Iceberg crash test (tests/iceberg/crash.sh, docs/iceberg.md): 1 M orders
+# into a partitioned table, 20 SIGKILLs and the named fault points
+iceberg-torture: deps all
+	bash tests/iceberg/crash.sh 1000000 20
 
 # PostgreSQL (docs/postgres.md): the jdbc sink's long crash test, 20 SIGKILLs
-# over 300 000 rows and the fault points, on a private server (tests/pg/)
+# over 300 000 rows and the fault points, and the postgres-cdc crash test
+# with 25 SIGKILLs, on a private server (tests/pg/)
 test-pg: deps all
 	sh tests/pg/sink.sh
 	sh tests/pg/bad.sh
 	bash tests/pg/crash.sh 300000 20
+	sh tests/pg/cdc.sh
+	sh tests/pg/cdc_crash.sh 25 300
+	sh tests/pg/lookup.sh
 
 bench: deps all
 	@sh bench/run.sh $(BUILD)
@@ -160,6 +180,13 @@ bench: deps all
 	@sh bench/ckpt.sh $(BUILD)
 	@sh bench/parquet.sh $(BUILD)
 	@sh bench/pg.sh $(BUILD)
+	@sh bench/kafka.sh $(BUILD)
+	@sh bench/pgcdc.sh $(BUILD)
+
+# bench/run.sh's job 5 alone: the window benchmarks at 'parallelism.default'
+# 1 and BENCH_PAR (2), wall and CPU time (docs/performance.md)
+bench-par: deps all
+	@BENCH_ONLY=par sh bench/run.sh $(BUILD)
 
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -175,7 +202,7 @@ asan:
 # build-tsan; a second build of the library and about a minute to run, so not
 # part of `make test`
 TSAN_UNIT := test_channel test_cpus test_sql_threads test_state test_ckpt_coord \
-	test_conn_stdio test_conn_datagen test_prun
+	test_conn_stdio test_conn_datagen test_prun test_metrics
 tsan:
 	$(MAKE) BUILD=build-tsan OPT="-O2 -g -fsanitize=thread" \
 		LIBS="$(LIBS) -fsanitize=thread" build-tsan/sluice build-tsan/tools/gen_events \

@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/parquet.sh - `make bench`: rows per CPU-second into Parquet files
 # (snappy, sluice's writer, docs/parquet.md) beside the same rows into JSON
-# files and into a blackhole (the floor: generating the rows), and beside
+# files and into a blackhole (the floor: generating the rows), into an
+# Iceberg table (snappy, a checkpoint every 10 s, docs/iceberg.md), and beside
 # DuckDB writing the same kind of rows to Parquet (snappy) with one thread
 # (`COPY ... TO ... (FORMAT parquet)`, npm @duckdb/node-api through
 # tests/parquet/peers.sh; its figure includes starting node, about 0.1 s).
@@ -14,6 +15,7 @@ BUILD=${1:-build}
 ROWS=${BENCH_PQ_ROWS:-10000000}
 REPEAT=${BENCH_REPEAT:-3}
 SLUICE=$BUILD/sluice
+case "$SLUICE" in /*) ;; *) SLUICE=$PWD/$SLUICE ;; esac # (the iceberg run changes directory)
 TOOLS=$BUILD/bench
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/sluice-benchpq.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT INT TERM
@@ -36,7 +38,7 @@ measure() {
 			cat "$WORK/$name.log" >&2
 			exit 1
 		fi
-		read -r u s rss < "$WORK/$name.ru"
+		read -r u s rss _wall < "$WORK/$name.ru"
 		c=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }')
 		CPU=$(awk -v a="$CPU" -v b="$c" 'BEGIN { print (a == "" || b + 0 < a + 0 ? b : a) }')
 	done
@@ -62,6 +64,11 @@ job "'connector' = 'filesystem', 'path' = '$WORK/out', 'format' = 'parquet'" > "
 measure floor "$SLUICE" run "$WORK/floor.sql"; R_FLOOR=$RATE C_FLOOR=$CPU
 measure json "$SLUICE" run "$WORK/json.sql"; R_JSON=$RATE C_JSON=$CPU S_JSON=$SIZE
 measure pq "$SLUICE" run "$WORK/pq.sql"; R_PQ=$RATE C_PQ=$CPU S_PQ=$SIZE
+{ echo "SET 'execution.checkpointing.interval' = '10 s';"; echo "SET 'pipeline.name' = 'benchice';"
+  job "'connector' = 'iceberg', 'warehouse' = '$WORK/out', 'write.parquet.compression-codec' = 'snappy'"
+} > "$WORK/ice.sql"
+measure ice sh -c "cd '$WORK' && rm -rf sluice-state && exec '$SLUICE' run ice.sql"
+R_ICE=$RATE C_ICE=$CPU S_ICE=$SIZE
 R_DUCK=- C_DUCK=- S_DUCK=-
 if command -v node >/dev/null 2>&1 && PEERS=$(sh tests/parquet/peers.sh 2>/dev/null); then
 	export PEERS
@@ -79,6 +86,7 @@ echo "  ($ROWS rows of (BIGINT, BIGINT, DECIMAL(10,2), TIMESTAMP(3), 8-char STRI
 echo "   rows per CPU-second = rows / (user + sys), best of $REPEAT runs)"
 printf '%-44s %8s %14s %8s\n' "run" "cpu s" "rows/cpu-s" "MB out"
 printf '%-44s %8s %14s %8s\n' "datagen -> parquet (snappy)" "$C_PQ" "$R_PQ" "$S_PQ"
+printf '%-44s %8s %14s %8s\n' "datagen -> iceberg (snappy, checkpoint 10 s)" "$C_ICE" "$R_ICE" "$S_ICE"
 printf '%-44s %8s %14s %8s\n' "datagen -> json (same run's floor)" "$C_JSON" "$R_JSON" "$S_JSON"
 printf '%-44s %8s %14s %8s\n' "datagen -> blackhole (generating the rows)" "$C_FLOOR" "$R_FLOOR" "-"
 printf '%-44s %8s %14s %8s\n' "DuckDB COPY TO parquet (snappy, 1 thread)" "$C_DUCK" "$R_DUCK" "$S_DUCK"

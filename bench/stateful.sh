@@ -40,7 +40,7 @@ measure() {
 			cat "$1.log" >&2
 			exit 1
 		fi
-		read -r u s rss < "$1.ru"
+		read -r u s rss _wall < "$1.ru"
 		c=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }')
 		CPU=$(awk -v a="$CPU" -v b="$c" 'BEGIN { print (a == "" || b + 0 < a + 0 ? b : a) }')
 		RSS=$(awk -v a="$RSS" -v b="$rss" 'BEGIN { print (b + 0 > a + 0 ? b : a) }')

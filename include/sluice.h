@@ -16,7 +16,8 @@
  * Handles are opaque and owned by the caller who opened them.  Fallible
  * functions return 0 on success or a negative SL_E* code; the message of the
  * last failure is sl_errmsg(engine), valid until the next call on it.
- * An engine is not thread-safe: one thread at a time.
+ * An engine is not thread-safe: one thread at a time (except
+ * sl_metrics_get, below).
  *
  * include/sluice_udf.h is the C ABI of user-defined functions (CREATE
  * FUNCTION ... LANGUAGE C USING JAR 'lib.so'; docs/udf.md).
@@ -110,6 +111,10 @@ SL_API int sl_exec(sl_engine *e, const char *sql);
 
 /* Sets an option as SET 'key' = 'value' would. */
 SL_API int sl_set(sl_engine *e, const char *key, const char *value);
+
+/* The value of option `key` as set by SET, sl_set or --set (the last one
+ * wins), or NULL when it was not set.  Valid until the next call on e. */
+SL_API const char *sl_option(sl_engine *e, const char *key);
 
 /* Runs the started jobs until every source has ended (or forever for
  * unbounded sources).  Returns 0 when all finished cleanly. */
@@ -211,8 +216,135 @@ SL_API int sl_job_finished(sl_engine *e);
  * blocked. */
 SL_API const char *sl_checkpoint_log(sl_engine *e);
 
+/* ---- live metrics (docs/observability.md) ----------------------------
+ *
+ * A snapshot of the running job's figures, per operator instance and per
+ * edge, with the checkpoint counters.  Unlike every other call,
+ * sl_metrics_get may be called from another thread while the engine's
+ * own thread is inside sl_run, sl_push_*, sl_poll or
+ * sl_set_processing_time (that is what the status line and the HTTP
+ * endpoint do); not concurrently with sl_exec, sl_restore or
+ * sl_engine_close.  It takes no lock the job's threads take per row: the
+ * counters are read as each instance's thread last stored them, so two
+ * figures of one snapshot may be a batch apart.
+ */
+
+/* Watermarks: microseconds since the epoch, or one of these. */
+#define SL_WM_NONE INT64_MIN /* -infinity: no watermark yet */
+#define SL_WM_END INT64_MAX  /* +infinity: the input ended */
+
+/* Job status (Flink's names: CREATED, RUNNING, FINISHED, FAILED, CANCELED). */
+typedef enum sl_job_status {
+	SL_JOB_NONE = 0,     /* no job */
+	SL_JOB_CREATED = 1,  /* planned and opened, not yet running */
+	SL_JOB_RUNNING = 2,
+	SL_JOB_FINISHED = 3, /* every input ended */
+	SL_JOB_FAILED = 4,
+	SL_JOB_CANCELED = 5  /* stopped (sl_stop) */
+} sl_job_status;
+
+typedef enum sl_metric_role {
+	SL_ROLE_SOURCE = 0,  /* a scan of a table, or VALUES */
+	SL_ROLE_OPERATOR = 1,
+	SL_ROLE_SINK = 2
+} sl_metric_role;
+
+/* One instance of one operator. */
+typedef struct sl_metric_op {
+	int node;                /* the operator's id: #node in EXPLAIN and --stats */
+	int instance;            /* 0 .. parallelism - 1 (Flink's subtask index) */
+	int parallelism;         /* instances of this operator */
+	int role;                /* sl_metric_role */
+	char name[48];           /* its kind: "TableSourceScan", "WindowAggregate", ... */
+	char table[128];         /* the source's or sink's table, else "" */
+	int64_t rows_in;         /* numRecordsIn */
+	int64_t rows_out;        /* numRecordsOut */
+	double rows_in_per_s;    /* numRecordsInPerSecond (see sl_metrics.rate_window_us) */
+	double rows_out_per_s;   /* numRecordsOutPerSecond */
+	int64_t rows_skipped;    /* sources: bad rows skipped (ignore-parse-errors) */
+	int64_t bytes_read;      /* file sources: bytes of this instance's splits read */
+	int64_t bytes_total;     /* and their size (0: unknown: other sources, file
+	                          * formats such as parquet) */
+	int64_t late_dropped;    /* numLateRecordsDropped */
+	int64_t late_diverted;   /* late rows written to an ON LATE INSERT INTO table */
+	int64_t late_corrected;  /* late rows that corrected a window (ALLOWED LATENESS) */
+	int64_t in_wm;           /* currentInputWatermark (the minimum of its inputs) */
+	int64_t out_wm;          /* currentOutputWatermark */
+	int nin;                 /* its inputs (0: a source) */
+	int64_t input_wm[4];     /* the watermark of each of its first 4 inputs */
+	int input_idle;          /* bit k: input k is idle (left out of in_wm) */
+	int idle;                /* its output is idle ('scan.watermark.idle-timeout') */
+} sl_metric_op;
+
+/* One edge between two operators (all instances of it). */
+typedef struct sl_metric_edge {
+	int from, to;            /* operator ids */
+	int input;               /* which input of `to` */
+	char ship[16];           /* "CHAIN" (same thread), "HASH", "REBALANCE", "GATHER",
+	                          * "FORWARD", "BROADCAST" */
+	int channels;            /* 0 for CHAIN */
+	int64_t messages;        /* batches and control messages sent over them */
+	int64_t blocked_ns;      /* time the producers spent blocked on them
+	                          * (backpressure: full channels, batches not back) */
+} sl_metric_edge;
+
+typedef struct sl_metrics {
+	int status;              /* sl_job_status */
+	char job[128];           /* 'pipeline.name', the script's name, or "job" */
+	int64_t now_us;          /* when taken (wall clock, micros since the epoch) */
+	int64_t start_us;        /* when the job was opened (wall clock) */
+	int64_t rate_window_us;  /* the *_per_s rates: over this interval before now
+	                          * (1 to 2 s when snapshots come at least every
+	                          * second; since the job opened in its first) */
+	int parallelism;         /* the largest of the operators' */
+	int nops;                /* ops[]: by operator id, then instance */
+	sl_metric_op *ops;
+	int nedges;
+	sl_metric_edge *edges;
+	/* checkpoints and savepoints (numberOfCompletedCheckpoints, ...) */
+	int checkpointing;       /* 'execution.checkpointing.interval' set */
+	int64_t ckpt_completed, ckpt_failed;
+	int64_t ckpt_last_id;    /* 0: none yet */
+	int64_t ckpt_last_duration_us; /* lastCheckpointDuration */
+	int64_t ckpt_last_size;  /* lastCheckpointSize (bytes) */
+	int64_t ckpt_last_blocked_us;
+	int64_t ckpt_last_end_us; /* when it completed (wall clock) */
+} sl_metrics;
+
+/* Takes a snapshot of the job's metrics (see above) into *out (caller
+ * frees it with sl_metrics_free); with no job, status SL_JOB_NONE and no
+ * operators.  Returns 0 or SL_ENOMEM. */
+SL_API int sl_metrics_get(sl_engine *e, sl_metrics **out);
+
+/* Frees a snapshot; safe on NULL. */
+SL_API void sl_metrics_free(sl_metrics *m);
+
+/*
+ * "Why is there no output yet?" (EXPLAIN PENDING, docs/observability.md):
+ * text, from snapshot m, that names for each window, join and OVER
+ * operator the watermark it waits on and the input that holds it back,
+ * followed back through the graph to the source instance (its watermark,
+ * rows read, whether it is idle), then the watermark of every source
+ * instance and every operator (SHOW WATERMARKS).  Returns a malloc'd
+ * string (free it with free), or NULL when out of memory.
+ */
+SL_API char *sl_metrics_pending(const sl_metrics *m);
+
 /* Library version string, "major.minor.patch". */
 SL_API const char *sl_version(void);
+
+/*
+ * Iceberg table maintenance (docs/iceberg.md "Table maintenance"): expires
+ * the snapshots of the Hadoop-catalog table in directory `table` committed
+ * before `older_than` (a UTC timestamp 'YYYY-MM-DD HH:MM:SS[.fff]', or a
+ * duration back from now such as '5 d' or '0 s'; NULL = 5 days, Iceberg's
+ * default), keeping the current snapshot and the retain_last (>= 1) most
+ * recent ones; their manifest lists and unreferenced manifests are
+ * deleted.  A one-line report, or the error, is written into msg (cap
+ * bytes).  Returns 0 or a negative SL_E* code.
+ */
+SL_API int sl_iceberg_expire_snapshots(const char *table, const char *older_than,
+                                       int retain_last, char *msg, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -50,6 +50,7 @@ int sl_engine_open(sl_engine **out)
 	sl_arena_init(&e->job_arena, 64 * 1024);
 	sl_coord_init(&e->ck);
 	pthread_mutex_init(&e->queue_mu, NULL);
+	pthread_mutex_init(&e->job_mu, NULL);
 	e->proc_manual = -1;
 	*out = e;
 	return 0;
@@ -57,6 +58,7 @@ int sl_engine_open(sl_engine **out)
 
 static void job_close(sl_engine *e)
 {
+	sl__metrics_job_close(e); /* no snapshot walks it from here on */
 	sl_coord_close(&e->ck);
 	if (!e->job)
 		return;
@@ -91,6 +93,7 @@ void sl_engine_close(sl_engine *e)
 	sl_buf_deinit(&e->queue);
 	sl_buf_deinit(&e->queue_spare);
 	pthread_mutex_destroy(&e->queue_mu);
+	pthread_mutex_destroy(&e->job_mu);
 	free(e);
 }
 
@@ -129,6 +132,11 @@ int sl_set(sl_engine *e, const char *key, const char *value)
 	if (sl_opts_set(&e->session, key, value))
 		return sl_err_set(&e->err, SL_ENOMEM, "out of memory");
 	return 0;
+}
+
+const char *sl_option(sl_engine *e, const char *key)
+{
+	return sl_opts_get(&e->session, key);
 }
 
 /* ---- planning ---------------------------------------------------------- */
@@ -252,6 +260,35 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 		rc = sl_coord_restore(&e->ck, &e->finished);
 	if (rc || explain_only)
 		job_close(e);
+	else
+		sl__metrics_job_open(e);
+	if (!rc && !explain_only && e->finished)
+		sl__metrics_status(e, SL_JOB_FINISHED);
+	return rc;
+}
+
+/* EXPLAIN PENDING (pending) or SHOW WATERMARKS of the running job into the
+ * statement output (docs/observability.md). */
+static int running_text(sl_engine *e, const sl_ast_stmt *s, int pending)
+{
+	if (!e->job)
+		return sl_err_set_at(&e->err, SL_EPLAN, s->line, s->col, "line %d, column %d: %s "
+		                     "needs a running job (start one first; from a shell: sluice "
+		                     "explain --pending ADDRESS:PORT of a job run with --http)",
+		                     s->line, s->col, pending ? "EXPLAIN PENDING" : "SHOW WATERMARKS");
+	sl_metrics *m;
+	if (sl_metrics_get(e, &m))
+		return sl_err_set(&e->err, SL_ENOMEM, "out of memory");
+	int rc = 0;
+	if (pending) {
+		char *t = sl_metrics_pending(m);
+		if (!t || sl_buf_puts(&e->explain_out, t))
+			rc = sl_err_set(&e->err, SL_ENOMEM, "out of memory");
+		free(t);
+	} else if (sl__metrics_watermarks(m, &e->explain_out)) {
+		rc = sl_err_set(&e->err, SL_ENOMEM, "out of memory");
+	}
+	sl_metrics_free(m);
 	return rc;
 }
 
@@ -270,6 +307,8 @@ static int apply_stmt(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njo
 		return rc;
 	}
 	case SL_AS_SHOW: {
+		if (s->u.show.what == SL_SHOW_WATERMARKS)
+			return running_text(e, s, 0);
 		sl_arena scratch;
 		sl_arena_init(&scratch, 4096);
 		int rc = sl_plan_show(&e->cat, &e->session, &scratch, s, &e->explain_out, &e->err);
@@ -305,6 +344,8 @@ static int apply_stmt(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njo
 			}
 		return 0;
 	case SL_AS_EXPLAIN: {
+		if (s->u.explain.pending)
+			return running_text(e, s, 1);
 		sl_ast_stmt *inner = s->u.explain.stmt;
 		int rc = start_job(e, &inner, 1, 1);
 		if (!rc)
@@ -388,11 +429,14 @@ int sl_run(sl_engine *e)
 	sl_err_clear(&e->err);
 	if (!e->job || e->finished)
 		return 0;
+	sl__metrics_status(e, SL_JOB_RUNNING);
 	int rc = e->prun ? sl_prun_run(e->prun, &e->err) : sl_runtime_run(&e->graph, &e->ck, &e->err);
 	if (rc == 1)
 		e->finished = 1;
-	if (rc >= 0)
+	if (rc >= 0) {
+		sl__metrics_status(e, rc == 1 ? SL_JOB_FINISHED : SL_JOB_CANCELED);
 		return 0;
+	}
 	fail_job(e);
 	return e->err.code ? e->err.code : SL_ERUNTIME;
 }
@@ -473,6 +517,7 @@ void sl_stop(sl_engine *e)
 static void fail_job(sl_engine *e)
 {
 	e->failed = 1;
+	sl__metrics_status(e, SL_JOB_FAILED);
 	snprintf(e->fail_msg, sizeof(e->fail_msg), "%s", e->err.msg);
 	if (e->prun)
 		sl_prun_publish_on_error(e->prun);
@@ -486,6 +531,8 @@ static sl_op *push_scan(sl_engine *e, const char *table)
 		sl_err_set(&e->err, SL_EINVAL, "the job stopped after an error: %s", e->fail_msg);
 		return NULL;
 	}
+	if (e->job && SL_CTR_GET(e->status) == SL_JOB_CREATED)
+		sl__metrics_status(e, SL_JOB_RUNNING); /* a job driven by pushes runs from the first */
 	if (e->job && e->prun)
 		return sl_prun_push_scan(e->prun, table);
 	for (int i = 0; e->job && i < e->graph.nops; i++) {
@@ -660,7 +707,10 @@ int sl_restore(sl_engine *e, const void *buf, size_t len)
 		                  "built yet (issue 10 step 5); SET 'parallelism.default' = '1'");
 	sl_snap_reader r;
 	sl_snap_reader_init(&r, buf, len);
-	return sl_graph_restore(&e->graph, &r, &e->err);
+	pthread_mutex_lock(&e->job_mu); /* it rewrites counters a snapshot may read */
+	int rc = sl_graph_restore(&e->graph, &r, &e->err);
+	pthread_mutex_unlock(&e->job_mu);
+	return rc;
 }
 
 /* ---- statistics -------------------------------------------------------- */

@@ -54,7 +54,24 @@ struct sl_engine {
 	pthread_mutex_t queue_mu; /* several sink instances append (prun.h) */
 	int queue_text;          /* 1: rows as Flink text, 0: JSON */
 	int select_to_print;     /* bare SELECT -> print sink (CLI) */
+	/* live metrics (metrics.c): sl_metrics_get runs on other threads */
+	pthread_mutex_t job_mu;  /* held by a snapshot, and while a job is published or torn down */
+	int job_live;            /* under job_mu: the job's operators may be walked */
+	int status;              /* sl_job_status (SL_CTR_SET / SL_CTR_GET) */
+	char job_name[128];      /* under job_mu */
+	int64_t start_us;        /* under job_mu: when the job opened (wall clock) */
+	struct sl_rates *rates;  /* under job_mu: the previous sample for rates */
 };
+
+/* metrics.c: a job was opened (it may now be walked by snapshots), is
+ * about to be torn down, or changed status (sl_job_status). */
+void sl__metrics_job_open(struct sl_engine *e);
+void sl__metrics_job_close(struct sl_engine *e);
+void sl__metrics_status(struct sl_engine *e, int status);
+
+/* SHOW WATERMARKS: appends m's operators' watermarks to out as a table
+ * (metrics_pending.c).  0 or SL_ENOMEM. */
+int sl__metrics_watermarks(const sl_metrics *m, sl_buf *out);
 
 /* The 'push' sink (conn_push.c): rows queued in the engine for sl_poll.
  * Handed to the planner (sl_plan_args.push_sink), as the connector

@@ -20,6 +20,7 @@ static const char general[] =
 	"commands:\n"
 	"  run       run a SQL script until its input ends or it is stopped\n"
 	"  explain   print the physical plan of a script without running it\n"
+	"  iceberg   Iceberg table maintenance: sluice iceberg expire-snapshots DIR\n"
 	"  version   print the version (also: sluice --version)\n"
 	"  help      print help for a command: sluice help run\n"
 	"\n"
@@ -47,6 +48,14 @@ static const char run[] =
 	"                               (e.g. execution.checkpointing.interval=10s)\n"
 	"  --stats                      print per-operator statistics and the checkpoint\n"
 	"                               log at the end\n"
+	"  -q, --quiet                  no live status line (drawn on stderr when it is a\n"
+	"                               terminal: rows and rates, watermark and lag, late\n"
+	"                               rows, last checkpoint)\n"
+	"  --http ADDR:PORT             serve the job's metrics while it runs: /metrics\n"
+	"                               (Prometheus), /jobs (Flink-style REST JSON) and a\n"
+	"                               live page at /; e.g. 127.0.0.1:8081 (port 0: any);\n"
+	"                               also SET 'rest.port' / 'rest.bind-address'\n"
+	"  --http-allow-remote          allow --http on an address other than loopback\n"
 	"  --fresh                      ignore existing checkpoints: start from scratch\n"
 	"  --from-savepoint PATH        restore the job from a savepoint or checkpoint\n"
 	"  --allow-non-restored-state   restore even when the savepoint holds state of\n"
@@ -61,6 +70,12 @@ static const char run[] =
 
 static const char explain[] =
 	"usage: sluice explain <job.sql | -e SQL | -> [--set KEY=VALUE]...\n"
+	"       sluice explain --pending ADDRESS:PORT\n"
+	"\n"
+	"With --pending, asks the job running with --http ADDRESS:PORT why there is no\n"
+	"output yet: for each window, join and OVER operator, the watermark it waits on\n"
+	"and the input holding it back, down to the source instance; then every\n"
+	"watermark.  Otherwise:\n"
 	"\n"
 	"Plans the script and prints the physical plan of its job, one operator per\n"
 	"line, without opening any input, output or state.  Errors are reported as by\n"
@@ -78,10 +93,20 @@ static const char version[] =
 	"\n"
 	"Prints `sluice` and the version of the engine, and exits with status 0.\n";
 
+static const char iceberg[] =
+	"usage: sluice iceberg expire-snapshots TABLE-DIR [--older-than T] [--retain-last N]\n"
+	"\n"
+	"Expires the snapshots of the Iceberg table in TABLE-DIR (a Hadoop-catalog table:\n"
+	"TABLE-DIR/metadata/vN.metadata.json) committed before T, a UTC timestamp\n"
+	"('2026-12-01 00:00:00') or a duration back from now ('1 h', '0 s'; default 5 d),\n"
+	"keeping the current snapshot and the N most recent ones (default 1).  Their\n"
+	"manifest lists and unreferenced manifests are deleted; data files are not.\n"
+	"See docs/iceberg.md.\n";
+
 static const char help[] =
 	"usage: sluice help [COMMAND]\n"
 	"\n"
-	"Prints help for COMMAND (run, explain, version, help), or the list of\n"
+	"Prints help for COMMAND (run, explain, iceberg, version, help), or the list of\n"
 	"commands.\n";
 
 void sl_cli_usage(FILE *f)
@@ -95,6 +120,7 @@ int sl_cli_help(const char *cmd, FILE *f)
 		const char *name, *text;
 	} cmds[] = {
 		{"run", run}, {"explain", explain}, {"version", version}, {"help", help},
+		{"iceberg", iceberg},
 	};
 	if (!cmd) {
 		fputs(general, f);

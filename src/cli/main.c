@@ -2,18 +2,27 @@
  * main.c - the sluice command: a thin client of include/sluice.h.
  *
  *   sluice run job.sql [--set k=v]... [--stats]   run a Flink SQL script
- *        [--fresh] [--from-savepoint PATH] [--drain]
+ *        [--fresh] [--from-savepoint PATH] [--drain] [--quiet]
+ *        [--http ADDR:PORT [--http-allow-remote]]
  *   sluice run -e "SQL" ...                       run inline SQL
  *   sluice run - ...                              read the script from stdin
  *   sluice explain job.sql | -e "SQL"             print the physical plan
+ *   sluice explain --pending ADDR:PORT            ask a running job (--http)
+ *                                                 why there is no output yet
+ *   sluice iceberg expire-snapshots ...           Iceberg table maintenance
+ *                                                 (cli_iceberg.c)
  *   sluice version | --version                   print the version
  *   sluice help [COMMAND] | --help                print help
  *
  * The help texts and the exit statuses are in help.c (`sluice --help`,
  * `sluice help run`, docs/sluice.1).  On an error the message comes first
  * on stderr, followed by the offending SQL line and a caret when the
- * error has a position.  At the end of a run the job's summary (rows per
- * source and sink, late rows, final watermarks) goes to stderr.
+ * error has a position.  While the job runs, a status line is redrawn on
+ * stderr when it is a terminal (status.c; off with --quiet); at the end of
+ * a run, the line erased, the job's summary (rows per source and sink,
+ * late rows, final watermarks) goes to stderr.  With --http (or 'rest.port'
+ * in the script) the job's metrics are served over HTTP while it runs
+ * (http.c).
  *
  * SIGINT or SIGTERM stops the job cleanly (sl_stop_complete): with
  * checkpointing with a savepoint (its path is printed), without it the
@@ -22,6 +31,9 @@
  */
 #include "sluice.h"
 #include "help.h"
+#include "cli_iceberg.h"
+#include "http.h"
+#include "status.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -101,8 +113,10 @@ static volatile sig_atomic_t signals;
 
 static void on_signal(int sig)
 {
-	if (++signals > 1)
+	if (++signals > 1) {
+		sl_status_abandon(); /* the terminal's whole screen back */
 		_exit(SL_EXIT_ABORT); /* second signal: abort without a savepoint */
+	}
 	if (running)
 		sl_stop(running);
 }
@@ -118,6 +132,48 @@ static void set_script_name(sl_engine *e, const char *path)
 	if (dot && !strcmp(dot, ".sql"))
 		*dot = 0;
 	sl_set(e, "sluice.script-name", name);
+}
+
+/*
+ * The HTTP endpoint's address: --http ADDR:PORT (IPv6 as [::1]:PORT), else
+ * 'rest.bind-address' or 'rest.address' (default 127.0.0.1) and
+ * 'rest.port' (default 8081) when one of them was set.  Returns 1 with
+ * addr and *port set, 0 when there is no endpoint, -1 on a bad value
+ * (message printed).
+ */
+static int http_address(sl_engine *e, const char *flag, char *addr, size_t cap, int *port)
+{
+	const char *a = NULL, *p = NULL;
+	char buf[128];
+	if (flag) {
+		snprintf(buf, sizeof(buf), "%s", flag);
+		char *colon = strrchr(buf, ':');
+		if (!colon || colon == buf || (strchr(buf, ':') != colon && buf[0] != '[')) {
+			fprintf(stderr, "sluice: --http expects ADDRESS:PORT (e.g. 127.0.0.1:8081), got "
+			        "'%s'\n", flag);
+			return -1;
+		}
+		*colon = 0;
+		a = buf;
+		p = colon + 1;
+	} else {
+		const char *ba = sl_option(e, "rest.bind-address"), *ra = sl_option(e, "rest.address");
+		p = sl_option(e, "rest.port");
+		if (!ba && !ra && !p)
+			return 0;
+		a = ba ? ba : ra ? ra : "127.0.0.1";
+		if (!p)
+			p = "8081";
+	}
+	char *end;
+	long n = strtol(p, &end, 10);
+	if (!*p || *end || n < 0 || n > 65535) {
+		fprintf(stderr, "sluice: bad HTTP port '%s' (0-65535; 0: any free port)\n", p);
+		return -1;
+	}
+	snprintf(addr, cap, "%s", a);
+	*port = (int)n;
+	return 1;
 }
 
 /* Loads the script named by argv[i] (-e SQL, -, or a file). */
@@ -170,7 +226,24 @@ int main(int argc, char **argv)
 		printf("sluice %s\n", sl_version());
 		return SL_EXIT_OK;
 	}
+	if (!strcmp(cmd, "iceberg")) /* table maintenance: cli_iceberg.c */
+		return sl_cli_iceberg(argc - 2, argv + 2);
 	int explain = !strcmp(cmd, "explain");
+	if (explain && argc > 2 && !strcmp(argv[2], "--pending")) {
+		if (argc != 4)
+			return usage_error("explain", "%s", "--pending takes the ADDRESS:PORT of a "
+			                   "running job's --http endpoint");
+		sl_buf body;
+		sl_buf_init(&body);
+		char msg[512];
+		if (sl_http_get(argv[3], "/pending", &body, msg, sizeof(msg))) {
+			fprintf(stderr, "sluice: %s\n", msg);
+			return SL_EXIT_FAILED;
+		}
+		fwrite(body.p ? body.p : "", 1, body.len, stdout);
+		sl_buf_deinit(&body);
+		return SL_EXIT_OK;
+	}
 	if (!explain && strcmp(cmd, "run")) {
 		if (cmd[0] == '-')
 			return usage_error(NULL, "unknown option '%s' (options follow the command: "
@@ -182,7 +255,7 @@ int main(int argc, char **argv)
 			sl_cli_help(cmd, stdout);
 			return SL_EXIT_OK;
 		} else if (!strcmp(argv[i], "-e") || !strcmp(argv[i], "--set") ||
-		           !strcmp(argv[i], "--from-savepoint")) {
+		           !strcmp(argv[i], "--from-savepoint") || !strcmp(argv[i], "--http")) {
 			i++; /* skip the argument: `-e --help` is SQL */
 		}
 	sl_engine *e;
@@ -193,10 +266,14 @@ int main(int argc, char **argv)
 	sl_set(e, "sluice.select.sink", "print");
 	char *sql = NULL;
 	const char *name = NULL;
-	int stats = 0, rc = 0, status = SL_EXIT_OK, drain = 0;
+	int stats = 0, rc = 0, status = SL_EXIT_OK, drain = 0, quiet = 0, remote = 0;
+	const char *http_flag = NULL;
+	sl_http *http = NULL;
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
-		int run_only = !strcmp(a, "--stats") || !strcmp(a, "--drain") ||
+		int run_only = !strcmp(a, "--stats") || !strcmp(a, "--drain") || !strcmp(a, "--quiet") ||
+		               !strcmp(a, "-q") || !strcmp(a, "--http") ||
+		               !strcmp(a, "--http-allow-remote") ||
 		               !strcmp(a, "--allow-non-restored-state") ||
 		               !strcmp(a, "--overwrite-output") || !strcmp(a, "--fresh") ||
 		               !strcmp(a, "--from-savepoint");
@@ -204,13 +281,19 @@ int main(int argc, char **argv)
 			status = usage_error(cmd, "'%s' is an option of 'sluice run', not of 'explain'", a);
 			goto out;
 		}
-		if ((!strcmp(a, "--from-savepoint") || !strcmp(a, "--set") || !strcmp(a, "-e")) &&
-		    i + 1 >= argc) {
+		if ((!strcmp(a, "--from-savepoint") || !strcmp(a, "--set") || !strcmp(a, "-e") ||
+		     !strcmp(a, "--http")) && i + 1 >= argc) {
 			status = usage_error(cmd, "'%s' needs an argument", a);
 			goto out;
 		}
 		if (!strcmp(a, "--stats")) {
 			stats = 1;
+		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			quiet = 1;
+		} else if (!strcmp(a, "--http")) {
+			http_flag = argv[++i];
+		} else if (!strcmp(a, "--http-allow-remote")) {
+			remote = 1;
 		} else if (!strcmp(a, "--drain")) {
 			drain = 1;
 		} else if (!strcmp(a, "--allow-non-restored-state")) {
@@ -267,10 +350,30 @@ int main(int argc, char **argv)
 	}
 	fputs(sl_explain_text(e), stdout);
 	fputs(sl_warnings(e), stderr);
+	char haddr[128];
+	int hport, hrc = http_address(e, http_flag, haddr, sizeof(haddr), &hport);
+	if (hrc < 0) {
+		status = SL_EXIT_USAGE;
+		goto out;
+	}
+	if (hrc > 0) {
+		char msg[512];
+		int bound;
+		if (!(http = sl_http_start(e, haddr, hport, remote, &bound, msg, sizeof(msg)))) {
+			fprintf(stderr, "sluice: %s\n", msg);
+			status = SL_EXIT_USAGE;
+			goto out;
+		}
+		fprintf(stderr, "sluice: serving http://%s%s%s:%d/ (/metrics, /jobs)\n",
+		        strchr(haddr, ':') && haddr[0] != '[' ? "[" : "", haddr,
+		        strchr(haddr, ':') && haddr[0] != '[' ? "]" : "", bound);
+	}
 	running = e;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	sl_status *line = quiet ? NULL : sl_status_start(e);
 	rc = sl_run(e);
+	sl_status_stop(line); /* erased: what follows starts on its own line */
 	running = NULL;
 	if (!rc && signals && !sl_job_finished(e)) {
 		/* stopped by a signal: with checkpointing a savepoint, without
@@ -293,6 +396,7 @@ int main(int argc, char **argv)
 	if (stats)
 		fputs(sl_checkpoint_log(e), stderr);
 out:
+	sl_http_stop(http); /* before the engine it reads */
 	free(sql);
 	sl_engine_close(e);
 	return status;

@@ -10,7 +10,7 @@
  * table's schema.
  *
  * Connectors are registered by name ('connector' = 'filesystem', 'stdin',
- * 'stdout', 'print', 'blackhole', 'datagen', 'nexmark', 'jdbc', 'push') in conn_registry.c: a new connector is
+ * 'stdout', 'print', 'blackhole', 'datagen', 'nexmark', 'jdbc', 'postgres-cdc', 'iceberg', 'push') in conn_registry.c: a new connector is
  * one new file plus one registry line.  The concrete struct embeds
  * sl_source / sl_sink as its first member; vt->size says how much to
  * allocate.
@@ -50,6 +50,7 @@
 #define SL_CONN_H
 
 #include "../base/arena.h"
+#include "../base/counter.h"
 #include "../base/err.h"
 #include "../base/opts.h"
 #include "../data/types.h"
@@ -97,6 +98,11 @@ typedef struct sl_conn_args {
 	 * is field i's metadata key ('partition', 'timestamp', ...) and the
 	 * source fills that column; NULL for a physical column.  NULL = none. */
 	const char *const *meta;
+	/* The checkpoint interval ('execution.checkpointing.interval', micros)
+	 * when checkpointing is on, for a sink whose transactions span one
+	 * (the Kafka exactly-once sink checks its 'transaction.timeout.ms'
+	 * against it at planning); 0 = off or not known. */
+	int64_t ckpt_interval_us;
 } sl_conn_args;
 
 typedef struct sl_source_vtab sl_source_vtab;
@@ -107,7 +113,12 @@ typedef struct sl_source {
 	const sl_source_vtab *vt;
 	const char *table;
 	int64_t rows_read;     /* rows produced */
-	int64_t rows_skipped;  /* bad rows skipped (ignore-parse-errors) */
+	int64_t rows_skipped;  /* bad rows skipped (ignore-parse-errors; SL_CTR_ADD:
+	                        * read live by the metrics, base/counter.h) */
+	int64_t bytes_read;    /* a bounded file source's progress: bytes of its
+	                        * splits read so far (SL_CTR_ADD; may pass
+	                        * bytes_total by a block at a range's end) */
+	int64_t bytes_total;   /* and the size of its splits (0: unknown) */
 	struct sl_decoder *dec; /* its format's decoder, or NULL (stats) */
 	/*
 	 * Splits (docs/parallel.md §4): a source whose input is cut into
@@ -145,6 +156,22 @@ typedef struct sl_source {
 	 * key, normalized after the scan by the PRIMARY KEY.  NULL = none. */
 	const char *changelog;
 } sl_source;
+
+/*
+ * A changelog source's mark for a column whose value an update left out
+ * because it did not change (PostgreSQL's unchanged TOASTed values,
+ * conn_pgcdc.c): col->null[row] = SL_NULL_UNCHANGED (the value reads as
+ * NULL to anything else).  Only in +U rows of a source whose `changelog`
+ * is set with a PRIMARY KEY: the ChangelogNormalize right after the scan
+ * (op_changelog_normalize.c) replaces it with the value it stored for the
+ * key, and fails the job when it has none.
+ */
+#define SL_NULL_UNCHANGED 2
+/* The same, for a change the source replays over a table copy taken after
+ * it (conn_pgcdc.c): a key the normaliser has no row for does not exist
+ * in the copy, so a later replayed change removes it; the column is NULL
+ * meanwhile instead of failing the job. */
+#define SL_NULL_UNCHANGED_REPLAY 3
 
 typedef struct sl_lookup_vtab sl_lookup_vtab;
 
@@ -305,6 +332,10 @@ struct sl_sink_vtab {
 	/* The sink to use for a PARTITIONED BY table (a->part), or NULL when
 	 * the connector cannot write partitioned tables. */
 	const sl_sink_vtab *partitioned;
+	/* 1: the sink runs as one instance at any parallelism, its input
+	 * gathered into it (plan_par.c): one committer for a table (the
+	 * iceberg sink).  0: one instance per instance of its input. */
+	int single_instance;
 };
 
 /*
@@ -347,6 +378,18 @@ struct sl_lookup_vtab {
 	 */
 	int (*lookup)(sl_lookup *l, const void *key, uint32_t klen, int64_t now_us,
 	              const void **rows, uint32_t *len, sl_err *err);
+	/*
+	 * Optional (NULL = none): the keys of one probe batch before its
+	 * lookups, so a connector that queries a server asks for all the keys
+	 * it lacks in one statement (the jdbc lookup, conn_jdbc_lookup.c).
+	 * keys holds nkeys entries of u32 length + key bytes (the form of
+	 * lookup's key; keys with a NULL field are left out; a key may
+	 * repeat).  The lookups that follow, for these keys at this now_us,
+	 * must answer from what this call fetched.  Returns 0 or a negative
+	 * code with err.
+	 */
+	int (*prefetch)(sl_lookup *l, const void *keys, size_t len, int nkeys, int64_t now_us,
+	                sl_err *err);
 	/* Frees resources; safe after configure alone and after a failed
 	 * configure or open. */
 	void (*close)(sl_lookup *l);

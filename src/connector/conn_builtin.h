@@ -17,6 +17,8 @@ extern const sl_source_vtab sl_datagen_source_vtab;    /* conn_datagen.c */
 extern const sl_source_vtab sl_nexmark_source_vtab;    /* conn_nexmark.c */
 extern const sl_source_vtab sl_kafka_source_vtab;      /* conn_kafka.c */
 extern const sl_source_vtab sl_upsert_kafka_source_vtab; /* conn_kafka.c */
+extern const sl_source_vtab sl_pgcdc_source_vtab;     /* conn_pgcdc.c */
+extern const sl_source_vtab sl_jdbc_source_vtab;      /* conn_jdbc_lookup.c */
 
 extern const sl_sink_vtab sl_filesystem_sink_vtab; /* conn_fs_sink.c */
 extern const sl_sink_vtab sl_stdout_sink_vtab;     /* conn_stdio.c */
@@ -25,5 +27,6 @@ extern const sl_sink_vtab sl_blackhole_sink_vtab;  /* conn_blackhole.c */
 extern const sl_sink_vtab sl_kafka_sink_vtab;      /* conn_kafka_sink.c */
 extern const sl_sink_vtab sl_upsert_kafka_sink_vtab; /* conn_kafka_sink.c */
 extern const sl_sink_vtab sl_jdbc_sink_vtab;       /* conn_jdbc.c */
+extern const sl_sink_vtab sl_iceberg_sink_vtab;    /* conn_iceberg.c */
 
 #endif

@@ -387,6 +387,7 @@ static int fss_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 {
 	fs_source *f = (fs_source *)s;
 	sl__lines_init(&f->lr);
+	f->lr.bytes_read = &f->base.bytes_read; /* progress (docs/observability.md) */
 	f->lr_split = -1;
 	f->ffd = -1;
 	f->turn_end = -1;
@@ -447,9 +448,11 @@ static int make_splits(fs_source *f, sl_err *err)
 		goto nomem;
 	for (int i = 0; i < f->nfiles; i++) {
 		struct stat st;
-		int64_t len = 0;
-		if (f->cutable && !stat(file_name(f, i), &st))
-			len = (int64_t)st.st_size;
+		int64_t len = 0, fsize = 0;
+		if (!f->filefmt && !stat(file_name(f, i), &st))
+			fsize = (int64_t)st.st_size; /* progress: line-oriented files only */
+		if (f->cutable)
+			len = fsize;
 		int64_t start = 0;
 		do {
 			if (k++ % f->nsub != f->subtask) {
@@ -469,6 +472,7 @@ static int make_splits(fs_source *f, sl_err *err)
 			sp->start = start;
 			sp->end = len > start + size ? start + size : -1;
 			sp->base = start ? -1 : 0;
+			f->base.bytes_total += (sp->end < 0 ? fsize : sp->end) - start;
 			start += size;
 		} while (len > start);
 	}
@@ -791,7 +795,7 @@ static inline __attribute__((always_inline)) int decode_one(fs_source *f, const 
 		return rc; /* the caller ends the batch and reads the record again */
 	if (rc == SL_EINPUT && f->dec->ignore_errors) {
 		out->nrows = first; /* no row of a bad record stays */
-		f->base.rows_skipped++;
+		SL_CTR_ADD(f->base.rows_skipped, 1);
 		return 0;
 	}
 	if (rc < 0) {

@@ -508,6 +508,9 @@ static int at_time(ks_source *k, int64_t ts_ms, int64_t *out, sl_err *err)
 static int resolve_offsets(ks_source *k, sl_err *err)
 {
 	int n = k->nsplits;
+	if (n == 0) /* an instance without splits (more instances than partitions):
+	             * librdkafka refuses an empty list with "Invalid argument" */
+		return 0;
 	int64_t *lo = calloc((size_t)n + 1, sizeof(int64_t)), *hi = calloc((size_t)n + 1, 8);
 	int64_t *x = calloc((size_t)n + 1, sizeof(int64_t));
 	int rc = !lo || !hi || !x ? nomem(k, err) : 0;
@@ -789,7 +792,7 @@ static int decode_msg(ks_source *k, int i, rd_kafka_message_t *m, sl_batch *out,
 		out->nrows = first;
 		sl_decoder *d = f->vdec;
 		if (rc == SL_EINPUT && (d->ignore_errors || (f->kdec && f->kdec->ignore_errors))) {
-			k->base.rows_skipped++;
+			SL_CTR_ADD(k->base.rows_skipped, 1);
 			return 0;
 		}
 		return sl_err_set(err, rc == SL_ENOMEM ? rc : SL_EINPUT, "source '%s': topic '%s', "

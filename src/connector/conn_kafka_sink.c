@@ -27,10 +27,32 @@
  * waits; 'at-least-once' (the default) flushes at each checkpoint's
  * pre-commit and at the end, so a completed checkpoint's output is
  * acknowledged by the brokers (replays after a restore may repeat
- * messages).  'exactly-once' is refused at planning: librdkafka cannot
- * resume a transaction after a crash, and the design that does not need
- * it (docs/kafka.md "Exactly-once sink") waits for the real broker, the
- * only peer that hides aborted transactions.
+ * messages).
+ *
+ * 'exactly-once' (docs/kafka.md "Exactly-once sink"; needs checkpointing
+ * and 'sink.transactional-id-prefix' P): instance k writes through one
+ * transactional producer, transactional.id "P-k", whose init_transactions
+ * at open fences any other producer of that id (a zombie incarnation) and
+ * aborts what an earlier incarnation left open.  The messages since the
+ * last committed transaction are also kept in memory (`msgs`, encoded as
+ * the checkpoint record below).  pre_commit(C) flushes the open
+ * transaction, adds to it the offset C for the marker group "P-k" on the
+ * topic's partition 0 (rd_kafka_send_offsets_to_transaction: committed
+ * atomically with the messages) and writes the record: u8 version 1, u32
+ * k, i64 C, i64 message count, bytes (each message: i32 partition, i32
+ * key length or -1, key, i32 value length or -1, value).  commit(C)
+ * commits the transaction; messages written between pre_commit and commit
+ * wait in `msgs` and open the next transaction at commit.  abort(C)
+ * leaves the transaction open: its messages belong to the next checkpoint
+ * too.  recover(record of instance j, checkpoint C) runs init_transactions
+ * for "P-j" (aborting what is open), reads the marker group's committed
+ * offset (read_committed) and, when it is below C (the job died between
+ * the checkpoint's manifest and the commit), writes the record's messages
+ * again in a new transaction with the marker and commits it: each
+ * checkpoint's messages are committed once.  The planner checks
+ * 'properties.transaction.timeout.ms' (librdkafka's default 60000) against
+ * the checkpoint interval (conn_args.ckpt_interval_us): a transaction stays
+ * open for about one interval.
  */
 #include "conn_kafka_int.h"
 #include "sluice.h"
@@ -43,7 +65,7 @@
 #define KK_TIMEOUT_MS 30000 /* metadata at open */
 
 enum { PART_DEFAULT, PART_FIXED, PART_RR };
-enum { GUAR_NONE, GUAR_ALO };
+enum { GUAR_NONE, GUAR_ALO, GUAR_EOS };
 
 typedef struct kk_sink {
 	sl_sink base;         /* must be first */
@@ -60,7 +82,54 @@ typedef struct kk_sink {
 	sl_buf kbuf, vbuf;
 	int64_t failed;       /* deliveries failed */
 	char first_fail[512]; /* the first failure's reason */
+	/* exactly-once (see the file comment) */
+	char *txn_prefix;     /* 'sink.transactional-id-prefix' */
+	int in_txn;           /* a transaction is open */
+	int64_t pending;      /* checkpoint pre-committed, awaiting commit; 0 = none */
+	sl_buf msgs;          /* messages since the last commit, record-encoded */
+	int64_t nmsgs;        /* ... how many */
+	size_t sent;          /* bytes of msgs produced into the open transaction */
+	int64_t nsent;
+	size_t staged;        /* bytes of msgs in the pre-committed transaction */
+	int64_t nstaged;
 } kk_sink;
+
+#define KK_TXN_TIMEOUT_MS 60000 /* librdkafka's transaction.timeout.ms default */
+
+static int check_failed(kk_sink *k, sl_err *err);
+
+/* 'exactly-once': the prefix, checkpointing, and the transaction timeout
+ * against the checkpoint interval (k->props read). */
+static int eos_configure(kk_sink *k, const sl_conn_args *a, const char *prefix, sl_err *err)
+{
+	if (!prefix || !*prefix)
+		return sl_err_set(err, SL_EINVAL, "sink '%s': 'sink.transactional-id-prefix' must be "
+		                  "specified when using DeliveryGuarantee.EXACTLY_ONCE.", a->table);
+	if (!a->checkpointing)
+		return sl_err_set(err, SL_EINVAL, "sink '%s': 'sink.delivery-guarantee' = "
+		                  "'exactly-once' commits a Kafka transaction per checkpoint: set "
+		                  "'execution.checkpointing.interval'", a->table);
+	int64_t tmo = KK_TXN_TIMEOUT_MS;
+	const char *t = sl__kafka_prop(&k->props, "transaction.timeout.ms");
+	if (t)
+		tmo = strtoll(t, NULL, 10);
+	if (a->ckpt_interval_us > 0 && tmo * 1000 <= a->ckpt_interval_us)
+		return sl_err_set(err, SL_EINVAL, "sink '%s': the checkpoint interval (%" PRId64 " ms) "
+		                  "must be shorter than the Kafka transaction timeout "
+		                  "'properties.transaction.timeout.ms' (%" PRId64 " ms%s): each "
+		                  "checkpoint's transaction stays open until the next checkpoint "
+		                  "completes, and the broker aborts it after the timeout; raise "
+		                  "'properties.transaction.timeout.ms' (up to the broker's "
+		                  "transaction.max.timeout.ms, 15 min by default) or checkpoint more "
+		                  "often", a->table, a->ckpt_interval_us / 1000, tmo,
+		                  t ? "" : ", librdkafka's default");
+	k->txn_prefix = strdup(prefix);
+	if (!k->txn_prefix)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	k->guarantee = GUAR_EOS;
+	k->base.guarantee = "exactly-once";
+	return 0;
+}
 
 static int kk_configure_any(sl_sink *s, const sl_conn_args *a, int upsert, sl_err *err)
 {
@@ -68,6 +137,7 @@ static int kk_configure_any(sl_sink *s, const sl_conn_args *a, int upsert, sl_er
 	const sl_opts *o = a->opts;
 	sl_buf_init(&k->kbuf);
 	sl_buf_init(&k->vbuf);
+	sl_buf_init(&k->msgs);
 	k->subtask = a->subtask;
 	const char *topic = sl_opts_get(o, "topic");
 	if (sl_opts_get(o, "topic-pattern"))
@@ -100,17 +170,15 @@ static int kk_configure_any(sl_sink *s, const sl_conn_args *a, int upsert, sl_er
 		dg = !strcmp(sem, "exactly-once") ? "exactly-once"
 		   : !strcmp(sem, "at-least-once") ? "at-least-once"
 		   : !strcmp(sem, "none") ? "none" : sem;
-	(void)sl_opts_get(o, "sink.transactional-id-prefix");
+	const char *prefix = sl_opts_get(o, "sink.transactional-id-prefix");
 	k->guarantee = GUAR_ALO;
 	if (dg && !strcmp(dg, "none")) {
 		k->guarantee = GUAR_NONE;
 		s->guarantee = "none"; /* what EXPLAIN shows */
-	} else if (dg && !strcmp(dg, "exactly-once"))
-		return sl_err_set(err, SL_ENOTSUP, "sink '%s': 'sink.delivery-guarantee' = "
-		                  "'exactly-once' is not supported yet (Kafka transactions: "
-		                  "docs/kafka.md); use 'at-least-once', or a filesystem sink for "
-		                  "exactly-once output", a->table);
-	else if (dg && strcmp(dg, "at-least-once"))
+	} else if (dg && !strcmp(dg, "exactly-once")) {
+		if (eos_configure(k, a, prefix, err))
+			return err->code;
+	} else if (dg && strcmp(dg, "at-least-once"))
 		return sl_err_set(err, SL_EINVAL, "sink '%s': Invalid value for option "
 		                  "'sink.delivery-guarantee'. Expected one of [exactly-once, "
 		                  "at-least-once, none], but is '%s'.", a->table, dg);
@@ -180,6 +248,179 @@ static void error_cb(rd_kafka_t *rk, int e, const char *reason, void *opaque)
 	fprintf(stderr, "sluice: sink '%s': kafka: %s\n", k->base.table, reason);
 }
 
+/* ---- exactly-once: transactions (see the file comment) ---------------------- */
+
+/* An rd_kafka_error_t of a transactional call: 0 without one, else the
+ * job's error naming the step and the transactional id (consumes e). */
+static int txn_check(kk_sink *k, rd_kafka_error_t *e, const char *step, int id, sl_err *err)
+{
+	if (!e)
+		return 0;
+	int fenced = rd_kafka_error_code(e) == RD_KAFKA_RESP_ERR__FENCED ||
+	             rd_kafka_error_code(e) == RD_KAFKA_RESP_ERR_PRODUCER_FENCED ||
+	             rd_kafka_error_code(e) == RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH;
+	sl_err_set(err, SL_EIO, "sink '%s': Kafka transaction of transactional id '%s-%d': %s: "
+	           "%s%s", k->base.table, k->txn_prefix, id, step, rd_kafka_error_string(e),
+	           fenced ? " (fenced: a newer producer with this transactional id started, "
+	                    "such as a newer incarnation of this job)" : "");
+	rd_kafka_error_destroy(e);
+	return err->code;
+}
+
+/* Hands one message to producer rk (partition part, RD_KAFKA_PARTITION_UA
+ * for the partitioner); waits while librdkafka's queue is full. */
+static int produce(kk_sink *k, rd_kafka_t *rk, int32_t part, const void *key, int32_t klen,
+                   const void *val, int32_t vlen, sl_err *err)
+{
+	const void *kp = klen < 0 ? NULL : key;
+	void *vp = vlen < 0 ? NULL : (void *)val;
+	size_t kn = klen < 0 ? 0 : (size_t)klen, vn = vlen < 0 ? 0 : (size_t)vlen;
+	for (;;) {
+		rd_kafka_resp_err_t e = rd_kafka_producev(
+			rk, RD_KAFKA_V_TOPIC(k->topic), RD_KAFKA_V_PARTITION(part),
+			RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(kp, kn),
+			RD_KAFKA_V_VALUE(vp, vn), RD_KAFKA_V_END);
+		if (!e)
+			return 0;
+		if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL)
+			return sl_err_set(err, SL_EIO, "sink '%s': cannot write to topic '%s': %s",
+			                  k->base.table, k->topic, SL_KERR(e));
+		rd_kafka_poll(rk, 10);
+		int rc = check_failed(k, err);
+		if (rc)
+			return rc;
+	}
+}
+
+static void put_i32(sl_buf *b, int32_t v, int *oom)
+{
+	*oom |= sl_buf_append(b, &v, 4);
+}
+
+/* Appends one message to k->msgs (record encoding).  0 or SL_ENOMEM. */
+static int msg_add(kk_sink *k, int32_t part, const sl_buf *key, const sl_buf *val, sl_err *err)
+{
+	int oom = 0;
+	put_i32(&k->msgs, part, &oom);
+	put_i32(&k->msgs, key ? (int32_t)key->len : -1, &oom);
+	if (key)
+		oom |= sl_buf_append(&k->msgs, key->p, key->len);
+	put_i32(&k->msgs, val ? (int32_t)val->len : -1, &oom);
+	if (val)
+		oom |= sl_buf_append(&k->msgs, val->p, val->len);
+	if (oom)
+		return sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", k->base.table);
+	k->nmsgs++;
+	return 0;
+}
+
+/* Produces the record-encoded messages p[*pos, len) to rk; *pos and *n
+ * advance.  SL_ESTATE for a damaged record. */
+static int produce_from(kk_sink *k, rd_kafka_t *rk, const uint8_t *p, size_t len, size_t *pos,
+                        int64_t *n, sl_err *err)
+{
+	while (*pos < len) {
+		size_t q = *pos;
+		int32_t part, kl, vl;
+		if (len - q < 8)
+			goto bad;
+		memcpy(&part, p + q, 4);
+		memcpy(&kl, p + q + 4, 4);
+		q += 8;
+		const uint8_t *key = p + q;
+		if (kl > 0)
+			q += (size_t)kl;
+		if (q + 4 > len)
+			goto bad;
+		memcpy(&vl, p + q, 4);
+		q += 4;
+		const uint8_t *val = p + q;
+		if (vl > 0)
+			q += (size_t)vl;
+		if (q > len)
+			goto bad;
+		int rc = produce(k, rk, part, key, kl, val, vl, err);
+		if (rc)
+			return rc;
+		*pos = q;
+		(*n)++;
+	}
+	return 0;
+bad:
+	return sl_err_set(err, SL_ESTATE, "sink '%s': damaged exactly-once record in the "
+	                  "checkpoint", k->base.table);
+}
+
+/* Opens the instance's transaction if none is open and produces into it
+ * the messages that wait in msgs. */
+static int txn_catch_up(kk_sink *k, sl_err *err)
+{
+	if (k->sent == k->msgs.len)
+		return 0;
+	if (!k->in_txn) {
+		int rc = txn_check(k, rd_kafka_begin_transaction(k->rk), "begin", k->subtask, err);
+		if (rc)
+			return rc;
+		k->in_txn = 1;
+	}
+	return produce_from(k, k->rk, (const uint8_t *)k->msgs.p, k->msgs.len, &k->sent,
+	                    &k->nsent, err);
+}
+
+/* Adds to rk's open transaction the offset ckpt for the marker group
+ * "<prefix>-<id>" on the topic's partition 0 (committed with it). */
+static int txn_marker(kk_sink *k, rd_kafka_t *rk, int id, int64_t ckpt, sl_err *err)
+{
+	char group[600];
+	snprintf(group, sizeof group, "%s-%d", k->txn_prefix, id);
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+	rd_kafka_topic_partition_list_add(l, k->topic, 0)->offset = ckpt;
+	rd_kafka_consumer_group_metadata_t *g = rd_kafka_consumer_group_metadata_new(group);
+	rd_kafka_error_t *e = rd_kafka_send_offsets_to_transaction(rk, l, g, KK_TIMEOUT_MS);
+	rd_kafka_consumer_group_metadata_destroy(g);
+	rd_kafka_topic_partition_list_destroy(l);
+	return txn_check(k, e, "marker offset", id, err);
+}
+
+/* The marker group "<prefix>-<id>"'s committed offset (read_committed),
+ * -1 when none. */
+static int marker_read(kk_sink *k, int id, int64_t *out, sl_err *err)
+{
+	char es[512], group[600];
+	snprintf(group, sizeof group, "%s-%d", k->txn_prefix, id);
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	/* the connection's properties only (a consumer refuses none, but warns
+	 * about producer properties) */
+	for (int i = 0; i < k->props.n; i++) {
+		const char *key = k->props.key[i];
+		if (!strcmp(key, "bootstrap.servers") || !strncmp(key, "security.", 9) ||
+		    !strncmp(key, "ssl.", 4) || !strncmp(key, "sasl.", 5) ||
+		    !strcmp(key, "client.id"))
+			rd_kafka_conf_set(conf, key, k->props.val[i], es, sizeof es);
+	}
+	rd_kafka_conf_set(conf, "group.id", group, es, sizeof es);
+	rd_kafka_conf_set(conf, "isolation.level", "read_committed", es, sizeof es);
+	rd_kafka_conf_set(conf, "log_level", "3", es, sizeof es);
+	rd_kafka_t *c = rd_kafka_new(RD_KAFKA_CONSUMER, conf, es, sizeof es);
+	if (!c) {
+		rd_kafka_conf_destroy(conf);
+		return sl_err_set(err, SL_EIO, "sink '%s': cannot create a Kafka consumer: %s",
+		                  k->base.table, es);
+	}
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+	rd_kafka_topic_partition_list_add(l, k->topic, 0)->offset = RD_KAFKA_OFFSET_INVALID;
+	rd_kafka_resp_err_t e = rd_kafka_committed(c, l, KK_TIMEOUT_MS);
+	if (!e)
+		e = l->elems[0].err;
+	*out = l->elems[0].offset >= 0 ? l->elems[0].offset : -1;
+	rd_kafka_topic_partition_list_destroy(l);
+	rd_kafka_destroy(c);
+	if (e)
+		return sl_err_set(err, SL_EIO, "sink '%s': cannot read the exactly-once marker of "
+		                  "group '%s': %s", k->base.table, group, SL_KERR(e));
+	return 0;
+}
+
 static int kk_open(sl_sink *s, sl_err *err)
 {
 	kk_sink *k = (kk_sink *)s;
@@ -189,6 +430,14 @@ static int kk_open(sl_sink *s, sl_err *err)
 	char es[512];
 	if (!sl__kafka_prop(&k->props, "partitioner"))
 		rd_kafka_conf_set(conf, "partitioner", "murmur2_random", es, sizeof es);
+	if (k->guarantee == GUAR_EOS) {
+		char tid[600];
+		snprintf(tid, sizeof tid, "%s-%d", k->txn_prefix, k->subtask);
+		if (rd_kafka_conf_set(conf, "transactional.id", tid, es, sizeof es)) {
+			rd_kafka_conf_destroy(conf);
+			return sl_err_set(err, SL_EINVAL, "sink '%s': %s", s->table, es);
+		}
+	}
 	rd_kafka_conf_set_dr_msg_cb(conf, dr_cb);
 	rd_kafka_conf_set_error_cb(conf, error_cb);
 	rd_kafka_conf_set_opaque(conf, k);
@@ -217,6 +466,9 @@ static int kk_open(sl_sink *s, sl_err *err)
 	if (e || k->nparts <= 0)
 		return sl_err_set(err, SL_EIO, "sink '%s': topic '%s': %s", s->table, k->topic,
 		                  e ? SL_KERR(e) : "no partitions");
+	if (k->guarantee == GUAR_EOS) /* fences zombies, aborts what is left open */
+		return txn_check(k, rd_kafka_init_transactions(k->rk, KK_TIMEOUT_MS), "init", k->subtask,
+		                 err);
 	return 0;
 }
 
@@ -279,6 +531,14 @@ static int kk_write(sl_sink *s, const sl_batch *b, sl_err *err)
 		             : k->partitioner == PART_RR ? (int32_t)(k->rr % k->nparts)
 		             : RD_KAFKA_PARTITION_UA;
 		k->rr++;
+		if (k->guarantee == GUAR_EOS) {
+			if ((rc = msg_add(k, part, f->kenc ? &k->kbuf : NULL, tomb ? NULL : &k->vbuf,
+			                  err)) ||
+			    (!k->pending && (rc = txn_catch_up(k, err))))
+				return rc;
+			s->rows_written++;
+			continue;
+		}
 		for (;;) {
 			int e = rd_kafka_produce(k->rkt, part, RD_KAFKA_MSG_F_COPY,
 			                         tomb ? NULL : k->vbuf.p, tomb ? 0 : k->vbuf.len,
@@ -322,11 +582,156 @@ static int kk_finish(sl_sink *s, sl_err *err)
 	return flush_all((kk_sink *)s, err);
 }
 
+/* exactly-once pre_commit(C): the open transaction gets every message
+ * since the last commit, is flushed and gets the marker C; the record
+ * holds the messages (see the file comment). */
+static int eos_pre_commit(kk_sink *k, int64_t ckpt, sl_snap_writer *w, sl_err *err)
+{
+	int rc;
+	if (k->pending)
+		return sl_err_set(err, SL_ESTATE, "sink '%s': checkpoint %" PRId64 " started before "
+		                  "checkpoint %" PRId64 "'s transaction was committed", k->base.table,
+		                  ckpt, k->pending);
+	if ((rc = txn_catch_up(k, err)))
+		return rc;
+	if (!k->in_txn) { /* nothing written: the marker alone (it also checks the fence) */
+		if ((rc = txn_check(k, rd_kafka_begin_transaction(k->rk), "begin", k->subtask, err)))
+			return rc;
+		k->in_txn = 1;
+	}
+	if ((rc = flush_all(k, err)) || (rc = txn_marker(k, k->rk, k->subtask, ckpt, err)))
+		return rc;
+	sl_snap_put_u8(w, 1);
+	sl_snap_put_u32(w, (uint32_t)k->subtask);
+	sl_snap_put_i64(w, ckpt);
+	sl_snap_put_i64(w, k->nmsgs);
+	sl_snap_put_bytes(w, k->msgs.p, k->msgs.len);
+	k->pending = ckpt;
+	k->staged = k->msgs.len;
+	k->nstaged = k->nmsgs;
+	return 0;
+}
+
+/* commit(C): commits the pre-committed transaction; the messages written
+ * since open the next one. */
+static int kk_commit(sl_sink *s, int64_t ckpt, sl_err *err)
+{
+	kk_sink *k = (kk_sink *)s;
+	if (k->guarantee != GUAR_EOS || k->pending != ckpt)
+		return 0;
+	int rc = txn_check(k, rd_kafka_commit_transaction(k->rk, KK_TIMEOUT_MS), "commit",
+	                   k->subtask, err);
+	if (rc)
+		return rc;
+	k->in_txn = 0;
+	k->pending = 0;
+	memmove(k->msgs.p, k->msgs.p + k->staged, k->msgs.len - k->staged);
+	k->msgs.len -= k->staged;
+	k->nmsgs -= k->nstaged;
+	k->sent = 0;
+	k->nsent = 0;
+	k->staged = 0;
+	k->nstaged = 0;
+	return txn_catch_up(k, err);
+}
+
+/* abort(C): the checkpoint failed; its transaction stays open and its
+ * messages go into the next checkpoint's. */
+static int kk_abort(sl_sink *s, int64_t ckpt, sl_err *err)
+{
+	kk_sink *k = (kk_sink *)s;
+	if (k->guarantee != GUAR_EOS || k->pending != ckpt)
+		return 0;
+	k->pending = 0;
+	k->staged = 0;
+	k->nstaged = 0;
+	return txn_catch_up(k, err);
+}
+
+/*
+ * recover: an empty record (at-least-once, none, a fresh start) has
+ * nothing to do; an exactly-once record of instance j and checkpoint C is
+ * committed unless the marker of "<prefix>-j" shows it committed (see the
+ * file comment).  A record with another guarantee is refused.
+ */
+static int kk_recover(sl_sink *s, sl_snap_reader *r, sl_err *err)
+{
+	kk_sink *k = (kk_sink *)s;
+	if (!r || r->pos >= r->len)
+		return 0;
+	uint8_t ver = sl_snap_get_u8(r);
+	int j = (int)sl_snap_get_u32(r);
+	int64_t ckpt = sl_snap_get_i64(r), n = sl_snap_get_i64(r);
+	size_t len = 0;
+	const uint8_t *p = sl_snap_get_bytes(r, &len);
+	if (!sl_snap_reader_ok(r) || ver != 1)
+		return sl_err_set(err, SL_ESTATE, "sink '%s': unknown or damaged Kafka sink record "
+		                  "in the checkpoint", s->table);
+	if (k->guarantee != GUAR_EOS)
+		return sl_err_set(err, SL_ESTATE, "sink '%s': the restored checkpoint holds an "
+		                  "exactly-once Kafka transaction; restore it with "
+		                  "'sink.delivery-guarantee' = 'exactly-once'", s->table);
+	/* instance j's transactional id: ours was initialized at open; another
+	 * one's gets a producer of its own (init_transactions aborts its open
+	 * transaction before the marker is read) */
+	rd_kafka_t *rk = k->rk;
+	int rc = 0;
+	if (j != k->subtask) {
+		char es[512], tid[600];
+		snprintf(tid, sizeof tid, "%s-%d", k->txn_prefix, j);
+		rd_kafka_conf_t *conf = sl__kafka_conf(&k->props, "sink", s->table, err);
+		if (!conf)
+			return err->code;
+		rd_kafka_conf_set(conf, "transactional.id", tid, es, sizeof es);
+		rd_kafka_conf_set_dr_msg_cb(conf, dr_cb);
+		rd_kafka_conf_set_error_cb(conf, error_cb);
+		rd_kafka_conf_set_opaque(conf, k);
+		if (!(rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, es, sizeof es))) {
+			rd_kafka_conf_destroy(conf);
+			return sl_err_set(err, SL_EIO, "sink '%s': cannot create the Kafka producer: %s",
+			                  s->table, es);
+		}
+		rd_kafka_set_log_queue(rk, NULL);
+		rc = txn_check(k, rd_kafka_init_transactions(rk, KK_TIMEOUT_MS), "init", j, err);
+	}
+	int64_t marker = -1;
+	if (!rc)
+		rc = marker_read(k, j, &marker, err);
+	if (!rc && marker < ckpt) {
+		/* died between the checkpoint's manifest and its commit: again */
+		size_t pos = 0;
+		int64_t done = 0;
+		rc = txn_check(k, rd_kafka_begin_transaction(rk), "begin", j, err);
+		if (!rc)
+			rc = produce_from(k, rk, p, len, &pos, &done, err);
+		if (!rc && done != n)
+			rc = sl_err_set(err, SL_ESTATE, "sink '%s': damaged exactly-once record in the "
+			                "checkpoint", s->table);
+		while (!rc && rd_kafka_flush(rk, 1000) == RD_KAFKA_RESP_ERR__TIMED_OUT)
+			rc = check_failed(k, err);
+		if (!rc)
+			rc = check_failed(k, err);
+		if (!rc)
+			rc = txn_marker(k, rk, j, ckpt, err);
+		if (!rc)
+			rc = txn_check(k, rd_kafka_commit_transaction(rk, KK_TIMEOUT_MS), "commit", j, err);
+		if (!rc && getenv("SLUICE_KAFKA_TRACE"))
+			fprintf(stderr, "sluice: sink '%s': recovered checkpoint %" PRId64 "'s transaction "
+			        "of '%s-%d': %" PRId64 " message(s) committed again\n", s->table, ckpt,
+			        k->txn_prefix, j, n);
+	}
+	if (rk != k->rk)
+		rd_kafka_destroy(rk);
+	return rc;
+}
+
 /* At a checkpoint's barrier: what was written before it is acknowledged
  * ('at-least-once'); 'none' does not wait. */
 static int kk_pre_commit(sl_sink *s, int64_t ckpt_id, sl_snap_writer *w, sl_err *err)
 {
 	kk_sink *k = (kk_sink *)s;
+	if (k->guarantee == GUAR_EOS)
+		return eos_pre_commit(k, ckpt_id, w, err);
 	if (k->guarantee == GUAR_NONE) {
 		rd_kafka_poll(k->rk, 0);
 		return check_failed(k, err);
@@ -337,7 +742,15 @@ static int kk_pre_commit(sl_sink *s, int64_t ckpt_id, sl_snap_writer *w, sl_err 
 static void kk_close(sl_sink *s)
 {
 	kk_sink *k = (kk_sink *)s;
-	if (k->rk) {
+	if (k->rk && k->in_txn) {
+		/* exactly-once: what is not committed is in the checkpoint (or is
+		 * replayed): abort, so read_committed readers need not wait for the
+		 * transaction's timeout */
+		rd_kafka_error_t *e = rd_kafka_abort_transaction(k->rk, 5000);
+		if (e)
+			rd_kafka_error_destroy(e);
+		k->in_txn = 0;
+	} else if (k->rk) {
 		/* not publishing: messages already sent stay sent (at-least-once);
 		 * queued ones get a short chance (a failed job's rows before the
 		 * error, as the filesystem sink publishes them without checkpoints) */
@@ -353,6 +766,9 @@ static void kk_close(sl_sink *s)
 	k->topic = NULL;
 	sl_buf_deinit(&k->kbuf);
 	sl_buf_deinit(&k->vbuf);
+	sl_buf_deinit(&k->msgs);
+	free(k->txn_prefix);
+	k->txn_prefix = NULL;
 	sl__kafka_props_free(&k->props);
 	sl__kafka_fmt_deinit(&k->fmt);
 }
@@ -368,6 +784,9 @@ const sl_sink_vtab sl_kafka_sink_vtab = {
 	.write = kk_write,
 	.finish = kk_finish,
 	.pre_commit = kk_pre_commit,
+	.commit = kk_commit,
+	.abort = kk_abort,
+	.recover = kk_recover,
 	.close = kk_close,
 };
 
@@ -383,5 +802,8 @@ const sl_sink_vtab sl_upsert_kafka_sink_vtab = {
 	.write = kk_write,
 	.finish = kk_finish,
 	.pre_commit = kk_pre_commit,
+	.commit = kk_commit,
+	.abort = kk_abort,
+	.recover = kk_recover,
 	.close = kk_close,
 };

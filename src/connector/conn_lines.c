@@ -103,6 +103,8 @@ static int fill(sl_linereader *lr)
 			return SL_EIO;
 		if (n == 0)
 			lr->eof = 1;
+		if (lr->bytes_read)
+			SL_CTR_ADD(*lr->bytes_read, n); /* per 1 MiB block, not per row */
 		lr->end += (size_t)n;
 		return 0;
 	}

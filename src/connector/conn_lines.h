@@ -39,6 +39,9 @@ typedef struct sl_linereader {
 	int eof;         /* read(2) returned 0 */
 	int64_t off;     /* byte offset of buf[pos] in the input */
 	int64_t line;    /* lines consumed */
+	int64_t *bytes_read; /* NULL, or where the bytes read(2) are counted (the
+	                      * source's progress: SL_CTR_ADD, read live by the
+	                      * metrics); kept by sl__lines_start */
 } sl_linereader;
 
 /* Initializes an idle reader (no fd, no buffer). */

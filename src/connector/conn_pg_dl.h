@@ -1,6 +1,6 @@
 /*
  * conn_pg_dl.h - libpq, loaded at run time by the PostgreSQL connectors
- * only (conn_pg.c; the pattern of src/state/rocksdb_dl.h).
+ * only (conn_pg.c, conn_pgcdc.c; the pattern of src/state/rocksdb_dl.h).
  *
  * Linked into every sluice process, libpq brought 26 shared libraries
  * with it (OpenSSL, Kerberos, LDAP, GnuTLS, p11-kit...), loaded at every
@@ -23,17 +23,24 @@
 
 #define SL_PQ_FUNCS(X) \
 	X(PQclear) \
+	X(PQconsumeInput) \
 	X(PQconnectdbParams) \
 	X(PQconninfoFree) \
 	X(PQconninfoParse) \
 	X(PQerrorMessage) \
 	X(PQexec) \
 	X(PQexecParams) \
+	X(PQexecPrepared) \
 	X(PQfinish) \
+	X(PQflush) \
 	X(PQfreemem) \
+	X(PQgetCopyData) \
+	X(PQgetisnull) \
 	X(PQgetResult) \
 	X(PQgetvalue) \
+	X(PQnfields) \
 	X(PQntuples) \
+	X(PQprepare) \
 	X(PQputCopyData) \
 	X(PQputCopyEnd) \
 	X(PQresStatus) \
@@ -41,6 +48,7 @@
 	X(PQresultErrorMessage) \
 	X(PQresultStatus) \
 	X(PQsetNoticeProcessor) \
+	X(PQsocket) \
 	X(PQstatus) \
 
 struct sl_pq_api {
@@ -58,17 +66,24 @@ int sl__pq_load(sl_err *err);
 
 #ifndef SL_PQ_NO_MACROS
 #define PQclear (sl__pq.PQclear)
+#define PQconsumeInput (sl__pq.PQconsumeInput)
 #define PQconnectdbParams (sl__pq.PQconnectdbParams)
 #define PQconninfoFree (sl__pq.PQconninfoFree)
 #define PQconninfoParse (sl__pq.PQconninfoParse)
 #define PQerrorMessage (sl__pq.PQerrorMessage)
 #define PQexec (sl__pq.PQexec)
 #define PQexecParams (sl__pq.PQexecParams)
+#define PQexecPrepared (sl__pq.PQexecPrepared)
 #define PQfinish (sl__pq.PQfinish)
+#define PQflush (sl__pq.PQflush)
 #define PQfreemem (sl__pq.PQfreemem)
+#define PQgetCopyData (sl__pq.PQgetCopyData)
+#define PQgetisnull (sl__pq.PQgetisnull)
 #define PQgetResult (sl__pq.PQgetResult)
 #define PQgetvalue (sl__pq.PQgetvalue)
+#define PQnfields (sl__pq.PQnfields)
 #define PQntuples (sl__pq.PQntuples)
+#define PQprepare (sl__pq.PQprepare)
 #define PQputCopyData (sl__pq.PQputCopyData)
 #define PQputCopyEnd (sl__pq.PQputCopyEnd)
 #define PQresStatus (sl__pq.PQresStatus)
@@ -76,6 +91,7 @@ int sl__pq_load(sl_err *err);
 #define PQresultErrorMessage (sl__pq.PQresultErrorMessage)
 #define PQresultStatus (sl__pq.PQresultStatus)
 #define PQsetNoticeProcessor (sl__pq.PQsetNoticeProcessor)
+#define PQsocket (sl__pq.PQsocket)
 #define PQstatus (sl__pq.PQstatus)
 #endif
 

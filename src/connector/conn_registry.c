@@ -28,6 +28,8 @@ static const sl_source_vtab *const source_table[] = {
 	&sl_nexmark_source_vtab,
 	&sl_kafka_source_vtab,
 	&sl_upsert_kafka_source_vtab,
+	&sl_pgcdc_source_vtab,
+	&sl_jdbc_source_vtab,
 	NULL
 };
 
@@ -39,6 +41,7 @@ static const sl_sink_vtab *const sink_table[] = {
 	&sl_kafka_sink_vtab,
 	&sl_upsert_kafka_sink_vtab,
 	&sl_jdbc_sink_vtab,
+	&sl_iceberg_sink_vtab,
 	NULL
 };
 

@@ -6,8 +6,12 @@
  * The stdin source reads newline-delimited records with 'format' like the
  * filesystem source (same line reader, conn_lines.c, records decoded in
  * place) until EOF.  It is not replayable: its snapshot holds only the line
- * count, so messages keep counting lines after a restore.  A read blocks
- * until standard input has data.
+ * count, so messages keep counting lines after a restore.  A read returns
+ * the rows standard input holds rather than wait for more; once after
+ * returning rows it reports no progress instead of blocking (so that a
+ * parallel task flushes the exchange batches those rows sit in before it
+ * sleeps: `tail -f | sluice` at parallelism > 1 shows each line's results
+ * as at 1); then a read blocks until standard input has data.
  *
  * The stdout sink encodes rows with 'format' (default json) into a buffer
  * and writes it to standard output (through stdio, so output stays ordered
@@ -26,6 +30,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,6 +44,7 @@ typedef struct stdin_source {
 	int64_t first_line; /* line of the last batch's first row */
 	int64_t *prov_line; /* per row of the last batch: its line */
 	int prov_cap, prov_n;
+	int gave_rows;      /* the last read returned rows */
 } stdin_source;
 
 /* The format and its options; standard input is not touched yet. */
@@ -73,7 +79,7 @@ static int sin_decode(stdin_source *in, const char *rec, size_t len, int64_t lin
 		return rc; /* the caller ends the batch and reads the record again */
 	if (rc == SL_EINPUT && in->dec->ignore_errors) {
 		out->nrows = first;
-		in->base.rows_skipped++;
+		SL_CTR_ADD(in->base.rows_skipped, 1);
 		return 0;
 	}
 	if (rc < 0) {
@@ -97,6 +103,15 @@ static int sin_read(sl_source *s, sl_batch *out, sl_err *err)
 			return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", s->table);
 		in->prov_line = p;
 		in->prov_cap = out->cap;
+	}
+	/* nothing buffered and nothing to read now, just after rows went out:
+	 * say "no progress" once, so the caller flushes what it holds (a
+	 * parallel task's exchange batches) before the next read blocks */
+	if (in->gave_rows && !sl__lines_ready(&in->lr)) {
+		struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN};
+		in->gave_rows = 0;
+		if (poll(&pfd, 1, 0) == 0)
+			return 0;
 	}
 	while (out->cap - out->nrows >= 2) {
 		const char *rec;
@@ -122,6 +137,7 @@ static int sin_read(sl_source *s, sl_batch *out, sl_err *err)
 			break;
 	}
 	in->prov_n = out->nrows;
+	in->gave_rows = out->nrows > rows0;
 	s->rows_read += out->nrows - rows0;
 	if (rc < 0 && rc != SL_EEOF)
 		return rc;

@@ -3,7 +3,9 @@
  *
  * All vectors of a batch are allocated once in sl_batch_new, from one
  * malloc'd region per column, so recycling a batch (sl_batch_reset) costs
- * nothing but resetting counters and the string arena.
+ * nothing but resetting counters and the string arena.  Rows are copied
+ * one at a time (sl_batch_copy_row) or column by column for a set of rows
+ * (sl_batch_append_rows, the exchange's copy).
  */
 #include "batch.h"
 #include "sluice.h"
@@ -11,6 +13,8 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../base/copy.h"
 
 static size_t phys_width(sl_phys p)
 {
@@ -216,3 +220,111 @@ int sl_batch_copy_row(sl_batch *dst, const sl_batch *src, int src_row, uint8_t o
 	return row;
 }
 
+
+/* Row i of an append: rows[i], or first + i. */
+#define APP_ROW(rows, first, i) ((rows) ? (int)(rows)[i] : (first) + (i))
+
+/* Copies fixed-width values of n rows; contiguous ones with one memcpy. */
+static void copy_fixed(char *dst, const char *src, size_t w, const uint32_t *rows, int first,
+                       int n)
+{
+	if (!rows) {
+		memcpy(dst, src + (size_t)first * w, (size_t)n * w);
+		return;
+	}
+	switch (w) {
+	case 1:
+		for (int i = 0; i < n; i++)
+			dst[i] = src[rows[i]];
+		break;
+	case 8:
+		for (int i = 0; i < n; i++)
+			memcpy(dst + (size_t)i * 8, src + (size_t)rows[i] * 8, 8);
+		break;
+	default:
+		for (int i = 0; i < n; i++)
+			memcpy(dst + (size_t)i * w, src + (size_t)rows[i] * w, w);
+	}
+}
+
+/* Strings of n rows: their bytes in one arena allocation, each
+ * NUL-terminated (what sl_col_set_str gives a consumer). */
+static int copy_strs(sl_batch *db, sl_str *d, const sl_col *s, const uint32_t *rows, int first,
+                     int n)
+{
+	size_t total = 0;
+	for (int i = 0; i < n; i++) {
+		int r = APP_ROW(rows, first, i);
+		if (!s->null[r])
+			total += (size_t)s->v.str[r].len + 1;
+	}
+	char *p = total ? sl_arena_alloc(&db->arena, total) : NULL;
+	if (total && !p)
+		return SL_ENOMEM;
+	for (int i = 0; i < n; i++) {
+		int r = APP_ROW(rows, first, i);
+		if (s->null[r]) {
+			d[i].ptr = "";
+			d[i].len = 0;
+			continue;
+		}
+		size_t len = (size_t)s->v.str[r].len;
+		sl_copy_short(p, s->v.str[r].ptr, len);
+		p[len] = 0;
+		d[i].ptr = p;
+		d[i].len = (int64_t)len;
+		p += len + 1;
+	}
+	return 0;
+}
+
+/* n rows of column s into column d from row d0 on (same physical type). */
+static int col_append(sl_batch *db, sl_col *d, int d0, const sl_col *s, const uint32_t *rows,
+                      int first, int n)
+{
+	sl_phys p = sl_type_phys(s->type);
+	if (rows && (p == SL_PHYS_I64 || p == SL_PHYS_F64)) {
+		/* null flag and value in one pass (the common case of a hash
+		 * exchange: 8-byte values picked by a row list); callgrind, the
+		 * datagen window job at parallelism 2: 0.6% fewer instructions */
+		uint8_t *dn = d->null + d0;
+		int64_t *dv = d->v.i64 + d0;
+		for (int i = 0; i < n; i++) {
+			uint32_t r = rows[i];
+			dn[i] = s->null[r];
+			dv[i] = s->v.i64[r]; /* a double's bits as they are */
+		}
+		return 0;
+	}
+	copy_fixed((char *)d->null + d0, (const char *)s->null, 1, rows, first, n);
+	switch (p) {
+	case SL_PHYS_I64:
+	case SL_PHYS_F64:
+	case SL_PHYS_I128:
+		copy_fixed((char *)d->v.data + (size_t)d0 * phys_width(p), s->v.data, phys_width(p),
+		           rows, first, n);
+		return 0;
+	case SL_PHYS_STR:
+		return copy_strs(db, d->v.str + d0, s, rows, first, n);
+	case SL_PHYS_ROW:
+		for (int i = 0; i < s->nchild && i < d->nchild; i++)
+			if (col_append(db, &d->child[i], d0, &s->child[i], rows, first, n))
+				return SL_ENOMEM;
+		return 0;
+	}
+	return 0;
+}
+
+int sl_batch_append_rows(sl_batch *dst, const sl_batch *src, const uint32_t *rows, int first,
+                         int n)
+{
+	assert(n >= 0 && dst->nrows + n <= dst->cap && dst->ncols <= src->ncols);
+	int d0 = dst->nrows;
+	copy_fixed((char *)dst->op + d0, (const char *)src->op, 1, rows, first, n);
+	copy_fixed((char *)(dst->wm + d0), (const char *)src->wm, sizeof(int64_t), rows, first, n);
+	for (int c = 0; c < dst->ncols; c++)
+		if (col_append(dst, &dst->cols[c], d0, &src->cols[c], rows, first, n))
+			return SL_ENOMEM;
+	dst->nrows = d0 + n;
+	return 0;
+}

@@ -143,6 +143,19 @@ static inline void sl_col_set_null(sl_col *c, int row)
  */
 int sl_batch_copy_row(sl_batch *dst, const sl_batch *src, int src_row, uint8_t op, int64_t wm);
 
+/*
+ * Appends n rows of src to dst, column by column, with their op and wm:
+ * rows rows[0..n) (physical indexes, any order) or, when rows is NULL, the
+ * rows first..first+n-1.  dst has room for them (nrows + n <= cap) and
+ * src's column types for its dst->ncols columns.  Strings are copied into
+ * dst's arena (NUL-terminated, as sl_col_set_str does), one allocation
+ * per column.  The same values as n calls of sl_batch_copy_row, at a type
+ * dispatch per column instead of per value (a hash exchange's copy).
+ * Returns 0, or SL_ENOMEM with dst's nrows unchanged.
+ */
+int sl_batch_append_rows(sl_batch *dst, const sl_batch *src, const uint32_t *rows, int first,
+                         int n);
+
 /* Copies value (src, srow) into (dst, drow) of a column of the same
  * physical type; strings are copied into dst_batch's arena.  Returns 0 or
  * SL_ENOMEM. */

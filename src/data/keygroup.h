@@ -25,11 +25,94 @@
 #define SL_KEYGROUP_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "types.h"
 
 #define SL_KG_DEFAULT_MAXP 128   /* Flink's default lower bound */
 #define SL_KG_MAX_MAXP 32768     /* Flink's UPPER_BOUND_MAX_PARALLELISM */
+
+/* The functions below, inline for callers that hash every row (a hash
+ * exchange); the out-of-line sl_keygroup_hash/_murmur/_of are the same
+ * code.  Internal helpers first. */
+static inline uint32_t sl_kg_rotl32(uint32_t x, int r)
+{
+	return (x << r) | (x >> (32 - r));
+}
+
+static inline uint32_t sl_kg_fmix32(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
+static inline uint32_t sl_keygroup_hash_inline(const void *p, uint32_t n)
+{
+	const uint8_t *s = p;
+	const uint32_t c1 = 0xcc9e2d51u, c2 = 0x1b873593u;
+	uint32_t h = 0;
+	uint32_t nblocks = n / 4;
+	for (uint32_t i = 0; i < nblocks; i++) {
+		/* little-endian blocks whatever the machine: the value is stored.
+		 * Why a memcpy load on a little-endian machine: gcc 12 did not
+		 * merge the four byte loads (11 instructions a block instead of 1;
+		 * a hash exchange hashes every row's key) */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		uint32_t k;
+		memcpy(&k, s + 4 * i, 4);
+#else
+		uint32_t k = (uint32_t)s[4 * i] | (uint32_t)s[4 * i + 1] << 8 |
+		             (uint32_t)s[4 * i + 2] << 16 | (uint32_t)s[4 * i + 3] << 24;
+#endif
+		k *= c1;
+		k = sl_kg_rotl32(k, 15);
+		k *= c2;
+		h ^= k;
+		h = sl_kg_rotl32(h, 13);
+		h = h * 5 + 0xe6546b64u;
+	}
+	const uint8_t *tail = s + nblocks * 4;
+	uint32_t k = 0;
+	switch (n & 3) {
+	case 3: k ^= (uint32_t)tail[2] << 16; /* fall through */
+	case 2: k ^= (uint32_t)tail[1] << 8;  /* fall through */
+	case 1:
+		k ^= tail[0];
+		k *= c1;
+		k = sl_kg_rotl32(k, 15);
+		k *= c2;
+		h ^= k;
+	}
+	h ^= n;
+	return sl_kg_fmix32(h);
+}
+
+static inline int32_t sl_keygroup_murmur_inline(int32_t code)
+{
+	uint32_t c = (uint32_t)code;
+	c *= 0xcc9e2d51u;
+	c = sl_kg_rotl32(c, 15);
+	c *= 0x1b873593u;
+	c = sl_kg_rotl32(c, 13);
+	c = c * 5 + 0xe6546b64u;
+	c ^= 4;
+	c = sl_kg_fmix32(c);
+	int32_t v = (int32_t)c;
+	if (v >= 0)
+		return v;
+	return v != INT32_MIN ? -v : 0;
+}
+
+static inline int sl_keygroup_of_inline(const void *p, uint32_t n, int maxp)
+{
+	if (n == 0)
+		return 0;
+	return sl_keygroup_murmur_inline((int32_t)sl_keygroup_hash_inline(p, n)) % maxp;
+}
 
 /* MurmurHash3 x86_32 with seed 0 of p[0..n): the "hashCode" of a key. */
 uint32_t sl_keygroup_hash(const void *p, uint32_t n);

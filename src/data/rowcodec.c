@@ -21,6 +21,7 @@
 
 static int enc_fields(const sl_col *c, int row, int canon, sl_buf *out);
 
+
 /* Appends column c's value at row `row`; canon: doubles canonical.  Why
  * always inline, with ROW fields in a separate function: recursing into
  * enc_col kept the encoder out of line and made key encoding 25-35% slower
@@ -40,13 +41,7 @@ static inline __attribute__((always_inline)) int enc_col(const sl_col *c, int ro
 	switch (sl_type_phys(c->type)) {
 	case SL_PHYS_I64: rc = sl_buf_append(out, &c->v.i64[row], 8); break;
 	case SL_PHYS_F64: {
-		double d = c->v.f64[row];
-		if (canon) {
-			if (d == 0)
-				d = 0; /* -0.0 -> 0.0 */
-			if (isnan(d))
-				d = NAN;
-		}
+		double d = canon ? sl_rowcodec_canon(c->v.f64[row]) : c->v.f64[row];
 		rc = sl_buf_append(out, &d, 8);
 		break;
 	}

@@ -38,15 +38,78 @@
 #ifndef SL_ROWCODEC_H
 #define SL_ROWCODEC_H
 
+#include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../base/buf.h"
+#include "../base/copy.h"
 #include "batch.h"
 
 /* Appends the key form of columns cols[0..n) of row `row` of b to out.
  * Every type is accepted, ROW (nested) included.  Returns 0 or
  * SL_ENOMEM. */
 int sl_rowcodec_key(const sl_batch *b, const int *cols, int n, int row, sl_buf *out);
+
+/* A double in the key form: -0.0 as 0.0, every NaN as one NaN. */
+static inline double sl_rowcodec_canon(double d)
+{
+	if (d == 0)
+		d = 0; /* -0.0 -> 0.0 */
+	if (isnan(d))
+		d = NAN;
+	return d;
+}
+
+/* Writes the key form of column c at row `row` into buf[0..cap) without
+ * allocating: the same bytes as sl_rowcodec_key of that one column.
+ * Returns their length, or -1 when they do not fit in cap bytes or c is a
+ * ROW column (then use sl_rowcodec_key).  What a hash exchange hashes per
+ * row for a key of one column; inline because it is called per row
+ * (tests/unit/test_rowcodec.c checks it against sl_rowcodec_key). */
+static inline int sl_rowcodec_key1(const sl_col *c, int row, char *buf, int cap)
+{
+	if (c->null[row]) {
+		if (cap < 1)
+			return -1;
+		buf[0] = 1;
+		return 1;
+	}
+	switch (sl_type_phys(c->type)) {
+	case SL_PHYS_I64:
+		if (cap < 9)
+			return -1;
+		buf[0] = 0;
+		memcpy(buf + 1, &c->v.i64[row], 8);
+		return 9;
+	case SL_PHYS_F64: {
+		if (cap < 9)
+			return -1;
+		double d = sl_rowcodec_canon(c->v.f64[row]);
+		buf[0] = 0;
+		memcpy(buf + 1, &d, 8);
+		return 9;
+	}
+	case SL_PHYS_I128:
+		if (cap < 17)
+			return -1;
+		buf[0] = 0;
+		memcpy(buf + 1, &c->v.i128[row], 16);
+		return 17;
+	case SL_PHYS_STR: {
+		int64_t len = c->v.str[row].len;
+		if (len < 0 || len > cap - 5)
+			return -1;
+		uint32_t l32 = (uint32_t)len;
+		buf[0] = 0;
+		memcpy(buf + 1, &l32, 4);
+		sl_copy_short(buf + 5, c->v.str[row].ptr, (size_t)len);
+		return (int)len + 5;
+	}
+	case SL_PHYS_ROW: return -1;
+	}
+	return -1;
+}
 
 /* Appends the row form of every column of row `row` of b to out.  Returns
  * 0 or SL_ENOMEM. */

@@ -127,10 +127,10 @@ int sl_op_emit(sl_op *op, const sl_batch *b, sl_err *err)
 	int n = sl_batch_live(b);
 	if (n == 0)
 		return 0;
-	op->stats.rows_out += n;
+	SL_CTR_ADD(op->stats.rows_out, n);
 	for (int i = 0; i < op->nedges; i++) {
 		sl_op *to = op->edges[i].to;
-		to->stats.rows_in += n;
+		SL_CTR_ADD(to->stats.rows_in, n);
 		int rc = to->vt->process(to, op->edges[i].input, b, err);
 		if (rc) {
 			/* a row-level error (an aggregate's overflow) in the batch
@@ -161,7 +161,7 @@ static int merge_wm(sl_op *op, sl_err *err)
 		all_idle &= op->in_idle[i];
 	if (all_idle || m <= op->wm)
 		return 0;
-	op->wm = m;
+	SL_CTR_SET(op->wm, m);
 	if (op->vt->watermark)
 		return op->vt->watermark(op, m, err);
 	return sl_op_emit_watermark(op, m, err);
@@ -173,7 +173,7 @@ static int deliver_wm(sl_op *op, int input, int64_t wm, sl_err *err)
 	assert(input >= 0 && input < op->nin);
 	if (wm <= op->in_wm[input])
 		return 0;
-	op->in_wm[input] = wm;
+	SL_CTR_SET(op->in_wm[input], wm);
 	return merge_wm(op, err);
 }
 
@@ -181,10 +181,10 @@ int sl_op_emit_idle(sl_op *op, int idle, sl_err *err)
 {
 	if (op->idle == idle)
 		return 0;
-	op->idle = idle;
+	SL_CTR_SET(op->idle, idle);
 	for (int i = 0; i < op->nedges; i++) {
 		sl_op *to = op->edges[i].to;
-		to->in_idle[op->edges[i].input] = (uint8_t)idle;
+		SL_CTR_SET(to->in_idle[op->edges[i].input], (uint8_t)idle);
 		int rc = merge_wm(to, err);
 		if (rc)
 			return rc;
@@ -201,7 +201,7 @@ int sl_op_emit_watermark(sl_op *op, int64_t wm, sl_err *err)
 {
 	if (wm <= op->out_wm)
 		return 0;
-	op->out_wm = wm;
+	SL_CTR_SET(op->out_wm, wm);
 	for (int i = 0; i < op->nedges; i++) {
 		int rc = deliver_wm(op->edges[i].to, op->edges[i].input, wm, err);
 		if (rc)

@@ -72,13 +72,19 @@
  * depend neither on batch boundaries nor on the interleaving of inputs
  * (docs/parallel.md §4, docs/watermarks.md "The three rules").
  *
- * Threading: one job runs on one thread; operators need no locking.
+ * Threading: each operator instance runs on one thread (the job's at
+ * parallelism 1, its task's above: src/runtime/prun.c); operators need no
+ * locking.  Its counters (stats) and watermarks (wm, out_wm) are also read
+ * by the metrics snapshot from other threads while the job runs: the
+ * operator's thread writes them with SL_CTR_ADD / SL_CTR_SET only
+ * (base/counter.h), never with a plain store.
  */
 #ifndef SL_OP_H
 #define SL_OP_H
 
 #include <stdint.h>
 
+#include "../base/counter.h"
 #include "../base/err.h"
 #include "../data/types.h"
 #include "../state/state.h"
@@ -129,7 +135,8 @@ typedef struct sl_edge {
 	int input;
 } sl_edge;
 
-/* Counters every operator keeps (printed by --stats). */
+/* Counters every operator keeps (printed by --stats, read live by the
+ * metrics snapshot: written with SL_CTR_ADD only, see above). */
 typedef struct sl_op_stats {
 	int64_t rows_in, rows_out;
 	int64_t late_dropped;  /* rows dropped as late (counted once per row) */

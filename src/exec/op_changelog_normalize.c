@@ -19,6 +19,14 @@
  *              +U of the same key (it carries the change), else (an update
  *              that changed the key) handled as -D; -D -> -D(stored) and
  *              the key is forgotten, nothing for an unknown key
+ *              A +I/+U whose columns are marked SL_NULL_UNCHANGED
+ *              (connector/conn.h: PostgreSQL's unchanged TOASTed values,
+ *              conn_pgcdc.c) takes those columns from the stored row, or,
+ *              right after a -U of another key (the key was updated), from
+ *              the row that -U retracted; the job fails when there is
+ *              none (the value is unknown), except for the mark
+ *              SL_NULL_UNCHANGED_REPLAY (a change replayed over a newer
+ *              table copy: the row is removed later), then NULL.
  *   watermark  forwarded unchanged (rows keep their W_before)
  *
  * State: table "rows", namespace 0, key = the PRIMARY KEY columns in the
@@ -53,7 +61,46 @@ typedef struct norm_op {
 	sl_col **ocols;  /* &out.b->cols[i] for decoding */
 	int canon_cmp;   /* the row's two forms can differ: compare with sl_rowcodec_equal */
 	sl_buf key, val;
+	/* a +U with unchanged columns (SL_NULL_UNCHANGED) completed from the
+	 * stored row: the stored row decoded, the completed row */
+	sl_batch *stored, *fix;
+	sl_col **scols;
+	/* the stored row of the key a -U just retracted when the +U after it
+	 * has another key (an update of the key): its unchanged columns come
+	 * from there */
+	sl_buf moved;
+	int have_moved;
 } norm_op;
+
+/* The first column of row `row` marked unchanged, or -1. */
+static int first_unchanged(const sl_batch *in, int row)
+{
+	for (int c = 0; c < in->ncols; c++)
+		if (in->cols[c].null[row] == SL_NULL_UNCHANGED ||
+		    in->cols[c].null[row] == SL_NULL_UNCHANGED_REPLAY)
+			return c;
+	return -1;
+}
+
+/* Completes row `row` of `in` (kind op) with the stored row's values of its
+ * unchanged columns into o->fix, row 0. */
+static int complete_row(norm_op *o, const sl_batch *in, int row, uint8_t op, const void *cur,
+                        uint32_t clen, sl_err *err)
+{
+	sl_batch_reset(o->fix);
+	sl_batch_reset(o->stored);
+	if (sl_batch_copy_row(o->fix, in, row, op, in->wm[row]) < 0 ||
+	    sl_batch_add_row(o->stored, op, in->wm[row]) < 0)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (sl_rowcodec_decode(cur, clen, o->stored, o->scols, o->base.nout, 0) < 0)
+		return sl_err_set(err, SL_ESTATE, "ChangelogNormalize: malformed stored row");
+	for (int c = 0; c < in->ncols; c++)
+		if ((in->cols[c].null[row] == SL_NULL_UNCHANGED ||
+		     in->cols[c].null[row] == SL_NULL_UNCHANGED_REPLAY) &&
+		    sl_col_copy_value(o->fix, &o->fix->cols[c], 0, &o->stored->cols[c], 0) < 0)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
 
 /* Appends the stored row (bytes v[0..n)) to the output with kind op. */
 static int emit_stored(norm_op *o, const void *v, uint32_t n, uint8_t op, int64_t wm,
@@ -90,13 +137,50 @@ static int norm_row(norm_op *o, const sl_batch *in, int row, int next, sl_err *e
 	uint32_t clen;
 	int have = sl_state_get_var(o->rows, 0, o->key.p, (uint32_t)o->key.len, &cur, &clen);
 	int64_t wm = in->wm[row];
+	int moved = o->have_moved;
+	o->have_moved = 0;
 	if (op == SL_DELETE) {
 		if (!have)
 			return 0;
+		if (in->op[row] == SL_UPDATE_BEFORE) { /* the key changes: keep the old row */
+			sl_buf_clear(&o->moved);
+			if (sl_buf_append(&o->moved, cur, clen))
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			o->have_moved = 1;
+		}
 		if ((rc = emit_stored(o, cur, clen, SL_DELETE, wm, err)))
 			return rc;
 		sl_state_delete(o->rows, 0, o->key.p, (uint32_t)o->key.len);
 		return 0;
+	}
+	int uc = first_unchanged(in, row);
+	if (uc >= 0) {
+		/* a new key right after a -U of another: from the row it retracted */
+		const void *from = have ? cur : moved ? o->moved.p : NULL;
+		uint32_t flen = have ? clen : (uint32_t)o->moved.len;
+		if (!from && in->cols[uc].null[row] == SL_NULL_UNCHANGED_REPLAY) {
+			/* a replayed change of a row the copy does not hold: NULL
+			 * until the replay removes it */
+			sl_batch_reset(o->fix);
+			if (sl_batch_copy_row(o->fix, in, row, op, in->wm[row]) < 0)
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			for (int c = 0; c < in->ncols; c++)
+				if (o->fix->cols[c].null[0] > 1)
+					o->fix->cols[c].null[0] = 1;
+			in = o->fix;
+			row = 0;
+		} else if (!from)
+			return sl_err_set(err, SL_EINPUT, "ChangelogNormalize: an update leaves column %d "
+			                  "unchanged without sending it (a TOASTed PostgreSQL value) and "
+			                  "no earlier row of its key was read: set REPLICA IDENTITY FULL "
+			                  "on the table, or read it from 'scan.startup.mode' = 'initial'",
+			                  uc + 1);
+		else {
+			if ((rc = complete_row(o, in, row, op, from, flen, err)))
+				return rc;
+			in = o->fix;
+			row = 0;
+		}
 	}
 	sl_buf_clear(&o->val);
 	if (sl_rowcodec_cols(in, o->all_cols, o->base.nout, row, &o->val))
@@ -137,11 +221,15 @@ static int norm_open(sl_op *op, sl_err *err)
 	if (sl_emitter_init(&o->out, op, 0, err))
 		return err->code;
 	o->ocols = calloc((size_t)op->nout + 1, sizeof(sl_col *));
+	o->scols = calloc((size_t)op->nout + 1, sizeof(sl_col *));
 	o->all_cols = calloc((size_t)op->nout + 1, sizeof(int));
-	if (!o->ocols || !o->all_cols)
+	o->stored = sl_batch_new(op->nout, op->out_types, 1);
+	o->fix = sl_batch_new(op->nout, op->out_types, 1);
+	if (!o->ocols || !o->scols || !o->all_cols || !o->stored || !o->fix)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < op->nout; i++) {
 		o->ocols[i] = &o->out.b->cols[i];
+		o->scols[i] = &o->stored->cols[i];
 		o->all_cols[i] = i;
 	}
 	o->canon_cmp = sl_rowcodec_forms_differ(op->out_types, op->nout);
@@ -153,10 +241,14 @@ static void norm_close(sl_op *op)
 	norm_op *o = (norm_op *)op;
 	sl_emitter_deinit(&o->out);
 	free(o->ocols);
+	free(o->scols);
+	sl_batch_free(o->stored);
+	sl_batch_free(o->fix);
 	free(o->all_cols);
 	free(o->key_cols);
 	sl_buf_deinit(&o->key);
 	sl_buf_deinit(&o->val);
+	sl_buf_deinit(&o->moved);
 }
 
 static const sl_op_vtab norm_vtab = {

@@ -9,7 +9,9 @@
  *   open       opens the lookup (conn.h: its table must exist now; the
  *              planner only configured it), builds the joiner (output and
  *              candidate batches, residual)
- *   process    per probe row: encodes the key (the probe's equi-key
+ *   process    when the lookup has a prefetch method, first hands it the
+ *              keys of the whole batch (one query for them all); then
+ *              per probe row: encodes the key (the probe's equi-key
  *              columns, data/rowcodec.h), asks the lookup for the rows of that key
  *              at the batch's processing time, evaluates the residual over
  *              the joined candidates and emits each match with the probe's
@@ -45,7 +47,27 @@
 typedef struct ljoin_op {
 	sl_join_base b;  /* first (join_base.h): no tables */
 	sl_lookup *lk;
+	sl_buf keys;     /* a batch's keys for the lookup's prefetch */
 } ljoin_op;
+
+/* The keys of the batch's rows (u32 length + bytes each, NULL keys left
+ * out) handed to the lookup's prefetch before the rows are looked up. */
+static int prefetch(ljoin_op *o, const sl_batch *in, int64_t now, sl_err *err)
+{
+	int n = 0, rc;
+	sl_buf_clear(&o->keys);
+	SL_BATCH_FOREACH(in, k, row) {
+		if ((rc = sl__join_key(&o->b, 0, in, row, err)) < 0)
+			return rc;
+		if (rc == 1)
+			continue;
+		uint32_t len = (uint32_t)o->b.key.len;
+		if (sl_buf_append(&o->keys, &len, 4) || sl_buf_append(&o->keys, o->b.key.p, len))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		n++;
+	}
+	return n ? o->lk->vt->prefetch(o->lk, o->keys.p, o->keys.len, n, now, err) : 0;
+}
 
 /* Joins probe row `row` of `in` with the looked-up rows rows[0..len). */
 static int join_row(ljoin_op *o, const sl_batch *in, int row, const char *rows, uint32_t len,
@@ -88,6 +110,11 @@ static int ljoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	ljoin_op *o = (ljoin_op *)op;
 	int64_t now = op->graph->ectx.proctime;
+	if (o->lk->vt->prefetch) {
+		int rc = prefetch(o, in, now, err);
+		if (rc)
+			return rc;
+	}
 	SL_BATCH_FOREACH(in, k, row) {
 		int rc = sl__join_key(&o->b, 0, in, row, err);
 		if (rc < 0)
@@ -121,6 +148,7 @@ static void ljoin_close(sl_op *op)
 	ljoin_op *o = (ljoin_op *)op;
 	sl__join_base_close(&o->b);
 	sl_lookup_free(o->lk);
+	sl_buf_deinit(&o->keys);
 }
 
 static const sl_op_vtab ljoin_vtab = {

@@ -378,11 +378,21 @@ const char *sl_op_scan_table(const sl_op *op)
 int64_t sl_op_scan_skipped(const sl_op *op)
 {
 	const scan_op *o = (const scan_op *)op;
-	return o->p.source ? o->p.source->rows_skipped : 0;
+	return o->p.source ? SL_CTR_GET(o->p.source->rows_skipped) : 0; /* live metrics too */
 }
 
 /* Change events of the scan's changelog format that carried no row
  * (tombstones, truncates, messages). */
+void sl_op_scan_progress(const sl_op *op, int64_t *done, int64_t *total)
+{
+	const scan_op *o = (const scan_op *)op;
+	const sl_source *s = o->p.source;
+	*done = s ? SL_CTR_GET(s->bytes_read) : 0;
+	*total = s ? s->bytes_total : 0; /* set in open, before the job runs */
+	if (*total && *done > *total)
+		*done = *total;
+}
+
 int64_t sl_op_scan_events_skipped(const sl_op *op)
 {
 	const scan_op *o = (const scan_op *)op;

@@ -463,7 +463,7 @@ static int merge_row(sess_op *o, const sl_batch *in, int row, int64_t ts, int la
 		d->flags |= F_FIRED;
 		if ((rc = emit_one(o, d, SL_INSERT, in->wm[row], err)))
 			return rc;
-		o->base.stats.late_corrected++;
+		SL_CTR_ADD(o->base.stats.late_corrected, 1);
 		rc = add_timer(o, d->end + o->p.lateness, err);
 	} else {
 		rc = add_timer(o, d->end, err);

@@ -327,7 +327,7 @@ static int sassign_process(sl_op *op, int input, const sl_batch *in, sl_err *err
 		 * larger: idle inputs) */
 		int64_t w = in->wm[row] > o->wm ? in->wm[row] : o->wm;
 		if (ts + o->w.size <= w) {
-			op->stats.late_dropped++;
+			SL_CTR_ADD(op->stats.late_dropped, 1);
 			continue;
 		}
 		sl_buf_clear(&o->key);

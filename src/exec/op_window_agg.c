@@ -461,7 +461,7 @@ static int correct(win_op *o, int64_t end, const sl_batch *in, int row, sl_err *
 	} else {
 		return 0;
 	}
-	o->base.stats.late_corrected++;
+	SL_CTR_ADD(o->base.stats.late_corrected, 1);
 	return sl_op_emit(&o->base, c, err);
 }
 
@@ -471,7 +471,7 @@ int sl__window_late_flush(const sl_window_agg_plan *p, sl_batch *late, sl_err *e
 	if (!late || late->nrows == 0)
 		return 0;
 	sl_op *side = p->late_op;
-	side->stats.rows_in += late->nrows;
+	SL_CTR_ADD(side->stats.rows_in, late->nrows);
 	int rc = side->vt->process(side, 0, late, err);
 	sl_batch_reset(late);
 	return rc;
@@ -484,10 +484,10 @@ int sl__window_late_row(sl_op *op, const sl_window_agg_plan *p, sl_batch *late,
                         const sl_batch *in, int row, sl_err *err)
 {
 	if (p->late_policy != SL_LATEPOL_SIDE) {
-		op->stats.late_dropped++;
+		SL_CTR_ADD(op->stats.late_dropped, 1);
 		return 0;
 	}
-	op->stats.late_diverted++;
+	SL_CTR_ADD(op->stats.late_diverted, 1);
 	int r = sl_batch_add_row(late, SL_INSERT, in->wm[row]);
 	for (int i = 0; i < p->late_ncols; i++)
 		if (sl_col_copy_value(late, &late->cols[i], r, &in->cols[i], row))

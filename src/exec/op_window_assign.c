@@ -93,7 +93,7 @@ static int assign_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 			emitted = 1;
 		}
 		if (!emitted)
-			op->stats.late_dropped++;
+			SL_CTR_ADD(op->stats.late_dropped, 1);
 	}
 	rc = sl_op_emit(op, out, err);
 	sl_batch_reset(out);

@@ -58,6 +58,11 @@ int sl_op_scan_push_lines(sl_op *op, const char *text, size_t len, sl_err *err);
 const char *sl_op_scan_table(const sl_op *op);
 int64_t sl_op_scan_skipped(const sl_op *op);
 
+/* A bounded file source's progress: bytes read of its splits' bytes
+ * (*total 0: unknown).  Callable from any thread while the job runs
+ * (relaxed atomics: the live metrics). */
+void sl_op_scan_progress(const sl_op *op, int64_t *done, int64_t *total);
+
 /* ---- ChangelogNormalize: last row per PRIMARY KEY (op_changelog_normalize.c) */
 
 sl_op *sl_op_changelog_normalize_new(const int *key_cols, int nkeys, sl_err *err);

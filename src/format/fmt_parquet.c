@@ -172,7 +172,7 @@ void pq_leaves_free(pq_leaf *leaves, int n)
 
 /* The logical type annotation (a LogicalType union field `id`) and the
  * converted type of a leaf's type. */
-static void write_annotation(pq_tw *w, sl_type t, int phys, int unit)
+static void write_annotation(pq_tw *w, sl_type t, int phys, int unit, int field_id)
 {
 	int ct = -1;
 	switch ((sl_type_id)t.id) {
@@ -200,6 +200,8 @@ static void write_annotation(pq_tw *w, sl_type t, int phys, int unit)
 		pq_tw_i32(w, 7, t.scale);
 		pq_tw_i32(w, 8, t.precision);
 	}
+	if (field_id > 0)
+		pq_tw_i32(w, 9, field_id);
 	int lt = 0;
 	switch ((sl_type_id)t.id) {
 	case SL_T_TINYINT: case SL_T_SMALLINT: lt = PQ_LT_INTEGER; break;
@@ -242,7 +244,9 @@ static int count_elements(const sl_field *f)
 	return n;
 }
 
-static void write_element(pq_tw *w, const sl_field *f)
+/* field_id > 0: the element's field_id (written between precision and
+ * logicalType, the Thrift field order). */
+static void write_element(pq_tw *w, const sl_field *f, int field_id)
 {
 	int type_len, unit;
 	pq_tw_elem_struct(w);
@@ -250,9 +254,11 @@ static void write_element(pq_tw *w, const sl_field *f)
 		pq_tw_i32(w, 3, f->type.notnull ? PQ_REQUIRED : PQ_OPTIONAL);
 		pq_tw_bin(w, 4, f->name, strlen(f->name));
 		pq_tw_i32(w, 5, f->type.row->nfields);
+		if (field_id > 0)
+			pq_tw_i32(w, 9, field_id);
 		pq_tw_end(w);
 		for (int i = 0; i < f->type.row->nfields; i++)
-			write_element(w, &f->type.row->fields[i]);
+			write_element(w, &f->type.row->fields[i], 0);
 		return;
 	}
 	int phys = leaf_phys(f->type, &type_len, &unit);
@@ -261,11 +267,11 @@ static void write_element(pq_tw *w, const sl_field *f)
 		pq_tw_i32(w, 2, type_len);
 	pq_tw_i32(w, 3, f->type.notnull ? PQ_REQUIRED : PQ_OPTIONAL);
 	pq_tw_bin(w, 4, f->name, strlen(f->name));
-	write_annotation(w, f->type, phys, unit);
+	write_annotation(w, f->type, phys, unit, field_id);
 	pq_tw_end(w);
 }
 
-void pq_write_schema(pq_tw *w, int id, const sl_field *fields, int nfields)
+void pq_write_schema(pq_tw *w, int id, const sl_field *fields, int nfields, int field_ids)
 {
 	int n = 1;
 	for (int i = 0; i < nfields; i++)
@@ -276,7 +282,7 @@ void pq_write_schema(pq_tw *w, int id, const sl_field *fields, int nfields)
 	pq_tw_i32(w, 5, nfields);
 	pq_tw_end(w);
 	for (int i = 0; i < nfields; i++)
-		write_element(w, &fields[i]);
+		write_element(w, &fields[i], field_ids ? i + 1 : 0);
 }
 
 /* decode: a Parquet file is not a sequence of records. */

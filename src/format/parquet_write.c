@@ -72,6 +72,7 @@ typedef struct pq_writer {
 	int has_required;   /* some leaf or ancestor is NOT NULL: rows are checked first */
 	/* options */
 	int codec, level, v2, dict;
+	int field_ids;      /* 'parquet.field-ids': top-level columns carry ids 1..n */
 	int64_t block, page, dict_max;
 	/* the file */
 	int64_t pos;        /* bytes appended since file_begin */
@@ -141,6 +142,7 @@ static int read_options(pq_writer *w, const sl_opts *opts, sl_err *err)
 	    sl_opts_size(opts, "parquet.page.size", PQ_DEF_PAGE, &w->page, err) ||
 	    sl_opts_size(opts, "parquet.dictionary.page.size", PQ_DEF_DICT, &w->dict_max, err) ||
 	    sl_opts_bool(opts, "parquet.enable.dictionary", 1, &w->dict, err) ||
+	    sl_opts_bool(opts, "parquet.field-ids", 0, &w->field_ids, err) ||
 	    sl_opts_int(opts, "parquet.compression.codec.zstd.level", 3, &level, err))
 		return SL_EINVAL;
 	if (ver && !strcasecmp(ver, "PARQUET_2_0"))
@@ -852,7 +854,7 @@ int pq_file_end(sl_encoder *e, sl_buf *out, sl_err *err)
 	sl_buf_clear(f);
 	pq_tw_init(&t, f);
 	pq_tw_i32(&t, 1, w->v2 ? 2 : 1);
-	pq_write_schema(&t, 2, e->fields, e->nfields);
+	pq_write_schema(&t, 2, e->fields, e->nfields, w->field_ids);
 	pq_tw_i64(&t, 3, w->rows);
 	pq_tw_list(&t, 4, TC_STRUCT, w->nrg);
 	for (int g = 0; g < w->nrg; g++) {

@@ -55,6 +55,12 @@ typedef struct sl_plan_args {
 int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_pplan *plan,
                 sl_buf *explain, sl_err *err);
 
+/* Appends a table of nrows rows of ncols (at most 16) cells (v, row-major)
+ * under the headers head, in Flink's SQL client tableau format, with its
+ * "N rows in set" line ("Empty set" for none). */
+void sl_plan_tableau(sl_buf *out, int ncols, const char *const *head, int nrows,
+                     const char *const *v);
+
 /*
  * Runs SHOW / DESCRIBE statement s (plan_show.c) against the catalog and
  * appends its output (Flink SQL client tableau format) to out; arena holds

@@ -15,6 +15,7 @@
  *   - a scan runs at P, except a source that cannot split (its vtab's
  *     single_instance: stdin) and a push table, which run at 1; VALUES at 1;
  *   - a node with a SINGLETON input (a keyed operator without a key) at 1;
+ *     a sink whose vtab says single_instance (iceberg: one committer) at 1;
  *     a node with a HASH input at P;
  *   - a forward node (Calc, Union, ConstraintEnforcer, the window table
  *     function, a lookup join, a sink) at the largest parallelism of its
@@ -60,6 +61,8 @@ static int node_par(const sl_pnode *n, int P, int keyed_down)
 		return 1;
 	if (n->kind == SL_OPK_SCAN)
 		return is_single_scan(n) ? 1 : P;
+	if (n->kind == SL_OPK_SINK && ((const sl_sink_params *)n->params)->sink->single_instance)
+		return 1; /* one committer (the iceberg sink): its input gathered */
 	int hash = 0, maxin = 0, upd1 = 0, rebal = 0;
 	for (int i = 0; i < n->nin; i++) {
 		if (n->dist[i].kind == SL_DIST_SINGLETON)

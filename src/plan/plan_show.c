@@ -78,6 +78,12 @@ static void tableau(sl_buf *out, int ncols, const char *const *head, int nrows,
 	sl_buf_printf(out, "%d row%s in set\n", nrows, nrows == 1 ? "" : "s");
 }
 
+void sl_plan_tableau(sl_buf *out, int ncols, const char *const *head, int nrows,
+                     const char *const *v)
+{
+	tableau(out, ncols, head, nrows, v);
+}
+
 /* ---- LIKE patterns (MySQL style: % _ and backslash escapes) ---------------- */
 
 static int like_match(const char *s, const char *p, int ci)
@@ -528,6 +534,8 @@ int sl_plan_show(const sl_catalog *cat, const sl_opts *session, sl_arena *arena,
 	case SL_SHOW_CURRENT_CATALOG: head = "current catalog name"; one = SHOW_CATALOG; break;
 	case SL_SHOW_DATABASES: head = "database name"; one = SHOW_DATABASE; break;
 	case SL_SHOW_CURRENT_DATABASE: head = "current database name"; one = SHOW_DATABASE; break;
+	case SL_SHOW_WATERMARKS: /* the engine answers it from the running job */
+		return sl_err_set(err, SL_EPLAN, "SHOW WATERMARKS needs a running job");
 	}
 	if (one)
 		tableau(out, 1, &head, 1, &one);

@@ -76,10 +76,18 @@ void sl_wake_init(sl_wake *w)
 }
 
 /* Wakes w's owner if it is (about to be) asleep.  Called after the store
- * that makes its condition true (see the file comment). */
+ * that makes its condition true (see the file comment).  The waker clears
+ * `waiting` (an exchange) so that only the first of several pushes (or
+ * pops) before the owner runs again pays the FUTEX_WAKE: strace of bench
+ * job 1 at parallelism 2 on the loaded machine showed 3824 FUTEX_WAKE
+ * calls for 3080 waits.  Still no lost wake-up: the owner re-checks its
+ * condition after every store of waiting = 1, and a waker that finds 0
+ * either stored its index before that store (the re-check sees it) or
+ * found it cleared by another waker, whose wake-up makes the owner check
+ * again. */
 static void wake_if_waiting(sl_wake *w)
 {
-	if (!atomic_load(&w->waiting))
+	if (!atomic_load(&w->waiting) || !atomic_exchange(&w->waiting, 0))
 		return;
 	atomic_fetch_add(&w->seq, 1);
 	syscall(SYS_futex, (uint32_t *)&w->seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);

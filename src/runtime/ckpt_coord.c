@@ -80,6 +80,13 @@ static int64_t mono_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+static int64_t wall_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static const char *opt2(sl_coord *c, const char *k, const char *alias)
 {
 	return sl_opts_get2(c->opts, k, alias);
@@ -470,12 +477,21 @@ static int finish_ckpt(sl_coord *c, int64_t id, int failed, int savepoint, int f
 		if (!rc)
 			sl_fault("mid-sink-publish"); /* some published, others not */
 	}
-	if (rc)
+	if (rc) {
+		SL_CTR_ADD(c->m.failed, 1);
 		return rc;
+	}
 	if (!savepoint)
 		prune(c);
 	int64_t t1 = mono_us();
 	c->last_end_us = t1;
+	/* the live metrics (read from other threads: base/counter.h) */
+	SL_CTR_SET(c->m.last_id, id);
+	SL_CTR_SET(c->m.last_duration_us, t1 - t0);
+	SL_CTR_SET(c->m.last_size, (int64_t)size);
+	SL_CTR_SET(c->m.last_blocked_us, blocked);
+	SL_CTR_SET(c->m.last_end_wall_us, wall_us());
+	SL_CTR_ADD(c->m.completed, 1);
 	sl_buf_printf(&c->log, "%s %" PRId64 ": %.1f ms, %zu bytes, blocked %.2f ms\n",
 	              savepoint ? "savepoint" : final ? "final checkpoint" : "checkpoint", id,
 	              (t1 - t0) / 1000.0, size, blocked / 1000.0);

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "../base/buf.h"
+#include "../base/counter.h"
 #include "../base/err.h"
 #include "../base/opts.h"
 #include "../exec/graph.h"
@@ -32,6 +33,18 @@
 
 struct ck_writer;
 struct sl_collapser;
+
+/* Checkpoint figures the metrics snapshot reads while the job runs:
+ * written by the job's thread with SL_CTR_* (base/counter.h), read with
+ * SL_CTR_GET from any thread. */
+typedef struct sl_coord_metrics {
+	int64_t completed, failed;  /* checkpoints and savepoints completed / failed */
+	int64_t last_id;            /* the last completed one (0: none) */
+	int64_t last_duration_us;   /* its duration, barrier to commit */
+	int64_t last_size;          /* its state file's bytes */
+	int64_t last_blocked_us;    /* time processing was blocked for it */
+	int64_t last_end_wall_us;   /* when it completed (wall clock, micros) */
+} sl_coord_metrics;
 
 typedef struct sl_coord {
 	/* configuration (sl_coord_prepare) */
@@ -54,6 +67,7 @@ typedef struct sl_coord {
 	int64_t restored_id;     /* 0 = fresh start */
 	char restored_path[2048];
 	sl_buf log;              /* per-checkpoint stats for --stats */
+	sl_coord_metrics m;      /* the same, live (src/api/metrics.c) */
 	/* the checkpoint being written in the background */
 	int pending_pid;         /* forked writer, 0 = none */
 	struct ck_writer *pending_thr; /* writer thread (RocksDB), or NULL */

@@ -899,3 +899,29 @@ void sl_prun_edge_stats(const sl_prun *j, sl_buf *out)
 		              (unsigned long long)blocks, ns / 1e6, wait / 1e6);
 	}
 }
+
+int sl_prun_edge_get(const sl_prun *j, int node, int input, int *channels, uint64_t *messages,
+                     uint64_t *blocked_ns)
+{
+	*channels = 0;
+	*messages = *blocked_ns = 0;
+	for (int e = 0; e < j->nedges; e++) {
+		const xedge *x = &j->edges[e];
+		if (x->to->id != node || x->input != input)
+			continue;
+		for (int i = 0; i < x->np * x->nc; i++) {
+			if (!x->ch[i])
+				continue;
+			sl_chan_stats s;
+			sl_chan_stats_get(x->ch[i], &s); /* relaxed atomics (channel.c) */
+			*messages += s.pushed;
+			*blocked_ns += s.blocked_ns;
+			(*channels)++;
+		}
+		for (int a = 0; a < x->np; a++)
+			if (x->send[a])
+				*blocked_ns += sl_xsend_wait_ns(x->send[a]);
+		return 1;
+	}
+	return 0;
+}

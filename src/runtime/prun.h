@@ -99,9 +99,20 @@ void sl_prun_publish_on_error(sl_prun *j);
 void sl_prun_free(sl_prun *j);
 
 /* The instances of plan node `node` (0 when it has none) and instance i's
- * operator (for --stats: read after the threads ended). */
+ * operator (for --stats, read after the threads ended; and for the live
+ * metrics, which read only its SL_CTR_* fields while they run). */
 int sl_prun_ninst(const sl_prun *j, int node);
 sl_op *sl_prun_op(const sl_prun *j, int node, int i);
+
+/*
+ * The exchange into input `input` of plan node `node`, for the live
+ * metrics (src/api/metrics.c; callable from any thread while the job
+ * runs: the figures are relaxed atomics): its channels, the messages sent
+ * over them and the time its producers spent blocked, summed.  Returns 1,
+ * or 0 (figures 0) when that input is chained or has no exchange.
+ */
+int sl_prun_edge_get(const sl_prun *j, int node, int input, int *channels, uint64_t *messages,
+                     uint64_t *blocked_ns);
 
 /* Appends one line per exchange edge to out: its kind, channels and the
  * time its producers spent blocked (full channels, batches not yet

@@ -523,7 +523,8 @@ typedef enum sl_ast_show_what {
 	SL_SHOW_CATALOGS,       /* SHOW CATALOGS */
 	SL_SHOW_DATABASES,      /* SHOW DATABASES */
 	SL_SHOW_CURRENT_CATALOG,
-	SL_SHOW_CURRENT_DATABASE
+	SL_SHOW_CURRENT_DATABASE,
+	SL_SHOW_WATERMARKS        /* SHOW WATERMARKS: the running job's (sluice) */
 } sl_ast_show_what;
 
 typedef struct sl_ast_show {
@@ -587,7 +588,8 @@ struct sl_ast_stmt {
 			const sl_ast_option *option; /* NULL: SET / RESET of all */
 		} set;
 		struct {                      /* EXPLAIN */
-			sl_ast_stmt *stmt;
+			sl_ast_stmt *stmt;    /* NULL for EXPLAIN PENDING */
+			int pending;          /* EXPLAIN PENDING: the running job (sluice) */
 			int ndetails;         /* EXPLAIN CHANGELOG_MODE, .. */
 			const char **details;
 		} explain;

@@ -95,6 +95,10 @@ int sl__p_show(sl_parser *p, sl_ast_stmt *s)
 		sh->what = SL_SHOW_DATABASES;
 		return 0;
 	}
+	if (sl__p_accept_kw(p, "WATERMARKS")) { /* sluice: the running job's */
+		sh->what = SL_SHOW_WATERMARKS;
+		return 0;
+	}
 	if (sl__p_is_kw(p, 0, "CURRENT") &&
 	    (sl__p_is_kw(p, 1, "CATALOG") || sl__p_is_kw(p, 1, "DATABASE"))) {
 		sh->what = sl__p_is_kw(p, 1, "CATALOG") ? SL_SHOW_CURRENT_CATALOG
@@ -111,7 +115,7 @@ int sl__p_show(sl_parser *p, sl_ast_stmt *s)
 			return not_supported(p, t, what);
 		}
 	return sl__p_error(p, "TABLES, VIEWS, FUNCTIONS, CREATE TABLE, CREATE VIEW, COLUMNS, "
-	                   "CATALOGS or DATABASES after SHOW");
+	                   "CATALOGS, DATABASES or WATERMARKS after SHOW");
 }
 
 /* After DESCRIBE / DESC: { DESCRIBE | DESC } [EXTENDED] table. */

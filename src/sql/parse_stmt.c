@@ -292,6 +292,10 @@ static int explain(sl_parser *p, sl_ast_stmt *s)
 	};
 	int cap = 0;
 	s->kind = SL_AS_EXPLAIN;
+	if (sl__p_accept_kw(p, "PENDING")) { /* sluice: why the running job has no output */
+		s->u.explain.pending = 1;
+		return 0;
+	}
 	if (sl__p_accept_kw(p, "PLAN") && sl__p_expect_kw(p, "FOR"))
 		return -1;
 	for (int more = 1; more;) {

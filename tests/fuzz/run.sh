@@ -40,7 +40,8 @@ fi
 SRC=$(find "$ROOT/src" -name '*.c' ! -path "$ROOT/src/cli/*" | sort)
 PCRE=$(pkg-config --cflags --libs libpcre2-8 2>/dev/null || echo -lpcre2-8)
 SAN="-g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
--I$ROOT/include -I$ROOT/src -D_GNU_SOURCE -std=gnu11 -w $(pkg-config --cflags libpcre2-8 2>/dev/null)"
+-I$ROOT/include -I$ROOT/src -D_GNU_SOURCE -std=gnu11 -w $(pkg-config --cflags libpcre2-8 2>/dev/null) \
+$(pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)"
 FLAGS="$SAN -fsanitize=fuzzer,address,undefined"
 
 # the engine, once: objects under build-fuzz/obj/ (2 compilers at a time)
@@ -68,7 +69,7 @@ for f in tests/fuzz/fuzz_*.c; do
 	bin=$OUT/$t
 	echo "== $t: building"
 	# shellcheck disable=SC2086
-	if ! $CLANG $FLAGS -o "$bin" "$f" $OBJS $PCRE -lsnappy -lzstd -lz -ldl -lm -lpthread >"$OUT/$t.build.log" 2>&1; then
+	if ! $CLANG $FLAGS -o "$bin" "$f" $OBJS $PCRE $(pkg-config --libs rdkafka 2>/dev/null || echo -lrdkafka) -lsnappy -lzstd -lz -ldl -lm -lpthread >"$OUT/$t.build.log" 2>&1; then
 		echo "FAIL $t: build failed"; tail -20 "$OUT/$t.build.log"
 		failed="$failed $t"
 		continue

@@ -1,7 +1,8 @@
 #!/bin/sh
 # pg.sh - the PostgreSQL suites of `make test` (tests/pg/; each starts and
 # stops its own server): the jdbc sink end to end, its bad-input cases and
-# the short exactly-once crash test.  `make test-pg` runs the long crash
+# the short exactly-once crash test (the postgres-cdc source and lookup
+# joins: pgcdc.sh).  `make test-pg` runs the long crash
 # test.  Skipped (77) when PostgreSQL 15 is not installed.
 set -u
 cd "$(dirname "$0")/../.."

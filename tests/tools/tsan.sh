@@ -5,7 +5,9 @@
 # backend (tests/crash/job.sh's tables over ROWS generated orders,
 # checkpoints every 50 ms): on hashmap the checkpoint is written by a
 # forked child while the huge-page collapser thread runs, on rocksdb by
-# the writer thread while the job thread goes on.  A program passes when
+# the writer thread while the job thread goes on; and a job at parallelism
+# 2 whose metrics the HTTP endpoint's thread serves while it runs (scraped
+# in a loop: docs/observability.md).  A program passes when
 # it exits 0 and TSan reported nothing; tests/tools/tsan.supp lists what
 # is suppressed and why.  Ends with "N passed, N failed"; exit 1 on a
 # failure.
@@ -63,5 +65,40 @@ for be in hashmap rocksdb; do
 	fi
 	check "job_$be ($n checkpoints)" "$log" "$rc"
 done
+# the live metrics read by the HTTP endpoint's thread (docs/observability.md)
+# while a job runs at parallelism 2: /metrics, /jobs/<id> and /pending
+# scraped in a loop until the job ends
+mkdir -p "$W/http"
+cat >"$W/http/job.sql" <<EOF
+SET 'parallelism.default' = '2';
+SET 'pipeline.name' = 'tsan-http';
+CREATE TABLE gen (k INT, seq BIGINT, ts AS TO_TIMESTAMP_LTZ(seq, 3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'datagen', 'number-of-rows' = '$ROWS', 'rows-per-second' = '0',
+        'fields.seq.kind' = 'sequence', 'fields.seq.start' = '1', 'fields.seq.end' = '$ROWS',
+        'fields.k.min' = '1', 'fields.k.max' = '50');
+CREATE TABLE out (k INT, n BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO out SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE gen, DESCRIPTOR(ts),
+  INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end;
+EOF
+log="$LOGS/tsan_http.log"
+(cd "$W/http" && exec timeout 600 "$B/sluice" run --stats --http 127.0.0.1:0 job.sql) >"$log" 2>&1 &
+jpid=$!
+scrapes=0
+while kill -0 $jpid 2>/dev/null; do
+	port=$(sed -n 's|^sluice: serving http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$log")
+	if [ -n "$port" ]; then
+		for path in metrics jobs/tsan-http pending; do
+			curl -sf "http://127.0.0.1:$port/$path" >/dev/null 2>&1 && scrapes=$((scrapes + 1))
+		done
+	fi
+	sleep 0.05
+done
+if wait $jpid; then rc=0; else rc=$?; fi
+if [ "$rc" = 0 ] && [ "$scrapes" -lt 3 ]; then
+	echo "(only $scrapes scrapes)" >>"$log"
+	rc=1
+fi
+check "http ($scrapes scrapes)" "$log" "$rc"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

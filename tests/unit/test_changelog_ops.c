@@ -4,7 +4,7 @@
  * state backends ("hashmap", "rocksdb"):
  *   ChangelogNormalize (op_changelog_normalize.c): new keys, updates
  *     without their old row, duplicates, key-only deletes, unknown keys,
- *     an update that changes the key;
+ *     an update that changes the key, unchanged (TOASTed) columns;
  *   GroupAggregate with MIN/MAX over updating input (agg.c
  *     sl_agg_vals_add): the extreme taken back, equal values, numbers and
  *     strings, a group going to zero;
@@ -59,7 +59,9 @@ static void h_deinit(harness *h)
 	th_graph_deinit(h);
 }
 
-/* A row: kind, key, s (NULL = NULL), v (-1 = NULL). */
+/* A row: kind, key, s (NULL = NULL, UNCH = unchanged: SL_NULL_UNCHANGED),
+ * v (-1 = NULL). */
+static const char UNCH[] = "(unchanged)";
 typedef struct in_row {
 	uint8_t op;
 	const char *k, *s;
@@ -78,7 +80,9 @@ static void feed(harness *h, const in_row *rows, int n, int bs)
 		     k++, i++) {
 			int r = sl_batch_add_row(b, rows[i].op, SL_WM_MIN);
 			sl_col_set_str_ref(&b->cols[0], r, rows[i].k, (int64_t)strlen(rows[i].k));
-			if (rows[i].s)
+			if (rows[i].s == UNCH)
+				b->cols[1].null[r] = SL_NULL_UNCHANGED;
+			else if (rows[i].s)
 				sl_col_set_str_ref(&b->cols[1], r, rows[i].s, (int64_t)strlen(rows[i].s));
 			if (rows[i].v >= 0)
 				sl_col_set_i64(&b->cols[2], r, rows[i].v);
@@ -165,6 +169,70 @@ static void test_normalize(void **st)
 	      "+I[a, w, 9]\n");
 }
 
+/* Unchanged columns (PostgreSQL's TOASTed values, conn_pgcdc.c) come from
+ * the stored row, or from the row a key-changing -U retracted. */
+static void test_normalize_unchanged(void **st)
+{
+	static const in_row rows[] = {
+		{SL_INSERT, "a", "big", 1},
+		{SL_UPDATE_AFTER, "a", UNCH, 2},      /* s unchanged */
+		{SL_UPDATE_BEFORE, "a", NULL, -1},    /* key-only old row: a -> c */
+		{SL_UPDATE_AFTER, "c", UNCH, 3},
+		{SL_UPDATE_AFTER, "c", "new", 3},
+		{SL_UPDATE_AFTER, "c", UNCH, 3},      /* a duplicate once completed */
+	};
+	check(mk_norm, rows, 6,
+	      "+I[a, big, 1]\n"
+	      "-U[a, big, 1]\n+U[a, big, 2]\n"
+	      "-D[a, big, 2]\n+I[c, big, 3]\n"
+	      "-U[c, big, 3]\n+U[c, new, 3]\n");
+}
+
+/* An unchanged column of a key never seen fails the job: its value is
+ * unknown (it must not become NULL). */
+static void test_normalize_unchanged_unknown(void **st)
+{
+	harness h;
+	h_init(&h, mk_norm);
+	sl_batch *b = sl_batch_new(3, h.types, 2);
+	int r = sl_batch_add_row(b, SL_UPDATE_AFTER, SL_WM_MIN);
+	sl_col_set_str_ref(&b->cols[0], r, "q", 1);
+	b->cols[1].null[r] = SL_NULL_UNCHANGED;
+	sl_col_set_i64(&b->cols[2], r, 1);
+	assert_int_not_equal(sl_op_emit(h.feed[0], b, &h.err), 0);
+	assert_non_null(strstr(h.err.msg, "no earlier row of its key"));
+	sl_batch_free(b);
+	h_deinit(&h);
+}
+
+/* ... unless it is a replayed change (SL_NULL_UNCHANGED_REPLAY): NULL
+ * then, and a known key still gets its stored value. */
+static void test_normalize_unchanged_replay(void **st)
+{
+	harness h;
+	h_init(&h, mk_norm);
+	sl_batch *b = sl_batch_new(3, h.types, 4);
+	int r = sl_batch_add_row(b, SL_UPDATE_AFTER, SL_WM_MIN);
+	sl_col_set_str_ref(&b->cols[0], r, "q", 1);
+	b->cols[1].null[r] = SL_NULL_UNCHANGED_REPLAY;
+	sl_col_set_i64(&b->cols[2], r, 1);
+	r = sl_batch_add_row(b, SL_INSERT, SL_WM_MIN);
+	sl_col_set_str_ref(&b->cols[0], r, "k", 1);
+	sl_col_set_str_ref(&b->cols[1], r, "big", 3);
+	sl_col_set_i64(&b->cols[2], r, 1);
+	r = sl_batch_add_row(b, SL_UPDATE_AFTER, SL_WM_MIN);
+	sl_col_set_str_ref(&b->cols[0], r, "k", 1);
+	b->cols[1].null[r] = SL_NULL_UNCHANGED_REPLAY;
+	sl_col_set_i64(&b->cols[2], r, 2);
+	r = sl_batch_add_row(b, SL_DELETE, SL_WM_MIN);
+	sl_col_set_str_ref(&b->cols[0], r, "q", 1);
+	assert_int_equal(sl_op_emit(h.feed[0], b, &h.err), 0);
+	assert_string_equal(th_out(&h), "+I[q, NULL, 1]\n+I[k, big, 1]\n-U[k, big, 1]\n+U[k, big, 2]\n"
+	                                "-D[q, NULL, 1]\n");
+	sl_batch_free(b);
+	h_deinit(&h);
+}
+
 /* ---- GroupAggregate with MIN/MAX retraction ------------------------------- */
 
 static sl_agg mk_agg(const char *fn, int col, sl_type arg)
@@ -242,6 +310,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_normalize),
+		cmocka_unit_test(test_normalize_unchanged),
+		cmocka_unit_test(test_normalize_unchanged_unknown),
+		cmocka_unit_test(test_normalize_unchanged_replay),
 		cmocka_unit_test(test_group_minmax_retract),
 		cmocka_unit_test_setup(test_normalize, use_rocksdb),
 		cmocka_unit_test_setup(test_group_minmax_retract, use_rocksdb),

@@ -1,0 +1,159 @@
+/*
+ * conn_iceberg_int.h - what the files of the Iceberg sink share
+ * (docs/iceberg.md): conn_iceberg.c (the sink: data files, the checkpoint
+ * hooks), conn_iceberg_meta.c (the Hadoop catalog: table metadata JSON,
+ * creating the table, reading the current version, committing a snapshot
+ * atomically), conn_iceberg_avro.c (manifests and manifest lists in
+ * Avro) and conn_iceberg_part.c (the partition spec and its transforms).
+ * Internal to src/connector.
+ */
+#ifndef SL_CONN_ICEBERG_INT_H
+#define SL_CONN_ICEBERG_INT_H
+
+#include "conn.h"
+#include "base/buf.h"
+
+/* A column of the table: its Iceberg id (position + 1) and type. */
+typedef struct ice_col {
+	const char *name;
+	sl_type type;
+	int id;
+} ice_col;
+
+/* Partition transforms (conn_iceberg_part.c). */
+enum { ICE_T_IDENTITY, ICE_T_YEAR, ICE_T_MONTH, ICE_T_DAY, ICE_T_HOUR, ICE_T_BUCKET,
+       ICE_T_TRUNCATE };
+
+/* A field of the partition spec: the source column, the partition field
+ * id (1000 + position), the transform and its parameter, the name. */
+typedef struct ice_pfield {
+	int col;       /* index into the table's columns */
+	int field_id;
+	int transform; /* ICE_T_* */
+	int param;     /* bucket count, truncate width */
+	char *name;    /* malloc'd */
+} ice_pfield;
+
+/* The table as the sink sees it: its columns, partition spec and place. */
+typedef struct ice_table {
+	const char *name;      /* the sink's table, for messages */
+	char *dir;             /* the table directory (local path) */
+	char *loc;             /* its location in metadata ("/abs/path" or "file:/abs/path") */
+	ice_col *cols;
+	int ncols;
+	ice_pfield *pf;
+	int npf;
+	const int *pk;         /* identifier fields (PRIMARY KEY columns) */
+	int npk;
+} ice_table;
+
+/* A data file written and closed, waiting for a snapshot. */
+typedef struct ice_file {
+	char *path;            /* absolute path as listed in the manifest */
+	int64_t rows, bytes;
+	sl_buf part;           /* the Avro encoding of its partition record */
+	int64_t *nulls;        /* per column: NULL values */
+	int ncols;
+} ice_file;
+
+/* One snapshot to commit: data files and the checkpoint they end. */
+typedef struct ice_commit {
+	const ice_file *files;
+	int nfiles;
+	const char *job;       /* flink.job-id in the summary */
+	int64_t ckpt;          /* flink.max-committed-checkpoint-id; <= 0: none */
+} ice_commit;
+
+/* ---- conn_iceberg_meta.c ------------------------------------------------ */
+
+/*
+ * Creates the table when it has no metadata yet (metadata/v1.metadata.json
+ * published with link(), so a concurrent creator fails cleanly and this one
+ * uses the winner's table), else checks that the current metadata's schema
+ * and partition spec are the DDL's.  0 or a code with err.
+ */
+int sl__ice_table_open(ice_table *t, sl_err *err);
+/*
+ * The highest flink.max-committed-checkpoint-id of job among the table's
+ * snapshots (0 when none) into *max.  0 or a code with err.
+ */
+int sl__ice_committed(ice_table *t, const char *job, int64_t *max, sl_err *err);
+/*
+ * Commits c as one append snapshot: writes the manifest and the manifest
+ * list (the parent's manifests carried forward), then v<N+1>.metadata.json
+ * by link() (never overwriting: a concurrent writer that got there first
+ * makes it re-read and retry), then version-hint.text.  When c->ckpt > 0
+ * and the table already holds a snapshot of c->job with that checkpoint id
+ * or a later one, commits nothing (idempotent).  0 or a code with err.
+ */
+int sl__ice_commit(ice_table *t, const ice_commit *c, sl_err *err);
+
+/* ---- conn_iceberg_avro.c ------------------------------------------------ */
+
+/* Appends name as a valid Avro name, as Iceberg's
+ * AvroSchemaUtil.makeCompatibleName makes it: a leading digit d becomes
+ * "_d", a character other than [A-Za-z0-9_] "_x" and its code in hex.
+ * Partition fields in manifests and data file columns are named so
+ * (readers find them by field id).  0 or -1 (out of memory). */
+int sl__ice_avro_name(sl_buf *out, const char *name);
+/* The Avro schema (JSON) of the manifest entries for t's partition spec. */
+int sl__ice_manifest_schema(const ice_table *t, sl_buf *out);
+/* ---- conn_iceberg_part.c ------------------------------------------------ */
+
+/*
+ * The partition spec: identity fields for the PARTITIONED BY columns
+ * part[0..npart), then the fields of the 'partitioning' option spec (NULL
+ * = none), checked against the columns' types.  *pf malloc'd (free with
+ * sl__ice_pfields_free).  0 or a code with err naming the table.
+ */
+int sl__ice_partitioning(const char *spec, const int *part, int npart, const sl_field *fields,
+                         int nfields, const char *table, ice_pfield **pf, int *npf,
+                         sl_err *err);
+void sl__ice_pfields_free(ice_pfield *pf, int n);
+/* The transform as the spec names it ("identity", "hour", "bucket[16]"). */
+const char *sl__ice_transform_name(const ice_pfield *pf, char *buf, size_t cap);
+/* The Avro type (JSON) of partition field pf over a column of type ty. */
+const char *sl__ice_part_avro_type(const ice_pfield *pf, sl_type ty);
+/* Appends the Avro encoding of pf's value for row `row` of column c (a
+ * ["null", type] union) to out.  0 or -1 (out of memory). */
+int sl__ice_part_value(const ice_pfield *pf, const sl_col *c, int row, sl_buf *out);
+/* Appends the directory "<name>=<value>/" of pf for row `row` of c. */
+int sl__ice_part_path(const ice_pfield *pf, const sl_col *c, int row, const char *tz,
+                      sl_buf *out);
+/* Murmur3 x86 32-bit, seed 0: the hash of Iceberg's bucket transform. */
+uint32_t sl__ice_murmur3(const void *data, size_t n);
+/*
+ * The manifest of files[0..n) added by snapshot snap_id into out (a whole
+ * Avro file with the header metadata the spec requires: schema, schema-id,
+ * partition-spec, partition-spec-id, format-version, content).
+ */
+int sl__ice_manifest(const ice_table *t, const char *schema_json, const char *spec_json,
+                     int64_t snap_id, const ice_file *files, int n, sl_buf *out);
+/* A manifest_file record of the manifest list, kept as its Avro bytes. */
+typedef struct ice_mref {
+	sl_buf rec;            /* the record's encoding */
+	int content;           /* 0 data, 1 deletes */
+	int64_t files, rows;   /* added + existing */
+} ice_mref;
+/* Encodes the manifest_file record of a new manifest (added files only). */
+int sl__ice_mref_new(ice_mref *m, const char *path, int64_t len, int64_t seq, int64_t snap,
+                     int64_t files, int64_t rows);
+/*
+ * Reads a manifest list written by sluice (the same Avro schema; another
+ * writer's is refused with a message naming the file) into *refs (n of
+ * them, malloc'd; free with sl__ice_mrefs_free).  0 or a code with err.
+ */
+int sl__ice_mlist_read(const char *path, ice_mref **refs, int *n, sl_err *err);
+/* The same over the file's bytes p[0..len) (path for messages); on
+ * failure *refs may hold *n records to free. */
+int sl__ice_mlist_parse(const void *p, size_t len, const char *path, ice_mref **refs, int *n,
+                        sl_err *err);
+void sl__ice_mrefs_free(ice_mref *refs, int n);
+/* The manifest list of refs[0..n) for snapshot snap (parent, seq) into out. */
+int sl__ice_mlist(const ice_mref *refs, int n, int64_t snap, int64_t parent, int64_t seq,
+                  sl_buf *out);
+
+/* Iceberg's name of a sluice type ("long", "decimal(10, 2)"), or NULL. */
+const char *sl__ice_type_name(sl_type t, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,148 @@
+#!/bin/bash
+# crash.sh - exactly-once into an Iceberg table under kill -9 (docs/iceberg.md
+# "Tests"):  bash tests/iceberg/crash.sh [ROWS] [KILLS]
+#
+# A checkpointed job (every 20-80 ms) of per-minute revenue per user
+# over ROWS generated orders into a table PARTITIONED BY the window start
+# is killed with SIGKILL KILLS times at random moments (20-80% of an
+# uninterrupted run's wall time after each start; only kills that end a
+# running job count) and restarted until it finishes; then it is crashed
+# at each named fault point between writing the new metadata file and
+# publishing it (iceberg-before-metadata-link, iceberg-after-metadata-link)
+# and around the checkpoint manifest (before-manifest-rename,
+# after-manifest-rename), and restarted.  Each time the table, read
+# through its current snapshot (DuckDB over the data files the manifests
+# list, decoded by avsc), equals sqlite3's answer over the input as a
+# multiset (no row lost or twice); its snapshots form one chain, each
+# checkpoint id committed once (no orphan snapshot); every metadata
+# version validates; a restart of the finished job commits nothing.
+set -u
+ROWS=${1:-1000000}
+KILLS=${2:-4}
+BUILD=${BUILD:-build}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
+SLUICE="$B/sluice"
+command -v node >/dev/null 2>&1 || { echo "skip: node not found"; exit 77; }
+command -v sqlite3 >/dev/null 2>&1 || { echo "skip: sqlite3 not found"; exit 77; }
+PEERS=$(sh "$ROOT/tests/iceberg/peers.sh") || { echo "FAIL: cannot install the peers"; exit 1; }
+export NPM=$(echo "$PEERS" | sed -n 1p)
+W=$(mktemp -d /tmp/sluice-icecrash.XXXXXX)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
+export LC_ALL=C
+fail=0
+"$B/tools/gen_events" "$ROWS" 200 5 > "$W/orders.jsonl"
+sed '1s/^/[/; $!s/$/,/; $s/$/]/' "$W/orders.jsonl" > "$W/in.json"
+sqlite3 -separator '	' :memory: "SELECT json_extract(value, '\$.user_id') u,
+  strftime('%Y-%m-%d %H:%M:00', json_extract(value, '\$.event_time')) w,
+  printf('%.2f', sum(round(json_extract(value, '\$.amount') * 100)) / 100.0)
+  FROM json_each(readfile('$W/in.json')) GROUP BY u, w" | sort > "$W/want"
+rm -f "$W/in.json"
+
+job() { # dir interval
+	mkdir -p "$1"
+	cat > "$1/job.sql" <<SQL
+SET 'execution.checkpointing.interval' = '$2';
+SET 'pipeline.name' = 'icecrash';
+CREATE TABLE orders (
+    id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3),
+    WATERMARK FOR event_time AS event_time - INTERVAL '3' MINUTE
+) WITH ('connector' = 'filesystem', 'path' = '$W/orders.jsonl', 'format' = 'json');
+CREATE TABLE minutely (user_id STRING, window_start TIMESTAMP(3), revenue DECIMAL(20, 2))
+  PARTITIONED BY (window_start)
+  WITH ('connector' = 'iceberg', 'catalog-type' = 'hadoop', 'warehouse' = '$1/wh',
+    'catalog-database' = 'db');
+INSERT INTO minutely
+SELECT user_id, window_start, SUM(amount)
+FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(event_time), INTERVAL '1' MINUTE))
+GROUP BY user_id, window_start, window_end;
+SQL
+}
+
+# check DIR WHAT: the table equals sqlite3's rows; one chain of snapshots
+check() {
+	local t="$1/wh/db/minutely"
+	if ! node "$ROOT/tests/iceberg/peer.mjs" avsc "$t" > "$1/files" 2> "$1/avsc.err"; then
+		echo "FAIL $2: avsc: $(tail -2 "$1/avsc.err")"; fail=1; return
+	fi
+	node "$ROOT/tests/iceberg/peer.mjs" duck "SELECT user_id, strftime(window_start, '%Y-%m-%d %H:%M:%S'),
+	  revenue::VARCHAR FROM read_parquet({files}, hive_partitioning = false)" $(cat "$1/files") |
+		sort > "$1/got"
+	if ! cmp -s "$W/want" "$1/got"; then
+		echo "FAIL $2: the table differs from sqlite3's answer ($(wc -l < "$1/got") rows, want $(wc -l < "$W/want"); dups: $(uniq -d "$1/got" | wc -l))"
+		diff "$W/want" "$1/got" | head -4; fail=1; return
+	fi
+	python3 "$ROOT/tests/iceberg/validate.py" "$t" > "$1/v.out" 2>&1 ||
+		{ echo "FAIL $2: validate: $(head -3 "$1/v.out")"; fail=1; return; }
+	python3 - "$t" > "$1/chain.out" 2>&1 <<'PY' || { echo "FAIL $2: $(cat "$1/chain.out")"; fail=1; return; }
+import json, os, re, sys
+d = sys.argv[1] + "/metadata"
+v = max(int(m.group(1)) for n in os.listdir(d) if (m := re.match(r"v(\d+)\.metadata\.json$", n)))
+m = json.load(open("%s/v%d.metadata.json" % (d, v)))
+snaps = m["snapshots"]
+for i, s in enumerate(snaps):  # one chain, in order, ending at the current snapshot
+    assert s.get("parent-snapshot-id") == (snaps[i - 1]["snapshot-id"] if i else None), "not one chain"
+assert m["current-snapshot-id"] == snaps[-1]["snapshot-id"], "current is not the last"
+ids = [int(s["summary"]["flink.max-committed-checkpoint-id"]) for s in snaps]
+assert ids == sorted(set(ids)), "a checkpoint committed twice: %s" % ids
+print(len(snaps))
+PY
+	echo "ok   $2: $(wc -l < "$1/got") rows equal sqlite3's, $(cat "$1/chain.out") snapshots in one chain, $(wc -l < "$1/files") data files"
+}
+
+# the uninterrupted run
+job "$W/ref" "200 ms"
+t0=$(date +%s%N)
+(cd "$W/ref" && "$SLUICE" run job.sql) > "$W/ref/log" 2>&1 || { echo "reference run failed"; cat "$W/ref/log"; exit 1; }
+ref_ms=$((($(date +%s%N) - t0) / 1000000))
+check "$W/ref" "uninterrupted run ($ref_ms ms)"
+
+# random kills; a run that finishes before its kill is checked and the
+# test starts over in a fresh directory (only kills of a running job count)
+kills=0
+attempts=0
+rounds=0
+resumed=0
+while :; do
+	attempts=$((attempts + 1))
+	if [ $attempts -gt $((KILLS * 5 + 20)) ]; then echo "FAIL: no progress after $attempts attempts"; exit 1; fi
+	job "$W/run" "$((20 + RANDOM % 61)) ms"
+	(cd "$W/run" && exec "$SLUICE" run job.sql) >> "$W/run/log" 2>&1 &
+	pid=$!
+	ms=$((ref_ms / 5 + RANDOM % (ref_ms * 3 / 5 + 1)))
+	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+	if kill -9 $pid 2>/dev/null; then
+		wait $pid 2>/dev/null
+		kills=$((kills + 1))
+		continue
+	fi
+	wait $pid
+	rc=$?
+	[ $rc = 0 ] || { echo "FAIL: run failed with status $rc"; tail -20 "$W/run/log"; exit 1; }
+	rounds=$((rounds + 1))
+	resumed=$((resumed + $(grep -c "resuming from checkpoint" "$W/run/log")))
+	check "$W/run" "round $rounds: $kills kills so far, $attempts runs"
+	[ $kills -ge "$KILLS" ] && break
+	before=$(ls "$W/run/wh/db/minutely/metadata" | grep -c 'metadata.json$')
+	(cd "$W/run" && "$SLUICE" run job.sql) > "$W/run/log2" 2>&1 || { echo "FAIL: restart of the finished job"; fail=1; }
+	after=$(ls "$W/run/wh/db/minutely/metadata" | grep -c 'metadata.json$')
+	[ "$before" = "$after" ] || { echo "FAIL: the finished job committed on restart ($before -> $after)"; fail=1; }
+	rm -rf "$W/run"
+done
+[ "$resumed" -ge 1 ] || { echo "FAIL: no run resumed from a checkpoint"; fail=1; }
+
+# named fault points (the N-th checkpoint of the run)
+for fp in iceberg-before-metadata-link@2 iceberg-after-metadata-link@2 \
+	iceberg-before-metadata-link@1 iceberg-after-metadata-link@3 \
+	before-manifest-rename@2 after-manifest-rename@2; do
+	d="$W/f-${fp%@*}-${fp#*@}"
+	job "$d" "20 ms"
+	{ (cd "$d" && SLUICE_FAULT=$fp exec "$SLUICE" run job.sql) > "$d/log" 2>&1; rc=$?; } 2>/dev/null
+	if ! grep -q "fault point" "$d/log"; then
+		echo "FAIL $fp: the fault point was not reached (status $rc)"; tail -3 "$d/log"; fail=1; continue
+	fi
+	(cd "$d" && "$SLUICE" run job.sql) >> "$d/log" 2>&1 || { echo "FAIL $fp: restart failed"; tail -5 "$d/log"; fail=1; continue; }
+	check "$d" "crash at $fp, restart"
+done
+echo "iceberg crash: $ROWS rows, $kills kills ($resumed runs resumed from a checkpoint), 6 fault points: $([ $fail = 0 ] && echo ok || echo FAILED)"
+exit $fail

@@ -1,0 +1,93 @@
+"""read.py - the Python readers of tests/iceberg/ (docs/iceberg.md "Tests"):
+pyiceberg (a StaticTable from the table's current metadata file, scanned
+through its current snapshot) and pyarrow's Parquet reader over the data
+files pyiceberg plans, both sharing no code with sluice.  Run with the
+virtual environment tests/iceberg/peers.sh made.
+
+    python read.py pyiceberg <table dir> <col,col,...>
+    python read.py pyarrow <table dir> <col,col,...>
+    python read.py partcheck <table dir>
+
+print the columns as tab-separated canonical text (timestamps
+"YYYY-MM-DD HH:MM:SS[.ffffff]", decimals as written, NULL), one row a line;
+partcheck computes every row's partition with pyiceberg's own transforms
+(pyiceberg.transforms) and checks it equals the partition the manifest
+records for the row's data file: prints "ok N files, M rows".
+"""
+import os
+import re
+import sys
+
+
+def current(table):
+    vs = [int(m.group(1)) for n in os.listdir(os.path.join(table, "metadata"))
+          if (m := re.match(r"^v(\d+)\.metadata\.json$", n))]
+    return os.path.join(table, "metadata", "v%d.metadata.json" % max(vs))
+
+
+def text(v):
+    if v is None:
+        return "NULL"
+    if hasattr(v, "isoformat") and hasattr(v, "hour"):
+        s = v.strftime("%Y-%m-%d %H:%M:%S")
+        return s + (".%06d" % v.microsecond).rstrip("0") if v.microsecond else s
+    return str(v)
+
+
+def internal(v):
+    """A pyarrow value as pyiceberg's transforms take it (micros, days)."""
+    import datetime
+    if isinstance(v, datetime.datetime):
+        if v.tzinfo is None:
+            v = v.replace(tzinfo=datetime.timezone.utc)
+        d = v - datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+        return (d.days * 86400 + d.seconds) * 1000000 + d.microseconds
+    if isinstance(v, datetime.date):
+        return (v - datetime.date(1970, 1, 1)).days
+    return v
+
+
+def partcheck(t):
+    import pyarrow.parquet as pq
+    schema, spec = t.schema(), t.spec()
+    fields = []
+    for pf in spec.fields:
+        src = schema.find_field(pf.source_id)
+        fields.append((src.name, pf.transform.transform(src.field_type)))
+    files = rows = 0
+    for task in t.scan().plan_files():
+        path = re.sub(r"^file:(//)?", "", task.file.file_path)
+        want = tuple(task.file.partition[i] for i in range(len(fields)))
+        for r in pq.read_table(path).to_pylist():
+            got = tuple(None if r[c] is None else f(internal(r[c])) for c, f in fields)
+            got = tuple(internal(g) for g in got)
+            if got != tuple(internal(w) for w in want):
+                sys.exit("%s: a row's partition is %r, the manifest says %r" % (path, got, want))
+            rows += 1
+        files += 1
+    print("ok %d files, %d rows, spec %s" % (files, rows, spec))
+
+
+def main():
+    cmd, table = sys.argv[1], sys.argv[2]
+    cols = sys.argv[3].split(",") if len(sys.argv) > 3 else []
+    from pyiceberg.table import StaticTable
+    t = StaticTable.from_metadata(current(table))
+    if cmd == "pyiceberg":
+        rows = t.scan(selected_fields=tuple(cols)).to_arrow().to_pylist()
+    elif cmd == "pyarrow":
+        import pyarrow.parquet as pq
+        rows = []
+        for task in t.scan().plan_files():
+            path = re.sub(r"^file:(//)?", "", task.file.file_path)
+            rows += pq.read_table(path, columns=cols).to_pylist()
+    elif cmd == "partcheck":
+        partcheck(t)
+        return
+    else:
+        sys.exit("usage: read.py pyiceberg|pyarrow <table dir> <cols>")
+    for r in rows:
+        print("\t".join(text(r[c]) for c in cols))
+
+
+main()

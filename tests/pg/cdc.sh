@@ -1,0 +1,226 @@
+#!/bin/sh
+# cdc.sh - the postgres-cdc source against a real PostgreSQL 15 server of
+# its own (tests/pg/pg.sh).  A checkpointing job reads two tables, one with
+# REPLICA IDENTITY DEFAULT and one with FULL, each with a large TOASTed
+# column, from their initial snapshot on, and writes through exactly-once
+# jdbc sinks a mirror of each (every column, the TOASTed one too, and the
+# table_name metadata column) and an aggregate (SUM, COUNT per group).
+# While it runs, psql makes inserts, updates (of the TOASTed column, of
+# other columns leaving it unchanged, of the key), deletes and one
+# transaction touching many rows.  Each mirror must end equal to its table
+# and each aggregate equal to the same GROUP BY run by PostgreSQL on the
+# final table.  Then: the job is killed and restarted from its checkpoint
+# after more changes (nothing lost or doubled); the server stopped mid-job
+# (the job fails naming it, and resumes once it is back); bad input (wrong password,
+# a missing table, a missing slot, a slot ahead of the checkpoint).
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
+SLUICE="$B/sluice"
+. "$ROOT/tests/pg/pg.sh"
+pg_up || exit 1
+W="$PGW/w"
+mkdir -p "$W"
+chmod 777 "$W"
+fail=0
+JOB=
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+stop_job() { [ -n "$JOB" ] && kill -9 "$JOB" 2>/dev/null && wait "$JOB" 2>/dev/null; JOB=; }
+trap 'stop_job; pg_down' EXIT
+
+# big TOASTable text: random hex, ~9 kB, stored out of line
+BIG="(SELECT string_agg(md5(random()::text || g::text), '') FROM generate_series(1, 300) g)"
+for t in src_d src_f; do
+	psql_q "CREATE TABLE $t (id int PRIMARY KEY, grp text NOT NULL, amount numeric(10,2),
+	  note text, ts timestamp(3), flag boolean)"
+	psql_q "CREATE TABLE ${t}_mirror (id int PRIMARY KEY, grp text, amount numeric(10,2),
+	  note text, ts timestamp(3), flag boolean, tbl text)"
+	psql_q "CREATE TABLE ${t}_agg (grp text PRIMARY KEY, total numeric(20,2), n bigint)"
+	psql_q "INSERT INTO $t SELECT g, 'g' || (g % 7), g * 1.25, CASE WHEN g % 10 = 0 THEN $BIG
+	  ELSE 'n' || g END, TIMESTAMP '2026-01-01 00:00:00' + g * INTERVAL '1 second', g % 2 = 0
+	  FROM generate_series(1, 300) g"
+done
+psql_q "ALTER TABLE src_f REPLICA IDENTITY FULL"
+
+ddl() { # table slot [password]
+	cat <<SQL
+CREATE TABLE $1 (id INT, grp STRING, amount DECIMAL(10, 2), note STRING, ts TIMESTAMP(3),
+  flag BOOLEAN, tbl STRING METADATA FROM 'table_name' VIRTUAL, op_ts TIMESTAMP_LTZ(3) METADATA,
+  PRIMARY KEY (id) NOT ENFORCED
+) WITH ('connector' = 'postgres-cdc', 'hostname' = '127.0.0.1', 'port' = '$PGPORT',
+  'username' = 'postgres', 'password' = '${3:-$PG_PASSWORD}', 'database-name' = 'postgres',
+  'schema-name' = 'public', 'table-name' = '$1', 'slot.name' = '$2',
+  'decoding.plugin.name' = 'pgoutput');
+SQL
+}
+sink() { # table pk-cols
+	echo "'connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = '$1', 'username' = 'postgres',
+  'password' = '$PG_PASSWORD', 'sink.delivery-guarantee' = 'exactly-once'"
+}
+{
+	echo "SET 'execution.checkpointing.interval' = '200 ms'; SET 'pipeline.name' = 'cdc';"
+	for t in src_d src_f; do
+		ddl $t slot_$t
+		echo "CREATE TABLE ${t}_mirror (id INT, grp STRING, amount DECIMAL(10, 2), note STRING,
+  ts TIMESTAMP(3), flag BOOLEAN, tbl STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ($(sink ${t}_mirror));"
+		echo "CREATE TABLE ${t}_agg (grp STRING, total DECIMAL(20, 2), n BIGINT,
+  PRIMARY KEY (grp) NOT ENFORCED) WITH ($(sink ${t}_agg));"
+	done
+	for t in src_d src_f; do
+		echo "INSERT INTO ${t}_mirror SELECT id, grp, amount, note, ts, flag, tbl FROM $t;"
+		echo "INSERT INTO ${t}_agg SELECT grp, SUM(amount), COUNT(*) FROM $t GROUP BY grp;"
+	done
+} > "$W/job.sql"
+
+start_job() {
+	(cd "$W" && exec "$SLUICE" run job.sql) >> "$W/log" 2>&1 &
+	JOB=$!
+}
+
+# compare: mirrors equal their tables, aggregates equal PostgreSQL's
+diffs() {
+	n=0
+	for t in src_d src_f; do
+		d=$(psql_q "SELECT count(*) FROM ((SELECT id, grp, amount, note, ts, flag, '$t' FROM $t
+		  EXCEPT SELECT * FROM ${t}_mirror) UNION ALL (SELECT * FROM ${t}_mirror EXCEPT
+		  SELECT id, grp, amount, note, ts, flag, '$t' FROM $t)) x")
+		a=$(psql_q "SELECT count(*) FROM ((SELECT grp, SUM(amount), COUNT(*) FROM $t GROUP BY grp
+		  EXCEPT SELECT * FROM ${t}_agg) UNION ALL (SELECT * FROM ${t}_agg EXCEPT
+		  SELECT grp, SUM(amount), COUNT(*) FROM $t GROUP BY grp)) x")
+		n=$((n + d + a))
+	done
+	echo $n
+}
+converge() { # what
+	i=0
+	while [ $i -lt 300 ]; do
+		[ "$(diffs)" = 0 ] && { ok "$1"; return 0; }
+		if [ -n "$JOB" ] && ! kill -0 "$JOB" 2>/dev/null; then
+			bad "$1: the job died"; tail -5 "$W/log"; return 1
+		fi
+		sleep 0.2; i=$((i + 1))
+	done
+	bad "$1: $(diffs) rows differ after 60 s"; tail -5 "$W/log"
+	for t in src_d src_f; do
+		psql_q "SELECT * FROM ${t}_agg EXCEPT SELECT grp, SUM(amount), COUNT(*) FROM $t GROUP BY grp" | head -5
+		psql_q "SELECT id, grp, amount, left(note, 20), ts, flag, tbl FROM ${t}_mirror m WHERE NOT EXISTS (SELECT 1 FROM $t s WHERE (s.id, s.grp, s.amount, s.note, s.ts, s.flag, '$t') = (m.id, m.grp, m.amount, m.note, m.ts, m.flag, m.tbl))" | head -5
+	done
+	return 1
+}
+
+changes() { # round: inserts, updates, deletes and one many-row transaction
+	r=$1
+	for t in src_d src_f; do
+		psql_q "INSERT INTO $t SELECT g, 'g' || (g % 5), g * 0.5, 'new' || g, NULL, NULL
+		  FROM generate_series($r * 1000, $r * 1000 + 49) g"
+		psql_q "UPDATE $t SET amount = amount + 1 WHERE id % 10 = 0"      # TOASTed note unchanged
+		psql_q "UPDATE $t SET note = $BIG WHERE id % 10 = 3"              # a new TOASTed value
+		psql_q "UPDATE $t SET grp = 'moved', amount = 2 WHERE id % 17 = 1"
+		psql_q "DELETE FROM $t WHERE id % 13 = $r"
+		psql_q "UPDATE $t SET id = id + 100000 WHERE id % 29 = $r AND id < 100000"  # key change
+		psql_q "BEGIN; UPDATE $t SET amount = amount * 2 WHERE id % 3 = 0;
+		  INSERT INTO $t VALUES ($r * 1000 + 500, 'txn', 1, NULL, NULL, TRUE);
+		  DELETE FROM $t WHERE id % 11 = $r; COMMIT"
+	done
+}
+
+start_job
+changes 1
+converge "snapshot then changes: mirrors and aggregates equal PostgreSQL's (DEFAULT and FULL)"
+t0=$(psql_q "SELECT count(*) FROM src_d_mirror WHERE length(note) > 5000")
+[ "$t0" -gt 0 ] && ok "TOASTed values kept through updates that leave them unchanged ($t0 rows)" ||
+	bad "no TOASTed rows in the mirror"
+changes 2
+converge "more changes while running"
+stop_job
+changes 3
+start_job
+converge "killed, changed while down, restarted from the checkpoint: nothing lost or doubled"
+slots=$(psql_q "SELECT string_agg(slot_name || ':' || (confirmed_flush_lsn > '0/0')::text, ',' ORDER BY slot_name) FROM pg_replication_slots")
+[ "$slots" = "slot_src_d:true,slot_src_f:true" ] && ok "slots confirmed after checkpoints: $slots" ||
+	bad "slots: $slots"
+# the server goes away mid-job: the job fails naming it; once it is back
+# the restart resumes from the checkpoint
+changes 4
+pg_kill
+i=0
+while [ $i -lt 300 ] && kill -0 "$JOB" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+if kill -0 "$JOB" 2>/dev/null; then
+	bad "server gone: the job still runs after 30 s"; stop_job
+else
+	wait "$JOB" 2>/dev/null; JOB=
+	m=$(grep -E "127\.0\.0\.1:$PGPORT" "$W/log" | tail -1)
+	[ -n "$m" ] && ok "server gone: the job failed naming it ($(echo "$m" | cut -c1-120))" ||
+		bad "server gone: no message naming the server: $(tail -2 "$W/log")"
+fi
+pg_restart
+changes 5
+start_job
+converge "server back, job restarted from its checkpoint: nothing lost or doubled"
+stop_job
+
+# a slot left by a run killed before its first checkpoint: the table is
+# copied again and the changes since the slot's position replayed over the
+# copy; among them an update leaving a TOASTed value unsent for a row the
+# copy no longer holds (deleted later in the replay)
+psql_q "CREATE TABLE src_o (id int PRIMARY KEY, grp text NOT NULL, amount numeric(10,2),
+  note text, ts timestamp(3), flag boolean)"
+psql_q "CREATE TABLE src_o_mirror (LIKE src_d_mirror INCLUDING CONSTRAINTS INCLUDING INDEXES)"
+psql_q "INSERT INTO src_o VALUES (1, 'a', 1, $BIG, NULL, NULL), (2, 'b', 2, 'short', NULL, NULL)"
+psql_q "CREATE PUBLICATION pub_o FOR TABLE src_o"
+psql_q "SELECT 1 FROM pg_create_logical_replication_slot('slot_src_o', 'pgoutput')" > /dev/null
+psql_q "UPDATE src_o SET amount = 5 WHERE id = 1; UPDATE src_o SET amount = 6 WHERE id = 2;
+  DELETE FROM src_o WHERE id = 1; INSERT INTO src_o VALUES (3, 'c', 3, NULL, NULL, NULL)"
+{
+	echo "SET 'execution.checkpointing.interval' = '200 ms'; SET 'pipeline.name' = 'cdc_o';"
+	ddl src_o slot_src_o | sed "s/'decoding.plugin.name' = 'pgoutput'/'decoding.plugin.name' = 'pgoutput', 'debezium.publication.name' = 'pub_o'/"
+	echo "CREATE TABLE src_o_mirror (id INT, grp STRING, amount DECIMAL(10, 2), note STRING,
+  ts TIMESTAMP(3), flag BOOLEAN, tbl STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ($(sink src_o_mirror));"
+	echo "INSERT INTO src_o_mirror SELECT id, grp, amount, note, ts, flag, tbl FROM src_o;"
+} > "$W/job_o.sql"
+(cd "$W" && exec "$SLUICE" run job_o.sql) > "$W/log_o" 2>&1 &
+JOB=$!
+i=0
+while [ $i -lt 150 ]; do
+	d=$(psql_q "SELECT count(*) FROM ((SELECT id, grp, amount, note, ts, flag, 'src_o' FROM src_o
+	  EXCEPT SELECT * FROM src_o_mirror) UNION ALL (SELECT * FROM src_o_mirror EXCEPT
+	  SELECT id, grp, amount, note, ts, flag, 'src_o' FROM src_o)) x")
+	[ "$d" = 0 ] && break
+	kill -0 "$JOB" 2>/dev/null || break
+	sleep 0.2; i=$((i + 1))
+done
+[ "$d" = 0 ] && ok "an existing slot: the copy again, the replay over it (a row updated then deleted before the copy) ends as the table" ||
+	bad "existing slot: $d rows differ: $(tail -2 "$W/log_o")"
+stop_job
+
+# ---- bad input -------------------------------------------------------------
+one() { # name expected-message-pattern sql
+	printf '%s\n' "$3" > "$W/bad.sql"
+	if (cd "$W" && timeout 30 "$SLUICE" run bad.sql) > "$W/bad.log" 2>&1; then
+		bad "$1: the job succeeded"
+	elif grep -q "$2" "$W/bad.log"; then ok "$1: $(grep -o "$2.*" "$W/bad.log" | head -1 | cut -c1-110)"
+	else bad "$1: $(cat "$W/bad.log")"; fi
+}
+PRINT="CREATE TABLE p (id INT, grp STRING) WITH ('connector' = 'blackhole');"
+one "wrong password" "password authentication failed" \
+	"$(ddl src_d slot_x wrong-pw) $PRINT INSERT INTO p SELECT id, grp FROM src_d;"
+one "missing table" "table 'public.nosuch' does not exist" \
+	"$(ddl src_d slot_x | sed "s/'table-name' = 'src_d'/'table-name' = 'nosuch'/") $PRINT INSERT INTO p SELECT id, grp FROM src_d;"
+one "no primary key" "needs a PRIMARY KEY" \
+	"$(ddl src_d slot_x | sed 's/PRIMARY KEY (id) NOT ENFORCED/x INT/') $PRINT INSERT INTO p SELECT id, grp FROM src_d;"
+# the slot moved past the checkpoint: refused, saying how far
+psql_q "INSERT INTO src_d VALUES (999999, 'late', 1, NULL, NULL, NULL)" > /dev/null
+psql_q "SELECT pg_replication_slot_advance('slot_src_d', pg_current_wal_lsn())" > /dev/null
+(cd "$W" && timeout 30 "$SLUICE" run job.sql) > "$W/ahead.log" 2>&1
+grep -q "slot 'slot_src_d' has confirmed position .* ahead of the checkpoint's .* would skip [0-9]* bytes" "$W/ahead.log" &&
+	ok "slot ahead of the checkpoint refused: $(grep -o "would skip [0-9]* bytes" "$W/ahead.log")" ||
+	bad "slot ahead: $(tail -3 "$W/ahead.log")"
+psql_q "SELECT pg_drop_replication_slot('slot_src_d')" > /dev/null
+(cd "$W" && timeout 30 "$SLUICE" run job.sql) > "$W/gone.log" 2>&1
+grep -q "replication slot 'slot_src_d' does not exist" "$W/gone.log" &&
+	ok "missing slot on restore refused" || bad "missing slot: $(tail -3 "$W/gone.log")"
+
+[ $fail = 0 ] && echo "cdc: all passed" || echo "cdc: FAILED"
+exit $fail

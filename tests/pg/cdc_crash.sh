@@ -1,0 +1,135 @@
+#!/bin/sh
+# cdc_crash.sh [KILLS] [ROUNDS] - the postgres-cdc source under kill -9.
+# A checkpointing job (every 100-300 ms) reads two tables (REPLICA
+# IDENTITY DEFAULT and FULL, a TOASTed column in each) and writes a mirror
+# of each and a SUM/COUNT per group through exactly-once jdbc sinks, while
+# psql writes ROUNDS transactions into the tables (inserts, updates of the
+# TOASTed column and of others, key updates, deletes; every tenth round
+# one transaction updating every row, larger than a batch, so checkpoints
+# fall inside it).  The job is killed with SIGKILL KILLS times at random
+# moments and restarted each time.  At the end each mirror equals its table
+# and each aggregate equals PostgreSQL's GROUP BY of the final table
+# (a change read twice or lost shows in SUM and COUNT), and the only
+# replication slots are the job's two.  make test: 10 kills; make test-pg:
+# 25.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
+SLUICE="$B/sluice"
+KILLS=${1:-10}
+ROUNDS=${2:-150}
+. "$ROOT/tests/pg/pg.sh"
+pg_up || exit 1
+W="$PGW/w"
+mkdir -p "$W"
+chmod 777 "$W"
+fail=0
+JOB=
+WRITER=
+stop_job() { [ -n "$JOB" ] && kill -9 "$JOB" 2>/dev/null && wait "$JOB" 2>/dev/null; JOB=; }
+trap 'stop_job; [ -n "$WRITER" ] && kill "$WRITER" 2>/dev/null; pg_down' EXIT
+
+BIG="(SELECT string_agg(md5(random()::text || g::text), '') FROM generate_series(1, 300) g)"
+for t in src_d src_f; do
+	psql_q "CREATE TABLE $t (id int PRIMARY KEY, grp text NOT NULL, amount numeric(12,2), note text)"
+	psql_q "CREATE TABLE ${t}_mirror (id int PRIMARY KEY, grp text, amount numeric(12,2), note text)"
+	psql_q "CREATE TABLE ${t}_agg (grp text PRIMARY KEY, total numeric(20,2), n bigint)"
+	psql_q "INSERT INTO $t SELECT g, 'g' || (g % 7), g, CASE WHEN g % 50 = 0 THEN $BIG
+	  ELSE 'n' || g END FROM generate_series(1, 1500) g"
+done
+psql_q "ALTER TABLE src_f REPLICA IDENTITY FULL"
+{
+	echo "SET 'execution.checkpointing.interval' = '$((100 + $(od -An -N1 -tu1 /dev/urandom) % 200)) ms';"
+	echo "SET 'pipeline.name' = 'cdccrash';"
+	for t in src_d src_f; do
+		echo "CREATE TABLE $t (id INT, grp STRING, amount DECIMAL(12, 2), note STRING,
+  PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'postgres-cdc', 'hostname' = '127.0.0.1',
+  'port' = '$PGPORT', 'username' = 'postgres', 'password' = '$PG_PASSWORD',
+  'database-name' = 'postgres', 'schema-name' = 'public', 'table-name' = '$t',
+  'slot.name' = 'crash_$t', 'decoding.plugin.name' = 'pgoutput');"
+		o="'connector' = 'jdbc', 'url' = '$PG_URL', 'username' = 'postgres', 'password' = '$PG_PASSWORD', 'sink.delivery-guarantee' = 'exactly-once'"
+		echo "CREATE TABLE ${t}_mirror (id INT, grp STRING, amount DECIMAL(12, 2), note STRING,
+  PRIMARY KEY (id) NOT ENFORCED) WITH ($o, 'table-name' = '${t}_mirror');"
+		echo "CREATE TABLE ${t}_agg (grp STRING, total DECIMAL(20, 2), n BIGINT,
+  PRIMARY KEY (grp) NOT ENFORCED) WITH ($o, 'table-name' = '${t}_agg');"
+		echo "INSERT INTO ${t}_mirror SELECT * FROM $t;"
+		echo "INSERT INTO ${t}_agg SELECT grp, SUM(amount), COUNT(*) FROM $t GROUP BY grp;"
+	done
+} > "$W/job.sql"
+
+writer() {
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		for t in src_d src_f; do
+			big=""
+			[ $((r % 10)) = 0 ] && big="UPDATE $t SET amount = amount + 1;"
+			psql -X -q -v ON_ERROR_STOP=1 -c "BEGIN;
+			  INSERT INTO $t SELECT g, 'r' || (g % 5), g % 1000, 'w' || g
+			    FROM generate_series(10000 + $r * 20, 10000 + $r * 20 + 19) g;
+			  UPDATE $t SET amount = amount + 0.5 WHERE id % 97 = $r % 97;
+			  UPDATE $t SET note = $BIG WHERE id = $r * 7;
+			  UPDATE $t SET grp = 'moved' WHERE id % 89 = $r % 89;
+			  UPDATE $t SET id = id + 100000 WHERE id = $r * 11 AND id < 100000;
+			  DELETE FROM $t WHERE id % 101 = $r % 101 AND id % 2 = 1;
+			  $big COMMIT" > /dev/null 2>> "$W/writer.err" || echo "writer round $r failed" >> "$W/writer.err"
+		done
+		r=$((r + 1))
+		sleep 0.02
+	done
+}
+diffs() {
+	n=0
+	for t in src_d src_f; do
+		d=$(psql_q "SELECT count(*) FROM ((SELECT * FROM $t EXCEPT SELECT * FROM ${t}_mirror)
+		  UNION ALL (SELECT * FROM ${t}_mirror EXCEPT SELECT * FROM $t)) x")
+		a=$(psql_q "SELECT count(*) FROM ((SELECT grp, SUM(amount), COUNT(*) FROM $t GROUP BY grp
+		  EXCEPT SELECT * FROM ${t}_agg) UNION ALL (SELECT * FROM ${t}_agg EXCEPT
+		  SELECT grp, SUM(amount), COUNT(*) FROM $t GROUP BY grp)) x")
+		n=$((n + d + a))
+	done
+	echo $n
+}
+start_job() {
+	(cd "$W" && exec "$SLUICE" run job.sql) >> "$W/log" 2>&1 &
+	JOB=$!
+}
+
+writer &
+WRITER=$!
+start_job
+k=0
+while [ $k -lt "$KILLS" ]; do
+	# 0.3-1.8 s, so some kills land in the snapshot, some between checkpoints
+	sleep "$(echo "scale=2; (30 + $(od -An -N1 -tu1 /dev/urandom) * 150 / 255) / 100" | bc)"
+	if ! kill -0 "$JOB" 2>/dev/null; then
+		echo "FAIL: the job died by itself"; tail -5 "$W/log"; fail=1; break
+	fi
+	kill -9 "$JOB" 2>/dev/null; wait "$JOB" 2>/dev/null
+	k=$((k + 1))
+	start_job
+done
+wait "$WRITER"
+WRITER=
+[ -s "$W/writer.err" ] && { echo "FAIL: the writer: $(head -3 "$W/writer.err")"; fail=1; }
+i=0
+while [ $i -lt 300 ] && [ "$(diffs)" != 0 ] && kill -0 "$JOB" 2>/dev/null; do
+	sleep 0.2; i=$((i + 1))
+done
+n=$(diffs)
+rows=$(psql_q "SELECT (SELECT count(*) FROM src_d) + (SELECT count(*) FROM src_f)")
+resumed=$(grep -c "resuming from checkpoint" "$W/log")
+if [ "$n" = 0 ]; then
+	echo "ok   $KILLS kill -9 ($resumed restarts from a checkpoint), $ROUNDS rounds of changes: mirrors and aggregates of $rows rows equal PostgreSQL's"
+else
+	echo "FAIL $KILLS kill -9: $n rows differ"; tail -5 "$W/log"; fail=1
+	for t in src_d src_f; do
+		psql_q "SELECT * FROM ${t}_agg EXCEPT SELECT grp, SUM(amount), COUNT(*) FROM $t GROUP BY grp" | head -3
+	done
+fi
+slots=$(psql_q "SELECT string_agg(slot_name, ',' ORDER BY slot_name) FROM pg_replication_slots")
+[ "$slots" = "crash_src_d,crash_src_f" ] && echo "ok   replication slots: only the job's ($slots)" ||
+	{ echo "FAIL slots: $slots"; fail=1; }
+stop_job
+[ $fail = 0 ] && echo "cdc_crash: all passed" || echo "cdc_crash: FAILED"
+exit $fail

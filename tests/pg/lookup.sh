@@ -1,0 +1,105 @@
+#!/bin/sh
+# lookup.sh - lookup joins against a 'jdbc' table and the jdbc scan, on a
+# real PostgreSQL 15 server of its own (tests/pg/pg.sh).  5000 orders (a
+# CSV file) are joined FOR SYSTEM_TIME AS OF their PROCTIME() with a
+# PostgreSQL table of users on a two-column key (LEFT JOIN: some users are
+# missing), with 'lookup.cache' NONE, PARTIAL (max-rows 50: evictions;
+# 10000: fewer statements than NONE) and FULL; each result, written to PostgreSQL, must equal PostgreSQL's own
+# LEFT JOIN of the same data.  The server's statement log must show one
+# execution of the prepared statement per probe batch, not per order.  The
+# jdbc scan reads the users table back whole.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
+SLUICE="$B/sluice"
+. "$ROOT/tests/pg/pg.sh"
+pg_up || exit 1
+W="$PGW/w"
+mkdir -p "$W"
+chmod 777 "$W"
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+
+psql_q "CREATE TABLE users (id text, region int, name text, tier smallint, since date,
+  PRIMARY KEY (id, region))"
+psql_q "INSERT INTO users SELECT 'u' || g, g % 3, 'name \"' || g || E'\\\\', CASE WHEN g % 5 = 0
+  THEN NULL ELSE g % 4 END, DATE '2026-01-01' + g FROM generate_series(1, 400) g"
+psql_q "CREATE TABLE orders (id int, user_id text, region int)"
+awk 'BEGIN { for (i = 1; i <= 5000; i++) printf "%d,u%d,%d\n", i, (i * 7919) % 450 + 1, ((i * 7919) % 450 + 1) % 3 }' > "$W/orders.csv"
+psql -X -q -c "\\copy orders FROM '$W/orders.csv' WITH (FORMAT csv)"
+psql_q "CREATE TABLE expected AS SELECT o.id, o.user_id, u.name, u.tier, u.since FROM orders o
+  LEFT JOIN users u ON o.user_id = u.id AND o.region = u.region"
+psql_q "ALTER SYSTEM SET log_statement = 'all'" > /dev/null
+psql_q "SELECT pg_reload_conf()" > /dev/null
+
+for cache in NONE PARTIAL PARTIAL_BIG FULL; do
+	case $cache in
+	PARTIAL) opts=", 'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.max-rows' = '50', 'lookup.partial-cache.expire-after-write' = '1 h'" ;;
+	PARTIAL_BIG) opts=", 'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.max-rows' = '10000'" ;;
+	FULL) opts=", 'lookup.cache' = 'FULL'" ;;
+	*) opts="" ;;
+	esac
+	t=joined_$(echo $cache | tr A-Z a-z)
+	psql_q "CREATE TABLE $t (id int, user_id text, name text, tier smallint, since date)"
+	cat > "$W/$t.sql" <<SQL
+CREATE TABLE orders (id INT, user_id STRING, region INT, pt AS PROCTIME())
+  WITH ('connector' = 'filesystem', 'path' = '$W/orders.csv', 'format' = 'csv');
+CREATE TABLE users (id STRING, region INT, name STRING, tier SMALLINT, since DATE,
+  PRIMARY KEY (id, region) NOT ENFORCED)
+  WITH ('connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = 'users',
+        'username' = 'postgres', 'password' = '$PG_PASSWORD'$opts);
+CREATE TABLE out_t (id INT, user_id STRING, name STRING, tier SMALLINT, since DATE)
+  WITH ('connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = '$t',
+        'username' = 'postgres', 'password' = '$PG_PASSWORD');
+INSERT INTO out_t SELECT o.id, o.user_id, u.name, u.tier, u.since FROM orders AS o
+  LEFT JOIN users FOR SYSTEM_TIME AS OF o.pt AS u ON o.user_id = u.id AND o.region = u.region;
+SQL
+	before=$(grep -c "execute sluice_lookup" "$PGW/server.log")
+	[ $cache = PARTIAL_BIG ] && none_execs=$first_execs
+	if ! (cd "$W" && timeout 120 "$SLUICE" run "$t.sql") > "$W/log" 2>&1; then
+		bad "lookup.cache $cache: the job failed"; cat "$W/log"; continue
+	fi
+	execs=$(( $(grep -c "execute sluice_lookup" "$PGW/server.log") - before ))
+	[ $cache = NONE ] && first_execs=$execs
+	d=$(psql_q "SELECT count(*) FROM ((SELECT * FROM expected EXCEPT ALL SELECT * FROM $t)
+	  UNION ALL (SELECT * FROM $t EXCEPT ALL SELECT * FROM expected)) x")
+	miss=$(psql_q "SELECT count(*) FROM $t WHERE name IS NULL")
+	[ "$d" = 0 ] && ok "lookup.cache $cache: 5000 orders joined as PostgreSQL joins them ($miss without a user), $execs executions of the lookup statement" ||
+		bad "lookup.cache $cache: $d rows differ"
+	case $cache in
+	FULL) [ "$execs" = 0 ] || bad "FULL: the statement ran $execs times" ;;
+	PARTIAL_BIG) [ "$execs" -lt "$none_execs" ] || bad "PARTIAL (10000 keys): $execs executions, not fewer than NONE's $none_execs" ;;
+	*) [ "$execs" -ge 1 ] && [ "$execs" -le 60 ] || bad "$cache: $execs executions for 5000 orders (one per batch expected)" ;;
+	esac
+done
+
+# the jdbc scan
+psql_q "CREATE TABLE users_copy (LIKE users)"
+cat > "$W/scan.sql" <<SQL
+CREATE TABLE users (id STRING, region INT, name STRING, tier SMALLINT, since DATE)
+  WITH ('connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = 'users',
+        'username' = 'postgres', 'password' = '$PG_PASSWORD');
+CREATE TABLE users_copy (id STRING, region INT, name STRING, tier SMALLINT, since DATE)
+  WITH ('connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = 'users_copy',
+        'username' = 'postgres', 'password' = '$PG_PASSWORD');
+INSERT INTO users_copy SELECT * FROM users;
+SQL
+if (cd "$W" && timeout 60 "$SLUICE" run scan.sql) > "$W/log" 2>&1; then
+	d=$(psql_q "SELECT count(*) FROM ((SELECT * FROM users EXCEPT ALL SELECT * FROM users_copy)
+	  UNION ALL (SELECT * FROM users_copy EXCEPT ALL SELECT * FROM users)) x")
+	[ "$d" = 0 ] && ok "jdbc scan: the table read back whole (400 rows)" || bad "jdbc scan: $d rows differ"
+else
+	bad "jdbc scan failed"; cat "$W/log"
+fi
+printf '%s\n' "CREATE TABLE users (id STRING, region INT) WITH ('connector' = 'jdbc',
+  'url' = '$PG_URL', 'table-name' = 'users', 'lookup.cache' = 'SOMETIMES');
+CREATE TABLE p (id STRING) WITH ('connector' = 'blackhole');
+INSERT INTO p SELECT id FROM users;" > "$W/badopt.sql"
+(cd "$W" && "$SLUICE" explain badopt.sql) > "$W/log" 2>&1
+grep -q "'lookup.cache' must be 'NONE', 'PARTIAL' or 'FULL'" "$W/log" && ok "a bad 'lookup.cache' refused at planning" ||
+	bad "bad lookup.cache: $(cat "$W/log")"
+
+[ $fail = 0 ] && echo "lookup: all passed" || echo "lookup: FAILED"
+exit $fail

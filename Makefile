@@ -7,6 +7,7 @@
 #   make bench      benchmarks (not timed tests)
 #   make bench-par  the parallelism benchmark alone (window jobs at 1 and 2)
 #   make test-pg    the long PostgreSQL crash test (the short one is in make test)
+#   make crash-parallel  the crash tests at parallelism 2 and rescaled, 20 kills per backend
 #   make fuzz       build the libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make asan       build and run the tests under AddressSanitizer/UBSan
 #   make tsan       build what starts threads with ThreadSanitizer and run it
@@ -51,7 +52,7 @@ TOOL_LIB_OBJ := $(TOOL_LIB_SRC:tests/tools/%.c=$(BUILD)/tests/obj/%.o)
 TOOL_SRC := $(filter-out $(TOOL_LIB_SRC),$(sort $(wildcard tests/tools/*.c)))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all deps demo test unit slt slt-parallel integration bench bench-par fuzz asan tsan clean examples torture iceberg-torture \
+.PHONY: all deps demo test unit slt slt-parallel integration bench bench-par test-nexmark bench-nexmark fuzz asan tsan clean examples torture iceberg-torture crash-parallel \
 	install kafka-torture test-pg
 
 all: $(BUILD)/sluice $(BUILD)/libsluice.a $(TOOL_BIN) $(BUILD)/tools/kafka_mock $(BUILD)/tools/kafka_admin
@@ -149,6 +150,19 @@ torture: deps all
 	bash tests/crash/crash.sh 400000 20 rocksdb
 	bash tests/crash/faults.sh 1000000
 	BUILD=$(BUILD) sh tests/crash/bigstate.sh $(BIGSTATE_KEYS) 1024 1
+	$(MAKE) crash-parallel
+
+# the exactly-once proof at parallelism 2 (docs/parallel.md §5): 20
+# SIGKILLs per state backend, the committed output equal to an
+# uninterrupted run at parallelism 1; then with each restart at 1, 2 or 3
+# (restores rescaled from checkpoints) and savepoints along 3 -> 1 -> 3 ->
+# 2 (§7) (about 7 minutes)
+crash-parallel: deps all
+	bash tests/crash/crash.sh 200000 20 hashmap 2
+	bash tests/crash/crash.sh 200000 20 rocksdb 2
+	bash tests/crash/crash.sh 200000 20 hashmap mix
+	bash tests/crash/crash.sh 150000 20 rocksdb mix
+	bash tests/crash/rescale.sh 300000
 
 # the long Kafka-source crash test (tests/kafka/crash.sh): 400 000 orders in 16
 # partitions of librdkafka's mock cluster, 20 SIGKILLs; then the exactly-once
@@ -173,6 +187,22 @@ test-pg: deps all
 	sh tests/pg/cdc.sh
 	sh tests/pg/cdc_crash.sh 25 300
 	sh tests/pg/lookup.sh
+
+# Nexmark (docs/nexmark.md): every query's final answer against sqlite3's
+# batch answer over the same events, at parallelism 1 and 2
+# (tests/nexmark/check.sh; `make test` runs it over 20 000 events), and
+# q12's processing-time windows over 25 s of wall clock (tests/nexmark/q12.sh),
+# and Flink 1.20 as a second oracle of the batch answers (tests/nexmark/flink.sh)
+NEXMARK_CHECK_EVENTS ?= 200000
+test-nexmark: deps all
+	@sh tests/nexmark/check.sh $(NEXMARK_CHECK_EVENTS) "1 2"
+	@sh tests/nexmark/q12.sh
+	@sh tests/nexmark/flink.sh || [ $$? = 77 ]
+
+# every Nexmark query into blackhole at parallelism 1 and 2, the generator's
+# floor and the published figures: writes docs/nexmark.md's table
+bench-nexmark: deps all
+	@sh bench/nexmark/bench.sh $(BUILD)
 
 bench: deps all
 	@sh bench/run.sh $(BUILD)
@@ -202,7 +232,7 @@ asan:
 # build-tsan; a second build of the library and about a minute to run, so not
 # part of `make test`
 TSAN_UNIT := test_channel test_cpus test_sql_threads test_state test_ckpt_coord \
-	test_conn_stdio test_conn_datagen test_prun test_metrics
+	test_conn_stdio test_conn_datagen test_prun test_pckpt test_metrics
 tsan:
 	$(MAKE) BUILD=build-tsan OPT="-O2 -g -fsanitize=thread" \
 		LIBS="$(LIBS) -fsanitize=thread" build-tsan/sluice build-tsan/tools/gen_events \

@@ -9,7 +9,10 @@
 #      right after a checkpoint.
 #
 #   sh bench/ckpt.sh BUILD    (env: CKPT_KEYS, default 12000000; BENCH_DATA,
-#   default BUILD/bench-data, where bench/run.sh left the 10 M orders)
+#   default BUILD/bench-data, where bench/run.sh left the 10 M orders;
+#   CKPT_PAR, default "1 2": the parallelisms to run the state jobs at; at
+#   2 each checkpoint also says how long the instances waited for the
+#   barrier to cross the job, `aligned`, docs/parallel.md §5)
 set -u
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,6 +58,7 @@ fi
 # Prints each checkpoint, the blocked time once the state is >= 900 MB, and
 # the restore time after a crash right after the last periodic checkpoint.
 big() {
+	par=${4:-1}
 	if [ "$2" = seq ]; then
 		keys="'number-of-rows' = '$KEYS', 'fields.k.kind' = 'sequence', 'fields.k.start' = '1', 'fields.k.end' = '$KEYS'"
 		rows=$KEYS
@@ -62,7 +66,7 @@ big() {
 		keys="'number-of-rows' = '$(($2 * KEYS))', 'fields.k.min' = '1', 'fields.k.max' = '$KEYS'"
 		rows=$(($2 * KEYS))
 	fi
-	cat > big.sql <<SQL
+	{ [ "$par" = 1 ] || echo "SET 'parallelism.default' = '$par';"; cat <<SQL
 SET 'execution.checkpointing.interval' = '4 s';
 SET 'state.backend.type' = '$1';
 SET 'pipeline.name' = 'ck$1';
@@ -71,14 +75,15 @@ CREATE TABLE t (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'rows-per-sec
 CREATE TABLE o (k BIGINT, s BIGINT, c BIGINT) WITH ('connector' = 'blackhole');
 INSERT INTO o SELECT k, SUM(v), COUNT(*) FROM t GROUP BY k;
 SQL
+	} > big.sql
 	rm -rf sluice-state
 	"$B/bench/rusage" ru.big "$B/sluice" run big.sql --stats > /dev/null 2> log.big
 	read u s rss < ru.big
-	echo "state job, $1: $rows rows over $KEYS keys, peak RSS $((rss / 1024)) MB; checkpoints:"
+	echo "state job, $1, parallelism $par: $rows rows over $KEYS keys, peak RSS $((rss / 1024)) MB; checkpoints:"
 	grep 'checkpoint [0-9]' log.big | sed 's/^/  /'
-	grep '^checkpoint' log.big | awk -v be="$1" -v t="$3" '{gsub(",", "", $5); b = $8;
+	grep '^checkpoint' log.big | awk -v be="$1" -v t="$3" -v p="$par" '{gsub(",", "", $5); b = $8;
 	  if ($5 >= 900e6) { n++; s += b; if (b > m) m = b } }
-	  END { if (n) printf "%s: blocked at >= 900 MB of state: %d checkpoints, mean %.2f ms, max %.2f ms (target <= %s ms)\n", be, n, s / n, m, t }'
+	  END { if (n) printf "%s, parallelism %d: blocked at >= 900 MB of state: %d checkpoints, mean %.2f ms, max %.2f ms (target <= %s ms)\n", be, p, n, s / n, m, t }'
 	# the crash: at the second-to-last periodic checkpoint of the run above
 	# (the last may not come in a run as long as this one)
 	n=$(($(grep -c '^checkpoint' log.big) - 1))
@@ -91,5 +96,7 @@ SQL
 		echo "$1: restore after a crash at checkpoint $n: $(grep '^restored' log.restore | sed 's/.*in //') (target < 10 s)"
 	fi
 }
-big hashmap 3 10
-big rocksdb seq 50
+for par in ${CKPT_PAR:-1 2}; do
+	big hashmap 3 10 "$par"
+	big rocksdb seq 50 "$par"
+done

@@ -154,10 +154,10 @@ static int explain_backend(const char *type, sl_err *err)
 /*
  * The job's parallelism: 'parallelism.default' (explicit: set by the user),
  * by default the CPUs this process may use (cpus.h), at most
- * 'pipeline.max-parallelism'.  Checkpointing at parallelism > 1 (barriers,
- * docs/parallel.md §5) is step 5 of issue 10: until it lands a job with
- * checkpointing on runs at 1, with a warning when the user asked for
- * more (a job reading a push table too: plan_par.c).  0 or SL_EINVAL.
+ * 'pipeline.max-parallelism'.  A job with checkpointing on runs at 1
+ * unless 'parallelism.default' is set (docs/parallel.md §10 says why the
+ * default does not follow the CPUs there yet); a job reading a push table
+ * likewise (plan_par.c).  0 or SL_EINVAL.
  */
 static int job_parallelism(sl_engine *e, int explain_only, int *par, int *explicit_)
 {
@@ -180,13 +180,8 @@ static int job_parallelism(sl_engine *e, int explain_only, int *par, int *explic
 		v = maxp;
 	int ckpt = explain_only ? sl_opts_get(&e->session, "execution.checkpointing.interval") != NULL
 	                        : e->ck.on;
-	if (v > 1 && ckpt) {
-		if (*explicit_)
-			sl_buf_printf(&e->warnings, "warning: 'parallelism.default' = %lld is not used: "
-			              "checkpointing at parallelism above 1 is not built yet (issue 10 "
-			              "step 5); the job runs at parallelism 1\n", (long long)v);
-		v = 1;
-	}
+	if (v > 1 && ckpt && !*explicit_)
+		v = 1; /* a checkpointing job runs at the parallelism it is given */
 	*par = (int)v;
 	return 0;
 }
@@ -251,6 +246,8 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 			e->prun_push = sl_prun_has_push(e->prun);
 			e->prun_values = 0;
 		}
+		if (!rc && e->ck.on)
+			rc = sl_prun_attach_coord(e->prun, &e->ck, &e->err);
 	} else if (!rc && !explain_only) {
 		rc = sl_instantiate(plan, &e->graph, &e->err);
 		if (!rc)
@@ -319,6 +316,11 @@ static int apply_stmt(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njo
 		*kept = 1;
 		return sl_catalog_add_function(&e->cat, &s->u.create_function, s->line, s->col,
 		                               &e->err);
+	case SL_AS_ADD_JAR:
+		*kept = 1;
+		return sl_catalog_add_jar(&e->cat, s->u.jar_path, s->line, s->col, &e->err);
+	case SL_AS_REMOVE_JAR:
+		return sl_catalog_remove_jar(&e->cat, s->u.jar_path, s->line, s->col, &e->err);
 	case SL_AS_DROP_FUNCTION:
 		return sl_catalog_drop_function(&e->cat, &s->u.drop_function, s->line, s->col,
 		                                &e->err);
@@ -449,6 +451,8 @@ int sl_savepoint(sl_engine *e, int drain, char *path, size_t cap)
 		                  "('execution.checkpointing.interval')");
 	if (e->failed)
 		return sl_err_set(&e->err, SL_EINVAL, "the job stopped after an error: %s", e->fail_msg);
+	if (e->prun)
+		return sl_prun_savepoint(e->prun, drain, path, cap, &e->err);
 	return sl_runtime_savepoint(&e->graph, &e->ck, drain, path, cap, &e->err);
 }
 
@@ -682,12 +686,13 @@ int sl_snapshot(sl_engine *e, void **buf, size_t *len)
 	sl_err_clear(&e->err);
 	if (!e->job)
 		return sl_err_set(&e->err, SL_EINVAL, "no job to snapshot");
-	if (e->prun)
-		return sl_err_set(&e->err, SL_ENOTSUP, "snapshots of a job at parallelism above 1 are "
-		                  "not built yet (issue 10 step 5); SET 'parallelism.default' = '1'");
+	if (e->failed)
+		return sl_err_set(&e->err, SL_EINVAL, "the job stopped after an error: %s", e->fail_msg);
 	sl_snap_writer w;
 	sl_snap_writer_init(&w);
-	int rc = sl_graph_snapshot(&e->graph, &w, &e->err);
+	/* at parallelism > 1 a job snapshot of every instance (ckpt_coord.h) */
+	int rc = e->prun ? sl_prun_snapshot(e->prun, &w, &e->err)
+	                 : sl_graph_snapshot(&e->graph, &w, &e->err);
 	if (rc) {
 		sl_snap_writer_deinit(&w);
 		return rc;
@@ -702,9 +707,12 @@ int sl_restore(sl_engine *e, const void *buf, size_t len)
 	sl_err_clear(&e->err);
 	if (!e->job)
 		return sl_err_set(&e->err, SL_EINVAL, "no job to restore into");
-	if (e->prun)
-		return sl_err_set(&e->err, SL_ENOTSUP, "restoring a job at parallelism above 1 is not "
-		                  "built yet (issue 10 step 5); SET 'parallelism.default' = '1'");
+	if (e->prun) /* any parallelism's snapshot (a rescale when not this one) */
+		return sl_prun_restore(e->prun, buf, len, &e->err);
+	if (sl_coord_is_job_snapshot(buf, len)) { /* taken at parallelism > 1 */
+		sl_coord_part one = {&e->graph, e->state, 1, 0};
+		return sl_coord_restore_parts(&one, 1, 0, buf, len, &e->err);
+	}
 	sl_snap_reader r;
 	sl_snap_reader_init(&r, buf, len);
 	pthread_mutex_lock(&e->job_mu); /* it rewrites counters a snapshot may read */

@@ -353,6 +353,211 @@ static void rename_table(void *ctx, char name[256])
 	memcpy(name, op->uid, ul);
 }
 
+int sl_graph_restore_op_from(sl_op *op, sl_snap_reader r, sl_err *err)
+{
+	if (sl_snap_get_u32(&r) != SNAP_MAGIC)
+		return sl_err_set(err, SL_ESTATE, "not a sluice job snapshot of this version");
+	uint32_t n = sl_snap_get_u32(&r);
+	for (uint32_t i = 0; i < n && sl_snap_reader_ok(&r); i++) {
+		size_t ulen, nlen, sublen;
+		const char *uid = sl_snap_get_bytes(&r, &ulen);
+		sl_snap_get_bytes(&r, &nlen);
+		uint32_t nin = sl_snap_get_u32(&r);
+		if (!sl_snap_reader_ok(&r) || nin > 1024)
+			break;
+		for (uint32_t k = 0; k < nin + 2; k++)
+			sl_snap_get_i64(&r);
+		sl_snap_get_raw(&r, sizeof(sl_op_stats));
+		const void *sub = sl_snap_get_bytes(&r, &sublen);
+		if (!sl_snap_reader_ok(&r))
+			break;
+		if (!uid || ulen != strlen(op->uid) || memcmp(uid, op->uid, ulen))
+			continue;
+		if (!op->vt->restore)
+			return 0;
+		sl_snap_reader sr;
+		sl_snap_reader_init(&sr, sub, sublen);
+		return op->vt->restore(op, &sr, err);
+	}
+	return sl_snap_reader_ok(&r) ? 0 : sl_err_set(err, SL_ESTATE, "job snapshot damaged");
+}
+
+int sl_graph_snap_ids(sl_snap_reader r, void (*cb)(void *ctx, const char *id, size_t n),
+                      void *ctx, sl_err *err)
+{
+	if (sl_snap_get_u32(&r) != SNAP_MAGIC)
+		return sl_err_set(err, SL_ENOTSUP, "restoring at another parallelism needs a "
+		                  "snapshot of this version (structural operator ids): take a "
+		                  "savepoint at the parallelism that took it first");
+	uint32_t n = sl_snap_get_u32(&r);
+	for (uint32_t i = 0; i < n && sl_snap_reader_ok(&r); i++) {
+		size_t ulen, nlen, sublen;
+		const char *uid = sl_snap_get_bytes(&r, &ulen);
+		sl_snap_get_bytes(&r, &nlen);
+		uint32_t nin = sl_snap_get_u32(&r);
+		if (!sl_snap_reader_ok(&r) || nin > 1024)
+			break;
+		for (uint32_t k = 0; k < nin + 2; k++)
+			sl_snap_get_i64(&r);
+		sl_snap_get_raw(&r, sizeof(sl_op_stats));
+		sl_snap_get_bytes(&r, &sublen);
+		if (sl_snap_reader_ok(&r) && uid && ulen)
+			cb(ctx, uid, ulen);
+	}
+	return sl_snap_reader_ok(&r) ? 0 : sl_err_set(err, SL_ESTATE, "job snapshot damaged");
+}
+
+/* One old record of an operator, for a rescale. */
+typedef struct old_rec {
+	const void *sub;
+	size_t sublen;
+} old_rec;
+
+/* keep hook of a rescale's readers: the tables of g's operators. */
+static int keep_own(void *ctx, const char *name)
+{
+	const char *slash = strchr(name, '/');
+	return slash && op_by_uid(ctx, name, (size_t)(slash - name)) != NULL;
+}
+
+/* The first i64 of a record (a watermark, for the kinds that start with
+ * one); INT64_MAX when it has none. */
+static int64_t lead_i64(const old_rec *o)
+{
+	sl_snap_reader r;
+	sl_snap_reader_init(&r, o->sub, o->sublen);
+	int64_t v = sl_snap_get_i64(&r);
+	return sl_snap_reader_ok(&r) ? v : INT64_MAX;
+}
+
+static int check_ttl_layout(sl_graph *g, sl_snap_reader r, int *orphans, sl_err *err);
+
+int sl_graph_restore_rescaled(sl_graph *g, sl_snap_reader *r, const int *from, int n, int inst,
+                              int par, sl_err *err)
+{
+	int nops = g->nops;
+	old_rec *recs = calloc((size_t)(nops ? nops : 1) * (size_t)(n ? n : 1), sizeof(*recs));
+	int *nrec = calloc((size_t)(nops ? nops : 1), sizeof(int));
+	uint8_t *seen = calloc((size_t)(nops ? nops : 1), 1);
+	int rc = 0;
+	if (!recs || !nrec || !seen)
+		rc = sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; !rc && i < n; i++) {
+		if (sl_snap_get_u32(&r[i]) != SNAP_MAGIC) {
+			rc = sl_err_set(err, SL_ENOTSUP, "restoring at another parallelism needs a "
+			                "snapshot of this version (structural operator ids): take a "
+			                "savepoint at the parallelism that took it first");
+			break;
+		}
+		uint32_t nr = sl_snap_get_u32(&r[i]);
+		for (uint32_t k = 0; !rc && k < nr; k++) {
+			size_t ulen, nlen, sublen;
+			const char *uid = sl_snap_get_bytes(&r[i], &ulen);
+			sl_snap_get_bytes(&r[i], &nlen);
+			uint32_t nin = sl_snap_get_u32(&r[i]);
+			if (!sl_snap_reader_ok(&r[i]) || nin > 1024) {
+				rc = sl_err_set(err, SL_ESTATE, "job snapshot damaged");
+				break;
+			}
+			int64_t wms[1024];
+			for (uint32_t w = 0; w < nin; w++)
+				wms[w] = sl_snap_get_i64(&r[i]);
+			int64_t wm = sl_snap_get_i64(&r[i]), out_wm = sl_snap_get_i64(&r[i]);
+			const sl_op_stats *st = sl_snap_get_raw(&r[i], sizeof(sl_op_stats));
+			const void *sub = sl_snap_get_bytes(&r[i], &sublen);
+			if (!sl_snap_reader_ok(&r[i])) {
+				rc = sl_err_set(err, SL_ESTATE, "job snapshot truncated");
+				break;
+			}
+			sl_op *op = ulen ? op_by_uid(g, uid, ulen) : NULL;
+			if (!op)
+				continue; /* an exchange's end, or another instance's operator */
+			int x = op->id;
+			if (!(seen[x] & 1)) { /* the first record: as it is, then the minimum */
+				seen[x] |= 1;
+				op->wm = op->out_wm = SL_WM_MAX;
+				memset(&op->stats, 0, sizeof(op->stats));
+			}
+			if ((int)nin == op->nin)
+				for (int w = 0; w < op->nin; w++)
+					if (!(seen[x] & 2) || wms[w] < op->in_wm[w])
+						op->in_wm[w] = wms[w];
+			if ((int)nin == op->nin)
+				seen[x] |= 2;
+			if (wm < op->wm)
+				op->wm = wm;
+			if (out_wm < op->out_wm)
+				op->out_wm = out_wm;
+			if (from[i] % par == inst) {
+				sl_op_stats s1;
+				memcpy(&s1, st, sizeof(s1));
+				op->stats.rows_in += s1.rows_in;
+				op->stats.rows_out += s1.rows_out;
+				op->stats.late_dropped += s1.late_dropped;
+				op->stats.late_diverted += s1.late_diverted;
+				op->stats.late_corrected += s1.late_corrected;
+			}
+			if (sublen)
+				recs[(size_t)x * (size_t)n + (size_t)nrec[x]++] = (old_rec){sub, sublen};
+		}
+	}
+	/* each operator's own scalars, by its kind's merge rule */
+	for (int x = 0; !rc && x < nops; x++) {
+		sl_op *op = g->ops[x];
+		old_rec *o = &recs[(size_t)x * (size_t)n];
+		if (!nrec[x] || !op->vt->restore)
+			continue;
+		int all = 0, lowest = 0;
+		switch (op->vt->kind) {
+		case SL_OPK_SCAN:
+		case SL_OPK_VALUES:
+			all = 1;
+			break;
+		case SL_OPK_WINDOW_AGG:
+		case SL_OPK_WINDOW_JOIN:
+		case SL_OPK_WINDOW_RANK:
+		case SL_OPK_TEMPORAL_JOIN:
+		case SL_OPK_DEDUP:
+		case SL_OPK_SESSION_AGG:
+		case SL_OPK_SESSION_ASSIGN:
+			lowest = 1;
+			break;
+		default:
+			if (nrec[x] > 1)
+				rc = sl_err_set(err, SL_ENOTSUP, "operator #%d %s (id %s) cannot be restored "
+				                "at another parallelism: %d of its instances kept scalars "
+				                "and it has no rule to merge them (OVER numbers its pending "
+				                "rows per instance); restore at the parallelism that took the "
+				                "snapshot", op->id, op->vt->name, op->uid, nrec[x]);
+			break;
+		}
+		int pick = 0;
+		for (int k = 1; lowest && k < nrec[x]; k++)
+			if (lead_i64(&o[k]) < lead_i64(&o[pick]))
+				pick = k;
+		for (int k = 0; !rc && k < nrec[x]; k++) {
+			if (!all && k != pick)
+				continue;
+			sl_snap_reader sr;
+			sl_snap_reader_init(&sr, o[k].sub, o[k].sublen);
+			rc = op->vt->restore(op, &sr, err);
+		}
+	}
+	free(recs);
+	free(nrec);
+	free(seen);
+	/* state: each old instance's tables of g's operators, g's groups */
+	for (int i = 0; !rc && i < n; i++) {
+		r[i].keep = keep_own;
+		r[i].keep_ctx = g;
+		rc = check_ttl_layout(g, r[i], NULL, err);
+		if (!rc)
+			rc = sl_state_restore_merge(g->state, &r[i], err);
+		r[i].keep = NULL;
+	}
+	return rc;
+}
+
 /* A snapshot record's id and kind, and whether its operator kept state. */
 typedef struct snap_rec {
 	const char *uid;
@@ -388,8 +593,9 @@ static int restore_op(sl_graph *g, sl_snap_reader *r, snap_rec *rec, sl_err *err
 	rec->nlen = name ? nlen : 0;
 	rec->matched = op != NULL;
 	rec->stateful = rec->held = sublen > 0;
-	if (!op)
-		return 0; /* lost if it held state: unclaimed_state() */
+	if (!op || ulen == 0)
+		return 0; /* lost if it held state: unclaimed_state(); no id: an
+		           * exchange's end (parallel jobs), which keeps nothing */
 	if ((int)nin == op->nin)
 		memcpy(op->in_wm, wms, sizeof(int64_t) * nin);
 	op->wm = wm;

@@ -110,6 +110,46 @@ int sl_graph_restore(sl_graph *g, sl_snap_reader *r, sl_err *err);
  * commit data of the coordinator). */
 sl_op *sl_graph_op_by_snap_id(const sl_graph *g, const char *id, size_t n);
 
+/*
+ * Calls op's restore method with the body of the record of op's id in the
+ * graph snapshot r (a copy: r is not moved), written by sl_graph_snapshot
+ * of this version (structural ids): how a source instance of a parallel
+ * job gets the snapshots of the other instances of the run that took the
+ * checkpoint (connector/conn.h, docs/parallel.md §6).  0 (also when r has
+ * no such record or op no restore method) or the error.
+ */
+int sl_graph_restore_op_from(sl_op *op, sl_snap_reader r, sl_err *err);
+
+/*
+ * A rescale (docs/parallel.md §7): restores g, instance inst of par of a
+ * job, from the graph snapshots r[0..n) (of this version: structural ids)
+ * of the old instances holding some operator of g, from[i] being r[i]'s
+ * old instance number; leaves each r[i] after its state records.
+ * Per operator, over the old records of its id: input and output
+ * watermarks their minimum; counters the sum over the old instances j
+ * with j % par == inst (so the instances' sums stay the job's); its own
+ * scalars by its kind: a source's restore gets every record (each
+ * instance keeps the splits it owns, connector/conn.h); the operators
+ * whose scalars are a watermark they fired up to (window aggregate, join
+ * and Top-N, temporal join, event-time deduplication, session aggregate
+ * and table function) the record with the smallest; any other operator
+ * with scalars from more than one old instance (OVER: its pending rows
+ * are numbered per instance) is refused (SL_ENOTSUP) naming it.  State:
+ * each r[i]'s tables of g's operators, the entries of the backend's key
+ * groups (sl_state_restore_merge).  An old operator g lacks is not
+ * looked at (the caller checks that some new instance has it).
+ * 0 or an error.
+ */
+int sl_graph_restore_rescaled(sl_graph *g, sl_snap_reader *r, const int *from, int n, int inst,
+                              int par, sl_err *err);
+
+/* Calls cb(ctx, id, n) for the id of every operator record of the graph
+ * snapshot r (a copy; exchanges' ends, which have none, left out).
+ * 0, or SL_ESTATE when r is damaged or of a version before structural ids
+ * (SL_ENOTSUP). */
+int sl_graph_snap_ids(sl_snap_reader r, void (*cb)(void *ctx, const char *id, size_t n),
+                      void *ctx, sl_err *err);
+
 /* Closes and frees every operator (sl_op_free). */
 void sl_graph_deinit(sl_graph *g);
 

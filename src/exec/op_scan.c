@@ -72,6 +72,7 @@ typedef struct scan_op {
 	sl_prog *comp_prog;
 	sl_prog *wm_prog;
 	int64_t wm;            /* the watermark emitted last (the source's) */
+	int restored;          /* restore calls so far (one per old instance) */
 	sl_decoder *push_dec;  /* push mode */
 	int64_t last_data_us;  /* monotonic time of the last rows (idle timeout) */
 	char table[128];
@@ -542,8 +543,11 @@ static int scan_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
 	if (!sl_snap_reader_ok(r))
 		return sl_err_set(err, SL_ESTATE, "scan state damaged");
 	/* a source's snapshot from before splits holds one stream's watermark:
-	 * the source gives it to the split it resumes (conn_filesystem.c) */
-	if (has_splits(o))
+	 * the source gives it to the split it resumes (conn_filesystem.c).
+	 * Only the first of several calls (one per instance of the run that
+	 * took the checkpoint, conn.h) sets it: a later one would overwrite
+	 * the splits an earlier call's source snapshot restored */
+	if (has_splits(o) && !o->restored++)
 		for (int i = 0; i < o->p.source->nsplits; i++)
 			o->p.source->split_wm[i] = o->wm;
 	if (o->p.source && o->p.source->vt->restore)

@@ -11,7 +11,10 @@
  * column exists and is TIMESTAMP(p)/TIMESTAMP_LTZ(p), PRIMARY KEY and
  * PARTITIONED BY columns exist, 'connector' is present, and none of
  * Flink's legacy option keys ('connector.type', 'format.type',
- * 'update-mode', ...) is used (the error gives the new spelling).  Expressions are bound later, when a job
+ * 'update-mode', ...) is used (the error gives the new spelling), but
+ * those of the legacy CSV file source Flink 1.20 still ships
+ * ('connector.type' = 'filesystem', 'format.type' = 'csv'), which are
+ * read in their new spelling.  Expressions are bound later, when a job
  * reads the table (their errors still come before any input is read).
  */
 #ifndef SL_CATALOG_H
@@ -76,6 +79,9 @@ typedef struct sl_catalog {
 	sl_func_def **functions;
 	int ndls;
 	void **dls;                 /* every library loaded (udf.c), closed at deinit */
+	int njars;
+	const char **jars;          /* ADD JAR paths in order (udf.c), arena copies */
+	void **jar_dls;             /* their dlopen handles (also in dls) */
 } sl_catalog;
 
 void sl_catalog_init(sl_catalog *c);
@@ -98,6 +104,13 @@ int sl_catalog_add_function(sl_catalog *c, const sl_ast_create_function *f, int 
                             sl_err *err);
 int sl_catalog_drop_function(sl_catalog *c, const sl_ast_drop_function *f, int line, int col,
                              sl_err *err);
+/* ADD JAR 'path': loads the library (an error names it and dlerror's
+ * text) and appends it to the libraries CREATE FUNCTION without USING JAR
+ * searches, in order; adding a path already added changes nothing.
+ * REMOVE JAR 'path': takes it off that list (SL_EPLAN when it is not on
+ * it); functions created from it stay, and so does the library. */
+int sl_catalog_add_jar(sl_catalog *c, const char *path, int line, int col, sl_err *err);
+int sl_catalog_remove_jar(sl_catalog *c, const char *path, int line, int col, sl_err *err);
 /* Closes the libraries of every function ever loaded (sl_catalog_deinit). */
 void sl_catalog_close_functions(sl_catalog *c);
 /* The function named (case-insensitive), or NULL. */

@@ -743,6 +743,21 @@ rel *sl__plan_aggregate(planner *p, const sl_ast_select *sel, rel *from, agg_map
 	rel *out = plan_window_agg(p, sel, &b, &w, m, gwi >= 0 ? sel->group[gwi] : NULL);
 	if (!out)
 		return NULL;
+	/* A window TVF aggregate's output keeps its window (Flink's window
+	 * properties survive the aggregate): window_start and window_end stay
+	 * the window's columns, so a join of two such outputs on both is a
+	 * window join (plan_join.c), as Flink plans Nexmark's q8.  Not for
+	 * SESSION or processing-time windows, which window joins refuse, nor
+	 * for an updating output (ALLOWED LATENESS corrections): those stay
+	 * regular joins. */
+	sl_window_spec *keep = from->tvf_in && w.kind != SL_WIN_SESSION && !w.proc && !out->updating
+	                     ? sl_arena_alloc(p->a, sizeof(*keep)) : NULL;
+	if (keep) {
+		*keep = w;
+		out->win = keep;
+		out->win_start = b.ngroup;
+		out->win_end = b.ngroup + 1;
+	}
 	for (int i = 0; i < nfixed; i++) /* window_start/_end/_time group entries */
 		if (tmp.col[i] <= -100) {
 			m->text[m->n] = tmp.text[i];

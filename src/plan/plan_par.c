@@ -9,7 +9,7 @@
  *     its rows before the first poll without running the job (op_values.c);
  *     a job reading a push table runs in parallel when 'parallelism.default'
  *     was set, each API call draining it (runtime/prun.h), and at 1 at the
- *     default (the API's snapshots at parallelism > 1 are step 5);
+ *     default (an embedding that did not ask for threads gets none);
  *   - at P = 1 every node runs at 1 and every edge is chained: the job is
  *     the single-threaded graph of today (docs/parallel.md §8);
  *   - a scan runs at P, except a source that cannot split (its vtab's
@@ -128,11 +128,10 @@ int sl__plan_par(planner *p)
 {
 	if (!has_scan(p))
 		p->parallelism = 1; /* VALUES alone: emitted before a poll (op_values.c) */
-	/* A push table at the default parallelism runs at 1: the API's snapshots
-	 * (sl_snapshot, sl_restore) of a job at parallelism > 1 are issue 10
-	 * step 5, and an embedding that never asked for parallelism must keep
-	 * them.  Asked for explicitly, it runs in parallel, every API call
-	 * draining the job (runtime/prun.h). */
+	/* A push table at the default parallelism runs at 1: an embedding that
+	 * never asked for parallelism gets no threads (its calls stay on its
+	 * own thread).  Asked for explicitly, it runs in parallel, every API
+	 * call draining the job (runtime/prun.h). */
 	if (p->parallelism > 1 && !p->parallelism_explicit && reads_push_table(p))
 		p->parallelism = 1;
 	int P = p->parallelism > 1 ? p->parallelism : 1;

@@ -459,7 +459,7 @@ static const sl_table_def *find_table(planner *p, const sl_ast_show *sh, int lin
 static int show_names(planner *p, const sl_ast_show *sh, sl_buf *out)
 {
 	const sl_catalog *c = p->cat;
-	int cap = c->ntables + c->nviews + c->nfunctions + 1, n = 0;
+	int cap = c->ntables + c->nviews + c->nfunctions + c->njars + 1, n = 0;
 	const char **names = sl_arena_calloc(p->a, sizeof(char *) * (size_t)cap);
 	const char *head = "table name";
 	switch (sh->what) {
@@ -479,6 +479,11 @@ static int show_names(planner *p, const sl_ast_show *sh, sl_buf *out)
 		head = "function name";
 		for (int i = 0; i < c->nfunctions; i++)
 			names[n++] = c->functions[i]->name;
+		break;
+	case SL_SHOW_JARS:
+		head = "jars";
+		for (int i = 0; i < c->njars; i++)
+			names[n++] = c->jars[i];
 		break;
 	default:
 		break;
@@ -504,6 +509,7 @@ int sl_plan_show(const sl_catalog *cat, const sl_opts *session, sl_arena *arena,
 	case SL_SHOW_TABLES:
 	case SL_SHOW_VIEWS:
 	case SL_SHOW_FUNCTIONS:
+	case SL_SHOW_JARS:
 		if (sh->what == SL_SHOW_FUNCTIONS && !sh->user)
 			return sl_err_set_at(err, SL_ENOTSUP, s->line, s->col,
 			                     "line %d, column %d: SHOW FUNCTIONS (with the built-in "

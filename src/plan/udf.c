@@ -3,6 +3,10 @@
  * aggregate functions loaded from shared objects (include/sluice_udf.h is
  * their ABI, versions 1 and 2).
  *
+ * ADD JAR 'lib.so' loads a library and puts it on the list CREATE FUNCTION
+ * without USING JAR searches for the symbol (as Flink resolves a class on
+ * the jars ADD JAR put on the class path); REMOVE JAR takes it off.
+ *
  * Data flow:  CREATE FUNCTION name AS 'symbol' LANGUAGE C USING JAR 'lib.so'
  * --(sl_catalog_add_function)--> dlopen(lib.so), dlsym(symbol), call it,
  * check the registration (ABI version, kind, argument and result types,
@@ -209,6 +213,66 @@ static int reserved_name(const char *name)
 	return 0;
 }
 
+/* The first library added with ADD JAR that exports sym, or NULL. */
+static const char *jar_with(const sl_catalog *c, const char *sym)
+{
+	for (int i = 0; i < c->njars; i++) {
+		dlerror();
+		if (dlsym(c->jar_dls[i], sym) && !dlerror())
+			return c->jars[i];
+	}
+	return NULL;
+}
+
+int sl_catalog_add_jar(sl_catalog *c, const char *path, int line, int col, sl_err *err)
+{
+	for (int i = 0; i < c->njars; i++)
+		if (!strcmp(c->jars[i], path))
+			return 0;
+	size_t pl = strlen(path);
+	if (pl > 4 && !strcasecmp(path + pl - 4, ".jar"))
+		return sl_err_set_at(err, SL_ENOTSUP, line, col, "line %d, column %d: ADD JAR '%s': "
+		                     "this looks like a Java jar: sluice loads C functions from a "
+		                     "shared object (docs/udf.md)", line, col, path);
+	void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!dl)
+		return sl_err_set_at(err, SL_EPLAN, line, col, "line %d, column %d: ADD JAR: cannot "
+		                     "load library '%s': %s", line, col, path, dlerror());
+	void **nd = realloc(c->dls, sizeof(*nd) * (size_t)(c->ndls + 1));
+	if (nd)
+		c->dls = nd;
+	const char **nj = nd ? realloc(c->jars, sizeof(*nj) * (size_t)(c->njars + 1)) : NULL;
+	if (nj)
+		c->jars = nj;
+	void **njd = nj ? realloc(c->jar_dls, sizeof(*njd) * (size_t)(c->njars + 1)) : NULL;
+	const char *copy = njd ? sl_arena_strdup(&c->arena, path) : NULL;
+	if (njd)
+		c->jar_dls = njd;
+	if (!copy) {
+		dlclose(dl);
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	c->dls[c->ndls++] = dl; /* closed with the catalog */
+	c->jars[c->njars] = copy;
+	c->jar_dls[c->njars++] = dl;
+	return 0;
+}
+
+int sl_catalog_remove_jar(sl_catalog *c, const char *path, int line, int col, sl_err *err)
+{
+	for (int i = 0; i < c->njars; i++)
+		if (!strcmp(c->jars[i], path)) {
+			/* the library stays loaded: functions created from it remain */
+			memmove(c->jars + i, c->jars + i + 1, sizeof(*c->jars) * (size_t)(c->njars - i - 1));
+			memmove(c->jar_dls + i, c->jar_dls + i + 1,
+			        sizeof(*c->jar_dls) * (size_t)(c->njars - i - 1));
+			c->njars--;
+			return 0;
+		}
+	return sl_err_set_at(err, SL_EPLAN, line, col, "line %d, column %d: REMOVE JAR '%s': no "
+	                     "such library was added (SHOW JARS lists them)", line, col, path);
+}
+
 int sl_catalog_add_function(sl_catalog *c, const sl_ast_create_function *f, int line, int col,
                             sl_err *err)
 {
@@ -228,16 +292,23 @@ int sl_catalog_add_function(sl_catalog *c, const sl_ast_create_function *f, int 
 		                     "line %d, column %d: LANGUAGE %s is not supported: sluice loads "
 		                     "functions written in C (LANGUAGE C) from a shared object "
 		                     "(docs/udf.md)", f->lang_line, f->lang_col, f->language);
-	if (!f->path)
+	const char *path = f->path ? f->path : jar_with(c, f->symbol);
+	if (!path && !c->njars)
 		return sl_err_set_at(err, SL_EPLAN, line, col, "line %d, column %d: function '%s': "
-		                     "USING JAR '/path/lib.so' is required (the shared object that "
-		                     "exports '%s')", line, col, name, f->symbol);
-	size_t pl = strlen(f->path);
-	if (!f->language && pl > 4 && !strcasecmp(f->path + pl - 4, ".jar"))
+		                     "USING JAR '/path/lib.so' (or an earlier ADD JAR '/path/lib.so') "
+		                     "is required (the shared object that exports '%s')", line, col,
+		                     name, f->symbol);
+	if (!path)
+		return sl_err_set_at(err, SL_EPLAN, line, col, "line %d, column %d: function '%s': "
+		                     "symbol '%s' not found in the %d librar%s added with ADD JAR "
+		                     "(SHOW JARS lists them)", line, col, name, f->symbol, c->njars,
+		                     c->njars == 1 ? "y" : "ies");
+	size_t pl = strlen(path);
+	if (!f->language && pl > 4 && !strcasecmp(path + pl - 4, ".jar"))
 		return sl_err_set_at(err, SL_ENOTSUP, line, col, "line %d, column %d: function '%s': "
 		                     "'%s' looks like a Java jar: Java (and Scala, Python) functions "
 		                     "are not supported; sluice loads C functions from a shared object "
-		                     "(LANGUAGE C, docs/udf.md)", line, col, name, f->path);
+		                     "(LANGUAGE C, docs/udf.md)", line, col, name, path);
 	if (f->nusing > 1)
 		return sl_err_set_at(err, SL_ENOTSUP, line, col, "line %d, column %d: function '%s': "
 		                     "only one USING JAR library is supported", line, col, name);
@@ -250,7 +321,7 @@ int sl_catalog_add_function(sl_catalog *c, const sl_ast_create_function *f, int 
 	c->functions = nf;
 	d->name = sl_arena_strdup(&c->arena, name);
 	d->symbol = sl_arena_strdup(&c->arena, f->symbol);
-	d->path = sl_arena_strdup(&c->arena, f->path);
+	d->path = sl_arena_strdup(&c->arena, path);
 	d->temporary = f->temporary;
 	int rc = load(c, d, line, col, err);
 	void **nd = d->dl ? realloc(c->dls, sizeof(*nd) * (size_t)(c->ndls + 1)) : NULL;

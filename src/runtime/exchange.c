@@ -55,7 +55,9 @@
  * (sl_xsend_marker: partial batches and the pending watermark first).
  * Markers do not move the watermark.  At most one marker is in flight in
  * a job (the coordinator waits for its acknowledgements, prun.c), so a
- * channel never holds two.
+ * channel never holds two.  A checkpoint barrier is such a marker (the
+ * task parks after it: docs/parallel.md §5), so nothing here tells them
+ * apart.
  */
 #include "exchange.h"
 #include "sluice.h"
@@ -567,7 +569,7 @@ static int xrecv_pump(sl_op *op, sl_err *err)
 			if (x->nended < x->n)
 				rc = recv_wm(x, err);
 			break;
-		default: /* barriers: checkpointing at parallelism > 1 is step 5 */
+		default: /* checkpoint barriers travel as markers (prun.c) */
 			rc = sl_err_set(err, SL_ERUNTIME, "internal error: unexpected message %u on an "
 			                "exchange", m.kind);
 		}

@@ -54,7 +54,7 @@ int sl_xsend_flush(sl_op *op, sl_err *err);
 int sl_xsend_idle(sl_op *op, sl_err *err);
 
 /* Pushes every partial batch and the pending watermark, then MARKER(id)
- * on every channel (a drain marker or, later, a checkpoint barrier:
+ * on every channel (a drain marker or a checkpoint barrier:
  * docs/parallel.md §5-§6).  0 or an error (cancelled). */
 int sl_xsend_marker(sl_op *op, int64_t id, sl_err *err);
 

@@ -40,12 +40,26 @@
  * reached the sinks when the caller returns.  A task without channels to
  * sleep on looks at the request every millisecond.
  *
+ * Checkpoints (docs/parallel.md §5, "As built").  With a coordinator
+ * attached, the caller's thread in sl_prun_run is the coordinator
+ * (ckpt_coord.c, through sl_coord_rt): a barrier is a marker flagged
+ * mk_barrier; a task handling it does no request, keeps its scans, VALUES
+ * and timers still until it acknowledged, then parks on park_cv until the
+ * coordinator releases the barrier (co_park, co_release); a task that
+ * ended counts as parked.  Phase 2 goes to each task's control channel
+ * (ctl, made with its wake) and runs between two steps (task_control);
+ * the coordinator runs it itself for ended tasks and while all are
+ * parked (co_phase2).  The final checkpoint follows the end of every
+ * task; savepoints and the API's snapshots park the tasks
+ * (sl_prun_savepoint, sl_prun_snapshot).
+ *
  * Stop.  sl_prun_stop sets a flag (from a signal handler): tasks stop
  * pumping their scans and VALUES and keep serving their channels;
  * sl_prun_run returns 0.  sl_prun_finish_stop then drains (every source
  * ends in its own task and the job runs to its end) or cancels.
  */
 #include "prun.h"
+#include "ckpt_coord.h"
 #include "exchange.h"
 #include "instantiate.h"
 #include "sluice.h"
@@ -98,6 +112,10 @@ typedef struct task {
 	uint64_t *send_up;  /* per sender: the receivers upstream of it (bit r % 64) */
 	int64_t acked;   /* under job->mu: mk_done, for the coordinator */
 	int done;        /* under job->mu: the thread ended */
+	int mk_barrier;  /* the marker being handled is a checkpoint barrier */
+	int64_t parked;  /* under job->mu: the barrier it is parked at */
+	int64_t committed; /* under job->mu: the last phase 2 it ran */
+	sl_chan *ctl;    /* control channel: phase 2 from the coordinator */
 	int has_scan, has_timers;
 	pthread_t th;
 	sl_err err;
@@ -125,6 +143,15 @@ struct sl_prun {
 	pthread_cond_t cv;
 	int ndone, failed, started, joined;
 	sl_err err;
+	/* checkpoints (docs/parallel.md §5): the coordinator runs on the
+	 * caller's thread; a barrier is a marker with mk_barrier set */
+	sl_coord *ck;
+	_Atomic int mk_barrier;
+	pthread_cond_t park_cv;
+	int64_t released;   /* under mu: the last barrier released */
+	int nparked;        /* under mu: instances parked at the current barrier */
+	int64_t first_park_us;
+	int parked_now;     /* every instance parked (the coordinator's view) */
 };
 
 static int find(int *up, int i)
@@ -265,7 +292,6 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 	if ((rc = sl_state_set_key_groups(t->state, maxp, first, last, err)))
 		return rc;
 	sl_graph_init(&t->g, t->state);
-	sl_wake_init(&t->wake);
 	sl_op **op_of = &j->op_of[(size_t)(t - j->tasks) * (size_t)p->n];
 	/* receivers */
 	int nw = 0;
@@ -291,6 +317,7 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 			}
 		if ((rc = add_op(t, sl_xrecv_new(rc_, rr, n, err), 0, x->from, err)))
 			return rc;
+		t->g.ops[t->g.nops - 1]->uid[0] = 0; /* no plan operator: no id (snapshots) */
 		nrecv++;
 	}
 	/* the chain */
@@ -312,7 +339,7 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 	}
 	t->recvs = calloc((size_t)(nrecv ? nrecv : 1), sizeof(sl_op *));
-	t->wait_now = calloc((size_t)(nw ? nw : 1), sizeof(sl_chan *));
+	t->wait_now = calloc((size_t)nw + 1, sizeof(sl_chan *)); /* and the control channel */
 	if (!t->recvs || !t->wait_now)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int r = 0; r < nrecv; r++)
@@ -343,6 +370,7 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 		                         (int)batch_rows, err);
 		if ((rc = add_op(t, op, 1, x->from, err)))
 			return rc;
+		op->uid[0] = 0;
 		if (sl_graph_connect(&t->g, op_of[x->from->id], op, 0))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		x->send[t->inst] = op;
@@ -388,6 +416,7 @@ sl_prun *sl_prun_new(const sl_pplan *plan, const char *backend, const sl_opts *s
 	j->clock = proc_manual;
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_cond_init(&j->cv, NULL);
+	pthread_cond_init(&j->park_cv, NULL);
 	int rc = make_chains(j, err);
 	if (!rc) {
 		j->tasks = calloc((size_t)(j->ntasks ? j->ntasks : 1), sizeof(*j->tasks));
@@ -405,9 +434,15 @@ sl_prun *sl_prun_new(const sl_pplan *plan, const char *backend, const sl_opts *s
 				t->chain = c;
 				t->inst = k;
 				t->par = plan->nodes[i]->par;
+				if (!t->ctl) {
+					sl_wake_init(&t->wake);
+					if (!(t->ctl = sl_chan_new(4, &t->wake)))
+						rc = sl_err_set(err, SL_ENOMEM, "out of memory");
+				}
 			}
 		}
-		rc = make_edges(j, err);
+		if (!rc)
+			rc = make_edges(j, err);
 	}
 	for (int i = 0; !rc && i < j->ntasks; i++) {
 		task *t = &j->tasks[i];
@@ -427,6 +462,12 @@ sl_prun *sl_prun_new(const sl_pplan *plan, const char *backend, const sl_opts *s
 static void cancel_all(sl_prun *j)
 {
 	atomic_store(&j->cancelled, 1);
+	pthread_mutex_lock(&j->mu); /* parked instances wake and end */
+	pthread_cond_broadcast(&j->park_cv);
+	pthread_mutex_unlock(&j->mu);
+	for (int i = 0; j->tasks && i < j->ntasks; i++)
+		if (j->tasks[i].ctl)
+			sl_chan_cancel(j->tasks[i].ctl);
 	for (int e = 0; e < j->nedges; e++) {
 		xedge *x = &j->edges[e];
 		for (int i = 0; i < x->np * x->nc; i++) {
@@ -451,14 +492,15 @@ static void task_failed(sl_prun *j, const sl_err *err)
 		cancel_all(j);
 }
 
-/* One step of task t: timers, then each source once (scans and VALUES
- * not while paused).  1 while some source may produce, 0 when the graph
- * finished, or an error.  *progress: rows produced. */
-static int task_step(task *t, int paused, int64_t *progress, sl_err *err)
+/* One step of task t: timers (not while a checkpoint barrier is half
+ * through: their rows would follow it), then each source once (scans and
+ * VALUES not while paused).  1 while some source may produce, 0 when the
+ * graph finished, or an error.  *progress: rows produced. */
+static int task_step(task *t, int paused, int no_timers, int64_t *progress, sl_err *err)
 {
 	int live = 0;
 	*progress = 0;
-	int rc = sl_graph_fire_timers(&t->g, err);
+	int rc = no_timers ? 0 : sl_graph_fire_timers(&t->g, err);
 	if (rc)
 		return rc;
 	for (int i = 0; i < t->g.nops; i++) {
@@ -498,6 +540,13 @@ static int end_sources(task *t, sl_err *err)
 }
 
 /* 1 when op is one of t's operators. */
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static int owns(const task *t, const sl_op *op)
 {
 	for (int i = 0; i < t->g.nops; i++)
@@ -533,6 +582,12 @@ static int task_marker(task *t, sl_err *err)
 	if (t->mk_handled < n) {
 		t->mk_handled = n;
 		moved = 1;
+		/* a checkpoint barrier (docs/parallel.md §5) carries no request:
+		 * the task's scans stop where they are (their positions are the
+		 * snapshot's) until it parks */
+		t->mk_barrier = atomic_load(&j->mk_barrier);
+	}
+	if (t->mk_handled == n && moved && !t->mk_barrier) {
 		if (t->g.proc_manual != j->clock) {
 			t->g.proc_manual = j->clock;
 			sl_graph_tick(&t->g);
@@ -581,9 +636,57 @@ static int task_marker(task *t, sl_err *err)
 	t->mk_done = n;
 	pthread_mutex_lock(&j->mu);
 	t->acked = n;
-	pthread_cond_broadcast(&j->cv);
+	if (t->mk_barrier) {
+		/* parked (docs/parallel.md §5): between two messages, outside every
+		 * operator call, holding no lock, until the coordinator has taken
+		 * the checkpoint; nothing follows the barrier in its channels */
+		t->parked = n;
+		if (j->nparked++ == 0)
+			j->first_park_us = mono_us();
+		pthread_cond_broadcast(&j->cv);
+		while (j->released < n && !atomic_load(&j->cancelled))
+			pthread_cond_wait(&j->park_cv, &j->mu);
+	} else {
+		pthread_cond_broadcast(&j->cv);
+	}
 	pthread_mutex_unlock(&j->mu);
 	return 1;
+}
+
+/* Phase 2 of checkpoint id in t's operators: every commit hook (abort:
+ * every abort hook; after a failed commit, the rest abort). */
+static int run_phase2(task *t, int64_t id, int abort, sl_err *err)
+{
+	int rc = 0;
+	for (int i = 0; i < t->g.nops; i++) {
+		sl_op *op = t->g.ops[i];
+		int (*hook)(sl_op *, int64_t, sl_err *) = abort || rc ? op->vt->abort : op->vt->commit;
+		if (!hook)
+			continue;
+		int r2 = hook(op, id, err);
+		if (r2 && !rc)
+			rc = r2;
+	}
+	return rc;
+}
+
+#define CTL_ABORT 1u /* control message flag: abort instead of commit */
+
+/* The control messages the coordinator sent t (phase 2, run here on the
+ * instance's own thread between two messages).  0 or an error. */
+static int task_control(task *t, sl_err *err)
+{
+	sl_chan_msg m;
+	while (sl_chan_try_pop(t->ctl, &m) == 1) {
+		int rc = run_phase2(t, m.value, (m.flags & CTL_ABORT) != 0, err);
+		pthread_mutex_lock(&t->job->mu);
+		t->committed = m.value;
+		pthread_cond_broadcast(&t->job->cv);
+		pthread_mutex_unlock(&t->job->mu);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 /* The channels t may sleep on: not ended, not blocked by a marker. */
@@ -592,6 +695,8 @@ static int task_waitable(task *t)
 	int n = 0;
 	for (int r = 0; r < t->nrecvs; r++)
 		n += sl_xrecv_waitable(t->recvs[r], t->wait_now + n);
+	if (t->job->ck)
+		t->wait_now[n++] = t->ctl;
 	return n;
 }
 
@@ -609,6 +714,8 @@ static void *task_main(void *arg)
 				break;
 		}
 		int64_t progress;
+		if (j->ck && (rc = task_control(t, &t->err)))
+			break;
 		int mk = task_marker(t, &t->err);
 		if (mk < 0) {
 			rc = mk;
@@ -619,7 +726,8 @@ static void *task_main(void *arg)
 		 * forwarded it, whose consumer may be holding that channel for
 		 * alignment (and the drain is the moment between two API calls) */
 		int draining = t->mk_handled > t->mk_done;
-		rc = task_step(t, (stop && !drain) || draining, &progress, &t->err);
+		rc = task_step(t, (stop && !drain) || draining, draining && t->mk_barrier, &progress,
+		               &t->err);
 		if (rc <= 0)
 			break;
 		progress += mk;
@@ -637,6 +745,8 @@ static void *task_main(void *arg)
 		int64_t timeout = t->has_scan ? (stop && !drain ? 10000 : 1000)
 		                              : t->has_timers ? 1000 : -1;
 		int nw = task_waitable(t);
+		if (nw && timeout < 0 && nw == (j->ck != NULL))
+			timeout = 1000; /* only the control channel: look at drains */
 		if (nw)
 			sl_chan_wait_any(t->wait_now, nw, timeout);
 		else {
@@ -683,6 +793,22 @@ int sl_prun_start(sl_prun *j, sl_err *err)
 	return 0;
 }
 
+/* The job failed outside the tasks (a checkpoint): err becomes its
+ * error, every channel is cancelled and every thread joined. */
+static int fail_from_coord(sl_prun *j, sl_err *err)
+{
+	pthread_mutex_lock(&j->mu);
+	if (!j->failed) {
+		j->failed = 1;
+		j->err = *err;
+	}
+	pthread_mutex_unlock(&j->mu);
+	cancel_all(j);
+	join_all(j);
+	*err = j->err;
+	return err->code ? err->code : SL_ERUNTIME;
+}
+
 int sl_prun_run(sl_prun *j, sl_err *err)
 {
 	if (j->joined)
@@ -690,19 +816,28 @@ int sl_prun_run(sl_prun *j, sl_err *err)
 	int rc = sl_prun_start(j, err);
 	if (rc)
 		return rc;
+	int ck = j->ck && j->ck->on;
 	pthread_mutex_lock(&j->mu);
 	/* the stop flag is set by a signal handler, which cannot signal the
-	 * condition: look at it every 20 ms (this thread runs no operator) */
+	 * condition: look at it every 20 ms (this thread runs no operator);
+	 * with checkpointing this thread is the coordinator (every 5 ms) */
 	while (j->ndone < j->ntasks && !j->failed &&
 	       !(atomic_load(&j->stop) && !atomic_load(&j->drain))) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 20000000;
+		ts.tv_nsec += ck ? 5000000 : 20000000;
 		if (ts.tv_nsec >= 1000000000) {
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000;
 		}
 		pthread_cond_timedwait(&j->cv, &j->mu, &ts);
+		if (ck && !atomic_load(&j->stop) && j->ndone < j->ntasks && !j->failed) {
+			pthread_mutex_unlock(&j->mu);
+			rc = sl_coord_maybe(j->ck);
+			if (rc < 0)
+				return fail_from_coord(j, err);
+			pthread_mutex_lock(&j->mu);
+		}
 	}
 	int failed = j->failed, done = j->ndone == j->ntasks;
 	pthread_mutex_unlock(&j->mu);
@@ -713,6 +848,10 @@ int sl_prun_run(sl_prun *j, sl_err *err)
 		*err = j->err;
 		return err->code ? err->code : SL_ERUNTIME;
 	}
+	/* end of all inputs: the final checkpoint commits the output (not
+	 * after a drained stop, which takes a savepoint instead) */
+	if (ck && !atomic_load(&j->drain) && (rc = sl_coord_take(j->ck, 0, 1, NULL, 0)))
+		return rc;
 	return 1;
 }
 
@@ -748,6 +887,7 @@ int sl_prun_drain(sl_prun *j, const sl_op *scan, const char *text, size_t len, i
 	if (j->joined) /* ended (or failed): nothing runs any more */
 		return j->failed ? sl_err_set(err, j->err.code, "%s", j->err.msg) : 0;
 	int64_t n = atomic_load(&j->marker_req) + 1;
+	atomic_store(&j->mk_barrier, 0);
 	j->clock = clock;
 	j->push_scan = scan;
 	j->push_text = text;
@@ -814,7 +954,191 @@ void sl_prun_publish_on_error(sl_prun *j)
 	sl_err_clear(&ignore);
 	cancel_all(j);
 	join_all(j);
-	publish(j, &ignore);
+	if (!(j->ck && j->ck->on)) /* with checkpointing the restart replays */
+		publish(j, &ignore);
+}
+
+/* ---- checkpoints (docs/parallel.md §5; the coordinator's sl_coord_rt) ---- */
+
+/* Brings every instance to a checkpoint barrier and parks it: a marker
+ * with mk_barrier set, through the channels, aligned at every receiver;
+ * each instance parks once it acknowledged it.  1 when every instance is
+ * parked or ended, 0 when the job failed or was cancelled first. */
+static int co_park(void *ctx, int64_t id, int64_t *aligned, sl_err *err)
+{
+	(void)id;
+	(void)err;
+	sl_prun *j = ctx;
+	pthread_mutex_lock(&j->mu);
+	j->nparked = 0;
+	pthread_mutex_unlock(&j->mu);
+	int64_t n = atomic_load(&j->marker_req) + 1;
+	atomic_store(&j->mk_barrier, 1);
+	atomic_store(&j->marker_req, n);
+	pthread_mutex_lock(&j->mu);
+	for (;;) {
+		int waiting = 0;
+		for (int i = 0; i < j->ntasks && !waiting; i++)
+			waiting = !j->tasks[i].done && j->tasks[i].parked < n;
+		if (!waiting || j->failed || atomic_load(&j->cancelled))
+			break;
+		pthread_cond_wait(&j->cv, &j->mu);
+	}
+	int ok = !j->failed && !atomic_load(&j->cancelled);
+	*aligned = ok && j->nparked ? mono_us() - j->first_park_us : 0;
+	j->parked_now = ok;
+	pthread_mutex_unlock(&j->mu);
+	return ok;
+}
+
+static void co_release(void *ctx)
+{
+	sl_prun *j = ctx;
+	pthread_mutex_lock(&j->mu);
+	j->released = atomic_load(&j->marker_req);
+	j->parked_now = 0;
+	pthread_cond_broadcast(&j->park_cv);
+	pthread_mutex_unlock(&j->mu);
+}
+
+/* Phase 2 on every instance's thread (its control channel), or here for
+ * the instances that ended, or all of them while parked or not running. */
+static int co_phase2(void *ctx, int64_t id, int abort, sl_err *err)
+{
+	sl_prun *j = ctx;
+	int rc = 0;
+	if (j->parked_now || !j->started || j->joined) {
+		for (int i = 0; i < j->ntasks; i++) {
+			int r2 = run_phase2(&j->tasks[i], id, abort || rc, err);
+			if (r2 && !rc)
+				rc = r2;
+		}
+		return rc;
+	}
+	sl_chan_msg m = {SL_CHAN_BARRIER, abort ? CTL_ABORT : 0, id, NULL};
+	for (int i = 0; i < j->ntasks; i++)
+		sl_chan_try_push(j->tasks[i].ctl, &m); /* one at a time: never full */
+	uint8_t *mine = calloc((size_t)j->ntasks, 1);
+	if (!mine)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	pthread_mutex_lock(&j->mu);
+	for (;;) {
+		int waiting = 0;
+		for (int i = 0; i < j->ntasks && !waiting; i++)
+			waiting = !j->tasks[i].done && j->tasks[i].committed < id;
+		if (!waiting || j->failed || atomic_load(&j->cancelled))
+			break;
+		pthread_cond_wait(&j->cv, &j->mu);
+	}
+	int failed = j->failed || atomic_load(&j->cancelled);
+	for (int i = 0; i < j->ntasks; i++)
+		mine[i] = j->tasks[i].done && j->tasks[i].committed < id;
+	if (j->failed)
+		*err = j->err;
+	pthread_mutex_unlock(&j->mu);
+	if (failed) {
+		free(mine);
+		return err->code ? err->code : SL_ERUNTIME;
+	}
+	for (int i = 0; i < j->ntasks; i++) /* ended: their graphs are ours now */
+		if (mine[i]) {
+			int r2 = run_phase2(&j->tasks[i], id, abort || rc, err);
+			if (r2 && !rc)
+				rc = r2;
+		}
+	free(mine);
+	return rc;
+}
+
+static sl_coord_part *task_parts(sl_prun *j, sl_err *err);
+
+int sl_prun_attach_coord(sl_prun *j, sl_coord *c, sl_err *err)
+{
+	sl_coord_part *parts = task_parts(j, err);
+	if (!parts)
+		return err->code;
+	sl_coord_rt rt = {j, co_park, co_release, co_phase2};
+	int rc = sl_coord_set_parts(c, parts, j->ntasks, &rt);
+	free(parts);
+	if (!rc)
+		j->ck = c;
+	return rc;
+}
+
+/* Every task's graph and backend, as the coordinator's parts (free it). */
+static sl_coord_part *task_parts(sl_prun *j, sl_err *err)
+{
+	sl_coord_part *parts = malloc(sizeof(*parts) * (size_t)(j->ntasks ? j->ntasks : 1));
+	if (!parts) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	for (int i = 0; i < j->ntasks; i++)
+		parts[i] = (sl_coord_part){&j->tasks[i].g, j->tasks[i].state, j->tasks[i].par,
+		                           j->tasks[i].inst};
+	return parts;
+}
+
+int sl_prun_snapshot(sl_prun *j, sl_snap_writer *w, sl_err *err)
+{
+	if (j->failed)
+		return sl_err_set(err, j->err.code ? j->err.code : SL_ERUNTIME, "%s", j->err.msg);
+	sl_coord_part *parts = task_parts(j, err);
+	if (!parts)
+		return err->code;
+	int running = j->started && !j->joined, rc = 0;
+	int64_t aligned;
+	if (running && !co_park(j, 0, &aligned, err)) {
+		pthread_mutex_lock(&j->mu);
+		sl_err e = j->err;
+		pthread_mutex_unlock(&j->mu);
+		rc = sl_err_set(err, e.code ? e.code : SL_ERUNTIME, "%s",
+		                e.code ? e.msg : "the job was cancelled");
+		running = 0;
+	}
+	if (!rc)
+		rc = sl_coord_snapshot_parts(parts, j->ntasks, w, err);
+	if (running)
+		co_release(j);
+	free(parts);
+	return rc;
+}
+
+int sl_prun_restore(sl_prun *j, const void *buf, size_t len, sl_err *err)
+{
+	if (j->started)
+		return sl_err_set(err, SL_EINVAL, "restore a job at parallelism above 1 before its "
+		                  "first push or poll");
+	sl_coord_part *parts = task_parts(j, err);
+	if (!parts)
+		return err->code;
+	int rc = sl_coord_restore_parts(parts, j->ntasks, 1, buf, len, err);
+	free(parts);
+	return rc;
+}
+
+int sl_prun_savepoint(sl_prun *j, int drain, char *path, size_t cap, sl_err *err)
+{
+	if (!j->started || j->joined) /* nothing runs */
+		return sl_coord_take(j->ck, 1, 0, path, cap);
+	if (drain) { /* every source ends, the job runs to its end */
+		atomic_store(&j->drain, 1);
+		int rc = sl_prun_run(j, err);
+		if (rc < 0)
+			return rc;
+		return sl_coord_take(j->ck, 1, 0, path, cap);
+	}
+	int64_t aligned;
+	if (!co_park(j, 0, &aligned, err)) {
+		pthread_mutex_lock(&j->mu);
+		sl_err e = j->err;
+		pthread_mutex_unlock(&j->mu);
+		return sl_err_set(err, e.code ? e.code : SL_ERUNTIME, "%s", e.code ? e.msg :
+		                  "the job was cancelled");
+	}
+	int rc = sl_coord_take(j->ck, 1, 0, path, cap);
+	co_release(j);
+	return rc;
 }
 
 void sl_prun_free(sl_prun *j)
@@ -836,6 +1160,7 @@ void sl_prun_free(sl_prun *j)
 		free(t->wait_now);
 		free(t->sent_mk);
 		free(t->send_up);
+		sl_chan_free(t->ctl);
 	}
 	for (int e = 0; j->edges && e < j->nedges; e++) {
 		xedge *x = &j->edges[e];
@@ -859,6 +1184,7 @@ void sl_prun_free(sl_prun *j)
 	free(j->first_task);
 	pthread_mutex_destroy(&j->mu);
 	pthread_cond_destroy(&j->cv);
+	pthread_cond_destroy(&j->park_cv);
 	free(j);
 }
 

@@ -16,9 +16,11 @@
  *
  * Push tables (the embedding API) are driven by drains (sl_prun_drain):
  * a marker through the channels that returns when every sink instance
- * has seen it.  Checkpointing at parallelism > 1 (barriers, parking:
- * docs/parallel.md §5) is step 5: until then the engine runs such jobs at
- * parallelism 1.
+ * has seen it.  Checkpoints (docs/parallel.md §5): with a coordinator
+ * attached (sl_prun_attach_coord) the caller's thread in sl_prun_run is
+ * the coordinator: a barrier is a marker through the channels after
+ * which every instance parks; the checkpoint is taken while all are
+ * parked; phase 2 runs on each instance's thread (its control channel).
  */
 #ifndef SL_PRUN_H
 #define SL_PRUN_H
@@ -78,6 +80,36 @@ enum { SL_PRUN_PUSH_NONE, SL_PRUN_PUSH_JSON, SL_PRUN_PUSH_LINES, SL_PRUN_PUSH_EN
  */
 int sl_prun_drain(sl_prun *j, const sl_op *scan, const char *text, size_t len, int mode,
                   int64_t clock, sl_err *err);
+
+struct sl_coord;
+
+/*
+ * Makes c (prepared, checkpointing on) the job's checkpoint coordinator:
+ * its parts become the tasks' graphs and backends (restore them with
+ * sl_coord_restore before the threads start), and sl_prun_run takes
+ * periodic checkpoints and, at the end of all inputs, the final one.
+ * 0 or SL_ENOMEM.
+ */
+int sl_prun_attach_coord(sl_prun *j, struct sl_coord *c, sl_err *err);
+
+/*
+ * A savepoint of a job with a coordinator attached (the API's thread,
+ * after sl_prun_run returned on a stop): with drain every source ends and
+ * the job runs to its end first; without, every instance parks at a
+ * barrier for it and is released after.  Its directory goes to path.  0
+ * or an error.
+ */
+int sl_prun_savepoint(sl_prun *j, int drain, char *path, size_t cap, sl_err *err);
+
+/*
+ * The embedding API's snapshot of the job (sl_snapshot at parallelism >
+ * 1): every instance parks at a barrier (when the threads run), the job
+ * snapshot of every instance goes to w (ckpt_coord.h), they are released.
+ * sl_prun_restore restores one, before the threads start (an error
+ * after).  0 or an error.
+ */
+int sl_prun_snapshot(sl_prun *j, sl_snap_writer *w, sl_err *err);
+int sl_prun_restore(sl_prun *j, const void *buf, size_t len, sl_err *err);
 
 /* Requests a stop: sources pause.  Async-signal-safe (an atomic store). */
 void sl_prun_stop(sl_prun *j);

@@ -653,6 +653,11 @@ static void stmt(pr *w, const sl_ast_stmt *s)
 		put(w, "(DROP FUNCTION ");
 		name(w, &s->u.drop_function.name);
 		break;
+	case SL_AS_ADD_JAR:
+	case SL_AS_REMOVE_JAR:
+		put(w, s->kind == SL_AS_ADD_JAR ? "(ADD JAR" : "(REMOVE JAR");
+		putf(w, " '%s'", s->u.jar_path);
+		break;
 	}
 	put(w, ")");
 }

@@ -524,6 +524,7 @@ typedef enum sl_ast_show_what {
 	SL_SHOW_DATABASES,      /* SHOW DATABASES */
 	SL_SHOW_CURRENT_CATALOG,
 	SL_SHOW_CURRENT_DATABASE,
+	SL_SHOW_JARS,           /* SHOW JARS */
 	SL_SHOW_WATERMARKS        /* SHOW WATERMARKS: the running job's (sluice) */
 } sl_ast_show_what;
 
@@ -567,7 +568,9 @@ typedef enum sl_ast_stmt_kind {
 	SL_AS_QUERY,
 	SL_AS_SHOW,           /* SHOW ..., DESCRIBE */
 	SL_AS_CREATE_FUNCTION,
-	SL_AS_DROP_FUNCTION
+	SL_AS_DROP_FUNCTION,
+	SL_AS_ADD_JAR,        /* ADD JAR 'path' */
+	SL_AS_REMOVE_JAR      /* REMOVE JAR 'path' */
 } sl_ast_stmt_kind;
 
 struct sl_ast_stmt {
@@ -597,6 +600,7 @@ struct sl_ast_stmt {
 		sl_ast_show show;             /* SHOW */
 		sl_ast_create_function create_function;
 		sl_ast_drop_function drop_function;
+		const char *jar_path;         /* ADD_JAR, REMOVE_JAR */
 	} u;
 };
 

@@ -5,7 +5,7 @@
  * Data flow:  parse_stmt.c dispatches here after the leading keyword(s);
  * the results are SL_AS_SHOW, SL_AS_CREATE_FUNCTION and
  * SL_AS_DROP_FUNCTION nodes (ast.h).  What Flink has and sluice does not
- * (SHOW PARTITIONS, SHOW JOBS, SHOW MODULES, SHOW JARS, SHOW PROCEDURES,
+ * (SHOW PARTITIONS, SHOW JOBS, SHOW MODULES, SHOW PROCEDURES,
  * DESCRIBE CATALOG, ...) is refused here as "not supported" with its name
  * and position, never as a syntax error.
  */
@@ -106,8 +106,12 @@ int sl__p_show(sl_parser *p, sl_ast_stmt *s)
 		p->i += 2;
 		return 0;
 	}
+	if (sl__p_accept_kw(p, "JARS")) {
+		sh->what = SL_SHOW_JARS;
+		return 0;
+	}
 	static const char *const other[] = {"PARTITIONS", "PROCEDURES", "MODULES", "FULL",
-	                                    "JARS", "JOBS", "MATERIALIZED", "MODELS", NULL};
+	                                    "JOBS", "MATERIALIZED", "MODELS", NULL};
 	for (int i = 0; other[i]; i++)
 		if (sl__p_is_kw(p, 0, other[i])) {
 			char what[64];

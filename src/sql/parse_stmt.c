@@ -345,6 +345,11 @@ static int statement_body(sl_parser *p, sl_ast_stmt *s)
 		return explain(p, s);
 	if (sl__p_accept_kw(p, "SHOW"))
 		return sl__p_show(p, s);
+	if ((sl__p_is_kw(p, 0, "ADD") || sl__p_is_kw(p, 0, "REMOVE")) && sl__p_is_kw(p, 1, "JAR")) {
+		s->kind = sl__p_is_kw(p, 0, "ADD") ? SL_AS_ADD_JAR : SL_AS_REMOVE_JAR;
+		p->i += 2;
+		return sl__p_string(p, &s->u.jar_path, "library path string");
+	}
 	if (sl__p_accept_kw(p, "DESCRIBE") || sl__p_accept_kw(p, "DESC"))
 		return sl__p_describe(p, s);
 	if (sl__p_is_kw(p, 0, "SELECT") || sl__p_is_kw(p, 0, "WITH") || sl__p_is_kw(p, 0, "VALUES") ||

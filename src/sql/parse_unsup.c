@@ -46,8 +46,6 @@ static const unsup stmts[] = {
 	{{"ANALYZE"}, "ANALYZE TABLE"},
 	{{"LOAD", "MODULE"}, "LOAD MODULE"},
 	{{"UNLOAD", "MODULE"}, "UNLOAD MODULE"},
-	{{"ADD", "JAR"}, "ADD JAR"},
-	{{"REMOVE", "JAR"}, "REMOVE JAR"},
 	{{"CALL"}, "CALL (stored procedures)"},
 };
 

@@ -129,6 +129,8 @@ void sl_snap_reader_init(sl_snap_reader *r, const void *buf, size_t len)
 	r->failed = 0;
 	r->rename = NULL;
 	r->rename_ctx = NULL;
+	r->keep = NULL;
+	r->keep_ctx = NULL;
 }
 
 const void *sl_snap_get_raw(sl_snap_reader *r, size_t n)
@@ -426,7 +428,31 @@ static void idx_get(const sl_snap_reader *r, const sl_snap_tab *t, uint32_t i, u
 	*bytes = (uint64_t)sl_snap_get_i64(&x);
 }
 
+static int get_tab1(sl_snap_reader *r, sl_snap_tab *t, sl_err *err);
+
 int sl_snap_get_tab(sl_snap_reader *r, sl_snap_tab *t, sl_err *err)
+{
+	for (;;) {
+		int rc = get_tab1(r, t, err);
+		if (rc != 1 || !r->keep || r->keep(r->keep_ctx, t->name))
+			return rc;
+		/* not wanted: past its entries to the next record */
+		if (t->maxp) {
+			r->pos = t->end;
+		} else {
+			for (int64_t i = 0; i < t->count; i++) {
+				int64_t ns;
+				const void *k, *v;
+				size_t kl, vl;
+				if (sl_snap_get_entry(r, t->name, t->val_size, &ns, &k, &kl, &v, &vl, err))
+					return SL_ESTATE;
+			}
+		}
+		sl_snap_tab_deinit(t);
+	}
+}
+
+static int get_tab1(sl_snap_reader *r, sl_snap_tab *t, sl_err *err)
 {
 	memset(t, 0, sizeof(*t));
 	uint8_t tag = sl_snap_get_u8(r);

@@ -88,6 +88,13 @@ typedef struct sl_snap_reader {
 	 * (exec/graph.c), so every backend restores under the new names. */
 	void (*rename)(void *ctx, char name[256]);
 	void *rename_ctx;
+	/* Optional, likewise: a table (after rename) for which keep returns 0
+	 * is skipped whole by sl_snap_get_tab / sl_snap_get_table, as if the
+	 * snapshot did not hold it.  A rescaled parallel job restores each old
+	 * instance's snapshot into every new instance holding one of its
+	 * operators, each taking only its operators' tables (exec/graph.c). */
+	int (*keep)(void *ctx, const char *name);
+	void *keep_ctx;
 } sl_snap_reader;
 
 void sl_snap_reader_init(sl_snap_reader *r, const void *buf, size_t len);

@@ -5,7 +5,14 @@
 # compared as a multiset, must equal an uninterrupted run's, with no row
 # twice.  Then a restart of the finished job must emit nothing.
 #
-#   crash.sh [ROWS] [KILLS] [BACKEND]      (defaults: 1000000 20 hashmap)
+#   crash.sh [ROWS] [KILLS] [BACKEND] [PAR]  (defaults: 1000000 20 hashmap 1)
+#
+# PAR > 1 runs the killed job at that parallelism ('parallelism.default':
+# checkpoints with barriers through the channels, docs/parallel.md §5)
+# while the reference stays an uninterrupted run at parallelism 1, so the
+# committed output must equal the parallelism-1 output.  PAR = mix: each
+# run picks 1, 2 or 3 at random, so most restarts restore a checkpoint
+# taken at another parallelism (rescaling, docs/parallel.md §7).
 #
 # The kills land between 20% and 80% of the uninterrupted run's measured
 # wall time after a run starts (at least two checkpoint intervals in, so a
@@ -30,6 +37,7 @@ BUILD=${BUILD:-build}
 ROWS=${1:-1000000}
 KILLS=${2:-20}
 BACKEND=${3:-hashmap}
+PAR=${4:-1}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
 SLUICE="$B/sluice"
@@ -43,7 +51,8 @@ if [ "${CRASH_FILES:-1}" -gt 1 ]; then
 		rm orders.jsonl)
 fi
 
-job() { # dir interval
+job() { # dir interval [parallelism]
+	[ -n "${3:-}" ] && echo "SET 'parallelism.default' = '$3';"
 	cat <<SQL
 SET 'execution.checkpointing.interval' = '$2';
 SET 'pipeline.name' = 'crash';
@@ -93,7 +102,9 @@ while :; do
 	iv=$((100 + RANDOM % 201))
 	[ $iv -le $((ref_ms / 5)) ] || iv=$((ref_ms / 5))
 	[ $iv -ge 20 ] || iv=20
-	job "$W/run" "$iv ms" > "$W/run/job.sql"
+	par=$PAR
+	[ "$PAR" = mix ] && par=$((1 + RANDOM % 3))
+	job "$W/run" "$iv ms" "$par" > "$W/run/job.sql"
 	t0=$(date +%s%N)
 	(cd "$W/run" && exec "$SLUICE" run job.sql) >> "$W/run/log" 2>&1 &
 	pid=$!
@@ -141,5 +152,5 @@ before=$(for s in $SINKS; do cat "$W/run/$s"/part-*; done | wc -l)
 after_rows=$(for s in $SINKS; do cat "$W/run/$s"/part-*; done | wc -l)
 [ "$before" = "$after_rows" ] || { echo "FAIL: the finished job emitted $((after_rows - before)) rows on restart"; fail=1; }
 
-echo "crash test ($BACKEND): $ROWS rows, $kills kills in $cycles cycles ($after kills came after the job had finished, not counted), $attempts runs, $restores restored a checkpoint, kills at 20-80% of the uninterrupted ${ref_ms} ms, $(wc -l < "$W/run.out_win") window rows, $(wc -l < "$W/run.out_agg") changelog rows, $(wc -l < "$W/run.out_join") join, $(wc -l < "$W/run.out_ij") interval-join, $(wc -l < "$W/run.out_top") top-n rows: $([ $fail = 0 ] && echo ok || echo FAILED)"
+echo "crash test ($BACKEND, parallelism $PAR against 1): $ROWS rows, $kills kills in $cycles cycles ($after kills came after the job had finished, not counted), $attempts runs, $restores restored a checkpoint, kills at 20-80% of the uninterrupted ${ref_ms} ms, $(wc -l < "$W/run.out_win") window rows, $(wc -l < "$W/run.out_agg") changelog rows, $(wc -l < "$W/run.out_join") join, $(wc -l < "$W/run.out_ij") interval-join, $(wc -l < "$W/run.out_top") top-n rows: $([ $fail = 0 ] && echo ok || echo FAILED)"
 exit $fail

@@ -4,7 +4,8 @@
 # build/tests/udf/libexample_udf.so and libexample_udaf.so with the system
 # C compiler, runs tests/udf/udf.slt (CREATE FUNCTION, calls, NULL
 # handling, errors naming the file and the symbol, DROP FUNCTION, a
-# version-1 registration) and tests/udf/udaf.slt (aggregates: GROUP BY,
+# version-1 registration, ADD JAR / REMOVE JAR with Nexmark q14's
+# count_char from bench/nexmark/udf/nexmark_udf.c) and tests/udf/udaf.slt (aggregates: GROUP BY,
 # retraction, windows, OVER, snapshot/restore, refused plans), then a
 # `sluice run` script using a scalar and an aggregate function over a file
 # source, and a checkpointed window job with the three example aggregates
@@ -24,6 +25,8 @@ mkdir -p "$BUILD/tests/udf"
 	-o "$BUILD/tests/udf/libexample_udf.so" examples/udf/example_udf.c
 "$CC" -shared -fPIC -O2 $SAN -Wall -Wextra -Werror -Iinclude \
 	-o "$BUILD/tests/udf/libexample_udaf.so" examples/udf/example_udaf.c -lm
+"$CC" -shared -fPIC -O2 $SAN -Wall -Wextra -Werror -Iinclude \
+	-o "$BUILD/tests/udf/libnexmark_udf.so" bench/nexmark/udf/nexmark_udf.c
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # the .slt files name build/tests/udf/; another BUILD gets its own copies

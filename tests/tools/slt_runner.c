@@ -675,16 +675,9 @@ static void do_snapshot(runner *r, const record *rec)
 	free(r->snap);
 	r->snap = NULL;
 	int rc = sl_snapshot(r->e, &r->snap, &r->snap_len);
-	if (rc < 0) {
+	if (rc < 0) { /* at every parallelism (docs/parallel.md §10) */
 		r->snap = NULL;
-		/* snapshots of a job at parallelism > 1 are issue 10 step 5: the
-		 * rest of the case's expects are skipped with the engine's reason
-		 * (as a job the engine runs at 1), not failed */
-		if (rc == SL_ENOTSUP && r->par > 1) {
-			if (!r->serial)
-				r->serial = xstrndup(sl_errmsg(r->e), strlen(sl_errmsg(r->e)));
-		} else
-			fail(r, rec->line, "snapshot failed: %s", sl_errmsg(r->e));
+		fail(r, rec->line, "snapshot failed: %s", sl_errmsg(r->e));
 	}
 }
 
@@ -693,7 +686,7 @@ static void do_snapshot(runner *r, const record *rec)
 static void do_restore(runner *r, const record *rec)
 {
 	if (!r->snap) {
-		if (!r->serial) /* else the snapshot was not built at this parallelism */
+		if (!r->serial) /* else the job ran at 1 by the engine's choice */
 			fail(r, rec->line, "restore without a snapshot");
 		return;
 	}

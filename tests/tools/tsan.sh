@@ -5,9 +5,11 @@
 # backend (tests/crash/job.sh's tables over ROWS generated orders,
 # checkpoints every 50 ms): on hashmap the checkpoint is written by a
 # forked child while the huge-page collapser thread runs, on rocksdb by
-# the writer thread while the job thread goes on; and a job at parallelism
-# 2 whose metrics the HTTP endpoint's thread serves while it runs (scraped
-# in a loop: docs/observability.md).  A program passes when
+# the writer thread while the job thread goes on; each at parallelism 1
+# and 2 (barriers through the channels, every instance parked at the
+# fork or the RocksDB snapshots, phase 2 on the instances' threads); and a
+# job at parallelism 2 whose metrics the HTTP endpoint's thread serves
+# while it runs (scraped in a loop: docs/observability.md).  A program passes when
 # it exits 0 and TSan reported nothing; tests/tools/tsan.supp lists what
 # is suppressed and why.  Ends with "N passed, N failed"; exit 1 on a
 # failure.
@@ -49,21 +51,25 @@ trap 'rm -rf "$W"' EXIT
 mkdir -p "$W/in"
 "$B/tools/gen_events" "$ROWS" 1000 7 >"$W/in/orders.jsonl"
 for be in hashmap rocksdb; do
-	mkdir -p "$W/$be"
-	{
-		echo "SET 'execution.checkpointing.interval' = '50 ms';"
-		echo "SET 'pipeline.name' = 'tsan-$be';"
-		echo "SET 'state.backend.type' = '$be';"
-		job_tables "$W/in" "$W/$be"
-	} >"$W/$be/job.sql"
-	log="$LOGS/tsan_job_$be.log"
-	if (cd "$W/$be" && timeout 600 "$B/sluice" run --stats job.sql) >"$log" 2>&1; then rc=0; else rc=$?; fi
-	n=$(grep -c '^checkpoint [0-9]*:' "$log")
-	if [ "$rc" = 0 ] && [ "$n" -lt 2 ]; then
-		echo "(the $be job took $n periodic checkpoints: too few to test the writer)" >>"$log"
-		rc=1
-	fi
-	check "job_$be ($n checkpoints)" "$log" "$rc"
+	for par in 1 2; do
+		d="$W/$be-$par"
+		mkdir -p "$d"
+		{
+			echo "SET 'execution.checkpointing.interval' = '50 ms';"
+			echo "SET 'pipeline.name' = 'tsan-$be-$par';"
+			echo "SET 'state.backend.type' = '$be';"
+			[ "$par" = 1 ] || echo "SET 'parallelism.default' = '$par';"
+			job_tables "$W/in" "$d"
+		} >"$d/job.sql"
+		log="$LOGS/tsan_job_$be-$par.log"
+		if (cd "$d" && timeout 600 "$B/sluice" run --stats job.sql) >"$log" 2>&1; then rc=0; else rc=$?; fi
+		n=$(grep -c '^checkpoint [0-9]*:' "$log")
+		if [ "$rc" = 0 ] && [ "$n" -lt 2 ]; then
+			echo "(the $be job took $n periodic checkpoints: too few to test the writer)" >>"$log"
+			rc=1
+		fi
+		check "job_$be parallelism $par ($n checkpoints)" "$log" "$rc"
+	done
 done
 # the live metrics read by the HTTP endpoint's thread (docs/observability.md)
 # while a job runs at parallelism 2: /metrics, /jobs/<id> and /pending

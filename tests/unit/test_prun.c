@@ -11,7 +11,7 @@
  * into a stateless tail).  Also: an error in a worker thread fails the
  * job with that row's message (file and line) and joins every thread;
  * sl_stop stops an unbounded job at parallelism 2, with and without
- * drain; checkpointing keeps a job at parallelism 1 with a warning.
+ * drain; a checkpointing job runs at the parallelism set, else at 1.
  * `make tsan` runs it under ThreadSanitizer.
  */
 #include <stdarg.h>
@@ -334,23 +334,33 @@ static void test_stop(void **state)
 	}
 }
 
-/* Checkpointing at parallelism > 1 is step 5: the job runs at 1, and the
- * user who asked for 2 is told why. */
-static void test_checkpointing_runs_at_one(void **state)
+/* A checkpointing job runs at the parallelism the user set (barriers
+ * through the channels, docs/parallel.md §5; tests/unit/test_pckpt.c),
+ * and at 1 when none was set (its checkpoints restore only at the
+ * parallelism that took them), without a warning either way. */
+static void test_checkpointing_parallelism(void **state)
 {
-	sl_engine *e;
-	assert_int_equal(sl_engine_open(&e), 0);
-	assert_int_equal(sl_set(e, "parallelism.default", "2"), 0);
-	assert_int_equal(sl_set(e, "execution.checkpointing.interval", "1 s"), 0);
-	const char *text;
-	char *script = malloc(strlen(tables) + 200);
-	strcpy(script, tables);
-	strcat(script, "SELECT user_id, COUNT(*) FROM o GROUP BY user_id;");
-	assert_int_equal(sl_explain(e, script, &text), 0);
-	assert_null(strstr(text, "parallelism=2"));
-	assert_non_null(strstr(sl_warnings(e), "checkpointing at parallelism above 1 is not built"));
-	sl_engine_close(e);
-	free(script);
+	(void)state;
+	for (int set = 0; set < 2; set++) {
+		sl_engine *e;
+		assert_int_equal(sl_engine_open(&e), 0);
+		if (set)
+			assert_int_equal(sl_set(e, "parallelism.default", "2"), 0);
+		assert_int_equal(sl_set(e, "sluice.explain.exchanges", "true"), 0);
+		assert_int_equal(sl_set(e, "execution.checkpointing.interval", "1 s"), 0);
+		const char *text;
+		char *script = malloc(strlen(tables) + 200);
+		strcpy(script, tables);
+		strcat(script, "SELECT user_id, COUNT(*) FROM o GROUP BY user_id;");
+		assert_int_equal(sl_explain(e, script, &text), 0);
+		if (set)
+			assert_non_null(strstr(text, "parallelism=2"));
+		else
+			assert_null(strstr(text, "parallelism=2"));
+		assert_null(strstr(sl_warnings(e), "parallelism"));
+		sl_engine_close(e);
+		free(script);
+	}
 }
 
 /* Push tables at parallelism > 1 (docs/parallel.md §6): every push drains
@@ -434,33 +444,52 @@ static void test_push_windows_and_end(void **state)
 	                       "window_end", 100);
 }
 
-/* At the default parallelism (not set) a push-table job runs at 1, so an
- * embedding's sl_snapshot keeps working (snapshots at parallelism > 1 are
- * step 5); set explicitly, the job runs in parallel and the snapshot is
- * refused with the reason. */
+/* At the default parallelism (not set) a push-table job runs at 1 (an
+ * embedding that did not ask gets no threads); set explicitly, it runs in
+ * parallel.  Either way sl_snapshot works (at 3 every instance parks for
+ * it) and sl_restore takes the snapshot into a new job at 1 or 3 (a
+ * rescale when not the same): the count goes on from where it was. */
 static void test_push_default_runs_at_one(void **state)
 {
 	(void)state;
+	static const char *const job = "CREATE TABLE p (k STRING, v INT) WITH ('connector' = "
+	                               "'push'); SELECT k, COUNT(*) FROM p GROUP BY k";
+	const char *row = "{\"k\": \"a\", \"v\": 1}";
 	for (int explicit_ = 0; explicit_ < 2; explicit_++) {
 		sl_engine *e;
 		assert_int_equal(sl_engine_open(&e), 0);
 		if (explicit_)
 			assert_int_equal(sl_set(e, "parallelism.default", "3"), 0);
-		if (sl_exec(e, "CREATE TABLE p (k STRING, v INT) WITH ('connector' = 'push');"
-		               "SELECT k, COUNT(*) FROM p GROUP BY k"))
+		if (sl_exec(e, job))
 			fail_msg("%s", sl_errmsg(e));
-		const char *row = "{\"k\": \"a\", \"v\": 1}";
+		assert_int_equal(sl_push_json(e, "p", row, strlen(row)), 0);
 		assert_int_equal(sl_push_json(e, "p", row, strlen(row)), 0);
 		void *buf = NULL;
 		size_t len = 0;
-		int rc = sl_snapshot(e, &buf, &len);
-		if (explicit_) {
-			assert_int_equal(rc, SL_ENOTSUP);
-			assert_non_null(strstr(sl_errmsg(e), "parallelism above 1"));
-		} else
-			assert_int_equal(rc, 0);
-		free(buf);
+		if (sl_snapshot(e, &buf, &len))
+			fail_msg("snapshot: %s", sl_errmsg(e));
+		assert_int_equal(sl_push_json(e, "p", row, strlen(row)), 0); /* still runs */
 		sl_engine_close(e);
+		for (int q = 1; q <= 3; q += 2) {
+			sl_engine *f;
+			assert_int_equal(sl_engine_open(&f), 0);
+			assert_int_equal(sl_set(f, "parallelism.default", q == 1 ? "1" : "3"), 0);
+			assert_int_equal(sl_set(f, "sluice.poll.format", "text"), 0);
+			if (sl_exec(f, job))
+				fail_msg("%s", sl_errmsg(f));
+			if (sl_restore(f, buf, len))
+				fail_msg("restore at %d of a snapshot at %d: %s", q, explicit_ ? 3 : 1,
+				         sl_errmsg(f));
+			assert_int_equal(sl_push_json(f, "p", row, strlen(row)), 0);
+			rows got = {0};
+			assert_true(sl_poll(f, on_row, &got) >= 0);
+			assert_int_equal(got.n, 2);
+			assert_non_null(strstr(got.v[0], "a, 2"));
+			assert_non_null(strstr(got.v[1], "a, 3"));
+			rows_free(&got);
+			sl_engine_close(f);
+		}
+		free(buf);
 	}
 }
 
@@ -475,7 +504,7 @@ int main(void)
 		cmocka_unit_test(test_explain),
 		cmocka_unit_test(test_error_in_worker),
 		cmocka_unit_test(test_stop),
-		cmocka_unit_test(test_checkpointing_runs_at_one),
+		cmocka_unit_test(test_checkpointing_parallelism),
 		cmocka_unit_test(test_push_drain),
 		cmocka_unit_test(test_push_windows_and_end),
 		cmocka_unit_test(test_push_default_runs_at_one),

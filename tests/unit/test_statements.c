@@ -178,6 +178,7 @@ static void test_show_lists(void **st)
 		"1 row in set\n");
 	expect_output(e, "SHOW TABLES LIKE 'x%'", "Empty set\n");
 	expect_output(e, "SHOW USER FUNCTIONS", "Empty set\n");
+	expect_output(e, "SHOW JARS", "Empty set\n");
 	expect_output(e, "SHOW CURRENT DATABASE",
 		"+-----------------------+\n"
 		"| current database name |\n"

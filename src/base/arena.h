@@ -14,6 +14,7 @@
 #define SL_ARENA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct sl_arena_block sl_arena_block;
 
@@ -36,6 +37,19 @@ void sl_arena_reset(sl_arena *a);
 
 /* Returns n bytes aligned to 16, or NULL when out of memory. */
 void *sl_arena_alloc(sl_arena *a, size_t n);
+
+/* sl_arena_alloc with the case that fits the current block inline (the
+ * same result), for per-value callers such as sl_col_set_str: the call
+ * was ~25 instructions a string (callgrind, bench 4). */
+static inline void *sl_arena_alloc_inl(sl_arena *a, size_t n)
+{
+	uintptr_t p = ((uintptr_t)a->ptr + 15) & ~(uintptr_t)15;
+	if (n && a->ptr && p + n <= (uintptr_t)a->end) {
+		a->ptr = (char *)(p + n);
+		return (void *)p;
+	}
+	return sl_arena_alloc(a, n);
+}
 
 /* Like sl_arena_alloc, zero-filled. */
 void *sl_arena_calloc(sl_arena *a, size_t n);

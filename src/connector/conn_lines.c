@@ -110,8 +110,8 @@ static int fill(sl_linereader *lr)
 	}
 }
 
-int sl__lines_next(sl_linereader *lr, int may_move, const char **rec, size_t *len,
-                   int64_t *rec_line, int64_t *rec_off)
+int sl__lines_next_slow(sl_linereader *lr, int may_move, const char **rec, size_t *len,
+                        int64_t *rec_line, int64_t *rec_off)
 {
 	if (lr->fd < 0)
 		return SL_EEOF;

@@ -101,6 +101,11 @@ void sl_batch_reset(sl_batch *b);
  */
 int sl_batch_add_row(sl_batch *b, uint8_t op, int64_t wm);
 
+/* Marks row `row` of column c NULL with its value zeroed, as
+ * sl_batch_add_row leaves every column of a new row (ROW columns: their
+ * fields too). */
+void sl_col_clear(sl_col *c, int row);
+
 /* Value setters for row `row` of column `c`; they clear the null flag.
  * sl_col_set_str copies the bytes into the batch arena (returns SL_ENOMEM
  * on failure); sl_col_set_str_ref stores the pointer as is. */

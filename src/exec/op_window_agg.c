@@ -109,6 +109,7 @@ typedef struct win_op {
 	 * namespace below it (SL_WM_MIN: unknown). */
 	sl_ns_timers tm;
 	int nkeys_out;
+	int str1;               /* the GROUP BY key is one CHAR/VARCHAR/BYTES column */
 	/* ALLOWED LATENESS only: table "pending" (namespace = window end, key
 	 * = group key, value = the key's late rows that arrived before the
 	 * window fired: [i64 W_before][u32 len][row form]...), applied right
@@ -198,28 +199,55 @@ static int assign_local(const sl_window_spec *w, int64_t ts, int64_t *ends)
 /* Appends the result row of (end, key, slot) to b with kind op and
  * W_before wm (docs/parallel.md §4, rule 6: end - 1 us for a window's
  * firing, the late row's W_before for its correction). */
+/*
+ * Why not sl_batch_add_row: it marks all columns NULL with zeroed values,
+ * and every column is then set here anyway: clearing them first was ~150
+ * instructions a result (callgrind, bench 4, where results are 3/4 of the
+ * input rows).  Each column ends as sl_batch_add_row and the setters
+ * would leave it: a column left NULL (a NULL key, an aggregate over no
+ * value) gets its zeroed value from sl_col_clear.
+ */
 static int build_row(win_op *o, sl_batch *b, int64_t end, const void *key, uint32_t klen,
                      const void *slot, uint8_t op, int64_t wm, sl_err *err)
 {
-	int row = sl_batch_add_row(b, op, wm);
+	assert(b->nrows < b->cap);
+	int row = b->nrows++;
+	b->op[row] = op;
+	b->wm[row] = wm;
 	sl_col *kc[64];
 	int nk = o->p.nkeys;
 	for (int i = 0; i < nk; i++)
 		kc[i] = &b->cols[i];
-	if (sl_rowcodec_decode(key, klen, b, kc, nk, row) < 0)
-		return sl_err_set(err, SL_ESTATE, "window state: malformed key");
+	const char *kb = key;
+	uint32_t slen;
+	if (o->str1 && klen >= 5 && kb[0] == 0 && (memcpy(&slen, kb + 1, 4), slen == klen - 5)) {
+		/* a single STRING key, not NULL: [0][u32 length][bytes] (rowcodec.c)
+		 * decoded here; the generic decoder's loop and type dispatch
+		 * were ~80 instructions a result (callgrind, bench 4) */
+		if (sl_col_set_str(b, kc[0], row, kb + 5, slen))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	} else {
+		if (sl_rowcodec_decode(key, klen, b, kc, nk, row) < 0)
+			return sl_err_set(err, SL_ESTATE, "window state: malformed key");
+		for (int i = 0; i < nk; i++)
+			if (kc[i]->null[row])
+				sl_col_clear(kc[i], row);
+	}
 	int64_t lend = sl_win_to_local(o->p.win.tz, end);
 	sl_col_set_i64(&b->cols[nk], row, win_start_of_end(&o->p.win, lend));
 	sl_col_set_i64(&b->cols[nk + 1], row, lend);
 	sl_col_set_i64(&b->cols[nk + 2], row, end - 1000); /* window_time = end - 1 ms */
 	for (int i = 0; i < o->p.naggs; i++) {
+		sl_col *c = &b->cols[nk + 3 + i];
+		c->null[row] = 1; /* a result that sets nothing leaves NULL */
 		int rc = o->has_str && sl_agg_is_str(&o->aggs[i])
-		       ? sl_agg_str_result(&o->aggs[i], i, o->strs, end, key, klen, &o->skey, b,
-		                           &b->cols[nk + 3 + i], row)
-		       : o->aggs[i].vt->result(&o->aggs[i], (const char *)slot + o->aggs[i].offset,
-		                               &b->cols[nk + 3 + i], row, err);
+		       ? sl_agg_str_result(&o->aggs[i], i, o->strs, end, key, klen, &o->skey, b, c, row)
+		       : o->aggs[i].vt->result(&o->aggs[i], (const char *)slot + o->aggs[i].offset, c,
+		                               row, err);
 		if (rc)
 			return rc == SL_ENOMEM ? sl_err_set(err, rc, "out of memory") : rc;
+		if (c->null[row])
+			sl_col_clear(c, row);
 	}
 	return row;
 }
@@ -540,9 +568,18 @@ static inline int put_str_key(sl_buf *b, const sl_col *c, int row)
 	if (b->len + 5 + len > b->cap && sl_buf_reserve(b, 5 + (size_t)len))
 		return SL_ENOMEM;
 	char *p = b->p + b->len;
+	const char *s = c->v.str[row].ptr;
 	p[0] = 0;
 	memcpy(p + 1, &len, 4);
-	memcpy(p + 5, c->v.str[row].ptr, len);
+	if (len >= 4 && len <= 8) { /* user ids: no libc call (callgrind) */
+		uint32_t w0, w1;
+		memcpy(&w0, s, 4);
+		memcpy(&w1, s + len - 4, 4);
+		memcpy(p + 5, &w0, 4);
+		memcpy(p + 5 + len - 4, &w1, 4);
+	} else {
+		memcpy(p + 5, s, len);
+	}
 	b->len += 5 + (size_t)len;
 	return 0;
 }
@@ -624,6 +661,49 @@ static int encode_keys(win_op *o, const sl_batch *in, int n)
 #define PF_INDEX 16
 #define PF_ENTRY 8
 
+/*
+ * win_process's loop for the common case: event-time TUMBLE outside a time
+ * zone (one window per row, its end from encode_keys), no ALLOWED
+ * LATENESS, only inline aggregates (o->fast).  The same decisions as the
+ * general loop below: a row is late when its W_before or the fired
+ * watermark has reached its window's end (dropped or diverted), else it
+ * is folded into (end, key).  Why a loop of its own: the general one's
+ * window array, lateness branches and per-row bookkeeping were ~40
+ * instructions a row (callgrind, bench 4).
+ */
+static int fold_tumble(win_op *o, const sl_batch *in, int live, sl_err *err)
+{
+	const sl_col *tc = &in->cols[o->p.win.time_col];
+	const char *kbase = o->key.p;
+	const uint32_t *koff = o->koff, *khash = o->khash;
+	const int64_t *kend = o->kend;
+	int rc;
+	SL_BATCH_FOREACH(in, k, row) {
+		if (k + PF_INDEX < live)
+			sl_state_prefetch(o->acc, kend[k + PF_INDEX], khash[k + PF_INDEX], 0);
+		if (k + PF_ENTRY < live)
+			sl_state_prefetch(o->acc, kend[k + PF_ENTRY], khash[k + PF_ENTRY], 1);
+		if (tc->null[row])
+			return sl_err_set(err, SL_EINPUT, "window aggregate: NULL rowtime");
+		int64_t end = kend[k];
+		int64_t cur = in->wm[row] > o->tm.fired ? in->wm[row] : o->tm.fired;
+		if (cur >= end) { /* late (rule 3), and no lateness allowed */
+			if ((rc = sl__window_late_row(&o->base, &o->p, o->late, in, row, err)))
+				return rc;
+			continue;
+		}
+		if (end < o->tm.next)
+			o->tm.next = end;
+		void *slot = sl_state_upsert_h(o->acc, end, kbase + koff[k], koff[k + 1] - koff[k],
+		                               khash[k], NULL);
+		if (!slot)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if ((rc = sl_agg_fold_row(o->aggs, o->kinds, o->p.naggs, slot, in, row, err)))
+			return rc;
+	}
+	return sl__window_late_flush(&o->p, o->late, err);
+}
+
 static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	win_op *o = (win_op *)op;
@@ -642,6 +722,8 @@ static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		for (int k = 0; k < PF_ENTRY && k < live; k++)
 			sl_state_prefetch(o->acc, o->kend[k], o->khash[k], 1);
 	}
+	if (pf && o->fast)
+		return fold_tumble(o, in, live, err);
 	SL_BATCH_FOREACH(in, k, row) {
 		if (pf) {
 			if (k + PF_INDEX < live)
@@ -871,6 +953,7 @@ sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types
 		o->kinds[i] = (uint8_t)sl_agg_fast_kind(&o->aggs[i]);
 	}
 	o->fast = !o->has_distinct && !o->has_str && !o->hdr_size;
+	o->str1 = p->nkeys == 1 && sl_type_phys(in_types[p->key_cols[0]]) == SL_PHYS_STR;
 	o->p.aggs = o->aggs;
 	o->slot_size = off ? off : 16; /* no aggregates, no header: 0 would mean variable-length */
 	if (p->lateness > 0) {

@@ -208,9 +208,11 @@ static void test_decimal_numbers(void **st)
 		"0", "-0", "5", "344.88", "-344.88", "0.5", "0.05", "12.5", "99999999.99", "-99999999.99",
 		"1.234", "1.235", "-1.235", "0.999", "1e2", "1.5E1", "-2.5e-1", "12345678.5",
 		"123456789012345678", "1234567.123456789012345", "0.000000000000000000001",
+		"1234567.8", "12345678.9", "7.1234567", "0.1", "-9", "9999999.99", "1.0", "10.10",
 	};
 	static const char *const bad[] = {"00", "01.5", "-", "1.", ".5", "-.5", "+1", "1.2.3",
-	                                  "100000000.00", "1e20", "true"};
+	                                  "100000000.00", "1e20", "true", "1.5e", "-01", "1.,",
+	                                  "12.345.6"};
 	fx *f = fx_new("json", NULL, NULL);
 	char rec[128];
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
@@ -224,14 +226,22 @@ static void test_decimal_numbers(void **st)
 			snprintf(rec, sizeof(rec), "{\"amount\" : %s }", ok[i]);
 			assert_int_equal(dec(f, rec), 1);
 			assert_true(f->b->cols[3].v.i128[n0 + 1] == want);
+			/* more than 18 bytes after the number: dec_fast's 8-byte path */
+			snprintf(rec, sizeof(rec), "{\"amount\":%s,\"pad\":\"xxxxxxxxxxxxxxxxxx\"}", ok[i]);
+			assert_int_equal(dec(f, rec), 1);
+			assert_true(f->b->cols[3].v.i128[n0 + 2] == want);
 		} else {
 			assert_int_equal(dec(f, rec), SL_EINPUT);
+			snprintf(rec, sizeof(rec), "{\"amount\":%s,\"pad\":\"xxxxxxxxxxxxxxxxxx\"}", ok[i]);
+			assert_int_equal(dec(f, rec), SL_EINPUT);
 		}
-		if (f->b->nrows > 6)
+		if (f->b->nrows > 4)
 			sl_batch_reset(f->b);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(rec, sizeof(rec), "{\"amount\":%s}", bad[i]);
+		assert_int_equal(dec(f, rec), SL_EINPUT);
+		snprintf(rec, sizeof(rec), "{\"amount\":%s,\"pad\":\"xxxxxxxxxxxxxxxxxx\"}", bad[i]);
 		assert_int_equal(dec(f, rec), SL_EINPUT);
 	}
 	expect_err(f, "{\"amount\":100000000.00}",
@@ -375,6 +385,124 @@ static void test_debezium_decode(void **st)
 }
 
 /* Regressions found by fuzz_json. */
+/* The flat path (fmt_json.c, read_flat) against the general reader: each
+ * record is decoded as written and again with a blank after its '{',
+ * which the flat path never takes; both must give the same rows (values
+ * and NULLs) or the same result code and, for field errors, the same
+ * message.  Records that leave the flat path late (an unknown key after
+ * the last field, a missing one, trailing text) must not keep what it had
+ * set. */
+static void test_flat_path(void **st)
+{
+	static sl_field FL[] = {
+		{"id", {.id = SL_T_VARCHAR, .length = SL_STRING_LEN}},
+		{"n", {.id = SL_T_INT}},
+		{"amount", {.id = SL_T_DECIMAL, .precision = 10, .scale = 2}},
+		{"ts", {.id = SL_T_TIMESTAMP, .precision = 3}},
+		{"d", {.id = SL_T_DOUBLE}},
+		{"ok", {.id = SL_T_BOOLEAN}},
+	};
+	static const char *recs[] = {
+		"{\"id\":\"o1\",\"n\":1,\"amount\":344.88,\"ts\":\"2026-08-01 00:00:01.287\",\"d\":1.5,\"ok\":true}",
+		"{\"id\":\"o2\",\"n\":-7,\"amount\":-0.5,\"ts\":\"2026-08-01 00:00:01.2\",\"d\":-2e3,\"ok\":false}",
+		"{\"id\":null,\"n\":null,\"amount\":null,\"ts\":null,\"d\":null,\"ok\":null}",
+		"{\"id\":\"a\\\"b\",\"n\":\"5\",\"amount\":\"12.345\",\"ts\":\"2026-08-01T00:00:01Z\",\"d\":\"NaN\",\"ok\":\"TRUE\"}",
+		"{\"id\":7,\"n\":1,\"amount\":1e2,\"ts\":\"2026-08-01 00:00:01.123456\",\"d\":1,\"ok\":true}",
+		"{\"id\":{\"x\":[1,2]},\"n\":1,\"amount\":12345678.99,\"ts\":\"2026-02-29 00:00:00\",\"d\":1,\"ok\":true}",
+		"{\"id\":\"o3\",\"n\":1,\"amount\":1,\"ts\":\"2026-08-01 00:00:01.287\",\"d\":1,\"ok\":true,\"x\":{}}",
+		"{\"id\":\"o4\",\"n\":2,\"amount\":2}",
+		"{\"id\":\"o5\",\"n\":3,\"amount\":3,\"ts\":\"2026-08-01 00:00:02\",\"d\":3,\"ok\":true} ",
+		"{\"id\":\"o6\",\"n\":3,\"amount\":3,\"ts\":\"2026-08-01 00:00:02\",\"d\":3,\"ok\":true}x",
+		"{\"id\":\"o7\",\"amount\":3,\"n\":3,\"ts\":\"2026-08-01 00:00:02\",\"d\":3,\"ok\":true}",
+		"{\"id\":\"o8\",\"n\":3,\"n\":4,\"amount\":3,\"ts\":\"2026-08-01 00:00:02\",\"d\":3,\"ok\":true}",
+		"{\"id\":\"o9\",\"n\" : 3,\"amount\": 3 ,\"ts\":\"2026-08-01 00:00:02\",\"d\":3,\"ok\":true}",
+		"{\"id\":\"o10\",\"n\":99999999999,\"amount\":3,\"ts\":\"2026-08-01 00:00:02\",\"d\":3,\"ok\":true}",
+		"{\"id\":\"o11\",\"n\":1,\"amount\":123456789.5,\"ts\":\"2026-08-01 00:00:02\",\"d\":3,\"ok\":true}",
+		"{\"id\":\"o12\",\"n\":1,\"amount\":1,\"ts\":\"2026-13-01 00:00:02\",\"d\":3,\"ok\":true}",
+		"{\"id\":\"o13\",\"n\":1,\"amount\":1,\"ts\":\"2026-08-01 00:00:02\",\"d\":3,\"ok\":tru}",
+		"{\"id\":\"o14\",\"n\":1,\"amount\":01,\"ts\":\"2026-08-01 00:00:02\",\"d\":3,\"ok\":true}",
+		"{\"id\":\"o15\",\"n\":1,\"amount\":1,\"ts\":\"2026-08-01 00:00:02\",\"d\":3,\"ok\":true",
+		"{\"id\":\"o16\",\"n\":1,\"amount\":1,\"ts\":\"2026-08-01 00:00:02\",\"d\":3,\"ok",
+		"{\"id\":\"o17",
+		"{\"id\":\"\",\"n\":0,\"amount\":0,\"ts\":\"2026-08-01 00:00:02\",\"d\":0,\"ok\":false}",
+		"{}",
+	};
+	int nf = (int)(sizeof(FL) / sizeof(FL[0]));
+	th_codec a, g;
+	th_codec_init(&a, "json", FL, nf, 64, NULL, 0);
+	th_codec_init(&g, "json", FL, nf, 64, NULL, 0);
+	char buf[512];
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		snprintf(buf, sizeof(buf), "{ %s", recs[i] + 1);
+		int ra = th_decode(&a, recs[i]), rg = th_decode(&g, buf);
+		assert_int_equal(ra, rg);
+		assert_int_equal(a.b->nrows, g.b->nrows);
+		if (ra < 0) {
+			if (strncmp(g.err.msg, "field", 5) == 0)
+				assert_string_equal(a.err.msg, g.err.msg);
+			continue;
+		}
+		int r = a.b->nrows - 1;
+		for (int c = 0; c < nf; c++) {
+			const sl_col *x = &a.b->cols[c], *y = &g.b->cols[c];
+			assert_int_equal(x->null[r], y->null[r]);
+			if (x->null[r])
+				continue;
+			if (c == 0) {
+				assert_int_equal(x->v.str[r].len, y->v.str[r].len);
+				assert_memory_equal(x->v.str[r].ptr, y->v.str[r].ptr, (size_t)x->v.str[r].len);
+			} else if (c == 2) {
+				assert_true(x->v.i128[r] == y->v.i128[r]);
+			} else {
+				assert_int_equal(x->v.i64[r], y->v.i64[r]);
+			}
+		}
+	}
+	/* names of 13 and 14 bytes (the key and ':' fit 16 bytes, or not),
+	 * near the record's end or not, a near miss in the ':' */
+	static sl_field LN[] = {
+		{"thirteen_char", {.id = SL_T_INT}},
+		{"fourteen_chars", {.id = SL_T_INT}},
+		{"x", {.id = SL_T_INT}},
+	};
+	static const char *lrecs[] = {
+		"{\"thirteen_char\":1,\"fourteen_chars\":2,\"x\":3}",
+		"{\"thirteen_char\":1,\"fourteen_chars\":2}",
+		"{\"thirteen_char\":1,\"fourteen_chars\";2,\"x\":3}",
+		"{\"thirteen_char\";1,\"fourteen_chars\":2,\"x\":3}",
+		"{\"thirteen_chars\":1,\"fourteen_chars\":2,\"x\":3}",
+		"{\"x\":3,\"thirteen_char\":1,\"fourteen_chars\":2}",
+		"{\"thirteen_char\":1,\"fourteen_chars\":2,\"x\":3,\"fourteen_chars\":4}",
+	};
+	th_codec la, lg;
+	th_codec_init(&la, "json", LN, 3, 16, NULL, 0);
+	th_codec_init(&lg, "json", LN, 3, 16, NULL, 0);
+	for (size_t i = 0; i < sizeof(lrecs) / sizeof(lrecs[0]); i++) {
+		snprintf(buf, sizeof(buf), "{ %s", lrecs[i] + 1);
+		int ra = th_decode(&la, lrecs[i]), rg = th_decode(&lg, buf);
+		assert_int_equal(ra, rg);
+		if (ra < 0)
+			continue;
+		int r = la.b->nrows - 1;
+		for (int c = 0; c < 3; c++) {
+			assert_int_equal(la.b->cols[c].null[r], lg.b->cols[c].null[r]);
+			assert_int_equal(la.b->cols[c].v.i64[r], lg.b->cols[c].v.i64[r]);
+		}
+	}
+	th_codec_deinit(&la);
+	th_codec_deinit(&lg);
+	/* what the flat path had set before leaving it is not kept */
+	assert_int_equal(th_decode(&a, "{\"id\":\"k\",\"n\":5,\"amount\":1.25}"), 1);
+	int r = a.b->nrows - 1;
+	assert_int_equal(a.b->cols[1].v.i64[r], 5);
+	assert_true(a.b->cols[2].v.i128[r] == 125);
+	assert_int_equal(a.b->cols[3].null[r], 1);
+	assert_int_equal(a.b->cols[4].null[r], 1);
+	assert_int_equal(a.b->cols[5].null[r], 1);
+	th_codec_deinit(&a);
+	th_codec_deinit(&g);
+}
+
 static void test_fuzz_regressions(void **st)
 {
 	fx *f = fx_new("debezium-json", NULL, NULL);
@@ -400,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_debezium_decode),
+		cmocka_unit_test(test_flat_path),
 		cmocka_unit_test(test_fuzz_regressions),
 	};
 	return cmocka_run_group_tests_name("fmt_json", tests, NULL, NULL);

@@ -120,7 +120,7 @@ nf=$(ls "$W/wh/shop/small/data" | grep -c 'parquet$')
 "$B/tools/gen_events" 200000 50 11 > "$W/orders.jsonl"
 mkdir -p "$W/ck"
 cat > "$W/ck/job.sql" <<SQL
-SET 'execution.checkpointing.interval' = '20 ms';
+SET 'execution.checkpointing.interval' = '5 ms';
 SET 'pipeline.name' = 'minutely';
 CREATE TABLE orders (
     id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3),
@@ -148,7 +148,10 @@ ids = [int(s['summary']['flink.max-committed-checkpoint-id']) for s in m['snapsh
 assert ids == sorted(set(ids)), ids
 assert all(s['summary']['flink.job-id'] == 'minutely' for s in m['snapshots'])
 print(len(ids))")
-[ "${nsnap:-0}" -ge 3 ] && ok "$nsnap snapshots, checkpoint ids increasing" || no "snapshots: ${nsnap:-none}"
+# how many periodic checkpoints fall inside the run depends on the
+# machine's speed (2-5 here since the faster JSON path): at least one
+# periodic and the final one
+[ "${nsnap:-0}" -ge 2 ] && ok "$nsnap snapshots, checkpoint ids increasing" || no "snapshots: ${nsnap:-none}"
 nparts=$(ls "$T/data" | grep -c '^window_start=')
 [ "$nparts" -ge 10 ] && ok "$nparts partition directories" || no "partition directories: $nparts"
 before=$(ls "$T/metadata" | grep -c 'metadata.json$')

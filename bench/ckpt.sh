@@ -66,7 +66,7 @@ big() {
 		keys="'number-of-rows' = '$(($2 * KEYS))', 'fields.k.min' = '1', 'fields.k.max' = '$KEYS'"
 		rows=$(($2 * KEYS))
 	fi
-	{ [ "$par" = 1 ] || echo "SET 'parallelism.default' = '$par';"; cat <<SQL
+	{ echo "SET 'parallelism.default' = '$par';"; cat <<SQL
 SET 'execution.checkpointing.interval' = '4 s';
 SET 'state.backend.type' = '$1';
 SET 'pipeline.name' = 'ck$1';

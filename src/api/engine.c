@@ -154,10 +154,10 @@ static int explain_backend(const char *type, sl_err *err)
 /*
  * The job's parallelism: 'parallelism.default' (explicit: set by the user),
  * by default the CPUs this process may use (cpus.h), at most
- * 'pipeline.max-parallelism'.  A job with checkpointing on runs at 1
- * unless 'parallelism.default' is set (docs/parallel.md §10 says why the
- * default does not follow the CPUs there yet); a job reading a push table
- * likewise (plan_par.c).  0 or SL_EINVAL.
+ * 'pipeline.max-parallelism', with checkpointing on or off (checkpoints,
+ * restores and rescaling work at any parallelism: docs/parallel.md §5, §7).
+ * A job reading a push table runs at 1 unless 'parallelism.default' is set
+ * (plan_par.c).  0 or SL_EINVAL.
  */
 static int job_parallelism(sl_engine *e, int explain_only, int *par, int *explicit_)
 {
@@ -178,10 +178,6 @@ static int job_parallelism(sl_engine *e, int explain_only, int *par, int *explic
 		                  (long long)v, (long long)maxp);
 	if (v > maxp)
 		v = maxp;
-	int ckpt = explain_only ? sl_opts_get(&e->session, "execution.checkpointing.interval") != NULL
-	                        : e->ck.on;
-	if (v > 1 && ckpt && !*explicit_)
-		v = 1; /* a checkpointing job runs at the parallelism it is given */
 	*par = (int)v;
 	return 0;
 }

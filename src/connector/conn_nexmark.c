@@ -646,6 +646,17 @@ static int nx_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 	return 0;
 }
 
+/*
+ * Called once per instance of the run that took the checkpoint (all of
+ * them, connector/conn.h): each record's chunks are global (chunk g is
+ * events [g * chunk, (g + 1) * chunk)), and this instance takes the
+ * positions of the chunks it owns now and skips the rest, so a restart
+ * at parallelism n (where every instance is given every instance's
+ * record) and a restore at another parallelism resume every chunk where
+ * it was.  A walking (unbounded) stream's position is one instance's:
+ * another instance's record at the same parallelism is skipped, and one
+ * of another parallelism refused.
+ */
 static int nx_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 {
 	nexmark_source *x = (nexmark_source *)s;
@@ -655,30 +666,42 @@ static int nx_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 	if (!sl_snap_reader_ok(r) || magic != NX_SNAP_MAGIC)
 		return sl_err_set(err, SL_ESTATE, "source '%s': not a nexmark snapshot", s->table);
 	/* a walking stream's position is one instance's (its chunks sub, sub + nsub, ...) */
-	if (!x->nsplits && (sub != (uint32_t)x->subtask || nsub != (uint32_t)x->nsubtasks))
+	if (!x->nsplits && nsub != (uint32_t)x->nsubtasks)
 		return sl_err_set(err, SL_ESTATE,
 		                  "source '%s': the nexmark snapshot is of instance %u of %u, this is "
 		                  "instance %d of %d (an unbounded stream restores only at the "
 		                  "parallelism it was saved at)", s->table, sub, nsub, x->subtask,
 		                  x->nsubtasks);
-	if (n != (uint32_t)x->nsplits || chunk != x->chunk)
+	if ((n == 0) != (x->nsplits == 0) || chunk != x->chunk)
 		return sl_err_set(err, SL_ESTATE,
 		                  "source '%s': the nexmark snapshot has %u splits of %lld events, the "
 		                  "table's options and this instance make %d of %lld", s->table, n,
 		                  (long long)chunk, x->nsplits, (long long)x->chunk);
-	x->wall_base_ms = sl_snap_get_i64(r);
-	if (!x->nsplits)
-		x->walk_next = sl_snap_get_i64(r);
-	for (int j = 0; j < x->nsplits; j++) {
-		int64_t g = sl_snap_get_i64(r);
-		if (g != x->gk[j])
-			return sl_err_set(err, SL_ESTATE, "source '%s': the nexmark snapshot's split %d is "
-			                  "chunk %lld, this instance's is %lld", s->table, j, (long long)g,
-			                  (long long)x->gk[j]);
-		x->emitted[j] = sl_snap_get_i64(r);
-		x->wm[j] = sl_snap_get_i64(r);
-		x->done[j] = x->gk[j] < 0 || x->emitted[j] >= x->len[j];
-		x->seeded[j] = 0;
+	int64_t base = sl_snap_get_i64(r);
+	if (!x->nsplits) {
+		int64_t walk = sl_snap_get_i64(r);
+		if (!sl_snap_reader_ok(r))
+			return sl_err_set(err, SL_ESTATE, "source '%s': nexmark snapshot is damaged",
+			                  s->table);
+		if (sub != (uint32_t)x->subtask)
+			return 0; /* another instance's stream */
+		x->wall_base_ms = base;
+		x->walk_next = walk;
+		return 0;
+	}
+	x->wall_base_ms = base;
+	for (uint32_t i = 0; i < n && sl_snap_reader_ok(r); i++) {
+		int64_t g = sl_snap_get_i64(r), emitted = sl_snap_get_i64(r), wm = sl_snap_get_i64(r);
+		if (g < 0 || !sl_snap_reader_ok(r))
+			continue; /* an instance without chunks */
+		for (int j = 0; j < x->nsplits; j++) {
+			if (x->gk[j] != g)
+				continue;
+			x->emitted[j] = emitted;
+			x->wm[j] = wm;
+			x->done[j] = x->emitted[j] >= x->len[j];
+			x->seeded[j] = 0;
+		}
 	}
 	x->cur = 0;
 	x->seeding = x->nsplits > 0;

@@ -382,13 +382,21 @@ int sl_graph_restore_op_from(sl_op *op, sl_snap_reader r, sl_err *err)
 	return sl_snap_reader_ok(&r) ? 0 : sl_err_set(err, SL_ESTATE, "job snapshot damaged");
 }
 
+/* The refusal of a snapshot older than SNAP_MAGIC at parallelism > 1.
+ * Every such snapshot was taken at parallelism 1 (parallel checkpoints
+ * came after structural ids), so the message names the setting that
+ * resumes it. */
+static const char old_format_msg[] =
+	"restoring at another parallelism needs a snapshot of this version (structural "
+	"operator ids), and this one was taken at parallelism 1 by an older sluice: run the "
+	"job with 'parallelism.default' = '1' to resume it (and take a savepoint there to "
+	"rescale it)";
+
 int sl_graph_snap_ids(sl_snap_reader r, void (*cb)(void *ctx, const char *id, size_t n),
                       void *ctx, sl_err *err)
 {
 	if (sl_snap_get_u32(&r) != SNAP_MAGIC)
-		return sl_err_set(err, SL_ENOTSUP, "restoring at another parallelism needs a "
-		                  "snapshot of this version (structural operator ids): take a "
-		                  "savepoint at the parallelism that took it first");
+		return sl_err_set(err, SL_ENOTSUP, "%s", old_format_msg);
 	uint32_t n = sl_snap_get_u32(&r);
 	for (uint32_t i = 0; i < n && sl_snap_reader_ok(&r); i++) {
 		size_t ulen, nlen, sublen;
@@ -444,9 +452,7 @@ int sl_graph_restore_rescaled(sl_graph *g, sl_snap_reader *r, const int *from, i
 		rc = sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; !rc && i < n; i++) {
 		if (sl_snap_get_u32(&r[i]) != SNAP_MAGIC) {
-			rc = sl_err_set(err, SL_ENOTSUP, "restoring at another parallelism needs a "
-			                "snapshot of this version (structural operator ids): take a "
-			                "savepoint at the parallelism that took it first");
+			rc = sl_err_set(err, SL_ENOTSUP, "%s", old_format_msg);
 			break;
 		}
 		uint32_t nr = sl_snap_get_u32(&r[i]);

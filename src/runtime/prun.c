@@ -71,6 +71,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../base/fault.h"
 #include "../data/keygroup.h"
 #include "../exec/ops.h"
 #include "../state/state.h"
@@ -654,7 +655,10 @@ static int task_marker(task *t, sl_err *err)
 }
 
 /* Phase 2 of checkpoint id in t's operators: every commit hook (abort:
- * every abort hook; after a failed commit, the rest abort). */
+ * every abort hook; after a failed commit, the rest abort).  The fault
+ * point "mid-sink-publish" follows each commit hook, as at parallelism 1
+ * (ckpt_coord.c): the first instance to commit crashes there, with some
+ * of its sinks and the other instances' not yet published. */
 static int run_phase2(task *t, int64_t id, int abort, sl_err *err)
 {
 	int rc = 0;
@@ -666,6 +670,8 @@ static int run_phase2(task *t, int64_t id, int abort, sl_err *err)
 		int r2 = hook(op, id, err);
 		if (r2 && !rc)
 			rc = r2;
+		if (!rc && !abort)
+			sl_fault("mid-sink-publish"); /* some published, others not */
 	}
 	return rc;
 }

@@ -62,8 +62,9 @@ SQL
 }
 
 # the reference checkpoints every 200 ms, as the killed runs do on average,
-# so that its wall time is theirs uninterrupted
-job "$W/ref" "200 ms" > "$W/ref/job.sql"
+# so that its wall time is theirs uninterrupted; at parallelism 1, the
+# reference every PAR is compared against
+job "$W/ref" "200 ms" 1 > "$W/ref/job.sql"
 t0=$(date +%s%N)
 (cd "$W/ref" && "$SLUICE" run job.sql) > "$W/ref/log" 2>&1 || { echo "reference run failed"; cat "$W/ref/log"; exit 1; }
 ref_ms=$((($(date +%s%N) - t0) / 1000000))

@@ -24,8 +24,16 @@ mkdir -p "$W/in"
 "$B/tools/gen_events" "$ROWS" 500 11 > "$W/in/orders.jsonl"
 fail=0
 
-job() { # dir
+# at parallelism 1 (the engine's default is the CPU count): the refusal
+# case needs the newest checkpoint to have published output, which holds
+# at 1 (the final checkpoint publishes the last part) but not always at 2:
+# in a run at 2 the final checkpoint published no part (every part was
+# the one before's), so its damage fell back, correctly, to the previous
+# checkpoint with the output unchanged and nothing to refuse;
+# mid-sink-publish at 2 is the case after the loop below
+job() { # dir [parallelism]
 	cat <<SQL
+SET 'parallelism.default' = '${2:-1}';
 SET 'execution.checkpointing.interval' = '20 ms';
 SET 'state.checkpoints.num-retained' = '3';
 SET 'pipeline.name' = 'faults';
@@ -69,6 +77,20 @@ for point in mid-state-write before-manifest-rename after-manifest-rename mid-si
 	run "$d" || { echo "FAIL $point: restart failed"; tail -5 "$d/log"; fail=1; continue; }
 	same "fault $point" "$d"
 done
+
+# mid-sink-publish at parallelism 2: it follows each commit hook of an
+# instance's phase 2 (src/runtime/prun.c), so one instance has published
+# part of its output and the other none; the restart publishes the rest
+d="$W/mid-sink-publish-p2"; mkdir -p "$d"; job "$d" 2 > "$d/job.sql"
+run "$d" "mid-sink-publish@3"
+rc=$?
+if [ $rc != 137 ]; then
+	echo "FAIL mid-sink-publish at parallelism 2: the fault did not fire (status $rc)"; fail=1
+elif ! run "$d"; then
+	echo "FAIL mid-sink-publish at parallelism 2: restart failed"; tail -5 "$d/log"; fail=1
+else
+	same "fault mid-sink-publish at parallelism 2 (against the reference at 1)" "$d"
+fi
 
 # damaged newest checkpoint that was never committed: fall back
 for damage in flip truncate; do

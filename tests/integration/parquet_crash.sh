@@ -74,8 +74,20 @@ while :; do
 	(cd "$W/run" && exec "$SLUICE" run job.sql) >> "$W/run/log" 2>&1 &
 	pid=$!
 	if [ $kills -lt "$KILLS" ]; then
-		# at 20-80% of the uninterrupted run's wall time
+		# at 20-80% of the uninterrupted run's wall time; the first kill
+		# only once a checkpoint is complete (its _manifest), so that some
+		# run resumes one: at the default parallelism (2 here) the first
+		# checkpoint of this state (10-30 MB) can complete after 80%, and
+		# in one run none of the four kills came after one
 		ms=$((ref_ms / 5 + RANDOM % (ref_ms * 3 / 5 + 1)))
+		if [ $kills = 0 ]; then
+			i=0
+			while [ $i -lt 200 ] && ! ls "$W"/run/sluice-state/pqcrash/checkpoints/chk-*/_manifest \
+				> /dev/null 2>&1; do
+				sleep 0.02; i=$((i + 1))
+			done
+			ms=$((RANDOM % 50))
+		fi
 		sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
 		if kill -9 $pid 2>/dev/null; then
 			wait $pid 2>/dev/null

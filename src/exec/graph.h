@@ -32,7 +32,8 @@ typedef struct sl_graph {
 	 * the wall clock or, when proc_manual >= 0, to proc_manual (a manual
 	 * clock for deterministic tests, sl_set_processing_time). */
 	int64_t proc_manual;
-	int stop;              /* set asynchronously to request a stop */
+	int stop;              /* set asynchronously to request a stop (atomic
+	                        * builtins: sl_stop may run on another thread) */
 	int opened;
 	int allow_non_restored; /* restore may drop state of unknown operators */
 	int restored_label_ids; /* the snapshot last restored (sl_graph_restore)

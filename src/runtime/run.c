@@ -18,7 +18,7 @@
 
 int sl_runtime_run(sl_graph *g, sl_coord *c, sl_err *err)
 {
-	while (!g->stop) {
+	while (!__atomic_load_n(&g->stop, __ATOMIC_RELAXED)) {
 		int64_t progress;
 		int rc = sl_graph_step(g, &progress, err);
 		if (rc == 0) {

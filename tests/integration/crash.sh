@@ -29,4 +29,4 @@ CRASH_FILES=3 SLUICE_TEST_SPLIT_BYTES=1250000 bash tests/crash/crash.sh 150000 5
 bash tests/crash/crash.sh 200000 5 hashmap 2
 bash tests/crash/crash.sh 100000 5 rocksdb 2
 # rescaling: savepoints along parallelism 3 -> 1 -> 3 -> 2 (docs/parallel.md §7)
-bash tests/crash/rescale.sh 150000
+bash tests/crash/rescale.sh 400000

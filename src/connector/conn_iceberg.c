@@ -55,6 +55,7 @@
 #include "sluice.h"
 #include "data/valtext.h"
 #include "format/format.h"
+#include "state/checkpoint.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -298,28 +299,11 @@ static int part_dir(ice_sink *k, const sl_batch *b, int row, sl_buf *out)
 	return rc;
 }
 
-static int make_dirs(const char *path)
-{
-	char tmp[ICE_PATH];
-	size_t n = strlen(path);
-	if (n == 0 || n >= sizeof tmp)
-		return -1;
-	memcpy(tmp, path, n + 1);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, 0777) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(tmp, 0777) && errno != EEXIST ? -1 : 0;
-}
-
 /* Opens a data file for the partition of row `row` (key: its record). */
 static int open_writer(ice_sink *k, const sl_batch *b, int row, sl_err *err)
 {
 	char path[ICE_PATH];
+	int rc;
 	if (k->nw == k->wcap) {
 		int cap = k->wcap ? k->wcap * 2 : 4;
 		ice_writer *nw = realloc(k->w, (size_t)cap * sizeof *nw);
@@ -337,9 +321,10 @@ static int open_writer(ice_sink *k, const sl_batch *b, int row, sl_err *err)
 	if (sl_buf_printf(&k->pathb, "%s/data/", k->t.dir) || part_dir(k, b, row, &k->pathb) ||
 	    !sl_buf_cstr(&k->pathb))
 		return nomem(k, err);
-	if (make_dirs(k->pathb.p))
-		return sl_err_set(err, SL_EIO, "sink '%s': cannot create directory '%s': %s",
-		                  k->base.table, k->pathb.p, strerror(errno));
+	if ((rc = sl_mkdirs(k->pathb.p, err))) {
+		sl_err_prefix(err, "sink '%s'", k->base.table);
+		return rc;
+	}
 	if (k->job)
 		snprintf(path, sizeof path, "%s%s-a%d-c%lld-%d.parquet", k->pathb.p, k->job,
 		         k->attempt, (long long)k->last_id + 1, k->seq);
@@ -359,7 +344,7 @@ static int open_writer(ice_sink *k, const sl_batch *b, int row, sl_err *err)
 	                              &k->eopts, err)))
 		return err->code ? err->code : SL_EINVAL;
 	size_t before = w->out.len;
-	int rc = w->enc->vt->file_begin(w->enc, &w->out, err);
+	rc = w->enc->vt->file_begin(w->enc, &w->out, err);
 	w->f.bytes += (int64_t)(w->out.len - before);
 	return rc;
 nomem:

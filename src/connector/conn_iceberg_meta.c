@@ -31,6 +31,7 @@
 #include "iceberg.h"
 #include "base/fault.h"
 #include "format/avro.h"
+#include "state/checkpoint.h"
 #include "sluice.h"
 
 #include <errno.h>
@@ -480,24 +481,6 @@ static int write_hint(ice_table *t, int64_t ver, sl_err *err)
 	return 0;
 }
 
-static int make_dirs(const char *path)
-{
-	char tmp[ICE_PATH];
-	size_t n = strlen(path);
-	if (n == 0 || n >= sizeof tmp)
-		return -1;
-	memcpy(tmp, path, n + 1);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, 0777) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(tmp, 0777) && errno != EEXIST ? -1 : 0;
-}
-
 /* Writes v1 of a new table; a concurrent creator's v1 wins (no error). */
 static int create_table(ice_table *t, sl_err *err)
 {
@@ -609,9 +592,11 @@ int sl__ice_table_open(ice_table *t, sl_err *err)
 	sl_buf b;
 	int rc;
 	snprintf(path, sizeof path, "%s/metadata", t->dir);
-	if (make_dirs(path) || (snprintf(path, sizeof path, "%s/data", t->dir), make_dirs(path)))
-		return sl_err_set(err, SL_EIO, "sink '%s': cannot create directory '%s': %s",
-		                  t->name, path, strerror(errno));
+	if ((rc = sl_mkdirs(path, err)) ||
+	    (snprintf(path, sizeof path, "%s/data", t->dir), (rc = sl_mkdirs(path, err)))) {
+		sl_err_prefix(err, "sink '%s'", t->name);
+		return rc;
+	}
 	sl_buf_init(&b);
 	if (!(rc = read_current(t, &ver, &b, err)) && ver == 0 && !(rc = create_table(t, err)))
 		rc = read_current(t, &ver, &b, err);

@@ -273,6 +273,40 @@ int sl_graph_step(sl_graph *g, int64_t *progress, sl_err *err)
 #define SNAP_MAGIC_V2 0x534c4732u /* "SLG2": by label-hash id (op->uid_v1) */
 #define SNAP_MAGIC 0x534c4733u    /* "SLG3": by structural id (op->uid) */
 
+/* One operator's record in a job snapshot, as sl_graph_snapshot_ops writes
+ * it: id, kind (vtab name), input watermarks, watermark, output watermark,
+ * counters and the operator's own body.  Pointers borrow the reader's
+ * buffer. */
+typedef struct op_rec {
+	const char *uid, *name;
+	size_t ulen, nlen, sublen;
+	uint32_t nin;
+	int64_t in_wm[1024];
+	int64_t wm, out_wm;
+	const sl_op_stats *stats; /* unaligned: copy before use */
+	const void *sub;
+} op_rec;
+
+/* Reads the next record into *o.  0, or SL_ESTATE naming a damaged or
+ * truncated snapshot. */
+static int read_op_rec(sl_snap_reader *r, op_rec *o, sl_err *err)
+{
+	o->uid = sl_snap_get_bytes(r, &o->ulen);
+	o->name = sl_snap_get_bytes(r, &o->nlen);
+	o->nin = sl_snap_get_u32(r);
+	if (!sl_snap_reader_ok(r) || o->nin > 1024)
+		return sl_err_set(err, SL_ESTATE, "job snapshot damaged");
+	for (uint32_t k = 0; k < o->nin; k++)
+		o->in_wm[k] = sl_snap_get_i64(r);
+	o->wm = sl_snap_get_i64(r);
+	o->out_wm = sl_snap_get_i64(r);
+	o->stats = sl_snap_get_raw(r, sizeof(sl_op_stats));
+	o->sub = sl_snap_get_bytes(r, &o->sublen);
+	if (!sl_snap_reader_ok(r))
+		return sl_err_set(err, SL_ESTATE, "job snapshot truncated");
+	return 0;
+}
+
 int sl_graph_snapshot(sl_graph *g, sl_snap_writer *w, sl_err *err)
 {
 	int rc = sl_graph_snapshot_ops(g, w, err);
@@ -358,25 +392,17 @@ int sl_graph_restore_op_from(sl_op *op, sl_snap_reader r, sl_err *err)
 	if (sl_snap_get_u32(&r) != SNAP_MAGIC)
 		return sl_err_set(err, SL_ESTATE, "not a sluice job snapshot of this version");
 	uint32_t n = sl_snap_get_u32(&r);
-	for (uint32_t i = 0; i < n && sl_snap_reader_ok(&r); i++) {
-		size_t ulen, nlen, sublen;
-		const char *uid = sl_snap_get_bytes(&r, &ulen);
-		sl_snap_get_bytes(&r, &nlen);
-		uint32_t nin = sl_snap_get_u32(&r);
-		if (!sl_snap_reader_ok(&r) || nin > 1024)
-			break;
-		for (uint32_t k = 0; k < nin + 2; k++)
-			sl_snap_get_i64(&r);
-		sl_snap_get_raw(&r, sizeof(sl_op_stats));
-		const void *sub = sl_snap_get_bytes(&r, &sublen);
-		if (!sl_snap_reader_ok(&r))
-			break;
-		if (!uid || ulen != strlen(op->uid) || memcmp(uid, op->uid, ulen))
+	op_rec o;
+	for (uint32_t i = 0; i < n; i++) {
+		int rc = read_op_rec(&r, &o, err);
+		if (rc)
+			return rc;
+		if (!o.uid || o.ulen != strlen(op->uid) || memcmp(o.uid, op->uid, o.ulen))
 			continue;
 		if (!op->vt->restore)
 			return 0;
 		sl_snap_reader sr;
-		sl_snap_reader_init(&sr, sub, sublen);
+		sl_snap_reader_init(&sr, o.sub, o.sublen);
 		return op->vt->restore(op, &sr, err);
 	}
 	return sl_snap_reader_ok(&r) ? 0 : sl_err_set(err, SL_ESTATE, "job snapshot damaged");
@@ -398,19 +424,13 @@ int sl_graph_snap_ids(sl_snap_reader r, void (*cb)(void *ctx, const char *id, si
 	if (sl_snap_get_u32(&r) != SNAP_MAGIC)
 		return sl_err_set(err, SL_ENOTSUP, "%s", old_format_msg);
 	uint32_t n = sl_snap_get_u32(&r);
-	for (uint32_t i = 0; i < n && sl_snap_reader_ok(&r); i++) {
-		size_t ulen, nlen, sublen;
-		const char *uid = sl_snap_get_bytes(&r, &ulen);
-		sl_snap_get_bytes(&r, &nlen);
-		uint32_t nin = sl_snap_get_u32(&r);
-		if (!sl_snap_reader_ok(&r) || nin > 1024)
-			break;
-		for (uint32_t k = 0; k < nin + 2; k++)
-			sl_snap_get_i64(&r);
-		sl_snap_get_raw(&r, sizeof(sl_op_stats));
-		sl_snap_get_bytes(&r, &sublen);
-		if (sl_snap_reader_ok(&r) && uid && ulen)
-			cb(ctx, uid, ulen);
+	op_rec o;
+	for (uint32_t i = 0; i < n; i++) {
+		int rc = read_op_rec(&r, &o, err);
+		if (rc)
+			return rc;
+		if (o.uid && o.ulen)
+			cb(ctx, o.uid, o.ulen);
 	}
 	return sl_snap_reader_ok(&r) ? 0 : sl_err_set(err, SL_ESTATE, "job snapshot damaged");
 }
@@ -447,6 +467,7 @@ int sl_graph_restore_rescaled(sl_graph *g, sl_snap_reader *r, const int *from, i
 	old_rec *recs = calloc((size_t)(nops ? nops : 1) * (size_t)(n ? n : 1), sizeof(*recs));
 	int *nrec = calloc((size_t)(nops ? nops : 1), sizeof(int));
 	uint8_t *seen = calloc((size_t)(nops ? nops : 1), 1);
+	op_rec orec, *rec = &orec;
 	int rc = 0;
 	if (!recs || !nrec || !seen)
 		rc = sl_err_set(err, SL_ENOMEM, "out of memory");
@@ -457,25 +478,9 @@ int sl_graph_restore_rescaled(sl_graph *g, sl_snap_reader *r, const int *from, i
 		}
 		uint32_t nr = sl_snap_get_u32(&r[i]);
 		for (uint32_t k = 0; !rc && k < nr; k++) {
-			size_t ulen, nlen, sublen;
-			const char *uid = sl_snap_get_bytes(&r[i], &ulen);
-			sl_snap_get_bytes(&r[i], &nlen);
-			uint32_t nin = sl_snap_get_u32(&r[i]);
-			if (!sl_snap_reader_ok(&r[i]) || nin > 1024) {
-				rc = sl_err_set(err, SL_ESTATE, "job snapshot damaged");
+			if ((rc = read_op_rec(&r[i], rec, err)))
 				break;
-			}
-			int64_t wms[1024];
-			for (uint32_t w = 0; w < nin; w++)
-				wms[w] = sl_snap_get_i64(&r[i]);
-			int64_t wm = sl_snap_get_i64(&r[i]), out_wm = sl_snap_get_i64(&r[i]);
-			const sl_op_stats *st = sl_snap_get_raw(&r[i], sizeof(sl_op_stats));
-			const void *sub = sl_snap_get_bytes(&r[i], &sublen);
-			if (!sl_snap_reader_ok(&r[i])) {
-				rc = sl_err_set(err, SL_ESTATE, "job snapshot truncated");
-				break;
-			}
-			sl_op *op = ulen ? op_by_uid(g, uid, ulen) : NULL;
+			sl_op *op = rec->ulen ? op_by_uid(g, rec->uid, rec->ulen) : NULL;
 			if (!op)
 				continue; /* an exchange's end, or another instance's operator */
 			int x = op->id;
@@ -484,27 +489,27 @@ int sl_graph_restore_rescaled(sl_graph *g, sl_snap_reader *r, const int *from, i
 				op->wm = op->out_wm = SL_WM_MAX;
 				memset(&op->stats, 0, sizeof(op->stats));
 			}
-			if ((int)nin == op->nin)
+			if ((int)rec->nin == op->nin)
 				for (int w = 0; w < op->nin; w++)
-					if (!(seen[x] & 2) || wms[w] < op->in_wm[w])
-						op->in_wm[w] = wms[w];
-			if ((int)nin == op->nin)
+					if (!(seen[x] & 2) || rec->in_wm[w] < op->in_wm[w])
+						op->in_wm[w] = rec->in_wm[w];
+			if ((int)rec->nin == op->nin)
 				seen[x] |= 2;
-			if (wm < op->wm)
-				op->wm = wm;
-			if (out_wm < op->out_wm)
-				op->out_wm = out_wm;
+			if (rec->wm < op->wm)
+				op->wm = rec->wm;
+			if (rec->out_wm < op->out_wm)
+				op->out_wm = rec->out_wm;
 			if (from[i] % par == inst) {
 				sl_op_stats s1;
-				memcpy(&s1, st, sizeof(s1));
+				memcpy(&s1, rec->stats, sizeof(s1));
 				op->stats.rows_in += s1.rows_in;
 				op->stats.rows_out += s1.rows_out;
 				op->stats.late_dropped += s1.late_dropped;
 				op->stats.late_diverted += s1.late_diverted;
 				op->stats.late_corrected += s1.late_corrected;
 			}
-			if (sublen)
-				recs[(size_t)x * (size_t)n + (size_t)nrec[x]++] = (old_rec){sub, sublen};
+			if (rec->sublen)
+				recs[(size_t)x * (size_t)n + (size_t)nrec[x]++] = (old_rec){rec->sub, rec->sublen};
 		}
 	}
 	/* each operator's own scalars, by its kind's merge rule */
@@ -578,39 +583,31 @@ typedef struct snap_rec {
 /* Restores one operator's record (v2) and describes it in *rec. */
 static int restore_op(sl_graph *g, sl_snap_reader *r, snap_rec *rec, sl_err *err)
 {
-	size_t ulen, nlen, sublen;
-	const char *uid = sl_snap_get_bytes(r, &ulen);
-	const char *name = sl_snap_get_bytes(r, &nlen);
-	uint32_t nin = sl_snap_get_u32(r);
-	if (!sl_snap_reader_ok(r) || !uid || nin > 1024)
+	op_rec o;
+	int rc = read_op_rec(r, &o, err);
+	if (rc)
+		return rc;
+	if (!o.uid)
 		return sl_err_set(err, SL_ESTATE, "job snapshot damaged");
-	sl_op *op = sl_graph_op_by_snap_id(g, uid, ulen);
-	int64_t wms[1024];
-	for (uint32_t k = 0; k < nin; k++)
-		wms[k] = sl_snap_get_i64(r);
-	int64_t wm = sl_snap_get_i64(r), out_wm = sl_snap_get_i64(r);
-	const void *st = sl_snap_get_raw(r, sizeof(sl_op_stats));
-	const void *sub = sl_snap_get_bytes(r, &sublen);
-	if (!sl_snap_reader_ok(r))
-		return sl_err_set(err, SL_ESTATE, "job snapshot truncated");
-	rec->uid = op ? op->uid : uid; /* the job's id, as rename_table */
-	rec->ulen = op ? strlen(op->uid) : ulen;
-	rec->name = name ? name : "";
-	rec->nlen = name ? nlen : 0;
+	sl_op *op = sl_graph_op_by_snap_id(g, o.uid, o.ulen);
+	rec->uid = op ? op->uid : o.uid; /* the job's id, as rename_table */
+	rec->ulen = op ? strlen(op->uid) : o.ulen;
+	rec->name = o.name ? o.name : "";
+	rec->nlen = o.name ? o.nlen : 0;
 	rec->matched = op != NULL;
-	rec->stateful = rec->held = sublen > 0;
-	if (!op || ulen == 0)
+	rec->stateful = rec->held = o.sublen > 0;
+	if (!op || o.ulen == 0)
 		return 0; /* lost if it held state: unclaimed_state(); no id: an
 		           * exchange's end (parallel jobs), which keeps nothing */
-	if ((int)nin == op->nin)
-		memcpy(op->in_wm, wms, sizeof(int64_t) * nin);
-	op->wm = wm;
-	op->out_wm = out_wm;
-	memcpy(&op->stats, st, sizeof(op->stats));
+	if ((int)o.nin == op->nin)
+		memcpy(op->in_wm, o.in_wm, sizeof(int64_t) * o.nin);
+	op->wm = o.wm;
+	op->out_wm = o.out_wm;
+	memcpy(&op->stats, o.stats, sizeof(op->stats));
 	if (!op->vt->restore)
 		return 0;
 	sl_snap_reader sr;
-	sl_snap_reader_init(&sr, sub, sublen);
+	sl_snap_reader_init(&sr, o.sub, o.sublen);
 	return op->vt->restore(op, &sr, err);
 }
 

@@ -34,22 +34,7 @@ trap 'rm -rf "$T"' EXIT
 # the DDL of bench/nexmark at a rate and event count, plus a sink of the
 # wide table's physical columns
 dump_job() { # rate events out
-	NEXMARK_JOB=$T/base.sql NEXMARK_TPS=$1 NEXMARK_EVENTS=$2 \
-		sh bench/nexmark/run_query.sh "$BUILD" q0
-	sed -n '/^CREATE TABLE datagen/,/^);/p' "$T/base.sql"
-	cat <<SQL
-CREATE TABLE dump (
-    event_type INT,
-    person ROW<id BIGINT, name VARCHAR, emailAddress VARCHAR, creditCard VARCHAR,
-               city VARCHAR, state VARCHAR, \`dateTime\` TIMESTAMP(3), extra VARCHAR>,
-    auction ROW<id BIGINT, itemName VARCHAR, description VARCHAR, initialBid BIGINT,
-                reserve BIGINT, \`dateTime\` TIMESTAMP(3), expires TIMESTAMP(3),
-                seller BIGINT, category BIGINT, extra VARCHAR>,
-    bid ROW<auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR,
-            \`dateTime\` TIMESTAMP(3), extra VARCHAR>
-) WITH ('connector' = 'filesystem', 'path' = '$3', 'format' = 'json');
-INSERT INTO dump SELECT event_type, person, auction, bid FROM datagen;
-SQL
+	sh tests/nexmark/dump_job.sh "$BUILD" "$T" "$1" "$2" "$3"
 }
 
 # 1.

@@ -27,24 +27,7 @@ T=$(mktemp -d /tmp/sluice-nexmark-check.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
 # the events: Flink's DDL and a sink of the wide table's physical columns
-NEXMARK_WORK=$T NEXMARK_JOB=$T/base.sql NEXMARK_TPS=$TPS NEXMARK_EVENTS=$EVENTS \
-	sh bench/nexmark/run_query.sh "$BUILD" q0
-{
-	sed -n '/^CREATE TABLE datagen/,/^);/p' "$T/base.sql"
-	cat <<SQL
-CREATE TABLE dump (
-    event_type INT,
-    person ROW<id BIGINT, name VARCHAR, emailAddress VARCHAR, creditCard VARCHAR,
-               city VARCHAR, state VARCHAR, \`dateTime\` TIMESTAMP(3), extra VARCHAR>,
-    auction ROW<id BIGINT, itemName VARCHAR, description VARCHAR, initialBid BIGINT,
-                reserve BIGINT, \`dateTime\` TIMESTAMP(3), expires TIMESTAMP(3),
-                seller BIGINT, category BIGINT, extra VARCHAR>,
-    bid ROW<auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR,
-            \`dateTime\` TIMESTAMP(3), extra VARCHAR>
-) WITH ('connector' = 'filesystem', 'path' = '$T/events', 'format' = 'json');
-INSERT INTO dump SELECT event_type, person, auction, bid FROM datagen;
-SQL
-} > "$T/dump.sql"
+sh tests/nexmark/dump_job.sh "$BUILD" "$T" "$TPS" "$EVENTS" "$T/events" > "$T/dump.sql"
 "$BUILD/sluice" run "$T/dump.sql" --set parallelism.default=1 > "$T/dump.log" 2>&1 \
 	|| { cat "$T/dump.log"; exit 1; }
 python3 tests/nexmark/batch.py load "$T/events" "$T/events.db"

@@ -227,23 +227,6 @@ static int read_mref(sl_avro_rd *r, ice_mref *m)
 	return sl_buf_append(&m->rec, start, (size_t)(r->p - start));
 }
 
-/* Reads a whole file into b. */
-static int slurp(const char *path, sl_buf *b)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	char tmp[65536];
-	ssize_t got;
-	while ((got = read(fd, tmp, sizeof tmp)) > 0 || (got < 0 && errno == EINTR))
-		if (got > 0 && sl_buf_append(b, tmp, (size_t)got)) {
-			got = -1;
-			break;
-		}
-	close(fd);
-	return got < 0 ? -1 : 0;
-}
-
 int sl__ice_mlist_parse(const void *p, size_t len, const char *path, ice_mref **refs, int *n,
                         sl_err *err)
 {
@@ -288,7 +271,7 @@ int sl__ice_mlist_read(const char *path, ice_mref **refs, int *n, sl_err *err)
 	*refs = NULL;
 	*n = 0;
 	sl_buf_init(&b);
-	if (slurp(path, &b))
+	if (sl__ice_read_file(path, &b))
 		rc = sl_err_set(err, SL_EIO, "iceberg: cannot read manifest list '%s': %s", path,
 		                strerror(errno));
 	else

@@ -66,6 +66,10 @@ typedef struct ice_commit {
 
 /* ---- conn_iceberg_meta.c ------------------------------------------------ */
 
+/* Reads the whole file at path into b (cleared first).  0, or -1 with
+ * errno set. */
+int sl__ice_read_file(const char *path, sl_buf *b);
+
 /*
  * Creates the table when it has no metadata yet (metadata/v1.metadata.json
  * published with link(), so a concurrent creator fails cleanly and this one

@@ -367,7 +367,7 @@ static int fsync_path(const char *dir)
 	return rc;
 }
 
-static int read_all(const char *path, sl_buf *b)
+int sl__ice_read_file(const char *path, sl_buf *b)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -406,7 +406,7 @@ static int read_current(ice_table *t, int64_t *ver, sl_buf *b, sl_err *err)
 	sl_buf hint;
 	sl_buf_init(&hint);
 	snprintf(path, sizeof path, "%s/metadata/version-hint.text", t->dir);
-	if (!read_all(path, &hint) && sl_buf_cstr(&hint)) {
+	if (!sl__ice_read_file(path, &hint) && sl_buf_cstr(&hint)) {
 		char *end;
 		long long x = strtoll(hint.p, &end, 10);
 		if (x > 0 && (*end == 0 || *end == '\n'))
@@ -427,7 +427,7 @@ static int read_current(ice_table *t, int64_t *ver, sl_buf *b, sl_err *err)
 	if (v == 0)
 		return 0;
 	snprintf(path, sizeof path, "%s/metadata/v%lld.metadata.json", t->dir, (long long)v);
-	if (read_all(path, b) || !sl_buf_cstr(b))
+	if (sl__ice_read_file(path, b) || !sl_buf_cstr(b))
 		return sl_err_set(err, SL_EIO, "sink '%s': cannot read '%s': %s", t->name, path,
 		                  strerror(errno));
 	js root = {b->p, b->p + b->len};

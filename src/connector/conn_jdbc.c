@@ -468,6 +468,24 @@ rollback:
 	return rc;
 }
 
+/*
+ * After attempt `attempt` (from 0) of an idempotent statement ended with rc:
+ * 1 when it is to be tried again ('sink.max-retries', a failure that may
+ * pass: sl__pg_retryable, not a fence), after closing a broken connection
+ * and waiting attempt + 1 seconds (Flink's back-off); else 0.
+ */
+static int retry_later(jd_sink *k, int rc, int64_t attempt)
+{
+	if (!rc || k->fenced || attempt >= k->retries || !sl__pg_retryable(k->conn))
+		return 0;
+	if (k->conn && PQstatus(k->conn) != CONNECTION_OK) {
+		PQfinish(k->conn);
+		k->conn = NULL;
+	}
+	sleep((unsigned)(attempt + 1));
+	return 1;
+}
+
 /* apply_once, retried 'sink.max-retries' times on a new connection. */
 static int apply(jd_sink *k, const sl_buf *lines, int deletes, int64_t id, sl_err *err)
 {
@@ -475,16 +493,10 @@ static int apply(jd_sink *k, const sl_buf *lines, int deletes, int64_t id, sl_er
 	for (int64_t attempt = 0;; attempt++) {
 		k->fenced = 0;
 		sl_err_clear(err);
-		if (!(rc = apply_once(k, lines, deletes, id, err)) || k->fenced ||
-		    attempt >= k->retries || !sl__pg_retryable(k->conn))
-			break;
-		if (k->conn && PQstatus(k->conn) != CONNECTION_OK) {
-			PQfinish(k->conn);
-			k->conn = NULL;
-		}
-		sleep((unsigned)(attempt + 1));
+		rc = apply_once(k, lines, deletes, id, err);
+		if (!retry_later(k, rc, attempt))
+			return rc;
 	}
-	return rc;
 }
 
 /* At-least-once: sends the buffered changes now. */
@@ -770,16 +782,10 @@ static int jd_recover(sl_sink *s, sl_snap_reader *r, sl_err *err)
 	for (int64_t attempt = 0;; attempt++) {
 		k->fenced = 0;
 		sl_err_clear(err);
-		if (!(rc = recover_once(k, &lines, id, err)) || k->fenced || attempt >= k->retries ||
-		    !sl__pg_retryable(k->conn))
-			break;
-		if (k->conn && PQstatus(k->conn) != CONNECTION_OK) {
-			PQfinish(k->conn);
-			k->conn = NULL;
-		}
-		sleep((unsigned)(attempt + 1));
+		rc = recover_once(k, &lines, id, err);
+		if (!retry_later(k, rc, attempt))
+			return rc;
 	}
-	return rc;
 }
 
 static int jd_can_update(const sl_conn_args *a)

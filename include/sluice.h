@@ -163,7 +163,7 @@ SL_API const char *sl_explain_text(sl_engine *e);
 SL_API const char *sl_warnings(sl_engine *e);
 
 /* Asks a running sl_run to return at the next batch boundary (callable
- * from a signal handler). */
+ * from a signal handler or from another thread: one atomic store). */
 SL_API void sl_stop(sl_engine *e);
 
 /* Snapshot of the running job's state and positions (malloc'd; free it),

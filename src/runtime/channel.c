@@ -49,7 +49,8 @@ struct sl_chan {
 	int ended;                                /* an SL_CHAN_END was pushed */
 	_Atomic uint64_t pushed, blocks, blocked_ns; /* written by the producer only */
 	/* rarely written */
-	_Alignas(CACHE_LINE) sl_wake space;       /* where the producer sleeps */
+	_Alignas(CACHE_LINE) sl_wake *space;      /* where the producer sleeps */
+	sl_wake own_space;                        /* the producer's when none is shared */
 	sl_wake own;                              /* the consumer's when none is shared */
 	_Atomic int cancelled;
 	size_t mask;                              /* capacity - 1 */
@@ -108,6 +109,11 @@ static int64_t now_ns(void)
 
 sl_chan *sl_chan_new(int cap, sl_wake *consumer)
 {
+	return sl_chan_new2(cap, consumer, NULL);
+}
+
+sl_chan *sl_chan_new2(int cap, sl_wake *consumer, sl_wake *producer)
+{
 	if (cap < 1 || cap > (1 << 24))
 		return NULL;
 	size_t n = 1;
@@ -125,9 +131,10 @@ sl_chan *sl_chan_new(int cap, sl_wake *consumer)
 	atomic_init(&c->blocks, 0);
 	atomic_init(&c->blocked_ns, 0);
 	atomic_init(&c->cancelled, 0);
-	sl_wake_init(&c->space);
+	sl_wake_init(&c->own_space);
 	sl_wake_init(&c->own);
 	c->data = consumer ? consumer : &c->own;
+	c->space = producer ? producer : &c->own_space;
 	c->mask = n - 1;
 	return c;
 }
@@ -189,13 +196,13 @@ int sl_chan_push(sl_chan *c, const sl_chan_msg *m)
 	if (!has_room(c, t)) {
 		int64_t t0 = now_ns();
 		for (;;) {
-			uint32_t s = atomic_load(&c->space.seq);
-			atomic_store(&c->space.waiting, 1);
+			uint32_t s = atomic_load(&c->space->seq);
+			atomic_store(&c->space->waiting, 1);
 			if (has_room(c, t) || atomic_load(&c->cancelled))
 				break;
-			futex_wait(&c->space.seq, s, -1);
+			futex_wait(&c->space->seq, s, -1);
 		}
-		atomic_store(&c->space.waiting, 0);
+		atomic_store(&c->space->waiting, 0);
 		count(&c->blocks, 1);
 		count(&c->blocked_ns, (uint64_t)(now_ns() - t0));
 	}
@@ -223,7 +230,7 @@ int sl_chan_try_pop(sl_chan *c, sl_chan_msg *m)
 		return 0;
 	*m = c->ring[h & c->mask];
 	atomic_store(&c->head, h + 1); /* the slot is free again; seq_cst: see above */
-	wake_if_waiting(&c->space);
+	wake_if_waiting(c->space);
 	return 1;
 }
 
@@ -274,8 +281,48 @@ int sl_chan_wait_any(sl_chan *const *c, int n, int64_t timeout_us)
 void sl_chan_cancel(sl_chan *c)
 {
 	atomic_store(&c->cancelled, 1);
-	wake_always(&c->space);
+	wake_always(c->space);
 	wake_always(c->data);
+}
+
+int sl_chan_writable(sl_chan *c)
+{
+	return has_room(c, atomic_load_explicit(&c->tail, memory_order_relaxed)) ||
+	       atomic_load(&c->cancelled);
+}
+
+int sl_chan_readable(sl_chan *c)
+{
+	return ready(c);
+}
+
+void sl_chan_note_block(sl_chan *c, uint64_t ns)
+{
+	count(&c->blocks, 1);
+	count(&c->blocked_ns, ns);
+}
+
+uint32_t sl_wake_arm(sl_wake *w)
+{
+	uint32_t s = atomic_load(&w->seq);
+	atomic_store(&w->waiting, 1);
+	return s;
+}
+
+void sl_wake_sleep(sl_wake *w, uint32_t s, int64_t timeout_us)
+{
+	futex_wait(&w->seq, s, timeout_us);
+	atomic_store(&w->waiting, 0);
+}
+
+void sl_wake_disarm(sl_wake *w)
+{
+	atomic_store(&w->waiting, 0);
+}
+
+void sl_wake_all(sl_wake *w)
+{
+	wake_always(w);
 }
 
 void sl_chan_stats_get(const sl_chan *c, sl_chan_stats *out)

@@ -73,6 +73,22 @@ typedef struct sl_wake {
 /* Initializes a wake (no one waiting). */
 void sl_wake_init(sl_wake *w);
 
+/*
+ * Sleeping on a wake shared by several conditions (the owner thread
+ * only; prun.c: one wake per thread for all its channels, both sides).
+ * s = sl_wake_arm(w), then check every condition (sl_chan_readable,
+ * sl_chan_writable, ...); when none holds sl_wake_sleep(w, s, timeout_us)
+ * (timeout_us < 0: no limit), else sl_wake_disarm(w).  No wake-up is
+ * lost: a change made after the conditions were checked bumps w's
+ * sequence (channel.c's file comment), so the sleep returns at once.
+ * Spurious returns happen; the caller checks again.  sl_wake_all wakes
+ * the owner whether it is waiting or not (any thread).
+ */
+uint32_t sl_wake_arm(sl_wake *w);
+void sl_wake_sleep(sl_wake *w, uint32_t s, int64_t timeout_us);
+void sl_wake_disarm(sl_wake *w);
+void sl_wake_all(sl_wake *w);
+
 typedef struct sl_chan sl_chan;
 
 /*
@@ -82,6 +98,10 @@ typedef struct sl_chan sl_chan;
  * channel's own wake.  Returns NULL when out of memory or cap < 1.
  */
 sl_chan *sl_chan_new(int cap, sl_wake *consumer);
+
+/* As sl_chan_new, and the producer sleeps on (and is woken through)
+ * `producer` when not NULL, else on the channel's own. */
+sl_chan *sl_chan_new2(int cap, sl_wake *consumer, sl_wake *producer);
 
 /* Frees c (no thread may use it any more).  NULL is a no-op. */
 void sl_chan_free(sl_chan *c);
@@ -119,6 +139,15 @@ int sl_chan_try_pop(sl_chan *c, sl_chan_msg *m);
  * timeout.  Pops nothing.
  */
 int sl_chan_wait_any(sl_chan *const *c, int n, int64_t timeout_us);
+
+/* Consumer: 1 when c holds a message or is cancelled (pops nothing).
+ * Producer: 1 when c has room or is cancelled. */
+int sl_chan_readable(sl_chan *c);
+int sl_chan_writable(sl_chan *c);
+
+/* Producer: counts a wait of ns nanoseconds for room that the producer
+ * spent outside sl_chan_push (sl_chan_stats: blocks, blocked_ns). */
+void sl_chan_note_block(sl_chan *c, uint64_t ns);
 
 /* Any thread: cancels c (a failing or stopping job): wakes both sides;
  * pushes and pops fail from now on.  Idempotent. */

@@ -24,6 +24,9 @@
  * stack, sl_rowcodec_key1, and hashed inline), then each channel's rows,
  * in input order, appended as runs.  REBALANCE: all rows of an
  * input batch to one channel, the next batch to the next channel.
+ * A channel found full, or a pool found empty, is waited for by the
+ * task's wait function when it has one (sl_xsend_set_wait: its thread
+ * runs other tasks meanwhile, prun.c), else by sleeping in the channel.
  * A watermark goes to every channel, behind every row that preceded it,
  * but not at once: flushing every partial batch at every watermark (a
  * scan sends one per batch) would halve the batches and double the
@@ -92,12 +95,16 @@ typedef struct xsend {
 	int ended;          /* END was sent */
 	int bcap;           /* rows per batch ('sluice.batch-size'; 0: the default) */
 	uint64_t wait_ns;
+	sl_xwait_fn wait;   /* a full channel or an empty pool: see sl_xsend_set_wait */
+	void *wait_ctx;
 	sl_buf key;
 	/* HASH scratch, grown to the largest input batch (no malloc per batch
 	 * in steady state): each live row's target, then the rows grouped by
 	 * target (a counting sort, input order kept within a target) */
 	uint32_t *tgt, *rows;
 	int scap;
+	uint32_t kg_mask;   /* maxp - 1 when maxp is a power of two, else 0 */
+	uint16_t *inst_of;  /* per key group: the channel of its owner (maxp) */
 	int *cnt;           /* per channel, n + 1 */
 } xsend;
 
@@ -129,7 +136,15 @@ static int take_batch(xsend *x, int t, sl_err *err)
 		x->cur[t] = b;
 		return 0;
 	}
-	if (r == 0) {
+	if (r == 0 && x->wait) {
+		uint64_t t0 = now_ns();
+		while ((r = sl_chan_try_pop(x->ret[t], &m)) == 0)
+			if (x->wait(x->wait_ctx, x->ret[t], 0))
+				return cancelled(err);
+		SL_CTR_ADD(x->wait_ns, now_ns() - t0);
+		if (r < 0)
+			return cancelled(err);
+	} else if (r == 0) {
 		uint64_t t0 = now_ns();
 		r = sl_chan_pop(x->ret[t], &m);
 		SL_CTR_ADD(x->wait_ns, now_ns() - t0);
@@ -145,7 +160,17 @@ static int push(xsend *x, int t, uint32_t kind, uint32_t flags, int64_t value, s
                 sl_err *err)
 {
 	sl_chan_msg m = {kind, flags, value, b};
-	return sl_chan_push(x->ch[t], &m) ? cancelled(err) : 0;
+	if (!x->wait)
+		return sl_chan_push(x->ch[t], &m) ? cancelled(err) : 0;
+	int r = sl_chan_try_push(x->ch[t], &m);
+	if (r == 0) { /* full: the task's thread helps or sleeps (prun.c) */
+		uint64_t t0 = now_ns();
+		while ((r = sl_chan_try_push(x->ch[t], &m)) == 0)
+			if (x->wait(x->wait_ctx, x->ch[t], 1))
+				return cancelled(err);
+		sl_chan_note_block(x->ch[t], now_ns() - t0);
+	}
+	return r < 0 ? cancelled(err) : 0;
 }
 
 static int flush(xsend *x, int t, sl_err *err)
@@ -266,7 +291,7 @@ static int grow_scratch(xsend *x, int n, sl_err *err)
  * forming and hashing the 9 bytes in memory was 75 instructions a row of
  * the datagen benchmark's sender (callgrind, 300 K rows at parallelism 2);
  * test_exchange checks it against the generic path. */
-static inline int i64_key_group(uint64_t v, int maxp)
+static inline int32_t i64_key_murmur(uint64_t v)
 {
 	const uint32_t c1 = 0xcc9e2d51u, c2 = 0x1b873593u;
 	uint32_t blk[2] = {(uint32_t)(v << 8), (uint32_t)(v >> 24)}, h = 0;
@@ -278,13 +303,24 @@ static inline int i64_key_group(uint64_t v, int maxp)
 	uint32_t k = (uint32_t)(v >> 56) * c1;
 	h ^= sl_kg_rotl32(k, 15) * c2;
 	h = sl_kg_fmix32(h ^ 9u);
-	return sl_keygroup_murmur_inline((int32_t)h) % maxp;
+	return sl_keygroup_murmur_inline((int32_t)h);
+}
+
+/* The channel of the row whose key's murmur value (non-negative) is m:
+ * its key group m % maxp (a mask when maxp is a power of two, as the
+ * default 128 is) and the group's owner from a table.  Why: the two
+ * integer divisions (sl_keygroup_of_inline, sl_keygroup_instance) were a
+ * fifth of the sender's samples in perf of bench job 1 at parallelism 2
+ * (an idiv costs tens of cycles; callgrind counts it as one). */
+static inline uint32_t target_of(const xsend *x, int32_t m)
+{
+	return x->inst_of[x->kg_mask ? (uint32_t)m & x->kg_mask : (uint32_t)(m % x->maxp)];
 }
 
 /* The target channel of every live row: the instance owning the key group
  * of the row codec's key form of the key columns (docs/parallel.md §2,
  * "The rule that makes a hash exchange correct").  A key of one 8-byte
- * integer column is hashed from the value (i64_key_group), a key of one
+ * integer column is hashed from the value (i64_key_murmur), a key of one
  * other column that is not a ROW is formed on the stack
  * (sl_rowcodec_key1, the same bytes), other keys in x->key by
  * sl_rowcodec_key. */
@@ -295,9 +331,8 @@ static int hash_targets(xsend *x, const sl_batch *in, sl_err *err)
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (c1 && sl_type_phys(c1->type) == SL_PHYS_I64) {
 		SL_BATCH_FOREACH(in, k, row) {
-			int kg = c1->null[row] ? sl_keygroup_of_inline("\1", 1, x->maxp)
-			                       : i64_key_group((uint64_t)c1->v.i64[row], x->maxp);
-			x->tgt[k] = (uint32_t)sl_keygroup_instance(kg, x->n, x->maxp);
+			x->tgt[k] = c1->null[row] ? x->inst_of[sl_keygroup_of_inline("\1", 1, x->maxp)]
+			                          : target_of(x, i64_key_murmur((uint64_t)c1->v.i64[row]));
 		}
 		return 0;
 	}
@@ -312,8 +347,9 @@ static int hash_targets(xsend *x, const sl_batch *in, sl_err *err)
 			key = x->key.p;
 			len = (int)x->key.len;
 		}
-		int kg = sl_keygroup_of_inline(key, (uint32_t)len, x->maxp);
-		x->tgt[k] = (uint32_t)sl_keygroup_instance(kg, x->n, x->maxp);
+		x->tgt[k] = len ? target_of(x, sl_keygroup_murmur_inline((int32_t)
+		                            sl_keygroup_hash_inline(key, (uint32_t)len)))
+		                : x->inst_of[0]; /* sl_keygroup_of: group 0 */
 	}
 	return 0;
 }
@@ -419,6 +455,7 @@ static void xsend_close(sl_op *op)
 	free(x->tgt);
 	free(x->rows);
 	free(x->cnt);
+	free(x->inst_of);
 	sl_buf_deinit(&x->key);
 }
 
@@ -466,15 +503,26 @@ sl_op *sl_xsend_new(sl_xchg_kind kind, const int *cols, int ncols, int maxp, sl_
 	x->mine = calloc((size_t)n * (size_t)pool, sizeof(*x->mine));
 	x->sent_wm = malloc(sizeof(int64_t) * (size_t)n);
 	x->cnt = calloc((size_t)n + 1, sizeof(int));
+	x->inst_of = malloc(sizeof(uint16_t) * (size_t)(maxp > 0 ? maxp : 1));
+	x->kg_mask = maxp > 1 && !(maxp & (maxp - 1)) ? (uint32_t)maxp - 1 : 0;
+	for (int g = 0; x->inst_of && g < maxp; g++) /* HASH: n is the consumers' parallelism */
+		x->inst_of[g] = (uint16_t)sl_keygroup_instance(g, n, maxp);
 	x->pending_wm = SL_WM_MIN;
 	for (int t = 0; x->sent_wm && t < n; t++)
 		x->sent_wm[t] = SL_WM_MIN;
-	if (!x->cur || !x->made || !x->mine || !x->sent_wm || !x->cnt) {
+	if (!x->cur || !x->made || !x->mine || !x->sent_wm || !x->cnt || !x->inst_of) {
 		sl_op_free(&x->op);
 		sl_err_set(err, SL_ENOMEM, "out of memory");
 		return NULL;
 	}
 	return &x->op;
+}
+
+void sl_xsend_set_wait(sl_op *op, sl_xwait_fn fn, void *ctx)
+{
+	xsend *x = (xsend *)op;
+	x->wait = fn;
+	x->wait_ctx = ctx;
 }
 
 uint64_t sl_xsend_wait_ns(const sl_op *op)

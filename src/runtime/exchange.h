@@ -39,6 +39,17 @@
 sl_op *sl_xsend_new(sl_xchg_kind kind, const int *cols, int ncols, int maxp, sl_chan **ch,
                     sl_chan **ret, int n, int pool, int batch_rows, sl_err *err);
 
+/*
+ * How the sender waits when a channel is full or its pool is empty:
+ * fn(ctx, c, room) returns when c may have room (room = 1: the data
+ * channel) or a message (room = 0: the return channel): 0, and the
+ * sender tries again; or -1 when the job is cancelled (the sender fails
+ * with "cancelled").  Without one (the default) the sender sleeps in the
+ * channel.  prun.c's is the thread's help loop (docs/parallel.md §1).
+ */
+typedef int (*sl_xwait_fn)(void *ctx, sl_chan *c, int room);
+void sl_xsend_set_wait(sl_op *op, sl_xwait_fn fn, void *ctx);
+
 /* Nanoseconds the sender spent waiting for a batch to come back (the
  * consumers were behind: backpressure, as a full channel). */
 uint64_t sl_xsend_wait_ns(const sl_op *op);

@@ -12,14 +12,20 @@
  * chain's nodes, over the channels of every producer instance), the
  * chain's operators, and its senders; then it is opened.
  *
- * Task loop (one thread per task).  A step fires the task's
- * processing-time timers and pumps each of its sources (scans, VALUES,
- * receivers) once; when no source made progress, the task sleeps on its
- * wake until a channel has a message (sl_chan_wait_any, no polling), or 1
- * ms when it has a scan that may produce later or a processing-time
- * operator.  After each step a sender whose input became idle tells its
- * channels.  The task ends when its graph finished (every source ended,
- * so every sender sent END).
+ * Threads (docs/parallel.md §1, "Slot sharing").  Instance i of every
+ * chain runs on thread i (a thread per task when the chain graph has a
+ * cycle, or with 'sluice.slot-sharing' false).  A thread gives each of
+ * its tasks a turn in turn (task_turn: control messages, marker, one
+ * step: the task's processing-time timers and one pump of each source);
+ * when none moved it flushes their senders and sleeps on its wake, which
+ * every channel of its tasks wakes from both sides, until one has a
+ * message (no polling), or 1 ms when one has a scan that may produce
+ * later or a processing-time operator.  A sender that finds a channel
+ * full (or its pool empty) calls thr_help: the thread runs its tasks
+ * deeper than the blocked one in the chain DAG and sleeps only when none
+ * of them can move.  Markers are completed per thread (thr_marker).  A
+ * task finishes when its graph ended (every source ended, so every
+ * sender sent END); the thread ends when all its tasks did.
  *
  * Failure.  The first task to fail records its error (message with its
  * where and what, as the single-threaded loop reports it) and cancels
@@ -35,19 +41,20 @@
  * task owning the scan, the push; then each sender forwards n once the
  * receivers upstream of it in the task are aligned on n (every channel
  * delivered n or ended; a receiver takes nothing more from a channel that
- * delivered n until released), and when all are, the task releases its
- * receivers and acknowledges.  So every row the request caused has
- * reached the sinks when the caller returns.  A task without channels to
- * sleep on looks at the request every millisecond.
+ * delivered n until released), and when all are and the thread's other
+ * tasks are too, the thread releases their receivers and acknowledges
+ * (thr_marker).  So every row the request caused has reached the sinks
+ * when the caller returns.  The request wakes every thread.
  *
  * Checkpoints (docs/parallel.md §5, "As built").  With a coordinator
  * attached, the caller's thread in sl_prun_run is the coordinator
  * (ckpt_coord.c, through sl_coord_rt): a barrier is a marker flagged
  * mk_barrier; a task handling it does no request, keeps its scans, VALUES
- * and timers still until it acknowledged, then parks on park_cv until the
- * coordinator releases the barrier (co_park, co_release); a task that
- * ended counts as parked.  Phase 2 goes to each task's control channel
- * (ctl, made with its wake) and runs between two steps (task_control);
+ * and timers still until it acknowledged, then parks (its whole thread,
+ * with its other tasks, thr_marker) on park_cv until the coordinator
+ * releases the barrier (co_park, co_release); a task that ended counts as
+ * parked.  Phase 2 goes to each task's control channel (ctl, made with
+ * its thread's wake) and runs between two steps (task_control);
  * the coordinator runs it itself for ended tasks and while all are
  * parked (co_phase2).  The final checkpoint follows the end of every
  * task; savepoints and the API's snapshots park the tasks
@@ -94,12 +101,16 @@ typedef struct xedge {
 	sl_chan **rret;
 } xedge;
 
+struct thr;
+
 typedef struct task {
 	struct sl_prun *job;
+	struct thr *th;  /* the thread that runs it */
 	int chain, inst, par;
+	int depth;       /* its chain's depth in the chain DAG (help goes deeper only) */
+	int own;         /* it has a thread of its own (assign_threads) */
 	sl_graph g;
 	sl_state_backend *state;
-	sl_wake wake;
 	sl_chan **wait;  /* every data channel into the task */
 	int nwait;
 	sl_op **sends;
@@ -114,18 +125,32 @@ typedef struct task {
 	int64_t acked;   /* under job->mu: mk_done, for the coordinator */
 	int done;        /* under job->mu: the thread ended */
 	int mk_barrier;  /* the marker being handled is a checkpoint barrier */
+	int mk_ready;    /* marker mk_done + 1 aligned and forwarded: the thread may complete it */
+	int ended_src;   /* a drained stop ended its sources */
+	int finished;    /* its thread's view of done: its graph ended or the job failed */
 	int64_t parked;  /* under job->mu: the barrier it is parked at */
 	int64_t committed; /* under job->mu: the last phase 2 it ran */
 	sl_chan *ctl;    /* control channel: phase 2 from the coordinator */
 	int has_scan, has_timers;
-	pthread_t th;
 	sl_err err;
 } task;
+
+/* A thread: runs its tasks cooperatively (docs/parallel.md §1). */
+typedef struct thr {
+	struct sl_prun *job;
+	task **tasks;    /* by depth, shallowest first */
+	int ntasks;
+	sl_wake wake;    /* every channel of its tasks, both sides, and ctl */
+	pthread_t th;
+} thr;
 
 struct sl_prun {
 	const sl_pplan *plan;
 	int ntasks;
 	task *tasks;
+	int nthr;
+	thr *thr;
+	int nchains;
 	int nedges;
 	xedge *edges;
 	int *chain_of;   /* per node: its chain */
@@ -202,6 +227,7 @@ static int make_chains(sl_prun *j, sl_err *err)
 			j->first_task[nchains] = j->ntasks;
 			j->ntasks += p->nodes[r]->par;
 			nchains++;
+			j->nchains = nchains;
 		}
 		j->chain_of[i] = j->chain_of[r];
 		if (p->nodes[i]->par != p->nodes[r]->par) {
@@ -257,9 +283,12 @@ static int make_edges(sl_prun *j, sl_err *err)
 				for (int b = 0; b < x->nc; b++) {
 					if (x->kind == SL_XCHG_FORWARD && a != b)
 						continue;
-					task *t = task_of(j, nd->id, b);
-					x->ch[a * x->nc + b] = sl_chan_new(CHAN_CAP, &t->wake);
-					x->ret[a * x->nc + b] = sl_chan_new(POOL, NULL);
+					task *t = task_of(j, nd->id, b), *f = task_of(j, x->from->id, a);
+					/* both sides sleep on their thread's wake; the batches
+					 * come back to the producer's thread, whose receiver side
+					 * (sl_chan_try_push) never waits */
+					x->ch[a * x->nc + b] = sl_chan_new2(CHAN_CAP, &t->th->wake, &f->th->wake);
+					x->ret[a * x->nc + b] = sl_chan_new2(POOL, &f->th->wake, NULL);
 					if (!x->ch[a * x->nc + b] || !x->ret[a * x->nc + b])
 						return sl_err_set(err, SL_ENOMEM, "out of memory");
 				}
@@ -277,6 +306,104 @@ static int add_op(task *t, sl_op *op, int nin, const sl_pnode *schema, sl_err *e
 		sl_op_free(op);
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	}
+	return 0;
+}
+
+static int thr_help(void *ctx, sl_chan *c, int room);
+
+/*
+ * Threads (docs/parallel.md §1, "Slot sharing").  Each chain's depth is
+ * the longest path of exchanged edges from a chain without exchanged
+ * inputs.  When the chain graph has no cycle (a chain at parallelism 1
+ * that feeds keyed instances and reads their results back has one) and
+ * 'sluice.slot-sharing' is on (the default), instance i of every chain
+ * runs on thread i (instances of a chain at a lower parallelism on the
+ * first threads), so the job has as many threads as its largest
+ * parallelism; else every task has its own thread.  A chain reading a
+ * single-instance source (stdin, whose read blocks on its pipe, postgres-
+ * cdc, a jdbc scan) keeps a thread of its own in any case: a source that
+ * blocks would stall every task sharing its thread (at parallelism 2 a
+ * GROUP BY over stdin held open showed its results only at EOF).  A
+ * thread's tasks are kept shallowest first.
+ */
+static int own_thread(const sl_prun *j, int chain)
+{
+	for (int i = 0; i < j->plan->n; i++) {
+		const sl_pnode *nd = j->plan->nodes[i];
+		if (j->chain_of[i] == chain && nd->kind == SL_OPK_SCAN) {
+			const sl_scan_params *sp = nd->params;
+			if (sp->source && sp->source->single_instance)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static int assign_threads(sl_prun *j, const sl_opts *session, sl_err *err)
+{
+	const sl_pplan *p = j->plan;
+	int share = 1;
+	int rc = sl_opts_bool(session, "sluice.slot-sharing", 1, &share, err);
+	if (rc)
+		return rc;
+	int nch = j->nchains, *depth = calloc((size_t)(nch ? nch : 1), sizeof(int));
+	if (!depth)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	int cyclic = 0;
+	for (int it = 0;; it++) {
+		int changed = 0;
+		for (int i = 0; i < p->n; i++)
+			for (int k = 0; k < p->nodes[i]->nin; k++) {
+				const sl_pnode *in = p->nodes[i]->in[k];
+				if (!in || p->nodes[i]->xchg[k] == SL_XCHG_CHAIN)
+					continue;
+				int a = j->chain_of[in->id], b = j->chain_of[i];
+				if (a == b)
+					cyclic = 1;
+				else if (depth[b] < depth[a] + 1) {
+					depth[b] = depth[a] + 1;
+					changed = 1;
+				}
+			}
+		if (!changed || cyclic)
+			break;
+		if (it >= nch) { /* a longest path has fewer than nch edges */
+			cyclic = 1;
+			break;
+		}
+	}
+	share = share && !cyclic;
+	int nshared = 0;
+	for (int i = 0; i < j->ntasks; i++) {
+		task *t = &j->tasks[i];
+		t->depth = cyclic ? 0 : depth[t->chain];
+		t->own = !share || (t->par == 1 && own_thread(j, t->chain));
+		if (!t->own && t->par > nshared)
+			nshared = t->par;
+	}
+	free(depth);
+	int nown = 0;
+	for (int i = 0; i < j->ntasks; i++)
+		nown += j->tasks[i].own;
+	j->nthr = nshared + nown;
+	j->thr = calloc((size_t)(j->nthr ? j->nthr : 1), sizeof(thr));
+	if (!j->thr)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int h = 0; h < j->nthr; h++) {
+		j->thr[h].job = j;
+		sl_wake_init(&j->thr[h].wake);
+		if (!(j->thr[h].tasks = calloc((size_t)(j->ntasks ? j->ntasks : 1), sizeof(task *))))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	int next = nshared;
+	for (int d = 0; d <= j->nchains; d++) /* shallowest first */
+		for (int i = 0; i < j->ntasks; i++) {
+			task *t = &j->tasks[i];
+			if (t->depth != d)
+				continue;
+			t->th = t->own ? &j->thr[next++] : &j->thr[t->inst];
+			t->th->tasks[t->th->ntasks++] = t;
+		}
 	return 0;
 }
 
@@ -375,6 +502,7 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 		if (sl_graph_connect(&t->g, op_of[x->from->id], op, 0))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		x->send[t->inst] = op;
+		sl_xsend_set_wait(op, thr_help, t);
 		t->sends[s++] = op;
 	}
 	/* which receivers feed which sender (the marker's alignment) */
@@ -426,7 +554,8 @@ sl_prun *sl_prun_new(const sl_pplan *plan, const char *backend, const sl_opts *s
 			rc = sl_err_set(err, SL_ENOMEM, "out of memory");
 	}
 	if (!rc) {
-		/* each task knows its chain and instance before channels name its wake */
+		/* each task knows its chain, instance and thread before channels
+		 * name its thread's wake */
 		for (int i = 0; i < plan->n; i++) {
 			int c = j->chain_of[i];
 			for (int k = 0; k < plan->nodes[i]->par; k++) {
@@ -435,13 +564,12 @@ sl_prun *sl_prun_new(const sl_pplan *plan, const char *backend, const sl_opts *s
 				t->chain = c;
 				t->inst = k;
 				t->par = plan->nodes[i]->par;
-				if (!t->ctl) {
-					sl_wake_init(&t->wake);
-					if (!(t->ctl = sl_chan_new(4, &t->wake)))
-						rc = sl_err_set(err, SL_ENOMEM, "out of memory");
-				}
 			}
 		}
+		rc = assign_threads(j, session, err);
+		for (int i = 0; !rc && i < j->ntasks; i++)
+			if (!(j->tasks[i].ctl = sl_chan_new(4, &j->tasks[i].th->wake)))
+				rc = sl_err_set(err, SL_ENOMEM, "out of memory");
 		if (!rc)
 			rc = make_edges(j, err);
 	}
@@ -570,7 +698,8 @@ static int owns(const task *t, const sl_op *op)
  * only forwards at once, so a task that both feeds an exchange and reads
  * its results back (a chain at parallelism 1 around keyed instances)
  * never waits on itself.  When every receiver is aligned and every sender
- * forwarded, the task releases its receivers and acknowledges n.  Returns
+ * forwarded, the task is ready (mk_ready), and thr_marker releases its
+ * receivers and acknowledges n once every task of its thread is.  Returns
  * 1 when something moved, 0 when nothing did, or an error.
  */
 static int task_marker(task *t, sl_err *err)
@@ -630,26 +759,64 @@ static int task_marker(task *t, sl_err *err)
 	}
 	for (int r = 0; r < t->nrecvs && all; r++)
 		all = sl_xrecv_aligned(t->recvs[r], n);
-	if (!all)
-		return moved;
-	for (int r = 0; r < t->nrecvs; r++)
-		sl_xrecv_release(t->recvs[r], n);
-	t->mk_done = n;
-	pthread_mutex_lock(&j->mu);
-	t->acked = n;
-	if (t->mk_barrier) {
-		/* parked (docs/parallel.md §5): between two messages, outside every
-		 * operator call, holding no lock, until the coordinator has taken
-		 * the checkpoint; nothing follows the barrier in its channels */
-		t->parked = n;
-		if (j->nparked++ == 0)
-			j->first_park_us = mono_us();
-		pthread_cond_broadcast(&j->cv);
-		while (j->released < n && !atomic_load(&j->cancelled))
-			pthread_cond_wait(&j->park_cv, &j->mu);
-	} else {
-		pthread_cond_broadcast(&j->cv);
+	t->mk_ready = all; /* the thread completes n when all its tasks are (thr_marker) */
+	return moved;
+}
+
+/*
+ * Completes marker n on thread h once every task of h that has not
+ * finished is ready (aligned and forwarded): releases their receivers and
+ * acknowledges n for each; at a checkpoint barrier they park together
+ * (docs/parallel.md §5): the thread waits, between two messages, outside
+ * every operator call, holding no lock, until the coordinator has taken
+ * the checkpoint; nothing follows the barrier in their channels.  Why per
+ * thread and not per task: until every task of a thread is through n,
+ * none of them takes an input message that follows n or pushes an output
+ * message behind it, so no task of the thread ever waits on a channel
+ * that a consumer holds for alignment (the deadlock-freedom argument of
+ * docs/parallel.md §1).  Called at the top of the thread's loop only (no
+ * task on its stack).  1 when it completed n, else 0.
+ */
+static int thr_marker(thr *h)
+{
+	sl_prun *j = h->job;
+	int64_t n = -1;
+	int barrier = 0;
+	for (int i = 0; i < h->ntasks; i++) {
+		task *t = h->tasks[i];
+		if (t->finished)
+			continue;
+		if (t->mk_handled != t->mk_done + 1 || !t->mk_ready)
+			return 0;
+		n = t->mk_handled;
+		barrier = t->mk_barrier;
 	}
+	if (n < 0)
+		return 0;
+	for (int i = 0; i < h->ntasks; i++) {
+		task *t = h->tasks[i];
+		if (t->finished)
+			continue;
+		for (int r = 0; r < t->nrecvs; r++)
+			sl_xrecv_release(t->recvs[r], n);
+		t->mk_done = n;
+		t->mk_ready = 0;
+	}
+	pthread_mutex_lock(&j->mu);
+	for (int i = 0; i < h->ntasks; i++) {
+		task *t = h->tasks[i];
+		if (t->finished)
+			continue;
+		t->acked = n;
+		if (barrier) {
+			t->parked = n;
+			if (j->nparked++ == 0)
+				j->first_park_us = mono_us();
+		}
+	}
+	pthread_cond_broadcast(&j->cv);
+	while (barrier && j->released < n && !atomic_load(&j->cancelled))
+		pthread_cond_wait(&j->park_cv, &j->mu);
 	pthread_mutex_unlock(&j->mu);
 	return 1;
 }
@@ -706,78 +873,232 @@ static int task_waitable(task *t)
 	return n;
 }
 
-static void *task_main(void *arg)
+/* How long t may sleep (microseconds, -1: until a channel wakes it):
+ * with a scan that may produce later or a processing-time operator 1 ms
+ * (10 ms for a scan of a stopped job), else no limit. */
+static int64_t task_timeout(const task *t)
 {
-	task *t = arg;
+	const sl_prun *j = t->job;
+	int stop = atomic_load(&j->stop), drain = atomic_load(&j->drain);
+	return t->has_scan ? (stop && !drain ? 10000 : 1000) : t->has_timers ? 1000 : -1;
+}
+
+/* Marks t finished; under the job's lock, done (the coordinator and the
+ * API count it as ended, and may run its phase 2 from now on). */
+static void task_finish(task *t)
+{
 	sl_prun *j = t->job;
-	int rc = 0, ended = 0;
-	sl_err_clear(&t->err);
-	while (!atomic_load(&j->cancelled)) {
-		int stop = atomic_load(&j->stop), drain = atomic_load(&j->drain);
-		if (drain && !ended) {
-			ended = 1;
-			if ((rc = end_sources(t, &t->err)))
-				break;
-		}
-		int64_t progress;
-		if (j->ck && (rc = task_control(t, &t->err)))
-			break;
-		int mk = task_marker(t, &t->err);
-		if (mk < 0) {
-			rc = mk;
-			break;
-		}
-		/* while a marker is half through the task its scans wait: rows they
-		 * read now would go behind the marker into a sender that already
-		 * forwarded it, whose consumer may be holding that channel for
-		 * alignment (and the drain is the moment between two API calls) */
-		int draining = t->mk_handled > t->mk_done;
-		rc = task_step(t, (stop && !drain) || draining, draining && t->mk_barrier, &progress,
-		               &t->err);
-		if (rc <= 0)
-			break;
-		progress += mk;
-		rc = 0;
-		for (int s = 0; s < t->nsends && !rc; s++)
-			rc = sl_xsend_idle(t->sends[s], &t->err);
-		if (rc)
-			break;
-		if (progress)
-			continue;
-		for (int s = 0; s < t->nsends && !rc; s++)
-			rc = sl_xsend_flush(t->sends[s], &t->err);
-		if (rc)
-			break;
-		int64_t timeout = t->has_scan ? (stop && !drain ? 10000 : 1000)
-		                              : t->has_timers ? 1000 : -1;
-		int nw = task_waitable(t);
-		if (nw && timeout < 0 && nw == (j->ck != NULL))
-			timeout = 1000; /* only the control channel: look at drains */
-		if (nw)
-			sl_chan_wait_any(t->wait_now, nw, timeout);
-		else {
-			if (timeout < 0)
-				timeout = 1000;
-			struct timespec ts = {0, (long)timeout * 1000};
-			nanosleep(&ts, NULL);
-		}
-	}
-	if (rc < 0 && !atomic_load(&j->cancelled))
-		task_failed(j, &t->err);
+	t->finished = 1;
 	pthread_mutex_lock(&j->mu);
 	j->ndone++;
 	t->done = 1;
 	pthread_cond_broadcast(&j->cv);
 	pthread_mutex_unlock(&j->mu);
+}
+
+/*
+ * One turn of task t on its thread: a drained stop's end of its sources,
+ * its control messages (phase 2), its marker (handled and forwarded; the
+ * thread completes it), one step (no scans while stopped or while a
+ * marker is half through the task, no timers while a marker is half
+ * through: rows they made now would go behind a marker already forwarded,
+ * docs/parallel.md §1), and the senders' idleness.  Returns > 0 when
+ * something moved, 0 when nothing did, or an error (t->err).  Finishes t
+ * when its graph ended.
+ */
+static int task_turn(task *t)
+{
+	sl_prun *j = t->job;
+	int stop = atomic_load(&j->stop), drain = atomic_load(&j->drain), rc;
+	if (drain && !t->ended_src) {
+		t->ended_src = 1;
+		if ((rc = end_sources(t, &t->err)))
+			return rc;
+	}
+	if (j->ck && (rc = task_control(t, &t->err)))
+		return rc;
+	int mk = task_marker(t, &t->err);
+	if (mk < 0)
+		return mk;
+	int draining = t->mk_handled > t->mk_done;
+	int64_t progress;
+	rc = task_step(t, (stop && !drain) || draining, draining, &progress, &t->err);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) { /* the graph ended */
+		task_finish(t);
+		return 1;
+	}
+	for (int s = 0; s < t->nsends; s++)
+		if ((rc = sl_xsend_idle(t->sends[s], &t->err)))
+			return rc;
+	return progress + mk > 0;
+}
+
+/* 1 when t has something to do: a message on a channel it may take
+ * from, a control message, a marker to handle. */
+static int task_ready(task *t)
+{
+	if (atomic_load(&t->job->marker_req) > t->mk_handled)
+		return 1;
+	int nw = task_waitable(t);
+	for (int i = 0; i < nw; i++)
+		if (sl_chan_readable(t->wait_now[i]))
+			return 1;
+	return 0;
+}
+
+/* Flushes t's senders (partial batches, pending watermarks) before its
+ * thread sleeps.  0 or an error. */
+static int task_flush(task *t)
+{
+	int rc = 0;
+	for (int s = 0; s < t->nsends && !rc; s++)
+		rc = sl_xsend_flush(t->sends[s], &t->err);
+	return rc;
+}
+
+/* Task t failed (rc < 0): the first failure is the job's error. */
+static void task_fail(task *t)
+{
+	if (!atomic_load(&t->job->cancelled))
+		task_failed(t->job, &t->err);
+}
+
+/*
+ * The sender of task t found channel c full (room) or its pool empty
+ * (!room: waits for a batch on return channel c).  Instead of sleeping,
+ * the thread runs its tasks that are deeper than t in the chain DAG
+ * (docs/parallel.md §1: none of them is on the thread's stack, since
+ * every frame below is shallower), and sleeps on its wake only when none
+ * of them can move and c is still full (empty).  0 when c may have
+ * changed, -1 when the job was cancelled or a task it ran failed.
+ */
+static int thr_help(void *ctx, sl_chan *c, int room)
+{
+	task *t = ctx;
+	thr *h = t->th;
+	sl_prun *j = t->job;
+	for (;;) {
+		if (room ? sl_chan_writable(c) : sl_chan_readable(c))
+			return atomic_load(&j->cancelled) ? -1 : 0;
+		if (atomic_load(&j->cancelled))
+			return -1;
+		int moved = 0;
+		for (int i = 0; i < h->ntasks; i++) {
+			task *u = h->tasks[i];
+			if (u->depth <= t->depth || u->finished)
+				continue;
+			int rc = task_turn(u);
+			if (rc < 0) {
+				task_fail(u);
+				return -1;
+			}
+			moved += rc;
+		}
+		if (moved)
+			continue;
+		for (int i = 0; i < h->ntasks; i++) {
+			task *u = h->tasks[i];
+			if (u->depth > t->depth && !u->finished && task_flush(u)) {
+				task_fail(u);
+				return -1;
+			}
+		}
+		uint32_t seq = sl_wake_arm(&h->wake);
+		int ready = room ? sl_chan_writable(c) : sl_chan_readable(c);
+		for (int i = 0; i < h->ntasks && !ready; i++) {
+			task *u = h->tasks[i];
+			ready = u->depth > t->depth && !u->finished && task_ready(u);
+		}
+		/* no timeout: only a consumer taking from c ends the wait, and a
+		 * timer or a scan of the tasks run here can wait for the frame to
+		 * return (a drain's marker request wakes the thread) */
+		if (ready)
+			sl_wake_disarm(&h->wake);
+		else
+			sl_wake_sleep(&h->wake, seq, -1);
+	}
+}
+
+/*
+ * A thread's loop: a turn of each of its tasks in turn, then the marker
+ * they are all through (thr_marker); when nothing moved, every sender's
+ * partial batches go out and the thread sleeps on its wake until one of
+ * its tasks has something to do (or the shortest of their timeouts).  It
+ * ends when every task finished, or when one failed (the job is then
+ * cancelled and the rest finish).
+ */
+static void *thr_main(void *arg)
+{
+	thr *h = arg;
+	sl_prun *j = h->job;
+	while (!atomic_load(&j->cancelled)) {
+		int moved = 0, live = 0, rc = 0;
+		for (int i = 0; i < h->ntasks && !rc; i++) {
+			task *t = h->tasks[i];
+			if (t->finished)
+				continue;
+			if ((rc = task_turn(t)) < 0)
+				task_fail(t);
+			else
+				moved += rc;
+		}
+		if (rc < 0)
+			break;
+		for (int i = 0; i < h->ntasks; i++)
+			live += !h->tasks[i]->finished;
+		if (!live)
+			break;
+		moved += thr_marker(h);
+		if (moved)
+			continue;
+		int64_t timeout = -1;
+		for (int i = 0; i < h->ntasks && !rc; i++) {
+			task *t = h->tasks[i];
+			if (t->finished)
+				continue;
+			if ((rc = task_flush(t)) < 0) {
+				task_fail(t);
+				break;
+			}
+			int64_t to = task_timeout(t);
+			int nw = task_waitable(t);
+			if (to < 0 && nw == (j->ck != NULL))
+				to = 1000; /* no data channel to wake it: look at drains */
+			if (to >= 0 && (timeout < 0 || to < timeout))
+				timeout = to;
+		}
+		if (rc < 0)
+			break;
+		uint32_t seq = sl_wake_arm(&h->wake);
+		int ready = 0;
+		for (int i = 0; i < h->ntasks && !ready; i++)
+			ready = !h->tasks[i]->finished && task_ready(h->tasks[i]);
+		if (ready)
+			sl_wake_disarm(&h->wake);
+		else
+			sl_wake_sleep(&h->wake, seq, timeout);
+	}
+	for (int i = 0; i < h->ntasks; i++)
+		if (!h->tasks[i]->finished)
+			task_finish(h->tasks[i]);
 	return NULL;
+}
+
+/* Wakes every thread (a marker was asked for, a barrier released). */
+static void wake_threads(sl_prun *j)
+{
+	for (int h = 0; h < j->nthr; h++)
+		sl_wake_all(&j->thr[h].wake);
 }
 
 static void join_all(sl_prun *j)
 {
 	if (!j->started || j->joined)
 		return;
-	for (int i = 0; i < j->ntasks; i++)
-		pthread_join(j->tasks[i].th, NULL);
+	for (int i = 0; i < j->nthr; i++)
+		pthread_join(j->thr[i].th, NULL);
 	j->joined = 1;
 }
 
@@ -785,15 +1106,15 @@ int sl_prun_start(sl_prun *j, sl_err *err)
 {
 	if (j->started)
 		return 0;
-	for (int i = 0; i < j->ntasks; i++)
-		if (pthread_create(&j->tasks[i].th, NULL, task_main, &j->tasks[i])) {
+	for (int i = 0; i < j->nthr; i++)
+		if (pthread_create(&j->thr[i].th, NULL, thr_main, &j->thr[i])) {
 			cancel_all(j);
 			for (int k = 0; k < i; k++)
-				pthread_join(j->tasks[k].th, NULL);
+				pthread_join(j->thr[k].th, NULL);
 			j->joined = j->started = 1;
 			j->failed = 1;
-			sl_err_set(&j->err, SL_ERUNTIME, "cannot start a thread for task %d", i);
-			return sl_err_set(err, SL_ERUNTIME, "cannot start a thread for task %d", i);
+			sl_err_set(&j->err, SL_ERUNTIME, "cannot start thread %d", i);
+			return sl_err_set(err, SL_ERUNTIME, "cannot start thread %d", i);
 		}
 	j->started = 1;
 	return 0;
@@ -900,6 +1221,7 @@ int sl_prun_drain(sl_prun *j, const sl_op *scan, const char *text, size_t len, i
 	j->push_len = len;
 	j->push_mode = mode;
 	atomic_store(&j->marker_req, n);
+	wake_threads(j);
 	pthread_mutex_lock(&j->mu);
 	for (;;) {
 		int pending = 0;
@@ -981,6 +1303,7 @@ static int co_park(void *ctx, int64_t id, int64_t *aligned, sl_err *err)
 	int64_t n = atomic_load(&j->marker_req) + 1;
 	atomic_store(&j->mk_barrier, 1);
 	atomic_store(&j->marker_req, n);
+	wake_threads(j);
 	pthread_mutex_lock(&j->mu);
 	for (;;) {
 		int waiting = 0;
@@ -1184,6 +1507,9 @@ void sl_prun_free(sl_prun *j)
 		free(x->send);
 	}
 	free(j->edges);
+	for (int h = 0; j->thr && h < j->nthr; h++)
+		free(j->thr[h].tasks);
+	free(j->thr);
 	free(j->tasks);
 	free(j->op_of);
 	free(j->chain_of);

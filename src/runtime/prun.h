@@ -1,8 +1,9 @@
 /*
  * prun.h - the parallel run loop (issue 10 step 4, docs/parallel.md §1-§3,
  * docs/runtime.md "Threads"): a job whose plan has a node at parallelism
- * above 1 runs as tasks, one per chain instance, each on its own thread
- * with its own graph and state backend, joined by exchanges over channels.
+ * above 1 runs as tasks, one per chain instance, each with its own graph
+ * and state backend, joined by exchanges over channels; instance i of
+ * every chain runs on thread i (slot sharing, docs/parallel.md §1).
  *
  * A chain is a run of plan nodes joined by chained edges (sl_pnode.xchg,
  * src/plan/plan_par.c) and side links (a window aggregate's ON LATE

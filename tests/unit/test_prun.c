@@ -12,7 +12,8 @@
  * job with that row's message (file and line) and joins every thread;
  * sl_stop stops an unbounded job at parallelism 2, with and without
  * drain; a checkpointing job runs at the parallelism set, else at the
- * CPUs the process may use.
+ * CPUs the process may use; three keyed stages give the same final table
+ * with slot sharing (docs/parallel.md §1) and with a thread per task.
  * `make tsan` runs it under ThreadSanitizer.
  */
 #include <stdarg.h>
@@ -101,6 +102,9 @@ static const char *const tables =
 	"CREATE VIEW users (user_id, tier) AS VALUES ('u0', 'gold'), ('u7', 'silver'),"
 	" ('u14', 'gold'), ('u21', 'bronze'), ('u35', 'silver');";
 
+/* 'sluice.slot-sharing' for run_job when not NULL */
+static const char *slot_sharing;
+
 /* Runs tables + sql at parallelism par over the input on stdin; the
  * result rows ("+I[...]") in arrival order into out. */
 static void run_job(const char *sql, int par, rows *out)
@@ -112,6 +116,8 @@ static void run_job(const char *sql, int par, rows *out)
 	snprintf(p, sizeof(p), "%d", par);
 	assert_int_equal(sl_set(e, "parallelism.default", p), 0);
 	assert_int_equal(sl_set(e, "sluice.poll.format", "text"), 0);
+	if (slot_sharing)
+		assert_int_equal(sl_set(e, "sluice.slot-sharing", slot_sharing), 0);
 	char *script = malloc(strlen(tables) + strlen(sql) + 1);
 	strcpy(script, tables);
 	strcat(script, sql);
@@ -243,6 +249,21 @@ static void test_union_rebalance(void **state)
 {
 	same_at_every_par("SELECT user_id, amount * 2 FROM o WHERE amount > 10"
 	                  " UNION ALL SELECT user_id, 0 FROM users;", 0, 1000);
+}
+
+/* Three stages of keyed instances (two hash exchanges in a row, the
+ * second fed by a changelog), each instance i of every chain on thread i
+ * (docs/parallel.md §1, "Slot sharing"), and with a thread per task: the
+ * same final table at 1, 2 and 3.  The channels fill (5000 rows, a
+ * change per row into the second stage), so senders wait and help. */
+static void test_slot_sharing_stages(void **state)
+{
+	const char *sql = "SELECT c, COUNT(*), SUM(s) FROM (SELECT user_id, COUNT(*) AS c,"
+	                  " SUM(amount) AS s FROM o GROUP BY user_id) GROUP BY c;";
+	same_at_every_par(sql, 2, 1);
+	slot_sharing = "false";
+	same_at_every_par(sql, 2, 1);
+	slot_sharing = NULL;
 }
 
 /* EXPLAIN at 2: the exchanges the runtime above runs. */
@@ -507,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_join),
 		cmocka_unit_test(test_global_aggregate),
 		cmocka_unit_test(test_union_rebalance),
+		cmocka_unit_test(test_slot_sharing_stages),
 		cmocka_unit_test(test_explain),
 		cmocka_unit_test(test_error_in_worker),
 		cmocka_unit_test(test_stop),

@@ -21,7 +21,7 @@
  * every channel of its tasks wakes from both sides, until one has a
  * message (no polling), or 1 ms when one has a scan that may produce
  * later or a processing-time operator.  A sender that finds a channel
- * full (or its pool empty) calls thr_help: the thread runs its tasks
+ * full (or its pool empty) calls sl__prun_help: the thread runs its tasks
  * deeper than the blocked one in the chain DAG and sleeps only when none
  * of them can move.  Markers are completed per thread (thr_marker).  A
  * task finishes when its graph ended (every source ended, so every
@@ -60,14 +60,15 @@
  * task; savepoints and the API's snapshots park the tasks
  * (sl_prun_savepoint, sl_prun_snapshot).
  *
+ * The threads' loops, turns, help and per-thread markers are in
+ * prun_task.c; prun_int.h holds the structures both files use.
+ *
  * Stop.  sl_prun_stop sets a flag (from a signal handler): tasks stop
  * pumping their scans and VALUES and keep serving their channels;
  * sl_prun_run returns 0.  sl_prun_finish_stop then drains (every source
  * ends in its own task and the job runs to its end) or cancels.
  */
-#include "prun.h"
-#include "ckpt_coord.h"
-#include "exchange.h"
+#include "prun_int.h"
 #include "instantiate.h"
 #include "sluice.h"
 
@@ -78,107 +79,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../base/fault.h"
 #include "../data/keygroup.h"
 #include "../exec/ops.h"
 #include "../state/state.h"
-
-#define CHAN_CAP 8             /* messages per channel */
-#define POOL (CHAN_CAP + 2)    /* batches per channel in flight */
-
-/* One exchanged edge of the plan. */
-typedef struct xedge {
-	const sl_pnode *from, *to;
-	int input;
-	sl_xchg_kind kind;
-	int np, nc;
-	sl_chan **ch;   /* [a * nc + b], NULL where there is no channel */
-	sl_chan **ret;  /* beside ch */
-	sl_op **send;   /* per producer instance */
-	sl_chan **sch;  /* the senders' channel lists: np runs of nc */
-	sl_chan **sret;
-	sl_chan **rch;  /* the receivers' lists: nc runs of np */
-	sl_chan **rret;
-} xedge;
-
-struct thr;
-
-typedef struct task {
-	struct sl_prun *job;
-	struct thr *th;  /* the thread that runs it */
-	int chain, inst, par;
-	int depth;       /* its chain's depth in the chain DAG (help goes deeper only) */
-	int own;         /* it has a thread of its own (assign_threads) */
-	sl_graph g;
-	sl_state_backend *state;
-	sl_chan **wait;  /* every data channel into the task */
-	int nwait;
-	sl_op **sends;
-	int nsends;
-	sl_op **recvs;   /* the task's receivers */
-	int nrecvs;
-	sl_chan **wait_now; /* scratch: the channels not blocked by a marker */
-	int64_t mk_done; /* the last marker this task acknowledged */
-	int64_t mk_handled; /* the last marker whose request it handled */
-	int64_t *sent_mk;   /* per sender: the last marker it forwarded */
-	uint64_t *send_up;  /* per sender: the receivers upstream of it (bit r % 64) */
-	int64_t acked;   /* under job->mu: mk_done, for the coordinator */
-	int done;        /* under job->mu: the thread ended */
-	int mk_barrier;  /* the marker being handled is a checkpoint barrier */
-	int mk_ready;    /* marker mk_done + 1 aligned and forwarded: the thread may complete it */
-	int ended_src;   /* a drained stop ended its sources */
-	int finished;    /* its thread's view of done: its graph ended or the job failed */
-	int64_t parked;  /* under job->mu: the barrier it is parked at */
-	int64_t committed; /* under job->mu: the last phase 2 it ran */
-	sl_chan *ctl;    /* control channel: phase 2 from the coordinator */
-	int has_scan, has_timers;
-	sl_err err;
-} task;
-
-/* A thread: runs its tasks cooperatively (docs/parallel.md §1). */
-typedef struct thr {
-	struct sl_prun *job;
-	task **tasks;    /* by depth, shallowest first */
-	int ntasks;
-	sl_wake wake;    /* every channel of its tasks, both sides, and ctl */
-	pthread_t th;
-} thr;
-
-struct sl_prun {
-	const sl_pplan *plan;
-	int ntasks;
-	task *tasks;
-	int nthr;
-	thr *thr;
-	int nchains;
-	int nedges;
-	xedge *edges;
-	int *chain_of;   /* per node: its chain */
-	int *first_task; /* per chain: its instance 0's task */
-	sl_op **op_of;   /* [task * plan->n + node] */
-	_Atomic int stop, drain, cancelled;
-	/* drains (docs/parallel.md §6): the API thread writes push_* and
-	 * clock, then stores marker_req; a task reads them after loading it */
-	_Atomic int64_t marker_req;
-	int64_t clock;             /* the manual processing-time clock for the marker */
-	const sl_op *push_scan;    /* the push request of the marker, or NULL */
-	const char *push_text;
-	size_t push_len;
-	int push_mode;             /* SL_PRUN_PUSH_* */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int ndone, failed, started, joined;
-	sl_err err;
-	/* checkpoints (docs/parallel.md §5): the coordinator runs on the
-	 * caller's thread; a barrier is a marker with mk_barrier set */
-	sl_coord *ck;
-	_Atomic int mk_barrier;
-	pthread_cond_t park_cv;
-	int64_t released;   /* under mu: the last barrier released */
-	int nparked;        /* under mu: instances parked at the current barrier */
-	int64_t first_park_us;
-	int parked_now;     /* every instance parked (the coordinator's view) */
-};
 
 static int find(int *up, int i)
 {
@@ -308,8 +211,6 @@ static int add_op(task *t, sl_op *op, int nin, const sl_pnode *schema, sl_err *e
 	}
 	return 0;
 }
-
-static int thr_help(void *ctx, sl_chan *c, int room);
 
 /*
  * Threads (docs/parallel.md §1, "Slot sharing").  Each chain's depth is
@@ -502,7 +403,7 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 		if (sl_graph_connect(&t->g, op_of[x->from->id], op, 0))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		x->send[t->inst] = op;
-		sl_xsend_set_wait(op, thr_help, t);
+		sl_xsend_set_wait(op, sl__prun_help, t);
 		t->sends[s++] = op;
 	}
 	/* which receivers feed which sender (the marker's alignment) */
@@ -588,7 +489,7 @@ sl_prun *sl_prun_new(const sl_pplan *plan, const char *backend, const sl_opts *s
 }
 
 /* Cancels every channel: every blocked thread wakes and fails. */
-static void cancel_all(sl_prun *j)
+void sl__prun_cancel_all(sl_prun *j)
 {
 	atomic_store(&j->cancelled, 1);
 	pthread_mutex_lock(&j->mu); /* parked instances wake and end */
@@ -608,7 +509,7 @@ static void cancel_all(sl_prun *j)
 	}
 }
 
-static void task_failed(sl_prun *j, const sl_err *err)
+void sl__prun_failed(sl_prun *j, const sl_err *err)
 {
 	pthread_mutex_lock(&j->mu);
 	int first = !j->failed && !atomic_load(&j->cancelled);
@@ -618,479 +519,7 @@ static void task_failed(sl_prun *j, const sl_err *err)
 	}
 	pthread_mutex_unlock(&j->mu);
 	if (first)
-		cancel_all(j);
-}
-
-/* One step of task t: timers (not while a checkpoint barrier is half
- * through: their rows would follow it), then each source once (scans and
- * VALUES not while paused).  1 while some source may produce, 0 when the
- * graph finished, or an error.  *progress: rows produced. */
-static int task_step(task *t, int paused, int no_timers, int64_t *progress, sl_err *err)
-{
-	int live = 0;
-	*progress = 0;
-	int rc = no_timers ? 0 : sl_graph_fire_timers(&t->g, err);
-	if (rc)
-		return rc;
-	for (int i = 0; i < t->g.nops; i++) {
-		sl_op *op = t->g.ops[i];
-		if (op->nin != 0 || !op->vt->pump || op->in_ended)
-			continue;
-		if (paused && !sl_xchg_is_recv(op)) {
-			live = 1;
-			continue;
-		}
-		rc = op->vt->pump(op, err);
-		if (rc == SL_EEOF) {
-			if ((rc = sl_graph_end_source(op, err)))
-				return rc;
-			continue;
-		}
-		if (rc < 0)
-			return rc;
-		*progress += rc;
-		live = 1;
-	}
-	return live;
-}
-
-/* Ends t's scans and VALUES (a drained stop). */
-static int end_sources(task *t, sl_err *err)
-{
-	for (int i = 0; i < t->g.nops; i++) {
-		sl_op *op = t->g.ops[i];
-		if (op->nin == 0 && !op->in_ended && !sl_xchg_is_recv(op)) {
-			int rc = sl_graph_end_source(op, err);
-			if (rc)
-				return rc;
-		}
-	}
-	return 0;
-}
-
-/* 1 when op is one of t's operators. */
-static int64_t mono_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static int owns(const task *t, const sl_op *op)
-{
-	for (int i = 0; i < t->g.nops; i++)
-		if (t->g.ops[i] == op)
-			return 1;
-	return 0;
-}
-
-/*
- * The drain marker at task t (docs/parallel.md §6).  When the coordinator
- * asked for marker n = mk_done + 1, the task first handles the request at
- * once (the previous drain ended, so every row before it was processed
- * everywhere: this is the moment between two calls of parallelism 1): it
- * takes the request's clock, fires its timers, emits its VALUES rows and,
- * when it owns the push scan, decodes the pushed text into it (or ends
- * it).  Then each sender forwards n, behind its partial batches, once
- * every receiver upstream of it in the task's graph delivered n on every
- * channel (alignment: a receiver takes nothing more from a channel that
- * delivered n until it is released); a sender fed by the task's sources
- * only forwards at once, so a task that both feeds an exchange and reads
- * its results back (a chain at parallelism 1 around keyed instances)
- * never waits on itself.  When every receiver is aligned and every sender
- * forwarded, the task is ready (mk_ready), and thr_marker releases its
- * receivers and acknowledges n once every task of its thread is.  Returns
- * 1 when something moved, 0 when nothing did, or an error.
- */
-static int task_marker(task *t, sl_err *err)
-{
-	sl_prun *j = t->job;
-	int64_t n = t->mk_done + 1;
-	if (atomic_load(&j->marker_req) < n)
-		return 0;
-	int rc = 0, moved = 0;
-	if (t->mk_handled < n) {
-		t->mk_handled = n;
-		moved = 1;
-		/* a checkpoint barrier (docs/parallel.md §5) carries no request:
-		 * the task's scans stop where they are (their positions are the
-		 * snapshot's) until it parks */
-		t->mk_barrier = atomic_load(&j->mk_barrier);
-	}
-	if (t->mk_handled == n && moved && !t->mk_barrier) {
-		if (t->g.proc_manual != j->clock) {
-			t->g.proc_manual = j->clock;
-			sl_graph_tick(&t->g);
-		}
-		if ((rc = sl_graph_fire_timers(&t->g, err)))
-			return rc;
-		for (int i = 0; !rc && i < t->g.nops; i++)
-			rc = sl_op_values_start(t->g.ops[i], err);
-		if (rc)
-			return rc;
-		if (j->push_scan && owns(t, j->push_scan)) {
-			sl_op *scan = (sl_op *)j->push_scan;
-			if (j->push_mode == SL_PRUN_PUSH_END)
-				rc = scan->in_ended ? 0 : sl_graph_end_source(scan, err);
-			else if (j->push_mode == SL_PRUN_PUSH_LINES)
-				rc = sl_op_scan_push_lines(scan, j->push_text, j->push_len, err);
-			else
-				rc = sl_op_scan_push(scan, j->push_text, j->push_len, err);
-			if (rc)
-				return rc;
-		}
-	}
-	uint64_t aligned = 0;
-	for (int r = 0; r < t->nrecvs; r++)
-		if (sl_xrecv_aligned(t->recvs[r], n))
-			aligned |= 1ull << (r & 63);
-	int all = 1;
-	for (int s = 0; s < t->nsends; s++) {
-		if (t->sent_mk[s] >= n)
-			continue;
-		if ((t->send_up[s] & aligned) != t->send_up[s]) {
-			all = 0;
-			continue;
-		}
-		if ((rc = sl_xsend_marker(t->sends[s], n, err)))
-			return rc;
-		t->sent_mk[s] = n;
-		moved = 1;
-	}
-	for (int r = 0; r < t->nrecvs && all; r++)
-		all = sl_xrecv_aligned(t->recvs[r], n);
-	t->mk_ready = all; /* the thread completes n when all its tasks are (thr_marker) */
-	return moved;
-}
-
-/*
- * Completes marker n on thread h once every task of h that has not
- * finished is ready (aligned and forwarded): releases their receivers and
- * acknowledges n for each; at a checkpoint barrier they park together
- * (docs/parallel.md §5): the thread waits, between two messages, outside
- * every operator call, holding no lock, until the coordinator has taken
- * the checkpoint; nothing follows the barrier in their channels.  Why per
- * thread and not per task: until every task of a thread is through n,
- * none of them takes an input message that follows n or pushes an output
- * message behind it, so no task of the thread ever waits on a channel
- * that a consumer holds for alignment (the deadlock-freedom argument of
- * docs/parallel.md §1).  Called at the top of the thread's loop only (no
- * task on its stack).  1 when it completed n, else 0.
- */
-static int thr_marker(thr *h)
-{
-	sl_prun *j = h->job;
-	int64_t n = -1;
-	int barrier = 0;
-	for (int i = 0; i < h->ntasks; i++) {
-		task *t = h->tasks[i];
-		if (t->finished)
-			continue;
-		if (t->mk_handled != t->mk_done + 1 || !t->mk_ready)
-			return 0;
-		n = t->mk_handled;
-		barrier = t->mk_barrier;
-	}
-	if (n < 0)
-		return 0;
-	for (int i = 0; i < h->ntasks; i++) {
-		task *t = h->tasks[i];
-		if (t->finished)
-			continue;
-		for (int r = 0; r < t->nrecvs; r++)
-			sl_xrecv_release(t->recvs[r], n);
-		t->mk_done = n;
-		t->mk_ready = 0;
-	}
-	pthread_mutex_lock(&j->mu);
-	for (int i = 0; i < h->ntasks; i++) {
-		task *t = h->tasks[i];
-		if (t->finished)
-			continue;
-		t->acked = n;
-		if (barrier) {
-			t->parked = n;
-			if (j->nparked++ == 0)
-				j->first_park_us = mono_us();
-		}
-	}
-	pthread_cond_broadcast(&j->cv);
-	while (barrier && j->released < n && !atomic_load(&j->cancelled))
-		pthread_cond_wait(&j->park_cv, &j->mu);
-	pthread_mutex_unlock(&j->mu);
-	return 1;
-}
-
-/* Phase 2 of checkpoint id in t's operators: every commit hook (abort:
- * every abort hook; after a failed commit, the rest abort).  The fault
- * point "mid-sink-publish" follows each commit hook, as at parallelism 1
- * (ckpt_coord.c): the first instance to commit crashes there, with some
- * of its sinks and the other instances' not yet published. */
-static int run_phase2(task *t, int64_t id, int abort, sl_err *err)
-{
-	int rc = 0;
-	for (int i = 0; i < t->g.nops; i++) {
-		sl_op *op = t->g.ops[i];
-		int (*hook)(sl_op *, int64_t, sl_err *) = abort || rc ? op->vt->abort : op->vt->commit;
-		if (!hook)
-			continue;
-		int r2 = hook(op, id, err);
-		if (r2 && !rc)
-			rc = r2;
-		if (!rc && !abort)
-			sl_fault("mid-sink-publish"); /* some published, others not */
-	}
-	return rc;
-}
-
-#define CTL_ABORT 1u /* control message flag: abort instead of commit */
-
-/* The control messages the coordinator sent t (phase 2, run here on the
- * instance's own thread between two messages).  0 or an error. */
-static int task_control(task *t, sl_err *err)
-{
-	sl_chan_msg m;
-	while (sl_chan_try_pop(t->ctl, &m) == 1) {
-		int rc = run_phase2(t, m.value, (m.flags & CTL_ABORT) != 0, err);
-		pthread_mutex_lock(&t->job->mu);
-		t->committed = m.value;
-		pthread_cond_broadcast(&t->job->cv);
-		pthread_mutex_unlock(&t->job->mu);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/* The channels t may sleep on: not ended, not blocked by a marker. */
-static int task_waitable(task *t)
-{
-	int n = 0;
-	for (int r = 0; r < t->nrecvs; r++)
-		n += sl_xrecv_waitable(t->recvs[r], t->wait_now + n);
-	if (t->job->ck)
-		t->wait_now[n++] = t->ctl;
-	return n;
-}
-
-/* How long t may sleep (microseconds, -1: until a channel wakes it):
- * with a scan that may produce later or a processing-time operator 1 ms
- * (10 ms for a scan of a stopped job), else no limit. */
-static int64_t task_timeout(const task *t)
-{
-	const sl_prun *j = t->job;
-	int stop = atomic_load(&j->stop), drain = atomic_load(&j->drain);
-	return t->has_scan ? (stop && !drain ? 10000 : 1000) : t->has_timers ? 1000 : -1;
-}
-
-/* Marks t finished; under the job's lock, done (the coordinator and the
- * API count it as ended, and may run its phase 2 from now on). */
-static void task_finish(task *t)
-{
-	sl_prun *j = t->job;
-	t->finished = 1;
-	pthread_mutex_lock(&j->mu);
-	j->ndone++;
-	t->done = 1;
-	pthread_cond_broadcast(&j->cv);
-	pthread_mutex_unlock(&j->mu);
-}
-
-/*
- * One turn of task t on its thread: a drained stop's end of its sources,
- * its control messages (phase 2), its marker (handled and forwarded; the
- * thread completes it), one step (no scans while stopped or while a
- * marker is half through the task, no timers while a marker is half
- * through: rows they made now would go behind a marker already forwarded,
- * docs/parallel.md §1), and the senders' idleness.  Returns > 0 when
- * something moved, 0 when nothing did, or an error (t->err).  Finishes t
- * when its graph ended.
- */
-static int task_turn(task *t)
-{
-	sl_prun *j = t->job;
-	int stop = atomic_load(&j->stop), drain = atomic_load(&j->drain), rc;
-	if (drain && !t->ended_src) {
-		t->ended_src = 1;
-		if ((rc = end_sources(t, &t->err)))
-			return rc;
-	}
-	if (j->ck && (rc = task_control(t, &t->err)))
-		return rc;
-	int mk = task_marker(t, &t->err);
-	if (mk < 0)
-		return mk;
-	int draining = t->mk_handled > t->mk_done;
-	int64_t progress;
-	rc = task_step(t, (stop && !drain) || draining, draining, &progress, &t->err);
-	if (rc < 0)
-		return rc;
-	if (rc == 0) { /* the graph ended */
-		task_finish(t);
-		return 1;
-	}
-	for (int s = 0; s < t->nsends; s++)
-		if ((rc = sl_xsend_idle(t->sends[s], &t->err)))
-			return rc;
-	return progress + mk > 0;
-}
-
-/* 1 when t has something to do: a message on a channel it may take
- * from, a control message, a marker to handle. */
-static int task_ready(task *t)
-{
-	if (atomic_load(&t->job->marker_req) > t->mk_handled)
-		return 1;
-	int nw = task_waitable(t);
-	for (int i = 0; i < nw; i++)
-		if (sl_chan_readable(t->wait_now[i]))
-			return 1;
-	return 0;
-}
-
-/* Flushes t's senders (partial batches, pending watermarks) before its
- * thread sleeps.  0 or an error. */
-static int task_flush(task *t)
-{
-	int rc = 0;
-	for (int s = 0; s < t->nsends && !rc; s++)
-		rc = sl_xsend_flush(t->sends[s], &t->err);
-	return rc;
-}
-
-/* Task t failed (rc < 0): the first failure is the job's error. */
-static void task_fail(task *t)
-{
-	if (!atomic_load(&t->job->cancelled))
-		task_failed(t->job, &t->err);
-}
-
-/*
- * The sender of task t found channel c full (room) or its pool empty
- * (!room: waits for a batch on return channel c).  Instead of sleeping,
- * the thread runs its tasks that are deeper than t in the chain DAG
- * (docs/parallel.md §1: none of them is on the thread's stack, since
- * every frame below is shallower), and sleeps on its wake only when none
- * of them can move and c is still full (empty).  0 when c may have
- * changed, -1 when the job was cancelled or a task it ran failed.
- */
-static int thr_help(void *ctx, sl_chan *c, int room)
-{
-	task *t = ctx;
-	thr *h = t->th;
-	sl_prun *j = t->job;
-	for (;;) {
-		if (room ? sl_chan_writable(c) : sl_chan_readable(c))
-			return atomic_load(&j->cancelled) ? -1 : 0;
-		if (atomic_load(&j->cancelled))
-			return -1;
-		int moved = 0;
-		for (int i = 0; i < h->ntasks; i++) {
-			task *u = h->tasks[i];
-			if (u->depth <= t->depth || u->finished)
-				continue;
-			int rc = task_turn(u);
-			if (rc < 0) {
-				task_fail(u);
-				return -1;
-			}
-			moved += rc;
-		}
-		if (moved)
-			continue;
-		for (int i = 0; i < h->ntasks; i++) {
-			task *u = h->tasks[i];
-			if (u->depth > t->depth && !u->finished && task_flush(u)) {
-				task_fail(u);
-				return -1;
-			}
-		}
-		uint32_t seq = sl_wake_arm(&h->wake);
-		int ready = room ? sl_chan_writable(c) : sl_chan_readable(c);
-		for (int i = 0; i < h->ntasks && !ready; i++) {
-			task *u = h->tasks[i];
-			ready = u->depth > t->depth && !u->finished && task_ready(u);
-		}
-		/* no timeout: only a consumer taking from c ends the wait, and a
-		 * timer or a scan of the tasks run here can wait for the frame to
-		 * return (a drain's marker request wakes the thread) */
-		if (ready)
-			sl_wake_disarm(&h->wake);
-		else
-			sl_wake_sleep(&h->wake, seq, -1);
-	}
-}
-
-/*
- * A thread's loop: a turn of each of its tasks in turn, then the marker
- * they are all through (thr_marker); when nothing moved, every sender's
- * partial batches go out and the thread sleeps on its wake until one of
- * its tasks has something to do (or the shortest of their timeouts).  It
- * ends when every task finished, or when one failed (the job is then
- * cancelled and the rest finish).
- */
-static void *thr_main(void *arg)
-{
-	thr *h = arg;
-	sl_prun *j = h->job;
-	while (!atomic_load(&j->cancelled)) {
-		int moved = 0, live = 0, rc = 0;
-		for (int i = 0; i < h->ntasks && !rc; i++) {
-			task *t = h->tasks[i];
-			if (t->finished)
-				continue;
-			if ((rc = task_turn(t)) < 0)
-				task_fail(t);
-			else
-				moved += rc;
-		}
-		if (rc < 0)
-			break;
-		for (int i = 0; i < h->ntasks; i++)
-			live += !h->tasks[i]->finished;
-		if (!live)
-			break;
-		moved += thr_marker(h);
-		if (moved)
-			continue;
-		int64_t timeout = -1;
-		for (int i = 0; i < h->ntasks && !rc; i++) {
-			task *t = h->tasks[i];
-			if (t->finished)
-				continue;
-			if ((rc = task_flush(t)) < 0) {
-				task_fail(t);
-				break;
-			}
-			int64_t to = task_timeout(t);
-			int nw = task_waitable(t);
-			if (to < 0 && nw == (j->ck != NULL))
-				to = 1000; /* no data channel to wake it: look at drains */
-			if (to >= 0 && (timeout < 0 || to < timeout))
-				timeout = to;
-		}
-		if (rc < 0)
-			break;
-		uint32_t seq = sl_wake_arm(&h->wake);
-		int ready = 0;
-		for (int i = 0; i < h->ntasks && !ready; i++)
-			ready = !h->tasks[i]->finished && task_ready(h->tasks[i]);
-		if (ready)
-			sl_wake_disarm(&h->wake);
-		else
-			sl_wake_sleep(&h->wake, seq, timeout);
-	}
-	for (int i = 0; i < h->ntasks; i++)
-		if (!h->tasks[i]->finished)
-			task_finish(h->tasks[i]);
-	return NULL;
-}
-
-/* Wakes every thread (a marker was asked for, a barrier released). */
-static void wake_threads(sl_prun *j)
-{
-	for (int h = 0; h < j->nthr; h++)
-		sl_wake_all(&j->thr[h].wake);
+		sl__prun_cancel_all(j);
 }
 
 static void join_all(sl_prun *j)
@@ -1107,8 +536,8 @@ int sl_prun_start(sl_prun *j, sl_err *err)
 	if (j->started)
 		return 0;
 	for (int i = 0; i < j->nthr; i++)
-		if (pthread_create(&j->thr[i].th, NULL, thr_main, &j->thr[i])) {
-			cancel_all(j);
+		if (pthread_create(&j->thr[i].th, NULL, sl__prun_thread, &j->thr[i])) {
+			sl__prun_cancel_all(j);
 			for (int k = 0; k < i; k++)
 				pthread_join(j->thr[k].th, NULL);
 			j->joined = j->started = 1;
@@ -1130,7 +559,7 @@ static int fail_from_coord(sl_prun *j, sl_err *err)
 		j->err = *err;
 	}
 	pthread_mutex_unlock(&j->mu);
-	cancel_all(j);
+	sl__prun_cancel_all(j);
 	join_all(j);
 	*err = j->err;
 	return err->code ? err->code : SL_ERUNTIME;
@@ -1221,7 +650,7 @@ int sl_prun_drain(sl_prun *j, const sl_op *scan, const char *text, size_t len, i
 	j->push_len = len;
 	j->push_mode = mode;
 	atomic_store(&j->marker_req, n);
-	wake_threads(j);
+	sl__prun_wake(j);
 	pthread_mutex_lock(&j->mu);
 	for (;;) {
 		int pending = 0;
@@ -1271,7 +700,7 @@ int sl_prun_finish_stop(sl_prun *j, int drain, sl_err *err)
 		int rc = sl_prun_run(j, err);
 		return rc < 0 ? rc : 0;
 	}
-	cancel_all(j);
+	sl__prun_cancel_all(j);
 	join_all(j);
 	return publish(j, err);
 }
@@ -1280,7 +709,7 @@ void sl_prun_publish_on_error(sl_prun *j)
 {
 	sl_err ignore;
 	sl_err_clear(&ignore);
-	cancel_all(j);
+	sl__prun_cancel_all(j);
 	join_all(j);
 	if (!(j->ck && j->ck->on)) /* with checkpointing the restart replays */
 		publish(j, &ignore);
@@ -1303,7 +732,7 @@ static int co_park(void *ctx, int64_t id, int64_t *aligned, sl_err *err)
 	int64_t n = atomic_load(&j->marker_req) + 1;
 	atomic_store(&j->mk_barrier, 1);
 	atomic_store(&j->marker_req, n);
-	wake_threads(j);
+	sl__prun_wake(j);
 	pthread_mutex_lock(&j->mu);
 	for (;;) {
 		int waiting = 0;
@@ -1314,7 +743,7 @@ static int co_park(void *ctx, int64_t id, int64_t *aligned, sl_err *err)
 		pthread_cond_wait(&j->cv, &j->mu);
 	}
 	int ok = !j->failed && !atomic_load(&j->cancelled);
-	*aligned = ok && j->nparked ? mono_us() - j->first_park_us : 0;
+	*aligned = ok && j->nparked ? sl__prun_mono_us() - j->first_park_us : 0;
 	j->parked_now = ok;
 	pthread_mutex_unlock(&j->mu);
 	return ok;
@@ -1338,7 +767,7 @@ static int co_phase2(void *ctx, int64_t id, int abort, sl_err *err)
 	int rc = 0;
 	if (j->parked_now || !j->started || j->joined) {
 		for (int i = 0; i < j->ntasks; i++) {
-			int r2 = run_phase2(&j->tasks[i], id, abort || rc, err);
+			int r2 = sl__prun_phase2(&j->tasks[i], id, abort || rc, err);
 			if (r2 && !rc)
 				rc = r2;
 		}
@@ -1371,7 +800,7 @@ static int co_phase2(void *ctx, int64_t id, int abort, sl_err *err)
 	}
 	for (int i = 0; i < j->ntasks; i++) /* ended: their graphs are ours now */
 		if (mine[i]) {
-			int r2 = run_phase2(&j->tasks[i], id, abort || rc, err);
+			int r2 = sl__prun_phase2(&j->tasks[i], id, abort || rc, err);
 			if (r2 && !rc)
 				rc = r2;
 		}
@@ -1475,7 +904,7 @@ void sl_prun_free(sl_prun *j)
 	if (!j)
 		return;
 	if (j->started && !j->joined) {
-		cancel_all(j);
+		sl__prun_cancel_all(j);
 		join_all(j);
 	}
 	for (int i = 0; j->tasks && i < j->ntasks; i++) {

@@ -23,7 +23,9 @@
 #   5. parallelism (issue 10): jobs 1 and 2 at 'parallelism.default' 1 and
 #               2, wall time and CPU time each; targets: throughput in wall
 #               time at 2 at least 1.8x that at 1, rows per CPU-second at 2
-#               at least 90% of that at 1.
+#               at least 90% of that at 1.  Also at 2 with a thread per
+#               task ('sluice.slot-sharing' false, docs/parallel.md §1),
+#               for comparison (no verdict).
 #
 # Every run pins 'parallelism.default' (--set): jobs 1-4 run at 1, since
 # their targets are per core and the default is the machine's CPU count.
@@ -178,15 +180,24 @@ fi
 
 # ---- 5. parallelism 1 and PAR: jobs 1 and 2 ------------------------------------
 # measure_par NAME ROWS SQL: sets W1 C1 W2 C2 (best wall and CPU seconds at
-# parallelism 1 and PAR) and OUT1 OUT2 (rows written, which must agree)
+# parallelism 1 and PAR) and OUT1 OUT2 (rows written, which must agree);
+# W3 C3: PAR with a thread per task ('sluice.slot-sharing' false,
+# docs/parallel.md §1), for comparison
 measure_par() {
-	for p in 1 "$PAR"; do
-		measure "$1_p$p" "$2" "$SLUICE" run --set parallelism.default="$p" "$3"
+	for p in 1 "$PAR" "${PAR}t"; do
+		ss=true
+		[ "$p" = "${PAR}t" ] && ss=false
+		measure "$1_p$p" "$2" "$SLUICE" run --set parallelism.default="${p%t}" \
+			--set sluice.slot-sharing=$ss "$3"
 		o=$(sed -n 's/^sink out_w: \([0-9]*\) rows written.*/\1/p' "$WORK/$1_p$p.log")
-		if [ "$p" = 1 ]; then W1=$WALL C1=$CPU OUT1=$o; else W2=$WALL C2=$CPU OUT2=$o; fi
+		case $p in
+		1) W1=$WALL C1=$CPU OUT1=$o ;;
+		*t) W3=$WALL C3=$CPU OUT3=$o ;;
+		*) W2=$WALL C2=$CPU OUT2=$o ;;
+		esac
 	done
-	if [ "$OUT1" != "$OUT2" ]; then
-		echo "bench $1: $OUT1 rows out at parallelism 1, $OUT2 at $PAR" >&2
+	if [ "$OUT1" != "$OUT2" ] || [ "$OUT1" != "$OUT3" ]; then
+		echo "bench $1: $OUT1 rows out at parallelism 1, $OUT2 at $PAR ($OUT3 without slot sharing)" >&2
 		exit 1
 	fi
 }
@@ -199,9 +210,9 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 [ -f "$WORK/file.sql" ] || { orders_sql "$ORDERS"; window_sql orders event_time STRING "'1' MINUTE"; } > "$WORK/file.sql"
 [ -f "$WORK/dg.sql" ] || { datagen_sql "$DG_ROWS" "$USERS"; window_sql gen ts BIGINT "'1' MINUTE"; } > "$WORK/dg.sql"
 measure_par pfile "$FILE_ROWS" "$WORK/file.sql"
-PF_W1=$W1 PF_C1=$C1 PF_W2=$W2 PF_C2=$C2 PF_OUT=$OUT1
+PF_W1=$W1 PF_C1=$C1 PF_W2=$W2 PF_C2=$C2 PF_W3=$W3 PF_C3=$C3 PF_OUT=$OUT1
 measure_par pdg "$DG_ROWS" "$WORK/dg.sql"
-PD_W1=$W1 PD_C1=$C1 PD_W2=$W2 PD_C2=$C2 PD_OUT=$OUT1
+PD_W1=$W1 PD_C1=$C1 PD_W2=$W2 PD_C2=$C2 PD_W3=$W3 PD_C3=$C3 PD_OUT=$OUT1
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---- report ------------------------------------------------------------------------
@@ -236,8 +247,10 @@ echo "5. parallelism 1 and $PAR (load average $LOAD0 before, $LOAD1 after; best 
 printf '%-34s %3s %10s %8s %8s %12s %12s\n' "run" "p" "rows" "wall s" "cpu s" "rows/wall-s" "rows/cpu-s"
 par_line "   file json tumble 1 min" "$FILE_ROWS" 1 "$PF_W1" "$PF_C1"
 par_line "" "$FILE_ROWS" "$PAR" "$PF_W2" "$PF_C2"
+par_line "     (a thread per task)" "$FILE_ROWS" "$PAR" "$PF_W3" "$PF_C3"
 par_line "   datagen tumble 1 min" "$DG_ROWS" 1 "$PD_W1" "$PD_C1"
 par_line "" "$DG_ROWS" "$PAR" "$PD_W2" "$PD_C2"
+par_line "     (a thread per task)" "$DG_ROWS" "$PAR" "$PD_W3" "$PD_C3"
 echo "window rows out: file $PF_OUT, datagen $PD_OUT (the same at 1 and $PAR)"
 # ratio NAME W1 W2 C1 C2: wall-throughput gain and rows/cpu-s ratio at PAR
 ratio() {

@@ -38,7 +38,9 @@
  * first; librdkafka's threads (Kafka connectors) may run, since the child
  * never calls into librdkafka nor takes a lock they can hold
  * (docs/checkpoints.md, "Kafka").  After the child exits the collapser maps the
- * state with huge pages again (docs/checkpoints.md, "Huge pages and fork").
+ * state with huge pages again (docs/checkpoints.md, "Huge pages and fork");
+ * in a parallel job it collapses every instance's regions, listed at the
+ * barrier while the instances are parked.
  *
  * The RocksDB backend cannot be forked (its threads); there the state is
  * fixed at the barrier with sl_state_snap_begin and a writer thread does
@@ -1036,6 +1038,8 @@ static int reap(sl_coord *c, int block)
 	int ok = r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	if (!c->multi)
 		sl_collapser_run(c->collapser, c->state); /* see hugepage.h */
+	else
+		sl_collapser_go(c->collapser); /* the regions taken at the barrier */
 	if (!ok)
 		sl_err_set(c->err, SL_EIO, "checkpoint %" PRId64 " failed while being written", id);
 	char path[4200];
@@ -1105,9 +1109,17 @@ static int take_async(sl_coord *c)
 		parts_free(ps, c->nparts);
 		return finish_ckpt(c, id, rc, 0, 0, 0, t0, 0, aligned);
 	}
-	if (!c->collapser && !c->multi)
+	if (!c->collapser)
 		c->collapser = sl_collapser_new(); /* NULL: no collapsing, still correct */
 	sl_collapser_pause(c->collapser);      /* no other thread busy at fork */
+	if (c->multi) { /* every instance's regions, now that none changes them */
+		sl_state_backend **bes = malloc(sizeof(*bes) * (size_t)c->nparts);
+		for (int k = 0; bes && k < c->nparts; k++)
+			bes[k] = c->parts[k].state;
+		if (bes)
+			sl_collapser_take(c->collapser, bes, c->nparts);
+		free(bes);
+	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {

@@ -94,7 +94,10 @@ INSERT INTO out SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE gen, DESCRIPTOR(ts),
   INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end;
 EOF
 log="$LOGS/tsan_http.log"
-(cd "$W/http" && exec timeout 600 "$B/sluice" run --stats --http 127.0.0.1:0 job.sql) >"$log" 2>&1 &
+# --foreground: a SIGTERM to timeout then reaches sluice once (without it
+# timeout also signals its process group, and a second signal aborts the
+# stop at once: exit 130 under TSan, which does not merge the two)
+(cd "$W/http" && exec timeout --foreground 600 "$B/sluice" run --stats --http 127.0.0.1:0 job.sql) >"$log" 2>&1 &
 jpid=$!
 scrapes=0
 rounds=0

@@ -63,6 +63,7 @@ typedef struct task {
 	int finished;    /* its thread's view of done: its graph ended or the job failed */
 	int64_t parked;  /* under job->mu: the barrier it is parked at */
 	int64_t committed; /* under job->mu: the last phase 2 it ran */
+	int in_work;     /* under job->mu: running the no-park barrier's work */
 	sl_chan *ctl;    /* control channel: phase 2 from the coordinator */
 	int has_scan, has_timers;
 	sl_err err;
@@ -111,6 +112,14 @@ struct sl_prun {
 	int nparked;        /* under mu: instances parked at the current barrier */
 	int64_t first_park_us;
 	int parked_now;     /* every instance parked (the coordinator's view) */
+	/* the no-park barrier (co_barrier; under mu): each instance runs
+	 * bwork for its own part at its barrier and goes on */
+	int bmode;
+	int (*bwork)(void *arg, int k, sl_err *err);
+	void *barg;
+	int bwork_rc;       /* the first work's error */
+	sl_err berr;
+	int64_t bfirst_us, blast_us, bmax_us;
 };
 
 #define CTL_ABORT 1u /* control message flag: abort instead of commit */

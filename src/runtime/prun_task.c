@@ -199,6 +199,43 @@ static int thr_marker(thr *h)
 		t->mk_ready = 0;
 	}
 	pthread_mutex_lock(&j->mu);
+	if (barrier && j->bmode) {
+		/* the no-park barrier (co_barrier): each task's own part of the
+		 * checkpoint, here, between two messages, then on */
+		for (int i = 0; i < h->ntasks; i++) {
+			task *t = h->tasks[i];
+			if (t->finished)
+				continue;
+			int (*work)(void *, int, sl_err *) = j->bwork;
+			void *arg = j->barg;
+			t->in_work = work != NULL;
+			pthread_mutex_unlock(&j->mu);
+			int64_t w0 = sl__prun_mono_us(), w1 = w0;
+			sl_err e;
+			sl_err_clear(&e);
+			int r = work ? work(arg, (int)(t - j->tasks), &e) : 0;
+			if (work)
+				w1 = sl__prun_mono_us();
+			pthread_mutex_lock(&j->mu);
+			t->in_work = 0;
+			t->acked = n;
+			t->parked = n;
+			if (work) {
+				if (r && !j->bwork_rc) {
+					j->bwork_rc = r;
+					j->berr = e;
+				}
+				if (j->nparked++ == 0)
+					j->bfirst_us = w1;
+				j->blast_us = w1;
+				if (w1 - w0 > j->bmax_us)
+					j->bmax_us = w1 - w0;
+			}
+			pthread_cond_broadcast(&j->cv);
+		}
+		pthread_mutex_unlock(&j->mu);
+		return 1;
+	}
 	for (int i = 0; i < h->ntasks; i++) {
 		task *t = h->tasks[i];
 		if (t->finished)

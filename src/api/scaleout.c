@@ -330,6 +330,7 @@ int sl_run_scale_out(sl_engine *e, char *const *argv)
 		fprintf(stderr, "sluice: scale-out: joining group of topic '%s' (%d partitions), "
 		        "state under %s\n", e->so_topic, nparts, m->base);
 	while (!rc && !m->failed && !__atomic_load_n(&e->so_stop, __ATOMIC_RELAXED)) {
+		reap(m); /* children that finished, before the check below */
 		int all = 1;
 		for (int p = 0; p < nparts && all; p++)
 			all = finished(m, p);
@@ -339,7 +340,6 @@ int sl_run_scale_out(sl_engine *e, char *const *argv)
 			break;
 		}
 		rc = sl_kgroup_poll(g, 100, &e->err);
-		reap(m);
 	}
 	sl_kgroup_close(g); /* revokes what is held: children stop with savepoints */
 	for (int i = 0; i < m->nkids; i++) /* (none left after the revokes) */

@@ -13,10 +13,10 @@
 # may be read twice or skipped.  Also: EXPLAIN's Scale-out line, the
 # refusals (a key without the Kafka key, a global aggregate, no key).
 #
-#   group.sh [ROWS]        (default 400000)
+#   group.sh [ROWS]        (default 600000)
 set -u
 BUILD=${BUILD:-build}
-ROWS=${1:-400000}
+ROWS=${1:-600000}
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
 SLUICE="$B/sluice"
@@ -32,17 +32,20 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+T0=$(date +%s)
+phase() { echo "  ($(($(date +%s) - T0)) s) $*"; }
 kafka_up
 kafka_topic kg_orders 4
 # keyed by user_id, so one user's orders are in one partition; idempotent
 # so that a retried produce keeps each partition's order
 "$B/tools/gen_events" "$ROWS" 2000 11 |
-	sed 's/^\(.*"user_id":"\([^"]*\)".*\)$/\2|\1/' |
+	awk -F'"' '{ print $8 "|" $0 }' |
 	kafka_cat -P -t kg_orders -K'|' -X linger.ms=20 -X enable.idempotence=true
 job() { # dir group scale-out(0/1) [statement]
 	cat <<SQL
 SET 'execution.checkpointing.interval' = '100 ms';
 SET 'pipeline.name' = 'kg';
+SET 'table.exec.mini-batch.enabled' = 'true';
 $([ "$3" = 1 ] && echo "SET 'sluice.scale-out' = 'kafka-group';")
 CREATE TABLE orders (id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3),
   WATERMARK FOR event_time AS event_time - INTERVAL '5' SECOND)
@@ -71,6 +74,7 @@ fold() {
 }
 committed() { cat "$1"/out_win/part-* 2>/dev/null | sort; }
 
+phase "produced $ROWS orders"
 # 1. the reference: one process, every partition
 mkdir -p "$W/ref"
 job "$W/ref" kg-ref 0 > "$W/ref/job.sql"
@@ -81,6 +85,7 @@ fold "$W/ref" > "$W/ref.agg"
 nwin=$(wc -l < "$W/ref.win")
 grep -qv '^1 ' "$W/ref.agg" && fail "the reference's GROUP BY changelog does not fold to one row per user"
 [ "$nwin" -gt 1000 ] || fail "reference run wrote $nwin window rows"
+phase "reference run done"
 echo "reference: $nwin window rows, $(wc -l < "$W/ref.agg") users"
 
 # 2. EXPLAIN and the planner's refusals
@@ -105,35 +110,57 @@ if "$SLUICE" explain "$W/r.sql" > "$W/r.out" 2>&1; then fail "accepted without a
 grep -qF "declares no Kafka key" "$W/r.out" || { cat "$W/r.out"; fail "no-key refusal"; }
 echo "ok   explain and 4 refusals"
 
-# 3. A and B share the topic; A is killed with kill -9 mid-stream; C joins
+# 3. A alone, then B joins (the cooperative rebalance revokes some of A's
+# partitions: A's children stop with savepoints, B's resume from them); A
+# is killed with kill -9 mid-stream; C joins
 cd "$W/so"
 start() { "$SLUICE" run job.sql > "$W/$1.log" 2>&1 & eval "P$1=\$!"; PIDS="$PIDS $!"; }
+CK="$W/so/sluice-state/kg/checkpoints"
+done_parts() { ls "$CK"/p*/_finished 2>/dev/null | wc -l; }
+# partitions A holds now: assigned and not revoked since
+held() {
+	awk '/partition [0-9]+ assigned: process/ { h[$4] = $7 }
+		/partition [0-9]+ (revoked|lost):/ { delete h[$4] }
+		END { for (p in h) print p ":" h[p] }' "$W/A.log"
+}
 start A
+t=0
+until [ "$(held | wc -l)" = 4 ] && ls "$CK"/p*/checkpoints/*/_manifest > /dev/null 2>&1; do
+	[ $t -lt 300 ] && kill -0 "$PA" 2>/dev/null || { cat "$W/A.log"; fail "A did not take the 4 partitions and checkpoint"; }
+	sleep 0.05
+	t=$((t + 1))
+done
 start B
-done_parts() { ls "$W"/so/sluice-state/kg/checkpoints/p*/_finished 2>/dev/null | wc -l; }
-# wait until A runs a partition that has a complete checkpoint and has not finished
+t=0
+until grep -q 'revoked: process [0-9]* stopped (exit status 0)' "$W/A.log"; do
+	[ $t -lt 400 ] || { cat "$W/A.log" "$W/B.log"; fail "no partition of A was revoked while running when B joined"; }
+	sleep 0.05
+	t=$((t + 1))
+done
+echo "B joined: A gave up $(grep -c 'revoked: process' "$W/A.log") partition(s) with a savepoint ($(done_parts) of 4 finished)"
+# kill -9 A once one of its partitions has a checkpoint and has not finished
 t=0 killed=
-while [ $t -lt 600 ]; do
-	for p in $(sed -n 's/.*partition \([0-9]*\) assigned: process \([0-9]*\) runs it/\1:\2/p' "$W/A.log"); do
+while [ $t -lt 600 ] && [ -z "$killed" ]; do
+	for p in $(held); do
 		part=${p%%:*} kid=${p##*:}
 		kill -0 "$kid" 2>/dev/null || continue
-		d="$W/so/sluice-state/kg/checkpoints/p$part"
-		if ls "$d"/checkpoints/*/_manifest > /dev/null 2>&1 && [ ! -e "$d/_finished" ]; then
+		if ls "$CK/p$part"/checkpoints/*/_manifest > /dev/null 2>&1 && [ ! -e "$CK/p$part/_finished" ]; then
 			kill -9 "$PA"
-			killed="partition $part (process $kid) had checkpoints and had not finished"
-			break 2
+			killed=$part
+			break
 		fi
 	done
 	kill -0 "$PA" 2>/dev/null || break
 	sleep 0.05
 	t=$((t + 1))
 done
-[ -n "$killed" ] || { cat "$W/A.log"; fail "A was not killed mid-stream (its partitions finished first or never checkpointed)"; }
+[ -n "$killed" ] || { cat "$W/A.log"; fail "A was not killed mid-stream (its partitions finished first)"; }
 wait "$PA" 2>/dev/null
-echo "killed A with kill -9: $killed; $(done_parts) of 4 partitions finished then"
+echo "killed A with kill -9 while partition $killed ran ($(done_parts) of 4 finished)"
 sleep 0.2
 orphans=$(pgrep -P "$PA" | wc -l)
 [ "$orphans" = 0 ] || fail "A's children outlived it"
+phase "A killed"
 start C
 rc=0
 for p in $PB $PC; do
@@ -146,7 +173,12 @@ done
 cd "$W"
 [ "$(done_parts)" = 4 ] || fail "only $(done_parts) partitions finished"
 grep -h 'scale-out' "$W/A.log" "$W/B.log" "$W/C.log" | sed 's/^/  /'
-restored=$(cat "$W"/B.log "$W"/C.log | grep -c 'restor' || :)
+rv=$(sed -n 's/.*partition \([0-9]*\) revoked: process [0-9]* stopped (exit status 0).*/\1/p' "$W/A.log" | head -1)
+grep -h "resuming from" "$W/B.log" "$W/C.log" | sed 's/^/  /'
+grep -q "resuming from savepoint .*/p$rv/savepoints/" "$W/B.log" "$W/C.log" ||
+	fail "nobody resumed partition $rv, revoked from A, from its savepoint"
+grep -q "resuming from .*/p$killed/" "$W/B.log" "$W/C.log" ||
+	fail "nobody resumed partition $killed from its checkpoint"
 committed "$W/so" > "$W/so.win"
 fold "$W/so" > "$W/so.agg"
 if ! cmp -s "$W/ref.win" "$W/so.win"; then

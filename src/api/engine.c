@@ -449,8 +449,9 @@ int sl_run(sl_engine *e)
 	int rc = e->prun ? sl_prun_run(e->prun, &e->err) : sl_runtime_run(&e->graph, &e->ck, &e->err);
 	if (rc == 1)
 		e->finished = 1;
-	if (rc == 1 && (rc = sl__scale_out_finished(e)))
-		return rc; /* finished, but its member cannot be told */
+	int frc = rc == 1 ? sl__scale_out_finished(e) : 0;
+	if (frc)
+		return frc; /* finished, but its member cannot be told */
 	if (rc >= 0) {
 		sl__metrics_status(e, rc == 1 ? SL_JOB_FINISHED : SL_JOB_CANCELED);
 		return 0;

@@ -13,6 +13,11 @@
  * One job per engine.  This file is the public API's glue: the runtime
  * lives in src/runtime/ and src/exec/.
  *
+ * With 'sluice.scale-out' = 'kafka-group' a process without
+ * 'sluice.scale-out.partition' is the scale-out's member: start_job plans
+ * and checks the job like EXPLAIN and opens nothing (scaleout.c runs it);
+ * a child sets up its partition's job before opening it (scaleout.c).
+ *
  * After a fatal error, sinks still publish what was written before it
  * (docs/semantics.md §3), and so they do at a clean stop without
  * checkpointing (sl_stop_complete); the error message is the first line of

@@ -435,6 +435,16 @@ sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int li
 {
 	sl_opts *o = use_opts(p, t);
 	const char *conn = sl_opts_get(o, "connector");
+	const char *sopart = sl_opts_get(p->session, "sluice.scale-out.partition");
+	const char *txp = NULL;
+	for (int i = 0; sopart && i < o->n; i++) /* read without marking it used */
+		if (!strcmp(o->v[i].key, "sink.transactional-id-prefix"))
+			txp = o->v[i].value;
+	if (txp && conn && (!strcmp(conn, "kafka") || !strcmp(conn, "upsert-kafka")))
+		/* a scale-out's child (plan_scaleout.c): transactional ids of its
+		 * own, or the children of the partitions would fence each other */
+		sl_opts_set(o, "sink.transactional-id-prefix",
+		            sl_arena_printf(p->a, "%s-p%s", txp, sopart));
 	const sl_sink_vtab *vt = conn && !strcmp(conn, "push") ? p->push_sink : sl_sink_find(conn);
 	if (!vt)
 		return sl__plan_error(p, line, col, SL_EPLAN,

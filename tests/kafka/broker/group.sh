@@ -36,6 +36,8 @@ T0=$(date +%s)
 phase() { echo "  ($(($(date +%s) - T0)) s) $*"; }
 kafka_up
 kafka_topic kg_orders 4
+kafka_topic kg_out_ref 1
+kafka_topic kg_out_so 1
 # keyed by user_id, so one user's orders are in one partition; idempotent
 # so that a retried produce keeps each partition's order
 "$B/tools/gen_events" "$ROWS" 2000 11 |
@@ -58,7 +60,13 @@ CREATE TABLE win_out (user_id STRING, ws TIMESTAMP(3), total DECIMAL(38, 2), n B
   WITH ('connector' = 'filesystem', 'path' = '$1/out_win', 'format' = 'json');
 CREATE TABLE agg_out (user_id STRING, total DECIMAL(38, 2), n BIGINT)
   WITH ('connector' = 'filesystem', 'path' = '$1/out_agg', 'format' = 'debezium-json');
+CREATE TABLE kwin_out (user_id STRING, ws TIMESTAMP(3), total DECIMAL(38, 2), n BIGINT)
+  WITH ('connector' = 'kafka', 'topic' = 'kg_out_$(basename "$1")', 'properties.bootstrap.servers' = '$KAFKA_BOOTSTRAP',
+    'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'kgp-$(basename "$1")');
 ${4:-INSERT INTO win_out SELECT user_id, window_start, SUM(amount), COUNT(*)
+  FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(event_time), INTERVAL '1' MINUTE))
+  GROUP BY user_id, window_start, window_end;
+INSERT INTO kwin_out SELECT user_id, window_start, SUM(amount), COUNT(*)
   FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(event_time), INTERVAL '1' MINUTE))
   GROUP BY user_id, window_start, window_end;
 INSERT INTO agg_out SELECT user_id, SUM(amount), COUNT(*) FROM orders GROUP BY user_id;}
@@ -73,6 +81,8 @@ fold() {
 			END { for (s in c) if (c[s] != 0) print c[s] " " s }' | sort
 }
 committed() { cat "$1"/out_win/part-* 2>/dev/null | sort; }
+# the exactly-once Kafka sink's topic, read_committed
+kcommitted() { kafka_cat -C -t "kg_out_$1" -o beginning -e -q -X isolation.level=read_committed | sort; }
 
 phase "produced $ROWS orders"
 # 1. the reference: one process, every partition
@@ -92,7 +102,7 @@ echo "reference: $nwin window rows, $(wc -l < "$W/ref.agg") users"
 mkdir -p "$W/so"
 job "$W/so" kg-so 1 > "$W/so/job.sql"
 "$SLUICE" explain "$W/so/job.sql" > "$W/explain" 2>&1 || { cat "$W/explain"; fail "explain"; }
-grep -q "^Scale-out: kafka-group: processes sharing group 'kg-so' split topic 'kg_orders' by partition; state kept per partition (2 keyed inputs, each keyed by the Kafka key \[user_id\]" "$W/explain" ||
+grep -q "^Scale-out: kafka-group: processes sharing group 'kg-so' split topic 'kg_orders' by partition; state kept per partition (3 keyed inputs, each keyed by the Kafka key \[user_id\]" "$W/explain" ||
 	{ cat "$W/explain"; fail "EXPLAIN has no Scale-out line"; }
 refuse() { # statement expected-text
 	job "$W/r" kg-r 1 "$1" > "$W/r.sql"
@@ -187,7 +197,13 @@ if ! cmp -s "$W/ref.win" "$W/so.win"; then
 fi
 grep -qv '^1 ' "$W/so.agg" && fail "the scale-out's GROUP BY changelog does not fold to one row per user"
 cmp -s "$W/ref.agg" "$W/so.agg" || { diff "$W/ref.agg" "$W/so.agg" | head; fail "GROUP BY output differs"; }
+# the exactly-once Kafka sink: each partition's child writes under its own
+# transactional ids ('kgp-so-p<P>-0'; one id for all would fence each other)
+kcommitted ref > "$W/ref.k"
+kcommitted so > "$W/so.k"
+cmp -s "$W/ref.win" "$W/ref.k" || fail "the reference's Kafka sink differs from its file sink"
+cmp -s "$W/ref.k" "$W/so.k" || { diff "$W/ref.k" "$W/so.k" | head -5; fail "the exactly-once Kafka sink's topic (read_committed, $(wc -l < "$W/so.k") rows) differs from one process's ($(wc -l < "$W/ref.k"))"; }
 for p in 0 1 2 3; do
 	ls "$W"/so/out_win/part-kg-p$p-* > /dev/null 2>&1 || fail "no committed part of partition $p"
 done
-echo "ok   A, B (A killed with kill -9 mid-stream), then C: committed output equals one process's ($nwin window rows, $(wc -l < "$W/so.agg") users)"
+echo "ok   A, B (A killed with kill -9 mid-stream), then C: committed output equals one process's ($nwin window rows in files and in a Kafka topic read_committed, $(wc -l < "$W/so.agg") users)"

@@ -11,9 +11,12 @@
  * parent's manifest list: only one written by sluice (the same schema,
  * compared byte for byte with the file's avro.schema), whose records it
  * walks to find their ends and copies unchanged; another writer's list is
- * refused naming the file.  Optional statistics written: value and null
- * counts per column; bounds, column sizes and partition summaries are left
- * null (the spec allows it; readers then cannot prune by them).
+ * refused naming the file.  Data files and delete files (format v2
+ * row-level deletes: position deletes, and equality deletes by the
+ * table's identifier fields) go into separate manifests (content "data"
+ * and "deletes").  Optional statistics written for data files: value and
+ * null counts per column; bounds, column sizes and partition summaries
+ * are left null (the spec allows it; readers then cannot prune by them).
  */
 #include "conn_iceberg_int.h"
 #include "format/avro.h"
@@ -124,7 +127,7 @@ static int put_counts(sl_buf *b, const ice_table *t, const int64_t *v, int64_t a
 }
 
 int sl__ice_manifest(const ice_table *t, const char *schema_json, const char *spec_json,
-                     int64_t snap_id, const ice_file *files, int n, sl_buf *out)
+                     int64_t snap_id, const ice_file *files, int n, int deletes, sl_buf *out)
 {
 	sl_buf schema;
 	sl_avro_file f;
@@ -135,24 +138,40 @@ int sl__ice_manifest(const ice_table *t, const char *schema_json, const char *sp
 		return -1;
 	}
 	const char *meta[] = {"schema", schema_json, "schema-id", "0", "partition-spec", spec_json,
-	                      "partition-spec-id", "0", "format-version", "2", "content", "data"};
+	                      "partition-spec-id", "0", "format-version", "2",
+	                      "content", deletes ? "deletes" : "data"};
 	rc = sl_avro_file_begin(&f, schema.p, meta, 6);
 	sl_buf_deinit(&schema);
 	for (int i = 0; !rc && i < n; i++) {
 		const ice_file *d = &files[i];
 		sl_buf *b = &f.block;
+		if ((d->content != 0) != (deletes != 0))
+			continue;
 		rc |= sl_avro_long(b, 1);                              /* status: ADDED */
 		rc |= sl_avro_long(b, 1) | sl_avro_long(b, snap_id);   /* snapshot_id */
 		rc |= sl_avro_long(b, 0) | sl_avro_long(b, 0);         /* sequence numbers: inherited */
-		rc |= sl_avro_long(b, 0);                              /* content: DATA */
+		rc |= sl_avro_long(b, d->content);                     /* 0 data, 1 pos, 2 eq deletes */
 		rc |= sl_avro_string(b, d->path) | sl_avro_string(b, "PARQUET");
 		rc |= sl_buf_append(b, d->part.p, d->part.len);        /* partition */
 		rc |= sl_avro_long(b, d->rows) | sl_avro_long(b, d->bytes);
 		rc |= sl_avro_long(b, 0);                              /* column_sizes */
-		rc |= put_counts(b, t, NULL, d->rows);                 /* value_counts */
-		rc |= put_counts(b, t, d->nulls, 0);                   /* null_value_counts */
-		for (int k = 0; k < 7; k++) /* nan counts, bounds, key, splits, eq ids, sort order */
+		if (d->content == 0) {
+			rc |= put_counts(b, t, NULL, d->rows);             /* value_counts */
+			rc |= put_counts(b, t, d->nulls, 0);               /* null_value_counts */
+		} else {
+			rc |= sl_avro_long(b, 0) | sl_avro_long(b, 0);     /* (delete files: none) */
+		}
+		for (int k = 0; k < 5; k++) /* nan counts, bounds, key metadata, split offsets */
 			rc |= sl_avro_long(b, 0);
+		if (d->content == 2) { /* equality_ids: the identifier fields */
+			rc |= sl_avro_long(b, 1) | sl_avro_long(b, t->npk);
+			for (int k = 0; k < t->npk; k++)
+				rc |= sl_avro_long(b, t->cols[t->pk[k]].id);
+			rc |= sl_avro_long(b, 0);
+		} else {
+			rc |= sl_avro_long(b, 0);
+		}
+		rc |= sl_avro_long(b, 0);                              /* sort_order_id */
 		rc |= sl_avro_file_record(&f);
 	}
 	rc |= sl_avro_file_end(&f);
@@ -163,15 +182,15 @@ int sl__ice_manifest(const ice_table *t, const char *schema_json, const char *sp
 }
 
 int sl__ice_mref_new(ice_mref *m, const char *path, int64_t len, int64_t seq, int64_t snap,
-                     int64_t files, int64_t rows)
+                     int content, int64_t files, int64_t rows)
 {
 	sl_buf *b = &m->rec;
 	sl_buf_init(b);
-	m->content = 0;
+	m->content = content;
 	m->files = files;
 	m->rows = rows;
 	int rc = sl_avro_string(b, path) | sl_avro_long(b, len) | sl_avro_long(b, 0) |
-	         sl_avro_long(b, 0) | sl_avro_long(b, seq) | sl_avro_long(b, seq) |
+	         sl_avro_long(b, content) | sl_avro_long(b, seq) | sl_avro_long(b, seq) |
 	         sl_avro_long(b, snap) | sl_avro_long(b, files) | sl_avro_long(b, 0) |
 	         sl_avro_long(b, 0) | sl_avro_long(b, rows) | sl_avro_long(b, 0) |
 	         sl_avro_long(b, 0) | sl_avro_long(b, 0) | sl_avro_long(b, 0);
@@ -196,7 +215,7 @@ static int read_mref(sl_avro_rd *r, ice_mref *m)
 {
 	const uint8_t *start = r->p;
 	size_t n;
-	int64_t v[13];
+	int64_t v[13]; /* v[1] manifest_length .. v[12] deleted_rows_count, schema order */
 	(void)sl_avro_get_bytes(r, &n);
 	for (int i = 1; i < 13; i++)
 		v[i] = sl_avro_get_long(r);
@@ -221,9 +240,9 @@ static int read_mref(sl_avro_rd *r, ice_mref *m)
 	if (r->bad)
 		return -1;
 	sl_buf_init(&m->rec);
-	m->content = (int)v[2];
-	m->files = v[6] + v[7];
-	m->rows = v[9] + v[10];
+	m->content = (int)v[3];
+	m->files = v[7] + v[8];  /* added + existing files */
+	m->rows = v[10] + v[11]; /* added + existing rows */
 	return sl_buf_append(&m->rec, start, (size_t)(r->p - start));
 }
 

@@ -1,7 +1,8 @@
 /*
  * conn_iceberg_int.h - what the files of the Iceberg sink share
  * (docs/iceberg.md): conn_iceberg.c (the sink: data files, the checkpoint
- * hooks), conn_iceberg_meta.c (the Hadoop catalog: table metadata JSON,
+ * hooks), conn_iceberg_delta.c (key positions and position deletes for
+ * upserts), conn_iceberg_meta.c (the Hadoop catalog: table metadata JSON,
  * creating the table, reading the current version, committing a snapshot
  * atomically), conn_iceberg_avro.c (manifests and manifest lists in
  * Avro) and conn_iceberg_part.c (the partition spec and its transforms).
@@ -11,6 +12,7 @@
 #define SL_CONN_ICEBERG_INT_H
 
 #include "conn.h"
+#include "base/arena.h"
 #include "base/buf.h"
 
 /* A column of the table: its Iceberg id (position + 1) and type. */
@@ -47,22 +49,83 @@ typedef struct ice_table {
 	int npk;
 } ice_table;
 
-/* A data file written and closed, waiting for a snapshot. */
+/* Content of a file in a manifest (the spec's data_file.content). */
+enum { ICE_DATA = 0, ICE_POS_DELETES = 1, ICE_EQ_DELETES = 2 };
+
+/* A data or delete file written and closed, waiting for a snapshot. */
 typedef struct ice_file {
 	char *path;            /* absolute path as listed in the manifest */
-	int64_t rows, bytes;
+	int content;           /* ICE_DATA, ICE_POS_DELETES, ICE_EQ_DELETES */
+	int64_t rows, bytes;   /* rows: records (delete files: deletes) */
 	sl_buf part;           /* the Avro encoding of its partition record */
 	int64_t *nulls;        /* per column: NULL values */
 	int ncols;
 } ice_file;
 
-/* One snapshot to commit: data files and the checkpoint they end. */
+/* One snapshot to commit: data and delete files and the checkpoint they
+ * end.  Delete files get the snapshot's sequence number like its data
+ * files: equality deletes apply to data files of earlier snapshots only,
+ * position deletes to any file at or below it (the spec's "Scan
+ * Planning"). */
 typedef struct ice_commit {
 	const ice_file *files;
 	int nfiles;
 	const char *job;       /* flink.job-id in the summary */
 	int64_t ckpt;          /* flink.max-committed-checkpoint-id; <= 0: none */
 } ice_commit;
+
+/* ---- conn_iceberg_delta.c ----------------------------------------------- */
+
+/* A key's row written since the last checkpoint: data file (an index
+ * into the sink's list of the checkpoint's data files; -1 = deleted) and
+ * the row's ordinal in it. */
+typedef struct ice_rowslot {
+	const void *key;       /* NULL = empty slot */
+	size_t len;
+	uint64_t hash;
+	int32_t file;
+	int64_t pos;
+} ice_rowslot;
+
+typedef struct ice_rowmap {
+	ice_rowslot *slots;
+	int64_t cap, n;        /* cap a power of 2 */
+	sl_arena keys;
+} ice_rowmap;
+
+void sl__ice_rowmap_init(ice_rowmap *m);
+/* Forgets every key (a checkpoint closed their files). */
+void sl__ice_rowmap_clear(ice_rowmap *m);
+void sl__ice_rowmap_free(ice_rowmap *m);
+/* 1 and the position of key's live row (then marked deleted); 2 when the
+ * key is known dead in this checkpoint (its row deleted, or it was
+ * deleted by equality); 0 when the key is not in the map. */
+int sl__ice_rowmap_take(ice_rowmap *m, const void *key, size_t n, int32_t *file,
+                        int64_t *pos);
+/* Records key's row at (file, pos) (file -1: the key is dead): 1 with the
+ * position of the live row it replaces in *pfile, *ppos, 0 when none, -1
+ * when out of memory. */
+int sl__ice_rowmap_put(ice_rowmap *m, const void *key, size_t n, int32_t file, int64_t pos,
+                       int32_t *pfile, int64_t *ppos);
+
+/* Position deletes of one partition, waiting for the checkpoint. */
+typedef struct ice_posdel {
+	int32_t file;          /* index into the checkpoint's data file paths */
+	int64_t pos;
+} ice_posdel;
+
+typedef struct ice_posgrp {
+	sl_buf part;           /* the partition record (Avro) */
+	char *dir;             /* the partition's directory ("a=1/", "" unpartitioned) */
+	ice_posdel *d;
+	int64_t n, cap;
+} ice_posgrp;
+
+/* 0 or -1 (out of memory). */
+int sl__ice_posdel_add(ice_posgrp *g, int32_t file, int64_t pos);
+/* Sorts g's deletes by file path (paths[file]), then position. */
+void sl__ice_posdel_sort(ice_posgrp *g, char *const *paths);
+void sl__ice_posgrp_free(ice_posgrp *g);
 
 /* ---- conn_iceberg_meta.c ------------------------------------------------ */
 
@@ -127,21 +190,25 @@ int sl__ice_part_path(const ice_pfield *pf, const sl_col *c, int row, const char
 /* Murmur3 x86 32-bit, seed 0: the hash of Iceberg's bucket transform. */
 uint32_t sl__ice_murmur3(const void *data, size_t n);
 /*
- * The manifest of files[0..n) added by snapshot snap_id into out (a whole
- * Avro file with the header metadata the spec requires: schema, schema-id,
- * partition-spec, partition-spec-id, format-version, content).
+ * The manifest of the data files (deletes = 0) or the delete files
+ * (deletes = 1) among files[0..n) added by snapshot snap_id into out (a
+ * whole Avro file with the header metadata the spec requires: schema,
+ * schema-id, partition-spec, partition-spec-id, format-version, content
+ * "data" or "deletes"); equality delete files carry the identifier
+ * fields as equality_ids.
  */
 int sl__ice_manifest(const ice_table *t, const char *schema_json, const char *spec_json,
-                     int64_t snap_id, const ice_file *files, int n, sl_buf *out);
+                     int64_t snap_id, const ice_file *files, int n, int deletes, sl_buf *out);
 /* A manifest_file record of the manifest list, kept as its Avro bytes. */
 typedef struct ice_mref {
 	sl_buf rec;            /* the record's encoding */
 	int content;           /* 0 data, 1 deletes */
 	int64_t files, rows;   /* added + existing */
 } ice_mref;
-/* Encodes the manifest_file record of a new manifest (added files only). */
+/* Encodes the manifest_file record of a new manifest (added files only;
+ * content 0 data, 1 deletes; rows: records or deletes). */
 int sl__ice_mref_new(ice_mref *m, const char *path, int64_t len, int64_t seq, int64_t snap,
-                     int64_t files, int64_t rows);
+                     int content, int64_t files, int64_t rows);
 /*
  * Reads a manifest list written by sluice (the same Avro schema; another
  * writer's is refused with a message naming the file) into *refs (n of

@@ -659,6 +659,7 @@ static int append_array(sl_buf *o, js old, const char *add)
 /* What one commit attempt works from: the current version's facts. */
 typedef struct ice_base {
 	int64_t ver, seq, parent, last_ms, total_size;
+	int64_t total_eq, total_pos; /* the parent's total equality / position deletes */
 	char mlist[ICE_PATH];  /* the parent's manifest list (local path), "" = none */
 } ice_base;
 
@@ -666,7 +667,7 @@ static int read_base(ice_table *t, js root, ice_base *bs, sl_err *err)
 {
 	js v, k, s, m;
 	js_it it;
-	bs->seq = bs->last_ms = bs->total_size = 0;
+	bs->seq = bs->last_ms = bs->total_size = bs->total_eq = bs->total_pos = 0;
 	bs->mlist[0] = 0;
 	bs->parent = -1;
 	js_get_i64(root, "last-sequence-number", &bs->seq);
@@ -684,8 +685,11 @@ static int read_base(ice_table *t, js root, ice_base *bs, sl_err *err)
 		if (!js_get(s, "manifest-list", &m) || js_str(m, l, sizeof l))
 			goto bad;
 		snprintf(bs->mlist, sizeof bs->mlist, "%s", local_of(l));
-		if (js_get(s, "summary", &m))
+		if (js_get(s, "summary", &m)) {
 			js_get_i64(m, "total-files-size", &bs->total_size);
+			js_get_i64(m, "total-equality-deletes", &bs->total_eq);
+			js_get_i64(m, "total-position-deletes", &bs->total_pos);
+		}
 		return 0;
 	}
 bad:
@@ -693,29 +697,46 @@ bad:
 	                  "snapshot %lld)", t->name, t->dir, (long long)bs->parent);
 }
 
+/* What a snapshot adds and holds, for its summary. */
+typedef struct ice_counts {
+	int64_t files, rows, size;          /* added data files, records, bytes of all files */
+	int64_t eq_files, eq, pos_files, pos; /* added delete files and their deletes */
+	int64_t tot_files, tot_rows, tot_del_files; /* live in the snapshot */
+} ice_counts;
+
 /* The new snapshot's JSON object. */
 static int snapshot_json(sl_buf *o, const ice_commit *c, const ice_base *bs, int64_t snap,
-                         int64_t ms, const char *mlist, int64_t tot_files, int64_t tot_rows)
+                         int64_t ms, const char *mlist, const ice_counts *n)
 {
-	int64_t rows = 0, size = 0;
-	for (int i = 0; i < c->nfiles; i++) {
-		rows += c->files[i].rows;
-		size += c->files[i].bytes;
-	}
+	/* Iceberg's operations: "append" (data files only), "overwrite"
+	 * (data and deletes, a row delta), "delete" (deletes only) */
+	const char *op = !n->eq_files && !n->pos_files ? "append" : n->files ? "overwrite"
+	                                                                       : "delete";
 	int rc = sl_buf_printf(o, "{\"snapshot-id\":%lld,", (long long)snap);
 	if (bs->parent > 0)
 		rc |= sl_buf_printf(o, "\"parent-snapshot-id\":%lld,", (long long)bs->parent);
 	rc |= sl_buf_printf(o, "\"sequence-number\":%lld,\"timestamp-ms\":%lld,\"manifest-list\":",
 	                    (long long)bs->seq + 1, (long long)ms);
 	rc |= put_jstr(o, mlist);
-	rc |= sl_buf_printf(o, ",\"summary\":{\"operation\":\"append\",\"engine-name\":\"sluice\","
-	                    "\"added-data-files\":\"%d\",\"added-records\":\"%lld\","
-	                    "\"added-files-size\":\"%lld\",\"total-data-files\":\"%lld\","
-	                    "\"total-records\":\"%lld\",\"total-files-size\":\"%lld\","
-	                    "\"total-delete-files\":\"0\",\"total-position-deletes\":\"0\","
-	                    "\"total-equality-deletes\":\"0\",\"flink.job-id\":", c->nfiles,
-	                    (long long)rows, (long long)size, (long long)tot_files,
-	                    (long long)tot_rows, (long long)(bs->total_size + size));
+	rc |= sl_buf_printf(o, ",\"summary\":{\"operation\":\"%s\",\"engine-name\":\"sluice\","
+	                    "\"added-data-files\":\"%lld\",\"added-records\":\"%lld\","
+	                    "\"added-files-size\":\"%lld\",", op, (long long)n->files,
+	                    (long long)n->rows, (long long)n->size);
+	if (n->eq_files || n->pos_files)
+		rc |= sl_buf_printf(o, "\"added-delete-files\":\"%lld\","
+		                    "\"added-equality-delete-files\":\"%lld\","
+		                    "\"added-position-delete-files\":\"%lld\","
+		                    "\"added-equality-deletes\":\"%lld\","
+		                    "\"added-position-deletes\":\"%lld\",",
+		                    (long long)(n->eq_files + n->pos_files), (long long)n->eq_files,
+		                    (long long)n->pos_files, (long long)n->eq, (long long)n->pos);
+	rc |= sl_buf_printf(o, "\"total-data-files\":\"%lld\",\"total-records\":\"%lld\","
+	                    "\"total-files-size\":\"%lld\",\"total-delete-files\":\"%lld\","
+	                    "\"total-position-deletes\":\"%lld\","
+	                    "\"total-equality-deletes\":\"%lld\",\"flink.job-id\":",
+	                    (long long)n->tot_files, (long long)n->tot_rows,
+	                    (long long)(bs->total_size + n->size), (long long)n->tot_del_files,
+	                    (long long)(bs->total_pos + n->pos), (long long)(bs->total_eq + n->eq));
 	rc |= put_jstr(o, c->job);
 	if (c->ckpt > 0)
 		rc |= sl_buf_printf(o, ",\"flink.max-committed-checkpoint-id\":\"%lld\"",
@@ -817,58 +838,100 @@ static int put_meta_file(ice_table *t, const char *name, const sl_buf *b, char *
 	return 0;
 }
 
+/* Writes the manifest of c's data files (deletes = 0) or delete files
+ * (1) named <uuid>-m<deletes>.avro and its manifest list record into *m.
+ * 0 or a code with err. */
+static int put_manifest(ice_table *t, const ice_commit *c, const ice_base *bs, int64_t snap,
+                        const char *uuid, int deletes, ice_mref *m, char *loc, sl_err *err)
+{
+	char name[128];
+	sl_buf man, schema, spec;
+	int64_t files = 0, rows = 0;
+	int rc = 0;
+	for (int i = 0; i < c->nfiles; i++)
+		if ((c->files[i].content != ICE_DATA) == (deletes != 0)) {
+			files++;
+			rows += c->files[i].rows;
+		}
+	sl_buf_init(&man);
+	sl_buf_init(&schema);
+	sl_buf_init(&spec);
+	snprintf(name, sizeof name, "%s-m%d.avro", uuid, deletes);
+	if (schema_json(t, &schema) || spec_json(t, &spec) || !sl_buf_cstr(&schema) ||
+	    !sl_buf_cstr(&spec) ||
+	    sl__ice_manifest(t, schema.p, spec.p, snap, c->files, c->nfiles, deletes, &man) ||
+	    (rc = put_meta_file(t, name, &man, loc, err)) ||
+	    sl__ice_mref_new(m, loc, (int64_t)man.len, bs->seq + 1, snap, deletes, files, rows))
+		rc = rc ? rc : sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", t->name);
+	sl_buf_deinit(&man);
+	sl_buf_deinit(&schema);
+	sl_buf_deinit(&spec);
+	return rc;
+}
+
 /* One commit attempt on top of version bs->ver; 1 = lost the race. */
 static int commit_once(ice_table *t, const ice_commit *c, js root, ice_base *bs, sl_err *err)
 {
-	char uuid[37], name[128], mloc[ICE_PATH], lloc[ICE_PATH], tmp[ICE_PATH];
-	sl_buf man, schema, spec, list, snapj, meta;
+	char uuid[37], name[128], mloc[2][ICE_PATH], lloc[ICE_PATH], tmp[ICE_PATH];
+	sl_buf list, snapj, meta;
 	ice_mref *refs = NULL;
-	int nrefs = 0, rc;
-	int64_t snap, ms = now_ms(), rows = 0, files = 0;
+	int nrefs = 0, nnew = 0, rc, kinds[2] = {0, 0};
+	int64_t snap, ms = now_ms();
+	ice_counts n;
+	memset(&n, 0, sizeof n);
+	mloc[0][0] = mloc[1][0] = 0;
 	rand_bytes(&snap, sizeof snap);
 	snap &= INT64_MAX >> 1;
 	snap += !snap;
 	if (ms < bs->last_ms)
 		ms = bs->last_ms;
-	sl_buf_init(&man);
-	sl_buf_init(&schema);
-	sl_buf_init(&spec);
 	sl_buf_init(&list);
 	sl_buf_init(&snapj);
 	sl_buf_init(&meta);
+	for (int i = 0; i < c->nfiles; i++) {
+		const ice_file *f = &c->files[i];
+		kinds[f->content != ICE_DATA] = 1;
+		n.size += f->bytes;
+		if (f->content == ICE_DATA) {
+			n.files++;
+			n.rows += f->rows;
+		} else if (f->content == ICE_EQ_DELETES) {
+			n.eq_files++;
+			n.eq += f->rows;
+		} else {
+			n.pos_files++;
+			n.pos += f->rows;
+		}
+	}
 	if ((rc = bs->mlist[0] ? sl__ice_mlist_read(bs->mlist, &refs, &nrefs, err) : 0))
 		goto done;
-	/* the new manifest first, then the parent's */
-	ice_mref *nr = realloc(refs, (size_t)(nrefs + 1) * sizeof *nr);
+	/* the new manifests (data, deletes) first, then the parent's */
+	nnew = kinds[0] + kinds[1];
+	ice_mref *nr = realloc(refs, (size_t)(nrefs + nnew) * sizeof *nr);
 	if (!nr) {
 		rc = sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", t->name);
 		goto done;
 	}
 	refs = nr;
-	memmove(refs + 1, refs, (size_t)nrefs * sizeof *refs);
-	sl_buf_init(&refs[0].rec);
-	nrefs++;
-	for (int i = 0; i < c->nfiles; i++)
-		rows += c->files[i].rows;
+	memmove(refs + nnew, refs, (size_t)nrefs * sizeof *refs);
+	for (int i = 0; i < nnew; i++)
+		sl_buf_init(&refs[i].rec);
+	nrefs += nnew;
 	uuid4(uuid);
-	snprintf(name, sizeof name, "%s-m0.avro", uuid);
-	if (schema_json(t, &schema) || spec_json(t, &spec) || !sl_buf_cstr(&schema) ||
-	    !sl_buf_cstr(&spec) ||
-	    sl__ice_manifest(t, schema.p, spec.p, snap, c->files, c->nfiles, &man) ||
-	    (rc = put_meta_file(t, name, &man, mloc, err)) ||
-	    sl__ice_mref_new(&refs[0], mloc, (int64_t)man.len, bs->seq + 1, snap, c->nfiles, rows)) {
-		rc = rc ? rc : sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", t->name);
-		goto done;
-	}
+	for (int d = 0, j = 0; d < 2; d++)
+		if (kinds[d] && (rc = put_manifest(t, c, bs, snap, uuid, d, &refs[j++], mloc[d], err)))
+			goto done;
 	for (int i = 0; i < nrefs; i++)
 		if (refs[i].content == 0) {
-			files += refs[i].files;
-			rows += i ? refs[i].rows : 0;
+			n.tot_files += refs[i].files;
+			n.tot_rows += refs[i].rows;
+		} else {
+			n.tot_del_files += refs[i].files;
 		}
 	snprintf(name, sizeof name, "snap-%lld-1-%s.avro", (long long)snap, uuid);
 	if (sl__ice_mlist(refs, nrefs, snap, bs->parent, bs->seq + 1, &list) ||
 	    (rc = put_meta_file(t, name, &list, lloc, err)) ||
-	    snapshot_json(&snapj, c, bs, snap, ms, lloc, files, rows) || !sl_buf_cstr(&snapj) ||
+	    snapshot_json(&snapj, c, bs, snap, ms, lloc, &n) || !sl_buf_cstr(&snapj) ||
 	    next_version(&meta, root, t, bs, snap, ms, snapj.p)) {
 		rc = rc ? rc : sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", t->name);
 		goto done;
@@ -885,8 +948,11 @@ static int commit_once(ice_table *t, const ice_commit *c, js root, ice_base *bs,
 		rc = sl_err_set(err, SL_EIO, "sink '%s': cannot publish '%s/metadata/v%lld.metadata."
 		                "json': %s", t->name, t->dir, (long long)bs->ver + 1, strerror(errno));
 	} else if (pub == 1) { /* lost the race: this attempt's files are garbage */
-		snprintf(tmp, sizeof tmp, "%s", local_of(mloc));
-		unlink(tmp);
+		for (int d = 0; d < 2; d++)
+			if (mloc[d][0]) {
+				snprintf(tmp, sizeof tmp, "%s", local_of(mloc[d]));
+				unlink(tmp);
+			}
 		snprintf(tmp, sizeof tmp, "%s", local_of(lloc));
 		unlink(tmp);
 		rc = 1;
@@ -897,9 +963,6 @@ static int commit_once(ice_table *t, const ice_commit *c, js root, ice_base *bs,
 	}
 done:
 	sl__ice_mrefs_free(refs, nrefs);
-	sl_buf_deinit(&man);
-	sl_buf_deinit(&schema);
-	sl_buf_deinit(&spec);
 	sl_buf_deinit(&list);
 	sl_buf_deinit(&snapj);
 	sl_buf_deinit(&meta);

@@ -7,12 +7,22 @@ virtual environment tests/iceberg/peers.sh made.
     python read.py pyiceberg <table dir> <col,col,...>
     python read.py pyarrow <table dir> <col,col,...>
     python read.py partcheck <table dir>
+    python read.py delta <table dir> <col,col,...>
 
 print the columns as tab-separated canonical text (timestamps
 "YYYY-MM-DD HH:MM:SS[.ffffff]", decimals as written, NULL), one row a line;
 partcheck computes every row's partition with pyiceberg's own transforms
 (pyiceberg.transforms) and checks it equals the partition the manifest
 records for the row's data file: prints "ok N files, M rows".
+
+delta reads a table with delete files: pyiceberg 0.12 plans no scan over
+equality deletes ("does not yet support equality deletes"), so its
+manifest readers list the current snapshot's live entries (sequence
+numbers inherited as pyiceberg does), pyarrow reads the data and delete
+files, and the deletes are applied here by the table spec's rules ("Scan
+Planning": a position delete applies to data files of a sequence number
+<= its own, an equality delete to those of a lower one, both within the
+same partition).
 """
 import os
 import re
@@ -68,6 +78,42 @@ def partcheck(t):
     print("ok %d files, %d rows, spec %s" % (files, rows, spec))
 
 
+def delta(t, cols):
+    import pyarrow.parquet as pq
+    from pyiceberg.manifest import DataFileContent
+    schema = t.schema()
+    entries = []
+    for m in t.current_snapshot().manifests(t.io):
+        for e in m.fetch_manifest_entry(t.io, discard_deleted=True):
+            entries.append(e)
+    path = lambda p: re.sub(r"^file:(//)?", "", p)
+    part = lambda f: tuple(f.partition[i] for i in range(len(f.partition)))
+    pos, eq = {}, []
+    for e in entries:
+        f = e.data_file
+        if f.content == DataFileContent.POSITION_DELETES:
+            for r in pq.read_table(path(f.file_path)).to_pylist():
+                pos.setdefault((path(r["file_path"]), r["pos"]), []).append(e)
+        elif f.content == DataFileContent.EQUALITY_DELETES:
+            names = [schema.find_field(i).name for i in f.equality_ids]
+            keys = {tuple(r[n] for n in names) for r in pq.read_table(path(f.file_path)).to_pylist()}
+            eq.append((e, names, keys))
+    out = []
+    for e in entries:
+        f = e.data_file
+        if f.content != DataFileContent.DATA:
+            continue
+        for i, r in enumerate(pq.read_table(path(f.file_path)).to_pylist()):
+            if any(d.sequence_number >= e.sequence_number and part(d.data_file) == part(f)
+                   for d in pos.get((path(f.file_path), i), [])):
+                continue
+            if any(d.sequence_number > e.sequence_number and part(d.data_file) == part(f) and
+                   tuple(r[n] for n in names) in keys for d, names, keys in eq):
+                continue
+            out.append(r)
+    return out
+
+
 def main():
     cmd, table = sys.argv[1], sys.argv[2]
     cols = sys.argv[3].split(",") if len(sys.argv) > 3 else []
@@ -81,6 +127,8 @@ def main():
         for task in t.scan().plan_files():
             path = re.sub(r"^file:(//)?", "", task.file.file_path)
             rows += pq.read_table(path, columns=cols).to_pylist()
+    elif cmd == "delta":
+        rows = delta(t, cols)
     elif cmd == "partcheck":
         partcheck(t)
         return

@@ -85,7 +85,7 @@
 #define ICE_PATH 4096
 #define ICE_WRITE_CHUNK (1u << 20)
 #define ICE_DEFAULT_TARGET (512LL * 1024 * 1024) /* Iceberg's write.target-file-size-bytes */
-#define ICE_SNAP_VERSION 2 /* 1: without content bytes (every file data) */
+#define ICE_SNAP_VERSION 3 /* 2: without bounds; 1: without content (all data) */
 
 /* A data or equality delete file being written: one of each kind per
  * partition value (position delete files are written whole at a
@@ -93,6 +93,7 @@
 typedef struct ice_writer {
 	int kind;              /* ICE_DATA, ICE_EQ_DELETES, ICE_POS_DELETES */
 	int32_t fidx;          /* data files: index into the sink's dpath */
+	ice_stat *st;          /* data files: per column bounds */
 	int fd;
 	sl_encoder *enc;
 	sl_buf out;            /* encoded bytes not yet written */
@@ -155,6 +156,7 @@ static void file_free(ice_file *f)
 	free(f->path);
 	free(f->nulls);
 	sl_buf_deinit(&f->part);
+	sl_buf_deinit(&f->bounds);
 	f->path = NULL;
 	f->nulls = NULL;
 }
@@ -423,6 +425,7 @@ static int open_writer(ice_sink *k, int kind, const char *part, size_t plen, con
 	w->fidx = -1;
 	sl_buf_init(&w->out);
 	sl_buf_init(&w->f.part);
+	sl_buf_init(&w->f.bounds);
 	w->f.content = kind;
 	sl_buf_clear(&k->pathb);
 	if (sl_buf_printf(&k->pathb, "%s/data/%s", k->t.dir, dir) || !sl_buf_cstr(&k->pathb))
@@ -442,8 +445,12 @@ static int open_writer(ice_sink *k, int kind, const char *part, size_t plen, con
 	    sl_buf_append(&w->f.part, part, plen))
 		goto nomem;
 	if (kind == ICE_DATA) {
-		if (!(k->dpath[k->ndpath] = strdup(path)))
+		if (!(w->st = calloc((size_t)k->t.ncols, sizeof *w->st)))
 			goto nomem;
+		if (!(k->dpath[k->ndpath] = strdup(path))) {
+			free(w->st);
+			goto nomem;
+		}
 		w->fidx = k->ndpath++;
 	}
 	w->f.ncols = k->t.ncols;
@@ -506,6 +513,10 @@ static int close_writer(ice_sink *k, int i, sl_err *err)
 	if (w->enc)
 		sl_encoder_free(w->enc);
 	sl_buf_deinit(&w->out);
+	if (!rc && w->st && sl__ice_stats_encode(w->st, &k->t, &w->f.bounds))
+		rc = nomem(k, err);
+	sl__ice_stats_free(w->st, k->t.ncols);
+	w->st = NULL;
 	if (rc || k->broken || w->f.rows == 0) {
 		if (w->f.path)
 			unlink(w->f.path);
@@ -583,9 +594,12 @@ static int put_row(ice_sink *k, int wi, const sl_batch *b, int row, sl_err *err)
 	}
 	w->f.bytes += (int64_t)(w->out.len - before);
 	w->f.rows++;
-	if (w->kind == ICE_DATA)
+	if (w->kind == ICE_DATA) {
 		for (int c = 0; c < k->t.ncols; c++)
 			w->f.nulls[c] += b->cols[c].null[row];
+		if (sl__ice_stats_add(w->st, &k->t, b, row))
+			return nomem(k, err);
+	}
 	if (w->out.len >= ICE_WRITE_CHUNK && (rc = flush_writer(k, w, err)))
 		return rc;
 	if (w->f.bytes + w->enc->vt->file_buffered(w->enc) >= k->target &&
@@ -837,10 +851,11 @@ static int need_ckpt(ice_sink *k, const char *what, sl_err *err)
 
 /*
  * pre_commit: closes every open file, writes the position deletes, and
- * writes (version 2): u8 2, bytes job, i64 id, u32 count, then per file
+ * writes (version 3): u8 3, bytes job, i64 id, u32 count, then per file
  * not yet committed: i64 its checkpoint, u8 content (ICE_DATA, ...;
  * version 1 has no such byte: data), bytes path, i64 rows, i64 bytes,
- * bytes partition record, u32 columns, i64 NULL count per column.
+ * bytes partition record, u32 columns, i64 NULL count per column, bytes
+ * bounds (the manifest's encoding; not in versions 1 and 2: none).
  */
 static int ice_pre_commit(sl_sink *s, int64_t id, sl_snap_writer *w, sl_err *err)
 {
@@ -875,6 +890,7 @@ static int ice_pre_commit(sl_sink *s, int64_t id, sl_snap_writer *w, sl_err *err
 		sl_snap_put_u32(w, (uint32_t)f->ncols);
 		for (int c = 0; c < f->ncols; c++)
 			sl_snap_put_i64(w, f->nulls[c]);
+		sl_snap_put_bytes(w, f->bounds.p ? f->bounds.p : "", f->bounds.len);
 	}
 	if (w->failed)
 		return nomem(k, err);
@@ -924,6 +940,7 @@ static int read_restored(ice_sink *k, sl_snap_reader *r, int64_t *id, sl_err *er
 		ice_pend p;
 		memset(&p, 0, sizeof p);
 		sl_buf_init(&p.f.part);
+		sl_buf_init(&p.f.bounds);
 		p.id = sl_snap_get_i64(r);
 		p.f.content = ver >= 2 ? sl_snap_get_u8(r) : ICE_DATA;
 		if (p.f.content > ICE_EQ_DELETES || (p.f.content != ICE_DATA && !k->delta))
@@ -945,6 +962,13 @@ static int read_restored(ice_sink *k, sl_snap_reader *r, int64_t *id, sl_err *er
 		p.f.ncols = (int)nc;
 		for (uint32_t c = 0; c < nc; c++)
 			p.f.nulls[c] = sl_snap_get_i64(r);
+		if (ver >= 3) {
+			const char *bd = sl_snap_get_bytes(r, &n);
+			if (!sl_snap_reader_ok(r) || (n && sl_buf_append(&p.f.bounds, bd, n))) {
+				file_free(&p.f);
+				goto damaged;
+			}
+		}
 		if (k->npend == k->pcap) {
 			int cap = k->pcap ? k->pcap * 2 : 8;
 			ice_pend *np = realloc(k->pend, (size_t)cap * sizeof *np);
@@ -1070,6 +1094,7 @@ static void ice_close(sl_sink *s)
 		if (w->enc)
 			sl_encoder_free(w->enc);
 		sl_buf_deinit(&w->out);
+		sl__ice_stats_free(w->st, k->t.ncols);
 		file_free(&w->f);
 	}
 	for (int i = 0; i < k->npend; i++)

@@ -15,8 +15,9 @@
  * row-level deletes: position deletes, and equality deletes by the
  * table's identifier fields) go into separate manifests (content "data"
  * and "deletes").  Optional statistics written for data files: value and
- * null counts per column; bounds, column sizes and partition summaries
- * are left null (the spec allows it; readers then cannot prune by them).
+ * null counts and lower and upper bounds (conn_iceberg_stats.c) per
+ * column; column sizes, NaN counts and partition summaries are left null
+ * (the spec allows it).
  */
 #include "conn_iceberg_int.h"
 #include "format/avro.h"
@@ -161,8 +162,12 @@ int sl__ice_manifest(const ice_table *t, const char *schema_json, const char *sp
 		} else {
 			rc |= sl_avro_long(b, 0) | sl_avro_long(b, 0);     /* (delete files: none) */
 		}
-		for (int k = 0; k < 5; k++) /* nan counts, bounds, key metadata, split offsets */
-			rc |= sl_avro_long(b, 0);
+		rc |= sl_avro_long(b, 0);                              /* nan_value_counts */
+		if (d->bounds.len)                                     /* lower, upper bounds */
+			rc |= sl_buf_append(b, d->bounds.p, d->bounds.len);
+		else
+			rc |= sl_avro_long(b, 0) | sl_avro_long(b, 0);
+		rc |= sl_avro_long(b, 0) | sl_avro_long(b, 0);         /* key metadata, split offsets */
 		if (d->content == 2) { /* equality_ids: the identifier fields */
 			rc |= sl_avro_long(b, 1) | sl_avro_long(b, t->npk);
 			for (int k = 0; k < t->npk; k++)

@@ -2,7 +2,7 @@
  * conn_iceberg_int.h - what the files of the Iceberg sink share
  * (docs/iceberg.md): conn_iceberg.c (the sink: data files, the checkpoint
  * hooks), conn_iceberg_delta.c (key positions and position deletes for
- * upserts), conn_iceberg_meta.c (the Hadoop catalog: table metadata JSON,
+ * upserts), conn_iceberg_stats.c (column bounds), conn_iceberg_meta.c (the Hadoop catalog: table metadata JSON,
  * creating the table, reading the current version, committing a snapshot
  * atomically), conn_iceberg_avro.c (manifests and manifest lists in
  * Avro) and conn_iceberg_part.c (the partition spec and its transforms).
@@ -60,6 +60,8 @@ typedef struct ice_file {
 	sl_buf part;           /* the Avro encoding of its partition record */
 	int64_t *nulls;        /* per column: NULL values */
 	int ncols;
+	sl_buf bounds;         /* data files: the Avro encoding of its lower_bounds
+	                        * and upper_bounds (conn_iceberg_stats.c); empty = none */
 } ice_file;
 
 /* One snapshot to commit: data and delete files and the checkpoint they
@@ -126,6 +128,25 @@ int sl__ice_posdel_add(ice_posgrp *g, int32_t file, int64_t pos);
 /* Sorts g's deletes by file path (paths[file]), then position. */
 void sl__ice_posdel_sort(ice_posgrp *g, char *const *paths);
 void sl__ice_posgrp_free(ice_posgrp *g);
+
+/* ---- conn_iceberg_stats.c ----------------------------------------------- */
+
+/* The smallest and largest non-null value of a column in a data file. */
+typedef struct ice_stat {
+	int has;               /* a value was seen */
+	int64_t ilo, ihi;      /* integers, dates, times, timestamps, booleans */
+	double dlo, dhi;       /* FLOAT, DOUBLE (NaN skipped) */
+	sl_i128 qlo, qhi;      /* DECIMAL unscaled */
+	sl_buf slo, shi;       /* strings, binary (whole values) */
+} ice_stat;
+
+/* Folds row `row` of b (the table's columns) into st[0..t->ncols).  0 or
+ * -1 (out of memory). */
+int sl__ice_stats_add(ice_stat *st, const ice_table *t, const sl_batch *b, int row);
+/* Appends the lower_bounds and upper_bounds of st as the manifest entry's
+ * two ["null", map<int, bytes>] fields.  0 or -1. */
+int sl__ice_stats_encode(const ice_stat *st, const ice_table *t, sl_buf *out);
+void sl__ice_stats_free(ice_stat *st, int n);
 
 /* ---- conn_iceberg_meta.c ------------------------------------------------ */
 

@@ -118,6 +118,8 @@ SQL
 oracle "SELECT substr(event_time, 1, 16) m, user_id, count(*), printf('%.2f', sum(cents) / 100.0)
   FROM o GROUP BY m, user_id" > "$W/j2.want"
 readers "$W/wh/db/per_minute" m,user_id,n,total "m, user_id, n, total::VARCHAR" "$W/j2.want"
+"$PY" "$ROOT/tests/iceberg/read.py" bounds "$W/wh/db/per_minute" > "$W/b.out" 2>&1 &&
+	ok "data files' $(tail -1 "$W/b.out")" || { no "bounds:"; tail -3 "$W/b.out"; }
 np=$(ls "$W/wh/db/per_minute/data" | grep -c '^m=')
 [ "$np" -ge 30 ] && ok "$np partition directories" || no "partition directories: $np"
 

@@ -813,7 +813,7 @@ static int commit_pending(ice_sink *k, int64_t upto, int64_t ckpt, sl_err *err)
 			return nomem(k, err);
 		for (int i = 0; i < n; i++)
 			files[i] = k->pend[i].f;
-		ice_commit c = {files, n, k->job ? k->job : k->runid, k->job ? id : ckpt};
+		ice_commit c = {files, n, k->job ? k->job : k->runid, k->job ? id : ckpt, 0, 0, NULL, 0};
 		rc = sl__ice_commit(&k->t, &c, err);
 		free(files);
 		if (rc)
@@ -1131,6 +1131,39 @@ static void ice_close(sl_sink *s)
 	k->kcols = NULL;
 	k->insops = NULL;
 	k->nw = k->npend = k->npg = k->ndpath = 0;
+}
+
+const ice_table *sl__ice_sink_table(const sl_sink *s)
+{
+	return &((const ice_sink *)s)->t;
+}
+
+int sl__ice_sink_replace(sl_sink *s, int64_t base, const ice_gone *gone, int ngone,
+                         int64_t *files, int64_t *rows, sl_err *err)
+{
+	ice_sink *k = (ice_sink *)s;
+	int rc = close_writers(k, err);
+	ice_file *fs = k->npend ? malloc((size_t)k->npend * sizeof *fs) : NULL;
+	if (!rc && k->npend && !fs)
+		rc = nomem(k, err);
+	*files = *rows = 0;
+	for (int i = 0; !rc && i < k->npend; i++) {
+		fs[i] = k->pend[i].f;
+		(*files)++;
+		*rows += fs[i].rows;
+	}
+	if (!rc) {
+		ice_commit c = {fs, k->npend, NULL, 0, 1, base, gone, ngone};
+		rc = sl__ice_commit(&k->t, &c, err);
+	}
+	free(fs);
+	for (int i = 0; i < k->npend; i++) {
+		if (rc)
+			unlink(k->pend[i].f.path); /* never listed by a snapshot */
+		file_free(&k->pend[i].f);
+	}
+	k->npend = 0;
+	return rc;
 }
 
 /* An updating input needs a PRIMARY KEY: its deletes are by key. */

@@ -91,6 +91,18 @@ int sl__ice_rowmap_take(ice_rowmap *m, const void *key, size_t n, int32_t *file,
 	return 1;
 }
 
+int sl__ice_rowmap_get(ice_rowmap *m, const void *key, size_t n, int32_t *file, int64_t *pos)
+{
+	if (!m->cap)
+		return 0;
+	ice_rowslot *s = find(m, key, n, sl_hash_bytes(key, n, 0));
+	if (!s->key)
+		return 0;
+	*file = s->file;
+	*pos = s->pos;
+	return 1;
+}
+
 int sl__ice_rowmap_put(ice_rowmap *m, const void *key, size_t n, int32_t file, int64_t pos,
                        int32_t *pfile, int64_t *ppos)
 {

@@ -72,9 +72,40 @@ typedef struct ice_file {
 typedef struct ice_commit {
 	const ice_file *files;
 	int nfiles;
-	const char *job;       /* flink.job-id in the summary */
+	const char *job;       /* flink.job-id in the summary; NULL: none */
 	int64_t ckpt;          /* flink.max-committed-checkpoint-id; <= 0: none */
+	/* A replace (rewrite-data-files): the snapshot lists files only and
+	 * marks gone[] DELETED, instead of carrying the parent's manifests;
+	 * it is committed only on top of snapshot base (else SL_ESTATE with
+	 * "changed" in the message: the caller starts over). */
+	int replace;
+	int64_t base;
+	const struct ice_gone *gone;
+	int ngone;
 } ice_commit;
+
+/* A live file of a snapshot, as its manifest entry says (rewrite). */
+typedef struct ice_gone {
+	int content;           /* ICE_DATA, ICE_POS_DELETES, ICE_EQ_DELETES */
+	int64_t seq, fseq;     /* data and file sequence numbers (inherited resolved) */
+	int64_t rows, bytes;
+	char *path;            /* local path */
+	sl_buf part;           /* the partition record */
+	sl_buf df;             /* the whole data_file record */
+} ice_gone;
+
+/* ---- conn_iceberg.c: the sink, for rewrite-data-files -------------------- */
+
+/* The table of an iceberg sink (after open). */
+const ice_table *sl__ice_sink_table(const sl_sink *s);
+/*
+ * Closes the sink's files (written without checkpointing) and commits them
+ * as a replace of snapshot base removing gone[0..ngone) (ice_commit);
+ * their count and rows into *files, *rows.  On failure the files are
+ * deleted.  0 or a code with err.
+ */
+int sl__ice_sink_replace(sl_sink *s, int64_t base, const struct ice_gone *gone, int ngone,
+                         int64_t *files, int64_t *rows, sl_err *err);
 
 /* ---- conn_iceberg_delta.c ----------------------------------------------- */
 
@@ -104,6 +135,9 @@ void sl__ice_rowmap_free(ice_rowmap *m);
  * deleted by equality); 0 when the key is not in the map. */
 int sl__ice_rowmap_take(ice_rowmap *m, const void *key, size_t n, int32_t *file,
                         int64_t *pos);
+/* 1 and key's (file, pos), live or dead, or 0 when it is not in the map. */
+int sl__ice_rowmap_get(ice_rowmap *m, const void *key, size_t n, int32_t *file,
+                       int64_t *pos);
 /* Records key's row at (file, pos) (file -1: the key is dead): 1 with the
  * position of the live row it replaces in *pfile, *ppos, 0 when none, -1
  * when out of memory. */
@@ -176,6 +210,25 @@ int sl__ice_committed(ice_table *t, const char *job, int64_t *max, sl_err *err);
  */
 int sl__ice_commit(ice_table *t, const ice_commit *c, sl_err *err);
 
+/* A table as its current metadata describes it (rewrite-data-files). */
+#define ICE_MAX_COLS 1024
+typedef struct ice_dcol { char *name, *type; int id, required; } ice_dcol;
+typedef struct ice_dpart { char *name, *transform; int source; } ice_dpart;
+typedef struct ice_desc {
+	ice_dcol cols[ICE_MAX_COLS];
+	int ncols;
+	int pk_ids[ICE_MAX_COLS];
+	int npk;
+	ice_dpart pf[ICE_MAX_COLS];
+	int npf;
+	int64_t snap;           /* current snapshot, <= 0 none */
+	char mlist[4096];       /* its manifest list (local path) */
+} ice_desc;
+/* Reads dir's current schema (primitive types only), identifier fields,
+ * default partition spec and current snapshot.  0 or a code with err. */
+int sl__ice_describe(const char *dir, ice_desc *d, sl_err *err);
+void sl__ice_desc_free(ice_desc *d);
+
 /* ---- conn_iceberg_avro.c ------------------------------------------------ */
 
 /* Appends name as a valid Avro name, as Iceberg's
@@ -226,10 +279,25 @@ typedef struct ice_mref {
 	int content;           /* 0 data, 1 deletes */
 	int64_t files, rows;   /* added + existing */
 } ice_mref;
+/* The manifest (deletes: of delete files) marking the gone[] entries of
+ * that content DELETED by snapshot snap, with their sequence numbers. */
+int sl__ice_manifest_gone(const ice_table *t, const char *schema_json, const char *spec_json,
+                          int64_t snap, const ice_gone *gone, int n, int deletes, sl_buf *out);
+/*
+ * Reads the live entries of the manifests of manifest list `mlist` (one
+ * sluice wrote) into *gone (n of them, malloc'd; free with
+ * sl__ice_gone_free).  0 or a code with err.
+ */
+int sl__ice_live_entries(const ice_table *t, const char *mlist, ice_gone **gone, int *n,
+                         sl_err *err);
+void sl__ice_gone_free(ice_gone *g, int n);
 /* Encodes the manifest_file record of a new manifest (added files only;
- * content 0 data, 1 deletes; rows: records or deletes). */
+ * content 0 data, 1 deletes; rows: records or deletes; gone: a manifest
+ * of DELETED entries, files and rows then its deleted counts). */
 int sl__ice_mref_new(ice_mref *m, const char *path, int64_t len, int64_t seq, int64_t snap,
                      int content, int64_t files, int64_t rows);
+int sl__ice_mref_gone(ice_mref *m, const char *path, int64_t len, int64_t seq, int64_t minseq,
+                      int64_t snap, int content, int64_t files, int64_t rows);
 /*
  * Reads a manifest list written by sluice (the same Avro schema; another
  * writer's is refused with a message naming the file) into *refs (n of

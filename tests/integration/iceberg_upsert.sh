@@ -9,6 +9,9 @@
 #      (a key column, as Flink requires in upsert mode);
 #   3. the first query without checkpointing: one snapshot, whose deletes
 #      are all position deletes, which pyiceberg's own scan applies;
+#   2b. `sluice iceberg rewrite-data-files` on that table (a replace
+#      snapshot of one data file per partition, deletes applied), an
+#      upserting job after it, a second rewrite, a third with nothing to do;
 #   4. 'write.upsert.enabled' with an insert-only input: a second job's
 #      rows replace the first job's of their key (equality deletes against
 #      an earlier snapshot), the last of several rows of a key in one
@@ -122,6 +125,44 @@ readers "$W/wh/db/per_minute" m,user_id,n,total "m, user_id, n, total::VARCHAR" 
 	ok "data files' $(tail -1 "$W/b.out")" || { no "bounds:"; tail -3 "$W/b.out"; }
 np=$(ls "$W/wh/db/per_minute/data" | grep -c '^m=')
 [ "$np" -ge 30 ] && ok "$np partition directories" || no "partition directories: $np"
+
+# 2b. rewrite-data-files: the per-minute table's live rows, deletes
+# applied, into one data file per partition in a replace snapshot; then
+# an upserting job replaces user u1's rows (equality deletes against the
+# rewritten files) and a second rewrite folds them in; a third has
+# nothing to do.  Each time the readers equal sqlite3's answer, and after
+# a rewrite pyiceberg's own scan (no delete files left) too.
+T2="$W/wh/db/per_minute"
+rewritten() { # want: the readers, pyiceberg's scan, one data file per partition
+	readers "$T2" m,user_id,n,total "m, user_id, n, total::VARCHAR" "$1"
+	"$PY" "$ROOT/tests/iceberg/read.py" pyiceberg "$T2" m,user_id,n,total 2> "$W/pyi.err" | sort > "$W/rw.rows"
+	nd=$(grep -o "[0-9]* data files, [0-9]* position and [0-9]* equality" "$W/duck.err")
+	cmp -s "$1" "$W/rw.rows" && [ "$nd" = "$np data files, 0 position and 0 equality" ] &&
+		ok "after rewriting: pyiceberg's scan reads $(wc -l < "$W/rw.rows") rows equal to sqlite3's; $nd delete files" ||
+		{ no "after rewriting: $nd, $(wc -l < "$W/rw.rows") rows"; diff "$1" "$W/rw.rows" | head -3; tail -2 "$W/pyi.err"; }
+}
+"$SLUICE" iceberg rewrite-data-files "$T2" > "$W/rw.out" 2>&1 && grep -q "^rewrote [0-9]* data files and [1-9][0-9]* delete files into $np data files of $(wc -l < "$W/j2.want") rows" "$W/rw.out" &&
+	ok "$(cat "$W/rw.out")" || no "rewrite-data-files: $(cat "$W/rw.out")"
+rewritten "$W/j2.want"
+cat > "$W/j2/up.sql" <<SQL
+SET 'parallelism.default' = '1';
+$SRC
+CREATE TABLE per_minute (m STRING, user_id STRING, n BIGINT, total DECIMAL(20, 2),
+    PRIMARY KEY (user_id, m) NOT ENFORCED) PARTITIONED BY (m)
+  WITH ('connector' = 'iceberg', 'warehouse' = '$W/wh', 'catalog-database' = 'db',
+    'write.upsert.enabled' = 'true');
+INSERT INTO per_minute SELECT DATE_FORMAT(event_time, 'yyyy-MM-dd HH:mm'), user_id, -1, 0
+  FROM orders WHERE user_id = 'u1';
+SQL
+(cd "$W/j2" && "$SLUICE" run up.sql) > "$W/j2/up.log" 2>&1 || { no "upsert after rewriting:"; cat "$W/j2/up.log"; }
+awk -F '\t' 'BEGIN { OFS = "\t" } $2 == "u1" { $3 = -1; $4 = "0.00" } { print }' "$W/j2.want" | sort > "$W/j2b.want"
+readers "$T2" m,user_id,n,total "m, user_id, n, total::VARCHAR" "$W/j2b.want"
+"$SLUICE" iceberg rewrite-data-files "$T2" --target-file-size 100000000 > "$W/rw.out" 2>&1 &&
+	grep -q "^rewrote [0-9]* data files and [1-9][0-9]* delete files into $np data files of $(wc -l < "$W/j2b.want") rows" "$W/rw.out" &&
+	ok "$(cat "$W/rw.out")" || no "second rewrite: $(cat "$W/rw.out")"
+rewritten "$W/j2b.want"
+"$SLUICE" iceberg rewrite-data-files "$T2" > "$W/rw.out" 2>&1 && grep -q "^nothing to rewrite" "$W/rw.out" &&
+	ok "third rewrite: $(cat "$W/rw.out")" || no "third rewrite: $(cat "$W/rw.out")"
 
 # 3. without checkpointing: position deletes only, applied by pyiceberg's own scan
 mkdir -p "$W/j3"

@@ -364,6 +364,20 @@ SL_API const char *sl_version(void);
 SL_API int sl_iceberg_expire_snapshots(const char *table, const char *older_than,
                                        int retain_last, char *msg, size_t cap);
 
+/*
+ * Iceberg compaction (docs/iceberg.md "Table maintenance"): the live rows
+ * of the table in directory `table` (its delete files applied) written
+ * again into data files of at most target_bytes (<= 0: 512 MB) per
+ * partition, committed as one replace snapshot that removes every old
+ * data and delete file (published by link() like a commit; started over
+ * when a job commits meanwhile).  Nothing is done when each partition has
+ * one data file and there is no delete file.  Only tables sluice wrote.
+ * A one-line report, or the error, goes into msg (cap bytes).  Returns 0
+ * or a negative SL_E* code.
+ */
+SL_API int sl_iceberg_rewrite_data_files(const char *table, int64_t target_bytes, char *msg,
+                                        size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,7 +9,7 @@
  *   sluice explain job.sql | -e "SQL"             print the physical plan
  *   sluice explain --pending ADDR:PORT            ask a running job (--http)
  *                                                 why there is no output yet
- *   sluice iceberg expire-snapshots ...           Iceberg table maintenance
+ *   sluice iceberg expire-snapshots|rewrite-data-files ...  Iceberg table maintenance
  *                                                 (cli_iceberg.c)
  *   sluice version | --version                   print the version
  *   sluice help [COMMAND] | --help                print help

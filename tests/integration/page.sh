@@ -1,7 +1,8 @@
 #!/bin/sh
 # page.sh - the live page at / of the job's HTTP endpoint (src/cli/http_page.c,
-# docs/observability.md) in headless Chromium (Debian's chromium; the test
-# says SKIP without it: apt-get install chromium).  An unbounded datagen job
+# docs/observability.md) in headless Chromium (Debian's chromium, installed
+# by scripts/install-deps.sh; outside CI the test says SKIP without it, in CI
+# (CI=true, as .ci/run is run) it fails).  An unbounded datagen job
 # (400 rows/s into a tumbling window, parallelism 2) runs with --http; the
 # page is loaded twice, two seconds apart, and its DOM (chromium
 # --dump-dom after its scripts ran) must hold a graph box for every
@@ -22,6 +23,7 @@ for c in chromium chromium-browser google-chrome; do
 	command -v $c >/dev/null 2>&1 && { CHROME=$c; break; }
 done
 if [ -z "$CHROME" ] || ! command -v curl >/dev/null 2>&1 || ! command -v jq >/dev/null 2>&1; then
+	[ "${CI:-}" = true ] && { echo "FAIL page: no chromium, curl or jq in CI (scripts/install-deps.sh installs them)"; exit 1; }
 	echo "SKIP page.sh: no chromium (apt-get install chromium), curl or jq"; exit 0
 fi
 
@@ -49,7 +51,8 @@ U="http://127.0.0.1:$PORT"
 # dom N: the page's DOM after its scripts ran for 2 s of virtual time
 dom() {
 	HOME="$T" timeout 60 "$CHROME" --headless=new --no-sandbox --disable-gpu \
-		--no-first-run --user-data-dir="$T/profile$1" --virtual-time-budget=2000 \
+		--disable-quic --disable-background-networking --disable-component-update \
+		--disable-sync --no-first-run --user-data-dir="$T/profile$1" --virtual-time-budget=2000 \
 		--dump-dom "$U/" > "$T/dom$1.html" 2> "$T/chrome$1.log" ||
 		{ bad "chromium failed:"; tail -5 "$T/chrome$1.log"; }
 }

@@ -259,6 +259,11 @@ struct sl_source_vtab {
 	 * METADATA column can be read from this connector): the planner
 	 * refuses other keys, the source's configure checks the types. */
 	const char *const *metadata_keys;
+	/* Names split i of the instance ("topic 'orders' partition 3", "file
+	 * 'a.json'") into buf for the live metrics ("which split holds the
+	 * watermark back"); called once per split after open, on the
+	 * source's thread.  NULL = "split i". */
+	void (*split_name)(sl_source *s, int i, char *buf, size_t cap);
 };
 
 /* Base of every sink. */

@@ -1464,6 +1464,22 @@ static void fss_close(sl_source *s)
 	f->values = NULL;
 }
 
+/* The live metrics' name of split i: its file, and its byte range when
+ * the file is cut into several. */
+static void fss_split_name(sl_source *s, int i, char *buf, size_t cap)
+{
+	fs_source *f = (fs_source *)s;
+	const fs_split *sp = &f->splits[i];
+	if (sp->start == 0 && sp->end < 0)
+		snprintf(buf, cap, "file '%s'", file_name(f, sp->file));
+	else if (sp->end < 0)
+		snprintf(buf, cap, "file '%s' from byte %lld", file_name(f, sp->file),
+		         (long long)sp->start);
+	else
+		snprintf(buf, cap, "file '%s' bytes %lld-%lld", file_name(f, sp->file),
+		         (long long)sp->start, (long long)sp->end);
+}
+
 /* The 'filesystem' source method table. */
 
 const sl_source_vtab sl_filesystem_source_vtab = {
@@ -1479,4 +1495,5 @@ const sl_source_vtab sl_filesystem_source_vtab = {
 	.restore = fss_restore,
 	.close = fss_close,
 	.partitioned = &sl_filesystem_source_vtab, /* fss_configure reads a->part */
+	.split_name = fss_split_name,
 };

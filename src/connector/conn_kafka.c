@@ -1170,6 +1170,13 @@ static void ks_close(sl_source *s)
 	s->dec = NULL;
 }
 
+/* The live metrics' name of split i (docs/observability.md). */
+static void ks_split_name(sl_source *s, int i, char *buf, size_t cap)
+{
+	ks_source *k = (ks_source *)s;
+	snprintf(buf, cap, "topic '%s' partition %d", k->splits[i].topic, (int)k->splits[i].part);
+}
+
 const sl_source_vtab sl_kafka_source_vtab = {
 	.name = "kafka",
 	.size = sizeof(ks_source),
@@ -1183,6 +1190,7 @@ const sl_source_vtab sl_kafka_source_vtab = {
 	.pre_commit = ks_pre_commit,
 	.close = ks_close,
 	.metadata_keys = ks_meta_keys,
+	.split_name = ks_split_name,
 };
 
 const sl_source_vtab sl_upsert_kafka_source_vtab = {
@@ -1198,4 +1206,5 @@ const sl_source_vtab sl_upsert_kafka_source_vtab = {
 	.pre_commit = ks_pre_commit,
 	.close = ks_close,
 	.metadata_keys = ks_meta_keys,
+	.split_name = ks_split_name,
 };

@@ -7,7 +7,8 @@
 # page is loaded twice, two seconds apart, and its DOM (chromium
 # --dump-dom after its scripts ran) must hold a graph box for every
 # operator /jobs/<id> lists, the job's name and RUNNING, and the source's
-# row count in the operators table must have grown between the two loads.
+# row count in the operators table must have grown between the two loads;
+# the job checkpoints every 300 ms and the checkpoint table must list them.
 set -eu
 BUILD=${BUILD:-build}
 cd "$(dirname "$0")/../.."
@@ -30,6 +31,7 @@ fi
 cat > "$T/job.sql" <<'EOF'
 SET 'parallelism.default' = '2';
 SET 'pipeline.name' = 'pagejob';
+SET 'execution.checkpointing.interval' = '300 ms';
 CREATE TABLE gen (k INT, ts AS LOCALTIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
   WITH ('connector' = 'datagen', 'rows-per-second' = '400',
         'fields.k.min' = '1', 'fields.k.max' = '20');
@@ -73,6 +75,10 @@ done
 grep -q '<span id="job">pagejob</span>' "$T/dom2.html" || bad "job name not shown"
 grep -q '<span id="state">RUNNING</span>' "$T/dom2.html" || bad "state not shown"
 grep -q 'class="edge' "$T/dom2.html" || bad "no edge drawn"
+# the checkpoint history: a row per checkpoint, newest first
+nck=$(tr '\n' ' ' < "$T/dom2.html" | sed 's/<tr/\n<tr/g' | grep -c '<td>COMPLETED</td><td>CHECKPOINT</td>')
+[ "$nck" -ge 2 ] || bad "the checkpoint history shows $nck completed checkpoints, not 2 or more"
+grep -q '<p id="ckcounts">[0-9]* completed, 0 failed</p>' "$T/dom2.html" || bad "no checkpoint counts"
 r1=$(rows 1) r2=$(rows 2)
 if [ -z "$r1" ] || [ -z "$r2" ] || [ "$r2" -le "$r1" ]; then
 	bad "the source's rows did not move between the loads: '$r1' then '$r2'"

@@ -222,6 +222,18 @@ static void run_at(int par, int ckpt)
 		assert_true(m->ckpt_last_id >= 1);
 		assert_true(m->ckpt_last_size > 0);
 		assert_int_equal(m->ckpt_failed, 0);
+		/* the history: the newest checkpoints, oldest first, the last one
+		 * the counters' */
+		assert_true(m->nckpts >= 1 && m->nckpts <= SL_CKPT_HISTORY);
+		assert_true(m->nckpts == SL_CKPT_HISTORY || m->nckpts == m->ckpt_completed);
+		const sl_metric_ckpt *last = &m->ckpts[m->nckpts - 1];
+		assert_int_equal(last->id, m->ckpt_last_id);
+		assert_int_equal(last->status, 1);
+		assert_int_equal(last->size, m->ckpt_last_size);
+		assert_int_equal(last->duration_us, m->ckpt_last_duration_us);
+		assert_true(last->trigger_us >= m->start_us && last->trigger_us <= m->now_us);
+		for (int i = 1; i < m->nckpts; i++)
+			assert_true(m->ckpts[i].id > m->ckpts[i - 1].id);
 	} else {
 		assert_false(m->checkpointing);
 		assert_int_equal(m->ckpt_completed, 0);
@@ -319,8 +331,13 @@ static void test_metrics_pending(void **state)
 	if (!strstr(t, "WindowAggregate waits for its input watermark, now -infinity") ||
 	    !strstr(t, "held back by source b: watermark -infinity (none yet), 0 rows read") ||
 	    !strstr(t, "it has read no row") ||
-	    !strstr(t, "  source a: 2026-08-01 00:00:04, 5 rows read"))
+	    !strstr(t, "  source a: 2026-08-01 00:00:04, 5 rows read") ||
+	    /* what the window holds, as its thread published it after the push */
+	    !strstr(t, "to reach 2026-08-01 00:00:01\n") ||
+	    !strstr(t, "  its oldest open window ends at 2026-08-01 00:00:01, holding 1 group; "
+	               "5 windows open in all, published "))
 		fail_msg("pending text:\n%s", t);
+	assert_int_equal(m->ops[0].nsplits, 1); /* a push table: one split, its whole input */
 	free(t);
 	sl_metrics_free(m);
 	/* the same through SQL: EXPLAIN PENDING and SHOW WATERMARKS */
@@ -341,8 +358,28 @@ static void test_metrics_pending(void **state)
 	t = sl_metrics_pending(m);
 	assert_non_null(t);
 	if (!strstr(t, "WindowAggregate waits for its input watermark, now 2026-08-01 00:00:04") ||
-	    !strstr(t, "held back by source a: watermark 2026-08-01 00:00:04, 5 rows read"))
+	    !strstr(t, "held back by source a: watermark 2026-08-01 00:00:04, 5 rows read") ||
+	    !strstr(t, "its oldest open window ends at 2026-08-01 00:00:05, holding 1 group; "
+	               "2 windows open in all"))
 		fail_msg("pending text after b's row:\n%s", t);
+	free(t);
+	sl_metrics_free(m);
+	/* a late row (by b's watermark, 00:00:09): counted, shown with its values */
+	row = "{\"k\":\"late\",\"ts\":\"2026-08-01 00:00:02\"}";
+	assert_int_equal(sl_push_json(e, "b", row, strlen(row)), 0);
+	assert_int_equal(sl_metrics_get(e, &m), 0);
+	t = sl_metrics_pending(m);
+	assert_non_null(t);
+	if (!strstr(t, "late rows dropped in the last minute:\n  #") ||
+	    !strstr(t, "WindowAggregate: 1; the newest, +I[late, 2026-08-01 00:00:02], was late "
+	               "for watermark 2026-08-01 00:00:09, dropped "))
+		fail_msg("pending text after a late row:\n%s", t);
+	int found = 0;
+	for (int i = 0; i < m->nops; i++)
+		if (m->ops[i].late_last_minute == 1 &&
+		    !strcmp(m->ops[i].late_example, "+I[late, 2026-08-01 00:00:02]"))
+			found = 1;
+	assert_true(found);
 	free(t);
 	sl_metrics_free(m);
 	sl_engine_close(e);

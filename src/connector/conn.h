@@ -115,10 +115,15 @@ typedef struct sl_source {
 	int64_t rows_read;     /* rows produced */
 	int64_t rows_skipped;  /* bad rows skipped (ignore-parse-errors; SL_CTR_ADD:
 	                        * read live by the metrics, base/counter.h) */
-	int64_t bytes_read;    /* a bounded file source's progress: bytes of its
-	                        * splits read so far (SL_CTR_ADD; may pass
-	                        * bytes_total by a block at a range's end) */
-	int64_t bytes_total;   /* and the size of its splits (0: unknown) */
+	int64_t bytes_read;    /* a bounded source's progress, written with
+	                        * SL_CTR_ADD / SL_CTR_SET (read live by the
+	                        * metrics): files, bytes of its splits read so far
+	                        * (may pass bytes_total by a block at a range's
+	                        * end; Parquet: a file's bytes times its rows read
+	                        * over its rows); a bounded Kafka source, offsets
+	                        * consumed towards the end offsets */
+	int64_t bytes_total;   /* and their total (0: unknown or unbounded); set in
+	                        * open, and again by a restore (SL_CTR_SET) */
 	struct sl_decoder *dec; /* its format's decoder, or NULL (stats) */
 	/*
 	 * Splits (docs/parallel.md §4): a source whose input is cut into

@@ -413,7 +413,7 @@ void sl_op_scan_progress(const sl_op *op, int64_t *done, int64_t *total)
 	const scan_op *o = (const scan_op *)op;
 	const sl_source *s = o->p.source;
 	*done = s ? SL_CTR_GET(s->bytes_read) : 0;
-	*total = s ? s->bytes_total : 0; /* set in open, before the job runs */
+	*total = s ? SL_CTR_GET(s->bytes_total) : 0; /* set in open (a restore may reset it) */
 	if (*total && *done > *total)
 		*done = *total;
 }

@@ -13,7 +13,8 @@
 # - the late row with its values and the watermark it was late for;
 # /metrics must carry the window's state size and /jobs/<id> the same.  A
 # second job with 'scan.watermark.idle-timeout' lists partition 1 as idle
-# and left out.
+# and left out.  A third reads a bounded topic ('scan.bounded.mode') and
+# its progress must reach its end offsets.
 set -u
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -103,4 +104,46 @@ wait_for p2.pending "idle, left out of its watermark: topic 'tp2' partition 1" |
 	{ bad "the idle partition"; cat p2.pending; }
 stop
 [ $fail = 0 ] && echo "ok   /pending lists an idle partition as left out"
+
+# percent done of a bounded Kafka source ('scan.bounded.mode'): offsets
+# consumed of those up to the end offsets, 7 of 7 once it ended (the job
+# stays up on a held-open stdin beside it)
+kafka_topic tb 2
+printf '{"u":"a","t":"2026-01-01 10:00:00"}\n{"u":"b","t":"2026-01-01 10:00:01"}\n{"u":"c","t":"2026-01-01 10:00:02"}\n' |
+	kafka_cat -P -t tb -p 0
+printf '{"u":"d","t":"2026-01-01 10:00:00"}\n{"u":"e","t":"2026-01-01 10:00:01"}\n{"u":"f","t":"2026-01-01 10:00:02"}\n{"u":"g","t":"2026-01-01 10:00:03"}\n' |
+	kafka_cat -P -t tb -p 1
+# (at parallelism 2: at 1 the held-open stdin's read blocks the job's one thread)
+cat > p3.sql <<SQL
+SET 'parallelism.default' = '2';
+CREATE TABLE kb (u STRING, t TIMESTAMP(3))
+WITH ('connector' = 'kafka', 'topic' = 'tb', 'properties.bootstrap.servers' = '$KAFKA_BOOTSTRAP',
+  'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+CREATE TABLE held (u STRING, t TIMESTAMP(3)) WITH ('connector' = 'stdin', 'format' = 'json');
+CREATE TABLE out (u STRING) WITH ('connector' = 'blackhole');
+INSERT INTO out SELECT u FROM kb UNION ALL SELECT u FROM held;
+SQL
+mkfifo held.in
+"$B/sluice" run p3.sql --http 127.0.0.1:0 < held.in > p3.out 2> p3.err &
+SPID=$!
+exec 8> held.in
+PORT=""
+for _ in $(seq 1 200); do
+	PORT=$(sed -n 's|^sluice: serving http://127.0.0.1:\([0-9]*\)/.*|\1|p' p3.err)
+	[ -n "$PORT" ] && break
+	sleep 0.05
+done
+U="http://127.0.0.1:$PORT"
+prog=""
+for _ in $(seq 1 100); do
+	prog=$(curl -sf "$U/jobs/p3" | jq -r '.vertices[] | select(.name == "Source: kb") |
+		"\(.metrics.sourceBytesRead)/\(.metrics.sourceBytesTotal)"')
+	[ "$prog" = 7/7 ] && break
+	sleep 0.1
+done
+[ "$prog" = 7/7 ] || { bad "bounded Kafka progress '$prog', not 7/7"; cat p3.err; }
+exec 8>&-
+wait "$SPID" || bad "p3 exit status $?"
+SPID=""
+[ $fail = 0 ] && echo "ok   a bounded Kafka source's progress: offsets to the end offsets ($prog)"
 exit $fail

@@ -385,6 +385,122 @@ static void test_metrics_pending(void **state)
 	sl_engine_close(e);
 }
 
+/* The source's figures in m (the first operator: the scan). */
+static const sl_metric_op *source_of(const sl_metrics *m)
+{
+	for (int i = 0; i < m->nops; i++)
+		if (m->ops[i].role == SL_ROLE_SOURCE)
+			return &m->ops[i];
+	fail_msg("no source");
+	return NULL;
+}
+
+static void *stop_after(void *arg)
+{
+	sl_engine *e = arg;
+	for (int i = 0; i < 20000; i++) {
+		sl_metrics *m;
+		if (sl_metrics_get(e, &m))
+			break;
+		int64_t n = m->nops ? source_of(m)->rows_out : 0;
+		sl_metrics_free(m);
+		if (n >= 2000)
+			break;
+		usleep(100);
+	}
+	sl_stop(e);
+	return NULL;
+}
+
+/*
+ * Percent done (bytes_read / bytes_total) where it was missing: a Parquet
+ * source (its files' bytes, by rows read over each file's rows), and a
+ * JSON source restored from a snapshot (it counts what the checkpoint had
+ * read: before, it counted only from where it resumed).
+ */
+static void test_metrics_progress(void **state)
+{
+	char pq[300], sql[2048];
+	snprintf(pq, sizeof(pq), "%s/pq", dir);
+	/* a Parquet table written by sluice from the JSON input */
+	snprintf(sql, sizeof(sql),
+	         "SET 'parallelism.default' = '1';\n"
+	         "CREATE TABLE src (k STRING, ts TIMESTAMP(3), v INT) WITH ('connector' = "
+	         "'filesystem', 'path' = '%s', 'format' = 'json');\n"
+	         "CREATE TABLE pq (k STRING, ts TIMESTAMP(3), v INT) WITH ('connector' = "
+	         "'filesystem', 'path' = '%s', 'format' = 'parquet');\n"
+	         "INSERT INTO pq SELECT * FROM src;", input, pq);
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	if (sl_exec(e, sql) || sl_run(e))
+		fail_msg("%s", sl_errmsg(e));
+	sl_engine_close(e);
+	snprintf(sql, sizeof(sql),
+	         "SET 'parallelism.default' = '1';\n"
+	         "CREATE TABLE pq (k STRING, ts TIMESTAMP(3), v INT) WITH ('connector' = "
+	         "'filesystem', 'path' = '%s', 'format' = 'parquet');\n"
+	         "CREATE TABLE o (k STRING, v INT) WITH ('connector' = 'blackhole');\n"
+	         "INSERT INTO o SELECT k, v FROM pq;", pq);
+	assert_int_equal(sl_engine_open(&e), 0);
+	if (sl_exec(e, sql) || sl_run(e))
+		fail_msg("%s", sl_errmsg(e));
+	sl_metrics *m;
+	assert_int_equal(sl_metrics_get(e, &m), 0);
+	const sl_metric_op *s = source_of(m);
+	assert_int_equal(s->rows_out, NROWS);
+	assert_true(s->bytes_total > 0);
+	assert_int_equal(s->bytes_read, s->bytes_total);
+	sl_metrics_free(m);
+	sl_engine_close(e);
+
+	/* JSON, stopped after some rows, snapshot, restored in a new engine */
+	snprintf(sql, sizeof(sql),
+	         "SET 'parallelism.default' = '1';\n"
+	         "SET 'sluice.batch-size' = '64';\n"
+	         "CREATE TABLE src (k STRING, ts TIMESTAMP(3), v INT) WITH ('connector' = "
+	         "'filesystem', 'path' = '%s', 'format' = 'json');\n"
+	         "CREATE TABLE o (k STRING, v INT) WITH ('connector' = 'blackhole');\n"
+	         "INSERT INTO o SELECT k, v FROM src;", input);
+	assert_int_equal(sl_engine_open(&e), 0);
+	if (sl_exec(e, sql))
+		fail_msg("%s", sl_errmsg(e));
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, stop_after, e), 0);
+	int rc = sl_run(e);
+	pthread_join(th, NULL);
+	if (rc)
+		fail_msg("%s", sl_errmsg(e));
+	void *snap;
+	size_t len;
+	assert_int_equal(sl_snapshot(e, &snap, &len), 0);
+	assert_int_equal(sl_metrics_get(e, &m), 0);
+	int64_t first = source_of(m)->rows_out;
+	int64_t at_stop = source_of(m)->bytes_read;
+	sl_metrics_free(m);
+	sl_engine_close(e);
+	assert_int_equal(sl_engine_open(&e), 0);
+	if (sl_exec(e, sql) || sl_restore(e, snap, len))
+		fail_msg("%s", sl_errmsg(e));
+	free(snap);
+	/* before it runs, it shows what the snapshot had consumed */
+	assert_int_equal(sl_metrics_get(e, &m), 0);
+	s = source_of(m);
+	assert_true(s->bytes_total > 0);
+	if (first < NROWS)
+		assert_true(s->bytes_read > 0 && s->bytes_read <= at_stop);
+	else
+		assert_int_equal(s->bytes_read, s->bytes_total);
+	sl_metrics_free(m);
+	if (sl_run(e))
+		fail_msg("%s", sl_errmsg(e));
+	assert_int_equal(sl_metrics_get(e, &m), 0);
+	s = source_of(m);
+	assert_int_equal(s->rows_out, NROWS); /* the counters are restored too */
+	assert_true(s->bytes_read >= s->bytes_total); /* 100%, not the resumed part only */
+	sl_metrics_free(m);
+	sl_engine_close(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_metrics_checkpoints),
 		cmocka_unit_test(test_metrics_rates),
 		cmocka_unit_test(test_metrics_pending),
+		cmocka_unit_test(test_metrics_progress),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -30,7 +30,8 @@
  * instance with the newest one's values.
  *
  * SHOW WATERMARKS (sl__metrics_watermarks) is the same snapshot as a
- * table: every operator instance with its input and output watermarks.
+ * table: every operator instance with its input and output watermarks,
+ * and under a source instance with several splits each split's.
  */
 #include "engine_int.h"
 #include "../base/buf.h"
@@ -354,17 +355,24 @@ int sl__metrics_watermarks(const sl_metrics *m, sl_buf *out)
 {
 	static const char *const head[] = {"operator", "instance", "input watermark",
 	                                   "output watermark", "rows", "idle"};
-	enum { NC = 6, W = 48 };
-	char *cells = malloc((size_t)(m->nops ? m->nops : 1) * NC * W);
-	const char **v = malloc(sizeof(char *) * (size_t)(m->nops ? m->nops : 1) * NC);
+	enum { NC = 6, W = 64 };
+	/* a row per operator instance, then one per split of a source instance
+	 * that has several (a file's ranges, a topic's partitions) */
+	int rows = m->nops;
+	for (int i = 0; i < m->nops; i++)
+		if (m->ops[i].nsplits > 1)
+			rows += m->ops[i].nsplits;
+	char *cells = malloc((size_t)(rows ? rows : 1) * NC * W);
+	const char **v = malloc(sizeof(char *) * (size_t)(rows ? rows : 1) * NC);
 	if (!cells || !v) {
 		free(cells);
 		free(v);
 		return SL_ENOMEM;
 	}
+	int r = 0;
 	for (int i = 0; i < m->nops; i++) {
 		const sl_metric_op *o = &m->ops[i];
-		char *c = cells + (size_t)i * NC * W;
+		char *c = cells + (size_t)r * NC * W;
 		if (o->table[0])
 			snprintf(c, W, "%s %s", o->role == SL_ROLE_SINK ? "sink" : "source", o->table);
 		else
@@ -376,9 +384,24 @@ int sl__metrics_watermarks(const sl_metrics *m, sl_buf *out)
 		                                                                      : o->rows_in));
 		snprintf(c + 5 * W, W, "%s", o->idle ? "idle" : "");
 		for (int k = 0; k < NC; k++)
-			v[i * NC + k] = c + k * W;
+			v[r * NC + k] = c + k * W;
+		r++;
+		for (int s = o->first_split; o->nsplits > 1 && s < o->first_split + o->nsplits &&
+		                             s < m->nsplits; s++) {
+			const sl_metric_split *sp = &m->splits[s];
+			c = cells + (size_t)r * NC * W;
+			snprintf(c, W, "  %s", sp->name);
+			snprintf(c + W, W, "%d", o->instance);
+			snprintf(c + 2 * W, W, "%s", "");
+			wm_text(sp->wm, c + 3 * W);
+			snprintf(c + 4 * W, W, "%lld", (long long)sp->rows);
+			snprintf(c + 5 * W, W, "%s", sp->idle ? "idle" : sp->done ? "ended" : "");
+			for (int k = 0; k < NC; k++)
+				v[r * NC + k] = c + k * W;
+			r++;
+		}
 	}
-	sl_plan_tableau(out, NC, head, m->nops, v);
+	sl_plan_tableau(out, NC, head, r, v);
 	free(cells);
 	free(v);
 	return 0;

@@ -766,6 +766,7 @@ static void *task_main(void *arg)
 	}
 	if (rc < 0 && !atomic_load(&j->cancelled))
 		task_failed(j, &t->err);
+	sl_graph_publish(&t->g, 1); /* the live metrics' last figures */
 	pthread_mutex_lock(&j->mu);
 	j->ndone++;
 	t->done = 1;

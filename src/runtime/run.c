@@ -23,6 +23,7 @@ int sl_runtime_run(sl_graph *g, sl_coord *c, sl_err *err)
 		int64_t progress;
 		int rc = sl_graph_step(g, &progress, err);
 		if (rc == 0) {
+			sl_graph_publish(g, 1); /* the live metrics' last figures */
 			/* end of all inputs: the final checkpoint commits the output */
 			if (c->on && (rc = sl_coord_take(c, 0, 1, NULL, 0)))
 				return rc;

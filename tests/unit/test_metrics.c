@@ -216,6 +216,15 @@ static void run_at(int par, int ckpt)
 	}
 	if (par > 1)
 		assert_true(hashed >= 1);
+	/* SHOW WATERMARKS lists a source instance's splits under it when it has
+	 * several (SLUICE_TEST_SPLIT_BYTES cuts the file at 3) */
+	if (par > 1) {
+		if (sl_exec(e, "SHOW WATERMARKS;"))
+			fail_msg("%s", sl_errmsg(e));
+		const char *sw = sl_explain_text(e);
+		if (!strstr(sw, "   file '") || !strstr(sw, " ended |") || strstr(sw, "none yet"))
+			fail_msg("SHOW WATERMARKS without splits:\n%s", sw);
+	}
 	if (ckpt) {
 		assert_true(m->checkpointing);
 		assert_true(m->ckpt_completed >= 1); /* at least the final one */

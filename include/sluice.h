@@ -292,7 +292,52 @@ typedef struct sl_metric_op {
 	int64_t input_wm[4];     /* the watermark of each of its first 4 inputs */
 	int input_idle;          /* bit k: input k is idle (left out of in_wm) */
 	int idle;                /* its output is idle ('scan.watermark.idle-timeout') */
+	/* What it holds, as its own thread last published it (at most a
+	 * quarter of a second old while it runs, and current once it waits
+	 * for input): window, join, OVER, session, deduplication operators */
+	int64_t pend_ts;         /* the oldest open window's end, pending row's
+	                          * time or timer above in_wm; SL_WM_NONE: none */
+	int64_t pend_rows;       /* entries of it: groups of that window, rows
+	                          * at that time, keys due then */
+	int64_t pend_open;       /* open windows / pending times (up to 1000) */
+	int64_t pub_us;          /* when published (wall clock; 0: not yet) */
+	int64_t state_bytes;     /* its state's size (memory backend: bytes of its
+	                          * tables; RocksDB: SST bytes of its key ranges
+	                          * plus its write-back cache) */
+	int64_t state_entries;   /* entries of its state tables */
+	/* late rows dropped in the last minute, and the newest of them */
+	int64_t late_last_minute;
+	char late_example[160];  /* "+I[v1, v2, ...]" ("" when none this minute) */
+	int64_t late_example_us; /* when it was dropped (wall clock) */
+	int64_t late_example_wm; /* the watermark it was late for (its W_before) */
+	int first_split, nsplits; /* sources: its splits in sl_metrics.splits */
 } sl_metric_op;
+
+/* One split of a source instance: a file or a range of one, a Kafka
+ * partition (a source without splits has one: its whole input). */
+typedef struct sl_metric_split {
+	int node, instance;      /* the source instance it belongs to */
+	int index;               /* its place among the instance's splits */
+	char name[96];           /* "topic 'orders' partition 3", "file 'a.json'" */
+	int64_t wm;              /* its watermark (SL_WM_NONE, SL_WM_END) */
+	int64_t rows;            /* rows read from it */
+	int64_t last_event_ts;   /* the rowtime of the last row read (SL_WM_NONE: none) */
+	int64_t last_row_us;     /* when the last row was read (wall clock; 0: never) */
+	int idle;                /* idle ('scan.watermark.idle-timeout') */
+	int done;                /* ended */
+} sl_metric_split;
+
+/* One checkpoint of the history (the newest SL_CKPT_HISTORY). */
+#define SL_CKPT_HISTORY 10
+typedef struct sl_metric_ckpt {
+	int64_t id;
+	int status;              /* 1 COMPLETED, 2 FAILED (Flink's names) */
+	int savepoint;
+	int64_t trigger_us;      /* when it was triggered (wall clock) */
+	int64_t duration_us;     /* to completion (or failure) */
+	int64_t size;            /* bytes of its state file (0 when failed) */
+	int64_t blocked_us;      /* time processing was blocked for it */
+} sl_metric_ckpt;
 
 /* One edge between two operators (all instances of it). */
 typedef struct sl_metric_edge {
@@ -327,6 +372,10 @@ typedef struct sl_metrics {
 	int64_t ckpt_last_size;  /* lastCheckpointSize (bytes) */
 	int64_t ckpt_last_blocked_us;
 	int64_t ckpt_last_end_us; /* when it completed (wall clock) */
+	int nckpts;              /* history: the newest checkpoints, oldest first */
+	sl_metric_ckpt ckpts[SL_CKPT_HISTORY];
+	int nsplits;             /* every source instance's splits (sl_metric_op.first_split) */
+	sl_metric_split *splits;
 } sl_metrics;
 
 /* Takes a snapshot of the job's metrics (see above) into *out (caller

@@ -82,6 +82,7 @@ typedef struct ks_split {
 	int32_t part;
 	int64_t pos;          /* offset of the next message to read */
 	int64_t end;          /* bounded: the split ends here; KS_NO_END */
+	int64_t first;        /* the start offset the startup mode gave it (progress) */
 	int64_t last_data_us; /* monotonic time of its last message (idleness) */
 	rd_kafka_message_t **buf; /* messages received, not decoded: buf[head..n) */
 	int head, n, cap;
@@ -616,6 +617,11 @@ static int resolve_offsets(ks_source *k, sl_err *err)
 		        : k->bound_mode == BOUND_TIMESTAMP ? (x[i] >= 0 ? x[i] : hi[i])
 		        : k->bound_mode == BOUND_GROUP ? (x[i] >= 0 ? x[i] : lo[i])
 		        : KS_NO_END;
+		/* percent done ('scan.bounded.mode'): offsets from the start to
+		 * the end, in the source's progress (docs/observability.md) */
+		sp->first = sp->pos;
+		if (sp->end != KS_NO_END && sp->end > sp->first)
+			k->base.bytes_total += sp->end - sp->first;
 	}
 	free(lo);
 	free(hi);
@@ -962,8 +968,32 @@ static void update_idle(ks_source *k)
 			k->idle[i] = 1;
 }
 
+/* The progress of a bounded source (base.bytes_read, read live by the
+ * metrics): offsets consumed from each bounded split's start offset. */
+static void set_progress(ks_source *k)
+{
+	if (!k->base.bytes_total)
+		return;
+	int64_t done = 0;
+	for (int i = 0; i < k->nsplits; i++) {
+		const ks_split *sp = &k->splits[i];
+		if (sp->end != KS_NO_END && sp->pos > sp->first)
+			done += (sp->pos < sp->end ? sp->pos : sp->end) - sp->first;
+	}
+	SL_CTR_SET(k->base.bytes_read, done);
+}
+
 /* Decodes split i's buffered messages into out (one split per batch). */
+static int read_split2(ks_source *k, int i, sl_batch *out, sl_err *err);
+
 static int read_split(ks_source *k, int i, sl_batch *out, sl_err *err)
+{
+	int rc = read_split2(k, i, out, err);
+	set_progress(k);
+	return rc;
+}
+
+static int read_split2(ks_source *k, int i, sl_batch *out, sl_err *err)
 {
 	ks_split *sp = &k->splits[i];
 	int rc = 0;
@@ -1021,6 +1051,7 @@ static void check_positions(ks_source *k)
 			    sp->pos < sp->end) {
 				sp->pos = sp->end;
 				check_done(k, i);
+				set_progress(k);
 			}
 		}
 	rd_kafka_topic_partition_list_destroy(l);
@@ -1141,6 +1172,13 @@ static int ks_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 	}
 	if (!sl_snap_reader_ok(r))
 		return sl_err_set(err, SL_ESTATE, "source '%s': damaged kafka snapshot", s->table);
+	/* percent done resumes where the checkpoint was, to the ends it kept */
+	int64_t total = 0;
+	for (int i = 0; i < k->nsplits; i++)
+		if (k->splits[i].end != KS_NO_END && k->splits[i].end > k->splits[i].first)
+			total += k->splits[i].end - k->splits[i].first;
+	SL_CTR_SET(k->base.bytes_total, total);
+	set_progress(k);
 	return 0;
 }
 
@@ -1226,6 +1264,13 @@ static void ks_close(sl_source *s)
 	s->dec = NULL;
 }
 
+/* The live metrics' name of split i (docs/observability.md). */
+static void ks_split_name(sl_source *s, int i, char *buf, size_t cap)
+{
+	ks_source *k = (ks_source *)s;
+	snprintf(buf, cap, "topic '%s' partition %d", k->splits[i].topic, (int)k->splits[i].part);
+}
+
 const sl_source_vtab sl_kafka_source_vtab = {
 	.name = "kafka",
 	.size = sizeof(ks_source),
@@ -1239,6 +1284,7 @@ const sl_source_vtab sl_kafka_source_vtab = {
 	.pre_commit = ks_pre_commit,
 	.close = ks_close,
 	.metadata_keys = ks_meta_keys,
+	.split_name = ks_split_name,
 };
 
 const sl_source_vtab sl_upsert_kafka_source_vtab = {
@@ -1254,4 +1300,5 @@ const sl_source_vtab sl_upsert_kafka_source_vtab = {
 	.pre_commit = ks_pre_commit,
 	.close = ks_close,
 	.metadata_keys = ks_meta_keys,
+	.split_name = ks_split_name,
 };

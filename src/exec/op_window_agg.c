@@ -484,7 +484,7 @@ int sl__window_late_row(sl_op *op, const sl_window_agg_plan *p, sl_batch *late,
                         const sl_batch *in, int row, sl_err *err)
 {
 	if (p->late_policy != SL_LATEPOL_SIDE) {
-		SL_CTR_ADD(op->stats.late_dropped, 1);
+		sl_op_late_dropped(op, in, row); /* counted, kept for the metrics */
 		return 0;
 	}
 	SL_CTR_ADD(op->stats.late_diverted, 1);

@@ -211,7 +211,7 @@ static int wjoin_row(wjoin_op *o, int s, const sl_batch *in, int row, sl_err *er
 		return 0;
 	int64_t end = sl_win_to_utc(o->b.p.tz, ec->v.i64[row]);
 	if (end <= in->wm[row] || end <= o->tm.fired) { /* rule 3 */
-		SL_CTR_ADD(o->b.op.stats.late_dropped, 1);
+		sl_op_late_dropped(&o->b.op, in, row); /* counted, kept for the metrics */
 		return 0;
 	}
 	sl_buf *key = &o->b.key;

@@ -311,5 +311,6 @@ const sl_format_vtab sl__fmt_parquet = {
 	.file_read = pq_file_read,
 	.file_skip = pq_file_skip,
 	.file_block_end = pq_file_block_end,
+	.file_rows = pq_file_rows,
 	.file_close = pq_file_close,
 };

@@ -205,6 +205,7 @@ int pq_file_open(sl_decoder *d, int fd, const char *name, sl_err *err);
 int pq_file_read(sl_decoder *d, sl_batch *out, sl_err *err);
 int pq_file_skip(sl_decoder *d, int64_t rows, sl_err *err);
 int pq_file_block_end(const sl_decoder *d);
+int64_t pq_file_rows(const sl_decoder *d);
 void pq_file_close(sl_decoder *d);
 
 #endif

@@ -74,6 +74,7 @@
 #include "../base/fault.h"
 #include "../data/keygroup.h"
 #include "../exec/ops.h"
+#include "../exec/op_observe.h"
 #include "../state/state.h"
 
 #define CHAN_CAP 8             /* messages per channel */
@@ -779,6 +780,7 @@ static void *task_main(void *arg)
 			break;
 		progress += mk;
 		rc = 0;
+		sl_graph_publish(&t->g, !progress); /* the live metrics (exec/op_observe.h) */
 		for (int s = 0; s < t->nsends && !rc; s++)
 			rc = sl_xsend_idle(t->sends[s], &t->err);
 		if (rc)
@@ -805,6 +807,7 @@ static void *task_main(void *arg)
 	}
 	if (rc < 0 && !atomic_load(&j->cancelled))
 		task_failed(j, &t->err);
+	sl_graph_publish(&t->g, 1); /* the live metrics' last figures */
 	pthread_mutex_lock(&j->mu);
 	j->ndone++;
 	t->done = 1;

@@ -1160,5 +1160,6 @@ const sl_source_vtab sl_pgcdc_source_vtab = {
 	.pre_commit = pc_pre_commit,
 	.close = pc_close,
 	.single_instance = 1,
+	.omits_unchanged = 1,
 	.metadata_keys = pc_meta_keys,
 };

@@ -119,6 +119,7 @@ typedef struct pc_source {
 	sl_buf txn;            /* messages: u32 length + bytes */
 	int in_txn, ready;
 	int64_t txn_end, txn_ts;
+	int skip_truncate;     /* 'debezium.skipped.operations' holds 't' */
 	size_t rd;             /* next message of a ready transaction */
 	int64_t cur_row;       /* rows of the ready transaction produced so far */
 	/* confirmation */
@@ -202,6 +203,36 @@ static int check_meta(pc_source *k, const sl_conn_args *a, sl_err *err)
 	return 0;
 }
 
+/*
+ * What a TRUNCATE of the table does.  Flink CDC reads PostgreSQL through
+ * Debezium, which skips TRUNCATE by default (Debezium 1.9's
+ * 'truncate.handling.mode' = 'skip', 2.x's 'skipped.operations' = 't'):
+ * the job's results keep the rows the table lost, silently.  sluice fails
+ * the job instead, naming the table and the LSN, unless those options ask
+ * for the skip: 'debezium.skipped.operations' = 't' (a list of c, u, d,
+ * t or 'none'; only t can be skipped) or 'debezium.truncate.handling.mode'
+ * = 'skip' ('include' = fail, as no delete per row can be made).
+ */
+static int truncate_option(pc_source *k, const sl_opts *o, sl_err *err)
+{
+	const char *ops = sl_opts_get(o, "debezium.skipped.operations");
+	const char *mode = sl_opts_get(o, "debezium.truncate.handling.mode");
+	if (mode && strcmp(mode, "skip") && strcmp(mode, "include"))
+		return sl_err_set(err, SL_EINVAL, "%s: 'debezium.truncate.handling.mode' = '%s': "
+		                  "expected 'skip' or 'include'", k->what, mode);
+	k->skip_truncate = mode && !strcmp(mode, "skip");
+	if (!ops || !strcmp(ops, "none"))
+		return 0;
+	for (const char *c = ops; *c; c++) {
+		if (*c == 't')
+			k->skip_truncate = 1;
+		else if (*c != ',' && *c != ' ')
+			return sl_err_set(err, SL_ENOTSUP, "%s: 'debezium.skipped.operations' = '%s': "
+			                  "only 't' (TRUNCATE) can be skipped, or 'none'", k->what, ops);
+	}
+	return 0;
+}
+
 static int pc_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 {
 	pc_source *k = (pc_source *)s;
@@ -233,6 +264,8 @@ static int pc_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 	if (sl_opts_bool(o, "scan.incremental.snapshot.enabled", 0, &incr, err))
 		return err->code;
 	(void)sl_opts_get(o, "scan.incremental.snapshot.chunk.size");
+	if (truncate_option(k, o, err))
+		return err->code;
 	int64_t port;
 	if (sl_opts_int(o, "port", 5432, &port, err))
 		return err->code;
@@ -789,11 +822,16 @@ static int decode_change(pc_source *k, const uint8_t *p, size_t n, sl_batch *out
 	if (m.type == 'R')
 		return relation(k, &m, err);
 	if (m.type == 'T') {
-		for (int i = 0; i < m.ntrunc; i++)
+		for (int i = 0; i < m.ntrunc && !k->skip_truncate; i++)
 			if (k->arr.trunc_rel[i] == k->oid)
-				return sl_err_set(err, SL_ENOTSUP, "%s: table '%s.%s' was truncated (TRUNCATE "
-				                  "is not turned into deletes): restart with --fresh to read "
-				                  "the table again", k->what, k->schema, k->tname);
+				return sl_err_set(err, SL_ENOTSUP, "%s: table '%s.%s' was truncated in the "
+				                  "transaction that ends at LSN %X/%X; a TRUNCATE is not "
+				                  "turned into deletes: restart with --fresh to read the table "
+				                  "again, or skip TRUNCATEs as Flink CDC does by default (the "
+				                  "results keep the rows the table lost) with "
+				                  "'debezium.skipped.operations' = 't' and restart from the "
+				                  "checkpoint", k->what, k->schema, k->tname,
+				                  (unsigned)((uint64_t)k->txn_end >> 32), (unsigned)k->txn_end);
 		return 0;
 	}
 	if ((m.type != 'I' && m.type != 'U' && m.type != 'D') || m.relid != k->oid)

@@ -12,7 +12,9 @@
 # final table.  Then: the job is killed and restarted from its checkpoint
 # after more changes (nothing lost or doubled); the server stopped mid-job
 # (the job fails naming it, and resumes once it is back); bad input (wrong password,
-# a missing table, a missing slot, a slot ahead of the checkpoint).
+# a missing table, a missing slot, a slot ahead of the checkpoint); a
+# TRUNCATE fails the job naming the table and the LSN, and is skipped (as
+# Flink CDC does by default) with 'debezium.skipped.operations' = 't'.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-build}
@@ -213,6 +215,55 @@ while [ $i -lt 150 ]; do
 done
 [ "$d" = 0 ] && ok "an existing slot: the copy again, the replay over it (a row updated then deleted before the copy) ends as the table" ||
 	bad "existing slot: $d rows differ: $(tail -2 "$W/log_o")"
+stop_job
+
+# TRUNCATE: the job fails naming the table and the LSN (Flink CDC, through
+# Debezium, skips it silently by default); restarted from its checkpoint
+# with 'debezium.skipped.operations' = 't' it skips it as Flink CDC does:
+# the mirror keeps the truncated rows and gets the later ones
+psql_q "CREATE TABLE src_t (id int PRIMARY KEY, grp text NOT NULL, amount numeric(10,2),
+  note text, ts timestamp(3), flag boolean)"
+psql_q "CREATE TABLE src_t_mirror (LIKE src_d_mirror INCLUDING CONSTRAINTS INCLUDING INDEXES)"
+psql_q "INSERT INTO src_t SELECT g, 'g', g, NULL, NULL, NULL FROM generate_series(1, 5) g"
+{
+	echo "SET 'execution.checkpointing.interval' = '100 ms'; SET 'pipeline.name' = 'cdc_t';"
+	ddl src_t slot_src_t | sed "s/'decoding.plugin.name' = 'pgoutput'/'decoding.plugin.name' = 'pgoutput', 'debezium.publication.name' = 'pub_t'/"
+	echo "CREATE TABLE src_t_mirror (id INT, grp STRING, amount DECIMAL(10, 2), note STRING,
+  ts TIMESTAMP(3), flag BOOLEAN, tbl STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ($(sink src_t_mirror));"
+	echo "INSERT INTO src_t_mirror SELECT id, grp, amount, note, ts, flag, tbl FROM src_t;"
+} > "$W/job_t.sql"
+(cd "$W" && exec "$SLUICE" run job_t.sql) > "$W/log_t" 2>&1 &
+JOB=$!
+i=0
+while [ $i -lt 150 ] && [ "$(psql_q "SELECT count(*) FROM src_t_mirror")" != 5 ]; do sleep 0.2; i=$((i + 1)); done
+sleep 0.5 # a checkpoint after the snapshot
+lsn=$(psql_q "SELECT pg_current_wal_lsn()")
+psql_q "TRUNCATE src_t"
+i=0
+while [ $i -lt 150 ] && kill -0 "$JOB" 2>/dev/null; do sleep 0.2; i=$((i + 1)); done
+if kill -0 "$JOB" 2>/dev/null; then bad "TRUNCATE: the job still runs"; stop_job
+else
+	wait "$JOB" 2>/dev/null; JOB=
+	m=$(grep -o "table 'public.src_t' was truncated in the transaction that ends at LSN [0-9A-F]*/[0-9A-F]*" "$W/log_t")
+	at=${m##* }
+	if [ -n "$m" ] && [ "$(psql_q "SELECT '$at'::pg_lsn > '$lsn'::pg_lsn")" = t ]; then
+		ok "TRUNCATE fails the job naming the table and the LSN ($at, after $lsn)"
+	else bad "TRUNCATE: $(tail -2 "$W/log_t")"; fi
+fi
+psql_q "INSERT INTO src_t VALUES (7, 'g', 7, NULL, NULL, NULL)"
+sed "s/'debezium.publication.name' = 'pub_t'/'debezium.publication.name' = 'pub_t', 'debezium.skipped.operations' = 't'/" \
+	"$W/job_t.sql" > "$W/job_t2.sql"
+(cd "$W" && exec "$SLUICE" run job_t2.sql) >> "$W/log_t" 2>&1 &
+JOB=$!
+i=0
+while [ $i -lt 150 ] && [ "$(psql_q "SELECT string_agg(id::text, ',' ORDER BY id) FROM src_t_mirror")" != "1,2,3,4,5,7" ]; do
+	kill -0 "$JOB" 2>/dev/null || break
+	sleep 0.2; i=$((i + 1))
+done
+got=$(psql_q "SELECT string_agg(id::text, ',' ORDER BY id) FROM src_t_mirror")
+[ "$got" = "1,2,3,4,5,7" ] &&
+	ok "'debezium.skipped.operations' = 't': restarted from the checkpoint, the TRUNCATE skipped as in Flink CDC (rows $got)" ||
+	bad "TRUNCATE skipped: mirror '$got': $(tail -2 "$W/log_t")"
 stop_job
 
 # ---- bad input -------------------------------------------------------------

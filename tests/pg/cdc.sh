@@ -266,6 +266,51 @@ got=$(psql_q "SELECT string_agg(id::text, ',' ORDER BY id) FROM src_t_mirror")
 	bad "TRUNCATE skipped: mirror '$got': $(tail -2 "$W/log_t")"
 stop_job
 
+# regular expressions: 'table-name' = 'shard_[ab]' reads shard_a and
+# shard_b (not shard_c) into one changelog, table_name telling them apart:
+# snapshot, changes in each, a transaction touching both; the mirror
+# equals the union of the two tables
+for t in shard_a shard_b shard_c; do
+	psql_q "CREATE TABLE $t (id int PRIMARY KEY, grp text NOT NULL, amount numeric(10,2),
+	  note text, ts timestamp(3), flag boolean)"
+done
+psql_q "CREATE TABLE shard_mirror (LIKE src_d_mirror INCLUDING CONSTRAINTS INCLUDING INDEXES)"
+psql_q "INSERT INTO shard_a SELECT g, 'a', g, NULL, NULL, NULL FROM generate_series(1, 20) g;
+  INSERT INTO shard_b SELECT g, 'b', g, $BIG, NULL, NULL FROM generate_series(101, 120) g;
+  INSERT INTO shard_c VALUES (1000, 'c', 1, NULL, NULL, NULL)"
+{
+	echo "SET 'execution.checkpointing.interval' = '100 ms'; SET 'pipeline.name' = 'cdc_shard';"
+	ddl shards slot_shards | sed "s/'table-name' = 'shards'/'table-name' = 'shard_[ab]'/; s/'decoding.plugin.name' = 'pgoutput'/'decoding.plugin.name' = 'pgoutput', 'debezium.publication.name' = 'pub_shards'/"
+	echo "CREATE TABLE shard_mirror (id INT, grp STRING, amount DECIMAL(10, 2), note STRING,
+  ts TIMESTAMP(3), flag BOOLEAN, tbl STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ($(sink shard_mirror));"
+	echo "INSERT INTO shard_mirror SELECT id, grp, amount, note, ts, flag, tbl FROM shards;"
+} > "$W/job_s.sql"
+(cd "$W" && exec "$SLUICE" run job_s.sql) > "$W/log_s" 2>&1 &
+JOB=$!
+sleep 1
+psql_q "INSERT INTO shard_a VALUES (21, 'a', 21, NULL, NULL, NULL); UPDATE shard_b SET amount = 0 WHERE id % 2 = 0;
+  DELETE FROM shard_a WHERE id % 5 = 0; UPDATE shard_b SET id = id + 1000 WHERE id = 105;
+  BEGIN; UPDATE shard_a SET grp = 'a2' WHERE id < 5; DELETE FROM shard_b WHERE id = 101;
+  INSERT INTO shard_b VALUES (130, 'b', 1, NULL, NULL, NULL); COMMIT;
+  INSERT INTO shard_c VALUES (1001, 'c', 1, NULL, NULL, NULL)"
+shards_diff() {
+	psql_q "SELECT count(*) FROM (((SELECT id, grp, amount, note, ts, flag, 'shard_a' FROM shard_a
+	  UNION ALL SELECT id, grp, amount, note, ts, flag, 'shard_b' FROM shard_b) EXCEPT
+	  SELECT * FROM shard_mirror) UNION ALL (SELECT * FROM shard_mirror EXCEPT
+	  (SELECT id, grp, amount, note, ts, flag, 'shard_a' FROM shard_a
+	  UNION ALL SELECT id, grp, amount, note, ts, flag, 'shard_b' FROM shard_b))) x"
+}
+i=0
+while [ $i -lt 150 ] && [ "$(shards_diff)" != 0 ]; do
+	kill -0 "$JOB" 2>/dev/null || break
+	sleep 0.2; i=$((i + 1))
+done
+d=$(shards_diff)
+n=$(psql_q "SELECT count(*) FROM shard_mirror")
+[ "$d" = 0 ] && ok "'table-name' = 'shard_[ab]': two tables into one source, the mirror equals both ($n rows, table_name apart)" ||
+	bad "regex tables: $d rows differ: $(tail -2 "$W/log_s")"
+stop_job
+
 # ---- bad input -------------------------------------------------------------
 one() { # name expected-message-pattern sql
 	printf '%s\n' "$3" > "$W/bad.sql"
@@ -281,6 +326,9 @@ one "missing table" "table 'public.nosuch' does not exist" \
 	"$(ddl src_d slot_x | sed "s/'table-name' = 'src_d'/'table-name' = 'nosuch'/") $PRINT INSERT INTO p SELECT id, grp FROM src_d;"
 one "no primary key" "needs a PRIMARY KEY" \
 	"$(ddl src_d slot_x | sed 's/PRIMARY KEY (id) NOT ENFORCED/x INT/') $PRINT INSERT INTO p SELECT id, grp FROM src_d;"
+psql_q "CREATE TABLE shard_x (id int PRIMARY KEY, grp text)"
+one "a matched table lacking a column" "column 'amount' does not exist in table 'public.shard_x'" \
+	"$(ddl src_d slot_x | sed "s/'table-name' = 'src_d'/'table-name' = 'shard_[ax]'/") $PRINT INSERT INTO p SELECT id, grp FROM src_d;"
 # the slot moved past the checkpoint: refused, saying how far
 psql_q "INSERT INTO src_d VALUES (999999, 'late', 1, NULL, NULL, NULL)" > /dev/null
 psql_q "SELECT pg_replication_slot_advance('slot_src_d', pg_current_wal_lsn())" > /dev/null

@@ -264,6 +264,13 @@ struct sl_source_vtab {
 	 * tables): it runs as one instance and the runtime rebalances after
 	 * it (docs/parallel.md §2).  0: it honours sl_conn_args.subtask. */
 	int single_instance;
+	/* 1: an update may leave columns out (SL_NULL_UNCHANGED, postgres-cdc's
+	 * unchanged TOASTed values), to be taken from the key's stored row,
+	 * or after a change of the key from the old key's row: the
+	 * ChangelogNormalize after such a single-instance scan runs chained to
+	 * it, at 1, where the -U of the old key and the +U of the new one meet
+	 * (a hash exchange would send them to different instances). */
+	int omits_unchanged;
 	/* The METADATA keys the source can fill (NULL-terminated; NULL = no
 	 * METADATA column can be read from this connector): the planner
 	 * refuses other keys, the source's configure checks the types. */

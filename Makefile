@@ -184,6 +184,7 @@ test-pg: deps all
 	sh tests/pg/sink.sh
 	sh tests/pg/bad.sh
 	bash tests/pg/crash.sh 300000 20
+	bash tests/pg/rescale.sh 40000
 	sh tests/pg/cdc.sh
 	sh tests/pg/cdc_crash.sh 25 300
 	sh tests/pg/lookup.sh

@@ -146,6 +146,14 @@ typedef struct sl_window_spec {
 	 * is late; windows still open at end of input are not fired (Flink's
 	 * streaming mode: pending processing-time timers are dropped). */
 	int proc;
+	/* 1: the rows carry their window already (a window aggregate over
+	 * another window aggregate's results grouped by their window_start and
+	 * window_end; Flink's window-attached strategy): time_col is the
+	 * input's window_end column and a row's one window ends there (its
+	 * local wall-clock value in tz; converted to the UTC instant); kind,
+	 * size, slide and offset are the window's, which give window_start.
+	 * Window aggregates only; 0 everywhere else. */
+	int attached;
 } sl_window_spec;
 
 /* UTC instant -> local wall clock in zone tz, and back (tz NULL: identity). */

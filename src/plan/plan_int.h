@@ -65,6 +65,13 @@ struct rel {
 	 * not (window joins need both sides to be the same window TVF). */
 	const sl_window_spec *win;
 	int win_start, win_end;
+	/* 1 + a column holding the window end of the window its append-only
+	 * row belongs to (a window aggregate's or window TVF's window_end,
+	 * kept by projections even without window_start), 0 when none: every
+	 * row comes with W_before < that end (results fire at end - 1 us), so
+	 * an interval join may bound on it as on a rowtime when the rel has
+	 * no rowtime (plan_join.c; Nexmark q7).  UTC windows only. */
+	int wend_time1;
 	/* Window TVF (virtual): columns = input columns + window_start,
 	 * window_end, window_time; consumed by a window aggregate. */
 	rel *tvf_in;

@@ -14,7 +14,9 @@
 #               stage table, INSERT ... ON CONFLICT DO UPDATE
 #   exactly-once  the upsert, checkpointing every second
 # Rows per wall-clock second (the server works too); sluice's figures
-# include reading and decoding the JSON.
+# include reading and decoding the JSON.  Beside each, the server's CPU
+# seconds (its backends', read from the postmaster's reaped children in
+# /proc), which a loaded machine moves far less than the wall clock.
 #
 #   sh bench/pg.sh BUILD_DIR        (BENCH_PG_ROWS, default 1000000)
 set -u
@@ -35,17 +37,22 @@ psql_q "CREATE TABLE floor (id text, user_id text, amount numeric(10,2), event_t
         CREATE TABLE ups (LIKE floor, PRIMARY KEY (id)); CREATE TABLE eo (LIKE floor, PRIMARY KEY (id))"
 now() { date +%s.%N; }
 rate() { echo "$N / ($2 - $1)" | bc; }
-t0=$(now); psql -X -q -c "\\copy floor FROM '$W/orders.csv' WITH (FORMAT csv)"; t1=$(now)
-floor=$(rate "$t0" "$t1")
+# the server's CPU ticks so far: its exited backends (reaped by the
+# postmaster) and the postmaster itself; a backend is reaped just after
+# its client leaves, hence the pause
+ticks() { sleep 0.3; awk '{ print $14 + $15 + $16 + $17 }' "/proc/$PG_PID/stat"; }
+cpu() { echo "scale=2; ($2 - $1) / $(getconf CLK_TCK)" | bc; }
+c0=$(ticks); t0=$(now); psql -X -q -c "\\copy floor FROM '$W/orders.csv' WITH (FORMAT csv)"; t1=$(now)
+floor=$(rate "$t0" "$t1"); floor_cpu=$(cpu "$c0" "$(ticks)")
 t0=$(now); psql -X -q -f "$W/orders.sql"; t1=$(now)
 ins=$(rate "$t0" "$t1")
 psql_q "CREATE TABLE kfloor (LIKE floor, PRIMARY KEY (id))"
-t0=$(now)
+c0=$(ticks); t0=$(now)
 psql -X -q -c "\copy kfloor FROM '$W/orders.csv' WITH (FORMAT csv)"
 t1=$(now)
-kcopy=$(rate "$t0" "$t1")
+kcopy=$(rate "$t0" "$t1"); kcopy_cpu=$(cpu "$c0" "$(ticks)")
 psql_q "TRUNCATE kfloor"
-t0=$(now)
+c0=$(ticks); t0=$(now)
 psql -X -q <<SQL
 BEGIN;
 CREATE TEMP TABLE st (LIKE floor);
@@ -55,7 +62,7 @@ INSERT INTO kfloor SELECT * FROM st ON CONFLICT (id) DO UPDATE SET user_id = EXC
 COMMIT;
 SQL
 t1=$(now)
-kups=$(rate "$t0" "$t1")
+kups=$(rate "$t0" "$t1"); kups_cpu=$(cpu "$c0" "$(ticks)")
 job() { # table extra
 	cat <<SQL
 $2
@@ -67,19 +74,20 @@ CREATE TABLE t (id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIM
 INSERT INTO t SELECT * FROM orders;
 SQL
 }
-sl() { # name table set-lines key extra
+sl() { # name table set-lines key extra: prints "rows/s server-cpu-s"
 	job "$2" "$3" "$4" "$5" > "$W/$1.sql"
+	c0=$(ticks)
 	t0=$(now); (cd "$W" && "$B/sluice" run "$1.sql") > "$W/$1.log" 2>&1 || { cat "$W/$1.log"; exit 1; }
 	t1=$(now)
-	rate "$t0" "$t1"
+	echo "$(rate "$t0" "$t1") $(cpu "$c0" "$(ticks)")"
 }
-app=$(sl app app "" "" "")
-ups=$(sl ups ups "" ", PRIMARY KEY (id) NOT ENFORCED" "")
-eo=$(sl eo eo "SET 'execution.checkpointing.interval' = '1 s'; SET 'pipeline.name' = 'bench';" \
-	", PRIMARY KEY (id) NOT ENFORCED" ", 'sink.delivery-guarantee' = 'exactly-once'")
+set -- $(sl app app "" "" ""); app=$1; app_cpu=$2
+set -- $(sl ups ups "" ", PRIMARY KEY (id) NOT ENFORCED" ""); ups=$1; ups_cpu=$2
+set -- $(sl eo eo "SET 'execution.checkpointing.interval' = '1 s'; SET 'pipeline.name' = 'bench';" \
+	", PRIMARY KEY (id) NOT ENFORCED" ", 'sink.delivery-guarantee' = 'exactly-once'"); eo=$1; eo_cpu=$2
 c=$(psql_q "SELECT (SELECT count(*) FROM app) = $N AND (SELECT count(*) FROM ups) = $N AND (SELECT count(*) FROM eo) = $N")
 [ "$c" = t ] || echo "WARNING: row counts differ from $N"
 pct() { echo "100 * $1 / $floor" | bc; }
-echo "pg floor (psql COPY, $N rows): $floor rows/s; multi-row INSERT (psql, 1000 rows per statement): $ins rows/s ($(pct $ins)% of COPY)"
-echo "pg floor with a PRIMARY KEY: psql COPY $kcopy rows/s ($(pct $kcopy)%), psql COPY to a temporary table + INSERT ... ON CONFLICT $kups rows/s ($(pct $kups)%)"
-echo "pg sink append (COPY): $app rows/s ($(pct $app)% of the floor); upsert: $ups rows/s ($(pct $ups)%; $((100 * ups / kups))% of psql's upsert); upsert exactly-once: $eo rows/s ($(pct $eo)%) [target: >= 50% of the floor]"
+echo "pg floor (psql COPY, $N rows): $floor rows/s, server $floor_cpu CPU s; multi-row INSERT (psql, 1000 rows per statement): $ins rows/s ($(pct $ins)% of COPY)"
+echo "pg floor with a PRIMARY KEY: psql COPY $kcopy rows/s ($(pct $kcopy)%, server $kcopy_cpu CPU s), psql COPY to a temporary table + INSERT ... ON CONFLICT $kups rows/s ($(pct $kups)%, server $kups_cpu CPU s)"
+echo "pg sink append (COPY): $app rows/s ($(pct $app)% of the floor, server $app_cpu CPU s); upsert: $ups rows/s ($(pct $ups)%; $((100 * ups / kcopy))% of psql's COPY with the key; server $ups_cpu CPU s); upsert exactly-once: $eo rows/s ($(pct $eo)%, server $eo_cpu CPU s) [target: >= 50% of the floor]"

@@ -212,6 +212,24 @@ SL_API int sl_set_processing_time(sl_engine *e, int64_t micros);
 /* 1 when the job has finished (all inputs ended, or restored finished). */
 SL_API int sl_job_finished(sl_engine *e);
 
+/*
+ * Several processes sharing a Kafka topic ('sluice.scale-out' =
+ * 'kafka-group', docs/kafka.md "Several processes, one job").
+ * sl_scale_out_member: 1 when sl_exec made e such a job's member process:
+ * the job was planned and checked, nothing opened, and sl_run does
+ * nothing.  sl_run_scale_out then runs the member: it joins the consumer
+ * group and, for each partition the group gives it, runs the command argv
+ * (NULL-terminated: the program and the arguments that run this same job,
+ * such as {"/proc/self/exe", "run", "job.sql", NULL}) with the partition's
+ * settings added ('--set' pairs and '-q'), stopping that child with SIGTERM
+ * (a savepoint) when the group takes the partition back.  It returns
+ * when every partition's input has ended (bounded sources), after
+ * sl_stop (every child stopped with a savepoint), or when a child failed.
+ * 0 or a negative SL_E* code (sl_errmsg).
+ */
+SL_API int sl_scale_out_member(sl_engine *e);
+SL_API int sl_run_scale_out(sl_engine *e, char *const *argv);
+
 /* One line per checkpoint taken: id, duration, size, time processing was
  * blocked. */
 SL_API const char *sl_checkpoint_log(sl_engine *e);
@@ -274,7 +292,52 @@ typedef struct sl_metric_op {
 	int64_t input_wm[4];     /* the watermark of each of its first 4 inputs */
 	int input_idle;          /* bit k: input k is idle (left out of in_wm) */
 	int idle;                /* its output is idle ('scan.watermark.idle-timeout') */
+	/* What it holds, as its own thread last published it (at most a
+	 * quarter of a second old while it runs, and current once it waits
+	 * for input): window, join, OVER, session, deduplication operators */
+	int64_t pend_ts;         /* the oldest open window's end, pending row's
+	                          * time or timer above in_wm; SL_WM_NONE: none */
+	int64_t pend_rows;       /* entries of it: groups of that window, rows
+	                          * at that time, keys due then */
+	int64_t pend_open;       /* open windows / pending times (up to 1000) */
+	int64_t pub_us;          /* when published (wall clock; 0: not yet) */
+	int64_t state_bytes;     /* its state's size (memory backend: bytes of its
+	                          * tables; RocksDB: SST bytes of its key ranges
+	                          * plus its write-back cache) */
+	int64_t state_entries;   /* entries of its state tables */
+	/* late rows dropped in the last minute, and the newest of them */
+	int64_t late_last_minute;
+	char late_example[160];  /* "+I[v1, v2, ...]" ("" when none this minute) */
+	int64_t late_example_us; /* when it was dropped (wall clock) */
+	int64_t late_example_wm; /* the watermark it was late for (its W_before) */
+	int first_split, nsplits; /* sources: its splits in sl_metrics.splits */
 } sl_metric_op;
+
+/* One split of a source instance: a file or a range of one, a Kafka
+ * partition (a source without splits has one: its whole input). */
+typedef struct sl_metric_split {
+	int node, instance;      /* the source instance it belongs to */
+	int index;               /* its place among the instance's splits */
+	char name[96];           /* "topic 'orders' partition 3", "file 'a.json'" */
+	int64_t wm;              /* its watermark (SL_WM_NONE, SL_WM_END) */
+	int64_t rows;            /* rows read from it */
+	int64_t last_event_ts;   /* the rowtime of the last row read (SL_WM_NONE: none) */
+	int64_t last_row_us;     /* when the last row was read (wall clock; 0: never) */
+	int idle;                /* idle ('scan.watermark.idle-timeout') */
+	int done;                /* ended */
+} sl_metric_split;
+
+/* One checkpoint of the history (the newest SL_CKPT_HISTORY). */
+#define SL_CKPT_HISTORY 10
+typedef struct sl_metric_ckpt {
+	int64_t id;
+	int status;              /* 1 COMPLETED, 2 FAILED (Flink's names) */
+	int savepoint;
+	int64_t trigger_us;      /* when it was triggered (wall clock) */
+	int64_t duration_us;     /* to completion (or failure) */
+	int64_t size;            /* bytes of its state file (0 when failed) */
+	int64_t blocked_us;      /* time processing was blocked for it */
+} sl_metric_ckpt;
 
 /* One edge between two operators (all instances of it). */
 typedef struct sl_metric_edge {
@@ -309,6 +372,10 @@ typedef struct sl_metrics {
 	int64_t ckpt_last_size;  /* lastCheckpointSize (bytes) */
 	int64_t ckpt_last_blocked_us;
 	int64_t ckpt_last_end_us; /* when it completed (wall clock) */
+	int nckpts;              /* history: the newest checkpoints, oldest first */
+	sl_metric_ckpt ckpts[SL_CKPT_HISTORY];
+	int nsplits;             /* every source instance's splits (sl_metric_op.first_split) */
+	sl_metric_split *splits;
 } sl_metrics;
 
 /* Takes a snapshot of the job's metrics (see above) into *out (caller
@@ -345,6 +412,20 @@ SL_API const char *sl_version(void);
  */
 SL_API int sl_iceberg_expire_snapshots(const char *table, const char *older_than,
                                        int retain_last, char *msg, size_t cap);
+
+/*
+ * Iceberg compaction (docs/iceberg.md "Table maintenance"): the live rows
+ * of the table in directory `table` (its delete files applied) written
+ * again into data files of at most target_bytes (<= 0: 512 MB) per
+ * partition, committed as one replace snapshot that removes every old
+ * data and delete file (published by link() like a commit; started over
+ * when a job commits meanwhile).  Nothing is done when each partition has
+ * one data file and there is no delete file.  Only tables sluice wrote.
+ * A one-line report, or the error, goes into msg (cap bytes).  Returns 0
+ * or a negative SL_E* code.
+ */
+SL_API int sl_iceberg_rewrite_data_files(const char *table, int64_t target_bytes, char *msg,
+                                        size_t cap);
 
 #ifdef __cplusplus
 }

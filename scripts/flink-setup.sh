@@ -4,7 +4,9 @@
 # Fetches Apache Flink 1.20 (table planner, runtime, clients, files connector, json
 # and csv formats; tests/flink/pom.xml) from Maven Central with the machine's `mvn`
 # into ~/.m2, writes their class path to BUILD_DIR/flink/classpath.txt and compiles
-# tests/flink/src/main/java/sluice/FlinkOracle.java into BUILD_DIR/flink/classes.
+# the Java sources under tests/flink/src/main/java (FlinkOracle, the oracle;
+# FlinkBench and q14's CountChar, for bench/nexmark/bench.sh) into
+# BUILD_DIR/flink/classes.
 # Nothing is committed or linked into sluice. Idempotent: does nothing when the
 # class path and the classes are newer than pom.xml and the source (a first run
 # downloads about 140 MB, ~10 s on a fast link; later runs take no time).
@@ -13,7 +15,7 @@ set -e
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 POM=$ROOT/tests/flink/pom.xml
-SRC=$ROOT/tests/flink/src/main/java/sluice/FlinkOracle.java
+SRCS=$(find "$ROOT/tests/flink/src/main/java" -name '*.java' | sort)
 mkdir -p "$BUILD/flink"
 OUT=$(cd "$BUILD/flink" && pwd)
 mkdir -p "$OUT/classes"
@@ -41,7 +43,8 @@ if ! fresh "$CP" "$POM" || ! jars_present; then
 	mv "$CP.tmp" "$CP"
 fi
 CLS=$OUT/classes/sluice/FlinkOracle.class
-if ! fresh "$CLS" "$SRC" "$CP"; then
-	javac -nowarn -cp "$(cat "$CP")" -d "$OUT/classes" "$SRC"
+# shellcheck disable=SC2086 # the sources' paths hold no spaces
+if ! fresh "$CLS" $SRCS "$CP"; then
+	javac -nowarn -cp "$(cat "$CP")" -d "$OUT/classes" $SRCS
 	touch "$CLS"
 fi

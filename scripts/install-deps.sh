@@ -4,6 +4,7 @@
 #
 # libmicrohttpd-dev: the sluice binary's HTTP endpoint (src/cli/http.c);
 # prometheus: its promtool checks /metrics in tests/integration/http.sh.
+# chromium, curl: tests/integration/page.sh loads the live page headless.
 #
 # Checks which packages are missing with dpkg-query; installs them through
 # apt-get when run as root, otherwise prints the exact apt-get line and fails.
@@ -12,7 +13,7 @@ set -eu
 PKGS="build-essential pkg-config libcmocka-dev libpcre2-dev librdkafka-dev kcat \
 libpq-dev postgresql librocksdb-dev sqlite3 clang libclang-rt-14-dev jq \
 libsnappy-dev libzstd-dev zlib1g-dev openjdk-17-jre-headless maven \
-libmicrohttpd-dev prometheus"
+libmicrohttpd-dev prometheus chromium curl"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

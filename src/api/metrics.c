@@ -28,6 +28,7 @@
  */
 #include "engine_int.h"
 #include "../exec/ops.h"
+#include "../exec/op_observe.h"
 #include "../runtime/prun.h"
 
 #include <stdio.h>
@@ -90,8 +91,8 @@ void sl__metrics_status(sl_engine *e, int status)
 	SL_CTR_SET(e->status, status);
 }
 
-/* Copies one instance's figures into m. */
-static void op_figures(sl_metric_op *m, sl_op *op, int node, int inst, int par)
+/* Copies one instance's figures into m (now: the snapshot's wall clock). */
+static void op_figures(sl_metric_op *m, sl_op *op, int node, int inst, int par, int64_t now)
 {
 	memset(m, 0, sizeof(*m));
 	m->node = node;
@@ -126,12 +127,72 @@ static void op_figures(sl_metric_op *m, sl_op *op, int node, int inst, int par)
 			m->input_idle |= 1 << in;
 	}
 	m->idle = SL_CTR_GET(op->idle);
+	/* what its thread published (exec/op_observe.c) */
+	m->pub_us = SL_CTR_GET(op->pub.at_us);
+	m->pend_ts = m->pub_us && op->npend ? SL_CTR_GET(op->pub.pend_ts) : SL_WM_NONE;
+	m->pend_rows = SL_CTR_GET(op->pub.pend_n);
+	m->pend_open = SL_CTR_GET(op->pub.pend_open);
+	m->state_bytes = SL_CTR_GET(op->pub.state_bytes);
+	m->state_entries = SL_CTR_GET(op->pub.state_entries);
+	m->late_last_minute = sl_op_late_read(op, now, m->late_example, sizeof(m->late_example),
+	                                      &m->late_example_us, &m->late_example_wm);
+}
+
+/* Appends the splits of source instance m (op) to out. */
+static int op_splits(sl_metrics *out, int *cap, sl_metric_op *m, const sl_op *op)
+{
+	int n = sl_op_scan_nsplits(op);
+	m->first_split = out->nsplits;
+	if (n <= 0)
+		return 0;
+	if (out->nsplits + n > *cap) {
+		int nc = (out->nsplits + n) * 2;
+		sl_metric_split *ns = realloc(out->splits, sizeof(*ns) * (size_t)nc);
+		if (!ns)
+			return SL_ENOMEM;
+		out->splits = ns;
+		*cap = nc;
+	}
+	sl_metric_split *s = out->splits + out->nsplits;
+	memset(s, 0, sizeof(*s) * (size_t)n);
+	n = sl_op_scan_splits(op, s, n);
+	for (int i = 0; i < n; i++) {
+		s[i].node = m->node;
+		s[i].instance = m->instance;
+	}
+	m->nsplits = n;
+	out->nsplits += n;
+	return 0;
+}
+
+/* The checkpoint history, oldest first: entries being written are left out. */
+static void ckpt_history(const sl_coord_metrics *c, sl_metrics *m)
+{
+	int64_t n = SL_CTR_GET(c->nhist);
+	for (int64_t k = n > SL_COORD_HIST ? n - SL_COORD_HIST : 0; k < n; k++) {
+		const sl_coord_hist *h = &c->hist[k % SL_COORD_HIST];
+		int64_t s1 = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
+		sl_metric_ckpt e = {
+			.id = SL_CTR_GET(h->id),
+			.status = (int)SL_CTR_GET(h->status),
+			.savepoint = (int)SL_CTR_GET(h->savepoint),
+			.trigger_us = SL_CTR_GET(h->trigger_us),
+			.duration_us = SL_CTR_GET(h->duration_us),
+			.size = SL_CTR_GET(h->size),
+			.blocked_us = SL_CTR_GET(h->blocked_us),
+		};
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if ((s1 & 1) || __atomic_load_n(&h->seq, __ATOMIC_RELAXED) != s1 ||
+		    m->nckpts >= SL_CKPT_HISTORY)
+			continue;
+		m->ckpts[m->nckpts++] = e;
+	}
 }
 
 /* The operators (by id, then instance) and edges of the job. */
 static int collect(sl_engine *e, sl_metrics *m)
 {
-	int cap = 16, ecap = 16;
+	int cap = 16, ecap = 16, scap = 0;
 	m->ops = malloc(sizeof(*m->ops) * (size_t)cap);
 	m->edges = malloc(sizeof(*m->edges) * (size_t)ecap);
 	if (!m->ops || !m->edges)
@@ -153,7 +214,11 @@ static int collect(sl_engine *e, sl_metrics *m)
 					return SL_ENOMEM;
 				m->ops = no;
 			}
-			op_figures(&m->ops[m->nops++], op, node, k, n);
+			sl_metric_op *mo = &m->ops[m->nops++];
+			op_figures(mo, op, node, k, n, m->now_us);
+			if (op->nin == 0 && op->vt->kind == SL_OPK_SCAN &&
+			    op_splits(m, &scap, mo, op))
+				return SL_ENOMEM;
 		}
 		if (n > m->parallelism)
 			m->parallelism = n;
@@ -288,6 +353,7 @@ int sl_metrics_get(sl_engine *e, sl_metrics **out)
 		m->ckpt_last_size = SL_CTR_GET(c->last_size);
 		m->ckpt_last_blocked_us = SL_CTR_GET(c->last_blocked_us);
 		m->ckpt_last_end_us = SL_CTR_GET(c->last_end_wall_us);
+		ckpt_history(c, m);
 	}
 	pthread_mutex_unlock(&e->job_mu);
 	if (rc) {
@@ -304,5 +370,6 @@ void sl_metrics_free(sl_metrics *m)
 		return;
 	free(m->ops);
 	free(m->edges);
+	free(m->splits);
 	free(m);
 }

@@ -17,15 +17,21 @@
  * its rows read and whether it is idle.  A source instance without a
  * watermark that read no rows is the classic case (an empty partition or
  * split, an idle topic partition): the text says so and names
- * 'scan.watermark.idle-timeout'.
+ * 'scan.watermark.idle-timeout'.  In the source instance it names the
+ * split (file, range of a file, Kafka partition) with the smallest
+ * watermark among those neither idle nor ended, with its watermark, rows
+ * and the rowtime and wall-clock time of its last row, and lists the idle
+ * splits.
+ *
+ * What each operator waits for comes from what its own thread published
+ * (exec/op_observe.c): the oldest open window's end (or pending row's
+ * time, or timer) above its watermark, over all its instances, and the
+ * entries it holds.  Then the late rows of the last minute per operator
+ * instance with the newest one's values.
  *
  * SHOW WATERMARKS (sl__metrics_watermarks) is the same snapshot as a
- * table: every operator instance with its input and output watermarks.
- *
- * What it does not show: the windows themselves (the oldest open window
- * and its rows live in operator state, which is not read from another
- * thread), a source's partitions or splits (only its instances), and the
- * late rows of the last minute with an example (counters only).
+ * table: every operator instance with its input and output watermarks,
+ * and under a source instance with several splits each split's.
  */
 #include "engine_int.h"
 #include "../base/buf.h"
@@ -94,6 +100,68 @@ static int slowest_input(const sl_metric_op *o)
 	return k;
 }
 
+/* How long before now t (wall clock micros) was, as "1.2 s ago". */
+static void ago(sl_buf *b, int64_t now, int64_t t)
+{
+	if (!t)
+		sl_buf_puts(b, "never");
+	else
+		sl_buf_printf(b, "%.1f s ago", (double)(now - t) / 1e6);
+}
+
+/* The split of source instance o that holds its watermark back: the
+ * smallest watermark among those neither idle nor ended; NULL: none. */
+static const sl_metric_split *slowest_split(const sl_metrics *m, const sl_metric_op *o)
+{
+	const sl_metric_split *best = NULL;
+	for (int i = o->first_split; i < o->first_split + o->nsplits && i < m->nsplits; i++) {
+		const sl_metric_split *s = &m->splits[i];
+		if (!s->idle && !s->done && (!best || s->wm < best->wm))
+			best = s;
+	}
+	return best;
+}
+
+static void split_line(sl_buf *b, const sl_metrics *m, const sl_metric_split *s)
+{
+	char w[48], t[48];
+	wm_text(s->wm, w);
+	if (s->name[0])
+		sl_buf_printf(b, "%s: ", s->name);
+	sl_buf_printf(b, "watermark %s, %lld rows read", w, (long long)s->rows);
+	if (s->rows && s->last_event_ts != SL_WM_NONE) {
+		wm_text(s->last_event_ts, t);
+		sl_buf_printf(b, ", last event time %s", t);
+	}
+	sl_buf_puts(b, ", last row ");
+	ago(b, m->now_us, s->last_row_us);
+	if (s->idle)
+		sl_buf_puts(b, ", idle");
+	if (s->done)
+		sl_buf_puts(b, ", ended");
+}
+
+/* The splits of the source instance that holds a watermark back. */
+static void held_splits(sl_buf *b, const sl_metrics *m, const sl_metric_op *o)
+{
+	const sl_metric_split *s = slowest_split(m, o);
+	if (s && o->nsplits > 1) {
+		sl_buf_puts(b, "  in it, held back by ");
+		split_line(b, m, s);
+		sl_buf_puts(b, "\n");
+	} else if (s && s->rows) {
+		sl_buf_puts(b, "  its input: ");
+		split_line(b, m, s);
+		sl_buf_puts(b, "\n");
+	}
+	for (int i = o->first_split; i < o->first_split + o->nsplits && i < m->nsplits; i++)
+		if (m->splits[i].idle) {
+			sl_buf_puts(b, "  idle, left out of its watermark: ");
+			split_line(b, m, &m->splits[i]);
+			sl_buf_puts(b, "\n");
+		}
+}
+
 static void name_op(sl_buf *b, const sl_metric_op *o)
 {
 	if (o->table[0])
@@ -115,6 +183,12 @@ static void trace(sl_buf *b, const sl_metrics *m, const sl_metric_op *o)
 			            "becomes active\n");
 			return;
 		}
+		for (int i = 0; i < o->nin && i < 4; i++)
+			if (o->input_idle & (1 << i)) {
+				sl_buf_printf(b, "  input %d of ", i);
+				name_op(b, o);
+				sl_buf_puts(b, " is idle: left out of its watermark\n");
+			}
 		const sl_metric_edge *e = edge_into(m, o->node, k);
 		if (!e)
 			return;
@@ -135,7 +209,10 @@ static void trace(sl_buf *b, const sl_metrics *m, const sl_metric_op *o)
 			name_op(b, up);
 			sl_buf_printf(b, ": watermark %s, %lld rows read%s\n", w, (long long)up->rows_out,
 			              up->idle ? ", idle" : "");
-			if (up->out_wm == SL_WM_NONE && up->rows_out == 0 && !up->idle)
+			held_splits(b, m, up);
+			const sl_metric_split *sp = slowest_split(m, up);
+			if ((up->out_wm == SL_WM_NONE && up->rows_out == 0 && !up->idle) ||
+			    (sp && sp->wm == SL_WM_NONE && sp->rows == 0))
 				sl_buf_puts(b, "  it has read no row: an empty or idle partition or "
 				            "split holds every window back; 'scan.watermark.idle-timeout' "
 				            "lets the others go on without it\n");
@@ -143,6 +220,52 @@ static void trace(sl_buf *b, const sl_metrics *m, const sl_metric_op *o)
 		}
 		o = up;
 	}
+}
+
+/*
+ * What operator ops[i] (its first instance) holds, over its instances as
+ * their threads published it: "oldest open window ends at T, holding N
+ * groups", with the watermark it waits for.
+ */
+static void holds(sl_buf *b, const sl_metrics *m, int i)
+{
+	const sl_metric_op *o = &m->ops[i], *best = NULL;
+	int published = 1;
+	int64_t open = 0;
+	for (int k = i; k < m->nops && m->ops[k].node == o->node; k++) {
+		const sl_metric_op *x = &m->ops[k];
+		if (!x->pub_us)
+			published = 0;
+		open += x->pend_open;
+		if (x->pend_ts != SL_WM_NONE && (!best || x->pend_ts < best->pend_ts))
+			best = x;
+	}
+	char w[48];
+	if (!best) {
+		sl_buf_puts(b, published ? ", to reach the end of a window or a pending row: it holds "
+		                           "none now\n"
+		                         : ", to reach the end of its oldest open window or pending "
+		                           "row (what it holds is not published yet)\n");
+		return;
+	}
+	wm_text(best->pend_ts, w);
+	int window = strstr(o->name, "Window") != NULL;
+	int timer = strstr(o->name, "Session") || strstr(o->name, "IntervalJoin");
+	sl_buf_printf(b, ", to reach %s\n", w);
+	sl_buf_printf(b, "  %s at %s", window ? "its oldest open window ends"
+	                                : timer ? "its oldest timer is"
+	                                        : "its oldest pending row is", w);
+	if (o->parallelism > 1)
+		sl_buf_printf(b, " (instance %d)", best->instance);
+	sl_buf_printf(b, ", holding %lld %s%s; %lld %s%s open in all, published ",
+	              (long long)best->pend_rows,
+	              !strcmp(o->name, "WindowAggregate") ? "group"
+	              : window || timer                   ? "key"
+	                                                  : "row",
+	              best->pend_rows == 1 ? "" : "s", (long long)open, window ? "window" : "time",
+	              open == 1 ? "" : "s");
+	ago(b, m->now_us, best->pub_us);
+	sl_buf_puts(b, "\n");
 }
 
 char *sl_metrics_pending(const sl_metrics *m)
@@ -170,11 +293,29 @@ char *sl_metrics_pending(const sl_metrics *m)
 		if (o->parallelism > 1)
 			sl_buf_printf(&b, " (instance %d, the slowest of %d)", s->instance,
 			              o->parallelism);
-		sl_buf_puts(&b, ", to pass the end of its oldest open window or pending row\n");
+		holds(&b, m, i);
 		if (s->in_wm == SL_WM_END)
 			sl_buf_puts(&b, "  its inputs ended: nothing is pending\n");
 		else
 			trace(&b, m, s);
+	}
+	int nl = 0;
+	for (int i = 0; i < m->nops; i++) {
+		const sl_metric_op *o = &m->ops[i];
+		if (!o->late_last_minute)
+			continue;
+		if (!nl++)
+			sl_buf_puts(&b, "late rows dropped in the last minute:\n");
+		sl_buf_puts(&b, "  ");
+		name_op(&b, o);
+		sl_buf_printf(&b, ": %lld", (long long)o->late_last_minute);
+		if (o->late_example[0]) {
+			wm_text(o->late_example_wm, w);
+			sl_buf_printf(&b, "; the newest, %s, was late for watermark %s, dropped ",
+			              o->late_example, w);
+			ago(&b, m->now_us, o->late_example_us);
+		}
+		sl_buf_puts(&b, "\n");
 	}
 	if (!n)
 		sl_buf_puts(&b, "no window, join or OVER operator: rows are not held back by a "
@@ -188,6 +329,12 @@ char *sl_metrics_pending(const sl_metrics *m)
 		if (o->role == SL_ROLE_SOURCE) {
 			sl_buf_printf(&b, ": %s, %lld rows read%s\n", w, (long long)o->rows_out,
 			              o->idle ? ", idle" : "");
+			for (int k = o->first_split; o->nsplits > 1 && k < o->first_split + o->nsplits &&
+			                             k < m->nsplits; k++) {
+				sl_buf_puts(&b, "    ");
+				split_line(&b, m, &m->splits[k]);
+				sl_buf_puts(&b, "\n");
+			}
 		} else {
 			wm_text(o->in_wm, w2);
 			sl_buf_printf(&b, ": input %s, output %s", w2, w);
@@ -208,17 +355,24 @@ int sl__metrics_watermarks(const sl_metrics *m, sl_buf *out)
 {
 	static const char *const head[] = {"operator", "instance", "input watermark",
 	                                   "output watermark", "rows", "idle"};
-	enum { NC = 6, W = 48 };
-	char *cells = malloc((size_t)(m->nops ? m->nops : 1) * NC * W);
-	const char **v = malloc(sizeof(char *) * (size_t)(m->nops ? m->nops : 1) * NC);
+	enum { NC = 6, W = 64 };
+	/* a row per operator instance, then one per split of a source instance
+	 * that has several (a file's ranges, a topic's partitions) */
+	int rows = m->nops;
+	for (int i = 0; i < m->nops; i++)
+		if (m->ops[i].nsplits > 1)
+			rows += m->ops[i].nsplits;
+	char *cells = malloc((size_t)(rows ? rows : 1) * NC * W);
+	const char **v = malloc(sizeof(char *) * (size_t)(rows ? rows : 1) * NC);
 	if (!cells || !v) {
 		free(cells);
 		free(v);
 		return SL_ENOMEM;
 	}
+	int r = 0;
 	for (int i = 0; i < m->nops; i++) {
 		const sl_metric_op *o = &m->ops[i];
-		char *c = cells + (size_t)i * NC * W;
+		char *c = cells + (size_t)r * NC * W;
 		if (o->table[0])
 			snprintf(c, W, "%s %s", o->role == SL_ROLE_SINK ? "sink" : "source", o->table);
 		else
@@ -230,9 +384,24 @@ int sl__metrics_watermarks(const sl_metrics *m, sl_buf *out)
 		                                                                      : o->rows_in));
 		snprintf(c + 5 * W, W, "%s", o->idle ? "idle" : "");
 		for (int k = 0; k < NC; k++)
-			v[i * NC + k] = c + k * W;
+			v[r * NC + k] = c + k * W;
+		r++;
+		for (int s = o->first_split; o->nsplits > 1 && s < o->first_split + o->nsplits &&
+		                             s < m->nsplits; s++) {
+			const sl_metric_split *sp = &m->splits[s];
+			c = cells + (size_t)r * NC * W;
+			snprintf(c, W, "  %s", sp->name);
+			snprintf(c + W, W, "%d", o->instance);
+			snprintf(c + 2 * W, W, "%s", "");
+			wm_text(sp->wm, c + 3 * W);
+			snprintf(c + 4 * W, W, "%lld", (long long)sp->rows);
+			snprintf(c + 5 * W, W, "%s", sp->idle ? "idle" : sp->done ? "ended" : "");
+			for (int k = 0; k < NC; k++)
+				v[r * NC + k] = c + k * W;
+			r++;
+		}
 	}
-	sl_plan_tableau(out, NC, head, m->nops, v);
+	sl_plan_tableau(out, NC, head, r, v);
 	free(cells);
 	free(v);
 	return 0;

@@ -18,7 +18,8 @@ void sl_fault_set_main(void)
 
 /* SLUICE_FAULT is "point" (any checkpoint) or "point@N" (during the N-th
  * checkpoint of this process: the coordinator ticks before each one, in
- * the main process, so forked writers see the right number). */
+ * the main process, so forked writers see the right number), optionally
+ * followed by ":term" (stop instead of crash). */
 static int ticks;
 
 void sl_fault_tick(void)
@@ -32,10 +33,22 @@ void sl_fault(const char *point)
 	if (!f)
 		return;
 	size_t pl = strlen(point);
-	if (strncmp(f, point, pl) || (f[pl] && f[pl] != '@'))
+	if (strncmp(f, point, pl) || (f[pl] && f[pl] != '@' && f[pl] != ':'))
 		return;
 	if (f[pl] == '@' && atoi(f + pl + 1) != ticks)
 		return;
+	if (strstr(f + pl, ":term")) {
+		/* a stop asked for at a known moment (tests of savepoints on
+		 * stop): the job's signal handler takes it as a user's SIGTERM;
+		 * once only, so later checkpoints of the stopping job go on */
+		static int sent;
+		if (!sent) {
+			sent = 1;
+			fprintf(stderr, "sluice: fault point '%s': stopping\n", point);
+			kill(main_pid ? main_pid : getpid(), SIGTERM);
+		}
+		return;
+	}
 	fprintf(stderr, "sluice: fault point '%s': crashing\n", point);
 	fflush(stderr);
 	if (main_pid && main_pid != getpid())

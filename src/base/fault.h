@@ -5,7 +5,9 @@
  * environment variable SLUICE_FAULT names that point ("point", or "point@N"
  * for its N-th occurrence), simulating a power loss there.  Called from a forked checkpoint writer, it kills the job's
  * main process too (sl_fault_set_main records it), so the whole job dies
- * as it would in a real crash.  Costs one getenv per call; the points sit on
+ * as it would in a real crash.  "point:term" (or "point@N:term") instead
+ * sends the main process one SIGTERM there and goes on: a stop (savepoint)
+ * asked for at a known moment of the job, for tests.  Costs one getenv per call; the points sit on
  * checkpoint paths only, never per row.
  */
 #ifndef SL_FAULT_H

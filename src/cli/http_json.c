@@ -21,7 +21,8 @@
  * id is EXPLAIN's and --stats' #N).  Times are milliseconds since the
  * epoch, watermarks too, with Flink's values for none (Long.MIN_VALUE)
  * and for the end of input (Long.MAX_VALUE).  Checkpoint history holds
- * the latest completed checkpoint only (the snapshot keeps no more).
+ * the newest SL_CKPT_HISTORY checkpoints and savepoints, completed and
+ * failed, newest first as in Flink.
  */
 #include "http.h"
 
@@ -88,7 +89,7 @@ static int node_end(const sl_metrics *m, int i)
 static void vertex(const sl_metrics *m, int i, int end, sl_buf *out)
 {
 	const sl_metric_op *o = &m->ops[i];
-	long long in = 0, outr = 0, late = 0, bread = 0, btotal = 0;
+	long long in = 0, outr = 0, late = 0, bread = 0, btotal = 0, state = 0;
 	double rin = 0, rout = 0;
 	int64_t in_wm = SL_WM_END, out_wm = SL_WM_END;
 	for (int k = i; k < end; k++) {
@@ -96,6 +97,7 @@ static void vertex(const sl_metrics *m, int i, int end, sl_buf *out)
 		outr += m->ops[k].rows_out;
 		late += m->ops[k].late_dropped;
 		bread += m->ops[k].bytes_read;
+		state += m->ops[k].state_bytes;
 		btotal += m->ops[k].bytes_total;
 		rin += m->ops[k].rows_in_per_s;
 		rout += m->ops[k].rows_out_per_s;
@@ -122,21 +124,24 @@ static void vertex(const sl_metrics *m, int i, int end, sl_buf *out)
 	              "\"numRecordsInPerSecond\":%.3f,\"numRecordsOutPerSecond\":%.3f,"
 	              "\"numLateRecordsDropped\":%lld,\"currentInputWatermark\":%lld,"
 	              "\"currentOutputWatermark\":%lld,\"sourceBytesRead\":%lld,"
-	              "\"sourceBytesTotal\":%lld},\"subtasks\":[",
+	              "\"sourceBytesTotal\":%lld,\"state-size\":%lld},\"subtasks\":[",
 	              o->parallelism, state_name(m->status), (long long)(m->start_us / 1000), in,
-	              outr, rin, rout, late, wm_ms(in_wm), wm_ms(out_wm), bread, btotal);
+	              outr, rin, rout, late, wm_ms(in_wm), wm_ms(out_wm), bread, btotal, state);
 	for (int k = i; k < end; k++) {
 		const sl_metric_op *s = &m->ops[k];
 		sl_buf_printf(out, "%s{\"subtask\":%d,\"numRecordsIn\":%lld,\"numRecordsOut\":%lld,"
 		              "\"numRecordsInPerSecond\":%.3f,\"numRecordsOutPerSecond\":%.3f,"
 		              "\"numLateRecordsDropped\":%lld,\"numLateRecordsDiverted\":%lld,"
 		              "\"numLateRecordsCorrected\":%lld,\"numRecordsSkipped\":%lld,"
-		              "\"currentInputWatermark\":%lld,\"currentOutputWatermark\":%lld}",
+		              "\"currentInputWatermark\":%lld,\"currentOutputWatermark\":%lld,"
+		              "\"stateSize\":%lld,\"stateEntries\":%lld,"
+		              "\"numLateRecordsDroppedLastMinute\":%lld}",
 		              k > i ? "," : "", s->instance, (long long)s->rows_in,
 		              (long long)s->rows_out, s->rows_in_per_s, s->rows_out_per_s,
 		              (long long)s->late_dropped, (long long)s->late_diverted,
 		              (long long)s->late_corrected, (long long)s->rows_skipped,
-		              wm_ms(s->in_wm), wm_ms(s->out_wm));
+		              wm_ms(s->in_wm), wm_ms(s->out_wm), (long long)s->state_bytes,
+		              (long long)s->state_entries, (long long)s->late_last_minute);
 	}
 	sl_buf_puts(out, "]}");
 }
@@ -191,22 +196,58 @@ static void job(const sl_metrics *m, const char *jid, sl_buf *out)
 	sl_buf_puts(out, "]}");
 }
 
+/* One checkpoint as in Flink's history (plus blocked_ms, sluice's). */
+static void ckpt_entry(const sl_metric_ckpt *c, sl_buf *out)
+{
+	long long trig = (long long)(c->trigger_us / 1000),
+	          end = (long long)((c->trigger_us + c->duration_us) / 1000);
+	sl_buf_printf(out, "{\"className\":\"%s\",\"id\":%lld,\"status\":\"%s\","
+	              "\"is_savepoint\":%s,\"checkpoint_type\":\"%s\",\"trigger_timestamp\":%lld,"
+	              "\"latest_ack_timestamp\":%lld,\"end_to_end_duration\":%lld,"
+	              "\"state_size\":%lld,\"checkpointed_size\":%lld,\"blocked_ms\":%.3f",
+	              c->status == 1 ? "completed" : "failed", (long long)c->id,
+	              c->status == 1 ? "COMPLETED" : "FAILED", c->savepoint ? "true" : "false",
+	              c->savepoint ? "SAVEPOINT" : "CHECKPOINT", trig, c->status == 1 ? end : -1,
+	              (long long)(c->duration_us / 1000), (long long)c->size, (long long)c->size,
+	              (double)c->blocked_us / 1e3);
+	if (c->status != 1)
+		sl_buf_printf(out, ",\"failure_timestamp\":%lld", end);
+	sl_buf_putc(out, '}');
+}
+
+/* The newest checkpoint of the history with this status and kind; NULL: none. */
+static const sl_metric_ckpt *newest(const sl_metrics *m, int status, int savepoint)
+{
+	for (int i = m->nckpts - 1; i >= 0; i--)
+		if (m->ckpts[i].status == status && (savepoint < 0 || m->ckpts[i].savepoint == savepoint))
+			return &m->ckpts[i];
+	return NULL;
+}
+
 static void checkpoints(const sl_metrics *m, sl_buf *out)
 {
 	long long done = (long long)m->ckpt_completed, failed = (long long)m->ckpt_failed;
 	sl_buf_printf(out, "{\"counts\":{\"restored\":0,\"total\":%lld,\"in_progress\":0,"
-	              "\"completed\":%lld,\"failed\":%lld},\"latest\":{\"completed\":",
+	              "\"completed\":%lld,\"failed\":%lld},\"latest\":{",
 	              done + failed, done, failed);
-	char one[400] = "null";
-	if (m->ckpt_last_id)
-		snprintf(one, sizeof(one), "{\"id\":%lld,\"status\":\"COMPLETED\",\"is_savepoint\":"
-		         "false,\"latest_ack_timestamp\":%lld,\"end_to_end_duration\":%lld,"
-		         "\"state_size\":%lld,\"checkpointed_size\":%lld,\"blocked_ms\":%.3f}",
-		         (long long)m->ckpt_last_id, (long long)(m->ckpt_last_end_us / 1000),
-		         (long long)(m->ckpt_last_duration_us / 1000), (long long)m->ckpt_last_size,
-		         (long long)m->ckpt_last_size, (double)m->ckpt_last_blocked_us / 1e3);
-	sl_buf_printf(out, "%s,\"savepoint\":null,\"failed\":null,\"restored\":null},"
-	              "\"history\":[%s]}", one, m->ckpt_last_id ? one : "");
+	static const char *const key[] = {"completed", "savepoint", "failed"};
+	for (int k = 0; k < 3; k++) {
+		const sl_metric_ckpt *c = k == 0 ? newest(m, 1, 0) : k == 1 ? newest(m, 1, 1)
+		                                                             : newest(m, 2, -1);
+		sl_buf_printf(out, "\"%s\":", key[k]);
+		if (c)
+			ckpt_entry(c, out);
+		else
+			sl_buf_puts(out, "null");
+		sl_buf_putc(out, ',');
+	}
+	sl_buf_puts(out, "\"restored\":null},\"history\":[");
+	for (int i = m->nckpts - 1; i >= 0; i--) {
+		if (i < m->nckpts - 1)
+			sl_buf_putc(out, ',');
+		ckpt_entry(&m->ckpts[i], out);
+	}
+	sl_buf_puts(out, "]}");
 }
 
 static void watermarks(const sl_metrics *m, int node, sl_buf *out)

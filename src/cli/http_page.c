@@ -6,9 +6,11 @@
  * (operators in columns by their distance from the sources; each box with
  * its rows, rows/s and output watermark; each edge with its ship strategy
  * and, for an exchange, the time its producers were blocked: red when
- * they were), a table of the operators' figures and the checkpoint
- * counters.  Element ids the tests read: op-<id> (the graph's boxes),
- * row-<id> (the table's rows), state, job.
+ * they were), a table of the operators' figures (with their state's
+ * size) and the checkpoint counters and history (the newest checkpoints,
+ * completed and failed).  Element ids the tests read: op-<id> (the
+ * graph's boxes), row-<id> (the table's rows), state, job, ckpt (the
+ * history's table).
  */
 #include "http.h"
 
@@ -35,6 +37,7 @@ const char sl_http_page[] =
 	"td, th { border: 1px solid #ccc; padding: 2px 8px; text-align: right; }\n"
 	"th { background: #eee; }\n"
 	"#err { color: #b00; }\n"
+	"tr.failed td { color: #b00; }\n"
 	"</style>\n"
 	"</head>\n"
 	"<body>\n"
@@ -42,9 +45,10 @@ const char sl_http_page[] =
 	"<div id=\"head\"><span id=\"state\">-</span><span id=\"uptime\"></span><span id=\"err\"></span></div>\n"
 	"<svg id=\"graph\" width=\"900\" height=\"300\"></svg>\n"
 	"<h2>Operators</h2>\n"
-	"<table id=\"ops\"><thead><tr><th>#</th><th>operator</th><th>instances</th><th>rows in</th><th>rows out</th><th>in/s</th><th>out/s</th><th>late dropped</th><th>input watermark</th><th>output watermark</th></tr></thead><tbody></tbody></table>\n"
+	"<table id=\"ops\"><thead><tr><th>#</th><th>operator</th><th>instances</th><th>rows in</th><th>rows out</th><th>in/s</th><th>out/s</th><th>late dropped</th><th>input watermark</th><th>output watermark</th><th>state bytes</th></tr></thead><tbody></tbody></table>\n"
 	"<h2>Checkpoints</h2>\n"
-	"<table id=\"ckpt\"><thead><tr><th>completed</th><th>failed</th><th>last id</th><th>duration ms</th><th>size bytes</th><th>completed at</th></tr></thead><tbody></tbody></table>\n"
+	"<p id=\"ckcounts\">-</p>\n"
+	"<table id=\"ckpt\"><thead><tr><th>id</th><th>status</th><th>type</th><th>triggered at</th><th>duration ms</th><th>size bytes</th><th>blocked ms</th></tr></thead><tbody></tbody></table>\n"
 	"<script>\n"
 	"'use strict';\n"
 	"const NS = 'http://www.w3.org/2000/svg';\n"
@@ -113,7 +117,7 @@ const char sl_http_page[] =
 	"    tr.id = 'row-' + v.id;\n"
 	"    const m = v.metrics;\n"
 	"    for (const c of ['#' + v.id, v.name, v.parallelism, m['read-records'], m['write-records'], m.numRecordsInPerSecond.toFixed(1),\n"
-	"                     m.numRecordsOutPerSecond.toFixed(1), m.numLateRecordsDropped, wm(m.currentInputWatermark), wm(m.currentOutputWatermark)]) {\n"
+	"                     m.numRecordsOutPerSecond.toFixed(1), m.numLateRecordsDropped, wm(m.currentInputWatermark), wm(m.currentOutputWatermark), m['state-size']]) {\n"
 	"      const td = document.createElement('td');\n"
 	"      td.textContent = c;\n"
 	"      tr.appendChild(td);\n"
@@ -122,17 +126,20 @@ const char sl_http_page[] =
 	"  }\n"
 	"}\n"
 	"function drawCkpt(c) {\n"
+	"  document.getElementById('ckcounts').textContent = c.counts.completed + ' completed, ' + c.counts.failed + ' failed';\n"
 	"  const tb = document.querySelector('#ckpt tbody');\n"
 	"  tb.textContent = '';\n"
-	"  const l = c.latest.completed;\n"
-	"  const tr = document.createElement('tr');\n"
-	"  for (const v of [c.counts.completed, c.counts.failed, l ? l.id : '-', l ? l.end_to_end_duration : '-', l ? l.state_size : '-',\n"
-	"                   l ? new Date(l.latest_ack_timestamp).toISOString() : '-']) {\n"
-	"    const td = document.createElement('td');\n"
-	"    td.textContent = v;\n"
-	"    tr.appendChild(td);\n"
+	"  for (const h of c.history) {\n"
+	"    const tr = document.createElement('tr');\n"
+	"    tr.className = h.status === 'FAILED' ? 'failed' : '';\n"
+	"    for (const v of [h.id, h.status, h.checkpoint_type, new Date(h.trigger_timestamp).toISOString(),\n"
+	"                     h.end_to_end_duration, h.state_size, h.blocked_ms.toFixed(2)]) {\n"
+	"      const td = document.createElement('td');\n"
+	"      td.textContent = v;\n"
+	"      tr.appendChild(td);\n"
+	"    }\n"
+	"    tb.appendChild(tr);\n"
 	"  }\n"
-	"  tb.appendChild(tr);\n"
 	"}\n"
 	"let jid = null;\n"
 	"async function tick() {\n"

@@ -26,7 +26,7 @@
 #include <string.h>
 
 enum { F_COUNTER, F_GAUGE };
-enum { ON_ALL, ON_SOURCE, ON_SINK, ON_WINDOWED };
+enum { ON_ALL, ON_SOURCE, ON_SINK, ON_WINDOWED, ON_OPERATOR };
 
 /* One family of per-operator samples. */
 typedef struct fam {
@@ -36,7 +36,7 @@ typedef struct fam {
 } fam;
 
 enum { V_IN, V_OUT, V_IN_RATE, V_OUT_RATE, V_IN_WM, V_OUT_WM, V_LATE, V_DIVERTED, V_CORRECTED,
-       V_SKIPPED };
+       V_SKIPPED, V_STATE_BYTES, V_STATE_ENTRIES, V_LATE_MINUTE };
 
 static const fam op_fams[] = {
 	{"sluice_num_records_in_total", "numRecordsIn", "rows received", F_COUNTER, ON_ALL, V_IN},
@@ -59,6 +59,15 @@ static const fam op_fams[] = {
 	 "late rows that corrected an emitted window", F_COUNTER, ON_WINDOWED, V_CORRECTED},
 	{"sluice_num_records_skipped_total", "(sluice) ignore-parse-errors",
 	 "bad input rows skipped", F_COUNTER, ON_SOURCE, V_SKIPPED},
+	{"sluice_num_late_records_dropped_last_minute", "(sluice) late rows of the last minute",
+	 "rows dropped as late in the last minute", F_GAUGE, ON_WINDOWED, V_LATE_MINUTE},
+	{"sluice_state_size_bytes", "stateSize (RocksDB: rocksdb.estimate-live-data-size)",
+	 "the operator instance's state: memory backend, bytes of its tables; RocksDB, the "
+	 "SST bytes of its key ranges plus its write-back cache (published by its thread, "
+	 "at most 0.25 s old)", F_GAUGE, ON_OPERATOR, V_STATE_BYTES},
+	{"sluice_state_entries", "rocksdb.estimate-num-keys",
+	 "entries of the operator instance's state tables", F_GAUGE, ON_OPERATOR,
+	 V_STATE_ENTRIES},
 };
 
 /* 1 when the operator of o had a late counter move, or is of a kind that
@@ -122,6 +131,9 @@ static double op_value(const sl_metric_op *o, int field)
 	case V_LATE: return (double)o->late_dropped;
 	case V_DIVERTED: return (double)o->late_diverted;
 	case V_CORRECTED: return (double)o->late_corrected;
+	case V_STATE_BYTES: return (double)o->state_bytes;
+	case V_STATE_ENTRIES: return (double)o->state_entries;
+	case V_LATE_MINUTE: return (double)o->late_last_minute;
 	default: return (double)o->rows_skipped;
 	}
 }
@@ -185,6 +197,7 @@ int sl_http_prometheus(const sl_metrics *m, sl_buf *out)
 		for (int i = 0; i < m->nops; i++) {
 			const sl_metric_op *o = &m->ops[i];
 			if ((F->on == ON_SOURCE && o->role != SL_ROLE_SOURCE) ||
+			    (F->on == ON_OPERATOR && o->role != SL_ROLE_OPERATOR) ||
 			    (F->on == ON_WINDOWED && !windowed(m, o->node)))
 				continue;
 			if (!any++)

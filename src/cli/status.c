@@ -11,8 +11,11 @@
  *   3.2s now, 1.0s src | wrote out 1.20k | late 12 | ckpt #4 12ms 3.4MB
  *
  * (one line, cut to the terminal's width so that it never wraps; the
- * percentage, for sources that read line-oriented files, is of the bytes
- * of their files read so far).  The
+ * percentage, for bounded sources that know their end, is their progress:
+ * the bytes of their files read so far (Parquet: by rows read of each
+ * file's rows), or a bounded Kafka source's offsets towards its end
+ * offsets; counted from the job's start after a restore too; stdin,
+ * generators and unbounded sources show none).  The
  * job's watermark is the minimum over the sinks' input watermarks (what
  * the output has reached); its lag is shown behind the wall clock and
  * behind the most advanced source (the newest events read), so a replay
@@ -196,7 +199,7 @@ size_t sl_status_format(const sl_metrics *m, char *buf, size_t cap, int width)
 		count_text((double)rows, a, sizeof(a));
 		count_text(rate, b, sizeof(b));
 		add(buf, cap, &n, "%s %s %s %s/s", sep, o->table, a, b);
-		if (total > 0) /* a bounded file source: how far through its files */
+		if (total > 0) /* a bounded source that knows its end: how far through it */
 			add(buf, cap, &n, " %d%%", (int)(done * 100 / total));
 		sep = ",";
 		i = next;

@@ -103,6 +103,10 @@ typedef struct sl_conn_args {
 	 * (the Kafka exactly-once sink checks its 'transaction.timeout.ms'
 	 * against it at planning); 0 = off or not known. */
 	int64_t ckpt_interval_us;
+	/* Sinks: 1 when the planner feeds this sink an updating stream (-U/+U/
+	 * -D), for a sink whose writing depends on it (the iceberg sink writes
+	 * delete files then); 0 = insert-only or not known. */
+	int updating;
 } sl_conn_args;
 
 typedef struct sl_source_vtab sl_source_vtab;
@@ -115,10 +119,15 @@ typedef struct sl_source {
 	int64_t rows_read;     /* rows produced */
 	int64_t rows_skipped;  /* bad rows skipped (ignore-parse-errors; SL_CTR_ADD:
 	                        * read live by the metrics, base/counter.h) */
-	int64_t bytes_read;    /* a bounded file source's progress: bytes of its
-	                        * splits read so far (SL_CTR_ADD; may pass
-	                        * bytes_total by a block at a range's end) */
-	int64_t bytes_total;   /* and the size of its splits (0: unknown) */
+	int64_t bytes_read;    /* a bounded source's progress, written with
+	                        * SL_CTR_ADD / SL_CTR_SET (read live by the
+	                        * metrics): files, bytes of its splits read so far
+	                        * (may pass bytes_total by a block at a range's
+	                        * end; Parquet: a file's bytes times its rows read
+	                        * over its rows); a bounded Kafka source, offsets
+	                        * consumed towards the end offsets */
+	int64_t bytes_total;   /* and their total (0: unknown or unbounded); set in
+	                        * open, and again by a restore (SL_CTR_SET) */
 	struct sl_decoder *dec; /* its format's decoder, or NULL (stats) */
 	/*
 	 * Splits (docs/parallel.md §4): a source whose input is cut into
@@ -255,10 +264,22 @@ struct sl_source_vtab {
 	 * tables): it runs as one instance and the runtime rebalances after
 	 * it (docs/parallel.md §2).  0: it honours sl_conn_args.subtask. */
 	int single_instance;
+	/* 1: an update may leave columns out (SL_NULL_UNCHANGED, postgres-cdc's
+	 * unchanged TOASTed values), to be taken from the key's stored row,
+	 * or after a change of the key from the old key's row: the
+	 * ChangelogNormalize after such a single-instance scan runs chained to
+	 * it, at 1, where the -U of the old key and the +U of the new one meet
+	 * (a hash exchange would send them to different instances). */
+	int omits_unchanged;
 	/* The METADATA keys the source can fill (NULL-terminated; NULL = no
 	 * METADATA column can be read from this connector): the planner
 	 * refuses other keys, the source's configure checks the types. */
 	const char *const *metadata_keys;
+	/* Names split i of the instance ("topic 'orders' partition 3", "file
+	 * 'a.json'") into buf for the live metrics ("which split holds the
+	 * watermark back"); called once per split after open, on the
+	 * source's thread.  NULL = "split i". */
+	void (*split_name)(sl_source *s, int i, char *buf, size_t cap);
 };
 
 /* Base of every sink. */

@@ -111,6 +111,9 @@ typedef struct fs_split {
 	int64_t line;       /* started: lines consumed since the origin */
 	int64_t base;       /* lines before the origin, -1 = not counted yet */
 	int seeded;         /* its initial watermark was looked for (in memory) */
+	int64_t size;       /* its bytes (progress: base.bytes_total) */
+	int64_t rows;       /* filefmt: the file's rows once opened (0: not yet, -1:
+	                     * the format cannot say) */
 } fs_split;
 
 typedef struct fs_source {
@@ -449,8 +452,8 @@ static int make_splits(fs_source *f, sl_err *err)
 	for (int i = 0; i < f->nfiles; i++) {
 		struct stat st;
 		int64_t len = 0, fsize = 0;
-		if (!f->filefmt && !stat(file_name(f, i), &st))
-			fsize = (int64_t)st.st_size; /* progress: line-oriented files only */
+		if (!stat(file_name(f, i), &st))
+			fsize = (int64_t)st.st_size; /* progress (docs/observability.md) */
 		if (f->cutable)
 			len = fsize;
 		int64_t start = 0;
@@ -472,7 +475,8 @@ static int make_splits(fs_source *f, sl_err *err)
 			sp->start = start;
 			sp->end = len > start + size ? start + size : -1;
 			sp->base = start ? -1 : 0;
-			f->base.bytes_total += (sp->end < 0 ? fsize : sp->end) - start;
+			sp->size = (sp->end < 0 ? fsize : sp->end) - start;
+			f->base.bytes_total += sp->size;
 			start += size;
 		} while (len > start);
 	}
@@ -619,6 +623,30 @@ static void finish_split(fs_source *f, int k)
 		f->done[k] = 1;
 		f->ndone++;
 	}
+}
+
+/*
+ * Sets the progress (base.bytes_read, read live by the metrics) from the
+ * splits' positions: a finished split counts its size, a started one what
+ * was read of it (a line file: bytes to its offset; a file format: its
+ * size times the rows consumed over the file's rows).  For a file format
+ * after every read, for line files after a restore (the line reader
+ * counts their bytes as it reads them, from where the restore put it:
+ * fss_restore).
+ */
+static void set_progress(fs_source *f)
+{
+	int64_t done = 0;
+	for (int i = 0; i < f->nsplits; i++) {
+		const fs_split *sp = &f->splits[i];
+		if (sp->state == FS_DONE)
+			done += sp->size;
+		else if (sp->state == FS_STARTED && !f->filefmt)
+			done += sp->off > sp->start ? sp->off - sp->start : 0;
+		else if (sp->state == FS_STARTED && sp->rows > 0)
+			done += (int64_t)((double)sp->size * (double)sp->line / (double)sp->rows);
+	}
+	SL_CTR_SET(f->base.bytes_read, done);
 }
 
 /* The line in its file of the row at line `rel` since split k's origin:
@@ -1000,6 +1028,7 @@ static int read_file_rows(fs_source *f, sl_batch *out, sl_err *err)
 		}
 		if (rc == SL_EEOF) {
 			finish_split(f, f->cur);
+			set_progress(f);
 			f->cur = next_split(f, f->cur);
 			continue;
 		}
@@ -1016,6 +1045,9 @@ static int read_file_rows(fs_source *f, sl_batch *out, sl_err *err)
 		sp->line += rc;
 		f->prov_n = out->nrows;
 		f->base.rows_read += rc;
+		if (!sp->rows)
+			sp->rows = vt->file_rows ? vt->file_rows(f->dec) : -1;
+		set_progress(f);
 		if (vt->file_block_end(f->dec) && next_split(f, f->cur) != f->cur) {
 			leave_split(f); /* the turn ends with the block */
 			f->cur = next_split(f, f->cur);
@@ -1415,6 +1447,7 @@ static int fss_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 		return rc;
 	f->nrestored++;
 	memcpy(f->wm_keep, f->wm, (size_t)f->nsplits * sizeof *f->wm);
+	set_progress(f); /* percent done resumes from the positions restored */
 	return 0;
 }
 
@@ -1464,6 +1497,22 @@ static void fss_close(sl_source *s)
 	f->values = NULL;
 }
 
+/* The live metrics' name of split i: its file, and its byte range when
+ * the file is cut into several. */
+static void fss_split_name(sl_source *s, int i, char *buf, size_t cap)
+{
+	fs_source *f = (fs_source *)s;
+	const fs_split *sp = &f->splits[i];
+	if (sp->start == 0 && sp->end < 0)
+		snprintf(buf, cap, "file '%s'", file_name(f, sp->file));
+	else if (sp->end < 0)
+		snprintf(buf, cap, "file '%s' from byte %lld", file_name(f, sp->file),
+		         (long long)sp->start);
+	else
+		snprintf(buf, cap, "file '%s' bytes %lld-%lld", file_name(f, sp->file),
+		         (long long)sp->start, (long long)sp->end);
+}
+
 /* The 'filesystem' source method table. */
 
 const sl_source_vtab sl_filesystem_source_vtab = {
@@ -1479,4 +1528,5 @@ const sl_source_vtab sl_filesystem_source_vtab = {
 	.restore = fss_restore,
 	.close = fss_close,
 	.partitioned = &sl_filesystem_source_vtab, /* fss_configure reads a->part */
+	.split_name = fss_split_name,
 };

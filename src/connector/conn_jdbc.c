@@ -97,6 +97,7 @@ typedef struct jd_sink {
 	PGconn *conn;
 	sl_pg_table tab;
 	char *copy_sql;        /* COPY <target or stage> (...) FROM STDIN */
+	char *direct_sql;      /* keyed: COPY <target> (...) FROM STDIN */
 	char *stage_sql;       /* keyed: CREATE TEMP TABLE ... (per connection) */
 	char *apply_sql;       /* keyed: upsert from the stage */
 	char *delete_sql;      /* keyed: delete from the stage */
@@ -108,7 +109,9 @@ typedef struct jd_sink {
 	int fence_known;       /* EO: fence was taken on this instance's own row */
 	int64_t last_flush_us; /* processing time of the last flush */
 	int fenced;            /* the last failure was the fence: do not retry */
-	sl_buf line, key, sql; /* scratch */
+	int direct_skip;       /* keyed: flushes left to send through the stage */
+	int direct_backoff;    /* keyed: what the next conflict sets direct_skip to */
+	sl_buf line, key, sql, out; /* scratch */
 } jd_sink;
 
 /* ---- configure ------------------------------------------------------------- */
@@ -167,6 +170,7 @@ static int jd_configure(sl_sink *s, const sl_conn_args *a, sl_err *err)
 	sl_buf_init(&k->line);
 	sl_buf_init(&k->key);
 	sl_buf_init(&k->sql);
+	sl_buf_init(&k->out);
 	sl__jd_changes_init(&k->cur, a->npk > 0);
 	sl__jd_changes_init(&k->pend, a->npk > 0);
 	for (int i = 0; i < a->nfields; i++) {
@@ -248,6 +252,10 @@ static int build_sql(jd_sink *k, sl_err *err)
 		put_cols(k, b, "");
 		sl_buf_printf(b, " FROM %s WITH NO DATA", k->tab.qname);
 		k->stage_sql = buf_take(b);
+		sl_buf_printf(b, "COPY %s (", k->tab.qname);
+		put_cols(k, b, "");
+		sl_buf_puts(b, ") FROM STDIN");
+		k->direct_sql = buf_take(b);
 		sl_buf_puts(b, "COPY pg_temp.sluice_stage (\"sluice$op\", ");
 		put_cols(k, b, "");
 		sl_buf_puts(b, ") FROM STDIN");
@@ -278,7 +286,7 @@ static int build_sql(jd_sink *k, sl_err *err)
 		sl_buf_printf(b, "%s.sluice_sink_progress", k->tab.schema);
 		k->progress_tab = buf_take(b);
 	}
-	if (!k->copy_sql || (k->npk && (!k->stage_sql || !k->apply_sql || !k->delete_sql)) ||
+	if (!k->copy_sql || (k->npk && (!k->stage_sql || !k->direct_sql || !k->apply_sql || !k->delete_sql)) ||
 	    (k->mode == JD_EO && !k->progress_tab))
 		return sl_err_set(err, SL_ENOMEM, "%s: out of memory", k->what);
 	return 0;
@@ -332,10 +340,55 @@ static int exec_ok(jd_sink *k, const char *sql, const char *doing, sl_err *err)
 	return r ? 0 : SL_EIO;
 }
 
-/* COPY the lines of ch with k->copy_sql. */
-static int copy_lines(jd_sink *k, const sl_buf *lines, sl_err *err)
+/* Which lines of a keyed buffer put_lines sends (an append sink's: all). */
+enum { JD_ALL, JD_UPSERTS_BARE, JD_DELETES };
+
+/*
+ * Sends the lines of `lines` that `which` selects as COPY data, in chunks:
+ * JD_ALL every byte as it is; JD_UPSERTS_BARE the upserts without their
+ * kind ("1<tab>"), the rows of the table itself; JD_DELETES the deletes
+ * with their kind, for the stage.  *ndel counts the delete lines seen
+ * (keyed selections only).  0, or 1 when libpq refused the data (the
+ * result then tells why).
+ */
+static int put_lines(jd_sink *k, const sl_buf *lines, int which, int64_t *ndel)
 {
-	PGresult *r = PQexec(k->conn, k->copy_sql);
+	const char *p = (const char *)lines->p, *end = p + lines->len;
+	if (which == JD_ALL) {
+		for (size_t off = 0; off < lines->len; off += JD_COPY_CHUNK) {
+			size_t n = lines->len - off < JD_COPY_CHUNK ? lines->len - off : JD_COPY_CHUNK;
+			if (PQputCopyData(k->conn, p + off, (int)n) != 1)
+				return 1;
+		}
+		return 0;
+	}
+	sl_buf *o = &k->out;
+	sl_buf_clear(o);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		int del = p[0] == JD_OP_DELETE;
+		*ndel += del;
+		if (n > 2 && (which == JD_DELETES ? del : !del) &&
+		    sl_buf_append(o, which == JD_DELETES ? p : p + 2, which == JD_DELETES ? n : n - 2))
+			return 1;
+		p += n;
+		if (o->len >= JD_COPY_CHUNK || (p >= end && o->len)) {
+			if (PQputCopyData(k->conn, (const char *)o->p, (int)o->len) != 1)
+				return 1;
+			sl_buf_clear(o);
+		}
+	}
+	return 0;
+}
+
+/* COPY with `sql` the lines of `lines` that `which` selects (put_lines).
+ * 0, SL_EIO with err, or 1 (err untouched) when the COPY failed on a
+ * unique violation (SQLSTATE 23505) and conflict_ok is set. */
+static int copy_lines(jd_sink *k, const char *sql, const sl_buf *lines, int which,
+                      int64_t *ndel, int conflict_ok, sl_err *err)
+{
+	PGresult *r = PQexec(k->conn, sql);
 	if (PQresultStatus(r) != PGRES_COPY_IN) {
 		sl_err_set(err, SL_EIO, "%s: COPY into '%s' failed: %s", k->what, k->table_name,
 		           r && PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY)
@@ -344,22 +397,21 @@ static int copy_lines(jd_sink *k, const sl_buf *lines, sl_err *err)
 		return SL_EIO;
 	}
 	PQclear(r);
-	for (size_t off = 0; off < lines->len; off += JD_COPY_CHUNK) {
-		size_t n = lines->len - off < JD_COPY_CHUNK ? lines->len - off : JD_COPY_CHUNK;
-		if (PQputCopyData(k->conn, (const char *)lines->p + off, (int)n) != 1)
-			break;
-	}
-	PQputCopyEnd(k->conn, NULL);
+	int failed = put_lines(k, lines, which, ndel);
+	PQputCopyEnd(k->conn, failed ? "sluice: out of memory" : NULL);
 	r = PQgetResult(k->conn);
-	int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-	if (!ok)
+	int ok = PQresultStatus(r) == PGRES_COMMAND_OK, rc = ok ? 0 : SL_EIO;
+	const char *st = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+	if (!ok && conflict_ok && !failed && st && !strcmp(st, "23505"))
+		rc = 1;
+	else if (!ok)
 		sl_err_set(err, SL_EIO, "%s: COPY into '%s' failed: %s", k->what, k->table_name,
 		           r && PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY)
 		               ? sl__pg_result_error(r) : sl__pg_error(k->conn));
 	PQclear(r);
 	while ((r = PQgetResult(k->conn)))
 		PQclear(r);
-	return ok ? 0 : SL_EIO;
+	return rc;
 }
 
 static int progress_where(jd_sink *k, sl_buf *b)
@@ -403,23 +455,76 @@ static void put_set_progress(jd_sink *k, sl_buf *b, const char *set)
 }
 
 /*
- * Inside a transaction: COPYs the lines, then runs in one round trip the
- * upserts and (when `deletes`) the deletes from the stage (keyed sinks),
- * the progress update `set` (EO; NULL = none) and COMMIT.  A failed
- * statement skips the rest: the caller rolls back.  The DELETE is left
- * out without deletes: joining the stage (no statistics) with the table
- * it may scan the whole table, which made upserts 4 times slower.
+ * Keyed sinks, inside a transaction: the optimistic path.  Under a
+ * savepoint, COPYs the upserts of `lines` straight into the table, as
+ * rows, and the deletes (if any) into the stage; *ndel counts them.  A
+ * COPY into a table with a key costs the server about half of INSERT ...
+ * ON CONFLICT (multi-row heap inserts, no speculative insertion, no
+ * stage to read back: docs/postgres.md has the figures), and holds
+ * exactly when no upserted key is in the table yet, as with window
+ * results.  When one is (SQLSTATE 23505), rolls back to the savepoint
+ * and returns 1: the caller sends the batch through the stage, and the
+ * next flushes skip this path (1, 2, 4 ... 64 of them) so that an
+ * updating stream pays for a failed COPY rarely.  0, 1, or SL_EIO with
+ * err.
+ */
+static int send_direct(jd_sink *k, const sl_buf *lines, int64_t *ndel, sl_err *err)
+{
+	int rc = exec_ok(k, "SAVEPOINT sluice_direct", "SAVEPOINT", err);
+	if (!rc)
+		rc = copy_lines(k, k->direct_sql, lines, JD_UPSERTS_BARE, ndel, 1, err);
+	if (rc == 1) {
+		if (exec_ok(k, "ROLLBACK TO SAVEPOINT sluice_direct", "ROLLBACK TO SAVEPOINT", err))
+			return SL_EIO;
+		k->direct_backoff = !k->direct_backoff ? 1 : k->direct_backoff < 64
+		                                                 ? 2 * k->direct_backoff : 64;
+		k->direct_skip = k->direct_backoff;
+		return 1;
+	}
+	k->direct_backoff = 0;
+	if (!rc && *ndel) {
+		int64_t n = 0;
+		rc = copy_lines(k, k->copy_sql, lines, JD_DELETES, &n, 0, err);
+	}
+	return rc;
+}
+
+/*
+ * Inside a transaction: applies the lines (COPY for an append sink; for a
+ * keyed one send_direct, or the stage: COPY of every line with its kind,
+ * then the upsert and the delete from the stage), then runs in one round
+ * trip what is left of the keyed statements, the progress update `set`
+ * (EO; NULL = none) and COMMIT.  A failed statement skips the rest: the
+ * caller rolls back.  The DELETE is left out without deletes: joining the
+ * stage (no statistics) with the table it may scan the whole table, which
+ * made upserts 4 times slower.  `deletes`: the lines may hold a delete
+ * (the stage path only; send_direct counts them).
  */
 static int send_and_commit(jd_sink *k, const sl_buf *lines, int deletes, const char *set,
                            sl_err *err)
 {
-	int rc = lines->len ? copy_lines(k, lines, err) : 0;
+	int rc = 0, staged = 0;
+	int64_t ndel = 0;
+	if (lines->len && k->npk) {
+		if (k->direct_skip > 0) {
+			k->direct_skip--;
+			rc = 1;
+		} else {
+			rc = send_direct(k, lines, &ndel, err);
+		}
+		if (rc == 1) {
+			staged = 1;
+			rc = copy_lines(k, k->copy_sql, lines, JD_ALL, &ndel, 0, err);
+		}
+	} else if (lines->len) {
+		rc = copy_lines(k, k->copy_sql, lines, JD_ALL, &ndel, 0, err);
+	}
 	if (rc)
 		return rc;
 	sl_buf_clear(&k->sql);
-	if (k->npk && lines->len)
+	if (staged)
 		sl_buf_printf(&k->sql, "%s; ", k->apply_sql);
-	if (k->npk && lines->len && deletes)
+	if ((staged && deletes) || (!staged && ndel))
 		sl_buf_printf(&k->sql, "%s; ", k->delete_sql);
 	if (set)
 		put_set_progress(k, &k->sql, set);
@@ -442,7 +547,8 @@ static int apply_once(jd_sink *k, const sl_buf *lines, int deletes, int64_t id, 
 	if ((rc = ensure_conn(k, err)))
 		return rc;
 	if (id < 0 && !k->npk)
-		return lines->len ? copy_lines(k, lines, err) : 0; /* one COPY, atomic */
+		return lines->len ? copy_lines(k, k->copy_sql, lines, JD_ALL, &(int64_t){0}, 0, err)
+		                  : 0; /* one COPY, atomic */
 	if (id < 0 && (rc = exec_ok(k, "BEGIN", "BEGIN", err)))
 		return rc;
 	if (id >= 0) {
@@ -867,15 +973,17 @@ static void jd_close(sl_sink *s)
 	sl_buf_deinit(&k->line);
 	sl_buf_deinit(&k->key);
 	sl_buf_deinit(&k->sql);
+	sl_buf_deinit(&k->out);
 	free(k->table_name);
 	free(k->pk);
 	free(k->job);
 	free(k->copy_sql);
+	free(k->direct_sql);
 	free(k->stage_sql);
 	free(k->apply_sql);
 	free(k->delete_sql);
 	free(k->progress_tab);
-	k->table_name = k->job = k->copy_sql = k->stage_sql = k->apply_sql = k->delete_sql = NULL;
+	k->table_name = k->job = k->copy_sql = k->direct_sql = k->stage_sql = k->apply_sql = k->delete_sql = NULL;
 	k->progress_tab = NULL;
 	k->pk = NULL;
 }

@@ -14,7 +14,10 @@
  * subscription: partitions are assigned explicitly), lists the topics'
  * partitions from the cluster's metadata and makes each (topic, partition)
  * a split, sorted by topic name then partition; split k of that list
- * belongs to instance k % nsubtasks (sl_conn_args.subtask).  It resolves
+ * belongs to instance k % nsubtasks (sl_conn_args.subtask); with
+ * 'scan.partitions' (a sluice extension: the scale-out's children, see
+ * docs/kafka.md "Several processes, one job") only the listed partitions
+ * are in that list.  It resolves
  * every split's start offset (earliest, latest, the group's committed
  * offset, the first offset at a timestamp, a specific offset) and, with a
  * bounded mode, its end offset, to numbers, so a restart never depends on
@@ -79,6 +82,7 @@ typedef struct ks_split {
 	int32_t part;
 	int64_t pos;          /* offset of the next message to read */
 	int64_t end;          /* bounded: the split ends here; KS_NO_END */
+	int64_t first;        /* the start offset the startup mode gave it (progress) */
 	int64_t last_data_us; /* monotonic time of its last message (idleness) */
 	rd_kafka_message_t **buf; /* messages received, not decoded: buf[head..n) */
 	int head, n, cap;
@@ -98,6 +102,8 @@ typedef struct ks_source {
 	int64_t *spec_off;
 	int64_t idle_us;      /* 'scan.watermark.idle-timeout', 0 = never */
 	int subtask, nsub;
+	int32_t *only;        /* 'scan.partitions': read only these, or NULL */
+	int nonly;
 	int commit_offsets;   /* group.id set and 'properties.commit.offsets.on.checkpoint' */
 	sl_kafka_fmt fmt;
 	int nfields;
@@ -193,6 +199,43 @@ static int ts_option(ks_source *k, const sl_opts *o, const char *key, const char
 }
 
 /* The metadata columns: known keys and Flink's types. */
+/* 'scan.partitions' (sluice extension): a ',' list of partition numbers
+ * of the topic; only those are read (the scale-out's children,
+ * docs/kafka.md "Several processes, one job"). */
+static int parse_only(ks_source *k, const char *v, sl_err *err)
+{
+	int n = 1;
+	for (const char *c = v; *c; c++)
+		n += *c == ',';
+	if (!(k->only = calloc((size_t)n, sizeof *k->only)))
+		return nomem(k, err);
+	const char *c = v;
+	for (int i = 0; i < n; i++) {
+		char *end;
+		long x = strtol(c, &end, 10);
+		while (*end == ' ')
+			end++;
+		if (end == c || x < 0 || x > INT32_MAX || (*end && *end != ','))
+			return sl_err_set(err, SL_EINVAL, "source '%s': option 'scan.partitions' = "
+			                  "'%s': expected partition numbers separated by ','",
+			                  k->base.table, v);
+		k->only[k->nonly++] = (int32_t)x;
+		c = end + (*end == ',');
+	}
+	return 0;
+}
+
+/* Whether partition part is to be read ('scan.partitions'). */
+static int only_wanted(const ks_source *k, int32_t part)
+{
+	if (!k->only)
+		return 1;
+	for (int i = 0; i < k->nonly; i++)
+		if (k->only[i] == part)
+			return 1;
+	return 0;
+}
+
 static int check_meta(ks_source *k, const sl_conn_args *a, sl_err *err)
 {
 	k->meta = malloc(((size_t)a->nfields + 1) * sizeof(int));
@@ -337,6 +380,9 @@ static int ks_configure_any(sl_source *s, const sl_conn_args *a, int upsert, sl_
 		                  "partitions while the job runs is not supported yet (the "
 		                  "partitions are listed when the job starts; use '0' to say so)",
 		                  a->table, disc);
+	const char *parts = sl_opts_get(o, "scan.partitions");
+	if (parts && parse_only(k, parts, err))
+		return err->code;
 	if (check_meta(k, a, err))
 		return err->code;
 	int rc = sl__kafka_fmt_init(&k->fmt, a, upsert, 0, err);
@@ -426,9 +472,19 @@ static int list_splits(ks_source *k, sl_err *err)
 		if (!wanted(k, t->topic))
 			continue;
 		for (int j = 0; j < t->partition_cnt; j++) {
+			if (!only_wanted(k, t->partitions[j].id))
+				continue;
 			all[m].topic = (char *)t->topic;
 			all[m++].part = t->partitions[j].id;
 		}
+	}
+	for (int i = 0; i < k->nonly && !rc; i++) {
+		int found = 0;
+		for (int j = 0; j < m; j++)
+			found |= all[j].part == k->only[i];
+		if (!found)
+			rc = sl_err_set(err, SL_EIO, "source '%s': 'scan.partitions' lists partition %d, "
+			                "which the topic does not have", k->base.table, (int)k->only[i]);
 	}
 	if (!rc) {
 		qsort(all, (size_t)m, sizeof *all, cmp_split);
@@ -561,6 +617,11 @@ static int resolve_offsets(ks_source *k, sl_err *err)
 		        : k->bound_mode == BOUND_TIMESTAMP ? (x[i] >= 0 ? x[i] : hi[i])
 		        : k->bound_mode == BOUND_GROUP ? (x[i] >= 0 ? x[i] : lo[i])
 		        : KS_NO_END;
+		/* percent done ('scan.bounded.mode'): offsets from the start to
+		 * the end, in the source's progress (docs/observability.md) */
+		sp->first = sp->pos;
+		if (sp->end != KS_NO_END && sp->end > sp->first)
+			k->base.bytes_total += sp->end - sp->first;
 	}
 	free(lo);
 	free(hi);
@@ -907,8 +968,32 @@ static void update_idle(ks_source *k)
 			k->idle[i] = 1;
 }
 
+/* The progress of a bounded source (base.bytes_read, read live by the
+ * metrics): offsets consumed from each bounded split's start offset. */
+static void set_progress(ks_source *k)
+{
+	if (!k->base.bytes_total)
+		return;
+	int64_t done = 0;
+	for (int i = 0; i < k->nsplits; i++) {
+		const ks_split *sp = &k->splits[i];
+		if (sp->end != KS_NO_END && sp->pos > sp->first)
+			done += (sp->pos < sp->end ? sp->pos : sp->end) - sp->first;
+	}
+	SL_CTR_SET(k->base.bytes_read, done);
+}
+
 /* Decodes split i's buffered messages into out (one split per batch). */
+static int read_split2(ks_source *k, int i, sl_batch *out, sl_err *err);
+
 static int read_split(ks_source *k, int i, sl_batch *out, sl_err *err)
+{
+	int rc = read_split2(k, i, out, err);
+	set_progress(k);
+	return rc;
+}
+
+static int read_split2(ks_source *k, int i, sl_batch *out, sl_err *err)
 {
 	ks_split *sp = &k->splits[i];
 	int rc = 0;
@@ -966,6 +1051,7 @@ static void check_positions(ks_source *k)
 			    sp->pos < sp->end) {
 				sp->pos = sp->end;
 				check_done(k, i);
+				set_progress(k);
 			}
 		}
 	rd_kafka_topic_partition_list_destroy(l);
@@ -1086,6 +1172,13 @@ static int ks_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 	}
 	if (!sl_snap_reader_ok(r))
 		return sl_err_set(err, SL_ESTATE, "source '%s': damaged kafka snapshot", s->table);
+	/* percent done resumes where the checkpoint was, to the ends it kept */
+	int64_t total = 0;
+	for (int i = 0; i < k->nsplits; i++)
+		if (k->splits[i].end != KS_NO_END && k->splits[i].end > k->splits[i].first)
+			total += k->splits[i].end - k->splits[i].first;
+	SL_CTR_SET(k->base.bytes_total, total);
+	set_progress(k);
 	return 0;
 }
 
@@ -1161,6 +1254,7 @@ static void ks_close(sl_source *s)
 	free(k->prov_off);
 	free(k->meta);
 	free(k->spec_part);
+	free(k->only);
 	free(k->spec_off);
 	if (k->pattern)
 		pcre2_code_free(k->pattern);
@@ -1168,6 +1262,13 @@ static void ks_close(sl_source *s)
 	sl__kafka_props_free(&k->props);
 	sl__kafka_fmt_deinit(&k->fmt);
 	s->dec = NULL;
+}
+
+/* The live metrics' name of split i (docs/observability.md). */
+static void ks_split_name(sl_source *s, int i, char *buf, size_t cap)
+{
+	ks_source *k = (ks_source *)s;
+	snprintf(buf, cap, "topic '%s' partition %d", k->splits[i].topic, (int)k->splits[i].part);
 }
 
 const sl_source_vtab sl_kafka_source_vtab = {
@@ -1183,6 +1284,7 @@ const sl_source_vtab sl_kafka_source_vtab = {
 	.pre_commit = ks_pre_commit,
 	.close = ks_close,
 	.metadata_keys = ks_meta_keys,
+	.split_name = ks_split_name,
 };
 
 const sl_source_vtab sl_upsert_kafka_source_vtab = {
@@ -1198,4 +1300,5 @@ const sl_source_vtab sl_upsert_kafka_source_vtab = {
 	.pre_commit = ks_pre_commit,
 	.close = ks_close,
 	.metadata_keys = ks_meta_keys,
+	.split_name = ks_split_name,
 };

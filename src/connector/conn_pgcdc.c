@@ -1,9 +1,15 @@
 /*
- * conn_pgcdc.c - the 'postgres-cdc' source: one PostgreSQL table's rows,
- * then its changes, read from the write-ahead log through logical
+ * conn_pgcdc.c - the 'postgres-cdc' source: PostgreSQL tables' rows, then
+ * their changes, read from the write-ahead log through logical
  * replication (libpq, the pgoutput plugin, protocol version 1), with
  * Flink CDC's option names.  docs/postgres.md describes its use; the
- * bytes are decoded by conn_pgcdc_proto.c.
+ * bytes are decoded by conn_pgcdc_proto.c.  'schema-name' and
+ * 'table-name' name one table, or are regular expressions (holding one of
+ * ^$*+?()[]{}|\.) matching whole names, as in Flink CDC: every matching
+ * table (found at open, ordered by schema and name; each checked against
+ * the DDL's columns) is copied in the one snapshot and streamed through
+ * the one slot, and the schema_name / table_name metadata columns tell
+ * their rows apart; their keys must not collide.
  *
  * Output: the table's changelog.  An insert is +I; an update is -U(old)
  * +U(new) when the server sends the old row (REPLICA IDENTITY FULL), -U of
@@ -87,6 +93,18 @@ enum { META_OP_TS, META_DB, META_SCHEMA, META_TABLE };
 static const char *const pc_meta_keys[] = {"op_ts", "database_name", "schema_name",
                                            "table_name", NULL};
 
+/* One table the source reads ('schema-name' / 'table-name' may be
+ * regular expressions matching several, of one schema: their rows go into
+ * one changelog, told apart by the table_name metadata column). */
+typedef struct pc_table {
+	uint32_t oid;          /* pgoutput's relation id */
+	char *schema, *tname;  /* as in the catalog */
+	char *qname;           /* "schema"."table" */
+	int have_rel;          /* a Relation message was read */
+	char replident;
+	int *relmap;           /* per field: column of the relation, or -1 */
+} pc_table;
+
 typedef struct pc_source {
 	sl_source base;        /* must be first */
 	char what[300];        /* "source 't'" */
@@ -99,12 +117,10 @@ typedef struct pc_source {
 	int *pk, npk;
 	sl_pg_params qp, rp;   /* query and replication connection parameters */
 	PGconn *rc;            /* the replication connection */
-	uint32_t oid;          /* the table's OID (pgoutput's relation id) */
-	char *qname;           /* "schema"."table" */
-	/* the table as the last Relation message described it */
-	int have_rel;
-	char replident;
-	int *relmap;           /* per field: column of the relation, or -1 */
+	pc_table *tabs;        /* the tables read, ordered by schema and name */
+	int ntabs;
+	pc_table *cur;         /* the table of the row being made */
+	int snap_tab;          /* the table the snapshot is copying */
 	/* phase and position */
 	int phase;
 	int restored, rest_phase;
@@ -119,6 +135,7 @@ typedef struct pc_source {
 	sl_buf txn;            /* messages: u32 length + bytes */
 	int in_txn, ready;
 	int64_t txn_end, txn_ts;
+	int skip_truncate;     /* 'debezium.skipped.operations' holds 't' */
 	size_t rd;             /* next message of a ready transaction */
 	int64_t cur_row;       /* rows of the ready transaction produced so far */
 	/* confirmation */
@@ -202,6 +219,36 @@ static int check_meta(pc_source *k, const sl_conn_args *a, sl_err *err)
 	return 0;
 }
 
+/*
+ * What a TRUNCATE of the table does.  Flink CDC reads PostgreSQL through
+ * Debezium, which skips TRUNCATE by default (Debezium 1.9's
+ * 'truncate.handling.mode' = 'skip', 2.x's 'skipped.operations' = 't'):
+ * the job's results keep the rows the table lost, silently.  sluice fails
+ * the job instead, naming the table and the LSN, unless those options ask
+ * for the skip: 'debezium.skipped.operations' = 't' (a list of c, u, d,
+ * t or 'none'; only t can be skipped) or 'debezium.truncate.handling.mode'
+ * = 'skip' ('include' = fail, as no delete per row can be made).
+ */
+static int truncate_option(pc_source *k, const sl_opts *o, sl_err *err)
+{
+	const char *ops = sl_opts_get(o, "debezium.skipped.operations");
+	const char *mode = sl_opts_get(o, "debezium.truncate.handling.mode");
+	if (mode && strcmp(mode, "skip") && strcmp(mode, "include"))
+		return sl_err_set(err, SL_EINVAL, "%s: 'debezium.truncate.handling.mode' = '%s': "
+		                  "expected 'skip' or 'include'", k->what, mode);
+	k->skip_truncate = mode && !strcmp(mode, "skip");
+	if (!ops || !strcmp(ops, "none"))
+		return 0;
+	for (const char *c = ops; *c; c++) {
+		if (*c == 't')
+			k->skip_truncate = 1;
+		else if (*c != ',' && *c != ' ')
+			return sl_err_set(err, SL_ENOTSUP, "%s: 'debezium.skipped.operations' = '%s': "
+			                  "only 't' (TRUNCATE) can be skipped, or 'none'", k->what, ops);
+	}
+	return 0;
+}
+
 static int pc_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 {
 	pc_source *k = (pc_source *)s;
@@ -233,6 +280,8 @@ static int pc_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 	if (sl_opts_bool(o, "scan.incremental.snapshot.enabled", 0, &incr, err))
 		return err->code;
 	(void)sl_opts_get(o, "scan.incremental.snapshot.chunk.size");
+	if (truncate_option(k, o, err))
+		return err->code;
 	int64_t port;
 	if (sl_opts_int(o, "port", 5432, &port, err))
 		return err->code;
@@ -252,7 +301,6 @@ static int pc_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 	k->names = calloc((size_t)a->nfields + 1, sizeof(char *));
 	k->meta = calloc((size_t)a->nfields + 1, sizeof(int));
 	k->types = calloc((size_t)a->nfields + 1, sizeof(sl_type));
-	k->relmap = calloc((size_t)a->nfields + 1, sizeof(int));
 	k->pk = calloc((size_t)a->npk + 1, sizeof(int));
 	k->arr.rel = calloc(SL_PGO_MAX_COLS, sizeof(sl_pgo_relcol));
 	k->arr.old = calloc(SL_PGO_MAX_COLS, sizeof(sl_pgo_val));
@@ -260,7 +308,7 @@ static int pc_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 	k->arr.trunc_rel = calloc(SL_PGO_MAX_COLS, sizeof(uint32_t));
 	k->cv = calloc((size_t)a->nfields + 1, sizeof(sl_pgo_val));
 	if (!k->db || !k->schema || !k->tname || !k->slot || !k->pub || !k->names || !k->types || !k->meta ||
-	    !k->relmap || !k->pk || !k->arr.rel || !k->arr.old || !k->arr.new_ ||
+	    !k->pk || !k->arr.rel || !k->arr.old || !k->arr.new_ ||
 	    !k->arr.trunc_rel || !k->cv)
 		return nomem(k, err);
 	for (int i = 0; i < a->nfields; i++) {
@@ -327,61 +375,90 @@ static int query_ok(PGresult *r)
 	return r && (PQresultStatus(r) == PGRES_TUPLES_OK || PQresultStatus(r) == PGRES_COMMAND_OK);
 }
 
-static int pc_open(sl_source *s, sl_err *err)
+/* Whether an option's name is a regular expression (Flink CDC reads
+ * 'schema-name' and 'table-name' as such); a plain name is matched
+ * exactly, so a name with no such character never needs escaping. */
+static int is_regex(const char *s)
 {
-	pc_source *k = (pc_source *)s;
+	return strpbrk(s, "^$*+?()[]{}|\\.") != NULL;
+}
+
+/* Finds the tables of 'schema-name' / 'table-name' into k->tabs. */
+static int find_tables(pc_source *k, PGconn *c, sl_err *err)
+{
+	const char *tv[4] = {k->schema, k->tname, is_regex(k->schema) ? "t" : "f",
+	                     is_regex(k->tname) ? "t" : "f"};
+	PGresult *r = PQexecParams(c, "SELECT c.oid, c.relkind, n.nspname, c.relname FROM pg_class c "
+	                           "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE "
+	                           "(n.nspname = $1 OR ($3::boolean AND n.nspname ~ ('^(?:' || $1 "
+	                           "|| ')$'))) AND (c.relname = $2 OR ($4::boolean AND c.relname ~ "
+	                           "('^(?:' || $2 || ')$'))) AND (c.relkind IN ('r', 'p') OR "
+	                           "(n.nspname = $1 AND c.relname = $2)) ORDER BY 3, 4",
+	                           4, NULL, tv, NULL, NULL, 0);
 	int rc = 0;
-	PGconn *c = sl__pg_connect(&k->qp, k->what, err);
-	if (!c)
-		return err->code;
-	PGresult *r = NULL;
-	const char *tv[2] = {k->schema, k->tname};
-	r = PQexecParams(c, "SELECT c.oid, c.relkind FROM pg_class c JOIN pg_namespace n ON "
-	                 "n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2",
-	                 2, NULL, tv, NULL, NULL, 0);
 	if (!query_ok(r)) {
 		rc = sl_err_set(err, SL_EIO, "%s: looking up table '%s.%s' failed: %s", k->what,
 		                k->schema, k->tname, sl__pg_result_error(r));
 		goto done;
 	}
-	if (PQntuples(r) != 1) {
+	int n = PQntuples(r);
+	if (n == 0) {
 		rc = sl_err_set(err, SL_EINVAL, "%s: table '%s.%s' does not exist in database '%s' "
 		                "at %s", k->what, k->schema, k->tname, k->db, k->qp.where);
 		goto done;
 	}
-	if (strcmp(PQgetvalue(r, 0, 1), "r") && strcmp(PQgetvalue(r, 0, 1), "p")) {
-		rc = sl_err_set(err, SL_EINVAL, "%s: '%s.%s' is not a table (relkind '%s')",
-		                k->what, k->schema, k->tname, PQgetvalue(r, 0, 1));
-		goto done;
-	}
-	k->oid = (uint32_t)strtoul(PQgetvalue(r, 0, 0), NULL, 10);
-	PQclear(r);
-	/* the DDL's columns must be the table's (by name as written, else
-	 * folded to lower case), of types holding the same values */
-	sl_buf qn;
-	sl_buf_init(&qn);
-	sl__pg_quote_ident(&qn, k->schema);
-	sl_buf_putc(&qn, '.');
-	sl__pg_quote_ident(&qn, k->tname);
-	sl_buf_putc(&qn, 0);
-	if (!(k->qname = (char *)qn.p)) {
-		r = NULL;
+	if (!(k->tabs = calloc((size_t)n, sizeof *k->tabs))) {
 		rc = nomem(k, err);
 		goto done;
 	}
+	for (int i = 0; i < n; i++) {
+		pc_table *t = &k->tabs[k->ntabs++];
+		if (strcmp(PQgetvalue(r, i, 1), "r") && strcmp(PQgetvalue(r, i, 1), "p")) {
+			rc = sl_err_set(err, SL_EINVAL, "%s: '%s.%s' is not a table (relkind '%s')",
+			                k->what, PQgetvalue(r, i, 2), PQgetvalue(r, i, 3),
+			                PQgetvalue(r, i, 1));
+			goto done;
+		}
+		t->oid = (uint32_t)strtoul(PQgetvalue(r, i, 0), NULL, 10);
+		t->schema = strdup(PQgetvalue(r, i, 2));
+		t->tname = strdup(PQgetvalue(r, i, 3));
+		t->relmap = calloc((size_t)k->nfields + 1, sizeof(int));
+		sl_buf qn;
+		sl_buf_init(&qn);
+		sl__pg_quote_ident(&qn, PQgetvalue(r, i, 2));
+		sl_buf_putc(&qn, '.');
+		sl__pg_quote_ident(&qn, PQgetvalue(r, i, 3));
+		sl_buf_putc(&qn, 0);
+		t->qname = (char *)qn.p;
+		if (!t->schema || !t->tname || !t->relmap || !t->qname) {
+			rc = nomem(k, err);
+			goto done;
+		}
+	}
+	k->cur = &k->tabs[0];
+done:
+	PQclear(r);
+	return rc;
+}
+
+/* The DDL's columns must be table t's (by name as written, else folded to
+ * lower case), of types holding the same values. */
+static int check_columns(pc_source *k, PGconn *c, const pc_table *t, sl_err *err)
+{
 	char ob[16];
-	snprintf(ob, sizeof ob, "%u", k->oid);
+	snprintf(ob, sizeof ob, "%u", t->oid);
 	const char *ov[1] = {ob};
-	r = PQexecParams(c, "SELECT a.attname, t.typname, a.atttypmod, format_type(a.atttypid, "
-	                 "a.atttypmod) FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
-	                 "WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped",
-	                 1, NULL, ov, NULL, NULL, 0);
+	PGresult *r = PQexecParams(c, "SELECT a.attname, t.typname, a.atttypmod, "
+	                           "format_type(a.atttypid, a.atttypmod) FROM pg_attribute a JOIN "
+	                           "pg_type t ON t.oid = a.atttypid WHERE a.attrelid = $1::oid AND "
+	                           "a.attnum > 0 AND NOT a.attisdropped", 1, NULL, ov, NULL, NULL, 0);
+	int rc = 0;
 	if (!query_ok(r)) {
 		rc = sl_err_set(err, SL_EIO, "%s: reading the columns of '%s.%s' failed: %s", k->what,
-		                k->schema, k->tname, sl__pg_result_error(r));
+		                t->schema, t->tname, sl__pg_result_error(r));
 		goto done;
 	}
-	for (int i = 0; i < k->nfields; i++) {
+	for (int i = 0; i < k->nfields && !rc; i++) {
 		if (k->meta[i] >= 0)
 			continue;
 		int j = -1;
@@ -392,74 +469,85 @@ static int pc_open(sl_source *s, sl_err *err)
 					j = q;
 		if (j < 0) {
 			rc = sl_err_set(err, SL_EINVAL, "%s: column '%s' does not exist in table '%s.%s'",
-			                k->what, k->names[i], k->schema, k->tname);
-			goto done;
-		}
-		if (!sl__pg_type_accepts(k->types[i], PQgetvalue(r, j, 1),
-		                         atoi(PQgetvalue(r, j, 2)))) {
+			                k->what, k->names[i], t->schema, t->tname);
+		} else if (!sl__pg_type_accepts(k->types[i], PQgetvalue(r, j, 1),
+		                                atoi(PQgetvalue(r, j, 2)))) {
 			char tb[64];
 			rc = sl_err_set(err, SL_EINVAL, "%s: column '%s' of table '%s.%s' is %s in the "
 			                "database, which does not match %s", k->what, k->names[i],
-			                k->schema, k->tname, PQgetvalue(r, j, 3),
+			                t->schema, t->tname, PQgetvalue(r, j, 3),
 			                sl_type_format(k->types[i], tb, sizeof tb));
-			goto done;
 		}
 	}
+done:
 	PQclear(r);
-	/* the publication: created for the table when missing, the table
-	 * added to it when it lacks it */
-	const char *pv[2] = {k->pub, NULL};
-	r = PQexecParams(c, "SELECT puballtables FROM pg_publication WHERE pubname = $1", 1,
-	                 NULL, pv, NULL, NULL, 0);
+	return rc;
+}
+
+/* The publication: created for the tables when missing, a table it lacks
+ * added to it (Debezium's 'filtered' mode). */
+static int publication(pc_source *k, PGconn *c, sl_err *err)
+{
+	const char *pv[1] = {k->pub};
+	PGresult *r = PQexecParams(c, "SELECT puballtables FROM pg_publication WHERE pubname = $1",
+	                           1, NULL, pv, NULL, NULL, 0);
 	if (!query_ok(r)) {
-		rc = sl_err_set(err, SL_EIO, "%s: reading publication '%s' failed: %s", k->what,
-		                k->pub, sl__pg_result_error(r));
-		goto done;
-	}
-	if (PQntuples(r) == 0) {
+		int rc = sl_err_set(err, SL_EIO, "%s: reading publication '%s' failed: %s", k->what,
+		                    k->pub, sl__pg_result_error(r));
 		PQclear(r);
-		sl_buf q;
-		sl_buf_init(&q);
+		return rc;
+	}
+	int exists = PQntuples(r) > 0;
+	PQclear(r);
+	sl_buf q;
+	sl_buf_init(&q);
+	int rc = 0;
+	if (!exists) {
 		sl_buf_puts(&q, "CREATE PUBLICATION ");
 		sl__pg_quote_ident(&q, k->pub);
-		sl_buf_printf(&q, " FOR TABLE %s", k->qname);
+		for (int i = 0; i < k->ntabs; i++)
+			sl_buf_printf(&q, "%s%s", i ? ", " : " FOR TABLE ", k->tabs[i].qname);
 		sl_buf_putc(&q, 0);
 		r = q.p ? sl__pg_exec(c, (const char *)q.p, PGRES_COMMAND_OK, k->what,
 		                      "creating the publication", err) : NULL;
-		sl_buf_deinit(&q);
-		if (!r) {
-			rc = err->code ? err->code : nomem(k, err);
-			goto done;
-		}
-	} else {
+		rc = r ? 0 : err->code ? err->code : nomem(k, err);
 		PQclear(r);
-		const char *pv3[3] = {k->pub, k->schema, k->tname};
+	}
+	for (int i = 0; exists && i < k->ntabs && !rc; i++) {
+		const char *pv3[3] = {k->pub, k->tabs[i].schema, k->tabs[i].tname};
 		r = PQexecParams(c, "SELECT 1 FROM pg_publication_tables WHERE pubname = $1 AND "
 		                 "schemaname = $2 AND tablename = $3", 3, NULL, pv3, NULL, NULL, 0);
 		if (!query_ok(r)) {
 			rc = sl_err_set(err, SL_EIO, "%s: reading publication '%s' failed: %s",
 			                k->what, k->pub, sl__pg_result_error(r));
-			goto done;
-		}
-		if (PQntuples(r) == 0) { /* Debezium's 'filtered' mode: add the table */
+		} else if (PQntuples(r) == 0) {
 			PQclear(r);
-			sl_buf q;
-			sl_buf_init(&q);
+			sl_buf_clear(&q);
 			sl_buf_puts(&q, "ALTER PUBLICATION ");
 			sl__pg_quote_ident(&q, k->pub);
-			sl_buf_printf(&q, " ADD TABLE %s", k->qname);
+			sl_buf_printf(&q, " ADD TABLE %s", k->tabs[i].qname);
 			sl_buf_putc(&q, 0);
 			r = q.p ? sl__pg_exec(c, (const char *)q.p, PGRES_COMMAND_OK, k->what,
 			                      "adding the table to the publication", err) : NULL;
-			sl_buf_deinit(&q);
-			if (!r) {
-				rc = err->code ? err->code : nomem(k, err);
-				goto done;
-			}
+			rc = r ? 0 : err->code ? err->code : nomem(k, err);
 		}
+		PQclear(r);
 	}
-done:
-	PQclear(r);
+	sl_buf_deinit(&q);
+	return rc;
+}
+
+static int pc_open(sl_source *s, sl_err *err)
+{
+	pc_source *k = (pc_source *)s;
+	PGconn *c = sl__pg_connect(&k->qp, k->what, err);
+	if (!c)
+		return err->code;
+	int rc = find_tables(k, c, err);
+	for (int i = 0; i < k->ntabs && !rc; i++)
+		rc = check_columns(k, c, &k->tabs[i], err);
+	if (!rc)
+		rc = publication(k, c, err);
 	PQfinish(c);
 	return rc;
 }
@@ -527,7 +615,8 @@ static int start_copy(pc_source *k, sl_err *err)
 			sl_buf_puts(&q, ", ");
 		sl__pg_quote_ident(&q, k->names[i]);
 	}
-	sl_buf_printf(&q, " FROM %s) TO STDOUT", k->qname);
+	k->cur = &k->tabs[k->snap_tab];
+	sl_buf_printf(&q, " FROM %s) TO STDOUT", k->cur->qname);
 	sl_buf_putc(&q, 0);
 	if (!q.p)
 		return nomem(k, err);
@@ -666,9 +755,11 @@ static void fill_meta(pc_source *k, sl_batch *out, int row, int64_t ts_us)
 		case META_OP_TS: sl_col_set_i64(c, row, ts_us); break;
 		case META_DB: sl_col_set_str_ref(c, row, k->db, (int64_t)strlen(k->db)); break;
 		case META_SCHEMA:
-			sl_col_set_str_ref(c, row, k->schema, (int64_t)strlen(k->schema));
+			sl_col_set_str_ref(c, row, k->cur->schema, (int64_t)strlen(k->cur->schema));
 			break;
-		case META_TABLE: sl_col_set_str_ref(c, row, k->tname, (int64_t)strlen(k->tname)); break;
+		case META_TABLE:
+			sl_col_set_str_ref(c, row, k->cur->tname, (int64_t)strlen(k->cur->tname));
+			break;
 		default: break;
 		}
 	}
@@ -721,7 +812,7 @@ static int tuple_row(pc_source *k, uint8_t op, const sl_pgo_val *t, int n, const
 		if (k->meta[i] >= 0)
 			continue;
 		sl_col *c = &out->cols[i];
-		int j = k->relmap[i];
+		int j = k->cur->relmap[i];
 		const sl_pgo_val *v = j < n ? &t[j] : NULL;
 		if (v && v->kind == 'u' && fill && j < nfill && fill[j].kind != 'u')
 			v = &fill[j];
@@ -740,41 +831,51 @@ static int tuple_row(pc_source *k, uint8_t op, const sl_pgo_val *t, int n, const
 	return 0;
 }
 
+/* The table of relation id relid, or NULL when the source does not read it. */
+static pc_table *table_of(pc_source *k, uint32_t relid)
+{
+	for (int i = 0; i < k->ntabs; i++)
+		if (k->tabs[i].oid == relid)
+			return &k->tabs[i];
+	return NULL;
+}
+
 /* A Relation message: maps the DDL's columns to the table's. */
 static int relation(pc_source *k, const sl_pgo_msg *m, sl_err *err)
 {
-	if (m->relid != k->oid)
+	pc_table *t = table_of(k, m->relid);
+	if (!t)
 		return 0;
-	k->replident = m->replident;
+	t->replident = m->replident;
 	for (int i = 0; i < k->nfields; i++) {
-		k->relmap[i] = -1;
+		t->relmap[i] = -1;
 		if (k->meta[i] >= 0)
 			continue;
-		for (int pass = 0; pass < 2 && k->relmap[i] < 0; pass++)
+		for (int pass = 0; pass < 2 && t->relmap[i] < 0; pass++)
 			for (int j = 0; j < m->ncols; j++) {
 				const char *a = k->arr.rel[j].name, *b = k->names[i];
 				if (pass ? !strcasecmp(a, b) : !strcmp(a, b)) {
-					k->relmap[i] = j;
+					t->relmap[i] = j;
 					break;
 				}
 			}
-		if (k->relmap[i] < 0)
+		if (t->relmap[i] < 0)
 			return sl_err_set(err, SL_EINVAL, "%s: column '%s' is not among the published "
-			                  "columns of table '%s.%s'", k->what, k->names[i], k->schema,
-			                  k->tname);
+			                  "columns of table '%s.%s'", k->what, k->names[i], t->schema,
+			                  t->tname);
 	}
 	for (int i = 0; i < k->npk && m->replident != 'f'; i++) {
-		int j = k->relmap[k->pk[i]];
+		int j = t->relmap[k->pk[i]];
 		if (!(k->arr.rel[j].flags & 1))
 			return sl_err_set(err, SL_EINVAL, "%s: PRIMARY KEY column '%s' is not in the "
 			                  "replica identity of table '%s.%s' (REPLICA IDENTITY %s): "
 			                  "deletes would not say which row goes; declare the table's own "
 			                  "key, or ALTER TABLE ... REPLICA IDENTITY FULL", k->what,
-			                  k->names[k->pk[i]], k->schema, k->tname,
+			                  k->names[k->pk[i]], t->schema, t->tname,
 			                  m->replident == 'd' ? "DEFAULT" : m->replident == 'n'
 			                  ? "NOTHING" : "USING INDEX");
 	}
-	k->have_rel = 1;
+	t->have_rel = 1;
 	return 0;
 }
 
@@ -789,16 +890,25 @@ static int decode_change(pc_source *k, const uint8_t *p, size_t n, sl_batch *out
 	if (m.type == 'R')
 		return relation(k, &m, err);
 	if (m.type == 'T') {
-		for (int i = 0; i < m.ntrunc; i++)
-			if (k->arr.trunc_rel[i] == k->oid)
-				return sl_err_set(err, SL_ENOTSUP, "%s: table '%s.%s' was truncated (TRUNCATE "
-				                  "is not turned into deletes): restart with --fresh to read "
-				                  "the table again", k->what, k->schema, k->tname);
+		pc_table *t = NULL;
+		for (int i = 0; i < m.ntrunc && !k->skip_truncate && !t; i++)
+			t = table_of(k, k->arr.trunc_rel[i]);
+		if (t)
+				return sl_err_set(err, SL_ENOTSUP, "%s: table '%s.%s' was truncated in the "
+				                  "transaction that ends at LSN %X/%X; a TRUNCATE is not "
+				                  "turned into deletes: restart with --fresh to read the table "
+				                  "again, or skip TRUNCATEs as Flink CDC does by default (the "
+				                  "results keep the rows the table lost) with "
+				                  "'debezium.skipped.operations' = 't' and restart from the "
+				                  "checkpoint", k->what, t->schema, t->tname,
+				                  (unsigned)((uint64_t)k->txn_end >> 32), (unsigned)k->txn_end);
 		return 0;
 	}
-	if ((m.type != 'I' && m.type != 'U' && m.type != 'D') || m.relid != k->oid)
+	if (m.type != 'I' && m.type != 'U' && m.type != 'D')
 		return 0;
-	if (!k->have_rel)
+	if (!(k->cur = table_of(k, m.relid)))
+		return 0;
+	if (!k->cur->have_rel)
 		return sl_err_set(err, SL_EINPUT, "%s: a change before the table's Relation message",
 		                  k->what);
 	int64_t ts = k->txn_ts + PC_PG_EPOCH_US;
@@ -988,6 +1098,11 @@ static int pc_read_snapshot(pc_source *k, sl_batch *out, sl_err *err)
 			PQclear(r);
 			while ((r = PQgetResult(k->rc)))
 				PQclear(r);
+			if (!rc && ++k->snap_tab < k->ntabs) { /* the next table, same snapshot */
+				if ((rc = start_copy(k, err)))
+					return rc;
+				continue;
+			}
 			if (!rc)
 				rc = rexec(k, "COMMIT", PGRES_COMMAND_OK, "ending the snapshot", NULL, err);
 			return rc ? rc : start_stream(k, err);
@@ -1131,7 +1246,15 @@ static void pc_close(sl_source *s)
 	free(k->names);
 	free(k->types);
 	free(k->meta);
-	free(k->relmap);
+	for (int i = 0; i < k->ntabs; i++) {
+		free(k->tabs[i].relmap);
+		free(k->tabs[i].schema);
+		free(k->tabs[i].tname);
+		free(k->tabs[i].qname);
+	}
+	free(k->tabs);
+	k->tabs = NULL;
+	k->ntabs = 0;
 	free(k->pk);
 	free(k->arr.rel);
 	free(k->arr.old);
@@ -1143,7 +1266,6 @@ static void pc_close(sl_source *s)
 	free(k->tname);
 	free(k->slot);
 	free(k->pub);
-	free(k->qname);
 	sl_buf_deinit(&k->txn);
 	sl_buf_deinit(&k->scratch);
 }
@@ -1160,5 +1282,6 @@ const sl_source_vtab sl_pgcdc_source_vtab = {
 	.pre_commit = pc_pre_commit,
 	.close = pc_close,
 	.single_instance = 1,
+	.omits_unchanged = 1,
 	.metadata_keys = pc_meta_keys,
 };

@@ -5,6 +5,7 @@
  * job snapshot of the operators, and sl_op_free (see graph.h, op.h).
  */
 #include "graph.h"
+#include "op_observe.h"
 #include "../base/buf.h"
 #include "sluice.h"
 
@@ -113,7 +114,9 @@ int sl_graph_open(sl_graph *g, sl_err *err)
 	for (int i = 0; i < g->nops; i++) {
 		sl_op *op = g->ops[i];
 		if (op->vt->open) {
+			sl__op_opening = op; /* timers.c registers its time tables */
 			int rc = op->vt->open(op, err);
+			sl__op_opening = NULL;
 			if (rc)
 				return rc;
 		}
@@ -865,6 +868,7 @@ void sl_op_free(sl_op *op)
 	if (op->vt && op->vt->close)
 		op->vt->close(op);
 	sl_state_ttl_free_chain(op->ttl_chain);
+	sl_op_observe_free(op);
 	free(op->in_wm);
 	free(op->in_idle);
 	free(op->out_types);

@@ -35,6 +35,7 @@ typedef struct sl_graph {
 	int stop;              /* set asynchronously to request a stop (atomic
 	                        * builtins: sl_stop may run on another thread) */
 	int opened;
+	int64_t pub_due;       /* sl_graph_publish's next time (op_observe.c) */
 	int allow_non_restored; /* restore may drop state of unknown operators */
 	int restored_label_ids; /* the snapshot last restored (sl_graph_restore)
 	                         * was written before structural ids: its records

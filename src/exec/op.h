@@ -144,6 +144,27 @@ typedef struct sl_op_stats {
 	int64_t late_corrected;/* late rows that corrected a window (ALLOWED LATENESS) */
 } sl_op_stats;
 
+/*
+ * What the live metrics read of an operator besides its counters
+ * (exec/op_observe.c, docs/observability.md): published by the operator's
+ * own thread (sl_graph_publish, with SL_CTR_SET) from state no other
+ * thread may read.
+ */
+typedef struct sl_op_pub {
+	int64_t pend_ts;       /* the oldest open window's end, pending row's time
+	                        * or timer (the smallest time namespace above the
+	                        * watermark); SL_WM_MIN: nothing pending */
+	int64_t pend_n;        /* entries of it (groups, rows or keys) */
+	int64_t pend_open;     /* time namespaces above the watermark (<= 1000) */
+	int64_t state_bytes;   /* its state's size (sl_state_op_size) */
+	int64_t state_entries;
+	int64_t at_us;         /* wall clock when published; 0: never */
+	/* the publisher's own (plain): what it saw last, when it is due */
+	int64_t seen_rows, seen_wm;
+} sl_op_pub;
+
+struct sl_late_ring;
+
 struct sl_op {
 	const sl_op_vtab *vt;
 	struct sl_graph *graph;
@@ -191,6 +212,14 @@ struct sl_op {
 	 * parameters; see SL_OPF_STATE_WM). */
 	int state_proctime;
 	sl_state_table *ttl_chain; /* wrappers of its TTL tables (sl_op_table_open) */
+	/* live metrics (op_observe.c): the published figures, the tables whose
+	 * namespaces are times (registered by timers.c while the operator
+	 * opens; keyed: sl_timers), the late rows of the last minute
+	 * (allocated at the first late row) */
+	sl_op_pub pub;
+	sl_state_table *pend_tab[2];
+	int npend;
+	struct sl_late_ring *late;
 };
 
 /*
@@ -230,6 +259,16 @@ int sl_op_emit_watermark(sl_op *op, int64_t wm, sl_err *err);
  * before it emits rows.
  */
 int sl_op_emit_idle(sl_op *op, int idle, sl_err *err);
+
+/*
+ * A row dropped as late (row `row` of batch in, judged by its W_before
+ * in->wm[row]): counts it in stats.late_dropped and keeps it, as text with
+ * the time it was dropped, in the operator's ring of late rows (the last
+ * minute's count and the newest rows: op_observe.c), read by the live
+ * metrics.  Only on the late path: the ring is allocated at the first late
+ * row and takes a mutex the metrics reader shares.
+ */
+void sl_op_late_dropped(sl_op *op, const sl_batch *in, int row);
 
 /* The minimum watermark over op's inputs other than `except` (-1: all),
  * leaving out idle inputs; SL_WM_MAX when there are none. */

@@ -247,6 +247,8 @@ static void put_window(tbuf *o, const sl_window_spec *w)
 	        (unsigned)w->kind < 4 ? wk[w->kind] : "?", (long long)w->size,
 	        (long long)w->slide, (long long)w->offset, w->tz ? w->tz : "UTC",
 	        w->proc ? "proctime" : "rowtime");
+	if (w->attached) /* only then, so other windows' identities stay as they were */
+		tprintf(o, " attached(end=%d)", w->time_col);
 }
 
 /* One aggregate call: FN(arg types)->result, with its state-bearing flags. */

@@ -235,7 +235,7 @@ static int ijoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	const sl_col *tc = &in->cols[o->time_col[input]];
 	SL_BATCH_FOREACH(in, k, row) {
 		if (!tc->null[row] && tc->v.i64[row] < in->wm[row]) { /* late by its own W_before */
-			SL_CTR_ADD(op->stats.late_dropped, 1);
+			sl_op_late_dropped(op, in, row); /* counted, kept for the metrics */
 			continue;
 		}
 		int rc = ijoin_row(o, input, in, row, o->fired, err);

@@ -411,7 +411,7 @@ static int over_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		int64_t ts = tc->v.i64[row];
 		/* late by its own W_before (rule 3), or its rowtime was emitted */
 		if (ts < in->wm[row] || ts < o->fired_wm) {
-			SL_CTR_ADD(op->stats.late_dropped, 1);
+			sl_op_late_dropped(op, in, row); /* counted, kept for the metrics */
 			continue;
 		}
 		sl_buf_clear(&o->key);

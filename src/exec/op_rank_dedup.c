@@ -160,7 +160,7 @@ static int row_first(dedup_op *o, const sl_batch *in, int row, sl_err *err)
 		return sl_err_set(err, SL_EINPUT, "deduplicate: NULL rowtime");
 	int64_t ts = tc->v.i64[row];
 	if (ts < in->wm[row] || ts < o->fired_wm) {
-		SL_CTR_ADD(o->base.stats.late_dropped, 1);
+		sl_op_late_dropped(&o->base, in, row); /* counted, kept for the metrics */
 		return 0;
 	}
 	/* under TTL a dropped row only reads: reads do not restart the key's clock */

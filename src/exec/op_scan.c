@@ -47,6 +47,7 @@
  */
 #include "graph.h"
 #include "ops.h"
+#include "op_scan_pub.h"
 #include "sluice.h"
 #include "../format/format.h"
 
@@ -75,6 +76,7 @@ typedef struct scan_op {
 	int restored;          /* restore calls so far (one per old instance) */
 	sl_decoder *push_dec;  /* push mode */
 	int64_t last_data_us;  /* monotonic time of the last rows (idle timeout) */
+	sl_scan_pub *pub;      /* its splits for the live metrics (op_scan_pub.c) */
 	char table[128];
 	int *push_line;        /* push mode: line of the pushed text of each row, 0 = a record */
 	int push_line_cap;
@@ -299,6 +301,11 @@ static int push_batch2(scan_op *o, sl_err *err)
 		if (wc && !wc->null[i] && wc->v.i64[i] > w)
 			w = wc->v.i64[i];
 	}
+	if (o->pub) { /* the live metrics: the split's rows, last rowtime, time */
+		int last = (bad >= 0 ? bad : b->nrows) - 1;
+		sl__scan_pub_batch(o->pub, split, last + 1,
+		                   rt && last >= 0 ? rt->v.i64[last] : SL_WM_MIN);
+	}
 	if (split >= 0) {
 		o->p.source->split_wm[split] = w;
 		w = source_wm(o);
@@ -376,6 +383,23 @@ const char *sl_op_scan_table(const sl_op *op)
 	return ((const scan_op *)op)->table;
 }
 
+void sl_op_scan_publish(sl_op *op)
+{
+	scan_op *o = (scan_op *)op;
+	sl__scan_pub_sync(o->pub, o->p.source, o->wm, op->in_ended);
+}
+
+int sl_op_scan_splits(const sl_op *op, sl_metric_split *out, int cap)
+{
+	return sl__scan_pub_read(((const scan_op *)op)->pub, out, cap);
+}
+
+int sl_op_scan_nsplits(const sl_op *op)
+{
+	const scan_op *o = (const scan_op *)op;
+	return o->pub ? o->pub->n : 0;
+}
+
 int64_t sl_op_scan_skipped(const sl_op *op)
 {
 	const scan_op *o = (const scan_op *)op;
@@ -389,7 +413,7 @@ void sl_op_scan_progress(const sl_op *op, int64_t *done, int64_t *total)
 	const scan_op *o = (const scan_op *)op;
 	const sl_source *s = o->p.source;
 	*done = s ? SL_CTR_GET(s->bytes_read) : 0;
-	*total = s ? s->bytes_total : 0; /* set in open, before the job runs */
+	*total = s ? SL_CTR_GET(s->bytes_total) : 0; /* set in open (a restore may reset it) */
 	if (*total && *done > *total)
 		*done = *total;
 }
@@ -511,6 +535,7 @@ static int scan_open(sl_op *op, sl_err *err)
 		if (!o->wmb)
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 	}
+	o->pub = sl__scan_pub_new(o->p.source); /* NULL: the splits are not shown */
 	if (!o->p.source && o->p.push_dec) {
 		o->push_dec = o->p.push_dec;
 		o->p.push_dec = NULL;
@@ -569,6 +594,7 @@ static void scan_close(sl_op *op)
 	sl_decoder_free(o->p.push_dec);
 	free(o->p.out_map);
 	free(o->push_line);
+	sl__scan_pub_free(o->pub);
 }
 
 static int scan_commit(sl_op *op, int64_t id, sl_err *err)

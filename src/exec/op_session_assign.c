@@ -327,7 +327,7 @@ static int sassign_process(sl_op *op, int input, const sl_batch *in, sl_err *err
 		 * larger: idle inputs) */
 		int64_t w = in->wm[row] > o->wm ? in->wm[row] : o->wm;
 		if (ts + o->w.size <= w) {
-			SL_CTR_ADD(op->stats.late_dropped, 1);
+			sl_op_late_dropped(op, in, row); /* counted, kept for the metrics */
 			continue;
 		}
 		sl_buf_clear(&o->key);

@@ -262,7 +262,7 @@ static int probe_row(tjoin_op *o, const sl_batch *in, int row, sl_err *err)
 		                     : 0;
 	int64_t t = tc->v.i64[row];
 	if (t < in->wm[row] || t < o->fired) { /* late (rule 3), or its time has fired */
-		SL_CTR_ADD(o->b.op.stats.late_dropped, 1);
+		sl_op_late_dropped(&o->b.op, in, row); /* counted, kept for the metrics */
 		return 0;
 	}
 	rc = sl__jlist_load(PROBES(o), t, o->b.key.p, (uint32_t)o->b.key.len, &o->list, err);

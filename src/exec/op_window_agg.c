@@ -22,6 +22,11 @@
  * dropped at W >= end + lateness); fired results leave through an emitter
  * (emit.h) whose before-emit hook applies HAVING.
  *
+ * Attached windows (sl_window_spec.attached): the rows are results of
+ * another window aggregate (or a window TVF), grouped by their window's
+ * bounds: each row goes to the one window whose end its window_end column
+ * holds (Flink's window-attached strategy), the rest as above.
+ *
  * Processing time (sl_window_spec.proc): the job's clock takes the
  * watermark's place: a row goes to the windows of the clock when it
  * arrives, windows fire when the clock reaches their end (the proctime
@@ -154,6 +159,10 @@ int64_t sl_win_to_utc(const char *tz, int64_t local)
  * returns the count.  Windows align in the spec's time zone. */
 static int assign(const sl_window_spec *w, int64_t ts, int64_t *ends)
 {
+	if (w->attached) { /* ts is the row's window_end, local in tz */
+		ends[0] = sl_win_to_utc(w->tz, ts);
+		return 1;
+	}
 	int n = assign_local(w, sl_win_to_local(w->tz, ts), ends);
 	for (int i = 0; w->tz && i < n; i++)
 		ends[i] = sl_win_to_utc(w->tz, ends[i]);
@@ -484,7 +493,7 @@ int sl__window_late_row(sl_op *op, const sl_window_agg_plan *p, sl_batch *late,
                         const sl_batch *in, int row, sl_err *err)
 {
 	if (p->late_policy != SL_LATEPOL_SIDE) {
-		SL_CTR_ADD(op->stats.late_dropped, 1);
+		sl_op_late_dropped(op, in, row); /* counted, kept for the metrics */
 		return 0;
 	}
 	SL_CTR_ADD(op->stats.late_diverted, 1);
@@ -609,7 +618,7 @@ static int encode_keys(win_op *o, const sl_batch *in, int n)
 		return SL_ENOMEM;
 	const sl_window_spec *w = &o->p.win;
 	const sl_col *tc = &in->cols[w->time_col];
-	int tumble = w->kind == SL_WIN_TUMBLE && !w->tz, fixed = i64_key(o, in);
+	int tumble = w->kind == SL_WIN_TUMBLE && !w->tz && !w->attached, fixed = i64_key(o, in);
 	const sl_col *kc = o->p.nkeys ? &in->cols[o->key_cols[0]] : NULL;
 	int str1 = o->p.nkeys == 1 && sl_type_phys(kc->type) == SL_PHYS_STR;
 	int64_t wlo = 0, whi = INT64_MIN; /* window [wlo, whi) of the last row */
@@ -715,7 +724,8 @@ static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	int proc = o->p.win.proc;
 	int64_t now = proc ? op->graph->ectx.proctime : 0;
-	int pf = o->p.win.kind == SL_WIN_TUMBLE && !o->p.win.tz && !proc; /* kend is set */
+	int pf = o->p.win.kind == SL_WIN_TUMBLE && !o->p.win.tz && !proc && /* kend is set */
+	         !o->p.win.attached;
 	if (pf) {
 		for (int k = 0; k < PF_INDEX && k < live; k++)
 			sl_state_prefetch(o->acc, o->kend[k], o->khash[k], 0);

@@ -93,7 +93,7 @@ static int assign_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 			emitted = 1;
 		}
 		if (!emitted)
-			SL_CTR_ADD(op->stats.late_dropped, 1);
+			sl_op_late_dropped(op, in, row); /* counted, kept for the metrics */
 	}
 	rc = sl_op_emit(op, out, err);
 	sl_batch_reset(out);

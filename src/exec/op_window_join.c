@@ -25,11 +25,21 @@
  * dropped.
  *
  * State.  Tables "left"/"right": namespace = window end (UTC micros), key =
- * one flag byte (1 when a key column is NULL: such rows never match and
- * are only kept on an outer side, to be padded) + the encoded join key,
- * value = list of records (join.h), one per row; an entry's key group is
- * the join key's (side_pkey).  The namespaces of both tables are the
- * operator's event-time timers (sl_ns_timers, timers.h).
+ * one flag byte + the encoded join key + (flag bit 2) an 8-byte row
+ * number, value = list of records (join.h).  Flag bit 1: a key column is
+ * NULL (such rows never match and are only kept on an outer side, to be
+ * padded).  Each row is its own entry, numbered by the operator (flag bit
+ * 2, value = one record), so storing a row costs the same however many
+ * rows its key holds; until s8-nex the key had no number and its value
+ * held all the key's rows, read and rewritten whole for each new row
+ * (quadratic: Nexmark q5 joins every auction's count of a window under
+ * one key, 76% of its time in those copies).  Entries of that older form
+ * (flag bit 2 clear, from a checkpoint) are read as they are.  A number
+ * already in use (a restored entry's) is skipped.  An entry's key group
+ * is the join key's (side_pkey).  Firing collects a window's entries of
+ * each side, sorts them by (join key, number) and joins the groups of
+ * equal keys.  The namespaces of both tables are the operator's
+ * event-time timers (sl_ns_timers, timers.h).
  * Built on the join base (join_base.h: tables, record lists, the joiner
  * and padded output); its key has the flag byte in front, and pairs are
  * made of two stored rows, so it pairs the lists itself.
@@ -47,19 +57,141 @@ typedef struct wjoin_op {
 	sl_join_base b;  /* first (join_base.h): tables "left", "right" */
 	int wend[2];
 	int semi;        /* 1 semi, 2 anti join: only left rows are emitted */
-	sl_buf lst[2], due, lmatch, rmatch;
+	sl_buf lst[2], lmatch, rmatch;
+	sl_buf due[2];   /* a firing window's entries of each side: [u32 klen][key]
+	                  * [u32 vlen][value]... */
+	sl_buf idx[2];   /* offsets of the entries in due[s], sorted (ent_cmp) */
+	uint64_t seq;    /* the next row number (flag bit 2 keys) */
 	sl_ns_timers tm; /* the namespaces of both tables (timers.h); tm.fired:
 	                  * windows with end <= tm.fired have fired */
 	int64_t firing;  /* end of the window being fired */
 } wjoin_op;
 
-static int collect_key(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
-                       sl_err *err)
+#define WJ_NULL 1 /* flag bit: a join key column is NULL */
+#define WJ_SEQ 2  /* flag bit: the key ends with an 8-byte row number */
+
+static int collect_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                         sl_err *err)
 {
 	sl_buf *b = ctx;
-	if (sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen))
+	if (sl_buf_append(b, &klen, 4) || sl_buf_append(b, key, klen) ||
+	    sl_buf_append(b, &vlen, 4) || sl_buf_append(b, val, vlen))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	return 0;
+}
+
+/* An entry of due[]: its flag, join key (without flag and number), row
+ * number (0 for the older form) and value. */
+typedef struct wj_ent {
+	int flag;
+	const char *jk;
+	uint32_t jklen;
+	uint64_t seq;
+	const char *val;
+	uint32_t vlen;
+} wj_ent;
+
+static void ent_at(const char *p, wj_ent *e)
+{
+	uint32_t klen;
+	memcpy(&klen, p, 4);
+	const char *key = p + 4;
+	e->flag = klen ? (unsigned char)key[0] : 0;
+	e->jk = key + (klen ? 1 : 0);
+	e->jklen = klen ? klen - 1 : 0;
+	e->seq = 0;
+	if ((e->flag & WJ_SEQ) && e->jklen >= 8) {
+		e->jklen -= 8;
+		memcpy(&e->seq, e->jk + e->jklen, 8);
+	}
+	memcpy(&e->vlen, key + klen, 4);
+	e->val = key + klen + 4;
+}
+
+/* 0 when a and b are the same join key (NULL flags included). */
+static int key_cmp(const wj_ent *a, const wj_ent *b)
+{
+	if ((a->flag & WJ_NULL) != (b->flag & WJ_NULL))
+		return (a->flag & WJ_NULL) - (b->flag & WJ_NULL);
+	uint32_t n = a->jklen < b->jklen ? a->jklen : b->jklen;
+	int c = memcmp(a->jk, b->jk, n);
+	if (c)
+		return c;
+	return a->jklen < b->jklen ? -1 : a->jklen > b->jklen;
+}
+
+/* qsort_r's comparison of two offsets into the buffer `base` (due[s].p) */
+static int ent_cmp(const void *x, const void *y, void *base)
+{
+	const char *sort_base = base;
+	uint32_t ox, oy;
+	memcpy(&ox, x, 4);
+	memcpy(&oy, y, 4);
+	wj_ent a, b;
+	ent_at(sort_base + ox, &a);
+	ent_at(sort_base + oy, &b);
+	int c = key_cmp(&a, &b);
+	if (c)
+		return c;
+	if (a.seq != b.seq)
+		return a.seq < b.seq ? -1 : 1;
+	return ox < oy ? -1 : ox > oy;
+}
+
+/* Collects window `end`'s entries of side s into due[s] and their offsets,
+ * sorted by (join key, row number), into idx[s]; returns the count or -1
+ * with err set. */
+static long collect_side(wjoin_op *o, int s, int64_t end, sl_err *err)
+{
+	sl_buf_clear(&o->due[s]);
+	sl_buf_clear(&o->idx[s]);
+	if (sl_state_ns_scan(o->b.st[s], end, collect_entry, &o->due[s], err))
+		return -1;
+	const char *p = o->due[s].p, *pend = p + o->due[s].len;
+	long n = 0;
+	while (p < pend) {
+		uint32_t off = (uint32_t)(p - o->due[s].p), klen, vlen;
+		if (sl_buf_append(&o->idx[s], &off, 4))
+			return sl_err_set(err, SL_ENOMEM, "out of memory"), -1;
+		memcpy(&klen, p, 4);
+		memcpy(&vlen, p + 4 + klen, 4);
+		p += 8 + klen + vlen;
+		n++;
+	}
+	qsort_r(o->idx[s].p, (size_t)n, 4, ent_cmp, o->due[s].p);
+	return n;
+}
+
+/* Concatenates the values of entries [from, to) of side s into lst[s]. */
+static int group_list(wjoin_op *o, int s, long from, long to, sl_err *err)
+{
+	sl_buf_clear(&o->lst[s]);
+	for (long i = from; i < to; i++) {
+		uint32_t off;
+		memcpy(&off, o->idx[s].p + 4 * i, 4);
+		wj_ent e;
+		ent_at(o->due[s].p + off, &e);
+		if (sl_buf_append(&o->lst[s], e.val, e.vlen))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* The end of the group of equal join keys that starts at entry i. */
+static long group_end(wjoin_op *o, int s, long i, long n, wj_ent *first)
+{
+	uint32_t off;
+	memcpy(&off, o->idx[s].p + 4 * i, 4);
+	ent_at(o->due[s].p + off, first);
+	long j = i + 1;
+	for (; j < n; j++) {
+		wj_ent e;
+		memcpy(&off, o->idx[s].p + 4 * j, 4);
+		ent_at(o->due[s].p + off, &e);
+		if (key_cmp(first, &e))
+			break;
+	}
+	return j;
 }
 
 static int emit_padded(wjoin_op *o, int side, const sl_jrec *r, sl_err *err)
@@ -153,48 +285,56 @@ static int join_lists(wjoin_op *o, sl_err *err)
 }
 
 /* Fires window `end` (a namespace timer, timers.h, which drops the
- * window's state after): the left keys (with their right rows), then right
- * keys without left rows. */
+ * window's state after): both sides' entries sorted by join key, merged;
+ * a key of both sides is joined, a left-only key goes through join_lists
+ * with no right rows (outer and anti joins pad it), a right-only key is
+ * padded on an outer right side, a key with a NULL is padded if its side
+ * is outer. */
 static int fire_window(void *ctx, int64_t end, sl_err *err)
 {
 	wjoin_op *o = ctx;
-	int rc;
+	int rc = 0;
 	o->firing = end;
-	for (int s = 0; s < 2; s++) {
-		sl_buf_clear(&o->due);
-		if ((rc = sl_state_ns_scan(o->b.st[s], end, collect_key, &o->due, err)))
+	long n[2];
+	if ((n[0] = collect_side(o, 0, end, err)) < 0 || (n[1] = collect_side(o, 1, end, err)) < 0)
+		return err->code ? err->code : SL_ENOMEM;
+	long i = 0, j = 0;
+	while (!rc && (i < n[0] || j < n[1])) {
+		wj_ent a, b;
+		long ie = i < n[0] ? group_end(o, 0, i, n[0], &a) : i;
+		long je = j < n[1] ? group_end(o, 1, j, n[1], &b) : j;
+		int c = i >= n[0] ? 1 : j >= n[1] ? -1 : key_cmp(&a, &b);
+		if (c <= 0 && (rc = group_list(o, 0, i, ie, err)))
 			return rc;
-		const char *p = o->due.p, *pend = p + o->due.len;
-		while (p < pend) {
-			uint32_t klen;
-			memcpy(&klen, p, 4);
-			const char *key = p + 4;
-			p += 4 + klen;
-			int nullkey = klen > 0 && key[0] == 1;
-			if (s == 0) {
-				if ((rc = sl__jlist_load(o->b.st[0], end, key, klen, &o->lst[0], err)))
-					return rc;
-				sl_buf_clear(&o->lst[1]);
-				if (!nullkey && (rc = sl__jlist_load(o->b.st[1], end, key, klen, &o->lst[1], err)))
-					return rc;
-				rc = nullkey ? pad_unmatched(o, 0, &o->lst[0], NULL, err) : join_lists(o, err);
-			} else {
-				/* right keys the left side has (non-NULL) were joined above */
-				const void *v;
-				uint32_t vl;
-				if (!nullkey && sl_state_get_var(o->b.st[0], end, key, klen, &v, &vl))
-					continue;
-				if (!o->b.outer[1])
-					continue;
-				if ((rc = sl__jlist_load(o->b.st[1], end, key, klen, &o->lst[1], err)))
+		if (c < 0 || (c == 0 && (a.flag & WJ_NULL))) {
+			/* left key without right rows (or NULL: never matches) */
+			sl_buf_clear(&o->lst[1]);
+			rc = (a.flag & WJ_NULL) ? pad_unmatched(o, 0, &o->lst[0], NULL, err)
+			                        : join_lists(o, err);
+			i = ie;
+			if (c == 0) /* NULL keys of the right side: padded below */
+				c = 1, ie = i;
+			else
+				continue;
+		}
+		if (rc)
+			break;
+		if (c > 0) {
+			if (o->b.outer[1]) {
+				if ((rc = group_list(o, 1, j, je, err)))
 					return rc;
 				rc = pad_unmatched(o, 1, &o->lst[1], NULL, err);
 			}
-			if (rc)
-				return rc;
+			j = je;
+			continue;
 		}
+		if ((rc = group_list(o, 1, j, je, err)))
+			return rc;
+		rc = join_lists(o, err);
+		i = ie;
+		j = je;
 	}
-	return 0;
+	return rc;
 }
 
 /* Fires every window with end <= w, oldest first. */
@@ -211,20 +351,29 @@ static int wjoin_row(wjoin_op *o, int s, const sl_batch *in, int row, sl_err *er
 		return 0;
 	int64_t end = sl_win_to_utc(o->b.p.tz, ec->v.i64[row]);
 	if (end <= in->wm[row] || end <= o->tm.fired) { /* rule 3 */
-		SL_CTR_ADD(o->b.op.stats.late_dropped, 1);
+		sl_op_late_dropped(&o->b.op, in, row); /* counted, kept for the metrics */
 		return 0;
 	}
 	sl_buf *key = &o->b.key;
 	sl_buf_clear(key);
-	if (sl_buf_putc(key, (char)nullkey) ||
-	    sl_rowcodec_key(in, o->b.keys[s], o->b.p.nkeys, row, key))
+	if (sl_buf_putc(key, (char)((nullkey ? WJ_NULL : 0) | WJ_SEQ)) ||
+	    sl_rowcodec_key(in, o->b.keys[s], o->b.p.nkeys, row, key) ||
+	    sl_buf_append(key, &o->seq, 8))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	int rc = sl__jlist_load(o->b.st[s], end, key->p, (uint32_t)key->len, &o->lst[s], err);
-	if (rc)
-		return rc;
-	if (sl__jrec_append(&o->lst[s], in, row, 1, 0, 0))
+	const void *v;
+	uint32_t vl;
+	char *num = key->p + key->len - 8;
+	/* a number a restored entry holds already: take the next one */
+	while (sl_state_get_var(o->b.st[s], end, key->p, (uint32_t)key->len, &v, &vl)) {
+		o->seq++;
+		memcpy(num, &o->seq, 8);
+	}
+	o->seq++;
+	sl_buf *rec = &o->lst[s];
+	sl_buf_clear(rec);
+	if (sl__jrec_append(rec, in, row, 1, 0, 0))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return sl__jlist_store(&o->b, o->b.st[s], end, key->p, (uint32_t)key->len, &o->lst[s], err);
+	return sl__jlist_store(&o->b, o->b.st[s], end, key->p, (uint32_t)key->len, rec, err);
 }
 
 static int wjoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
@@ -248,12 +397,14 @@ static int wjoin_watermark(sl_op *op, int64_t wm, sl_err *err)
 }
 
 /* The partitioning key of a side's entry: the join key after the flag
- * byte (docs/state.md "Key groups"). */
+ * byte, without the row number (docs/state.md "Key groups"). */
 static uint32_t side_pkey(const void *ctx, const void *key, uint32_t klen, const void *val,
                           uint32_t vlen, const void **pk)
 {
 	(void)ctx;
 	*pk = klen ? (const char *)key + 1 : key;
+	if (klen && (((const unsigned char *)key)[0] & WJ_SEQ) && klen >= 9)
+		return klen - 9;
 	return klen ? klen - 1 : 0;
 }
 
@@ -289,7 +440,10 @@ static void wjoin_close(sl_op *op)
 	sl__join_base_close(&o->b);
 	sl_buf_deinit(&o->lst[0]);
 	sl_buf_deinit(&o->lst[1]);
-	sl_buf_deinit(&o->due);
+	for (int s = 0; s < 2; s++) {
+		sl_buf_deinit(&o->due[s]);
+		sl_buf_deinit(&o->idx[s]);
+	}
 	sl_buf_deinit(&o->lmatch);
 	sl_buf_deinit(&o->rmatch);
 }

@@ -109,7 +109,7 @@ static int wrank_row(wrank_op *o, const sl_batch *in, int row, sl_err *err)
 		return sl_err_set(err, SL_EINPUT, "window Top-N: NULL window_time");
 	int64_t end = tc->v.i64[row] + 1000; /* window_time = end - 1 ms */
 	if (in->wm[row] >= end || o->tm.fired >= end) {
-		SL_CTR_ADD(o->base.stats.late_dropped, 1);
+		sl_op_late_dropped(&o->base, in, row); /* counted, kept for the metrics */
 		return 0;
 	}
 	sl_buf_clear(&o->key);

@@ -58,6 +58,15 @@ int sl_op_scan_push_lines(sl_op *op, const char *text, size_t len, sl_err *err);
 const char *sl_op_scan_table(const sl_op *op);
 int64_t sl_op_scan_skipped(const sl_op *op);
 
+/* The live metrics of a scan's splits (op_scan_pub.c): publish copies the
+ * splits' watermarks, idleness and ends (the scan's thread, sl_graph_publish);
+ * nsplits is how many it shows (fixed once open) and splits copies up to
+ * cap of them (node and instance not set; any thread). */
+struct sl_metric_split;
+void sl_op_scan_publish(sl_op *op);
+int sl_op_scan_nsplits(const sl_op *op);
+int sl_op_scan_splits(const sl_op *op, struct sl_metric_split *out, int cap);
+
 /* A bounded file source's progress: bytes read of its splits' bytes
  * (*total 0: unknown).  Callable from any thread while the job runs
  * (relaxed atomics: the live metrics). */
@@ -137,6 +146,14 @@ typedef struct sl_window_spec {
 	 * is late; windows still open at end of input are not fired (Flink's
 	 * streaming mode: pending processing-time timers are dropped). */
 	int proc;
+	/* 1: the rows carry their window already (a window aggregate over
+	 * another window aggregate's results grouped by their window_start and
+	 * window_end; Flink's window-attached strategy): time_col is the
+	 * input's window_end column and a row's one window ends there (its
+	 * local wall-clock value in tz; converted to the UTC instant); kind,
+	 * size, slide and offset are the window's, which give window_start.
+	 * Window aggregates only; 0 everywhere else. */
+	int attached;
 } sl_window_spec;
 
 /* UTC instant -> local wall clock in zone tz, and back (tz NULL: identity). */

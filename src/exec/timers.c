@@ -14,6 +14,7 @@
  * after the callback (which may create one) and before the drop.
  */
 #include "timers.h"
+#include "op_observe.h"
 #include "sluice.h"
 
 #include <string.h>
@@ -23,6 +24,7 @@
 int sl_timers_open(sl_timers *tm, sl_op *op, const char *name, sl_err *err)
 {
 	tm->t = sl_state_table_open(op->state, op->uid, name, 8, err);
+	sl_op_pending_register(op, tm->t); /* the live metrics' oldest timer */
 	return tm->t ? 0 : err->code;
 }
 
@@ -85,6 +87,7 @@ void sl_ns_timers_add(sl_ns_timers *t, sl_state_table *tab)
 {
 	if (tab && t->ntabs < SL_NS_TIMERS_MAX)
 		t->tabs[t->ntabs++] = tab;
+	sl_op_pending_register(NULL, tab); /* of the operator opening (op_observe.h) */
 }
 
 /* The smallest namespace of the tables (after > `after` when first is 0):

@@ -127,6 +127,9 @@ struct sl_format_vtab {
 	int (*file_skip)(sl_decoder *d, int64_t n, sl_err *err);
 	int (*file_block_end)(const sl_decoder *d);
 	void (*file_close)(sl_decoder *d);
+	/* The open file's rows (Parquet: the footer's num_rows), for the
+	 * source's percent done (docs/observability.md); NULL or -1: unknown. */
+	int64_t (*file_rows)(const sl_decoder *d);
 };
 
 /* decode: the record's rows do not fit in the batch's room (see above);

@@ -1253,6 +1253,12 @@ int pq_file_block_end(const sl_decoder *d)
 	return r->open && r->rg_left == 0;
 }
 
+int64_t pq_file_rows(const sl_decoder *d)
+{
+	const pq_reader *r = ((const pq_dec *)d)->r;
+	return r->open ? r->num_rows : -1;
+}
+
 int pq_file_skip(sl_decoder *d, int64_t n, sl_err *err)
 {
 	pq_reader *r = ((pq_dec *)d)->r;

@@ -342,8 +342,9 @@ static const char *agg_label(planner *p, const char *kind, agg_build *b, const s
 	sl_buf_printf(&s, "%s(", kind);
 	if (w) {
 		static const char *wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
-		sl_buf_printf(&s, "window=[%s(%ssize=%lld ms, slide=%lld ms, offset=%lld ms)], ",
-		              wk[w->kind], w->proc ? "proctime, " : "", (long long)(w->size / 1000),
+		sl_buf_printf(&s, "window=[%s(%s%ssize=%lld ms, slide=%lld ms, offset=%lld ms)], ",
+		              wk[w->kind], w->proc ? "proctime, " : "",
+		              w->attached ? "attached, " : "", (long long)(w->size / 1000),
 		              (long long)(w->slide / 1000), (long long)(w->offset / 1000));
 	}
 	sl_buf_puts(&s, "groupBy=[");
@@ -525,6 +526,8 @@ static rel *plan_window_agg(planner *p, const sl_ast_select *sel, agg_build *b,
 	wp.late_policy = ls.policy;
 	wp.late_ncols = b->in->ncols;
 	wp.time_type = in->cols[w->time_col].type;
+	if (w->attached && w->tz) /* window_end is local: window_time is the instant */
+		wp.time_type.id = SL_T_TIMESTAMP_LTZ;
 	wp.time_type.precision = 3;
 	rel *out = agg_output(p, b, 1, in, m, wp.time_type);
 	if (gw && map_aux(p, &b->calls, gw, b->ngroup, m, w->proc))
@@ -704,6 +707,39 @@ rel *sl__plan_aggregate(planner *p, const sl_ast_select *sel, rel *from, agg_map
 		b.keys[b.ngroup] = sel->group[i];
 		b.key_x[b.ngroup++] = x;
 	}
+	/* Rows that carry their window (another window aggregate's results, or
+	 * a materialized window TVF: rel.win) grouped by both their
+	 * window_start and window_end columns: a window aggregate over those
+	 * windows, each row in the one window it names (Flink's window-attached
+	 * strategy, as Flink plans Nexmark q5's maximum per window), instead of
+	 * a GroupAggregate keeping every window's groups forever. */
+	int attached = 0;
+	if (gwi < 0 && !from->tvf_in && from->win && !from->updating && !from->win->proc &&
+	    from->win->kind != SL_WIN_SESSION) {
+		int ws = -1, we = -1;
+		for (int i = 0; i < b.ngroup; i++)
+			if (b.key_x[i]->kind == SL_EX_COL && b.key_x[i]->col == from->win_start)
+				ws = i;
+			else if (b.key_x[i]->kind == SL_EX_COL && b.key_x[i]->col == from->win_end)
+				we = i;
+		if (ws >= 0 && we >= 0) {
+			attached = 1;
+			w = *from->win;
+			w.attached = 1;
+			w.time_col = from->win_end;
+			int k = 0;
+			for (int i = 0; i < b.ngroup; i++) {
+				if (i == ws || i == we) {
+					m->text[m->n] = sl__ast_text(p, b.keys[i]);
+					m->col[m->n++] = i == ws ? -100 : -101; /* patched below */
+					continue;
+				}
+				b.keys[k] = b.keys[i];
+				b.key_x[k++] = b.key_x[i];
+			}
+			b.ngroup = k;
+		}
+	}
 	if (from->tvf_in && (tvf_ws < 0 || tvf_we < 0))
 		return sl__plan_error(p, sel->line, sel->col, SL_EPLAN,
 		                      "a window TVF aggregation must GROUP BY window_start and "
@@ -724,7 +760,7 @@ rel *sl__plan_aggregate(planner *p, const sl_ast_select *sel, rel *from, agg_map
 			return sl__plan_error(p, b.calls.calls[i]->line, b.calls.calls[i]->col, SL_ENOTSUP,
 			                      "aggregating window columns is not supported");
 	}
-	if (gwi < 0 && !from->tvf_in) {
+	if (gwi < 0 && !from->tvf_in && !attached) {
 		if (sel->allowed_lateness || sel->on_late)
 			return sl__plan_error(p, sel->allowed_lateness ? sel->lateness_line : sel->on_late_line,
 			                      sel->allowed_lateness ? sel->lateness_col : sel->on_late_col,
@@ -750,10 +786,12 @@ rel *sl__plan_aggregate(planner *p, const sl_ast_select *sel, rel *from, agg_map
 	 * SESSION or processing-time windows, which window joins refuse, nor
 	 * for an updating output (ALLOWED LATENESS corrections): those stay
 	 * regular joins. */
-	sl_window_spec *keep = from->tvf_in && w.kind != SL_WIN_SESSION && !w.proc && !out->updating
+	sl_window_spec *keep = (from->tvf_in || attached) && w.kind != SL_WIN_SESSION && !w.proc && !out->updating
 	                     ? sl_arena_alloc(p->a, sizeof(*keep)) : NULL;
 	if (keep) {
 		*keep = w;
+		keep->attached = 0; /* a window spec, not this aggregate's input layout */
+		keep->time_col = -1;
 		out->win = keep;
 		out->win_start = b.ngroup;
 		out->win_end = b.ngroup + 1;

@@ -65,6 +65,13 @@ struct rel {
 	 * not (window joins need both sides to be the same window TVF). */
 	const sl_window_spec *win;
 	int win_start, win_end;
+	/* 1 + a column holding the window end of the window its append-only
+	 * row belongs to (a window aggregate's or window TVF's window_end,
+	 * kept by projections even without window_start), 0 when none: every
+	 * row comes with W_before < that end (results fire at end - 1 us), so
+	 * an interval join may bound on it as on a rowtime when the rel has
+	 * no rowtime (plan_join.c; Nexmark q7).  UTC windows only. */
+	int wend_time1;
 	/* Window TVF (virtual): columns = input columns + window_start,
 	 * window_end, window_time; consumed by a window aggregate. */
 	rel *tvf_in;
@@ -175,6 +182,16 @@ int sl__plan_par(planner *p);
 /* EXPLAIN's text for node n at parallelism > 1: "parallelism=2" and, for
  * nodes with inputs, "ship=[HASH[user_id], FORWARD (chained)]". */
 const char *sl__plan_par_explain(planner *p, const sl_pnode *n);
+
+/* ---- plan_scaleout.c: several processes sharing a Kafka topic ---- */
+
+/* With 'sluice.scale-out' = 'kafka-group': checks that every piece of the
+ * job's state belongs to one partition of its one Kafka source's topic
+ * and fills *out; without the option returns 0 and leaves *out alone.
+ * After sl__plan_dist.  0, or SL_EPLAN / SL_EINVAL with p->err saying why. */
+int sl__plan_scale_out(planner *p, sl_scale_out *out);
+/* EXPLAIN's "Scale-out: ..." line for so (nothing when so->on is 0). */
+void sl__plan_scale_out_explain(planner *p, const sl_scale_out *so, sl_buf *explain);
 
 /* ---- plan_ttl.c: state TTL ---- */
 

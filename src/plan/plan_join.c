@@ -161,6 +161,14 @@ static int time_bound(join_cond *c, const sl_expr *e, int lt, int rt)
 	return 1;
 }
 
+/* The column an interval join bounds on: the rowtime, else a window end
+ * that stands for it (rel.wend_time1: a window's results, whose rows are
+ * never late for their window's end); -1 when none. */
+static int time_col(const rel *r)
+{
+	return r->rowtime >= 0 ? r->rowtime : r->wend_time1 ? r->wend_time1 - 1 : -1;
+}
+
 /* Key columns must encode alike (data/rowcodec.h): integers together, strings
  * together, DECIMALs of one scale, otherwise the same type. */
 static int key_compatible(sl_type a, sl_type b)
@@ -294,7 +302,8 @@ static int classify(planner *p, const sl_ast_expr *on, join_cond *c, sl_expr *e,
 		               "PROCTIME() attributes)");
 		return SL_EPLAN;
 	}
-	if (time_bound(c, e, l->rowtime, r->rowtime >= 0 ? nl + r->rowtime : -1)) {
+	int rtc = time_col(r);
+	if (time_bound(c, e, time_col(l), rtc >= 0 ? nl + rtc : -1)) {
 		c->bound[c->nbound++] = e;
 		return 0;
 	}
@@ -635,8 +644,8 @@ static void fill_plan(planner *p, sl_join_plan *jp, sl_join_kind kind, const joi
 	jp->lkeys = c->lkeys;
 	jp->rkeys = c->rkeys;
 	jp->residual = c->residual;
-	jp->ltime = l->rowtime;
-	jp->rtime = r->rowtime;
+	jp->ltime = c->interval ? time_col(l) : l->rowtime;
+	jp->rtime = c->interval ? time_col(r) : r->rowtime;
 	jp->lo = c->lo;
 	jp->hi = c->hi;
 	jp->time_side = kind == SL_JOIN_FULL ? -1 : kind == SL_JOIN_RIGHT ? 1 : 0;
@@ -689,7 +698,7 @@ static sl_op_kind interval_join(planner *p, const sl_ast_expr *on, const sl_join
 {
 	if (check_append_only(p, on, "an interval join", l, r))
 		return SL_OPK_NONE;
-	const rcol *lc = &l->cols[l->rowtime], *rc = &r->cols[r->rowtime];
+	const rcol *lc = &l->cols[jp->ltime], *rc = &r->cols[jp->rtime];
 	if (jp->lo > jp->hi) {
 		sl__plan_error(p, on->line, on->col, SL_EPLAN,
 		               "the interval join's time bounds are empty: %s.%s - %s.%s must "
@@ -702,11 +711,13 @@ static sl_op_kind interval_join(planner *p, const sl_ast_expr *on, const sl_join
 	              sl_arena_printf(p->a, "windowBounds=[isRowTime=true, leftLowerBound=%lld, "
 	                              "leftUpperBound=%lld, leftTimeIndex=%d, rightTimeIndex=%d]",
 	                              (long long)(jp->lo / 1000), (long long)(jp->hi / 1000),
-	                              l->rowtime, r->rowtime));
+	                              jp->ltime, jp->rtime));
+	/* the output's time attribute is the kept side's rowtime (none when
+	 * that side bounded on a window end) */
 	if (jp->time_side == 0)
 		j->rowtime = l->rowtime;
 	else if (jp->time_side == 1)
-		j->rowtime = l->ncols + r->rowtime;
+		j->rowtime = r->rowtime >= 0 ? l->ncols + r->rowtime : -1;
 	return SL_OPK_INTERVAL_JOIN;
 }
 
@@ -1264,7 +1275,7 @@ static rel *lookup_join(planner *p, const sl_ast_from *f, sl_join_kind kind, rel
 	if (nlx && extend_sides(p, &c, kind, &l, &r, &j))
 		return NULL;
 	sl_conn_args ca = {name, fields, td->ncols, td->pk, td->npk, o, p->engine, p->tz,
-	                   0, p->job, (int)p->attempt, 0, NULL, 0, 0, 1, NULL, 0};
+	                   0, p->job, (int)p->attempt, 0, NULL, 0, 0, 1, NULL, 0, 0};
 	/* configured here to check the options, then freed: each instance of
 	 * the join configures its own (pnode.h) */
 	struct sl_lookup *lk = sl_lookup_new(vt->lookup, &ca, c.rkeys, c.nkeys, p->err);

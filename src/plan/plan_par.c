@@ -15,6 +15,11 @@
  *   - a scan runs at P, except a source that cannot split (its vtab's
  *     single_instance: stdin) and a push table, which run at 1; VALUES at 1;
  *   - a node with a SINGLETON input (a keyed operator without a key) at 1;
+ *     a ChangelogNormalize right after a single-instance scan whose
+ *     updates may leave columns out (postgres-cdc's unchanged TOASTed
+ *     values: the vtab's omits_unchanged) at 1, chained to it: the +U of a
+ *     key change takes such a column from the row the -U of the old key
+ *     retracts, and a hash exchange would send the two apart;
  *     a sink whose vtab says single_instance (iceberg: one committer) at 1;
  *     a node with a HASH input at P;
  *   - a forward node (Calc, Union, ConstraintEnforcer, the window table
@@ -53,6 +58,19 @@ static int is_single_scan(const sl_pnode *n)
 	return !s->source || s->source->single_instance;
 }
 
+/* A ChangelogNormalize right after a single-instance scan whose updates
+ * may leave columns out (omits_unchanged: postgres-cdc): the +U of a key
+ * change takes them from the row its -U (the old key) retracts, so both
+ * must reach one instance, which a hash exchange by key does not ensure. */
+static int is_norm_of_omitting_scan(const sl_pnode *n)
+{
+	if (n->kind != SL_OPK_CHANGELOG_NORMALIZE || n->nin != 1 || !n->in[0] ||
+	    !is_single_scan(n->in[0]))
+		return 0;
+	const sl_scan_params *s = n->in[0]->params;
+	return s->source && s->source->omits_unchanged;
+}
+
 /* The parallelism of node n (its inputs are decided); keyed_down: a
  * keyed operator (a HASH or SINGLETON input) is downstream of n. */
 static int node_par(const sl_pnode *n, int P, int keyed_down)
@@ -63,6 +81,8 @@ static int node_par(const sl_pnode *n, int P, int keyed_down)
 		return is_single_scan(n) ? 1 : P;
 	if (n->kind == SL_OPK_SINK && ((const sl_sink_params *)n->params)->sink->single_instance)
 		return 1; /* one committer (the iceberg sink): its input gathered */
+	if (is_norm_of_omitting_scan(n))
+		return 1; /* chained to its postgres-cdc scan */
 	int hash = 0, maxin = 0, upd1 = 0, rebal = 0;
 	for (int i = 0; i < n->nin; i++) {
 		if (n->dist[i].kind == SL_DIST_SINGLETON)

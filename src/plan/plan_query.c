@@ -136,6 +136,11 @@ static rel *add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **proj, int n
 		r->win_start = ws;
 		r->win_end = we;
 	}
+	for (int i = 0; !in->updating && i < n && !r->wend_time1; i++)
+		if (proj[i]->kind == SL_EX_COL &&
+		    ((in->win && !in->win->tz && !in->win->proc && proj[i]->col == in->win_end) ||
+		     (in->wend_time1 && proj[i]->col == in->wend_time1 - 1)))
+			r->wend_time1 = i + 1;
 	sl_calc_params cp = {filter, proj, n};
 	if (!sl__node_new(p, SL_OPK_CALC, &cp, sizeof(cp), &in->node, 1, NULL, r, label))
 		return NULL;
@@ -623,6 +628,21 @@ static rel *plan_select(planner *p, const sl_ast_select *sel)
 	return r;
 }
 
+/* sel is FROM l [INNER] JOIN r ON c WHERE w, with neither side a temporal
+ * or lookup join's table, no USING, no subquery in w and no hint: w can be
+ * part of the join's condition. */
+static int inner_join_where(const sl_ast_select *sel)
+{
+	const sl_ast_from *f = sel->from;
+	if (!sel->where || f->kind != SL_AF_JOIN || f->u.join.type != SL_AJ_INNER ||
+	    !f->u.join.on || f->u.join.nusing || f->alias)
+		return 0;
+	const sl_ast_from *rf = f->u.join.right;
+	if (rf->kind == SL_AF_TABLE && rf->u.table.as_of)
+		return 0;
+	return !sl__ast_has_subquery(sel->where);
+}
+
 static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 {
 	sl_ast_select rest; /* ROW_NUMBER pattern: sel without its rn filter */
@@ -640,6 +660,29 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 		rest = *sel; /* the WHERE conjuncts the joins did not take */
 		r = sl__plan_comma(p, sel->from, sel->where, (const sl_ast_expr **)&rest.where, 0,
 		                   plan_item, plan_as_of_side);
+		sel = &rest;
+	} else if (inner_join_where(sel)) {
+		/* FROM a JOIN b ON c WHERE w, an inner join: w joins the ON
+		 * condition (the same rows; Flink's FlinkFilterJoinRule), so a
+		 * bound between the sides' times in w makes an interval join and
+		 * keys in w are keys */
+		sl_ast_from *f = sl_arena_alloc(p->a, sizeof(*f));
+		sl_ast_expr *and = sl_arena_calloc(p->a, sizeof(*and));
+		if (!f || !and)
+			return sl__plan_error(p, sel->line, sel->col, SL_ENOMEM, "out of memory");
+		*f = *sel->from;
+		and->kind = SL_AX_BINARY;
+		and->line = sel->where->line;
+		and->col = sel->where->col;
+		and->u.op.op = SL_AOP_AND;
+		and->u.op.a = f->u.join.on;
+		and->u.op.b = sel->where;
+		and->height = 1 + (f->u.join.on->height > sel->where->height ? f->u.join.on->height
+		                                                             : sel->where->height);
+		f->u.join.on = and;
+		r = plan_from(p, f);
+		rest = *sel;
+		rest.where = NULL;
 		sel = &rest;
 	} else {
 		r = plan_from(p, sel->from);

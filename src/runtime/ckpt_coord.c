@@ -942,6 +942,25 @@ static void prune(sl_coord *c)
 	}
 }
 
+/* Appends a checkpoint to the live metrics' history (ckpt_coord.h). */
+static void hist_put(sl_coord_metrics *m, int64_t id, int failed, int savepoint, int64_t t0,
+                     int64_t t1, int64_t size, int64_t blocked)
+{
+	sl_coord_hist *h = &m->hist[m->nhist % SL_COORD_HIST];
+	int64_t s = h->seq;
+	__atomic_store_n(&h->seq, s + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	SL_CTR_SET(h->id, id);
+	SL_CTR_SET(h->status, failed ? 2 : 1);
+	SL_CTR_SET(h->savepoint, savepoint);
+	SL_CTR_SET(h->trigger_us, wall_us() - (t1 - t0));
+	SL_CTR_SET(h->duration_us, t1 - t0);
+	SL_CTR_SET(h->size, size);
+	SL_CTR_SET(h->blocked_us, blocked);
+	__atomic_store_n(&h->seq, s + 2, __ATOMIC_RELEASE);
+	SL_CTR_SET(m->nhist, m->nhist + 1);
+}
+
 /*
  * Phase 2 of checkpoint id: calls every operator's commit hook, in graph
  * order, or its abort hook once the checkpoint (failed != 0) or an earlier
@@ -972,11 +991,13 @@ static int finish_ckpt(sl_coord *c, int64_t id, int failed, int savepoint, int f
 	}
 	if (rc) {
 		SL_CTR_ADD(c->m.failed, 1);
+		hist_put(&c->m, id, 1, savepoint, t0, mono_us(), 0, blocked);
 		return rc;
 	}
 	if (!savepoint)
 		prune(c);
 	int64_t t1 = mono_us();
+	hist_put(&c->m, id, 0, savepoint, t0, t1, (int64_t)size, blocked);
 	c->last_end_us = t1;
 	/* the live metrics (read from other threads: base/counter.h) */
 	SL_CTR_SET(c->m.last_id, id);

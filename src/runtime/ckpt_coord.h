@@ -77,6 +77,17 @@ typedef struct sl_coord_rt {
 /* Checkpoint figures the metrics snapshot reads while the job runs:
  * written by the job's thread with SL_CTR_* (base/counter.h), read with
  * SL_CTR_GET from any thread. */
+/* One checkpoint of the history the live metrics show (/jobs/<id>/
+ * checkpoints): written by the coordinator's thread as a seqlock (seq odd
+ * while it is written, every field a relaxed atomic), so a reader on
+ * another thread takes an entry whole or skips it. */
+#define SL_COORD_HIST 10
+typedef struct sl_coord_hist {
+	int64_t seq;
+	int64_t id, status, savepoint; /* status 1 completed, 2 failed */
+	int64_t trigger_us, duration_us, size, blocked_us; /* trigger: wall clock */
+} sl_coord_hist;
+
 typedef struct sl_coord_metrics {
 	int64_t completed, failed;  /* checkpoints and savepoints completed / failed */
 	int64_t last_id;            /* the last completed one (0: none) */
@@ -84,6 +95,8 @@ typedef struct sl_coord_metrics {
 	int64_t last_size;          /* its state file's bytes */
 	int64_t last_blocked_us;    /* time processing was blocked for it */
 	int64_t last_end_wall_us;   /* when it completed (wall clock, micros) */
+	sl_coord_hist hist[SL_COORD_HIST]; /* the newest, hist[(nhist - 1) % N] last */
+	int64_t nhist;              /* entries ever written */
 } sl_coord_metrics;
 
 typedef struct sl_coord {

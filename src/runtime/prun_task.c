@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "../base/fault.h"
+#include "../exec/op_observe.h"
 #include "../exec/ops.h"
 
 /* One step of task t: timers (not while a checkpoint barrier is half
@@ -320,6 +321,7 @@ static void task_finish(task *t)
 {
 	sl_prun *j = t->job;
 	t->finished = 1;
+	sl_graph_publish(&t->g, 1); /* the live metrics' last figures */
 	pthread_mutex_lock(&j->mu);
 	j->ndone++;
 	t->done = 1;
@@ -360,6 +362,7 @@ static int task_turn(task *t)
 		task_finish(t);
 		return 1;
 	}
+	sl_graph_publish(&t->g, !(progress + mk)); /* the live metrics (exec/op_observe.h) */
 	for (int s = 0; s < t->nsends; s++)
 		if ((rc = sl_xsend_idle(t->sends[s], &t->err)))
 			return rc;

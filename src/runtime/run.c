@@ -13,6 +13,7 @@
  */
 #include "run.h"
 #include "../exec/ops.h"
+#include "../exec/op_observe.h"
 
 #include <time.h>
 
@@ -22,6 +23,7 @@ int sl_runtime_run(sl_graph *g, sl_coord *c, sl_err *err)
 		int64_t progress;
 		int rc = sl_graph_step(g, &progress, err);
 		if (rc == 0) {
+			sl_graph_publish(g, 1); /* the live metrics' last figures */
 			/* end of all inputs: the final checkpoint commits the output */
 			if (c->on && (rc = sl_coord_take(c, 0, 1, NULL, 0)))
 				return rc;
@@ -29,6 +31,7 @@ int sl_runtime_run(sl_graph *g, sl_coord *c, sl_err *err)
 		}
 		if (rc < 0 || (rc = sl_coord_maybe(c)))
 			return rc;
+		sl_graph_publish(g, progress == 0); /* the live metrics (op_observe.h) */
 		if (progress == 0) {
 			struct timespec ts = {0, 1000000}; /* idle sources: 1 ms */
 			nanosleep(&ts, NULL);
@@ -86,6 +89,7 @@ int sl_runtime_push(sl_graph *g, sl_op *scan, const char *text, size_t len, int 
 	if (!rc)
 		rc = lines ? sl_op_scan_push_lines(scan, text, len, err)
 		           : sl_op_scan_push(scan, text, len, err);
+	sl_graph_publish(g, 1); /* back to the caller: the live metrics (op_observe.h) */
 	return rc;
 }
 

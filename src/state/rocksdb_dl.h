@@ -22,6 +22,7 @@
 #include "../base/err.h"
 
 #define SL_RDB_FUNCS(X) \
+	X(rocksdb_approximate_sizes) \
 	X(rocksdb_block_based_options_create) \
 	X(rocksdb_block_based_options_destroy) \
 	X(rocksdb_block_based_options_set_block_cache) \
@@ -110,6 +111,7 @@ extern struct sl_rdb_api sl__rdb;
 int sl__rdb_load(sl_err *err);
 
 #ifndef SL_RDB_NO_MACROS
+#define rocksdb_approximate_sizes (sl__rdb.rocksdb_approximate_sizes)
 #define rocksdb_block_based_options_create (sl__rdb.rocksdb_block_based_options_create)
 #define rocksdb_block_based_options_destroy (sl__rdb.rocksdb_block_based_options_destroy)
 #define rocksdb_block_based_options_set_block_cache (sl__rdb.rocksdb_block_based_options_set_block_cache)

@@ -68,6 +68,32 @@ uint64_t sl_state_backend_mem(const sl_state_backend *be)
 	return sl__be_vt(be)->mem(be);
 }
 
+static int count_cb(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                    sl_err *err)
+{
+	uint64_t *c = ctx; /* counted, cap */
+	return ++c[0] >= c[1];
+}
+
+uint64_t sl_state_ns_count(sl_state_table *t, int64_t ns, uint64_t cap)
+{
+	const sl_state_vt *vt = sl__tab_vt(t);
+	if (vt->ns_count)
+		return vt->ns_count(t, ns);
+	uint64_t c[2] = {0, cap ? cap : 1};
+	sl_err e;
+	sl_err_clear(&e);
+	vt->ns_scan(t, ns, count_cb, c, &e);
+	return c[0];
+}
+
+uint64_t sl_state_op_size(const sl_state_backend *be, const char *op_uid, uint64_t *entries)
+{
+	*entries = 0;
+	const sl_state_vt *vt = sl__be_vt(be);
+	return vt->op_size ? vt->op_size(be, op_uid, entries) : 0;
+}
+
 int sl_state_flush(sl_state_backend *be, sl_err *err)
 {
 	return sl__be_vt(be)->flush(be, err);

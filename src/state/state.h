@@ -169,6 +169,10 @@ struct sl_state_vt {
 	 * NULL: none).  See sl_state_regions. */
 	void (*regions)(sl_state_backend *be, void (*cb)(void *ctx, void *base, size_t len),
 	                void *ctx);
+	/* Entries of namespace ns (may be NULL: see sl_state_ns_count). */
+	uint64_t (*ns_count)(const sl_state_table *t, int64_t ns);
+	/* Size of one operator's tables (may be NULL: see sl_state_op_size). */
+	uint64_t (*op_size)(const sl_state_backend *be, const char *op_uid, uint64_t *entries);
 };
 
 /* The first member of every backend's backend and table structs. */
@@ -329,6 +333,24 @@ static inline uint64_t sl_state_count(const sl_state_table *t)
 
 /* Bytes of memory the backend holds (for stats and tests). */
 uint64_t sl_state_backend_mem(const sl_state_backend *be);
+
+/*
+ * Entries in namespace ns of t, counted up to `cap` (a backend that keeps
+ * per-namespace counts answers exactly whatever cap; others are scanned and
+ * stop at cap).  For the live metrics (exec/op_observe.c), on the thread
+ * that uses t.
+ */
+uint64_t sl_state_ns_count(sl_state_table *t, int64_t ns, uint64_t cap);
+
+/*
+ * The state of operator op_uid (all its tables "op_uid/..."): returns its
+ * size in bytes and sets *entries.  Memory backend: the bytes of its
+ * tables' namespaces (entries, chunks and indexes); RocksDB: the SST bytes
+ * of its tables' key ranges (GetApproximateSizes) plus their write-back
+ * caches.  0 and 0 entries when the backend cannot say.  On the thread that
+ * uses the backend (the live metrics publish it from there).
+ */
+uint64_t sl_state_op_size(const sl_state_backend *be, const char *op_uid, uint64_t *entries);
 
 /*
  * Two-step snapshots, for backends that cannot be forked (RocksDB):

@@ -918,6 +918,25 @@ static uint64_t mem_count(const sl_state_table *t)
 	return t->count;
 }
 
+static uint64_t mem_ns_count(const sl_state_table *t, int64_t ns)
+{
+	int i = ns_find(t, ns);
+	return i >= 0 ? t->nss[i]->count : 0;
+}
+
+static uint64_t mem_op_size(const sl_state_backend *be, const char *op_uid, uint64_t *entries)
+{
+	size_t n = strlen(op_uid);
+	uint64_t bytes = 0;
+	for (const sl_state_table *t = be->tables; t; t = t->next)
+		if (!strncmp(t->name, op_uid, n) && t->name[n] == '/') {
+			*entries += t->count;
+			for (int i = 0; i < t->nns; i++)
+				bytes += t->nss[i]->bytes;
+		}
+	return bytes;
+}
+
 static uint64_t mem_mem(const sl_state_backend *be)
 {
 	return be->bytes;
@@ -1089,6 +1108,8 @@ static const sl_state_vt mem_vt = {
 	.ns_drop = mem_ns_drop,
 	.count = mem_count,
 	.mem = mem_mem,
+	.ns_count = mem_ns_count,
+	.op_size = mem_op_size,
 	.flush = mem_flush,
 	.snapshot = mem_snapshot,
 	.restore = mem_restore,

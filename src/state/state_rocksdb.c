@@ -873,6 +873,40 @@ static uint64_t rdb_count(const sl_state_table *t)
 	return t->count;
 }
 
+static uint64_t rdb_ns_count(const sl_state_table *t, int64_t ns)
+{
+	int i = nsc_find(t, ns);
+	return i >= 0 ? t->nss[i].n : 0;
+}
+
+/* The SST bytes of the key ranges of op_uid's tables (RocksDB's estimate,
+ * files only: what the memtable holds is not counted) plus their
+ * write-back caches. */
+static uint64_t rdb_op_size(const sl_state_backend *be, const char *op_uid, uint64_t *entries)
+{
+	size_t n = strlen(op_uid);
+	uint64_t bytes = 0;
+	for (const sl_state_table *t = be->tables; t; t = t->next) {
+		if (strncmp(t->name, op_uid, n) || t->name[n] != '/')
+			continue;
+		*entries += t->count;
+		char lo[PFX], hi[PFX];
+		put_prefix(lo, t->id, INT64_MIN);
+		put_prefix(hi, t->id + 1, INT64_MIN);
+		const char *st[1] = {lo}, *li[1] = {hi};
+		size_t sl[1] = {PFX}, ll[1] = {PFX};
+		uint64_t sz[1] = {0};
+		char *e = NULL;
+		rocksdb_approximate_sizes(be->db, 1, st, sl, li, ll, sz, &e);
+		if (e)
+			free(e);
+		else
+			bytes += sz[0];
+		bytes += t->cbytes;
+	}
+	return bytes;
+}
+
 /* ---- tables ------------------------------------------------------------------------ */
 
 sl_state_table *sl__rdb_table_find(sl_state_backend *be, const char *full)
@@ -1136,6 +1170,8 @@ static const sl_state_vt rdb_vt = {
 	.ns_drop = rdb_ns_drop,
 	.count = rdb_count,
 	.mem = rdb_mem,
+	.ns_count = rdb_ns_count,
+	.op_size = rdb_op_size,
 	.flush = rdb_flush,
 	.snapshot = sl__rdb_snapshot,
 	.restore = sl__rdb_restore,

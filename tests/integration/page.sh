@@ -1,12 +1,14 @@
 #!/bin/sh
 # page.sh - the live page at / of the job's HTTP endpoint (src/cli/http_page.c,
-# docs/observability.md) in headless Chromium (Debian's chromium; the test
-# says SKIP without it: apt-get install chromium).  An unbounded datagen job
+# docs/observability.md) in headless Chromium (Debian's chromium, installed
+# by scripts/install-deps.sh; outside CI the test says SKIP without it, in CI
+# (CI=true, as .ci/run is run) it fails).  An unbounded datagen job
 # (400 rows/s into a tumbling window, parallelism 2) runs with --http; the
 # page is loaded twice, two seconds apart, and its DOM (chromium
 # --dump-dom after its scripts ran) must hold a graph box for every
 # operator /jobs/<id> lists, the job's name and RUNNING, and the source's
-# row count in the operators table must have grown between the two loads.
+# row count in the operators table must have grown between the two loads;
+# the job checkpoints every 300 ms and the checkpoint table must list them.
 set -eu
 BUILD=${BUILD:-build}
 cd "$(dirname "$0")/../.."
@@ -22,12 +24,14 @@ for c in chromium chromium-browser google-chrome; do
 	command -v $c >/dev/null 2>&1 && { CHROME=$c; break; }
 done
 if [ -z "$CHROME" ] || ! command -v curl >/dev/null 2>&1 || ! command -v jq >/dev/null 2>&1; then
+	[ "${CI:-}" = true ] && { echo "FAIL page: no chromium, curl or jq in CI (scripts/install-deps.sh installs them)"; exit 1; }
 	echo "SKIP page.sh: no chromium (apt-get install chromium), curl or jq"; exit 0
 fi
 
 cat > "$T/job.sql" <<'EOF'
 SET 'parallelism.default' = '2';
 SET 'pipeline.name' = 'pagejob';
+SET 'execution.checkpointing.interval' = '300 ms';
 CREATE TABLE gen (k INT, ts AS LOCALTIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
   WITH ('connector' = 'datagen', 'rows-per-second' = '400',
         'fields.k.min' = '1', 'fields.k.max' = '20');
@@ -49,7 +53,8 @@ U="http://127.0.0.1:$PORT"
 # dom N: the page's DOM after its scripts ran for 2 s of virtual time
 dom() {
 	HOME="$T" timeout 60 "$CHROME" --headless=new --no-sandbox --disable-gpu \
-		--no-first-run --user-data-dir="$T/profile$1" --virtual-time-budget=2000 \
+		--disable-quic --disable-background-networking --disable-component-update \
+		--disable-sync --no-first-run --user-data-dir="$T/profile$1" --virtual-time-budget=2000 \
 		--dump-dom "$U/" > "$T/dom$1.html" 2> "$T/chrome$1.log" ||
 		{ bad "chromium failed:"; tail -5 "$T/chrome$1.log"; }
 }
@@ -70,6 +75,10 @@ done
 grep -q '<span id="job">pagejob</span>' "$T/dom2.html" || bad "job name not shown"
 grep -q '<span id="state">RUNNING</span>' "$T/dom2.html" || bad "state not shown"
 grep -q 'class="edge' "$T/dom2.html" || bad "no edge drawn"
+# the checkpoint history: a row per checkpoint, newest first
+nck=$(tr '\n' ' ' < "$T/dom2.html" | sed 's/<tr/\n<tr/g' | grep -c '<td>COMPLETED</td><td>CHECKPOINT</td>')
+[ "$nck" -ge 2 ] || bad "the checkpoint history shows $nck completed checkpoints, not 2 or more"
+grep -q '<p id="ckcounts">[0-9]* completed, 0 failed</p>' "$T/dom2.html" || bad "no checkpoint counts"
 r1=$(rows 1) r2=$(rows 2)
 if [ -z "$r1" ] || [ -z "$r2" ] || [ "$r2" -le "$r1" ]; then
 	bad "the source's rows did not move between the loads: '$r1' then '$r2'"

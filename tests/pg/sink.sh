@@ -9,6 +9,9 @@
 #             rows, equal the same queries run by PostgreSQL on the same input;
 #             again exactly-once with checkpointing (and a restart of the
 #             finished job changes nothing)
+#   paths     a keyed sink's direct COPY, its deletes, its fallback through the
+#             stage on a conflict and the skipped flushes after it (the server's
+#             statement log), at-least-once and exactly-once
 #   explain   the guarantee EXPLAIN shows; exactly-once without checkpointing
 #             and an updating query into a table without a key are refused
 set -u
@@ -169,6 +172,61 @@ sed "s/'parallelism.default' = '2'/'parallelism.default' = '1'/" "$W/eo_p2.sql" 
 if ! run eo_p1.sql; then bad "exactly-once restore at 1: $(head -3 "$W/log")"
 elif ! grep -q "rescaling from" "$W/log"; then bad "exactly-once restore at 1: not a rescale"
 else oracle_check _p2 "exactly-once at 2, its final checkpoint restored at 1"; fi
+
+# ---- a keyed sink's two paths ------------------------------------------------
+# A keyed flush first COPYs its upserts straight into the table (its deletes
+# through the stage); when a key is there already (SQLSTATE 23505) it rolls
+# back to a savepoint and goes through the stage (INSERT ... ON CONFLICT),
+# and the next flush skips the direct COPY.  Flushes of 10 rows (a debezium
+# changelog, each event one sink row): new keys; new keys and deletes;
+# updates (conflict); new keys (skipped: stage); new keys (direct again);
+# an update, a delete and a new key (conflict).
+dbz() { # op id v: one debezium-json event
+	case $1 in
+	c) printf '{"before":null,"after":{"id":%d,"v":"%s"},"op":"c"}\n' "$2" "$3" ;;
+	u) printf '{"before":{"id":%d,"v":"c%d"},"after":{"id":%d,"v":"%s"},"op":"u"}\n' "$2" "$2" "$2" "$3" ;;
+	d) printf '{"before":{"id":%d,"v":"c%d"},"after":null,"op":"d"}\n' "$2" "$2" ;;
+	esac
+}
+{ for i in $(seq 101 110); do dbz c $i c$i; done
+  for i in 101 102 103; do dbz d $i; done; for i in $(seq 111 117); do dbz c $i c$i; done
+  for i in $(seq 104 108); do dbz u $i u$i; done; for i in $(seq 118 122); do dbz c $i c$i; done
+  for i in $(seq 123 142); do dbz c $i c$i; done
+  dbz u 140 u140; dbz d 141; dbz c 143 c143; } > "$W/mix.json"
+{ for i in $(seq 104 108); do echo "$i|u$i"; done
+  for i in $(seq 109 143); do case $i in 140) echo "140|u140" ;; 141) ;; *) echo "$i|c$i" ;; esac; done
+} | sort > "$W/mix.exp"
+mix_job() { # table extra-set extra-options
+	cat <<SQL
+$2
+CREATE TABLE ch (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('connector' = 'filesystem', 'path' = '$W/mix.json', 'format' = 'debezium-json');
+CREATE TABLE t (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = '$1',
+        'username' = 'postgres', 'password' = '$PG_PASSWORD', 'sink.buffer-flush.max-rows' = '10'$3);
+INSERT INTO t SELECT * FROM ch;
+SQL
+}
+psql_q "CREATE TABLE mix (id int PRIMARY KEY, v text); CREATE TABLE mix_eo (LIKE mix INCLUDING ALL)"
+psql -X -q -c "ALTER SYSTEM SET log_statement = 'all'" -c "SELECT pg_reload_conf()" > /dev/null
+logn0=$(wc -l < "$PGW/server.log")
+mix_job mix "SET 'parallelism.default' = '1';" "" > "$W/mix.sql"
+run mix.sql || { bad "keyed paths: job failed"; cat "$W/log"; }
+psql -X -q -c "ALTER SYSTEM RESET log_statement" -c "SELECT pg_reload_conf()" > /dev/null
+tail -n +"$((logn0 + 1))" "$PGW/server.log" > "$W/mix.log"
+psql_q "SELECT id, v FROM mix" | sort > "$W/mix.got"
+same "keyed paths: direct COPY, deletes, a conflict and the stage equal the changelog ($(wc -l < "$W/mix.got") keys)" "$W/mix.exp" "$W/mix.got"
+paths="$(grep -c 'statement: COPY "public"."mix"' "$W/mix.log") $(grep -c 'statement: ROLLBACK TO SAVEPOINT' "$W/mix.log") $(grep -c 'statement: COPY pg_temp.sluice_stage' "$W/mix.log")"
+# direct COPYs: flushes 1, 2, 3 (refused), 5 and the last (6: refused,
+# its update's key is there); stage: 2 (its deletes), 3, 4 (skipped) and 6
+[ "$paths" = "5 2 4" ] && ok "keyed paths: 5 direct COPYs, 2 refused and rolled back, 4 through the stage" ||
+	bad "keyed paths: direct COPYs, rollbacks, stage COPYs: $paths (expected 5 2 4)"
+mix_job mix_eo "SET 'execution.checkpointing.interval' = '100 ms'; SET 'pipeline.name' = 'pg_mix';" \
+	", 'sink.delivery-guarantee' = 'exactly-once'" > "$W/mix_eo.sql"
+psql_q "INSERT INTO mix_eo SELECT id, 'x' FROM generate_series(104, 106) id"
+run mix_eo.sql || { bad "keyed paths, exactly-once: job failed"; cat "$W/log"; }
+psql_q "SELECT id, v FROM mix_eo" | sort > "$W/mix_eo.got"
+same "keyed paths, exactly-once, over rows already in the table" "$W/mix.exp" "$W/mix_eo.got"
 
 # ---- explain and refusals -------------------------------------------------
 expl() { (cd "$W" && "$SLUICE" explain "$1") 2>&1 | grep -o 'guarantee=\[[a-z-]*\]' | sort -u | tr '\n' ' '; }

@@ -216,12 +216,33 @@ static void run_at(int par, int ckpt)
 	}
 	if (par > 1)
 		assert_true(hashed >= 1);
+	/* SHOW WATERMARKS lists a source instance's splits under it when it has
+	 * several (SLUICE_TEST_SPLIT_BYTES cuts the file at 3) */
+	if (par > 1) {
+		if (sl_exec(e, "SHOW WATERMARKS;"))
+			fail_msg("%s", sl_errmsg(e));
+		const char *sw = sl_explain_text(e);
+		if (!strstr(sw, "   file '") || !strstr(sw, " ended |") || strstr(sw, "none yet"))
+			fail_msg("SHOW WATERMARKS without splits:\n%s", sw);
+	}
 	if (ckpt) {
 		assert_true(m->checkpointing);
 		assert_true(m->ckpt_completed >= 1); /* at least the final one */
 		assert_true(m->ckpt_last_id >= 1);
 		assert_true(m->ckpt_last_size > 0);
 		assert_int_equal(m->ckpt_failed, 0);
+		/* the history: the newest checkpoints, oldest first, the last one
+		 * the counters' */
+		assert_true(m->nckpts >= 1 && m->nckpts <= SL_CKPT_HISTORY);
+		assert_true(m->nckpts == SL_CKPT_HISTORY || m->nckpts == m->ckpt_completed);
+		const sl_metric_ckpt *last = &m->ckpts[m->nckpts - 1];
+		assert_int_equal(last->id, m->ckpt_last_id);
+		assert_int_equal(last->status, 1);
+		assert_int_equal(last->size, m->ckpt_last_size);
+		assert_int_equal(last->duration_us, m->ckpt_last_duration_us);
+		assert_true(last->trigger_us >= m->start_us && last->trigger_us <= m->now_us);
+		for (int i = 1; i < m->nckpts; i++)
+			assert_true(m->ckpts[i].id > m->ckpts[i - 1].id);
 	} else {
 		assert_false(m->checkpointing);
 		assert_int_equal(m->ckpt_completed, 0);
@@ -319,8 +340,13 @@ static void test_metrics_pending(void **state)
 	if (!strstr(t, "WindowAggregate waits for its input watermark, now -infinity") ||
 	    !strstr(t, "held back by source b: watermark -infinity (none yet), 0 rows read") ||
 	    !strstr(t, "it has read no row") ||
-	    !strstr(t, "  source a: 2026-08-01 00:00:04, 5 rows read"))
+	    !strstr(t, "  source a: 2026-08-01 00:00:04, 5 rows read") ||
+	    /* what the window holds, as its thread published it after the push */
+	    !strstr(t, "to reach 2026-08-01 00:00:01\n") ||
+	    !strstr(t, "  its oldest open window ends at 2026-08-01 00:00:01, holding 1 group; "
+	               "5 windows open in all, published "))
 		fail_msg("pending text:\n%s", t);
+	assert_int_equal(m->ops[0].nsplits, 1); /* a push table: one split, its whole input */
 	free(t);
 	sl_metrics_free(m);
 	/* the same through SQL: EXPLAIN PENDING and SHOW WATERMARKS */
@@ -341,9 +367,145 @@ static void test_metrics_pending(void **state)
 	t = sl_metrics_pending(m);
 	assert_non_null(t);
 	if (!strstr(t, "WindowAggregate waits for its input watermark, now 2026-08-01 00:00:04") ||
-	    !strstr(t, "held back by source a: watermark 2026-08-01 00:00:04, 5 rows read"))
+	    !strstr(t, "held back by source a: watermark 2026-08-01 00:00:04, 5 rows read") ||
+	    !strstr(t, "its oldest open window ends at 2026-08-01 00:00:05, holding 1 group; "
+	               "2 windows open in all"))
 		fail_msg("pending text after b's row:\n%s", t);
 	free(t);
+	sl_metrics_free(m);
+	/* a late row (by b's watermark, 00:00:09): counted, shown with its values */
+	row = "{\"k\":\"late\",\"ts\":\"2026-08-01 00:00:02\"}";
+	assert_int_equal(sl_push_json(e, "b", row, strlen(row)), 0);
+	assert_int_equal(sl_metrics_get(e, &m), 0);
+	t = sl_metrics_pending(m);
+	assert_non_null(t);
+	if (!strstr(t, "late rows dropped in the last minute:\n  #") ||
+	    !strstr(t, "WindowAggregate: 1; the newest, +I[late, 2026-08-01 00:00:02], was late "
+	               "for watermark 2026-08-01 00:00:09, dropped "))
+		fail_msg("pending text after a late row:\n%s", t);
+	int found = 0;
+	for (int i = 0; i < m->nops; i++)
+		if (m->ops[i].late_last_minute == 1 &&
+		    !strcmp(m->ops[i].late_example, "+I[late, 2026-08-01 00:00:02]"))
+			found = 1;
+	assert_true(found);
+	free(t);
+	sl_metrics_free(m);
+	sl_engine_close(e);
+}
+
+/* The source's figures in m (the first operator: the scan). */
+static const sl_metric_op *source_of(const sl_metrics *m)
+{
+	for (int i = 0; i < m->nops; i++)
+		if (m->ops[i].role == SL_ROLE_SOURCE)
+			return &m->ops[i];
+	fail_msg("no source");
+	return NULL;
+}
+
+static void *stop_after(void *arg)
+{
+	sl_engine *e = arg;
+	for (int i = 0; i < 20000; i++) {
+		sl_metrics *m;
+		if (sl_metrics_get(e, &m))
+			break;
+		int64_t n = m->nops ? source_of(m)->rows_out : 0;
+		sl_metrics_free(m);
+		if (n >= 2000)
+			break;
+		usleep(100);
+	}
+	sl_stop(e);
+	return NULL;
+}
+
+/*
+ * Percent done (bytes_read / bytes_total) where it was missing: a Parquet
+ * source (its files' bytes, by rows read over each file's rows), and a
+ * JSON source restored from a snapshot (it counts what the checkpoint had
+ * read: before, it counted only from where it resumed).
+ */
+static void test_metrics_progress(void **state)
+{
+	char pq[300], sql[2048];
+	snprintf(pq, sizeof(pq), "%s/pq", dir);
+	/* a Parquet table written by sluice from the JSON input */
+	snprintf(sql, sizeof(sql),
+	         "SET 'parallelism.default' = '1';\n"
+	         "CREATE TABLE src (k STRING, ts TIMESTAMP(3), v INT) WITH ('connector' = "
+	         "'filesystem', 'path' = '%s', 'format' = 'json');\n"
+	         "CREATE TABLE pq (k STRING, ts TIMESTAMP(3), v INT) WITH ('connector' = "
+	         "'filesystem', 'path' = '%s', 'format' = 'parquet');\n"
+	         "INSERT INTO pq SELECT * FROM src;", input, pq);
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	if (sl_exec(e, sql) || sl_run(e))
+		fail_msg("%s", sl_errmsg(e));
+	sl_engine_close(e);
+	snprintf(sql, sizeof(sql),
+	         "SET 'parallelism.default' = '1';\n"
+	         "CREATE TABLE pq (k STRING, ts TIMESTAMP(3), v INT) WITH ('connector' = "
+	         "'filesystem', 'path' = '%s', 'format' = 'parquet');\n"
+	         "CREATE TABLE o (k STRING, v INT) WITH ('connector' = 'blackhole');\n"
+	         "INSERT INTO o SELECT k, v FROM pq;", pq);
+	assert_int_equal(sl_engine_open(&e), 0);
+	if (sl_exec(e, sql) || sl_run(e))
+		fail_msg("%s", sl_errmsg(e));
+	sl_metrics *m;
+	assert_int_equal(sl_metrics_get(e, &m), 0);
+	const sl_metric_op *s = source_of(m);
+	assert_int_equal(s->rows_out, NROWS);
+	assert_true(s->bytes_total > 0);
+	assert_int_equal(s->bytes_read, s->bytes_total);
+	sl_metrics_free(m);
+	sl_engine_close(e);
+
+	/* JSON, stopped after some rows, snapshot, restored in a new engine */
+	snprintf(sql, sizeof(sql),
+	         "SET 'parallelism.default' = '1';\n"
+	         "SET 'sluice.batch-size' = '64';\n"
+	         "CREATE TABLE src (k STRING, ts TIMESTAMP(3), v INT) WITH ('connector' = "
+	         "'filesystem', 'path' = '%s', 'format' = 'json');\n"
+	         "CREATE TABLE o (k STRING, v INT) WITH ('connector' = 'blackhole');\n"
+	         "INSERT INTO o SELECT k, v FROM src;", input);
+	assert_int_equal(sl_engine_open(&e), 0);
+	if (sl_exec(e, sql))
+		fail_msg("%s", sl_errmsg(e));
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, stop_after, e), 0);
+	int rc = sl_run(e);
+	pthread_join(th, NULL);
+	if (rc)
+		fail_msg("%s", sl_errmsg(e));
+	void *snap;
+	size_t len;
+	assert_int_equal(sl_snapshot(e, &snap, &len), 0);
+	assert_int_equal(sl_metrics_get(e, &m), 0);
+	int64_t first = source_of(m)->rows_out;
+	int64_t at_stop = source_of(m)->bytes_read;
+	sl_metrics_free(m);
+	sl_engine_close(e);
+	assert_int_equal(sl_engine_open(&e), 0);
+	if (sl_exec(e, sql) || sl_restore(e, snap, len))
+		fail_msg("%s", sl_errmsg(e));
+	free(snap);
+	/* before it runs, it shows what the snapshot had consumed */
+	assert_int_equal(sl_metrics_get(e, &m), 0);
+	s = source_of(m);
+	assert_true(s->bytes_total > 0);
+	if (first < NROWS)
+		assert_true(s->bytes_read > 0 && s->bytes_read <= at_stop);
+	else
+		assert_int_equal(s->bytes_read, s->bytes_total);
+	sl_metrics_free(m);
+	if (sl_run(e))
+		fail_msg("%s", sl_errmsg(e));
+	assert_int_equal(sl_metrics_get(e, &m), 0);
+	s = source_of(m);
+	assert_int_equal(s->rows_out, NROWS); /* the counters are restored too */
+	assert_true(s->bytes_read >= s->bytes_total); /* 100%, not the resumed part only */
 	sl_metrics_free(m);
 	sl_engine_close(e);
 }
@@ -356,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_metrics_checkpoints),
 		cmocka_unit_test(test_metrics_rates),
 		cmocka_unit_test(test_metrics_pending),
+		cmocka_unit_test(test_metrics_progress),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

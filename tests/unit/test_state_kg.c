@@ -569,8 +569,9 @@ static void check_groups(const void *snap, size_t len, seen *sn)
 			const uint8_t *pk = pend ? (const uint8_t *)v + 4 : (const uint8_t *)k + skip;
 			assert_true(pend ? vl >= 13 : kl >= 9u + skip);
 			/* the window join's key is its whole equi-key (k and the window
-			 * bounds), after the flag */
-			uint32_t pkl = skip ? (uint32_t)kl - 1 : 9;
+			 * bounds), after the flag and before the row number (flag bit 2) */
+			uint32_t pkl = !skip ? 9
+			             : (((const uint8_t *)k)[0] & 2) ? (uint32_t)kl - 9 : (uint32_t)kl - 1;
 			if (kg != sl_keygroup_of(pk, pkl, (int)t.maxp))
 				fail_msg("table %s (key %zu bytes, first %d): an entry in group %d, its key's group is %d", t.name, kl, kl ? ((const uint8_t *)k)[0] : -1, kg,
 				         sl_keygroup_of(pk, pkl, (int)t.maxp));

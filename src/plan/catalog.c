@@ -237,7 +237,7 @@ static int check_legacy(const sl_ast_create_table *t, const char *name, sl_err *
 			         "(see the connector's options in docs/sql.md)", k + 10);
 		return sl_err_set_at(err, SL_ENOTSUP, o->line, o->col,
 		                     "line %d, column %d: table '%s': '%s' is one of Flink's legacy "
-		                     "option keys (removed in Flink 1.14), not supported: %s",
+		                     "option keys (deprecated since Flink 1.11, FLIP-122), not supported: %s",
 		                     o->line, o->col, name, k, hint);
 	}
 	return 0;

@@ -207,7 +207,7 @@ static void test_refusals(void **st)
 	expect_error(e, "CREATE TABLE k (a INT) WITH (\n  'connector.type' = 'kafka',\n"
 	                "  'connector.topic' = 't')",
 	             "line 2, column 3: table 'k': 'connector.type' is one of Flink's legacy option "
-	             "keys (removed in Flink 1.14), not supported: write 'connector' = 'kafka'");
+	             "keys (deprecated since Flink 1.11, FLIP-122), not supported: write 'connector' = 'kafka'");
 	expect_error(e, "CREATE TABLE k (a INT) WITH ('connector' = 'filesystem', "
 	                "'format.type' = 'csv')", "write 'format' = 'csv'");
 	expect_error(e, "CREATE TABLE k (a INT) WITH ('connector' = 'filesystem', "

@@ -331,10 +331,15 @@ static int join_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	return sl__joiner_flush(&o->b.j, err);
 }
 
-/* The operator's scalar: the next creation number. */
+/* The operator's scalar: the next creation number, written only while
+ * the maps hold rows (an empty join keeps nothing, so a job without it
+ * may restore the snapshot as Flink allows; numbers may start again at 0
+ * when there is no row to come after). */
 static int join_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
 {
-	sl_snap_put_i64(w, ((join_op *)op)->seq);
+	join_op *o = (join_op *)op;
+	if (sl_state_count(o->b.st[0]) + sl_state_count(o->b.st[1]) > 0)
+		sl_snap_put_i64(w, o->seq);
 	return 0;
 }
 
@@ -343,7 +348,7 @@ static int join_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
 static int join_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
 {
 	join_op *o = (join_op *)op;
-	if (r->len == 0) /* version 1 had no scalar: its tables are refused (vt.retired) */
+	if (r->len == 0) /* no row (or version 1, whose tables are refused: vt.retired) */
 		return 0;
 	int64_t seq = sl_snap_get_i64(r);
 	if (!sl_snap_reader_ok(r) || seq < 0)

@@ -558,7 +558,8 @@ static inline void sl_state_table_set_prefix(sl_state_table *t, sl_state_pkey_fn
  * (sl_state_table_set_prefix) is prefix[0..plen), with ns_scan's contract
  * (cb must not call into t; val may be changed in place; return values).
  * Order: the memory backend's is the order the entries were created in
- * (kept by its snapshots), RocksDB's key order.
+ * (kept by its snapshots; a put_var that outgrows the room of an entry's
+ * value re-creates it, last), RocksDB's key order.
  */
 static inline int sl_state_prefix_scan(sl_state_table *t, int64_t ns, const void *prefix,
                                        uint32_t plen, sl_state_scan_cb cb, void *ctx,

@@ -175,7 +175,8 @@ kafka-torture: deps all
 # the long Iceberg crash test (tests/iceberg/crash.sh, docs/iceberg.md): 1 M orders
 # into a partitioned table, 20 SIGKILLs and the named fault points
 iceberg-torture: deps all
-	bash tests/iceberg/crash.sh 1000000 20
+	bash tests/iceberg/crash.sh 1000000 20 append
+	bash tests/iceberg/crash.sh 1000000 20 upsert
 
 # PostgreSQL (docs/postgres.md): the jdbc sink's long crash test, 20 SIGKILLs
 # over 300 000 rows and the fault points, and the postgres-cdc crash test
@@ -184,6 +185,7 @@ test-pg: deps all
 	sh tests/pg/sink.sh
 	sh tests/pg/bad.sh
 	bash tests/pg/crash.sh 300000 20
+	bash tests/pg/rescale.sh 40000
 	sh tests/pg/cdc.sh
 	sh tests/pg/cdc_crash.sh 25 300
 	sh tests/pg/lookup.sh

@@ -212,6 +212,24 @@ SL_API int sl_set_processing_time(sl_engine *e, int64_t micros);
 /* 1 when the job has finished (all inputs ended, or restored finished). */
 SL_API int sl_job_finished(sl_engine *e);
 
+/*
+ * Several processes sharing a Kafka topic ('sluice.scale-out' =
+ * 'kafka-group', docs/kafka.md "Several processes, one job").
+ * sl_scale_out_member: 1 when sl_exec made e such a job's member process:
+ * the job was planned and checked, nothing opened, and sl_run does
+ * nothing.  sl_run_scale_out then runs the member: it joins the consumer
+ * group and, for each partition the group gives it, runs the command argv
+ * (NULL-terminated: the program and the arguments that run this same job,
+ * such as {"/proc/self/exe", "run", "job.sql", NULL}) with the partition's
+ * settings added ('--set' pairs and '-q'), stopping that child with SIGTERM
+ * (a savepoint) when the group takes the partition back.  It returns
+ * when every partition's input has ended (bounded sources), after
+ * sl_stop (every child stopped with a savepoint), or when a child failed.
+ * 0 or a negative SL_E* code (sl_errmsg).
+ */
+SL_API int sl_scale_out_member(sl_engine *e);
+SL_API int sl_run_scale_out(sl_engine *e, char *const *argv);
+
 /* One line per checkpoint taken: id, duration, size, time processing was
  * blocked. */
 SL_API const char *sl_checkpoint_log(sl_engine *e);
@@ -345,6 +363,20 @@ SL_API const char *sl_version(void);
  */
 SL_API int sl_iceberg_expire_snapshots(const char *table, const char *older_than,
                                        int retain_last, char *msg, size_t cap);
+
+/*
+ * Iceberg compaction (docs/iceberg.md "Table maintenance"): the live rows
+ * of the table in directory `table` (its delete files applied) written
+ * again into data files of at most target_bytes (<= 0: 512 MB) per
+ * partition, committed as one replace snapshot that removes every old
+ * data and delete file (published by link() like a commit; started over
+ * when a job commits meanwhile).  Nothing is done when each partition has
+ * one data file and there is no delete file.  Only tables sluice wrote.
+ * A one-line report, or the error, goes into msg (cap bytes).  Returns 0
+ * or a negative SL_E* code.
+ */
+SL_API int sl_iceberg_rewrite_data_files(const char *table, int64_t target_bytes, char *msg,
+                                        size_t cap);
 
 #ifdef __cplusplus
 }

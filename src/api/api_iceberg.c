@@ -1,6 +1,6 @@
 /*
  * api_iceberg.c - the Iceberg maintenance entry points of include/sluice.h
- * (sl_iceberg_expire_snapshots): argument parsing and the report around
+ * (sl_iceberg_expire_snapshots, sl_iceberg_rewrite_data_files): argument parsing and the report around
  * the connector layer's table code (connector/iceberg.h,
  * conn_iceberg_meta.c).  No engine handle: maintenance works on a table
  * directory, not a job.  docs/iceberg.md "Table maintenance".
@@ -16,6 +16,27 @@
 #include <sys/time.h>
 
 #define DEFAULT_AGE_US (5LL * 86400 * 1000000) /* history.expire.max-snapshot-age-ms */
+
+SL_API int sl_iceberg_rewrite_data_files(const char *table, int64_t target_bytes, char *msg,
+                                        size_t cap)
+{
+	sl_err err;
+	sl_iceberg_rewritten st;
+	sl_err_clear(&err);
+	int rc = sl_iceberg_rewrite(table, target_bytes, &st, &err);
+	if (rc) {
+		snprintf(msg, cap, "%s", err.msg);
+		return rc;
+	}
+	if (st.data_after == 0 && st.rows == 0)
+		snprintf(msg, cap, "nothing to rewrite: %d data files, one per partition, and no "
+		         "delete files", st.data_before);
+	else
+		snprintf(msg, cap, "rewrote %d data files and %d delete files into %lld data files "
+		         "of %lld rows", st.data_before, st.deletes_before, (long long)st.data_after,
+		         (long long)st.rows);
+	return 0;
+}
 
 SL_API int sl_iceberg_expire_snapshots(const char *table, const char *older_than,
                                        int retain_last, char *msg, size_t cap)

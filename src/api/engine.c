@@ -13,6 +13,11 @@
  * One job per engine.  This file is the public API's glue: the runtime
  * lives in src/runtime/ and src/exec/.
  *
+ * With 'sluice.scale-out' = 'kafka-group' a process without
+ * 'sluice.scale-out.partition' is the scale-out's member: start_job plans
+ * and checks the job like EXPLAIN and opens nothing (scaleout.c runs it);
+ * a child sets up its partition's job before opening it (scaleout.c).
+ *
  * After a fatal error, sinks still publish what was written before it
  * (docs/semantics.md §3), and so they do at a clean stop without
  * checkpointing (sl_stop_complete); the error message is the first line of
@@ -187,6 +192,17 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 	if (e->job)
 		return sl_err_set(&e->err, SL_EINVAL,
 		                  "a job is already running in this engine (one job per engine)");
+	/* the member of a scale-out plans the job and opens nothing, like
+	 * EXPLAIN: its children (one per partition it is given) run it
+	 * (scaleout.c) */
+	const char *som = sl_opts_get(&e->session, "sluice.scale-out");
+	int member = !explain_only && som && !strcmp(som, "kafka-group") &&
+	             !sl_opts_get(&e->session, "sluice.scale-out.partition");
+	if (member)
+		explain_only = 1;
+	int rc0 = explain_only ? 0 : sl__scale_out_child(e);
+	if (rc0)
+		return rc0;
 	const char *backend = sl_opts_get2(&e->session, "state.backend.type", "state.backend");
 	/* EXPLAIN opens nothing: no backend (RocksDB would create its
 	 * directory), only its name is checked */
@@ -230,7 +246,12 @@ static int start_job(sl_engine *e, sl_ast_stmt **stmts, int n, int explain_only)
 		return rc;
 	}
 	sl_pplan *plan = &e->plan;
+	sl_scale_out so = {0};
+	pa.scale_out = &so;
 	rc = sl_plan_job(&pa, stmts, n, plan, &e->explain, &e->err);
+	if (!rc && member)
+		rc = so.on ? sl__scale_out_member(e, &so)
+		           : sl_err_set(&e->err, SL_ERUNTIME, "scale-out: the plan was not checked");
 	if (!rc && !explain_only && plan->par > 1) {
 		int64_t maxp = SL_KG_DEFAULT_MAXP;
 		rc = sl_opts_int(&e->session, "pipeline.max-parallelism", SL_KG_DEFAULT_MAXP, &maxp,
@@ -425,12 +446,17 @@ static void fail_job(sl_engine *e);
 int sl_run(sl_engine *e)
 {
 	sl_err_clear(&e->err);
+	if (e->job && e->finished) /* restored from its final checkpoint */
+		return sl__scale_out_finished(e);
 	if (!e->job || e->finished)
 		return 0;
 	sl__metrics_status(e, SL_JOB_RUNNING);
 	int rc = e->prun ? sl_prun_run(e->prun, &e->err) : sl_runtime_run(&e->graph, &e->ck, &e->err);
 	if (rc == 1)
 		e->finished = 1;
+	int frc = rc == 1 ? sl__scale_out_finished(e) : 0;
+	if (frc)
+		return frc; /* finished, but its member cannot be told */
 	if (rc >= 0) {
 		sl__metrics_status(e, rc == 1 ? SL_JOB_FINISHED : SL_JOB_CANCELED);
 		return 0;
@@ -506,6 +532,8 @@ const char *sl_checkpoint_log(sl_engine *e)
 
 void sl_stop(sl_engine *e)
 {
+	if (e && e->so_member)
+		__atomic_store_n(&e->so_stop, 1, __ATOMIC_RELAXED); /* scaleout.c's loop */
 	if (e && e->job && e->prun)
 		sl_prun_stop(e->prun); /* an atomic store: called from signal handlers */
 	else if (e && e->job)

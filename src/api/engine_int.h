@@ -61,7 +61,26 @@ struct sl_engine {
 	char job_name[128];      /* under job_mu */
 	int64_t start_us;        /* under job_mu: when the job opened (wall clock) */
 	struct sl_rates *rates;  /* under job_mu: the previous sample for rates */
+	/* 'sluice.scale-out' = 'kafka-group' (scaleout.c): this engine is the
+	 * member process; the job was planned, not opened */
+	int so_member;
+	int so_stop;             /* sl_stop: leave the group (atomic) */
+	sl_opts so_opts;         /* the Kafka table's options (opt_arena) */
+	char so_table[256], so_topic[256], so_job[128], so_base[2048];
 };
+
+/* scaleout.c: after planning, makes e the scale-out's member for plan
+ * result so (copies what it needs); 0 or SL_ENOMEM. */
+struct sl_scale_out;
+int sl__scale_out_member(struct sl_engine *e, const struct sl_scale_out *so);
+/* scaleout.c: in a scale-out's child ('sluice.scale-out.partition' set),
+ * at the start of its job (after the script's SETs): its own job name,
+ * checkpoint and savepoint directories under the job's, parallelism 1.
+ * 0 otherwise; SL_E* with e->err. */
+int sl__scale_out_child(struct sl_engine *e);
+/* scaleout.c: a scale-out child's job finished (all input, final
+ * checkpoint): writes its 'sluice.scale-out.finished-file'.  0 or SL_EIO. */
+int sl__scale_out_finished(struct sl_engine *e);
 
 /* metrics.c: a job was opened (it may now be walked by snapshots), is
  * about to be torn down, or changed status (sl_job_status). */

@@ -20,7 +20,7 @@ static const char general[] =
 	"commands:\n"
 	"  run       run a SQL script until its input ends or it is stopped\n"
 	"  explain   print the physical plan of a script without running it\n"
-	"  iceberg   Iceberg table maintenance: sluice iceberg expire-snapshots DIR\n"
+	"  iceberg   Iceberg table maintenance: sluice iceberg expire-snapshots|rewrite-data-files DIR\n"
 	"  version   print the version (also: sluice --version)\n"
 	"  help      print help for a command: sluice help run\n"
 	"\n"
@@ -95,12 +95,17 @@ static const char version[] =
 
 static const char iceberg[] =
 	"usage: sluice iceberg expire-snapshots TABLE-DIR [--older-than T] [--retain-last N]\n"
+	"       sluice iceberg rewrite-data-files TABLE-DIR [--target-file-size BYTES]\n"
 	"\n"
 	"Expires the snapshots of the Iceberg table in TABLE-DIR (a Hadoop-catalog table:\n"
 	"TABLE-DIR/metadata/vN.metadata.json) committed before T, a UTC timestamp\n"
 	"('2026-12-01 00:00:00') or a duration back from now ('1 h', '0 s'; default 5 d),\n"
 	"keeping the current snapshot and the N most recent ones (default 1).  Their\n"
 	"manifest lists and unreferenced manifests are deleted; data files are not.\n"
+	"\n"
+	"rewrite-data-files compacts the table: its live rows (delete files applied) are\n"
+	"written into data files of at most BYTES (default 512 MB) per partition and\n"
+	"committed as one replace snapshot without the old data and delete files.\n"
 	"See docs/iceberg.md.\n";
 
 static const char help[] =

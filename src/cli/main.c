@@ -9,7 +9,7 @@
  *   sluice explain job.sql | -e "SQL"             print the physical plan
  *   sluice explain --pending ADDR:PORT            ask a running job (--http)
  *                                                 why there is no output yet
- *   sluice iceberg expire-snapshots ...           Iceberg table maintenance
+ *   sluice iceberg expire-snapshots|rewrite-data-files ...  Iceberg table maintenance
  *                                                 (cli_iceberg.c)
  *   sluice version | --version                   print the version
  *   sluice help [COMMAND] | --help                print help
@@ -119,6 +119,55 @@ static void on_signal(int sig)
 	}
 	if (running)
 		sl_stop(running);
+}
+
+/* The member process of a scale-out ('sluice.scale-out' = 'kafka-group',
+ * docs/kafka.md): runs this same command line, minus the options that
+ * belong to this process (--http) or cannot apply to a partition's child
+ * (--fresh, --overwrite-output, --from-savepoint: refused), once per
+ * partition the group gives it. */
+static int run_member(sl_engine *e, int argc, char **argv)
+{
+	char **av = calloc((size_t)argc + 2, sizeof *av);
+	if (!av) {
+		fprintf(stderr, "sluice: out of memory\n");
+		return SL_EXIT_FAILED;
+	}
+	int n = 0;
+	av[n++] = "/proc/self/exe";
+	av[n++] = "run";
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--fresh") || !strcmp(a, "--overwrite-output") ||
+		    !strcmp(a, "--from-savepoint") || !strcmp(a, "-")) {
+			free(av);
+			return usage_error("run", "'%s' cannot be used with 'sluice.scale-out' (each "
+			                   "partition restores its own checkpoints; the script must be a "
+			                   "file or -e)", a);
+		}
+		if (!strcmp(a, "--http")) {
+			i++;
+			continue;
+		}
+		if (!strcmp(a, "--http-allow-remote"))
+			continue;
+		av[n++] = argv[i];
+		if (!strcmp(a, "--set") && i + 1 < argc) {
+			char *kv = argv[++i]; /* main cut it at its '=' */
+			kv[strlen(kv)] = '=';
+			av[n++] = kv;
+		} else if (!strcmp(a, "-e") && i + 1 < argc) {
+			av[n++] = argv[++i];
+		}
+	}
+	av[n] = NULL;
+	int rc = sl_run_scale_out(e, av);
+	free(av);
+	if (rc) {
+		report(e, NULL);
+		return SL_EXIT_FAILED;
+	}
+	return SL_EXIT_OK;
 }
 
 /* The job name for checkpoints: the script's file name without .sql. */
@@ -371,6 +420,11 @@ int main(int argc, char **argv)
 	running = e;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (sl_scale_out_member(e)) {
+		status = run_member(e, argc, argv);
+		running = NULL;
+		goto out;
+	}
 	sl_status *line = quiet ? NULL : sl_status_start(e);
 	rc = sl_run(e);
 	sl_status_stop(line); /* erased: what follows starts on its own line */

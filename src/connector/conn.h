@@ -103,6 +103,10 @@ typedef struct sl_conn_args {
 	 * (the Kafka exactly-once sink checks its 'transaction.timeout.ms'
 	 * against it at planning); 0 = off or not known. */
 	int64_t ckpt_interval_us;
+	/* Sinks: 1 when the planner feeds this sink an updating stream (-U/+U/
+	 * -D), for a sink whose writing depends on it (the iceberg sink writes
+	 * delete files then); 0 = insert-only or not known. */
+	int updating;
 } sl_conn_args;
 
 typedef struct sl_source_vtab sl_source_vtab;

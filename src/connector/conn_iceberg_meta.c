@@ -26,6 +26,13 @@
  * tree.  The checkpoint id a commit ends is recorded in the snapshot's
  * summary as Flink does (flink.job-id, flink.max-committed-checkpoint-id);
  * sl__ice_committed reads it back for exactly-once after a restore.
+ *
+ * A snapshot with delete files lists a data and a delete manifest and is
+ * an "overwrite" (or "delete"); a replace (rewrite-data-files) lists only
+ * its new files and its removed ones, and is committed only on top of the
+ * snapshot it read (ice_commit).  sl__ice_describe reads a table's schema,
+ * spec and current snapshot for the rewrite.  expire-snapshots is at the
+ * end.
  */
 #include "conn_iceberg_int.h"
 #include "iceberg.h"
@@ -659,6 +666,7 @@ static int append_array(sl_buf *o, js old, const char *add)
 /* What one commit attempt works from: the current version's facts. */
 typedef struct ice_base {
 	int64_t ver, seq, parent, last_ms, total_size;
+	int64_t total_eq, total_pos; /* the parent's total equality / position deletes */
 	char mlist[ICE_PATH];  /* the parent's manifest list (local path), "" = none */
 } ice_base;
 
@@ -666,7 +674,7 @@ static int read_base(ice_table *t, js root, ice_base *bs, sl_err *err)
 {
 	js v, k, s, m;
 	js_it it;
-	bs->seq = bs->last_ms = bs->total_size = 0;
+	bs->seq = bs->last_ms = bs->total_size = bs->total_eq = bs->total_pos = 0;
 	bs->mlist[0] = 0;
 	bs->parent = -1;
 	js_get_i64(root, "last-sequence-number", &bs->seq);
@@ -684,8 +692,11 @@ static int read_base(ice_table *t, js root, ice_base *bs, sl_err *err)
 		if (!js_get(s, "manifest-list", &m) || js_str(m, l, sizeof l))
 			goto bad;
 		snprintf(bs->mlist, sizeof bs->mlist, "%s", local_of(l));
-		if (js_get(s, "summary", &m))
+		if (js_get(s, "summary", &m)) {
 			js_get_i64(m, "total-files-size", &bs->total_size);
+			js_get_i64(m, "total-equality-deletes", &bs->total_eq);
+			js_get_i64(m, "total-position-deletes", &bs->total_pos);
+		}
 		return 0;
 	}
 bad:
@@ -693,30 +704,58 @@ bad:
 	                  "snapshot %lld)", t->name, t->dir, (long long)bs->parent);
 }
 
+/* What a snapshot adds and holds, for its summary. */
+typedef struct ice_counts {
+	int64_t files, rows, size;          /* added data files, records, bytes of all files */
+	int64_t eq_files, eq, pos_files, pos; /* added delete files and their deletes */
+	int64_t tot_files, tot_rows, tot_del_files; /* live in the snapshot */
+	int64_t gone_files, gone_rows, gone_del, gone_eq, gone_pos; /* a replace's removed */
+} ice_counts;
+
 /* The new snapshot's JSON object. */
 static int snapshot_json(sl_buf *o, const ice_commit *c, const ice_base *bs, int64_t snap,
-                         int64_t ms, const char *mlist, int64_t tot_files, int64_t tot_rows)
+                         int64_t ms, const char *mlist, const ice_counts *n)
 {
-	int64_t rows = 0, size = 0;
-	for (int i = 0; i < c->nfiles; i++) {
-		rows += c->files[i].rows;
-		size += c->files[i].bytes;
-	}
+	/* Iceberg's operations: "append" (data files only), "overwrite"
+	 * (data and deletes, a row delta), "delete" (deletes only) */
+	const char *op = c->replace ? "replace" : !n->eq_files && !n->pos_files ? "append"
+	               : n->files ? "overwrite" : "delete";
 	int rc = sl_buf_printf(o, "{\"snapshot-id\":%lld,", (long long)snap);
 	if (bs->parent > 0)
 		rc |= sl_buf_printf(o, "\"parent-snapshot-id\":%lld,", (long long)bs->parent);
 	rc |= sl_buf_printf(o, "\"sequence-number\":%lld,\"timestamp-ms\":%lld,\"manifest-list\":",
 	                    (long long)bs->seq + 1, (long long)ms);
 	rc |= put_jstr(o, mlist);
-	rc |= sl_buf_printf(o, ",\"summary\":{\"operation\":\"append\",\"engine-name\":\"sluice\","
-	                    "\"added-data-files\":\"%d\",\"added-records\":\"%lld\","
-	                    "\"added-files-size\":\"%lld\",\"total-data-files\":\"%lld\","
-	                    "\"total-records\":\"%lld\",\"total-files-size\":\"%lld\","
-	                    "\"total-delete-files\":\"0\",\"total-position-deletes\":\"0\","
-	                    "\"total-equality-deletes\":\"0\",\"flink.job-id\":", c->nfiles,
-	                    (long long)rows, (long long)size, (long long)tot_files,
-	                    (long long)tot_rows, (long long)(bs->total_size + size));
-	rc |= put_jstr(o, c->job);
+	rc |= sl_buf_printf(o, ",\"summary\":{\"operation\":\"%s\",\"engine-name\":\"sluice\","
+	                    "\"added-data-files\":\"%lld\",\"added-records\":\"%lld\","
+	                    "\"added-files-size\":\"%lld\",", op, (long long)n->files,
+	                    (long long)n->rows, (long long)n->size);
+	if (n->eq_files || n->pos_files)
+		rc |= sl_buf_printf(o, "\"added-delete-files\":\"%lld\","
+		                    "\"added-equality-delete-files\":\"%lld\","
+		                    "\"added-position-delete-files\":\"%lld\","
+		                    "\"added-equality-deletes\":\"%lld\","
+		                    "\"added-position-deletes\":\"%lld\",",
+		                    (long long)(n->eq_files + n->pos_files), (long long)n->eq_files,
+		                    (long long)n->pos_files, (long long)n->eq, (long long)n->pos);
+	if (c->replace)
+		rc |= sl_buf_printf(o, "\"deleted-data-files\":\"%lld\",\"deleted-records\":\"%lld\","
+		                    "\"removed-delete-files\":\"%lld\","
+		                    "\"removed-equality-deletes\":\"%lld\","
+		                    "\"removed-position-deletes\":\"%lld\",",
+		                    (long long)n->gone_files, (long long)n->gone_rows,
+		                    (long long)n->gone_del, (long long)n->gone_eq, (long long)n->gone_pos);
+	rc |= sl_buf_printf(o, "\"total-data-files\":\"%lld\",\"total-records\":\"%lld\","
+	                    "\"total-files-size\":\"%lld\",\"total-delete-files\":\"%lld\","
+	                    "\"total-position-deletes\":\"%lld\","
+	                    "\"total-equality-deletes\":\"%lld\"",
+	                    (long long)n->tot_files, (long long)n->tot_rows,
+	                    (long long)(c->replace ? n->size : bs->total_size + n->size),
+	                    (long long)n->tot_del_files,
+	                    (long long)(c->replace ? n->pos : bs->total_pos + n->pos),
+	                    (long long)(c->replace ? n->eq : bs->total_eq + n->eq));
+	if (c->job)
+		rc |= sl_buf_puts(o, ",\"flink.job-id\":") | put_jstr(o, c->job);
 	if (c->ckpt > 0)
 		rc |= sl_buf_printf(o, ",\"flink.max-committed-checkpoint-id\":\"%lld\"",
 		                    (long long)c->ckpt);
@@ -817,58 +856,153 @@ static int put_meta_file(ice_table *t, const char *name, const sl_buf *b, char *
 	return 0;
 }
 
+/* Writes the manifest of c's data files (deletes = 0) or delete files
+ * (1) named <uuid>-m<deletes>.avro and its manifest list record into *m.
+ * 0 or a code with err. */
+static int put_manifest(ice_table *t, const ice_commit *c, const ice_base *bs, int64_t snap,
+                        const char *uuid, int deletes, ice_mref *m, char *loc, sl_err *err)
+{
+	char name[128];
+	sl_buf man, schema, spec;
+	int64_t files = 0, rows = 0;
+	int rc = 0;
+	for (int i = 0; i < c->nfiles; i++)
+		if ((c->files[i].content != ICE_DATA) == (deletes != 0)) {
+			files++;
+			rows += c->files[i].rows;
+		}
+	sl_buf_init(&man);
+	sl_buf_init(&schema);
+	sl_buf_init(&spec);
+	snprintf(name, sizeof name, "%s-m%d.avro", uuid, deletes);
+	if (schema_json(t, &schema) || spec_json(t, &spec) || !sl_buf_cstr(&schema) ||
+	    !sl_buf_cstr(&spec) ||
+	    sl__ice_manifest(t, schema.p, spec.p, snap, c->files, c->nfiles, deletes, &man) ||
+	    (rc = put_meta_file(t, name, &man, loc, err)) ||
+	    sl__ice_mref_new(m, loc, (int64_t)man.len, bs->seq + 1, snap, deletes, files, rows))
+		rc = rc ? rc : sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", t->name);
+	sl_buf_deinit(&man);
+	sl_buf_deinit(&schema);
+	sl_buf_deinit(&spec);
+	return rc;
+}
+
+/* Writes a replace's manifest of its removed data files (deletes = 0) or
+ * delete files (1), entries DELETED, named <uuid>-g<deletes>.avro, and its
+ * manifest list record into *m.  0 or a code with err. */
+static int put_gone(ice_table *t, const ice_commit *c, const ice_base *bs, int64_t snap,
+                    const char *uuid, int deletes, ice_mref *m, char *loc, sl_err *err)
+{
+	char name[128];
+	sl_buf man, schema, spec;
+	int64_t files = 0, rows = 0, minseq = INT64_MAX;
+	int rc = 0;
+	for (int i = 0; i < c->ngone; i++)
+		if ((c->gone[i].content != ICE_DATA) == (deletes != 0)) {
+			files++;
+			rows += c->gone[i].rows;
+			minseq = c->gone[i].seq < minseq ? c->gone[i].seq : minseq;
+		}
+	sl_buf_init(&man);
+	sl_buf_init(&schema);
+	sl_buf_init(&spec);
+	snprintf(name, sizeof name, "%s-g%d.avro", uuid, deletes);
+	if (schema_json(t, &schema) || spec_json(t, &spec) || !sl_buf_cstr(&schema) ||
+	    !sl_buf_cstr(&spec) ||
+	    sl__ice_manifest_gone(t, schema.p, spec.p, snap, c->gone, c->ngone, deletes, &man) ||
+	    (rc = put_meta_file(t, name, &man, loc, err)) ||
+	    sl__ice_mref_gone(m, loc, (int64_t)man.len, bs->seq + 1, minseq, snap, deletes, files,
+	                      rows))
+		rc = rc ? rc : sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", t->name);
+	sl_buf_deinit(&man);
+	sl_buf_deinit(&schema);
+	sl_buf_deinit(&spec);
+	return rc;
+}
+
 /* One commit attempt on top of version bs->ver; 1 = lost the race. */
 static int commit_once(ice_table *t, const ice_commit *c, js root, ice_base *bs, sl_err *err)
 {
-	char uuid[37], name[128], mloc[ICE_PATH], lloc[ICE_PATH], tmp[ICE_PATH];
-	sl_buf man, schema, spec, list, snapj, meta;
+	char uuid[37], name[128], mloc[2][ICE_PATH], gloc[2][ICE_PATH], lloc[ICE_PATH],
+	     tmp[ICE_PATH];
+	sl_buf list, snapj, meta;
 	ice_mref *refs = NULL;
-	int nrefs = 0, rc;
-	int64_t snap, ms = now_ms(), rows = 0, files = 0;
+	int nrefs = 0, nnew = 0, rc, kinds[2] = {0, 0};
+	int64_t snap, ms = now_ms();
+	ice_counts n;
+	memset(&n, 0, sizeof n);
+	mloc[0][0] = mloc[1][0] = gloc[0][0] = gloc[1][0] = 0;
 	rand_bytes(&snap, sizeof snap);
 	snap &= INT64_MAX >> 1;
 	snap += !snap;
 	if (ms < bs->last_ms)
 		ms = bs->last_ms;
-	sl_buf_init(&man);
-	sl_buf_init(&schema);
-	sl_buf_init(&spec);
 	sl_buf_init(&list);
 	sl_buf_init(&snapj);
 	sl_buf_init(&meta);
-	if ((rc = bs->mlist[0] ? sl__ice_mlist_read(bs->mlist, &refs, &nrefs, err) : 0))
+	for (int i = 0; i < c->nfiles; i++) {
+		const ice_file *f = &c->files[i];
+		kinds[f->content != ICE_DATA] = 1;
+		n.size += f->bytes;
+		if (f->content == ICE_DATA) {
+			n.files++;
+			n.rows += f->rows;
+		} else if (f->content == ICE_EQ_DELETES) {
+			n.eq_files++;
+			n.eq += f->rows;
+		} else {
+			n.pos_files++;
+			n.pos += f->rows;
+		}
+	}
+	for (int i = 0; c->replace && i < c->ngone; i++) {
+		const ice_gone *g = &c->gone[i];
+		if (g->content == ICE_DATA) {
+			n.gone_files++;
+			n.gone_rows += g->rows;
+		} else {
+			n.gone_del++;
+			*(g->content == ICE_EQ_DELETES ? &n.gone_eq : &n.gone_pos) += g->rows;
+		}
+	}
+	/* a replace lists its own files and its removed ones, not the parent's */
+	if ((rc = bs->mlist[0] && !c->replace ? sl__ice_mlist_read(bs->mlist, &refs, &nrefs, err)
+	                                      : 0))
 		goto done;
-	/* the new manifest first, then the parent's */
-	ice_mref *nr = realloc(refs, (size_t)(nrefs + 1) * sizeof *nr);
+	/* the new manifests (data, deletes) first, then the parent's (a
+	 * replace: the manifests of its removed data and delete files) */
+	int gkinds[2] = {0, 0};
+	for (int i = 0; c->replace && i < c->ngone; i++)
+		gkinds[c->gone[i].content != ICE_DATA] = 1;
+	nnew = kinds[0] + kinds[1] + gkinds[0] + gkinds[1];
+	ice_mref *nr = realloc(refs, (size_t)(nrefs + nnew) * sizeof *nr);
 	if (!nr) {
 		rc = sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", t->name);
 		goto done;
 	}
 	refs = nr;
-	memmove(refs + 1, refs, (size_t)nrefs * sizeof *refs);
-	sl_buf_init(&refs[0].rec);
-	nrefs++;
-	for (int i = 0; i < c->nfiles; i++)
-		rows += c->files[i].rows;
+	memmove(refs + nnew, refs, (size_t)nrefs * sizeof *refs);
+	for (int i = 0; i < nnew; i++)
+		sl_buf_init(&refs[i].rec);
+	nrefs += nnew;
 	uuid4(uuid);
-	snprintf(name, sizeof name, "%s-m0.avro", uuid);
-	if (schema_json(t, &schema) || spec_json(t, &spec) || !sl_buf_cstr(&schema) ||
-	    !sl_buf_cstr(&spec) ||
-	    sl__ice_manifest(t, schema.p, spec.p, snap, c->files, c->nfiles, &man) ||
-	    (rc = put_meta_file(t, name, &man, mloc, err)) ||
-	    sl__ice_mref_new(&refs[0], mloc, (int64_t)man.len, bs->seq + 1, snap, c->nfiles, rows)) {
-		rc = rc ? rc : sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", t->name);
-		goto done;
-	}
+	for (int d = 0, j = 0; d < 4; d++)
+		if (d < 2 ? kinds[d] && (rc = put_manifest(t, c, bs, snap, uuid, d, &refs[j++],
+		                                           mloc[d], err))
+		          : gkinds[d - 2] && (rc = put_gone(t, c, bs, snap, uuid, d - 2, &refs[j++],
+		                                            gloc[d - 2], err)))
+			goto done;
 	for (int i = 0; i < nrefs; i++)
 		if (refs[i].content == 0) {
-			files += refs[i].files;
-			rows += i ? refs[i].rows : 0;
+			n.tot_files += refs[i].files;
+			n.tot_rows += refs[i].rows;
+		} else {
+			n.tot_del_files += refs[i].files;
 		}
 	snprintf(name, sizeof name, "snap-%lld-1-%s.avro", (long long)snap, uuid);
 	if (sl__ice_mlist(refs, nrefs, snap, bs->parent, bs->seq + 1, &list) ||
 	    (rc = put_meta_file(t, name, &list, lloc, err)) ||
-	    snapshot_json(&snapj, c, bs, snap, ms, lloc, files, rows) || !sl_buf_cstr(&snapj) ||
+	    snapshot_json(&snapj, c, bs, snap, ms, lloc, &n) || !sl_buf_cstr(&snapj) ||
 	    next_version(&meta, root, t, bs, snap, ms, snapj.p)) {
 		rc = rc ? rc : sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", t->name);
 		goto done;
@@ -885,8 +1019,11 @@ static int commit_once(ice_table *t, const ice_commit *c, js root, ice_base *bs,
 		rc = sl_err_set(err, SL_EIO, "sink '%s': cannot publish '%s/metadata/v%lld.metadata."
 		                "json': %s", t->name, t->dir, (long long)bs->ver + 1, strerror(errno));
 	} else if (pub == 1) { /* lost the race: this attempt's files are garbage */
-		snprintf(tmp, sizeof tmp, "%s", local_of(mloc));
-		unlink(tmp);
+		for (int d = 0; d < 4; d++)
+			if ((d < 2 ? mloc[d] : gloc[d - 2])[0]) {
+				snprintf(tmp, sizeof tmp, "%s", local_of(d < 2 ? mloc[d] : gloc[d - 2]));
+				unlink(tmp);
+			}
 		snprintf(tmp, sizeof tmp, "%s", local_of(lloc));
 		unlink(tmp);
 		rc = 1;
@@ -897,9 +1034,6 @@ static int commit_once(ice_table *t, const ice_commit *c, js root, ice_base *bs,
 	}
 done:
 	sl__ice_mrefs_free(refs, nrefs);
-	sl_buf_deinit(&man);
-	sl_buf_deinit(&schema);
-	sl_buf_deinit(&spec);
 	sl_buf_deinit(&list);
 	sl_buf_deinit(&snapj);
 	sl_buf_deinit(&meta);
@@ -923,8 +1057,15 @@ int sl__ice_commit(ice_table *t, const ice_commit *c, sl_err *err)
 		js root = {b.p, b.p + b.len};
 		if (c->ckpt > 0 && committed_in(root, c->job) >= c->ckpt)
 			break; /* committed before (a restore repeats the commit) */
-		if ((rc = read_base(t, root, &bs, err)) ||
-		    (rc = commit_once(t, c, root, &bs, err)) != 1)
+		if ((rc = read_base(t, root, &bs, err)))
+			break;
+		if (c->replace && bs.parent != c->base) {
+			rc = sl_err_set(err, SL_ESTATE, "iceberg: table '%s' changed (snapshot %lld is "
+			                "current, not %lld)", t->dir, (long long)bs.parent,
+			                (long long)c->base);
+			break;
+		}
+		if ((rc = commit_once(t, c, root, &bs, err)) != 1)
 			break;
 	}
 	if (rc == 1)
@@ -1156,4 +1297,108 @@ int sl_iceberg_expire(const char *dir, int64_t older_ms, int retain, sl_iceberg_
 	free(t.loc);
 	sl_buf_deinit(&b);
 	return rc;
+}
+
+/* ---- describing a table (rewrite-data-files) -------------------------------- */
+
+static char *js_strdup(js v)
+{
+	char buf[ICE_PATH];
+	return js_str(v, buf, sizeof buf) ? NULL : strdup(buf);
+}
+
+int sl__ice_describe(const char *dir, ice_desc *d, sl_err *err)
+{
+	ice_table t;
+	sl_buf b;
+	int64_t ver, sid = -1, x, dspec = 0;
+	js root, v, k, s, f, m;
+	js_it it, fi;
+	int rc = 0;
+	memset(d, 0, sizeof *d);
+	memset(&t, 0, sizeof t);
+	t.name = "rewrite-data-files";
+	t.dir = (char *)dir;
+	sl_buf_init(&b);
+	if ((rc = read_current(&t, &ver, &b, err)))
+		goto out;
+	if (ver == 0) {
+		rc = sl_err_set(err, SL_EINVAL, "iceberg: '%s' holds no Iceberg table "
+		                "(no metadata/v<N>.metadata.json)", dir);
+		goto out;
+	}
+	root = (js){b.p, b.p + b.len};
+	js_get_i64(root, "current-schema-id", &sid);
+	js_get_i64(root, "default-spec-id", &dspec);
+	d->snap = -1;
+	js_get_i64(root, "current-snapshot-id", &d->snap);
+	if (!js_get(root, "schemas", &v) || js_iter(&it, v, '['))
+		goto bad;
+	while (js_next(&it, &k, &s) && !(!js_get_i64(s, "schema-id", &x) && x == sid))
+		s.p = NULL;
+	if (!s.p || !js_get(s, "fields", &v) || js_iter(&fi, v, '['))
+		goto bad;
+	while (js_next(&fi, &k, &f)) {
+		js nm, ty;
+		if (d->ncols == ICE_MAX_COLS || !js_get(f, "name", &nm) || !js_get(f, "type", &ty) ||
+		    js_get_i64(f, "id", &x))
+			goto bad;
+		ice_dcol *c = &d->cols[d->ncols++];
+		c->id = (int)x;
+		c->required = js_get(f, "required", &m) && m.e - m.p == 4 && !memcmp(m.p, "true", 4);
+		if (!(c->name = js_strdup(nm)) || !(c->type = js_strdup(ty)))
+			goto bad; /* a nested type is no string: refused */
+	}
+	if (js_get(s, "identifier-field-ids", &v) && !js_iter(&fi, v, '['))
+		while (js_next(&fi, &k, &f) && d->npk < ICE_MAX_COLS && !js_i64(f, &x))
+			d->pk_ids[d->npk++] = (int)x;
+	if (!js_get(root, "partition-specs", &v) || js_iter(&it, v, '['))
+		goto bad;
+	while (js_next(&it, &k, &s))
+		if (!js_get_i64(s, "spec-id", &x) && x == dspec && js_get(s, "fields", &v) &&
+		    !js_iter(&fi, v, '['))
+			while (js_next(&fi, &k, &f)) {
+				js tr, nm;
+				if (d->npf == ICE_MAX_COLS || !js_get(f, "transform", &tr) ||
+				    !js_get(f, "name", &nm) || js_get_i64(f, "source-id", &x))
+					goto bad;
+				ice_dpart *p = &d->pf[d->npf++];
+				p->source = (int)x;
+				if (!(p->transform = js_strdup(tr)) || !(p->name = js_strdup(nm)))
+					goto bad;
+			}
+	if (d->snap > 0) {
+		if (!js_get(root, "snapshots", &v) || js_iter(&it, v, '['))
+			goto bad;
+		while (js_next(&it, &k, &s)) {
+			char l[ICE_PATH];
+			if (js_get_i64(s, "snapshot-id", &x) || x != d->snap)
+				continue;
+			if (!js_get(s, "manifest-list", &m) || js_str(m, l, sizeof l))
+				goto bad;
+			snprintf(d->mlist, sizeof d->mlist, "%s", local_of(l));
+		}
+		if (!d->mlist[0])
+			goto bad;
+	}
+	goto out;
+bad:
+	rc = sl_err_set(err, SL_ESTATE, "iceberg: table metadata in '%s' that sluice cannot "
+	                "rewrite (nested types, or damaged)", dir);
+out:
+	sl_buf_deinit(&b);
+	return rc;
+}
+
+void sl__ice_desc_free(ice_desc *d)
+{
+	for (int i = 0; i < d->ncols; i++) {
+		free(d->cols[i].name);
+		free(d->cols[i].type);
+	}
+	for (int i = 0; i < d->npf; i++) {
+		free(d->pf[i].transform);
+		free(d->pf[i].name);
+	}
+	memset(d, 0, sizeof *d);
 }

@@ -38,7 +38,11 @@
  *       fence, so an older run still alive can commit nothing, and applies
  *       the restored checkpoint's changes unless the progress row says
  *       they are in.  A progress row newer than the restored checkpoint
- *       refuses the start (its rows would be applied twice).  abort(id)
+ *       refuses the start (its rows would be applied twice).  A record
+ *       of another instance or parallelism (a rescale) is recovered
+ *       against its writer's row, whose fence it bumps; an instance that
+ *       got no record takes its own row's fence before its first commit
+ *       (docs/postgres.md "Rescaling").  abort(id)
  *       keeps the changes for the next checkpoint.  The staged batch is
  *       bounded by the checkpoint interval: one line per changed key for
  *       an upsert sink, every row for an append sink.
@@ -101,6 +105,7 @@ typedef struct jd_sink {
 	sl_jd_changes pend;    /* EO: pre-committed, not yet committed */
 	int64_t pend_id;       /* its checkpoint, -1 = none */
 	int64_t fence;         /* EO: this run's fence (recover) */
+	int fence_known;       /* EO: fence was taken on this instance's own row */
 	int64_t last_flush_us; /* processing time of the last flush */
 	int fenced;            /* the last failure was the fence: do not retry */
 	sl_buf line, key, sql; /* scratch */
@@ -619,6 +624,8 @@ static int jd_pre_commit(sl_sink *s, int64_t id, sl_snap_writer *w, sl_err *err)
 	return 0;
 }
 
+static int claim_row(jd_sink *k, int64_t id, sl_err *err);
+
 /* commit: exactly-once applies the staged changes of checkpoint id (and
  * records id); a no-op when they are in already or nothing is staged. */
 static int jd_commit(sl_sink *s, int64_t id, sl_err *err)
@@ -626,6 +633,11 @@ static int jd_commit(sl_sink *s, int64_t id, sl_err *err)
 	jd_sink *k = (jd_sink *)s;
 	if (k->mode == JD_ALO || k->pend_id < 0 || k->pend_id > id)
 		return 0;
+	if (!k->fence_known) { /* a rescale gave this instance no record */
+		int r0 = claim_row(k, k->pend_id, err);
+		if (r0)
+			return r0;
+	}
 	int rc = apply(k, &k->pend.lines, k->pend.ndel > 0, k->pend_id, err);
 	if (!rc) {
 		sl__jd_changes_clear(&k->pend);
@@ -708,6 +720,7 @@ static int recover_once(jd_sink *k, const sl_buf *lines, int64_t id, sl_err *err
 	if ((rc = send_and_commit(k, id > done ? lines : &(sl_buf){0}, 1, set, err)))
 		goto rollback;
 	k->fence = fence + 1;
+	k->fence_known = 1;
 	return 0;
 rollback:
 	if (k->conn && PQstatus(k->conn) == CONNECTION_OK)
@@ -748,15 +761,71 @@ damaged:
 	                  "table's PRIMARY KEY changed since the checkpoint)", k->what);
 }
 
+/* recover_once, retried 'sink.max-retries' times on a new connection. */
+static int recover_retried(jd_sink *k, const sl_buf *lines, int64_t id, sl_err *err)
+{
+	for (int64_t attempt = 0;; attempt++) {
+		k->fenced = 0;
+		sl_err_clear(err);
+		int rc = recover_once(k, lines, id, err);
+		if (!retry_later(k, rc, attempt))
+			return rc;
+	}
+}
+
+/*
+ * A rescale (exactly-once): the record of old instance `inst` is
+ * recovered against that instance's progress row ("<table>/<inst>"),
+ * whichever new instance the runtime gave it to (old record j goes to new
+ * instance j % p'): its changes are applied unless that row shows them
+ * in, the row's fence is bumped (a run of the old instance still alive
+ * commits nothing more), and a row newer than the restored checkpoint is
+ * refused, exactly as at the same parallelism.  This instance takes the
+ * fence as its own only from its own row (inst == its instance number).
+ */
+static int recover_rescaled(jd_sink *k, const sl_buf *lines, int64_t id, int inst, sl_err *err)
+{
+	char own[sizeof k->sink_id];
+	memcpy(own, k->sink_id, sizeof own);
+	int64_t fence = k->fence;
+	int known = k->fence_known;
+	char *slash = strrchr(own, '/');
+	snprintf(k->sink_id, sizeof k->sink_id, "%.*s/%d", slash ? (int)(slash - own) : 0, own,
+	         inst);
+	int rc = recover_retried(k, lines, id, err);
+	memcpy(k->sink_id, own, sizeof own);
+	if (inst != k->subtask) { /* another instance's row: not this one's fence */
+		k->fence = fence;
+		k->fence_known = known;
+	}
+	if (rc)
+		sl_err_append(err, " (rescaled: the record of old instance %d, progress row '%.*s/%d')",
+		              inst, slash ? (int)(slash - own) : 0, own, inst);
+	return rc;
+}
+
+/*
+ * An instance a rescale gave no record (a new instance above the old
+ * parallelism) takes its row's fence before its first commit of
+ * checkpoint id: as a recovery of checkpoint id - 1 with nothing staged
+ * (a row showing id or later refuses: those changes would be skipped).
+ */
+static int claim_row(jd_sink *k, int64_t id, sl_err *err)
+{
+	return recover_retried(k, &(sl_buf){0}, id - 1, err);
+}
+
 /*
  * recover: at-least-once has nothing staged (a record of the exactly-once
  * mode is refused: its changes would be lost).  Exactly-once: bumps the
  * fence and applies the restored checkpoint's changes unless the progress
  * row shows them applied; refuses (SL_ESTATE) a progress row newer than
- * the restored checkpoint.  r NULL = a start without a checkpoint.
- * Exactly-once refuses a record written by another instance or at another
- * parallelism (a rescale): its progress row is that instance's, and
- * checking it against this instance's row could skip its changes.
+ * the restored checkpoint.  r NULL = a start without a checkpoint.  A
+ * record written by another instance or at another parallelism (a
+ * rescale) is checked against its writer's row (recover_rescaled), so the
+ * runtime may give the records to any new instances, each to one; an
+ * instance that got none takes its own row's fence at its first commit
+ * (claim_row).
  */
 static int jd_recover(sl_sink *s, sl_snap_reader *r, sl_err *err)
 {
@@ -767,11 +836,7 @@ static int jd_recover(sl_sink *s, sl_snap_reader *r, sl_err *err)
 	if (r && (rc = read_record(k, r, &staged, &id, &lines, &inst, &ninst, err)))
 		return rc;
 	if (r && k->mode == JD_EO && (inst != k->subtask || ninst != k->nsubtasks))
-		return sl_err_set(err, SL_ESTATE, "%s: 'sink.delivery-guarantee' = 'exactly-once' "
-		                  "cannot restore a checkpoint at another parallelism yet (written "
-		                  "by instance %d of %d, restored into instance %d of %d); restore "
-		                  "it with 'parallelism.default' = '%d'", k->what, inst, ninst,
-		                  k->subtask, k->nsubtasks, ninst);
+		return recover_rescaled(k, &lines, id, inst, err);
 	if (k->mode == JD_ALO) {
 		if (staged)
 			return sl_err_set(err, SL_ESTATE, "%s: the restored checkpoint staged changes "
@@ -779,13 +844,7 @@ static int jd_recover(sl_sink *s, sl_snap_reader *r, sl_err *err)
 			                  "with that guarantee", k->what);
 		return 0;
 	}
-	for (int64_t attempt = 0;; attempt++) {
-		k->fenced = 0;
-		sl_err_clear(err);
-		rc = recover_once(k, &lines, id, err);
-		if (!retry_later(k, rc, attempt))
-			return rc;
-	}
+	return recover_retried(k, &lines, id, err);
 }
 
 static int jd_can_update(const sl_conn_args *a)

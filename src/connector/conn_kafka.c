@@ -14,7 +14,10 @@
  * subscription: partitions are assigned explicitly), lists the topics'
  * partitions from the cluster's metadata and makes each (topic, partition)
  * a split, sorted by topic name then partition; split k of that list
- * belongs to instance k % nsubtasks (sl_conn_args.subtask).  It resolves
+ * belongs to instance k % nsubtasks (sl_conn_args.subtask); with
+ * 'scan.partitions' (a sluice extension: the scale-out's children, see
+ * docs/kafka.md "Several processes, one job") only the listed partitions
+ * are in that list.  It resolves
  * every split's start offset (earliest, latest, the group's committed
  * offset, the first offset at a timestamp, a specific offset) and, with a
  * bounded mode, its end offset, to numbers, so a restart never depends on
@@ -98,6 +101,8 @@ typedef struct ks_source {
 	int64_t *spec_off;
 	int64_t idle_us;      /* 'scan.watermark.idle-timeout', 0 = never */
 	int subtask, nsub;
+	int32_t *only;        /* 'scan.partitions': read only these, or NULL */
+	int nonly;
 	int commit_offsets;   /* group.id set and 'properties.commit.offsets.on.checkpoint' */
 	sl_kafka_fmt fmt;
 	int nfields;
@@ -193,6 +198,43 @@ static int ts_option(ks_source *k, const sl_opts *o, const char *key, const char
 }
 
 /* The metadata columns: known keys and Flink's types. */
+/* 'scan.partitions' (sluice extension): a ',' list of partition numbers
+ * of the topic; only those are read (the scale-out's children,
+ * docs/kafka.md "Several processes, one job"). */
+static int parse_only(ks_source *k, const char *v, sl_err *err)
+{
+	int n = 1;
+	for (const char *c = v; *c; c++)
+		n += *c == ',';
+	if (!(k->only = calloc((size_t)n, sizeof *k->only)))
+		return nomem(k, err);
+	const char *c = v;
+	for (int i = 0; i < n; i++) {
+		char *end;
+		long x = strtol(c, &end, 10);
+		while (*end == ' ')
+			end++;
+		if (end == c || x < 0 || x > INT32_MAX || (*end && *end != ','))
+			return sl_err_set(err, SL_EINVAL, "source '%s': option 'scan.partitions' = "
+			                  "'%s': expected partition numbers separated by ','",
+			                  k->base.table, v);
+		k->only[k->nonly++] = (int32_t)x;
+		c = end + (*end == ',');
+	}
+	return 0;
+}
+
+/* Whether partition part is to be read ('scan.partitions'). */
+static int only_wanted(const ks_source *k, int32_t part)
+{
+	if (!k->only)
+		return 1;
+	for (int i = 0; i < k->nonly; i++)
+		if (k->only[i] == part)
+			return 1;
+	return 0;
+}
+
 static int check_meta(ks_source *k, const sl_conn_args *a, sl_err *err)
 {
 	k->meta = malloc(((size_t)a->nfields + 1) * sizeof(int));
@@ -337,6 +379,9 @@ static int ks_configure_any(sl_source *s, const sl_conn_args *a, int upsert, sl_
 		                  "partitions while the job runs is not supported yet (the "
 		                  "partitions are listed when the job starts; use '0' to say so)",
 		                  a->table, disc);
+	const char *parts = sl_opts_get(o, "scan.partitions");
+	if (parts && parse_only(k, parts, err))
+		return err->code;
 	if (check_meta(k, a, err))
 		return err->code;
 	int rc = sl__kafka_fmt_init(&k->fmt, a, upsert, 0, err);
@@ -426,9 +471,19 @@ static int list_splits(ks_source *k, sl_err *err)
 		if (!wanted(k, t->topic))
 			continue;
 		for (int j = 0; j < t->partition_cnt; j++) {
+			if (!only_wanted(k, t->partitions[j].id))
+				continue;
 			all[m].topic = (char *)t->topic;
 			all[m++].part = t->partitions[j].id;
 		}
+	}
+	for (int i = 0; i < k->nonly && !rc; i++) {
+		int found = 0;
+		for (int j = 0; j < m; j++)
+			found |= all[j].part == k->only[i];
+		if (!found)
+			rc = sl_err_set(err, SL_EIO, "source '%s': 'scan.partitions' lists partition %d, "
+			                "which the topic does not have", k->base.table, (int)k->only[i]);
 	}
 	if (!rc) {
 		qsort(all, (size_t)m, sizeof *all, cmp_split);
@@ -1161,6 +1216,7 @@ static void ks_close(sl_source *s)
 	free(k->prov_off);
 	free(k->meta);
 	free(k->spec_part);
+	free(k->only);
 	free(k->spec_off);
 	if (k->pattern)
 		pcre2_code_free(k->pattern);

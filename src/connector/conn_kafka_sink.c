@@ -73,7 +73,7 @@ typedef struct kk_sink {
 	sl_kafka_props props;
 	char *topic;
 	int partitioner, guarantee;
-	int subtask;
+	int subtask, nsub;    /* this instance of nsub */
 	sl_kafka_fmt fmt;
 	rd_kafka_t *rk;
 	rd_kafka_topic_t *rkt;
@@ -139,6 +139,7 @@ static int kk_configure_any(sl_sink *s, const sl_conn_args *a, int upsert, sl_er
 	sl_buf_init(&k->vbuf);
 	sl_buf_init(&k->msgs);
 	k->subtask = a->subtask;
+	k->nsub = a->nsubtasks > 0 ? a->nsubtasks : 1;
 	const char *topic = sl_opts_get(o, "topic");
 	if (sl_opts_get(o, "topic-pattern"))
 		return sl_err_set(err, SL_EINVAL, "sink '%s': Option 'topic-pattern' is only "
@@ -648,15 +649,94 @@ static int kk_abort(sl_sink *s, int64_t ckpt, sl_err *err)
 	return txn_catch_up(k, err);
 }
 
+/* A transactional producer of id "<prefix>-j", initialized: any
+ * producer of that id before it is fenced and its open transaction
+ * aborted.  0 with *out, or SL_EIO with err. */
+static int id_producer(kk_sink *k, int j, rd_kafka_t **out, sl_err *err)
+{
+	char es[512], tid[600];
+	snprintf(tid, sizeof tid, "%s-%d", k->txn_prefix, j);
+	rd_kafka_conf_t *conf = sl__kafka_conf(&k->props, "sink", k->base.table, err);
+	if (!conf)
+		return err->code;
+	rd_kafka_conf_set(conf, "transactional.id", tid, es, sizeof es);
+	rd_kafka_conf_set_dr_msg_cb(conf, dr_cb);
+	rd_kafka_conf_set_error_cb(conf, error_cb);
+	rd_kafka_conf_set_opaque(conf, k);
+	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, es, sizeof es);
+	if (!rk) {
+		rd_kafka_conf_destroy(conf);
+		return sl_err_set(err, SL_EIO, "sink '%s': cannot create the Kafka producer: %s",
+		                  k->base.table, es);
+	}
+	rd_kafka_set_log_queue(rk, NULL);
+	int rc = txn_check(k, rd_kafka_init_transactions(rk, KK_TIMEOUT_MS), "init", j, err);
+	if (rc) {
+		rd_kafka_destroy(rk);
+		return rc;
+	}
+	*out = rk;
+	return 0;
+}
+
+/* Sets the marker of "<prefix>-j" to 0 (below every checkpoint id) in a
+ * transaction of its own on rk, producer of that id. */
+static int marker_reset(kk_sink *k, rd_kafka_t *rk, int j, sl_err *err)
+{
+	int rc = txn_check(k, rd_kafka_begin_transaction(rk), "begin", j, err);
+	if (!rc)
+		rc = txn_marker(k, rk, j, 0, err);
+	if (!rc)
+		rc = txn_check(k, rd_kafka_commit_transaction(rk, KK_TIMEOUT_MS), "commit", j, err);
+	return rc;
+}
+
 /*
- * recover: an empty record (at-least-once, none, a fresh start) has
- * nothing to do; an exactly-once record of instance j and checkpoint C is
+ * An exactly-once sink's fresh start (no checkpoint restored).  Its own
+ * id's open transaction was aborted at open; its marker, left by an
+ * earlier run whose checkpoints are gone, may hold a checkpoint id above
+ * the ones this run will take, so that a restore of this run's checkpoint
+ * C would find "C committed" and skip committing it again: the marker is
+ * reset to 0.  Instance 0 also looks for the ids of instances beyond this
+ * parallelism ("<prefix>-j", j = nsub, nsub + 1, ..., while group
+ * "<prefix>-j" has a marker: an earlier run at a higher parallelism),
+ * aborts their open transactions (read_committed readers would otherwise
+ * wait for 'transaction.timeout.ms') and resets their markers.  An id
+ * that never completed a checkpoint has no marker and is not found.
+ */
+static int fresh_start(kk_sink *k, sl_err *err)
+{
+	int64_t m = -1;
+	int rc = marker_read(k, k->subtask, &m, err);
+	if (!rc && m > 0)
+		rc = marker_reset(k, k->rk, k->subtask, err);
+	for (int j = k->nsub; !rc && k->subtask == 0 && j < k->nsub + 4096; j++) {
+		if ((rc = marker_read(k, j, &m, err)) || m < 0)
+			break;
+		rd_kafka_t *rk = NULL;
+		if (!(rc = id_producer(k, j, &rk, err)))
+			rc = marker_reset(k, rk, j, err);
+		if (rk)
+			rd_kafka_destroy(rk);
+		if (!rc)
+			fprintf(stderr, "sluice: sink '%s': fresh start at parallelism %d: aborted what "
+			        "transactional id '%s-%d' of an earlier run left open\n", k->base.table,
+			        k->nsub, k->txn_prefix, j);
+	}
+	return rc;
+}
+
+/*
+ * recover: a fresh start of an exactly-once sink cleans up (fresh_start);
+ * an empty record (at-least-once, none) has nothing to do; an exactly-once record of instance j and checkpoint C is
  * committed unless the marker of "<prefix>-j" shows it committed (see the
  * file comment).  A record with another guarantee is refused.
  */
 static int kk_recover(sl_sink *s, sl_snap_reader *r, sl_err *err)
 {
 	kk_sink *k = (kk_sink *)s;
+	if (!r && k->guarantee == GUAR_EOS)
+		return fresh_start(k, err);
 	if (!r || r->pos >= r->len)
 		return 0;
 	uint8_t ver = sl_snap_get_u8(r);
@@ -675,25 +755,7 @@ static int kk_recover(sl_sink *s, sl_snap_reader *r, sl_err *err)
 	 * one's gets a producer of its own (init_transactions aborts its open
 	 * transaction before the marker is read) */
 	rd_kafka_t *rk = k->rk;
-	int rc = 0;
-	if (j != k->subtask) {
-		char es[512], tid[600];
-		snprintf(tid, sizeof tid, "%s-%d", k->txn_prefix, j);
-		rd_kafka_conf_t *conf = sl__kafka_conf(&k->props, "sink", s->table, err);
-		if (!conf)
-			return err->code;
-		rd_kafka_conf_set(conf, "transactional.id", tid, es, sizeof es);
-		rd_kafka_conf_set_dr_msg_cb(conf, dr_cb);
-		rd_kafka_conf_set_error_cb(conf, error_cb);
-		rd_kafka_conf_set_opaque(conf, k);
-		if (!(rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, es, sizeof es))) {
-			rd_kafka_conf_destroy(conf);
-			return sl_err_set(err, SL_EIO, "sink '%s': cannot create the Kafka producer: %s",
-			                  s->table, es);
-		}
-		rd_kafka_set_log_queue(rk, NULL);
-		rc = txn_check(k, rd_kafka_init_transactions(rk, KK_TIMEOUT_MS), "init", j, err);
-	}
+	int rc = j != k->subtask ? id_producer(k, j, &rk, err) : 0;
 	int64_t marker = -1;
 	if (!rc)
 		rc = marker_read(k, j, &marker, err);

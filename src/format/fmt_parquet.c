@@ -271,7 +271,7 @@ static void write_element(pq_tw *w, const sl_field *f, int field_id)
 	pq_tw_end(w);
 }
 
-void pq_write_schema(pq_tw *w, int id, const sl_field *fields, int nfields, int field_ids)
+void pq_write_schema(pq_tw *w, int id, const sl_field *fields, int nfields, const int *field_ids)
 {
 	int n = 1;
 	for (int i = 0; i < nfields; i++)
@@ -282,7 +282,7 @@ void pq_write_schema(pq_tw *w, int id, const sl_field *fields, int nfields, int 
 	pq_tw_i32(w, 5, nfields);
 	pq_tw_end(w);
 	for (int i = 0; i < nfields; i++)
-		write_element(w, &fields[i], field_ids ? i + 1 : 0);
+		write_element(w, &fields[i], field_ids ? field_ids[i] : 0);
 }
 
 /* decode: a Parquet file is not a sequence of records. */

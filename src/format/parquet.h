@@ -166,10 +166,12 @@ void pq_leaves_free(pq_leaf *leaves, int n);
 /*
  * Writes the schema of the fields (a root element and, depth first, one
  * element per field and ROW child) as the list field `id` of w.  With
- * field_ids, top-level field i carries field_id i + 1 (the Iceberg sink's
- * column ids, 'parquet.field-ids'; ROW children carry none).
+ * field_ids (NULL = none), top-level field i carries field_id field_ids[i]
+ * (the Iceberg sink's column ids, 'parquet.field-ids'; ROW children carry
+ * none).
  */
-void pq_write_schema(pq_tw *w, int id, const sl_field *fields, int nfields, int field_ids);
+void pq_write_schema(pq_tw *w, int id, const sl_field *fields, int nfields,
+                     const int *field_ids);
 /* Bytes of the FIXED_LEN_BYTE_ARRAY holding a DECIMAL of precision p. */
 int pq_decimal_bytes(int p);
 

@@ -24,6 +24,7 @@
 #include "parquet.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +73,7 @@ typedef struct pq_writer {
 	int has_required;   /* some leaf or ancestor is NOT NULL: rows are checked first */
 	/* options */
 	int codec, level, v2, dict;
-	int field_ids;      /* 'parquet.field-ids': top-level columns carry ids 1..n */
+	int *field_ids;     /* 'parquet.field-ids': the top-level columns' ids, or NULL */
 	int64_t block, page, dict_max;
 	/* the file */
 	int64_t pos;        /* bytes appended since file_begin */
@@ -133,7 +134,45 @@ static int read_codec(const sl_opts *opts, int *codec, sl_err *err)
 	                  "(use UNCOMPRESSED, SNAPPY, GZIP or ZSTD)", v);
 }
 
-static int read_options(pq_writer *w, const sl_opts *opts, sl_err *err)
+/*
+ * 'parquet.field-ids': "false" (none), "true" (top-level column i carries
+ * id i + 1) or a comma-separated list of one positive id per top-level
+ * column (the Iceberg sink's delete files: key columns keep their table
+ * ids, position deletes carry the spec's reserved ids).
+ */
+static int read_field_ids(pq_writer *w, const sl_opts *opts, int nfields, sl_err *err)
+{
+	const char *v = sl_opts_get(opts, "parquet.field-ids");
+	int on = 0;
+	if (!v || !strchr(v, ',')) {
+		if (!v || !(v[0] >= '0' && v[0] <= '9')) {
+			if (sl_opts_bool(opts, "parquet.field-ids", 0, &on, err))
+				return SL_EINVAL;
+			v = NULL;
+		}
+	}
+	if ((!on && !v) || nfields < 0) /* nfields < 0: only checked */
+		return 0;
+	if (!(w->field_ids = calloc((size_t)nfields + 1, sizeof *w->field_ids)))
+		return nomem(err);
+	for (int i = 0; i < nfields; i++) {
+		char *end;
+		long x = i + 1;
+		if (v) {
+			x = strtol(v, &end, 10);
+			if (end == v || x < 1 || x > INT32_MAX || (*end != ',' && *end != 0) ||
+			    (*end == 0) != (i == nfields - 1))
+				return sl_err_set(err, SL_EINVAL, "option 'parquet.field-ids': '%s' is not "
+				                  "true, false or %d positive ids", sl_opts_get(opts,
+				                  "parquet.field-ids"), nfields);
+			v = end + (*end == ',');
+		}
+		w->field_ids[i] = (int)x;
+	}
+	return 0;
+}
+
+static int read_options(pq_writer *w, const sl_opts *opts, int nfields, sl_err *err)
 {
 	int64_t level = 0;
 	const char *ver = sl_opts_get(opts, "parquet.writer.version");
@@ -142,8 +181,9 @@ static int read_options(pq_writer *w, const sl_opts *opts, sl_err *err)
 	    sl_opts_size(opts, "parquet.page.size", PQ_DEF_PAGE, &w->page, err) ||
 	    sl_opts_size(opts, "parquet.dictionary.page.size", PQ_DEF_DICT, &w->dict_max, err) ||
 	    sl_opts_bool(opts, "parquet.enable.dictionary", 1, &w->dict, err) ||
-	    sl_opts_bool(opts, "parquet.field-ids", 0, &w->field_ids, err) ||
 	    sl_opts_int(opts, "parquet.compression.codec.zstd.level", 3, &level, err))
+		return SL_EINVAL;
+	if (read_field_ids(w, opts, nfields, err))
 		return SL_EINVAL;
 	if (ver && !strcasecmp(ver, "PARQUET_2_0"))
 		w->v2 = 1;
@@ -166,7 +206,7 @@ int pq_write_options_check(const sl_opts *opts, sl_err *err)
 {
 	pq_writer w;
 	memset(&w, 0, sizeof w);
-	return read_options(&w, opts, err);
+	return read_options(&w, opts, -1, err);
 }
 
 /* encoder_init: reads the options and lays the schema out. */
@@ -176,7 +216,7 @@ int pq_encoder_init(sl_encoder *e, const sl_opts *opts, sl_err *err)
 	pq_writer *w = calloc(1, sizeof *w);
 	if (!(pe->w = w))
 		return nomem(err);
-	int rc = read_options(w, opts, err);
+	int rc = read_options(w, opts, e->nfields, err);
 	if (!rc)
 		rc = pq_leaves_make(e->fields, e->nfields, &w->leaves, &w->nleaves, err);
 	if (rc)
@@ -210,6 +250,7 @@ void pq_encoder_deinit(sl_encoder *e)
 		sl_buf_deinit(&c->max);
 	}
 	free(w->cols);
+	free(w->field_ids);
 	pq_leaves_free(w->leaves, w->nleaves);
 	free(w->chunks);
 	free(w->rg_rows_of);

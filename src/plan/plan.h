@@ -25,6 +25,18 @@
 
 struct sl_engine;
 
+/* A job fit for 'sluice.scale-out' = 'kafka-group' (plan_scaleout.c,
+ * docs/kafka.md "Several processes, one job"): its one Kafka source. */
+typedef struct sl_scale_out {
+	int on;                 /* 'sluice.scale-out' = 'kafka-group', checked */
+	const char *table;      /* the source table */
+	const sl_opts *opts;    /* its options (plan arena) */
+	const char *topic;      /* its one topic */
+	const char *group;      /* 'properties.group.id' */
+	const char *keys;       /* the Kafka key's columns, "a, b" (EXPLAIN) */
+	int nkeyed;             /* keyed inputs checked (EXPLAIN) */
+} sl_scale_out;
+
 typedef struct sl_plan_args {
 	const sl_catalog *cat;
 	const sl_opts *session;   /* SET options */
@@ -41,6 +53,8 @@ typedef struct sl_plan_args {
 	int parallelism;          /* the job's parallelism (plan_par.c); 0 = 1 */
 	int parallelism_explicit; /* the user set it ('parallelism.default'):
 	                           * running at 1 instead is worth a warning */
+	sl_scale_out *scale_out;  /* set when the job is fit for 'sluice.scale-out'
+	                           * (may be NULL: not asked) */
 } sl_plan_args;
 
 /*

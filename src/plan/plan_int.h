@@ -176,6 +176,16 @@ int sl__plan_par(planner *p);
  * nodes with inputs, "ship=[HASH[user_id], FORWARD (chained)]". */
 const char *sl__plan_par_explain(planner *p, const sl_pnode *n);
 
+/* ---- plan_scaleout.c: several processes sharing a Kafka topic ---- */
+
+/* With 'sluice.scale-out' = 'kafka-group': checks that every piece of the
+ * job's state belongs to one partition of its one Kafka source's topic
+ * and fills *out; without the option returns 0 and leaves *out alone.
+ * After sl__plan_dist.  0, or SL_EPLAN / SL_EINVAL with p->err saying why. */
+int sl__plan_scale_out(planner *p, sl_scale_out *out);
+/* EXPLAIN's "Scale-out: ..." line for so (nothing when so->on is 0). */
+void sl__plan_scale_out_explain(planner *p, const sl_scale_out *so, sl_buf *explain);
+
 /* ---- plan_ttl.c: state TTL ---- */
 
 /* Sets node n's state bound (n->state, from its kind and parameters) and

@@ -225,6 +225,14 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	}
 	const char *conn = sl_opts_get(o, "connector");
 	int push = strcmp(conn, "push") == 0;
+	const char *sopart = sl_opts_get(p->session, "sluice.scale-out.partition");
+	if (sopart && (!strcmp(conn, "kafka") || !strcmp(conn, "upsert-kafka"))) {
+		/* a scale-out's child (plan_scaleout.c): its one partition, and
+		 * no offset commits (the broker refuses a non-member's while
+		 * the group has members) */
+		sl_opts_set(o, "scan.partitions", sopart);
+		sl_opts_set(o, "properties.commit.offsets.on.checkpoint", "false");
+	}
 	const char *from_stdin = sl_opts_get(p->session, "sluice.script-from-stdin");
 	if (!strcmp(conn, "stdin") && from_stdin && !strcmp(from_stdin, "true"))
 		return sl__plan_error(p, line, col, SL_EPLAN,
@@ -338,7 +346,8 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	sp.batch_rows = (int)br;
 	sl_conn_args ca = {t->name, phys, nphys, t->pk, t->npk, o, p->engine, p->tz,
 	                   p->checkpointing, p->job, (int)p->attempt, 0,
-	                   part_fields(p, t, map), t->npart, 0, 1, (const char *const *)meta, 0};
+	                   part_fields(p, t, map), t->npart, 0, 1, (const char *const *)meta, 0,
+	                   0};
 	if (!strcmp(conn, "stdin") && p->checkpointing && p->warnings)
 		sl_buf_printf(p->warnings, "warning: table '%s' reads stdin, which cannot be replayed: "
 		              "the job is at-least-once for it, not exactly-once\n", t->name);
@@ -427,6 +436,16 @@ sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int li
 {
 	sl_opts *o = use_opts(p, t);
 	const char *conn = sl_opts_get(o, "connector");
+	const char *sopart = sl_opts_get(p->session, "sluice.scale-out.partition");
+	const char *txp = NULL;
+	for (int i = 0; sopart && i < o->n; i++) /* read without marking it used */
+		if (!strcmp(o->v[i].key, "sink.transactional-id-prefix"))
+			txp = o->v[i].value;
+	if (txp && conn && (!strcmp(conn, "kafka") || !strcmp(conn, "upsert-kafka")))
+		/* a scale-out's child (plan_scaleout.c): transactional ids of its
+		 * own, or the children of the partitions would fence each other */
+		sl_opts_set(o, "sink.transactional-id-prefix",
+		            sl_arena_printf(p->a, "%s-p%s", txp, sopart));
 	const sl_sink_vtab *vt = conn && !strcmp(conn, "push") ? p->push_sink : sl_sink_find(conn);
 	if (!vt)
 		return sl__plan_error(p, line, col, SL_EPLAN,
@@ -466,7 +485,7 @@ sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int li
 			ppk = NULL;
 	sl_conn_args ca = {t->name, f, n, ppk, ppk ? t->npk : 0, o, p->engine, p->tz,
 	                   p->checkpointing, p->job, (int)p->attempt, ow && !strcmp(ow, "true"),
-	                   part_fields(p, t, fmap), t->npart, 0, 1, NULL, 0};
+	                   part_fields(p, t, fmap), t->npart, 0, 1, NULL, 0, in->updating};
 	if (p->checkpointing &&
 	    sl_opts_duration(p->session, "execution.checkpointing.interval", 0, &ca.ckpt_interval_us,
 	                     p->err))
@@ -698,6 +717,9 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_ppla
 		rc = sl__plan_dist(p);
 	if (!rc)
 		rc = sl__plan_par(p);
+	sl_scale_out so = {0};
+	if (!rc)
+		rc = sl__plan_scale_out(p, a->scale_out ? a->scale_out : &so);
 	int ids = 0, exchanges = 0;
 	if (!rc && explain)
 		rc = sl_opts_bool(a->session, "sluice.explain.ids", 0, &ids, err);
@@ -705,8 +727,10 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_ppla
 		rc = sl_opts_bool(a->session, "sluice.explain.exchanges", 0, &exchanges, err);
 	if (rc)
 		return rc;
-	if (explain)
+	if (explain) {
 		explain_plan(p, explain, ids, exchanges);
+		sl__plan_scale_out_explain(p, a->scale_out ? a->scale_out : &so, explain);
+	}
 	*plan = p->plan;
 	return 0;
 }

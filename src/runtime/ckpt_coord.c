@@ -38,7 +38,9 @@
  * first; librdkafka's threads (Kafka connectors) may run, since the child
  * never calls into librdkafka nor takes a lock they can hold
  * (docs/checkpoints.md, "Kafka").  After the child exits the collapser maps the
- * state with huge pages again (docs/checkpoints.md, "Huge pages and fork").
+ * state with huge pages again (docs/checkpoints.md, "Huge pages and fork");
+ * in a parallel job it collapses every instance's regions, listed at the
+ * barrier while the instances are parked.
  *
  * The RocksDB backend cannot be forked (its threads); there the state is
  * fixed at the barrier with sl_state_snap_begin and a writer thread does
@@ -693,7 +695,7 @@ void sl_coord_close(sl_coord *c)
 /* Phase 1 in part pt: calls the pre_commit hook of every operator that
  * has one for checkpoint id, into `pc` (the pre-commit section: a record
  * per such operator, in graph order). */
-static int pre_commit_part(sl_coord *c, sl_coord_part *pt, int64_t id, sl_snap_writer *pc)
+static int pre_commit_part(sl_coord_part *pt, int64_t id, sl_snap_writer *pc, sl_err *err)
 {
 	sl_graph *g = pt->graph;
 	uint32_t n = 0;
@@ -706,14 +708,14 @@ static int pre_commit_part(sl_coord *c, sl_coord_part *pt, int64_t id, sl_snap_w
 			continue;
 		sl_snap_writer sub;
 		sl_snap_writer_init(&sub);
-		int rc = op->vt->pre_commit(op, id, &sub, c->err);
+		int rc = op->vt->pre_commit(op, id, &sub, err);
 		sl_snap_put_bytes(pc, op->uid, strlen(op->uid));
 		sl_snap_put_bytes(pc, sub.buf, sub.len);
 		sl_snap_writer_deinit(&sub);
 		if (rc)
 			return rc;
 	}
-	return pc->failed ? sl_err_set(c->err, SL_ENOMEM, "out of memory") : 0;
+	return pc->failed ? sl_err_set(err, SL_ENOMEM, "out of memory") : 0;
 }
 
 /* Per part: its pre-commit section, and (the writer-thread path) its
@@ -749,7 +751,7 @@ static void parts_free(part_snap *ps, int n)
 static int pre_commit_all(sl_coord *c, int64_t id, part_snap *ps)
 {
 	for (int k = 0; k < c->nparts; k++) {
-		int rc = pre_commit_part(c, &c->parts[k], id, &ps[k].pc);
+		int rc = pre_commit_part(&c->parts[k], id, &ps[k].pc, c->err);
 		if (rc)
 			return rc;
 	}
@@ -1036,6 +1038,8 @@ static int reap(sl_coord *c, int block)
 	int ok = r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	if (!c->multi)
 		sl_collapser_run(c->collapser, c->state); /* see hugepage.h */
+	else
+		sl_collapser_go(c->collapser); /* the regions taken at the barrier */
 	if (!ok)
 		sl_err_set(c->err, SL_EIO, "checkpoint %" PRId64 " failed while being written", id);
 	char path[4200];
@@ -1105,9 +1109,17 @@ static int take_async(sl_coord *c)
 		parts_free(ps, c->nparts);
 		return finish_ckpt(c, id, rc, 0, 0, 0, t0, 0, aligned);
 	}
-	if (!c->collapser && !c->multi)
+	if (!c->collapser)
 		c->collapser = sl_collapser_new(); /* NULL: no collapsing, still correct */
 	sl_collapser_pause(c->collapser);      /* no other thread busy at fork */
+	if (c->multi) { /* every instance's regions, now that none changes them */
+		sl_state_backend **bes = malloc(sizeof(*bes) * (size_t)c->nparts);
+		for (int k = 0; bes && k < c->nparts; k++)
+			bes[k] = c->parts[k].state;
+		if (bes)
+			sl_collapser_take(c->collapser, bes, c->nparts);
+		free(bes);
+	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -1133,9 +1145,80 @@ static int take_async(sl_coord *c)
 	return 0;
 }
 
+/* What an instance does at its barrier on the no-park path: part k's
+ * pre-commits, operators' section and state fixed (sl_coord_rt.barrier). */
+typedef struct part_work_arg {
+	sl_coord *c;
+	part_snap *ps;
+	int64_t id;
+} part_work_arg;
+
+/* Runs on instance k's thread (or the coordinator's when k ended):
+ * touches only part k's graph and backend and ps[k]. */
+static int part_work(void *arg, int k, sl_err *err)
+{
+	part_work_arg *a = arg;
+	sl_coord_part *pt = &a->c->parts[k];
+	part_snap *p = &a->ps[k];
+	int rc = pre_commit_part(pt, a->id, &p->pc, err);
+	if (!rc)
+		rc = sl_graph_snapshot_ops(pt->graph, &p->ops, err);
+	if (!rc && p->ops.failed)
+		rc = sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (!rc)
+		rc = sl_state_snap_begin(pt->state, NULL, &p->snap, err);
+	return rc;
+}
+
+/* A periodic checkpoint written by a thread, parallel job, without
+ * parking (docs/parallel.md §5, "Without parking"): each instance fixes
+ * its own part at its own barrier and goes on; the writer thread starts
+ * when the last one has.  Blocked: the longest instance's own work. */
+static int take_thread_nopark(sl_coord *c)
+{
+	sl_fault_tick();
+	int64_t t0 = mono_us(), aligned = 0, blocked = 0;
+	int64_t id = c->next_id++;
+	struct ck_writer *cw = calloc(1, sizeof(*cw));
+	if (!cw) {
+		sl_err_set(c->err, SL_ENOMEM, "out of memory");
+		return finish_ckpt(c, id, SL_ENOMEM, 0, 0, 0, t0, 0, 0);
+	}
+	cw->c = c;
+	cw->nparts = c->nparts;
+	fill_meta(c, &cw->meta, id, 0, 0);
+	cw->ps = parts_new(c);
+	if (!cw->ps) {
+		free(cw);
+		return finish_ckpt(c, id, c->err->code, 0, 0, 0, t0, 0, 0);
+	}
+	part_work_arg a = {c, cw->ps, id};
+	int work_rc = 0;
+	int rc = c->rt.barrier(c->rt.ctx, id, part_work, &a, &work_rc, &aligned, &blocked, c->err);
+	if (rc <= 0) { /* the job ended or failed first: nothing taken */
+		writer_free(cw);
+		return rc;
+	}
+	rc = work_rc;
+	if (!rc && pthread_create(&cw->thread, NULL, writer_main, cw) != 0)
+		rc = sl_err_set(c->err, SL_EIO, "cannot start the checkpoint writer thread");
+	if (rc) {
+		writer_free(cw);
+		return finish_ckpt(c, id, rc, 0, 0, 0, t0, 0, aligned);
+	}
+	c->pending_thr = cw;
+	c->pending_id = id;
+	c->pending_t0 = t0;
+	c->pending_blocked = blocked;
+	c->pending_aligned = aligned;
+	return 0;
+}
+
 /* A periodic checkpoint written by a thread (see struct ck_writer). */
 static int take_thread(sl_coord *c)
 {
+	if (c->rt.barrier)
+		return take_thread_nopark(c);
 	sl_fault_tick();
 	int64_t t0 = mono_us(), aligned;
 	int64_t id = c->next_id++;

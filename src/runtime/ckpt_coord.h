@@ -53,12 +53,25 @@ typedef struct sl_coord_part {
  * lets the parked instances go on.  phase2 runs every instance's commit
  * hooks (abort: its abort hooks) on that instance's own thread, or on the
  * caller's when the instance ended or is parked; 0 or the first error.
+ * barrier (optional; the writer-thread checkpoint, which needs no
+ * parking: docs/parallel.md §5, "Without parking") brings every instance
+ * to checkpoint barrier id, and each instance, once aligned and past the
+ * barrier, calls work(arg, k, err) for its own part k on its own thread
+ * and goes on without waiting for the others; instances that ended have
+ * theirs run on the caller's thread.  It returns 1 when every work ran
+ * (0 or the first work's error in *work_rc, its message in err), 0 when
+ * the job ended or was cancelled first (no work is running any more);
+ * *aligned_us: from the first instance's work done to the last one's;
+ * *blocked_us: the longest work of one instance.
  */
 typedef struct sl_coord_rt {
 	void *ctx;
 	int (*park)(void *ctx, int64_t id, int64_t *aligned_us, sl_err *err);
 	void (*release)(void *ctx);
 	int (*phase2)(void *ctx, int64_t id, int abort, sl_err *err);
+	int (*barrier)(void *ctx, int64_t id, int (*work)(void *arg, int k, sl_err *err),
+	               void *arg, int *work_rc, int64_t *aligned_us, int64_t *blocked_us,
+	               sl_err *err);
 } sl_coord_rt;
 
 /* Checkpoint figures the metrics snapshot reads while the job runs:

@@ -46,7 +46,11 @@
  * channel ended the pump returns SL_EEOF and the graph ends the receiver
  * (+infinity watermark, finish of the chain downstream).  A cancelled
  * channel (the job failed or stopped) is an error; the task loop tells
- * cancellation from a failure of its own.
+ * cancellation from a failure of its own.  A run-time error whose failing
+ * row is a row of a batch the receiver emitted (err.h's row / row_batch,
+ * mapped back by the operators after it) gets that row's values appended
+ * (name_row): the scan that could name its file and line is in another
+ * thread, and its read buffer has moved on.
  *
  * Markers.  MARKER(n) on channel i records n for i, and the pump takes
  * nothing more from i until the task released n (sl_xrecv_release), which
@@ -69,6 +73,7 @@
 #include "../base/buf.h"
 #include "../data/keygroup.h"
 #include "../data/rowcodec.h"
+#include "../data/valtext.h"
 
 #define XF_IDLE 4u /* watermark message flag: value is the idle status */
 #define WM_DELAY 8 /* input messages a watermark may wait behind partial batches */
@@ -520,6 +525,53 @@ static int recv_wm(xrecv *x, sl_err *err)
 	return rc;
 }
 
+/* A run-time error whose failing row is row err->row - 1 of batch b, the
+ * batch this receiver emitted: appends the row's values, as its producer's
+ * schema names them (the row was copied out of the scan's batch in another
+ * thread, so its file and line are not known here; docs/parallel.md §10).
+ * Long values are cut.  Returns rc. */
+static int name_row(xrecv *x, const sl_batch *b, int rc, sl_err *err)
+{
+	if (!rc || err->row <= 0 || err->row_batch != b || err->row > b->nrows)
+		return rc;
+	int row = err->row - 1;
+	err->row_batch = NULL; /* named */
+	sl_buf t;
+	sl_buf_init(&t);
+	int ok = sl_buf_puts(&t, " (row after an exchange: ") == 0;
+	for (int c = 0; ok && c < b->ncols && c < x->op.nout; c++) {
+		const sl_col *col = &b->cols[c];
+		size_t at = t.len;
+		if (c)
+			ok = sl_buf_append(&t, ", ", 2) == 0;
+		const char *name = x->op.out_names ? x->op.out_names[c] : NULL;
+		if (ok && name)
+			ok = sl_buf_puts(&t, name) == 0 &&
+			     sl_buf_append(&t, "=", 1) == 0;
+		int str = col->type.id == SL_T_CHAR || col->type.id == SL_T_VARCHAR;
+		int null = col->null[row] != 0;
+		size_t v = t.len;
+		if (ok && str && !null)
+			ok = sl_buf_append(&t, "'", 1) == 0;
+		if (ok)
+			ok = sl_value_text(col, row, "NULL", NULL, &t) == 0;
+		if (ok && t.len - v > 60) {
+			t.len = v + 57;
+			ok = sl_buf_append(&t, "...", 3) == 0;
+		} else if (ok && str && !null)
+			ok = sl_buf_append(&t, "'", 1) == 0;
+		if (ok && t.len > 600) { /* leave room in the message */
+			t.len = at;
+			ok = sl_buf_append(&t, ", ...", 5) == 0;
+			break;
+		}
+	}
+	if (ok && sl_buf_append(&t, ")", 1) == 0)
+		sl_err_append(err, "%.*s", (int)t.len, t.p);
+	sl_buf_deinit(&t);
+	return rc;
+}
+
 static int xrecv_pump(sl_op *op, sl_err *err)
 {
 	xrecv *x = (xrecv *)op;
@@ -545,7 +597,7 @@ static int xrecv_pump(sl_op *op, sl_err *err)
 		switch (m.kind) {
 		case SL_CHAN_BATCH: {
 			rows += sl_batch_live(m.batch);
-			rc = sl_op_emit(op, m.batch, err);
+			rc = name_row(x, m.batch, sl_op_emit(op, m.batch, err), err);
 			sl_chan_msg back = {SL_CHAN_BATCH, 0, 0, m.batch};
 			if (sl_chan_try_push(x->ret[i], &back) != 1 && !rc)
 				rc = cancelled(err);

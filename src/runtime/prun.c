@@ -116,6 +116,7 @@ typedef struct task {
 	int mk_barrier;  /* the marker being handled is a checkpoint barrier */
 	int64_t parked;  /* under job->mu: the barrier it is parked at */
 	int64_t committed; /* under job->mu: the last phase 2 it ran */
+	int in_work;     /* under job->mu: running the no-park barrier's work */
 	sl_chan *ctl;    /* control channel: phase 2 from the coordinator */
 	int has_scan, has_timers;
 	pthread_t th;
@@ -153,6 +154,14 @@ struct sl_prun {
 	int nparked;        /* under mu: instances parked at the current barrier */
 	int64_t first_park_us;
 	int parked_now;     /* every instance parked (the coordinator's view) */
+	/* the no-park barrier (co_barrier; under mu): each instance runs
+	 * bwork for its own part at its barrier and goes on */
+	int bmode;
+	int (*bwork)(void *arg, int k, sl_err *err);
+	void *barg;
+	int bwork_rc;       /* the first work's error */
+	sl_err berr;
+	int64_t bfirst_us, blast_us, bmax_us;
 };
 
 static int find(int *up, int i)
@@ -636,6 +645,38 @@ static int task_marker(task *t, sl_err *err)
 		sl_xrecv_release(t->recvs[r], n);
 	t->mk_done = n;
 	pthread_mutex_lock(&j->mu);
+	if (t->mk_barrier && j->bmode) {
+		/* the no-park barrier (co_barrier): this instance's own part of
+		 * the checkpoint, here, between two messages, then on */
+		int (*work)(void *, int, sl_err *) = j->bwork;
+		void *arg = j->barg;
+		t->in_work = work != NULL;
+		pthread_mutex_unlock(&j->mu);
+		int64_t w0 = mono_us(), w1 = w0;
+		sl_err e;
+		sl_err_clear(&e);
+		int r = work ? work(arg, (int)(t - j->tasks), &e) : 0;
+		if (work)
+			w1 = mono_us();
+		pthread_mutex_lock(&j->mu);
+		t->in_work = 0;
+		t->acked = n;
+		t->parked = n;
+		if (work) {
+			if (r && !j->bwork_rc) {
+				j->bwork_rc = r;
+				j->berr = e;
+			}
+			if (j->nparked++ == 0)
+				j->bfirst_us = w1;
+			j->blast_us = w1;
+			if (w1 - w0 > j->bmax_us)
+				j->bmax_us = w1 - w0;
+		}
+		pthread_cond_broadcast(&j->cv);
+		pthread_mutex_unlock(&j->mu);
+		return 1;
+	}
 	t->acked = n;
 	if (t->mk_barrier) {
 		/* parked (docs/parallel.md §5): between two messages, outside every
@@ -997,6 +1038,79 @@ static int co_park(void *ctx, int64_t id, int64_t *aligned, sl_err *err)
 	return ok;
 }
 
+/* The no-park barrier (sl_coord_rt.barrier; docs/parallel.md §5,
+ * "Without parking"): a marker with mk_barrier set, aligned as co_park's,
+ * after which each instance runs work for its own part and goes on
+ * (task_marker); instances that ended have it run here (their threads no
+ * longer touch their graphs).  On failure or cancellation it waits until
+ * no instance is inside work and lets none start it. */
+static int co_barrier(void *ctx, int64_t id, int (*work)(void *arg, int k, sl_err *err),
+                      void *arg, int *work_rc, int64_t *aligned, int64_t *blocked, sl_err *err)
+{
+	(void)id;
+	sl_prun *j = ctx;
+	pthread_mutex_lock(&j->mu);
+	j->nparked = 0;
+	j->bmode = 1;
+	j->bwork = work;
+	j->barg = arg;
+	j->bwork_rc = 0;
+	sl_err_clear(&j->berr);
+	j->bfirst_us = j->blast_us = j->bmax_us = 0;
+	pthread_mutex_unlock(&j->mu);
+	int64_t n = atomic_load(&j->marker_req) + 1;
+	atomic_store(&j->mk_barrier, 1);
+	atomic_store(&j->marker_req, n);
+	pthread_mutex_lock(&j->mu);
+	for (;;) {
+		int waiting = 0;
+		for (int i = 0; i < j->ntasks; i++) {
+			task *t = &j->tasks[i];
+			if (t->done && t->parked < n && !j->failed && !atomic_load(&j->cancelled)) {
+				t->parked = n; /* ended before the barrier: its part is ours */
+				pthread_mutex_unlock(&j->mu);
+				sl_err e;
+				sl_err_clear(&e);
+				int64_t w0 = mono_us();
+				int r = work(arg, i, &e);
+				int64_t w1 = mono_us();
+				pthread_mutex_lock(&j->mu);
+				if (r && !j->bwork_rc) {
+					j->bwork_rc = r;
+					j->berr = e;
+				}
+				if (j->nparked++ == 0)
+					j->bfirst_us = w1;
+				j->blast_us = w1;
+				if (w1 - w0 > j->bmax_us)
+					j->bmax_us = w1 - w0;
+			}
+			waiting |= !t->done && t->parked < n;
+		}
+		if (!waiting || j->failed || atomic_load(&j->cancelled))
+			break;
+		pthread_cond_wait(&j->cv, &j->mu);
+	}
+	int ok = !j->failed && !atomic_load(&j->cancelled);
+	j->bwork = NULL; /* none starts it any more */
+	for (;;) {
+		int busy = 0;
+		for (int i = 0; i < j->ntasks; i++)
+			busy |= j->tasks[i].in_work;
+		if (!busy)
+			break;
+		pthread_cond_wait(&j->cv, &j->mu);
+	}
+	j->bmode = 0;
+	*work_rc = j->bwork_rc;
+	if (j->bwork_rc)
+		sl_err_set(err, j->bwork_rc, "%s", j->berr.msg);
+	*aligned = j->nparked ? j->blast_us - j->bfirst_us : 0;
+	*blocked = j->bmax_us;
+	pthread_mutex_unlock(&j->mu);
+	return ok;
+}
+
 static void co_release(void *ctx)
 {
 	sl_prun *j = ctx;
@@ -1063,7 +1177,7 @@ int sl_prun_attach_coord(sl_prun *j, sl_coord *c, sl_err *err)
 	sl_coord_part *parts = task_parts(j, err);
 	if (!parts)
 		return err->code;
-	sl_coord_rt rt = {j, co_park, co_release, co_phase2};
+	sl_coord_rt rt = {j, co_park, co_release, co_phase2, co_barrier};
 	int rc = sl_coord_set_parts(c, parts, j->ntasks, &rt);
 	free(parts);
 	if (!rc)

@@ -35,6 +35,9 @@ struct sl_collapser {
 	int nwork, next;     /* regions; the one being worked on */
 	size_t off;          /* offset inside work[next] */
 	long done;           /* 2 MB units asked for so far */
+	region *taken;       /* sl_collapser_take's list, for sl_collapser_go
+	                      * (the caller's thread only) */
+	int ntaken;
 };
 
 /* Takes the next 2 MB unit of the work list (mutex held); 0 when none. */
@@ -108,33 +111,55 @@ static void add_region(void *ctx, void *base, size_t len)
 	l->n++;
 }
 
-void sl_collapser_run(sl_collapser *c, sl_state_backend *be)
+void sl_collapser_take(sl_collapser *c, sl_state_backend *const *bes, int n)
 {
 	if (!c)
 		return;
 	list l = {0};
-	sl_state_regions(be, add_region, &l);
+	for (int i = 0; i < n; i++)
+		sl_state_regions(bes[i], add_region, &l);
+	free(c->taken);
+	c->taken = NULL;
+	c->ntaken = 0;
 	if (l.failed || l.n == 0) {
 		free(l.r);
 		return;
 	}
+	c->taken = l.r;
+	c->ntaken = l.n;
+}
+
+void sl_collapser_go(sl_collapser *c)
+{
+	if (!c || !c->taken)
+		return;
+	region *r = c->taken;
+	int n = c->ntaken;
+	c->taken = NULL;
+	c->ntaken = 0;
 	pthread_mutex_lock(&c->mu);
 	if (!c->started) {
 		if (pthread_create(&c->thread, NULL, collapse_main, c) != 0) {
 			pthread_mutex_unlock(&c->mu);
-			free(l.r);
+			free(r);
 			return;
 		}
 		c->started = 1;
 	}
 	region *old = c->work;
-	c->work = l.r;
-	c->nwork = l.n;
+	c->work = r;
+	c->nwork = n;
 	c->next = 0;
 	c->off = 0;
 	pthread_cond_broadcast(&c->cv);
 	pthread_mutex_unlock(&c->mu);
 	free(old);
+}
+
+void sl_collapser_run(sl_collapser *c, sl_state_backend *be)
+{
+	sl_collapser_take(c, &be, 1);
+	sl_collapser_go(c);
 }
 
 void sl_collapser_pause(sl_collapser *c)
@@ -163,5 +188,6 @@ void sl_collapser_free(sl_collapser *c)
 	pthread_mutex_destroy(&c->mu);
 	pthread_cond_destroy(&c->cv);
 	free(c->work);
+	free(c->taken);
 	free(c);
 }

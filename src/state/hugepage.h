@@ -21,7 +21,8 @@
  * is harmless: the kernel collapses whatever is mapped there or fails the
  * call, which is ignored.
  *
- * Threading: sl_collapser_* are called by the job thread only.
+ * Threading: sl_collapser_* are called by the job thread only (at
+ * parallelism > 1 the coordinating thread: the checkpoint coordinator).
  */
 #ifndef SL_HUGEPAGE_H
 #define SL_HUGEPAGE_H
@@ -38,6 +39,15 @@ sl_collapser *sl_collapser_new(void);
  * thread collapse them.  Work not done from an earlier call is replaced.
  * Never fails: without memory or a thread nothing is collapsed. */
 void sl_collapser_run(sl_collapser *c, sl_state_backend *be);
+
+/* The same in two steps, for several backends (a parallel job's
+ * instances, docs/parallel.md §5): take lists the backends' regions now,
+ * when none of them changes (the instances parked at the barrier, before
+ * the fork); go has the thread collapse that list (after the forked
+ * writer exited: the list may be stale by then, which is harmless, see
+ * above).  A later take replaces a list not yet handed to go. */
+void sl_collapser_take(sl_collapser *c, sl_state_backend *const *bes, int n);
+void sl_collapser_go(sl_collapser *c);
 
 /* Stops the thread's current work and waits until it is idle (at most one
  * madvise call, well under a millisecond).  Call before fork(). */

@@ -6,7 +6,9 @@
 # 3 -> 1 -> 3 -> 2, the last run to its end: the committed output equals an
 # uninterrupted run's at parallelism 1, every row once, on each state
 # backend.  One input file (one split), so the changelogs do not depend on
-# how splits interleave and must be equal row for row.
+# how splits interleave and must be equal row for row.  Each of the first
+# three stages stops (SIGTERM, with savepoint) once it has read a sixth of
+# the rows (stop_at_rows: its live metrics), not after a time.
 #
 #   rescale.sh [ROWS] [BACKEND...]      (defaults: 300000 hashmap rocksdb)
 set -u
@@ -35,22 +37,22 @@ maxid() {
 	ls "$1/sluice-state/rescale/checkpoints" "$1/sluice-state/rescale/savepoints" 2>/dev/null |
 		sed -n 's/^\(chk\|savepoint\)-\([0-9]*\)$/\2/p' | sort -n | tail -1
 }
-# stop_soon PID DIR MS: SIGTERM MS milliseconds after the run took its
-# first checkpoint (its signal handler is installed once its job started,
-# after the restore: a fixed delay after the lock killed a slow restore
-# outright)
-stop_soon() {
-	local before now i=0
-	before=$(maxid "$2")
-	before=${before:-0}
+# stop_at_rows PID LOG N: SIGTERM once the run's scans of orders emitted N
+# rows, read from its live metrics (`--http`, docs/observability.md), so a
+# stage stops by its progress through the input, never by time: it cannot
+# end before its stop (each stage reads N of the ROWS rows, three stages
+# stop), however fast or loaded the machine.  The counter moves only once
+# the job runs, after the restore, when the signal handler is installed.
+stop_at_rows() {
+	local port="" n=0
 	while kill -0 "$1" 2>/dev/null; do
-		now=$(maxid "$2")
-		[ "${now:-0}" -gt "$before" ] && break
+		[ -n "$port" ] || port=$(sed -n 's|^sluice: serving http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$2")
+		if [ -n "$port" ]; then
+			n=$(curl -sf "http://127.0.0.1:$port/metrics" | awk '/^sluice_num_records_out_total[{].*operator_name="TableSourceScan".*table="orders"/ { s += $NF } END { print s + 0 }')
+			[ "${n:-0}" -ge "$3" ] && break
+		fi
 		sleep 0.01
-		i=$((i + 1))
-		[ $i -lt 6000 ] || break
 	done
-	sleep "$(($3 / 1000)).$(printf '%03d' $(($3 % 1000)))"
 	kill -TERM "$1" 2>/dev/null
 }
 fail=0
@@ -59,14 +61,9 @@ for be in $BACKENDS; do
 	R="$W/ref-$be" D="$W/run-$be"
 	mkdir -p "$R" "$D"
 	job "$R" "$be" > "$R/job.sql"
-	t0=$(date +%s%N)
 	(cd "$R" && "$B/sluice" run job.sql) > "$R/log" 2>&1 || { echo "FAIL: reference run ($be)"; tail -3 "$R/log"; exit 1; }
-	ref_ms=$((($(date +%s%N) - t0) / 1000000))
-	# a stage that ends before its stop starts the chain over, stopping
-	# sooner (a loaded machine runs the stages at other speeds than the
-	# reference)
-	ms=$((ref_ms / 10))
-	for attempt in 1 2 3 4 5; do
+	n=$((ROWS / 6)) # rows each of the first three stages reads before its stop
+	for attempt in 1 2 3; do
 		rm -rf "$D"
 		mkdir -p "$D"
 		sp="" stops=0 early=0
@@ -74,9 +71,9 @@ for be in $BACKENDS; do
 			job "$D" "$be" $par > "$D/job.sql"
 			from=""
 			[ -n "$sp" ] && from="--from-savepoint $sp"
-			(cd "$D" && exec "$B/sluice" run job.sql $from) > "$D/log.$par" 2>&1 &
+			(cd "$D" && exec "$B/sluice" run --http 127.0.0.1:0 job.sql $from) > "$D/log.$par" 2>&1 &
 			P=$!
-			[ $stops = 3 ] || stop_soon $P "$D" $ms
+			[ $stops = 3 ] || stop_at_rows $P "$D/log.$par" $n
 			wait $P
 			rc=$?
 			cat "$D/log.$par" >> "$D/log"
@@ -85,10 +82,12 @@ for be in $BACKENDS; do
 			if [ $rc != 0 ] && [ -z "$sp" ]; then
 				echo "FAIL ($be): the run at parallelism $par failed ($rc)"; tail -5 "$D/log.$par"; fail=1; break 2
 			fi
-			if [ -z "$sp" ] && [ $stops -lt 3 ]; then early=1; break; fi
+			if [ -z "$sp" ] && [ $stops -lt 3 ]; then
+				echo "($be: the stage at parallelism $par ended before its stop at $n rows: attempt $attempt)"
+				early=1; break
+			fi
 		done
 		[ $early = 0 ] && break
-		ms=$((ms / 2))
 	done
 	rescaled=$(grep -c "rescaling from" "$D/log")
 	for s in $SINKS; do
@@ -103,7 +102,7 @@ for be in $BACKENDS; do
 			echo "FAIL $s ($be): staged or in-progress files left behind"; fail=1
 		fi
 	done
-	[ "$rescaled" = 3 ] || { echo "FAIL ($be): $rescaled restores rescaled, not 3 (in $attempt attempts the stages ended before their stops)"; fail=1; }
-	echo "rescale ($be): $ROWS rows, 3 -> 1 -> 3 -> 2 (attempt $attempt): $stops savepoints, $rescaled rescaled restores, $(wc -l < "$W/run.out_win") window rows, $(wc -l < "$W/run.out_agg") changelog rows, $(wc -l < "$W/run.out_top") top-n rows: $([ $fail = $fail0 ] && echo ok || echo FAILED)"
+	[ "$rescaled" = 3 ] || { echo "FAIL ($be): $rescaled restores rescaled, not 3 (in $attempt attempts a stage ended before its stop)"; fail=1; }
+	echo "rescale ($be): $ROWS rows, 3 -> 1 -> 3 -> 2, stops after $n rows each (attempt $attempt): $stops savepoints, $rescaled rescaled restores, $(wc -l < "$W/run.out_win") window rows, $(wc -l < "$W/run.out_agg") changelog rows, $(wc -l < "$W/run.out_top") top-n rows: $([ $fail = $fail0 ] && echo ok || echo FAILED)"
 done
 exit $fail

@@ -35,22 +35,30 @@ AGG="SELECT user_id, window_start, SUM(amount) AS total, COUNT(*) AS n FROM TABL
 AGGH="SELECT /*+ UID('hourly') */ user_id, window_start, SUM(amount) AS total, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(event_time), INTERVAL '1' MINUTE)) GROUP BY user_id, window_start, window_end"
 { head; echo "INSERT INTO win_out $AGGH;"; } > h1.sql
 { head; echo "CREATE VIEW o2 AS SELECT * FROM orders WHERE amount > -1;"; echo "INSERT INTO win_out $AGGH;" | sed 's/TABLE orders/TABLE o2/'; } > h2.sql
-# stop_soon PID: SIGTERM once the job holds its lock (its signal handler is
-# installed right after) plus 0.1 s: early in its 3 M rows on any machine
-# (a fixed sleep raced the whole job, 0.54 s on an idle machine)
+# stop_soon PID: SIGTERM once the job's scan emitted rows, read from its
+# live metrics (`--http`, docs/observability.md): the signal handler is
+# installed before the job runs, so the signal never comes before it, and
+# rows come early in its 3 M rows on any machine (waiting for the lock
+# plus 0.1 s raced a slow open of two RocksDB instances on a loaded
+# machine: the job died of the signal without a savepoint; a fixed sleep
+# before that raced the whole job, 0.54 s on an idle machine)
 stop_soon() {
-	local i=0
-	while [ ! -e sluice-state/sp/lock ] && [ $i -lt 1000 ]; do
+	local port="" n=0 i=0
+	while kill -0 "$1" 2>/dev/null && [ $i -lt 6000 ]; do
+		[ -n "$port" ] || port=$(sed -n 's|^sluice: serving http://127.0.0.1:\([0-9]*\)/.*|\1|p' log)
+		if [ -n "$port" ]; then
+			n=$(curl -sf "http://127.0.0.1:$port/metrics" | awk '/^sluice_num_records_out_total[{].*operator_name="TableSourceScan"/ { s += $NF } END { print s + 0 }')
+			[ "${n:-0}" -gt 0 ] && break
+		fi
 		sleep 0.01
 		i=$((i + 1))
 	done
-	sleep 0.1
 	kill -TERM "$1"
 }
 fail=0
 "$B/sluice" run v1.sql 2>/dev/null && cat out/part-* | sort > ref.txt
 rm -rf out sluice-state
-"$B/sluice" run v1.sql > log 2>&1 &
+"$B/sluice" run --http 127.0.0.1:0 v1.sql > log 2>&1 &
 P=$!
 stop_soon $P
 wait $P
@@ -65,7 +73,7 @@ n1=$(cat out/part-* | wc -l)
 [ "$(cat out/part-* | wc -l)" = "$n1" ] && echo "ok   a finished job restarts to nothing" || { echo "FAIL: the finished job emitted rows"; fail=1; }
 # an edited job without the window aggregate: its state is refused
 rm -rf out sluice-state
-"$B/sluice" run v1.sql > log 2>&1 &
+"$B/sluice" run --http 127.0.0.1:0 v1.sql > log 2>&1 &
 P=$!
 stop_soon $P
 wait $P
@@ -92,7 +100,7 @@ fi
 { head; echo "INSERT INTO win_out SELECT user_id, window_start, SUM(amount), COUNT(*) FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(event_time), INTERVAL '1' MINUTE)) WHERE amount > -1 GROUP BY user_id, window_start, window_end;"; } > r1.sql
 { head; echo "INSERT INTO win_out"; echo "  SELECT user_id AS u, window_start AS ws, SUM(amount) AS total, COUNT( * ) AS n"; echo "  FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(event_time), INTERVAL '1' MINUTE)) AS w"; echo "  WHERE -1 < amount   GROUP BY user_id, window_start, window_end;"; } > r2.sql
 rm -rf out sluice-state
-"$B/sluice" run r1.sql > log 2>&1 &
+"$B/sluice" run --http 127.0.0.1:0 r1.sql > log 2>&1 &
 P=$!
 stop_soon $P
 wait $P
@@ -103,7 +111,7 @@ cmp -s ref.txt got.txt && echo "ok   savepoint, harmless rewrite before the aggr
 	{ echo "FAIL: rewrite round trip differs ($(wc -l < ref.txt) vs $(wc -l < got.txt))"; fail=1; }
 # the UID hint keeps the aggregate's state across an edit of its input
 rm -rf out sluice-state
-"$B/sluice" run h1.sql > log 2>&1 &
+"$B/sluice" run --http 127.0.0.1:0 h1.sql > log 2>&1 &
 P=$!
 stop_soon $P
 wait $P
@@ -118,7 +126,7 @@ for pair in "hashmap rocksdb" "rocksdb hashmap"; do
 	{ echo "SET 'state.backend.type' = '$1';"; cat v1.sql; } > from.sql
 	{ echo "SET 'state.backend.type' = '$2';"; cat v2.sql; } > to.sql
 	rm -rf out sluice-state
-	"$B/sluice" run from.sql > log 2>&1 &
+	"$B/sluice" run --http 127.0.0.1:0 from.sql > log 2>&1 &
 	P=$!
 	stop_soon $P
 	wait $P

@@ -5,8 +5,19 @@
 //   node peer.mjs avsc <table dir>
 //       reads the current version's manifest list and every manifest with
 //       avsc (an Avro reader: the file's own schema and header metadata),
-//       checks the header keys the Iceberg spec requires and prints the live
-//       data files' paths, one per line ("ok ..." summary on stderr)
+//       checks the header keys the Iceberg spec requires, the manifest
+//       list's counts and the snapshot summary's totals against the files,
+//       and prints the live data files' paths, one per line ("ok ..."
+//       summary on stderr; a table with delete files: read it with delta)
+//   node peer.mjs delta <table dir> "<DuckDB select list>"
+//       the same manifests, then DuckDB reads every live data file (with
+//       its row numbers) and delete file, and the deletes are applied here
+//       by the table spec's rules ("Scan Planning"): a position delete
+//       removes row pos of file_path when its data sequence number is >=
+//       the data file's, an equality delete removes the rows whose
+//       equality_ids columns equal its row when its data sequence number
+//       is > the data file's, both only within the same partition; prints
+//       the select list of the live rows as tab-separated lines
 //   node peer.mjs duck "<DuckDB SQL>" [file...]
 //       runs the SQL with {files} standing for the list of files (as a
 //       DuckDB list literal): rows as tab-separated lines
@@ -65,8 +76,11 @@ function need(header, keys, what) {
 }
 
 const [cmd, a1, ...rest] = process.argv.slice(2);
-if (cmd === 'avsc') {
-  const { meta } = current(a1);
+const a2 = rest[0];
+// The live entries of the current snapshot, checked as they are read:
+// [{ content, path, seq, partition (JSON text), equalityIds, records }]
+async function liveEntries(dir) {
+  const { meta } = current(dir);
   const snap = meta.snapshots.find((s) => String(s['snapshot-id']) === String(meta['current-snapshot-id']));
   if (!snap) throw new Error('no current snapshot');
   const ml = await avroRead(local(snap['manifest-list']));
@@ -74,33 +88,116 @@ if (cmd === 'avsc') {
     'sequence-number', 'format-version'], 'manifest list');
   if (mh['snapshot-id'] !== String(snap['snapshot-id'])) throw new Error('manifest list snapshot-id');
   if (mh['format-version'] !== '2') throw new Error('manifest list format-version');
-  let files = 0, rows = 0n, manifests = 0;
+  const out = [];
+  let manifests = 0;
   for (const m of ml.recs) {
     manifests++;
     const mf = await avroRead(local(m.manifest_path));
     const h = need(mf.header, ['avro.schema', 'schema', 'schema-id', 'partition-spec',
       'partition-spec-id', 'format-version', 'content'], 'manifest ' + m.manifest_path);
-    if (h.content !== 'data' || h['format-version'] !== '2') throw new Error('manifest header');
+    if (h.content !== (m.content === 0 ? 'data' : 'deletes') || h['format-version'] !== '2')
+      throw new Error('manifest header content ' + h.content + ' for list content ' + m.content);
     JSON.parse(h.schema);
     JSON.parse(h['partition-spec']);
     if (statSync(local(m.manifest_path)).size !== Number(m.manifest_length))
       throw new Error('manifest_length of ' + m.manifest_path);
-    let added = 0;
+    let added = 0, addedRows = 0n, existing = 0, existingRows = 0n;
     for (const e of mf.recs) {
       if (e.status === 2) continue;
-      if (e.status === 1) added++;
       const d = e.data_file;
-      if (d.content !== 0 || d.file_format !== 'PARQUET') throw new Error('data file kind');
+      if (e.status === 1) { added++; addedRows += BigInt(d.record_count); }
+      else { existing++; existingRows += BigInt(d.record_count); }
+      if ((d.content === 0) !== (m.content === 0) || d.file_format !== 'PARQUET')
+        throw new Error('file kind ' + d.content + ' in a manifest of content ' + m.content);
       if (statSync(local(d.file_path)).size !== Number(d.file_size_in_bytes))
         throw new Error('file_size_in_bytes of ' + d.file_path);
-      console.log(local(d.file_path));
-      files++;
-      rows += BigInt(d.record_count);
+      if (d.content === 2 && !(d.equality_ids && d.equality_ids.length))
+        throw new Error('equality delete file without equality_ids: ' + d.file_path);
+      // sequence number inheritance (the spec): null in an ADDED entry is the manifest's
+      let seq = e.sequence_number;
+      if (seq === null || seq === undefined) {
+        if (e.status !== 1) throw new Error('an existing entry without a sequence number');
+        seq = m.sequence_number;
+      }
+      out.push({ content: d.content, path: local(d.file_path), seq: BigInt(seq),
+        partition: JSON.stringify(d.partition, (k, v) => typeof v === 'bigint' ? String(v) : v),
+        equalityIds: d.equality_ids, records: BigInt(d.record_count) });
     }
-    if (String(m.added_snapshot_id) === mh['snapshot-id'] && added !== m.added_files_count)
-      throw new Error('added_files_count');
+    if (added !== m.added_files_count || addedRows !== BigInt(m.added_rows_count))
+      throw new Error('added_files_count / added_rows_count of ' + m.manifest_path);
+    if (existing !== m.existing_files_count || existingRows !== BigInt(m.existing_rows_count))
+      throw new Error('existing_files_count / existing_rows_count of ' + m.manifest_path);
+  }
+  // the snapshot summary's totals are the live files'
+  const sum = snap.summary, data = out.filter((f) => f.content === 0);
+  const total = (c) => out.filter((f) => f.content === c).reduce((a, f) => a + f.records, 0n);
+  const checks = [['total-data-files', BigInt(data.length)], ['total-records', total(0)],
+    ['total-delete-files', BigInt(out.length - data.length)],
+    ['total-position-deletes', total(1)], ['total-equality-deletes', total(2)]];
+  for (const [k, want] of checks)
+    if (k in sum && BigInt(sum[k]) !== want)
+      throw new Error(`summary ${k} = ${sum[k]}, the manifests hold ${want}`);
+  return { meta, out, manifests };
+}
+
+if (cmd === 'avsc') {
+  const { out, manifests } = await liveEntries(a1);
+  let rows = 0n, files = 0;
+  for (const f of out) {
+    if (f.content !== 0) throw new Error('the table has delete files: read it with delta');
+    console.log(f.path);
+    files++;
+    rows += f.records;
   }
   console.error(`ok avsc: ${manifests} manifests, ${files} data files, ${rows} rows`);
+} else if (cmd === 'delta') {
+  const { meta, out, manifests } = await liveEntries(a1);
+  const schema = meta.schemas.find((s) => s['schema-id'] === meta['current-schema-id']);
+  const name = Object.fromEntries(schema.fields.map((f) => [f.id, f.name]));
+  const { DuckDBInstance } = require('@duckdb/node-api');
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  await c.run("SET TimeZone = 'UTC'");
+  const q = async (sql) => (await c.runAndReadAll(sql)).getRowsJson();
+  const keyOf = (row) => row.map((x) => x === null ? '\u0000' : String(x)).join('\u0001');
+  const pos = new Map(), eq = [];
+  for (const f of out.filter((f) => f.content === 1))
+    for (const [p, r] of await q(`SELECT file_path, pos FROM read_parquet('${f.path}')`)) {
+      const k = local(p) + '\u0001' + r;
+      if (!pos.has(k)) pos.set(k, []);
+      pos.get(k).push(f);
+    }
+  for (const f of out.filter((f) => f.content === 2)) {
+    const cols = f.equalityIds.map((id) => `"${name[id]}"::VARCHAR`).join(', ');
+    const keys = new Set((await q(`SELECT ${cols} FROM read_parquet('${f.path}')`)).map(keyOf));
+    eq.push({ f, keys, ids: f.equalityIds.join(',') });
+  }
+  let live = 0, gone = 0;
+  for (const d of out.filter((f) => f.content === 0)) {
+    const idsets = [...new Set(eq.map((e) => e.ids))];
+    const keycols = idsets.map((ids) => ids.split(',').map((id) => `"${name[id]}"::VARCHAR`).join(', '));
+    const sel = [a2, ...keycols].join(', ');
+    for (const row of await q(`SELECT file_row_number, ${sel} FROM read_parquet('${d.path}', file_row_number = true)`)) {
+      const r = row[0];
+      let dead = (pos.get(d.path + '\u0001' + r) || []).some((f) => f.seq >= d.seq && f.partition === d.partition);
+      const vals = row.slice(1);
+      const nsel = vals.length - idsets.reduce((a, ids) => a + ids.split(',').length, 0);
+      let at = nsel;
+      const keys = {};
+      for (const ids of idsets) {
+        const n = ids.split(',').length;
+        keys[ids] = keyOf(vals.slice(at, at + n));
+        at += n;
+      }
+      dead ||= eq.some((e) => e.f.seq > d.seq && e.f.partition === d.partition && e.keys.has(keys[e.ids]));
+      if (dead) { gone++; continue; }
+      live++;
+      console.log(vals.slice(0, nsel).map((x) => x === null ? 'NULL' : String(x)).join('\t'));
+    }
+  }
+  console.error(`ok delta: ${manifests} manifests, ${out.filter((f) => f.content === 0).length} data files, ` +
+    `${out.filter((f) => f.content === 1).length} position and ${eq.length} equality delete files, ` +
+    `${live} live rows, ${gone} deleted`);
 } else if (cmd === 'duck') {
   const { DuckDBInstance } = require('@duckdb/node-api');
   const db = await DuckDBInstance.create(':memory:');

@@ -21,7 +21,8 @@
 # racing for the same version: link() lets one win, the others retry) lose
 # no row; `sluice iceberg expire-snapshots` leaves one snapshot with the
 # same rows, and a job appends after it; a table whose schema is not the DDL's, another catalog type and
-# an updating input are refused.
+# an updating input are refused; column bounds, value and NULL counts in
+# the manifests are the data files' (read.py bounds).
 set -u
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -201,6 +202,41 @@ node "$ROOT/tests/iceberg/peer.mjs" icebird "$W/wh/shop/odd" "user id,1st" 2>&1 
 [ "$(wc -l < "$W/odd.py")" = 200 ] && cmp -s "$W/odd.py" "$W/odd.ib" &&
 	ok "columns 'user id' and '1st': icebird and pyiceberg read the same 200 rows" ||
 	{ no "odd column names: $(wc -l < "$W/odd.py") vs $(wc -l < "$W/odd.ib") rows"; head -3 "$W/odd.ib"; }
+
+# 2d. column bounds: every type, NULLs, NaN, negative decimals, strings
+# and binary longer than 16 (truncated), before 1970; and the checkpointed
+# table's files: each data file's value, NULL counts and bounds in the
+# manifests are its values' (read.py bounds, pyiceberg's decoding)
+MAXCP=$(printf '\364\217\277\277')
+cat > "$W/tr/bounds.sql" <<SQL
+SET 'parallelism.default' = '1';
+CREATE TABLE src (b BOOLEAN, ti TINYINT, si SMALLINT, i INT, l BIGINT, f FLOAT, d DOUBLE,
+  dc DECIMAL(5, 2), dw DECIMAL(30, 4), dt DATE, tm TIME, ts TIMESTAMP(3), tz TIMESTAMP_LTZ(6),
+  s STRING, y BYTES, k INT)
+  WITH ('connector' = 'datagen', 'number-of-rows' = '5000', 'seed' = '3', 'fields.s.length' = '20',
+   'fields.i.null-rate' = '0.3', 'fields.k.min' = '0', 'fields.k.max' = '3');
+CREATE TABLE t (b BOOLEAN, ti TINYINT, si SMALLINT, i INT, l BIGINT, f FLOAT, d DOUBLE,
+  dc DECIMAL(5, 2), dw DECIMAL(30, 4), dt DATE, tm TIME, ts TIMESTAMP(3), tz TIMESTAMP_LTZ(6),
+  s STRING, y BYTES, k INT) PARTITIONED BY (k)
+  WITH ('connector' = 'iceberg', 'warehouse' = '$W/wh', 'catalog-database' = 'shop',
+    'catalog-table' = 'bounds');
+INSERT INTO t SELECT * FROM src;
+CREATE TABLE e (d DOUBLE, f FLOAT, dc DECIMAL(5, 2), dw DECIMAL(30, 4), s STRING, y BYTES, ts TIMESTAMP(6))
+  WITH ('connector' = 'iceberg', 'warehouse' = '$W/wh', 'catalog-database' = 'shop',
+    'catalog-table' = 'edges');
+INSERT INTO e VALUES
+  (CAST('NaN' AS DOUBLE), CAST(0.0 AS FLOAT), CAST(-123.45 AS DECIMAL(5, 2)),
+   CAST(-99999999999999999999.9999 AS DECIMAL(30, 4)), 'ééééééééééééééééééé€',
+   X'FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF', TIMESTAMP '1969-12-31 23:59:59.999999'),
+  (CAST(-2.5 AS DOUBLE), CAST(-0.5 AS FLOAT), CAST(-0.01 AS DECIMAL(5, 2)), CAST(128 AS DECIMAL(30, 4)),
+   'éééééééééééééééé$MAXCP$MAXCP', X'00', TIMESTAMP '2026-01-01 00:00:00'),
+  (CAST(0.0 AS DOUBLE), CAST(-1.5 AS FLOAT), CAST(1.28 AS DECIMAL(5, 2)), NULL, 'a', X'01FF', NULL);
+SQL
+(cd "$W/tr" && "$SLUICE" run bounds.sql) > "$W/tr/bounds.log" 2>&1 || { no "bounds job:"; cat "$W/tr/bounds.log"; }
+for bt in bounds edges minutely; do
+	"$PY" "$ROOT/tests/iceberg/read.py" bounds "$W/wh/shop/$bt" > "$W/tr/b.out" 2>&1 &&
+		ok "$bt: $(tail -1 "$W/tr/b.out")" || { no "$bt bounds:"; tail -3 "$W/tr/b.out"; }
+done
 
 # 3. four jobs appending to one table at once, checkpointing every 20 ms
 for i in 1 2 3 4; do

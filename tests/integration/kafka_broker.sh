@@ -10,8 +10,11 @@
 #   - what only a real broker can prove: the exactly-once sink
 #     (tests/kafka/broker/eos.sh: read_committed, the abort on restart, a
 #     zombie fenced; tests/kafka/eos_crash.sh 200000 3 4: a fault between
-#     a checkpoint's manifest and its commit, then 3 SIGKILLs), and KafkaJS
-#     as a second client (tests/kafka/broker/kafkajs.sh).
+#     a checkpoint's manifest and its commit, then 3 SIGKILLs), KafkaJS
+#     as a second client (tests/kafka/broker/kafkajs.sh), and several
+#     processes sharing a topic through the consumer group, one killed
+#     with kill -9 (tests/kafka/broker/group.sh; the mock's group re-join
+#     stalls).
 # The broker is stopped at the end.  A broker that cannot start (no java,
 # no Maven, Maven Central out of reach) fails this test: it never passes
 # vacuously.
@@ -48,5 +51,6 @@ tests/kafka/crash.sh 100000 3 4
 tests/kafka/broker/eos.sh
 tests/kafka/eos_crash.sh 200000 3 4
 tests/kafka/broker/kafkajs.sh
+tests/kafka/broker/group.sh
 LIST
 exit $fail

@@ -11,6 +11,7 @@
 #     run commits its offsets; the next run reads only the new messages);
 #   - bounded mode timestamp;
 #   - metadata columns partition, offset, timestamp, topic;
+#   - 'scan.partitions' (a sluice extension) reads only the listed partitions;
 #   - key.format + key.fields + value.fields-include = EXCEPT_KEY;
 #   - upsert-kafka: a null value deletes its key (SELECT shows -D);
 #   - debezium-json from a topic;
@@ -178,6 +179,23 @@ run meta "CREATE TABLE k (
 SELECT k, v, \`partition\`, off, tp, ts IS NOT NULL AND ts > TIMESTAMP '2020-01-01 00:00:00' FROM k;"
 printf '+I[a, 1, 0, 0, keyed, TRUE]\n+I[a, 3, 0, 2, keyed, TRUE]\n+I[b, 2, 0, 1, keyed, TRUE]\n+I[c, 4, 1, 0, keyed, TRUE]\n' > meta.exp
 check "metadata columns + key.format raw + EXCEPT_KEY" meta.exp meta.out
+# 'scan.partitions' (sluice extension, the scale-out's children): only
+# the listed partitions are read; a partition the topic lacks is an error
+run onlyp "CREATE TABLE k (k STRING, v INT, \`partition\` INT METADATA VIRTUAL) WITH ($WITH,
+    'topic' = 'keyed', 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',
+    'key.format' = 'raw', 'key.fields' = 'k', 'value.format' = 'json', 'value.fields-include' = 'EXCEPT_KEY',
+    'scan.partitions' = '1');
+SELECT k, v, \`partition\` FROM k;"
+printf '+I[c, 4, 1]\n' > onlyp.exp
+check "'scan.partitions' = '1' reads partition 1 only" onlyp.exp onlyp.out
+run nop "CREATE TABLE k (v INT) WITH ($WITH, 'topic' = 'keyed', 'scan.startup.mode' = 'earliest-offset',
+    'scan.bounded.mode' = 'latest-offset', 'format' = 'json', 'scan.partitions' = '0,5');
+SELECT v FROM k;"
+if [ "$(cat nop.rc)" != 0 ] && grep -q "'scan.partitions' lists partition 5, which the topic does not have" nop.err; then
+	echo "ok   'scan.partitions' naming a partition the topic lacks: the job fails saying so"
+else
+	echo "FAIL 'scan.partitions' = '0,5'"; cat nop.err; fail=1
+fi
 # topic lists and patterns: 'events' holds 7 messages, 'keyed' 4
 run tlist "CREATE TABLE t (tp STRING METADATA FROM 'topic' VIRTUAL, x STRING) WITH ($WITH,
   'topic' = 'events; keyed', 'format' = 'raw', 'scan.startup.mode' = 'earliest-offset',

@@ -1,7 +1,8 @@
 #!/bin/sh
 # pg.sh - the PostgreSQL suites of `make test` (tests/pg/; each starts and
 # stops its own server): the jdbc sink end to end, its bad-input cases and
-# the short exactly-once crash test (the postgres-cdc source and lookup
+# the short exactly-once crash test, the exactly-once sink restored at
+# another parallelism after a crash (the postgres-cdc source and lookup
 # joins: pgcdc.sh).  `make test-pg` runs the long crash
 # test.  Skipped (77) when PostgreSQL 15 is not installed.
 set -u
@@ -14,4 +15,6 @@ for t in sink bad; do
 done
 echo "== tests/pg/crash.sh 60000 10"
 bash tests/pg/crash.sh 60000 10 || rc=1
+echo "== tests/pg/rescale.sh 20000 quick"
+bash tests/pg/rescale.sh 20000 quick || rc=1
 exit $rc

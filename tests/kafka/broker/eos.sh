@@ -13,7 +13,10 @@
 #   - a checkpoint taken after the fault point (manifest written, commit
 #     not done) is refused by an at-least-once sink, and restored by the
 #     exactly-once one, which commits the transaction again: every row
-#     once.
+#     once;
+#   - a fresh start resets the marker an earlier run of the prefix left
+#     (a restore of the new run's checkpoint 1 commits it again), and at a
+#     lower parallelism aborts what the removed instances' ids left open.
 set -u
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -156,5 +159,80 @@ if SLUICE_KAFKA_TRACE=1 timeout 60 "$B/sluice" run g.sql > g3.out 2> g3.err && g
 	fi
 else
 	bad "exactly-once restore"; cat g3.err
+fi
+# ---- a fresh start resets the marker an earlier run left ----------------------
+# the run above left marker group 'eosg-0' at its last checkpoint id; a new
+# run of the same prefix and topic in another state directory numbers its
+# checkpoints from 1 again: dying after checkpoint 1's manifest (before its
+# commit), its restart must commit checkpoint 1 again, not take the old
+# marker for a commit of it (every n of 1..3000 then twice in the topic)
+mkdir -p g2dir && cd g2dir
+gjob exactly-once
+SLUICE_FAULT=after-manifest-rename@1 timeout 60 "$B/sluice" run g.sql > f1.out 2> f1.err
+if timeout 60 "$B/sluice" run g.sql > f2.out 2> f2.err; then
+	got=$(kafka_cat -C -t eos_g -o beginning -e -q -X isolation.level=read_committed | jq -r .n | sort -n | uniq -c | awk '$1 == 2' | wc -l)
+	all=$(kafka_cat -C -t eos_g -o beginning -e -q -X isolation.level=read_committed | wc -l)
+	if [ "$got" = 3000 ] && [ "$all" = 6000 ]; then
+		ok "a fresh start resets the earlier run's marker: its checkpoint 1, pre-committed when it died, committed on restore (3000 rows once more)"
+	else
+		bad "stale marker: $got of 3000 rows twice, $all rows (want 3000, 6000)"; cat f1.err f2.err
+	fi
+else
+	bad "restart after the fault"; cat f2.err
+fi
+cd "$W"
+
+# ---- a fresh start at a lower parallelism aborts the removed ids' transactions --
+# run r1 at parallelism 2 reads a 2-partition topic (scan and sink instance
+# k: partition k), so both ids 'eosr-0' and 'eosr-1' commit checkpoint 1
+# (their markers) and then hold 10 rows each in open transactions when r1
+# is killed; a fresh run at 1 must abort 'eosr-1''s, or read_committed
+# readers see nothing after it for 'transaction.timeout.ms' (60 s)
+kafka_topic eos_rin 2
+kafka_topic eos_r 1
+rjob() { # dir parallelism source-table
+	mkdir -p "$1"
+	cat > "$1/r.sql" <<SQL
+SET 'execution.checkpointing.interval' = '4 s';
+SET 'pipeline.name' = 'eosr';
+SET 'parallelism.default' = '$2';
+$3
+CREATE TABLE o (n BIGINT, who STRING) WITH ('connector' = 'kafka', 'topic' = 'eos_r', 'properties.bootstrap.servers' = '$BS',
+  'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'eosr');
+INSERT INTO o SELECT n, '$1' FROM s;
+SQL
+}
+rcount() { kafka_cat -C -t eos_r -o beginning -e -q -X isolation.level="$1" | grep -c "\"who\":\"$2\"" ; }
+rin() { # first last partition
+	seq "$1" "$2" | awk '{ print "{\"n\":" $1 "}" }' | kafka_cat -P -t eos_rin -p "$3"
+}
+rin 1 100 0
+rin 101 200 1
+rjob r1 2 "CREATE TABLE s (n BIGINT) WITH ('connector' = 'kafka', 'topic' = 'eos_rin', 'properties.bootstrap.servers' = '$BS', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json');"
+(cd r1 && exec "$B/sluice" run r.sql) > r1.out 2> r1.err &
+Z1=$!
+i=0
+while [ "$(rcount read_committed r1)" -lt 200 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+rin 1001 1010 0
+rin 2001 2010 1
+i=0
+while [ "$(rcount read_uncommitted r1)" -lt 220 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -9 $Z1
+wait $Z1 2>/dev/null
+Z1=
+c1=$(rcount read_committed r1) u1=$(rcount read_uncommitted r1)
+if [ "$c1" != 200 ] || [ "$u1" != 220 ]; then
+	bad "the killed run at parallelism 2: $c1 rows committed, $u1 written (want 200, 220: a checkpoint came between)"; cat r1.err
+fi
+rjob r2 1 "CREATE TABLE s (n BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10', 'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '10');"
+if (cd r2 && timeout 60 "$B/sluice" run r.sql) > r2.out 2> r2.err; then
+	c2=$(rcount read_committed r2)
+	if [ "$c2" = 10 ] && grep -q "aborted what transactional id 'eosr-1' of an earlier run left open" r2.err; then
+		ok "a fresh start at parallelism 1 aborts what 'eosr-1' of a killed run at 2 left open: read_committed sees the new run's 10 rows at once"
+	else
+		bad "fresh start at a lower parallelism: read_committed sees $c2 of 10 new rows"; cat r2.err
+	fi
+else
+	bad "fresh run at parallelism 1"; cat r2.err
 fi
 exit $fail

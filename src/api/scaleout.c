@@ -1,0 +1,355 @@
+/*
+ * scaleout.c - the member process of a scale-out through a Kafka consumer
+ * group ('sluice.scale-out' = 'kafka-group'; the design and its reasons:
+ * docs/kafka.md "Several processes, one job").
+ *
+ * sl_exec of such a job in a process without 'sluice.scale-out.partition'
+ * plans and checks it (src/plan/plan_scaleout.c) and opens nothing
+ * (engine.c); sl__scale_out_member keeps the Kafka table's options.
+ * sl_run_scale_out joins the group (src/connector/conn_kafka_group.c:
+ * cooperative-sticky, reads nothing) and runs one child process per
+ * partition the group gives it: the caller's command for the same job
+ * with `--set sluice.scale-out.partition=P -q`.  The child's engine
+ * (sl__scale_out_child, when its job starts, after the script's own SETs)
+ * then sets
+ *   pipeline.name            <job>-p<P>  (a job of its own: lock, attempts,
+ *                                         part-file names)
+ *   state.checkpoints.dir    <base>/p<P>/checkpoints
+ *   state.savepoints.dir     <base>/p<P>/savepoints
+ *   parallelism.default      1
+ * and its job finished writes <base>/p<P>/_finished, where <base> is the
+ * job's 'state.checkpoints.dir' (default ./sluice-state/<job>/checkpoints),
+ * which every process must reach; its Kafka source reads only P
+ * (plan_job.c).  A
+ * child restores its partition's newest complete checkpoint or savepoint
+ * (the offset and that partition's state) like any restarted job.  A
+ * child dies with its member (PR_SET_PDEATHSIG = SIGKILL), so a member
+ * killed with kill -9 leaves no orphan writing output.  On a revoke the
+ * member sends SIGTERM (the child stops with a savepoint, docs/checkpoints.md)
+ * and waits for it before the partition can go to another member; a
+ * partition lost without a revoke gets SIGKILL (another member may own
+ * it already).  A child whose job finished (bounded input, final
+ * checkpoint taken) writes its finished file (sl__scale_out_finished);
+ * the member starts no child for a finished partition and returns once
+ * every partition of the topic is finished.  A child that fails fails
+ * the member, after its other children stopped with savepoints.
+ */
+#include "engine_int.h"
+#include "../connector/conn_kafka_group.h"
+#include "../plan/plan.h"
+#include "../state/checkpoint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SO_MAX_KIDS 1024
+#define SO_STOP_WAIT_MS 120000 /* a child's stop with savepoint, before SIGKILL */
+
+typedef struct so_kid {
+	int32_t part;
+	pid_t pid;   /* 0: held but finished (no child) */
+} so_kid;
+
+typedef struct so_member {
+	sl_engine *e;
+	char *const *argv;
+	int argc;
+	char base[2048];
+	int nkids;
+	so_kid kids[SO_MAX_KIDS];
+	int failed;          /* a child failed: leave */
+	char failmsg[512];
+} so_member;
+
+/* The job's name and the base of its partitions' directories. */
+static int job_base(sl_engine *e, const char **job, char *base, size_t cap)
+{
+	*job = sl_opts_get(&e->session, "pipeline.name");
+	if (!*job)
+		*job = sl_opts_get(&e->session, "sluice.script-name");
+	if (!*job)
+		return sl_err_set(&e->err, SL_EINVAL, "checkpointing needs a job name: SET "
+		                  "'pipeline.name' = '...' (run -e and run - have no script file name)");
+	const char *d = sl_opts_get2(&e->session, "state.checkpoints.dir",
+	                             "execution.checkpointing.dir");
+	if (d)
+		snprintf(base, cap, "%s", d);
+	else
+		snprintf(base, cap, "./sluice-state/%s/checkpoints", *job);
+	return 0;
+}
+
+int sl__scale_out_member(sl_engine *e, const sl_scale_out *so)
+{
+	sl_opts_init(&e->so_opts, &e->opt_arena);
+	if (sl_opts_merge(&e->so_opts, so->opts))
+		return sl_err_set(&e->err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < e->so_opts.n; i++)
+		e->so_opts.v[i].used = 0;
+	snprintf(e->so_table, sizeof e->so_table, "%s", so->table);
+	snprintf(e->so_topic, sizeof e->so_topic, "%s", so->topic);
+	const char *job;
+	char base[2048];
+	int rc = job_base(e, &job, base, sizeof base);
+	if (rc)
+		return rc;
+	snprintf(e->so_job, sizeof e->so_job, "%s", job);
+	snprintf(e->so_base, sizeof e->so_base, "%s", base);
+	e->so_member = 1;
+	return 0;
+}
+
+int sl_scale_out_member(sl_engine *e)
+{
+	return e->so_member;
+}
+
+int sl__scale_out_child(sl_engine *e)
+{
+	const char *part = sl_opts_get(&e->session, "sluice.scale-out.partition");
+	if (!part || sl_opts_get(&e->session, "sluice.scale-out.finished-file"))
+		return 0; /* not a child, or set up already */
+	const char *job;
+	char base[2048], v[2400];
+	int rc = job_base(e, &job, base, sizeof base);
+	if (rc)
+		return rc;
+	char name[160];
+	snprintf(name, sizeof name, "%s-p%s", job, part);
+	snprintf(v, sizeof v, "%s/p%s/_finished", base, part);
+	rc |= sl_opts_set(&e->session, "sluice.scale-out.finished-file", v);
+	snprintf(v, sizeof v, "%s/p%s/checkpoints", base, part);
+	rc |= sl_opts_set(&e->session, "state.checkpoints.dir", v);
+	snprintf(v, sizeof v, "%s/p%s/savepoints", base, part);
+	rc |= sl_opts_set(&e->session, "state.savepoints.dir", v);
+	rc |= sl_opts_set(&e->session, "pipeline.name", name);
+	rc |= sl_opts_set(&e->session, "parallelism.default", "1");
+	return rc ? sl_err_set(&e->err, SL_ENOMEM, "out of memory") : 0;
+}
+
+int sl__scale_out_finished(sl_engine *e)
+{
+	const char *f = sl_opts_get(&e->session, "sluice.scale-out.finished-file");
+	if (!f || !sl_opts_get(&e->session, "sluice.scale-out.partition"))
+		return 0;
+	int fd = open(f, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || fsync(fd)) {
+		int en = errno;
+		if (fd >= 0)
+			close(fd);
+		return sl_err_set(&e->err, SL_EIO, "scale-out: cannot write '%s': %s", f, strerror(en));
+	}
+	close(fd);
+	return 0;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+static void part_path(const so_member *m, int32_t p, const char *what, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s/p%d%s%s", m->base, (int)p, what[0] ? "/" : "", what);
+}
+
+static int finished(const so_member *m, int32_t p)
+{
+	char f[2300];
+	part_path(m, p, "_finished", f, sizeof f);
+	return access(f, F_OK) == 0;
+}
+
+/* How a child ended, for messages. */
+static void status_text(int st, char *buf, size_t cap)
+{
+	if (WIFEXITED(st))
+		snprintf(buf, cap, "exit status %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(buf, cap, "killed by signal %d", WTERMSIG(st));
+	else
+		snprintf(buf, cap, "status %d", st);
+}
+
+static void spawn(so_member *m, so_kid *k)
+{
+	char set[64], dir[2300];
+	snprintf(set, sizeof set, "sluice.scale-out.partition=%d", (int)k->part);
+	char **av = calloc((size_t)m->argc + 4, sizeof *av);
+	if (!av) {
+		m->failed = 1;
+		snprintf(m->failmsg, sizeof m->failmsg, "out of memory");
+		return;
+	}
+	int n = 0;
+	for (int i = 0; i < m->argc; i++)
+		av[n++] = m->argv[i];
+	av[n++] = "--set";
+	av[n++] = set;
+	av[n++] = "-q";
+	av[n] = NULL;
+	part_path(m, k->part, "", dir, sizeof dir);
+	sl_err err = {0};
+	sl_mkdirs(dir, &err);
+	fflush(NULL);
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	int fork_errno = errno;
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execv(av[0], av);
+		_exit(127);
+	}
+	free(av);
+	if (pid < 0) {
+		m->failed = 1;
+		snprintf(m->failmsg, sizeof m->failmsg, "cannot start the process of partition %d: "
+		         "%s", (int)k->part, strerror(fork_errno));
+		return;
+	}
+	k->pid = pid;
+	fprintf(stderr, "sluice: scale-out: partition %d assigned: process %d runs it\n",
+	        (int)k->part, (int)pid);
+}
+
+/* Waits up to ms for child k; its status or -1 if it is still running. */
+static int wait_kid(so_kid *k, int ms)
+{
+	for (int waited = 0;; waited += 10) {
+		int st;
+		pid_t r = waitpid(k->pid, &st, WNOHANG);
+		if (r == k->pid || (r < 0 && errno == ECHILD))
+			return r == k->pid ? st : 0;
+		if (waited >= ms)
+			return -1;
+		sleep_ms(10);
+	}
+}
+
+static void on_assigned(void *ctx, int32_t part)
+{
+	so_member *m = ctx;
+	if (m->nkids == SO_MAX_KIDS || m->failed) {
+		if (!m->failed)
+			snprintf(m->failmsg, sizeof m->failmsg, "more than %d partitions", SO_MAX_KIDS);
+		m->failed = 1;
+		return;
+	}
+	so_kid *k = &m->kids[m->nkids++];
+	k->part = part;
+	k->pid = 0;
+	if (finished(m, part))
+		fprintf(stderr, "sluice: scale-out: partition %d assigned: finished already\n",
+		        (int)part);
+	else
+		spawn(m, k);
+}
+
+static void on_revoked(void *ctx, int32_t part, int lost)
+{
+	so_member *m = ctx;
+	for (int i = 0; i < m->nkids; i++) {
+		so_kid *k = &m->kids[i];
+		if (k->part != part)
+			continue;
+		if (k->pid > 0) {
+			kill(k->pid, lost ? SIGKILL : SIGTERM);
+			int st = wait_kid(k, lost ? 10000 : SO_STOP_WAIT_MS);
+			if (st == -1) {
+				kill(k->pid, SIGKILL);
+				st = wait_kid(k, 10000);
+			}
+			char how[64];
+			status_text(st, how, sizeof how);
+			fprintf(stderr, "sluice: scale-out: partition %d %s: process %d stopped (%s)\n",
+			        (int)part, lost ? "lost" : "revoked", (int)k->pid, how);
+		}
+		m->kids[i] = m->kids[--m->nkids];
+		return;
+	}
+}
+
+/* Reaps children that ended by themselves. */
+static void reap(so_member *m)
+{
+	for (int i = 0; i < m->nkids; i++) {
+		so_kid *k = &m->kids[i];
+		int st;
+		if (k->pid <= 0 || waitpid(k->pid, &st, WNOHANG) != k->pid)
+			continue;
+		k->pid = 0;
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && finished(m, k->part)) {
+			fprintf(stderr, "sluice: scale-out: partition %d finished\n", (int)k->part);
+			continue;
+		}
+		char how[64];
+		status_text(st, how, sizeof how);
+		if (!m->failed)
+			snprintf(m->failmsg, sizeof m->failmsg, "the process of partition %d ended "
+			         "(%s) before its input did; its messages are above", (int)k->part, how);
+		m->failed = 1;
+	}
+}
+
+int sl_run_scale_out(sl_engine *e, char *const *argv)
+{
+	sl_err_clear(&e->err);
+	if (!e->so_member)
+		return sl_err_set(&e->err, SL_EINVAL, "not a scale-out member "
+		                  "('sluice.scale-out' = 'kafka-group')");
+	so_member *m = calloc(1, sizeof *m);
+	if (!m)
+		return sl_err_set(&e->err, SL_ENOMEM, "out of memory");
+	m->e = e;
+	m->argv = argv;
+	while (argv[m->argc])
+		m->argc++;
+	snprintf(m->base, sizeof m->base, "%s", e->so_base);
+	sl_conn_args a = {.table = e->so_table, .opts = &e->so_opts};
+	sl_kgroup_cb cb = {m, on_assigned, on_revoked};
+	sl_kgroup *g = sl_kgroup_open(&a, e->so_topic, &cb, &e->err);
+	int rc = g ? 0 : e->err.code;
+	int nparts = g ? sl_kgroup_partitions(g, &e->err) : 0;
+	if (g && !nparts)
+		rc = e->err.code;
+	if (!rc)
+		fprintf(stderr, "sluice: scale-out: joining group of topic '%s' (%d partitions), "
+		        "state under %s\n", e->so_topic, nparts, m->base);
+	while (!rc && !m->failed && !__atomic_load_n(&e->so_stop, __ATOMIC_RELAXED)) {
+		reap(m); /* children that finished, before the check below */
+		int all = 1;
+		for (int p = 0; p < nparts && all; p++)
+			all = finished(m, p);
+		if (all) {
+			fprintf(stderr, "sluice: scale-out: every partition of '%s' has finished\n",
+			        e->so_topic);
+			break;
+		}
+		rc = sl_kgroup_poll(g, 100, &e->err);
+	}
+	sl_kgroup_close(g); /* revokes what is held: children stop with savepoints */
+	for (int i = 0; i < m->nkids; i++) /* (none left after the revokes) */
+		if (m->kids[i].pid > 0) {
+			kill(m->kids[i].pid, SIGTERM);
+			if (wait_kid(&m->kids[i], SO_STOP_WAIT_MS) == -1)
+				kill(m->kids[i].pid, SIGKILL);
+		}
+	if (!rc && m->failed)
+		rc = sl_err_set(&e->err, SL_ERUNTIME, "scale-out: %s", m->failmsg);
+	free(m);
+	return rc;
+}

@@ -525,6 +525,7 @@ int sl_graph_restore_rescaled(sl_graph *g, sl_snap_reader *r, const int *from, i
 		switch (op->vt->kind) {
 		case SL_OPK_SCAN:
 		case SL_OPK_VALUES:
+		case SL_OPK_JOIN: /* keeps the largest of its creation numbers */
 			all = 1;
 			break;
 		case SL_OPK_WINDOW_AGG:
@@ -732,7 +733,9 @@ static int drop_unclaimed(sl_graph *g, sl_snap_reader r, sl_err *err)
  * be read by a job without one on that table, nor the reverse; Flink
  * refuses such a restore too.  Checks the table names of the snapshot's
  * state records (r: a copy of the reader, positioned at them) against the
- * tables the job's operators opened with a TTL.  *orphans (if not NULL)
+ * tables the job's operators opened with a TTL, and refuses the tables an
+ * operator lists as retired (sl_op_vtab.retired: an earlier layout of its
+ * state, e.g. the regular join's lists per key).  *orphans (if not NULL)
  * is set when a table with entries belongs to no operator of the job.
  * Returns 0, or SL_ESTATE naming the operator and the table.
  */
@@ -759,6 +762,13 @@ static int check_ttl_layout(sl_graph *g, sl_snap_reader r, int *orphans, sl_err 
 		const char *t = slash + 1;
 		size_t tl = strlen(t);
 		int ttl = tl > 4 && !strcmp(t + tl - 4, "~ttl");
+		for (const char *const *x = op->vt->retired; x && *x && count > 0; x++)
+			if (strlen(*x) == (ttl ? tl - 4 : tl) && !memcmp(*x, t, strlen(*x)))
+				return sl_err_set(err, SL_ESTATE, "operator #%d %s (id %s): its state '%s' "
+				                  "was written by an earlier version of sluice in a layout "
+				                  "this version does not read; start the job without this "
+				                  "checkpoint or savepoint, or finish it with the sluice "
+				                  "that wrote it", op->id, op->vt->name, op->uid, *x);
 		if (ttl == sl_state_ttl_chain_has(op->ttl_chain, t, ttl ? tl - 4 : tl))
 			continue;
 		return sl_err_set(err, SL_ESTATE, "operator #%d %s: its state '%.*s' was written %s a "

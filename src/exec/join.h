@@ -57,9 +57,9 @@ typedef struct sl_join_plan {
 } sl_join_plan;
 
 /* Regular join (op_join.c): inputs may be updating; the output is updating
- * unless it is an inner join of two append-only inputs.  State is kept
- * until retracted or, with a state TTL (sl_op.state_ttl per side), until a
- * join key's rows of a side were not written for the TTL. */
+ * unless it is an inner join of two append-only inputs.  State (a map per
+ * join key) is kept until retracted or, with a state TTL (sl_op.state_ttl
+ * per side), until a row was not written for the TTL. */
 sl_op *sl_op_join_new(const sl_join_plan *p, sl_err *err);
 
 /* Interval join (op_interval_join.c): append-only inputs, append-only
@@ -92,8 +92,8 @@ sl_op *sl_op_lookup_join_new(const sl_join_plan *p, struct sl_lookup *lk, sl_err
  * left rows that have (semi) or have not (anti) a right row with equal
  * keys (nkeys may be 0: every pair) for which the residual holds; inputs
  * append-only or updating, output the left columns, updating unless a
- * semi join of append-only inputs.  p->kind is ignored.  State as the
- * regular join's.  Returns NULL with err set. */
+ * semi join of append-only inputs.  p->kind is ignored.  State: a
+ * list of records per key (join_base.h).  Returns NULL with err set. */
 sl_op *sl_op_semi_join_new(const sl_join_plan *p, int anti, sl_err *err);
 
 /* ---- join_rows.c: records and joined rows, for the join base and operators -- */

@@ -22,10 +22,12 @@
  *     of data/rowcodec.h into b->key; a key with a NULL never matches.
  *   - State: sl__join_base_open opens one row table per side (names given,
  *     namespace per operator) with the side's state TTL when the method
- *     table has SL_OPF_TTL_PER_SIDE; values are record lists (join.h:
- *     sl_jrec), read and rewritten whole through sl__jlist_load / _store
- *     (an empty list deletes the key), searched with sl__jlist_find and
- *     counted with sl__jlist_count.
+ *     table has SL_OPF_TTL_PER_SIDE.  The semi, interval, window and
+ *     temporal joins keep record lists as values (join.h: sl_jrec), read
+ *     and rewritten whole through sl__jlist_load / _store (an empty list
+ *     deletes the key), searched with sl__jlist_find and counted with
+ *     sl__jlist_count; the regular join keeps a map per key instead
+ *     (op_join.c) and copies the probed rows into a record list.
  *   - Matching: sl__join_match runs an input row of side s against the
  *     records of a list of the other side, in candidate chunks through the
  *     joiner (join.h: residual evaluated per chunk, a run-time error

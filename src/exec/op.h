@@ -127,6 +127,11 @@ struct sl_op_vtab {
 	int (*commit)(sl_op *op, int64_t ckpt_id, sl_err *err);
 	int (*abort)(sl_op *op, int64_t ckpt_id, sl_err *err);
 	int (*recover)(sl_op *op, sl_snap_reader *r, sl_err *err);
+	/* State tables an earlier version of the operator wrote in a layout
+	 * this one cannot read (names without "~ttl", NULL-terminated; NULL:
+	 * none).  A restore of a snapshot holding one with entries is refused,
+	 * naming the operator and the table (graph.c), never read silently. */
+	const char *const *retired;
 };
 
 /* One edge from an operator's output to a consumer input. */

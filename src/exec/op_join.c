@@ -20,20 +20,32 @@
  * joined one.  A row whose key has a NULL matches nothing (and is not
  * stored).  A retraction of a row that is not in the state is ignored.
  *
- * State.  Tables "left" and "right": namespace 0, key = encoded join key,
- * value = a list of records (join.h), one per distinct row: its bytes, its
- * count (duplicates) and, for outer sides, the number of rows of the other
- * side it matches (to know when the padded row must be retracted or
- * re-emitted).  A record goes when its count falls to zero, a key when its
- * list is empty; otherwise state lives as long as the job, unless a state
- * TTL (per side: 'table.exec.state.ttl', the STATE_TTL hint) expires a
- * key's list ttl after its last write (docs/state.md, "State TTL").
- * Each input row reads and rewrites its key's lists: a hot key with n rows
- * costs O(n) per row.
+ * State (version 2: a map per join key, as Flink's MapState<row, count>).
+ * Tables "left_map" and "right_map", namespace 0, are map tables
+ * (state.h, sl_state_table_set_prefix): the key of an entry is the
+ * encoded join key followed by a distinct row's bytes (data/rowcodec.h's
+ * row form), its value 16 bytes, u32 count (duplicates), u32 aux (for
+ * outer sides the number of rows of the other side it matches, to know
+ * when the padded row must be retracted or re-emitted), i64 seq (its
+ * creation number: a probe visits the rows of a key in creation order,
+ * whatever order the backend scans them in, so the output is the same on
+ * every backend and as with the lists of version 1; the next number is the
+ * operator's snapshot scalar).  The join key
+ * is the prefix: the partitioning key of key groups and what a probe
+ * visits (sl_state_prefix_scan).  So adding or retracting a row is one
+ * lookup and one write whatever the key's number of rows, and a probe
+ * costs the rows of the other side under the key.  An entry goes when its
+ * count falls to zero; otherwise state lives as long as the job, unless a
+ * state TTL (per side: 'table.exec.state.ttl', the STATE_TTL hint)
+ * expires a row ttl after its last write (a new duplicate, its match count
+ * changing; docs/state.md, "State TTL").  Version 1 kept one list value
+ * per key in tables "left" and "right" (each row cost O(rows of its key));
+ * a snapshot holding them is refused, naming the operator (vt.retired).
  *
- * Built on the join base (join_base.h): key encoding, the record lists,
- * the chunked matching and the padded output are the base's; what is
- * this operator's own is the changelog rules above.
+ * Built on the join base (join_base.h): key encoding, the chunked matching
+ * (over the probed rows copied into a record list) and the padded output
+ * are the base's; what is this operator's own is the changelog rules and
+ * its map state above.
  */
 #include "join_base.h"
 #include "../data/rowcodec.h"
@@ -43,10 +55,40 @@
 #include <string.h>
 
 typedef struct join_op {
-	sl_join_base b;         /* first (join_base.h): tables "left", "right" */
-	sl_buf row;             /* encoded current row */
-	sl_buf mine, other;     /* copies of the key's record lists */
+	sl_join_base b;         /* first (join_base.h): tables "left_map", "right_map" */
+	sl_buf mk;              /* map key of the current row: join key ++ row bytes */
+	sl_buf wk;              /* map key of a probed row written back */
+	sl_buf other;           /* the probed rows of the other side, as records */
+	sl_state_pkey_cols_ctx pkc[2]; /* the join key: the first nkeys columns */
+	sl_type *ktypes;        /* their types, per side (pkc) */
+	int64_t seq;            /* the next entry's creation number */
+	struct { int64_t seq; size_t off; } *ord; /* probe_sort's index */
+	size_t ordcap;
+	sl_buf tmp;             /* probe_sort's copy */
 } join_op;
+
+/* A map entry's value: seq numbers entries in creation order, so a probe
+ * visits a key's rows in the order they came, on every backend (RocksDB
+ * iterates in key order), as the list per key did. */
+typedef struct jval {
+	uint32_t count; /* duplicates */
+	uint32_t aux;   /* matches of an outer row (jval_aux refuses more) */
+	int64_t seq;
+} jval;
+
+/* A match count into a value: more than 2^32 - 1 matches for one row is
+ * refused (its output alone would be that many rows), never wrapped. */
+static int jval_aux(jval *v, int64_t aux, sl_err *err)
+{
+	if (aux < 0 || aux > (int64_t)UINT32_MAX)
+		return sl_err_set(err, SL_ERUNTIME, "join: a row matches %lld rows of the other "
+		                  "side, more than the %u a row's state counts", (long long)aux,
+		                  UINT32_MAX);
+	v->aux = (uint32_t)aux;
+	return 0;
+}
+
+#define DIRTY 1 /* a probed record's time field is seq << 1 | DIRTY when its aux changed */
 
 /* Emits n copies of a stored row of side `side`, the other side padded. */
 static int emit_stored(join_op *o, int side, const char *bytes, uint32_t len, uint32_t n,
@@ -58,6 +100,14 @@ static int emit_stored(join_op *o, int side, const char *bytes, uint32_t len, ui
 			return rc;
 	}
 	return 0;
+}
+
+static void mark_dirty(char *rec)
+{
+	int64_t t;
+	memcpy(&t, rec + 16, 8);
+	t |= DIRTY;
+	memcpy(rec + 16, &t, 8);
 }
 
 typedef struct match_ctx {
@@ -85,6 +135,7 @@ static int on_match(void *ctx, char *rec, const sl_jrec *r, int cand, sl_err *er
 				return rc;
 		if (o->b.outer[os]) {
 			sl__jrec_set(rec, r->count, r->aux + 1);
+			mark_dirty(rec);
 			m->changed = 1;
 		}
 	} else {
@@ -96,13 +147,111 @@ static int on_match(void *ctx, char *rec, const sl_jrec *r, int cand, sl_err *er
 			    (rc = emit_stored(o, os, r->row, r->len, r->count, SL_INSERT, m->wm, err)))
 				return rc;
 			sl__jrec_set(rec, r->count, r->aux > 0 ? r->aux - 1 : 0);
+			mark_dirty(rec);
 			m->changed = 1;
 		}
 	}
 	return 0;
 }
 
-/* Matches input row (s, in, row) against the other side's records of its
+/* sl_state_prefix_scan callback: appends a probed entry (map key: join
+ * key of klen0 bytes ++ row bytes) to o->other as a record. */
+typedef struct probe_ctx {
+	join_op *o;
+	uint32_t klen;
+	int sorted;   /* the entries came in creation order */
+	int64_t last; /* the last entry's seq */
+} probe_ctx;
+
+static int ord_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Puts the records of o->other in creation order (seq, in their time
+ * field). */
+static int probe_sort(join_op *o, sl_err *err)
+{
+	size_t n = 0;
+	const char *p = o->other.p, *end = p + o->other.len;
+	while (p < end) {
+		const char *at = p;
+		sl_jrec r;
+		if (sl__jrec_read(&p, end, &r))
+			return sl_err_set(err, SL_ESTATE, "join state: malformed record");
+		if (n == o->ordcap) {
+			size_t cap = o->ordcap ? o->ordcap * 2 : 64;
+			void *q = realloc(o->ord, cap * sizeof(*o->ord));
+			if (!q)
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			o->ord = q;
+			o->ordcap = cap;
+		}
+		o->ord[n].seq = r.time;
+		o->ord[n++].off = (size_t)(at - o->other.p);
+	}
+	qsort(o->ord, n, sizeof(*o->ord), ord_cmp);
+	sl_buf_clear(&o->tmp);
+	for (size_t i = 0; i < n; i++) {
+		const char *q = o->other.p + o->ord[i].off;
+		sl_jrec r;
+		if (sl__jrec_read(&q, end, &r) ||
+		    sl_buf_append(&o->tmp, o->other.p + o->ord[i].off, SL_JREC_HDR + r.len))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	sl_buf t = o->other;
+	o->other = o->tmp;
+	o->tmp = t;
+	return 0;
+}
+
+static int probe_cb(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                    sl_err *err)
+{
+	probe_ctx *p = ctx;
+	jval v;
+	if (klen < p->klen || vlen != sizeof(v))
+		return sl_err_set(err, SL_ESTATE, "join state: malformed entry");
+	memcpy(&v, val, sizeof(v));
+	uint32_t len = klen - p->klen;
+	int64_t time = v.seq << 1, aux = v.aux; /* time's low bit: DIRTY */
+	p->sorted &= v.seq > p->last;
+	p->last = v.seq;
+	sl_buf *b = &p->o->other;
+	if (sl_buf_append(b, &len, 4) || sl_buf_append(b, &v.count, 4) ||
+	    sl_buf_append(b, &aux, 8) || sl_buf_append(b, &time, 8) ||
+	    sl_buf_append(b, (const char *)key + p->klen, len))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Writes the probed records whose match count changed back to side os. */
+static int write_back(join_op *o, int os, sl_err *err)
+{
+	const sl_buf *key = &o->b.key;
+	const char *p = o->other.p, *end = p + o->other.len;
+	while (p < end) {
+		sl_jrec r;
+		if (sl__jrec_read(&p, end, &r))
+			return sl_err_set(err, SL_ESTATE, "join state: malformed record");
+		if (!(r.time & DIRTY))
+			continue;
+		jval v = {r.count, 0, r.time >> 1};
+		int rc = jval_aux(&v, r.aux, err);
+		if (rc)
+			return rc;
+		sl_buf_clear(&o->wk);
+		if (sl_buf_append(&o->wk, key->p, key->len) || sl_buf_append(&o->wk, r.row, r.len))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		rc = sl_state_put_var(o->b.st[os], 0, o->wk.p, (uint32_t)o->wk.len, &v, sizeof(v));
+		if (rc)
+			return sl_err_set(err, rc, "join state: write failed");
+	}
+	return 0;
+}
+
+/* Matches input row (s, in, row) against the other side's rows of its
  * key, emitting joined rows; *nm = matched other rows (with duplicates). */
 static int match_other(join_op *o, int s, const sl_batch *in, int row, int acc, int64_t wm,
                        int64_t *nm, sl_err *err)
@@ -110,14 +259,19 @@ static int match_other(join_op *o, int s, const sl_batch *in, int row, int acc, 
 	int os = 1 - s, rc;
 	match_ctx m = {o, s, acc, wm, 0, 0};
 	const sl_buf *key = &o->b.key;
+	probe_ctx pc = {o, (uint32_t)key->len, 1, INT64_MIN};
 	*nm = 0;
-	if ((rc = sl__jlist_load(o->b.st[os], 0, key->p, (uint32_t)key->len, &o->other, err)) ||
+	sl_buf_clear(&o->other);
+	if ((rc = sl_state_prefix_scan(o->b.st[os], 0, key->p, (uint32_t)key->len, probe_cb, &pc,
+	                               err)))
+		return rc < 0 ? rc : sl_err_set(err, SL_ESTATE, "join state: scan stopped");
+	if (!pc.sorted && (rc = probe_sort(o, err)))
+		return rc;
+	if (o->other.len &&
 	    (rc = sl__join_match(&o->b, s, in, row, &o->other, NULL, on_match, &m, err)))
 		return rc;
 	*nm = m.nm;
-	return m.changed ? sl__jlist_store(&o->b, o->b.st[os], 0, key->p, (uint32_t)key->len,
-	                                   &o->other, err)
-	                 : 0;
+	return m.changed ? write_back(o, os, err) : 0;
 }
 
 static int join_row(join_op *o, int s, const sl_batch *in, int row, int64_t wm, sl_err *err)
@@ -131,15 +285,19 @@ static int join_row(join_op *o, int s, const sl_batch *in, int row, int64_t wm, 
 		return o->b.outer[s] ? sl__joiner_emit_in(&o->b.j, s, in, row, NULL, 0, kind, wm, err)
 		                     : 0;
 	const sl_buf *key = &o->b.key;
-	sl_buf_clear(&o->row);
-	if (sl_rowcodec_row(in, row, &o->row))
+	sl_buf_clear(&o->mk);
+	if (sl_buf_append(&o->mk, key->p, key->len) || sl_rowcodec_row(in, row, &o->mk))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if ((rc = sl__jlist_load(o->b.st[s], 0, key->p, (uint32_t)key->len, &o->mine, err)))
-		return rc;
-	long at = sl__jlist_find(&o->b, &o->mine, o->row.p, o->row.len, err);
-	if (at == -2)
-		return err->code;
-	if (!acc && at < 0)
+	const void *vp;
+	uint32_t vl;
+	jval v = {0, 0, 0};
+	int have = sl_state_get_var(o->b.st[s], 0, o->mk.p, (uint32_t)o->mk.len, &vp, &vl);
+	if (have) {
+		if (vl != sizeof(v))
+			return sl_err_set(err, SL_ESTATE, "join state: malformed entry");
+		memcpy(&v, vp, sizeof(v)); /* a copy: the pointer lasts until the next call */
+	}
+	if (!acc && !have)
 		return 0; /* retraction of a row this join never saw */
 	int64_t nm;
 	if ((rc = match_other(o, s, in, row, acc, wm, &nm, err)))
@@ -147,10 +305,17 @@ static int join_row(join_op *o, int s, const sl_batch *in, int row, int64_t wm, 
 	if (nm == 0 && o->b.outer[s] &&
 	    (rc = sl__joiner_emit_in(&o->b.j, s, in, row, NULL, 0, kind, wm, err)))
 		return rc;
-	/* `mine` is a copy: the other side's write did not disturb it */
-	if ((rc = sl__jlist_count(&o->mine, in, row, acc, at, nm, err)))
+	if (!have)
+		v.seq = o->seq++;
+	v.count = acc ? v.count + 1 : v.count - 1;
+	if ((rc = jval_aux(&v, nm, err)))
 		return rc;
-	return sl__jlist_store(&o->b, o->b.st[s], 0, key->p, (uint32_t)key->len, &o->mine, err);
+	if (v.count == 0) {
+		sl_state_delete(o->b.st[s], 0, o->mk.p, (uint32_t)o->mk.len);
+		return 0;
+	}
+	rc = sl_state_put_var(o->b.st[s], 0, o->mk.p, (uint32_t)o->mk.len, &v, sizeof(v));
+	return rc ? sl_err_set(err, rc, "join state: write failed") : 0;
 }
 
 static int join_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
@@ -166,20 +331,72 @@ static int join_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	return sl__joiner_flush(&o->b.j, err);
 }
 
+/* The operator's scalar: the next creation number, written only while
+ * the maps hold rows (an empty join keeps nothing, so a job without it
+ * may restore the snapshot as Flink allows; numbers may start again at 0
+ * when there is no row to come after). */
+static int join_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
+{
+	join_op *o = (join_op *)op;
+	if (sl_state_count(o->b.st[0]) + sl_state_count(o->b.st[1]) > 0)
+		sl_snap_put_i64(w, o->seq);
+	return 0;
+}
+
+/* At another parallelism every old instance's number comes (graph.c):
+ * the largest is above every restored entry's. */
+static int join_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
+{
+	join_op *o = (join_op *)op;
+	if (r->len == 0) /* no row (or version 1, whose tables are refused: vt.retired) */
+		return 0;
+	int64_t seq = sl_snap_get_i64(r);
+	if (!sl_snap_reader_ok(r) || seq < 0)
+		return sl_err_set(err, SL_ESTATE, "join: damaged snapshot");
+	if (seq > o->seq)
+		o->seq = seq;
+	return 0;
+}
+
 static int join_open(sl_op *op, sl_err *err)
 {
-	static const char *const names[2] = {"left", "right"};
-	return sl__join_base_open((sl_join_base *)op, names, err);
+	static const char *const names[2] = {"left_map", "right_map"};
+	join_op *o = (join_op *)op;
+	int n = o->b.p.nkeys, rc = sl__join_base_open(&o->b, names, err);
+	if (rc)
+		return rc;
+	o->ktypes = malloc(sizeof(sl_type) * (size_t)(2 * n));
+	if (!o->ktypes)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int s = 0; s < 2; s++) {
+		const sl_type *t = s == 0 ? o->b.p.ltypes : o->b.p.rtypes;
+		for (int i = 0; i < n; i++)
+			o->ktypes[s * n + i] = t[o->b.keys[s][i]];
+		o->pkc[s].types = o->ktypes + s * n;
+		o->pkc[s].n = n;
+		/* the join key, a prefix of every map key, is the partitioning
+		 * key of key groups and what a probe visits */
+		sl_state_table_set_prefix(o->b.st[s], sl_state_pkey_cols, &o->pkc[s]);
+	}
+	return 0;
 }
 
 static void join_close(sl_op *op)
 {
 	join_op *o = (join_op *)op;
 	sl__join_base_close(&o->b);
-	sl_buf_deinit(&o->row);
-	sl_buf_deinit(&o->mine);
+	sl_buf_deinit(&o->mk);
+	sl_buf_deinit(&o->wk);
 	sl_buf_deinit(&o->other);
+	sl_buf_deinit(&o->tmp);
+	free(o->ktypes);
+	free(o->ord);
+	o->ktypes = NULL;
+	o->ord = NULL;
 }
+
+/* The tables of state version 1 (one list value per key). */
+static const char *const retired[] = {"left", "right", NULL};
 
 static const sl_op_vtab join_vtab = {
 	.name = "Join",
@@ -187,7 +404,10 @@ static const sl_op_vtab join_vtab = {
 	.flags = SL_OPF_STATE_TTL | SL_OPF_TTL_PER_SIDE,
 	.open = join_open,
 	.process = join_process,
+	.snapshot = join_snapshot,
+	.restore = join_restore,
 	.close = join_close,
+	.retired = retired,
 };
 
 sl_op *sl_op_join_new(const sl_join_plan *p, sl_err *err)

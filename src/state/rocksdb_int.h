@@ -62,6 +62,7 @@ struct sl_state_table {
 	char *ubuf;            /* a decoded key (dec_key) */
 	size_t ucap;
 	sl_state_pkey pk;      /* the partitioning key of its entries */
+	int prefix;            /* a map table (set_prefix): keys as rdb_dec_key says */
 	/* the last get_var value */
 	char *vbuf;
 };
@@ -117,6 +118,31 @@ static inline void rev_copy(char *dst, const void *src, size_t n)
 	const char *s = src;
 	for (size_t i = 0; i < n; i++)
 		dst[i] = s[n - 1 - i];
+}
+
+/*
+ * Map tables (sl_state_table_set_prefix) store a key whose prefix (the
+ * map's key: a join key) is p as [u32 BE length of p][p reversed][the
+ * rest as is], so the entries of one prefix are one key range (prefix
+ * iteration) and no prefix's range holds another's (the length comes
+ * first).  Writes the caller's key of stored key k[0..kl) (the 12-byte
+ * prefix included) into dst (room for kl bytes) and returns its length.
+ */
+static inline size_t rdb_dec_key(int prefix, char *dst, const char *k, size_t kl)
+{
+	const char *p = k + PFX;
+	size_t n = kl - PFX;
+	if (!prefix || n < 4) {
+		rev_copy(dst, p, n);
+		return n;
+	}
+	uint32_t pl = (uint32_t)(uint8_t)p[0] << 24 | (uint32_t)(uint8_t)p[1] << 16 |
+	              (uint32_t)(uint8_t)p[2] << 8 | (uint8_t)p[3];
+	if (pl > n - 4)
+		pl = (uint32_t)(n - 4);
+	rev_copy(dst, p + 4, pl);
+	memcpy(dst + pl, p + 4 + pl, n - 4 - pl);
+	return n - 4;
 }
 
 /* ---- write-back cache entries (see state_rocksdb.c) ----------------------------- */

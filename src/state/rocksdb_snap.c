@@ -46,6 +46,7 @@ typedef struct snap_tab {
 	uint32_t id, val_size;
 	uint64_t count;
 	sl_state_pkey pk;  /* the table's partitioning key (pure: see state.h) */
+	int prefix;        /* a map table (rdb_dec_key) */
 	char *ov;          /* overlay records: u8 live, u32 klen, key, value */
 	size_t ovlen;
 	uint32_t *ovoff;   /* offsets of the records (sorted by write) */
@@ -131,6 +132,7 @@ sl_state_snap *sl__rdb_snap_begin(sl_state_backend *be, const char *op_uid, sl_e
 		st->val_size = t->val_size;
 		st->count = t->count;
 		st->pk = t->pk;
+		st->prefix = t->prefix;
 		if (!(st->name = strdup(t->name)) || (t->val_size && copy_dirty(t, st)))
 			goto nomem;
 	}
@@ -173,10 +175,9 @@ static int put_stored(sl_snap_grouper *gr, const snap_tab *st, const char *k, si
 		*ubuf = p;
 		*ucap = kl * 2;
 	}
-	rev_copy(*ubuf, k + PFX, kl - PFX);
-	int kg = sl_state_pkey_group(&st->pk, *ubuf, (uint32_t)(kl - PFX), v, (uint32_t)vl,
-	                             gr->maxp);
-	return sl_snap_grouper_add(gr, kg, get_ns(k), *ubuf, kl - PFX, v, vl, err);
+	size_t ukl = rdb_dec_key(st->prefix, *ubuf, k, kl);
+	int kg = sl_state_pkey_group(&st->pk, *ubuf, (uint32_t)ukl, v, (uint32_t)vl, gr->maxp);
+	return sl_snap_grouper_add(gr, kg, get_ns(k), *ubuf, ukl, v, vl, err);
 }
 
 /* Writes one table: the RocksDB snapshot's entries merged with the

@@ -173,6 +173,11 @@ struct sl_state_vt {
 	uint64_t (*ns_count)(const sl_state_table *t, int64_t ns);
 	/* Size of one operator's tables (may be NULL: see sl_state_op_size). */
 	uint64_t (*op_size)(const sl_state_backend *be, const char *op_uid, uint64_t *entries);
+	/* Map tables (see sl_state_table_set_prefix; every backend and the
+	 * TTL wrapper have them). */
+	void (*set_prefix)(sl_state_table *t, sl_state_pkey_fn fn, const void *ctx);
+	int (*prefix_scan)(sl_state_table *t, int64_t ns, const void *prefix, uint32_t plen,
+	                   sl_state_scan_cb cb, void *ctx, sl_err *err);
 };
 
 /* The first member of every backend's backend and table structs. */
@@ -551,6 +556,38 @@ static inline void sl_state_table_set_pkey(sl_state_table *t, sl_state_pkey_fn f
                                            const void *ctx)
 {
 	sl__tab_vt(t)->set_pkey(t, fn, ctx);
+}
+
+/*
+ * Map tables (Flink's MapState: a map per key).  Makes t's partitioning
+ * key fn/ctx (as sl_state_table_set_pkey) a prefix of every key: fn must
+ * find it from the key alone (val may be NULL) and point *pk at the key's
+ * first byte, and two different prefixes must never be one another's
+ * prefix (the key form of a fixed column list, sl_state_pkey_cols, is
+ * self-delimiting).  The entries of one prefix (the map of that key) can
+ * then be visited with sl_state_prefix_scan, at a cost proportional to
+ * their number.  Call it when the table is opened, before it holds
+ * entries (before a restore fills it).  Every backend of state.c has it.
+ */
+static inline void sl_state_table_set_prefix(sl_state_table *t, sl_state_pkey_fn fn,
+                                             const void *ctx)
+{
+	sl__tab_vt(t)->set_prefix(t, fn, ctx);
+}
+
+/*
+ * Calls cb for every entry of namespace ns of a map table whose prefix
+ * (sl_state_table_set_prefix) is prefix[0..plen), with ns_scan's contract
+ * (cb must not call into t; val may be changed in place; return values).
+ * Order: the memory backend's is the order the entries were created in
+ * (kept by its snapshots; a put_var that outgrows the room of an entry's
+ * value re-creates it, last), RocksDB's key order.
+ */
+static inline int sl_state_prefix_scan(sl_state_table *t, int64_t ns, const void *prefix,
+                                       uint32_t plen, sl_state_scan_cb cb, void *ctx,
+                                       sl_err *err)
+{
+	return sl__tab_vt(t)->prefix_scan(t, ns, prefix, plen, cb, ctx, err);
 }
 
 /* Writes every table of the backend (or, with op_uid non-NULL, only that

@@ -17,6 +17,11 @@
  * is 64 bytes instead of 96, which is what brought the 1 M-keys benchmark
  * under 100 MB (docs/performance.md).
  *
+ * Map tables (sl_state_table_set_prefix) put 16 bytes of links between an
+ * entry's key and its value and keep, per namespace, an index of groups:
+ * the entries of one key prefix, linked in creation order (see "map
+ * tables" below), which prefix scans walk and snapshots keep in order.
+ *
  * Values are 16-byte aligned (they may hold __int128 accumulators) and are
  * updated in place: a slot pointer stays valid until the next call on the
  * table that may insert or delete.  Deleted entries go to a free list per
@@ -76,12 +81,21 @@ typedef struct chunk {
 	int slab;   /* carved from a huge-page slab: never free()d */
 } chunk;
 
+typedef struct glink { /* map tables: an entry's place in its prefix's group */
+	struct entry *next; /* NULL at the tail */
+	struct entry *prev; /* the head's: the tail */
+} glink;
+
 typedef struct nsmap {
 	int64_t ns;
 	uint32_t *h32;    /* 0 = empty slot */
 	entry **slot;
 	uint32_t mask;    /* capacity - 1 */
 	uint32_t count;
+	uint32_t lk;      /* bytes of links after the key: sizeof(glink) in a map table */
+	uint32_t gmask, gcount; /* map tables: the index of groups (prefix -> head) */
+	uint32_t *gh32;   /* hash of a group's prefix, 0 = empty */
+	entry **ghead;
 	chunk *first, *last;
 	entry *freel[NFREE];
 	entry *freeb[NBIG]; /* free entries of 2^(11+i) bytes (variable-length tables) */
@@ -100,6 +114,7 @@ struct sl_state_table {
 	uint64_t count;
 	uint32_t cap_hint;  /* index capacity for a new namespace (see ns_new) */
 	sl_state_pkey pk;   /* the partitioning key of its entries */
+	int prefix;         /* a map table: pk is a prefix of the key (set_prefix) */
 	sl_state_table *next;
 	struct sl_state_backend *be;
 };
@@ -216,24 +231,30 @@ static inline size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 static inline uint32_t ent_klen(const entry *e) { return e->klen & ~DEAD; }
 static inline char *ent_key(entry *e) { return (char *)e + 4; }
 static inline size_t ent_koff(uint32_t klen) { return round16(4 + (size_t)klen); }
-static inline vhdr *ent_vhdr(entry *e) { return (vhdr *)((char *)e + ent_koff(ent_klen(e))); }
+/* Map tables keep an entry's group links between its key and its value. */
+static inline glink *ent_link(entry *e) { return (glink *)((char *)e + ent_koff(ent_klen(e))); }
+static inline size_t ent_voff(const nsmap *m, entry *e) { return ent_koff(ent_klen(e)) + m->lk; }
+static inline vhdr *ent_vhdr(const nsmap *m, entry *e)
+{
+	return (vhdr *)((char *)e + ent_voff(m, e));
+}
 static inline char *ent_val(const nsmap *m, entry *e)
 {
-	char *v = (char *)e + ent_koff(ent_klen(e));
+	char *v = (char *)e + ent_voff(m, e);
 	return m->val_size ? v : v + sizeof(vhdr);
 }
 static inline uint32_t ent_vlen(const nsmap *m, entry *e)
 {
-	return m->val_size ? m->val_size : ent_vhdr(e)->vlen;
+	return m->val_size ? m->val_size : ent_vhdr(m, e)->vlen;
 }
 static inline size_t ent_vcap(const nsmap *m, entry *e)
 {
-	return m->val_size ? round16(m->val_size) : ent_vhdr(e)->vcap;
+	return m->val_size ? round16(m->val_size) : ent_vhdr(m, e)->vcap;
 }
 static inline size_t ent_size(const nsmap *m, entry *e)
 {
-	size_t k = ent_koff(ent_klen(e));
-	return m->val_size ? k + round16(m->val_size) : k + sizeof(vhdr) + ent_vhdr(e)->vcap;
+	size_t k = ent_voff(m, e);
+	return m->val_size ? k + round16(m->val_size) : k + sizeof(vhdr) + ent_vhdr(m, e)->vcap;
 }
 
 /* ---- namespaces -------------------------------------------------------- */
@@ -286,7 +307,13 @@ static nsmap *ns_new(sl_state_backend *be, int64_t ns, uint32_t cap, uint32_t va
 static void ns_free(sl_state_backend *be, nsmap *m)
 {
 	be->bytes -= m->bytes;
-	if (m->mask + 1 == SPARE_CAP && be->nspare < SPARE_MAX &&
+	if (m->gh32) { /* a map table's namespace: never kept spare */
+		idx_free(m->gh32, (size_t)(m->gmask + 1) * sizeof(uint32_t));
+		idx_free(m->ghead, (size_t)(m->gmask + 1) * sizeof(entry *));
+		m->gh32 = NULL;
+		m->ghead = NULL;
+	}
+	if (m->mask + 1 == SPARE_CAP && !m->lk && be->nspare < SPARE_MAX &&
 	    (!m->first || (m->first == m->last && m->first->cap == FIRST_CHUNK))) {
 		memset(m->h32, 0, SPARE_CAP * sizeof(uint32_t));
 		memset(m->slot, 0, SPARE_CAP * sizeof(entry *));
@@ -376,6 +403,18 @@ static nsmap *ns_get_slow(sl_state_table *t, int64_t ns, int create)
 	nsmap *m = ns_new(t->be, ns, t->cap_hint ? t->cap_hint : 16, t->val_size);
 	if (!m)
 		return NULL;
+	if (t->prefix) { /* a map table: links in every entry, an index of groups */
+		m->gh32 = idx_alloc(16 * sizeof(uint32_t));
+		m->ghead = idx_alloc(16 * sizeof(entry *));
+		if (!m->gh32 || !m->ghead) {
+			ns_free(t->be, m);
+			return NULL;
+		}
+		m->gmask = 15;
+		m->lk = sizeof(glink);
+		m->bytes += 16 * 12;
+		t->be->bytes += 16 * 12;
+	}
 	memmove(t->nss + i + 1, t->nss + i, sizeof(*t->nss) * (size_t)(t->nns - i));
 	t->nss[i] = m;
 	t->nns++;
@@ -404,7 +443,8 @@ static void ns_remove(sl_state_table *t, nsmap *m)
 static entry *ent_alloc(sl_state_backend *be, nsmap *m, uint32_t klen, uint32_t vcap)
 {
 	size_t vround = round16(vcap ? vcap : 1);
-	size_t size = ent_koff(klen) + (m->val_size ? round16(m->val_size) : sizeof(vhdr) + vround);
+	size_t size = ent_koff(klen) + m->lk +
+	              (m->val_size ? round16(m->val_size) : sizeof(vhdr) + vround);
 	size_t cls = size / 16 - 1;
 	int big = -1;
 	if (!m->val_size && cls >= NFREE) {
@@ -414,7 +454,7 @@ static entry *ent_alloc(sl_state_backend *be, nsmap *m, uint32_t klen, uint32_t 
 		if (big >= NBIG)
 			return NULL;
 		size = (size_t)2048 << big;
-		vround = size - ent_koff(klen) - sizeof(vhdr);
+		vround = size - ent_koff(klen) - m->lk - sizeof(vhdr);
 	}
 	entry *e;
 	if (big < 0 && cls < NFREE && m->freel[cls]) {
@@ -468,8 +508,8 @@ static entry *ent_alloc(sl_state_backend *be, nsmap *m, uint32_t klen, uint32_t 
 	}
 	e->klen = klen;
 	if (!m->val_size) {
-		ent_vhdr(e)->vlen = vcap;
-		ent_vhdr(e)->vcap = (uint32_t)vround;
+		ent_vhdr(m, e)->vlen = vcap;
+		ent_vhdr(m, e)->vcap = (uint32_t)vround;
 	}
 	return e;
 }
@@ -599,11 +639,168 @@ static inline void zero_val(char *v, size_t n)
 	}
 }
 
+/* ---- map tables: groups of entries by key prefix ----------------------- */
+
+/*
+ * A map table (sl_state_table_set_prefix) links the entries of each key
+ * prefix (a group: the map of one key) in a list, in creation order: the
+ * head's prev is the tail, the tail's next NULL.  A second open-addressing
+ * index per namespace finds a group's head by the prefix's hash; a
+ * group's prefix is read from its head's key, so the index holds no key
+ * bytes.  Adding or removing an entry is O(1) (a tail removal looks the
+ * head up), and sl_state_prefix_scan walks only the group.
+ */
+
+/* The prefix of key (the table's pk function, from the key alone). */
+static inline uint32_t key_prefix(const sl_state_table *t, const char *key, uint32_t klen,
+                                  const void **p)
+{
+	uint32_t n = t->pk.fn(t->pk.ctx, key, klen, NULL, 0, p);
+	return n <= klen ? n : klen;
+}
+
+/* Index of the group of prefix p[0..n) (hash h) in m, or -1. */
+static long group_find(const sl_state_table *t, const nsmap *m, const void *p, uint32_t n,
+                       uint32_t h)
+{
+	uint32_t i = h & m->gmask;
+	for (;;) {
+		uint32_t s = m->gh32[i];
+		if (!s)
+			return -1;
+		if (s == h) {
+			entry *e = m->ghead[i];
+			const void *q;
+			uint32_t qn = key_prefix(t, ent_key(e), ent_klen(e), &q);
+			if (qn == n && key_eq(q, p, n))
+				return (long)i;
+		}
+		i = (i + 1) & m->gmask;
+	}
+}
+
+static int group_grow(sl_state_backend *be, nsmap *m)
+{
+	uint32_t ncap = (m->gmask + 1) * 2;
+	uint32_t *nh = idx_alloc((size_t)ncap * sizeof(uint32_t));
+	entry **ns = idx_alloc((size_t)ncap * sizeof(entry *));
+	if (!nh || !ns) {
+		idx_free(nh, (size_t)ncap * sizeof(uint32_t));
+		idx_free(ns, (size_t)ncap * sizeof(entry *));
+		return SL_ENOMEM;
+	}
+	uint32_t nmask = ncap - 1;
+	for (uint32_t i = 0; i <= m->gmask; i++) {
+		if (!m->gh32[i])
+			continue;
+		uint32_t j = m->gh32[i] & nmask;
+		while (nh[j])
+			j = (j + 1) & nmask;
+		nh[j] = m->gh32[i];
+		ns[j] = m->ghead[i];
+	}
+	uint64_t delta = (uint64_t)(ncap - (m->gmask + 1)) * 12;
+	m->bytes += delta;
+	be->bytes += delta;
+	idx_free(m->gh32, (size_t)(m->gmask + 1) * sizeof(uint32_t));
+	idx_free(m->ghead, (size_t)(m->gmask + 1) * sizeof(entry *));
+	m->gh32 = nh;
+	m->ghead = ns;
+	m->gmask = nmask;
+	return 0;
+}
+
+/* Adds new entry e at the tail of its group (a new group when none); the
+ * group index has room for one more (insert grew it). */
+static void group_add(sl_state_table *t, nsmap *m, entry *e)
+{
+	const void *p;
+	uint32_t n = key_prefix(t, ent_key(e), ent_klen(e), &p);
+	uint32_t h = sl_state_hash(p, n);
+	glink *l = ent_link(e);
+	l->next = NULL;
+	long i = group_find(t, m, p, n, h);
+	if (i >= 0) {
+		entry *head = m->ghead[i];
+		glink *hl = ent_link(head);
+		ent_link(hl->prev)->next = e;
+		l->prev = hl->prev;
+		hl->prev = e;
+		return;
+	}
+	uint32_t j = h & m->gmask;
+	while (m->gh32[j])
+		j = (j + 1) & m->gmask;
+	m->gh32[j] = h;
+	m->ghead[j] = e;
+	m->gcount++;
+	l->prev = e;
+}
+
+/* 1 when e heads its group. */
+static inline int group_is_head(entry *e)
+{
+	return ent_link(ent_link(e)->prev)->next != e;
+}
+
+/* Unlinks entry e (about to be released) from its group. */
+static void group_del(sl_state_table *t, nsmap *m, entry *e)
+{
+	glink *l = ent_link(e);
+	const void *p;
+	uint32_t n;
+	long i;
+	if (!group_is_head(e)) {
+		entry *prev = l->prev;
+		ent_link(prev)->next = l->next;
+		if (l->next) {
+			ent_link(l->next)->prev = prev;
+			return;
+		}
+		/* e was the tail: the head's prev moves back */
+		n = key_prefix(t, ent_key(e), ent_klen(e), &p);
+		i = group_find(t, m, p, n, sl_state_hash(p, n));
+		assert(i >= 0);
+		if (i >= 0)
+			ent_link(m->ghead[i])->prev = prev;
+		return;
+	}
+	n = key_prefix(t, ent_key(e), ent_klen(e), &p);
+	i = group_find(t, m, p, n, sl_state_hash(p, n));
+	assert(i >= 0 && m->ghead[i] == e);
+	if (i < 0)
+		return;
+	if (l->next) { /* the next entry heads the group */
+		ent_link(l->next)->prev = l->prev;
+		m->ghead[i] = l->next;
+		return;
+	}
+	/* the group's last entry: backward-shift deletion of slot i */
+	m->gcount--;
+	uint32_t a = (uint32_t)i, b = a;
+	for (;;) {
+		b = (b + 1) & m->gmask;
+		if (!m->gh32[b])
+			break;
+		uint32_t home = m->gh32[b] & m->gmask;
+		int in_range = (a <= b) ? (home > a && home <= b) : (home > a || home <= b);
+		if (in_range)
+			continue;
+		m->gh32[a] = m->gh32[b];
+		m->ghead[a] = m->ghead[b];
+		a = b;
+	}
+	m->gh32[a] = 0;
+	m->ghead[a] = NULL;
+}
+
 static entry *insert(sl_state_table *t, nsmap *m, const void *key, uint32_t klen, uint32_t h,
                      uint32_t vlen)
 {
 	assert(klen < DEAD); /* the header's top bit marks deleted entries */
 	if ((m->count + 1) * 4 > (m->mask + 1) * 3 && grow(t->be, m))
+		return NULL;
+	if (m->lk && (m->gcount + 1) * 4 > (m->gmask + 1) * 3 && group_grow(t->be, m))
 		return NULL;
 	entry *e = ent_alloc(t->be, m, klen, vlen);
 	if (!e)
@@ -617,12 +814,16 @@ static entry *insert(sl_state_table *t, nsmap *m, const void *key, uint32_t klen
 	m->slot[i] = e;
 	m->count++;
 	t->count++;
+	if (m->lk)
+		group_add(t, m, e);
 	return e;
 }
 
 /* Backward-shift deletion of slot i. */
 static void remove_slot(sl_state_table *t, nsmap *m, uint32_t i)
 {
+	if (m->lk)
+		group_del(t, m, m->slot[i]);
 	ent_release(m, m->slot[i]);
 	m->count--;
 	t->count--;
@@ -829,7 +1030,7 @@ static int mem_put_var(sl_state_table *t, int64_t ns, const void *key, uint32_t 
 			return SL_ENOMEM;
 	}
 	if (!m->val_size)
-		ent_vhdr(e)->vlen = vlen;
+		ent_vhdr(m, e)->vlen = vlen;
 	if (vlen)
 		memcpy(ent_val(m, e), val, vlen);
 	return 0;
@@ -900,6 +1101,48 @@ static int mem_scan(sl_state_table *t, sl_state_scan_cb cb, void *ctx, sl_err *e
 	return 0;
 }
 
+/* A map namespace made before the table became one (set_prefix on a
+ * table holding entries) has no groups: its scan is filtered. */
+typedef struct pfx_filter {
+	const sl_state_table *t;
+	const void *p;
+	uint32_t n;
+	sl_state_scan_cb cb;
+	void *ctx;
+} pfx_filter;
+
+static int pfx_filter_cb(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                         sl_err *err)
+{
+	pfx_filter *f = ctx;
+	const void *q;
+	uint32_t n = key_prefix(f->t, key, klen, &q);
+	if (n != f->n || !key_eq(q, f->p, n))
+		return 0;
+	return f->cb(f->ctx, key, klen, val, vlen, err);
+}
+
+static int mem_prefix_scan(sl_state_table *t, int64_t ns, const void *prefix, uint32_t plen,
+                           sl_state_scan_cb cb, void *ctx, sl_err *err)
+{
+	nsmap *m = ns_get(t, ns, 0);
+	if (!m)
+		return 0;
+	if (!m->lk) {
+		pfx_filter f = {t, prefix, plen, cb, ctx};
+		return t->pk.fn ? scan_map(m, pfx_filter_cb, &f, err) : 0;
+	}
+	long i = group_find(t, m, prefix, plen, sl_state_hash(prefix, plen));
+	if (i < 0)
+		return 0;
+	for (entry *e = m->ghead[i]; e; e = ent_link(e)->next) {
+		int rc = cb(ctx, ent_key(e), ent_klen(e), ent_val(m, e), ent_vlen(m, e), err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static void mem_ns_drop(sl_state_table *t, int64_t ns)
 {
 	nsmap *m = ns_get(t, ns, 0);
@@ -955,6 +1198,16 @@ static void mem_set_pkey(sl_state_table *t, sl_state_pkey_fn fn, const void *ctx
 	t->pk.ctx = ctx;
 }
 
+/* Namespaces made from now on are map namespaces (links and groups);
+ * existing ones (none when called at open, as state.h asks) are scanned
+ * with a filter by mem_prefix_scan. */
+static void mem_set_prefix(sl_state_table *t, sl_state_pkey_fn fn, const void *ctx)
+{
+	t->pk.fn = fn;
+	t->pk.ctx = ctx;
+	t->prefix = fn != NULL;
+}
+
 /*
  * Snapshots group each table's entries by key group (docs/state.md "Key
  * groups"): the group of every entry is computed here, from its
@@ -975,6 +1228,31 @@ static int snap_entry(void *ctx, const void *key, uint32_t klen, void *val, uint
 	return sl_snap_grouper_add(s->gr, kg, s->ns, key, klen, val, vlen, err);
 }
 
+/*
+ * A map namespace's entries group by group (heads in creation order, each
+ * group in its order), so that a restore, which inserts in this order,
+ * gives every group its order back and prefix scans visit the entries of
+ * a key as the uninterrupted job did.
+ */
+static int scan_groups(nsmap *m, sl_state_scan_cb cb, void *ctx, sl_err *err)
+{
+	for (chunk *c = m->first; c; c = c->next) {
+		size_t off = 0;
+		while (off < c->used) {
+			entry *h = (entry *)(c->data + off);
+			off += ent_size(m, h);
+			if ((h->klen & DEAD) || !group_is_head(h))
+				continue;
+			for (entry *e = h; e; e = ent_link(e)->next) {
+				int rc = cb(ctx, ent_key(e), e->klen, ent_val(m, e), ent_vlen(m, e), err);
+				if (rc)
+					return rc;
+			}
+		}
+	}
+	return 0;
+}
+
 static int mem_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer *w, sl_err *err)
 {
 	size_t plen = op_uid ? strlen(op_uid) : 0;
@@ -987,7 +1265,8 @@ static int mem_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer
 		snap_ctx s = {&gr, t, 0};
 		for (int i = 0; !rc && i < t->nns; i++) {
 			s.ns = t->nss[i]->ns;
-			rc = scan_map(t->nss[i], snap_entry, &s, err);
+			rc = t->nss[i]->lk ? scan_groups(t->nss[i], snap_entry, &s, err)
+			                   : scan_map(t->nss[i], snap_entry, &s, err);
 		}
 		if (!rc)
 			rc = sl_snap_grouper_finish(&gr, w, t->name, t->val_size, err);
@@ -1080,10 +1359,11 @@ static void mem_regions(sl_state_backend *be, void (*cb)(void *ctx, void *base, 
 	for (sl_state_table *t = be->tables; t; t = t->next)
 		for (int i = 0; i < t->nns; i++) {
 			nsmap *m = t->nss[i];
-			size_t cap = (size_t)m->mask + 1;
-			size_t bytes[2] = {cap * sizeof(uint32_t), cap * sizeof(entry *)};
-			void *base[2] = {m->h32, m->slot};
-			for (int j = 0; j < 2; j++)
+			size_t cap = (size_t)m->mask + 1, gcap = m->gh32 ? (size_t)m->gmask + 1 : 0;
+			size_t bytes[4] = {cap * sizeof(uint32_t), cap * sizeof(entry *),
+			                   gcap * sizeof(uint32_t), gcap * sizeof(entry *)};
+			void *base[4] = {m->h32, m->slot, m->gh32, m->ghead};
+			for (int j = 0; j < 4; j++)
 				if (bytes[j] >= BIG_BYTES)
 					cb(ctx, base[j],
 					   (bytes[j] + SLAB_BYTES - 1) & ~(size_t)(SLAB_BYTES - 1));
@@ -1115,6 +1395,8 @@ static const sl_state_vt mem_vt = {
 	.restore = mem_restore,
 	.set_pkey = mem_set_pkey,
 	.regions = mem_regions,
+	.set_prefix = mem_set_prefix,
+	.prefix_scan = mem_prefix_scan,
 };
 
 /* Opens an empty memory backend (state.c's registry calls it; opts and

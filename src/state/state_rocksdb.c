@@ -16,7 +16,9 @@
  *
  * so byte order is (table, namespace numeric, key) order: a namespace is a
  * contiguous key range (scan = prefix iteration, drop = DeleteRange) and
- * the smallest namespace is the first key of the table.  Table ids are
+ * the smallest namespace is the first key of the table.  A map table's key
+ * is [length of its prefix][prefix reversed][rest] instead (rocksdb_int.h,
+ * rdb_dec_key), so the map of one prefix is a key range too.  Table ids are
  * assigned at open in this process (the database never outlives it).
  *
  * Fixed-size slots (read-modify-write): each table keeps a write-back
@@ -79,7 +81,7 @@ static void prefix_after(char *p)
 /* Encodes (ns, key) into t->kbuf; returns its length or 0 when out of memory. */
 size_t sl__rdb_enc(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
 {
-	size_t n = PFX + (size_t)klen;
+	size_t n = PFX + (size_t)klen + (t->prefix ? 4 : 0);
 	if (n > t->kcap) {
 		size_t cap = n < 64 ? 64 : n * 2;
 		char *p = realloc(t->kbuf, cap);
@@ -89,13 +91,27 @@ size_t sl__rdb_enc(sl_state_table *t, int64_t ns, const void *key, uint32_t klen
 		t->kcap = cap;
 	}
 	put_prefix(t->kbuf, t->id, ns);
-	rev_copy(t->kbuf + PFX, key, klen);
+	if (!t->prefix) {
+		rev_copy(t->kbuf + PFX, key, klen);
+		return n;
+	}
+	const void *pk;
+	uint32_t pl = t->pk.fn(t->pk.ctx, key, klen, NULL, 0, &pk);
+	if (pl > klen)
+		pl = klen;
+	char *d = t->kbuf + PFX;
+	d[0] = (char)(pl >> 24);
+	d[1] = (char)(pl >> 16);
+	d[2] = (char)(pl >> 8);
+	d[3] = (char)pl;
+	rev_copy(d + 4, key, pl);
+	memcpy(d + 4 + pl, (const char *)key + pl, klen - pl);
 	return n;
 }
 
-/* The caller's key of a stored key k[0..kl) (prefix included), in t->ubuf;
- * NULL when out of memory. */
-static const char *dec_key(sl_state_table *t, const char *k, size_t kl)
+/* The caller's key of a stored key k[0..kl) (prefix included), in t->ubuf
+ * (*n its length); NULL when out of memory. */
+static const char *dec_key(sl_state_table *t, const char *k, size_t kl, size_t *n)
 {
 	if (kl > t->ucap) {
 		char *p = realloc(t->ubuf, kl * 2);
@@ -104,7 +120,7 @@ static const char *dec_key(sl_state_table *t, const char *k, size_t kl)
 		t->ubuf = p;
 		t->ucap = kl * 2;
 	}
-	rev_copy(t->ubuf, k + PFX, kl - PFX);
+	*n = rdb_dec_key(t->prefix, t->ubuf, k, kl);
 	return t->ubuf;
 }
 
@@ -708,20 +724,22 @@ static int rdb_ns_next(sl_state_table *t, int64_t after, int64_t *ns)
  * __int128) and written back when cb changed them.  Its own failures
  * (SL_EIO, SL_ENOMEM) set err; cb's errors are cb's (err.h: first wins).
  */
-static int iter_range(sl_state_table *t, const char *lo, const char *hi, sl_state_scan_cb cb,
-                      void *ctx, sl_err *err)
+static int iter_range(sl_state_table *t, const char *lo, size_t lol, const char *hi, size_t hil,
+                      sl_state_scan_cb cb, void *ctx, sl_err *err)
 {
-	if (evict(t)) /* cb's changes go straight to the database */
+	/* cb's changes go straight to the database (a variable-length table
+	 * has nothing cached) */
+	if (t->val_size && evict(t))
 		return sl_err_set(err, SL_EIO, "state: %s", t->be->errmsg);
 	rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
-	rocksdb_readoptions_set_iterate_upper_bound(ro, hi, PFX);
+	rocksdb_readoptions_set_iterate_upper_bound(ro, hi, hil);
 	rocksdb_iterator_t *it = rocksdb_create_iterator(t->be->db, ro);
 	rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
 	void *buf = NULL;
 	size_t bcap = 0;
 	int rc = 0;
-	for (rocksdb_iter_seek(it, lo, PFX); rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
-		size_t kl, vl;
+	for (rocksdb_iter_seek(it, lo, lol); rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+		size_t kl, vl, ukl = 0;
 		const char *k = rocksdb_iter_key(it, &kl);
 		const char *v = rocksdb_iter_value(it, &vl);
 		if (vl + 1 > bcap) {
@@ -734,12 +752,12 @@ static int iter_range(sl_state_table *t, const char *lo, const char *hi, sl_stat
 			}
 		}
 		memcpy(buf, v, vl);
-		const char *uk = dec_key(t, k, kl);
+		const char *uk = dec_key(t, k, kl, &ukl);
 		if (!uk) {
 			rc = SL_ENOMEM;
 			break;
 		}
-		rc = cb(ctx, uk, (uint32_t)(kl - PFX), buf, (uint32_t)vl, err);
+		rc = cb(ctx, uk, (uint32_t)ukl, buf, (uint32_t)vl, err);
 		if (memcmp(buf, v, vl))
 			rocksdb_writebatch_put(wb, k, kl, buf, vl);
 		if (rc)
@@ -775,7 +793,38 @@ static int rdb_ns_scan(sl_state_table *t, int64_t ns, sl_state_scan_cb cb, void 
 	put_prefix(lo, t->id, ns);
 	memcpy(hi, lo, PFX);
 	prefix_after(hi);
-	return iter_range(t, lo, hi, cb, ctx, err);
+	return iter_range(t, lo, PFX, hi, PFX, cb, ctx, err);
+}
+
+/* The entries of one prefix of a map table: the key range of
+ * [table, ns, length, prefix reversed] (rdb_dec_key). */
+static int rdb_prefix_scan(sl_state_table *t, int64_t ns, const void *prefix, uint32_t plen,
+                           sl_state_scan_cb cb, void *ctx, sl_err *err)
+{
+	if (!t->prefix) /* not a map table: state.h's contract was not kept */
+		return sl_err_set(err, SL_ESTATE, "state table '%s' is not a map table", t->name);
+	size_t n = PFX + 4 + (size_t)plen;
+	char sbuf[2][128], *lo = sbuf[0], *hi = sbuf[1];
+	if (n > sizeof(sbuf[0])) {
+		lo = malloc(2 * n);
+		if (!lo)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		hi = lo + n;
+	}
+	put_prefix(lo, t->id, ns);
+	lo[PFX] = (char)(plen >> 24);
+	lo[PFX + 1] = (char)(plen >> 16);
+	lo[PFX + 2] = (char)(plen >> 8);
+	lo[PFX + 3] = (char)plen;
+	rev_copy(lo + PFX + 4, prefix, plen);
+	memcpy(hi, lo, n);
+	for (size_t i = n; i-- > 0;) /* the smallest key after the range */
+		if (++hi[i] != 0)
+			break;
+	int rc = iter_range(t, lo, n, hi, n, cb, ctx, err);
+	if (lo != sbuf[0])
+		free(lo);
+	return rc;
 }
 
 static int rdb_scan(sl_state_table *t, sl_state_scan_cb cb, void *ctx, sl_err *err)
@@ -783,7 +832,7 @@ static int rdb_scan(sl_state_table *t, sl_state_scan_cb cb, void *ctx, sl_err *e
 	char lo[PFX], hi[PFX];
 	put_prefix(lo, t->id, INT64_MIN);
 	put_prefix(hi, t->id + 1, INT64_MIN);
-	return iter_range(t, lo, hi, cb, ctx, err);
+	return iter_range(t, lo, PFX, hi, PFX, cb, ctx, err);
 }
 
 /*
@@ -1152,6 +1201,15 @@ static void rdb_set_pkey(sl_state_table *t, sl_state_pkey_fn fn, const void *ctx
 	t->pk.ctx = ctx;
 }
 
+/* Keys written from now on are a map table's (rdb_dec_key); called at
+ * open, before the table holds entries (state.h). */
+static void rdb_set_prefix(sl_state_table *t, sl_state_pkey_fn fn, const void *ctx)
+{
+	t->pk.fn = fn;
+	t->pk.ctx = ctx;
+	t->prefix = fn != NULL;
+}
+
 static const sl_state_vt rdb_vt = {
 	.name = "rocksdb",
 	.can_fork = 0,
@@ -1179,6 +1237,8 @@ static const sl_state_vt rdb_vt = {
 	.snap_begin = sl__rdb_snap_begin,
 	.snap_write = sl__rdb_snap_write,
 	.snap_free = sl__rdb_snap_free,
+	.set_prefix = rdb_set_prefix,
+	.prefix_scan = rdb_prefix_scan,
 };
 
 /*

@@ -271,6 +271,14 @@ static int ttl_scan(sl_state_table *tab, sl_state_scan_cb cb, void *ctx, sl_err 
 	return sl_state_scan(t->in, scan_cb, &s, err);
 }
 
+static int ttl_prefix_scan(sl_state_table *tab, int64_t ns, const void *prefix, uint32_t plen,
+                           sl_state_scan_cb cb, void *ctx, sl_err *err)
+{
+	ttl_table *t = (ttl_table *)tab;
+	scan_ctx s = {t, cb, ctx};
+	return sl_state_prefix_scan(t->in, ns, prefix, plen, scan_cb, &s, err);
+}
+
 static void ttl_ns_drop(sl_state_table *tab, int64_t ns)
 {
 	sl_state_ns_drop(((ttl_table *)tab)->in, ns);
@@ -301,6 +309,15 @@ static void ttl_set_pkey(sl_state_table *tab, sl_state_pkey_fn fn, const void *c
 	sl_state_table_set_pkey(t->in, fn ? ttl_pkey : NULL, fn ? t : NULL);
 }
 
+/* A map table: the prefix is in the key, which the header does not touch. */
+static void ttl_set_prefix(sl_state_table *tab, sl_state_pkey_fn fn, const void *ctx)
+{
+	ttl_table *t = (ttl_table *)tab;
+	t->pk.fn = fn;
+	t->pk.ctx = ctx;
+	sl_state_table_set_prefix(t->in, fn ? ttl_pkey : NULL, fn ? t : NULL);
+}
+
 static const sl_state_vt ttl_vt = {
 	.name = "ttl",
 	.upsert_h = ttl_upsert_h,
@@ -316,6 +333,8 @@ static const sl_state_vt ttl_vt = {
 	.ns_drop = ttl_ns_drop,
 	.count = ttl_count,
 	.set_pkey = ttl_set_pkey,
+	.set_prefix = ttl_set_prefix,
+	.prefix_scan = ttl_prefix_scan,
 };
 
 /* ---- opening --------------------------------------------------------------- */

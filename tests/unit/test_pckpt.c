@@ -4,7 +4,9 @@
  * public API on both state backends: a job over a file cut into many
  * splits (SLUICE_TEST_SPLIT_BYTES), two tumbling windows into json file
  * sinks (inserts only: a GROUP BY's changelog over several splits depends
- * on their interleaving, docs/parallel.md §4), at parallelism 2 with
+ * on their interleaving, docs/parallel.md §4) and a regular join of o with
+ * a small table into a third (an inner join of append-only inputs: inserts
+ * only, its state a map per join key moved by key group), at parallelism 2 with
  * checkpoints, commits exactly the rows an uninterrupted run at
  * parallelism 1 commits; a restart of the finished job emits nothing; a
  * stop with a savepoint at 2 and a resume from it at 2 commit every row
@@ -43,8 +45,8 @@ static char *committed(const char *tag, int *n)
 {
 	char **v = NULL;
 	int nv = 0, cap = 0;
-	const char *sinks[] = {"agg", "win"};
-	for (int s = 0; s < 2; s++) {
+	const char *sinks[] = {"agg", "win", "jn"};
+	for (int s = 0; s < 3; s++) {
 		char d[160];
 		snprintf(d, sizeof(d), "%s/out-%s/%s", dir, tag, sinks[s]);
 		DIR *dd = opendir(d);
@@ -118,7 +120,7 @@ static sl_engine *open_job_from(const char *tag, int par, const char *be, const 
 	assert_int_equal(sl_set(e, "state.savepoints.dir", path), 0);
 	if (from)
 		assert_int_equal(sl_set(e, "execution.savepoint.path", from), 0);
-	char sql[2048];
+	char sql[3072];
 	snprintf(sql, sizeof(sql),
 	         "CREATE TABLE o (k STRING, v INT, ts TIMESTAMP(3),"
 	         " WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)"
@@ -127,12 +129,18 @@ static sl_engine *open_job_from(const char *tag, int par, const char *be, const 
 	         " 'path' = '%s/out-%s/agg', 'format' = 'json');"
 	         "CREATE TABLE win (k STRING, ws TIMESTAMP(3), n BIGINT) WITH ("
 	         " 'connector' = 'filesystem', 'path' = '%s/out-%s/win', 'format' = 'json');"
+	         "CREATE TABLE d (k STRING, name STRING) WITH ('connector' = 'filesystem',"
+	         " 'path' = '%s/dim.jsonl', 'format' = 'json');"
+	         "CREATE TABLE jn (k STRING, v INT, ts TIMESTAMP(3), name STRING) WITH ("
+	         " 'connector' = 'filesystem', 'path' = '%s/out-%s/jn', 'format' = 'json');"
 	         "EXECUTE STATEMENT SET BEGIN "
 	         "INSERT INTO agg SELECT k, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE o,"
 	         " DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY k, window_start, window_end;"
 	         "INSERT INTO win SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE o,"
 	         " DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end;"
-	         "END;", dir, dir, tag, dir, tag);
+	         "INSERT INTO jn SELECT o.k, o.v, o.ts, d.name FROM o JOIN d ON o.k = d.k"
+	         " AND o.v <> 5;"
+	         "END;", dir, dir, tag, dir, tag, dir, dir, tag);
 	if (sl_exec(e, sql)) {
 		if (!msg)
 			fail_msg("%s: %s", tag, sl_errmsg(e));
@@ -182,6 +190,15 @@ static int setup(void **state)
 		        (int)(t / 1000 % 60), (int)(t % 1000));
 	}
 	fclose(f);
+	/* the regular join's other side: keys k0..k100 (each with ~600 rows
+	 * of o: a map per key with many entries), two rows for k7 */
+	snprintf(p, sizeof(p), "%s/dim.jsonl", dir);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 101; i++)
+		fprintf(f, "{\"k\": \"k%d\", \"name\": \"n%d\"}\n", i, i);
+	fprintf(f, "{\"k\": \"k7\", \"name\": \"seven\"}\n");
+	fclose(f);
 	setenv("SLUICE_TEST_SPLIT_BYTES", "65536", 1); /* about 60 splits */
 	return 0;
 }
@@ -206,7 +223,7 @@ static void check_backend(const char *be)
 	run_to_end(par, 2, be);
 	int n1, n2;
 	char *a = committed(ref, &n1), *b = committed(par, &n2);
-	assert_true(n1 > 1000);
+	assert_true(n1 > 50000); /* the join's ~55 900 rows among them */
 	assert_int_equal(n1, n2);
 	assert_string_equal(a, b);
 	free(b);

@@ -162,14 +162,15 @@ static int tap_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 }
 
 /* The input whose rows fill table `name` of a two-input operator: a
- * join's "left" / "right" tables; -1 for the others (either input). */
+ * join's "left" / "right" tables (the regular join's "left_map" /
+ * "right_map"); -1 for the others (either input). */
 static int table_input(const tap *t, const char *name)
 {
 	if (t->op->nin < 2)
 		return 0;
-	if (!strcmp(name, "left"))
+	if (!strcmp(name, "left") || !strcmp(name, "left_map"))
 		return 0;
-	if (!strcmp(name, "right"))
+	if (!strcmp(name, "right") || !strcmp(name, "right_map"))
 		return 1;
 	return -1;
 }

@@ -2,6 +2,9 @@
  * test_state.c - the state backends: upsert/get/delete, namespaces,
  * variable-length values, scans, snapshot/restore round trips and damaged
  * snapshots, each run against both backends ("hashmap", "rocksdb"); then
+ * map tables (a map per key prefix: prefix scans, removals at the head,
+ * middle and tail, order kept by snapshots and restores into either
+ * backend, behind a TTL); then
  * what is particular to RocksDB (slot write-back, namespace byte order with
  * negative namespaces, drops) and snapshots restored across backends.
  */
@@ -197,6 +200,185 @@ static void test_snapshot_roundtrip(void **st)
 	sl_snap_writer_deinit(&w);
 	sl_state_backend_close(be);
 	sl_state_backend_close(be2);
+}
+
+
+/* ---- map tables (sl_state_table_set_prefix, sl_state_prefix_scan) ----------- */
+
+/* Keys [u8 n][n prefix bytes][rest]: the prefix is the first 1 + n bytes. */
+static uint32_t map_pk(const void *ctx, const void *key, uint32_t klen, const void *val,
+                       uint32_t vlen, const void **pk)
+{
+	(void)ctx, (void)val, (void)vlen;
+	*pk = key;
+	uint32_t n = klen ? 1u + *(const uint8_t *)key : 0;
+	return n <= klen ? n : klen;
+}
+
+/* Key of entry i of group g: the prefix "g<g>" (a length that varies with
+ * g, so prefixes of other lengths share bytes), then i big-endian. */
+static uint32_t map_key(char *k, int g, int i)
+{
+	int n = snprintf(k + 1, 16, "g%d", g);
+	k[0] = (char)n;
+	for (int b = 0; b < 4; b++)
+		k[1 + n + b] = (char)((uint32_t)i >> (24 - 8 * b));
+	return (uint32_t)(1 + n + 4);
+}
+
+typedef struct map_seen {
+	int n;
+	int i[512];
+	int64_t v[512];
+} map_seen;
+
+static int map_cb(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                  sl_err *err)
+{
+	(void)err;
+	map_seen *m = ctx;
+	const uint8_t *k = key;
+	assert_true(klen >= 5 && m->n < 512);
+	uint32_t i = (uint32_t)k[klen - 4] << 24 | (uint32_t)k[klen - 3] << 16 |
+	             (uint32_t)k[klen - 2] << 8 | k[klen - 1];
+	assert_int_equal(vlen, 8);
+	m->i[m->n] = (int)i;
+	memcpy(&m->v[m->n++], val, 8);
+	return 0;
+}
+
+/* The entries of group g, as ordered as the backend scans them. */
+static map_seen map_scan(sl_state_table *t, int g)
+{
+	map_seen m = {0};
+	char k[32];
+	uint32_t kl = map_key(k, g, 0);
+	sl_err err;
+	sl_err_clear(&err);
+	assert_int_equal(sl_state_prefix_scan(t, 3, k, kl - 4, map_cb, &m, &err), 0);
+	return m;
+}
+
+/* Group g holds (with the deletions below) i in [0, n) but 0, n / 2, n - 1,
+ * then 0 again, added last; values g * 1000 + i. */
+static int map_n(int g) { return (g % 7 + 1) * 9; }
+
+static void map_check(sl_state_table *t, int ordered)
+{
+	for (int g = 0; g < 40; g++) {
+		map_seen m = map_scan(t, g);
+		int n = map_n(g), want[512], w = 0;
+		for (int i = 1; i < n - 1; i++)
+			if (i != n / 2)
+				want[w++] = i;
+		want[w++] = 0;
+		assert_int_equal(m.n, w);
+		if (!ordered) { /* key order: 0 first */
+			memmove(want + 1, want, sizeof(int) * (size_t)(w - 1));
+			want[0] = 0;
+		}
+		for (int j = 0; j < w; j++) {
+			assert_int_equal(m.i[j], want[j]);
+			assert_int_equal(m.v[j], g * 1000 + want[j]);
+		}
+	}
+	assert_int_equal(map_scan(t, 99).n, 0); /* no such group */
+}
+
+static sl_state_table *map_open(sl_state_backend *be)
+{
+	sl_err err;
+	sl_err_clear(&err);
+	sl_state_table *t = sl_state_table_open(be, "op", "map", 0, &err);
+	assert_non_null(t);
+	sl_state_table_set_prefix(t, map_pk, NULL);
+	return t;
+}
+
+static void test_map_table(void **st)
+{
+	sl_state_backend *be = open_be();
+	sl_state_table *t = map_open(be);
+	char k[32];
+	int ordered = !strcmp(g_type, "hashmap"); /* RocksDB scans in key order */
+	/* groups filled round-robin, so their entries interleave in memory */
+	for (int i = 0; i < 63; i++)
+		for (int g = 0; g < 40; g++) {
+			if (i >= map_n(g))
+				continue;
+			int64_t v = g * 1000 + i;
+			assert_int_equal(sl_state_put_var(t, 3, k, map_key(k, g, i), &v, 8), 0);
+		}
+	/* remove the head, a middle entry and the tail of every group, then
+	 * add the head again: it comes last in creation order */
+	for (int g = 0; g < 40; g++) {
+		int n = map_n(g);
+		sl_state_delete(t, 3, k, map_key(k, g, 0));
+		sl_state_delete(t, 3, k, map_key(k, g, n / 2));
+		sl_state_delete(t, 3, k, map_key(k, g, n - 1));
+		int64_t v = g * 1000;
+		assert_int_equal(sl_state_put_var(t, 3, k, map_key(k, g, 0), &v, 8), 0);
+	}
+	/* an emptied group is gone; rewriting a value keeps its place */
+	for (int i = 0; i < map_n(1); i++)
+		sl_state_delete(t, 3, k, map_key(k, 1, i));
+	assert_int_equal(map_scan(t, 1).n, 0);
+	for (int i = 0; i < map_n(1); i++) {
+		int64_t v = 1000 + i;
+		if (i != map_n(1) / 2 && i != map_n(1) - 1)
+			assert_int_equal(sl_state_put_var(t, 3, k, map_key(k, 1, i), &v, 8), 0);
+	}
+	sl_state_delete(t, 3, k, map_key(k, 1, 0));
+	int64_t v0 = 1000;
+	assert_int_equal(sl_state_put_var(t, 3, k, map_key(k, 1, 0), &v0, 8), 0);
+	int64_t v5 = 5 * 1000 + 3;
+	assert_int_equal(sl_state_put_var(t, 3, k, map_key(k, 5, 3), &v5, 8), 0);
+	map_check(t, ordered);
+	/* snapshots keep each group's order: restored into a map table of
+	 * either backend (opened first, as operators do) */
+	sl_snap_writer w;
+	sl_snap_writer_init(&w);
+	sl_err err;
+	sl_err_clear(&err);
+	assert_int_equal(sl_state_snapshot(be, NULL, &w, &err), 0);
+	const char *to[2] = {"hashmap", "rocksdb"};
+	for (int b = 0; b < 2; b++) {
+		sl_state_backend *be2 = open_type(to[b]);
+		sl_state_table *t2 = map_open(be2);
+		sl_snap_reader r;
+		sl_snap_reader_init(&r, w.buf, w.len);
+		assert_int_equal(sl_state_restore(be2, &r, &err), 0);
+		map_check(t2, ordered && b == 0);
+		sl_state_backend_close(be2);
+	}
+	sl_snap_writer_deinit(&w);
+	sl_state_backend_close(be);
+}
+
+/* A map table behind a state TTL: a prefix scan skips expired entries. */
+static void test_map_table_ttl(void **st)
+{
+	sl_state_backend *be = open_be();
+	sl_err err;
+	sl_err_clear(&err);
+	int64_t now = 1000000;
+	sl_state_table *chain = NULL;
+	sl_state_table *t = sl_state_table_open_ttl(be, "op", "map", 0, 10, &now, 0, &chain, &err);
+	assert_non_null(t);
+	sl_state_table_set_prefix(t, map_pk, NULL);
+	char k[32];
+	for (int i = 0; i < 6; i++) {
+		int64_t v = 7000 + i;
+		now += 2;
+		assert_int_equal(sl_state_put_var(t, 3, k, map_key(k, 7, i), &v, 8), 0);
+	}
+	now += 5; /* entries 0..2 written 10 or more microseconds ago */
+	map_seen m = map_scan(t, 7);
+	assert_int_equal(m.n, 3);
+	for (int j = 0; j < 3; j++)
+		assert_int_equal(m.i[j], 3 + j);
+	sl_state_ttl_free_chain(chain);
+	sl_state_backend_close(be);
 }
 
 /* ---- RocksDB specifics and cross-backend restores ---------------------------- */
@@ -583,6 +765,10 @@ int main(void)
 		SHARED(test_ns_order, "rocksdb"),
 		SHARED(test_scan_error_sink, "hashmap"),
 		SHARED(test_scan_error_sink, "rocksdb"),
+		SHARED(test_map_table, "hashmap"),
+		SHARED(test_map_table, "rocksdb"),
+		SHARED(test_map_table_ttl, "hashmap"),
+		SHARED(test_map_table_ttl, "rocksdb"),
 		cmocka_unit_test(test_slot_writeback),
 		cmocka_unit_test(test_cross_backend),
 		cmocka_unit_test(test_restore_large),

@@ -8,9 +8,13 @@
  * and, for an exchange, the time its producers were blocked: red when
  * they were), a table of the operators' figures (with their state's
  * size) and the checkpoint counters and history (the newest checkpoints,
- * completed and failed).  Element ids the tests read: op-<id> (the
+ * completed and failed), and the text of /pending: why no output yet
+ * (what each window, join and OVER operator waits for and the input,
+ * down to the split or Kafka partition, that holds it back) and every
+ * watermark, per operator instance, source instance and split (SHOW
+ * WATERMARKS' content).  Element ids the tests read: op-<id> (the
  * graph's boxes), row-<id> (the table's rows), state, job, ckpt (the
- * history's table).
+ * history's table), pending.
  */
 #include "http.h"
 
@@ -46,6 +50,8 @@ const char sl_http_page[] =
 	"<svg id=\"graph\" width=\"900\" height=\"300\"></svg>\n"
 	"<h2>Operators</h2>\n"
 	"<table id=\"ops\"><thead><tr><th>#</th><th>operator</th><th>instances</th><th>rows in</th><th>rows out</th><th>in/s</th><th>out/s</th><th>late dropped</th><th>input watermark</th><th>output watermark</th><th>state bytes</th></tr></thead><tbody></tbody></table>\n"
+	"<h2>Why no output yet, and every watermark</h2>\n"
+	"<pre id=\"pending\">-</pre>\n"
 	"<h2>Checkpoints</h2>\n"
 	"<p id=\"ckcounts\">-</p>\n"
 	"<table id=\"ckpt\"><thead><tr><th>id</th><th>status</th><th>type</th><th>triggered at</th><th>duration ms</th><th>size bytes</th><th>blocked ms</th></tr></thead><tbody></tbody></table>\n"
@@ -155,6 +161,7 @@ const char sl_http_page[] =
 	"      document.getElementById('uptime').textContent = 'up ' + (job.duration / 1000).toFixed(0) + ' s';\n"
 	"      draw(job);\n"
 	"      drawCkpt(await (await fetch('/jobs/' + jid + '/checkpoints')).json());\n"
+	"      document.getElementById('pending').textContent = await (await fetch('/pending')).text();\n"
 	"    }\n"
 	"    document.getElementById('err').textContent = '';\n"
 	"  } catch (e) {\n"

@@ -8,7 +8,8 @@
 # --dump-dom after its scripts ran) must hold a graph box for every
 # operator /jobs/<id> lists, the job's name and RUNNING, and the source's
 # row count in the operators table must have grown between the two loads;
-# the job checkpoints every 300 ms and the checkpoint table must list them.
+# the job checkpoints every 300 ms and the checkpoint table must list them;
+# the pending text must show what the window waits for and the watermarks.
 set -eu
 BUILD=${BUILD:-build}
 cd "$(dirname "$0")/../.."
@@ -79,6 +80,12 @@ grep -q 'class="edge' "$T/dom2.html" || bad "no edge drawn"
 nck=$(tr '\n' ' ' < "$T/dom2.html" | sed 's/<tr/\n<tr/g' | grep -c '<td>COMPLETED</td><td>CHECKPOINT</td>')
 [ "$nck" -ge 2 ] || bad "the checkpoint history shows $nck completed checkpoints, not 2 or more"
 grep -q '<p id="ckcounts">[0-9]* completed, 0 failed</p>' "$T/dom2.html" || bad "no checkpoint counts"
+# why no output and every watermark (the text of /pending): the window
+# waits for its input watermark, and the source's watermark is listed
+grep -q '<pre id="pending">job pagejob: running' "$T/dom2.html" || bad "no pending text"
+grep -q 'WindowAggregate waits for its input watermark' "$T/dom2.html" || bad "the window's wait not shown"
+grep -q '^watermarks:' "$T/dom2.html" || bad "no watermarks section"
+grep -q '^  source gen' "$T/dom2.html" || bad "the source's watermark not listed"
 r1=$(rows 1) r2=$(rows 2)
 if [ -z "$r1" ] || [ -z "$r2" ] || [ "$r2" -le "$r1" ]; then
 	bad "the source's rows did not move between the loads: '$r1' then '$r2'"

@@ -13,7 +13,7 @@
 
 extern const sl_sink_vtab sl__fs_partitioned_sink_vtab;
 
-/* conn_filesystem.c: sl__conn_decoder / sl__conn_encoder (conn_lines.h)
+/* conn_format.c: sl__conn_decoder / sl__conn_encoder (conn_lines.h)
  * for the filesystem connector, which also takes the file formats
  * (Parquet, format.h's file hooks).  NULL with err. */
 struct sl_decoder *sl__fs_decoder(const sl_conn_args *a, sl_err *err);

@@ -133,12 +133,12 @@ static int put_counts(sl_buf *b, const ice_table *t, const int64_t *v, int64_t a
 	return rc | sl_avro_long(b, 0);
 }
 
-int sl__ice_manifest(const ice_table *t, const char *schema_json, const char *spec_json,
-                     int64_t snap_id, const ice_file *files, int n, int deletes, sl_buf *out)
+/* Starts manifest f: the manifest_entry schema of table t and the
+ * header metadata the spec requires (content data or deletes).  0 or -1. */
+static int manifest_begin(sl_avro_file *f, const ice_table *t, const char *schema_json,
+                          const char *spec_json, int deletes)
 {
 	sl_buf schema;
-	sl_avro_file f;
-	int rc;
 	sl_buf_init(&schema);
 	if (sl__ice_manifest_schema(t, &schema) || !sl_buf_cstr(&schema)) {
 		sl_buf_deinit(&schema);
@@ -147,8 +147,16 @@ int sl__ice_manifest(const ice_table *t, const char *schema_json, const char *sp
 	const char *meta[] = {"schema", schema_json, "schema-id", "0", "partition-spec", spec_json,
 	                      "partition-spec-id", "0", "format-version", "2",
 	                      "content", deletes ? "deletes" : "data"};
-	rc = sl_avro_file_begin(&f, schema.p, meta, 6);
+	int rc = sl_avro_file_begin(f, schema.p, meta, 6);
 	sl_buf_deinit(&schema);
+	return rc;
+}
+
+int sl__ice_manifest(const ice_table *t, const char *schema_json, const char *spec_json,
+                     int64_t snap_id, const ice_file *files, int n, int deletes, sl_buf *out)
+{
+	sl_avro_file f;
+	int rc = manifest_begin(&f, t, schema_json, spec_json, deletes);
 	for (int i = 0; !rc && i < n; i++) {
 		const ice_file *d = &files[i];
 		sl_buf *b = &f.block;
@@ -227,19 +235,8 @@ int sl__ice_mref_gone(ice_mref *m, const char *path, int64_t len, int64_t seq, i
 int sl__ice_manifest_gone(const ice_table *t, const char *schema_json, const char *spec_json,
                           int64_t snap, const ice_gone *gone, int n, int deletes, sl_buf *out)
 {
-	sl_buf schema;
 	sl_avro_file f;
-	int rc;
-	sl_buf_init(&schema);
-	if (sl__ice_manifest_schema(t, &schema) || !sl_buf_cstr(&schema)) {
-		sl_buf_deinit(&schema);
-		return -1;
-	}
-	const char *meta[] = {"schema", schema_json, "schema-id", "0", "partition-spec", spec_json,
-	                      "partition-spec-id", "0", "format-version", "2",
-	                      "content", deletes ? "deletes" : "data"};
-	rc = sl_avro_file_begin(&f, schema.p, meta, 6);
-	sl_buf_deinit(&schema);
+	int rc = manifest_begin(&f, t, schema_json, spec_json, deletes);
 	for (int i = 0; !rc && i < n; i++) {
 		const ice_gone *g = &gone[i];
 		sl_buf *b = &f.block;

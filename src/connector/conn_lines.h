@@ -104,7 +104,7 @@ void sl__lines_unread(sl_linereader *lr, const char *rec, int64_t rec_line, int6
  * sl__lines_next will not block in read(2). */
 int sl__lines_ready(sl_linereader *lr);
 
-/* ---- format helpers of file-like connectors (conn_filesystem.c) ---------- */
+/* ---- format helpers of record connectors (conn_format.c) ---------------- */
 
 /*
  * Opens the decoder (source) or encoder (sink) named by the 'format' option

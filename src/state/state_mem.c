@@ -534,9 +534,12 @@ static void ent_release(nsmap *m, entry *e)
 	}
 }
 
-static int grow(sl_state_backend *be, nsmap *m)
+/* Doubles an open-addressing index of m (hashes *h, slots *s, mask
+ * *mask: the entry index or the group index), moving every occupied
+ * slot and charging the new bytes to m and be. */
+static int index_grow(sl_state_backend *be, nsmap *m, uint32_t **h, entry ***s, uint32_t *mask)
 {
-	uint32_t ncap = (m->mask + 1) * 2;
+	uint32_t ncap = (*mask + 1) * 2;
 	uint32_t *nh = idx_alloc((size_t)ncap * sizeof(uint32_t));
 	entry **ns = idx_alloc((size_t)ncap * sizeof(entry *));
 	if (!nh || !ns) {
@@ -545,24 +548,29 @@ static int grow(sl_state_backend *be, nsmap *m)
 		return SL_ENOMEM;
 	}
 	uint32_t nmask = ncap - 1;
-	for (uint32_t i = 0; i <= m->mask; i++) {
-		if (!m->h32[i])
+	for (uint32_t i = 0; i <= *mask; i++) {
+		if (!(*h)[i])
 			continue;
-		uint32_t j = m->h32[i] & nmask;
+		uint32_t j = (*h)[i] & nmask;
 		while (nh[j])
 			j = (j + 1) & nmask;
-		nh[j] = m->h32[i];
-		ns[j] = m->slot[i];
+		nh[j] = (*h)[i];
+		ns[j] = (*s)[i];
 	}
-	uint64_t delta = (uint64_t)(ncap - (m->mask + 1)) * 12;
+	uint64_t delta = (uint64_t)(ncap - (*mask + 1)) * 12;
 	m->bytes += delta;
 	be->bytes += delta;
-	idx_free(m->h32, (size_t)(m->mask + 1) * sizeof(uint32_t));
-	idx_free(m->slot, (size_t)(m->mask + 1) * sizeof(entry *));
-	m->h32 = nh;
-	m->slot = ns;
-	m->mask = nmask;
+	idx_free(*h, (size_t)(*mask + 1) * sizeof(uint32_t));
+	idx_free(*s, (size_t)(*mask + 1) * sizeof(entry *));
+	*h = nh;
+	*s = ns;
+	*mask = nmask;
 	return 0;
+}
+
+static int grow(sl_state_backend *be, nsmap *m)
+{
+	return index_grow(be, m, &m->h32, &m->slot, &m->mask);
 }
 
 static inline uint32_t hash32(const void *key, uint32_t klen)
@@ -681,33 +689,7 @@ static long group_find(const sl_state_table *t, const nsmap *m, const void *p, u
 
 static int group_grow(sl_state_backend *be, nsmap *m)
 {
-	uint32_t ncap = (m->gmask + 1) * 2;
-	uint32_t *nh = idx_alloc((size_t)ncap * sizeof(uint32_t));
-	entry **ns = idx_alloc((size_t)ncap * sizeof(entry *));
-	if (!nh || !ns) {
-		idx_free(nh, (size_t)ncap * sizeof(uint32_t));
-		idx_free(ns, (size_t)ncap * sizeof(entry *));
-		return SL_ENOMEM;
-	}
-	uint32_t nmask = ncap - 1;
-	for (uint32_t i = 0; i <= m->gmask; i++) {
-		if (!m->gh32[i])
-			continue;
-		uint32_t j = m->gh32[i] & nmask;
-		while (nh[j])
-			j = (j + 1) & nmask;
-		nh[j] = m->gh32[i];
-		ns[j] = m->ghead[i];
-	}
-	uint64_t delta = (uint64_t)(ncap - (m->gmask + 1)) * 12;
-	m->bytes += delta;
-	be->bytes += delta;
-	idx_free(m->gh32, (size_t)(m->gmask + 1) * sizeof(uint32_t));
-	idx_free(m->ghead, (size_t)(m->gmask + 1) * sizeof(entry *));
-	m->gh32 = nh;
-	m->ghead = ns;
-	m->gmask = nmask;
-	return 0;
+	return index_grow(be, m, &m->gh32, &m->ghead, &m->gmask);
 }
 
 /* Adds new entry e at the tail of its group (a new group when none); the

@@ -137,7 +137,11 @@ typedef struct sl_source {
 	 * more rows.  split_wm[i] is split i's watermark: the scan operator
 	 * keeps it (op_scan.c), the source saves and restores it with the
 	 * split's position, so a checkpoint holds both under the split's id.
-	 * Arrays owned by the source.
+	 * Arrays owned by the source.  A source may add splits while it runs
+	 * (Kafka's partition discovery): it grows the arrays, moves these
+	 * pointers and raises nsplits, in its read, on the scan's thread.
+	 * split_wm set with nsplits = 0 is a source with no split yet (reads
+	 * return 0 until one comes): the scan is idle meanwhile.
 	 */
 	int nsplits;
 	int split;

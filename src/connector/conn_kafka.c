@@ -13,8 +13,9 @@
  * Open creates a consumer (group.id from 'properties.group.id', if any; no
  * subscription: partitions are assigned explicitly), lists the topics'
  * partitions from the cluster's metadata and makes each (topic, partition)
- * a split, sorted by topic name then partition; split k of that list
- * belongs to instance k % nsubtasks (sl_conn_args.subtask); with
+ * a split, sorted by topic name then partition; a split belongs to the
+ * instance owner() names (Flink's getSplitOwner: it depends on the
+ * partition alone, sl_conn_args.subtask); with
  * 'scan.partitions' (a sluice extension: the scale-out's children, see
  * docs/kafka.md "Several processes, one job") only the listed partitions
  * are in that list.  It resolves
@@ -38,6 +39,12 @@
  * the planner normalizes the upserts by the PRIMARY KEY.  A message that
  * does not decode stops the job naming the topic, partition and offset,
  * or is skipped and counted with the format's 'ignore-parse-errors'.
+ * Partition discovery ('scan.topic-partition-discovery.interval', 5 min
+ * by default, off when bounded): every interval the read lists the topics
+ * again and adds the partitions this instance owns and lacks as splits
+ * read from their earliest offsets (discover()); an instance without
+ * splits waits for one instead of ending.  After a restore, a split no
+ * snapshot held starts at its earliest offset too.
  * A split is done at its end offset (bounded modes), or when the
  * consumer's position passed it with no message left (offsets without a
  * message: transaction markers, compaction; check_positions); the source
@@ -83,6 +90,9 @@ typedef struct ks_split {
 	int64_t pos;          /* offset of the next message to read */
 	int64_t end;          /* bounded: the split ends here; KS_NO_END */
 	int64_t first;        /* the start offset the startup mode gave it (progress) */
+	int64_t lo;           /* its earliest offset when listed (a split no restored
+	                       * snapshot holds starts there, as a discovered one) */
+	int restored;         /* a restored snapshot held it */
 	int64_t last_data_us; /* monotonic time of its last message (idleness) */
 	rd_kafka_message_t **buf; /* messages received, not decoded: buf[head..n) */
 	int head, n, cap;
@@ -105,6 +115,10 @@ typedef struct ks_source {
 	int32_t *only;        /* 'scan.partitions': read only these, or NULL */
 	int nonly;
 	int commit_offsets;   /* group.id set and 'properties.commit.offsets.on.checkpoint' */
+	int64_t disc_us;      /* 'scan.topic-partition-discovery.interval', 0 = off */
+	int64_t last_disc_us; /* monotonic time of the last listing */
+	int restored;         /* a snapshot was restored (ks_restore) */
+	int started;          /* the first read happened */
 	sl_kafka_fmt fmt;
 	int nfields;
 	int *meta;            /* per field: META_* or -1 */
@@ -370,19 +384,23 @@ static int ks_configure_any(sl_source *s, const sl_conn_args *a, int upsert, sl_
 		return err->code;
 	if (sl_opts_duration(o, "scan.watermark.idle-timeout", 0, &k->idle_us, err))
 		return err->code;
-	/* partitions are listed once, at open: discovery while running is not
-	 * done, so only a disabled interval is accepted (Flink: 0 or negative) */
+	/* partition discovery (Flink 1.20's Kafka connector, FLIP-288): every
+	 * 5 minutes by default, off with '0' or a negative interval, and off
+	 * in the bounded modes and with 'scan.partitions' (a scale-out child:
+	 * its member's consumer group sees new partitions) */
 	const char *disc = sl_opts_get(o, "scan.topic-partition-discovery.interval");
-	int64_t disc_us = 0;
-	if (disc && disc[0] != '-' && (sl_parse_duration(disc, &disc_us) || disc_us > 0))
-		return sl_err_set(err, SL_ENOTSUP, "source '%s': option "
-		                  "'scan.topic-partition-discovery.interval' = '%s': discovering "
-		                  "partitions while the job runs is not supported yet (the "
-		                  "partitions are listed when the job starts; use '0' to say so)",
-		                  a->table, disc);
+	k->disc_us = 300 * INT64_C(1000000);
+	if (disc && disc[0] == '-')
+		k->disc_us = 0;
+	else if (disc && sl_parse_duration(disc, &k->disc_us))
+		return sl_err_set(err, SL_EINVAL, "source '%s': option "
+		                  "'scan.topic-partition-discovery.interval' = '%s' is not a "
+		                  "duration", a->table, disc);
 	const char *parts = sl_opts_get(o, "scan.partitions");
 	if (parts && parse_only(k, parts, err))
 		return err->code;
+	if (k->bound_mode != BOUND_NONE || k->only)
+		k->disc_us = 0;
 	if (check_meta(k, a, err))
 		return err->code;
 	int rc = sl__kafka_fmt_init(&k->fmt, a, upsert, 0, err);
@@ -441,8 +459,25 @@ static int wanted(ks_source *k, const char *name)
 	return 0;
 }
 
-/* The splits of this instance: the listed topics' partitions, sorted,
- * every nsub-th from subtask. */
+/*
+ * The instance that reads (topic, part) of nsub: Flink's
+ * KafkaSourceEnumerator.getSplitOwner, ((topic.hashCode() * 31) &
+ * 0x7FFFFFFF) % nsub + part, mod nsub, with Java's String.hashCode (topic
+ * names are ASCII).  It depends on nothing but the partition, so every
+ * instance agrees on the owner of a partition it discovers while running
+ * without asking the others.
+ */
+static int owner(const char *topic, int32_t part, int nsub)
+{
+	uint32_t h = 0;
+	for (const unsigned char *c = (const unsigned char *)topic; *c; c++)
+		h = 31 * h + *c;
+	uint32_t start = ((h * 31) & 0x7FFFFFFFu) % (uint32_t)nsub;
+	return (int)((start + (uint32_t)part) % (uint32_t)nsub);
+}
+
+/* The splits of this instance: the listed topics' partitions it owns
+ * (owner()), sorted by topic then partition. */
 static int list_splits(ks_source *k, sl_err *err)
 {
 	const struct rd_kafka_metadata *md = NULL;
@@ -488,11 +523,11 @@ static int list_splits(ks_source *k, sl_err *err)
 	}
 	if (!rc) {
 		qsort(all, (size_t)m, sizeof *all, cmp_split);
-		k->splits = calloc((size_t)m / (size_t)k->nsub + 2, sizeof *k->splits);
+		k->splits = calloc((size_t)m + 1, sizeof *k->splits);
 		if (!k->splits)
 			rc = nomem(k, err);
 		for (int i = 0; i < m && !rc; i++) {
-			if (i % k->nsub != k->subtask)
+			if (owner(all[i].topic, all[i].part, k->nsub) != k->subtask)
 				continue;
 			ks_split *sp = &k->splits[k->nsplits];
 			if (!(sp->topic = strdup(all[i].topic))) {
@@ -620,6 +655,7 @@ static int resolve_offsets(ks_source *k, sl_err *err)
 		/* percent done ('scan.bounded.mode'): offsets from the start to
 		 * the end, in the source's progress (docs/observability.md) */
 		sp->first = sp->pos;
+		sp->lo = lo[i];
 		if (sp->end != KS_NO_END && sp->end > sp->first)
 			k->base.bytes_total += sp->end - sp->first;
 	}
@@ -681,6 +717,7 @@ static int ks_open(sl_source *s, sl_err *err)
 	if (!k->done || !k->idle || !k->wm || !k->snap_pos)
 		return nomem(k, err);
 	int64_t now = mono_us();
+	k->last_disc_us = now;
 	for (int i = 0; i < n; i++) {
 		k->wm[i] = SL_WM_MIN;
 		k->splits[i].last_data_us = now;
@@ -1057,6 +1094,131 @@ static void check_positions(ks_source *k)
 	rd_kafka_topic_partition_list_destroy(l);
 }
 
+/* Adds split (topic, part) at offset pos, unbounded, with the per-split
+ * arrays grown and the source's view of them (sl_source.split_*) moved. */
+static int add_split(ks_source *k, const char *topic, int32_t part, int64_t pos, sl_err *err)
+{
+	int n = k->nsplits;
+	ks_split *sp = realloc(k->splits, ((size_t)n + 2) * sizeof *sp);
+	if (sp)
+		k->splits = sp;
+	uint8_t *dn = realloc(k->done, (size_t)n + 2);
+	if (dn)
+		k->done = dn;
+	uint8_t *id = realloc(k->idle, (size_t)n + 2);
+	if (id)
+		k->idle = id;
+	int64_t *wm = realloc(k->wm, ((size_t)n + 2) * sizeof *wm);
+	if (wm)
+		k->wm = wm;
+	int64_t *sn = realloc(k->snap_pos, ((size_t)n + 2) * sizeof *sn);
+	if (sn)
+		k->snap_pos = sn;
+	k->base.split_done = k->done;
+	k->base.split_wm = k->wm;
+	k->base.split_idle = k->idle;
+	if (!sp || !dn || !id || !wm || !sn)
+		return nomem(k, err);
+	sp = &k->splits[n];
+	memset(sp, 0, sizeof *sp);
+	if (!(sp->topic = strdup(topic)))
+		return nomem(k, err);
+	sp->part = part;
+	sp->pos = sp->first = sp->lo = pos;
+	sp->end = KS_NO_END;
+	sp->last_data_us = mono_us();
+	k->done[n] = k->idle[n] = 0;
+	k->wm[n] = SL_WM_MIN;
+	k->snap_pos[n] = -1; /* not in the last barrier's positions */
+	k->nsplits = k->base.nsplits = n + 1;
+	return 0;
+}
+
+/*
+ * Partition discovery ('scan.topic-partition-discovery.interval'): lists
+ * the cluster's topics again; every partition of a wanted topic (the
+ * pattern's matches, the listed names) that this instance owns (owner())
+ * and does not read yet becomes a split read from its earliest offset, as
+ * Flink reads partitions discovered after its first listing (FLIP-288:
+ * nothing written there is lost).  Its watermark starts at -infinity and
+ * joins the source's minimum; it is in the next checkpoint.  A failed
+ * listing is reported and tried again at the next interval.  Blocks the
+ * job thread for the metadata round trip (and one offsets query per new
+ * partition).
+ */
+static int discover(ks_source *k, sl_err *err)
+{
+	const struct rd_kafka_metadata *md = NULL;
+	rd_kafka_resp_err_t e = rd_kafka_metadata(k->rk, 1, NULL, &md, KS_TIMEOUT_MS);
+	if (e) {
+		fprintf(stderr, "sluice: source '%s': partition discovery: cannot read the topics' "
+		        "metadata: %s\n", k->base.table, SL_KERR(e));
+		return 0;
+	}
+	int n0 = k->nsplits, rc = 0;
+	for (int i = 0; i < md->topic_cnt && !rc; i++) {
+		const struct rd_kafka_metadata_topic *t = &md->topics[i];
+		if (t->err || !wanted(k, t->topic))
+			continue;
+		for (int j = 0; j < t->partition_cnt && !rc; j++) {
+			int32_t part = t->partitions[j].id;
+			if (owner(t->topic, part, k->nsub) != k->subtask || !only_wanted(k, part) ||
+			    split_of(k, t->topic, part) >= 0)
+				continue;
+			int64_t lo = 0, hi = 0;
+			e = rd_kafka_query_watermark_offsets(k->rk, t->topic, part, &lo, &hi,
+			                                     KS_TIMEOUT_MS);
+			if (e) { /* the next listing tries again */
+				fprintf(stderr, "sluice: source '%s': partition discovery: topic '%s', "
+				        "partition %d: cannot read its offsets: %s\n", k->base.table,
+				        t->topic, (int)part, SL_KERR(e));
+				continue;
+			}
+			rc = add_split(k, t->topic, part, lo, err);
+		}
+	}
+	rd_kafka_metadata_destroy(md);
+	if (rc || k->nsplits == n0)
+		return rc;
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(k->nsplits - n0);
+	for (int i = n0; i < k->nsplits; i++) {
+		fprintf(stderr, "sluice: source '%s': discovered topic '%s' partition %d, read from "
+		        "offset %" PRId64 "\n", k->base.table, k->splits[i].topic,
+		        (int)k->splits[i].part, k->splits[i].pos);
+		rd_kafka_topic_partition_list_add(l, k->splits[i].topic, k->splits[i].part)->offset =
+			k->splits[i].pos;
+	}
+	rd_kafka_error_t *ae = k->assigned ? rd_kafka_incremental_assign(k->rk, l) : NULL;
+	rd_kafka_topic_partition_list_destroy(l);
+	if (ae) {
+		rc = sl_err_set(err, SL_EIO, "source '%s': cannot assign the discovered partitions: "
+		                "%s", k->base.table, rd_kafka_error_string(ae));
+		rd_kafka_error_destroy(ae);
+	}
+	return rc;
+}
+
+/* At the first read after a restore: a split no restored snapshot held
+ * (its partition appeared after that checkpoint) starts at its earliest
+ * offset, as a discovered one; Flink's enumerator reads partitions it did
+ * not know at the checkpoint from the earliest offset too. */
+static void unrestored_from_earliest(ks_source *k)
+{
+	for (int i = 0; k->restored && i < k->nsplits; i++) {
+		ks_split *sp = &k->splits[i];
+		if (sp->restored || sp->pos == sp->lo)
+			continue;
+		fprintf(stderr, "sluice: source '%s': topic '%s' partition %d is not in the restored "
+		        "checkpoint: read from its earliest offset %" PRId64 "\n", k->base.table,
+		        sp->topic, (int)sp->part, sp->lo);
+		sp->pos = sp->first = sp->lo;
+		if (k->done[i] && sp->pos < sp->end) {
+			k->done[i] = 0;
+			k->ndone--;
+		}
+	}
+}
+
 static int ks_read(sl_source *s, sl_batch *out, sl_err *err)
 {
 	ks_source *k = (ks_source *)s;
@@ -1065,8 +1227,19 @@ static int ks_read(sl_source *s, sl_batch *out, sl_err *err)
 	release_live(k); /* the previous batch's rows are no longer referenced */
 	if (ensure_cap(k, out->cap))
 		return nomem(k, err);
-	if (k->ndone >= k->nsplits)
+	if (!k->started) {
+		k->started = 1;
+		unrestored_from_earliest(k);
+	}
+	if (k->disc_us > 0 && mono_us() - k->last_disc_us >= k->disc_us) {
+		k->last_disc_us = mono_us();
+		if ((rc = discover(k, err)))
+			return rc;
+	}
+	if (k->ndone >= k->nsplits && !(k->disc_us > 0 && k->nsplits == 0))
 		return SL_EEOF;
+	if (k->nsplits == 0)
+		return 0; /* no partition yet: one may be discovered (the scan is idle) */
 	if (!k->assigned && (rc = assign(k, err)))
 		return rc;
 	/* keep at most about two batches' messages buffered */
@@ -1158,6 +1331,7 @@ static int ks_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 				continue;
 			sp->pos = pos;
 			sp->end = end;
+			sp->restored = 1;
 			k->wm[i] = wm;
 			if (k->done[i] && !done) {
 				k->done[i] = 0;
@@ -1172,6 +1346,7 @@ static int ks_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 	}
 	if (!sl_snap_reader_ok(r))
 		return sl_err_set(err, SL_ESTATE, "source '%s': damaged kafka snapshot", s->table);
+	k->restored = 1;
 	/* percent done resumes where the checkpoint was, to the ends it kept */
 	int64_t total = 0;
 	for (int i = 0; i < k->nsplits; i++)
@@ -1201,9 +1376,10 @@ static int ks_commit(sl_source *s, int64_t ckpt_id, sl_err *err)
 		return 0;
 	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(k->nsplits);
 	for (int i = 0; i < k->nsplits; i++)
-		rd_kafka_topic_partition_list_add(l, k->splits[i].topic, k->splits[i].part)->offset =
-			k->snap_pos[i];
-	rd_kafka_resp_err_t e = rd_kafka_commit(k->rk, l, 1);
+		if (k->snap_pos[i] >= 0) /* -1: discovered after the barrier */
+			rd_kafka_topic_partition_list_add(l, k->splits[i].topic, k->splits[i].part)
+				->offset = k->snap_pos[i];
+	rd_kafka_resp_err_t e = l->cnt ? rd_kafka_commit(k->rk, l, 1) : 0;
 	rd_kafka_topic_partition_list_destroy(l);
 	if (e)
 		fprintf(stderr, "sluice: source '%s': cannot commit the offsets of checkpoint %" PRId64
@@ -1226,9 +1402,12 @@ static void ks_close(sl_source *s)
 		if (k->commit_offsets && k->have_snap && k->nsplits) {
 			rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(k->nsplits);
 			for (int i = 0; i < k->nsplits; i++)
-				rd_kafka_topic_partition_list_add(l, k->splits[i].topic, k->splits[i].part)
-					->offset = k->snap_pos[i];
-			rd_kafka_commit(k->rk, l, 0);
+				if (k->snap_pos[i] >= 0)
+					rd_kafka_topic_partition_list_add(l, k->splits[i].topic,
+					                                  k->splits[i].part)->offset =
+						k->snap_pos[i];
+			if (l->cnt)
+				rd_kafka_commit(k->rk, l, 0);
 			rd_kafka_topic_partition_list_destroy(l);
 		}
 		if (k->cq)

@@ -18,6 +18,10 @@
  *   pre_commit with commit: the source's pre_commit at the barrier, in this
  *              process (the snapshot may be written by a forked child)
  *
+ * A source that keeps splits (sl_source.split_wm) but has none yet (a
+ * Kafka source instance that owns no partition and waits for partition
+ * discovery) is idle until its first rows.
+ *
  * Watermark (docs/semantics.md §1, docs/parallel.md §4).  A split of the
  * source (a file, a range of a large file; the whole source when it has no
  * splits, conn.h) is one partition with its own W: W starts at -infinity,
@@ -76,6 +80,7 @@ typedef struct scan_op {
 	int restored;          /* restore calls so far (one per old instance) */
 	sl_decoder *push_dec;  /* push mode */
 	int64_t last_data_us;  /* monotonic time of the last rows (idle timeout) */
+	int no_splits_idle;    /* idle because the source has no split yet */
 	sl_scan_pub *pub;      /* its splits for the live metrics (op_scan_pub.c) */
 	char table[128];
 	int *push_line;        /* push mode: line of the pushed text of each row, 0 = a record */
@@ -264,11 +269,10 @@ static int push_batch2(scan_op *o, sl_err *err)
 	int rc;
 	if (b->nrows == 0)
 		return 0;
-	if (o->p.idle_timeout_us) {
+	if (o->p.idle_timeout_us)
 		o->last_data_us = mono_us();
-		if (o->base.idle && (rc = sl_op_emit_idle(&o->base, 0, err)))
-			return rc;
-	}
+	if (o->base.idle && (rc = sl_op_emit_idle(&o->base, 0, err)))
+		return rc;
 	if (o->comp_prog) {
 		sl_batch_reset(o->comp);
 		o->comp->nrows = b->nrows;
@@ -372,6 +376,20 @@ static int scan_pump(sl_op *op, sl_err *err)
 			if (rc)
 				return rc;
 		}
+	}
+	if (n == 0 && o->p.source->split_wm && o->p.source->nsplits == 0) {
+		/* a source with splits that has none yet (a Kafka instance
+		 * without partitions, waiting for discovery) holds nothing back */
+		o->no_splits_idle = 1;
+		return sl_op_emit_idle(&o->base, 1, err);
+	}
+	if (o->no_splits_idle && o->p.source->nsplits > 0) {
+		/* its first splits came: their watermarks (-infinity) hold the
+		 * consumers back from now on, before any of their rows is read */
+		o->no_splits_idle = 0;
+		int rc = sl_op_emit_idle(&o->base, 0, err);
+		if (rc)
+			return rc;
 	}
 	if (n == 0)
 		return idle_check(o, err);

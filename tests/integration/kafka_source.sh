@@ -313,6 +313,6 @@ perr keyfields "A key format 'key.format' requires the declaration of one or mor
 	"CREATE TABLE t (n INT) WITH ($WITH, 'topic' = 't', 'value.format' = 'json', 'key.format' = 'json', 'scan.startup.mode' = 'earliest-offset'); SELECT * FROM t;"
 perr nogroup "'properties.group.id' is required with 'scan.startup.mode' = 'group-offsets'" \
 	"CREATE TABLE t (n INT) WITH ($WITH, 'topic' = 't', 'format' = 'json'); SELECT * FROM t;"
-perr discovery "discovering partitions while the job runs is not supported yet" \
-	"CREATE TABLE t (n INT) WITH ($WITH, 'topic' = 't', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset', 'scan.topic-partition-discovery.interval' = '5 min'); SELECT * FROM t;"
+perr discovery "'scan.topic-partition-discovery.interval' = 'often' is not a duration" \
+	"CREATE TABLE t (n INT) WITH ($WITH, 'topic' = 't', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset', 'scan.topic-partition-discovery.interval' = 'often'); SELECT * FROM t;"
 exit $fail

@@ -78,7 +78,7 @@
 #define KS_NO_END INT64_MAX     /* unbounded split */
 
 enum { START_EARLIEST, START_LATEST, START_GROUP, START_TIMESTAMP, START_SPECIFIC };
-enum { BOUND_NONE, BOUND_LATEST, BOUND_TIMESTAMP, BOUND_GROUP };
+enum { BOUND_NONE, BOUND_LATEST, BOUND_TIMESTAMP, BOUND_GROUP, BOUND_SPECIFIC };
 enum { META_TOPIC, META_PARTITION, META_OFFSET, META_TIMESTAMP, META_TSTYPE };
 
 static const char *const ks_meta_keys[] = {"topic", "partition", "offset", "timestamp",
@@ -110,6 +110,9 @@ typedef struct ks_source {
 	int nspec;            /* 'scan.startup.specific-offsets' */
 	int32_t *spec_part;
 	int64_t *spec_off;
+	int nbspec;           /* 'scan.bounded.specific-offsets' */
+	int32_t *bspec_part;
+	int64_t *bspec_off;
 	int64_t idle_us;      /* 'scan.watermark.idle-timeout', 0 = never */
 	int subtask, nsub;
 	int32_t *only;        /* 'scan.partitions': read only these, or NULL */
@@ -159,15 +162,17 @@ static int nomem(ks_source *k, sl_err *err)
 
 /* ---- configure ------------------------------------------------------------ */
 
-/* 'partition:0,offset:42;partition:1,offset:300' */
-static int parse_specific(ks_source *k, const char *s, sl_err *err)
+/* 'partition:0,offset:42;partition:1,offset:300' (option key) into
+ * *np pairs ((*part)[i], (*offs)[i]). */
+static int parse_specific(ks_source *k, const char *s, const char *key, int *np,
+                          int32_t **part, int64_t **offs, sl_err *err)
 {
 	int cap = 1;
 	for (const char *c = s; *c; c++)
 		cap += *c == ';';
-	k->spec_part = calloc((size_t)cap, sizeof(int32_t));
-	k->spec_off = calloc((size_t)cap, sizeof(int64_t));
-	if (!k->spec_part || !k->spec_off)
+	*part = calloc((size_t)cap, sizeof(int32_t));
+	*offs = calloc((size_t)cap, sizeof(int64_t));
+	if (!*part || !*offs)
 		return nomem(k, err);
 	const char *c = s;
 	while (*c) {
@@ -179,19 +184,19 @@ static int parse_specific(ks_source *k, const char *s, sl_err *err)
 			break;
 		if (sscanf(c, "partition:%d,offset:%lld%n", &p, &off, &used) != 2 || p < 0 || off < 0)
 			return sl_err_set(err, SL_EINVAL, "source '%s': Invalid properties for option "
-			                  "'scan.startup.specific-offsets': '%s'. The format is "
+			                  "'%s': '%s'. The format is "
 			                  "'partition:0,offset:42;partition:1,offset:300'.",
-			                  k->base.table, s);
-		k->spec_part[k->nspec] = p;
-		k->spec_off[k->nspec++] = off;
+			                  k->base.table, key, s);
+		(*part)[*np] = p;
+		(*offs)[(*np)++] = off;
 		c += used;
 		while (*c == ' ')
 			c++;
 		if (*c && *c != ';')
 			return sl_err_set(err, SL_EINVAL, "source '%s': Invalid properties for option "
-			                  "'scan.startup.specific-offsets': '%s'. The format is "
+			                  "'%s': '%s'. The format is "
 			                  "'partition:0,offset:42;partition:1,offset:300'.",
-			                  k->base.table, s);
+			                  k->base.table, key, s);
 	}
 	return 0;
 }
@@ -358,22 +363,23 @@ static int ks_configure_any(sl_source *s, const sl_conn_args *a, int upsert, sl_
 		if (k->ntopics != 1)
 			return sl_err_set(err, SL_EINVAL, "source '%s': 'specific-offsets' startup mode "
 			                  "needs exactly one 'topic'", a->table);
-		if (parse_specific(k, so, err))
+		if (parse_specific(k, so, "scan.startup.specific-offsets", &k->nspec, &k->spec_part,
+		                   &k->spec_off, err))
 			return err->code;
 	}
 	const char *bm = sl_opts_get(o, "scan.bounded.mode");
 	k->bound_mode = BOUND_NONE;
 	if (bm) {
 		static const char *const names[] = {"unbounded", "latest-offset", "timestamp",
-		                                    "group-offsets"};
+		                                    "group-offsets", "specific-offsets"};
 		int m = 0;
-		while (m < 4 && strcmp(bm, names[m]))
+		while (m < 5 && strcmp(bm, names[m]))
 			m++;
-		if (m == 4)
+		if (m == 5)
 			return sl_err_set(err, SL_EINVAL, "source '%s': Invalid value for option "
 			                  "'scan.bounded.mode'. Expected one of [latest-offset, "
-			                  "group-offsets, timestamp, unbounded], but is '%s'.", a->table,
-			                  bm);
+			                  "group-offsets, timestamp, specific-offsets, unbounded], but "
+			                  "is '%s'.", a->table, bm);
 		k->bound_mode = m;
 		if (m == BOUND_GROUP && !sl__kafka_prop(&k->props, "group.id"))
 			return sl_err_set(err, SL_EINVAL, "source '%s': 'properties.group.id' is "
@@ -382,6 +388,19 @@ static int ks_configure_any(sl_source *s, const sl_conn_args *a, int upsert, sl_
 	if (k->bound_mode == BOUND_TIMESTAMP &&
 	    ts_option(k, o, "scan.bounded.timestamp-millis", "bounded", &k->bound_ts_ms, err))
 		return err->code;
+	if (k->bound_mode == BOUND_SPECIFIC) {
+		const char *so = sl_opts_get(o, "scan.bounded.specific-offsets");
+		if (!so)
+			return sl_err_set(err, SL_EINVAL, "source '%s': 'scan.bounded.specific-offsets' "
+			                  "is required in 'specific-offsets' bounded mode but missing.",
+			                  a->table);
+		if (k->ntopics != 1)
+			return sl_err_set(err, SL_EINVAL, "source '%s': 'specific-offsets' bounded mode "
+			                  "needs exactly one 'topic'", a->table);
+		if (parse_specific(k, so, "scan.bounded.specific-offsets", &k->nbspec,
+		                   &k->bspec_part, &k->bspec_off, err))
+			return err->code;
+	}
 	if (sl_opts_duration(o, "scan.watermark.idle-timeout", 0, &k->idle_us, err))
 		return err->code;
 	/* partition discovery (Flink 1.20's Kafka connector, FLIP-288): every
@@ -642,8 +661,12 @@ static int resolve_offsets(ks_source *k, sl_err *err)
 		if (sp->pos < lo[i])
 			sp->pos = lo[i];
 	}
-	if (!rc && k->bound_mode == BOUND_GROUP)
+	if (!rc && (k->bound_mode == BOUND_GROUP ||
+	            (k->bound_mode == BOUND_SPECIFIC && sl__kafka_prop(&k->props, "group.id"))))
 		rc = committed(k, x, err);
+	else if (k->bound_mode == BOUND_SPECIFIC)
+		for (int i = 0; i < n; i++)
+			x[i] = -1;
 	if (!rc && k->bound_mode == BOUND_TIMESTAMP)
 		rc = at_time(k, k->bound_ts_ms, x, err);
 	for (int i = 0; i < n && !rc; i++) {
@@ -652,6 +675,13 @@ static int resolve_offsets(ks_source *k, sl_err *err)
 		        : k->bound_mode == BOUND_TIMESTAMP ? (x[i] >= 0 ? x[i] : hi[i])
 		        : k->bound_mode == BOUND_GROUP ? (x[i] >= 0 ? x[i] : lo[i])
 		        : KS_NO_END;
+		if (k->bound_mode == BOUND_SPECIFIC) {
+			/* unlisted: the group's offset, else the earliest (nothing) */
+			sp->end = x[i] >= 0 ? x[i] : lo[i];
+			for (int j = 0; j < k->nbspec; j++)
+				if (k->bspec_part[j] == sp->part)
+					sp->end = k->bspec_off[j];
+		}
 		/* percent done ('scan.bounded.mode'): offsets from the start to
 		 * the end, in the source's progress (docs/observability.md) */
 		sp->first = sp->pos;
@@ -1435,6 +1465,8 @@ static void ks_close(sl_source *s)
 	free(k->spec_part);
 	free(k->only);
 	free(k->spec_off);
+	free(k->bspec_part);
+	free(k->bspec_off);
 	if (k->pattern)
 		pcre2_code_free(k->pattern);
 	sl__kafka_free_strv(k->topics, k->ntopics);

@@ -49,6 +49,7 @@ while read -r s args; do
 done <<LIST
 tests/integration/kafka_source.sh
 tests/integration/kafka_sink.sh
+tests/integration/kafka_discovery.sh
 tests/kafka/crash.sh 100000 3 4
 tests/kafka/broker/eos.sh
 tests/kafka/eos_crash.sh 200000 3 4

@@ -1,9 +1,11 @@
 #!/bin/sh
 # kafka_discovery.sh - 'topic-pattern' with partition discovery
 # ('scan.topic-partition-discovery.interval', docs/kafka.md "Partition
-# discovery") against librdkafka's mock cluster (the mock can create
-# topics while running, not add partitions to one: the real broker's
-# kafka_broker.sh adds partitions), about 3 s:
+# discovery") against librdkafka's mock cluster, 5-9 s, and against the real
+# broker in kafka_broker.sh, which also grows 'ev-a' from 2 to 3
+# partitions while run 1 runs (the mock can create topics while running,
+# not add partitions to one): its new partition is discovered, read from
+# offset 0, and its rows count in both windows:
 #   - run 1 reads 'ev-a' (2 partitions); topic 'ev-b' is created empty
 #     while it runs and is discovered; ev-a's rows at 00:10 then leave the
 #     00:05 window open, because ev-b's partition (no row yet) holds the
@@ -68,6 +70,17 @@ if wait_for run1.err "discovered topic 'ev-b' partition 0, read from offset 0"; 
 else
 	echo "FAIL ev-b was not discovered"; cat run1.err; fail=1
 fi
+n5=3 n10=4
+if [ "$KAFKA_PEER" = broker ]; then
+	"$B/tools/kafka_admin" "$KAFKA_BOOTSTRAP" ev-a 3 add || { echo "FAIL cannot grow ev-a"; exit 1; }
+	if wait_for run1.err "discovered topic 'ev-a' partition 2, read from offset 0"; then
+		echo "ok   a partition added to a topic while the job runs is discovered"
+	else
+		echo "FAIL partition 2 of ev-a was not discovered"; cat run1.err; fail=1
+	fi
+	put ev-a 2 00:05:10; put ev-a 2 00:10:00
+	n5=4 n10=5
+fi
 put ev-a 0 00:10:00; put ev-a 1 00:10:00
 sleep 0.5
 if grep -q '00:05:00' run1.out; then
@@ -76,23 +89,24 @@ else
 	echo "ok   the discovered partition's watermark joins the minimum (the window waits for it)"
 fi
 put ev-b 0 00:05:30; put ev-b 0 00:10:00
-if wait_for run1.out '00:05:00, 3\]'; then
-	echo "ok   the discovered partition's row counts in its window (3 rows)"
+if wait_for run1.out "00:05:00, $n5\\]"; then
+	echo "ok   the discovered partitions' rows count in their window ($n5 rows)"
 else
-	echo "FAIL the 00:05 window is not 3 rows"; cat run1.out; fail=1
+	echo "FAIL the 00:05 window is not $n5 rows"; cat run1.out; fail=1
 fi
 sleep 0.4 # a checkpoint after ev-b's rows (the savepoint holds them anyway)
 kill -TERM $PID; wait $PID; PID=
 kafka_topic ev-c 1
 put ev-c 0 00:10:30
 put ev-a 0 00:15:00; put ev-a 1 00:15:00; put ev-b 0 00:15:00; put ev-c 0 00:15:00
+[ "$KAFKA_PEER" = broker ] && put ev-a 2 00:15:00
 job disc latest-offset '100 ms'
 "$B/sluice" run disc.sql > run2.out 2> run2.err &
 PID=$!
-if wait_for run2.out '00:10:00, 4\]'; then
+if wait_for run2.out "00:10:00, $n10\\]"; then
 	echo "ok   after the restore: ev-b resumes at its saved offset, ev-c (not in the savepoint) is read from its earliest offset"
 else
-	echo "FAIL the 00:10 window is not 4 rows after the restore"; cat run2.out run2.err; fail=1
+	echo "FAIL the 00:10 window is not $n10 rows after the restore"; cat run2.out run2.err; fail=1
 fi
 grep -q "ev-c' partition 0 is not in the restored checkpoint: read from its earliest offset 0" run2.err ||
 	{ echo "FAIL stderr does not say where ev-c starts"; cat run2.err; fail=1; }
@@ -106,7 +120,7 @@ fi
 job off earliest-offset 0
 "$B/sluice" run off.sql > run3.out 2> run3.err &
 PID=$!
-wait_for run3.out '00:10:00, 4\]' || { echo "FAIL run 3"; cat run3.out run3.err; fail=1; }
+wait_for run3.out "00:10:00, $n10\\]" || { echo "FAIL run 3"; cat run3.out run3.err; fail=1; }
 kafka_topic ev-d 1
 sleep 0.5
 kill -TERM $PID; wait $PID; PID=

@@ -9,7 +9,7 @@
 #   - startup modes: earliest, latest (nothing), timestamp (only what was
 #     produced after it), specific-offsets, group-offsets (a checkpointing
 #     run commits its offsets; the next run reads only the new messages);
-#   - bounded mode timestamp;
+#   - bounded modes timestamp and specific-offsets;
 #   - metadata columns partition, offset, timestamp, topic;
 #   - 'scan.partitions' (a sluice extension) reads only the listed partitions;
 #   - key.format + key.fields + value.fields-include = EXCEPT_KEY;
@@ -131,6 +131,11 @@ check "startup latest-offset (bounded at latest: nothing)" latest.exp latest.out
 run spec "$(ev specific-offsets ", 'scan.startup.specific-offsets' = 'partition:0,offset:3'")"
 printf '+I[4]\n+I[5]\n' > spec.exp
 check "startup specific-offsets" spec.exp spec.out
+run bspec "CREATE TABLE ev (n INT) WITH ($WITH, 'topic' = 'events', 'format' = 'json',
+  'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'specific-offsets',
+  'scan.bounded.specific-offsets' = 'partition:0,offset:2'); SELECT n FROM ev;"
+printf '+I[1]\n+I[2]\n' > bspec.exp
+check "bounded specific-offsets (ends before offset 2)" bspec.exp bspec.out
 if [ "$KAFKA_PEER" = mock ]; then
 	# librdkafka 2.0.2's mock answers every ListOffsets by timestamp with -1
 	echo "skip startup/bounded timestamp modes: the mock cannot look offsets up by time (real broker)"

@@ -5,13 +5,16 @@
  * between several test scripts.
  *
  *   kafka_admin BOOTSTRAP TOPIC PARTITIONS
+ *   kafka_admin BOOTSTRAP TOPIC PARTITIONS add
  *
  * Makes TOPIC exist with PARTITIONS partitions (replication factor 1) and
  * no messages: a topic of that name left by an earlier script on the same
  * broker is deleted first, and the create is retried while the broker
  * still marks the old one for deletion (up to 30 s).  Exits 0 when the
  * topic is created and its partitions have leaders in the metadata, else
- * prints the broker's reason on stderr and exits 1.
+ * prints the broker's reason on stderr and exits 1.  With "add", TOPIC
+ * keeps its messages and grows to PARTITIONS partitions (CreatePartitions:
+ * partition discovery's test, tests/integration/kafka_discovery.sh).
  */
 #include <librdkafka/rdkafka.h>
 
@@ -63,6 +66,9 @@ static rd_kafka_resp_err_t await_result(rd_kafka_queue_t *q, int create, char *m
 		size_t n = 0;
 		if (create)
 			res = rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev), &n);
+		else if (rd_kafka_event_type(ev) == RD_KAFKA_EVENT_CREATEPARTITIONS_RESULT)
+			res = rd_kafka_CreatePartitions_result_topics(
+				rd_kafka_event_CreatePartitions_result(ev), &n);
 		else
 			res = rd_kafka_DeleteTopics_result_topics(rd_kafka_event_DeleteTopics_result(ev), &n);
 		if (n > 0) {
@@ -77,8 +83,9 @@ static rd_kafka_resp_err_t await_result(rd_kafka_queue_t *q, int create, char *m
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: kafka_admin BOOTSTRAP TOPIC PARTITIONS\n");
+	int add = argc == 5 && !strcmp(argv[4], "add");
+	if (argc != 4 && !add) {
+		fprintf(stderr, "usage: kafka_admin BOOTSTRAP TOPIC PARTITIONS [add]\n");
 		return 2;
 	}
 	const char *name = argv[2];
@@ -101,6 +108,22 @@ int main(int argc, char **argv)
 	rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
 	char msg[512];
 	int rc = 1;
+	if (add) {
+		rd_kafka_NewPartitions_t *np = rd_kafka_NewPartitions_new(name, (size_t)parts, errstr,
+		                                                          sizeof errstr);
+		if (!np) {
+			fprintf(stderr, "kafka_admin: %s\n", errstr);
+			goto out;
+		}
+		rd_kafka_CreatePartitions(rk, &np, 1, NULL, q);
+		rd_kafka_NewPartitions_destroy(np);
+		if (await_result(q, 0, msg, sizeof msg)) {
+			fprintf(stderr, "kafka_admin: cannot grow topic '%s' to %d partitions: %s\n",
+			        name, parts, msg);
+			goto out;
+		}
+		goto wait;
+	}
 	if (partitions(rk, name) != 0) {
 		rd_kafka_DeleteTopic_t *d = rd_kafka_DeleteTopic_new(name);
 		rd_kafka_DeleteTopics(rk, &d, 1, NULL, q);
@@ -131,6 +154,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kafka_admin: cannot create topic '%s': %s\n", name, msg);
 		goto out;
 	}
+wait:
 	for (int tries = 0; tries < 300; tries++) {
 		if (partitions(rk, name) == parts) {
 			rc = 0;

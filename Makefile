@@ -7,7 +7,7 @@
 #   make bench      benchmarks (not timed tests)
 #   make bench-par  the parallelism benchmark alone (window jobs at 1 and 2)
 #   make test-pg    the long PostgreSQL crash test (the short one is in make test)
-#   make test-kafka-group  several processes sharing a Kafka topic (real broker; not in make test)
+#   make test-kafka-group  several processes sharing a Kafka topic (real broker; also in make test)
 #   make crash-parallel  the crash tests at parallelism 2 and rescaled, 20 kills per backend
 #   make fuzz       build the libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make asan       build and run the tests under AddressSanitizer/UBSan
@@ -175,8 +175,7 @@ kafka-torture: deps all
 
 # several processes sharing a topic through the consumer group, one killed
 # with kill -9, against a real broker it starts (tests/kafka/broker/group.sh,
-# docs/kafka.md); out of make test: its kill "mid-stream" cannot be timed on
-# an idle machine, where each partition ends before the second process joins
+# docs/kafka.md); make test runs it too, in tests/integration/kafka_broker.sh
 test-kafka-group: deps all
 	KAFKA_PEER=broker bash tests/kafka/broker/group.sh
 

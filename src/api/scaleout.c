@@ -31,8 +31,15 @@
  * it already).  A child whose job finished (bounded input, final
  * checkpoint taken) writes its finished file (sl__scale_out_finished);
  * the member starts no child for a finished partition and returns once
- * every partition of the topic is finished.  A child that fails fails
- * the member, after its other children stopped with savepoints.
+ * every partition of the topic is finished.  A child that dies alone
+ * before its input ended is started again after a second (it restores
+ * its partition's last complete checkpoint), up to
+ * 'sluice.scale-out.child-restarts' times (default 3) per partition;
+ * past that it fails the member, after its other children stopped with
+ * savepoints.  Each child reports its completed checkpoints' offsets on a
+ * pipe (--set sluice.scale-out.offsets-fd=N; conn_kafka.c writes "P
+ * OFFSET" lines) and the member, which holds the partition in the group,
+ * commits them (sl_kgroup_commit), so Kafka tools show the lag.
  */
 #include "engine_int.h"
 #include "../connector/conn_kafka_group.h"
@@ -56,7 +63,15 @@
 
 typedef struct so_kid {
 	int32_t part;
-	pid_t pid;   /* 0: held but finished (no child) */
+	pid_t pid;   /* 0: held but finished (no child), or waiting for restart_at */
+	int rfd;     /* the read end of its offsets pipe, -1 = none */
+	char line[64]; /* a partial line read from it */
+	int nline;
+	int64_t offset;    /* the last offset it reported (-1 = none) */
+	int64_t committed; /* the last offset committed to the group (-1 = none) */
+	int64_t commit_ms; /* monotonic ms of the last commit */
+	int restarts;      /* times it was restarted after dying alone */
+	int64_t restart_at; /* monotonic ms of its next start, 0 = none due */
 } so_kid;
 
 typedef struct so_member {
@@ -68,6 +83,9 @@ typedef struct so_member {
 	so_kid kids[SO_MAX_KIDS];
 	int failed;          /* a child failed: leave */
 	char failmsg[512];
+	sl_kgroup *g;        /* the group (commits of the children's offsets) */
+	int commit;          /* 'properties.commit.offsets.on.checkpoint' */
+	int max_restarts;    /* 'sluice.scale-out.child-restarts' */
 } so_member;
 
 /* The job's name and the base of its partitions' directories. */
@@ -152,6 +170,13 @@ int sl__scale_out_finished(sl_engine *e)
 	return 0;
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void sleep_ms(int ms)
 {
 	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -170,6 +195,37 @@ static int finished(const so_member *m, int32_t p)
 	return access(f, F_OK) == 0;
 }
 
+/* A finished partition's last offset, written by the member that saw its
+ * child finish (<base>/p<P>/_offset), so that whichever member holds it
+ * later, or is the last to leave, can commit it to the group. */
+static void write_offset(const so_member *m, int32_t p, int64_t off)
+{
+	char f[2300], t[2310];
+	part_path(m, p, "_offset", f, sizeof f);
+	snprintf(t, sizeof t, "%s.tmp", f);
+	FILE *fp = fopen(t, "w");
+	if (!fp)
+		return;
+	int bad = fprintf(fp, "%lld\n", (long long)off) < 0;
+	bad |= fclose(fp) != 0;
+	if (bad || rename(t, f))
+		unlink(t);
+}
+
+static int64_t read_offset(const so_member *m, int32_t p)
+{
+	char f[2300];
+	part_path(m, p, "_offset", f, sizeof f);
+	FILE *fp = fopen(f, "r");
+	long long off = -1;
+	if (fp) {
+		if (fscanf(fp, "%lld", &off) != 1)
+			off = -1;
+		fclose(fp);
+	}
+	return off;
+}
+
 /* How a child ended, for messages. */
 static void status_text(int st, char *buf, size_t cap)
 {
@@ -183,10 +239,20 @@ static void status_text(int st, char *buf, size_t cap)
 
 static void spawn(so_member *m, so_kid *k)
 {
-	char set[64], dir[2300];
+	char set[64], fdset[64], dir[2300];
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC)) {
+		m->failed = 1;
+		snprintf(m->failmsg, sizeof m->failmsg, "cannot make the offsets pipe of partition "
+		         "%d: %s", (int)k->part, strerror(errno));
+		return;
+	}
 	snprintf(set, sizeof set, "sluice.scale-out.partition=%d", (int)k->part);
-	char **av = calloc((size_t)m->argc + 4, sizeof *av);
+	snprintf(fdset, sizeof fdset, "sluice.scale-out.offsets-fd=%d", pfd[1]);
+	char **av = calloc((size_t)m->argc + 6, sizeof *av);
 	if (!av) {
+		close(pfd[0]);
+		close(pfd[1]);
 		m->failed = 1;
 		snprintf(m->failmsg, sizeof m->failmsg, "out of memory");
 		return;
@@ -196,6 +262,8 @@ static void spawn(so_member *m, so_kid *k)
 		av[n++] = m->argv[i];
 	av[n++] = "--set";
 	av[n++] = set;
+	av[n++] = "--set";
+	av[n++] = fdset;
 	av[n++] = "-q";
 	av[n] = NULL;
 	part_path(m, k->part, "", dir, sizeof dir);
@@ -211,19 +279,73 @@ static void spawn(so_member *m, so_kid *k)
 			_exit(127);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		/* its own pipe's write end survives the exec, never blocks */
+		fcntl(pfd[1], F_SETFD, 0);
+		fcntl(pfd[1], F_SETFL, O_NONBLOCK);
 		execv(av[0], av);
 		_exit(127);
 	}
 	free(av);
+	close(pfd[1]);
 	if (pid < 0) {
+		close(pfd[0]);
 		m->failed = 1;
 		snprintf(m->failmsg, sizeof m->failmsg, "cannot start the process of partition %d: "
 		         "%s", (int)k->part, strerror(fork_errno));
 		return;
 	}
 	k->pid = pid;
+	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+	k->rfd = pfd[0];
+	k->nline = 0;
+	k->restart_at = 0;
 	fprintf(stderr, "sluice: scale-out: partition %d assigned: process %d runs it\n",
 	        (int)k->part, (int)pid);
+}
+
+/*
+ * Reads what child k reported on its pipe ("PARTITION OFFSET" lines: the
+ * offsets of its completed checkpoints, conn_kafka.c) and commits the
+ * newest to the group as the partition's holder, so Kafka tools show the
+ * partition's lag: at once when now is 1 (the child ended, or the
+ * partition is being revoked), at most once a second when 0, never when
+ * -1 (the partition was lost: it may be another member's).  Commits wait
+ * for the broker's answer (an asynchronous one could fail unseen in a
+ * rebalance); a failed one is printed and tried again later.  At the
+ * child's end (eof) the pipe is closed.
+ */
+static void offsets(so_member *m, so_kid *k, int now, int eof)
+{
+	int commit = now >= 0;
+	if (now < 0)
+		now = 0;
+	char buf[1024];
+	ssize_t r;
+	while (k->rfd >= 0 && (r = read(k->rfd, buf, sizeof buf)) > 0)
+		for (ssize_t i = 0; i < r; i++) {
+			if (buf[i] != '\n') {
+				if (k->nline < (int)sizeof k->line - 1)
+					k->line[k->nline++] = buf[i];
+				continue;
+			}
+			k->line[k->nline] = 0;
+			k->nline = 0;
+			int part;
+			long long off;
+			if (sscanf(k->line, "%d %lld", &part, &off) == 2 && part == k->part)
+				k->offset = off;
+		}
+	if (eof && k->rfd >= 0) {
+		close(k->rfd);
+		k->rfd = -1;
+	}
+	if (commit && m->commit && m->g && k->offset > k->committed &&
+	    (now || mono_ms() - k->commit_ms >= 1000)) {
+		sl_err err = {0};
+		k->commit_ms = mono_ms();
+		if (!sl_kgroup_commit(m->g, k->part, k->offset, 1, &err))
+			k->committed = k->offset;
+	}
 }
 
 /* Waits up to ms for child k; its status or -1 if it is still running. */
@@ -250,12 +372,15 @@ static void on_assigned(void *ctx, int32_t part)
 		return;
 	}
 	so_kid *k = &m->kids[m->nkids++];
+	memset(k, 0, sizeof *k);
 	k->part = part;
-	k->pid = 0;
-	if (finished(m, part))
+	k->rfd = -1;
+	k->offset = k->committed = -1;
+	if (finished(m, part)) {
 		fprintf(stderr, "sluice: scale-out: partition %d assigned: finished already\n",
 		        (int)part);
-	else
+		k->offset = read_offset(m, part); /* committed by the next pass */
+	} else
 		spawn(m, k);
 }
 
@@ -278,29 +403,83 @@ static void on_revoked(void *ctx, int32_t part, int lost)
 			fprintf(stderr, "sluice: scale-out: partition %d %s: process %d stopped (%s)\n",
 			        (int)part, lost ? "lost" : "revoked", (int)k->pid, how);
 		}
+		/* its savepoint's offset, committed while the partition is still
+		 * this member's (not when lost: it may be another's already);
+		 * a finished one's last offset for whoever holds it next */
+		offsets(m, k, lost ? -1 : 1, 1);
+		if (k->offset >= 0 && finished(m, part) && read_offset(m, part) < 0)
+			write_offset(m, part, k->offset);
 		m->kids[i] = m->kids[--m->nkids];
 		return;
 	}
 }
 
-/* Reaps children that ended by themselves. */
+/*
+ * When every partition has finished: commits each one's last offset
+ * (_offset) to the group, whoever held it (the broker checks the member
+ * and its generation, not the assignment), trying again for up to 5 s
+ * while a rebalance (the other members leaving) refuses the commits.
+ */
+static void commit_finished(so_member *m, int nparts)
+{
+	if (!m->commit)
+		return;
+	int64_t until = mono_ms() + 5000;
+	for (int p = 0; p < nparts; p++) {
+		int64_t off = read_offset(m, p);
+		sl_err err = {0};
+		while (off >= 0 && sl_kgroup_commit(m->g, p, off, 1, &err) && mono_ms() < until) {
+			sl_err_clear(&err);
+			sl_kgroup_poll(m->g, 200, &err); /* the rejoin */
+			sl_err_clear(&err);
+		}
+	}
+}
+
+/*
+ * Reaps children that ended by themselves, commits what they reported,
+ * and restarts one that died before its input ended (killed, crashed,
+ * failed) after a second, from its partition's last complete checkpoint,
+ * up to 'sluice.scale-out.child-restarts' times (default 3) per partition
+ * while this member holds it; past that the member fails.  Also starts
+ * the restarts that are due.
+ */
 static void reap(so_member *m)
 {
 	for (int i = 0; i < m->nkids; i++) {
 		so_kid *k = &m->kids[i];
 		int st;
-		if (k->pid <= 0 || waitpid(k->pid, &st, WNOHANG) != k->pid)
+		if (k->pid == 0 && k->restart_at && mono_ms() >= k->restart_at && !m->failed) {
+			k->restarts++;
+			spawn(m, k);
 			continue;
+		}
+		if (k->pid <= 0 || waitpid(k->pid, &st, WNOHANG) != k->pid) {
+			offsets(m, k, 0, 0);
+			continue;
+		}
 		k->pid = 0;
+		offsets(m, k, 1, 1);
 		if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && finished(m, k->part)) {
 			fprintf(stderr, "sluice: scale-out: partition %d finished\n", (int)k->part);
+			if (k->offset >= 0)
+				write_offset(m, k->part, k->offset);
 			continue;
 		}
 		char how[64];
 		status_text(st, how, sizeof how);
+		if (k->restarts < m->max_restarts) {
+			fprintf(stderr, "sluice: scale-out: the process of partition %d ended (%s) "
+			        "before its input did: restarting it from its last checkpoint in 1 s "
+			        "(restart %d of %d)\n", (int)k->part, how, k->restarts + 1,
+			        m->max_restarts);
+			k->restart_at = mono_ms() + 1000;
+			continue;
+		}
 		if (!m->failed)
 			snprintf(m->failmsg, sizeof m->failmsg, "the process of partition %d ended "
-			         "(%s) before its input did; its messages are above", (int)k->part, how);
+			         "(%s) before its input did%s; its messages are above", (int)k->part, how,
+			         m->max_restarts ? ", after its last restart" : "");
 		m->failed = 1;
 	}
 }
@@ -321,8 +500,17 @@ int sl_run_scale_out(sl_engine *e, char *const *argv)
 	snprintf(m->base, sizeof m->base, "%s", e->so_base);
 	sl_conn_args a = {.table = e->so_table, .opts = &e->so_opts};
 	sl_kgroup_cb cb = {m, on_assigned, on_revoked};
-	sl_kgroup *g = sl_kgroup_open(&a, e->so_topic, &cb, &e->err);
-	int rc = g ? 0 : e->err.code;
+	m->commit = 1;
+	m->max_restarts = 3;
+	const char *mr = sl_opts_get(&e->session, "sluice.scale-out.child-restarts");
+	if (mr)
+		m->max_restarts = atoi(mr) > 0 ? atoi(mr) : 0;
+	int rc = sl_opts_bool(&e->so_opts, "properties.commit.offsets.on.checkpoint", 1,
+	                      &m->commit, &e->err);
+	sl_kgroup *g = rc ? NULL : sl_kgroup_open(&a, e->so_topic, &cb, &e->err);
+	if (!rc)
+		rc = g ? 0 : e->err.code;
+	m->g = g;
 	int nparts = g ? sl_kgroup_partitions(g, &e->err) : 0;
 	if (g && !nparts)
 		rc = e->err.code;
@@ -337,11 +525,13 @@ int sl_run_scale_out(sl_engine *e, char *const *argv)
 		if (all) {
 			fprintf(stderr, "sluice: scale-out: every partition of '%s' has finished\n",
 			        e->so_topic);
+			commit_finished(m, nparts);
 			break;
 		}
 		rc = sl_kgroup_poll(g, 100, &e->err);
 	}
 	sl_kgroup_close(g); /* revokes what is held: children stop with savepoints */
+	m->g = NULL;
 	for (int i = 0; i < m->nkids; i++) /* (none left after the revokes) */
 		if (m->kids[i].pid > 0) {
 			kill(m->kids[i].pid, SIGTERM);

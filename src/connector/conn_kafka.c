@@ -72,6 +72,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #define KS_SNAP_VERSION 1
 #define KS_TIMEOUT_MS 10000     /* metadata and offset queries at open */
@@ -118,6 +119,8 @@ typedef struct ks_source {
 	int32_t *only;        /* 'scan.partitions': read only these, or NULL */
 	int nonly;
 	int commit_offsets;   /* group.id set and 'properties.commit.offsets.on.checkpoint' */
+	int commit_fd;        /* 'scan.commit-fd' (a scale-out child): the pipe to its
+	                       * member, which commits the offsets; -1 = none */
 	int64_t disc_us;      /* 'scan.topic-partition-discovery.interval', 0 = off */
 	int64_t last_disc_us; /* monotonic time of the last listing */
 	int restored;         /* a snapshot was restored (ks_restore) */
@@ -299,6 +302,7 @@ static int ks_configure_any(sl_source *s, const sl_conn_args *a, int upsert, sl_
 	k->upsert = upsert;
 	k->cur = 0;
 	k->subtask = a->subtask;
+	k->commit_fd = -1;
 	k->nsub = a->nsubtasks > 0 ? a->nsubtasks : 1;
 	k->nfields = a->nfields;
 	const char *topic = sl_opts_get(o, "topic");
@@ -418,6 +422,11 @@ static int ks_configure_any(sl_source *s, const sl_conn_args *a, int upsert, sl_
 	const char *parts = sl_opts_get(o, "scan.partitions");
 	if (parts && parse_only(k, parts, err))
 		return err->code;
+	/* 'scan.commit-fd' (sluice internal, set by plan_job.c in a scale-out
+	 * child): a checkpoint's offsets go to this pipe, its member commits
+	 * them to the group (docs/kafka.md "Several processes, one job") */
+	const char *cfd = sl_opts_get(o, "scan.commit-fd");
+	k->commit_fd = cfd ? atoi(cfd) : -1;
 	if (k->bound_mode != BOUND_NONE || k->only)
 		k->disc_us = 0;
 	if (check_meta(k, a, err))
@@ -1398,10 +1407,30 @@ static int ks_pre_commit(sl_source *s, int64_t ckpt_id, sl_err *err)
 	return 0;
 }
 
+/*
+ * A scale-out child's checkpointed offsets go to its member through the
+ * pipe 'scan.commit-fd': one line "PARTITION OFFSET\n" per split, written
+ * whole (a pipe write of at most PIPE_BUF bytes is atomic) and without
+ * waiting: the pipe is non-blocking, and a line the member has not made
+ * room for is dropped (the next checkpoint's supersedes it).
+ */
+static void offsets_to_member(ks_source *k)
+{
+	for (int i = 0; i < k->nsplits && k->have_snap; i++) {
+		char line[64];
+		int n = snprintf(line, sizeof line, "%d %" PRId64 "\n", (int)k->splits[i].part,
+		                 k->snap_pos[i]);
+		if (k->snap_pos[i] >= 0 && write(k->commit_fd, line, (size_t)n) < 0)
+			break;
+	}
+}
+
 /* The offsets of the last barrier go to the group (asynchronously). */
 static int ks_commit(sl_source *s, int64_t ckpt_id, sl_err *err)
 {
 	ks_source *k = (ks_source *)s;
+	if (k->commit_fd >= 0)
+		offsets_to_member(k);
 	if (!k->commit_offsets || !k->have_snap || !k->rk || !k->nsplits)
 		return 0;
 	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(k->nsplits);
@@ -1427,6 +1456,10 @@ static void ks_close(sl_source *s)
 		drop_buffer(k, i);
 		free(k->splits[i].buf);
 	}
+	/* (the pipe stays open: it is the process's, and a source planned
+	 * but never opened is closed too) */
+	if (k->commit_fd >= 0 && k->rk)
+		offsets_to_member(k);
 	if (k->rk) {
 		/* a bounded job's last commit: synchronous, so the group has it */
 		if (k->commit_offsets && k->have_snap && k->nsplits) {

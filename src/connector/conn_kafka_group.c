@@ -8,8 +8,9 @@
  * 'partition.assignment.strategy' = cooperative-sticky (incremental
  * rebalances: a member keeps its partitions while others join or leave,
  * and a partition moves only after its old owner revoked it),
- * 'enable.auto.commit' off (it commits nothing: the children's
- * checkpoints hold the offsets).  The rebalance callback calls
+ * 'enable.auto.commit' off (the children's checkpoints hold the offsets;
+ * sl_kgroup_commit commits a child's completed checkpoint's offset for the
+ * Kafka tools' lag, as the member holding the partition).  The rebalance callback calls
  * rd_kafka_incremental_assign with every offset at the end and pauses the
  * partitions at once, so nothing is fetched, then tells the caller
  * (cb.assigned); on a revoke it tells the caller first (cb.revoked, which
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define KG_TIMEOUT_MS 10000
 
@@ -33,7 +35,29 @@ struct sl_kgroup {
 	char table[256];
 	sl_kgroup_cb cb;
 	char fatal[512];
+	int steady;          /* the last statistics said join_state "steady" */
+	int in_cb;           /* inside the rebalance callback */
+	int64_t cb_ms;       /* monotonic ms when the last rebalance callback ended */
+	int lost_by_commit;  /* a commit of ours was refused for the generation */
 };
+
+static int64_t kg_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* librdkafka's statistics (every 100 ms, served by the polls): only the
+ * group's join state is read, to commit only while it is steady. */
+static int kg_stats_cb(rd_kafka_t *rk, char *json, size_t len, void *opaque)
+{
+	sl_kgroup *g = opaque;
+	(void)rk;
+	(void)len;
+	g->steady = strstr(json, "\"join_state\":\"steady\"") != NULL;
+	return 0;
+}
 
 static void kg_error_cb(rd_kafka_t *rk, int e, const char *reason, void *opaque)
 {
@@ -52,6 +76,8 @@ static void kg_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t e,
 {
 	sl_kgroup *g = opaque;
 	int coop = !strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE");
+	g->in_cb = 1;
+	g->steady = 0;
 	if (e == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
 		for (int i = 0; i < parts->cnt; i++)
 			parts->elems[i].offset = RD_KAFKA_OFFSET_END;
@@ -69,7 +95,14 @@ static void kg_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t e,
 		for (int i = 0; i < parts->cnt; i++)
 			g->cb.assigned(g->cb.ctx, parts->elems[i].partition);
 	} else {
-		int lost = rd_kafka_assignment_lost(rk);
+		/* lost because our own commit met a newer generation: the group
+		 * is rebalancing with this member in it, and the cooperative
+		 * assignor gives no one a partition this member still owned in
+		 * that generation, so the partitions are still ours until we
+		 * rejoin without them: a revoke (stop with a savepoint), not a
+		 * loss */
+		int lost = rd_kafka_assignment_lost(rk) && !g->lost_by_commit;
+		g->lost_by_commit = 0;
 		for (int i = 0; i < parts->cnt; i++)
 			g->cb.revoked(g->cb.ctx, parts->elems[i].partition, lost);
 		if (coop) {
@@ -80,6 +113,8 @@ static void kg_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t e,
 			rd_kafka_assign(rk, NULL);
 		}
 	}
+	g->in_cb = 0;
+	g->cb_ms = kg_ms();
 }
 
 sl_kgroup *sl_kgroup_open(const sl_conn_args *a, const char *topic, const sl_kgroup_cb *cb,
@@ -116,6 +151,8 @@ sl_kgroup *sl_kgroup_open(const sl_conn_args *a, const char *topic, const sl_kgr
 		sl_err_set(err, SL_EINVAL, "source '%s': %s", a->table, es);
 		return NULL;
 	}
+	rd_kafka_conf_set(conf, "statistics.interval.ms", "100", es, sizeof es);
+	rd_kafka_conf_set_stats_cb(conf, kg_stats_cb);
 	rd_kafka_conf_set_error_cb(conf, kg_error_cb);
 	rd_kafka_conf_set_rebalance_cb(conf, kg_rebalance_cb);
 	rd_kafka_conf_set_opaque(conf, g);
@@ -178,6 +215,31 @@ int sl_kgroup_poll(sl_kgroup *g, int ms, sl_err *err)
 		return sl_err_set(err, SL_EIO, "source '%s': kafka: fatal error in the consumer "
 		                  "group: %s", g->table, g->fatal);
 	return 0;
+}
+
+int sl_kgroup_commit(sl_kgroup *g, int32_t part, int64_t off, int sync, sl_err *err)
+{
+	/* a commit sent while this member's JoinGroup is pending is answered
+	 * with ILLEGAL_GENERATION, which librdkafka 2.0.2 takes as the
+	 * assignment lost: commit only in the rebalance callback (its
+	 * generation is current) or while the group is steady, not just
+	 * after a callback (the cooperative protocol's second rebalance) */
+	if (!g->in_cb && (!g->steady || kg_ms() - g->cb_ms < 1000))
+		return 1;
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+	rd_kafka_topic_partition_list_add(l, g->topic, part)->offset = off;
+	rd_kafka_resp_err_t e = rd_kafka_commit(g->rk, l, !sync);
+	if (!e && sync && l->elems[0].err)
+		e = l->elems[0].err;
+	rd_kafka_topic_partition_list_destroy(l);
+	if (!e)
+		return 0;
+	if (e == RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION)
+		g->lost_by_commit = 1; /* (not UNKNOWN_MEMBER_ID: then it left the group) */
+	fprintf(stderr, "sluice: scale-out member of '%s': cannot commit offset %lld of partition "
+	        "%d to the group: %s\n", g->table, (long long)off, (int)part, rd_kafka_err2str(e));
+	return sl_err_set(err, SL_EIO, "cannot commit offset %lld of partition %d: %s",
+	                  (long long)off, (int)part, rd_kafka_err2str(e));
 }
 
 void sl_kgroup_close(sl_kgroup *g)

@@ -30,8 +30,8 @@ typedef struct sl_kgroup_cb {
  * Joins group 'properties.group.id' of table a->table (a->opts: every
  * 'properties.*' goes to librdkafka, as for the source) as a subscriber of
  * topic, with 'partition.assignment.strategy' cooperative-sticky and no
- * offset commits; assigned partitions are paused at once: it reads no
- * message.  The join itself happens in later polls.  NULL with err.
+ * automatic offset commits (sl_kgroup_commit); assigned partitions are
+ * paused at once: it reads no message.  The join itself happens in later polls.  NULL with err.
  */
 sl_kgroup *sl_kgroup_open(const sl_conn_args *a, const char *topic, const sl_kgroup_cb *cb,
                           sl_err *err);
@@ -42,6 +42,19 @@ int sl_kgroup_partitions(sl_kgroup *g, sl_err *err);
 /* Serves the group (callbacks, logs, errors) for up to ms milliseconds.
  * 0, or SL_EIO with err on a fatal client error. */
 int sl_kgroup_poll(sl_kgroup *g, int ms, sl_err *err);
+
+/* Commits offset off of partition part to the group, as the member that
+ * holds it (the scale-out's children are not members: the broker refuses
+ * their commits while the group has members); sync waits for the
+ * broker's answer, else it is served by a later poll.  Only inside the
+ * rebalance callback or while the group is steady (librdkafka's
+ * statistics) and no rebalance callback ran in the last second: a commit
+ * that meets a newer generation makes librdkafka 2.0.2 drop the whole
+ * assignment as lost (then reported as a revoke, the partitions being
+ * still this member's).  0, 1 when not now (try later), or an error (also
+ * printed) that leaves the job running: offsets in the group are for
+ * Kafka tools' lag, a restore never reads them. */
+int sl_kgroup_commit(sl_kgroup *g, int32_t part, int64_t off, int sync, sl_err *err);
 
 /* Leaves the group (every partition revoked through cb first) and frees
  * g.  NULL is a no-op. */

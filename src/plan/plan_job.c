@@ -228,10 +228,14 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	const char *sopart = sl_opts_get(p->session, "sluice.scale-out.partition");
 	if (sopart && (!strcmp(conn, "kafka") || !strcmp(conn, "upsert-kafka"))) {
 		/* a scale-out's child (plan_scaleout.c): its one partition, and
-		 * no offset commits (the broker refuses a non-member's while
-		 * the group has members) */
+		 * no offset commits of its own (the broker refuses a
+		 * non-member's while the group has members) */
 		sl_opts_set(o, "scan.partitions", sopart);
 		sl_opts_set(o, "properties.commit.offsets.on.checkpoint", "false");
+		/* its member commits them for it: the pipe its offsets go to */
+		const char *fd = sl_opts_get(p->session, "sluice.scale-out.offsets-fd");
+		if (fd)
+			sl_opts_set(o, "scan.commit-fd", fd);
 	}
 	const char *from_stdin = sl_opts_get(p->session, "sluice.script-from-stdin");
 	if (!strcmp(conn, "stdin") && from_stdin && !strcmp(from_stdin, "true"))

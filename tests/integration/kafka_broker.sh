@@ -11,12 +11,12 @@
 #     (tests/kafka/broker/eos.sh: read_committed, the abort on restart, a
 #     zombie fenced; tests/kafka/eos_crash.sh 200000 3 4: a fault between
 #     a checkpoint's manifest and its commit, then 3 SIGKILLs), KafkaJS
-#     as a second client (tests/kafka/broker/kafkajs.sh).
-# Not here: several processes sharing a topic through the consumer group
-# (tests/kafka/broker/group.sh, `make test-kafka-group`): on an idle
-# machine a partition's 150 000 rows are read before the second process
-# has joined the group, so the kill -9 "mid-stream" it needs cannot be
-# timed (it fails saying so); it passes on a loaded machine.
+#     as a second client (tests/kafka/broker/kafkajs.sh), several
+#     processes sharing a topic through the consumer group
+#     (tests/kafka/broker/group.sh: its input arrives in rounds while the
+#     processes run, so its kill -9 is mid-stream on any machine);
+#   - partition discovery with a partition added to a topic
+#     (kafka_discovery.sh).
 # The broker is stopped at the end.  A broker that cannot start (no java,
 # no Maven, Maven Central out of reach) fails this test: it never passes
 # vacuously.
@@ -54,5 +54,6 @@ tests/kafka/crash.sh 100000 3 4
 tests/kafka/broker/eos.sh
 tests/kafka/eos_crash.sh 200000 3 4
 tests/kafka/broker/kafkajs.sh
+tests/kafka/broker/group.sh
 LIST
 exit $fail

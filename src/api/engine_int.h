@@ -67,6 +67,8 @@ struct sl_engine {
 	int so_stop;             /* sl_stop: leave the group (atomic) */
 	sl_opts so_opts;         /* the Kafka table's options (opt_arena) */
 	char so_table[256], so_topic[256], so_job[128], so_base[2048];
+	char so_co[8][256];   /* a co-partitioned join's other topics */
+	int so_nco;
 };
 
 /* scaleout.c: after planning, makes e the scale-out's member for plan

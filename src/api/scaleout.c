@@ -115,6 +115,9 @@ int sl__scale_out_member(sl_engine *e, const sl_scale_out *so)
 		e->so_opts.v[i].used = 0;
 	snprintf(e->so_table, sizeof e->so_table, "%s", so->table);
 	snprintf(e->so_topic, sizeof e->so_topic, "%s", so->topic);
+	e->so_nco = 0;
+	for (int i = 0; i < so->nco && i < 8; i++)
+		snprintf(e->so_co[e->so_nco++], sizeof e->so_co[0], "%s", so->co_topics[i]);
 	const char *job;
 	char base[2048];
 	int rc = job_base(e, &job, base, sizeof base);
@@ -330,9 +333,14 @@ static void offsets(so_member *m, so_kid *k, int now, int eof)
 			}
 			k->line[k->nline] = 0;
 			k->nline = 0;
-			int part;
+			int part, used = 0;
 			long long off;
-			if (sscanf(k->line, "%d %lld", &part, &off) == 2 && part == k->part)
+			/* "TOPIC PARTITION OFFSET": only the group's topic (a
+			 * co-partitioned join's other topics are read, not committed) */
+			const char *sp = strchr(k->line, ' ');
+			if (sp && (size_t)(sp - k->line) == strlen(m->e->so_topic) &&
+			    !strncmp(k->line, m->e->so_topic, (size_t)(sp - k->line)) &&
+			    sscanf(sp, " %d %lld%n", &part, &off, &used) == 2 && part == k->part)
 				k->offset = off;
 		}
 	if (eof && k->rfd >= 0) {
@@ -511,9 +519,22 @@ int sl_run_scale_out(sl_engine *e, char *const *argv)
 	if (!rc)
 		rc = g ? 0 : e->err.code;
 	m->g = g;
-	int nparts = g ? sl_kgroup_partitions(g, &e->err) : 0;
+	int nparts = g ? sl_kgroup_partitions(g, NULL, &e->err) : 0;
 	if (g && !nparts)
 		rc = e->err.code;
+	/* a co-partitioned join: partition P of every topic goes to the child
+	 * of partition P, so the counts must be equal */
+	for (int i = 0; !rc && i < e->so_nco; i++) {
+		int n = sl_kgroup_partitions(g, e->so_co[i], &e->err);
+		if (!n)
+			rc = e->err.code;
+		else if (n != nparts)
+			rc = sl_err_set(&e->err, SL_EINVAL, "scale-out: topic '%s' has %d partitions and "
+			                "topic '%s' %d: a join of the two is split partition by partition, "
+			                "which needs as many partitions in both (and equal keys in "
+			                "partitions of the same number)", e->so_co[i], n, e->so_topic,
+			                nparts);
+	}
 	if (!rc)
 		fprintf(stderr, "sluice: scale-out: joining group of topic '%s' (%d partitions), "
 		        "state under %s\n", e->so_topic, nparts, m->base);

@@ -1409,7 +1409,7 @@ static int ks_pre_commit(sl_source *s, int64_t ckpt_id, sl_err *err)
 
 /*
  * A scale-out child's checkpointed offsets go to its member through the
- * pipe 'scan.commit-fd': one line "PARTITION OFFSET\n" per split, written
+ * pipe 'scan.commit-fd': one line "TOPIC PARTITION OFFSET\n" per split, written
  * whole (a pipe write of at most PIPE_BUF bytes is atomic) and without
  * waiting: the pipe is non-blocking, and a line the member has not made
  * room for is dropped (the next checkpoint's supersedes it).
@@ -1417,9 +1417,9 @@ static int ks_pre_commit(sl_source *s, int64_t ckpt_id, sl_err *err)
 static void offsets_to_member(ks_source *k)
 {
 	for (int i = 0; i < k->nsplits && k->have_snap; i++) {
-		char line[64];
-		int n = snprintf(line, sizeof line, "%d %" PRId64 "\n", (int)k->splits[i].part,
-		                 k->snap_pos[i]);
+		char line[320];
+		int n = snprintf(line, sizeof line, "%s %d %" PRId64 "\n", k->splits[i].topic,
+		                 (int)k->splits[i].part, k->snap_pos[i]);
 		if (k->snap_pos[i] >= 0 && write(k->commit_fd, line, (size_t)n) < 0)
 			break;
 	}

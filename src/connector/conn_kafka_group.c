@@ -181,9 +181,11 @@ sl_kgroup *sl_kgroup_open(const sl_conn_args *a, const char *topic, const sl_kgr
 	return g;
 }
 
-int sl_kgroup_partitions(sl_kgroup *g, sl_err *err)
+int sl_kgroup_partitions(sl_kgroup *g, const char *topic, sl_err *err)
 {
-	rd_kafka_topic_t *t = rd_kafka_topic_new(g->rk, g->topic, NULL);
+	if (!topic)
+		topic = g->topic;
+	rd_kafka_topic_t *t = rd_kafka_topic_new(g->rk, topic, NULL);
 	const struct rd_kafka_metadata *md = NULL;
 	rd_kafka_resp_err_t e = t ? rd_kafka_metadata(g->rk, 0, t, &md, KG_TIMEOUT_MS)
 	                          : RD_KAFKA_RESP_ERR__INVALID_ARG;
@@ -198,7 +200,7 @@ int sl_kgroup_partitions(sl_kgroup *g, sl_err *err)
 		rd_kafka_topic_destroy(t);
 	if (!n)
 		sl_err_set(err, SL_EIO, "source '%s': cannot read topic '%s''s partitions: %s",
-		           g->table, g->topic, rd_kafka_err2str(e));
+		           g->table, topic, rd_kafka_err2str(e));
 	return n;
 }
 

@@ -36,8 +36,9 @@ typedef struct sl_kgroup_cb {
 sl_kgroup *sl_kgroup_open(const sl_conn_args *a, const char *topic, const sl_kgroup_cb *cb,
                           sl_err *err);
 
-/* The topic's partition count from the cluster's metadata; 0 with err. */
-int sl_kgroup_partitions(sl_kgroup *g, sl_err *err);
+/* The partition count of topic (NULL: the group's) from the cluster's
+ * metadata; 0 with err. */
+int sl_kgroup_partitions(sl_kgroup *g, const char *topic, sl_err *err);
 
 /* Serves the group (callbacks, logs, errors) for up to ms milliseconds.
  * 0, or SL_EIO with err on a fatal client error. */

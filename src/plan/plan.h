@@ -35,6 +35,10 @@ typedef struct sl_scale_out {
 	const char *group;      /* 'properties.group.id' */
 	const char *keys;       /* the Kafka key's columns, "a, b" (EXPLAIN) */
 	int nkeyed;             /* keyed inputs checked (EXPLAIN) */
+	const char *co_topics[8]; /* the other tables' topics, joined partition by
+	                           * partition (same partition count, checked by
+	                           * the member) */
+	int nco;
 } sl_scale_out;
 
 typedef struct sl_plan_args {

@@ -6,12 +6,20 @@
  *
  * Each partition of the topic is then processed by a job of its own (a
  * child process, src/api/scaleout.c), so the job is correct only when no
- * state needs rows of two partitions: the job has exactly one source, a
- * 'kafka' or 'upsert-kafka' table of one topic with a consumer group and
- * a declared Kafka key ('key.fields', or the PRIMARY KEY of upsert-kafka),
- * no VALUES, checkpointing on (a partition's state and offset move through
- * its checkpoints), and every input an operator requires hashed
- * (sl_dist HASH) is hashed by columns that include every key field.  A
+ * state needs rows of two partitions: every table the job reads is a
+ * 'kafka' or 'upsert-kafka' table of one topic with a declared Kafka key
+ * ('key.fields', or the PRIMARY KEY of upsert-kafka), the first one with
+ * a consumer group, no VALUES, checkpointing on (a partition's state and
+ * offset move through its checkpoints), and every input an operator
+ * requires hashed (sl_dist HASH) is hashed by columns that include every
+ * key field of one of those tables.  With several tables (co-partitioned
+ * joins: partition P of each topic is read by the child of partition P of
+ * the first), the inputs of one operator must hold their tables' key
+ * fields at the same places of their hash keys (the join pairs key with
+ * key) and the keys must be written alike (same 'key.format' and column
+ * types); that the topics have as many partitions is checked by the
+ * member when it starts, and that their producers partition alike is the
+ * user's promise (docs/kafka.md).  A
  * hash column is traced back to the scan's output column it copies
  * (origin): through Calc projections of a plain column, the window and
  * session table functions, the ConstraintEnforcer, ChangelogNormalize,
@@ -27,21 +35,24 @@
  *
  * A child's plan (session option 'sluice.scale-out.partition' set by the
  * member, src/api/scaleout.c) passes the same check; plan_job.c gives its
- * Kafka scan 'scan.partitions' and no offset commits.
+ * Kafka scans 'scan.partitions' and no offset commits of their own.
  */
 #include "plan_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The scan output column that column c of node n's output copies, or -1. */
-static int origin(const sl_pnode *n, int c)
+/* The scan output column that column c of node n's output copies, or -1;
+ * *scan is that scan. */
+static int origin(const sl_pnode *n, int c, const sl_pnode **scan)
 {
+	*scan = NULL;
 	while (n) {
 		if (c < 0 || c >= n->nout)
 			return -1;
 		switch (n->kind) {
 		case SL_OPK_SCAN:
+			*scan = n;
 			return c;
 		case SL_OPK_CALC: {
 			const sl_calc_params *cp = n->params;
@@ -104,56 +115,38 @@ static int refuse(planner *p, const char *why)
 	                  "sharing the topic, docs/kafka.md): %s", why);
 }
 
-int sl__plan_scale_out(planner *p, sl_scale_out *out)
+#define SO_MAX_SRC 8
+
+/* A table the job reads, as the scale-out needs it. */
+typedef struct so_src {
+	const sl_pnode *scan;
+	const char *table, *topic, *keys;
+	const sl_opts *opts;
+	int key[64], nkey;    /* the Kafka key's columns, as scan output columns */
+} so_src;
+
+/* Checks scan n (a 'kafka' or 'upsert-kafka' table of one topic with a
+ * Kafka key) and fills *out. */
+static int source_of(planner *p, const sl_pnode *scan, so_src *out)
 {
-	const char *mode = sl_opts_get(p->session, "sluice.scale-out");
-	const char *part = sl_opts_get(p->session, "sluice.scale-out.partition");
-	if (!mode || !strcmp(mode, "none")) {
-		if (part)
-			return refuse(p, "'sluice.scale-out.partition' is set by the scale-out's member "
-			              "process for its children, without 'sluice.scale-out'");
-		return 0;
-	}
-	if (strcmp(mode, "kafka-group"))
-		return sl_err_set(p->err, SL_EINVAL, "'sluice.scale-out' = '%s': expected 'none' or "
-		                  "'kafka-group'", mode);
-	if (!p->checkpointing)
-		return refuse(p, "it needs checkpointing ('execution.checkpointing.interval'): a "
-		              "partition's state and offset move to its next owner through its "
-		              "checkpoints");
-	const sl_pnode *scan = NULL;
-	for (int i = 0; i < p->plan.n; i++) {
-		const sl_pnode *n = p->plan.nodes[i];
-		if (n->kind == SL_OPK_VALUES)
-			return refuse(p, "the job reads VALUES, which every process would read again");
-		if (n->kind != SL_OPK_SCAN)
-			continue;
-		if (scan)
-			return refuse(p, "the job reads more than one table (co-partitioned joins of "
-			              "two topics are not supported)");
-		scan = n;
-	}
-	if (!scan)
-		return refuse(p, "the job reads no table");
 	const sl_scan_params *sp = scan->params;
 	const sl_opts *o = sp->args.opts;
 	const char *tname = sp->args.table;
 	const char *conn = o ? sl_opts_get(o, "connector") : NULL;
 	int upsert = conn && !strcmp(conn, "upsert-kafka");
+	memset(out, 0, sizeof *out);
+	out->scan = scan;
+	out->table = tname;
+	out->opts = o;
 	if (!conn || (strcmp(conn, "kafka") && !upsert))
 		return refuse(p, sl_arena_printf(p->a, "table '%s' is not a 'kafka' or 'upsert-kafka' "
 		                                 "table", tname));
 	const char *topic = sl_opts_get(o, "topic");
-	const char *group = sl_opts_get(o, "properties.group.id");
 	if (!topic || strchr(topic, ';') || sl_opts_get(o, "topic-pattern"))
 		return refuse(p, sl_arena_printf(p->a, "table '%s' must name one 'topic' (not a list "
 		                                 "or a 'topic-pattern')", tname));
-	if (!group)
-		return refuse(p, sl_arena_printf(p->a, "table '%s' needs 'properties.group.id': the "
-		                                 "processes split the topic through that group",
-		                                 tname));
-	/* the Kafka key's columns, as scan output columns */
-	int key[64], nkey = 0;
+	out->topic = topic;
+	int *key = out->key, nkey = 0;
 	const char *keytext;
 	if (upsert) {
 		for (int i = 0; i < sp->args.npk && nkey < 64; i++) {
@@ -194,37 +187,158 @@ int sl__plan_scale_out(planner *p, sl_scale_out *out)
 	if (!nkey)
 		return refuse(p, sl_arena_printf(p->a, "table '%s': %s name no column", tname,
 		                                 keytext));
-	const char *keys = col_names(p, scan, key, nkey);
+	out->nkey = nkey;
+	out->keys = col_names(p, scan, key, nkey);
+	return 0;
+}
+
+/* Whether equal keys of tables a and b are written as equal bytes: the
+ * same 'key.format' and the same key column types, in key order (then a
+ * producer's partitioner puts them in partitions of the same number when
+ * the topics have as many partitions). */
+static int same_key_bytes(const so_src *a, const so_src *b)
+{
+	const char *fa = sl_opts_get(a->opts, "key.format");
+	const char *fb = sl_opts_get(b->opts, "key.format");
+	if (a->nkey != b->nkey || !fa || !fb || strcmp(fa, fb))
+		return 0;
+	const sl_scan_params *pa = a->scan->params, *pb = b->scan->params;
+	for (int k = 0; k < a->nkey; k++) {
+		const char *na = a->scan->out_names[a->key[k]], *nb = b->scan->out_names[b->key[k]];
+		const sl_type *ta = NULL, *tb = NULL;
+		for (int f = 0; f < pa->args.nfields; f++)
+			if (!strcmp(pa->args.fields[f].name, na))
+				ta = &pa->args.fields[f].type;
+		for (int f = 0; f < pb->args.nfields; f++)
+			if (!strcmp(pb->args.fields[f].name, nb))
+				tb = &pb->args.fields[f].type;
+		if (!ta || !tb || ta->id != tb->id)
+			return 0;
+	}
+	return 1;
+}
+
+int sl__plan_scale_out(planner *p, sl_scale_out *out)
+{
+	const char *mode = sl_opts_get(p->session, "sluice.scale-out");
+	const char *part = sl_opts_get(p->session, "sluice.scale-out.partition");
+	if (!mode || !strcmp(mode, "none")) {
+		if (part)
+			return refuse(p, "'sluice.scale-out.partition' is set by the scale-out's member "
+			              "process for its children, without 'sluice.scale-out'");
+		return 0;
+	}
+	if (strcmp(mode, "kafka-group"))
+		return sl_err_set(p->err, SL_EINVAL, "'sluice.scale-out' = '%s': expected 'none' or "
+		                  "'kafka-group'", mode);
+	if (!p->checkpointing)
+		return refuse(p, "it needs checkpointing ('execution.checkpointing.interval'): a "
+		              "partition's state and offset move to its next owner through its "
+		              "checkpoints");
+	/* every table read: a 'kafka' or 'upsert-kafka' table of one topic
+	 * with a Kafka key; the first is the one whose group the processes
+	 * share, the others are joined with it partition by partition */
+	so_src src[SO_MAX_SRC];
+	int nsrc = 0;
+	for (int i = 0; i < p->plan.n; i++) {
+		const sl_pnode *n = p->plan.nodes[i];
+		if (n->kind == SL_OPK_VALUES)
+			return refuse(p, "the job reads VALUES, which every process would read again");
+		if (n->kind != SL_OPK_SCAN)
+			continue;
+		if (nsrc == SO_MAX_SRC)
+			return refuse(p, sl_arena_printf(p->a, "the job reads more than %d tables",
+			                                 SO_MAX_SRC));
+		int rc = source_of(p, n, &src[nsrc]);
+		if (rc)
+			return rc;
+		nsrc++;
+	}
+	if (!nsrc)
+		return refuse(p, "the job reads no table");
+	const char *topic = src[0].topic, *tname = src[0].table;
+	const char *group = sl_opts_get(src[0].opts, "properties.group.id");
+	if (!group)
+		return refuse(p, sl_arena_printf(p->a, "table '%s' needs 'properties.group.id': the "
+		                                 "processes split the topic through that group",
+		                                 tname));
+	for (int i = 1; i < nsrc; i++)
+		if (!strcmp(src[i].topic, topic))
+			return refuse(p, sl_arena_printf(p->a, "tables '%s' and '%s' read the same topic "
+			                                 "'%s'", tname, src[i].table, topic));
+	const char *keys = src[0].keys;
 	int nkeyed = 0;
 	for (int i = 0; i < p->plan.n; i++) {
 		const sl_pnode *n = p->plan.nodes[i];
+		const char *name = sl_op_kind_name(n->kind);
+		int hashed = 0, pos0[64] = {0};
+		const so_src *s0 = NULL;
 		for (int j = 0; j < n->nin; j++) {
 			const sl_dist *d = &n->dist[j];
-			const char *name = sl_op_kind_name(n->kind);
 			if (d->kind == SL_DIST_SINGLETON || d->kind == SL_DIST_BROADCAST)
 				return refuse(p, sl_arena_printf(p->a, "%s needs every row of the job in one "
 				                                 "place (it has no key), so its state cannot "
 				                                 "be kept per partition of '%s'", name, topic));
 			if (d->kind != SL_DIST_HASH)
 				continue;
-			for (int k = 0; k < nkey; k++) {
-				int found = 0;
-				for (int c = 0; c < d->ncols && !found; c++)
-					found = origin(n->in[j], d->cols[c]) == key[k];
-				if (!found)
-					return refuse(p, sl_arena_printf(p->a, "%s is keyed by [%s], which does "
-					              "not hold the Kafka key [%s] of table '%s' (or computes "
-					              "it): rows of one of its keys could come from different "
-					              "partitions, so its state cannot be kept per partition",
-					              name, col_names(p, n->in[j], d->cols, d->ncols), keys,
-					              tname));
+			/* the table whose whole Kafka key the hash columns hold, and
+			 * where in them each key field is */
+			const so_src *hit = NULL;
+			int pos[64];
+			for (int t = 0; t < nsrc && !hit; t++) {
+				int all = 1;
+				for (int k = 0; k < src[t].nkey && all; k++) {
+					pos[k] = -1;
+					for (int c = 0; c < d->ncols && pos[k] < 0; c++) {
+						const sl_pnode *sc;
+						if (origin(n->in[j], d->cols[c], &sc) == src[t].key[k] &&
+						    sc == src[t].scan)
+							pos[k] = c;
+					}
+					all = pos[k] >= 0;
+				}
+				if (all)
+					hit = &src[t];
 			}
+			if (!hit && nsrc == 1)
+				return refuse(p, sl_arena_printf(p->a, "%s is keyed by [%s], which does "
+				              "not hold the Kafka key [%s] of table '%s' (or computes "
+				              "it): rows of one of its keys could come from different "
+				              "partitions, so its state cannot be kept per partition",
+				              name, col_names(p, n->in[j], d->cols, d->ncols), keys,
+				              tname));
+			if (!hit)
+				return refuse(p, sl_arena_printf(p->a, "%s is keyed by [%s], which holds "
+				              "the whole Kafka key of none of the tables it reads (or "
+				              "computes it): rows of one of its keys could come from "
+				              "different partitions, so its state cannot be kept per "
+				              "partition", name, col_names(p, n->in[j], d->cols,
+				                                          d->ncols)));
+			if (hashed && (hit->nkey != s0->nkey || memcmp(pos, pos0, sizeof(int) *
+			                                               (size_t)hit->nkey)))
+				return refuse(p, sl_arena_printf(p->a, "%s pairs the Kafka key [%s] of "
+				              "table '%s' with columns of table '%s' other than its Kafka "
+				              "key [%s]: matching rows could be in partitions of different "
+				              "numbers", name, s0->keys, s0->table, hit->table, hit->keys));
+			if (hashed && hit != s0 && !same_key_bytes(s0, hit))
+				return refuse(p, sl_arena_printf(p->a, "%s joins tables '%s' and '%s', "
+				              "whose Kafka keys [%s] and [%s] are not written alike (the "
+				              "same 'key.format' and column types): equal keys could be in "
+				              "partitions of different numbers", name, s0->table,
+				              hit->table, s0->keys, hit->keys));
+			if (!hashed) {
+				s0 = hit;
+				memcpy(pos0, pos, sizeof(int) * (size_t)hit->nkey);
+			}
+			hashed = 1;
 			nkeyed++;
 		}
 	}
+	for (int i = 1; i < nsrc; i++)
+		out->co_topics[out->nco++] = src[i].topic;
 	out->on = 1;
 	out->table = tname;
-	out->opts = o;
+	out->opts = src[0].opts;
 	out->topic = topic;
 	out->group = group;
 	out->keys = keys;
@@ -237,9 +351,13 @@ void sl__plan_scale_out_explain(planner *p, const sl_scale_out *so, sl_buf *expl
 	if (!so->on)
 		return;
 	const char *part = sl_opts_get(p->session, "sluice.scale-out.partition");
+	const char *co = "";
+	for (int i = 0; i < so->nco; i++)
+		co = sl_arena_printf(p->a, "%s%s'%s'", co, i ? ", " : "", so->co_topics[i]);
 	sl_buf_printf(explain, "Scale-out: kafka-group: processes sharing group '%s' split topic "
-	              "'%s' by partition; state kept per partition (%d keyed input%s, each keyed "
-	              "by the Kafka key [%s]; the producers must partition by it)%s\n", so->group,
-	              so->topic, so->nkeyed, so->nkeyed == 1 ? "" : "s", so->keys,
+	              "'%s' by partition%s%s; state kept per partition (%d keyed input%s, each keyed "
+	              "by the Kafka key [%s]%s; the producers must partition by it)%s\n", so->group,
+	              so->topic, so->nco ? ", co-partitioned with " : "", co, so->nkeyed,
+	              so->nkeyed == 1 ? "" : "s", so->keys, so->nco ? " or its counterpart" : "",
 	              part ? sl_arena_printf(p->a, "; this process: partition %s", part) : "");
 }

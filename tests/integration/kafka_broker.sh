@@ -14,7 +14,9 @@
 #     as a second client (tests/kafka/broker/kafkajs.sh), several
 #     processes sharing a topic through the consumer group
 #     (tests/kafka/broker/group.sh: its input arrives in rounds while the
-#     processes run, so its kill -9 is mid-stream on any machine);
+#     processes run, so its kill -9 is mid-stream on any machine) and a
+#     co-partitioned join of two topics in such a scale-out
+#     (tests/kafka/broker/cojoin.sh);
 #   - partition discovery with a partition added to a topic
 #     (kafka_discovery.sh).
 # The broker is stopped at the end.  A broker that cannot start (no java,
@@ -55,5 +57,6 @@ tests/kafka/broker/eos.sh
 tests/kafka/eos_crash.sh 200000 3 4
 tests/kafka/broker/kafkajs.sh
 tests/kafka/broker/group.sh
+tests/kafka/broker/cojoin.sh
 LIST
 exit $fail

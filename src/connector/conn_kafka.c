@@ -55,8 +55,10 @@
  * Checkpoints: the snapshot holds, per split, (topic, partition), the
  * next offset, the end offset, done and the watermark; pre_commit (at the
  * barrier, in this process) remembers the positions and commit (the
- * checkpoint is complete) commits them to the group, asynchronously, so Kafka tools show the lag: exactly-once never
- * depends on it.  librdkafka's threads and the forked checkpoint writer:
+ * checkpoint is complete) commits them to the group, asynchronously, so
+ * Kafka tools show the lag: exactly-once never depends on it.  In a
+ * scale-out's child ('scan.commit-fd') they go to the member instead,
+ * which commits them as the group member holding the partition.  librdkafka's threads and the forked checkpoint writer:
  * docs/checkpoints.md "Kafka".  Every call into librdkafka is on the job
  * thread; its logs and errors are served there.
  */

@@ -2,8 +2,8 @@
  * test_conn_kafka.c - the Kafka source's splits against librdkafka's mock
  * cluster, started inside this process (rd_kafka_mock_cluster_new; the
  * source reaches it over loopback TCP like any broker): each partition is a
- * split, instance k of n reads partitions k, k + n, ... of the sorted
- * list (sl_conn_args.subtask / nsubtasks), every batch holds one
+ * split, instance k of n reads the partitions Flink's getSplitOwner gives
+ * it (sl_conn_args.subtask / nsubtasks), every batch holds one
  * partition's rows, and a snapshot taken mid-way restores into a new source
  * that reads exactly the rest.  docs/kafka.md.
  */
@@ -152,6 +152,27 @@ static void test_subtasks(void **state)
 	}
 }
 
+/* At parallelism 3 a partition goes where Flink's
+ * KafkaSourceEnumerator.getSplitOwner puts it: ("t".hashCode() = 116;
+ * (116 * 31 & 0x7FFFFFFF) % 3 = 2) + p, mod 3, so partitions 0..3 go to
+ * instances 2, 0, 1, 2 (the sorted list's k % 3 would give 0, 1, 2, 0). */
+static void test_owner_is_flinks(void **state)
+{
+	static const int owner[PARTS] = {2, 0, 1, 2};
+	for (int k = 0; k < 3; k++) {
+		fx f;
+		sl_err err;
+		sl_source *s = open_source(&f, k, 3, &err);
+		int seen[PARTS * 100] = {0};
+		read_rows(s, seen, -1, &err);
+		for (int p = 0; p < PARTS; p++)
+			for (int i = 0; i < PER_PART; i++)
+				assert_int_equal(seen[p * 100 + i], owner[p] == k);
+		sl_source_free(s);
+		sl_arena_deinit(&f.arena);
+	}
+}
+
 /* A snapshot after the first batch restores into a new source that reads
  * exactly the messages not read yet. */
 static void test_snapshot_restore(void **state)
@@ -186,6 +207,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_subtasks),
+		cmocka_unit_test(test_owner_is_flinks),
 		cmocka_unit_test(test_snapshot_restore),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

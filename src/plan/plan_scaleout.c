@@ -24,8 +24,9 @@
  * (origin): through Calc projections of a plain column, the window and
  * session table functions, the ConstraintEnforcer, ChangelogNormalize,
  * Top-N / deduplication and a lookup join (their leading columns are
- * their input's), and the group keys of an aggregate or window
- * aggregate; anything else (an expression, an aggregate's result) traces
+ * their input's), the group keys of an aggregate or window aggregate,
+ * and a join's output (left ++ right) to the side it copies, unless an
+ * outer join pads that side with NULLs; anything else (an expression, an aggregate's result) traces
  * to nothing and the job is refused naming the operator and its key.  A
  * singleton input (a global aggregate, ORDER BY ... LIMIT) is refused:
  * it needs every partition's rows in one place.  Since equal keys are in
@@ -78,6 +79,27 @@ static int origin(const sl_pnode *n, int c, const sl_pnode **scan)
 				return -1;
 			c = wp->key_cols[c];
 			break;
+		}
+		case SL_OPK_JOIN:
+		case SL_OPK_INTERVAL_JOIN:
+		case SL_OPK_WINDOW_JOIN:
+		case SL_OPK_SEMI_JOIN: {
+			/* the joined row is left ++ right (semi and anti: left);
+			 * a side an outer join pads with NULLs traces to nothing
+			 * (its NULL keys come from every partition) */
+			const sl_join_plan *jp = n->params;
+			int semi = jp->kind == SL_JOIN_SEMI || jp->kind == SL_JOIN_ANTI ||
+			           n->kind == SL_OPK_SEMI_JOIN;
+			if (n->nin != 2 || !n->in[0] || !n->in[1] || jp->nl != n->in[0]->nout ||
+			    n->nout != (semi ? jp->nl : jp->nl + jp->nr))
+				return -1;
+			int left = c < jp->nl;
+			if (left ? jp->kind == SL_JOIN_RIGHT || jp->kind == SL_JOIN_FULL
+			         : jp->kind != SL_JOIN_INNER && jp->kind != SL_JOIN_RIGHT)
+				return -1;
+			n = n->in[left ? 0 : 1];
+			c = left ? c : c - jp->nl;
+			continue;
 		}
 		case SL_OPK_CONSTRAINT:
 		case SL_OPK_CHANGELOG_NORMALIZE:

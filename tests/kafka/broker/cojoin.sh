@@ -7,10 +7,12 @@
 # exactly-once file sink.  Member A starts on round 1 of each topic, B
 # joins (A gives partitions up with savepoints), round 2 arrives; when
 # every partition has finished, the committed output equals one process's
-# over the same topics.  Also: EXPLAIN's Scale-out line names the second
-# topic; a join that does not pair the Kafka keys, and keys written in
-# different formats, are refused; a second topic with another partition
-# count stops the member at its start.
+# over the same topics, and so does a GROUP BY user over the join (its
+# key traced through the join to the orders' Kafka key).  Also: EXPLAIN's
+# Scale-out line names the second topic; a join that does not pair the
+# Kafka keys, keys written in different formats, and a GROUP BY on the
+# side a LEFT JOIN pads with NULLs are refused; a second topic with
+# another partition count stops the member at its start.
 #
 #   cojoin.sh [ROWS]        (default 40000)
 set -u
@@ -73,14 +75,18 @@ CREATE TABLE pays (oid STRING, user_id STRING, n INT)
     'key.format' = '${4:-raw}', 'key.fields' = 'user_id', 'value.format' = 'json');
 CREATE TABLE out (id STRING, user_id STRING, amount DECIMAL(10, 2), n INT)
   WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'json');
+CREATE TABLE agg_out (user_id STRING, paid BIGINT, total DECIMAL(38, 2))
+  WITH ('connector' = 'filesystem', 'path' = 'agg', 'format' = 'debezium-json');
 INSERT INTO out SELECT o.id, o.user_id, o.amount, p.n FROM orders o JOIN pays p
   ON ${5:-o.user_id = p.user_id AND o.id = p.oid};
+${6:-INSERT INTO agg_out SELECT o.user_id, COUNT(*), SUM(o.amount) FROM orders o JOIN pays p
+  ON o.user_id = p.user_id AND o.id = p.oid GROUP BY o.user_id;}
 SQL
 }
 mkdir -p "$W/so" "$W/ref"
 job cj-so 1 > "$W/so/job.sql"
 "$SLUICE" explain "$W/so/job.sql" > "$W/explain" 2>&1 || { cat "$W/explain"; fail "explain"; }
-grep -q "^Scale-out: kafka-group: processes sharing group 'cj-so' split topic 'cj_orders' by partition, co-partitioned with 'cj_pays'; state kept per partition (2 keyed inputs" "$W/explain" ||
+grep -q "^Scale-out: kafka-group: processes sharing group 'cj-so' split topic 'cj_orders' by partition, co-partitioned with 'cj_pays'; state kept per partition (5 keyed inputs" "$W/explain" ||
 	{ cat "$W/explain"; fail "EXPLAIN has no Scale-out line naming cj_pays"; }
 refuse() { # expected-text job-args...
 	want=$1
@@ -93,7 +99,11 @@ refuse "which holds the whole Kafka key of none of the tables it reads" cj-r 1 c
 refuse "pairs the Kafka key [user_id] of table 'orders' with columns of table 'pays' other than its Kafka key" \
 	cj-r 1 cj_pays raw "o.user_id = p.oid AND o.id = p.user_id"
 refuse "are not written alike" cj-r 1 cj_pays json
-echo "ok   explain and 3 refusals"
+refuse "GroupAggregate is keyed by [user_id], which holds the whole Kafka key of none of the tables it reads" \
+	cj-r 1 cj_pays raw "o.user_id = p.user_id AND o.id = p.oid" \
+	"INSERT INTO agg_out SELECT p.user_id, COUNT(*), SUM(o.amount) FROM orders o LEFT JOIN pays p
+	  ON o.user_id = p.user_id AND o.id = p.oid GROUP BY p.user_id;"
+echo "ok   explain and 4 refusals (a GROUP BY on the side a LEFT JOIN pads with NULLs among them)"
 # another partition count: the member refuses at its start
 job cj-bad 1 cj_pays3 > "$W/bad.sql"
 (cd "$W/so" && "$SLUICE" run ../bad.sql) > "$W/bad.out" 2>&1 && fail "3 against 4 partitions accepted"
@@ -140,4 +150,15 @@ cmp -s "$W/ref.out" "$W/so.out" || { diff "$W/ref.out" "$W/so.out" | head -5; fa
 for p in 0 1 2 3; do
 	ls "$W"/so/out/part-cj-p$p-* > /dev/null 2>&1 || fail "no committed part of partition $p"
 done
-echo "ok   A, then B: the co-partitioned join's committed output equals one process's ($n rows)"
+# the GROUP BY over the join: its changelog folded to each user's last value
+fold() {
+	cat "$1"/agg/part-* 2>/dev/null | jq -rc 'if .op == "d" then "-" + (.before | tojson) else "+" + (.after | tojson) end' |
+		awk '{ s = substr($0, 2); c[s] += substr($0, 1, 1) == "+" ? 1 : -1 }
+			END { for (s in c) if (c[s] != 0) print c[s] " " s }' | sort
+}
+fold "$W/ref" > "$W/ref.agg"
+fold "$W/so" > "$W/so.agg"
+grep -qv '^1 ' "$W/ref.agg" && fail "the reference's GROUP BY does not fold to one row per user"
+[ "$(wc -l < "$W/ref.agg")" -gt 100 ] || fail "the reference's GROUP BY has $(wc -l < "$W/ref.agg") users"
+cmp -s "$W/ref.agg" "$W/so.agg" || { diff "$W/ref.agg" "$W/so.agg" | head -5; fail "the GROUP BY over the join differs"; }
+echo "ok   A, then B: the co-partitioned join's committed output equals one process's ($n rows; the GROUP BY over it, $(wc -l < "$W/ref.agg") users, too)"

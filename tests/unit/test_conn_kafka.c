@@ -5,10 +5,12 @@
  * split, instance k of n reads partitions k, k + n, ... of the sorted
  * list (sl_conn_args.subtask / nsubtasks), every batch holds one
  * partition's rows, and a snapshot taken mid-way restores into a new source
- * that reads exactly the rest.  docs/kafka.md.
+ * that reads exactly the rest; the 'headers' METADATA column reads each
+ * message's headers as a MAP<STRING, BYTES>.  docs/kafka.md.
  */
 #include "harness.h"
 #include "connector/conn.h"
+#include "data/valtext.h"
 
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
@@ -182,11 +184,99 @@ static void test_snapshot_restore(void **state)
 	sl_arena_deinit(&g.arena);
 }
 
+/* 'headers' METADATA: messages of topic "h" with no headers, two headers
+ * (one with a NULL value), and a repeated name (its last value, at the
+ * first position), read as MAP<STRING, BYTES> and printed as Flink casts
+ * them; a column of another type is refused naming what it must be. */
+static void test_headers(void **state)
+{
+	char es[256];
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	assert_int_equal(rd_kafka_mock_topic_create(mock, "h", 1, 1), 0);
+	rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap, es, sizeof es);
+	rd_kafka_t *p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, es, sizeof es);
+	assert_non_null(p);
+	assert_int_equal(rd_kafka_producev(p, RD_KAFKA_V_TOPIC("h"), RD_KAFKA_V_VALUE("{\"n\":1}", 7),
+	                                   RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END), 0);
+	assert_int_equal(rd_kafka_producev(p, RD_KAFKA_V_TOPIC("h"), RD_KAFKA_V_VALUE("{\"n\":2}", 7),
+	                                   RD_KAFKA_V_HEADER("trace", "ab\x01", 3),
+	                                   RD_KAFKA_V_HEADER("empty", NULL, 0),
+	                                   RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END), 0);
+	assert_int_equal(rd_kafka_producev(p, RD_KAFKA_V_TOPIC("h"), RD_KAFKA_V_VALUE("{\"n\":3}", 7),
+	                                   RD_KAFKA_V_HEADER("k", "1", 1),
+	                                   RD_KAFKA_V_HEADER("j", "2", 1),
+	                                   RD_KAFKA_V_HEADER("k", "3", 1),
+	                                   RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END), 0);
+	assert_int_equal(rd_kafka_flush(p, 10000), 0);
+	rd_kafka_destroy(p);
+
+	sl_arena ar;
+	sl_opts o;
+	sl_err err;
+	sl_arena_init(&ar, 0);
+	sl_opts_init(&o, &ar);
+	sl_opts_set(&o, "connector", "kafka");
+	sl_opts_set(&o, "topic", "h");
+	sl_opts_set(&o, "properties.bootstrap.servers", bootstrap);
+	sl_opts_set(&o, "scan.startup.mode", "earliest-offset");
+	sl_opts_set(&o, "scan.bounded.mode", "latest-offset");
+	sl_opts_set(&o, "format", "json");
+	sl_field kv[2] = {{"key", sl_type_make(SL_T_VARCHAR)}, {"value", sl_type_make(SL_T_VARBINARY)}};
+	sl_row_type rt = {2, kv};
+	sl_field fields[2] = {{"n", sl_type_make(SL_T_INT)}, {"h", sl_type_make(SL_T_MAP)}};
+	fields[1].type.row = &rt;
+	const char *meta[2] = {NULL, "headers"};
+	sl_conn_args a = {.table = "k", .fields = fields, .nfields = 2, .opts = &o, .tz = "UTC",
+	                  .meta = meta};
+	sl_err_clear(&err);
+	sl_source *s = sl_source_new_open(sl_source_find("kafka"), &a, &err);
+	if (!s)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_non_null(s);
+	sl_type ty[2] = {fields[0].type, fields[1].type};
+	sl_batch *b = sl_batch_new(2, ty, 0);
+	sl_buf out;
+	sl_buf_init(&out);
+	int rows = 0;
+	for (int spins = 0; spins < 20000; spins++) {
+		int rc = s->vt->read(s, b, &err);
+		if (rc == SL_EEOF)
+			break;
+		assert_true(rc >= 0);
+		if (rc == 0)
+			usleep(500);
+		for (; rows < b->nrows; rows++) {
+			sl_value_text(&b->cols[0], rows, "NULL", NULL, &out);
+			sl_buf_putc(&out, ' ');
+			sl_value_text(&b->cols[1], rows, "NULL", NULL, &out);
+			sl_buf_putc(&out, ';');
+		}
+	}
+	assert_string_equal(sl_buf_cstr(&out), "1 {};2 {trace=x'616201', empty=NULL};"
+	                                       "3 {k=x'33', j=x'32'};");
+	sl_source_free(s);
+	sl_batch_free(b);
+	/* another type: refused with the type it must have */
+	fields[1].type = sl_type_make(SL_T_VARCHAR);
+	sl_opts_init(&o, &ar);
+	sl_opts_set(&o, "topic", "h");
+	sl_opts_set(&o, "properties.bootstrap.servers", bootstrap);
+	sl_opts_set(&o, "scan.startup.mode", "earliest-offset");
+	sl_opts_set(&o, "format", "json");
+	sl_err_clear(&err);
+	assert_null(sl_source_new_open(sl_source_find("kafka"), &a, &err));
+	assert_non_null(strstr(err.msg, "metadata column 'h' (key 'headers') must be "
+	                                "MAP<STRING, BYTES>, not STRING"));
+	sl_buf_deinit(&out);
+	sl_arena_deinit(&ar);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_subtasks),
 		cmocka_unit_test(test_snapshot_restore),
+		cmocka_unit_test(test_headers),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

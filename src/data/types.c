@@ -69,6 +69,26 @@ int sl_type_contains(sl_type t, sl_type_id id)
 	return 0;
 }
 
+int sl_type_same_bytes(sl_type f, sl_type t)
+{
+	if (sl_type_equal(f, t))
+		return 1;
+	if ((f.id == SL_T_CHAR || f.id == SL_T_VARCHAR) && t.id == SL_T_VARCHAR)
+		return t.length >= f.length;
+	if ((f.id == SL_T_BINARY || f.id == SL_T_VARBINARY) && t.id == SL_T_VARBINARY)
+		return t.length >= f.length;
+	if (sl_type_is_integer(f) && sl_type_is_integer(t))
+		return t.id >= f.id;
+	if (f.id != t.id || (f.id != SL_T_ROW && !sl_type_is_collection(f)) || !f.row || !t.row ||
+	    f.row->nfields != t.row->nfields)
+		return 0;
+	for (int i = 0; i < f.row->nfields; i++)
+		if ((f.id == SL_T_ROW && strcmp(f.row->fields[i].name, t.row->fields[i].name)) ||
+		    !sl_type_same_bytes(f.row->fields[i].type, t.row->fields[i].type))
+			return 0;
+	return 1;
+}
+
 /* sl_type_phys: inline in types.h. */
 
 int sl_type_is_integer(sl_type t)

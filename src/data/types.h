@@ -129,6 +129,14 @@ static inline int sl_type_is_collection(sl_type t)
  * id `id` (used to refuse what a format or a comparison cannot take). */
 int sl_type_contains(sl_type t, sl_type_id id);
 
+/* 1 when every value of type f is, bit for bit, the value of type t it
+ * converts to: equal types, a CHAR/VARCHAR into a VARCHAR at least as
+ * long, a BINARY/VARBINARY into a VARBINARY at least as long, an integer
+ * into a wider one, and ROW/ARRAY/MAP whose fields all are so.  Such a
+ * CAST copies the (packed) value as it is: how ARRAY<CHAR(5)> becomes
+ * ARRAY<STRING>. */
+int sl_type_same_bytes(sl_type f, sl_type t);
+
 /* Physical representation of a logical type.  Why inline: it is called
  * per row by aggregates and key encoding (1.5% of the datagen window
  * benchmark as a call, perf). */

@@ -81,6 +81,7 @@ static int fill_columns(sl_catalog *c, sl_table_def *d, const sl_ast_create_tabl
 			col->metadata = ac->kind == SL_ACOL_METADATA;
 			if (col->metadata) /* METADATA FROM 'key', else the column's name */
 				col->metadata_key = ac->metadata_key ? ac->metadata_key : ac->name.name;
+			col->is_virtual = ac->is_virtual;
 		}
 		d->ncols = i + 1;
 	}

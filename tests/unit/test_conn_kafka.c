@@ -6,7 +6,8 @@
  * list (sl_conn_args.subtask / nsubtasks), every batch holds one
  * partition's rows, and a snapshot taken mid-way restores into a new source
  * that reads exactly the rest; the 'headers' METADATA column reads each
- * message's headers as a MAP<STRING, BYTES>.  docs/kafka.md.
+ * message's headers as a MAP<STRING, BYTES>, and the sink writes such a
+ * column as the messages' headers.  docs/kafka.md.
  */
 #include "harness.h"
 #include "connector/conn.h"
@@ -271,12 +272,98 @@ static void test_headers(void **state)
 	sl_arena_deinit(&ar);
 }
 
+/* The sink's 'headers' column: a packed MAP<STRING, BYTES> becomes the
+ * message's headers (in order, a NULL value kept), a NULL map none; read
+ * back by the source.  A column of another type is refused. */
+static void test_sink_headers(void **state)
+{
+	assert_int_equal(rd_kafka_mock_topic_create(mock, "hs", 1, 1), 0);
+	sl_arena ar;
+	sl_opts o;
+	sl_err err;
+	sl_arena_init(&ar, 0);
+	sl_opts_init(&o, &ar);
+	sl_opts_set(&o, "topic", "hs");
+	sl_opts_set(&o, "properties.bootstrap.servers", bootstrap);
+	sl_opts_set(&o, "format", "json");
+	sl_field kv[2] = {{"key", sl_type_make(SL_T_VARCHAR)}, {"value", sl_type_make(SL_T_VARBINARY)}};
+	sl_row_type rt = {2, kv};
+	sl_field fields[2] = {{"n", sl_type_make(SL_T_INT)}, {"h", sl_type_make(SL_T_MAP)}};
+	fields[1].type.row = &rt;
+	const char *meta[2] = {NULL, "headers"};
+	sl_conn_args a = {.table = "out", .fields = fields, .nfields = 2, .opts = &o, .tz = "UTC",
+	                  .meta = meta};
+	sl_err_clear(&err);
+	sl_sink *k = sl_sink_new(sl_sink_find("kafka"), &a, &err);
+	if (!k)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_non_null(k);
+	assert_int_equal(k->vt->open(k, &err), 0);
+	sl_type ty[2] = {fields[0].type, fields[1].type};
+	sl_batch *b = sl_batch_new(2, ty, 0);
+	/* a packed map: u32 count, then (null byte, u32 len, bytes) per key and value */
+	static const char map2[] = "\2\0\0\0"
+	                           "\0\1\0\0\0a" "\0\2\0\0\0xy"
+	                           "\0\1\0\0\0b" "\1";
+	int r = sl_batch_add_row(b, SL_INSERT, 0);
+	sl_col_set_i64(&b->cols[0], r, 1);
+	sl_col_set_str_ref(&b->cols[1], r, map2, (int64_t)sizeof(map2) - 1);
+	r = sl_batch_add_row(b, SL_INSERT, 0);
+	sl_col_set_i64(&b->cols[0], r, 2);
+	assert_int_equal(k->vt->write(k, b, &err), 0);
+	assert_int_equal(k->vt->finish(k, &err), 0);
+	sl_sink_free(k);
+
+	sl_opts_init(&o, &ar);
+	sl_opts_set(&o, "topic", "hs");
+	sl_opts_set(&o, "properties.bootstrap.servers", bootstrap);
+	sl_opts_set(&o, "scan.startup.mode", "earliest-offset");
+	sl_opts_set(&o, "scan.bounded.mode", "latest-offset");
+	sl_opts_set(&o, "format", "json");
+	a.table = "in";
+	sl_source *s = sl_source_new_open(sl_source_find("kafka"), &a, &err);
+	assert_non_null(s);
+	sl_batch_reset(b);
+	sl_buf out;
+	sl_buf_init(&out);
+	int rows = 0;
+	for (int spins = 0; spins < 20000; spins++) {
+		int rc = s->vt->read(s, b, &err);
+		if (rc == SL_EEOF)
+			break;
+		assert_true(rc >= 0);
+		if (rc == 0)
+			usleep(500);
+		for (; rows < b->nrows; rows++) {
+			sl_value_text(&b->cols[0], rows, "NULL", NULL, &out);
+			sl_buf_putc(&out, ' ');
+			sl_value_text(&b->cols[1], rows, "NULL", NULL, &out);
+			sl_buf_putc(&out, ';');
+		}
+	}
+	assert_string_equal(sl_buf_cstr(&out), "1 {a=x'7879', b=NULL};2 {};");
+	sl_source_free(s);
+	sl_batch_free(b);
+	/* a 'headers' column of another type */
+	fields[1].type = sl_type_make(SL_T_VARCHAR);
+	sl_opts_init(&o, &ar);
+	sl_opts_set(&o, "topic", "hs");
+	sl_opts_set(&o, "properties.bootstrap.servers", bootstrap);
+	sl_opts_set(&o, "format", "json");
+	assert_null(sl_sink_new(sl_sink_find("kafka"), &a, &err));
+	assert_non_null(strstr(err.msg, "metadata column 'h' (key 'headers') must be "
+	                                "MAP<STRING, BYTES>, not STRING"));
+	sl_buf_deinit(&out);
+	sl_arena_deinit(&ar);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_subtasks),
 		cmocka_unit_test(test_snapshot_restore),
 		cmocka_unit_test(test_headers),
+		cmocka_unit_test(test_sink_headers),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

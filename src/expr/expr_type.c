@@ -404,7 +404,8 @@ static int collection_compare_ok(sl_fn fn, sl_expr **args, sl_err *err)
 	if (tx.id == SL_T_MAP || ty.id == SL_T_MAP)
 		return sl_err_set(err, SL_ENOTSUP, "comparing MAP values is not supported ('%s' of %s "
 		                  "and %s)", sl_fn_name(fn), b1, b2);
-	if (fn != SL_FN_EQ && fn != SL_FN_NE && fn != SL_FN_IS_DISTINCT && fn != SL_FN_IS_NOT_DISTINCT)
+	if (fn != SL_FN_EQ && fn != SL_FN_NE && fn != SL_FN_IS_DISTINCT && fn != SL_FN_IS_NOT_DISTINCT &&
+	    fn != SL_FN_IN && fn != SL_FN_NULLIF)
 		return sl_err_set(err, SL_EPLAN, "cannot apply '%s' to %s and %s (ARRAY values are "
 		                  "only compared with = and <>)", sl_fn_name(fn), b1, b2);
 	if (tx.id == SL_T_NULL || ty.id == SL_T_NULL)
@@ -473,6 +474,9 @@ static sl_expr *type_in(sl_arena *a, sl_expr **args, int nargs, sl_err *err)
 	}
 	for (int i = 0; i < nargs; i++) {
 		sl_expr *x = args[0], *y = args[i];
+		sl_expr *pair[2] = {x, y};
+		if (i > 0 && collection_compare_ok(SL_FN_IN, pair, err))
+			return NULL;
 		if (i == 0) {
 			na[0] = c.id == SL_T_NULL ? x : coerce(a, x, c, err);
 		} else {
@@ -552,6 +556,8 @@ static sl_expr *type_coalesce(sl_arena *a, sl_fn fn, sl_expr **args, int nargs, 
 			nn = 1;
 	}
 	if (fn == SL_FN_NULLIF) {
+		if (collection_compare_ok(SL_FN_NULLIF, na, err))
+			return NULL;
 		c = na[0]->type;
 		nn = 0;
 	}

@@ -275,24 +275,28 @@ static void test_headers(void **state)
 /* The sink's 'headers' column: a packed MAP<STRING, BYTES> becomes the
  * message's headers (in order, a NULL value kept), a NULL map none; read
  * back by the source.  A column of another type is refused. */
-static void test_sink_headers(void **state)
+static void sink_headers(const char *topic, int eos)
 {
-	assert_int_equal(rd_kafka_mock_topic_create(mock, "hs", 1, 1), 0);
+	assert_int_equal(rd_kafka_mock_topic_create(mock, topic, 1, 1), 0);
 	sl_arena ar;
 	sl_opts o;
 	sl_err err;
 	sl_arena_init(&ar, 0);
 	sl_opts_init(&o, &ar);
-	sl_opts_set(&o, "topic", "hs");
+	sl_opts_set(&o, "topic", topic);
 	sl_opts_set(&o, "properties.bootstrap.servers", bootstrap);
 	sl_opts_set(&o, "format", "json");
+	if (eos) {
+		sl_opts_set(&o, "sink.delivery-guarantee", "exactly-once");
+		sl_opts_set(&o, "sink.transactional-id-prefix", topic);
+	}
 	sl_field kv[2] = {{"key", sl_type_make(SL_T_VARCHAR)}, {"value", sl_type_make(SL_T_VARBINARY)}};
 	sl_row_type rt = {2, kv};
 	sl_field fields[2] = {{"n", sl_type_make(SL_T_INT)}, {"h", sl_type_make(SL_T_MAP)}};
 	fields[1].type.row = &rt;
 	const char *meta[2] = {NULL, "headers"};
 	sl_conn_args a = {.table = "out", .fields = fields, .nfields = 2, .opts = &o, .tz = "UTC",
-	                  .meta = meta};
+	                  .meta = meta, .checkpointing = eos};
 	sl_err_clear(&err);
 	sl_sink *k = sl_sink_new(sl_sink_find("kafka"), &a, &err);
 	if (!k)
@@ -311,16 +315,24 @@ static void test_sink_headers(void **state)
 	r = sl_batch_add_row(b, SL_INSERT, 0);
 	sl_col_set_i64(&b->cols[0], r, 2);
 	assert_int_equal(k->vt->write(k, b, &err), 0);
+	if (eos) { /* the messages go through the transaction record (msg_add) */
+		sl_snap_writer w;
+		sl_snap_writer_init(&w);
+		assert_int_equal(k->vt->pre_commit(k, 1, &w, &err), 0);
+		assert_int_equal(k->vt->commit(k, 1, &err), 0);
+		sl_snap_writer_deinit(&w);
+	}
 	assert_int_equal(k->vt->finish(k, &err), 0);
 	sl_sink_free(k);
 
 	sl_opts_init(&o, &ar);
-	sl_opts_set(&o, "topic", "hs");
+	sl_opts_set(&o, "topic", topic);
 	sl_opts_set(&o, "properties.bootstrap.servers", bootstrap);
 	sl_opts_set(&o, "scan.startup.mode", "earliest-offset");
 	sl_opts_set(&o, "scan.bounded.mode", "latest-offset");
 	sl_opts_set(&o, "format", "json");
 	a.table = "in";
+	a.checkpointing = 0;
 	sl_source *s = sl_source_new_open(sl_source_find("kafka"), &a, &err);
 	assert_non_null(s);
 	sl_batch_reset(b);
@@ -347,7 +359,7 @@ static void test_sink_headers(void **state)
 	/* a 'headers' column of another type */
 	fields[1].type = sl_type_make(SL_T_VARCHAR);
 	sl_opts_init(&o, &ar);
-	sl_opts_set(&o, "topic", "hs");
+	sl_opts_set(&o, "topic", topic);
 	sl_opts_set(&o, "properties.bootstrap.servers", bootstrap);
 	sl_opts_set(&o, "format", "json");
 	assert_null(sl_sink_new(sl_sink_find("kafka"), &a, &err));
@@ -357,6 +369,19 @@ static void test_sink_headers(void **state)
 	sl_arena_deinit(&ar);
 }
 
+static void test_sink_headers(void **state)
+{
+	sink_headers("hs", 0);
+}
+
+/* exactly-once: the headers travel in the transaction record (the mock
+ * cluster runs the transactional calls; it does not filter aborted
+ * messages, which this test does not need) */
+static void test_sink_headers_eos(void **state)
+{
+	sink_headers("he", 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -364,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_restore),
 		cmocka_unit_test(test_headers),
 		cmocka_unit_test(test_sink_headers),
+		cmocka_unit_test(test_sink_headers_eos),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

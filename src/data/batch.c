@@ -5,7 +5,10 @@
  * malloc'd region per column, so recycling a batch (sl_batch_reset) costs
  * nothing but resetting counters and the string arena.  Rows are copied
  * one at a time (sl_batch_copy_row) or column by column for a set of rows
- * (sl_batch_append_rows, the exchange's copy).
+ * (sl_batch_append_rows, the exchange's copy).  Standalone columns
+ * (sl_col_new, or sl_col_new_in from an arena) hold the one element
+ * through which packed ARRAY and MAP values are read and written
+ * (packed.h).
  */
 #include "batch.h"
 #include "sluice.h"

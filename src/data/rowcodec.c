@@ -10,8 +10,11 @@
  * versions restore (tests/unit/test_rowcodec.c pins them per type).
  *
  * Called per row on hot paths (every keyed operator encodes a key per
- * row): no allocation here beyond the caller's growing buffer, recursion
- * only into ROW fields.  No state of its own: any thread.
+ * row): no allocation here beyond the caller's growing buffer (and the
+ * arena decoded strings are copied into), recursion only into ROW fields.
+ * One value at a time (sl_rowcodec_value / _get / _skip) is the element
+ * layout of packed ARRAY and MAP values (packed.c).  No state of its own:
+ * any thread.
  */
 #include "rowcodec.h"
 #include "sluice.h"

@@ -94,9 +94,10 @@ typedef struct sl_conn_args {
 	 */
 	int subtask;
 	int nsubtasks;
-	/* METADATA columns (a source whose vtab lists metadata_keys): meta[i]
-	 * is field i's metadata key ('partition', 'timestamp', ...) and the
-	 * source fills that column; NULL for a physical column.  NULL = none. */
+	/* METADATA columns (a source or sink whose vtab lists metadata_keys):
+	 * meta[i] is field i's metadata key ('partition', 'headers', ...): the
+	 * source fills that column, the sink writes it as that metadata;
+	 * NULL for a physical column.  NULL = none. */
 	const char *const *meta;
 	/* The checkpoint interval ('execution.checkpointing.interval', micros)
 	 * when checkpointing is on, for a sink whose transactions span one
@@ -309,6 +310,12 @@ struct sl_sink_vtab {
 	 * KEY or a changelog format).  NULL = accepts_updates. */
 	int (*can_update)(const sl_conn_args *a);
 	const char *guarantee; /* "exactly-once", "at-least-once" (for EXPLAIN) */
+	/* The METADATA keys the sink writes (NULL-terminated; NULL = none):
+	 * a table's METADATA column that is not VIRTUAL and has one of these
+	 * keys is one of the sink's columns (sl_conn_args.meta names its key),
+	 * as Flink's writable metadata ('headers' of kafka).  Other METADATA
+	 * columns are not written. */
+	const char *const *metadata_keys;
 	/* 1: with a PRIMARY KEY the sink takes an updating stream as upserts by
 	 * key (Flink's upsert semantics): it never sees -U (op_sink.c drops it
 	 * or turns it into -D of its key); +I/+U upsert, -D deletes by key. */

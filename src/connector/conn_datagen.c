@@ -367,6 +367,10 @@ static int open_random(gen_col *g, const sl_opts *o, const char *f, const char *
 {
 	char key[256];
 	sl_type t = g->type;
+	if (sl_type_is_collection(t)) /* physically strings: not random bytes */
+		return sl_err_set(err, SL_EINVAL,
+		                  "source '%s': datagen: field '%s': ARRAY and MAP columns are not "
+		                  "supported", tbl, f);
 	switch (sl_type_phys(t)) {
 	case SL_PHYS_STR:
 		snprintf(key, sizeof key, "fields.%s.length", f);

@@ -253,7 +253,8 @@ static int configure_partitioned(fs_source *f, const sl_conn_args *a, sl_err *er
 			continue;
 		}
 		sl_type t = a->fields[i].type;
-		if (t.id == SL_T_DECIMAL || t.id == SL_T_ROW || t.id == SL_T_TIME ||
+		if (t.id == SL_T_DECIMAL || t.id == SL_T_ROW || sl_type_is_collection(t) ||
+		    t.id == SL_T_TIME ||
 		    t.id == SL_T_INTERVAL_DT || t.id == SL_T_INTERVAL_YM || sl_type_is_binary(t)) {
 			char tb[64];
 			return sl_err_set(err, SL_ENOTSUP, "source '%s': partition column '%s' of type %s "

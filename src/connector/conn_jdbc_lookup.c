@@ -176,7 +176,7 @@ static int conf_read(jl_conf *c, const sl_conn_args *a, sl_err *err)
 	c->fixed_rate = v && !strcasecmp(v, "FIXED_RATE");
 	for (int i = 0; i < a->nfields; i++)
 		if (a->fields[i].type.id == SL_T_ROW || a->fields[i].type.id == SL_T_INTERVAL_DT ||
-		    a->fields[i].type.id == SL_T_INTERVAL_YM)
+		    a->fields[i].type.id == SL_T_INTERVAL_YM || sl_type_is_collection(a->fields[i].type))
 			return sl_err_set(err, SL_ENOTSUP, "%s: column '%s': its type cannot be read from "
 			                  "PostgreSQL by the jdbc connector", c->what, a->fields[i].name);
 	if (!(c->table_name = strdup(tn)))

@@ -8,7 +8,8 @@
  * there), 'scan.startup.mode' with its timestamp and specific offsets,
  * 'scan.bounded.mode' with its timestamp, the key and value formats
  * (conn_kafka_common.c) and the METADATA columns ('topic', 'partition',
- * 'offset', 'timestamp', 'timestamp-type').
+ * 'offset', 'timestamp', 'timestamp-type', and 'headers': a
+ * MAP<STRING, BYTES> packed per message, data/packed.h).
  *
  * Open creates a consumer (group.id from 'properties.group.id', if any; no
  * subscription: partitions are assigned explicitly), lists the topics'
@@ -63,6 +64,7 @@
  * thread; its logs and errors are served there.
  */
 #include "conn_kafka_int.h"
+#include "data/packed.h"
 #include "sluice.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -82,10 +84,10 @@
 
 enum { START_EARLIEST, START_LATEST, START_GROUP, START_TIMESTAMP, START_SPECIFIC };
 enum { BOUND_NONE, BOUND_LATEST, BOUND_TIMESTAMP, BOUND_GROUP, BOUND_SPECIFIC };
-enum { META_TOPIC, META_PARTITION, META_OFFSET, META_TIMESTAMP, META_TSTYPE };
+enum { META_TOPIC, META_PARTITION, META_OFFSET, META_TIMESTAMP, META_TSTYPE, META_HEADERS };
 
 static const char *const ks_meta_keys[] = {"topic", "partition", "offset", "timestamp",
-                                           "timestamp-type", NULL};
+                                           "timestamp-type", "headers", NULL};
 
 typedef struct ks_split {
 	char *topic;
@@ -130,6 +132,7 @@ typedef struct ks_source {
 	sl_kafka_fmt fmt;
 	int nfields;
 	int *meta;            /* per field: META_* or -1 */
+	sl_buf hdrs;          /* a message's headers as a packed MAP (data/packed.h) */
 	rd_kafka_t *rk;
 	ks_split *splits;
 	int nsplits;
@@ -277,14 +280,17 @@ static int check_meta(ks_source *k, const sl_conn_args *a, sl_err *err)
 			return sl_err_set(err, SL_EINVAL, "source '%s': Invalid metadata key '%s' in "
 			                  "column '%s'. The connector supports the following metadata "
 			                  "keys for reading: topic, partition, offset, timestamp, "
-			                  "timestamp-type", a->table, m, a->fields[i].name);
+			                  "timestamp-type, headers", a->table, m, a->fields[i].name);
 		sl_type t = a->fields[i].type;
 		int ok = j == META_PARTITION ? t.id == SL_T_INT
 		       : j == META_OFFSET ? t.id == SL_T_BIGINT
 		       : j == META_TIMESTAMP ? t.id == SL_T_TIMESTAMP_LTZ
+		       : j == META_HEADERS ? t.id == SL_T_MAP && t.row &&
+		                                 sl_type_is_string(sl_type_map_key(t)) &&
+		                                 sl_type_is_binary(sl_type_map_value(t))
 		       : t.id == SL_T_VARCHAR || t.id == SL_T_CHAR;
 		static const char *const want[] = {"STRING", "INT", "BIGINT", "TIMESTAMP_LTZ(3)",
-		                                   "STRING"};
+		                                   "STRING", "MAP<STRING, BYTES>"};
 		if (!ok) {
 			char tb[64];
 			return sl_err_set(err, SL_EINVAL, "source '%s': metadata column '%s' (key '%s') "
@@ -838,9 +844,50 @@ static const char *tstype_name(rd_kafka_timestamp_type_t t)
 	     : t == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? "LogAppendTime" : "NoTimestampType";
 }
 
-/* Fills the metadata columns of rows [first, last) from message m. */
-static void fill_meta(ks_source *k, const ks_split *sp, const rd_kafka_message_t *m,
-                      sl_batch *out, int first, int last)
+/* Packs message m's headers into k->hdrs as a MAP<STRING, BYTES> (Flink's
+ * 'headers': every header, a NULL value kept as NULL, a repeated name
+ * with its last value; no headers give an empty map).  0 or SL_ENOMEM. */
+static int pack_headers(ks_source *k, const rd_kafka_message_t *m)
+{
+	rd_kafka_headers_t *h = NULL;
+	uint8_t kn = 0, vn = 0;
+	sl_str ks, vs;
+	sl_col kc = {.null = &kn, .v.str = &ks}, vc = {.null = &vn, .v.str = &vs};
+	const char *name;
+	const void *val;
+	size_t size;
+	uint32_t n = 0;
+	kc.type = sl_type_make(SL_T_VARCHAR);
+	vc.type = sl_type_make(SL_T_VARBINARY);
+	if (sl_pack_begin(&k->hdrs))
+		return SL_ENOMEM;
+	if (rd_kafka_message_headers(m, &h) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+		for (size_t i = 0; !rd_kafka_header_get_all(h, i, &name, &val, &size); i++, n++) {
+			sl_col_set_str_ref(&kc, 0, name, (int64_t)strlen(name));
+			if (val)
+				sl_col_set_str_ref(&vc, 0, val, (int64_t)size);
+			else
+				sl_col_set_null(&vc, 0);
+			if (sl_pack_value(&k->hdrs, &kc, 0) || sl_pack_value(&k->hdrs, &vc, 0))
+				return SL_ENOMEM;
+		}
+	}
+	sl_pack_end(&k->hdrs, n);
+	if (n > 1) {
+		sl_buf tmp;
+		sl_buf_init(&tmp);
+		int rc = sl_pack_map_dedup(&k->hdrs, kc.type, vc.type, &tmp);
+		sl_buf_deinit(&tmp);
+		if (rc < 0)
+			return SL_ENOMEM;
+	}
+	return 0;
+}
+
+/* Fills the metadata columns of rows [first, last) from message m.
+ * 0 or SL_ENOMEM. */
+static int fill_meta(ks_source *k, const ks_split *sp, const rd_kafka_message_t *m,
+                     sl_batch *out, int first, int last)
 {
 	rd_kafka_timestamp_type_t tt;
 	int64_t ts = rd_kafka_message_timestamp(m, &tt);
@@ -859,6 +906,13 @@ static void fill_meta(ks_source *k, const ks_split *sp, const rd_kafka_message_t
 				else
 					sl_col_set_null(c, r);
 				break;
+			case META_HEADERS:
+				if (r == first && (pack_headers(k, m) ||
+				                   sl_col_set_str(out, c, r, k->hdrs.p, (int64_t)k->hdrs.len)))
+					return SL_ENOMEM;
+				if (r > first)
+					sl_col_set_str_ref(c, r, c->v.str[first].ptr, c->v.str[first].len);
+				break;
 			default: {
 				const char *n = tstype_name(tt);
 				sl_col_set_str_ref(c, r, n, (int64_t)strlen(n));
@@ -866,6 +920,7 @@ static void fill_meta(ks_source *k, const ks_split *sp, const rd_kafka_message_t
 			}
 		}
 	}
+	return 0;
 }
 
 /*
@@ -940,7 +995,10 @@ static int decode_msg(ks_source *k, int i, rd_kafka_message_t *m, sl_batch *out,
 		                                                          : sl_err_name(rc));
 	}
 	out->nrows = first + nrows;
-	fill_meta(k, sp, m, out, first, out->nrows);
+	if (fill_meta(k, sp, m, out, first, out->nrows)) {
+		out->nrows = first;
+		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", k->base.table);
+	}
 	for (int r = first; r < out->nrows; r++) {
 		k->prov_split[r] = i;
 		k->prov_off[r] = m->offset;
@@ -1497,6 +1555,7 @@ static void ks_close(sl_source *s)
 	free(k->prov_split);
 	free(k->prov_off);
 	free(k->meta);
+	sl_buf_deinit(&k->hdrs);
 	free(k->spec_part);
 	free(k->only);
 	free(k->spec_off);

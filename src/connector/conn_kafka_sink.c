@@ -40,7 +40,9 @@
  * topic's partition 0 (rd_kafka_send_offsets_to_transaction: committed
  * atomically with the messages) and writes the record: u8 version 1, u32
  * k, i64 C, i64 message count, bytes (each message: i32 partition, i32
- * key length or -1, key, i32 value length or -1, value).  commit(C)
+ * key length or -1, key, i32 value length or -1, value, and when the
+ * table has a 'headers' METADATA column, i32 length or -1 and its packed
+ * MAP (data/packed.h)).  commit(C)
  * commits the transaction; messages written between pre_commit and commit
  * wait in `msgs` and open the next transaction at commit.  abort(C)
  * leaves the transaction open: its messages belong to the next checkpoint
@@ -55,6 +57,7 @@
  * open for about one interval.
  */
 #include "conn_kafka_int.h"
+#include "data/packed.h"
 #include "sluice.h"
 
 #include <inttypes.h>
@@ -75,6 +78,7 @@ typedef struct kk_sink {
 	int partitioner, guarantee;
 	int subtask, nsub;    /* this instance of nsub */
 	sl_kafka_fmt fmt;
+	int hcol;             /* the 'headers' METADATA column, -1 = none */
 	rd_kafka_t *rk;
 	rd_kafka_topic_t *rkt;
 	int nparts;
@@ -197,6 +201,24 @@ static int kk_configure_any(sl_sink *s, const sl_conn_args *a, int upsert, sl_er
 	(void)sl_opts_get(o, "sink.buffer-flush.max-rows");
 	(void)sl_opts_get(o, "sink.buffer-flush.interval");
 	k->upsert = upsert;
+	k->hcol = -1;
+	for (int i = 0; a->meta && i < a->nfields; i++) {
+		if (!a->meta[i])
+			continue;
+		sl_type t = a->fields[i].type;
+		if (strcmp(a->meta[i], "headers"))
+			return sl_err_set(err, SL_EINVAL, "sink '%s': metadata key '%s' of column '%s' "
+			                  "cannot be written (the sink writes 'headers')", a->table,
+			                  a->meta[i], a->fields[i].name);
+		if (!(t.id == SL_T_MAP && t.row && sl_type_is_string(sl_type_map_key(t)) &&
+		      sl_type_is_binary(sl_type_map_value(t)))) {
+			char tb[64];
+			return sl_err_set(err, SL_EINVAL, "sink '%s': metadata column '%s' (key "
+			                  "'headers') must be MAP<STRING, BYTES>, not %s", a->table,
+			                  a->fields[i].name, sl_type_format(t, tb, sizeof tb));
+		}
+		k->hcol = i;
+	}
 	return sl__kafka_fmt_init(&k->fmt, a, upsert, 1, err);
 }
 
@@ -268,19 +290,64 @@ static int txn_check(kk_sink *k, rd_kafka_error_t *e, const char *step, int id, 
 	return err->code;
 }
 
+/* The Kafka headers of a packed MAP<STRING, BYTES> (hp, hlen), in its
+ * order, a NULL value as a header without value; NULL when hlen < 0 (a
+ * NULL 'headers' value: no headers) or the bytes are malformed (*bad). */
+static rd_kafka_headers_t *headers_of(const void *hp, int32_t hlen, int *bad)
+{
+	sl_unpack u;
+	uint8_t kn = 0, vn = 0;
+	sl_str ks, vs;
+	sl_col kc = {.null = &kn, .v.str = &ks}, vc = {.null = &vn, .v.str = &vs};
+	kc.type = sl_type_make(SL_T_VARCHAR);
+	vc.type = sl_type_make(SL_T_VARBINARY);
+	*bad = 0;
+	if (hlen < 0)
+		return NULL;
+	if (sl_unpack_open(&u, hp, hlen)) {
+		*bad = 1;
+		return NULL;
+	}
+	rd_kafka_headers_t *h = rd_kafka_headers_new(u.n);
+	for (uint32_t i = 0; i < u.n; i++) {
+		if (sl_unpack_next(&u, NULL, &kc, 0) || sl_unpack_next(&u, NULL, &vc, 0)) {
+			*bad = 1;
+			rd_kafka_headers_destroy(h);
+			return NULL;
+		}
+		if (kn) /* a NULL name: Kafka has none; skipped */
+			continue;
+		rd_kafka_header_add(h, ks.ptr, (ssize_t)ks.len, vn ? NULL : vs.ptr,
+		                    vn ? 0 : (ssize_t)vs.len);
+	}
+	return h;
+}
+
 /* Hands one message to producer rk (partition part, RD_KAFKA_PARTITION_UA
- * for the partitioner); waits while librdkafka's queue is full. */
+ * for the partitioner), with the headers of the packed MAP (hp, hlen) when
+ * hlen >= 0; waits while librdkafka's queue is full. */
 static int produce(kk_sink *k, rd_kafka_t *rk, int32_t part, const void *key, int32_t klen,
-                   const void *val, int32_t vlen, sl_err *err)
+                   const void *val, int32_t vlen, const void *hp, int32_t hlen, sl_err *err)
 {
 	const void *kp = klen < 0 ? NULL : key;
 	void *vp = vlen < 0 ? NULL : (void *)val;
 	size_t kn = klen < 0 ? 0 : (size_t)klen, vn = vlen < 0 ? 0 : (size_t)vlen;
 	for (;;) {
-		rd_kafka_resp_err_t e = rd_kafka_producev(
+		int bad;
+		rd_kafka_headers_t *h = headers_of(hp, hlen, &bad);
+		if (bad)
+			return sl_err_set(err, SL_ESTATE, "sink '%s': malformed 'headers' value",
+			                  k->base.table);
+		rd_kafka_resp_err_t e = h ? rd_kafka_producev(
+			rk, RD_KAFKA_V_TOPIC(k->topic), RD_KAFKA_V_PARTITION(part),
+			RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(kp, kn),
+			RD_KAFKA_V_VALUE(vp, vn), RD_KAFKA_V_HEADERS(h), RD_KAFKA_V_END)
+		                          : rd_kafka_producev(
 			rk, RD_KAFKA_V_TOPIC(k->topic), RD_KAFKA_V_PARTITION(part),
 			RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(kp, kn),
 			RD_KAFKA_V_VALUE(vp, vn), RD_KAFKA_V_END);
+		if (e && h) /* on success librdkafka owns them */
+			rd_kafka_headers_destroy(h);
 		if (!e)
 			return 0;
 		if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL)
@@ -299,7 +366,8 @@ static void put_i32(sl_buf *b, int32_t v, int *oom)
 }
 
 /* Appends one message to k->msgs (record encoding).  0 or SL_ENOMEM. */
-static int msg_add(kk_sink *k, int32_t part, const sl_buf *key, const sl_buf *val, sl_err *err)
+static int msg_add(kk_sink *k, int32_t part, const sl_buf *key, const sl_buf *val,
+                   const sl_str *hdrs, sl_err *err)
 {
 	int oom = 0;
 	put_i32(&k->msgs, part, &oom);
@@ -309,6 +377,11 @@ static int msg_add(kk_sink *k, int32_t part, const sl_buf *key, const sl_buf *va
 	put_i32(&k->msgs, val ? (int32_t)val->len : -1, &oom);
 	if (val)
 		oom |= sl_buf_append(&k->msgs, val->p, val->len);
+	if (k->hcol >= 0) {
+		put_i32(&k->msgs, hdrs ? (int32_t)hdrs->len : -1, &oom);
+		if (hdrs)
+			oom |= sl_buf_append(&k->msgs, hdrs->ptr, (size_t)hdrs->len);
+	}
 	if (oom)
 		return sl_err_set(err, SL_ENOMEM, "sink '%s': out of memory", k->base.table);
 	k->nmsgs++;
@@ -340,7 +413,20 @@ static int produce_from(kk_sink *k, rd_kafka_t *rk, const uint8_t *p, size_t len
 			q += (size_t)vl;
 		if (q > len)
 			goto bad;
-		int rc = produce(k, rk, part, key, kl, val, vl, err);
+		int32_t hl = -1;
+		const uint8_t *hp = NULL;
+		if (k->hcol >= 0) {
+			if (q + 4 > len)
+				goto bad;
+			memcpy(&hl, p + q, 4);
+			q += 4;
+			hp = p + q;
+			if (hl > 0)
+				q += (size_t)hl;
+			if (q > len)
+				goto bad;
+		}
+		int rc = produce(k, rk, part, key, kl, val, vl, hp, hl, err);
 		if (rc)
 			return rc;
 		*pos = q;
@@ -532,10 +618,21 @@ static int kk_write(sl_sink *s, const sl_batch *b, sl_err *err)
 		             : k->partitioner == PART_RR ? (int32_t)(k->rr % k->nparts)
 		             : RD_KAFKA_PARTITION_UA;
 		k->rr++;
+		const sl_str *hdrs = k->hcol >= 0 && !b->cols[k->hcol].null[row]
+		                         ? &b->cols[k->hcol].v.str[row] : NULL;
 		if (k->guarantee == GUAR_EOS) {
 			if ((rc = msg_add(k, part, f->kenc ? &k->kbuf : NULL, tomb ? NULL : &k->vbuf,
-			                  err)) ||
+			                  hdrs, err)) ||
 			    (!k->pending && (rc = txn_catch_up(k, err))))
+				return rc;
+			s->rows_written++;
+			continue;
+		}
+		if (hdrs) { /* rd_kafka_produce takes no headers */
+			if ((rc = produce(k, k->rk, part, f->kenc ? k->kbuf.p : NULL,
+			                  f->kenc ? (int32_t)k->kbuf.len : -1, tomb ? NULL : k->vbuf.p,
+			                  tomb ? -1 : (int32_t)k->vbuf.len, hdrs->ptr, (int32_t)hdrs->len,
+			                  err)))
 				return rc;
 			s->rows_written++;
 			continue;
@@ -835,9 +932,12 @@ static void kk_close(sl_sink *s)
 	sl__kafka_fmt_deinit(&k->fmt);
 }
 
+static const char *const kk_meta_keys[] = {"headers", NULL};
+
 const sl_sink_vtab sl_kafka_sink_vtab = {
 	.name = "kafka",
 	.size = sizeof(kk_sink),
+	.metadata_keys = kk_meta_keys,
 	.accepts_updates = 1,
 	.can_update = kk_can_update,
 	.guarantee = "at-least-once",
@@ -855,6 +955,7 @@ const sl_sink_vtab sl_kafka_sink_vtab = {
 const sl_sink_vtab sl_upsert_kafka_sink_vtab = {
 	.name = "upsert-kafka",
 	.size = sizeof(kk_sink),
+	.metadata_keys = kk_meta_keys,
 	.accepts_updates = 1,
 	.can_update = ukk_can_update,
 	.guarantee = "at-least-once",

@@ -22,9 +22,11 @@
  * a typmod or numeric(P, S) with S >= s and P - S >= p - s; CHAR, VARCHAR,
  * STRING -> text, varchar, char; BINARY, VARBINARY, BYTES -> bytea; DATE
  * -> date; TIME -> time; TIMESTAMP(p) -> timestamp of precision >= min(p,
- * 6); TIMESTAMP_LTZ(p) -> timestamptz likewise; INTERVALs -> interval.
- * ROW has no column type to go to and is refused when the sink is
- * configured.  sluice keeps microseconds, PostgreSQL's precision too, so
+ * 6); TIMESTAMP_LTZ(p) -> timestamptz likewise; INTERVALs -> interval;
+ * ARRAY<T> of a scalar T -> an array of T's column type (integer[],
+ * text[], ...), written as an array literal.  ROW, MAP and arrays of
+ * arrays or rows have no column type to go to and are refused when the
+ * sink is configured.  sluice keeps microseconds, PostgreSQL's precision too, so
  * no timestamp loses digits.
  *
  * libpq is loaded at run time (conn_pg_dl.h) by sl__pg_params_init, which
@@ -32,6 +34,7 @@
  * buffer; connections are the callers'.
  */
 #include "conn_pg.h"
+#include "data/packed.h"
 #include "sluice.h"
 #include "base/timeutil.h"
 #include "data/decimal.h"
@@ -385,6 +388,14 @@ int sl__pg_quote_literal(sl_buf *out, const char *s)
 
 /* ---- types --------------------------------------------------------------------- */
 
+/* An ARRAY's element type that maps to a PostgreSQL array's: a scalar
+ * (PostgreSQL arrays of arrays are one multi-dimensional array, of rows
+ * a composite type: not mapped). */
+static int pg_array_elem_ok(sl_type e)
+{
+	return e.id != SL_T_ROW && !sl_type_is_collection(e);
+}
+
 int sl__pg_type_accepts(sl_type t, const char *ty, int typmod)
 {
 #define IS(x) (!strcmp(ty, x))
@@ -428,6 +439,9 @@ int sl__pg_type_accepts(sl_type t, const char *ty, int typmod)
 	case SL_T_INTERVAL_DT:
 	case SL_T_INTERVAL_YM:
 		return IS("interval");
+	case SL_T_ARRAY: /* PostgreSQL names an array type '_' + its element's */
+		return ty[0] == '_' && pg_array_elem_ok(sl_type_elem(t)) &&
+		       sl__pg_type_accepts(sl_type_elem(t), ty + 1, typmod);
 	default:
 		return 0;
 	}
@@ -456,6 +470,14 @@ const char *sl__pg_type_for(sl_type t, char *buf, size_t cap)
 	case SL_T_TIMESTAMP_LTZ: snprintf(buf, cap, "timestamptz(%d)", tp); break;
 	case SL_T_INTERVAL_DT:
 	case SL_T_INTERVAL_YM: snprintf(buf, cap, "interval"); break;
+	case SL_T_ARRAY: {
+		char eb[64];
+		if (!t.row || !pg_array_elem_ok(sl_type_elem(t)) ||
+		    !sl__pg_type_for(sl_type_elem(t), eb, sizeof eb))
+			return NULL;
+		snprintf(buf, cap, "%s[]", eb);
+		break;
+	}
 	default: return NULL;
 	}
 	return buf;
@@ -687,6 +709,8 @@ static int put_double(sl_buf *out, double d, int is_float)
 	return sl_buf_append(out, b, (size_t)n);
 }
 
+static int pg_array_text(const sl_col *c, int row, sl_buf *out);
+
 int sl__pg_copy_value(const sl_col *c, int row, sl_buf *out)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -694,6 +718,8 @@ int sl__pg_copy_value(const sl_col *c, int row, sl_buf *out)
 	int n;
 	if (c->null[row])
 		return sl_buf_append(out, "\\N", 2);
+	if (c->type.id == SL_T_ARRAY)
+		return pg_array_text(c, row, out);
 	int64_t v = c->v.i64[row];
 	switch ((sl_type_id)c->type.id) {
 	case SL_T_BOOLEAN:
@@ -750,4 +776,73 @@ int sl__pg_copy_value(const sl_col *c, int row, sl_buf *out)
 		n = snprintf(b, sizeof b, "%lld", (long long)v);
 		return sl_buf_append(out, b, (size_t)n);
 	}
+}
+
+/*
+ * An ARRAY value (data/packed.h) as a PostgreSQL array literal in COPY's
+ * text format: {"1","2",NULL}, every element quoted with its '"' and '\'
+ * escaped (PostgreSQL reads a quoted element of any type), a bytea element
+ * as "\\x0a0b", the text of the others as sl__pg_copy_value writes them;
+ * then the literal escaped for COPY like a string.  Only flat arrays of
+ * scalars reach here (sl__pg_type_for).  0, SL_ENOMEM or SL_ESTATE.
+ */
+static int pg_array_text(const sl_col *c, int row, sl_buf *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	sl_type et = sl_type_elem(c->type);
+	sl_col ec;
+	sl_buf lit, el;
+	sl_unpack u;
+	int rc = SL_ENOMEM;
+	sl_buf_init(&lit);
+	sl_buf_init(&el);
+	if (sl_unpack_open(&u, c->v.str[row].ptr, c->v.str[row].len))
+		return SL_ESTATE;
+	if (sl_col_new(&ec, et, 1))
+		goto done;
+	if (sl_buf_putc(&lit, '{'))
+		goto done;
+	for (uint32_t i = 0; i < u.n; i++) {
+		if ((i && sl_buf_putc(&lit, ',')) || (rc = sl_unpack_next(&u, NULL, &ec, 0)))
+			goto done;
+		rc = SL_ENOMEM;
+		if (ec.null[0]) {
+			if (sl_buf_puts(&lit, "NULL"))
+				goto done;
+			continue;
+		}
+		sl_buf_clear(&el);
+		const sl_str *v = &ec.v.str[0];
+		if (sl_type_is_string(et)) {
+			if (sl_buf_append(&el, v->ptr, (size_t)v->len))
+				goto done;
+		} else if (sl_type_is_binary(et)) {
+			if (sl_buf_append(&el, "\\x", 2))
+				goto done;
+			for (int64_t k = 0; k < v->len; k++) {
+				unsigned char ch = (unsigned char)v->ptr[k];
+				char h[2] = {hex[ch >> 4], hex[ch & 15]};
+				if (sl_buf_append(&el, h, 2))
+					goto done;
+			}
+		} else if (sl__pg_copy_value(&ec, 0, &el)) {
+			goto done;
+		}
+		if (sl_buf_putc(&lit, '"'))
+			goto done;
+		for (size_t k = 0; k < el.len; k++)
+			if (((el.p[k] == '"' || el.p[k] == '\\') && sl_buf_putc(&lit, '\\')) ||
+			    sl_buf_putc(&lit, el.p[k]))
+				goto done;
+		if (sl_buf_putc(&lit, '"'))
+			goto done;
+	}
+	if (sl_buf_putc(&lit, '}'))
+		goto done;
+	rc = put_escaped(out, lit.p, (int64_t)lit.len);
+done:
+	sl_col_free(&ec);
+	sl_buf_deinit(&lit);
+	sl_buf_deinit(&el);
+	return rc;
 }

@@ -5,7 +5,10 @@
  * malloc'd region per column, so recycling a batch (sl_batch_reset) costs
  * nothing but resetting counters and the string arena.  Rows are copied
  * one at a time (sl_batch_copy_row) or column by column for a set of rows
- * (sl_batch_append_rows, the exchange's copy).
+ * (sl_batch_append_rows, the exchange's copy).  Standalone columns
+ * (sl_col_new, or sl_col_new_in from an arena) hold the one element
+ * through which packed ARRAY and MAP values are read and written
+ * (packed.h).
  */
 #include "batch.h"
 #include "sluice.h"
@@ -61,6 +64,46 @@ static int col_init(sl_col *c, sl_type t, int cap)
 	if (!c->v.data)
 		return SL_ENOMEM;
 	memset(c->v.data, 0, (size_t)cap * phys_width(p));
+	return 0;
+}
+
+int sl_col_new(sl_col *c, sl_type t, int cap)
+{
+	return col_init(c, t, cap > 0 ? cap : 1);
+}
+
+void sl_col_free(sl_col *c)
+{
+	col_deinit(c);
+	memset(c, 0, sizeof(*c));
+}
+
+int sl_col_new_in(sl_arena *a, sl_col *c, sl_type t)
+{
+	memset(c, 0, sizeof(*c));
+	c->type = t;
+	c->null = sl_arena_calloc(a, 16);
+	if (!c->null)
+		return SL_ENOMEM;
+	c->null[0] = 1;
+	if (sl_type_phys(t) != SL_PHYS_ROW) {
+		c->v.data = sl_arena_calloc(a, 32); /* room to align an int128 up */
+		if (!c->v.data)
+			return SL_ENOMEM;
+		if ((uintptr_t)c->v.data & 15)
+			c->v.data = (void *)(((uintptr_t)c->v.data + 15) & ~(uintptr_t)15);
+		if (sl_type_phys(t) == SL_PHYS_STR)
+			c->v.str[0].ptr = "";
+		return 0;
+	}
+	int n = t.row ? t.row->nfields : 0;
+	c->child = sl_arena_calloc(a, sizeof(sl_col) * (size_t)(n ? n : 1));
+	if (!c->child)
+		return SL_ENOMEM;
+	c->nchild = n;
+	for (int i = 0; i < n; i++)
+		if (sl_col_new_in(a, &c->child[i], t.row->fields[i].type))
+			return SL_ENOMEM;
 	return 0;
 }
 
@@ -157,7 +200,12 @@ int sl_batch_add_row(sl_batch *b, uint8_t op, int64_t wm)
 
 int sl_col_set_str(sl_batch *b, sl_col *c, int row, const char *p, int64_t len)
 {
-	char *d = sl_arena_alloc_inl(&b->arena, (size_t)len + 1);
+	return sl_col_set_str_in(&b->arena, c, row, p, len);
+}
+
+int sl_col_set_str_in(sl_arena *a, sl_col *c, int row, const char *p, int64_t len)
+{
+	char *d = sl_arena_alloc_inl(a, (size_t)len + 1);
 	if (!d)
 		return SL_ENOMEM;
 	if (len >= 8 && len <= 16) {

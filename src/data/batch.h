@@ -95,6 +95,19 @@ void sl_batch_free(sl_batch *b);
 void sl_batch_reset(sl_batch *b);
 
 /*
+ * A standalone column of type t with room for cap rows (ROW: its fields
+ * too), outside any batch: the one-value scratch columns through which
+ * packed ARRAY/MAP elements are read and written (packed.h).  Returns 0 or
+ * SL_ENOMEM; free with sl_col_free either way.
+ */
+int sl_col_new(sl_col *c, sl_type t, int cap);
+void sl_col_free(sl_col *c);
+
+/* As sl_col_new with one row, every vector in arena a (freed with the
+ * arena, never by sl_col_free).  0 or SL_ENOMEM. */
+int sl_col_new_in(sl_arena *a, sl_col *c, sl_type t);
+
+/*
  * Appends one row slot: sets op and wm, marks every column NULL (value
  * zeroed) and returns its index.  The caller then fills values with the
  * setters below.  The batch must not be full (nrows < cap).
@@ -131,6 +144,8 @@ static inline void sl_col_set_str_ref(sl_col *c, int row, const char *p, int64_t
 	c->v.str[row].len = len;
 }
 int sl_col_set_str(sl_batch *b, sl_col *c, int row, const char *p, int64_t len);
+/* As sl_col_set_str, the copy in arena a (NUL-terminated).  0 or SL_ENOMEM. */
+int sl_col_set_str_in(sl_arena *a, sl_col *c, int row, const char *p, int64_t len);
 static inline void sl_col_set_null(sl_col *c, int row)
 {
 	c->null[row] = 1;

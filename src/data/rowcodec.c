@@ -10,8 +10,11 @@
  * versions restore (tests/unit/test_rowcodec.c pins them per type).
  *
  * Called per row on hot paths (every keyed operator encodes a key per
- * row): no allocation here beyond the caller's growing buffer, recursion
- * only into ROW fields.  No state of its own: any thread.
+ * row): no allocation here beyond the caller's growing buffer (and the
+ * arena decoded strings are copied into), recursion only into ROW fields.
+ * One value at a time (sl_rowcodec_value / _get / _skip) is the element
+ * layout of packed ARRAY and MAP values (packed.c).  No state of its own:
+ * any thread.
  */
 #include "rowcodec.h"
 #include "sluice.h"
@@ -108,12 +111,13 @@ static void null_fields(sl_col *c, int row)
 	}
 }
 
-static int dec_fields(const char **pp, const char *end, sl_batch *b, sl_col *c, int row);
+static int dec_fields(const char **pp, const char *end, sl_arena *a, sl_col *c, int row);
 
-/* Reads one column's value at *pp (advancing it) within [*pp, end).
+/* Reads one column's value at *pp (advancing it) within [*pp, end);
+ * strings are copied into arena a, or referenced in place when a is NULL.
  * Inline, ROW fields apart, for the reason enc_col is. */
 static inline __attribute__((always_inline)) int dec_col(const char **pp, const char *end,
-                                                         sl_batch *b, sl_col *c, int row)
+                                                         sl_arena *a, sl_col *c, int row)
 {
 	const char *p = *pp;
 	if (p >= end)
@@ -150,7 +154,9 @@ static inline __attribute__((always_inline)) int dec_col(const char **pp, const 
 		p += 4;
 		if ((uint32_t)(end - p) < len)
 			return SL_ESTATE;
-		if (sl_col_set_str(b, c, row, p, len))
+		if (!a)
+			sl_col_set_str_ref(c, row, p, len);
+		else if (sl_col_set_str_in(a, c, row, p, len))
 			return SL_ENOMEM;
 		p += len;
 		break;
@@ -161,7 +167,7 @@ static inline __attribute__((always_inline)) int dec_col(const char **pp, const 
 		 * decoder, +1% on the Top-N benchmark) */
 		const char *q = p;
 		c->null[row] = 0;
-		int rc = dec_fields(&q, end, b, c, row);
+		int rc = dec_fields(&q, end, a, c, row);
 		if (rc)
 			return rc;
 		p = q;
@@ -173,10 +179,10 @@ static inline __attribute__((always_inline)) int dec_col(const char **pp, const 
 }
 
 /* The fields of a non-NULL ROW value of c, in order. */
-static int dec_fields(const char **pp, const char *end, sl_batch *b, sl_col *c, int row)
+static int dec_fields(const char **pp, const char *end, sl_arena *a, sl_col *c, int row)
 {
 	for (int i = 0; i < c->nchild; i++) {
-		int rc = dec_col(pp, end, b, &c->child[i], row);
+		int rc = dec_col(pp, end, a, &c->child[i], row);
 		if (rc)
 			return rc;
 	}
@@ -188,7 +194,7 @@ int sl_rowcodec_decode(const void *key, uint32_t klen, sl_batch *ob, sl_col *con
 {
 	const char *p = key, *end = p + klen;
 	for (int i = 0; i < n; i++) {
-		int rc = dec_col(&p, end, ob, out[i], row);
+		int rc = dec_col(&p, end, &ob->arena, out[i], row);
 		if (rc)
 			return rc;
 	}
@@ -200,11 +206,61 @@ int sl_rowcodec_decode_cols(const void *bytes, uint32_t len, sl_batch *b, sl_col
 {
 	const char *p = bytes, *end = p + len;
 	for (int i = 0; i < n; i++) {
-		int rc = dec_col(&p, end, b, &cols[i], row);
+		int rc = dec_col(&p, end, &b->arena, &cols[i], row);
 		if (rc)
 			return rc;
 	}
 	return p == end ? 0 : SL_ESTATE;
+}
+
+int sl_rowcodec_value(const sl_col *c, int row, sl_buf *out)
+{
+	return enc_col(c, row, 0, out);
+}
+
+int sl_rowcodec_get(const char **pp, const char *end, sl_arena *a, sl_col *c, int row)
+{
+	return dec_col(pp, end, a, c, row);
+}
+
+int sl_rowcodec_skip(sl_type t, const char **pp, const char *end)
+{
+	const char *p = *pp;
+	if (p >= end)
+		return SL_ESTATE;
+	if (*p++) {
+		*pp = p;
+		return 0;
+	}
+	switch (sl_type_phys(t)) {
+	case SL_PHYS_I64:
+	case SL_PHYS_F64:
+	case SL_PHYS_I128: {
+		size_t w = sl_type_phys(t) == SL_PHYS_I128 ? 16 : 8;
+		if ((size_t)(end - p) < w)
+			return SL_ESTATE;
+		p += w;
+		break;
+	}
+	case SL_PHYS_STR: {
+		uint32_t len;
+		if (end - p < 4)
+			return SL_ESTATE;
+		memcpy(&len, p, 4);
+		p += 4;
+		if ((uint32_t)(end - p) < len)
+			return SL_ESTATE;
+		p += len;
+		break;
+	}
+	case SL_PHYS_ROW:
+		for (int f = 0; t.row && f < t.row->nfields; f++)
+			if (sl_rowcodec_skip(t.row->fields[f].type, &p, end))
+				return SL_ESTATE;
+		break;
+	}
+	*pp = p;
+	return 0;
 }
 
 /* ---- equality as the key form defines it -------------------------------------- */

@@ -6,7 +6,9 @@
  * NULL, the value by physical kind (types.h): 8 bytes for I64 and F64
  * (native byte order), 16 for I128, u32 length + bytes for strings, and
  * for a ROW value its fields in order, each encoded the same way (so
- * nested ROWs nest).  A NULL ROW is the null byte alone.
+ * nested ROWs nest).  A NULL ROW is the null byte alone.  ARRAY and MAP
+ * values are strings (their packed bytes, packed.h), so they need nothing
+ * of their own here; packed.h reuses this layout for their elements.
  *
  * Two forms share that layout and differ only in doubles:
  *
@@ -136,6 +138,20 @@ int sl_rowcodec_decode(const void *p, uint32_t len, sl_batch *ob, sl_col *const 
  * SL_ENOMEM. */
 int sl_rowcodec_decode_cols(const void *p, uint32_t len, sl_batch *b, sl_col *cols, int n,
                             int row);
+
+/* One value, for the packed ARRAY/MAP elements of packed.h: appends the
+ * row form of column c at row `row` (null byte, then the value) to out;
+ * 0 or SL_ENOMEM. */
+int sl_rowcodec_value(const sl_col *c, int row, sl_buf *out);
+
+/* Reads one encoded value at *pp (advancing it, within [*pp, end)) into
+ * row `row` of c, whose type must be the one encoded; strings are copied
+ * into arena a, or point into the encoded bytes when a is NULL (valid as
+ * long as those are).  0, SL_ESTATE (malformed) or SL_ENOMEM. */
+int sl_rowcodec_get(const char **pp, const char *end, sl_arena *a, sl_col *c, int row);
+
+/* Steps over one encoded value of type t at *pp.  0 or SL_ESTATE. */
+int sl_rowcodec_skip(sl_type t, const char **pp, const char *end);
 
 /*
  * 1 when the encodings a[0..alen) and b[0..blen) (either form, each

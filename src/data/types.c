@@ -1,5 +1,6 @@
 /*
- * types.c - SQL types: constructors, predicates, Flink spellings.
+ * types.c - SQL types: constructors, predicates, Flink spellings (ARRAY and
+ * MAP included: their element types hang off the ROW fields pointer).
  */
 #include "types.h"
 
@@ -46,6 +47,48 @@ sl_type sl_type_timestamp(sl_type_id id, int precision)
 	return t;
 }
 
+sl_type sl_type_collection(sl_type_id id, sl_row_type *rt)
+{
+	sl_type t = sl_type_make(id);
+	rt->nfields = id == SL_T_MAP ? 2 : 1;
+	rt->fields[0].name = id == SL_T_MAP ? "key" : "element";
+	if (id == SL_T_MAP)
+		rt->fields[1].name = "value";
+	t.row = rt;
+	return t;
+}
+
+int sl_type_contains(sl_type t, sl_type_id id)
+{
+	if (t.id == id)
+		return 1;
+	if ((t.id == SL_T_ROW || sl_type_is_collection(t)) && t.row)
+		for (int i = 0; i < t.row->nfields; i++)
+			if (sl_type_contains(t.row->fields[i].type, id))
+				return 1;
+	return 0;
+}
+
+int sl_type_same_bytes(sl_type f, sl_type t)
+{
+	if (sl_type_equal(f, t))
+		return 1;
+	if ((f.id == SL_T_CHAR || f.id == SL_T_VARCHAR) && t.id == SL_T_VARCHAR)
+		return t.length >= f.length;
+	if ((f.id == SL_T_BINARY || f.id == SL_T_VARBINARY) && t.id == SL_T_VARBINARY)
+		return t.length >= f.length;
+	if (sl_type_is_integer(f) && sl_type_is_integer(t))
+		return t.id >= f.id;
+	if (f.id != t.id || (f.id != SL_T_ROW && !sl_type_is_collection(f)) || !f.row || !t.row ||
+	    f.row->nfields != t.row->nfields)
+		return 0;
+	for (int i = 0; i < f.row->nfields; i++)
+		if ((f.id == SL_T_ROW && strcmp(f.row->fields[i].name, t.row->fields[i].name)) ||
+		    !sl_type_same_bytes(f.row->fields[i].type, t.row->fields[i].type))
+			return 0;
+	return 1;
+}
+
 /* sl_type_phys: inline in types.h. */
 
 int sl_type_is_integer(sl_type t)
@@ -78,7 +121,7 @@ int sl_type_equal(sl_type a, sl_type b)
 	if (a.id != b.id || a.precision != b.precision || a.scale != b.scale ||
 	    a.length != b.length)
 		return 0;
-	if (a.id == SL_T_ROW) {
+	if (a.id == SL_T_ROW || sl_type_is_collection(a)) {
 		if (!a.row || !b.row)
 			return a.row == b.row;
 		if (a.row->nfields != b.row->nfields)
@@ -134,6 +177,21 @@ char *sl_type_format(sl_type t, char *buf, size_t cap)
 		}
 		if (n < cap)
 			snprintf(buf + n, cap - n, ">%s", nn);
+		break;
+	}
+	case SL_T_ARRAY:
+	case SL_T_MAP: {
+		char k[256], v[256];
+		if (!t.row) {
+			snprintf(buf, cap, "%s", t.id == SL_T_ARRAY ? "ARRAY" : "MAP");
+			break;
+		}
+		sl_type_format(t.row->fields[0].type, k, sizeof(k));
+		if (t.id == SL_T_ARRAY)
+			snprintf(buf, cap, "ARRAY<%s>%s", k, nn);
+		else
+			snprintf(buf, cap, "MAP<%s, %s>%s", k,
+			         sl_type_format(t.row->fields[1].type, v, sizeof(v)), nn);
 		break;
 	}
 	default: snprintf(buf, cap, "?"); break;

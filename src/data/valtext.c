@@ -7,7 +7,7 @@
  * round-trip digits, "5.0", "1.0E10", "1.0E-4"), DECIMAL with exactly its
  * scale, strings raw, BYTES as x'0a0b', DATE/TIME/TIMESTAMP per timeutil.c,
  * TIMESTAMP_LTZ shifted into the session zone, INTERVALs as "+0 00:00:05.000"
- * and "+1-02", ROW as "(a, b)".
+ * and "+1-02", ROW as "(a, b)", ARRAY as "[1, 2]" and MAP as "{a=1, b=2}".
  *
  * Stateless and thread-safe; appends into a caller-owned sl_buf (which
  * stops allocating once it reached its working size).
@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "decimal.h"
+#include "packed.h"
 #include "sluice.h"
 #include "../base/timeutil.h"
 
@@ -157,6 +158,42 @@ static int put_row(const sl_col *c, int row, const char *null_text, const char *
 	return sl_buf_putc(out, ')') ? SL_ENOMEM : 0;
 }
 
+/* An ARRAY as "[1, NULL, 3]", a MAP as "{a=1, b=NULL}" (Flink's CAST to
+ * STRING: ArrayToStringCastRule / MapToStringCastRule, nested NULLs as
+ * "NULL"), each element through sl_value_text of a one-row scratch column
+ * (strings referenced in place, not copied). */
+static int put_packed(const sl_col *c, int row, const char *tz, sl_buf *out)
+{
+	const sl_str *v = &c->v.str[row];
+	int ismap = c->type.id == SL_T_MAP, rc = SL_ENOMEM;
+	sl_col ec[2];
+	sl_unpack u;
+	memset(ec, 0, sizeof(ec));
+	if (sl_unpack_open(&u, v->ptr, v->len))
+		return SL_ESTATE;
+	for (int k = 0; k <= ismap; k++)
+		if (sl_col_new(&ec[k], c->type.row->fields[k].type, 1))
+			goto done;
+	if (sl_buf_putc(out, ismap ? '{' : '['))
+		goto done;
+	for (uint32_t i = 0; i < u.n; i++) {
+		if (i && sl_buf_append(out, ", ", 2))
+			goto done;
+		for (int k = 0; k <= ismap; k++) {
+			if (k && sl_buf_putc(out, '='))
+				goto done;
+			if ((rc = sl_unpack_next(&u, NULL, &ec[k], 0)) ||
+			    (rc = sl_value_text(&ec[k], 0, "NULL", tz, out)))
+				goto done;
+		}
+	}
+	rc = sl_buf_putc(out, ismap ? '}' : ']') ? SL_ENOMEM : 0;
+done:
+	sl_col_free(&ec[0]);
+	sl_col_free(&ec[1]);
+	return rc;
+}
+
 /* sl_value_text: see valtext.h. */
 int sl_value_text(const sl_col *c, int row, const char *null_text, const char *tz, sl_buf *out)
 {
@@ -194,6 +231,8 @@ int sl_value_text(const sl_col *c, int row, const char *null_text, const char *t
 	case SL_T_INTERVAL_DT: n = sl_interval_dt_text(c->v.i64[row], t); break;
 	case SL_T_INTERVAL_YM: n = sl_interval_ym_text(c->v.i64[row], t); break;
 	case SL_T_ROW: return put_row(c, row, null_text, tz, out);
+	case SL_T_ARRAY:
+	case SL_T_MAP: return put_packed(c, row, tz, out);
 	default: return SL_EINVAL;
 	}
 	return sl_buf_append(out, t, (size_t)n) ? SL_ENOMEM : 0;

@@ -16,7 +16,8 @@
  * Appends the text form of row `row` of column c (type c->type) to out.
  * NULL is written as `null_text` (NULL pointer = "NULL").  ROW values are
  * written as "(a, b)" for print and as nested JSON objects by fmt_json (it
- * has its own writer).  tz is the session time zone for TIMESTAMP_LTZ.
+ * has its own writer); ARRAY and MAP as Flink's CAST to STRING writes
+ * them, "[1, NULL]" and "{a=1, b=NULL}".  tz is the session time zone for TIMESTAMP_LTZ.
  * Returns 0 or SL_ENOMEM.
  */
 int sl_value_text(const sl_col *c, int row, const char *null_text, const char *tz, sl_buf *out);

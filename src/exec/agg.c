@@ -204,7 +204,7 @@ static int avg_result(const sl_agg *a, const void *accp, sl_col *out, int orow, 
 
 static int minmax_type(sl_type arg, int star, sl_type *out, sl_err *err)
 {
-	if (sl_type_phys(arg) == SL_PHYS_ROW) {
+	if (sl_type_phys(arg) == SL_PHYS_ROW || sl_type_is_collection(arg)) {
 		char buf[64];
 		return sl_err_set(err, SL_ENOTSUP,
 		                  "MIN/MAX/FIRST_VALUE/LAST_VALUE over %s are not supported",

@@ -168,6 +168,16 @@ static void put_type(tbuf *o, sl_type t)
 		}
 		tputc(o, '>');
 		break;
+	case SL_T_ARRAY:
+	case SL_T_MAP:
+		tputs(o, t.id == SL_T_ARRAY ? "ARRAY<" : "MAP<");
+		for (int i = 0; t.row && i < t.row->nfields; i++) {
+			if (i)
+				tputc(o, ',');
+			put_type(o, t.row->fields[i].type);
+		}
+		tputc(o, '>');
+		break;
 	default: tprintf(o, "T%d", t.id); break;
 	}
 }

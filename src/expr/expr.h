@@ -120,6 +120,12 @@ typedef enum sl_fn {
 	                      * raw = INT literal 1 when the value is JSON text to insert as is */
 	SL_FN_JSON_ARRAY,    /* args: on-null, then (value, raw) pairs */
 	SL_FN_JSON_STRING,   /* args: value -> its JSON text */
+	/* collections (fn_collection.c): ARRAY and MAP values (data/packed.h) */
+	SL_FN_ARRAY,         /* ARRAY[v1, ...]: args of the element type (common type) */
+	SL_FN_MAP,           /* MAP[k1, v1, ...]: key, value pairs; a repeated key keeps its last value */
+	SL_FN_ITEM,          /* args: array, INT index (1-based; NULL out of range) | map, key */
+	SL_FN_CARDINALITY,   /* args: array | map -> INT */
+	SL_FN_ELEMENT,       /* args: array of 0 or 1 element -> it (NULL when empty; an error over 1) */
 	/* user-defined (CREATE FUNCTION, include/sluice_udf.h): node->udf; args
 	 * already have the registration's types (fn_udf.c) */
 	SL_FN_UDF,

@@ -23,6 +23,8 @@ typedef struct name_map {
 } name_map;
 
 static const name_map FN_NAMES[] = {
+	{"ARRAY", SL_FN_ARRAY}, {"MAP", SL_FN_MAP}, {"ITEM", SL_FN_ITEM},
+	{"CARDINALITY", SL_FN_CARDINALITY}, {"ELEMENT", SL_FN_ELEMENT},
 	{"MOD", SL_FN_MOD}, {"COALESCE", SL_FN_COALESCE}, {"NULLIF", SL_FN_NULLIF},
 	{"CONCAT", SL_FN_CONCAT}, {"CONCAT_WS", SL_FN_CONCAT_WS},
 	{"UPPER", SL_FN_UPPER}, {"UCASE", SL_FN_UPPER}, {"LOWER", SL_FN_LOWER},

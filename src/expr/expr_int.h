@@ -175,6 +175,7 @@ int sl__bind_cond(sl_prog *p, sl_step *st, sl_err *err);    /* fn_cond.c */
 int sl__bind_json(sl_prog *p, sl_step *st, sl_err *err);    /* fn_json.c */
 int sl__bind_sha(sl_prog *p, sl_step *st, sl_err *err);     /* fn_sha.c */
 int sl__bind_rand(sl_prog *p, sl_step *st, sl_err *err);    /* fn_rand.c */
+int sl__bind_collection(sl_prog *p, sl_step *st, sl_err *err); /* fn_collection.c */
 
 /* The C.UTF-8 locale (a locale_t) for Unicode character classes and case
  * mapping without touching the global locale; created once, kept for the

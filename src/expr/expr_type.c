@@ -256,7 +256,8 @@ static int common_type(sl_expr **args, int n, int stride, sl_type *out)
 				continue;
 			c = sl_type_timestamp(c.id == SL_T_TIMESTAMP_LTZ || t.id == SL_T_TIMESTAMP_LTZ
 			                          ? SL_T_TIMESTAMP_LTZ : SL_T_TIMESTAMP, p);
-		} else if (c.id == t.id && (c.id != SL_T_ROW || sl_type_equal(c, t))) {
+		} else if (c.id == t.id && ((c.id != SL_T_ROW && !sl_type_is_collection(c)) ||
+		                            sl_type_equal(c, t))) {
 			if (c.id == SL_T_TIME && t.precision > c.precision)
 				c.precision = t.precision;
 		} else {
@@ -386,9 +387,44 @@ static int compare_pair(sl_arena *a, sl_expr **x, sl_expr **y, sl_err *err)
 	return 0;
 }
 
+/* Comparisons of ARRAY and MAP values: Flink compares ARRAYs element by
+ * element and MAPs entry by entry whatever their order; sluice compares
+ * packed bytes (packed.h), which is the same for ARRAYs of the same type
+ * whose elements compare by their bytes, so only = and <> (and IS
+ * [NOT] DISTINCT FROM) of such ARRAYs are allowed; the rest is refused
+ * rather than answered wrongly.  0, or -1 with err set. */
+static int collection_compare_ok(sl_fn fn, sl_expr **args, sl_err *err)
+{
+	sl_type tx = args[0]->type, ty = args[1]->type;
+	char b1[128], b2[128];
+	if (!sl_type_is_collection(tx) && !sl_type_is_collection(ty))
+		return 0;
+	sl__type_str(tx, b1, sizeof(b1));
+	sl__type_str(ty, b2, sizeof(b2));
+	if (tx.id == SL_T_MAP || ty.id == SL_T_MAP)
+		return sl_err_set(err, SL_ENOTSUP, "comparing MAP values is not supported ('%s' of %s "
+		                  "and %s)", sl_fn_name(fn), b1, b2);
+	if (fn != SL_FN_EQ && fn != SL_FN_NE && fn != SL_FN_IS_DISTINCT && fn != SL_FN_IS_NOT_DISTINCT &&
+	    fn != SL_FN_IN && fn != SL_FN_NULLIF)
+		return sl_err_set(err, SL_EPLAN, "cannot apply '%s' to %s and %s (ARRAY values are "
+		                  "only compared with = and <>)", sl_fn_name(fn), b1, b2);
+	if (tx.id == SL_T_NULL || ty.id == SL_T_NULL)
+		return 0;
+	if (!sl_type_equal(tx, ty))
+		return sl_err_set(err, SL_EPLAN, "cannot apply '%s' to %s and %s (ARRAYs of different "
+		                  "element types)", sl_fn_name(fn), b1, b2);
+	if (sl_type_contains(tx, SL_T_DOUBLE) || sl_type_contains(tx, SL_T_FLOAT) ||
+	    sl_type_contains(tx, SL_T_MAP))
+		return sl_err_set(err, SL_ENOTSUP, "comparing ARRAYs of FLOAT, DOUBLE or MAP elements "
+		                  "is not supported ('%s' of %s)", sl_fn_name(fn), b1);
+	return 0;
+}
+
 static sl_expr *type_compare(sl_arena *a, sl_fn fn, sl_expr **args, sl_err *err)
 {
 	sl_expr *x = args[0], *y = args[1];
+	if (collection_compare_ok(fn, args, err))
+		return NULL;
 	int r = compare_pair(a, &x, &y, err);
 	if (r < 0)
 		return NULL;
@@ -438,6 +474,9 @@ static sl_expr *type_in(sl_arena *a, sl_expr **args, int nargs, sl_err *err)
 	}
 	for (int i = 0; i < nargs; i++) {
 		sl_expr *x = args[0], *y = args[i];
+		sl_expr *pair[2] = {x, y};
+		if (i > 0 && collection_compare_ok(SL_FN_IN, pair, err))
+			return NULL;
 		if (i == 0) {
 			na[0] = c.id == SL_T_NULL ? x : coerce(a, x, c, err);
 		} else {
@@ -517,11 +556,13 @@ static sl_expr *type_coalesce(sl_arena *a, sl_fn fn, sl_expr **args, int nargs, 
 			nn = 1;
 	}
 	if (fn == SL_FN_NULLIF) {
+		if (collection_compare_ok(SL_FN_NULLIF, na, err))
+			return NULL;
 		c = na[0]->type;
 		nn = 0;
 	}
 	if (fn == SL_FN_GREATEST || fn == SL_FN_LEAST) {
-		if (c.id == SL_T_ROW) {
+		if (c.id == SL_T_ROW || sl_type_is_collection(c)) {
 			bad_args(err, fn, args, nargs);
 			return NULL;
 		}
@@ -653,6 +694,9 @@ static const fn_info FN[SL_FN__COUNT] = {
 	[SL_FN_JSON_OBJECT] = {"JSON_OBJECT", 1, -1, {A_INT, A_ANY, A_ANY}},
 	[SL_FN_JSON_ARRAY] = {"JSON_ARRAY", 1, -1, {A_INT, A_ANY, A_ANY}},
 	[SL_FN_JSON_STRING] = {"JSON_STRING", 1, 1, {A_ANY}},
+	[SL_FN_ARRAY] = {"ARRAY", 1, -1, {0}}, [SL_FN_MAP] = {"MAP", 2, -1, {0}},
+	[SL_FN_ITEM] = {"ITEM", 2, 2, {0}}, [SL_FN_CARDINALITY] = {"CARDINALITY", 1, 1, {0}},
+	[SL_FN_ELEMENT] = {"ELEMENT", 1, 1, {0}},
 	[SL_FN_UDF] = {"UDF", 0, 16, {0}},
 };
 
@@ -987,8 +1031,12 @@ static sl_expr *type_json_ctor(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
 static int castable(sl_type f, sl_type t)
 {
 	if (f.id == SL_T_NULL || f.id == t.id)
-		return f.id != SL_T_ROW || sl_type_equal(f, t);
-	if (f.id == SL_T_ROW || t.id == SL_T_ROW || t.id == SL_T_NULL)
+		return (f.id != SL_T_ROW && !sl_type_is_collection(f)) || f.id == SL_T_NULL ||
+		       sl_type_equal(f, t) || (sl_type_is_collection(f) && sl_type_same_bytes(f, t));
+	if (sl_type_is_collection(f) && sl__type_is_char(t))
+		return 1; /* "[1, 2]", "{a=1}" (valtext.c) */
+	if (f.id == SL_T_ROW || t.id == SL_T_ROW || t.id == SL_T_NULL || sl_type_is_collection(f) ||
+	    sl_type_is_collection(t))
 		return 0;
 	if (sl__type_is_char(f) || sl__type_is_char(t))
 		return 1;
@@ -1081,6 +1129,108 @@ static sl_expr *type_generic(sl_arena *a, sl_fn fn, sl_expr **args, int nargs, s
 	return mk_call(a, fn, na, nargs, rt);
 }
 
+/* ARRAY<elem> or MAP<elem, val> in arena a (nullable elements). */
+static int collection_of(sl_arena *a, sl_type_id id, sl_type elem, sl_type val, sl_type *out)
+{
+	sl_row_type *rt = sl_arena_calloc(a, sizeof(*rt));
+	if (!rt || !(rt->fields = sl_arena_calloc(a, sizeof(sl_field) * 2)))
+		return -1;
+	elem.notnull = val.notnull = 0;
+	rt->fields[0].type = elem;
+	rt->fields[1].type = val;
+	*out = sl_type_collection(id, rt);
+	return 0;
+}
+
+/* ARRAY[...], MAP[...], ITEM, CARDINALITY, ELEMENT (fn_collection.c). */
+static sl_expr *type_collection(sl_arena *a, sl_fn fn, sl_expr **args, int nargs, sl_err *err)
+{
+	sl_expr **na = sl_arena_alloc(a, sizeof(sl_expr *) * (size_t)(nargs + 1));
+	sl_type c0, c1, rt, x = args[0]->type;
+	char b[128];
+	if (!na)
+		return NULL;
+	memcpy(na, args, sizeof(sl_expr *) * (size_t)nargs);
+	switch (fn) {
+	case SL_FN_ARRAY:
+	case SL_FN_MAP: {
+		int ismap = fn == SL_FN_MAP;
+		if (ismap && nargs % 2)
+			return sl_err_set(err, SL_EPLAN, "MAP[...] takes key, value pairs, got %d values",
+			                  nargs), NULL;
+		if (common_type(args, nargs, 1 + ismap, &c0) ||
+		    (ismap && common_type(args + 1, nargs - 1, 2, &c1))) {
+			bad_args(err, fn, args, nargs);
+			return NULL;
+		}
+		if (c0.id == SL_T_NULL)
+			c0 = sl_type_make(ismap ? SL_T_VARCHAR : SL_T_INT);
+		if (ismap && c1.id == SL_T_NULL)
+			c1 = sl_type_make(SL_T_INT);
+		for (int i = 0; i < nargs; i++)
+			if (!(na[i] = coerce(a, args[i], ismap && i % 2 ? c1 : c0, err)))
+				return NULL;
+		if (collection_of(a, ismap ? SL_T_MAP : SL_T_ARRAY, c0, ismap ? c1 : c0, &rt))
+			return NULL;
+		rt.notnull = 1;
+		return mk_call(a, fn, na, nargs, rt);
+	}
+	case SL_FN_ITEM:
+		if (x.id == SL_T_ARRAY) {
+			if (!sl_type_is_integer(args[1]->type) && !is_null_type(args[1]))
+				return sl_err_set(err, SL_EPLAN, "an ARRAY index must be an integer, not "
+				                  "%s", sl__type_str(args[1]->type, b, sizeof(b))), NULL;
+			if (!(na[1] = coerce(a, args[1], sl_type_make(SL_T_INT), err)))
+				return NULL;
+			rt = sl_type_elem(x);
+		} else if (x.id == SL_T_MAP) {
+			/* keys match by their packed bytes (packed.h), so the key is
+			 * used as it is when it encodes like the map's keys: strings
+			 * with strings (no CAST to CHAR(n), which would cut 'ab' to
+			 * 'a' and find key 'a'), integers with integers (all 8 bytes) */
+			sl_type kt = sl_type_map_key(x), at = args[1]->type;
+			if (is_null_type(args[1])) {
+				if (!(na[1] = sl_expr_lit_null(a, kt)))
+					return NULL;
+			} else if (!sl_type_equal(at, kt) &&
+			           !(sl__type_is_char(at) && sl__type_is_char(kt)) &&
+			           !(sl_type_is_binary(at) && sl_type_is_binary(kt)) &&
+			           !(sl_type_is_integer(at) && sl_type_is_integer(kt))) {
+				char b2[128];
+				return sl_err_set(err, SL_EPLAN, "a key of %s cannot be used with %s",
+				                  sl__type_str(at, b, sizeof(b)),
+				                  sl__type_str(x, b2, sizeof(b2))), NULL;
+			}
+			rt = sl_type_map_value(x);
+		} else {
+			return sl_err_set(err, SL_EPLAN, "'[...]' applies to an ARRAY or a MAP, not %s",
+			                  sl__type_str(x, b, sizeof(b))), NULL;
+		}
+		if (rt.id == SL_T_ROW)
+			return sl_err_set(err, SL_ENOTSUP, "reading a ROW element out of %s is not "
+			                  "supported yet", sl__type_str(x, b, sizeof(b))), NULL;
+		rt.notnull = 0;
+		return mk_call(a, fn, na, 2, rt);
+	case SL_FN_CARDINALITY:
+		if (!sl_type_is_collection(x))
+			return bad_args(err, fn, args, nargs), NULL;
+		rt = sl_type_make(SL_T_INT);
+		rt.notnull = x.notnull;
+		return mk_call(a, fn, na, 1, rt);
+	case SL_FN_ELEMENT:
+		if (x.id != SL_T_ARRAY)
+			return bad_args(err, fn, args, nargs), NULL;
+		rt = sl_type_elem(x);
+		if (rt.id == SL_T_ROW)
+			return sl_err_set(err, SL_ENOTSUP, "reading a ROW element out of %s is not "
+			                  "supported yet", sl__type_str(x, b, sizeof(b))), NULL;
+		rt.notnull = 0;
+		return mk_call(a, fn, na, 1, rt);
+	default:
+		return NULL;
+	}
+}
+
 sl_expr *sl_expr_call(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
                       const sl_type *target, int field, sl_err *err)
 {
@@ -1122,6 +1272,9 @@ sl_expr *sl_expr_call(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
 		return type_cast(a, fn, args[0], target, err);
 	case SL_FN_FIELD:
 		return type_field(a, args[0], field, err);
+	case SL_FN_ARRAY: case SL_FN_MAP: case SL_FN_ITEM: case SL_FN_CARDINALITY:
+	case SL_FN_ELEMENT:
+		return type_collection(a, fn, args, nargs, err);
 	default:
 		return type_generic(a, fn, args, nargs, err);
 	}

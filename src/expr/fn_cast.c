@@ -484,8 +484,9 @@ int sl__bind_cast(sl_prog *p, sl_step *st, sl_err *err)
 		st->k = k_cast_null;
 		return 0;
 	}
-	if (sl_type_equal(f, t) || (f.id == t.id && t.id == SL_T_ROW)) {
-		st->k = sl__k_copy;
+	if (sl_type_equal(f, t) || (f.id == t.id && t.id == SL_T_ROW) ||
+	    (sl_type_is_collection(f) && sl_type_same_bytes(f, t))) {
+		st->k = sl__k_copy; /* a collection: its packed bytes are the target's */
 		return 0;
 	}
 	if (sl_type_is_integer(f) && sl_type_is_integer(t) &&

@@ -344,6 +344,7 @@ static void canal_decoder_deinit(sl_decoder *dd)
 	pcre2_code_free(d->db_re);
 	pcre2_code_free(d->tbl_re);
 	pcre2_match_data_free(d->md);
+	sl__jschema_free(d->schema);
 	sl_arena_deinit(&d->arena);
 }
 

@@ -215,6 +215,7 @@ static int dbz_decoder_init(sl_decoder *dd, const sl_opts *opts, sl_err *err)
 
 static void dbz_decoder_deinit(sl_decoder *dd)
 {
+	sl__jschema_free(((dbz_dec *)dd)->schema);
 	sl_arena_deinit(&((dbz_dec *)dd)->arena);
 }
 

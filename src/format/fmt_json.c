@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "data/decimal.h"
+#include "data/packed.h"
 #include "base/timeutil.h"
 #include "data/valtext.h"
 #include "sluice.h"
@@ -56,15 +57,76 @@ typedef struct jkey {
 	uint32_t ql;
 } jkey;
 
+/*
+ * The level of an ARRAY or MAP value: a JSON array (ARRAY) or object
+ * (MAP, keys converted from their text to the key type), each element
+ * read into a one-row scratch column by read_value, then packed
+ * (data/packed.h) in buf; the packed value is copied into the batch arena.
+ */
+typedef struct jcoll {
+	sl_type type;       /* the ARRAY or MAP */
+	sl_col ec[2];       /* element (MAP: key, value), one row, arena-held */
+	sl_jschema *sub[2]; /* their levels when ROW, ARRAY or MAP; else NULL */
+	sl_buf buf, tmp;    /* the value being packed; map-dedup scratch */
+} jcoll;
+
 struct sl_jschema {
 	int n;
 	const sl_field *fields;
 	int32_t *namelen;
 	uint16_t *slot;      /* field index + 1, 0 = empty; mask + 1 entries */
 	uint32_t mask;
-	sl_jschema **child;  /* ROW fields: their level; else NULL */
+	sl_jschema **child;  /* ROW, ARRAY and MAP fields: their level; else NULL */
 	jkey *key;           /* n entries */
+	jcoll *coll;         /* a collection's level (n = 0): its elements */
 };
+
+static int coll_level(sl_arena *a, sl_type t, sl_jschema **out);
+
+/* The level of a value of type t: ROW fields, a collection's elements, or
+ * NULL for a scalar.  0 or SL_ENOMEM. */
+static int sub_level(sl_arena *a, sl_type t, sl_jschema **out)
+{
+	*out = NULL;
+	if (t.id == SL_T_ROW && t.row)
+		return sl__jschema_build(a, t.row->fields, t.row->nfields, out);
+	if (sl_type_is_collection(t))
+		return coll_level(a, t, out);
+	return 0;
+}
+
+static int coll_level(sl_arena *a, sl_type t, sl_jschema **out)
+{
+	sl_jschema *s = sl_arena_calloc(a, sizeof(*s));
+	jcoll *jc = s ? sl_arena_calloc(a, sizeof(*jc)) : NULL;
+	if (!jc)
+		return SL_ENOMEM;
+	s->coll = jc;
+	jc->type = t;
+	sl_buf_init(&jc->buf);
+	sl_buf_init(&jc->tmp);
+	for (int k = 0; k < t.row->nfields; k++)
+		if (sl_col_new_in(a, &jc->ec[k], t.row->fields[k].type) ||
+		    sub_level(a, t.row->fields[k].type, &jc->sub[k]))
+			return SL_ENOMEM;
+	*out = s;
+	return 0;
+}
+
+/* sl__jschema_free: see fmt_json.h. */
+void sl__jschema_free(sl_jschema *s)
+{
+	if (!s)
+		return;
+	if (s->coll) {
+		sl_buf_deinit(&s->coll->buf);
+		sl_buf_deinit(&s->coll->tmp);
+		sl__jschema_free(s->coll->sub[0]);
+		sl__jschema_free(s->coll->sub[1]);
+	}
+	for (int i = 0; s->child && i < s->n; i++)
+		sl__jschema_free(s->child[i]);
+}
 
 static uint32_t key_hash(const char *k, size_t n)
 {
@@ -142,9 +204,7 @@ int sl__jschema_build(sl_arena *a, const sl_field *fields, int n, sl_jschema **o
 		while (s->slot[h])
 			h = (h + 1) & s->mask;
 		s->slot[h] = (uint16_t)(i + 1);
-		const sl_type *t = &fields[i].type;
-		if (t->id == SL_T_ROW && t->row &&
-		    sl__jschema_build(a, t->row->fields, t->row->nfields, &s->child[i]))
+		if (sub_level(a, fields[i].type, &s->child[i]))
 			return SL_ENOMEM;
 	}
 	*out = s;
@@ -750,7 +810,7 @@ int sl__json_set_text(sl_jcur *c, sl_col *col, int row, const char *v, size_t n)
 		sl_str s = {v, (int64_t)n};
 		return set_base64(c, col, row, &s);
 	}
-	if (id == SL_T_ROW)
+	if (id == SL_T_ROW || id == SL_T_ARRAY || id == SL_T_MAP)
 		return value_err(c, v, n, col->type, 0);
 	return set_scalar(c, col, row, v, n, 1);
 }
@@ -866,7 +926,11 @@ static inline __attribute__((always_inline)) int dec_fast(const char *p, const c
 	return 0;
 }
 
-/* Reads the value at c->p into (col, row); sub is the level of a ROW. */
+static int read_key(sl_jcur *c, sl_str *k);
+static int read_coll(sl_jcur *c, jcoll *jc, sl_col *col, int row);
+
+/* Reads the value at c->p into (col, row); sub is the level of a ROW, an
+ * ARRAY or a MAP. */
 static int read_value(sl_jcur *c, const sl_jschema *sub, sl_col *col, int row)
 {
 	int ch = sl__json_ws(c);
@@ -879,6 +943,8 @@ static int read_value(sl_jcur *c, const sl_jschema *sub, sl_col *col, int row)
 		sl_col_set_null(col, row);
 		return 0;
 	}
+	if (id == SL_T_ARRAY || id == SL_T_MAP)
+		return read_coll(c, sub->coll, col, row);
 	if (id == SL_T_ROW) {
 		if (ch != '{') {
 			if (sl__json_skip_value(c))
@@ -928,6 +994,68 @@ static int read_value(sl_jcur *c, const sl_jschema *sub, sl_col *col, int row)
 		return sl__json_syntax(c, "expected a value");
 	c->p += len;
 	return set_scalar(c, col, row, start, len, 0);
+}
+
+/* A JSON array (ARRAY) or object (MAP) at c->p into (col, row) as a
+ * packed value (jcoll above).  A MAP's keys are converted from their text
+ * as a string value would be (sl__json_set_text); a repeated key keeps its
+ * last value.  Anything else than an array (object) is an error naming the
+ * field. */
+static int read_coll(sl_jcur *c, jcoll *jc, sl_col *col, int row)
+{
+	int ismap = jc->type.id == SL_T_MAP, ch = sl__json_ws(c);
+	const char *start = c->p;
+	uint32_t n = 0;
+	if (ch != (ismap ? '{' : '[')) {
+		if (sl__json_skip_value(c))
+			return SL_EINPUT;
+		return value_err(c, start, (size_t)(c->p - start), jc->type, 0);
+	}
+	if (++c->depth > SL_JSON_MAX_DEPTH)
+		return sl__json_syntax(c, "nesting too deep");
+	c->p++;
+	if (sl_pack_begin(&jc->buf))
+		return sl_err_set(c->err, SL_ENOMEM, "out of memory");
+	if (sl__json_ws(c) == (ismap ? '}' : ']')) {
+		c->p++;
+	} else {
+		for (;;) {
+			if (ismap) {
+				sl_str k;
+				sl_col_clear(&jc->ec[0], 0);
+				if (read_key(c, &k) ||
+				    sl__json_set_text(c, &jc->ec[0], 0, k.ptr, (size_t)k.len))
+					return SL_EINPUT;
+				if (sl_pack_value(&jc->buf, &jc->ec[0], 0))
+					return sl_err_set(c->err, SL_ENOMEM, "out of memory");
+			}
+			sl_col_clear(&jc->ec[ismap], 0);
+			if (read_value(c, jc->sub[ismap], &jc->ec[ismap], 0))
+				return SL_EINPUT;
+			if (sl_pack_value(&jc->buf, &jc->ec[ismap], 0))
+				return sl_err_set(c->err, SL_ENOMEM, "out of memory");
+			n++;
+			ch = sl__json_ws(c);
+			if (ch == ',') {
+				c->p++;
+				continue;
+			}
+			if (ch == (ismap ? '}' : ']')) {
+				c->p++;
+				break;
+			}
+			return sl__json_syntax(c, ismap ? "expected ',' or '}'" : "expected ',' or ']'");
+		}
+	}
+	sl_pack_end(&jc->buf, n);
+	if (ismap && n > 1 &&
+	    sl_pack_map_dedup(&jc->buf, sl_type_map_key(jc->type), sl_type_map_value(jc->type),
+	                      &jc->tmp) < 0)
+		return sl_err_set(c->err, SL_ENOMEM, "out of memory");
+	c->depth--;
+	if (sl_col_set_str_in(&c->b->arena, col, row, jc->buf.p, (int64_t)jc->buf.len))
+		return sl_err_set(c->err, SL_ENOMEM, "out of memory");
+	return 0;
 }
 
 static int check_missing(sl_jcur *c, const sl_jschema *s, const uint8_t *seen)
@@ -1080,6 +1208,51 @@ static int write_base64(const sl_str *s, sl_buf *out)
 	return 0;
 }
 
+static int write_value(const sl_col *col, int row, const sl_jopts *o, sl_buf *out);
+
+/* An ARRAY as a JSON array, a MAP as an object whose keys are the keys'
+ * text (valtext.c, as Flink's JSON format writes a MAP's keys); elements
+ * go through write_value from a one-row scratch column (strings
+ * referenced in the packed bytes). */
+static int write_coll(const sl_col *col, int row, const sl_jopts *o, sl_buf *out)
+{
+	const sl_str *v = &col->v.str[row];
+	int ismap = col->type.id == SL_T_MAP, rc = SL_ENOMEM;
+	sl_col ec[2];
+	sl_buf kt;
+	sl_unpack u;
+	memset(ec, 0, sizeof(ec));
+	sl_buf_init(&kt);
+	if (sl_unpack_open(&u, v->ptr, v->len))
+		return SL_ESTATE;
+	for (int k = 0; k <= ismap; k++)
+		if (sl_col_new(&ec[k], col->type.row->fields[k].type, 1))
+			goto done;
+	if (sl_buf_putc(out, ismap ? '{' : '['))
+		goto done;
+	for (uint32_t i = 0; i < u.n; i++) {
+		if (i && sl_buf_putc(out, ','))
+			goto done;
+		if (ismap) {
+			sl_buf_clear(&kt);
+			if ((rc = sl_unpack_next(&u, NULL, &ec[0], 0)) ||
+			    (rc = sl_value_text(&ec[0], 0, "null", NULL, &kt)) ||
+			    (rc = sl__json_write_string(kt.p ? kt.p : "", kt.len, out)) ||
+			    (rc = sl_buf_putc(out, ':') ? SL_ENOMEM : 0))
+				goto done;
+		}
+		if ((rc = sl_unpack_next(&u, NULL, &ec[ismap], 0)) ||
+		    (rc = write_value(&ec[ismap], 0, o, out)))
+			goto done;
+	}
+	rc = sl_buf_putc(out, ismap ? '}' : ']') ? SL_ENOMEM : 0;
+done:
+	sl_col_free(&ec[0]);
+	sl_col_free(&ec[1]);
+	sl_buf_deinit(&kt);
+	return rc;
+}
+
 static int write_value(const sl_col *col, int row, const sl_jopts *o, sl_buf *out)
 {
 	char t[64];
@@ -1113,6 +1286,8 @@ static int write_value(const sl_col *col, int row, const sl_jopts *o, sl_buf *ou
 	case SL_T_ROW:
 		return sl__json_write_object(ty.row ? ty.row->fields : NULL, col->nchild, col->child,
 		                             row, o, out);
+	case SL_T_ARRAY:
+	case SL_T_MAP: return write_coll(col, row, o, out);
 	case SL_T_TINYINT:
 	case SL_T_SMALLINT:
 	case SL_T_INT:
@@ -1200,7 +1375,8 @@ static int flat_build(json_dec *j)
 	if (s->n == 0)
 		return 0;
 	for (int i = 0; i < s->n; i++)
-		if (!s->key[i].ql || s->fields[i].type.id == SL_T_ROW)
+		if (!s->key[i].ql || s->fields[i].type.id == SL_T_ROW ||
+		    sl_type_is_collection(s->fields[i].type))
 			return 0; /* no in-place match, or nested: general path only */
 	j->fl = sl_arena_calloc(&j->arena, sizeof(jflat) * (size_t)s->n);
 	if (!j->fl)
@@ -1358,6 +1534,7 @@ static int json_decoder_init(sl_decoder *d, const sl_opts *opts, sl_err *err)
 
 static void json_decoder_deinit(sl_decoder *d)
 {
+	sl__jschema_free(((json_dec *)d)->schema);
 	sl_arena_deinit(&((json_dec *)d)->arena);
 }
 

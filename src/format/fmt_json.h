@@ -40,6 +40,10 @@ typedef struct sl_jcur {
  * arena a.  Returns 0 or SL_ENOMEM. */
 int sl__jschema_build(sl_arena *a, const sl_field *fields, int n, sl_jschema **out);
 
+/* Frees what a lookup holds outside its arena (the packing buffers of its
+ * ARRAY and MAP levels); call before freeing the arena.  Safe on NULL. */
+void sl__jschema_free(sl_jschema *s);
+
 /* sl__json_ws's loop (call that instead). */
 int sl__json_ws_skip(sl_jcur *c);
 

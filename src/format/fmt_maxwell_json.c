@@ -194,6 +194,7 @@ static int mw_decoder_init(sl_decoder *dd, const sl_opts *opts, sl_err *err)
 
 static void mw_decoder_deinit(sl_decoder *dd)
 {
+	sl__jschema_free(((mw_dec *)dd)->schema);
 	sl_arena_deinit(&((mw_dec *)dd)->arena);
 }
 

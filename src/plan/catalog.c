@@ -74,13 +74,14 @@ static int fill_columns(sl_catalog *c, sl_table_def *d, const sl_ast_create_tabl
 		} else {
 			if (ac->type->kind != SL_ATY_SQL)
 				return sl_err_set_at(err, SL_ENOTSUP, ac->line, ac->col,
-				                     "line %d, column %d: column '%s': ARRAY, MAP and "
-				                     "MULTISET types are not supported yet",
+				                     "line %d, column %d: column '%s': MULTISET types "
+				                     "(and ARRAY or MAP of them) are not supported yet",
 				                     ac->line, ac->col, ac->name.name);
 			col->type = ac->type->sql;
 			col->metadata = ac->kind == SL_ACOL_METADATA;
 			if (col->metadata) /* METADATA FROM 'key', else the column's name */
 				col->metadata_key = ac->metadata_key ? ac->metadata_key : ac->name.name;
+			col->is_virtual = ac->is_virtual;
 		}
 		d->ncols = i + 1;
 	}

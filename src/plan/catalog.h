@@ -31,6 +31,7 @@ typedef struct sl_table_col {
 	const sl_ast_expr *computed; /* computed columns: `name AS expr` */
 	int metadata;               /* METADATA column (read by sources that know its key) */
 	const char *metadata_key;   /* METADATA: its key (FROM 'key', else the name) */
+	int is_virtual;             /* METADATA ... VIRTUAL: never written by a sink */
 } sl_table_col;
 
 typedef struct sl_table_def {

@@ -458,6 +458,11 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int line, int col);
 /* A sink for table t fed by `in` (connect = 0: not connected, for side
  * outputs fed directly by an operator). */
+/* 1 when column c of t is one of its sink's columns: a physical column, or
+ * a METADATA column that is not VIRTUAL whose key the table's sink
+ * connector writes (sl_sink_vtab.metadata_keys: kafka's 'headers'). */
+int sl__sink_writes(const sl_table_def *t, int c);
+
 sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int line, int col,
                         int connect);
 

@@ -417,6 +417,25 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	return r;
 }
 
+/* sl__sink_writes: see plan_int.h. */
+int sl__sink_writes(const sl_table_def *t, int c)
+{
+	const sl_table_col *tc = &t->cols[c];
+	if (tc->computed)
+		return 0;
+	if (!tc->metadata)
+		return 1;
+	if (tc->is_virtual)
+		return 0;
+	const char *conn = sl_opts_get(&t->opts, "connector");
+	const sl_sink_vtab *vt = conn ? sl_sink_find(conn) : NULL;
+	const char *key = tc->metadata_key ? tc->metadata_key : tc->name;
+	for (int k = 0; vt && vt->metadata_keys && vt->metadata_keys[k]; k++)
+		if (!strcmp(vt->metadata_keys[k], key))
+			return 1;
+	return 0;
+}
+
 /* ---- sinks ---------------------------------------------------------------- */
 
 static const char *schema_text(planner *p, const rel *r)
@@ -460,9 +479,16 @@ sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int li
 	sl_field *f = sl_arena_calloc(p->a, sizeof(sl_field) * (size_t)(t->ncols + 1));
 	int *fmap = sl_arena_calloc(p->a, sizeof(int) * (size_t)(t->ncols + 1));
 	int n = 0;
+	const char **fmeta = sl_arena_calloc(p->a, sizeof(char *) * (size_t)(t->ncols + 1));
+	int nmeta = 0;
 	for (int i = 0; i < t->ncols; i++) {
 		fmap[i] = -1;
-		if (!t->cols[i].computed && !t->cols[i].metadata) {
+		if (sl__sink_writes(t, i)) {
+			if (t->cols[i].metadata) {
+				fmeta[n] = t->cols[i].metadata_key ? t->cols[i].metadata_key
+				                                   : t->cols[i].name;
+				nmeta++;
+			}
 			fmap[i] = n;
 			f[n].name = t->cols[i].name;
 			f[n++].type = t->cols[i].type;
@@ -490,6 +516,7 @@ sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int li
 	sl_conn_args ca = {t->name, f, n, ppk, ppk ? t->npk : 0, o, p->engine, p->tz,
 	                   p->checkpointing, p->job, (int)p->attempt, ow && !strcmp(ow, "true"),
 	                   part_fields(p, t, fmap), t->npart, 0, 1, NULL, 0, in->updating};
+	ca.meta = nmeta ? fmeta : NULL;
 	if (p->checkpointing &&
 	    sl_opts_duration(p->session, "execution.checkpointing.interval", 0, &ca.ckpt_interval_us,
 	                     p->err))
@@ -513,7 +540,7 @@ sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int li
 				                      "table '%s': a PRIMARY KEY on the computed or metadata "
 				                      "column '%s' is not supported", t->name, t->cols[c].name);
 			for (int j = 0; j < c; j++)
-				k += !t->cols[j].computed && !t->cols[j].metadata;
+				k += sl__sink_writes(t, j);
 			fpk[i] = k;
 		}
 	}
@@ -586,7 +613,7 @@ static rel *insert_columns(planner *p, const sl_table_def *t, const sl_ast_inser
 			return sl__plan_error(p, id->line, id->col, SL_EPLAN,
 			                      "Unknown target column '%s' of table '%s'", id->name,
 			                      t->name);
-		if (t->cols[c].computed || t->cols[c].metadata)
+		if (!sl__sink_writes(t, c))
 			return sl__plan_error(p, id->line, id->col, SL_EPLAN,
 			                      "Column '%s' of table '%s' is a %s column and cannot be "
 			                      "written", id->name, t->name,
@@ -600,7 +627,7 @@ static rel *insert_columns(planner *p, const sl_table_def *t, const sl_ast_inser
 	const char **names = sl_arena_alloc(p->a, sizeof(char *) * (size_t)(t->ncols + 1));
 	int n = 0;
 	for (int c = 0; c < t->ncols; c++) {
-		if (t->cols[c].computed || t->cols[c].metadata)
+		if (!sl__sink_writes(t, c))
 			continue;
 		names[n] = t->cols[c].name;
 		if (src[c] >= 0) {

@@ -99,8 +99,11 @@ static int bind_order(planner *p, const sl_ast_query *q, rel *r, int nvis, const
 		} else if (!(x[i] = sl__bind_expr(p, &s, e))) {
 			return SL_EPLAN;
 		}
-		if (sl_type_phys(x[i]->type) == SL_PHYS_ROW) {
-			sl__plan_error(p, e->line, e->col, SL_ENOTSUP, "ORDER BY a ROW value is not supported");
+		if (sl_type_phys(x[i]->type) == SL_PHYS_ROW || sl_type_is_collection(x[i]->type)) {
+			sl__plan_error(p, e->line, e->col, SL_ENOTSUP, "%s",
+			               x[i]->type.id == SL_T_ROW
+			                   ? "ORDER BY a ROW value is not supported"
+			                   : "ORDER BY an ARRAY or MAP value is not supported");
 			return SL_EPLAN;
 		}
 	}

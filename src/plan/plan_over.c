@@ -486,9 +486,12 @@ static sl_op_kind rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan 
 	rp->lo = s->lo;
 	rp->fn = s->fn;
 	for (int i = 0; i < w->norder; i++)
-		if (sl_type_phys(r->cols[ord[i]].type) == SL_PHYS_ROW) {
+		if (sl_type_phys(r->cols[ord[i]].type) == SL_PHYS_ROW ||
+		    sl_type_is_collection(r->cols[ord[i]].type)) {
 			sl__plan_error(p, w->order[i].expr->line, w->order[i].expr->col, SL_ENOTSUP,
-			               "ORDER BY a ROW value is not supported");
+			               sl_type_is_collection(r->cols[ord[i]].type)
+			                   ? "ORDER BY an ARRAY or MAP value is not supported"
+			                   : "ORDER BY a ROW value is not supported");
 			return SL_OPK_NONE;
 		}
 	if (r->upsert_key) {

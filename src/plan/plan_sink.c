@@ -106,7 +106,7 @@ static rel *not_null(planner *p, rel *in, const sl_table_def *t, int drop)
 	sl_buf lb;
 	sl_buf_init(&lb);
 	for (int c = 0; c < t->ncols; c++) {
-		if (t->cols[c].computed || t->cols[c].metadata)
+		if (!sl__sink_writes(t, c))
 			continue;
 		int nn = t->cols[c].type.notnull;
 		for (int j = 0; j < t->npk; j++)

@@ -24,10 +24,10 @@ static const char *const flink_fns[] = {
 	"ARRAY_DISTINCT", "ARRAY_EXCEPT", "ARRAY_INTERSECT", "ARRAY_JOIN", "ARRAY_MAX",
 	"ARRAY_MIN", "ARRAY_POSITION", "ARRAY_PREPEND", "ARRAY_REMOVE", "ARRAY_REVERSE",
 	"ARRAY_SLICE", "ARRAY_SORT", "ARRAY_UNION", "ASCII", "ASIN", "ATAN", "ATAN2", "BIN",
-	"BTRIM", "CARDINALITY", "CHARACTER_LENGTH", "CHR", "COLLECT", "CONVERT_TZ", "COS", "COSH",
+	"BTRIM", "CHARACTER_LENGTH", "CHR", "COLLECT", "CONVERT_TZ", "COS", "COSH",
 	"COT", "CUME_DIST", "CURRENT_DATABASE", "CURRENT_ROW_TIMESTAMP", "DATEDIFF",
 	"DAYOFMONTH", "DAYOFWEEK", "DAYOFYEAR", "DECODE", "DEGREES", "DENSE_RANK", "E",
-	"ELEMENT", "ELT", "ENCODE", "FROM_BASE64", "FROM_UNIXTIME", "GREATEST", "GROUPING",
+	"ELT", "ENCODE", "FROM_BASE64", "FROM_UNIXTIME", "GREATEST", "GROUPING",
 	"GROUPING_ID", "GROUP_ID", "HEX", "HOUR", "IF", "IFNULL", "INITCAP", "INSTR",
 	"IS_ALPHA", "IS_DECIMAL", "IS_DIGIT", "JSON_ARRAY", "JSON_ARRAYAGG", "JSON_EXISTS",
 	"JSON_OBJECT", "JSON_OBJECTAGG", "JSON_QUERY", "JSON_QUOTE", "JSON_STRING",
@@ -50,9 +50,8 @@ static int cmp_name(const void *k, const void *e)
 
 const char *sl__flink_missing_fn(const char *fname)
 {
-	if (!strcmp(fname, "ARRAY") || !strcmp(fname, "MAP") || !strcmp(fname, "MULTISET"))
-		return "the value constructor %s[...] is not supported (no ARRAY, MAP or MULTISET "
-		       "types)";
+	if (!strcmp(fname, "MULTISET"))
+		return "the value constructor %s[...] is not supported (no MULTISET type)";
 	if (bsearch(fname, flink_fns, sizeof(flink_fns) / sizeof(flink_fns[0]),
 	            sizeof(flink_fns[0]), cmp_name))
 		return "function '%s' is not supported (docs/sql.md lists the missing built-in "

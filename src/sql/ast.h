@@ -128,9 +128,9 @@ const char *sl_ast_unit_name(sl_ast_unit u);
 
 typedef enum sl_ast_type_kind {
 	SL_ATY_SQL = 0,  /* `sql` holds the type (ROW: sql.row in the arena) */
-	SL_ATY_ARRAY,    /* ARRAY<elem> / elem ARRAY: binder refuses */
+	SL_ATY_ARRAY,    /* ARRAY<elem> of a non-SQL elem (else SL_ATY_SQL): binder refuses */
 	SL_ATY_MULTISET, /* MULTISET<elem>: binder refuses */
-	SL_ATY_MAP,      /* MAP<key, value>: binder refuses */
+	SL_ATY_MAP,      /* MAP<key, value> of non-SQL types (else SL_ATY_SQL): binder refuses */
 	SL_ATY_ROW       /* ROW with a field that is not SL_ATY_SQL: fields */
 } sl_ast_type_kind;
 

@@ -525,6 +525,26 @@ static int time_type(sl_parser *p, sl_ast_type *ty)
 	return 1;
 }
 
+/* An ARRAY or MAP whose element types are SQL types becomes the SQL type
+ * ARRAY<T> / MAP<K, V> (kind SL_ATY_SQL); MULTISET, and collections of a
+ * type the binder refuses, keep their kind.  0 or -1. */
+static int collection_type(sl_parser *p, sl_ast_type *ty)
+{
+	if (ty->kind == SL_ATY_MULTISET || ty->elem->kind != SL_ATY_SQL ||
+	    (ty->kind == SL_ATY_MAP && ty->value->kind != SL_ATY_SQL))
+		return 0;
+	sl_row_type *rt = sl__p_alloc(p, sizeof(*rt));
+	if (!rt || !(rt->fields = sl__p_alloc(p, sizeof(sl_field) * 2)))
+		return -1;
+	rt->fields[0].type = ty->elem->sql;
+	if (ty->kind == SL_ATY_MAP)
+		rt->fields[1].type = ty->value->sql;
+	ty->sql = sl_type_collection(ty->kind == SL_ATY_MAP ? SL_T_MAP : SL_T_ARRAY, rt);
+	ty->sql.notnull = ty->notnull;
+	ty->kind = SL_ATY_SQL;
+	return 0;
+}
+
 /* The type body without NOT NULL / postfix ARRAY. 0 or -1. */
 static int type_body(sl_parser *p, sl_ast_type *ty)
 {
@@ -540,14 +560,14 @@ static int type_body(sl_parser *p, sl_ast_type *ty)
 		p->i++;
 		if (sl__p_expect_op(p, "<") || !(ty->elem = sl__p_type(p)) || sl__p_expect_op(p, ">"))
 			return -1;
-		return 0;
+		return collection_type(p, ty);
 	}
 	if (sl__p_accept_kw(p, "MAP")) {
 		ty->kind = SL_ATY_MAP;
 		if (sl__p_expect_op(p, "<") || !(ty->elem = sl__p_type(p)) || sl__p_expect_op(p, ",") ||
 		    !(ty->value = sl__p_type(p)) || sl__p_expect_op(p, ">"))
 			return -1;
-		return 0;
+		return collection_type(p, ty);
 	}
 	return sl__p_error(p, "data type");
 }
@@ -581,6 +601,8 @@ sl_ast_type *sl__p_type(sl_parser *p)
 			outer->col = ty->col;
 			ty = outer;
 			p->i++;
+			if (collection_type(p, ty))
+				goto fail;
 		} else {
 			break;
 		}

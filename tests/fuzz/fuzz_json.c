@@ -1,9 +1,11 @@
 /*
  * fuzz_json.c - libFuzzer target: decodes arbitrary bytes with the json
  * and debezium-json formats against a fixed schema holding every type
- * (a nested ROW among them), then re-encodes whatever decoded.  Any crash,
- * sanitizer report or leak is a bug; decode errors are expected.  The same
- * schema without its ROW field takes the json reader's flat path
+ * (a nested ROW among them, and ARRAY and MAP fields nesting each other and
+ * ROWs: packed values, data/packed.h), then re-encodes whatever decoded.
+ * Any crash, sanitizer report or leak is a bug; decode errors are
+ * expected.  The schema's first NFLAT fields (no ROW, ARRAY or MAP) take
+ * the json reader's flat path
  * (fmt_json.c, read_flat): a record is decoded as given and again with a
  * blank after its '{' (which the flat path never takes), and the two
  * must give the same result and re-encode to the same text.
@@ -28,6 +30,17 @@ static sl_field outer_f[] = {
 	{"y", {.id = SL_T_DOUBLE}},
 };
 static sl_row_type outer_t = {2, outer_f};
+static sl_field arr_f[] = {{"element", {.id = SL_T_BIGINT}}};
+static sl_row_type arr_t = {1, arr_f};
+static sl_field arr_arr_f[] = {{"element", {.id = SL_T_ARRAY, .row = &arr_t}}};
+static sl_row_type arr_arr_t = {1, arr_arr_f};
+static sl_field map_f[] = {
+	{"key", {.id = SL_T_VARCHAR, .length = SL_STRING_LEN}},
+	{"value", {.id = SL_T_ARRAY, .row = &arr_t}},
+};
+static sl_row_type map_t = {2, map_f};
+static sl_field arr_row_f[] = {{"element", {.id = SL_T_ROW, .row = &outer_t}}};
+static sl_row_type arr_row_t = {1, arr_row_f};
 
 static sl_field F[] = {
 	{"b", {.id = SL_T_BOOLEAN}},
@@ -50,8 +63,12 @@ static sl_field F[] = {
 	{"ids", {.id = SL_T_INTERVAL_DT}},
 	{"iym", {.id = SL_T_INTERVAL_YM}},
 	{"r", {.id = SL_T_ROW, .row = &outer_t}},
+	{"a", {.id = SL_T_ARRAY, .row = &arr_arr_t}},
+	{"m", {.id = SL_T_MAP, .row = &map_t}},
+	{"ar", {.id = SL_T_ARRAY, .row = &arr_row_t}},
 };
 #define NF ((int)(sizeof(F) / sizeof(F[0])))
+#define NFLAT 19 /* the fields before "r" */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -82,10 +99,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sl_type t[NF];
 		for (int i = 0; i < NF; i++)
 			t[i] = F[i].type;
-		bf = sl_batch_new(NF - 1, t, 4);
-		bg = sl_batch_new(NF - 1, t, 4);
-		df = sl_decoder_new(sl_format_find("json"), F, NF - 1, NULL, &err);
-		ef = sl_encoder_new(sl_format_find("json"), F, NF - 1, NULL, &err);
+		bf = sl_batch_new(NFLAT, t, 4);
+		bg = sl_batch_new(NFLAT, t, 4);
+		df = sl_decoder_new(sl_format_find("json"), F, NFLAT, NULL, &err);
+		ef = sl_encoder_new(sl_format_find("json"), F, NFLAT, NULL, &err);
 		sl_buf_init(&out2);
 		if (!bf || !bg || !df || !ef)
 			abort();

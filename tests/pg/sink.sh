@@ -4,6 +4,8 @@
 #   seed      the seed's pipeline (orders -> hourly revenue, windows upserted
 #             by key) equals examples/hourly_revenue/expected.jsonl
 #   types     every sluice type and NULL round-trips through its column type
+#   arrays    ARRAY columns into PostgreSQL arrays (text[], integer[], bytea[]):
+#             quotes, backslashes, tabs, NULL elements, empty and NULL arrays
 #   oracle    an append-only filter (COPY), a GROUP BY upserted by key and a
 #             GROUP BY over a GROUP BY (upserts and deletes), flushed every 10
 #             rows, equal the same queries run by PostgreSQL on the same input;
@@ -94,6 +96,27 @@ PGTZ=UTC psql -X -A -t -q -P null=N -c "SELECT b, ti, si, i, bi, f, d, dec,
   replace(replace(s, E'\t', '<TAB>'), E'\n', '<NL>'), vc, ch, encode(bt, 'hex'), dt, tm, ts,
   ltz, ids, iym, extra FROM alltypes ORDER BY b NULLS LAST" > "$W/types.got"
 same "every type round-trips (libpq URI)" "$W/types.exp" "$W/types.got"
+
+# ---- arrays ----------------------------------------------------------------
+psql_q "CREATE TABLE arrs (id integer, tags text[], nums integer[], bs bytea[])"
+printf '%s\n' '{"id":1,"tags":["a","b\"c\\d",null,"t\tx"],"nums":[1,null,3],"bs":["AAE="]}' \
+	'{"id":2,"tags":[],"nums":null,"bs":[null]}' > "$W/arr.jsonl"
+cat > "$W/arrays.sql" <<SQL
+CREATE TABLE src (id INT, tags ARRAY<STRING>, nums ARRAY<INT>, bs ARRAY<BYTES>)
+  WITH ('connector' = 'filesystem', 'path' = '$W/arr.jsonl', 'format' = 'json');
+CREATE TABLE arrs (id INT, tags ARRAY<STRING>, nums ARRAY<INT>, bs ARRAY<BYTES>)
+  WITH ('connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = 'arrs',
+        'username' = 'postgres', 'password' = '$PG_PASSWORD');
+INSERT INTO arrs SELECT * FROM src;
+SQL
+run arrays.sql || { bad "arrays: job failed"; cat "$W/log"; }
+cat > "$W/arrays.exp" <<'EOF'
+1|b"c\d|t|t|4|{1,NULL,3}|0001
+2|N|t|N|0|N|N
+EOF
+psql -X -A -t -q -P null=N -c "SELECT id, tags[2], tags[3] IS NULL, tags[4] = E't\tx',
+  cardinality(tags), nums, encode(bs[1], 'hex') FROM arrs ORDER BY id" > "$W/arrays.got"
+same "ARRAY columns into PostgreSQL arrays" "$W/arrays.exp" "$W/arrays.got"
 
 # ---- oracle: the same queries run by PostgreSQL -----------------------------
 "$B/tools/gen_events" "$ROWS" 300 11 > "$W/orders.jsonl"

@@ -8,6 +8,7 @@
 #include "connector/conn_jdbc.h"
 #include "connector/conn_pg.h"
 #include "data/batch.h"
+#include "data/packed.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -201,6 +202,75 @@ static void test_copy_text(void **st)
 	sl_batch_free(b);
 }
 
+/* ARRAY columns as PostgreSQL array literals in COPY text: every element
+ * quoted, '"' and '\' escaped inside the literal, then the literal
+ * escaped for COPY; NULL elements; bytea elements; an empty array. */
+static void test_copy_array(void **st)
+{
+	(void)st;
+	sl_field sf[1] = {{"element", sl_type_varchar(SL_STRING_LEN)}};
+	sl_field bf[1] = {{"element", sl_type_make(SL_T_VARBINARY)}};
+	sl_field nf[1] = {{"element", sl_type_decimal(10, 2)}};
+	sl_row_type st1 = {1, sf}, bt = {1, bf}, nt = {1, nf};
+	sl_type types[3] = {sl_type_collection(SL_T_ARRAY, &st1), sl_type_collection(SL_T_ARRAY, &bt),
+	                    sl_type_collection(SL_T_ARRAY, &nt)};
+	sl_batch *b = sl_batch_new(3, types, 4);
+	sl_col e[3];
+	sl_buf pk;
+	sl_buf_init(&pk);
+	for (int c = 0; c < 3; c++)
+		assert_int_equal(sl_col_new(&e[c], types[c].row->fields[0].type, 3), 0);
+	sl_col_set_str_ref(&e[0], 0, "a\"b\\c\td", 7);
+	sl_col_set_null(&e[0], 1);
+	sl_col_set_str_ref(&e[0], 2, "", 0);
+	sl_col_set_str_ref(&e[1], 0, "\x01\xfe", 2);
+	sl_col_set_null(&e[1], 1);
+	sl_col_set_i128(&e[2], 0, -1234);
+	int r = sl_batch_add_row(b, SL_INSERT, SL_WM_MIN);
+	const char *want[3] = {"{\"a\\\\\"b\\\\\\\\c\\td\",NULL,\"\"}",
+	                       "{\"\\\\\\\\x01fe\",NULL}", "{\"-12.34\"}"};
+	int nel[3] = {3, 2, 1};
+	for (int c = 0; c < 3; c++) {
+		assert_int_equal(sl_pack_begin(&pk), 0);
+		for (int i = 0; i < nel[c]; i++)
+			assert_int_equal(sl_pack_value(&pk, &e[c], i), 0);
+		sl_pack_end(&pk, (uint32_t)nel[c]);
+		assert_int_equal(sl_col_set_str(b, &b->cols[c], r, pk.p, (int64_t)pk.len), 0);
+	}
+	int r2 = sl_batch_add_row(b, SL_INSERT, SL_WM_MIN);
+	assert_int_equal(sl_pack_begin(&pk), 0);
+	sl_pack_end(&pk, 0);
+	assert_int_equal(sl_col_set_str(b, &b->cols[0], r2, pk.p, (int64_t)pk.len), 0);
+	sl_buf out;
+	sl_buf_init(&out);
+	for (int c = 0; c < 3; c++) {
+		sl_buf_clear(&out);
+		assert_int_equal(sl__pg_copy_value(&b->cols[c], r, &out), 0);
+		assert_string_equal(sl_buf_cstr(&out), want[c]);
+	}
+	sl_buf_clear(&out);
+	assert_int_equal(sl__pg_copy_value(&b->cols[0], r2, &out), 0);
+	assert_string_equal(sl_buf_cstr(&out), "{}");
+	char buf[64];
+	assert_string_equal(sl__pg_type_for(types[0], buf, sizeof buf), "text[]");
+	assert_string_equal(sl__pg_type_for(types[2], buf, sizeof buf), "numeric(10,2)[]");
+	assert_true(sl__pg_type_accepts(types[0], "_text", -1));
+	assert_false(sl__pg_type_accepts(types[0], "text", -1));
+	assert_true(sl__pg_type_accepts(types[2], "_numeric", ((10 << 16) | 2) + 4));
+	assert_false(sl__pg_type_accepts(types[2], "_int4", -1));
+	sl_field af[1] = {{"element", types[0]}};
+	sl_row_type at = {1, af};
+	assert_null(sl__pg_type_for(sl_type_collection(SL_T_ARRAY, &at), buf, sizeof buf));
+	sl_field mf[2] = {{"key", sl_type_varchar(SL_STRING_LEN)}, {"value", sl_type_make(SL_T_INT)}};
+	sl_row_type mt = {2, mf};
+	assert_null(sl__pg_type_for(sl_type_collection(SL_T_MAP, &mt), buf, sizeof buf));
+	for (int c = 0; c < 3; c++)
+		sl_col_free(&e[c]);
+	sl_buf_deinit(&pk);
+	sl_buf_deinit(&out);
+	sl_batch_free(b);
+}
+
 static void test_type_mapping(void **st)
 {
 	(void)st;
@@ -234,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_append_only),
 		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_copy_text),
+		cmocka_unit_test(test_copy_array),
 		cmocka_unit_test(test_type_mapping),
 	};
 	return cmocka_run_group_tests_name("conn_jdbc", tests, NULL, NULL);

@@ -15,6 +15,7 @@
 
 #include "base/timeutil.h"
 #include "data/decimal.h"
+#include "data/valtext.h"
 #include "format/format.h"
 #include "harness.h"
 #include "sluice.h"
@@ -516,6 +517,70 @@ static void test_fuzz_regressions(void **st)
 	fx_free(f);
 }
 
+/* ARRAY and MAP columns (data/packed.h): decoded, printed, written back;
+ * a MAP of INT keys is written with the keys' text; repeated keys keep
+ * their last value; a JSON value of another kind is an error. */
+static sl_field ael_f[] = {{"element", {.id = SL_T_INT}}};
+static sl_row_type ael_t = {1, ael_f};
+static sl_field aael_f[] = {{"element", {.id = SL_T_ARRAY, .row = &ael_t}}};
+static sl_row_type aael_t = {1, aael_f};
+static sl_field mkv_f[] = {{"key", {.id = SL_T_INT}},
+                           {"value", {.id = SL_T_VARCHAR, .length = SL_STRING_LEN}}};
+static sl_row_type mkv_t = {2, mkv_f};
+static sl_field arow_f[] = {{"element", {.id = SL_T_ROW, .row = &inner_t}}};
+static sl_row_type arow_t = {1, arow_f};
+static sl_field CF[] = {
+	{"a", {.id = SL_T_ARRAY, .row = &ael_t}},
+	{"aa", {.id = SL_T_ARRAY, .row = &aael_t}},
+	{"m", {.id = SL_T_MAP, .row = &mkv_t}},
+	{"rs", {.id = SL_T_ARRAY, .row = &arow_t}},
+};
+
+static void test_collections(void **st)
+{
+	static th_codec f;
+	th_codec_init(&f, "json", CF, 4, 8, NULL, 0);
+	assert_int_equal(th_decode(&f, "{\"a\": [1, null, -3], \"aa\": [[], [4, 5]],"
+	                                " \"m\": {\"2\": \"x\\ny\", \"-1\": null, \"2\": \"z\"},"
+	                                " \"rs\": [{\"s\": \"q\", \"x\": 7}, null]}"), 1);
+	assert_int_equal(th_decode(&f, "{\"a\": [], \"m\": {}}"), 1);
+	sl_err e;
+	sl_err_clear(&e);
+	sl_encoder *en = sl_encoder_new(sl_format_find("json"), CF, 4, NULL, &e);
+	assert_non_null(en);
+	sl_buf out;
+	sl_buf_init(&out);
+	assert_int_equal(en->vt->encode(en, f.b, 0, &out, &e), 0);
+	assert_int_equal(en->vt->encode(en, f.b, 1, &out, &e), 0);
+	assert_string_equal(sl_buf_cstr(&out),
+	                    "{\"a\":[1,null,-3],\"aa\":[[],[4,5]],\"m\":{\"2\":\"z\",\"-1\":null},"
+	                    "\"rs\":[{\"x\":7,\"s\":\"q\"},null]}\n"
+	                    "{\"a\":[],\"aa\":null,\"m\":{},\"rs\":null}\n");
+	/* the text form (valtext.c) */
+	sl_buf_clear(&out);
+	for (int c = 0; c < 4; c++) {
+		assert_int_equal(sl_value_text(&f.b->cols[c], 0, "NULL", NULL, &out), 0);
+		sl_buf_putc(&out, '|');
+	}
+	assert_string_equal(sl_buf_cstr(&out), "[1, NULL, -3]|[[], [4, 5]]|{2=z, -1=NULL}|"
+	                                       "[(7, q), NULL]|");
+	int n0 = f.b->nrows;
+	assert_int_equal(th_decode(&f, "{\"a\": {\"x\": 1}}"), SL_EINPUT);
+	assert_string_equal(f.err.msg, "field 'a': '{\"x\": 1}' is not a ARRAY<INT>");
+	assert_int_equal(th_decode(&f, "{\"a\": [1, \"b\"]}"), SL_EINPUT);
+	assert_string_equal(f.err.msg, "field 'a': 'b' is not a INT");
+	assert_int_equal(th_decode(&f, "{\"a\": [1 2]}"), SL_EINPUT);
+	assert_string_equal(f.err.msg, "malformed JSON at byte 9: expected ',' or ']'");
+	assert_int_equal(f.b->nrows, n0);
+	/* csv cannot carry them */
+	assert_null(sl_encoder_new(sl_format_find("csv"), CF, 4, NULL, &e));
+	assert_string_equal(e.msg, "format 'csv' does not support column 'a' of type ARRAY<INT> "
+	                           "(ARRAY and MAP columns need a JSON format)");
+	sl_encoder_free(en);
+	sl_buf_deinit(&out);
+	th_codec_deinit(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -530,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_debezium_decode),
 		cmocka_unit_test(test_flat_path),
 		cmocka_unit_test(test_fuzz_regressions),
+		cmocka_unit_test(test_collections),
 	};
 	return cmocka_run_group_tests_name("fmt_json", tests, NULL, NULL);
 }

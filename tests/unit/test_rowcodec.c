@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "data/rowcodec.h"
+#include "data/packed.h"
 #include "sluice.h"
 
 /* ---- a batch with one column of every type ------------------------------- */
@@ -512,6 +513,83 @@ static void test_key1(void **st)
 	sl_batch_free(b);
 }
 
+/* ARRAY and MAP values (data/packed.h): the packed bytes of [1, NULL] and
+ * {a=x'79', b=NULL}, pinned as those of the row codec's layout, and their
+ * key form a string of them; elements read back, out of order by skip. */
+static void test_packed(void **st)
+{
+	sl_field ef[1] = {{"element", sl_type_make(SL_T_INT)}};
+	sl_row_type et = {1, ef};
+	sl_field mf[2] = {{"key", sl_type_make(SL_T_VARCHAR)}, {"value", sl_type_make(SL_T_VARBINARY)}};
+	sl_row_type mt = {2, mf};
+	sl_type ta = sl_type_collection(SL_T_ARRAY, &et), tm = sl_type_collection(SL_T_MAP, &mt);
+	sl_col ci, ck, cv;
+	assert_int_equal(sl_col_new(&ci, ef[0].type, 2), 0);
+	assert_int_equal(sl_col_new(&ck, mf[0].type, 2), 0);
+	assert_int_equal(sl_col_new(&cv, mf[1].type, 2), 0);
+	sl_col_set_i64(&ci, 0, 1);
+	sl_col_set_null(&ci, 1);
+	sl_col_set_str_ref(&ck, 0, "a", 1);
+	sl_col_set_str_ref(&ck, 1, "b", 1);
+	sl_col_set_str_ref(&cv, 0, "y", 1);
+	sl_col_set_null(&cv, 1);
+	sl_buf a, m, k;
+	sl_buf_init(&a);
+	sl_buf_init(&m);
+	sl_buf_init(&k);
+	static char h[256];
+	assert_int_equal(sl_pack_begin(&a), 0);
+	assert_int_equal(sl_pack_value(&a, &ci, 0), 0);
+	assert_int_equal(sl_pack_value(&a, &ci, 1), 0);
+	sl_pack_end(&a, 2);
+	hex(&a, h);
+	assert_string_equal(h, "02000000" "000100000000000000" "01");
+	assert_int_equal(sl_pack_begin(&m), 0);
+	for (int r = 0; r < 2; r++) {
+		assert_int_equal(sl_pack_value(&m, &ck, r), 0);
+		assert_int_equal(sl_pack_value(&m, &cv, r), 0);
+	}
+	sl_pack_end(&m, 2);
+	hex(&m, h);
+	assert_string_equal(h, "02000000" "000100000061" "000100000079" "000100000062" "01");
+	/* a batch column of the ARRAY type: its key form is the packed string's */
+	sl_batch *b = sl_batch_new(2, (sl_type[]){ta, tm}, 1);
+	int row = sl_batch_add_row(b, SL_INSERT, 0);
+	sl_col_set_str_ref(&b->cols[0], row, a.p, (int64_t)a.len);
+	sl_col_set_str_ref(&b->cols[1], row, m.p, (int64_t)m.len);
+	int c0 = 0;
+	assert_int_equal(sl_rowcodec_key(b, &c0, 1, 0, &k), 0);
+	hex(&k, h);
+	assert_string_equal(h, "00" "0e000000" "02000000" "000100000000000000" "01");
+	/* reading: the second entry's value, the map lookup, a short value */
+	sl_unpack u;
+	assert_int_equal(sl_unpack_open(&u, m.p, (int64_t)m.len), 0);
+	assert_int_equal(u.n, 2);
+	assert_int_equal(sl_unpack_skip(&u, mf[0].type), 0);
+	assert_int_equal(sl_unpack_skip(&u, mf[1].type), 0);
+	assert_int_equal(sl_unpack_next(&u, NULL, &ck, 0), 0);
+	assert_memory_equal(ck.v.str[0].ptr, "b", 1);
+	assert_int_equal(sl_unpack_next(&u, NULL, &cv, 0), 0);
+	assert_int_equal(cv.null[0], 1);
+	sl_buf kb;
+	sl_buf_init(&kb);
+	sl_col_set_str_ref(&ck, 0, "a", 1);
+	assert_int_equal(sl_unpack_map_get(m.p, (int64_t)m.len, tm, &ck, 0, &kb, NULL, &cv, 1), 1);
+	assert_memory_equal(cv.v.str[1].ptr, "y", 1);
+	sl_col_set_str_ref(&ck, 0, "z", 1);
+	assert_int_equal(sl_unpack_map_get(m.p, (int64_t)m.len, tm, &ck, 0, &kb, NULL, &cv, 1), 0);
+	assert_int_equal(sl_unpack_map_get(m.p, 9, tm, &ck, 0, &kb, NULL, &cv, 1), SL_ESTATE);
+	assert_int_equal(sl_unpack_open(&u, a.p, 3), SL_ESTATE);
+	sl_buf_deinit(&kb);
+	sl_batch_free(b);
+	sl_buf_deinit(&a);
+	sl_buf_deinit(&m);
+	sl_buf_deinit(&k);
+	sl_col_free(&ci);
+	sl_col_free(&ck);
+	sl_col_free(&cv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_key1),
+		cmocka_unit_test(test_packed),
 	};
 	return cmocka_run_group_tests_name("rowcodec", tests, NULL, NULL);
 }

@@ -76,6 +76,7 @@
 #include "sluice.h"
 
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,7 @@
 
 #define PC_SNAP_VERSION 1
 #define PC_STATUS_US (10 * 1000000LL)
+#define PC_READ_US 10000 /* one read: at most 10 ms of socket reading */
 #define PC_PG_EPOCH_US 946684800000000LL /* 2000-01-01 in Unix micros */
 #define PC_RING 16
 
@@ -1049,15 +1051,33 @@ static int stream_msg(pc_source *k, const uint8_t *p, size_t n, sl_err *err)
 	return 0;
 }
 
+/* Whether the replication socket has bytes to read now (or an error to
+ * report: libpq's next read says which). */
+static int socket_readable(pc_source *k)
+{
+	struct pollfd p = {.fd = PQsocket(k->rc), .events = POLLIN};
+	return p.fd < 0 || poll(&p, 1, 0) != 0;
+}
+
+/*
+ * Reads messages while the socket has them, until the batch is full or
+ * PC_READ_US passed.  Returning 0 rows makes the runtime sleep 1 ms, so
+ * the socket is read until it is empty, not once per call: a transaction
+ * produces no row until its Commit, and reading one libpq buffer (16 KiB)
+ * per call slept 1 ms per 16 KiB of a large transaction (docs/postgres.md,
+ * "Speed").
+ */
 static int pc_read_stream(pc_source *k, sl_batch *out, sl_err *err)
 {
 	int rc = drain_ready(k, out, err);
 	int consumed = 0;
+	int64_t t0 = now_us();
 	while (!rc && !k->ready && out->cap - out->nrows >= 2) {
 		char *buf = NULL;
 		int n = PQgetCopyData(k->rc, &buf, 1);
 		if (n == 0) {
-			if (consumed)
+			/* no whole message buffered: read more while there is more */
+			if (consumed && (!socket_readable(k) || now_us() - t0 >= PC_READ_US))
 				break;
 			if (!PQconsumeInput(k->rc))
 				return sl_err_set(err, SL_EIO, "%s: the replication connection to %s failed: "

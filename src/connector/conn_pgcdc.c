@@ -120,6 +120,7 @@ typedef struct pc_source {
 	char **names;          /* DDL column names */
 	sl_type *types;        /* and types */
 	int *meta;             /* per field: META_* or -1 */
+	int nmeta;             /* fields that are metadata columns */
 	int *pk, npk;
 	sl_pg_params qp, rp;   /* query and replication connection parameters */
 	PGconn *rc;            /* the replication connection */
@@ -221,6 +222,7 @@ static int check_meta(pc_source *k, const sl_conn_args *a, sl_err *err)
 			                  sl_type_format(t, tb, sizeof tb));
 		}
 		k->meta[i] = j;
+		k->nmeta++;
 	}
 	return 0;
 }
@@ -765,7 +767,7 @@ static int start(pc_source *k, sl_err *err)
 
 static void fill_meta(pc_source *k, sl_batch *out, int row, int64_t ts_us)
 {
-	for (int i = 0; i < k->nfields; i++) {
+	for (int i = 0; i < k->nfields && k->nmeta; i++) {
 		sl_col *c = &out->cols[i];
 		switch (k->meta[i]) {
 		case META_OP_TS: sl_col_set_i64(c, row, ts_us); break;
@@ -790,9 +792,7 @@ static int value_error(pc_source *k, int field, const char *where, sl_err *err)
 /* Reads one COPY line into a new +I row. */
 static int snapshot_row(pc_source *k, const char *line, size_t len, sl_batch *out, sl_err *err)
 {
-	int nphys = 0;
-	for (int i = 0; i < k->nfields; i++)
-		nphys += k->meta[i] < 0;
+	int nphys = k->nfields - k->nmeta;
 	int n = sl__pgo_copy_line(line, len, k->cv, nphys, &k->scratch);
 	if (n != nphys)
 		return sl_err_set(err, SL_EINPUT, "%s: a COPY line of the snapshot has %d fields, not "

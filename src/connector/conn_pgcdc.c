@@ -1079,7 +1079,7 @@ static int socket_readable(pc_source *k)
  * the socket is read until it is empty, not once per call: a transaction
  * produces no row until its Commit, and reading one libpq buffer (16 KiB)
  * per call slept 1 ms per 16 KiB of a large transaction (docs/postgres.md,
- * "Speed").
+ * "Throughput").
  */
 static int pc_read_stream(pc_source *k, sl_batch *out, sl_err *err)
 {

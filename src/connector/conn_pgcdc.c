@@ -9,7 +9,9 @@
  * table (found at open, ordered by schema and name; each checked against
  * the DDL's columns) is copied in the one snapshot and streamed through
  * the one slot, and the schema_name / table_name metadata columns tell
- * their rows apart; their keys must not collide.
+ * their rows apart; their keys must not collide.  A restore keeps the
+ * tables its checkpoint read: one created since is not read (Flink CDC's
+ * default; 'scan.newly-added-table.enabled' = 'true' is refused).
  *
  * Output: the table's changelog.  An insert is +I; an update is -U(old)
  * +U(new) when the server sends the old row (REPLICA IDENTITY FULL), -U of
@@ -60,11 +62,13 @@
  * kept until a checkpoint holds everything before it.  Status updates go
  * every 10 s and whenever a keepalive asks for one.
  *
- * Snapshot record, version 1: u8 1, u8 phase (1 snapshot, 2 streaming),
+ * Snapshot record, version 2: u8 2, u8 phase (1 snapshot, 2 streaming),
  * i64 LSN (phase 1: where streaming will start; 2: the position), i64
  * rows (phase 1: snapshot rows read; 2: rows of the next transaction
- * read), bytes slot name, i64 overlap_end (above; 0 = none).  A
- * checkpoint taken before the first read restores as a fresh start.
+ * read), bytes slot name, i64 overlap_end (above; 0 = none), u32 number
+ * of tables read, then bytes schema and bytes name of each.  Version 1
+ * (no table list: every table matching at open is read) is still read.
+ * A checkpoint taken before the first read restores as a fresh start.
  *
  * One instance (single_instance): one replication slot is one stream.
  * One thread, like every connector; the connections are never used by the
@@ -76,14 +80,16 @@
 #include "sluice.h"
 
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
-#define PC_SNAP_VERSION 1
+#define PC_SNAP_VERSION 2
 #define PC_STATUS_US (10 * 1000000LL)
+#define PC_READ_US 10000 /* one read: at most 10 ms of socket reading */
 #define PC_PG_EPOCH_US 946684800000000LL /* 2000-01-01 in Unix micros */
 #define PC_RING 16
 
@@ -114,6 +120,7 @@ typedef struct pc_source {
 	char **names;          /* DDL column names */
 	sl_type *types;        /* and types */
 	int *meta;             /* per field: META_* or -1 */
+	int nmeta;             /* fields that are metadata columns */
 	int *pk, npk;
 	sl_pg_params qp, rp;   /* query and replication connection parameters */
 	PGconn *rc;            /* the replication connection */
@@ -215,6 +222,7 @@ static int check_meta(pc_source *k, const sl_conn_args *a, sl_err *err)
 			                  sl_type_format(t, tb, sizeof tb));
 		}
 		k->meta[i] = j;
+		k->nmeta++;
 	}
 	return 0;
 }
@@ -280,6 +288,16 @@ static int pc_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 	if (sl_opts_bool(o, "scan.incremental.snapshot.enabled", 0, &incr, err))
 		return err->code;
 	(void)sl_opts_get(o, "scan.incremental.snapshot.chunk.size");
+	/* tables created after the first start are not read (Flink CDC's
+	 * default); reading them on restore is not done */
+	int newly;
+	if (sl_opts_bool(o, "scan.newly-added-table.enabled", 0, &newly, err))
+		return err->code;
+	if (newly)
+		return sl_err_set(err, SL_ENOTSUP, "%s: 'scan.newly-added-table.enabled' = 'true' is "
+		                  "not supported: the tables read are those matching at the job's "
+		                  "first start (restart with --fresh to read tables created since)",
+		                  k->what);
 	if (truncate_option(k, o, err))
 		return err->code;
 	int64_t port;
@@ -750,7 +768,7 @@ static int start(pc_source *k, sl_err *err)
 
 static void fill_meta(pc_source *k, sl_batch *out, int row, int64_t ts_us)
 {
-	for (int i = 0; i < k->nfields; i++) {
+	for (int i = 0; i < k->nfields && k->nmeta; i++) {
 		sl_col *c = &out->cols[i];
 		switch (k->meta[i]) {
 		case META_OP_TS: sl_col_set_i64(c, row, ts_us); break;
@@ -775,9 +793,7 @@ static int value_error(pc_source *k, int field, const char *where, sl_err *err)
 /* Reads one COPY line into a new +I row. */
 static int snapshot_row(pc_source *k, const char *line, size_t len, sl_batch *out, sl_err *err)
 {
-	int nphys = 0;
-	for (int i = 0; i < k->nfields; i++)
-		nphys += k->meta[i] < 0;
+	int nphys = k->nfields - k->nmeta;
 	int n = sl__pgo_copy_line(line, len, k->cv, nphys, &k->scratch);
 	if (n != nphys)
 		return sl_err_set(err, SL_EINPUT, "%s: a COPY line of the snapshot has %d fields, not "
@@ -1050,15 +1066,33 @@ static int stream_msg(pc_source *k, const uint8_t *p, size_t n, sl_err *err)
 	return 0;
 }
 
+/* Whether the replication socket has bytes to read now (or an error to
+ * report: libpq's next read says which). */
+static int socket_readable(pc_source *k)
+{
+	struct pollfd p = {.fd = PQsocket(k->rc), .events = POLLIN};
+	return p.fd < 0 || poll(&p, 1, 0) != 0;
+}
+
+/*
+ * Reads messages while the socket has them, until the batch is full or
+ * PC_READ_US passed.  Returning 0 rows makes the runtime sleep 1 ms, so
+ * the socket is read until it is empty, not once per call: a transaction
+ * produces no row until its Commit, and reading one libpq buffer (16 KiB)
+ * per call slept 1 ms per 16 KiB of a large transaction (docs/postgres.md,
+ * "Throughput").
+ */
 static int pc_read_stream(pc_source *k, sl_batch *out, sl_err *err)
 {
 	int rc = drain_ready(k, out, err);
 	int consumed = 0;
+	int64_t t0 = now_us();
 	while (!rc && !k->ready && out->cap - out->nrows >= 2) {
 		char *buf = NULL;
 		int n = PQgetCopyData(k->rc, &buf, 1);
 		if (n == 0) {
-			if (consumed)
+			/* no whole message buffered: read more while there is more */
+			if (consumed && (!socket_readable(k) || now_us() - t0 >= PC_READ_US))
 				break;
 			if (!PQconsumeInput(k->rc))
 				return sl_err_set(err, SL_EIO, "%s: the replication connection to %s failed: "
@@ -1163,8 +1197,66 @@ static int pc_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 	sl_snap_put_i64(w, rows);
 	sl_snap_put_bytes(w, k->slot, strlen(k->slot));
 	sl_snap_put_i64(w, k->overlap_end);
+	sl_snap_put_u32(w, (uint32_t)k->ntabs); /* version 2: the tables read */
+	for (int i = 0; i < k->ntabs; i++) {
+		sl_snap_put_bytes(w, k->tabs[i].schema, strlen(k->tabs[i].schema));
+		sl_snap_put_bytes(w, k->tabs[i].tname, strlen(k->tabs[i].tname));
+	}
 	if (w->failed)
 		return sl_err_set(err, SL_ENOMEM, "%s: snapshot: out of memory", k->what);
+	return 0;
+}
+
+/* Restore, snapshot version 2: keeps of the tables found at open (the
+ * pattern's matches now) those the checkpoint's run read, in their order;
+ * a table created since that matches is left out, as Flink CDC does
+ * without 'scan.newly-added-table.enabled': read from the restored
+ * position on, it would miss its rows before that (and those before open
+ * added it to the publication).  A table read before and gone now is no
+ * longer read (PostgreSQL's DROP TABLE sends no change). */
+static int keep_tables(pc_source *k, sl_snap_reader *r, sl_err *err)
+{
+	uint32_t n = sl_snap_get_u32(r);
+	if (!sl_snap_reader_ok(r) || n > 1000000)
+		return sl_err_set(err, SL_ESTATE, "%s: damaged postgres-cdc snapshot", k->what);
+	char *keep = calloc((size_t)k->ntabs + 1, 1);
+	if (!keep)
+		return nomem(k, err);
+	for (uint32_t i = 0; i < n; i++) {
+		size_t sn = 0, tn = 0;
+		const char *sc = sl_snap_get_bytes(r, &sn);
+		const char *tb = sl_snap_get_bytes(r, &tn);
+		if (!sl_snap_reader_ok(r)) {
+			free(keep);
+			return sl_err_set(err, SL_ESTATE, "%s: damaged postgres-cdc snapshot", k->what);
+		}
+		for (int j = 0; j < k->ntabs; j++)
+			if (strlen(k->tabs[j].schema) == sn && !memcmp(k->tabs[j].schema, sc, sn) &&
+			    strlen(k->tabs[j].tname) == tn && !memcmp(k->tabs[j].tname, tb, tn))
+				keep[j] = 1;
+	}
+	int m = 0;
+	for (int j = 0; j < k->ntabs; j++) {
+		if (keep[j]) {
+			k->tabs[m++] = k->tabs[j];
+			continue;
+		}
+		fprintf(stderr, "sluice: %s: table '%s.%s' matches but was not read before the "
+		        "checkpoint (created since the job's first start): it is not read, as in "
+		        "Flink CDC without 'scan.newly-added-table.enabled'; restart with --fresh to "
+		        "read it\n", k->what, k->tabs[j].schema, k->tabs[j].tname);
+		free(k->tabs[j].schema);
+		free(k->tabs[j].tname);
+		free(k->tabs[j].qname);
+		free(k->tabs[j].relmap);
+	}
+	free(keep);
+	k->ntabs = m;
+	k->cur = &k->tabs[0];
+	if (m == 0)
+		return sl_err_set(err, SL_ESTATE, "%s: none of the tables the checkpoint read exists "
+		                  "any more (restart with --fresh to read '%s.%s' anew)", k->what,
+		                  k->schema, k->tname);
 	return 0;
 }
 
@@ -1172,9 +1264,10 @@ static int pc_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 {
 	pc_source *k = (pc_source *)s;
 	uint8_t ver = sl_snap_get_u8(r);
-	if (sl_snap_reader_ok(r) && ver != PC_SNAP_VERSION)
+	if (sl_snap_reader_ok(r) && ver != 1 && ver != PC_SNAP_VERSION)
 		return sl_err_set(err, SL_ESTATE, "%s: postgres-cdc snapshot version %d is not "
-		                  "supported (this build reads %d)", k->what, ver, PC_SNAP_VERSION);
+		                  "supported (this build reads 1 to %d)", k->what, ver,
+		                  PC_SNAP_VERSION);
 	uint8_t phase = sl_snap_get_u8(r);
 	int64_t lsn = sl_snap_get_i64(r), rows = sl_snap_get_i64(r);
 	size_t n = 0;
@@ -1186,6 +1279,8 @@ static int pc_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 		return sl_err_set(err, SL_ESTATE, "%s: the checkpoint read replication slot '%.*s', "
 		                  "this job names '%s' ('slot.name'): its position does not apply",
 		                  k->what, (int)n, slot, k->slot);
+	if (ver >= 2 && keep_tables(k, r, err))
+		return err->code;
 	k->restored = 1;
 	k->rest_phase = phase;
 	k->rest_lsn = lsn;

@@ -355,8 +355,24 @@ static int bad_value(char *emsg, size_t cap, const char *p, size_t n, const char
 	return -1;
 }
 
+/* PostgreSQL prints integers as [-]digits: up to 18 digits are read
+ * here (no overflow possible), anything else by strtoll as before. */
 static int parse_i64(const char *p, size_t n, int64_t lo, int64_t hi, int64_t *out)
 {
+	size_t i = n > 0 && p[0] == '-';
+	if (n > i && n - i <= 18) {
+		int64_t v = 0;
+		size_t j = i;
+		while (j < n && p[j] >= '0' && p[j] <= '9')
+			v = v * 10 + (p[j++] - '0');
+		if (j == n) {
+			v = i ? -v : v;
+			if (v < lo || v > hi)
+				return -1;
+			*out = v;
+			return 0;
+		}
+	}
 	char tmp[32];
 	if (n == 0 || n >= sizeof tmp)
 		return -1;

@@ -203,6 +203,22 @@ static void test_values(void **st)
 	assert_int_equal(setv(b, 2, "2147483648"), -1);
 	assert_int_equal(setv(b, 3, "-9223372036854775808"), 0);
 	assert_true(b->cols[3].v.i64[0] == INT64_MIN);
+	/* integers: the digit loop (up to 18 digits) and strtoll beyond */
+	assert_int_equal(setv(b, 3, "9223372036854775807"), 0);
+	assert_true(b->cols[3].v.i64[0] == INT64_MAX);
+	assert_int_equal(setv(b, 3, "9223372036854775808"), -1);
+	assert_int_equal(setv(b, 3, "-999999999999999999"), 0);
+	assert_true(b->cols[3].v.i64[0] == -999999999999999999LL);
+	assert_int_equal(setv(b, 2, "-2147483648"), 0);
+	assert_true(b->cols[2].v.i64[0] == INT32_MIN);
+	assert_int_equal(setv(b, 2, "-2147483649"), -1);
+	assert_int_equal(setv(b, 2, "-0"), 0);
+	assert_true(b->cols[2].v.i64[0] == 0);
+	assert_int_equal(setv(b, 2, "-"), -1);
+	assert_int_equal(setv(b, 2, ""), -1);
+	assert_int_equal(setv(b, 2, "12a"), -1);
+	assert_int_equal(setv(b, 2, "1 2"), -1);
+	assert_int_equal(setv(b, 2, "--1"), -1);
 	assert_int_equal(setv(b, 4, "0.30000000000000004"), 0);
 	assert_true(b->cols[4].v.f64[0] == 0.1 + 0.2);
 	assert_int_equal(setv(b, 4, "-Infinity"), 0);

@@ -808,6 +808,15 @@ static void fmt_tok(outbuf *o, const sl_datefmt *f, const dtok *t, const dfields
 	}
 }
 
+/* sl_datefmt_has_fraction: see timeutil.h. */
+int sl_datefmt_has_fraction(const sl_datefmt *f)
+{
+	for (int i = 0; i < f->n; i++)
+		if (f->tok[i].kind == 'S')
+			return 1;
+	return 0;
+}
+
 /* sl_datefmt_format: writes us (read as UTC wall clock) per the pattern into
  * buf (NUL-terminated, truncated to cap); returns the untruncated length. */
 int sl_datefmt_format(const sl_datefmt *f, int64_t us, char *buf, size_t cap)

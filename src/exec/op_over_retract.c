@@ -36,8 +36,13 @@
  * redundant, never wrong).
  *
  * Cost: a change reads and rewrites its partition's state value (O(rows in
- * the partition)) and computes 2n + 1 frames of n + 1 rows each (O(n^2)
- * aggregate folds, 231 for q6's n = 10); fine for q6's partitions (one
+ * the partition)) and computes 2n + 1 frames: each of n + 1 folds (O(n^2),
+ * 231 for q6's n = 10), or, when every aggregate is exact under
+ * retraction (COUNT, SUM and AVG over integers or DECIMAL: `slide`), the
+ * first so and the others from the previous one, one row out and one in
+ * (O(n); floating-point sums are recomputed, so that a row's result never
+ * depends on the path that computed it; q6_sluice, 200 000 events: 3,672 M
+ * -> 3,517 M instructions, the point being larger n).  Fine for q6's partitions (one
  * seller's auctions), quadratic in a partition's size for huge ones.  A
  * partition's state is freed when its last row is retracted.
  *
@@ -66,6 +71,9 @@ typedef struct orx_op {
 	uint32_t slot_size;
 	char *slots;           /* 2 * (n + 1) aligned accumulators (old, new) */
 	int cap;               /* rows of the window batch: 2n + 2 */
+	int slide;             /* every aggregate retracts exactly (COUNT, SUM and
+	                        * AVG over integers or DECIMAL): a row's frame is
+	                        * the previous row's, one row out and one in */
 	sl_state_table *part;
 	sl_emitter out;
 	sl_batch *win;         /* decoded rows of the affected range */
@@ -150,6 +158,22 @@ static int frame_acc(orx_op *o, int first, int j, void *slot, sl_err *err)
 	return 0;
 }
 
+/* The frame of window row j from the frame of row j - 1 (in prev): row
+ * `out` (-1: none) leaves, row j enters.  Only for o->slide, whose
+ * aggregates are exact (integers, DECIMAL, counts), so the accumulator is
+ * the one frame_acc computes, byte for byte: a -U always repeats the +U it
+ * takes back. */
+static int slide(orx_op *o, const void *prev, void *slot, int j, int out, sl_err *err)
+{
+	memcpy(slot, prev, o->slot_size);
+	for (int i = 0; i < o->p.naggs; i++) {
+		int rc = out >= 0 ? sl_agg_add_one(&o->aggs[i], slot, o->win, out, -1, err) : 0;
+		if (rc || (rc = sl_agg_add_one(&o->aggs[i], slot, o->win, j, 1, err)))
+			return rc;
+	}
+	return 0;
+}
+
 static void *slot_at(orx_op *o, int which, int i)
 {
 	return o->slots + ((size_t)which * (size_t)(o->p.preceding + 1) + (size_t)i) * o->slot_size;
@@ -192,7 +216,12 @@ static int frames(orx_op *o, uint32_t n, uint32_t from, uint32_t cnt, int which,
 	int rc = decode_range(o, lo, hi, err);
 	for (uint32_t i = from; !rc && i < hi; i++) {
 		void *s = slot_at(o, which, (int)(i - from));
-		if ((rc = frame_acc(o, 0, (int)(i - lo), s, err)) || !emit)
+		if (i > from && o->slide)
+			rc = slide(o, slot_at(o, which, (int)(i - from - 1)), s, (int)(i - lo),
+			           i > pre ? (int)(i - 1 - pre - lo) : -1, err);
+		else
+			rc = frame_acc(o, 0, (int)(i - lo), s, err);
+		if (rc || !emit)
 			continue;
 		const void *old = slot_at(o, !which, (int)(i - from));
 		if (!memcmp(s, old, o->slot_size))
@@ -448,6 +477,16 @@ sl_op *sl__op_over_retract_new(const sl_over_plan *p, const sl_type *in_types, i
 		o->aggs[i] = p->aggs[i];
 		o->aggs[i].offset = off;
 		off += o->aggs[i].vt->acc_size;
+	}
+	o->slide = 1;
+	for (int i = 0; i < p->naggs; i++) {
+		const sl_agg *a = &o->aggs[i];
+		int k = sl_agg_fast_kind(a);
+		o->slide &= !a->distinct && !a->retract && !a->vt->add_row &&
+		            (!strcmp(a->vt->name, "COUNT") ||
+		             ((!strcmp(a->vt->name, "SUM") || !strcmp(a->vt->name, "AVG")) &&
+		              sl_type_phys(a->arg_type) != SL_PHYS_F64)) &&
+		            k != SL_AGGK_SUM_F64;
 	}
 	o->p.aggs = o->aggs;
 	o->slot_size = off ? (off + 15) / 16 * 16 : 16;

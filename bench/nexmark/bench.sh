@@ -24,7 +24,7 @@
 set -eu
 BUILD=${1:?usage: bench.sh BUILD_DIR [QUERIES]}
 shift
-QUERIES=${*:-q0 q1 q2 q3 q4 q5 q7 q8 q9 q10 q11 q12 q13 q14 q15 q16 q17 q18 q19 q20 q21 q22}
+QUERIES=${*:-q0 q1 q2 q3 q4 q5 q6_sluice q7 q8 q9 q10 q11 q12 q13 q14 q15 q16 q17 q18 q19 q20 q21 q22}
 cd "$(dirname "$0")/../.."
 SCALE=${NEXMARK_BENCH_SCALE:-1}
 DOC=${NEXMARK_BENCH_DOC:-docs/nexmark.md}
@@ -43,7 +43,7 @@ events_of() {
 	floor) n=40000000 ;;
 	q0|q1|q2) n=40000000 ;;
 	q3) n=10000000 ;;
-	q4|q9|q20) n=1000000 ;;
+	q4|q6_sluice|q9|q20) n=1000000 ;;
 	q5) n=5000000 ;;
 	q7) n=2000000 ;;
 	q8) n=25000000 ;;

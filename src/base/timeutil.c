@@ -730,10 +730,27 @@ static void ob_put(outbuf *o, const char *s, size_t n)
 			o->p[o->n] = s[i];
 }
 
+/* Appends v in decimal, zero-padded to width (at most 20) as printf's
+ * "%0*lld" does (a sign counts toward the width).  Why not snprintf:
+ * DATE_FORMAT called it once per field, 29% of Nexmark q16's instructions
+ * (callgrind, 200 000 events). */
 static void ob_num(outbuf *o, int64_t v, int width)
 {
-	char t[24];
-	int n = snprintf(t, sizeof(t), "%0*lld", width > 20 ? 20 : width, (long long)v);
+	char t[48], d[20];
+	int n = 0, nd = 0;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	do {
+		d[nd++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (width > 20)
+		width = 20;
+	if (v < 0)
+		t[n++] = '-';
+	for (int z = (v < 0) + nd; z < width; z++)
+		t[n++] = '0';
+	while (nd)
+		t[n++] = d[--nd];
 	ob_put(o, t, (size_t)n);
 }
 
@@ -771,8 +788,10 @@ static void fmt_tok(outbuf *o, const sl_datefmt *f, const dtok *t, const dfields
 	case 'm': ob_num(o, v->mi, c); break;
 	case 's': ob_num(o, v->s, c); break;
 	case 'S': {
-		char fr[16];
-		snprintf(fr, sizeof(fr), "%06d000", v->us);
+		char fr[9];
+		for (int i = 5, u = v->us; i >= 0; i--, u /= 10)
+			fr[i] = (char)('0' + u % 10);
+		memset(fr + 6, '0', 3);
 		ob_put(o, fr, (size_t)(c > 9 ? 9 : c));
 		break;
 	}
@@ -787,6 +806,15 @@ static void fmt_tok(outbuf *o, const sl_datefmt *f, const dtok *t, const dfields
 	case 'x': ob_put(o, c >= 3 ? "+00:00" : "+00", c >= 3 ? 6 : 3); break;
 	case 'Z': ob_put(o, c >= 4 ? "GMT" : "+0000", c >= 4 ? 3 : 5); break;
 	}
+}
+
+/* sl_datefmt_has_fraction: see timeutil.h. */
+int sl_datefmt_has_fraction(const sl_datefmt *f)
+{
+	for (int i = 0; i < f->n; i++)
+		if (f->tok[i].kind == 'S')
+			return 1;
+	return 0;
 }
 
 /* sl_datefmt_format: writes us (read as UTC wall clock) per the pattern into

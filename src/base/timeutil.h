@@ -132,6 +132,9 @@ typedef struct sl_datefmt sl_datefmt;
 sl_datefmt *sl_datefmt_compile(const char *pattern, char *errbuf, size_t errcap);
 void sl_datefmt_free(sl_datefmt *f);
 int sl_datefmt_format(const sl_datefmt *f, int64_t us, char *buf, size_t cap); /* length */
+/* 1 when f writes a fraction of a second ('S'); otherwise its output is
+ * the same for every instant of one second (callers may reuse it). */
+int sl_datefmt_has_fraction(const sl_datefmt *f);
 int sl_datefmt_parse(const sl_datefmt *f, const char *s, size_t len, int64_t *out_us); /* 0/-1 */
 /* The same; with prefix = 1 text after the pattern is ignored (Java's
  * SimpleDateFormat.parse, which UNIX_TIMESTAMP uses); *has_offset (when not

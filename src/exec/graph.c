@@ -526,6 +526,7 @@ int sl_graph_restore_rescaled(sl_graph *g, sl_snap_reader *r, const int *from, i
 		case SL_OPK_SCAN:
 		case SL_OPK_VALUES:
 		case SL_OPK_JOIN: /* keeps the largest of its creation numbers */
+		case SL_OPK_INTERVAL_JOIN: /* the same: its rows' numbers */
 			all = 1;
 			break;
 		case SL_OPK_WINDOW_AGG:

@@ -55,6 +55,8 @@ typedef struct group_op {
 	sl_state_table *strs;   /* string MIN/MAX/FIRST/LAST values (agg.h) */
 	sl_state_table *vals;   /* MIN/MAX over updating input (agg.h) */
 	int has_str, has_retract;
+	uint8_t *is_str;        /* per aggregate: sl_agg_is_str (asked once: it
+	                         * was 5% of Nexmark q16 asked per row) */
 	sl_buf vbuf;            /* work buffer of sl_agg_vals_add */
 	sl_buf skey;
 	sl_emitter out;         /* emit.h; sources tracked (sl_emitter_track_src) */
@@ -81,7 +83,7 @@ static int build_row(group_op *o, sl_batch *b, const void *slot, uint8_t op, int
 	if (sl_rowcodec_decode(o->key.p, (uint32_t)o->key.len, b, kc, o->p.nkeys, row) < 0)
 		return sl_err_set(err, SL_ESTATE, "group state: malformed key");
 	for (int i = 0; i < o->p.naggs; i++) {
-		int rc = o->has_str && sl_agg_is_str(&o->aggs[i])
+		int rc = o->is_str[i]
 		       ? sl_agg_str_result(&o->aggs[i], i, o->strs, 0, o->key.p, o->key.len, &o->skey, b,
 		                           &b->cols[o->p.nkeys + i], row)
 		       : o->aggs[i].vt->result(&o->aggs[i], (const char *)slot + o->aggs[i].offset,
@@ -96,7 +98,7 @@ static int build_row(group_op *o, sl_batch *b, const void *slot, uint8_t op, int
 static void drop_strs(group_op *o)
 {
 	for (int i = 0; o->has_str && i < o->p.naggs; i++)
-		if (sl_agg_is_str(&o->aggs[i]))
+		if (o->is_str[i])
 			sl_agg_str_delete(i, o->strs, 0, o->key.p, o->key.len, &o->skey);
 	for (int i = 0; o->has_retract && i < o->p.naggs; i++)
 		if (o->aggs[i].retract)
@@ -160,7 +162,7 @@ static int fold(group_op *o, void *slot, const sl_batch *in, int row, int sign, 
 		int rc = a->retract
 		       ? sl_agg_vals_add(a, i, o->vals, o->strs, 0, o->key.p, o->key.len, slot, in, row,
 		                         sign, &o->skey, &o->vbuf, err)
-		       : o->has_str && sl_agg_is_str(a)
+		       : o->is_str[i]
 		       ? sl_agg_str_add(a, i, o->strs, 0, o->key.p, o->key.len, in, row, &o->skey, err)
 		       : sl_agg_add_one(a, slot, in, row, sign, err);
 		if (rc)
@@ -231,7 +233,7 @@ static int mb_touch(group_op *o, int64_t wm, sl_err *err)
 		sl_rowcodec_decode(o->key.p, len, o->pre, kc, o->p.nkeys, r);
 		for (int i = 0; i < o->p.naggs; i++) {
 			sl_col *oc = &o->pre->cols[o->p.nkeys + i];
-			if (o->has_str && sl_agg_is_str(&o->aggs[i]))
+			if (o->is_str[i])
 				sl_agg_str_result(&o->aggs[i], i, o->strs, 0, o->key.p, len, &o->skey, o->pre,
 				                  oc, r);
 			else
@@ -363,6 +365,7 @@ static void group_close(sl_op *op)
 	sl_buf_deinit(&o->vbuf);
 	free(o->key_cols);
 	free(o->aggs);
+	free(o->is_str);
 }
 
 static const sl_op_vtab group_vtab = {
@@ -391,7 +394,8 @@ sl_op *sl_op_group_agg_new(const sl_group_agg_plan *p, const sl_type *in_types, 
 	}
 	o->key_cols = calloc((size_t)p->nkeys + 1, sizeof(int));
 	o->aggs = calloc((size_t)p->naggs + 1, sizeof(sl_agg));
-	if (!o->key_cols || !o->aggs) {
+	o->is_str = calloc((size_t)p->naggs + 1, 1);
+	if (!o->key_cols || !o->aggs || !o->is_str) {
 		sl_op_free(&o->base); /* calls its close */
 		sl_err_set(err, SL_ENOMEM, "out of memory");
 		return NULL;
@@ -404,7 +408,8 @@ sl_op *sl_op_group_agg_new(const sl_group_agg_plan *p, const sl_type *in_types, 
 		o->aggs[i].offset = off;
 		off += o->aggs[i].vt->acc_size;
 		o->has_distinct |= p->aggs[i].distinct;
-		o->has_str |= sl_agg_is_str(&o->aggs[i]);
+		o->is_str[i] = (uint8_t)sl_agg_is_str(&o->aggs[i]);
+		o->has_str |= o->is_str[i];
 		o->has_retract |= o->aggs[i].retract;
 	}
 	o->p.aggs = o->aggs;

@@ -366,6 +366,8 @@ static int over_ident(tbuf *o, const sl_over_plan *p, const sl_type *in, int nin
 		return rc;
 	tprintf(o, " frame=%s preceding=%lld", p->rows ? "ROWS" : "RANGE",
 	        (long long)p->preceding);
+	if (p->retract)
+		tprintf(o, " retract=1");
 	put_aggs(o, p->aggs, p->naggs, in, nin);
 	put_types(o, "in", in, nin);
 	return 0;

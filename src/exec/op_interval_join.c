@@ -36,27 +36,52 @@
  * r carries that shift of W_before(r); an outer row padded at expiry
  * carries the shift of its bound E (the watermark passed E + 1).
  *
- * State.  Tables "left"/"right": namespace 0, key = encoded join key,
- * value = list of records (join.h) with the row's time in `time` and its
- * match count in `aux`.  Tables "ltimers"/"rtimers" (keyed timers,
- * timers.h): namespace = the expiry instant E of a stored row, key = its
- * join key; firing a timer rewrites the key's list without the rows with
- * E < W.  So a row's state is freed as soon as the watermark passes its
- * bound.  Built on the join base (join_base.h: keys, record lists, chunked
+ * State (version 2).  Tables "left_rows"/"right_rows", namespace 0, are
+ * map tables (state.h, sl_state_table_set_prefix) whose prefix is the
+ * encoded join key: each stored row is its own entry, key = join key ++ an
+ * 8-byte big-endian row number (the operator's, snapshotted), value = one
+ * record (join.h) with the row's time in `time` and its match count in
+ * `aux`.  Tables "lexpiry"/"rexpiry" (keyed timers, timers.h): namespace =
+ * the expiry instant E of a stored row, key = the row's entry key; firing
+ * one deletes that entry (emitting it padded if it is an outer row that
+ * never matched).  Both are partitioned by the join key (key groups).  So
+ * storing or expiring a row costs the same however many rows its key
+ * holds, and a probe visits the other side's rows of the key (in row
+ * number order, so the output is the same on every backend).  Version 1
+ * kept one list value per join key ("left"/"right", timers
+ * "ltimers"/"rtimers"), read and rewritten whole for each row stored or
+ * expired: Nexmark q7 stores every bid under its price, and the copies of
+ * the popular prices' lists were 23% of its instructions.  A snapshot
+ * holding version 1's tables is refused, naming the operator (vt.retired).
+ * Built on the join base (join_base.h: keys, record lists, chunked
  * matching with the time bounds as the pre-filter, padded output).
  */
 #include "join_base.h"
 #include "timers.h"
+#include "../data/rowcodec.h"
 #include "sluice.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* A probed entry: its row number, its record's offset in `list`, the
+ * match count it had. */
+typedef struct probed {
+	uint64_t seq;
+	size_t off;
+	int64_t aux;
+} probed;
+
 typedef struct ijoin_op {
-	sl_join_base b;            /* first (join_base.h): tables "left", "right" */
+	sl_join_base b;            /* first (join_base.h): tables "left_rows", "right_rows" */
 	int time_col[2];
-	sl_timers tm[2];           /* "ltimers", "rtimers" (timers.h) */
-	sl_buf list;
+	sl_timers tm[2];           /* "lexpiry", "rexpiry" (timers.h) */
+	sl_buf list, tmp, mk, rec;
+	probed *pr;                /* the probed entries, in list order */
+	size_t npr, prcap, tmpn;
+	sl_type *ktypes;           /* join key types of each side (nkeys each) */
+	sl_state_pkey_cols_ctx pkc[2];
+	uint64_t seq;              /* the next row number */
 	int64_t fired;             /* rows with E < fired are gone */
 } ijoin_op;
 
@@ -89,47 +114,38 @@ static int64_t expiry(const ijoin_op *o, int s, int64_t ts)
 	return s == 0 ? sat_add(ts, -o->b.p.lo) : sat_add(ts, o->b.p.hi);
 }
 
-/* Drops the rows of key (side s) with E < w, emitting unmatched outer ones. */
-static int expire_key(ijoin_op *o, int s, const char *key, uint32_t klen, int64_t w, sl_err *err)
-{
-	int rc = sl__jlist_load(o->b.st[s], 0, key, klen, &o->list, err);
-	if (rc)
-		return rc;
-	char *p = o->list.p, *end = p + o->list.len, *keep = p;
-	while (p < end) {
-		sl_jrec r;
-		const char *q = p;
-		if (sl__jrec_read(&q, end, &r))
-			return sl_err_set(err, SL_ESTATE, "interval join state: malformed record");
-		size_t sz = (size_t)(q - p);
-		int64_t e = expiry(o, s, r.time);
-		if (e < w) {
-			if (o->b.outer[s] && r.aux == 0 &&
-			    (rc = sl__joiner_emit_stored(&o->b.j, s, r.row, r.len, SL_INSERT,
-			                                 out_wm(o, e), err)))
-				return rc;
-		} else {
-			memmove(keep, p, sz);
-			keep += sz;
-		}
-		p += sz;
-	}
-	o->list.len = (size_t)(keep - o->list.p);
-	return sl__jlist_store(&o->b, o->b.st[s], 0, key, klen, &o->list, err);
-}
-
 typedef struct expire_ctx {
 	ijoin_op *o;
 	int side;
 	int64_t w;
 } expire_ctx;
 
-/* A due timer (timers.h): expires its key's rows of one side. */
+/* A due timer (timers.h): its key is a stored row's entry key; the row
+ * goes (an outer row that never matched is emitted padded first). */
 static int expire_cb(void *ctx, int64_t ts, const void *key, uint32_t klen, sl_err *err)
 {
 	expire_ctx *x = ctx;
+	ijoin_op *o = x->o;
+	int s = x->side;
 	(void)ts;
-	return expire_key(x->o, x->side, key, klen, x->w, err);
+	const void *v;
+	uint32_t vlen;
+	if (!sl_state_get_var(o->b.st[s], 0, key, klen, &v, &vlen))
+		return 0; /* never for timers this operator set */
+	sl_jrec r;
+	const char *q = v;
+	if (sl__jrec_read(&q, (const char *)v + vlen, &r))
+		return sl_err_set(err, SL_ESTATE, "interval join state: malformed record");
+	int64_t e = expiry(o, s, r.time);
+	if (o->b.outer[s] && r.aux == 0) {
+		/* the emitter copies the row: the state's bytes may move after */
+		int rc = sl__joiner_emit_stored(&o->b.j, s, r.row, r.len, SL_INSERT, out_wm(o, e),
+		                                err);
+		if (rc)
+			return rc;
+	}
+	sl_state_delete(o->b.st[s], 0, key, klen);
+	return 0;
 }
 
 /* Expires every stored row whose bound the merged watermark w passed: the
@@ -180,6 +196,98 @@ static int on_match(void *ctx, char *rec, const sl_jrec *r, int cand, sl_err *er
 	return 0;
 }
 
+/* sl_state_prefix_scan callback: appends a probed entry's record to
+ * o->list and its number to o->pr. */
+static int probe_cb(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                    sl_err *err)
+{
+	ijoin_op *o = ctx;
+	sl_jrec r;
+	const char *q = val;
+	if (klen < 8 || sl__jrec_read(&q, (const char *)val + vlen, &r) ||
+	    q != (const char *)val + vlen)
+		return sl_err_set(err, SL_ESTATE, "interval join state: malformed entry");
+	if (o->npr == o->prcap) {
+		size_t cap = o->prcap ? o->prcap * 2 : 64;
+		void *p = realloc(o->pr, cap * sizeof(*o->pr));
+		if (!p)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		o->pr = p;
+		o->prcap = cap;
+	}
+	const uint8_t *k = (const uint8_t *)key + klen - 8;
+	uint64_t seq = 0;
+	for (int i = 0; i < 8; i++)
+		seq = seq << 8 | k[i];
+	o->pr[o->npr++] = (probed){seq, o->list.len, r.aux};
+	if (sl_buf_append(&o->list, val, vlen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int probed_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const probed *)a)->seq, y = ((const probed *)b)->seq;
+	return (x > y) - (x < y);
+}
+
+/* Puts o->list (and o->pr) in row number order when the backend scanned
+ * the entries in another order. */
+static int probe_sort(ijoin_op *o, sl_err *err)
+{
+	int sorted = 1;
+	for (size_t i = 1; i < o->npr && sorted; i++)
+		sorted = o->pr[i - 1].seq < o->pr[i].seq;
+	if (sorted)
+		return 0;
+	qsort(o->pr, o->npr, sizeof(*o->pr), probed_cmp);
+	sl_buf_clear(&o->tmp);
+	for (size_t i = 0; i < o->npr; i++) {
+		const char *q = o->list.p + o->pr[i].off;
+		sl_jrec r;
+		if (sl__jrec_read(&q, o->list.p + o->list.len, &r))
+			return sl_err_set(err, SL_ESTATE, "interval join state: malformed record");
+		size_t off = o->tmp.len;
+		if (sl_buf_append(&o->tmp, o->list.p + o->pr[i].off, SL_JREC_HDR + r.len))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		o->pr[i].off = off;
+	}
+	sl_buf t = o->list;
+	o->list = o->tmp;
+	o->tmp = t;
+	return 0;
+}
+
+/* The entry key of row number seq under the current join key, in o->mk. */
+static int entry_key(ijoin_op *o, uint64_t seq)
+{
+	uint8_t be[8];
+	for (int i = 0; i < 8; i++)
+		be[i] = (uint8_t)(seq >> (56 - 8 * i));
+	sl_buf_clear(&o->mk);
+	return sl_buf_append(&o->mk, o->b.key.p, o->b.key.len) || sl_buf_append(&o->mk, be, 8);
+}
+
+/* Writes back the probed records of side os whose match count changed. */
+static int write_back(ijoin_op *o, int os, sl_err *err)
+{
+	for (size_t i = 0; i < o->npr; i++) {
+		const char *q = o->list.p + o->pr[i].off;
+		sl_jrec r;
+		if (sl__jrec_read(&q, o->list.p + o->list.len, &r))
+			return sl_err_set(err, SL_ESTATE, "interval join state: malformed record");
+		if (r.aux == o->pr[i].aux)
+			continue;
+		if (entry_key(o, o->pr[i].seq))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		int rc = sl_state_put_var(o->b.st[os], 0, o->mk.p, (uint32_t)o->mk.len,
+		                          o->list.p + o->pr[i].off, SL_JREC_HDR + r.len);
+		if (rc)
+			return sl_err_set(err, rc, "interval join state: write failed");
+	}
+	return 0;
+}
+
 /* Joins input row (s, in, row, ts) with the other side; *nm = matches. */
 static int match_other(ijoin_op *o, int s, const sl_batch *in, int row, int64_t ts, int64_t wm,
                        int64_t *nm, sl_err *err)
@@ -188,13 +296,18 @@ static int match_other(ijoin_op *o, int s, const sl_batch *in, int row, int64_t 
 	const sl_buf *key = &o->b.key;
 	match_ctx m = {o, s, ts, wm, 0, 0};
 	*nm = 0;
-	if ((rc = sl__jlist_load(o->b.st[os], 0, key->p, (uint32_t)key->len, &o->list, err)) ||
+	sl_buf_clear(&o->list);
+	o->npr = 0;
+	if ((rc = sl_state_prefix_scan(o->b.st[os], 0, key->p, (uint32_t)key->len, probe_cb, o,
+	                               err)))
+		return rc < 0 ? rc : sl_err_set(err, SL_ESTATE, "interval join state: scan stopped");
+	if (!o->npr)
+		return 0;
+	if ((rc = probe_sort(o, err)) ||
 	    (rc = sl__join_match(&o->b, s, in, row, &o->list, in_bounds, on_match, &m, err)))
 		return rc;
 	*nm = m.nm;
-	return m.changed ? sl__jlist_store(&o->b, o->b.st[os], 0, key->p, (uint32_t)key->len,
-	                                   &o->list, err)
-	                 : 0;
+	return m.changed ? write_back(o, os, err) : 0;
 }
 
 /* Joins and stores row `row` of input s (not late); w: the watermark the
@@ -220,13 +333,14 @@ static int ijoin_row(ijoin_op *o, int s, const sl_batch *in, int row, int64_t w,
 			return sl__joiner_emit_in(&o->b.j, s, in, row, NULL, 0, SL_INSERT, wm, err);
 		return 0;
 	}
-	if ((rc = sl__jlist_load(o->b.st[s], 0, key->p, (uint32_t)key->len, &o->list, err)))
-		return rc;
-	if (sl__jrec_append(&o->list, in, row, 1, nm, ts))
+	(void)key;
+	sl_buf_clear(&o->rec);
+	if (entry_key(o, o->seq++) || sl__jrec_append(&o->rec, in, row, 1, nm, ts))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if ((rc = sl__jlist_store(&o->b, o->b.st[s], 0, key->p, (uint32_t)key->len, &o->list, err)))
-		return rc;
-	return sl_timers_set(&o->tm[s], e, key->p, (uint32_t)key->len, err);
+	if ((rc = sl_state_put_var(o->b.st[s], 0, o->mk.p, (uint32_t)o->mk.len, o->rec.p,
+	                           (uint32_t)o->rec.len)))
+		return sl_err_set(err, rc, "interval join state: write failed");
+	return sl_timers_set(&o->tm[s], e, o->mk.p, (uint32_t)o->mk.len, err);
 }
 
 static int ijoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
@@ -254,15 +368,54 @@ static int ijoin_watermark(sl_op *op, int64_t wm, sl_err *err)
 	return rc ? rc : sl_op_emit_watermark(op, out_wm(o, wm), err);
 }
 
+/* The next row number, when rows are stored (as the regular join's). */
+static int ijoin_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
+{
+	ijoin_op *o = (ijoin_op *)op;
+	if (sl_state_count(o->b.st[0]) + sl_state_count(o->b.st[1]) > 0)
+		sl_snap_put_i64(w, (int64_t)o->seq);
+	return 0;
+}
+
+/* At another parallelism every old instance's number comes (graph.c):
+ * the largest is above every restored entry's. */
+static int ijoin_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
+{
+	ijoin_op *o = (ijoin_op *)op;
+	if (r->len == 0) /* no row stored */
+		return 0;
+	int64_t seq = sl_snap_get_i64(r);
+	if (!sl_snap_reader_ok(r) || seq < 0)
+		return sl_err_set(err, SL_ESTATE, "interval join: damaged snapshot");
+	if ((uint64_t)seq > o->seq)
+		o->seq = (uint64_t)seq;
+	return 0;
+}
+
 static int ijoin_open(sl_op *op, sl_err *err)
 {
 	ijoin_op *o = (ijoin_op *)op;
-	static const char *const names[2] = {"left", "right"}, *tnames[2] = {"ltimers", "rtimers"};
+	static const char *const names[2] = {"left_rows", "right_rows"};
+	static const char *const tnames[2] = {"lexpiry", "rexpiry"};
 	static const char *const none[2] = {NULL, NULL};
-	for (int s = 0; s < 2; s++) /* left, ltimers, right, rtimers: the snapshot's order */
+	int n = o->b.p.nkeys;
+	o->ktypes = malloc(sizeof(sl_type) * (size_t)(2 * n));
+	if (!o->ktypes)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int s = 0; s < 2; s++) { /* rows, then expiry, per side: the snapshot's order */
+		const sl_type *t = s == 0 ? o->b.p.ltypes : o->b.p.rtypes;
+		for (int i = 0; i < n; i++)
+			o->ktypes[s * n + i] = t[o->b.keys[s][i]];
+		o->pkc[s].types = o->ktypes + s * n;
+		o->pkc[s].n = n;
 		if (sl__join_base_table(&o->b, s, names[s], err) ||
 		    sl_timers_open(&o->tm[s], op, tnames[s], err))
 			return err->code;
+		/* the join key, in front of every entry key, is the partitioning
+		 * key of key groups (for the timers too) and what a probe visits */
+		sl_state_table_set_prefix(o->b.st[s], sl_state_pkey_cols, &o->pkc[s]);
+		sl_state_table_set_pkey(o->tm[s].t, sl_state_pkey_cols, &o->pkc[s]);
+	}
 	return sl__join_base_open(&o->b, none, err);
 }
 
@@ -271,9 +424,19 @@ static void ijoin_close(sl_op *op)
 	ijoin_op *o = (ijoin_op *)op;
 	sl__join_base_close(&o->b);
 	sl_buf_deinit(&o->list);
+	sl_buf_deinit(&o->tmp);
+	sl_buf_deinit(&o->mk);
+	sl_buf_deinit(&o->rec);
+	free(o->pr);
+	free(o->ktypes);
+	o->pr = NULL;
+	o->ktypes = NULL;
 	sl_timers_deinit(&o->tm[0]);
 	sl_timers_deinit(&o->tm[1]);
 }
+
+/* The tables of state version 1 (one list value per join key). */
+static const char *const retired[] = {"left", "right", "ltimers", "rtimers", NULL};
 
 static const sl_op_vtab ijoin_vtab = {
 	.name = "IntervalJoin",
@@ -282,7 +445,10 @@ static const sl_op_vtab ijoin_vtab = {
 	.open = ijoin_open,
 	.process = ijoin_process,
 	.watermark = ijoin_watermark,
+	.snapshot = ijoin_snapshot,
+	.restore = ijoin_restore,
 	.close = ijoin_close,
+	.retired = retired,
 };
 
 sl_op *sl_op_interval_join_new(const sl_join_plan *p, sl_err *err)

@@ -7,7 +7,9 @@
  *                RANGE BETWEEN INTERVAL 'd' PRECEDING AND CURRENT ROW |
  *                RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
  * The operator's output is its input columns followed by one column per
- * aggregate call; it is append-only.
+ * aggregate call; it is append-only.  Over an updating input (retract set)
+ * op_over_retract.c does the work instead: ROWS n PRECEDING frames only,
+ * ordered by any BIGINT/TIMESTAMP column, and its output is updating.
  */
 #ifndef SL_OP_OVER_H
 #define SL_OP_OVER_H
@@ -32,9 +34,20 @@ typedef struct sl_over_plan {
 	const int *sort_cols;
 	const uint8_t *sort_desc;
 	const uint8_t *sort_nulls_first;
+	int retract;            /* the input is updating: op_over_retract.c
+	                         * (time_col is then any i64 column) */
 } sl_over_plan;
+
+/* The largest n of ROWS n PRECEDING over an updating input (each change
+ * costs O(n^2) aggregate folds, op_over_retract.c). */
+#define SL_OVER_RETRACT_MAX_PRECEDING 1000
 
 /* Output columns: the input's, then the aggregates (aggs[i].out_type). */
 sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int nin, sl_err *err);
+
+/* The operator of p->retract (op_over_retract.c; sl_op_over_agg_new calls
+ * it): output columns as above, updating.  NULL with err set. */
+sl_op *sl__op_over_retract_new(const sl_over_plan *p, const sl_type *in_types, int nin,
+                               sl_err *err);
 
 #endif

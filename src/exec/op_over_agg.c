@@ -561,6 +561,8 @@ static int frame_col(over_op *o, int c)
 
 sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int nin, sl_err *err)
 {
+	if (p->retract)
+		return sl__op_over_retract_new(p, in_types, nin, err);
 	over_op *o = calloc(1, sizeof(*o));
 	if (!o) {
 		sl_err_set(err, SL_ENOMEM, "out of memory");

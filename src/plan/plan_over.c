@@ -862,10 +862,6 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 	if (r->tvf_in)
 		return sl__plan_error(p, c0->line, c0->col, SL_ENOTSUP,
 		                      "OVER aggregates over a window TVF are not supported yet");
-	if (r->updating)
-		return sl__plan_error(p, c0->line, c0->col, SL_ENOTSUP,
-		                      "OVER aggregates over an updating input (made by %s) are not "
-		                      "supported yet", r->upd_op ? r->upd_op : "an operator");
 	const sl_ast_window *w = NULL;
 	const char *wt = NULL;
 	for (int i = 0; i < c.n; i++) {
@@ -898,14 +894,32 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 		return sl__plan_error(p, w->order[0].line, w->order[0].col, SL_ENOTSUP,
 		                      "processing-time OVER aggregates are not supported yet "
 		                      "(ORDER BY the table's rowtime)");
-	if (!ox || ox->kind != SL_EX_COL || ox->col != r->rowtime || r->rowtime < 0 ||
-	    w->order[0].desc)
+	if (r->updating) {
+		/* op_over_retract.c: ROWS n PRECEDING ordered by one BIGINT or
+		 * TIMESTAMP column, kept in order in state (no watermark) */
+		if (!ox || ox->kind != SL_EX_COL || sl_type_phys(ox->type) != SL_PHYS_I64 ||
+		    w->order[0].desc)
+			return sl__plan_error(p, w->line, w->col, SL_ENOTSUP,
+			                      "OVER aggregates over an updating input (made by %s) must "
+			                      "be ordered by one BIGINT or TIMESTAMP column, ascending",
+			                      r->upd_op ? r->upd_op : "an operator");
+		op.retract = 1;
+	} else if (!ox || ox->kind != SL_EX_COL || ox->col != r->rowtime || r->rowtime < 0 ||
+	           w->order[0].desc)
 		return sl__plan_error(p, w->line, w->col, SL_ENOTSUP,
 		                      "OVER aggregates must be ordered by the input's event-time "
 		                      "attribute (a column with a WATERMARK), ascending");
 	op.time_col = ox->col;
 	if (over_frame(p, w, &op))
 		return NULL;
+	if (op.retract && (!op.rows || op.preceding < 0 ||
+	                   op.preceding > SL_OVER_RETRACT_MAX_PRECEDING))
+		return sl__plan_error(p, w->line, w->col, SL_ENOTSUP,
+		                      "OVER aggregates over an updating input (made by %s) need a "
+		                      "ROWS BETWEEN n PRECEDING AND CURRENT ROW frame (n <= %d); "
+		                      "RANGE and UNBOUNDED frames are not supported yet",
+		                      r->upd_op ? r->upd_op : "an operator",
+		                      SL_OVER_RETRACT_MAX_PRECEDING);
 	int *keys = sl_arena_calloc(p->a, sizeof(int) * (size_t)(w->npartition + 1));
 	for (int i = 0; i < w->npartition; i++) {
 		sl_expr *k = sl__bind_expr(p, &s, w->partition[i]);
@@ -940,6 +954,10 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 	}
 	out->rowtime = r->rowtime;
 	out->proctime = r->proctime;
+	if (op.retract) { /* a full retract stream, its rows' aggregates updated */
+		out->updating = 1;
+		out->upd_op = "OverAggregate";
+	}
 	sl_buf lb;
 	sl_buf_init(&lb);
 	sl_buf_printf(&lb, "OverAggregate(window=[%s], select=[", wt);

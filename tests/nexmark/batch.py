@@ -162,6 +162,19 @@ BATCH = {
              ON c.ws = m.ws AND c.num >= m.maxn""",
     # the sink's columns are (auction, bidder, price, ...) and the query
     # writes B.price into bidder and B.bidder into price, by position
+    # q6 as bench/nexmark/queries/q6_sluice.sql (the published text made
+    # valid SQL): the final state of its OVER over the Top-1's updating
+    # output is the window function over the final winners (ties on price:
+    # the earlier bid wins, as the Top-1 keeps arrival order); AVG of a
+    # BIGINT truncates
+    "q6_sluice": """SELECT CAST(seller AS TEXT), SUM(price) OVER w / COUNT(price) OVER w FROM (
+               SELECT A.id, A.seller, B.price, B.dateTime AS dt,
+                      ROW_NUMBER() OVER (PARTITION BY A.id, A.seller
+                                         ORDER BY B.price DESC, B.dateTime ASC) AS rn
+               FROM auction A, bid B
+               WHERE A.id = B.auction AND B.dateTime BETWEEN A.dateTime AND A.expires)
+             WHERE rn <= 1
+             WINDOW w AS (PARTITION BY seller ORDER BY dt ROWS BETWEEN 10 PRECEDING AND CURRENT ROW)""",
     "q7": """SELECT B.auction, B.price, B.bidder, B.dateTime, B.extra FROM bid B
              JOIN (SELECT MAX(price) AS maxprice, (dateTime / 10000) * 10000 + 10000 AS we
                    FROM bid GROUP BY (dateTime / 10000)) B1

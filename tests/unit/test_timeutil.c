@@ -190,6 +190,19 @@ static void test_patterns(void **st)
 	check_pat("HH 'o''clock'", t, "21 o'clock");
 	check_pat("G yyyy-LLL-dd u k K a F", t, "AD 2026-Aug-01 6 21 9 PM 1");
 	check_pat("k:mm K a", TS("2026-08-01 00:30:00"), "24:30 0 AM");
+	/* digits written without printf (timeutil.c ob_num): padding, the
+	 * fraction's 9 places, a year before 1 */
+	check_pat("yyyyyy SSSSSSSSS", t, "002026 123456000");
+	check_pat("yyyy-MM-dd S", TS("2026-08-01 00:00:00.05"), "2026-08-01 0");
+	{
+		char err[128], b[64];
+		sl_datefmt *f = sl_datefmt_compile("yyyyy/yy", err, sizeof(err));
+		/* 0001-01-01 minus 50 years of days: proleptic year -49 */
+		int64_t us = (sl_days_from_civil(-49, 3, 1)) * SL_US_PER_DAY;
+		sl_datefmt_format(f, us, b, sizeof(b));
+		assert_string_equal(b, "-0049/51");
+		sl_datefmt_free(f);
+	}
 	{
 		char err[128];
 		int64_t v;

@@ -20,8 +20,9 @@
  * columns, in order (docs/parallel.md §2, "The rule that makes a hash
  * exchange correct"), and the instance owning it (sl_keygroup_instance),
  * for every row of the input batch first (a key of one 8-byte integer
- * column hashed from the value, another key of one column formed on the
- * stack, sl_rowcodec_key1, and hashed inline), then each channel's rows,
+ * column hashed from the value, of one string column hashed from its
+ * bytes where they lie, another key of one column formed on the stack,
+ * sl_rowcodec_key1, and hashed inline), then each channel's rows,
  * in input order, appended as runs.  REBALANCE: all rows of an
  * input batch to one channel, the next batch to the next channel.
  * A channel found full, or a pool found empty, is waited for by the
@@ -326,7 +327,9 @@ static inline uint32_t target_of(const xsend *x, int32_t m)
  * of the row codec's key form of the key columns (docs/parallel.md §2,
  * "The rule that makes a hash exchange correct").  A key of one 8-byte
  * integer column is hashed from the value (i64_key_murmur), a key of one
- * other column that is not a ROW is formed on the stack
+ * string column from its bytes (sl_keygroup_hash_str_inline; strings
+ * shorter than 3 bytes are formed), a key of one other column that is
+ * not a ROW is formed on the stack
  * (sl_rowcodec_key1, the same bytes), other keys in x->key by
  * sl_rowcodec_key. */
 static int hash_targets(xsend *x, const sl_batch *in, sl_err *err)
@@ -338,6 +341,31 @@ static int hash_targets(xsend *x, const sl_batch *in, sl_err *err)
 		SL_BATCH_FOREACH(in, k, row) {
 			x->tgt[k] = c1->null[row] ? x->inst_of[sl_keygroup_of_inline("\1", 1, x->maxp)]
 			                          : target_of(x, i64_key_murmur((uint64_t)c1->v.i64[row]));
+		}
+		return 0;
+	}
+#endif
+#ifdef SL_KG_HASH_STR
+	if (c1 && sl_type_phys(c1->type) == SL_PHYS_STR) {
+		/* a string key hashed where it lies (sl_keygroup_hash_str_inline:
+		 * forming it on the stack stalled the hash's first load) */
+		const uint8_t *nul = c1->null;
+		const sl_str *v = c1->v.str;
+		uint32_t *tgt = x->tgt, null_t = x->inst_of[sl_keygroup_of_inline("\1", 1, x->maxp)];
+		SL_BATCH_FOREACH(in, k, row) {
+			int64_t len = v[row].len;
+			if (nul[row])
+				tgt[k] = null_t;
+			else if (len >= 3 && len <= INT32_MAX)
+				tgt[k] = target_of(x, sl_keygroup_murmur_inline((int32_t)
+				                   sl_keygroup_hash_str_inline(v[row].ptr, (uint32_t)len)));
+			else { /* short: the form */
+				x->key.len = 0;
+				if (sl_rowcodec_key(in, x->cols, 1, row, &x->key))
+					return sl_err_set(err, SL_ENOMEM, "out of memory");
+				tgt[k] = target_of(x, sl_keygroup_murmur_inline((int32_t)
+				                   sl_keygroup_hash_inline(x->key.p, (uint32_t)x->key.len)));
+			}
 		}
 		return 0;
 	}

@@ -318,9 +318,9 @@ static inline int32_t i64_key_murmur(uint64_t v)
  * integer divisions (sl_keygroup_of_inline, sl_keygroup_instance) were a
  * fifth of the sender's samples in perf of bench job 1 at parallelism 2
  * (an idiv costs tens of cycles; callgrind counts it as one). */
-static inline uint32_t target_of(const xsend *x, int32_t m)
+static inline uint32_t target_of(const uint16_t *inst_of, uint32_t kg_mask, int maxp, int32_t m)
 {
-	return x->inst_of[x->kg_mask ? (uint32_t)m & x->kg_mask : (uint32_t)(m % x->maxp)];
+	return inst_of[kg_mask ? (uint32_t)m & kg_mask : (uint32_t)(m % maxp)];
 }
 
 /* The target channel of every live row: the instance owning the key group
@@ -336,11 +336,20 @@ static int hash_targets(xsend *x, const sl_batch *in, sl_err *err)
 {
 	char kb[128];
 	const sl_col *c1 = x->ncols == 1 ? &in->cols[x->cols[0]] : NULL;
+	/* in locals: with -fno-strict-aliasing every store to tgt[] would
+	 * reload them from x */
+	const uint16_t *inst = x->inst_of;
+	uint32_t mask = x->kg_mask, *tgt = x->tgt;
+	int maxp = x->maxp, live = sl_batch_live(in);
+	const uint32_t *sel = in->sel;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (c1 && sl_type_phys(c1->type) == SL_PHYS_I64) {
-		SL_BATCH_FOREACH(in, k, row) {
-			x->tgt[k] = c1->null[row] ? x->inst_of[sl_keygroup_of_inline("\1", 1, x->maxp)]
-			                          : target_of(x, i64_key_murmur((uint64_t)c1->v.i64[row]));
+		const uint8_t *nul = c1->null;
+		const int64_t *v = c1->v.i64;
+		uint32_t null_t = inst[sl_keygroup_of_inline("\1", 1, maxp)];
+		for (int k = 0; k < live; k++) {
+			int row = sel ? (int)sel[k] : k;
+			tgt[k] = nul[row] ? null_t : target_of(inst, mask, maxp, i64_key_murmur((uint64_t)v[row]));
 		}
 		return 0;
 	}
@@ -351,19 +360,20 @@ static int hash_targets(xsend *x, const sl_batch *in, sl_err *err)
 		 * forming it on the stack stalled the hash's first load) */
 		const uint8_t *nul = c1->null;
 		const sl_str *v = c1->v.str;
-		uint32_t *tgt = x->tgt, null_t = x->inst_of[sl_keygroup_of_inline("\1", 1, x->maxp)];
-		SL_BATCH_FOREACH(in, k, row) {
+		uint32_t null_t = inst[sl_keygroup_of_inline("\1", 1, maxp)];
+		for (int k = 0; k < live; k++) {
+			int row = sel ? (int)sel[k] : k;
 			int64_t len = v[row].len;
 			if (nul[row])
 				tgt[k] = null_t;
 			else if (len >= 3 && len <= INT32_MAX)
-				tgt[k] = target_of(x, sl_keygroup_murmur_inline((int32_t)
+				tgt[k] = target_of(inst, mask, maxp, sl_keygroup_murmur_inline((int32_t)
 				                   sl_keygroup_hash_str_inline(v[row].ptr, (uint32_t)len)));
 			else { /* short: the form */
 				x->key.len = 0;
 				if (sl_rowcodec_key(in, x->cols, 1, row, &x->key))
 					return sl_err_set(err, SL_ENOMEM, "out of memory");
-				tgt[k] = target_of(x, sl_keygroup_murmur_inline((int32_t)
+				tgt[k] = target_of(inst, mask, maxp, sl_keygroup_murmur_inline((int32_t)
 				                   sl_keygroup_hash_inline(x->key.p, (uint32_t)x->key.len)));
 			}
 		}
@@ -380,7 +390,7 @@ static int hash_targets(xsend *x, const sl_batch *in, sl_err *err)
 			key = x->key.p;
 			len = (int)x->key.len;
 		}
-		x->tgt[k] = len ? target_of(x, sl_keygroup_murmur_inline((int32_t)
+		tgt[k] = len ? target_of(inst, mask, maxp, sl_keygroup_murmur_inline((int32_t)
 		                            sl_keygroup_hash_inline(key, (uint32_t)len)))
 		                : x->inst_of[0]; /* sl_keygroup_of: group 0 */
 	}
@@ -402,14 +412,15 @@ static int send_hash(xsend *x, const sl_batch *in, sl_err *err)
 	if (rc)
 		return rc;
 	int *cnt = x->cnt;
+	const uint32_t *tgt = x->tgt, *sel = in->sel; /* locals: see hash_targets */
+	uint32_t *rows = x->rows;
 	memset(cnt, 0, sizeof(int) * (size_t)(x->n + 1));
 	for (int k = 0; k < live; k++)
-		cnt[x->tgt[k] + 1]++;
+		cnt[tgt[k] + 1]++;
 	for (int t = 0; t < x->n; t++)
 		cnt[t + 1] += cnt[t]; /* cnt[t]: where channel t's rows start */
-	SL_BATCH_FOREACH(in, k, row) {
-		x->rows[cnt[x->tgt[k]]++] = (uint32_t)row;
-	}
+	for (int k = 0; k < live; k++)
+		rows[cnt[tgt[k]]++] = sel ? sel[k] : (uint32_t)k;
 	/* cnt[t] is now where channel t's rows end */
 	for (int t = 0, from = 0; t < x->n; from = cnt[t], t++)
 		if (cnt[t] > from && (rc = send_rows(x, t, in, x->rows + from, 0, cnt[t] - from, err)))

@@ -8,7 +8,8 @@
  * the bounds), the partitioning-key prefix of composite state keys, and
  * the hash of a string's key form read from the string itself
  * (sl_keygroup_hash_str_inline, the hash exchange's) against the hash of
- * the form, for lengths 3 to 100 at every alignment.
+ * the form, for lengths 3 to 100 at every alignment, and the branchless
+ * end of Flink's murmurHash.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -189,6 +190,23 @@ static void test_key_prefix(void **state)
 	assert_int_equal(sl_keygroup_key_prefix(bad, 6, &types[1], 1), -1);
 }
 
+/* sl_kg_abs31 is Flink's branch (MathUtils.murmurHash's end). */
+static void test_abs31(void **state)
+{
+	(void)state;
+	int32_t edge[] = {0, 1, -1, 2, -2, INT32_MAX, INT32_MIN, INT32_MIN + 1, INT32_MAX - 1};
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		int32_t v = edge[i];
+		assert_int_equal(sl_kg_abs31(v), v >= 0 ? v : v != INT32_MIN ? -v : 0);
+	}
+	uint32_t x = 12345;
+	for (int i = 0; i < 1000000; i++) {
+		x = x * 1664525u + 1013904223u;
+		int32_t v = (int32_t)x;
+		assert_int_equal(sl_kg_abs31(v), v >= 0 ? v : v != INT32_MIN ? -v : 0);
+	}
+}
+
 /* sl_keygroup_hash_str_inline(s, len) == sl_keygroup_hash(form of s). */
 static void test_hash_str_in_place(void **state)
 {
@@ -230,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_spread),
 		cmocka_unit_test(test_key_prefix),
 		cmocka_unit_test(test_hash_str_in_place),
+		cmocka_unit_test(test_abs31),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

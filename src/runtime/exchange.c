@@ -80,6 +80,7 @@
 #include "../data/valtext.h"
 
 #define XF_IDLE 4u /* watermark message flag: value is the idle status */
+#define XF_VIEW 8u /* batch message flag: a lent view of the sender's input */
 #define WM_DELAY 8 /* input messages a watermark may wait behind partial batches */
 
 /* ---- sender ----------------------------------------------------------- */
@@ -109,6 +110,8 @@ typedef struct xsend {
 	 * target (a counting sort, input order kept within a target) */
 	uint32_t *tgt, *rows;
 	int scap;
+	int local;          /* the channel whose consumer runs on this thread, or -1 */
+	sl_batch view;      /* the view lent on it (send_view) */
 	uint32_t kg_mask;   /* maxp - 1 when maxp is a power of two, else 0 */
 	uint16_t *inst_of;  /* per key group: the channel of its owner (maxp) */
 	int *cnt;           /* per channel, n + 1 */
@@ -145,7 +148,7 @@ static int take_batch(xsend *x, int t, sl_err *err)
 	if (r == 0 && x->wait) {
 		uint64_t t0 = now_ns();
 		while ((r = sl_chan_try_pop(x->ret[t], &m)) == 0)
-			if (x->wait(x->wait_ctx, x->ret[t], 0))
+			if (x->wait(x->wait_ctx, x->ret[t], SL_XWAIT_MSG))
 				return cancelled(err);
 		SL_CTR_ADD(x->wait_ns, now_ns() - t0);
 		if (r < 0)
@@ -172,7 +175,7 @@ static int push(xsend *x, int t, uint32_t kind, uint32_t flags, int64_t value, s
 	if (r == 0) { /* full: the task's thread helps or sleeps (prun.c) */
 		uint64_t t0 = now_ns();
 		while ((r = sl_chan_try_push(x->ch[t], &m)) == 0)
-			if (x->wait(x->wait_ctx, x->ch[t], 1))
+			if (x->wait(x->wait_ctx, x->ch[t], SL_XWAIT_ROOM))
 				return cancelled(err);
 		sl_chan_note_block(x->ch[t], now_ns() - t0);
 	}
@@ -266,13 +269,63 @@ static int send_rows(xsend *x, int t, const sl_batch *in, const uint32_t *rows, 
 	return 0;
 }
 
-/* Every live row of `in` to channel t. */
+/*
+ * Lends rows[0..n) of `in` (physical indexes in input order; rows NULL:
+ * all of in's rows) to channel t, whose consumer runs on this thread
+ * (sl_xsend_set_local): the channel's partial batch and pending watermark
+ * go first (flush), then a view of `in` selecting those rows, then the
+ * pending watermark; then the thread runs the consumer (x->wait, which
+ * runs the tasks deeper than the sender's) until it has taken every
+ * message of t, so the view is read before this process() call returns,
+ * while `in` and the memory its strings point into are valid (op.h).  A
+ * view keeps W_before non-decreasing along the batch as send_rows does:
+ * when it falls among the rows, nothing is lent and the caller copies.
+ * Returns 1 when lent, 0 when not, or an error.  Why: the column copy
+ * (col_append and its callers) was a third of what parallelism 2 added
+ * to bench job 1 (perf, docs/performance.md, s9-exch), and half of a
+ * hash exchange's rows stay on their thread at parallelism 2.
+ */
+static int send_view(xsend *x, int t, const sl_batch *in, const uint32_t *rows, int n,
+                     sl_err *err)
+{
+	const int64_t *wm = in->wm;
+	if (!rows && n != in->nrows)
+		return 0;
+	for (int i = 1; i < n; i++)
+		if (rows ? wm[rows[i]] < wm[rows[i - 1]] : wm[i] < wm[i - 1])
+			return 0;
+	int rc = flush(x, t, err);
+	if (rc)
+		return rc;
+	sl_batch *v = &x->view;
+	*v = *in;
+	v->ncols = x->op.nout;
+	v->sel = (uint32_t *)rows; /* read only: a consumer never modifies its input */
+	v->nsel = rows ? n : 0;
+	SL_CTR_ADD(x->op.stats.rows_out, n);
+	rc = push(x, t, SL_CHAN_BATCH, XF_VIEW, 0, v, err);
+	if (!rc && x->pending_wm > x->sent_wm[t]) { /* as flush: the watermark behind its rows */
+		x->sent_wm[t] = x->pending_wm;
+		rc = push(x, t, SL_CHAN_WATERMARK, 0, x->pending_wm, NULL, err);
+	}
+	while (!rc && !sl_chan_drained(x->ch[t]))
+		if (x->wait(x->wait_ctx, x->ch[t], SL_XWAIT_DRAINED))
+			rc = cancelled(err);
+	return rc ? rc : 1;
+}
+
+/* Every live row of `in` to channel t (lent when t is local). */
 static int send_all(xsend *x, int t, const sl_batch *in, sl_err *err)
 {
+	int live = sl_batch_live(in);
+	int rc = t == x->local && live ? send_view(x, t, in, in->sel, live, err) : 0;
+	if (rc)
+		return rc < 0 ? rc : 0;
 	if (in->sel)
 		return send_rows(x, t, in, in->sel, 0, in->nsel, err);
 	return send_rows(x, t, in, NULL, 0, in->nrows, err);
 }
+
 
 /* Room for n live rows in the HASH scratch. */
 static int grow_scratch(xsend *x, int n, sl_err *err)
@@ -422,9 +475,15 @@ static int send_hash(xsend *x, const sl_batch *in, sl_err *err)
 	for (int k = 0; k < live; k++)
 		rows[cnt[tgt[k]]++] = sel ? sel[k] : (uint32_t)k;
 	/* cnt[t] is now where channel t's rows end */
-	for (int t = 0, from = 0; t < x->n; from = cnt[t], t++)
-		if (cnt[t] > from && (rc = send_rows(x, t, in, x->rows + from, 0, cnt[t] - from, err)))
+	for (int t = 0, from = 0; t < x->n; from = cnt[t], t++) {
+		if (cnt[t] == from)
+			continue;
+		rc = t == x->local ? send_view(x, t, in, x->rows + from, cnt[t] - from, err) : 0;
+		if (rc == 0)
+			rc = send_rows(x, t, in, x->rows + from, 0, cnt[t] - from, err);
+		if (rc < 0)
 			return rc;
+	}
 	return 0;
 }
 
@@ -548,6 +607,7 @@ sl_op *sl_xsend_new(sl_xchg_kind kind, const int *cols, int ncols, int maxp, sl_
 	x->sent_wm = malloc(sizeof(int64_t) * (size_t)n);
 	x->cnt = calloc((size_t)n + 1, sizeof(int));
 	x->inst_of = malloc(sizeof(uint16_t) * (size_t)(maxp > 0 ? maxp : 1));
+	x->local = -1;
 	x->kg_mask = maxp > 1 && !(maxp & (maxp - 1)) ? (uint32_t)maxp - 1 : 0;
 	for (int g = 0; x->inst_of && g < maxp; g++) /* HASH: n is the consumers' parallelism */
 		x->inst_of[g] = (uint16_t)sl_keygroup_instance(g, n, maxp);
@@ -567,6 +627,12 @@ void sl_xsend_set_wait(sl_op *op, sl_xwait_fn fn, void *ctx)
 	xsend *x = (xsend *)op;
 	x->wait = fn;
 	x->wait_ctx = ctx;
+}
+
+void sl_xsend_set_local(sl_op *op, int i)
+{
+	xsend *x = (xsend *)op;
+	x->local = x->wait && i >= 0 && i < x->n ? i : -1;
 }
 
 uint64_t sl_xsend_wait_ns(const sl_op *op)
@@ -685,6 +751,8 @@ static int xrecv_pump(sl_op *op, sl_err *err)
 		case SL_CHAN_BATCH: {
 			rows += sl_batch_live(m.batch);
 			rc = name_row(x, m.batch, sl_op_emit(op, m.batch, err), err);
+			if (m.flags & XF_VIEW) /* lent: its sender waits until it is taken */
+				break;
 			sl_chan_msg back = {SL_CHAN_BATCH, 0, 0, m.batch};
 			if (sl_chan_try_push(x->ret[i], &back) != 1 && !rc)
 				rc = cancelled(err);

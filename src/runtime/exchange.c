@@ -25,6 +25,12 @@
  * sl_rowcodec_key1, and hashed inline), then each channel's rows,
  * in input order, appended as runs.  REBALANCE: all rows of an
  * input batch to one channel, the next batch to the next channel.
+ * Lending: the one channel whose consumer runs on the sender's own thread
+ * (slot sharing, sl_xsend_set_local) gets no copy: the sender pushes a
+ * view of its input batch (a selection vector of that channel's rows)
+ * and has the thread run the consumer until the channel is drained
+ * (send_view), so the view is read within the sender's process() call,
+ * as op.h allows; rows whose W_before falls along the view are copied.
  * A channel found full, or a pool found empty, is waited for by the
  * task's wait function when it has one (sl_xsend_set_wait: its thread
  * runs other tasks meanwhile, prun.c), else by sleeping in the channel.
@@ -43,7 +49,8 @@
  *
  * Receiver.  Pops round-robin over its channels without blocking: a batch
  * is emitted as it is and handed back on the channel's return channel
- * (never full: its capacity is the pool's); a watermark sets the channel's
+ * (never full: its capacity is the pool's), a lent view is not handed
+ * back (its sender waits for the channel to drain); a watermark sets the channel's
  * watermark; END sets it to +infinity.  The minimum over the channels that
  * are not idle (all of them when all are idle) is emitted when it grows,
  * so a channel that carries no rows still moves the consumer.  When every

@@ -784,11 +784,17 @@ static int co_barrier(void *ctx, int64_t id, int (*work)(void *arg, int k, sl_er
 	sl__prun_wake(j);
 	pthread_mutex_lock(&j->mu);
 	for (;;) {
-		int waiting = 0;
+		/* worked: the lock was let go for a task's work, so what this
+		 * pass saw of the tasks before it may be stale (one finishing
+		 * then broadcast to nobody): look again before sleeping.  Without
+		 * it test_pckpt's rocksdb jobs hung now and then, every task done
+		 * and this thread asleep (s9-exch, gdb) */
+		int waiting = 0, worked = 0;
 		for (int i = 0; i < j->ntasks; i++) {
 			task *t = &j->tasks[i];
 			if (t->done && t->parked < n && !j->failed && !atomic_load(&j->cancelled)) {
 				t->parked = n; /* ended before the barrier: its part is ours */
+				worked = 1;
 				pthread_mutex_unlock(&j->mu);
 				sl_err e;
 				sl_err_clear(&e);
@@ -810,7 +816,8 @@ static int co_barrier(void *ctx, int64_t id, int (*work)(void *arg, int k, sl_er
 		}
 		if (!waiting || j->failed || atomic_load(&j->cancelled))
 			break;
-		pthread_cond_wait(&j->cv, &j->mu);
+		if (!worked)
+			pthread_cond_wait(&j->cv, &j->mu);
 	}
 	int ok = !j->failed && !atomic_load(&j->cancelled);
 	j->bwork = NULL; /* none starts it any more */

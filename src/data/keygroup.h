@@ -91,6 +91,77 @@ static inline uint32_t sl_keygroup_hash_inline(const void *p, uint32_t n)
 	return sl_kg_fmix32(h);
 }
 
+/*
+ * sl_keygroup_hash_inline of the key form of one non-NULL string of len
+ * bytes at s (data/rowcodec.h: the null byte 0, len as 4 little-endian
+ * bytes, the bytes), read from the string where it lies instead of from a
+ * copy of the form.  Only on a little-endian machine (SL_KG_HASH_STR is
+ * defined then) and for len >= 3; callers form the key otherwise.  Why:
+ * the hash sender formed each row's key on the stack (sl_rowcodec_key1)
+ * and hashed it at once; the first 4-byte load of the form spans the
+ * stores of the null byte, the length and the bytes, which the CPU cannot
+ * forward (a store-forwarding stall), and in perf of bench job 1 at
+ * parallelism 2 (10 M orders, cpu-clock) 13% of the sender's samples sat
+ * on that load.  Byte j >= 5 of the form is s[j - 5], so block i >= 2 is
+ * the 4 bytes at s + 4i - 5.  test_keygroup checks it against the form
+ * for lengths 3 to 100 at every alignment.
+ */
+static inline uint32_t sl_kg_block(uint32_t h, uint32_t k)
+{
+	k *= 0xcc9e2d51u;
+	k = sl_kg_rotl32(k, 15);
+	k *= 0x1b873593u;
+	h ^= k;
+	h = sl_kg_rotl32(h, 13);
+	return h * 5 + 0xe6546b64u;
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SL_KG_HASH_STR 1
+static inline uint32_t sl_keygroup_hash_str_inline(const char *p, uint32_t len)
+{
+	const uint8_t *s = (const uint8_t *)p;
+	uint32_t n = len + 5, nblocks = n / 4, k;
+	uint32_t h = sl_kg_block(0, len << 8); /* 0, len's low 3 bytes */
+	if (len >= 4) {
+		memcpy(&k, s, 4);
+		k <<= 8;
+	} else {
+		k = (uint32_t)s[0] << 8 | (uint32_t)s[1] << 16 | (uint32_t)s[2] << 24;
+	}
+	h = sl_kg_block(h, k | len >> 24); /* len's top byte, s[0..3) */
+	for (uint32_t i = 2; i < nblocks; i++) {
+		memcpy(&k, s + 4 * i - 5, 4);
+		h = sl_kg_block(h, k);
+	}
+	const uint8_t *tail = s + 4 * nblocks - 5;
+	k = 0;
+	switch (n & 3) {
+	case 3: k ^= (uint32_t)tail[2] << 16; /* fall through */
+	case 2: k ^= (uint32_t)tail[1] << 8;  /* fall through */
+	case 1:
+		k ^= tail[0];
+		k *= 0xcc9e2d51u;
+		k = sl_kg_rotl32(k, 15);
+		k *= 0x1b873593u;
+		h ^= k;
+	}
+	h ^= n;
+	return sl_kg_fmix32(h);
+}
+#endif
+
+/* Flink's end of MathUtils.murmurHash: v when v >= 0, -v when v < 0 but
+ * not INT32_MIN, 0 for INT32_MIN; without a branch (|v|, then the top bit
+ * cleared, which only INT32_MIN's |v| has).  Why: the sign is random, and
+ * the branch was mispredicted for half the rows of a hash exchange (perf
+ * of bench job 1 at parallelism 2: 13% of the sender's samples on it). */
+static inline int32_t sl_kg_abs31(int32_t v)
+{
+	uint32_t s = (uint32_t)(v >> 31); /* all ones when negative */
+	return (int32_t)((((uint32_t)v ^ s) - s) & 0x7fffffffu);
+}
+
 static inline int32_t sl_keygroup_murmur_inline(int32_t code)
 {
 	uint32_t c = (uint32_t)code;
@@ -100,11 +171,7 @@ static inline int32_t sl_keygroup_murmur_inline(int32_t code)
 	c = sl_kg_rotl32(c, 13);
 	c = c * 5 + 0xe6546b64u;
 	c ^= 4;
-	c = sl_kg_fmix32(c);
-	int32_t v = (int32_t)c;
-	if (v >= 0)
-		return v;
-	return v != INT32_MIN ? -v : 0;
+	return sl_kg_abs31((int32_t)sl_kg_fmix32(c));
 }
 
 static inline int sl_keygroup_of_inline(const void *p, uint32_t n, int maxp)

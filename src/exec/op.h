@@ -12,7 +12,15 @@
  *   open      once, after construction: open state tables, allocate output
  *             batches.  Plan data (expressions, key indexes) is read-only.
  *   process   a batch arrived on input `input`.  The operator emits zero or
- *             more batches with sl_op_emit; it must not keep `in`.
+ *             more batches with sl_op_emit; it must not keep `in`, nor
+             change it, and must honour its selection vector (`in->sel`).
+             What `in` (and the bytes its strings point to) stays valid
+             for is the length of the call, and no longer: the
+             producer may reuse it as soon as process() returns.  A
+             parallel job's exchange sender relies on it (exchange.h,
+             sl_xsend_set_local): it lends its own input, a view with a
+             selection vector, to a consumer on its thread and returns
+             only after that consumer's process() calls returned.
  *   watermark the (merged) watermark of the operator's inputs advanced to wm.
  *             The runtime merges several inputs (minimum, idle inputs
  *             ignored) and calls this only when the merged value grows.  The

@@ -27,12 +27,14 @@
  * W had reached w just before it: every session ending at or before w has
  * fired.  When that is not so yet, the row waits in "pending": a late row
  * while W < w, a row on time whose key has a session closed for it that
- * has not fired, and any row behind its key's waiting rows with W_before
- * <= w.  Settling a key at W (a due timer) fires its sessions and applies
+ * has not fired, a row on time with ts <= w while W < w (a split that is
+ * behind may still close a session for it), and any row behind its key's
+ * waiting rows with W_before <= w.  Settling a key at W (a due timer) fires its sessions and applies
  * its waiting rows in time order, a session ending at or before a row's
  * W_before first.  So results do not depend on batch boundaries nor on
- * how far the other inputs (splits) have got, except for on-time rows of
- * different splits (docs/watermarks.md says which).
+ * how far the other inputs (splits) have got, except for the order in
+ * which late rows of equal W_before correct (docs/watermarks.md says
+ * which).
  *
  * Processing time (sl_window_spec.proc): a row's time is the job's clock
  * when it arrives, the clock plays W's part (the proctime method fires
@@ -226,13 +228,18 @@ static int64_t first_pending(const sess_op *o)
 	return w;
 }
 
-/* 1 when a row judged by w must wait in "pending" (docs/parallel.md §4,
- * rule 4): the loaded key has a session closed for it (end <= w) that has
- * not fired here yet, or a pending row at or before w, which it must
- * follow. */
-static int must_wait(sess_op *o, int64_t w)
+/* 1 when a row on time at ts judged by w must wait in "pending"
+ * (docs/parallel.md §4, rule 4; docs/watermarks.md, "Sessions"): the
+ * loaded key has a session closed for it (end <= w) that has not fired
+ * here yet, or a pending row at or before w, which it must follow; or
+ * ts <= w while the operator's watermark is below w: a row of a split
+ * that is behind (W_before < w) may still open a session that ends at or
+ * before w and touches [ts, ts + gap), which is closed for this row in
+ * W_before order (session_tie.slt; before, the result depended on which
+ * split's row arrived first). */
+static int must_wait(sess_op *o, int64_t ts, int64_t w)
 {
-	if (first_pending(o) <= w)
+	if (first_pending(o) <= w || (ts <= w && w > o->wm))
 		return 1;
 	for (int i = 0, n = nrec(o, &o->list); i < n; i++) {
 		const sess *s = rec(o, &o->list, i);
@@ -507,8 +514,10 @@ static int sess_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		 * least as large, and every session closed for it has fired
 		 * (rule 4: sessions fire at the operator's watermark only); a
 		 * row on time waits when its key has a session closed for it
-		 * that has not fired yet, or a waiting row it must follow */
-		if (!proc && (late ? w > o->wm : must_wait(o, w))) {
+		 * that has not fired yet, or a waiting row it must follow, or
+		 * while a split that is behind may still close one for it
+		 * (must_wait) */
+		if (!proc && (late ? w > o->wm : must_wait(o, ts, w))) {
 			if ((rc = keep_pending(o, in, row, w, err)))
 				return rc;
 			continue;

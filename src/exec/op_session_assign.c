@@ -11,7 +11,8 @@
  *              a session ends at its last event + gap) and waits in state.
  *              A row whose key has a session closed for it (end <=
  *              W_before) that has not fired yet, or rows waiting with a
- *              W_before at or below its own, waits in "pending" until the
+ *              W_before at or below its own, or whose ts is at or below
+ *              its W_before while W is below it, waits in "pending" until the
  *              watermark reaches its W_before (docs/watermarks.md,
  *              "Sessions"): it never joins a session closed for it, which
  *              rows of a split that is behind may still extend.
@@ -346,8 +347,11 @@ static int sassign_process(sl_op *op, int input, const sl_batch *in, sl_err *err
 		/* a session of its key closed for the row (end <= w) that has not
 		 * fired yet (it fires at the operator's watermark only, rule 4),
 		 * or an earlier pending row: the row waits, so it never joins a
-		 * session closed for it and follows the rows before it */
-		if (first_pending(o) <= w || closed_for(o, w)) {
+		 * session closed for it and follows the rows before it; and so
+		 * does a row with ts <= w while the operator's watermark is below
+		 * w: a split that is behind may still open a session ending at or
+		 * before w that touches the row's (session_tie.slt) */
+		if (first_pending(o) <= w || closed_for(o, w) || (ts <= w && w > o->wm)) {
 			if ((rc = keep_pending(o, w, err)))
 				return rc;
 			continue;

@@ -291,6 +291,13 @@ int sl_chan_writable(sl_chan *c)
 	       atomic_load(&c->cancelled);
 }
 
+int sl_chan_drained(sl_chan *c)
+{
+	c->head_seen = atomic_load(&c->head);
+	return c->head_seen == atomic_load_explicit(&c->tail, memory_order_relaxed) ||
+	       atomic_load(&c->cancelled);
+}
+
 int sl_chan_readable(sl_chan *c)
 {
 	return ready(c);

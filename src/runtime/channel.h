@@ -141,9 +141,11 @@ int sl_chan_try_pop(sl_chan *c, sl_chan_msg *m);
 int sl_chan_wait_any(sl_chan *const *c, int n, int64_t timeout_us);
 
 /* Consumer: 1 when c holds a message or is cancelled (pops nothing).
- * Producer: 1 when c has room or is cancelled. */
+ * Producer: 1 when c has room or is cancelled.  Producer: 1 when the
+ * consumer has taken every message pushed (or c is cancelled). */
 int sl_chan_readable(sl_chan *c);
 int sl_chan_writable(sl_chan *c);
+int sl_chan_drained(sl_chan *c);
 
 /* Producer: counts a wait of ns nanoseconds for room that the producer
  * spent outside sl_chan_push (sl_chan_stats: blocks, blocked_ns). */

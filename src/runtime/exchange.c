@@ -20,10 +20,17 @@
  * columns, in order (docs/parallel.md §2, "The rule that makes a hash
  * exchange correct"), and the instance owning it (sl_keygroup_instance),
  * for every row of the input batch first (a key of one 8-byte integer
- * column hashed from the value, another key of one column formed on the
- * stack, sl_rowcodec_key1, and hashed inline), then each channel's rows,
+ * column hashed from the value, of one string column hashed from its
+ * bytes where they lie, another key of one column formed on the stack,
+ * sl_rowcodec_key1, and hashed inline), then each channel's rows,
  * in input order, appended as runs.  REBALANCE: all rows of an
  * input batch to one channel, the next batch to the next channel.
+ * Lending: the one channel whose consumer runs on the sender's own thread
+ * (slot sharing, sl_xsend_set_local) gets no copy: the sender pushes a
+ * view of its input batch (a selection vector of that channel's rows)
+ * and has the thread run the consumer until the channel is drained
+ * (send_view), so the view is read within the sender's process() call,
+ * as op.h allows; rows whose W_before falls along the view are copied.
  * A channel found full, or a pool found empty, is waited for by the
  * task's wait function when it has one (sl_xsend_set_wait: its thread
  * runs other tasks meanwhile, prun.c), else by sleeping in the channel.
@@ -42,7 +49,8 @@
  *
  * Receiver.  Pops round-robin over its channels without blocking: a batch
  * is emitted as it is and handed back on the channel's return channel
- * (never full: its capacity is the pool's); a watermark sets the channel's
+ * (never full: its capacity is the pool's), a lent view is not handed
+ * back (its sender waits for the channel to drain); a watermark sets the channel's
  * watermark; END sets it to +infinity.  The minimum over the channels that
  * are not idle (all of them when all are idle) is emitted when it grows,
  * so a channel that carries no rows still moves the consumer.  When every
@@ -79,6 +87,7 @@
 #include "../data/valtext.h"
 
 #define XF_IDLE 4u /* watermark message flag: value is the idle status */
+#define XF_VIEW 8u /* batch message flag: a lent view of the sender's input */
 #define WM_DELAY 8 /* input messages a watermark may wait behind partial batches */
 
 /* ---- sender ----------------------------------------------------------- */
@@ -108,6 +117,8 @@ typedef struct xsend {
 	 * target (a counting sort, input order kept within a target) */
 	uint32_t *tgt, *rows;
 	int scap;
+	int local;          /* the channel whose consumer runs on this thread, or -1 */
+	sl_batch view;      /* the view lent on it (send_view) */
 	uint32_t kg_mask;   /* maxp - 1 when maxp is a power of two, else 0 */
 	uint16_t *inst_of;  /* per key group: the channel of its owner (maxp) */
 	int *cnt;           /* per channel, n + 1 */
@@ -144,7 +155,7 @@ static int take_batch(xsend *x, int t, sl_err *err)
 	if (r == 0 && x->wait) {
 		uint64_t t0 = now_ns();
 		while ((r = sl_chan_try_pop(x->ret[t], &m)) == 0)
-			if (x->wait(x->wait_ctx, x->ret[t], 0))
+			if (x->wait(x->wait_ctx, x->ret[t], SL_XWAIT_MSG))
 				return cancelled(err);
 		SL_CTR_ADD(x->wait_ns, now_ns() - t0);
 		if (r < 0)
@@ -171,7 +182,7 @@ static int push(xsend *x, int t, uint32_t kind, uint32_t flags, int64_t value, s
 	if (r == 0) { /* full: the task's thread helps or sleeps (prun.c) */
 		uint64_t t0 = now_ns();
 		while ((r = sl_chan_try_push(x->ch[t], &m)) == 0)
-			if (x->wait(x->wait_ctx, x->ch[t], 1))
+			if (x->wait(x->wait_ctx, x->ch[t], SL_XWAIT_ROOM))
 				return cancelled(err);
 		sl_chan_note_block(x->ch[t], now_ns() - t0);
 	}
@@ -265,13 +276,63 @@ static int send_rows(xsend *x, int t, const sl_batch *in, const uint32_t *rows, 
 	return 0;
 }
 
-/* Every live row of `in` to channel t. */
+/*
+ * Lends rows[0..n) of `in` (physical indexes in input order; rows NULL:
+ * all of in's rows) to channel t, whose consumer runs on this thread
+ * (sl_xsend_set_local): the channel's partial batch and pending watermark
+ * go first (flush), then a view of `in` selecting those rows, then the
+ * pending watermark; then the thread runs the consumer (x->wait, which
+ * runs the tasks deeper than the sender's) until it has taken every
+ * message of t, so the view is read before this process() call returns,
+ * while `in` and the memory its strings point into are valid (op.h).  A
+ * view keeps W_before non-decreasing along the batch as send_rows does:
+ * when it falls among the rows, nothing is lent and the caller copies.
+ * Returns 1 when lent, 0 when not, or an error.  Why: the column copy
+ * (col_append and its callers) was a third of what parallelism 2 added
+ * to bench job 1 (perf, docs/performance.md, s9-exch), and half of a
+ * hash exchange's rows stay on their thread at parallelism 2.
+ */
+static int send_view(xsend *x, int t, const sl_batch *in, const uint32_t *rows, int n,
+                     sl_err *err)
+{
+	const int64_t *wm = in->wm;
+	if (!rows && n != in->nrows)
+		return 0;
+	for (int i = 1; i < n; i++)
+		if (rows ? wm[rows[i]] < wm[rows[i - 1]] : wm[i] < wm[i - 1])
+			return 0;
+	int rc = flush(x, t, err);
+	if (rc)
+		return rc;
+	sl_batch *v = &x->view;
+	*v = *in;
+	v->ncols = x->op.nout;
+	v->sel = (uint32_t *)rows; /* read only: a consumer never modifies its input */
+	v->nsel = rows ? n : 0;
+	SL_CTR_ADD(x->op.stats.rows_out, n);
+	rc = push(x, t, SL_CHAN_BATCH, XF_VIEW, 0, v, err);
+	if (!rc && x->pending_wm > x->sent_wm[t]) { /* as flush: the watermark behind its rows */
+		x->sent_wm[t] = x->pending_wm;
+		rc = push(x, t, SL_CHAN_WATERMARK, 0, x->pending_wm, NULL, err);
+	}
+	while (!rc && !sl_chan_drained(x->ch[t]))
+		if (x->wait(x->wait_ctx, x->ch[t], SL_XWAIT_DRAINED))
+			rc = cancelled(err);
+	return rc ? rc : 1;
+}
+
+/* Every live row of `in` to channel t (lent when t is local). */
 static int send_all(xsend *x, int t, const sl_batch *in, sl_err *err)
 {
+	int live = sl_batch_live(in);
+	int rc = t == x->local && live ? send_view(x, t, in, in->sel, live, err) : 0;
+	if (rc)
+		return rc < 0 ? rc : 0;
 	if (in->sel)
 		return send_rows(x, t, in, in->sel, 0, in->nsel, err);
 	return send_rows(x, t, in, NULL, 0, in->nrows, err);
 }
+
 
 /* Room for n live rows in the HASH scratch. */
 static int grow_scratch(xsend *x, int n, sl_err *err)
@@ -317,27 +378,64 @@ static inline int32_t i64_key_murmur(uint64_t v)
  * integer divisions (sl_keygroup_of_inline, sl_keygroup_instance) were a
  * fifth of the sender's samples in perf of bench job 1 at parallelism 2
  * (an idiv costs tens of cycles; callgrind counts it as one). */
-static inline uint32_t target_of(const xsend *x, int32_t m)
+static inline uint32_t target_of(const uint16_t *inst_of, uint32_t kg_mask, int maxp, int32_t m)
 {
-	return x->inst_of[x->kg_mask ? (uint32_t)m & x->kg_mask : (uint32_t)(m % x->maxp)];
+	return inst_of[kg_mask ? (uint32_t)m & kg_mask : (uint32_t)(m % maxp)];
 }
 
 /* The target channel of every live row: the instance owning the key group
  * of the row codec's key form of the key columns (docs/parallel.md §2,
  * "The rule that makes a hash exchange correct").  A key of one 8-byte
  * integer column is hashed from the value (i64_key_murmur), a key of one
- * other column that is not a ROW is formed on the stack
+ * string column from its bytes (sl_keygroup_hash_str_inline; strings
+ * shorter than 3 bytes are formed), a key of one other column that is
+ * not a ROW is formed on the stack
  * (sl_rowcodec_key1, the same bytes), other keys in x->key by
  * sl_rowcodec_key. */
 static int hash_targets(xsend *x, const sl_batch *in, sl_err *err)
 {
 	char kb[128];
 	const sl_col *c1 = x->ncols == 1 ? &in->cols[x->cols[0]] : NULL;
+	/* in locals: with -fno-strict-aliasing every store to tgt[] would
+	 * reload them from x */
+	const uint16_t *inst = x->inst_of;
+	uint32_t mask = x->kg_mask, *tgt = x->tgt;
+	int maxp = x->maxp, live = sl_batch_live(in);
+	const uint32_t *sel = in->sel;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (c1 && sl_type_phys(c1->type) == SL_PHYS_I64) {
-		SL_BATCH_FOREACH(in, k, row) {
-			x->tgt[k] = c1->null[row] ? x->inst_of[sl_keygroup_of_inline("\1", 1, x->maxp)]
-			                          : target_of(x, i64_key_murmur((uint64_t)c1->v.i64[row]));
+		const uint8_t *nul = c1->null;
+		const int64_t *v = c1->v.i64;
+		uint32_t null_t = inst[sl_keygroup_of_inline("\1", 1, maxp)];
+		for (int k = 0; k < live; k++) {
+			int row = sel ? (int)sel[k] : k;
+			tgt[k] = nul[row] ? null_t : target_of(inst, mask, maxp, i64_key_murmur((uint64_t)v[row]));
+		}
+		return 0;
+	}
+#endif
+#ifdef SL_KG_HASH_STR
+	if (c1 && sl_type_phys(c1->type) == SL_PHYS_STR) {
+		/* a string key hashed where it lies (sl_keygroup_hash_str_inline:
+		 * forming it on the stack stalled the hash's first load) */
+		const uint8_t *nul = c1->null;
+		const sl_str *v = c1->v.str;
+		uint32_t null_t = inst[sl_keygroup_of_inline("\1", 1, maxp)];
+		for (int k = 0; k < live; k++) {
+			int row = sel ? (int)sel[k] : k;
+			int64_t len = v[row].len;
+			if (nul[row])
+				tgt[k] = null_t;
+			else if (len >= 3 && len <= INT32_MAX)
+				tgt[k] = target_of(inst, mask, maxp, sl_keygroup_murmur_inline((int32_t)
+				                   sl_keygroup_hash_str_inline(v[row].ptr, (uint32_t)len)));
+			else { /* short: the form */
+				x->key.len = 0;
+				if (sl_rowcodec_key(in, x->cols, 1, row, &x->key))
+					return sl_err_set(err, SL_ENOMEM, "out of memory");
+				tgt[k] = target_of(inst, mask, maxp, sl_keygroup_murmur_inline((int32_t)
+				                   sl_keygroup_hash_inline(x->key.p, (uint32_t)x->key.len)));
+			}
 		}
 		return 0;
 	}
@@ -352,7 +450,7 @@ static int hash_targets(xsend *x, const sl_batch *in, sl_err *err)
 			key = x->key.p;
 			len = (int)x->key.len;
 		}
-		x->tgt[k] = len ? target_of(x, sl_keygroup_murmur_inline((int32_t)
+		tgt[k] = len ? target_of(inst, mask, maxp, sl_keygroup_murmur_inline((int32_t)
 		                            sl_keygroup_hash_inline(key, (uint32_t)len)))
 		                : x->inst_of[0]; /* sl_keygroup_of: group 0 */
 	}
@@ -374,18 +472,25 @@ static int send_hash(xsend *x, const sl_batch *in, sl_err *err)
 	if (rc)
 		return rc;
 	int *cnt = x->cnt;
+	const uint32_t *tgt = x->tgt, *sel = in->sel; /* locals: see hash_targets */
+	uint32_t *rows = x->rows;
 	memset(cnt, 0, sizeof(int) * (size_t)(x->n + 1));
 	for (int k = 0; k < live; k++)
-		cnt[x->tgt[k] + 1]++;
+		cnt[tgt[k] + 1]++;
 	for (int t = 0; t < x->n; t++)
 		cnt[t + 1] += cnt[t]; /* cnt[t]: where channel t's rows start */
-	SL_BATCH_FOREACH(in, k, row) {
-		x->rows[cnt[x->tgt[k]]++] = (uint32_t)row;
-	}
+	for (int k = 0; k < live; k++)
+		rows[cnt[tgt[k]]++] = sel ? sel[k] : (uint32_t)k;
 	/* cnt[t] is now where channel t's rows end */
-	for (int t = 0, from = 0; t < x->n; from = cnt[t], t++)
-		if (cnt[t] > from && (rc = send_rows(x, t, in, x->rows + from, 0, cnt[t] - from, err)))
+	for (int t = 0, from = 0; t < x->n; from = cnt[t], t++) {
+		if (cnt[t] == from)
+			continue;
+		rc = t == x->local ? send_view(x, t, in, x->rows + from, cnt[t] - from, err) : 0;
+		if (rc == 0)
+			rc = send_rows(x, t, in, x->rows + from, 0, cnt[t] - from, err);
+		if (rc < 0)
 			return rc;
+	}
 	return 0;
 }
 
@@ -509,6 +614,7 @@ sl_op *sl_xsend_new(sl_xchg_kind kind, const int *cols, int ncols, int maxp, sl_
 	x->sent_wm = malloc(sizeof(int64_t) * (size_t)n);
 	x->cnt = calloc((size_t)n + 1, sizeof(int));
 	x->inst_of = malloc(sizeof(uint16_t) * (size_t)(maxp > 0 ? maxp : 1));
+	x->local = -1;
 	x->kg_mask = maxp > 1 && !(maxp & (maxp - 1)) ? (uint32_t)maxp - 1 : 0;
 	for (int g = 0; x->inst_of && g < maxp; g++) /* HASH: n is the consumers' parallelism */
 		x->inst_of[g] = (uint16_t)sl_keygroup_instance(g, n, maxp);
@@ -528,6 +634,12 @@ void sl_xsend_set_wait(sl_op *op, sl_xwait_fn fn, void *ctx)
 	xsend *x = (xsend *)op;
 	x->wait = fn;
 	x->wait_ctx = ctx;
+}
+
+void sl_xsend_set_local(sl_op *op, int i)
+{
+	xsend *x = (xsend *)op;
+	x->local = x->wait && i >= 0 && i < x->n ? i : -1;
 }
 
 uint64_t sl_xsend_wait_ns(const sl_op *op)
@@ -646,6 +758,8 @@ static int xrecv_pump(sl_op *op, sl_err *err)
 		case SL_CHAN_BATCH: {
 			rows += sl_batch_live(m.batch);
 			rc = name_row(x, m.batch, sl_op_emit(op, m.batch, err), err);
+			if (m.flags & XF_VIEW) /* lent: its sender waits until it is taken */
+				break;
 			sl_chan_msg back = {SL_CHAN_BATCH, 0, 0, m.batch};
 			if (sl_chan_try_push(x->ret[i], &back) != 1 && !rc)
 				rc = cancelled(err);

@@ -41,14 +41,29 @@ sl_op *sl_xsend_new(sl_xchg_kind kind, const int *cols, int ncols, int maxp, sl_
 
 /*
  * How the sender waits when a channel is full or its pool is empty:
- * fn(ctx, c, room) returns when c may have room (room = 1: the data
- * channel) or a message (room = 0: the return channel): 0, and the
- * sender tries again; or -1 when the job is cancelled (the sender fails
- * with "cancelled").  Without one (the default) the sender sleeps in the
- * channel.  prun.c's is the thread's help loop (docs/parallel.md §1).
+ * fn(ctx, c, room) returns when c may have room (room = SL_XWAIT_ROOM:
+ * the data channel) or a message (SL_XWAIT_MSG: the return channel), or
+ * when its consumer took every message (SL_XWAIT_DRAINED: a lent batch,
+ * below): 0, and the sender checks again; or -1 when the job is
+ * cancelled (the sender fails with "cancelled").  Without one (the
+ * default) the sender sleeps in the channel.  prun.c's is the thread's
+ * help loop (docs/parallel.md §1).
  */
+enum { SL_XWAIT_MSG = 0, SL_XWAIT_ROOM = 1, SL_XWAIT_DRAINED = 2 };
 typedef int (*sl_xwait_fn)(void *ctx, sl_chan *c, int room);
 void sl_xsend_set_wait(sl_op *op, sl_xwait_fn fn, void *ctx);
+
+/*
+ * Channel i's consumer runs on the sender's thread and is deeper than the
+ * sender's task, so fn (sl_xsend_set_wait, required) can run it to the
+ * end of the channel.  The sender then lends its input batch on channel i
+ * instead of copying rows into a batch of its own: a view of the input
+ * (the same columns, a selection of the rows for i), after which it waits
+ * (SL_XWAIT_DRAINED) until the consumer has taken it, so the view is
+ * processed before the sender's process() returns, within the lifetime
+ * op.h gives the input (docs/parallel.md §2, "Lent batches").
+ */
+void sl_xsend_set_local(sl_op *op, int i);
 
 /* Nanoseconds the sender spent waiting for a batch to come back (the
  * consumers were behind: backpressure, as a full channel). */

@@ -377,6 +377,9 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 	int64_t batch_rows = 0;
 	if ((rc = sl_opts_int(session, "sluice.batch-size", 0, &batch_rows, err)))
 		return rc;
+	int lend = 1; /* 'sluice.exchange-lend' false: always copy (for measurements) */
+	if ((rc = sl_opts_bool(session, "sluice.exchange-lend", 1, &lend, err)))
+		return rc;
 	for (int e = 0; e < j->nedges; e++)
 		t->nsends += j->chain_of[j->edges[e].from->id] == t->chain;
 	t->sends = calloc((size_t)(t->nsends ? t->nsends : 1), sizeof(sl_op *));
@@ -387,9 +390,13 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 		if (j->chain_of[x->from->id] != t->chain)
 			continue;
 		sl_chan **sc = &x->sch[t->inst * x->nc], **sr = &x->sret[t->inst * x->nc];
-		int n = 0;
+		int n = 0, local = -1;
 		for (int b = 0; b < x->nc; b++)
 			if (x->ch[t->inst * x->nc + b]) {
+				/* a consumer on this thread (slot sharing): the sender lends
+				 * it its input instead of copying (exchange.h) */
+				if (task_of(j, x->to->id, b)->th == t->th)
+					local = n;
 				sc[n] = x->ch[t->inst * x->nc + b];
 				sr[n] = x->ret[t->inst * x->nc + b];
 				n++;
@@ -404,6 +411,8 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		x->send[t->inst] = op;
 		sl_xsend_set_wait(op, sl__prun_help, t);
+		if (local >= 0 && lend)
+			sl_xsend_set_local(op, local);
 		t->sends[s++] = op;
 	}
 	/* which receivers feed which sender (the marker's alignment) */
@@ -775,11 +784,17 @@ static int co_barrier(void *ctx, int64_t id, int (*work)(void *arg, int k, sl_er
 	sl__prun_wake(j);
 	pthread_mutex_lock(&j->mu);
 	for (;;) {
-		int waiting = 0;
+		/* worked: the lock was let go for a task's work, so what this
+		 * pass saw of the tasks before it may be stale (one finishing
+		 * then broadcast to nobody): look again before sleeping.  Without
+		 * it test_pckpt's rocksdb jobs hung now and then, every task done
+		 * and this thread asleep (s9-exch, gdb) */
+		int waiting = 0, worked = 0;
 		for (int i = 0; i < j->ntasks; i++) {
 			task *t = &j->tasks[i];
 			if (t->done && t->parked < n && !j->failed && !atomic_load(&j->cancelled)) {
 				t->parked = n; /* ended before the barrier: its part is ours */
+				worked = 1;
 				pthread_mutex_unlock(&j->mu);
 				sl_err e;
 				sl_err_clear(&e);
@@ -801,7 +816,8 @@ static int co_barrier(void *ctx, int64_t id, int (*work)(void *arg, int k, sl_er
 		}
 		if (!waiting || j->failed || atomic_load(&j->cancelled))
 			break;
-		pthread_cond_wait(&j->cv, &j->mu);
+		if (!worked)
+			pthread_cond_wait(&j->cv, &j->mu);
 	}
 	int ok = !j->failed && !atomic_load(&j->cancelled);
 	j->bwork = NULL; /* none starts it any more */

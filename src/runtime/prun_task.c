@@ -399,9 +399,18 @@ static void task_fail(task *t)
 		sl__prun_failed(t->job, &t->err);
 }
 
+/* The condition a sender waits for (exchange.h's SL_XWAIT_*). */
+static int wait_done(sl_chan *c, int room)
+{
+	return room == SL_XWAIT_ROOM ? sl_chan_writable(c)
+	     : room == SL_XWAIT_DRAINED ? sl_chan_drained(c) : sl_chan_readable(c);
+}
+
 /*
- * The sender of task t found channel c full (room) or its pool empty
- * (!room: waits for a batch on return channel c).  Instead of sleeping,
+ * The sender of task t found channel c full (room = SL_XWAIT_ROOM) or its
+ * pool empty (SL_XWAIT_MSG: waits for a batch on return channel c), or
+ * lent a batch on c (SL_XWAIT_DRAINED: waits until c's consumer, a deeper
+ * task of this thread, took it: exchange.h).  Instead of sleeping,
  * the thread runs its tasks that are deeper than t in the chain DAG
  * (docs/parallel.md §1: none of them is on the thread's stack, since
  * every frame below is shallower), and sleeps on its wake only when none
@@ -414,7 +423,7 @@ int sl__prun_help(void *ctx, sl_chan *c, int room)
 	thr *h = t->th;
 	sl_prun *j = t->job;
 	for (;;) {
-		if (room ? sl_chan_writable(c) : sl_chan_readable(c))
+		if (wait_done(c, room))
 			return atomic_load(&j->cancelled) ? -1 : 0;
 		if (atomic_load(&j->cancelled))
 			return -1;
@@ -440,7 +449,7 @@ int sl__prun_help(void *ctx, sl_chan *c, int room)
 			}
 		}
 		uint32_t seq = sl_wake_arm(&h->wake);
-		int ready = room ? sl_chan_writable(c) : sl_chan_readable(c);
+		int ready = wait_done(c, room);
 		for (int i = 0; i < h->ntasks && !ready; i++) {
 			task *u = h->tasks[i];
 			ready = u->depth > t->depth && !u->finished && task_ready(u);

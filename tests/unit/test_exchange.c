@@ -16,8 +16,12 @@
  * holds batches where it decreases; input selection vectors honoured;
  * every batch within its capacity; a watermark never ahead of a row that
  * preceded it; strings owned by the channel's batch (the input's bytes
- * are overwritten after each call).  The receiver and the threads are
- * test_prun's and test_channel's.
+ * are overwritten after each call).  The same with a lent channel
+ * (sl_xsend_set_local, every kind): its rows arrive as views of the input
+ * (a selection of the input's rows, strings still the input's) while the
+ * sender's call lasts, through the wait function, which reads the
+ * channels as the thread's consumer would; a view is never handed back.
+ * The receiver and the threads are test_prun's and test_channel's.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -62,6 +66,20 @@ typedef struct fix {
 	int64_t fed_wm;       /* the last watermark given to the sender */
 } fix;
 
+static int lend_ch = -1; /* the channel lent to (sl_xsend_set_local), or -1 */
+static int nviews;       /* views seen */
+static void drain(fix *f);
+
+/* The sender's wait: reads the channels, as the consumer on the thread
+ * would (the condition is checked again by the sender). */
+static int wait_drain(void *ctx, sl_chan *c, int room)
+{
+	(void)c;
+	(void)room;
+	drain(ctx);
+	return 0;
+}
+
 static void fix_init(fix *f, sl_xchg_kind kind, const int *cols, int ncols, int n)
 {
 	memset(f, 0, sizeof(*f));
@@ -88,6 +106,10 @@ static void fix_init(fix *f, sl_xchg_kind kind, const int *cols, int ncols, int 
 	assert_non_null(f->x->out_types);
 	memcpy(f->x->out_types, f->types, sizeof(f->types));
 	f->fed_wm = SL_WM_MIN;
+	if (lend_ch >= 0) {
+		sl_xsend_set_wait(f->x, wait_drain, f);
+		sl_xsend_set_local(f->x, lend_ch);
+	}
 }
 
 static void fix_free(fix *f)
@@ -121,13 +143,22 @@ static void drain(fix *f)
 			}
 			assert_int_equal(m.kind, SL_CHAN_BATCH);
 			sl_batch *b = m.batch;
-			assert_null(b->sel);
-			assert_true(b->nrows > 0 && b->nrows <= b->cap && b->cap == BROWS);
-			f->g[t] = realloc(f->g[t], sizeof(got) * (size_t)(f->ng[t] + b->nrows));
+			int view = m.flags != 0; /* lent: a view of the input */
+			if (view) {
+				assert_int_equal(t, lend_ch);
+				assert_true(sl_batch_live(b) > 0);
+				nviews++;
+			} else {
+				assert_null(b->sel);
+				assert_true(b->nrows > 0 && b->nrows <= b->cap && b->cap == BROWS);
+			}
+			f->g[t] = realloc(f->g[t], sizeof(got) * (size_t)(f->ng[t] + sl_batch_live(b)));
 			assert_non_null(f->g[t]);
-			for (int r = 0; r < b->nrows; r++) {
-				if (r)
-					assert_true(b->wm[r] >= b->wm[r - 1]); /* W_before along a batch */
+			int prev = -1;
+			SL_BATCH_FOREACH(b, k, r) {
+				if (k)
+					assert_true(b->wm[r] >= b->wm[prev]); /* W_before along a batch */
+				prev = r;
 				got *g = &f->g[t][f->ng[t]++];
 				g->id = b->cols[0].v.i64[r];
 				g->wm_seen = f->chwm[t];
@@ -135,13 +166,15 @@ static void drain(fix *f)
 				g->wm = b->wm[r];
 				sl_buf_init(&g->row);
 				assert_int_equal(sl_rowcodec_row(b, r, &g->row), 0);
-				for (int c = 1; c < NCOL; c += 3) /* strings: NUL-terminated, not the input's */
+				for (int c = 1; c < NCOL && !view; c += 3) /* strings: NUL-terminated, not the input's */
 					if (!b->cols[c].null[r]) {
 						const sl_str *s = &b->cols[c].v.str[r];
 						assert_int_equal(s->ptr[s->len], 0);
 						assert_false(s->ptr >= f->text && s->ptr < f->text + sizeof(f->text));
 					}
 			}
+			if (view)
+				continue; /* its sender is waiting for the channel to be drained */
 			sl_chan_msg back = {SL_CHAN_BATCH, 0, 0, b};
 			assert_int_equal(sl_chan_try_push(f->ret[t], &back), 1);
 		}
@@ -355,6 +388,25 @@ static void test_one_target_kinds(void **st)
 	run(SL_XCHG_BROADCAST, NULL, 0, 3);
 }
 
+/* Every kind with one channel lent (its consumer on the sender's thread). */
+static void test_lent_channel(void **st)
+{
+	(void)st;
+	int scol[] = {1}, kcol[] = {2};
+	nviews = 0;
+	lend_ch = 1;
+	run(SL_XCHG_HASH, scol, 1, 2);
+	run(SL_XCHG_HASH, kcol, 1, 3);
+	run(SL_XCHG_REBALANCE, NULL, 0, 3);
+	lend_ch = 2;
+	run(SL_XCHG_BROADCAST, NULL, 0, 3);
+	lend_ch = 0;
+	run(SL_XCHG_GATHER, NULL, 0, 1);
+	run(SL_XCHG_HASH, scol, 1, 7);
+	lend_ch = -1;
+	assert_true(nviews > 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_hash_bigint_double),
 		cmocka_unit_test(test_hash_two_columns),
 		cmocka_unit_test(test_one_target_kinds),
+		cmocka_unit_test(test_lent_channel),
 	};
 	return cmocka_run_group_tests_name("exchange", tests, NULL, NULL);
 }

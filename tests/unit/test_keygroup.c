@@ -5,7 +5,11 @@
  * re-implementation of both, with Java's int semantics), the groups of
  * keys in the key form, the ranges of instances and the instance of a
  * group under Flink's formulas (maxp not divisible by p, p = maxp, p = 1,
- * the bounds), and the partitioning-key prefix of composite state keys.
+ * the bounds), the partitioning-key prefix of composite state keys, and
+ * the hash of a string's key form read from the string itself
+ * (sl_keygroup_hash_str_inline, the hash exchange's) against the hash of
+ * the form, for lengths 3 to 100 at every alignment, and the branchless
+ * end of Flink's murmurHash.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +17,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "data/keygroup.h"
@@ -185,6 +190,55 @@ static void test_key_prefix(void **state)
 	assert_int_equal(sl_keygroup_key_prefix(bad, 6, &types[1], 1), -1);
 }
 
+/* sl_kg_abs31 is Flink's branch (MathUtils.murmurHash's end). */
+static void test_abs31(void **state)
+{
+	(void)state;
+	int32_t edge[] = {0, 1, -1, 2, -2, INT32_MAX, INT32_MIN, INT32_MIN + 1, INT32_MAX - 1};
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		int32_t v = edge[i];
+		assert_int_equal(sl_kg_abs31(v), v >= 0 ? v : v != INT32_MIN ? -v : 0);
+	}
+	uint32_t x = 12345;
+	for (int i = 0; i < 1000000; i++) {
+		x = x * 1664525u + 1013904223u;
+		int32_t v = (int32_t)x;
+		assert_int_equal(sl_kg_abs31(v), v >= 0 ? v : v != INT32_MIN ? -v : 0);
+	}
+}
+
+/* sl_keygroup_hash_str_inline(s, len) == sl_keygroup_hash(form of s). */
+static void test_hash_str_in_place(void **state)
+{
+	(void)state;
+#ifdef SL_KG_HASH_STR
+	char text[128], form[200];
+	for (int i = 0; i < (int)sizeof(text); i++)
+		text[i] = (char)(i * 131 + 7); /* every byte value class, 0x80+ too */
+	for (uint32_t len = 3; len <= 100; len++)
+		for (int at = 0; at < 8; at++) {
+			const char *s = text + at;
+			form[0] = 0;
+			memcpy(form + 1, &len, 4); /* little-endian here */
+			memcpy(form + 5, s, len);
+			assert_int_equal(sl_keygroup_hash_str_inline(s, len),
+			                 sl_keygroup_hash(form, len + 5));
+		}
+	/* a length whose top byte (the form's 5th byte) is not 0: 16 MB */
+	uint32_t big = 0x01000003u;
+	char *f = malloc((size_t)big + 5);
+	assert_non_null(f);
+	f[0] = 0;
+	memcpy(f + 1, &big, 4);
+	for (uint32_t i = 0; i < big; i++)
+		f[5 + i] = (char)(i * 7 + (i >> 13));
+	assert_int_equal(sl_keygroup_hash_str_inline(f + 5, big), sl_keygroup_hash(f, big + 5));
+	free(f);
+#else
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +247,8 @@ int main(void)
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_spread),
 		cmocka_unit_test(test_key_prefix),
+		cmocka_unit_test(test_hash_str_in_place),
+		cmocka_unit_test(test_abs31),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,6 +58,7 @@
 #include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
+#include "sluice_udf.h"
 #include "../base/timeutil.h"
 
 #include <assert.h>
@@ -124,6 +125,13 @@ typedef struct win_op {
 	sl_type *in_types;
 	int nin;
 	sl_buf pbuf;
+	/* Two-phase (p.phase, docs/parallel.md §11).  LOCAL: acc lives in a
+	 * private memory backend (lbe) that no snapshot sees; its partials
+	 * leave at the watermark, before a checkpoint barrier (pre_barrier)
+	 * and at end of input. */
+	sl_state_backend *lbe;
+	void *mslot;            /* GLOBAL: a partial's slot, copied aligned
+	                         * (a batch's string bytes have no alignment) */
 } win_op;
 
 /* ---- window assignment ------------------------------------------------- */
@@ -205,24 +213,11 @@ static int assign_local(const sl_window_spec *w, int64_t ts, int64_t *ends)
 
 /* ---- output rows --------------------------------------------------------- */
 
-/* Appends the result row of (end, key, slot) to b with kind op and
- * W_before wm (docs/parallel.md §4, rule 6: end - 1 us for a window's
- * firing, the late row's W_before for its correction). */
-/*
- * Why not sl_batch_add_row: it marks all columns NULL with zeroed values,
- * and every column is then set here anyway: clearing them first was ~150
- * instructions a result (callgrind, bench 4, where results are 3/4 of the
- * input rows).  Each column ends as sl_batch_add_row and the setters
- * would leave it: a column left NULL (a NULL key, an aggregate over no
- * value) gets its zeroed value from sl_col_clear.
- */
-static int build_row(win_op *o, sl_batch *b, int64_t end, const void *key, uint32_t klen,
-                     const void *slot, uint8_t op, int64_t wm, sl_err *err)
+/* Decodes the encoded GROUP BY key into columns 0..nkeys-1 of row `row`
+ * of b.  0, or a negative code with err set. */
+static int put_key_cols(win_op *o, sl_batch *b, int row, const void *key, uint32_t klen,
+                        sl_err *err)
 {
-	assert(b->nrows < b->cap);
-	int row = b->nrows++;
-	b->op[row] = op;
-	b->wm[row] = wm;
 	sl_col *kc[64];
 	int nk = o->p.nkeys;
 	for (int i = 0; i < nk; i++)
@@ -242,6 +237,31 @@ static int build_row(win_op *o, sl_batch *b, int64_t end, const void *key, uint3
 			if (kc[i]->null[row])
 				sl_col_clear(kc[i], row);
 	}
+	return 0;
+}
+
+/* Appends the result row of (end, key, slot) to b with kind op and
+ * W_before wm (docs/parallel.md §4, rule 6: end - 1 us for a window's
+ * firing, the late row's W_before for its correction). */
+/*
+ * Why not sl_batch_add_row: it marks all columns NULL with zeroed values,
+ * and every column is then set here anyway: clearing them first was ~150
+ * instructions a result (callgrind, bench 4, where results are 3/4 of the
+ * input rows).  Each column ends as sl_batch_add_row and the setters
+ * would leave it: a column left NULL (a NULL key, an aggregate over no
+ * value) gets its zeroed value from sl_col_clear.
+ */
+static int build_row(win_op *o, sl_batch *b, int64_t end, const void *key, uint32_t klen,
+                     const void *slot, uint8_t op, int64_t wm, sl_err *err)
+{
+	assert(b->nrows < b->cap);
+	int row = b->nrows++;
+	b->op[row] = op;
+	b->wm[row] = wm;
+	int nk = o->p.nkeys;
+	int rc = put_key_cols(o, b, row, key, klen, err);
+	if (rc)
+		return rc;
 	int64_t lend = sl_win_to_local(o->p.win.tz, end);
 	sl_col_set_i64(&b->cols[nk], row, win_start_of_end(&o->p.win, lend));
 	sl_col_set_i64(&b->cols[nk + 1], row, lend);
@@ -249,7 +269,7 @@ static int build_row(win_op *o, sl_batch *b, int64_t end, const void *key, uint3
 	for (int i = 0; i < o->p.naggs; i++) {
 		sl_col *c = &b->cols[nk + 3 + i];
 		c->null[row] = 1; /* a result that sets nothing leaves NULL */
-		int rc = o->has_str && sl_agg_is_str(&o->aggs[i])
+		rc = o->has_str && sl_agg_is_str(&o->aggs[i])
 		       ? sl_agg_str_result(&o->aggs[i], i, o->strs, end, key, klen, &o->skey, b, c, row)
 		       : o->aggs[i].vt->result(&o->aggs[i], (const char *)slot + o->aggs[i].offset, c,
 		                               row, err);
@@ -618,7 +638,8 @@ static int encode_keys(win_op *o, const sl_batch *in, int n)
 		return SL_ENOMEM;
 	const sl_window_spec *w = &o->p.win;
 	const sl_col *tc = &in->cols[w->time_col];
-	int tumble = w->kind == SL_WIN_TUMBLE && !w->tz && !w->attached, fixed = i64_key(o, in);
+	int tumble = w->kind == SL_WIN_TUMBLE && !w->tz && !w->attached &&
+	             o->p.phase != SL_WINPHASE_GLOBAL, fixed = i64_key(o, in);
 	const sl_col *kc = o->p.nkeys ? &in->cols[o->key_cols[0]] : NULL;
 	int str1 = o->p.nkeys == 1 && sl_type_phys(kc->type) == SL_PHYS_STR;
 	int64_t wlo = 0, whi = INT64_MIN; /* window [wlo, whi) of the last row */
@@ -713,9 +734,64 @@ static int fold_tumble(win_op *o, const sl_batch *in, int live, sl_err *err)
 	return sl__window_late_flush(&o->p, o->late, err);
 }
 
+/*
+ * The GlobalWindowAggregate's process (p.phase GLOBAL): each input row is
+ * a LocalWindowAggregate's partial, (keys, window end, accumulator slot),
+ * merged into (end, key) of "acc", the one-phase aggregate's own state.
+ * Nothing is late here: the local stage judged every row against its own
+ * W_before, and a partial of window `end` always precedes, on its channel,
+ * the watermark >= end that fires it (the local flushes before it
+ * forwards that watermark), so the window has not fired at this instance
+ * (docs/parallel.md §11).  The one exception is a channel that was idle
+ * (its watermark left out of the minimum, a processing-time rule outside
+ * the determinism promise): a partial for a window that fired already is
+ * dropped and counted as a late row, as the one-phase aggregate drops
+ * such rows.
+ */
+static int global_process(win_op *o, const sl_batch *in, sl_err *err)
+{
+	if (encode_keys(o, in, sl_batch_live(in)))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	int nk = o->p.nkeys;
+	const sl_col *ec = &in->cols[nk], *ac = &in->cols[nk + 1];
+	SL_BATCH_FOREACH(in, k, row) {
+		int64_t end = ec->v.i64[row];
+		if (end <= o->tm.fired) {
+			sl_op_late_dropped(&o->base, in, row);
+			continue;
+		}
+		if ((uint32_t)ac->v.str[row].len != o->slot_size)
+			return sl_err_set(err, SL_ESTATE, "window aggregate: malformed partial "
+			                  "accumulator (%lld bytes, expected %u)",
+			                  (long long)ac->v.str[row].len, o->slot_size);
+		if (end < o->tm.next)
+			o->tm.next = end;
+		int created;
+		const char *src = o->mslot;
+		memcpy(o->mslot, ac->v.str[row].ptr, o->slot_size);
+		void *slot = sl_state_upsert_h(o->acc, end, o->key.p + o->koff[k],
+		                               o->koff[k + 1] - o->koff[k], o->khash[k], &created);
+		if (!slot)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if (created) {
+			memcpy(slot, src, o->slot_size);
+			continue;
+		}
+		for (int i = 0; i < o->p.naggs; i++) {
+			const sl_agg *a = &o->aggs[i];
+			int rc = a->vt->merge(a, (char *)slot + a->offset, src + a->offset, err);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	win_op *o = (win_op *)op;
+	if (o->p.phase == SL_WINPHASE_GLOBAL) /* one method table per kind (op_kind.h) */
+		return global_process(o, in, err);
 	const sl_col *tc = &in->cols[o->p.win.time_col];
 	int64_t ends[MAX_WINDOWS];
 	int rc = 0;
@@ -838,7 +914,16 @@ static int win_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
 static int win_open(sl_op *op, sl_err *err)
 {
 	win_op *o = (win_op *)op;
-	o->acc = sl_state_table_open(op->state, op->uid, "acc", o->slot_size, err);
+	sl_state_backend *be = op->state;
+	if (o->p.phase == SL_WINPHASE_LOCAL) {
+		/* partials: private, never in a snapshot (flushed before every
+		 * barrier instead), so no key groups, no uid */
+		int rc = sl_state_backend_open("hashmap", &o->lbe, err);
+		if (rc)
+			return rc;
+		be = o->lbe;
+	}
+	o->acc = sl_state_table_open(be, o->lbe ? "local" : op->uid, "acc", o->slot_size, err);
 	if (!o->acc)
 		return err->code;
 	if (o->has_distinct &&
@@ -860,6 +945,8 @@ static int win_open(sl_op *op, sl_err *err)
 		if (!(o->prow = sl_batch_new(o->nin, o->in_types, 1)))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 	}
+	if (o->p.phase == SL_WINPHASE_GLOBAL && !(o->mslot = malloc(o->slot_size)))
+		return sl_err_set(err, SL_ENOMEM, "out of memory"); /* malloc: 16-aligned */
 	sl_ns_timers_add(&o->tm, o->acc);
 	sl_ns_timers_add(&o->tm, o->dist); /* NULL: ignored */
 	sl_ns_timers_add(&o->tm, o->strs);
@@ -882,6 +969,8 @@ static int win_open(sl_op *op, sl_err *err)
 static void win_close(sl_op *op)
 {
 	win_op *o = (win_op *)op;
+	sl_state_backend_close(o->lbe); /* the local stage's partials */
+	free(o->mslot);
 	sl_emitter_deinit(&o->out);
 	sl_batch_free(o->corr);
 	sl_batch_free(o->late);
@@ -998,4 +1087,157 @@ fail:
 int sl_window_agg_out_types(const sl_window_agg_plan *p, const sl_type *in_types, sl_type *t)
 {
 	return out_types(p, in_types, t);
+}
+
+/* ---- two-phase aggregation: the local stage (docs/parallel.md §11) ------ */
+
+/*
+ * LocalWindowAggregate: the same operator over a private table, chained to
+ * the source instance that reads the rows (before the hash exchange).  It
+ * makes every decision the one-phase aggregate makes about a row (its
+ * windows, late or not by its own W_before, dropped, counted or sent to
+ * the ON LATE table: win_process, unchanged), so those decisions are made
+ * where the split is read, as at parallelism 1.  Instead of results it
+ * emits partials: (keys, window end, accumulator slot) rows, which the
+ * GlobalWindowAggregate merges.  A window's partials leave when the
+ * watermark passes its end (before the watermark is forwarded, so they
+ * precede it on every channel), before a checkpoint barrier (pre_barrier:
+ * the checkpoint then holds them in the global stage's state, and this
+ * operator has nothing to snapshot), at end of input, and when the table
+ * holds LOCAL_MAX_ENTRIES entries (any partial may leave early: merging is
+ * associative).  Its W_before is end - 1 us: the global stage judges no
+ * lateness.
+ */
+
+/* Why 2^18: about 20 MB of partials per instance (key, slot and index),
+ * far above the (window, key) pairs a source instance sees between two
+ * watermarks in the benchmarks (10 000 users per minute window). */
+#define LOCAL_MAX_ENTRIES (1u << 18)
+
+/* One (window, key) partial (a scan callback over the private acc). */
+static int local_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                       sl_err *err)
+{
+	fire_ctx *f = ctx;
+	win_op *o = f->o;
+	int rc = sl_emitter_reserve(&o->out, 1, err);
+	if (rc)
+		return rc;
+	sl_batch *b = o->out.b;
+	int row = b->nrows++;
+	b->op[row] = SL_INSERT;
+	b->wm[row] = f->end - 1;
+	int nk = o->p.nkeys;
+	if ((rc = put_key_cols(o, b, row, key, klen, err)))
+		return rc;
+	sl_col_set_i64(&b->cols[nk], row, f->end);
+	if (sl_col_set_str(b, &b->cols[nk + 1], row, val, o->slot_size))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Emits the partials of window `end` (a namespace timer, or flush_all). */
+static int local_window(void *ctx, int64_t end, sl_err *err)
+{
+	win_op *o = ctx;
+	fire_ctx f = {o, end};
+	return sl_state_ns_scan(o->acc, end, local_entry, &f, err);
+}
+
+/* Emits every partial held and empties the table. */
+static int local_flush_all(win_op *o, sl_err *err)
+{
+	int64_t ns;
+	int have = sl_state_ns_first(o->acc, &ns);
+	while (have) {
+		int rc = local_window(o, ns, err);
+		if (rc)
+			return rc;
+		int64_t cur = ns;
+		have = sl_state_ns_next(o->acc, cur, &ns);
+		sl_state_ns_drop(o->acc, cur);
+	}
+	o->tm.next = INT64_MAX;
+	return sl_emitter_flush(&o->out, err);
+}
+
+static int local_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
+{
+	win_op *o = (win_op *)op;
+	int rc = win_process(op, input, in, err);
+	if (!rc && sl_state_count(o->acc) >= LOCAL_MAX_ENTRIES)
+		rc = local_flush_all(o, err);
+	return rc;
+}
+
+static int local_watermark(sl_op *op, int64_t wm, sl_err *err)
+{
+	win_op *o = (win_op *)op;
+	int rc = sl_ns_timers_fire(&o->tm, wm, local_window, o, err);
+	if (!rc)
+		rc = sl_emitter_flush(&o->out, err);
+	return rc ? rc : sl_op_emit_watermark(op, wm, err);
+}
+
+static int local_pre_barrier(sl_op *op, sl_err *err)
+{
+	return local_flush_all((win_op *)op, err);
+}
+
+static int local_finish(sl_op *op, sl_err *err)
+{
+	int rc = local_flush_all((win_op *)op, err);
+	return rc ? rc : win_finish(op, err);
+}
+
+static const sl_op_vtab local_vtab = {
+	.name = "LocalWindowAggregate",
+	.kind = SL_OPK_LOCAL_WINDOW_AGG,
+	.flags = SL_OPF_LATE_STATS,
+	.open = win_open,
+	.process = local_process,
+	.watermark = local_watermark,
+	.finish = local_finish,
+	.close = win_close,
+	.pre_barrier = local_pre_barrier,
+};
+
+int sl_window_aggs_mergeable(const sl_window_agg_plan *p)
+{
+	for (int i = 0; i < p->naggs; i++) {
+		const sl_agg *a = &p->aggs[i];
+		if (a->distinct || a->retract || sl_agg_is_str(a) || !a->vt->merge ||
+		    (a->vt->udf && !a->vt->udf->merge) || !strcmp(a->vt->name, "FIRST_VALUE") ||
+		    !strcmp(a->vt->name, "LAST_VALUE"))
+			return 0;
+	}
+	return 1;
+}
+
+sl_op *sl_op_window_local_new(const sl_window_agg_plan *p, const sl_type *in_types, int nin,
+                              sl_err *err)
+{
+	if (p->phase != SL_WINPHASE_LOCAL || p->lateness > 0 || p->win.proc || p->having ||
+	    !sl_window_aggs_mergeable(p)) {
+		sl_err_set(err, SL_EPLAN, "internal error: a window aggregate that cannot be split "
+		           "into two phases");
+		return NULL;
+	}
+	sl_op *op = sl_op_window_agg_new(p, in_types, nin, err);
+	if (op)
+		op->vt = &local_vtab;
+	return op;
+}
+
+int sl_window_local_out_types(const sl_window_agg_plan *p, const sl_type *in_types, sl_type *t)
+{
+	int n = 0;
+	for (int i = 0; i < p->nkeys; i++)
+		t[n++] = in_types[p->key_cols[i]];
+	t[n] = sl_type_make(SL_T_BIGINT);
+	t[n++].notnull = 1;
+	t[n] = sl_type_make(SL_T_VARBINARY); /* BYTES */
+	t[n].length = SL_STRING_LEN;
+	t[n++].notnull = 1;
+	return n;
 }

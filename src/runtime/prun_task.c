@@ -141,6 +141,20 @@ static int task_marker(task *t, sl_err *err)
 	for (int r = 0; r < t->nrecvs; r++)
 		if (sl_xrecv_aligned(t->recvs[r], n))
 			aligned |= 1ull << (r & 63);
+	/* at a barrier, operators holding rows outside their state emit them
+	 * (pre_barrier) once nothing more can reach them before it: every
+	 * receiver upstream aligned (the scans are stopped); a sender
+	 * downstream of one is aligned no earlier, so it forwards the barrier
+	 * behind those rows (docs/parallel.md §11) */
+	for (int b = 0; t->mk_barrier && b < t->npb; b++) {
+		if (t->pb_mk[b] >= n || (t->pb_up[b] & aligned) != t->pb_up[b])
+			continue;
+		sl_op *op = t->pb_ops[b];
+		if (op->in_ended < op->nin && (rc = op->vt->pre_barrier(op, err)))
+			return rc;
+		t->pb_mk[b] = n;
+		moved = 1;
+	}
 	int all = 1;
 	for (int s = 0; s < t->nsends; s++) {
 		if (t->sent_mk[s] >= n)

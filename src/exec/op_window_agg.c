@@ -53,6 +53,7 @@
  * 1 us, corrections the late row's W_before.
  */
 #include "emit.h"
+#include "ltab.h"
 #include "graph.h"
 #include "ops.h"
 #include "timers.h"
@@ -116,6 +117,7 @@ typedef struct win_op {
 	sl_ns_timers tm;
 	int nkeys_out;
 	int str1;               /* the GROUP BY key is one CHAR/VARCHAR/BYTES column */
+	int i641;               /* ... is one 8-byte integer column (SL_PHYS_I64) */
 	/* ALLOWED LATENESS only: table "pending" (namespace = window end, key
 	 * = group key, value = the key's late rows that arrived before the
 	 * window fired: [i64 W_before][u32 len][row form]...), applied right
@@ -125,11 +127,11 @@ typedef struct win_op {
 	sl_type *in_types;
 	int nin;
 	sl_buf pbuf;
-	/* Two-phase (p.phase, docs/parallel.md §11).  LOCAL: acc lives in a
-	 * private memory backend (lbe) that no snapshot sees; its partials
-	 * leave at the watermark, before a checkpoint barrier (pre_barrier)
-	 * and at end of input. */
-	sl_state_backend *lbe;
+	/* Two-phase (p.phase, docs/parallel.md §11).  LOCAL: the partials
+	 * (ltab.h), no state table; they leave at the watermark, before a
+	 * checkpoint barrier (pre_barrier) and at end of input. */
+	sl_ltab lt;
+	sl_err *lerr;           /* LOCAL: the error of the flush under way */
 	void *mslot;            /* GLOBAL: a partial's slot, copied aligned
 	                         * (a batch's string bytes have no alignment) */
 } win_op;
@@ -214,9 +216,10 @@ static int assign_local(const sl_window_spec *w, int64_t ts, int64_t *ends)
 /* ---- output rows --------------------------------------------------------- */
 
 /* Decodes the encoded GROUP BY key into columns 0..nkeys-1 of row `row`
- * of b.  0, or a negative code with err set. */
+ * of b; ref: a single STRING key points into key instead of being copied
+ * (key must then outlive b's rows).  0, or a negative code with err set. */
 static int put_key_cols(win_op *o, sl_batch *b, int row, const void *key, uint32_t klen,
-                        sl_err *err)
+                        int ref, sl_err *err)
 {
 	sl_col *kc[64];
 	int nk = o->p.nkeys;
@@ -224,11 +227,22 @@ static int put_key_cols(win_op *o, sl_batch *b, int row, const void *key, uint32
 		kc[i] = &b->cols[i];
 	const char *kb = key;
 	uint32_t slen;
+	if (o->i641 && klen == 9 && kb[0] == 0) {
+		/* a single 8-byte integer key, not NULL: [0][the value's 8
+		 * bytes] (rowcodec.c); the generic decoder was ~110
+		 * instructions a partial of the datagen benchmark (callgrind) */
+		int64_t v;
+		memcpy(&v, kb + 1, 8);
+		sl_col_set_i64(kc[0], row, v);
+		return 0;
+	}
 	if (o->str1 && klen >= 5 && kb[0] == 0 && (memcpy(&slen, kb + 1, 4), slen == klen - 5)) {
 		/* a single STRING key, not NULL: [0][u32 length][bytes] (rowcodec.c)
 		 * decoded here; the generic decoder's loop and type dispatch
 		 * were ~80 instructions a result (callgrind, bench 4) */
-		if (sl_col_set_str(b, kc[0], row, kb + 5, slen))
+		if (ref)
+			sl_col_set_str_ref(kc[0], row, kb + 5, slen);
+		else if (sl_col_set_str(b, kc[0], row, kb + 5, slen))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 	} else {
 		if (sl_rowcodec_decode(key, klen, b, kc, nk, row) < 0)
@@ -259,7 +273,7 @@ static int build_row(win_op *o, sl_batch *b, int64_t end, const void *key, uint3
 	b->op[row] = op;
 	b->wm[row] = wm;
 	int nk = o->p.nkeys;
-	int rc = put_key_cols(o, b, row, key, klen, err);
+	int rc = put_key_cols(o, b, row, key, klen, 0, err);
 	if (rc)
 		return rc;
 	int64_t lend = sl_win_to_local(o->p.win.tz, end);
@@ -914,16 +928,7 @@ static int win_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
 static int win_open(sl_op *op, sl_err *err)
 {
 	win_op *o = (win_op *)op;
-	sl_state_backend *be = op->state;
-	if (o->p.phase == SL_WINPHASE_LOCAL) {
-		/* partials: private, never in a snapshot (flushed before every
-		 * barrier instead), so no key groups, no uid */
-		int rc = sl_state_backend_open("hashmap", &o->lbe, err);
-		if (rc)
-			return rc;
-		be = o->lbe;
-	}
-	o->acc = sl_state_table_open(be, o->lbe ? "local" : op->uid, "acc", o->slot_size, err);
+	o->acc = sl_state_table_open(op->state, op->uid, "acc", o->slot_size, err);
 	if (!o->acc)
 		return err->code;
 	if (o->has_distinct &&
@@ -969,7 +974,7 @@ static int win_open(sl_op *op, sl_err *err)
 static void win_close(sl_op *op)
 {
 	win_op *o = (win_op *)op;
-	sl_state_backend_close(o->lbe); /* the local stage's partials */
+	sl_ltab_deinit(&o->lt); /* the local stage's partials */
 	free(o->mslot);
 	sl_emitter_deinit(&o->out);
 	sl_batch_free(o->corr);
@@ -1053,6 +1058,7 @@ sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types
 	}
 	o->fast = !o->has_distinct && !o->has_str && !o->hdr_size;
 	o->str1 = p->nkeys == 1 && sl_type_phys(in_types[p->key_cols[0]]) == SL_PHYS_STR;
+	o->i641 = p->nkeys == 1 && sl_type_phys(in_types[p->key_cols[0]]) == SL_PHYS_I64;
 	o->p.aggs = o->aggs;
 	o->slot_size = off ? off : 16; /* no aggregates, no header: 0 would mean variable-length */
 	if (p->lateness > 0) {
@@ -1114,69 +1120,120 @@ int sl_window_agg_out_types(const sl_window_agg_plan *p, const sl_type *in_types
  * watermarks in the benchmarks (10 000 users per minute window). */
 #define LOCAL_MAX_ENTRIES (1u << 18)
 
-/* One (window, key) partial (a scan callback over the private acc). */
-static int local_entry(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
-                       sl_err *err)
+/* One (window, key) partial (an sl_ltab_cb).  The key and the slot go by
+ * reference: the window's rows are emitted before its entries are
+ * dropped (local_flush_first), and the exchange copies them (exchange.c);
+ * two copies a partial fewer. */
+static int local_entry(void *ctx, int64_t end, const void *key, uint32_t klen, void *slot)
 {
-	fire_ctx *f = ctx;
-	win_op *o = f->o;
+	win_op *o = ctx;
+	sl_err *err = o->lerr;
 	int rc = sl_emitter_reserve(&o->out, 1, err);
 	if (rc)
 		return rc;
 	sl_batch *b = o->out.b;
 	int row = b->nrows++;
 	b->op[row] = SL_INSERT;
-	b->wm[row] = f->end - 1;
+	b->wm[row] = end - 1;
 	int nk = o->p.nkeys;
-	if ((rc = put_key_cols(o, b, row, key, klen, err)))
+	if ((rc = put_key_cols(o, b, row, key, klen, 1, err)))
 		return rc;
-	sl_col_set_i64(&b->cols[nk], row, f->end);
-	if (sl_col_set_str(b, &b->cols[nk + 1], row, val, o->slot_size))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	sl_col_set_i64(&b->cols[nk], row, end);
+	sl_col_set_str_ref(&b->cols[nk + 1], row, slot, o->slot_size);
 	return 0;
 }
 
-/* Emits the partials of window `end` (a namespace timer, or flush_all). */
-static int local_window(void *ctx, int64_t end, sl_err *err)
+/* Emits the partials of the smallest open window, then drops it. */
+static int local_flush_first(win_op *o, sl_err *err)
 {
-	win_op *o = ctx;
-	fire_ctx f = {o, end};
-	return sl_state_ns_scan(o->acc, end, local_entry, &f, err);
+	o->lerr = err;
+	int rc = sl_ltab_scan_first(&o->lt, local_entry, o);
+	if (!rc)
+		rc = sl_emitter_flush(&o->out, err);
+	if (!rc)
+		sl_ltab_drop_first(&o->lt);
+	return rc;
 }
 
 /* Emits every partial held and empties the table. */
 static int local_flush_all(win_op *o, sl_err *err)
 {
-	int64_t ns;
-	int have = sl_state_ns_first(o->acc, &ns);
-	while (have) {
-		int rc = local_window(o, ns, err);
-		if (rc)
-			return rc;
-		int64_t cur = ns;
-		have = sl_state_ns_next(o->acc, cur, &ns);
-		sl_state_ns_drop(o->acc, cur);
-	}
-	o->tm.next = INT64_MAX;
-	return sl_emitter_flush(&o->out, err);
+	int64_t end;
+	int rc = 0;
+	while (!rc && sl_ltab_first(&o->lt, &end))
+		rc = local_flush_first(o, err);
+	return rc;
 }
 
+/*
+ * The local stage's process: win_process's decisions for an event-time
+ * window without ALLOWED LATENESS (the only kind split, plan_twophase.c),
+ * folding into the partials: a row goes to each of its windows that is
+ * not late by its W_before (or by the watermark flushed already, which
+ * only idle inputs can make larger), and a row counted in none is late:
+ * dropped and counted, or sent to the ON LATE table, here, where its split
+ * is read.
+ */
 static int local_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	win_op *o = (win_op *)op;
-	int rc = win_process(op, input, in, err);
-	if (!rc && sl_state_count(o->acc) >= LOCAL_MAX_ENTRIES)
+	const sl_col *tc = &in->cols[o->p.win.time_col];
+	int64_t ends[MAX_WINDOWS];
+	int live = sl_batch_live(in), rc;
+	if (encode_keys(o, in, live))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	int tumble = o->p.win.kind == SL_WIN_TUMBLE && !o->p.win.tz && !o->p.win.attached;
+	for (int k = 0; tumble && k < PF_INDEX && k < live; k++)
+		sl_ltab_prefetch(&o->lt, o->kend[k], o->khash[k], 0);
+	SL_BATCH_FOREACH(in, k, row) {
+		if (tc->null[row])
+			return sl_err_set(err, SL_EINPUT, "window aggregate: NULL rowtime");
+		int n = 1;
+		if (tumble) { /* the same distances as the one-phase state's */
+			if (k + PF_INDEX < live)
+				sl_ltab_prefetch(&o->lt, o->kend[k + PF_INDEX], o->khash[k + PF_INDEX], 0);
+			if (k + PF_ENTRY < live)
+				sl_ltab_prefetch(&o->lt, o->kend[k + PF_ENTRY], o->khash[k + PF_ENTRY], 1);
+			ends[0] = o->kend[k]; /* computed by encode_keys */
+		}
+		else
+			n = assign(&o->p.win, tc->v.i64[row], ends);
+		int64_t cur = in->wm[row] > o->tm.fired ? in->wm[row] : o->tm.fired;
+		int counted = 0;
+		for (int i = 0; i < n; i++) {
+			if (cur >= ends[i])
+				continue; /* late for this window (rule 3) */
+			void *slot = sl_ltab_upsert(&o->lt, ends[i], o->key.p + o->koff[k],
+			                            o->koff[k + 1] - o->koff[k], o->khash[k]);
+			if (!slot)
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			if ((rc = sl_agg_fold_row(o->aggs, o->kinds, o->p.naggs, slot, in, row, err)))
+				return rc;
+			counted = 1;
+		}
+		if (!counted && (rc = sl__window_late_row(&o->base, &o->p, o->late, in, row, err)))
+			return rc;
+	}
+	rc = sl__window_late_flush(&o->p, o->late, err);
+	if (!rc && o->lt.count >= LOCAL_MAX_ENTRIES)
 		rc = local_flush_all(o, err);
 	return rc;
 }
 
+/* Emits the partials of every window with end <= wm, before wm goes on
+ * (so on every channel they precede the watermark that fires them). */
 static int local_watermark(sl_op *op, int64_t wm, sl_err *err)
 {
 	win_op *o = (win_op *)op;
-	int rc = sl_ns_timers_fire(&o->tm, wm, local_window, o, err);
-	if (!rc)
-		rc = sl_emitter_flush(&o->out, err);
-	return rc ? rc : sl_op_emit_watermark(op, wm, err);
+	int64_t end;
+	int rc = 0;
+	while (!rc && sl_ltab_first(&o->lt, &end) && end <= wm)
+		rc = local_flush_first(o, err);
+	if (rc)
+		return rc;
+	if (wm > o->tm.fired)
+		o->tm.fired = wm;
+	return sl_op_emit_watermark(op, wm, err);
 }
 
 static int local_pre_barrier(sl_op *op, sl_err *err)
@@ -1190,11 +1247,23 @@ static int local_finish(sl_op *op, sl_err *err)
 	return rc ? rc : win_finish(op, err);
 }
 
+static int local_open(sl_op *op, sl_err *err)
+{
+	win_op *o = (win_op *)op;
+	sl_ltab_init(&o->lt, o->slot_size);
+	if (sl_emitter_init(&o->out, op, 0, err))
+		return err->code;
+	if (o->p.late_policy == SL_LATEPOL_SIDE &&
+	    !(o->late = sl_batch_new(o->p.late_ncols, o->late_types, 0)))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
 static const sl_op_vtab local_vtab = {
 	.name = "LocalWindowAggregate",
 	.kind = SL_OPK_LOCAL_WINDOW_AGG,
 	.flags = SL_OPF_LATE_STATS,
-	.open = win_open,
+	.open = local_open,
 	.process = local_process,
 	.watermark = local_watermark,
 	.finish = local_finish,

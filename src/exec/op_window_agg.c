@@ -51,6 +51,21 @@
  * the window fires, so the first result and the changes do not depend on
  * when the watermark came.  Rule 6: fired results carry W_before = end -
  * 1 us, corrections the late row's W_before.
+ *
+ * Two phases (sl_window_agg_plan.phase, plan_twophase.c, docs/parallel.md
+ * §11).  At parallelism > 1 an event-time aggregate of mergeable
+ * aggregates without ALLOWED LATENESS may run as two operators of this
+ * file: the LocalWindowAggregate (its own method table, local_vtab, kind
+ * SL_OPK_LOCAL_WINDOW_AGG), chained to the source instance, which makes
+ * every decision above about a row (its windows, late or not, dropped,
+ * counted or diverted) and folds it into partial accumulators in memory
+ * (ltab.h), emitted as (keys, window end, slot bytes) rows when the
+ * watermark passes the window's end, before a checkpoint barrier
+ * (pre_barrier) and at end of input; and the aggregate itself in its
+ * GLOBAL phase (this method table, so its state, snapshot and rescaling
+ * are the one-phase operator's), which merges the partials into "acc"
+ * (global_process) and fires as above.  The local stage has no state
+ * table and no snapshot of its own.
  */
 #include "emit.h"
 #include "ltab.h"

@@ -91,7 +91,10 @@ static int owns(const task *t, const sl_op *op)
  * it).  Then each sender forwards n, behind its partial batches, once
  * every receiver upstream of it in the task's graph delivered n on every
  * channel (alignment: a receiver takes nothing more from a channel that
- * delivered n until it is released); a sender fed by the task's sources
+ * delivered n until it is released; at a checkpoint barrier, an operator
+ * with a pre_barrier hook (op.h: the two-phase window aggregate's local
+ * stage) is first told to emit what it holds, once its own upstream
+ * receivers are aligned, so those rows precede n); a sender fed by the task's sources
  * only forwards at once, so a task that both feeds an exchange and reads
  * its results back (a chain at parallelism 1 around keyed instances)
  * never waits on itself.  When every receiver is aligned and every sender

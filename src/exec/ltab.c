@@ -5,8 +5,8 @@
  *
  * Invariants: win[0..nwin) ascending by end, distinct; every window in
  * win or pool is owned by the table; a pooled window is empty (n == 0,
- * len == 0, index all zero) and keeps its capacity; count is the sum of
- * the open windows' n.
+ * len == 0, index all zero) and keeps its capacity, at most SL_LTAB_POOL
+ * of them; count is the sum of the open windows' n.
  */
 #include "ltab.h"
 
@@ -135,6 +135,7 @@ void *sl_ltab_upsert(sl_ltab *t, int64_t end, const void *key, uint32_t klen, ui
 			return NULL;
 		t->last = w;
 	}
+	w->touched = t->clock;
 	size_t head = ent_head(klen);
 	uint32_t i = h & w->mask;
 	for (uint64_t v; (v = w->idx[i]); i = (i + 1) & w->mask) {
@@ -175,11 +176,9 @@ void *sl_ltab_upsert(sl_ltab *t, int64_t end, const void *key, uint32_t klen, ui
 	return e + head;
 }
 
-int sl_ltab_scan_first(sl_ltab *t, sl_ltab_cb cb, void *ctx)
+int sl_ltab_scan(sl_ltab *t, int i, sl_ltab_cb cb, void *ctx)
 {
-	if (!t->nwin)
-		return 0;
-	sl_lwin *w = t->win[0];
+	sl_lwin *w = t->win[i];
 	for (size_t off = 0; off < w->len; ) {
 		char *e = w->ent + off;
 		uint32_t klen;
@@ -193,18 +192,20 @@ int sl_ltab_scan_first(sl_ltab *t, sl_ltab_cb cb, void *ctx)
 	return 0;
 }
 
-void sl_ltab_drop_first(sl_ltab *t)
+void sl_ltab_drop(sl_ltab *t, int i)
 {
-	if (!t->nwin)
-		return;
-	sl_lwin *w = t->win[0];
+	sl_lwin *w = t->win[i];
 	t->count -= w->n;
+	memmove(&t->win[i], &t->win[i + 1], sizeof(*t->win) * (size_t)(t->nwin - i - 1));
+	t->nwin--;
+	if (t->last == w)
+		t->last = NULL;
+	if (t->npool >= SL_LTAB_POOL) {
+		lwin_free(w);
+		return;
+	}
 	memset(w->idx, 0, sizeof(uint64_t) * ((size_t)w->mask + 1));
 	w->n = 0;
 	w->len = 0;
-	memmove(&t->win[0], &t->win[1], sizeof(*t->win) * (size_t)(t->nwin - 1));
-	t->nwin--;
 	t->pool[t->npool++] = w;
-	if (t->last == w)
-		t->last = NULL;
 }

@@ -39,6 +39,7 @@ typedef struct sl_lwin {
 	char *ent;           /* the entries, appended: [u32 klen][key][pad to
 	                      * 16][slot], each 16-byte aligned */
 	size_t len, cap;     /* bytes of ent used, allocated */
+	uint64_t touched;    /* sl_ltab.clock at its last upsert */
 } sl_lwin;
 
 typedef struct sl_ltab {
@@ -49,7 +50,11 @@ typedef struct sl_ltab {
 	int npool;
 	sl_lwin *last;       /* the window of the last upsert */
 	uint64_t count;      /* entries over all windows */
+	uint64_t clock;      /* advanced by the caller (sl_ltab_tick) */
 } sl_ltab;
+
+/* The most emptied windows kept for reuse (the rest are freed). */
+#define SL_LTAB_POOL 8
 
 /* Initializes an empty table of slot_size-byte slots. */
 void sl_ltab_init(sl_ltab *t, uint32_t slot_size);
@@ -69,6 +74,18 @@ void *sl_ltab_upsert(sl_ltab *t, int64_t end, const void *key, uint32_t klen, ui
  * about 700 KB; without it sl_ltab_upsert was 40% of the cycles of the
  * datagen benchmark's local stage (perf), at 66 instructions a row.
  */
+/* A prefetch the compiler keeps.  Why not __builtin_prefetch alone: GCC 12
+ * at -O2 deleted every one of them here (inlined, the address computed by
+ * loads with no other use: the assembly of local_process had none). */
+static inline void sl_ltab_pf(const void *p)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)p));
+#else
+	__builtin_prefetch(p);
+#endif
+}
+
 static inline void sl_ltab_prefetch(const sl_ltab *t, int64_t end, uint32_t h, int stage)
 {
 	const sl_lwin *w = t->last;
@@ -76,14 +93,14 @@ static inline void sl_ltab_prefetch(const sl_ltab *t, int64_t end, uint32_t h, i
 		return;
 	uint32_t i = h & w->mask;
 	if (stage == 0) {
-		__builtin_prefetch(&w->idx[i]);
+		sl_ltab_pf(&w->idx[i]);
 		return;
 	}
 	uint64_t v = w->idx[i];
 	if (v && (uint32_t)(v >> 32) == h) {
 		const char *e = w->ent + ((size_t)(uint32_t)v - 1) * 16;
-		__builtin_prefetch(e, 1);
-		__builtin_prefetch(e + 64, 1);
+		sl_ltab_pf(e);
+		sl_ltab_pf(e + 64);
 	}
 }
 
@@ -97,13 +114,18 @@ static inline int sl_ltab_first(const sl_ltab *t, int64_t *end)
 }
 
 /* Called for each entry of a window, in insertion order: its key and
- * slot (valid until sl_ltab_drop_first).  Returns 0 or an error. */
+ * slot (valid until sl_ltab_drop).  Returns 0 or an error. */
 typedef int (*sl_ltab_cb)(void *ctx, int64_t end, const void *key, uint32_t klen, void *slot);
 
-/* Visits every entry of the smallest open window (none: nothing). */
-int sl_ltab_scan_first(sl_ltab *t, sl_ltab_cb cb, void *ctx);
+/* Visits every entry of open window i (ascending end order, i < nwin). */
+int sl_ltab_scan(sl_ltab *t, int i, sl_ltab_cb cb, void *ctx);
 
-/* Empties the smallest open window and keeps its arrays for reuse. */
-void sl_ltab_drop_first(sl_ltab *t);
+/* Empties open window i and keeps its arrays for reuse (up to
+ * SL_LTAB_POOL windows; the others are freed). */
+void sl_ltab_drop(sl_ltab *t, int i);
+
+/* Advances the table's clock (the caller's batches); a window records
+ * the clock at its last upsert (sl_lwin.touched). */
+static inline void sl_ltab_tick(sl_ltab *t) { t->clock++; }
 
 #endif

@@ -1125,19 +1125,23 @@ int sl_window_agg_out_types(const sl_window_agg_plan *p, const sl_type *in_types
  * precede it on every channel), before a checkpoint barrier (pre_barrier:
  * the checkpoint then holds them in the global stage's state, and this
  * operator has nothing to snapshot), at end of input, and when the table
- * holds LOCAL_MAX_ENTRIES entries (any partial may leave early: merging is
- * associative).  Its W_before is end - 1 us: the global stage judges no
+ * holds LOCAL_MAX_ENTRIES entries (local_shed; any partial may leave
+ * early: merging is associative).  Its W_before is end - 1 us: the global stage judges no
  * lateness.
  */
 
-/* Why 2^18: about 20 MB of partials per instance (key, slot and index),
- * far above the (window, key) pairs a source instance sees between two
- * watermarks in the benchmarks (10 000 users per minute window). */
-#define LOCAL_MAX_ENTRIES (1u << 18)
+/* Why 2^20 (about 80 MB of partials per instance: key, slot and index):
+ * a source instance reading its splits interleaved has one window per
+ * split still growing (the datagen benchmark's 50 M rows at parallelism 2:
+ * 24 chunks an instance, 10 000 users, 240 000 growing entries), and those
+ * must stay below half of it (local_shed); at 2^18 that job sent 20 M
+ * partials for 8 M results. */
+#define LOCAL_MAX_ENTRIES (1u << 20)
+#define LOCAL_IDLE_BATCHES 64 /* see local_shed */
 
 /* One (window, key) partial (an sl_ltab_cb).  The key and the slot go by
  * reference: the window's rows are emitted before its entries are
- * dropped (local_flush_first), and the exchange copies them (exchange.c);
+ * dropped (local_flush_at), and the exchange copies them (exchange.c);
  * two copies a partial fewer. */
 static int local_entry(void *ctx, int64_t end, const void *key, uint32_t klen, void *slot)
 {
@@ -1158,25 +1162,48 @@ static int local_entry(void *ctx, int64_t end, const void *key, uint32_t klen, v
 	return 0;
 }
 
-/* Emits the partials of the smallest open window, then drops it. */
-static int local_flush_first(win_op *o, sl_err *err)
+/* Emits the partials of open window i, then drops it. */
+static int local_flush_at(win_op *o, int i, sl_err *err)
 {
 	o->lerr = err;
-	int rc = sl_ltab_scan_first(&o->lt, local_entry, o);
+	int rc = sl_ltab_scan(&o->lt, i, local_entry, o);
 	if (!rc)
 		rc = sl_emitter_flush(&o->out, err);
 	if (!rc)
-		sl_ltab_drop_first(&o->lt);
+		sl_ltab_drop(&o->lt, i);
 	return rc;
 }
 
 /* Emits every partial held and empties the table. */
 static int local_flush_all(win_op *o, sl_err *err)
 {
-	int64_t end;
 	int rc = 0;
-	while (!rc && sl_ltab_first(&o->lt, &end))
-		rc = local_flush_first(o, err);
+	while (!rc && o->lt.nwin)
+		rc = local_flush_at(o, 0, err);
+	return rc;
+}
+
+/*
+ * The table reached LOCAL_MAX_ENTRIES: emits the windows no row reached in
+ * the last LOCAL_IDLE_BATCHES batches, and everything when that leaves
+ * more than half.  Why not everything at once: a source instance reading
+ * several splits interleaved (datagen chunks, docs/parallel.md §4 rule 5)
+ * holds every split's past windows open until its slowest split's
+ * watermark passes them; only each split's current window still grows,
+ * and flushing it early is what costs partials (the datagen benchmark's 50
+ * M rows at parallelism 2: 20 M partials when everything was flushed).
+ */
+static int local_shed(win_op *o, sl_err *err)
+{
+	int rc = 0;
+	for (int i = 0; !rc && i < o->lt.nwin; ) {
+		if (o->lt.win[i]->touched + LOCAL_IDLE_BATCHES <= o->lt.clock)
+			rc = local_flush_at(o, i, err);
+		else
+			i++;
+	}
+	if (!rc && o->lt.count >= LOCAL_MAX_ENTRIES / 2)
+		rc = local_flush_all(o, err);
 	return rc;
 }
 
@@ -1197,6 +1224,7 @@ static int local_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	int live = sl_batch_live(in), rc;
 	if (encode_keys(o, in, live))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	sl_ltab_tick(&o->lt);
 	int tumble = o->p.win.kind == SL_WIN_TUMBLE && !o->p.win.tz && !o->p.win.attached;
 	for (int k = 0; tumble && k < PF_INDEX && k < live; k++)
 		sl_ltab_prefetch(&o->lt, o->kend[k], o->khash[k], 0);
@@ -1231,7 +1259,7 @@ static int local_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 	}
 	rc = sl__window_late_flush(&o->p, o->late, err);
 	if (!rc && o->lt.count >= LOCAL_MAX_ENTRIES)
-		rc = local_flush_all(o, err);
+		rc = local_shed(o, err);
 	return rc;
 }
 
@@ -1243,7 +1271,7 @@ static int local_watermark(sl_op *op, int64_t wm, sl_err *err)
 	int64_t end;
 	int rc = 0;
 	while (!rc && sl_ltab_first(&o->lt, &end) && end <= wm)
-		rc = local_flush_first(o, err);
+		rc = local_flush_at(o, 0, err);
 	if (rc)
 		return rc;
 	if (wm > o->tm.fired)

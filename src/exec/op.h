@@ -140,6 +140,16 @@ struct sl_op_vtab {
 	 * none).  A restore of a snapshot holding one with entries is refused,
 	 * naming the operator and the table (graph.c), never read silently. */
 	const char *const *retired;
+	/*
+	 * Parallel jobs only (src/runtime/prun_task.c): a checkpoint barrier
+	 * is about to pass this operator's instance (every input upstream of
+	 * it delivered the barrier; nothing more reaches it before the
+	 * barrier has passed): emit what it holds outside its state, so the
+	 * checkpoint needs none of it (Flink's prepareSnapshotPreBarrier).
+	 * The rows go downstream ahead of the barrier.  The two-phase window
+	 * aggregate's local stage (op_window_agg.c).  NULL = nothing.
+	 */
+	int (*pre_barrier)(sl_op *op, sl_err *err);
 };
 
 /* One edge from an operator's output to a consumer input. */

@@ -94,6 +94,7 @@ static const char *kind_name(sl_op_kind k)
 	case SL_OPK_WINDOW_RANK: return "WindowRank";
 	case SL_OPK_SET_OP: return "SetOp";
 	case SL_OPK_CHANGELOG_NORMALIZE: return "ChangelogNormalize";
+	case SL_OPK_LOCAL_WINDOW_AGG: return "LocalWindowAggregate";
 	case SL_OPK_NONE:
 	case SL_OPK__COUNT: break;
 	}
@@ -437,6 +438,7 @@ static int kind_ident(tbuf *o, sl_op_kind kind, const void *plan, const sl_type 
 		return group_agg_ident(o, plan, in, nin, err);
 	case SL_OPK_WINDOW_AGG:
 	case SL_OPK_SESSION_AGG:
+	case SL_OPK_LOCAL_WINDOW_AGG:
 		return window_agg_ident(o, plan, in, nin, err);
 	case SL_OPK_OVER_AGG:
 		return over_ident(o, plan, in, nin, err);

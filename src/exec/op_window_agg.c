@@ -51,13 +51,30 @@
  * the window fires, so the first result and the changes do not depend on
  * when the watermark came.  Rule 6: fired results carry W_before = end -
  * 1 us, corrections the late row's W_before.
+ *
+ * Two phases (sl_window_agg_plan.phase, plan_twophase.c, docs/parallel.md
+ * §11).  At parallelism > 1 an event-time aggregate of mergeable
+ * aggregates without ALLOWED LATENESS may run as two operators of this
+ * file: the LocalWindowAggregate (its own method table, local_vtab, kind
+ * SL_OPK_LOCAL_WINDOW_AGG), chained to the source instance, which makes
+ * every decision above about a row (its windows, late or not, dropped,
+ * counted or diverted) and folds it into partial accumulators in memory
+ * (ltab.h), emitted as (keys, window end, slot bytes) rows when the
+ * watermark passes the window's end, before a checkpoint barrier
+ * (pre_barrier) and at end of input; and the aggregate itself in its
+ * GLOBAL phase (this method table, so its state, snapshot and rescaling
+ * are the one-phase operator's), which merges the partials into "acc"
+ * (global_process) and fires as above.  The local stage has no state
+ * table and no snapshot of its own.
  */
 #include "emit.h"
+#include "ltab.h"
 #include "graph.h"
 #include "ops.h"
 #include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
+#include "sluice_udf.h"
 #include "../base/timeutil.h"
 
 #include <assert.h>
@@ -115,6 +132,7 @@ typedef struct win_op {
 	sl_ns_timers tm;
 	int nkeys_out;
 	int str1;               /* the GROUP BY key is one CHAR/VARCHAR/BYTES column */
+	int i641;               /* ... is one 8-byte integer column (SL_PHYS_I64) */
 	/* ALLOWED LATENESS only: table "pending" (namespace = window end, key
 	 * = group key, value = the key's late rows that arrived before the
 	 * window fired: [i64 W_before][u32 len][row form]...), applied right
@@ -124,6 +142,13 @@ typedef struct win_op {
 	sl_type *in_types;
 	int nin;
 	sl_buf pbuf;
+	/* Two-phase (p.phase, docs/parallel.md §11).  LOCAL: the partials
+	 * (ltab.h), no state table; they leave at the watermark, before a
+	 * checkpoint barrier (pre_barrier) and at end of input. */
+	sl_ltab lt;
+	sl_err *lerr;           /* LOCAL: the error of the flush under way */
+	void *mslot;            /* GLOBAL: a partial's slot, copied aligned
+	                         * (a batch's string bytes have no alignment) */
 } win_op;
 
 /* ---- window assignment ------------------------------------------------- */
@@ -205,6 +230,45 @@ static int assign_local(const sl_window_spec *w, int64_t ts, int64_t *ends)
 
 /* ---- output rows --------------------------------------------------------- */
 
+/* Decodes the encoded GROUP BY key into columns 0..nkeys-1 of row `row`
+ * of b; ref: a single STRING key points into key instead of being copied
+ * (key must then outlive b's rows).  0, or a negative code with err set. */
+static int put_key_cols(win_op *o, sl_batch *b, int row, const void *key, uint32_t klen,
+                        int ref, sl_err *err)
+{
+	sl_col *kc[64];
+	int nk = o->p.nkeys;
+	for (int i = 0; i < nk; i++)
+		kc[i] = &b->cols[i];
+	const char *kb = key;
+	uint32_t slen;
+	if (o->i641 && klen == 9 && kb[0] == 0) {
+		/* a single 8-byte integer key, not NULL: [0][the value's 8
+		 * bytes] (rowcodec.c); the generic decoder was ~110
+		 * instructions a partial of the datagen benchmark (callgrind) */
+		int64_t v;
+		memcpy(&v, kb + 1, 8);
+		sl_col_set_i64(kc[0], row, v);
+		return 0;
+	}
+	if (o->str1 && klen >= 5 && kb[0] == 0 && (memcpy(&slen, kb + 1, 4), slen == klen - 5)) {
+		/* a single STRING key, not NULL: [0][u32 length][bytes] (rowcodec.c)
+		 * decoded here; the generic decoder's loop and type dispatch
+		 * were ~80 instructions a result (callgrind, bench 4) */
+		if (ref)
+			sl_col_set_str_ref(kc[0], row, kb + 5, slen);
+		else if (sl_col_set_str(b, kc[0], row, kb + 5, slen))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	} else {
+		if (sl_rowcodec_decode(key, klen, b, kc, nk, row) < 0)
+			return sl_err_set(err, SL_ESTATE, "window state: malformed key");
+		for (int i = 0; i < nk; i++)
+			if (kc[i]->null[row])
+				sl_col_clear(kc[i], row);
+	}
+	return 0;
+}
+
 /* Appends the result row of (end, key, slot) to b with kind op and
  * W_before wm (docs/parallel.md §4, rule 6: end - 1 us for a window's
  * firing, the late row's W_before for its correction). */
@@ -223,25 +287,10 @@ static int build_row(win_op *o, sl_batch *b, int64_t end, const void *key, uint3
 	int row = b->nrows++;
 	b->op[row] = op;
 	b->wm[row] = wm;
-	sl_col *kc[64];
 	int nk = o->p.nkeys;
-	for (int i = 0; i < nk; i++)
-		kc[i] = &b->cols[i];
-	const char *kb = key;
-	uint32_t slen;
-	if (o->str1 && klen >= 5 && kb[0] == 0 && (memcpy(&slen, kb + 1, 4), slen == klen - 5)) {
-		/* a single STRING key, not NULL: [0][u32 length][bytes] (rowcodec.c)
-		 * decoded here; the generic decoder's loop and type dispatch
-		 * were ~80 instructions a result (callgrind, bench 4) */
-		if (sl_col_set_str(b, kc[0], row, kb + 5, slen))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-	} else {
-		if (sl_rowcodec_decode(key, klen, b, kc, nk, row) < 0)
-			return sl_err_set(err, SL_ESTATE, "window state: malformed key");
-		for (int i = 0; i < nk; i++)
-			if (kc[i]->null[row])
-				sl_col_clear(kc[i], row);
-	}
+	int rc = put_key_cols(o, b, row, key, klen, 0, err);
+	if (rc)
+		return rc;
 	int64_t lend = sl_win_to_local(o->p.win.tz, end);
 	sl_col_set_i64(&b->cols[nk], row, win_start_of_end(&o->p.win, lend));
 	sl_col_set_i64(&b->cols[nk + 1], row, lend);
@@ -249,7 +298,7 @@ static int build_row(win_op *o, sl_batch *b, int64_t end, const void *key, uint3
 	for (int i = 0; i < o->p.naggs; i++) {
 		sl_col *c = &b->cols[nk + 3 + i];
 		c->null[row] = 1; /* a result that sets nothing leaves NULL */
-		int rc = o->has_str && sl_agg_is_str(&o->aggs[i])
+		rc = o->has_str && sl_agg_is_str(&o->aggs[i])
 		       ? sl_agg_str_result(&o->aggs[i], i, o->strs, end, key, klen, &o->skey, b, c, row)
 		       : o->aggs[i].vt->result(&o->aggs[i], (const char *)slot + o->aggs[i].offset, c,
 		                               row, err);
@@ -618,7 +667,8 @@ static int encode_keys(win_op *o, const sl_batch *in, int n)
 		return SL_ENOMEM;
 	const sl_window_spec *w = &o->p.win;
 	const sl_col *tc = &in->cols[w->time_col];
-	int tumble = w->kind == SL_WIN_TUMBLE && !w->tz && !w->attached, fixed = i64_key(o, in);
+	int tumble = w->kind == SL_WIN_TUMBLE && !w->tz && !w->attached &&
+	             o->p.phase != SL_WINPHASE_GLOBAL, fixed = i64_key(o, in);
 	const sl_col *kc = o->p.nkeys ? &in->cols[o->key_cols[0]] : NULL;
 	int str1 = o->p.nkeys == 1 && sl_type_phys(kc->type) == SL_PHYS_STR;
 	int64_t wlo = 0, whi = INT64_MIN; /* window [wlo, whi) of the last row */
@@ -713,9 +763,64 @@ static int fold_tumble(win_op *o, const sl_batch *in, int live, sl_err *err)
 	return sl__window_late_flush(&o->p, o->late, err);
 }
 
+/*
+ * The GlobalWindowAggregate's process (p.phase GLOBAL): each input row is
+ * a LocalWindowAggregate's partial, (keys, window end, accumulator slot),
+ * merged into (end, key) of "acc", the one-phase aggregate's own state.
+ * Nothing is late here: the local stage judged every row against its own
+ * W_before, and a partial of window `end` always precedes, on its channel,
+ * the watermark >= end that fires it (the local flushes before it
+ * forwards that watermark), so the window has not fired at this instance
+ * (docs/parallel.md §11).  The one exception is a channel that was idle
+ * (its watermark left out of the minimum, a processing-time rule outside
+ * the determinism promise): a partial for a window that fired already is
+ * dropped and counted as a late row, as the one-phase aggregate drops
+ * such rows.
+ */
+static int global_process(win_op *o, const sl_batch *in, sl_err *err)
+{
+	if (encode_keys(o, in, sl_batch_live(in)))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	int nk = o->p.nkeys;
+	const sl_col *ec = &in->cols[nk], *ac = &in->cols[nk + 1];
+	SL_BATCH_FOREACH(in, k, row) {
+		int64_t end = ec->v.i64[row];
+		if (end <= o->tm.fired) {
+			sl_op_late_dropped(&o->base, in, row);
+			continue;
+		}
+		if ((uint32_t)ac->v.str[row].len != o->slot_size)
+			return sl_err_set(err, SL_ESTATE, "window aggregate: malformed partial "
+			                  "accumulator (%lld bytes, expected %u)",
+			                  (long long)ac->v.str[row].len, o->slot_size);
+		if (end < o->tm.next)
+			o->tm.next = end;
+		int created;
+		const char *src = o->mslot;
+		memcpy(o->mslot, ac->v.str[row].ptr, o->slot_size);
+		void *slot = sl_state_upsert_h(o->acc, end, o->key.p + o->koff[k],
+		                               o->koff[k + 1] - o->koff[k], o->khash[k], &created);
+		if (!slot)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if (created) {
+			memcpy(slot, src, o->slot_size);
+			continue;
+		}
+		for (int i = 0; i < o->p.naggs; i++) {
+			const sl_agg *a = &o->aggs[i];
+			int rc = a->vt->merge(a, (char *)slot + a->offset, src + a->offset, err);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 static int win_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	win_op *o = (win_op *)op;
+	if (o->p.phase == SL_WINPHASE_GLOBAL) /* one method table per kind (op_kind.h) */
+		return global_process(o, in, err);
 	const sl_col *tc = &in->cols[o->p.win.time_col];
 	int64_t ends[MAX_WINDOWS];
 	int rc = 0;
@@ -860,6 +965,8 @@ static int win_open(sl_op *op, sl_err *err)
 		if (!(o->prow = sl_batch_new(o->nin, o->in_types, 1)))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 	}
+	if (o->p.phase == SL_WINPHASE_GLOBAL && !(o->mslot = malloc(o->slot_size)))
+		return sl_err_set(err, SL_ENOMEM, "out of memory"); /* malloc: 16-aligned */
 	sl_ns_timers_add(&o->tm, o->acc);
 	sl_ns_timers_add(&o->tm, o->dist); /* NULL: ignored */
 	sl_ns_timers_add(&o->tm, o->strs);
@@ -882,6 +989,8 @@ static int win_open(sl_op *op, sl_err *err)
 static void win_close(sl_op *op)
 {
 	win_op *o = (win_op *)op;
+	sl_ltab_deinit(&o->lt); /* the local stage's partials */
+	free(o->mslot);
 	sl_emitter_deinit(&o->out);
 	sl_batch_free(o->corr);
 	sl_batch_free(o->late);
@@ -964,6 +1073,7 @@ sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types
 	}
 	o->fast = !o->has_distinct && !o->has_str && !o->hdr_size;
 	o->str1 = p->nkeys == 1 && sl_type_phys(in_types[p->key_cols[0]]) == SL_PHYS_STR;
+	o->i641 = p->nkeys == 1 && sl_type_phys(in_types[p->key_cols[0]]) == SL_PHYS_I64;
 	o->p.aggs = o->aggs;
 	o->slot_size = off ? off : 16; /* no aggregates, no header: 0 would mean variable-length */
 	if (p->lateness > 0) {
@@ -998,4 +1108,248 @@ fail:
 int sl_window_agg_out_types(const sl_window_agg_plan *p, const sl_type *in_types, sl_type *t)
 {
 	return out_types(p, in_types, t);
+}
+
+/* ---- two-phase aggregation: the local stage (docs/parallel.md §11) ------ */
+
+/*
+ * LocalWindowAggregate: the same operator over a private table, chained to
+ * the source instance that reads the rows (before the hash exchange).  It
+ * makes every decision the one-phase aggregate makes about a row (its
+ * windows, late or not by its own W_before, dropped, counted or sent to
+ * the ON LATE table: win_process, unchanged), so those decisions are made
+ * where the split is read, as at parallelism 1.  Instead of results it
+ * emits partials: (keys, window end, accumulator slot) rows, which the
+ * GlobalWindowAggregate merges.  A window's partials leave when the
+ * watermark passes its end (before the watermark is forwarded, so they
+ * precede it on every channel), before a checkpoint barrier (pre_barrier:
+ * the checkpoint then holds them in the global stage's state, and this
+ * operator has nothing to snapshot), at end of input, and when the table
+ * holds LOCAL_MAX_ENTRIES entries (local_shed; any partial may leave
+ * early: merging is associative).  Its W_before is end - 1 us: the global stage judges no
+ * lateness.
+ */
+
+/* Why 2^20 (about 80 MB of partials per instance: key, slot and index):
+ * a source instance reading its splits interleaved has one window per
+ * split still growing (the datagen benchmark's 50 M rows at parallelism 2:
+ * 24 chunks an instance, 10 000 users, 240 000 growing entries), and those
+ * must stay below half of it (local_shed); at 2^18 that job sent 20 M
+ * partials for 8 M results. */
+#define LOCAL_MAX_ENTRIES (1u << 20)
+#define LOCAL_IDLE_BATCHES 64 /* see local_shed */
+
+/* One (window, key) partial (an sl_ltab_cb).  The key and the slot go by
+ * reference: the window's rows are emitted before its entries are
+ * dropped (local_flush_at), and the exchange copies them (exchange.c);
+ * two copies a partial fewer. */
+static int local_entry(void *ctx, int64_t end, const void *key, uint32_t klen, void *slot)
+{
+	win_op *o = ctx;
+	sl_err *err = o->lerr;
+	int rc = sl_emitter_reserve(&o->out, 1, err);
+	if (rc)
+		return rc;
+	sl_batch *b = o->out.b;
+	int row = b->nrows++;
+	b->op[row] = SL_INSERT;
+	b->wm[row] = end - 1;
+	int nk = o->p.nkeys;
+	if ((rc = put_key_cols(o, b, row, key, klen, 1, err)))
+		return rc;
+	sl_col_set_i64(&b->cols[nk], row, end);
+	sl_col_set_str_ref(&b->cols[nk + 1], row, slot, o->slot_size);
+	return 0;
+}
+
+/* Emits the partials of open window i, then drops it. */
+static int local_flush_at(win_op *o, int i, sl_err *err)
+{
+	o->lerr = err;
+	int rc = sl_ltab_scan(&o->lt, i, local_entry, o);
+	if (!rc)
+		rc = sl_emitter_flush(&o->out, err);
+	if (!rc)
+		sl_ltab_drop(&o->lt, i);
+	return rc;
+}
+
+/* Emits every partial held and empties the table. */
+static int local_flush_all(win_op *o, sl_err *err)
+{
+	int rc = 0;
+	while (!rc && o->lt.nwin)
+		rc = local_flush_at(o, 0, err);
+	return rc;
+}
+
+/*
+ * The table reached LOCAL_MAX_ENTRIES: emits the windows no row reached in
+ * the last LOCAL_IDLE_BATCHES batches, and everything when that leaves
+ * more than half.  Why not everything at once: a source instance reading
+ * several splits interleaved (datagen chunks, docs/parallel.md §4 rule 5)
+ * holds every split's past windows open until its slowest split's
+ * watermark passes them; only each split's current window still grows,
+ * and flushing it early is what costs partials (the datagen benchmark's 50
+ * M rows at parallelism 2: 20 M partials when everything was flushed).
+ */
+static int local_shed(win_op *o, sl_err *err)
+{
+	int rc = 0;
+	for (int i = 0; !rc && i < o->lt.nwin; ) {
+		if (o->lt.win[i]->touched + LOCAL_IDLE_BATCHES <= o->lt.clock)
+			rc = local_flush_at(o, i, err);
+		else
+			i++;
+	}
+	if (!rc && o->lt.count >= LOCAL_MAX_ENTRIES / 2)
+		rc = local_flush_all(o, err);
+	return rc;
+}
+
+/*
+ * The local stage's process: win_process's decisions for an event-time
+ * window without ALLOWED LATENESS (the only kind split, plan_twophase.c),
+ * folding into the partials: a row goes to each of its windows that is
+ * not late by its W_before (or by the watermark flushed already, which
+ * only idle inputs can make larger), and a row counted in none is late:
+ * dropped and counted, or sent to the ON LATE table, here, where its split
+ * is read.
+ */
+static int local_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
+{
+	win_op *o = (win_op *)op;
+	const sl_col *tc = &in->cols[o->p.win.time_col];
+	int64_t ends[MAX_WINDOWS];
+	int live = sl_batch_live(in), rc;
+	if (encode_keys(o, in, live))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	sl_ltab_tick(&o->lt);
+	int tumble = o->p.win.kind == SL_WIN_TUMBLE && !o->p.win.tz && !o->p.win.attached;
+	for (int k = 0; tumble && k < PF_INDEX && k < live; k++)
+		sl_ltab_prefetch(&o->lt, o->kend[k], o->khash[k], 0);
+	SL_BATCH_FOREACH(in, k, row) {
+		if (tc->null[row])
+			return sl_err_set(err, SL_EINPUT, "window aggregate: NULL rowtime");
+		int n = 1;
+		if (tumble) { /* the same distances as the one-phase state's */
+			if (k + PF_INDEX < live)
+				sl_ltab_prefetch(&o->lt, o->kend[k + PF_INDEX], o->khash[k + PF_INDEX], 0);
+			if (k + PF_ENTRY < live)
+				sl_ltab_prefetch(&o->lt, o->kend[k + PF_ENTRY], o->khash[k + PF_ENTRY], 1);
+			ends[0] = o->kend[k]; /* computed by encode_keys */
+		}
+		else
+			n = assign(&o->p.win, tc->v.i64[row], ends);
+		int64_t cur = in->wm[row] > o->tm.fired ? in->wm[row] : o->tm.fired;
+		int counted = 0;
+		for (int i = 0; i < n; i++) {
+			if (cur >= ends[i])
+				continue; /* late for this window (rule 3) */
+			void *slot = sl_ltab_upsert(&o->lt, ends[i], o->key.p + o->koff[k],
+			                            o->koff[k + 1] - o->koff[k], o->khash[k]);
+			if (!slot)
+				return sl_err_set(err, SL_ENOMEM, "out of memory");
+			if ((rc = sl_agg_fold_row(o->aggs, o->kinds, o->p.naggs, slot, in, row, err)))
+				return rc;
+			counted = 1;
+		}
+		if (!counted && (rc = sl__window_late_row(&o->base, &o->p, o->late, in, row, err)))
+			return rc;
+	}
+	rc = sl__window_late_flush(&o->p, o->late, err);
+	if (!rc && o->lt.count >= LOCAL_MAX_ENTRIES)
+		rc = local_shed(o, err);
+	return rc;
+}
+
+/* Emits the partials of every window with end <= wm, before wm goes on
+ * (so on every channel they precede the watermark that fires them). */
+static int local_watermark(sl_op *op, int64_t wm, sl_err *err)
+{
+	win_op *o = (win_op *)op;
+	int64_t end;
+	int rc = 0;
+	while (!rc && sl_ltab_first(&o->lt, &end) && end <= wm)
+		rc = local_flush_at(o, 0, err);
+	if (rc)
+		return rc;
+	if (wm > o->tm.fired)
+		o->tm.fired = wm;
+	return sl_op_emit_watermark(op, wm, err);
+}
+
+static int local_pre_barrier(sl_op *op, sl_err *err)
+{
+	return local_flush_all((win_op *)op, err);
+}
+
+static int local_finish(sl_op *op, sl_err *err)
+{
+	int rc = local_flush_all((win_op *)op, err);
+	return rc ? rc : win_finish(op, err);
+}
+
+static int local_open(sl_op *op, sl_err *err)
+{
+	win_op *o = (win_op *)op;
+	sl_ltab_init(&o->lt, o->slot_size);
+	if (sl_emitter_init(&o->out, op, 0, err))
+		return err->code;
+	if (o->p.late_policy == SL_LATEPOL_SIDE &&
+	    !(o->late = sl_batch_new(o->p.late_ncols, o->late_types, 0)))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
+static const sl_op_vtab local_vtab = {
+	.name = "LocalWindowAggregate",
+	.kind = SL_OPK_LOCAL_WINDOW_AGG,
+	.flags = SL_OPF_LATE_STATS,
+	.open = local_open,
+	.process = local_process,
+	.watermark = local_watermark,
+	.finish = local_finish,
+	.close = win_close,
+	.pre_barrier = local_pre_barrier,
+};
+
+int sl_window_aggs_mergeable(const sl_window_agg_plan *p)
+{
+	for (int i = 0; i < p->naggs; i++) {
+		const sl_agg *a = &p->aggs[i];
+		if (a->distinct || a->retract || sl_agg_is_str(a) || !a->vt->merge ||
+		    (a->vt->udf && !a->vt->udf->merge) || !strcmp(a->vt->name, "FIRST_VALUE") ||
+		    !strcmp(a->vt->name, "LAST_VALUE"))
+			return 0;
+	}
+	return 1;
+}
+
+sl_op *sl_op_window_local_new(const sl_window_agg_plan *p, const sl_type *in_types, int nin,
+                              sl_err *err)
+{
+	if (p->phase != SL_WINPHASE_LOCAL || p->lateness > 0 || p->win.proc || p->having ||
+	    !sl_window_aggs_mergeable(p)) {
+		sl_err_set(err, SL_EPLAN, "internal error: a window aggregate that cannot be split "
+		           "into two phases");
+		return NULL;
+	}
+	sl_op *op = sl_op_window_agg_new(p, in_types, nin, err);
+	if (op)
+		op->vt = &local_vtab;
+	return op;
+}
+
+int sl_window_local_out_types(const sl_window_agg_plan *p, const sl_type *in_types, sl_type *t)
+{
+	int n = 0;
+	for (int i = 0; i < p->nkeys; i++)
+		t[n++] = in_types[p->key_cols[i]];
+	t[n] = sl_type_make(SL_T_BIGINT);
+	t[n++].notnull = 1;
+	t[n] = sl_type_make(SL_T_VARBINARY); /* BYTES */
+	t[n].length = SL_STRING_LEN;
+	t[n++].notnull = 1;
+	return n;
 }

@@ -179,7 +179,34 @@ typedef struct sl_window_agg_plan {
 	                        * the node's side (pnode.h) */
 	int late_ncols;        /* leading input columns that form a late row */
 	sl_type time_type;     /* type of window_time (rowtime type, precision 3) */
+	/* Two-phase aggregation (docs/parallel.md §11, plan_twophase.c):
+	 * SL_WINPHASE_ONE the whole aggregate; SL_WINPHASE_LOCAL the
+	 * LocalWindowAggregate before the exchange (its output: the GROUP BY
+	 * keys, the window end as a BIGINT UTC instant, the accumulator slot
+	 * as BYTES); SL_WINPHASE_GLOBAL the aggregate after it, whose input
+	 * is that output (key_cols 0..nkeys-1) and whose state, output and
+	 * snapshot are the one-phase aggregate's. */
+	int phase;
 } sl_window_agg_plan;
+
+enum { SL_WINPHASE_ONE = 0, SL_WINPHASE_LOCAL = 1, SL_WINPHASE_GLOBAL = 2 };
+
+/* The LocalWindowAggregate of a two-phase window aggregate (p->phase ==
+ * SL_WINPHASE_LOCAL; op_window_agg.c); in_types/nin: the one-phase
+ * aggregate's input.  Output: sl_window_local_out_types. */
+sl_op *sl_op_window_local_new(const sl_window_agg_plan *p, const sl_type *in_types, int nin,
+                              sl_err *err);
+
+/* The output types of a LocalWindowAggregate (t has room for nkeys + 2):
+ * the keys, the window end (BIGINT NOT NULL), the accumulators (BYTES
+ * NOT NULL); returns the count. */
+int sl_window_local_out_types(const sl_window_agg_plan *p, const sl_type *in_types, sl_type *t);
+
+/* 1 when every aggregate of p can be split into a local and a global
+ * phase (a merge of partial accumulators exists and the accumulator is
+ * the fixed slot: no DISTINCT, no string aggregate, no FIRST_VALUE /
+ * LAST_VALUE, no user-defined aggregate without merge). */
+int sl_window_aggs_mergeable(const sl_window_agg_plan *p);
 
 /* Output columns: keys..., window_start, window_end, window_time, aggs... */
 sl_op *sl_op_window_agg_new(const sl_window_agg_plan *p, const sl_type *in_types, int nin,

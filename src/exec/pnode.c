@@ -40,6 +40,7 @@ static const struct {
 	[SL_OPK_WINDOW_RANK] = {"WindowRank", SL_OPF_STATE_WM},
 	[SL_OPK_SET_OP] = {"SetOp", SL_OPF_STATE_TTL},
 	[SL_OPK_CHANGELOG_NORMALIZE] = {"ChangelogNormalize", SL_OPF_STATE_TTL},
+	[SL_OPK_LOCAL_WINDOW_AGG] = {"LocalWindowAggregate", SL_OPF_LATE_STATS},
 };
 
 unsigned sl_op_kind_flags(sl_op_kind k)

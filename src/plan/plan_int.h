@@ -183,6 +183,15 @@ int sl__plan_par(planner *p);
  * nodes with inputs, "ship=[HASH[user_id], FORWARD (chained)]". */
 const char *sl__plan_par_explain(planner *p, const sl_pnode *n);
 
+/* ---- plan_twophase.c: local-global window aggregation ---- */
+
+/* After sl__plan_par: splits each window aggregate whose input crosses an
+ * exchange into a LocalWindowAggregate chained to its producer and the
+ * aggregate as the global stage, as 'table.optimizer.agg-phase-strategy'
+ * allows (docs/parallel.md §11).  Returns 0, or SL_EPLAN (a bad option
+ * value) / SL_ENOMEM with p->err set. */
+int sl__plan_two_phase(planner *p);
+
 /* ---- plan_scaleout.c: several processes sharing a Kafka topic ---- */
 
 /* With 'sluice.scale-out' = 'kafka-group': checks that every piece of the

@@ -748,6 +748,8 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_ppla
 		rc = sl__plan_dist(p);
 	if (!rc)
 		rc = sl__plan_par(p);
+	if (!rc) /* needs the exchanges: a split pays only across one */
+		rc = sl__plan_two_phase(p);
 	sl_scale_out so = {0};
 	if (!rc)
 		rc = sl__plan_scale_out(p, a->scale_out ? a->scale_out : &so);

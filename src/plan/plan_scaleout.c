@@ -73,7 +73,8 @@ static int origin(const sl_pnode *n, int c, const sl_pnode **scan)
 			break;
 		}
 		case SL_OPK_WINDOW_AGG:
-		case SL_OPK_SESSION_AGG: {
+		case SL_OPK_SESSION_AGG:
+		case SL_OPK_LOCAL_WINDOW_AGG: { /* its partials lead with the keys */
 			const sl_window_agg_plan *wp = n->params;
 			if (c >= wp->nkeys)
 				return -1;

@@ -165,6 +165,12 @@ static sl_op *new_window_agg(const sl_pnode *n, inst_ctx *x, sl_err *err)
 	return sl_op_window_agg_new(&wp, IN_TYPES(n), IN_N(n), err);
 }
 
+static sl_op *new_local_window_agg(const sl_pnode *n, inst_ctx *x, sl_err *err)
+{
+	sl_window_agg_plan wp = window_plan(n, x);
+	return sl_op_window_local_new(&wp, IN_TYPES(n), IN_N(n), err);
+}
+
 static sl_op *new_session_agg(const sl_pnode *n, inst_ctx *x, sl_err *err)
 {
 	sl_window_agg_plan wp = window_plan(n, x);
@@ -254,6 +260,7 @@ static const ctor_fn ctors[SL_OPK__COUNT] = {
 	[SL_OPK_WINDOW_RANK] = new_window_rank,
 	[SL_OPK_SET_OP] = new_set_op,
 	[SL_OPK_CHANGELOG_NORMALIZE] = new_normalize,
+	[SL_OPK_LOCAL_WINDOW_AGG] = new_local_window_agg,
 };
 
 /* Instantiates node n into x->g as x->op_of[n->id] and connects its
@@ -287,6 +294,10 @@ static int instantiate_node(const sl_pnode *n, inst_ctx *x, sl_err *err)
 		sl_op_free(op); /* not in the graph: still ours */
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	}
+	if (!n->uid[0]) /* no state of its own in any snapshot (a two-phase
+	                 * aggregate's local stage): no id, as an exchange's
+	                 * ends, rather than the graph's positional "op<k>" */
+		op->uid[0] = 0;
 	x->op_of[n->id] = op;
 	for (int i = 0; i < n->nin; i++) {
 		const sl_pnode *in = n->in[i];

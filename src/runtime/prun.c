@@ -423,6 +423,19 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 		free(reach);
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	}
+	/* the operators to flush before a barrier passes them (pre_barrier) */
+	for (int i = 0; i < t->g.nops; i++)
+		t->npb += t->g.ops[i]->vt->pre_barrier != NULL;
+	t->pb_ops = calloc((size_t)(t->npb ? t->npb : 1), sizeof(sl_op *));
+	t->pb_up = calloc((size_t)(t->npb ? t->npb : 1), sizeof(uint64_t));
+	t->pb_mk = calloc((size_t)(t->npb ? t->npb : 1), sizeof(int64_t));
+	if (!t->pb_ops || !t->pb_up || !t->pb_mk) {
+		free(reach);
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	for (int i = 0, k = 0; i < t->g.nops; i++)
+		if (t->g.ops[i]->vt->pre_barrier)
+			t->pb_ops[k++] = t->g.ops[i];
 	for (int r = 0; r < t->nrecvs; r++) {
 		memset(reach, 0, (size_t)t->g.nops);
 		reach[t->recvs[r]->id] = 1;
@@ -433,6 +446,9 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 		for (int s = 0; s < t->nsends; s++)
 			if (reach[t->sends[s]->id])
 				t->send_up[s] |= 1ull << (r & 63);
+		for (int b = 0; b < t->npb; b++)
+			if (reach[t->pb_ops[b]->id])
+				t->pb_up[b] |= 1ull << (r & 63);
 	}
 	free(reach);
 	for (int i = 0; i < t->g.nops; i++) {
@@ -1008,6 +1024,9 @@ void sl_prun_free(sl_prun *j)
 		free(t->wait_now);
 		free(t->sent_mk);
 		free(t->send_up);
+		free(t->pb_ops);
+		free(t->pb_up);
+		free(t->pb_mk);
 		sl_chan_free(t->ctl);
 	}
 	for (int e = 0; j->edges && e < j->nedges; e++) {

@@ -55,6 +55,10 @@ typedef struct task {
 	int64_t mk_handled; /* the last marker whose request it handled */
 	int64_t *sent_mk;   /* per sender: the last marker it forwarded */
 	uint64_t *send_up;  /* per sender: the receivers upstream of it (bit r % 64) */
+	sl_op **pb_ops;     /* operators with a pre_barrier hook, graph order */
+	uint64_t *pb_up;    /* per such operator: the receivers upstream of it */
+	int64_t *pb_mk;     /* per such operator: the last barrier it flushed for */
+	int npb;
 	int64_t acked;   /* under job->mu: mk_done, for the coordinator */
 	int done;        /* under job->mu: the thread ended */
 	int mk_barrier;  /* the marker being handled is a checkpoint barrier */

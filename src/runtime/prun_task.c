@@ -91,7 +91,10 @@ static int owns(const task *t, const sl_op *op)
  * it).  Then each sender forwards n, behind its partial batches, once
  * every receiver upstream of it in the task's graph delivered n on every
  * channel (alignment: a receiver takes nothing more from a channel that
- * delivered n until it is released); a sender fed by the task's sources
+ * delivered n until it is released; at a checkpoint barrier, an operator
+ * with a pre_barrier hook (op.h: the two-phase window aggregate's local
+ * stage) is first told to emit what it holds, once its own upstream
+ * receivers are aligned, so those rows precede n); a sender fed by the task's sources
  * only forwards at once, so a task that both feeds an exchange and reads
  * its results back (a chain at parallelism 1 around keyed instances)
  * never waits on itself.  When every receiver is aligned and every sender
@@ -141,6 +144,20 @@ static int task_marker(task *t, sl_err *err)
 	for (int r = 0; r < t->nrecvs; r++)
 		if (sl_xrecv_aligned(t->recvs[r], n))
 			aligned |= 1ull << (r & 63);
+	/* at a barrier, operators holding rows outside their state emit them
+	 * (pre_barrier) once nothing more can reach them before it: every
+	 * receiver upstream aligned (the scans are stopped); a sender
+	 * downstream of one is aligned no earlier, so it forwards the barrier
+	 * behind those rows (docs/parallel.md §11) */
+	for (int b = 0; t->mk_barrier && b < t->npb; b++) {
+		if (t->pb_mk[b] >= n || (t->pb_up[b] & aligned) != t->pb_up[b])
+			continue;
+		sl_op *op = t->pb_ops[b];
+		if (op->in_ended < op->nin && (rc = op->vt->pre_barrier(op, err)))
+			return rc;
+		t->pb_mk[b] = n;
+		moved = 1;
+	}
 	int all = 1;
 	for (int s = 0; s < t->nsends; s++) {
 		if (t->sent_mk[s] >= n)

@@ -128,7 +128,72 @@ static const struct {
 	[SL_OPK_WINDOW_RANK] = {"WindowRank", SL_OPF_STATE_WM},
 	[SL_OPK_SET_OP] = {"SetOp", SL_OPF_STATE_TTL},
 	[SL_OPK_CHANGELOG_NORMALIZE] = {"ChangelogNormalize", SL_OPF_STATE_TTL},
+	[SL_OPK_LOCAL_WINDOW_AGG] = {"LocalWindowAggregate", SL_OPF_LATE_STATS},
 };
+
+/* The job whose window aggregate is split in two at parallelism > 1
+ * (plan_twophase.c): the local stage exists only in parallel plans. */
+static const char *TWO_PHASE_JOB =
+	"SELECT window_start, user_id, SUM(amount) FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), "
+	"INTERVAL '10' SECOND)) GROUP BY window_start, window_end, user_id";
+
+/*
+ * Plans TWO_PHASE_JOB at parallelism 2 and instantiates its scan's chain
+ * (the scan and the LocalWindowAggregate chained to it); returns the local
+ * operator's method table after checking the node: its kind, state (none
+ * kept: flushed before barriers) and no uid (no snapshot record).  A
+ * kind that exists only in parallel plans is still one method table.
+ */
+static const sl_op_vtab *local_stage_vt(void)
+{
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, DDL), 0);
+	sl_arena a;
+	sl_arena_init(&a, 16 * 1024);
+	sl_ast_script *script;
+	sl_err err = {0};
+	assert_int_equal(sl_parse(&a, TWO_PHASE_JOB, &script, &err), 0);
+	sl_plan_args pa = {.cat = &e->cat, .session = &e->session, .engine = e,
+	                   .push_sink = &sl_push_sink_vtab, .select_to_queue = 1, .arena = &a,
+	                   .parallelism = 2, .parallelism_explicit = 1};
+	sl_pplan plan;
+	if (sl_plan_job(&pa, script->stmts, script->nstmts, &plan, NULL, &err))
+		fail_msg("%s: %s", TWO_PHASE_JOB, err.msg);
+	uint8_t member[64] = {0};
+	int local = -1;
+	for (int i = 0; i < plan.n && i < 64; i++) {
+		const sl_pnode *n = plan.nodes[i];
+		assert_int_equal(n->id, i);
+		if (n->kind == SL_OPK_LOCAL_WINDOW_AGG) {
+			local = i;
+			assert_int_equal(n->in[0]->kind, SL_OPK_SCAN);
+			assert_int_equal(n->xchg[0], SL_XCHG_CHAIN);
+			assert_int_equal(n->state, SL_STATE_NONE);
+			assert_int_equal(n->uid[0], 0);
+			member[i] = member[n->in[0]->id] = 1;
+			/* its consumer: the aggregate, hashed by the partials' key */
+			const sl_pnode *g = plan.nodes[i + 1];
+			assert_int_equal(g->kind, SL_OPK_WINDOW_AGG);
+			assert_ptr_equal(g->in[0], n);
+			assert_int_equal(g->xchg[0], SL_XCHG_HASH);
+			assert_non_null(strstr(g->label, "GlobalWindowAggregate("));
+		}
+	}
+	assert_true(local >= 0);
+	sl_graph g;
+	sl_graph_init(&g, e->state);
+	sl_op *op_of[64] = {0};
+	if (sl_instantiate_part(&plan, member, 0, 2, &g, op_of, &err))
+		fail_msg("%s: %s", TWO_PHASE_JOB, err.msg);
+	const sl_op_vtab *vt = op_of[local]->vt;
+	assert_int_equal(vt->kind, SL_OPK_LOCAL_WINDOW_AGG);
+	assert_string_equal(op_of[local]->label, plan.nodes[local]->label);
+	sl_graph_deinit(&g);
+	sl_arena_deinit(&a);
+	sl_engine_close(e);
+	return vt;
+}
 
 static void test_every_kind_declared(void **state)
 {
@@ -165,6 +230,9 @@ static void test_every_kind_declared(void **state)
 		}
 		sl_engine_close(e);
 	}
+	vt_of[SL_OPK_LOCAL_WINDOW_AGG] = local_stage_vt();
+	assert_string_equal(vt_of[SL_OPK_LOCAL_WINDOW_AGG]->name, "LocalWindowAggregate");
+	assert_int_equal(vt_of[SL_OPK_LOCAL_WINDOW_AGG]->flags, EXPECT[SL_OPK_LOCAL_WINDOW_AGG].flags);
 	for (int k = SL_OPK_NONE + 1; k < SL_OPK__COUNT; k++)
 		if (!vt_of[k])
 			fail_msg("no job of the corpus uses kind %d (%s)", k, EXPECT[k].name);
@@ -259,6 +327,7 @@ static void test_plan_nodes_instantiated(void **state)
 		sl_arena_deinit(&a);
 		sl_engine_close(e);
 	}
+	seen[SL_OPK_LOCAL_WINDOW_AGG] = local_stage_vt() != NULL; /* parallel plans only */
 	for (int k = SL_OPK_NONE + 1; k < SL_OPK__COUNT; k++)
 		if (!seen[k])
 			fail_msg("no job of the corpus has a node of kind %d", k);

@@ -161,6 +161,16 @@ typedef struct planner {
  * plan). */
 int sl__plan_rewrite(planner *p);
 
+/* ---- plan_prune.c: column pruning, a rewrite rule ---- */
+
+/* The rule "prune-columns" (rewrite.c): narrows every node's output to the
+ * columns its consumers read (scans emit fewer columns, joins store
+ * narrower rows), remapping the column references of the nodes above;
+ * a stateful node whose state layout changes gets new ids.  Off with
+ * 'sluice.plan.prune' = 'false'.  1 when the plan changed, 0 when not, or
+ * a negative SL_E* code with p->err set. */
+int sl__plan_prune(planner *p);
+
 /* ---- plan_dist.c: the distribution each node requires of its inputs ---- */
 
 /* Sets every node's dist (pnode.h) from its kind and parameters; after the

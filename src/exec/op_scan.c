@@ -37,7 +37,9 @@
  * vectors, computed columns at vectors owned here; nothing is copied.
  * With column pruning (sl_scan_plan.proj, src/plan/plan_prune.c) the
  * operator emits a view of the columns the query reads; the watermark,
- * the rowtime and the NOT NULL checks still see the whole row.
+ * the rowtime and the NOT NULL checks still see the whole row, and the
+ * decoder is told which physical columns nothing reads (sl_decoder.skip,
+ * set at open: the Parquet reader does not load them).
  * Push mode (no source): records arrive through sl_op_scan_push(_lines)
  * and are decoded with the table's 'format' (plain json by default; a
  * changelog format such as debezium-json yields -U/+U/-D rows).
@@ -75,6 +77,8 @@ typedef struct scan_op {
 	sl_batch out;          /* what is emitted: view's columns proj[] (pruned),
 	                        * or view itself when proj is NULL */
 	int *proj;             /* sl_scan_plan.proj, owned */
+	uint8_t *skip;         /* with proj: the physical columns nothing reads
+	                        * (the decoder's skip, format.h), owned */
 	sl_batch *wmb;         /* one column: the watermark expression */
 	sl_prog *comp_prog;
 	sl_prog *wm_prog;
@@ -178,6 +182,59 @@ static int name_row(scan_op *o, int rc, sl_err *err)
 }
 
 static int push_batch2(scan_op *o, sl_err *err);
+
+/* Marks in need[] the physical columns that expression e over the
+ * physical columns reads. */
+static void phys_refs(const sl_expr *e, uint8_t *need, int nphys)
+{
+	if (e->kind == SL_EX_COL && e->col >= 0 && e->col < nphys)
+		need[e->col] = 1;
+	for (int i = 0; i < e->nargs; i++)
+		phys_refs(e->args[i], need, nphys);
+}
+
+/* Marks in need[] what output column c (of the whole row) is made of. */
+static void out_refs(const sl_scan_plan *p, int c, uint8_t *need)
+{
+	int m = p->out_map[c];
+	if (m >= 0)
+		need[m] = 1;
+	else
+		phys_refs(p->computed[-1 - m], need, p->nphys);
+}
+
+/* Marks in need[] the output columns expression e over the row reads. */
+static void wm_refs(const sl_scan_plan *p, const sl_expr *e, uint8_t *need)
+{
+	if (e->kind == SL_EX_COL && e->col >= 0 && e->col < p->nout)
+		out_refs(p, e->col, need);
+	for (int i = 0; i < e->nargs; i++)
+		wm_refs(p, e->args[i], need);
+}
+
+/* With pruning: o->skip[i] = 1 for the physical columns that nothing reads:
+ * not emitted, not in a computed column (all are computed), the watermark
+ * or the rowtime, not declared NOT NULL (checked on every row).  0 or
+ * SL_ENOMEM. */
+static int make_skip(scan_op *o)
+{
+	const sl_scan_plan *p = &o->p;
+	uint8_t *need = calloc((size_t)p->nphys + 1, 1);
+	if (!need)
+		return SL_ENOMEM;
+	for (int i = 0; i < p->nproj; i++)
+		out_refs(p, o->proj[i], need);
+	for (int k = 0; k < p->ncomputed; k++)
+		phys_refs(p->computed[k], need, p->nphys);
+	if (p->watermark)
+		wm_refs(p, p->watermark, need);
+	if (p->rowtime_col >= 0)
+		out_refs(p, p->rowtime_col, need);
+	for (int i = 0; i < p->nphys; i++)
+		need[i] = !(need[i] || p->phys[i].type.notnull);
+	o->skip = need; /* now: 1 = skip */
+	return 0;
+}
 
 /* The source has splits with their own watermarks (conn.h). */
 static int has_splits(const scan_op *o)
@@ -536,6 +593,8 @@ static int scan_open(sl_op *op, sl_err *err)
 	scan_op *o = (scan_op *)op;
 	/* the connector's I/O (files, the clock) happens now, not when the
 	 * job was planned (conn.h): its errors name the table as planning's do */
+	if (o->skip && o->p.source && o->p.source->dec)
+		o->p.source->dec->skip = o->skip;
 	int rc = o->p.source ? sl_source_open(o->p.source, err) : 0;
 	if (rc) {
 		sl_err_prefix(err, "table '%s'", o->table);
@@ -629,6 +688,7 @@ static void scan_close(sl_op *op)
 	free(o->view.cols);
 	free(o->out.cols);
 	free(o->proj);
+	free(o->skip);
 	sl_prog_free(o->comp_prog);
 	sl_prog_free(o->wm_prog);
 	sl_source_free(o->p.source);
@@ -704,6 +764,8 @@ sl_op *sl_op_scan_new(const sl_scan_plan *p, sl_err *err)
 		if (!(o->proj = malloc(sizeof(int) * (size_t)p->nproj)))
 			goto nomem;
 		memcpy(o->proj, p->proj, sizeof(int) * (size_t)p->nproj);
+		if (make_skip(o))
+			goto nomem;
 	}
 	if (p->ncomputed) {
 		sl_type *pt = calloc((size_t)p->nphys + 1, sizeof(sl_type));

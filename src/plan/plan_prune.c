@@ -14,8 +14,8 @@
  *      keep[x] is added to that input's need.  Only some kinds read a
  *      subset of their input and can be told new column positions
  *      (remappable: Calc, GroupAggregate, WindowAggregate, the joins
- *      Join, IntervalJoin and WindowJoin); every other kind reads every
- *      input column, so its producers keep them all.
+ *      Join, IntervalJoin, WindowJoin and SemiJoin); every other kind
+ *      reads every input column, so its producers keep them all.
  *   2. narrow, first node to last: each node's column references are
  *      remapped to its inputs' new positions (fresh copies: parameters
  *      may be shared), then its own output narrows: a scan emits only
@@ -102,13 +102,23 @@ static sl_expr *expr_remap(sl_arena *a, const sl_expr *e, const int *m)
 
 static int is_join(sl_op_kind k)
 {
-	return k == SL_OPK_JOIN || k == SL_OPK_INTERVAL_JOIN || k == SL_OPK_WINDOW_JOIN;
+	return k == SL_OPK_JOIN || k == SL_OPK_INTERVAL_JOIN || k == SL_OPK_WINDOW_JOIN ||
+	       k == SL_OPK_SEMI_JOIN;
 }
 
-/* A join that keeps only its left columns (window semi / anti joins). */
-static int left_only(const sl_join_plan *jp)
+/* The join plan of a join node. */
+static const sl_join_plan *jplan(const sl_pnode *x)
 {
-	return jp->kind == SL_JOIN_SEMI || jp->kind == SL_JOIN_ANTI;
+	if (x->kind == SL_OPK_SEMI_JOIN)
+		return &((const sl_semi_join_params *)x->params)->join;
+	return x->params;
+}
+
+/* A join that outputs only its left columns (semi / anti joins). */
+static int left_only(const sl_pnode *x)
+{
+	const sl_join_plan *jp = jplan(x);
+	return x->kind == SL_OPK_SEMI_JOIN || jp->kind == SL_JOIN_SEMI || jp->kind == SL_JOIN_ANTI;
 }
 
 /* Whether node x reads a subset of its inputs and takes new positions. */
@@ -122,6 +132,7 @@ static int remappable(const sl_pnode *x)
 	case SL_OPK_JOIN:
 	case SL_OPK_INTERVAL_JOIN:
 	case SL_OPK_WINDOW_JOIN:
+	case SL_OPK_SEMI_JOIN:
 		if (x->uid_hint || x->nin != 2 || !x->in[0] || !x->in[1])
 			return 0;
 		for (int k = 0; k < 2; k++)
@@ -209,17 +220,19 @@ static void uses(const sl_pnode *x, int k, const uint8_t *keep, uint8_t *use, in
 	}
 	case SL_OPK_JOIN:
 	case SL_OPK_INTERVAL_JOIN:
-	case SL_OPK_WINDOW_JOIN: {
-		const sl_join_plan *jp = x->params;
+	case SL_OPK_WINDOW_JOIN:
+	case SL_OPK_SEMI_JOIN: {
+		const sl_join_plan *jp = jplan(x);
 		int lo = k ? jp->nl : 0;
 		for (int i = 0; i < ncols; i++)
-			if (lo + i < x->nout && keep[lo + i] && !(k && left_only(jp)))
+			if (lo + i < x->nout && keep[lo + i] && !(k && left_only(x)))
 				use[i] = 1;
 		expr_cols(jp->residual, use, lo, lo + ncols);
 		for (int i = 0; i < jp->nkeys; i++)
 			use[k ? jp->rkeys[i] : jp->lkeys[i]] = 1;
 		int t = k ? jp->rtime : jp->ltime, w = k ? jp->rwend : jp->lwend;
-		if (x->kind != SL_OPK_JOIN && t >= 0 && t < ncols)
+		if ((x->kind == SL_OPK_INTERVAL_JOIN || x->kind == SL_OPK_WINDOW_JOIN) && t >= 0 &&
+		    t < ncols)
 			use[t] = 1;
 		if (x->kind == SL_OPK_WINDOW_JOIN && w >= 0 && w < ncols)
 			use[w] = 1;
@@ -475,13 +488,24 @@ static const char *relabel_int(planner *p, const char *label, const char *key, i
 static int narrow_join(prune *q, sl_pnode *x, const int *lm, const int *rm, int **out_map)
 {
 	planner *p = q->p;
-	const sl_join_plan *jp = x->params;
-	sl_join_plan *np = sl_arena_alloc(p->a, sizeof(*np));
+	const sl_join_plan *jp = jplan(x);
+	sl_join_plan *np;
+	void *params;
+	if (x->kind == SL_OPK_SEMI_JOIN) {
+		sl_semi_join_params *sp = sl_arena_alloc(p->a, sizeof(*sp));
+		if (sp)
+			*sp = *(const sl_semi_join_params *)x->params;
+		params = sp;
+		np = sp ? &sp->join : NULL;
+	} else {
+		params = np = sl_arena_alloc(p->a, sizeof(*np));
+		if (np)
+			*np = *jp;
+	}
 	int nl0 = jp->nl, nr0 = jp->nr, oldn = x->nout;
 	int *m = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nl0 + nr0 + 1));
 	if (!np || !m)
 		return SL_ENOMEM;
-	*np = *jp;
 	np->nl = x->in[0]->nout;
 	np->nr = x->in[1]->nout;
 	np->ltypes = x->in[0]->out_types;
@@ -495,7 +519,8 @@ static int narrow_join(prune *q, sl_pnode *x, const int *lm, const int *rm, int 
 		return SL_ENOMEM;
 	if (jp->residual && !(np->residual = expr_remap(p->a, jp->residual, m)))
 		return SL_ENOMEM;
-	int timed = x->kind != SL_OPK_JOIN; /* a regular join has no time columns */
+	/* regular and semi joins have no time columns */
+	int timed = x->kind == SL_OPK_INTERVAL_JOIN || x->kind == SL_OPK_WINDOW_JOIN;
 	if (timed && lm && jp->ltime >= 0)
 		np->ltime = lm[jp->ltime];
 	if (timed && rm && jp->rtime >= 0)
@@ -504,7 +529,14 @@ static int narrow_join(prune *q, sl_pnode *x, const int *lm, const int *rm, int 
 		np->lwend = lm[jp->lwend];
 	if (rm && jp->rwend >= 0 && x->kind == SL_OPK_WINDOW_JOIN)
 		np->rwend = rm[jp->rwend];
-	x->params = np;
+	x->params = params;
+	int same = 1; /* a semi join's output when only its right side moved */
+	for (int j = 0; j < oldn; j++)
+		same &= m[j] == j;
+	if (same && (left_only(x) ? np->nl == nl0 : np->nl + np->nr == oldn)) {
+		*out_map = NULL;
+		return 0;
+	}
 	*out_map = m;
 	if (x->kind == SL_OPK_INTERVAL_JOIN && lm && jp->ltime >= 0)
 		x->label = relabel_int(p, x->label, "leftTimeIndex=", np->ltime);
@@ -599,6 +631,7 @@ static int narrow_pass(prune *q, int *changed)
 		case SL_OPK_JOIN:
 		case SL_OPK_INTERVAL_JOIN:
 		case SL_OPK_WINDOW_JOIN:
+		case SL_OPK_SEMI_JOIN:
 			if (moved) {
 				rc = narrow_join(q, x, im[0], im[1], &om);
 				if (!rc)

@@ -24,7 +24,7 @@
  * (ORDER BY, LIMIT), plan_values.c (VALUES), plan_job.c (plan nodes, scans,
  * sinks, INSERT, statement sets, EXPLAIN), plan_sink.c (casts and
  * constraints in front of a sink), plan_ident.c (operator ids), rewrite.c
- * (rewrite rules over the plan), plan_ttl.c (state TTL and state bounds),
+ * (rewrite rules over the plan), plan_prune.c (column pruning, a rule), plan_ttl.c (state TTL and state bounds),
  * plan_dist.c (the distribution of each node's inputs),
  * plan_unsup.c (Flink functions sluice lacks), plan_show.c (SHOW,
  * DESCRIBE), catalog.c, udf.c (CREATE FUNCTION).

@@ -13,8 +13,9 @@
  *      scan's, and no operator reads a rowtime it is not told of); then what x reads of each input given
  *      keep[x] is added to that input's need.  Only some kinds read a
  *      subset of their input and can be told new column positions
- *      (remappable: Calc, GroupAggregate, WindowAggregate, the joins
- *      Join, IntervalJoin, WindowJoin and SemiJoin); every other kind
+ *      (remappable: Calc, GroupAggregate, WindowAggregate, the window
+ *      TVF WindowTableFunction, the joins Join, IntervalJoin, WindowJoin
+ *      and SemiJoin); every other kind
  *      reads every input column, so its producers keep them all.
  *   2. narrow, first node to last: each node's column references are
  *      remapped to its inputs' new positions (fresh copies: parameters
@@ -128,6 +129,7 @@ static int remappable(const sl_pnode *x)
 	case SL_OPK_CALC:
 	case SL_OPK_GROUP_AGG:
 	case SL_OPK_WINDOW_AGG:
+	case SL_OPK_WINDOW_ASSIGN:
 		return 1;
 	case SL_OPK_JOIN:
 	case SL_OPK_INTERVAL_JOIN:
@@ -149,7 +151,7 @@ static int narrowable(const sl_pnode *x)
 {
 	if (x->kind == SL_OPK_SCAN)
 		return x->changelog == SL_CHANGELOG_APPEND && x->nout > 0;
-	if (x->kind == SL_OPK_CALC)
+	if (x->kind == SL_OPK_CALC || x->kind == SL_OPK_WINDOW_ASSIGN)
 		return 1;
 	if (is_join(x->kind))
 		return remappable(x);
@@ -236,6 +238,15 @@ static void uses(const sl_pnode *x, int k, const uint8_t *keep, uint8_t *use, in
 			use[t] = 1;
 		if (x->kind == SL_OPK_WINDOW_JOIN && w >= 0 && w < ncols)
 			use[w] = 1;
+		return;
+	}
+	case SL_OPK_WINDOW_ASSIGN: { /* input columns, then window_start/end/time */
+		const sl_assign_params *ap = x->params;
+		for (int i = 0; i < ncols; i++)
+			if (keep[i])
+				use[i] = 1;
+		if (ap->win.time_col >= 0 && ap->win.time_col < ncols)
+			use[ap->win.time_col] = 1;
 		return;
 	}
 	default:
@@ -577,6 +588,29 @@ static int remap_agg(prune *q, sl_pnode *x, const int *m)
 	return 0;
 }
 
+/* A window TVF over an input whose columns moved (m): the same window
+ * over the new time column; its output is the input's columns then
+ * window_start, window_end, window_time (*out_map old -> new). */
+static int narrow_assign(prune *q, sl_pnode *x, const int *m, int **out_map)
+{
+	planner *p = q->p;
+	sl_assign_params *ap = sl_arena_alloc(p->a, sizeof(*ap));
+	int oldn = x->nout, nin0 = oldn - 3, nin = x->in[0]->nout;
+	int *om = sl_arena_alloc(p->a, sizeof(int) * (size_t)(oldn + 1));
+	if (!ap || !om || nin0 < 0)
+		return ap && om ? SL_ERUNTIME : SL_ENOMEM;
+	*ap = *(const sl_assign_params *)x->params;
+	if (ap->win.time_col >= 0)
+		ap->win.time_col = m[ap->win.time_col];
+	if (ap->nkeys && !(ap->key_cols = remap_cols(p, ap->key_cols, ap->nkeys, m)))
+		return SL_ENOMEM;
+	for (int j = 0; j < oldn; j++)
+		om[j] = j < nin0 ? m[j] : nin + (j - nin0);
+	x->params = ap;
+	*out_map = om;
+	return set_output(p, x, om, oldn);
+}
+
 /* A stateful node whose structural identity changed stores another
  * layout: new ids (top of file). */
 static int reidentify(prune *q, sl_pnode *x)
@@ -641,6 +675,10 @@ static int narrow_pass(prune *q, int *changed)
 		case SL_OPK_GROUP_AGG:
 		case SL_OPK_WINDOW_AGG:
 			if (moved && !(rc = remap_agg(q, x, im[0])))
+				rc = reidentify(q, x);
+			break;
+		case SL_OPK_WINDOW_ASSIGN:
+			if (moved && !(rc = narrow_assign(q, x, im[0], &om)))
 				rc = reidentify(q, x);
 			break;
 		default:

@@ -7,15 +7,15 @@
  * Two passes over the plan (nodes topological, src/exec/pnode.h):
  *
  *   1. need, last node to first: keep[x] = the output columns of x that
- *      its consumers read (need[x]) plus what x's output must carry
- *      (the columns of its upsert key) when x can narrow, else all of
- *      them (a rowtime column nobody reads goes too: the watermark is the
- *      scan's, and no operator reads a rowtime it is not told of); then what x reads of each input given
- *      keep[x] is added to that input's need.  Only some kinds read a
- *      subset of their input and can be told new column positions
- *      (remappable: Calc, GroupAggregate, WindowAggregate, the window
- *      TVF WindowTableFunction, the joins Join, IntervalJoin, WindowJoin
- *      and SemiJoin); every other kind
+ *      its consumers read (need[x]) plus what x's output must carry (the
+ *      columns of its upsert key) when x can narrow, else all of them (a
+ *      rowtime column nobody reads goes too: the watermark is the scan's,
+ *      and no operator reads a rowtime it is not told of); then what x
+ *      reads of each input given keep[x] is added to that input's need.
+ *      Only some kinds read a subset of their input and can be told new
+ *      column positions (remappable: Calc, GroupAggregate,
+ *      WindowAggregate, the window TVF WindowTableFunction, the joins
+ *      Join, IntervalJoin, WindowJoin and SemiJoin); every other kind
  *      reads every input column, so its producers keep them all.
  *   2. narrow, first node to last: each node's column references are
  *      remapped to its inputs' new positions (fresh copies: parameters
@@ -27,10 +27,13 @@
  *      rows, holds only the columns read above the join).
  *
  * What may narrow: a scan of an append-only table (a changelog scan
- * feeds ChangelogNormalize or carries its key: kept whole), a Calc, and a
- * join whose inputs are append-only or full retract streams (not upsert
- * ones) and which has no UID hint (a hint pins the state id, whose
- * layout must not change under it).
+ * feeds ChangelogNormalize or carries its key: kept whole), a Calc, a
+ * window TVF (through its input), and a join whose inputs are
+ * append-only or full retract streams (not upsert ones) and which has no
+ * UID hint (a hint pins the state id, whose layout must not change under
+ * it).  A node whose inputs moved but which cannot take new positions
+ * would be a bug of the need pass: the rule then fails the job with an
+ * internal error, never a wrong plan.
  *
  * State and ids (docs/semantics.md §3).  Ids were computed on the plan as
  * planned (plan_ident.c), so every operator whose state does not change

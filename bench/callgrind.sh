@@ -3,6 +3,8 @@
 # fixed small inputs, the figure load does not distort (docs/performance.md).
 #
 # Usage: sh bench/callgrind.sh [BUILD_DIR]     (default build; needs valgrind)
+#   CG_PAR=P runs the jobs with --set parallelism.default=P (unset: the
+#   default parallelism, the CPUs this process may use).
 #
 # Runs `sluice run` under `valgrind --tool=callgrind` on two inputs made by
 # bench/gen_orders.c: 200 K orders (job 1's distribution) and the first
@@ -30,7 +32,8 @@ INSERT INTO out_w SELECT user_id, window_start, SUM(amount), COUNT(*)
   FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(event_time), INTERVAL '1' MINUTE))
   GROUP BY user_id, window_start, window_end;
 SQL
-	out=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$BUILD/sluice" run "$DIR/$f.sql" 2>&1)
+	out=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$BUILD/sluice" run \
+		${CG_PAR:+--set parallelism.default=$CG_PAR} "$DIR/$f.sql" 2>&1)
 	ir=$(echo "$out" | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
 	rows=$(echo "$out" | sed -n 's/^sink out_w: \([0-9]*\) rows written.*/\1/p')
 	echo "$f: $ir instructions, $rows rows written"

@@ -39,6 +39,11 @@
  *
  * The output batch is a view: physical columns point at the source batch's
  * vectors, computed columns at vectors owned here; nothing is copied.
+ * With column pruning (sl_scan_plan.proj, src/plan/plan_prune.c) the
+ * operator emits a view of the columns the query reads; the watermark,
+ * the rowtime and the NOT NULL checks still see the whole row, and the
+ * decoder is told which physical columns nothing reads (sl_decoder.skip,
+ * set at open: the Parquet reader does not load them).
  * Push mode (no source): records arrive through sl_op_scan_push(_lines)
  * and are decoded with the table's 'format' (plain json by default; a
  * changelog format such as debezium-json yields -U/+U/-D rows).
@@ -72,7 +77,12 @@ typedef struct scan_op {
 	sl_scan_plan p;
 	sl_batch *phys;        /* filled by the source */
 	sl_batch *comp;        /* computed columns */
-	sl_batch view;         /* output view (cols owned here, vectors not) */
+	sl_batch view;         /* the table's row (cols owned here, vectors not) */
+	sl_batch out;          /* what is emitted: view's columns proj[] (pruned),
+	                        * or view itself when proj is NULL */
+	int *proj;             /* sl_scan_plan.proj, owned */
+	uint8_t *skip;         /* with proj: the physical columns nothing reads
+	                        * (the decoder's skip, format.h), owned */
 	sl_batch *wmb;         /* one column: the watermark expression */
 	sl_prog *comp_prog;
 	sl_prog *wm_prog;
@@ -100,6 +110,34 @@ static void build_view(scan_op *o)
 		int m = o->p.out_map[i];
 		v->cols[i] = m >= 0 ? o->phys->cols[m] : o->comp->cols[-1 - m];
 	}
+	if (o->proj) {
+		sl_batch *w = &o->out;
+		w->nrows = v->nrows;
+		w->cap = v->cap;
+		w->op = v->op;
+		w->wm = v->wm;
+		w->sel = NULL;
+		w->nsel = 0;
+		for (int i = 0; i < o->p.nproj; i++)
+			w->cols[i] = v->cols[o->proj[i]];
+	}
+}
+
+/* The batch the scan emits (above). */
+static sl_batch *out_batch(scan_op *o)
+{
+	return o->proj ? &o->out : &o->view;
+}
+
+/* The name of the table's column c (an index into the whole row). */
+static const char *col_name(const scan_op *o, int c)
+{
+	if (o->proj && o->p.names)
+		return o->p.names[c];
+	for (int i = 0; o->proj && i < o->p.nproj; i++)
+		if (o->proj[i] == c)
+			return o->base.out_names[i];
+	return o->proj ? "?" : o->base.out_names[c];
 }
 
 /* Records the input place of row `row` of this scan's batch in err
@@ -122,7 +160,7 @@ static int null_rowtime(scan_op *o, int row, sl_err *err)
 	if (o->p.source && o->p.source->vt->where)
 		o->p.source->vt->where(o->p.source, row, where, sizeof(where));
 	sl_err_set(err, SL_EINPUT, "source '%s'%s%s: field '%s': NULL rowtime", o->table,
-	           where[0] ? ": " : "", where, o->base.out_names[o->p.rowtime_col]);
+	           where[0] ? ": " : "", where, col_name(o, o->p.rowtime_col));
 	row_input(o, row, err);
 	return SL_EINPUT;
 }
@@ -131,7 +169,8 @@ static int null_rowtime(scan_op *o, int row, sl_err *err)
  * the row's source position.  Returns rc. */
 static int name_row(scan_op *o, int rc, sl_err *err)
 {
-	if (!rc || err->row <= 0 || (err->row_batch != o->phys && err->row_batch != &o->view))
+	if (!rc || err->row <= 0 || (err->row_batch != o->phys && err->row_batch != &o->view &&
+	                            err->row_batch != &o->out))
 		return rc;
 	int row = err->row - 1;
 	char where[512] = "";
@@ -148,6 +187,59 @@ static int name_row(scan_op *o, int rc, sl_err *err)
 }
 
 static int push_batch2(scan_op *o, sl_err *err);
+
+/* Marks in need[] the physical columns that expression e over the
+ * physical columns reads. */
+static void phys_refs(const sl_expr *e, uint8_t *need, int nphys)
+{
+	if (e->kind == SL_EX_COL && e->col >= 0 && e->col < nphys)
+		need[e->col] = 1;
+	for (int i = 0; i < e->nargs; i++)
+		phys_refs(e->args[i], need, nphys);
+}
+
+/* Marks in need[] what output column c (of the whole row) is made of. */
+static void out_refs(const sl_scan_plan *p, int c, uint8_t *need)
+{
+	int m = p->out_map[c];
+	if (m >= 0)
+		need[m] = 1;
+	else
+		phys_refs(p->computed[-1 - m], need, p->nphys);
+}
+
+/* Marks in need[] the output columns expression e over the row reads. */
+static void wm_refs(const sl_scan_plan *p, const sl_expr *e, uint8_t *need)
+{
+	if (e->kind == SL_EX_COL && e->col >= 0 && e->col < p->nout)
+		out_refs(p, e->col, need);
+	for (int i = 0; i < e->nargs; i++)
+		wm_refs(p, e->args[i], need);
+}
+
+/* With pruning: o->skip[i] = 1 for the physical columns that nothing reads:
+ * not emitted, not in a computed column (all are computed), the watermark
+ * or the rowtime, not declared NOT NULL (checked on every row).  0 or
+ * SL_ENOMEM. */
+static int make_skip(scan_op *o)
+{
+	const sl_scan_plan *p = &o->p;
+	uint8_t *need = calloc((size_t)p->nphys + 1, 1);
+	if (!need)
+		return SL_ENOMEM;
+	for (int i = 0; i < p->nproj; i++)
+		out_refs(p, o->proj[i], need);
+	for (int k = 0; k < p->ncomputed; k++)
+		phys_refs(p->computed[k], need, p->nphys);
+	if (p->watermark)
+		wm_refs(p, p->watermark, need);
+	if (p->rowtime_col >= 0)
+		out_refs(p, p->rowtime_col, need);
+	for (int i = 0; i < p->nphys; i++)
+		need[i] = !(need[i] || p->phys[i].type.notnull);
+	o->skip = need; /* now: 1 = skip */
+	return 0;
+}
 
 /* The source has splits with their own watermarks (conn.h). */
 static int has_splits(const scan_op *o)
@@ -316,8 +408,8 @@ static int push_batch2(scan_op *o, sl_err *err)
 	}
 	o->wm = w;
 	if (bad >= 0)
-		o->view.nrows = bad; /* the rows before the bad one still flow */
-	if ((rc = sl_op_emit(&o->base, &o->view, err)) ||
+		o->view.nrows = o->out.nrows = bad; /* the rows before the bad one still flow */
+	if ((rc = sl_op_emit(&o->base, out_batch(o), err)) ||
 	    (rc = sl_op_emit_watermark(&o->base, w, err)))
 		return rc;
 	return bad >= 0 ? null_rowtime(o, bad, err) : 0;
@@ -519,6 +611,8 @@ static int scan_open(sl_op *op, sl_err *err)
 	scan_op *o = (scan_op *)op;
 	/* the connector's I/O (files, the clock) happens now, not when the
 	 * job was planned (conn.h): its errors name the table as planning's do */
+	if (o->skip && o->p.source && o->p.source->dec)
+		o->p.source->dec->skip = o->skip;
 	int rc = o->p.source ? sl_source_open(o->p.source, err) : 0;
 	if (rc) {
 		sl_err_prefix(err, "table '%s'", o->table);
@@ -548,6 +642,11 @@ static int scan_open(sl_op *op, sl_err *err)
 	o->view.cols = calloc((size_t)o->p.nout + 1, sizeof(sl_col));
 	if (!o->view.cols)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (o->proj) {
+		o->out.ncols = o->p.nproj;
+		if (!(o->out.cols = calloc((size_t)o->p.nproj + 1, sizeof(sl_col))))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
 	if (o->p.watermark) {
 		o->wmb = sl_batch_new(1, &o->p.watermark->type, o->phys->cap);
 		if (!o->wmb)
@@ -605,6 +704,9 @@ static void scan_close(sl_op *op)
 	sl_batch_free(o->comp);
 	sl_batch_free(o->wmb);
 	free(o->view.cols);
+	free(o->out.cols);
+	free(o->proj);
+	free(o->skip);
 	sl_prog_free(o->comp_prog);
 	sl_prog_free(o->wm_prog);
 	sl_source_free(o->p.source);
@@ -675,6 +777,14 @@ sl_op *sl_op_scan_new(const sl_scan_plan *p, sl_err *err)
 	if (!o->p.out_map)
 		goto nomem;
 	memcpy(o->p.out_map, p->out_map, sizeof(int) * (size_t)p->nout);
+	o->p.proj = NULL;
+	if (p->proj && p->nproj > 0) {
+		if (!(o->proj = malloc(sizeof(int) * (size_t)p->nproj)))
+			goto nomem;
+		memcpy(o->proj, p->proj, sizeof(int) * (size_t)p->nproj);
+		if (make_skip(o))
+			goto nomem;
+	}
 	if (p->ncomputed) {
 		sl_type *pt = calloc((size_t)p->nphys + 1, sizeof(sl_type));
 		if (!pt)

@@ -35,6 +35,14 @@ typedef struct sl_scan_plan {
 	int ncomputed;
 	int rowtime_col;          /* output column of the rowtime, -1 = none */
 	sl_expr *watermark;       /* over the output columns; NULL = none */
+	/* The columns the operator emits (column pruning, src/plan/
+	 * plan_prune.c): output column i is proj[i] of the nout above, which
+	 * the watermark, the rowtime and the NOT NULL checks still see;
+	 * NULL (nproj 0) = all nout. */
+	int nproj;
+	const int *proj;
+	const char *const *names; /* with proj: the nout columns' names
+	                           * (messages), plan arena */
 	int64_t idle_timeout_us;  /* 'scan.watermark.idle-timeout', 0 = off */
 	int batch_rows;           /* rows per batch (0 = default) */
 	/* Push mode: the decoder of the table's 'format' (json by default),

@@ -40,6 +40,12 @@ typedef struct sl_decoder {
 	int keyed;
 	int64_t events_skipped; /* change events that carry no row (truncate,
 	                         * message, tombstone), counted for stats */
+	/* Column pruning (src/plan/plan_prune.c): skip[i] = 1 when no part of
+	 * the query reads field i, set by the scan operator before the first
+	 * read (NULL = every field is read).  A format may leave such a field
+	 * NULL instead of decoding it; the Parquet reader does (it loads no
+	 * column chunk of it), the line formats decode every field. */
+	const uint8_t *skip;
 } sl_decoder;
 
 /* Base of every encoder. */

@@ -10,7 +10,11 @@
  * of names (exact, else ignoring case), checking that the file's physical
  * type and annotation can be read as the column's type.  A column the file
  * lacks reads as NULL (as Flink's reader does); a repeated column the
- * table reads (LIST, MAP) is refused naming it.
+ * table reads (LIST, MAP) is refused naming it.  A column the query does
+ * not read (the decoder's skip, set by the scan under column pruning) is
+ * neither matched nor loaded: it reads as NULL, its chunks are never
+ * read or decompressed, and a type it could not be read as is no error
+ * (Flink's projected reader does the same).
  *
  * file_read goes through the row groups in order.  Each matched column
  * reads its chunk's bytes with one pread (never more than the file holds)
@@ -128,6 +132,7 @@ typedef struct pq_reader {
 	pq_leaf *leaves;
 	int nleaves;
 	pq_rcol *cols;
+	const uint8_t *skip; /* the decoder's skip (format.h): fields not read */
 	int rg;              /* the row group being read, -1 before the first */
 	int64_t rg_left;     /* its rows not read yet */
 	int open;
@@ -475,7 +480,9 @@ static int match_columns(pq_reader *r, sl_err *err)
 	for (int i = 0; i < r->nleaves; i++) {
 		pq_rcol *c = &r->cols[i];
 		c->L = &r->leaves[i];
-		c->fleaf = find_fleaf(r, c->L);
+		/* a field the query does not read (column pruning) is not
+		 * loaded at all: it reads as NULL, which nobody sees */
+		c->fleaf = r->skip && r->skip[c->L->top] ? -1 : find_fleaf(r, c->L);
 		if (c->fleaf < 0)
 			continue; /* reads as NULL */
 		c->F = &r->fleaves[c->fleaf];
@@ -628,6 +635,7 @@ int pq_file_open(sl_decoder *d, int fd, const char *name, sl_err *err)
 	for (int g = 0; g < r->nrg; g++)
 		if (r->rgs[g].ncols != r->nfleaves)
 			return bad(r, err, "a row group's column count differs from the schema's");
+	r->skip = d->skip;
 	if ((rc = match_columns(r, err)))
 		return rc;
 	r->rg = -1;

@@ -3,7 +3,10 @@
  * runtime copies into sl_op.uid) under which an operator keeps its state
  * and is found again in a checkpoint.  Computed on the plan nodes as
  * planned (op below is a node), before the rewrite pass (rewrite.c), so no
- * rewrite rule changes an id.
+ * rewrite rule changes an id, but for one case: column pruning
+ * (plan_prune.c) gives new ids to a stateful node whose stored layout it
+ * narrows (a join), so that a savepoint of the unpruned plan is refused
+ * by name instead of read with the wrong layout.
  *
  * An id is unique within a job by construction, stable across runs of the
  * same job and stable under harmless rewrites of its query

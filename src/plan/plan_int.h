@@ -24,7 +24,7 @@
  * (ORDER BY, LIMIT), plan_values.c (VALUES), plan_job.c (plan nodes, scans,
  * sinks, INSERT, statement sets, EXPLAIN), plan_sink.c (casts and
  * constraints in front of a sink), plan_ident.c (operator ids), rewrite.c
- * (rewrite rules over the plan), plan_ttl.c (state TTL and state bounds),
+ * (rewrite rules over the plan), plan_prune.c (column pruning, a rule), plan_ttl.c (state TTL and state bounds),
  * plan_dist.c (the distribution of each node's inputs),
  * plan_unsup.c (Flink functions sluice lacks), plan_show.c (SHOW,
  * DESCRIBE), catalog.c, udf.c (CREATE FUNCTION).
@@ -160,6 +160,16 @@ typedef struct planner {
  * negative SL_E* code with p->err set (SL_ERUNTIME: a rule broke the
  * plan). */
 int sl__plan_rewrite(planner *p);
+
+/* ---- plan_prune.c: column pruning, a rewrite rule ---- */
+
+/* The rule "prune-columns" (rewrite.c): narrows every node's output to the
+ * columns its consumers read (scans emit fewer columns, joins store
+ * narrower rows), remapping the column references of the nodes above;
+ * a stateful node whose state layout changes gets new ids.  Off with
+ * 'sluice.plan.prune' = 'false'.  1 when the plan changed, 0 when not, or
+ * a negative SL_E* code with p->err set. */
+int sl__plan_prune(planner *p);
 
 /* ---- plan_dist.c: the distribution each node requires of its inputs ---- */
 

@@ -22,7 +22,11 @@
  *     nor any node's uid: ids were computed on the plan as planned, so no
  *     rewrite makes a savepoint unrestorable; a node it inserts gets a uid
  *     of its own that no other node has (stateless nodes keep no state
- *     under it);
+ *     under it).  The one exception is prune-columns: it rewrites column
+ *     positions in stateful nodes' parameters (the same keys, arguments
+ *     and results), and a node whose stored layout it changes (a join's
+ *     rows) gets new ids, so that an older savepoint is refused by name
+ *     rather than read with the wrong layout;
  *   - it changes EXPLAIN (which prints the rewritten plan), so a rule
  *     lands together with the golden plans it changes (tests/slt/
  *     explain.slt and every `explain` case) and a note of why;
@@ -30,6 +34,11 @@
  *     operator.
  *
  * The rules:
+ *   prune-columns     narrows every node's output to the columns its
+ *                     consumers read: a scan emits only those (EXPLAIN's
+ *                     `project=[...]`), a Calc drops unread projections, a
+ *                     join stores narrower rows (plan_prune.c, its header
+ *                     and docs/architecture.md "Column pruning").
  *   calc-passthrough  drops a Calc that forwards its input unchanged (no
  *                     filter; every input column in order, with its name
  *                     and type; the same changelog mode and rowtime) when
@@ -39,12 +48,12 @@
  *                     The planner leaves such Calcs behind a GROUP BY of a
  *                     grouping set whose layout is the aggregate's own
  *                     (plan_grouping.c) and where a SELECT list repeats
- *                     the aggregate's columns.  A Calc that also renames
- *                     a column is kept: it appears in the golden plans of
- *                     most tests (`Calc(select=[k, EXPR$0 AS c])` after a
- *                     GROUP BY), which issue 9 keeps unchanged; projection
- *                     pruning and filter push-down change EXPLAIN the same
- *                     way and belong with a deliberate change of them.
+ *                     the aggregate's columns, and prune-columns leaves
+ *                     them where a projection only dropped unread
+ *                     columns.  A Calc that also renames a column is
+ *                     kept: it appears in the golden plans of most tests
+ *                     (`Calc(select=[k, EXPR$0 AS c])` after a GROUP BY),
+ *                     which issue 9 keeps unchanged.
  *
  * Planning runs on the caller's thread; nothing here is shared.
  */
@@ -115,6 +124,7 @@ static const struct {
 	const char *name;
 	rewrite_fn fn;
 } rules[] = {
+	{"prune-columns", sl__plan_prune},
 	{"calc-passthrough", drop_passthrough_calc},
 	{NULL, NULL},
 };

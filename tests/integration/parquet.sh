@@ -22,7 +22,8 @@
 #   4. A PARTITIONED BY table written as Parquet and read back.
 #   5. Errors: damaged files (cut; pages zeroed) and a column of the wrong
 #      type are refused naming the file and the column; a record connector
-#      (stdout) refuses the format.
+#      (stdout) refuses the format.  Under column pruning a column the query
+#      does not read is not loaded: the same wrong type there is no error.
 set -u
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -264,6 +265,23 @@ elif ! grep -q "column 'str' is BYTE_ARRAY in the file and cannot be read as INT
 	echo "FAIL: the type error is not as expected:"; cat "$W/type.log"; fail=1
 else
 	echo "ok   wrong type: $(grep -o "column 'str'.*" "$W/type.log" | head -1)"
+fi
+# column pruning (docs/parquet.md): a column the query does not read is not
+# loaded, so the same wrong type there is no error, and the columns read
+# are those of the reference (the first column of the JSON output: i)
+cat > "$W/prune.sql" <<SQL
+CREATE TABLE src (i INT, str INT) WITH ('connector' = 'filesystem', 'path' = '$W/w_default', 'format' = 'parquet');
+CREATE TABLE dst (i INT) WITH ('connector' = 'filesystem', 'path' = '$W/prune-out', 'format' = 'json');
+INSERT INTO dst SELECT i FROM src;
+SQL
+if ! "$SLUICE" run "$W/prune.sql" > "$W/prune.log" 2>&1; then
+	echo "FAIL: an unread column of the wrong type stopped a pruned scan:"; cat "$W/prune.log"; fail=1
+elif [ "$(cat "$W"/prune-out/* | sort | md5sum)" != \
+       "$(python3 -c 'import json,sys
+for l in sys.stdin: print(json.dumps({"i": json.loads(l)["i"]}, separators=(",", ":")))' < "$W/in.jsonl" | sort | md5sum)" ]; then
+	echo "FAIL: the pruned scan's column i differs from the input"; fail=1
+else
+	echo "ok   column pruning: the unread column is not loaded (no type error), i as written"
 fi
 # a record connector cannot take a file format (stdout would buffer rows
 # it never writes)

@@ -81,7 +81,9 @@ grep -q "^  held back by source o: watermark 2026-01-01 10:09:55, 6 rows read$" 
 	bad "the source instance"
 grep -q "^  in it, held back by topic 'tp1' partition 1: watermark 2026-01-01 10:09:55, 1 rows read, last event time 2026-01-01 10:10:00, last row [0-9.]* s ago$" p1.pending ||
 	bad "the partition that holds it back"
-grep -q "^  #[0-9]* WindowAggregate: 1; the newest, +I\[late, 2026-01-01 09:00:00\], was late for watermark 2026-01-01 12:11:55, dropped [0-9.]* s ago$" p1.pending ||
+# (the row as the window receives it: the columns the query reads; column
+# pruning drops the order's id, which nothing reads)
+grep -q "^  #[0-9]* WindowAggregate: 1; the newest, +I\[2026-01-01 09:00:00\], was late for watermark 2026-01-01 12:11:55, dropped [0-9.]* s ago$" p1.pending ||
 	bad "the late row with its values"
 grep -q "^    topic 'tp1' partition 0: watermark 2026-01-01 12:11:55, 5 rows read, last event time 2026-01-01 09:00:00" p1.pending ||
 	bad "the watermarks of the partitions"

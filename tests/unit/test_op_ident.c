@@ -139,11 +139,19 @@ static const ident_case CASES[] = {
 	 "1bdc19dbbacfb9e8 WindowAggregate\n"
 	 "bbaceab8ce4f49b2 Calc\n"
 	 "ac3a5839754dad3c Sink\n"},
+	/* The joins' ids changed on purpose (they were 8771a4469b94d099 and
+	 * 094b7bf0bf5af39e): column pruning (src/plan/plan_prune.c) narrows
+	 * the rows they store to the columns read above them, a new layout,
+	 * so they get new ids and a savepoint of the unpruned plan is refused
+	 * naming the join instead of read wrongly
+	 * (tests/unit/test_restore_prune.c).  In dedup_topn a Calc that only
+	 * dropped unread columns is gone (calc-passthrough); the others keep
+	 * their ids. */
 	{"join",
 	 "SELECT o.id, u.name FROM orders o JOIN users u ON o.user_id = u.user_id AND o.v > 2",
 	 "43043c15b58eea11 TableSourceScan\n"
 	 "02d42f38b6ba06fe TableSourceScan\n"
-	 "8771a4469b94d099 Join\n"
+	 "b47735b47fe323e7 Join\n"
 	 "3138714399d5ff0d Calc\n"
 	 "ac3a5839754dad3c Sink\n"},
 	{"interval_join",
@@ -151,7 +159,7 @@ static const ident_case CASES[] = {
 	 "o.event_time BETWEEN u.ts - INTERVAL '1' HOUR AND u.ts",
 	 "43043c15b58eea11 TableSourceScan\n"
 	 "02d42f38b6ba06fe TableSourceScan\n"
-	 "094b7bf0bf5af39e IntervalJoin\n"
+	 "54ca4b01d5e8730f IntervalJoin\n"
 	 "9d4d914b59c17929 Calc\n"
 	 "ac3a5839754dad3c Sink\n"},
 	{"dedup_topn",
@@ -161,7 +169,6 @@ static const ident_case CASES[] = {
 	 "0263c10f4374fc7d Calc\n"
 	 "a73f22615077ffea Rank\n"
 	 "467198e78227c3d9 Calc\n"
-	 "f41b5707fd5980f5 Calc\n"
 	 "ac3a5839754dad3c Sink\n"},
 	{"over",
 	 "SELECT id, SUM(v) OVER (PARTITION BY user_id ORDER BY event_time ROWS BETWEEN 2 PRECEDING "
@@ -250,9 +257,9 @@ static void test_struct_text(void **state)
 	assert_string_equal(ua, ub);
 	struct_ident("SELECT o.id, u.name FROM orders o JOIN users u ON o.user_id = u.user_id",
 	             "Join", a, sizeof(a), ua);
+	/* the rows it stores: the columns read above it and its keys (pruned) */
 	assert_string_equal(a, "v2 Join kind=INNER lkeys=[VARCHAR] rkeys=[VARCHAR] "
-	                       "left=[VARCHAR,VARCHAR,DECIMAL(10,2),INT,TIMESTAMP(3)] "
-	                       "right=[VARCHAR,VARCHAR,TIMESTAMP(3)]");
+	                       "left=[VARCHAR,VARCHAR] right=[VARCHAR,VARCHAR]");
 }
 
 /* The structural id of the first operator named `name` of `job` planned

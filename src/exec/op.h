@@ -4,23 +4,26 @@
  * A running job is a DAG of operators (sl_graph, graph.c).  Each operator is
  * one op_*.c file implementing sl_op_vtab; its concrete struct embeds sl_op
  * as the first member.  Messages travel in order along each edge: batches
- * of rows, watermarks and end of input.  There are no barrier messages:
- * one job runs on one thread and checkpoints are taken between two pump
- * steps, when every operator is quiescent (src/runtime/run.c).
+ * of rows, watermarks and end of input.  Operators never see a checkpoint
+ * barrier: at parallelism 1 a checkpoint is taken between two pump steps,
+ * when every operator is quiescent (src/runtime/run.c); at parallelism > 1
+ * the barriers travel the exchange channels and are aligned by the
+ * runtime's receivers (docs/parallel.md §5), which calls an operator's
+ * pre_barrier hook, if any, before its state is taken.
  *
  * Lifecycle (PostgreSQL's init/exec/end, Arroyo's operator trait):
  *   open      once, after construction: open state tables, allocate output
  *             batches.  Plan data (expressions, key indexes) is read-only.
  *   process   a batch arrived on input `input`.  The operator emits zero or
  *             more batches with sl_op_emit; it must not keep `in`, nor
-             change it, and must honour its selection vector (`in->sel`).
-             What `in` (and the bytes its strings point to) stays valid
-             for is the length of the call, and no longer: the
-             producer may reuse it as soon as process() returns.  A
-             parallel job's exchange sender relies on it (exchange.h,
-             sl_xsend_set_local): it lends its own input, a view with a
-             selection vector, to a consumer on its thread and returns
-             only after that consumer's process() calls returned.
+ *             change it, and must honour its selection vector (`in->sel`).
+ *             What `in` (and the bytes its strings point to) stays valid
+ *             for is the length of the call, and no longer: the
+ *             producer may reuse it as soon as process() returns.  A
+ *             parallel job's exchange sender relies on it (exchange.h,
+ *             sl_xsend_set_local): it lends its own input, a view with a
+ *             selection vector, to a consumer on its thread and returns
+ *             only after that consumer's process() calls returned.
  *   watermark the (merged) watermark of the operator's inputs advanced to wm.
  *             The runtime merges several inputs (minimum, idle inputs
  *             ignored) and calls this only when the merged value grows.  The

@@ -184,6 +184,11 @@ int sl_op_emit_idle(sl_op *op, int idle, sl_err *err)
 {
 	if (op->idle == idle)
 		return 0;
+	if (idle && op->vt->went_idle) {
+		int rc = op->vt->went_idle(op, err);
+		if (rc)
+			return rc;
+	}
 	SL_CTR_SET(op->idle, idle);
 	for (int i = 0; i < op->nedges; i++) {
 		sl_op *to = op->edges[i].to;

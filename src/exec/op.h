@@ -153,6 +153,16 @@ struct sl_op_vtab {
 	 * aggregate's local stage (op_window_agg.c).  NULL = nothing.
 	 */
 	int (*pre_barrier)(sl_op *op, sl_err *err);
+	/*
+	 * Every input of the operator went idle ('scan.watermark.idle-timeout'):
+	 * its consumers are about to leave it out of their watermark minimum,
+	 * so whatever it holds outside its state that a consumer's window may
+	 * need must go downstream now, ahead of the idle mark (graph.c,
+	 * sl_op_emit_idle).  The two-phase window aggregate's local stage
+	 * flushes its partials: held back, a window the consumer fires without
+	 * this input would miss them.  NULL = nothing.
+	 */
+	int (*went_idle)(sl_op *op, sl_err *err);
 };
 
 /* One edge from an operator's output to a consumer input. */

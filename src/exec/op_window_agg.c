@@ -1312,6 +1312,7 @@ static const sl_op_vtab local_vtab = {
 	.finish = local_finish,
 	.close = win_close,
 	.pre_barrier = local_pre_barrier,
+	.went_idle = local_pre_barrier, /* the same: every partial goes out */
 };
 
 int sl_window_aggs_mergeable(const sl_window_agg_plan *p)

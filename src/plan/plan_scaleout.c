@@ -145,7 +145,8 @@ typedef struct so_src {
 	const sl_pnode *scan;
 	const char *table, *topic, *keys;
 	const sl_opts *opts;
-	int key[64], nkey;    /* the Kafka key's columns, as scan output columns */
+	int key[64], nkey;    /* the Kafka key's columns, as scan output columns
+	                       * (-1: pruned, read by nothing) */
 } so_src;
 
 /* Checks scan n (a 'kafka' or 'upsert-kafka' table of one topic with a
@@ -170,13 +171,17 @@ static int source_of(planner *p, const sl_pnode *scan, so_src *out)
 		                                 "or a 'topic-pattern')", tname));
 	out->topic = topic;
 	int *key = out->key, nkey = 0;
+	const char *knames[64];
 	const char *keytext;
 	if (upsert) {
 		for (int i = 0; i < sp->args.npk && nkey < 64; i++) {
 			const char *name = sp->args.fields[sp->args.pk[i]].name;
-			for (int c = 0; c < scan->nout; c++)
+			int found = -1;
+			for (int c = 0; c < scan->nout && found < 0; c++)
 				if (!strcmp(scan->out_names[c], name))
-					key[nkey++] = c;
+					found = c;
+			knames[nkey] = name;
+			key[nkey++] = found; /* -1: a key column the job does not read */
 		}
 		keytext = "its PRIMARY KEY";
 	} else {
@@ -195,12 +200,21 @@ static int source_of(planner *p, const sl_pnode *scan, so_src *out)
 				c++, len--;
 			while (len && c[len - 1] == ' ')
 				len--;
-			int found = -1;
+			int found = -1, declared = -1;
 			for (int k = 0; k < scan->nout && found < 0; k++)
 				if (strlen(scan->out_names[k]) == len && !strncmp(scan->out_names[k], c, len))
 					found = k;
-			if (found >= 0)
+			for (int f = 0; f < sp->args.nfields && declared < 0; f++)
+				if (strlen(sp->args.fields[f].name) == len &&
+				    !strncmp(sp->args.fields[f].name, c, len))
+					declared = f;
+			/* a declared key column that column pruning left out of the
+			 * scan (nothing reads it) is kept as -1: no keyed operator can
+			 * hold it, and the refusal names the operator, not the table */
+			if (found >= 0 || declared >= 0) {
+				knames[nkey] = found >= 0 ? scan->out_names[found] : sp->args.fields[declared].name;
 				key[nkey++] = found;
+			}
 			if (!e)
 				break;
 			c = e + 1;
@@ -211,7 +225,10 @@ static int source_of(planner *p, const sl_pnode *scan, so_src *out)
 		return refuse(p, sl_arena_printf(p->a, "table '%s': %s name no column", tname,
 		                                 keytext));
 	out->nkey = nkey;
-	out->keys = col_names(p, scan, key, nkey);
+	const char *ks = "";
+	for (int i = 0; i < nkey; i++)
+		ks = sl_arena_printf(p->a, "%s%s%s", ks, i ? ", " : "", knames[i]);
+	out->keys = ks;
 	return 0;
 }
 
@@ -227,6 +244,8 @@ static int same_key_bytes(const so_src *a, const so_src *b)
 		return 0;
 	const sl_scan_params *pa = a->scan->params, *pb = b->scan->params;
 	for (int k = 0; k < a->nkey; k++) {
+		if (a->key[k] < 0 || b->key[k] < 0)
+			return 0; /* a key column nothing reads: no join holds it */
 		const char *na = a->scan->out_names[a->key[k]], *nb = b->scan->out_names[b->key[k]];
 		const sl_type *ta = NULL, *tb = NULL;
 		for (int f = 0; f < pa->args.nfields; f++)

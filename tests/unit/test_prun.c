@@ -277,7 +277,7 @@ static void test_explain(void **state)
 	strcpy(script, tables);
 	strcat(script, "SELECT user_id, COUNT(*) FROM o GROUP BY user_id;");
 	assert_int_equal(sl_explain(e, script, &text), 0);
-	assert_non_null(strstr(text, "[append-only, rowtime=ts] parallelism=1\n"));
+	assert_non_null(strstr(text, "project=[user_id]) [append-only] parallelism=1\n"));
 	assert_non_null(strstr(text, "parallelism=2 ship=[HASH[user_id]]"));
 	sl_engine_close(e);
 	/* a stateless tail after stdin is rebalanced */

@@ -8,8 +8,8 @@
 # integration tests (tests/integration/*.sh) and the layering check of
 # src/'s directories (tests/tools/layers.sh, one test).  Each suite's own
 # output is kept in build/test-logs/; a failing suite's log is printed.
-# The integration suites that wait on servers run in a second lane
-# alongside the rest (LANE2 below).  Every suite's wall time is printed on
+# Some integration suites run in a second lane alongside the rest (LANE2
+# below).  Every suite's wall time is printed on
 # its line and written with its CPU time, one "wall<TAB>cpu<TAB>suite" line
 # each (seconds), to build/test-logs/times.tsv; the run ends with the
 # slowest ten, the whole run's wall and CPU time and the load average
@@ -20,26 +20,27 @@ mkdir -p "$LOGS"
 TIMES=$LOGS/times.tsv
 : >"$TIMES"
 now_ms() { date +%s%3N; }
-# cpu_ms: sets $cpu to the user+system CPU time (ms) of every child this
-# shell has waited for so far (the shell's `times`, which must run in this
-# shell, not in a $(...) subshell); a suite's share is the difference,
-# which load on the machine changes less than its wall time
-cpu_ms() {
-	times >"$LOGS/.times"
-	cpu=$(sed -n 2p "$LOGS/.times" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%d\n", t * 1000 }')
+# cpu_of FILE: sets $cpu to the user+system CPU time (ms) in FILE, the
+# output of the shell's `times` (its second line: the children's)
+cpu_of() {
+	cpu=$(sed -n 2p "$1" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%d\n", t * 1000 }')
 }
-# mark: remembers the start of a suite (t0 wall, c0 CPU)
-mark() { t0=$(now_ms); cpu_ms; c0=$cpu; }
-# took NAME: records NAME's wall and CPU time since mark as one
-# "wall<TAB>cpu<TAB>name" line in $TIMES and sets $secs to "S.ss s" for the
-# suite's line
+# timed NAME CMD...: runs CMD in a subshell with its output in $log; sets
+# rc (its exit status) and secs ("S.ss s", for the suite's line) and
+# appends "wall<TAB>cpu<TAB>NAME" (seconds) to $TIMES.  The CPU time is
+# the subshell's `times`: the processes CMD waited for, and theirs; not
+# the second lane's, which this shell may reap while CMD runs.
 run_start=$(now_ms)
-took() {
-	ms=$(($(now_ms) - t0))
-	cpu_ms
-	cms=$((cpu - c0))
+timed() {
+	_name=$1
+	shift
+	_t0=$(now_ms)
+	if ( "$@" >"$log" 2>&1; _r=$?; times >"$log.cpu"; exit $_r ); then rc=0; else rc=$?; fi
+	ms=$(($(now_ms) - _t0))
+	cpu_of "$log.cpu"
+	rm -f "$log.cpu"
 	secs=$(printf '%d.%02ds' $((ms / 1000)) $((ms % 1000 / 10)))
-	printf '%d.%03d\t%d.%03d\t%s\n' $((ms / 1000)) $((ms % 1000)) $((cms / 1000)) $((cms % 1000)) "$1" >>"$TIMES"
+	printf '%d.%03d\t%d.%03d\t%s\n' $((ms / 1000)) $((ms % 1000)) $((cpu / 1000)) $((cpu % 1000)) "$_name" >>"$TIMES"
 }
 passed=0
 failed=0
@@ -60,9 +61,7 @@ count_cmocka() { # log -> sets p f k (skipped)
 # $results
 run_it() {
 	log="$LOGS/it_$1.log"
-	mark
-	if BUILD="$BUILD" timeout 600 sh "tests/integration/$1.sh" >"$log" 2>&1; then rc=0; else rc=$?; fi
-	took "it:$1"
+	timed "it:$1" env BUILD="$BUILD" timeout 600 sh "tests/integration/$1.sh"
 	if [ "$rc" = 77 ]; then
 		echo "skip $1" >>"$results"
 		echo "skip $1 $secs"
@@ -77,13 +76,15 @@ run_it() {
 
 # The integration suites that spend their time waiting on a server of their
 # own (PostgreSQL, the real Kafka broker's JVM), on a throttled source or on
-# a running job's idle timeouts and live metrics (pending, kafka_idle) run
-# in a second lane, one after the other, alongside everything else: they
-# share no port (each server takes a free one), no directory (each its own
-# mktemp) and no file of build/ with the rest, and on the 2-core machine the
-# first lane's CPU work fills their waits (docs/testing.md, "Test time").
+# a running job's idle timeouts and live metrics (pending, kafka_idle), and
+# the crash suite (the longest; it times its kills by its own uninterrupted
+# runs, made for loaded machines) run in a second lane, one after the
+# other, alongside everything else: they share no port (each server takes
+# a free one), no directory (each its own mktemp) and no file of build/
+# with the rest, and the 2-core machine's second core runs them while the
+# first lane keeps one busy (docs/testing.md, "Test time").
 # SLUICE_TEST_LANES=1 runs them in line, after the others.
-LANE2="kafka_broker pg pgcdc pending kafka_idle"
+LANE2="kafka_broker crash pg pgcdc pending kafka_idle"
 : >"$LOGS/lane1.res"
 : >"$LOGS/lane2.res"
 if [ "${SLUICE_TEST_LANES:-2}" != 1 ]; then
@@ -104,9 +105,7 @@ for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	log="$LOGS/$name.log"
-	mark
-	if (cd "$(dirname "$0")/.." && timeout 300 "$t") >"$log" 2>&1; then rc=0; else rc=$?; fi
-	took "$name"
+	timed "$name" sh -c 'cd "$1" && exec timeout 300 "$2"' sh "$(dirname "$0")/.." "$t"
 	count_cmocka "$log"
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
 	passed=$((passed + p))
@@ -133,9 +132,7 @@ run_slt() {
 		[ -f "$s" ] || continue
 		name=$(basename "$s" .slt)
 		[ "$par" = 1 ] && log="$LOGS/slt_$name.log" || log="$LOGS/slt${par}_$name.log"
-		mark
-		if timeout 300 "$BUILD/tools/slt_runner" --parallelism "$par" "$s" >"$log" 2>&1; then rc=0; else rc=$?; fi
-		took "$tag:$name"
+		timed "$tag:$name" timeout 300 "$BUILD/tools/slt_runner" --parallelism "$par" "$s"
 		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
 		p=$(echo "$line" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
 		f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
@@ -188,9 +185,7 @@ done
 
 # the layering check (one test): src/ directories depend downwards only
 log="$LOGS/layers.log"
-mark
-if BUILD="$BUILD" timeout 300 sh tests/tools/layers.sh >"$log" 2>&1; then rc=0; else rc=1; fi
-took layers
+timed layers env BUILD="$BUILD" timeout 300 sh tests/tools/layers.sh
 if [ "$rc" = 0 ]; then
 	passed=$((passed + 1))
 	tail -1 "$log"
@@ -203,10 +198,14 @@ fi
 # the slowest ten suites and the whole run's wall time
 echo "slowest suites (wall s, CPU s; all in $TIMES):"
 sort -rn "$TIMES" | head -10 | sed 's/^/  /'
-t0=$run_start
-c0=0
-took total
-echo "wall time $secs, CPU $(tail -1 "$TIMES" | cut -f2) s, load average now $(cut -d' ' -f1-3 /proc/loadavg)"
+# (the whole run's CPU time: every child this shell waited for, the
+# second lane's included)
+ms=$(($(now_ms) - run_start))
+times >"$LOGS/total.cpu"
+cpu_of "$LOGS/total.cpu"
+rm -f "$LOGS/total.cpu"
+printf '%d.%03d\t%d.%03d\ttotal\n' $((ms / 1000)) $((ms % 1000)) $((cpu / 1000)) $((cpu % 1000)) >>"$TIMES"
+echo "wall time $((ms / 1000)) s, CPU $((cpu / 1000)) s, load average now $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -n "$failures" ] && echo "failed:$failures"
 if [ "$skipped" != 0 ]; then
 	echo "$passed passed, $failed failed, $skipped skipped"

@@ -26,20 +26,11 @@ set -u
 ROWS=${1:-1000000}
 KILLS=${2:-4}
 MODE=${3:-append}
-BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
-SLUICE="$B/sluice"
-command -v node >/dev/null 2>&1 || { echo "skip: node not found"; exit 77; }
-command -v sqlite3 >/dev/null 2>&1 || { echo "skip: sqlite3 not found"; exit 77; }
-PEERS=$(sh "$ROOT/tests/iceberg/peers.sh") || { echo "FAIL: cannot install the peers"; exit 1; }
-export NPM=$(echo "$PEERS" | sed -n 1p)
-W=$(mktemp -d /tmp/sluice-icecrash.XXXXXX)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-export LC_ALL=C
-fail=0
+. "$ROOT/tests/iceberg/lib.sh"
+ice_setup icecrash
 "$B/tools/gen_events" "$ROWS" 200 5 > "$W/orders.jsonl"
-sed '1s/^/[/; $!s/$/,/; $s/$/]/' "$W/orders.jsonl" > "$W/in.json"
+ice_json "$W/orders.jsonl"
 if [ "$MODE" = upsert ]; then
 	sqlite3 -separator '	' :memory: "SELECT json_extract(value, '\$.user_id') u,
 	  substr(json_extract(value, '\$.event_time'), 1, 16) m, count(*),

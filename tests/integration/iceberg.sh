@@ -24,22 +24,9 @@
 # an updating input are refused; column bounds, value and NULL counts in
 # the manifests are the data files' (read.py bounds).
 set -u
-BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
-SLUICE="$B/sluice"
-command -v node >/dev/null 2>&1 || { echo "skip: node not found"; exit 77; }
-command -v sqlite3 >/dev/null 2>&1 || { echo "skip: sqlite3 not found"; exit 77; }
-PEERS=$(sh "$ROOT/tests/iceberg/peers.sh") || { echo "FAIL: cannot install the peers"; exit 1; }
-NPM=$(echo "$PEERS" | sed -n 1p)
-PY=$(echo "$PEERS" | sed -n 2p)
-export NPM
-W=$(mktemp -d /tmp/sluice-iceberg.XXXXXX)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-export LC_ALL=C
-fail=0
-ok() { echo "ok   $*"; }
-no() { echo "FAIL $*"; fail=1; }
+. "$ROOT/tests/iceberg/lib.sh"
+ice_setup iceberg
 
 # readers TABLE COLS ORACLE: every reader's rows (sorted) equal the oracle's
 readers() {
@@ -58,21 +45,13 @@ readers() {
 	"$PY" "$ROOT/tests/iceberg/read.py" pyiceberg "$t" "$cols" 2> "$W/pyi.err" | sort > "$W/pyiceberg.rows"
 	"$PY" "$ROOT/tests/iceberg/read.py" pyarrow "$t" "$cols" 2> "$W/pya.err" | sort > "$W/pyarrow.rows"
 	node "$ROOT/tests/iceberg/peer.mjs" icebird "$t" "$cols" 2> "$W/ib.err" | sort > "$W/icebird.rows"
-	for r in duck pyiceberg pyarrow icebird; do
-		if cmp -s "$want" "$W/$r.rows"; then
-			ok "$r: $(wc -l < "$want") rows equal sqlite3's"
-		else
-			no "$r differs from sqlite3 ($(wc -l < "$W/$r.rows") vs $(wc -l < "$want") rows):"
-			diff "$want" "$W/$r.rows" | head -5
-			cat "$W"/*.err | tail -5
-		fi
-	done
+	ice_same "$want" duck pyiceberg pyarrow icebird
 }
 
 # sqlite3 over a JSON-lines file of orders: revenue per user and window
 # (FMT: the window's strftime format)
 oracle() { # jsonl fmt > rows
-	sed '1s/^/[/; $!s/$/,/; $s/$/]/' "$1" > "$W/in.json"
+	ice_json "$1"
 	sqlite3 -separator '	' :memory: "SELECT json_extract(value, '\$.user_id') u,
 	  strftime('$2', json_extract(value, '\$.event_time')) w,
 	  printf('%.2f', sum(round(json_extract(value, '\$.amount') * 100)) / 100.0)

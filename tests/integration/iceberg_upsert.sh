@@ -25,22 +25,9 @@
 # partition column outside the key in upsert mode, 'write.upsert.enabled'
 # without a key.
 set -u
-BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-case "$BUILD" in /*) B="$BUILD" ;; *) B="$ROOT/$BUILD" ;; esac
-SLUICE="$B/sluice"
-command -v node >/dev/null 2>&1 || { echo "skip: node not found"; exit 77; }
-command -v sqlite3 >/dev/null 2>&1 || { echo "skip: sqlite3 not found"; exit 77; }
-PEERS=$(sh "$ROOT/tests/iceberg/peers.sh") || { echo "FAIL: cannot install the peers"; exit 1; }
-NPM=$(echo "$PEERS" | sed -n 1p)
-PY=$(echo "$PEERS" | sed -n 2p)
-export NPM
-W=$(mktemp -d /tmp/sluice-iceups.XXXXXX)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-export LC_ALL=C
-fail=0
-ok() { echo "ok   $*"; }
-no() { echo "FAIL $*"; fail=1; }
+. "$ROOT/tests/iceberg/lib.sh"
+ice_setup iceups
 
 # readers TABLE COLS DUCKSEL ORACLE: every reader's rows (sorted) equal the oracle's
 readers() {
@@ -50,15 +37,7 @@ readers() {
 	node "$ROOT/tests/iceberg/peer.mjs" delta "$t" "$sel" 2> "$W/duck.err" | sort > "$W/duck.rows"
 	"$PY" "$ROOT/tests/iceberg/read.py" delta "$t" "$cols" 2> "$W/pyi.err" | sort > "$W/pyiceberg.rows"
 	node "$ROOT/tests/iceberg/peer.mjs" icebird "$t" "$cols" 2> "$W/ib.err" | sort > "$W/icebird.rows"
-	for r in duck pyiceberg icebird; do
-		if cmp -s "$want" "$W/$r.rows"; then
-			ok "$r: $(wc -l < "$want") rows equal sqlite3's"
-		else
-			no "$r differs from sqlite3 ($(wc -l < "$W/$r.rows") vs $(wc -l < "$want") rows):"
-			diff "$want" "$W/$r.rows" | head -5
-			tail -3 "$W/$r.err" 2>/dev/null
-		fi
-	done
+	ice_same "$want" duck pyiceberg icebird
 	ok "$(tail -1 "$W/duck.err")"
 }
 
@@ -71,7 +50,7 @@ oracle() { # sql > rows
 }
 
 "$B/tools/gen_events" 200000 50 11 > "$W/orders.jsonl"
-sed '1s/^/[/; $!s/$/,/; $s/$/]/' "$W/orders.jsonl" > "$W/in.json"
+ice_json "$W/orders.jsonl"
 SRC="CREATE TABLE orders (id STRING, user_id STRING, amount DECIMAL(10, 2), event_time TIMESTAMP(3))
   WITH ('connector' = 'filesystem', 'path' = '$W/orders.jsonl', 'format' = 'json');"
 

@@ -9,8 +9,13 @@ Usage:
                                          the other commands take in place of
                                          EVENTS_DIR
   batch.py answer EVENTS_DIR QUERY      prints the batch answer of QUERY
-  batch.py compare EVENTS_DIR QUERY OUT prints the streaming answer's
-                                         differences; exits 1 if any
+  batch.py compare EVENTS_DIR QUERY [LABEL=]OUT...
+                                         prints each streaming answer's
+                                         differences (the batch answer is
+                                         computed once for all: one per
+                                         parallelism in check.sh, each line
+                                         starting with its LABEL); exits 1
+                                         if any
 
 EVENTS_DIR holds the JSON lines sluice's filesystem sink wrote of the wide
 table (event_type, person, auction, bid), in any order.  The events are
@@ -354,19 +359,31 @@ def main():
         for r in sorted(want.elements(), key=repr):
             print(r)
         return
-    got = stream_q10(sys.argv[4]) if q == "q10" else stream_debezium(sys.argv[4], q)
+    if cmd != "compare" or len(sys.argv) < 5:
+        raise SystemExit(__doc__)
+    bad = 0
+    for arg in sys.argv[4:]:
+        head = arg.split("/", 1)[0]  # LABEL= before the path (LABEL may hold '=')
+        label, out = (arg[:head.rindex("=")], arg[head.rindex("=") + 1:]) if "=" in head else ("", arg)
+        bad |= compare(want, q, out, label + " " if label else "")
+    sys.exit(bad)
+
+
+def compare(want, q, out, label):
+    """Prints how the streaming answer in OUT compares with WANT; 1 if not equal."""
+    got = stream_q10(out) if q == "q10" else stream_debezium(out, q)
     if got == want:
-        print("%s: %d rows equal the batch answer" % (q, sum(want.values())))
-        return
+        print("%s%s: %d rows equal the batch answer" % (label, q, sum(want.values())))
+        return 0
     missing, extra = want - got, got - want
-    print("%s: FAIL: %d rows, batch %d; %d missing, %d extra" %
-          (q, sum(got.values()), sum(want.values()), sum(missing.values()),
+    print("%s%s: FAIL: %d rows, batch %d; %d missing, %d extra" %
+          (label, q, sum(got.values()), sum(want.values()), sum(missing.values()),
            sum(extra.values())))
     for r in list(missing.elements())[:5]:
         print("  missing", r)
     for r in list(extra.elements())[:5]:
         print("  extra  ", r)
-    sys.exit(1)
+    return 1
 
 
 if __name__ == "__main__":

@@ -47,6 +47,17 @@ static int put_packed(sl_xctx *x, const sl_step *st, coll_aux *a, sl_col *o, int
 	return sl_col_set_str_in(sl__x_arena(x, st), o, i, a->buf.p, (int64_t)a->buf.len);
 }
 
+/* Packs row i of every argument of st into a->buf (a constructor's
+ * elements, or a MAP's keys and values in turn); the caller ends it with
+ * the element count.  0 or an allocation failure. */
+static int pack_args(sl_xctx *x, const sl_step *st, coll_aux *a, int i)
+{
+	int rc = sl_pack_begin(&a->buf);
+	for (int j = 0; j < st->nargs && !rc; j++)
+		rc = sl_pack_value(&a->buf, SL_X_ARG(x, st, j), i);
+	return rc;
+}
+
 static int k_array(sl_xctx *x, const sl_step *st)
 {
 	coll_aux *a = st->aux;
@@ -55,9 +66,7 @@ static int k_array(sl_xctx *x, const sl_step *st)
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
 		if (rc)
 			break;
-		rc = sl_pack_begin(&a->buf);
-		for (int j = 0; j < st->nargs && !rc; j++)
-			rc = sl_pack_value(&a->buf, SL_X_ARG(x, st, j), i);
+		rc = pack_args(x, st, a, i);
 		if (!rc) {
 			sl_pack_end(&a->buf, (uint32_t)st->nargs);
 			rc = put_packed(x, st, a, o, i);
@@ -75,9 +84,7 @@ static int k_map(sl_xctx *x, const sl_step *st)
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
 		if (rc)
 			break;
-		rc = sl_pack_begin(&a->buf);
-		for (int j = 0; j < st->nargs && !rc; j++)
-			rc = sl_pack_value(&a->buf, SL_X_ARG(x, st, j), i);
+		rc = pack_args(x, st, a, i);
 		if (!rc) {
 			sl_pack_end(&a->buf, (uint32_t)(st->nargs / 2));
 			if (st->nargs > 2)

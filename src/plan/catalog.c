@@ -284,6 +284,11 @@ int sl_catalog_add_table(sl_catalog *c, const sl_ast_create_table *t, int line, 
 		return sl_err_set_at(err, SL_ENOTSUP, line, col,
 		                     "line %d, column %d: CREATE TABLE ... AS is not supported yet",
 		                     line, col);
+	if (t->like.n) {
+		int rc = sl_catalog_merge_like(c, t, &t, line, col, err);
+		if (rc)
+			return rc;
+	}
 	sl_table_def *d = sl_arena_calloc(&c->arena, sizeof(*d));
 	if (!d)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");

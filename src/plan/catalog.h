@@ -93,6 +93,12 @@ void sl_catalog_deinit(sl_catalog *c);
  * definition or a duplicate name (unless IF NOT EXISTS). */
 int sl_catalog_add_table(sl_catalog *c, const sl_ast_create_table *t, int line, int col,
                          sl_err *err);
+/* CREATE TABLE ... LIKE (catalog_like.c): *out = t merged with its source
+ * table's definition as t's like options say, allocated in c's arena; 0,
+ * or SL_EPLAN with err naming the conflict (Flink's messages) or the
+ * missing source table.  sl_catalog_add_table calls it. */
+int sl_catalog_merge_like(sl_catalog *c, const sl_ast_create_table *t,
+                          const sl_ast_create_table **out, int line, int col, sl_err *err);
 int sl_catalog_add_view(sl_catalog *c, const sl_ast_create_view *v, int line, int col,
                         sl_err *err);
 /* DROP TABLE / VIEW. */

@@ -567,6 +567,19 @@ static void create_table(pr *w, const sl_ast_create_table *ct)
 		query(w, ct->as_query);
 		put(w, ")");
 	}
+	if (ct->like.n) {
+		static const char *const st[] = { "", "INCLUDING", "EXCLUDING", "OVERWRITING" };
+		static const char *const ft[] = { "ALL", "CONSTRAINTS", "GENERATED", "METADATA",
+		                                  "OPTIONS", "PARTITIONS", "WATERMARKS" };
+		put(w, " (LIKE ");
+		name(w, &ct->like);
+		for (int k = 0; k < SL_LIKE_NFEATURES; k++)
+			if (ct->like_opt[k]) {
+				putf(w, " %s", st[ct->like_opt[k]]);
+				putf(w, " %s", ft[k]);
+			}
+		put(w, ")");
+	}
 	put(w, ")");
 }
 

@@ -469,6 +469,16 @@ typedef struct sl_ast_watermark {
 	int line, col;
 } sl_ast_watermark;
 
+/* The LIKE clause of CREATE TABLE: a feature of the source table and
+ * how it merges into the new one (Flink's SqlTableLike; plan/catalog_like.c). */
+typedef enum {
+	SL_LIKE_ALL, SL_LIKE_CONSTRAINTS, SL_LIKE_GENERATED, SL_LIKE_METADATA,
+	SL_LIKE_OPTIONS, SL_LIKE_PARTITIONS, SL_LIKE_WATERMARKS, SL_LIKE_NFEATURES
+} sl_like_feature;
+typedef enum {
+	SL_LIKE_UNSET, SL_LIKE_INCLUDING, SL_LIKE_EXCLUDING, SL_LIKE_OVERWRITING
+} sl_like_strategy;
+
 typedef struct sl_ast_create_table {
 	sl_ast_name name;
 	uint8_t if_not_exists, temporary;
@@ -487,6 +497,9 @@ typedef struct sl_ast_create_table {
 	int noptions;                /* WITH ('k' = 'v', ..) */
 	sl_ast_option *options;
 	sl_ast_query *as_query;      /* CREATE TABLE .. AS query, else NULL */
+	sl_ast_name like;            /* LIKE source_table (like.n == 0: none) */
+	uint8_t like_opt[SL_LIKE_NFEATURES]; /* sl_like_strategy per feature, as written */
+	int like_line, like_col;     /* of the LIKE keyword */
 } sl_ast_create_table;
 
 typedef struct sl_ast_create_view {

@@ -14,6 +14,7 @@
 #include "parse_int.h"
 #include "sluice.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +103,50 @@ static int table_element(sl_parser *p, sl_ast_create_table *ct, int *ccap, int *
 	return c ? column_def(p, c) : -1;
 }
 
+/* LIKE source_table [( { INCLUDING | EXCLUDING | OVERWRITING } feature ... )],
+ * with Flink's checks (SqlTableLike.validate): a feature once, and no
+ * OVERWRITING of ALL, CONSTRAINTS or PARTITIONS. */
+static int like_clause(sl_parser *p, sl_ast_create_table *ct)
+{
+	static const char *const strategies[] = { NULL, "INCLUDING", "EXCLUDING", "OVERWRITING" };
+	static const char *const features[] = { "ALL", "CONSTRAINTS", "GENERATED", "METADATA",
+	                                        "OPTIONS", "PARTITIONS", "WATERMARKS" };
+	const sl_token *lt = sl__p_tok(p, -1);
+	ct->like_line = lt->line;
+	ct->like_col = lt->col;
+	if (sl__p_name(p, &ct->like, "source table name"))
+		return -1;
+	if (!sl__p_accept_op(p, "("))
+		return 0;
+	do {
+		const sl_token *t = sl__p_tok(p, 0);
+		int st = 0, ft = -1;
+		for (int k = 1; k < 4 && !st; k++)
+			if (sl__p_accept_kw(p, strategies[k]))
+				st = k;
+		if (!st)
+			return sl__p_error(p, "INCLUDING, EXCLUDING or OVERWRITING");
+		for (int k = 0; k < SL_LIKE_NFEATURES && ft < 0; k++)
+			if (sl__p_accept_kw(p, features[k]))
+				ft = k;
+		if (ft < 0)
+			return sl__p_error(p, "ALL, CONSTRAINTS, GENERATED, METADATA, OPTIONS, "
+			                      "PARTITIONS or WATERMARKS");
+		if (ct->like_opt[ft])
+			return sl__p_error_at(p, t, SL_ESYNTAX,
+			                      "Each like option feature can be declared only once.");
+		if (st == SL_LIKE_OVERWRITING && (ft == SL_LIKE_ALL || ft == SL_LIKE_CONSTRAINTS ||
+		                                  ft == SL_LIKE_PARTITIONS)) {
+			char msg[96];
+			snprintf(msg, sizeof(msg), "Illegal merging strategy 'OVERWRITING' for '%s' option.",
+			         features[ft]);
+			return sl__p_error_at(p, t, SL_ESYNTAX, msg);
+		}
+		ct->like_opt[ft] = (uint8_t)st;
+	} while (!sl__p_is_op(p, 0, ")"));
+	return sl__p_expect_op(p, ")");
+}
+
 static int create_table(sl_parser *p, sl_ast_stmt *s)
 {
 	sl_ast_create_table *ct = &s->u.create_table;
@@ -127,10 +172,12 @@ static int create_table(sl_parser *p, sl_ast_stmt *s)
 		return -1;
 	if (sl__p_accept_kw(p, "WITH") && sl__p_options(p, &ct->options, &ct->noptions))
 		return -1;
-	if (sl__p_accept_kw(p, "AS") && !(ct->as_query = sl__p_query(p)))
+	if (sl__p_accept_kw(p, "LIKE") && like_clause(p, ct))
 		return -1;
-	if (!ct->ncols && !ct->as_query)
-		return sl__p_error(p, "'(' with column definitions or AS query");
+	if (!ct->like.n && sl__p_accept_kw(p, "AS") && !(ct->as_query = sl__p_query(p)))
+		return -1;
+	if (!ct->ncols && !ct->as_query && !ct->like.n)
+		return sl__p_error(p, "'(' with column definitions, LIKE or AS query");
 	return 0;
 }
 

@@ -108,9 +108,5 @@ int sl__p_unsupported(sl_parser *p)
 			continue;
 		return refuse(p, sl__p_tok(p, s - p->i), stmts[k].name);
 	}
-	/* CREATE TABLE t (..) LIKE other: the LIKE clause */
-	if (sl__p_is_kw(p, s - p->i, "CREATE") && sl__p_is_kw(p, 0, "LIKE") &&
-	    sl__p_is_op(p, -1, ")"))
-		return refuse(p, sl__p_tok(p, 0), "CREATE TABLE ... LIKE");
 	return 0;
 }

@@ -3,7 +3,8 @@
  * SHOW TABLES / VIEWS / USER FUNCTIONS / CURRENT DATABASE, [NOT] LIKE
  * filters, DESCRIBE / DESC / SHOW COLUMNS and SHOW CREATE TABLE / VIEW
  * (their text compared with Flink 1.20's documented output, in
- * sl_explain_text), and the refusals of legacy option keys, PARTITIONED BY
+ * sl_explain_text), CREATE TABLE ... LIKE (the merged table's SHOW CREATE
+ * TABLE and Flink's conflict messages), and the refusals of legacy option keys, PARTITIONED BY
  * and unsupported SHOW forms with their positions.
  */
 #include <stdarg.h>
@@ -229,6 +230,117 @@ static void test_refusals(void **st)
 	sl_engine_close(e);
 }
 
+/* CREATE TABLE ... LIKE, merged as Flink's MergeTableLikeUtil: the docs'
+ * two examples (docs/content/docs/dev/table/sql/create.md, "LIKE"), then
+ * each strategy and each of Flink's conflict messages. */
+static void test_like(void **st)
+{
+	(void)st;
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e,
+		"CREATE TABLE Orders (`user` BIGINT, product STRING, order_time TIMESTAMP(3))\n"
+		"WITH ('connector' = 'kafka', 'scan.startup.mode' = 'earliest-offset');\n"
+		"CREATE TABLE Orders_with_watermark (\n"
+		"  WATERMARK FOR order_time AS order_time - INTERVAL '5' SECOND\n"
+		") WITH ('scan.startup.mode' = 'latest-offset')\n"
+		"LIKE Orders;"), 0);
+	expect_output(e, "SHOW CREATE TABLE Orders_with_watermark",
+		"CREATE TABLE `default_catalog`.`default_database`.`Orders_with_watermark` (\n"
+		"  `user` BIGINT,\n"
+		"  `product` STRING,\n"
+		"  `order_time` TIMESTAMP(3),\n"
+		"  WATERMARK FOR `order_time` AS `order_time` - INTERVAL '5' SECOND\n"
+		") WITH (\n"
+		"  'connector' = 'kafka',\n"
+		"  'scan.startup.mode' = 'latest-offset'\n"
+		")\n");
+	assert_int_equal(sl_exec(e,
+		"CREATE TABLE Orders_in_file (`user` BIGINT, product STRING,\n"
+		"  order_time_string STRING, order_time AS to_timestamp(order_time_string))\n"
+		"PARTITIONED BY (`user`) WITH ('connector' = 'filesystem', 'path' = '/tmp/x',\n"
+		"  'format' = 'json');\n"
+		"CREATE TABLE Orders_in_kafka (\n"
+		"  WATERMARK FOR order_time AS order_time - INTERVAL '5' SECOND\n"
+		") WITH ('connector' = 'kafka', 'topic' = 't')\n"
+		"LIKE Orders_in_file (EXCLUDING ALL INCLUDING GENERATED);"), 0);
+	expect_output(e, "SHOW CREATE TABLE Orders_in_kafka",
+		"CREATE TABLE `default_catalog`.`default_database`.`Orders_in_kafka` (\n"
+		"  `user` BIGINT,\n"
+		"  `product` STRING,\n"
+		"  `order_time_string` STRING,\n"
+		"  `order_time` AS TO_TIMESTAMP(`order_time_string`),\n"
+		"  WATERMARK FOR `order_time` AS `order_time` - INTERVAL '5' SECOND\n"
+		") WITH (\n"
+		"  'connector' = 'kafka',\n"
+		"  'topic' = 't'\n"
+		")\n");
+	/* the base's key and computed column; OVERWRITING GENERATED replaces c in
+	 * its place, EXCLUDING CONSTRAINTS drops the key, a new column comes last */
+	assert_int_equal(sl_exec(e,
+		"CREATE TABLE b (a INT, c AS a + 1, ts TIMESTAMP(3), PRIMARY KEY (a) NOT ENFORCED,\n"
+		"  WATERMARK FOR ts AS ts) WITH ('connector' = 'blackhole');\n"
+		"CREATE TABLE d (c AS a * 10, z STRING, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)\n"
+		"LIKE b (OVERWRITING GENERATED EXCLUDING CONSTRAINTS OVERWRITING WATERMARKS);"), 0);
+	expect_output(e, "SHOW CREATE TABLE d",
+		"CREATE TABLE `default_catalog`.`default_database`.`d` (\n"
+		"  `a` INT,\n"
+		"  `c` AS `a` * 10,\n"
+		"  `ts` TIMESTAMP(3),\n"
+		"  `z` STRING,\n"
+		"  WATERMARK FOR `ts` AS `ts` - INTERVAL '1' SECOND\n"
+		") WITH (\n"
+		"  'connector' = 'blackhole'\n"
+		")\n");
+	/* LIKE a table declared with LIKE: its merged definition, key included */
+	assert_int_equal(sl_exec(e, "CREATE TABLE b2 WITH ('connector' = 'print') LIKE b"), 0);
+	expect_output(e, "SHOW CREATE TABLE b2",
+		"CREATE TABLE `default_catalog`.`default_database`.`b2` (\n"
+		"  `a` INT NOT NULL,\n"
+		"  `c` AS `a` + 1,\n"
+		"  `ts` TIMESTAMP(3),\n"
+		"  WATERMARK FOR `ts` AS `ts`,\n"
+		"  CONSTRAINT `PK_a` PRIMARY KEY (`a`) NOT ENFORCED\n"
+		") WITH (\n"
+		"  'connector' = 'print'\n"
+		")\n");
+	expect_error(e, "CREATE TABLE x (a INT) LIKE b",
+	             "line 1, column 17: A column named 'a' already exists in the base table.");
+	expect_error(e, "CREATE TABLE x (c AS a + 2) LIKE b",
+	             "line 1, column 17: A generated column named 'c' already exists in the base "
+	             "table. You might want to specify EXCLUDING GENERATED or OVERWRITING GENERATED.");
+	expect_error(e, "CREATE TABLE x (a AS 1) LIKE b (OVERWRITING GENERATED)",
+	             "A physical column named 'a' already exists in the base table. Computed "
+	             "columns cannot overwrite physical fields");
+	expect_error(e, "CREATE TABLE x (WATERMARK FOR ts AS ts) LIKE b",
+	             "There already exists a watermark spec for column 'ts' in the base table. You "
+	             "might want to specify EXCLUDING WATERMARKS or OVERWRITING WATERMARKS.");
+	expect_error(e, "CREATE TABLE x (PRIMARY KEY (ts) NOT ENFORCED) LIKE b",
+	             "line 1, column 1: The base table already has a primary key. You might want to "
+	             "specify EXCLUDING CONSTRAINTS.");
+	expect_error(e, "CREATE TABLE x WITH ('connector' = 'print') LIKE b (INCLUDING OPTIONS)",
+	             "line 1, column 22: There already exists an option ['connector' -> "
+	             "'blackhole'] in the base table. You might want to specify EXCLUDING OPTIONS "
+	             "or OVERWRITING OPTIONS.");
+	expect_error(e, "CREATE TABLE x (p STRING) PARTITIONED BY (p) LIKE Orders_in_file",
+	             "The base table already has partitions defined. You might want to specify "
+	             "EXCLUDING PARTITIONS.");
+	expect_error(e, "CREATE TABLE x (z INT) LIKE nope",
+	             "line 1, column 24: Source table 'nope' of the LIKE clause not found in the "
+	             "catalog");
+	assert_int_equal(sl_exec(e, "CREATE VIEW v AS SELECT a FROM b"), 0);
+	expect_error(e, "CREATE TABLE x (z INT) LIKE v",
+	             "Source table 'v' of the LIKE clause can not be a VIEW");
+	expect_error(e, "CREATE TABLE x (z INT) LIKE b (OVERWRITING PARTITIONS)",
+	             "line 1, column 32: Illegal merging strategy 'OVERWRITING' for 'PARTITIONS' "
+	             "option.");
+	expect_error(e, "CREATE TABLE x (z INT) LIKE b (INCLUDING ALL EXCLUDING ALL)",
+	             "line 1, column 46: Each like option feature can be declared only once.");
+	/* the source table is unchanged and x was never created */
+	expect_error(e, "SHOW CREATE TABLE x", "x");
+	sl_engine_close(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_show_create),
 		cmocka_unit_test(test_show_lists),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_like),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -306,11 +306,39 @@ static int running_text(sl_engine *e, const sl_ast_stmt *s, int pending)
 	return rc;
 }
 
+/* Appends statement s to the job being collected. */
+static int job_append(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njob)
+{
+	sl_ast_stmt **nj = realloc(*job, sizeof(*nj) * (size_t)(*njob + 1));
+	if (!nj)
+		return sl_err_set(&e->err, SL_ENOMEM, "out of memory");
+	*job = nj;
+	nj[(*njob)++] = s;
+	return 0;
+}
+
+/* CREATE TABLE ... AS query: the table from the query's columns, and its
+ * INSERT into the job (plan_ctas.c); the query is planned in a scratch
+ * arena for its columns only. */
+static int create_table_as(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njob)
+{
+	sl_arena scratch;
+	sl_arena_init(&scratch, 16 * 1024);
+	sl_plan_args pa = {.cat = &e->cat, .session = &e->session, .engine = e,
+	                   .push_sink = &sl_push_sink_vtab, .arena = &scratch, .job = "ctas"};
+	sl_ast_stmt *ins = NULL;
+	int rc = sl_plan_ctas(&pa, &e->cat, s, &ins, &e->err);
+	sl_arena_deinit(&scratch);
+	return rc ? rc : job_append(e, ins, job, njob);
+}
+
 static int apply_stmt(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njob, int *kept)
 {
 	switch (s->kind) {
 	case SL_AS_CREATE_TABLE:
 		*kept = 1;
+		if (s->u.create_table.as_query)
+			return create_table_as(e, s, job, njob);
 		return sl_catalog_add_table(&e->cat, &s->u.create_table, s->line, s->col, &e->err);
 	case SL_AS_CREATE_VIEW: {
 		*kept = 1;
@@ -373,15 +401,9 @@ static int apply_stmt(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njo
 	}
 	case SL_AS_INSERT:
 	case SL_AS_QUERY:
-	case SL_AS_STATEMENT_SET: {
-		sl_ast_stmt **nj = realloc(*job, sizeof(*nj) * (size_t)(*njob + 1));
-		if (!nj)
-			return sl_err_set(&e->err, SL_ENOMEM, "out of memory");
-		*job = nj;
-		nj[(*njob)++] = s;
+	case SL_AS_STATEMENT_SET:
 		*kept = 1;
-		return 0;
-	}
+		return job_append(e, s, job, njob);
 	}
 	return 0;
 }

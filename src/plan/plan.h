@@ -73,6 +73,25 @@ typedef struct sl_plan_args {
 int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_pplan *plan,
                 sl_buf *explain, sl_err *err);
 
+/* The output columns of query q planned as a job would plan it (no I/O,
+ * no plan node kept): *ncols names and types in a->arena.  0, or a
+ * negative SL_E* code with err set (line and column).  CREATE TABLE ... AS
+ * (plan_ctas.c) takes its table's columns from it. */
+int sl_plan_query_columns(const sl_plan_args *a, const sl_ast_query *q, int *ncols,
+                          const char ***names, sl_type **types, sl_err *err);
+
+/*
+ * CREATE TABLE t WITH (...) AS query (Flink's CTAS, plan_ctas.c): adds t to
+ * cat with the query's output columns (names and types, a time attribute
+ * as its plain TIMESTAMP type) and s's options, and returns in *insert the
+ * statement `INSERT INTO t query` for the job (cat's arena).  With IF NOT
+ * EXISTS and t already there, only *insert.  Refused as Flink 1.20 refuses
+ * them: a column list, WATERMARK, PRIMARY KEY, PARTITIONED BY, TEMPORARY,
+ * LIKE.  0, or a negative SL_E* code with err set.
+ */
+int sl_plan_ctas(const sl_plan_args *a, sl_catalog *cat, sl_ast_stmt *s, sl_ast_stmt **insert,
+                 sl_err *err);
+
 /* Appends a table of nrows rows of ncols (at most 16) cells (v, row-major)
  * under the headers head, in Flink's SQL client tableau format, with its
  * "N rows in set" line ("Empty set" for none). */

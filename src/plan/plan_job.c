@@ -711,13 +711,15 @@ static int plan_stmt(planner *p, const sl_ast_stmt *s)
 	}
 }
 
-int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_pplan *plan,
-                sl_buf *explain, sl_err *err)
+/* A planner over a's catalog, session and arena, with the session's
+ * planning options read (NULL: err set). */
+static planner *planner_new(const sl_plan_args *a, sl_err *err)
 {
-	memset(plan, 0, sizeof(*plan));
 	planner *p = sl_arena_calloc(a->arena, sizeof(*p));
-	if (!p)
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (!p) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
 	p->a = a->arena;
 	p->cat = a->cat;
 	p->session = a->session;
@@ -732,12 +734,43 @@ int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_ppla
 	p->warnings = a->warnings;
 	p->job = a->job ? a->job : "";
 	p->attempt = a->attempt;
-	int rc;
-	if ((rc = sl_opts_duration(a->session, "table.exec.emit.allow-lateness", 0,
-	                           &p->default_lateness, err)) ||
-	    (rc = sl_opts_bool(a->session, "table.exec.mini-batch.enabled", 0, &p->mini_batch, err)) ||
-	    (rc = sl_opts_duration(a->session, "table.exec.state.ttl", 0, &p->state_ttl, err)))
-		return rc;
+	if (sl_opts_duration(a->session, "table.exec.emit.allow-lateness", 0, &p->default_lateness,
+	                     err) ||
+	    sl_opts_bool(a->session, "table.exec.mini-batch.enabled", 0, &p->mini_batch, err) ||
+	    sl_opts_duration(a->session, "table.exec.state.ttl", 0, &p->state_ttl, err))
+		return NULL;
+	return p;
+}
+
+int sl_plan_query_columns(const sl_plan_args *a, const sl_ast_query *q, int *ncols,
+                          const char ***names, sl_type **types, sl_err *err)
+{
+	planner *p = planner_new(a, err);
+	if (!p)
+		return err->code ? err->code : SL_ENOMEM;
+	rel *r = sl__plan_query(p, q);
+	if (!r)
+		return err->code ? err->code : SL_EPLAN;
+	*names = sl_arena_calloc(a->arena, sizeof(**names) * (size_t)(r->ncols + 1));
+	*types = sl_arena_calloc(a->arena, sizeof(**types) * (size_t)(r->ncols + 1));
+	if (!*names || !*types)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < r->ncols; i++) {
+		(*names)[i] = r->cols[i].name;
+		(*types)[i] = r->cols[i].type;
+	}
+	*ncols = r->ncols;
+	return 0;
+}
+
+int sl_plan_job(const sl_plan_args *a, sl_ast_stmt *const *stmts, int n, sl_pplan *plan,
+                sl_buf *explain, sl_err *err)
+{
+	memset(plan, 0, sizeof(*plan));
+	planner *p = planner_new(a, err);
+	if (!p)
+		return err->code ? err->code : SL_ENOMEM;
+	int rc = 0;
 	for (int i = 0; i < n && !rc; i++)
 		rc = plan_stmt(p, stmts[i]);
 	if (!rc)

@@ -4,7 +4,7 @@
  * filters, DESCRIBE / DESC / SHOW COLUMNS and SHOW CREATE TABLE / VIEW
  * (their text compared with Flink 1.20's documented output, in
  * sl_explain_text), CREATE TABLE ... LIKE (the merged table's SHOW CREATE
- * TABLE and Flink's conflict messages), and the refusals of legacy option keys, PARTITIONED BY
+ * TABLE and Flink's conflict messages), CREATE TABLE ... AS SELECT's table, and the refusals of legacy option keys, PARTITIONED BY
  * and unsupported SHOW forms with their positions.
  */
 #include <stdarg.h>
@@ -341,6 +341,40 @@ static void test_like(void **st)
 	sl_engine_close(e);
 }
 
+/* CREATE TABLE ... AS SELECT: the table's columns are the query's, with
+ * their nullability; IF NOT EXISTS over an existing table inserts into it. */
+static void test_ctas(void **st)
+{
+	(void)st;
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e,
+		"CREATE TABLE src (k STRING, v INT NOT NULL, ts TIMESTAMP(3),\n"
+		"  WATERMARK FOR ts AS ts) WITH ('connector' = 'push');\n"
+		"CREATE TABLE t WITH ('connector' = 'blackhole')\n"
+		"AS SELECT k, v + 1 AS v1, ts, CAST(v AS DECIMAL(10, 2)) AS d FROM src"), 0);
+	expect_output(e, "SHOW CREATE TABLE t",
+		"CREATE TABLE `default_catalog`.`default_database`.`t` (\n"
+		"  `k` STRING,\n"
+		"  `v1` INT NOT NULL,\n"
+		"  `ts` TIMESTAMP(3),\n"
+		"  `d` DECIMAL(10, 2) NOT NULL\n"
+		") WITH (\n"
+		"  'connector' = 'blackhole'\n"
+		")\n");
+	sl_engine_close(e);
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e,
+		"CREATE TABLE src (k STRING) WITH ('connector' = 'push');\n"
+		"CREATE TABLE t (k STRING, extra INT) WITH ('connector' = 'blackhole');"), 0);
+	expect_error(e, "CREATE TABLE t WITH ('connector' = 'blackhole') AS SELECT k FROM src",
+	             "line 1, column 1: table or view 't' already exists");
+	/* into the existing t: its two columns against the query's one */
+	expect_error(e, "CREATE TABLE IF NOT EXISTS t WITH ('connector' = 'blackhole') "
+	             "AS SELECT k FROM src", "t");
+	sl_engine_close(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_show_lists),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_like),
+		cmocka_unit_test(test_ctas),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

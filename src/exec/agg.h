@@ -101,7 +101,9 @@ struct sl_agg {
 	const char *sep;   /* LISTAGG's separator (NULL = ","), seplen bytes */
 	uint32_t seplen;
 	int nargs;         /* user-defined aggregates: argument columns (arg_col = */
-	int arg_cols[SL_AGG_MAX_ARGS]; /* arg_cols[0], -1 without arguments) */
+	int arg_cols[SL_AGG_MAX_ARGS]; /* arg_cols[0], -1 without arguments); LAG:
+	                   * the value and (nargs 2) the default (op_over.h) */
+	int lag_offset;    /* LAG(x, offset): rows back, >= 0 (op_over_agg.c) */
 };
 
 /*

@@ -38,6 +38,16 @@ typedef struct sl_over_plan {
 	                         * (time_col is then any i64 column) */
 } sl_over_plan;
 
+/* LAG(x [, offset [, default]]) OVER (... UNBOUNDED frame): the value of x
+ * offset rows (default 1) before the current one in the partition, else
+ * default (NULL).  An sl_agg of this vtab (arg_cols[0] = x, nargs 2:
+ * arg_cols[1] = default; lag_offset) is computed by op_over_agg.c from the
+ * last rows of the partition it keeps, as Flink's LagAggFunction: over a
+ * RANGE frame the rows of one rowtime are all added first, so each gets
+ * the value offset rows before the last of them.  Its accumulator is
+ * empty; its add does nothing. */
+extern const sl_agg_vtab sl_over_lag_vtab;
+
 /* The largest n of ROWS n PRECEDING over an updating input (each change
  * costs O(n^2) aggregate folds, op_over_retract.c). */
 #define SL_OVER_RETRACT_MAX_PRECEDING 1000

@@ -67,6 +67,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* LAG (op_over.h): the operator computes it; its accumulator is empty. */
+static int lag_type(sl_type arg, int star, sl_type *out, sl_err *err)
+{
+	(void)star;
+	(void)err;
+	*out = arg;
+	out->notnull = 0;
+	return 0;
+}
+
+static int lag_add(const sl_agg *a, void *acc, const sl_col *c, int row, int sign, sl_err *err)
+{
+	(void)a, (void)acc, (void)c, (void)row, (void)sign, (void)err;
+	return 0;
+}
+
+static int lag_noresult(const sl_agg *a, const void *acc, sl_col *out, int orow, sl_err *err)
+{
+	(void)a, (void)acc, (void)out, (void)orow;
+	return sl_err_set(err, SL_EPLAN, "LAG is only computed by an OVER aggregate");
+}
+
+const sl_agg_vtab sl_over_lag_vtab = {
+	.name = "LAG", .retractable = 0, .result_type = lag_type, .acc_size = 0,
+	.add = lag_add, .result = lag_noresult,
+};
+
 typedef struct over_op {
 	sl_op base;
 	sl_over_plan p;
@@ -79,7 +106,10 @@ typedef struct over_op {
 	uint32_t slot_size;
 	void *slot;            /* aligned scratch accumulator */
 	int incremental;       /* accumulator kept, rows retracted */
-	int keep_rows;         /* the frame is bounded: frame rows are stored */
+	int keep_rows;         /* the frame is bounded, or LAG: frame rows are stored */
+	uint32_t lag_keep;     /* LAG (unbounded frame): the rows kept are its last
+	                        * lag_keep rows (largest offset + 1), never
+	                        * retracted; 0 without LAG */
 	sl_state_table *pend, *part;
 	sl_emitter out;        /* output rows (emit.h) */
 	sl_batch *row;         /* one decoded pending row (input columns) */
@@ -189,7 +219,7 @@ static int frame_expire(over_op *o, uint32_t max, int64_t lo, sl_err *err)
 		memcpy(&len, e + 8, 4);
 		if (n - drop <= max && ts >= lo)
 			break;
-		if (o->incremental) {
+		if (o->incremental && !o->lag_keep) {
 			int rc = fold_frame_row(o, e, -1, err);
 			if (rc)
 				return rc;
@@ -254,6 +284,44 @@ static size_t load_pending(over_op *o, const char *e)
 	return 4 + vlen;
 }
 
+/* LAG's result (op_over.h) into (out, r): from the kept rows of the
+ * partition in o->st, the last being the current row (ROWS) or the last
+ * row of its rowtime (RANGE). */
+static int lag_result(over_op *o, int i, sl_col *out, int r, sl_err *err)
+{
+	const sl_agg *fa = &o->faggs[i];
+	uint32_t n = st_count(o), want;
+	int c;
+	if (n == 0)
+		return sl_err_set(err, SL_ESTATE, "OVER aggregate state: LAG without rows");
+	if (n > (uint32_t)fa->lag_offset) {
+		want = n - 1 - (uint32_t)fa->lag_offset;
+		c = fa->arg_cols[0];
+	} else {
+		want = n - 1;
+		c = fa->nargs > 1 ? fa->arg_cols[1] : -1;
+	}
+	if (c < 0) {
+		out->null[r] = 1;
+		return 0;
+	}
+	size_t off = o->slot_size + 4;
+	for (uint32_t k = 0; k < want; k++) {
+		uint32_t len;
+		memcpy(&len, o->st.p + off + 8, 4);
+		off += 12 + len;
+	}
+	uint32_t len;
+	memcpy(&len, o->st.p + off + 8, 4);
+	sl_batch_reset(o->fb);
+	int fr = sl_batch_add_row(o->fb, SL_INSERT, SL_WM_MIN);
+	if (sl_rowcodec_decode(o->st.p + off + 12, len, o->fb, o->fb_cols, o->nfcols, fr) < 0)
+		return sl_err_set(err, SL_ESTATE, "OVER aggregate state: malformed row");
+	if (sl_col_copy_value(o->out.b, out, r, o->fb_cols[c], fr))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
 /* Appends the output row: o->row's columns, then the results in o->slot. */
 static int emit_row(over_op *o, sl_err *err)
 {
@@ -265,8 +333,10 @@ static int emit_row(over_op *o, sl_err *err)
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < o->p.naggs; i++) {
 		const sl_agg *a = &o->aggs[i];
-		int rc = a->vt->result(a, (const char *)o->slot + a->offset, o->out_cols[o->nin + i], r,
-		                       err);
+		int rc = a->vt == &sl_over_lag_vtab
+		                 ? lag_result(o, i, o->out_cols[o->nin + i], r, err)
+		                 : a->vt->result(a, (const char *)o->slot + a->offset,
+		                                 o->out_cols[o->nin + i], r, err);
 		if (rc)
 			return rc;
 	}
@@ -350,6 +420,8 @@ static int fire_pass(over_op *o, int64_t ts, int pass, sl_err *err)
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		if (pass == 0 && (rc = frame_add(o, ts, err)))
 			return rc;
+		if (pass == 0 && o->lag_keep && (rc = frame_expire(o, o->lag_keep, INT64_MIN, err)))
+			return rc;
 		if (range && pass == 0) {
 			if ((rc = st_store(o)))
 				return sl_err_set(err, rc, "OVER aggregate: state write failed");
@@ -361,7 +433,7 @@ static int fire_pass(over_op *o, int64_t ts, int pass, sl_err *err)
 			return rc;
 		if ((rc = frame_result(o, err)) || (rc = emit_row(o, err)))
 			return rc;
-		if ((bounded || !range) && (rc = st_store(o)))
+		if ((bounded || !range || o->lag_keep) && (rc = st_store(o)))
 			return sl_err_set(err, rc, "OVER aggregate: state write failed");
 	}
 	return 0;
@@ -605,6 +677,9 @@ sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int ni
 		o->aggs[i].offset = off;
 		off += o->aggs[i].vt->acc_size;
 		retract &= o->aggs[i].vt->retractable;
+		if (o->aggs[i].vt == &sl_over_lag_vtab &&
+		    (uint32_t)o->aggs[i].lag_offset + 1 > o->lag_keep)
+			o->lag_keep = (uint32_t)o->aggs[i].lag_offset + 1;
 		o->faggs[i] = o->aggs[i];
 		o->faggs[i].arg_col = frame_col(o, o->aggs[i].arg_col);
 		o->faggs[i].filter_col = frame_col(o, o->aggs[i].filter_col);
@@ -613,8 +688,13 @@ sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int ni
 	}
 	o->p.aggs = o->aggs;
 	o->slot_size = off ? (off + 15) / 16 * 16 : 16;
-	o->keep_rows = p->preceding >= 0;
-	o->incremental = retract || !o->keep_rows;
+	if (o->lag_keep && p->preceding >= 0) { /* plan_over.c refuses it */
+		sl_op_free(&o->base);
+		sl_err_set(err, SL_EPLAN, "LAG needs an OVER window with an UNBOUNDED frame");
+		return NULL;
+	}
+	o->keep_rows = p->preceding >= 0 || o->lag_keep;
+	o->incremental = retract || p->preceding < 0;
 	o->fired_wm = SL_WM_MIN;
 	sl_ns_timers_init(&o->tm, 0);
 	return &o->base;

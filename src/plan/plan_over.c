@@ -775,6 +775,72 @@ static int pre_col(planner *p, sl_expr *e, sl_expr **x, const char **names, int 
 	return (*n)++;
 }
 
+/* LAG(x [, offset [, default]]) (op_over.h): offset a non-negative integer
+ * literal (Flink's argument is an INT; a column is refused here), default
+ * of x's type (cast when it is another numeric type, as Flink's implicit
+ * cast of a literal) into the pre-projection with x. */
+static int over_lag(planner *p, const scope *s, const sl_ast_expr *e, int i, sl_agg *a,
+                    sl_expr **x, const char **names, int *n)
+{
+	int na = e->u.call.nargs;
+	if (e->u.call.star || na < 1 || na > 3) {
+		sl__plan_error(p, e->line, e->col, SL_EPLAN,
+		               "LAG takes one to three arguments: LAG(value [, offset [, default]])");
+		return SL_EPLAN;
+	}
+	if (e->u.call.distinct || e->u.call.filter) {
+		sl__plan_error(p, e->line, e->col, SL_ENOTSUP, "LAG takes no DISTINCT or FILTER");
+		return SL_EPLAN;
+	}
+	a->vt = &sl_over_lag_vtab;
+	a->line = e->line;
+	a->col = e->col;
+	a->filter_col = -1;
+	int64_t off = 1;
+	if (na > 1) {
+		const sl_ast_expr *oe = e->u.call.args[1];
+		if (!int_lit(oe, &off) || off < 0 || off > 1000000) {
+			sl__plan_error(p, oe->line, oe->col, SL_ENOTSUP,
+			               "LAG's offset must be an integer literal from 0 to 1000000");
+			return SL_EPLAN;
+		}
+	}
+	a->lag_offset = (int)off;
+	sl_expr *v = sl__bind_expr(p, s, e->u.call.args[0]), *d = NULL;
+	if (!v || (na > 2 && !(d = sl__bind_expr(p, s, e->u.call.args[2]))))
+		return SL_EPLAN;
+	a->arg_type = v->type;
+	a->out_type = v->type;
+	a->out_type.notnull = 0;
+	if (d) {
+		sl_type dt = d->type, vt = v->type;
+		dt.notnull = vt.notnull = 0;
+		if (memcmp(&dt, &vt, sizeof(dt)) &&
+		    !(sl_type_is_numeric(dt) && sl_type_is_numeric(vt)) && d->type.id != SL_T_NULL) {
+			char b1[64], b2[64];
+			sl__plan_error(p, e->u.call.args[2]->line, e->u.call.args[2]->col, SL_EPLAN,
+			               "LAG's default (%s) must have the type of its value (%s): cast it",
+			               sl_type_format(d->type, b1, sizeof(b1)),
+			               sl_type_format(v->type, b2, sizeof(b2)));
+			return SL_EPLAN;
+		}
+		if (memcmp(&dt, &vt, sizeof(dt))) {
+			sl_type t = v->type;
+			t.notnull = 0;
+			if (!(d = sl_expr_cast(p->a, d, t, p->err)))
+				return SL_EPLAN;
+		}
+		if (v->type.notnull && d->type.notnull)
+			a->out_type.notnull = 1;
+	}
+	a->nargs = d ? 2 : 1;
+	a->arg_cols[0] = pre_col(p, v, x, names, n, "a", i);
+	if (d)
+		a->arg_cols[1] = pre_col(p, d, x, names, n, sl_arena_printf(p->a, "d%d_", i), 0);
+	a->arg_col = a->arg_cols[0];
+	return 0;
+}
+
 /* Binds one OVER call's aggregate; arguments and filters go into the pre-
  * projection.  Returns 0 or SL_EPLAN. */
 static int over_agg(planner *p, const scope *s, const sl_ast_expr *e, int i, sl_agg *a,
@@ -806,6 +872,8 @@ static int over_agg(planner *p, const scope *s, const sl_ast_expr *e, int i, sl_
 		return 0;
 	}
 	memset(a, 0, sizeof(*a));
+	if (!strcmp(f, "LAG"))
+		return over_lag(p, s, e, i, a, x, names, n);
 	a->vt = sl_agg_find(f);
 	if (!a->vt) {
 		sl__plan_error(p, e->line, e->col, SL_ENOTSUP, "window function %s is not supported", f);
@@ -928,9 +996,16 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 		keys[i] = pre_col(p, k, x, names, &n, "k", i);
 	}
 	sl_agg *aggs = sl_arena_calloc(p->a, sizeof(sl_agg) * (size_t)(c.n + 1));
-	for (int i = 0; i < c.n; i++)
+	for (int i = 0; i < c.n; i++) {
 		if (over_agg(p, &s, c.call[i], i, &aggs[i], x, names, &n))
 			return NULL;
+		/* Flink's LagAggFunction cannot retract: no bounded frame */
+		if (aggs[i].vt == &sl_over_lag_vtab && (op.preceding >= 0 || op.retract))
+			return sl__plan_error(p, c.call[i]->line, c.call[i]->col, SL_ENOTSUP,
+			                      "LAG needs an OVER window with an UNBOUNDED PRECEDING "
+			                      "frame over an append-only input (it cannot retract a "
+			                      "row leaving a bounded frame, as in Flink)");
+	}
 	rel *in = r;
 	if (n > r->ncols && !(in = sl__add_calc(p, r, NULL, x, n, names)))
 		return NULL;

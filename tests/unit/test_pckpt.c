@@ -177,6 +177,9 @@ static int setup(void **state)
 	(void)state;
 	strcpy(dir, "/tmp/test_pckpt.XXXXXX");
 	assert_non_null(mkdtemp(dir));
+	/* the coordinator's ./sluice-state/<job> (its lock, the run attempt)
+	 * goes there too: two runs of this test never share one */
+	assert_int_equal(chdir(dir), 0);
 	char p[128];
 	snprintf(p, sizeof(p), "%s/in.jsonl", dir);
 	FILE *f = fopen(p, "w");
@@ -206,6 +209,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	if (chdir("/"))
+		return -1;
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd);

@@ -362,6 +362,43 @@ static int describe(planner *p, const sl_table_def *t, const sl_ast_show *sh, sl
 	return 0;
 }
 
+/* DESCRIBE v / SHOW COLUMNS FROM v of a view: its query's columns (the
+ * query planned for them, nothing kept), as Flink prints a view's: no key,
+ * extras or watermark; a time attribute marked in its type. */
+static int describe_view(planner *p, const sl_view_def *v, const sl_ast_show *sh, sl_buf *out)
+{
+	static const char *const head[] = {"name", "type", "null", "key", "extras", "watermark",
+	                                   "comment"};
+	rel *r = sl__plan_query(p, v->query);
+	if (!r)
+		return p->err->code ? p->err->code : SL_EPLAN;
+	if (v->ncols && v->ncols != r->ncols)
+		return sl_err_set(p->err, SL_EPLAN, "view '%s' lists %d columns but its query has %d",
+		                  v->name, v->ncols, r->ncols);
+	const char **cells = sl_arena_calloc(p->a, sizeof(char *) * 7 * (size_t)(r->ncols + 1));
+	if (!cells)
+		return sl_err_set(p->err, SL_ENOMEM, "out of memory");
+	int n = 0;
+	for (int c = 0; c < r->ncols; c++) {
+		const char *name = v->ncols ? v->cols[c].name : r->cols[c].name;
+		if (!like_ok(sh, name))
+			continue;
+		const char **row = cells + 7 * n++;
+		sl_type ty = r->cols[c].type;
+		char tb[256];
+		int notnull = ty.notnull;
+		ty.notnull = 0;
+		row[0] = name;
+		row[1] = sl_arena_printf(p->a, "%s%s", sl_type_format(ty, tb, sizeof tb),
+		                         c == r->rowtime ? " *ROWTIME*" :
+		                         c == r->proctime ? " *PROCTIME*" : "");
+		row[2] = notnull ? "FALSE" : "TRUE";
+		row[3] = row[4] = row[5] = row[6] = "";
+	}
+	tableau(out, 7, head, n, cells);
+	return 0;
+}
+
 /* SHOW CREATE TABLE t, in Flink's layout. */
 static void show_create_table(planner *p, const sl_table_def *t, sl_buf *out)
 {
@@ -450,8 +487,8 @@ static const sl_table_def *find_table(planner *p, const sl_ast_show *sh, int lin
 	if (!t)
 		sl__plan_error(p, line, col, SL_EPLAN,
 		               sl_catalog_view(p->cat, name)
-		                   ? "'%s' is a view: DESCRIBE, SHOW COLUMNS and SHOW CREATE TABLE of "
-		                     "views are not supported (SHOW CREATE VIEW is)"
+		                   ? "'%s' is a view: SHOW CREATE TABLE of a view is not supported "
+		                     "(SHOW CREATE VIEW is)"
 		                   : "Table or view '%s' not found (SHOW TABLES lists them)", name);
 	return t;
 }
@@ -517,10 +554,14 @@ int sl_plan_show(const sl_catalog *cat, const sl_opts *session, sl_arena *arena,
 			                     "functions created with CREATE FUNCTION; docs/sql.md lists "
 			                     "the built-in ones", s->line, s->col);
 		return show_names(&pl, sh, out);
-	case SL_SHOW_COLUMNS:
+	case SL_SHOW_COLUMNS: {
+		const sl_view_def *v = sl_catalog_view(cat, sl_ast_name_last(&sh->name));
+		if (v)
+			return describe_view(&pl, v, sh, out);
 		if (!(t = find_table(&pl, sh, s->line, s->col)))
 			return err->code;
 		return describe(&pl, t, sh, out);
+	}
 	case SL_SHOW_CREATE_TABLE:
 		if (!(t = find_table(&pl, sh, s->line, s->col)))
 			return err->code;

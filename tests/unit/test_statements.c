@@ -149,6 +149,18 @@ static void test_show_create(void **st)
 	expect_output(e, "SHOW CREATE VIEW v", "CREATE VIEW v AS SELECT order_id FROM orders\n");
 	expect_error(e, "SHOW CREATE TABLE v", "'v' is a view");
 	expect_error(e, "SHOW CREATE VIEW orders", "View 'orders' not found");
+	/* DESCRIBE of a view: its query's columns, a time attribute marked */
+	assert_int_equal(sl_exec(e, "CREATE VIEW v2 (id, t, two) AS SELECT order_id, ts, amount * 2 "
+	                            "FROM orders WHERE amount > 1"), 0);
+	expect_output(e, "DESCRIBE v2",
+		"+------+------------------------+-------+-----+--------+-----------+---------+\n"
+		"| name |                   type |  null | key | extras | watermark | comment |\n"
+		"+------+------------------------+-------+-----+--------+-----------+---------+\n"
+		"|   id |                 BIGINT | FALSE |     |        |           |         |\n"
+		"|    t | TIMESTAMP(3) *ROWTIME* |  TRUE |     |        |           |         |\n"
+		"|  two |                    INT |  TRUE |     |        |           |         |\n"
+		"+------+------------------------+-------+-----+--------+-----------+---------+\n"
+		"3 rows in set\n");
 	sl_engine_close(e);
 }
 

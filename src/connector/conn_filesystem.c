@@ -44,6 +44,11 @@
  * takes the snapshots of every instance of the run that took the
  * checkpoint, one call each (fss_restore), and keeps the splits it owns.
  *
+ * METADATA columns (file.path, file.name, file.size,
+ * file.modification-time, as Flink's) are filled like partition columns:
+ * the decoder reads a view of the batch without them (configure_partitioned,
+ * decode_view), and each batch holds rows of one file (load_meta).
+ *
  * Records of the line formats come from
  * the shared line reader (conn_lines.c, 1 MiB read(2) blocks, records in
  * place) and are decoded by the 'format' into the caller's batch; the
@@ -157,6 +162,14 @@ typedef struct fs_source {
 	sl_field *dfields;  /* the decoder's fields (data columns) */
 	const char **pnames; /* partition column names (fields' strings) */
 	char *default_name; /* 'partition.default-name' */
+	/* METADATA columns (Flink's file.path, file.name, file.size,
+	 * file.modification-time; a->meta): filled like the partition
+	 * columns, from the file of the batch's split. */
+	int nmeta;
+	int *mcol;          /* their batch column indexes */
+	int *mkey;          /* their keys (FS_META_*) */
+	fs_pval *mval;      /* the current file's values */
+	char **mpaths;      /* per file, its absolute path (file.path), lazily */
 	/* Parallel instances (docs/parallel.md §4 rule 5, conn.h): this is
 	 * instance `subtask` of `nsub`; it keeps the splits k of the whole
 	 * split order with k % nsub == subtask, and only those. */
@@ -171,6 +184,13 @@ typedef struct fs_source {
 	uint8_t *old_seen;
 	int64_t *wm_keep;
 } fs_source;
+
+/* The METADATA keys the source fills (Flink 1.20's FileSystemTableSource:
+ * file.path STRING, file.name STRING, file.size BIGINT,
+ * file.modification-time TIMESTAMP_LTZ(3)). */
+enum { FS_META_PATH, FS_META_NAME, FS_META_SIZE, FS_META_MTIME };
+static const char *const fs_meta_keys[] = {"file.path", "file.name", "file.size",
+                                           "file.modification-time", NULL};
 
 /* Display name of file i: "dir/name" for a directory, else the path. */
 static const char *file_name(fs_source *f, int i)
@@ -223,26 +243,68 @@ fail:
 	return sl_err_set(err, rc, "source '%s': out of memory", f->base.table);
 }
 
-/* Configures a partitioned source: the decoder reads the data columns
- * only, the partition columns come from the directory names (listed by
- * open). */
+/* The METADATA key index of column i of a (its type checked), -1 for a
+ * physical column, or -2 with err set. */
+static int meta_key(const sl_conn_args *a, int i, sl_err *err)
+{
+	const char *m = a->meta ? a->meta[i] : NULL;
+	if (!m)
+		return -1;
+	int j = 0;
+	while (fs_meta_keys[j] && strcmp(fs_meta_keys[j], m))
+		j++;
+	if (!fs_meta_keys[j]) {
+		sl_err_set(err, SL_EINVAL, "source '%s': Invalid metadata key '%s' in column '%s'. "
+		           "The filesystem connector supports the following metadata keys for "
+		           "reading: file.path, file.name, file.size, file.modification-time",
+		           a->table, m, a->fields[i].name);
+		return -2;
+	}
+	sl_type t = a->fields[i].type;
+	int ok = j == FS_META_SIZE ? t.id == SL_T_BIGINT
+	       : j == FS_META_MTIME ? t.id == SL_T_TIMESTAMP_LTZ : sl_type_is_string(t);
+	if (!ok) {
+		char tb[64];
+		sl_err_set(err, SL_EINVAL, "source '%s': metadata column '%s' ('%s') is %s; it must be "
+		           "%s", a->table, a->fields[i].name, m, sl_type_format(t, tb, sizeof tb),
+		           j == FS_META_SIZE ? "BIGINT" : j == FS_META_MTIME ? "TIMESTAMP_LTZ(3)"
+		                                                              : "STRING");
+		return -2;
+	}
+	return j;
+}
+
+/* Configures a source with columns the format does not read: partition
+ * columns (from the directory names, listed by open) and METADATA columns
+ * (from the file); the decoder reads the data columns only. */
 static int configure_partitioned(fs_source *f, const sl_conn_args *a, sl_err *err)
 {
 	sl_conn_args da = *a;
 	sl_field *df = calloc((size_t)a->nfields, sizeof(sl_field));
-	f->pnames = calloc((size_t)a->npart, sizeof(char *));
+	f->pnames = calloc((size_t)a->npart + 1, sizeof(char *));
 	f->npart = a->npart;
-	f->ndata = a->nfields - a->npart;
-	f->pcol = calloc((size_t)a->npart, sizeof(int));
-	f->dcol = calloc((size_t)f->ndata + 1, sizeof(int));
-	f->vcols = calloc((size_t)f->ndata + 1, sizeof(sl_col));
-	f->pval = calloc((size_t)a->npart, sizeof(fs_pval));
+	f->pcol = calloc((size_t)a->npart + 1, sizeof(int));
+	f->dcol = calloc((size_t)a->nfields + 1, sizeof(int));
+	f->vcols = calloc((size_t)a->nfields + 1, sizeof(sl_col));
+	f->pval = calloc((size_t)a->npart + 1, sizeof(fs_pval));
+	f->mcol = calloc((size_t)a->nfields + 1, sizeof(int));
+	f->mkey = calloc((size_t)a->nfields + 1, sizeof(int));
+	f->mval = calloc((size_t)a->nfields + 1, sizeof(fs_pval));
 	f->pval_file = -1;
 	f->fields = a->fields;
 	f->dfields = df; /* the decoder keeps pointing at it */
-	if (!df || !f->pnames || !f->pcol || !f->dcol || !f->vcols || !f->pval)
+	if (!df || !f->pnames || !f->pcol || !f->dcol || !f->vcols || !f->pval || !f->mcol ||
+	    !f->mkey || !f->mval)
 		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", a->table);
 	for (int i = 0, d = 0; i < a->nfields; i++) {
+		int mk = meta_key(a, i, err);
+		if (mk == -2)
+			return err->code;
+		if (mk >= 0) {
+			f->mcol[f->nmeta] = i;
+			f->mkey[f->nmeta++] = mk;
+			continue;
+		}
 		int pk = -1;
 		for (int j = 0; j < a->npart; j++)
 			if (a->part[j] == i)
@@ -250,6 +312,7 @@ static int configure_partitioned(fs_source *f, const sl_conn_args *a, sl_err *er
 		if (pk < 0) {
 			df[d] = a->fields[i];
 			f->dcol[d++] = i;
+			f->ndata = d;
 			continue;
 		}
 		sl_type t = a->fields[i].type;
@@ -269,6 +332,7 @@ static int configure_partitioned(fs_source *f, const sl_conn_args *a, sl_err *er
 	da.nfields = f->ndata;
 	da.part = NULL;
 	da.npart = 0;
+	da.meta = NULL;
 	if (!(f->dec = sl__fs_decoder(&da, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	f->base.dec = f->dec;
@@ -308,7 +372,10 @@ static int fss_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 	int rc = sl__fs_lookup_options(a, err); /* the table may also serve lookups */
 	if (rc)
 		return rc;
-	if (a->npart)
+	int meta = 0;
+	for (int i = 0; a->meta && i < a->nfields; i++)
+		meta |= a->meta[i] != NULL;
+	if (a->npart || meta)
 		return configure_partitioned(f, a, err);
 	if (!(f->dec = sl__fs_decoder(a, err)))
 		return err && err->code ? err->code : SL_EINVAL;
@@ -597,10 +664,56 @@ static int ensure_prov(fs_source *f, int cap, sl_err *err)
 	return 0;
 }
 
-/* Decodes one record; records provenance of the rows it appended.  A bad
- * record is skipped and counted under ignore-parse-errors. */
+/* The METADATA values of file i into f->mval: its absolute path (as
+ * Flink's split path; kept in f->mpaths until close), its name, and its
+ * size and modification time from stat(2).  0 or SL_EIO naming it. */
+static int load_meta(fs_source *f, int i, sl_err *err)
+{
+	if (!f->mpaths && !(f->mpaths = calloc((size_t)f->nfiles + 1, sizeof(char *))))
+		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", f->base.table);
+	const char *name = file_name(f, i);
+	if (!f->mpaths[i]) {
+		char cwd[4096];
+		if (name[0] != '/' && !getcwd(cwd, sizeof cwd))
+			return sl_err_set(err, SL_EIO, "source '%s': cannot get the working directory: %s",
+			                  f->base.table, strerror(errno));
+		size_t n = strlen(name) + (name[0] == '/' ? 0 : strlen(cwd) + 1) + 1;
+		if (!(f->mpaths[i] = malloc(n)))
+			return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", f->base.table);
+		if (name[0] == '/')
+			memcpy(f->mpaths[i], name, n);
+		else
+			snprintf(f->mpaths[i], n, "%s/%s", cwd, name);
+	}
+	struct stat st;
+	if (stat(f->mpaths[i], &st))
+		return sl_err_set(err, SL_EIO, "source '%s': file '%s': %s", f->base.table,
+		                  f->mpaths[i], strerror(errno));
+	const char *path = f->mpaths[i], *slash = strrchr(path, '/');
+	for (int j = 0; j < f->nmeta; j++) {
+		fs_pval *v = &f->mval[j];
+		memset(v, 0, sizeof *v);
+		switch (f->mkey[j]) {
+		case FS_META_PATH:
+			v->str.ptr = path;
+			v->str.len = (int64_t)strlen(path);
+			break;
+		case FS_META_NAME:
+			v->str.ptr = slash ? slash + 1 : path;
+			v->str.len = (int64_t)strlen(v->str.ptr);
+			break;
+		case FS_META_SIZE: v->i64 = (int64_t)st.st_size; break;
+		default: /* milliseconds, as Flink's TIMESTAMP_LTZ(3) */
+			v->i64 = ((int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000) * 1000;
+			break;
+		}
+	}
+	return 0;
+}
+
 /* Parses the partition values of file i into f->pval (typed as their
- * columns).  0 or SL_EINPUT naming the file. */
+ * columns), and its METADATA values into f->mval.  0 or SL_EINPUT naming
+ * the file. */
 static int load_pvals(fs_source *f, int i, sl_err *err)
 {
 	for (int j = 0; j < f->npart; j++) {
@@ -651,8 +764,10 @@ static int load_pvals(fs_source *f, int i, sl_err *err)
 			                  sl_type_format(fd->type, tb, sizeof tb));
 		}
 	}
-	f->pval_file = i;
-	return 0;
+	int rc = f->nmeta ? load_meta(f, i, err) : 0;
+	if (!rc)
+		f->pval_file = i;
+	return rc;
 }
 
 /* Partitioned: v becomes a view of out holding only the data columns
@@ -666,13 +781,13 @@ static void data_view(fs_source *f, sl_batch *out, sl_batch *v)
 	v->ncols = f->ndata;
 }
 
-/* Partitioned: fills the partition columns of rows [first, out->nrows)
- * with the current file's partition values. */
+/* Partitioned or with METADATA: fills the partition and metadata columns
+ * of rows [first, out->nrows) with the current file's values. */
 static void fill_part_cols(fs_source *f, sl_batch *out, int first)
 {
-	for (int j = 0; j < f->npart; j++) {
-		sl_col *c = &out->cols[f->pcol[j]];
-		const fs_pval *pv = &f->pval[j];
+	for (int j = 0; j < f->npart + f->nmeta; j++) {
+		sl_col *c = &out->cols[j < f->npart ? f->pcol[j] : f->mcol[j - f->npart]];
+		const fs_pval *pv = j < f->npart ? &f->pval[j] : &f->mval[j - f->npart];
 		sl_phys ph = sl_type_phys(c->type);
 		for (int r = first; r < out->nrows; r++) {
 			c->null[r] = (uint8_t)pv->is_null;
@@ -714,7 +829,7 @@ static inline __attribute__((always_inline)) int decode_one(fs_source *f, const 
 	sl_err derr;
 	derr.code = 0;
 	int first = out->nrows;
-	int rc = f->npart ? decode_view(f, f->splits[f->lr_split].file, rec, len, out, &derr, err)
+	int rc = f->vcols ? decode_view(f, f->splits[f->lr_split].file, rec, len, out, &derr, err)
 	                  : f->dec->vt->decode(f->dec, rec, len, out, SL_WM_MIN, &derr);
 	if (rc == SL_EINPUT - 1000)
 		return SL_EINPUT;
@@ -834,7 +949,7 @@ static int read_seeds(fs_source *f, sl_batch *out)
 		sl_err_clear(&derr);
 		sl_err_clear(&ferr);
 		int first = out->nrows;
-		int rc = f->npart ? decode_view(f, sp->file, line, len, out, &derr, &ferr)
+		int rc = f->vcols ? decode_view(f, sp->file, line, len, out, &derr, &ferr)
 		                  : f->dec->vt->decode(f->dec, line, len, out, SL_WM_MIN, &derr);
 		free(line);
 		if (rc == SL_EFULL) {
@@ -912,7 +1027,7 @@ static int read_file_rows(fs_source *f, sl_batch *out, sl_err *err)
 				return rc;
 		}
 		f->base.split = f->cur;
-		if (f->npart) {
+		if (f->vcols) {
 			if (f->pval_file != sp->file && load_pvals(f, sp->file, err))
 				return SL_EINPUT;
 			sl_batch v;
@@ -1383,6 +1498,17 @@ static void fss_close(sl_source *s)
 		for (int i = 0; i < f->nfiles * f->npart; i++)
 			free(f->values[i]);
 	free(f->values);
+	if (f->mpaths)
+		for (int i = 0; i < f->nfiles; i++)
+			free(f->mpaths[i]);
+	free(f->mpaths);
+	free(f->mcol);
+	free(f->mkey);
+	free(f->mval);
+	f->mpaths = NULL;
+	f->mcol = f->mkey = NULL;
+	f->mval = NULL;
+	f->nmeta = 0;
 	free(f->pcol);
 	free(f->dcol);
 	free(f->vcols);
@@ -1427,5 +1553,6 @@ const sl_source_vtab sl_filesystem_source_vtab = {
 	.restore = fss_restore,
 	.close = fss_close,
 	.partitioned = &sl_filesystem_source_vtab, /* fss_configure reads a->part */
+	.metadata_keys = fs_meta_keys,
 	.split_name = fss_split_name,
 };

@@ -383,6 +383,43 @@ static int side_col(const rel *x, const char *name)
 	return found;
 }
 
+/* NATURAL JOIN: *nf is f joining USING the columns whose names both sides
+ * have, in the left side's order (SQL; Calcite expands it the same way).
+ * A name twice on one side is ambiguous; no common name would be a cross
+ * join, refused like CROSS JOIN.  0, or SL_EPLAN with p->err set. */
+static int natural_using(planner *p, const sl_ast_from *f, const rel *l, const rel *r,
+                         sl_ast_from *nf)
+{
+	*nf = *f;
+	nf->u.join.natural = 0;
+	nf->u.join.using_ = sl_arena_calloc(p->a, sizeof(sl_ast_ident) * (size_t)(l->ncols + 1));
+	nf->u.join.nusing = 0;
+	if (!nf->u.join.using_)
+		return sl_err_set(p->err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < l->ncols; i++) {
+		const char *name = l->cols[i].name;
+		int rc = side_col(r, name), lc = side_col(l, name);
+		if (rc == -1)
+			continue;
+		if (rc == -2 || lc == -2) {
+			sl__plan_error(p, f->line, f->col, SL_EPLAN, "NATURAL JOIN: column '%s' is "
+			               "ambiguous in the %s side", name, rc == -2 ? "right" : "left");
+			return SL_EPLAN;
+		}
+		sl_ast_ident *u = &nf->u.join.using_[nf->u.join.nusing++];
+		u->name = name;
+		u->line = f->line;
+		u->col = f->col;
+	}
+	if (!nf->u.join.nusing) {
+		sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
+		               "NATURAL JOIN of sides without a common column is a cross join: not "
+		               "supported, as in Flink (a streaming join needs an equality)");
+		return SL_EPLAN;
+	}
+	return 0;
+}
+
 /* JOIN ... USING (c1, ...): the condition l.c1 = r.c1 AND ...; lcols and
  * rcols get the columns.  NULL with p->err set. */
 static sl_expr *using_cond(planner *p, const sl_ast_from *f, const rel *l, const rel *r,
@@ -790,6 +827,12 @@ rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
 		                      "%s is not supported: a streaming join needs an equality "
 		                      "condition between its sides (JOIN ... ON a.k = b.k), as in Flink",
 		                      f->u.join.type == SL_AJ_CROSS ? "CROSS JOIN" : "a comma join");
+	}
+	sl_ast_from nf;
+	if (f->u.join.natural) {
+		if (natural_using(p, f, l, r, &nf))
+			return NULL;
+		f = &nf;
 	}
 	int nusing = f->u.join.nusing;
 	if (!f->u.join.on && !nusing)

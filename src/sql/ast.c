@@ -384,6 +384,8 @@ static void from(pr *w, const sl_ast_from *f)
 		break;
 	case SL_AF_JOIN:
 		putf(w, "(%s ", jn[f->u.join.type]);
+		if (f->u.join.natural)
+			put(w, "NATURAL ");
 		from(w, f->u.join.left);
 		put(w, " ");
 		from(w, f->u.join.right);

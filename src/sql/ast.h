@@ -364,6 +364,8 @@ struct sl_ast_from {
 			sl_ast_expr *on;        /* ON cond, else NULL */
 			int nusing;             /* USING (c1, c2) */
 			sl_ast_ident *using_;
+			uint8_t natural;        /* NATURAL ... JOIN: USING the common
+			                         * columns (plan_join.c) */
 		} join;
 	} u;
 };

@@ -186,13 +186,21 @@ static int join_kind(sl_parser *p)
 	return 0;
 }
 
-/* from_primary { join from_primary [ON e | USING (..)] } */
+/* from_primary { [NATURAL] join from_primary [ON e | USING (..)] } */
 static sl_ast_from *join_chain(sl_parser *p)
 {
 	sl_ast_from *left = from_primary(p);
 	while (left) {
 		const sl_token *t = sl__p_tok(p, 0);
-		int kind = join_kind(p);
+		int natural = sl__p_is_kw(p, 0, "NATURAL");
+		if (natural)
+			p->i++;
+		int at = p->i, kind = join_kind(p);
+		if (natural && (!kind || kind == SL_AJ_CROSS)) {
+			p->i = at;
+			sl__p_error(p, "JOIN, INNER JOIN, LEFT, RIGHT or FULL [OUTER] JOIN after NATURAL");
+			return NULL;
+		}
 		if (!kind)
 			break;
 		if (sl__p_link(p, t))
@@ -204,10 +212,11 @@ static sl_ast_from *join_chain(sl_parser *p)
 		j->line = t->line;
 		j->col = t->col;
 		j->u.join.type = (sl_ast_join_kind)kind;
+		j->u.join.natural = (uint8_t)natural;
 		j->u.join.left = left;
 		if (!(j->u.join.right = from_primary(p)))
 			return NULL;
-		if (kind != SL_AJ_CROSS) {
+		if (kind != SL_AJ_CROSS && !natural) {
 			if (sl__p_accept_kw(p, "ON")) {
 				if (!(j->u.join.on = sl__p_expr(p)))
 					return NULL;

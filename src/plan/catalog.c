@@ -269,26 +269,11 @@ static int fill_partition(sl_catalog *c, sl_table_def *d, const sl_ast_create_ta
 	return 0;
 }
 
-int sl_catalog_add_table(sl_catalog *c, const sl_ast_create_table *t, int line, int col,
-                         sl_err *err)
+/* The definition of CREATE TABLE node t, checked (catalog.h); not added. */
+int sl__catalog_build_table(sl_catalog *c, const sl_ast_create_table *t, int line, int col,
+                            sl_table_def **out, sl_err *err)
 {
 	const char *name = sl_ast_name_last(&t->name);
-	if (sl_catalog_table(c, name) || sl_catalog_view(c, name)) {
-		if (t->if_not_exists)
-			return 0;
-		return sl_err_set_at(err, SL_EPLAN, line, col,
-		                     "line %d, column %d: table or view '%s' already exists", line,
-		                     col, name);
-	}
-	if (t->as_query)
-		return sl_err_set_at(err, SL_ENOTSUP, line, col,
-		                     "line %d, column %d: CREATE TABLE ... AS is not supported yet",
-		                     line, col);
-	if (t->like.n) {
-		int rc = sl_catalog_merge_like(c, t, &t, line, col, err);
-		if (rc)
-			return rc;
-	}
 	sl_table_def *d = sl_arena_calloc(&c->arena, sizeof(*d));
 	if (!d)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
@@ -319,6 +304,34 @@ int sl_catalog_add_table(sl_catalog *c, const sl_ast_create_table *t, int line, 
 	d->opts.v[0].used = 0;
 	for (int i = 0; i < d->opts.n; i++)
 		d->opts.v[i].used = 0;
+	*out = d;
+	return 0;
+}
+
+int sl_catalog_add_table(sl_catalog *c, const sl_ast_create_table *t, int line, int col,
+                         sl_err *err)
+{
+	const char *name = sl_ast_name_last(&t->name);
+	if (sl_catalog_table(c, name) || sl_catalog_view(c, name)) {
+		if (t->if_not_exists)
+			return 0;
+		return sl_err_set_at(err, SL_EPLAN, line, col,
+		                     "line %d, column %d: table or view '%s' already exists", line,
+		                     col, name);
+	}
+	if (t->as_query)
+		return sl_err_set_at(err, SL_ENOTSUP, line, col,
+		                     "line %d, column %d: CREATE TABLE ... AS is not supported yet",
+		                     line, col);
+	if (t->like.n) {
+		int rc = sl_catalog_merge_like(c, t, &t, line, col, err);
+		if (rc)
+			return rc;
+	}
+	sl_table_def *d;
+	int rc = sl__catalog_build_table(c, t, line, col, &d, err);
+	if (rc)
+		return rc;
 	sl_table_def **nt = realloc(c->tables, sizeof(*nt) * (size_t)(c->ntables + 1));
 	if (!nt)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
@@ -345,6 +358,7 @@ int sl_catalog_add_view(sl_catalog *c, const sl_ast_create_view *v, int line, in
 	d->query = v->query;
 	d->ncols = v->ncols;
 	d->cols = v->cols;
+	d->query_text = v->query_text;
 	sl_view_def **nv = realloc(c->views, sizeof(*nv) * (size_t)(c->nviews + 1));
 	if (!nv)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");

@@ -56,6 +56,7 @@ typedef struct sl_view_def {
 	int ncols;                  /* CREATE VIEW v (c1, c2) */
 	const sl_ast_ident *cols;
 	const char *text;           /* the CREATE VIEW statement's text, or NULL */
+	const char *query_text;     /* its query's text (ALTER VIEW RENAME rewrites text) */
 } sl_view_def;
 
 /* A function of CREATE FUNCTION (udf.c loads it). */
@@ -99,6 +100,18 @@ int sl_catalog_add_table(sl_catalog *c, const sl_ast_create_table *t, int line, 
  * missing source table.  sl_catalog_add_table calls it. */
 int sl_catalog_merge_like(sl_catalog *c, const sl_ast_create_table *t,
                           const sl_ast_create_table **out, int line, int col, sl_err *err);
+/* The checked definition of CREATE TABLE node t in c's arena, not added
+ * (sl_catalog_add_table adds it; ALTER TABLE replaces a table with one).
+ * 0, or SL_EPLAN with err set. */
+int sl__catalog_build_table(sl_catalog *c, const sl_ast_create_table *t, int line, int col,
+                            sl_table_def **out, sl_err *err);
+/* ALTER TABLE / ALTER VIEW (catalog_alter.c): the table or view named in
+ * al, changed as al says, checked like a CREATE of it and put in its
+ * place; nothing changes when it fails.  A running job keeps reading the
+ * definition it planned with.  0, or SL_EPLAN with err naming the problem
+ * (Flink's messages) and s_line/s_col the statement's position. */
+int sl_catalog_alter(sl_catalog *c, const sl_ast_alter *al, int view, const char *text,
+                     int s_line, int s_col, sl_err *err);
 int sl_catalog_add_view(sl_catalog *c, const sl_ast_create_view *v, int line, int col,
                         sl_err *err);
 /* DROP TABLE / VIEW. */

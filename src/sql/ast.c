@@ -585,6 +585,59 @@ static void create_table(pr *w, const sl_ast_create_table *ct)
 	put(w, ")");
 }
 
+/* ALTER TABLE / VIEW: the operation and its operands; ADD / MODIFY
+ * elements as CREATE TABLE prints them (positions after a column). */
+static void alter(pr *w, const sl_ast_alter *al, int view)
+{
+	static const char *const op[] = {"", "ADD", "MODIFY", "DROP", "RENAME COLUMN", "RENAME",
+	                                 "SET", "RESET", "AS"};
+	put(w, view ? "(ALTER VIEW " : "(ALTER TABLE ");
+	if (al->if_exists)
+		put(w, "IF EXISTS ");
+	name(w, &al->name);
+	putf(w, " %s", op[al->kind]);
+	if (al->kind == SL_ALTER_ADD || al->kind == SL_ALTER_MODIFY) {
+		put(w, " ");
+		create_table(w, &al->elems);
+		for (int k = 0; k < al->elems.ncols; k++) {
+			const sl_ast_column *c = &al->elems.cols[k];
+			if (c->pos_first)
+				put(w, " FIRST");
+			if (c->pos_after.name)
+				putf(w, " AFTER %s", c->pos_after.name);
+		}
+	}
+	for (int k = 0; k < al->ndrop; k++) {
+		put(w, " ");
+		ident(w, &al->drop[k]);
+	}
+	if (al->drop_pk)
+		put(w, " PRIMARY KEY");
+	if (al->drop_wm)
+		put(w, " WATERMARK");
+	if (al->drop_constraint)
+		putf(w, " CONSTRAINT %s", al->drop_constraint);
+	if (al->kind == SL_ALTER_RENAME_COL) {
+		put(w, " ");
+		ident(w, &al->old_col);
+		put(w, " TO ");
+		ident(w, &al->new_col);
+	}
+	if (al->kind == SL_ALTER_RENAME) {
+		put(w, " TO ");
+		name(w, &al->new_name);
+	}
+	for (int k = 0; k < al->noptions; k++) {
+		putf(w, " '%s'", al->options[k].key);
+		if (al->options[k].value)
+			putf(w, "='%s'", al->options[k].value);
+	}
+	if (al->query) {
+		put(w, " ");
+		query(w, al->query);
+	}
+}
+
 static void stmt(pr *w, const sl_ast_stmt *s)
 {
 	switch (s->kind) {
@@ -672,6 +725,10 @@ static void stmt(pr *w, const sl_ast_stmt *s)
 	case SL_AS_REMOVE_JAR:
 		put(w, s->kind == SL_AS_ADD_JAR ? "(ADD JAR" : "(REMOVE JAR");
 		putf(w, " '%s'", s->u.jar_path);
+		break;
+	case SL_AS_ALTER_TABLE:
+	case SL_AS_ALTER_VIEW:
+		alter(w, &s->u.alter, s->kind == SL_AS_ALTER_VIEW);
 		break;
 	}
 	put(w, ")");

@@ -463,6 +463,9 @@ typedef struct sl_ast_column {
 	uint8_t primary_key;        /* inline `PRIMARY KEY NOT ENFORCED` */
 	const char *comment;        /* COMMENT '...', else NULL */
 	int line, col;
+	/* ALTER TABLE ADD / MODIFY: FIRST, or AFTER column (name NULL: neither) */
+	uint8_t pos_first;
+	sl_ast_ident pos_after;
 } sl_ast_column;
 
 typedef struct sl_ast_watermark {
@@ -511,6 +514,7 @@ typedef struct sl_ast_create_view {
 	sl_ast_ident *cols;
 	const char *comment;
 	sl_ast_query *query;
+	const char *query_text;     /* the query as written (ALTER VIEW RENAME) */
 } sl_ast_create_view;
 
 typedef struct sl_ast_drop {
@@ -585,8 +589,41 @@ typedef enum sl_ast_stmt_kind {
 	SL_AS_CREATE_FUNCTION,
 	SL_AS_DROP_FUNCTION,
 	SL_AS_ADD_JAR,        /* ADD JAR 'path' */
-	SL_AS_REMOVE_JAR      /* REMOVE JAR 'path' */
+	SL_AS_REMOVE_JAR,     /* REMOVE JAR 'path' */
+	SL_AS_ALTER_TABLE,    /* ALTER TABLE (parse_alter.c) */
+	SL_AS_ALTER_VIEW      /* ALTER VIEW v RENAME TO / AS query */
 } sl_ast_stmt_kind;
+
+/* ALTER TABLE / ALTER VIEW (parse_alter.c; plan/catalog_alter.c). */
+typedef enum sl_alter_kind {
+	SL_ALTER_ADD = 1,      /* ADD element | (elements): columns, PRIMARY KEY, WATERMARK */
+	SL_ALTER_MODIFY,       /* MODIFY element | (elements) */
+	SL_ALTER_DROP,         /* DROP col | (cols) | PRIMARY KEY | CONSTRAINT c | WATERMARK */
+	SL_ALTER_RENAME_COL,   /* RENAME col TO col */
+	SL_ALTER_RENAME,       /* RENAME TO name (tables and views) */
+	SL_ALTER_SET,          /* SET ('k' = 'v', ..) */
+	SL_ALTER_RESET,        /* RESET ('k', ..) */
+	SL_ALTER_AS            /* ALTER VIEW v AS query */
+} sl_alter_kind;
+
+typedef struct sl_ast_alter {
+	sl_ast_name name;
+	uint8_t if_exists;
+	sl_alter_kind kind;
+	sl_ast_create_table elems;   /* ADD / MODIFY: columns (with pos_*), watermarks,
+	                              * PRIMARY KEY, as in CREATE TABLE */
+	int ndrop;                   /* DROP columns */
+	sl_ast_ident *drop;
+	uint8_t drop_pk, drop_wm;    /* DROP PRIMARY KEY / DROP WATERMARK */
+	const char *drop_constraint; /* DROP CONSTRAINT name */
+	sl_ast_ident old_col, new_col; /* RENAME old TO new */
+	sl_ast_name new_name;        /* RENAME TO */
+	int noptions;                /* SET: 'k' = 'v'; RESET: keys (value NULL) */
+	sl_ast_option *options;
+	sl_ast_query *query;         /* ALTER VIEW AS */
+	const char *query_text;      /* its text (SHOW CREATE VIEW) */
+	int line, col;               /* of the operation's first word */
+} sl_ast_alter;
 
 struct sl_ast_stmt {
 	sl_ast_stmt_kind kind;
@@ -614,6 +651,7 @@ struct sl_ast_stmt {
 		sl_ast_query *query;          /* QUERY */
 		sl_ast_show show;             /* SHOW */
 		sl_ast_create_function create_function;
+		sl_ast_alter alter;           /* ALTER_TABLE, ALTER_VIEW */
 		sl_ast_drop_function drop_function;
 		const char *jar_path;         /* ADD_JAR, REMOVE_JAR */
 	} u;

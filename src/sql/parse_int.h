@@ -78,6 +78,11 @@ int sl__p_options(sl_parser *p, sl_ast_option **out, int *n);     /* ( 'k' = 'v'
 /* Grammar entry points across files. */
 sl_ast_expr *sl__p_expr(sl_parser *p);
 sl_ast_query *sl__p_query(sl_parser *p);
+/* One CREATE TABLE element (column, WATERMARK, [CONSTRAINT c] PRIMARY KEY)
+ * appended to ct (parse_stmt.c). */
+int sl__p_table_element(sl_parser *p, sl_ast_create_table *ct, int *ccap, int *wcap);
+/* ALTER TABLE / ALTER VIEW, at ALTER (parse_alter.c). */
+int sl__p_alter(sl_parser *p, sl_ast_stmt *s);
 sl_ast_type *sl__p_type(sl_parser *p);
 int sl__p_order_list(sl_parser *p, sl_ast_order **out, int *n);   /* after ORDER BY */
 sl_ast_window *sl__p_window_spec(sl_parser *p);                   /* at '(' */

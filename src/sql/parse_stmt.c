@@ -74,8 +74,9 @@ static int primary_key(sl_parser *p, sl_ast_create_table *ct, const char *cname)
 	return 0;
 }
 
-/* One element inside CREATE TABLE ( ... ). */
-static int table_element(sl_parser *p, sl_ast_create_table *ct, int *ccap, int *wcap)
+/* One element inside CREATE TABLE ( ... ) (also ALTER TABLE ADD / MODIFY,
+ * parse_alter.c). */
+int sl__p_table_element(sl_parser *p, sl_ast_create_table *ct, int *ccap, int *wcap)
 {
 	const sl_token *t = sl__p_tok(p, 0);
 	if (sl__p_is_kw(p, 0, "WATERMARK") && sl__p_is_kw(p, 1, "FOR")) {
@@ -159,7 +160,7 @@ static int create_table(sl_parser *p, sl_ast_stmt *s)
 		return -1;
 	if (sl__p_accept_op(p, "(")) {
 		do {
-			if (table_element(p, ct, &ccap, &wcap))
+			if (sl__p_table_element(p, ct, &ccap, &wcap))
 				return -1;
 		} while (sl__p_accept_op(p, ","));
 		if (sl__p_expect_op(p, ")"))
@@ -195,9 +196,14 @@ static int create_view(sl_parser *p, sl_ast_stmt *s, int temporary)
 		return -1;
 	if (sl__p_accept_kw(p, "COMMENT") && sl__p_string(p, &cv->comment, "comment string"))
 		return -1;
-	if (sl__p_expect_kw(p, "AS") || !(cv->query = sl__p_query(p)))
+	if (sl__p_expect_kw(p, "AS"))
 		return -1;
-	return 0;
+	const sl_token *q = sl__p_tok(p, 0);
+	if (!(cv->query = sl__p_query(p)))
+		return -1;
+	const sl_token *end = sl__p_tok(p, 0);
+	cv->query_text = sl_arena_strndup(p->a, p->sql + q->off, end->off - q->off);
+	return cv->query_text ? 0 : -1;
 }
 
 static int create(sl_parser *p, sl_ast_stmt *s)
@@ -370,6 +376,8 @@ static int statement_body(sl_parser *p, sl_ast_stmt *s)
 		return create(p, s);
 	if (sl__p_accept_kw(p, "DROP"))
 		return drop(p, s);
+	if (sl__p_is_kw(p, 0, "ALTER") && (sl__p_is_kw(p, 1, "TABLE") || sl__p_is_kw(p, 1, "VIEW")))
+		return sl__p_alter(p, s);
 	if (sl__p_accept_kw(p, "INSERT"))
 		return insert(p, s);
 	if (sl__p_is_kw(p, 0, "EXECUTE") && sl__p_is_kw(p, 1, "STATEMENT")) {
@@ -404,8 +412,8 @@ static int statement_body(sl_parser *p, sl_ast_stmt *s)
 		s->kind = SL_AS_QUERY;
 		return (s->u.query = sl__p_query(p)) ? 0 : -1;
 	}
-	return sl__p_error(p, "statement (CREATE, DROP, INSERT, SELECT, SET, RESET, EXPLAIN, "
-	                   "EXECUTE, SHOW, DESCRIBE)");
+	return sl__p_error(p, "statement (CREATE, DROP, ALTER, INSERT, SELECT, SET, RESET, "
+	                   "EXPLAIN, EXECUTE, SHOW, DESCRIBE)");
 }
 
 /* One statement with its source span. */

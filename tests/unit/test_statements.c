@@ -4,7 +4,8 @@
  * filters, DESCRIBE / DESC / SHOW COLUMNS and SHOW CREATE TABLE / VIEW
  * (their text compared with Flink 1.20's documented output, in
  * sl_explain_text), CREATE TABLE ... LIKE (the merged table's SHOW CREATE
- * TABLE and Flink's conflict messages), CREATE TABLE ... AS SELECT's table, and the refusals of legacy option keys, PARTITIONED BY
+ * TABLE and Flink's conflict messages), CREATE TABLE ... AS SELECT's table,
+ * ALTER TABLE (Flink's documented session) and ALTER VIEW, and the refusals of legacy option keys, PARTITIONED BY
  * and unsupported SHOW forms with their positions.
  */
 #include <stdarg.h>
@@ -387,6 +388,143 @@ static void test_ctas(void **st)
 	sl_engine_close(e);
 }
 
+/* ALTER TABLE: Flink's documented session (docs/dev/table/sql/alter.md,
+ * SQL CLI tab), every DESCRIBE compared with the documented table; then
+ * the refusals, which change nothing. */
+static void test_alter(void **st)
+{
+	(void)st;
+	sl_engine *e;
+	assert_int_equal(sl_engine_open(&e), 0);
+	assert_int_equal(sl_exec(e, "CREATE TABLE Orders (`user` BIGINT, product STRING, amount INT) WITH ('connector' = 'datagen')"), 0);
+	assert_int_equal(sl_exec(e, "ALTER TABLE Orders ADD `order` INT COMMENT 'order identifier' FIRST"), 0);
+	expect_output(e, "DESCRIBE Orders",
+		"+---------+--------+------+-----+--------+-----------+------------------+\n"
+		"|    name |   type | null | key | extras | watermark |          comment |\n"
+		"+---------+--------+------+-----+--------+-----------+------------------+\n"
+		"|   order |    INT | TRUE |     |        |           | order identifier |\n"
+		"|    user | BIGINT | TRUE |     |        |           |                  |\n"
+		"| product | STRING | TRUE |     |        |           |                  |\n"
+		"|  amount |    INT | TRUE |     |        |           |                  |\n"
+		"+---------+--------+------+-----+--------+-----------+------------------+\n"
+		"4 rows in set\n");
+	assert_int_equal(sl_exec(e, "ALTER TABLE Orders ADD (ts TIMESTAMP(3), category STRING AFTER product, PRIMARY KEY(`order`) NOT ENFORCED, WATERMARK FOR ts AS ts - INTERVAL '1' HOUR)"), 0);
+	expect_output(e, "DESCRIBE Orders",
+		"+----------+------------------------+-------+------------+--------+--------------------------+------------------+\n"
+		"|     name |                   type |  null |        key | extras |                watermark |          comment |\n"
+		"+----------+------------------------+-------+------------+--------+--------------------------+------------------+\n"
+		"|    order |                    INT | FALSE | PRI(order) |        |                          | order identifier |\n"
+		"|     user |                 BIGINT |  TRUE |            |        |                          |                  |\n"
+		"|  product |                 STRING |  TRUE |            |        |                          |                  |\n"
+		"| category |                 STRING |  TRUE |            |        |                          |                  |\n"
+		"|   amount |                    INT |  TRUE |            |        |                          |                  |\n"
+		"|       ts | TIMESTAMP(3) *ROWTIME* |  TRUE |            |        | `ts` - INTERVAL '1' HOUR |                  |\n"
+		"+----------+------------------------+-------+------------+--------+--------------------------+------------------+\n"
+		"6 rows in set\n");
+	assert_int_equal(sl_exec(e, "ALTER TABLE Orders MODIFY (amount DOUBLE NOT NULL, category STRING COMMENT 'category identifier' AFTER `order`, WATERMARK FOR ts AS ts)"), 0);
+	expect_output(e, "DESCRIBE Orders",
+		"+----------+------------------------+-------+------------+--------+-----------+---------------------+\n"
+		"|     name |                   type |  null |        key | extras | watermark |             comment |\n"
+		"+----------+------------------------+-------+------------+--------+-----------+---------------------+\n"
+		"|    order |                    INT | FALSE | PRI(order) |        |           |    order identifier |\n"
+		"| category |                 STRING |  TRUE |            |        |           | category identifier |\n"
+		"|     user |                 BIGINT |  TRUE |            |        |           |                     |\n"
+		"|  product |                 STRING |  TRUE |            |        |           |                     |\n"
+		"|   amount |                 DOUBLE | FALSE |            |        |           |                     |\n"
+		"|       ts | TIMESTAMP(3) *ROWTIME* |  TRUE |            |        |      `ts` |                     |\n"
+		"+----------+------------------------+-------+------------+--------+-----------+---------------------+\n"
+		"6 rows in set\n");
+	assert_int_equal(sl_exec(e, "ALTER TABLE Orders DROP WATERMARK"), 0);
+	expect_output(e, "DESCRIBE Orders",
+		"+----------+--------------+-------+------------+--------+-----------+---------------------+\n"
+		"|     name |         type |  null |        key | extras | watermark |             comment |\n"
+		"+----------+--------------+-------+------------+--------+-----------+---------------------+\n"
+		"|    order |          INT | FALSE | PRI(order) |        |           |    order identifier |\n"
+		"| category |       STRING |  TRUE |            |        |           | category identifier |\n"
+		"|     user |       BIGINT |  TRUE |            |        |           |                     |\n"
+		"|  product |       STRING |  TRUE |            |        |           |                     |\n"
+		"|   amount |       DOUBLE | FALSE |            |        |           |                     |\n"
+		"|       ts | TIMESTAMP(3) |  TRUE |            |        |           |                     |\n"
+		"+----------+--------------+-------+------------+--------+-----------+---------------------+\n"
+		"6 rows in set\n");
+	assert_int_equal(sl_exec(e, "ALTER TABLE Orders DROP (amount, ts, category)"), 0);
+	expect_output(e, "DESCRIBE Orders",
+		"+---------+--------+-------+------------+--------+-----------+------------------+\n"
+		"|    name |   type |  null |        key | extras | watermark |          comment |\n"
+		"+---------+--------+-------+------------+--------+-----------+------------------+\n"
+		"|   order |    INT | FALSE | PRI(order) |        |           | order identifier |\n"
+		"|    user | BIGINT |  TRUE |            |        |           |                  |\n"
+		"| product | STRING |  TRUE |            |        |           |                  |\n"
+		"+---------+--------+-------+------------+--------+-----------+------------------+\n"
+		"3 rows in set\n");
+	assert_int_equal(sl_exec(e, "ALTER TABLE Orders RENAME `order` to `order_id`"), 0);
+	expect_output(e, "DESCRIBE Orders",
+		"+----------+--------+-------+---------------+--------+-----------+------------------+\n"
+		"|     name |   type |  null |           key | extras | watermark |          comment |\n"
+		"+----------+--------+-------+---------------+--------+-----------+------------------+\n"
+		"| order_id |    INT | FALSE | PRI(order_id) |        |           | order identifier |\n"
+		"|     user | BIGINT |  TRUE |               |        |           |                  |\n"
+		"|  product | STRING |  TRUE |               |        |           |                  |\n"
+		"+----------+--------+-------+---------------+--------+-----------+------------------+\n"
+		"3 rows in set\n");
+	assert_int_equal(sl_exec(e, "ALTER TABLE Orders RENAME TO NewOrders"), 0);
+	expect_output(e, "SHOW TABLES",
+		"+------------+\n"
+		"| table name |\n"
+		"+------------+\n"
+		"|  NewOrders |\n"
+		"+------------+\n"
+		"1 row in set\n");
+	/* refusals: nothing changes */
+	assert_int_equal(sl_exec(e, "CREATE TABLE t (a INT, b INT, c AS a + 1, ts TIMESTAMP(3), "
+	                            "PRIMARY KEY (a) NOT ENFORCED, WATERMARK FOR ts AS ts) "
+	                            "PARTITIONED BY (b) WITH ('connector' = 'blackhole')"), 0);
+	expect_error(e, "ALTER TABLE t ADD a INT",
+	             "line 1, column 15: Try to add a column `a` which already exists in the table.");
+	expect_error(e, "ALTER TABLE t MODIFY z INT",
+	             "Try to modify a column `z` which does not exist in the table.");
+	expect_error(e, "ALTER TABLE t ADD z INT AFTER nope",
+	             "Referenced column `nope` by 'AFTER' does not exist in the table.");
+	expect_error(e, "ALTER TABLE t ADD PRIMARY KEY (b) NOT ENFORCED",
+	             "The base table has already defined the primary key constraint.");
+	expect_error(e, "ALTER TABLE t ADD WATERMARK FOR ts AS ts",
+	             "The base table has already defined the watermark strategy for `ts`.");
+	expect_error(e, "ALTER TABLE t DROP a", "The column `a` is used as the primary key.");
+	expect_error(e, "ALTER TABLE t DROP b", "The column `b` is used as the partition keys.");
+	expect_error(e, "ALTER TABLE t DROP ts",
+	             "The column `ts` is referenced by watermark expression.");
+	expect_error(e, "ALTER TABLE t RENAME a TO a2",
+	             "The column `a` is referenced by computed column `c`.");
+	expect_error(e, "ALTER TABLE t DROP nope",
+	             "The column `nope` does not exist in the base table.");
+	expect_error(e, "ALTER TABLE t RESET ('connector')",
+	             "ALTER TABLE RESET does not support changing 'connector'");
+	expect_error(e, "ALTER TABLE nope SET ('k' = 'v')", "Table 'nope' does not exist");
+	assert_int_equal(sl_exec(e, "ALTER TABLE IF EXISTS nope SET ('k' = 'v')"), 0);
+	expect_error(e, "ALTER DATABASE db SET ('k' = 'v')", "ALTER DATABASE is not supported");
+	/* DROP of the key, then of the columns; SET and RESET of options */
+	assert_int_equal(sl_exec(e, "ALTER TABLE t DROP PRIMARY KEY; ALTER TABLE t DROP c; "
+	                            "ALTER TABLE t DROP a; ALTER TABLE t SET ('x.y' = '1', "
+	                            "'connector' = 'print'); ALTER TABLE t RESET ('x.y')"), 0);
+	expect_output(e, "SHOW CREATE TABLE t",
+		"CREATE TABLE `default_catalog`.`default_database`.`t` (\n"
+		"  `b` INT,\n"
+		"  `ts` TIMESTAMP(3),\n"
+		"  WATERMARK FOR `ts` AS `ts`\n"
+		") PARTITIONED BY (`b`)\n"
+		"WITH (\n"
+		"  'connector' = 'print'\n"
+		")\n");
+	/* ALTER VIEW: rename, then a new query */
+	assert_int_equal(sl_exec(e, "CREATE VIEW v (x) AS SELECT b FROM t; ALTER VIEW v RENAME TO w"),
+	                 0);
+	expect_output(e, "SHOW CREATE VIEW w", "CREATE VIEW w (x) AS SELECT b FROM t\n");
+	assert_int_equal(sl_exec(e, "ALTER VIEW w AS SELECT ts FROM t"), 0);
+	expect_output(e, "SHOW CREATE VIEW w", "CREATE VIEW w AS SELECT ts FROM t\n");
+	expect_error(e, "ALTER VIEW t RENAME TO u", "'t' is a table, not a view: use ALTER TABLE");
+	sl_engine_close(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_like),
 		cmocka_unit_test(test_ctas),
+		cmocka_unit_test(test_alter),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

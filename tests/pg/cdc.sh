@@ -454,6 +454,10 @@ one "a matched table lacking a column" "column 'amount' does not exist in table 
 	"$(ddl src_d slot_x | sed "s/'table-name' = 'src_d'/'table-name' = 'shard_[ax]'/") $PRINT INSERT INTO p SELECT id, grp FROM src_d;"
 one "a column type that does not match" "column 'grp' of table 'public.src_d' is text in the database, which does not match INT" \
 	"$(ddl src_d slot_x | sed 's/grp STRING/grp INT/') $PRINT INSERT INTO p SELECT id, CAST(grp AS STRING) FROM src_d;"
+one "decoderbufs refused" "'decoding.plugin.name' = 'decoderbufs': only" \
+	"$(ddl src_d slot_x | sed "s/'pgoutput'/'decoderbufs'/") $PRINT INSERT INTO p SELECT id, grp FROM src_d;"
+one "an unknown startup mode refused" "'scan.startup.mode' = 'timestamp': expected" \
+	"$(ddl src_d slot_x | sed "s/'decoding.plugin.name' = 'pgoutput'/'decoding.plugin.name' = 'pgoutput', 'scan.startup.mode' = 'timestamp'/") $PRINT INSERT INTO p SELECT id, grp FROM src_d;"
 # the slot moved past the checkpoint: refused, saying how far
 psql_q "INSERT INTO src_d VALUES (999999, 'late', 1, NULL, NULL, NULL)" > /dev/null
 psql_q "SELECT pg_replication_slot_advance('slot_src_d', pg_current_wal_lsn())" > /dev/null

@@ -112,7 +112,7 @@ met() { [ "$1" -ge 50 ] && echo met || echo missed; }
 echo "pg floor (psql COPY into a table without a key, $N rows): $floor rows/s, server $floor_cpu CPU s; multi-row INSERT (psql, 1000 rows per statement): $ins rows/s ($(pct $ins)% of COPY)"
 echo "pg keyed floor (psql COPY into a table with PRIMARY KEY (id), the upsert's like-for-like floor): $kcopy rows/s ($(pct $kcopy)% of the floor, server $kcopy_cpu CPU s); psql COPY to a temporary table + INSERT ... ON CONFLICT $kups rows/s ($(pct $kups)%, server $kups_cpu CPU s)"
 echo "pg sink append (COPY): $app rows/s = $(pct $app)% of the floor [target >= 50%: $(met $(pct $app))]; client $app_ccpu CPU s (reads the JSON too), server $app_cpu"
-for m in upsert:$ups:$ups_ccpu:$ups_cpu "re-upsert (every key there: the stage path):$ups2:$ups2_ccpu:$ups2_cpu" "upsert exactly-once:$eo:$eo_ccpu:$eo_cpu"; do
+for m in upsert:$ups:$ups_ccpu:$ups_cpu "re-upsert (every key there, the stage path):$ups2:$ups2_ccpu:$ups2_cpu" "upsert exactly-once:$eo:$eo_ccpu:$eo_cpu"; do
 	IFS=: read -r what r cc sc <<EOT
 $m
 EOT

@@ -3,15 +3,28 @@
 # jdbc sink, beside the same run's floor: psql COPY of the same rows from a
 # CSV file (docs/postgres.md).  A benchmark, never a timed test.
 #
-#   floor       psql \copy of N orders (CSV) into a table without a key;
-#               with a PRIMARY KEY (index upkeep), and the same rows upserted
-#               by psql: COPY into a temporary table, INSERT ... ON CONFLICT
+#   floor       psql \copy of N orders (CSV) into a table without a key:
+#               the issue's floor, what append is judged against
+#   keyed floor the same \copy into a table with PRIMARY KEY (id): the
+#               index upkeep no client can avoid, so the upsert's
+#               like-for-like floor (the upsert needs the key for ON
+#               CONFLICT); both ratios are printed for the upserts, each
+#               with its verdict (docs/postgres.md, "Which floor")
+#   psql upsert the same rows upserted by psql: COPY into a temporary
+#               table, INSERT ... ON CONFLICT (what a client doing it the
+#               plain way gets)
 #   insert      the same rows as multi-row INSERTs of 1000 rows (psql -f):
 #               what a sink using INSERT instead of COPY would cost at best
-#   append      sluice: N orders (JSON lines) -> jdbc sink, no key (COPY;
-#               'sink.buffer-flush.max-rows' = '10000')
-#   upsert      the same into a table with PRIMARY KEY (id): COPY into the
-#               stage table, INSERT ... ON CONFLICT DO UPDATE
+#   append      sluice: N orders (JSON lines) -> jdbc sink, no key (COPY in
+#               its binary format; 'sink.buffer-flush.max-rows' = '10000')
+#   upsert      the same into a table with PRIMARY KEY (id): every key is
+#               new, so each flush is the direct path, a binary COPY into
+#               the keyed table (a key already there sends the flush
+#               through the stage table and INSERT ... ON CONFLICT DO
+#               UPDATE instead: measured by the next run)
+#   re-upsert   the same job again over the now full table: every key is
+#               there, the stage path (after one refused direct COPY, the
+#               back-off sends flushes through the stage)
 #   exactly-once  the upsert, checkpointing every second
 # Rows per wall-clock second (the server works too); sluice's figures
 # include reading and decoding the JSON.  Beside each, the server's CPU
@@ -88,6 +101,7 @@ sl() { # name table set-lines key extra: prints "rows/s server-cpu-s client-cpu-
 }
 set -- $(sl app app "" "" ""); app=$1; app_cpu=$2; app_ccpu=$3
 set -- $(sl ups ups "" ", PRIMARY KEY (id) NOT ENFORCED" ""); ups=$1; ups_cpu=$2; ups_ccpu=$3
+set -- $(sl ups2 ups "" ", PRIMARY KEY (id) NOT ENFORCED" ""); ups2=$1; ups2_cpu=$2; ups2_ccpu=$3
 set -- $(sl eo eo "SET 'execution.checkpointing.interval' = '1 s'; SET 'pipeline.name' = 'bench';" \
 	", PRIMARY KEY (id) NOT ENFORCED" ", 'sink.delivery-guarantee' = 'exactly-once'"); eo=$1; eo_cpu=$2; eo_ccpu=$3
 c=$(psql_q "SELECT (SELECT count(*) FROM app) = $N AND (SELECT count(*) FROM ups) = $N AND (SELECT count(*) FROM eo) = $N")
@@ -98,7 +112,7 @@ met() { [ "$1" -ge 50 ] && echo met || echo missed; }
 echo "pg floor (psql COPY into a table without a key, $N rows): $floor rows/s, server $floor_cpu CPU s; multi-row INSERT (psql, 1000 rows per statement): $ins rows/s ($(pct $ins)% of COPY)"
 echo "pg keyed floor (psql COPY into a table with PRIMARY KEY (id), the upsert's like-for-like floor): $kcopy rows/s ($(pct $kcopy)% of the floor, server $kcopy_cpu CPU s); psql COPY to a temporary table + INSERT ... ON CONFLICT $kups rows/s ($(pct $kups)%, server $kups_cpu CPU s)"
 echo "pg sink append (COPY): $app rows/s = $(pct $app)% of the floor [target >= 50%: $(met $(pct $app))]; client $app_ccpu CPU s (reads the JSON too), server $app_cpu"
-for m in upsert:$ups:$ups_ccpu:$ups_cpu "upsert exactly-once:$eo:$eo_ccpu:$eo_cpu"; do
+for m in upsert:$ups:$ups_ccpu:$ups_cpu "re-upsert (every key there, the stage path):$ups2:$ups2_ccpu:$ups2_cpu" "upsert exactly-once:$eo:$eo_ccpu:$eo_cpu"; do
 	IFS=: read -r what r cc sc <<EOT
 $m
 EOT

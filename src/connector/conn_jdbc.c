@@ -7,10 +7,13 @@
  * that cannot hold the values fails the job before any row, naming the
  * column) and prepares the statements.
  *
- * Rows are encoded as lines of COPY's text format into a buffer of changes
- * (conn_jdbc_changes.c).  Without a PRIMARY KEY the table is appended to:
- * the lines go by COPY straight into it (COPY beat multi-row INSERT by
- * far, docs/postgres.md has the figures).  With one, every row is an
+ * Rows are encoded once, as tuples of COPY's binary format in the binary
+ * form of each column's database type (conn_pg.c: the server parses no
+ * text; about a quarter to a half less of its CPU, docs/postgres.md), or
+ * as lines of COPY's text format when a column is an ARRAY, into a buffer
+ * of changes (conn_jdbc_changes.c).  Without a PRIMARY KEY the table is
+ * appended to: the entries go by COPY straight into it (COPY beat
+ * multi-row INSERT by far, docs/postgres.md has the figures).  With one, every row is an
  * upsert (+I, +U) or a delete by key (-D; op_sink.c turns -U into either
  * nothing or a -D), reduced per key in the buffer; a flush COPYs the lines
  * with their kind into a temporary table and runs, in one transaction,
@@ -28,8 +31,8 @@
  *       keyed tables).
  *   exactly-once (needs checkpointing)  nothing is written between
  *       checkpoints.  pre_commit(id) stages the checkpoint's changes,
- *       reduced per key, in the checkpoint itself (the pre-commit record:
- *       u8 version, u8 keyed, i64 id, i64 lines, bytes COPY text) and
+ *       reduced per key, in the checkpoint itself (the pre-commit record,
+ *       jd_pre_commit: the entries as they go to COPY) and
  *       keeps them; commit(id) applies them in one transaction that first
  *       locks this sink's row of the table sluice_sink_progress (job,
  *       sink, checkpoint_id, fence), skips them when checkpoint_id >= id
@@ -67,7 +70,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define JD_SNAP_VERSION 2 /* 1: before the writer's instance (parallelism 1) */
+#define JD_SNAP_VERSION 3 /* 2: COPY text only; 1: also before the writer's instance */
 #define JD_DEFAULT_MAX_ROWS 100               /* Flink's defaults */
 #define JD_DEFAULT_INTERVAL (1000000LL)       /* 1 s */
 #define JD_DEFAULT_RETRIES 3
@@ -111,6 +114,7 @@ typedef struct jd_sink {
 	int fenced;            /* the last failure was the fence: do not retry */
 	int direct_skip;       /* keyed: flushes left to send through the stage */
 	int direct_backoff;    /* keyed: what the next conflict sets direct_skip to */
+	int bin;               /* rows are encoded in COPY's binary format, not text */
 	sl_buf line, key, sql, out; /* scratch */
 } jd_sink;
 
@@ -327,6 +331,9 @@ static int jd_open(sl_sink *s, sl_err *err)
 	                             &k->tab, k->what, err)) ||
 	    (rc = build_sql(k, err)))
 		return rc;
+	k->bin = 1; /* binary COPY unless a column is sent as text only (arrays) */
+	for (int i = 0; i < k->nfields; i++)
+		k->bin &= k->tab.kinds[i] != SL_PGK_NONE;
 	k->last_flush_us = s->proc_now;
 	return prepare_session(k, err);
 }
@@ -340,6 +347,37 @@ static int exec_ok(jd_sink *k, const char *sql, const char *doing, sl_err *err)
 	return r ? 0 : SL_EIO;
 }
 
+/*
+ * The entries of a buffer of changes: lines of COPY's text format, or
+ * tuples of its binary format (a 16-bit field count, then each field's
+ * 32-bit length, -1 for NULL, and bytes).  A keyed sink's entries start
+ * with their kind, a field of their own: "1<tab>" or "2<tab>" in text,
+ * the 8 bytes of an int2 field of 1 or 2 (a tuple of the stage table,
+ * whose first column it is) in binary.  entry_len is the length of the
+ * entry at p, entry_is_delete whether it is a keyed delete.
+ */
+static size_t entry_len(int bin, const char *p, const char *end)
+{
+	if (!bin) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		return nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+	}
+	const unsigned char *q = (const unsigned char *)p;
+	size_t avail = (size_t)(end - p), off = 2;
+	int nf = avail >= 2 ? q[0] << 8 | q[1] : 0;
+	for (int i = 0; i < nf && off + 4 <= avail; i++) {
+		int32_t n = (int32_t)((uint32_t)q[off] << 24 | (uint32_t)q[off + 1] << 16 |
+		                      (uint32_t)q[off + 2] << 8 | q[off + 3]);
+		off += 4 + (n > 0 ? (size_t)n : 0);
+	}
+	return off < avail ? off : avail;
+}
+
+static int entry_is_delete(int bin, const char *p, size_t n)
+{
+	return bin ? n > 7 && p[7] == 2 : n > 0 && p[0] == JD_OP_DELETE;
+}
+
 /* Which lines of a keyed buffer put_lines sends (an append sink's: all). */
 enum { JD_ALL, JD_UPSERTS_BARE, JD_DELETES };
 
@@ -351,7 +389,7 @@ enum { JD_ALL, JD_UPSERTS_BARE, JD_DELETES };
  * (keyed selections only).  0, or 1 when libpq refused the data (the
  * result then tells why).
  */
-static int put_lines(jd_sink *k, const sl_buf *lines, int which, int64_t *ndel)
+static int put_lines(jd_sink *k, const sl_buf *lines, int bin, int which, int64_t *ndel)
 {
 	const char *p = (const char *)lines->p, *end = p + lines->len;
 	if (which == JD_ALL) {
@@ -365,13 +403,16 @@ static int put_lines(jd_sink *k, const sl_buf *lines, int which, int64_t *ndel)
 	sl_buf *o = &k->out;
 	sl_buf_clear(o);
 	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-		int del = p[0] == JD_OP_DELETE;
+		size_t n = entry_len(bin, p, end);
+		int del = entry_is_delete(bin, p, n);
+		size_t skip = which == JD_DELETES ? 0 : bin ? 8 : 2; /* the kind */
 		*ndel += del;
-		if (n > 2 && (which == JD_DELETES ? del : !del) &&
-		    sl_buf_append(o, which == JD_DELETES ? p : p + 2, which == JD_DELETES ? n : n - 2))
-			return 1;
+		if (n > skip && (which == JD_DELETES ? del : !del)) {
+			unsigned char fc[2] = {(unsigned char)(k->nfields >> 8), (unsigned char)k->nfields};
+			if ((bin && skip && sl_buf_append(o, fc, 2)) ||
+			    sl_buf_append(o, p + skip, n - skip))
+				return 1;
+		}
 		p += n;
 		if (o->len >= JD_COPY_CHUNK || (p >= end && o->len)) {
 			if (PQputCopyData(k->conn, (const char *)o->p, (int)o->len) != 1)
@@ -382,13 +423,78 @@ static int put_lines(jd_sink *k, const sl_buf *lines, int which, int64_t *ndel)
 	return 0;
 }
 
+/*
+ * A binary COPY's error names the row and the column, "COPY t, line 60,
+ * column v", but not the value, which a text COPY's does ("column v:
+ * \"toolong\""): finds the field in what was sent (the line-th entry
+ * `which` selects) and appends it to err the same way, for the kinds
+ * sl__pg_bin_text shows.
+ */
+static void note_value(jd_sink *k, const sl_buf *lines, int which, const PGresult *r,
+                       sl_err *err)
+{
+	const char *ctx = r ? PQresultErrorField(r, PG_DIAG_CONTEXT) : NULL;
+	const char *l = ctx ? strstr(ctx, ", line ") : NULL;
+	char *e;
+	if (!l)
+		return;
+	unsigned long long line = strtoull(l + 7, &e, 10);
+	if (strncmp(e, ", column ", 9) || !line)
+		return;
+	const char *col = e + 9;
+	size_t clen = strcspn(col, "\n");
+	int fi = -1, first = k->npk && which != JD_UPSERTS_BARE; /* the stage's kind */
+	for (int i = 0; i < k->nfields && fi < 0; i++) {
+		sl_buf_clear(&k->key); /* the quoted name ("a""b"), unquoted */
+		for (const char *q = k->tab.cols[i] + 1; q[0] && q[1]; q++) {
+			if (sl_buf_putc(&k->key, *q))
+				return;
+			if (q[0] == '"')
+				q++;
+		}
+		if (k->key.len == clen && !memcmp(k->key.p, col, clen))
+			fi = i;
+	}
+	if (fi < 0)
+		return;
+	const char *p = (const char *)lines->p, *end = p + lines->len;
+	for (unsigned long long seen = 0; p < end;) {
+		size_t n = entry_len(1, p, end);
+		int del = entry_is_delete(1, p, n);
+		if ((which == JD_ALL || (which == JD_DELETES ? del : !del)) && ++seen == line)
+			break;
+		p += n;
+	}
+	if (p >= end)
+		return;
+	const unsigned char *q = (const unsigned char *)p + 2, *qe = (const unsigned char *)end;
+	for (int i = 0; i <= fi + first && q + 4 <= qe; i++) {
+		int32_t n = (int32_t)((uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 |
+		                      (uint32_t)q[2] << 8 | q[3]);
+		if (i == fi + first) {
+			sl_buf_clear(&k->key);
+			if (n <= (int32_t)(qe - q - 4) &&
+			    !sl__pg_bin_text(q + 4, n, k->tab.kinds[fi], &k->key))
+				sl_err_append(err, ": \"%.*s\"", (int)k->key.len, (const char *)k->key.p);
+			return;
+		}
+		q += 4 + (n > 0 ? n : 0);
+	}
+}
+
 /* COPY with `sql` the lines of `lines` that `which` selects (put_lines).
  * 0, SL_EIO with err, or 1 (err untouched) when the COPY failed on a
  * unique violation (SQLSTATE 23505) and conflict_ok is set. */
-static int copy_lines(jd_sink *k, const char *sql, const sl_buf *lines, int which,
+static int copy_lines(jd_sink *k, const char *sql, const sl_buf *lines, int bin, int which,
                       int64_t *ndel, int conflict_ok, sl_err *err)
 {
-	PGresult *r = PQexec(k->conn, sql);
+	PGresult *r;
+	if (bin) {
+		sl_buf_clear(&k->sql);
+		sl_buf_printf(&k->sql, "%s (FORMAT binary)", sql);
+		sql = sl_buf_cstr(&k->sql);
+	}
+	r = PQexec(k->conn, sql);
 	if (PQresultStatus(r) != PGRES_COPY_IN) {
 		sl_err_set(err, SL_EIO, "%s: COPY into '%s' failed: %s", k->what, k->table_name,
 		           r && PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY)
@@ -397,17 +503,22 @@ static int copy_lines(jd_sink *k, const char *sql, const sl_buf *lines, int whic
 		return SL_EIO;
 	}
 	PQclear(r);
-	int failed = put_lines(k, lines, which, ndel);
+	int failed = (bin && PQputCopyData(k->conn, SL_PG_BIN_HEADER, SL_PG_BIN_HEADER_LEN) != 1) ||
+	             put_lines(k, lines, bin, which, ndel) ||
+	             (bin && PQputCopyData(k->conn, SL_PG_BIN_TRAILER, 2) != 1);
 	PQputCopyEnd(k->conn, failed ? "sluice: out of memory" : NULL);
 	r = PQgetResult(k->conn);
 	int ok = PQresultStatus(r) == PGRES_COMMAND_OK, rc = ok ? 0 : SL_EIO;
 	const char *st = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
 	if (!ok && conflict_ok && !failed && st && !strcmp(st, "23505"))
 		rc = 1;
-	else if (!ok)
+	else if (!ok) {
 		sl_err_set(err, SL_EIO, "%s: COPY into '%s' failed: %s", k->what, k->table_name,
 		           r && PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY)
 		               ? sl__pg_result_error(r) : sl__pg_error(k->conn));
+		if (bin)
+			note_value(k, lines, which, r, err);
+	}
 	PQclear(r);
 	while ((r = PQgetResult(k->conn)))
 		PQclear(r);
@@ -468,11 +579,11 @@ static void put_set_progress(jd_sink *k, sl_buf *b, const char *set)
  * updating stream pays for a failed COPY rarely.  0, 1, or SL_EIO with
  * err.
  */
-static int send_direct(jd_sink *k, const sl_buf *lines, int64_t *ndel, sl_err *err)
+static int send_direct(jd_sink *k, const sl_buf *lines, int bin, int64_t *ndel, sl_err *err)
 {
 	int rc = exec_ok(k, "SAVEPOINT sluice_direct", "SAVEPOINT", err);
 	if (!rc)
-		rc = copy_lines(k, k->direct_sql, lines, JD_UPSERTS_BARE, ndel, 1, err);
+		rc = copy_lines(k, k->direct_sql, lines, bin, JD_UPSERTS_BARE, ndel, 1, err);
 	if (rc == 1) {
 		if (exec_ok(k, "ROLLBACK TO SAVEPOINT sluice_direct", "ROLLBACK TO SAVEPOINT", err))
 			return SL_EIO;
@@ -484,7 +595,7 @@ static int send_direct(jd_sink *k, const sl_buf *lines, int64_t *ndel, sl_err *e
 	k->direct_backoff = 0;
 	if (!rc && *ndel) {
 		int64_t n = 0;
-		rc = copy_lines(k, k->copy_sql, lines, JD_DELETES, &n, 0, err);
+		rc = copy_lines(k, k->copy_sql, lines, bin, JD_DELETES, &n, 0, err);
 	}
 	return rc;
 }
@@ -500,8 +611,8 @@ static int send_direct(jd_sink *k, const sl_buf *lines, int64_t *ndel, sl_err *e
  * made upserts 4 times slower.  `deletes`: the lines may hold a delete
  * (the stage path only; send_direct counts them).
  */
-static int send_and_commit(jd_sink *k, const sl_buf *lines, int deletes, const char *set,
-                           sl_err *err)
+static int send_and_commit(jd_sink *k, const sl_buf *lines, int bin, int deletes,
+                           const char *set, sl_err *err)
 {
 	int rc = 0, staged = 0;
 	int64_t ndel = 0;
@@ -510,14 +621,14 @@ static int send_and_commit(jd_sink *k, const sl_buf *lines, int deletes, const c
 			k->direct_skip--;
 			rc = 1;
 		} else {
-			rc = send_direct(k, lines, &ndel, err);
+			rc = send_direct(k, lines, bin, &ndel, err);
 		}
 		if (rc == 1) {
 			staged = 1;
-			rc = copy_lines(k, k->copy_sql, lines, JD_ALL, &ndel, 0, err);
+			rc = copy_lines(k, k->copy_sql, lines, bin, JD_ALL, &ndel, 0, err);
 		}
 	} else if (lines->len) {
-		rc = copy_lines(k, k->copy_sql, lines, JD_ALL, &ndel, 0, err);
+		rc = copy_lines(k, k->copy_sql, lines, bin, JD_ALL, &ndel, 0, err);
 	}
 	if (rc)
 		return rc;
@@ -539,7 +650,8 @@ static int send_and_commit(jd_sink *k, const sl_buf *lines, int deletes, const c
  * append sink, one transaction for a keyed one).  id >= 0: the exactly-
  * once transaction of checkpoint id (see the header).
  */
-static int apply_once(jd_sink *k, const sl_buf *lines, int deletes, int64_t id, sl_err *err)
+static int apply_once(jd_sink *k, const sl_buf *lines, int bin, int deletes, int64_t id,
+                      sl_err *err)
 {
 	int rc;
 	int64_t done, fence;
@@ -547,7 +659,7 @@ static int apply_once(jd_sink *k, const sl_buf *lines, int deletes, int64_t id, 
 	if ((rc = ensure_conn(k, err)))
 		return rc;
 	if (id < 0 && !k->npk)
-		return lines->len ? copy_lines(k, k->copy_sql, lines, JD_ALL, &(int64_t){0}, 0, err)
+		return lines->len ? copy_lines(k, k->copy_sql, lines, bin, JD_ALL, &(int64_t){0}, 0, err)
 		                  : 0; /* one COPY, atomic */
 	if (id < 0 && (rc = exec_ok(k, "BEGIN", "BEGIN", err)))
 		return rc;
@@ -566,7 +678,7 @@ static int apply_once(jd_sink *k, const sl_buf *lines, int deletes, int64_t id, 
 			return exec_ok(k, "ROLLBACK", "ROLLBACK", err);
 	}
 	snprintf(set, sizeof set, "checkpoint_id = %lld", (long long)id);
-	if ((rc = send_and_commit(k, lines, deletes, id >= 0 ? set : NULL, err)))
+	if ((rc = send_and_commit(k, lines, bin, deletes, id >= 0 ? set : NULL, err)))
 		goto rollback;
 	if (id >= 0)
 		sl_fault("jdbc-after-commit");
@@ -598,13 +710,13 @@ static int retry_later(jd_sink *k, int rc, int64_t attempt)
 }
 
 /* apply_once, retried 'sink.max-retries' times on a new connection. */
-static int apply(jd_sink *k, const sl_buf *lines, int deletes, int64_t id, sl_err *err)
+static int apply(jd_sink *k, const sl_buf *lines, int bin, int deletes, int64_t id, sl_err *err)
 {
 	int rc = 0;
 	for (int64_t attempt = 0;; attempt++) {
 		k->fenced = 0;
 		sl_err_clear(err);
-		rc = apply_once(k, lines, deletes, id, err);
+		rc = apply_once(k, lines, bin, deletes, id, err);
 		if (!retry_later(k, rc, attempt))
 			return rc;
 	}
@@ -617,7 +729,7 @@ static int flush(jd_sink *k, sl_err *err)
 	if (k->cur.live == 0)
 		return 0;
 	sl__jd_changes_compact(&k->cur);
-	int rc = apply(k, &k->cur.lines, k->cur.ndel > 0, -1, err);
+	int rc = apply(k, &k->cur.lines, k->bin, k->cur.ndel > 0, -1, err);
 	if (!rc)
 		sl__jd_changes_clear(&k->cur);
 	return rc;
@@ -636,11 +748,23 @@ static int unprefixed(jd_sink *k, int rc, sl_err *err)
 	return rc;
 }
 
-/* Encodes row `row` of b as one COPY line into k->line. */
+/* Encodes row `row` of b as one entry into k->line: a COPY line, or a
+ * tuple of COPY's binary format (entry_len has the layout). */
 static int encode_row(jd_sink *k, const sl_batch *b, int row, int op)
 {
 	sl_buf *l = &k->line;
 	sl_buf_clear(l);
+	if (k->bin) {
+		int nf = k->nfields + (k->npk > 0);
+		unsigned char h[8] = {(unsigned char)(nf >> 8), (unsigned char)nf, 0, 0, 0, 2, 0,
+		                      op == JD_OP_DELETE ? 2 : 1};
+		if (sl_buf_append(l, h, k->npk ? 8 : 2))
+			return SL_ENOMEM;
+		for (int c = 0; c < k->nfields; c++)
+			if (sl__pg_bin_value(&b->cols[c], row, k->tab.kinds[c], l))
+				return SL_ENOMEM;
+		return 0;
+	}
 	if (k->npk && (sl_buf_putc(l, (char)op) || sl_buf_putc(l, '\t')))
 		return SL_ENOMEM;
 	for (int c = 0; c < k->nfields; c++)
@@ -696,8 +820,10 @@ static int jd_finish(sl_sink *s, sl_err *err)
  * staged).  Exactly-once stages: the changes since the last checkpoint
  * (with those of an earlier checkpoint never committed, older first),
  * reduced per key, kept for commit and written into w: u8 version, u32
- * instance, u32 instances, u8 1, u8 keyed, i64 id, i64 lines, bytes (the
- * COPY text).  (Version 1, of parallelism 1, had no instance fields.)
+ * instance, u32 instances, u8 1, u8 keyed, u8 binary, i64 id, i64 lines,
+ * bytes (the entries: COPY text lines, or binary tuples when binary is
+ * 1).  (Version 2 had no binary byte, its entries being text; version 1,
+ * of parallelism 1, no instance fields either.)
  */
 static int jd_pre_commit(sl_sink *s, int64_t id, sl_snap_writer *w, sl_err *err)
 {
@@ -719,6 +845,7 @@ static int jd_pre_commit(sl_sink *s, int64_t id, sl_snap_writer *w, sl_err *err)
 		sl__jd_changes_compact(&k->cur);
 		sl_snap_put_u8(w, 1);
 		sl_snap_put_u8(w, (uint8_t)(k->npk > 0));
+		sl_snap_put_u8(w, (uint8_t)k->bin);
 		sl_snap_put_i64(w, id);
 		sl_snap_put_i64(w, k->cur.live);
 		sl_snap_put_bytes(w, k->cur.lines.p, k->cur.lines.len);
@@ -744,7 +871,7 @@ static int jd_commit(sl_sink *s, int64_t id, sl_err *err)
 		if (r0)
 			return r0;
 	}
-	int rc = apply(k, &k->pend.lines, k->pend.ndel > 0, k->pend_id, err);
+	int rc = apply(k, &k->pend.lines, k->bin, k->pend.ndel > 0, k->pend_id, err);
 	if (!rc) {
 		sl__jd_changes_clear(&k->pend);
 		k->pend_id = -1;
@@ -796,7 +923,7 @@ static int progress_row(jd_sink *k, sl_err *err)
  * progress row, bumps the fence, and applies lines of checkpoint id (id
  * >= 1) unless done; id 0 = a start without a checkpoint.
  */
-static int recover_once(jd_sink *k, const sl_buf *lines, int64_t id, sl_err *err)
+static int recover_once(jd_sink *k, const sl_buf *lines, int bin, int64_t id, sl_err *err)
 {
 	int64_t done, fence;
 	char set[96];
@@ -823,7 +950,7 @@ static int recover_once(jd_sink *k, const sl_buf *lines, int64_t id, sl_err *err
 	}
 	snprintf(set, sizeof set, "fence = %lld, checkpoint_id = %lld", (long long)fence + 1,
 	         (long long)(id > done || k->overwrite ? id : done));
-	if ((rc = send_and_commit(k, id > done ? lines : &(sl_buf){0}, 1, set, err)))
+	if ((rc = send_and_commit(k, id > done ? lines : &(sl_buf){0}, bin, 1, set, err)))
 		goto rollback;
 	k->fence = fence + 1;
 	k->fence_known = 1;
@@ -836,7 +963,7 @@ rollback:
 
 /* Reads a pre-commit record; *lines points into r's buffer. */
 static int read_record(jd_sink *k, sl_snap_reader *r, int *staged, int64_t *id, sl_buf *lines,
-                       int *inst, int *ninst, sl_err *err)
+                       int *bin, int *inst, int *ninst, sl_err *err)
 {
 	uint8_t ver = sl_snap_get_u8(r);
 	*inst = 0;
@@ -850,10 +977,11 @@ static int read_record(jd_sink *k, sl_snap_reader *r, int *staged, int64_t *id, 
 	if (*staged) {
 		uint8_t keyed = sl_snap_get_u8(r);
 		size_t n = 0;
+		*bin = ver >= 3 ? sl_snap_get_u8(r) : 0;
 		*id = sl_snap_get_i64(r);
 		(void)sl_snap_get_i64(r);
 		const void *p = sl_snap_get_bytes(r, &n);
-		if (!p || keyed != (k->npk > 0))
+		if (!p || keyed != (k->npk > 0) || *bin > 1)
 			goto damaged;
 		lines->p = (void *)p; /* borrowed: never freed or grown */
 		lines->len = lines->cap = n;
@@ -868,12 +996,12 @@ damaged:
 }
 
 /* recover_once, retried 'sink.max-retries' times on a new connection. */
-static int recover_retried(jd_sink *k, const sl_buf *lines, int64_t id, sl_err *err)
+static int recover_retried(jd_sink *k, const sl_buf *lines, int bin, int64_t id, sl_err *err)
 {
 	for (int64_t attempt = 0;; attempt++) {
 		k->fenced = 0;
 		sl_err_clear(err);
-		int rc = recover_once(k, lines, id, err);
+		int rc = recover_once(k, lines, bin, id, err);
 		if (!retry_later(k, rc, attempt))
 			return rc;
 	}
@@ -889,7 +1017,8 @@ static int recover_retried(jd_sink *k, const sl_buf *lines, int64_t id, sl_err *
  * refused, exactly as at the same parallelism.  This instance takes the
  * fence as its own only from its own row (inst == its instance number).
  */
-static int recover_rescaled(jd_sink *k, const sl_buf *lines, int64_t id, int inst, sl_err *err)
+static int recover_rescaled(jd_sink *k, const sl_buf *lines, int bin, int64_t id, int inst,
+                            sl_err *err)
 {
 	char own[sizeof k->sink_id];
 	memcpy(own, k->sink_id, sizeof own);
@@ -898,7 +1027,7 @@ static int recover_rescaled(jd_sink *k, const sl_buf *lines, int64_t id, int ins
 	char *slash = strrchr(own, '/');
 	snprintf(k->sink_id, sizeof k->sink_id, "%.*s/%d", slash ? (int)(slash - own) : 0, own,
 	         inst);
-	int rc = recover_retried(k, lines, id, err);
+	int rc = recover_retried(k, lines, bin, id, err);
 	memcpy(k->sink_id, own, sizeof own);
 	if (inst != k->subtask) { /* another instance's row: not this one's fence */
 		k->fence = fence;
@@ -918,7 +1047,7 @@ static int recover_rescaled(jd_sink *k, const sl_buf *lines, int64_t id, int ins
  */
 static int claim_row(jd_sink *k, int64_t id, sl_err *err)
 {
-	return recover_retried(k, &(sl_buf){0}, id - 1, err);
+	return recover_retried(k, &(sl_buf){0}, k->bin, id - 1, err);
 }
 
 /*
@@ -937,12 +1066,12 @@ static int jd_recover(sl_sink *s, sl_snap_reader *r, sl_err *err)
 {
 	jd_sink *k = (jd_sink *)s;
 	sl_buf lines = {0};
-	int staged = 0, rc, inst = 0, ninst = 1;
+	int staged = 0, rc, inst = 0, ninst = 1, bin = k->bin;
 	int64_t id = 0;
-	if (r && (rc = read_record(k, r, &staged, &id, &lines, &inst, &ninst, err)))
+	if (r && (rc = read_record(k, r, &staged, &id, &lines, &bin, &inst, &ninst, err)))
 		return rc;
 	if (r && k->mode == JD_EO && (inst != k->subtask || ninst != k->nsubtasks))
-		return recover_rescaled(k, &lines, id, inst, err);
+		return recover_rescaled(k, &lines, bin, id, inst, err);
 	if (k->mode == JD_ALO) {
 		if (staged)
 			return sl_err_set(err, SL_ESTATE, "%s: the restored checkpoint staged changes "
@@ -950,7 +1079,7 @@ static int jd_recover(sl_sink *s, sl_snap_reader *r, sl_err *err)
 			                  "with that guarantee", k->what);
 		return 0;
 	}
-	return recover_retried(k, &lines, id, err);
+	return recover_retried(k, &lines, bin, id, err);
 }
 
 static int jd_can_update(const sl_conn_args *a)

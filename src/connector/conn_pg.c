@@ -490,6 +490,7 @@ void sl__pg_table_free(sl_pg_table *t)
 	for (int i = 0; i < t->ncols; i++)
 		free(t->cols[i]);
 	free(t->cols);
+	free(t->kinds);
 	free(t->qname);
 	free(t->schema);
 	memset(t, 0, sizeof *t);
@@ -613,8 +614,9 @@ int sl__pg_table_check(PGconn *c, const char *name, const sl_field *fields, int 
 	t->qname = (char *)q.p;
 	t->schema = quoted(PQgetvalue(rel, 0, 1));
 	t->cols = calloc((size_t)nf + 1, sizeof(char *));
+	t->kinds = calloc((size_t)nf + 1, sizeof *t->kinds);
 	rows = calloc((size_t)nf + 1, sizeof(int));
-	if (!t->qname || !t->schema || !t->cols || !rows) {
+	if (!t->qname || !t->schema || !t->cols || !t->kinds || !rows) {
 		rc = sl_err_set(err, SL_ENOMEM, "%s: out of memory", what);
 		goto done;
 	}
@@ -645,6 +647,7 @@ int sl__pg_table_check(PGconn *c, const char *name, const sl_field *fields, int 
 				goto done;
 			}
 		rows[i] = row;
+		t->kinds[i] = sl__pg_kind(PQgetvalue(cols, row, 1));
 		if (!(t->cols[i] = quoted(PQgetvalue(cols, row, 0)))) {
 			rc = sl_err_set(err, SL_ENOMEM, "%s: out of memory", what);
 			goto done;
@@ -845,4 +848,245 @@ done:
 	sl_buf_deinit(&lit);
 	sl_buf_deinit(&el);
 	return rc;
+}
+
+/* ---- values in COPY's binary format ---------------------------------------- */
+
+#define PG_EPOCH_DAYS 10957                  /* 2000-01-01 - 1970-01-01 */
+#define PG_EPOCH_US (10957LL * 86400000000LL)
+
+sl_pg_kind sl__pg_kind(const char *ty)
+{
+	static const struct { const char *name; sl_pg_kind kind; } map[] = {
+		{"bool", SL_PGK_BOOL},       {"int2", SL_PGK_INT2},
+		{"int4", SL_PGK_INT4},       {"int8", SL_PGK_INT8},
+		{"float4", SL_PGK_FLOAT4},   {"float8", SL_PGK_FLOAT8},
+		{"numeric", SL_PGK_NUMERIC}, {"text", SL_PGK_TEXT},
+		{"varchar", SL_PGK_TEXT},    {"bpchar", SL_PGK_TEXT},
+		{"bytea", SL_PGK_BYTEA},     {"date", SL_PGK_DATE},
+		{"time", SL_PGK_TIME},       {"timestamp", SL_PGK_TIMESTAMP},
+		{"timestamptz", SL_PGK_TIMESTAMP}, {"interval", SL_PGK_INTERVAL},
+	};
+	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+		if (!strcmp(ty, map[i].name))
+			return map[i].kind;
+	return SL_PGK_NONE;
+}
+
+static void be16(unsigned char *p, uint16_t v)
+{
+	p[0] = (unsigned char)(v >> 8);
+	p[1] = (unsigned char)v;
+}
+
+static void be32(unsigned char *p, uint32_t v)
+{
+	be16(p, (uint16_t)(v >> 16));
+	be16(p + 2, (uint16_t)v);
+}
+
+static void be64(unsigned char *p, uint64_t v)
+{
+	be32(p, (uint32_t)(v >> 32));
+	be32(p + 4, (uint32_t)v);
+}
+
+/* Appends a field of n bytes: its length, then room for them; returns
+ * where the bytes go (NULL: out of memory). */
+static unsigned char *field(sl_buf *out, uint32_t n)
+{
+	if (sl_buf_reserve(out, (size_t)n + 4))
+		return NULL;
+	unsigned char *p = (unsigned char *)out->p + out->len;
+	be32(p, n);
+	out->len += (size_t)n + 4;
+	return p + 4;
+}
+
+/*
+ * A number written as decimal text s[0..n) ("-123.4500", "42") as a
+ * PostgreSQL numeric: ndigits, weight, sign, dscale (the digits after the
+ * point), then the digits in base 10000, grouped from the point and
+ * stripped of leading and trailing zero groups.
+ */
+static int put_numeric(sl_buf *out, const char *s, int n)
+{
+	uint16_t d[24];
+	int neg = n > 0 && s[0] == '-', i = neg, nd = 0;
+	const char *dot = memchr(s, '.', (size_t)n);
+	int ie = dot ? (int)(dot - s) : n; /* integer digits s[i..ie) */
+	int fs = dot ? ie + 1 : n, nf = n - fs;
+	while (i < ie && s[i] == '0')
+		i++;
+	int ni = ie - i, gi = (ni + 3) / 4, weight = gi - 1;
+	for (int g = 0; g < gi && nd < 24; g++) { /* the first group may be short */
+		int from = ie - (gi - g) * 4, v = 0;
+		for (int k = from; k < from + 4; k++)
+			v = v * 10 + (k >= i ? s[k] - '0' : 0);
+		d[nd++] = (uint16_t)v;
+	}
+	for (int g = 0; g < (nf + 3) / 4 && nd < 24; g++) {
+		int v = 0;
+		for (int k = fs + 4 * g; k < fs + 4 * g + 4; k++)
+			v = v * 10 + (k < n ? s[k] - '0' : 0);
+		d[nd++] = (uint16_t)v;
+	}
+	int first = 0;
+	while (first < nd && !d[first]) {
+		first++;
+		weight--;
+	}
+	while (nd > first && !d[nd - 1])
+		nd--;
+	int cnt = nd - first;
+	if (!cnt)
+		weight = 0;
+	unsigned char *p = field(out, (uint32_t)(8 + 2 * cnt));
+	if (!p)
+		return SL_ENOMEM;
+	be16(p, (uint16_t)cnt);
+	be16(p + 2, (uint16_t)(int16_t)weight);
+	be16(p + 4, cnt && neg ? 0x4000 : 0);
+	be16(p + 6, (uint16_t)nf);
+	for (int k = 0; k < cnt; k++)
+		be16(p + 8 + 2 * k, d[first + k]);
+	return 0;
+}
+
+int sl__pg_bin_value(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out)
+{
+	unsigned char *p;
+	char b[64];
+	int n;
+	if (c->null[row]) {
+		if (!(p = field(out, 0)))
+			return SL_ENOMEM;
+		be32(p - 4, 0xffffffffu);
+		return 0;
+	}
+	int64_t v = c->v.i64[row];
+	switch (kind) {
+	case SL_PGK_BOOL:
+		if (!(p = field(out, 1)))
+			return SL_ENOMEM;
+		p[0] = v != 0;
+		return 0;
+	case SL_PGK_INT2:
+		if (!(p = field(out, 2)))
+			return SL_ENOMEM;
+		be16(p, (uint16_t)v);
+		return 0;
+	case SL_PGK_INT4:
+		if (!(p = field(out, 4)))
+			return SL_ENOMEM;
+		be32(p, (uint32_t)v);
+		return 0;
+	case SL_PGK_INT8:
+	case SL_PGK_TIME:
+		if (!(p = field(out, 8)))
+			return SL_ENOMEM;
+		be64(p, (uint64_t)v);
+		return 0;
+	case SL_PGK_FLOAT4: {
+		float f = (float)c->v.f64[row];
+		uint32_t u;
+		memcpy(&u, &f, 4);
+		if (!(p = field(out, 4)))
+			return SL_ENOMEM;
+		be32(p, u);
+		return 0;
+	}
+	case SL_PGK_FLOAT8: {
+		double d = c->v.f64[row];
+		uint64_t u;
+		if (c->type.id == SL_T_FLOAT && isfinite(d)) { /* as its text: 9 digits */
+			snprintf(b, sizeof b, "%.9g", (double)(float)d);
+			d = strtod(b, NULL);
+		}
+		memcpy(&u, &d, 8);
+		if (!(p = field(out, 8)))
+			return SL_ENOMEM;
+		be64(p, u);
+		return 0;
+	}
+	case SL_PGK_NUMERIC:
+		if (c->type.id == SL_T_DECIMAL)
+			n = sl_dec_format(c->v.i128[row], c->type.scale, b);
+		else
+			n = snprintf(b, sizeof b, "%lld", (long long)v);
+		return put_numeric(out, b, n);
+	case SL_PGK_TEXT:
+	case SL_PGK_BYTEA: {
+		const sl_str *s = &c->v.str[row];
+		if (!(p = field(out, (uint32_t)s->len)))
+			return SL_ENOMEM;
+		memcpy(p, s->ptr, (size_t)s->len);
+		return 0;
+	}
+	case SL_PGK_DATE: {
+		int64_t d = v - PG_EPOCH_DAYS; /* out of range: the server refuses it */
+		d = d < INT32_MIN + 1 ? INT32_MIN + 1 : d > INT32_MAX - 1 ? INT32_MAX - 1 : d;
+		if (!(p = field(out, 4)))
+			return SL_ENOMEM;
+		be32(p, (uint32_t)(int32_t)d);
+		return 0;
+	}
+	case SL_PGK_TIMESTAMP: {
+		int64_t t = v < INT64_MIN + PG_EPOCH_US + 1 ? INT64_MIN + 1 : v - PG_EPOCH_US;
+		if (!(p = field(out, 8)))
+			return SL_ENOMEM;
+		be64(p, (uint64_t)t);
+		return 0;
+	}
+	case SL_PGK_INTERVAL: { /* microseconds, days, months */
+		int64_t us = 0, days = 0, months = 0;
+		if (c->type.id == SL_T_INTERVAL_YM)
+			months = v;
+		else {
+			days = v / 86400000000LL; /* days apart, as the text writes them */
+			us = v % 86400000000LL;
+		}
+		if (!(p = field(out, 16)))
+			return SL_ENOMEM;
+		be64(p, (uint64_t)us);
+		be32(p + 8, (uint32_t)(int32_t)days);
+		be32(p + 12, (uint32_t)(int32_t)months);
+		return 0;
+	}
+	default:
+		return SL_ESTATE;
+	}
+}
+
+int sl__pg_bin_text(const unsigned char *p, int32_t n, sl_pg_kind kind, sl_buf *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	int64_t v = 0;
+	if (n < 0)
+		return sl_buf_puts(out, "NULL") ? -1 : 0;
+	switch (kind) {
+	case SL_PGK_TEXT:
+		return sl_buf_append(out, p, (size_t)(n > 200 ? 200 : n)) ? -1 : 0;
+	case SL_PGK_BYTEA:
+		if (sl_buf_puts(out, "\\x"))
+			return -1;
+		for (int32_t i = 0; i < n && i < 100; i++) {
+			char h[2] = {hex[p[i] >> 4], hex[p[i] & 15]};
+			if (sl_buf_append(out, h, 2))
+				return -1;
+		}
+		return 0;
+	case SL_PGK_INT2:
+	case SL_PGK_INT4:
+	case SL_PGK_INT8:
+		if (n != 2 && n != 4 && n != 8)
+			return -1;
+		for (int32_t i = 0; i < n; i++)
+			v = (int64_t)((uint64_t)v << 8 | p[i]);
+		if (n < 8) /* sign-extend */
+			v = (int64_t)((uint64_t)v << (64 - 8 * n)) >> (64 - 8 * n);
+		return sl_buf_printf(out, "%lld", (long long)v) ? -1 : 0;
+	default:
+		return -1;
+	}
 }

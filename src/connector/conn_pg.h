@@ -72,11 +72,32 @@ const char *sl__pg_result_error(const PGresult *r);
 PGresult *sl__pg_exec(PGconn *c, const char *sql, ExecStatusType expect, const char *what,
                       const char *doing, sl_err *err);
 
+/* How a column's values are written in COPY's binary format: by the
+ * database's column type (a sluice INT into a bigint column is sent as 8
+ * bytes), SL_PGK_NONE for a type sent as text only (arrays). */
+typedef enum sl_pg_kind {
+	SL_PGK_NONE = 0,
+	SL_PGK_BOOL,
+	SL_PGK_INT2,
+	SL_PGK_INT4,
+	SL_PGK_INT8,
+	SL_PGK_FLOAT4,
+	SL_PGK_FLOAT8,
+	SL_PGK_NUMERIC,
+	SL_PGK_TEXT,     /* text, varchar, bpchar */
+	SL_PGK_BYTEA,
+	SL_PGK_DATE,
+	SL_PGK_TIME,
+	SL_PGK_TIMESTAMP, /* timestamp and timestamptz (UTC) */
+	SL_PGK_INTERVAL
+} sl_pg_kind;
+
 /* A table as found in the database, for the sink's columns. */
 typedef struct sl_pg_table {
 	char *qname;     /* schema-qualified, quoted: "public"."orders" */
 	char *schema;    /* its schema, quoted: "public" */
 	char **cols;     /* per sink column: the database's column name, quoted */
+	sl_pg_kind *kinds; /* per sink column: its binary form (sl__pg_kind) */
 	int ncols;
 } sl_pg_table;
 
@@ -107,6 +128,31 @@ const char *sl__pg_type_for(sl_type t, char *buf, size_t cap);
  * tab, newline, carriage return and backslash escaped; bytea as \\x...;
  * TIMESTAMP_LTZ with "+00").  Returns 0 or SL_ENOMEM. */
 int sl__pg_copy_value(const sl_col *c, int row, sl_buf *out);
+
+/* The binary form of PostgreSQL type `typname` (pg_type.typname), or
+ * SL_PGK_NONE (arrays and types the sink does not write). */
+sl_pg_kind sl__pg_kind(const char *typname);
+
+/* COPY's binary format: the file header (signature, flags, no extension)
+ * and the trailer (a field count of -1). */
+#define SL_PG_BIN_HEADER "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0"
+#define SL_PG_BIN_HEADER_LEN 19
+#define SL_PG_BIN_TRAILER "\377\377"
+
+/*
+ * Appends the value at row `row` of c as one field of a tuple in COPY's
+ * binary format (a 32-bit length, -1 for NULL, then the bytes), in the
+ * binary form of the column's database type `kind` (!= SL_PGK_NONE),
+ * which sl__pg_type_accepts accepted for c's type: the same value the
+ * text of sl__pg_copy_value gives the server (a FLOAT into a double
+ * precision column as the double nearest its 9 digits, as the text).
+ * Returns 0 or SL_ENOMEM.
+ */
+int sl__pg_bin_value(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out);
+
+/* A field of COPY's binary format (bytes p[0..n)) of type `kind` as text
+ * for a message ("toolong", "42"); 0, or -1 for a kind not shown. */
+int sl__pg_bin_text(const unsigned char *p, int32_t n, sl_pg_kind kind, sl_buf *out);
 
 /* Appends s as a quoted SQL identifier / string literal ("a""b", 'it''s'). */
 int sl__pg_quote_ident(sl_buf *out, const char *s);

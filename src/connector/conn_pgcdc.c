@@ -60,7 +60,9 @@
  * Confirmation: pre_commit remembers the position of checkpoint N; commit
  * (N) sends it to the server as the confirmed flush position, so WAL is
  * kept until a checkpoint holds everything before it.  Status updates go
- * every 10 s and whenever a keepalive asks for one.
+ * every 10 s and whenever a keepalive asks for one.  The fault points
+ * pgcdc-before-confirm and pgcdc-after-confirm (base/fault.h) sit either
+ * side of telling the server, for tests/pg/cdc_crash.sh.
  *
  * Snapshot record, version 2: u8 2, u8 phase (1 snapshot, 2 streaming),
  * i64 LSN (phase 1: where streaming will start; 2: the position), i64
@@ -78,6 +80,7 @@
 #include "conn_pg.h"
 #include "conn_pgcdc.h"
 #include "sluice.h"
+#include "base/fault.h"
 
 #include <inttypes.h>
 #include <poll.h>
@@ -1323,8 +1326,12 @@ static int pc_commit(sl_source *s, int64_t ckpt_id, sl_err *err)
 	k->nring -= i + 1;
 	if (lsn <= k->confirmed)
 		return 0;
+	sl_fault("pgcdc-before-confirm"); /* checkpoint complete, the slot not told */
 	k->confirmed = lsn;
-	return k->phase == PC_STREAM && k->rc ? send_status(k, 0, err) : 0;
+	int rc = k->phase == PC_STREAM && k->rc ? send_status(k, 0, err) : 0;
+	if (!rc)
+		sl_fault("pgcdc-after-confirm"); /* the slot told, the job not on */
+	return rc;
 }
 
 static void pc_close(sl_source *s)

@@ -82,6 +82,27 @@ elif grep -q "sink 't': cannot connect to PostgreSQL at 127.0.0.1:$PGPORT/postgr
 else echo "FAIL server gone: no clear message:"; cat "$W/log"; fail=1; fi
 pg_restart || exit 1
 
+# 'sink.max-retries': the server gone for about a second, the flush is
+# retried on a new connection after 1 s, 2 s, ... and the job goes on
+psql_q "CREATE TABLE retr (id bigint PRIMARY KEY, v text)"
+cat > "$W/retry.sql" <<SQL
+CREATE TABLE src (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '2000',
+  'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '8000');
+CREATE TABLE t (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'jdbc',
+  'url' = '$PG_URL', 'table-name' = 'retr', 'username' = 'postgres', 'password' = '$PG_PASSWORD',
+  'sink.max-retries' = '5', 'sink.buffer-flush.max-rows' = '50');
+INSERT INTO t SELECT n, 'x' FROM src;
+SQL
+(cd "$W" && exec timeout 60 "$SLUICE" run retry.sql) > "$W/log" 2>&1 &
+pid=$!
+sleep 1
+pg_kill
+sleep 0.5
+pg_restart || exit 1
+if wait $pid && [ "$(psql_q "SELECT count(*) FROM retr")" = 8000 ]; then
+	echo "ok   'sink.max-retries' = '5': the server back within the back-off, the job went on (8000 rows)"
+else echo "FAIL retries: status $?, $(psql_q "SELECT count(*) FROM retr") rows: $(tail -3 "$W/log")"; fail=1; fi
+
 # ... exactly-once with checkpointing: the job fails, and once the server
 # is back the restart resumes from its checkpoint with nothing lost or doubled
 cat > "$W/eo.sql" <<SQL

@@ -351,6 +351,87 @@ else
 fi
 stop_job
 
+# ---- latest-offset, metadata columns, when the slot is confirmed ----------
+# 'scan.startup.mode' = 'latest-offset': the rows before the start are not
+# read, a transaction after it is, with Flink CDC's metadata columns
+# (op_ts its commit time); the slot's confirmed position moves only when
+# a checkpoint completes: a job whose first checkpoint never comes reads
+# changes and leaves the slot where it was created; and an idle source
+# (WAL written only for other tables) still moves it over that WAL, by
+# keepalives, at the next checkpoint.
+psql_q "CREATE TABLE src_l (id int PRIMARY KEY, v text);
+  CREATE TABLE src_l_out (id int PRIMARY KEY, v text, db text, sch text, tbl text, op_ts timestamptz(3));
+  CREATE TABLE src_l_out2 (LIKE src_l_out); ALTER TABLE src_l_out2 ADD PRIMARY KEY (id);
+  CREATE TABLE other (id int, pad text);
+  INSERT INTO src_l SELECT g, 'old' || g FROM generate_series(1, 5) g"
+latest_job() { # slot out-table checkpoint-interval guarantee
+	cat <<SQL
+SET 'execution.checkpointing.interval' = '$3'; SET 'pipeline.name' = 'cdc_$1';
+CREATE TABLE src_l (id INT, v STRING, db STRING METADATA FROM 'database_name' VIRTUAL,
+  sch STRING METADATA FROM 'schema_name' VIRTUAL, tbl STRING METADATA FROM 'table_name' VIRTUAL,
+  op_ts TIMESTAMP_LTZ(3) METADATA FROM 'op_ts' VIRTUAL, PRIMARY KEY (id) NOT ENFORCED
+) WITH ('connector' = 'postgres-cdc', 'hostname' = '127.0.0.1', 'port' = '$PGPORT',
+  'username' = 'postgres', 'password' = '$PG_PASSWORD', 'database-name' = 'postgres',
+  'schema-name' = 'public', 'table-name' = 'src_l', 'slot.name' = '$1',
+  'decoding.plugin.name' = 'pgoutput', 'scan.startup.mode' = 'latest-offset',
+  'debezium.publication.name' = 'pub_l');
+CREATE TABLE o (id INT, v STRING, db STRING, sch STRING, tbl STRING, op_ts TIMESTAMP_LTZ(3),
+  PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'jdbc', 'url' = '$PG_URL',
+  'table-name' = '$2', 'username' = 'postgres', 'password' = '$PG_PASSWORD',
+  'sink.delivery-guarantee' = '$4', 'sink.buffer-flush.max-rows' = '1');
+INSERT INTO o SELECT * FROM src_l;
+SQL
+}
+slot_lsn() { psql_q "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '$1'"; }
+wait_slot() { # slot: until the job made it (latest-offset makes it at open)
+	i=0; while [ $i -lt 150 ] && [ -z "$(slot_lsn "$1")" ]; do sleep 0.1; i=$((i + 1)); done
+}
+wait_rows() { # table n
+	i=0; while [ $i -lt 150 ] && [ "$(psql_q "SELECT count(*) FROM $1")" != "$2" ]; do sleep 0.1; i=$((i + 1)); done
+}
+latest_job slot_l src_l_out '200 ms' exactly-once > "$W/latest.sql"
+latest_job slot_l2 src_l_out2 '1 h' at-least-once > "$W/latest2.sql"
+(cd "$W" && exec "$SLUICE" run latest.sql) > "$W/log_l" 2>&1 &
+JOB=$!
+wait_slot slot_l
+(cd "$W" && exec "$SLUICE" run latest2.sql) > "$W/log_l2" 2>&1 &
+JOB2=$!
+wait_slot slot_l2
+created2=$(slot_lsn slot_l2)
+sleep 0.5
+tb=$(psql_q "SELECT clock_timestamp()")
+psql_q "BEGIN; INSERT INTO src_l SELECT g, 'new' || g FROM generate_series(6, 8) g;
+  UPDATE src_l SET v = 'upd' WHERE id = 6; COMMIT"
+ta=$(psql_q "SELECT clock_timestamp()")
+wait_rows src_l_out 3
+wait_rows src_l_out2 3
+got=$(psql_q "SELECT string_agg(id || ':' || v || ':' || db || ':' || sch || ':' || tbl, ',' ORDER BY id) FROM src_l_out")
+[ "$got" = "6:upd:postgres:public:src_l,7:new7:postgres:public:src_l,8:new8:postgres:public:src_l" ] &&
+	ok "latest-offset: only the changes after the start, with database_name, schema_name, table_name ($got)" ||
+	bad "latest-offset: '$got': $(tail -3 "$W/log_l")"
+ts=$(psql_q "SELECT bool_and(op_ts >= date_trunc('milliseconds', '$tb'::timestamptz) AND op_ts <= '$ta'::timestamptz + interval '1 ms') FROM src_l_out")
+[ "$ts" = t ] && ok "op_ts is the commit time of the change's transaction" ||
+	bad "op_ts: $(psql_q "SELECT op_ts FROM src_l_out") not between $tb and $ta"
+[ "$(psql_q "SELECT count(*) FROM src_l_out2")" = 3 ] && sleep 1
+now2=$(slot_lsn slot_l2)
+[ "$now2" = "$created2" ] && [ "$(psql_q "SELECT count(*) FROM src_l_out2")" = 3 ] &&
+	ok "no checkpoint yet: the changes read, the slot still at its start ($now2)" ||
+	bad "no checkpoint yet: slot at $now2 (made at $created2), $(psql_q "SELECT count(*) FROM src_l_out2") rows read"
+kill -9 "$JOB2" 2>/dev/null; wait "$JOB2" 2>/dev/null
+# idle: WAL for another table only
+l0=$(psql_q "SELECT pg_current_wal_lsn()")
+psql_q "INSERT INTO other SELECT g, repeat('x', 200) FROM generate_series(1, 5000) g"
+l1=$(psql_q "SELECT pg_current_wal_lsn()")
+i=0
+while [ $i -lt 100 ]; do
+	[ "$(psql_q "SELECT confirmed_flush_lsn >= '$l0'::pg_lsn + (('$l1'::pg_lsn - '$l0'::pg_lsn) / 2)::bigint FROM pg_replication_slots WHERE slot_name = 'slot_l'")" = t ] && break
+	sleep 0.1; i=$((i + 1))
+done
+[ $i -lt 100 ] && ok "idle source: keepalives move the confirmed position over other tables' WAL ($l0 -> $(slot_lsn slot_l), WAL end $l1)" ||
+	bad "idle source: slot at $(slot_lsn slot_l) after 10 s, WAL $l0 -> $l1"
+stop_job
+psql_q "SELECT pg_drop_replication_slot('slot_l2')" > /dev/null
+
 # ---- bad input -------------------------------------------------------------
 one() { # name expected-message-pattern sql
 	printf '%s\n' "$3" > "$W/bad.sql"
@@ -371,6 +452,12 @@ one "newly added tables" "'scan.newly-added-table.enabled' = 'true' is not suppo
 psql_q "CREATE TABLE shard_x (id int PRIMARY KEY, grp text)"
 one "a matched table lacking a column" "column 'amount' does not exist in table 'public.shard_x'" \
 	"$(ddl src_d slot_x | sed "s/'table-name' = 'src_d'/'table-name' = 'shard_[ax]'/") $PRINT INSERT INTO p SELECT id, grp FROM src_d;"
+one "a column type that does not match" "column 'grp' of table 'public.src_d' is text in the database, which does not match INT" \
+	"$(ddl src_d slot_x | sed 's/grp STRING/grp INT/') $PRINT INSERT INTO p SELECT id, CAST(grp AS STRING) FROM src_d;"
+one "decoderbufs refused" "'decoding.plugin.name' = 'decoderbufs': only" \
+	"$(ddl src_d slot_x | sed "s/'pgoutput'/'decoderbufs'/") $PRINT INSERT INTO p SELECT id, grp FROM src_d;"
+one "an unknown startup mode refused" "'scan.startup.mode' = 'timestamp': expected" \
+	"$(ddl src_d slot_x | sed "s/'decoding.plugin.name' = 'pgoutput'/'decoding.plugin.name' = 'pgoutput', 'scan.startup.mode' = 'timestamp'/") $PRINT INSERT INTO p SELECT id, grp FROM src_d;"
 # the slot moved past the checkpoint: refused, saying how far
 psql_q "INSERT INTO src_d VALUES (999999, 'late', 1, NULL, NULL, NULL)" > /dev/null
 psql_q "SELECT pg_replication_slot_advance('slot_src_d', pg_current_wal_lsn())" > /dev/null

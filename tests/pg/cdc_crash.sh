@@ -10,8 +10,11 @@
 # moments and restarted each time.  At the end each mirror equals its table
 # and each aggregate equals PostgreSQL's GROUP BY of the final table
 # (a change read twice or lost shows in SUM and COUNT), and the only
-# replication slots are the job's two.  make test: 10 kills; make test-pg:
-# 25.
+# replication slots are the job's two, with no prepared transaction left.
+# Between the kills, two runs die by themselves at the named fault points
+# pgcdc-before-confirm and pgcdc-after-confirm (the third checkpoint's
+# commit, either side of confirming the slot's position).  make test: 8
+# kills; make test-pg: 25.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-build}
@@ -109,6 +112,25 @@ while [ $k -lt "$KILLS" ]; do
 	k=$((k + 1))
 	start_job
 done
+# the named fault points either side of confirming the slot's position
+# to the server (the checkpoint complete): the job dies there by itself,
+# with the writer still writing, and the next run resumes
+for f in pgcdc-before-confirm pgcdc-after-confirm; do
+	stop_job
+	(cd "$W" && SLUICE_FAULT="$f@3" exec "$SLUICE" run job.sql) >> "$W/log" 2>&1 &
+	JOB=$!
+	i=0
+	while [ $i -lt 300 ] && kill -0 "$JOB" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+	if kill -0 "$JOB" 2>/dev/null; then
+		echo "FAIL: fault point $f not reached in 30 s"; fail=1; stop_job
+	else
+		wait "$JOB" 2>/dev/null; JOB=
+		[ "$(grep -c "fault point '$f': crashing" "$W/log")" = 1 ] && faults="${faults:-}$f " ||
+			{ echo "FAIL: the job ended without reaching fault point $f: $(tail -2 "$W/log")"; fail=1; }
+	fi
+	start_job
+done
+kill -0 "$WRITER" 2>/dev/null || echo "note: the writer ended before the fault points"
 wait "$WRITER"
 WRITER=
 [ -s "$W/writer.err" ] && { echo "FAIL: the writer: $(head -3 "$W/writer.err")"; fail=1; }
@@ -120,7 +142,7 @@ n=$(diffs)
 rows=$(psql_q "SELECT (SELECT count(*) FROM src_d) + (SELECT count(*) FROM src_f)")
 resumed=$(grep -c "resuming from checkpoint" "$W/log")
 if [ "$n" = 0 ]; then
-	echo "ok   $KILLS kill -9 ($resumed restarts from a checkpoint), $ROUNDS rounds of changes: mirrors and aggregates of $rows rows equal PostgreSQL's"
+	echo "ok   $KILLS kill -9 and the fault points ${faults:-(none)}($resumed restarts from a checkpoint), $ROUNDS rounds of changes: mirrors and aggregates of $rows rows equal PostgreSQL's"
 else
 	echo "FAIL $KILLS kill -9: $n rows differ"; tail -5 "$W/log"; fail=1
 	for t in src_d src_f; do
@@ -130,6 +152,8 @@ fi
 slots=$(psql_q "SELECT string_agg(slot_name, ',' ORDER BY slot_name) FROM pg_replication_slots")
 [ "$slots" = "crash_src_d,crash_src_f" ] && echo "ok   replication slots: only the job's ($slots)" ||
 	{ echo "FAIL slots: $slots"; fail=1; }
+px=$(psql_q "SELECT count(*) FROM pg_prepared_xacts")
+[ "$px" = 0 ] && echo "ok   no prepared transaction left" || { echo "FAIL $px prepared transactions left"; fail=1; }
 stop_job
 [ $fail = 0 ] && echo "cdc_crash: all passed" || echo "cdc_crash: FAILED"
 exit $fail

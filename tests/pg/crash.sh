@@ -7,7 +7,8 @@
 # the commit transaction, jdbc-after-commit: after COMMIT, before the
 # checkpoint is finished) and restarted.  Each time the tables must equal an
 # uninterrupted run's, with no row twice, and a restart of the finished job
-# must change nothing.
+# must change nothing; at the end no prepared transaction or replication
+# slot is left on the server.
 #
 #   crash.sh [ROWS] [KILLS]      (defaults: 80000 10)
 #
@@ -89,4 +90,8 @@ for f in jdbc-before-commit@2 jdbc-after-commit@2 jdbc-after-commit@1; do
 	echo "fault $f: $([ $fail = 0 ] && echo ok || echo FAILED)"
 	[ $failed_before = 0 ] || fail=1
 done
+# the sink commits with plain transactions: nothing prepared, no slot
+left=$(psql_q "SELECT (SELECT count(*) FROM pg_prepared_xacts) || ' ' || (SELECT count(*) FROM pg_replication_slots)")
+[ "$left" = "0 0" ] && echo "ok   no prepared transaction or replication slot left" ||
+	{ echo "FAIL prepared transactions, slots left: $left"; fail=1; }
 exit $fail

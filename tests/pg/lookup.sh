@@ -7,7 +7,9 @@
 # 10000: fewer statements than NONE) and FULL; each result, written to PostgreSQL, must equal PostgreSQL's own
 # LEFT JOIN of the same data.  The server's statement log must show one
 # execution of the prepared statement per probe batch, not per order.  The
-# jdbc scan reads the users table back whole.
+# PARTIAL cache's expire-after-write and expire-after-access and the FULL
+# cache's periodic reload, with a row changed while a key is probed.  The jdbc scan reads the users table back
+# whole.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-build}
@@ -74,6 +76,59 @@ SQL
 	*) [ "$execs" -ge 1 ] && [ "$execs" -le 60 ] || bad "$cache: $execs executions for 5000 orders (one per batch expected)" ;;
 	esac
 done
+
+# the partial cache's expiry: one key probed over 4 s while its row
+# changes after 1.5 s; expire-after-write (300 ms) sees the change,
+# expire-after-access (2 s) probed ten times a second keeps the old row,
+# expire-after-access (300 ms) probed at most twice a second sees it;
+# FULL with 'lookup.full-cache.periodic-reload.interval' (500 ms) sees
+# it, FULL without keeps the first read
+exp_job() { # out-table rows-per-second end expiry-option
+	cat <<SQL
+CREATE TABLE probes (n BIGINT, uid AS 'u' || CAST(n - n + 1 AS STRING), rg AS CAST(n - n + 1 AS INT), pt AS PROCTIME()) WITH ('connector' = 'datagen',
+  'rows-per-second' = '$2', 'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '$3');
+CREATE TABLE users (id STRING, region INT, name STRING, PRIMARY KEY (id, region) NOT ENFORCED)
+  WITH ('connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = 'users', 'username' = 'postgres',
+        'password' = '$PG_PASSWORD', $4);
+CREATE TABLE o (n BIGINT, name STRING) WITH ('connector' = 'jdbc', 'url' = '$PG_URL',
+  'table-name' = '$1', 'username' = 'postgres', 'password' = '$PG_PASSWORD',
+  'sink.buffer-flush.max-rows' = '1');
+INSERT INTO o SELECT p.n, u.name FROM probes AS p
+  JOIN users FOR SYSTEM_TIME AS OF p.pt AS u ON p.uid = u.id AND p.rg = u.region;
+SQL
+}
+old=$(psql_q "SELECT name FROM users WHERE id = 'u1' AND region = 1")
+pids=
+P="'lookup.cache' = 'PARTIAL',"
+for e in "ew 10 40 $P 'lookup.partial-cache.expire-after-write' = '300 ms'" \
+         "eaf 10 40 $P 'lookup.partial-cache.expire-after-access' = '2 s'" \
+         "eas 2 8 $P 'lookup.partial-cache.expire-after-access' = '300 ms'" \
+         "fr 10 40 'lookup.cache' = 'FULL', 'lookup.full-cache.periodic-reload.interval' = '500 ms'" \
+         "fn 10 40 'lookup.cache' = 'FULL'"; do
+	set -- $e
+	t=$1 rps=$2 end=$3; shift 3
+	psql_q "CREATE TABLE exp_$t (n bigint, name text)"
+	exp_job "exp_$t" "$rps" "$end" "$*" > "$W/exp_$t.sql"
+	(cd "$W" && exec timeout 60 "$SLUICE" run "exp_$t.sql") > "$W/exp_$t.log" 2>&1 &
+	pids="$pids $!"
+done
+i=0 # every job has probed (and cached) the old row first
+while [ $i -lt 200 ] && [ "$(psql_q "SELECT (SELECT count(*) FROM exp_ew) > 1 AND (SELECT count(*) FROM exp_eaf) > 1
+  AND (SELECT count(*) FROM exp_eas) > 1 AND (SELECT count(*) FROM exp_fr) > 1 AND (SELECT count(*) FROM exp_fn) > 1")" != t ]; do
+	sleep 0.05; i=$((i + 1))
+done
+psql_q "UPDATE users SET name = 'changed' WHERE id = 'u1' AND region = 1"
+for p in $pids; do wait "$p" || bad "an expiry job failed: $(cat "$W"/exp_*.log | grep sluice | head -2)"; done
+psql_q "UPDATE users SET name = '$(echo "$old" | sed "s/'/''/g")' WHERE id = 'u1' AND region = 1"
+res=$(for t in ew eaf eas fr fn; do
+	psql_q "SELECT '$t:' || count(*) || ':' || count(*) FILTER (WHERE name = 'changed') || ':' ||
+	  coalesce(bool_and(name = 'changed') FILTER (WHERE n = (SELECT max(n) FROM exp_$t)), false) FROM exp_$t"
+done | tr '\n' ' ')
+case "$res" in
+"ew:40:"*":true eaf:40:0:false eas:8:"*":true fr:40:"*":true fn:40:0:false ")
+	ok "PARTIAL cache expiry: after write sees the change, after access only when probed less often; FULL sees it with a periodic reload only ($res)" ;;
+*) bad "cache expiry and reload: $res (expected ew:40:N:true eaf:40:0:false eas:8:N:true fr:40:N:true fn:40:0:false)" ;;
+esac
 
 # the jdbc scan
 psql_q "CREATE TABLE users_copy (LIKE users)"

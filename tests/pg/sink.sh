@@ -118,6 +118,68 @@ psql -X -A -t -q -P null=N -c "SELECT id, tags[2], tags[3] IS NULL, tags[4] = E'
   cardinality(tags), nums, encode(bs[1], 'hex') FROM arrs ORDER BY id" > "$W/arrays.got"
 same "ARRAY columns into PostgreSQL arrays" "$W/arrays.exp" "$W/arrays.got"
 
+# ---- binary COPY against text COPY ------------------------------------------
+# A sink sends COPY's binary format unless a column is an ARRAY (text
+# then): the same values through both, one table each, must read back the
+# same; numerics of every shape (base-10000 groups around the point), a
+# column wider than its sluice type (INT into bigint and numeric, FLOAT
+# into double precision, CHAR(3) into char(5)), dates and times before
+# PostgreSQL's epoch (2000-01-01), negative intervals.
+psql_q "CREATE TABLE binv (n int, d38 numeric(38,10), d5 numeric, i8 bigint, inum numeric,
+  t4 integer, f8 double precision, ch char(5), u text, dt date, ts timestamp(3),
+  ts6 timestamp, tm time(3), iv interval, b boolean);
+  CREATE TABLE txtv (LIKE binv, arr integer[])"
+bin_job() { # table extra-column extra-value
+	cat <<SQL
+CREATE TABLE t (n INT, d38 DECIMAL(38, 10), d5 DECIMAL(5, 0), i8 INT, inum INT, t4 TINYINT,
+  f8 FLOAT, ch CHAR(3), u STRING, dt DATE, ts TIMESTAMP(3), ts6 TIMESTAMP(6), tm TIME(3),
+  iv INTERVAL DAY TO SECOND(3), b BOOLEAN$2)
+  WITH ('connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = '$1',
+        'username' = 'postgres', 'password' = '$PG_PASSWORD');
+INSERT INTO t VALUES
+ (1, CAST(0 AS DECIMAL(38, 10)), CAST(0 AS DECIMAL(5, 0)), 0, 0, CAST(0 AS TINYINT), CAST(0.1 AS FLOAT),
+  'abc', 'é€', DATE '1969-12-31', TIMESTAMP '1960-01-01 00:00:00.001',
+  TIMESTAMP '1999-12-31 23:59:59.999999', TIME '00:00:00', INTERVAL '-1 02:03:04.5' DAY TO SECOND(3), FALSE$3),
+ (2, CAST(-0.5 AS DECIMAL(38, 10)), CAST(-10000 AS DECIMAL(5, 0)), -2147483648, 2147483647, CAST(-128 AS TINYINT),
+  CAST(-3.25e10 AS FLOAT), 'a', '', DATE '1900-02-28', TIMESTAMP '2000-01-01 00:00:00.000',
+  TIMESTAMP '2000-01-01 00:00:00.000001', TIME '23:59:59.999', INTERVAL '0 00:00:00.001' DAY TO SECOND(3), TRUE$3),
+ (3, CAST(1234567890123456789012345678.0123456789 AS DECIMAL(38, 10)), CAST(99999 AS DECIMAL(5, 0)),
+  7, -7, CAST(127 AS TINYINT), CAST(1.0e-30 AS FLOAT), 'xyz', 'tab	nl
+bs\\\\', DATE '2038-01-19', TIMESTAMP '2262-04-11 23:47:16.854',
+  TIMESTAMP '1970-01-01 00:00:00.000000', TIME '12:00:00.5', INTERVAL '-0 00:00:00.001' DAY TO SECOND(3), TRUE$3),
+ (4, CAST(-99999999999999999999999999.9999999999 AS DECIMAL(38, 10)), CAST(10000 AS DECIMAL(5, 0)),
+  100000000, 100000000, CAST(1 AS TINYINT), CAST(1.0e30 AS FLOAT), 'ab ', 'x', DATE '2000-01-01',
+  TIMESTAMP '2000-01-02 00:00:00.000', TIMESTAMP '1999-12-31 23:59:59.000001', TIME '00:00:00.001',
+  INTERVAL '25 00:00:00' DAY TO SECOND(3), FALSE$3),
+ (5, CAST(0.0000000001 AS DECIMAL(38, 10)), CAST(NULL AS DECIMAL(5, 0)), CAST(NULL AS INT), 10000,
+  CAST(NULL AS TINYINT), CAST(NULL AS FLOAT), CAST(NULL AS CHAR(3)), CAST(NULL AS STRING),
+  CAST(NULL AS DATE), CAST(NULL AS TIMESTAMP(3)), CAST(NULL AS TIMESTAMP(6)), CAST(NULL AS TIME(3)),
+  CAST(NULL AS INTERVAL DAY TO SECOND(3)), CAST(NULL AS BOOLEAN)$3),
+ (6, CAST(10000.0001 AS DECIMAL(38, 10)), CAST(1 AS DECIMAL(5, 0)), 1, 1, CAST(1 AS TINYINT),
+  CAST(1 AS FLOAT), 'a', 'a', DATE '2000-01-02', TIMESTAMP '2000-01-01 00:00:00.001',
+  TIMESTAMP '2000-01-01 00:00:00', TIME '00:00:00', INTERVAL '0 00:00:00' DAY TO SECOND(3), TRUE$3);
+SQL
+}
+bin_job binv "" "" > "$W/binv.sql"
+bin_job txtv ", arr ARRAY<INT>" ", ARRAY[1]" > "$W/txtv.sql"
+psql -X -q -c "ALTER SYSTEM SET log_statement = 'all'" -c "SELECT pg_reload_conf()" > /dev/null
+logn0=$(wc -l < "$PGW/server.log")
+run binv.sql || { bad "binary values: job failed"; cat "$W/log"; }
+run txtv.sql || { bad "text values: job failed"; cat "$W/log"; }
+psql -X -q -c "ALTER SYSTEM RESET log_statement" -c "SELECT pg_reload_conf()" > /dev/null
+fmts="$(tail -n +"$((logn0 + 1))" "$PGW/server.log" | grep -o 'statement: COPY "public"."[a-z]*" .* FROM STDIN[ (A-Za-z)]*' | sed 's/(.*) FROM/FROM/' | tr '\n' ';')"
+[ "$fmts" = 'statement: COPY "public"."binv" FROM STDIN (FORMAT binary);statement: COPY "public"."txtv" FROM STDIN;' ] &&
+	ok "COPY's binary format, text with an ARRAY column" || bad "COPY formats: $fmts"
+binq() { PGTZ=UTC psql -X -A -t -q -P null=N -c "SELECT n, d38, d5, i8, inum, t4, f8, ch, replace(replace(u, E'\t', '<T>'), E'\n', '<N>'), dt,
+  ts, ts6, tm, iv, b FROM $1 ORDER BY n"; }
+binq binv > "$W/binv.got"
+binq txtv > "$W/txtv.got"
+[ "$(wc -l < "$W/binv.got")" = 6 ] && grep -q '^3|1234567890123456789012345678.0123456789|99999|7|-7|127|' "$W/binv.got" &&
+	grep -q '^2|-0.5000000000|-10000|-2147483648|2147483647|-128|-32500000800|a    |' "$W/binv.got" ||
+	{ bad "binary values: unexpected rows"; cat "$W/binv.got"; }
+same "binary COPY reads back as text COPY (numerics, wider columns, before 2000, negative intervals)" \
+	"$W/txtv.got" "$W/binv.got"
+
 # ---- oracle: the same queries run by PostgreSQL -----------------------------
 "$B/tools/gen_events" "$ROWS" 300 11 > "$W/orders.jsonl"
 psql_q "CREATE TABLE src (id text, user_id text, amount numeric(10,2), event_time timestamp(3))"
@@ -266,5 +328,60 @@ if (cd "$W" && "$SLUICE" explain nokey.sql) > "$W/log" 2>&1; then bad "updating 
 elif grep -q "doesn't support consuming update and delete changes" "$W/log"; then ok "updating input without a PRIMARY KEY refused at planning"
 else bad "updating without key: $(cat "$W/log")"; fi
 
+
+# ---- 'sink.buffer-flush.interval' --------------------------------------------
+# 20 rows a second for 4 s, no row limit: only the interval (300 ms)
+# flushes before the end, so rows are in the table while the job runs
+psql_q "CREATE TABLE ivl (n bigint)"
+cat > "$W/ivl.sql" <<SQL
+CREATE TABLE src (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '20',
+  'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '80');
+CREATE TABLE t (n BIGINT) WITH ('connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = 'ivl',
+  'username' = 'postgres', 'password' = '$PG_PASSWORD', 'sink.buffer-flush.max-rows' = '0',
+  'sink.buffer-flush.interval' = '300 ms');
+INSERT INTO t SELECT n FROM src;
+SQL
+(cd "$W" && exec timeout 60 "$SLUICE" run ivl.sql) > "$W/ivl.log" 2>&1 &
+pid=$!
+sleep 2
+mid=$(psql_q "SELECT count(*) FROM ivl")
+wait $pid
+end=$(psql_q "SELECT count(*) || ' ' || count(DISTINCT n) FROM ivl")
+[ "$mid" -gt 0 ] && [ "$mid" -lt 80 ] && [ "$end" = "80 80" ] &&
+	ok "'sink.buffer-flush.interval' = '300 ms' flushes while the job runs ($mid of 80 rows after 2 s)" ||
+	bad "interval: $mid rows after 2 s, '$end' at the end: $(tail -2 "$W/ivl.log")"
+
+# ---- the fence: a newer run of the job takes over ----------------------------
+# run A (exactly-once) is writing when run B of the same job starts with
+# --fresh --overwrite-output: B's start bumps the fence in
+# sluice_sink_progress, and A's next commit fails instead of writing
+psql_q "CREATE TABLE fen (id bigint PRIMARY KEY, v text)"
+fence_job() { # rows per second, end
+	cat <<SQL
+SET 'execution.checkpointing.interval' = '100 ms'; SET 'pipeline.name' = 'pg_fence';
+CREATE TABLE src (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '$1',
+  'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '$2');
+CREATE TABLE t (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'jdbc',
+  'url' = '$PG_URL', 'table-name' = 'fen', 'username' = 'postgres', 'password' = '$PG_PASSWORD',
+  'sink.delivery-guarantee' = 'exactly-once');
+INSERT INTO t SELECT n, 'x' FROM src;
+SQL
+}
+mkdir -p "$W/fa" "$W/fb"
+fence_job 1000 30000 > "$W/fa/job.sql"
+fence_job 1000000 10 > "$W/fb/job.sql"
+(cd "$W/fa" && exec timeout 60 "$SLUICE" run job.sql) > "$W/fa/log" 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 100 ] && [ "$(psql_q "SELECT count(*) > 0 FROM fen")" != t ]; do sleep 0.1; i=$((i + 1)); done
+(cd "$W/fb" && timeout 60 "$SLUICE" run job.sql --fresh --overwrite-output) > "$W/fb/log" 2>&1 ||
+	bad "fence: run B failed: $(tail -2 "$W/fb/log")"
+wait $pid
+rc=$?
+if [ $rc != 0 ] && grep -q "another run of job 'pg_fence' took over table 'fen' (fence 2, this run's 1): this run stops" "$W/fa/log"; then
+	ok "fence: the older run stops at its next commit once a newer run started ($(psql_q "SELECT count(*) FROM fen") rows, not 30000)"
+else
+	bad "fence: run A ended with status $rc: $(tail -2 "$W/fa/log")"
+fi
 [ $fail = 0 ] && echo "pg sink: all passed" || echo "pg sink: FAILED"
 exit $fail

@@ -1,7 +1,8 @@
 /*
  * test_conn_jdbc.c - the jdbc connector's parts that need no server: the
  * buffer of changes reduced per key (conn_jdbc_changes.c), URLs into libpq
- * parameters, COPY text of every type and the type mapping (conn_pg.c).
+ * parameters, COPY text and binary values of every type and the type
+ * mapping (conn_pg.c).
  * The sink against a real server: tests/pg/.
  */
 #include "harness.h"
@@ -202,6 +203,73 @@ static void test_copy_text(void **st)
 	sl_batch_free(b);
 }
 
+/* Values in COPY's binary format: a field's 32-bit length, then the bytes
+ * of the column's database type (numeric: ndigits, weight, sign, dscale,
+ * base-10000 digits; timestamps from 2000-01-01; an INT into bigint as 8
+ * bytes); NULL as length -1; and back to text for messages. */
+static void want_field(const sl_col *c, int row, sl_pg_kind kind, const char *hex)
+{
+	sl_buf out, h;
+	sl_buf_init(&out);
+	sl_buf_init(&h);
+	assert_int_equal(sl__pg_bin_value(c, row, kind, &out), 0);
+	for (size_t i = 0; i < out.len; i++)
+		sl_buf_printf(&h, "%02x", (unsigned char)out.p[i]);
+	assert_string_equal(sl_buf_cstr(&h), hex);
+	sl_buf_deinit(&out);
+	sl_buf_deinit(&h);
+}
+
+static void test_copy_binary(void **st)
+{
+	(void)st;
+	sl_type types[] = {sl_type_decimal(38, 4), sl_type_make(SL_T_INT),
+	                   sl_type_timestamp(SL_T_TIMESTAMP, 3), sl_type_make(SL_T_DATE),
+	                   sl_type_make(SL_T_INTERVAL_DT), sl_type_varchar(SL_STRING_LEN)};
+	sl_batch *b = sl_batch_new(6, types, 8);
+	int r[6];
+	for (int i = 0; i < 6; i++)
+		r[i] = sl_batch_add_row(b, SL_INSERT, SL_WM_MIN);
+	sl_col_set_i128(&b->cols[0], r[0], -123400);  /* -12.34 */
+	sl_col_set_i128(&b->cols[0], r[1], 1);        /* 0.0001 */
+	sl_col_set_i128(&b->cols[0], r[2], 100000000); /* 10000 */
+	sl_col_set_i128(&b->cols[0], r[3], 0);
+	sl_col_set_i128(&b->cols[0], r[4], 123456789); /* 12345.6789 */
+	sl_col_set_i64(&b->cols[1], r[0], -2);
+	sl_col_set_i64(&b->cols[2], r[0], 946684800000000LL - 1); /* 1999-12-31 23:59:59.999999 */
+	sl_col_set_i64(&b->cols[3], r[0], 10956);               /* 1999-12-31 */
+	sl_col_set_i64(&b->cols[4], r[0], -(86400000000LL + 1500000));
+	sl_col_set_str_ref(&b->cols[5], r[0], "a\tb", 3);
+	/* r[5]: all NULL */
+	want_field(&b->cols[0], r[0], SL_PGK_NUMERIC, "0000000c" "0002" "0000" "4000" "0004" "000c" "0d48");
+	want_field(&b->cols[0], r[1], SL_PGK_NUMERIC, "0000000a" "0001" "ffff" "0000" "0004" "0001");
+	want_field(&b->cols[0], r[2], SL_PGK_NUMERIC, "0000000a" "0001" "0001" "0000" "0004" "0001");
+	want_field(&b->cols[0], r[3], SL_PGK_NUMERIC, "00000008" "0000" "0000" "0000" "0004");
+	want_field(&b->cols[0], r[4], SL_PGK_NUMERIC, "0000000e" "0003" "0001" "0000" "0004" "0001" "0929" "1a85");
+	want_field(&b->cols[1], r[0], SL_PGK_INT4, "00000004" "fffffffe");
+	want_field(&b->cols[1], r[0], SL_PGK_INT8, "00000008" "fffffffffffffffe");
+	want_field(&b->cols[1], r[0], SL_PGK_NUMERIC, "0000000a" "0001" "0000" "4000" "0000" "0002");
+	want_field(&b->cols[2], r[0], SL_PGK_TIMESTAMP, "00000008" "ffffffffffffffff");
+	want_field(&b->cols[3], r[0], SL_PGK_DATE, "00000004" "ffffffff");
+	want_field(&b->cols[4], r[0], SL_PGK_INTERVAL, "00000010" "ffffffffffe91ca0" "ffffffff" "00000000");
+	want_field(&b->cols[5], r[0], SL_PGK_TEXT, "00000003" "610962");
+	for (int c = 0; c < 6; c++)
+		want_field(&b->cols[c], r[5], SL_PGK_TEXT, "ffffffff");
+	sl_buf t;
+	sl_buf_init(&t);
+	assert_int_equal(sl__pg_bin_text((const unsigned char *)"\xff\xfe", 2, SL_PGK_INT2, &t), 0);
+	assert_string_equal(sl_buf_cstr(&t), "-2");
+	sl_buf_clear(&t);
+	assert_int_equal(sl__pg_bin_text((const unsigned char *)"ab", 2, SL_PGK_TEXT, &t), 0);
+	assert_string_equal(sl_buf_cstr(&t), "ab");
+	assert_int_equal(sl__pg_bin_text((const unsigned char *)"ab", 2, SL_PGK_NUMERIC, &t), -1);
+	assert_int_equal(sl__pg_kind("varchar"), SL_PGK_TEXT);
+	assert_int_equal(sl__pg_kind("timestamptz"), SL_PGK_TIMESTAMP);
+	assert_int_equal(sl__pg_kind("_int4"), SL_PGK_NONE);
+	sl_buf_deinit(&t);
+	sl_batch_free(b);
+}
+
 /* ARRAY columns as PostgreSQL array literals in COPY text: every element
  * quoted, '"' and '\' escaped inside the literal, then the literal
  * escaped for COPY; NULL elements; bytea elements; an empty array. */
@@ -304,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_append_only),
 		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_copy_text),
+		cmocka_unit_test(test_copy_binary),
 		cmocka_unit_test(test_copy_array),
 		cmocka_unit_test(test_type_mapping),
 	};

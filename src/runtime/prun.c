@@ -70,6 +70,7 @@
  */
 #include "prun_int.h"
 #include "instantiate.h"
+#include "cpus.h"
 #include "sluice.h"
 
 #include <pthread.h>
@@ -1094,6 +1095,34 @@ void sl_prun_edge_stats(const sl_prun *j, sl_buf *out)
 		              x->np, x->nc, nch, (unsigned long long)pushed, (ns + wait) / 1e6,
 		              (unsigned long long)blocks, ns / 1e6, wait / 1e6);
 	}
+}
+
+void sl_prun_thread_stats(const sl_prun *j, sl_buf *out)
+{
+	int64_t run = 0, maxlife = 0;
+	int par = 1;
+	for (int i = 0; i < j->ntasks; i++)
+		if (j->tasks[i].par > par)
+			par = j->tasks[i].par;
+	int cpus = sl_cpus_available();
+	if (cpus > 0 && par > cpus)
+		par = cpus; /* the cores the job can use at most */
+	for (int h = 0; h < j->nthr; h++) {
+		const thr *t = &j->thr[h];
+		int64_t other = t->life_ns - t->run_ns - t->queue_ns - t->idle_ns - t->blocked_ns;
+		sl_buf_printf(out, "thread %d (%d tasks): %.1f ms: on a core %.1f, waiting for a core %.1f, "
+		              "asleep idle %.1f (%lld), asleep helping a blocked sender %.1f (%lld), "
+		              "other %.1f\n", h, t->ntasks, t->life_ns / 1e6, t->run_ns / 1e6,
+		              t->queue_ns / 1e6, t->idle_ns / 1e6, (long long)t->nidle,
+		              t->blocked_ns / 1e6, (long long)t->nblocked, other / 1e6);
+		run += t->run_ns;
+		if (t->life_ns > maxlife)
+			maxlife = t->life_ns;
+	}
+	if (j->nthr && maxlife > 0)
+		sl_buf_printf(out, "threads: %.1f ms on a core over %.1f ms, parallel efficiency %.0f%% "
+		              "(on a core / (%d cores x the longest life))\n", run / 1e6,
+		              maxlife / 1e6, 100.0 * (double)run / ((double)par * (double)maxlife), par);
 }
 
 int sl_prun_edge_get(const sl_prun *j, int node, int input, int *channels, uint64_t *messages,

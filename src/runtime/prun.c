@@ -12,9 +12,10 @@
  * chain's nodes, over the channels of every producer instance), the
  * chain's operators, and its senders; then it is opened.
  *
- * Threads (docs/parallel.md §1, "Slot sharing").  Instance i of every
- * chain runs on thread i (a thread per task when the chain graph has a
- * cycle, or with 'sluice.slot-sharing' false).  A thread gives each of
+ * Threads (docs/parallel.md §1).  Every task has a thread of its own
+ * (the default, as Flink runs each subtask), or, with 'sluice.slot-sharing'
+ * true and an acyclic chain graph, instance i of every chain runs on
+ * thread i ("Slot sharing").  A thread gives each of
  * its tasks a turn in turn (task_turn: control messages, marker, one
  * step: the task's processing-time timers and one pump of each source);
  * when none moved it flushes their senders and sleeps on its wake, which
@@ -218,10 +219,11 @@ static int add_op(task *t, sl_op *op, int nin, const sl_pnode *schema, sl_err *e
  * the longest path of exchanged edges from a chain without exchanged
  * inputs.  When the chain graph has no cycle (a chain at parallelism 1
  * that feeds keyed instances and reads their results back has one) and
- * 'sluice.slot-sharing' is on (the default), instance i of every chain
- * runs on thread i (instances of a chain at a lower parallelism on the
- * first threads), so the job has as many threads as its largest
- * parallelism; else every task has its own thread.  A chain reading a
+ * 'sluice.slot-sharing' is on (off by default: a thread per task kept the
+ * cores busier in every job measured, docs/performance.md, s10-par),
+ * instance i of every chain runs on thread i (instances of a chain at a
+ * lower parallelism on the first threads), so the job has as many threads
+ * as its largest parallelism; else every task has its own thread.  A chain reading a
  * single-instance source (stdin, whose read blocks on its pipe, postgres-
  * cdc, a jdbc scan) keeps a thread of its own in any case: a source that
  * blocks would stall every task sharing its thread (at parallelism 2 a
@@ -244,8 +246,8 @@ static int own_thread(const sl_prun *j, int chain)
 static int assign_threads(sl_prun *j, const sl_opts *session, sl_err *err)
 {
 	const sl_pplan *p = j->plan;
-	int share = 1;
-	int rc = sl_opts_bool(session, "sluice.slot-sharing", 1, &share, err);
+	int share = 0;
+	int rc = sl_opts_bool(session, "sluice.slot-sharing", 0, &share, err);
 	if (rc)
 		return rc;
 	int nch = j->nchains, *depth = calloc((size_t)(nch ? nch : 1), sizeof(int));

@@ -252,16 +252,17 @@ static void test_union_rebalance(void **state)
 }
 
 /* Three stages of keyed instances (two hash exchanges in a row, the
- * second fed by a changelog), each instance i of every chain on thread i
- * (docs/parallel.md §1, "Slot sharing"), and with a thread per task: the
- * same final table at 1, 2 and 3.  The channels fill (5000 rows, a
- * change per row into the second stage), so senders wait and help. */
+ * second fed by a changelog), with a thread per task (the default) and
+ * with each instance i of every chain on thread i (docs/parallel.md §1,
+ * "Slot sharing"): the same final table at 1, 2 and 3.  The channels fill
+ * (5000 rows, a change per row into the second stage), so senders wait
+ * and, sharing slots, help. */
 static void test_slot_sharing_stages(void **state)
 {
 	const char *sql = "SELECT c, COUNT(*), SUM(s) FROM (SELECT user_id, COUNT(*) AS c,"
 	                  " SUM(amount) AS s FROM o GROUP BY user_id) GROUP BY c;";
-	same_at_every_par(sql, 2, 1);
-	slot_sharing = "false";
+	same_at_every_par(sql, 2, 1); /* the default: a thread per task */
+	slot_sharing = "true";
 	same_at_every_par(sql, 2, 1);
 	slot_sharing = NULL;
 }

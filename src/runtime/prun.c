@@ -1113,7 +1113,7 @@ void sl_prun_thread_stats(const sl_prun *j, sl_buf *out)
 		const thr *t = &j->thr[h];
 		int64_t other = t->life_ns - t->run_ns - t->queue_ns - t->idle_ns - t->blocked_ns;
 		sl_buf_printf(out, "thread %d (%d tasks): %.1f ms: on a core %.1f, waiting for a core %.1f, "
-		              "asleep idle %.1f (%lld), asleep helping a blocked sender %.1f (%lld), "
+		              "asleep idle %.1f (%lld), asleep on a blocked sender %.1f (%lld), "
 		              "other %.1f\n", h, t->ntasks, t->life_ns / 1e6, t->run_ns / 1e6,
 		              t->queue_ns / 1e6, t->idle_ns / 1e6, (long long)t->nidle,
 		              t->blocked_ns / 1e6, (long long)t->nblocked, other / 1e6);

@@ -289,7 +289,7 @@ static void test_thread_default(void **state)
 	assert_non_null(strstr(last_stats, "\nthread 4 (1 tasks): "));
 	assert_null(strstr(last_stats, "\nthread 5 "));
 	assert_non_null(strstr(last_stats, "parallel efficiency "));
-	assert_non_null(strstr(last_stats, "asleep helping a blocked sender "));
+	assert_non_null(strstr(last_stats, "asleep on a blocked sender "));
 	rows_free(&r);
 	slot_sharing = "true";
 	run_job(sql, 2, &r);

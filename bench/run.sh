@@ -23,9 +23,14 @@
 #   5. parallelism (issue 10): jobs 1 and 2 at 'parallelism.default' 1 and
 #               2, wall time and CPU time each; targets: throughput in wall
 #               time at 2 at least 1.8x that at 1, rows per CPU-second at 2
-#               at least 90% of that at 1.  Also at 2 with a thread per
-#               task ('sluice.slot-sharing' false, docs/parallel.md §1),
-#               for comparison (no verdict).
+#               at least 90% of that at 1.  Also at 2 with slot sharing
+#               ('sluice.slot-sharing' true, docs/parallel.md §1), for
+#               comparison (no verdict).  Runs at 2 print the parallel
+#               efficiency of their last run (--stats: time on a core /
+#               (cores x wall)), which the machine's load changes less
+#               than wall time; BENCH_CHRT (e.g. "chrt -r 10", as root)
+#               runs each job under that command, so that other work on a
+#               shared machine waits while it runs.
 #
 # Every run pins 'parallelism.default' (--set): jobs 1-4 run at 1, since
 # their targets are per core and the default is the machine's CPU count.
@@ -40,7 +45,8 @@
 # BENCH_KEYS (1000000), BENCH_HC_ROWS (4000000), BENCH_DATA
 # (BUILD_DIR/bench-data), BENCH_REPEAT (3: each figure is the best of that
 # many runs), BENCH_PAR (2: the parallelism job 5 compares with 1),
-# BENCH_ONLY (unset: every job; "par": job 5 alone).
+# BENCH_ONLY (unset: every job; "par": job 5 alone), BENCH_CHRT (unset:
+# job 5's runs under that command prefix, e.g. "chrt -r 10").
 set -eu
 
 BUILD=${1:-build}
@@ -181,38 +187,40 @@ fi
 # ---- 5. parallelism 1 and PAR: jobs 1 and 2 ------------------------------------
 # measure_par NAME ROWS SQL: sets W1 C1 W2 C2 (best wall and CPU seconds at
 # parallelism 1 and PAR) and OUT1 OUT2 (rows written, which must agree);
-# W3 C3: PAR with a thread per task ('sluice.slot-sharing' false,
-# docs/parallel.md §1), for comparison
+# W3 C3: PAR with slot sharing ('sluice.slot-sharing' true,
+# docs/parallel.md §1; a thread per task is the default), for comparison
 measure_par() {
 	for p in 1 "$PAR" "${PAR}t"; do
-		ss=true
-		[ "$p" = "${PAR}t" ] && ss=false
-		measure "$1_p$p" "$2" "$SLUICE" run --set parallelism.default="${p%t}" \
-			--set sluice.slot-sharing=$ss "$3"
+		ss=false
+		[ "$p" = "${PAR}t" ] && ss=true
+		# shellcheck disable=SC2086 # BENCH_CHRT is a command prefix
+		measure "$1_p$p" "$2" ${BENCH_CHRT:-} "$SLUICE" run --stats \
+			--set parallelism.default="${p%t}" --set sluice.slot-sharing=$ss "$3"
+		e=$(sed -n 's/.*parallel efficiency \([0-9]*%\).*/\1/p' "$WORK/$1_p$p.log")
 		o=$(sed -n 's/^sink out_w: \([0-9]*\) rows written.*/\1/p' "$WORK/$1_p$p.log")
 		case $p in
 		1) W1=$WALL C1=$CPU OUT1=$o ;;
-		*t) W3=$WALL C3=$CPU OUT3=$o ;;
-		*) W2=$WALL C2=$CPU OUT2=$o ;;
+		*t) W3=$WALL C3=$CPU OUT3=$o E3=$e ;;
+		*) W2=$WALL C2=$CPU OUT2=$o E2=$e ;;
 		esac
 	done
 	if [ "$OUT1" != "$OUT2" ] || [ "$OUT1" != "$OUT3" ]; then
-		echo "bench $1: $OUT1 rows out at parallelism 1, $OUT2 at $PAR ($OUT3 without slot sharing)" >&2
+		echo "bench $1: $OUT1 rows out at parallelism 1, $OUT2 at $PAR ($OUT3 with slot sharing)" >&2
 		exit 1
 	fi
 }
-par_line() { # LABEL ROWS P WALL CPU
-	printf '%-34s %3s %10s %8s %8s %12s %12s\n' "$1" "$3" "$(mrows "$2")" "$4" "$5" \
+par_line() { # LABEL ROWS P WALL CPU [EFFICIENCY]
+	printf '%-34s %3s %10s %8s %8s %12s %12s %6s\n' "$1" "$3" "$(mrows "$2")" "$4" "$5" \
 		"$(awk -v r="$2" -v w="$4" 'BEGIN { printf "%.2f M", r / w / 1e6 }')" \
-		"$(awk -v r="$2" -v c="$5" 'BEGIN { printf "%.2f M", r / c / 1e6 }')"
+		"$(awk -v r="$2" -v c="$5" 'BEGIN { printf "%.2f M", r / c / 1e6 }')" "${6:-}"
 }
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 [ -f "$WORK/file.sql" ] || { orders_sql "$ORDERS"; window_sql orders event_time STRING "'1' MINUTE"; } > "$WORK/file.sql"
 [ -f "$WORK/dg.sql" ] || { datagen_sql "$DG_ROWS" "$USERS"; window_sql gen ts BIGINT "'1' MINUTE"; } > "$WORK/dg.sql"
 measure_par pfile "$FILE_ROWS" "$WORK/file.sql"
-PF_W1=$W1 PF_C1=$C1 PF_W2=$W2 PF_C2=$C2 PF_W3=$W3 PF_C3=$C3 PF_OUT=$OUT1
+PF_W1=$W1 PF_C1=$C1 PF_W2=$W2 PF_C2=$C2 PF_W3=$W3 PF_C3=$C3 PF_OUT=$OUT1 PF_E2=$E2 PF_E3=$E3
 measure_par pdg "$DG_ROWS" "$WORK/dg.sql"
-PD_W1=$W1 PD_C1=$C1 PD_W2=$W2 PD_C2=$C2 PD_W3=$W3 PD_C3=$C3 PD_OUT=$OUT1
+PD_W1=$W1 PD_C1=$C1 PD_W2=$W2 PD_C2=$C2 PD_W3=$W3 PD_C3=$C3 PD_OUT=$OUT1 PD_E2=$E2 PD_E3=$E3
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---- report ------------------------------------------------------------------------
@@ -244,13 +252,13 @@ fi
 
 echo
 echo "5. parallelism 1 and $PAR (load average $LOAD0 before, $LOAD1 after; best of $REPEAT, wall and CPU each)"
-printf '%-34s %3s %10s %8s %8s %12s %12s\n' "run" "p" "rows" "wall s" "cpu s" "rows/wall-s" "rows/cpu-s"
+printf '%-34s %3s %10s %8s %8s %12s %12s %6s\n' "run" "p" "rows" "wall s" "cpu s" "rows/wall-s" "rows/cpu-s" "eff"
 par_line "   file json tumble 1 min" "$FILE_ROWS" 1 "$PF_W1" "$PF_C1"
-par_line "" "$FILE_ROWS" "$PAR" "$PF_W2" "$PF_C2"
-par_line "     (a thread per task)" "$FILE_ROWS" "$PAR" "$PF_W3" "$PF_C3"
+par_line "" "$FILE_ROWS" "$PAR" "$PF_W2" "$PF_C2" "$PF_E2"
+par_line "     (slot sharing)" "$FILE_ROWS" "$PAR" "$PF_W3" "$PF_C3" "$PF_E3"
 par_line "   datagen tumble 1 min" "$DG_ROWS" 1 "$PD_W1" "$PD_C1"
-par_line "" "$DG_ROWS" "$PAR" "$PD_W2" "$PD_C2"
-par_line "     (a thread per task)" "$DG_ROWS" "$PAR" "$PD_W3" "$PD_C3"
+par_line "" "$DG_ROWS" "$PAR" "$PD_W2" "$PD_C2" "$PD_E2"
+par_line "     (slot sharing)" "$DG_ROWS" "$PAR" "$PD_W3" "$PD_C3" "$PD_E3"
 echo "window rows out: file $PF_OUT, datagen $PD_OUT (the same at 1 and $PAR)"
 # ratio NAME W1 W2 C1 C2: wall-throughput gain and rows/cpu-s ratio at PAR
 ratio() {

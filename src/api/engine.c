@@ -859,8 +859,10 @@ const char *sl_job_stats(sl_engine *e, int verbose)
 				continue;
 			op_stats(b, i, inst, n, verbose);
 		}
-		if (verbose)
+		if (verbose) {
 			sl_prun_edge_stats(e->prun, b);
+			sl_prun_thread_stats(e->prun, b);
+		}
 		return sl_buf_cstr(b);
 	}
 	for (int i = 0; e->job && i < e->graph.nops; i++)

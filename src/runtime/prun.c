@@ -12,9 +12,10 @@
  * chain's nodes, over the channels of every producer instance), the
  * chain's operators, and its senders; then it is opened.
  *
- * Threads (docs/parallel.md §1, "Slot sharing").  Instance i of every
- * chain runs on thread i (a thread per task when the chain graph has a
- * cycle, or with 'sluice.slot-sharing' false).  A thread gives each of
+ * Threads (docs/parallel.md §1).  Every task has a thread of its own
+ * (the default, as Flink runs each subtask), or, with 'sluice.slot-sharing'
+ * true and an acyclic chain graph, instance i of every chain runs on
+ * thread i ("Slot sharing").  A thread gives each of
  * its tasks a turn in turn (task_turn: control messages, marker, one
  * step: the task's processing-time timers and one pump of each source);
  * when none moved it flushes their senders and sleeps on its wake, which
@@ -70,6 +71,7 @@
  */
 #include "prun_int.h"
 #include "instantiate.h"
+#include "cpus.h"
 #include "sluice.h"
 
 #include <pthread.h>
@@ -217,10 +219,11 @@ static int add_op(task *t, sl_op *op, int nin, const sl_pnode *schema, sl_err *e
  * the longest path of exchanged edges from a chain without exchanged
  * inputs.  When the chain graph has no cycle (a chain at parallelism 1
  * that feeds keyed instances and reads their results back has one) and
- * 'sluice.slot-sharing' is on (the default), instance i of every chain
- * runs on thread i (instances of a chain at a lower parallelism on the
- * first threads), so the job has as many threads as its largest
- * parallelism; else every task has its own thread.  A chain reading a
+ * 'sluice.slot-sharing' is on (off by default: a thread per task kept the
+ * cores busier in every job measured, docs/performance.md, s10-par),
+ * instance i of every chain runs on thread i (instances of a chain at a
+ * lower parallelism on the first threads), so the job has as many threads
+ * as its largest parallelism; else every task has its own thread.  A chain reading a
  * single-instance source (stdin, whose read blocks on its pipe, postgres-
  * cdc, a jdbc scan) keeps a thread of its own in any case: a source that
  * blocks would stall every task sharing its thread (at parallelism 2 a
@@ -243,8 +246,8 @@ static int own_thread(const sl_prun *j, int chain)
 static int assign_threads(sl_prun *j, const sl_opts *session, sl_err *err)
 {
 	const sl_pplan *p = j->plan;
-	int share = 1;
-	int rc = sl_opts_bool(session, "sluice.slot-sharing", 1, &share, err);
+	int share = 0;
+	int rc = sl_opts_bool(session, "sluice.slot-sharing", 0, &share, err);
 	if (rc)
 		return rc;
 	int nch = j->nchains, *depth = calloc((size_t)(nch ? nch : 1), sizeof(int));
@@ -1094,6 +1097,34 @@ void sl_prun_edge_stats(const sl_prun *j, sl_buf *out)
 		              x->np, x->nc, nch, (unsigned long long)pushed, (ns + wait) / 1e6,
 		              (unsigned long long)blocks, ns / 1e6, wait / 1e6);
 	}
+}
+
+void sl_prun_thread_stats(const sl_prun *j, sl_buf *out)
+{
+	int64_t run = 0, maxlife = 0;
+	int par = 1;
+	for (int i = 0; i < j->ntasks; i++)
+		if (j->tasks[i].par > par)
+			par = j->tasks[i].par;
+	int cpus = sl_cpus_available();
+	if (cpus > 0 && par > cpus)
+		par = cpus; /* the cores the job can use at most */
+	for (int h = 0; h < j->nthr; h++) {
+		const thr *t = &j->thr[h];
+		int64_t other = t->life_ns - t->run_ns - t->queue_ns - t->idle_ns - t->blocked_ns;
+		sl_buf_printf(out, "thread %d (%d tasks): %.1f ms: on a core %.1f, waiting for a core %.1f, "
+		              "asleep idle %.1f (%lld), asleep on a blocked sender %.1f (%lld), "
+		              "other %.1f\n", h, t->ntasks, t->life_ns / 1e6, t->run_ns / 1e6,
+		              t->queue_ns / 1e6, t->idle_ns / 1e6, (long long)t->nidle,
+		              t->blocked_ns / 1e6, (long long)t->nblocked, other / 1e6);
+		run += t->run_ns;
+		if (t->life_ns > maxlife)
+			maxlife = t->life_ns;
+	}
+	if (j->nthr && maxlife > 0)
+		sl_buf_printf(out, "threads: %.1f ms on a core over %.1f ms, parallel efficiency %.0f%% "
+		              "(on a core / (%d cores x the longest life))\n", run / 1e6,
+		              maxlife / 1e6, 100.0 * (double)run / ((double)par * (double)maxlife), par);
 }
 
 int sl_prun_edge_get(const sl_prun *j, int node, int input, int *channels, uint64_t *messages,

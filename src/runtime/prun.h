@@ -152,4 +152,10 @@ int sl_prun_edge_get(const sl_prun *j, int node, int input, int *channels, uint6
  * back), summed over its channels. */
 void sl_prun_edge_stats(const sl_prun *j, sl_buf *out);
 
+/* Appends one line per thread (after the join): its life, its time on a
+ * core and waiting for one (the kernel's schedstat), asleep with nothing
+ * to do and asleep on a blocked sender; then the job's parallel
+ * efficiency, time on a core / (threads x the longest life). */
+void sl_prun_thread_stats(const sl_prun *j, sl_buf *out);
+
 #endif

@@ -80,6 +80,13 @@ typedef struct thr {
 	int ntasks;
 	sl_wake wake;    /* every channel of its tasks, both sides, and ctl */
 	pthread_t th;
+	/* where its time went (--stats, read after the join; docs/parallel.md
+	 * §1 "Where a thread's time goes"): asleep at the top of its loop with
+	 * nothing to do, asleep while helping (a sender waits for a consumer),
+	 * and at its end its whole life, its time on a core and its time
+	 * runnable but waiting for a core (the kernel's schedstat) */
+	int64_t idle_ns, blocked_ns, life_ns, run_ns, queue_ns;
+	int64_t nidle, nblocked;
 } thr;
 
 struct sl_prun {

@@ -10,6 +10,7 @@
 #include "prun_int.h"
 #include "sluice.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -474,11 +475,32 @@ int sl__prun_help(void *ctx, sl_chan *c, int room)
 		/* no timeout: only a consumer taking from c ends the wait, and a
 		 * timer or a scan of the tasks run here can wait for the frame to
 		 * return (a drain's marker request wakes the thread) */
-		if (ready)
+		if (ready) {
 			sl_wake_disarm(&h->wake);
-		else
+		} else {
+			int64_t t0 = sl__prun_mono_us();
 			sl_wake_sleep(&h->wake, seq, -1);
+			h->blocked_ns += (sl__prun_mono_us() - t0) * 1000;
+			h->nblocked++;
+		}
 	}
+}
+
+/* Records thread h's life since life0 (microseconds, monotonic) and, from
+ * the kernel's /proc/thread-self/schedstat (Linux; zeros elsewhere), its
+ * time on a core and its time runnable but waiting for one. */
+static void thr_times(thr *h, int64_t life0)
+{
+	h->life_ns = (sl__prun_mono_us() - life0) * 1000;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	if (!f)
+		return;
+	long long run, queue;
+	if (fscanf(f, "%lld %lld", &run, &queue) == 2) {
+		h->run_ns = run;
+		h->queue_ns = queue;
+	}
+	fclose(f);
 }
 
 /*
@@ -493,6 +515,7 @@ void *sl__prun_thread(void *arg)
 {
 	thr *h = arg;
 	sl_prun *j = h->job;
+	int64_t life0 = sl__prun_mono_us();
 	while (!atomic_load(&j->cancelled)) {
 		int moved = 0, live = 0, rc = 0;
 		for (int i = 0; i < h->ntasks && !rc; i++) {
@@ -535,11 +558,16 @@ void *sl__prun_thread(void *arg)
 		int ready = 0;
 		for (int i = 0; i < h->ntasks && !ready; i++)
 			ready = !h->tasks[i]->finished && task_ready(h->tasks[i]);
-		if (ready)
+		if (ready) {
 			sl_wake_disarm(&h->wake);
-		else
+		} else {
+			int64_t t0 = sl__prun_mono_us();
 			sl_wake_sleep(&h->wake, seq, timeout);
+			h->idle_ns += (sl__prun_mono_us() - t0) * 1000;
+			h->nidle++;
+		}
 	}
+	thr_times(h, life0);
 	for (int i = 0; i < h->ntasks; i++)
 		if (!h->tasks[i]->finished)
 			task_finish(h->tasks[i]);

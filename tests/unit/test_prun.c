@@ -104,6 +104,9 @@ static const char *const tables =
 
 /* 'sluice.slot-sharing' for run_job when not NULL */
 static const char *slot_sharing;
+/* run_job's last job's sl_job_stats(e, 1), when keep_stats is set (free it) */
+static int keep_stats;
+static char *last_stats;
 
 /* Runs tables + sql at parallelism par over the input on stdin; the
  * result rows ("+I[...]") in arrival order into out. */
@@ -128,6 +131,10 @@ static void run_job(const char *sql, int par, rows *out)
 		fail_msg("%s", sl_errmsg(e));
 	assert_true(sl_job_finished(e));
 	assert_true(sl_poll(e, on_row, out) >= 0);
+	if (keep_stats) {
+		free(last_stats);
+		last_stats = strdup(sl_job_stats(e, 1));
+	}
 	sl_engine_close(e);
 	free(script);
 }
@@ -252,18 +259,48 @@ static void test_union_rebalance(void **state)
 }
 
 /* Three stages of keyed instances (two hash exchanges in a row, the
- * second fed by a changelog), each instance i of every chain on thread i
- * (docs/parallel.md §1, "Slot sharing"), and with a thread per task: the
- * same final table at 1, 2 and 3.  The channels fill (5000 rows, a
- * change per row into the second stage), so senders wait and help. */
+ * second fed by a changelog), with a thread per task (the default) and
+ * with each instance i of every chain on thread i (docs/parallel.md §1,
+ * "Slot sharing"): the same final table at 1, 2 and 3.  The channels fill
+ * (5000 rows, a change per row into the second stage), so senders wait
+ * and, sharing slots, help. */
 static void test_slot_sharing_stages(void **state)
 {
 	const char *sql = "SELECT c, COUNT(*), SUM(s) FROM (SELECT user_id, COUNT(*) AS c,"
 	                  " SUM(amount) AS s FROM o GROUP BY user_id) GROUP BY c;";
-	same_at_every_par(sql, 2, 1);
-	slot_sharing = "false";
+	same_at_every_par(sql, 2, 1); /* the default: a thread per task */
+	slot_sharing = "true";
 	same_at_every_par(sql, 2, 1);
 	slot_sharing = NULL;
+}
+
+/* The threads of the three-stage job above at 2 (stdin's chain at 1 has
+ * a thread of its own in any case): by default a thread per task, 1 + 2 +
+ * 2; sharing slots, 1 + 2, each of the two running both stages' instance.
+ * --stats prints a line per thread and the parallel efficiency
+ * (docs/parallel.md §1, "Where a thread's time goes"). */
+static void test_thread_default(void **state)
+{
+	const char *sql = "SELECT c, COUNT(*), SUM(s) FROM (SELECT user_id, COUNT(*) AS c,"
+	                  " SUM(amount) AS s FROM o GROUP BY user_id) GROUP BY c;";
+	rows r = {0};
+	keep_stats = 1;
+	run_job(sql, 2, &r);
+	assert_non_null(strstr(last_stats, "\nthread 4 (1 tasks): "));
+	assert_null(strstr(last_stats, "\nthread 5 "));
+	assert_non_null(strstr(last_stats, "parallel efficiency "));
+	assert_non_null(strstr(last_stats, "asleep on a blocked sender "));
+	rows_free(&r);
+	slot_sharing = "true";
+	run_job(sql, 2, &r);
+	assert_non_null(strstr(last_stats, "\nthread 1 (2 tasks): "));
+	assert_non_null(strstr(last_stats, "\nthread 2 (1 tasks): "));
+	assert_null(strstr(last_stats, "\nthread 3 "));
+	slot_sharing = NULL;
+	keep_stats = 0;
+	free(last_stats);
+	last_stats = NULL;
+	rows_free(&r);
 }
 
 /* EXPLAIN at 2: the exchanges the runtime above runs. */
@@ -575,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_global_aggregate),
 		cmocka_unit_test(test_union_rebalance),
 		cmocka_unit_test(test_slot_sharing_stages),
+		cmocka_unit_test(test_thread_default),
 		cmocka_unit_test(test_explain),
 		cmocka_unit_test(test_error_in_worker),
 		cmocka_unit_test(test_error_after_exchange),

@@ -107,6 +107,15 @@ typedef struct over_op {
 	void *slot;            /* aligned scratch accumulator */
 	int incremental;       /* accumulator kept, rows retracted */
 	int keep_rows;         /* the frame is bounded, or LAG: frame rows are stored */
+	/* MIN / MAX / FIRST_VALUE / LAST_VALUE / LISTAGG over strings
+	 * (sl_agg_is_str): their value in "strings" (agg.h), keyed by the
+	 * partition key and the aggregate's index */
+	uint8_t *is_str;
+	int has_str;
+	sl_state_table *strs;
+	sl_type *ktypes;       /* the partition key's column types (its key group) */
+	sl_state_pkey_cols_ctx pkc;
+	sl_buf skey;
 	uint32_t lag_keep;     /* LAG (unbounded frame): the rows kept are its last
 	                        * lag_keep rows (largest offset + 1), never
 	                        * retracted; 0 without LAG */
@@ -172,7 +181,10 @@ static int fold_frame_row(over_op *o, const char *e, int sign, sl_err *err)
 	if (sl_rowcodec_decode(e + 12, len, o->fb, o->fb_cols, o->nfcols, r) < 0)
 		return sl_err_set(err, SL_ESTATE, "OVER aggregate state: malformed row");
 	for (int i = 0; i < o->p.naggs; i++) {
-		int rc = sl_agg_add_one(&o->faggs[i], o->slot, o->fb, r, sign, err);
+		int rc = o->is_str[i]
+		       ? sl_agg_str_add(&o->faggs[i], i, o->strs, 0, o->key.p, o->key.len, o->fb, r,
+		                        &o->skey, err)
+		       : sl_agg_add_one(&o->faggs[i], o->slot, o->fb, r, sign, err);
 		if (rc)
 			return rc;
 	}
@@ -186,7 +198,10 @@ static int frame_add(over_op *o, int64_t ts, sl_err *err)
 	memcpy(o->slot, o->st.p, o->slot_size);
 	if (o->incremental)
 		for (int i = 0; i < o->p.naggs; i++) {
-			int rc = sl_agg_add_one(&o->aggs[i], o->slot, o->row, 0, 1, err);
+			int rc = o->is_str[i]
+			       ? sl_agg_str_add(&o->aggs[i], i, o->strs, 0, o->key.p, o->key.len, o->row, 0,
+			                        &o->skey, err)
+			       : sl_agg_add_one(&o->aggs[i], o->slot, o->row, 0, 1, err);
 			if (rc)
 				return rc;
 		}
@@ -244,6 +259,9 @@ static int frame_result(over_op *o, sl_err *err)
 		return 0;
 	}
 	memset(o->slot, 0, o->slot_size);
+	for (int i = 0; i < o->p.naggs; i++) /* strings: recomputed from the frame too */
+		if (o->is_str[i])
+			sl_agg_str_delete(i, o->strs, 0, o->key.p, o->key.len, &o->skey);
 	size_t off = o->slot_size + 4;
 	for (uint32_t i = 0, n = st_count(o); i < n; i++) {
 		uint32_t len;
@@ -335,6 +353,9 @@ static int emit_row(over_op *o, sl_err *err)
 		const sl_agg *a = &o->aggs[i];
 		int rc = a->vt == &sl_over_lag_vtab
 		                 ? lag_result(o, i, o->out_cols[o->nin + i], r, err)
+		         : o->is_str[i]
+		                 ? sl_agg_str_result(a, i, o->strs, 0, o->key.p, o->key.len, &o->skey,
+		                                     o->out.b, o->out_cols[o->nin + i], r)
 		                 : a->vt->result(a, (const char *)o->slot + a->offset,
 		                                 o->out_cols[o->nin + i], r, err);
 		if (rc)
@@ -551,6 +572,13 @@ static int over_open(sl_op *op, sl_err *err)
 		return err->code;
 	sl_state_table_set_pkey(o->pend, pend_pkey, NULL);
 	sl_ns_timers_add(&o->tm, o->pend);
+	if (o->has_str) {
+		if (!(o->strs = sl_state_table_open(op->state, op->uid, "strings", 0, err)))
+			return err->code;
+		o->pkc.types = o->ktypes;
+		o->pkc.n = o->p.nkeys;
+		sl_state_table_set_pkey(o->strs, sl_state_pkey_cols, &o->pkc);
+	}
 	sl_type *ft = calloc((size_t)o->nfcols + 1, sizeof(sl_type));
 	if (!ft)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
@@ -600,6 +628,9 @@ static void over_close(sl_op *op)
 	free(o->sort_desc);
 	free(o->sort_nf);
 	free(o->phys);
+	free(o->is_str);
+	free(o->ktypes);
+	sl_buf_deinit(&o->skey);
 	sl_buf_deinit(&o->offs);
 	sl_buf_deinit(&o->sorted);
 	sl_buf_deinit(&o->key);
@@ -651,14 +682,18 @@ sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int ni
 	o->sort_desc = calloc((size_t)p->nsort + 1, 1);
 	o->sort_nf = calloc((size_t)p->nsort + 1, 1);
 	o->phys = calloc((size_t)nin + 1, sizeof(int));
+	o->is_str = calloc((size_t)p->naggs + 1, 1);
+	o->ktypes = calloc((size_t)p->nkeys + 1, sizeof(sl_type));
 	if (!o->key_cols || !o->aggs || !o->faggs || !o->fcols || !o->sort_cols || !o->sort_desc ||
-	    !o->sort_nf || !o->phys) {
+	    !o->sort_nf || !o->phys || !o->is_str || !o->ktypes) {
 		sl_op_free(&o->base); /* calls its close */
 		sl_err_set(err, SL_ENOMEM, "out of memory");
 		return NULL;
 	}
 	if (p->nkeys)
 		memcpy(o->key_cols, p->key_cols, sizeof(int) * (size_t)p->nkeys);
+	for (int i = 0; i < p->nkeys; i++)
+		o->ktypes[i] = in_types[p->key_cols[i]];
 	o->p.key_cols = o->key_cols;
 	for (int i = 0; i < nin; i++)
 		o->phys[i] = sl_type_phys(in_types[i]);
@@ -677,6 +712,9 @@ sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int ni
 		o->aggs[i].offset = off;
 		off += o->aggs[i].vt->acc_size;
 		retract &= o->aggs[i].vt->retractable;
+		o->is_str[i] = (uint8_t)(o->aggs[i].vt != &sl_over_lag_vtab &&
+		                         sl_agg_is_str(&o->aggs[i]));
+		o->has_str |= o->is_str[i];
 		if (o->aggs[i].vt == &sl_over_lag_vtab &&
 		    (uint32_t)o->aggs[i].lag_offset + 1 > o->lag_keep)
 			o->lag_keep = (uint32_t)o->aggs[i].lag_offset + 1;

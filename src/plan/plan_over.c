@@ -905,11 +905,6 @@ static int over_agg(planner *p, const scope *s, const sl_ast_expr *e, int i, sl_
 	}
 	a->arg_col = arg ? pre_col(p, arg, x, names, n, "a", i) : -1;
 	a->filter_col = filt ? pre_col(p, filt, x, names, n, "f", i) : -1;
-	if (sl_agg_is_str(a)) {
-		sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
-		               "%s over strings in OVER aggregates is not supported yet", f);
-		return SL_EPLAN;
-	}
 	return 0;
 }
 
@@ -999,6 +994,10 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 	for (int i = 0; i < c.n; i++) {
 		if (over_agg(p, &s, c.call[i], i, &aggs[i], x, names, &n))
 			return NULL;
+		if (sl_agg_is_str(&aggs[i]) && aggs[i].vt != &sl_over_lag_vtab && op.retract)
+			return sl__plan_error(p, c.call[i]->line, c.call[i]->col, SL_ENOTSUP,
+			                      "%s over strings in OVER aggregates over an updating input "
+			                      "is not supported yet", c.call[i]->u.call.fname);
 		/* Flink's LagAggFunction cannot retract: no bounded frame */
 		if (aggs[i].vt == &sl_over_lag_vtab && (op.preceding >= 0 || op.retract))
 			return sl__plan_error(p, c.call[i]->line, c.call[i]->col, SL_ENOTSUP,

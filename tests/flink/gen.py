@@ -383,8 +383,6 @@ def main():
                 f.write("-- changelog: none\n")
             if kind == "over" and "DISTINCT" in q:
                 f.write("-- xfail: not supported yet: DISTINCT in OVER aggregates\n")
-            if kind == "over" and "MIN(s)" in q:
-                f.write("-- xfail: not supported yet: MIN over strings in OVER aggregates\n")
             f.write(SCHEMA % opts)
             if kind == "join":
                 urows = [{"uid": 100 + j, "k": r.choice(["a", "b", "c", "e", None]),

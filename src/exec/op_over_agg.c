@@ -107,6 +107,21 @@ typedef struct over_op {
 	void *slot;            /* aligned scratch accumulator */
 	int incremental;       /* accumulator kept, rows retracted */
 	int keep_rows;         /* the frame is bounded, or LAG: frame rows are stored */
+	/* MIN / MAX / FIRST_VALUE / LAST_VALUE / LISTAGG over strings
+	 * (sl_agg_is_str): their value in "strings" (agg.h), keyed by the
+	 * partition key and the aggregate's index */
+	uint8_t *is_str;
+	int has_str;
+	sl_state_table *strs;
+	sl_type *ktypes;       /* the partition key's column types (its key group) */
+	sl_state_pkey_cols_ctx pkc;
+	sl_buf skey;
+	/* DISTINCT aggregates (incremental frames): per (partition key,
+	 * aggregate, value) the count of rows in the frame holding the value,
+	 * in "distinct"; a value counts when its count leaves (or reaches) 0 */
+	int has_distinct;
+	sl_state_table *dist;
+	sl_buf dkey;
 	uint32_t lag_keep;     /* LAG (unbounded frame): the rows kept are its last
 	                        * lag_keep rows (largest offset + 1), never
 	                        * retracted; 0 without LAG */
@@ -162,6 +177,40 @@ static int st_store(over_op *o)
 	                        (uint32_t)o->st.len);
 }
 
+/* Folds row `row` of b into o->slot (or "strings") for aggregate i, which
+ * reads b's columns as a says (o->aggs for input rows, o->faggs for frame
+ * rows), with sign.  A DISTINCT aggregate of an incremental frame takes a
+ * value only when its count in "distinct" goes 0 -> 1 (sign +1) or 1 -> 0
+ * (sign -1); over a recomputed frame DISTINCT is only on MIN / MAX
+ * (plan_over.c), where it changes nothing. */
+static int add_agg(over_op *o, int i, const sl_agg *a, const sl_batch *b, int row, int sign,
+                   sl_err *err)
+{
+	if (a->distinct && o->incremental && a->arg_col >= 0) {
+		if (a->filter_col >= 0) { /* a row FILTER drops does not hold its value */
+			const sl_col *f = &b->cols[a->filter_col];
+			if (f->null[row] || !f->v.i64[row])
+				return 0;
+		}
+		sl_buf_clear(&o->dkey);
+		if (sl_buf_append(&o->dkey, o->key.p, o->key.len) || sl_buf_putc(&o->dkey, (char)i) ||
+		    sl_rowcodec_key(b, &a->arg_col, 1, row, &o->dkey))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		int64_t *cnt = sl_state_upsert(o->dist, 0, o->dkey.p, (uint32_t)o->dkey.len, NULL);
+		if (!cnt)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		*cnt += sign;
+		int counts = sign > 0 ? *cnt == 1 : *cnt == 0;
+		if (*cnt <= 0)
+			sl_state_delete(o->dist, 0, o->dkey.p, (uint32_t)o->dkey.len);
+		if (!counts)
+			return 0;
+	}
+	return o->is_str[i] ? sl_agg_str_add(a, i, o->strs, 0, o->key.p, o->key.len, b, row,
+	                                     &o->skey, err)
+	                    : sl_agg_add_one(a, o->slot, b, row, sign, err);
+}
+
 /* Folds frame row e (i64 ts, u32 len, columns) into o->slot with sign. */
 static int fold_frame_row(over_op *o, const char *e, int sign, sl_err *err)
 {
@@ -172,7 +221,7 @@ static int fold_frame_row(over_op *o, const char *e, int sign, sl_err *err)
 	if (sl_rowcodec_decode(e + 12, len, o->fb, o->fb_cols, o->nfcols, r) < 0)
 		return sl_err_set(err, SL_ESTATE, "OVER aggregate state: malformed row");
 	for (int i = 0; i < o->p.naggs; i++) {
-		int rc = sl_agg_add_one(&o->faggs[i], o->slot, o->fb, r, sign, err);
+		int rc = add_agg(o, i, &o->faggs[i], o->fb, r, sign, err);
 		if (rc)
 			return rc;
 	}
@@ -186,7 +235,7 @@ static int frame_add(over_op *o, int64_t ts, sl_err *err)
 	memcpy(o->slot, o->st.p, o->slot_size);
 	if (o->incremental)
 		for (int i = 0; i < o->p.naggs; i++) {
-			int rc = sl_agg_add_one(&o->aggs[i], o->slot, o->row, 0, 1, err);
+			int rc = add_agg(o, i, &o->aggs[i], o->row, 0, 1, err);
 			if (rc)
 				return rc;
 		}
@@ -244,6 +293,9 @@ static int frame_result(over_op *o, sl_err *err)
 		return 0;
 	}
 	memset(o->slot, 0, o->slot_size);
+	for (int i = 0; i < o->p.naggs; i++) /* strings: recomputed from the frame too */
+		if (o->is_str[i])
+			sl_agg_str_delete(i, o->strs, 0, o->key.p, o->key.len, &o->skey);
 	size_t off = o->slot_size + 4;
 	for (uint32_t i = 0, n = st_count(o); i < n; i++) {
 		uint32_t len;
@@ -335,6 +387,9 @@ static int emit_row(over_op *o, sl_err *err)
 		const sl_agg *a = &o->aggs[i];
 		int rc = a->vt == &sl_over_lag_vtab
 		                 ? lag_result(o, i, o->out_cols[o->nin + i], r, err)
+		         : o->is_str[i]
+		                 ? sl_agg_str_result(a, i, o->strs, 0, o->key.p, o->key.len, &o->skey,
+		                                     o->out.b, o->out_cols[o->nin + i], r)
 		                 : a->vt->result(a, (const char *)o->slot + a->offset,
 		                                 o->out_cols[o->nin + i], r, err);
 		if (rc)
@@ -551,6 +606,18 @@ static int over_open(sl_op *op, sl_err *err)
 		return err->code;
 	sl_state_table_set_pkey(o->pend, pend_pkey, NULL);
 	sl_ns_timers_add(&o->tm, o->pend);
+	o->pkc.types = o->ktypes;
+	o->pkc.n = o->p.nkeys;
+	if (o->has_str) {
+		if (!(o->strs = sl_state_table_open(op->state, op->uid, "strings", 0, err)))
+			return err->code;
+		sl_state_table_set_pkey(o->strs, sl_state_pkey_cols, &o->pkc);
+	}
+	if (o->has_distinct && o->incremental) {
+		if (!(o->dist = sl_state_table_open(op->state, op->uid, "distinct", 8, err)))
+			return err->code;
+		sl_state_table_set_pkey(o->dist, sl_state_pkey_cols, &o->pkc);
+	}
 	sl_type *ft = calloc((size_t)o->nfcols + 1, sizeof(sl_type));
 	if (!ft)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
@@ -600,6 +667,10 @@ static void over_close(sl_op *op)
 	free(o->sort_desc);
 	free(o->sort_nf);
 	free(o->phys);
+	free(o->is_str);
+	free(o->ktypes);
+	sl_buf_deinit(&o->skey);
+	sl_buf_deinit(&o->dkey);
 	sl_buf_deinit(&o->offs);
 	sl_buf_deinit(&o->sorted);
 	sl_buf_deinit(&o->key);
@@ -651,14 +722,18 @@ sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int ni
 	o->sort_desc = calloc((size_t)p->nsort + 1, 1);
 	o->sort_nf = calloc((size_t)p->nsort + 1, 1);
 	o->phys = calloc((size_t)nin + 1, sizeof(int));
+	o->is_str = calloc((size_t)p->naggs + 1, 1);
+	o->ktypes = calloc((size_t)p->nkeys + 1, sizeof(sl_type));
 	if (!o->key_cols || !o->aggs || !o->faggs || !o->fcols || !o->sort_cols || !o->sort_desc ||
-	    !o->sort_nf || !o->phys) {
+	    !o->sort_nf || !o->phys || !o->is_str || !o->ktypes) {
 		sl_op_free(&o->base); /* calls its close */
 		sl_err_set(err, SL_ENOMEM, "out of memory");
 		return NULL;
 	}
 	if (p->nkeys)
 		memcpy(o->key_cols, p->key_cols, sizeof(int) * (size_t)p->nkeys);
+	for (int i = 0; i < p->nkeys; i++)
+		o->ktypes[i] = in_types[p->key_cols[i]];
 	o->p.key_cols = o->key_cols;
 	for (int i = 0; i < nin; i++)
 		o->phys[i] = sl_type_phys(in_types[i]);
@@ -677,6 +752,10 @@ sl_op *sl_op_over_agg_new(const sl_over_plan *p, const sl_type *in_types, int ni
 		o->aggs[i].offset = off;
 		off += o->aggs[i].vt->acc_size;
 		retract &= o->aggs[i].vt->retractable;
+		o->is_str[i] = (uint8_t)(o->aggs[i].vt != &sl_over_lag_vtab &&
+		                         sl_agg_is_str(&o->aggs[i]));
+		o->has_str |= o->is_str[i];
+		o->has_distinct |= o->aggs[i].distinct;
 		if (o->aggs[i].vt == &sl_over_lag_vtab &&
 		    (uint32_t)o->aggs[i].lag_offset + 1 > o->lag_keep)
 			o->lag_keep = (uint32_t)o->aggs[i].lag_offset + 1;

@@ -884,11 +884,11 @@ static int over_agg(planner *p, const scope *s, const sl_ast_expr *e, int i, sl_
 		sl__plan_error(p, e->line, e->col, SL_EPLAN, "%s takes one argument", f);
 		return SL_EPLAN;
 	}
-	if (e->u.call.distinct) {
-		sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
-		               "DISTINCT in OVER aggregates is not supported yet");
+	if (e->u.call.distinct && star) {
+		sl__plan_error(p, e->line, e->col, SL_EPLAN, "COUNT(DISTINCT *) is not valid");
 		return SL_EPLAN;
 	}
+	a->distinct = e->u.call.distinct;
 	sl_expr *arg = NULL, *filt = NULL;
 	if (!star && !(arg = sl__bind_expr(p, s, e->u.call.args[0])))
 		return SL_EPLAN;
@@ -905,11 +905,6 @@ static int over_agg(planner *p, const scope *s, const sl_ast_expr *e, int i, sl_
 	}
 	a->arg_col = arg ? pre_col(p, arg, x, names, n, "a", i) : -1;
 	a->filter_col = filt ? pre_col(p, filt, x, names, n, "f", i) : -1;
-	if (sl_agg_is_str(a)) {
-		sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
-		               "%s over strings in OVER aggregates is not supported yet", f);
-		return SL_EPLAN;
-	}
 	return 0;
 }
 
@@ -999,12 +994,37 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 	for (int i = 0; i < c.n; i++) {
 		if (over_agg(p, &s, c.call[i], i, &aggs[i], x, names, &n))
 			return NULL;
+		if (sl_agg_is_str(&aggs[i]) && aggs[i].vt != &sl_over_lag_vtab && op.retract)
+			return sl__plan_error(p, c.call[i]->line, c.call[i]->col, SL_ENOTSUP,
+			                      "%s over strings in OVER aggregates over an updating input "
+			                      "is not supported yet", c.call[i]->u.call.fname);
 		/* Flink's LagAggFunction cannot retract: no bounded frame */
 		if (aggs[i].vt == &sl_over_lag_vtab && (op.preceding >= 0 || op.retract))
 			return sl__plan_error(p, c.call[i]->line, c.call[i]->col, SL_ENOTSUP,
 			                      "LAG needs an OVER window with an UNBOUNDED PRECEDING "
 			                      "frame over an append-only input (it cannot retract a "
 			                      "row leaving a bounded frame, as in Flink)");
+	}
+	/* DISTINCT counts values in state as rows enter and leave the frame: an
+	 * unbounded frame, or one whose aggregates all retract (otherwise the
+	 * frame is recomputed for each row, where only MIN / MAX may be
+	 * DISTINCT, which it does not change); not over an updating input */
+	int all_retract = 1;
+	for (int i = 0; i < c.n; i++)
+		all_retract &= aggs[i].vt->retractable;
+	for (int i = 0; i < c.n; i++) {
+		if (!aggs[i].distinct)
+			continue;
+		const char *fn = aggs[i].vt->name;
+		if (op.retract)
+			return sl__plan_error(p, c.call[i]->line, c.call[i]->col, SL_ENOTSUP,
+			                      "DISTINCT in OVER aggregates over an updating input is not "
+			                      "supported yet");
+		if (op.preceding >= 0 && !all_retract && strcmp(fn, "MIN") && strcmp(fn, "MAX"))
+			return sl__plan_error(p, c.call[i]->line, c.call[i]->col, SL_ENOTSUP,
+			                      "%s(DISTINCT ..) over a bounded frame beside an aggregate "
+			                      "that cannot retract (MIN, MAX, FIRST_VALUE, ...) is not "
+			                      "supported yet", fn);
 	}
 	rel *in = r;
 	if (n > r->ncols && !(in = sl__add_calc(p, r, NULL, x, n, names)))

@@ -381,10 +381,6 @@ def main():
                 # sluice emits a key's first row once the watermark passes it; Flink at
                 # once, with -U/+U when an earlier row arrives (dedup_keep_first_out_of_order)
                 f.write("-- changelog: none\n")
-            if kind == "over" and "DISTINCT" in q:
-                f.write("-- xfail: not supported yet: DISTINCT in OVER aggregates\n")
-            if kind == "over" and "MIN(s)" in q:
-                f.write("-- xfail: not supported yet: MIN over strings in OVER aggregates\n")
             f.write(SCHEMA % opts)
             if kind == "join":
                 urows = [{"uid": 100 + j, "k": r.choice(["a", "b", "c", "e", None]),

@@ -91,18 +91,20 @@ static int reserve(sl_nsidx *x)
 	return 0;
 }
 
-/* The first i in key[0..n) with key[i] >= k (n when none). */
+/* The first i in key[0..n) with key[i] >= k (n when none).  (The work
+ * is counted outside the loop: x->work may alias key for the compiler.) */
 static inline int lower(sl_nsidx *x, const int64_t *key, int n, int64_t k)
 {
-	int lo = 0, hi = n;
+	int lo = 0, hi = n, steps = 0;
 	while (lo < hi) {
 		int mid = (lo + hi) / 2;
-		x->work++;
+		steps++;
 		if (key[mid] < k)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	x->work += (uint64_t)steps;
 	return lo;
 }
 
@@ -110,15 +112,16 @@ static inline int lower(sl_nsidx *x, const int64_t *key, int n, int64_t k)
  * inner node with n + 1 children that k belongs under. */
 static inline int upper(sl_nsidx *x, const int64_t *key, int n, int64_t k)
 {
-	int lo = 0, hi = n;
+	int lo = 0, hi = n, steps = 0;
 	while (lo < hi) {
 		int mid = (lo + hi) / 2;
-		x->work++;
+		steps++;
 		if (key[mid] <= k)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	x->work += (uint64_t)steps;
 	return lo;
 }
 
@@ -179,7 +182,15 @@ void **sl__nsidx_get(sl_nsidx *x, int64_t k)
 {
 	if (!x->n)
 		return NULL;
-	sl_nsleaf *l = leaf_of(x, k);
+	/* the newest and the oldest namespace, and beyond them, without a
+	 * search (a new timer or window is beyond the newest) */
+	sl_nsleaf *l = x->last, *f = x->first;
+	x->work++;
+	if (l->key[l->n - 1] <= k)
+		return l->key[l->n - 1] == k ? &l->val[l->n - 1] : NULL;
+	if (f->key[0] >= k)
+		return f->key[0] == k ? &f->val[0] : NULL;
+	l = leaf_of(x, k);
 	int i = lower(x, l->key, l->n, k);
 	return i < l->n && l->key[i] == k ? &l->val[i] : NULL;
 }
@@ -198,8 +209,18 @@ int sl__nsidx_next(sl_nsidx *x, int64_t after, int64_t *k, void **v)
 {
 	if (!x->n)
 		return 0;
-	sl_nsleaf *l = leaf_of(x, after);
-	int i = upper(x, l->key, l->n, after);
+	/* from where the last next() ended (a walk), after the oldest (the
+	 * one being fired) or before it: no search */
+	const sl_nsleaf *l = x->first;
+	int i = after < l->key[0] ? 0 : after == l->key[0] && l->n > 1 ? 1 : -1;
+	x->work++;
+	if (i < 0 && x->hint && x->hint->key[x->hint_i] == after) {
+		l = x->hint;
+		i = x->hint_i + 1;
+	} else if (i < 0) {
+		l = leaf_of(x, after);
+		i = upper(x, l->key, l->n, after);
+	}
 	if (i == l->n) { /* the next leaf's keys are all above `after` */
 		l = l->next;
 		i = 0;
@@ -209,6 +230,8 @@ int sl__nsidx_next(sl_nsidx *x, int64_t after, int64_t *k, void **v)
 	*k = l->key[i];
 	if (v)
 		*v = l->val[i];
+	x->hint = l;
+	x->hint_i = i;
 	return 1;
 }
 
@@ -311,6 +334,7 @@ static int ins(sl_nsidx *x, void *p, int h, int64_t k, void *v, int64_t *sep, vo
 
 int sl__nsidx_put(sl_nsidx *x, int64_t k, void *v)
 {
+	x->hint = NULL;
 	if (!x->root) {
 		sl_nsleaf *l = node_new(x);
 		if (!l)
@@ -462,6 +486,22 @@ static int del(sl_nsidx *x, void *p, int h, int64_t k, void **v)
 int sl__nsidx_del(sl_nsidx *x, int64_t k, void **v)
 {
 	void *val;
+	sl_nsleaf *f = x->first;
+	x->hint = NULL;
+	if (x->n && f->key[0] == k && (x->height == 0 || f->n > MIN_FILL)) {
+		/* the oldest (timers and windows firing), leaving the leaf full
+		 * enough: no descent */
+		val = f->val[0];
+		int m = f->n - 1;
+		memmove(f->key, f->key + 1, sizeof(*f->key) * (size_t)m);
+		memmove(f->val, f->val + 1, sizeof(*f->val) * (size_t)m);
+		f->n = m;
+		x->n--;
+		x->work += (uint64_t)m + 1;
+		if (v)
+			*v = val;
+		return 1;
+	}
 	if (!x->n || !del(x, x->root, x->height, k, &val))
 		return 0;
 	x->n--;

@@ -43,6 +43,8 @@ typedef struct sl_nsidx {
 	void *spare;             /* freed nodes kept for the next splits (a list) */
 	int nspare;
 	uint64_t work;           /* elements moved or compared, nodes visited */
+	const sl_nsleaf *hint;   /* where the last next() ended (NULL after a change) */
+	int hint_i;
 } sl_nsidx;
 
 /* An empty index (no allocation until the first put). */
@@ -63,7 +65,8 @@ int sl__nsidx_put(sl_nsidx *x, int64_t k, void *v);
 int sl__nsidx_del(sl_nsidx *x, int64_t k, void **v);
 
 /* The smallest namespace > after (sl__nsidx_first: the smallest): 1 with
- * *k and *v (v may be NULL), or 0 when there is none. */
+ * *k and *v (v may be NULL), or 0 when there is none.  A walk by next()
+ * from the namespace the previous next() returned costs no search. */
 int sl__nsidx_first(const sl_nsidx *x, int64_t *k, void **v);
 int sl__nsidx_next(sl_nsidx *x, int64_t after, int64_t *k, void **v);
 

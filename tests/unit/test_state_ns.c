@@ -84,6 +84,35 @@ static void same_as(sl_nsidx *x, const unsigned char *in, int n)
 	}
 	int have = sl__nsidx_first(x, &k, &v);
 	assert_int_equal(have, n > 0);
+	/* a walk by next() (each from where the last ended) sees them all */
+	int walked = 0;
+	for (i = 0; have; have = sl__nsidx_next(x, k, &k, &v)) {
+		while (!in[i])
+			i++;
+		assert_int_equal(k, key_of(i));
+		i++;
+		walked++;
+	}
+	assert_int_equal(walked, n);
+}
+
+/* A short walk by next() from k: each step the smallest present key
+ * above the last (the walk's hint must not survive a change). */
+static void walk_from(sl_nsidx *x, const unsigned char *in, int i)
+{
+	int64_t k = key_of(i);
+	for (int step = 0; step < 3; step++) {
+		int j = i + 1;
+		while (j < DOM && !in[j])
+			j++;
+		int64_t got;
+		assert_int_equal(sl__nsidx_next(x, k, &got, NULL), j < DOM);
+		if (j >= DOM)
+			return;
+		assert_int_equal(got, key_of(j));
+		k = got;
+		i = j;
+	}
 }
 
 static void test_nsidx_random(void **st)
@@ -114,6 +143,8 @@ static void test_nsidx_random(void **st)
 			}
 			if (op % 5000 == 0)
 				assert_int_equal(sl__nsidx_check(&x), 0);
+			if (op % 7 == 0)
+				walk_from(&x, in, (int)(rnd() % DOM));
 		}
 		same_as(&x, in, n);
 	}

@@ -11,9 +11,10 @@
  * array moved them all (bench/stateful.sh's interval join at 2 M rows:
  * over 100 CPU-seconds, 83% memmove; docs/performance.md).  Here insert,
  * lookup and removal cost O(B log_B n) wherever the namespace falls, and
- * the common cases stay as cheap as the array's: a lookup or an append at
- * the newest end and a lookup at the oldest end touch only the last or the
- * first leaf (the tree is one leaf, a sorted array, up to B namespaces).
+ * the common cases stay about as cheap as the array's: a lookup or an
+ * append at the newest end, a lookup or a removal at the oldest end and a
+ * walk by next() touch only one leaf without a search (the tree is one
+ * leaf, a sorted array, up to B namespaces).
  *
  * Iteration is in ascending namespace order (leaves are linked).  A
  * pointer returned by sl__nsidx_get stays valid until the next put or del.

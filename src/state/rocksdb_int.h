@@ -15,6 +15,7 @@
 
 #include <rocksdb/c.h>
 
+#include "nsidx.h"
 #include "state.h"
 #include "rocksdb_dl.h"
 
@@ -25,11 +26,6 @@ typedef struct bloomf {
 	uint64_t nblocks, n, cap;
 } bloomf;
 
-typedef struct nscount {
-	int64_t ns;
-	uint64_t n;
-} nscount;
-
 struct sl_state_table {
 	const sl_state_vt *vt; /* first: state.h dispatches through it */
 	struct sl_state_backend *be;
@@ -37,8 +33,7 @@ struct sl_state_table {
 	char *name;
 	uint32_t id, val_size;
 	uint64_t count;
-	nscount *nss;          /* sorted by ns, entries > 0 */
-	int nns, capns;
+	sl_nsidx nss;          /* ns -> its entries (> 0) as a uintptr_t (nsidx.h) */
 	/* scratch for the encoded key */
 	char *kbuf;
 	size_t kcap;

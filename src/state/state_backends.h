@@ -18,6 +18,13 @@ int sl__state_mem_open(const struct sl_opts *opts, const char *job_dir, sl_state
 int sl__state_rocksdb_open(const struct sl_opts *opts, const char *job_dir,
                            sl_state_backend **out, sl_err *err); /* state_rocksdb.c */
 
+/* The work of table t's namespace index so far (nsidx.h: elements moved
+ * or compared, nodes visited), of a table of the memory or the RocksDB
+ * backend.  For tests that bound the cost of an access pattern without
+ * timing it (tests/unit/test_state.c). */
+uint64_t sl__state_mem_ns_work(const sl_state_table *t);  /* state_mem.c */
+uint64_t sl__state_rdb_ns_work(const sl_state_table *t);  /* state_rocksdb.c */
+
 /* The default groups of a new backend: 128, all held. */
 static inline void sl__state_kgs_init(sl_state_kgs *k)
 {

@@ -1,9 +1,11 @@
 /*
  * state_mem.c - the in-memory ("hashmap") state backend behind state.h.
  *
- * Layout.  A table is a sorted array of namespaces; each namespace is a
- * flat open-addressing hash table (linear probing, backward-shift deletion)
- * whose slots hold a 32-bit hash and a pointer to an entry.  Entries live
+ * Layout.  A table is an ordered index of namespaces (a B+tree, nsidx.h;
+ * it was a sorted array, quadratic for timers set out of order); each
+ * namespace is a flat open-addressing hash table (linear probing,
+ * backward-shift deletion) whose slots hold a 32-bit hash and a pointer
+ * to an entry.  Entries live
  * in 64 KiB chunks owned by the namespace, so dropping a namespace (a
  * fired window) frees its memory in a few free() calls, and scanning a
  * namespace walks its chunks in creation order (deterministic).  Entry:
@@ -34,6 +36,7 @@
  * These functions are the "hashmap" implementation of state.h's method
  * table (mem_vt, at the end); sl__state_mem_open is the only entry point.
  */
+#include "nsidx.h"
 #include "state_backends.h"
 #include "sluice.h"
 #include "../base/hash.h"
@@ -107,9 +110,7 @@ struct sl_state_table {
 	const sl_state_vt *vt; /* first: state.h dispatches through it */
 	char *name;
 	uint32_t val_size; /* 0 = variable-length */
-	nsmap **nss;       /* sorted by ns: nns entries from nsbase + head */
-	int nns, capns;    /* capns: entries allocated at nsbase */
-	nsmap **nsbase;    /* the allocation (the oldest namespaces leave from the front) */
+	sl_nsidx nss;      /* namespace -> nsmap, ordered (nsidx.h) */
 	nsmap *last;       /* lookup cache */
 	uint64_t count;
 	uint32_t cap_hint;  /* index capacity for a new namespace (see ns_new) */
@@ -341,28 +342,6 @@ static void ns_free(sl_state_backend *be, nsmap *m)
 	free(m);
 }
 
-/* Index of namespace ns in t->nss, or -(insertion point) - 1. */
-static int ns_find(const sl_state_table *t, int64_t ns)
-{
-	int lo = 0, hi = t->nns - 1;
-	/* timers and windows mostly touch the newest namespace or add a newer one */
-	if (hi >= 0 && t->nss[hi]->ns <= ns)
-		return t->nss[hi]->ns == ns ? hi : -(hi + 1) - 1;
-	if (hi >= 0 && t->nss[0]->ns >= ns) /* ... or fire the oldest */
-		return t->nss[0]->ns == ns ? 0 : -1;
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-		int64_t v = t->nss[mid]->ns;
-		if (v == ns)
-			return mid;
-		if (v < ns)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -lo - 1;
-}
-
 static nsmap *ns_get_slow(sl_state_table *t, int64_t ns, int create);
 
 /* Namespace ns of t (created when `create`), or NULL.  Why the cached
@@ -375,31 +354,21 @@ static inline nsmap *ns_get(sl_state_table *t, int64_t ns, int create)
 	return ns_get_slow(t, ns, create);
 }
 
+/*
+ * The namespaces are a B+tree (nsidx.h), not the sorted array they were.
+ * Why: a timer table has a namespace per timer instant, and an interval
+ * join over splits far apart in event time set each timer of one split
+ * before the ~1 M namespaces of the other: the array's insert moved them
+ * all (bench/stateful.sh's interval join at 2 M rows: over 100 CPU-s, 83%
+ * memmove; docs/performance.md).
+ */
 static nsmap *ns_get_slow(sl_state_table *t, int64_t ns, int create)
 {
-	int i = ns_find(t, ns);
-	if (i >= 0)
-		return t->last = t->nss[i];
+	void **p = sl__nsidx_get(&t->nss, ns);
+	if (p)
+		return t->last = *p;
 	if (!create)
 		return NULL;
-	i = -i - 1;
-	assert((t->nss - t->nsbase) + t->nns <= t->capns);
-	if ((t->nss - t->nsbase) + t->nns == t->capns) { /* no room at the end */
-		if (t->capns && t->nss - t->nsbase >= t->capns / 4) {
-			memmove(t->nsbase, t->nss, sizeof(*t->nss) * (size_t)t->nns);
-		} else {
-			int nc = t->capns ? t->capns * 2 : 8;
-			nsmap **nv = malloc(sizeof(*nv) * (size_t)nc);
-			if (!nv)
-				return NULL;
-			if (t->nns)
-				memcpy(nv, t->nss, sizeof(*nv) * (size_t)t->nns);
-			free(t->nsbase);
-			t->nsbase = nv;
-			t->capns = nc;
-		}
-		t->nss = t->nsbase;
-	}
 	nsmap *m = ns_new(t->be, ns, t->cap_hint ? t->cap_hint : 16, t->val_size);
 	if (!m)
 		return NULL;
@@ -415,23 +384,19 @@ static nsmap *ns_get_slow(sl_state_table *t, int64_t ns, int create)
 		m->bytes += 16 * 12;
 		t->be->bytes += 16 * 12;
 	}
-	memmove(t->nss + i + 1, t->nss + i, sizeof(*t->nss) * (size_t)(t->nns - i));
-	t->nss[i] = m;
-	t->nns++;
+	if (sl__nsidx_put(&t->nss, ns, m)) {
+		ns_free(t->be, m);
+		return NULL;
+	}
 	return t->last = m;
 }
 
 static void ns_remove(sl_state_table *t, nsmap *m)
 {
-	int i = ns_find(t, m->ns);
-	assert(i >= 0 && t->nss[i] == m); /* m is one of t's namespaces */
-	if (i < 0)
+	int found = sl__nsidx_del(&t->nss, m->ns, NULL);
+	assert(found); /* m is one of t's namespaces */
+	if (!found)
 		return;
-	if (i == 0) /* the oldest: the array's front moves up */
-		t->nss++;
-	else
-		memmove(t->nss + i, t->nss + i + 1, sizeof(*t->nss) * (size_t)(t->nns - i - 1));
-	t->nns--;
 	if (t->last == m)
 		t->last = NULL;
 	t->count -= m->count;
@@ -832,9 +797,11 @@ static void remove_slot(sl_state_table *t, nsmap *m, uint32_t i)
 
 static void table_clear(sl_state_table *t)
 {
-	for (int i = 0; i < t->nns; i++)
-		ns_free(t->be, t->nss[i]);
-	t->nns = 0;
+	sl_nsidx_it it;
+	void *m;
+	for (sl__nsidx_begin(&t->nss, &it); sl__nsidx_it_next(&it, NULL, &m);)
+		ns_free(t->be, m);
+	sl__nsidx_deinit(&t->nss);
 	t->count = 0;
 	t->last = NULL;
 }
@@ -847,7 +814,6 @@ static void mem_close(sl_state_backend *be)
 	while (t) {
 		sl_state_table *n = t->next;
 		table_clear(t);
-		free(t->nsbase);
 		free(t->name);
 		free(t);
 		t = n;
@@ -1033,20 +999,12 @@ static void mem_delete(sl_state_table *t, int64_t ns, const void *key, uint32_t 
 
 static int mem_ns_first(sl_state_table *t, int64_t *ns)
 {
-	if (!t->nns)
-		return 0;
-	*ns = t->nss[0]->ns;
-	return 1;
+	return sl__nsidx_first(&t->nss, ns, NULL);
 }
 
 static int mem_ns_next(sl_state_table *t, int64_t after, int64_t *ns)
 {
-	int i = ns_find(t, after);
-	i = i >= 0 ? i + 1 : -i - 1;
-	if (i >= t->nns)
-		return 0;
-	*ns = t->nss[i]->ns;
-	return 1;
+	return sl__nsidx_next(&t->nss, after, ns, NULL);
 }
 
 static int scan_map(nsmap *m, sl_state_scan_cb cb, void *ctx, sl_err *err)
@@ -1075,8 +1033,10 @@ static int mem_ns_scan(sl_state_table *t, int64_t ns, sl_state_scan_cb cb, void 
 
 static int mem_scan(sl_state_table *t, sl_state_scan_cb cb, void *ctx, sl_err *err)
 {
-	for (int i = 0; i < t->nns; i++) {
-		int rc = scan_map(t->nss[i], cb, ctx, err);
+	sl_nsidx_it it;
+	void *m;
+	for (sl__nsidx_begin(&t->nss, &it); sl__nsidx_it_next(&it, NULL, &m);) {
+		int rc = scan_map(m, cb, ctx, err);
 		if (rc)
 			return rc;
 	}
@@ -1145,8 +1105,9 @@ static uint64_t mem_count(const sl_state_table *t)
 
 static uint64_t mem_ns_count(const sl_state_table *t, int64_t ns)
 {
-	int i = ns_find(t, ns);
-	return i >= 0 ? t->nss[i]->count : 0;
+	/* a lookup changes nothing but the index's work counter */
+	void **p = sl__nsidx_get((sl_nsidx *)&t->nss, ns);
+	return p ? ((nsmap *)*p)->count : 0;
 }
 
 static uint64_t mem_op_size(const sl_state_backend *be, const char *op_uid, uint64_t *entries)
@@ -1156,8 +1117,10 @@ static uint64_t mem_op_size(const sl_state_backend *be, const char *op_uid, uint
 	for (const sl_state_table *t = be->tables; t; t = t->next)
 		if (!strncmp(t->name, op_uid, n) && t->name[n] == '/') {
 			*entries += t->count;
-			for (int i = 0; i < t->nns; i++)
-				bytes += t->nss[i]->bytes;
+			sl_nsidx_it it;
+			void *m;
+			for (sl__nsidx_begin(&t->nss, &it); sl__nsidx_it_next(&it, NULL, &m);)
+				bytes += ((const nsmap *)m)->bytes;
 		}
 	return bytes;
 }
@@ -1245,10 +1208,11 @@ static int mem_snapshot(sl_state_backend *be, const char *op_uid, sl_snap_writer
 		/* ordered: a restore of every group gives back the scan order */
 		int rc = sl_snap_grouper_init(&gr, be->kgs.maxp, NULL, 1, err);
 		snap_ctx s = {&gr, t, 0};
-		for (int i = 0; !rc && i < t->nns; i++) {
-			s.ns = t->nss[i]->ns;
-			rc = t->nss[i]->lk ? scan_groups(t->nss[i], snap_entry, &s, err)
-			                   : scan_map(t->nss[i], snap_entry, &s, err);
+		sl_nsidx_it it;
+		void *p;
+		for (sl__nsidx_begin(&t->nss, &it); !rc && sl__nsidx_it_next(&it, &s.ns, &p);) {
+			nsmap *m = p;
+			rc = m->lk ? scan_groups(m, snap_entry, &s, err) : scan_map(m, snap_entry, &s, err);
 		}
 		if (!rc)
 			rc = sl_snap_grouper_finish(&gr, w, t->name, t->val_size, err);
@@ -1338,9 +1302,11 @@ static void mem_regions(sl_state_backend *be, void (*cb)(void *ctx, void *base, 
 {
 	for (slab *sb = be->slabs; sb; sb = sb->next)
 		cb(ctx, sb->base, sb->len);
-	for (sl_state_table *t = be->tables; t; t = t->next)
-		for (int i = 0; i < t->nns; i++) {
-			nsmap *m = t->nss[i];
+	for (sl_state_table *t = be->tables; t; t = t->next) {
+		sl_nsidx_it it;
+		void *p;
+		for (sl__nsidx_begin(&t->nss, &it); sl__nsidx_it_next(&it, NULL, &p);) {
+			nsmap *m = p;
 			size_t cap = (size_t)m->mask + 1, gcap = m->gh32 ? (size_t)m->gmask + 1 : 0;
 			size_t bytes[4] = {cap * sizeof(uint32_t), cap * sizeof(entry *),
 			                   gcap * sizeof(uint32_t), gcap * sizeof(entry *)};
@@ -1350,6 +1316,7 @@ static void mem_regions(sl_state_backend *be, void (*cb)(void *ctx, void *base, 
 					cb(ctx, base[j],
 					   (bytes[j] + SLAB_BYTES - 1) & ~(size_t)(SLAB_BYTES - 1));
 		}
+	}
 }
 
 static const sl_state_vt mem_vt = {
@@ -1393,4 +1360,9 @@ int sl__state_mem_open(const struct sl_opts *opts, const char *job_dir, sl_state
 	sl__state_kgs_init(&be->kgs);
 	*out = be;
 	return 0;
+}
+
+uint64_t sl__state_mem_ns_work(const sl_state_table *t)
+{
+	return t->nss.work;
 }

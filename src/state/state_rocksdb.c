@@ -30,9 +30,9 @@
  * key be created without a RocksDB lookup.  Variable-length values are
  * read and written directly (the filter spares lookups of absent keys).
  *
- * Counts: each table keeps a sorted array of (namespace, entries); it gives
- * sl_state_count, ns_first/ns_next without an iterator, and what a drop
- * removes.  Keeping it exact costs a point lookup before put_var/delete.
+ * Counts: each table keeps an ordered index of (namespace, entries) (a
+ * B+tree, nsidx.h); it gives sl_state_count, ns_first/ns_next without an
+ * iterator, and what a drop removes.  Keeping it exact costs a point lookup before put_var/delete.
  * It is rebuilt from the records at restore.
  *
  * Memory: 'state.backend.rocksdb.memory.fixed-per-slot' (default 256 mb)
@@ -133,50 +133,43 @@ void sl__rdb_set_err(sl_state_backend *be, const char *what, char *rerr)
 
 /* ---- per-namespace counts ------------------------------------------------------ */
 
-/* Index of ns in t->nss, or -(insertion point) - 1. */
-static int nsc_find(const sl_state_table *t, int64_t ns)
+/* Why a B+tree and not the sorted array of (ns, count) this was: the
+ * memory backend's reason (state_mem.c, ns_get_slow), and a drop of the
+ * oldest namespace moved every other one. */
+_Static_assert(sizeof(uintptr_t) >= sizeof(uint64_t), "counts are kept in pointers");
+
+/* Entries of namespace ns (0 when absent). */
+static uint64_t nsc_get(const sl_state_table *t, int64_t ns)
 {
-	int lo = 0, hi = t->nns - 1;
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-		if (t->nss[mid].ns == ns)
-			return mid;
-		if (t->nss[mid].ns < ns)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -lo - 1;
+	/* a lookup changes nothing but the index's work counter */
+	void **p = sl__nsidx_get((sl_nsidx *)&t->nss, ns);
+	return p ? (uint64_t)(uintptr_t)*p : 0;
 }
 
 /* Adds d (+1 or -1, or a restore's +1s) to namespace ns's count. */
 int sl__rdb_nsc_add(sl_state_table *t, int64_t ns, int64_t d)
 {
-	int i = nsc_find(t, ns);
-	if (i < 0) {
+	void **p = sl__nsidx_get(&t->nss, ns);
+	if (!p) {
 		if (d <= 0)
 			return 0;
-		i = -i - 1;
-		if (t->nns == t->capns) {
-			int nc = t->capns ? t->capns * 2 : 8;
-			nscount *nv = realloc(t->nss, sizeof(*nv) * (size_t)nc);
-			if (!nv)
-				return SL_ENOMEM;
-			t->nss = nv;
-			t->capns = nc;
-		}
-		memmove(t->nss + i + 1, t->nss + i, sizeof(*t->nss) * (size_t)(t->nns - i));
-		t->nss[i].ns = ns;
-		t->nss[i].n = 0;
-		t->nns++;
+		if (sl__nsidx_put(&t->nss, ns, (void *)(uintptr_t)d))
+			return SL_ENOMEM;
+		t->count += (uint64_t)d;
+		return 0;
 	}
-	t->nss[i].n += (uint64_t)d;
+	uint64_t n = (uint64_t)(uintptr_t)*p + (uint64_t)d;
 	t->count += (uint64_t)d;
-	if (t->nss[i].n == 0) {
-		memmove(t->nss + i, t->nss + i + 1, sizeof(*t->nss) * (size_t)(t->nns - i - 1));
-		t->nns--;
-	}
+	if (n == 0)
+		sl__nsidx_del(&t->nss, ns, NULL);
+	else
+		*p = (void *)(uintptr_t)n;
 	return 0;
+}
+
+uint64_t sl__state_rdb_ns_work(const sl_state_table *t)
+{
+	return t->nss.work;
 }
 
 /* ---- the write-back cache of fixed-size slots ------------------------------------ */
@@ -702,20 +695,12 @@ static void rdb_delete(sl_state_table *t, int64_t ns, const void *key, uint32_t 
 
 static int rdb_ns_first(sl_state_table *t, int64_t *ns)
 {
-	if (!t->nns)
-		return 0;
-	*ns = t->nss[0].ns;
-	return 1;
+	return sl__nsidx_first(&t->nss, ns, NULL);
 }
 
 static int rdb_ns_next(sl_state_table *t, int64_t after, int64_t *ns)
 {
-	int i = nsc_find(t, after);
-	i = i >= 0 ? i + 1 : -i - 1;
-	if (i >= t->nns)
-		return 0;
-	*ns = t->nss[i].ns;
-	return 1;
+	return sl__nsidx_next(&t->nss, after, ns, NULL);
 }
 
 /*
@@ -905,16 +890,16 @@ static void rdb_ns_drop(sl_state_table *t, int64_t ns)
 	}
 	if (evict(t))
 		return;
-	int i = nsc_find(t, ns);
-	if (i < 0)
+	uint64_t cnt = nsc_get(t, ns);
+	if (!cnt)
 		return;
 	char lo[PFX], hi[PFX];
 	put_prefix(lo, t->id, ns);
 	memcpy(hi, lo, PFX);
 	prefix_after(hi);
-	if (t->nss[i].n <= SMALL_NS ? delete_keys(t->be, lo, hi) : delete_range(t->be, lo, hi))
+	if (cnt <= SMALL_NS ? delete_keys(t->be, lo, hi) : delete_range(t->be, lo, hi))
 		return;
-	sl__rdb_nsc_add(t, ns, -(int64_t)t->nss[i].n);
+	sl__rdb_nsc_add(t, ns, -(int64_t)cnt);
 }
 
 static uint64_t rdb_count(const sl_state_table *t)
@@ -924,8 +909,7 @@ static uint64_t rdb_count(const sl_state_table *t)
 
 static uint64_t rdb_ns_count(const sl_state_table *t, int64_t ns)
 {
-	int i = nsc_find(t, ns);
-	return i >= 0 ? t->nss[i].n : 0;
+	return nsc_get(t, ns);
 }
 
 /* The SST bytes of the key ranges of op_uid's tables (RocksDB's estimate,
@@ -969,7 +953,7 @@ sl_state_table *sl__rdb_table_find(sl_state_backend *be, const char *full)
 static void table_free(sl_state_table *t)
 {
 	free(t->name);
-	free(t->nss);
+	sl__nsidx_deinit(&t->nss);
 	free(t->kbuf);
 	if (t->cur_it)
 		rocksdb_iter_destroy(t->cur_it);
@@ -1039,7 +1023,7 @@ int sl__rdb_table_clear(sl_state_table *t)
 	char lo[PFX], hi[PFX];
 	put_prefix(lo, t->id, INT64_MIN);
 	put_prefix(hi, t->id + 1, INT64_MIN);
-	t->nns = 0;
+	sl__nsidx_deinit(&t->nss);
 	t->count = 0;
 	return delete_range(t->be, lo, hi);
 }

@@ -88,6 +88,22 @@ typedef struct probed {
 	int64_t aux;
 } probed;
 
+/*
+ * Prefetching.  An inner side stores nearly every row it gets (q7: every
+ * bid), and an insert's cost is cache misses: the entry's index slot, its
+ * key's group slot and the group's head entry (a map table, state.h),
+ * random places in indexes of tens of MB.  The rows PF_DIST ahead get
+ * their slots prefetched and those PF_DIST / 2 ahead their group's head,
+ * from hashes computed once into a ring (pf_hint).  Measured on q7 in
+ * the commit that added it (docs/nexmark.md, section 15).
+ */
+#define PF_DIST 8
+
+typedef struct pf_hint {
+	int64_t ns;      /* the bucket the row would go to; INT64_MIN: none */
+	uint32_t hk, hp; /* hashes of its entry key and of its join key */
+} pf_hint;
+
 typedef struct ijoin_op {
 	sl_join_base b;            /* first (join_base.h): tables "lbuckets", "rbuckets" */
 	int time_col[2];
@@ -102,6 +118,8 @@ typedef struct ijoin_op {
 	int64_t span;              /* hi - lo (saturated) */
 	int64_t bw;                /* bucket width: max(1, span / 4) */
 	int64_t scan_ns;           /* the bucket probe_cb is scanning */
+	pf_hint pf[PF_DIST];       /* prefetching (above): ring by batch position */
+	sl_buf pfk;                /* a prefetched row's entry key */
 } ijoin_op;
 
 static int64_t sat_add(int64_t a, int64_t b)
@@ -389,18 +407,55 @@ static int ijoin_row(ijoin_op *o, int s, const sl_batch *in, int row, int64_t w,
 	return o->b.outer[s] ? sl_timers_set(&o->tm[s], e, o->mk.p, (uint32_t)o->mk.len, err) : 0;
 }
 
+/* Computes the hints of the row at position k of `in` (side s), which
+ * would be stored as row number seq, and prefetches its index and group
+ * slots (stages 0 and 2). */
+static void pf_row(ijoin_op *o, int s, const sl_batch *in, int k, uint64_t seq)
+{
+	pf_hint *h = &o->pf[k % PF_DIST];
+	int row = in->sel ? (int)in->sel[k] : k;
+	const sl_col *tc = &in->cols[o->time_col[s]];
+	h->ns = INT64_MIN;
+	if (tc->null[row] || sl_rowcodec_key_null(in, o->b.keys[s], o->b.p.nkeys, row))
+		return;
+	sl_buf_clear(&o->pfk);
+	if (sl_rowcodec_key(in, o->b.keys[s], o->b.p.nkeys, row, &o->pfk))
+		return;
+	h->hp = sl_state_hash(o->pfk.p, (uint32_t)o->pfk.len);
+	uint8_t be[8];
+	for (int i = 0; i < 8; i++)
+		be[i] = (uint8_t)(seq >> (56 - 8 * i));
+	if (sl_buf_append(&o->pfk, be, 8))
+		return;
+	h->hk = sl_state_hash(o->pfk.p, (uint32_t)o->pfk.len);
+	h->ns = bucket_of(o, expiry(o, s, tc->v.i64[row]));
+	sl_state_prefetch(o->b.st[s], h->ns, h->hk, 0);
+	sl_state_prefetch(o->b.st[s], h->ns, h->hp, 2);
+}
+
 static int ijoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	ijoin_op *o = (ijoin_op *)op;
 	const sl_col *tc = &in->cols[o->time_col[input]];
-	SL_BATCH_FOREACH(in, k, row) {
+	int n = sl_batch_live(in);
+	for (int k = 0; k < PF_DIST && k < n; k++)
+		pf_row(o, input, in, k, o->seq + (uint64_t)k);
+	for (int k = 0; k < n; k++) {
+		int row = in->sel ? (int)in->sel[k] : k;
+		if (k + PF_DIST / 2 < n) { /* the group's head, its slot loaded by now */
+			const pf_hint *h = &o->pf[(k + PF_DIST / 2) % PF_DIST];
+			if (h->ns != INT64_MIN)
+				sl_state_prefetch(o->b.st[input], h->ns, h->hp, 3);
+		}
 		if (!tc->null[row] && tc->v.i64[row] < in->wm[row]) { /* late by its own W_before */
 			sl_op_late_dropped(op, in, row); /* counted, kept for the metrics */
-			continue;
+		} else {
+			int rc = ijoin_row(o, input, in, row, o->fired, err);
+			if (rc)
+				return rc;
 		}
-		int rc = ijoin_row(o, input, in, row, o->fired, err);
-		if (rc)
-			return rc;
+		if (k + PF_DIST < n) /* into row k's place in the ring */
+			pf_row(o, input, in, k + PF_DIST, o->seq + PF_DIST - 1);
 	}
 	return sl__joiner_flush(&o->b.j, err);
 }
@@ -480,6 +535,7 @@ static void ijoin_close(sl_op *op)
 	sl_buf_deinit(&o->tmp);
 	sl_buf_deinit(&o->mk);
 	sl_buf_deinit(&o->rec);
+	sl_buf_deinit(&o->pfk);
 	free(o->pr);
 	free(o->ktypes);
 	o->pr = NULL;

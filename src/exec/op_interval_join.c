@@ -92,9 +92,12 @@ typedef struct probed {
  * Prefetching.  An inner side stores nearly every row it gets (q7: every
  * bid), and an insert's cost is cache misses: the entry's index slot, its
  * key's group slot and the group's head entry (a map table, state.h),
- * random places in indexes of tens of MB.  The rows PF_DIST ahead get
- * their slots prefetched and those PF_DIST / 2 ahead their group's head,
- * from hashes computed once into a ring (pf_hint).  Measured on q7 in
+ * random places in indexes of tens of MB, and the row's strings (q7's
+ * `extra`, slices of the generator's pool at random places).  The rows
+ * PF_DIST ahead get their slots and strings prefetched, those PF_DIST / 2
+ * ahead their group's first entry, from hashes computed once into a ring
+ * (pf_hint).  (Prefetching the group's last entry too, whose links an
+ * insert rewrites, measured no better.)  Measured on q7 in
  * the commit that added it (docs/nexmark.md, section 15).
  */
 #define PF_DIST 8
@@ -431,6 +434,16 @@ static void pf_row(ijoin_op *o, int s, const sl_batch *in, int k, uint64_t seq)
 	h->ns = bucket_of(o, expiry(o, s, tc->v.i64[row]));
 	sl_state_prefetch(o->b.st[s], h->ns, h->hk, 0);
 	sl_state_prefetch(o->b.st[s], h->ns, h->hp, 2);
+	/* the string bytes the stored row copies (q7's `extra`: slices of the
+	 * generator's 1 MiB pool, at random places) */
+	for (int c = 0; c < in->ncols; c++) {
+		const sl_col *col = &in->cols[c];
+		if (sl_type_phys(col->type) != SL_PHYS_STR || col->null[row])
+			continue;
+		const sl_str *v = &col->v.str[row];
+		for (int64_t at = 0; at < v->len && at < 256; at += 64)
+			__builtin_prefetch(v->ptr + at);
+	}
 }
 
 static int ijoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)

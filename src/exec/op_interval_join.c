@@ -12,8 +12,9 @@
  *              its key, emits +I of each match, and stores the row while
  *              a future row of the other side can still match it
  *   watermark  expires rows the watermark ends (emitting an outer row
- *              that never matched, padded with NULLs), then forwards the
- *              watermark held back by the bound (below)
+ *              that never matched, padded with NULLs, and dropping the
+ *              buckets it passed), then forwards the watermark held back
+ *              by the bound (below)
  *
  * Time (docs/joins.md, docs/parallel.md §4).  A row r is late when ts <
  * W_before(r), its own partition's watermark (Flink: ts below the

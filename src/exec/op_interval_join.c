@@ -12,8 +12,9 @@
  *              its key, emits +I of each match, and stores the row while
  *              a future row of the other side can still match it
  *   watermark  expires rows the watermark ends (emitting an outer row
- *              that never matched, padded with NULLs), then forwards the
- *              watermark held back by the bound (below)
+ *              that never matched, padded with NULLs, and dropping the
+ *              buckets it passed), then forwards the watermark held back
+ *              by the bound (below)
  *
  * Time (docs/joins.md, docs/parallel.md §4).  A row r is late when ts <
  * W_before(r), its own partition's watermark (Flink: ts below the
@@ -36,27 +37,42 @@
  * r carries that shift of W_before(r); an outer row padded at expiry
  * carries the shift of its bound E (the watermark passed E + 1).
  *
- * State (version 2).  Tables "left_rows"/"right_rows", namespace 0, are
- * map tables (state.h, sl_state_table_set_prefix) whose prefix is the
- * encoded join key: each stored row is its own entry, key = join key ++ an
- * 8-byte big-endian row number (the operator's, snapshotted), value = one
- * record (join.h) with the row's time in `time` and its match count in
- * `aux`.  Tables "lexpiry"/"rexpiry" (keyed timers, timers.h): namespace =
- * the expiry instant E of a stored row, key = the row's entry key; firing
- * one deletes that entry (emitting it padded if it is an outer row that
- * never matched).  Both are partitioned by the join key (key groups).  So
- * storing or expiring a row costs the same however many rows its key
- * holds, and a probe visits the other side's rows of the key (in row
- * number order, so the output is the same on every backend).  Version 1
- * kept one list value per join key ("left"/"right", timers
- * "ltimers"/"rtimers"), read and rewritten whole for each row stored or
- * expired: Nexmark q7 stores every bid under its price, and the copies of
- * the popular prices' lists were 23% of its instructions.  A snapshot
- * holding version 1's tables is refused, naming the operator (vt.retired).
+ * State (version 3).  Tables "lbuckets"/"rbuckets" are map tables
+ * (state.h, sl_state_table_set_prefix) whose prefix is the encoded join
+ * key: each stored row is its own entry, key = join key ++ an 8-byte
+ * big-endian row number (the operator's, snapshotted), value = one record
+ * (join.h) with the row's time in `time` and its match count in `aux`.
+ * The namespace is the row's expiry bucket: the last instant of the
+ * bucket of width bw = max(1, (hi - lo) / 4) holding its expiry instant E
+ * (bucket_of).  When the watermark W passes a bucket (ns < W) every row in
+ * it has expired and the whole namespace is dropped, with no work per row.
+ * A row expired but not yet dropped (E < W <= ns) can match no future row:
+ * a non-late row of the other side has ts >= W > E, outside the bounds,
+ * which the probe's time pre-filter checks anyway.  A probe by a row at ts
+ * visits the other side's buckets that can hold a partner, those holding E
+ * in [ts, ts + (hi - lo)] (at most five, see bucket_of), and the key's
+ * entries in each, merged in row number order (so the output is the same
+ * on every backend and as before).  Only an outer side sets timers:
+ * "lexpiry"/"rexpiry" (keyed timers, timers.h): namespace = E, key = the
+ * row's entry key; firing one emits the row padded when it never matched
+ * (the row stays in its bucket until the bucket goes).  All four tables are
+ * partitioned by the join key (key groups).  So storing a row costs one
+ * insert (and a timer on an outer side), expiring it nothing per row (a
+ * timer on an outer side), however many rows its key holds.
+ * Version 2 (s9-nex) kept every row in namespace 0 with a timer each, which
+ * at expiry looked the row up and deleted it: Nexmark q7 stores every bid
+ * (all 1.8 M of a 2 M-event run are in one window), and the timers, the
+ * lookups and the deletions were 40% of its time (docs/nexmark.md, section
+ * 15).  Version 1 kept one list value per join key ("left"/"right",
+ * timers "ltimers"/"rtimers"), read and rewritten whole for each row
+ * stored or expired (23% of q7's instructions in copies).  A snapshot
+ * holding version 1's or 2's row tables is refused, naming the operator
+ * (vt.retired).
  * Built on the join base (join_base.h: keys, record lists, chunked
  * matching with the time bounds as the pre-filter, padded output).
  */
 #include "join_base.h"
+#include "op_observe.h"
 #include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
@@ -64,16 +80,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A probed entry: its row number, its record's offset in `list`, the
- * match count it had. */
+/* A probed entry: its row number, its bucket, its record's offset in
+ * `list`, the match count it had. */
 typedef struct probed {
 	uint64_t seq;
+	int64_t ns;
 	size_t off;
 	int64_t aux;
 } probed;
 
+/*
+ * Prefetching.  An inner side stores nearly every row it gets (q7: every
+ * bid), and an insert's cost is cache misses: the entry's index slot, its
+ * key's group slot and the group's head entry (a map table, state.h),
+ * random places in indexes of tens of MB, and the row's strings (q7's
+ * `extra`, slices of the generator's pool at random places).  The rows
+ * PF_DIST ahead get their slots and strings prefetched, those PF_DIST / 2
+ * ahead their group's first entry, from hashes computed once into a ring
+ * (pf_hint).  (Prefetching the group's last entry too, whose links an
+ * insert rewrites, measured no better.)  Measured on q7 in
+ * the commit that added it (docs/nexmark.md, section 15).
+ */
+#define PF_DIST 8
+
+typedef struct pf_hint {
+	int64_t ns;      /* the bucket the row would go to; INT64_MIN: none */
+	uint32_t hk, hp; /* hashes of its entry key and of its join key */
+} pf_hint;
+
 typedef struct ijoin_op {
-	sl_join_base b;            /* first (join_base.h): tables "left_rows", "right_rows" */
+	sl_join_base b;            /* first (join_base.h): tables "lbuckets", "rbuckets" */
 	int time_col[2];
 	sl_timers tm[2];           /* "lexpiry", "rexpiry" (timers.h) */
 	sl_buf list, tmp, mk, rec;
@@ -82,7 +118,12 @@ typedef struct ijoin_op {
 	sl_type *ktypes;           /* join key types of each side (nkeys each) */
 	sl_state_pkey_cols_ctx pkc[2];
 	uint64_t seq;              /* the next row number */
-	int64_t fired;             /* rows with E < fired are gone */
+	int64_t fired;             /* rows with E < fired have expired */
+	int64_t span;              /* hi - lo (saturated) */
+	int64_t bw;                /* bucket width: max(1, span / 4) */
+	int64_t scan_ns;           /* the bucket probe_cb is scanning */
+	pf_hint pf[PF_DIST];       /* prefetching (above): ring by batch position */
+	sl_buf pfk;                /* a prefetched row's entry key */
 } ijoin_op;
 
 static int64_t sat_add(int64_t a, int64_t b)
@@ -114,42 +155,56 @@ static int64_t expiry(const ijoin_op *o, int s, int64_t ts)
 	return s == 0 ? sat_add(ts, -o->b.p.lo) : sat_add(ts, o->b.p.hi);
 }
 
+/*
+ * The namespace of a row expiring at e: the last instant of e's bucket
+ * [k bw, (k + 1) bw) (at most SL_WM_MAX - 1, the largest E, so the end of
+ * input drops every bucket).  Why buckets of a quarter of the interval:
+ * a probe's partners expire within hi - lo of each other, so it visits at
+ * most 5 buckets, and a row outlives its bound by less than a quarter of
+ * the interval (memory); one namespace per row or per instant would make a
+ * probe visit every instant of the interval.
+ */
+static int64_t bucket_of(const ijoin_op *o, int64_t e)
+{
+	int64_t r = e % o->bw;
+	if (r < 0)
+		r += o->bw;
+	int64_t start = e - r;
+	return start >= SL_WM_MAX - o->bw ? SL_WM_MAX - 1 : start + (o->bw - 1);
+}
+
 typedef struct expire_ctx {
 	ijoin_op *o;
 	int side;
 	int64_t w;
 } expire_ctx;
 
-/* A due timer (timers.h): its key is a stored row's entry key; the row
- * goes (an outer row that never matched is emitted padded first). */
+/* A due timer of an outer side (timers.h): its key is a stored row's
+ * entry key, in the bucket of its time ts = E; the row is emitted padded
+ * when it never matched (it stays in its bucket until the bucket goes). */
 static int expire_cb(void *ctx, int64_t ts, const void *key, uint32_t klen, sl_err *err)
 {
 	expire_ctx *x = ctx;
 	ijoin_op *o = x->o;
 	int s = x->side;
-	(void)ts;
 	const void *v;
 	uint32_t vlen;
-	if (!sl_state_get_var(o->b.st[s], 0, key, klen, &v, &vlen))
+	if (!sl_state_get_var(o->b.st[s], bucket_of(o, ts), key, klen, &v, &vlen))
 		return 0; /* never for timers this operator set */
 	sl_jrec r;
 	const char *q = v;
 	if (sl__jrec_read(&q, (const char *)v + vlen, &r))
 		return sl_err_set(err, SL_ESTATE, "interval join state: malformed record");
-	int64_t e = expiry(o, s, r.time);
-	if (o->b.outer[s] && r.aux == 0) {
-		/* the emitter copies the row: the state's bytes may move after */
-		int rc = sl__joiner_emit_stored(&o->b.j, s, r.row, r.len, SL_INSERT, out_wm(o, e),
-		                                err);
-		if (rc)
-			return rc;
-	}
-	sl_state_delete(o->b.st[s], 0, key, klen);
-	return 0;
+	if (r.aux != 0)
+		return 0;
+	/* the emitter copies the row: the state's bytes may move after */
+	return sl__joiner_emit_stored(&o->b.j, s, r.row, r.len, SL_INSERT,
+	                              out_wm(o, expiry(o, s, r.time)), err);
 }
 
-/* Expires every stored row whose bound the merged watermark w passed: the
- * timers with E < w, i.e. E <= w - 1, of the left side, then the right. */
+/* Expires every stored row whose bound the merged watermark w passed:
+ * the outer sides' timers with E < w, i.e. E <= w - 1, left then right,
+ * then every bucket whose last instant is below w. */
 static int expire(ijoin_op *o, int64_t w, sl_err *err)
 {
 	if (w <= o->fired)
@@ -160,6 +215,11 @@ static int expire(ijoin_op *o, int64_t w, sl_err *err)
 		int rc = sl_timers_fire(&o->tm[s], w - 1, expire_cb, &x, err);
 		if (rc)
 			return rc;
+	}
+	for (int s = 0; s < 2; s++) {
+		int64_t ns;
+		while (sl_state_ns_first(o->b.st[s], &ns) && ns <= w - 1)
+			sl_state_ns_drop(o->b.st[s], ns);
 	}
 	return 0;
 }
@@ -219,7 +279,7 @@ static int probe_cb(void *ctx, const void *key, uint32_t klen, void *val, uint32
 	uint64_t seq = 0;
 	for (int i = 0; i < 8; i++)
 		seq = seq << 8 | k[i];
-	o->pr[o->npr++] = (probed){seq, o->list.len, r.aux};
+	o->pr[o->npr++] = (probed){seq, o->scan_ns, o->list.len, r.aux};
 	if (sl_buf_append(&o->list, val, vlen))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	return 0;
@@ -280,7 +340,7 @@ static int write_back(ijoin_op *o, int os, sl_err *err)
 			continue;
 		if (entry_key(o, o->pr[i].seq))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
-		int rc = sl_state_put_var(o->b.st[os], 0, o->mk.p, (uint32_t)o->mk.len,
+		int rc = sl_state_put_var(o->b.st[os], o->pr[i].ns, o->mk.p, (uint32_t)o->mk.len,
 		                          o->list.p + o->pr[i].off, SL_JREC_HDR + r.len);
 		if (rc)
 			return sl_err_set(err, rc, "interval join state: write failed");
@@ -298,9 +358,16 @@ static int match_other(ijoin_op *o, int s, const sl_batch *in, int row, int64_t 
 	*nm = 0;
 	sl_buf_clear(&o->list);
 	o->npr = 0;
-	if ((rc = sl_state_prefix_scan(o->b.st[os], 0, key->p, (uint32_t)key->len, probe_cb, o,
-	                               err)))
-		return rc < 0 ? rc : sl_err_set(err, SL_ESTATE, "interval join state: scan stopped");
+	/* the buckets that can hold a partner: E in [ts, ts + (hi - lo)] */
+	int64_t first = bucket_of(o, ts), last = bucket_of(o, sat_add(ts, o->span)), ns;
+	sl_state_table *t = o->b.st[os];
+	int have = first == INT64_MIN ? sl_state_ns_first(t, &ns) : sl_state_ns_next(t, first - 1, &ns);
+	for (; have && ns <= last; have = sl_state_ns_next(t, ns, &ns)) {
+		o->scan_ns = ns;
+		if ((rc = sl_state_prefix_scan(t, ns, key->p, (uint32_t)key->len, probe_cb, o, err)))
+			return rc < 0 ? rc
+			              : sl_err_set(err, SL_ESTATE, "interval join state: scan stopped");
+	}
 	if (!o->npr)
 		return 0;
 	if ((rc = probe_sort(o, err)) ||
@@ -337,24 +404,72 @@ static int ijoin_row(ijoin_op *o, int s, const sl_batch *in, int row, int64_t w,
 	sl_buf_clear(&o->rec);
 	if (entry_key(o, o->seq++) || sl__jrec_append(&o->rec, in, row, 1, nm, ts))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	if ((rc = sl_state_put_var(o->b.st[s], 0, o->mk.p, (uint32_t)o->mk.len, o->rec.p,
-	                           (uint32_t)o->rec.len)))
+	if ((rc = sl_state_put_var(o->b.st[s], bucket_of(o, e), o->mk.p, (uint32_t)o->mk.len,
+	                           o->rec.p, (uint32_t)o->rec.len)))
 		return sl_err_set(err, rc, "interval join state: write failed");
-	return sl_timers_set(&o->tm[s], e, o->mk.p, (uint32_t)o->mk.len, err);
+	/* an inner row needs no timer: its bucket's drop removes it */
+	return o->b.outer[s] ? sl_timers_set(&o->tm[s], e, o->mk.p, (uint32_t)o->mk.len, err) : 0;
+}
+
+/* Computes the hints of the row at position k of `in` (side s), which
+ * would be stored as row number seq, and prefetches its index and group
+ * slots (stages 0 and 2). */
+static void pf_row(ijoin_op *o, int s, const sl_batch *in, int k, uint64_t seq)
+{
+	pf_hint *h = &o->pf[k % PF_DIST];
+	int row = in->sel ? (int)in->sel[k] : k;
+	const sl_col *tc = &in->cols[o->time_col[s]];
+	h->ns = INT64_MIN;
+	if (tc->null[row] || sl_rowcodec_key_null(in, o->b.keys[s], o->b.p.nkeys, row))
+		return;
+	sl_buf_clear(&o->pfk);
+	if (sl_rowcodec_key(in, o->b.keys[s], o->b.p.nkeys, row, &o->pfk))
+		return;
+	h->hp = sl_state_hash(o->pfk.p, (uint32_t)o->pfk.len);
+	uint8_t be[8];
+	for (int i = 0; i < 8; i++)
+		be[i] = (uint8_t)(seq >> (56 - 8 * i));
+	if (sl_buf_append(&o->pfk, be, 8))
+		return;
+	h->hk = sl_state_hash(o->pfk.p, (uint32_t)o->pfk.len);
+	h->ns = bucket_of(o, expiry(o, s, tc->v.i64[row]));
+	sl_state_prefetch(o->b.st[s], h->ns, h->hk, 0);
+	sl_state_prefetch(o->b.st[s], h->ns, h->hp, 2);
+	/* the string bytes the stored row copies (q7's `extra`: slices of the
+	 * generator's 1 MiB pool, at random places) */
+	for (int c = 0; c < in->ncols; c++) {
+		const sl_col *col = &in->cols[c];
+		if (sl_type_phys(col->type) != SL_PHYS_STR || col->null[row])
+			continue;
+		const sl_str *v = &col->v.str[row];
+		for (int64_t at = 0; at < v->len && at < 256; at += 64)
+			__builtin_prefetch(v->ptr + at);
+	}
 }
 
 static int ijoin_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	ijoin_op *o = (ijoin_op *)op;
 	const sl_col *tc = &in->cols[o->time_col[input]];
-	SL_BATCH_FOREACH(in, k, row) {
+	int n = sl_batch_live(in);
+	for (int k = 0; k < PF_DIST && k < n; k++)
+		pf_row(o, input, in, k, o->seq + (uint64_t)k);
+	for (int k = 0; k < n; k++) {
+		int row = in->sel ? (int)in->sel[k] : k;
+		if (k + PF_DIST / 2 < n) { /* the group's head, its slot loaded by now */
+			const pf_hint *h = &o->pf[(k + PF_DIST / 2) % PF_DIST];
+			if (h->ns != INT64_MIN)
+				sl_state_prefetch(o->b.st[input], h->ns, h->hp, 3);
+		}
 		if (!tc->null[row] && tc->v.i64[row] < in->wm[row]) { /* late by its own W_before */
 			sl_op_late_dropped(op, in, row); /* counted, kept for the metrics */
-			continue;
+		} else {
+			int rc = ijoin_row(o, input, in, row, o->fired, err);
+			if (rc)
+				return rc;
 		}
-		int rc = ijoin_row(o, input, in, row, o->fired, err);
-		if (rc)
-			return rc;
+		if (k + PF_DIST < n) /* into row k's place in the ring */
+			pf_row(o, input, in, k + PF_DIST, o->seq + PF_DIST - 1);
 	}
 	return sl__joiner_flush(&o->b.j, err);
 }
@@ -395,25 +510,32 @@ static int ijoin_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
 static int ijoin_open(sl_op *op, sl_err *err)
 {
 	ijoin_op *o = (ijoin_op *)op;
-	static const char *const names[2] = {"left_rows", "right_rows"};
+	static const char *const names[2] = {"lbuckets", "rbuckets"};
 	static const char *const tnames[2] = {"lexpiry", "rexpiry"};
 	static const char *const none[2] = {NULL, NULL};
 	int n = o->b.p.nkeys;
 	o->ktypes = malloc(sizeof(sl_type) * (size_t)(2 * n));
 	if (!o->ktypes)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	for (int s = 0; s < 2; s++) { /* rows, then expiry, per side: the snapshot's order */
+	for (int s = 0; s < 2; s++) { /* rows of both sides, then timers: the snapshot's order */
 		const sl_type *t = s == 0 ? o->b.p.ltypes : o->b.p.rtypes;
 		for (int i = 0; i < n; i++)
 			o->ktypes[s * n + i] = t[o->b.keys[s][i]];
 		o->pkc[s].types = o->ktypes + s * n;
 		o->pkc[s].n = n;
-		if (sl__join_base_table(&o->b, s, names[s], err) ||
-		    sl_timers_open(&o->tm[s], op, tnames[s], err))
+		if (sl__join_base_table(&o->b, s, names[s], err))
 			return err->code;
 		/* the join key, in front of every entry key, is the partitioning
 		 * key of key groups (for the timers too) and what a probe visits */
 		sl_state_table_set_prefix(o->b.st[s], sl_state_pkey_cols, &o->pkc[s]);
+		/* the live metrics' oldest pending time (two tables): an inner
+		 * side's buckets, an outer side's timers (registered next) */
+		if (!o->b.outer[s])
+			sl_op_pending_register(op, o->b.st[s]);
+	}
+	for (int s = 0; s < 2; s++) {
+		if (sl_timers_open(&o->tm[s], op, tnames[s], err))
+			return err->code;
 		sl_state_table_set_pkey(o->tm[s].t, sl_state_pkey_cols, &o->pkc[s]);
 	}
 	return sl__join_base_open(&o->b, none, err);
@@ -427,6 +549,7 @@ static void ijoin_close(sl_op *op)
 	sl_buf_deinit(&o->tmp);
 	sl_buf_deinit(&o->mk);
 	sl_buf_deinit(&o->rec);
+	sl_buf_deinit(&o->pfk);
 	free(o->pr);
 	free(o->ktypes);
 	o->pr = NULL;
@@ -435,8 +558,10 @@ static void ijoin_close(sl_op *op)
 	sl_timers_deinit(&o->tm[1]);
 }
 
-/* The tables of state version 1 (one list value per join key). */
-static const char *const retired[] = {"left", "right", "ltimers", "rtimers", NULL};
+/* The tables of state version 1 (one list value per join key) and the row
+ * tables of version 2 (every row in namespace 0, a timer each). */
+static const char *const retired[] = {"left", "right", "ltimers", "rtimers", "left_rows",
+                                      "right_rows", NULL};
 
 static const sl_op_vtab ijoin_vtab = {
 	.name = "IntervalJoin",
@@ -464,6 +589,8 @@ sl_op *sl_op_interval_join_new(const sl_join_plan *p, sl_err *err)
 	}
 	ijoin_op *o = (ijoin_op *)b;
 	o->fired = SL_WM_MIN;
+	o->span = p->lo < 0 && p->hi > INT64_MAX + p->lo ? INT64_MAX : p->hi - p->lo;
+	o->bw = o->span / 4 > 0 ? o->span / 4 : 1;
 	o->time_col[0] = p->ltime;
 	o->time_col[1] = p->rtime;
 	return &b->op;

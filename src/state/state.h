@@ -255,8 +255,11 @@ static inline void *sl_state_upsert(sl_state_table *t, int64_t ns, const void *k
 }
 
 /* A hint that (ns, key with this hash) will be looked up soon: stage 0
- * loads its index slot into cache, a later stage 1 call the entry.  No
- * effect on contents; a no-op when ns does not exist. */
+ * loads its index slot into cache, a later stage 1 call the entry.  For a
+ * map table (sl_state_table_set_prefix), stages 2 and 3 do the same for
+ * the group of a key prefix with this hash (sl_state_hash of the prefix),
+ * which an insert of a new key of that prefix looks up.  No effect on
+ * contents; a no-op when ns does not exist. */
 static inline void sl_state_prefetch(sl_state_table *t, int64_t ns, uint32_t hash, int stage)
 {
 	const sl_state_vt *vt = sl__tab_vt(t);

@@ -903,6 +903,18 @@ static void mem_prefetch(sl_state_table *t, int64_t ns, uint32_t hash, int stage
 	nsmap *m = t->last && t->last->ns == ns ? t->last : ns_get(t, ns, 0);
 	if (!m)
 		return;
+	if (stage >= 2) { /* a map table's group of a prefix with this hash */
+		if (!m->lk)
+			return;
+		uint32_t g = hash & m->gmask;
+		if (stage == 2) {
+			__builtin_prefetch(&m->gh32[g]);
+			__builtin_prefetch(&m->ghead[g]);
+		} else if (m->gh32[g]) {
+			__builtin_prefetch(m->ghead[g]);
+		}
+		return;
+	}
 	uint32_t i = hash & m->mask;
 	if (stage == 0) {
 		__builtin_prefetch(&m->h32[i]);

@@ -260,8 +260,8 @@ static void test_interval_outer_and_cleanup(void **st)
 	wm(&h, R, 21);
 	assert_string_equal(th_out(&h), "+I[NULL, NULL, NULL, b, 2026-08-01 09:00:10, 2]\n");
 	end_inputs(&h);
-	sl_state_table *t = sl_state_table_open(h.be, h.op->uid, "left_rows", 0, &h.err);
-	sl_state_table *u = sl_state_table_open(h.be, h.op->uid, "right_rows", 0, &h.err);
+	sl_state_table *t = sl_state_table_open(h.be, h.op->uid, "lbuckets", 0, &h.err);
+	sl_state_table *u = sl_state_table_open(h.be, h.op->uid, "rbuckets", 0, &h.err);
 	sl_state_table *tm = sl_state_table_open(h.be, h.op->uid, "lexpiry", 8, &h.err);
 	sl_state_table *tm2 = sl_state_table_open(h.be, h.op->uid, "rexpiry", 8, &h.err);
 	assert_int_equal(sl_state_count(t) + sl_state_count(u) + sl_state_count(tm) +

@@ -333,6 +333,22 @@ static void test_map_table(void **st)
 	assert_int_equal(sl_state_put_var(t, 3, k, map_key(k, 1, 0), &v0, 8), 0);
 	int64_t v5 = 5 * 1000 + 3;
 	assert_int_equal(sl_state_put_var(t, 3, k, map_key(k, 5, 3), &v5, 8), 0);
+	/* prefetch hints of every stage (the groups' for a map table, stages 2
+	 * and 3), for present and absent keys and namespaces, and on a table
+	 * that is no map table, change nothing */
+	sl_err perr;
+	sl_err_clear(&perr);
+	sl_state_table *plain = sl_state_table_open(be, "op", "plain", 0, &perr);
+	assert_non_null(plain);
+	assert_int_equal(sl_state_put_var(plain, 3, k, map_key(k, 1, 1), &v5, 8), 0);
+	for (int stage = 0; stage < 4; stage++)
+		for (int g = 0; g < 41; g++) {
+			uint32_t kl = map_key(k, g, 1);
+			sl_state_prefetch(t, 3, sl_state_hash(k, kl - 4), stage);
+			sl_state_prefetch(t, 3, sl_state_hash(k, kl), stage);
+			sl_state_prefetch(t, 4, sl_state_hash(k, kl - 4), stage);
+			sl_state_prefetch(plain, 3, sl_state_hash(k, kl - 4), stage);
+		}
 	map_check(t, ordered);
 	/* snapshots keep each group's order: restored into a map table of
 	 * either backend (opened first, as operators do) */

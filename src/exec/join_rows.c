@@ -118,7 +118,9 @@ static int build(sl_joiner *j, sl_batch *b, const sl_batch *lb, int lrow, const 
                  uint32_t llen, const sl_batch *rb, int rrow, const char *rbytes, uint32_t rlen,
                  uint8_t op, int64_t wm, sl_err *err)
 {
-	int row = sl_batch_add_row(b, op, wm);
+	/* both parts are set whole (fill_side): no clearing first */
+	int row = (lb || lbytes) && (rb || rbytes) ? sl_batch_add_row_nc(b, op, wm)
+	                                           : sl_batch_add_row(b, op, wm);
 	int rc = fill_side(b, 0, j->nl, row, lb, lrow, lbytes, llen, err);
 	if (!rc)
 		rc = fill_side(b, j->nl, j->nr, row, rb, rrow, rbytes, rlen, err);

@@ -102,15 +102,6 @@ int sl_rowcodec_key_null(const sl_batch *b, const int *cols, int n, int row)
 	return 0;
 }
 
-/* Sets a ROW value's fields NULL at row `row`, recursively. */
-static void null_fields(sl_col *c, int row)
-{
-	for (int i = 0; i < c->nchild; i++) {
-		sl_col_set_null(&c->child[i], row);
-		null_fields(&c->child[i], row);
-	}
-}
-
 static int dec_fields(const char **pp, const char *end, sl_arena *a, sl_col *c, int row);
 
 /* Reads one column's value at *pp (advancing it) within [*pp, end);
@@ -123,9 +114,9 @@ static inline __attribute__((always_inline)) int dec_col(const char **pp, const 
 	if (p >= end)
 		return SL_ESTATE;
 	if (*p++) {
-		sl_col_set_null(c, row);
-		if (c->nchild)
-			null_fields(c, row);
+		/* NULL, value zeroed (ROW: its fields too), so a decoded row is
+		 * whole without sl_batch_add_row's clearing (batch.h) */
+		sl_col_clear(c, row);
 		*pp = p;
 		return 0;
 	}

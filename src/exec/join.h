@@ -191,6 +191,20 @@ int sl__joiner_cand_add(sl_joiner *j, const sl_batch *lb, int lrow, const char *
  * candidate, when it has one). */
 int sl__joiner_cand_eval(sl_joiner *j, sl_err *err);
 
+/*
+ * Emits the candidates themselves, each with the kind and W_before the
+ * caller set in cand->op[i] / cand->wm[i] after sl__joiner_cand_add:
+ * flushes the rows pending in the output first (order), evaluates the
+ * residual (a selection vector over cand), emits cand to the consumers
+ * (sl_op_emit) and empties it.  For a join that emits every match once as
+ * built (the regular INNER join), instead of sl__joiner_cand_eval and a
+ * copy per match; candidates may then come from many input rows (the
+ * caller emits when cand->nrows == cand->cap and at the end of its batch).
+ * Errors of the residual or downstream naming a candidate name its input
+ * row (err.h).  Returns 0 or the error; cand is empty either way.
+ */
+int sl__joiner_cand_emit(sl_joiner *j, sl_err *err);
+
 /* Copies candidate i to the output with kind op and W_before wm (flushing
  * the output first when it is full).  Returns 0 or an error. */
 int sl__joiner_emit_cand(sl_joiner *j, int i, uint8_t op, int64_t wm, sl_err *err);

@@ -26,7 +26,8 @@
  * encoded join key followed by a distinct row's bytes (data/rowcodec.h's
  * row form), its value 16 bytes, u32 count (duplicates), u32 aux (for
  * outer sides the number of rows of the other side it matches, to know
- * when the padded row must be retracted or re-emitted), i64 seq (its
+ * when the padded row must be retracted or re-emitted; 0 on an inner
+ * side), i64 seq (its
  * creation number: a probe visits the rows of a key in creation order,
  * whatever order the backend scans them in, so the output is the same on
  * every backend and as with the lists of version 1; the next number is the
@@ -45,7 +46,9 @@
  * Built on the join base (join_base.h): key encoding, the chunked matching
  * (over the probed rows copied into a record list) and the padded output
  * are the base's; what is this operator's own is the changelog rules and
- * its map state above.
+ * its map state above.  An INNER join (neither side outer) does not use
+ * the base's matching: its candidates, from every row of an input batch,
+ * are its output (join_row_inner, sl__joiner_cand_emit).
  */
 #include "join_base.h"
 #include "../data/rowcodec.h"
@@ -274,6 +277,44 @@ static int match_other(join_op *o, int s, const sl_batch *in, int row, int acc, 
 	return m.changed ? write_back(o, os, err) : 0;
 }
 
+/* Looks up row (in, row) of side s, whose join key is in o->b.key, in
+ * its side's map: o->mk = its map key, *v its value (zero when absent).
+ * Returns 1 when present, 0 when absent, or an error (< 0, err set). */
+static int own_entry(join_op *o, int s, const sl_batch *in, int row, jval *v, sl_err *err)
+{
+	const sl_buf *key = &o->b.key;
+	sl_buf_clear(&o->mk);
+	if (sl_buf_append(&o->mk, key->p, key->len) || sl_rowcodec_row(in, row, &o->mk))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	const void *vp;
+	uint32_t vl;
+	*v = (jval){0, 0, 0};
+	if (!sl_state_get_var(o->b.st[s], 0, o->mk.p, (uint32_t)o->mk.len, &vp, &vl))
+		return 0;
+	if (vl != sizeof(*v))
+		return sl_err_set(err, SL_ESTATE, "join state: malformed entry");
+	memcpy(v, vp, sizeof(*v)); /* a copy: the pointer lasts until the next call */
+	return 1;
+}
+
+/* Counts the row of o->mk in side s's map: one more (acc) or one fewer
+ * duplicate, match count nm; the entry goes at count 0. */
+static int own_count(join_op *o, int s, jval v, int have, int acc, int64_t nm, sl_err *err)
+{
+	if (!have)
+		v.seq = o->seq++;
+	v.count = acc ? v.count + 1 : v.count - 1;
+	int rc = jval_aux(&v, nm, err);
+	if (rc)
+		return rc;
+	if (v.count == 0) {
+		sl_state_delete(o->b.st[s], 0, o->mk.p, (uint32_t)o->mk.len);
+		return 0;
+	}
+	rc = sl_state_put_var(o->b.st[s], 0, o->mk.p, (uint32_t)o->mk.len, &v, sizeof(v));
+	return rc ? sl_err_set(err, rc, "join state: write failed") : 0;
+}
+
 static int join_row(join_op *o, int s, const sl_batch *in, int row, int64_t wm, sl_err *err)
 {
 	int acc = in->op[row] == SL_INSERT || in->op[row] == SL_UPDATE_AFTER;
@@ -284,19 +325,10 @@ static int join_row(join_op *o, int s, const sl_batch *in, int row, int64_t wm, 
 	if (rc == 1) /* a NULL key matches nothing: only an outer row shows, padded */
 		return o->b.outer[s] ? sl__joiner_emit_in(&o->b.j, s, in, row, NULL, 0, kind, wm, err)
 		                     : 0;
-	const sl_buf *key = &o->b.key;
-	sl_buf_clear(&o->mk);
-	if (sl_buf_append(&o->mk, key->p, key->len) || sl_rowcodec_row(in, row, &o->mk))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	const void *vp;
-	uint32_t vl;
-	jval v = {0, 0, 0};
-	int have = sl_state_get_var(o->b.st[s], 0, o->mk.p, (uint32_t)o->mk.len, &vp, &vl);
-	if (have) {
-		if (vl != sizeof(v))
-			return sl_err_set(err, SL_ESTATE, "join state: malformed entry");
-		memcpy(&v, vp, sizeof(v)); /* a copy: the pointer lasts until the next call */
-	}
+	jval v;
+	int have = own_entry(o, s, in, row, &v, err);
+	if (have < 0)
+		return have;
 	if (!acc && !have)
 		return 0; /* retraction of a row this join never saw */
 	int64_t nm;
@@ -305,29 +337,75 @@ static int join_row(join_op *o, int s, const sl_batch *in, int row, int64_t wm, 
 	if (nm == 0 && o->b.outer[s] &&
 	    (rc = sl__joiner_emit_in(&o->b.j, s, in, row, NULL, 0, kind, wm, err)))
 		return rc;
-	if (!have)
-		v.seq = o->seq++;
-	v.count = acc ? v.count + 1 : v.count - 1;
-	if ((rc = jval_aux(&v, nm, err)))
+	return own_count(o, s, v, have, acc, nm, err);
+}
+
+/*
+ * An INNER join's row (neither side outer): the same changes as join_row,
+ * but its candidates (the row with each stored row of the other side under
+ * its key, once per duplicate, with the row's kind and W_before) stay in
+ * the joiner's candidate batch, which is evaluated and emitted as the
+ * output when full and at the end of the input batch
+ * (sl__joiner_cand_emit): one residual call per batch of candidates and no
+ * copy of the joined rows.  Deferring is exact: a batch comes from one
+ * input, whose rows probe only the other side's map and write only their
+ * own, and the output keeps the order of join_row's.  An inner side keeps
+ * no match count (aux 0: only outer rows read it).
+ */
+static int join_row_inner(join_op *o, int s, const sl_batch *in, int row, sl_err *err)
+{
+	int acc = in->op[row] == SL_INSERT || in->op[row] == SL_UPDATE_AFTER;
+	int rc = sl__join_key(&o->b, s, in, row, err);
+	if (rc)
+		return rc < 0 ? rc : 0; /* a NULL key matches nothing and is not stored */
+	jval v;
+	int have = own_entry(o, s, in, row, &v, err);
+	if (have < 0)
+		return have;
+	if (!acc && !have)
+		return 0; /* retraction of a row this join never saw */
+	const sl_buf *key = &o->b.key;
+	probe_ctx pc = {o, (uint32_t)key->len, 1, INT64_MIN};
+	sl_buf_clear(&o->other);
+	if ((rc = sl_state_prefix_scan(o->b.st[1 - s], 0, key->p, (uint32_t)key->len, probe_cb, &pc,
+	                               err)))
+		return rc < 0 ? rc : sl_err_set(err, SL_ESTATE, "join state: scan stopped");
+	if (!pc.sorted && (rc = probe_sort(o, err)))
 		return rc;
-	if (v.count == 0) {
-		sl_state_delete(o->b.st[s], 0, o->mk.p, (uint32_t)o->mk.len);
-		return 0;
+	sl_joiner *j = &o->b.j;
+	const char *p = o->other.p, *end = p + o->other.len;
+	while (p < end) {
+		sl_jrec r;
+		if (sl__jrec_read(&p, end, &r))
+			return sl_err_set(err, SL_ESTATE, "join state: malformed record");
+		for (uint32_t k = 0; k < r.count; k++) {
+			if (j->cand->nrows == j->cand->cap && (rc = sl__joiner_cand_emit(j, err)))
+				return rc;
+			int c = s == 0 ? sl__joiner_cand_add(j, in, row, NULL, 0, NULL, -1, r.row, r.len, err)
+			               : sl__joiner_cand_add(j, NULL, -1, r.row, r.len, in, row, NULL, 0, err);
+			if (c < 0)
+				return c;
+			j->cand->op[c] = acc ? SL_INSERT : SL_DELETE;
+			j->cand->wm[c] = in->wm[row];
+		}
 	}
-	rc = sl_state_put_var(o->b.st[s], 0, o->mk.p, (uint32_t)o->mk.len, &v, sizeof(v));
-	return rc ? sl_err_set(err, rc, "join state: write failed") : 0;
+	return own_count(o, s, v, have, acc, 0, err);
 }
 
 static int join_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	join_op *o = (join_op *)op;
+	int inner = !o->b.outer[0] && !o->b.outer[1], rc;
 	/* results carry the input row's W_before (docs/parallel.md §4, rule
 	 * 6), never the other input's watermark (timing at parallelism N) */
 	SL_BATCH_FOREACH(in, k, row) {
-		int rc = join_row(o, input, in, row, in->wm[row], err);
+		rc = inner ? join_row_inner(o, input, in, row, err)
+		           : join_row(o, input, in, row, in->wm[row], err);
 		if (rc)
 			return rc;
 	}
+	if (inner && (rc = sl__joiner_cand_emit(&o->b.j, err)))
+		return rc;
 	return sl__joiner_flush(&o->b.j, err);
 }
 

@@ -102,6 +102,12 @@ int sl__rank_out_types(const sl_rank_plan *p, const sl_type *in_types, int nin, 
  * [u32 klen][u32 rlen][sort key][row].  Returns 0 or SL_ENOMEM. */
 int sl__rank_entry(const sl_rank_plan *p, const sl_batch *in, int row, sl_buf *out);
 
+/* The same in two steps: sl__rank_entry_key writes the header and the sort
+ * key (rlen 0: enough for sl__rank_cmp), sl__rank_entry_row then appends
+ * the row to that entry in out.  Each returns 0 or SL_ENOMEM. */
+int sl__rank_entry_key(const sl_rank_plan *p, const sl_batch *in, int row, sl_buf *out);
+int sl__rank_entry_row(const sl_batch *in, int row, sl_buf *out);
+
 /* Compares the sort keys of two entries under p's ORDER BY: < 0 when a
  * ranks before b, 0 when they tie. */
 int sl__rank_cmp(const sl_rank_plan *p, const sl_type *in_types, const uint8_t *a,

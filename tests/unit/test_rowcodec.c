@@ -304,6 +304,36 @@ static void test_key_form_canonical(void **st)
 	sl_batch_free(b);
 }
 
+/* A decoded NULL has its value zeroed (a ROW's fields NULL and zeroed
+ * too), so a row decoded into a slot that was not cleared
+ * (sl_batch_add_row_nc: the joins' candidates) is whole: the slot below
+ * holds other values first. */
+static void test_decode_null_zeroes(void **st)
+{
+	sl_type t[3] = {sl_type_make(SL_T_BIGINT), sl_type_make(SL_T_VARCHAR),
+	                sl_type_make(SL_T_ROW)};
+	t[2].row = &outer_t;
+	sl_batch *b = sl_batch_new(3, t, 1);
+	sl_batch_add_row(b, SL_INSERT, 0); /* all NULL */
+	sl_buf w;
+	sl_buf_init(&w);
+	assert_int_equal(sl_rowcodec_row(b, 0, &w), 0);
+	sl_batch *o = sl_batch_new(3, t, 2);
+	int r = sl_batch_add_row(o, SL_INSERT, 0);
+	sl_col_set_i64(&o->cols[0], r, 42);
+	sl_col_set_str_ref(&o->cols[1], r, "stale", 5);
+	o->cols[2].null[r] = 0;
+	sl_col_set_f64(&o->cols[2].child[0], r, 2.5);
+	assert_int_equal(sl_rowcodec_decode_cols(w.p, (uint32_t)w.len, o, o->cols, 3, r), 0);
+	assert_true(o->cols[0].null[r] && o->cols[0].v.i64[r] == 0);
+	assert_true(o->cols[1].null[r] && o->cols[1].v.str[r].len == 0);
+	assert_true(o->cols[2].null[r] && o->cols[2].child[0].null[r]);
+	assert_true(o->cols[2].child[0].v.f64[r] == 0);
+	sl_buf_deinit(&w);
+	sl_batch_free(o);
+	sl_batch_free(b);
+}
+
 /* sl_rowcodec_equal: equality as the key form defines it, over either
  * form: -0.0 = 0.0 and NaN = NaN (also inside a ROW), other values and
  * NULLs by their bytes; every type's rows of make_batch equal themselves
@@ -595,6 +625,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pinned_bytes),
 		cmocka_unit_test(test_key_form_canonical),
+		cmocka_unit_test(test_decode_null_zeroes),
 		cmocka_unit_test(test_equal_as_key),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_malformed),

@@ -51,13 +51,14 @@ typedef struct json_enc {
  * expects that form only: key i of an object is field i's quoted name
  * (jkey), then ':', the value, then ',' (or '}' after the last field, and
  * the record's end after the top object's).  STRING, integer, DECIMAL
- * and TIMESTAMP values in their usual forms are parsed inline; a ROW
- * field's value is either null (the ROW and every field below it set to
- * NULL, as a new row's are) or an object of the same form, read by the
- * same loop one level down; anything else in a value (null, a quoted
- * number, an escape, an ARRAY or MAP) goes through read_value, which is
- * exactly what the general reader would call there.  Every field is set
- * (value or NULL), so the row needs no clearing.  Any other shape (a
+ * and TIMESTAMP values in their usual forms are parsed inline (a string
+ * with an escape through the reader's unescaper); a ROW field's value is
+ * either null (the ROW and every field below it marked NULL, flat_null)
+ * or an object of the same form, read by the same loop one level down;
+ * anything else in a value (null, a quoted number, an ARRAY or MAP) goes
+ * through read_value, which is exactly what the general reader would call
+ * there.  Every field is set (value or NULL), so the row needs no
+ * clearing.  Any other shape (a
  * blank, another key order, a missing or unknown key, an error) fails,
  * and json_decode reads the record again from its start with the general
  * reader, which gives the same row or the same error as before: the flat

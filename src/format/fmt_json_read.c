@@ -353,7 +353,7 @@ int sl__json_read_string(sl_jcur *c, sl_str *out)
 /* sl__json_read_escaped: see fmt_json_read.h.  The bytes are copied 16 at
  * a time while the record has them (SSE2), up to the next backslash or
  * the string's end.  Why: memchr and memcpy per escape were ~520
- * instructions a Nexmark "extra" string (~4.6 escapes in ~200 bytes;
+ * instructions a Nexmark "extra" string (~2.3 escapes in ~200 bytes;
  * callgrind), this ~460.  The output never runs ahead of the input (an
  * escape is longer than what it stands for), so with 16 bytes of slack a
  * 16-byte store at o stays inside the buffer. */

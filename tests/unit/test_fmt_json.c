@@ -1,8 +1,10 @@
 /*
  * test_fmt_json.c - unit tests of the json and debezium-json formats
- * (src/format/fmt_json.c, fmt_debezium_json.c): decoding every type into
- * batch columns, escapes and surrogate pairs, nested ROWs, missing and
- * unknown fields, exact error messages, options, and the encoders.
+ * (src/format/fmt_json.c with the shared reader and writer
+ * fmt_json_read.c and fmt_json_write.c, fmt_debezium_json.c): decoding
+ * every type into batch columns, escapes and surrogate pairs, nested ROWs,
+ * the flat path against the general reader, missing and unknown fields,
+ * exact error messages, options, and the encoders.
  */
 #include <stdarg.h>
 #include <stddef.h>

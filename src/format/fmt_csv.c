@@ -4,7 +4,7 @@
  *
  * Decoding splits the line at the field delimiter (',' by default), honours
  * the quote character ('"'; a doubled quote inside a quoted field is one
- * quote) and converts each field by its column type through fmt_json.c's
+ * quote) and converts each field by its column type through fmt_json_read.c's
  * text converter, so CSV and JSON agree on what "12.5", "2026-08-01
  * 09:00:05" or "true" mean.  An empty unquoted field is NULL for
  * non-string types and '' for strings; a field equal to 'csv.null-literal'

@@ -16,7 +16,7 @@
  * both into the full -U/-D by key.  Unkeyed, a missing 'before' is an
  * error that says to declare the PRIMARY KEY.  The envelope is walked
  * once to find the two images and "op" whatever the key order; the images
- * are then decoded with fmt_json.c's schema-directed reader, in row order.
+ * are then decoded with fmt_json_read.c's schema-directed reader, in row order.
  * Encoding (docs/semantics.md §2): +I/+U as
  * {"before":null,"after":{...},"op":"c"} and -U/-D as
  * {"before":{...},"after":null,"op":"d"}; the literals are a table for

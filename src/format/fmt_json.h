@@ -1,7 +1,9 @@
 /*
- * fmt_json.h - internal: the schema-directed JSON reader and writer that
- * fmt_json.c implements and fmt_debezium_json.c reuses for the "before" /
- * "after" images of a Debezium envelope.
+ * fmt_json.h - internal: the schema-directed JSON reader
+ * (fmt_json_read.c) and writer (fmt_json_write.c) that the `json` format
+ * (fmt_json.c) and the changelog formats (debezium-json, canal-json,
+ * maxwell-json: their row images) share; csv converts its fields' text
+ * with sl__json_set_text.
  *
  * The reader walks one JSON text once, writing values straight into the
  * typed column vectors of a batch row; a precomputed per-ROW-level lookup

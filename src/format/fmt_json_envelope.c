@@ -1,7 +1,7 @@
 /*
  * fmt_json_envelope.c - the encoder shared by the JSON changelog formats
  * (fmt_debezium_json.c, fmt_canal_json.c, fmt_maxwell_json.c): a row is
- * written by fmt_json.c's schema-directed writer between the two literals
+ * written by fmt_json_write.c's schema-directed writer between the two literals
  * its format's sl_jenvelope gives for the row's change kind (+I/+U add a
  * row, -U/-D take one back; docs/semantics.md §2).  Decoding stays in each
  * format's file: the envelopes differ in what they carry, not in how a

@@ -43,7 +43,7 @@ const sl_format_vtab *sl_format_find(const char *name)
  * with err set (SL_ENOTSUP when the format cannot decode, SL_EINVAL for a
  * bad option, SL_ENOMEM).
  */
-/* ARRAY and MAP columns: only the JSON formats (fmt_json.c's reader and
+/* ARRAY and MAP columns: only the JSON formats (fmt_json_read.c's reader and
  * writer) know their packed values (data/packed.h); any other format would
  * read or write those bytes as a string, so it refuses them here.  Flink's
  * csv has ARRAY (not MAP) through 'csv.array-element-delimiter': not in

@@ -1,8 +1,10 @@
 /*
  * test_fmt_json.c - unit tests of the json and debezium-json formats
- * (src/format/fmt_json.c, fmt_debezium_json.c): decoding every type into
- * batch columns, escapes and surrogate pairs, nested ROWs, missing and
- * unknown fields, exact error messages, options, and the encoders.
+ * (src/format/fmt_json.c with the shared reader and writer
+ * fmt_json_read.c and fmt_json_write.c, fmt_debezium_json.c): decoding
+ * every type into batch columns, escapes and surrogate pairs, nested ROWs,
+ * the flat path against the general reader, missing and unknown fields,
+ * exact error messages, options, and the encoders.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -581,6 +583,176 @@ static void test_collections(void **st)
 	th_codec_deinit(&f);
 }
 
+/* Whether row r of x and y hold the same value: the NULL flags, and the
+ * values where not NULL, a ROW's fields too (what a consumer reads). */
+static void same_cell(const sl_col *x, const sl_col *y, int r)
+{
+	assert_int_equal(x->null[r], y->null[r]);
+	if (x->type.id == SL_T_ROW) {
+		for (int k = 0; k < x->nchild; k++)
+			same_cell(&x->child[k], &y->child[k], r);
+		return;
+	}
+	if (x->null[r])
+		return;
+	switch (sl_type_phys(x->type)) {
+	case SL_PHYS_STR:
+		assert_int_equal(x->v.str[r].len, y->v.str[r].len);
+		assert_memory_equal(x->v.str[r].ptr, y->v.str[r].ptr, (size_t)x->v.str[r].len);
+		break;
+	case SL_PHYS_I128: assert_true(x->v.i128[r] == y->v.i128[r]); break;
+	default: assert_int_equal(x->v.i64[r], y->v.i64[r]);
+	}
+}
+
+/* The flat path through nested ROWs (fmt_json.c's read_level): each
+ * record read flat and, with a blank after its '{', by the general
+ * reader gives the same row (every field below every ROW) or the same
+ * error; a null ROW after a set one leaves its fields NULL; integers of
+ * every width at their limits. */
+static sl_field nq_f[] = {
+	{"x", {.id = SL_T_INT}},
+	{"ts", {.id = SL_T_TIMESTAMP, .precision = 3}},
+};
+static sl_row_type nq_t = {2, nq_f};
+static sl_field np_f[] = {
+	{"a", {.id = SL_T_BIGINT}},
+	{"s", {.id = SL_T_VARCHAR, .length = SL_STRING_LEN}},
+	{"q", {.id = SL_T_ROW, .row = &nq_t}},
+	{"m", {.id = SL_T_DECIMAL, .precision = 10, .scale = 2}},
+};
+static sl_row_type np_t = {4, np_f};
+
+static void test_flat_nested(void **st)
+{
+	static sl_field NF_[] = {
+		{"id", {.id = SL_T_VARCHAR, .length = SL_STRING_LEN}},
+		{"t", {.id = SL_T_TINYINT}},
+		{"p", {.id = SL_T_ROW, .row = &np_t}},
+		{"arr", {.id = SL_T_ARRAY, .row = &ael_t}},
+		{"big", {.id = SL_T_BIGINT}},
+		{"sm", {.id = SL_T_SMALLINT}},
+	};
+	static const char *recs[] = {
+		"{\"id\":\"e1\",\"t\":1,\"p\":{\"a\":10,\"s\":\"x\",\"q\":{\"x\":3,\"ts\":\"2026-01-01 00:00:00.001\"},\"m\":1.5},\"arr\":[1,2],\"big\":5,\"sm\":7}",
+		"{\"id\":\"e2\",\"t\":2,\"p\":null,\"arr\":null,\"big\":6,\"sm\":8}",
+		"{\"id\":\"e3\",\"t\":3,\"p\":{\"a\":11,\"s\":null,\"q\":null,\"m\":null},\"arr\":[],\"big\":-0,\"sm\":-32768}",
+		"{\"id\":\"e4\",\"t\":-128,\"p\":{\"a\":-9223372036854775808,\"s\":\"a\\\"b\",\"q\":{\"x\":-2147483648,\"ts\":\"2026-01-01 00:00:00\"},\"m\":-0.01},\"arr\":[3],\"big\":9223372036854775807,\"sm\":32767}",
+		/* the general reader's own cases, inside a ROW */
+		"{\"id\":\"e5\",\"t\":5,\"p\":{\"s\":\"x\",\"a\":10,\"q\":null,\"m\":1},\"arr\":null,\"big\":1,\"sm\":1}",
+		"{\"id\":\"e6\",\"t\":6,\"p\":{\"a\":10,\"q\":null,\"m\":1},\"arr\":null,\"big\":1,\"sm\":1}",
+		"{\"id\":\"e7\",\"t\":7,\"p\":{},\"arr\":null,\"big\":1,\"sm\":1}",
+		"{\"id\":\"e8\",\"t\":8,\"p\":{\"a\":10,\"s\":\"x\",\"q\":{\"x\":1,\"ts\":null,\"z\":[1]},\"m\":1},\"arr\":null,\"big\":1,\"sm\":1}",
+		"{\"id\":\"e9\",\"t\":9,\"p\":{\"a\": 10,\"s\":\"x\",\"q\":null,\"m\":1},\"arr\":null,\"big\":1,\"sm\":1}",
+		"{\"id\":\"e10\",\"t\":10,\"p\":{\"a\":10,\"s\":\"x\",\"q\":null,\"m\":1,\"a\":12},\"arr\":null,\"big\":1,\"sm\":1}",
+		"{\"id\":\"e11\",\"t\":11,\"p\":5,\"arr\":null,\"big\":1,\"sm\":1}",
+		"{\"id\":\"e12\",\"t\":12,\"p\":\"x\",\"arr\":null,\"big\":1,\"sm\":1}",
+		"{\"id\":\"e13\",\"t\":13,\"p\":nul,\"arr\":null,\"big\":1,\"sm\":1}",
+		"{\"id\":\"e14\",\"t\":14,\"p\":{\"a\":10,\"s\":\"x\",\"q\":null,\"m\":1",
+		"{\"id\":\"e15\",\"t\":15,\"p\":{\"a\":10,\"s\":\"x\",\"q\":null,\"m\":1}}",
+		"{\"id\":\"e16\",\"t\":16,\"p\":{\"a\":10,\"s\":\"x\",\"q\":null,\"m\":1},\"arr\":[\"x\"],\"big\":1,\"sm\":1}",
+		"{\"id\":\"e17\",\"t\":17,\"p\":{\"a\":\"10\",\"s\":7,\"q\":{\"x\":\"4\",\"ts\":\"2026-01-01T00:00:00Z\"},\"m\":\"2.5\"},\"arr\":null,\"big\":1,\"sm\":1}",
+		/* integers: what int_fast leaves to the general path */
+		"{\"id\":\"i1\",\"t\":128,\"p\":null,\"arr\":null,\"big\":1,\"sm\":1}",
+		"{\"id\":\"i2\",\"t\":1,\"p\":null,\"arr\":null,\"big\":1,\"sm\":32768}",
+		"{\"id\":\"i3\",\"t\":1,\"p\":null,\"arr\":null,\"big\":9223372036854775808,\"sm\":1}",
+		"{\"id\":\"i4\",\"t\":1,\"p\":null,\"arr\":null,\"big\":1.9,\"sm\":1}",
+		"{\"id\":\"i5\",\"t\":1,\"p\":null,\"arr\":null,\"big\":1e3,\"sm\":1}",
+		"{\"id\":\"i6\",\"t\":1,\"p\":null,\"arr\":null,\"big\":007,\"sm\":1}",
+		"{\"id\":\"i7\",\"t\":1,\"p\":null,\"arr\":null,\"big\":-,\"sm\":1}",
+		"{\"id\":\"i8\",\"t\":1,\"p\":null,\"arr\":null,\"big\":12345678901234567,\"sm\":1}",
+		"{\"id\":\"i9\",\"t\":1,\"p\":null,\"arr\":null,\"big\":123456789012345678,\"sm\":1}",
+		"{\"id\":\"i10\",\"t\":1,\"p\":null,\"arr\":null,\"big\":1234567890123456789,\"sm\":1}",
+		"{\"id\":\"i11\",\"t\":1,\"p\":null,\"arr\":null,\"big\":12345678,\"sm\":-0}",
+		"{\"id\":\"i12\",\"t\":1,\"p\":null,\"arr\":null,\"big\":1,\"sm\":1x}",
+		"{\"id\":\"i13\",\"t\":1,\"p\":null,\"arr\":null,\"big\":1,\"sm\":12}",
+		"{\"id\":\"i14\",\"t\":1,\"p\":null,\"arr\":null,\"big\":1,\"sm\":-}",
+	};
+	int nf = (int)(sizeof(NF_) / sizeof(NF_[0]));
+	th_codec a, g;
+	th_codec_init(&a, "json", NF_, nf, 64, NULL, 0);
+	th_codec_init(&g, "json", NF_, nf, 64, NULL, 0);
+	char buf[512];
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		snprintf(buf, sizeof(buf), "{ %s", recs[i] + 1);
+		int ra = th_decode(&a, recs[i]), rg = th_decode(&g, buf);
+		assert_int_equal(ra, rg);
+		assert_int_equal(a.b->nrows, g.b->nrows);
+		if (ra < 0) {
+			if (strncmp(g.err.msg, "field", 5) == 0)
+				assert_string_equal(a.err.msg, g.err.msg);
+			continue;
+		}
+		for (int c = 0; c < nf; c++)
+			same_cell(&a.b->cols[c], &g.b->cols[c], a.b->nrows - 1);
+	}
+	/* the rows the flat path took: read as expected */
+	sl_batch *b = a.b;
+	assert_int_equal(b->cols[2].child[0].v.i64[0], 10);
+	assert_int_equal(b->cols[2].child[2].child[0].v.i64[0], 3);
+	assert_int_equal(b->cols[2].child[2].child[1].v.i64[0], TS("2026-01-01 00:00:00.001"));
+	assert_true(b->cols[2].child[3].v.i128[0] == 150);
+	assert_int_equal(b->cols[2].null[1], 1); /* p null after a set p */
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(b->cols[2].child[k].null[1], 1);
+	assert_int_equal(b->cols[2].child[2].child[0].null[1], 1);
+	assert_int_equal(b->cols[2].child[2].child[1].null[1], 1);
+	assert_int_equal(b->cols[2].null[2], 0);
+	assert_int_equal(b->cols[2].child[2].null[2], 1); /* q null inside a set p */
+	assert_int_equal(b->cols[2].child[2].child[0].null[2], 1);
+	assert_int_equal(b->cols[5].v.i64[2], -32768);
+	assert_int_equal(b->cols[2].child[0].v.i64[3], INT64_MIN);
+	assert_int_equal(b->cols[4].v.i64[3], INT64_MAX);
+	assert_int_equal(b->cols[2].child[1].v.str[3].len, 3);
+	assert_memory_equal(b->cols[2].child[1].v.str[3].ptr, "a\"b", 3);
+	th_codec_deinit(&a);
+	th_codec_deinit(&g);
+}
+
+/* Strings with escapes (sl__json_read_escaped: 16 bytes at a time, up to
+ * the string's end or the record's): every length 0..70 with escapes at
+ * every few bytes, the string first or last in the record (its end in the
+ * record's last 16 bytes), read back exactly. */
+static void test_escapes_lengths(void **st)
+{
+	static const char *esc[] = {"\\\\", "\\\"", "\\n", "\\u00e9", "\\/"};
+	static const char *raw[] = {"\\", "\"", "\n", "\xc3\xa9", "/"};
+	fx *f = fx_new("json", NULL, NULL);
+	char rec[512], text[256], want[256];
+	for (int len = 0; len <= 70; len++)
+		for (int every = 1; every <= 17; every += 4)
+			for (int last = 0; last < 2; last++) {
+				size_t tn = 0, wn = 0;
+				for (int i = 0; i < len; i++) {
+					if (i % every == every - 1) {
+						int e = (i / every) % 5;
+						tn += (size_t)sprintf(text + tn, "%s", esc[e]);
+						wn += (size_t)sprintf(want + wn, "%s", raw[e]);
+					} else {
+						text[tn++] = want[wn++] = (char)('a' + i % 26);
+					}
+				}
+				text[tn] = want[wn] = 0;
+				if (last)
+					snprintf(rec, sizeof(rec), "{\"n\":1,\"id\":\"%s\"}", text);
+				else
+					snprintf(rec, sizeof(rec), "{\"id\":\"%s\",\"n\":1}", text);
+				sl_batch_reset(f->b);
+				assert_int_equal(dec(f, rec), 1);
+				sl_str s = f->b->cols[0].v.str[0];
+				assert_int_equal(s.len, (int64_t)wn);
+				assert_memory_equal(s.ptr, want, wn);
+				if (tn != wn) /* unescaped: a NUL-terminated copy */
+					assert_int_equal(s.ptr[wn], 0);
+				assert_int_equal(f->b->cols[1].v.i64[0], 1);
+			}
+	/* an escape that is the record's last bytes, unterminated */
+	expect_err(f, "{\"id\":\"abc\\\\", "malformed JSON at byte 6: unterminated string");
+	expect_err(f, "{\"id\":\"abc\\", "malformed JSON at byte 6: unterminated string");
+	expect_err(f, "{\"id\":\"abc\\\"}", "malformed JSON at byte 6: unterminated string");
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -594,6 +766,8 @@ int main(void)
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_debezium_decode),
 		cmocka_unit_test(test_flat_path),
+		cmocka_unit_test(test_flat_nested),
+		cmocka_unit_test(test_escapes_lengths),
 		cmocka_unit_test(test_fuzz_regressions),
 		cmocka_unit_test(test_collections),
 	};

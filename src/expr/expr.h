@@ -144,7 +144,7 @@ typedef enum sl_fn {
 	SL_FN_ARRAY_INTERSECT, /* args: array, array -> distinct elements of the first also in the second */
 	SL_FN_ARRAY_CONCAT,    /* args: array, ... -> their elements in turn */
 	SL_FN_ARRAY_APPEND,    /* args: array, element */
-	SL_FN_ARRAY_PREPEND,   /* args: element, array */
+	SL_FN_ARRAY_PREPEND,   /* args: array, element (Flink 1.20's order) */
 	SL_FN_ARRAY_MAX,       /* args: array -> its greatest non-NULL element */
 	SL_FN_ARRAY_MIN,       /* args: array -> its least non-NULL element */
 	SL_FN_ARRAY_SORT,      /* args: array [, BOOLEAN ascending [, BOOLEAN nulls first]] */

@@ -1088,6 +1088,11 @@ static sl_expr *type_cast(sl_arena *a, sl_fn fn, sl_expr *x, const sl_type *targ
 	}
 	sl_type rt = *target;
 	rt.notnull = fn == SL_FN_CAST ? x->type.notnull : 0;
+	if (is_null_type(x) && rt.id == SL_T_ROW) /* a ROW register has no storage of its
+	                                           * own to hold a computed NULL: the
+	                                           * literal instead (CAST(NULL AS ROW<..>)
+	                                           * crashed) */
+		return sl_expr_lit_null(a, rt);
 	return mk_call(a, fn, &x, 1, rt);
 }
 

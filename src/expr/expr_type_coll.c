@@ -220,10 +220,10 @@ static sl_expr *type_one_array(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
 	return sl__expr_mk_call(a, fn, args, nargs, rt);
 }
 
-/* ARRAY_APPEND(array, e) / ARRAY_PREPEND(e, array). */
+/* ARRAY_APPEND(array, e) / ARRAY_PREPEND(array, e): e last / first. */
 static sl_expr *type_add(sl_arena *a, sl_fn fn, sl_expr **args, sl_err *err)
 {
-	int ai = fn == SL_FN_ARRAY_APPEND ? 0 : 1, ei = 1 - ai;
+	int ai = 0, ei = 1;
 	sl_type x = args[ai]->type, rt = x, et;
 	if (x.id != SL_T_ARRAY)
 		return not_array(err, fn, ai + 1, x, "an ARRAY");

@@ -23,8 +23,9 @@
  *   ARRAY_EXCEPT(a, b)     the distinct elements of a that are not in b.
  *   ARRAY_INTERSECT(a, b)  the distinct elements of a that are in b.
  *   ARRAY_CONCAT(a, ...)   the elements of each in turn.
- *   ARRAY_APPEND(a, x), ARRAY_PREPEND(x, a)   a with x added last / first
- *                          (a NULL x is added).
+ *   ARRAY_APPEND(a, x), ARRAY_PREPEND(a, x)   a with x added last / first
+ *                          (a NULL x is added; Flink 1.20 takes the array
+ *                          first in both, whatever its docs' yml says).
  *   ARRAY_MAX(a), ARRAY_MIN(a)   the greatest / least non-NULL element; NULL
  *                          for an empty array or one of NULLs only (the
  *                          first of equal ones; DOUBLEs by SQL's > and <,
@@ -263,20 +264,20 @@ static int r_remove(sl_xctx *x, const sl_step *st, arr_aux *a, int i, sl_col *o)
 
 static int r_append(sl_xctx *x, const sl_step *st, arr_aux *a, int i, sl_col *o)
 {
-	int ai = st->fn == SL_FN_ARRAY_APPEND ? 0 : 1;
+	int first = st->fn == SL_FN_ARRAY_PREPEND;
 	uint32_t n;
 	span nd;
-	int rc = arg_spans(x, st, a, ai, i, 0, &n);
+	int rc = arg_spans(x, st, a, 0, i, 0, &n);
 	if (!rc)
-		rc = needle_span(x, st, a, 1 - ai, i, &nd);
+		rc = needle_span(x, st, a, 1, i, &nd);
 	if (!rc)
 		rc = out_begin(a);
-	if (!rc && ai) /* ARRAY_PREPEND(x, a): x first */
+	if (!rc && first)
 		rc = out_add(a, nd);
 	const span *s = (const span *)a->sp[0].p;
 	for (uint32_t k = 0; !rc && k < n; k++)
 		rc = out_add(a, s[k]);
-	if (!rc && !ai)
+	if (!rc && !first)
 		rc = out_add(a, nd);
 	return rc ? rc : out_end(x, st, a, o, i, n + 1);
 }
@@ -643,7 +644,7 @@ int sl__bind_array_fn(sl_prog *p, sl_step *st, sl_err *err)
 	case SL_FN_ARRAY_POSITION: row = r_contains; break;
 	case SL_FN_ARRAY_REMOVE: row = r_remove, mask = 1; break;
 	case SL_FN_ARRAY_APPEND: row = r_append, mask = 1; break;
-	case SL_FN_ARRAY_PREPEND: row = r_append, mask = 2; break;
+	case SL_FN_ARRAY_PREPEND: row = r_append, mask = 1; break;
 	case SL_FN_ARRAY_DISTINCT: case SL_FN_ARRAY_REVERSE: row = r_distinct; break;
 	case SL_FN_ARRAY_SLICE: row = r_slice; break;
 	case SL_FN_ARRAY_UNION: case SL_FN_ARRAY_EXCEPT: case SL_FN_ARRAY_INTERSECT:

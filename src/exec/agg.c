@@ -616,6 +616,11 @@ int sl_agg_is_str(const sl_agg *a)
 	       sl_type_phys(a->arg_type) == SL_PHYS_STR;
 }
 
+int sl_agg_keeps_nulls(const sl_agg *a)
+{
+	return a->vt->add == arrayagg_add;
+}
+
 static int str_key(sl_buf *b, int idx, const void *key, size_t klen)
 {
 	sl_buf_clear(b);

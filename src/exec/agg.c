@@ -5,11 +5,14 @@
  * is a switch on the argument's physical kind.  The slot is written in
  * place (memory backend) so an add is a few instructions per row.  MIN and
  * MAX over updating input also keep a sorted multiset of the group's
- * values (sl_agg_vals_add, at the end of this file).
+ * values (sl_agg_vals_add, at the end of this file).  LISTAGG and
+ * ARRAY_AGG are string aggregates: their value lives in the string table,
+ * ARRAY_AGG's as a packed ARRAY (data/packed.h) of the group's values.
  */
 #include "agg.h"
 #include "sluice.h"
 #include "../data/decimal.h"
+#include "../data/rowcodec.h"
 
 #include <math.h>
 #include <string.h>
@@ -526,6 +529,30 @@ static int listagg_add(const sl_agg *a, void *acc, const sl_col *c, int row, int
 	return 0;
 }
 
+/* ---- ARRAY_AGG ------------------------------------------------------------ */
+
+/* ARRAY_AGG(x) is a string aggregate as LISTAGG is: its value is a packed
+ * ARRAY (data/packed.h) of the group's values in arrival order, NULLs
+ * included (Flink 1.20's default, RESPECT NULLS; IGNORE NULLS is refused
+ * by the parser), NULL for a group without values.  Appending rewrites the
+ * group's array (O(values) a row, as LISTAGG's string).  Over an updating
+ * input the group's values are kept as a list and a retraction removes
+ * the first equal one (Flink's ArrayAggFunction: List.remove).  Its result
+ * type ARRAY<x> needs the plan arena, so the planner sets it
+ * (plan_agg.c); arrayagg_type only accepts every argument type. */
+static int arrayagg_type(sl_type arg, int star, sl_type *out, sl_err *err)
+{
+	*out = sl_type_make(SL_T_ARRAY); /* without element: the planner sets it */
+	out->notnull = 0;
+	return 0;
+}
+
+static int arrayagg_add(const sl_agg *a, void *acc, const sl_col *c, int row, int sign,
+                        sl_err *err)
+{
+	return 0; /* identifies ARRAY_AGG; sl_agg_str_add / sl_agg_vals_add do the work */
+}
+
 static const sl_agg_vtab aggs[] = {
 	{"COUNT", 1, count_type, 16, count_add, count_result, count_merge, 0, NULL, NULL},
 	{"SUM", 1, sum_type, sizeof(acc_num), sum_add, sum_result, sum_merge, 0, NULL, NULL},
@@ -542,6 +569,8 @@ static const sl_agg_vtab aggs[] = {
 	{"VAR_SAMP", 1, var_type, sizeof(acc_var), var_add, var_samp_result, var_merge, 0, NULL, NULL},
 	{"VARIANCE", 1, var_type, sizeof(acc_var), var_add, var_samp_result, var_merge, 0, NULL, NULL},
 	{"LISTAGG", 0, listagg_type, sizeof(acc_num), listagg_add, val_result, first_merge, 1, NULL, NULL},
+	{"ARRAY_AGG", 0, arrayagg_type, sizeof(acc_num), arrayagg_add, val_result, first_merge, 1, NULL,
+	 NULL},
 };
 
 const sl_agg_vtab *sl_agg_find(const char *name)
@@ -581,8 +610,15 @@ int sl_agg_is_str(const sl_agg *a)
 {
 	if (a->vt->add_row)
 		return 0; /* user-defined: plain bytes in the slot */
+	if (a->vt->add == arrayagg_add)
+		return 1; /* its packed ARRAY, whatever the argument's type */
 	return a->vt->add != count_add && a->vt->add != sum_add && a->vt->add != var_add &&
 	       sl_type_phys(a->arg_type) == SL_PHYS_STR;
+}
+
+int sl_agg_keeps_nulls(const sl_agg *a)
+{
+	return a->vt->add == arrayagg_add;
 }
 
 static int str_key(sl_buf *b, int idx, const void *key, size_t klen)
@@ -591,12 +627,37 @@ static int str_key(sl_buf *b, int idx, const void *key, size_t klen)
 	return sl_buf_append(b, key, klen) || sl_buf_putc(b, (char)idx);
 }
 
+/* ARRAY_AGG over an append-only input: the group's packed array with the
+ * value of (c, row) appended, built after the key in scratch. */
+static int arrayagg_append(int idx, sl_state_table *t, int64_t ns, const void *key, size_t klen,
+                           const sl_col *c, int row, sl_buf *scratch, sl_err *err)
+{
+	if (str_key(scratch, idx, key, klen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	size_t kl = scratch->len;
+	const void *cur;
+	uint32_t clen, n = 0, zero = 0;
+	int have = sl_state_get_var(t, ns, scratch->p, (uint32_t)kl, &cur, &clen) && clen >= 4;
+	if ((have ? sl_buf_append(scratch, cur, clen) : sl_buf_append(scratch, &zero, 4)) ||
+	    sl_rowcodec_value(c, row, scratch))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	memcpy(&n, scratch->p + kl, 4);
+	n++;
+	memcpy(scratch->p + kl, &n, 4);
+	if (sl_state_put_var(t, ns, scratch->p, (uint32_t)kl, scratch->p + kl,
+	                     (uint32_t)(scratch->len - kl)))
+		return sl_err_set(err, SL_ENOMEM, "ARRAY_AGG: cannot store the group's array");
+	return 0;
+}
+
 int sl_agg_str_add(const sl_agg *a, int idx, sl_state_table *t, int64_t ns, const void *key,
                    size_t klen, const sl_batch *in, int row, sl_buf *scratch, sl_err *err)
 {
 	if (a->filter_col >= 0 && !is_true(&in->cols[a->filter_col], row))
 		return 0;
 	const sl_col *c = &in->cols[a->arg_col];
+	if (a->vt->add == arrayagg_add) /* NULLs too */
+		return arrayagg_append(idx, t, ns, key, klen, c, row, scratch, err);
 	if (c->null[row])
 		return 0;
 	if (str_key(scratch, idx, key, klen))
@@ -789,6 +850,61 @@ static int list_apply(const sl_agg *a, sl_state_table *vals, sl_state_table *str
 	return 0;
 }
 
+/*
+ * ARRAY_AGG over updating input: vals holds the group's values in arrival
+ * order, entries [u32 len][row-form bytes] (NULLs included); +1 appends
+ * (c, row), -1 removes its first occurrence (nothing when not held); then
+ * the packed array of the entries goes to strs (both deleted when the list
+ * is empty: the result is NULL).
+ */
+static int arrayagg_list(int idx, sl_state_table *vals, sl_state_table *strs, int64_t ns,
+                         const void *key, size_t klen, const sl_col *c, int row, int sign,
+                         sl_buf *scratch, sl_buf *work, sl_err *err)
+{
+	if (str_key(scratch, idx, key, klen))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	uint32_t kl = (uint32_t)scratch->len, clen, el = 0, n = 0, vl;
+	const void *cur;
+	sl_buf_clear(work);
+	if ((sl_state_get_var(vals, ns, scratch->p, kl, &cur, &clen) &&
+	     sl_buf_append(work, cur, clen)) || sl_rowcodec_value(c, row, scratch))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	vl = (uint32_t)scratch->len - kl; /* the value, after the key */
+	const char *v = scratch->p + kl;
+	if (sign > 0) {
+		if (sl_buf_append(work, &vl, 4) || sl_buf_append(work, v, vl))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	} else {
+		for (size_t pos = 0; pos < work->len; pos += 4 + el) {
+			memcpy(&el, work->p + pos, 4);
+			if (el == vl && !memcmp(work->p + pos + 4, v, vl)) {
+				size_t end = pos + 4 + el;
+				memmove(work->p + pos, work->p + end, work->len - end);
+				work->len -= 4 + el;
+				break;
+			}
+		}
+	}
+	scratch->len = kl;
+	if (!work->len) {
+		sl_state_delete(vals, ns, scratch->p, kl);
+		sl_state_delete(strs, ns, scratch->p, kl);
+		return 0;
+	}
+	if (sl_state_put_var(vals, ns, scratch->p, kl, work->p, (uint32_t)work->len) ||
+	    sl_buf_append(scratch, &n, 4))
+		return sl_err_set(err, SL_ENOMEM, "ARRAY_AGG: cannot store the group's values");
+	for (size_t pos = 0; pos < work->len; pos += 4 + el, n++) {
+		memcpy(&el, work->p + pos, 4);
+		if (sl_buf_append(scratch, work->p + pos + 4, el))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	memcpy(scratch->p + kl, &n, 4);
+	if (sl_state_put_var(strs, ns, scratch->p, kl, scratch->p + kl, (uint32_t)(scratch->len - kl)))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
 int sl_agg_vals_add(const sl_agg *a, int idx, sl_state_table *vals, sl_state_table *strs,
                     int64_t ns, const void *key, size_t klen, void *slot, const sl_batch *in,
                     int row, int sign, sl_buf *scratch, sl_buf *work, sl_err *err)
@@ -796,6 +912,8 @@ int sl_agg_vals_add(const sl_agg *a, int idx, sl_state_table *vals, sl_state_tab
 	if (a->filter_col >= 0 && !is_true(&in->cols[a->filter_col], row))
 		return 0;
 	const sl_col *c = &in->cols[a->arg_col];
+	if (a->vt->add == arrayagg_add) /* NULLs too */
+		return arrayagg_list(idx, vals, strs, ns, key, klen, c, row, sign, scratch, work, err);
 	if (c->null[row])
 		return 0;
 	if (str_key(scratch, idx, key, klen))

@@ -201,6 +201,12 @@ static inline int sl_agg_fold_row(const sl_agg *aggs, const uint8_t *kinds, int 
 /* 1 when a is a string MIN/MAX/FIRST_VALUE/LAST_VALUE or LISTAGG (above). */
 int sl_agg_is_str(const sl_agg *a);
 
+/* 1 when a takes NULL argument values as values (ARRAY_AGG: its array
+ * holds them, and ARRAY_AGG(DISTINCT x) keeps one NULL, as Flink 1.20.3's
+ * does); the DISTINCT filters of the aggregate operators skip NULLs
+ * otherwise. */
+int sl_agg_keeps_nulls(const sl_agg *a);
+
 /*
  * Folds row `row` of `in` into string aggregate number idx of the group
  * whose encoded key is key[0..klen), in namespace ns of table t (variable-

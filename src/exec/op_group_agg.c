@@ -135,7 +135,7 @@ static int fold(group_op *o, void *slot, const sl_batch *in, int row, int sign, 
 		const sl_agg *a = &o->aggs[i];
 		if (a->distinct && a->arg_col >= 0) {
 			const sl_col *c = &in->cols[a->arg_col];
-			if (c->null[row])
+			if (c->null[row] && !sl_agg_keeps_nulls(a))
 				continue;
 			/* a row that fails FILTER must not count the value as seen:
 			 * its next row that passes would be taken for a repeat */

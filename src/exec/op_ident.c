@@ -29,7 +29,7 @@
  *     TVF) also its input columns' types in order: the stored rows are
  *     that layout;
  *   - a stateless operator that computes or passes columns (Calc, Union,
- *     Values, ConstraintEnforcer, Sink) only its kind and the multiset of
+ *     Values, ConstraintEnforcer, Sink, Correlate) only its kind and the multiset of
  *     its output types: neither its expressions (`v > 1` and `1 < v`, a
  *     projection's text, aliases) nor its column order (wiring: what an
  *     operator downstream stores is covered by that operator's own types)
@@ -95,6 +95,7 @@ static const char *kind_name(sl_op_kind k)
 	case SL_OPK_SET_OP: return "SetOp";
 	case SL_OPK_CHANGELOG_NORMALIZE: return "ChangelogNormalize";
 	case SL_OPK_LOCAL_WINDOW_AGG: return "LocalWindowAggregate";
+	case SL_OPK_CORRELATE: return "Correlate";
 	case SL_OPK_NONE:
 	case SL_OPK__COUNT: break;
 	}
@@ -411,6 +412,7 @@ static int kind_ident(tbuf *o, sl_op_kind kind, const void *plan, const sl_type 
 	case SL_OPK_UNION:
 	case SL_OPK_CONSTRAINT:
 	case SL_OPK_SINK:
+	case SL_OPK_CORRELATE:
 		if (!out && nout > 0)
 			break;
 		return put_multiset(o, out, nout, err);
@@ -473,7 +475,8 @@ int sl_op_struct_ident(sl_buf *out, sl_op_kind kind, const void *plan, const sl_
 {
 	const char *name = kind_name(kind);
 	int stateless = kind == SL_OPK_VALUES || kind == SL_OPK_CALC || kind == SL_OPK_UNION ||
-	                kind == SL_OPK_CONSTRAINT || kind == SL_OPK_SINK;
+	                kind == SL_OPK_CONSTRAINT || kind == SL_OPK_SINK ||
+	                kind == SL_OPK_CORRELATE;
 	if (!name || (!plan && !stateless))
 		return sl_err_set(err, SL_EINVAL, "operator identity: no structural identity for "
 		                  "operator kind %d", (int)kind);

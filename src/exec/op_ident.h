@@ -9,8 +9,8 @@
  * structs below):
  *
  *   SL_OPK_SCAN                const sl_scan_plan *
- *   SL_OPK_VALUES, SL_OPK_CALC, SL_OPK_UNION, SL_OPK_CONSTRAINT, SL_OPK_SINK
- *                              NULL (identified by kind and output types)
+ *   SL_OPK_VALUES, SL_OPK_CALC, SL_OPK_UNION, SL_OPK_CONSTRAINT, SL_OPK_SINK,
+ *   SL_OPK_CORRELATE           NULL (identified by kind and output types)
  *   SL_OPK_WINDOW_ASSIGN       const sl_window_spec * (or a struct that
  *                              starts with one, as sl_assign_ident)
  *   SL_OPK_SESSION_ASSIGN      const sl_assign_ident *

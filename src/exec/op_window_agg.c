@@ -447,7 +447,7 @@ static int fold(win_op *o, void *slot, int64_t end, const sl_batch *in, int row,
 		const sl_agg *a = &o->aggs[i];
 		if (a->distinct && a->arg_col >= 0) {
 			const sl_col *c = &in->cols[a->arg_col];
-			if (c->null[row])
+			if (c->null[row] && !sl_agg_keeps_nulls(a))
 				continue;
 			if (a->filter_col >= 0) {
 				const sl_col *f = &in->cols[a->filter_col];

@@ -90,6 +90,26 @@ int64_t sl_op_scan_events_skipped(const sl_op *op);
 sl_op *sl_op_calc_new(sl_expr *filter, sl_expr *const *proj, int nproj, const sl_type *in_types,
                       int nin, sl_err *err);
 
+/* ---- Correlate: UNNEST of an ARRAY or MAP per input row (op_correlate.c) -- */
+
+/* Parameters of a Correlate (plan node CORRELATE): the collection to
+ * expand, an expression over the input row (a plain column reference is
+ * read in place), and how.  Output: every input column, then the element
+ * columns (ARRAY<ROW<..>>: the row's fields; other ARRAY: the element;
+ * MAP: key, value), then with ordinality an INT position (1-based). */
+typedef struct sl_correlate_params {
+	sl_expr *arg;      /* ARRAY or MAP */
+	uint8_t left;      /* LEFT JOIN: a NULL or empty collection gives one
+	                    * row with NULL element columns; else no row */
+	uint8_t ordinality; /* WITH ORDINALITY: a position column last */
+} sl_correlate_params;
+
+/* A Correlate over input columns in_types[0..nin); its output types are
+ * out_types[0..nout) (the input's, then the element columns).  NULL with
+ * err set. */
+sl_op *sl_op_correlate_new(const sl_correlate_params *c, const sl_type *in_types, int nin,
+                           const sl_type *out_types, int nout, sl_err *err);
+
 /* ---- Sink ---------------------------------------------------------------- */
 
 /* The operator owns `sink` from now on. */

@@ -40,6 +40,7 @@
  *   WINDOW_RANK           sl_rank_plan
  *   SET_OP                sl_set_op_params
  *   CHANGELOG_NORMALIZE   sl_normalize_params
+ *   CORRELATE             sl_correlate_params (ops.h)
  * The operator's input column types are its inputs' output types (the
  * first input's for one-input constructors).
  *

@@ -129,6 +129,31 @@ typedef enum sl_fn {
 	/* user-defined (CREATE FUNCTION, include/sluice_udf.h): node->udf; args
 	 * already have the registration's types (fn_udf.c) */
 	SL_FN_UDF,
+	/* Flink's collection functions (fn_array.c; type rules in
+	 * expr_type_coll.c).  Elements compare by their packed bytes (doubles by
+	 * their bits, as Java's Double.equals); a needle is used as it is when
+	 * it encodes like the elements, else cast to the element type. */
+	SL_FN_ARRAY_CONTAINS,  /* args: array, needle -> BOOLEAN (a NULL needle finds a NULL element) */
+	SL_FN_ARRAY_POSITION,  /* args: array, needle -> INT, 1-based, 0 when absent */
+	SL_FN_ARRAY_REMOVE,    /* args: array, needle -> array without the elements equal to it */
+	SL_FN_ARRAY_DISTINCT,  /* args: array -> its first occurrences, in order */
+	SL_FN_ARRAY_REVERSE,   /* args: array */
+	SL_FN_ARRAY_SLICE,     /* args: array, INT start [, INT end] (1-based, negative from the end) */
+	SL_FN_ARRAY_UNION,     /* args: array, array -> distinct elements of both */
+	SL_FN_ARRAY_EXCEPT,    /* args: array, array -> distinct elements of the first not in the second */
+	SL_FN_ARRAY_INTERSECT, /* args: array, array -> distinct elements of the first also in the second */
+	SL_FN_ARRAY_CONCAT,    /* args: array, ... -> their elements in turn */
+	SL_FN_ARRAY_APPEND,    /* args: array, element */
+	SL_FN_ARRAY_PREPEND,   /* args: array, element (Flink 1.20's order) */
+	SL_FN_ARRAY_MAX,       /* args: array -> its greatest non-NULL element */
+	SL_FN_ARRAY_MIN,       /* args: array -> its least non-NULL element */
+	SL_FN_ARRAY_SORT,      /* args: array [, BOOLEAN ascending [, BOOLEAN nulls first]] */
+	SL_FN_ARRAY_JOIN,      /* args: array of strings, delimiter [, NULL replacement] -> STRING */
+	SL_FN_MAP_KEYS,        /* args: map -> ARRAY of its keys, in entry order */
+	SL_FN_MAP_VALUES,      /* args: map -> ARRAY of its values */
+	SL_FN_MAP_ENTRIES,     /* args: map -> ARRAY<ROW<key, value>> */
+	SL_FN_MAP_FROM_ARRAYS, /* args: array of keys, array of values (of one length) -> MAP */
+	SL_FN_MAP_UNION,       /* args: map, ... -> one map, later maps' values winning */
 	SL_FN__COUNT
 } sl_fn;
 

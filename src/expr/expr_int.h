@@ -176,6 +176,19 @@ int sl__bind_json(sl_prog *p, sl_step *st, sl_err *err);    /* fn_json.c */
 int sl__bind_sha(sl_prog *p, sl_step *st, sl_err *err);     /* fn_sha.c */
 int sl__bind_rand(sl_prog *p, sl_step *st, sl_err *err);    /* fn_rand.c */
 int sl__bind_collection(sl_prog *p, sl_step *st, sl_err *err); /* fn_collection.c */
+int sl__bind_array_fn(sl_prog *p, sl_step *st, sl_err *err);   /* fn_array.c */
+
+/* expr_type.c's helpers for the type rules of other files: a call node of
+ * type t; e cast to t (NULL literals re-typed); the "cannot apply" error;
+ * ARRAY<elem> / MAP<elem, val> with nullable elements in arena a (0 or -1). */
+sl_expr *sl__expr_mk_call(sl_arena *a, sl_fn fn, sl_expr **args, int nargs, sl_type t);
+sl_expr *sl__expr_coerce(sl_arena *a, sl_expr *e, sl_type t, sl_err *err);
+int sl__expr_bad_args(sl_err *err, sl_fn fn, sl_expr **args, int nargs);
+int sl__expr_collection_of(sl_arena *a, sl_type_id id, sl_type elem, sl_type val, sl_type *out);
+
+/* The type rule of Flink's ARRAY_* and MAP_* functions (expr_type_coll.c):
+ * checks and casts args, returns the call node or NULL with err set. */
+sl_expr *sl__type_collection_fn(sl_arena *a, sl_fn fn, sl_expr **args, int nargs, sl_err *err);
 
 /* The C.UTF-8 locale (a locale_t) for Unicode character classes and case
  * mapping without touching the global locale; created once, kept for the

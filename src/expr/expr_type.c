@@ -697,6 +697,25 @@ static const fn_info FN[SL_FN__COUNT] = {
 	[SL_FN_ARRAY] = {"ARRAY", 1, -1, {0}}, [SL_FN_MAP] = {"MAP", 2, -1, {0}},
 	[SL_FN_ITEM] = {"ITEM", 2, 2, {0}}, [SL_FN_CARDINALITY] = {"CARDINALITY", 1, 1, {0}},
 	[SL_FN_ELEMENT] = {"ELEMENT", 1, 1, {0}},
+	[SL_FN_ARRAY_CONTAINS] = {"ARRAY_CONTAINS", 2, 2, {0}},
+	[SL_FN_ARRAY_POSITION] = {"ARRAY_POSITION", 2, 2, {0}},
+	[SL_FN_ARRAY_REMOVE] = {"ARRAY_REMOVE", 2, 2, {0}},
+	[SL_FN_ARRAY_DISTINCT] = {"ARRAY_DISTINCT", 1, 1, {0}},
+	[SL_FN_ARRAY_REVERSE] = {"ARRAY_REVERSE", 1, 1, {0}},
+	[SL_FN_ARRAY_SLICE] = {"ARRAY_SLICE", 2, 3, {0}},
+	[SL_FN_ARRAY_UNION] = {"ARRAY_UNION", 2, 2, {0}},
+	[SL_FN_ARRAY_EXCEPT] = {"ARRAY_EXCEPT", 2, 2, {0}},
+	[SL_FN_ARRAY_INTERSECT] = {"ARRAY_INTERSECT", 2, 2, {0}},
+	[SL_FN_ARRAY_CONCAT] = {"ARRAY_CONCAT", 1, -1, {0}},
+	[SL_FN_ARRAY_APPEND] = {"ARRAY_APPEND", 2, 2, {0}},
+	[SL_FN_ARRAY_PREPEND] = {"ARRAY_PREPEND", 2, 2, {0}},
+	[SL_FN_ARRAY_MAX] = {"ARRAY_MAX", 1, 1, {0}}, [SL_FN_ARRAY_MIN] = {"ARRAY_MIN", 1, 1, {0}},
+	[SL_FN_ARRAY_SORT] = {"ARRAY_SORT", 1, 3, {0}},
+	[SL_FN_ARRAY_JOIN] = {"ARRAY_JOIN", 2, 3, {0}},
+	[SL_FN_MAP_KEYS] = {"MAP_KEYS", 1, 1, {0}}, [SL_FN_MAP_VALUES] = {"MAP_VALUES", 1, 1, {0}},
+	[SL_FN_MAP_ENTRIES] = {"MAP_ENTRIES", 1, 1, {0}},
+	[SL_FN_MAP_FROM_ARRAYS] = {"MAP_FROM_ARRAYS", 2, 2, {0}},
+	[SL_FN_MAP_UNION] = {"MAP_UNION", 1, -1, {0}},
 	[SL_FN_UDF] = {"UDF", 0, 16, {0}},
 };
 
@@ -1069,6 +1088,11 @@ static sl_expr *type_cast(sl_arena *a, sl_fn fn, sl_expr *x, const sl_type *targ
 	}
 	sl_type rt = *target;
 	rt.notnull = fn == SL_FN_CAST ? x->type.notnull : 0;
+	if (is_null_type(x) && rt.id == SL_T_ROW) /* a ROW register has no storage of its
+	                                           * own to hold a computed NULL: the
+	                                           * literal instead (CAST(NULL AS ROW<..>)
+	                                           * crashed) */
+		return sl_expr_lit_null(a, rt);
 	return mk_call(a, fn, &x, 1, rt);
 }
 
@@ -1129,6 +1153,21 @@ static sl_expr *type_generic(sl_arena *a, sl_fn fn, sl_expr **args, int nargs, s
 	return mk_call(a, fn, na, nargs, rt);
 }
 
+sl_expr *sl__expr_mk_call(sl_arena *a, sl_fn fn, sl_expr **args, int nargs, sl_type t)
+{
+	return mk_call(a, fn, args, nargs, t);
+}
+
+sl_expr *sl__expr_coerce(sl_arena *a, sl_expr *e, sl_type t, sl_err *err)
+{
+	return coerce(a, e, t, err);
+}
+
+int sl__expr_bad_args(sl_err *err, sl_fn fn, sl_expr **args, int nargs)
+{
+	return bad_args(err, fn, args, nargs);
+}
+
 /* ARRAY<elem> or MAP<elem, val> in arena a (nullable elements). */
 static int collection_of(sl_arena *a, sl_type_id id, sl_type elem, sl_type val, sl_type *out)
 {
@@ -1140,6 +1179,11 @@ static int collection_of(sl_arena *a, sl_type_id id, sl_type elem, sl_type val, 
 	rt->fields[1].type = val;
 	*out = sl_type_collection(id, rt);
 	return 0;
+}
+
+int sl__expr_collection_of(sl_arena *a, sl_type_id id, sl_type elem, sl_type val, sl_type *out)
+{
+	return collection_of(a, id, elem, val, out);
 }
 
 /* ARRAY[...], MAP[...], ITEM, CARDINALITY, ELEMENT (fn_collection.c). */
@@ -1275,6 +1319,14 @@ sl_expr *sl_expr_call(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
 	case SL_FN_ARRAY: case SL_FN_MAP: case SL_FN_ITEM: case SL_FN_CARDINALITY:
 	case SL_FN_ELEMENT:
 		return type_collection(a, fn, args, nargs, err);
+	case SL_FN_ARRAY_CONTAINS: case SL_FN_ARRAY_POSITION: case SL_FN_ARRAY_REMOVE:
+	case SL_FN_ARRAY_DISTINCT: case SL_FN_ARRAY_REVERSE: case SL_FN_ARRAY_SLICE:
+	case SL_FN_ARRAY_UNION: case SL_FN_ARRAY_EXCEPT: case SL_FN_ARRAY_INTERSECT:
+	case SL_FN_ARRAY_CONCAT: case SL_FN_ARRAY_APPEND: case SL_FN_ARRAY_PREPEND:
+	case SL_FN_ARRAY_MAX: case SL_FN_ARRAY_MIN: case SL_FN_ARRAY_SORT: case SL_FN_ARRAY_JOIN:
+	case SL_FN_MAP_KEYS: case SL_FN_MAP_VALUES: case SL_FN_MAP_ENTRIES:
+	case SL_FN_MAP_FROM_ARRAYS: case SL_FN_MAP_UNION:
+		return sl__type_collection_fn(a, fn, args, nargs, err);
 	default:
 		return type_generic(a, fn, args, nargs, err);
 	}

@@ -50,7 +50,8 @@ const char *sl__ast_text(planner *p, const sl_ast_expr *e)
 
 static const char *const agg_names[] = {"COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST_VALUE",
                                         "LAST_VALUE", "STDDEV_POP", "STDDEV_SAMP",
-                                        "VAR_POP", "VAR_SAMP", "VARIANCE", "LISTAGG", NULL};
+                                        "VAR_POP", "VAR_SAMP", "VARIANCE", "LISTAGG",
+                                        "ARRAY_AGG", NULL};
 
 int sl__is_agg_call(planner *p, const sl_ast_expr *e)
 {

@@ -254,7 +254,14 @@ static int bind_aggs(planner *p, agg_build *b, scope *s)
 		if (!star && !(b->arg_x[i] = sl__bind_expr(p, s, e->u.call.args[0])))
 			return SL_EPLAN;
 		a->arg_type = star ? sl_type_make(SL_T_BIGINT) : b->arg_x[i]->type;
-		if (a->vt->result_type(a->arg_type, star, &a->out_type, p->err)) {
+		if (!star && !strcmp(a->vt->name, "ARRAY_AGG")) { /* ARRAY<arg> in the plan arena */
+			sl_row_type *rt = sl_arena_calloc(p->a, sizeof(*rt));
+			if (!rt || !(rt->fields = sl_arena_calloc(p->a, sizeof(sl_field) * 2)))
+				return sl_err_set(p->err, SL_ENOMEM, "out of memory");
+			rt->fields[0].type = a->arg_type;
+			rt->fields[0].type.notnull = 0;
+			a->out_type = sl_type_collection(SL_T_ARRAY, rt);
+		} else if (a->vt->result_type(a->arg_type, star, &a->out_type, p->err)) {
 			char msg[SL_ERR_MAX];
 			snprintf(msg, sizeof(msg), "%s", p->err->msg);
 			int code = p->err->code;
@@ -465,8 +472,10 @@ static int session_limits(planner *p, const sl_ast_select *sel, const agg_build 
 	for (int i = 0; i < b->calls.n; i++) {
 		const sl_ast_expr *c = b->calls.calls[i];
 		if (sl_agg_is_str(&b->aggs[i])) {
-			sl__plan_error(p, c->line, c->col, SL_ENOTSUP, "MIN/MAX/FIRST_VALUE/LAST_VALUE over "
-			               "strings in SESSION windows are not supported yet");
+			sl__plan_error(p, c->line, c->col, SL_ENOTSUP, "%s", !strcmp(b->aggs[i].vt->name,
+			               "ARRAY_AGG") ? "ARRAY_AGG in SESSION windows is not supported yet"
+			               : "MIN/MAX/FIRST_VALUE/LAST_VALUE over strings in SESSION windows "
+			               "are not supported yet");
 			return SL_ENOTSUP;
 		}
 		if (b->aggs[i].distinct) {

@@ -28,6 +28,10 @@
  * joined last (plan_join.c: sl__plan_as_of_join); a conjunct naming,
  * unqualified, a column that t has too is ambiguous.
  *
+ * An UNNEST item after the first is a Correlate over the item just before
+ * it (whose columns its argument reads: `FROM t, UNNEST(t.tags) AS u
+ * (tag)`) and joins nothing (plan_unnest.c).
+ *
  * With `keep_unbound`, a conjunct that does not bind against the items
  * (a correlated reference to an enclosing query) is left in the rest
  * instead of failing: the subquery planner decorrelates it.
@@ -325,12 +329,23 @@ rel *sl__plan_comma(planner *p, const sl_ast_from *f, const sl_ast_expr *where,
 	                                     sl_ast_name_last(&asof->u.table.name)) : NULL;
 	if (asof)
 		n--;
-	off[0] = 0;
+	/* an UNNEST item after the first reads the item before it: a
+	 * Correlate over that item, which it then replaces (plan_unnest.c) */
+	int nitems = 0;
 	for (int i = 0; i < n; i++) {
-		if (!(ir[i] = plan_item(p, it[i])))
+		if (i > 0 && sl__is_unnest(it[i])) {
+			if (!(ir[nitems - 1] = sl__plan_unnest(p, it[i], ir[nitems - 1], 0)))
+				return NULL;
+			continue;
+		}
+		if (!(ir[nitems] = plan_item(p, it[i])))
 			return NULL;
-		off[i + 1] = off[i] + ir[i]->ncols;
+		it[nitems++] = it[i];
 	}
+	n = nitems;
+	off[0] = 0;
+	for (int i = 0; i < n; i++)
+		off[i + 1] = off[i] + ir[i]->ncols;
 	/* all items' columns, for binding (no operator) */
 	rel *all = sl__rel_new(p, off[n]);
 	if (!all)

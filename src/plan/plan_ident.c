@@ -97,7 +97,7 @@ int sl__node_struct(planner *p, sl_pnode *n)
 		plan = &((const sl_scan_params *)n->params)->scan;
 		break;
 	case SL_OPK_VALUES: case SL_OPK_CALC: case SL_OPK_UNION: case SL_OPK_CONSTRAINT:
-	case SL_OPK_SINK:
+	case SL_OPK_SINK: case SL_OPK_CORRELATE:
 		plan = NULL;
 		break;
 	case SL_OPK_GROUP_AGG: case SL_OPK_WINDOW_AGG: case SL_OPK_SESSION_AGG: case SL_OPK_OVER_AGG:

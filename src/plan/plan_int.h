@@ -361,6 +361,24 @@ rel *sl__add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **x, int n, cons
  * attributes and qualifiers).  NULL with p->err set. */
 rel *sl__add_filter(planner *p, rel *in, sl_expr *filter);
 
+/* ---- plan_unnest.c: UNNEST as a Correlate ---- */
+
+/* Whether FROM item f is UNNEST(..). */
+int sl__is_unnest(const sl_ast_from *f);
+
+/* The UNNEST item f over `left`, whose columns its argument reads: a
+ * Correlate node; left_join pads a NULL or empty collection with one row
+ * of NULLs.  NULL with p->err set. */
+rel *sl__plan_unnest(planner *p, const sl_ast_from *f, rel *left, int left_join);
+
+/* The join j whose right side is an UNNEST item, over its planned left
+ * side: CROSS JOIN, JOIN .. ON cond (a filter after), LEFT JOIN .. ON
+ * TRUE.  NULL with p->err set. */
+rel *sl__plan_unnest_join(planner *p, const sl_ast_from *j, rel *left);
+
+/* UNNEST(..) as a FROM item of its own, over one constant row. */
+rel *sl__plan_unnest_alone(planner *p, const sl_ast_from *f);
+
 /* ---- plan_comma.c: FROM a, b WHERE ... ---- */
 
 /* Plans one FROM item (a window TVF materialized). */

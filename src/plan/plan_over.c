@@ -905,6 +905,11 @@ static int over_agg(planner *p, const scope *s, const sl_ast_expr *e, int i, sl_
 	}
 	a->arg_col = arg ? pre_col(p, arg, x, names, n, "a", i) : -1;
 	a->filter_col = filt ? pre_col(p, filt, x, names, n, "f", i) : -1;
+	if (!strcmp(a->vt->name, "ARRAY_AGG")) {
+		sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
+		               "%s in OVER aggregates is not supported yet", f);
+		return SL_EPLAN;
+	}
 	return 0;
 }
 

@@ -421,9 +421,11 @@ static rel *plan_from(planner *p, const sl_ast_from *f)
 		r = sl__plan_query(p, f->u.sub.query);
 		break;
 	case SL_AF_TABLE_FN:
-		if (f->u.fn.lateral || f->u.fn.unnest)
+		if (f->u.fn.unnest) /* its alias names its columns (plan_unnest.c) */
+			return sl__plan_unnest_alone(p, f);
+		if (f->u.fn.lateral)
 			return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
-			                      "LATERAL TABLE and UNNEST are not supported yet");
+			                      "LATERAL TABLE (table functions) is not supported yet");
 		if (!(r = plan_tvf(p, f)) || !alias)
 			return r;
 		break;
@@ -434,6 +436,14 @@ static rel *plan_from(planner *p, const sl_ast_from *f)
 			if (l && l->tvf_in)
 				l = materialize_tvf(p, l);
 			if (!l || !(r = sl__plan_as_of_join(p, f, l, plan_as_of_side)) || !alias)
+				return r;
+			break;
+		}
+		if (sl__is_unnest(rf)) { /* correlated: a Correlate over the left side */
+			rel *l = plan_from(p, f->u.join.left);
+			if (l && l->tvf_in)
+				l = materialize_tvf(p, l);
+			if (!l || !(r = sl__plan_unnest_join(p, f, l)) || !alias)
 				return r;
 			break;
 		}

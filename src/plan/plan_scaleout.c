@@ -110,6 +110,7 @@ static int origin(const sl_pnode *n, int c, const sl_pnode **scan)
 		case SL_OPK_DEDUP:
 		case SL_OPK_WINDOW_RANK:
 		case SL_OPK_LOOKUP_JOIN:
+		case SL_OPK_CORRELATE:
 			break; /* leading columns are the input's */
 		default:
 			return -1;

@@ -235,6 +235,11 @@ static sl_op *new_normalize(const sl_pnode *n, inst_ctx *x, sl_err *err)
 	return sl_op_changelog_normalize_new(c->key_cols, c->nkeys, err);
 }
 
+static sl_op *new_correlate(const sl_pnode *n, inst_ctx *x, sl_err *err)
+{
+	return sl_op_correlate_new(n->params, IN_TYPES(n), IN_N(n), n->out_types, n->nout, err);
+}
+
 /* The constructor table: one entry per kind (op_kind.h). */
 static const ctor_fn ctors[SL_OPK__COUNT] = {
 	[SL_OPK_SCAN] = new_scan,
@@ -261,6 +266,7 @@ static const ctor_fn ctors[SL_OPK__COUNT] = {
 	[SL_OPK_SET_OP] = new_set_op,
 	[SL_OPK_CHANGELOG_NORMALIZE] = new_normalize,
 	[SL_OPK_LOCAL_WINDOW_AGG] = new_local_window_agg,
+	[SL_OPK_CORRELATE] = new_correlate,
 };
 
 /* Instantiates node n into x->g as x->op_of[n->id] and connects its

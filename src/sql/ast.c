@@ -381,6 +381,8 @@ static void from(pr *w, const sl_ast_from *f)
 	case SL_AF_TABLE_FN:
 		put(w, f->u.fn.lateral ? "(LATERAL TABLE_FN " : "(TABLE_FN ");
 		expr(w, f->u.fn.call);
+		if (f->u.fn.ordinality)
+			put(w, " WITH ORDINALITY");
 		break;
 	case SL_AF_JOIN:
 		putf(w, "(%s ", jn[f->u.join.type]);

@@ -357,6 +357,7 @@ struct sl_ast_from {
 			sl_ast_expr *call;      /* an SL_AX_CALL */
 			uint8_t lateral;        /* LATERAL TABLE(..) */
 			uint8_t unnest;         /* UNNEST(..) */
+			uint8_t ordinality;     /* UNNEST(..) WITH ORDINALITY */
 		} fn;
 		struct {                    /* JOIN */
 			sl_ast_join_kind type;

@@ -93,8 +93,13 @@ static int table_fn(sl_parser *p, sl_ast_from *f)
 	f->kind = SL_AF_TABLE_FN;
 	if (sl__p_is_kw(p, 0, "UNNEST")) {
 		f->u.fn.unnest = 1;
-		f->u.fn.call = sl__p_expr(p);
-		return f->u.fn.call ? 0 : -1;
+		if (!(f->u.fn.call = sl__p_expr(p)))
+			return -1;
+		if (sl__p_is_kw(p, 0, "WITH") && sl__p_is_kw(p, 1, "ORDINALITY")) {
+			p->i += 2;
+			f->u.fn.ordinality = 1;
+		}
+		return 0;
 	}
 	if (sl__p_expect_op(p, "("))
 		return -1;

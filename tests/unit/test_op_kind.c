@@ -93,6 +93,7 @@ static const char *JOBS[] = {
 	"user_id, SUM(amount) AS s FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), "
 	"INTERVAL '10' SECOND)) GROUP BY window_start, window_end, user_id)) WHERE rn <= 2",
 	"SELECT * FROM rates",
+	"SELECT o.id, t.x FROM orders AS o CROSS JOIN UNNEST(ARRAY[o.v, 2]) AS t (x)",
 };
 
 /* Per kind: its display name and flags (the rule of the former name lists:
@@ -129,6 +130,7 @@ static const struct {
 	[SL_OPK_SET_OP] = {"SetOp", SL_OPF_STATE_TTL},
 	[SL_OPK_CHANGELOG_NORMALIZE] = {"ChangelogNormalize", SL_OPF_STATE_TTL},
 	[SL_OPK_LOCAL_WINDOW_AGG] = {"LocalWindowAggregate", SL_OPF_LATE_STATS},
+	[SL_OPK_CORRELATE] = {"Correlate", 0},
 };
 
 /* The job whose window aggregate is split in two at parallelism > 1

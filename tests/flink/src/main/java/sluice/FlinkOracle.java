@@ -9,7 +9,7 @@
  * the values as sluice's print sink writes them (docs/semantics.md §2: TRUE/FALSE,
  * DECIMAL with its scale, DOUBLE as Java's Double.toString, timestamps without
  * trailing zeros in the fraction, TIMESTAMP_LTZ in the session zone, ROW as "(a, b)",
- * NULL as "null").
+ * NULL as "null", a NULL inside an ARRAY or MAP as "NULL").
  *
  * Usage: FlinkOracle OUTDIR script.sql...  writes OUTDIR/<script name>.out (the rows)
  * and OUTDIR/<script name>.err (empty when the script ran; otherwise the error, its
@@ -190,6 +190,13 @@ public final class FlinkOracle {
 		return b.toString();
 	}
 
+	/* An ARRAY element or MAP key or value: a NULL is "NULL", as Flink's CAST to STRING
+	 * writes it inside a collection (ArrayToStringCastRule in 1.20.3; what its print
+	 * connector writes, and sluice too: src/data/valtext.c). */
+	static String elem(Object v, ZoneId zone) {
+		return v == null ? "NULL" : text(v, zone);
+	}
+
 	/* sluice's text form of one value (src/base/valtext.c). */
 	static String text(Object v, ZoneId zone) {
 		if (v == null)
@@ -231,15 +238,15 @@ public final class FlinkOracle {
 			StringBuilder b = new StringBuilder("[");
 			Object[] a = (Object[]) v;
 			for (int i = 0; i < a.length; i++)
-				b.append(i > 0 ? ", " : "").append(text(a[i], zone));
+				b.append(i > 0 ? ", " : "").append(elem(a[i], zone));
 			return b.append(']').toString();
 		}
 		if (v instanceof Map) {
 			StringBuilder b = new StringBuilder("{");
 			boolean first = true;
 			for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
-				b.append(first ? "" : ", ").append(text(e.getKey(), zone)).append('=')
-					.append(text(e.getValue(), zone));
+				b.append(first ? "" : ", ").append(elem(e.getKey(), zone)).append('=')
+					.append(elem(e.getValue(), zone));
 				first = false;
 			}
 			return b.append('}').toString();

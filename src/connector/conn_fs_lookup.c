@@ -6,8 +6,11 @@
  * A file cannot be read by key, so the table is read whole, with the
  * filesystem source itself (the same 'path', 'format' and format options),
  * into an index: every row's key (the key form of data/rowcodec.h over the
- * lookup fields) and row (its row form) appended to two buffers, and an
- * array of entries sorted by (key, file order), searched by bisection.
+ * lookup fields) and row (its row form) appended to two buffers, an
+ * array of entries sorted by (key, file order), and an open-addressing
+ * hash table of each key's first entry (a lookup is one hash probe; the
+ * bisection it replaced was 14% of Nexmark q13's instructions).  A key
+ * with one row answers with that row's bytes in place, uncopied.
  * Rows whose key has a NULL are left out (they never match).  The first
  * lookup reads the table ("a bounded file read when first needed"); when
  * it is read again follows Flink's lookup cache options:
@@ -45,6 +48,7 @@
 #include "conn_fs_int.h"
 #include "sluice.h"
 #include "data/rowcodec.h"
+#include "base/hash.h"
 #include "format/format.h"
 
 #include <dirent.h>
@@ -79,6 +83,8 @@ typedef struct fs_lookup {
 	sl_buf kbuf, rbuf, result;
 	fs_ent *ents;
 	uint32_t nents, cap;
+	uint32_t *slots;     /* hash of keys: index of the key's first entry + 1, 0 = empty */
+	uint32_t nslots;     /* a power of two, >= 2 x the distinct keys; 0 = none yet */
 } fs_lookup;
 
 /* 1 when some option key starts with prefix (its name in *key). */
@@ -280,6 +286,39 @@ static int index_batch(fs_lookup *f, sl_err *err)
 	return 0;
 }
 
+#define KEY_SEED 0x6c6b7570u
+
+static const char *ent_key(const fs_lookup *f, const fs_ent *e)
+{
+	return f->kbuf.p + e->koff;
+}
+
+/* The hash table of the sorted entries: each key's first entry. */
+static int index_keys(fs_lookup *f, sl_err *err)
+{
+	uint32_t n = 16;
+	while (n < 2 * (uint64_t)f->nents + 2 && n < (1u << 31))
+		n *= 2;
+	if (n != f->nslots) {
+		uint32_t *ns = realloc(f->slots, sizeof(uint32_t) * n);
+		if (!ns)
+			return sl_err_set(err, SL_ENOMEM, "table '%s': out of memory", f->base.table);
+		f->slots = ns;
+		f->nslots = n;
+	}
+	memset(f->slots, 0, sizeof(uint32_t) * n);
+	for (uint32_t i = 0; i < f->nents; i++) {
+		const fs_ent *e = &f->ents[i];
+		if (i && e->klen == e[-1].klen && !memcmp(ent_key(f, e), ent_key(f, e - 1), e->klen))
+			continue; /* not the key's first entry */
+		uint32_t h = (uint32_t)sl_hash_bytes(ent_key(f, e), e->klen, KEY_SEED) & (n - 1);
+		while (f->slots[h])
+			h = (h + 1) & (n - 1);
+		f->slots[h] = i + 1;
+	}
+	return 0;
+}
+
 /* Reads the whole table into the index (replacing the previous one). */
 static int64_t mono_us(void)
 {
@@ -296,6 +335,8 @@ static int load(fs_lookup *f, int64_t now, sl_err *err)
 	sl_buf_clear(&f->kbuf);
 	sl_buf_clear(&f->rbuf);
 	f->nents = 0;
+	if (f->nslots) /* a failed read must leave no entry behind */
+		memset(f->slots, 0, sizeof(uint32_t) * f->nslots);
 	sl_source *s = sl_source_new_open(&sl_filesystem_source_vtab, &f->args, err);
 	if (!s)
 		return err->code ? err->code : SL_EIO;
@@ -316,6 +357,8 @@ static int load(fs_lookup *f, int64_t now, sl_err *err)
 		return rc;
 	}
 	qsort_r(f->ents, f->nents, sizeof(fs_ent), cmp_ent, f);
+	if ((rc = index_keys(f, err)))
+		return rc;
 	f->loaded = 1;
 	f->load_end = now + (mono_us() - t0); /* the read's end, on the caller's clock */
 	f->base.loads++;
@@ -347,16 +390,24 @@ static int fsl_lookup(sl_lookup *l, const void *key, uint32_t klen, int64_t now,
 		return rc;
 	f->checked_at = now;
 	sl_buf_clear(&f->result);
-	uint32_t lo = 0, hi = f->nents;
-	while (lo < hi) { /* first entry with key >= key */
-		uint32_t mid = lo + (hi - lo) / 2;
-		const fs_ent *e = &f->ents[mid];
-		uint32_t n = e->klen < klen ? e->klen : klen;
-		int c = memcmp(f->kbuf.p + e->koff, key, n);
-		if (c < 0 || (c == 0 && e->klen < klen))
-			lo = mid + 1;
-		else
-			hi = mid;
+	*rows = NULL;
+	*len = 0;
+	uint32_t mask = f->nslots - 1, lo = UINT32_MAX;
+	for (uint32_t h = (uint32_t)sl_hash_bytes(key, klen, KEY_SEED) & mask; f->slots[h];
+	     h = (h + 1) & mask) {
+		const fs_ent *e = &f->ents[f->slots[h] - 1];
+		if (e->klen == klen && !memcmp(ent_key(f, e), key, klen)) {
+			lo = f->slots[h] - 1;
+			break;
+		}
+	}
+	if (lo == UINT32_MAX)
+		return 0; /* no row has the key */
+	const fs_ent *first = &f->ents[lo];
+	if (lo + 1 == f->nents || first[1].klen != klen || memcmp(ent_key(f, first + 1), key, klen)) {
+		*rows = f->rbuf.p + first->roff; /* one row: its bytes in place */
+		*len = first->rlen;
+		return 0;
 	}
 	for (uint32_t i = lo; i < f->nents; i++) {
 		const fs_ent *e = &f->ents[i];
@@ -378,6 +429,7 @@ static void fsl_close(sl_lookup *l)
 	sl_buf_deinit(&f->rbuf);
 	sl_buf_deinit(&f->result);
 	free(f->ents);
+	free(f->slots);
 	free(f->keys);
 }
 

@@ -194,6 +194,25 @@ done:
 	return rc;
 }
 
+/* The decimal digits of v into t (>= 21 bytes), as "%lld" writes them,
+ * without printf (sprintf was 18% of a CSV file sink's instructions). */
+static int put_i64(int64_t v, char *t)
+{
+	char d[24];
+	int n = 0, len = 0;
+	uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	do {
+		d[n++] = (char)('0' + a % 10);
+		a /= 10;
+	} while (a);
+	if (v < 0)
+		t[len++] = '-';
+	while (n)
+		t[len++] = d[--n];
+	t[len] = 0;
+	return len;
+}
+
 /* sl_value_text: see valtext.h. */
 int sl_value_text(const sl_col *c, int row, const char *null_text, const char *tz, sl_buf *out)
 {
@@ -208,7 +227,7 @@ int sl_value_text(const sl_col *c, int row, const char *null_text, const char *t
 	case SL_T_TINYINT:
 	case SL_T_SMALLINT:
 	case SL_T_INT:
-	case SL_T_BIGINT: n = sprintf(t, "%lld", (long long)c->v.i64[row]); break;
+	case SL_T_BIGINT: n = put_i64(c->v.i64[row], t); break;
 	case SL_T_FLOAT: n = sl_double_text(c->v.f64[row], 1, t); break;
 	case SL_T_DOUBLE: n = sl_double_text(c->v.f64[row], 0, t); break;
 	case SL_T_DECIMAL: n = sl_dec_format(c->v.i128[row], ty.scale, t); break;

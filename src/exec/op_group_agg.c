@@ -24,10 +24,20 @@
  *
  * State: table "acc", namespace 0, key = encoded GROUP BY key, value =
  * [row count, emitted flag][accumulators]; table "distinct" for DISTINCT
- * aggregates: key = group key + aggregate index + value -> count of the
- * rows with that value that pass the aggregate's FILTER; table
- * "values" for MIN/MAX over updating input: key = group key + aggregate
- * index -> the sorted values with their counts (agg.h, sl_agg_vals_add).
+ * aggregates: the DISTINCT aggregates over one argument column share
+ * their entries (as Flink's DistinctInfo: one MapView per distinct field,
+ * a count per filter), key = group key + the index of the first
+ * aggregate over that argument + value -> per aggregate over that
+ * argument (in aggregate order) the count of the rows with that value
+ * that pass its FILTER, the value size 8 x the most aggregates sharing an
+ * argument; one lookup per argument and row instead of one per aggregate
+ * (Nexmark q15/q16: 8 DISTINCT counts over 2 columns).  With no argument
+ * shared this is the layout of before (an entry per aggregate: key byte
+ * = its index, one count), so older snapshots restore; one of an operator
+ * that shares an argument held 8-byte values and is refused by the
+ * state's value-size check (state.h), never read wrongly.  Table "values" for MIN/MAX
+ * over updating input: key = group key + aggregate index -> the sorted
+ * values with their counts (agg.h, sl_agg_vals_add).
  */
 #include "emit.h"
 #include "graph.h"
@@ -50,8 +60,14 @@ typedef struct group_op {
 	int *key_cols;
 	sl_agg *aggs;
 	uint32_t slot_size;
-	int has_distinct;
 	sl_state_table *acc, *dist;
+	/* DISTINCT aggregates grouped by argument column (the "distinct"
+	 * entries): group g has dg_n[g] members, the aggregates
+	 * dg_mem[g][0..dg_n[g]) in aggregate order */
+	int ndg, dg_max;
+	int *dg_col, *dg_n, **dg_mem;
+	uint8_t *dfirst;        /* per aggregate, per row: fold it (a value new
+	                         * to it, or its last row gone) */
 	sl_state_table *strs;   /* string MIN/MAX/FIRST/LAST values (agg.h) */
 	sl_state_table *vals;   /* MIN/MAX over updating input (agg.h) */
 	int has_str, has_retract;
@@ -70,18 +86,40 @@ typedef struct group_op {
 	sl_buf touched;      /* concatenated (u32 len, key) of touched keys */
 } group_op;
 
-/* Appends the result row of (key, slot) to b. */
+/* Copies the key columns of row `from` of b to row `to` (the same
+ * group's -U row to its +U row: no decoding); 0 when a key column is of a
+ * nested type (the caller decodes). */
+static int copy_key(group_op *o, sl_batch *b, int from, int to)
+{
+	for (int i = 0; i < o->p.nkeys; i++) {
+		sl_col *c = &b->cols[i];
+		c->null[to] = c->null[from];
+		switch (sl_type_phys(c->type)) {
+		case SL_PHYS_I64:
+		case SL_PHYS_F64: c->v.i64[to] = c->v.i64[from]; break;
+		case SL_PHYS_I128: c->v.i128[to] = c->v.i128[from]; break;
+		case SL_PHYS_STR: c->v.str[to] = c->v.str[from]; break; /* bytes in b's arena */
+		default: return 0;
+		}
+	}
+	return 1;
+}
+
+/* Appends the result row of (key, slot) to b; its key columns copied from
+ * row key_row of b when >= 0 (the -U row of the same key), else decoded. */
 static int build_row(group_op *o, sl_batch *b, const void *slot, uint8_t op, int64_t wm,
-                     sl_err *err)
+                     int key_row, sl_err *err)
 {
 	int row = sl_batch_add_row(b, op, wm);
 	if (b == o->out.b)
 		sl_emitter_set_src(&o->out, row, o->cur_row);
-	sl_col *kc[64];
-	for (int i = 0; i < o->p.nkeys; i++)
-		kc[i] = &b->cols[i];
-	if (sl_rowcodec_decode(o->key.p, (uint32_t)o->key.len, b, kc, o->p.nkeys, row) < 0)
-		return sl_err_set(err, SL_ESTATE, "group state: malformed key");
+	if (key_row < 0 || !copy_key(o, b, key_row, row)) {
+		sl_col *kc[64];
+		for (int i = 0; i < o->p.nkeys; i++)
+			kc[i] = &b->cols[i];
+		if (sl_rowcodec_decode(o->key.p, (uint32_t)o->key.len, b, kc, o->p.nkeys, row) < 0)
+			return sl_err_set(err, SL_ESTATE, "group state: malformed key");
+	}
 	for (int i = 0; i < o->p.naggs; i++) {
 		int rc = o->is_str[i]
 		       ? sl_agg_str_result(&o->aggs[i], i, o->strs, 0, o->key.p, o->key.len, &o->skey, b,
@@ -128,38 +166,65 @@ static int rows_equal(const sl_batch *b, int r1, int r2)
 	return 1;
 }
 
+/* The DISTINCT counts of row `row` (sign: +1 add, -1 retract): sets
+ * o->dfirst[i] for every DISTINCT aggregate i to whether the row's value
+ * is new to it (its first row that passes its FILTER) or gone from it
+ * (its last such row retracted), i.e. whether i folds the row. */
+static int fold_distinct(group_op *o, const sl_batch *in, int row, int sign, sl_err *err)
+{
+	for (int g = 0; g < o->ndg; g++) {
+		const int *mem = o->dg_mem[g];
+		int n = o->dg_n[g], pass = 0;
+		const sl_col *c = &in->cols[o->dg_col[g]];
+		for (int m = 0; m < n; m++) {
+			const sl_agg *a = &o->aggs[mem[m]];
+			/* a row that fails FILTER must not count the value as seen:
+			 * its next row that passes would be taken for a repeat */
+			int ok = !c->null[row] || sl_agg_keeps_nulls(a); /* ARRAY_AGG keeps NULL */
+			if (ok && a->filter_col >= 0) {
+				const sl_col *f = &in->cols[a->filter_col];
+				ok = !f->null[row] && f->v.i64[row];
+			}
+			o->dfirst[mem[m]] = (uint8_t)ok; /* passes; "first" decided below */
+			pass |= ok;
+		}
+		if (!pass)
+			continue;
+		sl_buf_clear(&o->dkey);
+		sl_buf_append(&o->dkey, o->key.p, o->key.len);
+		sl_buf_putc(&o->dkey, (char)mem[0]); /* as before sharing: see the header */
+		if (sl_rowcodec_key(in, &o->dg_col[g], 1, row, &o->dkey))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		int64_t *cnt = sl_state_upsert(o->dist, 0, o->dkey.p, (uint32_t)o->dkey.len, NULL);
+		if (!cnt)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		int live = 0;
+		for (int m = 0; m < n; m++) {
+			if (o->dfirst[mem[m]]) {
+				cnt[m] += sign;
+				o->dfirst[mem[m]] = sign > 0 ? cnt[m] == 1 : cnt[m] == 0;
+				if (cnt[m] < 0) /* a retraction of a value never counted */
+					cnt[m] = 0;
+			}
+			live |= cnt[m] > 0;
+		}
+		if (!live)
+			sl_state_delete(o->dist, 0, o->dkey.p, (uint32_t)o->dkey.len);
+	}
+	return 0;
+}
+
 static int fold(group_op *o, void *slot, const sl_batch *in, int row, int sign, sl_err *err)
 {
 	((slot_hdr *)slot)->rows += sign;
+	int rc;
+	if (o->ndg && (rc = fold_distinct(o, in, row, sign, err)))
+		return rc;
 	for (int i = 0; i < o->p.naggs; i++) {
 		const sl_agg *a = &o->aggs[i];
-		if (a->distinct && a->arg_col >= 0) {
-			const sl_col *c = &in->cols[a->arg_col];
-			if (c->null[row] && !sl_agg_keeps_nulls(a))
-				continue;
-			/* a row that fails FILTER must not count the value as seen:
-			 * its next row that passes would be taken for a repeat */
-			if (a->filter_col >= 0) {
-				const sl_col *f = &in->cols[a->filter_col];
-				if (f->null[row] || !f->v.i64[row])
-					continue;
-			}
-			sl_buf_clear(&o->dkey);
-			sl_buf_append(&o->dkey, o->key.p, o->key.len);
-			sl_buf_putc(&o->dkey, (char)i);
-			if (sl_rowcodec_key(in, &a->arg_col, 1, row, &o->dkey))
-				return sl_err_set(err, SL_ENOMEM, "out of memory");
-			int64_t *cnt = sl_state_upsert(o->dist, 0, o->dkey.p, (uint32_t)o->dkey.len, NULL);
-			if (!cnt)
-				return sl_err_set(err, SL_ENOMEM, "out of memory");
-			*cnt += sign;
-			int first = sign > 0 ? *cnt == 1 : *cnt == 0;
-			if (*cnt <= 0)
-				sl_state_delete(o->dist, 0, o->dkey.p, (uint32_t)o->dkey.len);
-			if (!first)
-				continue;
-		}
-		int rc = a->retract
+		if (a->distinct && a->arg_col >= 0 && !o->dfirst[i])
+			continue;
+		rc = a->retract
 		       ? sl_agg_vals_add(a, i, o->vals, o->strs, 0, o->key.p, o->key.len, slot, in, row,
 		                         sign, &o->skey, &o->vbuf, err)
 		       : o->is_str[i]
@@ -190,12 +255,12 @@ static int update_group(group_op *o, const sl_batch *in, int row, sl_err *err)
 	if (rc)
 		return rc;
 	sl_batch *b = o->out.b;
-	if (h->emitted && (old = build_row(o, b, slot, SL_UPDATE_BEFORE, wm, err)) < 0)
+	if (h->emitted && (old = build_row(o, b, slot, SL_UPDATE_BEFORE, wm, -1, err)) < 0)
 		return old;
+	/* fold touches the other tables only, so slot stays valid (state.h:
+	 * until the next call on the same table) */
 	if ((rc = fold(o, slot, in, row, sign, err)))
 		return rc;
-	slot = sl_state_get(o->acc, 0, o->key.p, (uint32_t)o->key.len);
-	h = slot;
 	if (h->rows <= 0) {
 		if (old >= 0)
 			b->op[old] = SL_DELETE;
@@ -203,7 +268,7 @@ static int update_group(group_op *o, const sl_batch *in, int row, sl_err *err)
 		drop_strs(o);
 		return 0;
 	}
-	int nr = build_row(o, b, slot, old >= 0 ? SL_UPDATE_AFTER : SL_INSERT, wm, err);
+	int nr = build_row(o, b, slot, old >= 0 ? SL_UPDATE_AFTER : SL_INSERT, wm, old, err);
 	if (nr < 0)
 		return nr;
 	if (old >= 0 && rows_equal(b, old, nr))
@@ -280,7 +345,7 @@ static int mb_flush(group_op *o, int64_t wm, sl_err *err)
 			}
 		} else {
 			h->batch_seen = 0;
-			int nr = build_row(o, b, slot, had ? SL_UPDATE_AFTER : SL_INSERT, wm, err);
+			int nr = build_row(o, b, slot, had ? SL_UPDATE_AFTER : SL_INSERT, wm, old, err);
 			if (nr < 0)
 				return nr;
 			if (old >= 0 && rows_equal(b, old, nr))
@@ -330,7 +395,8 @@ static int group_open(sl_op *op, sl_err *err)
 	group_op *o = (group_op *)op;
 	if (!(o->acc = sl_op_table_open(op, "acc", o->slot_size, 0, 0, err)))
 		return err->code;
-	if (o->has_distinct && !(o->dist = sl_op_table_open(op, "distinct", 8, 0, 0, err)))
+	if (o->ndg && !(o->dist = sl_op_table_open(op, "distinct", 8 * (uint32_t)o->dg_max, 0, 0,
+	                                            err)))
 		return err->code;
 	/* under TTL, read with the group's result: they live as long as "acc" */
 	if (o->has_str &&
@@ -366,7 +432,14 @@ static void group_close(sl_op *op)
 	free(o->key_cols);
 	free(o->aggs);
 	free(o->is_str);
+	for (int g = 0; g < o->ndg; g++)
+		free(o->dg_mem[g]);
+	free(o->dg_mem);
+	free(o->dg_col);
+	free(o->dg_n);
+	free(o->dfirst);
 }
+
 
 static const sl_op_vtab group_vtab = {
 	.name = "GroupAggregate",
@@ -407,12 +480,38 @@ sl_op *sl_op_group_agg_new(const sl_group_agg_plan *p, const sl_type *in_types, 
 		o->aggs[i] = p->aggs[i];
 		o->aggs[i].offset = off;
 		off += o->aggs[i].vt->acc_size;
-		o->has_distinct |= p->aggs[i].distinct;
 		o->is_str[i] = (uint8_t)sl_agg_is_str(&o->aggs[i]);
 		o->has_str |= o->is_str[i];
 		o->has_retract |= o->aggs[i].retract;
 	}
 	o->p.aggs = o->aggs;
 	o->slot_size = off;
+	/* the DISTINCT aggregates by argument column */
+	o->dg_col = calloc((size_t)p->naggs + 1, sizeof(int));
+	o->dg_n = calloc((size_t)p->naggs + 1, sizeof(int));
+	o->dg_mem = calloc((size_t)p->naggs + 1, sizeof(int *));
+	o->dfirst = calloc((size_t)p->naggs + 1, 1);
+	if (!o->dg_col || !o->dg_n || !o->dg_mem || !o->dfirst)
+		goto nomem;
+	for (int i = 0; i < p->naggs; i++) {
+		if (!o->aggs[i].distinct || o->aggs[i].arg_col < 0)
+			continue;
+		int g = 0;
+		while (g < o->ndg && o->dg_col[g] != o->aggs[i].arg_col)
+			g++;
+		if (g == o->ndg) {
+			if (!(o->dg_mem[g] = calloc((size_t)p->naggs, sizeof(int))))
+				goto nomem;
+			o->dg_col[g] = o->aggs[i].arg_col;
+			o->ndg++;
+		}
+		o->dg_mem[g][o->dg_n[g]++] = i;
+		if (o->dg_n[g] > o->dg_max)
+			o->dg_max = o->dg_n[g];
+	}
 	return &o->base;
+nomem:
+	sl_op_free(&o->base); /* calls its close */
+	sl_err_set(err, SL_ENOMEM, "out of memory");
+	return NULL;
 }

@@ -32,8 +32,11 @@
  * join is not deterministic across restarts when the table changes (as in
  * Flink).  Built on the join base (join_base.h: keys, the joiner, padded
  * output; no tables); the looked-up rows come as (u32 length, row bytes)
- * from the lookup, not as records, so it pairs them itself.  No malloc per row: keys and candidates go through re-used
- * buffers and batches.  One thread, the job's.
+ * from the lookup, not as records, so it pairs them itself.  Without a
+ * residual every looked-up row matches, so the output row is built in
+ * the output batch directly (no candidate batch).  No malloc per row:
+ * keys and candidates go through re-used buffers and batches.  One
+ * thread, the job's.
  */
 #include "join_base.h"
 #include "graph.h"
@@ -77,6 +80,24 @@ static int join_row(ljoin_op *o, const sl_batch *in, int row, const char *rows, 
 	int64_t wm = in->wm[row];
 	int matched = 0, rc;
 	const char *p = rows, *end = rows + len;
+	if (!o->b.j.residual) {
+		/* every looked-up row matches: build the output row in place,
+		 * not in the candidate batch and then copied (the copy was 18% of
+		 * Nexmark q13's instructions) */
+		while (p < end) {
+			uint32_t rl;
+			if (end - p < 4)
+				return sl_err_set(err, SL_ESTATE, "lookup join: malformed lookup rows");
+			memcpy(&rl, p, 4);
+			if ((uint32_t)(end - p - 4) < rl)
+				return sl_err_set(err, SL_ESTATE, "lookup join: malformed lookup rows");
+			if ((rc = sl__joiner_emit(&o->b.j, in, row, NULL, 0, NULL, -1, p + 4, rl, op, wm,
+			                          err)))
+				return rc;
+			p += 4 + rl;
+			matched++;
+		}
+	}
 	while (p < end) {
 		sl__joiner_cand_reset(&o->b.j);
 		int n = 0;

@@ -15,7 +15,9 @@
  *      Only some kinds read a subset of their input and can be told new
  *      column positions (remappable: Calc, GroupAggregate,
  *      WindowAggregate, the window TVF WindowTableFunction, the joins
- *      Join, IntervalJoin, WindowJoin and SemiJoin); every other kind
+ *      Join, IntervalJoin, WindowJoin and SemiJoin, and LookupJoin over
+ *      its one probe input: the looked-up rows come whole, so its
+ *      table's columns all stay); every other kind
  *      reads every input column, so its producers keep them all.
  *   2. narrow, first node to last: each node's column references are
  *      remapped to its inputs' new positions (fresh copies: parameters
@@ -28,7 +30,8 @@
  *
  * What may narrow: a scan of an append-only table (a changelog scan
  * feeds ChangelogNormalize or carries its key: kept whole), a Calc, a
- * window TVF (through its input), and a join whose inputs are
+ * window TVF (through its input), a lookup join (its probe columns;
+ * stateless, so its ids stay), and a join whose inputs are
  * append-only or full retract streams (not upsert ones) and which has no
  * UID hint (a hint pins the state id, whose layout must not change under
  * it).  A node whose inputs moved but which cannot take new positions
@@ -134,6 +137,8 @@ static int remappable(const sl_pnode *x)
 	case SL_OPK_WINDOW_AGG:
 	case SL_OPK_WINDOW_ASSIGN:
 		return 1;
+	case SL_OPK_LOOKUP_JOIN: /* stateless: one input, the looked-up rows whole */
+		return x->nin == 1 && x->in[0] && !x->uid_hint;
 	case SL_OPK_JOIN:
 	case SL_OPK_INTERVAL_JOIN:
 	case SL_OPK_WINDOW_JOIN:
@@ -156,7 +161,7 @@ static int narrowable(const sl_pnode *x)
 		return x->changelog == SL_CHANGELOG_APPEND && x->nout > 0;
 	if (x->kind == SL_OPK_CALC || x->kind == SL_OPK_WINDOW_ASSIGN)
 		return 1;
-	if (is_join(x->kind))
+	if (is_join(x->kind) || x->kind == SL_OPK_LOOKUP_JOIN)
 		return remappable(x);
 	return 0;
 }
@@ -241,6 +246,16 @@ static void uses(const sl_pnode *x, int k, const uint8_t *keep, uint8_t *use, in
 			use[t] = 1;
 		if (x->kind == SL_OPK_WINDOW_JOIN && w >= 0 && w < ncols)
 			use[w] = 1;
+		return;
+	}
+	case SL_OPK_LOOKUP_JOIN: { /* probe columns, then the looked-up table's */
+		const sl_join_plan *jp = x->params; /* sl_lookup_join_params starts with it */
+		for (int i = 0; i < ncols && i < jp->nl; i++)
+			if (keep[i])
+				use[i] = 1;
+		expr_cols(jp->residual, use, 0, ncols);
+		for (int i = 0; i < jp->nkeys; i++)
+			use[jp->lkeys[i]] = 1;
 		return;
 	}
 	case SL_OPK_WINDOW_ASSIGN: { /* input columns, then window_start/end/time */
@@ -559,6 +574,42 @@ static int narrow_join(prune *q, sl_pnode *x, const int *lm, const int *rm, int 
 	return set_output(p, x, m, oldn);
 }
 
+/* A lookup join over a probe input whose columns moved (lm): its plan
+ * over the new input; its output the probe's columns then the looked-up
+ * table's (all of them: the lookup returns whole rows); *out_map old ->
+ * new. */
+static int narrow_lookup_join(prune *q, sl_pnode *x, const int *lm, int **out_map)
+{
+	planner *p = q->p;
+	sl_lookup_join_params *lp = sl_arena_alloc(p->a, sizeof(*lp));
+	const sl_join_plan *jp = x->params;
+	int nl0 = jp->nl, nr = jp->nr, oldn = x->nout;
+	int *m = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nl0 + nr + 1));
+	if (!lp || !m)
+		return SL_ENOMEM;
+	*lp = *(const sl_lookup_join_params *)x->params;
+	sl_join_plan *np = &lp->join;
+	np->nl = x->in[0]->nout;
+	np->ltypes = x->in[0]->out_types;
+	for (int j = 0; j < nl0; j++)
+		m[j] = lm[j];
+	for (int j = 0; j < nr; j++)
+		m[nl0 + j] = np->nl + j;
+	if (!(np->lkeys = remap_cols(p, jp->lkeys, jp->nkeys, lm)))
+		return SL_ENOMEM;
+	if (jp->residual && !(np->residual = expr_remap(p->a, jp->residual, m)))
+		return SL_ENOMEM;
+	if (jp->ltime >= 0)
+		np->ltime = lm[jp->ltime];
+	char *base = label_base(p, x); /* the decoration names the rowtime */
+	x->params = lp;
+	*out_map = m;
+	int rc = set_output(p, x, m, oldn);
+	if (!rc && base)
+		x->label = sl_arena_printf(p->a, "%s%s", base, decoration(p, x));
+	return rc;
+}
+
 static int remap_agg(prune *q, sl_pnode *x, const int *m)
 {
 	planner *p = q->p;
@@ -674,6 +725,10 @@ static int narrow_pass(prune *q, int *changed)
 				if (!rc)
 					rc = reidentify(q, x);
 			}
+			break;
+		case SL_OPK_LOOKUP_JOIN:
+			if (moved && !(rc = narrow_lookup_join(q, x, im[0], &om)))
+				rc = reidentify(q, x);
 			break;
 		case SL_OPK_GROUP_AGG:
 		case SL_OPK_WINDOW_AGG:

@@ -13,7 +13,8 @@
 #      uninterrupted run's as a multiset, no hidden file stays, and a
 #      restart of the finished job writes nothing.  The kills land at
 #      20-80% of the uninterrupted run's measured wall time (at least two
-#      checkpoint intervals in), so a faster engine is still killed
+#      checkpoint intervals in, and never before the run's first
+#      checkpoint completed), so a faster engine is still killed
 #      mid-run; only a kill that ended a running job counts, and the test
 #      needs KILLS (4) of them: when the job finishes first, its output is
 #      checked and it starts over in a fresh directory (a cycle).
@@ -122,6 +123,13 @@ while :; do
 		ms=$((ref_ms * (20 + RANDOM % 61) / 100))
 		[ $ms -ge $((iv * 2 + 50)) ] || ms=$((iv * 2 + 50))
 		sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+		# a kill before the run's first checkpoint completed restores
+		# nothing; on a loaded machine start-up can outlast the kill
+		# moment of a fast job, so such a kill waits for one (or the end)
+		while kill -0 $pid 2>/dev/null &&
+			! ls -d "$W/run/sluice-state/fspart/checkpoints"/chk-* >/dev/null 2>&1; do
+			sleep 0.02
+		done
 		kill -9 $pid 2>/dev/null
 	fi
 	wait $pid 2>/dev/null

@@ -73,6 +73,31 @@ static void p_put(sl_sink *k, int from, int n, const char *dt, int64_t now, int6
 	sl_batch_free(b);
 }
 
+/* One batch of rows r<i>:i, row i in partition dts[i] (NULL: NULL), so
+ * consecutive rows change partition within the batch. */
+static void p_put_each(sl_sink *k, const char *const *dts, int n)
+{
+	sl_type t[3] = {sl_type_varchar(SL_STRING_LEN), sl_type_make(SL_T_BIGINT),
+	                sl_type_varchar(SL_STRING_LEN)};
+	sl_batch *b = sl_batch_new(3, t, 0);
+	for (int i = 0; i < n; i++) {
+		int r = sl_batch_add_row(b, SL_INSERT, SL_WM_MIN);
+		char name[16];
+		snprintf(name, sizeof name, "r%d", i);
+		sl_col_set_str(b, &b->cols[0], r, name, (int64_t)strlen(name));
+		sl_col_set_i64(&b->cols[1], r, i);
+		if (dts[i])
+			sl_col_set_str(b, &b->cols[2], r, dts[i], (int64_t)strlen(dts[i]));
+		else
+			b->cols[2].null[r] = 1;
+	}
+	sl_err err;
+	sl_err_clear(&err);
+	if (k->vt->write(k, b, &err))
+		fail_msg("%s", err.msg);
+	sl_batch_free(b);
+}
+
 static const char *pdir(const char *root, const char *rel)
 {
 	static char p[700];
@@ -203,6 +228,31 @@ static void test_part_write_read(void **state)
 	sl_sink_free(k);
 	assert_string_equal(visible_rows(pdir(d2, "dt=x")), "r0:0");
 	assert_null(strstr(dir_names(pdir(d2, "dt=x")), "_SUCCESS"));
+	sl_arena_deinit(&p.f.arena);
+}
+
+/* Rows of one batch whose partition changes from row to row (a run of one
+ * partition shares its first row's path: conn_fs_partition.c): each row
+ * lands in its own value's directory, NULL and '' in the default one. */
+static void test_part_mixed_batch(void **state)
+{
+	char *d = ck_dir("part_mixed");
+	pfx p;
+	sl_err err;
+	pfx_init(&p, "json", d);
+	sl_sink *k = p_sink(&p, NULL, 0, &err);
+	assert_non_null(k);
+	static const char *const dts[] = {"x", "x", NULL, NULL, "", "y", "x", "xx", "x:", "x:"};
+	p_put_each(k, dts, 10);
+	k->wm = SL_WM_MAX;
+	assert_int_equal(k->vt->finish(k, &err), 0);
+	sl_sink_free(k);
+	assert_string_equal(dir_names(d), "dt=__DEFAULT_PARTITION__ dt=x dt=x%3A dt=xx dt=y");
+	assert_string_equal(visible_rows(pdir(d, "dt=x")), "r0:0 r1:1 r6:6");
+	assert_string_equal(visible_rows(pdir(d, "dt=__DEFAULT_PARTITION__")), "r2:2 r3:3 r4:4");
+	assert_string_equal(visible_rows(pdir(d, "dt=y")), "r5:5");
+	assert_string_equal(visible_rows(pdir(d, "dt=xx")), "r7:7");
+	assert_string_equal(visible_rows(pdir(d, "dt=x%3A")), "r8:8 r9:9");
 	sl_arena_deinit(&p.f.arena);
 }
 
@@ -536,6 +586,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_part_configure_then_open),
 		cmocka_unit_test(test_part_write_read),
+		cmocka_unit_test(test_part_mixed_batch),
 		cmocka_unit_test(test_part_process_time),
 		cmocka_unit_test(test_part_partition_time),
 		cmocka_unit_test(test_part_crash_recover),

@@ -151,6 +151,18 @@ static void test_ts_format(void **st)
 	check_ts(base + 123000, 3, 1, 1, "2026-08-01T09:00:05.123Z");
 	check_ts(-1000, 3, 0, 0, "1969-12-31 23:59:59.999");
 	check_ts(TS("1600-02-29 00:00:00"), 3, 0, 0, "1600-02-29 00:00:00");
+	/* the per-thread text of the last second (timeutil.c): the same
+	 * second in the other form, the next second, back, before 1970 */
+	check_ts(base + 7000, 3, 0, 0, "2026-08-01 09:00:05.007");
+	check_ts(base + 8000, 3, 1, 1, "2026-08-01T09:00:05.008Z");
+	check_ts(base + 9000, 3, 0, 0, "2026-08-01 09:00:05.009");
+	check_ts(base + 9000, 3, 0, 0, "2026-08-01 09:00:05.009");
+	check_ts(base + 1000000, 3, 0, 0, "2026-08-01 09:00:06");
+	check_ts(base + 999999, 6, 0, 0, "2026-08-01 09:00:05.999999");
+	check_ts(-999000, 3, 0, 0, "1969-12-31 23:59:59.001");
+	check_ts(-1000000, 3, 0, 0, "1969-12-31 23:59:59");
+	check_ts(-1000001, 6, 0, 0, "1969-12-31 23:59:58.999999");
+	check_ts(base + 86400000000LL, 0, 0, 0, "2026-08-02 09:00:05");
 	char b[48];
 	sl_date_format(-1, b);
 	assert_string_equal(b, "1969-12-31");

@@ -6,7 +6,8 @@
  * 'path' may be a local path or a file:// URI.  PARTITIONED BY tables
  * (a->part): the source lists the partition directories through
  * conn_fs_partition.c and decodes the data columns into a view of the
- * batch, filling the partition columns from the directory names; the sink
+ * batch, the partition columns filled from the directory names
+ * (conn_fs_fill.c, which also fills the METADATA columns); the sink
  * is conn_fs_partition.c's, which runs one sink of this file per partition
  * directory.
  *
@@ -45,9 +46,9 @@
  * checkpoint, one call each (fss_restore), and keeps the splits it owns.
  *
  * METADATA columns (file.path, file.name, file.size,
- * file.modification-time, as Flink's) are filled like partition columns:
- * the decoder reads a view of the batch without them (configure_partitioned,
- * decode_view), and each batch holds rows of one file (load_meta).
+ * file.modification-time, as Flink's) are filled like partition columns
+ * (conn_fs_fill.c): the decoder reads a view of the batch without them
+ * (decode_view), and each batch holds rows of one file.
  *
  * Records of the line formats come from
  * the shared line reader (conn_lines.c, 1 MiB read(2) blocks, records in
@@ -65,7 +66,6 @@
 #include "conn_fs_int.h"
 #include "conn_lines.h"
 #include "sluice.h"
-#include "base/timeutil.h"
 #include "format/format.h"
 
 #include <dirent.h>
@@ -86,14 +86,6 @@
                                                  * one aligned MiB of its file */
 
 /* ---- source ---------------------------------------------------------------- */
-
-/* A partition value of the file being read, typed as its column. */
-typedef struct fs_pval {
-	int is_null;
-	int64_t i64;
-	double f64;
-	sl_str str;
-} fs_pval;
 
 /* Split states. */
 enum { FS_WAITING = 0, FS_STARTED = 1, FS_DONE = 2 };
@@ -149,27 +141,9 @@ typedef struct fs_source {
 	int64_t *prov_line; /* per batch row: line since the split's origin (1-based) */
 	int64_t *prov_off;  /* per batch row: byte offset of its record */
 	char namebuf[4096]; /* display name scratch */
-	/* PARTITIONED BY (conn_fs_partition.c lists the files): */
-	int npart;          /* partition columns, 0 = unpartitioned */
-	int *pcol;          /* their batch column indexes */
-	int ndata;          /* the other (decoded) columns */
-	int *dcol;          /* their batch column indexes */
-	sl_col *vcols;      /* scratch: the decoder's view of the batch */
-	char **values;      /* per file, npart values (NULL = SQL NULL) */
-	fs_pval *pval;     /* the current file's values, typed */
-	int pval_file;      /* the file pval belongs to, -1 */
-	const sl_field *fields; /* the table's physical columns */
-	sl_field *dfields;  /* the decoder's fields (data columns) */
-	const char **pnames; /* partition column names (fields' strings) */
-	char *default_name; /* 'partition.default-name' */
-	/* METADATA columns (Flink's file.path, file.name, file.size,
-	 * file.modification-time; a->meta): filled like the partition
-	 * columns, from the file of the batch's split. */
-	int nmeta;
-	int *mcol;          /* their batch column indexes */
-	int *mkey;          /* their keys (FS_META_*) */
-	fs_pval *mval;      /* the current file's values */
-	char **mpaths;      /* per file, its absolute path (file.path), lazily */
+	/* PARTITIONED BY and METADATA columns (conn_fs_fill.c); fill.vcols is
+	 * NULL when the table has neither */
+	sl__fs_fill fill;
 	/* Parallel instances (docs/parallel.md §4 rule 5, conn.h): this is
 	 * instance `subtask` of `nsub`; it keeps the splits k of the whole
 	 * split order with k % nsub == subtask, and only those. */
@@ -184,13 +158,6 @@ typedef struct fs_source {
 	uint8_t *old_seen;
 	int64_t *wm_keep;
 } fs_source;
-
-/* The METADATA keys the source fills (Flink 1.20's FileSystemTableSource:
- * file.path STRING, file.name STRING, file.size BIGINT,
- * file.modification-time TIMESTAMP_LTZ(3)). */
-enum { FS_META_PATH, FS_META_NAME, FS_META_SIZE, FS_META_MTIME };
-static const char *const fs_meta_keys[] = {"file.path", "file.name", "file.size",
-                                           "file.modification-time", NULL};
 
 /* Display name of file i: "dir/name" for a directory, else the path. */
 static const char *file_name(fs_source *f, int i)
@@ -243,110 +210,6 @@ fail:
 	return sl_err_set(err, rc, "source '%s': out of memory", f->base.table);
 }
 
-/* The METADATA key index of column i of a (its type checked), -1 for a
- * physical column, or -2 with err set. */
-static int meta_key(const sl_conn_args *a, int i, sl_err *err)
-{
-	const char *m = a->meta ? a->meta[i] : NULL;
-	if (!m)
-		return -1;
-	int j = 0;
-	while (fs_meta_keys[j] && strcmp(fs_meta_keys[j], m))
-		j++;
-	if (!fs_meta_keys[j]) {
-		sl_err_set(err, SL_EINVAL, "source '%s': Invalid metadata key '%s' in column '%s'. "
-		           "The filesystem connector supports the following metadata keys for "
-		           "reading: file.path, file.name, file.size, file.modification-time",
-		           a->table, m, a->fields[i].name);
-		return -2;
-	}
-	sl_type t = a->fields[i].type;
-	int ok = j == FS_META_SIZE ? t.id == SL_T_BIGINT
-	       : j == FS_META_MTIME ? t.id == SL_T_TIMESTAMP_LTZ : sl_type_is_string(t);
-	if (!ok) {
-		char tb[64];
-		sl_err_set(err, SL_EINVAL, "source '%s': metadata column '%s' ('%s') is %s; it must be "
-		           "%s", a->table, a->fields[i].name, m, sl_type_format(t, tb, sizeof tb),
-		           j == FS_META_SIZE ? "BIGINT" : j == FS_META_MTIME ? "TIMESTAMP_LTZ(3)"
-		                                                              : "STRING");
-		return -2;
-	}
-	return j;
-}
-
-/* Configures a source with columns the format does not read: partition
- * columns (from the directory names, listed by open) and METADATA columns
- * (from the file); the decoder reads the data columns only. */
-static int configure_partitioned(fs_source *f, const sl_conn_args *a, sl_err *err)
-{
-	sl_conn_args da = *a;
-	sl_field *df = calloc((size_t)a->nfields, sizeof(sl_field));
-	f->pnames = calloc((size_t)a->npart + 1, sizeof(char *));
-	f->npart = a->npart;
-	f->pcol = calloc((size_t)a->npart + 1, sizeof(int));
-	f->dcol = calloc((size_t)a->nfields + 1, sizeof(int));
-	f->vcols = calloc((size_t)a->nfields + 1, sizeof(sl_col));
-	f->pval = calloc((size_t)a->npart + 1, sizeof(fs_pval));
-	f->mcol = calloc((size_t)a->nfields + 1, sizeof(int));
-	f->mkey = calloc((size_t)a->nfields + 1, sizeof(int));
-	f->mval = calloc((size_t)a->nfields + 1, sizeof(fs_pval));
-	f->pval_file = -1;
-	f->fields = a->fields;
-	f->dfields = df; /* the decoder keeps pointing at it */
-	if (!df || !f->pnames || !f->pcol || !f->dcol || !f->vcols || !f->pval || !f->mcol ||
-	    !f->mkey || !f->mval)
-		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", a->table);
-	for (int i = 0, d = 0; i < a->nfields; i++) {
-		int mk = meta_key(a, i, err);
-		if (mk == -2)
-			return err->code;
-		if (mk >= 0) {
-			f->mcol[f->nmeta] = i;
-			f->mkey[f->nmeta++] = mk;
-			continue;
-		}
-		int pk = -1;
-		for (int j = 0; j < a->npart; j++)
-			if (a->part[j] == i)
-				pk = j;
-		if (pk < 0) {
-			df[d] = a->fields[i];
-			f->dcol[d++] = i;
-			f->ndata = d;
-			continue;
-		}
-		sl_type t = a->fields[i].type;
-		if (t.id == SL_T_DECIMAL || t.id == SL_T_ROW || sl_type_is_collection(t) ||
-		    t.id == SL_T_TIME ||
-		    t.id == SL_T_INTERVAL_DT || t.id == SL_T_INTERVAL_YM || sl_type_is_binary(t)) {
-			char tb[64];
-			return sl_err_set(err, SL_ENOTSUP, "source '%s': partition column '%s' of type %s "
-			                  "is not supported (use a string, integer, floating-point, "
-			                  "BOOLEAN, DATE or TIMESTAMP column)", a->table, a->fields[i].name,
-			                  sl_type_format(t, tb, sizeof tb));
-		}
-		f->pcol[pk] = i;
-		f->pnames[pk] = a->fields[i].name;
-	}
-	da.fields = df;
-	da.nfields = f->ndata;
-	da.part = NULL;
-	da.npart = 0;
-	da.meta = NULL;
-	if (!(f->dec = sl__fs_decoder(&da, err)))
-		return err && err->code ? err->code : SL_EINVAL;
-	f->base.dec = f->dec;
-	f->filefmt = f->dec->vt->file_open != NULL;
-	f->cutable = !f->dec->vt->changelog && !f->dec->keyed && !f->filefmt;
-	int rc = sl__fs_check_commit_options(a, err);
-	if (rc)
-		return rc;
-	const char *dn = sl_opts_get(a->opts, "partition.default-name");
-	if (!(f->default_name = strdup(dn ? dn : "__DEFAULT_PARTITION__")))
-		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", a->table);
-	return 0;
-}
-
 /* Reads 'path', the format with its options and the sink-side and lookup
  * options a filesystem table may carry; the path is not looked at. */
 static int fss_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
@@ -372,12 +235,10 @@ static int fss_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 	int rc = sl__fs_lookup_options(a, err); /* the table may also serve lookups */
 	if (rc)
 		return rc;
-	int meta = 0;
-	for (int i = 0; a->meta && i < a->nfields; i++)
-		meta |= a->meta[i] != NULL;
-	if (a->npart || meta)
-		return configure_partitioned(f, a, err);
-	if (!(f->dec = sl__fs_decoder(a, err)))
+	sl_conn_args da = *a; /* the decoder's: without partition and METADATA columns */
+	if (sl__fs_fill_wanted(a) && (rc = sl__fs_fill_configure(&f->fill, a, &da, err)))
+		return rc;
+	if (!(f->dec = sl__fs_decoder(&da, err)))
 		return err && err->code ? err->code : SL_EINVAL;
 	f->base.dec = f->dec;
 	f->filefmt = f->dec->vt->file_open != NULL;
@@ -411,6 +272,7 @@ static int make_splits(fs_source *f, sl_err *err)
 {
 	int64_t size = split_bytes(), k = 0;
 	int cap = f->nfiles + 1;
+	f->fill.nfiles = f->nfiles;
 	f->turn_bytes = size / 2 < FS_TURN_BYTES ? (size > 1 ? size / 2 : 1) : FS_TURN_BYTES;
 	f->splits = calloc((size_t)cap, sizeof *f->splits);
 	if (!f->splits)
@@ -471,13 +333,14 @@ static int fss_open(sl_source *s, sl_err *err)
 	struct stat st;
 	if (stat(path, &st))
 		return sl_err_set(err, SL_EIO, "source '%s': path '%s' does not exist", table, path);
-	if (f->npart) {
+	if (f->fill.npart) {
 		if (!S_ISDIR(st.st_mode))
 			return sl_err_set(err, SL_EINVAL, "source '%s': a partitioned table's path '%s' "
 			                  "must be a directory", table, path);
 		f->is_dir = 1;
-		int rc = sl__fs_list_partitions(path, f->npart, f->pnames, f->default_name, &f->files,
-		                                &f->values, &f->nfiles, table, err);
+		int rc = sl__fs_list_partitions(path, f->fill.npart, f->fill.pnames,
+		                                f->fill.default_name, &f->files, &f->fill.values,
+		                                &f->nfiles, table, err);
 		if (rc) {
 			sl_err_prefix(err, "source");
 			return rc;
@@ -664,157 +527,21 @@ static int ensure_prov(fs_source *f, int cap, sl_err *err)
 	return 0;
 }
 
-/* The METADATA values of file i into f->mval: its absolute path (as
- * Flink's split path; kept in f->mpaths until close), its name, and its
- * size and modification time from stat(2).  0 or SL_EIO naming it. */
-static int load_meta(fs_source *f, int i, sl_err *err)
-{
-	if (!f->mpaths && !(f->mpaths = calloc((size_t)f->nfiles + 1, sizeof(char *))))
-		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", f->base.table);
-	const char *name = file_name(f, i);
-	if (!f->mpaths[i]) {
-		char cwd[4096];
-		if (name[0] != '/' && !getcwd(cwd, sizeof cwd))
-			return sl_err_set(err, SL_EIO, "source '%s': cannot get the working directory: %s",
-			                  f->base.table, strerror(errno));
-		size_t n = strlen(name) + (name[0] == '/' ? 0 : strlen(cwd) + 1) + 1;
-		if (!(f->mpaths[i] = malloc(n)))
-			return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", f->base.table);
-		if (name[0] == '/')
-			memcpy(f->mpaths[i], name, n);
-		else
-			snprintf(f->mpaths[i], n, "%s/%s", cwd, name);
-	}
-	struct stat st;
-	if (stat(f->mpaths[i], &st))
-		return sl_err_set(err, SL_EIO, "source '%s': file '%s': %s", f->base.table,
-		                  f->mpaths[i], strerror(errno));
-	const char *path = f->mpaths[i], *slash = strrchr(path, '/');
-	for (int j = 0; j < f->nmeta; j++) {
-		fs_pval *v = &f->mval[j];
-		memset(v, 0, sizeof *v);
-		switch (f->mkey[j]) {
-		case FS_META_PATH:
-			v->str.ptr = path;
-			v->str.len = (int64_t)strlen(path);
-			break;
-		case FS_META_NAME:
-			v->str.ptr = slash ? slash + 1 : path;
-			v->str.len = (int64_t)strlen(v->str.ptr);
-			break;
-		case FS_META_SIZE: v->i64 = (int64_t)st.st_size; break;
-		default: /* milliseconds, as Flink's TIMESTAMP_LTZ(3) */
-			v->i64 = ((int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000) * 1000;
-			break;
-		}
-	}
-	return 0;
-}
-
-/* Parses the partition values of file i into f->pval (typed as their
- * columns), and its METADATA values into f->mval.  0 or SL_EINPUT naming
- * the file. */
-static int load_pvals(fs_source *f, int i, sl_err *err)
-{
-	for (int j = 0; j < f->npart; j++) {
-		const char *v = f->values[(size_t)i * (size_t)f->npart + (size_t)j];
-		const sl_field *fd = &f->fields[f->pcol[j]];
-		fs_pval *pv = &f->pval[j];
-		memset(pv, 0, sizeof *pv);
-		pv->is_null = v == NULL;
-		if (!v)
-			continue;
-		size_t n = strlen(v);
-		char *end = NULL;
-		int bad = 0;
-		switch ((sl_type_id)fd->type.id) {
-		case SL_T_BOOLEAN:
-			bad = strcasecmp(v, "true") && strcasecmp(v, "false");
-			pv->i64 = !strcasecmp(v, "true");
-			break;
-		case SL_T_TINYINT: case SL_T_SMALLINT: case SL_T_INT: case SL_T_BIGINT: {
-			static const int64_t lim[] = {INT8_MAX, INT16_MAX, INT32_MAX, INT64_MAX};
-			int64_t hi = lim[fd->type.id - SL_T_TINYINT];
-			errno = 0;
-			long long x = strtoll(v, &end, 10);
-			bad = errno || end == v || *end || x > hi || x < -hi - 1;
-			pv->i64 = x;
-			break;
-		}
-		case SL_T_FLOAT: case SL_T_DOUBLE:
-			pv->f64 = strtod(v, &end);
-			bad = end == v || *end;
-			break;
-		case SL_T_DATE:
-			bad = sl_date_parse(v, n, &pv->i64) != 0;
-			break;
-		case SL_T_TIMESTAMP: case SL_T_TIMESTAMP_LTZ:
-			bad = sl_ts_parse(v, n, &pv->i64) != 0;
-			break;
-		default: /* CHAR, VARCHAR, STRING: the text (valid until close) */
-			pv->str.ptr = v;
-			pv->str.len = (int64_t)n;
-			break;
-		}
-		if (bad) {
-			char tb[64];
-			return sl_err_set(err, SL_EINPUT, "source '%s': file '%s': partition value '%s' "
-			                  "of column '%s' is not a valid %s", f->base.table,
-			                  file_name(f, i), v, fd->name,
-			                  sl_type_format(fd->type, tb, sizeof tb));
-		}
-	}
-	int rc = f->nmeta ? load_meta(f, i, err) : 0;
-	if (!rc)
-		f->pval_file = i;
-	return rc;
-}
-
-/* Partitioned: v becomes a view of out holding only the data columns
- * (the ones the file's decoder fills); rows and arena stay out's. */
-static void data_view(fs_source *f, sl_batch *out, sl_batch *v)
-{
-	*v = *out;
-	for (int j = 0; j < f->ndata; j++)
-		f->vcols[j] = out->cols[f->dcol[j]];
-	v->cols = f->vcols;
-	v->ncols = f->ndata;
-}
-
-/* Partitioned or with METADATA: fills the partition and metadata columns
- * of rows [first, out->nrows) with the current file's values. */
-static void fill_part_cols(fs_source *f, sl_batch *out, int first)
-{
-	for (int j = 0; j < f->npart + f->nmeta; j++) {
-		sl_col *c = &out->cols[j < f->npart ? f->pcol[j] : f->mcol[j - f->npart]];
-		const fs_pval *pv = j < f->npart ? &f->pval[j] : &f->mval[j - f->npart];
-		sl_phys ph = sl_type_phys(c->type);
-		for (int r = first; r < out->nrows; r++) {
-			c->null[r] = (uint8_t)pv->is_null;
-			if (ph == SL_PHYS_F64)
-				c->v.f64[r] = pv->f64;
-			else if (ph == SL_PHYS_STR)
-				c->v.str[r] = pv->str;
-			else
-				c->v.i64[r] = pv->i64;
-		}
-	}
-}
-
-/* Partitioned: decodes the data columns through a view of out, then fills
- * the partition columns of the new rows from the file's values. */
+/* With partition or METADATA columns: decodes the data columns through a
+ * view of out, then sets the others of the new rows from the file's
+ * values (conn_fs_fill.c). */
 static int decode_view(fs_source *f, int file, const char *rec, size_t len, sl_batch *out,
                        sl_err *derr, sl_err *err)
 {
-	if (f->pval_file != file && load_pvals(f, file, err))
+	if (sl__fs_fill_load(&f->fill, file, file_name(f, file), f->base.table, err))
 		return SL_EINPUT - 1000; /* err is set: not a decoder error */
 	sl_batch v;
-	data_view(f, out, &v);
+	sl__fs_fill_view(&f->fill, out, &v);
 	int first = out->nrows;
 	int rc = f->dec->vt->decode(f->dec, rec, len, &v, SL_WM_MIN, derr);
 	out->nrows = v.nrows;
 	out->arena = v.arena;
-	fill_part_cols(f, out, first);
+	sl__fs_fill_rows(&f->fill, out, first);
 	return rc;
 }
 
@@ -829,8 +556,9 @@ static inline __attribute__((always_inline)) int decode_one(fs_source *f, const 
 	sl_err derr;
 	derr.code = 0;
 	int first = out->nrows;
-	int rc = f->vcols ? decode_view(f, f->splits[f->lr_split].file, rec, len, out, &derr, err)
-	                  : f->dec->vt->decode(f->dec, rec, len, out, SL_WM_MIN, &derr);
+	int rc = f->fill.vcols
+	       ? decode_view(f, f->splits[f->lr_split].file, rec, len, out, &derr, err)
+	       : f->dec->vt->decode(f->dec, rec, len, out, SL_WM_MIN, &derr);
 	if (rc == SL_EINPUT - 1000)
 		return SL_EINPUT;
 	if (rc == SL_EFULL)
@@ -949,8 +677,8 @@ static int read_seeds(fs_source *f, sl_batch *out)
 		sl_err_clear(&derr);
 		sl_err_clear(&ferr);
 		int first = out->nrows;
-		int rc = f->vcols ? decode_view(f, sp->file, line, len, out, &derr, &ferr)
-		                  : f->dec->vt->decode(f->dec, line, len, out, SL_WM_MIN, &derr);
+		int rc = f->fill.vcols ? decode_view(f, sp->file, line, len, out, &derr, &ferr)
+		                       : f->dec->vt->decode(f->dec, line, len, out, SL_WM_MIN, &derr);
 		free(line);
 		if (rc == SL_EFULL) {
 			out->nrows = first;
@@ -1027,16 +755,17 @@ static int read_file_rows(fs_source *f, sl_batch *out, sl_err *err)
 				return rc;
 		}
 		f->base.split = f->cur;
-		if (f->vcols) {
-			if (f->pval_file != sp->file && load_pvals(f, sp->file, err))
+		if (f->fill.vcols) {
+			if (sl__fs_fill_load(&f->fill, sp->file, file_name(f, sp->file), f->base.table,
+			                     err))
 				return SL_EINPUT;
 			sl_batch v;
-			data_view(f, out, &v);
+			sl__fs_fill_view(&f->fill, out, &v);
 			rc = vt->file_read(f->dec, &v, err);
 			out->nrows = v.nrows;
 			out->arena = v.arena;
 			if (rc > 0)
-				fill_part_cols(f, out, rows0);
+				sl__fs_fill_rows(&f->fill, out, rows0);
 		} else {
 			rc = vt->file_read(f->dec, out, err);
 		}
@@ -1494,32 +1223,10 @@ static void fss_close(sl_source *s)
 	s->nsplits = 0;
 	s->split_done = NULL;
 	s->split_wm = NULL;
-	if (f->values)
-		for (int i = 0; i < f->nfiles * f->npart; i++)
-			free(f->values[i]);
-	free(f->values);
-	if (f->mpaths)
-		for (int i = 0; i < f->nfiles; i++)
-			free(f->mpaths[i]);
-	free(f->mpaths);
-	free(f->mcol);
-	free(f->mkey);
-	free(f->mval);
-	f->mpaths = NULL;
-	f->mcol = f->mkey = NULL;
-	f->mval = NULL;
-	f->nmeta = 0;
-	free(f->pcol);
-	free(f->dcol);
-	free(f->vcols);
-	free(f->pval);
-	free(f->dfields);
-	free(f->pnames);
-	free(f->default_name);
+	sl__fs_fill_free(&f->fill);
 	f->dec = NULL;
 	f->files = NULL;
 	f->nfiles = 0;
-	f->values = NULL;
 }
 
 /* The live metrics' name of split i: its file, and its byte range when
@@ -1553,6 +1260,6 @@ const sl_source_vtab sl_filesystem_source_vtab = {
 	.restore = fss_restore,
 	.close = fss_close,
 	.partitioned = &sl_filesystem_source_vtab, /* fss_configure reads a->part */
-	.metadata_keys = fs_meta_keys,
+	.metadata_keys = sl__fs_meta_keys,
 	.split_name = fss_split_name,
 };

@@ -372,8 +372,8 @@ static int apply_stmt(sl_engine *e, sl_ast_stmt *s, sl_ast_stmt ***job, int *njo
 	case SL_AS_ALTER_TABLE:
 	case SL_AS_ALTER_VIEW:
 		*kept = 1; /* the new definition points into this script */
-		return sl_catalog_alter(&e->cat, &s->u.alter, s->kind == SL_AS_ALTER_VIEW, s->text,
-		                        s->line, s->col, &e->err);
+		return sl_catalog_alter(&e->cat, &s->u.alter, s->kind == SL_AS_ALTER_VIEW, s->line,
+		                        s->col, &e->err);
 	case SL_AS_DROP_TABLE:
 	case SL_AS_DROP_VIEW:
 		return sl_catalog_drop(&e->cat, &s->u.drop, s->kind == SL_AS_DROP_VIEW, s->line, s->col,

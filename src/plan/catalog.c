@@ -26,6 +26,16 @@ void sl_catalog_deinit(sl_catalog *c)
 	memset(c, 0, sizeof(*c));
 }
 
+int sl__ast_has_pk(const sl_ast_create_table *t)
+{
+	if (t->npk)
+		return 1;
+	for (int i = 0; i < t->ncols; i++)
+		if (t->cols[i].primary_key)
+			return 1;
+	return 0;
+}
+
 const char *sl_ast_name_last(const sl_ast_name *n)
 {
 	return n->n ? n->parts[n->n - 1].name : "";

@@ -100,6 +100,9 @@ int sl_catalog_add_table(sl_catalog *c, const sl_ast_create_table *t, int line, 
  * missing source table.  sl_catalog_add_table calls it. */
 int sl_catalog_merge_like(sl_catalog *c, const sl_ast_create_table *t,
                           const sl_ast_create_table **out, int line, int col, sl_err *err);
+/* 1 when CREATE TABLE node t declares a PRIMARY KEY, as a constraint or on
+ * a column (LIKE and ALTER TABLE merge keys). */
+int sl__ast_has_pk(const sl_ast_create_table *t);
 /* The checked definition of CREATE TABLE node t in c's arena, not added
  * (sl_catalog_add_table adds it; ALTER TABLE replaces a table with one).
  * 0, or SL_EPLAN with err set. */
@@ -110,8 +113,8 @@ int sl__catalog_build_table(sl_catalog *c, const sl_ast_create_table *t, int lin
  * place; nothing changes when it fails.  A running job keeps reading the
  * definition it planned with.  0, or SL_EPLAN with err naming the problem
  * (Flink's messages) and s_line/s_col the statement's position. */
-int sl_catalog_alter(sl_catalog *c, const sl_ast_alter *al, int view, const char *text,
-                     int s_line, int s_col, sl_err *err);
+int sl_catalog_alter(sl_catalog *c, const sl_ast_alter *al, int view, int s_line, int s_col,
+                     sl_err *err);
 int sl_catalog_add_view(sl_catalog *c, const sl_ast_create_view *v, int line, int col,
                         sl_err *err);
 /* DROP TABLE / VIEW. */

@@ -93,16 +93,6 @@ static int find_col(const sl_ast_create_table *m, const char *name)
 	return -1;
 }
 
-static int has_pk(const sl_ast_create_table *m)
-{
-	if (m->npk)
-		return 1;
-	for (int i = 0; i < m->ncols; i++)
-		if (m->cols[i].primary_key)
-			return 1;
-	return 0;
-}
-
 /* Removes the key, declared either way. */
 static void drop_pk(sl_ast_create_table *m)
 {
@@ -162,11 +152,11 @@ static int add_modify(alter_ctx *x, const sl_ast_create_table *el, int modify)
 		if (rc)
 			return rc;
 	}
-	if (el->npk || has_pk(el)) {
-		if (!modify && has_pk(m))
+	if (sl__ast_has_pk(el)) {
+		if (!modify && sl__ast_has_pk(m))
 			return fail(x, "The base table has already defined the primary key constraint. "
 			            "You might want to drop it before adding a new one.", NULL, NULL);
-		if (modify && !has_pk(m))
+		if (modify && !sl__ast_has_pk(m))
 			return fail(x, "The base table does not define any primary key constraint. You "
 			            "might want to add a new one.", NULL, NULL);
 		if (modify) { /* the old key goes, the new one's columns keep their flags */
@@ -229,7 +219,7 @@ static int drop(alter_ctx *x, const sl_ast_alter *al)
 {
 	sl_ast_create_table *m = x->m;
 	if (al->drop_pk || al->drop_constraint) {
-		if (!has_pk(m))
+		if (!sl__ast_has_pk(m))
 			return fail(x, "The base table does not define any primary key.", NULL, NULL);
 		if (al->drop_constraint &&
 		    (!m->pk_constraint || strcmp(m->pk_constraint, al->drop_constraint)))
@@ -258,6 +248,18 @@ static int drop(alter_ctx *x, const sl_ast_alter *al)
 	return 0;
 }
 
+/* A copy of names[0..n) in a with `old` renamed to *to (the key's and
+ * PARTITIONED BY's column lists), or NULL when out of memory. */
+static sl_ast_ident *renamed(sl_arena *a, const sl_ast_ident *names, int n, const char *old,
+                             const sl_ast_ident *to)
+{
+	sl_ast_ident *c = sl_arena_memdup(a, names, sizeof(*c) * (size_t)n);
+	for (int k = 0; c && k < n; k++)
+		if (!strcmp(c[k].name, old))
+			c[k] = *to;
+	return c;
+}
+
 static int rename_col(alter_ctx *x, const sl_ast_alter *al)
 {
 	sl_ast_create_table *m = x->m;
@@ -272,24 +274,10 @@ static int rename_col(alter_ctx *x, const sl_ast_alter *al)
 		return rc;
 	m->cols[i].name = al->new_col;
 	sl_arena *a = &x->c->arena;
-	if (m->npk) { /* a renamed copy of the key's names */
-		sl_ast_ident *pk = sl_arena_memdup(a, m->pk, sizeof(*pk) * (size_t)m->npk);
-		if (!pk)
-			return sl_err_set(x->err, SL_ENOMEM, "out of memory");
-		for (int k = 0; k < m->npk; k++)
-			if (!strcmp(pk[k].name, old))
-				pk[k] = al->new_col;
-		m->pk = pk;
-	}
-	if (m->npartition) {
-		sl_ast_ident *pt = sl_arena_memdup(a, m->partition, sizeof(*pt) * (size_t)m->npartition);
-		if (!pt)
-			return sl_err_set(x->err, SL_ENOMEM, "out of memory");
-		for (int k = 0; k < m->npartition; k++)
-			if (!strcmp(pt[k].name, old))
-				pt[k] = al->new_col;
-		m->partition = pt;
-	}
+	if ((m->npk && !(m->pk = renamed(a, m->pk, m->npk, old, &al->new_col))) ||
+	    (m->npartition &&
+	     !(m->partition = renamed(a, m->partition, m->npartition, old, &al->new_col))))
+		return sl_err_set(x->err, SL_ENOMEM, "out of memory");
 	for (int k = 0; k < m->nwatermarks; k++)
 		if (!strcmp(sl_ast_name_last(&m->watermarks[k].column), old)) {
 			sl_ast_watermark *w = sl_arena_memdup(a, &m->watermarks[k], sizeof(*w));
@@ -374,10 +362,9 @@ static int alter_view(sl_catalog *c, const sl_ast_alter *al, alter_ctx *x)
 	return 0;
 }
 
-int sl_catalog_alter(sl_catalog *c, const sl_ast_alter *al, int view, const char *text,
-                     int s_line, int s_col, sl_err *err)
+int sl_catalog_alter(sl_catalog *c, const sl_ast_alter *al, int view, int s_line, int s_col,
+                     sl_err *err)
 {
-	(void)text;
 	alter_ctx x = {c, NULL, 0, al->line, al->col, err};
 	if (view)
 		return alter_view(c, al, &x);

@@ -43,16 +43,6 @@ static void strategies(const sl_ast_create_table *t, uint8_t out[SL_LIKE_NFEATUR
 		out[SL_LIKE_OPTIONS] = SL_LIKE_OVERWRITING;
 }
 
-static int has_pk(const sl_ast_create_table *t)
-{
-	if (t->npk)
-		return 1;
-	for (int i = 0; i < t->ncols; i++)
-		if (t->cols[i].primary_key)
-			return 1;
-	return 0;
-}
-
 static int find_col(const sl_ast_column *cols, int n, const char *name)
 {
 	for (int i = 0; i < n; i++)
@@ -153,8 +143,8 @@ static int merge_watermarks(sl_catalog *c, const sl_ast_create_table *base,
 static int merge_keys(const sl_ast_create_table *base, const sl_ast_create_table *t,
                       const uint8_t *st, sl_ast_create_table *m, int line, int col, sl_err *err)
 {
-	if (st[SL_LIKE_CONSTRAINTS] != SL_LIKE_EXCLUDING && has_pk(base)) {
-		if (has_pk(t))
+	if (st[SL_LIKE_CONSTRAINTS] != SL_LIKE_EXCLUDING && sl__ast_has_pk(base)) {
+		if (sl__ast_has_pk(t))
 			return sl_err_set_at(err, SL_EPLAN, line, col,
 			                     "line %d, column %d: The base table already has a primary "
 			                     "key. You might want to specify EXCLUDING CONSTRAINTS.",

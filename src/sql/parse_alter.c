@@ -151,11 +151,5 @@ int sl__p_alter(sl_parser *p, sl_ast_stmt *s)
 	if (!sl__p_accept_kw(p, "AS"))
 		return sl__p_error(p, "RENAME TO or AS");
 	al->kind = SL_ALTER_AS;
-	const sl_token *q = sl__p_tok(p, 0);
-	if (!(al->query = sl__p_query(p)))
-		return -1;
-	const sl_token *end = sl__p_tok(p, 0);
-	size_t from = q->off, to = end->off;
-	al->query_text = sl_arena_strndup(p->a, p->sql + from, to - from);
-	return al->query_text ? 0 : -1;
+	return (al->query = sl__p_query_text(p, &al->query_text)) ? 0 : -1;
 }

@@ -78,6 +78,9 @@ int sl__p_options(sl_parser *p, sl_ast_option **out, int *n);     /* ( 'k' = 'v'
 /* Grammar entry points across files. */
 sl_ast_expr *sl__p_expr(sl_parser *p);
 sl_ast_query *sl__p_query(sl_parser *p);
+/* A query and, in *text, its text as written (arena copy; CREATE / ALTER
+ * VIEW keep it). */
+sl_ast_query *sl__p_query_text(sl_parser *p, const char **text);
 /* One CREATE TABLE element (column, WATERMARK, [CONSTRAINT c] PRIMARY KEY)
  * appended to ct (parse_stmt.c). */
 int sl__p_table_element(sl_parser *p, sl_ast_create_table *ct, int *ccap, int *wcap);

@@ -198,12 +198,18 @@ static int create_view(sl_parser *p, sl_ast_stmt *s, int temporary)
 		return -1;
 	if (sl__p_expect_kw(p, "AS"))
 		return -1;
+	return (cv->query = sl__p_query_text(p, &cv->query_text)) ? 0 : -1;
+}
+
+sl_ast_query *sl__p_query_text(sl_parser *p, const char **text)
+{
 	const sl_token *q = sl__p_tok(p, 0);
-	if (!(cv->query = sl__p_query(p)))
-		return -1;
+	sl_ast_query *query = sl__p_query(p);
+	if (!query)
+		return NULL;
 	const sl_token *end = sl__p_tok(p, 0);
-	cv->query_text = sl_arena_strndup(p->a, p->sql + q->off, end->off - q->off);
-	return cv->query_text ? 0 : -1;
+	*text = sl_arena_strndup(p->a, p->sql + q->off, end->off - q->off);
+	return *text ? query : NULL;
 }
 
 static int create(sl_parser *p, sl_ast_stmt *s)

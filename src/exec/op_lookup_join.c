@@ -72,6 +72,18 @@ static int prefetch(ljoin_op *o, const sl_batch *in, int64_t now, sl_err *err)
 	return n ? o->lk->vt->prefetch(o->lk, o->keys.p, o->keys.len, n, now, err) : 0;
 }
 
+/* The length of the looked-up row at p ([u32 len][row], before end), or
+ * SL_ESTATE when the rows are cut short. */
+static int row_len(const char *p, const char *end, uint32_t *rl, sl_err *err)
+{
+	if (end - p < 4)
+		return sl_err_set(err, SL_ESTATE, "lookup join: malformed lookup rows");
+	memcpy(rl, p, 4);
+	if ((uint32_t)(end - p - 4) < *rl)
+		return sl_err_set(err, SL_ESTATE, "lookup join: malformed lookup rows");
+	return 0;
+}
+
 /* Joins probe row `row` of `in` with the looked-up rows rows[0..len). */
 static int join_row(ljoin_op *o, const sl_batch *in, int row, const char *rows, uint32_t len,
                     sl_err *err)
@@ -85,12 +97,9 @@ static int join_row(ljoin_op *o, const sl_batch *in, int row, const char *rows, 
 		 * not in the candidate batch and then copied (the copy was 18% of
 		 * Nexmark q13's instructions) */
 		while (p < end) {
-			uint32_t rl;
-			if (end - p < 4)
-				return sl_err_set(err, SL_ESTATE, "lookup join: malformed lookup rows");
-			memcpy(&rl, p, 4);
-			if ((uint32_t)(end - p - 4) < rl)
-				return sl_err_set(err, SL_ESTATE, "lookup join: malformed lookup rows");
+			uint32_t rl = 0;
+			if ((rc = row_len(p, end, &rl, err)))
+				return rc;
 			if ((rc = sl__joiner_emit(&o->b.j, in, row, NULL, 0, NULL, -1, p + 4, rl, op, wm,
 			                          err)))
 				return rc;
@@ -102,12 +111,9 @@ static int join_row(ljoin_op *o, const sl_batch *in, int row, const char *rows, 
 		sl__joiner_cand_reset(&o->b.j);
 		int n = 0;
 		while (p < end && n < o->b.j.cand->cap) {
-			uint32_t rl;
-			if (end - p < 4)
-				return sl_err_set(err, SL_ESTATE, "lookup join: malformed lookup rows");
-			memcpy(&rl, p, 4);
-			if ((uint32_t)(end - p - 4) < rl)
-				return sl_err_set(err, SL_ESTATE, "lookup join: malformed lookup rows");
+			uint32_t rl = 0;
+			if ((rc = row_len(p, end, &rl, err)))
+				return rc;
 			if ((rc = sl__joiner_cand_add(&o->b.j, in, row, NULL, 0, NULL, -1, p + 4, rl, err)) < 0)
 				return rc;
 			p += 4 + rl;

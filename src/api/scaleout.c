@@ -535,6 +535,8 @@ int sl_run_scale_out(sl_engine *e, char *const *argv)
 			                "partitions of the same number)", e->so_co[i], n, e->so_topic,
 			                nparts);
 	}
+	if (!rc) /* after the checks: a refusal leaves a consumer that never joined */
+		rc = sl_kgroup_subscribe(g, &e->err);
 	if (!rc)
 		fprintf(stderr, "sluice: scale-out: joining group of topic '%s' (%d partitions), "
 		        "state under %s\n", e->so_topic, nparts, m->base);

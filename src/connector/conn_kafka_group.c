@@ -166,19 +166,19 @@ sl_kgroup *sl_kgroup_open(const sl_conn_args *a, const char *topic, const sl_kgr
 	}
 	rd_kafka_set_log_queue(g->rk, NULL);
 	rd_kafka_poll_set_consumer(g->rk);
+	return g;
+}
+
+int sl_kgroup_subscribe(sl_kgroup *g, sl_err *err)
+{
 	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
-	rd_kafka_topic_partition_list_add(l, topic, RD_KAFKA_PARTITION_UA);
+	rd_kafka_topic_partition_list_add(l, g->topic, RD_KAFKA_PARTITION_UA);
 	rd_kafka_resp_err_t e = rd_kafka_subscribe(g->rk, l);
 	rd_kafka_topic_partition_list_destroy(l);
-	if (e) {
-		sl_err_set(err, SL_EIO, "source '%s': cannot subscribe to topic '%s': %s", a->table,
-		           topic, rd_kafka_err2str(e));
-		rd_kafka_destroy(g->rk);
-		free(g->topic);
-		free(g);
-		return NULL;
-	}
-	return g;
+	if (e)
+		return sl_err_set(err, SL_EIO, "source '%s': cannot subscribe to topic '%s': %s",
+		                  g->table, g->topic, rd_kafka_err2str(e));
+	return 0;
 }
 
 int sl_kgroup_partitions(sl_kgroup *g, const char *topic, sl_err *err)

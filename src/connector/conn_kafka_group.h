@@ -27,14 +27,20 @@ typedef struct sl_kgroup_cb {
 } sl_kgroup_cb;
 
 /*
- * Joins group 'properties.group.id' of table a->table (a->opts: every
- * 'properties.*' goes to librdkafka, as for the source) as a subscriber of
- * topic, with 'partition.assignment.strategy' cooperative-sticky and no
- * automatic offset commits (sl_kgroup_commit); assigned partitions are
- * paused at once: it reads no message.  The join itself happens in later polls.  NULL with err.
+ * A consumer of group 'properties.group.id' of table a->table (a->opts:
+ * every 'properties.*' goes to librdkafka, as for the source) for topic,
+ * with 'partition.assignment.strategy' cooperative-sticky and no automatic
+ * offset commits (sl_kgroup_commit); assigned partitions are paused at
+ * once: it reads no message.  It joins the group only at
+ * sl_kgroup_subscribe (the join itself happens in later polls): a member
+ * that refuses to start closes before subscribing (librdkafka 2.0.2 aborts
+ * in its sticky assignor when a consumer that subscribed closes before its
+ * first assignment).  NULL with err.
  */
 sl_kgroup *sl_kgroup_open(const sl_conn_args *a, const char *topic, const sl_kgroup_cb *cb,
                           sl_err *err);
+/* Subscribes g to its topic.  0, or SL_EIO with err. */
+int sl_kgroup_subscribe(sl_kgroup *g, sl_err *err);
 
 /* The partition count of topic (NULL: the group's) from the cluster's
  * metadata; 0 with err. */

@@ -599,6 +599,11 @@ int sl_agg_fast_kind(const sl_agg *a)
 	}
 }
 
+int sl_agg_is_count(const sl_agg *a)
+{
+	return a->vt->add == count_add;
+}
+
 int sl_agg_sum_overflow(const sl_agg *a, int row, sl_err *err)
 {
 	return dec_overflow(a, "SUM", row, err);

@@ -139,6 +139,12 @@ enum {
 /* The kind sl_agg_fold_row uses for a (not DISTINCT, not string) aggregate. */
 int sl_agg_fast_kind(const sl_agg *a);
 
+/* Whether a is COUNT (of any FILTER or DISTINCT): its accumulator is an
+ * sl_acc_count whose n is the result (a BIGINT, never NULL), and a row
+ * that passes FILTER with a non-NULL argument (or COUNT(*)) adds sign to
+ * n; an operator may do both inline. */
+int sl_agg_is_count(const sl_agg *a);
+
 /* Sets err to SUM's "does not fit" overflow message, with the call's SQL
  * position and (row >= 0) the input row that overflowed it (err->row; the
  * graph fills err->row_batch, graph.c); returns SL_ERUNTIME. */

@@ -171,6 +171,16 @@ int sl__plan_rewrite(planner *p);
  * a negative SL_E* code with p->err set. */
 int sl__plan_prune(planner *p);
 
+/* ---- plan_join_filter.c: filters below joins, a rewrite rule ---- */
+
+/* The rule "join-filters" (rewrite.c): inserts in front of a regular,
+ * interval or window join's input a Calc with the join's conditions over
+ * that input's columns alone that may move there (its residual's, the
+ * filter of the Calc above it), keeping them where they were.  Off with
+ * 'sluice.plan.join-filters' = 'false'.  1 when the plan changed, 0 when
+ * not, or a negative SL_E* code with p->err set. */
+int sl__plan_join_filters(planner *p);
+
 /* ---- plan_dist.c: the distribution each node requires of its inputs ---- */
 
 /* Sets every node's dist (pnode.h) from its kind and parameters; after the

@@ -22,7 +22,10 @@
  *     nor any node's uid: ids were computed on the plan as planned, so no
  *     rewrite makes a savepoint unrestorable; a node it inserts gets a uid
  *     of its own that no other node has (stateless nodes keep no state
- *     under it).  The one exception is prune-columns: it rewrites column
+ *     under it).  join-filters changes what reaches a join (fewer rows)
+ *     and nothing else: the conditions it evaluates below the join stay
+ *     where they were, so state restored from a plan without it answers
+ *     the same (plan_join_filter.c).  The one exception is prune-columns: it rewrites column
  *     positions in stateful nodes' parameters (the same keys, arguments
  *     and results), and a node whose stored layout it changes (a join's
  *     rows) gets new ids, so that an older savepoint is refused by name
@@ -34,6 +37,15 @@
  *     operator.
  *
  * The rules:
+ *   join-filters      evaluates a regular, interval or window join's
+ *                     conditions over one input's columns (its ON and
+ *                     WHERE conjuncts that may move) in a Calc in front of
+ *                     that input too, as Flink's FilterJoinRule, so rows
+ *                     that cannot be in the result are neither stored nor
+ *                     probed (plan_join_filter.c, docs/joins.md "Filters
+ *                     below a join"); 'sluice.plan.join-filters' = 'false'
+ *                     turns it off.  First, so prune-columns narrows the
+ *                     Calcs it inserts.
  *   prune-columns     narrows every node's output to the columns its
  *                     consumers read: a scan emits only those (EXPLAIN's
  *                     `project=[...]`), a Calc drops unread projections, a
@@ -124,6 +136,7 @@ static const struct {
 	const char *name;
 	rewrite_fn fn;
 } rules[] = {
+	{"join-filters", sl__plan_join_filters},
 	{"prune-columns", sl__plan_prune},
 	{"calc-passthrough", drop_passthrough_calc},
 	{NULL, NULL},

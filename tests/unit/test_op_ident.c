@@ -146,11 +146,14 @@ static const ident_case CASES[] = {
 	 * naming the join instead of read wrongly
 	 * (tests/unit/test_restore_prune.c).  In dedup_topn a Calc that only
 	 * dropped unread columns is gone (calc-passthrough); the others keep
-	 * their ids. */
+	 * their ids.  In join, the stateless Calc cb608e457eeaca4b is new: the
+	 * rewrite rule join-filters (src/plan/plan_join_filter.c) evaluates the
+	 * one-sided `o.v > 2` below the join too; every pinned id is kept. */
 	{"join",
 	 "SELECT o.id, u.name FROM orders o JOIN users u ON o.user_id = u.user_id AND o.v > 2",
 	 "43043c15b58eea11 TableSourceScan\n"
 	 "02d42f38b6ba06fe TableSourceScan\n"
+	 "cb608e457eeaca4b Calc\n"
 	 "b47735b47fe323e7 Join\n"
 	 "3138714399d5ff0d Calc\n"
 	 "ac3a5839754dad3c Sink\n"},

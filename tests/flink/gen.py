@@ -217,6 +217,14 @@ class Exprs:
     def cmp(self):
         return self.r.choice(["=", "<>", "<", "<=", ">", ">="])
 
+    def compare(self, a, op, b):
+        """a op b; an expression compared with itself becomes `(a) + 0 op a`: Flink 1.20.3
+        keeps a NULL row of WHERE x = x (cases/where_self_compare.sql). Draws nothing, so
+        every other case of a seed stays as it was."""
+        if a == b:
+            a = "(%s) + 0" % a
+        return "%s %s %s" % (a, op, b)
+
     def pred(self, depth=0):
         r = self.r
         base = [
@@ -234,14 +242,14 @@ class Exprs:
             lambda: "d > n",
             lambda: "m %s %d" % (self.cmp(), r.randint(-10**12, 10**12)),
             lambda: "ts >= TIMESTAMP '2026-08-01 09:01:00'",
-            lambda: "%s %s %s" % (self.int_(depth + 1), self.cmp(), self.int_(depth + 1)),
+            lambda: self.compare(self.int_(depth + 1), self.cmp(), self.int_(depth + 1)),
             lambda: "%s IS DISTINCT FROM %s" % (self.str_(depth + 1), self.str_(depth + 1)),
             lambda: "x > d",
             lambda: "d = n",
             lambda: "s < k",
             lambda: "UPPER(s) = 'AB'",
             lambda: "CHAR_LENGTH(s) > 2",
-            lambda: "%s %s %s" % (self.dec(depth + 1), self.cmp(), self.dec(depth + 1)),
+            lambda: self.compare(self.dec(depth + 1), self.cmp(), self.dec(depth + 1)),
         ]
         if depth > 1:
             return self.pick(*base)

@@ -144,10 +144,11 @@ slt-parallel: all
 # generated cases (seed FLINK_SEED) through both engines and compares the results
 FLINK_SEED ?= 1
 FLINK_RANDOM ?= 40
+FLINK_RANDOM2 ?= 20
 test-flink: deps all
 	@sh scripts/flink-setup.sh $(BUILD)
 	@python3 tests/flink/diff.py --build $(BUILD) --sluice $(BUILD)/sluice \
-		--seed $(FLINK_SEED) --random $(FLINK_RANDOM)
+		--seed $(FLINK_SEED) --random $(FLINK_RANDOM) --random2 $(FLINK_RANDOM2)
 
 # the long exactly-once proof: 30 SIGKILLs of a running 1 M-row job on the
 # hashmap backend and 20 of a 400 000-row job on rocksdb (each real kill

@@ -261,11 +261,13 @@ int sl__rank_list_insert(const sl_rank_plan *p, const sl_type *in_types, const v
 	const uint8_t *cur = n ? (const uint8_t *)list + 4 : NULL;
 	int at = n;
 	const uint8_t *c = cur;
-	for (int i = 0; i < n; i++, c += sl__rank_entry_size(c))
-		if (sl__rank_cmp(p, in_types, e, c) < 0) {
+	for (int i = 0; i < n; i++, c += sl__rank_entry_size(c)) {
+		int cmp = sl__rank_cmp(p, in_types, e, c);
+		if (cmp < 0 || (cmp == 0 && p->ties_last)) {
 			at = i;
 			break;
 		}
+	}
 	*evicted = NULL;
 	sl_buf_clear(out);
 	if (at >= p->n) {

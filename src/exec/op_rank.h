@@ -21,7 +21,8 @@
  * columns (SQL-equal doubles, -0.0 and 0.0, match); entries written by
  * earlier versions hold the row in the key form, the same layout, and
  * match the same way.  A new row goes after every entry that is not worse
- * (ties keep arrival order).
+ * (ties keep arrival order), or with ties_last before the entries it ties
+ * with.
  */
 #ifndef SL_OP_RANK_H
 #define SL_OP_RANK_H
@@ -72,6 +73,10 @@ typedef struct sl_rank_plan {
 	                            * ORDER BY column only moves towards the top */
 	int nukey;                 /* update_fast: the input's upsert key columns */
 	const int *ukey_cols;
+	int ties_last;             /* a new row goes before the entries it ties
+	                            * with (WINDOW: Flink's window deduplication
+	                            * keeping the last row, whose ties go to the
+	                            * last arrival); 0: after them */
 } sl_rank_plan;
 
 /* Top-N (op_rank.c): +I / -U / +U / -D as rows enter and leave the top n

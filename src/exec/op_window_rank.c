@@ -10,7 +10,9 @@
  *              window_time + 1 ms is the window end): late when its own
  *              W_before >= end, or the window fired (dropped and counted);
  *              otherwise inserted into the sorted list of (window, key),
- *              keeping the best N (ties in arrival order).
+ *              keeping the best N (ties in arrival order, or the last
+ *              arrival first with p->ties_last: Flink's window
+ *              deduplication keeping the last row).
  *   watermark  fires every window with end <= W, in end order (within one
  *              window, keys in the state's scan order), frees its state and
  *              forwards W.  Windows fire at the operator's watermark only,

@@ -72,6 +72,12 @@ struct rel {
 	 * an interval join may bound on it as on a rowtime when the rel has
 	 * no rowtime (plan_join.c; Nexmark q7).  UTC windows only. */
 	int wend_time1;
+	/* 1 + the column holding the event-time column of a window TVF read as
+	 * a table (its DESCRIPTOR column, kept by projections), 0 when none:
+	 * Flink keeps it a time attribute beside window_time, so ROW_NUMBER
+	 * ordered by it DESC with rn = 1 is its window deduplication keeping
+	 * the last row (plan_over.c). */
+	int tvf_time1;
 	/* Window TVF (virtual): columns = input columns + window_start,
 	 * window_end, window_time; consumed by a window aggregate. */
 	rel *tvf_in;

@@ -523,6 +523,12 @@ static sl_op_kind rank_op(planner *p, const rank_shape *s, rel *r, sl_rank_plan 
 		}
 		rp->mode = SL_RANK_WINDOW;
 		rp->time_col = 0;
+		/* Flink's window deduplication (ROW_NUMBER, rn = 1, ORDER BY a time
+		 * attribute DESC: window_time or the TVF's event-time column) keeps
+		 * the last of rows with equal times; its window Top-N the first */
+		rp->ties_last = w->norder == 1 && desc[0] && s->n == 1 && s->lo <= 1 &&
+		                s->fn == SL_RANKFN_ROW_NUMBER &&
+		                (r->tvf_time1 == s->ho + 1 || is_col(w->order[0].expr, "window_time"));
 		*kind = "WindowRank";
 		return SL_OPK_WINDOW_RANK;
 	}

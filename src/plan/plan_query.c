@@ -141,6 +141,9 @@ static rel *add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **proj, int n
 		    ((in->win && !in->win->tz && !in->win->proc && proj[i]->col == in->win_end) ||
 		     (in->wend_time1 && proj[i]->col == in->wend_time1 - 1)))
 			r->wend_time1 = i + 1;
+	for (int i = 0; in->tvf_time1 && i < n && !r->tvf_time1; i++)
+		if (proj[i]->kind == SL_EX_COL && proj[i]->col == in->tvf_time1 - 1)
+			r->tvf_time1 = i + 1;
 	sl_calc_params cp = {filter, proj, n};
 	if (!sl__node_new(p, SL_OPK_CALC, &cp, sizeof(cp), &in->node, 1, NULL, r, label))
 		return NULL;
@@ -592,6 +595,8 @@ static rel *materialize_tvf(planner *p, rel *v)
 	else
 		r->rowtime = v->ncols - 1;
 	r->win = &v->tvf_win;
+	if (!v->tvf_win.proc)
+		r->tvf_time1 = v->tvf_win.time_col + 1;
 	r->win_start = v->ncols - 3;
 	r->win_end = v->ncols - 2;
 	static const char *wk[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};

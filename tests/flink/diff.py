@@ -30,7 +30,9 @@ inputs). Markers in a case's leading comments:
                            sluice refuses it too
 
 Usage: diff.py [--sluice build/sluice] [--build build] [--seed N] [--random N]
-               [--only SUBSTRING] [--keep]
+               [--random2 N] [--only SUBSTRING] [--keep]
+(--random: gen.py's first-generation cases gen_SEED_NNN; --random2: its second
+generation, gen2_SEED_NNN, default 20 or $FLINK_RANDOM2)
 Exit status 1 when a case FAILs (a difference, a sluice or Flink error, an XPASS is
 reported but does not fail the run).
 """
@@ -283,6 +285,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--seed", type=int, default=int(os.environ.get("FLINK_SEED", "1")))
     ap.add_argument("--random", type=int, default=int(os.environ.get("FLINK_RANDOM", "40")))
+    ap.add_argument("--random2", type=int, default=int(os.environ.get("FLINK_RANDOM2", "20")))
     ap.add_argument("--only", default=os.environ.get("FLINK_ONLY", ""))
     args = ap.parse_args()
     build = os.path.abspath(args.build)
@@ -295,11 +298,11 @@ def main():
     data = os.path.join(HERE, "data")
     for p in sorted(glob.glob(os.path.join(HERE, "cases", "*.sql"))):
         cases.append(Case(os.path.basename(p)[:-4], p, data))
-    if args.random > 0:
+    if args.random > 0 or args.random2 > 0:
         gen_dir = os.path.join(build, "flink", "gen")
         shutil.rmtree(gen_dir, ignore_errors=True)
         subprocess.run([sys.executable, os.path.join(HERE, "gen.py"), gen_dir, str(args.seed),
-                        str(args.random)], check=True)
+                        str(args.random), str(args.random2)], check=True)
         for p in sorted(glob.glob(os.path.join(gen_dir, "*.sql"))):
             cases.append(Case(os.path.basename(p)[:-4], p, gen_dir))
     if args.only:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen.py OUTDIR SEED COUNT - random cases for `make test-flink` (tests/flink/diff.py).
+"""gen.py OUTDIR SEED COUNT [COUNT2] - random cases for `make test-flink` (tests/flink/diff.py).
 
 Writes COUNT cases (OUTDIR/gen_SEED_NNN.sql, each with its own OUTDIR/gen_SEED_NNN.jsonl
 or .csv input) from one seed: a fixed schema of INT, BIGINT, DECIMAL(10, 2), DOUBLE,
@@ -8,7 +8,14 @@ projection + WHERE, GROUP BY (with HAVING), a global aggregate, SELECT DISTINCT,
 TUMBLE / HOP / CUMULATE window aggregates, regular joins with a second table u
 (inner and outer, some feeding an aggregate), Top-N, event-time deduplication, OVER
 aggregates, UNION ALL and a filter over an aggregate, built from random expressions,
-predicates and aggregates. Inputs are out of order by less than the watermark delay,
+predicates and aggregates. With a fourth argument COUNT2 it also writes COUNT2 cases
+gen2_SEED_NNN of the second generation of kinds (KINDS2: SESSION windows, TVF and legacy;
+window Top-N and deduplication; window joins, inner, outer, semi and anti; interval joins
+with a second table u that has an event-time column and a watermark; UNION / INTERSECT /
+EXCEPT [ALL]; GROUPING SETS, ROLLUP and CUBE, over windows too; an aggregate over an
+aggregate; Top-N over an aggregate; LAG over an OVER window; IN / NOT IN / EXISTS /
+NOT EXISTS and scalar subqueries), each from its own random stream, so the first
+generation's cases of a seed are unchanged. Inputs are out of order by less than the watermark delay,
 so no row is late in either engine and the final results do not depend on when
 watermarks are emitted. Cases whose changelog legitimately differs are marked
 `-- changelog: none`, forms sluice lacks `-- xfail: not supported yet`. The same
@@ -210,6 +217,14 @@ class Exprs:
     def cmp(self):
         return self.r.choice(["=", "<>", "<", "<=", ">", ">="])
 
+    def compare(self, a, op, b):
+        """a op b; an expression compared with itself becomes `(a) + 0 op a`: Flink 1.20.3
+        keeps a NULL row of WHERE x = x (cases/where_self_compare.sql). Draws nothing, so
+        every other case of a seed stays as it was."""
+        if a == b:
+            a = "(%s) + 0" % a
+        return "%s %s %s" % (a, op, b)
+
     def pred(self, depth=0):
         r = self.r
         base = [
@@ -227,14 +242,14 @@ class Exprs:
             lambda: "d > n",
             lambda: "m %s %d" % (self.cmp(), r.randint(-10**12, 10**12)),
             lambda: "ts >= TIMESTAMP '2026-08-01 09:01:00'",
-            lambda: "%s %s %s" % (self.int_(depth + 1), self.cmp(), self.int_(depth + 1)),
+            lambda: self.compare(self.int_(depth + 1), self.cmp(), self.int_(depth + 1)),
             lambda: "%s IS DISTINCT FROM %s" % (self.str_(depth + 1), self.str_(depth + 1)),
             lambda: "x > d",
             lambda: "d = n",
             lambda: "s < k",
             lambda: "UPPER(s) = 'AB'",
             lambda: "CHAR_LENGTH(s) > 2",
-            lambda: "%s %s %s" % (self.dec(depth + 1), self.cmp(), self.dec(depth + 1)),
+            lambda: self.compare(self.dec(depth + 1), self.cmp(), self.dec(depth + 1)),
         ]
         if depth > 1:
             return self.pick(*base)
@@ -338,8 +353,303 @@ def query(r, e):
                   "GROUP BY window_start, window_end%s;" % (sel_keys, aggs, tvf, where, keys))
 
 
+# ---- the second generation of kinds (gen2_SEED_NNN cases) ----------------------------
+# Generated after the cases above, each from its own random stream (seeded by the seed
+# and the case number), so the first generation's cases of a seed stay as they were and
+# a new kind appended to KINDS2 changes only gen2_ cases.
+
+KINDS2 = ["session", "window_topn", "window_dedup", "window_join", "interval_join",
+          "setop", "grouping_sets", "two_level", "topn_updating", "lag", "subquery"]
+
+U_SCHEMA = ("CREATE TABLE u (uid INT, k STRING, n INT, v INT, s STRING, uts TIMESTAMP(3), "
+            "WATERMARK FOR uts AS uts - INTERVAL '5' SECOND) WITH ("
+            "'connector' = 'filesystem', 'path' = '$DATA/%s_u.jsonl', 'format' = 'json');\n")
+
+
+def gen_urows(r, first_ms):
+    """Rows of u: like t's keys, an event time near t's, out of order by < 5 s."""
+    rows = []
+    base = first_ms + r.randrange(-10, 10) * 1000
+    for j in range(r.randint(3, 25)):
+        base += r.choice([0, 500, 1000, 2000, 4000, 9000])
+        ts = base - r.choice([0, 0, 1, 1000, 3000, 4999])
+        rows.append({"uid": 100 + j, "k": r.choice(["a", "b", "c", "e", None]),
+                     "n": None if r.random() < 0.15 else r.randint(-5, 30),
+                     "v": r.randint(1, 9), "s": r.choice(STRINGS + [None]),
+                     "uts": ts_text(ts)})
+    return rows
+
+
+def plain_agg(e):
+    """An aggregate every window kind takes (SESSION has no DISTINCT, no string MIN/MAX)."""
+    r = e.r
+    return e.pick(
+        lambda: "COUNT(*)",
+        lambda: "COUNT(%s)" % r.choice("nmdxs"),
+        lambda: "SUM(%s)" % r.choice(["n", "m", "d", "x", e.int_(1), e.dec(1)]),
+        lambda: "MIN(%s)" % r.choice(["n", "d", "ts", "x"]),
+        lambda: "MAX(%s)" % r.choice(["n", "d", "ts", "m", e.int_(1)]),
+        lambda: "AVG(%s)" % r.choice(["n", "d", "x", "m"]),
+        lambda: "SUM(n) FILTER (WHERE %s)" % e.pred(1),
+        lambda: "COUNT(*) FILTER (WHERE %s)" % e.pred(1),
+    )
+
+
+def tvf_of(r, table="t", col="ts"):
+    size = r.choice([5, 10, 20])
+    return r.choice([
+        "TUMBLE(TABLE %s, DESCRIPTOR(%s), INTERVAL '%d' SECOND)" % (table, col, size),
+        "HOP(TABLE %s, DESCRIPTOR(%s), INTERVAL '%d' SECOND, INTERVAL '%d' SECOND)" % (
+            table, col, size, size * r.choice([2, 3])),
+        "CUMULATE(TABLE %s, DESCRIPTOR(%s), INTERVAL '%d' SECOND, INTERVAL '%d' SECOND)" % (
+            table, col, size, size * r.choice([2, 4])),
+    ])
+
+
+def query2(r, e, kind):
+    """(sql, uses_u, changelog_none) of one case of a second-generation kind."""
+    where = " WHERE %s" % e.pred() if r.random() < 0.5 else ""
+    src = "(SELECT * FROM t%s)" % where if where else "t"
+    if kind == "session":
+        aggs = ", ".join("%s AS a%d" % (plain_agg(e), i) for i in range(r.randint(1, 3)))
+        gap = r.choice([2, 3, 5, 10])
+        if r.random() < 0.3:
+            return ("SELECT SESSION_START(ts, INTERVAL '%d' SECOND) AS ws, "
+                    "SESSION_END(ts, INTERVAL '%d' SECOND) AS we, k, %s FROM t%s "
+                    "GROUP BY SESSION(ts, INTERVAL '%d' SECOND), k;"
+                    % (gap, gap, aggs, where, gap)), False, False
+        part = r.choice(["PARTITION BY k", "PARTITION BY k", ""])
+        keys = ", k" if part else ""
+        # TABLE takes a name, not a subquery: a filter goes into a view
+        view = "CREATE TEMPORARY VIEW tw AS SELECT * FROM t%s;\n" % where if where else ""
+        return ("%sSELECT window_start, window_end%s, %s FROM TABLE(SESSION(TABLE %s %s, "
+                "DESCRIPTOR(ts), INTERVAL '%d' SECOND)) GROUP BY window_start, window_end%s;"
+                % (view, keys, aggs, "tw" if where else "t", part, gap, keys)), False, False
+    if kind == "window_topn":
+        tvf = tvf_of(r)
+        part = r.choice(["", ", k"])
+        n = r.randint(1, 3)
+        if r.random() < 0.5:
+            order = r.choice(["n DESC", "d ASC", "x DESC", "s DESC", "ts ASC"])
+            return ("SELECT window_start, window_end, id, k, n, rn FROM (SELECT *, ROW_NUMBER() "
+                    "OVER (PARTITION BY window_start, window_end%s ORDER BY %s, id) AS rn "
+                    "FROM TABLE(%s)%s) WHERE rn <= %d;" % (part, order, tvf, where, n)), \
+                False, False
+        agg = plain_agg(e)
+        return ("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, "
+                "window_end ORDER BY a %s, k) AS rn FROM (SELECT window_start, window_end, k, "
+                "%s AS a, COUNT(*) AS c FROM TABLE(%s)%s GROUP BY window_start, window_end, k)) "
+                "WHERE rn <= %d;" % (r.choice(["DESC", "ASC"]), agg, tvf, where, n)), \
+            False, False
+    if kind == "window_dedup":
+        tvf = tvf_of(r)
+        part = r.choice(["", ", k", ", k"])
+        order = r.choice(["ts ASC", "ts DESC"])
+        return ("SELECT window_start, window_end, id, k, n, ts FROM (SELECT *, ROW_NUMBER() "
+                "OVER (PARTITION BY window_start, window_end%s ORDER BY %s) AS rn "
+                "FROM TABLE(%s)%s) WHERE rn = 1;" % (part, order, tvf, where)), False, False
+    if kind == "window_join":
+        size = r.choice([5, 10, 20])
+        if r.random() < 0.3:
+            lt = "TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '%d' SECOND)" % size
+            rt = "TUMBLE(TABLE u, DESCRIPTOR(uts), INTERVAL '%d' SECOND)" % size
+        else:
+            slide = size * r.choice([2, 3])
+            lt = "HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '%d' SECOND, INTERVAL '%d' SECOND)" % (
+                size, slide)
+            rt = "HOP(TABLE u, DESCRIPTOR(uts), INTERVAL '%d' SECOND, INTERVAL '%d' SECOND)" % (
+                size, slide)
+        key = r.choice(["k", "k", "n"])
+        wcond = "L.window_start = R.window_start AND L.window_end = R.window_end"
+        lsrc = "(SELECT * FROM TABLE(%s)%s) L" % (lt, where)
+        rsrc = "(SELECT * FROM TABLE(%s)) R" % rt
+        form = r.choice(["JOIN", "JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "IN", "EXISTS",
+                         "NOT EXISTS"])
+        if form in ("IN", "EXISTS", "NOT EXISTS"):
+            if form == "IN":
+                cond = "L.%s IN (SELECT R.%s FROM %s WHERE %s)" % (key, key, rsrc, wcond)
+            else:
+                cond = "%s (SELECT * FROM %s WHERE L.%s = R.%s AND %s)" % (form, rsrc, key, key,
+                                                                         wcond)
+            return ("SELECT L.window_start, L.window_end, L.id, L.k, L.n FROM %s WHERE %s;"
+                    % (lsrc, cond)), True, False
+        ws = "COALESCE(L.window_start, R.window_start) AS ws" if "FULL" in form or \
+            "RIGHT" in form else "L.window_start AS ws"
+        return ("SELECT %s, L.id, R.uid, L.k, R.v, L.n, R.n AS rn FROM %s %s %s ON L.%s = R.%s "
+                "AND %s;" % (ws, lsrc, form, rsrc, key, key, wcond)), True, False
+    if kind == "interval_join":
+        lo, hi = r.choice([(2, 0), (5, 5), (10, 2), (0, 3), (3, 8)])
+        bound = r.choice([
+            "t.ts BETWEEN u.uts - INTERVAL '%d' SECOND AND u.uts + INTERVAL '%d' SECOND" % (lo, hi),
+            "t.ts >= u.uts - INTERVAL '%d' SECOND AND t.ts < u.uts + INTERVAL '%d' SECOND" % (lo, hi),
+            "u.uts BETWEEN t.ts - INTERVAL '%d' SECOND AND t.ts" % lo,
+        ])
+        key = r.choice(["t.k = u.k", "t.k = u.k", "t.n = u.n", "t.k = u.k AND t.n > u.n"])
+        jt = r.choice(["JOIN", "JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])
+        cols = ", ".join(r.sample(["t.id", "u.uid", "t.k", "u.v", "t.n", "u.n AS un", "t.ts",
+                                   "u.uts", "t.d"], r.randint(2, 5)))
+        left = "(SELECT * FROM t%s) t" % where if where else "t"
+        if r.random() < 0.2:
+            return ("SELECT t.id, u.uid, t.ts, u.uts FROM %s, u WHERE %s AND %s;"
+                    % (left, key, bound)), True, False
+        return "SELECT %s FROM %s %s u ON %s AND %s;" % (cols, left, jt, key, bound), True, False
+    if kind == "setop":
+        op = r.choice(["UNION", "UNION", "INTERSECT", "EXCEPT", "INTERSECT ALL", "EXCEPT ALL",
+                       "UNION ALL"])
+        cols = r.choice([("k", "k"), ("k, MOD(n, 3)", "k, MOD(n, 3)"), ("s", "s"),
+                         ("k, n", "k, n"), ("k", "u.k"), ("n", "u.n"), ("s, k", "u.s, u.k")])
+        other = "u" if "u." in cols[1] else "t"
+        right = "SELECT %s FROM %s WHERE %s" % (cols[1], other,
+                                                e.pred() if other == "t" else
+                                                r.choice(["u.v > 3", "u.n IS NOT NULL",
+                                                          "u.k <> 'b'", "u.v < 8"]))
+        sql = "SELECT %s FROM t WHERE %s %s %s;" % (cols[0], e.pred(), op, right)
+        if r.random() < 0.3 and "(" not in cols[0]:
+            # not COUNT(*) alone over INTERSECT / EXCEPT ALL: Flink 1.20.3 prunes their
+            # columns then and counts equal empty rows (setops_count_except_all)
+            if op in ("INTERSECT ALL", "EXCEPT ALL"):
+                sql = "SELECT %s, COUNT(*) AS c FROM (%s) GROUP BY %s;" % (
+                    cols[0], sql[:-1], cols[0])
+            else:
+                sql = "SELECT COUNT(*) AS c FROM (%s);" % sql[:-1]
+        # INTERSECT / EXCEPT's changes depend on which input Flink reads first
+        return sql, other == "u", op.startswith(("INTERSECT", "EXCEPT"))
+    if kind == "grouping_sets":
+        aggs = ", ".join("%s AS a%d" % (e.agg(), i) for i in range(r.randint(1, 3)))
+        gs = r.choice(["GROUPING SETS ((k, nm), (k), ())", "ROLLUP (k, nm)", "CUBE (k, nm)",
+                       "GROUPING SETS ((k), (nm))", "ROLLUP (k)", "CUBE (k, sn)",
+                       "GROUPING SETS ((k, sn), (nm), ())"])
+        g = r.choice(["", ", GROUPING(k) AS gk", ", GROUPING_ID(k, nm) AS gi"]) \
+            if "nm" in gs else ""
+        inner = "(SELECT *, MOD(n, 3) AS nm, s IS NULL AS sn FROM t%s)" % where
+        if r.random() < 0.3:
+            tvf = tvf_of(r, "t").replace("TABLE t", "TABLE %s" % "t")
+            return ("SELECT window_start, window_end, k, %s FROM TABLE(%s)%s "
+                    "GROUP BY window_start, window_end, %s;"
+                    % (aggs, tvf, where, r.choice(["GROUPING SETS ((k), ())", "ROLLUP (k)",
+                                                   "CUBE (k)"]))), False, False
+        sel = ", ".join(c for c in ("k", "nm", "sn") if c in gs)
+        return ("SELECT %s%s, %s FROM %s GROUP BY %s;" % (sel, g, aggs, inner, gs)), False, False
+    if kind == "two_level":
+        inner_agg = r.choice(["COUNT(*)", "SUM(n)", "MAX(n)", "MIN(d)", "COUNT(DISTINCT s)",
+                              "SUM(d)"])
+        outer = ", ".join(r.sample(["COUNT(*) AS c2", "SUM(a) AS sa", "MAX(a) AS ma",
+                                    "MIN(a) AS mi", "COUNT(DISTINCT a) AS da", "AVG(a) AS va"],
+                                   r.randint(1, 3)))
+        if r.random() < 0.35:
+            tvf = tvf_of(r)
+            return ("SELECT k, %s FROM (SELECT window_start, window_end, k, %s AS a FROM "
+                    "TABLE(%s)%s GROUP BY window_start, window_end, k) GROUP BY k;"
+                    % (outer, inner_agg, tvf, where)), False, False
+        key2 = r.choice(["a", "a IS NULL", "MOD(a, 2)" if inner_agg.startswith(("COUNT", "SUM(n",
+                                                                               "MAX")) else "a"])
+        return ("SELECT %s AS g, %s FROM (SELECT k, %s AS a FROM t%s GROUP BY k) GROUP BY %s;"
+                % (key2, outer, inner_agg, where, key2)), False, False
+    if kind == "topn_updating":
+        agg = r.choice(["COUNT(*)", "SUM(n)", "MAX(n)", "MIN(d)", "SUM(d)", "COUNT(n)"])
+        order = r.choice(["DESC", "ASC"])
+        key = r.choice(["k", "s", "MOD(n, 4)"])
+        part = r.choice(["", "PARTITION BY g IS NULL "])
+        rn = r.choice(["rn, ", ""])
+        return ("SELECT %sg, a FROM (SELECT g, a, ROW_NUMBER() OVER (%sORDER BY a %s, g) AS rn "
+                "FROM (SELECT %s AS g, %s AS a FROM t%s GROUP BY %s)) WHERE rn <= %d;"
+                % (rn, part, order, key, agg, where, key, r.randint(1, 3))), False, False
+    if kind == "lag":
+        fns = []
+        for i in range(r.randint(1, 3)):
+            fns.append(r.choice([
+                "LAG(n)", "LAG(n, 2)", "LAG(n, 1, -1)", "LAG(s)", "LAG(d, %d)" % r.randint(1, 3),
+                "LAG(ts)", "LAG(k, 1, 'none')", "SUM(n)", "COUNT(*)",
+            ]) + " OVER w AS l%d" % i)
+        part = r.choice(["PARTITION BY k ", ""])
+        return ("SELECT id, k, n, %s FROM t%s WINDOW w AS (%sORDER BY ts);"
+                % (", ".join(fns), where, part)), False, False
+    # subquery
+    form = r.choice(["IN", "NOT IN", "EXISTS", "NOT EXISTS", "IN2", "SCALAR"])
+    upred = r.choice(["", " WHERE u.v > 4", " WHERE u.n IS NOT NULL", " WHERE u.k <> 'a'"])
+    if form == "IN":
+        cond = "t.%s IN (SELECT u.%s FROM u%s)" % ((r.choice("kns"),) * 2 + (upred,))
+    elif form == "NOT IN":
+        c = r.choice("kn")
+        cond = "t.%s NOT IN (SELECT u.%s FROM u%s)" % (c, c, upred or " WHERE u.%s IS NOT NULL"
+                                                      % c)
+    elif form == "IN2":
+        cond = "t.k IN (SELECT u.k FROM u WHERE u.n = t.n)"
+    elif form == "SCALAR":
+        cond = "t.n > (SELECT %s FROM u%s)" % (r.choice(["AVG(u.n)", "MIN(u.v)", "MAX(u.n)"]),
+                                              upred)
+    else:
+        corr = r.choice(["u.k = t.k", "u.k = t.k AND u.n < t.n", "u.n = t.n", "u.s = t.s"])
+        cond = "%s (SELECT 1 FROM u WHERE %s)" % (form, corr)
+    extra = " AND %s" % e.pred() if r.random() < 0.4 else ""
+    return "SELECT t.id, t.k, t.n FROM t WHERE %s%s;" % (cond, extra), True, True
+
+
+def write_data(out, name, rows, r):
+    """Writes t's rows as JSON or CSV; returns the WITH options of t."""
+    csv = r.random() < 0.25
+    if csv:
+        path = os.path.join(out, name + ".csv")
+        cols = ["id", "k", "n", "m", "d", "x", "s", "ts"]
+        with open(path, "w", encoding="utf-8") as f:
+            for row in rows:
+                vals = []
+                for c in cols:
+                    v = row[c]
+                    if v is None:
+                        vals.append("NULL")
+                    elif c == "s" or c == "k":
+                        vals.append('"%s"' % v)
+                    elif c == "d":
+                        vals.append("%.2f" % v)
+                    else:
+                        vals.append(str(v))
+                f.write(",".join(vals) + "\n")
+        return ("'connector' = 'filesystem', 'path' = '$DATA/%s.csv', 'format' = 'csv', "
+                "'csv.null-literal' = 'NULL'" % name)
+    path = os.path.join(out, name + ".jsonl")
+    with open(path, "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return "'connector' = 'filesystem', 'path' = '$DATA/%s.jsonl', 'format' = 'json'" % name
+
+
+def main2(out, seed, count):
+    for i in range(count):
+        r = random.Random("gen2/%d/%d" % (seed, i))
+        e = Exprs(r)
+        name = "gen2_%d_%03d" % (seed, i)
+        kind = KINDS2[r.randrange(len(KINDS2))]
+        rows = gen_rows(r)
+        opts = write_data(out, name, rows, r)
+        q, uses_u, cl_none = query2(r, e, kind)
+        with open(os.path.join(out, name + ".sql"), "w", encoding="utf-8") as f:
+            f.write("-- generated by tests/flink/gen.py, seed %d, second generation, case %d (%s)\n"
+                    % (seed, i, kind))
+            if cl_none:
+                f.write("-- changelog: none\n")
+            f.write(SCHEMA % opts)
+            if uses_u:
+                first = min(int(_parse_ms(row["ts"])) for row in rows)
+                urows = gen_urows(r, first)
+                with open(os.path.join(out, name + "_u.jsonl"), "w", encoding="utf-8") as f2:
+                    for row in urows:
+                        f2.write(json.dumps(row, ensure_ascii=False) + "\n")
+                f.write(U_SCHEMA % name)
+            f.write(q + "\n")
+
+
+def _parse_ms(text):
+    import datetime
+    t = datetime.datetime.strptime(text[:19], "%Y-%m-%d %H:%M:%S").replace(
+        tzinfo=datetime.timezone.utc)
+    frac = text[20:] if len(text) > 19 else ""
+    return int(t.timestamp()) * 1000 + (int((frac + "000")[:3]) if frac else 0)
+
+
 def main():
     out, seed, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    count2 = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     os.makedirs(out, exist_ok=True)
     r = random.Random(seed)
     e = Exprs(r)
@@ -394,6 +704,7 @@ def main():
                         "'connector' = 'filesystem', 'path' = '$DATA/%s_u.jsonl', "
                         "'format' = 'json');\n" % name)
             f.write(q + "\n")
+    main2(out, seed, count2)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ typedef struct sl_join_plan {
 	int nl, nr;              /* columns of the left and right inputs */
 	const sl_type *ltypes;   /* their types */
 	const sl_type *rtypes;
-	int nkeys;               /* equi-keys: lkeys[i] = rkeys[i], at least one */
+	int nkeys;               /* equi-keys: lkeys[i] = rkeys[i]; 0: every pair (regular and semi joins) */
 	const int *lkeys, *rkeys;
 	sl_expr *residual;       /* over the joined row (left ++ right), NULL = none */
 	/* Interval join: L.ltime - R.rtime in [lo, hi] (micros, lo <= hi). */

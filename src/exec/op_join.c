@@ -1,6 +1,6 @@
 /*
  * op_join.c - the regular join: INNER, LEFT, RIGHT and FULL OUTER on
- * equality keys plus a residual predicate, over append-only or updating
+ * equality keys (or none) plus a residual predicate, over append-only or updating
  * inputs (Flink's StreamingJoinOperator).
  *
  * INTERFACE ROUTINES
@@ -19,6 +19,11 @@
  * its last match goes away, +I of the padded row follows the -D of the
  * joined one.  A row whose key has a NULL matches nothing (and is not
  * stored).  A retraction of a row that is not in the state is ignored.
+ *
+ * Without equi-keys (a cross or theta join: nkeys 0) every row has the
+ * empty join key (b.key_empty), so it meets every row of the other side;
+ * the planner runs such a join as one instance (a singleton exchange on
+ * both inputs, as Flink): the empty key is the singleton's key group.
  *
  * State (version 2: a map per join key, as Flink's MapState<row, count>).
  * Tables "left_map" and "right_map", namespace 0, are map tables
@@ -443,7 +448,7 @@ static int join_open(sl_op *op, sl_err *err)
 	int n = o->b.p.nkeys, rc = sl__join_base_open(&o->b, names, err);
 	if (rc)
 		return rc;
-	o->ktypes = malloc(sizeof(sl_type) * (size_t)(2 * n));
+	o->ktypes = malloc(sizeof(sl_type) * (size_t)(2 * n + 1));
 	if (!o->ktypes)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int s = 0; s < 2; s++) {
@@ -454,7 +459,7 @@ static int join_open(sl_op *op, sl_err *err)
 		o->pkc[s].n = n;
 		/* the join key, a prefix of every map key, is the partitioning
 		 * key of key groups and what a probe visits */
-		sl_state_table_set_prefix(o->b.st[s], sl_state_pkey_cols, &o->pkc[s]);
+		sl_state_table_set_prefix(o->b.st[s], sl__join_pkey, &o->pkc[s]);
 	}
 	return 0;
 }
@@ -491,10 +496,7 @@ static const sl_op_vtab join_vtab = {
 sl_op *sl_op_join_new(const sl_join_plan *p, sl_err *err)
 {
 	sl_join_base *b = sl__join_base_new(sizeof(join_op), &join_vtab, p, "join", err);
-	if (b && p->nkeys < 1) {
-		sl_err_set(err, SL_EPLAN, "a join needs at least one equality key");
-		sl_op_free(&b->op); /* calls its close */
-		return NULL;
-	}
+	if (b)
+		b->key_empty = 1; /* without equi-keys: one empty key (sl__join_pkey) */
 	return b ? &b->op : NULL;
 }

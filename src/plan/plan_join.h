@@ -26,6 +26,11 @@ rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r);
  */
 rel *sl__plan_join_cond(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *l, rel *r);
 
+/* The literal TRUE (arena): the condition of a cross join (CROSS JOIN, a
+ * comma item with no condition), which the join split drops, leaving a
+ * join without keys.  NULL with p->err set (out of memory). */
+sl_expr *sl__lit_true(planner *p);
+
 /*
  * Plans a semi (anti = 0) or anti (anti = 1) join of l with r on cond,
  * bound over l's columns followed by r's (the subquery planner,

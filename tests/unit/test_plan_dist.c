@@ -80,6 +80,10 @@ static const char *JOBS[] = {
 	"SELECT o.id, u.name FROM orders AS o FULL JOIN users AS u ON o.v = u.n",
 	"SELECT id FROM orders WHERE user_id IN (SELECT user_id FROM users)",
 	"SELECT id FROM orders WHERE NOT EXISTS (SELECT * FROM users WHERE users.n = orders.v)",
+	"SELECT o.id, u.name FROM orders AS o LEFT JOIN users AS u ON o.v < u.n",
+	"SELECT o.id, u.name FROM orders AS o CROSS JOIN users AS u",
+	"SELECT o.id, u.name FROM orders AS o FULL JOIN users AS u ON "
+	"o.ts BETWEEN u.uts - INTERVAL '1' MINUTE AND u.uts + INTERVAL '1' MINUTE",
 	"SELECT o.id, u.name FROM orders AS o LEFT JOIN users AS u ON o.user_id = u.user_id AND "
 	"o.ts BETWEEN u.uts - INTERVAL '1' MINUTE AND u.uts + INTERVAL '1' MINUTE",
 	"SELECT L.id, R.name FROM (SELECT * FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), "

@@ -20,6 +20,10 @@
  * joined one.  A row whose key has a NULL matches nothing (and is not
  * stored).  A retraction of a row that is not in the state is ignored.
  *
+ * A scalar subquery's join (p.single_right: LEFT, no keys) refuses a
+ * second right row at run time, naming the subquery (Flink's SINGLE_VALUE
+ * aggregate raises the same error in front of its join).
+ *
  * Without equi-keys (a cross or theta join: nkeys 0) every row has the
  * empty join key (b.key_empty), so it meets every row of the other side;
  * the planner runs such a join as one instance (a singleton exchange on
@@ -320,6 +324,34 @@ static int own_count(join_op *o, int s, jval v, int have, int acc, int64_t nm, s
 	return rc ? sl_err_set(err, rc, "join state: write failed") : 0;
 }
 
+/* sl_state_prefix_scan callback: stops at the first entry. */
+static int any_cb(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                  sl_err *err)
+{
+	*(int *)ctx = 1;
+	return 1;
+}
+
+/* A scalar subquery's join (p.single_right): a right row to be added while
+ * the right side already holds one (a duplicate: have) is the subquery's
+ * second row, an error as Flink's SINGLE_VALUE raises it.  0 or
+ * SL_ERUNTIME with err set. */
+static int single_check(join_op *o, int have, sl_err *err)
+{
+	int any = have;
+	if (!any) {
+		int rc = sl_state_prefix_scan(o->b.st[1], 0, o->b.key.p, (uint32_t)o->b.key.len, any_cb,
+		                              &any, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (!any)
+		return 0;
+	return sl_err_set(err, SL_ERUNTIME, "line %d, column %d: the scalar subquery returned more "
+	                  "than one row (Flink: SingleValueAggFunction received more than one "
+	                  "element.)", o->b.p.single_line, o->b.p.single_col);
+}
+
 static int join_row(join_op *o, int s, const sl_batch *in, int row, int64_t wm, sl_err *err)
 {
 	int acc = in->op[row] == SL_INSERT || in->op[row] == SL_UPDATE_AFTER;
@@ -336,6 +368,8 @@ static int join_row(join_op *o, int s, const sl_batch *in, int row, int64_t wm, 
 		return have;
 	if (!acc && !have)
 		return 0; /* retraction of a row this join never saw */
+	if (s == 1 && acc && o->b.p.single_right && (rc = single_check(o, have, err)))
+		return rc;
 	int64_t nm;
 	if ((rc = match_other(o, s, in, row, acc, wm, &nm, err)))
 		return rc;

@@ -39,7 +39,8 @@
  * equalities of two same window TVFs make a window semi / anti join
  * (op_window_join.c), anything else the semi join operator
  * (op_semi_join.c).  Scalar subqueries (sl__plan_scalar_join): a LEFT
- * regular join with a one-row input on a constant key.
+ * regular join ON TRUE (no keys) with the subquery, checking at run time
+ * that it holds at most one row unless it is a global aggregate.
  *
  * JOIN t FOR SYSTEM_TIME AS OF x (sl__plan_as_of_join, called by
  * plan_query.c before the right side is planned): x is the left side's
@@ -960,39 +961,23 @@ rel *sl__plan_semi_join(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *
 	return semi_output(p, out, l, nl, nlx);
 }
 
-rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub)
+rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub, int single)
 {
-	rel *j = joined_rel(p, l, sub, SL_JOIN_LEFT), *orig = j;
-	int nl = l->ncols;
+	rel *j = joined_rel(p, l, sub, SL_JOIN_LEFT);
 	if (!j)
 		return NULL;
 	join_cond c;
-	memset(&c, 0, sizeof(c));
-	sl_expr *zero = sl_expr_lit_i64(p->a, sl_type_make(SL_T_INT), 0);
-	c.nkeys = c.nlx = c.nrx = 1;
-	c.lkeys = sl_arena_alloc(p->a, sizeof(int));
-	c.rkeys = sl_arena_alloc(p->a, sizeof(int));
-	c.lx = sl_arena_alloc(p->a, sizeof(sl_expr *));
-	c.rx = sl_arena_alloc(p->a, sizeof(sl_expr *));
-	if (!zero || !c.lkeys || !c.rkeys || !c.lx || !c.rx)
-		return NULL;
-	c.lkeys[0] = l->ncols;
-	c.rkeys[0] = sub->ncols;
-	c.lx[0] = c.rx[0] = zero;
-	if (extend_sides(p, &c, SL_JOIN_LEFT, &l, &sub, &j))
-		return NULL;
+	memset(&c, 0, sizeof(c)); /* ON TRUE: no keys, no residual */
 	sl_join_plan jp;
 	fill_plan(p, &jp, SL_JOIN_LEFT, &c, l, sub);
-	join_cond shown = c;
-	int rk = c.rkeys[0] + l->ncols;
-	shown.rkeys = &rk;
-	join_lab lb = {SL_JOIN_LEFT, j, &shown};
-	const char *label = lab_text(p, &lb, "Join", NULL);
+	jp.single_right = single;
+	jp.single_line = pos->line;
+	jp.single_col = pos->col;
+	join_lab lb = {SL_JOIN_LEFT, j, &c};
+	const char *label = lab_text(p, &lb, "Join", single ? "singleRow=[true]" : NULL);
 	j->updating = 1;
 	j->upd_op = l->updating ? l->upd_op : sub->updating ? sub->upd_op : label;
-	if (!add_join(p, SL_OPK_JOIN, &jp, sizeof(jp), j, l, sub, label, pos->line, pos->col))
-		return NULL;
-	return restore_cols(p, j, orig, nl, 1);
+	return add_join(p, SL_OPK_JOIN, &jp, sizeof(jp), j, l, sub, label, pos->line, pos->col);
 }
 
 /* ---- FOR SYSTEM_TIME AS OF: temporal and lookup joins ----------------------- */

@@ -43,12 +43,14 @@ rel *sl__plan_semi_join(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *
                         int anti);
 
 /*
- * Plans the LEFT join of l with sub, a one-row (global aggregate) input,
- * on a constant key: every row of l gets sub's columns (NULLs while sub
- * has no row).  The result has l's columns then sub's, updating.  NULL
- * with p->err set.
+ * Plans a scalar subquery's join: l LEFT JOIN sub ON TRUE, a join without
+ * keys (singleton, as Flink's), so every row of l gets sub's columns
+ * (NULLs while sub has no row).  single: sub may return several rows (not
+ * a global aggregate), so the join fails at run time on a second one,
+ * naming pos (Flink's SINGLE_VALUE).  The result has l's columns then
+ * sub's, updating.  NULL with p->err set.
  */
-rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub);
+rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub, int single);
 
 
 /*

@@ -79,6 +79,8 @@ static const char *JOBS[] = {
 	"SELECT o.id, u.name FROM orders AS o JOIN users AS u ON o.user_id = u.user_id",
 	"SELECT o.id, u.name FROM orders AS o FULL JOIN users AS u ON o.v = u.n",
 	"SELECT id FROM orders WHERE user_id IN (SELECT user_id FROM users)",
+	"SELECT id FROM orders WHERE v > (SELECT AVG(n) FROM users)",
+	"SELECT id, (SELECT name FROM users WHERE name = 'n3') FROM orders",
 	"SELECT id FROM orders WHERE EXISTS (SELECT * FROM users)",
 	"SELECT id FROM orders WHERE v NOT IN (SELECT n FROM users)",
 	"SELECT id FROM orders AS o WHERE EXISTS (SELECT * FROM users AS u WHERE "

@@ -39,7 +39,7 @@ typedef struct sl_join_plan {
 	int nl, nr;              /* columns of the left and right inputs */
 	const sl_type *ltypes;   /* their types */
 	const sl_type *rtypes;
-	int nkeys;               /* equi-keys: lkeys[i] = rkeys[i], at least one */
+	int nkeys;               /* equi-keys: lkeys[i] = rkeys[i]; 0: every pair (regular and semi joins) */
 	const int *lkeys, *rkeys;
 	sl_expr *residual;       /* over the joined row (left ++ right), NULL = none */
 	/* Interval join: L.ltime - R.rtime in [lo, hi] (micros, lo <= hi). */
@@ -54,6 +54,12 @@ typedef struct sl_join_plan {
 	 * windows align in (sl_window_spec.tz; NULL = UTC). */
 	int lwend, rwend;
 	const char *tz;
+	/* Regular join of a scalar subquery (LEFT, no keys): the right input
+	 * may hold at most one row; a second one is a run-time error naming
+	 * the subquery at SQL line/column single_line, single_col (Flink's
+	 * SINGLE_VALUE check).  0 = no check. */
+	int single_right;
+	int single_line, single_col;
 } sl_join_plan;
 
 /* Regular join (op_join.c): inputs may be updating; the output is updating

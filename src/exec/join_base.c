@@ -85,6 +85,16 @@ void sl__join_base_close(sl_join_base *b)
 }
 
 
+uint32_t sl__join_pkey(const void *ctx, const void *key, uint32_t klen, const void *val,
+                       uint32_t vlen, const void **pk)
+{
+	const sl_state_pkey_cols_ctx *c = ctx;
+	if (c->n > 0)
+		return sl_state_pkey_cols(ctx, key, klen, val, vlen, pk);
+	*pk = key; /* no equi-keys: one key, the empty one */
+	return 0;
+}
+
 /* ---- record lists ------------------------------------------------------------ */
 
 

@@ -64,6 +64,8 @@ typedef struct sl_join_base {
 	sl_state_table *st[2]; /* row tables of the sides (sl__join_base_open) */
 	sl_joiner j;           /* candidates, residual, output (join.h) */
 	sl_buf key;            /* encoded join key of the current row */
+	int key_empty;         /* without equi-keys, the key is empty (0: one
+	                        * constant byte, the semi join's layout) */
 	const char *what;      /* the operator in state error messages */
 	size_t recoff[256];    /* sl__join_match: the chunk's records in the list */
 } sl_join_base;
@@ -110,11 +112,15 @@ void sl__join_base_close(sl_join_base *b);
 /* Encodes the equi-key of row `row` of `in` (input s) into b->key
  * (cleared first).  Returns 0, 1 when a key column is NULL (b->key is then
  * empty: the row matches nothing), or SL_ENOMEM (< 0) with err set.
- * Without equi-keys (p.nkeys 0: semi / anti joins) the key is one
- * constant byte, so every row meets every row of the other side. */
+ * Without equi-keys (p.nkeys 0: cross / theta and semi / anti joins) every
+ * row has the same key, so it meets every row of the other side: empty
+ * when b->key_empty (the regular and interval joins), else one constant
+ * byte (the semi join's state layout, kept for its checkpoints). */
 static inline int sl__join_key(sl_join_base *b, int s, const sl_batch *in, int row, sl_err *err)
 {
 	sl_buf_clear(&b->key);
+	if (b->p.nkeys == 0 && b->key_empty) /* no equi-key (cross, theta joins) */
+		return 0;
 	if (b->p.nkeys == 0) /* no equi-key (semi / anti joins): one constant byte */
 		return sl_buf_putc(&b->key, 0) ? sl_err_set(err, SL_ENOMEM, "out of memory") : 0;
 	if (sl_rowcodec_key_null(in, b->keys[s], b->p.nkeys, row))
@@ -123,6 +129,16 @@ static inline int sl__join_key(sl_join_base *b, int s, const sl_batch *in, int r
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	return 0;
 }
+
+/* A sl_state_pkey_fn for a join's tables whose keys start with the
+ * sl__join_key of a row: the first ctx->n key columns (sl_state_pkey_cols),
+ * or without equi-keys (n 0) nothing: the empty key, whose key group is
+ * the one a singleton exchange gives every row (plan_dist.c; the state of
+ * a join without keys is one key, run as one instance).  The partitioning
+ * key of key groups and, for map tables, the prefix a probe visits (with
+ * n 0 only for an empty sl__join_key: b->key_empty). */
+uint32_t sl__join_pkey(const void *ctx, const void *key, uint32_t klen, const void *val,
+                       uint32_t vlen, const void **pk);
 
 /* ---- record lists (state values) ------------------------------------------ */
 

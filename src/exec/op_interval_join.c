@@ -3,7 +3,9 @@
  * keys are equal, L.ts - R.ts lies in [lo, hi] and the residual holds
  * (Flink's time-windowed join, e.g. L.ts BETWEEN R.ts - INTERVAL '5'
  * SECOND AND R.ts + INTERVAL '10' SECOND: lo = -5 s, hi = 10 s).  INNER,
- * LEFT, RIGHT and FULL; append-only inputs, append-only output.
+ * LEFT, RIGHT and FULL; append-only inputs, append-only output.  Without
+ * equi-keys (nkeys 0) every row has the empty join key (b.key_empty), its
+ * partitioning key too (sl__join_pkey): one instance, planned singleton.
  *
  * INTERFACE ROUTINES
  *   open       opens the row and timer tables of each side
@@ -514,7 +516,7 @@ static int ijoin_open(sl_op *op, sl_err *err)
 	static const char *const tnames[2] = {"lexpiry", "rexpiry"};
 	static const char *const none[2] = {NULL, NULL};
 	int n = o->b.p.nkeys;
-	o->ktypes = malloc(sizeof(sl_type) * (size_t)(2 * n));
+	o->ktypes = malloc(sizeof(sl_type) * (size_t)(2 * n + 1));
 	if (!o->ktypes)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int s = 0; s < 2; s++) { /* rows of both sides, then timers: the snapshot's order */
@@ -527,7 +529,7 @@ static int ijoin_open(sl_op *op, sl_err *err)
 			return err->code;
 		/* the join key, in front of every entry key, is the partitioning
 		 * key of key groups (for the timers too) and what a probe visits */
-		sl_state_table_set_prefix(o->b.st[s], sl_state_pkey_cols, &o->pkc[s]);
+		sl_state_table_set_prefix(o->b.st[s], sl__join_pkey, &o->pkc[s]);
 		/* the live metrics' oldest pending time (two tables): an inner
 		 * side's buckets, an outer side's timers (registered next) */
 		if (!o->b.outer[s])
@@ -536,7 +538,7 @@ static int ijoin_open(sl_op *op, sl_err *err)
 	for (int s = 0; s < 2; s++) {
 		if (sl_timers_open(&o->tm[s], op, tnames[s], err))
 			return err->code;
-		sl_state_table_set_pkey(o->tm[s].t, sl_state_pkey_cols, &o->pkc[s]);
+		sl_state_table_set_pkey(o->tm[s].t, sl__join_pkey, &o->pkc[s]);
 	}
 	return sl__join_base_open(&o->b, none, err);
 }
@@ -581,13 +583,13 @@ sl_op *sl_op_interval_join_new(const sl_join_plan *p, sl_err *err)
 	sl_join_base *b = sl__join_base_new(sizeof(ijoin_op), &ijoin_vtab, p, "interval join", err);
 	if (!b)
 		return NULL;
-	if (p->nkeys < 1 || p->ltime < 0 || p->rtime < 0 || p->lo > p->hi) {
-		sl_err_set(err, SL_EPLAN, "an interval join needs an equality key, both rowtimes "
-		                          "and bounds lo <= hi");
+	if (p->ltime < 0 || p->rtime < 0 || p->lo > p->hi) {
+		sl_err_set(err, SL_EPLAN, "an interval join needs both rowtimes and bounds lo <= hi");
 		sl_op_free(&b->op); /* calls its close */
 		return NULL;
 	}
 	ijoin_op *o = (ijoin_op *)b;
+	b->key_empty = 1; /* without equi-keys: one empty key (sl__join_pkey) */
 	o->fired = SL_WM_MIN;
 	o->span = p->lo < 0 && p->hi > INT64_MAX + p->lo ? INT64_MAX : p->hi - p->lo;
 	o->bw = o->span / 4 > 0 ? o->span / 4 : 1;

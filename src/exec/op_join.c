@@ -1,6 +1,6 @@
 /*
  * op_join.c - the regular join: INNER, LEFT, RIGHT and FULL OUTER on
- * equality keys plus a residual predicate, over append-only or updating
+ * equality keys (or none) plus a residual predicate, over append-only or updating
  * inputs (Flink's StreamingJoinOperator).
  *
  * INTERFACE ROUTINES
@@ -19,6 +19,15 @@
  * its last match goes away, +I of the padded row follows the -D of the
  * joined one.  A row whose key has a NULL matches nothing (and is not
  * stored).  A retraction of a row that is not in the state is ignored.
+ *
+ * A scalar subquery's join (p.single_right: LEFT, no keys) refuses a
+ * second right row at run time, naming the subquery (Flink's SINGLE_VALUE
+ * aggregate raises the same error in front of its join).
+ *
+ * Without equi-keys (a cross or theta join: nkeys 0) every row has the
+ * empty join key (b.key_empty), so it meets every row of the other side;
+ * the planner runs such a join as one instance (a singleton exchange on
+ * both inputs, as Flink): the empty key is the singleton's key group.
  *
  * State (version 2: a map per join key, as Flink's MapState<row, count>).
  * Tables "left_map" and "right_map", namespace 0, are map tables
@@ -315,6 +324,34 @@ static int own_count(join_op *o, int s, jval v, int have, int acc, int64_t nm, s
 	return rc ? sl_err_set(err, rc, "join state: write failed") : 0;
 }
 
+/* sl_state_prefix_scan callback: stops at the first entry. */
+static int any_cb(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
+                  sl_err *err)
+{
+	*(int *)ctx = 1;
+	return 1;
+}
+
+/* A scalar subquery's join (p.single_right): a right row to be added while
+ * the right side already holds one (a duplicate: have) is the subquery's
+ * second row, an error as Flink's SINGLE_VALUE raises it.  0 or
+ * SL_ERUNTIME with err set. */
+static int single_check(join_op *o, int have, sl_err *err)
+{
+	int any = have;
+	if (!any) {
+		int rc = sl_state_prefix_scan(o->b.st[1], 0, o->b.key.p, (uint32_t)o->b.key.len, any_cb,
+		                              &any, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (!any)
+		return 0;
+	return sl_err_set(err, SL_ERUNTIME, "line %d, column %d: the scalar subquery returned more "
+	                  "than one row (Flink: SingleValueAggFunction received more than one "
+	                  "element.)", o->b.p.single_line, o->b.p.single_col);
+}
+
 static int join_row(join_op *o, int s, const sl_batch *in, int row, int64_t wm, sl_err *err)
 {
 	int acc = in->op[row] == SL_INSERT || in->op[row] == SL_UPDATE_AFTER;
@@ -331,6 +368,8 @@ static int join_row(join_op *o, int s, const sl_batch *in, int row, int64_t wm, 
 		return have;
 	if (!acc && !have)
 		return 0; /* retraction of a row this join never saw */
+	if (s == 1 && acc && o->b.p.single_right && (rc = single_check(o, have, err)))
+		return rc;
 	int64_t nm;
 	if ((rc = match_other(o, s, in, row, acc, wm, &nm, err)))
 		return rc;
@@ -443,7 +482,7 @@ static int join_open(sl_op *op, sl_err *err)
 	int n = o->b.p.nkeys, rc = sl__join_base_open(&o->b, names, err);
 	if (rc)
 		return rc;
-	o->ktypes = malloc(sizeof(sl_type) * (size_t)(2 * n));
+	o->ktypes = malloc(sizeof(sl_type) * (size_t)(2 * n + 1));
 	if (!o->ktypes)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int s = 0; s < 2; s++) {
@@ -454,7 +493,7 @@ static int join_open(sl_op *op, sl_err *err)
 		o->pkc[s].n = n;
 		/* the join key, a prefix of every map key, is the partitioning
 		 * key of key groups and what a probe visits */
-		sl_state_table_set_prefix(o->b.st[s], sl_state_pkey_cols, &o->pkc[s]);
+		sl_state_table_set_prefix(o->b.st[s], sl__join_pkey, &o->pkc[s]);
 	}
 	return 0;
 }
@@ -491,10 +530,7 @@ static const sl_op_vtab join_vtab = {
 sl_op *sl_op_join_new(const sl_join_plan *p, sl_err *err)
 {
 	sl_join_base *b = sl__join_base_new(sizeof(join_op), &join_vtab, p, "join", err);
-	if (b && p->nkeys < 1) {
-		sl_err_set(err, SL_EPLAN, "a join needs at least one equality key");
-		sl_op_free(&b->op); /* calls its close */
-		return NULL;
-	}
+	if (b)
+		b->key_empty = 1; /* without equi-keys: one empty key (sl__join_pkey) */
 	return b ? &b->op : NULL;
 }

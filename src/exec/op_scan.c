@@ -40,7 +40,8 @@
  * The output batch is a view: physical columns point at the source batch's
  * vectors, computed columns at vectors owned here; nothing is copied.
  * With column pruning (sl_scan_plan.proj, src/plan/plan_prune.c) the
- * operator emits a view of the columns the query reads; the watermark,
+ * operator emits a view of the columns the query reads (none at all for
+ * COUNT(*) or a cross join's side that reads nothing); the watermark,
  * the rowtime and the NOT NULL checks still see the whole row, and the
  * decoder is told which physical columns nothing reads (sl_decoder.skip,
  * set at open: the Parquet reader does not load them).
@@ -778,8 +779,8 @@ sl_op *sl_op_scan_new(const sl_scan_plan *p, sl_err *err)
 		goto nomem;
 	memcpy(o->p.out_map, p->out_map, sizeof(int) * (size_t)p->nout);
 	o->p.proj = NULL;
-	if (p->proj && p->nproj > 0) {
-		if (!(o->proj = malloc(sizeof(int) * (size_t)p->nproj)))
+	if (p->proj) { /* nproj may be 0: a join side that keeps no column */
+		if (!(o->proj = malloc(sizeof(int) * (size_t)(p->nproj + 1))))
 			goto nomem;
 		memcpy(o->proj, p->proj, sizeof(int) * (size_t)p->nproj);
 		if (make_skip(o))

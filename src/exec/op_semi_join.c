@@ -31,7 +31,8 @@
  * OR y IS NULL), which makes a NULL a match.
  *
  * State.  Tables "left" and "right": namespace 0, key = encoded join key
- * (one constant byte without keys), value = a list of records (join.h),
+ * (one constant byte without keys, partitioned as the empty key: the
+ * key group of the singleton exchange), value = a list of records (join.h),
  * one per distinct row: its bytes, its count (duplicates) and, on the left,
  * its match count in aux.  A record goes when its count falls to zero, a
  * key when its list is empty; with a state TTL (per side, as the regular
@@ -189,7 +190,17 @@ static int semi_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 static int semi_open(sl_op *op, sl_err *err)
 {
 	static const char *const names[2] = {"left", "right"};
-	return sl__join_base_open((sl_join_base *)op, names, err);
+	static const sl_state_pkey_cols_ctx none = {NULL, 0};
+	sl_join_base *b = (sl_join_base *)op;
+	int rc = sl__join_base_open(b, names, err);
+	/* Without keys every row is under the one constant byte, but its key
+	 * group is the empty key's, the one the singleton exchange gives every
+	 * row (plan_dist.c): until s12 it was the byte's, harmless only
+	 * because a singleton instance owns every group; test_plan_dist
+	 * checks it.  With keys the whole key is the partitioning key. */
+	for (int s = 0; !rc && b->p.nkeys == 0 && s < 2; s++)
+		sl_state_table_set_pkey(b->st[s], sl__join_pkey, &none);
+	return rc;
 }
 
 static void semi_close(sl_op *op)

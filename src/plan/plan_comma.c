@@ -16,8 +16,8 @@
  *     every conjunct over items 0..i that reads item i;
  *   - none (constants), or a subquery (IN / EXISTS, plan_subquery.c): left
  *     in the WHERE, evaluated after the joins.
- * A join that gets no conjunct is a cross join and is refused, like CROSS
- * JOIN.  Each join is classified like JOIN ... ON (equi-keys, expression
+ * A join that gets no conjunct is a cross join (ON TRUE: a join without
+ * keys, planned singleton as CROSS JOIN is).  Each join is classified like JOIN ... ON (equi-keys, expression
  * keys, interval bounds on the rowtimes, window equalities, residual), so
  * `FROM auction A, bid B WHERE A.id = B.auction AND B.dateTime BETWEEN
  * A.dateTime AND A.expires` is the same interval join as its JOIN form.
@@ -414,12 +414,14 @@ rel *sl__plan_comma(planner *p, const sl_ast_from *f, const sl_ast_expr *where,
 					pos = fast[k]; /* messages point at the first one */
 				two[ntwo++] = filt[k];
 			}
-		if (!ntwo)
-			return sl__plan_error(p, it[i]->line, it[i]->col, SL_ENOTSUP,
-			                      "the comma join of %s has no condition in WHERE relating it "
-			                      "to the items before it (a cross join); a streaming join "
-			                      "needs an equality between its sides (e.g. WHERE a.k = "
-			                      "b.k), as in Flink", item_name(it[i]));
+		if (!ntwo) { /* a cross join: ON TRUE, at the item */
+			sl_ast_expr *at = sl_arena_calloc(p->a, sizeof(*at));
+			if (!at || !(two[ntwo++] = sl__lit_true(p)))
+				return sl__plan_error(p, it[i]->line, it[i]->col, SL_ENOMEM, "out of memory");
+			at->line = it[i]->line;
+			at->col = it[i]->col;
+			pos = at;
+		}
 		sl_expr *c = and_exprs(p, two, ntwo);
 		if (!c)
 			return sl__plan_error(p, pos->line, pos->col, SL_EPLAN, "%s", p->err->msg);

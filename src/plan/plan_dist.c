@@ -28,8 +28,9 @@
  *   PARTITION BY or a temporal sort, a window Top-N partitioned by the
  *   window only).
  *   Regular, interval, window and temporal joins: each side hashed by its
- *   equi-keys (lkeys / rkeys, in key order); a semi / anti join without
- *   equi-keys is singleton on both sides.  A window join's equi-keys hold
+ *   equi-keys (lkeys / rkeys, in key order); a join without equi-keys
+ *   (cross, theta, semi / anti, a scalar subquery's) is singleton on both
+ *   sides: its state is one key (docs/joins.md, "Joins without keys").  A window join's equi-keys hold
  *   the window bounds when the query joins on them (window_start and
  *   window_end are equi-keys), and its state's partitioning key is the
  *   whole encoded equi-key after the flag byte (op_window_join.c

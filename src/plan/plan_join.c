@@ -22,8 +22,11 @@
  * join; the two window equalities a window join; otherwise it is a
  * regular join, whose output loses the inputs'
  * time attributes (as in Flink: a window over them is then a planning
- * error) and keeps their one-sided time bounds as residual conditions.  Like Flink, a join needs
- * at least one equality between the sides; CROSS JOIN is refused.  JOIN ... USING (c, ...) is the condition
+ * error) and keeps their one-sided time bounds as residual conditions.  A
+ * condition without an equality between the sides (a theta join, CROSS
+ * JOIN and NATURAL JOIN without a common column: ON TRUE, whose literal is
+ * dropped) gives a join without keys, which plan_dist.c runs singleton, as
+ * Flink does; temporal and lookup joins still need one.  JOIN ... USING (c, ...) is the condition
  * L.c = R.c AND ..., and its output has each USING column once, first
  * (COALESCE of both sides for FULL joins), as in SQL.
  *
@@ -36,7 +39,8 @@
  * equalities of two same window TVFs make a window semi / anti join
  * (op_window_join.c), anything else the semi join operator
  * (op_semi_join.c).  Scalar subqueries (sl__plan_scalar_join): a LEFT
- * regular join with a one-row input on a constant key.
+ * regular join ON TRUE (no keys) with the subquery, checking at run time
+ * that it holds at most one row unless it is a global aggregate.
  *
  * JOIN t FOR SYSTEM_TIME AS OF x (sl__plan_as_of_join, called by
  * plan_query.c before the right side is planned): x is the left side's
@@ -99,6 +103,24 @@ static void conjuncts(sl_expr *e, sl_expr **out, int *n, int cap)
 	}
 	if (*n < cap)
 		out[(*n)++] = e;
+}
+
+sl_expr *sl__lit_true(planner *p)
+{
+	sl_value t;
+	memset(&t, 0, sizeof(t));
+	t.v.i64 = 1;
+	sl_expr *e = sl_expr_lit(p->a, sl_type_make(SL_T_BOOLEAN), t);
+	if (!e)
+		sl_err_set(p->err, SL_ENOMEM, "out of memory");
+	return e;
+}
+
+/* 1 when e is the literal TRUE (ON TRUE, a CROSS JOIN): no condition. */
+static int lit_true(const sl_expr *e)
+{
+	return e->kind == SL_EX_LIT && e->type.id == SL_T_BOOLEAN && !e->lit.is_null &&
+	       e->lit.v.i64 != 0;
 }
 
 /* e is col or col +/- day-time interval literal: sets *col and *off. */
@@ -411,13 +433,7 @@ static int natural_using(planner *p, const sl_ast_from *f, const rel *l, const r
 		u->line = f->line;
 		u->col = f->col;
 	}
-	if (!nf->u.join.nusing) {
-		sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
-		               "NATURAL JOIN of sides without a common column is a cross join: not "
-		               "supported, as in Flink (a streaming join needs an equality)");
-		return SL_EPLAN;
-	}
-	return 0;
+	return 0; /* no common column: a cross join (sl__plan_join) */
 }
 
 /* JOIN ... USING (c1, ...): the condition l.c1 = r.c1 AND ...; lcols and
@@ -538,12 +554,12 @@ static int split_on(planner *p, const sl_ast_expr *on, sl_expr *cond, rel *j, co
 	c->as_of = mode;
 	int window = l->win && r->win;
 	for (int i = 0; i < nconj; i++)
-		if (classify(p, on, c, conj[i], l, r, window))
+		if (!lit_true(conj[i]) && classify(p, on, c, conj[i], l, r, window))
 			return SL_EPLAN;
-	if (c->nkeys == 0 && !(mode & SPLIT_SEMI)) {
+	if (c->nkeys == 0 && (mode & SPLIT_AS_OF)) {
 		sl__plan_error(p, on->line, on->col, SL_ENOTSUP,
-		               "a join needs at least one equality between a column of each side "
-		               "(e.g. ON a.k = b.k); other joins are not supported, as in Flink");
+		               "a join FOR SYSTEM_TIME AS OF needs at least one equality between a "
+		               "column of each side (e.g. ON a.k = b.k), as in Flink");
 		return SL_EPLAN;
 	}
 	c->window = window && c->wstart && c->wend;
@@ -822,35 +838,37 @@ rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
 	case SL_AJ_LEFT: kind = SL_JOIN_LEFT; break;
 	case SL_AJ_RIGHT: kind = SL_JOIN_RIGHT; break;
 	case SL_AJ_FULL: kind = SL_JOIN_FULL; break;
+	case SL_AJ_CROSS: kind = SL_JOIN_INNER; break; /* ON TRUE */
 	default:
-		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
-		                      "%s is not supported: a streaming join needs an equality "
-		                      "condition between its sides (JOIN ... ON a.k = b.k), as in Flink",
-		                      f->u.join.type == SL_AJ_CROSS ? "CROSS JOIN" : "a comma join");
+		return sl__plan_error(p, f->line, f->col, SL_EPLAN, "unexpected join type");
 	}
 	sl_ast_from nf;
-	if (f->u.join.natural) {
+	int natural = f->u.join.natural;
+	if (natural) {
 		if (natural_using(p, f, l, r, &nf))
 			return NULL;
 		f = &nf;
 	}
 	int nusing = f->u.join.nusing;
-	if (!f->u.join.on && !nusing)
+	/* CROSS JOIN and a NATURAL JOIN without a common column: ON TRUE, a
+	 * join without keys (singleton, plan_dist.c), as in Flink */
+	int cross = f->u.join.type == SL_AJ_CROSS || (natural && !nusing);
+	if (!f->u.join.on && !nusing && !cross)
 		return sl__plan_error(p, f->line, f->col, SL_EPLAN, "JOIN needs an ON condition");
-	sl_ast_expr using_pos; /* where messages about a USING join point */
+	sl_ast_expr using_pos; /* where messages about a USING or CROSS join point */
 	memset(&using_pos, 0, sizeof(using_pos));
-	if (nusing) {
-		using_pos.line = f->u.join.using_[0].line;
-		using_pos.col = f->u.join.using_[0].col;
-	}
-	const sl_ast_expr *on = nusing ? &using_pos : f->u.join.on;
+	using_pos.line = nusing ? f->u.join.using_[0].line : f->line;
+	using_pos.col = nusing ? f->u.join.using_[0].col : f->col;
+	const sl_ast_expr *on = nusing || cross ? &using_pos : f->u.join.on;
+	sl_expr *ucond = cross ? sl__lit_true(p) : NULL;
+	if (cross && !ucond)
+		return NULL;
 	if (l->upsert_key || r->upsert_key)
 		return sl__plan_error(p, f->line, f->col, SL_ENOTSUP,
 		                      "a join over an upsert stream (%s: deletes may hold only the "
 		                      "key) is not supported", l->upsert_key ? l->upd_op : r->upd_op);
 	int *lcols = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nusing + 1));
 	int *rcols = sl_arena_alloc(p->a, sizeof(int) * (size_t)(nusing + 1));
-	sl_expr *ucond = NULL;
 	if (nusing && !(ucond = using_cond(p, f, l, r, lcols, rcols)))
 		return NULL;
 	rel *j = join_rels(p, kind, on, ucond, l, r);
@@ -943,39 +961,23 @@ rel *sl__plan_semi_join(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *
 	return semi_output(p, out, l, nl, nlx);
 }
 
-rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub)
+rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub, int single)
 {
-	rel *j = joined_rel(p, l, sub, SL_JOIN_LEFT), *orig = j;
-	int nl = l->ncols;
+	rel *j = joined_rel(p, l, sub, SL_JOIN_LEFT);
 	if (!j)
 		return NULL;
 	join_cond c;
-	memset(&c, 0, sizeof(c));
-	sl_expr *zero = sl_expr_lit_i64(p->a, sl_type_make(SL_T_INT), 0);
-	c.nkeys = c.nlx = c.nrx = 1;
-	c.lkeys = sl_arena_alloc(p->a, sizeof(int));
-	c.rkeys = sl_arena_alloc(p->a, sizeof(int));
-	c.lx = sl_arena_alloc(p->a, sizeof(sl_expr *));
-	c.rx = sl_arena_alloc(p->a, sizeof(sl_expr *));
-	if (!zero || !c.lkeys || !c.rkeys || !c.lx || !c.rx)
-		return NULL;
-	c.lkeys[0] = l->ncols;
-	c.rkeys[0] = sub->ncols;
-	c.lx[0] = c.rx[0] = zero;
-	if (extend_sides(p, &c, SL_JOIN_LEFT, &l, &sub, &j))
-		return NULL;
+	memset(&c, 0, sizeof(c)); /* ON TRUE: no keys, no residual */
 	sl_join_plan jp;
 	fill_plan(p, &jp, SL_JOIN_LEFT, &c, l, sub);
-	join_cond shown = c;
-	int rk = c.rkeys[0] + l->ncols;
-	shown.rkeys = &rk;
-	join_lab lb = {SL_JOIN_LEFT, j, &shown};
-	const char *label = lab_text(p, &lb, "Join", NULL);
+	jp.single_right = single;
+	jp.single_line = pos->line;
+	jp.single_col = pos->col;
+	join_lab lb = {SL_JOIN_LEFT, j, &c};
+	const char *label = lab_text(p, &lb, "Join", single ? "singleRow=[true]" : NULL);
 	j->updating = 1;
 	j->upd_op = l->updating ? l->upd_op : sub->updating ? sub->upd_op : label;
-	if (!add_join(p, SL_OPK_JOIN, &jp, sizeof(jp), j, l, sub, label, pos->line, pos->col))
-		return NULL;
-	return restore_cols(p, j, orig, nl, 1);
+	return add_join(p, SL_OPK_JOIN, &jp, sizeof(jp), j, l, sub, label, pos->line, pos->col);
 }
 
 /* ---- FOR SYSTEM_TIME AS OF: temporal and lookup joins ----------------------- */

@@ -26,6 +26,11 @@ rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r);
  */
 rel *sl__plan_join_cond(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *l, rel *r);
 
+/* The literal TRUE (arena): the condition of a cross join (CROSS JOIN, a
+ * comma item with no condition), which the join split drops, leaving a
+ * join without keys.  NULL with p->err set (out of memory). */
+sl_expr *sl__lit_true(planner *p);
+
 /*
  * Plans a semi (anti = 0) or anti (anti = 1) join of l with r on cond,
  * bound over l's columns followed by r's (the subquery planner,
@@ -38,12 +43,14 @@ rel *sl__plan_semi_join(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *
                         int anti);
 
 /*
- * Plans the LEFT join of l with sub, a one-row (global aggregate) input,
- * on a constant key: every row of l gets sub's columns (NULLs while sub
- * has no row).  The result has l's columns then sub's, updating.  NULL
- * with p->err set.
+ * Plans a scalar subquery's join: l LEFT JOIN sub ON TRUE, a join without
+ * keys (singleton, as Flink's), so every row of l gets sub's columns
+ * (NULLs while sub has no row).  single: sub may return several rows (not
+ * a global aggregate), so the join fails at run time on a second one,
+ * naming pos (Flink's SINGLE_VALUE).  The result has l's columns then
+ * sub's, updating.  NULL with p->err set.
  */
-rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub);
+rel *sl__plan_scalar_join(planner *p, const sl_ast_expr *pos, rel *l, rel *sub, int single);
 
 
 /*

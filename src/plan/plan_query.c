@@ -645,12 +645,16 @@ static rel *plan_select(planner *p, const sl_ast_select *sel)
 
 /* sel is FROM l [INNER] JOIN r ON c WHERE w, with neither side a temporal
  * or lookup join's table, no USING, no subquery in w and no hint: w can be
- * part of the join's condition. */
+ * part of the join's condition.  So is FROM l CROSS JOIN r WHERE w (r not
+ * UNNEST): it is l JOIN r ON w, as Flink's FlinkFilterJoinRule makes it. */
 static int inner_join_where(const sl_ast_select *sel)
 {
 	const sl_ast_from *f = sel->from;
-	if (!sel->where || f->kind != SL_AF_JOIN || f->u.join.type != SL_AJ_INNER ||
-	    !f->u.join.on || f->u.join.nusing || f->alias)
+	if (!sel->where || f->kind != SL_AF_JOIN || f->alias)
+		return 0;
+	if (f->u.join.type == SL_AJ_CROSS) /* CROSS JOIN ... WHERE w: ON w */
+		return !sl__is_unnest(f->u.join.right) && !sl__ast_has_subquery(sel->where);
+	if (f->u.join.type != SL_AJ_INNER || !f->u.join.on || f->u.join.nusing)
 		return 0;
 	const sl_ast_from *rf = f->u.join.right;
 	if (rf->kind == SL_AF_TABLE && rf->u.table.as_of)
@@ -686,6 +690,10 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 		if (!f || !and)
 			return sl__plan_error(p, sel->line, sel->col, SL_ENOMEM, "out of memory");
 		*f = *sel->from;
+		if (f->u.join.type == SL_AJ_CROSS) {
+			f->u.join.type = SL_AJ_INNER;
+			f->u.join.on = sel->where;
+		}
 		and->kind = SL_AX_BINARY;
 		and->line = sel->where->line;
 		and->col = sel->where->col;
@@ -694,7 +702,8 @@ static rel *plan_select_body(planner *p, const sl_ast_select *sel)
 		and->u.op.b = sel->where;
 		and->height = 1 + (f->u.join.on->height > sel->where->height ? f->u.join.on->height
 		                                                             : sel->where->height);
-		f->u.join.on = and;
+		if (f->u.join.on != sel->where)
+			f->u.join.on = and;
 		r = plan_from(p, f);
 		rest = *sel;
 		rest.where = NULL;

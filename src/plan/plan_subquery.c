@@ -35,14 +35,17 @@
  * and anti joins (smaller state).  The result has the enclosing columns,
  * without time attributes (as a regular join's output).
  *
- * Scalar subqueries (sl__plan_scalar_subqueries): an uncorrelated
- * aggregate without GROUP BY, `(SELECT MAX(x) FROM t)`, in WHERE or in
- * the SELECT list of a query that does not aggregate.  It returns one row
- * (its global aggregate, updating as its input changes), LEFT-joined to
- * every row on a constant key (plan_join.c: sl__plan_scalar_join) as a
- * hidden column "$scalarN" that the binder reads the subquery node from;
- * until the aggregate has a row the value is NULL.  Other scalar
- * subqueries (several rows possible, correlated) are refused.
+ * Scalar subqueries (sl__plan_scalar_subqueries): an uncorrelated query
+ * of one column, `(SELECT MAX(x) FROM t)`, `(SELECT v FROM t WHERE k =
+ * 1)`, in WHERE or in the SELECT list of a query that does not aggregate.
+ * Planned as Flink plans it: the outer rows LEFT JOIN the subquery ON
+ * TRUE (plan_join.c: sl__plan_scalar_join, a join without keys, so one
+ * instance), its column a hidden "$scalarN" that the binder reads the
+ * subquery node from; NULL while the subquery has no row, and each change
+ * of it retracts and re-emits the rows that read it.  A global aggregate
+ * (one aggregate item, no GROUP BY) returns at most one row; any other
+ * subquery may return several, so its join fails at run time on a second
+ * row (Flink's SINGLE_VALUE aggregate).  Correlated ones are refused.
  */
 #include "plan_int.h"
 #include "plan_join.h"
@@ -304,16 +307,19 @@ rel *sl__plan_subqueries(planner *p, rel *r, const sl_ast_expr *where, sl_plan_i
 
 /* ---- scalar subqueries ------------------------------------------------------ */
 
-/* A subquery that returns at most one row: a SELECT of one aggregate item
- * without GROUP BY (HAVING may drop its row). */
+/* A subquery that returns at most one row: a SELECT of aggregate items
+ * without GROUP BY (HAVING may drop its row), whatever its LIMIT. */
 static int one_row(planner *p, const sl_ast_query *q)
 {
-	if (q->kind != SL_AQ_SELECT || q->nwith || q->norder || q->limit || q->offset)
+	if (q->kind != SL_AQ_SELECT || q->nwith || q->norder || q->offset)
 		return 0;
 	const sl_ast_select *s = q->select;
-	return s->from && !s->ngroup && !s->distinct && s->nitems == 1 &&
-	       s->items[0].expr->kind != SL_AX_STAR && has_agg_call(p, s->items[0].expr) &&
-	       !sl__is_rank_query(s);
+	if (!s->from || s->ngroup || s->distinct || sl__is_rank_query(s))
+		return 0;
+	for (int i = 0; i < s->nitems; i++)
+		if (s->items[i].expr->kind == SL_AX_STAR || !has_agg_call(p, s->items[i].expr))
+			return 0;
+	return s->nitems > 0;
 }
 
 rel *sl__plan_scalar_subqueries(planner *p, const sl_ast_select *sel, rel *r, int agg)
@@ -339,15 +345,18 @@ rel *sl__plan_scalar_subqueries(planner *p, const sl_ast_select *sel, rel *r, in
 		                      "more than 32 scalar subqueries are not supported");
 	for (int i = 0; i < n && r; i++) {
 		const sl_ast_query *q = at[i]->u.query;
-		if (!one_row(p, q))
-			return sl__plan_error(p, at[i]->line, at[i]->col, SL_ENOTSUP,
-			                      "this scalar subquery is not supported: only an aggregate "
-			                      "without GROUP BY, which returns one row (e.g. (SELECT "
-			                      "MAX(x) FROM t)), uncorrelated, is");
 		rel *sub = sl__plan_query(p, q);
 		if (!sub)
 			return correlated_hint(p, "a scalar subquery"), NULL;
-		if (!(r = sl__plan_scalar_join(p, at[i], r, sub)))
+		if (sub->ncols != 1)
+			return sl__plan_error(p, at[i]->line, at[i]->col, SL_EPLAN,
+			                      "a scalar subquery must return one column, not %d",
+			                      sub->ncols);
+		if (sub->upsert_key)
+			return sl__plan_error(p, at[i]->line, at[i]->col, SL_ENOTSUP,
+			                      "a scalar subquery over an upsert stream (%s: deletes may "
+			                      "hold only the key) is not supported", sub->upd_op);
+		if (!(r = sl__plan_scalar_join(p, at[i], r, sub, !one_row(p, q))))
 			return NULL;
 		const char *name = sl_arena_printf(p->a, "$scalar%d", p->nscalar);
 		r->cols[r->ncols - 1].name = name;

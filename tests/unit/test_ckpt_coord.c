@@ -297,10 +297,12 @@ static void test_op_free_unregistered(void **state)
 	assert_non_null(sink);
 	sl_op_free(sink);
 	sl_arena_deinit(&a);
-	/* a constructor that fails after allocating (the join copies its plan,
-	 * then refuses no equality key) frees itself through sl_op_free */
-	sl_join_plan jp = {.kind = SL_JOIN_INNER, .nl = 1, .nr = 1, .ltypes = &t, .rtypes = &t};
-	assert_null(sl_op_join_new(&jp, &err));
+	/* a constructor that fails after allocating (the interval join copies
+	 * its plan, then refuses a plan without rowtimes) frees itself through
+	 * sl_op_free */
+	sl_join_plan jp = {.kind = SL_JOIN_INNER, .nl = 1, .nr = 1, .ltypes = &t, .rtypes = &t,
+	                   .ltime = -1, .rtime = -1};
+	assert_null(sl_op_interval_join_new(&jp, &err));
 	assert_int_equal(err.code, SL_EPLAN);
 }
 

@@ -79,7 +79,20 @@ static const char *JOBS[] = {
 	"SELECT o.id, u.name FROM orders AS o JOIN users AS u ON o.user_id = u.user_id",
 	"SELECT o.id, u.name FROM orders AS o FULL JOIN users AS u ON o.v = u.n",
 	"SELECT id FROM orders WHERE user_id IN (SELECT user_id FROM users)",
+	"SELECT id FROM orders WHERE v > (SELECT AVG(n) FROM users)",
+	"SELECT id, (SELECT name FROM users WHERE name = 'n3') FROM orders",
+	"SELECT id FROM orders WHERE EXISTS (SELECT * FROM users)",
+	"SELECT id FROM orders WHERE v NOT IN (SELECT n FROM users)",
+	"SELECT id FROM orders AS o WHERE EXISTS (SELECT * FROM users AS u WHERE "
+	"u.user_id = o.user_id AND u.n > o.v)",
+	"SELECT id FROM orders AS o WHERE o.v NOT IN (SELECT n FROM users AS u WHERE "
+	"u.user_id = o.user_id)",
+	"SELECT id FROM orders AS o WHERE UPPER(o.user_id) IN (SELECT UPPER(name) FROM users)",
 	"SELECT id FROM orders WHERE NOT EXISTS (SELECT * FROM users WHERE users.n = orders.v)",
+	"SELECT o.id, u.name FROM orders AS o LEFT JOIN users AS u ON o.v < u.n",
+	"SELECT o.id, u.name FROM orders AS o CROSS JOIN users AS u",
+	"SELECT o.id, u.name FROM orders AS o FULL JOIN users AS u ON "
+	"o.ts BETWEEN u.uts - INTERVAL '1' MINUTE AND u.uts + INTERVAL '1' MINUTE",
 	"SELECT o.id, u.name FROM orders AS o LEFT JOIN users AS u ON o.user_id = u.user_id AND "
 	"o.ts BETWEEN u.uts - INTERVAL '1' MINUTE AND u.uts + INTERVAL '1' MINUTE",
 	"SELECT L.id, R.name FROM (SELECT * FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), "

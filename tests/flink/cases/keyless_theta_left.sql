@@ -1,0 +1,18 @@
+-- Flink docs: docs/dev/table/sql/queries/joins.md (LEFT OUTER) with a non-equi condition
+-- changelog: none
+CREATE TABLE Orders (
+    order_id INT,
+    customer STRING,
+    product STRING,
+    category STRING,
+    amount INT,
+    price DECIMAL(10, 2),
+    order_time TIMESTAMP(3),
+    WATERMARK FOR order_time AS order_time - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '$DATA/orders.jsonl', 'format' = 'json');
+CREATE TABLE Customers (
+    name STRING,
+    city STRING,
+    tier INT
+) WITH ('connector' = 'filesystem', 'path' = '$DATA/customers.jsonl', 'format' = 'json');
+SELECT o.order_id, o.amount, c.name, c.tier FROM Orders o LEFT JOIN Customers c ON o.amount < c.tier;

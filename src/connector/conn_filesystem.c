@@ -871,6 +871,46 @@ static int read_file_rows(fs_source *f, sl_batch *out, sl_err *err)
 	return SL_EEOF;
 }
 
+/*
+ * Range k of a file ended at a record the reader holds (unread): k is
+ * done.  When the split that takes the next turn (next_split) is the
+ * range that starts where k ends, waiting, the reader goes on into it:
+ * no re-open, no re-scan to a line boundary and no second read of the
+ * block (ranges of one file come in runs on one instance, make_splits).
+ * Its lines keep k's origin (first, base: the reader counts lines from
+ * there), its turn starts at the record, as a turn starting there after a
+ * re-open would (fss_read's turn_end).  Returns 1 when it went on (cur is
+ * the new range), 0 when k's turn must end as usual (k not marked done).
+ */
+static int next_range_goes_on(fs_source *f, int k)
+{
+	fs_split *sk = &f->splits[k];
+	int j = k + 1;
+	if (j >= f->nsplits)
+		return 0;
+	fs_split *sj = &f->splits[j];
+	if (sj->file != sk->file || sj->start != sk->end || sj->state != FS_WAITING)
+		return 0;
+	sk->state = FS_DONE; /* finish_split without leaving the reader */
+	f->done[k] = 1;
+	f->ndone++;
+	if (next_split(f, k) != j) { /* another file takes the next turn */
+		sk->state = FS_STARTED;
+		f->done[k] = 0;
+		f->ndone--;
+		return 0;
+	}
+	sj->state = FS_STARTED;
+	sj->first = sk->first;
+	sj->base = sk->base;
+	sj->off = f->lr.off;
+	sj->line = f->lr.line;
+	f->lr_split = j;
+	f->cur = j;
+	f->turn_end = (f->lr.off / f->turn_bytes + 1) * f->turn_bytes;
+	return 1;
+}
+
 /* Before the first read after a restore: the snapshots of every instance
  * that took the checkpoint came (fss_restore). */
 static int check_restored(fs_source *f, sl_err *err)
@@ -944,7 +984,13 @@ static int fss_read(sl_source *s, sl_batch *out, sl_err *err)
 		int turn_over = 0;
 		if (rc == 1 && sp->end >= 0 && off >= sp->end) {
 			sl__lines_unread(&f->lr, rec, line, off);
-			rc = SL_EEOF; /* the record belongs to the next range */
+			/* the record belongs to the next range */
+			if (next_range_goes_on(f, f->cur)) {
+				if (out->nrows > rows0)
+					break; /* a batch holds one split's rows */
+				continue;
+			}
+			rc = SL_EEOF;
 		} else if (rc == 1 && off >= f->turn_end) {
 			if (next_split(f, f->cur) != f->cur) {
 				sl__lines_unread(&f->lr, rec, line, off);

@@ -37,13 +37,17 @@
  *
  * Parallel instances (sl_conn_args.subtask of nsubtasks, docs/parallel.md
  * §4 rule 5): the splits are enumerated in the order above, which depends
- * on the data only, and instance i keeps split k when k % nsubtasks == i
- * (make_splits); the rest of this file sees only the kept splits, so an
- * instance reads its ranges of a file in order, each seeded as above, and
- * an instance without a split ends at once (SL_EEOF).  Its snapshot names
- * only its splits (version 3, with the instance and the count); a restore
- * takes the snapshots of every instance of the run that took the
- * checkpoint, one call each (fss_restore), and keeps the splits it owns.
+ * on the data only; whole files go to the instances in turn, and a cut
+ * file's ranges in runs of FS_RUN contiguous ranges, the last round cut
+ * so that every instance gets as many ranges as the others within one
+ * (make_splits, range_owner); the rest of this file sees only the kept
+ * splits, so an instance reads its ranges of a file in order, each seeded
+ * as above, and an instance without a split ends at once (SL_EEOF).  Its
+ * snapshot names only its splits (version 4, with the instance, the count
+ * and the split size); a restore takes the snapshots of every instance of
+ * the run that took the checkpoint, one call each (fss_restore), cuts the
+ * files at the snapshot's size when it is not this build's (FS_SPLIT_BYTES
+ * was 64 MiB for versions 1-3), and keeps the splits it owns.
  *
  * METADATA columns (file.path, file.name, file.size,
  * file.modification-time, as Flink's) are filled like partition columns
@@ -79,9 +83,13 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#define FS_SPLIT_BYTES (64LL * 1024 * 1024)     /* ranges of a large file (source) */
+#define FS_SPLIT_BYTES (16LL * 1024 * 1024)     /* ranges of a large file (source) */
+#define FS_SPLIT_BYTES_V3 (64LL * 1024 * 1024)  /* ... in snapshots of versions 1-3 */
+#define FS_RUN 4                                /* ranges of a file an instance gets in
+                                                 * a row (range_owner) */
 #define FS_SRC_SNAP_VERSION 2                   /* the source's snapshot (per split) */
 #define FS_SRC_SNAP_PARALLEL 3                  /* ... of one of several instances */
+#define FS_SRC_SNAP_CUT 4                       /* ... with its split size (written) */
 #define FS_TURN_BYTES (1LL << 20)               /* a split's turn: records starting in
                                                  * one aligned MiB of its file */
 
@@ -129,6 +137,7 @@ typedef struct fs_source {
 	int64_t turn_end;   /* the turn of split cur ends before this offset */
 	int64_t turn_bytes; /* FS_TURN_BYTES, or half a test's small split size */
 	int cutable;        /* the format is line-oriented: big files are cut */
+	int64_t cut_bytes;  /* the size they are cut at (make_splits) */
 	int filefmt;        /* a file format (Parquet): splits are whole files read
 	                     * through the format's file hooks (read_file_rows) */
 	int ffd;            /* filefmt: the open file of split lr_split, -1 = none */
@@ -250,28 +259,55 @@ static int fss_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
  * The size above which a line-oriented file is cut into ranges of that
  * size (docs/parallel.md §4): a constant; the environment variable
  * SLUICE_TEST_SPLIT_BYTES overrides it for tests only (docs/testing.md).
+ * `dflt` is the constant of the build whose snapshot is restored
+ * (FS_SPLIT_BYTES, or FS_SPLIT_BYTES_V3 for a snapshot of version 2 or 3).
  */
-static int64_t split_bytes(void)
+static int64_t split_bytes(int64_t dflt)
 {
 	const char *v = getenv("SLUICE_TEST_SPLIT_BYTES");
 	long long n = v ? atoll(v) : 0;
-	return n > 0 ? (int64_t)n : FS_SPLIT_BYTES;
+	return n > 0 ? (int64_t)n : dflt;
 }
 
 /*
- * Cuts the listed files into splits (a file; ranges of a large file of a
- * line-oriented format), keeps those of this instance (split k of the
- * whole order, files in name order and each file's ranges in start order,
- * goes to instance k % nsub: the static round-robin assignment of
- * docs/parallel.md §4 rule 5) and publishes them in the base (conn.h).
+ * The instance, relative to the file's first (0 .. nsub - 1), that reads
+ * range j of a file cut into R > 1 ranges (docs/parallel.md §4 rule 5):
+ * runs of FS_RUN contiguous ranges go to the instances in turn, and the
+ * ranges left over after the last whole round (fewer than FS_RUN x nsub)
+ * are cut into nsub runs as equal as possible (the first ones a range
+ * longer), so every instance gets the same number of ranges within one.
+ * Why runs: an instance reads consecutive ranges of its run with one
+ * reader (no re-open, no re-scan to a line boundary: fss_read), and its
+ * local window stage sees whole windows across the ranges' boundaries.
+ */
+static int range_owner(int64_t j, int64_t R, int nsub)
+{
+	int64_t round = (int64_t)FS_RUN * nsub, full = R / round * round;
+	if (j < full)
+		return (int)(j / FS_RUN % nsub);
+	int64_t t = j - full, rem = R - full, base = rem / nsub, extra = rem % nsub;
+	if (t < extra * (base + 1))
+		return (int)(t / (base + 1));
+	return (int)(extra + (t - extra * (base + 1)) / base);
+}
+
+/*
+ * Cuts the listed files into splits (a file; ranges of `size` bytes of a
+ * large file of a line-oriented format), keeps those of this instance and
+ * publishes them in the base (conn.h).  The assignment (docs/parallel.md
+ * §4 rule 5) depends on the data and the instance count only: whole files
+ * go to the instances in turn, in name order; a cut file's ranges go in
+ * runs (range_owner), starting at the instance whose turn it is, and the
+ * turn then passes to the instance after the last that got a longer run.
  * An instance can hold no split (it ends at once) or some ranges of a
  * file without the ranges between them (it reads them in order, each from
  * its own seeded watermark, read_seeds).
  */
-static int make_splits(fs_source *f, sl_err *err)
+static int make_splits(fs_source *f, int64_t size, sl_err *err)
 {
-	int64_t size = split_bytes(), k = 0;
+	int64_t k = 0;
 	int cap = f->nfiles + 1;
+	f->cut_bytes = size;
 	f->fill.nfiles = f->nfiles;
 	f->turn_bytes = size / 2 < FS_TURN_BYTES ? (size > 1 ? size / 2 : 1) : FS_TURN_BYTES;
 	f->splits = calloc((size_t)cap, sizeof *f->splits);
@@ -284,12 +320,13 @@ static int make_splits(fs_source *f, sl_err *err)
 			fsize = (int64_t)st.st_size; /* progress (docs/observability.md) */
 		if (f->cutable)
 			len = fsize;
-		int64_t start = 0;
-		do {
-			if (k++ % f->nsub != f->subtask) {
-				start += size; /* another instance's */
-				continue;
-			}
+		int64_t R = len > size ? (len + size - 1) / size : 1;
+		for (int64_t j = 0; j < R; j++) {
+			int64_t start = j * size;
+			int owner = R == 1 ? (int)(k % f->nsub)
+			                   : (int)((k + range_owner(j, R, f->nsub)) % f->nsub);
+			if (owner != f->subtask)
+				continue; /* another instance's */
 			if (f->nsplits == cap) {
 				cap *= 2;
 				fs_split *ns = realloc(f->splits, (size_t)cap * sizeof *ns);
@@ -305,8 +342,13 @@ static int make_splits(fs_source *f, sl_err *err)
 			sp->base = start ? -1 : 0;
 			sp->size = (sp->end < 0 ? fsize : sp->end) - start;
 			f->base.bytes_total += sp->size;
-			start += size;
-		} while (len > start);
+		}
+		if (R == 1) {
+			k++;
+		} else {
+			int64_t round = (int64_t)FS_RUN * f->nsub;
+			k += R % round % f->nsub; /* the instances with a longer last run */
+		}
 	}
 	f->done = calloc((size_t)f->nsplits + 1, 1);
 	f->wm = malloc(((size_t)f->nsplits + 1) * sizeof *f->wm);
@@ -322,6 +364,35 @@ static int make_splits(fs_source *f, sl_err *err)
 	return 0;
 nomem:
 	return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", f->base.table);
+}
+
+/*
+ * Cuts the files again at `size` (a restore of a snapshot taken with
+ * another split size: the splits' ids are their starts, so a snapshot
+ * names the ranges of the size it was taken with).  Before any read and
+ * before any split was restored; every split's watermark becomes wm (the
+ * scan's, which it gave every split before the restore).
+ */
+static int recut(fs_source *f, int64_t size, sl_err *err)
+{
+	int64_t wm = f->nsplits ? f->wm[0] : SL_WM_MIN;
+	free(f->splits);
+	free(f->done);
+	free(f->wm);
+	free(f->wm_keep);
+	f->splits = NULL;
+	f->done = NULL;
+	f->wm = f->wm_keep = NULL;
+	f->nsplits = f->ndone = 0;
+	f->base.bytes_total = 0;
+	int rc = make_splits(f, size, err);
+	if (rc)
+		return rc;
+	for (int i = 0; i < f->nsplits; i++)
+		f->wm[i] = wm;
+	f->cur = 0;
+	f->turn_end = -1;
+	return 0;
 }
 
 /* Lists what to read: the file, the directory's files, or the partition
@@ -345,12 +416,12 @@ static int fss_open(sl_source *s, sl_err *err)
 			sl_err_prefix(err, "source");
 			return rc;
 		}
-		return make_splits(f, err);
+		return make_splits(f, split_bytes(FS_SPLIT_BYTES), err);
 	}
 	if (S_ISDIR(st.st_mode)) {
 		f->is_dir = 1;
 		int rc = list_dir(f, err);
-		return rc ? rc : make_splits(f, err);
+		return rc ? rc : make_splits(f, split_bytes(FS_SPLIT_BYTES), err);
 	}
 	if (!S_ISREG(st.st_mode))
 		return sl_err_set(err, SL_EIO, "source '%s': path '%s' is not a file or directory",
@@ -359,7 +430,7 @@ static int fss_open(sl_source *s, sl_err *err)
 	if (!f->files || !(f->files[0] = strdup(path)))
 		return sl_err_set(err, SL_ENOMEM, "source '%s': out of memory", table);
 	f->nfiles = 1;
-	return make_splits(f, err);
+	return make_splits(f, split_bytes(FS_SPLIT_BYTES), err);
 }
 
 /* The first line start at or after byte `start` of fd (start itself when
@@ -800,6 +871,46 @@ static int read_file_rows(fs_source *f, sl_batch *out, sl_err *err)
 	return SL_EEOF;
 }
 
+/*
+ * Range k of a file ended at a record the reader holds (unread): k is
+ * done.  When the split that takes the next turn (next_split) is the
+ * range that starts where k ends, waiting, the reader goes on into it:
+ * no re-open, no re-scan to a line boundary and no second read of the
+ * block (ranges of one file come in runs on one instance, make_splits).
+ * Its lines keep k's origin (first, base: the reader counts lines from
+ * there), its turn starts at the record, as a turn starting there after a
+ * re-open would (fss_read's turn_end).  Returns 1 when it went on (cur is
+ * the new range), 0 when k's turn must end as usual (k not marked done).
+ */
+static int next_range_goes_on(fs_source *f, int k)
+{
+	fs_split *sk = &f->splits[k];
+	int j = k + 1;
+	if (j >= f->nsplits)
+		return 0;
+	fs_split *sj = &f->splits[j];
+	if (sj->file != sk->file || sj->start != sk->end || sj->state != FS_WAITING)
+		return 0;
+	sk->state = FS_DONE; /* finish_split without leaving the reader */
+	f->done[k] = 1;
+	f->ndone++;
+	if (next_split(f, k) != j) { /* another file takes the next turn */
+		sk->state = FS_STARTED;
+		f->done[k] = 0;
+		f->ndone--;
+		return 0;
+	}
+	sj->state = FS_STARTED;
+	sj->first = sk->first;
+	sj->base = sk->base;
+	sj->off = f->lr.off;
+	sj->line = f->lr.line;
+	f->lr_split = j;
+	f->cur = j;
+	f->turn_end = (f->lr.off / f->turn_bytes + 1) * f->turn_bytes;
+	return 1;
+}
+
 /* Before the first read after a restore: the snapshots of every instance
  * that took the checkpoint came (fss_restore). */
 static int check_restored(fs_source *f, sl_err *err)
@@ -873,7 +984,13 @@ static int fss_read(sl_source *s, sl_batch *out, sl_err *err)
 		int turn_over = 0;
 		if (rc == 1 && sp->end >= 0 && off >= sp->end) {
 			sl__lines_unread(&f->lr, rec, line, off);
-			rc = SL_EEOF; /* the record belongs to the next range */
+			/* the record belongs to the next range */
+			if (next_range_goes_on(f, f->cur)) {
+				if (out->nrows > rows0)
+					break; /* a batch holds one split's rows */
+				continue;
+			}
+			rc = SL_EEOF;
 		} else if (rc == 1 && off >= f->turn_end) {
 			if (next_split(f, f->cur) != f->cur) {
 				sl__lines_unread(&f->lr, rec, line, off);
@@ -953,6 +1070,9 @@ static int fss_row_input(sl_source *s, int row, const char **file, int64_t *line
  * watermark (base.split_wm, kept by the scan).  Version 3 (instance
  * `subtask` of nsub > 1): u8 3, u32 subtask, u32 nsub, then version 2's
  * fields after its first byte, listing this instance's splits only.
+ * Version 4, the one written (any nsub): u8 4, u32 subtask, u32 nsub, i64
+ * the size the files were cut at (make_splits), then version 2's fields;
+ * versions 1-3 were cut at FS_SPLIT_BYTES_V3 (or the test size).
  * Version 1 (one stream over the files in name order, before splits):
  * u8 1, file index, file name ("" when done), offset and line of the next
  * record; fss_restore maps it onto the splits.
@@ -964,13 +1084,10 @@ static int fss_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 		f->splits[f->lr_split].off = f->lr.off;
 		f->splits[f->lr_split].line = f->lr.line;
 	}
-	if (f->nsub > 1) {
-		sl_snap_put_u8(w, FS_SRC_SNAP_PARALLEL);
-		sl_snap_put_u32(w, (uint32_t)f->subtask);
-		sl_snap_put_u32(w, (uint32_t)f->nsub);
-	} else {
-		sl_snap_put_u8(w, FS_SRC_SNAP_VERSION);
-	}
+	sl_snap_put_u8(w, FS_SRC_SNAP_CUT);
+	sl_snap_put_u32(w, (uint32_t)f->subtask);
+	sl_snap_put_u32(w, (uint32_t)f->nsub);
+	sl_snap_put_i64(w, f->cut_bytes);
 	sl_snap_put_u32(w, (uint32_t)f->cur);
 	sl_snap_put_i64(w, f->turn_end);
 	sl_snap_put_u32(w, (uint32_t)f->nsplits);
@@ -1169,22 +1286,34 @@ static int fss_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 	fs_source *f = (fs_source *)s;
 	uint8_t ver = sl_snap_get_u8(r);
 	uint32_t from = 0, nsub = 1;
+	int64_t cut = split_bytes(FS_SPLIT_BYTES_V3); /* versions 1-3: the old size */
 	int rc;
 	leave_split(f);
 	f->seeding = 1;
-	if (ver == FS_SRC_SNAP_PARALLEL) {
+	if (ver == FS_SRC_SNAP_PARALLEL || ver == FS_SRC_SNAP_CUT) {
 		from = sl_snap_get_u32(r);
 		nsub = sl_snap_get_u32(r);
 	}
-	if (!sl_snap_reader_ok(r) || (ver == FS_SRC_SNAP_PARALLEL && nsub < 2))
+	if (ver == FS_SRC_SNAP_CUT)
+		cut = sl_snap_get_i64(r);
+	if (!sl_snap_reader_ok(r) || (ver == FS_SRC_SNAP_PARALLEL && nsub < 2) || cut < 1)
 		return sl_err_set(err, SL_ESTATE, "source '%s': damaged filesystem snapshot",
 		                  s->table);
-	if (ver < 1 || ver > FS_SRC_SNAP_PARALLEL)
+	if (ver < 1 || ver > FS_SRC_SNAP_CUT)
 		return sl_err_set(err, SL_ESTATE, "source '%s': filesystem snapshot version %d is "
 		                  "not supported (this build reads 1 to %d)", s->table, ver,
-		                  FS_SRC_SNAP_PARALLEL);
+		                  FS_SRC_SNAP_CUT);
 	if ((rc = note_restore(f, from, nsub, err)))
 		return rc;
+	/* the splits are named by their starts: cut the files as the run that
+	 * took the snapshot did (every instance of it cut at one size) */
+	if (f->cutable && cut != f->cut_bytes) {
+		if (f->nrestored)
+			return sl_err_set(err, SL_ESTATE, "source '%s': restore: the snapshots of one "
+			                  "checkpoint cut the files at different sizes", s->table);
+		if ((rc = recut(f, cut, err)))
+			return rc;
+	}
 	rc = ver == 1 ? restore_v1(f, r, err) : restore_v2(f, r, (int)from, err);
 	if (rc)
 		return rc;

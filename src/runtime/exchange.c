@@ -37,11 +37,17 @@
  * A watermark goes to every channel, behind every row that preceded it,
  * but not at once: flushing every partial batch at every watermark (a
  * scan sends one per batch) would halve the batches and double the
- * messages and wake-ups.  The sender keeps it pending and pushes it on a
- * channel right after that channel's next full batch, on every channel
- * after WM_DELAY more input messages, when its task has nothing more to
- * do (sl_xsend_flush, before the task sleeps), at +infinity and at the
- * end of input (finish, followed by END).  A later watermark is still a
+ * messages and wake-ups.  The sender keeps it pending and pushes it, on
+ * every channel behind that channel's partial batch, after WM_DELAY more
+ * input messages, when its task has nothing more to do (sl_xsend_flush,
+ * before the task sleeps), before a marker or an idleness change, at
+ * +infinity and at the end of input (finish, followed by END).  Why 64
+ * and not behind every full batch (until s12-par: a watermark message per
+ * batch and channel, and WM_DELAY 8): each watermark message costs the
+ * consumer a minimum over its channels and a pass of every operator's
+ * watermark path down the chain (the global window stage's timers), for
+ * windows that close once a minute of event time; 64 input messages are
+ * a few hundred thousand rows of a scan at most.  A later watermark is still a
  * correct one (it only bounds what is still to come), and lateness is
  * decided by each row's own W_before, which travels with the row, so the
  * delay changes when results come out, never which.  Idleness ('scan.watermark.idle-
@@ -88,7 +94,7 @@
 
 #define XF_IDLE 4u /* watermark message flag: value is the idle status */
 #define XF_VIEW 8u /* batch message flag: a lent view of the sender's input */
-#define WM_DELAY 8 /* input messages a watermark may wait behind partial batches */
+#define WM_DELAY 64 /* input messages a watermark may wait (see the top) */
 
 /* ---- sender ----------------------------------------------------------- */
 
@@ -196,12 +202,7 @@ static int flush(xsend *x, int t, sl_err *err)
 		return 0;
 	x->cur[t] = NULL;
 	SL_CTR_ADD(x->op.stats.rows_out, b->nrows);
-	int rc = push(x, t, SL_CHAN_BATCH, 0, 0, b, err);
-	if (!rc && x->pending_wm > x->sent_wm[t]) { /* the watermark behind its rows */
-		x->sent_wm[t] = x->pending_wm;
-		rc = push(x, t, SL_CHAN_WATERMARK, 0, x->pending_wm, NULL, err);
-	}
-	return rc;
+	return push(x, t, SL_CHAN_BATCH, 0, 0, b, err);
 }
 
 /* Every batch out, then the pending watermark on every channel. */

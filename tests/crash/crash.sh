@@ -72,12 +72,59 @@ for s in $SINKS; do
 	cat "$W/ref/$s"/part-* 2>/dev/null | sort > "$W/ref.$s"
 done
 
+# The updating sinks' changelogs (debezium-json: out_agg, out_top) are
+# compared row for row only when the order of each key's changes is the
+# reference's: at parallelism 1, or when the input is one split.  Above 1
+# over several splits (CRASH_FILES > 1, or a file larger than the split
+# size: SLUICE_TEST_SPLIT_BYTES, else conn_filesystem.c's FS_SPLIT_BYTES,
+# 16 MiB) the instances read different splits at once, and the changes a
+# key gets from rows of different splits come in arrival order
+# (docs/parallel.md §4, "What stays dependent on the arrival order"): an
+# uninterrupted run differs from the reference there too.  What is
+# promised then, and checked, is the final table: the changelog's net
+# multiset (each after image +1, each before image -1) equal to the
+# reference's, every row's net count 0 or 1 (a change applied twice, or a
+# retraction of a row never emitted, shows).  Top-N's final table without
+# the id: among orders of one user with equal amounts, which holds a rank
+# is their arrival order too (ROW_NUMBER breaks ties by arrival, as
+# Flink's); the ranks' amounts are the data's.
+insize=$(cat "$W/in"/* | wc -c)
+strict=1
+if [ "$PAR" != 1 ] && { [ "${CRASH_FILES:-1}" -gt 1 ] ||
+	[ "$insize" -gt "${SLUICE_TEST_SPLIT_BYTES:-16777216}" ]; }; then
+	strict=0
+fi
+CHANGELOG_SINKS="out_agg out_top"
+net_table() { # SINK: its debezium-json lines on stdin -> "count<TAB>row" of nonzero net counts, sorted
+	f=.
+	[ "$1" = out_top ] && f='del(.id)'
+	jq -c -r "if .after != null then \"+\\t\" + (.after | $f | tojson) else empty end,
+	          if .before != null then \"-\\t\" + (.before | $f | tojson) else empty end" |
+		awk -F '\t' '{ n[$2] += ($1 == "+") ? 1 : -1 } END { for (r in n) if (n[r]) print n[r] "\t" r }' |
+		LC_ALL=C sort
+}
+if [ $strict = 0 ]; then
+	for s in $CHANGELOG_SINKS; do net_table $s < "$W/ref.$s" > "$W/ref.$s.net"; done
+fi
+
 # check_run: the finished run's committed output against the reference
 fail=0
 check_run() {
 	for s in $SINKS; do
 		cat "$W/run/$s"/part-* 2>/dev/null | sort > "$W/run.$s"
-		if ! cmp -s "$W/ref.$s" "$W/run.$s"; then
+		if [ $strict = 0 ] && case " $CHANGELOG_SINKS " in *" $s "*) true ;; *) false ;; esac; then
+			net_table $s < "$W/run.$s" > "$W/run.$s.net"
+			if ! cmp -s "$W/ref.$s.net" "$W/run.$s.net"; then
+				echo "FAIL $s (cycle $cycles): the committed changelog's final table differs from the uninterrupted run's ($(wc -l < "$W/ref.$s.net") vs $(wc -l < "$W/run.$s.net") rows)"
+				diff "$W/ref.$s.net" "$W/run.$s.net" | head -10
+				fail=1
+			fi
+			if awk -F '\t' '$1 != 1 { bad = 1 } END { exit !bad }' "$W/run.$s.net"; then
+				echo "FAIL $s (cycle $cycles): a row's net count in the changelog is not 1"
+				awk -F '\t' '$1 != 1' "$W/run.$s.net" | head -5
+				fail=1
+			fi
+		elif ! cmp -s "$W/ref.$s" "$W/run.$s"; then
 			echo "FAIL $s (cycle $cycles): committed output differs from the uninterrupted run ($(wc -l < "$W/ref.$s") vs $(wc -l < "$W/run.$s") rows)"
 			diff "$W/ref.$s" "$W/run.$s" | head -10
 			fail=1
@@ -153,5 +200,5 @@ before=$(for s in $SINKS; do cat "$W/run/$s"/part-*; done | wc -l)
 after_rows=$(for s in $SINKS; do cat "$W/run/$s"/part-*; done | wc -l)
 [ "$before" = "$after_rows" ] || { echo "FAIL: the finished job emitted $((after_rows - before)) rows on restart"; fail=1; }
 
-echo "crash test ($BACKEND, parallelism $PAR against 1): $ROWS rows, $kills kills in $cycles cycles ($after kills came after the job had finished, not counted), $attempts runs, $restores restored a checkpoint, kills at 20-80% of the uninterrupted ${ref_ms} ms, $(wc -l < "$W/run.out_win") window rows, $(wc -l < "$W/run.out_agg") changelog rows, $(wc -l < "$W/run.out_join") join, $(wc -l < "$W/run.out_ij") interval-join, $(wc -l < "$W/run.out_top") top-n rows: $([ $fail = 0 ] && echo ok || echo FAILED)"
+echo "crash test ($BACKEND, parallelism $PAR against 1): $ROWS rows, $kills kills in $cycles cycles ($after kills came after the job had finished, not counted), $attempts runs, $restores restored a checkpoint, kills at 20-80% of the uninterrupted ${ref_ms} ms, $(wc -l < "$W/run.out_win") window rows, $(wc -l < "$W/run.out_agg") changelog rows, $(wc -l < "$W/run.out_join") join, $(wc -l < "$W/run.out_ij") interval-join, $(wc -l < "$W/run.out_top") top-n rows, changelogs compared $([ $strict = 1 ] && echo row for row || echo by final table): $([ $fail = 0 ] && echo ok || echo FAILED)"
 exit $fail

@@ -42,6 +42,29 @@ static sl_source *fx_instance(fx *f, int inst, int np, sl_err *err)
 	sl_err_clear(err);
 	return sl_source_new_open(&sl_filesystem_source_vtab, &a, err);
 }
+/* Split j's first byte in its file, from its live-metrics name (conn.h's
+ * split_name: "file 'x' bytes A-B", "file 'x' from byte A", or "file 'x'"
+ * for a whole file), and 1 000 000 000 x the letter before ".jsonl" plus
+ * it as the split's id: which instance reads a split is range_owner's
+ * business (conn_filesystem.c), so the tests name splits by their ids. */
+static long long split_start(sl_source *s, int j)
+{
+	char name[700];
+	s->vt->split_name(s, j, name, sizeof name);
+	const char *b = strstr(name, " bytes ");
+	if (b)
+		return atoll(b + 7);
+	b = strstr(name, " from byte ");
+	return b ? atoll(b + 11) : 0;
+}
+
+static long long split_id(sl_source *s, int j)
+{
+	char name[700];
+	s->vt->split_name(s, j, name, sizeof name);
+	const char *e = strstr(name, ".jsonl'");
+	return (e ? e[-1] : 0) * 1000000000LL + split_start(s, j);
+}
 #define MAXSEEDS 16384 /* a range per byte of a 9 KB file */
 
 /* Rows read: n of each row, its split and its line as `where` gives it. */
@@ -182,7 +205,7 @@ static void test_ranges_every_cut(void **state)
  * line that starts before the range (the line holding byte start - 1),
  * unless that line is empty (it does not decode: no seed, -infinity).
  * Checked against the file's text for every cut size, at parallelism 1, 2
- * and 3 (each instance seeds the ranges it owns, k = j * p + instance); a
+ * and 3 (each instance seeds the ranges it owns, by their starts); a
  * range whose watermark is already set (restored) gets none.
  */
 static void test_seeds(void **state)
@@ -213,10 +236,11 @@ static void test_seeds(void **state)
 		assert_int_equal(read_some(s, 7, -1, &g), SL_EEOF);
 		int want = 0;
 		for (int j = 0; j < s->nsplits; j++) {
-			long long k = (long long)j * np + inst; /* the split in the whole order */
-			if (k == 0)
+			long long start = split_start(s, j);
+			if (start == 0)
 				continue;
-			size_t at = (size_t)(k * sizes[z]) - 1; /* the line holding it */
+			assert_int_equal(start % sizes[z], 0);
+			size_t at = (size_t)start - 1; /* the line holding it */
 			size_t b = at;
 			while (b > 0 && text[b - 1] != '\n')
 				b--;
@@ -489,7 +513,7 @@ static void check_same_rows(const got *ref, const got *g)
  * and 5 (more instances than some files have splits, one instance with
  * none), for a directory of three files the last cut into ranges and for
  * one large file: every instance reads only its splits (split k of the
- * whole order to instance k % p), the union of the instances' rows is the
+ * whole order to the instance range_owner gives it), the union of the instances' rows is the
  * rows at parallelism 1, each once, each file's rows in line order within
  * an instance; an instance without a split ends at once.
  */
@@ -585,7 +609,7 @@ static void test_instances_rescale(void **state)
 			sl_source *s = fx_instance(&f, i, p, &err);
 			assert_non_null(s);
 			for (int j = 0; j < s->nsplits; j++)
-				s->split_wm[j] = 5000 + (long long)j * p + i; /* by the split's place */
+				s->split_wm[j] = split_id(s, j); /* by the split's id */
 			read_some(s, 4, 2 + 3 * i, &g);
 			sl_snap_writer_init(&w[i]);
 			assert_int_equal(s->vt->snapshot(s, &w[i], &err), 0);
@@ -603,7 +627,7 @@ static void test_instances_rescale(void **state)
 				assert_int_equal(s->vt->restore(s, &r, &err), 0);
 			}
 			for (int j = 0; j < s->nsplits; j++)
-				assert_int_equal(s->split_wm[j], 5000 + (long long)j * q + i);
+				assert_int_equal(s->split_wm[j], split_id(s, j));
 			int from = g.n;
 			assert_int_equal(read_some(s, 5, -1, &g), SL_EEOF);
 			for (int a = from; a < g.n; a++)
@@ -641,6 +665,123 @@ static void test_instances_rescale(void **state)
 	unsetenv("SLUICE_TEST_SPLIT_BYTES");
 }
 
+/*
+ * A snapshot taken with another split size restores at the positions it
+ * names (fss_restore cuts the files at the snapshot's size, recorded since
+ * version 4): a run cutting at 2000 bytes, at parallelism 1 and 2,
+ * snapshots after a few batches and is restored by a source of a build
+ * cutting at 3000 (at parallelism 2 and 1): every record once.  Then a
+ * version-2 snapshot (written before version 4: the files were cut at 64
+ * MiB) of a 17 MB file, one split started past 16 MiB, restores at its
+ * offset instead of reading the second 16 MiB range again (the test the
+ * move from 64 to 16 MiB needed: without the recut, the rows from 16 MiB
+ * on came twice).
+ */
+static void test_restore_other_cut(void **state)
+{
+	(void)state;
+	char *d = subdir("cutdir");
+	int lines = 500, recs = write_lines(d, "c.jsonl", lines);
+	fx f;
+	sl_err err;
+	fx_init(&f, "json", d);
+	for (int p = 1; p <= 2; p++) {
+		static got g;
+		g.n = g.seeds = 0;
+		sl_snap_writer w[2];
+		set_split_bytes(2000);
+		for (int i = 0; i < p; i++) {
+			sl_source *s = fx_instance(&f, i, p, &err);
+			assert_non_null(s);
+			read_some(s, 4, 3 + i, &g);
+			sl_snap_writer_init(&w[i]);
+			assert_int_equal(s->vt->snapshot(s, &w[i], &err), 0);
+			sl_source_free(s);
+		}
+		set_split_bytes(3000);
+		int q = 3 - p;
+		for (int i = 0; i < q; i++) {
+			sl_source *s = fx_instance(&f, i, q, &err);
+			assert_non_null(s);
+			for (int k = 0; k < p; k++) {
+				sl_snap_reader r;
+				sl_snap_reader_init(&r, w[k].buf, w[k].len);
+				assert_int_equal(s->vt->restore(s, &r, &err), 0);
+			}
+			for (int j = 0; j < s->nsplits; j++)
+				assert_int_equal(split_start(s, j) % 2000, 0);
+			assert_int_equal(read_some(s, 5, -1, &g), SL_EEOF);
+			sl_source_free(s);
+		}
+		for (int i = 0; i < p; i++)
+			sl_snap_writer_deinit(&w[i]);
+		assert_int_equal(g.n, recs);
+		static char seen[MAXROWS];
+		memset(seen, 0, sizeof seen);
+		for (int i = 0; i < g.n; i++) {
+			assert_int_equal(seen[g.v[i]], 0);
+			seen[g.v[i]] = 1;
+		}
+	}
+	unsetenv("SLUICE_TEST_SPLIT_BYTES");
+	sl_arena_deinit(&f.arena);
+
+	d = subdir("cutv2");
+	char path[600];
+	snprintf(path, sizeof path, "%s/big.jsonl", d);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	static char pad[1001];
+	memset(pad, 'x', 1000);
+	long long off = 0, resume = -1;
+	for (int i = 1; i <= 17000; i++) {
+		if (i == 16950)
+			resume = off;
+		off += fprintf(fp, "{\"name\": \"%s\", \"n\": %d}\n", pad, i);
+	}
+	fclose(fp);
+	assert_true(resume > 16 * 1024 * 1024 && off < 64 * 1024 * 1024);
+	fx_init(&f, "json", d);
+	sl_source *s = fx_source(&f, &err);
+	assert_non_null(s);
+	assert_int_equal(s->nsplits, 2); /* 16 MiB ranges */
+	sl_snap_writer w;
+	sl_snap_writer_init(&w);
+	sl_snap_put_u8(&w, 2);
+	sl_snap_put_u32(&w, 0);     /* whose turn */
+	sl_snap_put_i64(&w, -1);    /* turn end */
+	sl_snap_put_u32(&w, 1);     /* one split: the whole file at 64 MiB */
+	sl_snap_put_bytes(&w, "big.jsonl", 9);
+	sl_snap_put_i64(&w, 0);     /* start */
+	sl_snap_put_u8(&w, 1);      /* started */
+	sl_snap_put_i64(&w, 0);     /* first line */
+	sl_snap_put_i64(&w, resume);
+	sl_snap_put_i64(&w, 16949); /* lines consumed */
+	sl_snap_put_i64(&w, 0);     /* lines before the origin */
+	sl_snap_put_i64(&w, 4242);  /* watermark */
+	sl_snap_reader r;
+	sl_snap_reader_init(&r, w.buf, w.len);
+	assert_int_equal(s->vt->restore(s, &r, &err), 0);
+	sl_snap_writer_deinit(&w);
+	assert_int_equal(s->nsplits, 1);
+	assert_int_equal(s->split_wm[0], 4242);
+	sl_batch *b = sl_batch_new(2, f.types, 64);
+	long long n = 0, next = 16950;
+	int rc;
+	while ((rc = s->vt->read(s, b, &err)) >= 0) {
+		for (int i = 0; !s->seed && i < b->nrows; i++, n++)
+			assert_int_equal(b->cols[1].v.i64[i], next++);
+		sl_batch_reset(b);
+		if (rc == 0)
+			break;
+	}
+	assert_int_equal(rc, SL_EEOF);
+	assert_int_equal(n, 51);
+	sl_batch_free(b);
+	sl_source_free(s);
+	sl_arena_deinit(&f.arena);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -652,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_restore_v1),
 		cmocka_unit_test(test_instances_union),
 		cmocka_unit_test(test_instances_rescale),
+		cmocka_unit_test(test_restore_other_cut),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

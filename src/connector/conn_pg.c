@@ -344,7 +344,20 @@ PGconn *sl__pg_connect(const sl_pg_params *p, const char *what, sl_err *err)
 	PGconn *c = PQconnectdbParams(p->kw, (const char *const *)p->val, 1);
 	if (c && PQstatus(c) == CONNECTION_OK) {
 		PQsetNoticeProcessor(c, NULL, NULL);
-		return c;
+		/* values are read and written as text in sluice's own forms,
+		 * whatever the server's or the role's defaults say */
+		PGresult *r = PQexec(c, SL_PG_SESSION_SQL);
+		int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
+		if (ok) {
+			PQclear(r);
+			return c;
+		}
+		sl_err_set(err, SL_EIO, "%s: setting the session's DateStyle, TimeZone, "
+		           "IntervalStyle and bytea_output at %s failed: %s", what, p->where,
+		           r ? sl__pg_result_error(r) : sl__pg_error(c));
+		PQclear(r);
+		PQfinish(c);
+		return NULL;
 	}
 	sl_err_set(err, SL_EIO, "%s: cannot connect to PostgreSQL at %s: %s", what, p->where,
 	           sl__pg_error(c));

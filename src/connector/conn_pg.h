@@ -45,7 +45,17 @@ int sl__pg_params_init(sl_pg_params *p, const char *url, const char *user,
                        const char *password, const char *what, sl_err *err);
 void sl__pg_params_free(sl_pg_params *p);
 
-/* Connects (blocking).  NULL with err ("<what>: cannot connect to
+/* What every session runs first (sl__pg_connect): the text forms sluice
+ * writes and parses (conn_pgcdc_proto.c) fixed, so that no server, role or
+ * database default (a TimeZone other than UTC, DateStyle 'SQL, DMY',
+ * IntervalStyle sql_standard, bytea_output escape, fewer float digits)
+ * changes what a value read as text means. */
+#define SL_PG_SESSION_SQL \
+	"SET DateStyle = ISO; SET TimeZone = UTC; SET IntervalStyle = postgres; " \
+	"SET bytea_output = hex; SET extra_float_digits = 3"
+
+/* Connects (blocking) and fixes the session's text forms
+ * (SL_PG_SESSION_SQL).  NULL with err ("<what>: cannot connect to
  * PostgreSQL at <where>: <libpq's reason>") on failure. */
 PGconn *sl__pg_connect(const sl_pg_params *p, const char *what, sl_err *err);
 

@@ -748,29 +748,43 @@ static int unprefixed(jd_sink *k, int rc, sl_err *err)
 	return rc;
 }
 
+/* A value encode_row could not write: out of memory, or (SL_ERUNTIME) a
+ * value PostgreSQL's column cannot hold, named by its column. */
+static int encode_failed(jd_sink *k, int rc, int c, sl_err *err)
+{
+	if (rc != SL_ERUNTIME)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return sl_err_set(err, SL_ERUNTIME, "column '%s': %s", k->fields[c].name,
+	                  sl__pg_value_error());
+}
+
 /* Encodes row `row` of b as one entry into k->line: a COPY line, or a
  * tuple of COPY's binary format (entry_len has the layout). */
-static int encode_row(jd_sink *k, const sl_batch *b, int row, int op)
+static int encode_row(jd_sink *k, const sl_batch *b, int row, int op, sl_err *err)
 {
 	sl_buf *l = &k->line;
+	int rc;
 	sl_buf_clear(l);
 	if (k->bin) {
 		int nf = k->nfields + (k->npk > 0);
 		unsigned char h[8] = {(unsigned char)(nf >> 8), (unsigned char)nf, 0, 0, 0, 2, 0,
 		                      op == JD_OP_DELETE ? 2 : 1};
 		if (sl_buf_append(l, h, k->npk ? 8 : 2))
-			return SL_ENOMEM;
+			return encode_failed(k, SL_ENOMEM, 0, err);
 		for (int c = 0; c < k->nfields; c++)
-			if (sl__pg_bin_value(&b->cols[c], row, k->tab.kinds[c], l))
-				return SL_ENOMEM;
+			if ((rc = sl__pg_bin_value(&b->cols[c], row, k->tab.kinds[c], l)))
+				return encode_failed(k, rc, c, err);
 		return 0;
 	}
 	if (k->npk && (sl_buf_putc(l, (char)op) || sl_buf_putc(l, '\t')))
-		return SL_ENOMEM;
-	for (int c = 0; c < k->nfields; c++)
-		if ((c && sl_buf_putc(l, '\t')) || sl__pg_copy_value(&b->cols[c], row, l))
-			return SL_ENOMEM;
-	return sl_buf_putc(l, '\n');
+		return encode_failed(k, SL_ENOMEM, 0, err);
+	for (int c = 0; c < k->nfields; c++) {
+		if (c && sl_buf_putc(l, '\t'))
+			return encode_failed(k, SL_ENOMEM, 0, err);
+		if ((rc = sl__pg_copy_value(&b->cols[c], row, l)))
+			return encode_failed(k, rc, c, err);
+	}
+	return sl_buf_putc(l, '\n') ? encode_failed(k, SL_ENOMEM, 0, err) : 0;
 }
 
 static int jd_write(sl_sink *s, const sl_batch *b, sl_err *err)
@@ -787,8 +801,9 @@ static int jd_write(sl_sink *s, const sl_batch *b, sl_err *err)
 		sl_buf_clear(&k->key);
 		if (op == JD_OP_DELETE)
 			sl__jd_changes_note_delete(&k->cur);
-		if (encode_row(k, b, row, op) ||
-		    (k->npk && sl_rowcodec_key(b, k->pk, k->npk, row, &k->key)) ||
+		if ((rc = encode_row(k, b, row, op, err)))
+			return rc;
+		if ((k->npk && sl_rowcodec_key(b, k->pk, k->npk, row, &k->key)) ||
 		    sl__jd_changes_add(&k->cur, k->key.p, k->key.len, (const char *)k->line.p,
 		                       k->line.len, 0))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");

@@ -174,11 +174,12 @@ static int conf_read(jl_conf *c, const sl_conn_args *a, sl_err *err)
 		return sl_err_set(err, SL_EINVAL, "%s: 'lookup.full-cache.periodic-reload.schedule-"
 		                  "mode' must be 'FIXED_DELAY' or 'FIXED_RATE', not '%s'", c->what, v);
 	c->fixed_rate = v && !strcasecmp(v, "FIXED_RATE");
-	for (int i = 0; i < a->nfields; i++)
-		if (a->fields[i].type.id == SL_T_ROW || a->fields[i].type.id == SL_T_INTERVAL_DT ||
-		    a->fields[i].type.id == SL_T_INTERVAL_YM || sl_type_is_collection(a->fields[i].type))
+	for (int i = 0; i < a->nfields; i++) {
+		char tb[64];
+		if (!sl__pg_type_for(a->fields[i].type, tb, sizeof tb))
 			return sl_err_set(err, SL_ENOTSUP, "%s: column '%s': its type cannot be read from "
 			                  "PostgreSQL by the jdbc connector", c->what, a->fields[i].name);
+	}
 	if (!(c->table_name = strdup(tn)))
 		return sl_err_set(err, SL_ENOMEM, "%s: out of memory", c->what);
 	return sl__pg_params_init(&c->params, url, sl_opts_get(o, "username"),
@@ -758,8 +759,16 @@ static int jl_configure(sl_lookup *lk, const sl_conn_args *a, const int *keys, i
 		return sl_err_set(err, SL_ENOMEM, "%s: out of memory", l->c.what);
 	}
 	memcpy(l->keys, keys, sizeof(int) * (size_t)nkeys);
-	for (int i = 0; i < nkeys; i++)
+	for (int i = 0; i < nkeys; i++) {
 		kt[i] = a->fields[keys[i]].type;
+		if (kt[i].id == SL_T_ARRAY) {
+			free(kt);
+			free(rt);
+			return sl_err_set(err, SL_ENOTSUP, "%s: column '%s': an ARRAY cannot be a lookup "
+			                  "key of a jdbc table (the keys are sent as one text array per "
+			                  "column)", l->c.what, a->fields[keys[i]].name);
+		}
+	}
 	for (int i = 0; i < a->nfields; i++)
 		rt[i] = a->fields[i].type;
 	l->kb = sl_batch_new(nkeys, kt, 1);

@@ -24,9 +24,10 @@
  * -> date; TIME -> time; TIMESTAMP(p) -> timestamp of precision >= min(p,
  * 6); TIMESTAMP_LTZ(p) -> timestamptz likewise; INTERVALs -> interval;
  * ARRAY<T> of a scalar T -> an array of T's column type (integer[],
- * text[], ...), written as an array literal.  ROW, MAP and arrays of
- * arrays or rows have no column type to go to and are refused when the
- * sink is configured.  sluice keeps microseconds, PostgreSQL's precision too, so
+ * text[], ...), written as an array literal; an ARRAY of ARRAY (up to 6
+ * levels, PostgreSQL's MAXDIM) -> the same array type, multi-dimensional.
+ * ROW, MAP and arrays of rows or maps have no column type to go to and are
+ * refused when the sink is configured.  sluice keeps microseconds, PostgreSQL's precision too, so
  * no timestamp loses digits.
  *
  * libpq is loaded at run time (conn_pg_dl.h) by sl__pg_params_init, which
@@ -34,6 +35,7 @@
  * buffer; connections are the callers'.
  */
 #include "conn_pg.h"
+#include "conn_pgcdc.h"
 #include "data/packed.h"
 #include "sluice.h"
 #include "base/timeutil.h"
@@ -401,12 +403,26 @@ int sl__pg_quote_literal(sl_buf *out, const char *s)
 
 /* ---- types --------------------------------------------------------------------- */
 
-/* An ARRAY's element type that maps to a PostgreSQL array's: a scalar
- * (PostgreSQL arrays of arrays are one multi-dimensional array, of rows
- * a composite type: not mapped). */
+/* An ARRAY's element type that maps to a PostgreSQL array's: a scalar, or
+ * an ARRAY of one (an ARRAY of ARRAY of T is a multi-dimensional T[], at
+ * most SL_PG_MAXDIM levels; of ROW or MAP: not mapped). */
 static int pg_array_elem_ok(sl_type e)
 {
+	int d = 1;
+	while (e.id == SL_T_ARRAY && e.row) {
+		if (++d > SL_PG_MAXDIM)
+			return 0;
+		e = sl_type_elem(e);
+	}
 	return e.id != SL_T_ROW && !sl_type_is_collection(e);
+}
+
+/* The scalar inside an ARRAY of ARRAY ... of it. */
+static sl_type pg_array_base(sl_type t)
+{
+	while (t.id == SL_T_ARRAY && t.row)
+		t = sl_type_elem(t);
+	return t;
 }
 
 int sl__pg_type_accepts(sl_type t, const char *ty, int typmod)
@@ -453,8 +469,8 @@ int sl__pg_type_accepts(sl_type t, const char *ty, int typmod)
 	case SL_T_INTERVAL_YM:
 		return IS("interval");
 	case SL_T_ARRAY: /* PostgreSQL names an array type '_' + its element's */
-		return ty[0] == '_' && pg_array_elem_ok(sl_type_elem(t)) &&
-		       sl__pg_type_accepts(sl_type_elem(t), ty + 1, typmod);
+		return ty[0] == '_' && t.row && pg_array_elem_ok(sl_type_elem(t)) &&
+		       sl__pg_type_accepts(pg_array_base(t), ty + 1, typmod);
 	default:
 		return 0;
 	}
@@ -486,9 +502,9 @@ const char *sl__pg_type_for(sl_type t, char *buf, size_t cap)
 	case SL_T_ARRAY: {
 		char eb[64];
 		if (!t.row || !pg_array_elem_ok(sl_type_elem(t)) ||
-		    !sl__pg_type_for(sl_type_elem(t), eb, sizeof eb))
+		    !sl__pg_type_for(pg_array_base(t), eb, sizeof eb))
 			return NULL;
-		snprintf(buf, cap, "%s[]", eb);
+		snprintf(buf, cap, "%s%.*s", eb, 2 * sl__pg_array_dims(t), "[][][][][][]");
 		break;
 	}
 	default: return NULL;
@@ -727,6 +743,28 @@ static int put_double(sl_buf *out, double d, int is_float)
 
 static int pg_array_text(const sl_col *c, int row, sl_buf *out);
 
+static _Thread_local char value_error[160];
+
+const char *sl__pg_value_error(void)
+{
+	return value_error;
+}
+
+/* An INTERVAL YEAR TO MONTH's months as PostgreSQL's 32-bit field; 0, or
+ * SL_ERUNTIME (sl__pg_value_error says why) when they do not fit: never
+ * wrapped. */
+static int ym_months(int64_t v, int32_t *out)
+{
+	if (v < INT32_MIN || v > INT32_MAX) {
+		snprintf(value_error, sizeof value_error, "INTERVAL YEAR TO MONTH of %lld months does "
+		         "not fit PostgreSQL's interval (its months are 32-bit: at most %d)",
+		         (long long)v, INT32_MAX);
+		return SL_ERUNTIME;
+	}
+	*out = (int32_t)v;
+	return 0;
+}
+
 int sl__pg_copy_value(const sl_col *c, int row, sl_buf *out)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -785,9 +823,13 @@ int sl__pg_copy_value(const sl_col *c, int row, sl_buf *out)
 		             (unsigned long long)(rest % 1000000));
 		return sl_buf_append(out, b, (size_t)n);
 	}
-	case SL_T_INTERVAL_YM:
-		n = snprintf(b, sizeof b, "%lld months", (long long)v);
+	case SL_T_INTERVAL_YM: {
+		int32_t mo;
+		if (ym_months(v, &mo))
+			return SL_ERUNTIME;
+		n = snprintf(b, sizeof b, "%d months", (int)mo);
 		return sl_buf_append(out, b, (size_t)n);
+	}
 	default: /* integers */
 		n = snprintf(b, sizeof b, "%lld", (long long)v);
 		return sl_buf_append(out, b, (size_t)n);
@@ -799,65 +841,80 @@ int sl__pg_copy_value(const sl_col *c, int row, sl_buf *out)
  * text format: {"1","2",NULL}, every element quoted with its '"' and '\'
  * escaped (PostgreSQL reads a quoted element of any type), a bytea element
  * as "\\x0a0b", the text of the others as sl__pg_copy_value writes them;
- * then the literal escaped for COPY like a string.  Only flat arrays of
- * scalars reach here (sl__pg_type_for).  0, SL_ENOMEM or SL_ESTATE.
+ * an ARRAY of ARRAY as a multi-dimensional literal {{"1","2"},{"3","4"}}
+ * (a NULL or ragged inner array is left for the server to refuse: its
+ * message names the line, column and value); then the literal escaped for
+ * COPY like a string.  0, SL_ENOMEM or SL_ESTATE.
  */
-static int pg_array_text(const sl_col *c, int row, sl_buf *out)
+static int array_lit(sl_buf *lit, sl_buf *el, const char *p, int64_t len, sl_type at)
 {
 	static const char hex[] = "0123456789abcdef";
-	sl_type et = sl_type_elem(c->type);
+	sl_type et = sl_type_elem(at);
 	sl_col ec;
-	sl_buf lit, el;
 	sl_unpack u;
 	int rc = SL_ENOMEM;
-	sl_buf_init(&lit);
-	sl_buf_init(&el);
-	if (sl_unpack_open(&u, c->v.str[row].ptr, c->v.str[row].len))
+	if (sl_unpack_open(&u, p, len))
 		return SL_ESTATE;
 	if (sl_col_new(&ec, et, 1))
-		goto done;
-	if (sl_buf_putc(&lit, '{'))
+		return SL_ENOMEM;
+	if (sl_buf_putc(lit, '{'))
 		goto done;
 	for (uint32_t i = 0; i < u.n; i++) {
-		if ((i && sl_buf_putc(&lit, ',')) || (rc = sl_unpack_next(&u, NULL, &ec, 0)))
+		if ((i && sl_buf_putc(lit, ',')) || (rc = sl_unpack_next(&u, NULL, &ec, 0)))
 			goto done;
 		rc = SL_ENOMEM;
 		if (ec.null[0]) {
-			if (sl_buf_puts(&lit, "NULL"))
+			if (sl_buf_puts(lit, "NULL"))
 				goto done;
 			continue;
 		}
-		sl_buf_clear(&el);
 		const sl_str *v = &ec.v.str[0];
+		if (et.id == SL_T_ARRAY) {
+			if ((rc = array_lit(lit, el, v->ptr, v->len, et)))
+				goto done;
+			rc = SL_ENOMEM;
+			continue;
+		}
+		sl_buf_clear(el);
 		if (sl_type_is_string(et)) {
-			if (sl_buf_append(&el, v->ptr, (size_t)v->len))
+			if (sl_buf_append(el, v->ptr, (size_t)v->len))
 				goto done;
 		} else if (sl_type_is_binary(et)) {
-			if (sl_buf_append(&el, "\\x", 2))
+			if (sl_buf_append(el, "\\x", 2))
 				goto done;
 			for (int64_t k = 0; k < v->len; k++) {
 				unsigned char ch = (unsigned char)v->ptr[k];
 				char h[2] = {hex[ch >> 4], hex[ch & 15]};
-				if (sl_buf_append(&el, h, 2))
+				if (sl_buf_append(el, h, 2))
 					goto done;
 			}
-		} else if (sl__pg_copy_value(&ec, 0, &el)) {
+		} else if ((rc = sl__pg_copy_value(&ec, 0, el))) {
 			goto done;
 		}
-		if (sl_buf_putc(&lit, '"'))
+		rc = SL_ENOMEM;
+		if (sl_buf_putc(lit, '"'))
 			goto done;
-		for (size_t k = 0; k < el.len; k++)
-			if (((el.p[k] == '"' || el.p[k] == '\\') && sl_buf_putc(&lit, '\\')) ||
-			    sl_buf_putc(&lit, el.p[k]))
+		for (size_t k = 0; k < el->len; k++)
+			if (((el->p[k] == '"' || el->p[k] == '\\') && sl_buf_putc(lit, '\\')) ||
+			    sl_buf_putc(lit, el->p[k]))
 				goto done;
-		if (sl_buf_putc(&lit, '"'))
+		if (sl_buf_putc(lit, '"'))
 			goto done;
 	}
-	if (sl_buf_putc(&lit, '}'))
-		goto done;
-	rc = put_escaped(out, lit.p, (int64_t)lit.len);
+	rc = sl_buf_putc(lit, '}') ? SL_ENOMEM : 0;
 done:
 	sl_col_free(&ec);
+	return rc;
+}
+
+static int pg_array_text(const sl_col *c, int row, sl_buf *out)
+{
+	sl_buf lit, el;
+	sl_buf_init(&lit);
+	sl_buf_init(&el);
+	int rc = array_lit(&lit, &el, c->v.str[row].ptr, c->v.str[row].len, c->type);
+	if (!rc)
+		rc = put_escaped(out, lit.p, (int64_t)lit.len);
 	sl_buf_deinit(&lit);
 	sl_buf_deinit(&el);
 	return rc;
@@ -1052,10 +1109,12 @@ int sl__pg_bin_value(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out)
 		return 0;
 	}
 	case SL_PGK_INTERVAL: { /* microseconds, days, months */
-		int64_t us = 0, days = 0, months = 0;
-		if (c->type.id == SL_T_INTERVAL_YM)
-			months = v;
-		else {
+		int64_t us = 0, days = 0;
+		int32_t months = 0;
+		if (c->type.id == SL_T_INTERVAL_YM) {
+			if (ym_months(v, &months))
+				return SL_ERUNTIME;
+		} else {
 			days = v / 86400000000LL; /* days apart, as the text writes them */
 			us = v % 86400000000LL;
 		}
@@ -1063,7 +1122,7 @@ int sl__pg_bin_value(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out)
 			return SL_ENOMEM;
 		be64(p, (uint64_t)us);
 		be32(p + 8, (uint32_t)(int32_t)days);
-		be32(p + 12, (uint32_t)(int32_t)months);
+		be32(p + 12, (uint32_t)months);
 		return 0;
 	}
 	default:

@@ -136,7 +136,9 @@ const char *sl__pg_type_for(sl_type t, char *buf, size_t cap);
 
 /* Appends the value at row `row` of c in COPY's text format (NULL as \N,
  * tab, newline, carriage return and backslash escaped; bytea as \\x...;
- * TIMESTAMP_LTZ with "+00").  Returns 0 or SL_ENOMEM. */
+ * TIMESTAMP_LTZ with "+00").  Returns 0, SL_ENOMEM, or SL_ERUNTIME for a
+ * value PostgreSQL cannot hold (an INTERVAL YEAR TO MONTH beyond 32-bit
+ * months: refused, never wrapped; sl__pg_value_error says why). */
 int sl__pg_copy_value(const sl_col *c, int row, sl_buf *out);
 
 /* The binary form of PostgreSQL type `typname` (pg_type.typname), or
@@ -156,9 +158,13 @@ sl_pg_kind sl__pg_kind(const char *typname);
  * which sl__pg_type_accepts accepted for c's type: the same value the
  * text of sl__pg_copy_value gives the server (a FLOAT into a double
  * precision column as the double nearest its 9 digits, as the text).
- * Returns 0 or SL_ENOMEM.
+ * Returns 0, SL_ENOMEM or SL_ERUNTIME (as sl__pg_copy_value).
  */
 int sl__pg_bin_value(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out);
+
+/* Why the last SL_ERUNTIME of sl__pg_copy_value or sl__pg_bin_value on
+ * this thread: "INTERVAL YEAR TO MONTH of N months does not fit ...". */
+const char *sl__pg_value_error(void);
 
 /* A field of COPY's binary format (bytes p[0..n)) of type `kind` as text
  * for a message ("toolong", "42"); 0, or -1 for a kind not shown. */

@@ -9,9 +9,10 @@
  *
  * Rows are encoded once, as tuples of COPY's binary format in the binary
  * form of each column's database type (conn_pg.c: the server parses no
- * text; about a quarter to a half less of its CPU, docs/postgres.md), or
- * as lines of COPY's text format when a column is an ARRAY, into a buffer
- * of changes (conn_jdbc_changes.c).  Without a PRIMARY KEY the table is
+ * text; about a quarter to a half less of its CPU, docs/postgres.md; an
+ * ARRAY, nested up to 6 levels, as array_send's form), into a buffer of
+ * changes (conn_jdbc_changes.c); COPY's text format is still read back
+ * from a pre-commit record of an older version.  Without a PRIMARY KEY the table is
  * appended to: the entries go by COPY straight into it (COPY beat
  * multi-row INSERT by far, docs/postgres.md has the figures).  With one, every row is an
  * upsert (+I, +U) or a delete by key (-D; op_sink.c turns -U into either
@@ -331,7 +332,10 @@ static int jd_open(sl_sink *s, sl_err *err)
 	                             &k->tab, k->what, err)) ||
 	    (rc = build_sql(k, err)))
 		return rc;
-	k->bin = 1; /* binary COPY unless a column is sent as text only (arrays) */
+	/* binary COPY unless a column has no binary form here, or the tests
+	 * ask for the text form (tests/pg/sink.sh compares the two) */
+	const char *txt = getenv("SLUICE_JDBC_COPY_TEXT");
+	k->bin = !(txt && !strcmp(txt, "1"));
 	for (int i = 0; i < k->nfields; i++)
 		k->bin &= k->tab.kinds[i] != SL_PGK_NONE;
 	k->last_flush_us = s->proc_now;

@@ -925,21 +925,27 @@ static int pg_array_text(const sl_col *c, int row, sl_buf *out)
 #define PG_EPOCH_DAYS 10957                  /* 2000-01-01 - 1970-01-01 */
 #define PG_EPOCH_US (10957LL * 86400000000LL)
 
+/* The types the sink writes: name, binary form, OID (fixed for built-in
+ * types: an array's binary form names its element type's OID, which
+ * array_recv checks against the column's). */
+static const struct { const char *name; sl_pg_kind kind; uint32_t oid; } pg_types[] = {
+	{"bool", SL_PGK_BOOL, 16},         {"int2", SL_PGK_INT2, 21},
+	{"int4", SL_PGK_INT4, 23},         {"int8", SL_PGK_INT8, 20},
+	{"float4", SL_PGK_FLOAT4, 700},    {"float8", SL_PGK_FLOAT8, 701},
+	{"numeric", SL_PGK_NUMERIC, 1700}, {"text", SL_PGK_TEXT, 25},
+	{"varchar", SL_PGK_TEXT, 1043},    {"bpchar", SL_PGK_TEXT, 1042},
+	{"bytea", SL_PGK_BYTEA, 17},       {"date", SL_PGK_DATE, 1082},
+	{"time", SL_PGK_TIME, 1083},       {"timestamp", SL_PGK_TIMESTAMP, 1114},
+	{"timestamptz", SL_PGK_TIMESTAMP, 1184}, {"interval", SL_PGK_INTERVAL, 1186},
+};
+#define PG_NTYPES ((int)(sizeof pg_types / sizeof *pg_types))
+
 sl_pg_kind sl__pg_kind(const char *ty)
 {
-	static const struct { const char *name; sl_pg_kind kind; } map[] = {
-		{"bool", SL_PGK_BOOL},       {"int2", SL_PGK_INT2},
-		{"int4", SL_PGK_INT4},       {"int8", SL_PGK_INT8},
-		{"float4", SL_PGK_FLOAT4},   {"float8", SL_PGK_FLOAT8},
-		{"numeric", SL_PGK_NUMERIC}, {"text", SL_PGK_TEXT},
-		{"varchar", SL_PGK_TEXT},    {"bpchar", SL_PGK_TEXT},
-		{"bytea", SL_PGK_BYTEA},     {"date", SL_PGK_DATE},
-		{"time", SL_PGK_TIME},       {"timestamp", SL_PGK_TIMESTAMP},
-		{"timestamptz", SL_PGK_TIMESTAMP}, {"interval", SL_PGK_INTERVAL},
-	};
-	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-		if (!strcmp(ty, map[i].name))
-			return map[i].kind;
+	int arr = ty[0] == '_'; /* an array type: '_' + its element's name */
+	for (int i = 0; i < PG_NTYPES; i++)
+		if (!strcmp(ty + arr, pg_types[i].name))
+			return arr ? (sl_pg_kind)(SL_PGK_ARRAY + i) : pg_types[i].kind;
 	return SL_PGK_NONE;
 }
 
@@ -1023,6 +1029,8 @@ static int put_numeric(sl_buf *out, const char *s, int n)
 	return 0;
 }
 
+static int pg_array_bin(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out);
+
 int sl__pg_bin_value(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out)
 {
 	unsigned char *p;
@@ -1034,6 +1042,8 @@ int sl__pg_bin_value(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out)
 		be32(p - 4, 0xffffffffu);
 		return 0;
 	}
+	if (kind >= SL_PGK_ARRAY)
+		return pg_array_bin(c, row, kind, out);
 	int64_t v = c->v.i64[row];
 	switch (kind) {
 	case SL_PGK_BOOL:
@@ -1128,6 +1138,110 @@ int sl__pg_bin_value(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out)
 	default:
 		return SL_ESTATE;
 	}
+}
+
+/*
+ * An ARRAY value in array_send's binary form: ndim, a has-NULL flag, the
+ * element type's OID, (size, lower bound 1) per dimension, then every
+ * element in row-major order as a field of the element type's binary form
+ * (sl__pg_bin_value).  One ARRAY level per dimension: the sizes are those
+ * of the first value at each level, and every inner array must be
+ * non-NULL with the same size (PostgreSQL's arrays are rectangular:
+ * SL_ERUNTIME otherwise, sl__pg_value_error saying which); no elements at
+ * all is the empty array (ndim 0).
+ */
+typedef struct pg_arr_w {
+	sl_col ec[SL_PG_MAXDIM]; /* per level: one element, decoded */
+	int32_t dims[SL_PG_MAXDIM];
+	int ndim, set, hasnull;
+	sl_pg_kind ekind;
+	int64_t nelem;
+} pg_arr_w;
+
+static int arr_level(pg_arr_w *w, const char *p, int64_t len, int lv, sl_buf *out)
+{
+	sl_unpack u;
+	if (sl_unpack_open(&u, p, len))
+		return SL_ESTATE;
+	if (lv < w->set) {
+		if ((int64_t)u.n != w->dims[lv]) {
+			snprintf(value_error, sizeof value_error, "an ARRAY whose inner arrays differ "
+			         "in length (%u against %d at level %d) has no PostgreSQL form "
+			         "(multi-dimensional arrays are rectangular)", u.n, (int)w->dims[lv],
+			         lv + 1);
+			return SL_ERUNTIME;
+		}
+	} else {
+		if (u.n > INT32_MAX)
+			return SL_ESTATE;
+		w->dims[lv] = (int32_t)u.n;
+		w->set = lv + 1;
+	}
+	sl_col *ec = &w->ec[lv];
+	for (uint32_t i = 0; i < u.n; i++) {
+		int rc = sl_unpack_next(&u, NULL, ec, 0);
+		if (rc)
+			return rc;
+		if (lv + 1 < w->ndim) {
+			if (ec->null[0]) {
+				snprintf(value_error, sizeof value_error, "an ARRAY holding a NULL inner "
+				         "array has no PostgreSQL form (only elements can be NULL)");
+				return SL_ERUNTIME;
+			}
+			if ((rc = arr_level(w, ec->v.str[0].ptr, ec->v.str[0].len, lv + 1, out)))
+				return rc;
+			continue;
+		}
+		w->hasnull |= ec->null[0];
+		w->nelem++;
+		if ((rc = sl__pg_bin_value(ec, 0, w->ekind, out)))
+			return rc;
+	}
+	return 0;
+}
+
+static int pg_array_bin(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out)
+{
+	int ti = (int)kind - SL_PGK_ARRAY, rc = SL_ENOMEM;
+	if (ti < 0 || ti >= PG_NTYPES)
+		return SL_ESTATE;
+	pg_arr_w w;
+	memset(&w, 0, sizeof w);
+	w.ndim = sl__pg_array_dims(c->type);
+	w.ekind = pg_types[ti].kind;
+	if (w.ndim < 1 || w.ndim > SL_PG_MAXDIM)
+		return SL_ESTATE;
+	sl_type t = c->type;
+	for (int i = 0; i < w.ndim; i++) {
+		t = sl_type_elem(t);
+		if (sl_col_new(&w.ec[i], t, 1))
+			goto done;
+	}
+	size_t at = out->len; /* the field's length, then the header */
+	size_t hlen = 12 + 8 * (size_t)w.ndim;
+	if (sl_buf_reserve(out, 4 + hlen))
+		goto done;
+	out->len += 4 + hlen;
+	if ((rc = arr_level(&w, c->v.str[row].ptr, c->v.str[row].len, 0, out)))
+		goto done;
+	int nd = w.nelem ? w.ndim : 0; /* no elements: the empty array */
+	if (!nd)
+		out->len = at + 4 + 12;
+	unsigned char *h = (unsigned char *)out->p + at;
+	be32(h, (uint32_t)(out->len - at - 4));
+	be32(h + 4, (uint32_t)nd);
+	be32(h + 8, (uint32_t)w.hasnull);
+	be32(h + 12, pg_types[ti].oid);
+	for (int i = 0; i < nd; i++) {
+		be32(h + 16 + 8 * i, (uint32_t)w.dims[i]);
+		be32(h + 20 + 8 * i, 1);
+	}
+	rc = 0;
+done:
+	for (int i = 0; i < w.ndim; i++)
+		if (w.ec[i].null)
+			sl_col_free(&w.ec[i]);
+	return rc;
 }
 
 int sl__pg_bin_text(const unsigned char *p, int32_t n, sl_pg_kind kind, sl_buf *out)

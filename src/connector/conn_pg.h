@@ -84,7 +84,8 @@ PGresult *sl__pg_exec(PGconn *c, const char *sql, ExecStatusType expect, const c
 
 /* How a column's values are written in COPY's binary format: by the
  * database's column type (a sluice INT into a bigint column is sent as 8
- * bytes), SL_PGK_NONE for a type sent as text only (arrays). */
+ * bytes; an array as array_send's form, with its element's), SL_PGK_NONE
+ * for a type the sink does not write. */
 typedef enum sl_pg_kind {
 	SL_PGK_NONE = 0,
 	SL_PGK_BOOL,
@@ -99,7 +100,10 @@ typedef enum sl_pg_kind {
 	SL_PGK_DATE,
 	SL_PGK_TIME,
 	SL_PGK_TIMESTAMP, /* timestamp and timestamptz (UTC) */
-	SL_PGK_INTERVAL
+	SL_PGK_INTERVAL,
+	/* an array of the type at index k - SL_PGK_ARRAY of conn_pg.c's
+	 * table of types (its element's binary form and OID) */
+	SL_PGK_ARRAY = 64
 } sl_pg_kind;
 
 /* A table as found in the database, for the sink's columns. */
@@ -141,8 +145,9 @@ const char *sl__pg_type_for(sl_type t, char *buf, size_t cap);
  * months: refused, never wrapped; sl__pg_value_error says why). */
 int sl__pg_copy_value(const sl_col *c, int row, sl_buf *out);
 
-/* The binary form of PostgreSQL type `typname` (pg_type.typname), or
- * SL_PGK_NONE (arrays and types the sink does not write). */
+/* The binary form of PostgreSQL type `typname` (pg_type.typname; '_' +
+ * an element's name for its array type), or SL_PGK_NONE (types the sink
+ * does not write). */
 sl_pg_kind sl__pg_kind(const char *typname);
 
 /* COPY's binary format: the file header (signature, flags, no extension)

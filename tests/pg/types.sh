@@ -13,8 +13,11 @@
 # (an interval with months read as DAY TO SECOND, one overflowing 64-bit
 # microseconds, an array with fewer dimensions than the column's type), a
 # sluice INTERVAL YEAR TO MONTH beyond PostgreSQL's 32-bit months is
-# refused by the sink, not wrapped, and a column whose array type does not
-# match is named before the job starts.
+# refused by the sink, not wrapped, as are a ragged ARRAY<ARRAY<INT>> and
+# one holding a NULL inner array (no PostgreSQL form), and a column whose
+# array type does not match is named before the job starts.  The sink
+# writes the arrays in COPY's binary format (array_send's form): into the
+# keyed exactly-once table through the stage and the direct COPY.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-build}
@@ -155,6 +158,13 @@ refused "an INTERVAL YEAR TO MONTH beyond PostgreSQL's 32-bit months refused by 
 	bad "sink_ym holds a wrapped row: $(psql_q "SELECT ym FROM sink_ym" | tr '\n' ' ')"
 grep -q "column 'ym': INTERVAL YEAR TO MONTH of 2147483648 months" "$W/log" ||
 	bad "the refusal names neither the column nor the value: $(grep sluice "$W/log" | head -2)"
+psql_q "CREATE TABLE sink_rag (a integer[])"
+for v in "ARRAY[ARRAY[1, 2], ARRAY[3]]|differ in length (1 against 2 at level 2)" \
+         "ARRAY[ARRAY[1], CAST(NULL AS ARRAY<INT>)]|a NULL inner array"; do
+	printf '%s\n' "CREATE TABLE s (a ARRAY<ARRAY<INT>>) WITH ($(jdbc sink_rag));" \
+		"INSERT INTO s VALUES (${v%%|*});" > "$W/rag.sql"
+	refused "a sink's ${v%%|*} refused (PostgreSQL's arrays are rectangular)" "column 'a': an ARRAY .*${v#*|}" rag.sql
+done
 cat > "$W/mism.sql" <<SQL
 CREATE TABLE odd (id INT, iv INTERVAL DAY TO SECOND(3), a ARRAY<STRING>) WITH ($(jdbc odd));
 INSERT INTO odd VALUES (1, INTERVAL '1' SECOND, ARRAY['x']);

@@ -56,10 +56,17 @@ for j in $JOBS; do
 	*) echo "pg_profile.sh: unknown job $j" >&2; exit 2 ;;
 	esac > "$W/$j.sql"
 	if [ $PROFILER = callgrind ]; then
-		(cd "$W" && valgrind --tool=callgrind --callgrind-out-file="$OUT/$j.cg" \
+		# one profile per process: a checkpointing job forks its
+		# checkpoint writers (exactly-once); the figures are their sum,
+		# the functions the job's main process's
+		rm -f "$OUT/$j".*.cg
+		(cd "$W" && valgrind --tool=callgrind --callgrind-out-file="$OUT/$j.%p.cg" \
 			"$B/sluice" run "$j.sql") > "$OUT/$j.log" 2>&1 || { tail -5 "$OUT/$j.log"; exit 1; }
-		ir=$(grep -o 'Collected : [0-9]*' "$OUT/$j.log" | grep -o '[0-9]*$')
-		echo "== $j: $N rows, $ir instructions ($(echo "$ir / $N" | bc) per row); $OUT/$j.cg"
+		ir=$(grep -o 'Collected : [0-9]*' "$OUT/$j.log" | grep -o '[0-9]*$' | paste -sd+ | bc)
+		np=$(ls "$OUT/$j".*.cg | wc -l)
+		main=$(ls -S "$OUT/$j".*.cg | head -1)
+		cp "$main" "$OUT/$j.cg"
+		echo "== $j: $N rows, $ir instructions in $np process(es) ($(echo "$ir / $N" | bc) per row); $OUT/$j.cg"
 		callgrind_annotate --inclusive=yes "$OUT/$j.cg" 2>/dev/null | grep -E '^ *[0-9,]+ \(' |
 			sed -n '2,13p' | sed 's/^/   incl /'
 		callgrind_annotate "$OUT/$j.cg" 2>/dev/null | grep -E '^ *[0-9,]+ \(' | sed -n '2,11p' |

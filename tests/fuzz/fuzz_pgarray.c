@@ -54,14 +54,18 @@ static void types(void)
 	T[8] = (sl_type){.id = SL_T_INTERVAL_YM};
 }
 
-/* COPY's text of one field, unescaped (\\ -> \): what the server reads. */
+/* COPY's text of one field, unescaped as the server reads it: \n, \t,
+ * \r to their characters, \x to x. */
 static size_t copy_unescape(char *p, size_t n)
 {
 	size_t o = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (p[i] == '\\' && i + 1 < n)
-			i++;
-		p[o++] = p[i];
+		char ch = p[i];
+		if (ch == '\\' && i + 1 < n) {
+			ch = p[++i];
+			ch = ch == 'n' ? '\n' : ch == 't' ? '\t' : ch == 'r' ? '\r' : ch;
+		}
+		p[o++] = ch;
 	}
 	return o;
 }

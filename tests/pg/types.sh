@@ -158,6 +158,16 @@ refused "an INTERVAL YEAR TO MONTH beyond PostgreSQL's 32-bit months refused by 
 	bad "sink_ym holds a wrapped row: $(psql_q "SELECT ym FROM sink_ym" | tr '\n' ' ')"
 grep -q "column 'ym': INTERVAL YEAR TO MONTH of 2147483648 months" "$W/log" ||
 	bad "the refusal names neither the column nor the value: $(grep sluice "$W/log" | head -2)"
+psql_q "CREATE TABLE ymk (ym interval PRIMARY KEY, v int)"
+printf '1\n' > "$W/one.csv"
+cat > "$W/ymk.sql" <<SQL
+CREATE TABLE p (k INT, ym AS INTERVAL '1' MONTH * 2147483647 + INTERVAL '1' MONTH * k, pt AS PROCTIME())
+  WITH ('connector' = 'filesystem', 'path' = '$W/one.csv', 'format' = 'csv');
+CREATE TABLE ymk (ym INTERVAL YEAR TO MONTH, v INT, PRIMARY KEY (ym) NOT ENFORCED) WITH ($(jdbc ymk));
+CREATE TABLE o (v INT) WITH ('connector' = 'blackhole');
+INSERT INTO o SELECT y.v FROM p JOIN ymk FOR SYSTEM_TIME AS OF p.pt AS y ON p.ym = y.ym;
+SQL
+refused "a lookup key beyond PostgreSQL's 32-bit months refused naming the key" "lookup key 'ym': INTERVAL YEAR TO MONTH of 2147483648 months" ymk.sql
 psql_q "CREATE TABLE sink_rag (a integer[])"
 for v in "ARRAY[ARRAY[1, 2], ARRAY[3]]|differ in length (1 against 2 at level 2)" \
          "ARRAY[ARRAY[1], CAST(NULL AS ARRAY<INT>)]|a NULL inner array"; do

@@ -362,6 +362,68 @@ static void test_intervals(void **st)
 	sl_batch_free(b);
 }
 
+/* The sink's binary form of ARRAY values (array_send's): arrays built by
+ * the reader from literals, then written for an int4[] column. */
+static void test_array_binary(void **st)
+{
+	sl_row_type rt[3];
+	sl_field rf[3];
+	for (int i = 0; i < 3; i++)
+		rt[i].fields = &rf[i];
+	rf[0].type = (sl_type){.id = SL_T_INT};
+	sl_type ai = sl_type_collection(SL_T_ARRAY, &rt[0]);
+	rf[1].type = ai;
+	sl_type a2 = sl_type_collection(SL_T_ARRAY, &rt[1]);
+	sl_type t[] = {ai, a2};
+	sl_batch *b = sl_batch_new(2, t, 1);
+	sl_batch_add_row(b, SL_INSERT, SL_WM_MIN);
+	sl_pg_kind k = sl__pg_kind("_int4");
+	assert_true(k >= SL_PGK_ARRAY);
+	assert_int_equal(sl__pg_kind("int4"), SL_PGK_INT4);
+	assert_int_equal(sl__pg_kind("_point"), SL_PGK_NONE);
+	sl_buf out;
+	sl_buf_init(&out);
+	static const unsigned char one_null[] = {
+		0, 0, 0, 32,  0, 0, 0, 1,  0, 0, 0, 1,  0, 0, 0, 23,  /* len, ndim, has NULL, int4 */
+		0, 0, 0, 2,  0, 0, 0, 1,                              /* 2 elements from 1 */
+		0, 0, 0, 4,  0, 0, 0, 1,  0xff, 0xff, 0xff, 0xff};
+	assert_int_equal(setv(b, 0, "{1,NULL}"), 0);
+	assert_int_equal(sl__pg_bin_value(&b->cols[0], 0, k, &out), 0);
+	assert_int_equal(out.len, sizeof one_null);
+	assert_memory_equal(out.p, one_null, sizeof one_null);
+	static const unsigned char empty[] = {0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23};
+	sl_buf_clear(&out);
+	assert_int_equal(setv(b, 0, "{}"), 0);
+	assert_int_equal(sl__pg_bin_value(&b->cols[0], 0, k, &out), 0);
+	assert_int_equal(out.len, sizeof empty);
+	assert_memory_equal(out.p, empty, sizeof empty);
+	static const unsigned char two[] = {
+		0, 0, 0, 44,  0, 0, 0, 2,  0, 0, 0, 0,  0, 0, 0, 23,
+		0, 0, 0, 2,  0, 0, 0, 1,  0, 0, 0, 1,  0, 0, 0, 1,   /* 2 x 1 */
+		0, 0, 0, 4,  0, 0, 0, 7,  0, 0, 0, 4,  0xff, 0xff, 0xff, 0xf8};
+	sl_buf_clear(&out);
+	assert_int_equal(setv(b, 1, "{{7},{-8}}"), 0);
+	assert_int_equal(sl__pg_bin_value(&b->cols[1], 0, k, &out), 0);
+	assert_int_equal(out.len, sizeof two);
+	assert_memory_equal(out.p, two, sizeof two);
+	/* {{},{}}: no elements, the empty array */
+	sl_buf_clear(&out);
+	assert_int_equal(setv(b, 1, "{{},{}}"), 0);
+	assert_int_equal(sl__pg_bin_value(&b->cols[1], 0, k, &out), 0);
+	assert_int_equal(out.len, sizeof empty);
+	assert_memory_equal(out.p, empty, sizeof empty);
+	/* ragged, a NULL inner array: no PostgreSQL form */
+	sl_buf_clear(&out);
+	assert_int_equal(setv(b, 1, "{{1},{2,3}}"), 0);
+	assert_int_equal(sl__pg_bin_value(&b->cols[1], 0, k, &out), SL_ERUNTIME);
+	assert_non_null(strstr(sl__pg_value_error(), "differ in length"));
+	assert_int_equal(setv(b, 1, "{{1},NULL}"), 0);
+	assert_int_equal(sl__pg_bin_value(&b->cols[1], 0, k, &out), SL_ERUNTIME);
+	assert_non_null(strstr(sl__pg_value_error(), "NULL inner array"));
+	sl_buf_deinit(&out);
+	sl_batch_free(b);
+}
+
 static void test_lsn(void **st)
 {
 	int64_t l;
@@ -386,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_arrays),
 		cmocka_unit_test(test_intervals),
+		cmocka_unit_test(test_array_binary),
 		cmocka_unit_test(test_lsn),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

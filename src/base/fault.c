@@ -18,8 +18,9 @@ void sl_fault_set_main(void)
 
 /* SLUICE_FAULT is "point" (any checkpoint) or "point@N" (during the N-th
  * checkpoint of this process: the coordinator ticks before each one, in
- * the main process, so forked writers see the right number), optionally
- * followed by ":term" (stop instead of crash). */
+ * the main process, so forked writers see the right number) or "point@N+"
+ * (the N-th or a later one), optionally followed by ":term" (stop instead
+ * of crash). */
 static int ticks;
 
 void sl_fault_tick(void)
@@ -35,8 +36,14 @@ void sl_fault(const char *point)
 	size_t pl = strlen(point);
 	if (strncmp(f, point, pl) || (f[pl] && f[pl] != '@' && f[pl] != ':'))
 		return;
-	if (f[pl] == '@' && atoi(f + pl + 1) != ticks)
-		return;
+	if (f[pl] == '@') {
+		int n = atoi(f + pl + 1);
+		const char *q = f + pl + 1;
+		while (*q >= '0' && *q <= '9')
+			q++;
+		if (*q == '+' ? ticks < n : ticks != n)
+			return;
+	}
 	if (strstr(f + pl, ":term")) {
 		/* a stop asked for at a known moment (tests of savepoints on
 		 * stop): the job's signal handler takes it as a user's SIGTERM;

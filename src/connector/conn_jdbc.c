@@ -9,9 +9,10 @@
  *
  * Rows are encoded once, as tuples of COPY's binary format in the binary
  * form of each column's database type (conn_pg.c: the server parses no
- * text; about a quarter to a half less of its CPU, docs/postgres.md), or
- * as lines of COPY's text format when a column is an ARRAY, into a buffer
- * of changes (conn_jdbc_changes.c).  Without a PRIMARY KEY the table is
+ * text; about a quarter to a half less of its CPU, docs/postgres.md; an
+ * ARRAY, nested up to 6 levels, as array_send's form), into a buffer of
+ * changes (conn_jdbc_changes.c); COPY's text format is still read back
+ * from a pre-commit record of an older version.  Without a PRIMARY KEY the table is
  * appended to: the entries go by COPY straight into it (COPY beat
  * multi-row INSERT by far, docs/postgres.md has the figures).  With one, every row is an
  * upsert (+I, +U) or a delete by key (-D; op_sink.c turns -U into either
@@ -331,7 +332,10 @@ static int jd_open(sl_sink *s, sl_err *err)
 	                             &k->tab, k->what, err)) ||
 	    (rc = build_sql(k, err)))
 		return rc;
-	k->bin = 1; /* binary COPY unless a column is sent as text only (arrays) */
+	/* binary COPY unless a column has no binary form here, or the tests
+	 * ask for the text form (tests/pg/sink.sh compares the two) */
+	const char *txt = getenv("SLUICE_JDBC_COPY_TEXT");
+	k->bin = !(txt && !strcmp(txt, "1"));
 	for (int i = 0; i < k->nfields; i++)
 		k->bin &= k->tab.kinds[i] != SL_PGK_NONE;
 	k->last_flush_us = s->proc_now;
@@ -748,29 +752,43 @@ static int unprefixed(jd_sink *k, int rc, sl_err *err)
 	return rc;
 }
 
+/* A value encode_row could not write: out of memory, or (SL_ERUNTIME) a
+ * value PostgreSQL's column cannot hold, named by its column. */
+static int encode_failed(jd_sink *k, int rc, int c, sl_err *err)
+{
+	if (rc != SL_ERUNTIME)
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return sl_err_set(err, SL_ERUNTIME, "column '%s': %s", k->fields[c].name,
+	                  sl__pg_value_error());
+}
+
 /* Encodes row `row` of b as one entry into k->line: a COPY line, or a
  * tuple of COPY's binary format (entry_len has the layout). */
-static int encode_row(jd_sink *k, const sl_batch *b, int row, int op)
+static int encode_row(jd_sink *k, const sl_batch *b, int row, int op, sl_err *err)
 {
 	sl_buf *l = &k->line;
+	int rc;
 	sl_buf_clear(l);
 	if (k->bin) {
 		int nf = k->nfields + (k->npk > 0);
 		unsigned char h[8] = {(unsigned char)(nf >> 8), (unsigned char)nf, 0, 0, 0, 2, 0,
 		                      op == JD_OP_DELETE ? 2 : 1};
 		if (sl_buf_append(l, h, k->npk ? 8 : 2))
-			return SL_ENOMEM;
+			return encode_failed(k, SL_ENOMEM, 0, err);
 		for (int c = 0; c < k->nfields; c++)
-			if (sl__pg_bin_value(&b->cols[c], row, k->tab.kinds[c], l))
-				return SL_ENOMEM;
+			if ((rc = sl__pg_bin_value(&b->cols[c], row, k->tab.kinds[c], l)))
+				return encode_failed(k, rc, c, err);
 		return 0;
 	}
 	if (k->npk && (sl_buf_putc(l, (char)op) || sl_buf_putc(l, '\t')))
-		return SL_ENOMEM;
-	for (int c = 0; c < k->nfields; c++)
-		if ((c && sl_buf_putc(l, '\t')) || sl__pg_copy_value(&b->cols[c], row, l))
-			return SL_ENOMEM;
-	return sl_buf_putc(l, '\n');
+		return encode_failed(k, SL_ENOMEM, 0, err);
+	for (int c = 0; c < k->nfields; c++) {
+		if (c && sl_buf_putc(l, '\t'))
+			return encode_failed(k, SL_ENOMEM, 0, err);
+		if ((rc = sl__pg_copy_value(&b->cols[c], row, l)))
+			return encode_failed(k, rc, c, err);
+	}
+	return sl_buf_putc(l, '\n') ? encode_failed(k, SL_ENOMEM, 0, err) : 0;
 }
 
 static int jd_write(sl_sink *s, const sl_batch *b, sl_err *err)
@@ -787,8 +805,9 @@ static int jd_write(sl_sink *s, const sl_batch *b, sl_err *err)
 		sl_buf_clear(&k->key);
 		if (op == JD_OP_DELETE)
 			sl__jd_changes_note_delete(&k->cur);
-		if (encode_row(k, b, row, op) ||
-		    (k->npk && sl_rowcodec_key(b, k->pk, k->npk, row, &k->key)) ||
+		if ((rc = encode_row(k, b, row, op, err)))
+			return rc;
+		if ((k->npk && sl_rowcodec_key(b, k->pk, k->npk, row, &k->key)) ||
 		    sl__jd_changes_add(&k->cur, k->key.p, k->key.len, (const char *)k->line.p,
 		                       k->line.len, 0))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");

@@ -174,11 +174,12 @@ static int conf_read(jl_conf *c, const sl_conn_args *a, sl_err *err)
 		return sl_err_set(err, SL_EINVAL, "%s: 'lookup.full-cache.periodic-reload.schedule-"
 		                  "mode' must be 'FIXED_DELAY' or 'FIXED_RATE', not '%s'", c->what, v);
 	c->fixed_rate = v && !strcasecmp(v, "FIXED_RATE");
-	for (int i = 0; i < a->nfields; i++)
-		if (a->fields[i].type.id == SL_T_ROW || a->fields[i].type.id == SL_T_INTERVAL_DT ||
-		    a->fields[i].type.id == SL_T_INTERVAL_YM || sl_type_is_collection(a->fields[i].type))
+	for (int i = 0; i < a->nfields; i++) {
+		char tb[64];
+		if (!sl__pg_type_for(a->fields[i].type, tb, sizeof tb))
 			return sl_err_set(err, SL_ENOTSUP, "%s: column '%s': its type cannot be read from "
 			                  "PostgreSQL by the jdbc connector", c->what, a->fields[i].name);
+	}
 	if (!(c->table_name = strdup(tn)))
 		return sl_err_set(err, SL_ENOMEM, "%s: out of memory", c->what);
 	return sl__pg_params_init(&c->params, url, sl_opts_get(o, "username"),
@@ -432,7 +433,8 @@ static int prepare(jl_lookup *l, sl_err *err)
 	return rc;
 }
 
-/* Appends the text of a key value as an element of an array literal. */
+/* Appends the text of a key value as an element of an array literal.
+ * 0, SL_ENOMEM, or SL_ERUNTIME for a value PostgreSQL cannot hold. */
 static int array_elem(jl_lookup *l, sl_buf *a, const sl_col *c)
 {
 	sl_buf_clear(&l->txt);
@@ -443,8 +445,10 @@ static int array_elem(jl_lookup *l, sl_buf *a, const sl_col *c)
 		sl_buf_puts(&l->txt, "\\x");
 		for (int64_t i = 0; i < c->v.str[0].len; i++)
 			sl_buf_printf(&l->txt, "%02x", (uint8_t)c->v.str[0].ptr[i]);
-	} else if (sl__pg_copy_value(c, 0, &l->txt)) {
-		return SL_ENOMEM;
+	} else {
+		int rc = sl__pg_copy_value(c, 0, &l->txt);
+		if (rc)
+			return rc;
 	}
 	if (a->len > 1)
 		sl_buf_putc(a, ',');
@@ -522,9 +526,14 @@ static int fetch(jl_lookup *l, const uint8_t *keys, size_t len, int64_t now, sl_
 		sl_batch_add_row(l->kb, SL_INSERT, SL_WM_MIN);
 		if (sl_rowcodec_decode(keys + off + 4, kl, l->kb, l->kcols, l->nkeys, 0) < 0)
 			return sl_err_set(err, SL_ESTATE, "%s: malformed lookup key", l->c.what);
-		for (int i = 0; i < l->nkeys; i++)
-			if (array_elem(l, &l->arr[i], &l->kb->cols[i]))
+		for (int i = 0; i < l->nkeys; i++) {
+			int rc = array_elem(l, &l->arr[i], &l->kb->cols[i]);
+			if (rc == SL_ERUNTIME) /* a key PostgreSQL's column type cannot hold */
+				return sl_err_set(err, SL_ERUNTIME, "%s: lookup key '%s': %s", l->c.what,
+				                  l->fields[l->keys[i]].name, sl__pg_value_error());
+			if (rc)
 				return sl_err_set(err, SL_ENOMEM, "%s: out of memory", l->c.what);
+		}
 		off += 4 + kl;
 	}
 	const char *pv[SL_PG_MAX_PARAMS];
@@ -758,8 +767,16 @@ static int jl_configure(sl_lookup *lk, const sl_conn_args *a, const int *keys, i
 		return sl_err_set(err, SL_ENOMEM, "%s: out of memory", l->c.what);
 	}
 	memcpy(l->keys, keys, sizeof(int) * (size_t)nkeys);
-	for (int i = 0; i < nkeys; i++)
+	for (int i = 0; i < nkeys; i++) {
 		kt[i] = a->fields[keys[i]].type;
+		if (kt[i].id == SL_T_ARRAY) {
+			free(kt);
+			free(rt);
+			return sl_err_set(err, SL_ENOTSUP, "%s: column '%s': an ARRAY cannot be a lookup "
+			                  "key of a jdbc table (the keys are sent as one text array per "
+			                  "column)", l->c.what, a->fields[keys[i]].name);
+		}
+	}
 	for (int i = 0; i < a->nfields; i++)
 		rt[i] = a->fields[i].type;
 	l->kb = sl_batch_new(nkeys, kt, 1);

@@ -24,9 +24,10 @@
  * -> date; TIME -> time; TIMESTAMP(p) -> timestamp of precision >= min(p,
  * 6); TIMESTAMP_LTZ(p) -> timestamptz likewise; INTERVALs -> interval;
  * ARRAY<T> of a scalar T -> an array of T's column type (integer[],
- * text[], ...), written as an array literal.  ROW, MAP and arrays of
- * arrays or rows have no column type to go to and are refused when the
- * sink is configured.  sluice keeps microseconds, PostgreSQL's precision too, so
+ * text[], ...), written as an array literal; an ARRAY of ARRAY (up to 6
+ * levels, PostgreSQL's MAXDIM) -> the same array type, multi-dimensional.
+ * ROW, MAP and arrays of rows or maps have no column type to go to and are
+ * refused when the sink is configured.  sluice keeps microseconds, PostgreSQL's precision too, so
  * no timestamp loses digits.
  *
  * libpq is loaded at run time (conn_pg_dl.h) by sl__pg_params_init, which
@@ -34,6 +35,7 @@
  * buffer; connections are the callers'.
  */
 #include "conn_pg.h"
+#include "conn_pgcdc.h"
 #include "data/packed.h"
 #include "sluice.h"
 #include "base/timeutil.h"
@@ -344,7 +346,20 @@ PGconn *sl__pg_connect(const sl_pg_params *p, const char *what, sl_err *err)
 	PGconn *c = PQconnectdbParams(p->kw, (const char *const *)p->val, 1);
 	if (c && PQstatus(c) == CONNECTION_OK) {
 		PQsetNoticeProcessor(c, NULL, NULL);
-		return c;
+		/* values are read and written as text in sluice's own forms,
+		 * whatever the server's or the role's defaults say */
+		PGresult *r = PQexec(c, SL_PG_SESSION_SQL);
+		int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
+		if (ok) {
+			PQclear(r);
+			return c;
+		}
+		sl_err_set(err, SL_EIO, "%s: setting the session's DateStyle, TimeZone, "
+		           "IntervalStyle and bytea_output at %s failed: %s", what, p->where,
+		           r ? sl__pg_result_error(r) : sl__pg_error(c));
+		PQclear(r);
+		PQfinish(c);
+		return NULL;
 	}
 	sl_err_set(err, SL_EIO, "%s: cannot connect to PostgreSQL at %s: %s", what, p->where,
 	           sl__pg_error(c));
@@ -388,12 +403,26 @@ int sl__pg_quote_literal(sl_buf *out, const char *s)
 
 /* ---- types --------------------------------------------------------------------- */
 
-/* An ARRAY's element type that maps to a PostgreSQL array's: a scalar
- * (PostgreSQL arrays of arrays are one multi-dimensional array, of rows
- * a composite type: not mapped). */
+/* An ARRAY's element type that maps to a PostgreSQL array's: a scalar, or
+ * an ARRAY of one (an ARRAY of ARRAY of T is a multi-dimensional T[], at
+ * most SL_PG_MAXDIM levels; of ROW or MAP: not mapped). */
 static int pg_array_elem_ok(sl_type e)
 {
+	int d = 1;
+	while (e.id == SL_T_ARRAY && e.row) {
+		if (++d > SL_PG_MAXDIM)
+			return 0;
+		e = sl_type_elem(e);
+	}
 	return e.id != SL_T_ROW && !sl_type_is_collection(e);
+}
+
+/* The scalar inside an ARRAY of ARRAY ... of it. */
+static sl_type pg_array_base(sl_type t)
+{
+	while (t.id == SL_T_ARRAY && t.row)
+		t = sl_type_elem(t);
+	return t;
 }
 
 int sl__pg_type_accepts(sl_type t, const char *ty, int typmod)
@@ -440,8 +469,8 @@ int sl__pg_type_accepts(sl_type t, const char *ty, int typmod)
 	case SL_T_INTERVAL_YM:
 		return IS("interval");
 	case SL_T_ARRAY: /* PostgreSQL names an array type '_' + its element's */
-		return ty[0] == '_' && pg_array_elem_ok(sl_type_elem(t)) &&
-		       sl__pg_type_accepts(sl_type_elem(t), ty + 1, typmod);
+		return ty[0] == '_' && t.row && pg_array_elem_ok(sl_type_elem(t)) &&
+		       sl__pg_type_accepts(pg_array_base(t), ty + 1, typmod);
 	default:
 		return 0;
 	}
@@ -473,9 +502,9 @@ const char *sl__pg_type_for(sl_type t, char *buf, size_t cap)
 	case SL_T_ARRAY: {
 		char eb[64];
 		if (!t.row || !pg_array_elem_ok(sl_type_elem(t)) ||
-		    !sl__pg_type_for(sl_type_elem(t), eb, sizeof eb))
+		    !sl__pg_type_for(pg_array_base(t), eb, sizeof eb))
 			return NULL;
-		snprintf(buf, cap, "%s[]", eb);
+		snprintf(buf, cap, "%s%.*s", eb, 2 * sl__pg_array_dims(t), "[][][][][][]");
 		break;
 	}
 	default: return NULL;
@@ -714,6 +743,28 @@ static int put_double(sl_buf *out, double d, int is_float)
 
 static int pg_array_text(const sl_col *c, int row, sl_buf *out);
 
+static _Thread_local char value_error[160];
+
+const char *sl__pg_value_error(void)
+{
+	return value_error;
+}
+
+/* An INTERVAL YEAR TO MONTH's months as PostgreSQL's 32-bit field; 0, or
+ * SL_ERUNTIME (sl__pg_value_error says why) when they do not fit: never
+ * wrapped. */
+static int ym_months(int64_t v, int32_t *out)
+{
+	if (v < INT32_MIN || v > INT32_MAX) {
+		snprintf(value_error, sizeof value_error, "INTERVAL YEAR TO MONTH of %lld months does "
+		         "not fit PostgreSQL's interval (its months are 32-bit: at most %d)",
+		         (long long)v, INT32_MAX);
+		return SL_ERUNTIME;
+	}
+	*out = (int32_t)v;
+	return 0;
+}
+
 int sl__pg_copy_value(const sl_col *c, int row, sl_buf *out)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -772,9 +823,13 @@ int sl__pg_copy_value(const sl_col *c, int row, sl_buf *out)
 		             (unsigned long long)(rest % 1000000));
 		return sl_buf_append(out, b, (size_t)n);
 	}
-	case SL_T_INTERVAL_YM:
-		n = snprintf(b, sizeof b, "%lld months", (long long)v);
+	case SL_T_INTERVAL_YM: {
+		int32_t mo;
+		if (ym_months(v, &mo))
+			return SL_ERUNTIME;
+		n = snprintf(b, sizeof b, "%d months", (int)mo);
 		return sl_buf_append(out, b, (size_t)n);
+	}
 	default: /* integers */
 		n = snprintf(b, sizeof b, "%lld", (long long)v);
 		return sl_buf_append(out, b, (size_t)n);
@@ -786,65 +841,80 @@ int sl__pg_copy_value(const sl_col *c, int row, sl_buf *out)
  * text format: {"1","2",NULL}, every element quoted with its '"' and '\'
  * escaped (PostgreSQL reads a quoted element of any type), a bytea element
  * as "\\x0a0b", the text of the others as sl__pg_copy_value writes them;
- * then the literal escaped for COPY like a string.  Only flat arrays of
- * scalars reach here (sl__pg_type_for).  0, SL_ENOMEM or SL_ESTATE.
+ * an ARRAY of ARRAY as a multi-dimensional literal {{"1","2"},{"3","4"}}
+ * (a NULL or ragged inner array is left for the server to refuse: its
+ * message names the line, column and value); then the literal escaped for
+ * COPY like a string.  0, SL_ENOMEM or SL_ESTATE.
  */
-static int pg_array_text(const sl_col *c, int row, sl_buf *out)
+static int array_lit(sl_buf *lit, sl_buf *el, const char *p, int64_t len, sl_type at)
 {
 	static const char hex[] = "0123456789abcdef";
-	sl_type et = sl_type_elem(c->type);
+	sl_type et = sl_type_elem(at);
 	sl_col ec;
-	sl_buf lit, el;
 	sl_unpack u;
 	int rc = SL_ENOMEM;
-	sl_buf_init(&lit);
-	sl_buf_init(&el);
-	if (sl_unpack_open(&u, c->v.str[row].ptr, c->v.str[row].len))
+	if (sl_unpack_open(&u, p, len))
 		return SL_ESTATE;
 	if (sl_col_new(&ec, et, 1))
-		goto done;
-	if (sl_buf_putc(&lit, '{'))
+		return SL_ENOMEM;
+	if (sl_buf_putc(lit, '{'))
 		goto done;
 	for (uint32_t i = 0; i < u.n; i++) {
-		if ((i && sl_buf_putc(&lit, ',')) || (rc = sl_unpack_next(&u, NULL, &ec, 0)))
+		if ((i && sl_buf_putc(lit, ',')) || (rc = sl_unpack_next(&u, NULL, &ec, 0)))
 			goto done;
 		rc = SL_ENOMEM;
 		if (ec.null[0]) {
-			if (sl_buf_puts(&lit, "NULL"))
+			if (sl_buf_puts(lit, "NULL"))
 				goto done;
 			continue;
 		}
-		sl_buf_clear(&el);
 		const sl_str *v = &ec.v.str[0];
+		if (et.id == SL_T_ARRAY) {
+			if ((rc = array_lit(lit, el, v->ptr, v->len, et)))
+				goto done;
+			rc = SL_ENOMEM;
+			continue;
+		}
+		sl_buf_clear(el);
 		if (sl_type_is_string(et)) {
-			if (sl_buf_append(&el, v->ptr, (size_t)v->len))
+			if (sl_buf_append(el, v->ptr, (size_t)v->len))
 				goto done;
 		} else if (sl_type_is_binary(et)) {
-			if (sl_buf_append(&el, "\\x", 2))
+			if (sl_buf_append(el, "\\x", 2))
 				goto done;
 			for (int64_t k = 0; k < v->len; k++) {
 				unsigned char ch = (unsigned char)v->ptr[k];
 				char h[2] = {hex[ch >> 4], hex[ch & 15]};
-				if (sl_buf_append(&el, h, 2))
+				if (sl_buf_append(el, h, 2))
 					goto done;
 			}
-		} else if (sl__pg_copy_value(&ec, 0, &el)) {
+		} else if ((rc = sl__pg_copy_value(&ec, 0, el))) {
 			goto done;
 		}
-		if (sl_buf_putc(&lit, '"'))
+		rc = SL_ENOMEM;
+		if (sl_buf_putc(lit, '"'))
 			goto done;
-		for (size_t k = 0; k < el.len; k++)
-			if (((el.p[k] == '"' || el.p[k] == '\\') && sl_buf_putc(&lit, '\\')) ||
-			    sl_buf_putc(&lit, el.p[k]))
+		for (size_t k = 0; k < el->len; k++)
+			if (((el->p[k] == '"' || el->p[k] == '\\') && sl_buf_putc(lit, '\\')) ||
+			    sl_buf_putc(lit, el->p[k]))
 				goto done;
-		if (sl_buf_putc(&lit, '"'))
+		if (sl_buf_putc(lit, '"'))
 			goto done;
 	}
-	if (sl_buf_putc(&lit, '}'))
-		goto done;
-	rc = put_escaped(out, lit.p, (int64_t)lit.len);
+	rc = sl_buf_putc(lit, '}') ? SL_ENOMEM : 0;
 done:
 	sl_col_free(&ec);
+	return rc;
+}
+
+static int pg_array_text(const sl_col *c, int row, sl_buf *out)
+{
+	sl_buf lit, el;
+	sl_buf_init(&lit);
+	sl_buf_init(&el);
+	int rc = array_lit(&lit, &el, c->v.str[row].ptr, c->v.str[row].len, c->type);
+	if (!rc)
+		rc = put_escaped(out, lit.p, (int64_t)lit.len);
 	sl_buf_deinit(&lit);
 	sl_buf_deinit(&el);
 	return rc;
@@ -855,21 +925,27 @@ done:
 #define PG_EPOCH_DAYS 10957                  /* 2000-01-01 - 1970-01-01 */
 #define PG_EPOCH_US (10957LL * 86400000000LL)
 
+/* The types the sink writes: name, binary form, OID (fixed for built-in
+ * types: an array's binary form names its element type's OID, which
+ * array_recv checks against the column's). */
+static const struct { const char *name; sl_pg_kind kind; uint32_t oid; } pg_types[] = {
+	{"bool", SL_PGK_BOOL, 16},         {"int2", SL_PGK_INT2, 21},
+	{"int4", SL_PGK_INT4, 23},         {"int8", SL_PGK_INT8, 20},
+	{"float4", SL_PGK_FLOAT4, 700},    {"float8", SL_PGK_FLOAT8, 701},
+	{"numeric", SL_PGK_NUMERIC, 1700}, {"text", SL_PGK_TEXT, 25},
+	{"varchar", SL_PGK_TEXT, 1043},    {"bpchar", SL_PGK_TEXT, 1042},
+	{"bytea", SL_PGK_BYTEA, 17},       {"date", SL_PGK_DATE, 1082},
+	{"time", SL_PGK_TIME, 1083},       {"timestamp", SL_PGK_TIMESTAMP, 1114},
+	{"timestamptz", SL_PGK_TIMESTAMP, 1184}, {"interval", SL_PGK_INTERVAL, 1186},
+};
+#define PG_NTYPES ((int)(sizeof pg_types / sizeof *pg_types))
+
 sl_pg_kind sl__pg_kind(const char *ty)
 {
-	static const struct { const char *name; sl_pg_kind kind; } map[] = {
-		{"bool", SL_PGK_BOOL},       {"int2", SL_PGK_INT2},
-		{"int4", SL_PGK_INT4},       {"int8", SL_PGK_INT8},
-		{"float4", SL_PGK_FLOAT4},   {"float8", SL_PGK_FLOAT8},
-		{"numeric", SL_PGK_NUMERIC}, {"text", SL_PGK_TEXT},
-		{"varchar", SL_PGK_TEXT},    {"bpchar", SL_PGK_TEXT},
-		{"bytea", SL_PGK_BYTEA},     {"date", SL_PGK_DATE},
-		{"time", SL_PGK_TIME},       {"timestamp", SL_PGK_TIMESTAMP},
-		{"timestamptz", SL_PGK_TIMESTAMP}, {"interval", SL_PGK_INTERVAL},
-	};
-	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-		if (!strcmp(ty, map[i].name))
-			return map[i].kind;
+	int arr = ty[0] == '_'; /* an array type: '_' + its element's name */
+	for (int i = 0; i < PG_NTYPES; i++)
+		if (!strcmp(ty + arr, pg_types[i].name))
+			return arr ? (sl_pg_kind)(SL_PGK_ARRAY + i) : pg_types[i].kind;
 	return SL_PGK_NONE;
 }
 
@@ -953,6 +1029,8 @@ static int put_numeric(sl_buf *out, const char *s, int n)
 	return 0;
 }
 
+static int pg_array_bin(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out);
+
 int sl__pg_bin_value(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out)
 {
 	unsigned char *p;
@@ -964,6 +1042,8 @@ int sl__pg_bin_value(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out)
 		be32(p - 4, 0xffffffffu);
 		return 0;
 	}
+	if (kind >= SL_PGK_ARRAY)
+		return pg_array_bin(c, row, kind, out);
 	int64_t v = c->v.i64[row];
 	switch (kind) {
 	case SL_PGK_BOOL:
@@ -1039,10 +1119,12 @@ int sl__pg_bin_value(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out)
 		return 0;
 	}
 	case SL_PGK_INTERVAL: { /* microseconds, days, months */
-		int64_t us = 0, days = 0, months = 0;
-		if (c->type.id == SL_T_INTERVAL_YM)
-			months = v;
-		else {
+		int64_t us = 0, days = 0;
+		int32_t months = 0;
+		if (c->type.id == SL_T_INTERVAL_YM) {
+			if (ym_months(v, &months))
+				return SL_ERUNTIME;
+		} else {
 			days = v / 86400000000LL; /* days apart, as the text writes them */
 			us = v % 86400000000LL;
 		}
@@ -1050,12 +1132,116 @@ int sl__pg_bin_value(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out)
 			return SL_ENOMEM;
 		be64(p, (uint64_t)us);
 		be32(p + 8, (uint32_t)(int32_t)days);
-		be32(p + 12, (uint32_t)(int32_t)months);
+		be32(p + 12, (uint32_t)months);
 		return 0;
 	}
 	default:
 		return SL_ESTATE;
 	}
+}
+
+/*
+ * An ARRAY value in array_send's binary form: ndim, a has-NULL flag, the
+ * element type's OID, (size, lower bound 1) per dimension, then every
+ * element in row-major order as a field of the element type's binary form
+ * (sl__pg_bin_value).  One ARRAY level per dimension: the sizes are those
+ * of the first value at each level, and every inner array must be
+ * non-NULL with the same size (PostgreSQL's arrays are rectangular:
+ * SL_ERUNTIME otherwise, sl__pg_value_error saying which); no elements at
+ * all is the empty array (ndim 0).
+ */
+typedef struct pg_arr_w {
+	sl_col ec[SL_PG_MAXDIM]; /* per level: one element, decoded */
+	int32_t dims[SL_PG_MAXDIM];
+	int ndim, set, hasnull;
+	sl_pg_kind ekind;
+	int64_t nelem;
+} pg_arr_w;
+
+static int arr_level(pg_arr_w *w, const char *p, int64_t len, int lv, sl_buf *out)
+{
+	sl_unpack u;
+	if (sl_unpack_open(&u, p, len))
+		return SL_ESTATE;
+	if (lv < w->set) {
+		if ((int64_t)u.n != w->dims[lv]) {
+			snprintf(value_error, sizeof value_error, "an ARRAY whose inner arrays differ "
+			         "in length (%u against %d at level %d) has no PostgreSQL form "
+			         "(multi-dimensional arrays are rectangular)", u.n, (int)w->dims[lv],
+			         lv + 1);
+			return SL_ERUNTIME;
+		}
+	} else {
+		if (u.n > INT32_MAX)
+			return SL_ESTATE;
+		w->dims[lv] = (int32_t)u.n;
+		w->set = lv + 1;
+	}
+	sl_col *ec = &w->ec[lv];
+	for (uint32_t i = 0; i < u.n; i++) {
+		int rc = sl_unpack_next(&u, NULL, ec, 0);
+		if (rc)
+			return rc;
+		if (lv + 1 < w->ndim) {
+			if (ec->null[0]) {
+				snprintf(value_error, sizeof value_error, "an ARRAY holding a NULL inner "
+				         "array has no PostgreSQL form (only elements can be NULL)");
+				return SL_ERUNTIME;
+			}
+			if ((rc = arr_level(w, ec->v.str[0].ptr, ec->v.str[0].len, lv + 1, out)))
+				return rc;
+			continue;
+		}
+		w->hasnull |= ec->null[0];
+		w->nelem++;
+		if ((rc = sl__pg_bin_value(ec, 0, w->ekind, out)))
+			return rc;
+	}
+	return 0;
+}
+
+static int pg_array_bin(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out)
+{
+	int ti = (int)kind - SL_PGK_ARRAY, rc = SL_ENOMEM;
+	if (ti < 0 || ti >= PG_NTYPES)
+		return SL_ESTATE;
+	pg_arr_w w;
+	memset(&w, 0, sizeof w);
+	w.ndim = sl__pg_array_dims(c->type);
+	w.ekind = pg_types[ti].kind;
+	if (w.ndim < 1 || w.ndim > SL_PG_MAXDIM)
+		return SL_ESTATE;
+	sl_type t = c->type;
+	for (int i = 0; i < w.ndim; i++) {
+		t = sl_type_elem(t);
+		if (sl_col_new(&w.ec[i], t, 1))
+			goto done;
+	}
+	size_t at = out->len; /* the field's length, then the header */
+	size_t hlen = 12 + 8 * (size_t)w.ndim;
+	if (sl_buf_reserve(out, 4 + hlen))
+		goto done;
+	out->len += 4 + hlen;
+	if ((rc = arr_level(&w, c->v.str[row].ptr, c->v.str[row].len, 0, out)))
+		goto done;
+	int nd = w.nelem ? w.ndim : 0; /* no elements: the empty array */
+	if (!nd)
+		out->len = at + 4 + 12;
+	unsigned char *h = (unsigned char *)out->p + at;
+	be32(h, (uint32_t)(out->len - at - 4));
+	be32(h + 4, (uint32_t)nd);
+	be32(h + 8, (uint32_t)w.hasnull);
+	be32(h + 12, pg_types[ti].oid);
+	for (int i = 0; i < nd; i++) {
+		be32(h + 16 + 8 * i, (uint32_t)w.dims[i]);
+		be32(h + 20 + 8 * i, 1);
+	}
+	rc = 0;
+done:
+	for (int i = 0; i < w.ndim; i++)
+		if (w.ec[i].null)
+			sl_col_free(&w.ec[i]);
+	return rc;
 }
 
 int sl__pg_bin_text(const unsigned char *p, int32_t n, sl_pg_kind kind, sl_buf *out)

@@ -45,7 +45,17 @@ int sl__pg_params_init(sl_pg_params *p, const char *url, const char *user,
                        const char *password, const char *what, sl_err *err);
 void sl__pg_params_free(sl_pg_params *p);
 
-/* Connects (blocking).  NULL with err ("<what>: cannot connect to
+/* What every session runs first (sl__pg_connect): the text forms sluice
+ * writes and parses (conn_pgcdc_proto.c) fixed, so that no server, role or
+ * database default (a TimeZone other than UTC, DateStyle 'SQL, DMY',
+ * IntervalStyle sql_standard, bytea_output escape, fewer float digits)
+ * changes what a value read as text means. */
+#define SL_PG_SESSION_SQL \
+	"SET DateStyle = ISO; SET TimeZone = UTC; SET IntervalStyle = postgres; " \
+	"SET bytea_output = hex; SET extra_float_digits = 3"
+
+/* Connects (blocking) and fixes the session's text forms
+ * (SL_PG_SESSION_SQL).  NULL with err ("<what>: cannot connect to
  * PostgreSQL at <where>: <libpq's reason>") on failure. */
 PGconn *sl__pg_connect(const sl_pg_params *p, const char *what, sl_err *err);
 
@@ -74,7 +84,8 @@ PGresult *sl__pg_exec(PGconn *c, const char *sql, ExecStatusType expect, const c
 
 /* How a column's values are written in COPY's binary format: by the
  * database's column type (a sluice INT into a bigint column is sent as 8
- * bytes), SL_PGK_NONE for a type sent as text only (arrays). */
+ * bytes; an array as array_send's form, with its element's), SL_PGK_NONE
+ * for a type the sink does not write. */
 typedef enum sl_pg_kind {
 	SL_PGK_NONE = 0,
 	SL_PGK_BOOL,
@@ -89,7 +100,10 @@ typedef enum sl_pg_kind {
 	SL_PGK_DATE,
 	SL_PGK_TIME,
 	SL_PGK_TIMESTAMP, /* timestamp and timestamptz (UTC) */
-	SL_PGK_INTERVAL
+	SL_PGK_INTERVAL,
+	/* an array of the type at index k - SL_PGK_ARRAY of conn_pg.c's
+	 * table of types (its element's binary form and OID) */
+	SL_PGK_ARRAY = 64
 } sl_pg_kind;
 
 /* A table as found in the database, for the sink's columns. */
@@ -126,11 +140,14 @@ const char *sl__pg_type_for(sl_type t, char *buf, size_t cap);
 
 /* Appends the value at row `row` of c in COPY's text format (NULL as \N,
  * tab, newline, carriage return and backslash escaped; bytea as \\x...;
- * TIMESTAMP_LTZ with "+00").  Returns 0 or SL_ENOMEM. */
+ * TIMESTAMP_LTZ with "+00").  Returns 0, SL_ENOMEM, or SL_ERUNTIME for a
+ * value PostgreSQL cannot hold (an INTERVAL YEAR TO MONTH beyond 32-bit
+ * months: refused, never wrapped; sl__pg_value_error says why). */
 int sl__pg_copy_value(const sl_col *c, int row, sl_buf *out);
 
-/* The binary form of PostgreSQL type `typname` (pg_type.typname), or
- * SL_PGK_NONE (arrays and types the sink does not write). */
+/* The binary form of PostgreSQL type `typname` (pg_type.typname; '_' +
+ * an element's name for its array type), or SL_PGK_NONE (types the sink
+ * does not write). */
 sl_pg_kind sl__pg_kind(const char *typname);
 
 /* COPY's binary format: the file header (signature, flags, no extension)
@@ -146,9 +163,13 @@ sl_pg_kind sl__pg_kind(const char *typname);
  * which sl__pg_type_accepts accepted for c's type: the same value the
  * text of sl__pg_copy_value gives the server (a FLOAT into a double
  * precision column as the double nearest its 9 digits, as the text).
- * Returns 0 or SL_ENOMEM.
+ * Returns 0, SL_ENOMEM or SL_ERUNTIME (as sl__pg_copy_value).
  */
 int sl__pg_bin_value(const sl_col *c, int row, sl_pg_kind kind, sl_buf *out);
+
+/* Why the last SL_ERUNTIME of sl__pg_copy_value or sl__pg_bin_value on
+ * this thread: "INTERVAL YEAR TO MONTH of N months does not fit ...". */
+const char *sl__pg_value_error(void);
 
 /* A field of COPY's binary format (bytes p[0..n)) of type `kind` as text
  * for a message ("toolong", "42"); 0, or -1 for a kind not shown. */

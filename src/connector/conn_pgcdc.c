@@ -346,8 +346,8 @@ static int pc_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 		if (k->meta[i] >= 0)
 			continue;
 		sl_type t = a->fields[i].type;
-		if (t.id == SL_T_ROW || t.id == SL_T_INTERVAL_DT || t.id == SL_T_INTERVAL_YM ||
-		    sl_type_is_collection(t)) {
+		char pb[64];
+		if (!sl__pg_type_for(t, pb, sizeof pb)) { /* ROW, MAP, ARRAY of those */
 			char tb[64];
 			return sl_err_set(err, SL_ENOTSUP, "%s: column '%s': %s cannot be read from "
 			                  "PostgreSQL by the postgres-cdc source", k->what,

@@ -98,12 +98,28 @@ int sl__pgo_copy_line(const char *line, size_t len, sl_pgo_val *vals, int cap,
  * PostgreSQL value as the server prints it with DateStyle ISO, TimeZone
  * UTC, bytea_output hex and extra_float_digits 3: 't'/'f', integers,
  * floats (NaN, Infinity), numeric, text, '\x..' bytea, dates, times and
- * timestamps ('+00' for timestamptz).  Strings are copied into b's arena.
+ * timestamps ('+00' for timestamptz), intervals (IntervalStyle postgres)
+ * and arrays (sl__pg_array_parse).  Strings are copied into b's arena.
  * Returns 0, or -1 with a reason in emsg (the text does not fit the type:
  * out of range, malformed, 'infinity' for a date).
  */
 int sl__pgo_set_value(sl_batch *b, sl_col *c, int row, const char *p, size_t n, char *emsg,
                       size_t cap);
+
+/* The most dimensions a PostgreSQL array has (MAXDIM): an ARRAY nested
+ * deeper has no column type. */
+#define SL_PG_MAXDIM 6
+
+/*
+ * Sets row `row` of ARRAY column c from a PostgreSQL array literal
+ * p[0..n) as the server prints it ('{1,NULL,3}', '{{"a","b"},{"c","d"}}',
+ * '[0:1]={7,8}'), one ARRAY level per dimension, each element parsed by
+ * sl__pgo_set_value (conn_pg_array.c).  0, or -1 with a reason in emsg.
+ */
+int sl__pg_array_parse(sl_batch *b, sl_col *c, int row, const char *p, size_t n, char *emsg,
+                       size_t cap);
+/* The number of ARRAY levels of t (0 for a type that is not an ARRAY). */
+int sl__pg_array_dims(sl_type t);
 
 /* Parses an LSN in PostgreSQL's text form "16/B374D848".  0 or -1. */
 int sl__pgo_lsn_parse(const char *s, int64_t *out);

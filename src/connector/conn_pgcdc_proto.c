@@ -421,6 +421,87 @@ static size_t strip_utc(const char *p, size_t n)
 	return (size_t)-1;
 }
 
+/*
+ * An interval as IntervalStyle postgres prints it: "1 year 2 mons -3 days
+ * +04:05:06.789", "00:00:00", "-00:00:00.5", "2562047788:00:54.775807"
+ * (hours unbounded).  Sets its months, days and microseconds, as
+ * PostgreSQL keeps them apart.  0, -1 malformed, -2 out of range.
+ */
+static int parse_interval(const char *p, size_t n, int64_t *months, int64_t *days, int64_t *us)
+{
+	const char *e = p + n;
+	int any = 0;
+	*months = *days = *us = 0;
+	while (p < e) {
+		while (p < e && *p == ' ')
+			p++;
+		if (p >= e)
+			break;
+		int neg = 0;
+		if (*p == '-' || *p == '+')
+			neg = *p++ == '-';
+		const char *q = p;
+		int64_t v = 0;
+		while (q < e && *q >= '0' && *q <= '9') {
+			if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *q - '0', &v))
+				return -2;
+			q++;
+		}
+		if (q == p)
+			return -1;
+		if (q < e && *q == ':') { /* [-]H:MM:SS[.ffffff] */
+			int64_t mi = 0, se = 0, fr = 0, t;
+			if (e - q < 6 || q[3] != ':' || q[1] < '0' || q[1] > '5' || q[2] < '0' ||
+			    q[2] > '9' || q[4] < '0' || q[4] > '5' || q[5] < '0' || q[5] > '9')
+				return -1;
+			mi = (q[1] - '0') * 10 + (q[2] - '0');
+			se = (q[4] - '0') * 10 + (q[5] - '0');
+			q += 6;
+			if (q < e && *q == '.') {
+				int k = 0;
+				for (q++; q < e && *q >= '0' && *q <= '9'; q++, k++)
+					if (k < 6)
+						fr = fr * 10 + (*q - '0');
+				if (!k)
+					return -1;
+				for (; k < 6; k++)
+					fr *= 10;
+			}
+			if (__builtin_mul_overflow(v, (int64_t)3600000000, &t) ||
+			    __builtin_add_overflow(t, mi * 60000000 + se * 1000000 + fr, &t))
+				return -2;
+			if (__builtin_add_overflow(*us, neg ? -t : t, us))
+				return -2;
+			p = q;
+			any = 1;
+			continue;
+		}
+		if (q >= e || *q != ' ')
+			return -1;
+		p = q + 1;
+		q = p;
+		while (q < e && *q >= 'a' && *q <= 'z')
+			q++;
+		size_t ul = (size_t)(q - p);
+		int64_t *to, mul = 1;
+#define UNIT(s) (ul == sizeof(s) - 1 && !memcmp(p, s, ul))
+		if (UNIT("year") || UNIT("years"))
+			to = months, mul = 12;
+		else if (UNIT("mon") || UNIT("mons"))
+			to = months;
+		else if (UNIT("day") || UNIT("days"))
+			to = days;
+		else
+			return -1;
+#undef UNIT
+		if (__builtin_mul_overflow(v, mul, &v) || __builtin_add_overflow(*to, neg ? -v : v, to))
+			return -2;
+		p = q;
+		any = 1;
+	}
+	return any ? 0 : -1;
+}
+
 int sl__pgo_set_value(sl_batch *b, sl_col *c, int row, const char *p, size_t n, char *emsg,
                       size_t cap)
 {
@@ -515,6 +596,34 @@ int sl__pgo_set_value(sl_batch *b, sl_col *c, int row, const char *p, size_t n, 
 		sl_col_set_i64(c, row, v);
 		return 0;
 	}
+	case SL_T_INTERVAL_DT:
+	case SL_T_INTERVAL_YM: {
+		int64_t mo, d, us;
+		int rc = parse_interval(p, n, &mo, &d, &us);
+		if (rc == -1)
+			return bad_value(emsg, cap, p, n, " is not an interval");
+		if (rc == -2)
+			return bad_value(emsg, cap, p, n, " is out of range (an interval's field "
+			                 "overflows 64 bits)");
+		if (c->type.id == SL_T_INTERVAL_YM) {
+			if (d || us)
+				return bad_value(emsg, cap, p, n, " has days or a time of day, which INTERVAL "
+				                 "YEAR TO MONTH cannot hold");
+			sl_col_set_i64(c, row, mo);
+			return 0;
+		}
+		if (mo)
+			return bad_value(emsg, cap, p, n, " has months or years, which INTERVAL DAY TO "
+			                 "SECOND cannot hold (a month has no fixed length)");
+		if (__builtin_mul_overflow(d, (int64_t)86400000000, &d) ||
+		    __builtin_add_overflow(d, us, &d))
+			return bad_value(emsg, cap, p, n, " is out of INTERVAL DAY TO SECOND's range "
+			                 "(64-bit microseconds)");
+		sl_col_set_i64(c, row, d);
+		return 0;
+	}
+	case SL_T_ARRAY:
+		return sl__pg_array_parse(b, c, row, p, n, emsg, cap);
 	default:
 		return bad_value(emsg, cap, p, n, ": the column's type cannot be read from PostgreSQL");
 	}

@@ -31,7 +31,8 @@ fail=0
 JOB=
 WRITER=
 stop_job() { [ -n "$JOB" ] && kill -9 "$JOB" 2>/dev/null && wait "$JOB" 2>/dev/null; JOB=; }
-trap 'stop_job; [ -n "$WRITER" ] && kill "$WRITER" 2>/dev/null; pg_down' EXIT
+TICKER=
+trap 'stop_job; [ -n "$WRITER" ] && kill "$WRITER" 2>/dev/null; [ -n "$TICKER" ] && kill "$TICKER" 2>/dev/null; pg_down' EXIT
 
 BIG="(SELECT string_agg(md5(random()::text || g::text), '') FROM generate_series(1, 300) g)"
 for t in src_d src_f; do
@@ -114,15 +115,41 @@ while [ $k -lt "$KILLS" ]; do
 done
 # the named fault points either side of confirming the slot's position
 # to the server (the checkpoint complete): the job dies there by itself,
-# with the writer still writing, and the next run resumes
+# and the next run resumes.  The points sit after pc_commit's check that
+# the checkpoint carries a position the slot has not confirmed yet (none
+# while the snapshot is read, none when nothing new was read), and
+# SLUICE_FAULT="point@3" fired only in the third checkpoint's commit of
+# the run: a third checkpoint with nothing new to confirm, or one that
+# failed or was still in the snapshot, passed the point by for good and
+# the run went on until the wait's end ("pgcdc-after-confirm not reached
+# in 30 s", once, on a loaded machine).  So the runs ask for "point@3+"
+# (the first time the point is reached from the third checkpoint on: the
+# same point, the same crash), a ticker commits one insert into each
+# table every 50 ms while a fault run waits so there is always something
+# to confirm even after the writer ended (rows the final comparison checks
+# like the writer's), and the wait is 60 s.
+ticker() { # $1: the first id
+	n=$1
+	while :; do
+		psql -X -q -c "BEGIN; INSERT INTO src_d VALUES ($n, 'tick', 1, 't'); INSERT INTO src_f VALUES ($n, 'tick', 1, 't'); COMMIT" \
+			> /dev/null 2>> "$W/writer.err"
+		n=$((n + 1))
+		sleep 0.05
+	done
+}
+tick_from=900000
 for f in pgcdc-before-confirm pgcdc-after-confirm; do
 	stop_job
-	(cd "$W" && SLUICE_FAULT="$f@3" exec "$SLUICE" run job.sql) >> "$W/log" 2>&1 &
+	ticker $tick_from &
+	TICKER=$!
+	tick_from=$((tick_from + 50000))
+	(cd "$W" && SLUICE_FAULT="$f@3+" exec "$SLUICE" run job.sql) >> "$W/log" 2>&1 &
 	JOB=$!
 	i=0
-	while [ $i -lt 300 ] && kill -0 "$JOB" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+	while [ $i -lt 600 ] && kill -0 "$JOB" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+	kill "$TICKER" 2>/dev/null; wait "$TICKER" 2>/dev/null
 	if kill -0 "$JOB" 2>/dev/null; then
-		echo "FAIL: fault point $f not reached in 30 s"; fail=1; stop_job
+		echo "FAIL: fault point $f not reached in 60 s"; fail=1; stop_job
 	else
 		wait "$JOB" 2>/dev/null; JOB=
 		[ "$(grep -c "fault point '$f': crashing" "$W/log")" = 1 ] && faults="${faults:-}$f " ||

@@ -148,6 +148,51 @@ if (cd "$W" && timeout 60 "$SLUICE" run scan.sql) > "$W/log" 2>&1; then
 else
 	bad "jdbc scan failed"; cat "$W/log"
 fi
+# the session's settings are sluice's, not the server's: with a server
+# whose TimeZone is not UTC, DateStyle not ISO, IntervalStyle not postgres
+# and bytea_output escape, the text values a lookup and the scan read must
+# still parse to the same instants, dates, times and bytes (a lookup
+# session that left them to the server read a timestamptz 5 hours off, and
+# dates in 'SQL, DMY' failed or swapped day and month)
+psql_q "CREATE TABLE tzt (id text PRIMARY KEY, ts timestamp(3), tl timestamptz(3), d date, b bytea)"
+psql_q "INSERT INTO tzt VALUES ('a', '2026-03-04 05:06:07.125', '2026-03-04 05:06:07.125+00', '2026-03-04', '\x00ff41'),
+  ('b', '1999-12-31 23:59:59', '2000-01-01 00:00:00+00', '2001-02-03', '\x')"
+psql_q "CREATE TABLE tz_expected (id text, ts timestamp(3), tl timestamptz(3), d date, b bytea)"
+psql_q "INSERT INTO tz_expected SELECT * FROM tzt"
+psql_q "ALTER SYSTEM SET timezone = 'America/New_York'" > /dev/null
+psql_q "ALTER SYSTEM SET datestyle = 'SQL, DMY'" > /dev/null
+psql_q "ALTER SYSTEM SET intervalstyle = 'sql_standard'" > /dev/null
+psql_q "ALTER SYSTEM SET bytea_output = 'escape'" > /dev/null
+psql_q "SELECT pg_reload_conf()" > /dev/null
+sleep 0.2
+printf 'a\nb\nc\n' > "$W/ids.csv"
+for how in lookup scan; do
+	psql_q "CREATE TABLE tz_$how (id text, ts timestamp(3), tl timestamptz(3), d date, b bytea)"
+	if [ $how = lookup ]; then
+		q="SELECT i.id, t.ts, t.tl, t.d, t.b FROM ids AS i JOIN tzt FOR SYSTEM_TIME AS OF i.pt AS t ON i.id = t.id"
+	else
+		q="SELECT * FROM tzt"
+	fi
+	cat > "$W/tz_$how.sql" <<SQL
+CREATE TABLE ids (id STRING, pt AS PROCTIME()) WITH ('connector' = 'filesystem', 'path' = '$W/ids.csv', 'format' = 'csv');
+CREATE TABLE tzt (id STRING, ts TIMESTAMP(3), tl TIMESTAMP_LTZ(3), d DATE, b BYTES, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = 'tzt', 'username' = 'postgres', 'password' = '$PG_PASSWORD');
+CREATE TABLE o (id STRING, ts TIMESTAMP(3), tl TIMESTAMP_LTZ(3), d DATE, b BYTES)
+  WITH ('connector' = 'jdbc', 'url' = '$PG_URL', 'table-name' = 'tz_$how', 'username' = 'postgres', 'password' = '$PG_PASSWORD');
+INSERT INTO o $q;
+SQL
+	if (cd "$W" && timeout 60 "$SLUICE" run "tz_$how.sql") > "$W/log" 2>&1; then
+		d=$(psql_q "SELECT count(*) FROM ((SELECT * FROM tz_expected EXCEPT ALL SELECT * FROM tz_$how)
+		  UNION ALL (SELECT * FROM tz_$how EXCEPT ALL SELECT * FROM tz_expected)) x")
+		[ "$d" = 0 ] && ok "$how with a server in America/New_York, DateStyle 'SQL, DMY', bytea_output escape: values read as written" ||
+			bad "$how under the server's TimeZone/DateStyle: $d rows differ ($(psql_q "SELECT * FROM tz_$how ORDER BY id" | tr '\n' ' '))"
+	else
+		bad "$how under the server's TimeZone/DateStyle failed: $(grep -i sluice "$W/log" | head -2)"
+	fi
+done
+for s in timezone datestyle intervalstyle bytea_output; do psql_q "ALTER SYSTEM RESET $s" > /dev/null; done
+psql_q "SELECT pg_reload_conf()" > /dev/null
+
 printf '%s\n' "CREATE TABLE users (id STRING, region INT) WITH ('connector' = 'jdbc',
   'url' = '$PG_URL', 'table-name' = 'users', 'lookup.cache' = 'SOMETIMES');
 CREATE TABLE p (id STRING) WITH ('connector' = 'blackhole');

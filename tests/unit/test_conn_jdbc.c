@@ -328,7 +328,28 @@ static void test_copy_array(void **st)
 	assert_false(sl__pg_type_accepts(types[2], "_int4", -1));
 	sl_field af[1] = {{"element", types[0]}};
 	sl_row_type at = {1, af};
-	assert_null(sl__pg_type_for(sl_type_collection(SL_T_ARRAY, &at), buf, sizeof buf));
+	/* an ARRAY of ARRAY is a multi-dimensional PostgreSQL array; 7 levels
+	 * are more than PostgreSQL's 6 dimensions */
+	assert_string_equal(sl__pg_type_for(sl_type_collection(SL_T_ARRAY, &at), buf, sizeof buf),
+	                    "text[][]");
+	sl_field lf[6];
+	sl_row_type lt[6];
+	sl_type deep = types[0];
+	for (int i = 0; i < 6; i++) {
+		lf[i] = (sl_field){"element", deep};
+		lt[i] = (sl_row_type){1, &lf[i]};
+		deep = sl_type_collection(SL_T_ARRAY, &lt[i]);
+	}
+	assert_null(sl__pg_type_for(deep, buf, sizeof buf));
+	assert_false(sl__pg_type_accepts(deep, "_text", -1));
+	assert_string_equal(sl__pg_type_for(lf[5].type, buf, sizeof buf), "text[][][][][][]");
+	sl_field rf1[1] = {{"x", sl_type_make(SL_T_INT)}};
+	sl_row_type rrt = {1, rf1};
+	sl_type rowt = sl_type_make(SL_T_ROW);
+	rowt.row = &rrt;
+	sl_field arf[1] = {{"element", rowt}};
+	sl_row_type art = {1, arf};
+	assert_null(sl__pg_type_for(sl_type_collection(SL_T_ARRAY, &art), buf, sizeof buf));
 	sl_field mf[2] = {{"key", sl_type_varchar(SL_STRING_LEN)}, {"value", sl_type_make(SL_T_INT)}};
 	sl_row_type mt = {2, mf};
 	assert_null(sl__pg_type_for(sl_type_collection(SL_T_MAP, &mt), buf, sizeof buf));

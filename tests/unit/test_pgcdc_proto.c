@@ -6,7 +6,9 @@
  * TOASTed value ('u'), Delete, Truncate, a logical Message; every
  * truncation of each message refused without reading past it; COPY text
  * lines with escapes and \N; text values of each type, and those that do
- * not fit; LSNs.
+ * not fit; intervals; array literals (nested up to 6 levels, NULL
+ * elements, quoting, bounds) and the malformed ones, read back as the
+ * sink writes them; LSNs.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +22,7 @@
 
 #include "sluice.h"
 #include "connector/conn_pgcdc.h"
+#include "connector/conn_pg.h"
 #include "base/timeutil.h"
 
 static sl_pgo_arrays A;
@@ -250,6 +253,177 @@ static void test_values(void **st)
 	sl_batch_free(b);
 }
 
+/* Parses `lit` into ARRAY column col, writes it back in COPY's text form. */
+static const char *arr_rt(sl_batch *b, int col, const char *lit)
+{
+	static sl_buf out;
+	if (setv(b, col, lit))
+		return NULL;
+	sl_buf_clear(&out);
+	if (sl__pg_copy_value(&b->cols[col], 0, &out) || sl_buf_putc(&out, 0))
+		return "(write failed)";
+	return (const char *)out.p;
+}
+
+static void test_arrays(void **st)
+{
+	sl_row_type rt[10];
+	sl_field rf[10];
+	for (int i = 0; i < 10; i++)
+		rt[i].fields = &rf[i];
+	sl_type ai = sl_type_collection(SL_T_ARRAY, &rt[0]);
+	rf[0].type = (sl_type){.id = SL_T_INT};
+	sl_type as = sl_type_collection(SL_T_ARRAY, &rt[1]);
+	rf[1].type = (sl_type){.id = SL_T_VARCHAR, .length = SL_STRING_LEN};
+	sl_type a2 = sl_type_collection(SL_T_ARRAY, &rt[2]);
+	rf[2].type = ai;
+	sl_type a6 = ai; /* ARRAY^6<INT> */
+	for (int i = 3; i < 8; i++) {
+		rf[i].type = a6;
+		a6 = sl_type_collection(SL_T_ARRAY, &rt[i]);
+	}
+	sl_type ab = sl_type_collection(SL_T_ARRAY, &rt[8]);
+	rf[8].type = (sl_type){.id = SL_T_VARBINARY, .length = SL_STRING_LEN};
+	sl_type av = sl_type_collection(SL_T_ARRAY, &rt[9]);
+	rf[9].type = (sl_type){.id = SL_T_INTERVAL_DT};
+	sl_type t[] = {ai, as, a2, a6, ab, av};
+	sl_batch *b = sl_batch_new(6, t, 1);
+	sl_batch_add_row(b, SL_INSERT, SL_WM_MIN);
+	char tb[64];
+	assert_string_equal(sl__pg_type_for(a6, tb, sizeof tb), "integer[][][][][][]");
+	assert_true(sl__pg_type_accepts(a2, "_int4", -1));
+	assert_false(sl__pg_type_accepts(a2, "_text", -1));
+	assert_string_equal(arr_rt(b, 0, "{1,NULL,-3}"), "{\"1\",NULL,\"-3\"}");
+	assert_string_equal(arr_rt(b, 0, "{}"), "{}");
+	assert_string_equal(arr_rt(b, 0, " { 1 , 2 } "), "{\"1\",\"2\"}");
+	assert_string_equal(arr_rt(b, 0, "[0:1]={7,8}"), "{\"7\",\"8\"}");
+	assert_string_equal(arr_rt(b, 0, "{\"4\",null}"), "{\"4\",NULL}");
+	assert_string_equal(arr_rt(b, 1, "{\"a b\",\"say \\\"hi\\\"\",plain,\"NULL\",\"x\\\\y\",a\\,b}"),
+	                    "{\"a b\",\"say \\\\\"hi\\\\\"\",\"plain\",\"NULL\",\"x\\\\\\\\y\",\"a,b\"}");
+	assert_string_equal(arr_rt(b, 2, "{{1,2},{3,NULL}}"), "{{\"1\",\"2\"},{\"3\",NULL}}");
+	assert_string_equal(arr_rt(b, 2, "{}"), "{}");
+	assert_string_equal(arr_rt(b, 3, "{{{{{{1,2}}}},{{{{3,4}}}}}}"),
+	                    "{{{{{{\"1\",\"2\"}}}},{{{{\"3\",\"4\"}}}}}}");
+	assert_string_equal(arr_rt(b, 4, "{\"\\\\x00ff\",NULL,\"\\\\x\"}"),
+	                    "{\"\\\\\\\\x00ff\",NULL,\"\\\\\\\\x\"}");
+	assert_string_equal(arr_rt(b, 5, "{\"1 day 02:00:00\",\"-00:00:00.5\"}"),
+	                    "{\"1 days 7200.000000 seconds\",\"-0 days -0.500000 seconds\"}");
+	/* malformed: each refused with a reason, none read past the text */
+	static const char *const bad[] = {
+		"{,}", "{1,}", "{,1}", "{", "{1", "{1,2", "{\"a", "{\"a\\", "{1}}", "{1} x", "1",
+		"", "{x}", "{1\"2\"}", "{{1}}", "[0:1]{1}", "{1\\", "{\"1\" 2}",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		assert_null(arr_rt(b, 0, bad[i]));
+		assert_non_null(strstr(emsg, "array '"));
+	}
+	assert_null(arr_rt(b, 2, "{1,2}"));
+	assert_non_null(strstr(emsg, "fewer dimensions"));
+	assert_null(arr_rt(b, 2, "{{1},2}"));
+	assert_null(arr_rt(b, 2, "{{,}}"));
+	assert_null(arr_rt(b, 0, "{{1}}"));
+	assert_non_null(strstr(emsg, "more dimensions"));
+	assert_null(arr_rt(b, 0, "{1,x}"));
+	assert_non_null(strstr(emsg, "element 2: 'x' does not fit INT"));
+	sl_batch_free(b);
+}
+
+static void test_intervals(void **st)
+{
+	sl_type t[] = {{.id = SL_T_INTERVAL_DT}, {.id = SL_T_INTERVAL_YM}};
+	sl_batch *b = sl_batch_new(2, t, 1);
+	sl_batch_add_row(b, SL_INSERT, SL_WM_MIN);
+	assert_int_equal(setv(b, 0, "1 day 02:03:04.5"), 0);
+	assert_true(b->cols[0].v.i64[0] == 93784500000LL);
+	assert_int_equal(setv(b, 0, "-1 days +02:00:00"), 0);
+	assert_true(b->cols[0].v.i64[0] == -79200000000LL);
+	assert_int_equal(setv(b, 0, "-00:00:00.5"), 0);
+	assert_true(b->cols[0].v.i64[0] == -500000);
+	assert_int_equal(setv(b, 0, "00:00:00"), 0);
+	assert_true(b->cols[0].v.i64[0] == 0);
+	assert_int_equal(setv(b, 0, "2562047788:00:54.775807"), 0);
+	assert_true(b->cols[0].v.i64[0] == INT64_MAX);
+	assert_int_equal(setv(b, 0, "2562047788:00:54.775808"), -1);
+	assert_non_null(strstr(emsg, "range"));
+	assert_int_equal(setv(b, 0, "106751992 days"), -1); /* * 86400e6 overflows */
+	assert_non_null(strstr(emsg, "INTERVAL DAY TO SECOND's range"));
+	assert_int_equal(setv(b, 0, "1 mon"), -1);
+	assert_non_null(strstr(emsg, "months"));
+	assert_int_equal(setv(b, 1, "1 year 2 mons"), 0);
+	assert_true(b->cols[1].v.i64[0] == 14);
+	assert_int_equal(setv(b, 1, "-178956970 years -8 mons"), 0);
+	assert_true(b->cols[1].v.i64[0] == INT32_MIN);
+	assert_int_equal(setv(b, 1, "1 year 1 day"), -1);
+	assert_non_null(strstr(emsg, "YEAR TO MONTH"));
+	static const char *const bad[] = {"", " ", "1", "1 week", "1 day x", "1:2:3", "01:60:00",
+	                                  "01:00:00.", "day", "- 1 day", "99999999999999999999 days"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		assert_int_equal(setv(b, 0, bad[i]), -1);
+	sl_batch_free(b);
+}
+
+/* The sink's binary form of ARRAY values (array_send's): arrays built by
+ * the reader from literals, then written for an int4[] column. */
+static void test_array_binary(void **st)
+{
+	sl_row_type rt[3];
+	sl_field rf[3];
+	for (int i = 0; i < 3; i++)
+		rt[i].fields = &rf[i];
+	rf[0].type = (sl_type){.id = SL_T_INT};
+	sl_type ai = sl_type_collection(SL_T_ARRAY, &rt[0]);
+	rf[1].type = ai;
+	sl_type a2 = sl_type_collection(SL_T_ARRAY, &rt[1]);
+	sl_type t[] = {ai, a2};
+	sl_batch *b = sl_batch_new(2, t, 1);
+	sl_batch_add_row(b, SL_INSERT, SL_WM_MIN);
+	sl_pg_kind k = sl__pg_kind("_int4");
+	assert_true(k >= SL_PGK_ARRAY);
+	assert_int_equal(sl__pg_kind("int4"), SL_PGK_INT4);
+	assert_int_equal(sl__pg_kind("_point"), SL_PGK_NONE);
+	sl_buf out;
+	sl_buf_init(&out);
+	static const unsigned char one_null[] = {
+		0, 0, 0, 32,  0, 0, 0, 1,  0, 0, 0, 1,  0, 0, 0, 23,  /* len, ndim, has NULL, int4 */
+		0, 0, 0, 2,  0, 0, 0, 1,                              /* 2 elements from 1 */
+		0, 0, 0, 4,  0, 0, 0, 1,  0xff, 0xff, 0xff, 0xff};
+	assert_int_equal(setv(b, 0, "{1,NULL}"), 0);
+	assert_int_equal(sl__pg_bin_value(&b->cols[0], 0, k, &out), 0);
+	assert_int_equal(out.len, sizeof one_null);
+	assert_memory_equal(out.p, one_null, sizeof one_null);
+	static const unsigned char empty[] = {0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23};
+	sl_buf_clear(&out);
+	assert_int_equal(setv(b, 0, "{}"), 0);
+	assert_int_equal(sl__pg_bin_value(&b->cols[0], 0, k, &out), 0);
+	assert_int_equal(out.len, sizeof empty);
+	assert_memory_equal(out.p, empty, sizeof empty);
+	static const unsigned char two[] = {
+		0, 0, 0, 44,  0, 0, 0, 2,  0, 0, 0, 0,  0, 0, 0, 23,
+		0, 0, 0, 2,  0, 0, 0, 1,  0, 0, 0, 1,  0, 0, 0, 1,   /* 2 x 1 */
+		0, 0, 0, 4,  0, 0, 0, 7,  0, 0, 0, 4,  0xff, 0xff, 0xff, 0xf8};
+	sl_buf_clear(&out);
+	assert_int_equal(setv(b, 1, "{{7},{-8}}"), 0);
+	assert_int_equal(sl__pg_bin_value(&b->cols[1], 0, k, &out), 0);
+	assert_int_equal(out.len, sizeof two);
+	assert_memory_equal(out.p, two, sizeof two);
+	/* {{},{}}: no elements, the empty array */
+	sl_buf_clear(&out);
+	assert_int_equal(setv(b, 1, "{{},{}}"), 0);
+	assert_int_equal(sl__pg_bin_value(&b->cols[1], 0, k, &out), 0);
+	assert_int_equal(out.len, sizeof empty);
+	assert_memory_equal(out.p, empty, sizeof empty);
+	/* ragged, a NULL inner array: no PostgreSQL form */
+	sl_buf_clear(&out);
+	assert_int_equal(setv(b, 1, "{{1},{2,3}}"), 0);
+	assert_int_equal(sl__pg_bin_value(&b->cols[1], 0, k, &out), SL_ERUNTIME);
+	assert_non_null(strstr(sl__pg_value_error(), "differ in length"));
+	assert_int_equal(setv(b, 1, "{{1},NULL}"), 0);
+	assert_int_equal(sl__pg_bin_value(&b->cols[1], 0, k, &out), SL_ERUNTIME);
+	assert_non_null(strstr(sl__pg_value_error(), "NULL inner array"));
+	sl_buf_deinit(&out);
+	sl_batch_free(b);
+}
+
 static void test_lsn(void **st)
 {
 	int64_t l;
@@ -272,6 +446,9 @@ int main(void)
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_copy_line),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_arrays),
+		cmocka_unit_test(test_intervals),
+		cmocka_unit_test(test_array_binary),
 		cmocka_unit_test(test_lsn),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

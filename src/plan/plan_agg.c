@@ -629,7 +629,8 @@ static rel *plan_group_agg(planner *p, const sl_ast_select *sel, agg_build *b, a
 	if (b->ngroup > 64) /* the operator's limit (op_group_agg.c) */
 		return sl__plan_error(p, sel->line, sel->col, SL_EPLAN,
 		                      "at most 64 GROUP BY keys are supported");
-	sl_group_agg_plan gp = {b->ngroup, key_cols, b->calls.n, b->aggs, p->mini_batch};
+	sl_group_agg_plan gp = {b->ngroup, key_cols, b->calls.n, b->aggs, p->mini_batch,
+	                        p->mini_batch ? p->mb_latency : 0, p->mini_batch ? p->mb_size : 0};
 	rel *out = agg_output(p, b, 0, in, m, sl_type_make(SL_T_NULL));
 	out->updating = 1;
 	if (!in->updating && group_agg_mono(p, b, out))

@@ -134,6 +134,7 @@ typedef struct planner {
 	int64_t default_lateness;
 	int mini_batch;
 	int64_t mb_latency, mb_size; /* 'table.exec.mini-batch.allow-latency', '.size' */
+	int warned_split;        /* the distinct-agg split warning was written */
 	int checkpointing;       /* sinks stage output until checkpoints commit */
 	int parallelism;         /* the job's parallelism (plan_par.c), >= 1 */
 	int parallelism_explicit; /* sl_plan_args.parallelism_explicit */

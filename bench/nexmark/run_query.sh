@@ -11,7 +11,11 @@
 #   NEXMARK_EVENTS (1000000), NEXMARK_TPS (10000000, Flink's V1 suite),
 #   NEXMARK_WORK (a new temporary directory: the job file, q10's output,
 #   q13's side input), NEXMARK_SINK=print turns every blackhole sink into a
-#   print sink (to look at results), NEXMARK_JOB=path only writes the job.
+#   print sink (to look at results), NEXMARK_JOB=path only writes the job,
+#   NEXMARK_CONF (bench/nexmark/conf.sql: Flink's published table options,
+#   mini-batch among them; "none" leaves them out, or another file of SETs)
+#   goes after ADD JAR, so the Flink harness (flink_side.sh) runs the job
+#   with the same options.
 set -eu
 
 BUILD=${1:?usage: run_query.sh BUILD_DIR QUERY [options]}
@@ -39,8 +43,10 @@ if [ ! -f "$UDF_LIB" ] || [ "$UDF_SRC" -nt "$UDF_LIB" ]; then
 		-o "$UDF_LIB.tmp.$$" "$UDF_SRC" && mv "$UDF_LIB.tmp.$$" "$UDF_LIB"
 fi
 
+CONF=${NEXMARK_CONF:-$HERE/conf.sql}
+[ "$CONF" = none ] && CONF=/dev/null
 JOB=${NEXMARK_JOB:-$WORK/$Q.sql}
-{ echo "ADD JAR '$UDF_LIB';"; cat "$HERE/ddl_gen.sql" "$HERE/ddl_views.sql" "$HERE/queries/$Q.sql"; } |
+{ echo "ADD JAR '$UDF_LIB';"; cat "$CONF" "$HERE/ddl_gen.sql" "$HERE/ddl_views.sql" "$HERE/queries/$Q.sql"; } |
 sed -e "s|\${TPS}|$TPS|g" \
     -e "s|\${EVENTS_NUM}|$EVENTS|g" \
     -e "s|\${PERSON_PROPORTION}|1|g" \

@@ -743,7 +743,9 @@ int sl_snapshot(sl_engine *e, void **buf, size_t *len)
 	sl_snap_writer_init(&w);
 	/* at parallelism > 1 a job snapshot of every instance (ckpt_coord.h) */
 	int rc = e->prun ? sl_prun_snapshot(e->prun, &w, &e->err)
-	                 : sl_graph_snapshot(&e->graph, &w, &e->err);
+	                 : sl_graph_pre_barrier(&e->graph, &e->err); /* graph.h */
+	if (!rc && !e->prun)
+		rc = sl_graph_snapshot(&e->graph, &w, &e->err);
 	if (rc) {
 		sl_snap_writer_deinit(&w);
 		return rc;

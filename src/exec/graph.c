@@ -49,6 +49,21 @@ int sl_graph_fire_timers(sl_graph *g, sl_err *err)
 	return 0;
 }
 
+int sl_graph_pre_barrier(sl_graph *g, sl_err *err)
+{
+	if (!g->opened)
+		return 0;
+	for (int i = 0; i < g->nops; i++) {
+		sl_op *op = g->ops[i];
+		if (!op->vt->pre_barrier || (op->nin > 0 && op->in_ended >= op->nin))
+			continue;
+		int rc = op->vt->pre_barrier(op, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 sl_state_table *sl_op_table_open(sl_op *op, const char *name, uint32_t val_size, int side,
                                  int flags, sl_err *err)
 {

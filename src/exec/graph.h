@@ -67,6 +67,15 @@ void sl_graph_tick(sl_graph *g);
  * order (processing-time windows fire).  Returns 0 or the first error. */
 int sl_graph_fire_timers(sl_graph *g, sl_err *err);
 
+/* A checkpoint barrier at parallelism 1 (the job quiescent between two
+ * steps): calls the pre_barrier method of every operator that has one and
+ * whose inputs have not ended, in topological order, so what they hold
+ * outside their state (a group aggregate's mini-batch bundle) goes
+ * downstream before the sinks' pre-commit and the snapshot, as a parallel
+ * job's instances do at their barrier (op.h).  Returns 0 or the first
+ * error. */
+int sl_graph_pre_barrier(sl_graph *g, sl_err *err);
+
 /* Opens every operator in order.  Returns 0 or the first error. */
 int sl_graph_open(sl_graph *g, sl_err *err);
 

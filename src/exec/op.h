@@ -144,13 +144,15 @@ struct sl_op_vtab {
 	 * naming the operator and the table (graph.c), never read silently. */
 	const char *const *retired;
 	/*
-	 * Parallel jobs only (src/runtime/prun_task.c): a checkpoint barrier
-	 * is about to pass this operator's instance (every input upstream of
-	 * it delivered the barrier; nothing more reaches it before the
-	 * barrier has passed): emit what it holds outside its state, so the
-	 * checkpoint needs none of it (Flink's prepareSnapshotPreBarrier).
-	 * The rows go downstream ahead of the barrier.  The two-phase window
-	 * aggregate's local stage (op_window_agg.c).  NULL = nothing.
+	 * A checkpoint barrier is about to pass this operator's instance
+	 * (parallel jobs, src/runtime/prun_task.c: every input upstream of it
+	 * delivered the barrier; nothing more reaches it before the barrier
+	 * has passed; parallelism 1: sl_graph_pre_barrier, between two steps):
+	 * emit what it holds outside its state, so the checkpoint needs none
+	 * of it (Flink's prepareSnapshotPreBarrier).  The rows go downstream
+	 * ahead of the barrier.  The two-phase window aggregate's local stage
+	 * (op_window_agg.c), the group aggregate's mini-batch bundle
+	 * (op_group_agg.c).  NULL = nothing.
 	 */
 	int (*pre_barrier)(sl_op *op, sl_err *err);
 	/*

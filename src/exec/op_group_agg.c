@@ -6,7 +6,11 @@
  *              change of the group's result: +I for a new group, -U old /
  *              +U new for a changed one, -D when the group's row count
  *              falls to zero (its state is then freed)
- *   watermark  forwarded unchanged (the output carries no time attribute)
+ *   watermark  forwarded (the output carries no time attribute); the
+ *              +infinity one after the pending mini-batch bundle
+ *   proctime, pre_barrier, finish
+ *              emit the pending mini-batch bundle (its latency passed, a
+ *              checkpoint barrier, end of input)
  *
  * A run-time error downstream (a HAVING condition) in an output row comes
  * back as the input row whose change produced it (err.h), so the scan
@@ -20,7 +24,19 @@
  * GroupAggFunction, an update whose new result equals the old one emits
  * nothing.  Every input row's effect is emitted (no folding) unless
  * mini-batch is on, in which case each key emits at most one change per
- * input batch (-U of the result before the batch, +U after).
+ * bundle (-U of the result before the bundle, +U after).
+ *
+ * Mini-batch.  A bundle is the rows folded since the last emission; the
+ * keys it touched and their results before it are kept outside the state
+ * (`pre`, `touched`), so it is emitted before every checkpoint barrier
+ * (pre_barrier; at parallelism 1 through sl_graph_pre_barrier) and never
+ * snapshotted.  Without 'table.exec.mini-batch.allow-latency' a bundle is
+ * an input batch; with it (Flink's MiniBatch, per instance) it spans
+ * input batches until it holds 'table.exec.mini-batch.size' rows or the
+ * latency has passed on the job's processing-time clock.  `pre` holding
+ * SL_BATCH_ROWS keys also ends a bundle, possibly in the middle of an
+ * input batch; the emission reuses o->key, so the next row's key is
+ * encoded again (tests/slt/group_agg.slt has the case where it was not).
  *
  * State: table "acc", namespace 0, key = encoded GROUP BY key, value =
  * [row count, emitted flag][accumulators]; table "distinct" for DISTINCT
@@ -109,6 +125,9 @@ typedef struct group_op {
 	/* mini-batch bookkeeping: keys touched in the current batch */
 	sl_batch *pre;       /* their results before the batch (-U candidates) */
 	sl_buf touched;      /* concatenated (u32 len, key) of touched keys */
+	int64_t mb_rows;     /* rows folded into the pending bundle */
+	int64_t mb_t0;       /* processing time of its first row */
+	int64_t mb_wm;       /* W_before of its last row */
 } group_op;
 
 /* Copies the key columns of row `from` of b to row `to` (the same
@@ -393,15 +412,19 @@ static int update_group(group_op *o, const sl_batch *in, int row, sl_err *err)
 	return 0;
 }
 
-/* Mini-batch: remember the key's result before the batch, once. */
-static int mb_touch(group_op *o, int64_t wm, sl_err *err)
+/* Mini-batch: the slot of the group of o->key, its result before the
+ * bundle kept in `pre` at its first row of the bundle (the caller made
+ * room there).  NULL: out of memory (err set). */
+static void *mb_touch(group_op *o, int64_t wm, sl_err *err)
 {
 	void *slot = sl_state_upsert(o->acc, 0, o->key.p, (uint32_t)o->key.len, NULL);
-	if (!slot)
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (!slot) {
+		sl_err_set(err, SL_ENOMEM, "out of memory");
+		return NULL;
+	}
 	slot_hdr *h = slot;
 	if (h->batch_seen)
-		return 0;
+		return slot;
 	h->batch_seen = 1;
 	uint32_t len = (uint32_t)o->key.len;
 	sl_buf_append(&o->touched, &len, 4);
@@ -424,13 +447,41 @@ static int mb_touch(group_op *o, int64_t wm, sl_err *err)
 	} else {
 		o->pre->op[r] = 0xff; /* nothing emitted before */
 	}
-	return 0;
+	return slot;
 }
 
-static int mb_flush(group_op *o, int64_t wm, sl_err *err)
+/* The bundle must be emitted before another row joins it: `pre` is full
+ * or the bundle holds 'table.exec.mini-batch.size' rows. */
+static int mb_full(const group_op *o)
+{
+	return o->pre->nrows == o->pre->cap || (o->p.mb_size > 0 && o->mb_rows >= o->p.mb_size);
+}
+
+/* The job's processing-time clock (0 without a graph: unit tests). */
+static int64_t mb_now(const group_op *o)
+{
+	return o->base.graph ? o->base.graph->ectx.proctime : 0;
+}
+
+/* 'table.exec.mini-batch.allow-latency' has passed since the bundle's
+ * first row. */
+static int mb_due(const group_op *o, int64_t now)
+{
+	return o->p.mb_latency > 0 && o->mb_rows > 0 && now - o->mb_t0 >= o->p.mb_latency;
+}
+
+/* Emits the bundle: per touched key -U of its result before the bundle
+ * and +U after (+I for a new group, -D for one gone, nothing when
+ * unchanged), with W_before that of the bundle's last row.  Uses o->key
+ * (the caller encodes the next row's key again) and "acc" (a run's slot is
+ * stale). */
+static int mb_flush(group_op *o, sl_err *err)
 {
 	const char *p = o->touched.p, *end = p + o->touched.len;
+	int64_t wm = o->mb_wm;
 	int k = 0, rc;
+	o->run_prev = -1;
+	o->run_slot = NULL;
 	while (p < end) {
 		uint32_t len;
 		memcpy(&len, p, 4);
@@ -448,7 +499,7 @@ static int mb_flush(group_op *o, int64_t wm, sl_err *err)
 		if (had) {
 			old = sl_batch_copy_row(b, o->pre, k, SL_UPDATE_BEFORE, wm);
 			if (old < 0)
-				return old;
+				return sl_err_set(err, old, "out of memory");
 			sl_emitter_set_src(&o->out, old, -1);
 		}
 		k++;
@@ -471,19 +522,37 @@ static int mb_flush(group_op *o, int64_t wm, sl_err *err)
 	}
 	sl_buf_clear(&o->touched);
 	sl_batch_reset(o->pre);
+	o->mb_rows = 0;
 	return 0;
+}
+
+/* Mini-batch: folds row `row` (key in o->key) into its group's slot. */
+static int mb_fold(group_op *o, const sl_batch *in, int row, sl_err *err)
+{
+	void *slot = o->run_slot;
+	if (!slot && !(slot = o->run_slot = mb_touch(o, in->wm[row], err)))
+		return err->code;
+	if (o->mb_rows++ == 0)
+		o->mb_t0 = mb_now(o);
+	o->mb_wm = in->wm[row];
+	int sign = (in->op[row] == SL_INSERT || in->op[row] == SL_UPDATE_AFTER) ? 1 : -1;
+	return fold(o, slot, in, row, sign, err);
 }
 
 static int group_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
 	group_op *o = (group_op *)op;
 	int rc;
-	int64_t last_wm = SL_WM_MIN;
 	o->out.src_in = in;
 	o->run_prev = -1;
 	o->run_slot = NULL;
 	o->run_out = -1;
 	SL_BATCH_FOREACH(in, k, row) {
+		/* a bundle emitted in the middle of the batch: mb_flush used
+		 * o->key, so this row's key is encoded again (it emitted another
+		 * key's changes when it was not) */
+		if (o->p.mini_batch && mb_full(o) && (rc = mb_flush(o, err)))
+			return rc;
 		o->cur_row = o->p.mini_batch ? -1 : row;
 		if (o->run_prev < 0 || !key_eq(o, in, o->run_prev, row)) {
 			/* a new run: encode its key; its slot and result row unknown */
@@ -494,26 +563,42 @@ static int group_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 			o->run_out = -1;
 		}
 		o->run_prev = row;
-		last_wm = in->wm[row];
-		if (!o->p.mini_batch) {
-			if ((rc = update_group(o, in, row, err)))
-				return rc;
-			continue;
-		}
-		o->run_slot = NULL; /* mini-batch: the calls below look up the key */
-		if (o->pre->nrows == o->pre->cap && (rc = mb_flush(o, last_wm, err)))
-			return rc;
-		if ((rc = mb_touch(o, in->wm[row], err)))
-			return rc;
-		int sign = (in->op[row] == SL_INSERT || in->op[row] == SL_UPDATE_AFTER) ? 1 : -1;
-		void *slot = sl_state_get(o->acc, 0, o->key.p, (uint32_t)o->key.len);
-		if ((rc = fold(o, slot, in, row, sign, err)))
+		rc = o->p.mini_batch ? mb_fold(o, in, row, err) : update_group(o, in, row, err);
+		if (rc)
 			return rc;
 	}
 	o->cur_row = -1;
-	if (o->p.mini_batch && (rc = mb_flush(o, last_wm, err)))
+	/* a bundle per input batch, unless an allowed latency keeps it open */
+	if (o->p.mini_batch && o->touched.len &&
+	    (!o->p.mb_latency || mb_full(o) || mb_due(o, mb_now(o))) && (rc = mb_flush(o, err)))
 		return rc;
 	return sl_emitter_flush(&o->out, err);
+}
+
+/* Emits a pending bundle now (a checkpoint barrier, end of input). */
+static int group_flush_bundle(sl_op *op, sl_err *err)
+{
+	group_op *o = (group_op *)op;
+	int rc = 0;
+	if (o->p.mini_batch && o->touched.len)
+		rc = mb_flush(o, err);
+	return rc ? rc : sl_emitter_flush(&o->out, err);
+}
+
+/* The processing-time clock moved: emit the bundle when its latency has
+ * passed (as Flink's mini-batch timer), with no input needed. */
+static int group_proctime(sl_op *op, int64_t now, sl_err *err)
+{
+	group_op *o = (group_op *)op;
+	return mb_due(o, now) ? group_flush_bundle(op, err) : 0;
+}
+
+/* Forwards the watermark; the +infinity one (end of input) after the
+ * pending bundle, so the last changes precede it. */
+static int group_watermark(sl_op *op, int64_t wm, sl_err *err)
+{
+	int rc = wm == SL_WM_MAX ? group_flush_bundle(op, err) : 0;
+	return rc ? rc : sl_op_emit_watermark(op, wm, err);
 }
 
 static int group_open(sl_op *op, sl_err *err)
@@ -585,7 +670,11 @@ static const sl_op_vtab group_vtab = {
 	.flags = SL_OPF_STATE_TTL,
 	.open = group_open,
 	.process = group_process,
+	.watermark = group_watermark,
+	.finish = group_flush_bundle,
 	.close = group_close,
+	.proctime = group_proctime,
+	.pre_barrier = group_flush_bundle,
 };
 
 sl_op *sl_op_group_agg_new(const sl_group_agg_plan *p, const sl_type *in_types, int nin,

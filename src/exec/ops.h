@@ -273,7 +273,13 @@ typedef struct sl_group_agg_plan {
 	const int *key_cols;
 	int naggs;
 	const sl_agg *aggs;
-	int mini_batch;        /* fold updates per key per batch */
+	int mini_batch;        /* fold updates per key ('table.exec.mini-batch.enabled') */
+	/* 'table.exec.mini-batch.allow-latency' in micros: 0 = a bundle per
+	 * input batch (sluice's default), > 0 = bundles across input batches,
+	 * emitted once that much processing time has passed since their first
+	 * row (op_group_agg.c, "Mini-batch") */
+	int64_t mb_latency;
+	int64_t mb_size;       /* 'table.exec.mini-batch.size': rows per bundle, 0 = no limit */
 } sl_group_agg_plan;
 
 /* Output columns: keys..., aggs... */

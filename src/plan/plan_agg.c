@@ -629,7 +629,23 @@ static rel *plan_group_agg(planner *p, const sl_ast_select *sel, agg_build *b, a
 	if (b->ngroup > 64) /* the operator's limit (op_group_agg.c) */
 		return sl__plan_error(p, sel->line, sel->col, SL_EPLAN,
 		                      "at most 64 GROUP BY keys are supported");
-	sl_group_agg_plan gp = {b->ngroup, key_cols, b->calls.n, b->aggs, p->mini_batch};
+	/* Flink's SplitAggregateRule is not implemented: say so rather than
+	 * accept the option silently (the results are the same) */
+	int dist = 0;
+	for (int i = 0; i < b->calls.n; i++)
+		dist |= b->aggs[i].distinct;
+	int split = 0;
+	if (dist && sl_opts_bool(p->session, "table.optimizer.distinct-agg.split.enabled", 0, &split,
+	                         p->err))
+		return NULL;
+	if (split && !p->warned_split && p->warnings) {
+		sl_buf_printf(p->warnings, "warning: 'table.optimizer.distinct-agg.split.enabled' is "
+		              "not implemented: DISTINCT aggregates of a GROUP BY run in one "
+		              "operator (the same results)\n");
+		p->warned_split = 1;
+	}
+	sl_group_agg_plan gp = {b->ngroup, key_cols, b->calls.n, b->aggs, p->mini_batch,
+	                        p->mini_batch ? p->mb_latency : 0, p->mini_batch ? p->mb_size : 0};
 	rel *out = agg_output(p, b, 0, in, m, sl_type_make(SL_T_NULL));
 	out->updating = 1;
 	if (!in->updating && group_agg_mono(p, b, out))

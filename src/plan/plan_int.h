@@ -139,6 +139,8 @@ typedef struct planner {
 	const sl_sink_vtab *push_sink; /* sl_plan_args.push_sink */
 	int64_t default_lateness;
 	int mini_batch;
+	int64_t mb_latency, mb_size; /* 'table.exec.mini-batch.allow-latency', '.size' */
+	int warned_split;        /* the distinct-agg split warning was written */
 	int checkpointing;       /* sinks stage output until checkpoints commit */
 	int parallelism;         /* the job's parallelism (plan_par.c), >= 1 */
 	int parallelism_explicit; /* sl_plan_args.parallelism_explicit */

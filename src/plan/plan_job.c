@@ -737,8 +737,20 @@ static planner *planner_new(const sl_plan_args *a, sl_err *err)
 	if (sl_opts_duration(a->session, "table.exec.emit.allow-lateness", 0, &p->default_lateness,
 	                     err) ||
 	    sl_opts_bool(a->session, "table.exec.mini-batch.enabled", 0, &p->mini_batch, err) ||
-	    sl_opts_duration(a->session, "table.exec.state.ttl", 0, &p->state_ttl, err))
+	    sl_opts_duration(a->session, "table.exec.state.ttl", 0, &p->state_ttl, err) ||
+	    sl_opts_duration(a->session, "table.exec.mini-batch.allow-latency", 0, &p->mb_latency,
+	                     err) ||
+	    sl_opts_int(a->session, "table.exec.mini-batch.size", 0, &p->mb_size, err))
 		return NULL;
+	/* as Flink: a latency needs a size ("table.exec.mini-batch.size must be
+	 * > 0"); a negative one is what Flink's default (-1) means: none */
+	if (p->mini_batch && p->mb_latency > 0 && p->mb_size <= 0) {
+		sl_err_set(err, SL_EPLAN, "'table.exec.mini-batch.size' must be > 0 when "
+		           "'table.exec.mini-batch.allow-latency' is set");
+		return NULL;
+	}
+	if (p->mb_size < 0)
+		p->mb_size = 0;
 	return p;
 }
 

@@ -750,6 +750,11 @@ static void parts_free(part_snap *ps, int n)
 /* Phase 1 in every part. */
 static int pre_commit_all(sl_coord *c, int64_t id, part_snap *ps)
 {
+	/* parallelism 1: the barrier reaches every operator at once (a
+	 * parallel job's instances ran their pre_barrier hooks already) */
+	int rc0 = c->multi ? 0 : sl_graph_pre_barrier(c->parts[0].graph, c->err);
+	if (rc0)
+		return rc0;
 	for (int k = 0; k < c->nparts; k++) {
 		int rc = pre_commit_part(&c->parts[k], id, &ps[k].pc, c->err);
 		if (rc)

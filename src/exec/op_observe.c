@@ -71,8 +71,10 @@ static void publish_pending(sl_op *op)
 	int64_t wm = op->wm, best = SL_WM_MIN, open = 0;
 	uint64_t n = 0;
 	if (wm != SL_WM_MAX) {
-		/* a window ending at the watermark has fired; a row at it has not */
-		int64_t after = strstr(op->vt->name, "Window") ? wm : wm - 1;
+		/* a window ending at the watermark has fired; a row at it has not
+		 * (at SL_WM_MIN nothing has: the scan starts at the first, and
+		 * wm - 1 would overflow) */
+		int64_t after = wm == SL_WM_MIN || strstr(op->vt->name, "Window") ? wm : wm - 1;
 		for (int k = 0; k < op->npend; k++) {
 			sl_state_table *t = op->pend_tab[k];
 			int64_t ns, first;

@@ -158,7 +158,8 @@ static long collect_side(wjoin_op *o, int s, int64_t end, sl_err *err)
 		p += 8 + klen + vlen;
 		n++;
 	}
-	qsort_r(o->idx[s].p, (size_t)n, 4, ent_cmp, o->due[s].p);
+	if (n > 1) /* an empty side has no buffer (qsort_r's base must not be NULL) */
+		qsort_r(o->idx[s].p, (size_t)n, 4, ent_cmp, o->due[s].p);
 	return n;
 }
 

@@ -219,3 +219,28 @@ void sl_state_snap_free(sl_state_snap *s)
 	if (s)
 		sl__be_vt(snap_be(s))->snap_free(s);
 }
+
+int sl__state_update_var_rmw(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
+                             uint32_t vlen, sl_state_update_cb cb, void *ctx)
+{
+	char buf[SL_STATE_UPDATE_MAX];
+	const void *v;
+	uint32_t vl;
+	if (vlen == 0 || vlen > sizeof(buf))
+		return SL_EINVAL;
+	int present = sl_state_get_var(t, ns, key, klen, &v, &vl);
+	if (present && vl != vlen)
+		return SL_ESTATE;
+	if (present)
+		memcpy(buf, v, vlen); /* v lasts until the next call on t */
+	else
+		memset(buf, 0, vlen);
+	int rc = cb(ctx, buf, vlen, present);
+	if (rc < 0)
+		return rc;
+	if (rc)
+		return sl_state_put_var(t, ns, key, klen, buf, vlen);
+	if (present)
+		sl_state_delete(t, ns, key, klen);
+	return 0;
+}

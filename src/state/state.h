@@ -128,6 +128,17 @@ typedef uint32_t (*sl_state_pkey_fn)(const void *ctx, const void *key, uint32_t 
                                      const void *val, uint32_t vlen, const void **pk);
 
 /*
+ * Callback of sl_state_update_var: val holds the entry's value (vlen
+ * bytes; zeroed, present 0, when there is no entry) and may be changed.
+ * Returns 1 to store val, 0 to remove the entry (or not create it), or a
+ * negative SL_E* code, which the update returns with nothing changed.
+ */
+typedef int (*sl_state_update_cb)(void *ctx, void *val, uint32_t vlen, int present);
+
+/* The largest value sl_state_update_var takes. */
+#define SL_STATE_UPDATE_MAX 64
+
+/*
  * The method table of a backend (state_mem.c: "hashmap", state_rocksdb.c:
  * "rocksdb").  Every backend's struct sl_state_backend and struct
  * sl_state_table start with `const sl_state_vt *vt`, so the functions below
@@ -148,6 +159,10 @@ struct sl_state_vt {
 	               const void **val, uint32_t *vlen);
 	int (*put_var)(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
 	               const void *val, uint32_t vlen);
+	/* may be NULL: sl_state_update_var then reads with get_var and
+	 * writes with put_var / del */
+	int (*update_var)(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
+	                  uint32_t vlen, sl_state_update_cb cb, void *ctx);
 	void (*del)(sl_state_table *t, int64_t ns, const void *key, uint32_t klen);
 	int (*ns_first)(sl_state_table *t, int64_t *ns);
 	int (*ns_next)(sl_state_table *t, int64_t after, int64_t *ns);
@@ -287,6 +302,29 @@ static inline int sl_state_put_var(sl_state_table *t, int64_t ns, const void *ke
                                    uint32_t klen, const void *val, uint32_t vlen)
 {
 	return sl__tab_vt(t)->put_var(t, ns, key, klen, val, vlen);
+}
+
+/* sl_state_update_var without the backend's method: get_var, then
+ * put_var or delete (state.c). */
+int sl__state_update_var_rmw(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
+                             uint32_t vlen, sl_state_update_cb cb, void *ctx);
+
+/* Variable-length tables: reads, changes and writes back the value of
+ * (ns, key), of vlen bytes (1..SL_STATE_UPDATE_MAX), in one call: cb sees
+ * the value (or zeroes when absent) and decides whether it stays
+ * (sl_state_update_cb).  The hashmap backend finds the entry once and
+ * changes it in place (a get_var and a put_var hash and look the key up
+ * twice: Nexmark q20 stores every bid so); other backends read and write.
+ * Returns 0, the callback's negative code, SL_ESTATE when the stored value
+ * is not vlen bytes long, or SL_ENOMEM / SL_EIO. */
+static inline int sl_state_update_var(sl_state_table *t, int64_t ns, const void *key,
+                                      uint32_t klen, uint32_t vlen, sl_state_update_cb cb,
+                                      void *ctx)
+{
+	const sl_state_vt *vt = sl__tab_vt(t);
+	if (vt->update_var)
+		return vt->update_var(t, ns, key, klen, vlen, cb, ctx);
+	return sl__state_update_var_rmw(t, ns, key, klen, vlen, cb, ctx);
 }
 
 /* Removes (ns, key) if present (either kind of table). */

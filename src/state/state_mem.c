@@ -996,6 +996,58 @@ static int mem_put_var(sl_state_table *t, int64_t ns, const void *key, uint32_t 
 	return 0;
 }
 
+/* Copies n bytes rounded up to 16 (values' room is 16-byte multiples).
+ * Why not memcpy: n is not a constant, and the libc calls that copied a
+ * join's 16-byte count in and out cost Nexmark q20 25 M instructions
+ * (callgrind, 200 000 events: 647.7 M with memcpy/memset, 622.7 M with
+ * these). */
+static inline void copy16(char *d, const char *s, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i += 16)
+		memcpy(d + i, s + i, 16);
+}
+
+/* One lookup (sl_state_update_var): the callback changes a copy of the
+ * value, written back in place; a new entry is inserted with the hash
+ * computed once. */
+static int mem_update_var(sl_state_table *t, int64_t ns, const void *key, uint32_t klen,
+                          uint32_t vlen, sl_state_update_cb cb, void *ctx)
+{
+	assert(!t->val_size); /* a variable-length table */
+	if (vlen == 0 || vlen > SL_STATE_UPDATE_MAX)
+		return SL_EINVAL;
+	nsmap *m = ns_get(t, ns, 0);
+	uint32_t h = hash32(key, klen);
+	long i = m ? lookup(m, key, klen, h) : -1;
+	int rc;
+	char buf[SL_STATE_UPDATE_MAX] __attribute__((aligned(16))); /* a failing callback changes nothing */
+	if (i >= 0) {
+		entry *e = m->slot[i];
+		if (ent_vlen(m, e) != vlen)
+			return SL_ESTATE;
+		copy16(buf, ent_val(m, e), vlen);
+		if ((rc = cb(ctx, buf, vlen, 1)) < 0)
+			return rc;
+		if (rc)
+			copy16(ent_val(m, e), buf, vlen);
+		else
+			remove_slot(t, m, (uint32_t)i);
+		return 0;
+	}
+	zero_val(buf, vlen);
+	if ((rc = cb(ctx, buf, vlen, 0)) <= 0)
+		return rc;
+	if (!m && !(m = ns_get(t, ns, 1)))
+		return SL_ENOMEM;
+	entry *e = insert(t, m, key, klen, h, vlen);
+	if (!e)
+		return SL_ENOMEM;
+	if (!m->val_size)
+		ent_vhdr(m, e)->vlen = vlen;
+	copy16(ent_val(m, e), buf, vlen);
+	return 0;
+}
+
 static void mem_delete(sl_state_table *t, int64_t ns, const void *key, uint32_t klen)
 {
 	nsmap *m = ns_get(t, ns, 0);
@@ -1341,6 +1393,7 @@ static const sl_state_vt mem_vt = {
 	.get = mem_get,
 	.get_var = mem_get_var,
 	.put_var = mem_put_var,
+	.update_var = mem_update_var,
 	.del = mem_delete,
 	.ns_first = mem_ns_first,
 	.ns_next = mem_ns_next,

@@ -4,7 +4,8 @@
  * snapshots, each run against both backends ("hashmap", "rocksdb"); then
  * map tables (a map per key prefix: prefix scans, removals at the head,
  * middle and tail, order kept by snapshots and restores into either
- * backend, behind a TTL); then
+ * backend, behind a TTL) and the one-call read-modify-write of a
+ * variable-length value (sl_state_update_var); then
  * what is particular to RocksDB (slot write-back, namespace byte order with
  * negative namespaces, drops) and snapshots restored across backends.
  */
@@ -397,6 +398,106 @@ static void test_map_table_ttl(void **st)
 	sl_state_backend_close(be);
 }
 
+/* sl_state_update_var's callback: adds `add` to the 8-byte counter; 0
+ * removes it, and a negative `add` does not create it; fail makes it return an error
+ * after changing val, which must not stick. */
+typedef struct upd {
+	int64_t add;
+	int fail, seen, present;
+} upd;
+
+static int upd_cb(void *ctx, void *val, uint32_t vlen, int present)
+{
+	upd *u = ctx;
+	int64_t v;
+	assert_int_equal(vlen, 8);
+	memcpy(&v, val, 8);
+	if (!present)
+		assert_int_equal(v, 0);
+	u->seen++;
+	u->present = present;
+	if (!present && u->add < 0)
+		return 0; /* a retraction of nothing */
+	v += u->add;
+	memcpy(val, &v, 8);
+	return u->fail ? SL_EINVAL : v != 0;
+}
+
+static int64_t upd_get(sl_state_table *t, int64_t ns, const char *k, uint32_t kl)
+{
+	const void *v;
+	uint32_t vl;
+	int64_t x;
+	if (!sl_state_get_var(t, ns, k, kl, &v, &vl))
+		return -999;
+	assert_int_equal(vl, 8);
+	memcpy(&x, v, 8);
+	return x;
+}
+
+/* sl_state_update_var (one lookup on the hashmap backend, get + put on
+ * the others): creates, changes in place, removes, does not create, keeps
+ * a failed change out, refuses a value of another length; on a map table
+ * (new entries join their group in creation order, a removed one leaves
+ * it) and behind a TTL. */
+static void test_update_var(void **st)
+{
+	sl_state_backend *be = open_be();
+	sl_err err;
+	sl_err_clear(&err);
+	int64_t now = 1000;
+	sl_state_table *chain = NULL;
+	sl_state_table *plain = sl_state_table_open(be, "o", "v", 0, &err);
+	sl_state_table *map = map_open(be);
+	sl_state_table *ttl = sl_state_table_open_ttl(be, "o", "t", 0, 1000, &now, 0, &chain, &err);
+	assert_non_null(plain);
+	assert_non_null(ttl);
+	sl_state_table *tabs[3] = {plain, map, ttl};
+	for (int ti = 0; ti < 3; ti++) {
+		sl_state_table *t = tabs[ti];
+		char k[32];
+		uint32_t kl = map_key(k, 5, 1);
+		upd u = {0};
+		u.add = -1; /* a retraction of nothing: nothing stored */
+		assert_int_equal(sl_state_update_var(t, 3, k, kl, 8, upd_cb, &u), 0);
+		assert_int_equal(u.present, 0);
+		assert_int_equal(upd_get(t, 3, k, kl), -999);
+		u.add = 5;
+		assert_int_equal(sl_state_update_var(t, 3, k, kl, 8, upd_cb, &u), 0);
+		assert_int_equal(upd_get(t, 3, k, kl), 5);
+		u.add = 2;
+		assert_int_equal(sl_state_update_var(t, 3, k, kl, 8, upd_cb, &u), 0);
+		assert_int_equal(u.present, 1);
+		assert_int_equal(upd_get(t, 3, k, kl), 7);
+		u.fail = 1;
+		assert_int_equal(sl_state_update_var(t, 3, k, kl, 8, upd_cb, &u), SL_EINVAL);
+		assert_int_equal(upd_get(t, 3, k, kl), 7);
+		u.fail = 0;
+		assert_int_equal(sl_state_update_var(t, 3, k, kl, 16, upd_cb, &u), SL_ESTATE);
+		for (int i = 2; i < 5; i++) { /* more entries of group 5, in order */
+			u.add = 10 + i;
+			uint32_t kn = map_key(k, 5, i);
+			assert_int_equal(sl_state_update_var(t, 3, k, kn, 8, upd_cb, &u), 0);
+		}
+		kl = map_key(k, 5, 3);
+		u.add = -13; /* entry 3 goes */
+		assert_int_equal(sl_state_update_var(t, 3, k, kl, 8, upd_cb, &u), 0);
+		assert_int_equal(upd_get(t, 3, k, kl), -999);
+		if (t == map) {
+			map_seen m = map_scan(t, 5);
+			assert_int_equal(m.n, 3);
+			assert_int_equal(m.i[0], 1);
+			assert_int_equal(m.v[0], 7);
+			assert_int_equal(m.i[1], 2);
+			assert_int_equal(m.i[2], 4);
+			assert_int_equal(m.v[2], 14);
+		}
+		assert_int_equal(sl_state_count(t), 3);
+	}
+	sl_state_ttl_free_chain(chain);
+	sl_state_backend_close(be);
+}
+
 /* ---- RocksDB specifics and cross-backend restores ---------------------------- */
 
 static void test_slot_writeback(void **st)
@@ -785,6 +886,8 @@ int main(void)
 		SHARED(test_map_table, "rocksdb"),
 		SHARED(test_map_table_ttl, "hashmap"),
 		SHARED(test_map_table_ttl, "rocksdb"),
+		SHARED(test_update_var, "hashmap"),
+		SHARED(test_update_var, "rocksdb"),
 		cmocka_unit_test(test_slot_writeback),
 		cmocka_unit_test(test_cross_backend),
 		cmocka_unit_test(test_restore_large),

@@ -162,7 +162,8 @@ typedef enum sl_time_unit {
 	SL_TU_HOUR, SL_TU_DAY, SL_TU_WEEK, SL_TU_MONTH, SL_TU_QUARTER,
 	SL_TU_YEAR, SL_TU_DOW, SL_TU_DOY, SL_TU_EPOCH, SL_TU_DECADE, SL_TU_CENTURY,
 	SL_TU_MILLENNIUM,
-	SL_TU_ISODOW, SL_TU_ISOYEAR /* EXTRACT only: Monday = 1 .. Sunday = 7; ISO week's year */
+	SL_TU_ISODOW, SL_TU_ISOYEAR, /* EXTRACT only: Monday = 1 .. Sunday = 7; ISO week's year */
+	SL_TU_NANOSECOND             /* EXTRACT only (micros * 1000) */
 } sl_time_unit;
 
 /* Behaviours of the JSON functions' ON EMPTY / ON ERROR / wrapper clauses

@@ -6,8 +6,9 @@
  * proleptic Gregorian calendar (Howard Hinnant's days_from_civil /
  * civil_from_days algorithms, reimplemented), parsing and printing of the
  * text forms used by SQL literals, CAST and the JSON/CSV formats, and the
- * offsets of time zones for TIMESTAMP_LTZ.  Java-style date patterns are in
- * datefmt.c's neighbour section below (sl_datefmt_*).
+ * offsets of time zones for TIMESTAMP_LTZ.  Java-style date patterns
+ * (sl_datefmt_*: DateTimeFormatter's and SimpleDateFormat's letters) are
+ * the last section.
  *
  * Hot path: sl_ts_parse has a fast path for the exact shape
  * "YYYY-MM-DD HH:MM:SS[.fff...]" that JSON sources carry on every record
@@ -646,6 +647,23 @@ int sl_tz_offset(const char *tz, int64_t utc_us, int64_t *off_us)
 
 /* ---- Java-style date patterns ------------------------------------------ */
 
+/*
+ * Flink formats and parses with two Java classes whose pattern letters
+ * differ (Flink 1.20's DateTimeUtils): java.time's DateTimeFormatter for
+ * DATE_FORMAT of a TIMESTAMP and TO_TIMESTAMP (kind SL_DATEFMT_JAVA_TIME),
+ * java.text's SimpleDateFormat for DATE_FORMAT of a string, TO_DATE,
+ * UNIX_TIMESTAMP and FROM_UNIXTIME (SL_DATEFMT_SIMPLE).  Where they differ:
+ * 'u' is the year in the first and the day number of the week (Monday = 1)
+ * in the second; 'F' is Java 8-17's ALIGNED_DAY_OF_WEEK_IN_MONTH in the
+ * first, the day-of-week-in-month ordinal in the second; 'S' is a fraction
+ * of a second in the first, milliseconds as a number in the second; Q, q,
+ * e, c, n, N and A exist in the first only.  Locale-dependent letters
+ * (w, W, Y, e, names) follow the en/US locale: weeks start on Sunday and
+ * week 1 is the one holding January 1.  Java's SimpleDateFormat switches to
+ * the Julian calendar before 1582-10-15; here the calendar is proleptic
+ * Gregorian throughout.
+ */
+
 /* One compiled pattern element: a letter run ("yyyy" = 'y' x 4) or a
  * literal (kind 0, text in the struct's own copy of the pattern). */
 typedef struct dtok {
@@ -656,6 +674,7 @@ typedef struct dtok {
 
 struct sl_datefmt {
 	int n;
+	int simple; /* SimpleDateFormat letters (else DateTimeFormatter's) */
 	dtok tok[64];
 	char lit[256];
 };
@@ -668,20 +687,82 @@ static const char *const mon_long[] = {"January", "February", "March",     "Apri
 static const char *const dow_short[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
 static const char *const dow_long[] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
                                        "Thursday", "Friday", "Saturday"};
+static const char *const quarter_long[] = {"1st quarter", "2nd quarter", "3rd quarter",
+                                           "4th quarter"};
 
-static int pat_letter(char c)
+/*
+ * The letters of each kind with the most letters Java takes in one run
+ * (DateTimeFormatterBuilder's "Too many pattern letters"; 0 = any count);
+ * `parse` = the letter can be read back (the rest only format).
+ */
+typedef struct letter_rule {
+	char c;
+	uint8_t java_max; /* 255: not a DateTimeFormatter letter */
+	uint8_t simple;   /* a SimpleDateFormat letter */
+	uint8_t parse;
+} letter_rule;
+
+static const letter_rule LETTERS[] = {
+	{'G', 5, 1, 1}, {'y', 0, 1, 1}, {'u', 0, 1, 1},   {'Y', 0, 1, 0},   {'Q', 5, 0, 0},
+	{'q', 2, 0, 0}, {'M', 5, 1, 1}, {'L', 5, 1, 1},   {'w', 2, 1, 0},   {'W', 1, 1, 0},
+	{'d', 2, 1, 1}, {'D', 3, 1, 1}, {'F', 1, 1, 1},   {'E', 5, 1, 1},   {'e', 5, 0, 0},
+	{'c', 4, 0, 0}, {'a', 1, 1, 1}, {'H', 2, 1, 1},   {'k', 2, 1, 1},   {'K', 2, 1, 1},
+	{'h', 2, 1, 1}, {'m', 2, 1, 1}, {'s', 2, 1, 1},   {'S', 9, 1, 1},   {'n', 0, 0, 0},
+	{'N', 0, 0, 0}, {'A', 0, 0, 0}, {'X', 5, 1, 1},   {'x', 5, 0, 1},   {'Z', 5, 1, 1},
+};
+
+static const letter_rule *letter_of(char c)
 {
-	return strchr("yMdHhamsSEDXZxuLkKGF", c) != NULL && c != 0;
+	for (size_t i = 0; i < sizeof(LETTERS) / sizeof(LETTERS[0]); i++)
+		if (LETTERS[i].c == c)
+			return &LETTERS[i];
+	return NULL;
+}
+
+/* Checks a letter run against the kind and the directions it will be used
+ * in; 0, or -1 with a message. */
+static int check_run(const letter_rule *r, char c, int count, int flags, const char *pat,
+                     char *errbuf, size_t errcap)
+{
+	int simple = flags & SL_DATEFMT_SIMPLE;
+	if (!r || (simple ? !r->simple : r->java_max == 255)) {
+		snprintf(errbuf, errcap, "unknown pattern letter '%c' in '%s'", c, pat);
+		return -1;
+	}
+	if (!simple && r->java_max && count > r->java_max) {
+		snprintf(errbuf, errcap, "too many pattern letters '%c' in '%s' (Java's "
+		         "DateTimeFormatter takes at most %d)", c, pat, r->java_max);
+		return -1;
+	}
+	if (!simple && c == 'c' && count == 2) {
+		snprintf(errbuf, errcap, "invalid pattern \"cc\" in '%s'", pat);
+		return -1;
+	}
+	if ((flags & SL_DATEFMT_PARSE) && !r->parse) {
+		snprintf(errbuf, errcap, "pattern letter '%c' is not supported in parsing ('%s')", c,
+		         pat);
+		return -1;
+	}
+	if (!simple && (flags & SL_DATEFMT_FORMAT) && (c == 'X' || c == 'x' || c == 'Z')) {
+		/* Flink formats a LocalDateTime: Java fails with "Unsupported field:
+		 * OffsetSeconds" on every row */
+		snprintf(errbuf, errcap, "pattern letter '%c' in '%s': a TIMESTAMP has no zone "
+		         "offset to format (Flink fails with \"Unsupported field: OffsetSeconds\")",
+		         c, pat);
+		return -1;
+	}
+	return 0;
 }
 
 /*
- * sl_datefmt_compile: compiles a pattern; letters y M d H h a m s S E D X Z x,
- * u (day of week, Monday = 1), L (as M), k (hour 1-24), K (hour 0-11),
- * G (era: AD/BC), F (day of week in month),
- * 'quoted text' and '' for a quote; other non-letters are literals.  Returns
- * a pattern to free with sl_datefmt_free, or NULL with a message in errbuf.
+ * sl_datefmt_compile_as: compiles a pattern of the given kind (flags: one
+ * of SL_DATEFMT_JAVA_TIME / SL_DATEFMT_SIMPLE, with SL_DATEFMT_PARSE and /
+ * or SL_DATEFMT_FORMAT to refuse letters that cannot be used that way);
+ * letters as the comment above says, 'quoted text' and '' for a quote;
+ * other non-letters are literals.  Returns a pattern to free with
+ * sl_datefmt_free, or NULL with a message in errbuf.
  */
-sl_datefmt *sl_datefmt_compile(const char *pat, char *errbuf, size_t errcap)
+sl_datefmt *sl_datefmt_compile_as(const char *pat, int flags, char *errbuf, size_t errcap)
 {
 	sl_datefmt *f = calloc(1, sizeof(*f));
 	size_t nlit = 0;
@@ -689,20 +770,20 @@ sl_datefmt *sl_datefmt_compile(const char *pat, char *errbuf, size_t errcap)
 		snprintf(errbuf, errcap, "out of memory");
 		return NULL;
 	}
+	f->simple = (flags & SL_DATEFMT_SIMPLE) != 0;
 	for (const char *p = pat; *p;) {
 		if (f->n >= 64)
 			goto toolong;
 		dtok *t = &f->tok[f->n];
-		if (pat_letter(*p)) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')) {
 			const char *q = p;
 			while (*q == *p && q - p < 255)
 				q++;
+			if (check_run(letter_of(*p), *p, (int)(q - p), flags, pat, errbuf, errcap))
+				goto fail;
 			t->kind = *p;
 			t->count = (uint8_t)(q - p);
 			p = q;
-		} else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')) {
-			snprintf(errbuf, errcap, "unknown pattern letter '%c' in '%s'", *p, pat);
-			goto fail;
 		} else {
 			t->kind = 0;
 			t->litoff = (uint16_t)nlit;
@@ -741,6 +822,12 @@ fail:
 	return NULL;
 }
 
+/* sl_datefmt_compile: sl_datefmt_compile_as(pat, SL_DATEFMT_JAVA_TIME). */
+sl_datefmt *sl_datefmt_compile(const char *pat, char *errbuf, size_t errcap)
+{
+	return sl_datefmt_compile_as(pat, SL_DATEFMT_JAVA_TIME, errbuf, errcap);
+}
+
 /* sl_datefmt_free: frees a compiled pattern; safe on NULL. */
 void sl_datefmt_free(sl_datefmt *f)
 {
@@ -759,8 +846,8 @@ static void ob_put(outbuf *o, const char *s, size_t n)
 			o->p[o->n] = s[i];
 }
 
-/* Appends v in decimal, zero-padded to width (at most 20) as printf's
- * "%0*lld" does (a sign counts toward the width).  Why not snprintf:
+/* Appends v in decimal, its digits zero-padded to width (at most 20), a
+ * minus sign before them, as Java's formatters do.  Why not snprintf:
  * DATE_FORMAT called it once per field, 29% of Nexmark q16's instructions
  * (callgrind, 200 000 events). */
 static void ob_num(outbuf *o, int64_t v, int width)
@@ -776,32 +863,124 @@ static void ob_num(outbuf *o, int64_t v, int width)
 		width = 20;
 	if (v < 0)
 		t[n++] = '-';
-	for (int z = (v < 0) + nd; z < width; z++)
+	for (int z = nd; z < width; z++)
 		t[n++] = '0';
 	while (nd)
 		t[n++] = d[--nd];
 	ob_put(o, t, (size_t)n);
 }
 
+static void ob_str(outbuf *o, const char *s)
+{
+	ob_put(o, s, strlen(s));
+}
+
+/* A name in full (count 4), narrow (its first letter; count 5 of a
+ * DateTimeFormatter pattern) or short. */
+static void ob_name(outbuf *o, int c, int simple, const char *lng, const char *shrt)
+{
+	if (c == 5 && !simple)
+		ob_put(o, lng, 1);
+	else
+		ob_str(o, c >= 4 ? lng : shrt);
+}
+
 /* Calendar fields of an instant, for formatting. */
 typedef struct dfields {
-	int64_t y, days;
+	int64_t y, days, off; /* off: the zone offset in micros (SimpleDateFormat's X, Z) */
 	unsigned mo, d;
 	int h, mi, s, us;
 } dfields;
 
+/* Day of the week, Sunday = 0. */
+static int dow_sun0(int64_t days)
+{
+	return (int)sl_floormod(days + 4, 7);
+}
+
+/* en/US week fields: weeks start on Sunday, week 1 holds January 1.  Sets
+ * the week-based year and the week of it. */
+static void us_week(const dfields *v, int64_t *wyear, int64_t *week)
+{
+	int64_t ws = v->days - dow_sun0(v->days); /* this week's Sunday */
+	int64_t next = sl_days_from_civil(v->y + 1, 1, 1);
+	if (ws + 6 >= next) {
+		*wyear = v->y + 1;
+		*week = 1;
+		return;
+	}
+	int64_t jan1 = sl_days_from_civil(v->y, 1, 1);
+	*wyear = v->y;
+	*week = (ws - (jan1 - dow_sun0(jan1))) / 7 + 1;
+}
+
+static void ob_year(outbuf *o, int64_t y, int c)
+{
+	ob_num(o, c == 2 ? (y < 0 ? -y : y) % 100 : y, c); /* Java's reduced value */
+}
+
+static void ob_offset(outbuf *o, const dtok *t, int64_t off)
+{
+	int64_t m = (off < 0 ? -off : off) / (60 * SL_US_PER_SEC);
+	char sign[2] = {off < 0 ? '-' : '+', 0};
+	if (t->kind == 'X' && off == 0) {
+		ob_put(o, "Z", 1);
+		return;
+	}
+	ob_str(o, sign);
+	ob_num(o, m / 60, 2);
+	if (t->kind == 'X' && t->count == 1)
+		return;
+	if (t->kind == 'X' && t->count >= 3)
+		ob_put(o, ":", 1);
+	ob_num(o, m % 60, 2);
+}
+
 static void fmt_tok(outbuf *o, const sl_datefmt *f, const dtok *t, const dfields *v)
 {
-	int c = t->count;
+	int c = t->count, sim = f->simple;
+	int64_t wy, wk;
 	switch (t->kind) {
 	case 0: ob_put(o, f->lit + t->litoff, t->litlen); break;
-	case 'y': ob_num(o, c == 2 ? sl_floormod(v->y, 100) : v->y, c); break;
+	case 'G':
+		if (c == 4 && !sim)
+			ob_str(o, v->y > 0 ? "Anno Domini" : "Before Christ");
+		else if (c == 5 && !sim)
+			ob_str(o, v->y > 0 ? "A" : "B");
+		else
+			ob_str(o, v->y > 0 ? "AD" : "BC");
+		break;
+	case 'y': ob_year(o, v->y > 0 ? v->y : 1 - v->y, c); break; /* year of era */
+	case 'u':
+		if (sim)
+			ob_num(o, sl_floormod(v->days + 3, 7) + 1, c); /* Monday = 1 */
+		else
+			ob_year(o, v->y, c); /* proleptic year */
+		break;
+	case 'Y': us_week(v, &wy, &wk); ob_year(o, wy, c); break;
+	case 'w': us_week(v, &wy, &wk); ob_num(o, wk, c); break;
+	case 'W': {
+		int64_t first = v->days - (v->d - 1);
+		ob_num(o, (v->d - 1 + dow_sun0(first)) / 7 + 1, c);
+		break;
+	}
+	case 'Q':
+	case 'q': {
+		int q = (int)(v->mo - 1) / 3 + 1;
+		if (c == 3) {
+			ob_put(o, "Q", 1);
+			ob_num(o, q, 1);
+		} else if (c == 4) {
+			ob_str(o, quarter_long[q - 1]);
+		} else {
+			ob_num(o, q, c == 5 ? 1 : c);
+		}
+		break;
+	}
 	case 'M':
 	case 'L':
-		if (c >= 4)
-			ob_put(o, mon_long[v->mo - 1], strlen(mon_long[v->mo - 1]));
-		else if (c == 3)
-			ob_put(o, mon_short[v->mo - 1], 3);
+		if (c >= 3)
+			ob_name(o, c, sim, mon_long[v->mo - 1], mon_short[v->mo - 1]);
 		else
 			ob_num(o, v->mo, c);
 		break;
@@ -810,30 +989,44 @@ static void fmt_tok(outbuf *o, const sl_datefmt *f, const dtok *t, const dfields
 	case 'h': ob_num(o, v->h % 12 == 0 ? 12 : v->h % 12, c); break;
 	case 'k': ob_num(o, v->h == 0 ? 24 : v->h, c); break;
 	case 'K': ob_num(o, v->h % 12, c); break;
-	case 'u': ob_num(o, sl_floormod(v->days + 3, 7) + 1, c); break;
-	case 'F': ob_num(o, (v->d - 1) / 7 + 1, c); break;
-	case 'G': ob_put(o, v->y > 0 ? "AD" : "BC", 2); break;
+	case 'F': /* Java 8-17's DateTimeFormatter: ALIGNED_DAY_OF_WEEK_IN_MONTH */
+		ob_num(o, sim ? (v->d - 1) / 7 + 1 : (v->d - 1) % 7 + 1, c);
+		break;
 	case 'a': ob_put(o, v->h < 12 ? "AM" : "PM", 2); break;
 	case 'm': ob_num(o, v->mi, c); break;
 	case 's': ob_num(o, v->s, c); break;
-	case 'S': {
-		char fr[9];
-		for (int i = 5, u = v->us; i >= 0; i--, u /= 10)
-			fr[i] = (char)('0' + u % 10);
-		memset(fr + 6, '0', 3);
-		ob_put(o, fr, (size_t)(c > 9 ? 9 : c));
+	case 'S':
+		if (sim) {
+			ob_num(o, v->us / 1000, c); /* milliseconds */
+		} else {
+			char fr[9];
+			for (int i = 5, u = v->us; i >= 0; i--, u /= 10)
+				fr[i] = (char)('0' + u % 10);
+			memset(fr + 6, '0', 3);
+			ob_put(o, fr, (size_t)(c > 9 ? 9 : c));
+		}
+		break;
+	case 'n': ob_num(o, (int64_t)v->us * 1000, c); break;
+	case 'A':
+	case 'N': {
+		int64_t us = ((int64_t)(v->h * 60 + v->mi) * 60 + v->s) * SL_US_PER_SEC + v->us;
+		ob_num(o, t->kind == 'A' ? us / 1000 : us * 1000, c);
 		break;
 	}
-	case 'E': {
-		int w = (int)sl_floormod(v->days + 4, 7);
-		const char *nm = c >= 4 ? dow_long[w] : dow_short[w];
-		ob_put(o, nm, strlen(nm));
+	case 'E':
+	case 'e':
+	case 'c': {
+		int w = dow_sun0(v->days);
+		if (t->kind != 'E' && c <= 2)
+			ob_num(o, w + 1, c); /* en/US: Sunday = 1 */
+		else
+			ob_name(o, c, sim, dow_long[w], dow_short[w]);
 		break;
 	}
 	case 'D': ob_num(o, v->days - sl_days_from_civil(v->y, 1, 1) + 1, c); break;
-	case 'X': ob_put(o, "Z", 1); break;
+	case 'X':
+	case 'Z': ob_offset(o, t, v->off); break;
 	case 'x': ob_put(o, c >= 3 ? "+00:00" : "+00", c >= 3 ? 6 : 3); break;
-	case 'Z': ob_put(o, c >= 4 ? "GMT" : "+0000", c >= 4 ? 3 : 5); break;
 	}
 }
 
@@ -841,16 +1034,18 @@ static void fmt_tok(outbuf *o, const sl_datefmt *f, const dtok *t, const dfields
 int sl_datefmt_has_fraction(const sl_datefmt *f)
 {
 	for (int i = 0; i < f->n; i++)
-		if (f->tok[i].kind == 'S')
+		if (strchr("SnNA", f->tok[i].kind) && f->tok[i].kind)
 			return 1;
 	return 0;
 }
 
-/* sl_datefmt_format: writes us (read as UTC wall clock) per the pattern into
- * buf (NUL-terminated, truncated to cap); returns the untruncated length. */
-int sl_datefmt_format(const sl_datefmt *f, int64_t us, char *buf, size_t cap)
+/* sl_datefmt_format_at: writes the wall clock us, whose zone is off_us
+ * east of UTC, per the pattern into buf (NUL-terminated, truncated to
+ * cap); returns the untruncated length. */
+int sl_datefmt_format_at(const sl_datefmt *f, int64_t us, int64_t off_us, char *buf, size_t cap)
 {
 	dfields v;
+	v.off = off_us;
 	v.days = sl_floordiv(us, SL_US_PER_DAY);
 	int64_t tod = us - v.days * SL_US_PER_DAY;
 	sl_civil_from_days(v.days, &v.y, &v.mo, &v.d);
@@ -864,6 +1059,12 @@ int sl_datefmt_format(const sl_datefmt *f, int64_t us, char *buf, size_t cap)
 	if (cap)
 		buf[o.n < cap ? o.n : cap - 1] = 0;
 	return (int)o.n;
+}
+
+/* sl_datefmt_format: sl_datefmt_format_at in UTC. */
+int sl_datefmt_format(const sl_datefmt *f, int64_t us, char *buf, size_t cap)
+{
+	return sl_datefmt_format_at(f, us, 0, buf, cap);
 }
 
 /* Matches one of `n` names case-insensitively at *p; index or -1. */
@@ -886,6 +1087,18 @@ typedef struct pfields {
 	int k0; /* the hour came from 'K' (0-11) */
 } pfields;
 
+static int parse_year(int c, const char **p, const char *e, int max, int64_t *y)
+{
+	int64_t x;
+	if (c == 2) {
+		if (read_num(p, e, 2, &x) != 2)
+			return -1;
+		*y = 2000 + x;
+		return 0;
+	}
+	return read_num(p, e, max, y) >= 1 ? 0 : -1;
+}
+
 static int parse_tok(const sl_datefmt *f, int i, const char **p, const char *e, pfields *v)
 {
 	const dtok *t = &f->tok[i];
@@ -899,14 +1112,7 @@ static int parse_tok(const sl_datefmt *f, int i, const char **p, const char *e, 
 			return -1;
 		*p += t->litlen;
 		return 0;
-	case 'y':
-		if (c == 2) {
-			if (read_num(p, e, 2, &x) != 2)
-				return -1;
-			v->y = 2000 + x;
-			return 0;
-		}
-		return read_num(p, e, max, &v->y) >= 1 ? 0 : -1;
+	case 'y': return parse_year(c, p, e, max, &v->y);
 	case 'M':
 	case 'L':
 		if (c >= 3) {
@@ -928,7 +1134,10 @@ static int parse_tok(const sl_datefmt *f, int i, const char **p, const char *e, 
 			return -1;
 		v->h %= 24;
 		return 0;
-	case 'u':
+	case 'u': /* SimpleDateFormat's day of week is read, not used, as 'F' */
+		if (!f->simple)
+			return parse_year(c, p, e, max, &v->y);
+		return read_num(p, e, max > 2 ? 2 : max, &x) >= 1 ? 0 : -1;
 	case 'F': /* read, not used: the date fields decide */
 		return read_num(p, e, max > 2 ? 2 : max, &x) >= 1 ? 0 : -1;
 	case 'G':
@@ -940,6 +1149,10 @@ static int parse_tok(const sl_datefmt *f, int i, const char **p, const char *e, 
 		int n = read_num(p, e, max, &x);
 		if (n < 1)
 			return -1;
+		if (f->simple) { /* milliseconds, as a number */
+			v->us = x * 1000;
+			return x > 999 ? -1 : 0;
+		}
 		for (; n < 6; n++)
 			x *= 10;
 		for (; n > 6; n--)
@@ -954,9 +1167,13 @@ static int parse_tok(const sl_datefmt *f, int i, const char **p, const char *e, 
 		if (match_name(p, e, dow_long, 7) < 0 && match_name(p, e, dow_short, 7) < 0)
 			return -1;
 		return 0;
-	default: /* X, x, Z: "Z", "+hh", "+hhmm", "+hh:mm" */
+	case 'X':
+	case 'x':
+	case 'Z': /* "Z", "+hh", "+hhmm", "+hh:mm" */
 		if (*p < e && (**p == 'Z' || **p == '+' || **p == '-'))
 			return parse_offset(p, e, &v->off);
+		return -1;
+	default: /* letters that only format (refused by SL_DATEFMT_PARSE) */
 		return -1;
 	}
 }
@@ -969,7 +1186,9 @@ int sl_datefmt_parse(const sl_datefmt *f, const char *s, size_t len, int64_t *ou
 }
 
 /* sl_datefmt_parse_ex: sl_datefmt_parse, text after the pattern ignored
- * when `prefix`; *has_offset (if non-NULL) = 1 when an offset was read. */
+ * when `prefix`; *has_offset (if non-NULL) = 1 when an offset was read and
+ * applied (SimpleDateFormat; a DateTimeFormatter pattern's offset is read
+ * and ignored, as Flink's TO_TIMESTAMP takes the local fields). */
 int sl_datefmt_parse_ex(const sl_datefmt *f, const char *s, size_t len, int prefix,
                         int64_t *out_us, int *has_offset)
 {
@@ -983,6 +1202,10 @@ int sl_datefmt_parse_ex(const sl_datefmt *f, const char *s, size_t len, int pref
 	}
 	if (p != e && !prefix)
 		return -1;
+	if (!f->simple) {
+		off = 0;
+		v.off = 0;
+	}
 	if (has_offset)
 		*has_offset = off;
 	if (v.pm >= 0) {

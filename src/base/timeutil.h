@@ -126,14 +126,28 @@ int sl_ts_format(int64_t us, int precision, int iso, int ltz, char *buf);
 int sl_date_format(int64_t days, char *buf);
 int sl_time_format(int64_t us, int precision, char *buf);
 
-/* Java DateTimeFormatter/SimpleDateFormat-style patterns ("yyyy-MM-dd
- * HH:mm:ss.SSS"): compiled once, applied per value. */
+/* Java date patterns ("yyyy-MM-dd HH:mm:ss.SSS"): compiled once, applied per
+ * value.  Flink uses two Java classes whose letters differ (timeutil.c's
+ * pattern section says how): */
+enum {
+	SL_DATEFMT_JAVA_TIME = 0, /* java.time's DateTimeFormatter: DATE_FORMAT of a
+	                           * TIMESTAMP, TO_TIMESTAMP, partition times */
+	SL_DATEFMT_SIMPLE = 1,    /* java.text's SimpleDateFormat: DATE_FORMAT of a
+	                           * string, TO_DATE, UNIX_TIMESTAMP, FROM_UNIXTIME */
+	SL_DATEFMT_PARSE = 2,     /* refuse letters that cannot be read back */
+	SL_DATEFMT_FORMAT = 4,    /* refuse letters Java cannot write here */
+};
 typedef struct sl_datefmt sl_datefmt;
-sl_datefmt *sl_datefmt_compile(const char *pattern, char *errbuf, size_t errcap);
+sl_datefmt *sl_datefmt_compile_as(const char *pattern, int flags, char *errbuf, size_t errcap);
+sl_datefmt *sl_datefmt_compile(const char *pattern, char *errbuf, size_t errcap); /* JAVA_TIME */
 void sl_datefmt_free(sl_datefmt *f);
 int sl_datefmt_format(const sl_datefmt *f, int64_t us, char *buf, size_t cap); /* length */
-/* 1 when f writes a fraction of a second ('S'); otherwise its output is
- * the same for every instant of one second (callers may reuse it). */
+/* The same for a wall clock whose zone is off_us east of UTC (what the
+ * offset letters of a SimpleDateFormat pattern write). */
+int sl_datefmt_format_at(const sl_datefmt *f, int64_t us, int64_t off_us, char *buf,
+                         size_t cap);
+/* 1 when f writes a fraction of a second ('S', 'n', 'N', 'A'); otherwise its
+ * output is the same for every instant of one second (callers may reuse it). */
 int sl_datefmt_has_fraction(const sl_datefmt *f);
 int sl_datefmt_parse(const sl_datefmt *f, const char *s, size_t len, int64_t *out_us); /* 0/-1 */
 /* The same; with prefix = 1 text after the pattern is ignored (Java's

@@ -568,6 +568,9 @@ static const sl_agg_vtab aggs[] = {
 	{"VAR_POP", 1, var_type, sizeof(acc_var), var_add, var_pop_result, var_merge, 0, NULL, NULL},
 	{"VAR_SAMP", 1, var_type, sizeof(acc_var), var_add, var_samp_result, var_merge, 0, NULL, NULL},
 	{"VARIANCE", 1, var_type, sizeof(acc_var), var_add, var_samp_result, var_merge, 0, NULL, NULL},
+	/* STDDEV = STDDEV_SAMP (Calcite's alias, which Flink 1.20 accepts) */
+	{"STDDEV", 1, var_type, sizeof(acc_var), var_add, stddev_samp_result, var_merge, 0, NULL,
+	 NULL},
 	{"LISTAGG", 0, listagg_type, sizeof(acc_num), listagg_add, val_result, first_merge, 1, NULL, NULL},
 	{"ARRAY_AGG", 0, arrayagg_type, sizeof(acc_num), arrayagg_add, val_result, first_merge, 1, NULL,
 	 NULL},

@@ -154,6 +154,9 @@ typedef enum sl_fn {
 	SL_FN_MAP_ENTRIES,     /* args: map -> ARRAY<ROW<key, value>> */
 	SL_FN_MAP_FROM_ARRAYS, /* args: array of keys, array of values (of one length) -> MAP */
 	SL_FN_MAP_UNION,       /* args: map, ... -> one map, later maps' values winning */
+	SL_FN_JSON_AGG,        /* args: '\n'-joined JSON_ARRAY / JSON_OBJECT items (LISTAGG),
+	                        * INT 0 array / 1 object -> JSON_ARRAYAGG's / JSON_OBJECTAGG's
+	                        * result (parse_fn.c's rewrite; named "$JSON_AGG") */
 	SL_FN__COUNT
 } sl_fn;
 
@@ -162,7 +165,8 @@ typedef enum sl_time_unit {
 	SL_TU_HOUR, SL_TU_DAY, SL_TU_WEEK, SL_TU_MONTH, SL_TU_QUARTER,
 	SL_TU_YEAR, SL_TU_DOW, SL_TU_DOY, SL_TU_EPOCH, SL_TU_DECADE, SL_TU_CENTURY,
 	SL_TU_MILLENNIUM,
-	SL_TU_ISODOW, SL_TU_ISOYEAR /* EXTRACT only: Monday = 1 .. Sunday = 7; ISO week's year */
+	SL_TU_ISODOW, SL_TU_ISOYEAR, /* EXTRACT only: Monday = 1 .. Sunday = 7; ISO week's year */
+	SL_TU_NANOSECOND             /* EXTRACT only (micros * 1000) */
 } sl_time_unit;
 
 /* Behaviours of the JSON functions' ON EMPTY / ON ERROR / wrapper clauses

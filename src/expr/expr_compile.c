@@ -224,7 +224,7 @@ static int may_fail(const sl_expr *e)
 	case SL_FN_REGEXP_REPLACE: case SL_FN_SIMILAR: case SL_FN_DATE_FORMAT:
 	case SL_FN_FROM_BASE64: case SL_FN_REPEAT: case SL_FN_TRUNCATE: case SL_FN_SIGN:
 	case SL_FN_JSON_VALUE: case SL_FN_JSON_QUERY: case SL_FN_JSON_EXISTS:
-	case SL_FN_JSON_OBJECT:
+	case SL_FN_JSON_OBJECT: case SL_FN_JSON_AGG:
 	case SL_FN_UDF: case SL_FN_MAP_FROM_ARRAYS:
 		return 1;
 	case SL_FN_ADD: case SL_FN_SUB: case SL_FN_MUL: case SL_FN_NEG: case SL_FN_ABS:

@@ -694,6 +694,7 @@ static const fn_info FN[SL_FN__COUNT] = {
 	[SL_FN_JSON_OBJECT] = {"JSON_OBJECT", 1, -1, {A_INT, A_ANY, A_ANY}},
 	[SL_FN_JSON_ARRAY] = {"JSON_ARRAY", 1, -1, {A_INT, A_ANY, A_ANY}},
 	[SL_FN_JSON_STRING] = {"JSON_STRING", 1, 1, {A_ANY}},
+	[SL_FN_JSON_AGG] = {"$JSON_AGG", 2, 2, {A_STR, A_INT}},
 	[SL_FN_ARRAY] = {"ARRAY", 1, -1, {0}}, [SL_FN_MAP] = {"MAP", 2, -1, {0}},
 	[SL_FN_ITEM] = {"ITEM", 2, 2, {0}}, [SL_FN_CARDINALITY] = {"CARDINALITY", 1, 1, {0}},
 	[SL_FN_ELEMENT] = {"ELEMENT", 1, 1, {0}},
@@ -896,6 +897,9 @@ static int type_morefn(sl_fn fn, sl_expr **args, int nargs, sl_type *rt, sl_err 
 		return 0;
 	case SL_FN_PARSE_URL:
 		*rt = str_type(0);
+		return 0;
+	case SL_FN_JSON_AGG:
+		*rt = str_type(1); /* no items: [] or {} */
 		return 0;
 	case SL_FN_ASCII: case SL_FN_INSTR: case SL_FN_LOCATE:
 		*rt = with_nn(sl_type_make(SL_T_INT), nn);

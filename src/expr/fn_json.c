@@ -22,6 +22,10 @@
  * a column is parsed again only when it changes.  The step's state owns
  * the evaluation buffers and a text buffer, grown and reused, so rows do
  * not allocate except for the result text in the step's arena.
+ *
+ * JSON_ARRAYAGG and JSON_OBJECTAGG are LISTAGG of one-element JSON_ARRAY /
+ * JSON_OBJECT items under $JSON_AGG (k_json_agg below; the parser's
+ * rewrite, parse_fn.c).
  */
 #include "expr_int.h"
 #include "json_path.h"
@@ -45,6 +49,8 @@ typedef struct jstate {
 	char *tmp;            /* unescaped strings */
 	int64_t tcap;
 	int *order;           /* JSON_OBJECT: entries sorted by key */
+	sl_str *items;        /* $JSON_AGG: the items' bodies (sorted by key for an object) */
+	int ncap;
 } jstate;
 
 static void jstate_free(void *ptr)
@@ -58,6 +64,7 @@ static void jstate_free(void *ptr)
 	free(js->buf);
 	free(js->tmp);
 	free(js->order);
+	free(js->items);
 	free(js);
 }
 
@@ -528,6 +535,85 @@ static int k_json_array(sl_xctx *x, const sl_step *st)
 	return 0;
 }
 
+/* ---- JSON_ARRAYAGG, JSON_OBJECTAGG ------------------------------------- */
+
+/* The key text of an object item `"key":value` (its JSON-escaped form, up
+ * to the closing quote). */
+static sl_str item_key(sl_str it)
+{
+	int64_t e = 1;
+	while (e < it.len && it.ptr[e] != '"')
+		e += it.ptr[e] == '\\' ? 2 : 1;
+	return (sl_str){it.ptr + 1, e - 1};
+}
+
+/*
+ * $JSON_AGG(items, kind): the result of JSON_ARRAYAGG (kind 0) or
+ * JSON_OBJECTAGG (1), which the parser rewrites into
+ * $JSON_AGG(LISTAGG(JSON_ARRAY(on-null, v) | JSON_OBJECT(on-null, k, v),
+ * '\n'), kind) (parse_fn.c): each item is a one-element array or object,
+ * "[]" / "{}" when ABSENT ON NULL dropped a NULL; JSON text never holds a
+ * raw newline.  The array joins the elements in arrival order; the object
+ * sorts its members by key (Flink's sorted object node) and fails on a
+ * repeated key, as Flink's JsonObjectAggFunction does.  No items (LISTAGG's
+ * NULL) give [] or {}.
+ */
+static int k_json_agg(sl_xctx *x, const sl_step *st)
+{
+	jstate *js = st->aux;
+	const sl_col *a = SL_X_ARG(x, st, 0);
+	sl_col *o = SL_X_OUT(x, st);
+	int obj = (int)lit_int(x->p, st, 1) == 1;
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		int n = 0;
+		sl_str s = a->null[i] ? (sl_str){"", 0} : a->v.str[i];
+		for (int64_t b = 0, e; b < s.len; b = e + 1) { /* the non-empty items' bodies */
+			for (e = b; e < s.len && s.ptr[e] != '\n'; e++)
+				;
+			if (e - b <= 2)
+				continue;
+			if (n + 1 > js->ncap) {
+				int nc = js->ncap ? js->ncap * 2 : 16;
+				sl_str *ni = realloc(js->items, sizeof(sl_str) * (size_t)nc);
+				if (!ni)
+					return oom(x, st);
+				js->items = ni;
+				js->ncap = nc;
+			}
+			sl_str it = {s.ptr + b + 1, e - b - 2};
+			int pos = n;
+			if (obj) { /* insertion sort by key: the items of a group are few */
+				sl_str k = item_key(it);
+				for (pos = 0; pos < n; pos++) {
+					int c = cmp_key(k, item_key(js->items[pos]));
+					if (c == 0) {
+						char m[200];
+						snprintf(m, sizeof(m), "key '%.*s' is already present; duplicate "
+						         "keys are not allowed in JSON_OBJECTAGG (as Flink)",
+						         (int)(k.len > 100 ? 100 : k.len), k.ptr);
+						return sl_err_set(x->err, SL_ERUNTIME, "JSON_OBJECTAGG: %s", m);
+					}
+					if (c < 0)
+						break;
+				}
+				memmove(js->items + pos + 1, js->items + pos, sizeof(sl_str) * (size_t)(n - pos));
+			}
+			js->items[pos] = it;
+			n++;
+		}
+		js->len = 0;
+		int bad = put_buf(js, obj ? "{" : "[", 1);
+		for (int m = 0; m < n && !bad; m++)
+			bad = (m && put_buf(js, ",", 1)) || put_buf(js, js->items[m].ptr, js->items[m].len);
+		if (bad || put_buf(js, obj ? "}" : "]", 1))
+			return oom(x, st);
+		int rc = out_buf(x, st, js, o, i);
+		if (rc)
+			return rc;
+	});
+	return 0;
+}
+
 static int k_json_string(sl_xctx *x, const sl_step *st)
 {
 	jstate *js = st->aux;
@@ -561,6 +647,7 @@ int sl__bind_json(sl_prog *p, sl_step *st, sl_err *err)
 	case SL_FN_JSON_OBJECT: k = k_json_object; break;
 	case SL_FN_JSON_ARRAY: k = k_json_array; break;
 	case SL_FN_JSON_STRING: k = k_json_string; break;
+	case SL_FN_JSON_AGG: k = k_json_agg; break;
 	default: return SL_ENOTSUP;
 	}
 	jstate *js = calloc(1, sizeof(*js));

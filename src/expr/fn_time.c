@@ -138,14 +138,15 @@ static int64_t extract_interval(int id, int u, int64_t v)
 {
 	if (id == SL_T_INTERVAL_YM)
 		return u == SL_TU_YEAR ? v / 12 : u == SL_TU_MONTH ? v % 12
-		     : u == SL_TU_QUARTER ? (v % 12) / 3 + 1 : 0;
+		     : u == SL_TU_QUARTER ? ((v % 12) - 1) / 3 + 1 : 0; /* Flink's ExtractCallGen */
 	switch (u) {
 	case SL_TU_DAY: return v / SL_US_PER_DAY;
 	case SL_TU_HOUR: return v / US_OF[SL_TU_HOUR] % 24;
 	case SL_TU_MINUTE: return v / US_OF[SL_TU_MINUTE] % 60;
 	case SL_TU_SECOND: return v / SL_US_PER_SEC % 60;
-	case SL_TU_MILLISECOND: return v / 1000 % 60000;
-	case SL_TU_MICROSECOND: return v % 60000000;
+	case SL_TU_MILLISECOND: return v / 1000 % 1000; /* within the second, as Flink */
+	case SL_TU_MICROSECOND: return v % 1000000;
+	case SL_TU_NANOSECOND: return v % 1000000 * 1000;
 	case SL_TU_EPOCH: return v / SL_US_PER_SEC;
 	default: return 0;
 	}
@@ -158,8 +159,11 @@ static int64_t extract_wall(int u, int64_t w)
 	unsigned m, d;
 	sl_civil_from_days(days, &y, &m, &d);
 	switch (u) {
-	case SL_TU_MICROSECOND: return tod % 60000000;
-	case SL_TU_MILLISECOND: return tod / 1000 % 60000;
+	/* within the second, as Flink 1.20 (DateTimeUtils.convertExtract: the
+	 * factor of MILLISECOND, MICROSECOND and NANOSECOND is one second) */
+	case SL_TU_NANOSECOND: return tod % 1000000 * 1000;
+	case SL_TU_MICROSECOND: return tod % 1000000;
+	case SL_TU_MILLISECOND: return tod / 1000 % 1000;
 	case SL_TU_SECOND: return tod / SL_US_PER_SEC % 60;
 	case SL_TU_MINUTE: return tod / US_OF[SL_TU_MINUTE] % 60;
 	case SL_TU_HOUR: return tod / US_OF[SL_TU_HOUR];
@@ -213,6 +217,8 @@ static int k_extract(sl_xctx *x, const sl_step *st)
 
 typedef struct dfmt {
 	sl_datefmt *f;
+	sl_datefmt *in; /* DATE_FORMAT of a string: SimpleDateFormat's reader */
+	int flags;      /* sl_datefmt_compile_as's: which Java class, which way */
 	char *last;
 	size_t last_len;
 } dfmt;
@@ -223,6 +229,7 @@ static void dfmt_free(void *ptr)
 	if (!d)
 		return;
 	sl_datefmt_free(d->f);
+	sl_datefmt_free(d->in);
 	free(d->last);
 	free(d);
 }
@@ -236,7 +243,7 @@ static int dfmt_set(dfmt *d, const char *p, size_t n, char *msg, size_t cap)
 		return SL_ENOMEM;
 	memcpy(pz, p, n);
 	pz[n] = 0;
-	sl_datefmt *f = sl_datefmt_compile(pz, msg, cap);
+	sl_datefmt *f = sl_datefmt_compile_as(pz, d->flags, msg, cap);
 	if (!f) {
 		free(pz);
 		return SL_EPLAN;
@@ -295,9 +302,11 @@ static int k_date_format(sl_xctx *x, const sl_step *st)
 		int rc = row_fmt(x, st, 1, i);
 		if (rc)
 			return rc;
-		int64_t w;
-		if (sl__type_is_char(x->p->regs[st->args[0]].type)) {
-			if (sl_ts_parse(a->v.str[i].ptr, (size_t)a->v.str[i].len, &w))
+		int64_t w, off = 0;
+		if (d->in) { /* Flink: SimpleDateFormat 'yyyy-MM-dd HH:mm:ss' in UTC, whatever
+			              * the session zone (DateTimeUtils.formatTimestampString) */
+			if (sl_datefmt_parse_ex(d->in, a->v.str[i].ptr, (size_t)a->v.str[i].len, 1, &w,
+			                        NULL))
 				continue;
 		} else {
 			w = to_wall(x, id, a->v.i64[i]);
@@ -310,7 +319,7 @@ static int k_date_format(sl_xctx *x, const sl_step *st)
 			continue;
 		}
 		char buf[256];
-		int n = sl_datefmt_format(d->f, w, buf, sizeof(buf));
+		int n = sl_datefmt_format_at(d->f, w, off, buf, sizeof(buf));
 		if (n < 0)
 			continue;
 		char *s = sl_arena_memdup(ar, buf, (size_t)n + 1);
@@ -343,7 +352,8 @@ static int k_parse_time(sl_xctx *x, const sl_step *st)
 		int64_t w;
 		const char *s = a->v.str[i].ptr;
 		size_t n = (size_t)a->v.str[i].len;
-		if (d->f ? sl_datefmt_parse(d->f, s, n, &w)
+		/* TO_DATE's SimpleDateFormat.parse ignores text after the pattern */
+		if (d->f ? sl_datefmt_parse_ex(d->f, s, n, st->fn == SL_FN_TO_DATE, &w, NULL)
 		         : (st->fn == SL_FN_TO_DATE ? sl_date_parse(s, n, &w) ||
 		                                          ((w *= SL_US_PER_DAY), 0)
 		                                    : sl_ts_parse(s, n, &w)))
@@ -484,21 +494,37 @@ static int k_tsadd(sl_xctx *x, const sl_step *st)
 	return 0;
 }
 
+/* Whole months from day d1 to day d0, where adding months keeps the day
+ * or clamps it to the month's end (Calcite's subtractMonths(int, int)). */
+static int64_t sub_months_days(int64_t d0, int64_t d1)
+{
+	if (d0 < d1)
+		return -sub_months_days(d1, d0);
+	int64_t m = (d0 - d1) / 31; /* no month is longer: m is not too big */
+	for (;;) {
+		if (sl__add_months_us(d1 * SL_US_PER_DAY, m) >= d0 * SL_US_PER_DAY ||
+		    sl__add_months_us(d1 * SL_US_PER_DAY, m + 1) > d0 * SL_US_PER_DAY)
+			return m;
+		m++;
+	}
+}
+
+/*
+ * TIMESTAMPDIFF's months from w1 to w2, as Flink 1.20 (DateTimeUtils.
+ * subtractMonths(long, long), after Calcite's) on milliseconds: the months
+ * between the days, one less when adding them lands on w2's day at a later
+ * time.  2024-02-29 to 2025-02-28 is 12 months (2024-02-29 + 12 months is
+ * 2025-02-28).
+ */
 static int64_t months_between(int64_t w1, int64_t w2)
 {
-	int64_t y1, y2;
-	unsigned m1, d1, m2, d2;
-	sl_civil_from_days(sl_floordiv(w1, SL_US_PER_DAY), &y1, &m1, &d1);
-	sl_civil_from_days(sl_floordiv(w2, SL_US_PER_DAY), &y2, &m2, &d2);
-	int64_t m = (y2 * 12 + m2) - (y1 * 12 + m1);
-	/* a partial month does not count */
-	int64_t r1 = d1 * SL_US_PER_DAY + sl_floormod(w1, SL_US_PER_DAY);
-	int64_t r2 = d2 * SL_US_PER_DAY + sl_floormod(w2, SL_US_PER_DAY);
-	if (m > 0 && r2 < r1)
-		m--;
-	else if (m < 0 && r2 > r1)
-		m++;
-	return m;
+	int64_t t0 = sl_floordiv(w2, 1000), t1 = sl_floordiv(w1, 1000);
+	int64_t ms0 = sl_floormod(t0, 86400000), ms1 = sl_floormod(t1, 86400000);
+	int64_t d0 = (t0 - ms0) / 86400000, d1 = (t1 - ms1) / 86400000;
+	int64_t x = sub_months_days(d0, d1);
+	if (sl__add_months_us(d1 * SL_US_PER_DAY, x) == d0 * SL_US_PER_DAY && ms0 < ms1)
+		x--;
+	return x;
 }
 
 static int k_tsdiff(sl_xctx *x, const sl_step *st)
@@ -556,11 +582,11 @@ static int64_t zone_off(const char *p, int64_t n, int64_t utc)
 
 /* Writes the wall clock w as 'yyyy-MM-dd HH:mm:ss' or per d's pattern into
  * the step's arena as row i's result. */
-static int put_wall(sl_xctx *x, const sl_step *st, const sl_datefmt *f, int64_t w, sl_col *o,
-                    int i)
+static int put_wall(sl_xctx *x, const sl_step *st, const sl_datefmt *f, int64_t w, int64_t off,
+                    sl_col *o, int i)
 {
 	char buf[256];
-	int n = f ? sl_datefmt_format(f, w, buf, sizeof(buf)) : sl_ts_format(w, 0, 0, 0, buf);
+	int n = f ? sl_datefmt_format_at(f, w, off, buf, sizeof(buf)) : sl_ts_format(w, 0, 0, 0, buf);
 	if (n < 0 || n >= (int)sizeof(buf)) {
 		o->null[i] = 1;
 		return 0;
@@ -589,7 +615,7 @@ static int k_convert_tz(sl_xctx *x, const sl_step *st)
 		int64_t fl = zf->v.str[i].len, tl = zt->v.str[i].len;
 		int64_t utc = w - zone_off(fp, fl, w - zone_off(fp, fl, w));
 		int rc = put_wall(x, st, NULL, sl_floordiv(utc + zone_off(tp, tl, utc), SL_US_PER_SEC) *
-		                                     SL_US_PER_SEC, o, i);
+		                                     SL_US_PER_SEC, 0, o, i);
 		if (rc)
 			return rc;
 	});
@@ -618,7 +644,8 @@ static int k_from_unixtime(sl_xctx *x, const sl_step *st)
 		int64_t us;
 		if (__builtin_mul_overflow(sec, SL_US_PER_SEC, &us))
 			continue;
-		if ((rc = put_wall(x, st, d->f, us + sl__tz_off(x, us), o, i)))
+		int64_t off = sl__tz_off(x, us);
+		if ((rc = put_wall(x, st, d->f, us + off, off, o, i)))
 			return rc;
 	});
 	return 0;
@@ -629,18 +656,29 @@ static int k_from_unixtime(sl_xctx *x, const sl_step *st)
 static int const_unit(sl_prog *p, sl_step *st, int j, sl_err *err)
 {
 	const sl_value *v = sl__step_const(p, st, j);
-	if (!v || v->is_null || v->v.i64 < 0 || v->v.i64 > SL_TU_ISOYEAR)
+	if (!v || v->is_null || v->v.i64 < 0 || v->v.i64 > SL_TU_NANOSECOND)
 		return sl_err_set(err, SL_EPLAN, "%s needs a time unit literal", sl_fn_name(st->fn));
 	st->op = (int)v->v.i64;
 	return 0;
 }
 
-static int bind_pattern(sl_prog *p, sl_step *st, int j, const char *dflt, sl_err *err)
+/* Compiles argument j's pattern (or dflt without one) when it is a literal,
+ * as a pattern of `flags` (sl_datefmt_compile_as); a pattern read from a
+ * column is compiled per distinct value (row_fmt). */
+static int bind_pattern(sl_prog *p, sl_step *st, int j, const char *dflt, int flags,
+                        sl_err *err)
 {
 	dfmt *d = calloc(1, sizeof(*d));
 	if (!d || sl__prog_on_free(p, dfmt_free, d))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	st->aux = d;
+	d->flags = flags;
+	if (st->fn == SL_FN_DATE_FORMAT && (flags & SL_DATEFMT_SIMPLE)) {
+		char msg[200];
+		d->in = sl_datefmt_compile_as("yyyy-MM-dd HH:mm:ss", SL_DATEFMT_SIMPLE, msg, sizeof(msg));
+		if (!d->in)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
 	const sl_value *v = sl__step_const(p, st, j);
 	const char *pat = dflt;
 	size_t n = dflt ? strlen(dflt) : 0;
@@ -697,20 +735,30 @@ int sl__bind_time(sl_prog *p, sl_step *st, sl_err *err)
 		return const_unit(p, st, 0, err);
 	case SL_FN_FLOOR_TIME: case SL_FN_CEIL_TIME: case SL_FN_DATE_TRUNC:
 		return bind_floor(p, st, err);
-	case SL_FN_DATE_FORMAT:
+	case SL_FN_DATE_FORMAT: /* Flink: DateTimeFormatter for a TIMESTAMP, SimpleDateFormat
+	                         * for a string (DateTimeUtils.formatTimestamp[String]) */
 		st->k = k_date_format;
-		return bind_pattern(p, st, 1, NULL, err);
-	case SL_FN_TO_TIMESTAMP: case SL_FN_TO_DATE:
+		return bind_pattern(p, st, 1, NULL,
+		                    (sl__type_is_char(p->regs[st->args[0]].type) ? SL_DATEFMT_SIMPLE
+		                                                                 : SL_DATEFMT_JAVA_TIME) |
+		                        SL_DATEFMT_FORMAT,
+		                    err);
+	case SL_FN_TO_TIMESTAMP: case SL_FN_TO_DATE: /* DateTimeFormatter; SimpleDateFormat */
 		st->k = k_parse_time;
-		return bind_pattern(p, st, 1, NULL, err);
+		return bind_pattern(p, st, 1, NULL,
+		                    (st->fn == SL_FN_TO_DATE ? SL_DATEFMT_SIMPLE : SL_DATEFMT_JAVA_TIME) |
+		                        SL_DATEFMT_PARSE,
+		                    err);
 	case SL_FN_UNIX_TIMESTAMP:
 		st->k = st->nargs == 0 ? k_now : k_unix_ts;
-		return st->nargs == 0 ? 0 : bind_pattern(p, st, 1, "yyyy-MM-dd HH:mm:ss", err);
+		return st->nargs == 0 ? 0 : bind_pattern(p, st, 1, "yyyy-MM-dd HH:mm:ss",
+		                                         SL_DATEFMT_SIMPLE | SL_DATEFMT_PARSE, err);
 	case SL_FN_TO_TIMESTAMP_LTZ: st->k = k_to_ltz; return 0;
 	case SL_FN_CONVERT_TZ: st->k = k_convert_tz; return 0;
 	case SL_FN_FROM_UNIXTIME:
 		st->k = k_from_unixtime;
-		return bind_pattern(p, st, 1, "yyyy-MM-dd HH:mm:ss", err);
+		return bind_pattern(p, st, 1, "yyyy-MM-dd HH:mm:ss", SL_DATEFMT_SIMPLE | SL_DATEFMT_FORMAT,
+		                    err);
 	case SL_FN_PROCTIME: case SL_FN_CURRENT_TIMESTAMP: st->k = k_now; return 0;
 	case SL_FN_CURRENT_WATERMARK: st->k = k_current_watermark; return 0;
 	case SL_FN_TIMESTAMPADD: case SL_FN_TIMESTAMPDIFF:

@@ -51,7 +51,7 @@ const char *sl__ast_text(planner *p, const sl_ast_expr *e)
 static const char *const agg_names[] = {"COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST_VALUE",
                                         "LAST_VALUE", "STDDEV_POP", "STDDEV_SAMP",
                                         "VAR_POP", "VAR_SAMP", "VARIANCE", "LISTAGG",
-                                        "ARRAY_AGG", NULL};
+                                        "ARRAY_AGG", "STDDEV", NULL};
 
 int sl__is_agg_call(planner *p, const sl_ast_expr *e)
 {

@@ -494,7 +494,7 @@ static sl_ast_expr *call_rest(sl_parser *p, sl_ast_expr *c)
 	}
 	if (sl__p_expect_op(p, ")") || call_suffix(p, c))
 		return NULL;
-	return c;
+	return sl__p_json_agg(p, c, t);
 }
 
 /* A call whose name is the current token(s): name path then '('. */

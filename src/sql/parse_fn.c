@@ -23,6 +23,16 @@
  *   JSON_ARRAY([v, ...] [{NULL|ABSENT} ON NULL]) -> JSON_ARRAY(KW, v1, ...)
  *   x IS [NOT] JSON [VALUE|SCALAR|ARRAY|OBJECT] -> IS node, what = JSON,
  *     b = KW kind (VALUE by default)
+ *
+ * The JSON aggregates are rewritten here onto LISTAGG, so that grouping,
+ * windows, FILTER and retraction are LISTAGG's (sl__p_json_agg):
+ *   JSON_ARRAYAGG(v [{NULL|ABSENT} ON NULL]) [FILTER (WHERE c)]
+ *     -> $JSON_AGG(LISTAGG(JSON_ARRAY(KW, v), '\n') [FILTER (WHERE c)], 0)
+ *   JSON_OBJECTAGG([KEY] k VALUE v [{NULL|ABSENT} ON NULL]) [FILTER ...]
+ *     -> $JSON_AGG(LISTAGG(JSON_OBJECT(KW, k, v), '\n') [FILTER ...], 1)
+ * (ABSENT ON NULL is JSON_ARRAYAGG's default, NULL ON NULL
+ * JSON_OBJECTAGG's, as in Flink; $JSON_AGG joins the one-element items,
+ * fn_json.c).  Over an OVER window they are refused, as Flink refuses them.
  */
 #include "parse_int.h"
 #include "sluice.h"
@@ -241,6 +251,89 @@ static int ctor_args(sl_parser *p, sl_ast_expr *c, const sl_token *t, int obj, i
 	return 0;
 }
 
+/* JSON_ARRAYAGG(v [ON NULL]) / JSON_OBJECTAGG([KEY] k VALUE v [ON NULL]):
+ * (KW on-null, [k,] v), as one entry of ctor_args. */
+static int agg_args(sl_parser *p, sl_ast_expr *c, const sl_token *t, int obj, int *cap)
+{
+	const char *w = obj ? "NULL" : "ABSENT";
+	sl_ast_expr *mode = kw_node(p, t, w);
+	if (add(p, c, mode, cap))
+		return -1;
+	if (obj) {
+		if (sl__p_is_kw(p, 0, "KEY") && !sl__p_is_kw(p, 1, "VALUE"))
+			p->i++;
+		if (add(p, c, sl__p_expr(p), cap) || sl__p_expect_kw(p, "VALUE"))
+			return -1;
+	}
+	if (add(p, c, sl__p_expr(p), cap))
+		return -1;
+	int r = on_null(p, &w);
+	if (r > 0)
+		mode->u.kw.word = w;
+	return r < 0 ? -1 : 0;
+}
+
+static sl_ast_expr *call_node(sl_parser *p, const sl_ast_expr *at, const char *name,
+                              sl_ast_expr **args, int n)
+{
+	sl_ast_expr *e = sl__p_alloc(p, sizeof(*e));
+	sl_ast_expr **a = sl__p_alloc(p, sizeof(*a) * (size_t)n);
+	if (!e || !a)
+		return NULL;
+	e->kind = SL_AX_CALL;
+	e->line = at->line;
+	e->col = at->col;
+	e->u.call.fname = name;
+	e->u.call.name.n = 1;
+	e->u.call.name.parts = sl__p_alloc(p, sizeof(*e->u.call.name.parts));
+	if (!e->u.call.name.parts)
+		return NULL;
+	e->u.call.name.parts[0].name = name;
+	memcpy(a, args, sizeof(*a) * (size_t)n);
+	e->u.call.args = a;
+	e->u.call.nargs = n;
+	return e;
+}
+
+static sl_ast_expr *lit_node(sl_parser *p, const sl_ast_expr *at, int kind, const char *text)
+{
+	sl_ast_expr *e = sl__p_alloc(p, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->kind = SL_AX_LITERAL;
+	e->line = at->line;
+	e->col = at->col;
+	e->u.lit.kind = kind;
+	e->u.lit.text = text;
+	return e;
+}
+
+/* c, or the rewrite of a JSON_ARRAYAGG / JSON_OBJECTAGG call (the header);
+ * NULL on error. */
+sl_ast_expr *sl__p_json_agg(sl_parser *p, sl_ast_expr *c, const sl_token *t)
+{
+	const char *f = c->u.call.fname;
+	int obj = !strcmp(f, "JSON_OBJECTAGG");
+	if (!obj && strcmp(f, "JSON_ARRAYAGG"))
+		return c;
+	if (c->u.call.over) {
+		sl__p_error_at(p, t, SL_ENOTSUP, obj ? "JSON_OBJECTAGG is not supported in OVER windows "
+		               "(as in Flink)" : "JSON_ARRAYAGG is not supported in OVER windows (as in Flink)");
+		return NULL;
+	}
+	sl_ast_expr *item = call_node(p, c, obj ? "JSON_OBJECT" : "JSON_ARRAY", c->u.call.args,
+	                              c->u.call.nargs);
+	sl_ast_expr *la[2] = {item, lit_node(p, c, SL_AL_STRING, "\n")};
+	if (!item || !la[1])
+		return NULL;
+	sl_ast_expr *agg = call_node(p, c, "LISTAGG", la, 2);
+	if (!agg)
+		return NULL;
+	agg->u.call.filter = c->u.call.filter;
+	sl_ast_expr *ra[2] = {agg, lit_node(p, c, SL_AL_INTEGER, obj ? "1" : "0")};
+	return ra[1] ? call_node(p, c, "$JSON_AGG", ra, 2) : NULL;
+}
+
 int sl__p_fn_args(sl_parser *p, sl_ast_expr *c, const sl_token *t, int *cap)
 {
 	const char *f = c->u.call.fname;
@@ -253,6 +346,8 @@ int sl__p_fn_args(sl_parser *p, sl_ast_expr *c, const sl_token *t, int *cap)
 		r = exists_args(p, c, t, cap);
 	else if (!strcmp(f, "JSON_OBJECT") || !strcmp(f, "JSON_ARRAY"))
 		r = ctor_args(p, c, t, f[5] == 'O', cap);
+	else if (!strcmp(f, "JSON_OBJECTAGG") || !strcmp(f, "JSON_ARRAYAGG"))
+		r = agg_args(p, c, t, f[5] == 'O', cap);
 	else
 		return 0;
 	return r < 0 ? -1 : 1;

@@ -40,6 +40,9 @@ int sl__p_error_at(sl_parser *p, const sl_token *t, int code, const char *msg); 
  * words of) a Flink construct sluice refuses, sets "... is not supported"
  * and returns -1; else 0.  sl__p_error asks it first. */
 int sl__p_unsupported(sl_parser *p);
+/* c, or the LISTAGG rewrite of a JSON_ARRAYAGG / JSON_OBJECTAGG call
+ * (parse_fn.c); NULL on error. */
+sl_ast_expr *sl__p_json_agg(sl_parser *p, sl_ast_expr *c, const sl_token *t);
 
 /* Depth guard: sl__p_enter returns -1 with an error when too deep. */
 int sl__p_enter(sl_parser *p);

@@ -200,7 +200,9 @@ static void test_patterns(void **st)
 	check_pat("yyyyMMddHHmmss", t, "20260801210705");
 	check_pat("yyyy-MM-dd'T'HH:mm:ss", t, "2026-08-01T21:07:05");
 	check_pat("HH 'o''clock'", t, "21 o'clock");
-	check_pat("G yyyy-LLL-dd u k K a F", t, "AD 2026-Aug-01 6 21 9 PM 1");
+	/* DateTimeFormatter's letters (the default kind): u is the year (java.time,
+	 * Java 17: "AD 2026-Aug-01 2026 21 9 PM 1") */
+	check_pat("G yyyy-LLL-dd u k K a F", t, "AD 2026-Aug-01 2026 21 9 PM 1");
 	check_pat("k:mm K a", TS("2026-08-01 00:30:00"), "24:30 0 AM");
 	/* digits written without printf (timeutil.c ob_num): padding, the
 	 * fraction's 9 places, a year before 1 */
@@ -208,11 +210,12 @@ static void test_patterns(void **st)
 	check_pat("yyyy-MM-dd S", TS("2026-08-01 00:00:00.05"), "2026-08-01 0");
 	{
 		char err[128], b[64];
-		sl_datefmt *f = sl_datefmt_compile("yyyyy/yy", err, sizeof(err));
-		/* 0001-01-01 minus 50 years of days: proleptic year -49 */
+		sl_datefmt *f = sl_datefmt_compile("yyyyy/yy uuuuu/uu G", err, sizeof(err));
+		/* proleptic year -49 is 50 BC: y is the year of era, u the signed
+		 * year (java.time, Java 17: "00050/50 -00049/49 BC") */
 		int64_t us = (sl_days_from_civil(-49, 3, 1)) * SL_US_PER_DAY;
 		sl_datefmt_format(f, us, b, sizeof(b));
-		assert_string_equal(b, "-0049/51");
+		assert_string_equal(b, "00050/50 -00049/49 BC");
 		sl_datefmt_free(f);
 	}
 	{
@@ -240,7 +243,14 @@ static void test_patterns(void **st)
 	assert_int_equal(sl_datefmt_parse(f, "2026-02-30 21:07:05.123", 23, &v), -1);
 	assert_int_equal(sl_datefmt_parse(f, "2026-08-01 21:07:05", 19, &v), -1);
 	sl_datefmt_free(f);
+	/* a DateTimeFormatter pattern reads the offset and ignores it (Flink's
+	 * TO_TIMESTAMP takes the local fields: 2026-08-01 23:07:05); a
+	 * SimpleDateFormat pattern applies it (UNIX_TIMESTAMP) */
 	f = sl_datefmt_compile("yyyy-MM-dd'T'HH:mm:ssXXX", err, sizeof(err));
+	assert_int_equal(sl_datefmt_parse(f, "2026-08-01T23:07:05+02:00", 25, &v), 0);
+	assert_true(v == TS("2026-08-01 23:07:05"));
+	sl_datefmt_free(f);
+	f = sl_datefmt_compile_as("yyyy-MM-dd'T'HH:mm:ssXXX", SL_DATEFMT_SIMPLE, err, sizeof(err));
 	assert_int_equal(sl_datefmt_parse(f, "2026-08-01T23:07:05+02:00", 25, &v), 0);
 	assert_true(v == TS("2026-08-01 21:07:05"));
 	/* prefix parsing (UNIX_TIMESTAMP) and whether an offset was read */
@@ -266,8 +276,17 @@ static void test_patterns(void **st)
 	assert_int_equal(sl_datefmt_parse(f, "01 aug 2026", 11, &v), 0);
 	assert_int_equal(sl_datefmt_parse(f, "01 Foo 2026", 11, &v), -1);
 	sl_datefmt_free(f);
-	assert_null(sl_datefmt_compile("yyyy-qq", err, sizeof(err)));
-	assert_non_null(strstr(err, "unknown pattern letter 'q'"));
+	assert_null(sl_datefmt_compile("yyyy-bb", err, sizeof(err)));
+	assert_non_null(strstr(err, "unknown pattern letter 'b'"));
+	/* letters of one class only, counts Java refuses, letters that only format */
+	assert_null(sl_datefmt_compile_as("yyyy QQ", SL_DATEFMT_SIMPLE, err, sizeof(err)));
+	assert_non_null(strstr(err, "unknown pattern letter 'Q'"));
+	assert_null(sl_datefmt_compile("yyyy FF", err, sizeof(err)));
+	assert_non_null(strstr(err, "too many pattern letters 'F'"));
+	assert_null(sl_datefmt_compile_as("yyyy ww", SL_DATEFMT_PARSE, err, sizeof(err)));
+	assert_non_null(strstr(err, "not supported in parsing"));
+	assert_null(sl_datefmt_compile_as("HH:mm X", SL_DATEFMT_FORMAT, err, sizeof(err)));
+	assert_non_null(strstr(err, "no zone offset"));
 	assert_null(sl_datefmt_compile("yyyy 'abc", err, sizeof(err)));
 	assert_non_null(strstr(err, "unterminated quote"));
 }

@@ -36,7 +36,8 @@
  *              of its partition; if it was in the top N: without rn, -D of
  *              it and +I of the row that moves up into the top N; with rn,
  *              -U/+U for every rank from its own down, -D for a rank that
- *              empties.  When the planner finds Flink's update-fast
+ *              empties.  A Top-1's rn is the constant 1 and its changes
+ *              are those without rn (Flink's RankNumberColumnRemoveRule).  When the planner finds Flink's update-fast
  *              strategy (p->update_fast: the input's upsert key holds the
  *              partition key and the sort key only moves towards the top,
  *              e.g. COUNT DESC over a GROUP BY) it follows Flink's
@@ -361,7 +362,17 @@ static int flush(rank_op *o, sl_err *err)
 	return sl_emitter_flush(&o->out, err);
 }
 
-/* Appends entry e with kind `kind` and rank r to the output. */
+/* 1 when the changes carry the row number (-U/+U per rank that changes).
+ * A Top-1's row number (rank range 1 .. 1) is the constant 1: Flink drops
+ * the column and emits the changes of a Top-N without it (its
+ * RankNumberColumnRemoveRule; over a retracting input -D old / +I new). */
+static int rn_changes(const sl_rank_plan *p)
+{
+	return p->out_rn && !(p->n == 1 && p->lo <= 1);
+}
+
+/* Appends entry e with kind `kind` and rank r to the output (r = 0 from
+ * the changes without the row number: a Top-1's rank 1). */
 static int put_row(rank_op *o, const uint8_t *e, uint8_t kind, int64_t r, int64_t wm, sl_err *err)
 {
 	int row = sl_emitter_row(&o->out, kind, wm, err);
@@ -371,7 +382,7 @@ static int put_row(rank_op *o, const uint8_t *e, uint8_t kind, int64_t r, int64_
 	if (sl__rank_decode_row(e, o->out.b, o->cols, o->nin, row))
 		return sl_err_set(err, SL_ESTATE, "Top-N state: malformed row");
 	if (o->p.out_rn)
-		sl_col_set_i64(&o->out.b->cols[o->nin], row, r);
+		sl_col_set_i64(&o->out.b->cols[o->nin], row, r > 0 ? r : 1);
 	return 0;
 }
 
@@ -427,7 +438,7 @@ static int rank_retract(rank_op *o, int64_t wm, sl_err *err)
 	if (at >= o->p.n)
 		return 0;
 	int lo = o->p.lo > 1 ? (int)o->p.lo - 1 : 0; /* first output rank, 0-based */
-	if (!o->p.out_rn) {
+	if (!rn_changes(&o->p)) {
 		/* the range loses the removed row, or (removed above it) the row
 		 * that moves up out of it, and gains the row moving up into it */
 		const uint8_t *gone = at >= lo ? hole : oldn > lo ? sl__rank_list_at(o->old.p, lo) : NULL;
@@ -822,7 +833,7 @@ static int rank_row(rank_op *o, const sl_batch *in, int row, sl_err *err)
 	int lo = o->p.lo > 1 ? (int)o->p.lo - 1 : 0; /* first output rank, 0-based */
 	int oldn = sl__rank_list_count(o->old.p, (uint32_t)o->old.len);
 	int newn = sl__rank_list_count(o->list.p, (uint32_t)o->list.len);
-	if (!o->p.out_rn) {
+	if (!rn_changes(&o->p)) {
 		/* the range gains the new row, or (inserted above it) the row
 		 * pushed down into it, and loses the row pushed out of the top N */
 		const uint8_t *in_e = pos >= lo ? (const uint8_t *)o->entry.p

@@ -821,8 +821,12 @@ static int over_lag(planner *p, const scope *s, const sl_ast_expr *e, int i, sl_
 	if (d) {
 		sl_type dt = d->type, vt = v->type;
 		dt.notnull = vt.notnull = 0;
+		/* a text default of a STRING value is cast to it, as Flink does
+		 * (LAG(s, 1, 'none')); a CHAR(n) value would truncate it: refused */
 		if (memcmp(&dt, &vt, sizeof(dt)) &&
-		    !(sl_type_is_numeric(dt) && sl_type_is_numeric(vt)) && d->type.id != SL_T_NULL) {
+		    !(sl_type_is_numeric(dt) && sl_type_is_numeric(vt)) && d->type.id != SL_T_NULL &&
+		    !(sl_type_is_string(dt) && vt.id == SL_T_VARCHAR &&
+		      vt.length == SL_STRING_LEN)) {
 			char b1[64], b2[64];
 			sl__plan_error(p, e->u.call.args[2]->line, e->u.call.args[2]->col, SL_EPLAN,
 			               "LAG's default (%s) must have the type of its value (%s): cast it",

@@ -14,7 +14,9 @@ window Top-N and deduplication; window joins, inner, outer, semi and anti; inter
 with a second table u that has an event-time column and a watermark; UNION / INTERSECT /
 EXCEPT [ALL]; GROUPING SETS, ROLLUP and CUBE, over windows too; an aggregate over an
 aggregate; Top-N over an aggregate; LAG over an OVER window; IN / NOT IN / EXISTS /
-NOT EXISTS and scalar subqueries), each from its own random stream, so the first
+NOT EXISTS and scalar subqueries; window aggregates over window aggregates; legacy
+GROUP BY TUMBLE / HOP / SESSION windows; three-way joins; window aggregates with HAVING),
+each from its own random stream, so the first
 generation's cases of a seed are unchanged. Inputs are out of order by less than the watermark delay,
 so no row is late in either engine and the final results do not depend on when
 watermarks are emitted. Cases whose changelog legitimately differs are marked
@@ -359,7 +361,8 @@ def query(r, e):
 # a new kind appended to KINDS2 changes only gen2_ cases.
 
 KINDS2 = ["session", "window_topn", "window_dedup", "window_join", "interval_join",
-          "setop", "grouping_sets", "two_level", "topn_updating", "lag", "subquery"]
+          "setop", "grouping_sets", "two_level", "topn_updating", "lag", "subquery",
+          "cascade", "legacy_window", "multi_join", "window_having"]
 
 U_SCHEMA = ("CREATE TABLE u (uid INT, k STRING, n INT, v INT, s STRING, uts TIMESTAMP(3), "
             "WATERMARK FOR uts AS uts - INTERVAL '5' SECOND) WITH ("
@@ -558,12 +561,62 @@ def query2(r, e, kind):
         fns = []
         for i in range(r.randint(1, 3)):
             fns.append(r.choice([
-                "LAG(n)", "LAG(n, 2)", "LAG(n, 1, -1)", "LAG(s)", "LAG(d, %d)" % r.randint(1, 3),
-                "LAG(ts)", "LAG(k, 1, 'none')", "SUM(n)", "COUNT(*)",
+                # a default only over values that are never NULL: Flink 1.20.3 replaces a
+                # NULL value by it (cases/over_lag_null_default.sql)
+                "LAG(n)", "LAG(n, 2)", "LAG(id, 1, -1)", "LAG(s)", "LAG(d, %d)" % r.randint(1, 3),
+                "LAG(ts)", "LAG(COALESCE(k, '-'), 1, 'none')", "SUM(n)", "COUNT(*)",
             ]) + " OVER w AS l%d" % i)
         part = r.choice(["PARTITION BY k ", ""])
         return ("SELECT id, k, n, %s FROM t%s WINDOW w AS (%sORDER BY ts);"
                 % (", ".join(fns), where, part)), False, False
+    if kind == "cascade":
+        aggs = ", ".join("%s AS a%d" % (plain_agg(e), i) for i in range(r.randint(1, 2)))
+        size = r.choice([5, 10])
+        outer = r.choice([
+            "TUMBLE(TABLE w1, DESCRIPTOR(rt), INTERVAL '%d' SECOND)" % (size * r.choice([2, 4])),
+            "HOP(TABLE w1, DESCRIPTOR(rt), INTERVAL '%d' SECOND, INTERVAL '%d' SECOND)" % (
+                size, size * 2),
+        ])
+        view = ("CREATE TEMPORARY VIEW w1 AS SELECT window_start AS ws1, window_end AS we1, "
+                "window_time AS rt, k, %s, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE t, "
+                "DESCRIPTOR(ts), INTERVAL '%d' SECOND))%s GROUP BY window_start, window_end, "
+                "window_time, k;\n" % (aggs, size, where))
+        okeys = r.choice(["", ", k"])
+        return (view + "SELECT window_start, window_end%s, SUM(c) AS sc, MAX(a0) AS ma, "
+                "COUNT(*) AS n1 FROM TABLE(%s) GROUP BY window_start, window_end%s;"
+                % (okeys, outer, okeys)), False, False
+    if kind == "legacy_window":
+        aggs = ", ".join("%s AS a%d" % (plain_agg(e), i) for i in range(r.randint(1, 3)))
+        size = r.choice([5, 10, 20])
+        fn, args = r.choice([
+            ("TUMBLE", "ts, INTERVAL '%d' SECOND" % size),
+            ("HOP", "ts, INTERVAL '%d' SECOND, INTERVAL '%d' SECOND" % (size, size * 2)),
+            ("SESSION", "ts, INTERVAL '%d' SECOND" % r.choice([2, 5]))])
+        keys = r.choice(["", ", k", ", MOD(n, 2)"])
+        having = " HAVING COUNT(*) > 1" if r.random() < 0.3 else ""
+        return ("SELECT %s_START(%s) AS ws, %s_END(%s) AS we%s, %s FROM t%s GROUP BY %s(%s)%s%s;"
+                % (fn, args, fn, args, keys, aggs, where, fn, args, keys, having)), False, False
+    if kind == "multi_join":
+        jt1 = r.choice(["JOIN", "JOIN", "LEFT JOIN"])
+        jt2 = r.choice(["JOIN", "LEFT JOIN", "RIGHT JOIN"])
+        left = "(SELECT * FROM t%s) t" % where if where else "t"
+        if r.random() < 0.4:
+            return ("SELECT a.k, COUNT(*) AS c, SUM(b.v) AS sv, MAX(t.n) AS mn FROM %s %s u a "
+                    "ON t.k = a.k %s u b ON a.n = b.n GROUP BY a.k;" % (left, jt1, jt2)), \
+                True, True
+        return ("SELECT t.id, a.uid, b.uid AS uid2, t.k, b.v FROM %s %s u a ON t.k = a.k %s u b "
+                "ON a.n = b.n%s;" % (left, jt1, jt2,
+                                     r.choice(["", " AND t.n < b.v * 10"]))), True, True
+    if kind == "window_having":
+        aggs = ", ".join("%s AS a%d" % (e.agg(), i) for i in range(r.randint(1, 3)))
+        tvf = tvf_of(r)
+        keys = r.choice([", k", ", k", ", MOD(n, 2)", ""])
+        sel_keys = keys.replace("MOD(n, 2)", "MOD(n, 2) AS nk")
+        having = r.choice(["COUNT(*) > 1", "SUM(n) > 20", "MAX(d) IS NOT NULL",
+                           "COUNT(DISTINCT s) >= 2", "MIN(x) < 0"])
+        return ("SELECT window_start, window_end%s, %s FROM TABLE(%s)%s GROUP BY window_start, "
+                "window_end%s HAVING %s;" % (sel_keys, aggs, tvf, where, keys, having)), \
+            False, False
     # subquery
     form = r.choice(["IN", "NOT IN", "EXISTS", "NOT EXISTS", "IN2", "SCALAR"])
     upred = r.choice(["", " WHERE u.v > 4", " WHERE u.n IS NOT NULL", " WHERE u.k <> 'a'"])

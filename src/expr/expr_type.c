@@ -995,9 +995,14 @@ bad:
 	return NULL;
 }
 
-/* A value JSON_OBJECT / JSON_ARRAY / JSON_STRING can write. */
-static int json_writable(sl_type t)
+/* A value JSON_OBJECT / JSON_ARRAY (ctor = 1) / JSON_STRING can write: the
+ * constructors also take TIMESTAMP, TIMESTAMP_LTZ (ISO-8601 text) and
+ * BINARY / BYTES (base64), as Flink's JsonGenerateUtils writes them. */
+static int json_writable(sl_type t, int ctor)
 {
+	if (ctor && (t.id == SL_T_TIMESTAMP || t.id == SL_T_TIMESTAMP_LTZ || t.id == SL_T_BINARY ||
+	             t.id == SL_T_VARBINARY))
+		return 1;
 	return t.id == SL_T_NULL || sl__type_is_char(t) || sl_type_is_numeric(t) ||
 	       t.id == SL_T_BOOLEAN;
 }
@@ -1029,7 +1034,7 @@ static sl_expr *type_json_ctor(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
 			           sl__type_str(key->type, b, sizeof(b)));
 			return NULL;
 		}
-		if (!json_writable(v->type)) {
+		if (!json_writable(v->type, fn != SL_FN_JSON_STRING)) {
 			sl_err_set(err, SL_ENOTSUP, "%s of a %s value is not supported", sl_fn_name(fn),
 			           sl__type_str(v->type, b, sizeof(b)));
 			return NULL;

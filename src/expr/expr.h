@@ -154,6 +154,7 @@ typedef enum sl_fn {
 	SL_FN_MAP_ENTRIES,     /* args: map -> ARRAY<ROW<key, value>> */
 	SL_FN_MAP_FROM_ARRAYS, /* args: array of keys, array of values (of one length) -> MAP */
 	SL_FN_MAP_UNION,       /* args: map, ... -> one map, later maps' values winning */
+	SL_FN_SPLIT,           /* args: string, delimiter -> ARRAY<STRING> (fn_split.c) */
 	SL_FN_JSON_AGG,        /* args: '\n'-joined JSON_ARRAY / JSON_OBJECT items (LISTAGG),
 	                        * INT 0 array / 1 object -> JSON_ARRAYAGG's / JSON_OBJECTAGG's
 	                        * result (parse_fn.c's rewrite; named "$JSON_AGG") */

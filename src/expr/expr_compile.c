@@ -260,7 +260,7 @@ static int bind_step(sl_prog *p, sl_step *st, sl_err *err)
 		sl__bind_logic, sl__bind_arith, sl__bind_math, sl__bind_cast,
 		sl__bind_string, sl__bind_regex, sl__bind_time, sl__bind_hash,
 		sl__bind_text, sl__bind_cond, sl__bind_json, sl__bind_sha, sl__bind_rand,
-		sl__bind_collection, sl__bind_array_fn, sl__bind_udf,
+		sl__bind_collection, sl__bind_array_fn, sl__bind_split, sl__bind_udf,
 	};
 	for (size_t i = 0; i < sizeof(binders) / sizeof(binders[0]); i++) {
 		int r = binders[i](p, st, err);

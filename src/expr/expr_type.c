@@ -695,6 +695,7 @@ static const fn_info FN[SL_FN__COUNT] = {
 	[SL_FN_JSON_ARRAY] = {"JSON_ARRAY", 1, -1, {A_INT, A_ANY, A_ANY}},
 	[SL_FN_JSON_STRING] = {"JSON_STRING", 1, 1, {A_ANY}},
 	[SL_FN_JSON_AGG] = {"$JSON_AGG", 2, 2, {A_STR, A_INT}},
+	[SL_FN_SPLIT] = {"SPLIT", 2, 2, {A_STR, A_STR}},
 	[SL_FN_ARRAY] = {"ARRAY", 1, -1, {0}}, [SL_FN_MAP] = {"MAP", 2, -1, {0}},
 	[SL_FN_ITEM] = {"ITEM", 2, 2, {0}}, [SL_FN_CARDINALITY] = {"CARDINALITY", 1, 1, {0}},
 	[SL_FN_ELEMENT] = {"ELEMENT", 1, 1, {0}},
@@ -994,9 +995,14 @@ bad:
 	return NULL;
 }
 
-/* A value JSON_OBJECT / JSON_ARRAY / JSON_STRING can write. */
-static int json_writable(sl_type t)
+/* A value JSON_OBJECT / JSON_ARRAY (ctor = 1) / JSON_STRING can write: the
+ * constructors also take TIMESTAMP, TIMESTAMP_LTZ (ISO-8601 text) and
+ * BINARY / BYTES (base64), as Flink's JsonGenerateUtils writes them. */
+static int json_writable(sl_type t, int ctor)
 {
+	if (ctor && (t.id == SL_T_TIMESTAMP || t.id == SL_T_TIMESTAMP_LTZ || t.id == SL_T_BINARY ||
+	             t.id == SL_T_VARBINARY))
+		return 1;
 	return t.id == SL_T_NULL || sl__type_is_char(t) || sl_type_is_numeric(t) ||
 	       t.id == SL_T_BOOLEAN;
 }
@@ -1028,7 +1034,7 @@ static sl_expr *type_json_ctor(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
 			           sl__type_str(key->type, b, sizeof(b)));
 			return NULL;
 		}
-		if (!json_writable(v->type)) {
+		if (!json_writable(v->type, fn != SL_FN_JSON_STRING)) {
 			sl_err_set(err, SL_ENOTSUP, "%s of a %s value is not supported", sl_fn_name(fn),
 			           sl__type_str(v->type, b, sizeof(b)));
 			return NULL;
@@ -1316,6 +1322,16 @@ sl_expr *sl_expr_call(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
 		return type_json_value(a, args, target, err);
 	case SL_FN_JSON_OBJECT: case SL_FN_JSON_ARRAY: case SL_FN_JSON_STRING:
 		return type_json_ctor(a, fn, args, nargs, err);
+	case SL_FN_SPLIT: { /* ARRAY<STRING>, NULL when an argument is */
+		sl_type rt;
+		for (int i = 0; i < nargs; i++)
+			if (!sl__type_is_char(args[i]->type) && args[i]->type.id != SL_T_NULL)
+				return bad_args(err, fn, args, nargs), NULL;
+		if (nargs != 2 || sl__expr_collection_of(a, SL_T_ARRAY, str_type(0), str_type(0), &rt))
+			return nargs != 2 ? (bad_args(err, fn, args, nargs), NULL) : NULL;
+		rt.notnull = all_notnull(args, nargs);
+		return mk_call(a, fn, args, nargs, rt);
+	}
 	case SL_FN_CAST: case SL_FN_TRY_CAST:
 		return type_cast(a, fn, args[0], target, err);
 	case SL_FN_FIELD:

@@ -30,6 +30,7 @@
 #include "expr_int.h"
 #include "json_path.h"
 #include "data/valtext.h"
+#include "base/timeutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -446,6 +447,33 @@ static int put_value(sl_xctx *x, jstate *js, const sl_col *c, int i, sl_type t, 
 	if (t.id == SL_T_DECIMAL) {
 		char db[128];
 		return put_buf(js, db, dec_json_text(c->v.i128[i], t.scale, db));
+	}
+	if (t.id == SL_T_TIMESTAMP || t.id == SL_T_TIMESTAMP_LTZ) {
+		/* Flink: ISO_LOCAL_DATE_TIME of the wall clock (an LTZ's in UTC, then
+		 * "Z"): seconds always, the fraction without trailing zeros */
+		char tb[48];
+		int n = sl_ts_format(c->v.i64[i], 9, 1, t.id == SL_T_TIMESTAMP_LTZ, tb);
+		return put_buf(js, "\"", 1) || put_buf(js, tb, n) || put_buf(js, "\"", 1);
+	}
+	if (t.id == SL_T_BINARY || t.id == SL_T_VARBINARY) { /* Jackson: base64 text */
+		static const char B64[] =
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		const unsigned char *p = (const unsigned char *)c->v.str[i].ptr;
+		int64_t len = c->v.str[i].len;
+		if (put_buf(js, "\"", 1))
+			return -1;
+		for (int64_t k = 0; k < len; k += 3) {
+			uint32_t v = (uint32_t)p[k] << 16;
+			if (k + 1 < len)
+				v |= (uint32_t)p[k + 1] << 8;
+			if (k + 2 < len)
+				v |= p[k + 2];
+			char q[4] = {B64[v >> 18], B64[(v >> 12) & 63], k + 1 < len ? B64[(v >> 6) & 63] : '=',
+			             k + 2 < len ? B64[v & 63] : '='};
+			if (put_buf(js, q, 4))
+				return -1;
+		}
+		return put_buf(js, "\"", 1);
 	}
 	sl_buf *tb = &x->p->tbuf;
 	sl_buf_clear(tb);

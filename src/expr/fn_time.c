@@ -14,7 +14,12 @@
  * holding an sl_time_unit (DATE_TRUNC takes PostgreSQL's unit names as a
  * string literal).  Java date patterns (DATE_FORMAT, TO_TIMESTAMP, ...)
  * are compiled once at bind time when literal, otherwise per distinct
- * pattern (cached in the step).  Text that does not parse gives NULL, as
+ * pattern (cached in the step), in the letters of the Java class Flink
+ * uses for the function (bind_pattern's callers: DateTimeFormatter for
+ * DATE_FORMAT of a TIMESTAMP and TO_TIMESTAMP, SimpleDateFormat for the
+ * rest; base/timeutil.h).  EXTRACT's MILLISECOND, MICROSECOND and
+ * NANOSECOND are the part within the second, and TIMESTAMPDIFF counts
+ * months as Calcite's subtractMonths, both as Flink 1.20.  Text that does not parse gives NULL, as
  * in Flink (UNIX_TIMESTAMP: Long.MIN_VALUE, as in Flink).
  */
 #include "expr_int.h"

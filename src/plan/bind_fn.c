@@ -10,6 +10,8 @@
  *                           src/sql/parse_fn.c) become INT literals
  *                           (SL_JSON_* in expr.h), RETURNING the node type
  *   x IS [NOT] JSON kind -> IS JSON(x, kind) [negated]
+ *   CURRENT_DATABASE()   -> 'default_database' (STRING NOT NULL; sluice has
+ *                           one database, named as Flink's default)
  *
  * (Flink functions sluice lacks are refused by name in plan_unsup.c.)
  */
@@ -138,6 +140,13 @@ int sl__bind_fn_call(planner *p, const scope *s, const sl_ast_expr *e, sl_expr *
 			if (!(x[i] = sl__bind_expr(p, s, e->u.call.args[i])))
 				return 1;
 		*out = fcall(p, e, want == 3 ? SL_FN_CASE : SL_FN_COALESCE, x, n, NULL);
+		return 1;
+	}
+	if (!strcmp(f, "CURRENT_DATABASE")) { /* one database: Flink's default's name */
+		if (n)
+			sl__plan_error(p, e->line, e->col, SL_EPLAN, "'CURRENT_DATABASE' takes no arguments");
+		else if ((*out = sl_expr_lit_str(p->a, "default_database", 16)))
+			(*out)->type = sl_type_varchar(SL_STRING_LEN), (*out)->type.notnull = 1;
 		return 1;
 	}
 	if (!strcmp(f, "JSON_VALUE") || !strcmp(f, "JSON_QUERY") || !strcmp(f, "JSON_EXISTS") ||

@@ -30,7 +30,10 @@
  *
  * An UNNEST item after the first is a Correlate over the item just before
  * it (whose columns its argument reads: `FROM t, UNNEST(t.tags) AS u
- * (tag)`) and joins nothing (plan_unnest.c).
+ * (tag)`) and joins nothing (plan_unnest.c); a LATERAL SELECT reads that
+ * item too, and is joined to it (`FROM o, LATERAL (SELECT c.city FROM c
+ * WHERE c.name = o.cust)`) or computed over it without FROM, before the
+ * comma joins (plan_lateral.c).
  *
  * With `keep_unbound`, a conjunct that does not bind against the items
  * (a correlated reference to an enclosing query) is left in the rest
@@ -335,6 +338,11 @@ rel *sl__plan_comma(planner *p, const sl_ast_from *f, const sl_ast_expr *where,
 	for (int i = 0; i < n; i++) {
 		if (i > 0 && sl__is_unnest(it[i])) {
 			if (!(ir[nitems - 1] = sl__plan_unnest(p, it[i], ir[nitems - 1], 0)))
+				return NULL;
+			continue;
+		}
+		if (i > 0 && sl__is_lateral(p, it[i])) { /* over it (plan_lateral.c) */
+			if (!(ir[nitems - 1] = sl__plan_lateral(p, it[i], ir[nitems - 1], 0, plan_item)))
 				return NULL;
 			continue;
 		}

@@ -397,6 +397,7 @@ rel *sl__plan_unnest_join(planner *p, const sl_ast_from *j, rel *left);
 /* UNNEST(..) as a FROM item of its own, over one constant row. */
 rel *sl__plan_unnest_alone(planner *p, const sl_ast_from *f);
 
+
 /* ---- plan_comma.c: FROM a, b WHERE ... ---- */
 
 /* Plans one FROM item (a window TVF materialized). */
@@ -416,6 +417,28 @@ rel *sl__plan_comma(planner *p, const sl_ast_from *f, const sl_ast_expr *where,
                     const sl_ast_expr **rest, int keep_unbound, sl_plan_item_fn plan_item,
                     sl_plan_side_fn plan_side);
 
+/* ---- plan_lateral.c: LATERAL (SELECT ...), a plain correlated SELECT ---- */
+
+/* Whether FROM item f is LATERAL (SELECT ...) that plan_lateral.c plans:
+ * a plain SELECT with FROM, or any SELECT without FROM. */
+int sl__is_lateral(planner *p, const sl_ast_from *f);
+
+/* The LATERAL item f over `left`, whose columns its SELECT reads: left's
+ * columns then its items; an inner join, or with left_join a LEFT one (its
+ * items NULL where it has no row).  plan_item plans its FROM items.  NULL
+ * with p->err set. */
+rel *sl__plan_lateral(planner *p, const sl_ast_from *f, rel *left, int left_join,
+                      sl_plan_item_fn plan_item);
+
+/* After a LATERAL subquery with FROM failed to plan: a column not found
+ * gets the reason appended (it cannot read the items before it). */
+void sl__lateral_hint(planner *p);
+
+/* The join j whose right side is a LATERAL item, over its planned left
+ * side: CROSS JOIN, JOIN .. ON cond (a filter after), LEFT JOIN .. ON
+ * TRUE.  NULL with p->err set. */
+rel *sl__plan_lateral_join(planner *p, const sl_ast_from *j, rel *left, sl_plan_item_fn plan_item);
+
 /* ---- plan_subquery.c: IN / EXISTS subqueries ---- */
 
 /* Plans the conjuncts of `where` over r: the plain ones as a filter, then
@@ -425,9 +448,10 @@ rel *sl__plan_comma(planner *p, const sl_ast_from *f, const sl_ast_expr *where,
 rel *sl__plan_subqueries(planner *p, rel *r, const sl_ast_expr *where, sl_plan_item_fn plan_item);
 
 /* Plans the scalar subqueries of sel's WHERE and SELECT list (agg: sel
- * aggregates, where only its WHERE may have them): each, a one-row global
- * aggregate, LEFT-joined to r as a column "$scalarN" the binder reads the
- * node from (p->scalar_at).  Returns r when there are none; NULL with
+ * aggregates, where only its WHERE may have them): each uncorrelated
+ * query of one column LEFT-joined ON TRUE to r (a second row of one that
+ * is no global aggregate fails the job) as a column "$scalarN" the binder
+ * reads the node from (p->scalar_at).  Returns r when there are none; NULL with
  * p->err set. */
 rel *sl__plan_scalar_subqueries(planner *p, const sl_ast_select *sel, rel *r, int agg);
 

@@ -879,11 +879,17 @@ rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r)
 
 rel *sl__plan_join_cond(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *l, rel *r)
 {
+	return sl__plan_join_cond_kind(p, pos, 0, cond, l, r);
+}
+
+rel *sl__plan_join_cond_kind(planner *p, const sl_ast_expr *pos, int left, sl_expr *cond, rel *l,
+                             rel *r)
+{
 	if (l->upsert_key || r->upsert_key)
 		return sl__plan_error(p, pos->line, pos->col, SL_ENOTSUP,
 		                      "a join over an upsert stream (%s: deletes may hold only the "
 		                      "key) is not supported", l->upsert_key ? l->upd_op : r->upd_op);
-	return join_rels(p, SL_JOIN_INNER, pos, cond, l, r);
+	return join_rels(p, left ? SL_JOIN_LEFT : SL_JOIN_INNER, pos, cond, l, r);
 }
 
 /* The left columns of the semi / anti join output x over l (extended by

@@ -26,6 +26,11 @@ rel *sl__plan_join(planner *p, const sl_ast_from *f, rel *l, rel *r);
  */
 rel *sl__plan_join_cond(planner *p, const sl_ast_expr *pos, sl_expr *cond, rel *l, rel *r);
 
+/* sl__plan_join_cond as a LEFT join (left = 1) or an inner one (0): a
+ * decorrelated LATERAL subquery (plan_lateral.c). */
+rel *sl__plan_join_cond_kind(planner *p, const sl_ast_expr *pos, int left, sl_expr *cond, rel *l,
+                             rel *r);
+
 /* The literal TRUE (arena): the condition of a cross join (CROSS JOIN, a
  * comma item with no condition), which the join split drops, leaving a
  * join without keys.  NULL with p->err set (out of memory). */

@@ -184,6 +184,7 @@ static rel *materialize_tvf(planner *p, rel *v);
 /* ---- FROM ----------------------------------------------------------------- */
 
 static rel *plan_from(planner *p, const sl_ast_from *f);
+static rel *plan_item(planner *p, const sl_ast_from *f);
 
 static const sl_ast_expr *tvf_arg(const sl_ast_expr *c, int pos, const char *name)
 {
@@ -422,6 +423,8 @@ static rel *plan_from(planner *p, const sl_ast_from *f)
 		break;
 	case SL_AF_SUBQUERY:
 		r = sl__plan_query(p, f->u.sub.query);
+		if (!r && f->u.sub.lateral) /* with FROM: uncorrelated only */
+			sl__lateral_hint(p);
 		break;
 	case SL_AF_TABLE_FN:
 		if (f->u.fn.unnest) /* its alias names its columns (plan_unnest.c) */
@@ -447,6 +450,14 @@ static rel *plan_from(planner *p, const sl_ast_from *f)
 			if (l && l->tvf_in)
 				l = materialize_tvf(p, l);
 			if (!l || !(r = sl__plan_unnest_join(p, f, l)) || !alias)
+				return r;
+			break;
+		}
+		if (sl__is_lateral(p, rf)) { /* correlated: decorrelated over the left side */
+			rel *l = plan_from(p, f->u.join.left);
+			if (l && l->tvf_in)
+				l = materialize_tvf(p, l);
+			if (!l || !(r = sl__plan_lateral_join(p, f, l, plan_item)) || !alias)
 				return r;
 			break;
 		}
@@ -653,7 +664,9 @@ static int inner_join_where(const sl_ast_select *sel)
 	if (!sel->where || f->kind != SL_AF_JOIN || f->alias)
 		return 0;
 	if (f->u.join.type == SL_AJ_CROSS) /* CROSS JOIN ... WHERE w: ON w */
-		return !sl__is_unnest(f->u.join.right) && !sl__ast_has_subquery(sel->where);
+		return !sl__is_unnest(f->u.join.right) &&
+		       !(f->u.join.right->kind == SL_AF_SUBQUERY && f->u.join.right->u.sub.lateral) &&
+		       !sl__ast_has_subquery(sel->where);
 	if (f->u.join.type != SL_AJ_INNER || !f->u.join.on || f->u.join.nusing)
 		return 0;
 	const sl_ast_from *rf = f->u.join.right;

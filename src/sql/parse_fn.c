@@ -223,6 +223,19 @@ static int on_null(sl_parser *p, const char **w)
 	return sl__p_expect_kw(p, "NULL") ? -1 : 1;
 }
 
+/* One entry of a JSON constructor or aggregate: "[KEY] k VALUE v" (k and v
+ * added to c) when obj, else the value v alone. */
+static int entry(sl_parser *p, sl_ast_expr *c, int obj, int *cap)
+{
+	if (obj) {
+		if (sl__p_is_kw(p, 0, "KEY") && !sl__p_is_kw(p, 1, "VALUE"))
+			p->i++;
+		if (add(p, c, sl__p_expr(p), cap) || sl__p_expect_kw(p, "VALUE"))
+			return -1;
+	}
+	return add(p, c, sl__p_expr(p), cap);
+}
+
 static int ctor_args(sl_parser *p, sl_ast_expr *c, const sl_token *t, int obj, int *cap)
 {
 	const char *w = obj ? "NULL" : "ABSENT";
@@ -239,13 +252,7 @@ static int ctor_args(sl_parser *p, sl_ast_expr *c, const sl_token *t, int obj, i
 		}
 		if (c->u.call.nargs > 1 && sl__p_expect_op(p, ","))
 			return -1;
-		if (obj) {
-			if (sl__p_is_kw(p, 0, "KEY") && !sl__p_is_kw(p, 1, "VALUE"))
-				p->i++;
-			if (add(p, c, sl__p_expr(p), cap) || sl__p_expect_kw(p, "VALUE"))
-				return -1;
-		}
-		if (add(p, c, sl__p_expr(p), cap))
+		if (entry(p, c, obj, cap))
 			return -1;
 	}
 	return 0;
@@ -259,13 +266,7 @@ static int agg_args(sl_parser *p, sl_ast_expr *c, const sl_token *t, int obj, in
 	sl_ast_expr *mode = kw_node(p, t, w);
 	if (add(p, c, mode, cap))
 		return -1;
-	if (obj) {
-		if (sl__p_is_kw(p, 0, "KEY") && !sl__p_is_kw(p, 1, "VALUE"))
-			p->i++;
-		if (add(p, c, sl__p_expr(p), cap) || sl__p_expect_kw(p, "VALUE"))
-			return -1;
-	}
-	if (add(p, c, sl__p_expr(p), cap))
+	if (entry(p, c, obj, cap))
 		return -1;
 	int r = on_null(p, &w);
 	if (r > 0)

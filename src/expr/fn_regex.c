@@ -8,6 +8,12 @@
  * time; a pattern coming from a column is compiled when it differs from
  * the previous row's (kept in the step's cache), so a constant-per-batch
  * pattern costs one compile.  Match data is allocated once per step.
+ * A subject is checked for well-formed UTF-8 here (sl__utf8_valid, eight
+ * ASCII bytes at a time) and matched with PCRE2_NO_UTF_CHECK, through
+ * pcre2_jit_match when the pattern is JIT-compiled; a malformed subject
+ * goes to pcre2_match with its own check, which refuses it as before (no
+ * match: REGEXP FALSE, REGEXP_EXTRACT NULL, REGEXP_REPLACE NULL).  A literal
+ * pattern is not looked at again per row.
  * SIMILAR TO translates the SQL pattern ('%' -> '.*', '_' -> '.', regex
  * metacharacters '.', '^', '$', '\' quoted) and matches the whole string.
  *
@@ -19,6 +25,7 @@
  * from data a runtime error naming it.
  */
 #include "expr_int.h"
+#include "str_util.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -32,6 +39,8 @@ typedef struct rx {
 	char *last;          /* pattern text of `code` (dynamic patterns) */
 	size_t last_len, last_cap;
 	int similar;         /* translate SQL SIMILAR TO syntax */
+	int jit;             /* `code` is JIT-compiled: pcre2_jit_match */
+	int fixed;           /* literal pattern, compiled at bind time */
 } rx;
 
 static void rx_free(void *ptr)
@@ -96,7 +105,8 @@ static int rx_compile(rx *r, const char *p, size_t n, char *msg, size_t cap)
 		         (const char *)eb, (int)eo);
 		return SL_EPLAN;
 	}
-	pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* no JIT: interpreter fallback */
+	/* no JIT: interpreter fallback */
+	int jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
 	if (!md) {
 		pcre2_code_free(code);
@@ -106,6 +116,7 @@ static int rx_compile(rx *r, const char *p, size_t n, char *msg, size_t cap)
 	pcre2_match_data_free(r->md);
 	r->code = code;
 	r->md = md;
+	r->jit = jit;
 	if (n + 1 > r->last_cap) {
 		char *nl = realloc(r->last, n + 1);
 		if (!nl)
@@ -121,6 +132,8 @@ static int rx_compile(rx *r, const char *p, size_t n, char *msg, size_t cap)
 /* Pattern of row i into r; runtime errors go to x->err. */
 static int rx_row(sl_xctx *x, const sl_step *st, rx *r, int i)
 {
+	if (r->fixed)
+		return 0;
 	const sl_col *pc = SL_X_ARG(x, st, 1);
 	char msg[300];
 	int rc = rx_compile(r, pc->v.str[i].ptr, (size_t)pc->v.str[i].len, msg, sizeof(msg));
@@ -139,9 +152,19 @@ static int any_null(const sl_xctx *x, const sl_step *st, int i)
 	return 0;
 }
 
+/* pcre2_match's result for subject s (ovector in r->md).  Well-formed
+ * UTF-8 skips PCRE2's byte-by-byte check (and pcre2_match's other checks
+ * with JIT code: pcre2_jit_match); a malformed subject gets PCRE2's
+ * check and its error (< 0), as before. */
 static int rx_exec(rx *r, sl_str s)
 {
-	return pcre2_match(r->code, (PCRE2_SPTR)s.ptr, (PCRE2_SIZE)s.len, 0, 0, r->md, NULL);
+	if (!sl__utf8_valid(s.ptr, s.len))
+		return pcre2_match(r->code, (PCRE2_SPTR)s.ptr, (PCRE2_SIZE)s.len, 0, 0, r->md, NULL);
+	if (r->jit)
+		return pcre2_jit_match(r->code, (PCRE2_SPTR)s.ptr, (PCRE2_SIZE)s.len, 0, 0, r->md,
+		                       NULL);
+	return pcre2_match(r->code, (PCRE2_SPTR)s.ptr, (PCRE2_SIZE)s.len, 0, PCRE2_NO_UTF_CHECK,
+	                   r->md, NULL);
 }
 
 /* REGEXP and SIMILAR TO: BOOLEAN. */
@@ -207,6 +230,9 @@ static int k_regexp_replace(sl_xctx *x, const sl_step *st)
 		if (rc)
 			return rc;
 		sl_str s = a->v.str[i], rs = rp->v.str[i];
+		/* PCRE2 checks subject and replacement, or neither */
+		uint32_t utf_ok = sl__utf8_valid(s.ptr, s.len) && sl__utf8_valid(rs.ptr, rs.len)
+		                      ? PCRE2_NO_UTF_CHECK : 0;
 		PCRE2_SIZE cap = (PCRE2_SIZE)(s.len * 2 + rs.len + 64), outn = cap;
 		for (int tries = 0; tries < 2; tries++) {
 			char *d = sl_arena_alloc(ar, cap + 1);
@@ -215,7 +241,7 @@ static int k_regexp_replace(sl_xctx *x, const sl_step *st)
 			outn = cap;
 			int m = pcre2_substitute(r->code, (PCRE2_SPTR)s.ptr, (PCRE2_SIZE)s.len, 0,
 			                         PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH |
-			                             PCRE2_SUBSTITUTE_LITERAL,
+			                             PCRE2_SUBSTITUTE_LITERAL | utf_ok,
 			                         r->md, NULL, (PCRE2_SPTR)rs.ptr, (PCRE2_SIZE)rs.len,
 			                         (PCRE2_UCHAR *)d, &outn);
 			if (m == PCRE2_ERROR_NOMEMORY) {
@@ -259,6 +285,7 @@ int sl__bind_regex(sl_prog *p, sl_step *st, sl_err *err)
 		if (rc)
 			return sl_err_set(err, rc, "%s: %s", sl_fn_name(st->fn),
 			                  rc == SL_ENOMEM ? "out of memory" : msg);
+		r->fixed = 1;
 	}
 	return 0;
 }

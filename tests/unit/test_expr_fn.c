@@ -217,6 +217,124 @@ static void test_regex(void **st)
 	sl_batch_free(in);
 }
 
+/* Evaluates e (over one STRING column $0) for the rows given (NULL: a NULL
+ * row) and returns row i's result as text, "<NULL>" for NULL, or 0/1 for
+ * a BOOLEAN. */
+static const char **col_eval(sl_expr *e, const char *const *rows, int n)
+{
+	sl_type s = STR();
+	sl_batch *in = sl_batch_new(1, &s, 0);
+	for (int i = 0; i < n; i++) {
+		int r = sl_batch_add_row(in, 0, SL_WM_MIN);
+		if (rows[i])
+			sl_col_set_str(in, &in->cols[0], r, rows[i], (int64_t)strlen(rows[i]));
+		else
+			in->cols[0].null[r] = 1;
+	}
+	sl_prog *p = sl_prog_compile(&e, 1, &s, 1, &E);
+	assert_non_null(p);
+	sl_batch *out = sl_batch_new(1, &e->type, 0);
+	for (int i = 0; i < n; i++)
+		sl_batch_add_row(out, 0, SL_WM_MIN);
+	assert_int_equal(sl_prog_eval(p, in, out, out->cols, NULL, &E), 0);
+	const char **res = sl_arena_alloc(&A, sizeof(char *) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		const sl_col *c = &out->cols[0];
+		if (c->null[i])
+			res[i] = "<NULL>";
+		else if (e->type.id == SL_T_BOOLEAN)
+			res[i] = c->v.i64[i] ? "1" : "0";
+		else
+			res[i] = sl_arena_strndup(&A, c->v.str[i].ptr, (size_t)c->v.str[i].len);
+	}
+	sl_prog_free(p);
+	sl_batch_free(out);
+	sl_batch_free(in);
+	return res;
+}
+
+/* A literal pattern over a column: groups, empty matches, anchors, NULLs,
+ * UTF-8 subjects, and malformed UTF-8, which PCRE2 refuses (no match) on
+ * every path (the subject check of fn_regex.c must not let one through). */
+static void test_regex_rows(void **st)
+{
+	sl_expr *c0 = sl_expr_col(&A, 0, STR());
+	const char *rows[] = {
+		"channel_id=7", "a=1&channel_id=42&b=2", "a=1&channel_id=", "xchannel_id=5", NULL,
+		"q=\xc3\xa9t\xc3\xa9&channel_id=\xe6\x97\xa5\xe6\x9c\xac&z=1", "\xc0\xaf&channel_id=3",
+		"https://www.nexmark.com/a/b/c/item.htm?query=1&channel_id=1666711552",
+		"https://www.nexmark.com/a/b/c/item.htm?query=1", "",
+	};
+	const char *want[] = {
+		"7", "42", "", "<NULL>", "<NULL>", "\xe6\x97\xa5\xe6\x9c\xac", "<NULL>", "1666711552",
+		"<NULL>", "<NULL>",
+	};
+	int n = (int)(sizeof(rows) / sizeof(rows[0]));
+	const char **got = col_eval(call(SL_FN_REGEXP_EXTRACT, 3, c0, slit("(&|^)channel_id=([^&]*)"),
+	                                 ilit(2)), rows, n);
+	for (int i = 0; i < n; i++)
+		assert_string_equal(got[i], want[i]);
+	/* group 1 took part in every match: '&' or the empty string of '^' */
+	got = col_eval(call(SL_FN_REGEXP_EXTRACT, 3, c0, slit("(&|^)channel_id=([^&]*)"), ilit(1)),
+	               rows, 3);
+	assert_string_equal(got[0], "");
+	assert_string_equal(got[1], "&");
+	/* a group that does not take part, one that does not exist, an empty match */
+	const char *r2[] = {"b", "ab", "xyz", "\xc3\xa9", NULL};
+	got = col_eval(call(SL_FN_REGEXP_EXTRACT, 3, c0, slit("(a)|b"), ilit(1)), r2, 5);
+	assert_string_equal(got[0], "<NULL>");
+	assert_string_equal(got[1], "a");
+	assert_string_equal(got[2], "<NULL>");
+	assert_string_equal(got[4], "<NULL>");
+	got = col_eval(call(SL_FN_REGEXP_EXTRACT, 3, c0, slit("(a)|b"), ilit(2)), r2, 5);
+	assert_string_equal(got[1], "<NULL>");
+	got = col_eval(call(SL_FN_REGEXP_EXTRACT, 2, c0, slit("a*")), r2, 5);
+	assert_string_equal(got[0], "");
+	assert_string_equal(got[1], "a");
+	assert_string_equal(got[2], "");
+	/* anchors, and '.' is one character in UTF-8 */
+	got = col_eval(call(SL_FN_REGEXP, 2, c0, slit("^.$")), r2, 5);
+	assert_string_equal(got[0], "1");
+	assert_string_equal(got[1], "0");
+	assert_string_equal(got[3], "1");
+	assert_string_equal(got[4], "<NULL>");
+	got = col_eval(call(SL_FN_REGEXP_EXTRACT, 2, c0, slit("b$")), r2, 3);
+	assert_string_equal(got[1], "b");
+	assert_string_equal(got[2], "<NULL>");
+	/* well-formed UTF-8 at the edges of each range matches '.' ... */
+	const char *ok[] = {
+		"\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80", "\xef\xbf\xbf",
+		"\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf", "abcdefgh\xc3\xa9", "abcdefg\xc3\xa9xyzabcdefgh",
+	};
+	int nok = (int)(sizeof(ok) / sizeof(ok[0]));
+	got = col_eval(call(SL_FN_REGEXP, 2, c0, slit(".")), ok, nok);
+	for (int i = 0; i < nok; i++)
+		assert_string_equal(got[i], "1");
+	/* ... malformed UTF-8 (overlong, surrogate, above U+10FFFF, stray or
+	 * missing continuation, cut at the end) matches nothing */
+	const char *bad[] = {
+		"\xc0\xaf", "\xc1\xbf", "\xe0\x9f\xbf", "\xed\xa0\x80", "\xf0\x8f\xbf\xbf",
+		"\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xe2\x82", "\x80", "\xe2\x28\xa1",
+		"abcdefgh\xff", "abcdefg\xc3", "abcdefghijklmnop\xed\xbf\xbf", "\xf8\x88\x80\x80\x80",
+	};
+	int nbad = (int)(sizeof(bad) / sizeof(bad[0]));
+	got = col_eval(call(SL_FN_REGEXP, 2, c0, slit(".")), bad, nbad);
+	for (int i = 0; i < nbad; i++) {
+		if (strcmp(got[i], "0"))
+			print_message("malformed row %d matched\n", i);
+		assert_string_equal(got[i], "0");
+	}
+	got = col_eval(call(SL_FN_REGEXP_EXTRACT, 2, c0, slit("[a-z]+")), bad, nbad);
+	for (int i = 0; i < nbad; i++)
+		assert_string_equal(got[i], "<NULL>");
+	/* REGEXP_REPLACE over well-formed subjects, literal and UTF-8 */
+	const char *r3[] = {"h\xc3\xa9llo w\xc3\xb6rld", "abc", NULL};
+	got = col_eval(call(SL_FN_REGEXP_REPLACE, 3, c0, slit("[\xc3\xa9\xc3\xb6]"), slit("_")), r3, 3);
+	assert_string_equal(got[0], "h_llo w_rld");
+	assert_string_equal(got[1], "abc");
+	assert_string_equal(got[2], "<NULL>");
+}
+
 /* 2026-08-01 09:00:05.123 as micros */
 #define TS1 1785574805123000LL
 
@@ -402,6 +520,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_strings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_like, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regex, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_regex_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_utc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_zone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_current_watermark, setup, teardown),

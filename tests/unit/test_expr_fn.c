@@ -335,6 +335,53 @@ static void test_regex_rows(void **st)
 	assert_string_equal(got[2], "<NULL>");
 }
 
+/* UPPER/LOWER over a column: every ASCII byte at three positions (in the
+ * first and second eight-byte word of the word-at-a-time scan of
+ * fn_string.c, and in the tail) of a string with nothing else to change,
+ * UTF-8 after an unchanged ASCII prefix, '', NULL; an unchanged string is
+ * its own result. */
+static void test_case_map_rows(void **st)
+{
+	static char bufs[2][127 * 3][24];
+	const char *rows[2][127 * 3];
+	int n = 0;
+	for (int c = 1; c < 128; c++)
+		for (int at = 0; at < 3; at++, n++)
+			for (int up = 0; up < 2; up++) {
+				char *b = bufs[up][n];
+				memcpy(b, up ? "MIXED-0123456789ZZ" : "mixed-0123456789zz", 19);
+				b[at == 0 ? 3 : at == 1 ? 11 : 16] = (char)c;
+				rows[up][n] = b;
+			}
+	sl_expr *c0 = sl_expr_col(&A, 0, STR());
+	const char **lo = col_eval(call(SL_FN_LOWER, 1, c0), rows[0], n);
+	const char **up = col_eval(call(SL_FN_UPPER, 1, c0), rows[1], n);
+	for (int i = 0; i < n; i++) {
+		char l[24], u[24];
+		for (size_t k = 0; k <= 18; k++) {
+			char c = rows[0][i][k], d = rows[1][i][k];
+			l[k] = c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+			u[k] = d >= 'a' && d <= 'z' ? (char)(d - 32) : d;
+		}
+		assert_string_equal(lo[i], l);
+		assert_string_equal(up[i], u);
+	}
+	const char *extra[] = {"", NULL, "channel-1234", "CHANNEL-1234@[`{", "abcdefgh\xc3\x80\xc3\xa0Z",
+	                       "ABCDEFGHIJ\xce\x91\xce\xb1"};
+	lo = col_eval(call(SL_FN_LOWER, 1, c0), extra, 6);
+	up = col_eval(call(SL_FN_UPPER, 1, c0), extra, 6);
+	assert_string_equal(lo[0], "");
+	assert_string_equal(up[1], "<NULL>");
+	assert_string_equal(lo[2], "channel-1234");
+	assert_string_equal(up[2], "CHANNEL-1234");
+	assert_string_equal(lo[3], "channel-1234@[`{");
+	assert_string_equal(up[3], "CHANNEL-1234@[`{");
+	assert_string_equal(lo[4], "abcdefgh\xc3\xa0\xc3\xa0z");
+	assert_string_equal(up[4], "ABCDEFGH\xc3\x80\xc3\x80Z");
+	assert_string_equal(lo[5], "abcdefghij\xce\xb1\xce\xb1");
+	assert_string_equal(up[5], "ABCDEFGHIJ\xce\x91\xce\x91");
+}
+
 /* 2026-08-01 09:00:05.123 as micros */
 #define TS1 1785574805123000LL
 
@@ -521,6 +568,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_like, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regex, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regex_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_case_map_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_utc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_zone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_current_watermark, setup, teardown),

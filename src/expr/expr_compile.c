@@ -15,6 +15,17 @@
  * division, a cast, DECIMAL arithmetic) evaluate those arguments only for
  * the rows whose result is not yet decided.
  *
+ * A call that appears more than once (lower(channel) in each WHEN of a
+ * CASE and in the filter's IN) is compiled once: a later occurrence reuses
+ * the register of an earlier one when that one was computed under the
+ * same selection or one it was split from (so every row it needs has
+ * been computed), with strings in an arena that lives as long as it needs
+ * (out_arena), and when it is deterministic (not RAND, UUID, PROCTIME,
+ * CURRENT_TIMESTAMP, a UDF or anything over them).  Kernels only write
+ * their own output register, so a reused register still holds the value.
+ * Nexmark q21: lower(channel) ran about 4.3 times per row (docs/nexmark.md
+ * §22).
+ *
  * Owned vectors are allocated with capacity p->cap (SL_BATCH_ROWS at
  * first) and grown by sl__prog_reserve when a bigger batch arrives.
  */
@@ -23,12 +34,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A compiled call, for reuse by an equal one (see the header). */
+typedef struct memo {
+	const sl_expr *e;
+	int reg, sel, oa;
+} memo;
+
 typedef struct cc {
 	sl_prog *p;
 	sl_err *err;
 	int line, col; /* SQL position of the innermost call being compiled */
 	int *in_reg;   /* register of each input column, -1 until used */
 	int nofold;    /* do not fold the next root (sl_expr_eval_const) */
+	int *sel_parent;  /* selection each one was split from (-1 for 0) */
+	int capparent;
+	memo *memo;       /* compiled calls, in order */
+	int nmemo, capmemo;
+	int hit;          /* the last comp() returned a reused register */
 } cc;
 
 /* ---- program building blocks -------------------------------------------- */
@@ -67,6 +89,16 @@ static int new_sel(sl_prog *p)
 		return SL_ENOMEM;
 	memset(&p->sels[p->nsels], 0, sizeof(sl_sel));
 	return p->nsels++;
+}
+
+/* A new selection split from `parent`; its index or SL_ENOMEM. */
+static int sub_sel(cc *c, int parent)
+{
+	int s = new_sel(c->p);
+	if (s < 0 || grow((void **)&c->sel_parent, &c->capparent, s + 1, sizeof(int)))
+		return SL_ENOMEM;
+	c->sel_parent[s] = parent;
+	return s;
 }
 
 /* Appends a step; returns its index or SL_ENOMEM.  args are copied. */
@@ -283,8 +315,8 @@ static int comp_case(cc *c, const sl_expr *e, int sel, int oa)
 	int cur = sel, k = 0;
 	for (int i = 0; i + 1 < e->nargs; i += 2, k++) {
 		int cr = comp(c, e->args[i], cur, 0);
-		int sa = cr < 0 ? cr : new_sel(p);
-		int sb = sa < 0 ? sa : new_sel(p);
+		int sa = cr < 0 ? cr : sub_sel(c, cur);
+		int sb = sa < 0 ? sa : sub_sel(c, cur);
 		if (sb < 0)
 			return sb;
 		int s = new_step(p, SL_FN_CASE, &cr, 1, cur, -1, e->type);
@@ -324,7 +356,7 @@ static int comp_guarded(cc *c, const sl_expr *e, int sel, int oa, int *args)
 			return args[i];
 		if (i == e->nargs - 1)
 			break;
-		int sa = new_sel(p);
+		int sa = sub_sel(c, cur);
 		int s = sa < 0 ? sa : new_step(p, e->fn, &args[i], 1, cur, -1, e->type);
 		if (s < 0)
 			return s;
@@ -404,8 +436,94 @@ static int try_fold(cc *c, const sl_expr *e)
 	return const_reg(c->p, e->type, &v);
 }
 
+static int same_type(const sl_type *a, const sl_type *b)
+{
+	return a->id == b->id && a->precision == b->precision && a->scale == b->scale &&
+	       a->length == b->length && a->row == b->row;
+}
+
+/* 1 when a and b are the same expression (same types, literals, calls). */
+static int same_expr(const sl_expr *a, const sl_expr *b)
+{
+	if (a == b)
+		return 1;
+	if (a->kind != b->kind || !same_type(&a->type, &b->type))
+		return 0;
+	switch (a->kind) {
+	case SL_EX_COL:
+		return a->col == b->col;
+	case SL_EX_LIT:
+		if (a->lit.is_null || b->lit.is_null)
+			return a->lit.is_null == b->lit.is_null;
+		switch (sl_type_phys(a->type)) {
+		case SL_PHYS_STR:
+			return a->lit.v.str.len == b->lit.v.str.len &&
+			       !memcmp(a->lit.v.str.ptr, b->lit.v.str.ptr, (size_t)a->lit.v.str.len);
+		case SL_PHYS_I128: return a->lit.v.i128 == b->lit.v.i128;
+		case SL_PHYS_F64: return !memcmp(&a->lit.v.f64, &b->lit.v.f64, sizeof(double));
+		case SL_PHYS_ROW: return 0;
+		default: return a->lit.v.i64 == b->lit.v.i64;
+		}
+	case SL_EX_CALL:
+		break;
+	}
+	if (a->fn != b->fn || a->nargs != b->nargs || a->field != b->field || a->udf != b->udf)
+		return 0;
+	for (int i = 0; i < a->nargs; i++)
+		if (!same_expr(a->args[i], b->args[i]))
+			return 0;
+	return 1;
+}
+
+/* 1 when e gives the same value each time it is evaluated on a row. */
+static int deterministic(const sl_expr *e)
+{
+	if (e->kind != SL_EX_CALL)
+		return 1;
+	switch (e->fn) {
+	case SL_FN_RAND: case SL_FN_RAND_INTEGER: case SL_FN_UUID: case SL_FN_UDF:
+	case SL_FN_PROCTIME: case SL_FN_CURRENT_TIMESTAMP: case SL_FN_UNIX_TIMESTAMP:
+		return 0;
+	default:
+		break;
+	}
+	for (int i = 0; i < e->nargs; i++)
+		if (!deterministic(e->args[i]))
+			return 0;
+	return 1;
+}
+
+/* 1 when every row of selection `sel` is a row of selection `of`. */
+static int sel_within(const cc *c, int sel, int of)
+{
+	while (sel > of)
+		sel = c->sel_parent[sel];
+	return sel == of;
+}
+
+/* Register of an earlier compiled call equal to e that can stand for it
+ * under `sel` with arena `oa`, or -1. */
+static int memo_find(const cc *c, const sl_expr *e, int sel, int oa)
+{
+	for (int i = 0; i < c->nmemo; i++) {
+		const memo *m = &c->memo[i];
+		if (m->oa >= oa && m->e->fn == e->fn && sel_within(c, sel, m->sel) && same_expr(m->e, e))
+			return m->reg;
+	}
+	return -1;
+}
+
+static int memo_add(cc *c, const sl_expr *e, int reg, int sel, int oa)
+{
+	if (grow((void **)&c->memo, &c->capmemo, c->nmemo + 1, sizeof(memo)))
+		return SL_ENOMEM;
+	c->memo[c->nmemo++] = (memo){e, reg, sel, oa};
+	return 0;
+}
+
 static int comp(cc *c, const sl_expr *e, int sel, int oa)
 {
+	c->hit = 0;
 	switch (e->kind) {
 	case SL_EX_COL: {
 		if (e->col < 0 || e->col >= c->p->nin)
@@ -429,7 +547,17 @@ static int comp(cc *c, const sl_expr *e, int sel, int oa)
 			return r;
 	}
 	c->nofold = 0;
-	return comp_call(c, e, sel, oa);
+	int det = deterministic(e);
+	int r = det ? memo_find(c, e, sel, oa) : -1;
+	if (r >= 0) {
+		c->hit = 1;
+		return r;
+	}
+	r = comp_call(c, e, sel, oa);
+	c->hit = 0;
+	if (r >= 0 && det && memo_add(c, e, r, sel, oa))
+		return SL_ENOMEM;
+	return r;
 }
 
 /* Compiles one root: its value must land in a TMP register written by a
@@ -442,8 +570,8 @@ static int comp_root(cc *c, const sl_expr *e)
 	int r = comp(c, e, 0, oa);
 	if (r < 0)
 		return r;
-	if (p->regs[r].kind == SL_REG_TMP)
-		return r;
+	if (p->regs[r].kind == SL_REG_TMP && !c->hit)
+		return r; /* a reused register may be another root's: copy it */
 	int out = new_reg(p, SL_REG_TMP, e->type);
 	int s = out < 0 ? out : new_step(p, SL_FN_CAST, &r, 1, 0, out, e->type);
 	if (s < 0)
@@ -489,10 +617,14 @@ sl_prog *sl__prog_compile(sl_expr *const *exprs, int n, const sl_type *in_types,
 	}
 	if (prog_reserve(p, SL_BATCH_ROWS))
 		goto nomem;
+	free(c.sel_parent);
+	free(c.memo);
 	return p;
 nomem:
 	sl_err_set(err, SL_ENOMEM, "out of memory compiling expressions");
 fail:
+	free(c.sel_parent);
+	free(c.memo);
 	sl_prog_free(p);
 	return NULL;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "expr/expr.h"
+#include "expr/expr_int.h"
 #include "sluice.h"
 
 static sl_arena A;
@@ -594,6 +595,86 @@ static void test_field_arity_guards(void **st)
 	assert_string_equal(E.msg, "cannot apply 'UPPER' to INT");
 }
 
+/* Steps of p computing fn. */
+static int count_steps(const sl_prog *p, sl_fn fn)
+{
+	int n = 0;
+	for (int i = 0; i < p->nsteps; i++)
+		n += p->steps[i].fn == fn && p->steps[i].k != NULL && p->steps[i].out >= 0;
+	return n;
+}
+
+/* An equal deterministic call is compiled once when an earlier one was
+ * computed for every row the later one needs (expr_compile.c), and each
+ * root still gets its own value. */
+static void test_reuse(void **st)
+{
+	sl_type s = sl_type_varchar(SL_STRING_LEN);
+	sl_expr *lo = call(SL_FN_LOWER, 1, col(0, s));
+	/* CASE WHEN lower(s) = 'a' THEN 1 WHEN lower(s) = 'b' THEN 2 ELSE 3 END:
+	 * the second WHEN runs on the rows the first left, a subset */
+	sl_expr *c1 = call(SL_FN_CASE, 5, call(SL_FN_EQ, 2, lo, slit("a")), ilit(1),
+	                   call(SL_FN_EQ, 2, call(SL_FN_LOWER, 1, col(0, s)), slit("b")), ilit(2),
+	                   ilit(3));
+	sl_prog *p = sl_prog_compile(&c1, 1, &s, 1, &E);
+	assert_non_null(p);
+	assert_int_equal(count_steps(p, SL_FN_LOWER), 1);
+	sl_prog_free(p);
+	/* sibling branches run on different rows: one each */
+	sl_expr *c2 = call(SL_FN_CASE, 3, call(SL_FN_EQ, 2, col(0, s), slit("x")),
+	                   call(SL_FN_UPPER, 1, col(0, s)),
+	                   call(SL_FN_CONCAT, 2, call(SL_FN_UPPER, 1, col(0, s)), slit("!")));
+	p = sl_prog_compile(&c2, 1, &s, 1, &E);
+	assert_non_null(p);
+	assert_int_equal(count_steps(p, SL_FN_UPPER), 2);
+	sl_prog_free(p);
+	/* a branch's call is not reused by a later one over all rows */
+	sl_expr *c3[2] = {call(SL_FN_CASE, 3, call(SL_FN_EQ, 2, col(0, s), slit("x")),
+	                       call(SL_FN_UPPER, 1, col(0, s)), slit("")),
+	                  call(SL_FN_UPPER, 1, col(0, s))};
+	p = sl_prog_compile(c3, 2, &s, 1, &E);
+	assert_non_null(p);
+	assert_int_equal(count_steps(p, SL_FN_UPPER), 2);
+	sl_prog_free(p);
+	/* not deterministic: UUID() = UUID() compares two values */
+	sl_expr *u = call(SL_FN_EQ, 2, call(SL_FN_UUID, 0), call(SL_FN_UUID, 0));
+	p = sl_prog_compile(&u, 1, &s, 1, &E);
+	assert_non_null(p);
+	assert_int_equal(count_steps(p, SL_FN_UUID), 2);
+	sl_prog_free(p);
+	/* two roots of one value, and a root that is a part of an earlier root */
+	sl_expr *r[3] = {call(SL_FN_EQ, 2, call(SL_FN_LOWER, 1, col(0, s)), slit("ab")),
+	                 call(SL_FN_LOWER, 1, col(0, s)), call(SL_FN_LOWER, 1, col(0, s))};
+	sl_batch *in = sl_batch_new(1, &s, 0);
+	const char *vals[] = {"AB", "Cd", NULL};
+	for (int i = 0; i < 3; i++) {
+		int row = sl_batch_add_row(in, 0, SL_WM_MIN);
+		if (vals[i])
+			sl_col_set_str(in, &in->cols[0], row, vals[i], (int64_t)strlen(vals[i]));
+		else
+			in->cols[0].null[row] = 1;
+	}
+	p = sl_prog_compile(r, 3, &s, 1, &E);
+	assert_non_null(p);
+	sl_type ot[3] = {T(SL_T_BOOLEAN), s, s};
+	sl_batch *out = sl_batch_new(3, ot, 0);
+	for (int i = 0; i < 3; i++)
+		sl_batch_add_row(out, 0, SL_WM_MIN);
+	assert_int_equal(sl_prog_eval(p, in, out, out->cols, NULL, &E), 0);
+	assert_int_equal(out->cols[0].v.i64[0], 1);
+	assert_int_equal(out->cols[0].v.i64[1], 0);
+	assert_true(out->cols[0].null[2]);
+	for (int c = 1; c < 3; c++) {
+		assert_int_equal(out->cols[c].v.str[0].len, 2);
+		assert_memory_equal(out->cols[c].v.str[0].ptr, "ab", 2);
+		assert_memory_equal(out->cols[c].v.str[1].ptr, "cd", 2);
+		assert_true(out->cols[c].null[2]);
+	}
+	sl_prog_free(p);
+	sl_batch_free(out);
+	sl_batch_free(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -609,6 +690,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fold_and_format, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_field_arity_guards, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reuse, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("expr", tests, NULL, NULL);
 }

@@ -382,6 +382,31 @@ static void test_case_map_rows(void **st)
 	assert_string_equal(up[5], "ABCDEFGHIJ\xce\x91\xce\x91");
 }
 
+/* = and <> of strings (fn_arith.c's k_eq_str): equal, a prefix, longer,
+ * same length and other bytes, '', NULL, UTF-8. */
+static void test_str_eq_rows(void **st)
+{
+	sl_expr *c0 = sl_expr_col(&A, 0, STR());
+	const char *rows[] = {"apple", "appl", "apples", "apPle", "", NULL, "\xc3\xa9t\xc3\xa9"};
+	const char **eq = col_eval(call(SL_FN_EQ, 2, c0, slit("apple")), rows, 7);
+	const char **ne = col_eval(call(SL_FN_NE, 2, c0, slit("apple")), rows, 7);
+	const char *weq[] = {"1", "0", "0", "0", "0", "<NULL>", "0"};
+	const char *wne[] = {"0", "1", "1", "1", "1", "<NULL>", "1"};
+	for (int i = 0; i < 7; i++) {
+		assert_string_equal(eq[i], weq[i]);
+		assert_string_equal(ne[i], wne[i]);
+	}
+	eq = col_eval(call(SL_FN_EQ, 2, c0, slit("")), rows, 7);
+	assert_string_equal(eq[0], "0");
+	assert_string_equal(eq[4], "1");
+	eq = col_eval(call(SL_FN_EQ, 2, c0, slit("\xc3\xa9t\xc3\xa9")), rows, 7);
+	assert_string_equal(eq[6], "1");
+	eq = col_eval(call(SL_FN_EQ, 2, c0, c0), rows, 7);
+	assert_string_equal(eq[0], "1");
+	assert_string_equal(eq[4], "1");
+	assert_string_equal(eq[5], "<NULL>");
+}
+
 /* 2026-08-01 09:00:05.123 as micros */
 #define TS1 1785574805123000LL
 
@@ -569,6 +594,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_regex, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regex_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_case_map_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_str_eq_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_utc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_zone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_current_watermark, setup, teardown),

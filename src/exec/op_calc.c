@@ -7,7 +7,10 @@
  *             output batch at the same row positions; op and W_before pass
  *             through unchanged, so Calc works on updating streams too
  *             (each change is filtered and projected on its own, as in
- *             Flink).
+ *             Flink).  A filter with a computed projection is one program
+ *             (sl_prog_compile_where), so a call in both, as Nexmark q21's
+ *             REGEXP_EXTRACT(url, ...) and lower(channel), runs once per
+ *             row.
  *   watermark (default: forwarded unchanged)
  *
  * Strings of the output may point into the input batch; that is valid for
@@ -30,14 +33,17 @@
 
 typedef struct calc_op {
 	sl_op base;
-	sl_prog *filter;
-	sl_prog *proj;
+	sl_prog *filter;   /* filter alone (a projection of input columns) */
+	sl_prog *proj;     /* the projection, after the filter when there is one */
+	int where;         /* proj is a where program: filter and projection */
 	sl_batch *out;
 	int *ref;       /* projection of input columns only: their indices; else NULL */
 	sl_batch vout;  /* with ref: the output view (cols owned here, vectors not) */
 } calc_op;
 
 static int calc_process2(calc_op *o, const sl_batch *in, sl_batch *view, sl_err *err);
+static int calc_where(calc_op *o, const sl_batch *in, sl_batch *view, sl_err *err);
+static int out_reserve(calc_op *o, const sl_batch *in, sl_err *err);
 
 static int calc_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 {
@@ -53,6 +59,8 @@ static int calc_process2(calc_op *o, const sl_batch *in, sl_batch *view, sl_err 
 {
 	sl_op *op = &o->base;
 	int rc;
+	if (o->where)
+		return calc_where(o, in, view, err);
 	if (o->filter) {
 		if ((rc = sl_prog_filter(o->filter, view, &op->graph->ectx, err)))
 			return rc;
@@ -71,15 +79,9 @@ static int calc_process2(calc_op *o, const sl_batch *in, sl_batch *view, sl_err 
 			v->cols[i] = in->cols[o->ref[i]];
 		return sl_op_emit(op, v, err);
 	}
+	if ((rc = out_reserve(o, in, err)))
+		return rc;
 	sl_batch *out = o->out;
-	if (in->nrows > out->cap) {
-		sl_batch_free(out);
-		o->out = out = sl_batch_new(op->nout, op->out_types, in->nrows);
-		if (!out)
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-	}
-	sl_batch_reset(out);
-	out->nrows = in->nrows;
 	memcpy(out->op, in->op, (size_t)in->nrows);
 	memcpy(out->wm, in->wm, sizeof(int64_t) * (size_t)in->nrows);
 	if ((rc = sl_prog_eval(o->proj, view, out, out->cols, &op->graph->ectx, err)))
@@ -87,6 +89,41 @@ static int calc_process2(calc_op *o, const sl_batch *in, sl_batch *view, sl_err 
 	out->sel = view->sel;
 	out->nsel = view->nsel;
 	rc = sl_op_emit(op, out, err);
+	out->sel = NULL;
+	return rc;
+}
+
+/* Output batch o->out sized for `in`, reset.  0 or SL_ENOMEM. */
+static int out_reserve(calc_op *o, const sl_batch *in, sl_err *err)
+{
+	sl_op *op = &o->base;
+	if (in->nrows > o->out->cap) {
+		sl_batch_free(o->out);
+		o->out = sl_batch_new(op->nout, op->out_types, in->nrows);
+		if (!o->out)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
+	sl_batch_reset(o->out);
+	o->out->nrows = in->nrows;
+	return 0;
+}
+
+/* Filter and projection in one program (o->where). */
+static int calc_where(calc_op *o, const sl_batch *in, sl_batch *view, sl_err *err)
+{
+	int rc = out_reserve(o, in, err);
+	if (rc)
+		return rc;
+	sl_batch *out = o->out;
+	if ((rc = sl_prog_eval_where(o->proj, view, out, out->cols, &o->base.graph->ectx, err)))
+		return rc;
+	if (sl_batch_live(view) == 0)
+		return 0;
+	memcpy(out->op, in->op, (size_t)in->nrows);
+	memcpy(out->wm, in->wm, sizeof(int64_t) * (size_t)in->nrows);
+	out->sel = view->sel;
+	out->nsel = view->nsel;
+	rc = sl_op_emit(&o->base, out, err);
 	out->sel = NULL;
 	return rc;
 }
@@ -151,14 +188,19 @@ sl_op *sl_op_calc_new(sl_expr *filter, sl_expr *const *proj, int nproj, const sl
 		return NULL;
 	}
 	o->base.vt = &calc_vtab;
-	if (filter && !(o->filter = sl_prog_compile(&filter, 1, in_types, nin, err)))
-		goto fail;
-	if (!(o->proj = sl_prog_compile(proj, nproj, in_types, nin, err)))
-		goto fail;
 	if (find_refs(o, proj, nproj, in_types, nin)) {
 		sl_err_set(err, SL_ENOMEM, "out of memory");
 		goto fail;
 	}
+	o->where = filter && !o->ref;
+	if (filter && !o->where && !(o->filter = sl_prog_compile(&filter, 1, in_types, nin, err)))
+		goto fail;
+	if (o->where)
+		o->proj = sl_prog_compile_where(filter, proj, nproj, in_types, nin, err);
+	else
+		o->proj = sl_prog_compile(proj, nproj, in_types, nin, err);
+	if (!o->proj)
+		goto fail;
 	return &o->base;
 fail:
 	sl_op_free(&o->base); /* calls its close */

@@ -309,4 +309,25 @@ int sl_prog_eval(sl_prog *p, const sl_batch *in, sl_batch *out_batch, sl_col *ou
  */
 int sl_prog_filter(sl_prog *p, sl_batch *in, const sl_eval_ctx *ctx, sl_err *err);
 
+/*
+ * A Calc's filter and projection as one program: the n expressions are
+ * computed only for the rows where the BOOLEAN `filter` is TRUE, and a
+ * call that appears in both is computed once (the filter's strings go to
+ * the output batch's arena, so the projection can use them).  Evaluate
+ * with sl_prog_eval_where.  Returns the program or NULL with err set, as
+ * sl_prog_compile.
+ */
+sl_prog *sl_prog_compile_where(sl_expr *filter, sl_expr *const *exprs, int n,
+                               const sl_type *in_types, int nin, sl_err *err);
+
+/*
+ * Evaluates a program of sl_prog_compile_where over the live rows of `in`:
+ * narrows in->sel to the rows where the filter is TRUE (as sl_prog_filter;
+ * the selection storage is the program's, valid until its next call) and
+ * writes the expressions' values for those rows into out_cols (as
+ * sl_prog_eval).  Returns 0 or SL_ERUNTIME / SL_ENOMEM with err set.
+ */
+int sl_prog_eval_where(sl_prog *p, sl_batch *in, sl_batch *out_batch, sl_col *out_cols,
+                       const sl_eval_ctx *ctx, sl_err *err);
+
 #endif

@@ -560,20 +560,21 @@ static int comp(cc *c, const sl_expr *e, int sel, int oa)
 	return r;
 }
 
-/* Compiles one root: its value must land in a TMP register written by a
- * step, so that evaluation can point that register at the output column. */
-static int comp_root(cc *c, const sl_expr *e)
+/* Compiles one root under selection sel: its value must land in a TMP
+ * register written by a step, so that evaluation can point that register
+ * at the output column. */
+static int comp_root(cc *c, const sl_expr *e, int sel)
 {
 	sl_prog *p = c->p;
 	sl_phys ph = sl_type_phys(e->type);
 	int oa = ph == SL_PHYS_STR || ph == SL_PHYS_ROW;
-	int r = comp(c, e, 0, oa);
+	int r = comp(c, e, sel, oa);
 	if (r < 0)
 		return r;
 	if (p->regs[r].kind == SL_REG_TMP && !c->hit)
 		return r; /* a reused register may be another root's: copy it */
 	int out = new_reg(p, SL_REG_TMP, e->type);
-	int s = out < 0 ? out : new_step(p, SL_FN_CAST, &r, 1, 0, out, e->type);
+	int s = out < 0 ? out : new_step(p, SL_FN_CAST, &r, 1, sel, out, e->type);
 	if (s < 0)
 		return s;
 	p->steps[s].k = sl__k_copy;
@@ -581,9 +582,30 @@ static int comp_root(cc *c, const sl_expr *e)
 	return out;
 }
 
-/* Compiles with or without folding the roots (eval_const passes nofold). */
-sl_prog *sl__prog_compile(sl_expr *const *exprs, int n, const sl_type *in_types, int nin,
-                          int nofold, sl_err *err)
+/* The filter of a where program, over all rows, then a split step whose
+ * TRUE rows become the selection of the roots.  Its strings go to the
+ * output arena (oa 1) so that the roots can reuse its calls.  Returns
+ * that selection or an error code. */
+static int comp_where(cc *c, const sl_expr *filter)
+{
+	sl_prog *p = c->p;
+	if (filter->type.id != SL_T_BOOLEAN)
+		return sl_err_set(c->err, SL_EINVAL, "a filter needs one BOOLEAN expression");
+	int r = comp(c, filter, 0, 1);
+	int sa = r < 0 ? r : sub_sel(c, 0);
+	int s = sa < 0 ? sa : new_step(p, SL_FN_CASE, &r, 1, 0, -1, filter->type);
+	if (s < 0)
+		return s;
+	p->steps[s].k = sl__k_split_true;
+	p->steps[s].sel_a = sa;
+	p->steps[s].sel_b = -1;
+	return p->where_sel = sa;
+}
+
+/* Compiles with or without folding the roots (eval_const passes nofold),
+ * after a filter when one is given (sl_prog_compile_where). */
+static sl_prog *compile(const sl_expr *filter, sl_expr *const *exprs, int n,
+                        const sl_type *in_types, int nin, int nofold, sl_err *err)
 {
 	cc c = {0};
 	sl_prog *p = calloc(1, sizeof(*p));
@@ -604,9 +626,17 @@ sl_prog *sl__prog_compile(sl_expr *const *exprs, int n, const sl_type *in_types,
 		c.in_reg[i] = -1;
 	c.p = p;
 	c.err = err;
+	int sel = 0;
+	if (filter && (sel = comp_where(&c, filter)) < 0) {
+		if (sel == SL_ENOMEM)
+			goto nomem;
+		if (!err->code)
+			sl_err_set(err, sel, "cannot compile the filter");
+		goto fail;
+	}
 	for (int i = 0; i < n; i++) {
 		c.nofold = nofold;
-		int r = comp_root(&c, exprs[i]);
+		int r = comp_root(&c, exprs[i], sel);
 		if (r < 0) {
 			if (r == SL_ENOMEM)
 				goto nomem;
@@ -629,6 +659,12 @@ fail:
 	return NULL;
 }
 
+sl_prog *sl__prog_compile(sl_expr *const *exprs, int n, const sl_type *in_types, int nin,
+                          int nofold, sl_err *err)
+{
+	return compile(NULL, exprs, n, in_types, nin, nofold, err);
+}
+
 /*
  * Compiles n expressions over `nin` input columns into one program (see
  * expr.h).  Returns the program (free with sl_prog_free) or NULL with err
@@ -637,7 +673,14 @@ fail:
 sl_prog *sl_prog_compile(sl_expr *const *exprs, int n, const sl_type *in_types, int nin,
                          sl_err *err)
 {
-	return sl__prog_compile(exprs, n, in_types, nin, 0, err);
+	return compile(NULL, exprs, n, in_types, nin, 0, err);
+}
+
+/* A filter and n expressions for its TRUE rows as one program (expr.h). */
+sl_prog *sl_prog_compile_where(sl_expr *filter, sl_expr *const *exprs, int n,
+                               const sl_type *in_types, int nin, sl_err *err)
+{
+	return compile(filter, exprs, n, in_types, nin, 0, err);
 }
 
 /* Frees a program and everything it owns.  Safe on NULL. */

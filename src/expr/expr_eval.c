@@ -7,6 +7,10 @@
  * batch's live rows and runs the steps in order.  Each kernel loops over its
  * selection only; a step whose selection is empty is skipped, which is how
  * a CASE branch no row reaches never runs (and never raises).
+ * sl_prog_filter narrows the batch's selection to a BOOLEAN program's TRUE
+ * rows; sl_prog_eval_where runs a filter and a projection compiled as one
+ * program, whose split step gives the projection's rows and the new
+ * selection.
  *
  * Three-valued logic: a BOOLEAN vector holds 0/1 values plus the null
  * vector.  AND is FALSE when either side is FALSE, else NULL when either is
@@ -364,6 +368,31 @@ int sl_prog_filter(sl_prog *p, sl_batch *in, const sl_eval_ctx *ctx, sl_err *err
 	});
 	in->sel = out;
 	in->nsel = n;
+	return 0;
+}
+
+/*
+ * Evaluates a program of sl_prog_compile_where (expr.h): the filter and its
+ * split step, then the expressions under the split's TRUE rows, which
+ * become in->sel.  Returns 0, or SL_ERUNTIME / SL_ENOMEM with err set.
+ */
+int sl_prog_eval_where(sl_prog *p, sl_batch *in, sl_batch *out_batch, sl_col *out_cols,
+                       const sl_eval_ctx *ctx, sl_err *err)
+{
+	static const sl_eval_ctx utc = {0, NULL};
+	if (p->where_sel <= 0)
+		return sl_err_set(err, SL_EINVAL, "not a program of sl_prog_compile_where");
+	int r = bind_call(p, in, err);
+	if (r)
+		return r;
+	for (int i = 0; i < p->n; i++)
+		p->regs[p->roots[i]].cur = &out_cols[i];
+	sl_xctx x = {p, in, out_batch, ctx ? ctx : &utc, err};
+	if ((r = run(p, &x)))
+		return r;
+	const sl_sel *w = &p->sels[p->where_sel];
+	in->sel = w->n ? w->idx : p->filter_sel; /* an empty split may not have set idx */
+	in->nsel = w->n;
 	return 0;
 }
 

@@ -91,6 +91,7 @@ struct sl_prog {
 	void **free_ptr;
 	int no_pos;        /* sl_expr_eval_const: errors without SQL position
 	                    * (its callers, planning, add their own) */
+	int where_sel;     /* sl_prog_compile_where: the filter's TRUE rows, else 0 */
 };
 
 typedef struct sl_xctx {

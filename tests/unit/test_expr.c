@@ -675,6 +675,76 @@ static void test_reuse(void **st)
 	sl_batch_free(in);
 }
 
+/* A filter and a projection as one program (sl_prog_compile_where): the
+ * filter's calls serve the projection, the projection runs on the TRUE
+ * rows only (NULL and FALSE dropped), in->sel holds them, and a batch
+ * with no live rows or no passing rows leaves an empty, non-NULL sel. */
+static void test_where_program(void **st)
+{
+	sl_type s = sl_type_varchar(SL_STRING_LEN);
+	/* WHERE lower(s) <> 'skip' SELECT lower(s), CHAR_LENGTH(lower(s)) */
+	sl_expr *f = call(SL_FN_NE, 2, call(SL_FN_LOWER, 1, col(0, s)), slit("skip"));
+	sl_expr *pr[2] = {call(SL_FN_LOWER, 1, col(0, s)),
+	                  call(SL_FN_CHAR_LENGTH, 1, call(SL_FN_LOWER, 1, col(0, s)))};
+	sl_prog *p = sl_prog_compile_where(f, pr, 2, &s, 1, &E);
+	assert_non_null(p);
+	assert_int_equal(count_steps(p, SL_FN_LOWER), 1);
+	sl_batch *in = sl_batch_new(1, &s, 0);
+	const char *vals[] = {"AbC", "SKIP", NULL, "Zz"};
+	for (int i = 0; i < 4; i++) {
+		int row = sl_batch_add_row(in, 0, SL_WM_MIN);
+		if (vals[i])
+			sl_col_set_str(in, &in->cols[0], row, vals[i], (int64_t)strlen(vals[i]));
+		else
+			in->cols[0].null[row] = 1;
+	}
+	sl_type ot[2] = {s, T(SL_T_INT)};
+	sl_batch *out = sl_batch_new(2, ot, 0);
+	for (int i = 0; i < 4; i++)
+		sl_batch_add_row(out, 0, SL_WM_MIN);
+	sl_batch view = *in;
+	assert_int_equal(sl_prog_eval_where(p, &view, out, out->cols, NULL, &E), 0);
+	assert_int_equal(view.nsel, 2);
+	assert_int_equal(view.sel[0], 0);
+	assert_int_equal(view.sel[1], 3);
+	assert_memory_equal(out->cols[0].v.str[0].ptr, "abc", 3);
+	assert_memory_equal(out->cols[0].v.str[3].ptr, "zz", 2);
+	assert_int_equal(out->cols[1].v.i64[0], 3);
+	assert_int_equal(out->cols[1].v.i64[3], 2);
+	/* the filter's strings are in the output batch's arena: a second
+	 * evaluation into another batch leaves the first one's values */
+	sl_batch *out2 = sl_batch_new(2, ot, 0);
+	for (int i = 0; i < 4; i++)
+		sl_batch_add_row(out2, 0, SL_WM_MIN);
+	sl_col_set_str(in, &in->cols[0], 0, "QQQ", 3);
+	view = *in;
+	assert_int_equal(sl_prog_eval_where(p, &view, out2, out2->cols, NULL, &E), 0);
+	assert_memory_equal(out->cols[0].v.str[0].ptr, "abc", 3);
+	assert_memory_equal(out2->cols[0].v.str[0].ptr, "qqq", 3);
+	/* no live rows; no passing rows */
+	uint32_t none = 0;
+	view = *in;
+	view.sel = &none;
+	view.nsel = 0;
+	assert_int_equal(sl_prog_eval_where(p, &view, out, out->cols, NULL, &E), 0);
+	assert_int_equal(view.nsel, 0);
+	assert_non_null(view.sel);
+	uint32_t one = 1;
+	view = *in;
+	view.sel = &one;
+	view.nsel = 1;
+	assert_int_equal(sl_prog_eval_where(p, &view, out, out->cols, NULL, &E), 0);
+	assert_int_equal(view.nsel, 0);
+	assert_non_null(view.sel);
+	sl_prog_free(p);
+	/* a filter that is not BOOLEAN is refused */
+	sl_err_clear(&E);
+	assert_null(sl_prog_compile_where(pr[0], pr, 1, &s, 1, &E));
+	sl_batch_free(out);
+	sl_batch_free(out2);
+	sl_batch_free(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -691,6 +761,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_big_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_field_arity_guards, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_where_program, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("expr", tests, NULL, NULL);
 }

@@ -25,6 +25,26 @@
 
 /* ---- control kernels ---------------------------------------------------- */
 
+/* Rows of s where TAKE holds go to sa, the others to sb (when there is
+ * one): branch-free, every row is written and only the count moves (the
+ * filter of a Calc is such a split, sl_prog_eval_where). */
+#define SPLIT_ROWS(TAKE)                                                      \
+	do {                                                                  \
+		if (sb)                                                       \
+			SL_FOR_ROWS(s, i, {                                   \
+				int t_ = (TAKE);                              \
+				sa[na] = (uint32_t)i;                         \
+				sb[nb] = (uint32_t)i;                         \
+				na += t_;                                     \
+				nb += !t_;                                    \
+			});                                                   \
+		else                                                          \
+			SL_FOR_ROWS(s, i, {                                   \
+				sa[na] = (uint32_t)i;                         \
+				na += (TAKE);                                 \
+			});                                                   \
+	} while (0)
+
 static int split(sl_xctx *x, const sl_step *st, int mode)
 {
 	sl_prog *p = x->p;
@@ -34,19 +54,14 @@ static int split(sl_xctx *x, const sl_step *st, int mode)
 	sl_sel *b = st->sel_b >= 0 ? &p->sels[st->sel_b] : NULL;
 	int na = 0, nb = 0;
 	uint32_t *sa = a->store, *sb = b ? b->store : NULL;
-	SL_FOR_ROWS(s, i, {
-		int take;
-		switch (mode) {
-		case 0: take = !c->null[i] && c->v.i64[i]; break;         /* TRUE */
-		case 1: take = c->null[i] || c->v.i64[i]; break;          /* not FALSE */
-		case 2: take = c->null[i] || !c->v.i64[i]; break;         /* not TRUE */
-		default: take = c->null[i]; break;                        /* NULL */
-		}
-		if (take)
-			sa[na++] = (uint32_t)i;
-		else if (sb)
-			sb[nb++] = (uint32_t)i;
-	});
+	const uint8_t *cn = c->null;
+	const int64_t *cv = c->v.i64;
+	switch (mode) {
+	case 0: SPLIT_ROWS(!cn[i] & (cv[i] != 0)); break;  /* TRUE */
+	case 1: SPLIT_ROWS(cn[i] | (cv[i] != 0)); break;   /* not FALSE */
+	case 2: SPLIT_ROWS(cn[i] | (cv[i] == 0)); break;   /* not TRUE */
+	default: SPLIT_ROWS(cn[i] != 0); break;           /* NULL */
+	}
 	a->idx = sa;
 	a->n = na;
 	if (b) {

@@ -244,11 +244,34 @@ static int const_reg(sl_prog *p, sl_type t, const sl_value *v)
 	return r;
 }
 
+static int zone_dependent(const sl_expr *e);
+
+/* 1 when e is a constant sub-tree that comp() folds (so it cannot raise at
+ * run time). */
+static int folds(const sl_expr *e)
+{
+	if (!sl_expr_is_const(e) || zone_dependent(e))
+		return 0;
+	sl_arena a;
+	sl_value v;
+	sl_err err;
+	sl_arena_init(&a, 1024);
+	sl_err_clear(&err);
+	int ok = sl_expr_eval_const(e, &a, &v, &err) == 0;
+	sl_arena_deinit(&a);
+	return ok;
+}
+
 /* 1 when evaluating e may raise for some row (so guard it under CASE-like
- * control flow). */
+ * control flow).  A constant that folds does not: 'apple' in
+ * lower(channel) IN ('apple', ...) is CAST('apple' AS STRING), which had
+ * put q21's IN under a guard of its own, where the CASE after it could not
+ * reuse its lower(channel). */
 static int may_fail(const sl_expr *e)
 {
 	if (e->kind != SL_EX_CALL)
+		return 0;
+	if (folds(e))
 		return 0;
 	switch (e->fn) {
 	case SL_FN_DIV: case SL_FN_MOD: case SL_FN_CAST: case SL_FN_ROUND:

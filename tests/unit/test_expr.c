@@ -675,6 +675,90 @@ static void test_reuse(void **st)
 	sl_batch_free(in);
 }
 
+/* A constant that folds cannot fail: an OR whose later argument holds
+ * only such constants is not guarded, so q21's lower(s) IN ('a', 'b')
+ * after a REGEXP_EXTRACT serves the CASE that follows; a constant that
+ * does not fold (CAST('abc' AS INT)) still fails only for the rows that
+ * reach it. */
+static void test_fold_not_guarded(void **st)
+{
+	sl_type s = sl_type_varchar(SL_STRING_LEN), it = T(SL_T_INT);
+	sl_expr *f = call(SL_FN_OR, 2,
+	                  call(SL_FN_IS_NOT_NULL, 1,
+	                       call(SL_FN_REGEXP_EXTRACT, 3, col(0, s), slit("(&|^)id=([^&]*)"), ilit(2))),
+	                  call(SL_FN_IN, 3, call(SL_FN_LOWER, 1, col(0, s)), cast(SL_FN_CAST, slit("a"), s),
+	                       cast(SL_FN_CAST, slit("b"), s)));
+	sl_expr *pr = call(SL_FN_CASE, 3, call(SL_FN_EQ, 2, call(SL_FN_LOWER, 1, col(0, s)), slit("a")),
+	                   slit("0"), slit("1"));
+	sl_prog *p = sl_prog_compile_where(f, &pr, 1, &s, 1, &E);
+	assert_non_null(p);
+	assert_int_equal(count_steps(p, SL_FN_LOWER), 1);
+	sl_prog_free(p);
+	/* x = 0 OR CAST('abc' AS INT) = 1 */
+	int64_t a0[] = {0, 0}, a1[] = {0, 3}, b[] = {0, 0};
+	sl_expr *e = call(SL_FN_OR, 2, call(SL_FN_EQ, 2, col(0, it), ilit(0)),
+	                  call(SL_FN_EQ, 2, cast(SL_FN_CAST, slit("abc"), it), ilit(1)));
+	int rc;
+	sl_batch *in = ints(2, a0, b, NULL);
+	sl_batch *o = eval1(e, in, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(o->cols[0].v.i64[0], 1);
+	sl_batch_free(o);
+	sl_batch_free(in);
+	in = ints(2, a1, b, NULL);
+	sl_err_clear(&E);
+	o = eval1(e, in, &rc);
+	assert_int_not_equal(rc, 0);
+	sl_err_clear(&E);
+	sl_batch_free(o);
+	sl_batch_free(in);
+}
+
+/* x IN (constant strings), k_in_str: the (length, bytes) order, NULLs in
+ * the list and in x, a repeated value, '' */
+static void test_in_strings(void **st)
+{
+	sl_type s = sl_type_varchar(SL_STRING_LEN);
+	const char *vals[] = {"apple", "baidu", "google", "facebook", "", "appl", "applf", "apples",
+	                      NULL, "zzzzz", "aaaaa"};
+	int n = (int)(sizeof(vals) / sizeof(vals[0]));
+	sl_batch *in = sl_batch_new(1, &s, 0);
+	for (int i = 0; i < n; i++) {
+		int row = sl_batch_add_row(in, 0, SL_WM_MIN);
+		if (vals[i])
+			sl_col_set_str(in, &in->cols[0], row, vals[i], (int64_t)strlen(vals[i]));
+		else
+			in->cols[0].null[row] = 1;
+	}
+	sl_expr *e = call(SL_FN_IN, 7, col(0, s), cast(SL_FN_CAST, slit("google"), s),
+	                  cast(SL_FN_CAST, slit("apple"), s), cast(SL_FN_CAST, slit("facebook"), s),
+	                  cast(SL_FN_CAST, slit("baidu"), s), cast(SL_FN_CAST, slit(""), s),
+	                  cast(SL_FN_CAST, slit("apple"), s));
+	int rc;
+	sl_batch *o = eval1(e, in, &rc);
+	assert_int_equal(rc, 0);
+	int want[] = {1, 1, 1, 1, 1, 0, 0, 0, -1, 0, 0};
+	for (int i = 0; i < n; i++) {
+		if (want[i] < 0) {
+			assert_true(o->cols[0].null[i]);
+			continue;
+		}
+		assert_false(o->cols[0].null[i]);
+		assert_int_equal(o->cols[0].v.i64[i], want[i]);
+	}
+	sl_batch_free(o);
+	/* a NULL in the list: no match is NULL */
+	e = call(SL_FN_IN, 3, col(0, s), cast(SL_FN_CAST, slit("apple"), s), sl_expr_lit_null(&A, s));
+	o = eval1(e, in, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(o->cols[0].v.i64[0], 1);
+	assert_false(o->cols[0].null[0]);
+	assert_true(o->cols[0].null[1]);
+	assert_true(o->cols[0].null[8]);
+	sl_batch_free(o);
+	sl_batch_free(in);
+}
+
 /* A filter and a projection as one program (sl_prog_compile_where): the
  * filter's calls serve the projection, the projection runs on the TRUE
  * rows only (NULL and FALSE dropped), in->sel holds them, and a batch
@@ -762,6 +846,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_field_arity_guards, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_where_program, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fold_not_guarded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_in_strings, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("expr", tests, NULL, NULL);
 }

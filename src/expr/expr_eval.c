@@ -88,8 +88,7 @@ int sl__k_case_merge(sl_xctx *x, const sl_step *st)
 			SL_FOR_ROWS(s, i, { o->null[i] = 1; });
 			continue;
 		}
-		const sl_col *v = p->regs[st->args[k]].cur;
-		SL_FOR_ROWS(s, i, { sl__copy_val(o, i, v, i, ph); });
+		sl__copy_rows(o, p->regs[st->args[k]].cur, NULL, s, ph);
 	}
 	return 0;
 }
@@ -119,7 +118,7 @@ int sl__k_copy(sl_xctx *x, const sl_step *st)
 		SL_FOR_ROWS(s, i, { sl_col_set_str_ref(o, i, d, src->cval.v.str.len); });
 		return 0;
 	}
-	SL_FOR_ROWS(s, i, { sl__copy_val(o, i, a, i, ph); });
+	sl__copy_rows(o, a, NULL, s, ph);
 	return 0;
 }
 
@@ -225,13 +224,8 @@ static int k_field_alias(sl_xctx *x, const sl_step *st)
 static int k_field(sl_xctx *x, const sl_step *st)
 {
 	const sl_col *a = SL_X_ARG(x, st, 0);
-	const sl_col *f = &a->child[st->op];
-	sl_col *o = SL_X_OUT(x, st);
-	sl_phys ph = sl_type_phys(st->type);
-	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		sl__copy_val(o, i, f, i, ph);
-		o->null[i] |= a->null[i];
-	});
+	sl__copy_rows(SL_X_OUT(x, st), &a->child[st->op], a->null, SL_X_SEL(x, st),
+	              sl_type_phys(st->type));
 	return 0;
 }
 

@@ -595,6 +595,61 @@ static void test_field_arity_guards(void **st)
 	assert_string_equal(E.msg, "cannot apply 'UPPER' to INT");
 }
 
+/* FIELD of every physical type (sl__copy_rows): a NULL row, a NULL field
+ * of a live row, dense and under a selection. */
+static void test_field_rows(void **st)
+{
+	/* ROW<a BIGINT, d DOUBLE, s STRING, m DECIMAL(20,2)> */
+	sl_field f[4] = {{"a", T(SL_T_BIGINT)}, {"d", T(SL_T_DOUBLE)},
+	                 {"s", sl_type_varchar(SL_STRING_LEN)}, {"m", sl_type_decimal(20, 2)}};
+	sl_row_type rt = {4, f};
+	sl_type row = T(SL_T_ROW);
+	row.row = &rt;
+	sl_batch *in = sl_batch_new(1, &row, 0);
+	for (int r = 0; r < 4; r++) {
+		int i = sl_batch_add_row(in, 0, SL_WM_MIN);
+		sl_col *c = &in->cols[0];
+		c->null[i] = r == 1; /* row 1: a NULL row (its fields hold values) */
+		sl_col_set_i64(&c->child[0], i, 10 + r);
+		c->child[1].null[i] = 0;
+		c->child[1].v.f64[i] = 0.5 + r;
+		if (r == 2)
+			c->child[2].null[i] = 1; /* a NULL field of a live row */
+		else
+			sl_col_set_str(in, &c->child[2], i, "abc", 3);
+		c->child[3].null[i] = 0;
+		c->child[3].v.i128[i] = 100 * r + 1;
+	}
+	sl_expr *x = col(0, row);
+	uint32_t sel[2] = {1, 3};
+	for (int pass = 0; pass < 2; pass++) {
+		in->sel = pass ? sel : NULL;
+		in->nsel = pass ? 2 : 0;
+		for (int k = 0; k < 4; k++) {
+			sl_expr *fe = sl_expr_call(&A, SL_FN_FIELD, &x, 1, NULL, k, &E);
+			assert_non_null(fe);
+			int rc;
+			sl_batch *o = eval1(fe, in, &rc);
+			assert_int_equal(rc, 0);
+			const sl_col *c = &o->cols[0];
+			for (int r = pass ? 1 : 0; r < 4; r += pass ? 2 : 1) {
+				int isnull = r == 1 || (k == 2 && r == 2);
+				assert_int_equal(c->null[r], isnull);
+				if (isnull)
+					continue;
+				switch (k) {
+				case 0: assert_int_equal(c->v.i64[r], 10 + r); break;
+				case 1: assert_true(c->v.f64[r] == 0.5 + r); break;
+				case 2: assert_memory_equal(c->v.str[r].ptr, "abc", 3); break;
+				default: assert_true(c->v.i128[r] == 100 * r + 1); break;
+				}
+			}
+			sl_batch_free(o);
+		}
+	}
+	sl_batch_free(in);
+}
+
 /* Steps of p computing fn. */
 static int count_steps(const sl_prog *p, sl_fn fn)
 {
@@ -844,6 +899,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fold_and_format, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_field_arity_guards, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_field_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_where_program, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fold_not_guarded, setup, teardown),

@@ -305,6 +305,7 @@ static void test_regex_rows(void **st)
 	const char *ok[] = {
 		"\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80", "\xef\xbf\xbf",
 		"\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf", "abcdefgh\xc3\xa9", "abcdefg\xc3\xa9xyzabcdefgh",
+		"abcdefghijklmnopqrstuvwxyz01234\xc3\xa9" "abcdefghijklmnopqrstuvwxyz012345",
 	};
 	int nok = (int)(sizeof(ok) / sizeof(ok[0]));
 	got = col_eval(call(SL_FN_REGEXP, 2, c0, slit(".")), ok, nok);
@@ -316,6 +317,8 @@ static void test_regex_rows(void **st)
 		"\xc0\xaf", "\xc1\xbf", "\xe0\x9f\xbf", "\xed\xa0\x80", "\xf0\x8f\xbf\xbf",
 		"\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xe2\x82", "\x80", "\xe2\x28\xa1",
 		"abcdefgh\xff", "abcdefg\xc3", "abcdefghijklmnop\xed\xbf\xbf", "\xf8\x88\x80\x80\x80",
+		"abcdefghijklmnopqrstuvwxyz012345\xc0\x80", "abcdefghijklmnopqrstuvwxyz01234\xe2\x82",
+		"abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz\x80",
 	};
 	int nbad = (int)(sizeof(bad) / sizeof(bad[0]));
 	got = col_eval(call(SL_FN_REGEXP, 2, c0, slit(".")), bad, nbad);

@@ -11,6 +11,9 @@
 
 #include <string.h>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include "expr/expr.h"
 #include "sluice.h"
 
@@ -338,6 +341,46 @@ static void test_regex_rows(void **st)
 	assert_string_equal(got[2], "<NULL>");
 }
 
+/* REGEXP over a column against PCRE2 itself, for patterns whose required
+ * text (fn_regex.c's prefilter) is easy to get wrong: optional and
+ * repeated characters, alternatives, groups, classes, escapes, inline
+ * options, \Q quoting, POSIX classes. */
+static void test_regex_prefilter(void **st)
+{
+	const char *pats[] = {
+		"ab?cd", "ab*cd", "ab{0,2}cd", "ab+cd", "abc|xyz", "(?i)abcd", "\\x41bcd", "\\x{41}bcd",
+		"[[:alpha:]]xyz", "[abc]def", "[]x]yzw", "[^]x]yzw", "\\Qa|bc\\E", "foo(bar|baz)qux",
+		"a\\.bcd", "hello world", "(&|^)channel_id=([^&]*)", "x\\d+yz", "\\p{Lu}bcd", "ab\\Kcd",
+		"abc(?=def)", "(a)bc\\1", "a[\\]]bcd", "ab\\Bcd", "ab{2}cd", "z*abcd?", "\\ncd", "",
+	};
+	const char *subj[] = {
+		"acd", "abcd", "abbcd", "abbbcd", "xyz", "ABCD", "Abcd", "axyz", "adef", "def", "]yzw",
+		"xyzw", "ayzw", "a|bc", "foobazqux", "foobarqux", "a.bcd", "axbcd", "hello world",
+		"a=1&channel_id=42", "channel_id=", "x12yz", "xyz", "\xc3\x89" "bcd", "abc", "abcdef",
+		"abca", "aabca", "a]bcd", "ab cd", "zzabc", "\ncd", "", "\xc0\xaf" "abcd",
+	};
+	int ns = (int)(sizeof(subj) / sizeof(subj[0]));
+	sl_expr *c0 = sl_expr_col(&A, 0, STR());
+	for (size_t k = 0; k < sizeof(pats) / sizeof(pats[0]); k++) {
+		int ec;
+		PCRE2_SIZE eo;
+		pcre2_code *code = pcre2_compile((PCRE2_SPTR)pats[k], PCRE2_ZERO_TERMINATED, PCRE2_UTF,
+		                                 &ec, &eo, NULL);
+		assert_non_null(code);
+		pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
+		const char **got = col_eval(call(SL_FN_REGEXP, 2, c0, slit(pats[k])), subj, ns);
+		for (int i = 0; i < ns; i++) {
+			int m = pcre2_match(code, (PCRE2_SPTR)subj[i], strlen(subj[i]), 0, 0, md, NULL);
+			const char *want = *pats[k] ? (m >= 0 ? "1" : "0") : "0"; /* '' is FALSE */
+			if (strcmp(got[i], want))
+				print_message("REGEXP('%s', '%s') = %s\n", subj[i], pats[k], got[i]);
+			assert_string_equal(got[i], want);
+		}
+		pcre2_match_data_free(md);
+		pcre2_code_free(code);
+	}
+}
+
 /* UPPER/LOWER over a column: every ASCII byte at three positions (in the
  * first and second eight-byte word of the word-at-a-time scan of
  * fn_string.c, and in the tail) of a string with nothing else to change,
@@ -596,6 +639,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_like, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regex, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regex_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_regex_prefilter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_case_map_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_str_eq_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_utc, setup, teardown),

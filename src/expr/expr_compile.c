@@ -20,9 +20,10 @@
  * the register of an earlier one when that one was computed under the
  * same selection or one it was split from (so every row it needs has
  * been computed), with strings in an arena that lives as long as it needs
- * (out_arena), and when it is deterministic (not RAND, UUID, PROCTIME,
- * CURRENT_TIMESTAMP, a UDF or anything over them).  Kernels only write
- * their own output register, so a reused register still holds the value.
+ * (out_arena), and when it is deterministic (no call in it is volatile,
+ * sl__fn_volatile: RAND, UUID, PROCTIME, CURRENT_TIMESTAMP, a UDF, ...).
+ * Kernels only write their own output register, so a reused register
+ * still holds the value.
  * Nexmark q21: lower(channel) ran about 4.3 times per row (docs/nexmark.md
  * §22).
  *
@@ -498,18 +499,15 @@ static int same_expr(const sl_expr *a, const sl_expr *b)
 	return 1;
 }
 
-/* 1 when e gives the same value each time it is evaluated on a row. */
+/* 1 when e gives the same value each time it is evaluated on a row: no
+ * call in it is volatile (expr_type.c's list, the one constant folding
+ * uses). */
 static int deterministic(const sl_expr *e)
 {
 	if (e->kind != SL_EX_CALL)
 		return 1;
-	switch (e->fn) {
-	case SL_FN_RAND: case SL_FN_RAND_INTEGER: case SL_FN_UUID: case SL_FN_UDF:
-	case SL_FN_PROCTIME: case SL_FN_CURRENT_TIMESTAMP: case SL_FN_UNIX_TIMESTAMP:
+	if (sl__fn_volatile(e))
 		return 0;
-	default:
-		break;
-	}
 	for (int i = 0; i < e->nargs; i++)
 		if (!deterministic(e->args[i]))
 			return 0;

@@ -136,6 +136,9 @@ static inline sl_arena *sl__x_arena(sl_xctx *x, const sl_step *st)
 sl_prog *sl__prog_compile(sl_expr *const *exprs, int n, const sl_type *in_types, int nin,
                           int nofold, sl_err *err);
 
+/* 1 when call e depends on more than its arguments (expr_type.c). */
+int sl__fn_volatile(const sl_expr *e);
+
 /* Grows every owned vector of p to hold n rows.  0 or SL_ENOMEM. */
 int sl__prog_reserve(sl_prog *p, int n);
 

@@ -1361,6 +1361,22 @@ sl_expr *sl_expr_cast(sl_arena *a, sl_expr *x, sl_type t, sl_err *err)
 	return sl_expr_call(a, SL_FN_CAST, &x, 1, &t, 0, err);
 }
 
+/*
+ * 1 when call e's value is not a function of its arguments alone: the
+ * time, a random number, a UDF (which may keep state), the row's
+ * watermark.  Such a call is never folded to a constant and never computed
+ * once for two occurrences (expr_compile.c).  A new function of that kind
+ * goes here.
+ */
+int sl__fn_volatile(const sl_expr *e)
+{
+	return e->kind == SL_EX_CALL &&
+	       (e->fn == SL_FN_PROCTIME || e->fn == SL_FN_CURRENT_TIMESTAMP ||
+	        e->fn == SL_FN_CURRENT_WATERMARK || e->fn == SL_FN_UDF || e->fn == SL_FN_RAND ||
+	        e->fn == SL_FN_RAND_INTEGER || e->fn == SL_FN_UUID ||
+	        (e->fn == SL_FN_UNIX_TIMESTAMP && e->nargs == 0));
+}
+
 int sl_expr_is_const(const sl_expr *e)
 {
 	switch (e->kind) {
@@ -1368,10 +1384,7 @@ int sl_expr_is_const(const sl_expr *e)
 	case SL_EX_COL: return 0;
 	default: break;
 	}
-	if (e->fn == SL_FN_PROCTIME || e->fn == SL_FN_CURRENT_TIMESTAMP ||
-	    e->fn == SL_FN_CURRENT_WATERMARK || e->fn == SL_FN_UDF ||
-	    e->fn == SL_FN_RAND || e->fn == SL_FN_RAND_INTEGER || e->fn == SL_FN_UUID ||
-	    (e->fn == SL_FN_UNIX_TIMESTAMP && e->nargs == 0))
+	if (sl__fn_volatile(e))
 		return 0;
 	for (int i = 0; i < e->nargs; i++)
 		if (!sl_expr_is_const(e->args[i]))

@@ -6,7 +6,8 @@
  * Invariants: win[0..nwin) ascending by end, distinct; every window in
  * win or pool is owned by the table; a pooled window is empty (n == 0,
  * len == 0, index all zero) and keeps its capacity, at most SL_LTAB_POOL
- * of them; count is the sum of the open windows' n.
+ * of them; count is the sum of the open windows' n; hv[0..n) are a
+ * window's entries' hashes in insertion order.
  */
 #include "ltab.h"
 
@@ -25,6 +26,7 @@ static void lwin_free(sl_lwin *w)
 		return;
 	free(w->idx);
 	free(w->ent);
+	free(w->hv);
 	free(w);
 }
 
@@ -98,10 +100,10 @@ static int grow_index(sl_lwin *w)
 }
 
 /* The bytes of an entry with a klen-byte key: [u32 klen][key], padded to
- * 16, then the slot. */
+ * 16, then the slot (sl_ltab_head, ltab.h). */
 static inline size_t ent_head(uint32_t klen)
 {
-	return (4 + (size_t)klen + 15) & ~(size_t)15;
+	return sl_ltab_head(klen);
 }
 
 /*
@@ -158,7 +160,17 @@ void *sl_ltab_upsert(sl_ltab *t, int64_t end, const void *key, uint32_t klen, ui
 		w->ent = ne;
 		w->cap = cap;
 	}
+	if (w->n == w->hcap) {
+		uint32_t hcap = w->hcap ? w->hcap * 2 : 1024;
+		uint32_t *nh = realloc(w->hv, sizeof(uint32_t) * (size_t)hcap);
+		if (!nh)
+			return NULL;
+		w->hv = nh;
+		w->hcap = hcap;
+	}
+	w->hv[w->n] = h;
 	char *e = w->ent + w->len;
+	memset(e + head - 16, 0, 16); /* the padding: the record leaves whole */
 	memcpy(e, &klen, 4);
 	memcpy(e + 4, key, klen);
 	memset(e + head, 0, t->slot_size);
@@ -179,15 +191,21 @@ void *sl_ltab_upsert(sl_ltab *t, int64_t end, const void *key, uint32_t klen, ui
 int sl_ltab_scan(sl_ltab *t, int i, sl_ltab_cb cb, void *ctx)
 {
 	sl_lwin *w = t->win[i];
-	for (size_t off = 0; off < w->len; ) {
+	sl_lent le;
+	size_t off = 0;
+	for (uint32_t j = 0; j < w->n; j++) {
 		char *e = w->ent + off;
-		uint32_t klen;
-		memcpy(&klen, e, 4);
-		size_t head = ent_head(klen);
-		int rc = cb(ctx, w->end, e + 4, klen, e + head);
+		memcpy(&le.klen, e, 4);
+		uint32_t head = sl_ltab_head(le.klen);
+		le.rec = e;
+		le.len = head + t->slot_size;
+		le.key = e + 4;
+		le.slot = e + head;
+		le.hash = w->hv[j];
+		int rc = cb(ctx, w->end, &le);
 		if (rc)
 			return rc;
-		off += head + t->slot_size;
+		off += le.len;
 	}
 	return 0;
 }

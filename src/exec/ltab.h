@@ -37,7 +37,10 @@ typedef struct sl_lwin {
 	uint64_t *idx;       /* per index slot: hash << 32 | (entry offset / 16
 	                      * + 1); 0 = free */
 	char *ent;           /* the entries, appended: [u32 klen][key][pad to
-	                      * 16][slot], each 16-byte aligned */
+	                      * 16][slot], each 16-byte aligned (the record,
+	                      * below) */
+	uint32_t *hv;        /* per entry, in insertion order: its key's hash */
+	uint32_t hcap;       /* entries hv has room for */
 	size_t len, cap;     /* bytes of ent used, allocated */
 	uint64_t touched;    /* sl_ltab.clock at its last upsert */
 } sl_lwin;
@@ -113,9 +116,32 @@ static inline int sl_ltab_first(const sl_ltab *t, int64_t *end)
 	return 1;
 }
 
-/* Called for each entry of a window, in insertion order: its key and
- * slot (valid until sl_ltab_drop).  Returns 0 or an error. */
-typedef int (*sl_ltab_cb)(void *ctx, int64_t end, const void *key, uint32_t klen, void *slot);
+/*
+ * The record of an entry: [u32 klen, native order][key][zero bytes
+ * to a multiple of 16][slot], sl_ltab_head(klen) + slot_size bytes.  It is
+ * also the partial's accumulator value that the local stage sends the
+ * global stage (op_window_agg.c, docs/parallel.md §11), which reads the
+ * key and the slot out of it with sl_ltab_head: the encoded key travels
+ * with the accumulators, so the global stage does not encode it again.
+ */
+static inline uint32_t sl_ltab_head(uint32_t klen)
+{
+	return (4 + klen + 15) & ~(uint32_t)15;
+}
+
+/* One entry as a scan visits it (valid until sl_ltab_drop). */
+typedef struct sl_lent {
+	const char *rec;     /* the record (above) */
+	uint32_t len;        /* its bytes */
+	uint32_t klen;
+	const char *key;     /* rec + 4 */
+	void *slot;          /* rec + sl_ltab_head(klen) */
+	uint32_t hash;       /* the key's hash, as given to sl_ltab_upsert */
+} sl_lent;
+
+/* Called for each entry of a window, in insertion order.  Returns 0 or
+ * an error. */
+typedef int (*sl_ltab_cb)(void *ctx, int64_t end, const sl_lent *e);
 
 /* Visits every entry of open window i (ascending end order, i < nwin). */
 int sl_ltab_scan(sl_ltab *t, int i, sl_ltab_cb cb, void *ctx);

@@ -59,7 +59,7 @@
  * SL_OPK_LOCAL_WINDOW_AGG), chained to the source instance, which makes
  * every decision above about a row (its windows, late or not, dropped,
  * counted or diverted) and folds it into partial accumulators in memory
- * (ltab.h), emitted as (keys, window end, slot bytes) rows when the
+ * (ltab.h), emitted as (keys, window end, record, hash) rows when the
  * watermark passes the window's end, before a checkpoint barrier
  * (pre_barrier) and at end of input; and the aggregate itself in its
  * GLOBAL phase (this method table, so its state, snapshot and rescaling
@@ -765,8 +765,12 @@ static int fold_tumble(win_op *o, const sl_batch *in, int live, sl_err *err)
 
 /*
  * The GlobalWindowAggregate's process (p.phase GLOBAL): each input row is
- * a LocalWindowAggregate's partial, (keys, window end, accumulator slot),
- * merged into (end, key) of "acc", the one-phase aggregate's own state.
+ * a LocalWindowAggregate's partial, (keys, window end, record, hash): the
+ * record is the local entry (ltab.h: the encoded GROUP BY key and the
+ * accumulator slot) and the hash the key's sl_state_hash, so the key is
+ * neither encoded nor hashed again here (that was ~120 instructions a
+ * partial, callgrind); it is merged into (end, key) of "acc", the
+ * one-phase aggregate's own state.
  * Nothing is late here: the local stage judged every row against its own
  * W_before, and a partial of window `end` always precedes, on its channel,
  * the watermark >= end that fires it (the local flushes before it
@@ -779,27 +783,30 @@ static int fold_tumble(win_op *o, const sl_batch *in, int live, sl_err *err)
  */
 static int global_process(win_op *o, const sl_batch *in, sl_err *err)
 {
-	if (encode_keys(o, in, sl_batch_live(in)))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	int nk = o->p.nkeys;
-	const sl_col *ec = &in->cols[nk], *ac = &in->cols[nk + 1];
+	const sl_col *ec = &in->cols[nk], *ac = &in->cols[nk + 1], *hc = &in->cols[nk + 2];
 	SL_BATCH_FOREACH(in, k, row) {
 		int64_t end = ec->v.i64[row];
 		if (end <= o->tm.fired) {
 			sl_op_late_dropped(&o->base, in, row);
 			continue;
 		}
-		if ((uint32_t)ac->v.str[row].len != o->slot_size)
+		const char *rec = ac->v.str[row].ptr;
+		uint64_t rlen = (uint64_t)ac->v.str[row].len;
+		uint32_t klen = 0;
+		if (rlen >= 4)
+			memcpy(&klen, rec, 4);
+		if (rlen < 4 || klen > rlen || sl_ltab_head(klen) + (uint64_t)o->slot_size != rlen)
 			return sl_err_set(err, SL_ESTATE, "window aggregate: malformed partial "
-			                  "accumulator (%lld bytes, expected %u)",
-			                  (long long)ac->v.str[row].len, o->slot_size);
+			                  "accumulator (%llu bytes, slots of %u)",
+			                  (unsigned long long)rlen, o->slot_size);
 		if (end < o->tm.next)
 			o->tm.next = end;
 		int created;
 		const char *src = o->mslot;
-		memcpy(o->mslot, ac->v.str[row].ptr, o->slot_size);
-		void *slot = sl_state_upsert_h(o->acc, end, o->key.p + o->koff[k],
-		                               o->koff[k + 1] - o->koff[k], o->khash[k], &created);
+		memcpy(o->mslot, rec + sl_ltab_head(klen), o->slot_size);
+		void *slot = sl_state_upsert_h(o->acc, end, rec + 4, klen,
+		                               (uint32_t)hc->v.i64[row], &created);
 		if (!slot)
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		if (created) {
@@ -1139,11 +1146,13 @@ int sl_window_agg_out_types(const sl_window_agg_plan *p, const sl_type *in_types
 #define LOCAL_MAX_ENTRIES (1u << 20)
 #define LOCAL_IDLE_BATCHES 64 /* see local_shed */
 
-/* One (window, key) partial (an sl_ltab_cb).  The key and the slot go by
- * reference: the window's rows are emitted before its entries are
- * dropped (local_flush_at), and the exchange copies them (exchange.c);
- * two copies a partial fewer. */
-static int local_entry(void *ctx, int64_t end, const void *key, uint32_t klen, void *slot)
+/* One (window, key) partial (an sl_ltab_cb): the key columns, the window
+ * end, the entry's record (ltab.h: the encoded key and the slot) and the
+ * key's hash, so the global stage neither encodes nor hashes the key
+ * again.  The key and the record go by reference: the window's rows are
+ * emitted before its entries are dropped (local_flush_at), and the
+ * exchange copies them (exchange.c); two copies a partial fewer. */
+static int local_entry(void *ctx, int64_t end, const sl_lent *e)
 {
 	win_op *o = ctx;
 	sl_err *err = o->lerr;
@@ -1155,10 +1164,11 @@ static int local_entry(void *ctx, int64_t end, const void *key, uint32_t klen, v
 	b->op[row] = SL_INSERT;
 	b->wm[row] = end - 1;
 	int nk = o->p.nkeys;
-	if ((rc = put_key_cols(o, b, row, key, klen, 1, err)))
+	if ((rc = put_key_cols(o, b, row, e->key, e->klen, 1, err)))
 		return rc;
 	sl_col_set_i64(&b->cols[nk], row, end);
-	sl_col_set_str_ref(&b->cols[nk + 1], row, slot, o->slot_size);
+	sl_col_set_str_ref(&b->cols[nk + 1], row, e->rec, e->len);
+	sl_col_set_i64(&b->cols[nk + 2], row, e->hash);
 	return 0;
 }
 
@@ -1351,6 +1361,8 @@ int sl_window_local_out_types(const sl_window_agg_plan *p, const sl_type *in_typ
 	t[n++].notnull = 1;
 	t[n] = sl_type_make(SL_T_VARBINARY); /* BYTES */
 	t[n].length = SL_STRING_LEN;
+	t[n++].notnull = 1;
+	t[n] = sl_type_make(SL_T_BIGINT); /* the key's sl_state_hash */
 	t[n++].notnull = 1;
 	return n;
 }

@@ -5,7 +5,8 @@
  * and buffer growth (50 000 keys in one window, keys of 1 to 40 bytes,
  * 16-byte aligned slots); windows are kept in ascending end order
  * whatever the order they are opened in; a scan visits a window's entries
- * in insertion order with their keys and slots; a drop empties the
+ * in insertion order with their keys, slots, records (the partial's
+ * wire form: length, key, zero padding, slot) and hashes; a drop empties the
  * window, which is reused empty; the entry count follows.
  */
 #include <stdarg.h>
@@ -47,15 +48,27 @@ typedef struct visit {
 	int in_order;      /* keys came as 0, 1, 2, ... */
 } visit;
 
-static int visit_cb(void *ctx, int64_t end, const void *key, uint32_t klen, void *slot)
+static int visit_cb(void *ctx, int64_t end, const sl_lent *e)
 {
 	visit *v = ctx;
 	char k[64];
 	uint32_t len = key_of(v->n, k);
-	if (len != klen || memcmp(k, key, klen))
+	if (len != e->klen || memcmp(k, e->key, e->klen))
 		v->in_order = 0;
+	/* the record: [u32 klen][key][zeros to 16][slot], and the hash */
+	uint32_t rk;
+	memcpy(&rk, e->rec, 4);
+	uint32_t head = sl_ltab_head(len);
+	assert_int_equal(rk, len);
+	assert_ptr_equal(e->key, e->rec + 4);
+	assert_ptr_equal(e->slot, e->rec + head);
+	assert_int_equal(e->len, head + SLOT);
+	assert_int_equal(head % 16, 0);
+	for (uint32_t b = 4 + len; b < head; b++)
+		assert_int_equal(e->rec[b], 0);
+	assert_int_equal(e->hash, sl_state_hash(k, len));
 	int64_t x;
-	memcpy(&x, slot, 8);
+	memcpy(&x, e->slot, 8);
 	v->sum += x;
 	v->n++;
 	return 0;

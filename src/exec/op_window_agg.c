@@ -230,25 +230,38 @@ static int assign_local(const sl_window_spec *w, int64_t ts, int64_t *ends)
 
 /* ---- output rows --------------------------------------------------------- */
 
+/* put_key_cols's general case: the key of nk columns decoded by the row
+ * codec into columns 0..nk-1 of row `row` of b; 0, SL_ESTATE when
+ * malformed, SL_ENOMEM. */
+static __attribute__((noinline)) int decode_key_cols(int nk, sl_batch *b, int row,
+                                                    const void *key, uint32_t klen)
+{
+	int rc = sl_rowcodec_decode_cols(key, klen, b, b->cols, nk, row);
+	if (rc)
+		return rc;
+	for (int i = 0; i < nk; i++)
+		if (b->cols[i].null[row])
+			sl_col_clear(&b->cols[i], row);
+	return 0;
+}
+
 /* Decodes the encoded GROUP BY key into columns 0..nkeys-1 of row `row`
  * of b; ref: a single STRING key points into key instead of being copied
  * (key must then outlive b's rows).  0, or a negative code with err set. */
 static int put_key_cols(win_op *o, sl_batch *b, int row, const void *key, uint32_t klen,
                         int ref, sl_err *err)
 {
-	sl_col *kc[64];
-	int nk = o->p.nkeys;
-	for (int i = 0; i < nk; i++)
-		kc[i] = &b->cols[i];
 	const char *kb = key;
 	uint32_t slen;
+	/* the two single-column fast paths before the column array is
+	 * filled: filling it first was ~11 instructions a call (callgrind) */
 	if (o->i641 && klen == 9 && kb[0] == 0) {
 		/* a single 8-byte integer key, not NULL: [0][the value's 8
 		 * bytes] (rowcodec.c); the generic decoder was ~110
 		 * instructions a partial of the datagen benchmark (callgrind) */
 		int64_t v;
 		memcpy(&v, kb + 1, 8);
-		sl_col_set_i64(kc[0], row, v);
+		sl_col_set_i64(&b->cols[0], row, v);
 		return 0;
 	}
 	if (o->str1 && klen >= 5 && kb[0] == 0 && (memcpy(&slen, kb + 1, 4), slen == klen - 5)) {
@@ -256,15 +269,14 @@ static int put_key_cols(win_op *o, sl_batch *b, int row, const void *key, uint32
 		 * decoded here; the generic decoder's loop and type dispatch
 		 * were ~80 instructions a result (callgrind, bench 4) */
 		if (ref)
-			sl_col_set_str_ref(kc[0], row, kb + 5, slen);
-		else if (sl_col_set_str(b, kc[0], row, kb + 5, slen))
+			sl_col_set_str_ref(&b->cols[0], row, kb + 5, slen);
+		else if (sl_col_set_str(b, &b->cols[0], row, kb + 5, slen))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 	} else {
-		if (sl_rowcodec_decode(key, klen, b, kc, nk, row) < 0)
-			return sl_err_set(err, SL_ESTATE, "window state: malformed key");
-		for (int i = 0; i < nk; i++)
-			if (kc[i]->null[row])
-				sl_col_clear(kc[i], row);
+		int rc = decode_key_cols(o->p.nkeys, b, row, key, klen);
+		if (rc)
+			return rc == SL_ENOMEM ? sl_err_set(err, rc, "out of memory")
+			                       : sl_err_set(err, SL_ESTATE, "window state: malformed key");
 	}
 	return 0;
 }

@@ -10,6 +10,7 @@
  * window's entries' hashes in insertion order.
  */
 #include "ltab.h"
+#include "../base/copy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -170,10 +171,12 @@ void *sl_ltab_upsert(sl_ltab *t, int64_t end, const void *key, uint32_t klen, ui
 	}
 	w->hv[w->n] = h;
 	char *e = w->ent + w->len;
+	/* inline copies (copy.h): the libc calls were ~35 instructions an
+	 * insert (callgrind) */
 	memset(e + head - 16, 0, 16); /* the padding: the record leaves whole */
 	memcpy(e, &klen, 4);
-	memcpy(e + 4, key, klen);
-	memset(e + head, 0, t->slot_size);
+	sl_copy_short(e + 4, key, klen);
+	sl_zero16n(e + head, t->slot_size);
 	w->idx[i] = (uint64_t)h << 32 | (uint32_t)(w->len / 16 + 1);
 	w->len += size;
 	w->n++;

@@ -75,6 +75,7 @@
 #include "../data/rowcodec.h"
 #include "sluice.h"
 #include "sluice_udf.h"
+#include "../base/copy.h"
 #include "../base/timeutil.h"
 
 #include <assert.h>
@@ -816,13 +817,13 @@ static int global_process(win_op *o, const sl_batch *in, sl_err *err)
 			o->tm.next = end;
 		int created;
 		const char *src = o->mslot;
-		memcpy(o->mslot, rec + sl_ltab_head(klen), o->slot_size);
+		sl_copy16n(o->mslot, rec + sl_ltab_head(klen), o->slot_size);
 		void *slot = sl_state_upsert_h(o->acc, end, rec + 4, klen,
 		                               (uint32_t)hc->v.i64[row], &created);
 		if (!slot)
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		if (created) {
-			memcpy(slot, src, o->slot_size);
+			sl_copy16n(slot, src, o->slot_size);
 			continue;
 		}
 		for (int i = 0; i < o->p.naggs; i++) {

@@ -107,25 +107,6 @@ static inline size_t ent_head(uint32_t klen)
 	return sl_ltab_head(klen);
 }
 
-/*
- * 1 when keys a and b of klen bytes are equal.  Why not memcmp alone: the
- * keys are mostly 9 bytes (a BIGINT key) or a short string's, and the
- * libc call was 15 instructions a row of the datagen benchmark's local
- * stage (callgrind); two overlapping 8-byte loads compare 8..16 bytes.
- */
-static inline int key_eq(const char *a, const char *b, uint32_t klen)
-{
-	if (klen >= 8 && klen <= 16) {
-		uint64_t a0, b0, a1, b1;
-		memcpy(&a0, a, 8);
-		memcpy(&b0, b, 8);
-		memcpy(&a1, a + klen - 8, 8);
-		memcpy(&b1, b + klen - 8, 8);
-		return a0 == b0 && a1 == b1;
-	}
-	return !memcmp(a, b, klen);
-}
-
 void *sl_ltab_upsert(sl_ltab *t, int64_t end, const void *key, uint32_t klen, uint32_t h)
 {
 	sl_lwin *w = t->last;
@@ -147,7 +128,7 @@ void *sl_ltab_upsert(sl_ltab *t, int64_t end, const void *key, uint32_t klen, ui
 		char *e = w->ent + ((size_t)(uint32_t)v - 1) * 16;
 		uint32_t el;
 		memcpy(&el, e, 4);
-		if (el == klen && key_eq(e + 4, key, klen))
+		if (el == klen && sl_ltab_key_eq(e + 4, key, klen))
 			return e + head;
 	}
 	size_t size = head + t->slot_size;

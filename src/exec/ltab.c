@@ -6,9 +6,11 @@
  * Invariants: win[0..nwin) ascending by end, distinct; every window in
  * win or pool is owned by the table; a pooled window is empty (n == 0,
  * len == 0, index all zero) and keeps its capacity, at most SL_LTAB_POOL
- * of them; count is the sum of the open windows' n.
+ * of them; count is the sum of the open windows' n; hv[0..n) are a
+ * window's entries' hashes in insertion order.
  */
 #include "ltab.h"
+#include "../base/copy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@ static void lwin_free(sl_lwin *w)
 		return;
 	free(w->idx);
 	free(w->ent);
+	free(w->hv);
 	free(w);
 }
 
@@ -98,29 +101,10 @@ static int grow_index(sl_lwin *w)
 }
 
 /* The bytes of an entry with a klen-byte key: [u32 klen][key], padded to
- * 16, then the slot. */
+ * 16, then the slot (sl_ltab_head, ltab.h). */
 static inline size_t ent_head(uint32_t klen)
 {
-	return (4 + (size_t)klen + 15) & ~(size_t)15;
-}
-
-/*
- * 1 when keys a and b of klen bytes are equal.  Why not memcmp alone: the
- * keys are mostly 9 bytes (a BIGINT key) or a short string's, and the
- * libc call was 15 instructions a row of the datagen benchmark's local
- * stage (callgrind); two overlapping 8-byte loads compare 8..16 bytes.
- */
-static inline int key_eq(const char *a, const char *b, uint32_t klen)
-{
-	if (klen >= 8 && klen <= 16) {
-		uint64_t a0, b0, a1, b1;
-		memcpy(&a0, a, 8);
-		memcpy(&b0, b, 8);
-		memcpy(&a1, a + klen - 8, 8);
-		memcpy(&b1, b + klen - 8, 8);
-		return a0 == b0 && a1 == b1;
-	}
-	return !memcmp(a, b, klen);
+	return sl_ltab_head(klen);
 }
 
 void *sl_ltab_upsert(sl_ltab *t, int64_t end, const void *key, uint32_t klen, uint32_t h)
@@ -144,7 +128,7 @@ void *sl_ltab_upsert(sl_ltab *t, int64_t end, const void *key, uint32_t klen, ui
 		char *e = w->ent + ((size_t)(uint32_t)v - 1) * 16;
 		uint32_t el;
 		memcpy(&el, e, 4);
-		if (el == klen && key_eq(e + 4, key, klen))
+		if (el == klen && sl_ltab_key_eq(e + 4, key, klen))
 			return e + head;
 	}
 	size_t size = head + t->slot_size;
@@ -158,10 +142,22 @@ void *sl_ltab_upsert(sl_ltab *t, int64_t end, const void *key, uint32_t klen, ui
 		w->ent = ne;
 		w->cap = cap;
 	}
+	if (w->n == w->hcap) {
+		uint32_t hcap = w->hcap ? w->hcap * 2 : 1024;
+		uint32_t *nh = realloc(w->hv, sizeof(uint32_t) * (size_t)hcap);
+		if (!nh)
+			return NULL;
+		w->hv = nh;
+		w->hcap = hcap;
+	}
+	w->hv[w->n] = h;
 	char *e = w->ent + w->len;
+	/* inline copies (copy.h): the libc calls were ~35 instructions an
+	 * insert (callgrind) */
+	memset(e + head - 16, 0, 16); /* the padding: the record leaves whole */
 	memcpy(e, &klen, 4);
-	memcpy(e + 4, key, klen);
-	memset(e + head, 0, t->slot_size);
+	sl_copy_short(e + 4, key, klen);
+	sl_zero16n(e + head, t->slot_size);
 	w->idx[i] = (uint64_t)h << 32 | (uint32_t)(w->len / 16 + 1);
 	w->len += size;
 	w->n++;
@@ -179,15 +175,21 @@ void *sl_ltab_upsert(sl_ltab *t, int64_t end, const void *key, uint32_t klen, ui
 int sl_ltab_scan(sl_ltab *t, int i, sl_ltab_cb cb, void *ctx)
 {
 	sl_lwin *w = t->win[i];
-	for (size_t off = 0; off < w->len; ) {
+	sl_lent le;
+	size_t off = 0;
+	for (uint32_t j = 0; j < w->n; j++) {
 		char *e = w->ent + off;
-		uint32_t klen;
-		memcpy(&klen, e, 4);
-		size_t head = ent_head(klen);
-		int rc = cb(ctx, w->end, e + 4, klen, e + head);
+		memcpy(&le.klen, e, 4);
+		uint32_t head = sl_ltab_head(le.klen);
+		le.rec = e;
+		le.len = head + t->slot_size;
+		le.key = e + 4;
+		le.slot = e + head;
+		le.hash = w->hv[j];
+		int rc = cb(ctx, w->end, &le);
 		if (rc)
 			return rc;
-		off += head + t->slot_size;
+		off += le.len;
 	}
 	return 0;
 }

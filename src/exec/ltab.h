@@ -27,6 +27,7 @@
 #define SL_LTAB_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "../base/buf.h"
 
@@ -37,7 +38,10 @@ typedef struct sl_lwin {
 	uint64_t *idx;       /* per index slot: hash << 32 | (entry offset / 16
 	                      * + 1); 0 = free */
 	char *ent;           /* the entries, appended: [u32 klen][key][pad to
-	                      * 16][slot], each 16-byte aligned */
+	                      * 16][slot], each 16-byte aligned (the record,
+	                      * below) */
+	uint32_t *hv;        /* per entry, in insertion order: its key's hash */
+	uint32_t hcap;       /* entries hv has room for */
 	size_t len, cap;     /* bytes of ent used, allocated */
 	uint64_t touched;    /* sl_ltab.clock at its last upsert */
 } sl_lwin;
@@ -113,9 +117,77 @@ static inline int sl_ltab_first(const sl_ltab *t, int64_t *end)
 	return 1;
 }
 
-/* Called for each entry of a window, in insertion order: its key and
- * slot (valid until sl_ltab_drop).  Returns 0 or an error. */
-typedef int (*sl_ltab_cb)(void *ctx, int64_t end, const void *key, uint32_t klen, void *slot);
+/*
+ * The record of an entry: [u32 klen, native order][key][zero bytes
+ * to a multiple of 16][slot], sl_ltab_head(klen) + slot_size bytes.  It is
+ * also the partial's accumulator value that the local stage sends the
+ * global stage (op_window_agg.c, docs/parallel.md §11), which reads the
+ * key and the slot out of it with sl_ltab_head: the encoded key travels
+ * with the accumulators, so the global stage does not encode it again.
+ */
+static inline uint32_t sl_ltab_head(uint32_t klen)
+{
+	return (4 + klen + 15) & ~(uint32_t)15;
+}
+
+/*
+ * 1 when keys a and b of klen bytes are equal.  Why not memcmp alone: the
+ * keys are mostly 9 bytes (a BIGINT key) or a short string's, and the
+ * libc call was 15 instructions a row of the datagen benchmark's local
+ * stage (callgrind); two overlapping 8-byte loads compare 8..16 bytes.
+ */
+static inline int sl_ltab_key_eq(const char *a, const char *b, uint32_t klen)
+{
+	if (klen >= 8 && klen <= 16) {
+		uint64_t a0, b0, a1, b1;
+		memcpy(&a0, a, 8);
+		memcpy(&b0, b, 8);
+		memcpy(&a1, a + klen - 8, 8);
+		memcpy(&b1, b + klen - 8, 8);
+		return a0 == b0 && a1 == b1;
+	}
+	return !memcmp(a, b, klen);
+}
+
+/*
+ * sl_ltab_upsert, with its most common case inline: the key is already
+ * in the window of the last upsert, in the index slot its hash names
+ * first.  Why: the call and the window check were ~20 instructions of
+ * each of the local stage's rows (callgrind, bench-par's file job), most
+ * of whose rows fold into an entry that exists.
+ */
+static inline void *sl_ltab_upsert_inl(sl_ltab *t, int64_t end, const void *key, uint32_t klen,
+                                       uint32_t h)
+{
+	sl_lwin *w = t->last;
+	if (w && w->end == end) {
+		uint64_t v = w->idx[h & w->mask];
+		if (v && (uint32_t)(v >> 32) == h) {
+			char *e = w->ent + ((size_t)(uint32_t)v - 1) * 16;
+			uint32_t el;
+			memcpy(&el, e, 4);
+			if (el == klen && sl_ltab_key_eq(e + 4, key, klen)) {
+				w->touched = t->clock;
+				return e + sl_ltab_head(klen);
+			}
+		}
+	}
+	return sl_ltab_upsert(t, end, key, klen, h);
+}
+
+/* One entry as a scan visits it (valid until sl_ltab_drop). */
+typedef struct sl_lent {
+	const char *rec;     /* the record (above) */
+	uint32_t len;        /* its bytes */
+	uint32_t klen;
+	const char *key;     /* rec + 4 */
+	void *slot;          /* rec + sl_ltab_head(klen) */
+	uint32_t hash;       /* the key's hash, as given to sl_ltab_upsert */
+} sl_lent;
+
+/* Called for each entry of a window, in insertion order.  Returns 0 or
+ * an error. */
+typedef int (*sl_ltab_cb)(void *ctx, int64_t end, const sl_lent *e);
 
 /* Visits every entry of open window i (ascending end order, i < nwin). */
 int sl_ltab_scan(sl_ltab *t, int i, sl_ltab_cb cb, void *ctx);

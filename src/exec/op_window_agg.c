@@ -59,7 +59,7 @@
  * SL_OPK_LOCAL_WINDOW_AGG), chained to the source instance, which makes
  * every decision above about a row (its windows, late or not, dropped,
  * counted or diverted) and folds it into partial accumulators in memory
- * (ltab.h), emitted as (keys, window end, slot bytes) rows when the
+ * (ltab.h), emitted as (keys, window end, record, hash) rows when the
  * watermark passes the window's end, before a checkpoint barrier
  * (pre_barrier) and at end of input; and the aggregate itself in its
  * GLOBAL phase (this method table, so its state, snapshot and rescaling
@@ -75,6 +75,7 @@
 #include "../data/rowcodec.h"
 #include "sluice.h"
 #include "sluice_udf.h"
+#include "../base/copy.h"
 #include "../base/timeutil.h"
 
 #include <assert.h>
@@ -230,25 +231,38 @@ static int assign_local(const sl_window_spec *w, int64_t ts, int64_t *ends)
 
 /* ---- output rows --------------------------------------------------------- */
 
+/* put_key_cols's general case: the key of nk columns decoded by the row
+ * codec into columns 0..nk-1 of row `row` of b; 0, SL_ESTATE when
+ * malformed, SL_ENOMEM. */
+static __attribute__((noinline)) int decode_key_cols(int nk, sl_batch *b, int row,
+                                                    const void *key, uint32_t klen)
+{
+	int rc = sl_rowcodec_decode_cols(key, klen, b, b->cols, nk, row);
+	if (rc)
+		return rc;
+	for (int i = 0; i < nk; i++)
+		if (b->cols[i].null[row])
+			sl_col_clear(&b->cols[i], row);
+	return 0;
+}
+
 /* Decodes the encoded GROUP BY key into columns 0..nkeys-1 of row `row`
  * of b; ref: a single STRING key points into key instead of being copied
  * (key must then outlive b's rows).  0, or a negative code with err set. */
 static int put_key_cols(win_op *o, sl_batch *b, int row, const void *key, uint32_t klen,
                         int ref, sl_err *err)
 {
-	sl_col *kc[64];
-	int nk = o->p.nkeys;
-	for (int i = 0; i < nk; i++)
-		kc[i] = &b->cols[i];
 	const char *kb = key;
 	uint32_t slen;
+	/* the two single-column fast paths before the column array is
+	 * filled: filling it first was ~11 instructions a call (callgrind) */
 	if (o->i641 && klen == 9 && kb[0] == 0) {
 		/* a single 8-byte integer key, not NULL: [0][the value's 8
 		 * bytes] (rowcodec.c); the generic decoder was ~110
 		 * instructions a partial of the datagen benchmark (callgrind) */
 		int64_t v;
 		memcpy(&v, kb + 1, 8);
-		sl_col_set_i64(kc[0], row, v);
+		sl_col_set_i64(&b->cols[0], row, v);
 		return 0;
 	}
 	if (o->str1 && klen >= 5 && kb[0] == 0 && (memcpy(&slen, kb + 1, 4), slen == klen - 5)) {
@@ -256,15 +270,14 @@ static int put_key_cols(win_op *o, sl_batch *b, int row, const void *key, uint32
 		 * decoded here; the generic decoder's loop and type dispatch
 		 * were ~80 instructions a result (callgrind, bench 4) */
 		if (ref)
-			sl_col_set_str_ref(kc[0], row, kb + 5, slen);
-		else if (sl_col_set_str(b, kc[0], row, kb + 5, slen))
+			sl_col_set_str_ref(&b->cols[0], row, kb + 5, slen);
+		else if (sl_col_set_str(b, &b->cols[0], row, kb + 5, slen))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 	} else {
-		if (sl_rowcodec_decode(key, klen, b, kc, nk, row) < 0)
-			return sl_err_set(err, SL_ESTATE, "window state: malformed key");
-		for (int i = 0; i < nk; i++)
-			if (kc[i]->null[row])
-				sl_col_clear(kc[i], row);
+		int rc = decode_key_cols(o->p.nkeys, b, row, key, klen);
+		if (rc)
+			return rc == SL_ENOMEM ? sl_err_set(err, rc, "out of memory")
+			                       : sl_err_set(err, SL_ESTATE, "window state: malformed key");
 	}
 	return 0;
 }
@@ -765,8 +778,12 @@ static int fold_tumble(win_op *o, const sl_batch *in, int live, sl_err *err)
 
 /*
  * The GlobalWindowAggregate's process (p.phase GLOBAL): each input row is
- * a LocalWindowAggregate's partial, (keys, window end, accumulator slot),
- * merged into (end, key) of "acc", the one-phase aggregate's own state.
+ * a LocalWindowAggregate's partial, (keys, window end, record, hash): the
+ * record is the local entry (ltab.h: the encoded GROUP BY key and the
+ * accumulator slot) and the hash the key's sl_state_hash, so the key is
+ * neither encoded nor hashed again here (that was ~120 instructions a
+ * partial, callgrind); it is merged into (end, key) of "acc", the
+ * one-phase aggregate's own state.
  * Nothing is late here: the local stage judged every row against its own
  * W_before, and a partial of window `end` always precedes, on its channel,
  * the watermark >= end that fires it (the local flushes before it
@@ -779,31 +796,34 @@ static int fold_tumble(win_op *o, const sl_batch *in, int live, sl_err *err)
  */
 static int global_process(win_op *o, const sl_batch *in, sl_err *err)
 {
-	if (encode_keys(o, in, sl_batch_live(in)))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	int nk = o->p.nkeys;
-	const sl_col *ec = &in->cols[nk], *ac = &in->cols[nk + 1];
+	const sl_col *ec = &in->cols[nk], *ac = &in->cols[nk + 1], *hc = &in->cols[nk + 2];
 	SL_BATCH_FOREACH(in, k, row) {
 		int64_t end = ec->v.i64[row];
 		if (end <= o->tm.fired) {
 			sl_op_late_dropped(&o->base, in, row);
 			continue;
 		}
-		if ((uint32_t)ac->v.str[row].len != o->slot_size)
+		const char *rec = ac->v.str[row].ptr;
+		uint64_t rlen = (uint64_t)ac->v.str[row].len;
+		uint32_t klen = 0;
+		if (rlen >= 4)
+			memcpy(&klen, rec, 4);
+		if (rlen < 4 || klen > rlen || sl_ltab_head(klen) + (uint64_t)o->slot_size != rlen)
 			return sl_err_set(err, SL_ESTATE, "window aggregate: malformed partial "
-			                  "accumulator (%lld bytes, expected %u)",
-			                  (long long)ac->v.str[row].len, o->slot_size);
+			                  "accumulator (%llu bytes, slots of %u)",
+			                  (unsigned long long)rlen, o->slot_size);
 		if (end < o->tm.next)
 			o->tm.next = end;
 		int created;
 		const char *src = o->mslot;
-		memcpy(o->mslot, ac->v.str[row].ptr, o->slot_size);
-		void *slot = sl_state_upsert_h(o->acc, end, o->key.p + o->koff[k],
-		                               o->koff[k + 1] - o->koff[k], o->khash[k], &created);
+		sl_copy16n(o->mslot, rec + sl_ltab_head(klen), o->slot_size);
+		void *slot = sl_state_upsert_h(o->acc, end, rec + 4, klen,
+		                               (uint32_t)hc->v.i64[row], &created);
 		if (!slot)
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		if (created) {
-			memcpy(slot, src, o->slot_size);
+			sl_copy16n(slot, src, o->slot_size);
 			continue;
 		}
 		for (int i = 0; i < o->p.naggs; i++) {
@@ -1139,11 +1159,13 @@ int sl_window_agg_out_types(const sl_window_agg_plan *p, const sl_type *in_types
 #define LOCAL_MAX_ENTRIES (1u << 20)
 #define LOCAL_IDLE_BATCHES 64 /* see local_shed */
 
-/* One (window, key) partial (an sl_ltab_cb).  The key and the slot go by
- * reference: the window's rows are emitted before its entries are
- * dropped (local_flush_at), and the exchange copies them (exchange.c);
- * two copies a partial fewer. */
-static int local_entry(void *ctx, int64_t end, const void *key, uint32_t klen, void *slot)
+/* One (window, key) partial (an sl_ltab_cb): the key columns, the window
+ * end, the entry's record (ltab.h: the encoded key and the slot) and the
+ * key's hash, so the global stage neither encodes nor hashes the key
+ * again.  The key and the record go by reference: the window's rows are
+ * emitted before its entries are dropped (local_flush_at), and the
+ * exchange copies them (exchange.c); two copies a partial fewer. */
+static int local_entry(void *ctx, int64_t end, const sl_lent *e)
 {
 	win_op *o = ctx;
 	sl_err *err = o->lerr;
@@ -1155,10 +1177,11 @@ static int local_entry(void *ctx, int64_t end, const void *key, uint32_t klen, v
 	b->op[row] = SL_INSERT;
 	b->wm[row] = end - 1;
 	int nk = o->p.nkeys;
-	if ((rc = put_key_cols(o, b, row, key, klen, 1, err)))
+	if ((rc = put_key_cols(o, b, row, e->key, e->klen, 1, err)))
 		return rc;
 	sl_col_set_i64(&b->cols[nk], row, end);
-	sl_col_set_str_ref(&b->cols[nk + 1], row, slot, o->slot_size);
+	sl_col_set_str_ref(&b->cols[nk + 1], row, e->rec, e->len);
+	sl_col_set_i64(&b->cols[nk + 2], row, e->hash);
 	return 0;
 }
 
@@ -1216,31 +1239,63 @@ static int local_shed(win_op *o, sl_err *err)
  * dropped and counted, or sent to the ON LATE table, here, where its split
  * is read.
  */
-static int local_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
+/*
+ * local_process's loop for event-time TUMBLE outside a time zone (one
+ * window per row, its end from encode_keys), as fold_tumble is the
+ * one-phase aggregate's: the same decisions as the general loop below (a
+ * row late by its W_before or the flushed watermark is dropped or
+ * diverted, else folded into (end, key)).  Why a loop of its own: the
+ * general one's window array, `counted` and reloads of the operator's
+ * fields were ~35 instructions a row (callgrind, bench-par's file job at
+ * parallelism 2), which made the local stage's row cost more than the
+ * one-phase aggregate's at parallelism 1.
+ */
+static int local_fold_tumble(win_op *o, const sl_batch *in, int live, sl_err *err)
 {
-	win_op *o = (win_op *)op;
+	const sl_col *tc = &in->cols[o->p.win.time_col];
+	const char *kbase = o->key.p;
+	const uint32_t *koff = o->koff, *khash = o->khash;
+	const int64_t *kend = o->kend;
+	const int64_t fired = o->tm.fired; /* moves at the watermark only */
+	sl_ltab *lt = &o->lt;
+	int rc;
+	for (int k = 0; k < PF_INDEX && k < live; k++)
+		sl_ltab_prefetch(lt, kend[k], khash[k], 0);
+	SL_BATCH_FOREACH(in, k, row) {
+		if (k + PF_INDEX < live)
+			sl_ltab_prefetch(lt, kend[k + PF_INDEX], khash[k + PF_INDEX], 0);
+		if (k + PF_ENTRY < live)
+			sl_ltab_prefetch(lt, kend[k + PF_ENTRY], khash[k + PF_ENTRY], 1);
+		if (tc->null[row])
+			return sl_err_set(err, SL_EINPUT, "window aggregate: NULL rowtime");
+		int64_t end = kend[k];
+		int64_t cur = in->wm[row] > fired ? in->wm[row] : fired;
+		if (cur >= end) { /* late for its one window (rule 3) */
+			if ((rc = sl__window_late_row(&o->base, &o->p, o->late, in, row, err)))
+				return rc;
+			continue;
+		}
+		void *slot = sl_ltab_upsert_inl(lt, end, kbase + koff[k], koff[k + 1] - koff[k],
+		                                khash[k]);
+		if (!slot)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+		if ((rc = sl_agg_fold_row(o->aggs, o->kinds, o->p.naggs, slot, in, row, err)))
+			return rc;
+	}
+	return 0;
+}
+
+/* local_process's general loop: HOP, CUMULATE, a time zone, attached
+ * windows (each row's windows from assign). */
+static int local_fold(win_op *o, const sl_batch *in, sl_err *err)
+{
 	const sl_col *tc = &in->cols[o->p.win.time_col];
 	int64_t ends[MAX_WINDOWS];
-	int live = sl_batch_live(in), rc;
-	if (encode_keys(o, in, live))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	sl_ltab_tick(&o->lt);
-	int tumble = o->p.win.kind == SL_WIN_TUMBLE && !o->p.win.tz && !o->p.win.attached;
-	for (int k = 0; tumble && k < PF_INDEX && k < live; k++)
-		sl_ltab_prefetch(&o->lt, o->kend[k], o->khash[k], 0);
+	int rc;
 	SL_BATCH_FOREACH(in, k, row) {
 		if (tc->null[row])
 			return sl_err_set(err, SL_EINPUT, "window aggregate: NULL rowtime");
-		int n = 1;
-		if (tumble) { /* the same distances as the one-phase state's */
-			if (k + PF_INDEX < live)
-				sl_ltab_prefetch(&o->lt, o->kend[k + PF_INDEX], o->khash[k + PF_INDEX], 0);
-			if (k + PF_ENTRY < live)
-				sl_ltab_prefetch(&o->lt, o->kend[k + PF_ENTRY], o->khash[k + PF_ENTRY], 1);
-			ends[0] = o->kend[k]; /* computed by encode_keys */
-		}
-		else
-			n = assign(&o->p.win, tc->v.i64[row], ends);
+		int n = assign(&o->p.win, tc->v.i64[row], ends);
 		int64_t cur = in->wm[row] > o->tm.fired ? in->wm[row] : o->tm.fired;
 		int counted = 0;
 		for (int i = 0; i < n; i++) {
@@ -1257,7 +1312,22 @@ static int local_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 		if (!counted && (rc = sl__window_late_row(&o->base, &o->p, o->late, in, row, err)))
 			return rc;
 	}
-	rc = sl__window_late_flush(&o->p, o->late, err);
+	return 0;
+}
+
+static int local_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
+{
+	win_op *o = (win_op *)op;
+	int live = sl_batch_live(in), rc;
+	if (encode_keys(o, in, live))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	sl_ltab_tick(&o->lt);
+	if (o->p.win.kind == SL_WIN_TUMBLE && !o->p.win.tz && !o->p.win.attached)
+		rc = local_fold_tumble(o, in, live, err); /* kend set by encode_keys */
+	else
+		rc = local_fold(o, in, err);
+	if (!rc)
+		rc = sl__window_late_flush(&o->p, o->late, err);
 	if (!rc && o->lt.count >= LOCAL_MAX_ENTRIES)
 		rc = local_shed(o, err);
 	return rc;
@@ -1351,6 +1421,8 @@ int sl_window_local_out_types(const sl_window_agg_plan *p, const sl_type *in_typ
 	t[n++].notnull = 1;
 	t[n] = sl_type_make(SL_T_VARBINARY); /* BYTES */
 	t[n].length = SL_STRING_LEN;
+	t[n++].notnull = 1;
+	t[n] = sl_type_make(SL_T_BIGINT); /* the key's sl_state_hash */
 	t[n++].notnull = 1;
 	return n;
 }

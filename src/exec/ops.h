@@ -210,8 +210,9 @@ typedef struct sl_window_agg_plan {
 	/* Two-phase aggregation (docs/parallel.md §11, plan_twophase.c):
 	 * SL_WINPHASE_ONE the whole aggregate; SL_WINPHASE_LOCAL the
 	 * LocalWindowAggregate before the exchange (its output: the GROUP BY
-	 * keys, the window end as a BIGINT UTC instant, the accumulator slot
-	 * as BYTES); SL_WINPHASE_GLOBAL the aggregate after it, whose input
+	 * keys, the window end as a BIGINT UTC instant, the local entry's
+	 * record as BYTES (ltab.h: the encoded key and the accumulator
+	 * slot), the key's sl_state_hash as BIGINT); SL_WINPHASE_GLOBAL the aggregate after it, whose input
 	 * is that output (key_cols 0..nkeys-1) and whose state, output and
 	 * snapshot are the one-phase aggregate's. */
 	int phase;
@@ -225,9 +226,10 @@ enum { SL_WINPHASE_ONE = 0, SL_WINPHASE_LOCAL = 1, SL_WINPHASE_GLOBAL = 2 };
 sl_op *sl_op_window_local_new(const sl_window_agg_plan *p, const sl_type *in_types, int nin,
                               sl_err *err);
 
-/* The output types of a LocalWindowAggregate (t has room for nkeys + 2):
- * the keys, the window end (BIGINT NOT NULL), the accumulators (BYTES
- * NOT NULL); returns the count. */
+/* The output types of a LocalWindowAggregate (t has room for nkeys + 3):
+ * the keys, the window end (BIGINT NOT NULL), the record of the key and
+ * its accumulators (BYTES NOT NULL), the key's hash (BIGINT NOT NULL);
+ * returns the count. */
 int sl_window_local_out_types(const sl_window_agg_plan *p, const sl_type *in_types, sl_type *t);
 
 /* 1 when every aggregate of p can be split into a local and a global

@@ -9,7 +9,8 @@
  * between the producer and the aggregate: chained to the producer (same
  * parallelism, no channel), it folds the rows of its source instance into
  * per-(window, key) partial accumulators, and the exchange then carries
- * partials, (keys, window end, accumulator) rows, instead of every row.
+ * partials, (keys, window end, accumulator record, key hash) rows,
+ * instead of every row.
  * The aggregate becomes the GlobalWindowAggregate: hashed by the partials'
  * leading key columns, it merges them into its state.  The aggregate node
  * keeps its uid, kind, state tables and output, so a savepoint of the
@@ -107,7 +108,7 @@ static int split(planner *p, sl_pnode *n)
 {
 	const sl_window_agg_plan *w = n->params;
 	sl_pnode *in = n->in[0];
-	int nk = w->nkeys, nout = nk + 2;
+	int nk = w->nkeys, nout = nk + 3;
 	sl_pnode *l = sl_arena_calloc(p->a, sizeof(*l));
 	sl_window_agg_plan *lp = sl_arena_alloc(p->a, sizeof(*lp));
 	sl_window_agg_plan *gp = sl_arena_alloc(p->a, sizeof(*gp));
@@ -131,6 +132,7 @@ static int split(planner *p, sl_pnode *n)
 	}
 	names[nk] = "$slice_end";
 	names[nk + 1] = "$acc";
+	names[nk + 2] = "$hash";
 	sl_window_local_out_types(w, in->out_types, t);
 	gp->key_cols = gkeys;
 	gp->win.time_col = nk; /* the partials' window end (not read as a time) */

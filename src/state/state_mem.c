@@ -39,6 +39,7 @@
 #include "nsidx.h"
 #include "state_backends.h"
 #include "sluice.h"
+#include "../base/copy.h"
 #include "../base/hash.h"
 
 #include <assert.h>
@@ -604,12 +605,8 @@ static inline void copy_key(char *d, const void *key, uint32_t klen)
 
 static inline void zero_val(char *v, size_t n)
 {
-	if (n <= 128) {
-		for (size_t i = 0; i < n; i += 16)
-			memset(v + i, 0, 16);
-	} else {
-		memset(v, 0, n);
-	}
+	sl_zero16n(v, n); /* straight stores up to 64 bytes: a loop of 16-byte
+	                   * stores was ~14 instructions an insert (callgrind) */
 }
 
 /* ---- map tables: groups of entries by key prefix ----------------------- */

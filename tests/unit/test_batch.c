@@ -6,7 +6,9 @@
  * values and NULL fields included), for a list of rows in any order and
  * for a contiguous range, appended behind rows already in the batch;
  * strings copied into the destination's arena, NUL-terminated, and
- * independent of the source's bytes afterwards.
+ * independent of the source's bytes afterwards.  sl_copy_short (base/copy.h,
+ * the strings' copy) copies exactly n bytes for n = 0..100 at every
+ * source and destination alignment, nothing outside them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/copy.h"
 #include "data/batch.h"
 #include "data/rowcodec.h"
 #include "sluice.h"
@@ -175,11 +178,29 @@ static void test_fewer_columns(void **st)
 	sl_batch_free(src);
 }
 
+static void test_copy_short(void **state)
+{
+	char src[160], dst[160];
+	for (int i = 0; i < (int)sizeof(src); i++)
+		src[i] = (char)(i * 7 + 1);
+	for (size_t n = 0; n <= 100; n++)
+		for (int so = 0; so < 16; so++)
+			for (int dof = 0; dof < 16; dof++) {
+				memset(dst, 0x5a, sizeof(dst));
+				sl_copy_short(dst + 20 + dof, src + so, n);
+				for (int i = 0; i < (int)sizeof(dst); i++) {
+					int in = i >= 20 + dof && i < 20 + dof + (int)n;
+					assert_int_equal(dst[i], in ? src[so + i - 20 - dof] : 0x5a);
+				}
+			}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows_and_range),
 		cmocka_unit_test(test_fewer_columns),
+		cmocka_unit_test(test_copy_short),
 	};
 	return cmocka_run_group_tests_name("batch", tests, NULL, NULL);
 }

@@ -5,7 +5,9 @@
  * and buffer growth (50 000 keys in one window, keys of 1 to 40 bytes,
  * 16-byte aligned slots); windows are kept in ascending end order
  * whatever the order they are opened in; a scan visits a window's entries
- * in insertion order with their keys and slots; a drop empties the
+ * in insertion order with their keys, slots, records (the partial's
+ * wire form: length, key, zero padding, slot) and hashes; the inline
+ * upsert finds what the call finds; a drop empties the
  * window, which is reused empty; the entry count follows.
  */
 #include <stdarg.h>
@@ -47,15 +49,27 @@ typedef struct visit {
 	int in_order;      /* keys came as 0, 1, 2, ... */
 } visit;
 
-static int visit_cb(void *ctx, int64_t end, const void *key, uint32_t klen, void *slot)
+static int visit_cb(void *ctx, int64_t end, const sl_lent *e)
 {
 	visit *v = ctx;
 	char k[64];
 	uint32_t len = key_of(v->n, k);
-	if (len != klen || memcmp(k, key, klen))
+	if (len != e->klen || memcmp(k, e->key, e->klen))
 		v->in_order = 0;
+	/* the record: [u32 klen][key][zeros to 16][slot], and the hash */
+	uint32_t rk;
+	memcpy(&rk, e->rec, 4);
+	uint32_t head = sl_ltab_head(len);
+	assert_int_equal(rk, len);
+	assert_ptr_equal(e->key, e->rec + 4);
+	assert_ptr_equal(e->slot, e->rec + head);
+	assert_int_equal(e->len, head + SLOT);
+	assert_int_equal(head % 16, 0);
+	for (uint32_t b = 4 + len; b < head; b++)
+		assert_int_equal(e->rec[b], 0);
+	assert_int_equal(e->hash, sl_state_hash(k, len));
 	int64_t x;
-	memcpy(&x, slot, 8);
+	memcpy(&x, e->slot, 8);
 	v->sum += x;
 	v->n++;
 	return 0;
@@ -131,11 +145,40 @@ static void test_windows_in_order(void **state)
 	sl_ltab_deinit(&t); /* twice is safe */
 }
 
+/* sl_ltab_upsert_inl gives the slot sl_ltab_upsert gives: an existing
+ * key's (inline, or through the call when another window was last or its
+ * index slot holds another key), a new key's zeroed. */
+static void test_upsert_inl(void **state)
+{
+	sl_ltab t;
+	sl_ltab_init(&t, SLOT);
+	const int N = 3000;
+	for (int i = 0; i < N; i++)
+		assert_non_null(up(&t, 1000, i));
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 2 * N; i++) {
+			char k[64];
+			uint32_t len = key_of(i, k), h = sl_state_hash(k, len);
+			int64_t end = i % 3 == 0 ? 2000 : 1000; /* switch windows often */
+			char *a = sl_ltab_upsert_inl(&t, end, k, len, h);
+			char *b = sl_ltab_upsert(&t, end, k, len, h);
+			assert_non_null(a);
+			assert_ptr_equal(a, b);
+			if (round == 0 && (i >= N || end == 2000))
+				for (int j = 0; j < SLOT; j++) /* new: zeroed */
+					assert_int_equal(a[j], 0);
+			a[0] = 1;
+		}
+	assert_int_equal(t.count, (uint64_t)(2 * N + N / 3)); /* 1000: 0..2N-1 but i % 3 == 0 past N; 2000: i % 3 == 0 */
+	sl_ltab_deinit(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_upsert_grow_scan),
 		cmocka_unit_test(test_windows_in_order),
+		cmocka_unit_test(test_upsert_inl),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

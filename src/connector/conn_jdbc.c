@@ -39,11 +39,13 @@
  *       it) and at the end.  A restart replays from the checkpoint: rows
  *       flushed after it are written again (upserts make that harmless for
  *       keyed tables).
- *   exactly-once (needs checkpointing)  nothing is written between
- *       checkpoints.  pre_commit(id) stages the checkpoint's changes,
+ *   exactly-once (needs checkpointing)  nothing is committed between
+ *       checkpoints (the changes are streamed, uncommitted, into the
+ *       transaction that commit(id) ends: stream_chunk).
+ *       pre_commit(id) stages the checkpoint's changes,
  *       reduced per key, in the checkpoint itself (the pre-commit record,
  *       jd_pre_commit: the entries as they go to COPY) and
- *       keeps them (and sends them in commit's transaction, left open);
+ *       keeps them (and sends the rest in that transaction, left open);
  *       commit(id) applies them in one transaction that first
  *       locks this sink's row of the table sluice_sink_progress (job,
  *       sink, checkpoint_id, fence), skips them when checkpoint_id >= id
@@ -90,6 +92,14 @@
 #define JD_OP_DELETE '2'
 
 enum { JD_ALO = 0, JD_EO = 1 };
+/* EO: no transaction of ours open; one holding the chunks of cur streamed
+ * so far (streaming); one holding pend, its progress row locked and checked */
+enum { JD_TXN_NONE = 0, JD_TXN_STREAM = 1, JD_TXN_PEND = 2 };
+/* send_batch's flags */
+#define SB_BEGIN 1 /* open the transaction */
+#define SB_LOCK 2  /* lock and check the progress row (EO) */
+#define SB_TXN 4   /* inside our transaction: no COMMIT, no BEGIN of the stage path's own */
+#define SB_TRUNC 8 /* empty the stage after it (more chunks follow in the transaction) */
 
 typedef struct jd_sink {
 	sl_sink base;          /* must be first */
@@ -119,9 +129,13 @@ typedef struct jd_sink {
 	sl_jd_changes cur;     /* changes since the last flush / checkpoint */
 	sl_jd_changes pend;    /* EO: pre-committed, not yet committed */
 	sl_jd_changes fly;     /* ALO: sent by flush, its result not read yet */
-	int fly_on;            /* a batch is in flight (send_batch) */
+	int fly_on;            /* a batch is in flight (send_batch): its results unread */
 	int fly_direct;        /* the batch in flight went by the direct path */
-	int64_t fly_id;        /* -1: fly is in flight (ALO); else pend, for that checkpoint (EO) */
+	int txn;               /* EO: our transaction open on the connection: JD_TXN_* */
+	int64_t sent, sent_n;  /* EO, JD_TXN_STREAM: cur's entries in it (keyed: ents index,
+	                        * else bytes) and their lines */
+	int stream_off;        /* EO: streaming failed; not again before the next checkpoint */
+	sl_buf chunk;          /* EO: a streamed chunk's lines */
 	int64_t pend_id;       /* its checkpoint, -1 = none */
 	int64_t fence;         /* EO: this run's fence (recover) */
 	int fence_known;       /* EO: fence was taken on this instance's own row */
@@ -190,6 +204,7 @@ static int jd_configure(sl_sink *s, const sl_conn_args *a, sl_err *err)
 	sl_buf_init(&k->key);
 	sl_buf_init(&k->sql);
 	sl_buf_init(&k->out);
+	sl_buf_init(&k->chunk);
 	sl__jd_changes_init(&k->cur, a->npk > 0);
 	sl__jd_changes_init(&k->pend, a->npk > 0);
 	sl__jd_changes_init(&k->fly, a->npk > 0);
@@ -766,18 +781,26 @@ static int apply(jd_sink *k, const sl_buf *lines, int bin, int deletes, int64_t 
  * (the caller applies the batch synchronously, as before pipelining; its
  * first attempt reports or retries whatever failed here).
  */
-static int send_batch(jd_sink *k, const sl_buf *lines, int64_t ndel, int64_t eo_id, sl_err *err)
+static int send_batch(jd_sink *k, const sl_buf *lines, int64_t ndel, int flags, int64_t eo_id,
+                      sl_err *err)
 {
 	const char *copy = k->copy_sql;
 	int which = JD_ALL, direct = 0, stage = 0;
 	PGresult *r;
-	if (ensure_conn(k, err))
+	if ((flags & SB_TXN) && !(flags & SB_BEGIN)) { /* never on a new connection */
+		if (!k->conn || PQstatus(k->conn) != CONNECTION_OK ||
+		    PQtransactionStatus(k->conn) != PQTRANS_INTRANS)
+			return 1;
+	} else if (ensure_conn(k, err)) {
 		return 1;
+	}
 	if (k->npk) {
 		if (k->direct_skip > 0)
 			stage = 1;
-		else if (ndel > 0)
+		else if (ndel > 0 && !(flags & SB_TXN))
 			return 1;
+		else if (ndel > 0)
+			stage = 2; /* the direct path with deletes, through the stage */
 		else {
 			direct = 1;
 			copy = k->direct_sql;
@@ -786,17 +809,19 @@ static int send_batch(jd_sink *k, const sl_buf *lines, int64_t ndel, int64_t eo_
 	}
 	sl_buf *q = &k->sql;
 	sl_buf_clear(q);
-	if (eo_id >= 0) {
-		sl_buf_printf(q, "BEGIN; SELECT checkpoint_id, fence FROM %s", k->progress_tab);
+	if ((flags & SB_BEGIN) || (stage && !(flags & SB_TXN)))
+		sl_buf_puts(q, "BEGIN; ");
+	if (flags & SB_LOCK) {
+		sl_buf_printf(q, "SELECT checkpoint_id, fence FROM %s", k->progress_tab);
 		progress_where(k, q);
 		sl_buf_puts(q, " FOR UPDATE; ");
-	} else if (stage) {
-		sl_buf_puts(q, "BEGIN; ");
 	}
 	sl_buf_printf(q, "%s%s", copy, k->bin ? " (FORMAT binary)" : "");
 	if (stage)
 		sl_buf_printf(q, "; %s%s%s%s", k->apply_sql, ndel > 0 ? "; " : "",
-		              ndel > 0 ? k->delete_sql : "", eo_id < 0 ? "; COMMIT" : "");
+		              ndel > 0 ? k->delete_sql : "",
+		              !(flags & SB_TXN) ? "; COMMIT"
+		              : (flags & SB_TRUNC) ? "; TRUNCATE pg_temp.sluice_stage" : "");
 	if (!PQsendQuery(k->conn, sl_buf_cstr(q)))
 		return 1;
 	int copying = 0, refuse = 0;
@@ -822,7 +847,7 @@ static int send_batch(jd_sink *k, const sl_buf *lines, int64_t ndel, int64_t eo_
 			PQclear(PQexec(k->conn, "ROLLBACK"));
 		return 1;
 	}
-	if (stage)
+	if (stage == 1 && !(flags & SB_TRUNC)) /* chunks: the back-off counts checkpoints */
 		k->direct_skip--;
 	PQsetnonblocking(k->conn, 1);
 	int failed = (k->bin && PQputCopyData(k->conn, SL_PG_BIN_HEADER, SL_PG_BIN_HEADER_LEN) != 1) ||
@@ -831,7 +856,6 @@ static int send_batch(jd_sink *k, const sl_buf *lines, int64_t ndel, int64_t eo_
 	PQputCopyEnd(k->conn, failed ? "sluice: out of memory" : NULL);
 	k->fly_on = 1;
 	k->fly_direct = direct;
-	k->fly_id = eo_id;
 	return 0;
 }
 
@@ -915,7 +939,7 @@ static int flush(jd_sink *k, sl_err *err)
 		return rc;
 	sl__jd_changes_compact(&k->cur);
 	sl__jd_changes_move(&k->fly, &k->cur);
-	if (!send_batch(k, &k->fly.lines, k->fly.ndel, -1, err))
+	if (!send_batch(k, &k->fly.lines, k->fly.ndel, 0, -1, err))
 		return 0;
 	rc = apply(k, &k->fly.lines, k->bin, k->fly.ndel > 0, -1, err);
 	if (!rc)
@@ -930,19 +954,140 @@ static int flush_wait(jd_sink *k, sl_err *err)
 	return rc ? rc : settle(k, err);
 }
 
-/* Exactly-once: the batch in flight goes (an abort, or a pre-commit
- * before the last one's commit): its open transaction is rolled back. */
+/* Exactly-once: our open transaction goes (an abort, a failed chunk, a
+ * pre-commit before the last one's commit): the batch in flight is read
+ * and the transaction rolled back. */
 static void eo_cancel(jd_sink *k)
 {
-	read_flight(k);
-	if (PQstatus(k->conn) == CONNECTION_OK && PQtransactionStatus(k->conn) != PQTRANS_IDLE)
+	if (k->fly_on)
+		read_flight(k);
+	if (k->conn && PQstatus(k->conn) == CONNECTION_OK &&
+	    PQtransactionStatus(k->conn) != PQTRANS_IDLE)
 		PQclear(PQexec(k->conn, "ROLLBACK"));
+	k->txn = JD_TXN_NONE;
+	k->sent = k->sent_n = 0;
+}
+
+/* Exactly-once: the lines of c from entry `from` (keyed: an index into
+ * its entries, the live ones copied into k->chunk; else a byte offset,
+ * borrowed) into *view, *ndel of them deletes.  0 or SL_ENOMEM. */
+static int unsent(jd_sink *k, const sl_jd_changes *c, int64_t from, sl_buf *view, int64_t *ndel)
+{
+	*ndel = 0;
+	if (!c->keyed) {
+		view->p = c->lines.p + from;
+		view->len = view->cap = c->lines.len - (size_t)from;
+		return 0;
+	}
+	sl_buf_clear(&k->chunk);
+	for (int64_t i = from; i < c->nents; i++) {
+		const sl_jd_ent *e = &c->ents[i];
+		const char *p = c->lines.p + e->off;
+		if (!e->live)
+			continue;
+		*ndel += entry_is_delete(k->bin, p, e->len);
+		if (sl_buf_append(&k->chunk, p, e->len))
+			return SL_ENOMEM;
+	}
+	*view = k->chunk;
+	return 0;
+}
+
+/* Compacts cur, keeping `sent` on the same lines while streaming. */
+static void compact_cur(jd_sink *k)
+{
+	int64_t n = 0;
+	if (k->txn == JD_TXN_STREAM && k->cur.keyed) {
+		for (int64_t i = 0; i < k->sent; i++)
+			n += k->cur.ents[i].live;
+		k->sent = n;
+	}
+	sl__jd_changes_compact(&k->cur);
 }
 
 /*
- * Exactly-once commit of the checkpoint whose changes went at its
- * pre-commit (send_batch, in a transaction holding the progress row
- * checked then): reads their results, records the checkpoint and
+ * Exactly-once streaming.  While no checkpoint waits for its commit, the
+ * changes since the last one go to the server as they arrive, in chunks
+ * of 'sink.buffer-flush.max-rows' lines (send_batch; as Flink's XA sink
+ * writes its batches into the open XA transaction), into one transaction
+ * left open,
+ * so that the server writes them while the sink reads; the pre-commit
+ * sends the rest with the locking read of the progress row
+ * (eo_send_rest), the commit records the checkpoint and commits
+ * (eo_commit_flight).  The pre-commit record still holds the whole
+ * reduced batch.  A key changed again after its chunk went has its newer
+ * line (or its delete) in a later chunk: chunks apply in order, so the
+ * transaction leaves the table as the reduced batch would.  (Such a
+ * line's direct COPY fails, 23505: the transaction is rolled back and
+ * the batch goes whole at the pre-commit, through the stage while the
+ * back-off lasts.)  Any failure rolls the transaction back and ends
+ * streaming until the next checkpoint, which then goes as before.
+ */
+static void stream_chunk(jd_sink *k)
+{
+	sl_err e;
+	sl_buf view;
+	int64_t ndel;
+	int64_t pending = k->cur.keyed ? k->cur.nents - k->sent : k->cur.live - k->sent_n;
+	if (k->pend_id >= 0 || !k->fence_known || k->stream_off || k->max_rows <= 0 ||
+	    pending < k->max_rows)
+		return;
+	sl_err_clear(&e);
+	if ((k->fly_on && read_flight(k)) || unsent(k, &k->cur, k->sent, &view, &ndel) ||
+	    (view.len && send_batch(k, &view, ndel,
+	                            (k->txn == JD_TXN_STREAM ? 0 : SB_BEGIN) | SB_TXN | SB_TRUNC,
+	                            -1, &e))) {
+		eo_cancel(k);
+		k->stream_off = 1;
+		return;
+	}
+	k->txn = JD_TXN_STREAM;
+	k->sent = k->cur.keyed ? k->cur.nents : (int64_t)k->cur.lines.len;
+	k->sent_n = k->cur.live;
+}
+
+/*
+ * Exactly-once pre-commit of checkpoint id, pend holding its changes:
+ * sends what streaming has not (pend's entries from `from`), with the
+ * locking read of the progress row, checked before any data goes (the
+ * fence is this run's, id is not in yet), in the streamed transaction or
+ * a new one, left open for eo_commit_flight.  Anything failing leaves no
+ * transaction: commit applies pend synchronously (apply).
+ */
+static void eo_send_rest(jd_sink *k, int64_t id, int64_t from)
+{
+	sl_err e;
+	sl_buf view;
+	int64_t ndel, done, fence;
+	sl_err_clear(&e);
+	if (k->fly_on && read_flight(k))
+		eo_cancel(k);
+	if (k->txn != JD_TXN_STREAM)
+		from = 0;
+	if (!k->fence_known || unsent(k, &k->pend, from, &view, &ndel)) {
+		eo_cancel(k);
+		return;
+	}
+	if (!view.len && k->txn == JD_TXN_STREAM) { /* all went: lock and check */
+		if (lock_progress(k, 0, &done, &fence, &e) || fence != k->fence || done >= id)
+			eo_cancel(k);
+		else
+			k->txn = JD_TXN_PEND;
+		return;
+	}
+	if (!view.len)
+		return; /* nothing staged: commit records the checkpoint */
+	if (send_batch(k, &view, ndel, (k->txn == JD_TXN_STREAM ? 0 : SB_BEGIN) | SB_LOCK | SB_TXN,
+	               id, &e))
+		eo_cancel(k);
+	else
+		k->txn = JD_TXN_PEND;
+}
+
+/*
+ * Exactly-once commit of the checkpoint whose changes went before it
+ * (stream_chunk, eo_send_rest: a transaction holding the progress row
+ * checked then): reads the last results, records the checkpoint and
  * commits.  0 = committed; 1 = not (rolled back, or the COMMIT's reply
  * lost): the caller applies the changes synchronously (apply), whose
  * progress check finds them in if the COMMIT did happen.
@@ -950,20 +1095,21 @@ static void eo_cancel(jd_sink *k)
 static int eo_commit_flight(jd_sink *k, sl_err *err)
 {
 	char set[64];
-	if (read_flight(k))
+	if (k->fly_on && read_flight(k)) {
+		eo_cancel(k);
 		return 1;
+	}
 	snprintf(set, sizeof set, "checkpoint_id = %lld", (long long)k->pend_id);
 	sl_buf_clear(&k->sql);
 	put_set_progress(k, &k->sql, set);
 	sl_buf_puts(&k->sql, "COMMIT");
 	sl_fault("jdbc-before-commit");
 	if (exec_ok(k, sl_buf_cstr(&k->sql), "applying the changes", err)) {
-		if (PQstatus(k->conn) == CONNECTION_OK &&
-		    PQtransactionStatus(k->conn) != PQTRANS_IDLE)
-			PQclear(PQexec(k->conn, "ROLLBACK"));
+		eo_cancel(k);
 		sl_err_clear(err);
 		return 1;
 	}
+	k->txn = JD_TXN_NONE;
 	sl_fault("jdbc-after-commit");
 	return 0;
 }
@@ -1050,7 +1196,9 @@ static int jd_write(sl_sink *s, const sl_batch *b, sl_err *err)
 	    s->proc_now - k->last_flush_us >= k->interval_us && (rc = flush(k, err)))
 		return unprefixed(k, rc, err);
 	if (sl__jd_changes_bloated(&k->cur))
-		sl__jd_changes_compact(&k->cur);
+		compact_cur(k);
+	if (k->mode == JD_EO)
+		stream_chunk(k);
 	return 0;
 }
 
@@ -1086,28 +1234,28 @@ static int jd_pre_commit(sl_sink *s, int64_t id, sl_snap_writer *w, sl_err *err)
 			return rc;
 		sl_snap_put_u8(w, 0);
 	} else {
-		if (k->fly_on) /* the last checkpoint's, never committed */
+		if (k->txn == JD_TXN_PEND) /* the last checkpoint's, never committed */
 			eo_cancel(k);
 		if (k->pend_id >= 0) {
 			if (sl__jd_changes_merge_older(&k->cur, &k->pend))
 				return sl_err_set(err, SL_ENOMEM, "%s: out of memory", k->what);
 			sl__jd_changes_clear(&k->pend);
 		}
-		sl__jd_changes_compact(&k->cur);
+		compact_cur(k);
 		sl_snap_put_u8(w, 1);
 		sl_snap_put_u8(w, (uint8_t)(k->npk > 0));
 		sl_snap_put_u8(w, (uint8_t)k->bin);
 		sl_snap_put_i64(w, id);
 		sl_snap_put_i64(w, k->cur.live);
 		sl_snap_put_bytes(w, k->cur.lines.p, k->cur.lines.len);
+		int64_t from = k->sent;
 		sl__jd_changes_move(&k->pend, &k->cur);
 		k->pend_id = id;
-		/* sent now, committed at commit(id) (eo_commit_flight): the
-		 * server writes them while the checkpoint is written; a failure
-		 * here leaves them to commit's synchronous path */
-		if (k->fence_known && k->pend.lines.len &&
-		    send_batch(k, &k->pend.lines, k->pend.ndel, id, err))
-			sl_err_clear(err);
+		/* the rest sent now, committed at commit(id): the server writes
+		 * while the checkpoint is written */
+		eo_send_rest(k, id, from);
+		k->sent = k->sent_n = 0;
+		k->stream_off = 0;
 	}
 	if (w->failed)
 		return sl_err_set(err, SL_ENOMEM, "%s: pre_commit: out of memory", k->what);
@@ -1123,7 +1271,7 @@ static int jd_commit(sl_sink *s, int64_t id, sl_err *err)
 	jd_sink *k = (jd_sink *)s;
 	if (k->mode == JD_ALO || k->pend_id < 0 || k->pend_id > id)
 		return 0;
-	if (k->fly_on && k->fly_id == k->pend_id && !eo_commit_flight(k, err)) {
+	if (k->txn == JD_TXN_PEND && !eo_commit_flight(k, err)) {
 		sl__jd_changes_clear(&k->pend);
 		k->pend_id = -1;
 		return 0;
@@ -1148,7 +1296,7 @@ static int jd_abort(sl_sink *s, int64_t id, sl_err *err)
 	jd_sink *k = (jd_sink *)s;
 	if (k->mode == JD_ALO || k->pend_id != id)
 		return 0;
-	if (k->fly_on && k->fly_id == id)
+	if (k->txn == JD_TXN_PEND)
 		eo_cancel(k);
 	if (sl__jd_changes_merge_older(&k->cur, &k->pend))
 		return sl_err_set(err, SL_ENOMEM, "%s: out of memory", k->what);
@@ -1368,6 +1516,7 @@ static void jd_close(sl_sink *s)
 	sl_buf_deinit(&k->key);
 	sl_buf_deinit(&k->sql);
 	sl_buf_deinit(&k->out);
+	sl_buf_deinit(&k->chunk);
 	free(k->table_name);
 	free(k->pk);
 	free(k->job);

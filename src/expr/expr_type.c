@@ -227,8 +227,56 @@ static sl_expr *coerce(sl_arena *a, sl_expr *e, sl_type t, sl_err *err)
 	return sl_expr_cast(a, e, tt, err);
 }
 
-/* Least restrictive common type of n types; 0 or -1 when none. */
-static int common_type(sl_expr **args, int n, int stride, sl_type *out)
+static int collection_of(sl_arena *a, sl_type_id id, sl_type elem, sl_type val, sl_type *out);
+
+/* The least restrictive common type of c and t (neither NULL-typed) into
+ * *out; 0 or -1 when none.  Collections of one kind (ARRAY with ARRAY, MAP
+ * with MAP) merge element-wise, as Flink finds a common type for
+ * ARRAY[ARRAY['a"b', 'c'], ARRAY[NULL, '']] (its element types in arena a);
+ * ROW types must be equal. */
+static int merge_type(sl_arena *a, sl_type c, sl_type t, sl_type *out)
+{
+	if (sl_type_is_numeric(c) && sl_type_is_numeric(t)) {
+		c = num_common(c, t);
+	} else if (sl__type_is_char(c) && sl__type_is_char(t)) {
+		if (!(c.id == t.id && c.length == t.length))
+			c = sl_type_varchar(imax(c.length, t.length));
+	} else if (sl_type_is_binary(c) && sl_type_is_binary(t)) {
+		if (!(c.id == t.id && c.length == t.length))
+			c = sl_type_make(SL_T_VARBINARY);
+	} else if ((sl_type_is_timestamp(c) || c.id == SL_T_DATE) &&
+	           (sl_type_is_timestamp(t) || t.id == SL_T_DATE)) {
+		int p = imax(c.id == SL_T_DATE ? 0 : c.precision, t.id == SL_T_DATE ? 0 : t.precision);
+		if (!(c.id == SL_T_DATE && t.id == SL_T_DATE))
+			c = sl_type_timestamp(c.id == SL_T_TIMESTAMP_LTZ || t.id == SL_T_TIMESTAMP_LTZ
+			                          ? SL_T_TIMESTAMP_LTZ : SL_T_TIMESTAMP, p);
+	} else if (c.id == t.id && sl_type_is_collection(c) && !sl_type_equal(c, t) && a &&
+	           c.row && t.row) {
+		sl_type e[2];
+		for (int i = 0; i < (c.id == SL_T_MAP ? 2 : 1); i++) {
+			sl_type x = c.row->fields[i].type, y = t.row->fields[i].type;
+			if (x.id == SL_T_NULL || y.id == SL_T_NULL)
+				e[i] = x.id == SL_T_NULL ? y : x;
+			else if (merge_type(a, x, y, &e[i]))
+				return -1;
+		}
+		if (collection_of(a, c.id, e[0], c.id == SL_T_MAP ? e[1] : e[0], &c))
+			return -1;
+	} else if (c.id == t.id && ((c.id != SL_T_ROW && !sl_type_is_collection(c)) ||
+	                            sl_type_equal(c, t))) {
+		if (c.id == SL_T_TIME && t.precision > c.precision)
+			c.precision = t.precision;
+	} else {
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
+/* Least restrictive common type of n types (merge_type); 0 or -1 when
+ * none.  a: where merged collection types live (NULL: collections must be
+ * equal). */
+static int common_type_in(sl_arena *a, sl_expr **args, int n, int stride, sl_type *out)
 {
 	sl_type c = sl_type_make(SL_T_NULL);
 	int have = 0;
@@ -241,33 +289,18 @@ static int common_type(sl_expr **args, int n, int stride, sl_type *out)
 			have = 1;
 			continue;
 		}
-		if (sl_type_is_numeric(c) && sl_type_is_numeric(t)) {
-			c = num_common(c, t);
-		} else if (sl__type_is_char(c) && sl__type_is_char(t)) {
-			if (!(c.id == t.id && c.length == t.length))
-				c = sl_type_varchar(imax(c.length, t.length));
-		} else if (sl_type_is_binary(c) && sl_type_is_binary(t)) {
-			if (!(c.id == t.id && c.length == t.length))
-				c = sl_type_make(SL_T_VARBINARY);
-		} else if ((sl_type_is_timestamp(c) || c.id == SL_T_DATE) &&
-		           (sl_type_is_timestamp(t) || t.id == SL_T_DATE)) {
-			int p = imax(c.id == SL_T_DATE ? 0 : c.precision, t.id == SL_T_DATE ? 0 : t.precision);
-			if (c.id == SL_T_DATE && t.id == SL_T_DATE)
-				continue;
-			c = sl_type_timestamp(c.id == SL_T_TIMESTAMP_LTZ || t.id == SL_T_TIMESTAMP_LTZ
-			                          ? SL_T_TIMESTAMP_LTZ : SL_T_TIMESTAMP, p);
-		} else if (c.id == t.id && ((c.id != SL_T_ROW && !sl_type_is_collection(c)) ||
-		                            sl_type_equal(c, t))) {
-			if (c.id == SL_T_TIME && t.precision > c.precision)
-				c.precision = t.precision;
-		} else {
+		if (merge_type(a, c, t, &c))
 			return -1;
-		}
 		c.notnull = 0;
 	}
 	*out = c;
 	out->notnull = 0;
 	return 0;
+}
+
+static int common_type(sl_expr **args, int n, int stride, sl_type *out)
+{
+	return common_type_in(NULL, args, n, stride, out);
 }
 
 /* ---- the call constructor, by family ------------------------------------ */
@@ -1212,8 +1245,8 @@ static sl_expr *type_collection(sl_arena *a, sl_fn fn, sl_expr **args, int nargs
 		if (ismap && nargs % 2)
 			return sl_err_set(err, SL_EPLAN, "MAP[...] takes key, value pairs, got %d values",
 			                  nargs), NULL;
-		if (common_type(args, nargs, 1 + ismap, &c0) ||
-		    (ismap && common_type(args + 1, nargs - 1, 2, &c1))) {
+		if (common_type_in(a, args, nargs, 1 + ismap, &c0) ||
+		    (ismap && common_type_in(a, args + 1, nargs - 1, 2, &c1))) {
 			bad_args(err, fn, args, nargs);
 			return NULL;
 		}

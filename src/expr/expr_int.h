@@ -172,6 +172,7 @@ int sl__bind_hash(sl_prog *p, sl_step *st, sl_err *err);    /* fn_hash.c */
 int sl__bind_logic(sl_prog *p, sl_step *st, sl_err *err);   /* expr_eval.c */
 int sl__bind_text(sl_prog *p, sl_step *st, sl_err *err);    /* fn_text.c */
 int sl__bind_split(sl_prog *p, sl_step *st, sl_err *err);   /* fn_split.c */
+int sl__bind_row(sl_prog *p, sl_step *st, sl_err *err);     /* fn_row.c */
 int sl__bind_cond(sl_prog *p, sl_step *st, sl_err *err);    /* fn_cond.c */
 int sl__bind_json(sl_prog *p, sl_step *st, sl_err *err);    /* fn_json.c */
 int sl__bind_sha(sl_prog *p, sl_step *st, sl_err *err);     /* fn_sha.c */

@@ -729,6 +729,7 @@ static const fn_info FN[SL_FN__COUNT] = {
 	[SL_FN_JSON_STRING] = {"JSON_STRING", 1, 1, {A_ANY}},
 	[SL_FN_JSON_AGG] = {"$JSON_AGG", 2, 2, {A_STR, A_INT}},
 	[SL_FN_SPLIT] = {"SPLIT", 2, 2, {A_STR, A_STR}},
+	[SL_FN_ROW] = {"ROW", 1, -1, {0}},
 	[SL_FN_ARRAY] = {"ARRAY", 1, -1, {0}}, [SL_FN_MAP] = {"MAP", 2, -1, {0}},
 	[SL_FN_ITEM] = {"ITEM", 2, 2, {0}}, [SL_FN_CARDINALITY] = {"CARDINALITY", 1, 1, {0}},
 	[SL_FN_ELEMENT] = {"ELEMENT", 1, 1, {0}},
@@ -1092,6 +1093,20 @@ static sl_expr *type_json_ctor(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
 /* 1 when CAST(from AS to) is allowed. */
 static int castable(sl_type f, sl_type t)
 {
+	/* ROW to ROW: the fields renamed (CAST(ROW(a, b) AS ROW<x INT, y
+	 * STRING>), as Flink), each only widened (sl_type_same_bytes): the
+	 * value is copied as it is (fn_cast.c) */
+	if (f.id == SL_T_ROW && t.id == SL_T_ROW && f.row && t.row) {
+		if (f.row->nfields != t.row->nfields)
+			return 0;
+		for (int i = 0; i < f.row->nfields; i++) {
+			sl_type a = f.row->fields[i].type, b = t.row->fields[i].type;
+			a.notnull = b.notnull = 0;
+			if (!sl_type_same_bytes(a, b) && !(a.id == SL_T_ROW && castable(a, b)))
+				return 0;
+		}
+		return 1;
+	}
 	if (f.id == SL_T_NULL || f.id == t.id)
 		return (f.id != SL_T_ROW && !sl_type_is_collection(f)) || f.id == SL_T_NULL ||
 		       sl_type_equal(f, t) || (sl_type_is_collection(f) && sl_type_same_bytes(f, t));
@@ -1153,6 +1168,31 @@ static sl_expr *type_field(sl_arena *a, sl_expr *x, int field, sl_err *err)
 	if (e)
 		e->field = field;
 	return e;
+}
+
+/* ROW(v1, ...): ROW<EXPR$0 t1, EXPR$1 t2, ...> NOT NULL, the fields typed
+ * (and nullable or not) as their values, named as Calcite names them; a
+ * NULL literal field is a nullable NULL-typed field, which nothing can
+ * store: refused (CAST it). */
+static sl_expr *type_row(sl_arena *a, sl_expr **args, int nargs, sl_err *err)
+{
+	sl_row_type *rt = sl_arena_calloc(a, sizeof(*rt));
+	if (!rt || !(rt->fields = sl_arena_calloc(a, sizeof(sl_field) * (size_t)nargs)))
+		return NULL;
+	rt->nfields = nargs;
+	for (int i = 0; i < nargs; i++) {
+		if (is_null_type(args[i]))
+			return sl_err_set(err, SL_EPLAN, "ROW field %d is an untyped NULL: write "
+			                  "CAST(NULL AS type)", i + 1), NULL;
+		rt->fields[i].name = sl_arena_printf(a, "EXPR$%d", i);
+		rt->fields[i].type = args[i]->type;
+		if (!rt->fields[i].name)
+			return NULL;
+	}
+	sl_type t = sl_type_make(SL_T_ROW);
+	t.row = rt;
+	t.notnull = 1;
+	return mk_call(a, SL_FN_ROW, args, nargs, t);
 }
 
 /* Table-driven functions: check classes, coerce NULL-typed args to the
@@ -1368,7 +1408,13 @@ sl_expr *sl_expr_call(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
 	case SL_FN_CAST: case SL_FN_TRY_CAST:
 		return type_cast(a, fn, args[0], target, err);
 	case SL_FN_FIELD:
+		/* a field of a ROW(...) constructor is that argument */
+		if (args[0]->kind == SL_EX_CALL && args[0]->fn == SL_FN_ROW && field >= 0 &&
+		    field < args[0]->nargs)
+			return args[0]->args[field];
 		return type_field(a, args[0], field, err);
+	case SL_FN_ROW:
+		return type_row(a, args, nargs, err);
 	case SL_FN_ARRAY: case SL_FN_MAP: case SL_FN_ITEM: case SL_FN_CARDINALITY:
 	case SL_FN_ELEMENT:
 		return type_collection(a, fn, args, nargs, err);
@@ -1404,6 +1450,7 @@ int sl_expr_is_const(const sl_expr *e)
 	if (e->fn == SL_FN_PROCTIME || e->fn == SL_FN_CURRENT_TIMESTAMP ||
 	    e->fn == SL_FN_CURRENT_WATERMARK || e->fn == SL_FN_UDF ||
 	    e->fn == SL_FN_RAND || e->fn == SL_FN_RAND_INTEGER || e->fn == SL_FN_UUID ||
+	    e->fn == SL_FN_ROW || /* a sl_value holds no ROW: built per batch */
 	    (e->fn == SL_FN_UNIX_TIMESTAMP && e->nargs == 0))
 		return 0;
 	for (int i = 0; i < e->nargs; i++)

@@ -730,6 +730,7 @@ static const fn_info FN[SL_FN__COUNT] = {
 	[SL_FN_JSON_AGG] = {"$JSON_AGG", 2, 2, {A_STR, A_INT}},
 	[SL_FN_SPLIT] = {"SPLIT", 2, 2, {A_STR, A_STR}},
 	[SL_FN_ROW] = {"ROW", 1, -1, {0}},
+	[SL_FN_STR_TO_MAP] = {"STR_TO_MAP", 1, 3, {A_STR, A_STR, A_STR}},
 	[SL_FN_ARRAY] = {"ARRAY", 1, -1, {0}}, [SL_FN_MAP] = {"MAP", 2, -1, {0}},
 	[SL_FN_ITEM] = {"ITEM", 2, 2, {0}}, [SL_FN_CARDINALITY] = {"CARDINALITY", 1, 1, {0}},
 	[SL_FN_ELEMENT] = {"ELEMENT", 1, 1, {0}},
@@ -1402,6 +1403,19 @@ sl_expr *sl_expr_call(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
 				return bad_args(err, fn, args, nargs), NULL;
 		if (nargs != 2 || sl__expr_collection_of(a, SL_T_ARRAY, str_type(0), str_type(0), &rt))
 			return nargs != 2 ? (bad_args(err, fn, args, nargs), NULL) : NULL;
+		rt.notnull = all_notnull(args, nargs);
+		return mk_call(a, fn, args, nargs, rt);
+	}
+	case SL_FN_STR_TO_MAP: { /* MAP<STRING, STRING>, NULL when an argument is */
+		sl_type rt;
+		for (int i = 0; i < nargs; i++)
+			if (!sl__type_is_char(args[i]->type) && args[i]->type.id != SL_T_NULL)
+				return bad_args(err, fn, args, nargs), NULL;
+		if (nargs == 2)
+			return sl_err_set(err, SL_EPLAN, "STR_TO_MAP takes one argument or three: "
+			                  "STR_TO_MAP(text [, listDelimiter, keyValueDelimiter])"), NULL;
+		if (sl__expr_collection_of(a, SL_T_MAP, str_type(0), str_type(0), &rt))
+			return NULL;
 		rt.notnull = all_notnull(args, nargs);
 		return mk_call(a, fn, args, nargs, rt);
 	}

@@ -240,6 +240,7 @@ static int may_fail(const sl_expr *e)
 	case SL_FN_JSON_VALUE: case SL_FN_JSON_QUERY: case SL_FN_JSON_EXISTS:
 	case SL_FN_JSON_OBJECT: case SL_FN_JSON_AGG:
 	case SL_FN_UDF: case SL_FN_MAP_FROM_ARRAYS: case SL_FN_STR_TO_MAP:
+	case SL_FN_ENCODE: case SL_FN_DECODE:
 		return 1;
 	case SL_FN_ADD: case SL_FN_SUB: case SL_FN_MUL: case SL_FN_NEG: case SL_FN_ABS:
 		if (e->type.id == SL_T_DECIMAL)
@@ -275,7 +276,7 @@ static int bind_step(sl_prog *p, sl_step *st, sl_err *err)
 		sl__bind_string, sl__bind_regex, sl__bind_time, sl__bind_hash,
 		sl__bind_text, sl__bind_cond, sl__bind_json, sl__bind_sha, sl__bind_rand,
 		sl__bind_collection, sl__bind_array_fn, sl__bind_split, sl__bind_udf, sl__bind_row,
-		sl__bind_str_to_map,
+		sl__bind_str_to_map, sl__bind_charset,
 	};
 	for (size_t i = 0; i < sizeof(binders) / sizeof(binders[0]); i++) {
 		int r = binders[i](p, st, err);

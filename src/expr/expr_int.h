@@ -174,6 +174,7 @@ int sl__bind_text(sl_prog *p, sl_step *st, sl_err *err);    /* fn_text.c */
 int sl__bind_split(sl_prog *p, sl_step *st, sl_err *err);   /* fn_split.c */
 int sl__bind_row(sl_prog *p, sl_step *st, sl_err *err);     /* fn_row.c */
 int sl__bind_str_to_map(sl_prog *p, sl_step *st, sl_err *err); /* fn_str_to_map.c */
+int sl__bind_charset(sl_prog *p, sl_step *st, sl_err *err);  /* fn_charset.c */
 
 /* One regular expression (Java syntax through libpcre2, fn_regex.c) for
  * kernels of other files: a handle freed with program p (NULL on OOM);

@@ -606,7 +606,7 @@ static sl_expr *type_coalesce(sl_arena *a, sl_fn fn, sl_expr **args, int nargs, 
 }
 
 /* Argument classes for the table-driven functions. */
-enum { A_ANY, A_STR, A_INT, A_NUM, A_TIME, A_STRTIME, A_BOOL, A_STRINT, A_STRBIN };
+enum { A_ANY, A_STR, A_INT, A_NUM, A_TIME, A_STRTIME, A_BOOL, A_STRINT, A_STRBIN, A_BIN };
 
 static int arg_ok(sl_type t, int cls)
 {
@@ -619,6 +619,7 @@ static int arg_ok(sl_type t, int cls)
 	case A_BOOL: return t.id == SL_T_BOOLEAN || t.id == SL_T_NULL;
 	case A_STRINT: return sl__type_is_char(t) || sl_type_is_integer(t) || t.id == SL_T_NULL;
 	case A_STRBIN: return sl__type_is_char(t) || sl_type_is_binary(t) || t.id == SL_T_NULL;
+	case A_BIN: return sl_type_is_binary(t) || t.id == SL_T_NULL;
 	default: return 1;
 	}
 }
@@ -731,6 +732,8 @@ static const fn_info FN[SL_FN__COUNT] = {
 	[SL_FN_SPLIT] = {"SPLIT", 2, 2, {A_STR, A_STR}},
 	[SL_FN_ROW] = {"ROW", 1, -1, {0}},
 	[SL_FN_STR_TO_MAP] = {"STR_TO_MAP", 1, 3, {A_STR, A_STR, A_STR}},
+	[SL_FN_ENCODE] = {"ENCODE", 2, 2, {A_STR, A_STR}},
+	[SL_FN_DECODE] = {"DECODE", 2, 2, {A_BIN, A_STR}},
 	[SL_FN_ARRAY] = {"ARRAY", 1, -1, {0}}, [SL_FN_MAP] = {"MAP", 2, -1, {0}},
 	[SL_FN_ITEM] = {"ITEM", 2, 2, {0}}, [SL_FN_CARDINALITY] = {"CARDINALITY", 1, 1, {0}},
 	[SL_FN_ELEMENT] = {"ELEMENT", 1, 1, {0}},
@@ -780,6 +783,13 @@ static int check_table_args(sl_fn fn, sl_expr **args, int nargs, sl_err *err)
 		if (!arg_ok(args[i]->type, fi->cls[i < 3 ? i : 2]))
 			return bad_args(err, fn, args, nargs);
 	return 0;
+}
+
+static sl_type bytes_type(void)
+{
+	sl_type t = sl_type_make(SL_T_VARBINARY);
+	t.length = SL_STRING_LEN;
+	return t;
 }
 
 static sl_type str_type(int notnull)
@@ -1405,6 +1415,22 @@ sl_expr *sl_expr_call(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
 			return nargs != 2 ? (bad_args(err, fn, args, nargs), NULL) : NULL;
 		rt.notnull = all_notnull(args, nargs);
 		return mk_call(a, fn, args, nargs, rt);
+	}
+	case SL_FN_ENCODE: case SL_FN_DECODE: { /* BYTES / STRING, NULL when an argument is */
+		if (check_table_args(fn, args, nargs, err))
+			return NULL;
+		sl_expr **na = sl_arena_alloc(a, sizeof(sl_expr *) * 2);
+		if (!na)
+			return NULL;
+		for (int i = 0; i < 2; i++)
+			if (!(na[i] = is_null_type(args[i])
+			                  ? sl_expr_lit_null(a, i == 0 && fn == SL_FN_DECODE
+			                                            ? bytes_type() : str_type(0))
+			                  : args[i]))
+				return NULL;
+		sl_type rt = fn == SL_FN_ENCODE ? bytes_type() : str_type(0);
+		rt.notnull = all_notnull(na, 2);
+		return mk_call(a, fn, na, 2, rt);
 	}
 	case SL_FN_STR_TO_MAP: { /* MAP<STRING, STRING>, NULL when an argument is */
 		sl_type rt;

@@ -158,6 +158,12 @@ typedef enum sl_fn {
 	SL_FN_JSON_AGG,        /* args: '\n'-joined JSON_ARRAY / JSON_OBJECT items (LISTAGG),
 	                        * INT 0 array / 1 object -> JSON_ARRAYAGG's / JSON_OBJECTAGG's
 	                        * result (parse_fn.c's rewrite; named "$JSON_AGG") */
+	SL_FN_STR_TO_MAP,      /* args: text [, list delimiter, key-value delimiter] (Java regexes,
+	                        * ',' and '=' by default) -> MAP<STRING, STRING> (fn_str_to_map.c) */
+	SL_FN_ENCODE,          /* args: string, charset -> BYTES (fn_charset.c) */
+	SL_FN_DECODE,          /* args: binary, charset -> STRING (fn_charset.c) */
+	SL_FN_ROW,             /* ROW(v1, ...) / (v1, v2, ...): ROW<EXPR$0 t1, ...> NOT NULL, each
+	                        * field of its value's type (Calcite's names, as Flink) */
 	SL_FN__COUNT
 } sl_fn;
 

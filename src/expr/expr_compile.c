@@ -28,7 +28,10 @@
  * §22).
  *
  * Owned vectors are allocated with capacity p->cap (SL_BATCH_ROWS at
- * first) and grown by sl__prog_reserve when a bigger batch arrives.
+ * first) and grown by sl__prog_reserve when a bigger batch arrives.  A
+ * ROW-typed result is an alias of a column its step points it at (a
+ * field of a ROW column), except a ROW built by ROW(...) or CAST, whose
+ * register owns child columns (sl_col_new) at that capacity.
  */
 #include "expr_int.h"
 
@@ -181,6 +184,17 @@ static int prog_reserve(sl_prog *p, int n)
 		sl_reg *r = &p->regs[i];
 		if ((r->kind != SL_REG_TMP && r->kind != SL_REG_CONST) || r->scalar)
 			continue;
+		if (sl_type_phys(r->type) == SL_PHYS_ROW) {
+			/* a computed ROW (fn_row.c): child columns, refilled every
+			 * call, so nothing needs keeping; a ROW constant is NULL
+			 * (CAST(NULL AS ROW<..>), expr_type.c) */
+			sl_col_free(&r->own);
+			if (sl_col_new(&r->own, r->type, n))
+				return SL_ENOMEM;
+			if (r->kind == SL_REG_CONST)
+				memset(r->own.null, r->cval.is_null ? 1 : 0, (size_t)n);
+			continue;
+		}
 		size_t w = phys_size(sl_type_phys(r->type));
 		uint8_t *nl = realloc(r->own.null, (size_t)n);
 		if (!nl)
@@ -281,7 +295,8 @@ static int may_fail(const sl_expr *e)
 	case SL_FN_FROM_BASE64: case SL_FN_REPEAT: case SL_FN_TRUNCATE: case SL_FN_SIGN:
 	case SL_FN_JSON_VALUE: case SL_FN_JSON_QUERY: case SL_FN_JSON_EXISTS:
 	case SL_FN_JSON_OBJECT: case SL_FN_JSON_AGG:
-	case SL_FN_UDF: case SL_FN_MAP_FROM_ARRAYS:
+	case SL_FN_UDF: case SL_FN_MAP_FROM_ARRAYS: case SL_FN_STR_TO_MAP:
+	case SL_FN_ENCODE: case SL_FN_DECODE:
 		return 1;
 	case SL_FN_ADD: case SL_FN_SUB: case SL_FN_MUL: case SL_FN_NEG: case SL_FN_ABS:
 		if (e->type.id == SL_T_DECIMAL)
@@ -316,7 +331,8 @@ static int bind_step(sl_prog *p, sl_step *st, sl_err *err)
 		sl__bind_logic, sl__bind_arith, sl__bind_math, sl__bind_cast,
 		sl__bind_string, sl__bind_regex, sl__bind_time, sl__bind_hash,
 		sl__bind_text, sl__bind_cond, sl__bind_json, sl__bind_sha, sl__bind_rand,
-		sl__bind_collection, sl__bind_array_fn, sl__bind_split, sl__bind_udf,
+		sl__bind_collection, sl__bind_array_fn, sl__bind_split, sl__bind_udf, sl__bind_row,
+		sl__bind_str_to_map, sl__bind_charset,
 	};
 	for (size_t i = 0; i < sizeof(binders) / sizeof(binders[0]); i++) {
 		int r = binders[i](p, st, err);
@@ -437,7 +453,12 @@ static int comp_call2(cc *c, const sl_expr *e, int sel, int oa)
 			if ((args[i] = comp(c, e->args[i], sel, oa)) < 0)
 				return args[i];
 	}
-	int out = new_reg(p, e->type.id == SL_T_ROW ? SL_REG_ALIAS : SL_REG_TMP, e->type);
+	/* a ROW result is an alias of a column the step points it at (FIELD),
+	 * except a ROW built here (ROW(...), a CAST copying one), which has its
+	 * own child columns (prog_reserve) */
+	int own_row = e->fn == SL_FN_ROW || e->fn == SL_FN_CAST || e->fn == SL_FN_TRY_CAST;
+	int out = new_reg(p, e->type.id == SL_T_ROW && !own_row ? SL_REG_ALIAS : SL_REG_TMP,
+	                  e->type);
 	int s = out < 0 ? out : new_step(p, e->fn, args, e->nargs, sel, out, e->type);
 	if (s < 0)
 		return s;
@@ -712,6 +733,10 @@ void sl_prog_free(sl_prog *p)
 	for (int i = 0; i < p->nfrees; i++)
 		p->free_fn[i](p->free_ptr[i]);
 	for (int i = 0; i < p->nregs; i++) {
+		if (sl_type_phys(p->regs[i].type) == SL_PHYS_ROW) {
+			sl_col_free(&p->regs[i].own);
+			continue;
+		}
 		free(p->regs[i].own.null);
 		free(p->regs[i].own.v.data);
 	}

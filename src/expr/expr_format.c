@@ -79,7 +79,8 @@ static const name_map FN_NAMES[] = {
 	{"SHA384", SL_FN_SHA384}, {"SHA512", SL_FN_SHA512}, {"SHA2", SL_FN_SHA2},
 	{"RAND", SL_FN_RAND}, {"RAND_INTEGER", SL_FN_RAND_INTEGER}, {"UUID", SL_FN_UUID},
 	{"JSON_STRING", SL_FN_JSON_STRING}, {"$JSON_AGG", SL_FN_JSON_AGG},
-	{"SPLIT", SL_FN_SPLIT},
+	{"SPLIT", SL_FN_SPLIT}, {"ROW", SL_FN_ROW},
+	{"STR_TO_MAP", SL_FN_STR_TO_MAP}, {"ENCODE", SL_FN_ENCODE}, {"DECODE", SL_FN_DECODE},
 };
 
 int sl_fn_from_name(const char *name)

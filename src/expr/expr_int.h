@@ -204,6 +204,19 @@ int sl__bind_hash(sl_prog *p, sl_step *st, sl_err *err);    /* fn_hash.c */
 int sl__bind_logic(sl_prog *p, sl_step *st, sl_err *err);   /* expr_eval.c */
 int sl__bind_text(sl_prog *p, sl_step *st, sl_err *err);    /* fn_text.c */
 int sl__bind_split(sl_prog *p, sl_step *st, sl_err *err);   /* fn_split.c */
+int sl__bind_row(sl_prog *p, sl_step *st, sl_err *err);     /* fn_row.c */
+int sl__bind_str_to_map(sl_prog *p, sl_step *st, sl_err *err); /* fn_str_to_map.c */
+int sl__bind_charset(sl_prog *p, sl_step *st, sl_err *err);  /* fn_charset.c */
+
+/* One regular expression (Java syntax through libpcre2, fn_regex.c) for
+ * kernels of other files: a handle freed with program p (NULL on OOM);
+ * sl__rx_set (re)compiles it for pattern (pat, n) unless it holds that
+ * pattern already (0, SL_ENOMEM, or SL_EPLAN with msg set); sl__rx_find
+ * finds its first match in (s, n) at or after byte `from`: 1 with the
+ * match's [*ms, *me), 0 when none, -1 on a matching error. */
+void *sl__rx_new(sl_prog *p);
+int sl__rx_set(void *r, const char *pat, size_t n, char *msg, size_t cap);
+int sl__rx_find(void *r, const char *s, size_t n, size_t from, size_t *ms, size_t *me);
 int sl__bind_cond(sl_prog *p, sl_step *st, sl_err *err);    /* fn_cond.c */
 int sl__bind_json(sl_prog *p, sl_step *st, sl_err *err);    /* fn_json.c */
 int sl__bind_sha(sl_prog *p, sl_step *st, sl_err *err);     /* fn_sha.c */

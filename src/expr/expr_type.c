@@ -227,8 +227,56 @@ static sl_expr *coerce(sl_arena *a, sl_expr *e, sl_type t, sl_err *err)
 	return sl_expr_cast(a, e, tt, err);
 }
 
-/* Least restrictive common type of n types; 0 or -1 when none. */
-static int common_type(sl_expr **args, int n, int stride, sl_type *out)
+static int collection_of(sl_arena *a, sl_type_id id, sl_type elem, sl_type val, sl_type *out);
+
+/* The least restrictive common type of c and t (neither NULL-typed) into
+ * *out; 0 or -1 when none.  Collections of one kind (ARRAY with ARRAY, MAP
+ * with MAP) merge element-wise, as Flink finds a common type for
+ * ARRAY[ARRAY['a"b', 'c'], ARRAY[NULL, '']] (its element types in arena a);
+ * ROW types must be equal. */
+static int merge_type(sl_arena *a, sl_type c, sl_type t, sl_type *out)
+{
+	if (sl_type_is_numeric(c) && sl_type_is_numeric(t)) {
+		c = num_common(c, t);
+	} else if (sl__type_is_char(c) && sl__type_is_char(t)) {
+		if (!(c.id == t.id && c.length == t.length))
+			c = sl_type_varchar(imax(c.length, t.length));
+	} else if (sl_type_is_binary(c) && sl_type_is_binary(t)) {
+		if (!(c.id == t.id && c.length == t.length))
+			c = sl_type_make(SL_T_VARBINARY);
+	} else if ((sl_type_is_timestamp(c) || c.id == SL_T_DATE) &&
+	           (sl_type_is_timestamp(t) || t.id == SL_T_DATE)) {
+		int p = imax(c.id == SL_T_DATE ? 0 : c.precision, t.id == SL_T_DATE ? 0 : t.precision);
+		if (!(c.id == SL_T_DATE && t.id == SL_T_DATE))
+			c = sl_type_timestamp(c.id == SL_T_TIMESTAMP_LTZ || t.id == SL_T_TIMESTAMP_LTZ
+			                          ? SL_T_TIMESTAMP_LTZ : SL_T_TIMESTAMP, p);
+	} else if (c.id == t.id && sl_type_is_collection(c) && !sl_type_equal(c, t) && a &&
+	           c.row && t.row) {
+		sl_type e[2];
+		for (int i = 0; i < (c.id == SL_T_MAP ? 2 : 1); i++) {
+			sl_type x = c.row->fields[i].type, y = t.row->fields[i].type;
+			if (x.id == SL_T_NULL || y.id == SL_T_NULL)
+				e[i] = x.id == SL_T_NULL ? y : x;
+			else if (merge_type(a, x, y, &e[i]))
+				return -1;
+		}
+		if (collection_of(a, c.id, e[0], c.id == SL_T_MAP ? e[1] : e[0], &c))
+			return -1;
+	} else if (c.id == t.id && ((c.id != SL_T_ROW && !sl_type_is_collection(c)) ||
+	                            sl_type_equal(c, t))) {
+		if (c.id == SL_T_TIME && t.precision > c.precision)
+			c.precision = t.precision;
+	} else {
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
+/* Least restrictive common type of n types (merge_type); 0 or -1 when
+ * none.  a: where merged collection types live (NULL: collections must be
+ * equal). */
+static int common_type_in(sl_arena *a, sl_expr **args, int n, int stride, sl_type *out)
 {
 	sl_type c = sl_type_make(SL_T_NULL);
 	int have = 0;
@@ -241,33 +289,18 @@ static int common_type(sl_expr **args, int n, int stride, sl_type *out)
 			have = 1;
 			continue;
 		}
-		if (sl_type_is_numeric(c) && sl_type_is_numeric(t)) {
-			c = num_common(c, t);
-		} else if (sl__type_is_char(c) && sl__type_is_char(t)) {
-			if (!(c.id == t.id && c.length == t.length))
-				c = sl_type_varchar(imax(c.length, t.length));
-		} else if (sl_type_is_binary(c) && sl_type_is_binary(t)) {
-			if (!(c.id == t.id && c.length == t.length))
-				c = sl_type_make(SL_T_VARBINARY);
-		} else if ((sl_type_is_timestamp(c) || c.id == SL_T_DATE) &&
-		           (sl_type_is_timestamp(t) || t.id == SL_T_DATE)) {
-			int p = imax(c.id == SL_T_DATE ? 0 : c.precision, t.id == SL_T_DATE ? 0 : t.precision);
-			if (c.id == SL_T_DATE && t.id == SL_T_DATE)
-				continue;
-			c = sl_type_timestamp(c.id == SL_T_TIMESTAMP_LTZ || t.id == SL_T_TIMESTAMP_LTZ
-			                          ? SL_T_TIMESTAMP_LTZ : SL_T_TIMESTAMP, p);
-		} else if (c.id == t.id && ((c.id != SL_T_ROW && !sl_type_is_collection(c)) ||
-		                            sl_type_equal(c, t))) {
-			if (c.id == SL_T_TIME && t.precision > c.precision)
-				c.precision = t.precision;
-		} else {
+		if (merge_type(a, c, t, &c))
 			return -1;
-		}
 		c.notnull = 0;
 	}
 	*out = c;
 	out->notnull = 0;
 	return 0;
+}
+
+static int common_type(sl_expr **args, int n, int stride, sl_type *out)
+{
+	return common_type_in(NULL, args, n, stride, out);
 }
 
 /* ---- the call constructor, by family ------------------------------------ */
@@ -573,7 +606,7 @@ static sl_expr *type_coalesce(sl_arena *a, sl_fn fn, sl_expr **args, int nargs, 
 }
 
 /* Argument classes for the table-driven functions. */
-enum { A_ANY, A_STR, A_INT, A_NUM, A_TIME, A_STRTIME, A_BOOL, A_STRINT, A_STRBIN };
+enum { A_ANY, A_STR, A_INT, A_NUM, A_TIME, A_STRTIME, A_BOOL, A_STRINT, A_STRBIN, A_BIN };
 
 static int arg_ok(sl_type t, int cls)
 {
@@ -586,6 +619,7 @@ static int arg_ok(sl_type t, int cls)
 	case A_BOOL: return t.id == SL_T_BOOLEAN || t.id == SL_T_NULL;
 	case A_STRINT: return sl__type_is_char(t) || sl_type_is_integer(t) || t.id == SL_T_NULL;
 	case A_STRBIN: return sl__type_is_char(t) || sl_type_is_binary(t) || t.id == SL_T_NULL;
+	case A_BIN: return sl_type_is_binary(t) || t.id == SL_T_NULL;
 	default: return 1;
 	}
 }
@@ -696,6 +730,10 @@ static const fn_info FN[SL_FN__COUNT] = {
 	[SL_FN_JSON_STRING] = {"JSON_STRING", 1, 1, {A_ANY}},
 	[SL_FN_JSON_AGG] = {"$JSON_AGG", 2, 2, {A_STR, A_INT}},
 	[SL_FN_SPLIT] = {"SPLIT", 2, 2, {A_STR, A_STR}},
+	[SL_FN_ROW] = {"ROW", 1, -1, {0}},
+	[SL_FN_STR_TO_MAP] = {"STR_TO_MAP", 1, 3, {A_STR, A_STR, A_STR}},
+	[SL_FN_ENCODE] = {"ENCODE", 2, 2, {A_STR, A_STR}},
+	[SL_FN_DECODE] = {"DECODE", 2, 2, {A_BIN, A_STR}},
 	[SL_FN_ARRAY] = {"ARRAY", 1, -1, {0}}, [SL_FN_MAP] = {"MAP", 2, -1, {0}},
 	[SL_FN_ITEM] = {"ITEM", 2, 2, {0}}, [SL_FN_CARDINALITY] = {"CARDINALITY", 1, 1, {0}},
 	[SL_FN_ELEMENT] = {"ELEMENT", 1, 1, {0}},
@@ -745,6 +783,13 @@ static int check_table_args(sl_fn fn, sl_expr **args, int nargs, sl_err *err)
 		if (!arg_ok(args[i]->type, fi->cls[i < 3 ? i : 2]))
 			return bad_args(err, fn, args, nargs);
 	return 0;
+}
+
+static sl_type bytes_type(void)
+{
+	sl_type t = sl_type_make(SL_T_VARBINARY);
+	t.length = SL_STRING_LEN;
+	return t;
 }
 
 static sl_type str_type(int notnull)
@@ -1059,6 +1104,20 @@ static sl_expr *type_json_ctor(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
 /* 1 when CAST(from AS to) is allowed. */
 static int castable(sl_type f, sl_type t)
 {
+	/* ROW to ROW: the fields renamed (CAST(ROW(a, b) AS ROW<x INT, y
+	 * STRING>), as Flink), each only widened (sl_type_same_bytes): the
+	 * value is copied as it is (fn_cast.c) */
+	if (f.id == SL_T_ROW && t.id == SL_T_ROW && f.row && t.row) {
+		if (f.row->nfields != t.row->nfields)
+			return 0;
+		for (int i = 0; i < f.row->nfields; i++) {
+			sl_type a = f.row->fields[i].type, b = t.row->fields[i].type;
+			a.notnull = b.notnull = 0;
+			if (!sl_type_same_bytes(a, b) && !(a.id == SL_T_ROW && castable(a, b)))
+				return 0;
+		}
+		return 1;
+	}
 	if (f.id == SL_T_NULL || f.id == t.id)
 		return (f.id != SL_T_ROW && !sl_type_is_collection(f)) || f.id == SL_T_NULL ||
 		       sl_type_equal(f, t) || (sl_type_is_collection(f) && sl_type_same_bytes(f, t));
@@ -1120,6 +1179,31 @@ static sl_expr *type_field(sl_arena *a, sl_expr *x, int field, sl_err *err)
 	if (e)
 		e->field = field;
 	return e;
+}
+
+/* ROW(v1, ...): ROW<EXPR$0 t1, EXPR$1 t2, ...> NOT NULL, the fields typed
+ * (and nullable or not) as their values, named as Calcite names them; a
+ * NULL literal field is a nullable NULL-typed field, which nothing can
+ * store: refused (CAST it). */
+static sl_expr *type_row(sl_arena *a, sl_expr **args, int nargs, sl_err *err)
+{
+	sl_row_type *rt = sl_arena_calloc(a, sizeof(*rt));
+	if (!rt || !(rt->fields = sl_arena_calloc(a, sizeof(sl_field) * (size_t)nargs)))
+		return NULL;
+	rt->nfields = nargs;
+	for (int i = 0; i < nargs; i++) {
+		if (is_null_type(args[i]))
+			return sl_err_set(err, SL_EPLAN, "ROW field %d is an untyped NULL: write "
+			                  "CAST(NULL AS type)", i + 1), NULL;
+		rt->fields[i].name = sl_arena_printf(a, "EXPR$%d", i);
+		rt->fields[i].type = args[i]->type;
+		if (!rt->fields[i].name)
+			return NULL;
+	}
+	sl_type t = sl_type_make(SL_T_ROW);
+	t.row = rt;
+	t.notnull = 1;
+	return mk_call(a, SL_FN_ROW, args, nargs, t);
 }
 
 /* Table-driven functions: check classes, coerce NULL-typed args to the
@@ -1212,8 +1296,8 @@ static sl_expr *type_collection(sl_arena *a, sl_fn fn, sl_expr **args, int nargs
 		if (ismap && nargs % 2)
 			return sl_err_set(err, SL_EPLAN, "MAP[...] takes key, value pairs, got %d values",
 			                  nargs), NULL;
-		if (common_type(args, nargs, 1 + ismap, &c0) ||
-		    (ismap && common_type(args + 1, nargs - 1, 2, &c1))) {
+		if (common_type_in(a, args, nargs, 1 + ismap, &c0) ||
+		    (ismap && common_type_in(a, args + 1, nargs - 1, 2, &c1))) {
 			bad_args(err, fn, args, nargs);
 			return NULL;
 		}
@@ -1332,10 +1416,45 @@ sl_expr *sl_expr_call(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
 		rt.notnull = all_notnull(args, nargs);
 		return mk_call(a, fn, args, nargs, rt);
 	}
+	case SL_FN_ENCODE: case SL_FN_DECODE: { /* BYTES / STRING, NULL when an argument is */
+		if (check_table_args(fn, args, nargs, err))
+			return NULL;
+		sl_expr **na = sl_arena_alloc(a, sizeof(sl_expr *) * 2);
+		if (!na)
+			return NULL;
+		for (int i = 0; i < 2; i++)
+			if (!(na[i] = is_null_type(args[i])
+			                  ? sl_expr_lit_null(a, i == 0 && fn == SL_FN_DECODE
+			                                            ? bytes_type() : str_type(0))
+			                  : args[i]))
+				return NULL;
+		sl_type rt = fn == SL_FN_ENCODE ? bytes_type() : str_type(0);
+		rt.notnull = all_notnull(na, 2);
+		return mk_call(a, fn, na, 2, rt);
+	}
+	case SL_FN_STR_TO_MAP: { /* MAP<STRING, STRING>, NULL when an argument is */
+		sl_type rt;
+		for (int i = 0; i < nargs; i++)
+			if (!sl__type_is_char(args[i]->type) && args[i]->type.id != SL_T_NULL)
+				return bad_args(err, fn, args, nargs), NULL;
+		if (nargs == 2)
+			return sl_err_set(err, SL_EPLAN, "STR_TO_MAP takes one argument or three: "
+			                  "STR_TO_MAP(text [, listDelimiter, keyValueDelimiter])"), NULL;
+		if (sl__expr_collection_of(a, SL_T_MAP, str_type(0), str_type(0), &rt))
+			return NULL;
+		rt.notnull = all_notnull(args, nargs);
+		return mk_call(a, fn, args, nargs, rt);
+	}
 	case SL_FN_CAST: case SL_FN_TRY_CAST:
 		return type_cast(a, fn, args[0], target, err);
 	case SL_FN_FIELD:
+		/* a field of a ROW(...) constructor is that argument */
+		if (args[0]->kind == SL_EX_CALL && args[0]->fn == SL_FN_ROW && field >= 0 &&
+		    field < args[0]->nargs)
+			return args[0]->args[field];
 		return type_field(a, args[0], field, err);
+	case SL_FN_ROW:
+		return type_row(a, args, nargs, err);
 	case SL_FN_ARRAY: case SL_FN_MAP: case SL_FN_ITEM: case SL_FN_CARDINALITY:
 	case SL_FN_ELEMENT:
 		return type_collection(a, fn, args, nargs, err);
@@ -1384,7 +1503,8 @@ int sl_expr_is_const(const sl_expr *e)
 	case SL_EX_COL: return 0;
 	default: break;
 	}
-	if (sl__fn_volatile(e))
+	if (sl__fn_volatile(e) ||
+	    (e->kind == SL_EX_CALL && e->fn == SL_FN_ROW)) /* a sl_value holds no ROW: built per batch */
 		return 0;
 	for (int i = 0; i < e->nargs; i++)
 		if (!sl_expr_is_const(e->args[i]))

@@ -19,8 +19,9 @@
  * read out of a value are copied there too, so results never point into a
  * packed value that lives in scratch memory.  Each step owns its packing
  * buffers (built at bind time, freed with the program).  An element of
- * ROW type cannot be read out (a computed ROW has no register storage,
- * expr_compile.c): the binder refuses arr[i] there.  Any NULL argument of ITEM, CARDINALITY or ELEMENT gives NULL.
+ * ROW type cannot be read out (only ROW(...) and CAST results get ROW
+ * register storage, expr_compile.c; ITEM's result would be an alias):
+ * the binder refuses arr[i] there.  Any NULL argument of ITEM, CARDINALITY or ELEMENT gives NULL.
  */
 #include "expr_int.h"
 #include "data/packed.h"

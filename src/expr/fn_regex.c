@@ -406,6 +406,37 @@ static int k_regexp_replace(sl_xctx *x, const sl_step *st)
 	return 0;
 }
 
+/* ---- for other kernels (fn_str_to_map.c): one cached pattern ---------- */
+
+void *sl__rx_new(sl_prog *p)
+{
+	rx *r = calloc(1, sizeof(*r));
+	if (r && sl__prog_on_free(p, rx_free, r)) {
+		rx_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+int sl__rx_set(void *r, const char *pat, size_t n, char *msg, size_t cap)
+{
+	return rx_compile(r, pat, n, msg, cap);
+}
+
+int sl__rx_find(void *rp, const char *s, size_t n, size_t from, size_t *ms, size_t *me)
+{
+	rx *r = rp;
+	int m = pcre2_match(r->code, (PCRE2_SPTR)s, (PCRE2_SIZE)n, (PCRE2_SIZE)from, 0, r->md, NULL);
+	if (m == PCRE2_ERROR_NOMATCH)
+		return 0;
+	if (m < 0)
+		return -1;
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
+	*ms = ov[0];
+	*me = ov[1];
+	return 1;
+}
+
 /* Picks kernels for the regex functions; compiles a literal pattern. */
 int sl__bind_regex(sl_prog *p, sl_step *st, sl_err *err)
 {

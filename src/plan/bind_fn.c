@@ -12,11 +12,14 @@
  *   x IS [NOT] JSON kind -> IS JSON(x, kind) [negated]
  *   CURRENT_DATABASE()   -> 'default_database' (STRING NOT NULL; sluice has
  *                           one database, named as Flink's default)
+ *   TYPEOF(x [, force])  -> x's type as a STRING literal (Flink's summary
+ *                           or serializable form)
  *
  * (Flink functions sluice lacks are refused by name in plan_unsup.c.)
  */
 #include "plan_int.h"
 #include "sluice.h"
+#include "base/buf.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -123,6 +126,71 @@ static sl_expr *bind_json(planner *p, const scope *s, const sl_ast_expr *e, cons
 	return fcall(p, e, f[5] == 'O' ? SL_FN_JSON_OBJECT : SL_FN_JSON_ARRAY, x, n, NULL);
 }
 
+/* Flink's serializable form of t (LogicalType.asSerializableString): the
+ * summary form (sl_type_format) except STRING, BYTES and TIMESTAMP_LTZ,
+ * which are spelled out, also inside ROW / ARRAY / MAP. */
+static void type_serializable(sl_type t, sl_buf *b)
+{
+	const char *nn = t.notnull ? " NOT NULL" : "";
+	char tmp[512];
+	if (t.id == SL_T_VARCHAR && t.length == SL_STRING_LEN)
+		sl_buf_printf(b, "VARCHAR(%d)%s", SL_STRING_LEN, nn);
+	else if (t.id == SL_T_VARBINARY && t.length == SL_STRING_LEN)
+		sl_buf_printf(b, "VARBINARY(%d)%s", SL_STRING_LEN, nn);
+	else if (t.id == SL_T_TIMESTAMP_LTZ)
+		sl_buf_printf(b, "TIMESTAMP(%d) WITH LOCAL TIME ZONE%s", t.precision, nn);
+	else if (t.id == SL_T_ROW && t.row) {
+		sl_buf_puts(b, "ROW<");
+		for (int i = 0; i < t.row->nfields; i++) {
+			sl_buf_printf(b, "%s`%s` ", i ? ", " : "", t.row->fields[i].name);
+			type_serializable(t.row->fields[i].type, b);
+		}
+		sl_buf_printf(b, ">%s", nn);
+	} else if (sl_type_is_collection(t) && t.row) {
+		sl_buf_puts(b, t.id == SL_T_ARRAY ? "ARRAY<" : "MAP<");
+		type_serializable(t.row->fields[0].type, b);
+		if (t.id == SL_T_MAP) {
+			sl_buf_puts(b, ", ");
+			type_serializable(t.row->fields[1].type, b);
+		}
+		sl_buf_printf(b, ">%s", nn);
+	} else
+		sl_buf_puts(b, sl_type_format(t, tmp, sizeof(tmp)));
+}
+
+/* TYPEOF(x [, force_serializable]) (Flink's TypeOfFunction): x's type as a
+ * STRING constant, Flink's summary form (LogicalType.asSummaryString:
+ * "INT NOT NULL", "STRING", "CHAR(3) NOT NULL", "DECIMAL(10, 2)") or, when
+ * the BOOLEAN literal force_serializable is TRUE, the serializable one
+ * ("VARCHAR(2147483647)").  x is bound (and type-checked) but never
+ * evaluated, as in Flink, whose result depends on the type only. */
+static sl_expr *bind_typeof(planner *p, const scope *s, const sl_ast_expr *e)
+{
+	int n = e->u.call.nargs;
+	if (n < 1 || n > 2 || e->u.call.star)
+		return sl__plan_error(p, e->line, e->col, SL_EPLAN,
+		                      "TYPEOF takes one or two arguments: TYPEOF(x [, force_serializable])");
+	sl_expr *x = sl__bind_expr(p, s, e->u.call.args[0]), *f = NULL;
+	if (!x || (n == 2 && !(f = sl__bind_expr(p, s, e->u.call.args[1]))))
+		return NULL;
+	if (f && (f->kind != SL_EX_LIT || f->type.id != SL_T_BOOLEAN))
+		return sl__plan_error(p, e->u.call.args[1]->line, e->u.call.args[1]->col, SL_EPLAN,
+		                      "TYPEOF's force_serializable must be a BOOLEAN literal");
+	sl_buf b;
+	sl_buf_init(&b);
+	char tmp[512];
+	if (f && !f->lit.is_null && f->lit.v.i64)
+		type_serializable(x->type, &b);
+	else
+		sl_buf_puts(&b, sl_type_format(x->type, tmp, sizeof(tmp)));
+	sl_expr *r = b.p ? sl_expr_lit_str(p->a, b.p, (int64_t)b.len) : NULL;
+	sl_buf_deinit(&b);
+	if (!r)
+		return sl__plan_error(p, e->line, e->col, SL_ENOMEM, "out of memory");
+	r->type = sl_type_varchar(SL_STRING_LEN);
+	return r;
+}
+
 int sl__bind_fn_call(planner *p, const scope *s, const sl_ast_expr *e, sl_expr **out)
 {
 	const char *f = e->u.call.fname;
@@ -147,6 +215,10 @@ int sl__bind_fn_call(planner *p, const scope *s, const sl_ast_expr *e, sl_expr *
 			sl__plan_error(p, e->line, e->col, SL_EPLAN, "'CURRENT_DATABASE' takes no arguments");
 		else if ((*out = sl_expr_lit_str(p->a, "default_database", 16)))
 			(*out)->type = sl_type_varchar(SL_STRING_LEN), (*out)->type.notnull = 1;
+		return 1;
+	}
+	if (!strcmp(f, "TYPEOF")) {
+		*out = bind_typeof(p, s, e);
 		return 1;
 	}
 	if (!strcmp(f, "JSON_VALUE") || !strcmp(f, "JSON_QUERY") || !strcmp(f, "JSON_EXISTS") ||

@@ -25,8 +25,12 @@
  *     streams (no -U) are refused.
  * A Calc after the operator drops the hidden columns and puts rn where the
  * ROW_NUMBER item was, or leaves it out when the enclosing query never
- * reads it (Flink's rank without row number: +I/-D only).  ROW_NUMBER
- * anywhere else and rank ranges without an end are planning errors.
+ * reads it (Flink's rank without row number: +I/-D only).  A ROW_NUMBER
+ * whose enclosing query does not bound it is an OVER aggregate (a COUNT(*)
+ * over ROWS UNBOUNDED PRECEDING, Flink's RowNumberAggFunction); RANK /
+ * DENSE_RANK without a bound and rank ranges without an end are planning
+ * errors.  LEAD, NTILE, CUME_DIST and PERCENT_RANK are refused with Flink's
+ * stream-mode messages.
  * RANK() and DENSE_RANK() in the same patterns are a sluice extension
  * (Flink 1.20 refuses them on streams): Top-N and window Top-N with peers
  * ranked alike; deduplication stays ROW_NUMBER only.
@@ -112,12 +116,26 @@ static int rank_item(const sl_ast_select *s)
 	return -1;
 }
 
+static int rn_bounded(const sl_ast_expr *w, const char *rn);
+
 int sl__is_rank_query(const sl_ast_select *sel)
 {
 	const sl_ast_from *f = sel->from;
 	if (!f || f->kind != SL_AF_SUBQUERY || f->u.sub.query->kind != SL_AQ_SELECT)
 		return 0;
-	return rank_item(f->u.sub.query->select) >= 0;
+	const sl_ast_select *in = f->u.sub.query->select;
+	int i = rank_item(in);
+	if (i < 0)
+		return 0;
+	/* ROW_NUMBER without a filter on it in the enclosing query is an OVER
+	 * aggregate (Flink's OverAggregateITCase.testRowNumberOnOver), planned
+	 * with the inner SELECT like any other; RANK / DENSE_RANK stay here to
+	 * be refused with the Top-N message */
+	const sl_ast_select_item *it = &in->items[i];
+	if (!strcmp(it->expr->u.call.fname, "ROW_NUMBER") &&
+	    (!it->alias || !rn_bounded(sel->where, it->alias->name)))
+		return 0;
+	return 1;
 }
 
 static int int_lit(const sl_ast_expr *e, int64_t *v)
@@ -172,6 +190,17 @@ static int rn_bound(const sl_ast_expr *c, const char *rn, int64_t *lo, int64_t *
 		return 1;
 	default: return 0;
 	}
+}
+
+/* 1 when an AND term of WHERE w bounds rn (rn_bound). */
+static int rn_bounded(const sl_ast_expr *w, const char *rn)
+{
+	if (!w)
+		return 0;
+	if (w->kind == SL_AX_BINARY && w->u.op.op == SL_AOP_AND)
+		return rn_bounded(w->u.op.a, rn) || rn_bounded(w->u.op.b, rn);
+	int64_t lo = 1, hi = INT64_MAX;
+	return rn_bound(w, rn, &lo, &hi);
 }
 
 /* Splits the AND tree e into conjuncts (arena array). */
@@ -857,6 +886,33 @@ static int over_agg(planner *p, const scope *s, const sl_ast_expr *e, int i, sl_
                     sl_expr **x, const char **names, int *n)
 {
 	const char *f = e->u.call.fname;
+	/* Flink's streaming OVER has no LEAD, NTILE, CUME_DIST or PERCENT_RANK
+	 * (AggFunctionFactory: "... Function is not supported in stream mode.") */
+	if (!strcmp(f, "LEAD") || !strcmp(f, "NTILE") || !strcmp(f, "CUME_DIST") ||
+	    !strcmp(f, "PERCENT_RANK")) {
+		sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
+		               "%s Function is not supported in stream mode.", f);
+		return SL_EPLAN;
+	}
+	if (!strcmp(f, "ROW_NUMBER")) {
+		/* an OVER aggregate: the rows of the partition so far, the
+		 * current one included, in a ROWS frame (Flink's
+		 * RowNumberAggFunction; the frame is set by the caller) */
+		if (e->u.call.nargs || e->u.call.star || e->u.call.distinct || e->u.call.filter) {
+			sl__plan_error(p, e->line, e->col, SL_EPLAN, "ROW_NUMBER takes no arguments");
+			return SL_EPLAN;
+		}
+		memset(a, 0, sizeof(*a));
+		a->vt = sl_agg_find("COUNT");
+		a->line = e->line;
+		a->col = e->col;
+		a->arg_type = sl_type_make(SL_T_BIGINT);
+		if (a->vt->result_type(a->arg_type, 1, &a->out_type, p->err))
+			return SL_EPLAN;
+		a->arg_col = -1;
+		a->filter_col = -1;
+		return 0;
+	}
 	if (is_rank_fn(e)) {
 		sl__plan_error(p, e->line, e->col, SL_ENOTSUP,
 		               "%s() is only supported in a subquery whose enclosing query filters "
@@ -990,6 +1046,28 @@ rel *sl__plan_over_aggs(planner *p, const sl_ast_select *sel, rel *r, agg_map *m
 	op.time_col = ox->col;
 	if (over_frame(p, w, &op))
 		return NULL;
+	/* ROW_NUMBER takes no frame and counts in ROWS (Calcite gives it ROWS
+	 * BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW): another call would have
+	 * another window (Flink: "All aggregates must be computed on the same
+	 * window") */
+	for (int i = 0; i < c.n; i++) {
+		const sl_ast_expr *e = c.call[i];
+		if (strcmp(e->u.call.fname, "ROW_NUMBER"))
+			continue;
+		if (w->frame)
+			return sl__plan_error(p, e->line, e->col, SL_EPLAN,
+			                      "ROW/RANGE not allowed with RANK, DENSE_RANK or "
+			                      "ROW_NUMBER functions");
+		for (int j = 0; j < c.n; j++)
+			if (strcmp(c.call[j]->u.call.fname, "ROW_NUMBER"))
+				return sl__plan_error(p, c.call[j]->line, c.call[j]->col, SL_ENOTSUP,
+				                      "all OVER aggregates of a SELECT must use the same "
+				                      "window (ROW_NUMBER's is ROWS BETWEEN UNBOUNDED "
+				                      "PRECEDING AND CURRENT ROW, %s's the window's frame)",
+				                      c.call[j]->u.call.fname);
+		op.rows = 1;
+		op.preceding = -1;
+	}
 	if (op.retract && (!op.rows || op.preceding < 0 ||
 	                   op.preceding > SL_OVER_RETRACT_MAX_PRECEDING))
 		return sl__plan_error(p, w->line, w->col, SL_ENOTSUP,

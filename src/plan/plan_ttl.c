@@ -52,7 +52,8 @@ void sl__plan_ttl_default(planner *p, sl_pnode *n)
 		int proc = (n->kind == SL_OPK_WINDOW_AGG || n->kind == SL_OPK_SESSION_AGG) &&
 		           ((const sl_window_agg_plan *)n->params)->win.proc;
 		n->state = proc ? SL_STATE_PROCTIME : SL_STATE_WATERMARK;
-	} else if (n->kind == SL_OPK_OVER_AGG || n->kind == SL_OPK_TEMPORAL_JOIN) {
+	} else if (n->kind == SL_OPK_OVER_AGG || n->kind == SL_OPK_TEMPORAL_JOIN ||
+	           n->kind == SL_OPK_MATCH) {
 		n->state = SL_STATE_UNBOUNDED;
 	}
 }

@@ -580,7 +580,7 @@ static const char *match_label(mctx *x, const int *keys, int time_col)
 		sl_buf_printf(&b, "%s%s AS %s", i ? ", " : "", m->define_vars[i].name,
 		              sl__ast_text(p, m->defines[i]));
 	sl_buf_puts(&b, "])");
-	const char *s = b.p ? sl_arena_printf(p->a, "%s", b.p) : NULL;
+	const char *s = b.p ? sl_arena_printf(p->a, "%.*s", (int)b.len, b.p) : NULL;
 	sl_buf_deinit(&b);
 	return s;
 }

@@ -93,6 +93,12 @@ const char *sl__plan_ttl_explain(planner *p, const sl_pnode *n)
 		if (n->kind == SL_OPK_TEMPORAL_JOIN)
 			return "state=[probes bounded by watermark, versions unbounded: latest per key, "
 			       "temporal joins ignore TTL]";
+		if (n->kind == SL_OPK_MATCH)
+			return ((const sl_match_plan *)n->params)->within >= 0
+			               ? "state=[bounded by WITHIN and watermark: rows of waiting "
+			                 "partial matches, MATCH_RECOGNIZE ignores TTL]"
+			               : "state=[unbounded: rows of waiting partial matches, "
+			                 "MATCH_RECOGNIZE ignores TTL]";
 		return "state=[unbounded: per partition, OVER ignores TTL]";
 	default:
 		return NULL;

@@ -57,6 +57,7 @@
  */
 #include "op_ident.h"
 #include "join.h"
+#include "op_match.h"
 #include "op_over.h"
 #include "op_rank.h"
 #include "../format/format.h"
@@ -84,6 +85,7 @@ static const char *kind_name(sl_op_kind k)
 	case SL_OPK_WINDOW_AGG: return "WindowAggregate";
 	case SL_OPK_SESSION_AGG: return "SessionWindowAggregate";
 	case SL_OPK_OVER_AGG: return "OverAggregate";
+	case SL_OPK_MATCH: return "MatchRecognize";
 	case SL_OPK_JOIN: return "Join";
 	case SL_OPK_SEMI_JOIN: return "SemiJoin";
 	case SL_OPK_INTERVAL_JOIN: return "IntervalJoin";
@@ -444,6 +446,17 @@ static int kind_ident(tbuf *o, sl_op_kind kind, const void *plan, const sl_type 
 		return window_agg_ident(o, plan, in, nin, err);
 	case SL_OPK_OVER_AGG:
 		return over_ident(o, plan, in, nin, err);
+	case SL_OPK_MATCH: {
+		const sl_match_plan *m = plan;
+		int rc = put_cols(o, "keys", in, nin, m->key_cols, m->nkeys, NULL, NULL, err);
+		if (!rc)
+			rc = put_cols(o, "time", in, nin, &m->time_col, 1, NULL, NULL, err);
+		if (rc)
+			return rc;
+		tprintf(o, " match=%s", m->text);
+		put_types(o, "in", in, nin);
+		return 0;
+	}
 	case SL_OPK_RANK:
 	case SL_OPK_DEDUP:
 	case SL_OPK_WINDOW_RANK:

@@ -25,6 +25,7 @@
  *   SL_OPK_WINDOW_AGG, SL_OPK_SESSION_AGG
  *                              const sl_window_agg_plan *
  *   SL_OPK_OVER_AGG            const sl_over_plan *
+ *   SL_OPK_MATCH               const sl_match_plan *
  *   SL_OPK_RANK, SL_OPK_DEDUP, SL_OPK_WINDOW_RANK
  *                              const sl_rank_plan *
  *   SL_OPK_SET_OP              const sl_set_op_ident *

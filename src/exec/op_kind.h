@@ -49,6 +49,7 @@ typedef enum sl_op_kind {
 	SL_OPK_CHANGELOG_NORMALIZE, /* ChangelogNormalize, op_changelog_normalize.c */
 	SL_OPK_LOCAL_WINDOW_AGG,  /* LocalWindowAggregate, op_window_agg.c (two-phase) */
 	SL_OPK_CORRELATE,         /* Correlate (UNNEST), op_correlate.c */
+	SL_OPK_MATCH,             /* MatchRecognize, op_match.c */
 	SL_OPK__COUNT             /* number of kinds (a table indexed by kind) */
 } sl_op_kind;
 

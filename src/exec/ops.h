@@ -17,6 +17,7 @@
 #include "../expr/expr.h"
 #include "agg.h"
 #include "op.h"
+#include "op_match.h"
 
 /* ---- Scan: a source plus computed columns and the watermark ------------- */
 

@@ -42,6 +42,7 @@ static const struct {
 	[SL_OPK_CHANGELOG_NORMALIZE] = {"ChangelogNormalize", SL_OPF_STATE_TTL},
 	[SL_OPK_LOCAL_WINDOW_AGG] = {"LocalWindowAggregate", SL_OPF_LATE_STATS},
 	[SL_OPK_CORRELATE] = {"Correlate", 0},
+	[SL_OPK_MATCH] = {"MatchRecognize", 0},
 };
 
 unsigned sl_op_kind_flags(sl_op_kind k)

@@ -41,6 +41,7 @@
  *   SET_OP                sl_set_op_params
  *   CHANGELOG_NORMALIZE   sl_normalize_params
  *   CORRELATE             sl_correlate_params (ops.h)
+ *   MATCH                 sl_match_plan (op_match.h)
  * The operator's input column types are its inputs' output types (the
  * first input's for one-input constructors).
  *

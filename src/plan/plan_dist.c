@@ -100,6 +100,11 @@ static int node_dist(planner *p, sl_pnode *n)
 		keyed(n, o->key_cols, o->nkeys);
 		break;
 	}
+	case SL_OPK_MATCH: {
+		const sl_match_plan *m = n->params;
+		keyed(n, m->key_cols, m->nkeys);
+		break;
+	}
 	case SL_OPK_RANK:
 	case SL_OPK_DEDUP:
 	case SL_OPK_WINDOW_RANK: {

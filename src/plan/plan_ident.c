@@ -102,7 +102,7 @@ int sl__node_struct(planner *p, sl_pnode *n)
 		break;
 	case SL_OPK_GROUP_AGG: case SL_OPK_WINDOW_AGG: case SL_OPK_SESSION_AGG: case SL_OPK_OVER_AGG:
 	case SL_OPK_RANK: case SL_OPK_DEDUP: case SL_OPK_WINDOW_RANK: case SL_OPK_SET_OP:
-	case SL_OPK_SESSION_ASSIGN: case SL_OPK_CHANGELOG_NORMALIZE:
+	case SL_OPK_SESSION_ASSIGN: case SL_OPK_CHANGELOG_NORMALIZE: case SL_OPK_MATCH:
 		if (n->nin && n->in[0]) {
 			in = n->in[0]->out_types;
 			nin = n->in[0]->nout;

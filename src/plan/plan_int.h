@@ -379,6 +379,11 @@ rel *sl__add_calc(planner *p, rel *in, sl_expr *filter, sl_expr **x, int n, cons
  * attributes and qualifiers).  NULL with p->err set. */
 rel *sl__add_filter(planner *p, rel *in, sl_expr *filter);
 
+/* ---- plan_match.c: MATCH_RECOGNIZE ---- */
+/* The MATCH_RECOGNIZE item f over its planned input `in`: a MatchRecognize
+ * node; its relation holds the PARTITION BY columns, then the measures.
+ * NULL with p->err set. */
+rel *sl__plan_match(planner *p, const sl_ast_from *f, rel *in);
 /* ---- plan_unnest.c: UNNEST as a Correlate ---- */
 
 /* Whether FROM item f is UNNEST(..). */

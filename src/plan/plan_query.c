@@ -435,6 +435,14 @@ static rel *plan_from(planner *p, const sl_ast_from *f)
 		if (!(r = plan_tvf(p, f)) || !alias)
 			return r;
 		break;
+	case SL_AF_MATCH: {
+		rel *in = plan_from(p, f->u.match->input);
+		if (in && in->tvf_in)
+			in = materialize_tvf(p, in);
+		if (!in || !(r = sl__plan_match(p, f, in)))
+			return NULL;
+		break;
+	}
 	case SL_AF_JOIN: {
 		const sl_ast_from *rf = f->u.join.right;
 		if (rf->kind == SL_AF_TABLE && rf->u.table.as_of) { /* temporal / lookup join */

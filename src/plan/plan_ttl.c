@@ -52,7 +52,8 @@ void sl__plan_ttl_default(planner *p, sl_pnode *n)
 		int proc = (n->kind == SL_OPK_WINDOW_AGG || n->kind == SL_OPK_SESSION_AGG) &&
 		           ((const sl_window_agg_plan *)n->params)->win.proc;
 		n->state = proc ? SL_STATE_PROCTIME : SL_STATE_WATERMARK;
-	} else if (n->kind == SL_OPK_OVER_AGG || n->kind == SL_OPK_TEMPORAL_JOIN) {
+	} else if (n->kind == SL_OPK_OVER_AGG || n->kind == SL_OPK_TEMPORAL_JOIN ||
+	           n->kind == SL_OPK_MATCH) {
 		n->state = SL_STATE_UNBOUNDED;
 	}
 }
@@ -92,6 +93,12 @@ const char *sl__plan_ttl_explain(planner *p, const sl_pnode *n)
 		if (n->kind == SL_OPK_TEMPORAL_JOIN)
 			return "state=[probes bounded by watermark, versions unbounded: latest per key, "
 			       "temporal joins ignore TTL]";
+		if (n->kind == SL_OPK_MATCH)
+			return ((const sl_match_plan *)n->params)->within >= 0
+			               ? "state=[bounded by WITHIN and watermark: rows of waiting "
+			                 "partial matches, MATCH_RECOGNIZE ignores TTL]"
+			               : "state=[unbounded: rows of waiting partial matches, "
+			                 "MATCH_RECOGNIZE ignores TTL]";
 		return "state=[unbounded: per partition, OVER ignores TTL]";
 	default:
 		return NULL;

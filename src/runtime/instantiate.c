@@ -240,6 +240,11 @@ static sl_op *new_correlate(const sl_pnode *n, inst_ctx *x, sl_err *err)
 	return sl_op_correlate_new(n->params, IN_TYPES(n), IN_N(n), n->out_types, n->nout, err);
 }
 
+static sl_op *new_match(const sl_pnode *n, inst_ctx *x, sl_err *err)
+{
+	return sl_op_match_new(n->params, IN_TYPES(n), IN_N(n), err);
+}
+
 /* The constructor table: one entry per kind (op_kind.h). */
 static const ctor_fn ctors[SL_OPK__COUNT] = {
 	[SL_OPK_SCAN] = new_scan,
@@ -267,6 +272,7 @@ static const ctor_fn ctors[SL_OPK__COUNT] = {
 	[SL_OPK_CHANGELOG_NORMALIZE] = new_normalize,
 	[SL_OPK_LOCAL_WINDOW_AGG] = new_local_window_agg,
 	[SL_OPK_CORRELATE] = new_correlate,
+	[SL_OPK_MATCH] = new_match,
 };
 
 /* Instantiates node n into x->g as x->op_of[n->id] and connects its

@@ -384,6 +384,12 @@ static void from(pr *w, const sl_ast_from *f)
 		if (f->u.fn.ordinality)
 			put(w, " WITH ORDINALITY");
 		break;
+	case SL_AF_MATCH:
+		put(w, "(MATCH_RECOGNIZE ");
+		from(w, f->u.match->input);
+		for (int i = 0; i < f->u.match->nterms; i++)
+			putf(w, " %s", f->u.match->terms[i].var.name);
+		break;
 	case SL_AF_JOIN:
 		putf(w, "(%s ", jn[f->u.join.type]);
 		if (f->u.join.natural)

@@ -333,8 +333,47 @@ typedef enum sl_ast_from_kind {
 	SL_AF_TABLE = 1, /* a named table or view */
 	SL_AF_SUBQUERY,  /* (query) [AS] alias */
 	SL_AF_TABLE_FN,  /* TABLE(f(..)), LATERAL TABLE(f(..)), UNNEST(..) */
-	SL_AF_JOIN
+	SL_AF_JOIN,
+	SL_AF_MATCH      /* input MATCH_RECOGNIZE (..) (plan_match.c) */
 } sl_ast_from_kind;
+
+/* One PATTERN term: a variable with its quantifier ({1,1} when none). */
+typedef struct sl_ast_match_term {
+	sl_ast_ident var;
+	int min, max;       /* max -1: unbounded */
+	uint8_t reluctant;  /* *?, +?, ??, {..}? */
+	int line, col;
+} sl_ast_match_term;
+
+typedef enum sl_ast_match_skip {
+	SL_AMS_PAST_LAST = 0, /* AFTER MATCH SKIP PAST LAST ROW (the default) */
+	SL_AMS_NEXT_ROW,      /* SKIP TO NEXT ROW */
+	SL_AMS_TO_FIRST,      /* SKIP TO FIRST var */
+	SL_AMS_TO_LAST        /* SKIP TO LAST var, SKIP TO var */
+} sl_ast_match_skip;
+
+/* The MATCH_RECOGNIZE clause (Flink's subset, docs/match_recognize.md). */
+typedef struct sl_ast_match {
+	sl_ast_from *input;           /* the table or subquery it reads */
+	int npartition;
+	sl_ast_expr **partition;      /* PARTITION BY */
+	int norder;
+	sl_ast_order *order;          /* ORDER BY */
+	int nmeasures;
+	sl_ast_expr **measures;       /* MEASURES expr AS name */
+	sl_ast_ident *measure_names;
+	uint8_t all_rows;             /* ALL ROWS PER MATCH (refused by the planner) */
+	int all_rows_line, all_rows_col;
+	sl_ast_match_skip skip;
+	sl_ast_ident skip_var;        /* SKIP TO FIRST / LAST var */
+	int nterms;
+	sl_ast_match_term *terms;     /* PATTERN (t1 t2 ..) */
+	sl_ast_expr *within;          /* WITHIN INTERVAL .., or NULL */
+	int ndefines;
+	sl_ast_ident *define_vars;    /* DEFINE var AS cond */
+	sl_ast_expr **defines;
+	int line, col;                /* of MATCH_RECOGNIZE */
+} sl_ast_match;
 
 struct sl_ast_from {
 	sl_ast_from_kind kind;
@@ -368,6 +407,7 @@ struct sl_ast_from {
 			uint8_t natural;        /* NATURAL ... JOIN: USING the common
 			                         * columns (plan_join.c) */
 		} join;
+		sl_ast_match *match;        /* MATCH */
 	} u;
 };
 

@@ -2,7 +2,8 @@
  * parse_int.h - state and helpers shared by the parser's files
  * (parser.c: statements, types, hints; parse_query.c: queries and FROM;
  * parse_expr.c: expressions; parse_fn.c: OVERLAY and JSON function syntax;
- * parse_group.c: the GROUP BY list).  Internal to src/sql.
+ * parse_group.c: the GROUP BY list; parse_match.c: MATCH_RECOGNIZE).
+ * Internal to src/sql.
  *
  * Error protocol: a parse function returns NULL (or -1) after writing the
  * first error into p->err; every caller returns at once, so the first,
@@ -94,6 +95,9 @@ int sl__p_order_list(sl_parser *p, sl_ast_order **out, int *n);   /* after ORDER
 sl_ast_window *sl__p_window_spec(sl_parser *p);                   /* at '(' */
 sl_ast_unit sl__p_unit_word(sl_parser *p, int k);                 /* unit keyword or NONE */
 int sl__p_group_by(sl_parser *p, sl_ast_expr ***out, int *n);     /* after GROUP BY (parse_group.c) */
+/* parse_match.c: at MATCH_RECOGNIZE after FROM item `in`: the MATCH item
+ * reading it, or NULL with the error set. */
+sl_ast_from *sl__p_match_recognize(sl_parser *p, sl_ast_from *in);
 /* parse_fn.c: arguments of OVERLAY and the JSON functions (after '('):
  * 1 handled, 0 not one of them, -1 error; the kind after IS [NOT] JSON. */
 int sl__p_fn_args(sl_parser *p, sl_ast_expr *c, const sl_token *t, int *cap);

@@ -11,7 +11,8 @@
  *                 [GROUP BY ..] [HAVING e] [WINDOW ..] [late clauses]
  *   late       := ALLOWED LATENESS e | ON LATE DROP | ON LATE INSERT INTO t
  *   from       := join-chain of table refs, subqueries, TABLE(fn(..)),
- *                 LATERAL TABLE(fn(..)), UNNEST(..)
+ *                 LATERAL TABLE(fn(..)), UNNEST(..); a table or subquery
+ *                 may be followed by MATCH_RECOGNIZE (..) (parse_match.c)
  *
  * Data flow: tokens -> sl_ast_query (ast.h).  Every function returns NULL
  * or -1 after recording the first error (see parse_int.h).
@@ -158,6 +159,8 @@ static sl_ast_from *from_primary(sl_parser *p)
 	} else {
 		rc = sl__p_error(p, "table name, subquery or TABLE(...)");
 	}
+	if (!rc && sl__p_is_kw(p, 0, "MATCH_RECOGNIZE") && !(f = sl__p_match_recognize(p, f)))
+		goto fail;
 	if (rc || from_alias(p, f))
 		goto fail;
 	sl__p_leave(p);

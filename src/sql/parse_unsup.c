@@ -1,7 +1,7 @@
 /*
  * parse_unsup.c - Flink SQL syntax that sluice does not have, reported by
- * name ("line 1, column 17: MATCH_RECOGNIZE is not supported") instead of
- * as a syntax error ("expected ';', found 'MATCH_RECOGNIZE'").
+ * name ("line 1, column 17: TABLESAMPLE is not supported") instead of
+ * as a syntax error ("expected ';', found 'TABLESAMPLE'").
  *
  * Where it sits: sl__p_error (parser.c), the one place every "expected X,
  * found Y" error goes through, first asks sl__p_unsupported whether the
@@ -16,7 +16,7 @@
  *     ';', EXPLAIN [PLAN FOR] or BEGIN STATEMENT SET;), matched when the
  *     failing token is one of the sequence's words;
  *   - clauses: keyword sequences starting at the failing token itself
- *     (MATCH_RECOGNIZE, TABLESAMPLE, IGNORE NULLS, ...).
+ *     (TABLESAMPLE, IGNORE NULLS, ...).
  * docs/sql.md, "Not yet", lists the same constructs.
  */
 #include "parse_int.h"
@@ -55,7 +55,6 @@ static const unsup stmts[] = {
 
 /* Clauses, matched at the failing token. */
 static const unsup clauses[] = {
-	{{"MATCH_RECOGNIZE"}, "MATCH_RECOGNIZE"},
 	{{"TABLESAMPLE"}, "TABLESAMPLE"},
 	{{"IGNORE", "NULLS"}, "IGNORE NULLS"},
 	{{"RESPECT", "NULLS"}, "RESPECT NULLS"},

@@ -56,8 +56,12 @@ static void test_syntax_errors(void **st)
 	assert_int_equal(sl_exec(e, "SELECT 1;\nSELECT 'é', 'oops"), SL_ESYNTAX);
 	expect_pos(e, 2, 13, "unterminated");
 	/* a construct sluice refuses, at its first word */
-	assert_int_equal(sl_exec(e, "SELECT * FROM t\nMATCH_RECOGNIZE (x)"), SL_ENOTSUP);
+	assert_int_equal(sl_exec(e, "SELECT * FROM t\nTABLESAMPLE BERNOULLI(10)"), SL_ENOTSUP);
 	expect_pos(e, 2, 1, "not supported");
+	/* MATCH_RECOGNIZE syntax Flink lacks too, at its token */
+	assert_int_equal(sl_exec(e, "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts\n"
+	                            "PATTERN (A (B C)+) DEFINE A AS TRUE)"), SL_ENOTSUP);
+	expect_pos(e, 2, 12, "not supported");
 	/* NULL pointers are allowed */
 	assert_int_equal(sl_errpos(e, NULL, NULL), 1);
 	sl_engine_close(e);

@@ -69,13 +69,15 @@ typedef struct reader {
 	char why[256];
 } reader;
 
-/* Takes snapshots until told to stop; checks monotonicity. */
+/* Takes snapshots until told to stop, at least one (on a loaded machine
+ * the job may end before this thread first runs: make test failed on
+ * r.snapshots > 0 at a load average of 18); checks monotonicity. */
 static void *read_loop(void *arg)
 {
 	reader *r = arg;
 	int64_t *prev_in = NULL, *prev_out = NULL, *prev_wm = NULL;
 	int n = 0;
-	while (!atomic_load(&r->stop)) {
+	do {
 		sl_metrics *m;
 		if (sl_metrics_get(r->e, &m)) {
 			snprintf(r->why, sizeof(r->why), "sl_metrics_get failed");
@@ -108,7 +110,7 @@ static void *read_loop(void *arg)
 		r->snapshots++;
 		sl_metrics_free(m);
 		usleep(200);
-	}
+	} while (!atomic_load(&r->stop));
 	free(prev_in);
 	free(prev_out);
 	free(prev_wm);

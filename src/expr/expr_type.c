@@ -1455,6 +1455,16 @@ sl_expr *sl_expr_call(sl_arena *a, sl_fn fn, sl_expr **args, int nargs,
 		return type_field(a, args[0], field, err);
 	case SL_FN_ROW:
 		return type_row(a, args, nargs, err);
+	case SL_FN_JSON_QUERY: { /* RETURNING ARRAY<STRING>: the target, nullable */
+		sl_expr *e = type_generic(a, fn, args, nargs, err);
+		if (e && target && target->id == SL_T_ARRAY) {
+			sl_type rt;
+			if (sl__expr_collection_of(a, SL_T_ARRAY, str_type(0), str_type(0), &rt))
+				return NULL;
+			e->type = rt;
+		}
+		return e;
+	}
 	case SL_FN_ARRAY: case SL_FN_MAP: case SL_FN_ITEM: case SL_FN_CARDINALITY:
 	case SL_FN_ELEMENT:
 		return type_collection(a, fn, args, nargs, err);

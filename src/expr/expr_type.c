@@ -1121,8 +1121,8 @@ static int castable(sl_type f, sl_type t)
 	if (f.id == SL_T_NULL || f.id == t.id)
 		return (f.id != SL_T_ROW && !sl_type_is_collection(f)) || f.id == SL_T_NULL ||
 		       sl_type_equal(f, t) || (sl_type_is_collection(f) && sl_type_same_bytes(f, t));
-	if (sl_type_is_collection(f) && sl__type_is_char(t))
-		return 1; /* "[1, 2]", "{a=1}" (valtext.c) */
+	if ((sl_type_is_collection(f) || f.id == SL_T_ROW) && sl__type_is_char(t))
+		return 1; /* "[1, 2]", "{a=1}", "(1, NULL)" (valtext.c) */
 	if (f.id == SL_T_ROW || t.id == SL_T_ROW || t.id == SL_T_NULL || sl_type_is_collection(f) ||
 	    sl_type_is_collection(t))
 		return 0;

@@ -12,7 +12,8 @@
  * rescaling rounds HALF_UP and checks the precision; text is trimmed
  * before parsing; BOOLEAN from text accepts 'true'/'false' in any case;
  * x to text uses valtext.h (Flink's spelling; a TIMESTAMP's fraction keeps
- * its precision's digits, as Flink's cast) and then truncates to a
+ * its precision's digits, as Flink's cast; a ROW, ARRAY or MAP is written
+ * element by element with these same rules, cast_text) and then truncates to a
  * VARCHAR(n)/CHAR(n) length (CHAR pads); TIMESTAMP <-> TIMESTAMP_LTZ and
  * DATE <-> TIMESTAMP_LTZ go through the session time zone; BIGINT to
  * TIMESTAMP_LTZ reads epoch seconds.
@@ -21,6 +22,7 @@
 #include "data/decimal.h"
 #include "base/timeutil.h"
 #include "data/valtext.h"
+#include "data/packed.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -344,28 +346,14 @@ static int c_str_str(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_c
 	return put_text(x, st, a->v.str[i].ptr, a->v.str[i].len, 0, o, i);
 }
 
-static int c_to_str(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
+/* The text of TIMESTAMP / TIMESTAMP_LTZ value (a, i) as CAST writes it into
+ * t (>= 64 bytes): p fraction digits (c_ts_str); its length. */
+static int ts_cast_text(const sl_col *a, int i, const char *tz, char *t)
 {
-	sl_buf *b = &x->p->tbuf;
-	sl_buf_clear(b);
-	if (sl_value_text(a, i, "", x->ctx->tz, b))
-		return sl_err_set(x->err, SL_ENOMEM, "out of memory in CAST");
-	return put_text(x, st, b->p ? b->p : "", (int64_t)b->len, 1, o, i);
-}
-
-/*
- * CAST(TIMESTAMP(p) / TIMESTAMP_LTZ(p) AS STRING): as Flink 1.20 the fraction
- * always has p digits ("2020-02-29 00:00:00.000" for TIMESTAMP(3), none for
- * p = 0; LTZ in the session zone), unlike the printed form (valtext.c),
- * which drops trailing zeros.  Found by make test-flink (fn_cast).
- */
-static int c_ts_str(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
-{
-	char t[64];
 	int64_t us = a->v.i64[i];
 	if (a->type.id == SL_T_TIMESTAMP_LTZ) {
 		int64_t off = 0;
-		if (sl_tz_offset(x->ctx->tz, us, &off))
+		if (sl_tz_offset(tz, us, &off))
 			off = 0;
 		us += off;
 	}
@@ -380,6 +368,94 @@ static int c_ts_str(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_co
 			t[n++] = '0';
 		t[n] = 0;
 	}
+	return n;
+}
+
+/*
+ * Value (c, row) as CAST(.. AS STRING) writes it, appended to b: a ROW as
+ * "(f1, f2)", an ARRAY as "[e1, e2]", a MAP as "{k=v}" (Flink's
+ * RowToStringCastRule, ArrayToStringCastRule, MapToStringCastRule), every
+ * value inside by the cast's own rules: a NULL is "NULL", a TIMESTAMP keeps
+ * p fraction digits, BINARY / VARBINARY are their bytes read as text (Flink:
+ * [x'41'] is "[A]"); other values as valtext.h writes them.  Elements are
+ * read through one-row columns in arena a (the program's scratch, reset
+ * per call: no malloc per row).  0 or SL_ENOMEM / SL_ESTATE.
+ */
+static int cast_text(const sl_col *c, int row, const char *tz, sl_arena *a, sl_buf *b)
+{
+	char t[64];
+	if (c->null[row])
+		return sl_buf_puts(b, "NULL") ? SL_ENOMEM : 0;
+	switch ((sl_type_id)c->type.id) {
+	case SL_T_TIMESTAMP:
+	case SL_T_TIMESTAMP_LTZ:
+		return sl_buf_append(b, t, (size_t)ts_cast_text(c, row, tz, t)) ? SL_ENOMEM : 0;
+	case SL_T_BINARY:
+	case SL_T_VARBINARY:
+		return sl_buf_append(b, c->v.str[row].ptr, (size_t)c->v.str[row].len) ? SL_ENOMEM : 0;
+	case SL_T_ROW:
+		if (sl_buf_putc(b, '('))
+			return SL_ENOMEM;
+		for (int k = 0; k < c->nchild; k++) {
+			int rc = (k && sl_buf_append(b, ", ", 2)) ? SL_ENOMEM
+			       : cast_text(&c->child[k], row, tz, a, b);
+			if (rc)
+				return rc;
+		}
+		return sl_buf_putc(b, ')') ? SL_ENOMEM : 0;
+	case SL_T_ARRAY:
+	case SL_T_MAP: {
+		int ismap = c->type.id == SL_T_MAP;
+		sl_col ec[2];
+		sl_unpack u;
+		if (sl_unpack_open(&u, c->v.str[row].ptr, c->v.str[row].len))
+			return SL_ESTATE;
+		for (int k = 0; k <= ismap; k++)
+			if (sl_col_new_in(a, &ec[k], c->type.row->fields[k].type))
+				return SL_ENOMEM;
+		if (sl_buf_putc(b, ismap ? '{' : '['))
+			return SL_ENOMEM;
+		for (uint32_t e = 0; e < u.n; e++) {
+			if (e && sl_buf_append(b, ", ", 2))
+				return SL_ENOMEM;
+			for (int k = 0; k <= ismap; k++) {
+				int rc = (k && sl_buf_putc(b, '=')) ? SL_ENOMEM : sl_unpack_next(&u, a, &ec[k], 0);
+				if (rc || (rc = cast_text(&ec[k], 0, tz, a, b)))
+					return rc;
+			}
+		}
+		return sl_buf_putc(b, ismap ? '}' : ']') ? SL_ENOMEM : 0;
+	}
+	default:
+		return sl_value_text(c, row, "NULL", tz, b);
+	}
+}
+
+static int c_to_str(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
+{
+	sl_buf *b = &x->p->tbuf;
+	sl_buf_clear(b);
+	int coll = a->type.id == SL_T_ROW || sl_type_is_collection(a->type);
+	int rc = coll ? cast_text(a, i, x->ctx->tz, &x->p->scratch, b)
+	              : sl_value_text(a, i, "", x->ctx->tz, b);
+	if (rc == SL_ESTATE)
+		return sl_err_set(x->err, SL_ERUNTIME, "CAST: a malformed %s value",
+		                  coll ? "collection" : "value");
+	if (rc)
+		return sl_err_set(x->err, SL_ENOMEM, "out of memory in CAST");
+	return put_text(x, st, b->p ? b->p : "", (int64_t)b->len, 1, o, i);
+}
+
+/*
+ * CAST(TIMESTAMP(p) / TIMESTAMP_LTZ(p) AS STRING): as Flink 1.20 the fraction
+ * always has p digits ("2020-02-29 00:00:00.000" for TIMESTAMP(3), none for
+ * p = 0; LTZ in the session zone), unlike the printed form (valtext.c),
+ * which drops trailing zeros.  Found by make test-flink (fn_cast).
+ */
+static int c_ts_str(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
+{
+	char t[64];
+	int n = ts_cast_text(a, i, x->ctx->tz, t);
 	return put_text(x, st, t, n, 1, o, i);
 }
 

@@ -13,7 +13,9 @@
  * ON ERROR branch); numbers read as Flink's JSON provider reads them
  * (1.50 is 1.5, see json_path.c).  JSON_QUERY returns arrays and objects in compact form
  * (no blanks, strings re-escaped as Jackson writes them), with the wrapper
- * applied first.  The constructors write compact JSON with object keys
+ * applied first; RETURNING ARRAY<STRING> gives the elements of the list
+ * the wrapped value is (k_json_query_array), each scalar as its text, each
+ * array or object as compact JSON.  The constructors write compact JSON with object keys
  * sorted (Flink sorts them), NULL ON NULL / ABSENT ON NULL, and insert the
  * output of a nested JSON_OBJECT / JSON_ARRAY as JSON, not as a string.
  *
@@ -30,6 +32,7 @@
 #include "expr_int.h"
 #include "json_path.h"
 #include "data/valtext.h"
+#include "data/packed.h"
 #include "base/timeutil.h"
 
 #include <stdio.h>
@@ -52,6 +55,9 @@ typedef struct jstate {
 	int *order;           /* JSON_OBJECT: entries sorted by key */
 	sl_str *items;        /* $JSON_AGG: the items' bodies (sorted by key for an object) */
 	int ncap;
+	sl_jpath star;        /* JSON_QUERY RETURNING ARRAY: `$[*]`, an array's elements */
+	sl_jeval ev2;         /* ... its matches */
+	sl_buf pk;            /* ... the packed ARRAY<STRING> */
 } jstate;
 
 static void jstate_free(void *ptr)
@@ -60,6 +66,8 @@ static void jstate_free(void *ptr)
 	if (!js)
 		return;
 	sl_jeval_free(&js->ev);
+	sl_jeval_free(&js->ev2);
+	sl_buf_deinit(&js->pk);
 	sl_arena_deinit(&js->parena);
 	free(js->last);
 	free(js->buf);
@@ -381,6 +389,165 @@ static int k_json_query(sl_xctx *x, const sl_step *st)
 	return 0;
 }
 
+/* ---- JSON_QUERY ... RETURNING ARRAY<STRING> ------------------------------- */
+
+/* Appends element e of document doc to the packed array as Flink's
+ * SqlJsonUtils.jsonQuery does: a JSON null is NULL, a scalar its
+ * String.valueOf (a string unescaped, a number as Jackson reads it), an
+ * array or object its compact JSON. */
+static int pack_elem(jstate *js, const char *doc, sl_jspan e)
+{
+	const char *s = doc + e.start;
+	int64_t n = e.end - e.start;
+	int k = sl_json_kind(s, n);
+	uint8_t nul = k == SL_JV_NULL;
+	js->len = 0;
+	if (k == SL_JV_STRING) {
+		int64_t tl = sl_json_unescape(s, n, &js->tmp, &js->tcap);
+		if (tl < 0 || put_buf(js, js->tmp, tl))
+			return -1;
+	} else if (k == SL_JV_NUMBER) {
+		char num[48];
+		if (put_buf(js, num, sl_json_number(s, n, num)))
+			return -1;
+	} else if (k == SL_JV_OBJECT || k == SL_JV_ARRAY) {
+		if (sl_json_compact(s, n, &js->buf, &js->len, &js->cap))
+			return -1;
+	} else if (!nul && put_buf(js, s, n)) {
+		return -1;
+	}
+	sl_str v = {js->buf ? js->buf : "", js->len};
+	sl_col c = {.type = sl_type_make(SL_T_VARCHAR), .null = &nul, .v.str = &v};
+	return sl_pack_value(&js->pk, &c, 0);
+}
+
+/* The elements of the JSON array at span a of doc into js->ev2 (`$[*]`):
+ * their count, or -1. */
+static int array_elems(jstate *js, const char *doc, sl_jspan a)
+{
+	char msg[64];
+	int r = sl_jpath_eval(&js->star, doc + a.start, a.end - a.start, &js->ev2, msg, sizeof(msg));
+	if (r != SL_JR_LIST)
+		return r == SL_JR_EMPTY ? 0 : -1;
+	for (int i = 0; i < js->ev2.ncur; i++) { /* spans relative to the array's text */
+		js->ev2.cur[i].start += a.start;
+		js->ev2.cur[i].end += a.start;
+	}
+	return js->ev2.ncur;
+}
+
+/* ON EMPTY / ON ERROR returning an array: NULL, ERROR, EMPTY ARRAY ([]);
+ * EMPTY OBJECT is an error, as Flink raises ("illegal ... behavior"). */
+static int query_array_fallback(sl_xctx *x, const sl_step *st, jstate *js, int beh,
+                                const char *msg, sl_col *o, int i)
+{
+	if (beh == SL_JSON_EMPTY_OBJECT)
+		return raise(x, st, "EMPTY OBJECT ON EMPTY / ON ERROR cannot return an ARRAY<STRING>");
+	if (beh != SL_JSON_EMPTY_ARRAY)
+		return query_fallback(x, st, js, beh, msg, o, i);
+	sl_buf_clear(&js->pk);
+	if (sl_pack_begin(&js->pk))
+		return oom(x, st);
+	sl_pack_end(&js->pk, 0);
+	if (sl_col_set_str_in(sl__x_arena(x, st), o, i, js->pk.p, (int64_t)js->pk.len))
+		return oom(x, st);
+	return 0;
+}
+
+/*
+ * JSON_QUERY(.. RETURNING ARRAY<STRING>) (Flink's SqlJsonUtils.jsonQuery,
+ * JsonQueryReturnType.ARRAY): the value after the wrapper must be a list:
+ * an indefinite path's matches or a JSON array (WITHOUT / CONDITIONAL
+ * WRAPPER), or the one-element list a wrapper makes of anything else; a
+ * scalar without a wrapper is empty in lax mode and an error in strict
+ * mode, an object without one an error (Java's ClassCastException).
+ */
+static int k_json_query_array(sl_xctx *x, const sl_step *st)
+{
+	jstate *js = st->aux;
+	sl_col *o = SL_X_OUT(x, st);
+	int wrapper = (int)lit_int(x->p, st, 2), on_empty = (int)lit_int(x->p, st, 3);
+	int on_error = (int)lit_int(x->p, st, 4);
+	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
+		char msg[256];
+		int rc = 0;
+		if (SL_X_ARG(x, st, 0)->null[i] || SL_X_ARG(x, st, 1)->null[i]) {
+			o->null[i] = 1;
+			continue;
+		}
+		const char *doc = SL_X_ARG(x, st, 0)->v.str[i].ptr;
+		int r = eval_row(x, st, js, i, msg, sizeof(msg));
+		if (r == JR_FATAL)
+			return SL_ERUNTIME;
+		if (r == SL_JR_EMPTY || r == SL_JR_ERROR) {
+			rc = r == SL_JR_EMPTY
+			         ? query_array_fallback(x, st, js, on_empty,
+			                                "empty result of JSON_QUERY is not allowed", o, i)
+			         : query_array_fallback(x, st, js, on_error, msg, o, i);
+			if (rc)
+				return rc;
+			continue;
+		}
+		int list = r == SL_JR_LIST;
+		sl_jspan sp = list ? (sl_jspan){0, 0} : js->ev.cur[0];
+		int k = list ? SL_JV_ARRAY : sl_json_kind(doc + sp.start, sp.end - sp.start);
+		int wrap = wrapper == SL_JSON_UNCONDITIONAL_WRAPPER ||
+		           (wrapper == SL_JSON_CONDITIONAL_WRAPPER && k != SL_JV_ARRAY);
+		if (!wrap && k != SL_JV_ARRAY) {
+			if (is_scalar_kind(k) && !js->path.strict)
+				rc = query_array_fallback(x, st, js, on_empty,
+				                          "empty result of JSON_QUERY is not allowed", o, i);
+			else
+				rc = query_array_fallback(x, st, js, on_error,
+				                          is_scalar_kind(k)
+				                              ? "strict JSON path mode requires an array or "
+				                                "object value"
+				                              : "an object is not an ARRAY<STRING>",
+				                          o, i);
+			if (rc)
+				return rc;
+			continue;
+		}
+		sl_buf_clear(&js->pk);
+		int bad = sl_pack_begin(&js->pk);
+		uint32_t n = 0;
+		if (wrap && list) { /* the matches' list, as one JSON array element */
+			js->len = 0;
+			bad = bad || put_buf(js, "[", 1);
+			for (int c = 0; !bad && c < js->ev.ncur; c++) {
+				sl_jspan e = js->ev.cur[c];
+				bad = (c > 0 && put_buf(js, ",", 1)) ||
+				      sl_json_compact(doc + e.start, e.end - e.start, &js->buf, &js->len, &js->cap);
+			}
+			bad = bad || put_buf(js, "]", 1);
+			uint8_t nul = 0;
+			sl_str v = {js->buf, js->len};
+			sl_col c = {.type = sl_type_make(SL_T_VARCHAR), .null = &nul, .v.str = &v};
+			bad = bad || sl_pack_value(&js->pk, &c, 0);
+			n = 1;
+		} else if (wrap) {
+			bad = bad || pack_elem(js, doc, sp);
+			n = 1;
+		} else if (list) {
+			for (int c = 0; !bad && c < js->ev.ncur; c++)
+				bad = pack_elem(js, doc, js->ev.cur[c]);
+			n = (uint32_t)js->ev.ncur;
+		} else {
+			int m = array_elems(js, doc, sp);
+			bad = bad || m < 0;
+			for (int c = 0; !bad && c < m; c++)
+				bad = pack_elem(js, doc, js->ev2.cur[c]);
+			n = m < 0 ? 0 : (uint32_t)m;
+		}
+		if (bad)
+			return oom(x, st);
+		sl_pack_end(&js->pk, n);
+		if (sl_col_set_str_in(sl__x_arena(x, st), o, i, js->pk.p, (int64_t)js->pk.len))
+			return oom(x, st);
+	});
+	return 0;
+}
+
 /* ---- constructors ------------------------------------------------------- */
 
 /*
@@ -671,7 +838,9 @@ int sl__bind_json(sl_prog *p, sl_step *st, sl_err *err)
 	case SL_FN_IS_JSON: st->k = k_is_json; return 0;
 	case SL_FN_JSON_EXISTS: k = k_json_exists; break;
 	case SL_FN_JSON_VALUE: k = k_json_value; break;
-	case SL_FN_JSON_QUERY: k = k_json_query; break;
+	case SL_FN_JSON_QUERY:
+		k = st->type.id == SL_T_ARRAY ? k_json_query_array : k_json_query;
+		break;
 	case SL_FN_JSON_OBJECT: k = k_json_object; break;
 	case SL_FN_JSON_ARRAY: k = k_json_array; break;
 	case SL_FN_JSON_STRING: k = k_json_string; break;
@@ -686,6 +855,12 @@ int sl__bind_json(sl_prog *p, sl_step *st, sl_err *err)
 	st->aux = js;
 	if (st->fn == SL_FN_JSON_OBJECT && !(js->order = calloc((size_t)st->nargs + 1, sizeof(int))))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	if (k == k_json_query_array) {
+		char msg[64];
+		sl_buf_init(&js->pk);
+		if (sl_jpath_parse("$[*]", 4, &p->arena, &js->star, msg, sizeof(msg)) != SL_JP_OK)
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
+	}
 	if (st->fn != SL_FN_JSON_EXISTS && st->fn != SL_FN_JSON_VALUE && st->fn != SL_FN_JSON_QUERY)
 		return 0;
 	const sl_value *pv = sl__step_const(p, st, 1);

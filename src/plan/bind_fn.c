@@ -100,14 +100,17 @@ static sl_expr *bind_json(planner *p, const scope *s, const sl_ast_expr *e, cons
 		/* j, path, CAST(NULL AS t), KW wrapper, KW, KW */
 		if (n != 6 || returning_type(p, a[2], f, &t))
 			return n != 6 ? sl__plan_error(p, e->line, e->col, SL_EPLAN, "bad JSON_QUERY call") : NULL;
-		if (t.id != SL_T_VARCHAR && t.id != SL_T_CHAR)
+		/* STRING, or ARRAY<STRING> (Flink 1.20, FLINK-35216) */
+		if (t.id != SL_T_VARCHAR && t.id != SL_T_CHAR &&
+		    !(t.id == SL_T_ARRAY && t.row && sl_type_is_string(sl_type_elem(t))))
 			return sl__plan_error(p, a[2]->line, a[2]->col, SL_ENOTSUP,
-			                      "JSON_QUERY ... RETURNING a type other than STRING is not supported");
+			                      "JSON_QUERY ... RETURNING a type other than STRING or "
+			                      "ARRAY<STRING> is not supported");
 		if (!(x[0] = sl__bind_expr(p, s, a[0])) || !(x[1] = sl__bind_expr(p, s, a[1])) ||
 		    !(x[2] = kw_code(p, a[3], WRAPPERS, 3)) || !(x[3] = kw_code(p, a[4], QUERY_BEH, 5)) ||
 		    !(x[4] = kw_code(p, a[5], QUERY_BEH, 5)))
 			return NULL;
-		return fcall(p, e, SL_FN_JSON_QUERY, x, 5, NULL);
+		return fcall(p, e, SL_FN_JSON_QUERY, x, 5, t.id == SL_T_ARRAY ? &t : NULL);
 	}
 	if (!strcmp(f, "JSON_EXISTS")) {
 		if (n != 3)

@@ -94,6 +94,9 @@ static const char *JOBS[] = {
 	"INTERVAL '10' SECOND)) GROUP BY window_start, window_end, user_id)) WHERE rn <= 2",
 	"SELECT * FROM rates",
 	"SELECT o.id, t.x FROM orders AS o CROSS JOIN UNNEST(ARRAY[o.v, 2]) AS t (x)",
+	"SELECT * FROM orders MATCH_RECOGNIZE (PARTITION BY user_id ORDER BY ts "
+	"MEASURES A.id AS a, LAST(B.id) AS b PATTERN (A B+ C) "
+	"DEFINE B AS B.v > A.v, C AS C.v <= LAST(B.v))",
 };
 
 /* Per kind: its display name and flags (the rule of the former name lists:
@@ -131,6 +134,7 @@ static const struct {
 	[SL_OPK_CHANGELOG_NORMALIZE] = {"ChangelogNormalize", SL_OPF_STATE_TTL},
 	[SL_OPK_LOCAL_WINDOW_AGG] = {"LocalWindowAggregate", SL_OPF_LATE_STATS},
 	[SL_OPK_CORRELATE] = {"Correlate", 0},
+	[SL_OPK_MATCH] = {"MatchRecognize", 0},
 };
 
 /* The job whose window aggregate is split in two at parallelism > 1

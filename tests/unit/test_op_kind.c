@@ -95,8 +95,8 @@ static const char *JOBS[] = {
 	"SELECT * FROM rates",
 	"SELECT o.id, t.x FROM orders AS o CROSS JOIN UNNEST(ARRAY[o.v, 2]) AS t (x)",
 	"SELECT * FROM orders MATCH_RECOGNIZE (PARTITION BY user_id ORDER BY ts "
-	"MEASURES A.id AS a, LAST(B.id) AS b PATTERN (A B+ C) "
-	"DEFINE B AS B.v > A.v, C AS C.v <= LAST(B.v))",
+	"MEASURES FIRST(A.id) AS a_id, LAST(B.id) AS b_id ONE ROW PER MATCH "
+	"AFTER MATCH SKIP PAST LAST ROW PATTERN (A B) DEFINE B AS B.v > A.v) AS m",
 };
 
 /* Per kind: its display name and flags (the rule of the former name lists:

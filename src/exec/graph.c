@@ -547,6 +547,7 @@ int sl_graph_restore_rescaled(sl_graph *g, sl_snap_reader *r, const int *from, i
 		case SL_OPK_VALUES:
 		case SL_OPK_JOIN: /* keeps the largest of its creation numbers */
 		case SL_OPK_INTERVAL_JOIN: /* the same: its rows' numbers */
+		case SL_OPK_MATCH: /* merges: lowest rowtime, highest arrival number */
 			all = 1;
 			break;
 		case SL_OPK_WINDOW_AGG:

@@ -76,6 +76,9 @@ static const char *JOBS[] = {
 	"AND CURRENT ROW) FROM orders",
 	"SELECT id, COUNT(*) OVER (ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) "
 	"FROM orders",
+	/* C never holds: every partition keeps a waiting match (buffer, timer) */
+	"SELECT * FROM orders MATCH_RECOGNIZE (PARTITION BY user_id ORDER BY ts "
+	"MEASURES A.id AS a PATTERN (A B+ C) DEFINE B AS B.v >= 0, C AS C.v < 0)",
 	"SELECT o.id, u.name FROM orders AS o JOIN users AS u ON o.user_id = u.user_id",
 	"SELECT o.id, u.name FROM orders AS o FULL JOIN users AS u ON o.v = u.n",
 	"SELECT id FROM orders WHERE user_id IN (SELECT user_id FROM users)",
@@ -395,7 +398,7 @@ static void test_exchange_groups(const char *backend)
 		SL_OPK_GROUP_AGG, SL_OPK_WINDOW_AGG, SL_OPK_SESSION_AGG, SL_OPK_SESSION_ASSIGN,
 		SL_OPK_OVER_AGG, SL_OPK_JOIN, SL_OPK_SEMI_JOIN, SL_OPK_INTERVAL_JOIN,
 		SL_OPK_WINDOW_JOIN, SL_OPK_TEMPORAL_JOIN, SL_OPK_RANK, SL_OPK_DEDUP,
-		SL_OPK_WINDOW_RANK, SL_OPK_SET_OP, SL_OPK_CHANGELOG_NORMALIZE,
+		SL_OPK_WINDOW_RANK, SL_OPK_SET_OP, SL_OPK_CHANGELOG_NORMALIZE, SL_OPK_MATCH,
 	};
 	for (size_t i = 0; i < sizeof(keyed) / sizeof(keyed[0]); i++)
 		if (!kinds[keyed[i]])

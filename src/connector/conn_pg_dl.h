@@ -47,9 +47,12 @@
 	X(PQresultErrorField) \
 	X(PQresultErrorMessage) \
 	X(PQresultStatus) \
+	X(PQsendQuery) \
 	X(PQsetNoticeProcessor) \
+	X(PQsetnonblocking) \
 	X(PQsocket) \
 	X(PQstatus) \
+	X(PQtransactionStatus) \
 
 struct sl_pq_api {
 #define SL_PQ_MEMBER(f) __typeof__(f) *f;
@@ -90,9 +93,12 @@ int sl__pq_load(sl_err *err);
 #define PQresultErrorField (sl__pq.PQresultErrorField)
 #define PQresultErrorMessage (sl__pq.PQresultErrorMessage)
 #define PQresultStatus (sl__pq.PQresultStatus)
+#define PQsendQuery (sl__pq.PQsendQuery)
 #define PQsetNoticeProcessor (sl__pq.PQsetNoticeProcessor)
+#define PQsetnonblocking (sl__pq.PQsetnonblocking)
 #define PQsocket (sl__pq.PQsocket)
 #define PQstatus (sl__pq.PQstatus)
+#define PQtransactionStatus (sl__pq.PQtransactionStatus)
 #endif
 
 #endif

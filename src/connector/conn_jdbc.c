@@ -1191,14 +1191,14 @@ static int jd_write(sl_sink *s, const sl_batch *b, sl_err *err)
 		if (k->mode == JD_ALO && k->max_rows > 0 && k->cur.live >= k->max_rows &&
 		    (rc = flush(k, err)))
 			return unprefixed(k, rc, err);
+		if (k->mode == JD_EO && k->pend_id < 0 && k->max_rows > 0)
+			stream_chunk(k);
 	}
 	if (k->mode == JD_ALO && k->interval_us > 0 && k->cur.live > 0 &&
 	    s->proc_now - k->last_flush_us >= k->interval_us && (rc = flush(k, err)))
 		return unprefixed(k, rc, err);
 	if (sl__jd_changes_bloated(&k->cur))
 		compact_cur(k);
-	if (k->mode == JD_EO)
-		stream_chunk(k);
 	return 0;
 }
 

@@ -1033,10 +1033,11 @@ static void stream_chunk(jd_sink *k)
 	    pending < k->max_rows)
 		return;
 	sl_err_clear(&e);
-	if ((k->fly_on && read_flight(k)) || unsent(k, &k->cur, k->sent, &view, &ndel) ||
-	    (view.len && send_batch(k, &view, ndel,
-	                            (k->txn == JD_TXN_STREAM ? 0 : SB_BEGIN) | SB_TXN | SB_TRUNC,
-	                            -1, &e))) {
+	int failed = (k->fly_on && read_flight(k)) || unsent(k, &k->cur, k->sent, &view, &ndel);
+	if (!failed && !view.len)
+		return; /* cannot be: the newest line of a key is live */
+	if (failed || send_batch(k, &view, ndel,
+	                         (k->txn == JD_TXN_STREAM ? 0 : SB_BEGIN) | SB_TXN | SB_TRUNC, -1, &e)) {
 		eo_cancel(k);
 		k->stream_off = 1;
 		return;
@@ -1095,7 +1096,9 @@ static void eo_send_rest(jd_sink *k, int64_t id, int64_t from)
 static int eo_commit_flight(jd_sink *k, sl_err *err)
 {
 	char set[64];
-	if (k->fly_on && read_flight(k)) {
+	/* never the UPDATE alone: the transaction holding the changes must be open */
+	if ((k->fly_on && read_flight(k)) || PQstatus(k->conn) != CONNECTION_OK ||
+	    PQtransactionStatus(k->conn) != PQTRANS_INTRANS) {
 		eo_cancel(k);
 		return 1;
 	}

@@ -1008,9 +1008,9 @@ static void compact_cur(jd_sink *k)
 /*
  * Exactly-once streaming.  While no checkpoint waits for its commit, the
  * changes since the last one go to the server as they arrive, in chunks
- * of 'sink.buffer-flush.max-rows' lines (send_batch; as Flink's XA sink
- * writes its batches into the open XA transaction), into one transaction
- * left open,
+ * of at least 'sink.buffer-flush.max-rows' lines, more while the server
+ * still writes the last one (send_batch; as Flink's XA sink writes its
+ * batches into the open XA transaction), into one transaction left open,
  * so that the server writes them while the sink reads; the pre-commit
  * sends the rest with the locking read of the progress row
  * (eo_send_rest), the commit records the checkpoint and commits
@@ -1031,6 +1031,12 @@ static void stream_chunk(jd_sink *k)
 	int64_t pending = k->cur.keyed ? k->cur.nents - k->sent : k->cur.live - k->sent_n;
 	if (k->pend_id >= 0 || !k->fence_known || k->stream_off || k->max_rows <= 0 ||
 	    pending < k->max_rows)
+		return;
+	/* never wait for the server here: while it still writes the last
+	 * chunk, this one grows (small chunks when it keeps up, large ones
+	 * when it does not; a round trip per 100 rows cost more than it
+	 * saved on a loaded machine) */
+	if (k->fly_on && PQconsumeInput(k->conn) && PQisBusy(k->conn))
 		return;
 	sl_err_clear(&e);
 	int failed = (k->fly_on && read_flight(k)) || unsent(k, &k->cur, k->sent, &view, &ndel);

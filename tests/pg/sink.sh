@@ -318,17 +318,19 @@ psql_q "INSERT INTO mix_eo SELECT id, 'x' FROM generate_series(104, 106) id"
 run mix_eo.sql || { bad "keyed paths, exactly-once: job failed"; cat "$W/log"; }
 psql_q "SELECT id, v FROM mix_eo" | sort > "$W/mix_eo.got"
 same "keyed paths, exactly-once, over rows already in the table" "$W/mix.exp" "$W/mix_eo.got"
-# Exactly-once streams its changes in chunks of max-rows (10) into the
-# commit's transaction, left open (conn_jdbc.c stream_chunk), before the
-# checkpoint: (a) the first 20 events, new keys then deletes of keys of
-# the first chunk and new keys: chunk 1 straight into the table, chunk 2
-# through the stage (its deletes), committed at the checkpoint; (b) the
-# whole changelog into another empty table: chunk 3 updates keys chunk 1
-# sent, its direct COPY is refused (23505), the transaction rolled back
-# and the checkpoint goes whole through the stage.  Each table equal to
-# its changelog's end.  One checkpoint, the final one: a checkpoint
-# waiting for its commit holds streaming back, so with short intervals on
-# a loaded machine the rows may all come while one waits.
+# Exactly-once streams its changes in chunks of at least max-rows (10)
+# into the commit's transaction, left open (conn_jdbc.c stream_chunk),
+# before the checkpoint; a chunk grows while the server still writes the
+# last one, so how the rest is cut depends on timing, and only this is
+# checked: the first chunk (10 new keys) went straight into the table
+# opening the transaction, and the table equals its changelog's end.
+# (a) the first 20 events: new keys, deletes of the first chunk's keys,
+# new keys, nothing refused; (b) the whole changelog into another empty
+# table: updates of keys an earlier chunk sent (refused when a direct
+# chunk holds them, 23505: rolled back, the checkpoint whole through the
+# stage).  One checkpoint, the final one: a checkpoint waiting for its
+# commit holds streaming back, so with short intervals on a loaded
+# machine the rows may all come while one waits.
 head -20 "$W/mix.json" > "$W/mix20.json"
 for i in $(seq 104 117); do echo "$i|c$i"; done | sort > "$W/mix20.exp"
 psql_q "CREATE TABLE mix_st (LIKE mix INCLUDING ALL); CREATE TABLE mix_st20 (LIKE mix INCLUDING ALL)"
@@ -347,13 +349,13 @@ tail -n +"$((logn1 + 1))" "$PGW/server.log" > "$W/mix_st.log"
 psql_q "SELECT id, v FROM mix_st20" | sort > "$W/mix_st20.got"
 psql_q "SELECT id, v FROM mix_st" | sort > "$W/mix_st.got"
 same "exactly-once streamed in chunks: new keys, then deletes of a streamed chunk's keys" "$W/mix20.exp" "$W/mix_st20.got"
-same "exactly-once streamed in chunks: a refused chunk, the checkpoint whole through the stage" "$W/mix.exp" "$W/mix_st.got"
-st="$(grep -c 'statement: BEGIN; COPY "public"."mix_st20"' "$W/mix_st20.log") $(grep -c 'TRUNCATE pg_temp.sluice_stage' "$W/mix_st20.log") $(grep -c 'ERROR' "$W/mix_st20.log")"
-[ "$st" = "1 1 0" ] && ok "streamed: chunk 1 opened the transaction, chunk 2 went through the stage, nothing refused" ||
-	bad "streamed: BEGIN; COPY, stage chunks, errors: $st (expected 1 1 0)"
-st="$(grep -c 'statement: BEGIN; COPY "public"."mix_st"' "$W/mix_st.log") $(grep -c 'ERROR:  duplicate key value violates unique constraint' "$W/mix_st.log")"
-[ "$st" = "1 1" ] && ok "streamed: a chunk refused on a key an earlier chunk sent, then the stage" ||
-	bad "streamed, refused: BEGIN; COPY, refusals: $st (expected 1 1)"
+same "exactly-once streamed in chunks: updates of keys a chunk sent (a direct chunk refused, or the stage)" "$W/mix.exp" "$W/mix_st.got"
+st="$(grep -c 'statement: BEGIN; COPY "public"."mix_st20"' "$W/mix_st20.log") $(grep -c 'ERROR' "$W/mix_st20.log")"
+[ "$st" = "1 0" ] && ok "streamed: the first chunk opened the transaction, nothing refused" ||
+	bad "streamed: BEGIN; COPY, errors: $st (expected 1 0)"
+st="$(grep -c 'statement: BEGIN; COPY "public"."mix_st"' "$W/mix_st.log")"
+[ "$st" -ge 1 ] && ok "streamed over updates: the first chunk opened the transaction" ||
+	bad "streamed over updates: BEGIN; COPY $st times (expected at least once)"
 
 # ---- explain and refusals -------------------------------------------------
 expl() { (cd "$W" && "$SLUICE" explain "$1") 2>&1 | grep -o 'guarantee=\[[a-z-]*\]' | sort -u | tr '\n' ' '; }

@@ -38,7 +38,6 @@
 	X(PQgetisnull) \
 	X(PQgetResult) \
 	X(PQgetvalue) \
-	X(PQisBusy) \
 	X(PQnfields) \
 	X(PQntuples) \
 	X(PQprepare) \
@@ -85,7 +84,6 @@ int sl__pq_load(sl_err *err);
 #define PQgetisnull (sl__pq.PQgetisnull)
 #define PQgetResult (sl__pq.PQgetResult)
 #define PQgetvalue (sl__pq.PQgetvalue)
-#define PQisBusy (sl__pq.PQisBusy)
 #define PQnfields (sl__pq.PQnfields)
 #define PQntuples (sl__pq.PQntuples)
 #define PQprepare (sl__pq.PQprepare)

@@ -23,13 +23,14 @@
  * statement touches a row twice: SQLSTATE 21000); a batch of new keys
  * goes by COPY straight into the table first (send_direct).
  *
- * Pipelining (send_batch): a batch is sent as one query string the server
- * runs to its end alone, and the sink goes on without waiting for the
- * reply, which it reads before it sends anything else (settle,
- * eo_commit_flight): at-least-once's flush returns while the server
- * writes, exactly-once sends a checkpoint's changes at its pre-commit, in
- * the transaction its commit finishes.  A pipelined batch that fails is
- * applied again synchronously (apply), as before pipelining.
+ * Pipelining (at-least-once, send_batch): a flush sends its batch as one
+ * query string the server runs to its end alone, and returns while the
+ * server writes; the reply is read before anything else is sent
+ * (settle).  A pipelined batch that fails is applied again synchronously
+ * (apply), as before pipelining.  Exactly-once keeps no transaction open
+ * across a wait (docs/postgres.md: a postgres-cdc source creating its
+ * slot on the same server waits for every open transaction, and the
+ * checkpoint that would end ours waits for that source).
  *
  * Delivery ('sink.delivery-guarantee'):
  *   at-least-once (the default; also 'none')  the buffer is flushed when it
@@ -39,14 +40,11 @@
  *       it) and at the end.  A restart replays from the checkpoint: rows
  *       flushed after it are written again (upserts make that harmless for
  *       keyed tables).
- *   exactly-once (needs checkpointing)  nothing is committed between
- *       checkpoints (the changes are streamed, uncommitted, into the
- *       transaction that commit(id) ends: stream_chunk).
- *       pre_commit(id) stages the checkpoint's changes,
+ *   exactly-once (needs checkpointing)  nothing is written between
+ *       checkpoints.  pre_commit(id) stages the checkpoint's changes,
  *       reduced per key, in the checkpoint itself (the pre-commit record,
  *       jd_pre_commit: the entries as they go to COPY) and
- *       keeps them (and sends the rest in that transaction, left open);
- *       commit(id) applies them in one transaction that first
+ *       keeps them; commit(id) applies them in one transaction that first
  *       locks this sink's row of the table sluice_sink_progress (job,
  *       sink, checkpoint_id, fence), skips them when checkpoint_id >= id
  *       (applied already), fails when the fence is not this run's (another
@@ -92,14 +90,6 @@
 #define JD_OP_DELETE '2'
 
 enum { JD_ALO = 0, JD_EO = 1 };
-/* EO: no transaction of ours open; one holding the chunks of cur streamed
- * so far (streaming); one holding pend, its progress row locked and checked */
-enum { JD_TXN_NONE = 0, JD_TXN_STREAM = 1, JD_TXN_PEND = 2 };
-/* send_batch's flags */
-#define SB_BEGIN 1 /* open the transaction */
-#define SB_LOCK 2  /* lock and check the progress row (EO) */
-#define SB_TXN 4   /* inside our transaction: no COMMIT, no BEGIN of the stage path's own */
-#define SB_TRUNC 8 /* empty the stage after it (more chunks follow in the transaction) */
 
 typedef struct jd_sink {
 	sl_sink base;          /* must be first */
@@ -129,13 +119,8 @@ typedef struct jd_sink {
 	sl_jd_changes cur;     /* changes since the last flush / checkpoint */
 	sl_jd_changes pend;    /* EO: pre-committed, not yet committed */
 	sl_jd_changes fly;     /* ALO: sent by flush, its result not read yet */
-	int fly_on;            /* a batch is in flight (send_batch): its results unread */
-	int fly_direct;        /* the batch in flight went by the direct path */
-	int txn;               /* EO: our transaction open on the connection: JD_TXN_* */
-	int64_t sent, sent_n;  /* EO, JD_TXN_STREAM: cur's entries in it (keyed: ents index,
-	                        * else bytes) and their lines */
-	int stream_off;        /* EO: streaming failed; not again before the next checkpoint */
-	sl_buf chunk;          /* EO: a streamed chunk's lines */
+	int fly_on;            /* ALO: fly is in flight (send_batch): its result unread */
+	int fly_direct;        /* ALO: fly went by the direct path */
 	int64_t pend_id;       /* its checkpoint, -1 = none */
 	int64_t fence;         /* EO: this run's fence (recover) */
 	int fence_known;       /* EO: fence was taken on this instance's own row */
@@ -204,7 +189,6 @@ static int jd_configure(sl_sink *s, const sl_conn_args *a, sl_err *err)
 	sl_buf_init(&k->key);
 	sl_buf_init(&k->sql);
 	sl_buf_init(&k->out);
-	sl_buf_init(&k->chunk);
 	sl__jd_changes_init(&k->cur, a->npk > 0);
 	sl__jd_changes_init(&k->pend, a->npk > 0);
 	sl__jd_changes_init(&k->fly, a->npk > 0);
@@ -757,50 +741,38 @@ static int apply(jd_sink *k, const sl_buf *lines, int bin, int deletes, int64_t 
 }
 
 /*
- * Pipelining: sends `lines` (ndel of them deletes) as one query string
- * that the server runs to its end by itself, with its COPY's data and
- * end, and returns without reading the result, so that the server writes
- * the batch while the sink does something else: at-least-once reads and
- * encodes the next batch (settle reads the result before anything else
- * is sent); exactly-once sends a checkpoint's changes at its pre-commit
- * and commits them at its commit (eo_settle).  The connection is left in
- * libpq's nonblocking mode, its output queued in libpq and pushed by
- * pump() as rows arrive and by the settle.
+ * At-least-once, pipelined: sends `lines` (ndel of them deletes) as one
+ * query string that the server runs to its end by itself, with its
+ * COPY's data and end, and returns without reading the result, so that
+ * the server writes the batch while the sink reads and encodes the next
+ * one (settle reads the result before anything else is sent).  The
+ * connection is left in libpq's nonblocking mode, its output queued in
+ * libpq and pushed by pump() as rows arrive and by settle.
  *
  * The string: an append sink's COPY; a keyed sink's COPY straight into
  * the table (the direct path, send_direct: in autocommit the COPY is its
  * own transaction, all or nothing, so it needs no savepoint); or, while
  * the direct path is skipped, the stage path in one transaction (BEGIN;
  * COPY into the stage; INSERT ... ON CONFLICT; DELETE when the batch has
- * deletes; COMMIT).  Exactly-once (eo_id >= 0) begins with BEGIN and the
- * locking read of the progress row, checked here before any data goes
- * (the fence is this run's, checkpoint eo_id is not in yet), and leaves
- * the transaction open (no COMMIT): eo_settle records eo_id and commits.
- * A keyed batch with deletes on the direct path takes two COPYs and is
- * not sent this way.  0 = in flight; 1 = not sent, the connection idle
- * (the caller applies the batch synchronously, as before pipelining; its
- * first attempt reports or retries whatever failed here).
+ * deletes; COMMIT).  A keyed batch with deletes on the direct path takes
+ * two COPYs and is not sent this way.  Each string needs nothing more
+ * from the sink once sent, so no transaction stays open waiting for it.
+ * 0 = in flight; 1 = not sent, the connection idle (the caller applies
+ * the batch synchronously, as before pipelining; its first attempt
+ * reports or retries whatever failed here).
  */
-static int send_batch(jd_sink *k, const sl_buf *lines, int64_t ndel, int flags, int64_t eo_id,
-                      sl_err *err)
+static int send_batch(jd_sink *k, const sl_buf *lines, int64_t ndel, sl_err *err)
 {
 	const char *copy = k->copy_sql;
 	int which = JD_ALL, direct = 0, stage = 0;
 	PGresult *r;
-	if ((flags & SB_TXN) && !(flags & SB_BEGIN)) { /* never on a new connection */
-		if (!k->conn || PQstatus(k->conn) != CONNECTION_OK ||
-		    PQtransactionStatus(k->conn) != PQTRANS_INTRANS)
-			return 1;
-	} else if (ensure_conn(k, err)) {
+	if (ensure_conn(k, err))
 		return 1;
-	}
 	if (k->npk) {
 		if (k->direct_skip > 0)
 			stage = 1;
-		else if (ndel > 0 && !(flags & SB_TXN))
-			return 1;
 		else if (ndel > 0)
-			stage = 2; /* the direct path with deletes, through the stage */
+			return 1;
 		else {
 			direct = 1;
 			copy = k->direct_sql;
@@ -809,36 +781,21 @@ static int send_batch(jd_sink *k, const sl_buf *lines, int64_t ndel, int flags, 
 	}
 	sl_buf *q = &k->sql;
 	sl_buf_clear(q);
-	if ((flags & SB_BEGIN) || (stage && !(flags & SB_TXN)))
+	if (stage)
 		sl_buf_puts(q, "BEGIN; ");
-	if (flags & SB_LOCK) {
-		sl_buf_printf(q, "SELECT checkpoint_id, fence FROM %s", k->progress_tab);
-		progress_where(k, q);
-		sl_buf_puts(q, " FOR UPDATE; ");
-	}
 	sl_buf_printf(q, "%s%s", copy, k->bin ? " (FORMAT binary)" : "");
 	if (stage)
 		sl_buf_printf(q, "; %s%s%s%s", k->apply_sql, ndel > 0 ? "; " : "",
-		              ndel > 0 ? k->delete_sql : "",
-		              !(flags & SB_TXN) ? "; COMMIT"
-		              : (flags & SB_TRUNC) ? "; TRUNCATE pg_temp.sluice_stage" : "");
+		              ndel > 0 ? k->delete_sql : "", "; COMMIT");
 	if (!PQsendQuery(k->conn, sl_buf_cstr(q)))
 		return 1;
-	int copying = 0, refuse = 0;
-	while (!copying && (r = PQgetResult(k->conn))) { /* BEGIN, the progress row, the COPY */
+	int copying = 0;
+	while (!copying && (r = PQgetResult(k->conn))) { /* BEGIN, then the COPY */
 		ExecStatusType st = PQresultStatus(r);
-		if (st == PGRES_TUPLES_OK)
-			refuse = PQntuples(r) != 1 ||
-			         strtoll(PQgetvalue(r, 0, 1), NULL, 10) != k->fence ||
-			         strtoll(PQgetvalue(r, 0, 0), NULL, 10) >= eo_id;
 		copying = st == PGRES_COPY_IN;
 		PQclear(r);
-		if (!copying && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+		if (!copying && st != PGRES_COMMAND_OK)
 			break;
-	}
-	if (copying && refuse) { /* the synchronous path says why, or skips */
-		PQputCopyEnd(k->conn, "sluice: not this run's to commit");
-		copying = 0;
 	}
 	if (!copying) {
 		while ((r = PQgetResult(k->conn)))
@@ -847,7 +804,7 @@ static int send_batch(jd_sink *k, const sl_buf *lines, int64_t ndel, int flags, 
 			PQclear(PQexec(k->conn, "ROLLBACK"));
 		return 1;
 	}
-	if (stage == 1 && !(flags & SB_TRUNC)) /* chunks: the back-off counts checkpoints */
+	if (stage)
 		k->direct_skip--;
 	PQsetnonblocking(k->conn, 1);
 	int failed = (k->bin && PQputCopyData(k->conn, SL_PG_BIN_HEADER, SL_PG_BIN_HEADER_LEN) != 1) ||
@@ -939,7 +896,7 @@ static int flush(jd_sink *k, sl_err *err)
 		return rc;
 	sl__jd_changes_compact(&k->cur);
 	sl__jd_changes_move(&k->fly, &k->cur);
-	if (!send_batch(k, &k->fly.lines, k->fly.ndel, 0, -1, err))
+	if (!send_batch(k, &k->fly.lines, k->fly.ndel, err))
 		return 0;
 	rc = apply(k, &k->fly.lines, k->bin, k->fly.ndel > 0, -1, err);
 	if (!rc)
@@ -952,166 +909,6 @@ static int flush_wait(jd_sink *k, sl_err *err)
 {
 	int rc = flush(k, err);
 	return rc ? rc : settle(k, err);
-}
-
-/* Exactly-once: our open transaction goes (an abort, a failed chunk, a
- * pre-commit before the last one's commit): the batch in flight is read
- * and the transaction rolled back. */
-static void eo_cancel(jd_sink *k)
-{
-	if (k->fly_on)
-		read_flight(k);
-	if (k->conn && PQstatus(k->conn) == CONNECTION_OK &&
-	    PQtransactionStatus(k->conn) != PQTRANS_IDLE)
-		PQclear(PQexec(k->conn, "ROLLBACK"));
-	k->txn = JD_TXN_NONE;
-	k->sent = k->sent_n = 0;
-}
-
-/* Exactly-once: the lines of c from entry `from` (keyed: an index into
- * its entries, the live ones copied into k->chunk; else a byte offset,
- * borrowed) into *view, *ndel of them deletes.  0 or SL_ENOMEM. */
-static int unsent(jd_sink *k, const sl_jd_changes *c, int64_t from, sl_buf *view, int64_t *ndel)
-{
-	*ndel = 0;
-	if (!c->keyed) {
-		view->p = c->lines.p + from;
-		view->len = view->cap = c->lines.len - (size_t)from;
-		return 0;
-	}
-	sl_buf_clear(&k->chunk);
-	for (int64_t i = from; i < c->nents; i++) {
-		const sl_jd_ent *e = &c->ents[i];
-		const char *p = c->lines.p + e->off;
-		if (!e->live)
-			continue;
-		*ndel += entry_is_delete(k->bin, p, e->len);
-		if (sl_buf_append(&k->chunk, p, e->len))
-			return SL_ENOMEM;
-	}
-	*view = k->chunk;
-	return 0;
-}
-
-/* Compacts cur, keeping `sent` on the same lines while streaming. */
-static void compact_cur(jd_sink *k)
-{
-	int64_t n = 0;
-	if (k->txn == JD_TXN_STREAM && k->cur.keyed) {
-		for (int64_t i = 0; i < k->sent; i++)
-			n += k->cur.ents[i].live;
-		k->sent = n;
-	}
-	sl__jd_changes_compact(&k->cur);
-}
-
-/*
- * Exactly-once streaming.  While no checkpoint waits for its commit, the
- * changes since the last one go to the server as they arrive, in chunks
- * of 'sink.buffer-flush.max-rows' lines (send_batch; as Flink's XA sink
- * writes its batches into the open XA transaction), into one transaction
- * left open,
- * so that the server writes them while the sink reads; the pre-commit
- * sends the rest with the locking read of the progress row
- * (eo_send_rest), the commit records the checkpoint and commits
- * (eo_commit_flight).  The pre-commit record still holds the whole
- * reduced batch.  A key changed again after its chunk went has its newer
- * line (or its delete) in a later chunk: chunks apply in order, so the
- * transaction leaves the table as the reduced batch would.  (Such a
- * line's direct COPY fails, 23505: the transaction is rolled back and
- * the batch goes whole at the pre-commit, through the stage while the
- * back-off lasts.)  Any failure rolls the transaction back and ends
- * streaming until the next checkpoint, which then goes as before.
- */
-static void stream_chunk(jd_sink *k)
-{
-	sl_err e;
-	sl_buf view;
-	int64_t ndel;
-	int64_t pending = k->cur.keyed ? k->cur.nents - k->sent : k->cur.live - k->sent_n;
-	if (k->pend_id >= 0 || !k->fence_known || k->stream_off || k->max_rows <= 0 ||
-	    pending < k->max_rows)
-		return;
-	sl_err_clear(&e);
-	if ((k->fly_on && read_flight(k)) || unsent(k, &k->cur, k->sent, &view, &ndel) ||
-	    (view.len && send_batch(k, &view, ndel,
-	                            (k->txn == JD_TXN_STREAM ? 0 : SB_BEGIN) | SB_TXN | SB_TRUNC,
-	                            -1, &e))) {
-		eo_cancel(k);
-		k->stream_off = 1;
-		return;
-	}
-	k->txn = JD_TXN_STREAM;
-	k->sent = k->cur.keyed ? k->cur.nents : (int64_t)k->cur.lines.len;
-	k->sent_n = k->cur.live;
-}
-
-/*
- * Exactly-once pre-commit of checkpoint id, pend holding its changes:
- * sends what streaming has not (pend's entries from `from`), with the
- * locking read of the progress row, checked before any data goes (the
- * fence is this run's, id is not in yet), in the streamed transaction or
- * a new one, left open for eo_commit_flight.  Anything failing leaves no
- * transaction: commit applies pend synchronously (apply).
- */
-static void eo_send_rest(jd_sink *k, int64_t id, int64_t from)
-{
-	sl_err e;
-	sl_buf view;
-	int64_t ndel, done, fence;
-	sl_err_clear(&e);
-	if (k->fly_on && read_flight(k))
-		eo_cancel(k);
-	if (k->txn != JD_TXN_STREAM)
-		from = 0;
-	if (!k->fence_known || unsent(k, &k->pend, from, &view, &ndel)) {
-		eo_cancel(k);
-		return;
-	}
-	if (!view.len && k->txn == JD_TXN_STREAM) { /* all went: lock and check */
-		if (lock_progress(k, 0, &done, &fence, &e) || fence != k->fence || done >= id)
-			eo_cancel(k);
-		else
-			k->txn = JD_TXN_PEND;
-		return;
-	}
-	if (!view.len)
-		return; /* nothing staged: commit records the checkpoint */
-	if (send_batch(k, &view, ndel, (k->txn == JD_TXN_STREAM ? 0 : SB_BEGIN) | SB_LOCK | SB_TXN,
-	               id, &e))
-		eo_cancel(k);
-	else
-		k->txn = JD_TXN_PEND;
-}
-
-/*
- * Exactly-once commit of the checkpoint whose changes went before it
- * (stream_chunk, eo_send_rest: a transaction holding the progress row
- * checked then): reads the last results, records the checkpoint and
- * commits.  0 = committed; 1 = not (rolled back, or the COMMIT's reply
- * lost): the caller applies the changes synchronously (apply), whose
- * progress check finds them in if the COMMIT did happen.
- */
-static int eo_commit_flight(jd_sink *k, sl_err *err)
-{
-	char set[64];
-	if (k->fly_on && read_flight(k)) {
-		eo_cancel(k);
-		return 1;
-	}
-	snprintf(set, sizeof set, "checkpoint_id = %lld", (long long)k->pend_id);
-	sl_buf_clear(&k->sql);
-	put_set_progress(k, &k->sql, set);
-	sl_buf_puts(&k->sql, "COMMIT");
-	sl_fault("jdbc-before-commit");
-	if (exec_ok(k, sl_buf_cstr(&k->sql), "applying the changes", err)) {
-		eo_cancel(k);
-		sl_err_clear(err);
-		return 1;
-	}
-	k->txn = JD_TXN_NONE;
-	sl_fault("jdbc-after-commit");
-	return 0;
 }
 
 /* ---- writing ------------------------------------------------------------------ */
@@ -1196,9 +993,7 @@ static int jd_write(sl_sink *s, const sl_batch *b, sl_err *err)
 	    s->proc_now - k->last_flush_us >= k->interval_us && (rc = flush(k, err)))
 		return unprefixed(k, rc, err);
 	if (sl__jd_changes_bloated(&k->cur))
-		compact_cur(k);
-	if (k->mode == JD_EO)
-		stream_chunk(k);
+		sl__jd_changes_compact(&k->cur);
 	return 0;
 }
 
@@ -1234,28 +1029,20 @@ static int jd_pre_commit(sl_sink *s, int64_t id, sl_snap_writer *w, sl_err *err)
 			return rc;
 		sl_snap_put_u8(w, 0);
 	} else {
-		if (k->txn == JD_TXN_PEND) /* the last checkpoint's, never committed */
-			eo_cancel(k);
 		if (k->pend_id >= 0) {
 			if (sl__jd_changes_merge_older(&k->cur, &k->pend))
 				return sl_err_set(err, SL_ENOMEM, "%s: out of memory", k->what);
 			sl__jd_changes_clear(&k->pend);
 		}
-		compact_cur(k);
+		sl__jd_changes_compact(&k->cur);
 		sl_snap_put_u8(w, 1);
 		sl_snap_put_u8(w, (uint8_t)(k->npk > 0));
 		sl_snap_put_u8(w, (uint8_t)k->bin);
 		sl_snap_put_i64(w, id);
 		sl_snap_put_i64(w, k->cur.live);
 		sl_snap_put_bytes(w, k->cur.lines.p, k->cur.lines.len);
-		int64_t from = k->sent;
 		sl__jd_changes_move(&k->pend, &k->cur);
 		k->pend_id = id;
-		/* the rest sent now, committed at commit(id): the server writes
-		 * while the checkpoint is written */
-		eo_send_rest(k, id, from);
-		k->sent = k->sent_n = 0;
-		k->stream_off = 0;
 	}
 	if (w->failed)
 		return sl_err_set(err, SL_ENOMEM, "%s: pre_commit: out of memory", k->what);
@@ -1271,11 +1058,6 @@ static int jd_commit(sl_sink *s, int64_t id, sl_err *err)
 	jd_sink *k = (jd_sink *)s;
 	if (k->mode == JD_ALO || k->pend_id < 0 || k->pend_id > id)
 		return 0;
-	if (k->txn == JD_TXN_PEND && !eo_commit_flight(k, err)) {
-		sl__jd_changes_clear(&k->pend);
-		k->pend_id = -1;
-		return 0;
-	}
 	if (!k->fence_known) { /* a rescale gave this instance no record */
 		int r0 = claim_row(k, k->pend_id, err);
 		if (r0)
@@ -1296,8 +1078,6 @@ static int jd_abort(sl_sink *s, int64_t id, sl_err *err)
 	jd_sink *k = (jd_sink *)s;
 	if (k->mode == JD_ALO || k->pend_id != id)
 		return 0;
-	if (k->txn == JD_TXN_PEND)
-		eo_cancel(k);
 	if (sl__jd_changes_merge_older(&k->cur, &k->pend))
 		return sl_err_set(err, SL_ENOMEM, "%s: out of memory", k->what);
 	sl__jd_changes_clear(&k->pend);
@@ -1516,7 +1296,6 @@ static void jd_close(sl_sink *s)
 	sl_buf_deinit(&k->key);
 	sl_buf_deinit(&k->sql);
 	sl_buf_deinit(&k->out);
-	sl_buf_deinit(&k->chunk);
 	free(k->table_name);
 	free(k->pk);
 	free(k->job);

@@ -41,7 +41,8 @@
  *
  * State:
  *   "pend"  namespace = rowtime, key = 8-byte big-endian arrival number
- *           (so both backends scan a namespace in arrival order), value =
+ *           (the backends scan a namespace in different orders, so the
+ *           entries of a rowtime are sorted by it when it fires), value =
  *           [u32 klen][partition key][the row]; the namespaces are
  *           event-time timers (sl_ns_timers, timers.h): one fires once W
  *           passes it, then is dropped.  Its entries' key group is the
@@ -138,7 +139,8 @@ typedef struct over_op {
 	int *sort_cols;        /* p.nsort further sort keys */
 	uint8_t *sort_desc, *sort_nf;
 	int *phys;             /* physical kind of each input column */
-	sl_buf offs, sorted;   /* sorting one rowtime's entries */
+	sl_buf offs, sorted;   /* sorting one rowtime's entries (fired_ent, then
+	                        * the sorted entries) */
 } over_op;
 
 /* ---- partition state in o->st: [slot][u32 n][frame rows] ---------------- */
@@ -310,12 +312,24 @@ static int frame_result(over_op *o, sl_err *err)
 
 /* ---- firing ------------------------------------------------------------------ */
 
-/* Collects a namespace's pending entries (the scan must not write). */
+/* One pending entry of o->fired: its arrival number (the "pend" key) and
+ * its offset. */
+typedef struct fired_ent {
+	uint64_t seq;
+	size_t off;
+} fired_ent;
+
+/* Collects a namespace's pending entries into o->fired, each one's arrival
+ * number and offset into o->offs (the scan must not write). */
 static int collect(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
                    sl_err *err)
 {
 	over_op *o = ctx;
-	if (sl_buf_append(&o->fired, &vlen, 4) || sl_buf_append(&o->fired, val, vlen))
+	fired_ent fe = {0, o->fired.len};
+	for (uint32_t i = 0; i < 8 && i < klen; i++)
+		fe.seq = fe.seq << 8 | ((const uint8_t *)key)[i];
+	if (sl_buf_append(&o->offs, &fe, sizeof(fe)) || sl_buf_append(&o->fired, &vlen, 4) ||
+	    sl_buf_append(&o->fired, val, vlen))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	return 0;
 }
@@ -410,14 +424,14 @@ static const uint8_t *entry_col(const over_op *o, const char *e, int c)
 	return *v ? NULL : v + 1;
 }
 
-/* qsort_r order of two offsets into o->fired: the further sort keys, then
- * arrival (the offsets grow with it). */
+/* qsort_r order of two fired_ents: the further sort keys, then arrival. */
 static int entry_cmp(const void *pa, const void *pb, void *ctx)
 {
 	const over_op *o = ctx;
-	size_t x, y;
-	memcpy(&x, pa, sizeof(x));
-	memcpy(&y, pb, sizeof(y));
+	fired_ent ea, eb;
+	memcpy(&ea, pa, sizeof(ea));
+	memcpy(&eb, pb, sizeof(eb));
+	size_t x = ea.off, y = eb.off;
 	for (int i = 0; i < o->p.nsort; i++) {
 		int c = o->sort_cols[i];
 		const uint8_t *a = entry_col(o, o->fired.p + x, c), *b = entry_col(o, o->fired.p + y, c);
@@ -431,27 +445,38 @@ static int entry_cmp(const void *pa, const void *pb, void *ctx)
 		if ((r = sl__rank_cmp_value(o->phys[c], &a, &b)))
 			return o->sort_desc[i] ? -r : r;
 	}
-	return (x > y) - (x < y);
+	return (ea.seq > eb.seq) - (ea.seq < eb.seq);
 }
 
-/* Reorders the entries of o->fired by the further sort keys. */
+/* Reorders the entries of o->fired (collected with their arrival numbers
+ * in o->offs) by the further sort keys, then by arrival: the backends scan
+ * a namespace in different orders (state.h: the memory backend in the
+ * order of creation, RocksDB in the order of its stored keys, which are
+ * byte-reversed, so arrival numbers that differ in more than their last
+ * byte come out of order).  Entries already in arrival order without
+ * further sort keys (the memory backend) are left as they are. */
 static int sort_fired(over_op *o)
 {
-	sl_buf_clear(&o->offs);
-	sl_buf_clear(&o->sorted);
-	for (size_t off = 0; off < o->fired.len;) {
-		uint32_t vlen;
-		memcpy(&vlen, o->fired.p + off, 4);
-		if (sl_buf_append(&o->offs, &off, sizeof(off)))
-			return SL_ENOMEM;
-		off += 4 + (size_t)vlen;
+	size_t n = o->offs.len / sizeof(fired_ent);
+	if (!o->p.nsort) {
+		size_t i = 1;
+		for (; i < n; i++) {
+			uint64_t a, b;
+			memcpy(&a, o->offs.p + (i - 1) * sizeof(fired_ent), 8);
+			memcpy(&b, o->offs.p + i * sizeof(fired_ent), 8);
+			if (a > b)
+				break;
+		}
+		if (i >= n)
+			return 0;
 	}
-	size_t n = o->offs.len / sizeof(size_t);
-	qsort_r(o->offs.p, n, sizeof(size_t), entry_cmp, o);
+	sl_buf_clear(&o->sorted);
+	qsort_r(o->offs.p, n, sizeof(fired_ent), entry_cmp, o);
 	for (size_t i = 0; i < n; i++) {
-		size_t off;
+		fired_ent fe;
 		uint32_t vlen;
-		memcpy(&off, o->offs.p + i * sizeof(size_t), sizeof(off));
+		memcpy(&fe, o->offs.p + i * sizeof(fired_ent), sizeof(fe));
+		size_t off = fe.off;
 		memcpy(&vlen, o->fired.p + off, 4);
 		if (sl_buf_append(&o->sorted, o->fired.p + off, 4 + (size_t)vlen))
 			return SL_ENOMEM;
@@ -495,16 +520,18 @@ static int fire_pass(over_op *o, int64_t ts, int pass, sl_err *err)
 }
 
 /* Fires rowtime ts (a namespace timer, timers.h, which drops it after):
- * emits its pending rows. */
+ * emits its pending rows, in arrival order (or by the further sort keys,
+ * ties in arrival order; sort_fired). */
 static int fire_time(void *ctx, int64_t ts, sl_err *err)
 {
 	over_op *o = ctx;
 	sl_buf_clear(&o->fired);
+	sl_buf_clear(&o->offs);
 	o->firing = ts;
 	int rc = sl_state_ns_scan(o->pend, ts, collect, o, err);
 	if (rc)
 		return rc;
-	if (o->p.nsort && sort_fired(o))
+	if (sort_fired(o))
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if ((rc = fire_pass(o, ts, 0, err)) || (!o->p.rows && (rc = fire_pass(o, ts, 1, err))))
 		return rc;

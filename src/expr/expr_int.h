@@ -232,6 +232,14 @@ sl_expr *sl__expr_coerce(sl_arena *a, sl_expr *e, sl_type t, sl_err *err);
 int sl__expr_bad_args(sl_err *err, sl_fn fn, sl_expr **args, int nargs);
 int sl__expr_collection_of(sl_arena *a, sl_type_id id, sl_type elem, sl_type val, sl_type *out);
 
+/* The type rules of ROW values (expr_type_row.c): ROW(v1, ...) typed
+ * ROW<EXPR$0 t1, ...> NOT NULL; x = y, <>, IS [NOT] DISTINCT FROM between
+ * two ROW values, and x IN (r1, ...), as comparisons of their fields.
+ * Each returns the expression or NULL with err set. */
+sl_expr *sl__type_row(sl_arena *a, sl_expr **args, int nargs, sl_err *err);
+sl_expr *sl__type_row_compare(sl_arena *a, sl_fn fn, sl_expr *x, sl_expr *y, sl_err *err);
+sl_expr *sl__type_row_in(sl_arena *a, sl_expr **args, int nargs, sl_err *err);
+
 /* The type rule of Flink's ARRAY_* and MAP_* functions (expr_type_coll.c):
  * checks and casts args, returns the call node or NULL with err set. */
 sl_expr *sl__type_collection_fn(sl_arena *a, sl_fn fn, sl_expr **args, int nargs, sl_err *err);

@@ -113,9 +113,16 @@ fi
 
 # stdin held open (tail -f): each line's result shows while more input is
 # awaited, at 2 as at 1 (the rows must not wait in a half-full exchange
-# batch while the source blocks on the pipe)
+# batch while the source blocks on the pipe).  live.$p is made here, before
+# sluice starts: the background shell opens it only after the fifo's
+# open returns, so a poll right after `exec 7> fifo` could find no file
+# (grep fails, `[` fails, the loop ended at once and the next count said
+# 0: the session-13 CI failure "0 of 4 result lines before EOF", 3 in 100
+# runs at load 18).  lines: the file's lines, 0 while it does not exist.
+lines() { if [ -f "$1" ]; then grep -c . "$1"; else echo 0; fi; }
 for p in 1 2; do
 	rm -f fifo live.$p; mkfifo fifo
+	: > live.$p
 	"$B/sluice" run -e "CREATE TABLE s (user_id STRING, amount INT)
 	  WITH ('connector' = 'stdin', 'format' = 'json');
 	  SELECT user_id, SUM(amount) FROM s GROUP BY user_id;" \
@@ -124,8 +131,8 @@ for p in 1 2; do
 	exec 7> fifo
 	printf '{"user_id":"a","amount":1}\n{"user_id":"b","amount":2}\n{"user_id":"a","amount":3}\n' >&7
 	n=0
-	while [ "$n" -lt 100 ] && [ "$(grep -c . live.$p)" -lt 4 ]; do sleep 0.1; n=$((n + 1)); done
-	got=$(grep -c . live.$p)
+	while [ "$n" -lt 100 ] && [ "$(lines live.$p)" -lt 4 ]; do sleep 0.1; n=$((n + 1)); done
+	got=$(lines live.$p)
 	exec 7>&-
 	wait $pid
 	if [ "$got" -ge 4 ]; then

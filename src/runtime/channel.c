@@ -24,6 +24,15 @@
  * No fences: ThreadSanitizer models sequentially consistent accesses but
  * not atomic_thread_fence.  On x86 each such store is one xchg, paid once
  * per message, not per row.
+ *
+ * Deferred wake-ups (sl_chan_set_lazy, docs/parallel.md §12).  A lazy
+ * channel's producer skips the load of `waiting` (and the wake) for a
+ * batch or watermark that is not the every-th since the last wake, and
+ * counts it in `deferred` (its own line); sl_chan_kick later does what the
+ * skipped push would have done, so the argument above holds with the
+ * kick's load in place of the push's: it follows the index store in the
+ * producer's program order.  The consumer is unchanged.  The price is
+ * the producer's duty to kick before it waits for anything (channel.h).
  */
 #include "channel.h"
 
@@ -47,6 +56,8 @@ struct sl_chan {
 	_Alignas(CACHE_LINE) _Atomic size_t tail; /* next slot to fill */
 	size_t head_seen;                         /* the producer's last view of head */
 	int ended;                                /* an SL_CHAN_END was pushed */
+	int lazy;                                 /* sl_chan_set_lazy's `every`, or 0 */
+	int deferred;                             /* messages queued since the last wake */
 	_Atomic uint64_t pushed, blocks, blocked_ns; /* written by the producer only */
 	/* rarely written */
 	_Alignas(CACHE_LINE) sl_wake *space;      /* where the producer sleeps */
@@ -165,6 +176,13 @@ static int has_room(sl_chan *c, size_t t)
 	return t - c->head_seen <= c->mask;
 }
 
+/* The consumer's wake-up for the messages queued since the last one. */
+static void wake_consumer(sl_chan *c)
+{
+	c->deferred = 0;
+	wake_if_waiting(c->data);
+}
+
 static void put(sl_chan *c, size_t t, const sl_chan_msg *m)
 {
 	c->ring[t & c->mask] = *m;
@@ -172,7 +190,23 @@ static void put(sl_chan *c, size_t t, const sl_chan_msg *m)
 		c->ended = 1;
 	atomic_store(&c->tail, t + 1); /* releases the slot; seq_cst: see the file comment */
 	count(&c->pushed, 1);
-	wake_if_waiting(c->data);
+	/* lazy: a batch or watermark wakes the consumer only as the lazy-th
+	 * unwoken message; the producer owes the rest a wake (sl_chan_kick) */
+	if (c->lazy && (m->kind == SL_CHAN_BATCH || m->kind == SL_CHAN_WATERMARK) &&
+	    ++c->deferred < c->lazy)
+		return;
+	wake_consumer(c);
+}
+
+void sl_chan_set_lazy(sl_chan *c, int every)
+{
+	c->lazy = every > 1 ? every : 0;
+}
+
+void sl_chan_kick(sl_chan *c)
+{
+	if (c->deferred)
+		wake_consumer(c);
 }
 
 int sl_chan_try_push(sl_chan *c, const sl_chan_msg *m)
@@ -182,8 +216,10 @@ int sl_chan_try_push(sl_chan *c, const sl_chan_msg *m)
 	if (atomic_load_explicit(&c->cancelled, memory_order_relaxed))
 		return -1;
 	size_t t = atomic_load_explicit(&c->tail, memory_order_relaxed);
-	if (!has_room(c, t))
+	if (!has_room(c, t)) {
+		sl_chan_kick(c); /* the caller waits for the consumer: it must be awake */
 		return 0;
+	}
 	put(c, t, m);
 	return 1;
 }
@@ -195,6 +231,7 @@ int sl_chan_push(sl_chan *c, const sl_chan_msg *m)
 	size_t t = atomic_load_explicit(&c->tail, memory_order_relaxed);
 	if (!has_room(c, t)) {
 		int64_t t0 = now_ns();
+		sl_chan_kick(c); /* the consumer must be awake to make room */
 		for (;;) {
 			uint32_t s = atomic_load(&c->space->seq);
 			atomic_store(&c->space->waiting, 1);

@@ -121,6 +121,21 @@ int sl_chan_push(sl_chan *c, const sl_chan_msg *m);
 int sl_chan_try_push(sl_chan *c, const sl_chan_msg *m);
 
 /*
+ * Deferred wake-ups (docs/parallel.md §12).  After sl_chan_set_lazy(c,
+ * every) (every > 1; 0 or 1: off, the default), a pushed batch or
+ * watermark wakes a sleeping consumer only when it is the every-th
+ * message queued since the consumer was last woken; the others are owed
+ * a wake, which the producer must give with sl_chan_kick before it sleeps,
+ * blocks or waits for the consumer in any way, and may give at any time
+ * (a no-op when nothing is owed).  END, markers and barriers always wake
+ * (and pay what is owed); so does a push that finds the channel full
+ * (sl_chan_try_push returning 0, a blocking sl_chan_push).  Producer
+ * only: both.
+ */
+void sl_chan_set_lazy(sl_chan *c, int every);
+void sl_chan_kick(sl_chan *c);
+
+/*
  * Consumer: takes the oldest message into *m, blocking while the channel
  * is empty.  Returns 1, or 0 when the channel is cancelled (messages
  * still queued are dropped with it).

@@ -34,6 +34,11 @@
  * A channel found full, or a pool found empty, is waited for by the
  * task's wait function when it has one (sl_xsend_set_wait: its thread
  * runs other tasks meanwhile, prun.c), else by sleeping in the channel.
+ * Its channels' wake-ups are deferred (channel.h, sl_chan_set_lazy: a
+ * sleeping consumer is woken by every few messages, docs/parallel.md §12):
+ * the sender gives the owed ones (kick_all) before it waits for a batch
+ * or room, in sl_xsend_flush, and when its task's turn ends
+ * (sl_xsend_kick).
  * A watermark goes to every channel, behind every row that preceded it,
  * but not at once: flushing every partial batch at every watermark (a
  * scan sends one per batch) would halve the batches and double the
@@ -142,6 +147,20 @@ static int cancelled(sl_err *err)
 	return sl_err_set(err, SL_ERUNTIME, "the job was cancelled");
 }
 
+/* Gives every channel the consumer wake-up it is owed (channel.h,
+ * sl_chan_set_lazy): before the sender waits for a consumer, and at the
+ * end of its task's turn (sl_xsend_kick). */
+static void kick_all(xsend *x)
+{
+	for (int t = 0; t < x->n; t++)
+		sl_chan_kick(x->ch[t]);
+}
+
+void sl_xsend_kick(sl_op *op)
+{
+	kick_all((xsend *)op);
+}
+
 /* A batch for channel t: recycled, new, or waited for. */
 static int take_batch(xsend *x, int t, sl_err *err)
 {
@@ -158,6 +177,8 @@ static int take_batch(xsend *x, int t, sl_err *err)
 		x->cur[t] = b;
 		return 0;
 	}
+	if (r == 0)
+		kick_all(x); /* the consumers hold the batches: they must run */
 	if (r == 0 && x->wait) {
 		uint64_t t0 = now_ns();
 		while ((r = sl_chan_try_pop(x->ret[t], &m)) == 0)
@@ -224,10 +245,14 @@ static int flush_wm(xsend *x, sl_err *err)
 int sl_xsend_flush(sl_op *op, sl_err *err)
 {
 	xsend *x = (xsend *)op;
+	int rc = 0;
 	for (int t = 0; t < x->n; t++)
-		if (x->pending_wm > x->sent_wm[t] || (x->cur[t] && x->cur[t]->nrows))
-			return flush_wm(x, err);
-	return 0;
+		if (x->pending_wm > x->sent_wm[t] || (x->cur[t] && x->cur[t]->nrows)) {
+			rc = flush_wm(x, err);
+			break;
+		}
+	kick_all(x);
+	return rc;
 }
 
 /*

@@ -71,8 +71,15 @@ uint64_t sl_xsend_wait_ns(const sl_op *op);
 
 /* Pushes every partial batch and the pending watermark (the sender keeps
  * a watermark back behind partial batches for a few input messages,
- * exchange.c): called by its task before it sleeps.  0 or an error. */
+ * exchange.c), and gives the consumers the wake-ups they are owed
+ * (sl_xsend_kick): called by its task before it sleeps.  0 or an error. */
 int sl_xsend_flush(sl_op *op, sl_err *err);
+
+/* Gives each channel the consumer wake-up it is owed, when its wake-ups
+ * are deferred (channel.h, sl_chan_set_lazy; docs/parallel.md §12):
+ * called by its task at the end of every turn.  sl_xsend_flush does it
+ * too, and the sender itself before it waits for a consumer. */
+void sl_xsend_kick(sl_op *op);
 
 /* Reports the sender's idleness change to its channels (the graph set
  * op->idle: every input of the sender idle): a message each.  0 or an

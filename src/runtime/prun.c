@@ -383,6 +383,17 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 	int lend = 1; /* 'sluice.exchange-lend' false: always copy (for measurements) */
 	if ((rc = sl_opts_bool(session, "sluice.exchange-lend", 1, &lend, err)))
 		return rc;
+	/* a sleeping consumer is woken by every wake_every-th message, or when
+	 * the sender's turn ends, it flushes or it waits (docs/parallel.md
+	 * §12); 'sluice.exchange-wake-every' = 1: by every message (for
+	 * measurements) */
+	int64_t wake_every = CHAN_CAP / 2;
+	if ((rc = sl_opts_int(session, "sluice.exchange-wake-every", CHAN_CAP / 2, &wake_every,
+	                      err)))
+		return rc;
+	if (wake_every < 1 || wake_every > CHAN_CAP)
+		return sl_err_set(err, SL_EINVAL, "'sluice.exchange-wake-every' must be 1 to %d",
+		                  CHAN_CAP);
 	for (int e = 0; e < j->nedges; e++)
 		t->nsends += j->chain_of[j->edges[e].from->id] == t->chain;
 	t->sends = calloc((size_t)(t->nsends ? t->nsends : 1), sizeof(sl_op *));
@@ -414,6 +425,8 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		x->send[t->inst] = op;
 		sl_xsend_set_wait(op, sl__prun_help, t);
+		for (int b = 0; b < n; b++) /* safe: every wait of op kicks first (§12) */
+			sl_chan_set_lazy(sc[b], (int)wake_every);
 		if (local >= 0 && lend)
 			sl_xsend_set_local(op, local);
 		t->sends[s++] = op;

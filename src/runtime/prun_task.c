@@ -4,8 +4,11 @@
  * messages, the drain marker or checkpoint barrier, one step), completes
  * markers for all its tasks at once and parks them at a barrier, helps
  * while a sender of one of its tasks waits for a full channel, and
- * sleeps on its wake when none of its tasks can move.  prun.c builds the
- * job, its tasks, channels and threads (prun_int.h: the structures).
+ * sleeps on its wake when none of its tasks can move.  Consumer wake-ups
+ * its senders deferred are given at the end of every task's turn and
+ * before the thread sleeps, in either loop (docs/parallel.md §12).
+ * prun.c builds the job, its tasks, channels and threads (prun_int.h: the
+ * structures).
  */
 #include "prun_int.h"
 #include "sluice.h"
@@ -381,9 +384,11 @@ static int task_turn(task *t)
 		return 1;
 	}
 	sl_graph_publish(&t->g, !(progress + mk)); /* the live metrics (exec/op_observe.h) */
-	for (int s = 0; s < t->nsends; s++)
+	for (int s = 0; s < t->nsends; s++) {
 		if ((rc = sl_xsend_idle(t->sends[s], &t->err)))
 			return rc;
+		sl_xsend_kick(t->sends[s]); /* the turn's deferred wake-ups (§12) */
+	}
 	return progress + mk > 0;
 }
 
@@ -466,6 +471,12 @@ int sl__prun_help(void *ctx, sl_chan *c, int room)
 				return -1;
 			}
 		}
+		/* every task of the thread, t and the frames below it included,
+		 * gives its consumers the wake-ups it owes (§12) before the
+		 * thread sleeps: one of them may be what c waits for */
+		for (int i = 0; i < h->ntasks; i++)
+			for (int s = 0; s < h->tasks[i]->nsends; s++)
+				sl_xsend_kick(h->tasks[i]->sends[s]);
 		uint32_t seq = sl_wake_arm(&h->wake);
 		int ready = wait_done(c, room);
 		for (int i = 0; i < h->ntasks && !ready; i++) {

@@ -9,13 +9,17 @@
  * between two threads through small rings arrive intact and in order, and
  * so do the messages of three producers into channels sharing one
  * consumer's wake; and
- * the producer's blocked time counts its sleeps and nothing else.  `make
+ * the producer's blocked time counts its sleeps and nothing else; a lazy
+ * channel (sl_chan_set_lazy) defers exactly the wake-ups channel.h says
+ * and, kicked after each burst, never leaves its consumer asleep.  `make
  * tsan` runs this program under ThreadSanitizer.
  */
 #include "harness.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -443,6 +447,162 @@ static void test_blocked_time(void **st)
 	sl_chan_free(c);
 }
 
+/* ---- deferred wake-ups (sl_chan_set_lazy) -------------------------------- */
+
+/* The wake-ups of a lazy channel, counted on its consumer's wake while
+ * the consumer is armed (about to sleep), in one thread: a batch or
+ * watermark wakes only as the every-th unwoken message; sl_chan_kick
+ * pays what is owed and nothing else; END and markers always wake; a
+ * push that finds the ring full wakes; off (0 or 1) every push wakes. */
+static void test_lazy_wakes(void **st)
+{
+	sl_wake w;
+	sl_wake_init(&w);
+	sl_chan *c = sl_chan_new(8, &w);
+	sl_chan_set_lazy(c, 4);
+	sl_chan_msg m, out;
+	uint32_t s = sl_wake_arm(&w);
+	for (int i = 0; i < 3; i++) {
+		m = msg(i == 1 ? SL_CHAN_WATERMARK : SL_CHAN_BATCH, i);
+		assert_int_equal(sl_chan_try_push(c, &m), 1);
+		assert_int_equal(atomic_load(&w.seq), s); /* owed, not given */
+	}
+	m = msg(SL_CHAN_BATCH, 3);
+	assert_int_equal(sl_chan_try_push(c, &m), 1);
+	assert_int_equal(atomic_load(&w.seq), s + 1); /* the 4th: woken */
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(sl_chan_try_pop(c, &out), 1);
+	s = sl_wake_arm(&w);
+	sl_chan_kick(c); /* nothing owed */
+	assert_int_equal(atomic_load(&w.seq), s);
+	m = msg(SL_CHAN_BATCH, 4);
+	assert_int_equal(sl_chan_try_push(c, &m), 1);
+	assert_int_equal(atomic_load(&w.seq), s);
+	sl_chan_kick(c);
+	assert_int_equal(atomic_load(&w.seq), s + 1);
+	sl_chan_kick(c); /* paid: the consumer is not woken twice */
+	assert_int_equal(atomic_load(&w.seq), s + 1);
+	/* a marker wakes at once, and pays for the batch before it */
+	s = sl_wake_arm(&w);
+	m = msg(SL_CHAN_BATCH, 5);
+	assert_int_equal(sl_chan_try_push(c, &m), 1);
+	m = msg(SL_CHAN_MARKER, 1);
+	assert_int_equal(sl_chan_try_push(c, &m), 1);
+	assert_int_equal(atomic_load(&w.seq), s + 1);
+	s = sl_wake_arm(&w);
+	sl_chan_kick(c);
+	assert_int_equal(atomic_load(&w.seq), s);
+	while (sl_chan_try_pop(c, &out) == 1)
+		;
+	/* a full ring: the refused push wakes the consumer it waits for */
+	sl_chan_set_lazy(c, 16);
+	s = sl_wake_arm(&w);
+	for (int i = 0; i < 8; i++) {
+		m = msg(SL_CHAN_BATCH, 10 + i);
+		assert_int_equal(sl_chan_try_push(c, &m), 1);
+	}
+	assert_int_equal(atomic_load(&w.seq), s);
+	m = msg(SL_CHAN_BATCH, 18);
+	assert_int_equal(sl_chan_try_push(c, &m), 0);
+	assert_int_equal(atomic_load(&w.seq), s + 1);
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(sl_chan_try_pop(c, &out), 1);
+		assert_true(out.value == 10 + i); /* order unchanged */
+	}
+	/* off: every push wakes; END always does */
+	sl_chan_set_lazy(c, 1);
+	s = sl_wake_arm(&w);
+	m = msg(SL_CHAN_BATCH, 20);
+	assert_int_equal(sl_chan_try_push(c, &m), 1);
+	assert_int_equal(atomic_load(&w.seq), s + 1);
+	sl_chan_set_lazy(c, 4);
+	s = sl_wake_arm(&w);
+	m = msg(SL_CHAN_END, 0);
+	assert_int_equal(sl_chan_try_push(c, &m), 1);
+	assert_int_equal(atomic_load(&w.seq), s + 1);
+	sl_wake_disarm(&w);
+	sl_chan_free(c);
+}
+
+typedef struct burster {
+	sl_chan *c;
+	int64_t n;       /* push values 0..n) */
+	unsigned seed;
+	int rc;
+} burster;
+
+/* Pushes in bursts of 1 to 9 messages (batches and watermarks), each
+ * followed by sl_chan_kick, as an exchange sender's turn is; after one
+ * burst in eight waits until the consumer took everything (without the
+ * kick that wait never ends: the consumer sleeps on the owed wake-up);
+ * then END.  Full rings block in sl_chan_push. */
+static void *burst_main(void *arg)
+{
+	burster *p = arg;
+	for (int64_t i = 0; i < p->n && p->rc == 0; ) {
+		int b = 1 + (int)(rand_r(&p->seed) % 9);
+		for (int k = 0; k < b && i < p->n && p->rc == 0; k++, i++) {
+			sl_chan_msg m = msg(i % 5 == 4 ? SL_CHAN_WATERMARK : SL_CHAN_BATCH, i);
+			p->rc = sl_chan_push(p->c, &m);
+		}
+		sl_chan_kick(p->c);
+		int r = (int)(rand_r(&p->seed) % 8);
+		if (r == 0) /* waits for the consumer, as a sender whose pool ran dry */
+			while (!sl_chan_drained(p->c))
+				sched_yield();
+		else if (r == 1)
+			sched_yield();
+	}
+	if (p->rc == 0) {
+		sl_chan_msg m = msg(SL_CHAN_END, 0);
+		p->rc = sl_chan_push(p->c, &m);
+	}
+	return NULL;
+}
+
+/* Two lazy producers into channels sharing the consumer's wake; the
+ * consumer sleeps with no timeout whenever both rings are empty, so a
+ * wake-up that was owed and never given hangs this test; every message
+ * arrives in order. */
+static void test_lazy_no_lost_wake(void **st)
+{
+	enum { NP = 2, N = 200000 };
+	sl_wake w;
+	sl_wake_init(&w);
+	sl_chan *c[NP];
+	burster p[NP];
+	pthread_t th[NP];
+	for (int i = 0; i < NP; i++) {
+		c[i] = sl_chan_new(i ? 8 : 4, &w);
+		sl_chan_set_lazy(c[i], i ? 4 : 3);
+		p[i] = (burster){c[i], N, 7u + (unsigned)i, 0};
+		assert_int_equal(pthread_create(&th[i], NULL, burst_main, &p[i]), 0);
+	}
+	int64_t next[NP] = {0};
+	int ended = 0;
+	while (ended < NP) {
+		int k = sl_chan_wait_any(c, NP, -1);
+		assert_true(k >= 0 && k < NP);
+		sl_chan_msg m;
+		while (sl_chan_try_pop(c[k], &m) == 1) {
+			if (m.kind == SL_CHAN_END) {
+				assert_true(next[k] == N);
+				ended++;
+				break;
+			}
+			if (m.value != next[k])
+				fail_msg("channel %d: message %lld arrived as %lld", k, (long long)next[k],
+				         (long long)m.value);
+			next[k]++;
+		}
+	}
+	for (int i = 0; i < NP; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(p[i].rc, 0);
+		sl_chan_free(c[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +617,8 @@ int main(void)
 		cmocka_unit_test(test_many_messages),
 		cmocka_unit_test(test_shared_wake_many_producers),
 		cmocka_unit_test(test_blocked_time),
+		cmocka_unit_test(test_lazy_wakes),
+		cmocka_unit_test(test_lazy_no_lost_wake),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,8 +3,8 @@
  * WHERE rn <= N (or a rank range lo .. N, Flink's rank start), over an
  * append-only or a retracting input; also ORDER BY .. LIMIT (one
  * partition) and LIMIT alone (no ORDER BY: every row ties, so rows keep
- * arrival order); and the sorted-list helpers the rank operators share
- * (op_rank.h).
+ * arrival order); and the sorted-list helpers and the output set-up the
+ * rank operators share (op_rank.h).
  *
  * RANK() / DENSE_RANK() (rank_row_peers): peers share a rank, so the
  * output is recomputed from the partition's list before and after the row
@@ -332,6 +332,23 @@ int sl__rank_decode_row(const uint8_t *e, sl_batch *b, sl_col *const *cols, int 
 	memcpy(&k, e, 4);
 	memcpy(&r, e + 4, 4);
 	return sl_rowcodec_decode(e + 8 + k, r, b, cols, nin, row) < 0 ? SL_ESTATE : 0;
+}
+
+int sl__rank_open_out(sl_op *op, struct sl_emitter *out, int track_src, sl_col ***cols, int nin,
+                      sl_buf *key, sl_err *err)
+{
+	if (sl_emitter_init(out, op, 0, err))
+		return err->code;
+	if (!(*cols = calloc((size_t)nin + 1, sizeof(sl_col *))) ||
+	    (track_src && sl_emitter_track_src(out, err)))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < nin; i++)
+		(*cols)[i] = &out->b->cols[i];
+	/* an empty PARTITION BY encodes to 0 bytes: keep key->p non-NULL (the
+	 * backends memcmp/memcpy it) */
+	if (sl_buf_reserve(key, 64))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
 }
 
 /* ---- the Top-N operator ---------------------------------------------------- */
@@ -887,18 +904,7 @@ static int rank_open(sl_op *op, sl_err *err)
 	rank_op *o = (rank_op *)op;
 	if (!(o->topn = sl_op_table_open(op, "topn", 0, 0, 0, err)))
 		return err->code;
-	if (sl_emitter_init(&o->out, op, 0, err))
-		return err->code;
-	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
-	if (!o->cols || sl_emitter_track_src(&o->out, err))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	for (int i = 0; i < o->nin; i++)
-		o->cols[i] = &o->out.b->cols[i];
-	/* an empty PARTITION BY encodes to 0 bytes: keep key.p non-NULL (the
-	 * backends memcmp/memcpy it) */
-	if (sl_buf_reserve(&o->key, 64))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return 0;
+	return sl__rank_open_out(op, &o->out, 1, &o->cols, o->nin, &o->key, err);
 }
 
 static void rank_close(sl_op *op)

@@ -662,13 +662,8 @@ static int check_shared_ids(sl_graph *g, snap_rec *recs, uint32_t n, sl_snap_rea
 				recs[i].stateful = 1;
 				recs[i].held |= count > 0; /* for unclaimed_state() */
 			}
-		for (int64_t k = 0; k < count; k++) {
-			int64_t ns;
-			const void *kk, *v;
-			size_t kl, vl;
-			if ((rc = sl_snap_get_entry(&r, name, vs, &ns, &kk, &kl, &v, &vl, err)))
-				return rc;
-		}
+		if ((rc = sl_snap_skip_entries(&r, name, vs, count, err)))
+			return rc;
 	}
 	if (rc < 0)
 		return rc;
@@ -728,13 +723,8 @@ static int drop_unclaimed(sl_graph *g, sl_snap_reader r, sl_err *err)
 	int64_t count;
 	int rc;
 	while ((rc = sl_snap_get_table(&r, name, &vs, &count, err)) == 1) {
-		for (int64_t i = 0; i < count; i++) {
-			int64_t ns;
-			const void *k, *v;
-			size_t kl, vl;
-			if ((rc = sl_snap_get_entry(&r, name, vs, &ns, &k, &kl, &v, &vl, err)))
-				return rc;
-		}
+		if ((rc = sl_snap_skip_entries(&r, name, vs, count, err)))
+			return rc;
 		char *slash = strchr(name, '/');
 		if (!slash || count == 0 || op_by_uid(g, name, (size_t)(slash - name)))
 			continue;
@@ -768,13 +758,8 @@ static int check_ttl_layout(sl_graph *g, sl_snap_reader r, int *orphans, sl_err 
 	int64_t count;
 	int rc;
 	while ((rc = sl_snap_get_table(&r, name, &vs, &count, err)) == 1) {
-		for (int64_t i = 0; i < count; i++) {
-			int64_t ns;
-			const void *k, *v;
-			size_t kl, vl;
-			if ((rc = sl_snap_get_entry(&r, name, vs, &ns, &k, &kl, &v, &vl, err)))
-				return rc;
-		}
+		if ((rc = sl_snap_skip_entries(&r, name, vs, count, err)))
+			return rc;
 		const char *slash = strchr(name, '/');
 		sl_op *op = slash ? op_by_uid(g, name, (size_t)(slash - name)) : NULL;
 		if (!op && orphans && count > 0)

@@ -110,7 +110,8 @@ typedef struct group_op {
 	uint8_t *iscount;       /* per aggregate: COUNT, folded and read inline
 	                         * (sl_agg_is_count) */
 	uint8_t *ophys;         /* per output column: its sl_phys */
-	uint8_t kphys[64];      /* per key column of the input: its sl_phys */
+	uint8_t kphys[64];      /* per key column of the input: its sl_phys, F64
+	                         * as I64 (key_eq compares bit for bit) */
 	uint8_t *fixed;         /* per aggregate: its output column is I64/F64
 	                         * (cleared inline by build_row) */
 	/* The run of rows with one key (see "Runs" in the header): the previous
@@ -172,28 +173,35 @@ static int copy_out_row(const group_op *o, sl_batch *b, int from, uint8_t op, in
 	return to;
 }
 
+/* Whether column c holds the same value in rows r1 and r2 (two NULLs
+ * are the same), compared as physical kind ph says: F64 by value (-0.0
+ * equals 0.0, NaN equals nothing; an F64 column passed as I64 compares
+ * bit for bit); 0 for a nested kind. */
+static inline int col_eq(const sl_col *c, sl_phys ph, int r1, int r2)
+{
+	if (c->null[r1] != c->null[r2])
+		return 0;
+	if (c->null[r1])
+		return 1;
+	switch (ph) {
+	case SL_PHYS_I64: return c->v.i64[r1] == c->v.i64[r2];
+	case SL_PHYS_F64: return c->v.f64[r1] == c->v.f64[r2];
+	case SL_PHYS_I128: return c->v.i128[r1] == c->v.i128[r2];
+	case SL_PHYS_STR:
+		return c->v.str[r1].len == c->v.str[r2].len &&
+		       !memcmp(c->v.str[r1].ptr, c->v.str[r2].ptr, (size_t)c->v.str[r1].len);
+	default: return 0;
+	}
+}
+
 /* Whether rows r1 and r2 of in have the same key values, bit for bit (so
- * the same encoded key); 0 for a key column of a nested type. */
+ * the same encoded key: kphys holds F64 as I64); 0 for a key column of a
+ * nested type. */
 static int key_eq(const group_op *o, const sl_batch *in, int r1, int r2)
 {
-	for (int i = 0; i < o->p.nkeys; i++) {
-		const sl_col *c = &in->cols[o->key_cols[i]];
-		if (c->null[r1] != c->null[r2])
+	for (int i = 0; i < o->p.nkeys; i++)
+		if (!col_eq(&in->cols[o->key_cols[i]], (sl_phys)o->kphys[i], r1, r2))
 			return 0;
-		if (c->null[r1])
-			continue;
-		switch ((sl_phys)o->kphys[i]) {
-		case SL_PHYS_I64:
-		case SL_PHYS_F64: if (c->v.i64[r1] != c->v.i64[r2]) return 0; break;
-		case SL_PHYS_I128: if (c->v.i128[r1] != c->v.i128[r2]) return 0; break;
-		case SL_PHYS_STR:
-			if (c->v.str[r1].len != c->v.str[r2].len ||
-			    memcmp(c->v.str[r1].ptr, c->v.str[r2].ptr, (size_t)c->v.str[r1].len))
-				return 0;
-			break;
-		default: return 0;
-		}
-	}
 	return 1;
 }
 
@@ -253,24 +261,9 @@ static void drop_strs(group_op *o)
  * columns are skipped when one row's key is a copy of the other's). */
 static int rows_equal(const group_op *o, const sl_batch *b, int from, int r1, int r2)
 {
-	for (int i = from; i < b->ncols; i++) {
-		const sl_col *c = &b->cols[i];
-		if (c->null[r1] != c->null[r2])
+	for (int i = from; i < b->ncols; i++)
+		if (!col_eq(&b->cols[i], (sl_phys)o->ophys[i], r1, r2))
 			return 0;
-		if (c->null[r1])
-			continue;
-		switch ((sl_phys)o->ophys[i]) {
-		case SL_PHYS_I64: if (c->v.i64[r1] != c->v.i64[r2]) return 0; break;
-		case SL_PHYS_F64: if (c->v.f64[r1] != c->v.f64[r2]) return 0; break;
-		case SL_PHYS_I128: if (c->v.i128[r1] != c->v.i128[r2]) return 0; break;
-		case SL_PHYS_STR:
-			if (c->v.str[r1].len != c->v.str[r2].len ||
-			    memcmp(c->v.str[r1].ptr, c->v.str[r2].ptr, (size_t)c->v.str[r1].len))
-				return 0;
-			break;
-		default: return 0;
-		}
-	}
 	return 1;
 }
 
@@ -729,8 +722,10 @@ sl_op *sl_op_group_agg_new(const sl_group_agg_plan *p, const sl_type *in_types, 
 		return NULL;
 	}
 	memcpy(o->key_cols, p->key_cols, sizeof(int) * (size_t)p->nkeys);
-	for (int i = 0; i < p->nkeys; i++)
-		o->kphys[i] = (uint8_t)sl_type_phys(in_types[p->key_cols[i]]);
+	for (int i = 0; i < p->nkeys; i++) {
+		sl_phys ph = sl_type_phys(in_types[p->key_cols[i]]);
+		o->kphys[i] = (uint8_t)(ph == SL_PHYS_F64 ? SL_PHYS_I64 : ph);
+	}
 	o->p.key_cols = o->key_cols;
 	uint32_t off = sizeof(slot_hdr);
 	for (int i = 0; i < p->naggs; i++) {

@@ -37,11 +37,10 @@
  * so a checkpoint is the buffer alone.
  *
  * State:
- *   "pend"  namespace = rowtime, key = 8-byte big-endian arrival number
- *           and the partition key (unique when a rescale merges
- *           instances), value = [u32 klen][partition key][row] (the
- *           key-group function of op_over_agg.c); namespace timers
- *           (timers.h).
+ *   "pend"  the pending rows (pending_rows.h, as op_over_agg.c's):
+ *           namespace = rowtime, key = arrival number and the partition
+ *           key (unique when a rescale merges instances), value = [u32
+ *           klen][partition key][row]; namespace timers (timers.h).
  *   "part"  namespace 0, key = encoded partition key, value = the buffer:
  *           [u32 len][row] per row, oldest first.  Deleted when empty.
  *   "due"   keyed timers (timers.h): partition key at ts(s) + WITHIN + 1,
@@ -52,6 +51,7 @@
 #include "op_match.h"
 #include "emit.h"
 #include "graph.h"
+#include "pending_rows.h"
 #include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
@@ -80,15 +80,15 @@ typedef struct match_op {
 	sl_batch *cb;          /* one condition result */
 	sl_batch *mb;          /* one row of measures */
 	void *slot;            /* aggregate accumulator (16-aligned) */
-	sl_state_table *pend, *part;
+	sl_pend pend;          /* "pend" and its arrival counter (pending_rows.h) */
+	sl_state_table *part;
 	sl_ns_timers nst;
 	sl_timers due;
 	sl_emitter out;
-	sl_buf key, enc, st, fired, offs, cur, next, win, abuf, pkey, sorted;
+	sl_buf key, st, offs, cur, next, win, abuf;
 	int restored;          /* a snapshot record was restored (rescale merge) */
 	int winlen;
 	int64_t fired_wm;      /* rows with ts < fired_wm have been acted on */
-	int64_t seq;           /* arrival counter */
 	char skip_name[128];   /* the SKIP TO variable (messages) */
 } match_op;
 
@@ -456,67 +456,21 @@ static int load_part(match_op *o)
 
 /* ---- firing ------------------------------------------------------------------- */
 
-/* Collects a namespace's pending entries as [u64 arrival][u32 vlen][value]
- * (the scan must not write). */
-static int collect(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
-                   sl_err *err)
-{
-	match_op *o = ctx;
-	uint64_t sq = 0;
-	for (uint32_t i = 0; i < 8 && i < klen; i++)
-		sq = sq << 8 | ((const uint8_t *)key)[i];
-	if (sl_buf_append(&o->fired, &sq, 8) || sl_buf_append(&o->fired, &vlen, 4) ||
-	    sl_buf_append(&o->fired, val, vlen))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return 0;
-}
-
-/* qsort order of two entry offsets into o->fired: arrival number. */
-static int by_arrival(const void *pa, const void *pb, void *ctx)
-{
-	const match_op *o = ctx;
-	size_t x, y;
-	uint64_t a, b;
-	memcpy(&x, pa, sizeof(x));
-	memcpy(&y, pb, sizeof(y));
-	memcpy(&a, o->fired.p + x, 8);
-	memcpy(&b, o->fired.p + y, 8);
-	return a < b ? -1 : a > b;
-}
-
-/* Fires rowtime ts: its pending rows, in arrival order (sorted here: the
- * backends scan in different orders, state.h), join their partitions'
- * buffers, each followed by a run of the matcher. */
+/* Fires rowtime ts: its pending rows, in arrival order (pending_rows.h),
+ * join their partitions' buffers, each followed by a run of the matcher. */
 static int fire_time(void *ctx, int64_t ts, sl_err *err)
 {
 	match_op *o = ctx;
-	sl_buf_clear(&o->fired);
-	sl_buf_clear(&o->sorted);
-	int rc = sl_state_ns_scan(o->pend, ts, collect, o, err);
+	int rc = sl_pend_collect(&o->pend, ts, NULL, NULL, err);
 	if (rc)
 		return rc;
-	for (size_t off = 0; off < o->fired.len;) {
-		uint32_t vlen;
-		memcpy(&vlen, o->fired.p + off + 8, 4);
-		if (sl_buf_append(&o->sorted, &off, sizeof(off)))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-		off += 12 + (size_t)vlen;
-	}
-	size_t ne = o->sorted.len / sizeof(size_t);
-	qsort_r(o->sorted.p, ne, sizeof(size_t), by_arrival, o);
-	for (size_t i = 0; i < ne; i++) {
-		size_t off;
-		uint32_t vlen, klen;
-		memcpy(&off, o->sorted.p + i * sizeof(size_t), sizeof(off));
-		memcpy(&vlen, o->fired.p + off + 8, 4);
-		memcpy(&klen, o->fired.p + off + 12, 4);
-		const char *e = o->fired.p + off + 16;
-		if (vlen < 4 || klen > vlen - 4)
-			return sl_err_set(err, SL_ESTATE, "MATCH_RECOGNIZE state: malformed row");
-		uint32_t rlen = vlen - 4 - klen;
+	for (size_t i = 0, n = sl_pend_count(&o->pend); i < n; i++) {
+		uint32_t klen, rlen;
+		const char *key = sl_pend_key(&o->pend, i, &klen);
+		const char *row = sl_pend_row(&o->pend, i, &rlen);
 		sl_buf_clear(&o->key);
-		if (sl_buf_append(&o->key, e, klen) || load_part(o) ||
-		    sl_buf_append(&o->st, &rlen, 4) || sl_buf_append(&o->st, e + klen, rlen))
+		if (sl_buf_append(&o->key, key, klen) || load_part(o) ||
+		    sl_buf_append(&o->st, &rlen, 4) || sl_buf_append(&o->st, row, rlen))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		if ((rc = run_part(o, ts, err)))
 			return rc;
@@ -573,27 +527,8 @@ static int match_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 			sl_op_late_dropped(op, in, row);
 			continue;
 		}
-		sl_buf_clear(&o->enc);
-		uint32_t klen = 0;
-		if (sl_buf_append(&o->enc, &klen, 4) ||
-		    sl_rowcodec_key(in, o->p.key_cols, o->p.nkeys, row, &o->enc))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-		klen = (uint32_t)o->enc.len - 4;
-		memcpy(o->enc.p, &klen, 4);
-		if (sl_rowcodec_row(in, row, &o->enc))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-		/* key: arrival number, then the partition key (unique after a
-		 * rescale merged instances whose numbers overlap) */
-		sl_buf_clear(&o->pkey);
-		uint64_t sq = (uint64_t)o->seq++;
-		for (int i = 0; i < 8; i++)
-			if (sl_buf_putc(&o->pkey, (char)(uint8_t)(sq >> (56 - 8 * i))))
-				return sl_err_set(err, SL_ENOMEM, "out of memory");
-		if (sl_buf_append(&o->pkey, o->enc.p + 4, klen))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-		if ((rc = sl_state_put_var(o->pend, ts, o->pkey.p, (uint32_t)o->pkey.len, o->enc.p,
-		                           (uint32_t)o->enc.len)))
-			return sl_err_set(err, rc, "MATCH_RECOGNIZE: state write failed");
+		if ((rc = sl_pend_put(&o->pend, ts, in, o->p.key_cols, o->p.nkeys, row, err)))
+			return rc;
 	}
 	return 0;
 }
@@ -608,7 +543,7 @@ static int match_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
 {
 	(void)err;
 	sl_snap_put_i64(w, ((match_op *)op)->fired_wm);
-	sl_snap_put_i64(w, ((match_op *)op)->seq);
+	sl_snap_put_i64(w, ((match_op *)op)->pend.seq);
 	return 0;
 }
 
@@ -624,37 +559,20 @@ static int match_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
 		return sl_err_set(err, SL_ESTATE, "MATCH_RECOGNIZE state damaged");
 	if (!o->restored || wm < o->fired_wm)
 		o->fired_wm = wm;
-	if (!o->restored || seq > o->seq)
-		o->seq = seq;
+	if (!o->restored || seq > o->pend.seq)
+		o->pend.seq = seq;
 	o->restored = 1;
 	return 0;
-}
-
-/* The partitioning key of a "pend" entry: in front of the row. */
-static uint32_t pend_pkey(const void *ctx, const void *key, uint32_t klen, const void *val,
-                          uint32_t vlen, const void **pk)
-{
-	(void)ctx;
-	uint32_t pl = 0;
-	if (vlen >= 4)
-		memcpy(&pl, val, 4);
-	if (vlen < 4 || pl > vlen - 4) {
-		*pk = key;
-		return klen;
-	}
-	*pk = (const char *)val + 4;
-	return pl;
 }
 
 static int match_open(sl_op *op, sl_err *err)
 {
 	match_op *o = (match_op *)op;
-	if (!(o->pend = sl_state_table_open(op->state, op->uid, "pend", 0, err)) ||
+	if (sl_pend_open(&o->pend, op, "MATCH_RECOGNIZE", 1, err) ||
 	    !(o->part = sl_state_table_open(op->state, op->uid, "part", 0, err)) ||
 	    sl_timers_open(&o->due, op, "due", err))
 		return err->code;
-	sl_state_table_set_pkey(o->pend, pend_pkey, NULL);
-	sl_ns_timers_add(&o->nst, o->pend);
+	sl_ns_timers_add(&o->nst, o->pend.t);
 	if (sl_emitter_init(&o->out, op, 0, err))
 		return err->code;
 	sl_type *navt = calloc((size_t)o->p.nnav + 1, sizeof(sl_type));
@@ -716,16 +634,13 @@ static void match_close(sl_op *op)
 	free((void *)o->p.terms);
 	free((void *)o->p.navs);
 	sl_buf_deinit(&o->key);
-	sl_buf_deinit(&o->enc);
 	sl_buf_deinit(&o->st);
-	sl_buf_deinit(&o->fired);
+	sl_pend_deinit(&o->pend);
 	sl_buf_deinit(&o->offs);
 	sl_buf_deinit(&o->cur);
 	sl_buf_deinit(&o->next);
 	sl_buf_deinit(&o->win);
 	sl_buf_deinit(&o->abuf);
-	sl_buf_deinit(&o->sorted);
-	sl_buf_deinit(&o->pkey);
 }
 
 static const sl_op_vtab match_vtab = {

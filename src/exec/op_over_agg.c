@@ -40,13 +40,10 @@
  * row (cost: the frame size).
  *
  * State:
- *   "pend"  namespace = rowtime, key = 8-byte big-endian arrival number
- *           (the backends scan a namespace in different orders, so the
- *           entries of a rowtime are sorted by it when it fires), value =
- *           [u32 klen][partition key][the row]; the namespaces are
- *           event-time timers (sl_ns_timers, timers.h): one fires once W
- *           passes it, then is dropped.  Its entries' key group is the
- *           partition key's (pend_pkey).
+ *   "pend"  the pending rows (pending_rows.h): namespace = rowtime, key =
+ *           arrival number, value = [u32 klen][partition key][the row];
+ *           the namespaces are event-time timers (sl_ns_timers,
+ *           timers.h): one fires once W passes it, then is dropped.
  *   "part"  namespace 0, key = encoded partition key, value = [accumulator
  *           slot][u32 n][n frame rows: i64 ts, u32 len, the aggregates'
  *           argument columns], oldest first.  Unbounded frames keep no
@@ -61,6 +58,7 @@
 #include "emit.h"
 #include "graph.h"
 #include "op_rank.h"
+#include "pending_rows.h"
 #include "timers.h"
 #include "../data/rowcodec.h"
 #include "sluice.h"
@@ -126,21 +124,19 @@ typedef struct over_op {
 	uint32_t lag_keep;     /* LAG (unbounded frame): the rows kept are its last
 	                        * lag_keep rows (largest offset + 1), never
 	                        * retracted; 0 without LAG */
-	sl_state_table *pend, *part;
+	sl_pend pend;          /* "pend" and its arrival counter (pending_rows.h) */
+	sl_state_table *part;
 	sl_emitter out;        /* output rows (emit.h) */
 	sl_batch *row;         /* one decoded pending row (input columns) */
 	sl_batch *fb;          /* one decoded frame row (frame columns) */
 	sl_col **out_cols, **row_cols, **fb_cols;
-	sl_buf key, enc, st, fired;
+	sl_buf key, enc, st;
 	int64_t fired_wm;      /* rows with ts < fired_wm have been emitted */
 	int64_t firing;        /* rowtime of the rows being emitted */
 	sl_ns_timers tm;       /* the namespaces of "pend" (timers.h) */
-	int64_t seq;           /* arrival counter */
 	int *sort_cols;        /* p.nsort further sort keys */
 	uint8_t *sort_desc, *sort_nf;
 	int *phys;             /* physical kind of each input column */
-	sl_buf offs, sorted;   /* sorting one rowtime's entries (fired_ent, then
-	                        * the sorted entries) */
 } over_op;
 
 /* ---- partition state in o->st: [slot][u32 n][frame rows] ---------------- */
@@ -312,42 +308,20 @@ static int frame_result(over_op *o, sl_err *err)
 
 /* ---- firing ------------------------------------------------------------------ */
 
-/* One pending entry of o->fired: its arrival number (the "pend" key) and
- * its offset. */
-typedef struct fired_ent {
-	uint64_t seq;
-	size_t off;
-} fired_ent;
-
-/* Collects a namespace's pending entries into o->fired, each one's arrival
- * number and offset into o->offs (the scan must not write). */
-static int collect(void *ctx, const void *key, uint32_t klen, void *val, uint32_t vlen,
-                   sl_err *err)
+/* Decodes collected pending entry i (pending_rows.h) into o->key and
+ * o->row.  Returns 0, SL_ENOMEM or SL_ESTATE (a malformed row). */
+static int load_pending(over_op *o, size_t i)
 {
-	over_op *o = ctx;
-	fired_ent fe = {0, o->fired.len};
-	for (uint32_t i = 0; i < 8 && i < klen; i++)
-		fe.seq = fe.seq << 8 | ((const uint8_t *)key)[i];
-	if (sl_buf_append(&o->offs, &fe, sizeof(fe)) || sl_buf_append(&o->fired, &vlen, 4) ||
-	    sl_buf_append(&o->fired, val, vlen))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return 0;
-}
-
-/* Decodes pending entry e (u32 vlen, then [u32 klen][key][row]) into
- * o->key and o->row; returns the entry's total size, or 0 on damage. */
-static size_t load_pending(over_op *o, const char *e)
-{
-	uint32_t vlen, klen;
-	memcpy(&vlen, e, 4);
-	memcpy(&klen, e + 4, 4);
+	uint32_t klen, rlen;
+	const char *key = sl_pend_key(&o->pend, i, &klen), *row = sl_pend_row(&o->pend, i, &rlen);
 	sl_buf_clear(&o->key);
-	sl_buf_append(&o->key, e + 8, klen);
+	if (sl_buf_append(&o->key, key, klen))
+		return SL_ENOMEM;
 	sl_batch_reset(o->row);
 	sl_batch_add_row(o->row, SL_INSERT, SL_WM_MIN);
-	if (sl_rowcodec_decode(e + 8 + klen, vlen - 4 - klen, o->row, o->row_cols, o->nin, 0) < 0)
-		return 0;
-	return 4 + vlen;
+	if (sl_rowcodec_decode(row, rlen, o->row, o->row_cols, o->nin, 0) < 0)
+		return SL_ESTATE;
+	return 0;
 }
 
 /* LAG's result (op_over.h) into (out, r): from the kept rows of the
@@ -412,29 +386,24 @@ static int emit_row(over_op *o, sl_err *err)
 	return 0;
 }
 
-/* The encoded value of input column c in pending entry e (see
- * load_pending), or NULL when it is NULL. */
-static const uint8_t *entry_col(const over_op *o, const char *e, int c)
+/* The encoded value of input column c in pending row `row` (row form,
+ * rowcodec.h), or NULL when it is NULL. */
+static const uint8_t *entry_col(const over_op *o, const char *row, int c)
 {
-	uint32_t klen;
-	memcpy(&klen, e + 4, 4);
-	const uint8_t *v = (const uint8_t *)e + 8 + klen;
+	const uint8_t *v = (const uint8_t *)row;
 	for (int i = 0; i < c; i++)
 		v = *v ? v + 1 : sl__rank_skip_value(o->phys[i], v + 1);
 	return *v ? NULL : v + 1;
 }
 
-/* qsort_r order of two fired_ents: the further sort keys, then arrival. */
-static int entry_cmp(const void *pa, const void *pb, void *ctx)
+/* The order of two pending rows by the further sort keys (sl_pend_cmp:
+ * ties are left to the arrival order). */
+static int entry_cmp(const char *ra, const char *rb, void *ctx)
 {
 	const over_op *o = ctx;
-	fired_ent ea, eb;
-	memcpy(&ea, pa, sizeof(ea));
-	memcpy(&eb, pb, sizeof(eb));
-	size_t x = ea.off, y = eb.off;
 	for (int i = 0; i < o->p.nsort; i++) {
 		int c = o->sort_cols[i];
-		const uint8_t *a = entry_col(o, o->fired.p + x, c), *b = entry_col(o, o->fired.p + y, c);
+		const uint8_t *a = entry_col(o, ra, c), *b = entry_col(o, rb, c);
 		int r;
 		if (!a || !b) {
 			if (!a && !b)
@@ -445,57 +414,18 @@ static int entry_cmp(const void *pa, const void *pb, void *ctx)
 		if ((r = sl__rank_cmp_value(o->phys[c], &a, &b)))
 			return o->sort_desc[i] ? -r : r;
 	}
-	return (ea.seq > eb.seq) - (ea.seq < eb.seq);
-}
-
-/* Reorders the entries of o->fired (collected with their arrival numbers
- * in o->offs) by the further sort keys, then by arrival: the backends scan
- * a namespace in different orders (state.h: the memory backend in the
- * order of creation, RocksDB in the order of its stored keys, which are
- * byte-reversed, so arrival numbers that differ in more than their last
- * byte come out of order).  Entries already in arrival order without
- * further sort keys (the memory backend) are left as they are. */
-static int sort_fired(over_op *o)
-{
-	size_t n = o->offs.len / sizeof(fired_ent);
-	if (!o->p.nsort) {
-		size_t i = 1;
-		for (; i < n; i++) {
-			uint64_t a, b;
-			memcpy(&a, o->offs.p + (i - 1) * sizeof(fired_ent), 8);
-			memcpy(&b, o->offs.p + i * sizeof(fired_ent), 8);
-			if (a > b)
-				break;
-		}
-		if (i >= n)
-			return 0;
-	}
-	sl_buf_clear(&o->sorted);
-	qsort_r(o->offs.p, n, sizeof(fired_ent), entry_cmp, o);
-	for (size_t i = 0; i < n; i++) {
-		fired_ent fe;
-		uint32_t vlen;
-		memcpy(&fe, o->offs.p + i * sizeof(fired_ent), sizeof(fe));
-		size_t off = fe.off;
-		memcpy(&vlen, o->fired.p + off, 4);
-		if (sl_buf_append(&o->sorted, o->fired.p + off, 4 + (size_t)vlen))
-			return SL_ENOMEM;
-	}
-	sl_buf tmp = o->fired;
-	o->fired = o->sorted;
-	o->sorted = tmp;
 	return 0;
 }
 
-/* One pass over the rows of one rowtime: add (and, for ROWS, emit) each. */
+/* One pass over the collected rows of one rowtime: add (and, for ROWS,
+ * emit) each. */
 static int fire_pass(over_op *o, int64_t ts, int pass, sl_err *err)
 {
 	int range = !o->p.rows, bounded = o->p.preceding >= 0, rc;
-	for (size_t off = 0; off < o->fired.len;) {
-		size_t sz = load_pending(o, o->fired.p + off);
-		if (!sz)
-			return sl_err_set(err, SL_ESTATE, "OVER aggregate state: malformed row");
-		off += sz;
+	for (size_t i = 0, n = sl_pend_count(&o->pend); i < n; i++) {
+		if ((rc = load_pending(o, i)))
+			return sl_err_set(err, rc, rc == SL_ENOMEM ? "out of memory"
+			                                           : "OVER aggregate state: malformed row");
 		if (st_load(o))
 			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		if (pass == 0 && (rc = frame_add(o, ts, err)))
@@ -521,18 +451,14 @@ static int fire_pass(over_op *o, int64_t ts, int pass, sl_err *err)
 
 /* Fires rowtime ts (a namespace timer, timers.h, which drops it after):
  * emits its pending rows, in arrival order (or by the further sort keys,
- * ties in arrival order; sort_fired). */
+ * ties in arrival order; pending_rows.h). */
 static int fire_time(void *ctx, int64_t ts, sl_err *err)
 {
 	over_op *o = ctx;
-	sl_buf_clear(&o->fired);
-	sl_buf_clear(&o->offs);
 	o->firing = ts;
-	int rc = sl_state_ns_scan(o->pend, ts, collect, o, err);
+	int rc = sl_pend_collect(&o->pend, ts, o->p.nsort ? entry_cmp : NULL, o, err);
 	if (rc)
 		return rc;
-	if (sort_fired(o))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if ((rc = fire_pass(o, ts, 0, err)) || (!o->p.rows && (rc = fire_pass(o, ts, 1, err))))
 		return rc;
 	return 0;
@@ -568,22 +494,8 @@ static int over_process(sl_op *op, int input, const sl_batch *in, sl_err *err)
 			sl_op_late_dropped(op, in, row); /* counted, kept for the metrics */
 			continue;
 		}
-		sl_buf_clear(&o->key);
-		sl_buf_clear(&o->enc);
-		uint32_t klen = 0;
-		if (sl_buf_append(&o->enc, &klen, 4) ||
-		    sl_rowcodec_key(in, o->key_cols, o->p.nkeys, row, &o->enc))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-		klen = (uint32_t)o->enc.len - 4;
-		memcpy(o->enc.p, &klen, 4);
-		if (sl_rowcodec_row(in, row, &o->enc))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
-		uint8_t seq[8];
-		uint64_t s = (uint64_t)o->seq++;
-		for (int i = 0; i < 8; i++)
-			seq[i] = (uint8_t)(s >> (56 - 8 * i));
-		if ((rc = sl_state_put_var(o->pend, ts, seq, 8, o->enc.p, (uint32_t)o->enc.len)))
-			return sl_err_set(err, rc, "OVER aggregate: state write failed");
+		if ((rc = sl_pend_put(&o->pend, ts, in, o->key_cols, o->p.nkeys, row, err)))
+			return rc;
 	}
 	return sl_emitter_flush(&o->out, err);
 }
@@ -597,42 +509,24 @@ static int over_watermark(sl_op *op, int64_t wm, sl_err *err)
 static int over_snapshot(sl_op *op, sl_snap_writer *w, sl_err *err)
 {
 	sl_snap_put_i64(w, ((over_op *)op)->fired_wm);
-	sl_snap_put_i64(w, ((over_op *)op)->seq);
+	sl_snap_put_i64(w, ((over_op *)op)->pend.seq);
 	return 0;
 }
 
 static int over_restore(sl_op *op, sl_snap_reader *r, sl_err *err)
 {
 	((over_op *)op)->fired_wm = sl_snap_get_i64(r);
-	((over_op *)op)->seq = sl_snap_get_i64(r);
+	((over_op *)op)->pend.seq = sl_snap_get_i64(r);
 	return sl_snap_reader_ok(r) ? 0 : sl_err_set(err, SL_ESTATE, "OVER aggregate state damaged");
-}
-
-/* The partitioning key of a "pend" entry: in front of the row in the
- * value (docs/state.md "Key groups"). */
-static uint32_t pend_pkey(const void *ctx, const void *key, uint32_t klen, const void *val,
-                          uint32_t vlen, const void **pk)
-{
-	(void)ctx;
-	uint32_t pl = 0;
-	if (vlen >= 4)
-		memcpy(&pl, val, 4);
-	if (vlen < 4 || pl > vlen - 4) { /* never for entries this operator wrote */
-		*pk = key;
-		return klen;
-	}
-	*pk = (const char *)val + 4;
-	return pl;
 }
 
 static int over_open(sl_op *op, sl_err *err)
 {
 	over_op *o = (over_op *)op;
-	if (!(o->pend = sl_state_table_open(op->state, op->uid, "pend", 0, err)) ||
+	if (sl_pend_open(&o->pend, op, "OVER aggregate", 0, err) ||
 	    !(o->part = sl_state_table_open(op->state, op->uid, "part", 0, err)))
 		return err->code;
-	sl_state_table_set_pkey(o->pend, pend_pkey, NULL);
-	sl_ns_timers_add(&o->tm, o->pend);
+	sl_ns_timers_add(&o->tm, o->pend.t);
 	o->pkc.types = o->ktypes;
 	o->pkc.n = o->p.nkeys;
 	if (o->has_str) {
@@ -698,12 +592,10 @@ static void over_close(sl_op *op)
 	free(o->ktypes);
 	sl_buf_deinit(&o->skey);
 	sl_buf_deinit(&o->dkey);
-	sl_buf_deinit(&o->offs);
-	sl_buf_deinit(&o->sorted);
+	sl_pend_deinit(&o->pend);
 	sl_buf_deinit(&o->key);
 	sl_buf_deinit(&o->enc);
 	sl_buf_deinit(&o->st);
-	sl_buf_deinit(&o->fired);
 }
 
 static const sl_op_vtab over_vtab = {

@@ -3,8 +3,8 @@
  * WHERE rn <= N (or a rank range lo .. N, Flink's rank start), over an
  * append-only or a retracting input; also ORDER BY .. LIMIT (one
  * partition) and LIMIT alone (no ORDER BY: every row ties, so rows keep
- * arrival order); and the sorted-list helpers the rank operators share
- * (op_rank.h).
+ * arrival order); and the sorted-list helpers and the output set-up the
+ * rank operators share (op_rank.h).
  *
  * RANK() / DENSE_RANK() (rank_row_peers): peers share a rank, so the
  * output is recomputed from the partition's list before and after the row
@@ -334,6 +334,23 @@ int sl__rank_decode_row(const uint8_t *e, sl_batch *b, sl_col *const *cols, int 
 	return sl_rowcodec_decode(e + 8 + k, r, b, cols, nin, row) < 0 ? SL_ESTATE : 0;
 }
 
+int sl__rank_open_out(sl_op *op, struct sl_emitter *out, int track_src, sl_col ***cols, int nin,
+                      sl_buf *key, sl_err *err)
+{
+	if (sl_emitter_init(out, op, 0, err))
+		return err->code;
+	if (!(*cols = calloc((size_t)nin + 1, sizeof(sl_col *))) ||
+	    (track_src && sl_emitter_track_src(out, err)))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	for (int i = 0; i < nin; i++)
+		(*cols)[i] = &out->b->cols[i];
+	/* an empty PARTITION BY encodes to 0 bytes: keep key->p non-NULL (the
+	 * backends memcmp/memcpy it) */
+	if (sl_buf_reserve(key, 64))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	return 0;
+}
+
 /* ---- the Top-N operator ---------------------------------------------------- */
 
 typedef struct rank_op {
@@ -405,31 +422,46 @@ static int same_entry(const rank_op *o, const uint8_t *c, const uint8_t *e, uint
 	       sl_rowcodec_equal(o->in_types, o->nin, c + 8 + ck, cr, e + 8 + ek, er);
 }
 
+/* o->list := the list in o->old without its first entry equal to
+ * o->entry (same_entry).  *at: that entry's index in o->old, -1 when none
+ * is equal (o->list is then unchanged); *hole: its bytes in o->old.
+ * Returns 0 or SL_ENOMEM. */
+static int list_remove(rank_op *o, int *at, const uint8_t **hole)
+{
+	int oldn = sl__rank_list_count(o->old.p, (uint32_t)o->old.len);
+	const uint8_t *e = (const uint8_t *)o->entry.p;
+	uint32_t esz = sl__rank_entry_size(e);
+	const uint8_t *c = oldn ? sl__rank_list_at(o->old.p, 0) : NULL;
+	*at = -1;
+	for (int i = 0; i < oldn; i++, c += sl__rank_entry_size(c))
+		if (same_entry(o, c, e, esz)) {
+			*at = i;
+			break;
+		}
+	if (*at < 0)
+		return 0;
+	*hole = c;
+	uint32_t nn = (uint32_t)oldn - 1;
+	const uint8_t *base = sl__rank_list_at(o->old.p, 0);
+	const uint8_t *end = (const uint8_t *)o->old.p + o->old.len;
+	sl_buf_clear(&o->list);
+	if (sl_buf_append(&o->list, &nn, 4) || sl_buf_append(&o->list, base, (size_t)(c - base)) ||
+	    sl_buf_append(&o->list, c + esz, (size_t)(end - c - esz)))
+		return SL_ENOMEM;
+	return 0;
+}
+
 /* Retracting input: removes the row equal to o->entry from the list in
  * o->old and emits the change. */
 static int rank_retract(rank_op *o, int64_t wm, sl_err *err)
 {
-	int oldn = sl__rank_list_count(o->old.p, (uint32_t)o->old.len), at = -1, rc;
-	const uint8_t *e = (const uint8_t *)o->entry.p;
-	uint32_t esz = sl__rank_entry_size(e);
-	const uint8_t *c = oldn ? sl__rank_list_at(o->old.p, 0) : NULL;
-	for (int i = 0; i < oldn; i++, c += sl__rank_entry_size(c))
-		if (same_entry(o, c, e, esz)) {
-			at = i;
-			break;
-		}
+	int oldn = sl__rank_list_count(o->old.p, (uint32_t)o->old.len), at, rc;
+	const uint8_t *hole;
+	if (list_remove(o, &at, &hole))
+		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	if (at < 0)
 		return 0; /* retraction of a row never seen (as Flink: ignored) */
-	/* the new list: every entry but `at` */
-	uint32_t nn = (uint32_t)oldn - 1;
-	sl_buf_clear(&o->list);
-	if (sl_buf_append(&o->list, &nn, 4))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	const uint8_t *base = sl__rank_list_at(o->old.p, 0), *hole = sl__rank_list_at(o->old.p, at);
-	const uint8_t *end = (const uint8_t *)o->old.p + o->old.len;
-	if (sl_buf_append(&o->list, base, (size_t)(hole - base)) ||
-	    sl_buf_append(&o->list, hole + esz, (size_t)(end - hole - esz)))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
+	uint32_t nn = (uint32_t)oldn - 1; /* o->list: every entry but `at` */
 	if (nn == 0)
 		sl_state_delete(o->topn, 0, o->key.p, (uint32_t)o->key.len);
 	else if ((rc = sl_state_put_var(o->topn, 0, o->key.p, (uint32_t)o->key.len, o->list.p,
@@ -544,25 +576,12 @@ static int rank_row_peers(rank_op *o, const sl_batch *in, int row, int add, sl_e
 		if (!o->p.retract)
 			o->list.len = sl__rank_prune(&o->p, o->in_types, o->list.p, (uint32_t)o->list.len);
 	} else {
-		int oldn = sl__rank_list_count(o->old.p, (uint32_t)o->old.len), at = -1;
-		const uint8_t *e = (const uint8_t *)o->entry.p;
-		uint32_t esz = sl__rank_entry_size(e);
-		const uint8_t *c = oldn ? sl__rank_list_at(o->old.p, 0) : NULL;
-		for (int i = 0; i < oldn; i++, c += sl__rank_entry_size(c))
-			if (same_entry(o, c, e, esz)) {
-				at = i;
-				break;
-			}
+		int at;
+		const uint8_t *hole;
+		if (list_remove(o, &at, &hole))
+			return sl_err_set(err, SL_ENOMEM, "out of memory");
 		if (at < 0)
 			return 0; /* retraction of a row never seen (as Flink: ignored) */
-		uint32_t nn = (uint32_t)oldn - 1;
-		const uint8_t *base = sl__rank_list_at(o->old.p, 0);
-		const uint8_t *end = (const uint8_t *)o->old.p + o->old.len;
-		sl_buf_clear(&o->list);
-		if (sl_buf_append(&o->list, &nn, 4) ||
-		    sl_buf_append(&o->list, base, (size_t)(c - base)) ||
-		    sl_buf_append(&o->list, c + esz, (size_t)(end - c - esz)))
-			return sl_err_set(err, SL_ENOMEM, "out of memory");
 	}
 	if (sl__rank_list_count(o->list.p, (uint32_t)o->list.len) == 0)
 		sl_state_delete(o->topn, 0, o->key.p, (uint32_t)o->key.len);
@@ -885,18 +904,7 @@ static int rank_open(sl_op *op, sl_err *err)
 	rank_op *o = (rank_op *)op;
 	if (!(o->topn = sl_op_table_open(op, "topn", 0, 0, 0, err)))
 		return err->code;
-	if (sl_emitter_init(&o->out, op, 0, err))
-		return err->code;
-	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
-	if (!o->cols || sl_emitter_track_src(&o->out, err))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	for (int i = 0; i < o->nin; i++)
-		o->cols[i] = &o->out.b->cols[i];
-	/* an empty PARTITION BY encodes to 0 bytes: keep key.p non-NULL (the
-	 * backends memcmp/memcpy it) */
-	if (sl_buf_reserve(&o->key, 64))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return 0;
+	return sl__rank_open_out(op, &o->out, 1, &o->cols, o->nin, &o->key, err);
 }
 
 static void rank_close(sl_op *op)

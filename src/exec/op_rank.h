@@ -1,7 +1,8 @@
 /*
  * op_rank.h - plans and constructors of the ROW_NUMBER operators:
  * deduplication (op_rank_dedup.c), Top-N (op_rank.c) and window Top-N
- * (op_window_rank.c), plus the sorted-list helpers they share.
+ * (op_window_rank.c), plus the sorted-list helpers and the output set-up
+ * they share.
  *
  * The planner (plan_over.c) recognises Flink's patterns
  *   SELECT ... FROM (SELECT ..., ROW_NUMBER() OVER (PARTITION BY k ORDER BY
@@ -168,5 +169,15 @@ int sl__rank_list_count(const void *list, uint32_t len);
  * first nin columns); strings are copied into b's arena.  Returns 0 or
  * SL_ESTATE for a malformed entry. */
 int sl__rank_decode_row(const uint8_t *e, sl_batch *b, sl_col *const *cols, int nin, int row);
+
+/* What each of the three operators opens for its output: out (emit.h;
+ * with track_src its rows' sources are tracked, sl_emitter_track_src),
+ * *cols = the output batch's first nin columns (for
+ * sl__rank_decode_row; the caller frees it), and room in key (an empty
+ * PARTITION BY encodes to 0 bytes, and the backends memcmp/memcpy key->p).
+ * Returns 0 or a negative code with err set. */
+struct sl_emitter;
+int sl__rank_open_out(sl_op *op, struct sl_emitter *out, int track_src, sl_col ***cols, int nin,
+                      sl_buf *key, sl_err *err);
 
 #endif

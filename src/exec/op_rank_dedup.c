@@ -303,18 +303,7 @@ static int dedup_open(sl_op *op, sl_err *err)
 	}
 	if (!o->seen && !o->last)
 		return err->code;
-	if (sl_emitter_init(&o->out, op, 0, err))
-		return err->code;
-	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
-	if (!o->cols || sl_emitter_track_src(&o->out, err))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	for (int i = 0; i < o->nin; i++)
-		o->cols[i] = &o->out.b->cols[i];
-	/* an empty PARTITION BY encodes to 0 bytes: keep key.p non-NULL (the
-	 * backends memcmp/memcpy it) */
-	if (sl_buf_reserve(&o->key, 64))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return 0;
+	return sl__rank_open_out(op, &o->out, 1, &o->cols, o->nin, &o->key, err);
 }
 
 static void dedup_close(sl_op *op)

@@ -178,18 +178,7 @@ static int wrank_open(sl_op *op, sl_err *err)
 	if (!(o->win = sl_state_table_open(op->state, op->uid, "win", 0, err)))
 		return err->code;
 	sl_ns_timers_add(&o->tm, o->win);
-	if (sl_emitter_init(&o->out, op, 0, err))
-		return err->code;
-	o->cols = calloc((size_t)o->nin + 1, sizeof(sl_col *));
-	if (!o->cols)
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	for (int i = 0; i < o->nin; i++)
-		o->cols[i] = &o->out.b->cols[i];
-	/* an empty PARTITION BY encodes to 0 bytes: keep key.p non-NULL (the
-	 * backends memcmp/memcpy it) */
-	if (sl_buf_reserve(&o->key, 64))
-		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	return 0;
+	return sl__rank_open_out(op, &o->out, 0, &o->cols, o->nin, &o->key, err);
 }
 
 static void wrank_close(sl_op *op)

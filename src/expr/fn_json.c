@@ -329,34 +329,59 @@ static int query_fallback(sl_xctx *x, const sl_step *st, jstate *js, int beh, co
 	return out_buf(x, st, js, o, i);
 }
 
+/* Row i of JSON_QUERY as both kernels (k_json_query, k_json_query_array)
+ * see it, set by query_row. */
+typedef struct jq_row {
+	char msg[256];        /* the reason of SL_JR_ERROR */
+	const char *doc;      /* the row's JSON text */
+	int r;                /* eval_row's outcome: SL_JR_VALUE, _LIST, _EMPTY or _ERROR */
+	int list;             /* SL_JR_LIST: the path's matches are in js->ev */
+	sl_jspan sp;          /* SL_JR_VALUE: the value's span in doc */
+	int kind;             /* the value's SL_JV_* kind (SL_JV_ARRAY for a list) */
+	int wrap;             /* the WRAPPER clause (argument 2) wraps it in an array */
+} jq_row;
+
+/* Evaluates row i of a JSON_QUERY step into *q.  Returns 0; 1 when an
+ * argument is NULL (row i of o is set to NULL: the row is done); or
+ * SL_ERUNTIME with x->err set (a path sluice cannot evaluate). */
+static int query_row(sl_xctx *x, const sl_step *st, jstate *js, sl_col *o, int i, jq_row *q)
+{
+	if (SL_X_ARG(x, st, 0)->null[i] || SL_X_ARG(x, st, 1)->null[i]) {
+		o->null[i] = 1;
+		return 1;
+	}
+	q->doc = SL_X_ARG(x, st, 0)->v.str[i].ptr;
+	if ((q->r = eval_row(x, st, js, i, q->msg, sizeof(q->msg))) == JR_FATAL)
+		return SL_ERUNTIME;
+	int wrapper = (int)lit_int(x->p, st, 2);
+	q->list = q->r == SL_JR_LIST;
+	q->sp = q->r == SL_JR_VALUE ? js->ev.cur[0] : (sl_jspan){0, 0};
+	q->kind = q->list ? SL_JV_ARRAY
+	        : q->r == SL_JR_VALUE ? sl_json_kind(q->doc + q->sp.start, q->sp.end - q->sp.start)
+	                              : SL_JV_NONE;
+	q->wrap = wrapper == SL_JSON_UNCONDITIONAL_WRAPPER ||
+	          (wrapper == SL_JSON_CONDITIONAL_WRAPPER && q->kind != SL_JV_ARRAY);
+	return 0;
+}
+
 static int k_json_query(sl_xctx *x, const sl_step *st)
 {
 	jstate *js = st->aux;
 	sl_col *o = SL_X_OUT(x, st);
-	int wrapper = (int)lit_int(x->p, st, 2), on_empty = (int)lit_int(x->p, st, 3);
-	int on_error = (int)lit_int(x->p, st, 4);
+	int on_empty = (int)lit_int(x->p, st, 3), on_error = (int)lit_int(x->p, st, 4);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		char msg[256];
-		int rc = 0;
-		if (SL_X_ARG(x, st, 0)->null[i] || SL_X_ARG(x, st, 1)->null[i]) {
-			o->null[i] = 1;
+		jq_row q;
+		int rc = query_row(x, st, js, o, i, &q);
+		if (rc < 0)
+			return rc;
+		if (rc)
 			continue;
-		}
-		const char *doc = SL_X_ARG(x, st, 0)->v.str[i].ptr;
-		int r = eval_row(x, st, js, i, msg, sizeof(msg));
-		if (r == JR_FATAL)
-			return SL_ERUNTIME;
-		if (r == SL_JR_VALUE || r == SL_JR_LIST) {
-			int list = r == SL_JR_LIST;
-			sl_jspan sp = list ? (sl_jspan){0, 0} : js->ev.cur[0];
-			int k = list ? SL_JV_ARRAY : sl_json_kind(doc + sp.start, sp.end - sp.start);
-			int wrap = wrapper == SL_JSON_UNCONDITIONAL_WRAPPER ||
-			           (wrapper == SL_JSON_CONDITIONAL_WRAPPER && k != SL_JV_ARRAY);
-			if (!wrap && is_scalar_kind(k)) {
+		if (q.r == SL_JR_VALUE || q.r == SL_JR_LIST) {
+			if (!q.wrap && is_scalar_kind(q.kind)) {
 				if (js->path.strict) {
-					snprintf(msg, sizeof(msg),
+					snprintf(q.msg, sizeof(q.msg),
 					         "strict JSON path mode requires an array or object value");
-					rc = query_fallback(x, st, js, on_error, msg, o, i);
+					rc = query_fallback(x, st, js, on_error, q.msg, o, i);
 				} else {
 					rc = query_fallback(x, st, js, on_empty, "empty result of JSON_QUERY is not allowed",
 					                    o, i);
@@ -366,23 +391,23 @@ static int k_json_query(sl_xctx *x, const sl_step *st)
 				continue;
 			}
 			js->len = 0;
-			int bad = (wrap && put_buf(js, "[", 1)) || (list && put_buf(js, "[", 1));
-			for (int c = 0; !bad && c < (list ? js->ev.ncur : 1); c++) {
+			int bad = (q.wrap && put_buf(js, "[", 1)) || (q.list && put_buf(js, "[", 1));
+			for (int c = 0; !bad && c < (q.list ? js->ev.ncur : 1); c++) {
 				sl_jspan e = js->ev.cur[c];
 				bad = (c > 0 && put_buf(js, ",", 1)) ||
-				      sl_json_compact(doc + e.start, e.end - e.start, &js->buf, &js->len, &js->cap);
+				      sl_json_compact(q.doc + e.start, e.end - e.start, &js->buf, &js->len, &js->cap);
 			}
-			bad = bad || (list && put_buf(js, "]", 1)) || (wrap && put_buf(js, "]", 1));
+			bad = bad || (q.list && put_buf(js, "]", 1)) || (q.wrap && put_buf(js, "]", 1));
 			if (bad)
 				return oom(x, st);
 			if ((rc = out_buf(x, st, js, o, i)))
 				return rc;
 			continue;
 		}
-		if (r == SL_JR_EMPTY)
+		if (q.r == SL_JR_EMPTY)
 			rc = query_fallback(x, st, js, on_empty, "empty result of JSON_QUERY is not allowed", o, i);
 		else
-			rc = query_fallback(x, st, js, on_error, msg, o, i);
+			rc = query_fallback(x, st, js, on_error, q.msg, o, i);
 		if (rc)
 			return rc;
 	});
@@ -466,40 +491,30 @@ static int k_json_query_array(sl_xctx *x, const sl_step *st)
 {
 	jstate *js = st->aux;
 	sl_col *o = SL_X_OUT(x, st);
-	int wrapper = (int)lit_int(x->p, st, 2), on_empty = (int)lit_int(x->p, st, 3);
-	int on_error = (int)lit_int(x->p, st, 4);
+	int on_empty = (int)lit_int(x->p, st, 3), on_error = (int)lit_int(x->p, st, 4);
 	SL_FOR_ROWS(SL_X_SEL(x, st), i, {
-		char msg[256];
-		int rc = 0;
-		if (SL_X_ARG(x, st, 0)->null[i] || SL_X_ARG(x, st, 1)->null[i]) {
-			o->null[i] = 1;
+		jq_row q;
+		int rc = query_row(x, st, js, o, i, &q);
+		if (rc < 0)
+			return rc;
+		if (rc)
 			continue;
-		}
-		const char *doc = SL_X_ARG(x, st, 0)->v.str[i].ptr;
-		int r = eval_row(x, st, js, i, msg, sizeof(msg));
-		if (r == JR_FATAL)
-			return SL_ERUNTIME;
-		if (r == SL_JR_EMPTY || r == SL_JR_ERROR) {
-			rc = r == SL_JR_EMPTY
+		if (q.r == SL_JR_EMPTY || q.r == SL_JR_ERROR) {
+			rc = q.r == SL_JR_EMPTY
 			         ? query_array_fallback(x, st, js, on_empty,
 			                                "empty result of JSON_QUERY is not allowed", o, i)
-			         : query_array_fallback(x, st, js, on_error, msg, o, i);
+			         : query_array_fallback(x, st, js, on_error, q.msg, o, i);
 			if (rc)
 				return rc;
 			continue;
 		}
-		int list = r == SL_JR_LIST;
-		sl_jspan sp = list ? (sl_jspan){0, 0} : js->ev.cur[0];
-		int k = list ? SL_JV_ARRAY : sl_json_kind(doc + sp.start, sp.end - sp.start);
-		int wrap = wrapper == SL_JSON_UNCONDITIONAL_WRAPPER ||
-		           (wrapper == SL_JSON_CONDITIONAL_WRAPPER && k != SL_JV_ARRAY);
-		if (!wrap && k != SL_JV_ARRAY) {
-			if (is_scalar_kind(k) && !js->path.strict)
+		if (!q.wrap && q.kind != SL_JV_ARRAY) {
+			if (is_scalar_kind(q.kind) && !js->path.strict)
 				rc = query_array_fallback(x, st, js, on_empty,
 				                          "empty result of JSON_QUERY is not allowed", o, i);
 			else
 				rc = query_array_fallback(x, st, js, on_error,
-				                          is_scalar_kind(k)
+				                          is_scalar_kind(q.kind)
 				                              ? "strict JSON path mode requires an array or "
 				                                "object value"
 				                              : "an object is not an ARRAY<STRING>",
@@ -511,13 +526,13 @@ static int k_json_query_array(sl_xctx *x, const sl_step *st)
 		sl_buf_clear(&js->pk);
 		int bad = sl_pack_begin(&js->pk);
 		uint32_t n = 0;
-		if (wrap && list) { /* the matches' list, as one JSON array element */
+		if (q.wrap && q.list) { /* the matches' list, as one JSON array element */
 			js->len = 0;
 			bad = bad || put_buf(js, "[", 1);
 			for (int c = 0; !bad && c < js->ev.ncur; c++) {
 				sl_jspan e = js->ev.cur[c];
 				bad = (c > 0 && put_buf(js, ",", 1)) ||
-				      sl_json_compact(doc + e.start, e.end - e.start, &js->buf, &js->len, &js->cap);
+				      sl_json_compact(q.doc + e.start, e.end - e.start, &js->buf, &js->len, &js->cap);
 			}
 			bad = bad || put_buf(js, "]", 1);
 			uint8_t nul = 0;
@@ -525,18 +540,18 @@ static int k_json_query_array(sl_xctx *x, const sl_step *st)
 			sl_col c = {.type = sl_type_make(SL_T_VARCHAR), .null = &nul, .v.str = &v};
 			bad = bad || sl_pack_value(&js->pk, &c, 0);
 			n = 1;
-		} else if (wrap) {
-			bad = bad || pack_elem(js, doc, sp);
+		} else if (q.wrap) {
+			bad = bad || pack_elem(js, q.doc, q.sp);
 			n = 1;
-		} else if (list) {
+		} else if (q.list) {
 			for (int c = 0; !bad && c < js->ev.ncur; c++)
-				bad = pack_elem(js, doc, js->ev.cur[c]);
+				bad = pack_elem(js, q.doc, js->ev.cur[c]);
 			n = (uint32_t)js->ev.ncur;
 		} else {
-			int m = array_elems(js, doc, sp);
+			int m = array_elems(js, q.doc, q.sp);
 			bad = bad || m < 0;
 			for (int c = 0; !bad && c < m; c++)
-				bad = pack_elem(js, doc, js->ev2.cur[c]);
+				bad = pack_elem(js, q.doc, js->ev2.cur[c]);
 			n = m < 0 ? 0 : (uint32_t)m;
 		}
 		if (bad)

@@ -298,13 +298,10 @@ static sl_expr *bind_column(planner *p, const scope *s, const sl_ast_expr *e)
 
 /* ---- operators ------------------------------------------------------------ */
 
-static sl_expr *call(planner *p, const sl_ast_expr *at, sl_fn fn, sl_expr **args, int n)
+sl_expr *sl__bind_call(planner *p, const sl_ast_expr *at, sl_fn fn, sl_expr **args, int n,
+                       const sl_type *target)
 {
-	sl_expr *x = sl_expr_call(p->a, fn, args, n, NULL, 0, p->err);
-	if (x) { /* run-time errors name it (expr_eval.c) */
-		x->line = at->line;
-		x->pos = at->col;
-	}
+	sl_expr *x = sl_expr_call(p->a, fn, args, n, target, 0, p->err);
 	if (x && fn == SL_FN_CASE && x->type.id == SL_T_ROW) /* expr_compile.c cannot */
 		return sl__plan_error(p, at->line, at->col, SL_ENOTSUP,
 		                      "CASE returning a ROW is not supported");
@@ -314,6 +311,18 @@ static sl_expr *call(planner *p, const sl_ast_expr *at, sl_fn fn, sl_expr **args
 		int code = p->err->code;
 		sl_err_clear(p->err);
 		sl__plan_error(p, at->line, at->col, code, "%s", msg);
+	}
+	return x;
+}
+
+/* sl__bind_call whose result names its SQL position in run-time errors
+ * (expr_eval.c). */
+static sl_expr *call(planner *p, const sl_ast_expr *at, sl_fn fn, sl_expr **args, int n)
+{
+	sl_expr *x = sl__bind_call(p, at, fn, args, n, NULL);
+	if (x) {
+		x->line = at->line;
+		x->pos = at->col;
 	}
 	return x;
 }

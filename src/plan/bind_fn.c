@@ -21,27 +21,8 @@
 #include "sluice.h"
 #include "base/buf.h"
 
-#include <stdio.h>
 #include <string.h>
 #include <strings.h>
-
-/* sl_expr_call with the SQL position of `at` on a type error. */
-static sl_expr *fcall(planner *p, const sl_ast_expr *at, sl_fn fn, sl_expr **args, int n,
-                      const sl_type *target)
-{
-	sl_expr *x = sl_expr_call(p->a, fn, args, n, target, 0, p->err);
-	if (x && fn == SL_FN_CASE && x->type.id == SL_T_ROW) /* expr_compile.c cannot */
-		return sl__plan_error(p, at->line, at->col, SL_ENOTSUP,
-		                      "CASE returning a ROW is not supported");
-	if (!x && p->err->code && !p->err->line) {
-		char msg[SL_ERR_MAX];
-		snprintf(msg, sizeof(msg), "%s", p->err->msg);
-		int code = p->err->code;
-		sl_err_clear(p->err);
-		sl__plan_error(p, at->line, at->col, code, "%s", msg);
-	}
-	return x;
-}
 
 static sl_expr *int_lit(planner *p, int v)
 {
@@ -94,7 +75,7 @@ static sl_expr *bind_json(planner *p, const scope *s, const sl_ast_expr *e, cons
 		    !(x[2] = kw_code(p, a[3], VALUE_BEH, 3)) || !(x[3] = sl__bind_expr(p, s, a[4])) ||
 		    !(x[4] = kw_code(p, a[5], VALUE_BEH, 3)) || !(x[5] = sl__bind_expr(p, s, a[6])))
 			return NULL;
-		return fcall(p, e, SL_FN_JSON_VALUE, x, 6, &t);
+		return sl__bind_call(p, e, SL_FN_JSON_VALUE, x, 6, &t);
 	}
 	if (!strcmp(f, "JSON_QUERY")) {
 		/* j, path, CAST(NULL AS t), KW wrapper, KW, KW */
@@ -110,7 +91,7 @@ static sl_expr *bind_json(planner *p, const scope *s, const sl_ast_expr *e, cons
 		    !(x[2] = kw_code(p, a[3], WRAPPERS, 3)) || !(x[3] = kw_code(p, a[4], QUERY_BEH, 5)) ||
 		    !(x[4] = kw_code(p, a[5], QUERY_BEH, 5)))
 			return NULL;
-		return fcall(p, e, SL_FN_JSON_QUERY, x, 5, t.id == SL_T_ARRAY ? &t : NULL);
+		return sl__bind_call(p, e, SL_FN_JSON_QUERY, x, 5, t.id == SL_T_ARRAY ? &t : NULL);
 	}
 	if (!strcmp(f, "JSON_EXISTS")) {
 		if (n != 3)
@@ -118,7 +99,7 @@ static sl_expr *bind_json(planner *p, const scope *s, const sl_ast_expr *e, cons
 		if (!(x[0] = sl__bind_expr(p, s, a[0])) || !(x[1] = sl__bind_expr(p, s, a[1])) ||
 		    !(x[2] = kw_code(p, a[2], EXISTS_BEH, 8)))
 			return NULL;
-		return fcall(p, e, SL_FN_JSON_EXISTS, x, 3, NULL);
+		return sl__bind_call(p, e, SL_FN_JSON_EXISTS, x, 3, NULL);
 	}
 	/* JSON_OBJECT / JSON_ARRAY: KW on-null, values... */
 	if (n < 1 || !(x[0] = kw_code(p, a[0], ON_NULL, 2)))
@@ -126,7 +107,7 @@ static sl_expr *bind_json(planner *p, const scope *s, const sl_ast_expr *e, cons
 	for (int i = 1; i < n; i++)
 		if (!(x[i] = sl__bind_expr(p, s, a[i])))
 			return NULL;
-	return fcall(p, e, f[5] == 'O' ? SL_FN_JSON_OBJECT : SL_FN_JSON_ARRAY, x, n, NULL);
+	return sl__bind_call(p, e, f[5] == 'O' ? SL_FN_JSON_OBJECT : SL_FN_JSON_ARRAY, x, n, NULL);
 }
 
 /* Flink's serializable form of t (LogicalType.asSerializableString): the
@@ -210,7 +191,7 @@ int sl__bind_fn_call(planner *p, const scope *s, const sl_ast_expr *e, sl_expr *
 		for (int i = 0; i < n; i++)
 			if (!(x[i] = sl__bind_expr(p, s, e->u.call.args[i])))
 				return 1;
-		*out = fcall(p, e, want == 3 ? SL_FN_CASE : SL_FN_COALESCE, x, n, NULL);
+		*out = sl__bind_call(p, e, want == 3 ? SL_FN_CASE : SL_FN_COALESCE, x, n, NULL);
 		return 1;
 	}
 	if (!strcmp(f, "CURRENT_DATABASE")) { /* one database: Flink's default's name */
@@ -238,5 +219,5 @@ sl_expr *sl__bind_is_json(planner *p, const sl_ast_expr *e, sl_expr *arg)
 	sl_expr *x[2] = {arg, kw_code(p, e->u.is.b, kinds, 4)};
 	if (!x[1])
 		return NULL;
-	return fcall(p, e, SL_FN_IS_JSON, x, 2, NULL);
+	return sl__bind_call(p, e, SL_FN_IS_JSON, x, 2, NULL);
 }

@@ -23,34 +23,18 @@
 #include "plan_int.h"
 #include "sluice.h"
 
-#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-/* sl_expr_call with the error placed at the call's SQL position. */
-static sl_expr *tcall(planner *p, const sl_ast_expr *at, sl_fn fn, sl_expr **args, int n,
-                      const sl_type *target)
-{
-	sl_expr *x = sl_expr_call(p->a, fn, args, n, target, 0, p->err);
-	if (!x && p->err->code && !p->err->line) {
-		char msg[SL_ERR_MAX];
-		snprintf(msg, sizeof(msg), "%s", p->err->msg);
-		int code = p->err->code;
-		sl_err_clear(p->err);
-		sl__plan_error(p, at->line, at->col, code, "%s", msg);
-	}
-	return x;
-}
-
 static sl_expr *cast_to(planner *p, const sl_ast_expr *at, sl_expr *x, sl_type t)
 {
-	return x ? tcall(p, at, SL_FN_CAST, &x, 1, &t) : NULL;
+	return x ? sl__bind_call(p, at, SL_FN_CAST, &x, 1, &t) : NULL;
 }
 
 /* LOCALTIMESTAMP: the clock as a TIMESTAMP(3) wall clock. */
 static sl_expr *localtimestamp(planner *p, const sl_ast_expr *at)
 {
-	sl_expr *now = tcall(p, at, SL_FN_CURRENT_TIMESTAMP, NULL, 0, NULL);
+	sl_expr *now = sl__bind_call(p, at, SL_FN_CURRENT_TIMESTAMP, NULL, 0, NULL);
 	return cast_to(p, at, now, sl_type_timestamp(SL_T_TIMESTAMP, 3));
 }
 
@@ -68,7 +52,7 @@ static const struct {
 static sl_expr *pick(planner *p, const sl_ast_expr *at, sl_expr *c, sl_expr *a, sl_expr *b)
 {
 	sl_expr *args[3] = {c, a, b};
-	return tcall(p, at, SL_FN_CASE, args, 3, NULL);
+	return sl__bind_call(p, at, SL_FN_CASE, args, 3, NULL);
 }
 
 /* One side of OVERLAPS: a (start, end-or-interval) row, ordered. */
@@ -87,11 +71,11 @@ static int overlaps_pair(planner *p, const scope *s, const sl_ast_expr *row, sl_
 		return -1;
 	if (b->type.id == SL_T_INTERVAL_DT || b->type.id == SL_T_INTERVAL_YM) {
 		sl_expr *ab[2] = {a, b};
-		if (!(b = tcall(p, row->u.call.args[1], SL_FN_ADD, ab, 2, NULL)))
+		if (!(b = sl__bind_call(p, row->u.call.args[1], SL_FN_ADD, ab, 2, NULL)))
 			return -1;
 	}
 	sl_expr *ab[2] = {a, b};
-	sl_expr *le = tcall(p, row, SL_FN_LE, ab, 2, NULL);
+	sl_expr *le = sl__bind_call(p, row, SL_FN_LE, ab, 2, NULL);
 	if (!le || !(*lo = pick(p, row, le, a, b)) || !(*hi = pick(p, row, le, b, a)))
 		return -1;
 	return 0;
@@ -104,10 +88,10 @@ static sl_expr *overlaps(planner *p, const scope *s, const sl_ast_expr *e)
 	    overlaps_pair(p, s, e->u.call.args[1], &s2, &e2))
 		return NULL;
 	sl_expr *x[2] = {e1, s2}, *y[2] = {e2, s1};
-	sl_expr *c[2] = {tcall(p, e, SL_FN_GE, x, 2, NULL), NULL};
-	if (!c[0] || !(c[1] = tcall(p, e, SL_FN_GE, y, 2, NULL)))
+	sl_expr *c[2] = {sl__bind_call(p, e, SL_FN_GE, x, 2, NULL), NULL};
+	if (!c[0] || !(c[1] = sl__bind_call(p, e, SL_FN_GE, y, 2, NULL)))
 		return NULL;
-	return tcall(p, e, SL_FN_AND, c, 2, NULL);
+	return sl__bind_call(p, e, SL_FN_AND, c, 2, NULL);
 }
 
 sl_expr *sl__bind_time_call(planner *p, const scope *s, const sl_ast_expr *e, int *handled)
@@ -120,7 +104,7 @@ sl_expr *sl__bind_time_call(planner *p, const scope *s, const sl_ast_expr *e, in
 			continue;
 		sl_expr *args[2] = {sl_expr_lit_i64(p->a, sl_type_make(SL_T_INT), EXTRACT_FNS[k].unit),
 		                    sl__bind_expr(p, s, e->u.call.args[0])};
-		return args[1] ? tcall(p, e, SL_FN_EXTRACT, args, 2, NULL) : NULL;
+		return args[1] ? sl__bind_call(p, e, SL_FN_EXTRACT, args, 2, NULL) : NULL;
 	}
 	if (!strcasecmp(f, "OVERLAPS") && n == 2)
 		return overlaps(p, s, e);
@@ -131,7 +115,7 @@ sl_expr *sl__bind_time_call(planner *p, const scope *s, const sl_ast_expr *e, in
 	if (n == 0 && (!strcasecmp(f, "CURRENT_TIME") || !strcasecmp(f, "LOCALTIME")))
 		return cast_to(p, e, localtimestamp(p, e), sl_type_make(SL_T_TIME));
 	if (n == 0 && !strcasecmp(f, "CURRENT_ROW_TIMESTAMP"))
-		return tcall(p, e, SL_FN_CURRENT_TIMESTAMP, NULL, 0, NULL);
+		return sl__bind_call(p, e, SL_FN_CURRENT_TIMESTAMP, NULL, 0, NULL);
 	*handled = 0;
 	return NULL;
 }

@@ -264,6 +264,13 @@ sl_expr *sl__bind_expr(planner *p, const scope *s, const sl_ast_expr *e);
 void *sl__plan_error(planner *p, int line, int col, int code, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
+/* sl_expr_call (target: the result type of a CAST, JSON_VALUE, ...; NULL
+ * otherwise) with a type error placed at the SQL position of `at`, and a
+ * CASE returning a ROW refused there (expr_compile.c cannot compile it).
+ * NULL with p->err set. */
+sl_expr *sl__bind_call(planner *p, const sl_ast_expr *at, sl_fn fn, sl_expr **args, int n,
+                       const sl_type *target);
+
 /* Converts an INTERVAL literal / constant expression to micros; 0 or error. */
 int sl__bind_interval(planner *p, const sl_ast_expr *e, int64_t *us);
 

@@ -226,6 +226,19 @@ int sl_snap_get_entry(sl_snap_reader *r, const char *table, uint32_t val_size, i
 	return 0;
 }
 
+int sl_snap_skip_entries(sl_snap_reader *r, const char *table, uint32_t val_size, int64_t count,
+                         sl_err *err)
+{
+	for (int64_t i = 0; i < count; i++) {
+		int64_t ns;
+		const void *k, *v;
+		size_t kl, vl;
+		if (sl_snap_get_entry(r, table, val_size, &ns, &k, &kl, &v, &vl, err))
+			return SL_ESTATE;
+	}
+	return 0;
+}
+
 /* ---- grouped table records (state.h; docs/state.md "Key groups") --------- */
 
 struct sl_snap_group_buf {
@@ -437,17 +450,10 @@ int sl_snap_get_tab(sl_snap_reader *r, sl_snap_tab *t, sl_err *err)
 		if (rc != 1 || !r->keep || r->keep(r->keep_ctx, t->name))
 			return rc;
 		/* not wanted: past its entries to the next record */
-		if (t->maxp) {
+		if (t->maxp)
 			r->pos = t->end;
-		} else {
-			for (int64_t i = 0; i < t->count; i++) {
-				int64_t ns;
-				const void *k, *v;
-				size_t kl, vl;
-				if (sl_snap_get_entry(r, t->name, t->val_size, &ns, &k, &kl, &v, &vl, err))
-					return SL_ESTATE;
-			}
-		}
+		else if (sl_snap_skip_entries(r, t->name, t->val_size, t->count, err))
+			return SL_ESTATE;
 		sl_snap_tab_deinit(t);
 	}
 }

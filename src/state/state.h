@@ -464,6 +464,10 @@ int sl_snap_get_table(sl_snap_reader *r, char name[256], uint32_t *val_size, int
 int sl_snap_get_entry(sl_snap_reader *r, const char *table, uint32_t val_size, int64_t *ns,
                       const void **key, size_t *klen, const void **val, size_t *vlen,
                       sl_err *err);
+/* Reads past the next count entries of the table (each checked as by
+ * sl_snap_get_entry): 0 or SL_ESTATE naming the table. */
+int sl_snap_skip_entries(sl_snap_reader *r, const char *table, uint32_t val_size, int64_t count,
+                         sl_err *err);
 
 /* ---- key groups (docs/state.md "Key groups") -------------------------------- */
 

@@ -238,7 +238,11 @@ int sl_value_text(const sl_col *c, int row, const char *null_text, const char *t
 	case SL_T_BINARY:
 	case SL_T_VARBINARY: return put_hex(out, &c->v.str[row]);
 	case SL_T_DATE: n = sl_date_format(c->v.i64[row], t); break;
-	case SL_T_TIME: n = sl_time_format(c->v.i64[row], ty.precision, t); break;
+	case SL_T_TIME: /* the value's milliseconds whatever the precision (Flink
+	                 * prints the LocalTime: TIME '10:11:12.345' is a TIME(0)
+	                 * printed 10:11:12.345) */
+		n = sl_time_format(c->v.i64[row], ty.precision > 3 ? ty.precision : 3, t);
+		break;
 	case SL_T_TIMESTAMP: n = sl_ts_format(c->v.i64[row], ty.precision, 0, 0, t); break;
 	case SL_T_TIMESTAMP_LTZ: {
 		int64_t us = c->v.i64[row], off = 0;

@@ -16,6 +16,10 @@
  * Buckets that Java turns into trees (8 colliding keys in a table of 64 or
  * more) are not modelled.
  *
+ * A map Flink builds itself in a HashMap keyed by its internal string
+ * type (the json format's reader) is in the order of BinaryStringData's
+ * hashCode, MurmurHashUtil over the UTF-8 bytes (sl_flink_string_hash).
+ *
  * Stateless; any thread.
  */
 #include "javahash.h"
@@ -51,6 +55,42 @@ uint32_t sl_java_string_hash(const char *s, int64_t len)
 			h = 31 * h + c;
 		}
 	}
+	return h;
+}
+
+/* MurmurHashUtil's steps (Murmur3_32, seed 42) */
+static uint32_t rotl(uint32_t x, int r)
+{
+	return (x << r) | (x >> (32 - r));
+}
+
+static uint32_t mix_k1(uint32_t k)
+{
+	return rotl(k * 0xcc9e2d51u, 15) * 0x1b873593u;
+}
+
+static uint32_t mix_h1(uint32_t h, uint32_t k)
+{
+	return rotl(h ^ k, 13) * 5 + 0xe6546b64u;
+}
+
+/* sl_flink_string_hash: see javahash.h. */
+uint32_t sl_flink_string_hash(const char *s, int64_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int64_t aligned = len - len % 4;
+	uint32_t h = 42;
+	for (int64_t i = 0; i < aligned; i += 4) /* MemorySegment.getInt: little-endian */
+		h = mix_h1(h, mix_k1((uint32_t)p[i] | (uint32_t)p[i + 1] << 8 |
+		                     (uint32_t)p[i + 2] << 16 | (uint32_t)p[i + 3] << 24));
+	for (int64_t i = aligned; i < len; i++) /* the tail byte by byte, sign-extended */
+		h = mix_h1(h, mix_k1((uint32_t)(int32_t)(signed char)p[i]));
+	h ^= (uint32_t)len;
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
 	return h;
 }
 

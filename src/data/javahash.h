@@ -13,6 +13,12 @@
  * invalid byte counts as U+FFFD, as Java's decoder makes it). */
 uint32_t sl_java_string_hash(const char *s, int64_t len);
 
+/* Flink's BinaryStringData.hashCode of UTF-8 text: MurmurHashUtil.hashBytes
+ * (Murmur3_32 with seed 42 over little-endian 4-byte words, the remaining
+ * bytes one by one, sign-extended), the hash of a string key in the
+ * HashMaps Flink's json reader builds. */
+uint32_t sl_flink_string_hash(const char *s, int64_t len);
+
 /* The hashCode of the Java object Flink converts value (c, row) to
  * (String, Integer, Long, Boolean, Double, BigDecimal, LocalDate,
  * LocalTime, LocalDateTime, Instant; 0 for NULL, as HashMap hashes a null

@@ -80,9 +80,10 @@ typedef struct span {
 	uint32_t kl, vl;
 } span;
 
-/* The Java hashCode of the encoded key at k (type kt) into *h: 0, 1 when
- * its type has none (javahash.h), or SL_ESTATE. */
-static int key_hash(const char *k, uint32_t kl, sl_type kt, uint32_t *h)
+/* The Java hashCode of the encoded key at k (type kt) into *h (with
+ * flink_strings a string's is BinaryStringData's): 0, 1 when its type has
+ * none (javahash.h), or SL_ESTATE. */
+static int key_hash(const char *k, uint32_t kl, sl_type kt, int flink_strings, uint32_t *h)
 {
 	union {
 		int64_t i;
@@ -99,10 +100,15 @@ static int key_hash(const char *k, uint32_t kl, sl_type kt, uint32_t *h)
 		return 1;
 	if (sl_unpack_next(&u, NULL, &c, 0))
 		return SL_ESTATE;
+	if (flink_strings && !nul && (kt.id == SL_T_CHAR || kt.id == SL_T_VARCHAR)) {
+		*h = sl_flink_string_hash(cell.s.ptr, cell.s.len);
+		return 0;
+	}
 	return sl_java_hash(&c, 0, h);
 }
 
-/* sl_pack_map_dedup, and with java_order the HashMap order too */
+/* sl_pack_map_dedup, and with java_order 1 the HashMap order too (2:
+ * string keys hashed as Flink's BinaryStringData) */
 static int map_unique(sl_buf *buf, sl_type kt, sl_type vt, sl_buf *tmp, int java_order)
 {
 	sl_unpack u;
@@ -141,7 +147,7 @@ static int map_unique(sl_buf *buf, sl_type kt, sl_type vt, sl_buf *tmp, int java
 	if (java_order && kept > 1) {
 		int rc = 0;
 		for (uint32_t j = 0; j < kept && !rc; j++)
-			rc = key_hash(s[j].k, s[j].kl, kt, &hash[j]);
+			rc = key_hash(s[j].k, s[j].kl, kt, java_order == 2, &hash[j]);
 		if (rc < 0)
 			return rc;
 		if (!rc) {
@@ -180,7 +186,7 @@ int sl_pack_map_dedup(sl_buf *buf, sl_type kt, sl_type vt, sl_buf *tmp)
 	return map_unique(buf, kt, vt, tmp, 0);
 }
 
-int sl_pack_map_hashmap(sl_buf *buf, sl_type kt, sl_type vt, sl_buf *tmp)
+int sl_pack_map_hashmap(sl_buf *buf, sl_type kt, sl_type vt, sl_buf *tmp, int flink_strings)
 {
-	return map_unique(buf, kt, vt, tmp, 1);
+	return map_unique(buf, kt, vt, tmp, flink_strings ? 2 : 1);
 }

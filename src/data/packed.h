@@ -86,14 +86,16 @@ int sl_pack_map_dedup(sl_buf *buf, sl_type kt, sl_type vt, sl_buf *tmp);
 /*
  * Makes the packed MAP in buf (key type kt, value type vt) hold what a
  * java.util.HashMap filled with its entries in order holds, as Flink's
- * map constructor and json reader build it: a repeated
- * key keeps its last value at the first key's position, and the entries
- * come in the HashMap's iteration order (javahash.h; `MAP['b', 1, 'a', 2]`
- * is {a=2, b=1}), unless a key type has no Java hashCode of its own
- * (BYTES, ROW, ARRAY, MAP: their order is kept).  Rewrites buf in place
- * through tmp (scratch).  Returns the number of entries left, or a
- * negative SL_E* code.
+ * map constructor and json reader build it: a repeated key keeps its last
+ * value at the first key's position, and the entries come in the
+ * HashMap's iteration order (javahash.h; `MAP['b', 1, 'a', 2]` is {a=2,
+ * b=1}), a string key hashed as a Java String, or with flink_strings as
+ * Flink's BinaryStringData (the json reader's HashMap<StringData, ..>),
+ * unless a key type has no Java hashCode of its own (BYTES, ROW, ARRAY,
+ * MAP: their order is kept).  Rewrites buf in place through tmp
+ * (scratch).  Returns the number of entries left, or a negative SL_E*
+ * code.
  */
-int sl_pack_map_hashmap(sl_buf *buf, sl_type kt, sl_type vt, sl_buf *tmp);
+int sl_pack_map_hashmap(sl_buf *buf, sl_type kt, sl_type vt, sl_buf *tmp, int flink_strings);
 
 #endif

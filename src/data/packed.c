@@ -144,7 +144,11 @@ static int map_unique(sl_buf *buf, sl_type kt, sl_type vt, sl_buf *tmp, int java
 	int *order = (int *)(tmp->p + oat), moved = 0;
 	for (uint32_t j = 0; j < kept; j++)
 		order[j] = (int)j;
-	if (java_order && kept > 1) {
+	/* mode 2 (the json reader) orders string keys only: Flink's reads no
+	 * other key type, so there is no order of its to follow */
+	if (java_order == 2 && kt.id != SL_T_CHAR && kt.id != SL_T_VARCHAR)
+		java_order = 0;
+	if (java_order && kt.id != SL_T_NULL && kept > 1) {
 		int rc = 0;
 		for (uint32_t j = 0; j < kept && !rc; j++)
 			rc = key_hash(s[j].k, s[j].kl, kt, java_order == 2, &hash[j]);

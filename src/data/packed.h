@@ -20,8 +20,9 @@
  * over i - 1 of them: O(i), fine for the arrays of events and headers).
  *
  * MAP keys are unique: the MAP[...] constructor and the JSON reader keep
- * the last value of a repeated key, at the first key's position (what
- * Flink's map constructor gives).  Equality of packed bytes is equality of
+ * the last value of a repeated key, at the first key's position, and put
+ * the entries in java.util.HashMap's order (sl_pack_map_hashmap: what
+ * Flink prints).  Equality of packed bytes is equality of
  * ARRAY values (element by element, doubles by their bits); MAP equality
  * would need order-free comparison and is refused by the binder.
  *
@@ -74,11 +75,27 @@ int sl_unpack_map_get(const char *p, int64_t len, sl_type map, const sl_col *key
                       sl_buf *kbuf, sl_arena *a, sl_col *out, int row);
 
 /*
- * Drops repeated keys from the packed MAP in buf (n entries, key type kt,
- * value type vt): the last value of a key is kept at the first key's
- * position.  Rewrites buf in place through tmp (scratch).  Returns the
- * number of entries left, or a negative SL_E* code.
+ * Drops repeated keys from the packed MAP in buf (key type kt, value type
+ * vt): the last value of a key is kept at the first key's position, the
+ * order is kept (MAP_FROM_ARRAYS, MAP_UNION, Kafka headers: Flink's order
+ * there is not String's HashMap order).  Rewrites buf in place through tmp
+ * (scratch).  Returns the number of entries left, or a negative SL_E* code.
  */
 int sl_pack_map_dedup(sl_buf *buf, sl_type kt, sl_type vt, sl_buf *tmp);
+
+/*
+ * Makes the packed MAP in buf (key type kt, value type vt) hold what a
+ * java.util.HashMap filled with its entries in order holds, as Flink's
+ * map constructor and json reader build it: a repeated key keeps its last
+ * value at the first key's position, and the entries come in the
+ * HashMap's iteration order (javahash.h; `MAP['b', 1, 'a', 2]` is {a=2,
+ * b=1}), a string key hashed as a Java String, or with flink_strings as
+ * Flink's BinaryStringData (the json reader's HashMap<StringData, ..>),
+ * unless a key type has no Java hashCode of its own (BYTES, ROW, ARRAY,
+ * MAP: their order is kept).  Rewrites buf in place through tmp
+ * (scratch).  Returns the number of entries left, or a negative SL_E*
+ * code.
+ */
+int sl_pack_map_hashmap(sl_buf *buf, sl_type kt, sl_type vt, sl_buf *tmp, int flink_strings);
 
 #endif

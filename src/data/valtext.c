@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "decimal.h"
+#include "javahash.h"
 #include "packed.h"
 #include "sluice.h"
 #include "../base/timeutil.h"
@@ -158,27 +159,62 @@ static int put_row(const sl_col *c, int row, const char *null_text, const char *
 	return sl_buf_putc(out, ')') ? SL_ENOMEM : 0;
 }
 
-/* An ARRAY as "[1, NULL, 3]", a MAP as "{a=1, b=NULL}" (Flink's CAST to
- * STRING: ArrayToStringCastRule / MapToStringCastRule, nested NULLs as
+/* The entries of a MAP value over u, in the order a java.util.HashMap
+ * iterates them (javahash.h) when every key has a Java hashCode: their
+ * byte offsets into off[] in that order (n <= cap).  Returns 1 when they
+ * are in that order, 0 when the map keeps its own order, or SL_E*. */
+static int java_order(sl_unpack u, sl_col *ec, const char **off, int n)
+{
+	uint32_t hash[64];
+	int order[64];
+	const char *at[64];
+	for (int i = 0; i < n; i++) {
+		at[i] = u.p;
+		int rc = sl_unpack_next(&u, NULL, &ec[0], 0);
+		if (rc)
+			return rc;
+		if (sl_java_hash(&ec[0], 0, &hash[i]))
+			return 0;
+		if ((rc = sl_unpack_skip(&u, ec[1].type)))
+			return rc;
+	}
+	sl_java_map_order(hash, n, order);
+	for (int i = 0; i < n; i++)
+		off[i] = at[order[i]];
+	return 1;
+}
+
+/*
+ * An ARRAY as "[1, NULL, 3]", a MAP as "{a=1, b=NULL}" (nested NULLs as
  * "NULL"), each element through sl_value_text of a one-row scratch column
- * (strings referenced in place, not copied). */
+ * (strings referenced in place, not copied).  A MAP's entries come in Flink's printed order, java.util.HashMap's
+ * (javahash.c: `MAP['b', 1, 'a', 2]` prints {a=2, b=1}), for maps of up
+ * to 64 entries whose keys have a Java hashCode; others in their order.
+ */
 static int put_packed(const sl_col *c, int row, const char *tz, sl_buf *out)
 {
 	const sl_str *v = &c->v.str[row];
-	int ismap = c->type.id == SL_T_MAP, rc = SL_ENOMEM;
+	int ismap = c->type.id == SL_T_MAP, rc = SL_ENOMEM, hashed = 0;
 	sl_col ec[2];
 	sl_unpack u;
+	const char *off[64];
 	memset(ec, 0, sizeof(ec));
 	if (sl_unpack_open(&u, v->ptr, v->len))
 		return SL_ESTATE;
 	for (int k = 0; k <= ismap; k++)
 		if (sl_col_new(&ec[k], c->type.row->fields[k].type, 1))
 			goto done;
+	if (ismap && u.n > 1 && u.n <= 64 && (hashed = java_order(u, ec, off, (int)u.n)) < 0) {
+		rc = hashed;
+		goto done;
+	}
 	if (sl_buf_putc(out, ismap ? '{' : '['))
 		goto done;
 	for (uint32_t i = 0; i < u.n; i++) {
 		if (i && sl_buf_append(out, ", ", 2))
 			goto done;
+		if (hashed)
+			u.p = off[i];
 		for (int k = 0; k <= ismap; k++) {
 			if (k && sl_buf_putc(out, '='))
 				goto done;
@@ -238,7 +274,11 @@ int sl_value_text(const sl_col *c, int row, const char *null_text, const char *t
 	case SL_T_BINARY:
 	case SL_T_VARBINARY: return put_hex(out, &c->v.str[row]);
 	case SL_T_DATE: n = sl_date_format(c->v.i64[row], t); break;
-	case SL_T_TIME: n = sl_time_format(c->v.i64[row], ty.precision, t); break;
+	case SL_T_TIME: /* the value's milliseconds whatever the precision (Flink
+	                 * prints the LocalTime: TIME '10:11:12.345' is a TIME(0)
+	                 * printed 10:11:12.345) */
+		n = sl_time_format(c->v.i64[row], ty.precision > 3 ? ty.precision : 3, t);
+		break;
 	case SL_T_TIMESTAMP: n = sl_ts_format(c->v.i64[row], ty.precision, 0, 0, t); break;
 	case SL_T_TIMESTAMP_LTZ: {
 		int64_t us = c->v.i64[row], off = 0;

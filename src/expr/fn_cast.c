@@ -265,9 +265,11 @@ static int str_to(sl_xctx *x, const sl_step *st, const char *p, const char *e, s
 		o->v.i64[i] = v;
 		return 0;
 	case SL_T_TIME:
+		/* to milliseconds, as Flink 1.20.3 at run time (CAST(s AS TIME) of
+		 * '10:11:12.5' prints 10:11:12.5 although the type is TIME(0)) */
 		if (sl_time_parse(p, n, &v))
 			return 1;
-		o->v.i64[i] = ts_trunc(v, t.precision);
+		o->v.i64[i] = ts_trunc(v, t.precision > 3 ? t.precision : 3);
 		return 0;
 	case SL_T_TIMESTAMP: case SL_T_TIMESTAMP_LTZ:
 		if (sl_ts_parse(p, n, &v))
@@ -346,11 +348,28 @@ static int c_str_str(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_c
 	return put_text(x, st, a->v.str[i].ptr, a->v.str[i].len, 0, o, i);
 }
 
-/* The text of TIMESTAMP / TIMESTAMP_LTZ value (a, i) as CAST writes it into
- * t (>= 64 bytes): p fraction digits (c_ts_str); its length. */
+/* The text of TIMESTAMP / TIMESTAMP_LTZ / TIME value (a, i) as CAST writes it
+ * into t (>= 64 bytes): p fraction digits (c_ts_str); its length.  A TIME is
+ * TIME(0) (docs/sql.md, Types), so its text has no fraction even when its value has
+ * milliseconds (a TIME literal's): CAST(TIME '10:11:12.345' AS STRING) is
+ * '10:11:12' in Flink 1.20.3, which prints the value itself as 10:11:12.345. */
 static int ts_cast_text(const sl_col *a, int i, const char *tz, char *t)
 {
 	int64_t us = a->v.i64[i];
+	if (a->type.id == SL_T_TIME) {
+		int n = sl_time_format(us, a->type.precision, t);
+		int p = a->type.precision > 6 ? 6 : a->type.precision;
+		if (p > 0) {
+			const char *dot = memchr(t, '.', (size_t)n);
+			int have = dot ? n - (int)(dot - t) - 1 : 0;
+			if (!dot)
+				t[n++] = '.';
+			for (; have < p; have++)
+				t[n++] = '0';
+			t[n] = 0;
+		}
+		return n;
+	}
 	if (a->type.id == SL_T_TIMESTAMP_LTZ) {
 		int64_t off = 0;
 		if (sl_tz_offset(tz, us, &off))
@@ -387,6 +406,7 @@ static int cast_text(const sl_col *c, int row, const char *tz, sl_arena *a, sl_b
 	if (c->null[row])
 		return sl_buf_puts(b, "NULL") ? SL_ENOMEM : 0;
 	switch ((sl_type_id)c->type.id) {
+	case SL_T_TIME:
 	case SL_T_TIMESTAMP:
 	case SL_T_TIMESTAMP_LTZ:
 		return sl_buf_append(b, t, (size_t)ts_cast_text(c, row, tz, t)) ? SL_ENOMEM : 0;
@@ -535,7 +555,7 @@ static conv_fn pick(sl_type f, sl_type t)
 	int cf = num_class(f), ct = num_class(t);
 	if (cf && ct)
 		return num[cf][ct];
-	if (sl__type_is_char(t) && sl_type_is_timestamp(f))
+	if (sl__type_is_char(t) && (sl_type_is_timestamp(f) || f.id == SL_T_TIME))
 		return c_ts_str;
 	if (sl__type_is_char(t) || sl_type_is_binary(t))
 		return sl__type_is_char(f) || sl_type_is_binary(f) ? c_str_str : c_to_str;

@@ -89,7 +89,7 @@ static int k_map(sl_xctx *x, const sl_step *st)
 		if (!rc) {
 			sl_pack_end(&a->buf, (uint32_t)(st->nargs / 2));
 			if (st->nargs > 2)
-				rc = sl_pack_map_dedup(&a->buf, kt, vt, &a->tmp) < 0;
+				rc = sl_pack_map_hashmap(&a->buf, kt, vt, &a->tmp, 0) < 0;
 		}
 		if (!rc)
 			rc = put_packed(x, st, a, o, i);

@@ -30,6 +30,7 @@
  * (grown, never freed per row); the value is copied into the step's arena.
  */
 #include "expr_int.h"
+#include "data/javahash.h"
 #include "data/packed.h"
 
 #include <stdlib.h>
@@ -197,35 +198,10 @@ static int64_t jsplit(stm_aux *a, const splitter *s, sl_str t, int limit)
 	return n;
 }
 
-/* Java's String.hashCode of UTF-8 text (over its UTF-16 code units; an
- * invalid byte counts as U+FFFD, as Java's decoder makes it). */
+/* Java's String.hashCode of the key (data/javahash.h) */
 static uint32_t java_hash(sl_str s)
 {
-	uint32_t h = 0;
-	const unsigned char *p = (const unsigned char *)s.ptr, *e = p + s.len;
-	while (p < e) {
-		uint32_t c = *p;
-		int l = utf8_len(*p);
-		if (c >= 0x80) {
-			if (c < 0xC0 || p + l > e) {
-				c = 0xFFFD;
-				l = 1;
-			} else {
-				c = l == 2 ? c & 0x1F : l == 3 ? c & 0x0F : c & 0x07;
-				for (int i = 1; i < l; i++)
-					c = (c << 6) | (p[i] & 0x3F);
-			}
-		}
-		p += l;
-		if (c >= 0x10000) {
-			c -= 0x10000;
-			h = 31 * h + (0xD800 + (c >> 10));
-			h = 31 * h + (0xDC00 + (c & 0x3FF));
-		} else {
-			h = 31 * h + c;
-		}
-	}
-	return h;
+	return sl_java_string_hash(s.ptr, s.len);
 }
 
 static int put_str(sl_buf *b, sl_str s, int null)

@@ -858,8 +858,8 @@ static int read_coll(sl_jcur *c, jcoll *jc, sl_col *col, int row)
 	}
 	sl_pack_end(&jc->buf, n);
 	if (ismap && n > 1 &&
-	    sl_pack_map_dedup(&jc->buf, sl_type_map_key(jc->type), sl_type_map_value(jc->type),
-	                      &jc->tmp) < 0)
+	    sl_pack_map_hashmap(&jc->buf, sl_type_map_key(jc->type), sl_type_map_value(jc->type),
+	                        &jc->tmp, 1) < 0)
 		return sl_err_set(c->err, SL_ENOMEM, "out of memory");
 	c->depth--;
 	if (sl_col_set_str_in(&c->b->arena, col, row, jc->buf.p, (int64_t)jc->buf.len))

@@ -204,12 +204,12 @@ static sl_expr *bind_literal(planner *p, const sl_ast_expr *e)
 	case SL_AL_TIME: {
 		if (sl_time_parse(l->text, strlen(l->text), &v.v.i64))
 			break;
-		/* TIME '10:11:12.345' is TIME(3), as in Flink (make test-flink) */
-		const char *dot = strchr(l->text, '.');
+		/* TIME '10:11:12.345' is TIME(0), as every TIME in Flink 1.20.3, but
+		 * its value keeps the milliseconds (Flink's TIME is milliseconds of
+		 * the day): it prints 10:11:12.345 and compares greater than TIME
+		 * '10:11:12'; CAST to STRING writes 10:11:12 (docs/sql.md, Types) */
+		v.v.i64 -= v.v.i64 % 1000;
 		sl_type t = sl_type_make(SL_T_TIME);
-		t.precision = dot ? (int)strspn(dot + 1, "0123456789") : 0;
-		if (t.precision > 6)
-			t.precision = 6;
 		return sl_expr_lit(p->a, t, v);
 	}
 	case SL_AL_TIMESTAMP:

@@ -346,8 +346,8 @@ typedef struct sl_ast_match_term {
 } sl_ast_match_term;
 
 typedef enum sl_ast_match_skip {
-	SL_AMS_PAST_LAST = 0, /* AFTER MATCH SKIP PAST LAST ROW (the default) */
-	SL_AMS_NEXT_ROW,      /* SKIP TO NEXT ROW */
+	SL_AMS_PAST_LAST = 0, /* AFTER MATCH SKIP PAST LAST ROW */
+	SL_AMS_NEXT_ROW,      /* SKIP TO NEXT ROW (the default, as Flink's) */
 	SL_AMS_TO_FIRST,      /* SKIP TO FIRST var */
 	SL_AMS_TO_LAST        /* SKIP TO LAST var, SKIP TO var */
 } sl_ast_match_skip;

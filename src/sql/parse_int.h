@@ -24,6 +24,8 @@ typedef struct sl_parser {
 	int depth;
 	int maxh;           /* largest expression height since the last reset (parse_limits.c) */
 	int links;          /* JOINs and set operations in the current statement */
+	int lateral;        /* in a LATERAL subquery: WHERE without FROM is taken
+	                     * (a sluice extension, docs/sql.md; Flink refuses it) */
 	sl_err *err;
 } sl_parser;
 

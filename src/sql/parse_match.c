@@ -159,6 +159,9 @@ static int after_match(sl_parser *p, sl_ast_match *m)
 /* The clauses between the parentheses, in Flink's order. */
 static int match_body(sl_parser *p, sl_ast_match *m)
 {
+	/* without AFTER MATCH: SKIP TO NEXT ROW, what Flink 1.20.3 does (its
+	 * SqlToRelConverter's default; docs/match_recognize.md) */
+	m->skip = SL_AMS_NEXT_ROW;
 	if (sl__p_is_kw(p, 0, "PARTITION") && sl__p_is_kw(p, 1, "BY")) {
 		int cap = 0;
 		p->i += 2;

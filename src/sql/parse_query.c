@@ -151,7 +151,11 @@ static sl_ast_from *from_primary(sl_parser *p)
 		f->kind = SL_AF_SUBQUERY;
 		f->u.sub.lateral = (uint8_t)lateral;
 		p->i++;
-		rc = (f->u.sub.query = sl__p_query(p)) && !sl__p_expect_op(p, ")") ? 0 : -1;
+		int outer = p->lateral;
+		p->lateral = lateral;
+		f->u.sub.query = sl__p_query(p);
+		p->lateral = outer;
+		rc = f->u.sub.query && !sl__p_expect_op(p, ")") ? 0 : -1;
 	} else if (lateral) {
 		rc = sl__p_error(p, "TABLE or '(' after LATERAL");
 	} else if (sl__p_is_ident(p, 0)) {
@@ -344,6 +348,14 @@ static int select_tail(sl_parser *p, sl_ast_select *s)
 {
 	if (sl__p_accept_kw(p, "FROM") && !(s->from = from_list(p)))
 		return -1;
+	/* WHERE, GROUP BY, HAVING and WINDOW need a FROM, as in Flink's grammar
+	 * (SELECT 1 WHERE ..: "Incorrect syntax near the keyword 'WHERE'");
+	 * ORDER BY, LIMIT and set operators do not; a LATERAL subquery's WHERE
+	 * without FROM is sluice's extension (docs/sql.md) */
+	if (!s->from && !(p->lateral && sl__p_is_kw(p, 0, "WHERE")) &&
+	    (sl__p_is_kw(p, 0, "WHERE") || sl__p_is_kw(p, 0, "GROUP") ||
+	                 sl__p_is_kw(p, 0, "HAVING") || sl__p_is_kw(p, 0, "WINDOW")))
+		return sl__p_error(p, "FROM");
 	if (sl__p_accept_kw(p, "WHERE") && !(s->where = sl__p_expr(p)))
 		return -1;
 	if (sl__p_is_kw(p, 0, "GROUP")) {

@@ -494,8 +494,10 @@ static int time_type(sl_parser *p, sl_ast_type *ty)
 	if (sl__p_accept_kw(p, "TIME")) {
 		if ((np = type_params(p, &a, &b)) < 0)
 			return -1;
+		/* TIME(p) is TIME(0): Flink 1.20's planner supports only precision 0
+		 * (TYPEOF shows TIME(0), the json format reads whole seconds) */
 		ty->sql = sl_type_make(SL_T_TIME);
-		ty->sql.precision = (uint8_t)(np ? a : 0);
+		ty->sql.precision = 0;
 		if (sl__p_accept_kw(p, "WITHOUT") &&
 		    (sl__p_expect_kw(p, "TIME") || sl__p_expect_kw(p, "ZONE")))
 			return -1;

@@ -251,10 +251,9 @@ static int scan(lexer *lx)
 			goto illegal;
 		len = 2;
 		break;
-	case CC_PIPE:
-		if (p[1] != '|')
-			goto illegal;
-		len = 2;
+	case CC_PIPE: /* || ; a lone | is PATTERN alternation, which the parser
+	               * refuses by name (parse_match.c) */
+		len = p[1] == '|' ? 2 : 1;
 		break;
 	case CC_DOT:
 		if (cclass[(unsigned char)p[1]] == CC_DIGIT)

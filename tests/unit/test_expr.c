@@ -87,6 +87,14 @@ static sl_batch *eval1(sl_expr *e, sl_batch *in, int *rc)
 	for (int i = 0; i < in->nrows; i++)
 		sl_batch_add_row(out, 0, SL_WM_MIN);
 	*rc = sl_prog_eval(p, in, out, out->cols, NULL, &E);
+	/* a string result may point into the program (a literal's bytes): copy
+	 * it into the batch before the program is freed */
+	sl_col *c = &out->cols[0];
+	if (!*rc && sl_type_phys(c->type) == SL_PHYS_STR)
+		for (int i = 0; i < out->nrows; i++)
+			if (!c->null[i])
+				assert_int_equal(sl_col_set_str_in(&out->arena, c, i, c->v.str[i].ptr,
+				                                   c->v.str[i].len), 0);
 	sl_prog_free(p);
 	return out;
 }

@@ -722,8 +722,16 @@ static inline __attribute__((always_inline)) int decode_one(fs_source *f, const 
 static int may_turn(const fs_source *f, int j)
 {
 	const fs_split *sp = &f->splits[j];
-	return sp->state != FS_DONE &&
-	       (j == 0 || sp[-1].file != sp->file || sp[-1].state == FS_DONE);
+	if (sp->state == FS_DONE)
+		return 0;
+	if (sp->pfile >= 0) { /* every range of the file is listed, the ones done
+	                       * by other instances too */
+		int i = j - 1, first = f->pf[sp->pfile].first;
+		while (i >= first && f->splits[i].state == FS_DONE)
+			i--;
+		return i < first;
+	}
+	return j == 0 || sp[-1].file != sp->file || sp[-1].state == FS_DONE;
 }
 
 /* The next split after split k that may take turns, round-robin (k

@@ -37,17 +37,25 @@
  *
  * Parallel instances (sl_conn_args.subtask of nsubtasks, docs/parallel.md
  * §4 rule 5): the splits are enumerated in the order above, which depends
- * on the data only; whole files go to the instances in turn, and a cut
- * file's ranges in runs of FS_RUN contiguous ranges, the last round cut
- * so that every instance gets as many ranges as the others within one
- * (make_splits, range_owner); the rest of this file sees only the kept
- * splits, so an instance reads its ranges of a file in order, each seeded
- * as above, and an instance without a split ends at once (SL_EEOF).  Its
- * snapshot names only its splits (version 4, with the instance, the count
- * and the split size); a restore takes the snapshots of every instance of
- * the run that took the checkpoint, one call each (fss_restore), cuts the
- * files at the snapshot's size when it is not this build's (FS_SPLIT_BYTES
- * was 64 MiB for versions 1-3), and keeps the splits it owns.
+ * on the data only; whole files go to the instances in turn.  A cut
+ * file's ranges, in a parallel run (a share slot, sl_conn_args.share),
+ * come from a pool the instances share (conn_fs_pool.c, docs/parallel.md
+ * §4.1): every instance lists and seeds all of them, counts those still
+ * in the pool in its watermark, takes runs of contiguous ranges from the
+ * pool's front as it reads (pool_take, claim, next_range_goes_on) and
+ * treats a range another instance took as done (pool_sync).  Without a
+ * share slot (a source made outside the parallel runtime) they go in runs
+ * of FS_RUN contiguous ranges, the last round cut so that every instance
+ * gets as many ranges as the others within one (make_splits,
+ * range_owner), and the instance keeps only its own.  An instance reads
+ * its ranges of a file in order, each seeded as above, and an instance
+ * without a split ends at once (SL_EEOF).  Its snapshot (version 5, with
+ * the instance, the count and the split size) names its splits and every
+ * range of a pooled file (fss_snapshot); a restore takes the snapshots of
+ * every instance of the run that took the checkpoint, one call each
+ * (fss_restore), cuts the files at the snapshot's size when it is not
+ * this build's (FS_SPLIT_BYTES was 64 MiB for versions 1-3), and keeps
+ * the furthest record of each split it lists.
  *
  * METADATA columns (file.path, file.name, file.size,
  * file.modification-time, as Flink's) are filled like partition columns
@@ -65,7 +73,8 @@
  * it is) restores exactly at the next record of every split.
  *
  * The sink is conn_fs_sink.c.  One thread uses an instance at a time, like
- * every connector; instances share nothing but the files they read.
+ * every connector; instances share nothing but the files they read and
+ * the pools of their cut files.
  */
 #include "conn_fs_int.h"
 #include "conn_lines.h"
@@ -89,7 +98,9 @@
                                                  * a row (range_owner, the pool) */
 #define FS_SRC_SNAP_VERSION 2                   /* the source's snapshot (per split) */
 #define FS_SRC_SNAP_PARALLEL 3                  /* ... of one of several instances */
-#define FS_SRC_SNAP_CUT 4                       /* ... with its split size (written) */
+#define FS_SRC_SNAP_CUT 4                       /* ... with its split size */
+#define FS_SRC_SNAP_POOL 5                      /* ... naming pooled ranges it did not
+                                                 * take too (written) */
 #define FS_TURN_BYTES (1LL << 20)               /* a split's turn: records starting in
                                                  * one aligned MiB of its file */
 
@@ -1236,9 +1247,17 @@ static int fss_row_input(sl_source *s, int row, const char **file, int64_t *line
  * watermark (base.split_wm, kept by the scan).  Version 3 (instance
  * `subtask` of nsub > 1): u8 3, u32 subtask, u32 nsub, then version 2's
  * fields after its first byte, listing this instance's splits only.
- * Version 4, the one written (any nsub): u8 4, u32 subtask, u32 nsub, i64
- * the size the files were cut at (make_splits), then version 2's fields;
- * versions 1-3 were cut at FS_SPLIT_BYTES_V3 (or the test size).
+ * Version 4 (any nsub): u8 4, u32 subtask, u32 nsub, i64 the size the
+ * files were cut at (make_splits), then version 2's fields; versions 1-3
+ * were cut at FS_SPLIT_BYTES_V3 (or the test size).  Version 5, the one
+ * written: version 4's layout, but the instances' snapshots may name one
+ * range several times (a pooled file's ranges are in every instance's:
+ * the one that took a range has it where it is, the others where it stood
+ * when their run began, docs/parallel.md §4.1); a restore keeps the
+ * furthest record of each range (restore_v2), which changes nothing for
+ * the earlier versions, whose snapshots name each split once.  A build
+ * that reads up to version 4 would keep the last record instead, so it
+ * refuses version 5.
  * Version 1 (one stream over the files in name order, before splits):
  * u8 1, file index, file name ("" when done), offset and line of the next
  * record; fss_restore maps it onto the splits.
@@ -1250,7 +1269,7 @@ static int fss_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 		f->splits[f->lr_split].off = f->lr.off;
 		f->splits[f->lr_split].line = f->lr.line;
 	}
-	sl_snap_put_u8(w, FS_SRC_SNAP_CUT);
+	sl_snap_put_u8(w, FS_SRC_SNAP_POOL);
 	sl_snap_put_u32(w, (uint32_t)f->subtask);
 	sl_snap_put_u32(w, (uint32_t)f->nsub);
 	sl_snap_put_i64(w, f->cut_bytes);
@@ -1469,19 +1488,19 @@ static int fss_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 	int rc;
 	leave_split(f);
 	f->seeding = 1;
-	if (ver == FS_SRC_SNAP_PARALLEL || ver == FS_SRC_SNAP_CUT) {
+	if (ver == FS_SRC_SNAP_PARALLEL || ver >= FS_SRC_SNAP_CUT) {
 		from = sl_snap_get_u32(r);
 		nsub = sl_snap_get_u32(r);
 	}
-	if (ver == FS_SRC_SNAP_CUT)
+	if (ver >= FS_SRC_SNAP_CUT)
 		cut = sl_snap_get_i64(r);
 	if (!sl_snap_reader_ok(r) || (ver == FS_SRC_SNAP_PARALLEL && nsub < 2) || cut < 1)
 		return sl_err_set(err, SL_ESTATE, "source '%s': damaged filesystem snapshot",
 		                  s->table);
-	if (ver < 1 || ver > FS_SRC_SNAP_CUT)
+	if (ver < 1 || ver > FS_SRC_SNAP_POOL)
 		return sl_err_set(err, SL_ESTATE, "source '%s': filesystem snapshot version %d is "
 		                  "not supported (this build reads 1 to %d)", s->table, ver,
-		                  FS_SRC_SNAP_CUT);
+		                  FS_SRC_SNAP_POOL);
 	if ((rc = note_restore(f, from, nsub, err)))
 		return rc;
 	/* the splits are named by their starts: cut the files as the run that

@@ -189,6 +189,11 @@ typedef struct sl_source {
 	 * watermark until it has data again.  NULL = no split is ever idle.
 	 */
 	const uint8_t *split_idle;
+	/* Splits another instance of the run reads (split_elsewhere[i] = 1:
+	 * a range of a pooled file another instance took, docs/parallel.md
+	 * §4.1): done for this instance and left out of its live metrics'
+	 * list of splits.  NULL = none. */
+	const uint8_t *split_elsewhere;
 	/* The changelog the source produces when its format's decoder does not
 	 * say (dec->vt->changelog), e.g. "upsert-kafka": +I upserts and -D by
 	 * key, normalized after the scan by the PRIMARY KEY.  NULL = none. */

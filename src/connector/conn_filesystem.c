@@ -163,6 +163,8 @@ typedef struct fs_source {
 	fs_split *splits;   /* in file order, then start order */
 	int nsplits;
 	uint8_t *done;      /* per split: state == FS_DONE (base.split_done) */
+	uint8_t *elsewhere; /* per split: another instance took it from the pool
+	                     * (base.split_elsewhere) */
 	int64_t *wm;        /* per split: the scan's watermark (base.split_wm) */
 	int ndone;          /* splits done */
 	int cur;            /* split whose turn it is */
@@ -422,14 +424,16 @@ static int make_splits(fs_source *f, int64_t size, sl_err *err)
 		}
 	}
 	f->done = calloc((size_t)f->nsplits + 1, 1);
+	f->elsewhere = calloc((size_t)f->nsplits + 1, 1);
 	f->wm = malloc(((size_t)f->nsplits + 1) * sizeof *f->wm);
 	f->wm_keep = malloc(((size_t)f->nsplits + 1) * sizeof *f->wm_keep);
-	if (!f->done || !f->wm || !f->wm_keep)
+	if (!f->done || !f->elsewhere || !f->wm || !f->wm_keep)
 		goto nomem;
 	for (int i = 0; i < f->nsplits; i++)
 		f->wm[i] = SL_WM_MIN;
 	f->base.nsplits = f->nsplits;
 	f->base.split_done = f->done;
+	f->base.split_elsewhere = f->elsewhere;
 	f->base.split_wm = f->wm;
 	f->seeding = 1;
 	return 0;
@@ -449,10 +453,11 @@ static int recut(fs_source *f, int64_t size, sl_err *err)
 	int64_t wm = f->nsplits ? f->wm[0] : SL_WM_MIN;
 	free(f->splits);
 	free(f->done);
+	free(f->elsewhere);
 	free(f->wm);
 	free(f->wm_keep);
 	f->splits = NULL;
-	f->done = NULL;
+	f->done = f->elsewhere = NULL;
 	f->wm = f->wm_keep = NULL;
 	f->nsplits = f->ndone = 0;
 	f->base.bytes_total = 0;
@@ -793,8 +798,10 @@ static void pool_sync(fs_source *f)
 		int front = sl__fs_pool_front(pf->pool);
 		for (; pf->seen < front; pf->seen++) {
 			int k = pf->first + sl__fs_pool_range(pf->pool, pf->seen);
-			if (!f->splits[k].mine)
+			if (!f->splits[k].mine) {
 				finish_split(f, k);
+				f->elsewhere[k] = 1;
+			}
 		}
 	}
 }
@@ -1326,6 +1333,7 @@ static void reset_splits(fs_source *f)
 		sp->seeded = 0;
 		sp->mine = 0;
 		f->done[i] = 0;
+		f->elsewhere[i] = 0;
 		f->wm[i] = SL_WM_MIN;
 	}
 	f->ndone = 0;
@@ -1538,6 +1546,7 @@ static void fss_close(sl_source *s)
 	free(f->prov_off);
 	free(f->splits);
 	free(f->done);
+	free(f->elsewhere);
 	free(f->wm);
 	free(f->wm_keep);
 	free(f->old_seen);
@@ -1547,11 +1556,12 @@ static void fss_close(sl_source *s)
 	f->wm_keep = NULL;
 	f->old_seen = NULL;
 	f->splits = NULL;
-	f->done = NULL;
+	f->done = f->elsewhere = NULL;
 	f->wm = NULL;
 	f->nsplits = 0;
 	s->nsplits = 0;
 	s->split_done = NULL;
+	s->split_elsewhere = NULL;
 	s->split_wm = NULL;
 	sl__fs_fill_free(&f->fill);
 	f->dec = NULL;

@@ -32,9 +32,11 @@ struct sl__fs_pool_file {
 	_Atomic int front;  /* order[0 .. front) are taken */
 };
 
-/* Every pool of one source table in one run (the share slot's p). */
+/* Every pool of one source table in one run (the share slot's p).  Each
+ * pool is allocated on its own: instances keep pointers to them while
+ * another instance adds pools (the array of pointers may move). */
 typedef struct fs_pools {
-	struct sl__fs_pool_file *f;
+	struct sl__fs_pool_file **f;
 	int n, cap;
 } fs_pools;
 
@@ -42,8 +44,9 @@ static void pools_free(void *p)
 {
 	fs_pools *ps = p;
 	for (int i = 0; i < ps->n; i++) {
-		free(ps->f[i].name);
-		free(ps->f[i].order);
+		free(ps->f[i]->name);
+		free(ps->f[i]->order);
+		free(ps->f[i]);
 	}
 	free(ps->f);
 	free(ps);
@@ -62,8 +65,8 @@ sl__fs_pool_file *sl__fs_pool_get(sl_conn_share *sh, const char *name, int64_t c
 		sh->free_p = pools_free;
 	}
 	for (int i = 0; i < ps->n; i++)
-		if (ps->f[i].cut == cut && !strcmp(ps->f[i].name, name)) {
-			pf = &ps->f[i];
+		if (ps->f[i]->cut == cut && !strcmp(ps->f[i]->name, name)) {
+			pf = ps->f[i];
 			break;
 		}
 	if (pf) {
@@ -77,14 +80,14 @@ sl__fs_pool_file *sl__fs_pool_get(sl_conn_share *sh, const char *name, int64_t c
 	}
 	if (ps->n == ps->cap) {
 		int cap = ps->cap ? ps->cap * 2 : 4;
-		struct sl__fs_pool_file *nf = realloc(ps->f, (size_t)cap * sizeof *nf);
+		struct sl__fs_pool_file **nf = realloc(ps->f, (size_t)cap * sizeof *nf);
 		if (!nf)
 			goto nomem;
 		ps->f = nf;
 		ps->cap = cap;
 	}
-	pf = &ps->f[ps->n];
-	memset(pf, 0, sizeof *pf);
+	if (!(pf = calloc(1, sizeof *pf)))
+		goto nomem;
 	pf->cut = cut;
 	pf->nranges = nranges;
 	pf->name = strdup(name);
@@ -92,13 +95,14 @@ sl__fs_pool_file *sl__fs_pool_get(sl_conn_share *sh, const char *name, int64_t c
 	if (!pf->name || !pf->order) {
 		free(pf->name);
 		free(pf->order);
+		free(pf);
 		goto nomem;
 	}
 	for (int64_t j = 0; j < nranges; j++)
 		if (!done[j])
 			pf->order[pf->n++] = (int32_t)j;
 	atomic_init(&pf->front, 0);
-	ps->n++;
+	ps->f[ps->n++] = pf;
 	pthread_mutex_unlock(&sh->mu);
 	return pf;
 nomem:

@@ -1003,6 +1003,50 @@ static void test_pool_checkpoints(void **state)
 	unsetenv("SLUICE_TEST_SPLIT_BYTES");
 }
 
+/*
+ * Many pooled files (a directory of six files each cut into about 4
+ * ranges): every pool stays where the instances found it while others
+ * are made (before the fix, the pools moved when their array grew past 4,
+ * and instances holding the old ones read ranges twice); every record
+ * once at 2 and 3.
+ */
+static void test_pool_many_files(void **state)
+{
+	(void)state;
+	char *d = subdir("poolmany");
+	const char *names[] = {"a.jsonl", "b.jsonl", "c.jsonl", "d.jsonl", "e.jsonl", "f.jsonl"};
+	for (int i = 0; i < 6; i++)
+		write_lines(d, names[i], 150);
+	set_split_bytes(1000);
+	fx f;
+	fx_init(&f, "json", d);
+	static got ref, all, g[3];
+	ref.n = 0;
+	read_instance(&f, 0, 1, 7, &ref);
+	for (int np = 2; np <= 3; np++) {
+		sl_conn_share sh;
+		share_init(&sh);
+		sl_source *s[3];
+		sl_err err;
+		for (int i = 0; i < np; i++) {
+			s[i] = pool_instance(&f, i, np, &sh, &err);
+			assert_non_null(s[i]);
+			g[i].n = g[i].seeds = 0;
+		}
+		static const int turns[3] = {1, 2, 3};
+		pool_read_all(s, np, turns, g);
+		all.n = 0;
+		for (int i = 0; i < np; i++) {
+			got_append(&all, &g[i], g[i].n);
+			sl_source_free(s[i]);
+		}
+		check_same_rows(&ref, &all);
+		share_free(&sh);
+	}
+	sl_arena_deinit(&f.arena);
+	unsetenv("SLUICE_TEST_SPLIT_BYTES");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1017,6 +1061,7 @@ int main(void)
 		cmocka_unit_test(test_restore_other_cut),
 		cmocka_unit_test(test_pool_balance),
 		cmocka_unit_test(test_pool_checkpoints),
+		cmocka_unit_test(test_pool_many_files),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

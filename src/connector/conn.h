@@ -43,8 +43,9 @@
  * job opens one object per instance of a table's scan or sink
  * (sl_conn_args.subtask / nsubtasks); instances share only the read-only
  * arguments (configure may run on several threads at once over one
- * table's options, base/opts.h) and the files, and keep their output and
- * their splits apart as each connector's file says.
+ * table's options, base/opts.h), the files and the run's share slot
+ * (sl_conn_share: the filesystem source's pool of ranges), and keep their
+ * output and their splits apart as each connector's file says.
  */
 #ifndef SL_CONN_H
 #define SL_CONN_H
@@ -56,6 +57,8 @@
 #include "../data/types.h"
 #include "../data/batch.h"
 #include "../state/state.h"
+
+#include <pthread.h>
 
 struct sl_engine;
 
@@ -85,8 +88,9 @@ typedef struct sl_conn_args {
 	 * is instance `subtask` (0-based, Flink's subtask index) of
 	 * `nsubtasks` (>= 1) instances of its table's scan or sink.  A source
 	 * reads only the splits the static assignment gives it (split k goes
-	 * to instance k % nsubtasks, in split order) and ends at once without
-	 * any; a sink keeps its output apart from the other instances' (the
+	 * to instance k % nsubtasks, in split order; a cut file's ranges come
+	 * from the pool in `share` instead, when there is one) and ends at
+	 * once without any; a sink keeps its output apart from the other instances' (the
 	 * filesystem sink's part-file names).  Zero-initialized args mean one
 	 * instance: nsubtasks 0 is read as 1; a subtask outside [0,
 	 * nsubtasks) is refused by configure.  Lookups ignore both (every
@@ -108,7 +112,27 @@ typedef struct sl_conn_args {
 	 * -D), for a sink whose writing depends on it (the iceberg sink writes
 	 * delete files then); 0 = insert-only or not known. */
 	int updating;
+	/* What the instances of this table's scan in one parallel run share
+	 * (sl_conn_share, below), or NULL (one instance; a graph made by
+	 * sl_instantiate).  The filesystem source keeps the pool of a cut
+	 * file's ranges there (docs/parallel.md §4.1).  Last, so that the
+	 * planners' positional initializers need not name it. */
+	struct sl_conn_share *share;
 } sl_conn_args;
+
+/*
+ * A slot the instances of one table's scan share in one parallel run
+ * (sl_conn_args.share): made by the runtime (prun.c) before the instances
+ * are, one per plan node, and freed after every instance was closed, by
+ * calling free_p(p) when p is set.  The connector owns p: the first
+ * instance that needs it makes it under mu (instances open and restore on
+ * one thread, but read on their own threads), and says how it is freed.
+ */
+typedef struct sl_conn_share {
+	pthread_mutex_t mu;
+	void *p;
+	void (*free_p)(void *p);
+} sl_conn_share;
 
 typedef struct sl_source_vtab sl_source_vtab;
 typedef struct sl_sink_vtab sl_sink_vtab;
@@ -165,6 +189,11 @@ typedef struct sl_source {
 	 * watermark until it has data again.  NULL = no split is ever idle.
 	 */
 	const uint8_t *split_idle;
+	/* Splits another instance of the run reads (split_elsewhere[i] = 1:
+	 * a range of a pooled file another instance took, docs/parallel.md
+	 * §4.1): done for this instance and left out of its live metrics'
+	 * list of splits.  NULL = none. */
+	const uint8_t *split_elsewhere;
 	/* The changelog the source produces when its format's decoder does not
 	 * say (dec->vt->changelog), e.g. "upsert-kafka": +I upserts and -D by
 	 * key, normalized after the scan by the PRIMARY KEY.  NULL = none. */

@@ -37,17 +37,25 @@
  *
  * Parallel instances (sl_conn_args.subtask of nsubtasks, docs/parallel.md
  * §4 rule 5): the splits are enumerated in the order above, which depends
- * on the data only; whole files go to the instances in turn, and a cut
- * file's ranges in runs of FS_RUN contiguous ranges, the last round cut
- * so that every instance gets as many ranges as the others within one
- * (make_splits, range_owner); the rest of this file sees only the kept
- * splits, so an instance reads its ranges of a file in order, each seeded
- * as above, and an instance without a split ends at once (SL_EEOF).  Its
- * snapshot names only its splits (version 4, with the instance, the count
- * and the split size); a restore takes the snapshots of every instance of
- * the run that took the checkpoint, one call each (fss_restore), cuts the
- * files at the snapshot's size when it is not this build's (FS_SPLIT_BYTES
- * was 64 MiB for versions 1-3), and keeps the splits it owns.
+ * on the data only; whole files go to the instances in turn.  A cut
+ * file's ranges, in a parallel run (a share slot, sl_conn_args.share),
+ * come from a pool the instances share (conn_fs_pool.c, docs/parallel.md
+ * §4.1): every instance lists and seeds all of them, counts those still
+ * in the pool in its watermark, takes runs of contiguous ranges from the
+ * pool's front as it reads (pool_take, claim, next_range_goes_on) and
+ * treats a range another instance took as done (pool_sync).  Without a
+ * share slot (a source made outside the parallel runtime) they go in runs
+ * of FS_RUN contiguous ranges, the last round cut so that every instance
+ * gets as many ranges as the others within one (make_splits,
+ * range_owner), and the instance keeps only its own.  An instance reads
+ * its ranges of a file in order, each seeded as above, and an instance
+ * without a split ends at once (SL_EEOF).  Its snapshot (version 5, with
+ * the instance, the count and the split size) names its splits and every
+ * range of a pooled file (fss_snapshot); a restore takes the snapshots of
+ * every instance of the run that took the checkpoint, one call each
+ * (fss_restore), cuts the files at the snapshot's size when it is not
+ * this build's (FS_SPLIT_BYTES was 64 MiB for versions 1-3), and keeps
+ * the furthest record of each split it lists.
  *
  * METADATA columns (file.path, file.name, file.size,
  * file.modification-time, as Flink's) are filled like partition columns
@@ -65,7 +73,8 @@
  * it is) restores exactly at the next record of every split.
  *
  * The sink is conn_fs_sink.c.  One thread uses an instance at a time, like
- * every connector; instances share nothing but the files they read.
+ * every connector; instances share nothing but the files they read and
+ * the pools of their cut files.
  */
 #include "conn_fs_int.h"
 #include "conn_lines.h"
@@ -85,11 +94,13 @@
 
 #define FS_SPLIT_BYTES (16LL * 1024 * 1024)     /* ranges of a large file (source) */
 #define FS_SPLIT_BYTES_V3 (64LL * 1024 * 1024)  /* ... in snapshots of versions 1-3 */
-#define FS_RUN 4                                /* ranges of a file an instance gets in
-                                                 * a row (range_owner) */
+#define FS_RUN SL__FS_RUN                       /* ranges of a file an instance gets in
+                                                 * a row (range_owner, the pool) */
 #define FS_SRC_SNAP_VERSION 2                   /* the source's snapshot (per split) */
 #define FS_SRC_SNAP_PARALLEL 3                  /* ... of one of several instances */
-#define FS_SRC_SNAP_CUT 4                       /* ... with its split size (written) */
+#define FS_SRC_SNAP_CUT 4                       /* ... with its split size */
+#define FS_SRC_SNAP_POOL 5                      /* ... naming pooled ranges it did not
+                                                 * take too (written) */
 #define FS_TURN_BYTES (1LL << 20)               /* a split's turn: records starting in
                                                  * one aligned MiB of its file */
 
@@ -119,7 +130,29 @@ typedef struct fs_split {
 	int64_t size;       /* its bytes (progress: base.bytes_total) */
 	int64_t rows;       /* filefmt: the file's rows once opened (0: not yet, -1:
 	                     * the format cannot say) */
+	int pfile;          /* a range of pooled file pf[pfile], -1 = assigned
+	                     * statically (docs/parallel.md §4.1) */
+	int mine;           /* pooled: this instance took it from the pool */
+	int bstate;         /* pooled: its state when the pool was made (this
+	                     * run's start; its position fields keep that too
+	                     * while it is not mine: fss_snapshot) */
 } fs_split;
+
+/*
+ * A cut file whose ranges come from the pool the instances share
+ * (conn_fs_pool.c, docs/parallel.md §4.1): every instance lists all its
+ * ranges, splits[first .. first + nranges), seeds them all and counts
+ * every one it may still read (its own unfinished ones, and those still
+ * in the pool as far as it knows) in its watermark; a range another
+ * instance took is done for this one.  `seen`: the list entries (taken
+ * ranges, in the pool's order) this instance has looked at.
+ */
+typedef struct fs_pfile {
+	int first;
+	int64_t nranges;
+	sl__fs_pool_file *pool; /* NULL until the first read (pool_attach) */
+	int seen;
+} fs_pfile;
 
 typedef struct fs_source {
 	sl_source base;     /* must be first */
@@ -130,6 +163,8 @@ typedef struct fs_source {
 	fs_split *splits;   /* in file order, then start order */
 	int nsplits;
 	uint8_t *done;      /* per split: state == FS_DONE (base.split_done) */
+	uint8_t *elsewhere; /* per split: another instance took it from the pool
+	                     * (base.split_elsewhere) */
 	int64_t *wm;        /* per split: the scan's watermark (base.split_wm) */
 	int ndone;          /* splits done */
 	int cur;            /* split whose turn it is */
@@ -157,6 +192,16 @@ typedef struct fs_source {
 	 * instance `subtask` of `nsub`; it keeps the splits k of the whole
 	 * split order with k % nsub == subtask, and only those. */
 	int subtask, nsub;
+	/* The pooled files (their ranges are taken from the pool in `share`,
+	 * the run's slot for this table, conn.h; NULL: every split is
+	 * assigned statically), and whether the pools were found yet. */
+	sl_conn_share *share;
+	fs_pfile *pf;
+	int npf;
+	int pool_ready;
+	/* SLUICE_TEST_SLOW_INSTANCE (docs/testing.md): this instance sleeps
+	 * slow_us after every read that returned rows (tests only) */
+	int slow_us;
 	/* Restores (fss_restore may be called once per snapshot of the
 	 * previous run's instances): how many so far, the previous run's
 	 * instance count and which of its instances' snapshots came (checked
@@ -231,6 +276,10 @@ static int fss_configure(sl_source *s, const sl_conn_args *a, sl_err *err)
 	f->turn_end = -1;
 	f->nsub = a->nsubtasks > 0 ? a->nsubtasks : 1;
 	f->subtask = a->subtask;
+	f->share = f->nsub > 1 ? a->share : NULL;
+	const char *slow = getenv("SLUICE_TEST_SLOW_INSTANCE"); /* "instance:micros" */
+	if (slow && atoi(slow) == f->subtask && strchr(slow, ':'))
+		f->slow_us = atoi(strchr(slow, ':') + 1);
 	if (f->subtask < 0 || f->subtask >= f->nsub)
 		return sl_err_set(err, SL_EINVAL, "source '%s': instance %d of %d does not exist",
 		                  a->table, a->subtask, f->nsub);
@@ -291,6 +340,14 @@ static int range_owner(int64_t j, int64_t R, int nsub)
 	return (int)(extra + (t - extra * (base + 1)) / base);
 }
 
+/* This instance's part of a pooled range's bytes in the progress
+ * (base.bytes_total): each instance lists every range of a pooled file,
+ * so each counts 1/nsub of it and the instances' sum is the file. */
+static int64_t my_share(const fs_source *f, int64_t bytes)
+{
+	return bytes / f->nsub + (f->subtask < bytes % f->nsub);
+}
+
 /*
  * Cuts the listed files into splits (a file; ranges of `size` bytes of a
  * large file of a line-oriented format), keeps those of this instance and
@@ -301,12 +358,19 @@ static int range_owner(int64_t j, int64_t R, int nsub)
  * turn then passes to the instance after the last that got a longer run.
  * An instance can hold no split (it ends at once) or some ranges of a
  * file without the ranges between them (it reads them in order, each from
- * its own seeded watermark, read_seeds).
+ * its own seeded watermark, read_seeds).  With a share slot (a parallel
+ * run, nsub > 1), a cut file's ranges are not assigned: the instance
+ * keeps all of them, marked pooled (pf), and takes them from the pool as
+ * it reads (pool_take, docs/parallel.md §4.1).
  */
 static int make_splits(fs_source *f, int64_t size, sl_err *err)
 {
 	int64_t k = 0;
 	int cap = f->nfiles + 1;
+	free(f->pf);
+	f->pf = NULL;
+	f->npf = 0;
+	f->pool_ready = 0;
 	f->cut_bytes = size;
 	f->fill.nfiles = f->nfiles;
 	f->turn_bytes = size / 2 < FS_TURN_BYTES ? (size > 1 ? size / 2 : 1) : FS_TURN_BYTES;
@@ -321,11 +385,19 @@ static int make_splits(fs_source *f, int64_t size, sl_err *err)
 		if (f->cutable)
 			len = fsize;
 		int64_t R = len > size ? (len + size - 1) / size : 1;
+		int pooled = R > 1 && f->share;
+		if (pooled) {
+			fs_pfile *np = realloc(f->pf, (size_t)(f->npf + 1) * sizeof *np);
+			if (!np)
+				goto nomem;
+			f->pf = np;
+			f->pf[f->npf++] = (fs_pfile){f->nsplits, R, NULL, 0};
+		}
 		for (int64_t j = 0; j < R; j++) {
 			int64_t start = j * size;
 			int owner = R == 1 ? (int)(k % f->nsub)
 			                   : (int)((k + range_owner(j, R, f->nsub)) % f->nsub);
-			if (owner != f->subtask)
+			if (owner != f->subtask && !pooled)
 				continue; /* another instance's */
 			if (f->nsplits == cap) {
 				cap *= 2;
@@ -341,7 +413,8 @@ static int make_splits(fs_source *f, int64_t size, sl_err *err)
 			sp->end = len > start + size ? start + size : -1;
 			sp->base = start ? -1 : 0;
 			sp->size = (sp->end < 0 ? fsize : sp->end) - start;
-			f->base.bytes_total += sp->size;
+			sp->pfile = pooled ? f->npf - 1 : -1;
+			f->base.bytes_total += pooled ? my_share(f, sp->size) : sp->size;
 		}
 		if (R == 1) {
 			k++;
@@ -351,14 +424,16 @@ static int make_splits(fs_source *f, int64_t size, sl_err *err)
 		}
 	}
 	f->done = calloc((size_t)f->nsplits + 1, 1);
+	f->elsewhere = calloc((size_t)f->nsplits + 1, 1);
 	f->wm = malloc(((size_t)f->nsplits + 1) * sizeof *f->wm);
 	f->wm_keep = malloc(((size_t)f->nsplits + 1) * sizeof *f->wm_keep);
-	if (!f->done || !f->wm || !f->wm_keep)
+	if (!f->done || !f->elsewhere || !f->wm || !f->wm_keep)
 		goto nomem;
 	for (int i = 0; i < f->nsplits; i++)
 		f->wm[i] = SL_WM_MIN;
 	f->base.nsplits = f->nsplits;
 	f->base.split_done = f->done;
+	f->base.split_elsewhere = f->elsewhere;
 	f->base.split_wm = f->wm;
 	f->seeding = 1;
 	return 0;
@@ -378,10 +453,11 @@ static int recut(fs_source *f, int64_t size, sl_err *err)
 	int64_t wm = f->nsplits ? f->wm[0] : SL_WM_MIN;
 	free(f->splits);
 	free(f->done);
+	free(f->elsewhere);
 	free(f->wm);
 	free(f->wm_keep);
 	f->splits = NULL;
-	f->done = NULL;
+	f->done = f->elsewhere = NULL;
 	f->wm = f->wm_keep = NULL;
 	f->nsplits = f->ndone = 0;
 	f->base.bytes_total = 0;
@@ -539,12 +615,14 @@ static void set_progress(fs_source *f)
 	int64_t done = 0;
 	for (int i = 0; i < f->nsplits; i++) {
 		const fs_split *sp = &f->splits[i];
+		int64_t d = 0;
 		if (sp->state == FS_DONE)
-			done += sp->size;
+			d = sp->size;
 		else if (sp->state == FS_STARTED && !f->filefmt)
-			done += sp->off > sp->start ? sp->off - sp->start : 0;
+			d = sp->off > sp->start ? sp->off - sp->start : 0;
 		else if (sp->state == FS_STARTED && sp->rows > 0)
-			done += (int64_t)((double)sp->size * (double)sp->line / (double)sp->rows);
+			d = (int64_t)((double)sp->size * (double)sp->line / (double)sp->rows);
+		done += sp->pfile >= 0 ? my_share(f, d) : d; /* pooled: as bytes_total */
 	}
 	SL_CTR_SET(f->base.bytes_read, done);
 }
@@ -660,8 +738,16 @@ static inline __attribute__((always_inline)) int decode_one(fs_source *f, const 
 static int may_turn(const fs_source *f, int j)
 {
 	const fs_split *sp = &f->splits[j];
-	return sp->state != FS_DONE &&
-	       (j == 0 || sp[-1].file != sp->file || sp[-1].state == FS_DONE);
+	if (sp->state == FS_DONE)
+		return 0;
+	if (sp->pfile >= 0) { /* every range of the file is listed, the ones done
+	                       * by other instances too */
+		int i = j - 1, first = f->pf[sp->pfile].first;
+		while (i >= first && f->splits[i].state == FS_DONE)
+			i--;
+		return i < first;
+	}
+	return j == 0 || sp[-1].file != sp->file || sp[-1].state == FS_DONE;
 }
 
 /* The next split after split k that may take turns, round-robin (k
@@ -674,6 +760,85 @@ static int next_split(const fs_source *f, int k)
 			return j;
 	}
 	return k;
+}
+
+/*
+ * Pooled files (docs/parallel.md §4.1).  pool_attach, at the first read
+ * (after any restore: every instance restored every snapshot, so all
+ * views agree): finds or makes each pooled file's pool from this view.
+ * 0 or an error.
+ */
+static int pool_attach(fs_source *f, sl_err *err)
+{
+	for (int i = 0; i < f->npf; i++) {
+		fs_pfile *pf = &f->pf[i];
+		const fs_split *sp = &f->splits[pf->first];
+		pf->pool = sl__fs_pool_get(f->share, f->files[sp->file], f->cut_bytes, pf->nranges,
+		                           f->done + pf->first, err);
+		if (!pf->pool) {
+			sl_err_prefix(err, "source '%s'", f->base.table);
+			return err->code;
+		}
+		pf->seen = 0;
+		for (int64_t j = 0; j < pf->nranges; j++)
+			f->splits[pf->first + j].bstate = f->splits[pf->first + j].state;
+	}
+	f->pool_ready = 1;
+	return 0;
+}
+
+/* Learns which ranges the other instances took since the last look: each
+ * is done for this instance (it never reads it, so its watermark no longer
+ * holds this one's back).  One atomic load per pooled file when nothing
+ * was taken. */
+static void pool_sync(fs_source *f)
+{
+	for (int i = 0; i < f->npf; i++) {
+		fs_pfile *pf = &f->pf[i];
+		int front = sl__fs_pool_front(pf->pool);
+		for (; pf->seen < front; pf->seen++) {
+			int k = pf->first + sl__fs_pool_range(pf->pool, pf->seen);
+			if (!f->splits[k].mine) {
+				finish_split(f, k);
+				f->elsewhere[k] = 1;
+			}
+		}
+	}
+}
+
+/* Takes a run of ranges of pooled file i (sl__fs_pool_take: its length
+ * shrinks as the pool empties), then catches up with the others'.  Only
+ * at a range boundary. */
+static void pool_take(fs_source *f, int i)
+{
+	fs_pfile *pf = &f->pf[i];
+	int n, at = sl__fs_pool_take(pf->pool, f->nsub, &n);
+	for (int e = at; e < at + n; e++)
+		f->splits[pf->first + sl__fs_pool_range(pf->pool, e)].mine = 1;
+	pool_sync(f);
+}
+
+/*
+ * Before the reader opens split cur: when it is a pooled range this
+ * instance did not take (the first unfinished range of its file, standing
+ * for the pool), takes a run from the pool; cur becomes the first range
+ * of the run, or, when another instance took cur meanwhile or the pool is
+ * empty, the next split that may take a turn.  Returns when cur may be
+ * opened or every split is done.
+ */
+static void claim(fs_source *f)
+{
+	while (f->ndone < f->nsplits) {
+		fs_split *sp = &f->splits[f->cur];
+		if (sp->state != FS_DONE && (sp->pfile < 0 || sp->mine))
+			return;
+		if (sp->state != FS_DONE)
+			pool_take(f, sp->pfile);
+		if (sp->state != FS_DONE && sp->mine)
+			return;
+		f->cur = next_split(f, f->cur);
+		f->turn_end = -1;
+	}
 }
 
 /*
@@ -879,8 +1044,11 @@ static int read_file_rows(fs_source *f, sl_batch *out, sl_err *err)
  * block (ranges of one file come in runs on one instance, make_splits).
  * Its lines keep k's origin (first, base: the reader counts lines from
  * there), its turn starts at the record, as a turn starting there after a
- * re-open would (fss_read's turn_end).  Returns 1 when it went on (cur is
- * the new range), 0 when k's turn must end as usual (k not marked done).
+ * re-open would (fss_read's turn_end).  A pooled range j this instance
+ * has not taken is taken here when it is the pool's front (pool_take: the
+ * run starts at j), so a run of the pool costs what a static run does.
+ * Returns 1 when it went on (cur is the new range), 0 when k's turn must
+ * end as usual (k not marked done).
  */
 static int next_range_goes_on(fs_source *f, int k)
 {
@@ -894,7 +1062,10 @@ static int next_range_goes_on(fs_source *f, int k)
 	sk->state = FS_DONE; /* finish_split without leaving the reader */
 	f->done[k] = 1;
 	f->ndone++;
-	if (next_split(f, k) != j) { /* another file takes the next turn */
+	if (next_split(f, k) == j && sj->pfile >= 0 && !sj->mine)
+		pool_take(f, sj->pfile); /* j may be the pool's front: take the run from it */
+	if (next_split(f, k) != j || (sj->pfile >= 0 && !sj->mine)) {
+		/* another file takes the next turn, or another instance took j */
 		sk->state = FS_STARTED;
 		f->done[k] = 0;
 		f->ndone--;
@@ -952,6 +1123,10 @@ static int fss_read(sl_source *s, sl_batch *out, sl_err *err)
 		return SL_ENOMEM;
 	if (f->old_seen && (rc = check_restored(f, err)))
 		return rc;
+	if (f->npf && !f->pool_ready && (rc = pool_attach(f, err)))
+		return rc;
+	if (f->npf)
+		pool_sync(f);
 	f->prov_n = 0;
 	if (f->seeding) {
 		int n = out->nrows == rows0 ? read_seeds(f, out) : 0;
@@ -971,6 +1146,12 @@ static int fss_read(sl_source *s, sl_batch *out, sl_err *err)
 			if (!may_move)
 				break; /* another split would overwrite the buffer */
 			leave_split(f);
+			if (f->npf) { /* a pooled range is taken before it is read */
+				claim(f);
+				if (f->ndone >= f->nsplits)
+					break;
+				sp = &f->splits[f->cur];
+			}
 			if ((rc = open_split(f, f->cur, err)))
 				goto fail;
 			if (f->turn_end < 0)
@@ -1028,8 +1209,11 @@ static int fss_read(sl_source *s, sl_batch *out, sl_err *err)
 	}
 	f->prov_n = out->nrows;
 	s->rows_read += out->nrows - rows0;
-	if (out->nrows > rows0)
+	if (out->nrows > rows0) {
+		if (f->slow_us)
+			usleep((useconds_t)f->slow_us); /* a test's slowed instance */
 		return out->nrows - rows0;
+	}
 	return f->ndone >= f->nsplits ? SL_EEOF : 0;
 fail:
 	f->prov_n = out->nrows;
@@ -1070,9 +1254,17 @@ static int fss_row_input(sl_source *s, int row, const char **file, int64_t *line
  * watermark (base.split_wm, kept by the scan).  Version 3 (instance
  * `subtask` of nsub > 1): u8 3, u32 subtask, u32 nsub, then version 2's
  * fields after its first byte, listing this instance's splits only.
- * Version 4, the one written (any nsub): u8 4, u32 subtask, u32 nsub, i64
- * the size the files were cut at (make_splits), then version 2's fields;
- * versions 1-3 were cut at FS_SPLIT_BYTES_V3 (or the test size).
+ * Version 4 (any nsub): u8 4, u32 subtask, u32 nsub, i64 the size the
+ * files were cut at (make_splits), then version 2's fields; versions 1-3
+ * were cut at FS_SPLIT_BYTES_V3 (or the test size).  Version 5, the one
+ * written: version 4's layout, but the instances' snapshots may name one
+ * range several times (a pooled file's ranges are in every instance's:
+ * the one that took a range has it where it is, the others where it stood
+ * when their run began, docs/parallel.md §4.1); a restore keeps the
+ * furthest record of each range (restore_v2), which changes nothing for
+ * the earlier versions, whose snapshots name each split once.  A build
+ * that reads up to version 4 would keep the last record instead, so it
+ * refuses version 5.
  * Version 1 (one stream over the files in name order, before splits):
  * u8 1, file index, file name ("" when done), offset and line of the next
  * record; fss_restore maps it onto the splits.
@@ -1084,7 +1276,7 @@ static int fss_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 		f->splits[f->lr_split].off = f->lr.off;
 		f->splits[f->lr_split].line = f->lr.line;
 	}
-	sl_snap_put_u8(w, FS_SRC_SNAP_CUT);
+	sl_snap_put_u8(w, FS_SRC_SNAP_POOL);
 	sl_snap_put_u32(w, (uint32_t)f->subtask);
 	sl_snap_put_u32(w, (uint32_t)f->nsub);
 	sl_snap_put_i64(w, f->cut_bytes);
@@ -1094,9 +1286,14 @@ static int fss_snapshot(sl_source *s, sl_snap_writer *w, sl_err *err)
 	for (int i = 0; i < f->nsplits; i++) {
 		const fs_split *sp = &f->splits[i];
 		const char *name = f->files[sp->file];
+		/* a pooled range this instance did not take: where it stood when
+		 * the pool was made (its taker's snapshot, if it took it before
+		 * its barrier, has it further on: the restore keeps the furthest;
+		 * docs/parallel.md §4.1) */
+		int state = sp->pfile >= 0 && !sp->mine && f->pool_ready ? sp->bstate : sp->state;
 		sl_snap_put_bytes(w, name, strlen(name));
 		sl_snap_put_i64(w, sp->start);
-		sl_snap_put_u8(w, (uint8_t)sp->state);
+		sl_snap_put_u8(w, (uint8_t)state);
 		sl_snap_put_i64(w, sp->first);
 		sl_snap_put_i64(w, sp->off);
 		sl_snap_put_i64(w, sp->line);
@@ -1134,7 +1331,9 @@ static void reset_splits(fs_source *f)
 		sp->first = sp->off = sp->line = 0;
 		sp->base = sp->start ? -1 : 0;
 		sp->seeded = 0;
+		sp->mine = 0;
 		f->done[i] = 0;
+		f->elsewhere[i] = 0;
 		f->wm[i] = SL_WM_MIN;
 	}
 	f->ndone = 0;
@@ -1213,9 +1412,16 @@ static int restore_v2(fs_source *f, sl_snap_reader *r, int from, sl_err *err)
 			fs_split *sp = &f->splits[k];
 			if (sp->file != file || sp->start != start)
 				continue;
-			f->wm[k] = wm;
 			if (i == cur)
 				cur_k = k;
+			/* several snapshots may name a pooled range (its taker with its
+			 * position, the others with where it stood when their run
+			 * began, fss_snapshot): the furthest wins */
+			if (state < sp->state ||
+			    (state == sp->state && state == FS_STARTED && off < sp->off) ||
+			    (state == sp->state && state != FS_STARTED && wm <= f->wm[k]))
+				continue;
+			f->wm[k] = wm;
 			if (state == FS_DONE) {
 				finish_split(f, k);
 			} else if (state == FS_STARTED) {
@@ -1290,19 +1496,19 @@ static int fss_restore(sl_source *s, sl_snap_reader *r, sl_err *err)
 	int rc;
 	leave_split(f);
 	f->seeding = 1;
-	if (ver == FS_SRC_SNAP_PARALLEL || ver == FS_SRC_SNAP_CUT) {
+	if (ver == FS_SRC_SNAP_PARALLEL || ver >= FS_SRC_SNAP_CUT) {
 		from = sl_snap_get_u32(r);
 		nsub = sl_snap_get_u32(r);
 	}
-	if (ver == FS_SRC_SNAP_CUT)
+	if (ver >= FS_SRC_SNAP_CUT)
 		cut = sl_snap_get_i64(r);
 	if (!sl_snap_reader_ok(r) || (ver == FS_SRC_SNAP_PARALLEL && nsub < 2) || cut < 1)
 		return sl_err_set(err, SL_ESTATE, "source '%s': damaged filesystem snapshot",
 		                  s->table);
-	if (ver < 1 || ver > FS_SRC_SNAP_CUT)
+	if (ver < 1 || ver > FS_SRC_SNAP_POOL)
 		return sl_err_set(err, SL_ESTATE, "source '%s': filesystem snapshot version %d is "
 		                  "not supported (this build reads 1 to %d)", s->table, ver,
-		                  FS_SRC_SNAP_CUT);
+		                  FS_SRC_SNAP_POOL);
 	if ((rc = note_restore(f, from, nsub, err)))
 		return rc;
 	/* the splits are named by their starts: cut the files as the run that
@@ -1340,17 +1546,22 @@ static void fss_close(sl_source *s)
 	free(f->prov_off);
 	free(f->splits);
 	free(f->done);
+	free(f->elsewhere);
 	free(f->wm);
 	free(f->wm_keep);
 	free(f->old_seen);
+	free(f->pf);
+	f->pf = NULL;
+	f->npf = 0;
 	f->wm_keep = NULL;
 	f->old_seen = NULL;
 	f->splits = NULL;
-	f->done = NULL;
+	f->done = f->elsewhere = NULL;
 	f->wm = NULL;
 	f->nsplits = 0;
 	s->nsplits = 0;
 	s->split_done = NULL;
+	s->split_elsewhere = NULL;
 	s->split_wm = NULL;
 	sl__fs_fill_free(&f->fill);
 	f->dec = NULL;

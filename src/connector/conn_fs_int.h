@@ -20,6 +20,28 @@ extern const sl_sink_vtab sl__fs_partitioned_sink_vtab;
 struct sl_decoder *sl__fs_decoder(const sl_conn_args *a, sl_err *err);
 struct sl_encoder *sl__fs_encoder(const sl_conn_args *a, sl_err *err);
 
+/*
+ * conn_fs_pool.c: the pool of a cut file's ranges the instances of one
+ * source share in a parallel run (docs/parallel.md §4.1).  A range is
+ * named by its number in the file (0 .. nranges - 1).
+ */
+#define SL__FS_RUN 4 /* the longest run of ranges an instance takes at once */
+typedef struct sl__fs_pool_file sl__fs_pool_file;
+/* The pool of file `name` cut at `cut` bytes into nranges ranges, in the
+ * share slot: found, or made holding the ranges j with !done[j] in order
+ * (the caller's view, the same at every instance).  NULL with err when
+ * out of memory or when it was made with another count of ranges. */
+sl__fs_pool_file *sl__fs_pool_get(sl_conn_share *sh, const char *name, int64_t cut,
+                                  int64_t nranges, const uint8_t *done, sl_err *err);
+/* Takes a run from the front: min(SL__FS_RUN, max(1, ceil(left / (2 *
+ * nsub)))) list entries, *n of them (0 when the pool is empty) from the
+ * returned list position.  Lock-free; any thread. */
+int sl__fs_pool_take(sl__fs_pool_file *pf, int nsub, int *n);
+/* How many list entries were taken so far (by any instance). */
+int sl__fs_pool_front(sl__fs_pool_file *pf);
+/* List entry i: a range number. */
+int32_t sl__fs_pool_range(const sl__fs_pool_file *pf, int i);
+
 /* conn_fs_lookup.c: the lookup method of filesystem tables. */
 extern const sl_lookup_vtab sl__fs_lookup_vtab;
 

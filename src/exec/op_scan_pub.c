@@ -11,7 +11,9 @@
  * row and the wall clock (two relaxed stores and an add: base/counter.h);
  * sl_graph_publish (op_observe.c) copies the splits' watermarks,
  * idleness and ends from the source's arrays every quarter of a second
- * and before the thread sleeps.  The snapshot reads the entries with
+ * and before the thread sleeps; a split another instance reads (a
+ * pooled range, conn.h's split_elsewhere) is left out of the list.  The
+ * snapshot reads the entries with
  * SL_CTR_GET (sl__scan_pub_read).
  */
 #include "op_scan_pub.h"
@@ -68,14 +70,18 @@ void sl__scan_pub_sync(sl_scan_pub *p, const sl_source *src, int64_t scan_wm, in
 		SL_CTR_SET(p->s[i].wm, src->split_wm[i]);
 		SL_CTR_SET(p->s[i].idle, src->split_idle ? (int)src->split_idle[i] : 0);
 		SL_CTR_SET(p->s[i].done, src->split_done ? (int)src->split_done[i] : 0);
+		SL_CTR_SET(p->s[i].elsewhere,
+		           src->split_elsewhere ? (int)src->split_elsewhere[i] : 0);
 	}
 }
 
 int sl__scan_pub_read(const sl_scan_pub *p, sl_metric_split *out, int cap)
 {
 	int n = 0;
-	for (int i = 0; p && i < p->n && n < cap; i++, n++) {
-		sl_metric_split *o = &out[n];
+	for (int i = 0; p && i < p->n && n < cap; i++) {
+		if (SL_CTR_GET(p->s[i].elsewhere))
+			continue; /* another instance's (a pooled range it took) */
+		sl_metric_split *o = &out[n++];
 		o->index = i;
 		snprintf(o->name, sizeof(o->name), "%s", p->s[i].name);
 		o->wm = SL_CTR_GET(p->s[i].wm);

@@ -16,6 +16,7 @@ typedef struct sl_scan_pub {
 		                          * source has no splits) */
 		int64_t wm, rows, last_ts, last_us;
 		int idle, done;
+		int elsewhere;           /* another instance reads it: not listed */
 	} *s;
 } sl_scan_pub;
 

@@ -351,7 +351,7 @@ rel *sl__plan_scan(planner *p, const sl_table_def *t, const sl_opts *hint, int l
 	sl_conn_args ca = {t->name, phys, nphys, t->pk, t->npk, o, p->engine, p->tz,
 	                   p->checkpointing, p->job, (int)p->attempt, 0,
 	                   part_fields(p, t, map), t->npart, 0, 1, (const char *const *)meta, 0,
-	                   0};
+	                   0, NULL};
 	if (!strcmp(conn, "stdin") && p->checkpointing && p->warnings)
 		sl_buf_printf(p->warnings, "warning: table '%s' reads stdin, which cannot be replayed: "
 		              "the job is at-least-once for it, not exactly-once\n", t->name);
@@ -515,7 +515,7 @@ sl_pnode *sl__plan_sink(planner *p, const sl_table_def *t, const rel *in, int li
 			ppk = NULL;
 	sl_conn_args ca = {t->name, f, n, ppk, ppk ? t->npk : 0, o, p->engine, p->tz,
 	                   p->checkpointing, p->job, (int)p->attempt, ow && !strcmp(ow, "true"),
-	                   part_fields(p, t, fmap), t->npart, 0, 1, NULL, 0, in->updating};
+	                   part_fields(p, t, fmap), t->npart, 0, 1, NULL, 0, in->updating, NULL};
 	ca.meta = nmeta ? fmeta : NULL;
 	if (p->checkpointing &&
 	    sl_opts_duration(p->session, "execution.checkpointing.interval", 0, &ca.ckpt_interval_us,

@@ -1326,7 +1326,7 @@ static rel *lookup_join(planner *p, const sl_ast_from *f, sl_join_kind kind, rel
 	if (nlx && extend_sides(p, &c, kind, &l, &r, &j))
 		return NULL;
 	sl_conn_args ca = {name, fields, td->ncols, td->pk, td->npk, o, p->engine, p->tz,
-	                   0, p->job, (int)p->attempt, 0, NULL, 0, 0, 1, NULL, 0, 0};
+	                   0, p->job, (int)p->attempt, 0, NULL, 0, 0, 1, NULL, 0, 0, NULL};
 	/* configured here to check the options, then freed: each instance of
 	 * the join configures its own (pnode.h) */
 	struct sl_lookup *lk = sl_lookup_new(vt->lookup, &ca, c.rkeys, c.nkeys, p->err);

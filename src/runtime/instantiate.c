@@ -40,17 +40,19 @@ typedef struct inst_ctx {
 	sl_graph *g;
 	sl_op **op_of;
 	int subtask, nsubtasks;
+	sl_conn_share *share; /* per node id: the run's share slots, or NULL */
 } inst_ctx;
 
 /* A constructor: n's operator. */
 typedef sl_op *(*ctor_fn)(const sl_pnode *n, inst_ctx *x, sl_err *err);
 
-/* The connector arguments of n for this instance. */
-static sl_conn_args inst_args(const sl_conn_args *a, const inst_ctx *x)
+/* The connector arguments of node n for this instance. */
+static sl_conn_args inst_args(const sl_conn_args *a, const sl_pnode *n, const inst_ctx *x)
 {
 	sl_conn_args r = *a;
 	r.subtask = x->subtask;
 	r.nsubtasks = x->nsubtasks;
+	r.share = x->share ? &x->share[n->id] : NULL;
 	return r;
 }
 
@@ -62,7 +64,7 @@ static sl_op *new_scan(const sl_pnode *n, inst_ctx *x, sl_err *err)
 {
 	const sl_scan_params *s = n->params;
 	sl_scan_plan sp = s->scan;
-	sl_conn_args args = inst_args(&s->args, x);
+	sl_conn_args args = inst_args(&s->args, n, x);
 	if (s->source)
 		sp.source = sl_source_new(s->source, &args, err);
 	else /* a push table decodes its records with its 'format' */
@@ -105,7 +107,7 @@ static sl_op *new_constraint(const sl_pnode *n, inst_ctx *x, sl_err *err)
 static sl_op *new_sink(const sl_pnode *n, inst_ctx *x, sl_err *err)
 {
 	const sl_sink_params *s = n->params;
-	sl_conn_args args = inst_args(&s->args, x);
+	sl_conn_args args = inst_args(&s->args, n, x);
 	sl_sink *k = sl_sink_new(s->sink, &args, err);
 	if (!k) {
 		sl_err_prefix(err, "table '%s'", s->table);
@@ -138,7 +140,7 @@ static sl_op *new_session_assign(const sl_pnode *n, inst_ctx *x, sl_err *err)
 static sl_op *new_lookup_join(const sl_pnode *n, inst_ctx *x, sl_err *err)
 {
 	const sl_lookup_join_params *l = n->params;
-	sl_conn_args args = inst_args(&l->args, x);
+	sl_conn_args args = inst_args(&l->args, n, x);
 	sl_lookup *lk = sl_lookup_new(l->lookup, &args, l->keys, l->nkeys, err);
 	if (!lk)
 		return NULL;
@@ -321,9 +323,9 @@ static int instantiate_node(const sl_pnode *n, inst_ctx *x, sl_err *err)
 }
 
 int sl_instantiate_part(const sl_pplan *plan, const uint8_t *member, int subtask, int nsubtasks,
-                        sl_graph *g, sl_op **op_of, sl_err *err)
+                        sl_conn_share *share, sl_graph *g, sl_op **op_of, sl_err *err)
 {
-	inst_ctx x = {g, op_of, subtask, nsubtasks};
+	inst_ctx x = {g, op_of, subtask, nsubtasks, share};
 	for (int i = 0; i < plan->n; i++) {
 		const sl_pnode *n = plan->nodes[i];
 		if (n->id != i)
@@ -344,7 +346,7 @@ int sl_instantiate(const sl_pplan *plan, sl_graph *g, sl_err *err)
 	sl_op **op_of = calloc((size_t)(plan->n ? plan->n : 1), sizeof(*op_of));
 	if (!op_of)
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
-	int rc = sl_instantiate_part(plan, NULL, 0, 1, g, op_of, err);
+	int rc = sl_instantiate_part(plan, NULL, 0, 1, NULL, g, op_of, err);
 	free(op_of);
 	return rc;
 }

@@ -31,7 +31,8 @@ int sl_instantiate(const sl_pplan *plan, sl_graph *g, sl_err *err);
 /*
  * One instance's part of a plan (the parallel runtime, prun.c): the nodes
  * i with member[i] (all when member is NULL), in plan order, each as
- * instance `subtask` of `nsubtasks` (its connectors' sl_conn_args), into
+ * instance `subtask` of `nsubtasks` (its connectors' sl_conn_args; share,
+ * NULL or one slot per plan node, gives node i's connectors &share[i]), into
  * g, which may already hold other operators (the exchanges' receivers).
  * op_of[0..plan->n) must be NULL on entry for the member nodes; node i's
  * operator is stored in op_of[i].  Inputs are connected where the producer
@@ -40,6 +41,6 @@ int sl_instantiate(const sl_pplan *plan, sl_graph *g, sl_err *err);
  * (the operators added so far stay in g).
  */
 int sl_instantiate_part(const sl_pplan *plan, const uint8_t *member, int subtask, int nsubtasks,
-                        sl_graph *g, sl_op **op_of, sl_err *err);
+                        sl_conn_share *share, sl_graph *g, sl_op **op_of, sl_err *err);
 
 #endif

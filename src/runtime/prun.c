@@ -358,7 +358,7 @@ static int build_task(sl_prun *j, task *t, const char *backend, const sl_opts *s
 		return sl_err_set(err, SL_ENOMEM, "out of memory");
 	for (int i = 0; i < p->n; i++)
 		member[i] = j->chain_of[i] == t->chain;
-	rc = sl_instantiate_part(p, member, t->inst, t->par, &t->g, op_of, err);
+	rc = sl_instantiate_part(p, member, t->inst, t->par, j->share, &t->g, op_of, err);
 	free(member);
 	if (rc)
 		return rc;
@@ -497,8 +497,11 @@ sl_prun *sl_prun_new(const sl_pplan *plan, const char *backend, const sl_opts *s
 	if (!rc) {
 		j->tasks = calloc((size_t)(j->ntasks ? j->ntasks : 1), sizeof(*j->tasks));
 		j->op_of = calloc((size_t)j->ntasks * (size_t)(plan->n ? plan->n : 1), sizeof(sl_op *));
-		if (!j->tasks || !j->op_of)
+		j->share = calloc((size_t)(plan->n ? plan->n : 1), sizeof(*j->share));
+		if (!j->tasks || !j->op_of || !j->share)
 			rc = sl_err_set(err, SL_ENOMEM, "out of memory");
+		for (int i = 0; j->share && i < plan->n; i++)
+			pthread_mutex_init(&j->share[i].mu, NULL);
 	}
 	if (!rc) {
 		/* each task knows its chain, instance and thread before channels
@@ -1071,6 +1074,12 @@ void sl_prun_free(sl_prun *j)
 	free(j->thr);
 	free(j->tasks);
 	free(j->op_of);
+	for (int i = 0; j->share && i < j->plan->n; i++) { /* every connector is closed */
+		if (j->share[i].p && j->share[i].free_p)
+			j->share[i].free_p(j->share[i].p);
+		pthread_mutex_destroy(&j->share[i].mu);
+	}
+	free(j->share);
 	free(j->chain_of);
 	free(j->first_task);
 	pthread_mutex_destroy(&j->mu);

@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 
 #include "../state/state.h"
+#include "../connector/conn.h"
 
 #define CHAN_CAP 8             /* messages per channel */
 #define POOL (CHAN_CAP + 2)    /* batches per channel in flight */
@@ -101,6 +102,8 @@ struct sl_prun {
 	int *chain_of;   /* per node: its chain */
 	int *first_task; /* per chain: its instance 0's task */
 	sl_op **op_of;   /* [task * plan->n + node] */
+	sl_conn_share *share; /* per node: what its connectors' instances share
+	                       * (conn.h; the filesystem source's pool) */
 	_Atomic int stop, drain, cancelled;
 	/* drains (docs/parallel.md §6): the API thread writes push_* and
 	 * clock, then stores marker_req; a task reads them after loading it */

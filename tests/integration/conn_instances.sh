@@ -4,7 +4,8 @@
 # "Connectors at parallelism > 1"):
 #   1. a directory of five JSON files cut into 20 000-byte ranges
 #      (SLUICE_TEST_SPLIT_BYTES) -> WHERE -> filesystem sink: the same rows
-#      at 1 and 3; part names carry -s0..-s2 at 3 and no instance at 1;
+#      at 1 and 3; part names carry their instance (-s0..-s2) at 3 and no
+#      instance at 1;
 #   2. a time-ordered file with rows up to 3 s out of order, cut into
 #      ranges spread over the instances -> 1 s tumbling count per user
 #      (watermark ts - 1 s): the same windows at 1 and 3 (each range seeded
@@ -52,9 +53,10 @@ done
 [ "$(wc -l < "$T/fs1.rows")" -eq 3330 ] || fail "fs: $(wc -l < "$T/fs1.rows") rows at 1, want 3330"
 cmp -s "$T/fs1.rows" "$T/fs3.rows" || fail "fs: rows differ between parallelism 1 and 3"
 ls "$T/out1" | grep -q -- '-s[0-9]' && fail "fs: an instance in a name at parallelism 1"
-for i in 0 1 2; do
-	ls "$T/out3" | grep -q -- "-s$i-0\.json\$" || fail "fs: no part of instance $i: $(ls "$T/out3")"
-done
+# every part at 3 names its instance; which instances wrote one depends on
+# timing (the cut files' ranges come from a pool, docs/parallel.md §4.1)
+[ -n "$(ls "$T/out3")" ] || fail "fs: no part at parallelism 3"
+ls "$T/out3" | grep -qv -- '-s[0-2]-[0-9]*\.json$' && fail "fs: a part without its instance: $(ls "$T/out3")"
 
 # 2. ranges spread over instances, event time
 for p in 1 3; do

@@ -5,7 +5,8 @@
 # and every named fault point and damaged checkpoint case (tests/crash/);
 # then the job over 3 files cut into ranges (many splits, each with its
 # watermark) killed 3 times, per backend; then the job at parallelism 2,
-# 5 kills per backend, and rescaled from savepoints.  `sh crash.sh long`
+# 5 kills per backend, then over a file whose ranges come from the pool
+# (one instance slowed), and rescaled from savepoints.  `sh crash.sh long`
 # (in `make test-long`) runs the cases at parallelism 1 with 5 kills and
 # the earlier rows (twice the rows of the first two), as make test did
 # until the suite's time was cut (docs/testing.md, "Test time": 3 kills
@@ -35,6 +36,12 @@ CRASH_FILES=3 SLUICE_TEST_SPLIT_BYTES=1250000 bash tests/crash/crash.sh 150000 $
 # 20 had a checkpoint to restore (5 kills at 200 000 rows did)
 bash tests/crash/crash.sh 200000 5 hashmap 2
 bash tests/crash/crash.sh 100000 5 rocksdb 2
+# the pool of a cut file's ranges (docs/parallel.md §4.1): one file of 13
+# ranges at parallelism 2, instance 1 slowed (it sleeps 300 us after each
+# batch: instance 0 takes more ranges), so kills land while ranges are
+# taken, some after one instance's barrier and before the other's
+SLUICE_TEST_SPLIT_BYTES=1000000 SLUICE_TEST_SLOW_INSTANCE=1:300 \
+	bash tests/crash/crash.sh 150000 3 hashmap 2
 # rescaling: savepoints along parallelism 3 -> 1 -> 3 -> 2 (docs/parallel.md §7);
 # each stage stops after a sixth of the rows (its live metrics, published
 # every 250 ms: a smaller input can end before its stage's stop)

@@ -126,8 +126,12 @@ jid=$(curl -sf "$U/jobs" | jq -r '.jobs[0].id')
 [ "$(curl -sf "$U/jobs/overview" | jq -r '.jobs[0].name')" = httpjob ] || bad "/jobs/overview"
 curl -sf "$U/jobs/$jid" > "$T/job.json" || bad "/jobs/<id>"
 [ "$(jq '.vertices | length' "$T/job.json")" -ge 7 ] || bad "7 vertices: $(jq -c '.vertices|map(.name)' "$T/job.json")"
-[ "$(jq -r '.vertices[] | select(.name == "Source: src") | [.subtasks[] | select(.numRecordsOut > 0)] | length' "$T/job.json")" = 2 ] ||
-	bad "both source instances read"
+# (which instance reads which of the file's two ranges depends on timing:
+# they come from a pool, docs/parallel.md §4.1; one may read both)
+[ "$(jq -r '.vertices[] | select(.name == "Source: src") | .subtasks | length' "$T/job.json")" = 2 ] ||
+	bad "two source instances"
+[ "$(jq -r '[.vertices[] | select(.name == "Source: src") | .subtasks[].numRecordsOut] | add' "$T/job.json")" = 110 ] ||
+	bad "the source instances read 110 rows"
 [ "$(jq -r '.vertices[] | select(.name == "Source: src") | .metrics["write-records"]' "$T/job.json")" = 110 ] ||
 	bad "/jobs/<id> source write-records"
 [ "$(jq -r '[.vertices[] | .metrics.numLateRecordsDropped] | add' "$T/job.json")" = 10 ] ||

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -782,6 +783,270 @@ static void test_restore_other_cut(void **state)
 	sl_arena_deinit(&f.arena);
 }
 
+/* ---- the pool (docs/parallel.md §4.1) ------------------------------------- */
+
+/* A run's share slot (conn.h), as prun.c makes one per plan node. */
+static void share_init(sl_conn_share *sh)
+{
+	memset(sh, 0, sizeof *sh);
+	pthread_mutex_init(&sh->mu, NULL);
+}
+
+static void share_free(sl_conn_share *sh)
+{
+	if (sh->p && sh->free_p)
+		sh->free_p(sh->p);
+	sh->p = NULL;
+	pthread_mutex_destroy(&sh->mu);
+}
+
+/* Instance inst of np sharing sh (the pooled source of a parallel run). */
+static sl_source *pool_instance(fx *f, int inst, int np, sl_conn_share *sh, sl_err *err)
+{
+	sl_conn_args a = fx_args(f);
+	a.subtask = inst;
+	a.nsubtasks = np;
+	a.share = sh;
+	sl_err_clear(err);
+	return sl_source_new_open(&sl_filesystem_source_vtab, &a, err);
+}
+
+/* Reads the instances s[0..np) in turns until every one ended: in each
+ * round instance i reads turns[i] batches of 4 rows (0: it waits), into
+ * g[i].  Checks that each file's rows come in line order per instance. */
+static void pool_read_all(sl_source **s, int np, const int *turns, got *g)
+{
+	int ended[8] = {0}, left = np, from[8];
+	for (int i = 0; i < np; i++)
+		from[i] = g[i].n;
+	while (left) {
+		for (int i = 0; i < np; i++) {
+			if (ended[i] || !turns[i])
+				continue;
+			if (read_some(s[i], 4, turns[i], &g[i]) == SL_EEOF) {
+				ended[i] = 1;
+				left--;
+			}
+		}
+		int active = 0;
+		for (int i = 0; i < np; i++)
+			active += !ended[i] && turns[i];
+		if (!active && left) { /* only waiting ones are left: they read now */
+			static const int one[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+			turns = one;
+		}
+	}
+	for (int i = 0; i < np; i++)
+		for (int a = from[i]; a < g[i].n; a++)
+			for (int b = a - 1; b >= from[i]; b--)
+				if (g[i].file[b] == g[i].file[a]) {
+					assert_true(g[i].line[b] < g[i].line[a]);
+					break;
+				}
+}
+
+/* Appends the rows of src[0..n) to dst. */
+static void got_append(got *dst, const got *src, int n)
+{
+	for (int i = 0; i < n; i++) {
+		assert_true(dst->n < MAXROWS);
+		dst->v[dst->n] = src->v[i];
+		dst->split[dst->n] = src->split[i];
+		dst->line[dst->n] = src->line[i];
+		dst->file[dst->n] = src->file[i];
+		dst->n++;
+	}
+}
+
+/* Rows of file letter c in g. */
+static int rows_of(const got *g, char c)
+{
+	int n = 0;
+	for (int i = 0; i < g->n; i++)
+		n += g->file[i] == c;
+	return n;
+}
+
+/*
+ * The pool: a directory of two small files and one cut into about 20
+ * ranges (in test_pool_checkpoints, a second one cut into 3), read by 2 and 3 instances sharing a slot, in turns: every record
+ * once (the union of the instances' rows is the rows at parallelism 1),
+ * each file's rows in line order per instance; when instance 0 reads one
+ * batch for every eight of the others (a slowed instance), it reads fewer
+ * of the cut file's rows than instance 1 (the others took more ranges);
+ * whole files stay assigned statically (each instance reads the same
+ * whole files as without the pool).
+ */
+static void test_pool_balance(void **state)
+{
+	(void)state;
+	char *d = subdir("pooldir");
+	write_lines(d, "a.jsonl", 30); /* whole files (under 1000 bytes) */
+	write_lines(d, "b.jsonl", 20);
+	write_lines(d, "c.jsonl", 900);
+	set_split_bytes(1000);
+	fx f;
+	fx_init(&f, "json", d);
+	static got ref, all, g[3];
+	ref.n = 0;
+	read_instance(&f, 0, 1, 7, &ref);
+	for (int np = 2; np <= 3; np++)
+		for (int skew = 0; skew < 2; skew++) {
+			sl_conn_share sh;
+			share_init(&sh);
+			sl_source *s[3];
+			sl_err err;
+			for (int i = 0; i < np; i++) {
+				s[i] = pool_instance(&f, i, np, &sh, &err);
+				assert_non_null(s[i]);
+				g[i].n = g[i].seeds = 0;
+			}
+			int turns[3] = {1, skew ? 8 : 1, skew ? 8 : 1};
+			pool_read_all(s, np, turns, g);
+			all.n = 0;
+			for (int i = 0; i < np; i++) {
+				got_append(&all, &g[i], g[i].n);
+				sl_source *st = fx_instance(&f, i, np, &err); /* static: same whole files */
+				static got w;
+				w.n = w.seeds = 0;
+				assert_int_equal(read_some(st, 5, -1, &w), SL_EEOF);
+				assert_int_equal(rows_of(&g[i], 'a'), rows_of(&w, 'a'));
+				assert_int_equal(rows_of(&g[i], 'b'), rows_of(&w, 'b'));
+				sl_source_free(st);
+			}
+			check_same_rows(&ref, &all);
+			if (skew)
+				assert_true(rows_of(&g[0], 'c') * 2 < rows_of(&g[1], 'c'));
+			for (int i = 0; i < np; i++)
+				sl_source_free(s[i]);
+			share_free(&sh);
+		}
+	sl_arena_deinit(&f.arena);
+	unsetenv("SLUICE_TEST_SPLIT_BYTES");
+}
+
+/*
+ * Checkpoints with the pool (docs/parallel.md §4.1): three generations of
+ * runs, each a restore of the one before: at parallelism 2, then 3, then
+ * 1 or 2 to the end.  In a run that is stopped, every instance takes its
+ * snapshot at another moment (its barrier) and reads on after it (what it
+ * reads then, ranges it takes from the pool then included, is not
+ * committed: the run is killed); the committed rows are each instance's
+ * rows up to its snapshot.  All generations' committed rows are the rows at
+ * parallelism 1, each once: a range no snapshot shows taken goes back to
+ * the pool, a range a restored run never took keeps the position the run
+ * restored (every instance's snapshot names it so).
+ */
+static void test_pool_checkpoints(void **state)
+{
+	(void)state;
+	char *d = subdir("poolckdir");
+	write_lines(d, "a.jsonl", 120);
+	write_lines(d, "c.jsonl", 900);
+	set_split_bytes(1000);
+	fx f;
+	fx_init(&f, "json", d);
+	static got ref, committed, g[3];
+	ref.n = 0;
+	read_instance(&f, 0, 1, 7, &ref);
+	for (int last = 1; last <= 2; last++) {
+		static const int pars[3] = {2, 3, 0};
+		sl_snap_writer w[3];
+		int nw = 0;
+		committed.n = 0;
+		for (int gen = 0; gen < 3; gen++) {
+			int np = gen < 2 ? pars[gen] : last;
+			sl_conn_share sh;
+			share_init(&sh);
+			sl_source *s[3];
+			sl_err err;
+			for (int i = 0; i < np; i++) {
+				s[i] = pool_instance(&f, i, np, &sh, &err);
+				assert_non_null(s[i]);
+				for (int k = 0; k < nw; k++) {
+					for (int j = 0; j < s[i]->nsplits; j++)
+						s[i]->split_wm[j] = 777; /* as op_scan.c's restore does */
+					sl_snap_reader r;
+					sl_snap_reader_init(&r, w[k].buf, w[k].len);
+					assert_int_equal(s[i]->vt->restore(s[i], &r, &err), 0);
+				}
+				g[i].n = g[i].seeds = 0;
+			}
+			for (int k = 0; k < nw; k++)
+				sl_snap_writer_deinit(&w[k]);
+			nw = 0;
+			if (gen == 2) { /* to the end: all committed */
+				static const int one[3] = {1, 1, 1};
+				pool_read_all(s, np, one, g);
+				for (int i = 0; i < np; i++)
+					got_append(&committed, &g[i], g[i].n);
+			} else {
+				/* instance i reads (i + 1) * 3 batches, snapshots, then
+				 * reads 6 more (after its barrier: not committed) while
+				 * the later instances still read towards theirs */
+				for (int i = 0; i < np; i++) {
+					read_some(s[i], 4, (i + 1) * 3, &g[i]);
+					got_append(&committed, &g[i], g[i].n);
+					sl_snap_writer_init(&w[i]);
+					assert_int_equal(s[i]->vt->snapshot(s[i], &w[i], &err), 0);
+					read_some(s[i], 4, 6, &g[i]);
+				}
+				nw = np;
+			}
+			for (int i = 0; i < np; i++)
+				sl_source_free(s[i]);
+			share_free(&sh);
+		}
+		check_same_rows(&ref, &committed);
+	}
+	sl_arena_deinit(&f.arena);
+	unsetenv("SLUICE_TEST_SPLIT_BYTES");
+}
+
+/*
+ * Many pooled files (a directory of six files each cut into about 4
+ * ranges): every pool stays where the instances found it while others
+ * are made (before the fix, the pools moved when their array grew past 4,
+ * and instances holding the old ones read ranges twice); every record
+ * once at 2 and 3.
+ */
+static void test_pool_many_files(void **state)
+{
+	(void)state;
+	char *d = subdir("poolmany");
+	const char *names[] = {"a.jsonl", "b.jsonl", "c.jsonl", "d.jsonl", "e.jsonl", "f.jsonl"};
+	for (int i = 0; i < 6; i++)
+		write_lines(d, names[i], 150);
+	set_split_bytes(1000);
+	fx f;
+	fx_init(&f, "json", d);
+	static got ref, all, g[3];
+	ref.n = 0;
+	read_instance(&f, 0, 1, 7, &ref);
+	for (int np = 2; np <= 3; np++) {
+		sl_conn_share sh;
+		share_init(&sh);
+		sl_source *s[3];
+		sl_err err;
+		for (int i = 0; i < np; i++) {
+			s[i] = pool_instance(&f, i, np, &sh, &err);
+			assert_non_null(s[i]);
+			g[i].n = g[i].seeds = 0;
+		}
+		static const int turns[3] = {1, 2, 3};
+		pool_read_all(s, np, turns, g);
+		all.n = 0;
+		for (int i = 0; i < np; i++) {
+			got_append(&all, &g[i], g[i].n);
+			sl_source_free(s[i]);
+		}
+		check_same_rows(&ref, &all);
+		share_free(&sh);
+	}
+	sl_arena_deinit(&f.arena);
+	unsetenv("SLUICE_TEST_SPLIT_BYTES");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -794,6 +1059,9 @@ int main(void)
 		cmocka_unit_test(test_instances_union),
 		cmocka_unit_test(test_instances_rescale),
 		cmocka_unit_test(test_restore_other_cut),
+		cmocka_unit_test(test_pool_balance),
+		cmocka_unit_test(test_pool_checkpoints),
+		cmocka_unit_test(test_pool_many_files),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

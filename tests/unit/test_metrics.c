@@ -200,7 +200,10 @@ static void run_at(int par, int ckpt)
 	assert_int_equal(stat_after(stats, "source src: "), read);
 	assert_int_equal(stat_after(stats, "sink out: "), written);
 	assert_int_equal(m->parallelism, par);
-	assert_int_equal(reading, par); /* SLUICE_TEST_SPLIT_BYTES at 3 */
+	/* SLUICE_TEST_SPLIT_BYTES cuts the file at 3: its ranges come from a
+	 * pool the instances share (docs/parallel.md §4.1), so how many
+	 * instances read rows depends on timing */
+	assert_true(reading >= 1 && reading <= par);
 	/* the edges: at 1 every edge is chained; at 3 an exchange hashes
 	 * into the window aggregate and carried messages */
 	int hashed = 0;

@@ -190,7 +190,7 @@ static const sl_op_vtab *local_stage_vt(void)
 	sl_graph g;
 	sl_graph_init(&g, e->state);
 	sl_op *op_of[64] = {0};
-	if (sl_instantiate_part(&plan, member, 0, 2, &g, op_of, &err))
+	if (sl_instantiate_part(&plan, member, 0, 2, NULL, &g, op_of, &err))
 		fail_msg("%s: %s", TWO_PHASE_JOB, err.msg);
 	const sl_op_vtab *vt = op_of[local]->vt;
 	assert_int_equal(vt->kind, SL_OPK_LOCAL_WINDOW_AGG);

@@ -129,26 +129,36 @@ kills=0
 attempts=0
 rounds=0
 resumed=0
+stuck=0
 while :; do
 	attempts=$((attempts + 1))
 	if [ $attempts -gt $((KILLS * 5 + 20)) ]; then echo "FAIL: no progress after $attempts attempts"; exit 1; fi
 	job "$W/run" "$((20 + RANDOM % 61)) ms"
+	ck0=$(ls "$W/run/sluice-state/icecrash/checkpoints" 2>/dev/null | sort -t- -k2n | tail -1)
 	(cd "$W/run" && exec "$SLUICE" run job.sql) >> "$W/run/log" 2>&1 &
 	pid=$!
-	ms=$((ref_ms / 5 + RANDOM % (ref_ms * 3 / 5 + 1)))
+	# a kill that came before the run's first new checkpoint makes no
+	# progress (a loaded machine: the reference ran at a quieter moment),
+	# so each such kill doubles the next wait
+	ms=$(((ref_ms / 5 + RANDOM % (ref_ms * 3 / 5 + 1)) << stuck))
 	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
 	if kill -9 $pid 2>/dev/null; then
 		wait $pid 2>/dev/null
 		kills=$((kills + 1))
+		ck1=$(ls "$W/run/sluice-state/icecrash/checkpoints" 2>/dev/null | sort -t- -k2n | tail -1)
+		if [ "$ck1" = "$ck0" ] && [ $stuck -lt 6 ]; then stuck=$((stuck + 1)); else stuck=0; fi
 		continue
 	fi
+	stuck=0
 	wait $pid
 	rc=$?
 	[ $rc = 0 ] || { echo "FAIL: run failed with status $rc"; tail -20 "$W/run/log"; exit 1; }
 	rounds=$((rounds + 1))
 	resumed=$((resumed + $(grep -c "resuming from checkpoint" "$W/run/log")))
 	check "$W/run" "round $rounds: $kills kills so far, $attempts runs"
-	[ $kills -ge "$KILLS" ] && break
+	# done once KILLS kills were made and some run restored a checkpoint
+	# (on a fast machine every kill may come before the first checkpoint)
+	[ $kills -ge "$KILLS" ] && [ $resumed -ge 1 ] && break
 	before=$(ls "$W/run/wh/db/minutely/metadata" | grep -c 'metadata.json$')
 	(cd "$W/run" && "$SLUICE" run job.sql) > "$W/run/log2" 2>&1 || { echo "FAIL: restart of the finished job"; fail=1; }
 	after=$(ls "$W/run/wh/db/minutely/metadata" | grep -c 'metadata.json$')

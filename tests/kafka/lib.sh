@@ -121,7 +121,13 @@ group.initial.rebalance.delay.ms=0
 file.delete.delay.ms=1000
 KPROPS
 	kcp=$(cat "$B/kafka/classpath.txt")
-	kid=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22)
+	# a cluster id starting with '-' is taken for an option by the tool
+	# ("argument --cluster-id/-t: expected one argument": 1 start in 64;
+	# Kafka's own Uuid.randomUuid never makes one)
+	kid=-
+	while [ "${kid#-}" != "$kid" ]; do
+		kid=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22)
+	done
 	java -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$kcp" kafka.tools.StorageTool format \
 		-t "$kid" -c "$kd/server.properties" > "$kd/format.log" 2>&1 ||
 		{ echo "kafka_up: cannot format the broker's storage" >&2; cat "$kd/format.log" >&2; exit 1; }

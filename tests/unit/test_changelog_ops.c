@@ -261,7 +261,7 @@ static sl_op *mk_group(sl_type *t, int *nout)
 	aggs[2] = mk_agg("MIN", 1, in[1]);
 	aggs[3] = mk_agg("MAX", 1, in[1]);
 	aggs[4] = mk_agg("COUNT", -1, in[2]);
-	sl_group_agg_plan p = {1, key, 5, aggs, 0};
+	sl_group_agg_plan p = {.nkeys = 1, .key_cols = key, .naggs = 5, .aggs = aggs};
 	t[0] = in[0];
 	for (int i = 0; i < 5; i++)
 		t[1 + i] = aggs[i].out_type;

@@ -396,7 +396,7 @@ static sl_op *group_op(int mini, sl_type *out_t, int *nout)
 	static int keys[1] = {0};
 	static sl_agg aggs[1];
 	aggs[0] = sum_agg(2);
-	sl_group_agg_plan p = {1, keys, 1, aggs, mini};
+	sl_group_agg_plan p = {.nkeys = 1, .key_cols = keys, .naggs = 1, .aggs = aggs, .mini_batch = mini};
 	out_t[0] = sl_type_varchar(SL_STRING_LEN);
 	out_t[1] = aggs[0].out_type;
 	*nout = 2;

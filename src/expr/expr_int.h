@@ -196,6 +196,10 @@ const sl_value *sl__step_const(const sl_prog *p, const sl_step *st, int j);
  * touching err when fn is not one of its family. */
 int sl__bind_arith(sl_prog *p, sl_step *st, sl_err *err);   /* fn_arith.c */
 int sl__bind_math(sl_prog *p, sl_step *st, sl_err *err);    /* fn_math.c */
+/* Java's (fdlibm's) sinh, cosh and tanh, the digits Flink prints (fn_hyper.c) */
+double sl__java_sinh(double x);
+double sl__java_cosh(double x);
+double sl__java_tanh(double x);
 int sl__bind_cast(sl_prog *p, sl_step *st, sl_err *err);    /* fn_cast.c */
 int sl__bind_string(sl_prog *p, sl_step *st, sl_err *err);  /* fn_string.c */
 int sl__bind_regex(sl_prog *p, sl_step *st, sl_err *err);   /* fn_regex.c */

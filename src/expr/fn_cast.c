@@ -210,19 +210,47 @@ static int parse_i64(const char *p, const char *e, int64_t *out)
 	return 0;
 }
 
-static int str_to(sl_xctx *x, const sl_step *st, const char *p, const char *e, sl_col *o, int i);
+/*
+ * CAST(text AS TINYINT..BIGINT), as Flink 1.20.3's BinaryStringDataUtil.toLong:
+ * an optional sign, digits, and a fraction that is dropped (truncated
+ * toward zero): '12.7' is 12, '-0.9' is 0, '.5' and '.' are 0, '5.' is 5;
+ * anything else after the digits ('1.2.3', '12.x', '1e3') or no digit
+ * and no '.' at all ('', '-') does not convert.  Checked on Flink 1.20.3.
+ */
+static int parse_int_text(const char *p, const char *e, int64_t *out)
+{
+	const char *dot = memchr(p, '.', (size_t)(e - p));
+	if (!dot)
+		return parse_i64(p, e, out);
+	for (const char *q = dot + 1; q < e; q++)
+		if (*q < '0' || *q > '9')
+			return -1;
+	const char *d = p + (p < dot && (*p == '-' || *p == '+'));
+	if (d == dot) { /* no integer digits: '.5', '-.5', '.' */
+		*out = 0;
+		return 0;
+	}
+	return parse_i64(p, dot, out);
+}
+
+static int str_to(sl_xctx *x, const sl_step *st, const char *p, const char *e, sl_col *o, int i,
+                  int cast);
 
 static int c_str_to(sl_xctx *x, const sl_step *st, const sl_col *a, int i, sl_col *o)
 {
-	return str_to(x, st, a->v.str[i].ptr, a->v.str[i].ptr + a->v.str[i].len, o, i);
+	return str_to(x, st, a->v.str[i].ptr, a->v.str[i].ptr + a->v.str[i].len, o, i, 1);
 }
 
 int sl__cast_text(sl_xctx *x, const sl_step *st, const char *p, int64_t n, sl_col *o, int i)
 {
-	return str_to(x, st, p, p + n, o, i);
+	return str_to(x, st, p, p + n, o, i, 0);
 }
 
-static int str_to(sl_xctx *x, const sl_step *st, const char *p, const char *e, sl_col *o, int i)
+/* Text (p, e) converted to st's type into row i of o: 0, or 1 when it does
+ * not convert.  cast: a CAST (integers drop a fraction, parse_int_text),
+ * not JSON_VALUE's RETURNING. */
+static int str_to(sl_xctx *x, const sl_step *st, const char *p, const char *e, sl_col *o, int i,
+                  int cast)
 {
 	sl_type t = st->type;
 	trim_ws(&p, &e);
@@ -238,7 +266,7 @@ static int str_to(sl_xctx *x, const sl_step *st, const char *p, const char *e, s
 			return 1;
 		return 0;
 	case SL_T_TINYINT: case SL_T_SMALLINT: case SL_T_INT: case SL_T_BIGINT:
-		if (parse_i64(p, e, &v) || !int_fits(v, t.id))
+		if ((cast ? parse_int_text(p, e, &v) : parse_i64(p, e, &v)) || !int_fits(v, t.id))
 			return 1;
 		o->v.i64[i] = v;
 		return 0;

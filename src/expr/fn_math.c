@@ -11,7 +11,8 @@
  * decimal form, as Flink does through BigDecimal.valueOf: ROUND(1.005, 2)
  * is 1.01, not the 1.0 that scaling the binary value would give.  The
  * transcendental functions take DOUBLE (the constructor casts) and follow
- * C's math library (NaN for LN(-1), as Java); LOG(b, x) is ln(x) / ln(b).
+ * C's math library (NaN for LN(-1), as Java), except SINH, COSH and TANH,
+ * which follow Java's formulas (fn_hyper.c); LOG(b, x) is ln(x) / ln(b).
  */
 #include "expr_int.h"
 #include "data/decimal.h"
@@ -248,11 +249,11 @@ int sl__bind_math(sl_prog *p, sl_step *st, sl_err *err)
 	case SL_FN_SIGN: st->k = k_sign; return 0;
 	case SL_FN_LOG2: st->aux = (void *)log2_; break;
 	case SL_FN_SIN: st->aux = (void *)sin; break;
-	case SL_FN_SINH: st->aux = (void *)sinh; break;
+	case SL_FN_SINH: st->aux = (void *)sl__java_sinh; break;
 	case SL_FN_COS: st->aux = (void *)cos; break;
-	case SL_FN_COSH: st->aux = (void *)cosh; break;
+	case SL_FN_COSH: st->aux = (void *)sl__java_cosh; break;
 	case SL_FN_TAN: st->aux = (void *)tan; break;
-	case SL_FN_TANH: st->aux = (void *)tanh; break;
+	case SL_FN_TANH: st->aux = (void *)sl__java_tanh; break;
 	case SL_FN_COT: st->aux = (void *)cot_; break;
 	case SL_FN_ASIN: st->aux = (void *)asin; break;
 	case SL_FN_ACOS: st->aux = (void *)acos; break;

@@ -11,7 +11,10 @@
  * returning rows it reports no progress instead of blocking (so that a
  * parallel task flushes the exchange batches those rows sit in before it
  * sleeps: `tail -f | sluice` at parallelism > 1 shows each line's results
- * as at 1); then a read blocks until standard input has data.
+ * as at 1); then a read waits for data at most SIN_WAIT_MS and reports no
+ * progress when none came, so that checkpoints (whose barriers are
+ * injected between reads) complete while standard input is quiet.  A read
+ * blocks only while a line has begun arriving and its end has not.
  *
  * The stdout sink encodes rows with 'format' (default json) into a buffer
  * and writes it to standard output (through stdio, so output stays ordered
@@ -33,6 +36,8 @@
 #include <poll.h>
 #include <string.h>
 #include <unistd.h>
+
+#define SIN_WAIT_MS 50 /* the longest a read waits for input (sin_read) */
 
 /* ---- stdin source -------------------------------------------------------- */
 
@@ -111,6 +116,14 @@ static int sin_read(sl_source *s, sl_batch *out, sl_err *err)
 		struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN};
 		in->gave_rows = 0;
 		if (poll(&pfd, 1, 0) == 0)
+			return 0;
+	}
+	/* nothing buffered: wait for input at most SIN_WAIT_MS, then say "no
+	 * progress", so that the thread takes its markers (a checkpoint's
+	 * barrier is injected between reads) while standard input is quiet */
+	if (!sl__lines_ready(&in->lr)) {
+		struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN};
+		if (poll(&pfd, 1, SIN_WAIT_MS) == 0)
 			return 0;
 	}
 	while (out->cap - out->nrows >= 2) {

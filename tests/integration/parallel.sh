@@ -142,6 +142,35 @@ for p in 1 2; do
 	fi
 done
 
+# stdin held open and quiet, checkpointing every 100 ms: checkpoints
+# complete while no input comes (a read waits for input at most 50 ms and
+# then lets the thread take the barrier; before, the source thread sat in
+# read(2) and the first checkpoint completed only at EOF)
+for p in 1 2; do
+	rm -rf fifo ck.$p; mkfifo fifo; mkdir ck.$p
+	(cd ck.$p && exec "$B/sluice" run -e "SET 'execution.checkpointing.interval' = '100 ms';
+	  SET 'pipeline.name' = 'quiet';
+	  CREATE TABLE s (user_id STRING, amount INT)
+	  WITH ('connector' = 'stdin', 'format' = 'json');
+	  SELECT user_id, SUM(amount) FROM s GROUP BY user_id;" \
+		--set "parallelism.default=$p") < fifo > ck.$p.out 2> ck.$p.err &
+	pid=$!
+	exec 7> fifo
+	printf '{"user_id":"a","amount":1}\n' >&7
+	n=0
+	while [ "$n" -lt 100 ] && [ "$(ls ck.$p/sluice-state/quiet/checkpoints 2>/dev/null | grep -c '^chk-')" -lt 2 ]; do
+		sleep 0.1; n=$((n + 1))
+	done
+	got=$(ls ck.$p/sluice-state/quiet/checkpoints 2>/dev/null | grep -c '^chk-')
+	exec 7>&-
+	wait $pid
+	if [ "$got" -ge 2 ]; then
+		echo "ok   stdin held open and quiet: checkpoints complete at $p"
+	else
+		echo "FAIL stdin held open and quiet at $p: $got checkpoints in 10 s"; cat ck.$p.err; fail=1
+	fi
+done
+
 # a bad row in one split: the job fails at 3 naming its file and line
 sed '4321s/"amount":[0-9]*/"amount":"x"/' orders.json > bad.json
 printf '%s\n' "$(tables "$W/bad.json")" \
